@@ -1,0 +1,295 @@
+"""Settings: one pydantic tree, merged from ragls.toml < initializationOptions < didChangeConfiguration.
+
+Keys may be given nested (`[retrieval] top_k = 5`), flat by their `rag_*` alias (`rag_top_k = 5`), and in
+camelCase (`topK`, as VS Code settings are written). Unknown keys are reported as warnings, never fatal; invalid
+values raise `ConfigError` naming the field. Defaults are the project's established ones (chunk 2000 chars,
+overlap 5 %, top_k 5, RRF k 60 with weights vector 1.125 / BM25 1.0 / graph 0.9, graph hops 1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ragls.errors import ConfigError
+
+CONFIG_FILE = "ragls.toml"
+
+DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org}"]
+# Built-in junk directories: never walked, whatever the include globs say.
+JUNK_DIRS = [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "site-packages",
+             ".ragls-index", ".hg", ".svn", ".tox", ".mypy_cache", ".pytest_cache"]
+SECRET_GLOBS = [".env*", "*.pem", "*.key", "id_rsa*"]
+
+DEFAULT_TEMPLATE = """You answer questions about the user's project documents.
+Use only the context below. If the context does not contain the answer, say that the documents do not cover it.
+Answer in the language of the question. Cite the sources you use as [n], e.g. [1] or [2][3], right after the
+sentence they support.
+
+Sources:
+__SOURCES__
+
+Context:
+__CONTEXT__
+
+Question: __INPUT__
+"""
+
+DEFAULT_EXTRACTOR_PROMPT = """Extract the entities and relationships from the text below.
+Entity types: PERSON, ORGANIZATION, CONCEPT, TECHNOLOGY, LOCATION, EVENT, OTHER.
+Reply with JSON only, in this shape:
+{"entities":[{"name":"...","type":"...","description":"..."}],
+ "relationships":[{"from":"...","to":"...","type":"...","weight":1.0}]}
+
+Text:
+__CHUNK__
+"""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+
+class SourcesSettings(_Section):
+    """Which files are indexed. Globs are gitignore-style, with `**` and brace sets (`**/*.{md,txt}`)."""
+
+    include: list[str] = Field(default_factory=lambda: list(DEFAULT_INCLUDE))
+    exclude: list[str] = Field(default_factory=list)
+    max_file_bytes: int = Field(2_000_000, gt=0)  # 2 MB
+    respect_gitignore: bool = True
+    exclude_secrets: bool = True
+
+
+class ChunkingSettings(_Section):
+    """Chunk size in characters; overlap defaults to 5 % of the size (100 for the default 2000)."""
+
+    chunk_size: int = Field(2000, ge=100)
+    chunk_overlap: int | None = Field(None, ge=0)
+
+    @property
+    def overlap(self) -> int:
+        if self.chunk_overlap is None:
+            return round(self.chunk_size * 0.05)
+        return min(self.chunk_overlap, self.chunk_size // 2)
+
+
+class EmbeddingSettings(_Section):
+    """fastembed model. `model_path` loads a local directory (fastembed `specific_model_path`)."""
+
+    model: str = "BAAI/bge-small-en-v1.5"
+    model_path: str | None = None
+    max_length: int = Field(512, ge=16, le=8192)  # tokens; texts are truncated to this
+    batch_size: int = Field(16, ge=1)
+    threads: int | None = Field(None, ge=1)
+    offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
+
+
+class IndexSettings(_Section):
+    """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs)."""
+
+    path: str | None = None
+
+
+class RetrievalSettings(_Section):
+    """Hybrid retrieval. RRF: score = sum_s w_s / (k + rank_s) (Cormack et al. 2009, k = 60)."""
+
+    top_k: int = Field(5, ge=1, le=200)
+    candidates: int = Field(30, ge=1, le=1000)
+    rrf_k: float = Field(60.0, gt=0)
+    vector_weight: float = 1.125
+    bm25_weight: float = 1.0
+    graph_weight: float = 0.9
+    # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
+    min_similarity: float = Field(0.25, ge=-1.0, le=1.0)
+    reranker_model: str | None = None
+    reranker_model_path: str | None = None
+    extractor_model: str | None = None
+    extractor_prompt: str = DEFAULT_EXTRACTOR_PROMPT
+    graph_hops: int = Field(1, ge=0, le=5)
+    graph_concurrency: int = Field(4, ge=1, le=64)
+
+    @field_validator("extractor_prompt")
+    @classmethod
+    def _extractor_has_chunk(cls, v: str) -> str:
+        if "__CHUNK__" not in v:
+            raise ValueError("extractor_prompt must contain the placeholder __CHUNK__")
+        return v
+
+
+class GenerationSettings(_Section):
+    """LLM used by `rag/ask` and `rag/commitMessage`. Keys come from the environment only (`api_key_env`)."""
+
+    backend: Literal["auto", "openai", "anthropic", "ollama", "none"] = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = Field(0.1, ge=0.0, le=2.0)
+    timeout_s: float = Field(60.0, gt=0)
+    max_context_chars: int = Field(12000, ge=500)
+    max_retries: int = Field(2, ge=0, le=10)
+    max_tool_rounds: int = Field(2, ge=0, le=10)
+    template: str = DEFAULT_TEMPLATE
+
+    @field_validator("template")
+    @classmethod
+    def _template_has_placeholders(cls, v: str) -> str:
+        for name in ("__INPUT__", "__CONTEXT__"):
+            if name not in v:
+                raise ValueError(f"template must contain the placeholder {name}")
+        return v
+
+    def resolved_backend(self) -> str:
+        """The backend in use: explicit, else openai if OPENAI_API_KEY is set, else anthropic if
+        ANTHROPIC_API_KEY is set, else none."""
+        if self.backend != "auto":
+            return self.backend
+        if os.environ.get("OPENAI_API_KEY"):
+            return "openai"
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            return "anthropic"
+        return "none"
+
+
+class CommitSettings(_Section):
+    style: Literal["conventional", "plain"] = "conventional"
+    max_diff_chars: int = Field(24000, ge=1000)
+
+
+class WatchSettings(_Section):
+    enabled: bool = True
+    debounce_ms: int = Field(300, ge=0)
+
+
+class Settings(_Section):
+    """All ragls settings. See docs/configuration.md for each one."""
+
+    sources: SourcesSettings = Field(default_factory=SourcesSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    commit: CommitSettings = Field(default_factory=CommitSettings)
+    watch: WatchSettings = Field(default_factory=WatchSettings)
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "Settings":
+        if self.chunking.overlap >= self.chunking.chunk_size:
+            raise ValueError("chunking.chunk_overlap must be smaller than chunking.chunk_size")
+        return self
+
+
+# Flat names (the `rag_*` family and a few short forms) -> (section, field).
+ALIASES: dict[str, tuple[str, str]] = {
+    "rag_top_k": ("retrieval", "top_k"),
+    "top_k": ("retrieval", "top_k"),
+    "rag_template": ("generation", "template"),
+    "rag_reranker_model": ("retrieval", "reranker_model"),
+    "rag_reranker_model_path": ("retrieval", "reranker_model_path"),
+    "rag_extractor_model": ("retrieval", "extractor_model"),
+    "rag_extractor_prompt": ("retrieval", "extractor_prompt"),
+    "rag_graph_hops": ("retrieval", "graph_hops"),
+    "graph_hops": ("retrieval", "graph_hops"),
+    "rag_min_similarity": ("retrieval", "min_similarity"),
+    "rag_chunk_size": ("chunking", "chunk_size"),
+    "chunk_size": ("chunking", "chunk_size"),
+    "rag_chunk_overlap": ("chunking", "chunk_overlap"),
+    "chunk_overlap": ("chunking", "chunk_overlap"),
+    "rag_embedding_model": ("embedding", "model"),
+    "embedding_model": ("embedding", "model"),
+    "rag_max_context_chars": ("generation", "max_context_chars"),
+}
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def _snake(key: str) -> str:
+    return _CAMEL.sub(r"_\1", key).lower()
+
+
+def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Turn user settings (nested, flat aliases, camelCase, optionally wrapped in a "ragls" key) into the nested
+    snake_case shape of `Settings`. Returns (nested dict, warnings about unknown keys)."""
+    out: dict[str, dict[str, Any]] = {}
+    warnings: list[str] = []
+    if not data:
+        return out, warnings
+    if isinstance(data.get("ragls"), dict) and len(data) == 1:
+        data = data["ragls"]
+    sections = Settings.model_fields
+    for raw_key, value in data.items():
+        key = _snake(raw_key)
+        if key in sections and isinstance(value, dict):
+            model = sections[key].annotation
+            fields = model.model_fields  # type: ignore[union-attr]
+            for sub_raw, sub_value in value.items():
+                sub = _snake(sub_raw)
+                if sub in fields:
+                    out.setdefault(key, {})[sub] = sub_value
+                elif sub in ALIASES and ALIASES[sub][0] == key:
+                    out.setdefault(key, {})[ALIASES[sub][1]] = sub_value
+                else:
+                    warnings.append(f"unknown setting {key}.{sub_raw}")
+        elif key in ALIASES:
+            section, name = ALIASES[key]
+            out.setdefault(section, {})[name] = value
+        else:
+            warnings.append(f"unknown setting {raw_key}")
+    return out, warnings
+
+
+def _deep_merge(base: dict, extra: dict) -> dict:
+    merged = {k: dict(v) if isinstance(v, dict) else v for k, v in base.items()}
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def read_toml(folder: str | os.PathLike | None) -> dict[str, Any]:
+    """Read `ragls.toml` in `folder`; {} when absent. Raises ConfigError on a syntax error, naming the file."""
+    if folder is None:
+        return {}
+    path = Path(folder) / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def build_settings(*layers: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Merge settings layers (later wins) and validate. Returns (settings, warnings).
+
+    Raises ConfigError with the dotted field name and pydantic's reason when a value is invalid, e.g.
+    "generation.template: template must contain the placeholder __CONTEXT__".
+    """
+    merged: dict[str, Any] = {}
+    warnings: list[str] = []
+    for layer in layers:
+        nested, warns = normalize(layer)
+        warnings += warns
+        merged = _deep_merge(merged, nested)
+    try:
+        return Settings.model_validate(merged), warnings
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "settings"
+            msg = err["msg"].removeprefix("Value error, ")
+            problems.append(f"{loc}: {msg}")
+        raise ConfigError("invalid settings: " + "; ".join(problems)) from None
+
+
+def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Settings for a workspace folder: its ragls.toml, then each override (initializationOptions, then
+    didChangeConfiguration). Returns (settings, warnings). Raises ConfigError."""
+    return build_settings(read_toml(folder), *overrides)

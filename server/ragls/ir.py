@@ -1,0 +1,85 @@
+"""Intermediate representation: plain frozen dataclasses passed between the layers.
+
+Positions follow LSP: lines are 0-based, columns count UTF-16 code units, and a span's end is exclusive.
+A line ends only at "\\n", "\\r\\n" or "\\r".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LineSpan:
+    """Where a chunk sits in the file on disk: 0-based lines, UTF-16 columns, end exclusive (LSP `Range`)."""
+
+    start_line: int
+    start_char: int
+    end_line: int
+    end_char: int
+
+
+@dataclass(frozen=True)
+class Document:
+    """One decoded source file.
+
+    `path` is relative to `folder` with "/" separators; `kind` is "markdown", "text" or "code" and picks the
+    chunker; `content_hash` is the sha256 hex of the raw bytes (see `hashing.content_hash`).
+    """
+
+    folder: str
+    path: str
+    text: str
+    content_hash: str
+    kind: str = "text"
+    size: int = 0
+    mtime_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document, the unit that is embedded, indexed and retrieved.
+
+    `id` is stable for (path, ordinal, text) — see `hashing.chunk_id`; `text_hash` keys the embedding cache, so the
+    same text under another path re-uses its vector. `title` is the heading path ("Setup > Retries") or symbol.
+    """
+
+    id: str
+    path: str
+    text: str
+    span: LineSpan
+    text_hash: str
+    ordinal: int = 0
+    title: str = ""
+    folder: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk. `score` is higher-is-better; `signals` maps a signal name (vector, bm25, graph) to its
+    1-based rank, and "rerank" to the cross-encoder score."""
+
+    chunk: Chunk
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+    similarity: float | None = None  # cosine similarity to the query, when the vector signal saw this chunk
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A `[n]` used in an answer; `supported` per the rule in `answer/cite.py`."""
+
+    n: int
+    supported: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The result of `rag/ask`: markdown text citing `[n]`, the numbered sources (1-based `n` -> hit)."""
+
+    text: str
+    sources: list[tuple[int, Hit]]
+    citations: list[Citation]
+    model: str
+    abstained: bool = False
+    elapsed_ms: float = 0.0
