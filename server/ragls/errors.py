@@ -22,6 +22,10 @@ class RequestFailed(RaglsError):
     """A backend could not do the work (JSON-RPC -32803): LLM unreachable, no API key, not a git repository..."""
 
 
+class Cancelled(RaglsError):
+    """The client cancelled the request (JSON-RPC -32800), e.g. `$/cancelRequest` during a streamed answer."""
+
+
 class ConfigError(InvalidParams):
     """A setting has an invalid value (bad template, unknown backend); raised when settings are loaded."""
 
