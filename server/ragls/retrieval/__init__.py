@@ -1,0 +1,1 @@
+"""Retrieval: signals (vector, BM25, graph), their fusion, optional reranking."""

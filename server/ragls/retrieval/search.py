@@ -1,0 +1,101 @@
+"""Query -> ranked `Hit`s over one or more folder indexes (multi-root).
+
+Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N), N = `retrieval.candidates`; per-signal lists
+of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). Chunks with identical text
+appear once (the best ranked). `abstained(hits, floor)` is the relevance test shared by rag/query and rag/ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ragls.errors import InvalidParams
+from ragls.ir import Hit
+from ragls.retrieval.fuse import reciprocal_rank_fusion
+
+if TYPE_CHECKING:
+    from ragls.config import RetrievalSettings
+    from ragls.embed import Embedder
+    from ragls.indexer import FolderIndex
+
+SIGNALS = ("vector", "bm25")
+
+# Extra signal hook (graph RAG): (query, query vector, candidates) -> list of ((folder index, chunk id), score).
+ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
+
+
+def check_query(text: object) -> str:
+    """The query text, stripped. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParams("query must be a non-empty string")
+    return text.strip()
+
+
+def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, settings: RetrievalSettings,
+           top_k: int | None = None, signals: Sequence[str] = SIGNALS,
+           extra: dict[str, ExtraSignal] | None = None) -> list[Hit]:
+    """Top `top_k` hits (default `settings.top_k`) for `query`, best first.
+
+    `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `extra` adds named
+    signals (e.g. "graph"). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity
+    when the vector signal saw the chunk. Raises InvalidParams for an empty query.
+    """
+    query = check_query(query)
+    top_k = top_k or settings.top_k
+    n = max(settings.candidates, top_k)
+    scored: dict[str, list[tuple[tuple[int, str], float]]] = {}
+    similarity: dict[tuple[int, str], float] = {}
+    qvec = None
+    if "vector" in signals:
+        qvec = embedder.embed_query(query)
+        lst = []
+        for i, idx in enumerate(indexes):
+            for cid, sim in idx.vectors.search(qvec, n):
+                lst.append(((i, cid), sim))
+                similarity[(i, cid)] = sim
+        scored["vector"] = lst
+    if "bm25" in signals:
+        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in idx.bm25.search(query, n)]
+    for name, fn in (extra or {}).items():
+        scored[name] = fn(query, qvec, n)
+    rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
+    weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
+    fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
+    return _materialize(indexes, fused, similarity, top_k)
+
+
+def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
+    """Fetch chunks for the fused keys in order, skipping duplicates of the same text, until top_k."""
+    hits: list[Hit] = []
+    seen_text: set[str] = set()
+    pos = 0
+    while len(hits) < top_k and pos < len(fused):
+        window = fused[pos:pos + top_k * 2]
+        pos += len(window)
+        by_folder: dict[int, list[str]] = {}
+        for f in window:
+            by_folder.setdefault(f.key[0], []).append(f.key[1])
+        found = {i: indexes[i].manifest.get_chunks(ids) for i, ids in by_folder.items()}
+        for f in window:
+            i, cid = f.key
+            chunk = found[i].get(cid)
+            if chunk is None or chunk.text_hash in seen_text:
+                continue  # deleted since it was ranked, or the same text seen already
+            seen_text.add(chunk.text_hash)
+            hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
+                            similarity=similarity.get(f.key)))
+            if len(hits) == top_k:
+                break
+    return hits
+
+
+def abstained(hits: Sequence[Hit], floor: float) -> bool:
+    """True when nothing relevant enough was found: no hits, or the best cosine similarity is below `floor`.
+    Without any vector evidence (vectors still being computed) a BM25 hit counts as relevant."""
+    if not hits:
+        return True
+    sims = [h.similarity for h in hits if h.similarity is not None]
+    if not sims:
+        return not any("bm25" in h.signals for h in hits)
+    return max(sims) < floor

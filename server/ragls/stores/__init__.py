@@ -1,0 +1,1 @@
+"""Stores: the manifest (source of truth), BM25 (tantivy), vectors (LanceDB), graph (networkx)."""

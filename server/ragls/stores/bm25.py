@@ -1,0 +1,149 @@
+"""BM25 store: a tantivy index of chunk titles and texts.
+
+Fields: `id` and `path` (raw, for lookups and deletes), `title` and `body` (tantivy's `en_stem` tokenizer: lower
+case, English Snowball stemming). Code-aware tokens: `en_stem` already splits `snake_case` and `foo.bar` at the
+punctuation; camelCase identifiers are additionally indexed as their parts (`retryMaxAttempts` -> `retry max
+attempts`), so either spelling matches. Scores are tantivy's BM25 (k1 = 1.2, b = 0.75).
+
+User text is never parsed as query syntax: `search` reduces it to lower-case alphanumeric words before handing it
+to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+import tantivy
+
+from ragls.ir import Chunk
+
+TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters/digits; "_" and punctuation separate words
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def camel_parts(text: str) -> list[str]:
+    """Parts of every camelCase / PascalCase identifier in `text`: "parseHTTPRequest" -> parse, HTTP, Request.
+    Identifiers without an inner capital give nothing (they are already whole words)."""
+    parts: list[str] = []
+    for ident in _IDENT.findall(text):
+        if ident[1:] != ident[1:].lower() and ident != ident.upper():
+            found = _CAMEL_PART.findall(ident)
+            if len(found) > 1:
+                parts.extend(found)
+    return parts
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a user query as BM25 will use them: lower-case alphanumeric runs plus camelCase parts."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    words += [p.lower() for p in camel_parts(text)]
+    return words
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("path", stored=False, tokenizer_name="raw")
+    sb.add_text_field("title", stored=False, tokenizer_name="en_stem")
+    sb.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    return sb.build()
+
+
+class Bm25Store:
+    """tantivy index in `directory`. One writer per process (guarded by a lock); any number of readers.
+
+    `add`/`delete_paths` stage changes; `commit` makes them durable and visible. Raises OSError when the directory
+    cannot be opened.
+    """
+
+    def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        self._writable = writable
+        self._heap = heap_bytes
+        self._writer = None
+        self._lock = threading.Lock()
+
+    def _w(self):
+        if not self._writable:
+            raise PermissionError("this BM25 store was opened read-only")
+        if self._writer is None:
+            self._writer = self.index.writer(heap_size=self._heap, num_threads=1)
+        return self._writer
+
+    def add(self, chunks: Iterable[Chunk]) -> None:
+        """Stage chunks for indexing (title weighs in through its own field)."""
+        with self._lock:
+            w = self._w()
+            for c in chunks:
+                body = c.text
+                parts = camel_parts(c.text)
+                if parts:
+                    body += "\n" + " ".join(parts)
+                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=body))
+
+    def delete_paths(self, paths: Iterable[str]) -> None:
+        with self._lock:
+            w = self._w()
+            for p in paths:
+                w.delete_documents_by_term("path", p)
+
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            w = self._w()
+            for i in ids:
+                w.delete_documents_by_term("id", i)
+
+    def delete_all(self) -> None:
+        with self._lock:
+            self._w().delete_all_documents()
+
+    def commit(self) -> None:
+        """Make staged changes durable and visible to searches."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.commit()
+                self._writer.wait_merging_threads()
+                self._writer = None  # releases tantivy's writer lock between batches
+        self.index.reload()
+
+    def count(self) -> int:
+        self.index.reload()
+        return self.index.searcher().num_docs
+
+    def ids(self) -> list[str]:
+        """Every chunk id in the index (with duplicates, if any) — used by start-up reconciliation."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        n = searcher.num_docs
+        if n == 0:
+            return []
+        res = searcher.search(tantivy.Query.all_query(), limit=n)
+        return [searcher.doc(addr)["id"][0] for _, addr in res.hits]
+
+    def search(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words."""
+        words = query_words(text)
+        if not words or limit <= 0:
+            return []
+        query = self.index.parse_query(" ".join(dict.fromkeys(words)), ["title", "body"])
+        searcher = self.index.searcher()
+        res = searcher.search(query, limit=limit, count=False)
+        return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
+
+    def reload(self) -> None:
+        """See commits made by other processes."""
+        self.index.reload()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.rollback()
+                self._writer = None

@@ -1,0 +1,232 @@
+"""The manifest: SQLite file that is the source of truth of an index.
+
+Tables: `files` (path, size, mtime_ns, content_hash, indexed_at), `chunks` (id, path, ordinal, text_hash, range,
+title, text), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
+rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason), `journal` (paths being rewritten)
+and `meta` (key/value: fingerprint, last indexed time).
+
+The BM25 and vector stores are derived from this file. Write order (see indexer.py): journal the paths, write BM25,
+then replace the files' rows here and clear their journal entries in one transaction, then the vectors. A crash at
+any point is repaired at start-up by `indexer.reconcile`: journaled paths are re-indexed, vector rows whose id is not
+here are deleted, chunks here without a vector are embedded.
+
+SQLite runs in WAL mode with one connection per thread, so queries read while the indexer writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragls.ir import Chunk, LineSpan
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
+                                  indexed_at REAL);
+CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER, text_hash TEXT,
+                                   start_line INTEGER, start_char INTEGER, end_line INTEGER, end_char INTEGER,
+                                   title TEXT, text TEXT);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE TABLE IF NOT EXISTS embeddings (fingerprint TEXT, text_hash TEXT, vector BLOB,
+                                       PRIMARY KEY (fingerprint, text_hash));
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT);
+CREATE TABLE IF NOT EXISTS journal (path TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """What the manifest knows of an indexed file (size in bytes, mtime in ns, sha256 of the bytes)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+class Manifest:
+    """SQLite manifest at `path` (created if missing). Thread-safe: one connection per thread."""
+
+    def __init__(self, path: Path, folder: str = ""):
+        self.path = Path(path)
+        self.folder = folder
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        with self._tx() as db:
+            db.executescript(_SCHEMA)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    class _Tx:
+        def __init__(self, manifest: Manifest):
+            self.m = manifest
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.m._write_lock.acquire()
+            self.m.db.execute("BEGIN IMMEDIATE")
+            return self.m.db
+
+        def __exit__(self, exc_type, exc, tb):
+            try:
+                self.m.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                self.m._write_lock.release()
+            return False
+
+    def _tx(self) -> Manifest._Tx:
+        return Manifest._Tx(self)
+
+    # -- meta ----------------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- files and chunks ----------------------------------------------------------------------------------
+    def files(self) -> dict[str, FileRecord]:
+        rows = self.db.execute("SELECT path, size, mtime_ns, content_hash FROM files").fetchall()
+        return {r[0]: FileRecord(*r) for r in rows}
+
+    def file_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+
+    def chunk_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def chunk_ids(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT id FROM chunks")}
+
+    def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = ()) -> None:
+        """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk
+        rows, clear those paths from the journal and the skipped list."""
+        now = time.time()
+        paths = [r.path for r in records] + list(deleted)
+        with self._tx() as db:
+            for p in paths:
+                db.execute("DELETE FROM chunks WHERE path=?", (p,))
+                db.execute("DELETE FROM files WHERE path=?", (p,))
+                db.execute("DELETE FROM journal WHERE path=?", (p,))
+                db.execute("DELETE FROM skipped WHERE path=?", (p,))
+            db.executemany("INSERT INTO files VALUES (?,?,?,?,?)",
+                           [(r.path, r.size, r.mtime_ns, r.content_hash, now) for r in records])
+            db.executemany(
+                "INSERT OR REPLACE INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(c.id, c.path, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
+                  c.span.end_char, c.title, c.text) for c in chunks],
+            )
+
+    def touch_file(self, record: FileRecord) -> None:
+        """Update size/mtime of a file whose content hash did not change (nothing to re-index)."""
+        with self._tx() as db:
+            db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (record.size, record.mtime_ns, record.path))
+
+    def _row_to_chunk(self, r) -> Chunk:
+        return Chunk(id=r[0], path=r[1], ordinal=r[2], text_hash=r[3], span=LineSpan(r[4], r[5], r[6], r[7]),
+                     title=r[8] or "", text=r[9], folder=self.folder)
+
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
+        """Chunks by id (missing ids are absent from the result)."""
+        out: dict[str, Chunk] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            q = f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})"
+            for r in self.db.execute(q, part):
+                out[r[0]] = self._row_to_chunk(r)
+        return out
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        rows = self.db.execute("SELECT * FROM chunks WHERE path=? ORDER BY ordinal", (path,)).fetchall()
+        return [self._row_to_chunk(r) for r in rows]
+
+    def iter_chunks(self, batch: int = 1000):
+        """All chunks, ordered by path and ordinal, in batches (lists of Chunk)."""
+        cur = self.db.execute("SELECT * FROM chunks ORDER BY path, ordinal")
+        while rows := cur.fetchmany(batch):
+            yield [self._row_to_chunk(r) for r in rows]
+
+    # -- skipped files -------------------------------------------------------------------------------------
+    def set_skipped(self, path: str, reason: str) -> None:
+        """Record a skipped file (and drop any rows it had)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks WHERE path=?", (path,))
+            db.execute("DELETE FROM files WHERE path=?", (path,))
+            db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?)", (path, reason))
+
+    def clear_skipped(self, keep: set[str]) -> None:
+        """Forget skipped entries whose path is not in `keep` (the file is gone or no longer included)."""
+        with self._tx() as db:
+            for (p,) in db.execute("SELECT path FROM skipped").fetchall():
+                if p not in keep:
+                    db.execute("DELETE FROM skipped WHERE path=?", (p,))
+
+    def skipped(self) -> list[tuple[str, str]]:
+        return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+
+    # -- journal -------------------------------------------------------------------------------------------
+    def journal_add(self, paths: Iterable[str]) -> None:
+        with self._tx() as db:
+            db.executemany("INSERT OR IGNORE INTO journal VALUES (?)", [(p,) for p in paths])
+
+    def journal(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT path FROM journal")]
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop files, chunks and journal entries of `paths` so the next sync indexes them afresh."""
+        with self._tx() as db:
+            for p in paths:
+                db.execute("DELETE FROM chunks WHERE path=?", (p,))
+                db.execute("DELETE FROM files WHERE path=?", (p,))
+                db.execute("DELETE FROM journal WHERE path=?", (p,))
+
+    # -- embedding cache -----------------------------------------------------------------------------------
+    def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        """Cached vectors for (fingerprint, text hash); missing hashes are absent."""
+        out: dict[str, np.ndarray] = {}
+        hashes = list(set(text_hashes))
+        for start in range(0, len(hashes), 500):
+            part = hashes[start:start + 500]
+            q = f"SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND text_hash IN ({','.join('?' * len(part))})"
+            for h, blob in self.db.execute(q, [fp, *part]):
+                out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def cache_vectors(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
+        with self._tx() as db:
+            db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?)",
+                           [(fp, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()])
+
+    def prune_cache(self, fp: str) -> None:
+        """Drop cached vectors of other fingerprints (after a model change)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM embeddings WHERE fingerprint<>?", (fp,))
+
+    def clear(self) -> None:
+        """Forget everything but the embedding cache (used by a rebuild)."""
+        with self._tx() as db:
+            for table in ("files", "chunks", "skipped", "journal"):
+                db.execute(f"DELETE FROM {table}")
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

@@ -1,0 +1,251 @@
+"""`RagWorkspace`: the state of one client's workspace folders (multi-root) and its operations.
+
+query / ask / rebuild / status / commit_message are plain synchronous methods returning IR objects; the LSP layer
+(`lsp/`) runs them off the event loop and converts results to the wire, and the CLI calls them directly.
+Settings: the first folder's settings drive retrieval and generation; each folder keeps its own sources and
+chunking settings (its own ragls.toml).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragls.config import Settings, load_settings
+from ragls.embed import Embedder
+from ragls.errors import InvalidParams, RaglsError
+from ragls.indexer import FolderIndex, ProgressFn, SyncReport
+from ragls.ir import Answer, Hit
+from ragls.retrieval.search import SIGNALS, abstained, check_query, search
+
+log = logging.getLogger(__name__)
+
+# Embedding throughput measured on a 2-core laptop (all-MiniLM-L6-v2, 2000-char chunks at 512 tokens); used for
+# the "this will take a while" estimate, see docs/benchmarks.md.
+CHUNKS_PER_SECOND = 4.5
+LONG_EMBED_WARNING_S = 600
+
+
+@dataclass
+class QueryResult:
+    """rag/query result: the stripped query, hits best first, abstention flag, wall time in ms."""
+
+    query: str
+    hits: list[Hit]
+    abstained: bool
+    elapsed_ms: float
+
+
+@dataclass
+class FolderStatus:
+    """rag/status entry of one folder."""
+
+    folder: Path
+    files: int
+    chunks: int
+    pending: int
+    pending_vectors: int
+    last_indexed_at: float | None
+    index_path: Path
+    writer: bool
+    skipped: list[tuple[str, str]]
+
+
+@dataclass
+class Status:
+    folders: list[FolderStatus]
+    embedding_model: str
+    store: str
+    fingerprint: str
+    generation: dict[str, str | None]
+    errors: list[dict[str, str]] = field(default_factory=list)
+
+
+def estimate_embed_seconds(chunks: int) -> float:
+    """Seconds to embed `chunks` chunks on a 2-core laptop (CHUNKS_PER_SECOND)."""
+    return chunks / CHUNKS_PER_SECOND
+
+
+class RagWorkspace:
+    """All workspace folders of one client. Opening loads the embedding model and each folder's index.
+
+    `overrides` are settings layers applied over each folder's ragls.toml (initializationOptions, then
+    didChangeConfiguration). Raises ConfigError for invalid settings and RequestFailed when no embedding model
+    can be loaded.
+    """
+
+    def __init__(self, folders: Sequence[Path | str], overrides: Sequence[dict[str, Any] | None] = (),
+                 on_progress: ProgressFn | None = None, on_status: Callable[[str], None] | None = None):
+        if not folders:
+            raise InvalidParams("no workspace folder")
+        self.folders = [Path(f).resolve() for f in folders]
+        self.overrides = list(overrides)
+        self.warnings: list[str] = []
+        self.folder_settings: list[Settings] = []
+        for folder in self.folders:
+            s, warns = load_settings(folder, *self.overrides)
+            self.folder_settings.append(s)
+            self.warnings += warns
+        self.settings = self.folder_settings[0]
+        self.embedder = Embedder(self.settings.embedding, on_status=on_status)
+        self.embedder.ensure_loaded()
+        self.errors: list[dict[str, str]] = []
+        self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
+        self._history_lock = threading.Lock()
+        self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress)
+                        for f, s in zip(self.folders, self.folder_settings)]
+
+    # -- indexing ------------------------------------------------------------------------------------------
+    def index(self, folder: int | None = None, only: Sequence[str] | None = None, embed: bool = True) -> list[SyncReport]:
+        """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
+        targets = range(len(self.indexes)) if folder is None else [folder]
+        return [self.indexes[i].sync(only, embed=embed) for i in targets]
+
+    def rebuild(self, folder: int | None = None) -> list[SyncReport]:
+        """Drop and re-create the index of one folder or all (the embedding cache is kept)."""
+        targets = range(len(self.indexes)) if folder is None else [folder]
+        return [self.indexes[i].rebuild() for i in targets]
+
+    def folder_index(self, uri_or_path: str) -> int:
+        """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
+        from ragls.uris import uri_to_path
+
+        text = uri_or_path.strip()
+        target = uri_to_path(text) if text.startswith("file:") else None
+        for i, f in enumerate(self.folders):
+            if (target is not None and Path(target).resolve() == f) or text in (f.name, str(f)):
+                return i
+        raise InvalidParams(f"unknown workspace folder or rag: {uri_or_path!r}; known: "
+                            + ", ".join(f.name for f in self.folders))
+
+    # -- retrieval -----------------------------------------------------------------------------------------
+    def _targets(self, rag: str | None) -> list[FolderIndex]:
+        if rag is None or rag == "":
+            return self.indexes
+        return [self.indexes[self.folder_index(rag)]]
+
+    def retrieve(self, text: str, top_k: int | None = None, rag: str | None = None,
+                 signals: Sequence[str] = SIGNALS) -> list[Hit]:
+        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag."""
+        for idx in self.indexes:
+            if not idx.writer:
+                idx.refresh()
+        return search(self._targets(rag), self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
+                      signals=signals)
+
+    def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
+        """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
+        t0 = time.perf_counter()
+        text = check_query(text)
+        top_k = check_top_k(top_k)
+        hits = self.retrieve(text, top_k, rag)
+        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity),
+                           (time.perf_counter() - t0) * 1000)
+
+    # -- answers -------------------------------------------------------------------------------------------
+    def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
+            history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
+            cancel: threading.Event | None = None) -> Answer:
+        """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
+        Raises InvalidParams / RequestFailed / Cancelled."""
+        from ragls.answer.ask import ask
+        from ragls.answer.llm import make_chat_model
+
+        top_k = check_top_k(top_k)
+        extra_hits: list[Hit] = []
+        if documents:
+            extra_hits, doc_prompt = self._ephemeral_hits(documents, question, history, top_k)
+            if not (isinstance(question, str) and question.strip()):
+                question = doc_prompt
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidParams("question must be a non-empty string")
+        targets = self._targets(rag)  # validates rag before any work
+        chat = make_chat_model(self.settings.generation)
+
+        def retrieve(q: str, k: int) -> list[Hit]:
+            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k)
+
+        return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
+                   extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel)
+
+    def _ephemeral_hits(self, specs: Sequence[str], question: Any, history, top_k: int | None):
+        """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""
+        import numpy as np
+
+        from ragls.chunking import chunk_document
+        from ragls.sources.ephemeral import documents_only_prompt, load_documents
+
+        docs = load_documents(list(specs), self.folders[0], history)
+        prompt = documents_only_prompt(docs)
+        q = question if isinstance(question, str) and question.strip() else prompt
+        chunks = [c for d in docs for c in chunk_document(d, self.settings.chunking.chunk_size,
+                                                              self.settings.chunking.overlap)]
+        if not chunks:
+            return [], prompt
+        vecs = self.embedder.embed_documents([c.text for c in chunks])
+        qv = self.embedder.embed_query(q[:2000])
+        sims = vecs @ qv
+        order = np.argsort(-sims)[: (top_k or self.settings.retrieval.top_k)]
+        hits = [Hit(chunk=chunks[i], score=float(sims[i]), signals={"vector": float(r + 1)},
+                    similarity=float(sims[i])) for r, i in enumerate(order)]
+        return hits, prompt
+
+    def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
+        """rag/commitMessage for the repository containing the first folder (or `repository`)."""
+        from ragls.answer.llm import make_chat_model
+        from ragls.commit import generate_commit_message
+        from ragls.uris import uri_to_path
+
+        repo = Path(uri_to_path(repository)) if repository else self.folders[0]
+
+        def conventions(query: str) -> str | None:
+            try:
+                hits = self.retrieve(query, 1)
+            except RaglsError:
+                return None
+            good = [h for h in hits if "contribut" in h.chunk.path.lower() or "commit" in h.chunk.text.lower()]
+            return good[0].chunk.text if good else None
+
+        return generate_commit_message(repo, settings=self.settings, staged=staged, style=style,
+                                       chat=make_chat_model(self.settings.generation), conventions=conventions)
+
+    # -- status --------------------------------------------------------------------------------------------
+    def status(self) -> Status:
+        folders = []
+        for i, idx in enumerate(self.indexes):
+            if not idx.writer:
+                idx.refresh()
+            last = idx.manifest.get_meta("last_indexed_at")
+            folders.append(FolderStatus(
+                folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
+                pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
+                last_indexed_at=float(last) if last else None, index_path=idx.index_dir, writer=idx.writer,
+                skipped=idx.manifest.skipped()))
+        gen = self.settings.generation
+        backend = gen.resolved_backend()
+        model = None
+        if backend != "none":
+            from ragls.answer.llm import default_model
+
+            model = gen.model or default_model(backend)
+        return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
+                      fingerprint=self.indexes[0].fingerprint, generation={"backend": backend, "model": model},
+                      errors=list(self.errors))
+
+    def close(self) -> None:
+        for idx in self.indexes:
+            idx.close()
+
+
+def check_top_k(top_k: Any) -> int | None:
+    """Validate an optional topK: an integer 1..200. Raises InvalidParams naming the field."""
+    if top_k is None:
+        return None
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 200:
+        raise InvalidParams(f"topK must be an integer between 1 and 200, got {top_k!r}")
+    return top_k
