@@ -1,0 +1,405 @@
+"""`Document` -> `Chunk`s with exact line spans.
+
+Every chunk's `text` is exactly `doc.text[start:end]` for two offsets, and its `span` gives those offsets as LSP
+positions in the file on disk: 0-based lines, columns in UTF-16 code units, end exclusive; a line ends only at
+"\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long.
+
+- Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
+  consecutive sections are merged up to `chunk_size`; a larger section is split at blank lines / block starts,
+  then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
+  exceeds `chunk_size`. YAML front matter is not a heading.
+- Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
+  symbol (def/class/fn/func/...) for code and the nearest heading-like line for text.
+- A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
+- Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
+  last `overlap` characters of the previous one (no overlap when that would not make progress).
+- Leading blank lines and trailing whitespace are trimmed off each chunk; whitespace-only chunks are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from markdown_it import MarkdownIt
+
+from ragls.hashing import chunk_id, text_hash
+from ragls.ir import Chunk, Document, LineSpan
+
+DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_OVERLAP = 100
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+class LineIndex:
+    """Offsets <-> LSP positions for one text, precomputed once (line starts and astral-plane characters), so each
+    lookup is O(log n). Lines end at "\\n", "\\r\\n" or "\\r" only."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _EOL.finditer(text))]
+        # Characters outside the BMP take two UTF-16 code units.
+        self.astral = [m.start() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
+
+    def line_of(self, offset: int) -> int:
+        """0-based line containing `offset` (0 <= offset <= len(text))."""
+        return bisect_right(self.starts, offset) - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, UTF-16 column) of a character offset. Raises ValueError if the offset is out of range."""
+        if not 0 <= offset <= len(self.text):
+            raise ValueError(f"offset {offset} outside 0..{len(self.text)}")
+        line = self.line_of(offset)
+        start = self.starts[line]
+        col = offset - start
+        if self.astral:
+            col += bisect_left(self.astral, offset) - bisect_left(self.astral, start)
+        return line, col
+
+    def offset(self, line: int, utf16_col: int) -> int:
+        """Character offset of an LSP position (inverse of `position`); the column is clamped to the line."""
+        if not 0 <= line < len(self.starts):
+            raise ValueError(f"line {line} outside 0..{len(self.starts) - 1}")
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        units = 0
+        for i in range(start, end):
+            if units >= utf16_col or self.text[i] in "\r\n":
+                return i
+            units += 2 if ord(self.text[i]) > 0xFFFF else 1
+        return end
+
+
+@lru_cache(maxsize=4)
+def _line_index(text: str) -> LineIndex:
+    return LineIndex(text)
+
+
+def offset_to_position(text: str, offset: int) -> tuple[int, int]:
+    """(0-based line, UTF-16 column) of character `offset` in `text`. The line index of the last few texts is
+    cached, so calling this repeatedly on one document is O(log n) per call."""
+    return _line_index(text).position(offset)
+
+
+def position_to_offset(text: str, line: int, utf16_col: int) -> int:
+    """Character offset in `text` of an LSP position (0-based line, UTF-16 column)."""
+    return _line_index(text).offset(line, utf16_col)
+
+
+def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
+    """Split `doc` into chunks of at most `chunk_size` characters, overlapping by about `overlap` characters
+    (defaults from `config.ChunkingSettings`: 2000 and 5 %). `doc.kind` picks the splitter ("markdown", "code",
+    anything else is text). Returns chunks in document order with ordinals 0..n-1; [] for blank documents.
+    Raises ValueError when chunk_size < 1 or overlap < 0."""
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    if overlap < 0:
+        raise ValueError("overlap must be >= 0")
+    overlap = min(overlap, chunk_size // 2)
+    text = doc.text
+    if not text.strip():
+        return []
+    index = LineIndex(text)
+    lines = _Lines(text, index)
+    if doc.kind == "markdown":
+        pieces = _markdown_pieces(text, lines, chunk_size, overlap)
+    else:
+        titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
+        spans = _pack(lines, 0, len(text), chunk_size, overlap, lines.pref, None)
+        pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
+    chunks: list[Chunk] = []
+    for start, end, title in pieces:
+        start, end = _trim(text, index, start, end)
+        if start >= end:
+            continue
+        piece = text[start:end]
+        line0, col0 = index.position(start)
+        line1, col1 = index.position(end)
+        digest = text_hash(piece)
+        ordinal = len(chunks)
+        chunks.append(Chunk(
+            id=chunk_id(doc.path, ordinal, digest), path=doc.path, text=piece,
+            span=LineSpan(line0, col0, line1, col1), text_hash=digest, ordinal=ordinal, title=title,
+            folder=doc.folder,
+        ))
+    return chunks
+
+
+# -- packing -------------------------------------------------------------------------------------------------
+
+class _Lines:
+    """Line starts of a text and the starts of lines that follow a blank line (preferred breaks)."""
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text = text
+        self.index = index
+        self.starts = index.starts
+        starts = self.starts
+        self.pref = [starts[i] for i in range(1, len(starts))
+                     if starts[i] < len(text) and not text[starts[i - 1]:starts[i]].strip()]
+
+
+def _last_in(sorted_list: list[int], lo: int, hi: int) -> int | None:
+    """Largest element x with lo < x <= hi, or None."""
+    i = bisect_right(sorted_list, hi) - 1
+    if i >= 0 and sorted_list[i] > lo:
+        return sorted_list[i]
+    return None
+
+
+def _first_in(sorted_list: list[int], lo: int, hi: int) -> int | None:
+    """Smallest element x with lo <= x < hi, or None."""
+    i = bisect_left(sorted_list, lo)
+    if i < len(sorted_list) and sorted_list[i] < hi:
+        return sorted_list[i]
+    return None
+
+
+def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap: int,
+          pref: list[int], allowed: list[int] | None) -> list[tuple[int, int]]:
+    """Split text[region_start:region_end] into (start, end) pieces of at most `size` characters.
+
+    Breaks are tried in order: the last preferred break (`pref`, sorted offsets) that fits; the last allowed line
+    start (`allowed`, or every line start when None) that fits; the last line start of any kind (only reached
+    inside a block that alone exceeds `size`); a character split, at whitespace if possible. Each next piece starts
+    at the first allowed line start within `overlap` characters before the break, when that still fits.
+    """
+    text = lines.text
+    allowed_starts = lines.starts if allowed is None else allowed
+    pieces: list[tuple[int, int]] = []
+    start = region_start
+    while start < region_end:
+        if region_end - start <= size:
+            pieces.append((start, region_end))
+            break
+        limit = start + size
+        brk = _last_in(pref, start, limit)
+        if brk is None:
+            brk = _last_in(allowed_starts, start, limit)
+        if brk is None and allowed is not None:
+            brk = _last_in(lines.starts, start, limit)
+        char_split = brk is None
+        if char_split:
+            brk = _char_break(text, start, limit)
+        pieces.append((start, brk))
+        nxt = brk
+        if overlap and not char_split:
+            candidate = _first_in(allowed_starts, brk - overlap, brk)
+            if candidate is not None and candidate > start:
+                # Only overlap when the unit that starts at the break still fits after the overlap.
+                unit_end = _first_in(allowed_starts, brk + 1, region_end + 1)
+                unit_end = region_end if unit_end is None else unit_end
+                if unit_end - candidate <= size or unit_end - brk > size:
+                    nxt = candidate
+        start = nxt
+    return pieces
+
+
+def _char_break(text: str, start: int, limit: int) -> int:
+    """A break inside one long line: after the last whitespace in the second half of the window, else at `limit`.
+    Never between "\\r" and "\\n" (Python strings index code points, so never inside a character)."""
+    lo = start + (limit - start) // 2
+    for sep in (" ", "\t"):
+        at = text.rfind(sep, lo, limit)
+        if at != -1:
+            return at + 1
+    if text[limit - 1] == "\r" and limit < len(text) and text[limit] == "\n" and limit - 1 > start:
+        return limit - 1
+    return limit
+
+
+def _trim(text: str, index: LineIndex, start: int, end: int) -> tuple[int, int]:
+    """Drop leading blank lines and trailing whitespace; (start, start) when nothing is left."""
+    piece = text[start:end]
+    stripped = piece.rstrip()
+    if not stripped:
+        return start, start
+    end = start + len(stripped)
+    first = start + (len(stripped) - len(stripped.lstrip()))
+    line_start = index.starts[index.line_of(first)]
+    return max(start, line_start), end
+
+
+# -- markdown ------------------------------------------------------------------------------------------------
+
+_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
+_FRONT_MATTER_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+_ATOMIC_BLOCKS = frozenset({"fence", "code_block", "html_block"})
+
+
+@dataclass
+class _Section:
+    start: int  # offsets into the text
+    end: int
+    level: int  # heading level, 0 for the text before the first heading
+    title: str
+
+
+@lru_cache(maxsize=1)
+def _markdown_parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _front_matter_lines(text: str, index: LineIndex) -> int:
+    """Number of lines of a leading YAML front matter block (--- ... --- or ...), 0 when there is none."""
+    if not _FRONT_MATTER_OPEN.match(text):
+        return 0
+    starts = index.starts
+    for line in range(1, len(starts)):
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        body = text[starts[line]:end].rstrip("\r\n")
+        if _FRONT_MATTER_CLOSE.fullmatch(body):
+            return line + 1
+    return 0
+
+
+def _heading_text(inline) -> str:
+    parts: list[str] = []
+    for child in inline.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return " ".join("".join(parts).split())
+
+
+def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[tuple[int, int, str]]:
+    index = lines.index
+    starts = index.starts
+    n_lines = len(starts)
+
+    def line_offset(line: int) -> int:
+        return starts[line] if line < n_lines else len(text)
+
+    fm_lines = _front_matter_lines(text, index)
+    source = text
+    if fm_lines:
+        # Blank the front matter out for the parser, keeping its line count so token maps stay right.
+        source = "\n" * fm_lines + text[line_offset(fm_lines):]
+    tokens = _markdown_parser().parse(source)
+
+    forbidden = [(0, fm_lines)] if fm_lines else []
+    block_starts: set[int] = set()
+    sections: list[_Section] = []
+    stack: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.map is None:
+            continue
+        first, last = tok.map
+        if tok.type in _ATOMIC_BLOCKS:
+            forbidden.append((first, last))
+        if tok.level == 0 and tok.nesting in (0, 1):
+            block_starts.add(first)
+        if tok.type == "heading_open" and tok.level == 0:
+            level = int(tok.tag[1:])
+            name = _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, name))
+            path = " > ".join(n for _, n in stack if n)
+            sections.append(_Section(line_offset(first), 0, level, path))
+
+    # Allowed breaks: line starts not strictly inside an atomic block.
+    inside = bytearray(n_lines + 1)
+    for first, last in forbidden:
+        for line in range(first + 1, min(last, n_lines)):
+            inside[line] = 1
+    allowed = [starts[line] for line in range(1, n_lines) if not inside[line]]
+    pref_set = set(lines.pref) | {line_offset(b) for b in block_starts if b < n_lines}
+    pref = sorted(p for p in pref_set if 0 < p < len(text) and not inside[index.line_of(p)])
+
+    if not sections or sections[0].start > 0:
+        sections.insert(0, _Section(0, 0, 0, ""))
+    for k, sec in enumerate(sections):
+        sec.end = sections[k + 1].start if k + 1 < len(sections) else len(text)
+
+    pieces: list[tuple[int, int, str]] = []
+    group: list[_Section] = []
+
+    def flush() -> None:
+        if group:
+            title = next((s.title for s in group if s.title), "")
+            pieces.append((group[0].start, group[-1].end, title))
+            group.clear()
+
+    for sec in sections:
+        if group and sec.end - group[0].start <= size and sec.level >= group[0].level:
+            group.append(sec)
+            continue
+        flush()
+        if sec.end - sec.start <= size:
+            group.append(sec)
+        else:
+            for s, e in _pack(lines, sec.start, sec.end, size, overlap, pref, allowed):
+                pieces.append((s, e, sec.title))
+    flush()
+    return pieces
+
+
+# -- titles for code and text ----------------------------------------------------------------------------------
+
+_SYMBOL = re.compile(
+    r"[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|async"
+    r"|unsafe|extern|inline|override|local|const)\s+)*"
+    r"(?:def|class|function|fn|func|struct|enum|trait|impl|interface|module|object)\b\s*\*?\s*"
+    r"(?:\([^)]*\)\s*)?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*)"
+)
+_MD_HEADING = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t#]*$")
+_ADOC_HEADING = re.compile(r"={1,6}[ \t]+(\S.*?)[ \t]*$")
+_ORG_HEADING = re.compile(r"\*+[ \t]+(\S.*?)[ \t]*$")
+_UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
+
+
+def _line_bodies(text: str, index: LineIndex):
+    starts = index.starts
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        yield start, text[start:end].rstrip("\r\n")
+
+
+def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
+    """(offset of line, symbol name) for every line that defines a function, class, etc."""
+    out: list[tuple[int, str]] = []
+    starts = index.starts
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        m = _SYMBOL.match(text, start, end)
+        if m:
+            out.append((start, m.group(1)))
+    return out
+
+
+def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
+    """(offset of line, heading) for heading-like lines: "# x", "= x" (AsciiDoc), "* x" (Org), and a line
+    underlined with a row of punctuation at least as long (reStructuredText / setext)."""
+    ext = PurePosixPath(path).suffix.lower()
+    out: list[tuple[int, str]] = []
+    prev: tuple[int, str] | None = None
+    for start, body in _line_bodies(text, index):
+        m = _MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (ext == ".org" and _ORG_HEADING.match(body))
+        if m:
+            out.append((start, m.group(1)))
+        elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
+                and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
+            out.append((prev[0], prev[1].strip()))
+        prev = (start, body)
+    return out
+
+
+def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
+    """The title in force at `start` (the last one at or before it), else the first one inside the piece."""
+    if not titles:
+        return ""
+    i = bisect_right(titles, (start, "\U0010ffff")) - 1
+    if i >= 0:
+        return titles[i][1]
+    if titles[0][0] < end:
+        return titles[0][1]
+    return ""

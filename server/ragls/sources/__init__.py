@@ -1,0 +1,1 @@
+"""Workspace sources: which files are indexed (`walk`) and how one becomes a `Document` (`load`)."""

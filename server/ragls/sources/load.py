@@ -1,0 +1,111 @@
+"""One workspace file (or in-memory text) -> `Document`, or `Skipped` with the reason.
+
+Text is decoded as UTF-8 (a BOM is stripped); anything else falls back to a single-byte decoding that never fails
+and keeps every line break where it was (cp1252, with latin-1 for the five bytes cp1252 leaves undefined), so line
+numbers always match the file on disk.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path, PurePosixPath
+
+from ragls.errors import Skipped
+from ragls.hashing import content_hash
+from ragls.ir import Document
+
+BINARY_PROBE_BYTES = 8192
+
+MARKDOWN_EXTENSIONS = frozenset({"md", "markdown", "mdx", "mkd", "mdown"})
+CODE_EXTENSIONS = frozenset({
+    "py", "pyi", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "go", "rs", "java", "kt", "kts", "scala",
+    "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "cs", "fs", "rb", "php", "lua", "sh", "bash", "zsh", "fish",
+    "ps1", "pl", "pm", "r", "jl", "swift", "m", "mm", "dart", "ex", "exs", "erl", "hs", "ml", "mli", "clj", "el",
+    "vim", "sql", "toml", "yaml", "yml", "json", "jsonc", "xml", "html", "htm", "css", "scss", "sass", "less",
+    "vue", "svelte", "zig", "nim", "proto", "graphql", "gradle", "cmake", "mk", "ini", "cfg", "conf", "tf",
+})
+CODE_FILENAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "cmakelists.txt"})
+
+# cp1252 with the bytes it leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) decoded as latin-1: never fails.
+_CP1252_TABLE = "".join(
+    bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(256)
+)
+_BOMS_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def kind_for(path: str) -> str:
+    """The chunker kind of a path by its extension: "markdown", "code", or "text" (rst, txt, adoc, org, unknown)."""
+    name = PurePosixPath(path.replace("\\", "/")).name.lower()
+    ext = name.rpartition(".")[2] if "." in name else ""
+    if ext in MARKDOWN_EXTENSIONS:
+        return "markdown"
+    if ext in CODE_EXTENSIONS or name in CODE_FILENAMES:
+        return "code"
+    return "text"
+
+
+def decode_bytes(data: bytes) -> str:
+    """Decode file bytes: UTF-8 (BOM stripped), UTF-16 when it starts with a UTF-16 BOM, else cp1252/latin-1.
+    Never raises; the result has the same line breaks as the bytes."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    elif data.startswith(_BOMS_UTF16):
+        try:
+            return data.decode("utf-16").lstrip("\ufeff")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return codecs.charmap_decode(data, "strict", _CP1252_TABLE)[0]
+
+
+def is_binary(data: bytes) -> bool:
+    """True when a NUL byte occurs in the first 8 KB (git's heuristic), except in UTF-16 text with a BOM."""
+    if data.startswith(_BOMS_UTF16):
+        return False
+    return b"\0" in data[:BINARY_PROBE_BYTES]
+
+
+def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Skipped:
+    """Read `folder / rel_path` ("/"-separated) into a `Document`, or say why not.
+
+    `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
+    reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
+    (the file was deleted after it was listed) or "unreadable: <OS error>". Never raises for file problems.
+    """
+    path = Path(folder) / rel_path
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size > max_file_bytes:
+                return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
+            data = fh.read(max_file_bytes + 1)
+    except FileNotFoundError:
+        return Skipped(rel_path, "vanished while reading")
+    except OSError as exc:
+        return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
+    if len(data) > max_file_bytes:  # it grew while we read it
+        return Skipped(rel_path, f"too large ({len(data)} bytes > max_file_bytes {max_file_bytes})")
+    if is_binary(data):
+        return Skipped(rel_path, "binary (NUL byte in first 8 KB)")
+    return Document(
+        folder=str(folder),
+        path=rel_path,
+        text=decode_bytes(data),
+        content_hash=content_hash(data),
+        kind=kind_for(rel_path),
+        size=len(data),
+        mtime_ns=st.st_mtime_ns,
+    )
+
+
+def load_text(path_label: str, text: str, folder: str = "") -> Document:
+    """A `Document` for text that is not a workspace file (ephemeral `rag/ask` documents: URLs, command output).
+    `path_label` names it in sources and picks the kind by extension; a leading BOM character is dropped;
+    `content_hash` is over the UTF-8 encoding; `mtime_ns` is 0."""
+    text = text.removeprefix("\ufeff")
+    data = text.encode("utf-8", "surrogatepass")
+    return Document(folder=folder, path=path_label, text=text, content_hash=content_hash(data),
+                    kind=kind_for(path_label), size=len(data), mtime_ns=0)

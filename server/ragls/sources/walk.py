@@ -1,0 +1,280 @@
+"""Which files of a workspace folder are indexed.
+
+A file is included when it matches `settings.include` and is not excluded by any of: `settings.exclude`, the
+`.gitignore` files of the folder (root and nested, each relative to its own directory, when
+`settings.respect_gitignore`), the built-in junk directories `config.JUNK_DIRS` at any depth, the index directory
+when it lies inside the folder, the secret globs `config.SECRET_GLOBS` (when `settings.exclude_secrets`), and
+editor temp files (always). All globs are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded
+here, nested braces included.
+
+Paths are relative to the folder with "/" separators, e.g. "docs/guide/setup.md".
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from ragls.config import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+
+log = logging.getLogger(__name__)
+
+# Editor temp and swap files (Vim, Emacs, generic). "4913" is Vim's probe file for directory write access.
+TEMP_GLOBS = ["*~", ".*.swp", ".*.swx", "4913", "*.tmp", ".#*"]
+GITIGNORE = ".gitignore"
+MAX_BRACE_EXPANSIONS = 1024
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """Expand brace sets in a glob: "**/*.{md,txt}" -> ["**/*.md", "**/*.txt"]; nested sets work
+    ("{a,{b,c}d}" -> a, bd, cd). A brace pair without a top-level comma, an unbalanced brace and a
+    backslash-escaped brace stay literal. Raises ValueError beyond `MAX_BRACE_EXPANSIONS` results."""
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            close, commas = _match_brace(pattern, i)
+            if close is not None and commas:
+                prefix, suffix = pattern[:i], pattern[close + 1:]
+                cuts = [i + 1, *[c + 1 for c in commas]]
+                ends = [*commas, close]
+                alternatives = [pattern[a:b] for a, b in zip(cuts, ends)]
+                tails = expand_braces(suffix)
+                out = [prefix + alt + tail for option in alternatives for alt in expand_braces(option)
+                       for tail in tails]
+                if len(out) > MAX_BRACE_EXPANSIONS:
+                    raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns")
+                return out
+        i += 1
+    return [pattern]
+
+
+def _match_brace(pattern: str, open_at: int) -> tuple[int | None, list[int]]:
+    """Index of the brace closing the one at `open_at` (None if unbalanced) and its top-level comma indexes."""
+    depth = 0
+    commas: list[int] = []
+    i = open_at
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i, commas
+        elif ch == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return None, []
+
+
+def compile_globs(globs: Iterable[str]) -> GitIgnoreSpec:
+    """A `GitIgnoreSpec` of gitignore-style globs after brace expansion (a leading "!" negates, last match wins)."""
+    lines: list[str] = []
+    for glob in globs:
+        lines += expand_braces(glob.strip())
+    return GitIgnoreSpec.from_lines([line for line in lines if line])
+
+
+class FileFilter:
+    """Decides which paths of one workspace folder are indexed; shared by `walk` and the file watcher.
+
+    `folder` is the workspace folder; `settings` its `[sources]` settings (defaults in `config.SourcesSettings`);
+    `index_dir`, when inside `folder`, is never indexed. Parsed `.gitignore` files and directory verdicts are
+    cached: call `invalidate()` after a `.gitignore` changes.
+    """
+
+    def __init__(self, folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> None:
+        self.folder = Path(folder)
+        self.settings = settings
+        self._include = compile_globs(settings.include)
+        self._exclude = compile_globs(settings.exclude)
+        self._secrets = compile_globs(SECRET_GLOBS)
+        self._temp = compile_globs(TEMP_GLOBS)
+        self._junk = frozenset(JUNK_DIRS)
+        self._index_rel = _relative_inside(self.folder, index_dir) if index_dir is not None else None
+        self._gitignores: dict[str, GitIgnoreSpec | None] = {}
+        self._dir_reasons: dict[str, str | None] = {}
+
+    def invalidate(self) -> None:
+        """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
+        self._gitignores.clear()
+        self._dir_reasons.clear()
+
+    def included(self, rel_path: str) -> bool:
+        """True when the file at `rel_path` ("/"-separated, relative to the folder) is to be indexed."""
+        return self.reason(rel_path) is None
+
+    def reason(self, rel_path: str) -> str | None:
+        """Why the file at `rel_path` is excluded (e.g. "junk directory node_modules"), or None if included.
+        Its parent directories are checked too: a file in an ignored directory is never included."""
+        rel_path = _norm(rel_path)
+        if not rel_path:
+            return "not a file path"
+        parent, _, _ = rel_path.rpartition("/")
+        if parent:
+            why = self.dir_reason(parent)
+            if why is not None:
+                return why
+        return self._file_reason(rel_path)
+
+    def dir_included(self, rel_dir: str) -> bool:
+        """True when the directory `rel_dir` is walked (not excluded itself nor inside an excluded directory)."""
+        return self.dir_reason(rel_dir) is None
+
+    def dir_reason(self, rel_dir: str) -> str | None:
+        """Why the directory `rel_dir` (and everything below it) is excluded, or None. Cached."""
+        rel_dir = _norm(rel_dir)
+        if not rel_dir:
+            return None
+        if rel_dir in self._dir_reasons:
+            return self._dir_reasons[rel_dir]
+        parent, _, _ = rel_dir.rpartition("/")
+        why = self.dir_reason(parent) if parent else None
+        if why is None:
+            why = self._own_dir_reason(rel_dir)
+        self._dir_reasons[rel_dir] = why
+        return why
+
+    # -- single-entry checks; the parent directories are assumed to be included ------------------------------
+
+    def _own_dir_reason(self, rel_dir: str) -> str | None:
+        name = rel_dir.rpartition("/")[2]
+        if self._index_rel is not None and rel_dir == self._index_rel:
+            return "index directory"
+        if name in self._junk:
+            return f"junk directory {name}"
+        return self._common_reason(rel_dir, is_dir=True)
+
+    def _file_reason(self, rel_path: str) -> str | None:
+        if self._index_rel is not None and rel_path == self._index_rel:
+            return "index directory"
+        if self._temp.match_file(rel_path):
+            return "editor temp file"
+        why = self._common_reason(rel_path, is_dir=False)
+        if why is not None:
+            return why
+        if not self._include.match_file(rel_path):
+            return "not matched by sources.include"
+        return None
+
+    def _common_reason(self, rel: str, is_dir: bool) -> str | None:
+        probe = rel + "/" if is_dir else rel
+        if self.settings.exclude_secrets and self._secrets.match_file(probe):
+            return "secret (sources.exclude_secrets)"
+        if self._exclude.match_file(probe):
+            return "excluded by sources.exclude"
+        if self.settings.respect_gitignore:
+            source = self._gitignore_match(rel, is_dir)
+            if source is not None:
+                return f"ignored by {source}"
+        return None
+
+    def _gitignore_match(self, rel: str, is_dir: bool) -> str | None:
+        """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
+        and within a file the last matching rule wins, as in git."""
+        parts = rel.split("/")
+        verdict: bool | None = None
+        source = None
+        for depth in range(len(parts)):
+            base = "/".join(parts[:depth])
+            spec = self._gitignore(base)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            result = spec.check_file(sub)
+            if result.include is not None:
+                verdict = result.include
+                source = f"{base}/{GITIGNORE}" if base else GITIGNORE
+        return source if verdict else None
+
+    def _gitignore(self, rel_dir: str) -> GitIgnoreSpec | None:
+        if rel_dir not in self._gitignores:
+            path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
+            spec = None
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = None
+            if text is not None:
+                try:
+                    spec = GitIgnoreSpec.from_lines(text.splitlines())
+                except ValueError as exc:  # a malformed pattern must not stop indexing
+                    log.warning("ignoring %s: %s", path, exc)
+            self._gitignores[rel_dir] = spec
+        return self._gitignores[rel_dir]
+
+
+def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> list[str]:
+    """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`).
+
+    Excluded directories are not descended into. A symlink to a regular file is listed; symlinked directories are
+    not followed (no loops); dangling links and unreadable directories are skipped silently (logged at debug).
+    """
+    return walk_with(FileFilter(folder, settings, index_dir))
+
+
+def walk_with(file_filter: FileFilter) -> list[str]:
+    """`walk` with an existing `FileFilter` (so the watcher can keep one filter and its caches)."""
+    root = file_filter.folder
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        directory = root / rel_dir if rel_dir else root
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError as exc:
+            log.debug("cannot list %s: %s", directory, exc)
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_symlink():
+                    try:
+                        target = os.stat(entry.path)
+                    except OSError:
+                        continue  # dangling link or loop
+                    if stat.S_ISREG(target.st_mode) and file_filter._file_reason(rel) is None:
+                        found.append(rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    if file_filter.dir_reason(rel) is None:
+                        stack.append(rel)
+                elif entry.is_file(follow_symlinks=False) and file_filter._file_reason(rel) is None:
+                    found.append(rel)
+            except OSError as exc:
+                log.debug("cannot stat %s: %s", entry.path, exc)
+    found.sort()
+    return found
+
+
+def _norm(rel_path: str) -> str:
+    rel = rel_path.replace("\\", "/").strip("/")
+    while rel.startswith("./"):
+        rel = rel[2:]
+    return rel
+
+
+def _relative_inside(folder: Path, other: Path) -> str | None:
+    """`other` relative to `folder` ("/"-separated) when it lies strictly inside it, else None."""
+    try:
+        rel = Path(os.path.realpath(other)).relative_to(os.path.realpath(folder))
+    except ValueError:
+        try:
+            rel = Path(os.path.abspath(other)).relative_to(os.path.abspath(folder))
+        except ValueError:
+            return None
+    text = rel.as_posix()
+    return None if text in ("", ".") else text
