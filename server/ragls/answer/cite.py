@@ -1,0 +1,151 @@
+"""Citations in an answer: find `[n]`, drop the ones that point at no source, and check each against its chunk.
+
+Markers: `[1]`, runs like `[1][2]` and lists like `[1, 2]`, outside code (fenced blocks and inline `code`),
+not preceded by `]` (a markdown reference link `[text][1]`) and not followed by `(` (a link `[1](url)`).
+A number that is not a source is removed; a marker left with no valid number is removed with the space before
+it, so the answer never shows a broken link.
+
+The sentence carrying a marker is the text before it back to the previous sentence end (".", "!" or "?" followed
+by whitespace, or a line break), with other markers removed; for a marker that opens a line, or when that text has no
+content words, the text after it up to the next sentence end.
+
+Support rule (deliberately simple and explainable):
+  - content words: the text case-folded, split into runs of letters/digits, minus English stop words and
+    one-character tokens, each lightly stemmed (`stem`: -ies→y, -sses→ss, -s, -ing, -ed, then a final -e, and
+    a doubled final consonant undoubled; stems keep at least 3 characters: "borrows", "borrowed", "borrowing" →
+    "borrow"; "store", "stored" → "stor"; "running" → "run"; "libraries" → "library");
+  - S = the sentence's content-word set, C = the cited chunk's (text plus title);
+  - supported ⇔ |S| > 0 and |S ∩ C| ≥ min(2, |S|) and |S ∩ C| ≥ 0.3·|S|.
+  So a short sentence needs two shared words (one if it has only one), a long one a 30 % overlap.
+A number cited in several sentences is supported only when every one of them is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ragls.ir import Citation, Hit
+
+MIN_SHARED = 2
+MIN_SHARED_RATIO = 0.3
+
+STOP_WORDS = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "didn", "do", "does", "doesn", "doing", "don", "down", "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "had", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "let", "like", "ll", "may", "me", "might", "more", "most", "much", "must", "mustn", "my", "myself", "no", "nor", "not", "now", "of", "off", "often", "on", "once", "one", "only", "or", "other", "others", "our", "ours", "ourselves", "out", "over", "own", "per", "rather", "re", "same", "shall", "she", "should", "shouldn", "since", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "therefore", "these", "they", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "use", "used", "using", "ve", "very", "via", "was", "wasn", "we", "were", "weren", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "won", "would", "wouldn", "yes", "yet", "you", "your", "yours", "yourself", "yourselves"])
+
+_WORD = re.compile(r"[^\W_]+")
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+_GROUP = r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]"
+_MARKER = re.compile(rf"(?<!\]){_GROUP}(?:\s*{_GROUP})*(?!\()")
+_NUM = re.compile(r"\d+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_VOWELS = set("aeiouy")
+
+
+def stem(word: str) -> str:
+    """Light suffix stripping (see the module docstring); words of 3 characters or fewer are kept as they are."""
+    w = word
+    if len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and set(w[: -len(suffix)]) & _VOWELS:
+            w = w[: -len(suffix)]
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz" and w[-1] not in _VOWELS:
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed content words of `text`, in order, repeats kept (see the module docstring)."""
+    out = []
+    for token in _WORD.findall(text.casefold()):
+        if len(token) < 2 or token in STOP_WORDS:
+            continue
+        out.append(stem(token))
+    return out
+
+
+def supports(sentence: str, chunk_text: str) -> bool:
+    """The support rule: does `chunk_text` share enough content words with `sentence`?"""
+    s = set(content_words(strip_markers(sentence)))
+    if not s:
+        return False
+    shared = len(s & set(content_words(chunk_text)))
+    return shared >= min(MIN_SHARED, len(s)) and shared >= MIN_SHARED_RATIO * len(s)
+
+
+def strip_markers(text: str) -> str:
+    """`text` without citation markers."""
+    return _MARKER.sub("", text)
+
+
+def _prose_markers(text: str) -> Iterable[re.Match[str]]:
+    """Marker matches outside code spans, in order."""
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    for m in _MARKER.finditer(text):
+        if not any(a <= m.start() < b for a, b in code):
+            yield m
+
+
+def clean_markers(text: str, valid: set[int]) -> str:
+    """Remove numbers not in `valid` from every marker; drop markers left empty (with the whitespace before)."""
+    out: list[str] = []
+    pos = 0
+    for m in _prose_markers(text):
+        numbers = [int(x) for x in _NUM.findall(m.group(0))]
+        kept = list(dict.fromkeys(n for n in numbers if n in valid))
+        if kept == numbers:
+            continue
+        out.append(text[pos:m.start()])
+        if kept:
+            out.append("".join(f"[{n}]" for n in kept))
+        else:
+            out[-1] = out[-1].rstrip(" \t")
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def carrying_sentence(text: str, start: int, end: int) -> str:
+    """The sentence a marker at text[start:end] belongs to (module docstring), markers removed."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        before = text[:start].rstrip()
+    else:  # the marker opens a line: it belongs to the text after it
+        before = ""
+    if before and before[-1] in ".!?:;":
+        before = before[:-1]
+    cut = 0
+    for m in _SENTENCE_END.finditer(before):
+        cut = m.end()
+    sentence = strip_markers(before[cut:]).strip()
+    if content_words(sentence):
+        return sentence
+    after = text[end:]
+    stop = _SENTENCE_END.search(after)
+    return strip_markers(after[: stop.start() if stop else len(after)]).strip()
+
+
+def check_citations(text: str, sources: list[tuple[int, Hit]]) -> tuple[str, list[Citation]]:
+    """Clean and check the citations of an answer.
+
+    `sources` are the (n, hit) pairs the answer may cite. Returns (text with unknown `[n]` removed, one
+    `Citation(n, supported)` per distinct n, in order of first use)."""
+    by_n = {n: hit for n, hit in sources}
+    cleaned = clean_markers(text, set(by_n))
+    verdicts: dict[int, bool] = {}
+    for m in _prose_markers(cleaned):
+        sentence = carrying_sentence(cleaned, m.start(), m.end())
+        for n in dict.fromkeys(int(x) for x in _NUM.findall(m.group(0))):
+            hit = by_n[n]
+            ok = supports(sentence, f"{hit.chunk.title}\n{hit.chunk.text}")
+            verdicts[n] = verdicts.get(n, True) and ok
+    return cleaned, [Citation(n, ok) for n, ok in verdicts.items()]
