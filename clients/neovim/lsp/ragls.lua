@@ -1,0 +1,13 @@
+-- Config for `vim.lsp.config`/`vim.lsp.enable("ragls")` (Neovim 0.11+). The plugin itself starts the client with
+-- the options given to require("ragls").setup(); use this file only if you manage LSP configs yourself, and then
+-- call require("ragls").setup({ autostart = false }) so the two do not both start a server.
+return {
+  cmd = { "ragls", "serve" },
+  root_markers = { "ragls.toml", ".git" },
+  settings = { ragls = {} },
+  handlers = {
+    ["$/progress"] = function(...)
+      return require("ragls.rpc").progress_handler(...)
+    end,
+  },
+}

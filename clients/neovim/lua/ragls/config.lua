@@ -1,0 +1,150 @@
+---@mod ragls.config Defaults and validation for |ragls-setup|.
+---
+--- `setup(opts)` stores the merged table here; nothing else reads user options directly.
+--- Validation returns `ok, err` (never throws) so that callers can report a clear message.
+
+local M = {}
+
+---@class ragls.Keymaps
+---@field ask? string|false      normal and visual mode: |:RagAsk|
+---@field query? string|false    normal mode: prompt, then |:RagQuery|
+---@field status? string|false   normal mode: |:RagStatus|
+---@field commit? string|false   normal mode: |:RagCommit|
+
+---@class ragls.Config
+---@field cmd string[]                Server command; default `{ "ragls", "serve" }`.
+---@field root_markers string[]      Files/dirs that mark a workspace root; default `{ "ragls.toml", ".git" }`, then cwd.
+---@field settings table             ragls settings (see docs/configuration.md); sent as initializationOptions and
+---                                  as `workspace/didChangeConfiguration` section `ragls`.
+---@field autostart boolean          Attach to every file buffer (default true). When false, the client starts on the
+---                                  first :Rag* command.
+---@field filetypes string[]|nil     Only attach to these filetypes (nil: all file buffers).
+---@field keymaps ragls.Keymaps|boolean  `true`: the default maps below; `false`: none (default); a table: your maps.
+---@field top_k integer|nil          `topK` for :RagAsk/:RagQuery (nil: the server's setting).
+---@field start_timeout_ms integer   How long a :Rag* command waits for the server to initialize (default 30000).
+---@field float table                Float window options: `width`, `height` (fractions of the editor), `border`.
+---@field commit_style string|nil    `"conventional"` or `"plain"` (nil: the server's `commit.style`).
+
+---@type ragls.Config
+M.defaults = {
+  cmd = { "ragls", "serve" },
+  root_markers = { "ragls.toml", ".git" },
+  settings = {},
+  autostart = true,
+  filetypes = nil,
+  keymaps = false,
+  top_k = nil,
+  start_timeout_ms = 30000,
+  float = { width = 0.8, height = 0.7, border = "rounded" },
+  commit_style = nil,
+}
+
+M.default_keymaps = {
+  ask = "<leader>ra",
+  query = "<leader>rq",
+  status = "<leader>rs",
+  commit = "<leader>rc",
+}
+
+---@type ragls.Config
+M.values = vim.deepcopy(M.defaults)
+
+local function is_string_list(v)
+  if type(v) ~= "table" or #v == 0 then
+    return false
+  end
+  for _, item in ipairs(v) do
+    if type(item) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
+--- Check a (merged) config table.
+---@param cfg table
+---@return boolean ok
+---@return string|nil err  names the offending field, e.g. "ragls: `cmd` must be a non-empty list of strings"
+function M.check(cfg)
+  if not is_string_list(cfg.cmd) then
+    return false, "ragls: `cmd` must be a non-empty list of strings, e.g. { 'ragls', 'serve' }"
+  end
+  if not is_string_list(cfg.root_markers) then
+    return false, "ragls: `root_markers` must be a non-empty list of strings"
+  end
+  if type(cfg.settings) ~= "table" then
+    return false, "ragls: `settings` must be a table"
+  end
+  if type(cfg.autostart) ~= "boolean" then
+    return false, "ragls: `autostart` must be true or false"
+  end
+  if cfg.filetypes ~= nil and not is_string_list(cfg.filetypes) then
+    return false, "ragls: `filetypes` must be nil or a list of filetype names"
+  end
+  if type(cfg.keymaps) ~= "boolean" and type(cfg.keymaps) ~= "table" then
+    return false, "ragls: `keymaps` must be true, false or a table { ask = '<leader>ra', ... }"
+  end
+  if type(cfg.keymaps) == "table" then
+    for name, lhs in pairs(cfg.keymaps) do
+      if M.default_keymaps[name] == nil then
+        return false, ("ragls: unknown keymap `%s` (known: ask, query, status, commit)"):format(tostring(name))
+      end
+      if lhs ~= false and type(lhs) ~= "string" then
+        return false, ("ragls: keymap `%s` must be a string or false"):format(name)
+      end
+    end
+  end
+  if cfg.top_k ~= nil and (type(cfg.top_k) ~= "number" or cfg.top_k < 1 or cfg.top_k % 1 ~= 0) then
+    return false, "ragls: `top_k` must be a positive integer or nil"
+  end
+  if type(cfg.start_timeout_ms) ~= "number" or cfg.start_timeout_ms <= 0 then
+    return false, "ragls: `start_timeout_ms` must be a positive number"
+  end
+  if type(cfg.float) ~= "table" then
+    return false, "ragls: `float` must be a table"
+  end
+  if cfg.commit_style ~= nil and cfg.commit_style ~= "conventional" and cfg.commit_style ~= "plain" then
+    return false, "ragls: `commit_style` must be 'conventional', 'plain' or nil"
+  end
+  return true, nil
+end
+
+--- Merge `opts` over the defaults, validate, and store the result in `M.values`.
+--- On an invalid table the previous values are kept.
+---@param opts table|nil
+---@return boolean ok
+---@return string|nil err
+function M.set(opts)
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  -- Lists replace, they are not merged index by index.
+  for _, key in ipairs({ "cmd", "root_markers", "filetypes" }) do
+    if opts and opts[key] ~= nil then
+      merged[key] = opts[key]
+    end
+  end
+  local ok, err = M.check(merged)
+  if not ok then
+    return false, err
+  end
+  M.values = merged
+  return true, nil
+end
+
+--- The keymaps in effect: name -> lhs (only enabled ones).
+---@return table<string, string>
+function M.keymaps()
+  local km = M.values.keymaps
+  if km == false then
+    return {}
+  end
+  local out = {}
+  local base = km == true and M.default_keymaps or vim.tbl_extend("force", M.default_keymaps, km)
+  for name, lhs in pairs(base) do
+    if type(lhs) == "string" and (km == true or (type(km) == "table" and km[name] ~= nil)) then
+      out[name] = lhs
+    end
+  end
+  return out
+end
+
+return M

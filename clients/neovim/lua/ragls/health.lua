@@ -1,0 +1,125 @@
+---@mod ragls.health :checkhealth ragls
+---
+--- Checks: Neovim version, the plugin configuration, the server command (found, version), and — when a ragls
+--- client is running — the index status from `rag/status`.
+
+local M = {}
+
+local health = vim.health
+
+---@param cmd string[]
+---@return string|nil version
+local function server_version(cmd)
+  -- `ragls serve` → `ragls --version`; `python -m ragls serve` → `python -m ragls --version`.
+  local argv = vim.deepcopy(cmd)
+  if argv[#argv] == "serve" then
+    table.remove(argv)
+  end
+  table.insert(argv, "--version")
+  local ok, obj = pcall(function()
+    return vim.system(argv, { text = true }):wait(15000)
+  end)
+  if not ok or not obj or obj.code ~= 0 then
+    return nil
+  end
+  local out = vim.trim((obj.stdout or "") .. (obj.stderr or ""))
+  return out ~= "" and out or nil
+end
+
+function M.check()
+  local config = require("ragls.config")
+  local rpc = require("ragls.rpc")
+
+  health.start("ragls: Neovim")
+  if vim.fn.has("nvim-0.10") == 1 then
+    local v = vim.version()
+    health.ok(("Neovim %d.%d.%d"):format(v.major, v.minor, v.patch))
+  else
+    health.error("Neovim 0.10 or newer is required")
+  end
+
+  health.start("ragls: configuration")
+  local ok, err = config.check(config.values)
+  if ok then
+    health.ok("setup() options are valid")
+  else
+    health.error(err)
+  end
+
+  health.start("ragls: server")
+  local cmd = config.values.cmd
+  local found, cmd_err = rpc.check_cmd()
+  if not found then
+    health.error(cmd_err, { rpc.install_hint })
+  else
+    health.ok(("server command found: %s (%s)"):format(table.concat(cmd, " "), vim.fn.exepath(cmd[1])))
+    local version = server_version(cmd)
+    if version then
+      health.ok("server version: " .. version)
+    else
+      health.warn("could not get the server version with --version (an old ragls?)")
+    end
+  end
+
+  local root = rpc.root_dir(0)
+  local client = rpc.find_client(root) or rpc.find_client(nil)
+  if not client then
+    health.info(("no ragls client running (workspace root would be %s); open a file or run :RagStatus"):format(root))
+    return
+  end
+  if client.server_info and client.server_info.version then
+    health.ok(("client %d attached to %s %s"):format(client.id, client.server_info.name or "ragls",
+      client.server_info.version))
+  else
+    health.ok(("client %d running for %s"):format(client.id, client.root_dir or root))
+  end
+  if not client.initialized then
+    health.warn("the server is still initializing")
+    return
+  end
+  local response = vim.lsp.get_client_by_id(client.id)
+  local resp
+  if vim.fn.has("nvim-0.11") == 1 then
+    resp = response:request_sync("rag/status", vim.empty_dict(), 10000, 0)
+  else
+    resp = response.request_sync("rag/status", vim.empty_dict(), 10000, 0)
+  end
+  if not resp then
+    health.error("rag/status did not answer within 10 s")
+    return
+  end
+  if resp.err then
+    health.error(rpc.error_text("rag/status", resp.err))
+    return
+  end
+  local status = resp.result
+  health.start("ragls: index")
+  local gen = status.generation or {}
+  health.ok(("generation backend: %s%s"):format(tostring(gen.backend),
+    (gen.model and gen.model ~= vim.NIL) and (" (" .. gen.model .. ")") or ""))
+  health.ok("embedding model: " .. tostring(status.embeddingModel))
+  for _, folder in ipairs(status.folders or {}) do
+    local where = vim.uri_to_fname(folder.uri)
+    if (folder.files or 0) > 0 then
+      health.ok(("%s: %d files, %d chunks"):format(where, folder.files, folder.chunks or 0))
+    elseif (folder.pending or 0) > 0 then
+      health.info(("%s: indexing, %d files pending"):format(where, folder.pending))
+    else
+      health.warn(("%s: no files indexed"):format(where),
+        { "check [sources] include/exclude in ragls.toml; :RagStatus lists skipped files" })
+    end
+    if folder.writer == false then
+      health.warn(("%s: index is read-only (another process holds the lock)"):format(where))
+    end
+    local skipped = folder.skipped or {}
+    if #skipped > 0 then
+      health.info(("%s: %d skipped files (see :RagStatus)"):format(where, #skipped))
+    end
+  end
+  for _, e in ipairs(status.errors or {}) do
+    local path = e.path ~= vim.NIL and e.path or nil
+    health.warn((path and (path .. ": ") or "") .. tostring(e.message))
+  end
+end
+
+return M

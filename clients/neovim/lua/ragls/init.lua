@@ -1,0 +1,237 @@
+---@mod ragls Ask your workspace documents from Neovim (client for the ragls language server).
+---
+--- Usage (lazy.nvim or plain 'packpath'):
+--- >lua
+---   require("ragls").setup({
+---     cmd = { "ragls", "serve" },
+---     settings = { generation = { backend = "none" } },
+---     keymaps = true,
+---   })
+--- <
+--- `setup` only stores the configuration; the client starts when a file buffer is opened (`autostart`) or on the
+--- first :Rag* command. The wire contract is PROTOCOL.md in the ragls repository.
+
+local config = require("ragls.config")
+local rpc = require("ragls.rpc")
+local ui = require("ragls.ui")
+
+local M = {}
+
+--- Store the configuration. Invalid options are reported with |vim.notify| and the previous ones kept.
+---@param opts? ragls.Config see |ragls-config|
+---@return boolean ok
+function M.setup(opts)
+  local ok, err = config.set(opts)
+  if not ok then
+    rpc.notify(err, vim.log.levels.ERROR)
+  end
+  return ok
+end
+
+--- Attach the ragls client to a buffer if it is a file buffer that matches `filetypes` (used by the autocmd in
+--- plugin/ragls.lua when `autostart` is on).
+---@param bufnr integer
+---@return integer|nil client_id
+function M.attach(bufnr)
+  if not config.values.autostart or not vim.api.nvim_buf_is_valid(bufnr) then
+    return nil
+  end
+  if vim.bo[bufnr].buftype ~= "" or vim.api.nvim_buf_get_name(bufnr) == "" then
+    return nil
+  end
+  local fts = config.values.filetypes
+  if fts and not vim.tbl_contains(fts, vim.bo[bufnr].filetype) then
+    return nil
+  end
+  return rpc.start(bufnr)
+end
+
+--- Set the buffer-local keymaps from `keymaps` (called on |LspAttach| of the ragls client).
+---@param bufnr integer
+function M.on_attach(bufnr)
+  local maps = config.keymaps()
+  local function map(mode, name, rhs)
+    if maps[name] then
+      vim.keymap.set(mode, maps[name], rhs, { buffer = bufnr, desc = "ragls: " .. name })
+    end
+  end
+  map("n", "ask", "<cmd>RagAsk<CR>")
+  map("x", "ask", ":RagAsk<CR>")
+  map("n", "query", function()
+    vim.ui.input({ prompt = "RagQuery: " }, function(text)
+      if text and text ~= "" then
+        M.query(text)
+      end
+    end)
+  end)
+  map("n", "status", "<cmd>RagStatus<CR>")
+  map("n", "commit", "<cmd>RagCommit<CR>")
+end
+
+--- Extension for the temporary file holding a selection (keeps the loader's file-type detection).
+local function selection_ext(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local ext = name:match("%.([%w_]+)$")
+  return ext or "txt"
+end
+
+--- Write lines `line1..line2` of `bufnr` to a temporary file and return the `documents` entry for it plus a
+--- cleanup function. PROTOCOL.md's `documents` takes paths, globs, URLs, `%%` and commands, not raw text, so the
+--- selection travels as a file: inside the workspace's `.git` directory when there is one (never indexed, the
+--- path stays relative to the workspace folder), else Neovim's temp dir (an absolute path).
+---@param bufnr integer
+---@param line1 integer 1-based
+---@param line2 integer 1-based, inclusive
+---@param root string workspace root
+---@return string document
+---@return fun() cleanup
+function M.selection_document(bufnr, line1, line2, root)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false)
+  local name = ("ragls-selection-%d-%d.%s"):format(vim.fn.getpid(), vim.uv.hrtime() % 1e9, selection_ext(bufnr))
+  local path, document
+  local gitdir = vim.fs.joinpath(root, ".git")
+  if vim.fn.isdirectory(gitdir) == 1 then
+    path = vim.fs.joinpath(gitdir, name)
+    document = ".git/" .. name
+  else
+    path = vim.fn.tempname() .. "-" .. name
+    document = path
+  end
+  vim.fn.writefile(lines, path)
+  return document, function()
+    os.remove(path)
+  end
+end
+
+--- Ask a question; the answer streams into a float, then lists its sources (`<CR>` opens one, `q` closes).
+--- With no question, prompts for one. `opts.range = { line1, line2 }` sends those lines of the current buffer
+--- as an ephemeral document.
+---@param question? string
+---@param opts? { range?: integer[], bufnr?: integer }
+function M.ask(question, opts)
+  opts = opts or {}
+  if not question or vim.trim(question) == "" then
+    vim.ui.input({ prompt = "Ask ragls: " }, function(input)
+      if input and vim.trim(input) ~= "" then
+        M.ask(input, opts)
+      end
+    end)
+    return
+  end
+  question = vim.trim(question)
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local cleanup = function() end
+  local documents
+  if opts.range then
+    local doc
+    doc, cleanup = M.selection_document(bufnr, opts.range[1], opts.range[2], rpc.root_dir(bufnr))
+    documents = { doc }
+  end
+  local view
+  local token = rpc.open_stream(function(delta)
+    if view then
+      view:append(delta)
+    end
+  end)
+  local function done()
+    rpc.close_stream(token)
+    cleanup()
+  end
+  rpc.request("rag/ask", {
+    question = question,
+    topK = config.values.top_k,
+    documents = documents,
+    partialResultToken = token,
+  }, function(result)
+    done()
+    if view then
+      view:finish(result)
+    end
+  end, {
+    on_error = function(err)
+      done()
+      if view then
+        view:fail(rpc.error_text("rag/ask", err))
+      end
+    end,
+    on_sent = function(client, request_id)
+      view = ui.answer_view(question)
+      view.on_abort = function()
+        done()
+        rpc.cancel(client, request_id)
+      end
+    end,
+  })
+end
+
+--- Search without generating: results go to the quickfix list (`path:line:col: title — first line`).
+---@param text string
+function M.query(text)
+  if not text or vim.trim(text) == "" then
+    rpc.notify("ragls: :RagQuery needs a search text, e.g. :RagQuery install on windows", vim.log.levels.WARN)
+    return
+  end
+  text = vim.trim(text)
+  rpc.request("rag/query", { query = text, topK = config.values.top_k }, function(result)
+    ui.show_query(text, result)
+  end)
+end
+
+--- Re-index every workspace folder of the server; progress shows through |LspProgress|.
+function M.rebuild()
+  rpc.notify("ragls: rebuilding the index…")
+  rpc.request("rag/rebuild", { workDoneToken = "ragls-rebuild-" .. vim.uv.hrtime() }, function(result)
+    local skipped = result.skipped or {}
+    rpc.notify(("ragls: indexed %d files, %d chunks, %d skipped (%.1f s)"):format(
+      result.files or 0, result.chunks or 0, #skipped, (result.elapsedMs or 0) / 1000))
+  end)
+end
+
+--- Floating summary of `rag/status` (folders, skipped files, generation backend, errors).
+function M.status()
+  rpc.request("rag/status", vim.empty_dict(), function(result)
+    ui.show_status(result)
+  end)
+end
+
+--- Git work tree of a buffer (a `gitcommit` buffer lives in `.git/`), else of the cwd.
+---@param bufnr integer
+---@return string|nil
+local function git_root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local inside = name:match("^(.*)/%.git/")
+  if inside then
+    return inside
+  end
+  if name ~= "" and vim.bo[bufnr].buftype == "" then
+    local root = vim.fs.root(bufnr, ".git")
+    if root then
+      return root
+    end
+  end
+  return vim.fs.root(vim.fn.getcwd(), ".git")
+end
+
+--- Generate a commit message from the staged diff. In a `gitcommit` buffer it is inserted above the comment
+--- lines; elsewhere it opens in a scratch buffer.
+function M.commit()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local root = git_root(bufnr)
+  local params = { staged = true, style = config.values.commit_style }
+  if root then
+    params.repository = vim.uri_from_fname(root)
+  end
+  rpc.notify("ragls: writing a commit message…")
+  rpc.request("rag/commitMessage", params, function(result)
+    if vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].filetype == "gitcommit" and vim.bo[bufnr].modifiable then
+      ui.insert_commit_message(bufnr, result.message)
+    else
+      ui.show_commit_scratch(result.message)
+    end
+    if result.truncated then
+      rpc.notify("ragls: the staged diff was truncated for the message; check it covers everything", vim.log.levels.WARN)
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,420 @@
+---@mod ragls.ui Floats, source jumps, quickfix, and commit-message insertion.
+---
+--- Pure rendering: this module never talks to the server. Positions from the server are LSP positions
+--- (0-based lines, UTF-16 characters); everything shown to the user is 1-based.
+
+local config = require("ragls.config")
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("ragls")
+
+-- bufnr -> { by_line = {lnum -> source}, by_n = {n -> source}, origin_win = winid }
+local answer_state = {}
+
+---@param text string
+---@return string[]
+local function split_lines(text)
+  return vim.split(text, "\r?\n")
+end
+
+--- `path:start-end` (1-based, inclusive) for a Source.
+---@param source table  PROTOCOL Source
+---@return string
+function M.source_location(source)
+  local first = source.range.start.line + 1
+  local last = source.range["end"].line + 1
+  -- An end at character 0 means "up to the end of the previous line".
+  if source.range["end"].character == 0 and last > first then
+    last = last - 1
+  end
+  if last > first then
+    return ("%s:%d-%d"):format(source.path, first, last)
+  end
+  return ("%s:%d"):format(source.path, first)
+end
+
+--- One line per source: `[n] path:start-end — title`.
+---@param source table  Source & { n }
+---@return string
+function M.source_line(source)
+  local line = ("[%d] %s"):format(source.n, M.source_location(source))
+  if source.title and source.title ~= "" then
+    line = line .. " — " .. source.title
+  end
+  return line
+end
+
+--- Lines of a finished answer: optional abstention note, the answer, then the sources.
+--- Returns the lines and a map from 1-based line number to source.
+---@param question string
+---@param result table  rag/ask result
+---@return string[] lines
+---@return table<integer, table> by_line
+function M.answer_lines(question, result)
+  local lines = { "## " .. question, "" }
+  if result.abstained then
+    vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
+  end
+  vim.list_extend(lines, split_lines(vim.trim(result.answer or "")))
+  local by_line = {}
+  if result.sources and #result.sources > 0 then
+    vim.list_extend(lines, { "", "### Sources", "" })
+    for _, source in ipairs(result.sources) do
+      table.insert(lines, M.source_line(source))
+      by_line[#lines] = source
+    end
+  end
+  local footer = {}
+  if result.model and result.model ~= "" then
+    table.insert(footer, result.model)
+  end
+  if result.elapsedMs then
+    table.insert(footer, ("%.1f s"):format(result.elapsedMs / 1000))
+  end
+  if #footer > 0 then
+    vim.list_extend(lines, { "", "_" .. table.concat(footer, " · ") .. "_" })
+  end
+  return lines, by_line
+end
+
+--- Open a scratch float; returns bufnr, winid. `q` closes it.
+---@param lines string[]
+---@param opts { title?: string, filetype?: string, enter?: boolean }
+---@return integer bufnr
+---@return integer winid
+function M.open_float(lines, opts)
+  local fcfg = config.values.float
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = "wipe"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = opts.filetype or "markdown"
+  local width = math.max(40, math.floor(vim.o.columns * (fcfg.width or 0.8)))
+  local height = math.max(5, math.floor(vim.o.lines * (fcfg.height or 0.7)))
+  width = math.min(width, vim.o.columns)
+  height = math.min(height, vim.o.lines - 2)
+  local win = vim.api.nvim_open_win(buf, opts.enter ~= false, {
+    relative = "editor",
+    width = width,
+    height = height,
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    style = "minimal",
+    border = fcfg.border or "rounded",
+    title = opts.title and (" " .. opts.title .. " ") or nil,
+    title_pos = opts.title and "center" or nil,
+  })
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].conceallevel = 2
+  vim.keymap.set("n", "q", function()
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_close(win, true)
+    end
+  end, { buffer = buf, nowait = true, desc = "ragls: close" })
+  return buf, win
+end
+
+---@param buf integer
+---@param lines string[]
+---@param start? integer 0-based first line to replace (default 0)
+local function set_lines(buf, lines, start)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, start or 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+end
+
+--- Open `source.uri` at `source.range` in `win` (default: the current window).
+---@param source table  PROTOCOL Source
+---@param win? integer
+function M.jump_to_source(source, win)
+  if win and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.lsp.util.show_document({ uri = source.uri, range = source.range }, "utf-16", { focus = true })
+  vim.cmd("normal! zv")
+end
+
+--- The `[n]` under (or nearest to) the cursor on `line`, 1-based byte column `col`.
+---@param line string
+---@param col integer 1-based
+---@return integer|nil n
+function M.citation_at(line, col)
+  local best, best_dist
+  local init = 1
+  while true do
+    local s, e, n = line:find("%[(%d+)%]", init)
+    if not s then
+      break
+    end
+    local dist = (col < s and s - col) or (col > e and col - e) or 0
+    if not best_dist or dist < best_dist then
+      best, best_dist = tonumber(n), dist
+    end
+    init = e + 1
+  end
+  return best
+end
+
+--- `<CR>` in an answer float: jump to the source on this line, or to the `[n]` under the cursor.
+---@param buf integer
+function M.follow(buf)
+  local state = answer_state[buf]
+  if not state then
+    return
+  end
+  local lnum, col0 = unpack(vim.api.nvim_win_get_cursor(0))
+  local source = state.by_line[lnum]
+  if not source then
+    local line = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1] or ""
+    local n = M.citation_at(line, col0 + 1)
+    source = n and state.by_n[n]
+    if n and not source then
+      vim.notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN, { title = "ragls" })
+      return
+    end
+  end
+  if not source then
+    return
+  end
+  local float = vim.api.nvim_get_current_win()
+  M.jump_to_source(source, state.origin_win)
+  if vim.api.nvim_win_is_valid(float) then
+    vim.api.nvim_win_close(float, true)
+  end
+end
+
+---@class ragls.AnswerView
+---@field buf integer
+---@field win integer
+---@field question string
+---@field text string
+---@field done boolean
+local AnswerView = {}
+AnswerView.__index = AnswerView
+
+--- Open the answer float for `question`; it fills as `append` is called and is completed by `finish`.
+---@param question string
+---@return ragls.AnswerView
+function M.answer_view(question)
+  local origin = vim.api.nvim_get_current_win()
+  local buf, win = M.open_float({ "## " .. question, "", "_…_" }, { title = "ragls" })
+  local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false }, AnswerView)
+  answer_state[buf] = { by_line = {}, by_n = {}, origin_win = origin }
+  vim.keymap.set("n", "<CR>", function()
+    M.follow(buf)
+  end, { buffer = buf, desc = "ragls: open source" })
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      answer_state[buf] = nil
+      if not view.done and view.on_abort then
+        view.on_abort()
+      end
+    end,
+  })
+  return view
+end
+
+--- Is the float still open?
+function AnswerView:valid()
+  return vim.api.nvim_buf_is_valid(self.buf)
+end
+
+--- Append a streamed piece of the answer.
+---@param delta string
+function AnswerView:append(delta)
+  if self.done or not self:valid() then
+    return
+  end
+  self.text = self.text .. delta
+  set_lines(self.buf, split_lines(self.text), 2)
+end
+
+--- Replace the streamed text with the final answer and its sources.
+---@param result table rag/ask result
+function AnswerView:finish(result)
+  self.done = true
+  if not self:valid() then
+    return
+  end
+  local lines, by_line = M.answer_lines(self.question, result)
+  set_lines(self.buf, lines, 0)
+  local by_n = {}
+  for _, source in ipairs(result.sources or {}) do
+    by_n[source.n] = source
+  end
+  answer_state[self.buf].by_line = by_line
+  answer_state[self.buf].by_n = by_n
+  vim.api.nvim_buf_clear_namespace(self.buf, ns, 0, -1)
+  for lnum in pairs(by_line) do
+    vim.api.nvim_buf_set_extmark(self.buf, ns, lnum - 1, 0, { line_hl_group = "Directory" })
+  end
+  vim.b[self.buf].ragls_result = result
+end
+
+--- Show a failed request in the float.
+---@param message string
+function AnswerView:fail(message)
+  self.done = true
+  if self:valid() then
+    set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message }, 0)
+  end
+end
+
+--- `path:line:col: title — first line` quickfix items for rag/query chunks.
+---@param chunks table[]  PROTOCOL Chunk[]
+---@return table[] items  for setqflist
+function M.quickfix_items(chunks)
+  local items = {}
+  for _, chunk in ipairs(chunks) do
+    local source = chunk.source
+    local first
+    for _, l in ipairs(split_lines(chunk.text or "")) do
+      local t = vim.trim(l)
+      local heading = t:gsub("^#+%s*", "")
+      if t ~= "" and not (source.title and heading == source.title and t:sub(1, 1) == "#") then
+        first = t
+        break
+      end
+    end
+    local text = first or ""
+    if source.title and source.title ~= "" then
+      text = source.title .. (first and (" — " .. first) or "")
+    end
+    table.insert(items, {
+      filename = vim.uri_to_fname(source.uri),
+      lnum = source.range.start.line + 1,
+      col = source.range.start.character + 1,
+      end_lnum = source.range["end"].line + 1,
+      text = text,
+      user_data = { score = chunk.score, id = chunk.id },
+    })
+  end
+  return items
+end
+
+--- Fill the quickfix list with rag/query results and open it.
+---@param query string
+---@param result table rag/query result
+function M.show_query(query, result)
+  local items = M.quickfix_items(result.chunks or {})
+  vim.fn.setqflist({}, " ", { title = "RagQuery: " .. query, items = items })
+  if #items == 0 or result.abstained then
+    vim.notify(
+      ("ragls: nothing relevant found for %q%s"):format(query, #items > 0 and " (closest matches listed)" or ""),
+      vim.log.levels.WARN,
+      { title = "ragls" }
+    )
+  end
+  if #items > 0 then
+    vim.cmd("botright copen")
+  end
+end
+
+--- Lines of the :RagStatus summary.
+---@param status table rag/status result
+---@return string[]
+function M.status_lines(status)
+  local gen = status.generation or {}
+  local lines = {
+    "# ragls status",
+    "",
+    "- Generation: " .. tostring(gen.backend or "?") .. (gen.model and gen.model ~= vim.NIL and (" (" .. gen.model .. ")") or ""),
+    "- Embedding model: " .. tostring(status.embeddingModel or "?"),
+    "- Store: " .. tostring(status.store or "?"),
+    "- Fingerprint: " .. tostring(status.fingerprint or "?"),
+  }
+  for _, folder in ipairs(status.folders or {}) do
+    vim.list_extend(lines, {
+      "",
+      "## " .. vim.uri_to_fname(folder.uri),
+      "",
+      ("- %d files, %d chunks"):format(folder.files or 0, folder.chunks or 0),
+      ("- Pending: %d files, %d chunks without vectors"):format(folder.pending or 0, folder.pendingVectors or 0),
+      "- Last indexed: " .. tostring(folder.lastIndexedAt ~= vim.NIL and folder.lastIndexedAt or "never"),
+      "- Index: " .. tostring(folder.indexPath or "?")
+        .. (folder.writer == false and " (read-only: another process holds the index lock)" or ""),
+    })
+    local skipped = folder.skipped or {}
+    table.insert(lines, ("- Skipped files: %d"):format(#skipped))
+    for _, s in ipairs(skipped) do
+      table.insert(lines, ("  - %s: %s"):format(s.path, s.reason))
+    end
+  end
+  local errors = status.errors or {}
+  if #errors > 0 then
+    vim.list_extend(lines, { "", "## Errors", "" })
+    for _, e in ipairs(errors) do
+      local path = e.path ~= vim.NIL and e.path or nil
+      table.insert(lines, "- " .. (path and (path .. ": ") or "") .. tostring(e.message))
+    end
+  end
+  return lines
+end
+
+---@param status table rag/status result
+---@return integer bufnr
+---@return integer winid
+function M.show_status(status)
+  return M.open_float(M.status_lines(status), { title = "ragls status" })
+end
+
+--- Put a commit message into a `gitcommit` buffer, above its comment lines (`#…`). Blank lines already above
+--- the comments are replaced; text the user already typed is kept above the message.
+---@param bufnr integer
+---@param message string
+function M.insert_commit_message(bufnr, message)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local first_comment = #lines + 1
+  for i, l in ipairs(lines) do
+    if l:sub(1, 1) == "#" then
+      first_comment = i
+      break
+    end
+  end
+  local msg_lines = split_lines(vim.trim(message))
+  local all_blank = true
+  for i = 1, first_comment - 1 do
+    if vim.trim(lines[i]) ~= "" then
+      all_blank = false
+    end
+  end
+  local new = vim.list_extend({}, msg_lines)
+  if first_comment <= #lines then
+    table.insert(new, "")
+  end
+  if all_blank then
+    vim.api.nvim_buf_set_lines(bufnr, 0, first_comment - 1, false, new)
+  else
+    -- Keep what is there, separated by a blank line.
+    local at = first_comment - 1
+    while at > 0 and vim.trim(lines[at]) == "" do
+      at = at - 1
+    end
+    table.insert(new, 1, "")
+    vim.api.nvim_buf_set_lines(bufnr, at, first_comment - 1, false, new)
+  end
+end
+
+--- Show a commit message in a scratch `gitcommit` buffer (split below).
+---@param message string
+---@return integer bufnr
+function M.show_commit_scratch(message)
+  vim.cmd("botright new")
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, split_lines(vim.trim(message)))
+  vim.bo[buf].filetype = "gitcommit"
+  pcall(vim.api.nvim_buf_set_name, buf, "ragls://commit-message")
+  return buf
+end
+
+return M

@@ -1,0 +1,55 @@
+-- ragls: user commands and autocmds. Modules load only when a command or autocmd runs.
+if vim.g.loaded_ragls then
+  return
+end
+vim.g.loaded_ragls = true
+
+if vim.fn.has("nvim-0.10") ~= 1 then
+  vim.notify("ragls needs Neovim 0.10 or newer", vim.log.levels.ERROR)
+  return
+end
+
+local group = vim.api.nvim_create_augroup("ragls", { clear = true })
+
+vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+  group = group,
+  desc = "ragls: attach the client to file buffers",
+  callback = function(args)
+    -- Deferred so that filetype detection has run.
+    vim.schedule(function()
+      require("ragls").attach(args.buf)
+    end)
+  end,
+})
+
+vim.api.nvim_create_autocmd("LspAttach", {
+  group = group,
+  desc = "ragls: buffer keymaps",
+  callback = function(args)
+    local client = vim.lsp.get_client_by_id(args.data.client_id)
+    if client and client.name == "ragls" then
+      require("ragls").on_attach(args.buf)
+    end
+  end,
+})
+
+vim.api.nvim_create_user_command("RagAsk", function(opts)
+  local range = opts.range > 0 and { opts.line1, opts.line2 } or nil
+  require("ragls").ask(opts.args, { range = range })
+end, { nargs = "*", range = true, desc = "ragls: ask a question (with a range: about the selected lines)" })
+
+vim.api.nvim_create_user_command("RagQuery", function(opts)
+  require("ragls").query(opts.args)
+end, { nargs = "+", desc = "ragls: search the workspace documents into the quickfix list" })
+
+vim.api.nvim_create_user_command("RagRebuild", function()
+  require("ragls").rebuild()
+end, { nargs = 0, desc = "ragls: rebuild the index" })
+
+vim.api.nvim_create_user_command("RagStatus", function()
+  require("ragls").status()
+end, { nargs = 0, desc = "ragls: index status" })
+
+vim.api.nvim_create_user_command("RagCommit", function()
+  require("ragls").commit()
+end, { nargs = 0, desc = "ragls: commit message from the staged diff" })

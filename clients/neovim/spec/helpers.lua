@@ -1,0 +1,184 @@
+-- Tiny test harness for the ragls Neovim specs; run with `nvim --headless --clean -l spec/<name>_spec.lua`.
+--
+-- Environment (set by tests/clients/test_neovim.py):
+--   RAGLS_TEST_WORKSPACE   a temporary copy of spec/fixtures/workspace with a ragls.toml for offline tests
+--   RAGLS_TEST_SERVER_CMD  JSON list, the server command (e.g. [".../python", "-m", "ragls", "serve"])
+-- Each `it` runs in order; a failure is reported and the run continues. `finish()` stops the servers and exits
+-- with 0 only if every test passed.
+
+local H = {}
+
+local script = arg and arg[0] or debug.getinfo(1, "S").source:sub(2)
+H.spec_dir = vim.fs.dirname(vim.fn.fnamemodify(script, ":p"))
+H.plugin_dir = vim.fs.dirname(H.spec_dir)
+H.fixture_dir = vim.fs.joinpath(H.spec_dir, "fixtures", "workspace")
+H.workspace = os.getenv("RAGLS_TEST_WORKSPACE")
+H.server_cmd = os.getenv("RAGLS_TEST_SERVER_CMD") and vim.json.decode(os.getenv("RAGLS_TEST_SERVER_CMD")) or nil
+
+local passed, failed = 0, 0
+
+local function out(s)
+  io.stdout:write(s .. "\n")
+  io.stdout:flush()
+end
+H.out = out
+
+-- Notifications are recorded (and echoed to stdout for the pytest log).
+H.notes = {}
+vim.notify = function(msg, level)
+  table.insert(H.notes, { msg = msg, level = level or vim.log.levels.INFO })
+  out(("  [notify %s] %s"):format(tostring(level), msg))
+end
+
+--- Notifications whose text contains `needle` (plain).
+function H.notes_matching(needle)
+  local found = {}
+  for _, n in ipairs(H.notes) do
+    if n.msg:find(needle, 1, true) then
+      table.insert(found, n)
+    end
+  end
+  return found
+end
+
+function H.eq(expected, actual, what)
+  if not vim.deep_equal(expected, actual) then
+    error(("%s: expected %s, got %s"):format(what or "value", vim.inspect(expected), vim.inspect(actual)), 2)
+  end
+end
+
+function H.ok(cond, what)
+  if not cond then
+    error(what or "assertion failed", 2)
+  end
+end
+
+--- Plain-text `find`.
+function H.contains(haystack, needle, what)
+  if type(haystack) ~= "string" or not haystack:find(needle, 1, true) then
+    error(("%s: %s does not contain %s"):format(what or "text", vim.inspect(haystack), vim.inspect(needle)), 2)
+  end
+end
+
+--- vim.wait for `cond`, error with `what` on timeout. Returns cond's last truthy value.
+function H.wait_for(cond, timeout_ms, what)
+  local value
+  local ok = vim.wait(timeout_ms, function()
+    value = cond()
+    return value and true or false
+  end, 50)
+  if not ok then
+    error(("timed out after %d ms waiting for %s"):format(timeout_ms, what or "condition"), 2)
+  end
+  return value
+end
+
+function H.it(name, fn)
+  local ok, err = xpcall(fn, debug.traceback)
+  if ok then
+    passed = passed + 1
+    out("ok - " .. name)
+  else
+    failed = failed + 1
+    out("not ok - " .. name .. "\n" .. tostring(err))
+  end
+end
+
+--- Put the plugin on 'runtimepath', source plugin/ragls.lua and call setup(opts).
+function H.load_plugin(opts)
+  vim.opt.runtimepath:prepend(H.plugin_dir)
+  vim.cmd("filetype plugin on")
+  vim.cmd.runtime("plugin/ragls.lua")
+  return require("ragls").setup(opts)
+end
+
+--- Setup with the test server command and the workspace as cwd.
+function H.load_plugin_for_workspace(extra)
+  assert(H.workspace, "RAGLS_TEST_WORKSPACE is not set (run through tests/clients/test_neovim.py)")
+  assert(H.server_cmd, "RAGLS_TEST_SERVER_CMD is not set (run through tests/clients/test_neovim.py)")
+  vim.cmd.cd(vim.fn.fnameescape(H.workspace))
+  return H.load_plugin(vim.tbl_extend("force", { cmd = H.server_cmd }, extra or {}))
+end
+
+--- Synchronous request on a client (0.10/0.11).
+function H.request_sync(client, method, params, timeout_ms)
+  local resp
+  if vim.fn.has("nvim-0.11") == 1 then
+    resp = client:request_sync(method, params, timeout_ms or 20000, 0)
+  else
+    resp = client.request_sync(method, params, timeout_ms or 20000, 0)
+  end
+  assert(resp, method .. ": no response within timeout")
+  return resp
+end
+
+--- Open `rel` in the workspace, wait for the ragls client to attach and the initial indexing to finish
+--- (rag/status: at least `min_files` files, nothing pending). Returns the client.
+function H.open_and_wait_indexed(rel, min_files, timeout_ms)
+  timeout_ms = timeout_ms or 120000
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, rel)))
+  local client = H.wait_for(function()
+    local c = vim.lsp.get_clients({ name = "ragls", bufnr = 0 })[1]
+    return c and c.initialized and c
+  end, timeout_ms, "the ragls client to attach and initialize")
+  H.wait_for(function()
+    local resp = H.request_sync(client, "rag/status", vim.empty_dict())
+    if resp.err then
+      error("rag/status failed: " .. vim.inspect(resp.err))
+    end
+    local folder = resp.result.folders and resp.result.folders[1]
+    return folder and folder.files >= min_files and folder.pending == 0 and (folder.pendingVectors or 0) == 0
+  end, timeout_ms, "the initial indexing to finish")
+  return client
+end
+
+--- 1-based line number of the first line of a workspace file containing `needle`.
+function H.line_of(rel, needle)
+  local lines = vim.fn.readfile(vim.fs.joinpath(H.workspace or H.fixture_dir, rel))
+  for i, l in ipairs(lines) do
+    if l:find(needle, 1, true) then
+      return i
+    end
+  end
+  error(("%s does not contain %q"):format(rel, needle))
+end
+
+--- Workspace-relative path of a file name.
+function H.rel(path)
+  local root = vim.fs.normalize(vim.uv.fs_realpath(H.workspace) or H.workspace)
+  path = vim.fs.normalize(vim.uv.fs_realpath(path) or path)
+  if path:sub(1, #root + 1) == root .. "/" then
+    return path:sub(#root + 2)
+  end
+  return path
+end
+
+--- Windows that are floating.
+function H.floats()
+  local wins = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= "" then
+      table.insert(wins, w)
+    end
+  end
+  return wins
+end
+
+--- Stop every LSP client, then exit with the result.
+function H.finish()
+  local clients = vim.lsp.get_clients()
+  for _, c in ipairs(clients) do
+    if vim.fn.has("nvim-0.11") == 1 then
+      c:stop()
+    else
+      c.stop()
+    end
+  end
+  vim.wait(10000, function()
+    return #vim.lsp.get_clients() == 0
+  end, 50)
+  out(("%d passed, %d failed"):format(passed, failed))
+  os.exit(failed == 0 and passed > 0 and 0 or 1)
+end
+
+return H

@@ -1,0 +1,169 @@
+-- Plugin pieces that need no server: config validation, root detection, rendering, commit insertion,
+-- `$/progress` routing, and the "server not found" path (:RagQuery and :checkhealth).
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+H.load_plugin({ cmd = { "ragls-not-installed-xyz", "serve" } })
+local config = require("ragls.config")
+local rpc = require("ragls.rpc")
+local ui = require("ragls.ui")
+
+H.it("plugin/ragls.lua defines the five user commands", function()
+  local cmds = vim.api.nvim_get_commands({})
+  for _, name in ipairs({ "RagAsk", "RagQuery", "RagRebuild", "RagStatus", "RagCommit" }) do
+    H.ok(cmds[name], name .. " is defined")
+  end
+  H.eq(true, cmds.RagAsk.range ~= nil and cmds.RagAsk.range ~= "", "RagAsk accepts a range")
+end)
+
+H.it("setup rejects bad options with a message naming the field and keeps the previous ones", function()
+  H.eq("ragls-not-installed-xyz", config.values.cmd[1], "cmd before")
+  local ok = require("ragls").setup({ cmd = "ragls serve" })
+  H.eq(false, ok, "setup result")
+  H.contains(H.notes[#H.notes].msg, "`cmd` must be a non-empty list of strings")
+  H.eq("ragls-not-installed-xyz", config.values.cmd[1], "cmd kept")
+  local ok2, err2 = config.set({ keymaps = { ask = "<leader>a", nope = "x" } })
+  H.eq(false, ok2, "unknown keymap rejected")
+  H.contains(err2, "unknown keymap `nope`")
+  local ok3, err3 = config.set({ top_k = 0 })
+  H.eq(false, ok3, "top_k 0 rejected")
+  H.contains(err3, "top_k")
+  H.ok(config.set({ cmd = { "ragls-not-installed-xyz", "serve" } }), "valid options accepted")
+end)
+
+H.it("keymaps: false → none, true → defaults, table → only the given ones", function()
+  config.set({ cmd = { "x" }, keymaps = false })
+  H.eq({}, config.keymaps(), "false")
+  config.set({ cmd = { "x" }, keymaps = true })
+  H.eq(config.default_keymaps, config.keymaps(), "true")
+  config.set({ cmd = { "x" }, keymaps = { ask = "<leader>?", status = false } })
+  H.eq({ ask = "<leader>?" }, config.keymaps(), "table")
+  config.set({ cmd = { "ragls-not-installed-xyz", "serve" } })
+end)
+
+H.it("root_dir: ragls.toml wins over .git, else .git, else cwd", function()
+  local base = vim.fn.tempname()
+  vim.fn.mkdir(base .. "/repo/.git", "p")
+  vim.fn.mkdir(base .. "/repo/docs/sub", "p")
+  vim.fn.writefile({}, base .. "/repo/docs/ragls.toml")
+  vim.fn.writefile({ "x" }, base .. "/repo/docs/sub/a.md")
+  vim.fn.writefile({ "x" }, base .. "/repo/b.md")
+  vim.fn.mkdir(base .. "/plain", "p")
+  vim.fn.writefile({ "x" }, base .. "/plain/c.md")
+  local real = vim.fs.normalize(vim.uv.fs_realpath(base))
+  vim.cmd.edit(base .. "/repo/docs/sub/a.md")
+  H.eq(real .. "/repo/docs", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), "ragls.toml root")
+  vim.cmd.edit(base .. "/repo/b.md")
+  H.eq(real .. "/repo", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), ".git root")
+  vim.cmd.cd(base .. "/plain")
+  vim.cmd.edit(base .. "/plain/c.md")
+  H.eq(real .. "/plain", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), "cwd fallback")
+  vim.cmd("%bwipeout!")
+end)
+
+local source = {
+  n = 2,
+  uri = "file:///ws/guide/frobnicator.md",
+  path = "guide/frobnicator.md",
+  range = { start = { line = 5, character = 0 }, ["end"] = { line = 10, character = 0 } },
+  title = "Frobnicator timeout",
+}
+
+H.it("sources render as `[n] path:first-last — title` with 1-based inclusive lines", function()
+  H.eq("[2] guide/frobnicator.md:6-10 — Frobnicator timeout", ui.source_line(source), "source line")
+  local one = vim.deepcopy(source)
+  one.range = { start = { line = 3, character = 0 }, ["end"] = { line = 3, character = 12 } }
+  one.title = nil
+  H.eq("[2] guide/frobnicator.md:4", ui.source_line(one), "single line, no title")
+end)
+
+H.it("answer_lines shows abstention, answer, and maps source lines", function()
+  local lines, by_line = ui.answer_lines("How long?", {
+    answer = "It is 42 seconds [2].",
+    sources = { source },
+    abstained = true,
+    model = "none",
+    elapsedMs = 1500,
+  })
+  H.eq("## How long?", lines[1], "heading")
+  H.contains(table.concat(lines, "\n"), "**Abstained:**")
+  local idx
+  for i, l in ipairs(lines) do
+    if l == "[2] guide/frobnicator.md:6-10 — Frobnicator timeout" then
+      idx = i
+    end
+  end
+  H.ok(idx, "source line present")
+  H.eq(source, by_line[idx], "line maps to its source")
+  H.eq("_none · 1.5 s_", lines[#lines], "footer")
+end)
+
+H.it("citation_at finds the [n] under or nearest the cursor", function()
+  local line = "Merges time out [1] after 42 s [12]."
+  H.eq(1, ui.citation_at(line, 18), "inside [1]")
+  H.eq(12, ui.citation_at(line, 34), "inside [12]")
+  H.eq(12, ui.citation_at(line, 30), "nearest")
+  H.eq(nil, ui.citation_at("no citations", 3), "none")
+end)
+
+H.it("quickfix items: absolute file, 1-based line/col, `title — first line` without repeating the heading", function()
+  local items = ui.quickfix_items({
+    { id = "c1", score = 0.9, text = "## Frobnicator timeout\n\nEach merge must finish.\nMore.", source = source },
+  })
+  H.eq(1, #items, "one item")
+  H.eq(vim.uri_to_fname(source.uri), items[1].filename, "filename")
+  H.eq(6, items[1].lnum, "lnum")
+  H.eq(1, items[1].col, "col")
+  H.eq("Frobnicator timeout — Each merge must finish.", items[1].text, "text")
+end)
+
+H.it("insert_commit_message puts the message above the comment lines", function()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "", "# Please enter the commit message", "#", "# On branch main" })
+  ui.insert_commit_message(buf, "docs: explain backups\n\nLonger body.\n")
+  H.eq({ "docs: explain backups", "", "Longer body.", "", "# Please enter the commit message", "#", "# On branch main" },
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false), "template buffer")
+  local typed = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(typed, 0, -1, false, { "WIP: my words", "", "# comment" })
+  ui.insert_commit_message(typed, "docs: more")
+  H.eq({ "WIP: my words", "", "docs: more", "", "# comment" }, vim.api.nvim_buf_get_lines(typed, 0, -1, false),
+    "user text kept")
+  local empty = vim.api.nvim_create_buf(false, true)
+  ui.insert_commit_message(empty, "fix: x")
+  H.eq({ "fix: x" }, vim.api.nvim_buf_get_lines(empty, 0, -1, false), "empty buffer")
+end)
+
+H.it("$/progress values with `delta` go to their stream, not to the work-done progress", function()
+  local got = {}
+  local token = rpc.open_stream(function(d)
+    table.insert(got, d)
+  end)
+  local r = rpc.progress_handler(nil, { token = token, value = { delta = "Hel" } }, { client_id = 999 }, {})
+  rpc.progress_handler(nil, { token = token, value = { delta = "lo" } }, { client_id = 999 }, {})
+  H.eq(vim.NIL, r, "handler result")
+  H.eq({ "Hel", "lo" }, got, "deltas")
+  rpc.close_stream(token)
+  rpc.progress_handler(nil, { token = token, value = { delta = "late" } }, { client_id = 999 }, {})
+  H.eq({ "Hel", "lo" }, got, "closed stream ignores deltas")
+end)
+
+H.it("a missing server command is reported with install instructions", function()
+  H.notes = {}
+  vim.cmd("RagQuery frobnicator")
+  local notes = H.notes_matching("ragls-not-installed-xyz")
+  H.eq(1, #notes, "one notification")
+  H.contains(notes[1].msg, "pip install ragls")
+  H.contains(notes[1].msg, "pip install -e .")
+  H.eq(vim.log.levels.ERROR, notes[1].level, "level")
+  H.eq(0, #vim.lsp.get_clients(), "no client")
+end)
+
+H.it(":checkhealth ragls reports the missing server as an ERROR with the install hint", function()
+  vim.cmd("checkhealth ragls")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  H.eq("checkhealth", vim.bo.filetype, "health buffer")
+  H.contains(text, "ERROR ragls: server command `ragls-not-installed-xyz` not found")
+  H.contains(text, "OK setup() options are valid")
+  H.contains(text, "pip install ragls")
+end)
+
+H.finish()
