@@ -376,7 +376,7 @@ def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
         phrase = f"{verb} {_join(names[:k], len(names) - k)}"
         if len(prefix) + len(phrase) <= SUBJECT_MAX:
             return phrase
-    return f"{verb} {_join(names[:1], len(names) - 1)}"
+    return f"{verb} {len(names)} files" if len(names) > 1 else f"{verb} {names[0]}"
 
 
 def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]:
@@ -385,7 +385,8 @@ def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]
 
     conventional: "type(scope): verb main files" with type from `guess_type` and scope from `guess_scope`;
     plain: "Verb main files". The verb is add/remove/rename when every file was added/deleted/renamed, else
-    update; main files are the text files with the most changed lines (up to 3 names, "and N more files").
+    update; main files are the text files with the most changed lines (up to 3 names, "and N more files"; "N files"
+    when not even one name fits).
     Body: "Changed files:" and one `gitdiff.describe` line per file.
     """
     if style == "conventional":
