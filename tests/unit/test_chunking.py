@@ -1,0 +1,425 @@
+"""chunking: exact spans (LF, CRLF, CR, UTF-16 columns), markdown sections, fences, overlap, ids, big lines."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from ragls.chunking import chunk_document, offset_to_position, position_to_offset
+from ragls.hashing import chunk_id, text_hash
+from ragls.ir import Document
+from ragls.sources.load import load_file, load_text
+
+RUST_BOOK = Path("/work/shared/corpora/rust-book")
+
+
+# -- an independent reference for LSP positions (character loop, UTF-16 via the codec) --------------------------
+
+def naive_line_starts(text: str) -> list[int]:
+    starts = [0]
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\r" and i + 1 < len(text) and text[i + 1] == "\n":
+            starts.append(i + 2)
+            i += 2
+            continue
+        if ch in "\r\n":
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+def naive_offset(text: str, starts: list[int], line: int, col: int) -> int:
+    start = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    units = text[start:end].encode("utf-16-le")[: 2 * col]
+    return start + len(units.decode("utf-16-le"))
+
+
+def assert_exact(doc_text: str, chunks) -> None:
+    """Every chunk's text is the slice of the document between its span positions."""
+    starts = naive_line_starts(doc_text)
+    for c in chunks:
+        s = naive_offset(doc_text, starts, c.span.start_line, c.span.start_char)
+        e = naive_offset(doc_text, starts, c.span.end_line, c.span.end_char)
+        assert doc_text[s:e] == c.text, (c.ordinal, c.span)
+
+
+def assert_covers(doc_text: str, chunks) -> None:
+    """Nothing but whitespace is lost between chunks."""
+    starts = naive_line_starts(doc_text)
+    ranges = sorted(
+        (naive_offset(doc_text, starts, c.span.start_line, c.span.start_char),
+         naive_offset(doc_text, starts, c.span.end_line, c.span.end_char)) for c in chunks)
+    pos = 0
+    for s, e in ranges:
+        if s > pos:
+            assert not doc_text[pos:s].strip(), repr(doc_text[pos:s][:80])
+        pos = max(pos, e)
+    assert not doc_text[pos:].strip()
+
+
+def doc(text: str, path: str = "notes.txt", kind: str | None = None) -> Document:
+    d = load_text(path, text, folder="/ws")
+    if kind is not None:
+        d = Document(d.folder, d.path, d.text, d.content_hash, kind, d.size, d.mtime_ns)
+    return d
+
+
+# -- positions --------------------------------------------------------------------------------------------------
+
+def test_offset_to_position_line_endings():
+    text = "ab\ncd\r\nef\rgh"
+    assert offset_to_position(text, 0) == (0, 0)
+    assert offset_to_position(text, 2) == (0, 2)
+    assert offset_to_position(text, 3) == (1, 0)
+    assert offset_to_position(text, 7) == (2, 0)   # after "\r\n"
+    assert offset_to_position(text, 10) == (3, 0)  # after lone "\r"
+    assert offset_to_position(text, len(text)) == (3, 2)
+    assert offset_to_position("x\n", 2) == (1, 0)
+    with pytest.raises(ValueError):
+        offset_to_position(text, len(text) + 1)
+
+
+def test_offset_to_position_utf16_columns():
+    text = "a😀b\n𝄞é😀x"
+    assert offset_to_position(text, 1) == (0, 1)
+    assert offset_to_position(text, 2) == (0, 3)  # after the emoji: 2 code units
+    assert offset_to_position(text, 3) == (0, 4)
+    assert offset_to_position(text, 4) == (1, 0)
+    assert offset_to_position(text, 5) == (1, 2)  # 𝄞 is astral too
+    assert offset_to_position(text, 6) == (1, 3)  # é is in the BMP: 1 unit
+    assert offset_to_position(text, 7) == (1, 5)
+    assert offset_to_position(text, 8) == (1, 6)
+    for off in range(len(text) + 1):
+        assert position_to_offset(text, *offset_to_position(text, off)) == off
+
+
+def test_other_unicode_breaks_are_not_line_ends():
+    text = "a\u2028b\x0cc\x85d\ne"
+    assert offset_to_position(text, len(text)) == (1, 1)
+
+
+# -- exact ranges for every kind of line end -----------------------------------------------------------------
+
+PARAS = "\n\n".join(
+    "\n".join(f"Paragraph {p} line {i}: some words about retries and timeouts." for i in range(6))
+    for p in range(8))
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_text_ranges_exact_for_line_endings(eol):
+    text = PARAS.replace("\n", eol)
+    chunks = chunk_document(doc(text), chunk_size=600, overlap=0)
+    assert len(chunks) > 3
+    assert_exact(text, chunks)
+    assert_covers(text, chunks)
+    # Same line numbers whatever the line ending: each paragraph is 6 lines + 1 blank.
+    lf_chunks = chunk_document(doc(PARAS), chunk_size=600, overlap=0)
+    assert [(c.span.start_line, c.span.end_line) for c in chunks] == \
+        [(c.span.start_line, c.span.end_line) for c in lf_chunks]
+    first = chunks[0]
+    assert (first.span.start_line, first.span.start_char) == (0, 0)
+    assert first.text.startswith("Paragraph 0 line 0:")
+    # Breaks prefer blank lines: chunks start at paragraph starts (lines 0, 7, 14, ...).
+    assert all(c.span.start_line % 7 == 0 and c.span.start_char == 0 for c in chunks)
+    assert all(len(c.text) <= 600 for c in chunks)
+
+
+def test_markdown_ranges_exact_with_crlf_and_cr():
+    md = "# Title\n\nIntro text.\n\n## Part A\n\n" + "alpha line\n" * 40 + "\n## Part B\n\nbeta\n"
+    for eol in ("\n", "\r\n", "\r"):
+        text = md.replace("\n", eol)
+        chunks = chunk_document(doc(text, "a.md"), chunk_size=200, overlap=30)
+        assert_exact(text, chunks)
+        assert_covers(text, chunks)
+        part_b = [c for c in chunks if c.title == "Title > Part B"]
+        assert len(part_b) == 1
+        assert part_b[0].span.start_line == 47
+        assert part_b[0].text.replace("\r\n", "\n").replace("\r", "\n") == "## Part B\n\nbeta"
+
+
+def test_astral_columns_in_chunk_spans():
+    # One long line of emoji, split by characters: columns must count 2 UTF-16 units per emoji.
+    text = "😀" * 250 + "\nend"
+    chunks = chunk_document(doc(text), chunk_size=100, overlap=0)
+    assert chunks[0].span == chunks[0].span.__class__(0, 0, 0, 200)
+    assert (chunks[1].span.start_line, chunks[1].span.start_char) == (0, 200)
+    assert (chunks[-1].span.end_line, chunks[-1].span.end_char) == (1, 3)
+    assert [len(c.text) for c in chunks] == [100, 100, 54]
+    assert "".join(c.text for c in chunks) == text
+    assert_exact(text, chunks)
+
+
+# -- markdown structure -------------------------------------------------------------------------------------
+
+def test_heading_paths_and_markup_stripped():
+    text = (
+        "---\ntitle: Not a heading\nlayout: page\n---\n\n"
+        "# Install *ragls*\n\n" + "Install words. " * 20 + "\n\n"
+        "## The `retries` [setting](cfg.md)\n\n" + "Retry words. " * 20 + "\n\n"
+        "### Back-off\n\n" + "Backoff words. " * 20 + "\n\n"
+        "## Timeouts\n\n" + "Timeout words. " * 20 + "\n\n"
+        "Setext Heading\n==============\n\n" + "Setext words. " * 20 + "\n"
+    )
+    chunks = chunk_document(doc(text, "guide.md"), chunk_size=400, overlap=0)
+    titles = [c.title for c in chunks]
+    # The short front matter is merged into the first section; it never becomes a heading itself.
+    assert titles == [
+        "Install ragls",
+        "Install ragls > The retries setting",
+        "Install ragls > The retries setting > Back-off",
+        "Install ragls > Timeouts",
+        "Setext Heading",
+    ]
+    assert chunks[0].text.startswith("---\ntitle: Not a heading\nlayout: page\n---\n\n# Install *ragls*\n")
+    assert (chunks[0].span.start_line, chunks[0].span.end_line) == (0, 7)
+    assert (chunks[1].span.start_line, chunks[1].span.end_line) == (9, 11)
+    assert chunks[1].text.startswith("## The `retries` [setting](cfg.md)")
+    assert chunks[4].span.start_line == 21
+    assert chunks[4].text.startswith("Setext Heading\n===")
+    # Front matter alone before a big section stays untitled.
+    big = "---\ntitle: Not a heading\n---\n# H\n\n" + "word " * 100 + "\n"
+    parts = chunk_document(doc(big, "b.md"), chunk_size=200, overlap=0)
+    assert parts[0].title == "" and parts[0].text == "---\ntitle: Not a heading\n---"
+    assert {c.title for c in parts[1:]} == {"H"}
+    assert_exact(text, chunks)
+
+
+def test_small_sections_are_merged_with_first_title():
+    text = "# Top\n\nshort\n\n## A\n\na text\n\n## B\n\nb text\n"
+    chunks = chunk_document(doc(text, "x.md"))
+    assert len(chunks) == 1
+    assert chunks[0].title == "Top"
+    assert chunks[0].text == text.rstrip()
+    assert (chunks[0].span.start_line, chunks[0].span.end_line) == (0, 10)
+
+
+def test_merge_stops_at_a_higher_level_heading():
+    text = "## A\n\naaa\n\n### A1\n\nbbb\n\n# B\n\nccc\n"
+    chunks = chunk_document(doc(text, "x.md"))
+    assert [c.title for c in chunks] == ["A", "B"]
+    assert chunks[0].text == "## A\n\naaa\n\n### A1\n\nbbb"
+
+
+def fence_ranges(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each fenced block, from markdown-it token maps (end = last char of the fence)."""
+    starts = naive_line_starts(text)
+    out = []
+    for tok in MarkdownIt("commonmark").parse(text):
+        if tok.type == "fence" and tok.map:
+            first, last = tok.map
+            end = starts[last] if last < len(starts) else len(text)
+            out.append((starts[first], starts[first] + len(text[starts[first]:end].rstrip())))
+    return out
+
+
+def test_fence_kept_whole():
+    fence = "```rust\n" + "".join(f"let x{i} = {i};\n" for i in range(40)) + "\n// after blank\n```\n"
+    assert 300 < len(fence) < 1000
+    text = "# Code\n\n" + "Intro sentence here.\n" * 20 + "\n" + fence + "\nAfter the fence.\n"
+    chunks = chunk_document(doc(text, "c.md"), chunk_size=1000, overlap=100)
+    assert len(chunks) >= 2
+    (fs, fe), = fence_ranges(text)
+    holders = [c for c in chunks if text.find(c.text) <= fs and fe <= text.find(c.text) + len(c.text)]
+    assert holders, "fence split across chunks"
+    for c in chunks:
+        assert c.text.count("```") in (0, 2), c.text
+    assert_exact(text, chunks)
+    assert_covers(text, chunks)
+
+
+def test_oversized_fence_is_split_within_size():
+    fence = "```\n" + "".join(f"line {i:04d} of a very long listing\n" for i in range(200)) + "```\n"
+    text = "# Big\n\nBefore.\n\n" + fence + "\nAfter.\n"
+    chunks = chunk_document(doc(text, "big.md"), chunk_size=500, overlap=50)
+    assert len(chunks) > len(fence) // 500
+    assert all(len(c.text) <= 500 for c in chunks)
+    assert all(c.title == "Big" for c in chunks)
+    assert_exact(text, chunks)
+    assert_covers(text, chunks)
+    # Split at line starts only.
+    starts = set(naive_line_starts(text))
+    assert all(c.span.start_char == 0 for c in chunks)
+    assert all(text.find(c.text) in starts for c in chunks)
+
+
+# -- code and text --------------------------------------------------------------------------------------------
+
+def test_code_titles_and_blank_line_breaks():
+    funcs = []
+    for i in range(6):
+        body = "".join(f"    total += {j} * factor  # step {j}\n" for j in range(8))
+        funcs.append(f"def compute_{i}(factor):\n    total = 0\n{body}    return total\n")
+    text = "import os\n\n\n" + "\n\n".join(funcs) + "\n\nclass Runner:\n    pass\n"
+    chunks = chunk_document(doc(text, "mod.py"), chunk_size=700, overlap=0)
+    assert len(chunks) >= 3
+    assert_exact(text, chunks)
+    assert_covers(text, chunks)
+    for c in chunks:
+        start = text.index(c.text)
+        # Reference: the last def/class at or before the chunk's first line, else the first one inside it.
+        names = re.findall(r"^(?:def|class) (\w+)", text[: start + len(c.text.split("\n")[0])], re.MULTILINE)
+        inside = re.findall(r"^(?:def|class) (\w+)", c.text, re.MULTILINE)
+        assert c.title == (names[-1] if names else inside[0] if inside else ""), c.text[:40]
+    assert chunks[0].title == "compute_0"  # "import os" comes before any def: first def inside the chunk
+    assert all(c.text.startswith(("import", "def ", "class ")) for c in chunks)  # breaks at blank lines
+    long_func = "class Big:\n    def run(self):\n" + "        step()\n" * 100
+    parts = chunk_document(doc(long_func, "big.py"), chunk_size=300, overlap=0)
+    assert len(parts) > 3 and parts[1].text.startswith("        step()")
+    assert [c.title for c in parts] == ["Big"] + ["run"] * (len(parts) - 1)
+
+
+def test_code_title_of_go_and_rust():
+    go = "package x\n\nfunc (s *Server) Handle(w http.ResponseWriter) {\n" + "\tdo()\n" * 100 + "}\n"
+    chunks = chunk_document(doc(go, "s.go"), chunk_size=200, overlap=0)
+    assert [c.title for c in chunks[1:]] == ["Handle"] * (len(chunks) - 1)
+    rs = "pub(crate) async fn fetch_all<T>(n: usize) {\n" + "    go();\n" * 60 + "}\n"
+    assert {c.title for c in chunk_document(doc(rs, "lib.rs"), chunk_size=200, overlap=0)} == {"fetch_all"}
+
+
+def test_text_titles_rst():
+    text = "Overview\n========\n\n" + "Words here.\n" * 30 + "\nDetails\n-------\n\n" + "More words.\n" * 30
+    chunks = chunk_document(doc(text, "readme.rst"), chunk_size=300, overlap=0)
+    assert chunks[0].title == "Overview"
+    assert chunks[-1].title == "Details"
+    assert "" not in {c.title for c in chunks}
+
+
+# -- overlap, big lines, ids ----------------------------------------------------------------------------------
+
+def numbered(n: int) -> str:
+    return "".join(f"line {i:04d} with some filler text\n" for i in range(n))
+
+
+def test_overlap_rounded_to_line_starts():
+    text = numbered(100)  # 31 chars per line
+    chunks = chunk_document(doc(text), chunk_size=310, overlap=70)
+    assert len(chunks) > 5
+    starts = naive_line_starts(text)
+    for prev, nxt in itertools.pairwise(chunks):
+        prev_end = naive_offset(text, starts, prev.span.end_line, prev.span.end_char)
+        nxt_start = naive_offset(text, starts, nxt.span.start_line, nxt.span.start_char)
+        assert 0 < prev_end - nxt_start <= 70
+        assert nxt.span.start_char == 0
+        assert nxt.span.start_line == prev.span.end_line - 1  # the last 2 lines (62 chars) are re-used
+        assert nxt.text.startswith(text[nxt_start:prev_end])
+    assert_exact(text, chunks)
+    no_overlap = chunk_document(doc(text), chunk_size=310, overlap=0)
+    assert "\n".join(c.text for c in no_overlap) == text.rstrip()
+
+
+def test_overlap_never_stalls_on_long_lines():
+    text = ("x" * 150 + "\n") * 20
+    chunks = chunk_document(doc(text), chunk_size=200, overlap=100)
+    assert all(len(c.text) <= 200 for c in chunks)
+    assert_covers(text, chunks)
+    assert len(chunks) < 40
+
+
+def test_minified_line_split_at_whitespace():
+    text = "function f(a){return a+1};" * 40_000  # ~1 MB on one line
+    chunks = chunk_document(doc(text, "app.min.js"), chunk_size=2000, overlap=100)
+    assert all(1000 < len(c.text) <= 2000 for c in chunks[:-1])
+    starts = naive_line_starts(text)
+    for c in chunks[1:]:
+        assert text[naive_offset(text, starts, 0, c.span.start_char) - 1] == " "  # broken after a space
+    assert_covers(text, chunks)
+    assert_exact(text, chunks[:20])
+
+
+def test_minified_line_split_by_characters():
+    text = "function(a){return(a+1)};" * 40_000  # ~1 MB, one line, no whitespace
+    chunks = chunk_document(doc(text, "app.min.js"), chunk_size=2000, overlap=100)
+    assert "".join(c.text for c in chunks) == text
+    assert all(len(c.text) == 2000 for c in chunks[:-1])
+    assert chunks[1].span.start_line == 0 and chunks[1].span.start_char == 2000
+    assert chunks[-1].span.end_char == len(text)
+
+
+def test_huge_single_line_with_emoji_never_splits_a_character():
+    text = ("ab😀" * 400_000)  # 1.2 M code points, 1.6 M UTF-16 units
+    chunks = chunk_document(doc(text), chunk_size=2000, overlap=100)
+    assert "".join(c.text for c in chunks) == text
+    for c in chunks[:3]:
+        c.text.encode("utf-8")  # no lone surrogates
+    c = chunks[1]
+    assert c.span.start_char == len(text[:2000].encode("utf-16-le")) // 2
+    assert chunks[-1].span.end_char == len(text.encode("utf-16-le")) // 2
+
+
+def test_blank_documents_give_no_chunks():
+    assert chunk_document(doc("")) == []
+    assert chunk_document(doc(" \n\r\n\t\n")) == []
+    assert chunk_document(doc("\n\n\n", "a.md")) == []
+    chunks = chunk_document(doc("\n\n   \n\nhello\n\n\n"))
+    assert [c.text for c in chunks] == ["hello"]
+    assert chunks[0].span.start_line == 4 and chunks[0].span.end_line == 4
+
+
+def test_ids_stable_and_derived():
+    text = numbered(300)
+    a = chunk_document(doc(text, "docs/a.txt"), chunk_size=500)
+    b = chunk_document(doc(text, "docs/a.txt"), chunk_size=500)
+    assert [c.id for c in a] == [c.id for c in b]
+    assert len({c.id for c in a}) == len(a)
+    for i, c in enumerate(a):
+        assert c.ordinal == i
+        assert c.text_hash == text_hash(c.text)
+        assert c.id == chunk_id("docs/a.txt", i, c.text_hash)
+        assert c.path == "docs/a.txt" and c.folder == "/ws"
+    other = chunk_document(doc(text, "docs/b.txt"), chunk_size=500)
+    assert {c.id for c in other}.isdisjoint({c.id for c in a})
+    assert [c.text_hash for c in other] == [c.text_hash for c in a]
+    edited = chunk_document(doc(text.replace("line 0299", "LINE 0299"), "docs/a.txt"), chunk_size=500)
+    assert edited[0].id == a[0].id and edited[-1].id != a[-1].id
+
+
+def test_invalid_sizes():
+    with pytest.raises(ValueError):
+        chunk_document(doc("x"), chunk_size=0)
+    with pytest.raises(ValueError):
+        chunk_document(doc("x"), overlap=-1)
+
+
+# -- property check on a real corpus --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def rust_book(tmp_path_factory) -> Path:
+    if not RUST_BOOK.is_dir():
+        pytest.skip("rust-book corpus not available")
+    dest = tmp_path_factory.mktemp("rust-book")
+    for p in sorted(RUST_BOOK.iterdir()):
+        if p.is_file():
+            shutil.copyfile(p, dest / p.name)
+            crlf = p.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+            (dest / f"crlf-{p.name}").write_bytes(crlf)
+    return dest
+
+
+@pytest.mark.parametrize("chunk_size,overlap", [(2000, 100), (500, 50)])
+def test_rust_book_chunks_are_exact(rust_book, chunk_size, overlap):
+    files = sorted(p.name for p in rust_book.iterdir())
+    assert len(files) > 200
+    total = 0
+    for name in files:
+        d = load_file(rust_book, name, 2_000_000)
+        assert isinstance(d, Document), d
+        chunks = chunk_document(d, chunk_size, overlap)
+        assert chunks, name
+        total += len(chunks)
+        assert_exact(d.text, chunks)
+        assert_covers(d.text, chunks)
+        assert all(0 < len(c.text) <= chunk_size for c in chunks), name
+        assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+        if d.kind == "markdown" and not name.startswith("crlf-"):
+            positions = [(d.text.find(c.text), c) for c in chunks]
+            for fs, fe in fence_ranges(d.text):
+                if fe - fs <= chunk_size - overlap:
+                    assert any(s <= fs and fe <= s + len(c.text) for s, c in positions), (name, fs)
+    assert total > len(files)
