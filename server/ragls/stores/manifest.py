@@ -59,8 +59,8 @@ class Manifest:
         self.folder = folder
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        with self._tx() as db:
-            db.executescript(_SCHEMA)
+        with self._write_lock:
+            self.db.executescript(_SCHEMA)  # executescript manages its own transaction
 
     @property
     def db(self) -> sqlite3.Connection:

@@ -1,0 +1,373 @@
+"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, commit-msg, graph.
+
+Human output by default; `--json` prints the PROTOCOL.md result object (the same converters as the LSP server).
+Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
+Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from ragls import __version__
+from ragls.errors import InvalidParams, RaglsError
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "openai", "anthropic", "lancedb", "filelock"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:  # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path
+        from loguru import logger
+
+        logger.remove()
+        logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
+    except ImportError:
+        pass
+
+
+class Progress:
+    """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.bars: dict[str, object] = {}
+        self.last_log = 0.0
+        self.embed_done = 0
+
+    def __call__(self, phase: str, done: int, total: int, message: str) -> None:
+        if phase == "embed":  # done = chunks embedded in this batch, total = still pending
+            self.embed_done += done
+            done, total = self.embed_done, self.embed_done + total
+        if self.tty:
+            from tqdm import tqdm
+
+            unit = "chunks" if phase == "embed" else "files"
+            bar = self.bars.get(phase)
+            if bar is None:
+                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=phase, file=sys.stderr, leave=False)
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+        elif time.monotonic() - self.last_log > 2 or done == total:
+            self.last_log = time.monotonic()
+            print(f"ragls: {phase} {done}/{total}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+        self.bars.clear()
+
+
+def _workspace(args, progress=None):
+    from ragls.workspace import RagWorkspace
+
+    folder = Path(args.path).expanduser()
+    if not folder.is_dir():
+        raise InvalidParams(f"not a folder: {folder}")
+    overrides = {}
+    if getattr(args, "index_path", None):
+        overrides = {"index": {"path": args.index_path}}
+    return RagWorkspace([folder], [overrides],
+                        on_progress=progress, on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+def _line(src: dict) -> str:
+    r = src["range"]
+    return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+
+
+def _ensure_indexed(ws, progress: Progress | None) -> list:
+    reports = ws.index()
+    if progress:
+        progress.close()
+    return reports
+
+
+def _print_sync(ws, reports, elapsed_s: float) -> None:
+    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+    for idx, rep in zip(ws.indexes, reports):
+        print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
+              f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
+              f"({elapsed_s:.1f} s)")
+        for s in rep.skipped:
+            print(f"  skipped {s.path}: {s.reason}")
+        if not idx.writer:
+            print("  another ragls process is indexing this folder; showing its index read-only")
+        pending = idx.pending_count()
+        if pending and estimate_embed_seconds(pending) > LONG_EMBED_WARNING_S:
+            print(f"  warning: {pending} chunks still need embeddings (~{estimate_embed_seconds(pending) / 60:.0f} min)")
+
+
+# -- commands ------------------------------------------------------------------------------------------------
+def cmd_serve(args) -> int:
+    from ragls.lsp.server import serve
+
+    serve(args.tcp)
+    return 0
+
+
+def cmd_index(args, rebuild: bool = False) -> int:
+    from ragls.lsp.wire import to_wire_rebuild
+
+    progress = Progress()
+    t0 = time.perf_counter()
+    ws = _workspace(args, progress)
+    try:
+        reports = ws.rebuild() if rebuild else ws.index()
+        progress.close()
+        if args.json:
+            _print_json(to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws))
+        else:
+            _print_sync(ws, reports, time.perf_counter() - t0)
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_query(args) -> int:
+    from ragls.lsp.wire import to_wire_query
+
+    progress = Progress()
+    ws = _workspace(args, progress)
+    try:
+        _ensure_indexed(ws, progress)
+        result = ws.query(args.text, args.top_k)
+        wire = to_wire_query(result, args.explain)
+        if args.json:
+            _print_json(wire)
+            return 0
+        if result.abstained:
+            print("(nothing relevant enough was found; best matches below)")
+        for n, (chunk, hit) in enumerate(zip(wire["chunks"], result.hits), 1):
+            title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
+            extra = ""
+            if args.explain:
+                sims = f" cos={hit.similarity:.3f}" if hit.similarity is not None else ""
+                extra = f"  signals={chunk['signals']}{sims}"
+            print(f"{n}. {_line(chunk['source'])}{title}  (score {chunk['score']:.4f}){extra}")
+            preview = " ".join(chunk["text"].split())[:200]
+            print(f"   {preview}")
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_ask(args) -> int:
+    from ragls.lsp.wire import to_wire_answer
+
+    progress = Progress()
+    ws = _workspace(args, progress)
+    try:
+        _ensure_indexed(ws, progress)
+        streamed = []
+
+        def on_delta(piece: str) -> None:
+            streamed.append(piece)
+            if not args.json:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+
+        answer = ws.ask(args.question or "", top_k=args.top_k, documents=args.file or None, on_delta=on_delta)
+        wire = to_wire_answer(answer)
+        if args.json:
+            _print_json(wire)
+            return 0
+        if not streamed:
+            print(wire["answer"])
+        else:
+            print()
+        if wire["sources"]:
+            print("\nSources:")
+            supported = {c["n"]: c["supported"] for c in wire["citations"]}
+            for src in wire["sources"]:
+                mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
+                title = f"  {src['title']}" if src.get("title") else ""
+                folder = ws.folders[0]
+                print(f"[{src['n']}] {folder / src['path']}:{src['range']['start']['line'] + 1}{title}{mark}")
+        print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_status(args) -> int:
+    from ragls.lsp.wire import to_wire_status
+    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+    ws = _workspace(args)
+    try:
+        wire = to_wire_status(ws.status())
+        if args.json:
+            _print_json(wire)
+            return 0
+        for f, idx in zip(wire["folders"], ws.indexes):
+            print(f"folder:      {idx.folder}")
+            print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
+            print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+            print(f"last index:  {f['lastIndexedAt'] or 'never'}")
+            est = estimate_embed_seconds(f["chunks"])
+            note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
+            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
+            for s in f["skipped"]:
+                print(f"skipped:     {s['path']}: {s['reason']}")
+        print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
+        print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+        for e in wire["errors"]:
+            print(f"error:       {e['message']}")
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    """Checks: model loadable, index path writable, stores readable, generation backend."""
+    ok = True
+    folder = Path(args.path or ".").resolve()
+
+    def report(good: bool, what: str) -> None:
+        nonlocal ok
+        ok &= good
+        print(f"[{'ok' if good else 'FAIL'}] {what}")
+
+    from ragls.config import load_settings
+
+    try:
+        settings, warnings = load_settings(folder)
+        report(True, f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
+        for w in warnings:
+            print(f"       warning: {w}")
+    except RaglsError as exc:
+        report(False, f"settings: {exc}")
+        return 1
+    from ragls.embed import Embedder
+
+    emb = Embedder(settings.embedding, on_status=lambda m: print(f"       {m}"))
+    try:
+        emb.ensure_loaded()
+        report(True, f"embedding model {emb.model_name} ({emb.source}, {emb.dim}-d)")
+    except RaglsError as exc:
+        report(False, str(exc))
+        return 1
+    from ragls.indexer import FolderIndex, default_index_dir
+
+    index_dir = Path(settings.index.path or default_index_dir(folder))
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        probe = index_dir / ".write-probe"
+        probe.write_text("ok")
+        probe.unlink()
+        report(True, f"index path writable: {index_dir}")
+    except OSError as exc:
+        report(False, f"index path {index_dir} not writable: {exc}")
+    try:
+        idx = FolderIndex(folder, settings, emb, index_dir=index_dir)
+        files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
+        report(True, f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
+                     f"{idx.vectors.count()} vectors")
+        from ragls.sources.walk import walk
+        from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+        listed = walk(folder, settings.sources, index_dir)
+        approx_chunks = max(chunks, int(sum((folder / p).stat().st_size for p in listed) / settings.chunking.chunk_size))
+        est = estimate_embed_seconds(approx_chunks)
+        warn = est > LONG_EMBED_WARNING_S
+        print(f"[{'warn' if warn else 'ok'}] {len(listed)} files to index, ~{approx_chunks} chunks, "
+              f"~{est / 60:.1f} min to embed on 2 cores" + (" — consider narrowing sources.include" if warn else ""))
+        idx.close()
+    except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+        report(False, f"stores: {exc}")
+    backend = settings.generation.resolved_backend()
+    print(f"[ok] generation backend: {backend}" + (" (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY "
+                                                   "or [generation] in ragls.toml for an LLM)" if backend == "none" else ""))
+    return 0 if ok else 1
+
+
+def cmd_commit_msg(args) -> int:
+    from ragls.answer.llm import make_chat_model
+    from ragls.commit import generate_commit_message
+    from ragls.config import load_settings
+
+    folder = Path(args.path or ".").resolve()
+    settings, _ = load_settings(folder)
+    result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
+                                     chat=make_chat_model(settings.generation))
+    if args.json:
+        from ragls.lsp.wire import to_wire_commit
+
+        _print_json(to_wire_commit(result))
+    else:
+        print(result.message)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
+    p.add_argument("--version", action="version", version=f"ragls {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    s = sub.add_parser("serve", help="run the language server on stdio")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
+
+    def with_path(sp, optional=False):
+        sp.add_argument("path", nargs="?" if optional else None, default="." if optional else None,
+                        help="workspace folder")
+        sp.add_argument("--json", action="store_true", help="print the protocol result object")
+        sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
+        return sp
+
+    with_path(sub.add_parser("index", help="index (incrementally) a folder"))
+    with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
+    with_path(sub.add_parser("status", help="show a folder's index status"))
+    q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
+    q.add_argument("text")
+    q.add_argument("--top-k", type=int)
+    q.add_argument("--explain", action="store_true", help="show each signal's rank")
+    a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
+    a.add_argument("question", nargs="?", default="")
+    a.add_argument("--top-k", type=int)
+    a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`); repeatable")
+    d = sub.add_parser("doctor", help="check model, index path and stores")
+    d.add_argument("path", nargs="?", default=".")
+    c = sub.add_parser("commit-msg", help="commit message for the staged diff")
+    c.add_argument("path", nargs="?", default=".")
+    c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
+    c.add_argument("--style", choices=["conventional", "plain"])
+    c.add_argument("--json", action="store_true")
+    return p
+
+
+COMMANDS = {
+    "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
+    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _setup_logging(args.verbose)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        return COMMANDS[args.cmd](args)
+    except InvalidParams as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return 2
+    except RaglsError as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,116 @@
+"""One async function per `rag/*` method (and `ragls.*` command): parse params, run the workspace operation off the
+event loop, convert the result to the wire. RaglsErrors become JSON-RPC errors (see lsp/errors.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from ragls.errors import RaglsError
+from ragls.lsp.errors import to_jsonrpc
+from ragls.lsp.wire import (
+    AskParams,
+    CommitParams,
+    QueryParams,
+    RebuildParams,
+    parse,
+    to_wire_answer,
+    to_wire_commit,
+    to_wire_query,
+    to_wire_rebuild,
+    to_wire_status,
+)
+
+if TYPE_CHECKING:
+    from ragls.lsp.server import RaglsServer
+
+
+def rpc_errors(fn):
+    """Raise RaglsErrors as their JSON-RPC counterparts; other exceptions become -32603 (pygls)."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await fn(*args, **kwargs)
+        except RaglsError as exc:
+            raise to_jsonrpc(exc) from None
+
+    return wrapper
+
+
+@rpc_errors
+async def rag_query(ls: RaglsServer, params: Any) -> dict:
+    p = parse(QueryParams, params)
+    ws = await ls.get_workspace()
+    result = await asyncio.to_thread(ws.query, p.query, p.top_k, p.rag)
+    return to_wire_query(result, p.explain)
+
+
+@rpc_errors
+async def rag_ask(ls: RaglsServer, params: Any) -> dict:
+    p = parse(AskParams, params)
+    ws = await ls.get_workspace()
+    cancel = threading.Event()
+    on_delta = None
+    if p.partial_result_token is not None:
+        token = p.partial_result_token
+
+        def on_delta(piece: str) -> None:
+            ls.progress_sender.partial(token, {"delta": piece})
+
+    if p.work_done_token is not None:
+        ls.progress_sender.partial(p.work_done_token, {"kind": "begin", "title": "ragls: asking"})
+    history = [m.model_dump() for m in p.history] if p.history else None
+    try:
+        answer = await asyncio.to_thread(ws.ask, p.question, top_k=p.top_k, rag=p.rag, documents=p.documents,
+                                         history=history, on_delta=on_delta, cancel=cancel)
+    except asyncio.CancelledError:
+        cancel.set()  # stops the generation thread at its next delta
+        raise
+    finally:
+        if p.work_done_token is not None:
+            ls.progress_sender.partial(p.work_done_token, {"kind": "end"})
+    return to_wire_answer(answer)
+
+
+@rpc_errors
+async def rag_rebuild(ls: RaglsServer, params: Any) -> dict:
+    p = parse(RebuildParams, params)
+    ws = await ls.get_workspace()
+    folder = ws.folder_index(p.workspace_folder) if p.workspace_folder else None
+    t0 = time.perf_counter()
+    if p.work_done_token is not None:
+        ls.progress_sender.partial(p.work_done_token, {"kind": "begin", "title": "ragls: rebuilding"})
+    try:
+        reports = await asyncio.wrap_future(ls.worker.submit(lambda: ws.rebuild(folder)))
+    finally:
+        if p.work_done_token is not None:
+            ls.progress_sender.partial(p.work_done_token, {"kind": "end"})
+    return to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws)
+
+
+@rpc_errors
+async def rag_status(ls: RaglsServer, params: Any) -> dict:
+    ws = await ls.get_workspace()
+    return to_wire_status(await asyncio.to_thread(ws.status))
+
+
+@rpc_errors
+async def rag_commit_message(ls: RaglsServer, params: Any) -> dict:
+    p = parse(CommitParams, params)
+    ws = await ls.get_workspace()
+    result = await asyncio.to_thread(ws.commit_message, p.repository, p.staged, p.style)
+    return to_wire_commit(result)
+
+
+# method -> handler; the same handlers serve the `ragls.*` workspace/executeCommand commands.
+METHODS = {
+    "rag/query": ("ragls.query", rag_query),
+    "rag/ask": ("ragls.ask", rag_ask),
+    "rag/rebuild": ("ragls.rebuild", rag_rebuild),
+    "rag/status": ("ragls.status", rag_status),
+    "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
+}

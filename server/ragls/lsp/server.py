@@ -1,0 +1,207 @@
+"""`RaglsServer`: lifecycle, workspace folders, configuration changes, file events; registers the handlers.
+
+After `initialized` the workspace is opened off the event loop (embedding model, each folder's index with its
+start-up reconciliation), then the indexer thread scans every folder and the watcher starts. Requests that arrive
+meanwhile wait for the open to finish; queries during indexing answer from what is indexed so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from ragls import __version__
+from ragls.config import normalize
+from ragls.errors import RaglsError, RequestFailed
+from ragls.lsp.handlers import METHODS
+from ragls.lsp.progress import ThreadSafeProgress
+from ragls.lsp.wire import to_plain
+from ragls.uris import uri_to_path
+from ragls.watch import FileWatcher, IndexWorker
+from ragls.workspace import RagWorkspace
+
+log = logging.getLogger(__name__)
+
+
+class RaglsProtocol(LanguageServerProtocol):
+    """Pins the position encoding to UTF-16: PROTOCOL.md ranges are UTF-16, whatever else the client offers."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            general.position_encodings = [types.PositionEncodingKind.Utf16]
+        return (yield from super().lsp_initialize(params))
+
+
+class RaglsServer(LanguageServer):
+    """The ragls language server. `ws` is the open RagWorkspace (None until opened)."""
+
+    def __init__(self):
+        super().__init__("ragls", __version__, protocol_cls=RaglsProtocol)
+        self.init_options: dict[str, Any] = {}
+        self.config_layer: dict[str, Any] = {}
+        self.ws: RagWorkspace | None = None
+        self.worker: IndexWorker | None = None
+        self.watcher: FileWatcher | None = None
+        self.progress_sender: ThreadSafeProgress | None = None
+        self._opening: asyncio.Future | None = None
+
+    # -- workspace lifecycle -------------------------------------------------------------------------------
+    def folders(self) -> list[Path]:
+        """Workspace folders from the client (multi-root), else the root URI, else the current directory."""
+        ws = self.workspace
+        folders = [Path(uri_to_path(f.uri)) for f in ws.folders.values()]
+        if not folders and ws.root_path:
+            folders = [Path(ws.root_path)]
+        return folders or [Path(os.getcwd())]
+
+    def _open(self, folders: list[Path]) -> RagWorkspace:
+        ws = RagWorkspace(folders, [self.init_options, self.config_layer],
+                          on_status=lambda msg: self._log(msg, types.MessageType.Info))
+        for warning in ws.warnings:
+            self._log(f"ragls: {warning}", types.MessageType.Warning)
+        worker = IndexWorker(ws, on_busy=self.progress_sender.indexing)
+        worker.start()
+        worker.request_sync()
+        watcher = None
+        if ws.settings.watch.enabled:
+            watcher = FileWatcher(worker, ws.folders)
+            watcher.start()
+        self.ws, self.worker, self.watcher = ws, worker, watcher
+        return ws
+
+    def _close(self) -> None:
+        if self.watcher:
+            self.watcher.stop()
+        if self.worker:
+            self.worker.stop()
+        if self.ws:
+            self.ws.close()
+        self.ws = self.worker = self.watcher = None
+
+    def _log(self, message: str, kind: types.MessageType) -> None:
+        log.info("%s", message)
+        if self.progress_sender is not None:
+            self.progress_sender.loop.call_soon_threadsafe(
+                self.window_log_message, types.LogMessageParams(type=kind, message=message))
+
+    def start_open(self) -> None:
+        """(Re)open the workspace in a thread; the previous one is closed first."""
+        folders = self.folders()
+        previous = self._opening
+
+        async def reopen() -> RagWorkspace:
+            if previous is not None:
+                try:
+                    await previous
+                except Exception:  # noqa: BLE001 - the old open failed; nothing to close
+                    pass
+                await asyncio.to_thread(self._close)
+            return await asyncio.to_thread(self._open, folders)
+
+        self._opening = asyncio.ensure_future(reopen())
+        self._opening.add_done_callback(self._report_open_failure)
+
+    def _report_open_failure(self, fut: asyncio.Future) -> None:
+        if fut.cancelled() or fut.exception() is None:
+            return
+        exc = fut.exception()
+        log.error("cannot open the workspace: %s", exc)
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
+
+    async def get_workspace(self) -> RagWorkspace:
+        """The open workspace, waiting for it to open. Raises RequestFailed when it could not be opened."""
+        if self._opening is None:
+            raise RequestFailed("the server is not initialized yet")
+        try:
+            return await asyncio.shield(self._opening)
+        except RaglsError as exc:
+            raise RequestFailed(f"workspace could not be opened: {exc}") from None
+
+
+server = RaglsServer()
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
+    ls.init_options = to_plain(params.initialization_options) or {}
+    if not isinstance(ls.init_options, dict):
+        ls.init_options = {}
+
+
+@server.feature(types.INITIALIZED)
+async def on_initialized(ls: RaglsServer, params: types.InitializedParams) -> None:
+    ls.progress_sender = ThreadSafeProgress(ls, asyncio.get_running_loop())
+    ls.start_open()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeConfigurationParams) -> None:
+    settings = to_plain(params.settings)
+    if not isinstance(settings, dict):
+        return
+    if isinstance(settings.get("ragls"), dict):
+        settings = settings["ragls"]
+    if normalize(settings)[0] == normalize(ls.config_layer)[0]:
+        return  # nothing that concerns ragls changed
+    ls.config_layer = settings
+    if ls._opening is not None:
+        ls.start_open()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def on_did_change_folders(ls: RaglsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    if ls._opening is not None:
+        ls.start_open()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def on_did_save(ls: RaglsServer, params: types.DidSaveTextDocumentParams) -> None:
+    if ls.worker is not None and params.text_document.uri.startswith("file:"):
+        ls.worker.notify([uri_to_path(params.text_document.uri)])
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def on_did_change_watched(ls: RaglsServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if ls.worker is not None:
+        ls.worker.notify(uri_to_path(c.uri) for c in params.changes if c.uri.startswith("file:"))
+
+
+@server.feature(types.SHUTDOWN)
+def on_shutdown(ls: RaglsServer, params: Any) -> None:
+    ls._close()
+
+
+def _command(handler):
+    """workspace/executeCommand form of a handler: one argument, the params object."""
+
+    async def run_command(ls: RaglsServer, *args):
+        return await handler(ls, args[0] if args else {})
+
+    return run_command
+
+
+def _register() -> None:
+    for method, (command, handler) in METHODS.items():
+        server.feature(method)(handler)
+        server.command(command)(_command(handler))
+
+
+_register()
+
+
+def serve(tcp: str | None = None) -> None:
+    """Run the server on stdio, or on TCP "HOST:PORT" for debugging."""
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

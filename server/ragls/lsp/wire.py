@@ -1,0 +1,150 @@
+"""The wire shapes of PROTOCOL.md: pydantic models of request params (camelCase aliases) and `to_wire_*`
+converters from IR objects to JSON-ready dicts. The only module (with the clients) where camelCase appears.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragls.errors import InvalidParams
+from ragls.ir import Answer, Chunk, Hit, LineSpan
+from ragls.uris import path_to_uri
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class QueryParams(_Params):
+    query: str
+    top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
+    rag: str | None = None
+    explain: bool = False
+
+
+class Message(_Params):
+    role: str
+    content: str
+
+
+class AskParams(_Params):
+    question: str = ""
+    top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
+    rag: str | None = None
+    documents: list[str] | None = None
+    history: list[Message] | None = None
+    partial_result_token: int | str | None = Field(None, alias="partialResultToken")
+    work_done_token: int | str | None = Field(None, alias="workDoneToken")
+
+
+class RebuildParams(_Params):
+    workspace_folder: str | None = Field(None, alias="workspaceFolder")
+    work_done_token: int | str | None = Field(None, alias="workDoneToken")
+
+
+class CommitParams(_Params):
+    repository: str | None = None
+    staged: bool = True
+    style: Literal["conventional", "plain"] | None = None
+
+
+def to_plain(obj: Any) -> Any:
+    """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts."""
+    if obj is None:
+        return {}
+    if hasattr(obj, "_asdict"):
+        return {k: to_plain(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, dict):
+        return {k: to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    return obj
+
+
+def parse(model: type[BaseModel], params: Any) -> Any:
+    """Validate params against `model`. Raises InvalidParams naming the field, e.g. "topK: ..."."""
+    data = to_plain(params)
+    if isinstance(data, list) and len(data) == 1:  # workspace/executeCommand arguments: [params]
+        data = data[0]
+    if not isinstance(data, dict):
+        raise InvalidParams("params must be an object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "params"
+        raise InvalidParams(f"{field}: {err['msg']}") from None
+
+
+# -- converters --------------------------------------------------------------------------------------------
+def to_wire_range(span: LineSpan) -> dict:
+    return {"start": {"line": span.start_line, "character": span.start_char},
+            "end": {"line": span.end_line, "character": span.end_char}}
+
+
+def to_wire_source(chunk: Chunk) -> dict:
+    src = {"uri": path_to_uri(Path(chunk.folder) / chunk.path) if chunk.folder else chunk.path,
+           "path": chunk.path, "range": to_wire_range(chunk.span)}
+    if chunk.title:
+        src["title"] = chunk.title
+    return src
+
+
+def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
+    out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
+           "source": to_wire_source(hit.chunk)}
+    if explain:
+        signals = {k: (int(v) if k != "rerank" else v) for k, v in hit.signals.items()}
+        out["signals"] = signals
+    return out
+
+
+def to_wire_query(result, explain: bool = False) -> dict:
+    return {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
+            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
+
+
+def to_wire_answer(answer: Answer) -> dict:
+    return {
+        "answer": answer.text,
+        "sources": [{"n": n, **to_wire_source(hit.chunk)} for n, hit in answer.sources],
+        "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
+        "model": answer.model,
+        "abstained": answer.abstained,
+        "elapsedMs": round(answer.elapsed_ms, 1),
+    }
+
+
+def to_wire_rebuild(reports, folders: list[Path], elapsed_ms: float, ws) -> dict:
+    files = sum(idx.manifest.file_count() for idx in ws.indexes)
+    chunks = sum(idx.manifest.chunk_count() for idx in ws.indexes)
+    skipped = [{"path": s.path, "reason": s.reason} for r in reports for s in r.skipped]
+    return {"files": files, "chunks": chunks, "skipped": skipped, "elapsedMs": round(elapsed_ms, 1)}
+
+
+def to_wire_status(status) -> dict:
+    from datetime import datetime, timezone
+
+    def iso(ts):
+        return datetime.fromtimestamp(ts, timezone.utc).isoformat() if ts else None
+
+    return {
+        "folders": [{
+            "uri": path_to_uri(f.folder), "files": f.files, "chunks": f.chunks, "pending": f.pending,
+            "pendingVectors": f.pending_vectors, "lastIndexedAt": iso(f.last_indexed_at),
+            "indexPath": str(f.index_path), "writer": f.writer,
+            "skipped": [{"path": p, "reason": r} for p, r in f.skipped],
+        } for f in status.folders],
+        "embeddingModel": status.embedding_model,
+        "store": status.store,
+        "fingerprint": status.fingerprint,
+        "generation": status.generation,
+        "errors": status.errors,
+    }
+
+
+def to_wire_commit(result) -> dict:
+    return {"message": result.message, "truncated": result.truncated, "files": list(result.files)}
