@@ -158,7 +158,8 @@ class LLMServer:
         return self.url
 
     def start(self) -> LLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="llm-server", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="llm-server",
+                                        daemon=True)
         self._thread.start()
         return self
 
