@@ -230,10 +230,12 @@ def clean_reply(reply: str, style: str) -> str:
     lines = text.splitlines()
     while lines and not lines[0].strip():
         lines.pop(0)
-    if len(lines) > 1 and lines[0].rstrip().endswith(":") and lines[1].strip():
-        lines.pop(0)  # "Here is the commit message:"
     if not lines:
         return ""
+    if lines[0].rstrip().endswith(":") and any(ln.strip() for ln in lines[1:]):
+        lines.pop(0)  # "Here is the commit message:"
+        while lines and not lines[0].strip():
+            lines.pop(0)
     subject = _strip_quotes(lines[0].strip().lstrip("#").strip().strip("*").strip())
     subject = re.sub(r"^(?:subject|title)\s*:\s*", "", subject, flags=re.IGNORECASE)
     if style == "conventional":

@@ -1,0 +1,140 @@
+"""Pure parts of the commit-message feature: diff parsing of odd patches, the budgeted digest, reply cleanup,
+wrapping, and the path rules of the deterministic message."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.commit import (
+    clean_reply,
+    guess_scope,
+    guess_type,
+    path_category,
+    shorten_subject,
+    wrap_body,
+)
+from ragls.gitdiff import FileDiff, describe, parse_diff, render_diff
+
+COMBINED = (b"diff --cc f.txt\nindex f2ad6c7,6178079..0000000\n--- a/f.txt\n+++ b/f.txt\n"
+            b"@@@ -1,1 -1,1 +1,5 @@@\n++<<<<<<< HEAD\n +c\n++=======\n+ b\n++>>>>>>> other\n")
+
+
+def test_combined_diff_of_a_conflict_counts_both_parents():
+    [f] = parse_diff(COMBINED)
+    assert (f.path, f.status, f.added, f.removed, f.kind) == ("f.txt", "modified", 5, 0, "text")
+    assert f.hunks[0].startswith("@@@ -1,1 -1,1 +1,5 @@@\n++<<<<<<< HEAD")
+
+
+def test_quoted_and_spaced_names():
+    raw = (b'diff --git "a/tab\\there.txt" "b/tab\\there.txt"\nnew file mode 100644\nindex 0000000..e69de29\n'
+           b'--- /dev/null\n+++ "b/tab\\there.txt"\n@@ -0,0 +1 @@\n+x\n'
+           b"diff --git a/my file.txt b/my file.txt\nindex 1..2 100644\n--- a/my file.txt\t\n+++ b/my file.txt\t\n"
+           b"@@ -1 +1 @@\n-a\n+b\n"
+           b'diff --git "a/q\\"uote\\303\\251" "b/q\\"uote\\303\\251"\ndeleted file mode 100644\nindex 1..0\n'
+           b'Binary files "a/q\\"uote\\303\\251" and /dev/null differ\n')
+    files = parse_diff(raw)
+    assert [(f.path, f.status, f.kind, f.added, f.removed) for f in files] == [
+        ("tab\there.txt", "added", "text", 1, 0),
+        ("my file.txt", "modified", "text", 1, 1),
+        ('q"uoteé', "deleted", "binary", 0, 0),
+    ]
+    assert describe(files[2]) == 'Binary file deleted: q"uoteé'
+
+
+def test_mode_change_and_generated_files():
+    raw = (b"diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+           b"diff --git a/web/dist/app.min.js b/web/dist/app.min.js\nindex 1..2 100644\n--- a/web/dist/app.min.js\n"
+           b"+++ b/web/dist/app.min.js\n@@ -1 +1 @@\n-var a=1\n+var a=2\n")
+    run, js = parse_diff(raw)
+    assert describe(run) == "mode changed: run.sh (100644 → 100755)"
+    assert describe(js) == "generated file updated: web/dist/app.min.js (+1 -1)"
+    assert js.hunks == ()  # generated content never reaches the model
+
+
+def test_garbage_input_never_raises():
+    assert parse_diff(b"") == []
+    assert parse_diff(b"\xff\xfe not a diff\n") == []
+    [f] = parse_diff(b"diff --git a/x\n@@ -1 +1 @@\n-\xe9\n+\xff\n")
+    assert (f.added, f.removed) == (1, 1)
+
+
+def test_file_list_alone_over_budget_is_cut_with_a_count():
+    files = [FileDiff(path=f"pkg/very/long/directory/name/module_{i:04d}.py", status="added", added=i)
+             for i in range(200)]
+    text, cut = render_diff(files, 1000)
+    assert cut and len(text) <= 1000
+    lines = text.splitlines()
+    assert lines[0] == "Files changed (200):"
+    shown = sum(1 for ln in lines if ln.startswith("- added: "))
+    assert 0 < shown < 200
+    assert f"- … and {200 - shown} more files" in lines
+    assert lines[-1].startswith("[diff truncated to 1000 characters")
+
+
+def test_one_huge_line_is_cut_not_sent():
+    f = FileDiff(path="data.py", status="added", added=1, hunks=("@@ -0,0 +1 @@\n+" + "x" * 50_000,))
+    text, cut = render_diff([f], 2000)
+    assert cut and len(text) <= 2000 and "xxxx" not in text
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ('"fix: quoted subject"', "fix: quoted subject"),
+    ("```\nfeat(api): fenced\n\nbody\n```", "feat(api): fenced\n\nbody"),
+    ("Commit message:\n\n**Fix: bold heading.**\n\nBody.", "Fix: bold heading\n\nBody."),
+    ("Subject: feat: Add the thing", "feat: add the thing"),
+    ("feat: Add API docs", "feat: add API docs"),
+    ("```text\nfix: unterminated fence", "fix: unterminated fence"),
+    ("  \n\n", ""),
+])
+def test_clean_reply(reply, expected):
+    assert clean_reply(reply, "conventional") == expected
+
+
+def test_clean_reply_keeps_plain_capitals():
+    assert clean_reply("Add retries to the HTTP client.", "plain") == "Add retries to the HTTP client"
+
+
+def test_shorten_subject():
+    s = "feat(core): " + "word " * 30
+    out = shorten_subject(s)
+    assert len(out) <= 72 and out.endswith("word") and out.startswith("feat(core): word")
+    assert shorten_subject("x" * 100) == "x" * 72
+    assert shorten_subject("fix: two\nlines.") == "fix: two lines"
+
+
+def test_wrap_body_keeps_structure():
+    text = ("A long paragraph " * 8 + "\n\n\n- item one " + "more " * 15 + "\n    code line that is kept exactly as "
+            "it is even though it is long\nSigned-off-by: Someone With A Long Name <someone@example.com>")
+    out = wrap_body(text).split("\n")
+    assert all(len(ln) <= 72 for ln in out if not ln.startswith(("    ", "Signed")))
+    assert out.count("") == 1  # blank runs collapse
+    assert out[-1] == "Signed-off-by: Someone With A Long Name <someone@example.com>"
+    bullet = [ln for ln in out if ln.startswith("- item one")]
+    assert bullet and out[out.index(bullet[0]) + 1].startswith("  more")
+
+
+@pytest.mark.parametrize(("path", "category"), [
+    (".github/workflows/ci.yml", "ci"), ("Jenkinsfile", "ci"), ("pyproject.toml", "build"),
+    ("requirements-dev.txt", "build"), ("web/yarn.lock", "build"), ("tests/unit/test_x.py", "test"),
+    ("src/foo_test.go", "test"), ("web/src/app.spec.ts", "test"), ("docs/api/index.html", "docs"),
+    ("CHANGELOG", "docs"), ("notes.md", "docs"), ("src/main.rs", "code"),
+])
+def test_path_category(path, category):
+    assert path_category(path) == category
+
+
+def test_type_and_scope_rules():
+    def f(path, status="modified", **kw):
+        return FileDiff(path=path, status=status, added=kw.get("added", 1), removed=kw.get("removed", 1),
+                        old_path=kw.get("old_path"))
+
+    assert guess_type([f("a.py", "deleted"), f("docs/x.md", "deleted")]) == "chore"
+    assert guess_type([f("b.py", "renamed", old_path="a.py", added=0, removed=0)]) == "refactor"
+    assert guess_type([f("docs/a.md"), f("tests/test_a.py")]) == "chore"
+    assert guess_type([f("pyproject.toml"), f(".github/workflows/ci.yml")]) == "build"
+    assert guess_type([f("src/a.py"), f("src/b.py", "added")]) == "feat"
+    assert guess_type([f("src/a.py"), f("tests/test_a.py", "added")]) == "fix"
+    assert guess_scope([f("src/ragls/a.py"), f("src/ragls/sub/b.py")]) == "ragls"
+    assert guess_scope([f("src/ragls/a.py"), f("src/other/b.py")]) == "src"
+    assert guess_scope([f("server/a.py"), f("b.py")]) is None
+    assert guess_scope([f("docs/a.md")], "docs") is None
+    assert guess_scope([f("client/b.py", "renamed", old_path="server/b.py")]) is None
