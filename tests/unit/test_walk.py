@@ -1,0 +1,198 @@
+"""sources.walk: include globs with braces, .gitignore (nested, negation), junk dirs, secrets, temp files,
+index dir, symlinks, unreadable directories."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from ragls.config import SourcesSettings
+from ragls.sources import walk as walk_mod
+from ragls.sources.walk import FileFilter, expand_braces, walk
+
+ALL = ["**/*"]
+
+
+def make(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def settings(**kw) -> SourcesSettings:
+    return SourcesSettings(**kw)
+
+
+def test_expand_braces():
+    assert expand_braces("**/*.{md,txt}") == ["**/*.md", "**/*.txt"]
+    assert expand_braces("{a,{b,c}d}.md") == ["a.md", "bd.md", "cd.md"]
+    assert expand_braces("{docs,guide}/*.{md,rst}") == ["docs/*.md", "docs/*.rst", "guide/*.md", "guide/*.rst"]
+    assert expand_braces("x{a}y") == ["x{a}y"]
+    assert expand_braces("{a,b") == ["{a,b"]
+    assert expand_braces(r"\{a,b}") == [r"\{a,b}"]
+    with pytest.raises(ValueError):
+        expand_braces("{a,b,c,d}" * 6)
+
+
+def test_default_include_and_braces(tmp_path):
+    make(tmp_path, {
+        "README.md": "r", "docs/guide.markdown": "g", "docs/a.mdx": "a", "docs/deep/x.rst": "x", "notes.txt": "n",
+        "b.adoc": "b", "c.org": "c", "main.py": "p", "data.json": "{}", "Makefile": "all:",
+    })
+    assert walk(tmp_path, settings()) == [
+        "README.md", "b.adoc", "c.org", "docs/a.mdx", "docs/deep/x.rst", "docs/guide.markdown", "notes.txt",
+    ]
+    nested = settings(include=["docs/**/*.{md{,x},{rst,txt}}", "*.py"])
+    assert walk(tmp_path, nested) == ["docs/a.mdx", "docs/deep/x.rst", "main.py"]
+
+
+def test_exclude_setting(tmp_path):
+    make(tmp_path, {"a.md": "", "drafts/b.md": "", "c.old.md": "", "d.bak.md": "", "sub/e.md": ""})
+    s = settings(exclude=["drafts/", "*.{old,bak}.md"])
+    assert walk(tmp_path, s) == ["a.md", "sub/e.md"]
+    f = FileFilter(tmp_path, s)
+    assert f.reason("drafts/b.md") == "excluded by sources.exclude"
+    assert f.reason("c.old.md") == "excluded by sources.exclude"
+
+
+def test_nested_gitignore_with_negation(tmp_path):
+    files = {
+        ".gitignore": "*.log\n*.draft.md\n# comment\nout/\n/rootonly.md\n",
+        "a.md": "", "b.log": "", "rootonly.md": "", "x.draft.md": "", "out/o.md": "",
+        "sub/.gitignore": "*.txt\n!keep.txt\n!important.draft.md\n/only-here.md\n",
+        "sub/t.txt": "", "sub/keep.txt": "", "sub/important.draft.md": "", "sub/other.draft.md": "",
+        "sub/rootonly.md": "", "sub/only-here.md": "", "sub/deeper/only-here.md": "", "sub/deeper/u.txt": "",
+        "sub/deeper/v.log": "",
+        "other/t.txt": "",
+    }
+    make(tmp_path, files)
+    found = walk(tmp_path, settings(include=ALL))
+    assert found == [
+        ".gitignore", "a.md", "other/t.txt", "sub/.gitignore", "sub/deeper/only-here.md", "sub/important.draft.md",
+        "sub/keep.txt", "sub/rootonly.md",
+    ]
+    f = FileFilter(tmp_path, settings(include=ALL))
+    assert f.reason("b.log") == "ignored by .gitignore"
+    assert f.reason("sub/t.txt") == "ignored by sub/.gitignore"
+    assert f.reason("sub/deeper/v.log") == "ignored by .gitignore"
+    assert f.reason("out/o.md") == "ignored by .gitignore"
+    assert f.included("sub/keep.txt") and f.included("sub/important.draft.md")
+    # Without gitignore support everything is back.
+    assert walk(tmp_path, settings(include=ALL, respect_gitignore=False)) == sorted(files)
+
+
+def test_files_in_ignored_directory_cannot_be_reincluded(tmp_path):
+    make(tmp_path, {".gitignore": "logs/\n!logs/keep.md\n", "logs/keep.md": "", "logs/x.md": "", "y.md": ""})
+    assert walk(tmp_path, settings()) == ["y.md"]
+    assert FileFilter(tmp_path, settings()).reason("logs/keep.md") == "ignored by .gitignore"
+
+
+def test_invalidate_reloads_gitignore(tmp_path):
+    make(tmp_path, {"a.md": "", "b.md": "", "d/c.md": ""})
+    f = FileFilter(tmp_path, settings())
+    assert f.included("b.md") and f.included("d/c.md")
+    (tmp_path / ".gitignore").write_text("b.md\nd/\n")
+    assert f.included("b.md")  # cached
+    f.invalidate()
+    assert not f.included("b.md") and not f.included("d/c.md")
+    assert walk_mod.walk_with(f) == ["a.md"]
+
+
+def test_junk_dirs_pruned_at_any_depth(tmp_path, monkeypatch):
+    make(tmp_path, {
+        "a.md": "", "node_modules/pkg/README.md": "", "web/node_modules/x/README.md": "", ".git/info.md": "",
+        "target/doc.md": "", "sub/.venv/lib/site.md": "", "sub/__pycache__/x.md": "", "sub/ok.md": "",
+        "node_modules.md": "",
+    })
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def recording_scandir(path):
+        listed.append(Path(path).relative_to(tmp_path).as_posix())
+        return real_scandir(path)
+
+    monkeypatch.setattr(walk_mod.os, "scandir", recording_scandir)
+    assert walk(tmp_path, settings()) == ["a.md", "node_modules.md", "sub/ok.md"]
+    assert sorted(listed) == [".", "sub", "web"]  # never descended into junk
+    f = FileFilter(tmp_path, settings())
+    assert f.reason("web/node_modules/x/README.md") == "junk directory node_modules"
+    assert f.reason("sub/.venv/lib/site.md") == "junk directory .venv"
+
+
+def test_secrets_excluded_by_default(tmp_path):
+    make(tmp_path, {
+        ".env": "K=1", ".env.local": "K=2", "conf/server.pem": "", "conf/server.key": "", "id_rsa": "",
+        "id_rsa.pub": "", "conf/app.toml": "", "environment.md": "",
+    })
+    assert walk(tmp_path, settings(include=ALL)) == ["conf/app.toml", "environment.md"]
+    assert FileFilter(tmp_path, settings(include=ALL)).reason("conf/.env.prod") == "secret (sources.exclude_secrets)"
+    assert len(walk(tmp_path, settings(include=ALL, exclude_secrets=False))) == 8
+
+
+def test_editor_temp_files_always_excluded(tmp_path):
+    make(tmp_path, {
+        "notes.md": "", "notes.md~": "", ".notes.md.swp": "", ".notes.md.swx": "", "4913": "", "sub/4913": "",
+        "x.tmp": "", ".#notes.md": "",
+    })
+    assert walk(tmp_path, settings(include=ALL, respect_gitignore=False, exclude_secrets=False)) == ["notes.md"]
+    assert FileFilter(tmp_path, settings(include=ALL)).reason("sub/.a.md.swp") == "editor temp file"
+
+
+def test_index_dir_inside_folder_is_skipped(tmp_path):
+    make(tmp_path, {"a.md": "", "idx/meta.md": "", "cache/ragls/index.md": "", "cache/other.md": ""})
+    assert walk(tmp_path, settings(), index_dir=tmp_path / "idx") == ["a.md", "cache/other.md",
+                                                                        "cache/ragls/index.md"]
+    assert walk(tmp_path, settings(), index_dir=tmp_path / "cache" / "ragls") == ["a.md", "cache/other.md",
+                                                                                   "idx/meta.md"]
+    f = FileFilter(tmp_path, settings(), index_dir=tmp_path / "cache" / "ragls")
+    assert f.reason("cache/ragls/index.md") == "index directory"
+    # An index dir outside the folder excludes nothing.
+    assert len(walk(tmp_path / "cache", settings(), index_dir=tmp_path / "idx")) == 2
+
+
+def test_symlinks_loop_file_and_dangling(tmp_path):
+    outside = tmp_path / "outside"
+    ws = tmp_path / "ws"
+    make(outside, {"ext.md": "external"})
+    make(ws, {"real.md": "r", "sub/s.md": "s"})
+    (ws / "loop").symlink_to(ws, target_is_directory=True)
+    (ws / "sub" / "up").symlink_to(ws / "sub", target_is_directory=True)
+    (ws / "link.md").symlink_to(ws / "real.md")
+    (ws / "ext.md").symlink_to(outside / "ext.md")
+    (ws / "dangling.md").symlink_to(ws / "missing.md")
+    (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
+    assert walk(ws, settings()) == ["ext.md", "link.md", "real.md", "sub/s.md"]
+
+
+def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):
+    make(tmp_path, {"a.md": "", "locked/b.md": "", "open/c.md": ""})
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(walk_mod.os, "scandir", scandir)
+    assert walk(tmp_path, settings()) == ["a.md", "open/c.md"]
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any directory")
+def test_unreadable_directory_really_chmod(tmp_path):
+    make(tmp_path, {"a.md": "", "locked/b.md": ""})
+    (tmp_path / "locked").chmod(0)
+    try:
+        assert walk(tmp_path, settings()) == ["a.md"]
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+
+
+def test_reason_normalizes_paths(tmp_path):
+    f = FileFilter(tmp_path, settings())
+    assert f.included("./docs/a.md") and f.included("docs\\a.md")
+    assert f.reason("docs/a.py") == "not matched by sources.include"
+    assert f.reason("") == "not a file path"
+    assert not f.dir_included("a/node_modules/b")
+    assert f.dir_included("a/b")
