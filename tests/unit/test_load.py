@@ -1,0 +1,118 @@
+"""sources.load: decoding (UTF-8, BOM, cp1252/latin-1, UTF-16), skips (binary, too large, vanished, unreadable)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import pytest
+from ragls.chunking import chunk_document
+from ragls.errors import Skipped
+from ragls.ir import Document
+from ragls.sources.load import decode_bytes, kind_for, load_file, load_text
+
+
+def test_utf8_document_fields(tmp_path):
+    raw = "# Títle\n\nSome text ✓\n".encode()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_bytes(raw)
+    d = load_file(tmp_path, "docs/a.md", 1000)
+    assert isinstance(d, Document)
+    st = os.stat(tmp_path / "docs" / "a.md")
+    assert d.text == "# Títle\n\nSome text ✓\n"
+    assert d.path == "docs/a.md" and d.folder == str(tmp_path)
+    assert d.kind == "markdown"
+    assert d.content_hash == hashlib.sha256(raw).hexdigest()
+    assert d.size == len(raw) == 24
+    assert d.mtime_ns == st.st_mtime_ns
+
+
+def test_bom_is_stripped_but_hashed(tmp_path):
+    raw = b"\xef\xbb\xbfline one\r\nline two\r\n"
+    (tmp_path / "b.txt").write_bytes(raw)
+    d = load_file(tmp_path, "b.txt", 1000)
+    assert d.text == "line one\r\nline two\r\n"
+    assert d.content_hash == hashlib.sha256(raw).hexdigest()
+    assert d.size == len(raw)
+    (chunk,) = chunk_document(d)
+    assert (chunk.span.start_line, chunk.span.start_char, chunk.span.end_line, chunk.span.end_char) == (0, 0, 1, 8)
+
+
+def test_latin1_and_cp1252_fallback_keeps_lines(tmp_path):
+    raw = "café\r\nnaïve – “quoted” €\rend\n".encode("cp1252") + b"\x81\x8d\x8f\x90\x9d\n"
+    (tmp_path / "l.txt").write_bytes(raw)
+    d = load_file(tmp_path, "l.txt", 1000)
+    assert d.text == "café\r\nnaïve – “quoted” €\rend\n\x81\x8d\x8f\x90\x9d\n"
+    assert d.content_hash == hashlib.sha256(raw).hexdigest()
+    chunks = chunk_document(d)
+    (chunk,) = chunks
+    assert (chunk.span.end_line, chunk.span.end_char) == (3, 5)  # "\r\n" and lone "\r" both end a line
+
+
+def test_decode_bytes_variants():
+    assert decode_bytes(b"plain") == "plain"
+    assert decode_bytes(b"\xef\xbb\xbfbom") == "bom"
+    assert decode_bytes("utf-16 ✓\r\n".encode("utf-16")) == "utf-16 ✓\r\n"
+    assert decode_bytes(b"\xe9t\xe9") == "été"
+    assert decode_bytes(b"\x80") == "€"
+    every = decode_bytes(bytes(range(256)))
+    assert len(every) == 256
+    assert every.count("\n") == 1 and every.count("\r") == 1  # no byte turns into another line break
+    assert "\x85" not in every and "\u2028" not in every
+
+
+def test_utf16_file_with_bom_is_text(tmp_path):
+    raw = "héllo\nwörld\n".encode("utf-16")
+    (tmp_path / "u.txt").write_bytes(raw)
+    d = load_file(tmp_path, "u.txt", 1000)
+    assert isinstance(d, Document) and d.text == "héllo\nwörld\n"
+
+
+def test_binary_is_skipped(tmp_path):
+    (tmp_path / "img.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert load_file(tmp_path, "img.md", 1000) == Skipped("img.md", "binary (NUL byte in first 8 KB)")
+    (tmp_path / "late.txt").write_bytes(b"a" * 8192 + b"\x00")
+    late = load_file(tmp_path, "late.txt", 100_000)
+    assert isinstance(late, Document) and late.text.endswith("\x00")
+
+
+def test_too_large_is_skipped(tmp_path):
+    (tmp_path / "big.md").write_bytes(b"x" * 11)
+    assert load_file(tmp_path, "big.md", 10) == Skipped("big.md", "too large (11 bytes > max_file_bytes 10)")
+    assert isinstance(load_file(tmp_path, "big.md", 11), Document)
+
+
+def test_vanished_file(tmp_path):
+    assert load_file(tmp_path, "gone.md", 1000) == Skipped("gone.md", "vanished while reading")
+    (tmp_path / "dangling.md").symlink_to(tmp_path / "nowhere.md")
+    assert load_file(tmp_path, "dangling.md", 1000).reason == "vanished while reading"
+
+
+def test_unreadable(tmp_path):
+    (tmp_path / "dir.md").mkdir()
+    assert load_file(tmp_path, "dir.md", 1000) == Skipped("dir.md", "unreadable: Is a directory")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any file")
+def test_unreadable_permission(tmp_path):
+    (tmp_path / "secret.md").write_text("x")
+    (tmp_path / "secret.md").chmod(0)
+    assert load_file(tmp_path, "secret.md", 1000) == Skipped("secret.md", "unreadable: Permission denied")
+
+
+@pytest.mark.parametrize("path,kind", [
+    ("a.md", "markdown"), ("b/c.MARKDOWN", "markdown"), ("x.mdx", "markdown"), ("r.rst", "text"),
+    ("n.txt", "text"), ("d.adoc", "text"), ("o.org", "text"), ("LICENSE", "text"), ("s.py", "code"),
+    ("x.tsx", "code"), ("m.go", "code"), ("lib.rs", "code"), ("c.yaml", "code"), ("p.json", "code"),
+    ("Makefile", "code"), ("h.hpp", "code"), ("w.weird", "text"),
+])
+def test_kind_for(path, kind):
+    assert kind_for(path) == kind
+
+
+def test_load_text():
+    d = load_text("https://example.com/page.md", "\ufeff# Hi\n", folder="/ws")
+    assert d.text == "# Hi\n"
+    assert d.kind == "markdown" and d.folder == "/ws" and d.mtime_ns == 0
+    assert d.content_hash == hashlib.sha256(b"# Hi\n").hexdigest() and d.size == 5
+    assert load_text("`git log`", "abc").kind == "text"
