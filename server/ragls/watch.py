@@ -57,6 +57,7 @@ class IndexWorker:
             for i in range(len(self.ws.indexes)) if folder is None else [folder]:
                 self._dirty[i] = None
             self._last_event = 0.0  # no debounce for explicit requests
+            self._update_queued()
             self._cond.notify_all()
 
     def notify(self, paths: Iterable[str | Path]) -> int:
@@ -84,9 +85,14 @@ class IndexWorker:
                     accepted += 1
             if accepted:
                 self._last_event = time.monotonic()
-                self.ws.queued = {i: (len(v) if v is not None else 0) for i, v in self._dirty.items()}
+                self._update_queued()
                 self._cond.notify_all()
         return accepted
+
+    def _update_queued(self) -> None:
+        """Files waiting for the indexer, per folder (a pending full scan counts every known file, at least 1)."""
+        self.ws.queued = {i: (len(v) if v is not None else max(1, self.ws.indexes[i].manifest.file_count()))
+                          for i, v in self._dirty.items()}
 
     def submit(self, fn: Callable[[], object]) -> Future:
         """Run `fn` on the indexer thread (e.g. a rebuild); the Future carries its result or exception."""
@@ -108,7 +114,9 @@ class IndexWorker:
                     if wait <= 0:
                         folder, paths = next(iter(self._dirty.items()))
                         del self._dirty[folder]
-                        self.ws.queued = {i: (len(v) if v is not None else 0) for i, v in self._dirty.items()}
+                        self._update_queued()
+                        self.ws.queued[folder] = len(paths) if paths is not None else max(
+                            1, self.ws.indexes[folder].manifest.file_count())  # in progress counts as queued
                         return ("sync", folder, paths)
                     self._cond.wait(wait)
                     continue
@@ -144,7 +152,11 @@ class IndexWorker:
                     _, folder, paths = work
                     idx = self.ws.indexes[folder]
                     self._set_busy(True, f"indexing {idx.folder.name}")
-                    report = idx.sync(None if paths is None else sorted(paths), embed=False)
+                    try:
+                        report = idx.sync(None if paths is None else sorted(paths), embed=False)
+                    finally:
+                        with self._cond:
+                            self._update_queued()
                     for rel in report.indexed:
                         self._priority += [c.id for c in idx.manifest.chunks_of(rel)]
                 else:

@@ -1,0 +1,141 @@
+"""`rag/commitMessage` over LSP (real server over stdio, real git, openai SDK against the loopback LLM server,
+CONTRIBUTING.md retrieved from the real index) and `ragls commit-msg` on the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, client_capabilities
+
+from ragls.embed import offline_model_dir
+from ragls.uris import path_to_uri
+
+KEY_ENV = "RAGLS_E2E_COMMIT_KEY"
+CONTRIBUTING = ("# Contributing\n\n## Commit messages\n\nCommit messages use the form `area: change`. "
+                "Allowed areas: core, docs. Keep the subject short.\n")
+CORE_PY = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=git_env()).stdout
+
+
+def git_env() -> dict[str, str]:
+    """Neither the system's nor the user's git config is read."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return env
+
+
+def make_repo(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    for key, value in (("user.name", "Test"), ("user.email", "t@example.com"), ("commit.gpgsign", "false")):
+        git(root, "config", key, value)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+async def request(client, method: str, params: dict):
+    return await client.protocol.send_request_async(method, params)
+
+
+@pytest.mark.timeout(300)
+async def test_commit_message_over_lsp(tmp_path, llm_server):
+    model_dir = offline_model_dir()
+    if model_dir is None:
+        pytest.skip("ragls[offline] (bundled MiniLM) is not installed")
+    repo = make_repo(tmp_path / "repo", {"CONTRIBUTING.md": CONTRIBUTING, "src/core.py": CORE_PY})
+    (repo / "src/core.py").write_text(CORE_PY.replace("sum(xs)", "STAGED_SUM(xs)"), encoding="utf-8")
+    git(repo, "add", "src/core.py")
+    (repo / "src/core.py").write_text(CORE_PY.replace("sum(xs)", "STAGED_SUM(xs)").replace("len(xs)", "UNSTAGED"),
+                                      encoding="utf-8")
+    not_repo = tmp_path / "plain"
+    not_repo.mkdir()
+    clean = make_repo(tmp_path / "clean", {"a.txt": "a\n"})
+
+    env = {**git_env(), KEY_ENV: "sk-e2e", "RAGLS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env.pop("OPENAI_API_KEY", None)
+    client = await ClientServerConfig([sys.executable, "-m", "ragls", "serve"], server_env=env).start()
+    try:
+        options = {
+            "generation": {"backend": "openai", "base_url": llm_server.openai_url, "api_key_env": KEY_ENV,
+                           "model": "test-model", "max_retries": 0},
+            "embedding": {"model_path": str(model_dir)},
+            "index": {"path": str(tmp_path / "index")},
+            "watch": {"enabled": False},
+        }
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"), initialization_options=options,
+            workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(repo), name="repo")]))
+        for _ in range(600):  # until CONTRIBUTING.md is indexed and embedded
+            folder = (await request(client, "rag/status", {})).folders[0]
+            if folder.files >= 1 and folder.pending == 0 and folder.pendingVectors == 0:
+                break
+            await asyncio.sleep(0.2)
+        else:
+            pytest.fail("indexing did not finish")
+
+        llm_server.queue("core: use STAGED_SUM in total\n\nThe sum goes through the staged helper.")
+        result = await request(client, "rag/commitMessage", {})
+        assert result.message == "core: use STAGED_SUM in total\n\nThe sum goes through the staged helper."
+        assert (result.truncated, result.files) == (False, ["src/core.py"])
+        prompt = llm_server.requests[-1].last_user_text()
+        assert "Allowed areas: core, docs." in prompt  # the indexed convention reached the model
+        assert "+    return STAGED_SUM(xs)" in prompt and "UNSTAGED" not in prompt
+
+        llm_server.queue("Use helpers in core")
+        result = await request(client, "workspace/executeCommand",
+                               {"command": "ragls.commitMessage", "arguments": [{"staged": False, "style": "plain"}]})
+        assert result.message == "Use helpers in core"
+        prompt = llm_server.requests[-1].last_user_text()
+        assert "UNSTAGED" in prompt and "sentence case" in prompt
+
+        asked = len(llm_server.requests)
+        for params, code, text in [
+            ({"repository": path_to_uri(not_repo)}, -32803, f"not a git repository: {not_repo}"),
+            ({"repository": path_to_uri(clean)}, -32803, "nothing staged — stage changes or pass staged:false"),
+            ({"style": "haiku"}, -32602, "style"),
+        ]:
+            with pytest.raises(JsonRpcException) as err:
+                await request(client, "rag/commitMessage", params)
+            assert err.value.code == code and text in str(err.value)
+        assert len(llm_server.requests) == asked  # failed requests never reached the model
+        llm_server.queue("core: still answering")
+        assert (await request(client, "rag/commitMessage", {})).message == "core: still answering"
+    finally:
+        await client.shutdown_session()
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in git_env().items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    return subprocess.run([sys.executable, "-m", "ragls", "commit-msg", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_commit_msg_cli_without_a_model(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"docs/guide.md": "# Guide\n", "src/core.py": CORE_PY})
+    out = run_cli(cwd=repo)
+    assert out.returncode == 1 and "nothing staged" in out.stderr and out.stdout == ""
+    (repo / "docs/guide.md").write_text("# Guide\n\nMore.\n", encoding="utf-8")
+    git(repo, "add", ".")
+    (repo / "src/core.py").write_text(CORE_PY + "# unstaged\n", encoding="utf-8")
+    out = run_cli(cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "docs: update guide.md\n\nChanged files:\n- modified: docs/guide.md (+2 -0)\n"
+    out = run_cli(str(repo), "--all", "--style", "plain", cwd=tmp_path)
+    assert out.stdout.startswith("Update core.py and guide.md\n"), out.stderr
+    out = run_cli(str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 1 and f"not a git repository: {tmp_path}" in out.stderr

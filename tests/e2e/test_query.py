@@ -1,0 +1,150 @@
+"""rag/query, rag/status, rag/rebuild and the ragls.* commands over stdio against the real server, real stores and
+the offline MiniLM model. Fixture: tests/fixtures/docs (copied), chunk_size 300 so each section is a chunk."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+OPTIONS = {"chunking": {"chunkSize": 300}, "rag_top_k": 3}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    ws = copy_docs(tmp_path_factory.mktemp("ws") / "docs")
+    # Files that must be skipped or survive odd encodings.
+    (ws / "logo.txt").write_bytes(b"PNG\x00\x01\x02binary")
+    (ws / "legacy.txt").write_bytes("Caf\xe9 men\xfc: the cr\xe8me br\xfbl\xe9e recipe lives here.\n".encode("latin-1"))
+    (ws / "windows.md").write_bytes(b"# Windows notes\r\n\r\nLine endings are CRLF here.\r\nThe zebra crossing "
+                                    b"protocol is documented on this line.\r\n")
+    (ws / "empty.md").write_text("")
+    (ws / "minified.txt").write_text("tok " * 3000)  # one 12000-char line
+    (ws / "node_modules").mkdir()
+    (ws / "node_modules" / "junk.md").write_text("# junk that must not be indexed: xylophone\n")
+    (ws / ".gitignore").write_text("ignored/\n")
+    (ws / "ignored").mkdir()
+    (ws / "ignored" / "secret.md").write_text("# ignored by gitignore: xylophone\n")
+    return ws
+
+
+CACHE_DIR = Path(tempfile.mkdtemp(prefix="ragls-e2e-cache-"))
+
+
+@pytest_lsp.fixture(scope="module", loop_scope="module",
+                    config=ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env(CACHE_DIR)))
+async def client(lsp_client: LanguageClient, workspace):
+    await lsp_client.initialize_session(init_params([workspace], OPTIONS))
+    await wait_indexed(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_top_result_has_exact_file_and_range(client):
+    res = await request(client, "rag/query", {"query": "how many times is a request retried and how long is the backoff"})
+    top = res["chunks"][0]["source"]
+    assert top["path"] == "guide/retries.md"
+    assert top["range"] == {"start": {"line": 5, "character": 0}, "end": {"line": 9, "character": 81}}
+    assert top["title"] == "Configuring retries > Retry policy"
+    assert top["uri"].startswith("file://") and top["uri"].endswith("/docs/guide/retries.md")
+    assert len(res["chunks"]) == 3  # rag_top_k from initializationOptions
+
+
+async def test_other_documents_found(client):
+    res = await request(client, "rag/query", {"query": "when do access tokens expire", "topK": 1})
+    assert res["chunks"][0]["source"]["path"] == "api/authentication.rst"
+    res = await request(client, "rag/query", {"query": "on-call rotation day", "topK": 1})
+    assert res["chunks"][0]["source"]["path"] == "notes.txt"
+    assert res["chunks"][0]["source"]["range"]["start"]["line"] == 0
+
+
+async def test_crlf_ranges(client):
+    res = await request(client, "rag/query", {"query": "zebra crossing protocol", "topK": 1})
+    src = res["chunks"][0]["source"]
+    assert src["path"] == "windows.md"
+    assert src["range"]["start"]["line"] == 0 and src["range"]["end"]["line"] == 3
+
+
+async def test_latin1_file_is_decoded(client):
+    res = await request(client, "rag/query", {"query": "crème brûlée recipe", "topK": 1})
+    chunk = res["chunks"][0]
+    assert chunk["source"]["path"] == "legacy.txt"
+    assert "crème brûlée" in chunk["text"]
+
+
+async def test_camel_case_identifier_matches_parts(client):
+    res = await request(client, "rag/query", {"query": "retry budget percent", "topK": 1, "explain": True})
+    assert res["chunks"][0]["source"]["title"] == "Configuring retries > Retry budget"
+    assert res["chunks"][0]["signals"]["bm25"] == 1
+
+
+async def test_explain_gives_ranks(client):
+    res = await request(client, "rag/query", {"query": "retry.max_attempts", "explain": True})
+    signals = res["chunks"][0]["signals"]
+    assert set(signals) <= {"vector", "bm25"} and signals
+    assert all(isinstance(v, int) and v >= 1 for v in signals.values())
+
+
+@pytest.mark.parametrize("text", ["retry:max", '"unterminated', "-v", "a AND (b", ">>>", "2024-11-05", "{0}",
+                                  "title:foo OR", "*", "\\", "max_attempts~2^3"])
+async def test_special_characters_are_plain_text(client, text):
+    res = await request(client, "rag/query", {"query": text})
+    assert res["query"] == text.strip()
+    assert isinstance(res["chunks"], list)
+
+
+async def test_status_reports_skipped_files(client):
+    status = await request(client, "rag/status", {})
+    folder = status["folders"][0]
+    paths = {s["path"]: s["reason"] for s in folder["skipped"]}
+    assert "logo.txt" in paths and "binary" in paths["logo.txt"]
+    assert folder["writer"] is True
+    assert folder["pendingVectors"] == 0
+    assert status["embeddingModel"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert status["generation"]["backend"] == "none"
+    # Indexed: 4 fixture docs + legacy.txt, windows.md, empty.md, minified.txt; junk and ignored are not.
+    assert folder["files"] == 8
+
+
+async def test_junk_and_gitignored_not_indexed(client):
+    res = await request(client, "rag/query", {"query": "xylophone", "topK": 10})
+    assert all("junk" not in c["source"]["path"] and "ignored" not in c["source"]["path"] for c in res["chunks"])
+
+
+@pytest.mark.parametrize("params, code", [
+    ({"query": ""}, -32602), ({"query": "   "}, -32602), ({}, -32602), ({"query": "x", "topK": 0}, -32602),
+    ({"query": "x", "topK": "5"}, -32602), ({"query": "x", "rag": "no-such-folder"}, -32602),
+    ({"query": 42}, -32602),
+])
+async def test_bad_params_give_errors_and_server_keeps_serving(client, params, code):
+    with pytest.raises(Exception) as info:
+        await client.protocol.send_request_async("rag/query", params)
+    assert getattr(info.value, "code", None) == code, info.value
+    res = await request(client, "rag/query", {"query": "retries", "topK": 1})
+    assert res["chunks"]
+
+
+async def test_execute_command_form(client):
+    res = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="ragls.query", arguments=[{"query": "database connection string", "topK": 1}]))
+    assert res["chunks"][0]["source"]["path"] == "guide/deployment.md"
+
+
+async def test_edit_and_delete_reflected_after_rebuild(client, workspace):
+    (workspace / "notes.txt").write_text("Team notes\n\nThe kumquat harvest festival is on the third Friday.\n")
+    (workspace / "api" / "authentication.rst").unlink()
+    res = await request(client, "rag/rebuild", {})
+    assert res["files"] == 7
+    found = await request(client, "rag/query", {"query": "kumquat harvest festival", "topK": 1})
+    assert found["chunks"][0]["source"]["path"] == "notes.txt"
+    assert "kumquat" in found["chunks"][0]["text"]
+    gone = await request(client, "rag/query", {"query": "bearer token refresh grant", "topK": 5})
+    assert all(c["source"]["path"] != "api/authentication.rst" for c in gone["chunks"])
