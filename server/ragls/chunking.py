@@ -5,9 +5,10 @@ positions in the file on disk: 0-based lines, columns in UTF-16 code units, end 
 "\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long.
 
 - Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
-  consecutive sections are merged up to `chunk_size`; a larger section is split at blank lines / block starts,
+  consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is the first
+  heading path in the group); a larger section is split at blank lines / block starts,
   then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
-  exceeds `chunk_size`. YAML front matter is not a heading.
+  exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
 - Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
   symbol (def/class/fn/func/...) for code and the nearest heading-like line for text.
 - A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
@@ -227,8 +228,8 @@ def _trim(text: str, index: LineIndex, start: int, end: int) -> tuple[int, int]:
 
 # -- markdown ------------------------------------------------------------------------------------------------
 
-_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
-_FRONT_MATTER_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+_FRONT_MATTER_OPEN = re.compile(r"(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)")
+_FRONT_MATTER_KEY = re.compile(r"[\w\"'.-]+[ \t]*[:=]")
 _ATOMIC_BLOCKS = frozenset({"fence", "code_block", "html_block"})
 
 
@@ -246,15 +247,21 @@ def _markdown_parser() -> MarkdownIt:
 
 
 def _front_matter_lines(text: str, index: LineIndex) -> int:
-    """Number of lines of a leading YAML front matter block (--- ... --- or ...), 0 when there is none."""
-    if not _FRONT_MATTER_OPEN.match(text):
+    """Number of lines of a leading front matter block (YAML "---" ... "---"/"...", or TOML "+++" ... "+++"),
+    0 when there is none. The first line inside must look like a key ("title: x", "title = x") so that a leading
+    thematic break is not taken for front matter."""
+    opener = _FRONT_MATTER_OPEN.match(text)
+    if not opener:
         return 0
+    closers = ("---", "...") if opener.group(1) == "---" else ("+++",)
     starts = index.starts
     for line in range(1, len(starts)):
         end = starts[line + 1] if line + 1 < len(starts) else len(text)
-        body = text[starts[line]:end].rstrip("\r\n")
-        if _FRONT_MATTER_CLOSE.fullmatch(body):
+        body = text[starts[line]:end].rstrip("\r\n").rstrip(" \t")
+        if body in closers:
             return line + 1
+        if line == 1 and not _FRONT_MATTER_KEY.match(body):
+            return 0
     return 0
 
 

@@ -423,3 +423,15 @@ def test_rust_book_chunks_are_exact(rust_book, chunk_size, overlap):
                 if fe - fs <= chunk_size - overlap:
                     assert any(s <= fs and fe <= s + len(c.text) for s, c in positions), (name, fs)
     assert total > len(files)
+
+
+def test_front_matter_needs_a_key_line():
+    # A leading thematic break is not front matter: the heading after it still counts.
+    text = "---\n# Title\n\ntext\n\n---\n\n## Two\n\n" + "x " * 200 + "\n"
+    chunks = chunk_document(doc(text, "t.md"), chunk_size=200, overlap=0)
+    assert chunks[0].title == "Title"
+    assert {c.title for c in chunks[1:]} == {"Title > Two"}
+    toml = '+++\ntitle = "x"\n+++\n# H\n\n' + "w " * 200 + "\n"
+    parts = chunk_document(doc(toml, "h.md"), chunk_size=200, overlap=0)
+    assert parts[0].title == "" and parts[0].text == '+++\ntitle = "x"\n+++'
+    assert {c.title for c in parts[1:]} == {"H"}

@@ -196,3 +196,21 @@ def test_reason_normalizes_paths(tmp_path):
     assert f.reason("") == "not a file path"
     assert not f.dir_included("a/node_modules/b")
     assert f.dir_included("a/b")
+
+
+def test_gitignore_above_the_folder_in_the_same_repo(tmp_path):
+    repo = tmp_path / "repo"
+    make(repo, {
+        ".git/info/exclude": "local.md\n",
+        ".gitignore": "*.secret.md\ndocs/drafts/\n/top.md\n!docs/keep.secret.md\n",
+        "docs/a.md": "", "docs/x.secret.md": "", "docs/keep.secret.md": "", "docs/drafts/d.md": "",
+        "docs/local.md": "", "docs/sub/local.md": "", "docs/top.md": "", "docs/sub/b.md": "",
+        "docs/sub/.gitignore": "!x.secret.md\n", "docs/sub/x.secret.md": "",
+    })
+    assert walk(repo / "docs", settings()) == ["a.md", "keep.secret.md", "sub/b.md", "sub/x.secret.md", "top.md"]
+    f = FileFilter(repo / "docs", settings())
+    assert f.reason("x.secret.md") == f"ignored by {repo / '.gitignore'}"
+    assert f.reason("local.md") == f"ignored by {repo / '.git' / 'info' / 'exclude'}"
+    # Outside a repository, the .gitignore of a parent directory does not apply.
+    make(tmp_path, {"plain/.gitignore": "*.md\n", "plain/inner/a.md": ""})
+    assert walk(tmp_path / "plain" / "inner", settings()) == ["a.md"]

@@ -105,11 +105,13 @@ class FileFilter:
         self._junk = frozenset(JUNK_DIRS)
         self._index_rel = _relative_inside(self.folder, index_dir) if index_dir is not None else None
         self._gitignores: dict[str, GitIgnoreSpec | None] = {}
+        self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
         self._dir_reasons: dict[str, str | None] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
         self._gitignores.clear()
+        self._outer = None
         self._dir_reasons.clear()
 
     def included(self, rel_path: str) -> bool:
@@ -183,10 +185,16 @@ class FileFilter:
 
     def _gitignore_match(self, rel: str, is_dir: bool) -> str | None:
         """The .gitignore (relative path) whose rules ignore `rel`, or None. Deeper files override shallower ones,
-        and within a file the last matching rule wins, as in git."""
+        and within a file the last matching rule wins, as in git. When the folder lies inside a git repository,
+        the repository's `.git/info/exclude` and the `.gitignore` files above the folder apply first."""
         parts = rel.split("/")
         verdict: bool | None = None
         source = None
+        suffix = "/" if is_dir else ""
+        for prefix, spec, label in self._outer_specs():
+            result = spec.check_file(f"{prefix}/{rel}{suffix}" if prefix else rel + suffix)
+            if result.include is not None:
+                verdict, source = result.include, label
         for depth in range(len(parts)):
             base = "/".join(parts[:depth])
             spec = self._gitignore(base)
@@ -202,18 +210,42 @@ class FileFilter:
     def _gitignore(self, rel_dir: str) -> GitIgnoreSpec | None:
         if rel_dir not in self._gitignores:
             path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
-            spec = None
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = None
-            if text is not None:
-                try:
-                    spec = GitIgnoreSpec.from_lines(text.splitlines())
-                except ValueError as exc:  # a malformed pattern must not stop indexing
-                    log.warning("ignoring %s: %s", path, exc)
-            self._gitignores[rel_dir] = spec
+            self._gitignores[rel_dir] = _read_ignore_file(path)
         return self._gitignores[rel_dir]
+
+    def _outer_specs(self) -> list[tuple[str, GitIgnoreSpec, str]]:
+        """(folder path relative to the spec's directory, spec, label) for the ignore files of the enclosing git
+        repository that lie outside the folder, lowest priority first. [] when the folder is not in a repo."""
+        if self._outer is None:
+            self._outer = []
+            root = Path(os.path.realpath(self.folder))
+            if (root / ".git").exists():
+                repo: Path | None = root
+            else:
+                repo = next((p for p in root.parents if (p / ".git").exists()), None)
+            if repo is not None:
+                chain = [repo, *[p for p in reversed(root.parents) if repo in p.parents]]
+                candidates = [(repo, repo / ".git" / "info" / "exclude")]
+                candidates += [(d, d / GITIGNORE) for d in chain if d != root]
+                for base, path in candidates:
+                    spec = _read_ignore_file(path)
+                    if spec is not None:
+                        prefix = root.relative_to(base).as_posix()
+                        self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
+        return self._outer
+
+
+def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
+    """The parsed ignore file at `path`, or None when it is missing, unreadable or malformed (logged)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(text.splitlines())
+    except ValueError as exc:  # a malformed pattern must not stop indexing
+        log.warning("ignoring %s: %s", path, exc)
+        return None
 
 
 def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> list[str]:
