@@ -1,0 +1,347 @@
+/**
+ * One function per command (palette category "ragls"). Each returns what the server answered (or undefined when
+ * the user cancelled or the request failed), so tests and other extensions can run them with
+ * `vscode.commands.executeCommand(id, ...args)`; optional arguments skip the input boxes.
+ *
+ * Failures never throw out of a command: they are shown once as an error message that says what to do next and
+ * are written to the "ragls" output channel.
+ */
+import * as vscode from 'vscode';
+import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
+import { AnswerPanel, openSource, sourceLabel } from './answer';
+import { gitApi, GitRepository, pickRepository } from './git';
+import {
+  AskDeltaProgress,
+  AskRequest,
+  AskResult,
+  Chunk,
+  CommitMessageRequest,
+  CommitMessageResult,
+  ErrorCodes,
+  QueryRequest,
+  RebuildRequest,
+  RebuildResult,
+  StatusRequest,
+  StatusResult,
+} from './protocol';
+import { ServerManager } from './server';
+import { StatusBar } from './status';
+
+export const COMMANDS = {
+  ask: 'ragls.askQuestion',
+  askSelection: 'ragls.askSelection',
+  search: 'ragls.searchDocs',
+  rebuild: 'ragls.rebuildIndex',
+  status: 'ragls.showStatus',
+  commitMessage: 'ragls.generateCommitMessage',
+  restart: 'ragls.restartServer',
+} as const;
+
+export interface Deps {
+  server: ServerManager;
+  panel: AnswerPanel;
+  status: StatusBar;
+  output: vscode.OutputChannel;
+}
+
+/** Most characters of a selection put into the question. */
+const MAX_SELECTION_CHARS = 4000;
+
+/** A user-facing sentence for a failed request. */
+export function describeError(error: unknown): string {
+  if (error instanceof ResponseError) {
+    if (error.code === ErrorCodes.RequestFailed || error.code === ErrorCodes.InvalidParams) {
+      return `ragls: ${error.message}`;
+    }
+    return `ragls: the server failed (${error.code}): ${error.message}. See Output → ragls.`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith('ragls:') ? message : `ragls: ${message}`;
+}
+
+function isCancel(error: unknown): boolean {
+  return error instanceof ResponseError && error.code === ErrorCodes.RequestCancelled;
+}
+
+async function guarded<T>(deps: Deps, run: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isCancel(error)) {
+      return undefined;
+    }
+    const message = describeError(error);
+    deps.output.appendLine(message);
+    void vscode.window.showErrorMessage(message);
+    return undefined;
+  }
+}
+
+/** Ask the server, streaming the answer into the panel. */
+async function ask(deps: Deps, question: string, shown: string, documents?: string[]): Promise<AskResult> {
+  deps.panel.begin(shown);
+  try {
+    const result = await deps.server.withProgressToken(
+      AskDeltaProgress,
+      (value) => deps.panel.appendDelta(value.delta),
+      (token) =>
+        Promise.resolve(
+          vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'ragls: answering' }, () =>
+            deps.server.request(AskRequest, {
+              question,
+              partialResultToken: token,
+              ...(documents?.length ? { documents } : {}),
+            }),
+          ),
+        ),
+    );
+    deps.panel.finish(result);
+    return result;
+  } catch (error) {
+    deps.panel.fail(describeError(error));
+    throw error;
+  }
+}
+
+/** "ragls: Ask": input box → answer panel. */
+export function askQuestion(deps: Deps, question?: string): Promise<AskResult | undefined> {
+  return guarded(deps, async () => {
+    const q = question ?? (await vscode.window.showInputBox({
+      title: 'ragls: Ask',
+      prompt: 'Ask a question about the docs in this workspace',
+      placeHolder: 'How do I …?',
+      ignoreFocusOut: true,
+    }));
+    if (!q?.trim()) {
+      return undefined;
+    }
+    return ask(deps, q.trim(), q.trim());
+  });
+}
+
+/**
+ * The selection's file as a `documents` entry: relative to the first workspace folder when inside it (PROTOCOL:
+ * paths are relative to the first folder), else the absolute path; undefined for unsaved/untitled files.
+ */
+export function selectionDocument(document: vscode.TextDocument): string | undefined {
+  if (document.uri.scheme !== 'file' || document.isUntitled) {
+    return undefined;
+  }
+  const first = vscode.workspace.workspaceFolders?.[0];
+  if (first) {
+    const rel = vscode.workspace.asRelativePath(document.uri, false);
+    const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+    if (folder?.uri.toString() === first.uri.toString() && rel !== document.uri.fsPath) {
+      return rel;
+    }
+  }
+  return document.uri.fsPath;
+}
+
+/**
+ * "ragls: Ask About Selection". PROTOCOL v1's `documents` takes paths, globs, URLs, `%%` and commands, not raw
+ * text, so the selection goes in two ways: its file as an ephemeral document, and its text (with the file and
+ * line range) appended to the question.
+ */
+export function askSelection(deps: Deps, question?: string): Promise<AskResult | undefined> {
+  return guarded(deps, async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.selection.isEmpty) {
+      void vscode.window.showInformationMessage('ragls: select some text first, then run "ragls: Ask About Selection".');
+      return undefined;
+    }
+    const q = question ?? (await vscode.window.showInputBox({
+      title: 'ragls: Ask About Selection',
+      prompt: 'Ask a question about the selected text',
+      value: 'What does this mean?',
+      ignoreFocusOut: true,
+    }));
+    if (!q?.trim()) {
+      return undefined;
+    }
+    const { document, selection } = editor;
+    let text = document.getText(selection);
+    if (text.length > MAX_SELECTION_CHARS) {
+      text = `${text.slice(0, MAX_SELECTION_CHARS)}\n…`;
+    }
+    const where = `${vscode.workspace.asRelativePath(document.uri, false)}:${selection.start.line + 1}-${selection.end.line + 1}`;
+    const fence = text.includes('```') ? '~~~~' : '```';
+    const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
+    const doc = selectionDocument(document);
+    return ask(deps, full, `${q.trim()} (${where})`, doc ? [doc] : undefined);
+  });
+}
+
+/** One line of preview text for a quick pick. */
+function preview(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** "ragls: Search Docs": quick pick of matching chunks; choosing one opens its range. Returns the chosen chunk. */
+export function searchDocs(deps: Deps, query?: string): Promise<Chunk | undefined> {
+  return guarded(deps, async () => {
+    const q = query ?? (await vscode.window.showInputBox({
+      title: 'ragls: Search Docs',
+      prompt: 'Search the docs in this workspace',
+      ignoreFocusOut: true,
+    }));
+    if (!q?.trim()) {
+      return undefined;
+    }
+    const result = await deps.server.request(QueryRequest, { query: q.trim() });
+    if (!result.chunks.length) {
+      void vscode.window.showInformationMessage(`ragls: no docs match “${q.trim()}”.`);
+      return undefined;
+    }
+    const items = result.chunks.map((chunk) => ({
+      label: `$(file) ${chunk.source.title || chunk.source.path}`,
+      description: sourceLabel(chunk.source),
+      detail: preview(chunk.text),
+      chunk,
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `ragls: ${result.chunks.length} result(s) for “${q.trim()}”${result.abstained ? ' (weak matches)' : ''}`,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!picked) {
+      return undefined;
+    }
+    await openSource(picked.chunk.source);
+    return picked.chunk;
+  });
+}
+
+/** "ragls: Rebuild Index": all folders, or the folder given (Uri or URI string). */
+export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<RebuildResult | undefined> {
+  return guarded(deps, async () => {
+    const workspaceFolder = folder === undefined ? undefined : folder.toString();
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'ragls: rebuilding index', cancellable: true },
+      (progress, cancel) => {
+        let last = 0;
+        return deps.server.withProgressToken(
+          WorkDoneProgress.type,
+          (value) => {
+            if (value.kind === 'end') {
+              return;
+            }
+            const increment = value.percentage !== undefined ? Math.max(0, value.percentage - last) : undefined;
+            last = value.percentage ?? last;
+            progress.report({ message: value.message, increment });
+          },
+          (token) =>
+            deps.server.request(
+              RebuildRequest,
+              { ...(workspaceFolder ? { workspaceFolder } : {}), workDoneToken: token },
+              cancel,
+            ),
+        );
+      },
+    );
+    const skipped = result.skipped.length ? `, ${result.skipped.length} skipped` : '';
+    void vscode.window.showInformationMessage(
+      `ragls: indexed ${result.files} files, ${result.chunks} chunks${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
+    );
+    await deps.server.refreshStatus();
+    return result;
+  });
+}
+
+/** The status as plain text lines (for the output channel). */
+export function formatStatus(status: StatusResult): string[] {
+  const lines = [
+    `ragls status — embedding ${status.embeddingModel}, store ${status.store}, generation ${status.generation.backend}` +
+      (status.generation.model ? ` (${status.generation.model})` : ''),
+  ];
+  for (const f of status.folders) {
+    lines.push(
+      `  ${vscode.Uri.parse(f.uri).fsPath}: ${f.files} files, ${f.chunks} chunks, ${f.pending} queued, ` +
+        `${f.pendingVectors} chunks without vectors; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
+    );
+    for (const s of f.skipped) {
+      lines.push(`    skipped ${s.path}: ${s.reason}`);
+    }
+  }
+  for (const e of status.errors) {
+    lines.push(`  error${e.path ? ` in ${e.path}` : ''}: ${e.message}`);
+  }
+  return lines;
+}
+
+/** "ragls: Show Status": a summary message, details in the output channel. Returns the status. */
+export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
+  return guarded(deps, async () => {
+    const status = await deps.server.request(StatusRequest, {});
+    deps.status.showStatus(status);
+    for (const line of formatStatus(status)) {
+      deps.output.appendLine(line);
+    }
+    const t = deps.status.totals!;
+    const summary =
+      `ragls: ${t.files} files, ${t.chunks} chunks in ${t.folders} folder(s); ` +
+      `generation: ${status.generation.backend}` +
+      (status.errors.length ? `; ${status.errors.length} error(s)` : '');
+    // Not awaited: the command returns while the message is still shown.
+    void vscode.window.showInformationMessage(summary, 'Show Details').then((choice) => {
+      if (choice) {
+        deps.output.show(true);
+      }
+    });
+    return status;
+  });
+}
+
+async function chooseRepository(arg: unknown): Promise<GitRepository | undefined> {
+  const api = await gitApi();
+  const repo = pickRepository(api, arg);
+  if (repo || api.repositories.length === 0) {
+    if (!repo) {
+      throw new Error('ragls: no Git repository is open in this window.');
+    }
+    return repo;
+  }
+  const picked = await vscode.window.showQuickPick(
+    api.repositories.map((r) => ({ label: vscode.workspace.asRelativePath(r.rootUri, true) || r.rootUri.fsPath, repo: r })),
+    { title: 'ragls: commit message for which repository?' },
+  );
+  return picked?.repo;
+}
+
+/**
+ * "ragls: Generate Commit Message" (also the Source Control title button, which passes the SourceControl):
+ * asks `rag/commitMessage` for the staged changes and puts the message into that repository's commit box.
+ */
+export function generateCommitMessage(deps: Deps, arg?: unknown): Promise<CommitMessageResult | undefined> {
+  return guarded(deps, async () => {
+    const repo = await chooseRepository(arg);
+    if (!repo) {
+      return undefined;
+    }
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.SourceControl, title: 'ragls: writing commit message' },
+      () => deps.server.request(CommitMessageRequest, { repository: repo.rootUri.toString(), staged: true }),
+    );
+    repo.inputBox.value = result.message;
+    if (result.truncated) {
+      void vscode.window.showInformationMessage('ragls: the staged diff was too long and was shortened for the commit message.');
+    }
+    return result;
+  });
+}
+
+/** Register every command; the disposables go onto the extension context. */
+export function registerCommands(context: vscode.ExtensionContext, deps: Deps): void {
+  const register = (id: string, fn: (...args: never[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  register(COMMANDS.ask, (question?: string) => askQuestion(deps, typeof question === 'string' ? question : undefined));
+  register(COMMANDS.askSelection, (question?: string) =>
+    askSelection(deps, typeof question === 'string' ? question : undefined),
+  );
+  register(COMMANDS.search, (query?: string) => searchDocs(deps, typeof query === 'string' ? query : undefined));
+  register(COMMANDS.rebuild, (folder?: vscode.Uri | string) => rebuildIndex(deps, folder));
+  register(COMMANDS.status, () => showStatus(deps));
+  register(COMMANDS.commitMessage, (arg?: unknown) => generateCommitMessage(deps, arg));
+  register(COMMANDS.restart, () => guarded(deps, () => deps.server.restart()));
+}

@@ -1,0 +1,49 @@
+/**
+ * Entry point: wires the status bar, server manager, answer panel and commands together. No logic of its own.
+ *
+ * The server starts at activation when the workspace is trusted, else when trust is granted. `activate`
+ * returns a small API (the same objects the commands use) for tests and other extensions.
+ */
+import * as vscode from 'vscode';
+import { AnswerPanel } from './answer';
+import { COMMANDS, registerCommands } from './commands';
+import { ServerManager } from './server';
+import { needsRestart, touchesPassThrough } from './settings';
+import { StatusBar } from './status';
+
+export interface RaglsApi {
+  server: ServerManager;
+  panel: AnswerPanel;
+  status: StatusBar;
+}
+
+let manager: ServerManager | undefined;
+
+export function activate(context: vscode.ExtensionContext): RaglsApi {
+  const output = vscode.window.createOutputChannel('ragls');
+  const status = new StatusBar(COMMANDS.status);
+  const server = new ServerManager(output, status);
+  const panel = new AnswerPanel();
+  manager = server;
+  context.subscriptions.push(output, status, server, panel);
+
+  registerCommands(context, { server, panel, status, output });
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (needsRestart(e)) {
+        void server.restart();
+      } else if (touchesPassThrough(e)) {
+        void server.sendConfiguration();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void server.start()),
+  );
+
+  void server.start();
+  return { server, panel, status };
+}
+
+export function deactivate(): Promise<void> | undefined {
+  return manager?.stop();
+}

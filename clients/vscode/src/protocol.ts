@@ -1,0 +1,156 @@
+/**
+ * Request and progress types of the ragls wire protocol (v1), mirroring `shared/PROTOCOL.md`.
+ *
+ * Positions are LSP's: 0-based lines, `character` in UTF-16 code units. No logic lives here; keep this file in
+ * step with PROTOCOL.md (old fields keep working, new ones are optional).
+ */
+import { ProgressType, RequestType } from 'vscode-languageclient';
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** A place in a workspace file: `path` is relative to its workspace folder with "/" separators. */
+export interface Source {
+  uri: string;
+  path: string;
+  range: Range;
+  title?: string;
+}
+
+export interface Chunk {
+  id: string;
+  text: string;
+  score: number;
+  source: Source;
+  /** 1-based ranks per retrieval signal; `rerank` is the score. */
+  signals?: { vector?: number; bm25?: number; graph?: number; rerank?: number };
+}
+
+export interface QueryParams {
+  query: string;
+  topK?: number;
+  rag?: string;
+  explain?: boolean;
+}
+
+export interface QueryResult {
+  query: string;
+  chunks: Chunk[];
+  abstained: boolean;
+  elapsedMs: number;
+}
+
+export interface HistoryTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface AskParams {
+  question: string;
+  topK?: number;
+  rag?: string;
+  /** Ephemeral documents: paths/globs relative to the first folder, URLs, `%%`, `` `command` ``. */
+  documents?: string[];
+  history?: HistoryTurn[];
+  partialResultToken?: string;
+  workDoneToken?: string;
+}
+
+export type NumberedSource = Source & { n: number };
+
+export interface AskResult {
+  /** Markdown citing sources as [1], [2] … */
+  answer: string;
+  sources: NumberedSource[];
+  citations: { n: number; supported: boolean }[];
+  model: string;
+  abstained: boolean;
+  elapsedMs: number;
+}
+
+export interface RebuildParams {
+  /** Folder URI; default: all folders. */
+  workspaceFolder?: string;
+  workDoneToken?: string;
+}
+
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+export interface RebuildResult {
+  files: number;
+  chunks: number;
+  skipped: SkippedFile[];
+  elapsedMs: number;
+}
+
+export interface FolderStatus {
+  uri: string;
+  files: number;
+  chunks: number;
+  /** Files queued for indexing. */
+  pending: number;
+  /** Chunks without vectors yet. */
+  pendingVectors: number;
+  lastIndexedAt: string | number | null;
+  indexPath: string;
+  /** false: another process holds the index lock. */
+  writer: boolean;
+  skipped: SkippedFile[];
+}
+
+export interface StatusResult {
+  folders: FolderStatus[];
+  embeddingModel: string;
+  store: string;
+  fingerprint: string;
+  generation: { backend: string; model: string | null };
+  errors: { path?: string; message: string }[];
+}
+
+export interface CommitMessageParams {
+  /** Repository root URI. */
+  repository?: string;
+  /** Default true. */
+  staged?: boolean;
+  style?: 'conventional' | 'plain';
+}
+
+export interface CommitMessageResult {
+  message: string;
+  truncated: boolean;
+  files: string[];
+}
+
+export const QueryRequest = new RequestType<QueryParams, QueryResult, void>('rag/query');
+export const AskRequest = new RequestType<AskParams, AskResult, void>('rag/ask');
+export const RebuildRequest = new RequestType<RebuildParams, RebuildResult, void>('rag/rebuild');
+export const StatusRequest = new RequestType<Record<string, never>, StatusResult, void>('rag/status');
+export const CommitMessageRequest = new RequestType<CommitMessageParams, CommitMessageResult, void>(
+  'rag/commitMessage',
+);
+
+/** Streamed `rag/ask` piece, sent as `$/progress` with the request's `partialResultToken`. */
+export interface AskDelta {
+  delta: string;
+}
+export const AskDeltaProgress = new ProgressType<AskDelta>();
+
+/** Title of the server's work-done progress while it indexes. */
+export const INDEXING_TITLE = 'ragls: indexing';
+
+/** JSON-RPC error codes the server uses (PROTOCOL.md "Errors"). */
+export const ErrorCodes = {
+  InvalidParams: -32602,
+  RequestFailed: -32803,
+  RequestCancelled: -32800,
+} as const;

@@ -1,0 +1,229 @@
+/**
+ * Start, stop and restart the ragls LanguageClient; one instance per window (all workspace folders go to the
+ * one server, which indexes each of them). Restarts are queued and never overlap. Requests go through
+ * `request()`, which waits for the server to be running and starts it if needed.
+ */
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import {
+  CancellationToken,
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  LanguageClientOptions,
+  ProgressType,
+  RequestType,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { resolveLaunch } from './launch';
+import { StatusRequest, StatusResult } from './protocol';
+import { passThroughSettings, serverSettings } from './settings';
+import { StatusBar } from './status';
+
+/** File types the server indexes by default; their open/save events are forwarded to it. */
+const DOCUMENT_PATTERN = '**/*.{md,markdown,mdx,rst,txt,adoc,org}';
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  /** Last launch failure message, so the same error is shown only once. */
+  private lastError: string | undefined;
+  private readonly _onDidStart = new vscode.EventEmitter<LanguageClient>();
+  /** Fires each time a client reaches the running state. */
+  readonly onDidStart = this._onDidStart.event;
+
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly status: StatusBar,
+  ) {}
+
+  /** The running client, if any. */
+  get running(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** Start unless running (queued behind any restart in progress). Resolves when the attempt is over. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.client) {
+        await this.doStart();
+      }
+    });
+  }
+
+  /** Stop then start again; queued, so two quick restarts never overlap. */
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      this.lastError = undefined;
+      await this.doStart();
+    });
+  }
+
+  /** Stop the server (used by deactivate). */
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(step, step);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doStart(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      this.status.set('untrusted', '$(shield) ragls', 'ragls starts once this workspace is trusted');
+      return;
+    }
+    this.status.set('starting', '$(sync~spin) ragls: starting', 'ragls: starting the server');
+    const env = { ...process.env };
+    const launch = await resolveLaunch(serverSettings(), env);
+    if (!launch.ok) {
+      this.status.set('error', '$(error) ragls', launch.message);
+      this.output.appendLine(launch.message);
+      if (launch.message !== this.lastError) {
+        this.lastError = launch.message;
+        void vscode.window.showErrorMessage(launch.message, 'Open Settings').then((choice) => {
+          if (choice) {
+            void vscode.commands.executeCommand('workbench.action.openSettings', 'ragls.server');
+          }
+        });
+      }
+      return;
+    }
+    this.output.appendLine(`ragls: starting ${launch.command} ${launch.args.join(' ')} (${launch.how})`);
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      transport: TransportKind.stdio,
+      options: { env },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', pattern: DOCUMENT_PATTERN }],
+      initializationOptions: passThroughSettings(),
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationFailedHandler: (error) => {
+        const message = `ragls: the server failed to initialize: ${error instanceof Error ? error.message : String(error)}. See Output → ragls.`;
+        this.status.set('error', '$(error) ragls', message);
+        void vscode.window.showErrorMessage(message);
+        return false;
+      },
+      middleware: {
+        handleWorkDoneProgress: (token, params, next) => {
+          next(token, params);
+          if (this.status.onWorkDoneProgress(token, params)) {
+            void this.refreshStatus();
+          }
+        },
+      },
+    };
+    const client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped && this.client === client) {
+        this.status.set('stopped', '$(debug-disconnect) ragls', 'ragls: server stopped — click for status');
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.client = undefined;
+      const message = `ragls: the server did not start: ${error instanceof Error ? error.message : String(error)}`;
+      this.output.appendLine(message);
+      if (this.status.state !== 'error') {
+        this.status.set('error', '$(error) ragls', message);
+      }
+      return;
+    }
+    this._onDidStart.fire(client);
+    if (!this.status.indexing) {
+      await this.refreshStatus();
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        this.output.appendLine(`ragls: stop failed: ${String(error)}`);
+      }
+      await client.dispose();
+    }
+    this.status.set('stopped', '$(book) ragls', 'ragls: server not running');
+  }
+
+  /** Send the pass-through settings as `workspace/didChangeConfiguration` (section `ragls`). */
+  async sendConfiguration(): Promise<void> {
+    const client = this.running;
+    if (client) {
+      await client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { ragls: passThroughSettings() },
+      });
+    }
+  }
+
+  /** The running client, starting the server if needed; throws an Error with a user-facing message. */
+  async ready(): Promise<LanguageClient> {
+    if (!vscode.workspace.isTrusted) {
+      throw new Error('ragls: trust this workspace to start the ragls server (Manage Workspace Trust).');
+    }
+    if (!this.running) {
+      await this.start();
+    }
+    await this.queue;
+    const client = this.running;
+    if (!client) {
+      throw new Error(this.lastError ?? 'ragls: the server is not running. See Output → ragls, then run "ragls: Restart Server".');
+    }
+    return client;
+  }
+
+  /** Send a request to the running server (starting it if needed). */
+  async request<P, R>(type: RequestType<P, R, void>, params: P, token?: CancellationToken): Promise<R> {
+    const client = await this.ready();
+    return client.sendRequest(type, params, token);
+  }
+
+  /**
+   * Listen to `$/progress` for a fresh token while `run(token)` runs; the handler is removed afterwards.
+   * Used for `partialResultToken` (answer deltas) and client-created `workDoneToken`s.
+   */
+  async withProgressToken<T, V>(type: ProgressType<V>, onValue: (value: V) => void, run: (token: string) => Promise<T>): Promise<T> {
+    const client = await this.ready();
+    const token = randomUUID();
+    const listener = client.onProgress(type, token, onValue);
+    try {
+      return await run(token);
+    } finally {
+      listener.dispose();
+    }
+  }
+
+  /** Ask `rag/status` and show the totals in the status bar; errors are logged, never thrown. */
+  async refreshStatus(): Promise<StatusResult | undefined> {
+    const client = this.running;
+    if (!client) {
+      return undefined;
+    }
+    try {
+      const status = await client.sendRequest(StatusRequest, {});
+      this.status.showStatus(status);
+      return status;
+    } catch (error) {
+      this.output.appendLine(`ragls: rag/status failed: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this._onDidStart.dispose();
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Fast layer: the real ragls server over stdio, spoken to with vscode-jsonrpc (the library under
+ * vscode-languageclient), on a temporary copy of testFixture/. No VS Code needed. Run with
+ * `npm run test:wire` (node's test runner). The server command is $RAGLS_TEST_SERVER_CMD (JSON array), else
+ * `<python> -m ragls serve` with the Python from fixture.ts's defaultPython().
+ */
+import assert from 'node:assert/strict';
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  createMessageConnection,
+  MessageConnection,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-jsonrpc/node';
+import { INSTALL_HINT, resolveLaunch } from '../launch';
+import type { AskResult, QueryResult, StatusResult } from '../protocol';
+import { defaultPython, fileUri, makeWorkspace, Workspace } from './fixture';
+
+const DEADLINE_MS = 120_000;
+
+interface ProgressValue {
+  kind?: string;
+  title?: string;
+  message?: string;
+  delta?: string;
+}
+
+/** Lines of `text` covered by an LSP range, end exclusive at character 0. */
+function linesOf(text: string, start: number, end: number): string {
+  return text.split('\n').slice(start, end + 1).join('\n');
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('ragls server over vscode-jsonrpc', () => {
+  let tmp: string;
+  let ws: Workspace;
+  let proc: ChildProcess;
+  let conn: MessageConnection;
+  let stderr = '';
+  const progress: { token: string | number; value: ProgressValue }[] = [];
+
+  before(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'ragls-wire-'));
+    ws = makeWorkspace(join(tmp, 'ws'));
+    const cache = join(tmp, 'cache');
+    mkdirSync(cache);
+    const cmd: string[] = process.env.RAGLS_TEST_SERVER_CMD
+      ? JSON.parse(process.env.RAGLS_TEST_SERVER_CMD)
+      : [ws.python, '-m', 'ragls', 'serve'];
+    const env = { ...process.env, XDG_CACHE_HOME: cache, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' };
+    proc = spawn(cmd[0], cmd.slice(1), { cwd: ws.root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    proc.stderr!.on('data', (d) => (stderr += String(d)));
+    conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    conn.onRequest('window/workDoneProgress/create', () => null);
+    conn.onRequest('client/registerCapability', () => null);
+    conn.onRequest('workspace/configuration', (params: { items: unknown[] }) => params.items.map(() => null));
+    conn.onNotification(() => undefined);
+    conn.onUnhandledProgress((p) => progress.push({ token: p.token, value: p.value as ProgressValue }));
+    conn.listen();
+    const init = await conn.sendRequest<{ capabilities: { executeCommandProvider?: { commands: string[] } } }>(
+      'initialize',
+      {
+        processId: process.pid,
+        rootUri: fileUri(ws.handbook),
+        workspaceFolders: [
+          { uri: fileUri(ws.handbook), name: 'handbook' },
+          { uri: fileUri(ws.notes), name: 'notes' },
+        ],
+        capabilities: {
+          window: { workDoneProgress: true },
+          workspace: { workspaceFolders: true, configuration: true },
+        },
+        initializationOptions: {},
+      },
+    );
+    assert.ok(init.capabilities.executeCommandProvider?.commands.includes('ragls.ask'));
+    await conn.sendNotification('initialized', {});
+  });
+
+  after(async () => {
+    try {
+      await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 10_000))]);
+      await conn.sendNotification('exit');
+    } catch {
+      // the server may already be gone
+    }
+    conn?.dispose();
+    if (proc && proc.exitCode === null) {
+      await Promise.race([new Promise((r) => proc.once('exit', r)), new Promise((r) => setTimeout(r, 5_000))]);
+      proc.kill('SIGKILL');
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('indexes both folders and reports it in rag/status', async () => {
+    const status = await until('both folders indexed', async () => {
+      const s = await conn.sendRequest<StatusResult>('rag/status', {});
+      const done = s.folders.length === 2 && s.folders.every((f) => f.files > 0 && f.pending === 0 && f.pendingVectors === 0);
+      return done ? s : undefined;
+    });
+    const byUri = new Map(status.folders.map((f) => [f.uri, f]));
+    assert.equal(byUri.get(fileUri(ws.handbook))?.files, 3, stderr);
+    assert.equal(byUri.get(fileUri(ws.notes))?.files, 1);
+    for (const f of status.folders) {
+      assert.ok(f.chunks >= f.files, `${f.uri}: ${f.chunks} chunks for ${f.files} files`);
+    }
+    assert.equal(status.generation.backend, 'none');
+    assert.match(status.embeddingModel, /MiniLM/i);
+    const began = progress.filter((p) => p.value.kind === 'begin' && p.value.title === 'ragls: indexing');
+    assert.ok(began.length >= 1, `no "ragls: indexing" progress: ${JSON.stringify(progress)}`);
+    assert.ok(progress.some((p) => p.token === began[0].token && p.value.kind === 'end'), 'indexing progress never ended');
+  });
+
+  test('rag/query finds the calibration section with the exact line range', async () => {
+    const result = await conn.sendRequest<QueryResult>('rag/query', { query: 'which torque wrench calibrates the frobnicator' });
+    assert.equal(result.abstained, false);
+    const top = result.chunks[0];
+    assert.equal(top.source.path, 'docs/calibration.md');
+    assert.equal(top.source.uri, fileUri(join(ws.handbook, 'docs', 'calibration.md')));
+    const file = readFileSync(join(ws.handbook, 'docs', 'calibration.md'), 'utf8');
+    const covered = linesOf(file, top.source.range.start.line, top.source.range.end.line);
+    assert.ok(covered.includes('zeta-17'), `range ${JSON.stringify(top.source.range)} covers:\n${covered}`);
+    assert.ok(top.text.includes('zeta-17'));
+    const scores = result.chunks.map((c) => c.score);
+    assert.deepEqual([...scores].sort((a, b) => b - a), scores, 'chunks are not sorted by score');
+  });
+
+  test('rag/ask streams deltas for its partialResultToken and cites the source', async () => {
+    const token = 'ask-1';
+    const result = await conn.sendRequest<AskResult>('rag/ask', {
+      question: 'How do I roll back beacon firmware?',
+      partialResultToken: token,
+    });
+    assert.equal(result.abstained, false);
+    assert.ok(result.answer.includes('beacon push --previous'), result.answer);
+    const first = result.sources[0];
+    assert.equal(first.n, 1);
+    assert.equal(first.path, 'docs/deployment.md');
+    assert.ok(result.answer.includes('[1]'), result.answer);
+    const deltas = progress.filter((p) => p.token === token).map((p) => p.value.delta ?? '');
+    assert.ok(deltas.length >= 1, 'no $/progress deltas for the partialResultToken');
+    assert.ok(deltas.join('').includes('beacon push --previous'), deltas.join(''));
+  });
+
+  test('rag/ask with the selection file as an ephemeral document', async () => {
+    const result = await conn.sendRequest<AskResult>('rag/ask', {
+      question: 'Who owns the rename?\n\nSelected text (meeting-notes.md:5-6):\n```\nThe team agreed to rename the gizmo service to Quasar.\n```',
+      documents: [join(ws.notes, 'meeting-notes.md')],
+    });
+    assert.ok(result.sources.some((s) => s.path.endsWith('meeting-notes.md')), JSON.stringify(result.sources));
+    assert.ok(result.answer.includes('Priya'), result.answer);
+  });
+
+  test('an empty question is InvalidParams and the server keeps answering', async () => {
+    await assert.rejects(conn.sendRequest('rag/ask', { question: '' }), (error: unknown) => {
+      assert.ok(error instanceof ResponseError);
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /question/);
+      return true;
+    });
+    const status = await conn.sendRequest<StatusResult>('rag/status', {});
+    assert.equal(status.folders.length, 2);
+  });
+});
+
+describe('server launch resolution (launch.ts)', () => {
+  test('uses ragls.server.command when it is executable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragls-launch-'));
+    const prog = join(dir, 'my-ragls');
+    writeFileSync(prog, '#!/bin/sh\n');
+    chmodSync(prog, 0o755);
+    const launch = await resolveLaunch({ command: prog, args: ['serve', '--x'], pythonPath: '' }, { PATH: '' });
+    assert.deepEqual(launch, { ok: true, command: prog, args: ['serve', '--x'], how: 'ragls.server.command' });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('prefers `ragls` on PATH, else python -m ragls', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragls-launch-'));
+    const onPath = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir });
+    assert.equal(onPath.ok, false);
+    writeFileSync(join(dir, 'ragls'), '#!/bin/sh\n');
+    chmodSync(join(dir, 'ragls'), 0o755);
+    const found = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir });
+    assert.deepEqual(found, { ok: true, command: join(dir, 'ragls'), args: ['serve'], how: '`ragls` on PATH' });
+    const python = defaultPython();
+    const viaPython = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { PATH: '/nonexistent' });
+    assert.equal(viaPython.ok, true);
+    assert.deepEqual(viaPython.ok && viaPython.args, ['-m', 'ragls', 'serve']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a missing server gives one message with how to install it', async () => {
+    const missingCmd = await resolveLaunch({ command: '/nonexistent/ragls', args: [], pythonPath: '' }, { PATH: '' });
+    assert.equal(missingCmd.ok, false);
+    assert.ok(!missingCmd.ok && missingCmd.message.includes('/nonexistent/ragls') && missingCmd.message.includes(INSTALL_HINT));
+    const noModule = await resolveLaunch({ command: '', args: [], pythonPath: '/usr/bin/python3' }, { PATH: '/nonexistent' });
+    assert.equal(noModule.ok, false);
+    assert.ok(!noModule.ok && /No module named .?ragls/.test(noModule.message), !noModule.ok ? noModule.message : '');
+    assert.ok(!noModule.ok && noModule.message.includes('pip install ragls'));
+  });
+});
