@@ -403,3 +403,25 @@ def test_first_commit_in_an_empty_repository(tmp_path):
     result = generate_commit_message(root / "lib", settings=settings_for())
     assert result.message == "feat(lib): add core.py\n\nChanged files:\n- added: lib/core.py (+1)"
     assert generate_commit_message(root, settings=settings_for(), staged=False) == result
+
+
+def test_unusual_file_names_from_real_git(repo):
+    write(repo, "my notes.txt", "one\ntwo\nthree\nfour\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "notes")
+    git(repo, "mv", "my notes.txt", "our notes.txt")
+    write(repo, "our notes.txt", "one\ntwo\nthree\nfour\nfive\n")
+    write(repo, "tab\there.py", "X = 1\n")
+    write(repo, 'quo"te\\back.py', "Y = 2\n")
+    write(repo, "ünï cödé.py", "Z = 3\n")
+    git(repo, "add", ".")
+    files = gitdiff.parse_diff(gitdiff.read_diff(repo))
+    assert {(f.path, f.old_path, f.status, f.added, f.removed) for f in files} == {
+        ("our notes.txt", "my notes.txt", "renamed", 1, 0),
+        ("tab\there.py", None, "added", 1, 0),
+        ('quo"te\\back.py', None, "added", 1, 0),
+        ("ünï cödé.py", None, "added", 1, 0),
+    }
+    text, cut = gitdiff.render_diff(files, 24000)
+    assert not cut
+    assert "--- a/my notes.txt\n+++ b/our notes.txt\n@@ -2,3 +2,4 @@ one\n two\n three\n four\n+five\n" in text
