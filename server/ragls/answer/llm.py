@@ -32,6 +32,7 @@ __all__ = [
     "ChatModel",
     "ChatReply",
     "ToolCall",
+    "default_model",
     "make_chat_model",
 ]
 
@@ -446,6 +447,11 @@ class AnthropicChat(ChatModel):
         calls = [ToolCall(b["id"], b["name"], _parse_arguments(b["json"]) if b["json"] else b["input"])
                  for _, b in sorted(blocks.items())]
         return ChatReply("".join(text), calls)
+
+
+def default_model(backend: str) -> str | None:
+    """The model used when `generation.model` is unset: DEFAULT_MODELS[backend]; None for "none"/unknown."""
+    return DEFAULT_MODELS.get(backend)
 
 
 def make_chat_model(gen: GenerationSettings) -> ChatModel | None:

@@ -1,0 +1,282 @@
+"""`rag/ask`: retrieve → (abstain) → template → LLM with the `rag__query` tool → citation check.
+
+Without an LLM (`chat is None`, backend "none") the answer is extractive: the sentences of the top chunks that
+share the most content words with the question, each followed by its `[n]`, under a label saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+
+from ragls.answer.cite import check_citations, content_words
+from ragls.answer.llm import ChatModel, ToolCall
+from ragls.answer.template import render_prompt, source_label
+from ragls.config import Settings
+from ragls.errors import Cancelled, InvalidParams, RaglsError
+from ragls.ir import Answer, Hit
+from ragls.retrieval.search import abstained
+
+Retrieve = Callable[[str, int], list[Hit]]
+
+EXTRACTIVE_MODEL = "extractive"
+EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
+                    "the question.*")
+EXTRACTIVE_MAX_SENTENCES = 4
+EXTRACTIVE_MAX_SENTENCE_CHARS = 400
+MAX_HISTORY_MESSAGES = 20
+TOOL_MAX_TOP_K = 20
+
+RAG_QUERY_TOOL = {
+    "name": "rag__query",
+    "description": ("Search the user's project documents again, e.g. with other words or for a sub-question, "
+                    "when the given context is not enough. Returns matching chunks; each chunk's source starts "
+                    "with its number [n]: cite it as [n]."),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to search for, in natural language."},
+            "top_k": {"type": "integer", "minimum": 1, "maximum": TOOL_MAX_TOP_K,
+                      "description": "How many chunks to return (default: the configured top_k)."},
+        },
+        "required": ["query"],
+    },
+}
+TOOL_SYSTEM = ("Answer from the project documents given by the user. If they are not enough, you may call "
+               "rag__query to search the documents again. Cite every source you use as [n].")
+
+
+def ask(
+    question: str,
+    *,
+    settings: Settings,
+    retrieve: Retrieve,
+    top_k: int | None = None,
+    history: list[dict] | None = None,
+    extra_hits: list[Hit] | None = None,
+    chat: ChatModel | None = None,
+    on_delta: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
+    rag_name: str = "workspace",
+) -> Answer:
+    """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
+
+    - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents) are
+      ranked together with them by `Hit.score` (duplicates by chunk id dropped) and the best `top_k` kept.
+    - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.search.abstained(hits,
+      settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor.
+    - With `chat`: the `generation.template` prompt (context within `generation.max_context_chars`), after
+      `history` ({role, content}, user/assistant only, last 20), streamed to `on_delta`. When the model supports
+      tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
+      numbered sources. Texts of successive rounds are joined by a blank line (streamed as well).
+    - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece.
+    - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
+      or not. `sources` are numbered from 1 in context order.
+    Raises InvalidParams (empty question), Cancelled (`cancel` set), RequestFailed (backend failure), and
+    whatever `retrieve` raises for the initial retrieval.
+    """
+    t0 = time.perf_counter()
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidParams("question must be a non-empty string")
+    _check_cancel(cancel)
+    k = top_k or settings.retrieval.top_k
+    hits = merge_hits(retrieve(question, k), extra_hits or [], k)
+    model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
+
+    def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False) -> Answer:
+        text, citations = check_citations(text, sources)
+        return Answer(text=text, sources=sources, citations=citations, model=model_name, abstained=is_abstained,
+                      elapsed_ms=(time.perf_counter() - t0) * 1000)
+
+    floor = settings.retrieval.min_similarity
+    if abstained(hits, floor):
+        text = abstention_text(hits, floor)
+        if on_delta is not None:
+            on_delta(text)
+        return done(text, [], True)
+    numbered = list(enumerate(hits, 1))
+    if chat is None:
+        text = extractive_answer(question, numbered)
+        if on_delta is not None:
+            on_delta(text)
+        return done(text, numbered)
+    text, sources = _generate(question, numbered, settings, retrieve, k, history, chat, on_delta, cancel, rag_name)
+    return done(text, sources)
+
+
+def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
+    """`hits` plus `extra`, one per chunk id (the higher score wins), best score first, at most `k`.
+    Without `extra` the retrieval order is kept as it is."""
+    if not extra:
+        return list(hits)[:k]
+    best: dict[str, Hit] = {}
+    for hit in [*hits, *extra]:
+        if hit.chunk.id not in best or hit.score > best[hit.chunk.id].score:
+            best[hit.chunk.id] = hit
+    return sorted(best.values(), key=lambda h: -h.score)[:k]
+
+
+def abstention_text(hits: list[Hit], floor: float) -> str:
+    """The answer given when retrieval found nothing relevant enough (says why, in one sentence)."""
+    sims = [h.similarity for h in hits if h.similarity is not None]
+    if not hits:
+        why = "no passage matched the question"
+    elif sims:
+        why = f"the closest passage has similarity {max(sims):.2f}, below the floor {floor:g}"
+    else:
+        why = "no passage is close enough to the question"
+    return (f"The documents do not cover this question ({why}). Try rephrasing it, or check that the relevant "
+            f"files are indexed.")
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("cancelled")
+
+
+def _history(history: list[dict] | None) -> list[dict]:
+    out = [{"role": m["role"], "content": m["content"]} for m in history or []
+           if isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+           and m["content"].strip()]
+    return out[-MAX_HISTORY_MESSAGES:]
+
+
+def _generate(question, numbered, settings, retrieve, k, history, chat, on_delta, cancel, rag_name):
+    """The LLM path of `ask`: returns (raw answer text, sources)."""
+    gen = settings.generation
+    prompt, sources = render_prompt(gen.template, question, numbered, gen.max_context_chars)
+    sources = list(sources)
+    messages = [*_history(history), {"role": "user", "content": prompt}]
+    rounds = gen.max_tool_rounds if chat.supports_tools else 0
+    texts: list[str] = []
+    separator_due = False
+
+    def emit(piece: str) -> None:
+        nonlocal separator_due
+        if separator_due:
+            on_delta("\n\n")
+            separator_due = False
+        on_delta(piece)
+
+    for round_no in range(rounds + 1):
+        last = round_no == rounds
+        tools = [RAG_QUERY_TOOL] if rounds and chat.supports_tools else None
+        reply = chat.chat(messages, system=TOOL_SYSTEM if tools else None, tools=tools,
+                          tool_choice="none" if last else "auto",
+                          on_delta=emit if on_delta is not None else None, cancel=cancel)
+        if reply.text.strip():
+            texts.append(reply.text.strip("\n"))
+            separator_due = True
+        calls = [] if last else reply.tool_calls
+        if not calls:
+            break
+        messages.append({"role": "assistant", "content": reply.text,
+                         "tool_calls": [c.to_message() for c in calls]})
+        for call in calls:
+            _check_cancel(cancel)
+            result = run_rag_query(call, retrieve, sources, default_top_k=k,
+                                   max_chars=gen.max_context_chars, rag_name=rag_name)
+            messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                             "content": json.dumps(result, ensure_ascii=False)})
+    return "\n\n".join(texts), sources
+
+
+def run_rag_query(call: ToolCall, retrieve: Retrieve, sources: list[tuple[int, Hit]], *, default_top_k: int,
+                  max_chars: int, rag_name: str = "workspace") -> dict:
+    """Run one `rag__query` tool call. New chunks are appended to `sources` (in place) with the next numbers;
+    chunks already there keep theirs. Returns `{rag_name, count, chunks: [{n, text, source: "[n] path:a-b"}]}`,
+    chunk texts cut to fit `max_chars` in total, or `{"error": message}` for a bad call (never raises)."""
+    if call.name != RAG_QUERY_TOOL["name"]:
+        return {"error": f"unknown tool {call.name!r}; the only tool is rag__query"}
+    query = call.arguments.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return {"error": "rag__query needs a non-empty string argument 'query'"}
+    top_k = call.arguments.get("top_k", default_top_k)
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        top_k = default_top_k
+    top_k = max(1, min(TOOL_MAX_TOP_K, top_k))
+    try:
+        hits = retrieve(query.strip(), top_k)
+    except RaglsError as exc:
+        return {"error": f"search failed: {exc}"}
+    number = {hit.chunk.id: n for n, hit in sources}
+    chunks = []
+    budget = max_chars
+    for hit in hits:
+        if budget <= 0:
+            break
+        n = number.get(hit.chunk.id)
+        if n is None:
+            n = len(sources) + 1
+            sources.append((n, hit))
+            number[hit.chunk.id] = n
+        text = hit.chunk.text[:budget]
+        budget -= len(text)
+        chunks.append({"n": n, "text": text, "source": f"[{n}] {source_label(hit)}"})
+    return {"rag_name": rag_name, "count": len(chunks), "chunks": chunks}
+
+
+# -- extractive answers ------------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(```|~~~).*?(^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Prose sentences of a chunk: code blocks, headings, HTML/template lines and tables dropped, list and quote
+    markers removed, markdown links reduced to their text, lines of a paragraph joined; each sentence has at
+    least 4 words and is cut to EXTRACTIVE_MAX_SENTENCE_CHARS."""
+    text = _FENCE.sub("\n", text)
+    paragraphs: list[list[str]] = [[]]
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "<", "{{", "|", "```", "---", "===")):
+            paragraphs.append([])
+            continue
+        paragraphs[-1].append(_LINE_PREFIX.sub("", stripped, count=1))
+    out = []
+    for para in paragraphs:
+        joined = _BARE_MARKER.sub("", _LINK.sub(r"\1", " ".join(para)))
+        for sentence in _SENTENCE_SPLIT.split(" ".join(joined.split())):
+            sentence = sentence.strip()
+            if len(sentence.split()) < 4:
+                continue
+            if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
+                sentence = sentence[: EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
+            out.append(sentence)
+    return out
+
+
+def extractive_answer(question: str, sources: list[tuple[int, Hit]],
+                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES) -> str:
+    """The label line, then up to `max_sentences` sentences as a list, each followed by its `[n]`.
+
+    Sentences are scored by how many distinct content words (see `cite.content_words`) they share with the
+    question; ties go to the better-ranked source, then to the earlier sentence. With no overlap anywhere, the
+    first sentence of each of the two best sources is used."""
+    query = set(content_words(question))
+    scored = []
+    firsts = []
+    for rank, (n, hit) in enumerate(sources):
+        for pos, sentence in enumerate(split_sentences(hit.chunk.text)):
+            if pos == 0 and len(firsts) < 2:
+                firsts.append((n, sentence))
+            overlap = len(query & set(content_words(sentence)))
+            if overlap:
+                scored.append((-overlap, rank, pos, n, sentence))
+    scored.sort()
+    picked = [(n, s) for *_, n, s in scored[:max_sentences]] or firsts
+    if not picked:  # chunks with no prose at all (code only): point at them
+        picked = [(n, f"See {source_label(hit)}") for n, hit in sources[:2]]
+    lines = []
+    for n, sentence in picked:
+        body = sentence.rstrip()
+        end = body[-1] if body[-1] in ".!?:" else ""
+        lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
+    return EXTRACTIVE_LABEL + "\n\n" + "\n".join(lines)

@@ -1,0 +1,303 @@
+"""ragls.answer.ask end to end: hand-made hits or the offline MiniLM model, the real SDKs against the loopback
+LLM server (tests/llm_server.py), abstention, extractive mode, citations, tool rounds, history, cancel."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+from llm_server import Reply, Request
+from ragls.answer.ask import EXTRACTIVE_LABEL, RAG_QUERY_TOOL, ask
+from ragls.answer.llm import make_chat_model
+from ragls.config import GenerationSettings, RetrievalSettings, Settings
+from ragls.errors import Cancelled, InvalidParams, RequestFailed
+from ragls.ir import Chunk, Citation, Hit, LineSpan
+
+OWNERSHIP = ("Each value in Rust has an owner. There can only be one owner at a time. "
+             "When the owner goes out of scope, the value will be dropped.")
+BORROWING = ("A reference lets you borrow a value without taking ownership of it. "
+             "The borrow checker makes sure references never outlive the data they point to.")
+CARGO = "Cargo is the Rust build system and package manager. Run cargo build to compile the project."
+LIFETIMES = ("Lifetimes are named regions of code that a reference must be valid for. "
+             "Lifetime annotations describe how the lifetimes of several references relate.")
+
+
+def make_hit(path: str, text: str, similarity: float | None, score: float, first_line: int = 0,
+             title: str = "") -> Hit:
+    lines = text.count("\n") + 1
+    span = LineSpan(first_line, 0, first_line + lines, 0)
+    return Hit(Chunk(id=f"{path}#{first_line}", path=path, text=text, span=span, text_hash=path, title=title),
+               score=score, signals={"vector": 1.0}, similarity=similarity)
+
+
+HITS = [make_hit("book/ownership.md", OWNERSHIP, 0.62, 0.9, 10, "Ownership"),
+        make_hit("book/borrowing.md", BORROWING, 0.41, 0.8, 0, "References"),
+        make_hit("book/cargo.md", CARGO, 0.12, 0.5, 4)]
+EXTRA = make_hit("lifetimes.md", LIFETIMES, 0.55, 0.95)
+
+
+class Retriever:
+    """retrieve(query, k) over fixed hits; records the calls. `by_query` maps a query substring to other hits."""
+
+    def __init__(self, hits: list[Hit], by_query: dict[str, list[Hit]] | None = None):
+        self.hits, self.by_query, self.calls = hits, by_query or {}, []
+
+    def __call__(self, query: str, k: int) -> list[Hit]:
+        self.calls.append((query, k))
+        for needle, hits in self.by_query.items():
+            if needle in query:
+                return hits[:k]
+        return self.hits[:k]
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch):
+    monkeypatch.setenv("RAGLS_TEST_KEY", "k")
+
+
+def settings(server=None, backend="openai", **gen) -> Settings:
+    g = {"backend": "none"}
+    if server is not None:
+        url = server.openai_url if backend == "openai" else server.anthropic_url
+        g = {"backend": backend, "base_url": url, "model": "test-model", "api_key_env": "RAGLS_TEST_KEY",
+             "max_retries": 0}
+    return Settings(generation=GenerationSettings(**{**g, **gen}))
+
+
+def chat_for(s: Settings):
+    return make_chat_model(s.generation)
+
+
+# -- abstention ----------------------------------------------------------------------------------------------
+
+def test_abstains_without_hits_and_never_calls_the_llm(llm_server):
+    s = settings(llm_server)
+    deltas: list[str] = []
+    answer = ask("What is the airspeed of a swallow?", settings=s, retrieve=Retriever([]), chat=chat_for(s),
+                 on_delta=deltas.append)
+    assert answer.abstained is True
+    assert answer.sources == [] and answer.citations == []
+    assert "do not cover" in answer.text
+    assert deltas == [answer.text]
+    assert llm_server.requests == []
+
+
+def test_abstains_below_the_similarity_floor(llm_server):
+    s = settings(llm_server)
+    s.retrieval = RetrievalSettings(min_similarity=0.7)
+    answer = ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+    assert answer.abstained is True
+    assert "0.62" in answer.text and "0.7" in answer.text
+    assert llm_server.requests == []
+    s.retrieval = RetrievalSettings(min_similarity=0.6)
+    llm_server.queue("Values have one owner [1].")
+    assert ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s)).abstained is False
+
+
+def test_empty_question_is_invalid():
+    with pytest.raises(InvalidParams):
+        ask("  ", settings=settings(), retrieve=Retriever(HITS))
+
+
+# -- extractive ----------------------------------------------------------------------------------------------
+
+def test_extractive_answer_without_llm():
+    deltas: list[str] = []
+    retriever = Retriever(HITS)
+    answer = ask("When is a value dropped by its owner?", settings=settings(), retrieve=retriever, top_k=3,
+                 on_delta=deltas.append)
+    assert retriever.calls == [("When is a value dropped by its owner?", 3)]
+    assert answer.model == "extractive" and answer.abstained is False
+    assert answer.text.startswith(EXTRACTIVE_LABEL)
+    lines = answer.text.splitlines()[2:]
+    assert lines[0] == "- When the owner goes out of scope, the value will be dropped [1]."
+    assert all(line.startswith("- ") for line in lines)
+    assert [n for n, _ in answer.sources] == [1, 2, 3]
+    assert answer.citations and answer.citations[0] == Citation(1, True)
+    assert all(c.supported for c in answer.citations)
+    assert deltas == [answer.text]
+
+
+def test_extractive_skips_code_and_headings():
+    text = "# Ownership rules\n\n```rust\nlet s = String::from(\"owner\");\n```\n\n- Each value has exactly one owner."
+    answer = ask("Who is the owner of a value?", settings=settings(),
+                 retrieve=Retriever([make_hit("a.md", text, 0.8, 1.0)]))
+    assert answer.text.splitlines()[2:] == ["- Each value has exactly one owner [1]."]
+
+
+# -- LLM path ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+def test_prompt_sources_and_checked_citations(llm_server, backend):
+    seen: dict[str, str] = {}
+
+    def handler(req: Request) -> Reply:
+        seen["prompt"] = req.last_user_text()
+        return Reply(text="When the owner goes out of scope the value is dropped [1]. "
+                          "Cargo compiles crates in parallel [2]. Macros are expanded early [9].")
+
+    llm_server.handler = handler
+    s = settings(llm_server, backend)
+    deltas: list[str] = []
+    answer = ask("What happens when the owner goes out of scope?", settings=s, retrieve=Retriever(HITS),
+                 chat=chat_for(s), on_delta=deltas.append)
+    prompt = seen["prompt"]
+    assert "Question: What happens when the owner goes out of scope?" in prompt
+    assert "[1] book/ownership.md:11-11\n[2] book/borrowing.md:1-1\n[3] book/cargo.md:5-5" in prompt
+    assert "[1] book/ownership.md:11-11 — Ownership\n" + OWNERSHIP in prompt
+    assert prompt.index(OWNERSHIP) < prompt.index(BORROWING) < prompt.index(CARGO)
+    assert answer.text == ("When the owner goes out of scope the value is dropped [1]. "
+                           "Cargo compiles crates in parallel [2]. Macros are expanded early.")
+    assert answer.citations == [Citation(1, True), Citation(2, False)]
+    assert [(n, h.chunk.path) for n, h in answer.sources] == [
+        (1, "book/ownership.md"), (2, "book/borrowing.md"), (3, "book/cargo.md")]
+    assert answer.model == "test-model" and answer.abstained is False
+    assert "".join(deltas).endswith("Macros are expanded early [9].")  # streamed raw, cleaned in the result
+    assert llm_server.requests[-1].stream is True
+
+
+def test_history_is_sent_before_the_question(llm_server):
+    llm_server.queue("Each value has one owner [1].")
+    s = settings(llm_server, max_tool_rounds=0)
+    history = [{"role": "user", "content": "Tell me about Rust."},
+               {"role": "assistant", "content": "Rust is a systems language."},
+               {"role": "system", "content": "ignored"}, {"role": "user", "content": ""}]
+    ask("And ownership?", settings=s, retrieve=Retriever(HITS), history=history, chat=chat_for(s))
+    messages = llm_server.requests[-1].messages
+    assert [(m["role"], m["content"][:20]) for m in messages[:2]] == [
+        ("user", "Tell me about Rust."), ("assistant", "Rust is a systems la")]
+    assert messages[2]["role"] == "user" and "Question: And ownership?" in messages[2]["content"]
+    assert len(messages) == 3
+    assert llm_server.requests[-1].tools == []  # max_tool_rounds = 0: no tool offered
+
+
+def test_extra_hits_ranked_with_retrieved_ones(llm_server):
+    llm_server.queue("Lifetimes are regions of code [1].")
+    s = settings(llm_server)
+    answer = ask("What are lifetimes?", settings=s, retrieve=Retriever(HITS), top_k=3, extra_hits=[EXTRA],
+                 chat=chat_for(s))
+    assert [h.chunk.path for _, h in answer.sources] == ["lifetimes.md", "book/ownership.md", "book/borrowing.md"]
+    assert answer.citations == [Citation(1, True)]
+
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+def test_tool_round_adds_sources(llm_server, backend):
+    def handler(req: Request) -> Reply:
+        results = req.tool_results()
+        if not results:
+            assert req.tools, "rag__query should be offered"
+            return Reply(text="Let me search.", tool_calls=[
+                {"id": "t1", "name": "rag__query", "arguments": {"query": "reference lifetimes", "top_k": 2}}])
+        payload = json.loads(results[-1]["content"])
+        assert payload["rag_name"] == "workspace" and payload["count"] == 2
+        assert [c["source"] for c in payload["chunks"]] == ["[4] lifetimes.md:1-1", "[1] book/ownership.md:11-11"]
+        assert payload["chunks"][0]["text"] == LIFETIMES
+        return Reply(text="Lifetimes are named regions of code a reference must be valid for [4].")
+
+    llm_server.handler = handler
+    s = settings(llm_server, backend, max_tool_rounds=2)
+    retriever = Retriever(HITS, by_query={"lifetimes": [EXTRA, HITS[0]]})
+    deltas: list[str] = []
+    answer = ask("How long is a reference valid?", settings=s, retrieve=retriever, chat=chat_for(s),
+                 on_delta=deltas.append)
+    assert retriever.calls[1] == ("reference lifetimes", 2)
+    assert [(n, h.chunk.path) for n, h in answer.sources] == [
+        (1, "book/ownership.md"), (2, "book/borrowing.md"), (3, "book/cargo.md"), (4, "lifetimes.md")]
+    assert answer.citations == [Citation(4, True)]
+    assert answer.text == "Let me search.\n\nLifetimes are named regions of code a reference must be valid for [4]."
+    assert "".join(deltas) == answer.text
+    assert len(llm_server.requests) == 2
+
+
+def test_tool_rounds_are_bounded(llm_server):
+    def handler(req: Request) -> Reply:
+        return Reply(tool_calls=[{"name": "rag__query", "arguments": {"query": f"again {len(req.messages)}"}}])
+
+    llm_server.handler = handler
+    s = settings(llm_server, max_tool_rounds=2)
+    answer = ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+    assert len(llm_server.requests) == 3  # 2 tool rounds, then a final turn with tool_choice "none"
+    assert [r.body.get("tool_choice") for r in llm_server.requests] == ["auto", "auto", "none"]
+    assert answer.text == "" and answer.citations == []
+    assert [n for n, _ in answer.sources] == [1, 2, 3]  # tool results were already known sources
+
+
+def test_bad_tool_arguments_get_an_error_result(llm_server):
+    llm_server.queue(Reply(tool_calls=[{"id": "x", "name": "rag__query", "arguments": {"top_k": 3}},
+                                       {"id": "y", "name": "shell", "arguments": {}}]),
+                     "Values have one owner [1].")
+    s = settings(llm_server)
+    answer = ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+    results = [json.loads(r["content"]) for r in llm_server.requests[-1].tool_results()]
+    assert "query" in results[0]["error"] and "unknown tool" in results[1]["error"]
+    assert answer.citations == [Citation(1, True)]
+
+
+def test_tool_schema_shape():
+    assert RAG_QUERY_TOOL["parameters"]["required"] == ["query"]
+    assert set(RAG_QUERY_TOOL["parameters"]["properties"]) == {"query", "top_k"}
+
+
+def test_cancel_stops_streaming(llm_server):
+    llm_server.queue(Reply(text="Each value has one owner and it is dropped at the end of its scope [1]."))
+    s = settings(llm_server)
+    cancel = threading.Event()
+    deltas: list[str] = []
+
+    def on_delta(piece: str) -> None:
+        deltas.append(piece)
+        if len(deltas) == 2:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s), on_delta=on_delta, cancel=cancel)
+    assert deltas == ["Each ", "value "]
+
+
+def test_backend_failure_is_request_failed(llm_server):
+    llm_server.queue(Reply(status=401))
+    s = settings(llm_server)
+    with pytest.raises(RequestFailed, match="401"):
+        ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+
+
+# -- with the real offline embedding model --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def minilm_retriever():
+    embed = pytest.importorskip("ragls.embed")
+    from ragls.chunking import chunk_document
+    from ragls.config import EmbeddingSettings
+    from ragls.sources.load import load_text
+
+    model_dir = embed.offline_model_dir()
+    if model_dir is None:
+        pytest.skip("ragls[offline] is not installed")
+    embedder = embed.Embedder(EmbeddingSettings(model="sentence-transformers/all-MiniLM-L6-v2",
+                                                model_path=str(model_dir)))
+    docs = {"ownership.md": f"# Ownership\n\n{OWNERSHIP}\n", "borrowing.md": f"# References\n\n{BORROWING}\n",
+            "cargo.md": f"# Cargo\n\n{CARGO}\n"}
+    chunks = [c for path, text in docs.items() for c in chunk_document(load_text(path, text))]
+    vectors = embedder.embed_documents([c.text for c in chunks])
+
+    def retrieve(query: str, k: int) -> list[Hit]:
+        sims = vectors @ embedder.embed_query(query)
+        order = np.argsort(-sims)[:k]
+        return [Hit(chunks[i], float(sims[i]), {"vector": float(r + 1)}, float(sims[i]))
+                for r, i in enumerate(order)]
+
+    return retrieve
+
+
+def test_real_model_answers_in_scope_and_abstains_out_of_scope(minilm_retriever):
+    s = settings()
+    inside = ask("What happens to a value when its owner goes out of scope?", settings=s,
+                 retrieve=minilm_retriever, top_k=2)
+    assert inside.abstained is False
+    assert inside.sources[0][1].chunk.path == "ownership.md"
+    assert "dropped [1]" in inside.text
+    assert inside.citations[0] == Citation(1, True)
+    outside = ask("What is the capital of France?", settings=s, retrieve=minilm_retriever, top_k=2)
+    assert outside.abstained is True and outside.sources == []
