@@ -93,7 +93,7 @@ def generate_commit_message(
         if staged:
             raise RequestFailed("nothing staged — stage changes or pass staged:false")
         raise RequestFailed("no changes — tracked files match HEAD")
-    files = gitdiff.parse_diff(raw)
+    files = gitdiff.mark_generated(root, gitdiff.parse_diff(raw))
     paths = [f.path for f in files]
     if chat is None:
         message, truncated = deterministic_message(files, style)

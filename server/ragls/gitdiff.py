@@ -4,14 +4,15 @@ digest that fits a character budget.
 Used by `commit.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
 --no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
 drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
-names are decoded as UTF-8, falling back to latin-1 (which never fails).
+names are decoded as UTF-8, falling back to latin-1 (which never fails). Lockfiles, generated files (by name, or
+marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import pathspec
@@ -70,14 +71,18 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def run_git(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run `git ARGS` (argument list, no shell, stdin closed, English messages, no optional index locks).
+def run_git(args: list[str], cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git ARGS` (argument list, no shell, English messages, no optional index locks); stdin gets `stdin`,
+    or is closed.
 
     Returns the completed process whatever its exit code. Raises RequestFailed when git is not installed or does
     not finish within GIT_TIMEOUT_S seconds.
     """
     env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
+        if stdin is not None:
+            return subprocess.run(["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True,
+                                  timeout=GIT_TIMEOUT_S, check=False)
         return subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=GIT_TIMEOUT_S, check=False)
     except FileNotFoundError:
@@ -139,6 +144,22 @@ def read_diff(root: Path, *, staged: bool = True) -> bytes:
     if proc.returncode != 0:
         raise RequestFailed(f"git diff failed in {root}: {_first_error_line(proc)}")
     return proc.stdout
+
+
+def mark_generated(root: Path, files: list[FileDiff]) -> list[FileDiff]:
+    """`files` with those the repository marks `linguist-generated` in .gitattributes turned into kind
+    "generated" (hunks dropped). Text files only; on any git failure `files` is returned unchanged."""
+    candidates = [f for f in files if f.kind == "text"]
+    if not candidates:
+        return files
+    paths = b"".join(f.path.encode("utf-8", "surrogateescape") + b"\0" for f in candidates)
+    proc = run_git(["-C", str(root), "check-attr", "-z", "--stdin", "linguist-generated"], stdin=paths)
+    if proc.returncode != 0:
+        return files
+    fields = proc.stdout.split(b"\0")
+    generated = {decode(fields[i]) for i in range(0, len(fields) - 2, 3) if fields[i + 2] in (b"set", b"true")}
+    return [replace(f, kind="generated", hunks=()) if f.kind == "text" and f.path in generated else f
+            for f in files]
 
 
 # ---------------------------------------------------------------------------------------------------- parsing

@@ -425,3 +425,20 @@ def test_unusual_file_names_from_real_git(repo):
     text, cut = gitdiff.render_diff(files, 24000)
     assert not cut
     assert "--- a/my notes.txt\n+++ b/our notes.txt\n@@ -2,3 +2,4 @@ one\n two\n three\n four\n+five\n" in text
+
+
+def test_gitattributes_linguist_generated_is_summarized(repo):
+    write(repo, ".gitattributes", "gen/** linguist-generated\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "attrs")
+    write(repo, "gen/schema.py", "".join(f"FIELD_{i} = {i}\n" for i in range(30)))
+    write(repo, "src/app.py", APP_PY + "\n\nUSES_SCHEMA = True\n")
+    git(repo, "add", ".")
+    root = gitdiff.repo_root(repo)
+    files = gitdiff.mark_generated(root, gitdiff.parse_diff(gitdiff.read_diff(root)))
+    assert [(f.path, f.kind) for f in files] == [("gen/schema.py", "generated"), ("src/app.py", "text")]
+    text, _ = gitdiff.render_diff(files, 24000)
+    assert "- generated file added: gen/schema.py (+30)\n" in text
+    assert "FIELD_7" not in text and "+USES_SCHEMA = True" in text
+    result = generate_commit_message(repo, settings=settings_for())
+    assert "- generated file added: gen/schema.py (+30)" in result.message
