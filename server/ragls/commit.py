@@ -77,8 +77,9 @@ def generate_commit_message(
     `settings.commit.style`. With `chat`, the model gets the style rules, the most relevant conventions text
     (`conventions(query)`, at most 2000 chars, skipped when it raises a RaglsError) and the diff digest of at most
     `settings.commit.max_diff_chars` characters (see `gitdiff.render_diff`); its reply is cleaned by
-    `clean_reply`. Without `chat`, the message comes from `deterministic_message` (the same diff always gives the
-    same message) and `truncated` is False.
+    `clean_reply`; `truncated` is True when the raw diff was longer than the budget or the digest had to be cut.
+    Without `chat`, the message comes from `deterministic_message` (the same diff always gives the same message)
+    and `truncated` is True only when its body left files out (more than BODY_MAX_FILES).
 
     Raises InvalidParams for an unknown style; RequestFailed when git is missing, `repo_dir` is not in a git
     repository, nothing is staged ("nothing staged — stage changes or pass staged:false"), there are no changes,
