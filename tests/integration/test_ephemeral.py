@@ -1,0 +1,146 @@
+"""ragls.sources.ephemeral: `documents` of rag/ask — files, globs, %%, `command`, URLs (loopback server)."""
+
+from __future__ import annotations
+
+import shlex
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from ragls.errors import InvalidParams, RequestFailed
+from ragls.sources.ephemeral import documents_only_prompt, html_to_text, load_documents
+
+PAGE = b"""<!doctype html><html><head><title>Retry  guide</title><style>body { color: red }</style>
+<script>var secret = "do not index";</script></head>
+<body><h1>Retries</h1><p>The client retries <b>three</b> times &amp; then gives up.</p>
+<ul><li>first</li><li>second</li></ul><noscript>enable js</noscript></body></html>"""
+
+
+class _Pages(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        routes = {"/page.html": ("text/html; charset=utf-8", PAGE), "/notes.txt": ("text/plain", b"plain notes\n"),
+                  "/blob": ("application/octet-stream", b"\x00\x01\x02")}
+        if self.path not in routes:
+            self.send_error(404)
+            return
+        ctype, body = routes[self.path]
+        self.send_response(200)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def pages():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nalpha text\n")
+    (tmp_path / "docs" / "sub" / "b.md").write_text("bravo text\n")
+    (tmp_path / "docs" / "c.txt").write_text("charlie\n")
+    (tmp_path / "bin.dat").write_bytes(b"\x00binary")
+    return tmp_path
+
+
+def test_file_and_glob(folder):
+    docs = load_documents(["docs/c.txt", "docs/**/*.md", "docs/a.md"], folder)
+    assert [(d.path, d.text, d.kind) for d in docs] == [
+        ("docs/c.txt", "charlie\n", "text"), ("docs/a.md", "# A\n\nalpha text\n", "markdown"),
+        ("docs/sub/b.md", "bravo text\n", "markdown")]  # a.md matched twice, loaded once
+    assert all(d.folder == str(folder) for d in docs)
+
+
+def test_absolute_path_outside_folder(folder, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other") / "x.md"
+    other.write_text("outside\n")
+    [doc] = load_documents([str(other)], folder)
+    assert (doc.folder, doc.path, doc.text) == ("", other.resolve().as_posix(), "outside\n")
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
+    ("bin.dat", "binary"), ("pdf:manual.pdf", "unsupported loader"), ("", "empty"),
+])
+def test_bad_specs_are_invalid_params(folder, spec, needle):
+    with pytest.raises(InvalidParams, match=needle):
+        load_documents([spec], folder)
+
+
+def test_previous_answer(folder):
+    history = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "first answer"},
+               {"role": "user", "content": "q2"}, {"role": "assistant", "content": "second answer [1]"}]
+    [doc] = load_documents(["%%"], folder, history)
+    assert (doc.path, doc.text) == ("%%", "second answer [1]")
+    with pytest.raises(InvalidParams, match="no assistant message"):
+        load_documents(["%%"], folder, [{"role": "user", "content": "q"}])
+
+
+def py(code: str) -> str:
+    return f"`{shlex.quote(sys.executable)} -c {shlex.quote(code)}`"
+
+
+def test_command_output_runs_in_folder_without_shell(folder):
+    [doc] = load_documents([py("import os; print(os.getcwd())")], folder)
+    assert Path(doc.text.strip()).resolve() == folder.resolve()
+    assert doc.path.startswith("`") and doc.path.endswith("`")
+    [echo] = load_documents(["`echo $HOME; ls *.md`"], folder)
+    assert echo.text == "$HOME; ls *.md\n"  # no shell: nothing expanded or run
+
+
+def test_command_failures(folder):
+    with pytest.raises(InvalidParams, match="command not found: no-such-cmd-xyz"):
+        load_documents(["`no-such-cmd-xyz --flag`"], folder)
+    with pytest.raises(RequestFailed, match="exited with status 3: boom"):
+        load_documents([py("import sys; sys.stderr.write('boom\\n'); sys.exit(3)")], folder)
+    with pytest.raises(RequestFailed, match="did not finish within 0.5 s"):
+        load_documents([py("import time; time.sleep(5)")], folder, timeout_s=0.5)
+    with pytest.raises(InvalidParams, match="cannot parse"):
+        load_documents(["`echo 'unterminated`"], folder)
+
+
+def test_url_html_is_reduced_to_text(folder, pages):
+    [doc] = load_documents([pages + "/page.html"], folder)
+    assert doc.path == pages + "/page.html"
+    assert doc.text == "# Retry guide\n\nRetries\n\nThe client retries three times & then gives up.\n\nfirst\n\nsecond"
+    assert "secret" not in doc.text and "color" not in doc.text and "enable js" not in doc.text
+    [txt] = load_documents([pages + "/notes.txt"], folder)
+    assert txt.text == "plain notes\n"
+
+
+def test_url_failures(folder, pages):
+    with pytest.raises(RequestFailed, match="HTTP 404"):
+        load_documents([pages + "/nope"], folder)
+    with pytest.raises(RequestFailed, match="not text"):
+        load_documents([pages + "/blob"], folder)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(RequestFailed, match=f"cannot fetch http://127.0.0.1:{port}/x"):
+        load_documents([f"http://127.0.0.1:{port}/x"], folder, timeout_s=2)
+
+
+def test_html_to_text_keeps_block_structure():
+    assert html_to_text("<div>a<br>b</div><p>c  d</p>") == "a\nb\n\nc d"  # <br> breaks the line, blocks are separated by a blank line
+
+
+def test_documents_only_prompt(folder):
+    docs = load_documents(["docs/c.txt", "docs/sub/b.md"], folder)
+    assert documents_only_prompt(docs) == "charlie\n\nbravo text"
+    (folder / "empty.md").write_text("\n\n")
+    with pytest.raises(InvalidParams, match="no text"):
+        documents_only_prompt(load_documents(["empty.md"], folder))
