@@ -34,6 +34,7 @@ DEFAULT_CHUNK_SIZE = 2000
 DEFAULT_OVERLAP = 100
 
 _EOL = re.compile(r"\r\n|\r|\n")
+_NON_SPACE = re.compile(r"\S")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -165,29 +166,36 @@ def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap:
           pref: list[int], allowed: list[int] | None) -> list[tuple[int, int]]:
     """Split text[region_start:region_end] into (start, end) pieces of at most `size` characters.
 
-    Breaks are tried in order: the last preferred break (`pref`, sorted offsets) that fits; the last allowed line
-    start (`allowed`, or every line start when None) that fits; the last line start of any kind (only reached
-    inside a block that alone exceeds `size`); a character split, at whitespace if possible. Each next piece starts
-    at the first allowed line start within `overlap` characters before the break, when that still fits.
+    Each break lies past the first non-whitespace character after the previous break, so every piece adds new
+    text (never only its overlap). Breaks are tried in order: the last preferred break (`pref`, sorted offsets)
+    that fits; the last allowed line start (`allowed`, or every line start when None) that fits; the last line
+    start of any kind (only reached inside a block that alone exceeds `size`); a character split, at whitespace if
+    possible. Each next piece starts at the first allowed line start within `overlap` characters before the
+    break, when that still fits; a long run of whitespace after a break is skipped.
     """
     text = lines.text
     allowed_starts = lines.starts if allowed is None else allowed
     pieces: list[tuple[int, int]] = []
     start = region_start
+    floor = region_start
     while start < region_end:
         if region_end - start <= size:
             pieces.append((start, region_end))
             break
         limit = start + size
-        brk = _last_in(pref, start, limit)
+        brk = _last_in(pref, floor, limit)
         if brk is None:
-            brk = _last_in(allowed_starts, start, limit)
+            brk = _last_in(allowed_starts, floor, limit)
         if brk is None and allowed is not None:
-            brk = _last_in(lines.starts, start, limit)
+            brk = _last_in(lines.starts, floor, limit)
         char_split = brk is None
         if char_split:
             brk = _char_break(text, start, limit)
         pieces.append((start, brk))
+        more = _NON_SPACE.search(text, brk, region_end)
+        if more is None:
+            break  # only whitespace is left
+        resume = more.start()
         nxt = brk
         if overlap and not char_split:
             candidate = _first_in(allowed_starts, brk - overlap, brk)
@@ -197,6 +205,11 @@ def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap:
                 unit_end = region_end if unit_end is None else unit_end
                 if unit_end - candidate <= size or unit_end - brk > size:
                     nxt = candidate
+        if resume - nxt > size // 2:  # a long run of whitespace: skip it, without overlap
+            nxt = max(brk, lines.starts[lines.index.line_of(resume)])
+            if resume - nxt > size // 2:
+                nxt = resume
+        floor = resume  # the next piece must reach past the next non-whitespace character
         start = nxt
     return pieces
 

@@ -62,6 +62,8 @@ def assert_covers(doc_text: str, chunks) -> None:
             assert not doc_text[pos:s].strip(), repr(doc_text[pos:s][:80])
         pos = max(pos, e)
     assert not doc_text[pos:].strip()
+    ends = [e for _, e in ranges]
+    assert all(a < b for a, b in itertools.pairwise(ends)), "a chunk adds nothing after its predecessor"
 
 
 def doc(text: str, path: str = "notes.txt", kind: str | None = None) -> Document:
@@ -314,6 +316,18 @@ def test_overlap_rounded_to_line_starts():
     assert "\n".join(c.text for c in no_overlap) == text.rstrip()
 
 
+def test_overlap_is_never_a_chunk_of_its_own():
+    p1 = "".join(f"first paragraph line {i:02d} with words\n" for i in range(50))  # ~1850 chars
+    p2 = "".join(f"second paragraph line {i:03d} has more words\n" for i in range(150))
+    text = p1 + "\n" + p2
+    chunks = chunk_document(doc(text), chunk_size=2000, overlap=100)
+    assert chunks[0].text == p1.rstrip()
+    assert chunks[1].text.startswith("first paragraph line 48")  # two lines (71 chars) of overlap
+    assert "second paragraph line 000" in chunks[1].text
+    assert_covers(text, chunks)
+    assert_exact(text, chunks)
+
+
 def test_overlap_never_stalls_on_long_lines():
     text = ("x" * 150 + "\n") * 20
     chunks = chunk_document(doc(text), chunk_size=200, overlap=100)
@@ -323,7 +337,7 @@ def test_overlap_never_stalls_on_long_lines():
 
 
 def test_minified_line_split_at_whitespace():
-    text = "function f(a){return a+1};" * 40_000  # ~1 MB on one line
+    text = "function f(a){return a+1};" * 10_000  # 260 KB on one line
     chunks = chunk_document(doc(text, "app.min.js"), chunk_size=2000, overlap=100)
     assert all(1000 < len(c.text) <= 2000 for c in chunks[:-1])
     starts = naive_line_starts(text)
@@ -435,3 +449,50 @@ def test_front_matter_needs_a_key_line():
     parts = chunk_document(doc(toml, "h.md"), chunk_size=200, overlap=0)
     assert parts[0].title == "" and parts[0].text == '+++\ntitle = "x"\n+++'
     assert {c.title for c in parts[1:]} == {"H"}
+
+
+def test_long_whitespace_runs_are_skipped():
+    text = "alpha\n" + "   \n" * 500 + "\t" * 900 + "omega\n"
+    chunks = chunk_document(doc(text), chunk_size=200, overlap=50)
+    assert [c.text for c in chunks] == ["alpha", "omega"]
+    assert (chunks[1].span.start_line, chunks[1].span.start_char) == (501, 900)
+    assert_exact(text, chunks)
+    assert_covers(text, chunks)
+
+
+def random_text(rng) -> str:
+    pieces = []
+    for _ in range(rng.randint(5, 120)):
+        r = rng.random()
+        if r < 0.1:
+            pieces.append("")  # blank line
+        elif r < 0.15:
+            pieces.append("```\n" + "\n".join("code " * rng.randint(0, 9) for _ in range(rng.randint(1, 40))) + "\n```")
+        elif r < 0.2:
+            pieces.append("#" * rng.randint(1, 4) + " Heading " + str(rng.randint(0, 99)))
+        elif r < 0.25:
+            pieces.append("x" * rng.randint(100, 1500))  # long line
+        elif r < 0.3:
+            pieces.append("😀é " * rng.randint(1, 200))
+        elif r < 0.33:
+            pieces.append(" \t " * rng.randint(1, 100))  # whitespace-only line
+        else:
+            pieces.append(" ".join(rng.choice(["word", "retry", "ä", "z"]) for _ in range(rng.randint(1, 30))))
+    eol = rng.choice(["\n", "\r\n", "\r"])
+    return eol.join(pieces) + rng.choice(["", eol, eol * 3])
+
+
+@pytest.mark.parametrize("kind,path", [("markdown", "r.md"), ("text", "r.txt"), ("code", "r.py")])
+def test_random_documents_keep_all_invariants(kind, path):
+    import random
+
+    rng = random.Random(20240611)
+    for _ in range(60):
+        text = random_text(rng)
+        size = rng.choice([100, 250, 700, 2000])
+        overlap = rng.choice([0, 10, size // 20, size // 2])
+        chunks = chunk_document(doc(text, path, kind), chunk_size=size, overlap=overlap)
+        assert_exact(text, chunks)
+        assert_covers(text, chunks)
+        assert all(0 < len(c.text) <= size and c.text.strip() for c in chunks)
+        assert [c.ordinal for c in chunks] == list(range(len(chunks)))
