@@ -348,7 +348,7 @@ def test_minified_line_split_at_whitespace():
 
 
 def test_minified_line_split_by_characters():
-    text = "function(a){return(a+1)};" * 40_000  # ~1 MB, one line, no whitespace
+    text = "function(a){return(a+1)};" * 200_000  # 5 MB, one line, no whitespace
     chunks = chunk_document(doc(text, "app.min.js"), chunk_size=2000, overlap=100)
     assert "".join(c.text for c in chunks) == text
     assert all(len(c.text) == 2000 for c in chunks[:-1])

@@ -88,9 +88,19 @@ def test_vanished_file(tmp_path):
     assert load_file(tmp_path, "dangling.md", 1000).reason == "vanished while reading"
 
 
-def test_unreadable(tmp_path):
+def test_unreadable_and_not_regular(tmp_path):
     (tmp_path / "dir.md").mkdir()
-    assert load_file(tmp_path, "dir.md", 1000) == Skipped("dir.md", "unreadable: Is a directory")
+    assert load_file(tmp_path, "dir.md", 1000) == Skipped("dir.md", "not a regular file")
+    (tmp_path / "file.md").write_text("x")
+    assert load_file(tmp_path, "file.md/x.md", 1000) == Skipped("file.md/x.md", "unreadable: Not a directory")
+    (tmp_path / "loop.md").symlink_to(tmp_path / "loop.md")
+    assert load_file(tmp_path, "loop.md", 1000) == Skipped("loop.md", "unreadable: Too many levels of symbolic links")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_is_skipped_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe.md")
+    assert load_file(tmp_path, "pipe.md", 1000) == Skipped("pipe.md", "not a regular file")
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any file")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from pathlib import Path, PurePosixPath
 
 from ragls.errors import Skipped
@@ -73,10 +74,13 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
 
     `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
     reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
-    (the file was deleted after it was listed) or "unreadable: <OS error>". Never raises for file problems.
+    (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
+    "unreadable: <OS error>". Never raises for file problems.
     """
     path = Path(folder) / rel_path
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open(), a device never ends
+            return Skipped(rel_path, "not a regular file")
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             if st.st_size > max_file_bytes:
