@@ -1,8 +1,10 @@
 """Query -> ranked `Hit`s over one or more folder indexes (multi-root).
 
 Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N), N = `retrieval.candidates`; per-signal lists
-of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). Chunks with identical text
-appear once (the best ranked). `abstained(hits, floor)` is the relevance test shared by rag/query and rag/ask.
+of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). With a `reranker`
+(`rerank.py`) the union of the candidates is re-scored by the cross-encoder instead of RRF, and extra signals
+(graph) are not computed. Chunks with identical text appear once (the best ranked). `abstained(hits, floor)` is
+the relevance test shared by rag/query and rag/ask.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
     from ragls.embed import Embedder
     from ragls.indexer import FolderIndex
+    from ragls.retrieval.rerank import Reranker
 
 SIGNALS = ("vector", "bm25")
 
@@ -34,12 +37,14 @@ def check_query(text: object) -> str:
 
 def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
-           extra: dict[str, ExtraSignal] | None = None) -> list[Hit]:
+           extra: dict[str, ExtraSignal] | None = None, reranker: Reranker | None = None) -> list[Hit]:
     """Top `top_k` hits (default `settings.top_k`) for `query`, best first.
 
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `extra` adds named
     signals (e.g. "graph"). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity
-    when the vector signal saw the chunk. Raises InvalidParams for an empty query.
+    when the vector signal saw the chunk. With `reranker`, hits are sorted by its score (Hit.score and
+    Hit.signals["rerank"]), `extra` is ignored. Raises InvalidParams for an empty query, RequestFailed when the
+    reranker cannot be loaded.
     """
     query = check_query(query)
     top_k = top_k or settings.top_k
@@ -57,9 +62,13 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
         scored["vector"] = lst
     if "bm25" in signals:
         scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in idx.bm25.search(query, n)]
-    for name, fn in (extra or {}).items():
+    for name, fn in ({} if reranker is not None else extra or {}).items():
         scored[name] = fn(query, qvec, n)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
+    if reranker is not None:
+        from ragls.retrieval.rerank import rerank_hits
+
+        return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
     weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
     return _materialize(indexes, fused, similarity, top_k)

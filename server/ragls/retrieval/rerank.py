@@ -1,0 +1,196 @@
+"""Cross-encoder reranking with fastembed's `TextCrossEncoder` (ONNX Runtime).
+
+When `retrieval.reranker_model` is set, the union of the vector and BM25 candidates is re-scored by the
+cross-encoder (query, chunk) and sorted by that score; it replaces RRF and the graph signal (see search.py).
+
+Model resolution, in order, never waiting on a network that is not there (the rules of embed.py):
+1. `retrieval.reranker_model_path`: a local model directory (fastembed `specific_model_path`). It needs
+   tokenizer.json, tokenizer_config.json (with `model_max_length`), special_tokens_map.json, optionally
+   config.json, and the ONNX file: at the path fastembed lists for a known model name (`onnx/model.onnx` for the
+   Xenova ms-marco models), else `model.onnx` or `onnx/model.onnx`, else the only `*.onnx` in the directory.
+   A name fastembed does not know is registered as a custom model for that file.
+2. The configured model already in the local fastembed cache (`local_files_only`, no network round trip).
+3. A download, only when the model hub answers a 3 s probe.
+Otherwise `RequestFailed` naming the ways to fix it. There is no bundled fallback cross-encoder.
+
+Long inputs never crash: the tokenizer truncates each (query, chunk) pair to the model's window
+(`model_max_length` of tokenizer_config.json, longest-first), and chunk text is cut to `MAX_DOC_CHARS` before
+tokenizing so a huge chunk costs no more than a full window.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragls.errors import RequestFailed
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RERANKER = "Xenova/ms-marco-MiniLM-L-6-v2"
+MAX_DOC_CHARS = 8000  # ~2000 tokens: more than any cross-encoder window; the tokenizer truncates the rest
+BATCH_SIZE = 16
+
+
+def _known_model(name: str):
+    """fastembed's description of `name` (case-insensitive), or None."""
+    from fastembed.rerank.cross_encoder import TextCrossEncoder
+
+    for desc in TextCrossEncoder._list_supported_models():
+        if desc.model.lower() == name.lower():
+            return desc
+    return None
+
+
+def _onnx_file(path: Path, preferred: str | None) -> str | None:
+    """The ONNX file of a local model dir, relative to it (see module docstring for the search order)."""
+    for rel in [preferred, "model.onnx", "onnx/model.onnx"]:
+        if rel and (path / rel).is_file():
+            return rel
+    found = sorted(p.relative_to(path).as_posix() for p in path.rglob("*.onnx"))
+    return found[0] if len(found) == 1 else None
+
+
+class Reranker:
+    """A cross-encoder loaded lazily (thread-safe) from `RetrievalSettings` (`reranker_model`,
+    `reranker_model_path`). `threads`: ONNX Runtime threads (None = its default).
+
+    `score(query, texts)` -> list of floats (higher = more relevant), one per text, in input order.
+    Raises `RequestFailed` on first use when the model cannot be loaded (the failure is remembered, so later
+    queries fail fast without another network probe).
+    """
+
+    def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None):
+        self.model_name = model or DEFAULT_RERANKER
+        self.model_path = model_path
+        self.threads = threads
+        self.source = ""  # "path", "cache" or "download"
+        self._model = None
+        self._error: RequestFailed | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, retrieval, threads: int | None = None) -> Reranker | None:
+        """A Reranker when `retrieval.reranker_model` (or `reranker_model_path`) is set, else None."""
+        if not retrieval.reranker_model and not retrieval.reranker_model_path:
+            return None
+        return cls(retrieval.reranker_model, retrieval.reranker_model_path, threads)
+
+    # -- loading -------------------------------------------------------------------------------------------
+    def _load(self):
+        from fastembed.common.model_description import ModelSource
+        from fastembed.rerank.cross_encoder import TextCrossEncoder
+
+        from ragls.embed import _hub_reachable, cache_root
+
+        name = self.model_name
+        common = {"threads": self.threads}
+        if self.model_path:
+            path = Path(self.model_path).expanduser()
+            if not path.is_dir():
+                raise RequestFailed(f"retrieval.reranker_model_path {path} is not a directory")
+            known = _known_model(name)
+            rel = _onnx_file(path, known.model_file if known else None)
+            if rel is None:
+                raise RequestFailed(f"retrieval.reranker_model_path {path} has no .onnx model file "
+                                    "(expected model.onnx or onnx/model.onnx)")
+            if known is None or known.model_file != rel:
+                # Not a name fastembed knows, or another file layout: register it as a custom model.
+                custom = name if known is None else f"ragls-local/{name}@{rel}"
+                if _known_model(custom) is None:
+                    TextCrossEncoder.add_custom_model(custom, sources=ModelSource(hf=custom), model_file=rel)
+                name = custom
+            self.source = "path"
+            return TextCrossEncoder(name, specific_model_path=str(path), **common)
+        if _known_model(name) is None:
+            raise RequestFailed(f"unknown reranker model {name!r}; use one fastembed lists (e.g. {DEFAULT_RERANKER}) "
+                                "or set retrieval.reranker_model_path to a local ONNX cross-encoder folder")
+        fe_cache = str(cache_root() / "fastembed")
+        try:
+            model = TextCrossEncoder(name, cache_dir=fe_cache, local_files_only=True, **common)
+            self.source = "cache"
+            return model
+        except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
+            log.debug("reranker %s not in the local cache: %s", name, exc)
+        if _hub_reachable(name):
+            log.info("downloading reranker model %s (first run only)", name)
+            try:
+                model = TextCrossEncoder(name, cache_dir=fe_cache, **common)
+                self.source = "download"
+                return model
+            except Exception as exc:  # noqa: BLE001
+                log.warning("download of %s failed: %s", name, exc)
+        raise RequestFailed(
+            f"cannot load reranker model {name}: it is not cached and cannot be downloaded. Fix one of: "
+            "(1) connect to the internet once so it downloads, "
+            "(2) set retrieval.reranker_model_path to a local fastembed cross-encoder folder, "
+            "(3) unset retrieval.reranker_model to use hybrid RRF ranking"
+        )
+
+    def ensure_loaded(self):
+        """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
+        if self._model is None:
+            with self._lock:
+                if self._error is not None:
+                    raise self._error
+                if self._model is None:
+                    try:
+                        self._model = self._load()
+                    except RequestFailed as exc:
+                        self._error = exc
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a broken model folder: one clear message
+                        self._error = RequestFailed(f"cannot load reranker model {self.model_name}: {exc}")
+                        raise self._error from None
+        return self._model
+
+    # -- scoring -------------------------------------------------------------------------------------------
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Cross-encoder scores of (query, text) pairs, in input order; [] for no texts. Raises RequestFailed."""
+        model = self.ensure_loaded()
+        if not texts:
+            return []
+        docs = [t[:MAX_DOC_CHARS] for t in texts]
+        return [float(s) for s in model.rerank(query[:MAX_DOC_CHARS], docs, batch_size=BATCH_SIZE)]
+
+
+def rerank_input(chunk) -> str:
+    """Text the cross-encoder sees for a chunk: its heading path, then the text (as for embeddings)."""
+    if chunk.title and not chunk.text.lstrip().startswith("#"):
+        return f"{chunk.title}\n\n{chunk.text}"
+    return chunk.text
+
+
+def rerank_hits(indexes, reranker: Reranker, query: str, rankings: dict[str, list], similarity: dict,
+                top_k: int) -> list:
+    """Re-score the union of the ranked candidate lists with `reranker`; the best `top_k` as `Hit`s.
+
+    `rankings[signal]` holds (folder index, chunk id) keys best first; `similarity` maps keys to cosine
+    similarity. Each hit keeps its per-signal 1-based ranks in `signals` (for explain) plus `signals["rerank"]`
+    = its score, which is also `Hit.score`. Chunks deleted since ranking are dropped; identical texts appear once.
+    Ties keep the order of the best single-signal rank. Raises RequestFailed when the model cannot be loaded.
+    """
+    from ragls.ir import Hit
+
+    ranks: dict[tuple[int, str], dict[str, int]] = {}
+    for name, keys in rankings.items():
+        for rank, key in enumerate(keys, 1):
+            ranks.setdefault(key, {}).setdefault(name, rank)
+    by_folder: dict[int, list[str]] = {}
+    for i, cid in ranks:
+        by_folder.setdefault(i, []).append(cid)
+    chunks = {}
+    for i, ids in by_folder.items():
+        for cid, chunk in indexes[i].manifest.get_chunks(ids).items():
+            chunks[(i, cid)] = chunk
+    keys, seen = [], set()
+    for key in sorted(chunks, key=lambda k: min(ranks[k].values())):
+        if chunks[key].text_hash not in seen:
+            seen.add(chunks[key].text_hash)
+            keys.append(key)
+    scores = reranker.score(query, [rerank_input(chunks[k]) for k in keys])
+    best = sorted(zip(keys, scores), key=lambda ks: -ks[1])[:top_k]
+    return [Hit(chunk=chunks[k], score=s, signals={**{n: float(r) for n, r in ranks[k].items()}, "rerank": s},
+                similarity=similarity.get(k)) for k, s in best]
