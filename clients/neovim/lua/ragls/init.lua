@@ -75,31 +75,46 @@ local function selection_ext(bufnr)
   return ext or "txt"
 end
 
---- Write lines `line1..line2` of `bufnr` to a temporary file and return the `documents` entry for it plus a
---- cleanup function. PROTOCOL.md's `documents` takes paths, globs, URLs, `%%` and commands, not raw text, so the
---- selection travels as a file: inside the workspace's `.git` directory when there is one (never indexed, the
---- path stays relative to the workspace folder), else Neovim's temp dir (an absolute path).
+--- Write lines `line1..line2` of `bufnr` to a temporary file and return the `documents` entry for it (an absolute
+--- path, which PROTOCOL.md's `documents` accepts) plus a cleanup function. `documents` takes paths, globs, URLs, `%%`
+--- and commands, not raw text, so the selection travels as a file in Neovim's private temp dir (outside the
+--- workspace, so the server's watcher never indexes it).
 ---@param bufnr integer
 ---@param line1 integer 1-based
 ---@param line2 integer 1-based, inclusive
----@param root string workspace root
----@return string document
+---@return string path
 ---@return fun() cleanup
-function M.selection_document(bufnr, line1, line2, root)
+function M.selection_document(bufnr, line1, line2)
   local lines = vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false)
-  local name = ("ragls-selection-%d-%d.%s"):format(vim.fn.getpid(), vim.uv.hrtime() % 1e9, selection_ext(bufnr))
-  local path, document
-  local gitdir = vim.fs.joinpath(root, ".git")
-  if vim.fn.isdirectory(gitdir) == 1 then
-    path = vim.fs.joinpath(gitdir, name)
-    document = ".git/" .. name
-  else
-    path = vim.fn.tempname() .. "-" .. name
-    document = path
-  end
+  local path = ("%s-selection.%s"):format(vim.fn.tempname(), selection_ext(bufnr))
   vim.fn.writefile(lines, path)
-  return document, function()
+  return path, function()
     os.remove(path)
+  end
+end
+
+--- Point sources that come from the selection file back at the buffer lines they were taken from.
+---@param result table rag/ask result (modified in place)
+---@param path string the selection file
+---@param bufnr integer
+---@param line1 integer first selected line, 1-based
+function M.remap_selection_sources(result, path, bufnr, line1)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" then
+    return
+  end
+  local real = vim.fs.normalize(vim.uv.fs_realpath(path) or path)
+  for _, source in ipairs(result.sources or {}) do
+    local fname = ui.source_fname(source)
+    fname = fname and vim.fs.normalize(fname)
+    if fname and (fname == real or fname == vim.fs.normalize(path)) then
+      source.uri = vim.uri_from_fname(name)
+      source.path = vim.fn.fnamemodify(name, ":~:.")
+      source.range = {
+        start = { line = source.range.start.line + line1 - 1, character = source.range.start.character },
+        ["end"] = { line = source.range["end"].line + line1 - 1, character = source.range["end"].character },
+      }
+    end
   end
 end
 
@@ -121,11 +136,10 @@ function M.ask(question, opts)
   question = vim.trim(question)
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
   local cleanup = function() end
-  local documents
+  local documents, selection
   if opts.range then
-    local doc
-    doc, cleanup = M.selection_document(bufnr, opts.range[1], opts.range[2], rpc.root_dir(bufnr))
-    documents = { doc }
+    selection, cleanup = M.selection_document(bufnr, opts.range[1], opts.range[2])
+    documents = { selection }
   end
   local view
   local token = rpc.open_stream(function(delta)
@@ -144,6 +158,9 @@ function M.ask(question, opts)
     partialResultToken = token,
   }, function(result)
     done()
+    if selection then
+      M.remap_selection_sources(result, selection, bufnr, opts.range[1])
+    end
     if view then
       view:finish(result)
     end

@@ -251,7 +251,11 @@ function M.request(method, params, on_result, opts)
         end
         return
       end
-      on_result(result, client)
+      local ok, perr = xpcall(on_result, debug.traceback, result, client)
+      if not ok then
+        M.notify(("ragls: could not show the %s result (a plugin bug, please report it): %s"):format(method, perr),
+          vim.log.levels.ERROR)
+      end
     end, 0)
     if not ok then
       M.notify("ragls: the server has shut down; restart it with :LspRestart or reopen the file", vim.log.levels.ERROR)

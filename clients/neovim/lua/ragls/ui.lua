@@ -18,6 +18,21 @@ local function split_lines(text)
   return vim.split(text, "\r?\n")
 end
 
+--- Local file name of a Source, or nil when it is not a file (a URL, `%%`, a command's output).
+--- Accepts `file://` URIs (as PROTOCOL.md specifies) and, defensively, bare absolute paths.
+---@param source table  PROTOCOL Source
+---@return string|nil
+function M.source_fname(source)
+  local uri = source.uri or ""
+  if uri:match("^file:") then
+    return vim.uri_to_fname(uri)
+  end
+  if not uri:match("^%a[%w+.-]*:") and (uri:sub(1, 1) == "/" or uri:match("^%a:[/\\]")) then
+    return uri
+  end
+  return nil
+end
+
 --- `path:start-end` (1-based, inclusive) for a Source.
 ---@param source table  PROTOCOL Source
 ---@return string
@@ -131,12 +146,24 @@ end
 --- Open `source.uri` at `source.range` in `win` (default: the current window).
 ---@param source table  PROTOCOL Source
 ---@param win? integer
+---@return boolean jumped
 function M.jump_to_source(source, win)
+  local fname = M.source_fname(source)
+  if not fname then
+    if (source.uri or ""):match("^https?://") and vim.ui.open then
+      vim.ui.open(source.uri)
+      return true
+    end
+    vim.notify(("ragls: source %s is not a file"):format(source.path or source.uri), vim.log.levels.WARN,
+      { title = "ragls" })
+    return false
+  end
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_set_current_win(win)
   end
-  vim.lsp.util.show_document({ uri = source.uri, range = source.range }, "utf-16", { focus = true })
+  vim.lsp.util.show_document({ uri = vim.uri_from_fname(fname), range = source.range }, "utf-16", { focus = true })
   vim.cmd("normal! zv")
+  return true
 end
 
 --- The `[n]` under (or nearest to) the cursor on `line`, 1-based byte column `col`.
@@ -182,8 +209,7 @@ function M.follow(buf)
     return
   end
   local float = vim.api.nvim_get_current_win()
-  M.jump_to_source(source, state.origin_win)
-  if vim.api.nvim_win_is_valid(float) then
+  if M.jump_to_source(source, state.origin_win) and vim.api.nvim_win_is_valid(float) then
     vim.api.nvim_win_close(float, true)
   end
 end
@@ -274,6 +300,7 @@ function M.quickfix_items(chunks)
   local items = {}
   for _, chunk in ipairs(chunks) do
     local source = chunk.source
+    local fname = M.source_fname(source)
     local first
     for _, l in ipairs(split_lines(chunk.text or "")) do
       local t = vim.trim(l)
@@ -288,7 +315,8 @@ function M.quickfix_items(chunks)
       text = source.title .. (first and (" — " .. first) or "")
     end
     table.insert(items, {
-      filename = vim.uri_to_fname(source.uri),
+      filename = fname,
+      module = not fname and (source.path or source.uri) or nil,
       lnum = source.range.start.line + 1,
       col = source.range.start.character + 1,
       end_lnum = source.range["end"].line + 1,

@@ -1,0 +1,149 @@
+-- :RagAsk against the real ragls server with generation backend `none` (extractive answers, no LLM).
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+H.load_plugin_for_workspace()
+local client = H.open_and_wait_indexed("README.md", 3)
+local ui = require("ragls.ui")
+
+--- Run :RagAsk (with an optional range prefix) and wait for the finished answer float.
+local function ask(cmd)
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd(cmd)
+  local win = H.wait_for(function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer of: " .. cmd)
+  local buf = vim.api.nvim_win_get_buf(win)
+  return win, buf, vim.b[buf].ragls_result
+end
+
+local function find_line(buf, text)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l == text then
+      return i
+    end
+  end
+end
+
+local function frobnicator_source(result)
+  for _, s in ipairs(result.sources) do
+    if s.path == "guide/frobnicator.md" then
+      local target = H.line_of("guide/frobnicator.md", "defaults to 42 seconds") - 1
+      if s.range.start.line <= target and target <= s.range["end"].line then
+        return s
+      end
+    end
+  end
+end
+
+H.it(":RagAsk renders the answer and its sources in a markdown float", function()
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  H.eq("markdown", vim.bo[buf].filetype, "filetype")
+  H.eq(false, result.abstained, "abstained")
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  H.eq("## How long is the frobnicator timeout?", lines[1], "question heading")
+  local text = table.concat(lines, "\n")
+  H.contains(text, vim.split(vim.trim(result.answer), "\n")[1], "answer text shown")
+  H.contains(result.answer, "42 seconds", "extractive answer quotes the fixture")
+  H.ok(find_line(buf, "### Sources"), "sources heading")
+  for _, s in ipairs(result.sources) do
+    H.ok(find_line(buf, ui.source_line(s)), "source line " .. ui.source_line(s))
+  end
+  H.ok(frobnicator_source(result), "a source covers the line that states the timeout")
+  H.eq(win, vim.api.nvim_get_current_win(), "float has focus")
+end)
+
+H.it("<CR> on a source line opens the file at the start of its range", function()
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  local source = frobnicator_source(result)
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file opened")
+  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the first line of the range")
+end)
+
+H.it("<CR> on a [n] citation in the answer opens source n", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  local lnum, col, n
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local s, _, num = l:find("%[(%d+)%]")
+    if s and not l:find("^%[%d+%] ") then -- a citation in the text, not a source line
+      lnum, col, n = i, s, tonumber(num)
+      break
+    end
+  end
+  H.ok(lnum, "the answer cites a source: " .. result.answer)
+  local source
+  for _, s in ipairs(result.sources) do
+    if s.n == n then
+      source = s
+    end
+  end
+  H.ok(source, ("source [%d] exists"):format(n))
+  vim.api.nvim_win_set_cursor(win, { lnum, col })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "file of source [n]")
+  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
+end)
+
+H.it("q closes the answer float", function()
+  local win = ask("RagAsk Where are backups stored?")
+  vim.api.nvim_feedkeys("q", "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "closed")
+end)
+
+H.it("a visual range is sent as an ephemeral document; its source jumps back to the selected lines", function()
+  -- A file outside the index, so only the selection can answer.
+  local notes = vim.fn.tempname() .. "-notes.md"
+  vim.fn.writefile({ "# Pantry", "", "Unrelated line.", "", "## Rations", "",
+    "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." }, notes)
+  vim.cmd.edit(vim.fn.fnameescape(notes))
+  local rpc = require("ragls.rpc")
+  local orig = rpc.client_request
+  local documents, sent_text
+  rpc.client_request = function(c, method, params, handler, bufnr)
+    if method == "rag/ask" then
+      documents = vim.deepcopy(params.documents)
+      sent_text = vim.fn.readfile(documents[1])
+    end
+    return orig(c, method, params, handler, bufnr)
+  end
+  local ok, win, buf, result = pcall(ask, "5,8RagAsk How many biscuits is the zorblax ration?")
+  rpc.client_request = orig
+  assert(ok, win)
+  H.eq(1, #documents, "one document")
+  H.eq({ "## Rations", "", "The zorblax ration is 17 biscuits per day.", "Biscuits are stored in the blue tin." },
+    sent_text, "the selected lines were sent")
+  H.eq(nil, vim.uv.fs_stat(documents[1]), "the temporary selection file is removed")
+  H.contains(result.answer, "17 biscuits", "answer comes from the selection")
+  local source
+  for _, s in ipairs(result.sources) do
+    if s.uri == vim.uri_from_fname(notes) then
+      source = s
+    end
+  end
+  H.ok(source, "a source points at the selected buffer: " .. vim.inspect(result.sources))
+  H.ok(source.range.start.line >= 4 and source.range["end"].line <= 8, "source range lies in the selection")
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(vim.fs.normalize(notes), vim.fs.normalize(vim.api.nvim_buf_get_name(0)), "jumped to the selected buffer")
+  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the selected lines")
+end)
+
+H.it("an abstained answer is shown as such", function()
+  -- A similarity floor no chunk can reach makes the server abstain; sent the way setup({settings}) is.
+  local notify = vim.fn.has("nvim-0.11") == 1 and function(...) return client:notify(...) end or client.notify
+  notify("workspace/didChangeConfiguration", { settings = { ragls = { retrieval = { min_similarity = 0.99 } } } })
+  local _, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  H.eq(true, result.abstained, "abstained")
+  H.contains(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
+    "> **Abstained:** the indexed documents do not cover this question.")
+  notify("workspace/didChangeConfiguration", { settings = { ragls = {} } })
+end)
+
+H.finish()

@@ -1,0 +1,90 @@
+-- :RagQuery, :RagStatus, :RagRebuild and error reporting against the real ragls server (fixture workspace).
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+H.load_plugin_for_workspace()
+local client = H.open_and_wait_indexed("README.md", 3)
+
+H.it(":RagQuery fills the quickfix list with path:line of the matching section and opens it", function()
+  local query = "frobnicator timeout seconds"
+  local direct = H.request_sync(client, "rag/query", { query = query })
+  H.eq(nil, direct.err, "rag/query error")
+  vim.fn.setqflist({}, "r")
+  vim.cmd("RagQuery " .. query)
+  local items = H.wait_for(function()
+    local info = vim.fn.getqflist({ title = 1, items = 1 })
+    return info.title == "RagQuery: " .. query and #info.items > 0 and info.items
+  end, 30000, "quickfix items")
+  H.eq(#direct.result.chunks, #items, "one item per chunk")
+  local first = items[1]
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(first.bufnr)), "path of the best hit")
+  -- The section that states the timeout: the hit's line range must contain that line.
+  local target = H.line_of("guide/frobnicator.md", "defaults to 42 seconds")
+  H.ok(first.lnum <= target and target <= first.end_lnum,
+    ("hit lines %d-%d contain line %d"):format(first.lnum, first.end_lnum, target))
+  local src = direct.result.chunks[1].source
+  H.eq(src.range.start.line + 1, first.lnum, "lnum = range.start.line + 1")
+  H.eq(src.range.start.character + 1, first.col, "col")
+  H.contains(first.text, "Frobnicator timeout", "quickfix text has the section title")
+  H.contains(first.text, " — ", "title — first line")
+  local qfwin = vim.fn.getqflist({ winid = 1 }).winid
+  H.ok(qfwin ~= 0, "quickfix window is open")
+end)
+
+H.it(":cc on the first item opens the file at that line", function()
+  vim.cmd("cfirst")
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file")
+  H.eq(vim.fn.getqflist()[1].lnum, vim.api.nvim_win_get_cursor(0)[1], "cursor line")
+end)
+
+H.it("an invalid request is reported with the server's message and the server keeps answering", function()
+  H.notes = {}
+  local failed = false
+  require("ragls.rpc").request("rag/query", { query = "frobnicator", topK = 0 }, function() end, {
+    on_error = function(err)
+      failed = err
+    end,
+  })
+  local err = H.wait_for(function()
+    return failed
+  end, 20000, "the error response")
+  H.eq(-32602, err.code, "InvalidParams")
+  local notes = H.notes_matching("rag/query invalid request")
+  H.eq(1, #notes, "one notification")
+  H.eq(vim.log.levels.ERROR, notes[1].level, "level")
+  local again = H.request_sync(client, "rag/query", { query = "backups" })
+  H.eq(nil, again.err, "valid request after the error")
+  H.ok(#again.result.chunks > 0, "results after the error")
+end)
+
+H.it(":RagStatus shows folders, skipped files and the generation backend in a float; q closes it", function()
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd("RagStatus")
+  local win = H.wait_for(function()
+    return H.floats()[1]
+  end, 20000, "status float")
+  local buf = vim.api.nvim_win_get_buf(win)
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  H.contains(text, "- Generation: none")
+  H.contains(text, "- 3 files, ")
+  H.contains(text, "- Skipped files: ")
+  H.contains(text, "## " .. vim.fs.normalize(vim.uv.fs_realpath(H.workspace)))
+  H.eq("markdown", vim.bo[buf].filetype, "filetype")
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_feedkeys("q", "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed by q")
+end)
+
+H.it(":RagRebuild re-indexes and reports files and chunks", function()
+  H.notes = {}
+  vim.cmd("RagRebuild")
+  local note = H.wait_for(function()
+    return H.notes_matching("ragls: indexed ")[1]
+  end, 120000, "rebuild notification")
+  H.contains(note.msg, "indexed 3 files, ")
+  local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  H.contains(note.msg, (" %d chunks, "):format(status.folders[1].chunks))
+end)
+
+H.finish()

