@@ -88,6 +88,9 @@ class FolderIndex:
     embedding model cannot be loaded.
     """
 
+    # Hook after each text-phase write (graph RAG): (paths whose old chunks are gone, new chunks of those paths).
+    on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
+
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
                  on_progress: ProgressFn | None = None):
         self.folder = Path(folder).resolve()
@@ -223,6 +226,8 @@ class FolderIndex:
         records = [FileRecord(d.path, d.size, d.mtime_ns, d.content_hash) for d in docs]
         self.manifest.replace_files(records, chunks, deleted)
         _crash_point("after_manifest")
+        if self.on_text_written is not None:
+            self.on_text_written(paths, chunks)
         self.vectors.delete_paths(paths)
         self._add_cached_vectors(chunks)
         return chunks
