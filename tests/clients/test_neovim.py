@@ -52,14 +52,31 @@ def model_dir() -> Path:
     return path
 
 
-def _ragls_toml(model: Path) -> str:
+LLM_ANSWER = "The frobnicator timeout defaults to 42 seconds [1]."
+LLM_KEY_ENV = "RAGLS_TEST_LLM_KEY"
+
+
+def _llm_reply(req):
+    """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request."""
+    from llm_server import Reply
+
+    if "(please-wait)" in req.last_user_text():
+        return Reply(text="Too late.", delay_s=20)
+    return Reply(text=LLM_ANSWER)
+
+
+def _ragls_toml(model: Path, llm_url: str | None = None) -> str:
+    generation = ['backend = "none"']
+    if llm_url:
+        generation = ['backend = "openai"', 'model = "test-model"', f"base_url = {json.dumps(llm_url)}",
+                      f'api_key_env = "{LLM_KEY_ENV}"', "max_retries = 0"]
     return "\n".join([
         "[embedding]",
         'model = "sentence-transformers/all-MiniLM-L6-v2"',
         f"model_path = {json.dumps(str(model))}",
         "",
         "[generation]",
-        'backend = "none"',
+        *generation,
         "",
         "[chunking]",
         "chunk_size = 400",
@@ -81,6 +98,7 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path) -> subprocess.CompletedPro
     env.pop("ANTHROPIC_API_KEY", None)
     env["RAGLS_TEST_WORKSPACE"] = str(workspace)
     env["RAGLS_TEST_SERVER_CMD"] = json.dumps([sys.executable, "-m", "ragls", "serve"])
+    env[LLM_KEY_ENV] = "test-key"
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["HOME"] = str(tmp)  # no user git config
     proc = subprocess.Popen(
@@ -103,10 +121,14 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path) -> subprocess.CompletedPro
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
-def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path) -> None:
+def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytest.FixtureRequest) -> None:
     workspace = tmp_path / "workspace"
     shutil.copytree(FIXTURE, workspace)
-    (workspace / "ragls.toml").write_text(_ragls_toml(model_dir), encoding="utf-8")
+    llm = None
+    if spec.name.endswith("_llm_spec.lua"):
+        llm = request.getfixturevalue("llm_server")  # tests/conftest.py
+        llm.reset(_llm_reply)
+    (workspace / "ragls.toml").write_text(_ragls_toml(model_dir, llm.openai_url if llm else None), encoding="utf-8")
     result = _run_spec(spec, workspace, tmp_path)
     print(result.stdout)
     # helpers.finish() prints "<passed> passed, <failed> failed" last (Neovim's own messages may share a line).
@@ -114,3 +136,10 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path) -> None:
     failures = [line for line in result.stdout.splitlines() if "not ok - " in line]
     assert result.returncode == 0 and not failures, f"{spec.name} failed (exit {result.returncode}):\n{result.stdout}"
     assert summary and int(summary[-1][0]) > 0 and summary[-1][1] == "0", f"{spec.name} ran no tests:\n{result.stdout}"
+    if llm is not None:
+        # The model got the fixture passage in its prompt, asked for a stream, with the key from the environment.
+        answered = [r for r in llm.requests if "How long is the frobnicator timeout?" in r.last_user_text()]
+        assert answered, [r.last_user_text()[:200] for r in llm.requests]
+        assert all(r.stream for r in answered)
+        assert "defaults to 42 seconds" in answered[0].last_user_text()
+        assert answered[0].headers.get("authorization") == "Bearer test-key"

@@ -166,4 +166,18 @@ H.it(":checkhealth ragls reports the missing server as an ERROR with the install
   H.contains(text, "pip install ragls")
 end)
 
+H.it(":help ragls and :help :RagAsk open doc/ragls.txt at their tags", function()
+  local tmp = vim.fn.tempname()
+  vim.fn.mkdir(tmp .. "/doc", "p")
+  vim.fn.writefile(vim.fn.readfile(H.plugin_dir .. "/doc/ragls.txt"), tmp .. "/doc/ragls.txt")
+  vim.cmd("helptags " .. vim.fn.fnameescape(tmp .. "/doc")) -- errors on duplicate tags
+  vim.opt.runtimepath:append(tmp)
+  for _, tag in ipairs({ "ragls", ":RagAsk", ":RagQuery", ":RagCommit", "ragls-config-keymaps", "ragls.setup()" }) do
+    vim.cmd("help " .. tag)
+    H.eq("ragls.txt", vim.fn.expand("%:t"), "help file for " .. tag)
+    H.contains(vim.api.nvim_get_current_line(), "*" .. tag .. "*")
+    vim.cmd("helpclose")
+  end
+end)
+
 H.finish()

@@ -1,0 +1,101 @@
+-- :RagAsk streaming through a real LLM SDK path: the server uses the openai backend against the loopback LLM
+-- server of tests/llm_server.py (started by tests/clients/test_neovim.py for `*_llm_spec.lua`). The fake model
+-- answers "The frobnicator timeout defaults to 42 seconds [1]." word by word, and waits 20 s before answering a
+-- question containing "(please-wait)".
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+H.load_plugin_for_workspace()
+local client = H.open_and_wait_indexed("README.md", 3)
+local rpc = require("ragls.rpc")
+
+local function close_floats()
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+end
+
+H.it(":RagAsk streams the answer into the float as deltas arrive, then lists the sources", function()
+  close_floats()
+  local deltas, snapshots = {}, {}
+  local open_stream = rpc.open_stream
+  rpc.open_stream = function(on_delta)
+    return open_stream(function(delta)
+      on_delta(delta)
+      table.insert(deltas, delta)
+      local w = H.floats()[1]
+      if w then
+        table.insert(snapshots, table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 2, -1, false),
+          "\n"))
+      end
+    end)
+  end
+  vim.cmd("RagAsk How long is the frobnicator timeout?")
+  local ok, win = pcall(H.wait_for, function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer")
+  rpc.open_stream = open_stream
+  assert(ok, win)
+  local buf = vim.api.nvim_win_get_buf(win)
+  local result = vim.b[buf].ragls_result
+  H.eq("The frobnicator timeout defaults to 42 seconds [1].", result.answer, "final answer")
+  H.eq("test-model", result.model, "model")
+  H.ok(#deltas > 3, "several deltas: " .. vim.inspect(deltas))
+  H.eq(result.answer, table.concat(deltas), "deltas add up to the answer")
+  -- While streaming the float showed each growing prefix of the answer.
+  local so_far = ""
+  for i, d in ipairs(deltas) do
+    so_far = so_far .. d
+    H.eq(so_far, snapshots[i], "float text after delta " .. i)
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  H.eq("The frobnicator timeout defaults to 42 seconds [1].", lines[3], "answer line after streaming")
+  H.ok(vim.tbl_contains(lines, require("ragls.ui").source_line(result.sources[1])), "source [1] listed")
+  H.eq({ { n = 1, supported = true } }, result.citations, "citation [1] supported")
+end)
+
+H.it("<CR> on [1] in the streamed answer opens source 1", function()
+  local win = H.floats()[1]
+  local buf = vim.api.nvim_win_get_buf(win)
+  local result = vim.b[buf].ragls_result
+  local col = vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1]:find("[1]", 1, true)
+  vim.api.nvim_win_set_cursor(win, { 3, col })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(result.sources[1].path, H.rel(vim.api.nvim_buf_get_name(0)), "file")
+  H.eq(result.sources[1].range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line")
+end)
+
+H.it("closing the float while the answer is pending cancels the request quietly", function()
+  close_floats()
+  H.notes = {}
+  local sent
+  local client_request = rpc.client_request
+  rpc.client_request = function(c, method, params, handler, bufnr)
+    local ok, id = client_request(c, method, params, handler, bufnr)
+    if method == "rag/ask" then
+      sent = id
+    end
+    return ok, id
+  end
+  vim.cmd("RagAsk (please-wait) What does the frobnicator do?")
+  rpc.client_request = client_request
+  local win = H.wait_for(function()
+    return H.floats()[1]
+  end, 10000, "the float")
+  H.ok(sent and client.requests[sent], "request pending")
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_feedkeys("q", "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.wait_for(function()
+    local r = client.requests[sent]
+    return r == nil or r.type ~= "pending"
+  end, 10000, "the request to leave the pending state")
+  -- The server answers the next question normally, and nothing was reported as an error.
+  local resp = H.request_sync(client, "rag/query", { query = "backups" })
+  H.eq(nil, resp.err, "server still answers")
+  for _, n in ipairs(H.notes) do
+    H.ok(n.level < vim.log.levels.WARN, "no warning or error: " .. n.msg)
+  end
+end)
+
+H.finish()
