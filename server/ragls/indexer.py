@@ -11,7 +11,13 @@ Crash safety (a `kill -9` anywhere must end, after restart, in the same index as
 4. vectors: rows of those paths are deleted; new chunks get rows as soon as their embeddings exist.
 `reconcile()` runs at start-up: journaled paths are dropped from all stores (the next sync re-indexes them), BM25
 is rebuilt from the manifest when its ids differ, vector rows whose id is not in the manifest (or duplicated) are
-deleted, and chunks without a vector are queued for embedding.
+deleted, and chunks without a vector are queued for embedding. A wipe (rebuild, settings change) is bracketed by
+the `wipe` meta key: a crash inside it makes reconcile finish the wipe, and the next sync indexes everything.
+
+Only the writer thread mutates the stores; the set of chunks still waiting for a vector is kept in memory
+(`_pending`, recomputed by reconcile), so choosing the next embedding batch costs O(batch), not O(index).
+Query threads read concurrently: SQLite in WAL mode (one connection per thread), tantivy searchers (each a
+snapshot of a commit), LanceDB (each call reads a consistent version).
 """
 
 from __future__ import annotations
@@ -41,7 +47,11 @@ from ragls.stores.vectors import VectorStore
 log = logging.getLogger(__name__)
 
 TEXT_BATCH_FILES = 64
-EMBED_BATCH = 32
+EMBED_BATCH = 32  # chunks per vector-store write
+EMBED_STEP = 8  # chunks per model call; between two calls the worker can yield to a save
+
+# Embedding report: (chunks computed by the model, chunks whose vector came from the cache).
+EmbeddedFn = Callable[[int, int], None]
 
 # Progress callback: (phase, done, total, message). Phases: "files", "embed".
 ProgressFn = Callable[[str, int, int, str], None]
@@ -69,6 +79,7 @@ class SyncReport:
     unchanged: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     chunks_added: int = 0
+    from_cache: int = 0
     elapsed_ms: float = 0.0
 
 
@@ -92,7 +103,7 @@ class FolderIndex:
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
-                 on_progress: ProgressFn | None = None):
+                 on_progress: ProgressFn | None = None, on_embedded: EmbeddedFn | None = None):
         self.folder = Path(folder).resolve()
         self.settings = settings
         self.embedder = embedder
@@ -101,12 +112,10 @@ class FolderIndex:
             self.index_dir = self.folder / self.index_dir
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.on_progress = on_progress or (lambda *a: None)
-        self._lock = FileLock(str(self.index_dir / "index.lock"))
-        try:
-            self._lock.acquire(timeout=0)
-            self.writer = True
-        except Timeout:
-            self.writer = False
+        self.on_embedded = on_embedded or (lambda *a: None)
+        # Not thread-local: the lock is taken on the thread that opens the workspace and released on another.
+        self._lock = FileLock(str(self.index_dir / "index.lock"), thread_local=False)
+        self.writer = self._try_lock()
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         self.embed_fp = embedder.fingerprint
@@ -117,9 +126,34 @@ class FolderIndex:
         self.vectors = VectorStore(self.index_dir / "vectors", embedder.dim)
         self.filter = FileFilter(self.folder, settings.sources, self.index_dir)
         self.embedded_chunks = 0  # chunks whose vectors this process computed (not from the cache)
+        self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
+        self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)
+        self._urgent: dict[str, None] = {}  # the subset from files changed since start-up: embedded first
         if self.writer:
-            self._check_fingerprint()
-            self.reconcile()
+            self._start_writing()
+
+    def _try_lock(self) -> bool:
+        try:
+            self._lock.acquire(timeout=0)
+            return True
+        except Timeout:
+            return False
+
+    def _start_writing(self) -> None:
+        self._check_fingerprint()
+        self.reconcile()
+
+    def try_become_writer(self) -> bool:
+        """Read-only index: take the writer lock if the other process released it (its editor closed); then
+        reconcile and return True — the caller should run a full sync. False while the other process holds it."""
+        if self.writer:
+            return False
+        if not self._try_lock():
+            return False
+        self.writer = True
+        self.bm25.set_writable(True)
+        self._start_writing()
+        return True
 
     # -- start-up ------------------------------------------------------------------------------------------
     def _check_fingerprint(self) -> None:
@@ -128,16 +162,29 @@ class FolderIndex:
             return
         if old is not None:
             log.warning("index settings changed (embedding model, chunking or tokenizer): rebuilding %s", self.folder)
-        self.manifest.clear()
+        self._wipe()
         self.manifest.prune_cache(self.embed_fp)
+        self.manifest.set_meta("fingerprint", self.fingerprint)
+
+    def _wipe(self) -> None:
+        """Empty all three stores (the embedding cache stays). Crash-safe: the `wipe` meta key is set first and
+        cleared last, and reconcile finishes an interrupted wipe."""
+        self.manifest.set_meta("wipe", "1")
         self.bm25.delete_all()
         self.bm25.commit()
         self.vectors.delete_all()
-        self.manifest.set_meta("fingerprint", self.fingerprint)
+        self.manifest.clear()
+        self._pending.clear()
+        self._urgent.clear()
+        self.manifest.set_meta("wipe", "")
 
     def reconcile(self) -> dict[str, int]:
         """Repair the stores after a crash (see module docstring). Returns counts of what was repaired."""
-        repaired = {"journaled": 0, "bm25_rebuilt": 0, "vector_rows_deleted": 0}
+        repaired = {"journaled": 0, "bm25_rebuilt": 0, "vector_rows_deleted": 0, "wiped": 0}
+        if self.manifest.get_meta("wipe"):
+            log.warning("finishing an interrupted wipe of %s", self.index_dir)
+            self._wipe()
+            repaired["wiped"] = 1
         journal = self.manifest.journal()
         if journal:
             log.warning("recovering %d file(s) from an interrupted index run", len(journal))
@@ -159,20 +206,24 @@ class FolderIndex:
         if bad:
             self.vectors.delete_ids(bad)
             repaired["vector_rows_deleted"] = sum(counts[i] for i in bad)
+        have = {i for i, n in counts.items() if i in ids and n == 1}
+        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if i not in have)
+        self._urgent = {}
         return repaired
 
     # -- text phase ----------------------------------------------------------------------------------------
     def _scan(self, only: Iterable[str] | None) -> tuple[list[Document], list[str], SyncReport]:
         """Decide what changed. `only`: relative paths hinted by the watcher (always re-hashed)."""
         report = SyncReport()
-        known = self.manifest.files()
         if only is None:
+            known = self.manifest.files()
             listed = walk(self.folder, self.settings.sources, self.index_dir)
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set)
         else:
             candidates = sorted(set(only))
+            known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
             listed_set = {p for p in candidates if self.filter.included(p)}
         docs: list[Document] = []
         deleted: list[str] = []
@@ -212,13 +263,15 @@ class FolderIndex:
             docs.append(loaded)
         return docs, deleted, report
 
-    def _write_text(self, docs: list[Document], deleted: list[str]) -> list[Chunk]:
-        """Steps 1-4 of the write order for one batch. Returns the new chunks."""
+    def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False) -> tuple[list[Chunk], int]:
+        """Steps 1-4 of the write order for one batch. Returns the new chunks and how many of them got their
+        vector from the embedding cache at once; the others join the pending set (`urgent`: at its front)."""
         paths = [d.path for d in docs] + deleted
         self.manifest.journal_add(paths)
         _crash_point("after_journal")
         chunk_size, overlap = self.settings.chunking.chunk_size, self.settings.chunking.overlap
         chunks = [c for d in docs for c in chunk_document(d, chunk_size, overlap)]
+        old_ids = self.manifest.chunk_ids_of(paths)
         self.bm25.delete_paths(paths)
         self.bm25.add(chunks)
         self.bm25.commit()
@@ -228,12 +281,21 @@ class FolderIndex:
         _crash_point("after_manifest")
         if self.on_text_written is not None:
             self.on_text_written(paths, chunks)
+        for i in old_ids:
+            self._pending.pop(i, None)
+            self._urgent.pop(i, None)
         self.vectors.delete_paths(paths)
-        self._add_cached_vectors(chunks)
-        return chunks
+        hits = self._add_cached_vectors(chunks)
+        for c in chunks:
+            if c.id not in hits:
+                self._pending[c.id] = None
+                if urgent:
+                    self._urgent[c.id] = None
+        return chunks, len(hits)
 
-    def _add_cached_vectors(self, chunks: list[Chunk]) -> int:
-        """Give chunks whose embedding is cached their vector row now (a rename re-embeds nothing)."""
+    def _add_cached_vectors(self, chunks: list[Chunk]) -> set[str]:
+        """Give chunks whose embedding is cached their vector row now (a rename re-embeds nothing). Returns
+        their ids."""
         keys = {c.id: text_hash(embedding_input(c)) for c in chunks}
         cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
         hits = [c for c in chunks if keys[c.id] in cached]
@@ -241,34 +303,42 @@ class FolderIndex:
             import numpy as np
 
             self.vectors.add(hits, np.stack([cached[keys[c.id]] for c in hits]))
-        return len(hits)
+            self.cached_chunks += len(hits)
+        return {c.id for c in hits}
 
     def sync(self, only: Iterable[str] | None = None, *, embed: bool = True) -> SyncReport:
         """Bring the index up to date with the folder (or with the hinted relative paths `only`).
 
-        Text phase for every change first, then (when `embed`) the vector phase for every pending chunk.
-        Returns a SyncReport. Does nothing but report when this process is not the writer.
+        Text phase for every change first, then (when `embed`) the vector phase for every pending chunk. Chunks
+        of hinted files are embedded before those of a full scan. Returns a SyncReport (`chunks_added`: new chunk
+        rows; `from_cache`: of those, how many got their vector from the cache). Does nothing but report when
+        this process is not the writer.
         """
         t0 = time.perf_counter()
         if not self.writer:
             return SyncReport()
         docs, deleted, report = self._scan(only)
-        for s in report.skipped:
-            self.manifest.set_skipped(s.path, s.reason)
         total = len(docs) + len(deleted)
         done = 0
+        urgent = only is not None
         if deleted:
-            self._write_text([], deleted)
+            self._write_text([], deleted, urgent=urgent)
             done += len(deleted)
         for start in range(0, len(docs), TEXT_BATCH_FILES):
             batch = docs[start:start + TEXT_BATCH_FILES]
-            report.chunks_added += len(self._write_text(batch, []))
+            chunks, from_cache = self._write_text(batch, [], urgent=urgent)
+            report.chunks_added += len(chunks)
+            report.from_cache += from_cache
             done += len(batch)
             self.on_progress("files", done, total, f"{done}/{total} files")
+        for s in report.skipped:  # after their old rows left every store (see _write_text)
+            self.manifest.set_skipped(s.path, s.reason)
         report.indexed = [d.path for d in docs]
         report.deleted = deleted
-        if total:
+        if total or report.skipped:
             self.manifest.set_meta("last_indexed_at", str(time.time()))
+        elif self.manifest.get_meta("last_indexed_at") is None:
+            self.manifest.set_meta("last_indexed_at", str(time.time()))  # an empty folder is indexed too
         if embed:
             while self.embed_pending_batch():
                 pass
@@ -277,60 +347,82 @@ class FolderIndex:
 
     # -- vector phase --------------------------------------------------------------------------------------
     def pending_ids(self) -> list[str]:
-        """Chunk ids in the manifest without a vector row, ordered by path and position."""
-        have = set(self.vectors.ids())
-        rows = self.manifest.db.execute("SELECT id FROM chunks ORDER BY path, ordinal").fetchall()
-        return [r[0] for r in rows if r[0] not in have]
+        """Chunk ids without a vector row, in the order they will be embedded (changed files first)."""
+        if not self.writer:
+            have = set(self.vectors.ids())
+            return [i for i in self.manifest.ordered_chunk_ids() if i not in have]
+        return list(self._urgent) + [i for i in self._pending if i not in self._urgent]
 
     def pending_count(self) -> int:
+        """Chunks still without a vector. Writer: exact, O(1). Reader: manifest count minus vector rows."""
+        if self.writer:
+            return len(self._pending)
         return max(0, self.manifest.chunk_count() - self.vectors.count())
 
-    def embed_pending_batch(self, batch: int = EMBED_BATCH, first: Iterable[str] = ()) -> int:
-        """Embed up to `batch` pending chunks (ids in `first` before the rest). Returns how many got vectors;
-        0 means nothing is pending."""
-        if not self.writer:
+    def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
+        """Embed up to `batch` pending chunks (those of changed files first) and write their vector rows.
+
+        The model runs on `EMBED_STEP` chunks at a time; when `should_yield()` turns true between two steps
+        (a save is waiting) the chunks embedded so far are written and the call returns early. Returns how many
+        chunks got vectors; 0 means nothing is pending. Reports (computed, from cache) through `on_embedded`.
+        """
+        if not self.writer or not self._pending:
             return 0
-        pending = self.pending_ids()
-        if not pending:
-            return 0
-        pending_set = set(pending)
-        ordered = [i for i in first if i in pending_set]
-        ordered += [i for i in pending if i not in set(ordered)]
-        chunks = list(self.manifest.get_chunks(ordered[:batch]).values())
-        # Length-bucketed: the batch holds neighbouring chunks of similar size after the embedder's sort.
+        ids = list(self._urgent)[:batch]
+        if len(ids) < batch:
+            taken = set(ids)
+            for i in self._pending:
+                if i not in taken:
+                    ids.append(i)
+                    if len(ids) == batch:
+                        break
+        found = self.manifest.get_chunks(ids)
+        lost = [i for i in ids if i not in found]  # cannot happen with a consistent manifest; never loop on it
+        for i in lost:
+            self._pending.pop(i, None)
+            self._urgent.pop(i, None)
+        chunks = [found[i] for i in ids if i in found]
         keys = {c.id: text_hash(embedding_input(c)) for c in chunks}
         cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
         todo: dict[str, str] = {}
         for c in chunks:
             if keys[c.id] not in cached:
                 todo.setdefault(keys[c.id], embedding_input(c))
+        computed = 0
         if todo:
             import numpy as np
 
-            vecs = self.embedder.embed_documents(list(todo.values()))
-            fresh = dict(zip(todo.keys(), vecs))
+            items = list(todo.items())
+            fresh: dict[str, np.ndarray] = {}
+            for start in range(0, len(items), EMBED_STEP):
+                part = items[start:start + EMBED_STEP]
+                vecs = self.embedder.embed_documents([t for _, t in part])
+                fresh.update(zip((k for k, _ in part), vecs))
+                if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
+                    break
             self.manifest.cache_vectors(self.embed_fp, fresh)
             cached.update(fresh)
-            self.embedded_chunks += len(todo)
+            computed = len(fresh)
+            self.embedded_chunks += computed
             _crash_point("after_embed_cache")
-        # The manifest may have changed while embedding (only on this thread, but be strict): keep live ids.
-        live = self.manifest.get_chunks([c.id for c in chunks])
-        chunks = [c for c in chunks if c.id in live]
-        if chunks:
+        ready = [c for c in chunks if keys[c.id] in cached]
+        if ready:
             import numpy as np
 
-            self.vectors.add(chunks, np.stack([cached[keys[c.id]] for c in chunks]))
-            self.on_progress("embed", len(chunks), self.pending_count(), "embedding")
-        return len(chunks)
+            self.vectors.add(ready, np.stack([cached[keys[c.id]] for c in ready]))
+            for c in ready:
+                self._pending.pop(c.id, None)
+                self._urgent.pop(c.id, None)
+            self.cached_chunks += len(ready) - computed
+            self.on_embedded(computed, len(ready) - computed)
+            self.on_progress("embed", len(ready), self.pending_count(), "embedding")
+        return len(ready) + len(lost)
 
     # -- maintenance ---------------------------------------------------------------------------------------
     def rebuild(self) -> SyncReport:
         """Drop the index (keeping the embedding cache) and index the folder again."""
         if self.writer:
-            self.manifest.clear()
-            self.bm25.delete_all()
-            self.bm25.commit()
-            self.vectors.delete_all()
+            self._wipe()
         return self.sync()
 
     def refresh(self) -> None:
@@ -338,8 +430,14 @@ class FolderIndex:
         self.bm25.reload()
         self.vectors.refresh()
 
+    def compact(self) -> None:
+        """Merge the small vector-store fragments left by many small writes (writer only)."""
+        if self.writer:
+            self.vectors.compact()
+
     def close(self) -> None:
         self.bm25.close()
         self.manifest.close()
         if self.writer:
+            self.writer = False
             self._lock.release()

@@ -1,14 +1,22 @@
 """Keeps the index fresh: one indexer thread fed by watchfiles, LSP didSave / didChangeWatchedFiles and requests.
 
 Events are debounced (`watch.debounce_ms`, default 300) and batched per folder; a burst of saves to one file ends as
-one update. The thread does, in order of priority: explicit jobs (rebuild), the text phase of changed files (BM25
-becomes current at once), then one batch of pending embeddings at a time — so a save during a long cold index is
-picked up within one embedding batch. Every failure is recorded in `workspace.errors` and the thread keeps going.
+one update (a file saved without pause still gets indexed every `max_defer_s`). The thread does, in order of
+priority: explicit jobs (rebuild), the text phase of changed files (BM25 becomes current at once), then one batch of
+pending embeddings at a time. An embedding batch yields between two model calls when a save is due, so a save
+during a long cold index is searchable after at most one model call (`indexer.EMBED_STEP` chunks).
+
+A directory event (a folder renamed, deleted or created) triggers a full scan of that workspace folder, since the
+watcher reports no event for the files inside. A read-only index (another process holds the writer lock) is
+retried now and then: when the other editor window closes, this process takes over.
+
+Every failure is recorded in `workspace.errors` and the thread keeps going.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -22,33 +30,59 @@ log = logging.getLogger(__name__)
 
 # (active, message, percentage or None) -> reported as LSP work-done progress "ragls: indexing".
 BusyFn = Callable[[bool, str, int | None], None]
+# One human-readable line about work done (the LSP layer sends it as window/logMessage).
+LogFn = Callable[[str], None]
+
+TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
+COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
+EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
+
+
+def _embedding_gated() -> bool:
+    gate = os.environ.get(EMBED_GATE_ENV)
+    return bool(gate) and os.path.exists(gate)
 
 
 class IndexWorker:
-    """The single writer thread of a RagWorkspace. Thread-safe `notify`, `request_sync`, `submit`."""
+    """The single writer thread of a RagWorkspace. Thread-safe `notify`, `request_sync`, `submit`.
 
-    def __init__(self, ws: RagWorkspace, on_busy: BusyFn | None = None, debounce_ms: int | None = None):
+    `on_busy` drives the "ragls: indexing" progress; `on_log` receives one line per text sync and per embedding
+    batch, e.g. "embedded 8 chunks, 0 from cache (total computed by the model: 40)". `debounce_ms` defaults to
+    `watch.debounce_ms` of the first folder.
+    """
+
+    def __init__(self, ws: RagWorkspace, on_busy: BusyFn | None = None, debounce_ms: int | None = None,
+                 on_log: LogFn | None = None):
         self.ws = ws
         self.on_busy = on_busy or (lambda *a: None)
+        self.on_log = on_log or (lambda msg: log.info("%s", msg))
         self.debounce_s = (ws.settings.watch.debounce_ms if debounce_ms is None else debounce_ms) / 1000
+        self.max_defer_s = max(2.0, 5 * self.debounce_s)
         self._cond = threading.Condition()
         self._dirty: dict[int, set[str] | None] = {}  # folder -> relative paths, None = full scan
+        self._first_event: dict[int, float] = {}  # folder -> monotonic time of its oldest unhandled event
         self._jobs: deque[tuple[Callable[[], object], Future]] = deque()
         self._last_event = 0.0
-        self._priority: list[str] = []  # chunk ids of recently changed files: embedded first
         self._stop = threading.Event()
         self._busy = False
+        self._writes_since_compact = 0
+        self._next_takeover = 0.0
         self.idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ragls-indexer", daemon=True)
+        for idx in ws.indexes:
+            idx.on_embedded = self._embedded_reporter(idx)
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop the thread (an embedding batch stops at its next model call). Returns True when it ended."""
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
-        self._thread.join(timeout)
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
 
     # -- inputs --------------------------------------------------------------------------------------------
     def request_sync(self, folder: int | None = None) -> None:
@@ -56,38 +90,62 @@ class IndexWorker:
         with self._cond:
             for i in range(len(self.ws.indexes)) if folder is None else [folder]:
                 self._dirty[i] = None
+                self._first_event.setdefault(i, 0.0)
             self._last_event = 0.0  # no debounce for explicit requests
             self._update_queued()
             self._cond.notify_all()
 
     def notify(self, paths: Iterable[str | Path]) -> int:
-        """Absolute paths that changed (created, modified, deleted, renamed). Returns how many were accepted."""
+        """Absolute paths that changed (created, modified, deleted, renamed). Returns how many were accepted.
+
+        Cheap enough for the event loop: filters by name and the workspace's ignore rules; only a path that is
+        not an indexable file costs one stat and (for a vanished directory) one indexed SQLite lookup.
+        """
         accepted = 0
+        now = time.monotonic()
         with self._cond:
             for raw in paths:
-                p = Path(raw)
+                p = Path(raw).absolute()
                 for i, idx in enumerate(self.ws.indexes):
                     try:
-                        rel = p.absolute().relative_to(idx.folder).as_posix()
+                        rel = p.relative_to(idx.folder).as_posix()
                     except ValueError:
                         continue
-                    if idx.index_dir in p.absolute().parents or rel.startswith(".git/"):
+                    if rel in ("", ".") or idx.index_dir == p or idx.index_dir in p.parents:
                         continue
-                    if p.name == ".gitignore" or p.name == "ragls.toml":
+                    if rel == ".git" or rel.startswith(".git/"):
+                        continue
+                    if p.name in (".gitignore", "ragls.toml"):
                         idx.filter.invalidate()
-                        self._dirty[i] = None
+                        self._mark(i, None, now)
                         accepted += 1
                         continue
-                    if not idx.filter.included(rel):
-                        continue
-                    if self._dirty.get(i, set()) is not None:
-                        self._dirty.setdefault(i, set()).add(rel)
-                    accepted += 1
+                    if idx.filter.included(rel):
+                        self._mark(i, rel, now)
+                        accepted += 1
+                    elif self._is_directory_event(idx, p, rel):
+                        self._mark(i, None, now)  # the files inside get no events of their own
+                        accepted += 1
             if accepted:
-                self._last_event = time.monotonic()
+                self._last_event = now
                 self._update_queued()
                 self._cond.notify_all()
         return accepted
+
+    @staticmethod
+    def _is_directory_event(idx, p: Path, rel: str) -> bool:
+        if p.is_symlink():
+            return False  # symlinked directories are never followed
+        if p.is_dir():
+            return idx.filter.dir_included(rel)
+        return not p.exists() and idx.manifest.has_files_under(rel)
+
+    def _mark(self, folder: int, rel: str | None, now: float) -> None:
+        if rel is None:
+            self._dirty[folder] = None
+        elif self._dirty.get(folder, set()) is not None:
+            self._dirty.setdefault(folder, set()).add(rel)
+        self._first_event.setdefault(folder, now)
 
     def _update_queued(self) -> None:
         """Files waiting for the indexer, per folder (a pending full scan counts every known file, at least 1)."""
@@ -103,27 +161,52 @@ class IndexWorker:
         return fut
 
     # -- the loop ------------------------------------------------------------------------------------------
+    def _due(self, now: float) -> tuple[int | None, float]:
+        """(folder whose changes are due, or None; seconds until the next one is due). Caller holds _cond."""
+        if not self._dirty:
+            return None, 3600.0
+        settle = self._last_event + self.debounce_s - now
+        for folder in self._dirty:
+            if settle <= 0 or now - self._first_event.get(folder, now) >= self.max_defer_s:
+                return folder, 0.0
+        oldest = min(self._first_event.get(f, now) for f in self._dirty)
+        return None, max(0.01, min(settle, oldest + self.max_defer_s - now))
+
+    def text_work_due(self) -> bool:
+        """True when a job or a debounced change waits (an embedding batch then yields)."""
+        if self._stop.is_set():
+            return True
+        with self._cond:
+            return bool(self._jobs) or self._due(time.monotonic())[0] is not None
+
     def _next(self):
         """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("embed",) or None to stop."""
         with self._cond:
             while not self._stop.is_set():
                 if self._jobs:
                     return ("job", *self._jobs.popleft())
-                if self._dirty:
-                    wait = self._last_event + self.debounce_s - time.monotonic()
-                    if wait <= 0:
-                        folder, paths = next(iter(self._dirty.items()))
-                        del self._dirty[folder]
-                        self._update_queued()
-                        self.ws.queued[folder] = len(paths) if paths is not None else max(
-                            1, self.ws.indexes[folder].manifest.file_count())  # in progress counts as queued
-                        return ("sync", folder, paths)
-                    self._cond.wait(wait)
-                    continue
-                if any(idx.writer and idx.pending_count() for idx in self.ws.indexes):
-                    return ("embed",)
-                self._set_busy(False, "idle")
-                self._cond.wait(1.0)
+                now = time.monotonic()
+                folder, wait = self._due(now)
+                if folder is not None:
+                    paths = self._dirty.pop(folder)
+                    self._first_event.pop(folder, None)
+                    self._update_queued()
+                    self.ws.queued[folder] = len(paths) if paths is not None else max(
+                        1, self.ws.indexes[folder].manifest.file_count())  # in progress counts as queued
+                    return ("sync", folder, paths)
+                if not _embedding_gated() and any(idx.writer and idx.pending_count() for idx in self.ws.indexes):
+                    if not self._dirty:
+                        return ("embed",)
+                    wait = min(wait, 0.05)  # a change settles soon: do not start a batch now
+                elif not self._dirty:
+                    if self._writes_since_compact >= COMPACT_AFTER_WRITES:
+                        return ("compact",)
+                    if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
+                        self._next_takeover = now + TAKEOVER_INTERVAL_S
+                        return ("takeover",)
+                    self._set_busy(False, "idle")
+                    wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
+                self._cond.wait(wait)
         return None
 
     def _set_busy(self, busy: bool, message: str, pct: int | None = None) -> None:
@@ -149,35 +232,62 @@ class IndexWorker:
                     except BaseException as exc:  # noqa: BLE001 - delivered to the requester
                         fut.set_exception(exc)
                 elif work[0] == "sync":
-                    _, folder, paths = work
-                    idx = self.ws.indexes[folder]
-                    self._set_busy(True, f"indexing {idx.folder.name}")
-                    try:
-                        report = idx.sync(None if paths is None else sorted(paths), embed=False)
-                    finally:
-                        with self._cond:
-                            self._update_queued()
-                    for rel in report.indexed:
-                        self._priority += [c.id for c in idx.manifest.chunks_of(rel)]
-                else:
+                    self._sync(*work[1:])
+                elif work[0] == "embed":
                     self._embed_one_batch()
+                elif work[0] == "compact":
+                    self._writes_since_compact = 0
+                    for idx in self.ws.indexes:
+                        idx.compact()
+                else:
+                    self._takeover()
             except Exception as exc:  # noqa: BLE001 - the supervisor records and keeps going
                 log.exception("indexer failure")
                 self.ws.errors.append({"message": f"indexer: {exc}"})
                 del self.ws.errors[:-20]
                 time.sleep(0.5)
 
+    def _sync(self, folder: int, paths: set[str] | None) -> None:
+        idx = self.ws.indexes[folder]
+        if not idx.writer:
+            with self._cond:
+                self._update_queued()
+            return
+        self._set_busy(True, f"indexing {idx.folder.name}")
+        try:
+            report = idx.sync(None if paths is None else sorted(paths), embed=False)
+        finally:
+            with self._cond:
+                self._update_queued()
+        if report.indexed or report.deleted:
+            self._writes_since_compact += 1
+            self.on_log(f"ragls: indexed {len(report.indexed)} file(s), deleted {len(report.deleted)} in "
+                        f"{idx.folder.name}: {report.chunks_added} chunks, {report.from_cache} vectors from cache, "
+                        f"{idx.pending_count()} chunks waiting for embeddings")
+
+    def _embedded_reporter(self, idx) -> Callable[[int, int], None]:
+        def report(computed: int, from_cache: int) -> None:
+            self._writes_since_compact += 1
+            self.on_log(f"ragls: embedded {computed} chunks, {from_cache} from cache in {idx.folder.name} "
+                        f"(total computed by the model: {idx.embedded_chunks})")
+        return report
+
     def _embed_one_batch(self) -> None:
         for idx in self.ws.indexes:
             pending = idx.pending_count() if idx.writer else 0
             if pending:
-                done = idx.manifest.chunk_count() - pending
                 total = idx.manifest.chunk_count()
+                done = total - pending
                 pct = int(100 * done / total) if total else None
                 self._set_busy(True, f"embedding {done}/{total} chunks", pct)
-                idx.embed_pending_batch(first=self._priority)
-                self._priority = self._priority[-2000:]
+                idx.embed_pending_batch(should_yield=self.text_work_due)
                 return
+
+    def _takeover(self) -> None:
+        for i, idx in enumerate(self.ws.indexes):
+            if not idx.writer and idx.try_become_writer():
+                self.on_log(f"ragls: the other ragls process released {idx.index_dir}; this one indexes now")
+                self.request_sync(i)
 
 
 class FileWatcher:
@@ -200,7 +310,7 @@ class FileWatcher:
         import watchfiles
 
         try:
-            for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=100, step=50,
+            for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
                                             recursive=True, raise_interrupt=False, yield_on_timeout=False,
                                             ignore_permission_denied=True):
                 self.worker.notify(path for _, path in changes)

@@ -68,7 +68,12 @@ class RaglsServer(LanguageServer):
                           on_status=lambda msg: self._log(msg, types.MessageType.Info))
         for warning in ws.warnings:
             self._log(f"ragls: {warning}", types.MessageType.Warning)
-        worker = IndexWorker(ws, on_busy=self.progress_sender.indexing)
+        worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
+                             on_log=lambda msg: self._log(msg, types.MessageType.Log))
+        for idx in ws.indexes:
+            if not idx.writer:
+                self._log(f"ragls: another ragls process is indexing {idx.folder}; this one only reads "
+                          f"({idx.index_dir})", types.MessageType.Info)
         worker.start()
         worker.request_sync()
         watcher = None
@@ -79,12 +84,16 @@ class RaglsServer(LanguageServer):
         return ws
 
     def _close(self) -> None:
+        """Stop the watcher and the indexer thread, then close the stores and release the writer lock. If the
+        indexer thread does not stop in time the stores stay open and the lock held (process exit frees them):
+        releasing the lock under a running writer would let a second process write concurrently."""
         if self.watcher:
             self.watcher.stop()
-        if self.worker:
-            self.worker.stop()
-        if self.ws:
+        stopped = self.worker.stop() if self.worker else True
+        if self.ws and stopped:
             self.ws.close()
+        elif self.ws:
+            log.error("the indexer thread did not stop; keeping the index lock until the process exits")
         self.ws = self.worker = self.watcher = None
 
     def _log(self, message: str, kind: types.MessageType) -> None:
@@ -176,8 +185,13 @@ def on_did_change_watched(ls: RaglsServer, params: types.DidChangeWatchedFilesPa
 
 
 @server.feature(types.SHUTDOWN)
-def on_shutdown(ls: RaglsServer, params: Any) -> None:
-    ls._close()
+async def on_shutdown(ls: RaglsServer, params: Any) -> None:
+    if ls._opening is not None:
+        try:
+            await asyncio.shield(ls._opening)
+        except Exception:  # noqa: BLE001 - nothing was opened
+            pass
+    await asyncio.to_thread(ls._close)
 
 
 def _command(handler):

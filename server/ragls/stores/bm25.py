@@ -71,6 +71,11 @@ class Bm25Store:
         self._writer = None
         self._lock = threading.Lock()
 
+    def set_writable(self, writable: bool) -> None:
+        """Switch between read-only and writable (a reader process that took over the writer lock)."""
+        with self._lock:
+            self._writable = writable
+
     def _w(self):
         if not self._writable:
             raise PermissionError("this BM25 store was opened read-only")

@@ -105,6 +105,24 @@ class Manifest:
         rows = self.db.execute("SELECT path, size, mtime_ns, content_hash FROM files").fetchall()
         return {r[0]: FileRecord(*r) for r in rows}
 
+    def file_records(self, paths: Iterable[str]) -> dict[str, FileRecord]:
+        """Records of the given paths (absent when not indexed) — O(len(paths)), for watcher hints."""
+        out: dict[str, FileRecord] = {}
+        paths = list(paths)
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
+            q = f"SELECT path, size, mtime_ns, content_hash FROM files WHERE path IN ({','.join('?' * len(part))})"
+            for r in self.db.execute(q, part):
+                out[r[0]] = FileRecord(*r)
+        return out
+
+    def has_files_under(self, rel_dir: str) -> bool:
+        """True when some indexed file lies below the directory `rel_dir` (uses the primary-key index)."""
+        prefix = rel_dir.rstrip("/") + "/"
+        upper = prefix[:-1] + chr(ord("/") + 1)
+        row = self.db.execute("SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1", (prefix, upper)).fetchone()
+        return row is not None
+
     def file_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
 
@@ -113,6 +131,20 @@ class Manifest:
 
     def chunk_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM chunks")}
+
+    def ordered_chunk_ids(self) -> list[str]:
+        """Every chunk id, ordered by path and position."""
+        return [r[0] for r in self.db.execute("SELECT id FROM chunks ORDER BY path, ordinal")]
+
+    def chunk_ids_of(self, paths: Iterable[str]) -> list[str]:
+        """Ids of the chunks of the given paths."""
+        out: list[str] = []
+        paths = list(paths)
+        for start in range(0, len(paths), 500):
+            part = paths[start:start + 500]
+            q = f"SELECT id FROM chunks WHERE path IN ({','.join('?' * len(part))})"
+            out += [r[0] for r in self.db.execute(q, part)]
+        return out
 
     def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = ()) -> None:
         """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk

@@ -131,10 +131,13 @@ class VectorStore:
         except Exception:  # noqa: BLE001 - older tables without versions; reopening is equivalent
             self.table = self.db.open_table(TABLE)
 
-    def compact(self) -> None:
-        """Merge small fragments left by many small writes and drop old versions."""
+    def compact(self, keep_versions_s: float = 600.0) -> None:
+        """Merge small fragments left by many small writes and drop versions older than `keep_versions_s`
+        seconds (a reader process re-reads the latest version before each query)."""
+        from datetime import timedelta
+
         with self._lock:
             try:
-                self.table.optimize()
+                self.table.optimize(cleanup_older_than=timedelta(seconds=keep_versions_s))
             except Exception:  # noqa: BLE001 - compaction is an optimisation, never fatal
                 pass
