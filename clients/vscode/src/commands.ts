@@ -164,7 +164,7 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
     if (text.length > MAX_SELECTION_CHARS) {
       text = `${text.slice(0, MAX_SELECTION_CHARS)}\n…`;
     }
-    const where = `${vscode.workspace.asRelativePath(document.uri, false)}:${selection.start.line + 1}-${selection.end.line + 1}`;
+    const where = `${vscode.workspace.asRelativePath(document.uri)}:${selection.start.line + 1}-${selection.end.line + 1}`;
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);

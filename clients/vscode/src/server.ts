@@ -156,6 +156,7 @@ export class ServerManager implements vscode.Disposable {
       }
       await client.dispose();
     }
+    this.status.resetProgress();
     this.status.set('stopped', '$(book) ragls', 'ragls: server not running');
   }
 

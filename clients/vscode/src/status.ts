@@ -81,6 +81,11 @@ export class StatusBar implements vscode.Disposable {
     this.set('indexing', `$(sync~spin) ragls:${detail || pct}`, `ragls: indexing${pct}${detail}`);
   }
 
+  /** Forget indexing progress of a server that is gone (its `end` will never come). */
+  resetProgress(): void {
+    this.indexingTokens.clear();
+  }
+
   /** Show the totals of a `rag/status` result (unless an indexing progress is running). */
   showStatus(status: StatusResult): void {
     const files = status.folders.reduce((n, f) => n + f.files, 0);

@@ -1,0 +1,125 @@
+/**
+ * UI end-to-end test: installs the packaged .vsix into code-server, opens the fixture workspace in headless
+ * Chromium, and does what a person does: waits for the status bar to show the index, opens the command
+ * palette, runs "ragls: Ask", types a question, reads the answer panel (a webview), saves a screenshot, then
+ * clicks citation [1] and checks that the cited file opens.
+ *
+ *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
+ *
+ * Screenshots go to $RAGLS_TEST_RESULTS (default clients/vscode/test-results/). Prints `ok - …` / `not ok - …`
+ * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
+import { isolatedEnv, launchChromium, PwPage, runCodeServerCli, startCodeServer, toolchainFromEnv } from './codeServer';
+
+const QUESTION = 'How do I roll back beacon firmware?';
+const STEP_TIMEOUT_MS = 120_000;
+
+async function step(name: string, run: () => Promise<void>, page?: PwPage, shots?: string): Promise<void> {
+  try {
+    await run();
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    console.log(`not ok - ${name}`);
+    console.log(`#   ${String(error instanceof Error ? error.message : error).split('\n').slice(0, 8).join('\n#   ')}`);
+    if (page && shots) {
+      await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<number> {
+  const tools = toolchainFromEnv();
+  if (typeof tools === 'string') {
+    console.error(`uiAsk: ${tools}`);
+    return 2;
+  }
+  const vsix = process.argv[2];
+  if (!vsix) {
+    console.error('usage: node out/test/e2e/uiAsk.js VSIX [WORK_DIR]');
+    return 2;
+  }
+  const dir = resolve(process.argv[3] ?? mkdtempSync(join(tmpdir(), 'ragls-vscode-ui-')));
+  const shots = resolve(process.env.RAGLS_TEST_RESULTS ?? join(EXTENSION_ROOT, 'test-results'));
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(shots, { recursive: true });
+  const ws = makeWorkspace(join(dir, 'ws'));
+  const env = isolatedEnv(dir);
+  const opts = { tools, dir, env };
+  await step('the .vsix installs into code-server', async () => {
+    const out = await runCodeServerCli(opts, ['--install-extension', resolve(vsix)]);
+    if (!/ragls-vscode/.test(out)) {
+      throw new Error(`unexpected install output:\n${out}`);
+    }
+  });
+  const server = await startCodeServer(opts);
+  const browser = await launchChromium(tools);
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${server.base}/?workspace=${encodeURIComponent(ws.workspaceFile)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+    await step('the status bar shows the indexed docs', async () => {
+      await page.locator('.statusbar-item:has-text("ragls: 4 files")').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    }, page, shots);
+
+    await step('"ragls: Ask" runs from the command palette', async () => {
+      await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input').first();
+      await input.waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('ragls: Ask', { delay: 20 });
+      const row = page.locator('.quick-input-list .monaco-list-row[aria-label^="ragls: Ask"]').first();
+      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      // The input box of the command itself has the title "ragls: Ask".
+      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Ask")').first().waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls: Ask")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type(QUESTION, { delay: 10 });
+      await page.keyboard.press('Enter');
+    }, page, shots);
+
+    const webview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await step('the answer panel shows the answer, citation [1] and the sources', async () => {
+      await webview.locator('ol.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const question = await webview.locator('h2.question').first().textContent();
+      if (question !== QUESTION) {
+        throw new Error(`panel question is ${JSON.stringify(question)}`);
+      }
+      const answer = (await webview.locator('.answer').first().textContent()) ?? '';
+      if (!answer.includes('beacon push --previous')) {
+        throw new Error(`answer lacks the rollback command:\n${answer}`);
+      }
+      const sources = (await webview.locator('ol.sources').first().textContent()) ?? '';
+      if (!/\[1\] docs\/deployment\.md:\d+/.test(sources)) {
+        throw new Error(`sources list is ${JSON.stringify(sources)}`);
+      }
+      if ((await webview.locator('.answer a.cite[data-n="1"]').count()) < 1) {
+        throw new Error('no clickable [1] citation in the answer');
+      }
+      await page.screenshot({ path: join(shots, 'answer-panel.png') });
+    }, page, shots);
+
+    await step('clicking citation [1] opens docs/deployment.md', async () => {
+      await webview.locator('.answer a.cite[data-n="1"]').first().click();
+      await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.screenshot({ path: join(shots, 'source-opened.png') });
+    }, page, shots);
+    console.log(`# screenshots in ${shots}`);
+    return 0;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

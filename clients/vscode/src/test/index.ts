@@ -1,0 +1,47 @@
+/**
+ * Entry point of the in-editor tests (`extensionTestsPath`): runs out/test/suite/*.test.js with mocha inside
+ * the VS Code extension host. Each result is logged as a TAP-like line (`ok - …` / `not ok - …`) to the console
+ * and, when $RAGLS_TEST_REPORT names a file, appended to it, so the driver can read the results even when the
+ * console is not forwarded. Resolves when all tests passed; rejects otherwise (VS Code then exits non-zero).
+ */
+import { appendFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Mocha from 'mocha';
+
+function emit(line: string): void {
+  console.log(line);
+  const report = process.env.RAGLS_TEST_REPORT;
+  if (report) {
+    appendFileSync(report, `${line}\n`);
+  }
+}
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', timeout: 120_000, color: false, reporter: 'spec' });
+  const suiteDir = join(__dirname, 'suite');
+  const grep = process.env.RAGLS_TEST_GREP;
+  if (grep) {
+    mocha.grep(grep);
+  }
+  for (const file of readdirSync(suiteDir).filter((f) => f.endsWith('.test.js')).sort()) {
+    mocha.addFile(join(suiteDir, file));
+  }
+  return new Promise((resolve, reject) => {
+    const runner = mocha.run((failures) => {
+      emit(`# ${runner.stats?.passes ?? 0} passed, ${failures} failed`);
+      if (failures > 0) {
+        reject(new Error(`${failures} test(s) failed`));
+      } else {
+        resolve();
+      }
+    });
+    runner.on('pass', (test) => emit(`ok - ${test.fullTitle()}`));
+    runner.on('fail', (test, error) => {
+      const err = error as Error;
+      emit(`not ok - ${test.fullTitle()}`);
+      for (const line of String(err?.stack ?? err).split('\n').slice(0, 12)) {
+        emit(`#   ${line}`);
+      }
+    });
+  });
+}
