@@ -180,4 +180,13 @@ H.it(":help ragls and :help :RagAsk open doc/ragls.txt at their tags", function(
   end
 end)
 
+if vim.fn.has("nvim-0.11") == 1 then
+  H.it("lsp/ragls.lua is found by vim.lsp.config (Neovim 0.11)", function()
+    local cfg = vim.lsp.config.ragls
+    H.eq({ "ragls", "serve" }, cfg.cmd, "cmd")
+    H.eq({ "ragls.toml", ".git" }, cfg.root_markers, "root_markers")
+    H.eq("function", type(cfg.handlers["$/progress"]), "streaming-aware $/progress handler")
+  end)
+end
+
 H.finish()

@@ -1,8 +1,39 @@
 -- :RagQuery, :RagStatus, :RagRebuild and error reporting against the real ragls server (fixture workspace).
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
-H.load_plugin_for_workspace()
+H.load_plugin_for_workspace({ keymaps = { query = "<leader>rq", status = "<leader>rs" } })
+local progress = {}
+vim.api.nvim_create_autocmd("LspProgress", {
+  callback = function(args)
+    local value = args.data.params.value
+    table.insert(progress, { kind = value.kind, title = value.title, delta = value.delta })
+  end,
+})
 local client = H.open_and_wait_indexed("README.md", 3)
+
+H.it("indexing progress arrives as standard LSP work-done progress (LspProgress)", function()
+  local ended = H.wait_for(function()
+    for _, p in ipairs(progress) do
+      if p.kind == "end" and p.title == "ragls: indexing" then
+        return true
+      end
+    end
+  end, 20000, "the end of 'ragls: indexing'")
+  H.ok(ended, "indexing ended")
+  H.eq("begin", progress[1].kind, "first event")
+  H.eq("ragls: indexing", progress[1].title, "title")
+  for _, p in ipairs(progress) do
+    H.eq(nil, p.delta, "no answer deltas in work-done progress")
+  end
+end)
+
+H.it("keymaps from setup are set buffer-locally when the client attaches", function()
+  local q = vim.fn.maparg("<leader>rq", "n", false, true)
+  H.eq(1, q.buffer, "buffer-local")
+  H.eq("ragls: query", q.desc, "desc")
+  H.eq("ragls: status", vim.fn.maparg("<leader>rs", "n", false, true).desc, "status map")
+  H.eq("", vim.fn.maparg("<leader>ra", "n"), "ask not mapped (not listed)")
+end)
 
 H.it(":RagQuery fills the quickfix list with path:line of the matching section and opens it", function()
   local query = "frobnicator timeout seconds"
