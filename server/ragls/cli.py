@@ -313,6 +313,52 @@ def cmd_commit_msg(args) -> int:
     return 0
 
 
+def cmd_graph(args) -> int:
+    """Print an entity's neighbourhood in the folder's knowledge graph (graph RAG debugging aid)."""
+    ws = _workspace(args, Progress())
+    try:
+        graphs = [g for g in ws.graphs if g is not None]
+        if not graphs:
+            raise InvalidParams("graph RAG is off: set retrieval.extractor_model (rag_extractor_model) first")
+        _ensure_indexed(ws, None)
+        store = graphs[0].store
+        hops = ws.settings.retrieval.graph_hops if args.hops is None else args.hops
+        entity = store.entity(args.entity)
+        if entity is None:
+            import difflib
+
+            names = [store.graph.nodes[k]["name"] for k in store.graph.nodes]
+            close = difflib.get_close_matches(args.entity, names, n=5, cutoff=0.5)
+            raise InvalidParams(f"no entity named {args.entity!r}" + (f"; similar: {', '.join(close)}" if close else "")
+                                + f" ({len(names)} entities in the graph)")
+        ring = store.neighbourhood(args.entity, hops)
+        chunks = ws.indexes[0].manifest.get_chunks(list(entity["chunks"]))
+        if args.json:
+            _print_json({"entity": {"name": entity["name"], "type": entity["type"], "aliases": entity["aliases"]},
+                         "chunks": sorted(_line_of(c) for c in chunks.values()),
+                         "neighbours": [{"hops": d, "from": store.graph.nodes[u]["name"],
+                                         "name": store.graph.nodes[v]["name"], "relationship": t, "weight": w}
+                                        for d, u, v, t, w in ring]})
+            return 0
+        aliases = f"  (also: {', '.join(entity['aliases'])})" if entity["aliases"] else ""
+        print(f"{entity['name']} [{entity['type']}]{aliases}")
+        for cid, desc in entity["chunks"].items():
+            where = _line_of(chunks[cid]) if cid in chunks else "(chunk no longer indexed)"
+            print(f"  mentioned in {where}" + (f": {desc}" if desc else ""))
+        for d, u, v, t, w in ring:
+            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: {store.graph.nodes[u]['name']} -[{t} {w:g}]- "
+                  f"{store.graph.nodes[v]['name']} [{store.graph.nodes[v]['type']}]")
+        if not ring:
+            print(f"  no neighbours within {hops} hop{'s' if hops != 1 else ''}")
+    finally:
+        ws.close()
+    return 0
+
+
+def _line_of(chunk) -> str:
+    return f"{chunk.path}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
     p.add_argument("--version", action="version", version=f"ragls {__version__}")
@@ -341,6 +387,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("question", nargs="?", default="")
     a.add_argument("--top-k", type=int)
     a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`); repeatable")
+    g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
+    g.add_argument("--entity", required=True, help="entity name (any case)")
+    g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")
@@ -354,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
+    "graph": cmd_graph,
 }
 
 

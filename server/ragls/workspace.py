@@ -99,17 +99,36 @@ class RagWorkspace:
         self._history_lock = threading.Lock()
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress)
                         for f, s in zip(self.folders, self.folder_settings)]
+        from ragls.graph_extract import GraphBuilder
+
+        # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
+        self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
+        self._reranker = None
+        self._graph_signals: dict[tuple[int, ...], Any] = {}  # per target set; caches entity-name vectors
 
     # -- indexing ------------------------------------------------------------------------------------------
     def index(self, folder: int | None = None, only: Sequence[str] | None = None, embed: bool = True) -> list[SyncReport]:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
-        return [self.indexes[i].sync(only, embed=embed) for i in targets]
+        reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        self.wait_graphs()
+        return reports
 
     def rebuild(self, folder: int | None = None) -> list[SyncReport]:
         """Drop and re-create the index of one folder or all (the embedding cache is kept)."""
         targets = range(len(self.indexes)) if folder is None else [folder]
-        return [self.indexes[i].rebuild() for i in targets]
+        reports = [self.indexes[i].rebuild() for i in targets]
+        for i in targets:
+            if self.graphs[i] is not None:
+                self.graphs[i].catch_up()  # drops the mentions of files deleted before the rebuild
+        self.wait_graphs()
+        return reports
+
+    def wait_graphs(self, timeout: float | None = None) -> None:
+        """Block until the graph extraction of every folder is idle (no-op without graph RAG)."""
+        for g in self.graphs:
+            if g is not None:
+                g.wait(timeout)
 
     def folder_index(self, uri_or_path: str) -> int:
         """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
@@ -129,14 +148,37 @@ class RagWorkspace:
             return self.indexes
         return [self.indexes[self.folder_index(rag)]]
 
+    def _search_options(self, targets: Sequence[FolderIndex]) -> dict[str, Any]:
+        """search() arguments for the optional stages: the cross-encoder (`retrieval.reranker_model`), else the
+        graph signal (`retrieval.extractor_model`). Raises RequestFailed when the reranker cannot be loaded."""
+        from ragls.retrieval.rerank import Reranker
+
+        r = self.settings.retrieval
+        if r.reranker_model or r.reranker_model_path:
+            if self._reranker is None:
+                self._reranker = Reranker.from_settings(r, self.settings.embedding.threads)
+            return {"reranker": self._reranker}
+        positions = tuple(self.indexes.index(t) for t in targets)
+        if not any(self.graphs[i] for i in positions):
+            return {}
+        from ragls.retrieval.graph import GraphSignal
+
+        signal = self._graph_signals.get(positions)
+        if signal is None:
+            stores = [self.graphs[i].store if self.graphs[i] else None for i in positions]
+            signal = self._graph_signals[positions] = GraphSignal(targets, stores, self.embedder, r.graph_hops)
+        signal.hops = r.graph_hops
+        return {"extra": {"graph": signal}}
+
     def retrieve(self, text: str, top_k: int | None = None, rag: str | None = None,
                  signals: Sequence[str] = SIGNALS) -> list[Hit]:
         """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
-        return search(self._targets(rag), self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                      signals=signals)
+        targets = self._targets(rag)
+        return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
+                      signals=signals, **self._search_options(targets))
 
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
@@ -167,8 +209,10 @@ class RagWorkspace:
         targets = self._targets(rag)  # validates rag before any work
         chat = make_chat_model(self.settings.generation)
 
+        options = self._search_options(targets)
+
         def retrieve(q: str, k: int) -> list[Hit]:
-            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k)
+            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k, **options)
 
         return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
                    extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel)
@@ -235,9 +279,12 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
                       fingerprint=self.indexes[0].fingerprint, generation={"backend": backend, "model": model},
-                      errors=list(self.errors))
+                      errors=list(self.errors) + [e for g in self.graphs if g is not None for e in g.errors()])
 
     def close(self) -> None:
+        for g in self.graphs:
+            if g is not None:
+                g.close()
         for idx in self.indexes:
             idx.close()
 
