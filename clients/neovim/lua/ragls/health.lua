@@ -77,12 +77,11 @@ function M.check()
     health.warn("the server is still initializing")
     return
   end
-  local response = vim.lsp.get_client_by_id(client.id)
   local resp
   if vim.fn.has("nvim-0.11") == 1 then
-    resp = response:request_sync("rag/status", vim.empty_dict(), 10000, 0)
+    resp = client:request_sync("rag/status", vim.empty_dict(), 10000, 0)
   else
-    resp = response.request_sync("rag/status", vim.empty_dict(), 10000, 0)
+    resp = client.request_sync("rag/status", vim.empty_dict(), 10000, 0)
   end
   if not resp then
     health.error("rag/status did not answer within 10 s")
