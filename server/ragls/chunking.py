@@ -5,8 +5,8 @@ positions in the file on disk: 0-based lines, columns in UTF-16 code units, end 
 "\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long.
 
 - Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
-  consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is the first
-  heading path in the group); a larger section is split at blank lines / block starts,
+  consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is their common
+  parent heading path, or the first one when the others are its subsections); a larger section is split at blank lines / block starts,
   then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
   exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
 - Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
@@ -345,8 +345,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[
 
     def flush() -> None:
         if group:
-            title = next((s.title for s in group if s.title), "")
-            pieces.append((group[0].start, group[-1].end, title))
+            pieces.append((group[0].start, group[-1].end, _group_title([s.title for s in group])))
             group.clear()
 
     for sec in sections:
@@ -361,6 +360,21 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[
                 pieces.append((s, e, sec.title))
     flush()
     return pieces
+
+
+def _group_title(titles: list[str]) -> str:
+    """Title of merged sections: the first heading path when the others are its subsections, else the common
+    parent path of all of them (merging "A > x" and "A > y" gives "A"), else the first heading path."""
+    paths = [t.split(" > ") for t in titles if t]
+    if not paths:
+        return ""
+    common = paths[0]
+    for p in paths[1:]:
+        n = 0
+        while n < min(len(common), len(p)) and common[n] == p[n]:
+            n += 1
+        common = common[:n]
+    return " > ".join(common) if common else " > ".join(paths[0])
 
 
 # -- titles for code and text ----------------------------------------------------------------------------------
