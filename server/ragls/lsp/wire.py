@@ -5,6 +5,7 @@ converters from IR objects to JSON-ready dicts. The only module (with the client
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -85,8 +86,20 @@ def to_wire_range(span: LineSpan) -> dict:
             "end": {"line": span.end_line, "character": span.end_char}}
 
 
+def source_uri(chunk: Chunk) -> str:
+    """A file:// URI for workspace files and absolute paths; the URL itself for fetched pages; `ragls:<label>`
+    for documents with no file behind them (a command's output, the previous answer)."""
+    if chunk.folder:
+        return path_to_uri(Path(chunk.folder) / chunk.path)
+    if chunk.path.startswith(("http://", "https://")):
+        return chunk.path
+    if Path(chunk.path).is_absolute():
+        return path_to_uri(chunk.path)
+    return "ragls:" + quote(chunk.path, safe="")
+
+
 def to_wire_source(chunk: Chunk) -> dict:
-    src = {"uri": path_to_uri(Path(chunk.folder) / chunk.path) if chunk.folder else chunk.path,
+    src = {"uri": source_uri(chunk),
            "path": chunk.path, "range": to_wire_range(chunk.span)}
     if chunk.title:
         src["title"] = chunk.title
