@@ -179,7 +179,8 @@ class Settings(_Section):
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "Settings":
-        if self.chunking.overlap >= self.chunking.chunk_size:
+        overlap = self.chunking.chunk_overlap
+        if overlap is not None and overlap >= self.chunking.chunk_size:
             raise ValueError("chunking.chunk_overlap must be smaller than chunking.chunk_size")
         return self
 

@@ -1,0 +1,55 @@
+"""Settings merge order, aliases, camelCase, validation messages (config.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragls.config import build_settings, load_settings
+from ragls.errors import ConfigError
+
+
+def test_defaults():
+    s, warnings = build_settings()
+    assert (s.chunking.chunk_size, s.chunking.overlap, s.retrieval.top_k, s.retrieval.graph_hops) == (2000, 100, 5, 1)
+    assert (s.retrieval.vector_weight, s.retrieval.bm25_weight, s.retrieval.graph_weight) == (1.125, 1.0, 0.9)
+    assert warnings == []
+
+
+def test_later_layers_win_and_aliases_and_camel_case(tmp_path):
+    (tmp_path / "ragls.toml").write_text("rag_top_k = 7\n[chunking]\nchunk_size = 1000\n")
+    s, _ = load_settings(tmp_path, {"retrieval": {"topK": 3}}, {"ragls": {"chunkSize": 800}})
+    assert s.retrieval.top_k == 3
+    assert s.chunking.chunk_size == 800 and s.chunking.overlap == 40  # 5 % of the size
+    s, _ = load_settings(tmp_path)
+    assert s.retrieval.top_k == 7 and s.chunking.chunk_size == 1000
+
+
+def test_unknown_keys_warn():
+    _, warnings = build_settings({"retrieval": {"nope": 1}, "bogus": 2})
+    assert warnings == ["unknown setting retrieval.nope", "unknown setting bogus"]
+
+
+@pytest.mark.parametrize("layer, message", [
+    ({"rag_template": "only __INPUT__"}, "generation.template: template must contain the placeholder __CONTEXT__"),
+    ({"rag_template": "only __CONTEXT__"}, "placeholder __INPUT__"),
+    ({"rag_extractor_prompt": "no chunk"}, "__CHUNK__"),
+    ({"rag_top_k": 0}, "retrieval.top_k"),
+    ({"generation": {"backend": "gpt"}}, "generation.backend"),
+    ({"chunking": {"chunk_size": 200, "chunk_overlap": 300}}, "chunk_overlap"),
+])
+def test_invalid_values_name_the_field(layer, message):
+    with pytest.raises(ConfigError) as info:
+        build_settings(layer)
+    assert message in str(info.value)
+
+
+def test_template_without_sources_is_fine():
+    s, _ = build_settings({"rag_template": "Q: __INPUT__\nC: __CONTEXT__"})
+    assert "__SOURCES__" not in s.generation.template
+
+
+def test_toml_syntax_error_names_file(tmp_path):
+    (tmp_path / "ragls.toml").write_text("[retrieval\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert "ragls.toml" in str(info.value)

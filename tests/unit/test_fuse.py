@@ -1,0 +1,54 @@
+"""Weighted RRF arithmetic (retrieval/fuse.py) and the abstention rule (retrieval/search.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragls.ir import Chunk, Hit, LineSpan
+from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.search import abstained
+
+
+def test_scores_are_weighted_reciprocal_ranks():
+    fused = reciprocal_rank_fusion({"vector": ["a", "b", "c"], "bm25": ["c", "a"]},
+                                   {"vector": 1.125, "bm25": 1.0}, k=60)
+    by_key = {f.key: f for f in fused}
+    assert by_key["a"].score == pytest.approx(1.125 / 61 + 1.0 / 62)
+    assert by_key["b"].score == pytest.approx(1.125 / 62)
+    assert by_key["c"].score == pytest.approx(1.125 / 63 + 1.0 / 61)
+    assert [f.key for f in fused] == ["a", "c", "b"]
+    assert by_key["c"].ranks == {"vector": 3, "bm25": 1}
+
+
+def test_contributions_sum_to_score_and_weights_matter():
+    fused = reciprocal_rank_fusion({"vector": ["x", "y"], "bm25": ["y", "x"]}, {"vector": 1.125, "bm25": 1.0}, k=60)
+    assert fused[0].key == "x"  # same ranks mirrored: the heavier vector signal decides
+    for f in fused:
+        assert sum(f.contributions.values()) == pytest.approx(f.score)
+    equal = reciprocal_rank_fusion({"vector": ["x", "y"], "bm25": ["y", "x"]}, {"vector": 1.0, "bm25": 1.0}, k=60)
+    assert equal[0].score == pytest.approx(equal[1].score)
+
+
+def test_duplicates_within_a_list_do_not_take_ranks():
+    fused = reciprocal_rank_fusion({"bm25": ["a", "a", "b"]}, {"bm25": 1.0}, k=1)
+    by_key = {f.key: f for f in fused}
+    assert by_key["b"].ranks["bm25"] == 2
+    assert by_key["a"].score == pytest.approx(1 / 2)
+
+
+def test_k_must_be_positive():
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion({"bm25": ["a"]}, k=0)
+
+
+def _hit(sim, signals):
+    chunk = Chunk(id="1", path="a.md", text="t", span=LineSpan(0, 0, 0, 1), text_hash="h")
+    return Hit(chunk=chunk, score=1.0, signals=signals, similarity=sim)
+
+
+def test_abstention_rule():
+    assert abstained([], 0.15)
+    assert abstained([_hit(0.1, {"vector": 1})], 0.15)
+    assert not abstained([_hit(0.1, {"vector": 1}), _hit(0.3, {"vector": 2})], 0.15)
+    # No vector evidence yet (embeddings pending): a BM25 match counts.
+    assert not abstained([_hit(None, {"bm25": 1})], 0.15)
