@@ -1,0 +1,60 @@
+"""Multi-root workspaces over LSP: both folders indexed, results from each with their own URIs, `rag` selects one
+folder, rag/status lists both."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lspkit import FIXTURE_DOCS, SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+CACHE_DIR = Path(tempfile.mkdtemp(prefix="ragls-e2e-multi-"))
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory):
+    base = tmp_path_factory.mktemp("multi")
+    guides, other = base / "guides", base / "other"
+    shutil.copytree(FIXTURE_DOCS / "guide", guides / "guide")
+    shutil.copytree(FIXTURE_DOCS / "api", other / "api")
+    shutil.copy(FIXTURE_DOCS / "notes.txt", other / "notes.txt")
+    # Each folder has its own ragls.toml: sources/chunking are per folder.
+    (other / "ragls.toml").write_text('[sources]\ninclude = ["**/*.rst"]\n')
+    return guides, other
+
+
+@pytest_lsp.fixture(scope="module", loop_scope="module",
+                    config=ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env(CACHE_DIR)))
+async def client(lsp_client: LanguageClient, roots):
+    await lsp_client.initialize_session(init_params(list(roots), {"chunking": {"chunkSize": 300}}))
+    await wait_indexed(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_both_folders_indexed_with_their_own_settings(client, roots):
+    status = await request(client, "rag/status", {})
+    by_name = {f["uri"].rsplit("/", 1)[1]: f for f in status["folders"]}
+    assert by_name["guides"]["files"] == 2
+    assert by_name["other"]["files"] == 1  # only *.rst there: notes.txt is excluded by that folder's ragls.toml
+
+
+async def test_results_from_each_folder_carry_their_uri(client, roots):
+    guides, other = roots
+    res = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 1})
+    src = res["chunks"][0]["source"]
+    assert src["path"] == "api/authentication.rst"
+    assert src["uri"].endswith("/other/api/authentication.rst")
+    res = await request(client, "rag/query", {"query": "rolling upgrades drain replicas", "topK": 1})
+    assert res["chunks"][0]["source"]["uri"].endswith("/guides/guide/deployment.md")
+
+
+async def test_rag_selects_one_folder(client):
+    res = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 3, "rag": "guides"})
+    assert res["chunks"] and all("/guides/" in c["source"]["uri"] for c in res["chunks"])
