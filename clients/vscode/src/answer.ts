@@ -59,18 +59,30 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** "path:12-18" with 1-based lines, as people read them. */
+/** The source's path; in a multi-root workspace prefixed with its folder's name ("notes/meeting-notes.md"). */
+export function displayPath(source: Source): string {
+  if ((vscode.workspace.workspaceFolders?.length ?? 0) > 1) {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(source.uri));
+    if (folder) {
+      return `${folder.name}/${source.path}`;
+    }
+  }
+  return source.path;
+}
+
+/** "path:12-18" with 1-based lines, as people read them (path as in `displayPath`). */
 export function sourceLabel(source: Source): string {
   const start = source.range.start.line + 1;
   // An end at character 0 means the range stops at the end of the previous line.
   const endLine = source.range.end.character === 0 && source.range.end.line > source.range.start.line
     ? source.range.end.line
     : source.range.end.line + 1;
-  return start === endLine ? `${source.path}:${start}` : `${source.path}:${start}-${endLine}`;
+  const path = displayPath(source);
+  return start === endLine ? `${path}:${start}` : `${path}:${start}-${endLine}`;
 }
 
-/** Open `source.uri` with its range selected and revealed; returns the editor. */
-export async function openSource(source: Source): Promise<vscode.TextEditor> {
+/** Open `source.uri` with its range selected and revealed, in `column` (default the first); returns the editor. */
+export async function openSource(source: Source, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
   const range = new vscode.Range(
     source.range.start.line,
     source.range.start.character,
@@ -79,7 +91,7 @@ export async function openSource(source: Source): Promise<vscode.TextEditor> {
   );
   const editor = await vscode.window.showTextDocument(vscode.Uri.parse(source.uri), {
     selection: range,
-    viewColumn: vscode.ViewColumn.One,
+    viewColumn: column,
     preview: true,
   });
   editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
@@ -163,7 +175,9 @@ export class AnswerPanel implements vscode.Disposable {
     if (!source) {
       return undefined;
     }
-    return openSource(source);
+    // Open next to the panel, never over it.
+    const column = this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+    return openSource(source, column);
   }
 
   private clearTimer(): void {

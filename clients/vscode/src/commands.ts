@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
-import { AnswerPanel, openSource, sourceLabel } from './answer';
+import { AnswerPanel, displayPath, openSource, sourceLabel } from './answer';
 import { gitApi, GitRepository, pickRepository } from './git';
 import {
   AskDeltaProgress,
@@ -195,7 +195,7 @@ export function searchDocs(deps: Deps, query?: string): Promise<Chunk | undefine
       return undefined;
     }
     const items = result.chunks.map((chunk) => ({
-      label: `$(file) ${chunk.source.title || chunk.source.path}`,
+      label: `$(file) ${chunk.source.title || displayPath(chunk.source)}`,
       description: sourceLabel(chunk.source),
       detail: preview(chunk.text),
       chunk,

@@ -94,7 +94,7 @@ async function main(): Promise<number> {
         throw new Error(`answer lacks the rollback command:\n${answer}`);
       }
       const sources = (await webview.locator('ol.sources').first().textContent()) ?? '';
-      if (!/\[1\] docs\/deployment\.md:\d+/.test(sources)) {
+      if (!/\[1\] handbook\/docs\/deployment\.md:\d+/.test(sources)) {
         throw new Error(`sources list is ${JSON.stringify(sources)}`);
       }
       if ((await webview.locator('.answer a.cite[data-n="1"]').count()) < 1) {

@@ -95,7 +95,7 @@ suite('ragls extension in VS Code', () => {
     assert.ok(view.deltas >= 1, 'the answer was not streamed');
     assert.ok(view.html.includes('<a href="#" class="cite" data-n="1" title="Open source 1">[1]</a>'), view.html);
     assert.ok(view.html.includes('<code>beacon push --previous</code>'), view.html);
-    assert.match(view.html, /<a href="#" class="source" data-n="1">\[1\] docs\/deployment\.md:\d+(-\d+)?<\/a>/);
+    assert.match(view.html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
     assert.ok(!view.html.includes('class="abstained"'));
 
     const editor = await api.panel.handleMessage({ type: 'open', n: 1 });

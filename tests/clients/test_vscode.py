@@ -1,0 +1,140 @@
+"""VS Code client (`clients/vscode/`): build, wire test, and the extension in a real VS Code, all against the real
+ragls server on a temporary copy of `clients/vscode/testFixture/` (see `src/test/fixture.ts`: two folders, one a
+git repository, each with a `ragls.toml` for the offline MiniLM model and generation backend `none`).
+
+Layers:
+- build: `npm ci` when node_modules is missing, `npm run compile` (tsc) and `npm run lint` (eslint + tsc --noEmit).
+- wire: `node --test out/test/wire.test.js` — the server over stdio through vscode-jsonrpc, plus launch resolution.
+- in-host: `out/test/e2e/runInHost.js` — code-server + headless Chromium run `src/test/suite/*.test.ts` in the
+  extension host; every command against the real server.
+- UI: `npm run package`, then `out/test/e2e/uiAsk.js` installs the .vsix into code-server, asks through the command
+  palette and saves screenshots to `clients/vscode/test-results/`.
+
+The first two need node and npm; the last two also need the toolchain from
+`clients/vscode/scripts/setup-test-toolchain.sh` (found through `$RAGLS_TOOLS_DIR/env.sh`, default `.tools/env.sh`),
+and are skipped with the reason when it is absent. The server runs as `sys.executable -m ragls serve`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXT = ROOT / "clients" / "vscode"
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+TOOLS = Path(os.environ.get("RAGLS_TOOLS_DIR") or ROOT / ".tools")
+RESULTS = EXT / "test-results"
+
+pytestmark = pytest.mark.skipif(NODE is None or NPM is None, reason="node and npm are needed for the VS Code client")
+
+
+def _toolchain() -> dict[str, str] | None:
+    """Variables from the toolchain's env.sh (NODE24_BIN, CODE_SERVER, PLAYWRIGHT_DIR, CHROMIUM), if installed."""
+    env_sh = TOOLS / "env.sh"
+    if not env_sh.is_file():
+        return None
+    found = dict(re.findall(r'^export (\w+)="([^"]*)"$', env_sh.read_text(encoding="utf-8"), re.M))
+    needed = ("NODE24_BIN", "CODE_SERVER", "PLAYWRIGHT_DIR", "CHROMIUM")
+    if not all(k in found for k in needed):
+        return None
+    if not (Path(found["CODE_SERVER"]).exists() and Path(found["CHROMIUM"]).exists()):
+        return None
+    return {k: found[k] for k in needed}
+
+
+TOOLCHAIN = _toolchain()
+needs_toolchain = pytest.mark.skipif(
+    TOOLCHAIN is None,
+    reason=f"code-server toolchain not installed in {TOOLS} (run clients/vscode/scripts/setup-test-toolchain.sh)",
+)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("ANTHROPIC_API_KEY", None)
+    env["RAGLS_TEST_PYTHON"] = sys.executable
+    env.update(extra)
+    return env
+
+
+def _run(args: list[str], timeout: float, **extra: str) -> subprocess.CompletedProcess[str]:
+    """Run in clients/vscode in its own process group; on timeout the whole group is killed."""
+    proc = subprocess.Popen(args, cwd=EXT, env=_env(**extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail(f"{' '.join(args)} timed out after {timeout} s\n{out}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # anything left behind (a server, a browser)
+        except ProcessLookupError:
+            pass
+    print(out)
+    return subprocess.CompletedProcess(args, proc.returncode, out, "")
+
+
+def _assert_tap(result: subprocess.CompletedProcess[str], what: str) -> list[str]:
+    lines = result.stdout.splitlines()
+    failed = [line for line in lines if line.lstrip().startswith("not ok ")]
+    passed = [line for line in lines if line.lstrip().startswith("ok ")]
+    assert result.returncode == 0 and not failed, f"{what} failed (exit {result.returncode}):\n{result.stdout}"
+    assert passed, f"{what} ran no tests:\n{result.stdout}"
+    return passed
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    """node_modules installed (npm ci, only when missing) and out/ compiled."""
+    if not (EXT / "node_modules" / ".package-lock.json").exists():
+        result = _run([NPM, "ci", "--no-audit", "--no-fund"], timeout=600)
+        assert result.returncode == 0, result.stdout
+    result = _run([NPM, "run", "compile"], timeout=300)
+    assert result.returncode == 0, f"tsc failed:\n{result.stdout}"
+    return EXT / "out"
+
+
+def test_compile_and_lint(built: Path) -> None:
+    assert (built / "extension.js").is_file()
+    result = _run([NPM, "run", "lint"], timeout=300)
+    assert result.returncode == 0, f"lint failed:\n{result.stdout}"
+
+
+def test_wire_protocol_against_real_server(built: Path) -> None:
+    result = _run([NODE, "--test", "out/test/wire.test.js"], timeout=300)
+    _assert_tap(result, "wire test")
+    counts = dict(re.findall(r"^# (pass|fail) (\d+)$", result.stdout, re.M))
+    assert int(counts.get("pass", 0)) >= 8 and counts.get("fail") == "0", result.stdout
+
+
+@needs_toolchain
+def test_extension_in_vscode(built: Path, tmp_path: Path) -> None:
+    result = _run([NODE, "out/test/e2e/runInHost.js", str(tmp_path / "host")], timeout=420, **TOOLCHAIN)
+    passed = _assert_tap(result, "in-editor tests")
+    assert any("Generate Commit Message" in line for line in passed), result.stdout
+    assert re.search(r"^# (\d+) passed, 0 failed$", result.stdout, re.M), result.stdout
+
+
+@needs_toolchain
+def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
+    vsix = EXT / "ragls-vscode.vsix"
+    packaged = _run([NPM, "run", "package"], timeout=300)
+    assert packaged.returncode == 0 and vsix.is_file(), f"vsce package failed:\n{packaged.stdout}"
+    shot = RESULTS / "answer-panel.png"
+    shot.unlink(missing_ok=True)
+    result = _run([NODE, "out/test/e2e/uiAsk.js", str(vsix), str(tmp_path / "ui")], timeout=300,
+                  RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
+    _assert_tap(result, "UI test")
+    assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot of the answer panel"
