@@ -67,7 +67,8 @@ def ask(
     - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents) are
       ranked together with them by `Hit.score` (duplicates by chunk id dropped) and the best `top_k` kept.
     - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.search.abstained(hits,
-      settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor.
+      settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor (hits
+      without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them).
     - With `chat`: the `generation.template` prompt (context within `generation.max_context_chars`), after
       `history` ({role, content}, user/assistant only, last 20), streamed to `on_delta`. When the model supports
       tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
