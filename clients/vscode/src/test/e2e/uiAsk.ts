@@ -2,14 +2,16 @@
  * UI end-to-end test: installs the packaged .vsix into code-server, opens the fixture workspace in headless
  * Chromium, and does what a person does: waits for the status bar to show the index, opens the command
  * palette, runs "ragls: Ask", types a question, reads the answer panel (a webview), saves a screenshot, then
- * clicks citation [1] and checks that the cited file opens.
+ * clicks citation [1] and checks that the cited file opens; finally, with a change staged in handbook/, clicks
+ * the Source Control title button "Generate Commit Message" and reads the commit message box.
  *
  *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
  *
  * Screenshots go to $RAGLS_TEST_RESULTS (default clients/vscode/test-results/). Prints `ok - …` / `not ok - …`
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
@@ -48,6 +50,9 @@ async function main(): Promise<number> {
   mkdirSync(dir, { recursive: true });
   mkdirSync(shots, { recursive: true });
   const ws = makeWorkspace(join(dir, 'ws'));
+  // A staged change for the Source Control step.
+  appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
+  execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
   const env = isolatedEnv(dir);
   const opts = { tools, dir, env };
   await step('the .vsix installs into code-server', async () => {
@@ -107,6 +112,24 @@ async function main(): Promise<number> {
       await webview.locator('.answer a.cite[data-n="1"]').first().click();
       await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: join(shots, 'source-opened.png') });
+    }, page, shots);
+    await step('the Source Control button fills the commit message box', async () => {
+      await page.keyboard.press('Control+Shift+G');
+      const button = page.locator('.action-label[aria-label*="Generate Commit Message"]').first();
+      await button.waitFor({ state: 'visible', timeout: 60_000 });
+      await button.click();
+      const box = page.locator('.scm-editor .view-lines').first();
+      const deadline = Date.now() + 60_000;
+      let text = '';
+      while (!text.includes('calibration') && Date.now() < deadline) {
+        text = ((await box.textContent({ timeout: 5_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
+        await page.waitForTimeout(250);
+      }
+      if (!text.includes('calibration')) {
+        throw new Error(`commit box shows ${JSON.stringify(text)}`);
+      }
+      console.log(`#   commit box: ${JSON.stringify(text)}`);
+      await page.screenshot({ path: join(shots, 'commit-message.png') });
     }, page, shots);
     console.log(`# screenshots in ${shots}`);
     return 0;
