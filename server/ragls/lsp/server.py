@@ -64,8 +64,18 @@ class RaglsServer(LanguageServer):
         return folders or [Path(os.getcwd())]
 
     def _open(self, folders: list[Path]) -> RagWorkspace:
-        ws = RagWorkspace(folders, [self.init_options, self.config_layer],
-                          on_status=lambda msg: self._log(msg, types.MessageType.Info))
+        # Loading (or, on a first run, downloading) the model is part of the "ragls: indexing" progress.
+        self.progress_sender.indexing(True, "loading the embedding model")
+
+        def on_status(msg: str) -> None:
+            self._log(msg, types.MessageType.Info)
+            self.progress_sender.indexing(True, msg)
+
+        try:
+            ws = RagWorkspace(folders, [self.init_options, self.config_layer], on_status=on_status)
+        except Exception:
+            self.progress_sender.indexing(False, "failed")
+            raise
         for warning in ws.warnings:
             self._log(f"ragls: {warning}", types.MessageType.Warning)
         worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,

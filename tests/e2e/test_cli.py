@@ -1,0 +1,87 @@
+"""The `ragls` command line on a temp copy of the fixture docs: index, query (human and --json), incremental
+re-index after edits and deletes, status, doctor, rebuild, errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from lspkit import copy_docs, server_env
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return server_env(tmp_path_factory.mktemp("cli-cache"))
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    ws = copy_docs(tmp_path_factory.mktemp("cli") / "docs")
+    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n")
+    return ws
+
+
+def ragls(env, *args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def test_index_then_query_prints_file_and_lines(env, ws):
+    out = ragls(env, "index", ws).stdout
+    assert "4 indexed" in out and "4 files" in out
+    out = ragls(env, "query", ws, "how long is the retry backoff ceiling", "--top-k", "2").stdout
+    first = out.splitlines()[0]
+    assert first.startswith("1. guide/retries.md:6-10") and "Retry policy" in first
+
+
+def test_query_json_is_the_protocol_object(env, ws):
+    res = json.loads(ragls(env, "query", ws, "refresh token rotation", "--json", "--explain").stdout)
+    assert set(res) == {"query", "chunks", "abstained", "elapsedMs"}
+    top = res["chunks"][0]
+    assert top["source"]["path"] == "api/authentication.rst"
+    assert top["source"]["uri"].startswith("file://")
+    assert set(top["signals"]) <= {"vector", "bm25"}
+
+
+def test_second_index_is_incremental_and_sees_edits_and_deletes(env, ws):
+    out = ragls(env, "index", ws).stdout
+    assert "0 indexed" in out and "4 unchanged" in out
+    (ws / "notes.txt").write_text("Team notes\n\nThe pomegranate tasting is on Thursday.\n")
+    (ws / "guide" / "deployment.md").unlink()
+    out = ragls(env, "index", ws).stdout
+    assert "1 indexed, 1 deleted, 2 unchanged" in out
+    res = json.loads(ragls(env, "query", ws, "pomegranate tasting", "--json", "--top-k", "1").stdout)
+    assert res["chunks"][0]["source"]["path"] == "notes.txt"
+    res = json.loads(ragls(env, "query", ws, "container image health checks", "--json", "--top-k", "5").stdout)
+    assert all(c["source"]["path"] != "guide/deployment.md" for c in res["chunks"])
+
+
+def test_status_json_and_human(env, ws):
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    folder = status["folders"][0]
+    assert folder["files"] == 3 and folder["pendingVectors"] == 0 and folder["writer"]
+    human = ragls(env, "status", ws).stdout
+    assert "files:       3" in human and "generation:  none" in human
+
+
+def test_doctor_reports_ok(env, ws):
+    out = ragls(env, "doctor", ws).stdout
+    assert "[ok] embedding model sentence-transformers/all-MiniLM-L6-v2" in out
+    assert "[ok] index path writable" in out and "[ok] stores readable: 3 files" in out
+
+
+def test_rebuild_json(env, ws):
+    res = json.loads(ragls(env, "rebuild", ws, "--json").stdout)
+    assert res["files"] == 3 and res["chunks"] > 3 and res["skipped"] == []
+
+
+def test_errors_have_exit_codes(env, ws, tmp_path):
+    proc = ragls(env, "query", ws, "   ", check=False)
+    assert proc.returncode == 2 and "query must be a non-empty string" in proc.stderr
+    proc = ragls(env, "query", tmp_path / "missing", "x", check=False)
+    assert proc.returncode == 2 and "not a folder" in proc.stderr
