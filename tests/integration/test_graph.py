@@ -86,6 +86,17 @@ def test_hops_0_1_2(ws):
     assert graph_paths(ws, 2) == ["ferris.md", "zorblax.md", "kelp.md"]
 
 
+def test_entities_matched_by_name_embedding(ws):
+    ws.settings.retrieval.graph_hops = 0
+
+    def graph_set(q):
+        return {h.chunk.path for h in ws.query(q, top_k=len(DOCS)).hits if "graph" in h.signals}
+
+    # No whole-word match in either question: "kelps" ~ Kelp (cos 0.9), "rocky shores" ~ Rocky coasts (0.67).
+    assert graph_set("kelps") == {"kelp.md", "zorblax.md"}
+    assert graph_set("what grows on rocky shores") == {"kelp.md"}
+
+
 def test_query_without_entities_has_no_graph_signal(ws):
     hits = ws.query("staging cluster deployments", top_k=3).hits
     assert hits[0].chunk.path == "deploy.md"
