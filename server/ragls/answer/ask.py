@@ -6,6 +6,8 @@ share the most content words with the question, each followed by its `[n]`, unde
 
 from __future__ import annotations
 
+import math
+
 import json
 import re
 import threading
@@ -258,19 +260,30 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES) -> str:
     """The label line, then up to `max_sentences` sentences as a list, each followed by its `[n]`.
 
-    Sentences are scored by how many distinct content words (see `cite.content_words`) they share with the
-    question; ties go to the better-ranked source, then to the earlier sentence. With no overlap anywhere, the
-    first sentence of each of the two best sources is used."""
+    Sentences are scored by the question's content words (see `cite.content_words`) they contain, each weighted by
+    its inverse sentence frequency among the candidates, idf(w) = ln(1 + N / df(w)) — so a word that is in every
+    sentence (the project's name, say) counts little and the distinctive ones decide; the score is then damped by
+    the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then to the earlier sentence.
+    With no overlap anywhere, the first sentence of each of the two best sources is used."""
     query = set(content_words(question))
-    scored = []
+    candidates = []
     firsts = []
     for rank, (n, hit) in enumerate(sources):
         for pos, sentence in enumerate(split_sentences(hit.chunk.text)):
             if pos == 0 and len(firsts) < 2:
                 firsts.append((n, sentence))
-            overlap = len(query & set(content_words(sentence)))
-            if overlap:
-                scored.append((-overlap, rank, pos, n, sentence))
+            candidates.append((rank, pos, n, sentence, set(content_words(sentence))))
+    df: dict[str, int] = {}
+    for *_, words in candidates:
+        for w in words & query:
+            df[w] = df.get(w, 0) + 1
+    total = max(1, len(candidates))
+    scored = []
+    for rank, pos, n, sentence, words in candidates:
+        overlap = words & query
+        if overlap:
+            weight = sum(math.log(1 + total / df[w]) for w in overlap) / (1 + 0.3 * rank)
+            scored.append((-weight, rank, pos, n, sentence))
     scored.sort()
     picked = [(n, s) for *_, n, s in scored[:max_sentences]] or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
