@@ -6,7 +6,10 @@ punctuation; camelCase identifiers are additionally indexed as their parts (`ret
 attempts`), so either spelling matches. Scores are tantivy's BM25 (k1 = 1.2, b = 0.75).
 
 User text is never parsed as query syntax: `search` reduces it to lower-case alphanumeric words before handing it
-to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words.
+to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words. English stop words
+(NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
+left: questions ("what ... must be obeyed when ...") otherwise match documents on rare function words such as
+"what" or "must" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see docs/benchmarks.md). The index keeps every word.
 """
 
 from __future__ import annotations
@@ -25,6 +28,18 @@ TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters/digits; "_" and punctuation separate words
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+# NLTK's English stop word list (nltk.corpus.stopwords.words("english"), the classic 179-word set).
+STOPWORDS = frozenset("""
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it
+its itself they them their theirs themselves what which who whom this that these those am is are was were be been
+being have has had having do does did doing a an the and but if or because as until while of at by for with about
+against between into through during before after above below to from up down in out on off over under again further
+then once here there when where why how all any both each few more most other some such no nor not only own same so
+than too very s t can will just don should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma
+mightn mustn needn shan shouldn wasn weren won wouldn
+""".split())
 
 
 def camel_parts(text: str) -> list[str]:
@@ -138,6 +153,7 @@ class Bm25Store:
         words = query_words(text)
         if not words or limit <= 0:
             return []
+        words = [w for w in words if w not in STOPWORDS] or words
         query = self.index.parse_query(" ".join(dict.fromkeys(words)), ["title", "body"])
         searcher = self.index.searcher()
         res = searcher.search(query, limit=limit, count=False)
