@@ -207,8 +207,9 @@ export interface PwBrowser {
   close(): Promise<void>;
 }
 
-/** Launch the Debian chromium headless through playwright-core. */
-export async function launchChromium(tools: Toolchain): Promise<PwBrowser> {
+/** Launch the Debian chromium headless through playwright-core, with `env` (use isolatedEnv: Chromium writes
+ * crash reports under $XDG_CONFIG_HOME). */
+export async function launchChromium(tools: Toolchain, env: NodeJS.ProcessEnv): Promise<PwBrowser> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pw = require(join(tools.playwrightDir, 'playwright-core')) as {
     chromium: { launch(opts: object): Promise<PwBrowser> };
@@ -216,6 +217,7 @@ export async function launchChromium(tools: Toolchain): Promise<PwBrowser> {
   return pw.chromium.launch({
     executablePath: tools.chromium,
     headless: true,
+    env,
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -29,7 +29,7 @@ async function main(): Promise<number> {
   writeFileSync(report, '');
   const env = isolatedEnv(dir, { RAGLS_TEST_REPORT: report });
   const server = await startCodeServer({ tools, dir, env, args: ['--vscode-option', 'enable-smoke-test-driver'] });
-  const browser = await launchChromium(tools);
+  const browser = await launchChromium(tools, env);
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     let resolveExit: (code: number) => void = () => undefined;

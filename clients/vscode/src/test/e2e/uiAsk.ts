@@ -62,7 +62,7 @@ async function main(): Promise<number> {
     }
   });
   const server = await startCodeServer(opts);
-  const browser = await launchChromium(tools);
+  const browser = await launchChromium(tools, env);
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${server.base}/?workspace=${encodeURIComponent(ws.workspaceFile)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
