@@ -1,0 +1,161 @@
+"""rag/ask end to end over LSP: the real server, the real openai SDK pointed at the loopback LLM server, the offline
+embedding model. Asserts what the model received (question, context, sources), the numbered sources and their
+ranges, citation checks, streaming order through `$/progress {delta}`, abstention without an LLM call, error
+codes with the server still serving, and the extractive (`none`) backend."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from llm_server import LLMServer, Reply
+from lsprotocol import types
+from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+CACHE_DIR = Path(tempfile.mkdtemp(prefix="ragls-e2e-ask-"))
+ENV = {**server_env(CACHE_DIR), "RAGLS_TEST_LLM_KEY": "sk-test"}
+LLM = LLMServer().start()  # one loopback model for the module; its URL goes into initializationOptions
+
+
+def streaming_client() -> LanguageClient:
+    """pytest-lsp's client, but `$/progress` values that carry `delta` (partial results) are collected in
+    `client.deltas[token]` instead of being parsed as work-done progress."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.deltas = {}
+
+    def progress(ls: LanguageClient, params: types.ProgressParams):
+        value = params.value or {}
+        if isinstance(value, dict) and "delta" in value:
+            ls.deltas.setdefault(params.token, []).append(value["delta"])
+            return
+        return DEFAULT_CLIENT_FEATURES[types.PROGRESS](ls, params)
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.PROGRESS: progress})
+    return client
+
+
+OPTIONS = {
+    "chunking": {"chunkSize": 300},
+    "generation": {"backend": "openai", "baseUrl": LLM.openai_url, "model": "test-model",
+                   "apiKeyEnv": "RAGLS_TEST_LLM_KEY", "maxRetries": 0, "timeoutS": 5},
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return copy_docs(tmp_path_factory.mktemp("ask") / "docs")
+
+
+@pytest_lsp.fixture(scope="module", loop_scope="module",
+                    config=ClientServerConfig(server_command=SERVER_COMMAND, server_env=ENV,
+                                              client_factory=streaming_client))
+async def client(lsp_client: LanguageClient, workspace):
+    await lsp_client.initialize_session(init_params([workspace], OPTIONS))
+    await wait_indexed(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(autouse=True)
+def fresh_llm():
+    LLM.reset()
+    yield
+
+
+async def test_answer_cites_sources_with_ranges_and_streams_in_order(client):
+    def answer(req):
+        # Cite whichever source number the retry-policy chunk got in the prompt.
+        prompt = req.last_user_text()
+        n = next(line.split("]")[0].strip("[") for line in prompt.splitlines()
+                 if line.startswith("[") and "guide/retries.md:6-10" in line)
+        return Reply(text=f"A request is retried three times with exponential backoff [{n}]. "
+                          f"The first retry waits 200 milliseconds [{n}].")
+
+    LLM.reset(answer)
+    res = await request(client, "rag/ask", {"question": "How often is a failed request retried?",
+                                             "partialResultToken": "tok-1"})
+    # What the model received: the question, the retry chunk's text and the numbered source list.
+    sent = LLM.requests[-1]
+    assert sent.model == "test-model" and sent.stream
+    assert "How often is a failed request retried?" in sent.last_user_text()
+    assert "By default a request is retried three times" in sent.last_user_text()
+    # The cited source is the retry-policy chunk with its exact range.
+    cited = {c["n"] for c in res["citations"]}
+    assert len(cited) == 1
+    n = cited.pop()
+    src = next(s for s in res["sources"] if s["n"] == n)
+    assert src["path"] == "guide/retries.md"
+    assert src["range"] == {"start": {"line": 5, "character": 0}, "end": {"line": 9, "character": 81}}
+    assert res["citations"] == [{"n": n, "supported": True}]
+    assert res["abstained"] is False and res["model"].endswith("test-model")
+    # Streaming: the deltas, in order, spell the answer before the result arrived.
+    assert "".join(client.deltas["tok-1"]) == res["answer"]
+    assert len(client.deltas["tok-1"]) > 5
+
+
+async def test_unknown_citation_is_removed_and_unsupported_flagged(client):
+    LLM.reset(lambda req: Reply(text="Tokens expire after one hour [1]. Penguins live in Antarctica [2]. "
+                                     "See also [9]."))
+    res = await request(client, "rag/ask", {"question": "When do API tokens expire?", "topK": 2})
+    assert "[9]" not in res["answer"]
+    numbers = {s["n"] for s in res["sources"]}
+    assert numbers == {1, 2}
+    assert all(c["n"] in numbers for c in res["citations"])
+    supported = {c["n"]: c["supported"] for c in res["citations"]}
+    assert supported[1] is True and supported[2] is False
+
+
+async def test_abstains_without_calling_the_llm(client):
+    res = await request(client, "rag/ask", {"question": "What is the airspeed velocity of an unladen swallow?"})
+    assert res["abstained"] is True
+    assert res["sources"] == [] or all(s["n"] for s in res["sources"])
+    assert LLM.requests == []
+
+
+async def test_llm_errors_are_request_failed_and_server_keeps_serving(client):
+    LLM.queue(Reply(status=401, error="invalid api key"))
+    with pytest.raises(Exception) as info:
+        await request(client, "rag/ask", {"question": "How do I disable retries?"})
+    assert getattr(info.value, "code", None) == -32803
+    assert "openai" in str(info.value).lower() and "127.0.0.1" in str(info.value)
+    res = await request(client, "rag/query", {"query": "disable retries", "topK": 1})
+    assert res["chunks"][0]["source"]["path"] == "guide/retries.md"
+
+
+async def test_empty_question_is_invalid_params(client):
+    with pytest.raises(Exception) as info:
+        await request(client, "rag/ask", {"question": "  "})
+    assert getattr(info.value, "code", None) == -32602
+
+
+async def test_cancel_answers_request_cancelled(client):
+    LLM.reset(lambda req: Reply(text="word " * 50, delay_s=2.0))  # the model is slow to start
+    msg_id = "ask-to-cancel"
+    fut = client.protocol.send_request("rag/ask", {"question": "How do rolling upgrades work?",
+                                                   "partialResultToken": "tok-cancel"}, msg_id=msg_id)
+    await asyncio.sleep(0.5)
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    with pytest.raises(Exception) as info:
+        await asyncio.wait_for(asyncio.wrap_future(fut), 10)
+    assert getattr(info.value, "code", None) == -32800
+    assert "tok-cancel" not in client.deltas  # nothing was streamed after the cancel
+    res = await request(client, "rag/query", {"query": "rolling upgrades", "topK": 1})
+    assert res["chunks"]
+
+
+async def test_extractive_backend_via_configuration_change(client):
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"ragls": {**OPTIONS, "generation": {"backend": "none"}}}))
+    await wait_indexed(client)
+    res = await request(client, "rag/ask", {"question": "Which port does the container listen on?"})
+    assert res["model"] == "extractive"
+    assert "8080" in res["answer"]
+    assert any(s["path"] == "guide/deployment.md" for s in res["sources"])
+    assert LLM.requests == []
