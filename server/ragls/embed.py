@@ -8,6 +8,11 @@ Model resolution, in order, never waiting on a network that is not there:
 Otherwise `RequestFailed` naming the three ways to fix it.
 
 Vectors are float32, L2-normalised, shape (n, dim), so cosine similarity is a dot product.
+
+Truncation: texts are cut to min(`embedding.max_length`, the model's declared `max_seq_length` from a
+sentence-transformers `sentence_bert_config.json` in its folder) tokens. fastembed itself ignores a `max_length`
+argument and truncates at `model_max_length` of tokenizer_config.json (512 for all-MiniLM-L6-v2, whose declared
+length is 256), so the limit is applied to the loaded tokenizer here. See docs/benchmarks.md for the effect.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from ragls.hashing import fingerprint
 log = logging.getLogger(__name__)
 
 OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-_OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json")
+_OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
+                  "sentence_bert_config.json")
 _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
 
 
@@ -63,6 +69,19 @@ def offline_model_dir() -> Path | None:
     return target
 
 
+def declared_max_length(model_dir: Path | str | None) -> int | None:
+    """`max_seq_length` (tokens) from `sentence_bert_config.json` in a model folder; None when absent or invalid."""
+    if model_dir is None:
+        return None
+    import json
+
+    try:
+        value = json.loads((Path(model_dir) / "sentence_bert_config.json").read_text()).get("max_seq_length")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
     """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no."""
     if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
@@ -92,6 +111,7 @@ class Embedder:
         self.model_name: str = settings.model
         self.source: str = ""  # "path", "cache", "download" or "offline-fallback"
         self.dim: int = 0
+        self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
         self.texts_embedded = 0
 
     # -- loading -------------------------------------------------------------------------------------------
@@ -143,15 +163,32 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     model = self._load()
+                    self._apply_truncation(model)
                     self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
                     self._model = model
         return self._model
 
+    def _apply_truncation(self, model) -> None:
+        """Cut inputs at min(settings.max_length, declared max_seq_length, the tokenizer's own limit)."""
+        inner = getattr(model, "model", None)
+        tokenizer = getattr(inner, "tokenizer", None)
+        current = (getattr(tokenizer, "truncation", None) or {}).get("max_length")
+        limit = self.settings.max_length
+        declared = declared_max_length(getattr(inner, "_model_dir", None))
+        if declared is not None:
+            limit = min(limit, declared)
+        if tokenizer is None or current is None:
+            log.warning("cannot set the embedding truncation to %d tokens (fastembed internals changed)", limit)
+            return
+        if limit < current:
+            tokenizer.enable_truncation(max_length=limit, direction=tokenizer.truncation.get("direction", "right"))
+        self.max_length = min(limit, current)
+
     @property
     def fingerprint(self) -> str:
-        """Identity of the vectors: model name, source, dimension and max_length (16 hex chars)."""
+        """Identity of the vectors: model name, dimension and effective max_length in tokens (16 hex chars)."""
         self.ensure_loaded()
-        return fingerprint({"model": self.model_name, "dim": self.dim, "max_length": self.settings.max_length})
+        return fingerprint({"model": self.model_name, "dim": self.dim, "max_length": self.max_length})
 
     # -- embedding -----------------------------------------------------------------------------------------
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
