@@ -7,9 +7,13 @@ import json
 
 import numpy as np
 import pytest
-
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, declared_max_length, offline_model_dir
+from ragls.embed import (
+    OFFLINE_MODEL_NAME,
+    Embedder,
+    declared_max_length,
+    offline_model_dir,
+)
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="ragls[offline] not installed")
