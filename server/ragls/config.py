@@ -105,7 +105,7 @@ class RetrievalSettings(_Section):
     bm25_weight: float = 1.0
     graph_weight: float = 0.9
     # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
-    min_similarity: float = Field(0.25, ge=-1.0, le=1.0)
+    min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None
