@@ -215,7 +215,8 @@ class RagWorkspace:
             return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k, **options)
 
         return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
-                   extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel)
+                   extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
+                   embed=self.embedder.embed_documents)
 
     def _ephemeral_hits(self, specs: Sequence[str], question: Any, history, top_k: int | None):
         """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""

@@ -6,13 +6,13 @@ share the most content words with the question, each followed by its `[n]`, unde
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 import re
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ragls.answer.cite import check_citations, content_words
 from ragls.answer.llm import ChatModel, ToolCall
@@ -63,6 +63,7 @@ def ask(
     on_delta: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
     rag_name: str = "workspace",
+    embed: Callable[[list[str]], Any] | None = None,
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -75,7 +76,8 @@ def ask(
       `history` ({role, content}, user/assistant only, last 20), streamed to `on_delta`. When the model supports
       tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
       numbered sources. Texts of successive rounds are joined by a blank line (streamed as well).
-    - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece.
+    - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
+      -> (n, dim) normalised vectors`, when given, lets it rank sentences by meaning (see `extractive_answer`).
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
     Raises InvalidParams (empty question), Cancelled (`cancel` set), RequestFailed (backend failure), and
@@ -102,7 +104,7 @@ def ask(
         return done(text, [], True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        text = extractive_answer(question, numbered)
+        text = extractive_answer(question, numbered, embed=embed)
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -257,14 +259,17 @@ def split_sentences(text: str) -> list[str]:
 
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
-                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES) -> str:
+                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
+                      embed: Callable[[list[str]], Any] | None = None) -> str:
     """The label line, then up to `max_sentences` sentences as a list, each followed by its `[n]`.
 
-    Sentences are scored by the question's content words (see `cite.content_words`) they contain, each weighted by
-    its inverse sentence frequency among the candidates, idf(w) = ln(1 + N / df(w)) — so a word that is in every
-    sentence (the project's name, say) counts little and the distinctive ones decide; the score is then damped by
-    the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then to the earlier sentence.
-    With no overlap anywhere, the first sentence of each of the two best sources is used."""
+    Lexical score of a sentence: the question's content words (see `cite.content_words`) it contains, each
+    weighted by its inverse sentence frequency among the candidates, idf(w) = ln(1 + N / df(w)) — so a word found in
+    every sentence (the project's name, say) counts little. With `embed` (texts -> normalised vectors), sentences
+    are ranked by their cosine similarity to the question instead, plus 0.05 per shared content word as a
+    tie-breaker; sentences sharing no word and below 0.3 cosine are left out. Either score is damped by the
+    source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then to the earlier sentence.
+    With no candidate at all, the first sentence of each of the two best sources is used."""
     query = set(content_words(question))
     candidates = []
     firsts = []
@@ -278,12 +283,22 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         for w in words & query:
             df[w] = df.get(w, 0) + 1
     total = max(1, len(candidates))
+    cosines = None
+    if embed is not None and candidates:
+        vecs = embed([question] + [c[3] for c in candidates])
+        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
     scored = []
-    for rank, pos, n, sentence, words in candidates:
+    for i, (rank, pos, n, sentence, words) in enumerate(candidates):
         overlap = words & query
-        if overlap:
-            weight = sum(math.log(1 + total / df[w]) for w in overlap) / (1 + 0.3 * rank)
-            scored.append((-weight, rank, pos, n, sentence))
+        if cosines is not None:
+            if not overlap and cosines[i] < 0.3:
+                continue
+            weight = cosines[i] + 0.05 * len(overlap)
+        elif overlap:
+            weight = sum(math.log(1 + total / df[w]) for w in overlap)
+        else:
+            continue
+        scored.append((-weight / (1 + 0.3 * rank), rank, pos, n, sentence))
     scored.sort()
     picked = [(n, s) for *_, n, s in scored[:max_sentences]] or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
