@@ -9,7 +9,7 @@ User text is never parsed as query syntax: `search` reduces it to lower-case alp
 to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
 left: questions ("what ... must be obeyed when ...") otherwise match documents on rare function words such as
-"what" or "must" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see docs/benchmarks.md). The index keeps every word.
+"what" or "when" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see docs/benchmarks.md). The index keeps every word.
 """
 
 from __future__ import annotations
