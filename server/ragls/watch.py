@@ -67,6 +67,7 @@ class IndexWorker:
         self._busy = False
         self._writes_since_compact = 0
         self._next_takeover = 0.0
+        self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
         self.idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ragls-indexer", daemon=True)
         for idx in ws.indexes:
@@ -148,9 +149,14 @@ class IndexWorker:
         self._first_event.setdefault(folder, now)
 
     def _update_queued(self) -> None:
-        """Files waiting for the indexer, per folder (a pending full scan counts every known file, at least 1)."""
-        self.ws.queued = {i: (len(v) if v is not None else max(1, self.ws.indexes[i].manifest.file_count()))
-                          for i, v in self._dirty.items()}
+        """Files waiting for the indexer, per folder (a pending full scan counts every known file, at least 1);
+        the sync in progress counts as queued until it is done. Caller holds _cond."""
+        queued = {i: (len(v) if v is not None else max(1, self.ws.indexes[i].manifest.file_count()))
+                  for i, v in self._dirty.items()}
+        if self._active is not None:
+            folder, files = self._active
+            queued[folder] = queued.get(folder, 0) + files
+        self.ws.queued = queued
 
     def submit(self, fn: Callable[[], object]) -> Future:
         """Run `fn` on the indexer thread (e.g. a rebuild); the Future carries its result or exception."""
@@ -190,9 +196,9 @@ class IndexWorker:
                 if folder is not None:
                     paths = self._dirty.pop(folder)
                     self._first_event.pop(folder, None)
+                    self._active = (folder, len(paths) if paths is not None else max(
+                        1, self.ws.indexes[folder].manifest.file_count()))
                     self._update_queued()
-                    self.ws.queued[folder] = len(paths) if paths is not None else max(
-                        1, self.ws.indexes[folder].manifest.file_count())  # in progress counts as queued
                     return ("sync", folder, paths)
                 if not _embedding_gated() and any(idx.writer and idx.pending_count() for idx in self.ws.indexes):
                     if not self._dirty:
@@ -249,15 +255,14 @@ class IndexWorker:
 
     def _sync(self, folder: int, paths: set[str] | None) -> None:
         idx = self.ws.indexes[folder]
-        if not idx.writer:
-            with self._cond:
-                self._update_queued()
-            return
-        self._set_busy(True, f"indexing {idx.folder.name}")
         try:
+            if not idx.writer:
+                return
+            self._set_busy(True, f"indexing {idx.folder.name}")
             report = idx.sync(None if paths is None else sorted(paths), embed=False)
         finally:
             with self._cond:
+                self._active = None
                 self._update_queued()
         if report.indexed or report.deleted:
             self._writes_since_compact += 1

@@ -84,8 +84,8 @@ class RaglsServer(LanguageServer):
             if not idx.writer:
                 self._log(f"ragls: another ragls process is indexing {idx.folder}; this one only reads "
                           f"({idx.index_dir})", types.MessageType.Info)
+        worker.request_sync()  # before start: the first unit of work is the start-up scan
         worker.start()
-        worker.request_sync()
         watcher = None
         if ws.settings.watch.enabled:
             watcher = FileWatcher(worker, ws.folders)
