@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidates", type=int, default=DEPTH,
                     help="retrieval.candidates for the runs (>= 100 so MAP@100/R@100 see 100 documents)")
     ap.add_argument("--signals", default="bm25,vector,hybrid", help="comma list of: " + ", ".join(SIGNAL_SETS))
+    ap.add_argument("--depth", type=int, default=DEPTH,
+                    help="documents per query (100; with 10, --candidates below 100 takes effect for @10 metrics)")
     ap.add_argument("--strict", action="store_true", help="only grades 1-3 are relevant")
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=JSON",
                     help="extra setting override, e.g. retrieval.rrf_k=30 (repeatable)")
@@ -171,9 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.signals.split(","):
         signals = SIGNAL_SETS[name]
         t1 = time.perf_counter()
-        runs = {qid: doc_run(ws, text, signals) for qid, text in queries.items()}
+        runs = {qid: doc_run(ws, text, signals, args.depth) for qid, text in queries.items()}
         timings[name] = (time.perf_counter() - t1) / len(queries) * 1000
-        results[name] = evaluate(runs, qrels)
+        m = evaluate(runs, qrels)
+        results[name] = {k: (v if args.depth >= int(k.split("@")[1]) else None) for k, v in m.items()}
     s = ws.settings
     max_length = ws.embedder.max_length if hasattr(ws.embedder, "max_length") else s.embedding.max_length
     ws.close()
@@ -191,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         ws.close()
 
     print(f"\nCranfield-1400, 225 queries, model {s.embedding.model} (int8, truncation {max_length} tokens), "
-          f"candidates {s.retrieval.candidates} (top {DEPTH} documents), RRF k {s.retrieval.rrf_k:g}, weights vector "
+          f"candidates {s.retrieval.candidates} (top {args.depth} documents), RRF k {s.retrieval.rrf_k:g}, weights vector "
           f"{s.retrieval.vector_weight:g} / bm25 {s.retrieval.bm25_weight:g}" + (", strict" if args.strict else ""))
     cols = list(METRICS)
     print("| run | " + " | ".join(cols) + " | ms/query |")
