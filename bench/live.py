@@ -5,7 +5,7 @@ a cold index, and time from server start to the first BM25 answer.
     python bench/live.py --parts latency      # only (a)
 
 (a) Save-to-queryable on a big index: the Rust book copied `--copies` times (9 × 113 = 1017 files) into
-    <workdir>/ws, indexed by `python -m ragls serve` with its cache in <workdir>/cache (kept between runs: the first
+    <workdir>/ws (default /tmp/ragls-bench-live, outside the repository), indexed by `python -m ragls serve` with its cache in <workdir>/cache (kept between runs: the first
     run embeds the book once — the copies hit the content-addressed embedding cache — later runs reuse it). For each
     of `--edits` edits a different chapter gets a new ~5 KB Markdown section (unique marker word) appended; the
     clock runs from the write until `rag/query` for the marker returns a chunk containing it (queries every 20 ms).
@@ -235,7 +235,8 @@ async def part_first_answer(tmp: Path, runs: int) -> dict:
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workdir", default=str(HERE / "results" / "live"))
+    # Outside the repository: its .gitignore (bench/results/) would exclude every file of the workspace.
+    ap.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "ragls-bench-live"))
     ap.add_argument("--copies", type=int, default=9)
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
