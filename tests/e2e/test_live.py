@@ -22,9 +22,8 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from pytest_lsp import make_test_lsp_client
-
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from pytest_lsp import make_test_lsp_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -108,7 +107,6 @@ def model_total(client) -> int:
 def index_state(index_dir: Path) -> dict:
     """Everything the three stores hold, read from disk by this (reader) process."""
     import lancedb
-
     from ragls.stores.bm25 import Bm25Store
 
     db = sqlite3.connect(f"file:{index_dir / 'manifest.sqlite'}?mode=ro", uri=True)
@@ -259,7 +257,7 @@ async def test_atomic_save_is_one_update_and_temp_never_indexed(client, ws):
         tmp = ws / "guide" / tmp_name
         tmp.write_text(target.read_text() + f"\nThis atomic save mentions the {word}.\n")
         os.replace(tmp, target)
-        await eventually(lambda: paths_for(client, word), "the atomically saved text")
+        await eventually(lambda w=word: paths_for(client, w), "the atomically saved text")
         await settle(client)
     state = index_state(await index_dir_of(client))
     assert {p for p in state["files"] if p.startswith("guide/")} == {"guide/deploy.md", "guide/retrying.md"}

@@ -199,8 +199,8 @@ async def on_shutdown(ls: RaglsServer, params: Any) -> None:
     if ls._opening is not None:
         try:
             await asyncio.shield(ls._opening)
-        except Exception:  # noqa: BLE001 - nothing was opened
-            pass
+        except Exception as exc:  # noqa: BLE001 - nothing was opened; already reported
+            log.debug("shutdown after a failed open: %s", exc)
     await asyncio.to_thread(ls._close)
 
 
