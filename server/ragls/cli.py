@@ -107,8 +107,9 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
         if not idx.writer:
             print("  another ragls process is indexing this folder; showing its index read-only")
         pending = idx.pending_count()
-        if pending and estimate_embed_seconds(pending) > LONG_EMBED_WARNING_S:
-            print(f"  warning: {pending} chunks still need embeddings (~{estimate_embed_seconds(pending) / 60:.0f} min)")
+        est = estimate_embed_seconds(pending, ws.embedder.max_length)
+        if pending and est > LONG_EMBED_WARNING_S:
+            print(f"  warning: {pending} chunks still need embeddings (~{est / 60:.0f} min)")
 
 
 # -- commands ------------------------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def cmd_status(args) -> int:
             print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
             print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
             print(f"last index:  {f['lastIndexedAt'] or 'never'}")
-            est = estimate_embed_seconds(f["chunks"])
+            est = estimate_embed_seconds(f["chunks"], ws.embedder.max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
             for s in f["skipped"]:
@@ -282,7 +283,7 @@ def cmd_doctor(args) -> int:
 
         listed = walk(folder, settings.sources, index_dir)
         approx_chunks = max(chunks, int(sum((folder / p).stat().st_size for p in listed) / settings.chunking.chunk_size))
-        est = estimate_embed_seconds(approx_chunks)
+        est = estimate_embed_seconds(approx_chunks, emb.max_length)
         warn = est > LONG_EMBED_WARNING_S
         print(f"[{'warn' if warn else 'ok'}] {len(listed)} files to index, ~{approx_chunks} chunks, "
               f"~{est / 60:.1f} min to embed on 2 cores" + (" — consider narrowing sources.include" if warn else ""))

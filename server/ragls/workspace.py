@@ -25,9 +25,10 @@ from ragls.retrieval.search import SIGNALS, abstained, check_query, search
 
 log = logging.getLogger(__name__)
 
-# Embedding throughput measured on a 2-core laptop (all-MiniLM-L6-v2, 2000-char chunks at 512 tokens); used for
-# the "this will take a while" estimate, see docs/benchmarks.md.
-CHUNKS_PER_SECOND = 4.5
+# Embedding throughput of 2000-character chunks on a 2-core laptop, by truncation length (tokens): about 4.5/s at
+# 512 and 12/s at 256 for a MiniLM-sized model (docs/benchmarks.md measured 16-22/s for the int8 all-MiniLM-L6-v2
+# at 256). Used only for the "this will take a while" estimate, so the conservative figures are kept.
+CHUNKS_PER_SECOND = {256: 12.0, 512: 4.5}
 LONG_EMBED_WARNING_S = 600
 
 
@@ -66,9 +67,11 @@ class Status:
     errors: list[dict[str, str]] = field(default_factory=list)
 
 
-def estimate_embed_seconds(chunks: int) -> float:
-    """Seconds to embed `chunks` chunks on a 2-core laptop (CHUNKS_PER_SECOND)."""
-    return chunks / CHUNKS_PER_SECOND
+def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
+    """Seconds to embed `chunks` 2000-character chunks truncated at `max_length` tokens on a 2-core laptop
+    (CHUNKS_PER_SECOND; lengths up to 256 use the 256 rate, longer ones the 512 rate)."""
+    rate = CHUNKS_PER_SECOND[256] if max_length <= 256 else CHUNKS_PER_SECOND[512]
+    return chunks / rate
 
 
 class RagWorkspace:
