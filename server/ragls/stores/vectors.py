@@ -15,7 +15,6 @@ from pathlib import Path
 
 os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on routine operations
 
-import lancedb  # noqa: E402
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
@@ -53,6 +52,8 @@ class VectorStore:
     def __init__(self, directory: Path, dim: int):
         self.directory = Path(directory)
         self.dim = dim
+        import lancedb  # imported on first use: ~1 s of imports the text phase (BM25) does not need
+
         self.db = lancedb.connect(str(self.directory))
         self._lock = threading.Lock()
         self.table = self._open()
