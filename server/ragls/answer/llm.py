@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,7 +85,7 @@ def _parse_arguments(raw: str | dict | None) -> dict:
     return value if isinstance(value, dict) else {"_invalid_json": raw}
 
 
-class ChatModel:
+class ChatModel(ABC):
     """A configured chat model. Use `make_chat_model`; do not instantiate directly.
 
     Attributes: `backend` ("openai", "anthropic" or "ollama"), `model`, `base_url` (the URL requests go to, shown
@@ -184,17 +185,21 @@ class ChatModel:
                 self._client = self._make_client(self._api_key())
             return self._client
 
+    @abstractmethod
     def _make_client(self, key: str) -> Any:
-        raise NotImplementedError
+        """The SDK client for this backend, with `key` (None for keyless local servers)."""
 
+    @abstractmethod
     def _sdk(self) -> Any:
-        raise NotImplementedError
+        """The SDK module (imported lazily)."""
 
+    @abstractmethod
     def _create(self, client, messages, system, tools, tool_choice) -> ChatReply:
-        raise NotImplementedError
+        """One non-streaming completion."""
 
+    @abstractmethod
     def _stream(self, client, messages, system, tools, tool_choice, on_delta, cancel) -> ChatReply:
-        raise NotImplementedError
+        """One streaming completion, each text piece sent to `on_delta`; stops when `cancel` is set."""
 
     @staticmethod
     def _without_tool_turns(messages: list[dict]) -> list[dict]:
