@@ -100,6 +100,16 @@ class Manifest:
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    def _select_in(self, sql: str, values: Iterable, *params) -> list[tuple]:
+        """Rows of `sql`, whose "{}" is an IN list filled with `values` in batches of 500 (SQLite's variable
+        limit); `params` are bound before the list."""
+        values = list(values)
+        rows: list[tuple] = []
+        for start in range(0, len(values), 500):
+            part = values[start:start + 500]
+            rows += self.db.execute(sql.format(",".join("?" * len(part))), [*params, *part]).fetchall()
+        return rows
+
     # -- files and chunks ----------------------------------------------------------------------------------
     def files(self) -> dict[str, FileRecord]:
         rows = self.db.execute("SELECT path, size, mtime_ns, content_hash FROM files").fetchall()
@@ -107,14 +117,8 @@ class Manifest:
 
     def file_records(self, paths: Iterable[str]) -> dict[str, FileRecord]:
         """Records of the given paths (absent when not indexed) — O(len(paths)), for watcher hints."""
-        out: dict[str, FileRecord] = {}
-        paths = list(paths)
-        for start in range(0, len(paths), 500):
-            part = paths[start:start + 500]
-            q = f"SELECT path, size, mtime_ns, content_hash FROM files WHERE path IN ({','.join('?' * len(part))})"
-            for r in self.db.execute(q, part):
-                out[r[0]] = FileRecord(*r)
-        return out
+        rows = self._select_in("SELECT path, size, mtime_ns, content_hash FROM files WHERE path IN ({})", paths)
+        return {r[0]: FileRecord(*r) for r in rows}
 
     def has_files_under(self, rel_dir: str) -> bool:
         """True when some indexed file lies below the directory `rel_dir` (uses the primary-key index)."""
@@ -138,13 +142,7 @@ class Manifest:
 
     def chunk_ids_of(self, paths: Iterable[str]) -> list[str]:
         """Ids of the chunks of the given paths."""
-        out: list[str] = []
-        paths = list(paths)
-        for start in range(0, len(paths), 500):
-            part = paths[start:start + 500]
-            q = f"SELECT id FROM chunks WHERE path IN ({','.join('?' * len(part))})"
-            out += [r[0] for r in self.db.execute(q, part)]
-        return out
+        return [r[0] for r in self._select_in("SELECT id FROM chunks WHERE path IN ({})", paths)]
 
     def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = ()) -> None:
         """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk
@@ -176,14 +174,7 @@ class Manifest:
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
         """Chunks by id (missing ids are absent from the result)."""
-        out: dict[str, Chunk] = {}
-        ids = list(ids)
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            q = f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})"
-            for r in self.db.execute(q, part):
-                out[r[0]] = self._row_to_chunk(r)
-        return out
+        return {r[0]: self._row_to_chunk(r) for r in self._select_in("SELECT * FROM chunks WHERE id IN ({})", ids)}
 
     def chunks_of(self, path: str) -> list[Chunk]:
         rows = self.db.execute("SELECT * FROM chunks WHERE path=? ORDER BY ordinal", (path,)).fetchall()
@@ -232,14 +223,9 @@ class Manifest:
     # -- embedding cache -----------------------------------------------------------------------------------
     def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Cached vectors for (fingerprint, text hash); missing hashes are absent."""
-        out: dict[str, np.ndarray] = {}
-        hashes = list(set(text_hashes))
-        for start in range(0, len(hashes), 500):
-            part = hashes[start:start + 500]
-            q = f"SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND text_hash IN ({','.join('?' * len(part))})"
-            for h, blob in self.db.execute(q, [fp, *part]):
-                out[h] = np.frombuffer(blob, dtype=np.float32)
-        return out
+        rows = self._select_in("SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND text_hash IN ({})",
+                               set(text_hashes), fp)
+        return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
 
     def cache_vectors(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
         with self._tx() as db:
