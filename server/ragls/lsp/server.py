@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config import normalize
-from ragls.errors import RaglsError, RequestFailed
+from ragls.config import CONFIG_FILE, normalize
+from ragls.errors import ConfigError, RaglsError, RequestFailed
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
@@ -53,15 +52,25 @@ class RaglsServer(LanguageServer):
         self.watcher: FileWatcher | None = None
         self.progress_sender: ThreadSafeProgress | None = None
         self._opening: asyncio.Future | None = None
+        self._warned: set[str] = set()
 
     # -- workspace lifecycle -------------------------------------------------------------------------------
     def folders(self) -> list[Path]:
-        """Workspace folders from the client (multi-root), else the root URI, else the current directory."""
+        """Workspace folders from the client (multi-root), else its root URI. Never the server's current directory,
+        and never the filesystem root or the home directory unless they hold a ragls.toml: an editor opened on a
+        stray file must not start embedding a whole disk."""
         ws = self.workspace
         folders = [Path(uri_to_path(f.uri)) for f in ws.folders.values()]
         if not folders and ws.root_path:
             folders = [Path(ws.root_path)]
-        return folders or [Path(os.getcwd())]
+        kept = []
+        for folder in folders:
+            if is_too_broad(folder):
+                self._warn_once(f"ragls: not indexing {folder} (the filesystem root or your home directory); "
+                                f"open a project folder, or add a ragls.toml there to index it anyway")
+            else:
+                kept.append(folder)
+        return kept
 
     def _open(self, folders: list[Path]) -> RagWorkspace:
         # Loading (or, on a first run, downloading) the model is part of the "ragls: indexing" progress.
@@ -72,7 +81,7 @@ class RaglsServer(LanguageServer):
             self.progress_sender.indexing(True, msg)
 
         try:
-            ws = RagWorkspace(folders, [self.init_options, self.config_layer], on_status=on_status)
+            ws = self._workspace_with_valid_settings(folders, on_status)
         except Exception:
             self.progress_sender.indexing(False, "failed")
             raise
@@ -92,6 +101,35 @@ class RaglsServer(LanguageServer):
             watcher.start()
         self.ws, self.worker, self.watcher = ws, worker, watcher
         return ws
+
+    def _workspace_with_valid_settings(self, folders: list[Path], on_status) -> RagWorkspace:
+        """Open with initializationOptions + the latest configuration; when the client's settings are invalid,
+        say so once and fall back to the last layers that validate (initializationOptions only, then the folders'
+        ragls.toml alone). An invalid ragls.toml is still an error: only the user can fix it."""
+        if not folders:
+            raise RequestFailed("no workspace folder is open: open a project folder to index its documents")
+        first_error: ConfigError | None = None
+        for layers in ([self.init_options, self.config_layer], [self.init_options], []):
+            try:
+                ws = RagWorkspace(folders, layers, on_status=on_status)
+            except ConfigError as exc:
+                first_error = first_error or exc
+                continue
+            if first_error is not None:
+                message = f"ragls: ignoring the editor's settings: {first_error}"
+                ws.errors.append({"message": message})
+                self._warn_once(message)
+            return ws
+        raise first_error
+
+    def _warn_once(self, message: str) -> None:
+        """window/showMessage a warning the user should act on, once per distinct message."""
+        log.warning("%s", message)
+        if message in self._warned or self.progress_sender is None:
+            return
+        self._warned.add(message)
+        self.progress_sender.loop.call_soon_threadsafe(
+            self.window_show_message, types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
     def _close(self) -> None:
         """Stop the watcher and the indexer thread, then close the stores and release the writer lock. If the
@@ -134,6 +172,8 @@ class RaglsServer(LanguageServer):
             return
         exc = fut.exception()
         log.error("cannot open the workspace: %s", exc)
+        if str(exc).startswith("no workspace folder"):
+            return  # an empty editor window: requests say so, no pop-up
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
 
     async def get_workspace(self) -> RagWorkspace:
@@ -144,6 +184,16 @@ class RaglsServer(LanguageServer):
             return await asyncio.shield(self._opening)
         except RaglsError as exc:
             raise RequestFailed(f"workspace could not be opened: {exc}") from None
+
+
+def is_too_broad(folder: Path) -> bool:
+    """The filesystem root or the user's home directory, without a ragls.toml asking for it."""
+    try:
+        resolved = folder.resolve()
+        broad = resolved == Path(resolved.anchor) or resolved == Path.home().resolve()
+    except (OSError, RuntimeError):
+        return False
+    return broad and not (resolved / CONFIG_FILE).is_file()
 
 
 server = RaglsServer()
