@@ -189,7 +189,7 @@ class RagWorkspace:
         text = check_query(text)
         top_k = check_top_k(top_k)
         hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity),
+        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text),
                            (time.perf_counter() - t0) * 1000)
 
     # -- answers -------------------------------------------------------------------------------------------

@@ -41,8 +41,8 @@ def test_k_must_be_positive():
         reciprocal_rank_fusion({"bm25": ["a"]}, k=0)
 
 
-def _hit(sim, signals):
-    chunk = Chunk(id="1", path="a.md", text="t", span=LineSpan(0, 0, 0, 1), text_hash="h")
+def _hit(sim, signals, text="t"):
+    chunk = Chunk(id="1", path="a.md", text=text, span=LineSpan(0, 0, 0, 1), text_hash="h")
     return Hit(chunk=chunk, score=1.0, signals=signals, similarity=sim)
 
 
@@ -52,3 +52,13 @@ def test_abstention_rule():
     assert not abstained([_hit(0.1, {"vector": 1}), _hit(0.3, {"vector": 2})], 0.15)
     # No vector evidence yet (embeddings pending): a BM25 match counts.
     assert not abstained([_hit(None, {"bm25": 1})], 0.15)
+
+
+def test_exact_keyword_match_counts_as_relevant():
+    text = "Jobs that fail twice move to the xylophoneQuarantine queue; check the firewall: port 7433."
+    hit = _hit(0.12, {"vector": 1, "bm25": 1}, text)
+    assert not abstained([hit], 0.2, "xylophoneQuarantine")
+    assert not abstained([hit], 0.2, "what about the port firewall?")  # stop words do not need to match
+    assert abstained([hit], 0.2, "firewall of France")  # "france" is not in the chunk
+    assert abstained([_hit(0.12, {"vector": 1}, text)], 0.2, "firewall")  # BM25 did not find it
+    assert abstained([hit], 0.2, "the of and")  # nothing but stop words

@@ -97,7 +97,7 @@ def ask(
                       elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     floor = settings.retrieval.min_similarity
-    if abstained(hits, floor):
+    if abstained(hits, floor, question):
         text = abstention_text(hits, floor)
         if on_delta is not None:
             on_delta(text)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ragls.errors import InvalidParams
 from ragls.ir import Hit
 from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.stores.bm25 import STOPWORDS, query_words
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
@@ -99,12 +100,31 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     return hits
 
 
-def abstained(hits: Sequence[Hit], floor: float) -> bool:
-    """True when nothing relevant enough was found: no hits, or the best cosine similarity is below `floor`.
-    Without any vector evidence (vectors still being computed) a BM25 hit counts as relevant."""
+def abstained(hits: Sequence[Hit], floor: float, query: str | None = None) -> bool:
+    """True when nothing relevant enough was found.
+
+    Relevant means any of: the best cosine similarity reaches `floor`; or (given the `query`) a hit BM25 found
+    contains every content word of the query literally — a search for an identifier or a rare term is answered
+    even though short keyword queries rarely reach the dense floor; or, without any vector evidence yet (vectors
+    still being computed), BM25 found something. Content words: BM25's query words minus English stop words.
+    """
     if not hits:
         return True
+    if query is not None and _keyword_match(hits, query):
+        return False
     sims = [h.similarity for h in hits if h.similarity is not None]
     if not sims:
         return not any("bm25" in h.signals for h in hits)
     return max(sims) < floor
+
+
+def _keyword_match(hits: Sequence[Hit], query: str) -> bool:
+    words = {w for w in query_words(query) if w not in STOPWORDS}
+    if not words:
+        return False
+    for hit in hits:
+        if "bm25" in hit.signals:
+            text_words = set(query_words(f"{hit.chunk.title}\n{hit.chunk.text}"))
+            if words <= text_words:
+                return True
+    return False
