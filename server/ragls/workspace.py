@@ -189,7 +189,8 @@ class RagWorkspace:
         text = check_query(text)
         top_k = check_top_k(top_k)
         hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text),
+        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text,
+                                                 getattr(hits, "best_similarity", None)),
                            (time.perf_counter() - t0) * 1000)
 
     # -- answers -------------------------------------------------------------------------------------------

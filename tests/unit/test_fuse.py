@@ -62,3 +62,10 @@ def test_exact_keyword_match_counts_as_relevant():
     assert abstained([hit], 0.2, "firewall of France")  # "france" is not in the chunk
     assert abstained([_hit(0.12, {"vector": 1}, text)], 0.2, "firewall")  # BM25 did not find it
     assert abstained([hit], 0.2, "the of and")  # nothing but stop words
+
+
+def test_best_similarity_of_all_candidates_decides_not_just_the_returned_hits():
+    hit = _hit(0.12, {"bm25": 1})
+    assert abstained([hit], 0.2)
+    assert not abstained([hit], 0.2, best_similarity=0.25)  # a vector candidate outside top_k was relevant
+    assert abstained([hit], 0.2, best_similarity=0.15)

@@ -88,7 +88,8 @@ def ask(
         raise InvalidParams("question must be a non-empty string")
     _check_cancel(cancel)
     k = top_k or settings.retrieval.top_k
-    hits = merge_hits(retrieve(question, k), extra_hits or [], k)
+    retrieved = retrieve(question, k)
+    hits = merge_hits(retrieved, extra_hits or [], k)
     model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
 
     def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False) -> Answer:
@@ -97,7 +98,7 @@ def ask(
                       elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     floor = settings.retrieval.min_similarity
-    if abstained(hits, floor, question):
+    if abstained(hits, floor, question, getattr(retrieved, "best_similarity", None)):
         text = abstention_text(hits, floor)
         if on_delta is not None:
             on_delta(text)

@@ -29,6 +29,16 @@ SIGNALS = ("vector", "bm25")
 ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 
 
+class Hits(list):
+    """A list of Hit that also carries `best_similarity`: the highest cosine similarity among all vector
+    candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
+    top_k."""
+
+    def __init__(self, hits=(), best_similarity: float | None = None):
+        super().__init__(hits)
+        self.best_similarity = best_similarity
+
+
 def check_query(text: object) -> str:
     """The query text, stripped. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
     if not isinstance(text, str) or not text.strip():
@@ -72,7 +82,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
         return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
     weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
-    return _materialize(indexes, fused, similarity, top_k)
+    return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
@@ -100,10 +110,12 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     return hits
 
 
-def abstained(hits: Sequence[Hit], floor: float, query: str | None = None) -> bool:
+def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
+              best_similarity: float | None = None) -> bool:
     """True when nothing relevant enough was found.
 
-    Relevant means any of: the best cosine similarity reaches `floor`; or (given the `query`) a hit BM25 found
+    Relevant means any of: the best cosine similarity (of the hits, or `best_similarity` over all vector
+    candidates when given — `Hits.best_similarity`) reaches `floor`; or (given the `query`) a hit BM25 found
     contains every content word of the query literally — a search for an identifier or a rare term is answered
     even though short keyword queries rarely reach the dense floor; or, without any vector evidence yet (vectors
     still being computed), BM25 found something. Content words: BM25's query words minus English stop words.
@@ -113,6 +125,8 @@ def abstained(hits: Sequence[Hit], floor: float, query: str | None = None) -> bo
     if query is not None and _keyword_match(hits, query):
         return False
     sims = [h.similarity for h in hits if h.similarity is not None]
+    if best_similarity is not None:
+        sims.append(best_similarity)
     if not sims:
         return not any("bm25" in h.signals for h in hits)
     return max(sims) < floor
