@@ -30,6 +30,46 @@ H.it("setup rejects bad options with a message naming the field and keeps the pr
   H.ok(config.set({ cmd = { "ragls-not-installed-xyz", "serve" } }), "valid options accepted")
 end)
 
+H.it("setup checks `float` fields and rejects unknown options, naming the field and keeping the previous ones", function()
+  local before = vim.deepcopy(config.values)
+  H.eq(false, require("ragls").setup({ float = { border = "bogus" } }), "setup result")
+  H.contains(H.notes[#H.notes].msg, "`float.border`")
+  for _, case in ipairs({
+    { { float = { width = "wide" } }, "`float.width`" },
+    { { float = { height = 0 } }, "`float.height`" },
+    { { float = { width = 1.5 } }, "`float.width`" },
+    { { float = { border = { "x", "y", "z" } } }, "`float.border`" },
+    { { float = { border = { "ab" } } }, "`float.border`" },
+    { { float = { boder = "single" } }, "unknown option `float.boder`" },
+    { { float = "rounded" }, "`float` must be a table" },
+    { { auto_start = false }, "unknown option `auto_start`" },
+  }) do
+    local ok, err = config.set(case[1])
+    H.eq(false, ok, "rejected: " .. vim.inspect(case[1]))
+    H.contains(err, case[2])
+  end
+  H.eq(before, config.values, "previous options kept")
+  -- Every accepted form opens a float (what :RagStatus and :RagAsk do).
+  for _, float in ipairs({
+    { border = "single" },
+    { border = "none" },
+    { border = { "+", "-", "+", "|", "+", "-", "+", "|" } },
+    { border = { { "*", "Comment" } } },
+    { width = 1, height = 1 },
+    { width = 50, height = 10 },
+  }) do
+    local ok, err = config.set({ cmd = { "ragls-not-installed-xyz", "serve" }, float = float })
+    H.eq(true, ok, "accepted: " .. vim.inspect(float) .. " " .. tostring(err))
+    local _, win = ui.open_float({ "x" }, { title = "t" })
+    if float.width == 50 then
+      H.eq(50, vim.api.nvim_win_get_width(win), "absolute width in columns")
+      H.eq(10, vim.api.nvim_win_get_height(win), "absolute height in lines")
+    end
+    vim.api.nvim_win_close(win, true)
+  end
+  config.set({ cmd = { "ragls-not-installed-xyz", "serve" } })
+end)
+
 H.it("keymaps: false → none, true → defaults, table → only the given ones", function()
   config.set({ cmd = { "x" }, keymaps = false })
   H.eq({}, config.keymaps(), "false")

@@ -22,7 +22,8 @@ local M = {}
 ---@field keymaps ragls.Keymaps|boolean  `true`: the default maps below; `false`: none (default); a table: your maps.
 ---@field top_k integer|nil          `topK` for :RagAsk/:RagQuery (nil: the server's setting).
 ---@field start_timeout_ms integer   How long a :Rag* command waits for the server to initialize (default 30000).
----@field float table                Float window options: `width`, `height` (fractions of the editor), `border`.
+---@field float table                Float window options: `width`, `height` (a fraction of the editor in (0, 1], or
+---                                  whole columns/lines), `border` (a name from `border_styles` or a border list).
 ---@field commit_style string|nil    `"conventional"` or `"plain"` (nil: the server's `commit.style`).
 
 ---@type ragls.Config
@@ -61,11 +62,76 @@ local function is_string_list(v)
   return true
 end
 
+-- Every top-level option (the ones whose default is nil are listed too).
+local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, start_timeout_ms, float, "
+  .. "commit_style"
+local known_keys = {}
+for key in known_list:gmatch("[%w_]+") do
+  known_keys[key] = true
+end
+
+--- Border names `nvim_open_win` accepts.
+M.border_styles = { "none", "single", "double", "rounded", "solid", "shadow" }
+if vim.fn.has("nvim-0.11") == 1 then
+  table.insert(M.border_styles, "bold")
+end
+
+--- A border list as `nvim_open_win` takes it: 1, 2, 4 or 8 items, each a one-cell string or { char, hl_group? }.
+local function is_border_list(v)
+  if type(v) ~= "table" or not vim.tbl_contains({ 1, 2, 4, 8 }, #v) then
+    return false
+  end
+  for _, item in ipairs(v) do
+    local ch = type(item) == "table" and item[1] or item
+    if type(ch) ~= "string" or vim.fn.strdisplaywidth(ch) > 1 then
+      return false
+    end
+    if type(item) == "table" and item[2] ~= nil and type(item[2]) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
+--- A float size: a fraction of the editor in (0, 1], or a positive whole number of columns/lines.
+local function is_size(v)
+  return type(v) == "number" and v > 0 and (v <= 1 or v % 1 == 0)
+end
+
+---@param float table
+---@return boolean ok
+---@return string|nil err
+local function check_float(float)
+  for key in pairs(float) do
+    if key ~= "width" and key ~= "height" and key ~= "border" then
+      return false, ("ragls: unknown option `float.%s` (known: width, height, border)"):format(tostring(key))
+    end
+  end
+  for _, key in ipairs({ "width", "height" }) do
+    if float[key] ~= nil and not is_size(float[key]) then
+      return false, ("ragls: `float.%s` must be a fraction of the editor in (0, 1] or a whole number of %s, not %s")
+        :format(key, key == "width" and "columns" or "lines", vim.inspect(float[key]))
+    end
+  end
+  local border = float.border
+  if border ~= nil and not (type(border) == "string" and vim.tbl_contains(M.border_styles, border))
+    and not is_border_list(border) then
+    return false, ("ragls: `float.border` must be one of %s or a list of 1, 2, 4 or 8 one-cell border characters, "
+      .. "not %s"):format(table.concat(M.border_styles, ", "), vim.inspect(border))
+  end
+  return true, nil
+end
+
 --- Check a (merged) config table.
 ---@param cfg table
 ---@return boolean ok
 ---@return string|nil err  names the offending field, e.g. "ragls: `cmd` must be a non-empty list of strings"
 function M.check(cfg)
+  for key in pairs(cfg) do
+    if not known_keys[key] then
+      return false, ("ragls: unknown option `%s` (known: %s)"):format(tostring(key), known_list)
+    end
+  end
   if not is_string_list(cfg.cmd) then
     return false, "ragls: `cmd` must be a non-empty list of strings, e.g. { 'ragls', 'serve' }"
   end
@@ -101,7 +167,11 @@ function M.check(cfg)
     return false, "ragls: `start_timeout_ms` must be a positive number"
   end
   if type(cfg.float) ~= "table" then
-    return false, "ragls: `float` must be a table"
+    return false, "ragls: `float` must be a table { width = 0.8, height = 0.7, border = 'rounded' }"
+  end
+  local float_ok, float_err = check_float(cfg.float)
+  if not float_ok then
+    return false, float_err
   end
   if cfg.commit_style ~= nil and cfg.commit_style ~= "conventional" and cfg.commit_style ~= "plain" then
     return false, "ragls: `commit_style` must be 'conventional', 'plain' or nil"

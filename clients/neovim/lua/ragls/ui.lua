@@ -93,6 +93,19 @@ function M.answer_lines(question, result)
   return lines, by_line
 end
 
+--- Float size from the `float.width`/`float.height` option: a fraction (<= 1) of `total`, at least `min`; a
+--- larger number is a count of columns/lines. The caller clamps it to the editor.
+---@param value number
+---@param total integer editor columns or lines
+---@param min integer
+---@return integer
+local function size(value, total, min)
+  if value <= 1 then
+    return math.max(min, math.floor(total * value))
+  end
+  return value
+end
+
 --- Open a scratch float; returns bufnr, winid. `q` closes it.
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
@@ -105,8 +118,8 @@ function M.open_float(lines, opts)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = opts.filetype or "markdown"
-  local width = math.max(40, math.floor(vim.o.columns * (fcfg.width or 0.8)))
-  local height = math.max(5, math.floor(vim.o.lines * (fcfg.height or 0.7)))
+  local width = size(fcfg.width or 0.8, vim.o.columns, 40)
+  local height = size(fcfg.height or 0.7, vim.o.lines, 5)
   width = math.min(width, vim.o.columns)
   height = math.min(height, vim.o.lines - 2)
   local win = vim.api.nvim_open_win(buf, opts.enter ~= false, {
