@@ -197,6 +197,28 @@ H.it("a missing server command is reported with install instructions", function(
   H.eq(0, #vim.lsp.get_clients(), "no client")
 end)
 
+H.it("a missing server command is reported by every explicit command, but only once by automatic attach", function()
+  H.notes = {}
+  vim.cmd("RagStatus")
+  vim.cmd("RagQuery frobnicator")
+  vim.cmd("RagAsk How long?")
+  local notes = H.notes_matching("server command `ragls-not-installed-xyz` not found")
+  H.eq(3, #notes, "one error per command")
+  H.notes = {}
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  for _, name in ipairs({ "one.md", "two.md", "three.md" }) do
+    vim.fn.writefile({ "x" }, dir .. "/" .. name)
+    vim.cmd.edit(vim.fn.fnameescape(dir .. "/" .. name))
+    vim.wait(200, function() return false end) -- let the scheduled attach run
+  end
+  H.eq(1, #H.notes_matching("not found"), "one error from attaching to three buffers")
+  H.notes = {}
+  vim.cmd("RagStatus")
+  H.eq(1, #H.notes_matching("not found"), "explicit commands still report after attach warned")
+  vim.cmd("%bwipeout!")
+end)
+
 H.it(":checkhealth ragls reports the missing server as an ERROR with the install hint", function()
   vim.cmd("checkhealth ragls")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")

@@ -129,15 +129,19 @@ function M.find_client(root)
 end
 
 --- Start (or reuse) the client for a buffer's workspace.
+--- A missing server command is reported with |vim.notify|: every time for an explicit start (no `bufnr`, as from
+--- a :Rag* command), once per session for attaching to buffers (so that opening files does not repeat it).
 ---@param bufnr? integer buffer to attach to (must be a file buffer); nil: start without attaching
 ---@param root? string default: root of bufnr / cwd
 ---@return integer|nil client_id
 function M.start(bufnr, root)
   local ok, err = M.check_cmd()
   if not ok then
-    if not warned_missing then
-      warned_missing = true
+    if bufnr == nil or not warned_missing then
       M.notify(err, vim.log.levels.ERROR)
+    end
+    if bufnr ~= nil then
+      warned_missing = true
     end
     return nil
   end
