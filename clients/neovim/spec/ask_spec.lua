@@ -135,6 +135,32 @@ H.it("a visual range is sent as an ephemeral document; its source jumps back to 
   H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the selected lines")
 end)
 
+H.it("a range of an unnamed buffer: its source is labelled [selection] and jumps back to that buffer", function()
+  vim.cmd.enew()
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, { "Unrelated line.", "", "Unrelated too.", "",
+    "The quuxite allowance is 23 pebbles per week.", "Pebbles are kept in the green jar." })
+  local win, buf, result = ask("%RagAsk How many pebbles is the quuxite allowance?")
+  H.contains(result.answer, "23 pebbles", "answer comes from the selection")
+  local source
+  for _, s in ipairs(result.sources) do
+    if s.bufnr == scratch then
+      source = s
+    end
+  end
+  H.ok(source, "a source points at the unnamed buffer: " .. vim.inspect(result.sources))
+  H.eq("[selection]", source.path, "label")
+  H.ok(source.range.start.line <= 4 and source.range["end"].line >= 4, "source range covers the answer line")
+  local lnum = find_line(buf, ui.source_line(source))
+  H.ok(lnum, "source line shown")
+  H.contains(vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1], "[selection]:")
+  vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.eq(scratch, vim.api.nvim_get_current_buf(), "jumped to the unnamed buffer")
+  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the source's first line")
+end)
+
 H.it("an abstained answer is shown as such", function()
   -- A similarity floor no chunk can reach makes the server abstain; sent the way setup({settings}) is.
   local notify = vim.fn.has("nvim-0.11") == 1 and function(...) return client:notify(...) end or client.notify

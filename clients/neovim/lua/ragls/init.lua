@@ -93,23 +93,28 @@ function M.selection_document(bufnr, line1, line2)
   end
 end
 
---- Point sources that come from the selection file back at the buffer lines they were taken from.
+--- Point sources that come from the selection file back at the buffer lines they were taken from. A named
+--- buffer's sources get its file's `uri` and relative `path`; an unnamed buffer's get `bufnr` (no `uri`) and the
+--- path "[selection]", which |ragls.ui.jump_to_source| follows to that buffer.
 ---@param result table rag/ask result (modified in place)
 ---@param path string the selection file
 ---@param bufnr integer
 ---@param line1 integer first selected line, 1-based
 function M.remap_selection_sources(result, path, bufnr, line1)
   local name = vim.api.nvim_buf_get_name(bufnr)
-  if name == "" then
-    return
-  end
   local real = vim.fs.normalize(vim.uv.fs_realpath(path) or path)
   for _, source in ipairs(result.sources or {}) do
     local fname = ui.source_fname(source)
     fname = fname and vim.fs.normalize(fname)
     if fname and (fname == real or fname == vim.fs.normalize(path)) then
-      source.uri = vim.uri_from_fname(name)
-      source.path = vim.fn.fnamemodify(name, ":~:.")
+      if name ~= "" then
+        source.uri = vim.uri_from_fname(name)
+        source.path = vim.fn.fnamemodify(name, ":~:.")
+      else
+        source.uri = nil -- the selection file is deleted once the answer is in
+        source.bufnr = bufnr
+        source.path = "[selection]"
+      end
       source.range = {
         start = { line = source.range.start.line + line1 - 1, character = source.range.start.character },
         ["end"] = { line = source.range["end"].line + line1 - 1, character = source.range["end"].character },

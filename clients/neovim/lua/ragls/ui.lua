@@ -156,11 +156,35 @@ local function set_lines(buf, lines, start)
   vim.bo[buf].modifiable = false
 end
 
---- Open `source.uri` at `source.range` in `win` (default: the current window).
----@param source table  PROTOCOL Source
+--- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `range`'s start.
+---@param bufnr integer
+---@param range table LSP range
+---@param win? integer
+---@return boolean jumped
+local function jump_to_buffer(bufnr, range, win)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    vim.notify("ragls: the buffer of that selection is gone", vim.log.levels.WARN, { title = "ragls" })
+    return false
+  end
+  if win and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.api.nvim_win_set_buf(0, bufnr)
+  local lnum = math.min(range.start.line + 1, vim.api.nvim_buf_line_count(bufnr))
+  vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+  vim.cmd("normal! zv")
+  return true
+end
+
+--- Open `source.uri` at `source.range` in `win` (default: the current window). A source with `bufnr` (a
+--- selection of an unnamed buffer, see |ragls.remap_selection_sources|) opens that buffer instead.
+---@param source table  PROTOCOL Source, or a Source with `bufnr` and no `uri`
 ---@param win? integer
 ---@return boolean jumped
 function M.jump_to_source(source, win)
+  if source.bufnr then
+    return jump_to_buffer(source.bufnr, source.range, win)
+  end
   local fname = M.source_fname(source)
   if not fname then
     if (source.uri or ""):match("^https?://") and vim.ui.open then
