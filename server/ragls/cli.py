@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ragls import __version__
-from ragls.errors import InvalidParams, RaglsError
+from ragls.errors import InvalidParams, RaglsError, RequestFailed
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -133,6 +133,11 @@ def cmd_index(args, rebuild: bool = False) -> int:
             _print_json(to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws))
         else:
             _print_sync(ws, reports, time.perf_counter() - t0)
+        if not all(idx.writer for idx in ws.indexes):
+            print("ragls: another ragls process (an editor's server) holds this index; nothing was "
+                  f"{'rebuilt' if rebuild else 'indexed'} — use the editor's rebuild command, or stop it first",
+                  file=sys.stderr)
+            return 1
     finally:
         ws.close()
     return 0
@@ -303,8 +308,11 @@ def cmd_commit_msg(args) -> int:
 
     folder = Path(args.path or ".").resolve()
     settings, _ = load_settings(folder)
-    result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
-                                     chat=make_chat_model(settings.generation))
+    try:
+        result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
+                                         chat=make_chat_model(settings.generation))
+    except RequestFailed as exc:  # the server's wording names the protocol field; the CLI flag is --all
+        raise RequestFailed(str(exc).replace("pass staged:false", "use --all for the working-tree changes")) from None
     if args.json:
         from ragls.lsp.wire import to_wire_commit
 
@@ -419,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except RaglsError as exc:
         print(f"ragls: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from lspkit import copy_docs, server_env
@@ -85,3 +86,20 @@ def test_errors_have_exit_codes(env, ws, tmp_path):
     assert proc.returncode == 2 and "query must be a non-empty string" in proc.stderr
     proc = ragls(env, "query", tmp_path / "missing", "x", check=False)
     assert proc.returncode == 2 and "not a folder" in proc.stderr
+
+
+def test_index_while_another_process_holds_the_index_fails_clearly(env, ws):
+    from filelock import FileLock
+
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    lock = FileLock(str(Path(status["folders"][0]["indexPath"]) / "index.lock"), thread_local=False)
+    with lock.acquire(timeout=5):
+        proc = ragls(env, "rebuild", ws, check=False)
+    assert proc.returncode == 1 and "another ragls process" in proc.stderr and "nothing was rebuilt" in proc.stderr
+
+
+def test_unusable_index_path_is_a_message_not_a_traceback(env, tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\ntext\n")
+    (tmp_path / "ragls.toml").write_text('[index]\npath = "/proc/nope"\n')
+    proc = ragls(env, "index", tmp_path, check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr and "/proc/nope" in proc.stderr

@@ -131,7 +131,7 @@ def abstention_text(hits: list[Hit], floor: float) -> str:
     if not hits:
         why = "no passage matched the question"
     elif sims:
-        why = f"the closest passage has similarity {max(sims):.2f}, below the floor {floor:g}"
+        why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
     else:
         why = "no passage is close enough to the question"
     return (f"The documents do not cover this question ({why}). Try rephrasing it, or check that the relevant "
