@@ -77,8 +77,26 @@ H.it("nothing staged is reported with the server's message", function()
   local note = H.wait_for(function()
     return H.notes_matching("rag/commitMessage request failed")[1]
   end, 30000, "the error notification")
-  H.contains(note.msg:lower(), "staged")
+  H.contains(note.msg, "nothing staged — stage changes", "the server's message is kept")
+  H.contains(note.msg, ":RagCommit!", "tells how to use the working-tree diff from Neovim")
+  H.ok(not note.msg:find("staged:false", 1, true), "no protocol wording: " .. note.msg)
   H.eq(vim.log.levels.ERROR, note.level, "level")
+end)
+
+H.it(":RagCommit! writes the message from the unstaged changes (staged = false)", function()
+  local resp = H.request_sync(client, "rag/commitMessage", { staged = false, repository = vim.uri_from_fname(H.workspace) })
+  H.eq(nil, resp.err, "rag/commitMessage staged=false error")
+  H.eq({ "faq.md" }, resp.result.files, "changed files")
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local before = vim.api.nvim_get_current_buf()
+  H.notes = {}
+  vim.cmd("RagCommit!")
+  local buf = H.wait_for(function()
+    local b = vim.api.nvim_get_current_buf()
+    return b ~= before and vim.bo[b].filetype == "gitcommit" and b
+  end, 60000, "the scratch buffer")
+  H.eq(vim.split(vim.trim(resp.result.message), "\n"), vim.api.nvim_buf_get_lines(buf, 0, -1, false), "message")
+  H.eq({}, H.notes_matching("request failed"), "no error")
 end)
 
 H.finish()

@@ -234,12 +234,28 @@ local function git_root(bufnr)
   return vim.fs.root(vim.fn.getcwd(), ".git")
 end
 
---- Generate a commit message from the staged diff. In a `gitcommit` buffer it is inserted above the comment
---- lines; elsewhere it opens in a scratch buffer.
-function M.commit()
+--- The server's "nothing staged" error names the protocol parameter (`staged:false`); say how to get the same
+--- from Neovim instead, keeping the rest of its message.
+---@param err table JSON-RPC error
+---@return string|nil text  nil for any other error
+function M.commit_error_text(err)
+  local message = err.message or ""
+  local replaced, n = message:gsub("pass `?staged:%s*false`?", "run :RagCommit! to use all changes to tracked files")
+  if n == 0 then
+    return nil
+  end
+  return rpc.error_text("rag/commitMessage", vim.tbl_extend("force", err, { message = replaced }))
+end
+
+--- Generate a commit message from the staged diff (`opts.staged = false`: from every change to tracked files,
+--- staged or not, like `git commit -a`). In a `gitcommit` buffer it is inserted above the comment lines;
+--- elsewhere it opens in a scratch buffer.
+---@param opts? { staged?: boolean }  default `{ staged = true }`
+function M.commit(opts)
+  local staged = not (opts and opts.staged == false)
   local bufnr = vim.api.nvim_get_current_buf()
   local root = git_root(bufnr)
-  local params = { staged = true, style = config.values.commit_style }
+  local params = { staged = staged, style = config.values.commit_style }
   if root then
     params.repository = vim.uri_from_fname(root)
   end
@@ -251,9 +267,10 @@ function M.commit()
       ui.show_commit_scratch(result.message)
     end
     if result.truncated then
-      rpc.notify("ragls: the staged diff was truncated for the message; check it covers everything", vim.log.levels.WARN)
+      rpc.notify(("ragls: the %s diff was truncated for the message; check it covers everything")
+        :format(staged and "staged" or "working-tree"), vim.log.levels.WARN)
     end
-  end)
+  end, { error_text = M.commit_error_text })
 end
 
 return M

@@ -241,7 +241,9 @@ end
 ---@param method string  e.g. "rag/query"
 ---@param params table
 ---@param on_result fun(result: any, client: vim.lsp.Client)
----@param opts? { on_error?: fun(err: table), on_sent?: fun(client: vim.lsp.Client, request_id: integer) }
+--- `opts.error_text(err)` may return the text to notify instead of `M.error_text(method, err)` (nil: the default).
+---@param opts? { on_error?: fun(err: table), on_sent?: fun(client: vim.lsp.Client, request_id: integer),
+---               error_text?: fun(err: table): string|nil }
 function M.request(method, params, on_result, opts)
   opts = opts or {}
   M.with_client(function(client)
@@ -251,7 +253,8 @@ function M.request(method, params, on_result, opts)
           opts.on_error(err)
         end
         if err.code ~= -32800 then
-          M.notify(M.error_text(method, err), vim.log.levels.ERROR)
+          local text = opts.error_text and opts.error_text(err) or M.error_text(method, err)
+          M.notify(text, vim.log.levels.ERROR)
         end
         return
       end
