@@ -228,6 +228,20 @@ H.it(":checkhealth ragls reports the missing server as an ERROR with the install
   H.contains(text, "pip install ragls")
 end)
 
+H.it(":checkhealth ragls shows why `cmd ... --version` failed instead of guessing", function()
+  H.ok(H.server_cmd, "RAGLS_TEST_SERVER_CMD is set")
+  local cmd = { H.server_cmd[1], "-m", "ragls", "bogus" }
+  H.ok(config.set({ cmd = cmd }), "setup")
+  vim.cmd("checkhealth ragls")
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  H.contains(text, "OK server command found: " .. table.concat(cmd, " "))
+  H.contains(text, ("`%s --version` failed (exit 2): "):format(table.concat(cmd, " ")))
+  H.contains(text, "invalid choice: 'bogus'", "the error line of its stderr")
+  H.ok(not text:find("old ragls", 1, true), "no guess: " .. text)
+  vim.cmd("bwipeout")
+  H.ok(config.set({ cmd = { "ragls-not-installed-xyz", "serve" } }), "restore")
+end)
+
 H.it(":help ragls and :help :RagAsk open doc/ragls.txt at their tags", function()
   local tmp = vim.fn.tempname()
   vim.fn.mkdir(tmp .. "/doc", "p")

@@ -7,8 +7,23 @@ local M = {}
 
 local health = vim.health
 
+--- The last non-empty line of a command's error output: argparse's "error: …" line, a traceback's exception.
+---@param text string|nil
+---@return string|nil
+local function last_line(text)
+  local found
+  for _, l in ipairs(vim.split(text or "", "\n")) do
+    if vim.trim(l) ~= "" then
+      found = vim.trim(l)
+    end
+  end
+  return found
+end
+
+--- Run the server command's `--version`.
 ---@param cmd string[]
----@return string|nil version
+---@return string|nil version  its output, when it exited with 0 and printed something
+---@return string|nil err      why not: the command line, exit code and the last line of its stderr
 local function server_version(cmd)
   -- `ragls serve` → `ragls --version`; `python -m ragls serve` → `python -m ragls --version`.
   local argv = vim.deepcopy(cmd)
@@ -16,14 +31,25 @@ local function server_version(cmd)
     table.remove(argv)
   end
   table.insert(argv, "--version")
+  local shown = "`" .. table.concat(argv, " ") .. "`"
   local ok, obj = pcall(function()
     return vim.system(argv, { text = true }):wait(15000)
   end)
-  if not ok or not obj or obj.code ~= 0 then
-    return nil
+  if not ok then
+    return nil, ("%s could not be run: %s"):format(shown, last_line(tostring(obj)) or "?")
+  end
+  if obj.code ~= 0 then
+    local why = last_line(obj.stderr) or last_line(obj.stdout)
+    if obj.signal and obj.signal ~= 0 then
+      return nil, ("%s was stopped (signal %d, after 15 s?)"):format(shown, obj.signal)
+    end
+    return nil, ("%s failed (exit %d)%s"):format(shown, obj.code, why and (": " .. why) or ", printing nothing")
   end
   local out = vim.trim((obj.stdout or "") .. (obj.stderr or ""))
-  return out ~= "" and out or nil
+  if out == "" then
+    return nil, shown .. " printed nothing"
+  end
+  return out, nil
 end
 
 function M.check()
@@ -53,11 +79,11 @@ function M.check()
     health.error(cmd_err, { rpc.install_hint })
   else
     health.ok(("server command found: %s (%s)"):format(table.concat(cmd, " "), vim.fn.exepath(cmd[1])))
-    local version = server_version(cmd)
+    local version, version_err = server_version(cmd)
     if version then
       health.ok("server version: " .. version)
     else
-      health.warn("could not get the server version with --version (an old ragls?)")
+      health.warn(version_err, { "check `cmd` in setup(); the server is started as: " .. table.concat(cmd, " ") })
     end
   end
 
