@@ -22,7 +22,8 @@ from ragls.errors import InvalidParams, RaglsError, RequestFailed
 def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "openai", "anthropic", "lancedb", "filelock"):
+    # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
+    for noisy in ("httpx", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:  # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path
         from loguru import logger
@@ -75,8 +76,11 @@ def _workspace(args, progress=None):
     overrides = {}
     if getattr(args, "index_path", None):
         overrides = {"index": {"path": args.index_path}}
-    return RagWorkspace([folder], [overrides],
-                        on_progress=progress, on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+    ws = RagWorkspace([folder], [overrides],
+                      on_progress=progress, on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+    for warning in ws.warnings:  # e.g. a typo in ragls.toml
+        print(f"ragls: warning: {warning}", file=sys.stderr)
+    return ws
 
 
 def _print_json(obj) -> None:
@@ -173,6 +177,7 @@ def cmd_query(args) -> int:
 
 def cmd_ask(args) -> int:
     from ragls.lsp.wire import to_wire_answer
+    from ragls.uris import uri_to_path
 
     progress = Progress()
     ws = _workspace(args, progress)
@@ -201,8 +206,8 @@ def cmd_ask(args) -> int:
             for src in wire["sources"]:
                 mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
                 title = f"  {src['title']}" if src.get("title") else ""
-                folder = ws.folders[0]
-                print(f"[{src['n']}] {folder / src['path']}:{src['range']['start']['line'] + 1}{title}{mark}")
+                where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
+                print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
         print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     finally:
         ws.close()
