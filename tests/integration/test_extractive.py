@@ -37,3 +37,9 @@ def test_sentence_sharing_no_word_with_the_question_is_found_by_meaning(embedder
 def test_without_embedder_no_overlap_falls_back_to_first_sentences():
     answer = extractive_answer("When do we ship releases to customers?", [(1, _hit(TEXT))])
     assert "- The office cat sleeps on the windowsill [1]." in answer
+
+
+def test_same_sentence_from_two_sources_is_listed_once(embedder):
+    answer = extractive_answer("When do deployments go out?", [(1, _hit(TEXT, "a.md")), (2, _hit(TEXT, "b.md"))],
+                               embed=embedder.embed_documents)
+    assert answer.count("Production deployments go out every Tuesday at noon") == 1

@@ -301,7 +301,16 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
             continue
         scored.append((-weight / (1 + 0.3 * rank), rank, pos, n, sentence))
     scored.sort()
-    picked = [(n, s) for *_, n, s in scored[:max_sentences]] or firsts
+    picked: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    for *_, n, sentence in scored:  # the same sentence from two sources (a selection and its file) once
+        key = " ".join(sentence.split()).lower()
+        if key not in seen:
+            seen.add(key)
+            picked.append((n, sentence))
+        if len(picked) == max_sentences:
+            break
+    picked = picked or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, f"See {source_label(hit)}") for n, hit in sources[:2]]
     lines = []
