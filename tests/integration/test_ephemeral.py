@@ -74,7 +74,7 @@ def test_absolute_path_outside_folder(folder, tmp_path_factory):
 
 @pytest.mark.parametrize(("spec", "needle"), [
     ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
-    ("bin.dat", "binary"), ("pdf:manual.pdf", "unsupported loader"), ("", "empty"),
+    ("bin.dat", "binary"), ("docx:manual.docx", "unsupported loader"), ("", "empty"),
 ])
 def test_bad_specs_are_invalid_params(folder, spec, needle):
     with pytest.raises(InvalidParams, match=needle):
@@ -144,3 +144,41 @@ def test_documents_only_prompt(folder):
     (folder / "empty.md").write_text("\n\n")
     with pytest.raises(InvalidParams, match="no text"):
         documents_only_prompt(load_documents(["empty.md"], folder))
+
+
+def _write_pdf(path, lines):
+    """A minimal one-page PDF (Helvetica text), built by hand: objects, then an xref table with byte offsets."""
+    content = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(f"({line}) '" for line in lines) + " ET"
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        "/Resources << /Font << /F1 5 0 R >> >> >>",
+        f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(out)
+
+
+def test_pdf_loader_extracts_text(tmp_path):
+    _write_pdf(tmp_path / "manual.pdf", ["Calibrate the flux capacitor monthly.", "Torque limit is 42 Nm."])
+    [doc] = load_documents(["pdf:manual.pdf"], tmp_path)
+    assert doc.path == "pdf:manual.pdf"
+    assert "Calibrate the flux capacitor monthly." in doc.text and "Torque limit is 42 Nm." in doc.text
+
+
+def test_pdf_loader_errors_name_the_file(tmp_path):
+    (tmp_path / "fake.pdf").write_text("not a pdf")
+    with pytest.raises(InvalidParams, match="fake.pdf"):
+        load_documents(["pdf:fake.pdf"], tmp_path)
+    with pytest.raises(InvalidParams, match="PDF not found"):
+        load_documents(["pdf:missing.pdf"], tmp_path)

@@ -6,7 +6,9 @@ Each spec is one of:
   - `%%`: the last assistant message in `history` (the previous answer);
   - `` `cmd args` ``: the stdout of that command, run in the workspace folder from an argv list (`shlex.split`,
     never a shell, so nothing in it is expanded or interpolated), with a timeout;
-  - a loader prefix ("pdf:manual.pdf"): not supported yet → InvalidParams "unsupported loader".
+  - `pdf:PATH` (path relative to the folder, or absolute): the PDF's text, extracted page by page with pypdf,
+    pages separated by a form feed line so a chunk's lines map to the extracted text. Other loader prefixes →
+    InvalidParams "unsupported loader".
 """
 
 from __future__ import annotations
@@ -194,9 +196,11 @@ def load_documents(
             found = [run_command(spec[1:-1].strip(), folder, timeout_s)]
         elif spec.lower().startswith(("http://", "https://")):
             found = [fetch_url(spec, timeout_s)]
+        elif spec.lower().startswith("pdf:"):
+            found = [load_pdf(spec[4:], folder)]
         elif (m := _PREFIX.match(spec)) and not Path(spec).exists():
             raise InvalidParams(f"documents: unsupported loader {m.group(1)!r} in {spec!r} "
-                                "(supported: files, globs, http(s) URLs, %%, `command`)")
+                                "(supported: files, globs, http(s) URLs, %%, `command`, pdf:PATH)")
         else:
             found = load_files(spec, folder, max_file_bytes)
         for doc in found:
@@ -205,6 +209,22 @@ def load_documents(
                 seen.add(key)
                 docs.append(doc)
     return docs
+
+
+def load_pdf(spec: str, folder: Path) -> Document:
+    """`pdf:PATH` → a Document of the PDF's extracted text (pypdf), labelled with the path as given.
+    InvalidParams when the file is missing or is not a readable PDF."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    path = Path(spec) if Path(spec).is_absolute() else folder / spec
+    if not path.is_file():
+        raise InvalidParams(f"documents: PDF not found: {spec!r} (paths are relative to {folder})")
+    try:
+        pages = [page.extract_text() or "" for page in PdfReader(path).pages]
+    except (PdfReadError, OSError, ValueError) as exc:
+        raise InvalidParams(f"documents: cannot read {spec!r} as a PDF: {exc}") from None
+    return load_text(f"pdf:{spec}", "\n\f\n".join(pages))
 
 
 def documents_only_prompt(docs: list[Document]) -> str:
