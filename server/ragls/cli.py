@@ -400,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
     a.add_argument("question", nargs="?", default="")
     a.add_argument("--top-k", type=int)
-    a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`); repeatable")
+    a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
     g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
     g.add_argument("--entity", required=True, help="entity name (any case)")
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
