@@ -8,6 +8,7 @@ Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -92,11 +93,17 @@ def _line(src: dict) -> str:
     return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
 
 
-def _ensure_indexed(ws, progress: Progress | None) -> list:
-    reports = ws.index()
-    if progress:
+@contextlib.contextmanager
+def _indexed_workspace(args):
+    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards."""
+    progress = Progress()
+    ws = _workspace(args, progress)
+    try:
+        ws.index()
         progress.close()
-    return reports
+        yield ws
+    finally:
+        ws.close()
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
@@ -150,10 +157,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
 def cmd_query(args) -> int:
     from ragls.lsp.wire import to_wire_query
 
-    progress = Progress()
-    ws = _workspace(args, progress)
-    try:
-        _ensure_indexed(ws, progress)
+    with _indexed_workspace(args) as ws:
         result = ws.query(args.text, args.top_k)
         wire = to_wire_query(result, args.explain)
         if args.json:
@@ -170,8 +174,6 @@ def cmd_query(args) -> int:
             print(f"{n}. {_line(chunk['source'])}{title}  (score {chunk['score']:.4f}){extra}")
             preview = " ".join(chunk["text"].split())[:200]
             print(f"   {preview}")
-    finally:
-        ws.close()
     return 0
 
 
@@ -179,10 +181,7 @@ def cmd_ask(args) -> int:
     from ragls.lsp.wire import to_wire_answer
     from ragls.uris import uri_to_path
 
-    progress = Progress()
-    ws = _workspace(args, progress)
-    try:
-        _ensure_indexed(ws, progress)
+    with _indexed_workspace(args) as ws:
         streamed = []
 
         def on_delta(piece: str) -> None:
@@ -209,8 +208,6 @@ def cmd_ask(args) -> int:
                 where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
                 print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
         print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
-    finally:
-        ws.close()
     return 0
 
 
@@ -334,7 +331,7 @@ def cmd_graph(args) -> int:
         graphs = [g for g in ws.graphs if g is not None]
         if not graphs:
             raise InvalidParams("graph RAG is off: set retrieval.extractor_model (rag_extractor_model) first")
-        _ensure_indexed(ws, None)
+        ws.index()
         store = graphs[0].store
         hops = ws.settings.retrieval.graph_hops if args.hops is None else args.hops
         entity = store.entity(args.entity)

@@ -27,7 +27,21 @@ function M.notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = "ragls" })
 end
 
---- Workspace root for a buffer: nearest dir with one of `root_markers` (ragls.toml, .git), else cwd.
+--- Nearest directory above `source` (a buffer number or a path) holding a root marker. Markers are tried one
+--- at a time, so ragls.toml wins over an enclosing .git.
+---@param source integer|string
+---@return string|nil
+local function find_root(source)
+  for _, marker in ipairs(config.values.root_markers) do
+    local root = vim.fs.root(source, marker)
+    if root then
+      return root
+    end
+  end
+end
+
+--- Workspace root for a buffer: nearest dir with one of `root_markers` (ragls.toml, .git), else the same search
+--- from the cwd, else the cwd.
 ---@param bufnr? integer
 ---@return string
 function M.root_dir(bufnr)
@@ -35,23 +49,11 @@ function M.root_dir(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   local root
   if name ~= "" and vim.bo[bufnr].buftype == "" then
-    for _, marker in ipairs(config.values.root_markers) do
-      -- One marker at a time, so ragls.toml wins over an enclosing .git.
-      root = vim.fs.root(bufnr, marker)
-      if root then
-        break
-      end
-    end
+    root = find_root(bufnr)
   end
   if not root then
     local cwd = vim.fn.getcwd()
-    for _, marker in ipairs(config.values.root_markers) do
-      root = vim.fs.root(cwd, marker)
-      if root then
-        break
-      end
-    end
-    root = root or cwd
+    root = find_root(cwd) or cwd
   end
   return vim.fs.normalize(root)
 end
