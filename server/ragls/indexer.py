@@ -4,15 +4,23 @@ The text phase is cheap and runs first for every changed file, so BM25 answers a
 two; the vector phase then embeds what is pending in small batches (`EMBED_BATCH` chunks), so a save that arrives
 meanwhile is handled between two batches instead of waiting for the whole cold index.
 
+The text phase needs neither the embedding model nor LanceDB: the vector store is opened on first use
+(`open_vectors`, which loads the model), so a server answers BM25 queries before ~2 s of model loading and lancedb
+imports are done. Until then `vectors_ready` is False and search uses BM25 alone.
+
 Crash safety (a `kill -9` anywhere must end, after restart, in the same index as a clean rebuild):
 1. the paths about to change are written to the manifest's journal;
 2. BM25 deletes the paths' documents, adds the new chunks, commits;
-3. one SQLite transaction replaces the paths' file and chunk rows and clears their journal entries;
-4. vectors: rows of those paths are deleted; new chunks get rows as soon as their embeddings exist.
-`reconcile()` runs at start-up: journaled paths are dropped from all stores (the next sync re-indexes them), BM25
-is rebuilt from the manifest when its ids differ, vector rows whose id is not in the manifest (or duplicated) are
-deleted, and chunks without a vector are queued for embedding. A wipe (rebuild, settings change) is bracketed by
-the `wipe` meta key: a crash inside it makes reconcile finish the wipe, and the next sync indexes everything.
+3. one SQLite transaction replaces the paths' file and chunk rows, clears their journal entries and marks them
+   `vector_dirty`;
+4. vectors (once open): rows of those paths are deleted, the dirty mark cleared; new chunks get rows as soon as
+   their embeddings exist.
+`reconcile()` runs at start-up: journaled paths are dropped from the manifest and BM25 (the next sync re-indexes
+them) and BM25 is rebuilt from the manifest when its ids differ. When the vector store opens, rows of dirty paths,
+rows whose id is not in the manifest (or duplicated) and, after an embedding-model change (`vectors_fp` meta key),
+all rows are deleted; chunks without a vector are queued for embedding. A wipe (rebuild, settings change) is
+bracketed by the `wipe` meta key: a crash inside it makes reconcile finish the wipe, and the next sync indexes
+everything.
 
 Only the writer thread mutates the stores; the set of chunks still waiting for a vector is kept in memory
 (`_pending`, recomputed by reconcile), so choosing the next embedding batch costs O(batch), not O(index).
@@ -24,11 +32,13 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
@@ -42,7 +52,9 @@ from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
-from ragls.stores.vectors import VectorStore
+
+if TYPE_CHECKING:
+    from ragls.stores.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +107,8 @@ class FolderIndex:
     """The index of one workspace folder: manifest (SQLite), BM25 (tantivy) and vectors (LanceDB).
 
     Opening takes the folder's writer lock if it is free; otherwise the index is read-only (`writer` False) and
-    `sync` does nothing — another process (a second editor window) is indexing it. Raises RequestFailed when the
+    `sync` does nothing — another process (a second editor window) is indexing it. Opening loads neither the
+    embedding model nor LanceDB: `open_vectors()` does (the vector phase calls it), raising RequestFailed when the
     embedding model cannot be loaded.
     """
 
@@ -118,12 +131,16 @@ class FolderIndex:
         self.writer = self._try_lock()
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
-        self.embed_fp = embedder.fingerprint
+        # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
-            "embedding": self.embed_fp, "chunk_size": settings.chunking.chunk_size,
-            "chunk_overlap": settings.chunking.overlap, "tokenizer": TOKENIZER_VERSION, "layout": 1,
+            "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
+            "tokenizer": TOKENIZER_VERSION, "layout": 2,
         })
-        self.vectors = VectorStore(self.index_dir / "vectors", embedder.dim)
+        self.embed_fp: str | None = None
+        self._vectors: VectorStore | None = None
+        self.vectors_error: str | None = None  # why the vector store could not be opened (no embedding model)
+        # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
+        self._vec_lock = threading.RLock()
         self.filter = FileFilter(self.folder, settings.sources, self.index_dir)
         self.embedded_chunks = 0  # chunks whose vectors this process computed (not from the cache)
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
@@ -155,15 +172,75 @@ class FolderIndex:
         self._start_writing()
         return True
 
+    # -- the vector store, opened on first use ---------------------------------------------------------------
+    @property
+    def vectors_ready(self) -> bool:
+        """True once the vector store is open (model loaded, reconciled): vector search can run."""
+        return self._vectors is not None
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The LanceDB vector store, opened (and reconciled, for the writer) on first use. Raises RequestFailed
+        when the embedding model cannot be loaded."""
+        return self._vectors if self._vectors is not None else self.open_vectors()
+
+    def open_vectors(self) -> VectorStore:
+        """Load the embedding model, open the vector store and (writer) reconcile it with the manifest.
+        Idempotent and thread-safe. Raises RequestFailed when no embedding model can be loaded (remembered in
+        `vectors_error`)."""
+        with self._vec_lock:
+            if self._vectors is None:
+                try:
+                    self.embedder.ensure_loaded()
+                except Exception as exc:
+                    self.vectors_error = str(exc)
+                    raise
+                from ragls.stores.vectors import VectorStore
+
+                store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
+                self.embed_fp = self.embedder.fingerprint
+                if self.writer:
+                    self._reconcile_vectors(store)
+                self._vectors = store
+            return self._vectors
+
+    def _reconcile_vectors(self, store: VectorStore) -> dict[str, int]:
+        """Make the vector rows agree with the manifest (see module docstring) and recompute the pending set.
+        Writer only; caller holds _vec_lock. Returns counts of what was repaired."""
+        repaired = {"vector_rows_deleted": 0, "vectors_wiped": 0}
+        old_fp = self.manifest.get_meta("vectors_fp")
+        if old_fp != self.embed_fp:
+            if old_fp:
+                log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
+                            self.folder)
+            store.delete_all()
+            self.manifest.prune_cache(self.embed_fp)
+            self.manifest.clear_vector_dirty()
+            self.manifest.set_meta("vectors_fp", self.embed_fp)
+            repaired["vectors_wiped"] = 1
+        dirty = self.manifest.vector_dirty()
+        if dirty:
+            store.delete_paths(dirty)
+            self.manifest.clear_vector_dirty(dirty)
+        ids = self.manifest.chunk_ids()
+        counts = Counter(store.ids())
+        bad = [i for i, n in counts.items() if i not in ids or n > 1]
+        if bad:
+            store.delete_ids(bad)
+            repaired["vector_rows_deleted"] = sum(counts[i] for i in bad)
+        have = {i for i, n in counts.items() if i in ids and n == 1}
+        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if i not in have)
+        self._urgent = {i: None for i in self._urgent if i in self._pending}
+        return repaired
+
     # -- start-up ------------------------------------------------------------------------------------------
     def _check_fingerprint(self) -> None:
         old = self.manifest.get_meta("fingerprint")
         if old == self.fingerprint:
             return
         if old is not None:
-            log.warning("index settings changed (embedding model, chunking or tokenizer): rebuilding %s", self.folder)
+            log.warning("index settings changed (chunking or tokenizer): rebuilding %s", self.folder)
         self._wipe()
-        self.manifest.prune_cache(self.embed_fp)
         self.manifest.set_meta("fingerprint", self.fingerprint)
 
     def _wipe(self) -> None:
@@ -172,15 +249,19 @@ class FolderIndex:
         self.manifest.set_meta("wipe", "1")
         self.bm25.delete_all()
         self.bm25.commit()
-        self.vectors.delete_all()
-        self.manifest.clear()
-        self._pending.clear()
-        self._urgent.clear()
+        with self._vec_lock:
+            if self._vectors is not None:
+                self._vectors.delete_all()
+            else:
+                self.manifest.set_meta("vectors_fp", "")  # the vector store deletes every row when it opens
+            self.manifest.clear()
+            self._pending.clear()
+            self._urgent.clear()
         self.manifest.set_meta("wipe", "")
 
     def reconcile(self) -> dict[str, int]:
         """Repair the stores after a crash (see module docstring). Returns counts of what was repaired."""
-        repaired = {"journaled": 0, "bm25_rebuilt": 0, "vector_rows_deleted": 0, "wiped": 0}
+        repaired = {"journaled": 0, "bm25_rebuilt": 0, "vector_rows_deleted": 0, "vectors_wiped": 0, "wiped": 0}
         if self.manifest.get_meta("wipe"):
             log.warning("finishing an interrupted wipe of %s", self.index_dir)
             self._wipe()
@@ -190,8 +271,7 @@ class FolderIndex:
             log.warning("recovering %d file(s) from an interrupted index run", len(journal))
             self.bm25.delete_paths(journal)
             self.bm25.commit()
-            self.vectors.delete_paths(journal)
-            self.manifest.forget(journal)
+            self.manifest.forget(journal)  # marks them vector_dirty
             repaired["journaled"] = len(journal)
         ids = self.manifest.chunk_ids()
         bm25_ids = self.bm25.ids()
@@ -201,14 +281,12 @@ class FolderIndex:
                 self.bm25.add(batch)
             self.bm25.commit()
             repaired["bm25_rebuilt"] = 1
-        counts = Counter(self.vectors.ids())
-        bad = [i for i, n in counts.items() if i not in ids or n > 1]
-        if bad:
-            self.vectors.delete_ids(bad)
-            repaired["vector_rows_deleted"] = sum(counts[i] for i in bad)
-        have = {i for i, n in counts.items() if i in ids and n == 1}
-        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if i not in have)
-        self._urgent = {}
+        with self._vec_lock:
+            self._urgent = {}
+            if self._vectors is not None:  # a reader taking over: its store is open already
+                repaired.update(self._reconcile_vectors(self._vectors))
+            else:  # until the store opens, every chunk counts as pending
+                self._pending = dict.fromkeys(self.manifest.ordered_chunk_ids())
         return repaired
 
     # -- text phase ----------------------------------------------------------------------------------------
@@ -277,20 +355,24 @@ class FolderIndex:
         self.bm25.commit()
         _crash_point("after_bm25")
         records = [FileRecord(d.path, d.size, d.mtime_ns, d.content_hash) for d in docs]
-        self.manifest.replace_files(records, chunks, deleted)
-        _crash_point("after_manifest")
+        with self._vec_lock:
+            self.manifest.replace_files(records, chunks, deleted)
+            _crash_point("after_manifest")
+            for i in old_ids:
+                self._pending.pop(i, None)
+                self._urgent.pop(i, None)
+            hits: set[str] = set()
+            if self._vectors is not None:  # else the store drops the dirty paths' rows when it opens
+                self._vectors.delete_paths(paths)
+                self.manifest.clear_vector_dirty(paths)
+                hits = self._add_cached_vectors(chunks)
+            for c in chunks:
+                if c.id not in hits:
+                    self._pending[c.id] = None
+                    if urgent:
+                        self._urgent[c.id] = None
         if self.on_text_written is not None:
             self.on_text_written(paths, chunks)
-        for i in old_ids:
-            self._pending.pop(i, None)
-            self._urgent.pop(i, None)
-        self.vectors.delete_paths(paths)
-        hits = self._add_cached_vectors(chunks)
-        for c in chunks:
-            if c.id not in hits:
-                self._pending[c.id] = None
-                if urgent:
-                    self._urgent[c.id] = None
         return chunks, len(hits)
 
     def _add_cached_vectors(self, chunks: list[Chunk]) -> set[str]:
@@ -347,17 +429,23 @@ class FolderIndex:
 
     # -- vector phase --------------------------------------------------------------------------------------
     def pending_ids(self) -> list[str]:
-        """Chunk ids without a vector row, in the order they will be embedded (changed files first)."""
+        """Chunk ids without a vector row, in the order they will be embedded (changed files first); every chunk
+        until the vector store is open."""
         if not self.writer:
-            have = set(self.vectors.ids())
+            if self._vectors is None:
+                return self.manifest.ordered_chunk_ids()
+            have = set(self._vectors.ids())
             return [i for i in self.manifest.ordered_chunk_ids() if i not in have]
         return list(self._urgent) + [i for i in self._pending if i not in self._urgent]
 
     def pending_count(self) -> int:
-        """Chunks still without a vector. Writer: exact, O(1). Reader: manifest count minus vector rows."""
+        """Chunks still without a vector (every chunk until the vector store is open). Writer: exact, O(1).
+        Reader: manifest count minus vector rows."""
         if self.writer:
             return len(self._pending)
-        return max(0, self.manifest.chunk_count() - self.vectors.count())
+        if self._vectors is None:
+            return self.manifest.chunk_count()
+        return max(0, self.manifest.chunk_count() - self._vectors.count())
 
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
         """Embed up to `batch` pending chunks (those of changed files first) and write their vector rows.
@@ -365,8 +453,12 @@ class FolderIndex:
         The model runs on `EMBED_STEP` chunks at a time; when `should_yield()` turns true between two steps
         (a save is waiting) the chunks embedded so far are written and the call returns early. Returns how many
         chunks got vectors; 0 means nothing is pending. Reports (computed, from cache) through `on_embedded`.
+        Opens the vector store first (RequestFailed without an embedding model).
         """
-        if not self.writer or not self._pending:
+        if not self.writer:
+            return 0
+        self.open_vectors()
+        if not self._pending:
             return 0
         ids = list(self._urgent)[:batch]
         if len(ids) < batch:
@@ -428,11 +520,12 @@ class FolderIndex:
     def refresh(self) -> None:
         """Readers: pick up what the writer process committed."""
         self.bm25.reload()
-        self.vectors.refresh()
+        if self._vectors is not None:
+            self._vectors.refresh()
 
     def compact(self) -> None:
         """Merge the small vector-store fragments left by many small writes (writer only)."""
-        if self.writer:
+        if self.writer and self._vectors is not None:
             self.vectors.compact()
 
     def close(self) -> None:

@@ -2,7 +2,8 @@
 
 Events are debounced (`watch.debounce_ms`, default 300) and batched per folder; a burst of saves to one file ends as
 one update (a file saved without pause still gets indexed every `max_defer_s`). The thread does, in order of
-priority: explicit jobs (rebuild), the text phase of changed files (BM25 becomes current at once), then one batch of
+priority: explicit jobs (rebuild), the text phase of changed files (BM25 becomes current at once), opening the vector
+stores (loading the embedding model: after the start-up text phase, so BM25 answers come first), then one batch of
 pending embeddings at a time. An embedding batch yields between two model calls when a save is due, so a save
 during a long cold index is searchable after at most one model call (`indexer.EMBED_STEP` chunks).
 
@@ -47,15 +48,17 @@ class IndexWorker:
     """The single writer thread of a RagWorkspace. Thread-safe `notify`, `request_sync`, `submit`.
 
     `on_busy` drives the "ragls: indexing" progress; `on_log` receives one line per text sync and per embedding
-    batch, e.g. "embedded 8 chunks, 0 from cache (total computed by the model: 40)". `debounce_ms` defaults to
+    batch, e.g. "embedded 8 chunks, 0 from cache (total computed by the model: 40)"; `on_warning` a line the user
+    should act on (no embedding model: vector search is off). `debounce_ms` defaults to
     `watch.debounce_ms` of the first folder.
     """
 
     def __init__(self, ws: RagWorkspace, on_busy: BusyFn | None = None, debounce_ms: int | None = None,
-                 on_log: LogFn | None = None):
+                 on_log: LogFn | None = None, on_warning: LogFn | None = None):
         self.ws = ws
         self.on_busy = on_busy or (lambda *a: None)
         self.on_log = on_log or (lambda msg: log.info("%s", msg))
+        self.on_warning = on_warning or (lambda msg: log.warning("%s", msg))
         self.debounce_s = (ws.settings.watch.debounce_ms if debounce_ms is None else debounce_ms) / 1000
         self.max_defer_s = max(2.0, 5 * self.debounce_s)
         self._cond = threading.Condition()
@@ -186,7 +189,8 @@ class IndexWorker:
             return bool(self._jobs) or self._due(time.monotonic())[0] is not None
 
     def _next(self):
-        """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("embed",) or None to stop."""
+        """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("open",), ("embed",) or None
+        to stop."""
         with self._cond:
             while not self._stop.is_set():
                 if self._jobs:
@@ -200,7 +204,11 @@ class IndexWorker:
                         1, self.ws.indexes[folder].manifest.file_count()))
                     self._update_queued()
                     return ("sync", folder, paths)
-                if not _embedding_gated() and any(idx.writer and idx.pending_count() for idx in self.ws.indexes):
+                if not self._dirty and any(not idx.vectors_ready and idx.vectors_error is None
+                                           for idx in self.ws.indexes):
+                    return ("open",)
+                if not _embedding_gated() and any(idx.writer and idx.vectors_ready and idx.pending_count()
+                                                  for idx in self.ws.indexes):
                     if not self._dirty:
                         return ("embed",)
                     wait = min(wait, 0.05)  # a change settles soon: do not start a batch now
@@ -239,6 +247,8 @@ class IndexWorker:
                         fut.set_exception(exc)
                 elif work[0] == "sync":
                     self._sync(*work[1:])
+                elif work[0] == "open":
+                    self._open_vectors()
                 elif work[0] == "embed":
                     self._embed_one_batch()
                 elif work[0] == "compact":
@@ -277,9 +287,24 @@ class IndexWorker:
                         f"(total computed by the model: {idx.embedded_chunks})")
         return report
 
+    def _open_vectors(self) -> None:
+        """Load the embedding model and open every folder's vector store (a failure is recorded once per folder,
+        in `vectors_error`, and shown by rag/status; BM25 keeps answering)."""
+        for idx in self.ws.indexes:
+            if idx.vectors_ready or idx.vectors_error is not None:
+                continue
+            self._set_busy(True, "loading the embedding model")
+            try:
+                idx.open_vectors()
+            except Exception as exc:  # noqa: BLE001 - recorded in vectors_error; not retried in a loop
+                if idx.vectors_error is None:
+                    idx.vectors_error = str(exc)
+                self.on_warning(f"ragls: vector search is off for {idx.folder.name}, keyword (BM25) search still "
+                                f"works: {exc}")
+
     def _embed_one_batch(self) -> None:
         for idx in self.ws.indexes:
-            pending = idx.pending_count() if idx.writer else 0
+            pending = idx.pending_count() if idx.writer and idx.vectors_ready else 0
             if pending:
                 total = idx.manifest.chunk_count()
                 done = total - pending

@@ -19,6 +19,7 @@ from typing import Any
 from ragls.config import Settings, load_settings
 from ragls.embed import Embedder
 from ragls.errors import InvalidParams, RaglsError
+from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.retrieval.search import SIGNALS, abstained, check_query, search
@@ -95,8 +96,11 @@ class RagWorkspace:
             self.folder_settings.append(s)
             self.warnings += warns
         self.settings = self.folder_settings[0]
+        # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
         self.embedder = Embedder(self.settings.embedding, on_status=on_status)
-        self.embedder.ensure_loaded()
+        # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
+        # benchmarks): a query first opens the vector stores, loading the model.
+        self.progressive = False
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
@@ -162,8 +166,8 @@ class RagWorkspace:
                 self._reranker = Reranker.from_settings(r, self.settings.embedding.threads)
             return {"reranker": self._reranker}
         positions = tuple(self.indexes.index(t) for t in targets)
-        if not any(self.graphs[i] for i in positions):
-            return {}
+        if not any(self.graphs[i] for i in positions) or not all(t.vectors_ready for t in targets):
+            return {}  # the graph signal matches entity names by embedding: not before the model is loaded
         from ragls.retrieval.graph import GraphSignal
 
         signal = self._graph_signals.get(positions)
@@ -175,11 +179,15 @@ class RagWorkspace:
 
     def retrieve(self, text: str, top_k: int | None = None, rag: str | None = None,
                  signals: Sequence[str] = SIGNALS) -> list[Hit]:
-        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag."""
+        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag;
+        RequestFailed when not `progressive` and no embedding model can be loaded."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
         targets = self._targets(rag)
+        if "vector" in signals and not self.progressive:
+            for idx in targets:
+                idx.open_vectors()
         return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
                       signals=signals, **self._search_options(targets))
 
@@ -212,6 +220,8 @@ class RagWorkspace:
             raise InvalidParams("question must be a non-empty string")
         targets = self._targets(rag)  # validates rag before any work
         chat = make_chat_model(self.settings.generation)
+        for idx in targets:  # an answer waits for the embedding model (extractive answers need it too)
+            idx.open_vectors()
 
         options = self._search_options(targets)
 
@@ -265,8 +275,15 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
+        """rag/status. Not `progressive` (CLI): opens the vector stores first, so counts of chunks without a vector
+        are exact; the server reports every chunk as pending until its indexer thread has opened them."""
         folders = []
         for i, idx in enumerate(self.indexes):
+            if not self.progressive:
+                try:
+                    idx.open_vectors()
+                except RaglsError:
+                    pass  # recorded in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
             last = idx.manifest.get_meta("last_indexed_at")
@@ -282,9 +299,13 @@ class RagWorkspace:
             from ragls.answer.llm import default_model
 
             model = gen.model or default_model(backend)
+        first = self.indexes[0]
+        fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp}) if first.embed_fp else first.fingerprint
+        model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
-                      fingerprint=self.indexes[0].fingerprint, generation={"backend": backend, "model": model},
-                      errors=list(self.errors) + [e for g in self.graphs if g is not None for e in g.errors()])
+                      fingerprint=fp, generation={"backend": backend, "model": model},
+                      errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
+                      + [e for g in self.graphs if g is not None for e in g.errors()])
 
     def close(self) -> None:
         for g in self.graphs:

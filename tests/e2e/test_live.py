@@ -115,8 +115,9 @@ def index_state(index_dir: Path) -> dict:
     journal = db.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
     db.close()
     bm25 = Bm25Store(index_dir / "bm25", writable=False)
-    table = lancedb.connect(str(index_dir / "vectors")).open_table("chunks")
-    vec = table.to_arrow().select(["id", "path"]).to_pylist()
+    db = lancedb.connect(str(index_dir / "vectors"))
+    # An index synced with embed=False never opened its vector store: no table, no rows.
+    vec = db.open_table("chunks").to_arrow().select(["id", "path"]).to_pylist() if "chunks" in db.list_tables().tables else []
     return {
         "chunks": {r[1:] for r in rows}, "ids": {r[0]: r[1] for r in rows}, "files": files, "journal": journal,
         "bm25_ids": Counter(bm25.ids()), "vector_rows": Counter((v["id"], v["path"]) for v in vec),

@@ -73,8 +73,9 @@ class RaglsServer(LanguageServer):
         return kept
 
     def _open(self, folders: list[Path]) -> RagWorkspace:
-        # Loading (or, on a first run, downloading) the model is part of the "ragls: indexing" progress.
-        self.progress_sender.indexing(True, "loading the embedding model")
+        # The embedding model loads later, on the indexer thread after the start-up text phase (BM25 first); its
+        # loading (or, on a first run, downloading) is part of the same "ragls: indexing" progress.
+        self.progress_sender.indexing(True, "opening the index")
 
         def on_status(msg: str) -> None:
             self._log(msg, types.MessageType.Info)
@@ -87,8 +88,9 @@ class RaglsServer(LanguageServer):
             raise
         for warning in ws.warnings:
             self._log(f"ragls: {warning}", types.MessageType.Warning)
+        ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
         worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
-                             on_log=lambda msg: self._log(msg, types.MessageType.Log))
+                             on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once)
         for idx in ws.indexes:
             if not idx.writer:
                 self._log(f"ragls: another ragls process is indexing {idx.folder}; this one only reads "

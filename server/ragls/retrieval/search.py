@@ -54,8 +54,9 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `extra` adds named
     signals (e.g. "graph"). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity
     when the vector signal saw the chunk. With `reranker`, hits are sorted by its score (Hit.score and
-    Hit.signals["rerank"]), `extra` is ignored. Raises InvalidParams for an empty query, RequestFailed when the
-    reranker cannot be loaded.
+    Hit.signals["rerank"]), `extra` is ignored. The vector signal covers only the indexes whose vector store is
+    open (`FolderIndex.vectors_ready`; none yet: BM25 alone). Raises InvalidParams for an empty query,
+    RequestFailed when the reranker cannot be loaded.
     """
     query = check_query(query)
     top_k = top_k or settings.top_k
@@ -63,10 +64,11 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     scored: dict[str, list[tuple[tuple[int, str], float]]] = {}
     similarity: dict[tuple[int, str], float] = {}
     qvec = None
-    if "vector" in signals:
+    ready = [(i, idx) for i, idx in enumerate(indexes) if idx.vectors_ready]
+    if "vector" in signals and ready:
         qvec = embedder.embed_query(query)
         lst = []
-        for i, idx in enumerate(indexes):
+        for i, idx in ready:
             for cid, sim in idx.vectors.search(qvec, n):
                 lst.append(((i, cid), sim))
                 similarity[(i, cid)] = sim

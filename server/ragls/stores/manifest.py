@@ -2,13 +2,15 @@
 
 Tables: `files` (path, size, mtime_ns, content_hash, indexed_at), `chunks` (id, path, ordinal, text_hash, range,
 title, text), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
-rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason), `journal` (paths being rewritten)
-and `meta` (key/value: fingerprint, last indexed time).
+rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason), `journal` (paths being rewritten),
+`vector_dirty` (paths whose vector rows may be stale: their chunks changed here and the vector store has not
+dropped the old rows yet — it may not even be open) and `meta` (key/value: fingerprints, last indexed time).
 
 The BM25 and vector stores are derived from this file. Write order (see indexer.py): journal the paths, write BM25,
-then replace the files' rows here and clear their journal entries in one transaction, then the vectors. A crash at
-any point is repaired at start-up by `indexer.reconcile`: journaled paths are re-indexed, vector rows whose id is not
-here are deleted, chunks here without a vector are embedded.
+then replace the files' rows here, clear their journal entries and mark them `vector_dirty` in one transaction, then
+the vectors (their old rows deleted, then the dirty mark cleared). A crash at any point is repaired by
+`indexer.reconcile` at start-up (journaled paths are re-indexed) and when the vector store opens (rows of dirty
+paths and rows whose id is not here are deleted, chunks here without a vector are embedded).
 
 SQLite runs in WAL mode with one connection per thread, so queries read while the indexer writes.
 """
@@ -37,6 +39,7 @@ CREATE TABLE IF NOT EXISTS embeddings (fingerprint TEXT, text_hash TEXT, vector 
                                        PRIMARY KEY (fingerprint, text_hash));
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT);
 CREATE TABLE IF NOT EXISTS journal (path TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS vector_dirty (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 
@@ -146,7 +149,7 @@ class Manifest:
 
     def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = ()) -> None:
         """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk
-        rows, clear those paths from the journal and the skipped list."""
+        rows, clear those paths from the journal and the skipped list, and mark them `vector_dirty`."""
         now = time.time()
         paths = [r.path for r in records] + list(deleted)
         with self._tx() as db:
@@ -155,6 +158,7 @@ class Manifest:
                 db.execute("DELETE FROM files WHERE path=?", (p,))
                 db.execute("DELETE FROM journal WHERE path=?", (p,))
                 db.execute("DELETE FROM skipped WHERE path=?", (p,))
+            db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
             db.executemany("INSERT INTO files VALUES (?,?,?,?,?)",
                            [(r.path, r.size, r.mtime_ns, r.content_hash, now) for r in records])
             db.executemany(
@@ -213,12 +217,28 @@ class Manifest:
         return [r[0] for r in self.db.execute("SELECT path FROM journal")]
 
     def forget(self, paths: Iterable[str]) -> None:
-        """Drop files, chunks and journal entries of `paths` so the next sync indexes them afresh."""
+        """Drop files, chunks and journal entries of `paths` (marked `vector_dirty`) so the next sync indexes them
+        afresh."""
+        paths = list(paths)
         with self._tx() as db:
+            db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
             for p in paths:
                 db.execute("DELETE FROM chunks WHERE path=?", (p,))
                 db.execute("DELETE FROM files WHERE path=?", (p,))
                 db.execute("DELETE FROM journal WHERE path=?", (p,))
+
+    # -- vector store bookkeeping --------------------------------------------------------------------------
+    def vector_dirty(self) -> list[str]:
+        """Paths whose vector rows the vector store still has to drop."""
+        return [r[0] for r in self.db.execute("SELECT path FROM vector_dirty")]
+
+    def clear_vector_dirty(self, paths: Iterable[str] | None = None) -> None:
+        """Unmark `paths` (all when None) once the vector store dropped their old rows."""
+        with self._tx() as db:
+            if paths is None:
+                db.execute("DELETE FROM vector_dirty")
+            else:
+                db.executemany("DELETE FROM vector_dirty WHERE path=?", [(p,) for p in paths])
 
     # -- embedding cache -----------------------------------------------------------------------------------
     def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
@@ -240,7 +260,7 @@ class Manifest:
     def clear(self) -> None:
         """Forget everything but the embedding cache (used by a rebuild)."""
         with self._tx() as db:
-            for table in ("files", "chunks", "skipped", "journal"):
+            for table in ("files", "chunks", "skipped", "journal", "vector_dirty"):
                 db.execute(f"DELETE FROM {table}")
 
     def close(self) -> None:

@@ -58,8 +58,13 @@ class VectorStore:
         self._lock = threading.Lock()
         self.table = self._open()
 
+    def _table_names(self) -> list[str]:
+        if hasattr(self.db, "list_tables"):  # lancedb >= 0.23; table_names() is deprecated
+            return list(self.db.list_tables().tables)
+        return list(self.db.table_names())
+
     def _open(self):
-        if TABLE in self.db.table_names():
+        if TABLE in self._table_names():
             table = self.db.open_table(TABLE)
             field = table.schema.field("vector")
             if getattr(field.type, "list_size", None) == self.dim:

@@ -1,0 +1,128 @@
+"""The vector store opens lazily (model load + LanceDB) after the text phase: real manifest, tantivy and LanceDB
+stores in a temp dir, the real offline MiniLM model.
+
+What must hold: BM25 answers without any embedding model; text written before the vector store opens leaves no
+stale vector rows once it opens (the `vector_dirty` paths); an embedding-model change re-embeds (every old row
+dropped); a missing model is a clear error that leaves keyword search working.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragls.config import build_settings
+from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.errors import RequestFailed
+from ragls.indexer import FolderIndex, embedding_input
+
+MODEL_DIR = offline_model_dir()
+pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+
+
+def settings(tmp_path: Path, **embedding):
+    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR), **embedding}
+    return build_settings({"embedding": emb, "index": {"path": str(tmp_path / "index")}})[0]
+
+
+def write_docs(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "retries.md").write_text("# Retries\n\nFailed uploads are retried with exponential backoff.\n")
+    (folder / "deploy.md").write_text("# Deploy\n\nThe container image is pushed to the registry on tag.\n")
+    return folder
+
+
+def vector_rows(idx: FolderIndex) -> Counter:
+    return Counter((r["id"], r["path"]) for r in idx.vectors.table.to_arrow().select(["id", "path"]).to_pylist())
+
+
+def manifest_rows(idx: FolderIndex) -> Counter:
+    return Counter((c.id, c.path) for batch in idx.manifest.iter_chunks() for c in batch)
+
+
+def cached_count(idx: FolderIndex, fp: str) -> int:
+    return idx.manifest.db.execute("SELECT COUNT(*) FROM embeddings WHERE fingerprint=?", (fp,)).fetchone()[0]
+
+
+def test_text_phase_needs_no_model(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    s = settings(tmp_path, model_path=str(tmp_path / "no-such-model"))
+    idx = FolderIndex(folder, s, Embedder(s.embedding))
+    try:
+        report = idx.sync(embed=False)
+        assert sorted(report.indexed) == ["deploy.md", "retries.md"]
+        assert not idx.vectors_ready and idx.embedder.dim == 0  # nothing loaded the model
+        top = idx.bm25.search("exponential backoff", 5)
+        assert [idx.manifest.get_chunks([cid])[cid].path for cid, _ in top] == ["retries.md"]
+        assert idx.pending_count() == idx.manifest.chunk_count() == 2
+        with pytest.raises(RequestFailed, match="has no .onnx model file"):
+            idx.open_vectors()
+        assert "no-such-model" in idx.vectors_error and not idx.vectors_ready
+    finally:
+        idx.close()
+
+
+SECTION = "Backoff doubles the wait after each failure. " * 30  # two sections -> two chunks
+
+
+def test_edits_before_the_store_opens_leave_no_stale_rows(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    (folder / "ops.md").write_text(f"# Operations\n\n{SECTION}\n\n## Retries\n\n{SECTION}\n")
+    s = settings(tmp_path)
+    embedder = Embedder(s.embedding)
+    idx = FolderIndex(folder, s, embedder)
+    idx.sync()  # everything embedded
+    assert vector_rows(idx) == manifest_rows(idx) and idx.manifest.vector_dirty() == []
+    retries_id = next(c.id for c in idx.manifest.chunks_of("ops.md") if c.title == "Operations > Retries")
+    idx.close()
+
+    # A restart (store not open yet) sees, in its text phase: a renamed top heading — the "Retries" chunk keeps
+    # its id and text but gets a new title, so its embedding input changed — an edit and a deletion.
+    (folder / "ops.md").write_text(f"# Running\n\n{SECTION}\n\n## Retries\n\n{SECTION}\n")
+    (folder / "retries.md").write_text("# Retries\n\nUploads are retried five times, then reported.\n")
+    (folder / "deploy.md").unlink()
+    idx = FolderIndex(folder, s, embedder)
+    try:
+        idx.sync(embed=False)
+        assert not idx.vectors_ready
+        assert sorted(idx.manifest.vector_dirty()) == ["deploy.md", "ops.md", "retries.md"]
+        renamed = next(c for c in idx.manifest.chunks_of("ops.md") if c.id == retries_id)
+        assert renamed.title == "Running > Retries"
+        idx.open_vectors()  # drops the dirty paths' rows, including the same-id row of the renamed section
+        assert idx.manifest.vector_dirty() == [] and vector_rows(idx) == Counter()
+        assert idx.pending_count() == 3
+        idx.sync()
+        assert vector_rows(idx) == manifest_rows(idx) and idx.pending_count() == 0
+        row = idx.vectors.table.search().where(f"id = '{retries_id}'").to_arrow().to_pylist()[0]
+        expected = embedder.embed_documents([embedding_input(renamed)])[0]
+        assert np.allclose(row["vector"], expected, atol=1e-6)  # the new title's vector, not the old one
+    finally:
+        idx.close()
+
+
+def test_embedding_model_change_drops_every_vector_row(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    s = settings(tmp_path)
+    idx = FolderIndex(folder, s, Embedder(s.embedding))
+    idx.sync()
+    fp_before = idx.embed_fp
+    assert cached_count(idx, fp_before) == 2
+    idx.close()
+
+    # Same model file, other truncation length: a different embedding fingerprint, same text fingerprint.
+    s2 = settings(tmp_path, max_length=128)
+    idx = FolderIndex(folder, s2, Embedder(s2.embedding))
+    try:
+        assert idx.sync(embed=False).indexed == []  # the text stores are still valid: nothing re-chunked
+        idx.open_vectors()
+        assert idx.embed_fp != fp_before
+        assert vector_rows(idx) == Counter() and idx.pending_count() == 2
+        assert idx.embedder.texts_embedded == 0
+        idx.sync()
+        assert idx.embedder.texts_embedded == 2 and vector_rows(idx) == manifest_rows(idx)
+        assert cached_count(idx, fp_before) == 0 and cached_count(idx, idx.embed_fp) == 2  # old cache pruned
+    finally:
+        idx.close()
