@@ -300,7 +300,9 @@ class RagWorkspace:
 
             model = gen.model or default_model(backend)
         first = self.indexes[0]
-        fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp}) if first.embed_fp else first.fingerprint
+        fp = first.fingerprint
+        if first.embed_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
                       fingerprint=fp, generation={"backend": backend, "model": model},

@@ -117,7 +117,9 @@ def index_state(index_dir: Path) -> dict:
     bm25 = Bm25Store(index_dir / "bm25", writable=False)
     db = lancedb.connect(str(index_dir / "vectors"))
     # An index synced with embed=False never opened its vector store: no table, no rows.
-    vec = db.open_table("chunks").to_arrow().select(["id", "path"]).to_pylist() if "chunks" in db.list_tables().tables else []
+    vec = []
+    if "chunks" in db.list_tables().tables:
+        vec = db.open_table("chunks").to_arrow().select(["id", "path"]).to_pylist()
     return {
         "chunks": {r[1:] for r in rows}, "ids": {r[0]: r[1] for r in rows}, "files": files, "journal": journal,
         "bm25_ids": Counter(bm25.ids()), "vector_rows": Counter((v["id"], v["path"]) for v in vec),
