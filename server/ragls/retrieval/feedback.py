@@ -82,18 +82,26 @@ def expanded_query(query_terms: Sequence[str], model: dict[str, float], query_we
     return out
 
 
+def feedback_query(store: Bm25Store, text: str, chunk_texts: Callable[[list[str]], dict[str, str]], *,
+                   fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5) -> dict[str, float]:
+    """The expanded query (steps 1-4) for free `text`: {indexed term: weight}; {} when the text has no words.
+    Without a first-pass match (or an eligible feedback term) it is the original query's terms alone.
+
+    `chunk_texts(ids)` returns {chunk id: chunk text} (the manifest's; missing ids are skipped).
+    """
+    query_terms = store.query_terms(text)
+    if not query_terms:
+        return {}
+    first = store.search(text, fb_docs)
+    texts = chunk_texts([cid for cid, _ in first]) if first else {}
+    fb = [(store.text_terms(texts[cid]), score) for cid, score in first if cid in texts]
+    model = relevance_model([t for t, _ in fb], [s for _, s in fb], store.doc_freq, store.num_docs(), fb_terms)
+    return expanded_query(query_terms, model, query_weight)
+
+
 def feedback_search(store: Bm25Store, text: str, limit: int, chunk_texts: Callable[[list[str]], dict[str, str]],
                     *, fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5) -> list[tuple[str, float]]:
-    """Top `limit` (chunk id, score) of the RM3 second pass for free `text`, best first.
-
-    `chunk_texts(ids)` returns {chunk id: chunk text} (the manifest's; missing ids are skipped). Falls back to
-    the first pass when no chunk matches or the text has no words. Raises what the store raises (OSError).
-    """
-    first = store.search(text, max(fb_docs, 1))
-    query_terms = store.query_terms(text)
-    if not first or not query_terms or limit <= 0:
-        return store.search(text, limit)
-    texts = chunk_texts([cid for cid, _ in first[:fb_docs]])
-    fb = [(store.text_terms(texts[cid]), score) for cid, score in first[:fb_docs] if cid in texts]
-    model = relevance_model([t for t, _ in fb], [s for _, s in fb], store.doc_freq, store.num_docs(), fb_terms)
-    return store.search_terms(expanded_query(query_terms, model, query_weight), limit)
+    """Top `limit` (chunk id, score) of the RM3 second pass (step 5) for free `text`, best first; [] when the
+    text has no words. Arguments as `feedback_query`. Raises what the store raises (OSError)."""
+    weights = feedback_query(store, text, chunk_texts, fb_docs=fb_docs, fb_terms=fb_terms, query_weight=query_weight)
+    return store.search_terms(weights, limit)
