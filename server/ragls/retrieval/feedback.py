@@ -61,7 +61,7 @@ def relevance_model(doc_terms: Sequence[Sequence[str]], scores: Sequence[float],
 
     model: Counter[str] = Counter()
     for terms, score in zip(doc_terms, scores, strict=True):
-        tf = _top(dict(Counter(t for t in terms if eligible(t))), fb_terms)
+        tf = _top({t: n for t, n in Counter(terms).items() if eligible(t)}, fb_terms)
         norm = sum(tf.values())
         if norm <= 0:
             continue
