@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         ws = cranfield.open_workspace(args.workdir, 100, layer)
         ws.index()
         for name in ("bm25", "hybrid"):
-            runs[label, name] = {q: cranfield.doc_run(ws, t, cranfield.SIGNAL_SETS[name], 10) for q, t in queries.items()}
+            signals = cranfield.SIGNAL_SETS[name]
+            runs[label, name] = {q: cranfield.doc_run(ws, t, signals, 10) for q, t in queries.items()}
         ws.close()
     print(f"Cranfield-1400, 225 queries, top 10 documents, candidates 100; changed: {extra}")
     for name in ("bm25", "hybrid"):

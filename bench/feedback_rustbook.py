@@ -50,7 +50,8 @@ KEYWORDS: dict[str, set[str]] = {
     "clippy": {"appendix-04-useful-development-tools.md"},
     "Deref trait": {"ch15-02-deref.md"},
     "Drop trait": {"ch15-03-drop.md"},
-    "unwrap_or_else": {"ch09-02-recoverable-errors-with-result.md", "ch12-03-improving-error-handling-and-modularity.md"},
+    "unwrap_or_else": {"ch09-02-recoverable-errors-with-result.md",
+                       "ch12-03-improving-error-handling-and-modularity.md"},
     "--test-threads": {"ch11-02-running-tests.md"},
 }
 
@@ -108,9 +109,11 @@ def main(argv: list[str] | None = None) -> int:
                        + (results[fb]["bm25"][q][:1] or ["—"])[0].removesuffix(".md") for fb in (False, True))
         print(f"| `{q}` | {cells[0]} | {cells[1]} | {b} |")
     for fb in (False, True):
-        first = sum(results[fb]["top"][q][:1] != [] and results[fb]["top"][q][0] in right for q, right in KEYWORDS.items())
+        first = sum(bool(results[fb]["top"][q]) and results[fb]["top"][q][0] in right
+                    for q, right in KEYWORDS.items())
         top3 = sum(bool(set(results[fb]["top"][q]) & right) for q, right in KEYWORDS.items())
-        bfirst = sum(bool(results[fb]["bm25"][q]) and results[fb]["bm25"][q][0] in right for q, right in KEYWORDS.items())
+        bfirst = sum(bool(results[fb]["bm25"][q]) and results[fb]["bm25"][q][0] in right
+                     for q, right in KEYWORDS.items())
         ins = sum(not results[fb]["abstained"][q] for q in IN_SCOPE)
         outs = sum(results[fb]["abstained"][q] for q in OUT_OF_SCOPE)
         kw = sum(not results[fb]["abstained"][q] for q in KEYWORDS)
@@ -121,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
               f"rag/query ms median {statistics.median(t):.1f}, p95 {t[int(0.95 * (len(t) - 1))]:.1f}")
     changed = [q for q in IN_SCOPE + OUT_OF_SCOPE if results[False]["abstained"][q] != results[True]["abstained"][q]]
     for q in changed:
-        print(f"  abstention changed: {q!r}: off {results[False]['abstained'][q]} -> on {results[True]['abstained'][q]}")
+        off, on = results[False]["abstained"][q], results[True]["abstained"][q]
+        print(f"  abstention changed: {q!r}: off {off} -> on {on}")
     ws.close()
     return 0
 
