@@ -104,6 +104,11 @@ class RetrievalSettings(_Section):
     vector_weight: float = 1.125
     bm25_weight: float = 1.0
     graph_weight: float = 0.9
+    # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
+    bm25_feedback: bool = False
+    bm25_feedback_docs: int = Field(10, ge=1, le=100)
+    bm25_feedback_terms: int = Field(10, ge=1, le=100)
+    bm25_feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0)
     # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
     min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
     reranker_model: str | None = None

@@ -1,6 +1,7 @@
 """Query -> ranked `Hit`s over one or more folder indexes (multi-root).
 
-Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N), N = `retrieval.candidates`; per-signal lists
+Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N; with `retrieval.bm25_feedback` the RM3
+second pass of `feedback.py`, per folder), N = `retrieval.candidates`; per-signal lists
 of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). With a `reranker`
 (`rerank.py`) the union of the candidates is re-scored by the cross-encoder instead of RRF, and extra signals
 (graph) are not computed. Chunks with identical text appear once (the best ranked). `abstained(hits, floor)` is
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidParams
 from ragls.ir import Hit
+from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.stores.bm25 import STOPWORDS, query_words
 
@@ -74,7 +76,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
                 similarity[(i, cid)] = sim
         scored["vector"] = lst
     if "bm25" in signals:
-        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in idx.bm25.search(query, n)]
+        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in _bm25(idx, query, n, settings)]
     for name, fn in ({} if reranker is not None else extra or {}).items():
         scored[name] = fn(query, qvec, n)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
@@ -85,6 +87,19 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
     return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
+
+
+def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
+    """One folder's BM25 top `n`: plain, or the RM3 feedback pass (`retrieval.bm25_feedback`, feedback.py) with
+    the folder's own first-pass chunks and statistics."""
+    if not settings.bm25_feedback:
+        return idx.bm25.search(query, n)
+
+    def chunk_texts(ids: list[str]) -> dict[str, str]:
+        return {cid: chunk.text for cid, chunk in idx.manifest.get_chunks(ids).items()}
+
+    return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
+                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight)
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:

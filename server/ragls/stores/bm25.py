@@ -28,6 +28,7 @@ TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters/digits; "_" and punctuation separate words
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+SEARCH_FIELDS = ("title", "body")
 
 
 # NLTK's English stop word list (nltk.corpus.stopwords.words("english"), the classic 179-word set).
@@ -59,6 +60,33 @@ def query_words(text: str) -> list[str]:
     words = [w.lower() for w in _WORD.findall(text)]
     words += [p.lower() for p in camel_parts(text)]
     return words
+
+
+def _analyzer(stop_words: frozenset[str] = frozenset()) -> tantivy.TextAnalyzer:
+    """tantivy's built-in `en_stem` pipeline (SimpleTokenizer, RemoveLongFilter(40), LowerCaser, English Snowball
+    stemmer; tantivy `tokenizer/mod.rs`), optionally dropping `stop_words` (lower case, unstemmed) before
+    stemming. Its tokens are the terms the index holds for the same text."""
+    builder = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+               .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase()))
+    if stop_words:
+        builder = builder.filter(tantivy.Filter.custom_stopword(sorted(stop_words)))
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
+
+
+_EN_STEM = _analyzer()
+_EN_STEM_NO_STOP = _analyzer(STOPWORDS)
+
+
+def indexed_body(text: str) -> str:
+    """The text the `body` field indexes for a chunk text: the text plus its camelCase parts."""
+    parts = camel_parts(text)
+    return text + "\n" + " ".join(parts) if parts else text
+
+
+def _content_words(text: str) -> list[str]:
+    """Distinct query words (first occurrence order) without English stop words, unless only stop words remain."""
+    words = query_words(text)
+    return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))
 
 
 def _schema() -> tantivy.Schema:
@@ -103,11 +131,7 @@ class Bm25Store:
         with self._lock:
             w = self._w()
             for c in chunks:
-                body = c.text
-                parts = camel_parts(c.text)
-                if parts:
-                    body += "\n" + " ".join(parts)
-                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=body))
+                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(c.text)))
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         with self._lock:
@@ -150,13 +174,49 @@ class Bm25Store:
 
     def search(self, text: str, limit: int) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words."""
-        words = query_words(text)
+        words = _content_words(text)
         if not words or limit <= 0:
             return []
-        words = [w for w in words if w not in STOPWORDS] or words
-        query = self.index.parse_query(" ".join(dict.fromkeys(words)), ["title", "body"])
+        query = self.index.parse_query(" ".join(words), list(SEARCH_FIELDS))
         searcher = self.index.searcher()
         res = searcher.search(query, limit=limit, count=False)
+        return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
+
+    def query_terms(self, text: str) -> list[str]:
+        """The indexed terms `search(text)` looks up, in query order, one per (distinct) query word: "Running
+        runners, HashMap::new" -> ["run", "runner", "hashmap", "new", "hash", "map"]. Two words with one stem give
+        the term twice (as the parsed query does)."""
+        return [t for w in _content_words(text) for t in _EN_STEM.analyze(w)]
+
+    def text_terms(self, text: str) -> list[str]:
+        """Indexed `body` terms of a chunk text (with its camelCase parts), English stop words left out: the
+        vocabulary pseudo-relevance feedback may add. "The runner was running" -> ["runner", "run"]."""
+        return _EN_STEM_NO_STOP.analyze(indexed_body(text))
+
+    def doc_freq(self, term: str) -> int:
+        """Number of chunks whose `body` holds the indexed `term` (already analyzed; 0 when absent)."""
+        return int(self.index.searcher().doc_freq("body", term))
+
+    def num_docs(self) -> int:
+        """Chunks visible to searches (without reloading)."""
+        return int(self.index.searcher().num_docs)
+
+    def search_terms(self, weights: dict[str, float], limit: int) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, score) for a weighted bag of indexed terms, best first: score = sum over terms of
+        weight x BM25(term) in `title` plus in `body` (with all weights 1 this equals `search` on the same words).
+        Terms are term objects, never parsed. [] when no term has a positive weight."""
+        terms = [(t, w) for t, w in weights.items() if t and w > 0]
+        if not terms or limit <= 0:
+            return []
+        schema = self.index.schema
+        should = tantivy.Occur.Should
+        clauses = []
+        for term, weight in terms:
+            fields = tantivy.Query.boolean_query(
+                [(should, tantivy.Query.term_query(schema, f, term, index_option="freq")) for f in SEARCH_FIELDS])
+            clauses.append((should, tantivy.Query.boost_query(fields, float(weight))))
+        searcher = self.index.searcher()
+        res = searcher.search(tantivy.Query.boolean_query(clauses), limit=limit, count=False)
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
 
     def reload(self) -> None:
