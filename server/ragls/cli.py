@@ -101,9 +101,18 @@ def _indexed_workspace(args):
     try:
         ws.index()
         progress.close()
+        _warn_no_vectors(ws)
         yield ws
     finally:
         ws.close()
+
+
+def _warn_no_vectors(ws) -> None:
+    """One stderr line per folder whose vector store could not open (no embedding model)."""
+    for idx in ws.indexes:
+        if idx.vectors_error:
+            print(f"ragls: vector search is off for {idx.folder}; keyword (BM25) search still works: "
+                  f"{idx.vectors_error}", file=sys.stderr)
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
@@ -144,6 +153,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
             _print_json(to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws))
         else:
             _print_sync(ws, reports, time.perf_counter() - t0)
+        _warn_no_vectors(ws)
         if not all(idx.writer for idx in ws.indexes):
             print("ragls: another ragls process (an editor's server) holds this index; nothing was "
                   f"{'rebuilt' if rebuild else 'indexed'} — use the editor's rebuild command, or stop it first",

@@ -45,7 +45,7 @@ from filelock import FileLock, Timeout
 from ragls.chunking import chunk_document
 from ragls.config import Settings
 from ragls.embed import Embedder
-from ragls.errors import Skipped
+from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
 from ragls.ir import Chunk, Document
 from ragls.sources.load import load_file
@@ -93,6 +93,7 @@ class SyncReport:
     chunks_added: int = 0
     from_cache: int = 0
     elapsed_ms: float = 0.0
+    vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
 
 
 def default_index_dir(folder: Path) -> Path:
@@ -393,8 +394,9 @@ class FolderIndex:
 
         Text phase for every change first, then (when `embed`) the vector phase for every pending chunk. Chunks
         of hinted files are embedded before those of a full scan. Returns a SyncReport (`chunks_added`: new chunk
-        rows; `from_cache`: of those, how many got their vector from the cache). Does nothing but report when
-        this process is not the writer.
+        rows; `from_cache`: of those, how many got their vector from the cache; `vectors_error`: why the vector
+        phase could not run — no embedding model — while the text index is complete). Does nothing but report
+        when this process is not the writer.
         """
         t0 = time.perf_counter()
         if not self.writer:
@@ -422,8 +424,13 @@ class FolderIndex:
         elif self.manifest.get_meta("last_indexed_at") is None:
             self.manifest.set_meta("last_indexed_at", str(time.time()))  # an empty folder is indexed too
         if embed:
-            while self.embed_pending_batch():
-                pass
+            try:
+                self.open_vectors()
+            except RequestFailed as exc:  # keyword search works without a model; the caller shows the reason
+                report.vectors_error = str(exc)
+            else:
+                while self.embed_pending_batch():
+                    pass
         report.elapsed_ms = (time.perf_counter() - t0) * 1000
         return report
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ragls.config import Settings, load_settings
 from ragls.embed import Embedder
-from ragls.errors import InvalidParams, RaglsError
+from ragls.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
@@ -179,15 +179,19 @@ class RagWorkspace:
 
     def retrieve(self, text: str, top_k: int | None = None, rag: str | None = None,
                  signals: Sequence[str] = SIGNALS) -> list[Hit]:
-        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag;
-        RequestFailed when not `progressive` and no embedding model can be loaded."""
+        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag.
+        Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
+        and the reason is in each index's `vectors_error`."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
         targets = self._targets(rag)
         if "vector" in signals and not self.progressive:
             for idx in targets:
-                idx.open_vectors()
+                try:
+                    idx.open_vectors()
+                except RequestFailed:
+                    pass  # keyword search still answers; vectors_error says why
         return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
                       signals=signals, **self._search_options(targets))
 

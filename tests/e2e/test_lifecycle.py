@@ -3,6 +3,7 @@ from the editor (fall back, say so once, keep serving)."""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from pathlib import Path
 
@@ -61,5 +62,41 @@ async def test_invalid_editor_settings_fall_back_and_keep_serving(tmp_path):
         assert status["folders"][0]["chunks"] == 4
         res = await request(client, "rag/query", {"query": "how long do tokens last"})
         assert res["chunks"][0]["source"]["path"] == "api/authentication.rst"
+    finally:
+        await client.shutdown_session()
+
+
+async def test_without_an_embedding_model_keyword_search_and_rebuild_keep_working(tmp_path):
+    ws = copy_docs(tmp_path / "docs")
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    client = await start(init_params([ws], {"embedding": {"modelPath": str(empty)}}))
+    try:
+        deadline = asyncio.get_running_loop().time() + 60
+        while True:  # the vector store's open fails once, after the text phase; BM25 serves meanwhile
+            status = await request(client, "rag/status", {})
+            if status["errors"]:
+                break
+            assert asyncio.get_running_loop().time() < deadline, status
+            await asyncio.sleep(0.2)
+        assert "has no .onnx model file" in status["errors"][0]["message"]
+        assert status["folders"][0]["files"] == 4 and status["folders"][0]["pendingVectors"] == 4
+        warnings = [m.message for m in client.messages if "vector search is off" in m.message]
+        assert len(warnings) == 1 and "keyword (BM25) search still works" in warnings[0]
+        res = await request(client, "rag/query", {"query": "exponential backoff", "explain": True})
+        assert res["chunks"][0]["source"]["path"] == "guide/retries.md"
+        assert set(res["chunks"][0]["signals"]) == {"bm25"}
+        rebuilt = await request(client, "rag/rebuild", {})  # the text index is rebuilt; no error for the model
+        assert rebuilt["files"] == 4
+        with pytest.raises(Exception) as info:  # an answer needs the model: a clear error, the server serves on
+            await request(client, "rag/ask", {"question": "How are retries done?"})
+        assert getattr(info.value, "code", None) == -32803 and "no .onnx model file" in str(info.value)
+        # Resetting the setting to its default with null (the editor's "unset") loads the model.
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"ragls": {"embedding": {"modelPath": None}}}))
+        status = await wait_indexed(client, files=4, timeout=120)
+        assert status["errors"] == []
+        res = await request(client, "rag/query", {"query": "exponential backoff", "explain": True})
+        assert "vector" in res["chunks"][0]["signals"]
     finally:
         await client.shutdown_session()

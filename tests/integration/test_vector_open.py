@@ -18,6 +18,7 @@ from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.errors import RequestFailed
 from ragls.indexer import FolderIndex, embedding_input
+from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -61,8 +62,25 @@ def test_text_phase_needs_no_model(tmp_path):
         with pytest.raises(RequestFailed, match="has no .onnx model file"):
             idx.open_vectors()
         assert "no-such-model" in idx.vectors_error and not idx.vectors_ready
+        report = idx.sync()  # the vector phase cannot run: said in the report, not raised
+        assert "has no .onnx model file" in report.vectors_error
     finally:
         idx.close()
+
+
+def test_workspace_query_without_a_model_is_keyword_only(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    (folder / "ragls.toml").write_text(f'[embedding]\nmodel_path = "{(tmp_path / "empty").as_posix()}"\n'
+                                       f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n')
+    ws = RagWorkspace([folder])
+    try:
+        assert ws.index()[0].vectors_error
+        result = ws.query("container registry", top_k=2)
+        assert result.hits[0].chunk.path == "deploy.md" and set(result.hits[0].signals) == {"bm25"}
+        assert not result.abstained  # BM25 evidence counts while there is no vector evidence
+        assert any("has no .onnx model file" in e["message"] for e in ws.status().errors)
+    finally:
+        ws.close()
 
 
 SECTION = "Backoff doubles the wait after each failure. " * 30  # two sections -> two chunks

@@ -53,15 +53,18 @@ class CommitParams(_Params):
 
 
 def to_plain(obj: Any) -> Any:
-    """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts."""
-    if obj is None:
-        return {}
+    """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts. Absent
+    params (None) become {}; a null inside stays None (a setting reset to its default)."""
+    return {} if obj is None else _plain(obj)
+
+
+def _plain(obj: Any) -> Any:
     if hasattr(obj, "_asdict"):
-        return {k: to_plain(v) for k, v in obj._asdict().items()}
+        return {k: _plain(v) for k, v in obj._asdict().items()}
     if isinstance(obj, dict):
-        return {k: to_plain(v) for k, v in obj.items()}
+        return {k: _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [to_plain(v) for v in obj]
+        return [_plain(v) for v in obj]
     return obj
 
 
