@@ -68,7 +68,7 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None):
+def _workspace(args, progress=None, read_only: bool = False):
     from ragls.workspace import RagWorkspace
 
     folder = Path(args.path).expanduser()
@@ -77,8 +77,8 @@ def _workspace(args, progress=None):
     overrides = {}
     if getattr(args, "index_path", None):
         overrides = {"index": {"path": args.index_path}}
-    ws = RagWorkspace([folder], [overrides],
-                      on_progress=progress, on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+    ws = RagWorkspace([folder], [overrides], on_progress=progress,
+                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only)
     for warning in ws.warnings:  # e.g. a typo in ragls.toml
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
@@ -225,7 +225,7 @@ def cmd_status(args) -> int:
     from ragls.lsp.wire import to_wire_status
     from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
-    ws = _workspace(args)
+    ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
     try:
         wire = to_wire_status(ws.status())
         if args.json:

@@ -117,7 +117,8 @@ class FolderIndex:
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
-                 on_progress: ProgressFn | None = None, on_embedded: EmbeddedFn | None = None):
+                 on_progress: ProgressFn | None = None, on_embedded: EmbeddedFn | None = None,
+                 read_only: bool = False):
         self.folder = Path(folder).resolve()
         self.settings = settings
         self.embedder = embedder
@@ -129,7 +130,14 @@ class FolderIndex:
         self.on_embedded = on_embedded or (lambda *a: None)
         # Not thread-local: the lock is taken on the thread that opens the workspace and released on another.
         self._lock = FileLock(str(self.index_dir / "index.lock"), thread_local=False)
-        self.writer = self._try_lock()
+        # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild;
+        # `other_writer` says whether another process holds the lock.
+        self.read_only = read_only
+        self.writer = False if read_only else self._try_lock()
+        self.other_writer = not self.writer
+        if read_only and self._try_lock():
+            self._lock.release()
+            self.other_writer = False
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
@@ -138,6 +146,9 @@ class FolderIndex:
             "tokenizer": TOKENIZER_VERSION, "layout": 2,
         })
         self.embed_fp: str | None = None
+        # The index was built with other chunking/tokenizer settings; the writer rebuilds it when it opens.
+        built_with = self.manifest.get_meta("fingerprint")
+        self.settings_changed = built_with is not None and built_with != self.fingerprint
         self._vectors: VectorStore | None = None
         self.vectors_error: str | None = None  # why the vector store could not be opened (no embedding model)
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
@@ -164,7 +175,7 @@ class FolderIndex:
     def try_become_writer(self) -> bool:
         """Read-only index: take the writer lock if the other process released it (its editor closed); then
         reconcile and return True — the caller should run a full sync. False while the other process holds it."""
-        if self.writer:
+        if self.writer or self.read_only:
             return False
         if not self._try_lock():
             return False

@@ -84,7 +84,8 @@ class RagWorkspace:
     """
 
     def __init__(self, folders: Sequence[Path | str], overrides: Sequence[dict[str, Any] | None] = (),
-                 on_progress: ProgressFn | None = None, on_status: Callable[[str], None] | None = None):
+                 on_progress: ProgressFn | None = None, on_status: Callable[[str], None] | None = None,
+                 read_only: bool = False):
         if not folders:
             raise InvalidParams("no workspace folder")
         self.folders = [Path(f).resolve() for f in folders]
@@ -104,7 +105,7 @@ class RagWorkspace:
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
-        self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress)
+        self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
         from ragls.graph_extract import GraphBuilder
 
@@ -294,7 +295,8 @@ class RagWorkspace:
             folders.append(FolderStatus(
                 folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
-                last_indexed_at=float(last) if last else None, index_path=idx.index_dir, writer=idx.writer,
+                last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
+                writer=not idx.other_writer,
                 skipped=idx.manifest.skipped()))
         gen = self.settings.generation
         backend = gen.resolved_backend()
@@ -308,6 +310,8 @@ class RagWorkspace:
         if first.embed_fp:
             fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
+        model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
+                         f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
         return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)

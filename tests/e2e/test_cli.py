@@ -103,3 +103,19 @@ def test_unusable_index_path_is_a_message_not_a_traceback(env, tmp_path):
     (tmp_path / "ragls.toml").write_text('[index]\npath = "/proc/nope"\n')
     proc = ragls(env, "index", tmp_path, check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "/proc/nope" in proc.stderr
+
+
+def test_status_never_rebuilds_an_index_whose_settings_changed(env, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.md").write_text("# A\n\n" + "Quokkas are small marsupials. " * 40 + "\n")
+    ragls(env, "index", ws)
+    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 500\n")
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert status["folders"][0]["files"] == 1 and status["folders"][0]["chunks"] == 1  # still the old index
+    assert status["folders"][0]["writer"]  # no other process holds it
+    assert any("index settings changed" in e["message"] for e in status["errors"])
+    out = ragls(env, "index", ws).stdout
+    assert "1 indexed" in out
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert status["folders"][0]["chunks"] > 1 and status["errors"] == []
