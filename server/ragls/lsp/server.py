@@ -1,8 +1,10 @@
 """`RaglsServer`: lifecycle, workspace folders, configuration changes, file events; registers the handlers.
 
-After `initialized` the workspace is opened off the event loop (embedding model, each folder's index with its
-start-up reconciliation), then the indexer thread scans every folder and the watcher starts. Requests that arrive
-meanwhile wait for the open to finish; queries during indexing answer from what is indexed so far.
+After `initialized` the workspace is opened off the event loop (each folder's SQLite manifest and BM25 index with
+their start-up reconciliation: no embedding model, no LanceDB yet), then the indexer thread scans every folder,
+loads the embedding model and opens the vector stores, and the watcher starts. Requests that arrive meanwhile wait
+for the (short) open; queries during indexing answer from what is indexed so far — BM25 alone until the model is
+loaded.
 """
 
 from __future__ import annotations
