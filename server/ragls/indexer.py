@@ -130,14 +130,9 @@ class FolderIndex:
         self.on_embedded = on_embedded or (lambda *a: None)
         # Not thread-local: the lock is taken on the thread that opens the workspace and released on another.
         self._lock = FileLock(str(self.index_dir / "index.lock"), thread_local=False)
-        # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild;
-        # `other_writer` says whether another process holds the lock.
+        # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
-        self.other_writer = not self.writer
-        if read_only and self._try_lock():
-            self._lock.release()
-            self.other_writer = False
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
@@ -167,6 +162,17 @@ class FolderIndex:
             return True
         except Timeout:
             return False
+
+    @property
+    def other_writer(self) -> bool:
+        """True when another process holds the writer lock (`rag/status` "writer": false). A read-only index
+        checks the lock now; otherwise this process would hold it if it were free (it retries: takeover)."""
+        if self.writer:
+            return False
+        if self.read_only and self._try_lock():
+            self._lock.release()
+            return False
+        return True
 
     def _start_writing(self) -> None:
         self._check_fingerprint()
