@@ -98,6 +98,22 @@ def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
         return False
 
 
+def session_options(threads: int | None):
+    """ONNX Runtime session options: fastembed's (graph optimisation ORT_ENABLE_ALL, `threads` intra- and inter-op
+    threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
+    with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
+    (docs/benchmarks.md). Results do not change: only where tensors are allocated does."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = threads
+    so.enable_mem_pattern = False
+    return so
+
+
 class Embedder:
     """A fastembed `TextEmbedding` loaded lazily (thread-safe) with length-sorted batching.
 
@@ -122,7 +138,8 @@ class Embedder:
         from fastembed import TextEmbedding
 
         s = self.settings
-        common = {"max_length": s.max_length, "threads": s.threads}
+        # lazy_load: fastembed builds no session; _start_session builds it on the memory-lean model copy
+        common = {"max_length": s.max_length, "threads": s.threads, "lazy_load": True}
         fe_cache = str(cache_root() / "fastembed")
         if s.model_path:
             path = Path(s.model_path).expanduser()
@@ -166,10 +183,40 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     model = self._load()
+                    self._start_session(model)
                     self._apply_truncation(model)
                     self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
                     self._model = model
+                    from ragls import heap
+
+                    heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
         return self._model
+
+    def _start_session(self, model) -> None:
+        """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.onnx_prep`: same
+        vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
+        optimisation ORT_ENABLE_ALL; `threads` for intra- and inter-op threads) and `session_options()`. Falls
+        back to fastembed's own loader when the model has extra files (external data) or fastembed's internals
+        are not as expected."""
+        inner = getattr(model, "model", None)
+        if inner is None or getattr(inner, "model", None) is not None:
+            return  # fastembed ignored lazy_load: its session exists already
+        desc = getattr(inner, "model_description", None)
+        model_dir = getattr(inner, "_model_dir", None)
+        if desc is None or model_dir is None or getattr(desc, "additional_files", None) \
+                or not hasattr(inner, "_ensure_tokenizer"):
+            inner.load_onnx_model()
+            return
+        import onnxruntime as ort
+
+        from ragls.onnx_prep import lean_model
+
+        path = lean_model(Path(model_dir) / desc.model_file, cache_root() / "models" / "lean")
+        providers = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in ort.get_available_providers() \
+            else ["CPUExecutionProvider"]
+        inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
+                                           providers=providers)
+        inner._ensure_tokenizer()
 
     def _apply_truncation(self, model) -> None:
         """Cut inputs at min(settings.max_length, declared max_seq_length, the tokenizer's own limit)."""
