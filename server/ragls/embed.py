@@ -137,18 +137,24 @@ class Embedder:
     def _load(self):
         from fastembed import TextEmbedding
 
+        def text_embedding(*args, **kwargs):
+            # lazy_load: fastembed builds no session; _start_session builds it on the memory-lean model copy.
+            # Inside each attempt, so a model that fails to load still moves on to the next source.
+            model = TextEmbedding(*args, lazy_load=True, **kwargs)
+            self._start_session(model)
+            return model
+
         s = self.settings
-        # lazy_load: fastembed builds no session; _start_session builds it on the memory-lean model copy
-        common = {"max_length": s.max_length, "threads": s.threads, "lazy_load": True}
+        common = {"max_length": s.max_length, "threads": s.threads}
         fe_cache = str(cache_root() / "fastembed")
         if s.model_path:
             path = Path(s.model_path).expanduser()
             if not (path / "model.onnx").is_file() and not any(path.glob("*.onnx")):
                 raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
             self.source = "path"
-            return TextEmbedding(s.model, specific_model_path=str(path), **common)
+            return text_embedding(s.model, specific_model_path=str(path), **common)
         try:
-            model = TextEmbedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
+            model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
             return model
         except Exception:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
@@ -156,7 +162,7 @@ class Embedder:
         if _hub_reachable(s.model):
             self.on_status(f"downloading embedding model {s.model} (first run only)")
             try:
-                model = TextEmbedding(s.model, cache_dir=fe_cache, **common)
+                model = text_embedding(s.model, cache_dir=fe_cache, **common)
                 self.source = "download"
                 return model
             except Exception as exc:  # noqa: BLE001
@@ -169,7 +175,7 @@ class Embedder:
             )
             self.model_name = OFFLINE_MODEL_NAME
             self.source = "offline-fallback"
-            return TextEmbedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
+            return text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
         raise RequestFailed(
             f"cannot load embedding model {s.model}: it is not cached and cannot be downloaded. Fix one of: "
             "(1) connect to the internet once so it downloads, "
@@ -183,7 +189,6 @@ class Embedder:
             with self._lock:
                 if self._model is None:
                     model = self._load()
-                    self._start_session(model)
                     self._apply_truncation(model)
                     self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
                     self._model = model
