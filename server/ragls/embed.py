@@ -98,6 +98,22 @@ def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
         return False
 
 
+def session_options(threads: int | None):
+    """ONNX Runtime session options: fastembed's (graph optimisation ORT_ENABLE_ALL, `threads` intra- and inter-op
+    threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
+    with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
+    (docs/benchmarks.md). Results do not change: only where tensors are allocated does."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = threads
+    so.enable_mem_pattern = False
+    return so
+
+
 class Embedder:
     """A fastembed `TextEmbedding` loaded lazily (thread-safe) with length-sorted batching.
 
@@ -121,6 +137,13 @@ class Embedder:
     def _load(self):
         from fastembed import TextEmbedding
 
+        def text_embedding(*args, **kwargs):
+            # lazy_load: fastembed builds no session; _start_session builds it on the memory-lean model copy.
+            # Inside each attempt, so a model that fails to load still moves on to the next source.
+            model = TextEmbedding(*args, lazy_load=True, **kwargs)
+            self._start_session(model)
+            return model
+
         s = self.settings
         common = {"max_length": s.max_length, "threads": s.threads}
         fe_cache = str(cache_root() / "fastembed")
@@ -129,9 +152,9 @@ class Embedder:
             if not (path / "model.onnx").is_file() and not any(path.glob("*.onnx")):
                 raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
             self.source = "path"
-            return TextEmbedding(s.model, specific_model_path=str(path), **common)
+            return text_embedding(s.model, specific_model_path=str(path), **common)
         try:
-            model = TextEmbedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
+            model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
             return model
         except Exception:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
@@ -139,7 +162,7 @@ class Embedder:
         if _hub_reachable(s.model):
             self.on_status(f"downloading embedding model {s.model} (first run only)")
             try:
-                model = TextEmbedding(s.model, cache_dir=fe_cache, **common)
+                model = text_embedding(s.model, cache_dir=fe_cache, **common)
                 self.source = "download"
                 return model
             except Exception as exc:  # noqa: BLE001
@@ -152,7 +175,7 @@ class Embedder:
             )
             self.model_name = OFFLINE_MODEL_NAME
             self.source = "offline-fallback"
-            return TextEmbedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
+            return text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
         raise RequestFailed(
             f"cannot load embedding model {s.model}: it is not cached and cannot be downloaded. Fix one of: "
             "(1) connect to the internet once so it downloads, "
@@ -169,7 +192,36 @@ class Embedder:
                     self._apply_truncation(model)
                     self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
                     self._model = model
+                    from ragls import heap
+
+                    heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
         return self._model
+
+    def _start_session(self, model) -> None:
+        """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.onnx_prep`: same
+        vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
+        optimisation ORT_ENABLE_ALL; `threads` for intra- and inter-op threads) and `session_options()`. Falls
+        back to fastembed's own loader when the model has extra files (external data) or fastembed's internals
+        are not as expected."""
+        inner = getattr(model, "model", None)
+        if inner is None or getattr(inner, "model", None) is not None:
+            return  # fastembed ignored lazy_load: its session exists already
+        desc = getattr(inner, "model_description", None)
+        model_dir = getattr(inner, "_model_dir", None)
+        if desc is None or model_dir is None or getattr(desc, "additional_files", None) \
+                or not hasattr(inner, "_ensure_tokenizer"):
+            inner.load_onnx_model()
+            return
+        import onnxruntime as ort
+
+        from ragls.onnx_prep import lean_model
+
+        path = lean_model(Path(model_dir) / desc.model_file, cache_root() / "models" / "lean")
+        providers = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in ort.get_available_providers() \
+            else ["CPUExecutionProvider"]
+        inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
+                                           providers=providers)
+        inner._ensure_tokenizer()
 
     def _apply_truncation(self, model) -> None:
         """Cut inputs at min(settings.max_length, declared max_seq_length, the tokenizer's own limit)."""

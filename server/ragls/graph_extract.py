@@ -25,8 +25,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
-
 from ragls.errors import RaglsError, RequestFailed
 from ragls.hashing import text_hash
 from ragls.stores.graph import GraphStore, entity_key
@@ -240,6 +238,13 @@ class GraphBuilder:
         self.store.save()
 
     def _ask(self, chunk_text: str) -> str:
+        from tenacity import (
+            retry,
+            retry_if_exception_type,
+            stop_after_attempt,
+            wait_exponential,
+        )
+
         prompt = self.prompt.replace("__CHUNK__", chunk_text)
         call = retry(stop=stop_after_attempt(RETRY_ATTEMPTS), reraise=True,
                      wait=wait_exponential(multiplier=RETRY_WAIT_S[0], max=RETRY_WAIT_S[1]),

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
+from ragls import heap
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -262,6 +263,7 @@ class IndexWorker:
                 self.ws.errors.append({"message": f"indexer: {exc}"})
                 del self.ws.errors[:-20]
                 time.sleep(0.5)
+            heap.trim()  # what a batch freed goes back to the OS (ragls.heap)
 
     def _sync(self, folder: int, paths: set[str] | None) -> None:
         idx = self.ws.indexes[folder]

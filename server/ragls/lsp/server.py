@@ -277,7 +277,11 @@ _register()
 
 
 def serve(tcp: str | None = None) -> None:
-    """Run the server on stdio, or on TCP "HOST:PORT" for debugging."""
+    """Run the server on stdio, or on TCP "HOST:PORT" for debugging. Caps glibc's malloc arenas first
+    (`ragls.heap.limit_arenas`)."""
+    from ragls import heap
+
+    heap.limit_arenas()
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

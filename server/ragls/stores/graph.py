@@ -26,8 +26,6 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-import networkx as nx
-
 log = logging.getLogger(__name__)
 
 FILE = "graph.json"
@@ -44,6 +42,8 @@ class GraphStore:
     """The entity graph at `directory / graph.json` (loaded if present; a corrupt file is logged and ignored)."""
 
     def __init__(self, directory: Path):
+        import networkx as nx  # imported here: ~11 MB the server does not need while graph RAG is off
+
         self.path = Path(directory) / FILE
         self.graph = nx.Graph()
         self.mentions: dict[str, dict[str, str]] = {}
@@ -56,6 +56,8 @@ class GraphStore:
     # -- persistence ---------------------------------------------------------------------------------------
     def load(self) -> None:
         """(Re)read the file; an absent file means an empty graph."""
+        import networkx as nx
+
         with self.lock:
             try:
                 st = self.path.stat()
@@ -82,6 +84,8 @@ class GraphStore:
 
     def save(self) -> None:
         """Write the file atomically."""
+        import networkx as nx
+
         with self.lock:
             data = {"version": VERSION, "graph": nx.node_link_data(self.graph, edges="links"),
                     "mentions": self.mentions, "extractions": self.extractions}
