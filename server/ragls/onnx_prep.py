@@ -111,7 +111,7 @@ def lean_model(model_file: Path, cache_dir: Path) -> Path:
         onnx.save(model, str(tmp))
         del model
         os.replace(tmp, target)  # atomic: a concurrent process never loads a half-written file
-        log.info("embedding model: %d table lookups moved before dequantisation (%s)", count, target)
+        log.debug("embedding model: %d table lookups moved before dequantisation (%s)", count, target)
         return target
     except Exception as exc:  # noqa: BLE001 - an optimisation only: fall back to the source model
         log.warning("cannot prepare a memory-lean copy of %s: %s", model_file, exc)
