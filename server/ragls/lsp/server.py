@@ -10,11 +10,13 @@ loaded.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -31,8 +33,32 @@ from ragls.workspace import RagWorkspace
 log = logging.getLogger(__name__)
 
 
+class _Answered(Exception):
+    """A message that could not be read was already answered with a JSON-RPC error."""
+
+
 class RaglsProtocol(LanguageServerProtocol):
-    """Pins the position encoding to UTF-16: PROTOCOL.md ranges are UTF-16, whatever else the client offers."""
+    """Pins the position encoding to UTF-16: PROTOCOL.md ranges are UTF-16, whatever else the client offers.
+
+    Answers requests pygls cannot read: a request whose params do not fit the LSP type of its method (e.g.
+    `textDocument/hover` with `{}`) gets -32602 InvalidParams for its id — pygls 2 only logs it, so the client
+    would wait forever; a body that is not JSON gets -32700 ParseError with id null (JSON-RPC 2.0, section 5).
+    """
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=exc.to_response_error())
+                raise _Answered(f"{data['method']}: {exc.message}") from exc
+            raise
+
+    def answer_parse_error(self, error: Exception) -> None:
+        """Reply -32700 with `"id": null` for a message body that is not JSON (sent as a plain dict: pygls' own
+        response type would drop a None id)."""
+        self._send_data({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": JsonRpcParseError.CODE, "message": f"Parse error: {error}"}})
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -44,6 +70,17 @@ class RaglsProtocol(LanguageServerProtocol):
 
 class RaglsServer(LanguageServer):
     """The ragls language server. `ws` is the open RagWorkspace (None until opened)."""
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Messages that could not be read are answered to their sender (RaglsProtocol), not shown as pop-ups."""
+        if isinstance(error, _Answered):
+            log.warning("ragls: answered an unreadable request with an error: %s", error)
+            return
+        if isinstance(error, json.JSONDecodeError):
+            log.warning("ragls: a message was not valid JSON: %s", error)
+            self.protocol.answer_parse_error(error)
+            return
+        super().report_server_error(error, source)
 
     def __init__(self):
         super().__init__("ragls", __version__, protocol_cls=RaglsProtocol)

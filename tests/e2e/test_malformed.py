@@ -1,0 +1,86 @@
+"""Messages the server cannot read, over raw stdio (an LSP client library would refuse to send them): a request whose
+params do not fit its LSP type gets -32602 for its id, a body that is not JSON gets -32700 with id null, nothing
+pops up in the editor, and the next request is answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+
+from lspkit import FIXTURE_DOCS, server_env
+
+from ragls.uris import path_to_uri
+
+
+class RawClient:
+    """Content-Length framed JSON-RPC over the server's stdin/stdout, nothing checked on the way out."""
+
+    def __init__(self, env: dict[str, str]):
+        self.proc = subprocess.Popen([sys.executable, "-m", "ragls", "serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.buf = b""
+        self.received: list[dict] = []
+
+    def send_raw(self, body: bytes) -> None:
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict) -> None:
+        self.send_raw(json.dumps({"jsonrpc": "2.0", **message}).encode())
+
+    def _pump(self, timeout: float) -> None:
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if ready:
+            self.buf += os.read(self.proc.stdout.fileno(), 1 << 16)
+        while b"\r\n\r\n" in self.buf:
+            head, rest = self.buf.split(b"\r\n\r\n", 1)
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length"))
+            if len(rest) < length:
+                return
+            self.received.append(json.loads(rest[:length]))
+            self.buf = rest[length:]
+
+    def response(self, msg_id, timeout: float = 60.0) -> dict:
+        """The response carrying `msg_id` (None: a response with "id": null)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for m in self.received:
+                if "method" not in m and "id" in m and m["id"] == msg_id:
+                    return m
+            self._pump(0.1)
+        raise AssertionError(f"no response for id {msg_id!r}; received {self.received}")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
+    client = RawClient(server_env(tmp_path / "cache"))
+    try:
+        client.send({"id": 1, "method": "initialize",
+                     "params": {"capabilities": {}, "rootUri": path_to_uri(FIXTURE_DOCS)}})
+        assert "capabilities" in client.response(1)["result"]
+        client.send({"method": "initialized", "params": {}})
+        client.send({"id": 2, "method": "textDocument/hover", "params": {}})  # no textDocument, no position
+        assert client.response(2)["error"]["code"] == -32602
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 3, "method": "rag/query", "params": {"query": "x"')
+        parse_error = client.response(None)
+        assert parse_error["error"]["code"] == -32700 and "Parse error" in parse_error["error"]["message"]
+        for msg_id in range(100, 400):  # the server keeps serving: wait for the start-up text phase
+            client.send({"id": msg_id, "method": "rag/status", "params": {}})
+            if client.response(msg_id)["result"]["folders"][0]["lastIndexedAt"]:
+                break
+            time.sleep(0.1)
+        client.send({"id": 4, "method": "rag/query", "params": {"query": "exponential backoff"}})
+        chunks = client.response(4)["result"]["chunks"]
+        assert chunks[0]["source"]["path"] == "guide/retries.md"
+        popups = [m for m in client.received if m.get("method") == "window/showMessage"]
+        assert popups == []
+    finally:
+        client.close()
