@@ -301,3 +301,20 @@ def test_real_model_answers_in_scope_and_abstains_out_of_scope(minilm_retriever)
     assert inside.citations[0] == Citation(1, True)
     outside = ask("What is the capital of France?", settings=s, retrieve=minilm_retriever, top_k=2)
     assert outside.abstained is True and outside.sources == []
+
+
+def test_documents_are_answered_even_when_the_question_resembles_no_text(llm_server):
+    """"Summarize this" with a selection: the user's document is relevant by definition (no abstention below
+    the floor), and index hits that fail the relevance test on their own are left out of the sources."""
+    llm_server.queue("It says lifetimes are regions of code [1].")
+    s = settings(llm_server)
+    s.retrieval = RetrievalSettings(min_similarity=0.7)  # every index hit (0.62 at best) is below the floor
+    selection = make_hit("selection.md", LIFETIMES, 0.06, 0.06)
+    answer = ask("Summarize this", settings=s, retrieve=Retriever(HITS), top_k=3, extra_hits=[selection],
+                 chat=chat_for(s))
+    assert answer.abstained is False and len(llm_server.requests) == 1
+    assert [h.chunk.path for _, h in answer.sources] == ["selection.md"]
+    assert LIFETIMES in llm_server.requests[-1].messages[-1]["content"]
+    # Without the document the same question abstains, and the model is not called.
+    answer = ask("Summarize this", settings=s, retrieve=Retriever(HITS), top_k=3, chat=chat_for(s))
+    assert answer.abstained is True and len(llm_server.requests) == 1

@@ -71,7 +71,9 @@ def ask(
       ranked together with them by `Hit.score` (duplicates by chunk id dropped) and the best `top_k` kept.
     - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.search.abstained(hits,
       settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor (hits
-      without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them).
+      without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them). Never
+      with `extra_hits`: the user's own documents are relevant by definition; the index's hits are then added
+      only when they pass that test.
     - With `chat`: the `generation.template` prompt (context within `generation.max_context_chars`), after
       `history` ({role, content}, user/assistant only, last 20), streamed to `on_delta`. When the model supports
       tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
@@ -89,7 +91,11 @@ def ask(
     _check_cancel(cancel)
     k = top_k or settings.retrieval.top_k
     retrieved = retrieve(question, k)
-    hits = merge_hits(retrieved, extra_hits or [], k)
+    floor = settings.retrieval.min_similarity
+    index_relevant = not abstained(retrieved, floor, question, getattr(retrieved, "best_similarity", None))
+    # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
+    # index's hits join them only when they pass the relevance test on their own.
+    hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
     model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
 
     def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False) -> Answer:
@@ -97,8 +103,7 @@ def ask(
         return Answer(text=text, sources=sources, citations=citations, model=model_name, abstained=is_abstained,
                       elapsed_ms=(time.perf_counter() - t0) * 1000)
 
-    floor = settings.retrieval.min_similarity
-    if abstained(hits, floor, question, getattr(retrieved, "best_similarity", None)):
+    if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor)
         if on_delta is not None:
             on_delta(text)
