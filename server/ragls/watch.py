@@ -50,16 +50,19 @@ class IndexWorker:
 
     `on_busy` drives the "ragls: indexing" progress; `on_log` receives one line per text sync and per embedding
     batch, e.g. "embedded 8 chunks, 0 from cache (total computed by the model: 40)"; `on_warning` a line the user
-    should act on (no embedding model: vector search is off). `debounce_ms` defaults to
+    should act on (no embedding model: vector search is off); `on_settings_file()` is called (outside the lock)
+    when a workspace folder's own ragls.toml changed — the owner decides whether to reopen with new settings. `debounce_ms` defaults to
     `watch.debounce_ms` of the first folder.
     """
 
     def __init__(self, ws: RagWorkspace, on_busy: BusyFn | None = None, debounce_ms: int | None = None,
-                 on_log: LogFn | None = None, on_warning: LogFn | None = None):
+                 on_log: LogFn | None = None, on_warning: LogFn | None = None,
+                 on_settings_file: Callable[[], None] | None = None):
         self.ws = ws
         self.on_busy = on_busy or (lambda *a: None)
         self.on_log = on_log or (lambda msg: log.info("%s", msg))
         self.on_warning = on_warning or (lambda msg: log.warning("%s", msg))
+        self.on_settings_file = on_settings_file or (lambda: None)
         self.debounce_s = (ws.settings.watch.debounce_ms if debounce_ms is None else debounce_ms) / 1000
         self.max_defer_s = max(2.0, 5 * self.debounce_s)
         self._cond = threading.Condition()
@@ -107,6 +110,7 @@ class IndexWorker:
         not an indexable file costs one stat and (for a vanished directory) one indexed SQLite lookup.
         """
         accepted = 0
+        settings_file = False
         now = time.monotonic()
         with self._cond:
             for raw in paths:
@@ -121,6 +125,7 @@ class IndexWorker:
                     if rel == ".git" or rel.startswith(".git/"):
                         continue
                     if p.name in (".gitignore", "ragls.toml"):
+                        settings_file |= p.name == "ragls.toml" and p.parent == idx.folder
                         idx.filter.invalidate()
                         self._mark(i, None, now)
                         accepted += 1
@@ -135,6 +140,8 @@ class IndexWorker:
                 self._last_event = now
                 self._update_queued()
                 self._cond.notify_all()
+        if settings_file:
+            self.on_settings_file()
         return accepted
 
     @staticmethod

@@ -100,3 +100,35 @@ async def test_without_an_embedding_model_keyword_search_and_rebuild_keep_workin
         assert "vector" in res["chunks"][0]["signals"]
     finally:
         await client.shutdown_session()
+
+
+async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
+    ws = copy_docs(tmp_path / "docs")
+    client = await start(init_params([ws]))
+    try:
+        await wait_indexed(client, files=4)
+        res = await request(client, "rag/query", {"query": "exponential backoff"})
+        assert res["chunks"][0]["source"]["path"] == "guide/retries.md" and len(res["chunks"]) > 1
+        (ws / "ragls.toml").write_text('[sources]\nexclude = ["guide/retries.md"]\n[retrieval]\ntop_k = 1\n')
+        deadline = asyncio.get_running_loop().time() + 60
+        while True:  # the watcher sees the file; the workspace reopens with the new settings
+            try:
+                res = await request(client, "rag/query", {"query": "exponential backoff"})
+                if len(res["chunks"]) == 1 and res["chunks"][0]["source"]["path"] != "guide/retries.md":
+                    break
+            except Exception:  # noqa: BLE001 - the workspace may be reopening
+                pass
+            assert asyncio.get_running_loop().time() < deadline, res
+            await asyncio.sleep(0.3)
+        status = await wait_indexed(client, files=3)
+        assert status["errors"] == []
+        # An invalid file is reported once; the server keeps the settings it has.
+        (ws / "ragls.toml").write_text("[retrieval]\ntop_k = 'many'\n")
+        deadline = asyncio.get_running_loop().time() + 30
+        while not any("keeping the previous settings" in m.message for m in client.messages):
+            assert asyncio.get_running_loop().time() < deadline, [m.message for m in client.messages]
+            await asyncio.sleep(0.2)
+        res = await request(client, "rag/query", {"query": "exponential backoff"})
+        assert len(res["chunks"]) == 1
+    finally:
+        await client.shutdown_session()

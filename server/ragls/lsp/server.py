@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config import CONFIG_FILE, normalize
+from ragls.config import CONFIG_FILE, load_settings, normalize
 from ragls.errors import ConfigError, RaglsError, RequestFailed
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
@@ -129,7 +129,8 @@ class RaglsServer(LanguageServer):
             self._log(f"ragls: {warning}", types.MessageType.Warning)
         ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
         worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
-                             on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once)
+                             on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once,
+                             on_settings_file=lambda: self._settings_file_changed(ws))
         for idx in ws.indexes:
             if not idx.writer:
                 self._log(f"ragls: another ragls process is indexing {idx.folder}; this one only reads "
@@ -162,6 +163,21 @@ class RaglsServer(LanguageServer):
                 self._warn_once(message)
             return ws
         raise first_error
+
+    def _settings_file_changed(self, ws: RagWorkspace) -> None:
+        """A folder's ragls.toml changed (watcher or didSave; any thread): reopen the workspace when the settings it
+        gives differ from the open ones. An invalid file is reported and the current settings are kept."""
+        if ws is not self.ws or self.progress_sender is None:
+            return
+        try:
+            fresh = [load_settings(folder, *ws.overrides)[0] for folder in ws.folders]
+        except ConfigError as exc:
+            self._warn_once(f"ragls: {exc} (keeping the previous settings)")
+            return
+        if fresh != ws.folder_settings:
+            self._log("ragls: ragls.toml changed: reopening the workspace with the new settings",
+                      types.MessageType.Info)
+            self.progress_sender.loop.call_soon_threadsafe(self.start_open)
 
     def _warn_once(self, message: str) -> None:
         """window/showMessage a warning the user should act on, once per distinct message."""
