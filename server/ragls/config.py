@@ -104,6 +104,11 @@ class RetrievalSettings(_Section):
     vector_weight: float = 1.125
     bm25_weight: float = 1.0
     graph_weight: float = 0.9
+    # Added to the fused score of a chunk BM25 ranks 1st (resp. 2nd-3rd) when it contains every content word of
+    # the query (qmd's top-rank bonus values): an exact identifier match is not buried under vector-only hits.
+    # 0 turns it off. See retrieval/fuse.py and docs/benchmarks.md.
+    top_rank_bonus: float = Field(0.05, ge=0.0)
+    top3_rank_bonus: float = Field(0.02, ge=0.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

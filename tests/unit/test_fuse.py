@@ -20,6 +20,17 @@ def test_scores_are_weighted_reciprocal_ranks():
     assert by_key["c"].ranks == {"vector": 3, "bm25": 1}
 
 
+def test_bonus_lifts_a_bm25_only_first_above_vector_only_hits():
+    vector = [f"v{i}" for i in range(1, 9)]
+    plain = reciprocal_rank_fusion({"vector": vector, "bm25": ["exact"]}, {"vector": 1.125, "bm25": 1.0}, k=60)
+    assert [f.key for f in plain].index("exact") == 8  # 1/61 < 1.125/68: below all eight vector-only hits
+    fused = reciprocal_rank_fusion({"vector": vector, "bm25": ["exact"]}, {"vector": 1.125, "bm25": 1.0}, k=60,
+                                   bonus={"exact": 0.05, "absent": 0.05})
+    assert fused[0].key == "exact" and fused[0].score == pytest.approx(1.0 / 61 + 0.05)
+    assert fused[0].contributions == {"bm25": pytest.approx(1.0 / 61), "bonus": 0.05}
+    assert "absent" not in {f.key for f in fused}  # a bonus never adds a key no signal found
+
+
 def test_contributions_sum_to_score_and_weights_matter():
     fused = reciprocal_rank_fusion({"vector": ["x", "y"], "bm25": ["y", "x"]}, {"vector": 1.125, "bm25": 1.0}, k=60)
     assert fused[0].key == "x"  # same ranks mirrored: the heavier vector signal decides

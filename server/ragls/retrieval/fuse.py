@@ -3,6 +3,12 @@
 score(d) = sum over signals s of w_s / (k + rank_s(d)), ranks starting at 1 (Cormack, Clarke & Buettcher,
 "Reciprocal Rank Fusion outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009; k = 60 there).
 ragls weights: vector 1.125, BM25 1.0, graph 0.9. A document missing from a signal's list gets nothing from it.
+
+Bonus (optional, per key): with truncated lists, a chunk that only BM25 ranks first — the only chunk holding a
+rare identifier, whose embedding says little — scores 1/61 and sinks under several hits the vector signal ranks
+1-8 (1.125/61...1.125/68). search.py gives BM25's top-3 chunks that contain every content word of the query
+qmd's top-rank bonus (+0.05 for 1st, +0.02 for 2nd-3rd). Applied to every top-ranked chunk, as qmd does, it cost
+0.012 nDCG@10 on Cranfield's long questions (docs/benchmarks.md); restricted to exact matches it is neutral there.
 """
 
 from __future__ import annotations
@@ -24,11 +30,12 @@ class Fused:
 
 
 def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: Mapping[str, float] | None = None,
-                           k: float = 60.0) -> list[Fused]:
+                           k: float = 60.0, bonus: Mapping[Hashable, float] | None = None) -> list[Fused]:
     """Fuse ranked lists: `rankings[signal]` is a list of keys, best first (duplicates after the first ignored).
 
-    Returns Fused results sorted by score (ties broken by the best single rank, then by first appearance).
-    The contributions of each result sum to its score (`contributions` is the explain trace).
+    `bonus[key]` is added to that key's score (contribution "bonus"; keys in no list are ignored). Returns Fused
+    results sorted by score (ties broken by the best single rank, then by first
+    appearance). The contributions of each result sum to its score (`contributions` is the explain trace).
     Raises ValueError when k <= 0.
     """
     if k <= 0:
@@ -50,4 +57,9 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: 
             item.ranks[signal] = rank
             item.contributions[signal] = w / (k + rank)
             item.score += item.contributions[signal]
+    for key, extra in (bonus or {}).items():
+        item = fused.get(key)
+        if item is not None and extra:
+            item.contributions["bonus"] = extra
+            item.score += extra
     return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), order[f.key]))

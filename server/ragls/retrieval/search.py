@@ -85,7 +85,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
 
         return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
     weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
-    fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
+    bonus = _exact_match_bonus(indexes, query, rankings.get("bm25", []), settings)
+    fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
     return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
 
 
@@ -100,6 +101,32 @@ def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> 
 
     return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
                            fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight)
+
+
+def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSettings) -> dict:
+    """{key: bonus} for BM25's top-3 chunks that contain every content word of the query literally:
+    `top_rank_bonus` for the 1st, `top3_rank_bonus` for the 2nd-3rd (fuse.py says why)."""
+    top = list(bm25_ranking[:3])
+    if not top or not (settings.top_rank_bonus or settings.top3_rank_bonus):
+        return {}
+    words = _content_words(query)
+    if not words:
+        return {}
+    by_folder: dict[int, list[str]] = {}
+    for i, cid in top:
+        by_folder.setdefault(i, []).append(cid)
+    found = {i: indexes[i].manifest.get_chunks(ids) for i, ids in by_folder.items()}
+    bonus = {}
+    for rank, (i, cid) in enumerate(top, 1):
+        chunk = found[i].get(cid)
+        if chunk is not None and words <= set(query_words(f"{chunk.title}\n{chunk.text}")):
+            bonus[(i, cid)] = settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
+    return bonus
+
+
+def _content_words(query: str) -> set[str]:
+    """BM25's query words minus English stop words (the words an exact match must contain)."""
+    return {w for w in query_words(query) if w not in STOPWORDS}
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
@@ -150,7 +177,7 @@ def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
 
 
 def _keyword_match(hits: Sequence[Hit], query: str) -> bool:
-    words = {w for w in query_words(query) if w not in STOPWORDS}
+    words = _content_words(query)
     if not words:
         return False
     for hit in hits:

@@ -1,0 +1,54 @@
+"""Exact identifier matches on a real index (tantivy + LanceDB + the offline MiniLM): a chunk holding a rare word
+inside mostly-code text, and a snake_case identifier whose parts are common words, are ranked first in hybrid
+search (retrieval/search.py exact-match bonus, stores/bm25.py compound-identifier phrases)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragls.embed import offline_model_dir
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+ANIMALS = ["otter", "heron", "badger", "beaver", "kingfisher", "salmon", "vole", "stoat", "newt", "dragonfly"]
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    folder: Path = tmp_path_factory.mktemp("exact") / "docs"
+    folder.mkdir()
+    for i, animal in enumerate(ANIMALS):
+        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe {animal} lives near the river and eats fish.\n")
+    fence = "\n".join(f"let value_{n} = compute({n});" for n in range(120))
+    (folder / "fence.md").write_text(f"# Build script\n\n```rust\n{fence}\n```\n\nAfter the fence: the manatee.\n")
+    # The words of get_worktrees, apart, in a short chunk; the identifier itself once, in a long chunk.
+    (folder / "options.md").write_text("# Options\n\nWorktrees: to get one, get a branch first; worktrees share "
+                                       "objects.\n")
+    notes = " ".join(f"Release {n} fixed the {ANIMALS[n % 10]} exporter and tuned caching." for n in range(4))
+    (folder / "api.md").write_text(f"# Release notes\n\n{notes}\nThe helper get_worktrees() lists checkouts.\n")
+    index = tmp_path_factory.mktemp("index")
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
+                                       # fewer vector candidates than notes: the fence chunk is BM25's alone
+                                       '[retrieval]\ncandidates = 8\n')
+    w = RagWorkspace([folder])
+    w.index()
+    yield w
+    w.close()
+
+
+def test_rare_word_in_a_code_heavy_chunk_ranks_first(ws):
+    hits = ws.retrieve("manatee", top_k=5)
+    assert hits[0].chunk.path == "fence.md"
+    assert hits[0].signals == {"bm25": 1}  # found by BM25 alone: the vector signal's 8 candidates are notes
+
+
+def test_snake_case_identifier_is_matched_as_a_phrase(ws):
+    bm25 = ws.indexes[0].bm25.search("get_worktrees", 5)
+    paths = [ws.indexes[0].manifest.get_chunks([cid])[cid].path for cid, _ in bm25]
+    assert paths[0] == "api.md"  # not options.md: short, with both words, but apart
+    assert ws.retrieve("get_worktrees", top_k=3)[0].chunk.path == "api.md"
