@@ -137,6 +137,19 @@ H.it("answer_lines shows abstention, answer, and maps source lines", function()
   H.eq("_none · 1.5 s_", lines[#lines], "footer")
 end)
 
+H.it("answer_lines marks a cited source whose text does not support the sentence", function()
+  local other = vim.deepcopy(source)
+  other.n = 3
+  local lines = ui.answer_lines("How long?", {
+    answer = "It is 42 seconds [2]. Bananas are yellow [3].",
+    sources = { source, other },
+    citations = { { n = 2, supported = true }, { n = 3, supported = false } },
+  })
+  local text = table.concat(lines, "\n")
+  H.contains(text, "[2] guide/frobnicator.md:6-10 — Frobnicator timeout\n")
+  H.contains(text, "[3] guide/frobnicator.md:6-10 — Frobnicator timeout  (citation not supported by this text)")
+end)
+
 H.it("citation_at finds the [n] under or nearest the cursor", function()
   local line = "Merges time out [1] after 42 s [12]."
   H.eq(1, ui.citation_at(line, 18), "inside [1]")

@@ -60,7 +60,8 @@ function M.source_line(source)
   return line
 end
 
---- Lines of a finished answer: optional abstention note, the answer, then the sources.
+--- Lines of a finished answer: optional abstention note, the answer, then the sources. A source the answer cites
+--- but whose text does not support the sentence (`citations[].supported` false) is marked, as the CLI and VS Code do.
 --- Returns the lines and a map from 1-based line number to source.
 ---@param question string
 ---@param result table  rag/ask result
@@ -75,8 +76,18 @@ function M.answer_lines(question, result)
   local by_line = {}
   if result.sources and #result.sources > 0 then
     vim.list_extend(lines, { "", "### Sources", "" })
+    local unsupported = {}
+    for _, citation in ipairs(result.citations or {}) do
+      if citation.supported == false then
+        unsupported[citation.n] = true
+      end
+    end
     for _, source in ipairs(result.sources) do
-      table.insert(lines, M.source_line(source))
+      local line = M.source_line(source)
+      if unsupported[source.n] then
+        line = line .. "  (citation not supported by this text)"
+      end
+      table.insert(lines, line)
       by_line[#lines] = source
     end
   end
