@@ -24,7 +24,7 @@ def _setup_logging(verbose: bool) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
-    for noisy in ("httpx", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
+    for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:  # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path
         from loguru import logger

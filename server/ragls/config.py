@@ -245,13 +245,22 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                 elif sub in ALIASES and ALIASES[sub][0] == key:
                     out.setdefault(key, {})[ALIASES[sub][1]] = sub_value
                 else:
-                    warnings.append(f"unknown setting {key}.{sub_raw}")
+                    names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
+                    warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
         elif key in ALIASES:
             section, name = ALIASES[key]
             out.setdefault(section, {})[name] = value
         else:
-            warnings.append(f"unknown setting {raw_key}")
+            warnings.append(f"unknown setting {raw_key}{_did_you_mean(key, list(sections) + list(ALIASES))}")
     return out, warnings
+
+
+def _did_you_mean(key: str, names: list[str], prefix: str = "") -> str:
+    """' (did you mean x?)' for the closest known name (difflib ratio >= 0.75), else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    return f" (did you mean {prefix}{close[0]}?)" if close else ""
 
 
 def _deep_merge(base: dict, extra: dict) -> dict:

@@ -53,3 +53,12 @@ def test_toml_syntax_error_names_file(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_settings(tmp_path)
     assert "ragls.toml" in str(info.value)
+
+
+def test_unknown_keys_suggest_the_closest_setting():
+    _, warnings = build_settings({"retreival": {"top_k": 3}, "sources": {"exlude": ["a.md"]},
+                                  "retrieval": {"topk": 2}, "rag_top_kk": 1})
+    assert warnings == ["unknown setting retreival (did you mean retrieval?)",
+                        "unknown setting sources.exlude (did you mean sources.exclude?)",
+                        "unknown setting retrieval.topk (did you mean retrieval.top_k?)",
+                        "unknown setting rag_top_kk (did you mean rag_top_k?)"]
