@@ -169,6 +169,20 @@ H.it("quickfix items: absolute file, 1-based line/col, `title — first line` wi
   H.eq("Frobnicator timeout — Each merge must finish.", items[1].text, "text")
 end)
 
+H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII text", function()
+  local path = vim.fn.tempname() .. ".md"
+  local prefix = string.rep("é😀 ", 10) -- per repeat: 4 UTF-16 units, 7 bytes
+  vim.fn.writefile({ "# Title", prefix .. "GIRAFFE and more" }, path)
+  local chunk_source = {
+    uri = vim.uri_from_fname(path), path = "x.md",
+    range = { start = { line = 1, character = 40 }, ["end"] = { line = 1, character = 56 } },
+  }
+  local items = ui.quickfix_items({ { id = "c", score = 1, text = "GIRAFFE and more", source = chunk_source } })
+  H.eq(71, items[1].col, "byte column of GIRAFFE")
+  H.eq("GIRAFFE", vim.fn.readfile(path)[2]:sub(items[1].col, items[1].col + 6), "the chunk's first word")
+  os.remove(path)
+end)
+
 H.it("insert_commit_message puts the message above the comment lines", function()
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "", "# Please enter the commit message", "#", "# On branch main" })

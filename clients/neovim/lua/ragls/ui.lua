@@ -341,6 +341,25 @@ function AnswerView:fail(message)
   end
 end
 
+--- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
+--- one-line file) needs the line's text to convert; a chunk at column 0 does not.
+---@param fname string|nil
+---@param lnum integer 1-based
+---@param character integer UTF-16 offset
+---@return integer col 1-based byte column
+local function byte_col(fname, lnum, character)
+  if character == 0 or not fname then
+    return character + 1
+  end
+  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
+  local line = ok and lines[lnum] or nil
+  if not line then
+    return character + 1
+  end
+  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return (ok_idx and idx or character) + 1
+end
+
 --- `path:line:col: title — first line` quickfix items for rag/query chunks.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
@@ -366,7 +385,7 @@ function M.quickfix_items(chunks)
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
       lnum = source.range.start.line + 1,
-      col = source.range.start.character + 1,
+      col = byte_col(fname, source.range.start.line + 1, source.range.start.character),
       end_lnum = source.range["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },
