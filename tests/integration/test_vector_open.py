@@ -144,3 +144,32 @@ def test_embedding_model_change_drops_every_vector_row(tmp_path):
         assert cached_count(idx, fp_before) == 0 and cached_count(idx, idx.embed_fp) == 2  # old cache pruned
     finally:
         idx.close()
+
+
+def test_partial_vectors_do_not_outrank_the_keyword_answer(tmp_path):
+    """During a cold embedding the vector signal ranks only embedded chunks; its weight scales with the coverage,
+    so a semantically close but wrong embedded chunk does not beat the chunk BM25 found first."""
+    from ragls.retrieval.search import search
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    topics = ["network timeouts are set per request", "a slow connection is closed after 30 seconds",
+              "the proxy drops idle sockets", "transfers resume after a dropped link"]
+    for i, text in enumerate(topics):  # embedded first (pending order follows the path)
+        (folder / f"a{i}.md").write_text(f"# Networking {i}\n\nFor a transfer, {text}.\n")
+    (folder / "z-answer.md").write_text("# Uploads\n\nRetries: failed uploads are retried three times.\n")
+    s = settings(tmp_path)
+    idx = FolderIndex(folder, s, Embedder(s.embedding))
+    try:
+        idx.sync(embed=False)
+        idx.open_vectors()
+        assert idx.embed_pending_batch(batch=4) == 4 and idx.pending_ids() == [
+            c.id for c in idx.manifest.chunks_of("z-answer.md")]
+        question = "How do we configure retries for failed uploads?"
+        hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=3)
+        assert hits[0].chunk.path == "z-answer.md" and "vector" not in hits[0].signals
+        idx.sync()  # fully embedded: full vector weight, the answer still first
+        hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=3)
+        assert hits[0].chunk.path == "z-answer.md" and "vector" in hits[0].signals
+    finally:
+        idx.close()

@@ -57,7 +57,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     signals (e.g. "graph"). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity
     when the vector signal saw the chunk. With `reranker`, hits are sorted by its score (Hit.score and
     Hit.signals["rerank"]), `extra` is ignored. The vector signal covers only the indexes whose vector store is
-    open (`FolderIndex.vectors_ready`; none yet: BM25 alone). Raises InvalidParams for an empty query,
+    open (`FolderIndex.vectors_ready`; none yet: BM25 alone), its weight scaled by the fraction of chunks that have
+    a vector (a cold index being embedded). Raises InvalidParams for an empty query,
     RequestFailed when the reranker cannot be loaded.
     """
     query = check_query(query)
@@ -84,7 +85,10 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
         from ragls.retrieval.rerank import rerank_hits
 
         return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
-    weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
+    # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
+    # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
+    vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
+    weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     bonus = _exact_match_bonus(indexes, query, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
     return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
@@ -101,6 +105,15 @@ def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> 
 
     return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
                            fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight)
+
+
+def _vector_coverage(indexes) -> float:
+    """Fraction (0..1) of the indexes' chunks that have a vector; 1.0 for empty indexes."""
+    total = sum(idx.manifest.chunk_count() for idx in indexes)
+    if not total:
+        return 1.0
+    pending = sum(min(idx.pending_count(), idx.manifest.chunk_count()) for idx in indexes)
+    return max(0.0, (total - pending) / total)
 
 
 def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSettings) -> dict:
