@@ -5,7 +5,8 @@ mallopt(3)). Memory freed in one thread's arena is not reused by another thread,
 an arena stays resident until `malloc_trim(3)`. The server loads the model on one thread, indexes on another and
 answers on a pool, so transient peaks (ONNX Runtime graph optimisation: ~55 MB freed right after the session is
 created) stayed resident and were not reused. Two arenas is the value Heroku's "Tuning glibc Memory Behavior"
-recommends for multi-threaded servers (`MALLOC_ARENA_MAX=2`); a MALLOC_ARENA_MAX set by the user wins. Everything here is a no-op off glibc (macOS, Windows, musl).
+recommends for multi-threaded servers (`MALLOC_ARENA_MAX=2`); a MALLOC_ARENA_MAX set by the user wins.
+Everything here is a no-op off glibc (macOS, Windows, musl).
 """
 
 from __future__ import annotations

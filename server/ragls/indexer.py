@@ -222,6 +222,15 @@ class FolderIndex:
                 self._vectors = store
             return self._vectors
 
+    def try_open_vectors(self) -> bool:
+        """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
+        (the reason stays in `vectors_error`)."""
+        try:
+            self.open_vectors()
+        except RequestFailed:
+            return False
+        return True
+
     def _reconcile_vectors(self, store: VectorStore) -> dict[str, int]:
         """Make the vector rows agree with the manifest (see module docstring) and recompute the pending set.
         Writer only; caller holds _vec_lock. Returns counts of what was repaired."""
@@ -303,8 +312,7 @@ class FolderIndex:
             self._urgent = {}
             if self._vectors is not None:  # a reader taking over: its store is open already
                 repaired.update(self._reconcile_vectors(self._vectors))
-            else:  # until the store opens, every chunk counts as pending
-                self._pending = dict.fromkeys(self.manifest.ordered_chunk_ids())
+            # else the pending set is computed when the store opens; until then every chunk counts as pending
         return repaired
 
     # -- text phase ----------------------------------------------------------------------------------------
@@ -441,13 +449,11 @@ class FolderIndex:
         elif self.manifest.get_meta("last_indexed_at") is None:
             self.manifest.set_meta("last_indexed_at", str(time.time()))  # an empty folder is indexed too
         if embed:
-            try:
-                self.open_vectors()
-            except RequestFailed as exc:  # keyword search works without a model; the caller shows the reason
-                report.vectors_error = str(exc)
-            else:
+            if self.try_open_vectors():
                 while self.embed_pending_batch():
                     pass
+            else:  # keyword search works without a model; the caller shows the reason
+                report.vectors_error = self.vectors_error
         report.elapsed_ms = (time.perf_counter() - t0) * 1000
         return report
 
@@ -455,9 +461,9 @@ class FolderIndex:
     def pending_ids(self) -> list[str]:
         """Chunk ids without a vector row, in the order they will be embedded (changed files first); every chunk
         until the vector store is open."""
+        if self._vectors is None:
+            return self.manifest.ordered_chunk_ids()
         if not self.writer:
-            if self._vectors is None:
-                return self.manifest.ordered_chunk_ids()
             have = set(self._vectors.ids())
             return [i for i in self.manifest.ordered_chunk_ids() if i not in have]
         return list(self._urgent) + [i for i in self._pending if i not in self._urgent]
@@ -465,10 +471,10 @@ class FolderIndex:
     def pending_count(self) -> int:
         """Chunks still without a vector (every chunk until the vector store is open). Writer: exact, O(1).
         Reader: manifest count minus vector rows."""
-        if self.writer:
-            return len(self._pending)
         if self._vectors is None:
             return self.manifest.chunk_count()
+        if self.writer:
+            return len(self._pending)
         return max(0, self.manifest.chunk_count() - self._vectors.count())
 
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:

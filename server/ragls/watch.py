@@ -51,8 +51,8 @@ class IndexWorker:
     `on_busy` drives the "ragls: indexing" progress; `on_log` receives one line per text sync and per embedding
     batch, e.g. "embedded 8 chunks, 0 from cache (total computed by the model: 40)"; `on_warning` a line the user
     should act on (no embedding model: vector search is off); `on_settings_file()` is called (outside the lock)
-    when a workspace folder's own ragls.toml changed — the owner decides whether to reopen with new settings. `debounce_ms` defaults to
-    `watch.debounce_ms` of the first folder.
+    when a workspace folder's own ragls.toml changed — the owner decides whether to reopen with new settings.
+    `debounce_ms` defaults to `watch.debounce_ms` of the first folder.
     """
 
     def __init__(self, ws: RagWorkspace, on_busy: BusyFn | None = None, debounce_ms: int | None = None,
@@ -303,13 +303,9 @@ class IndexWorker:
             if idx.vectors_ready or idx.vectors_error is not None:
                 continue
             self._set_busy(True, "loading the embedding model")
-            try:
-                idx.open_vectors()
-            except Exception as exc:  # noqa: BLE001 - recorded in vectors_error; not retried in a loop
-                if idx.vectors_error is None:
-                    idx.vectors_error = str(exc)
+            if not idx.try_open_vectors():  # not retried in a loop: vectors_error stops _next from asking again
                 self.on_warning(f"ragls: vector search is off for {idx.folder.name}, keyword (BM25) search still "
-                                f"works: {exc}")
+                                f"works: {idx.vectors_error}")
 
     def _embed_one_batch(self) -> None:
         for idx in self.ws.indexes:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ragls.config import Settings, load_settings
 from ragls.embed import Embedder
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
@@ -76,11 +76,12 @@ def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
 
 
 class RagWorkspace:
-    """All workspace folders of one client. Opening loads the embedding model and each folder's index.
+    """All workspace folders of one client. Opening opens each folder's text index (SQLite + BM25); the embedding
+    model and the vector stores load on first use (`FolderIndex.open_vectors`).
 
     `overrides` are settings layers applied over each folder's ragls.toml (initializationOptions, then
-    didChangeConfiguration). Raises ConfigError for invalid settings and RequestFailed when no embedding model
-    can be loaded.
+    didChangeConfiguration); `read_only` opens the indexes without ever writing (`ragls status`). Raises
+    ConfigError for invalid settings.
     """
 
     def __init__(self, folders: Sequence[Path | str], overrides: Sequence[dict[str, Any] | None] = (),
@@ -189,10 +190,7 @@ class RagWorkspace:
         targets = self._targets(rag)
         if "vector" in signals and not self.progressive:
             for idx in targets:
-                try:
-                    idx.open_vectors()
-                except RequestFailed:
-                    pass  # keyword search still answers; vectors_error says why
+                idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
         return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
                       signals=signals, **self._search_options(targets))
 
@@ -285,10 +283,7 @@ class RagWorkspace:
         folders = []
         for i, idx in enumerate(self.indexes):
             if not self.progressive:
-                try:
-                    idx.open_vectors()
-                except RaglsError:
-                    pass  # recorded in idx.vectors_error, reported below
+                idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
             last = idx.manifest.get_meta("last_indexed_at")

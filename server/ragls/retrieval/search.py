@@ -109,11 +109,11 @@ def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> 
 
 def _vector_coverage(indexes) -> float:
     """Fraction (0..1) of the indexes' chunks that have a vector; 1.0 for empty indexes."""
-    total = sum(idx.manifest.chunk_count() for idx in indexes)
+    counts = [(idx.manifest.chunk_count(), idx.pending_count()) for idx in indexes]
+    total = sum(chunks for chunks, _ in counts)
     if not total:
         return 1.0
-    pending = sum(min(idx.pending_count(), idx.manifest.chunk_count()) for idx in indexes)
-    return max(0.0, (total - pending) / total)
+    return max(0.0, (total - sum(min(pending, chunks) for chunks, pending in counts)) / total)
 
 
 def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSettings) -> dict:
