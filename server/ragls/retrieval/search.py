@@ -125,21 +125,28 @@ def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSet
     words = _content_words(query)
     if not words:
         return {}
-    by_folder: dict[int, list[str]] = {}
-    for i, cid in top:
-        by_folder.setdefault(i, []).append(cid)
-    found = {i: indexes[i].manifest.get_chunks(ids) for i, ids in by_folder.items()}
-    bonus = {}
-    for rank, (i, cid) in enumerate(top, 1):
-        chunk = found[i].get(cid)
-        if chunk is not None and words <= set(query_words(f"{chunk.title}\n{chunk.text}")):
-            bonus[(i, cid)] = settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
-    return bonus
+    found = _fetch_chunks(indexes, top)
+    return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
+            for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
 
 
 def _content_words(query: str) -> set[str]:
     """BM25's query words minus English stop words (the words an exact match must contain)."""
     return {w for w in query_words(query) if w not in STOPWORDS}
+
+
+def _has_words(chunk, words: set[str]) -> bool:
+    """True when the chunk's title or text contains every one of `words` (BM25 query words) literally."""
+    return words <= set(query_words(f"{chunk.title}\n{chunk.text}"))
+
+
+def _fetch_chunks(indexes, keys) -> dict:
+    """{(folder index, chunk id): Chunk} for `keys`, one manifest query per folder (deleted chunks absent)."""
+    by_folder: dict[int, list[str]] = {}
+    for i, cid in keys:
+        by_folder.setdefault(i, []).append(cid)
+    return {(i, cid): chunk for i, ids in by_folder.items()
+            for cid, chunk in indexes[i].manifest.get_chunks(ids).items()}
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
@@ -150,13 +157,9 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     while len(hits) < top_k and pos < len(fused):
         window = fused[pos:pos + top_k * 2]
         pos += len(window)
-        by_folder: dict[int, list[str]] = {}
+        found = _fetch_chunks(indexes, [f.key for f in window])
         for f in window:
-            by_folder.setdefault(f.key[0], []).append(f.key[1])
-        found = {i: indexes[i].manifest.get_chunks(ids) for i, ids in by_folder.items()}
-        for f in window:
-            i, cid = f.key
-            chunk = found[i].get(cid)
+            chunk = found.get(f.key)
             if chunk is None or chunk.text_hash in seen_text:
                 continue  # deleted since it was ranked, or the same text seen already
             seen_text.add(chunk.text_hash)
@@ -193,9 +196,4 @@ def _keyword_match(hits: Sequence[Hit], query: str) -> bool:
     words = _content_words(query)
     if not words:
         return False
-    for hit in hits:
-        if "bm25" in hit.signals:
-            text_words = set(query_words(f"{hit.chunk.title}\n{hit.chunk.text}"))
-            if words <= text_words:
-                return True
-    return False
+    return any("bm25" in hit.signals and _has_words(hit.chunk, words) for hit in hits)
