@@ -1,6 +1,6 @@
 """`ragls` command line: serve, index, query, ask, rebuild, status, doctor, commit-msg, graph.
 
-Human output by default; `--json` prints the PROTOCOL.md result object (the same converters as the LSP server).
+Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
 Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
 """

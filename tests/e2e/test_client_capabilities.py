@@ -1,5 +1,5 @@
 """The recorded capability sets of real clients (pytest-lsp's Neovim and VS Code): the server pins the position
-encoding to UTF-16 (PROTOCOL.md) even when the client prefers UTF-8, and answers rag/query with UTF-16 columns."""
+encoding to UTF-16 (docs/protocol.md) even when the client prefers UTF-8, and answers rag/query with UTF-16 columns."""
 
 from __future__ import annotations
 

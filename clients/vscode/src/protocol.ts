@@ -1,8 +1,8 @@
 /**
- * Request and progress types of the ragls wire protocol (v1), mirroring `shared/PROTOCOL.md`.
+ * Request and progress types of the ragls wire protocol (v1), mirroring `docs/protocol.md` in the ragls repository.
  *
  * Positions are LSP's: 0-based lines, `character` in UTF-16 code units. No logic lives here; keep this file in
- * step with PROTOCOL.md (old fields keep working, new ones are optional).
+ * step with docs/protocol.md (old fields keep working, new ones are optional).
  */
 import { ProgressType, RequestType } from 'vscode-languageclient';
 
@@ -148,7 +148,7 @@ export const AskDeltaProgress = new ProgressType<AskDelta>();
 /** Title of the server's work-done progress while it indexes. */
 export const INDEXING_TITLE = 'ragls: indexing';
 
-/** JSON-RPC error codes the server uses (PROTOCOL.md "Errors"). */
+/** JSON-RPC error codes the server uses (docs/protocol.md "Errors"). */
 export const ErrorCodes = {
   InvalidParams: -32602,
   RequestFailed: -32803,

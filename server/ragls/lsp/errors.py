@@ -1,4 +1,4 @@
-"""RaglsError -> JSON-RPC error codes of PROTOCOL.md: InvalidParams -32602, RequestFailed -32803,
+"""RaglsError -> JSON-RPC error codes of docs/protocol.md: InvalidParams -32602, RequestFailed -32803,
 Cancelled -32800. Anything else becomes -32603 (pygls' default) and the server keeps serving."""
 
 from __future__ import annotations

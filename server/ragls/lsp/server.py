@@ -38,7 +38,7 @@ class _Answered(Exception):
 
 
 class RaglsProtocol(LanguageServerProtocol):
-    """Pins the position encoding to UTF-16: PROTOCOL.md ranges are UTF-16, whatever else the client offers.
+    """Pins the position encoding to UTF-16: docs/protocol.md ranges are UTF-16, whatever else the client offers.
 
     Answers requests pygls cannot read: a request whose params do not fit the LSP type of its method (e.g.
     `textDocument/hover` with `{}`) gets -32602 InvalidParams for its id — pygls 2 only logs it, so the client

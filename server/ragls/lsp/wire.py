@@ -1,4 +1,4 @@
-"""The wire shapes of PROTOCOL.md: pydantic models of request params (camelCase aliases) and `to_wire_*`
+"""The wire shapes of docs/protocol.md: pydantic models of request params (camelCase aliases) and `to_wire_*`
 converters from IR objects to JSON-ready dicts. The only module (with the clients) where camelCase appears.
 """
 

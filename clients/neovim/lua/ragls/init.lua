@@ -9,7 +9,7 @@
 ---   })
 --- <
 --- `setup` only stores the configuration; the client starts when a file buffer is opened (`autostart`) or on the
---- first :Rag* command. The wire contract is PROTOCOL.md in the ragls repository.
+--- first :Rag* command. The wire contract is docs/protocol.md in the ragls repository.
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
@@ -76,7 +76,7 @@ local function selection_ext(bufnr)
 end
 
 --- Write lines `line1..line2` of `bufnr` to a temporary file and return the `documents` entry for it (an absolute
---- path, which PROTOCOL.md's `documents` accepts) plus a cleanup function. `documents` takes paths, globs, URLs, `%%`
+--- path, which docs/protocol.md's `documents` accepts) plus a cleanup function. `documents` takes paths, globs, URLs, `%%`
 --- and commands, not raw text, so the selection travels as a file in Neovim's private temp dir (outside the
 --- workspace, so the server's watcher never indexes it).
 ---@param bufnr integer

@@ -19,7 +19,7 @@ local function split_lines(text)
 end
 
 --- Local file name of a Source, or nil when it is not a file (a URL, `%%`, a command's output).
---- Accepts `file://` URIs (as PROTOCOL.md specifies) and, defensively, bare absolute paths.
+--- Accepts `file://` URIs (as docs/protocol.md specifies) and, defensively, bare absolute paths.
 ---@param source table  PROTOCOL Source
 ---@return string|nil
 function M.source_fname(source)
