@@ -200,9 +200,12 @@ class RagWorkspace:
         text = check_query(text)
         top_k = check_top_k(top_k)
         hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text,
-                                                 getattr(hits, "best_similarity", None)),
-                           (time.perf_counter() - t0) * 1000)
+        return QueryResult(text, hits, self.abstains(text, hits), (time.perf_counter() - t0) * 1000)
+
+    def abstains(self, text: str, hits: list[Hit]) -> bool:
+        """The abstention decision for `hits` retrieved for `text` (retrieval.search.abstained with the
+        settings' floor); `ragls eval` uses it to judge the same rule rag/query applies."""
+        return abstained(hits, self.settings.retrieval.min_similarity, text, getattr(hits, "best_similarity", None))
 
     # -- answers -------------------------------------------------------------------------------------------
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
