@@ -116,6 +116,9 @@ class RetrievalSettings(_Section):
     bm25_feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0)
     # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
     min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
+    # Abstention on the calibrated probability that the index answers (retrieval/abstention.py): abstain below
+    # it. 0 turns the rule off (min_similarity alone, as before). Alias sufficiency_floor.
+    abstention_floor: float = Field(0.5, ge=0.0, le=1.0)
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None
@@ -207,6 +210,9 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_graph_hops": ("retrieval", "graph_hops"),
     "graph_hops": ("retrieval", "graph_hops"),
     "rag_min_similarity": ("retrieval", "min_similarity"),
+    "sufficiency_floor": ("retrieval", "abstention_floor"),
+    "rag_sufficiency_floor": ("retrieval", "abstention_floor"),
+    "rag_abstention_floor": ("retrieval", "abstention_floor"),
     "rag_chunk_size": ("chunking", "chunk_size"),
     "chunk_size": ("chunking", "chunk_size"),
     "rag_chunk_overlap": ("chunking", "chunk_overlap"),

@@ -205,7 +205,8 @@ class RagWorkspace:
     def abstains(self, text: str, hits: list[Hit]) -> bool:
         """The abstention decision for `hits` retrieved for `text` (retrieval.search.abstained with the
         settings' floor); `ragls eval` uses it to judge the same rule rag/query applies."""
-        return abstained(hits, self.settings.retrieval.min_similarity, text, getattr(hits, "best_similarity", None))
+        r = self.settings.retrieval
+        return abstained(hits, r.min_similarity, text, getattr(hits, "best_similarity", None), r.abstention_floor)
 
     # -- answers -------------------------------------------------------------------------------------------
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,

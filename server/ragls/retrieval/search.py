@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidParams
 from ragls.ir import Hit
+from ragls.retrieval.abstention import Evidence, gather
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.stores.bm25 import STOPWORDS, query_words
@@ -34,11 +35,12 @@ ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 class Hits(list):
     """A list of Hit that also carries `best_similarity`: the highest cosine similarity among all vector
     candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
-    top_k."""
+    top_k — and `evidence` (retrieval/abstention.py) for the abstention rule, None when not gathered."""
 
-    def __init__(self, hits=(), best_similarity: float | None = None):
+    def __init__(self, hits=(), best_similarity: float | None = None, evidence: Evidence | None = None):
         super().__init__(hits)
         self.best_similarity = best_similarity
+        self.evidence = evidence
 
 
 def check_query(text: object) -> str:
@@ -91,7 +93,10 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     bonus = _exact_match_bonus(indexes, query, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
-    return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
+    hits = _materialize(indexes, fused, similarity, top_k)
+    best = max(similarity.values(), default=None)
+    # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
+    return Hits(hits, best, gather(indexes, query, hits[:settings.top_k], best))
 
 
 def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
@@ -171,17 +176,25 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
 
 
 def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
-              best_similarity: float | None = None) -> bool:
+              best_similarity: float | None = None, abstention_floor: float = 0.0) -> bool:
     """True when nothing relevant enough was found.
 
-    Relevant means any of: the best cosine similarity (of the hits, or `best_similarity` over all vector
-    candidates when given — `Hits.best_similarity`) reaches `floor`; or (given the `query`) a hit BM25 found
-    contains every content word of the query literally — a search for an identifier or a rare term is answered
-    even though short keyword queries rarely reach the dense floor; or, without any vector evidence yet (vectors
-    still being computed), BM25 found something. Content words: BM25's query words minus English stop words.
+    1. With `abstention_floor` > 0 and the hits' `evidence` (a `Hits` from `search`, with vector evidence):
+       abstain when the calibrated probability that the index answers (retrieval/abstention.py) is below it.
+    2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
+       `best_similarity` over all vector candidates when given — `Hits.best_similarity`) reaches `floor`; or
+       (given the `query`) a hit BM25 found contains every content word of the query literally — a search for an
+       identifier or a rare term is answered even though short keyword queries rarely reach the dense floor; or,
+       without any vector evidence yet (vectors still being computed), BM25 found something. Content words:
+       BM25's query words minus English stop words.
     """
     if not hits:
         return True
+    evidence = getattr(hits, "evidence", None)
+    if abstention_floor > 0 and evidence is not None:
+        p = evidence.probability()
+        if p is not None and p < abstention_floor:
+            return True
     if query is not None and _keyword_match(hits, query):
         return False
     sims = [h.similarity for h in hits if h.similarity is not None]
