@@ -29,8 +29,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from abstention import IN_SCOPE, OUT_OF_SCOPE  # noqa: E402
-from data import dataset  # noqa: E402
+from abstention import IN_SCOPE, OUT_OF_SCOPE
+from data import dataset
 
 FEATURES = ("cosine", "coverage", "agreement")
 L2 = 0.01

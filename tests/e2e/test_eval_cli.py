@@ -53,7 +53,7 @@ def setup(tmp_path_factory):
 
 def ragls(env, *args):
     proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

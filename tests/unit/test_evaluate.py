@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from ragls.errors import InvalidParams
-from ragls.evaluate import GoldItem, judge, load_questions, parse_setting_side, summarize
+from ragls.evaluate import (
+    GoldItem,
+    judge,
+    load_questions,
+    parse_setting_side,
+    summarize,
+)
 from ragls.ir import Chunk, Hit, LineSpan
 
 
@@ -49,12 +55,13 @@ def test_duplicate_ids_and_empty_files_are_errors(tmp_path):
 
 
 def test_metrics_by_hand(tmp_path):
-    qs = load_questions(write(tmp_path, "\n".join([
-        '{"id": "s", "kind": "k1", "question": "q", "gold": ["a.md:10-12"]}',
-        '{"id": "t", "kind": "k1", "question": "q", "gold": ["a.md:40-41", "b.md:1-2"]}',
-        '{"id": "f", "kind": "k2", "question": "q", "gold": ["c.md"]}',
-        '{"id": "u", "kind": "k2", "question": "q", "gold": []}',
-        '{"id": "v", "kind": "k2", "question": "q", "gold": []}'])))
+    qs = load_questions(write(tmp_path, """\
+{"id": "s", "kind": "k1", "question": "q", "gold": ["a.md:10-12"]}
+{"id": "t", "kind": "k1", "question": "q", "gold": ["a.md:40-41", "b.md:1-2"]}
+{"id": "f", "kind": "k2", "question": "q", "gold": ["c.md"]}
+{"id": "u", "kind": "k2", "question": "q", "gold": []}
+{"id": "v", "kind": "k2", "question": "q", "gold": []}
+"""))
     runs = {
         # s: rank 1 is the right file but lines 1-9 (no overlap); rank 3 overlaps 10-12 -> RR 1/3, outside k=2
         "s": [hit("a.md", 1, 9), hit("x.md", 1, 5), hit("a.md", 8, 20)],
