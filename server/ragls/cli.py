@@ -68,7 +68,7 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False):
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
     from ragls.workspace import RagWorkspace
 
     folder = Path(args.path).expanduser()
@@ -78,7 +78,8 @@ def _workspace(args, progress=None, read_only: bool = False):
     if getattr(args, "index_path", None):
         overrides = {"index": {"path": args.index_path}}
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
-                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only)
+                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
+                      pin_model=pin_model)
     for warning in ws.warnings:  # e.g. a typo in ragls.toml
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
@@ -145,7 +146,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
 
     progress = Progress()
     t0 = time.perf_counter()
-    ws = _workspace(args, progress)
+    ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
@@ -250,6 +251,8 @@ def cmd_status(args) -> int:
                 print(f"skipped:     {s['path']}: {s['reason']}")
         print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
         print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+        for notice in ws.notices:
+            print(f"note:        {notice}")
         for e in wire["errors"]:
             print(f"error:       {e['message']}")
     finally:
@@ -332,6 +335,10 @@ def cmd_doctor(args) -> int:
         report(False, f"index path {index_dir} not writable: {exc}")
     try:
         idx = FolderIndex(folder, settings, emb, index_dir=index_dir)
+        built_with = idx.manifest.get_meta("vectors_model")
+        if built_with and built_with != settings.embedding.model and "model" not in settings.embedding.model_fields_set:
+            print(f"[note] the index keeps the embedding model it was built with ({built_with}); "
+                  f"`ragls rebuild` or an explicit embedding.model switches to {settings.embedding.model}")
         files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
         report(True, f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
                      f"{idx.vectors.count()} vectors")

@@ -253,6 +253,8 @@ class FolderIndex:
             self.manifest.clear_vector_dirty()
             self.manifest.set_meta("vectors_fp", self.embed_fp)
             repaired["vectors_wiped"] = 1
+        if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
+            self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)
