@@ -47,6 +47,7 @@ from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
+from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
@@ -94,22 +95,6 @@ class SyncReport:
     from_cache: int = 0
     elapsed_ms: float = 0.0
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
-
-
-def default_index_dir(folder: Path) -> Path:
-    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<name>-<hash of the folder path>."""
-    from ragls.embed import cache_root
-
-    resolved = str(folder.resolve())
-    return cache_root() / "indexes" / f"{folder.name or 'root'}-{text_hash(resolved)[:12]}"
-
-
-def resolve_index_dir(folder: Path, settings: Settings, index_dir: Path | None = None) -> Path:
-    """Where the index of `folder` lives: `index_dir`, else `index.path` (relative = inside the folder), else
-    `default_index_dir(folder)`. Pure: creates nothing."""
-    folder = Path(folder).resolve()
-    path = Path(index_dir or settings.index.path or default_index_dir(folder)).expanduser()
-    return path if path.is_absolute() else folder / path
 
 
 class FolderIndex:
