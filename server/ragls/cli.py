@@ -300,7 +300,6 @@ def cmd_status(args) -> int:
         _print_json(wire)
         return 0
     from ragls.uris import uri_to_path
-    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
     for f in wire["folders"]:
         print(f"folder:      {uri_to_path(f['uri'])}")
@@ -308,6 +307,8 @@ def cmd_status(args) -> int:
         print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
+            from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
             est = estimate_embed_seconds(f["chunks"], max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
