@@ -43,15 +43,19 @@ class Progress:
         self.bars: dict[str, object] = {}
         self.last_log = 0.0
         self.embed_done = 0
+        self.windows_done = 0
 
     def __call__(self, phase: str, done: int, total: int, message: str) -> None:
         if phase == "embed":  # done = chunks embedded in this batch, total = still pending
             self.embed_done += done
             done, total = self.embed_done, self.embed_done + total
+        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
+            self.windows_done += done
+            done, total = self.windows_done, self.windows_done + total
         if self.tty:
             from tqdm import tqdm
 
-            unit = "chunks" if phase == "embed" else "files"
+            unit = "chunks" if phase in ("embed", "windows") else "files"
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=phase, file=sys.stderr, leave=False)
@@ -235,6 +239,8 @@ def cmd_status(args) -> int:
             print(f"folder:      {idx.folder}")
             print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
             print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+            if f.get("pendingWindows") is not None:
+                print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
             print(f"last index:  {f['lastIndexedAt'] or 'never'}")
             est = estimate_embed_seconds(f["chunks"], ws.embedder.max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""

@@ -91,8 +91,9 @@ def ask(
     _check_cancel(cancel)
     k = top_k or settings.retrieval.top_k
     retrieved = retrieve(question, k)
-    floor = settings.retrieval.min_similarity
-    index_relevant = not abstained(retrieved, floor, question, getattr(retrieved, "best_similarity", None))
+    floor = settings.retrieval.abstention_floor
+    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or question,
+                                   getattr(retrieved, "best_similarity", None))
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
     hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
