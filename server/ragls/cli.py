@@ -93,8 +93,17 @@ def _print_json(obj) -> None:
 
 
 def _line(src: dict) -> str:
-    r = src["range"]
+    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk."""
+    r = src.get("focusRange") or src["range"]
     return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+
+
+def _chunk_lines(src: dict) -> str:
+    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
+    r, f = src["range"], src.get("focusRange")
+    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
+        return ""
+    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
 
 
 @contextlib.contextmanager
@@ -185,7 +194,8 @@ def cmd_query(args) -> int:
             if args.explain:
                 sims = f" cos={hit.similarity:.3f}" if hit.similarity is not None else ""
                 extra = f"  signals={chunk['signals']}{sims}"
-            print(f"{n}. {_line(chunk['source'])}{title}  (score {chunk['score']:.4f}){extra}")
+            print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
+                  f"(score {chunk['score']:.4f}){extra}")
             preview = " ".join(chunk["text"].split())[:200]
             print(f"   {preview}")
     return 0
@@ -220,7 +230,8 @@ def cmd_ask(args) -> int:
                 mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
                 title = f"  {src['title']}" if src.get("title") else ""
                 where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
-                print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
+                r = src.get("focusRange") or src["range"]
+                print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{title}{mark}")
         print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     return 0
 

@@ -54,7 +54,7 @@ from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.windows import Window, embedding_input, plan_windows, resolve
 
-__all__ = ["FolderIndex", "SyncReport", "embedding_input", "default_index_dir"]
+__all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
 if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
@@ -278,7 +278,7 @@ class FolderIndex:
             store.delete_ids(bad)
             repaired["vector_rows_deleted"] = sum(n for (cid, _), n in rows.items() if cid in bad)
         have: dict[str, set[int]] = {}
-        for (cid, w), _ in rows.items():
+        for cid, w in rows:
             if cid not in bad:
                 have.setdefault(cid, set()).add(w)
         self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if 0 not in have.get(i, ()))

@@ -7,7 +7,6 @@ them), trimmed to the first and last line with a term. Columns are exact UTF-16 
 
 from __future__ import annotations
 
-from ragls.chunking import LineIndex
 from ragls.ir import Chunk, LineSpan
 from ragls.stores.bm25 import stems
 
@@ -62,5 +61,3 @@ def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineS
     _, _, i, j = best
     return line_span(chunk, chunk.span.start_line + i, chunk.span.start_line + j)
 
-
-__all__ = ["LineIndex", "MAX_FOCUS_LINES", "keyword_focus", "line_span"]
