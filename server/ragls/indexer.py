@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
-WINDOW_BATCH = 16  # chunks whose remaining windows are embedded per window-pass batch
+WINDOW_BATCH = 8  # chunks whose remaining windows are embedded per window-pass batch (about 20 texts)
 
 # Embedding report: (chunks computed by the model, chunks whose vector came from the cache).
 EmbeddedFn = Callable[[int, int], None]
