@@ -43,15 +43,19 @@ class Progress:
         self.bars: dict[str, object] = {}
         self.last_log = 0.0
         self.embed_done = 0
+        self.windows_done = 0
 
     def __call__(self, phase: str, done: int, total: int, message: str) -> None:
         if phase == "embed":  # done = chunks embedded in this batch, total = still pending
             self.embed_done += done
             done, total = self.embed_done, self.embed_done + total
+        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
+            self.windows_done += done
+            done, total = self.windows_done, self.windows_done + total
         if self.tty:
             from tqdm import tqdm
 
-            unit = "chunks" if phase == "embed" else "files"
+            unit = "chunks" if phase in ("embed", "windows") else "files"
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=phase, file=sys.stderr, leave=False)
@@ -90,8 +94,17 @@ def _print_json(obj) -> None:
 
 
 def _line(src: dict) -> str:
-    r = src["range"]
+    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk."""
+    r = src.get("focusRange") or src["range"]
     return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+
+
+def _chunk_lines(src: dict) -> str:
+    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
+    r, f = src["range"], src.get("focusRange")
+    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
+        return ""
+    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
 
 
 @contextlib.contextmanager
@@ -225,7 +238,8 @@ def cmd_query(args) -> int:
             hit = hits[n - 1] if hits else None
             sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
             extra = f"  signals={chunk.get('signals')}{sims}"
-        print(f"{n}. {_line(chunk['source'])}{title}  (score {chunk['score']:.4f}){extra}")
+        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
+              f"(score {chunk['score']:.4f}){extra}")
         preview = " ".join(chunk["text"].split())[:200]
         print(f"   {preview}")
     return 0
@@ -266,7 +280,8 @@ def cmd_ask(args) -> int:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
             title = f"  {src['title']}" if src.get("title") else ""
             where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
-            print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
+            r = src.get("focusRange") or src["range"]
+            print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     return 0
 
@@ -305,6 +320,8 @@ def cmd_status(args) -> int:
         print(f"folder:      {uri_to_path(f['uri'])}")
         print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
         print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+        if f.get("pendingWindows") is not None:
+            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
             from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
