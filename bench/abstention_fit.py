@@ -41,14 +41,14 @@ def collect(corpus: Path, questions: list[tuple[str, str, bool]]) -> list[dict]:
     from ragls.retrieval.search import abstained
     from ragls.workspace import RagWorkspace
 
-    ws = RagWorkspace([corpus], [{"retrieval": {"abstention_floor": 0.0}}])
+    ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])
     try:
         ws.index()
         rows = []
         for qid, kind, text, answerable in questions:
             hits = ws.retrieve(text)
             ev = hits.evidence
-            today = abstained(hits, ws.settings.retrieval.min_similarity, text, hits.best_similarity)
+            today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
             rows.append({"id": qid, "kind": kind, "answerable": answerable, "cosine": ev.cosine,
                          "coverage": ev.coverage, "agreement": ev.agreement, "today_abstained": today,
                          "corpus": corpus.name})

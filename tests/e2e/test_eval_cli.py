@@ -45,7 +45,7 @@ def setup(tmp_path_factory):
     folder.mkdir()
     for name, text in DOCS.items():
         (folder / name).write_text(text)
-    (folder / "ragls.toml").write_text("[retrieval]\nmin_similarity = 0.99\nabstention_floor = 0\n")
+    (folder / "ragls.toml").write_text("[retrieval]\nmin_similarity = 0.99\nabstention_probability = 0\n")
     gold = root / "gold.jsonl"
     gold.write_text("".join(json.dumps(q) + "\n" for q in GOLD))
     return server_env(root / "cache"), folder, gold

@@ -1,7 +1,7 @@
 """Abstention on a real index (tantivy + LanceDB + the offline MiniLM) of the fixture docs: a near-miss question
 (the docs' own topic, a feature they do not describe) abstains, answerable ones — a paraphrase and an identifier —
-do not; an abstained rag/ask lists the closest passages and calls no LLM; abstention_floor 0 restores the
-cosine floor alone. The rule is retrieval/abstention.py with its fitted coefficients."""
+do not; an abstained rag/ask lists the closest passages and calls no LLM; abstention_probability 0 restores
+the cosine floor alone. The rule is retrieval/abstention.py with its fitted coefficients."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_near_miss_abstains_and_answerable_questions_do_not(ws):
     for question in ANSWERABLE:
         result = ws.query(question)
         assert not result.abstained, (question, result.hits.evidence)
-        assert result.hits.evidence.probability() >= ws.settings.retrieval.abstention_floor
+        assert result.hits.evidence.probability() >= ws.settings.retrieval.abstention_probability
 
 
 def test_abstained_ask_lists_the_closest_passages_without_an_llm(ws):
@@ -60,10 +60,10 @@ def test_abstained_ask_lists_the_closest_passages_without_an_llm(ws):
     assert answer.sources[0][1].chunk.path == "guide/deployment.md"
 
 
-def test_floor_zero_keeps_only_the_cosine_floor(tmp_path):
-    w = workspace(tmp_path, "[retrieval]\nsufficiency_floor = 0\n")
+def test_probability_zero_keeps_only_the_cosine_floor(tmp_path):
+    w = workspace(tmp_path, "[retrieval]\nabstention_probability = 0\n")
     try:
-        assert w.settings.retrieval.abstention_floor == 0.0
+        assert w.settings.retrieval.abstention_probability == 0.0
         assert not w.query(NEAR_MISS).abstained  # its best cosine is above min_similarity 0.20
     finally:
         w.close()

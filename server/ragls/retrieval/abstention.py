@@ -14,7 +14,7 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
 They are combined by a logistic model, P(answerable) = σ(b0 + b_cos·cosine + b_cov·coverage + b_agr·agreement),
 with the coefficients in `COEFFICIENTS`, fitted by `bench/abstention_fit.py` on the dev sets in bench/questions
 plus bench/abstention.py's questions (cross-validated there; docs/benchmarks.md has the figures). The query is
-abstained on when P < `retrieval.abstention_floor` (alias `sufficiency_floor`). Fitted on all-MiniLM-L6-v2
+abstained on when P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2
 cosines: another embedding model has another cosine scale, so refit (or lower the floor) when you change it.
 """
 
@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragls.ir import Hit
+from ragls.retrieval.query import Query
+from ragls.stores.bm25 import stems
 
 # Fitted by bench/abstention_fit.py (docs/benchmarks.md, "Abstention"): intercept, cosine, coverage, agreement.
 COEFFICIENTS = {"intercept": -9.0, "cosine": 12.0, "coverage": 6.0, "agreement": 1.0}
@@ -53,20 +55,19 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def term_coverage(indexes, query: str, hits: Sequence[Hit]) -> float:
-    """IDF-weighted share (0..1) of the query's indexed BM25 terms found in the hits' titles or texts.
-    1.0 for a query without indexed terms (nothing to miss) or without indexes."""
+def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
+    """IDF-weighted share (0..1) of the query's BM25 terms (its searched words, stemmed) found in the hits' titles
+    or texts. 1.0 for a query without terms (nothing to miss) or without indexes."""
     if not indexes:
         return 1.0
-    bm25 = indexes[0].bm25
-    terms = list(dict.fromkeys(bm25.query_terms(query)))
+    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
     if not terms:
         return 1.0
     n = sum(idx.bm25.num_docs() for idx in indexes)
     weights = {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}
     seen: set[str] = set()
     for hit in hits:
-        seen.update(bm25.text_terms(f"{hit.chunk.title}\n{hit.chunk.text}"))
+        seen.update(stems(f"{hit.chunk.title}\n{hit.chunk.text}"))
     total = sum(weights.values())
     return sum(w for t, w in weights.items() if t in seen) / total if total > 0 else 1.0
 
@@ -81,8 +82,9 @@ def signal_agreement(hits: Sequence[Hit]) -> float:
     return best
 
 
-def gather(indexes, query: str, hits: Sequence[Hit], best_similarity: float | None) -> Evidence:
-    """The Evidence for `query` from its top `hits` (best first) over `indexes` (FolderIndex list)."""
+def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None) -> Evidence:
+    """The Evidence for the analysed `query` from its top `hits` (best first) over `indexes` (FolderIndex list);
+    `best_similarity` is the best cosine over all vector candidates (None without vectors)."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
