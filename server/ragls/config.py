@@ -98,6 +98,8 @@ class IndexSettings(_Section):
     """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs)."""
 
     path: str | None = None
+    # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
+    embedding_cache_mb: int = Field(1024, ge=0)
 
 
 class RetrievalSettings(_Section):
