@@ -558,11 +558,14 @@ class FolderIndex:
         {text hash: vector} of those embedded."""
         fresh: dict = {}
         items = list(todo.items())
-        for start in range(0, len(items), EMBED_STEP):
-            part = items[start:start + EMBED_STEP]
+        # With worker processes (embedding.parallel) a step feeds all of them; otherwise small steps let a save
+        # interrupt the batch sooner.
+        step = EMBED_STEP * max(1, self.settings.embedding.parallel)
+        for start in range(0, len(items), step):
+            part = items[start:start + step]
             vecs = self.embedder.embed_documents([t for _, t in part])
             fresh.update(zip((k for k, _ in part), vecs))
-            if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
+            if should_yield is not None and start + step < len(items) and should_yield():
                 break
         if fresh:
             self.manifest.cache_vectors(self.embed_fp, fresh)

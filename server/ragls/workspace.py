@@ -349,6 +349,7 @@ class RagWorkspace:
                 g.close()
         for idx in self.indexes:
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:
