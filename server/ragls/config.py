@@ -209,6 +209,12 @@ class WatchSettings(_Section):
     debounce_ms: int = Field(300, ge=0)
 
 
+class ObservabilitySettings(_Section):
+    """OpenTelemetry export (ragls.telemetry; needs the `otel` extra)."""
+
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; unset = no tracing
+
+
 class Settings(_Section):
     """All ragls settings. See docs/configuration.md for each one."""
 
@@ -220,6 +226,7 @@ class Settings(_Section):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     commit: CommitSettings = Field(default_factory=CommitSettings)
     watch: WatchSettings = Field(default_factory=WatchSettings)
+    observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     # "default", or "low-ram": hard overrides for small machines (see apply_profile); `ragls doctor` prints it.
     profile: Literal["default", "low-ram"] = "default"
 

@@ -54,6 +54,7 @@ from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.windows import Window, embedding_input, plan_windows, resolve
+from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -458,6 +459,7 @@ class FolderIndex:
         self.cached_chunks += len(got)
         return set(got)
 
+    @traced("index.sync")
     def sync(self, only: Iterable[str] | None = None, *, embed: bool = True) -> SyncReport:
         """Bring the index up to date with the folder (or with the hinted relative paths `only`).
 
@@ -534,6 +536,7 @@ class FolderIndex:
             return 0
         return len(self._pending) + len(self._pending_windows)
 
+    @traced("index.embed")
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
         """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
         files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
