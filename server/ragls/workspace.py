@@ -24,6 +24,7 @@ from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,9 @@ class RagWorkspace:
             self.folder_settings.append(s)
             self.warnings += warns
         self.settings = self.folder_settings[0]
+        from ragls import telemetry
+
+        telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
         self.embedder = Embedder(self.settings.embedding, on_status=on_status)
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
@@ -140,6 +144,9 @@ class RagWorkspace:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        for i in targets:
+            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
+                self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 
@@ -215,6 +222,7 @@ class RagWorkspace:
                       signals=signals, max_context_chars=self.settings.generation.max_context_chars,
                       **self._search_options(targets))
 
+    @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
@@ -231,6 +239,7 @@ class RagWorkspace:
                          getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
+    @traced("rag/ask")
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
             cancel: threading.Event | None = None) -> Answer:
@@ -346,6 +355,7 @@ class RagWorkspace:
                 g.close()
         for idx in self.indexes:
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:
