@@ -102,10 +102,16 @@ def source_uri(chunk: Chunk) -> str:
 
 
 def to_wire_source(chunk: Chunk) -> dict:
-    src = {"uri": source_uri(chunk),
-           "path": chunk.path, "range": to_wire_range(chunk.span)}
+    """A Source: uri (with `#fragment` for a web page's heading that has an id), path, range (in the extracted
+    text for converted documents), optional title and `page` (1-based, PDFs)."""
+    uri = source_uri(chunk)
+    if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
+        uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
+    src = {"uri": uri, "path": chunk.path, "range": to_wire_range(chunk.span)}
     if chunk.title:
         src["title"] = chunk.title
+    if chunk.page is not None:
+        src["page"] = chunk.page
     return src
 
 
