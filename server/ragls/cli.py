@@ -90,7 +90,9 @@ def _print_json(obj) -> None:
 
 def _line(src: dict) -> str:
     r = src["range"]
-    return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+    where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
+    page = f" (page {src['page']})" if src.get("page") else ""
+    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
 
 
 @contextlib.contextmanager
@@ -99,7 +101,9 @@ def _indexed_workspace(args):
     progress = Progress()
     ws = _workspace(args, progress)
     try:
-        ws.index()
+        rags = getattr(args, "rag", None) or []
+        if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
+            ws.index()  # named RAGs alone: the workspace folder is not indexed
         progress.close()
         _warn_no_vectors(ws)
         yield ws
@@ -147,6 +151,8 @@ def cmd_index(args, rebuild: bool = False) -> int:
     t0 = time.perf_counter()
     ws = _workspace(args, progress)
     try:
+        if getattr(args, "rag", None):
+            return _index_rags(ws, args, progress, t0)
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
         if args.json:
@@ -164,11 +170,30 @@ def cmd_index(args, rebuild: bool = False) -> int:
     return 0
 
 
+def _index_rags(ws, args, progress, t0: float) -> int:
+    """`ragls index --rag NAME`: incremental sync of named RAGs (a crawl re-fetches with conditional requests)."""
+    from ragls.lsp.wire import to_wire_rag
+
+    for name in args.rag:
+        report = ws.index_rag(name)
+        progress.close()
+        [info] = [i for i in ws.rag_list() if i.name == name]
+        if args.json:
+            _print_json(to_wire_rag(info))
+            continue
+        print(f"{name}: {len(report.indexed)} indexed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
+              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} chunks "
+              f"({time.perf_counter() - t0:.1f} s)")
+        for sk in report.skipped:
+            print(f"  skipped {sk.path}: {sk.reason}")
+    return 0
+
+
 def cmd_query(args) -> int:
     from ragls.lsp.wire import to_wire_query
 
     with _indexed_workspace(args) as ws:
-        result = ws.query(args.text, args.top_k)
+        result = ws.query(args.text, args.top_k, rag=args.rag)
         wire = to_wire_query(result, args.explain)
         if args.json:
             _print_json(wire)
@@ -200,7 +225,8 @@ def cmd_ask(args) -> int:
                 sys.stdout.write(piece)
                 sys.stdout.flush()
 
-        answer = ws.ask(args.question or "", top_k=args.top_k, documents=args.file or None, on_delta=on_delta)
+        answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
+                        on_delta=on_delta)
         wire = to_wire_answer(answer)
         if args.json:
             _print_json(wire)
@@ -215,8 +241,9 @@ def cmd_ask(args) -> int:
             for src in wire["sources"]:
                 mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
                 title = f"  {src['title']}" if src.get("title") else ""
-                where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
-                print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
+                where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"]
+                page = f" (page {src['page']})" if src.get("page") else ""
+                print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{page}{title}{mark}")
         print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     return 0
 
@@ -376,6 +403,12 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_rag(args) -> int:
+    from ragls.cli_rags import cmd_rag as run
+
+    return run(args)
+
+
 def _line_of(chunk) -> str:
     return f"{chunk.path}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
 
@@ -397,16 +430,21 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
         return sp
 
-    with_path(sub.add_parser("index", help="index (incrementally) a folder"))
+    ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"))
+    ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
     q.add_argument("text")
     q.add_argument("--top-k", type=int)
     q.add_argument("--explain", action="store_true", help="show each signal's rank")
+    q.add_argument("--rag", action="append", metavar="NAME",
+                   help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
     a.add_argument("question", nargs="?", default="")
     a.add_argument("--top-k", type=int)
+    a.add_argument("--rag", action="append", metavar="NAME",
+                   help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
     g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
     g.add_argument("--entity", required=True, help="entity name (any case)")
@@ -418,13 +456,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
     c.add_argument("--style", choices=["conventional", "plain"])
     c.add_argument("--json", action="store_true")
+    from ragls.cli_rags import add_parser as add_rag_parser
+
+    add_rag_parser(sub)
     return p
 
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph,
+    "graph": cmd_graph, "rag": cmd_rag,
 }
 
 
