@@ -248,9 +248,11 @@ class SourcesRag:
         self.graph = GraphBuilder.attach(self.index, spec.settings)
 
     def ensure_indexed(self) -> None:
-        """Index the RAG now if it was never indexed (first use) — waits for a sync already running."""
+        """Index the RAG now if it was never indexed (first use) or its source list changed since its last sync
+        — waits for a sync already running."""
         with self._lock:
-            if self.index.manifest.get_meta("last_indexed_at") is None:
+            m = self.index.manifest
+            if m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources):
                 self.sync()
 
     def sync(self) -> SyncReport:

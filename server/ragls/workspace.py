@@ -165,6 +165,8 @@ class RagWorkspace:
         names = [rag] if isinstance(rag, str) else rag
         if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
             raise InvalidParams("rag must be a name or a list of names")
+        if any(n.strip() != WORKSPACE for n in names):
+            self.rags.reload()  # the user config is not watched: an edited [rags.*] table applies at once
         folders: list[FolderIndex] = []
         rags: list[Any] = []
         for name in dict.fromkeys(n.strip() for n in names):
