@@ -82,7 +82,14 @@ export function sourceLabel(source: Source): string {
 }
 
 /** Open `source.uri` with its range selected and revealed, in `column` (default the first); returns the editor. */
-export async function openSource(source: Source, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
+export async function openSource(
+  source: Source,
+  column = vscode.ViewColumn.One,
+): Promise<vscode.TextEditor | undefined> {
+  if (/^https?:/i.test(source.uri)) {
+    await vscode.env.openExternal(vscode.Uri.parse(source.uri, true)); // a web source opens in the browser
+    return undefined;
+  }
   const range = new vscode.Range(
     source.range.start.line,
     source.range.start.character,
