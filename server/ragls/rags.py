@@ -17,6 +17,7 @@ tantivy BM25, LanceDB vectors — with the same crash safety and incremental syn
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
 import threading
@@ -28,7 +29,7 @@ from typing import Any, Protocol
 
 from ragls.config import CONFIG_FILE, Settings, TABLES, build_settings
 from ragls.embed import Embedder
-from ragls.errors import ConfigError, InvalidParams, Skipped
+from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.hashing import text_hash
 from ragls.indexer import FolderIndex, SyncReport
 from ragls.ir import Hit
@@ -130,9 +131,11 @@ class SourcesIndex(FolderIndex):
     incremental by size/mtime then content hash for files, by conditional requests for web pages."""
 
     def __init__(self, spec: RagSpec, embedder: Embedder, index_dir: Path, read_only: bool = False,
-                 on_page: Callable[[str, int], None] | None = None):
+                 on_page: Callable[[str, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
         self.spec = spec
         self.on_page = on_page
+        self.should_stop = should_stop
         self.last_requests = 0
         super().__init__(index_dir, spec.settings, embedder, index_dir=index_dir, read_only=read_only)
         self.manifest.folder = ""
@@ -208,7 +211,8 @@ class SourcesIndex(FolderIndex):
         crawler = Crawler(cache=HttpCache(self.index_dir / "http_cache.sqlite"), known=known.__contains__,
                           max_bytes=s.sources.max_file_bytes, timeout_s=s.web.timeout_s, delay_s=s.web.delay_s,
                           max_pages=s.web.max_pages, max_depth=s.web.max_depth, user_agent=s.web.user_agent,
-                          respect_robots=s.web.respect_robots, on_page=self.on_page)
+                          respect_robots=s.web.respect_robots, on_page=self.on_page,
+                          should_stop=self.should_stop)
         docs = []
         seen: set[str] = set()
         try:
@@ -227,6 +231,9 @@ class SourcesIndex(FolderIndex):
             crawler.close()
             crawler.cache.close()
         self.last_requests = result.requests
+        if result.interrupted:  # never write a partial crawl: pages not visited would be deleted
+            raise RequestFailed(f"rag {self.spec.name}: crawl interrupted (shutting down); nothing was changed")
+        self.manifest.set_meta("web_kept", json.dumps([[k.path, k.reason] for k in result.kept]))
         docs += [p.document for p in result.pages if p.document is not None]
         return docs, result.unchanged, result.skipped
 
@@ -239,7 +246,8 @@ class SourcesRag:
         self.registry = registry
         self.embedder = registry.embedder_for(spec.settings)
         self.index_dir = registry.index_dir(spec)
-        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only)
+        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only,
+                                  should_stop=registry.closing.is_set)
         self._lock = threading.RLock()
         self._reranker = None
         self._skipped: list[tuple[str, str]] = []
@@ -258,20 +266,34 @@ class SourcesRag:
     def sync(self) -> SyncReport:
         """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list."""
         with self._lock:
-            report = self.index.sync()
+            report = self.index.sync(embed=False)
             self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._embed(report)
             if self.graph is not None:
                 self.graph.wait()
             return report
 
     def rebuild(self) -> SyncReport:
         with self._lock:
-            report = self.index.rebuild()
+            if self.index.writer:
+                self.index._wipe()
+            report = self.index.sync(embed=False)
+            self._embed(report)
             self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
             if self.graph is not None:
                 self.graph.catch_up()
                 self.graph.wait()
             return report
+
+    def _embed(self, report: SyncReport) -> None:
+        """The vector phase, batch by batch, until done or the registry closes (the rest waits for next time)."""
+        if not self.index.writer:
+            return
+        if not self.index.try_open_vectors():
+            report.vectors_error = self.index.vectors_error
+            return
+        while not self.registry.closing.is_set() and self.index.embed_pending_batch():
+            pass
 
     def needs_sync(self) -> bool:
         """True when never indexed, when its source list changed since the last sync, or when it has local files
@@ -279,8 +301,7 @@ class SourcesRag:
         last = self.index.manifest.get_meta("sources")
         if self.index.manifest.get_meta("last_indexed_at") is None or last != "\n".join(self.spec.sources):
             return True
-        return not any(s.split(":", 1)[-1].lstrip("/").lower().startswith(("http", "//"))
-                       or "://" in s for s in self.spec.sources)
+        return not any("://" in s for s in self.spec.sources)
 
     def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> list[Hit]:
         idx = self.index
@@ -315,6 +336,8 @@ class SourcesRag:
                 errors.append({"message": idx.missing_vectors})
         if idx.vectors_error:
             errors.append({"message": f"embedding model: {idx.vectors_error}"})
+        for path, reason in json.loads(idx.manifest.get_meta("web_kept") or "[]"):
+            errors.append({"path": path, "message": f"{path}: {reason}"})
         if self.graph is not None:
             errors += self.graph.errors()
         return RagInfo(name=self.spec.name, sources=self.spec.sources, files=idx.manifest.file_count(),
@@ -346,6 +369,8 @@ class RagRegistry:
         self._open: dict[str, Rag] = {}
         self._embedders: dict[str, Embedder] = {}
         self._lock = threading.RLock()
+        self.closing = threading.Event()  # set by close(): background syncs and crawls stop at the next page
+        self._thread: threading.Thread | None = None
         self.reload()
 
     # -- configuration ------------------------------------------------------------------------------------
@@ -431,6 +456,8 @@ class RagRegistry:
 
         def run() -> None:
             for name in names or self.names():
+                if self.closing.is_set():
+                    return
                 try:
                     rag = self.get(name)
                     if not only_needed or getattr(rag, "needs_sync", lambda: True)():
@@ -445,9 +472,14 @@ class RagRegistry:
 
         thread = threading.Thread(target=run, name="ragls-rags", daemon=True)
         thread.start()
+        self._thread = thread
         return thread
 
-    def close(self) -> None:
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop background syncs (a crawl stops before its next page) and close every open RAG."""
+        self.closing.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
         with self._lock:
             for rag in self._open.values():
                 rag.close()

@@ -42,6 +42,7 @@ PDF = pdf_bytes([["A manual page"]])
 
 class Site(BaseHTTPRequestHandler):
     log: list[tuple[str, str | None, int]] = []
+    failing: set[str] = set()  # paths answered 503 (a site having a bad day)
 
     def log_message(self, *args):
         pass
@@ -61,6 +62,9 @@ class Site(BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path
         cond = self.headers.get("if-none-match")
+        if path in self.failing:
+            self.log.append((path, cond, 503))
+            return self._send(503, "text/plain", b"try later")
         if path == "/robots.txt":
             self.log.append((path, cond, 200))
             return self._send(200, "text/plain", b"User-agent: *\nDisallow: /docs/private/\n")
@@ -98,6 +102,7 @@ def site():
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     Site.log = []
+    Site.failing = set()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
@@ -147,3 +152,17 @@ def test_crawl_indexes_skips_and_recrawls_conditionally(workspace, site):
     pages = [(p, cond, status) for p, cond, status in Site.log if p in ("/docs/", "/docs/a.html", "/docs/b.html",
                                                                         "/docs/new.html")]
     assert len(pages) == 4 and all(cond and status == 304 for _, cond, status in pages)
+
+    # A transient failure (HTTP 503) of an indexed page keeps its indexed copy and its links are still followed;
+    # rag/list says so. A page that is gone (404 now) is removed.
+    Site.failing = {"/docs/a.html"}
+    SITE["/docs/b.html"], saved = None, SITE["/docs/b.html"]
+    try:
+        third = workspace.index_rag("widget")
+    finally:
+        SITE["/docs/b.html"] = saved
+    assert third.deleted == [f"{site}/docs/b.html"] and third.indexed == []
+    assert f"{site}/docs/a.html" in workspace.rags.get("widget").index.manifest.files()
+    [info] = [r for r in workspace.rag_list() if r.name == "widget"]
+    assert {"path": f"{site}/docs/a.html",
+            "message": f"{site}/docs/a.html: HTTP 503 Service Unavailable; the indexed copy is kept"} in info.errors

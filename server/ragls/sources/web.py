@@ -40,7 +40,13 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 class FetchError(Exception):
-    """A page could not be used; the message is the reason (e.g. "HTTP 404", "too large (...)")."""
+    """A page could not be used; the message is the reason (e.g. "HTTP 404", "too large (...)"). `transient`:
+    the failure says nothing about the page (timeout, connection error, HTTP 5xx/429), so a page indexed before
+    keeps its indexed copy."""
+
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass
@@ -131,7 +137,8 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
             if resp.status_code == 304:
                 return Page(url, final, None, etag=etag, last_modified=last_modified, not_modified=True)
             if not resp.is_success:
-                raise FetchError(f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip())
+                raise FetchError(f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip(),
+                                 transient=resp.status_code >= 500 or resp.status_code == 429)
             ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
             if html_only and ctype and ctype not in HTML_TYPES:
                 raise FetchError(f"not HTML ({ctype})")
@@ -147,11 +154,11 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
             encoding = resp.charset_encoding
             page_etag, page_lm = resp.headers.get("etag"), resp.headers.get("last-modified")
     except httpx.TimeoutException:
-        raise FetchError(f"timed out after {timeout_s:g} s") from None
+        raise FetchError(f"timed out after {timeout_s:g} s", transient=True) from None
     except httpx.TooManyRedirects:
         raise FetchError(f"too many redirects (more than {MAX_REDIRECTS})") from None
     except httpx.HTTPError as exc:
-        raise FetchError(f"cannot fetch {url}: {exc}") from None
+        raise FetchError(f"cannot fetch {url}: {exc}", transient=True) from None
     finally:
         if own:
             client.close()
@@ -219,26 +226,32 @@ class HttpCache:
 
 @dataclass
 class CrawlResult:
-    """Pages fetched with new content (`pages`), URLs answered 304 (`unchanged`, final URLs), failures."""
+    """Pages fetched with new content (`pages`), URLs answered 304 (`unchanged`, final URLs), failures
+    (`skipped`), and indexed pages whose fetch failed transiently (`kept`: they keep their indexed copy)."""
 
     pages: list[Page] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    kept: list[Skipped] = field(default_factory=list)
     requests: int = 0
+    interrupted: bool = False
 
 
 class Crawler:
     """Fetches URL sources and crawls for one index; `known` says which URLs are indexed (their validators are
-    sent). `delay_s` between two requests; robots.txt per origin (cached for the crawler's life)."""
+    sent). `delay_s` between two requests; robots.txt per origin (cached for the crawler's life); a crawl stops
+    before its next page once `should_stop()` is true."""
 
     def __init__(self, *, cache: HttpCache | None, known: Callable[[str], bool], max_bytes: int,
                  timeout_s: float = 30.0, delay_s: float = 0.5, max_pages: int = 500, max_depth: int = 4,
                  user_agent: str = DEFAULT_USER_AGENT, respect_robots: bool = True,
-                 on_page: Callable[[str, int], None] | None = None):
+                 on_page: Callable[[str, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
         self.cache, self.known, self.max_bytes = cache, known, max_bytes
         self.timeout_s, self.delay_s, self.max_pages, self.max_depth = timeout_s, delay_s, max_pages, max_depth
         self.user_agent, self.respect_robots = user_agent, respect_robots
         self.on_page = on_page or (lambda url, n: None)
+        self.should_stop = should_stop or (lambda: False)
         self.client = new_client(timeout_s, user_agent)
         self._robots: dict[tuple[str, str], urllib.robotparser.RobotFileParser | str] = {}
         self._last_request = 0.0
@@ -276,13 +289,26 @@ class Crawler:
             self._robots[key] = result
         return self._robots[key]
 
-    def _disallowed(self, url: str) -> str | None:
+    def _disallowed(self, url: str) -> FetchError | None:
+        """Why robots.txt forbids `url` (transient when robots.txt itself could not be read), or None."""
         if not self.respect_robots:
             return None
         robots = self._robots_for(url)
         if isinstance(robots, str):
-            return robots
-        return None if robots.can_fetch(self.user_agent, url) else "disallowed by robots.txt"
+            return FetchError(robots, transient=True)
+        return None if robots.can_fetch(self.user_agent, url) else FetchError("disallowed by robots.txt")
+
+    def _failed(self, url: str, exc: FetchError, result: CrawlResult) -> list[str]:
+        """Record a failure; an indexed page failing transiently is kept (with its cached links, returned so a
+        crawl goes on past it)."""
+        cached = self.cache.get(url) if self.cache is not None else None
+        final = cached[2] if cached is not None else url
+        if exc.transient and self.known(final):
+            result.kept.append(Skipped(final, f"{exc}; the indexed copy is kept"))
+            result.unchanged.append(final)
+            return cached[3] if cached is not None else []
+        result.skipped.append(Skipped(url, str(exc)))
+        return []
 
     def _fetch(self, url: str, html_only: bool, result: CrawlResult) -> Page:
         cached = self.cache.get(url) if self.cache is not None else None
@@ -303,12 +329,12 @@ class Crawler:
         """A single URL source (any document type): into `result`."""
         why = self._disallowed(url)
         if why:
-            result.skipped.append(Skipped(url, why))
+            self._failed(url, why, result)
             return
         try:
             page = self._fetch(url, False, result)
         except FetchError as exc:
-            result.skipped.append(Skipped(url, str(exc)))
+            self._failed(url, exc, result)
             return
         self.on_page(page.final_url, 1)
         if page.not_modified:
@@ -324,19 +350,29 @@ class Crawler:
         queued = {start}
         fetched = 0
         while queue:
+            if self.should_stop():
+                result.interrupted = True
+                break
             url, depth = queue.popleft()
             if fetched >= self.max_pages:
                 result.skipped.append(Skipped(source, f"crawl stopped at web.max_pages {self.max_pages}: "
                                                       f"{len(queue) + 1} more link(s) not fetched"))
                 break
             why = self._disallowed(url)
+            links: list[str] | None = None
             if why:
-                result.skipped.append(Skipped(url, why))
-                continue
-            try:
-                page = self._fetch(url, True, result)
-            except FetchError as exc:
-                result.skipped.append(Skipped(url, str(exc)))
+                links = self._failed(url, why, result)
+            else:
+                try:
+                    page = self._fetch(url, True, result)
+                except FetchError as exc:
+                    links = self._failed(url, exc, result)
+            if links is not None:  # failed; a kept page's cached links are still followed
+                if depth < self.max_depth:
+                    for link in links:
+                        if link not in queued and within(link, start, prefix):
+                            queued.add(link)
+                            queue.append((link, depth + 1))
                 continue
             fetched += 1
             final = page.final_url
