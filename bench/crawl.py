@@ -4,13 +4,14 @@ A site of N documentation-like pages (default 200; each ~3 KB of text in a few s
 to its neighbours, to the index page and to 3 pseudo-random pages) is served on 127.0.0.1 with ETags. Then:
 
 1. crawl only: `web.Crawler` fetches + converts (trafilatura) every page, no index — pages/s of the crawler;
-2. first index: `ragls index --rag site` equivalent (`RagWorkspace.index_rag`): crawl, chunk, BM25, embed with
-   the offline MiniLM model;
-3. re-index with nothing changed: every page answered 304, nothing converted, chunked or embedded.
+   then the same crawl again with every page known: conditional requests only (304s, links from the cache);
+2. with `--index`: first index, the `ragls index --rag site` equivalent (`RagWorkspace.index_rag`): crawl,
+   chunk, BM25, embed with the offline MiniLM model; then a re-index with nothing changed (304s, nothing
+   converted, chunked or embedded).
 
 `web.delay_s` is 0 (no politeness pause: the site is ours); the default 0.5 s would add N × 0.5 s.
 
-    python bench/crawl.py [--pages 200]
+    python bench/crawl.py [--pages 200] [--index]
 """
 
 from __future__ import annotations
@@ -86,11 +87,12 @@ def serve(pages: dict[str, bytes]) -> tuple[ThreadingHTTPServer, dict[str, int]]
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=200)
+    ap.add_argument("--index", action="store_true", help="also index the site (embedding: minutes on 2 cores)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ragls-bench-crawl-"))
     os.environ.update({"RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1",
                        "RAGLS_CONFIG_DIR": str(tmp / "config")})
-    from ragls.sources.web import Crawler, CrawlResult
+    from ragls.sources.web import Crawler, CrawlResult, HttpCache
     from ragls.workspace import RagWorkspace
 
     pages = make_site(args.pages)
@@ -99,14 +101,23 @@ def main() -> int:
     print(f"site: {len(pages)} pages, {sum(map(len, pages.values())) / 1e6:.1f} MB; "
           f"load average {os.getloadavg()[0]:.1f}")
 
-    crawler = Crawler(cache=None, known=lambda url: False, max_bytes=2_000_000, delay_s=0, max_pages=10_000)
-    result = CrawlResult()
-    t0 = time.perf_counter()
-    crawler.crawl(f"{base}/docs/**", result)
-    dt = time.perf_counter() - t0
-    crawler.close()
-    print(f"crawl only: {len(result.pages)} pages fetched+converted in {dt:.2f} s = {len(result.pages) / dt:.1f} "
-          f"pages/s ({len(result.skipped)} skipped)")
+    cache = HttpCache(tmp / "http_cache.sqlite")
+    for known, label in ((False, "crawl only"), (True, "re-crawl, nothing changed")):
+        crawler = Crawler(cache=cache, known=lambda url, k=known: k, max_bytes=2_000_000, delay_s=0,
+                          max_pages=10_000)
+        counts.update({"200": 0, "304": 0, "other": 0})
+        result = CrawlResult()
+        t0 = time.perf_counter()
+        crawler.crawl(f"{base}/docs/**", result)
+        dt = time.perf_counter() - t0
+        crawler.close()
+        n = len(result.pages) + len(result.unchanged)
+        print(f"{label}: {len(result.pages)} converted + {len(result.unchanged)} unchanged in {dt:.2f} s = "
+              f"{n / dt:.1f} pages/s; server answered {counts['200']} × 200, {counts['304']} × 304")
+    cache.close()
+    if not args.index:
+        httpd.shutdown()
+        return 0
 
     (tmp / "config").mkdir()
     (tmp / "config" / "ragls.toml").write_text(f'[rags.site]\nsources = ["{base}/docs/**"]\n'
