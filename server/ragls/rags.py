@@ -321,7 +321,8 @@ class SourcesRag:
             from ragls.retrieval.graph import GraphSignal
 
             options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
-        return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals, **options)
+        return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
+                      max_context_chars=self.spec.settings.generation.max_context_chars, **options)
 
     def info(self) -> RagInfo:
         idx = self.index
@@ -501,4 +502,5 @@ def merge_hits(groups: Sequence[list[Hit]], top_k: int) -> list[Hit]:
             break
     sims = [getattr(g, "best_similarity", None) for g in groups]
     sims = [s for s in sims if s is not None]
-    return Hits(out, max(sims) if sims else None)
+    query = next((g.query for g in groups if getattr(g, "query", None) is not None), None)
+    return Hits(out, max(sims) if sims else None, query=query)  # per-group abstention evidence is not merged

@@ -23,7 +23,8 @@ from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
-from ragls.retrieval.search import SIGNALS, abstained, check_query, search
+from ragls.retrieval.query import analyse
+from ragls.retrieval.search import SIGNALS, abstained, search
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class FolderStatus:
     index_path: Path
     writer: bool
     skipped: list[tuple[str, str]]
+    # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
+    pending_windows: int | None = None
 
 
 @dataclass
@@ -240,7 +243,8 @@ class RagWorkspace:
                 for idx in folders:
                     idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
             groups.append(search(folders, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                                 signals=signals, **self._search_options(folders)))
+                                 signals=signals, max_context_chars=self.settings.generation.max_context_chars,
+                                 **self._search_options(folders)))
         for r in rags:
             r.ensure_indexed()
             groups.append(r.retrieve(text, top_k, signals))
@@ -265,13 +269,19 @@ class RagWorkspace:
     def query(self, text: Any, top_k: Any = None, rag: Any = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
-        text = check_query(text)
+        query = analyse(text)
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
-        hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, settings.retrieval.min_similarity, text,
-                                                 getattr(hits, "best_similarity", None)),
-                           (time.perf_counter() - t0) * 1000)
+        hits = self.retrieve(query, top_k, rag)
+        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000)
+
+    def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
+        """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
+        abstained with the floors of `settings` (default the workspace's; a named RAG may override them);
+        `ragls eval` uses it to judge the same rule rag/query applies."""
+        r = (settings or self.settings).retrieval
+        return abstained(hits, r.abstention_floor, getattr(hits, "query", None) or query,
+                         getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
@@ -362,6 +372,7 @@ class RagWorkspace:
             folders.append(FolderStatus(
                 folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
+                pending_windows=idx.pending_windows_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
                 skipped=idx.manifest.skipped()))

@@ -25,6 +25,8 @@ export interface Source {
   title?: string;
   /** 1-based page of a PDF where the chunk starts. */
   page?: number;
+  /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
+  focusRange?: Range;
 }
 
 /** A `rag/list` entry: the workspace or a named RAG. */

@@ -102,9 +102,10 @@ def source_uri(chunk: Chunk) -> str:
     return "ragls:" + quote(chunk.path, safe="")
 
 
-def to_wire_source(chunk: Chunk) -> dict:
-    """A Source: uri (with `#fragment` for a web page's heading that has an id), path, range (in the extracted
-    text for converted documents), optional title and `page` (1-based, PDFs)."""
+def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
+    """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
+    extracted text for converted documents), optional title, `page` (1-based, PDFs) and `focusRange` (the
+    answering lines, inside `range`) when `focus` is given."""
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
@@ -113,12 +114,16 @@ def to_wire_source(chunk: Chunk) -> dict:
         src["title"] = chunk.title
     if chunk.page is not None:
         src["page"] = chunk.page
+    if focus is not None:
+        src["focusRange"] = to_wire_range(focus)
     return src
 
 
 def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
-           "source": to_wire_source(hit.chunk)}
+           "source": to_wire_source(hit.chunk, hit.focus)}
+    if hit.focus is not None:
+        out["focusRange"] = to_wire_range(hit.focus)
     if explain:
         signals = {k: (int(v) if k != "rerank" else v) for k, v in hit.signals.items()}
         out["signals"] = signals
@@ -133,7 +138,7 @@ def to_wire_query(result, explain: bool = False) -> dict:
 def to_wire_answer(answer: Answer) -> dict:
     return {
         "answer": answer.text,
-        "sources": [{"n": n, **to_wire_source(hit.chunk)} for n, hit in answer.sources],
+        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus)} for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
         "model": answer.model,
         "abstained": answer.abstained,
@@ -157,7 +162,7 @@ def to_wire_status(status) -> dict:
     return {
         "folders": [{
             "uri": path_to_uri(f.folder), "files": f.files, "chunks": f.chunks, "pending": f.pending,
-            "pendingVectors": f.pending_vectors, "lastIndexedAt": iso(f.last_indexed_at),
+            "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows, "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
             "skipped": [{"path": p, "reason": r} for p, r in f.skipped],
         } for f in status.folders],
