@@ -27,8 +27,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-WORDS = ("request retry timeout cache index query chunk vector embedding server client config token "
-         "session worker queue latency header proxy route handler model schema version release build").split()
+WORDS = ["request", "retry", "timeout", "cache", "index", "query", "chunk", "vector", "embedding", "server", "client", "config", "token", "session", "worker", "queue", "latency", "header", "proxy", "route", "handler", "model", "schema", "version", "release", "build"]
 
 
 def make_site(n: int) -> dict[str, bytes]:

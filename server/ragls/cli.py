@@ -167,7 +167,9 @@ def cmd_index(args, rebuild: bool = False) -> int:
     ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
         if getattr(args, "rag", None):
-            return _index_rags(ws, args, progress, t0)
+            from ragls.cli_rags import index_rags
+
+            return index_rags(ws, args, progress, t0)
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
         if args.json:
@@ -182,25 +184,6 @@ def cmd_index(args, rebuild: bool = False) -> int:
             return 1
     finally:
         ws.close()
-    return 0
-
-
-def _index_rags(ws, args, progress, t0: float) -> int:
-    """`ragls index --rag NAME`: incremental sync of named RAGs (a crawl re-fetches with conditional requests)."""
-    from ragls.lsp.wire import to_wire_rag
-
-    for name in args.rag:
-        report = ws.index_rag(name)
-        progress.close()
-        [info] = [i for i in ws.rag_list() if i.name == name]
-        if args.json:
-            _print_json(to_wire_rag(info))
-            continue
-        print(f"{name}: {len(report.indexed)} indexed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
-              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} chunks "
-              f"({time.perf_counter() - t0:.1f} s)")
-        for sk in report.skipped:
-            print(f"  skipped {sk.path}: {sk.reason}")
     return 0
 
 

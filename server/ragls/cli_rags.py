@@ -161,3 +161,24 @@ def _rebuild(args) -> int:
     for s in wire["skipped"]:
         print(f"  skipped {s['path']}: {s['reason']}")
     return 0
+
+
+def index_rags(ws, args, progress, t0: float) -> int:
+    """`ragls index --rag NAME`: incremental sync of named RAGs (a crawl re-fetches with conditional requests)."""
+    import json
+
+    from ragls.lsp.wire import to_wire_rag
+
+    for name in args.rag:
+        report = ws.index_rag(name)
+        progress.close()
+        [info] = [i for i in ws.rag_list() if i.name == name]
+        if args.json:
+            print(json.dumps(to_wire_rag(info), indent=2, ensure_ascii=False))
+            continue
+        print(f"{name}: {len(report.indexed)} indexed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
+              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} chunks "
+              f"({time.perf_counter() - t0:.1f} s)")
+        for sk in report.skipped:
+            print(f"  skipped {sk.path}: {sk.reason}")
+    return 0

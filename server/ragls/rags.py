@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragls.config import CONFIG_FILE, Settings, TABLES, build_settings
+from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings
 from ragls.embed import Embedder
 from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.hashing import text_hash
@@ -154,7 +154,7 @@ class SourcesIndex(FolderIndex):
                 f"{vectors} is missing or empty; the chunks are re-embedded from the manifest, or run "
                 f"`ragls rag rebuild {self.spec.name}` to rebuild it from its sources")
 
-    def _scan(self, only):  # noqa: ARG002 - a RAG is always scanned whole
+    def _scan(self, only):
         from ragls.sources.convert import load_source
         from ragls.sources.resolve import resolve_sources
         from ragls.stores.manifest import FileRecord
@@ -467,7 +467,7 @@ class RagRegistry:
                         log.info("rag %s: %d indexed, %d deleted, %d unchanged in %.1f s", name,
                                  len(report.indexed), len(report.deleted), report.unchanged,
                                  time.perf_counter() - t0)
-                except Exception as exc:  # noqa: BLE001 - one broken RAG must not stop the others
+                except Exception as exc:
                     log.exception("rag %s: sync failed", name)
                     self.errors.append({"message": f"rag {name}: {exc}"})
 

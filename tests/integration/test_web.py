@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 from docgen import pdf_bytes
@@ -41,8 +42,8 @@ PDF = pdf_bytes([["A manual page"]])
 
 
 class Site(BaseHTTPRequestHandler):
-    log: list[tuple[str, str | None, int]] = []
-    failing: set[str] = set()  # paths answered 503 (a site having a bad day)
+    log: ClassVar[list[tuple[str, str | None, int]]] = []
+    failing: ClassVar[set[str]] = set()  # paths answered 503 (a site having a bad day)
 
     def log_message(self, *args):
         pass

@@ -168,7 +168,7 @@ def docx_text(data: bytes) -> str:
 
     try:
         document = docx.Document(io.BytesIO(data))
-    except Exception as exc:  # python-docx raises zipfile/KeyError/ValueError/PackageNotFoundError variants
+    except Exception as exc:  # noqa: BLE001 - python-docx raises zipfile/KeyError/ValueError/PackageNotFoundError variants
         raise ValueError(f"not a readable .docx: {exc}") from None
     lines: list[str] = []
     for block in document.iter_inner_content():
@@ -233,7 +233,7 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
         doc = convert_bytes(rel_path, data, name or ext)
     except ValueError as exc:
         return Skipped(rel_path, str(exc))
-    except Exception as exc:  # a converter bug on one odd file must not stop the rest
+    except Exception as exc:  # noqa: BLE001 - a converter bug on one odd file must not stop the rest
         return Skipped(rel_path, f"cannot convert: {type(exc).__name__}: {exc}")
     if not doc.text.strip():
         kind = "scanned PDF?" if (name or ext) == "pdf" else "no text"
