@@ -113,6 +113,7 @@ class RagWorkspace:
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
+        self.read_only = read_only
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
@@ -314,11 +315,13 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
-        """rag/status. Not `progressive` (CLI): opens the vector stores first, so counts of chunks without a vector
-        are exact; the server reports every chunk as pending until its indexer thread has opened them."""
+        """rag/status. The server (`progressive`) reports every chunk as pending until its indexer thread has opened
+        the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
+        and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
+        vector stores are opened first, so the counts are exact."""
         folders = []
         for i, idx in enumerate(self.indexes):
-            if not self.progressive:
+            if not self.progressive and not self.read_only:
                 idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
@@ -339,12 +342,16 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        if first.embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
+        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
+        if embed_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
+        model_name = self.embedder.model_name
+        if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
+            model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
+        return Status(folders=folders, embedding_model=model_name, store="lancedb+tantivy",
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])
