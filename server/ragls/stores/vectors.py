@@ -160,7 +160,7 @@ class VectorStore:
         first. Fetches `ROWS_PER_CHUNK_SEARCHED` x `limit` window rows, so a chunk whose windows all rank below
         that many rows is missed (it would not have made the top `limit` anyway unless many chunks have many
         close windows)."""
-        if limit <= 0 or self.table.count_rows() == 0:
+        if limit <= 0:
             return []
         rows = (self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
                 .select(["id", "window", "start_line", "end_line", "vector", "_distance"])
