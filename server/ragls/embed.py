@@ -28,6 +28,7 @@ import numpy as np
 
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
+from ragls.index_paths import cache_root  # re-exported: callers import it from here
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +36,6 @@ OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
                   "sentence_bert_config.json")
 _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
-
-
-def cache_root() -> Path:
-    """The user's ragls cache dir (platformdirs), e.g. ~/.cache/ragls; `RAGLS_CACHE_DIR` overrides it."""
-    env = os.environ.get("RAGLS_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
 
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).

@@ -47,6 +47,7 @@ from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
+from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
@@ -103,22 +104,6 @@ class SyncReport:
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
 
 
-def default_index_dir(folder: Path) -> Path:
-    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<name>-<hash of the folder path>."""
-    from ragls.embed import cache_root
-
-    resolved = str(folder.resolve())
-    return cache_root() / "indexes" / f"{folder.name or 'root'}-{text_hash(resolved)[:12]}"
-
-
-def resolve_index_dir(folder: Path, settings: Settings, index_dir: Path | None = None) -> Path:
-    """Where the index of `folder` lives: `index_dir`, else `index.path` (relative = inside the folder), else
-    `default_index_dir(folder)`. Pure: creates nothing."""
-    folder = Path(folder).resolve()
-    path = Path(index_dir or settings.index.path or default_index_dir(folder)).expanduser()
-    return path if path.is_absolute() else folder / path
-
-
 class FolderIndex:
     """The index of one workspace folder: manifest (SQLite), BM25 (tantivy) and vectors (LanceDB).
 
@@ -146,7 +131,10 @@ class FolderIndex:
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
-        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
+        from ragls.stores.embed_cache import EmbeddingCache
+
+        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder),
+                                 shared_cache=EmbeddingCache.shared(settings.index.embedding_cache_mb))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
