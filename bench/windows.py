@@ -26,7 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from speed import BOOK, QUERIES, model_overrides, pct  # noqa: E402
+from data import dataset  # noqa: E402
+from speed import QUERIES, model_overrides, pct  # noqa: E402
+
+BOOK = dataset("rust-book")
 
 
 def _timed(fn):
