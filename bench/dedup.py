@@ -13,7 +13,6 @@ import statistics
 import time
 
 import numpy as np
-
 from ragls.retrieval.dedup import keep_distinct
 
 

@@ -10,6 +10,7 @@ rebuild gives.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -20,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
@@ -120,7 +120,7 @@ def test_windows_cover_the_whole_chunk(indexed):
     assert rows[0]["start_line"] == station.span.start_line
     last_text_line = station.span.start_line + len(station.text.rstrip("\n").splitlines()) - 1
     assert rows[-1]["end_line"] == last_text_line
-    for a, b in zip(rows, rows[1:]):
+    for a, b in itertools.pairwise(rows):
         assert b["start_line"] <= a["end_line"] + 1  # no line falls between two windows
     status = idx.pending_windows_count()
     assert status == 0 and idx.pending_count() == 0
