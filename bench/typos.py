@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from data import dataset  # noqa: E402
-from speed import QUERIES  # noqa: E402
+from data import dataset
+from speed import QUERIES
 
 BOOK = dataset("rust-book")
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from data import dataset  # noqa: E402
-from speed import QUERIES, model_overrides, pct  # noqa: E402
+from data import dataset
+from speed import QUERIES, model_overrides, pct
 
 BOOK = dataset("rust-book")
 
