@@ -140,6 +140,9 @@ class RagWorkspace:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        for i in targets:
+            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
+                self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 
@@ -346,6 +349,7 @@ class RagWorkspace:
                 g.close()
         for idx in self.indexes:
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:
