@@ -118,3 +118,14 @@ def test_query_with_unloadable_reranker_is_a_request_failure(tmp_path, monkeypat
             w.query("otters")
     finally:
         w.close()
+
+
+def test_relevance_floor_drops_hits_the_reranker_scores_below_it(ws):
+    """`retrieval.relevance_floor` 1: only hits whose cross-encoder score ("harbour" count) is at least 1 stay."""
+    from ragls.config import RetrievalSettings
+
+    floor = RetrievalSettings(**{**ws.settings.retrieval.model_dump(), "relevance_floor": 1.0})
+    options = ws._search_options(ws.indexes)
+    hits = search(ws.indexes, ws.embedder, QUERY, settings=floor, top_k=5, **options)
+    assert [h.chunk.path for h in hits] == ["huge.md", "harbour.md"]
+    assert all(h.signals["rerank"] >= 1.0 for h in hits)

@@ -10,6 +10,7 @@ rebuild gives.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import signal
@@ -119,7 +120,7 @@ def test_windows_cover_the_whole_chunk(indexed):
     assert rows[0]["start_line"] == station.span.start_line
     last_text_line = station.span.start_line + len(station.text.rstrip("\n").splitlines()) - 1
     assert rows[-1]["end_line"] == last_text_line
-    for a, b in zip(rows, rows[1:]):
+    for a, b in itertools.pairwise(rows):
         assert b["start_line"] <= a["end_line"] + 1  # no line falls between two windows
     status = idx.pending_windows_count()
     assert status == 0 and idx.pending_count() == 0
@@ -223,3 +224,43 @@ def test_kill_9_during_the_window_pass_equals_a_clean_rebuild(tmp_path):
         assert recovered == _rows(clean)
     finally:
         clean.close()
+
+
+def test_hybrid_false_uses_the_vector_signal_alone(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    s = settings(tmp_path, hybrid=False)
+    idx = FolderIndex(folder, s, Embedder(s.embedding))
+    try:
+        idx.sync()
+        hits = search([idx], idx.embedder, "retryMaxAttempts", settings=s.retrieval, top_k=5)
+        assert hits and all(set(h.signals) == {"vector"} for h in hits)
+    finally:
+        idx.close()
+
+
+def test_parent_document_returns_the_whole_section(tmp_path):
+    folder = write_docs(tmp_path / "docs")
+    winds = ["north", "east", "south", "west"]
+    entries = [f"Entry {i}: the keeper noted wind from the {winds[i % 4]} at {10 + i} knots and a falling glass."
+               for i in range(60)]
+    entries[45] = "Entry 45: a seal with a tagged flipper slept on the slipway all afternoon."
+    (folder / "log.md").write_text("# Log\n\n" + "\n".join(entries) + "\n")
+    for parent in (False, True):
+        s = settings(tmp_path, name=f"index-{parent}", parent_document=parent)
+        idx = FolderIndex(folder, s, Embedder(s.embedding))
+        try:
+            idx.sync()
+            chunks = idx.manifest.chunks_of("log.md")
+            assert len(chunks) >= 3 and {c.title for c in chunks} == {"Log"}
+            [hit] = search([idx], idx.embedder, "seal with a tagged flipper on the slipway", settings=s.retrieval,
+                           top_k=1, max_context_chars=s.generation.max_context_chars)
+            assert hit.chunk.path == "log.md" and "tagged flipper" in hit.chunk.text
+            if parent:
+                assert hit.chunk.text.count("Entry ") == 60  # every line of the section, overlaps merged once
+                assert (hit.chunk.span.start_line, hit.chunk.span.end_line) == (chunks[0].span.start_line,
+                                                                                chunks[-1].span.end_line)
+                assert hit.focus.start_line <= 47 <= hit.focus.end_line  # still the answering lines
+            else:
+                assert hit.chunk.text.count("Entry ") < 60
+        finally:
+            idx.close()

@@ -27,7 +27,7 @@ EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_DIRECTIVE_LINE = re.compile(r"^\s*(?::::+\s*[\w.]+.*|\{[*!%].*[*!%]\})\s*$", re.MULTILINE)
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\})[ \t]*$", re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")

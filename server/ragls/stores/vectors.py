@@ -171,7 +171,7 @@ class VectorStore:
         first. Fetches `ROWS_PER_CHUNK_SEARCHED` x `limit` window rows, so a chunk whose windows all rank below
         that many rows is missed (it would not have made the top `limit` anyway unless many chunks have many
         close windows)."""
-        if limit <= 0 or self.table.count_rows() == 0:
+        if limit <= 0:
             return []
         q = self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
         if self.has_ann():

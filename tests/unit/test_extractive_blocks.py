@@ -1,0 +1,70 @@
+"""Extractive answers keep structure and drop markup (answer/extractive.py), without a model: lexical ranking."""
+
+from __future__ import annotations
+
+from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer
+from ragls.ir import Chunk, Hit, LineSpan
+
+DOC = """## Install { #install }
+
+<!-- maintainers: keep this short -->
+::: fastapi.FastAPI
+
+To install the package, run these commands:
+
+```bash
+pip install foo
+foo init --force
+```
+
+The configuration file has three sections:
+
+- a server section with the host and the port
+- a database section with the connection string
+- a logging section with the level
+
+{* ../docs_src/app/main.py hl[3] *}
+Unrelated prose about the project's history and its logo colours.
+"""
+
+
+def hit(text: str = DOC, focus: LineSpan | None = None) -> Hit:
+    lines = text.count("\n")
+    return Hit(chunk=Chunk(id="a", path="guide.md", text=text, span=LineSpan(10, 0, 10 + lines, 0), text_hash="a"),
+               score=1.0, focus=focus)
+
+
+def body(answer: str) -> list[str]:
+    assert answer.startswith(EXTRACTIVE_LABEL + "\n\n")
+    return answer[len(EXTRACTIVE_LABEL) + 2:].split("\n")
+
+
+def test_sentence_ending_in_colon_keeps_its_code_block_verbatim():
+    lines = body(extractive_answer("How do I install the package?", [(1, hit())], max_sentences=1))
+    assert lines == ["- To install the package, run these commands [1]:", "  ```bash", "  pip install foo",
+                     "  foo init --force", "  ```"]
+
+
+def test_sentence_ending_in_colon_keeps_its_list_as_a_list():
+    lines = body(extractive_answer("Which sections does the configuration file have?", [(1, hit())],
+                                   max_sentences=1))
+    assert lines == ["- The configuration file has three sections [1]:",
+                     "  - a server section with the host and the port",
+                     "  - a database section with the connection string",
+                     "  - a logging section with the level"]
+
+
+def test_no_raw_markup_reaches_the_answer():
+    answer = extractive_answer("install package configuration sections project history", [(1, hit())],
+                               max_sentences=10)
+    for markup in ("{ #install }", ":::", "{*", "<!--", "maintainers"):
+        assert markup not in answer
+    assert clean_markup("# Title {#t}\n::: a.b\n{* x.py *}\n<!-- c -->\ntext").split("\n") == \
+        ["# Title", "", "", "", "text"]
+
+
+def test_candidates_come_from_the_focus_lines():
+    # Focus on the configuration sentence and list (file lines 22-26 = chunk lines 12-16): the install code, which
+    # matches the question as well, is not used.
+    answer = extractive_answer("install package configuration", [(1, hit(focus=LineSpan(22, 0, 26, 0)))])
+    assert "configuration file has three sections" in answer and "pip install" not in answer
