@@ -39,8 +39,16 @@ vim.api.nvim_create_user_command("RagAsk", function(opts)
 end, { nargs = "*", range = true, desc = "ragls: ask a question (with a range: about the selected lines)" })
 
 vim.api.nvim_create_user_command("RagQuery", function(opts)
-  require("ragls").query(opts.args)
-end, { nargs = "+", desc = "ragls: search the workspace documents into the quickfix list" })
+  require("ragls").query(opts.args, { quickfix = opts.bang })
+end, { nargs = "*", bang = true, desc = "ragls: search the workspace documents in a live picker (!: quickfix list)" })
+
+vim.api.nvim_create_user_command("RagLast", function()
+  require("ragls").last()
+end, { nargs = 0, desc = "ragls: reopen the last answer" })
+
+vim.api.nvim_create_user_command("RagIndex", function(opts)
+  require("ragls").index_folder(opts.args)
+end, { nargs = "?", complete = "dir", desc = "ragls: index this folder (default: the file's directory), even outside a project" })
 
 vim.api.nvim_create_user_command("RagRebuild", function()
   require("ragls").rebuild()
@@ -53,3 +61,11 @@ end, { nargs = 0, desc = "ragls: index status" })
 vim.api.nvim_create_user_command("RagCommit", function(opts)
   require("ragls").commit({ staged = not opts.bang })
 end, { nargs = 0, bang = true, desc = "ragls: commit message from the staged diff (!: from all tracked changes)" })
+
+-- <Plug> mappings (|ragls-mappings|); `keymaps` in setup() maps keys to them.
+vim.keymap.set({ "n" }, "<Plug>(ragls-ask)", "<cmd>RagAsk<CR>", { desc = "ragls: ask" })
+vim.keymap.set({ "x" }, "<Plug>(ragls-ask)", ":RagAsk<CR>", { silent = true, desc = "ragls: ask about the selection" })
+vim.keymap.set("n", "<Plug>(ragls-query)", "<cmd>RagQuery<CR>", { desc = "ragls: search (picker)" })
+vim.keymap.set("n", "<Plug>(ragls-status)", "<cmd>RagStatus<CR>", { desc = "ragls: status" })
+vim.keymap.set("n", "<Plug>(ragls-commit)", "<cmd>RagCommit<CR>", { desc = "ragls: commit message" })
+vim.keymap.set("n", "<Plug>(ragls-last)", "<cmd>RagLast<CR>", { desc = "ragls: last answer" })
