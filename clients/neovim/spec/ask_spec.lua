@@ -176,6 +176,9 @@ H.it("a generic question about a visual range, without an LLM, is answered from 
   local notes = vim.fn.tempname() .. "-wombats.md"
   vim.fn.writefile({ "# Field notes", "", "The wombat migration starts at the first frost in the Pindari valley.",
     "Each herd follows the oldest wombat along the river.", "", "Unrelated closing line." }, notes)
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
   vim.cmd.edit(vim.fn.fnameescape(notes))
   local rpc = require("ragls.rpc")
   local orig = rpc.client_request

@@ -508,7 +508,7 @@ end
 function M.human_time(iso, now)
   local t = M.parse_iso(iso)
   if not t then
-    return iso == nil or iso == vim.NIL and "never" or tostring(iso)
+    return (iso == nil or iso == vim.NIL) and "never" or tostring(iso)
   end
   local ago = (now or os.time()) - t
   if ago < 60 then
