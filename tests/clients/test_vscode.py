@@ -132,9 +132,12 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     vsix = EXT / "ragls-vscode.vsix"
     packaged = _run([NPM, "run", "package"], timeout=300)
     assert packaged.returncode == 0 and vsix.is_file(), f"vsce package failed:\n{packaged.stdout}"
-    shot = RESULTS / "answer-panel.png"
-    shot.unlink(missing_ok=True)
+    shots = [RESULTS / name for name in ("answer-panel.png", "source-opened.png", "search-live.png",
+                                         "search-opened-highlight.png", "progress.png", "walkthrough.png")]
+    for shot in shots:
+        shot.unlink(missing_ok=True)
     result = _run([NODE, "out/test/e2e/uiAsk.js", str(vsix), str(tmp_path / "ui")], timeout=300,
                   RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
     _assert_tap(result, "UI test")
-    assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot of the answer panel"
+    for shot in shots:
+        assert shot.is_file() and shot.stat().st_size > 10_000, f"no screenshot {shot.name}"

@@ -204,7 +204,7 @@ H.it("a missing server command is reported with install instructions", function(
   vim.cmd("RagQuery! frobnicator")
   local notes = H.notes_matching("ragls-not-installed-xyz")
   H.eq(1, #notes, "one notification")
-  H.contains(notes[1].msg, "pip install ragls")
+  H.contains(notes[1].msg, "python3 -m pip install '/path/to/ragls[offline]'")
   H.contains(notes[1].msg, "pip install -e .")
   H.eq(vim.log.levels.ERROR, notes[1].level, "level")
   H.eq(0, #vim.lsp.get_clients(), "no client")
@@ -232,7 +232,7 @@ H.it(":checkhealth ragls reports the missing server as an ERROR with the install
   H.eq("checkhealth", vim.bo.filetype, "health buffer")
   H.contains(text, "ERROR ragls: server command `ragls-not-installed-xyz` not found")
   H.contains(text, "OK setup() options are valid")
-  H.contains(text, "pip install ragls")
+  H.contains(text, "python3 -m pip install")
 end)
 
 H.it(":checkhealth ragls shows why `cmd ... --version` failed instead of guessing", function()

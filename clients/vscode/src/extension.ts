@@ -6,7 +6,10 @@
  */
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
+import { trackEditors } from './answerActions';
 import { COMMANDS, registerCommands } from './commands';
+import { disposeDecorations } from './decorations';
+import { DocsSearch } from './search';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
@@ -15,6 +18,9 @@ export interface RaglsApi {
   server: ServerManager;
   panel: AnswerPanel;
   status: StatusBar;
+  search: DocsSearch;
+  /** This extension's log folder; the "ragls" output channel's file is beside it (tests read it). */
+  logUri: vscode.Uri;
 }
 
 let manager: ServerManager | undefined;
@@ -24,10 +30,11 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
   const panel = new AnswerPanel();
+  const search = new DocsSearch(server);
   manager = server;
-  context.subscriptions.push(output, status, server, panel);
+  context.subscriptions.push(output, status, server, panel, search, trackEditors(), { dispose: disposeDecorations });
 
-  registerCommands(context, { server, panel, status, output });
+  registerCommands(context, { server, panel, status, output, search });
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -41,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status };
+  return { server, panel, status, search, logUri: context.logUri };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -22,6 +22,8 @@ export interface Source {
   path: string;
   range: Range;
   title?: string;
+  /** The lines that matter inside `range` (optional): jump to and highlight these when present. */
+  focusRange?: Range;
 }
 
 export interface Chunk {

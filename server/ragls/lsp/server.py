@@ -209,7 +209,9 @@ class RaglsServer(LanguageServer):
         self.ws = self.worker = self.watcher = None
 
     def _log(self, message: str, kind: types.MessageType) -> None:
-        log.info("%s", message)
+        """Log `message` once: as window/logMessage to the client when connected (editors put it in their log or
+        output channel, where stderr also goes, so stderr gets it only at debug level), else on stderr."""
+        log.log(logging.DEBUG if self.progress_sender is not None else logging.INFO, "%s", message)
         if self.progress_sender is not None:
             self.progress_sender.loop.call_soon_threadsafe(
                 self.window_log_message, types.LogMessageParams(type=kind, message=message))
@@ -344,8 +346,10 @@ def serve(tcp: str | None = None) -> None:
     """Run the server on stdio, or on TCP "HOST:PORT" for debugging. Caps glibc's malloc arenas first
     (`ragls.heap.limit_arenas`)."""
     from ragls import heap
+    from ragls.lsp.errors import install_log_filter
 
     heap.limit_arenas()
+    install_log_filter()  # expected errors ("nothing staged") are one log line, not a traceback
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

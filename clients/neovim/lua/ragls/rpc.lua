@@ -18,8 +18,9 @@ local streams = {}
 local token_seq = 0
 
 --- Install instructions shown when the server command is missing.
-M.install_hint = "Install the server with `pip install ragls` (or `pip install -e .` in a ragls checkout), "
-  .. "or point the plugin at it: require('ragls').setup({ cmd = { '/path/to/ragls', 'serve' } })"
+M.install_hint = "Install the server from a ragls checkout with `python3 -m pip install '/path/to/ragls[offline]'` "
+  .. "(or `pip install -e .` inside it), or point the plugin at it: "
+  .. "require('ragls').setup({ cmd = { '/path/to/venv/bin/ragls', 'serve' } })"
 
 ---@param msg string
 ---@param level? integer
