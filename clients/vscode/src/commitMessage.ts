@@ -7,6 +7,7 @@
  * - With nothing staged, a notification offers "Use All Changes" (every change to tracked files, like
  *   `git commit -a`) instead of the server's protocol wording.
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-languageclient/node';
 import type { Deps } from './commands';
@@ -92,7 +93,7 @@ export function generateCommitMessage(deps: Deps, arg?: unknown): Promise<Commit
       if (!isNothingStaged(error)) {
         throw error;
       }
-      const name = vscode.workspace.asRelativePath(repo.rootUri, true) || repo.rootUri.fsPath;
+      const name = vscode.workspace.getWorkspaceFolder(repo.rootUri)?.name ?? basename(repo.rootUri.fsPath);
       if (!(await prompts.useAllChanges(name))) {
         return undefined;
       }
