@@ -394,7 +394,9 @@ suite('ragls extension in VS Code', () => {
     // A message must not come twice: once as window/logMessage ("ragls: …") and again from stderr
     // ("INFO ragls.lsp.server: ragls: …"), nor twice in a row.
     const doubled = plain.filter(
-      (l, i) => (i > 0 && l === plain[i - 1]) || (l.startsWith('ragls: ') && plain.filter((m) => m.endsWith(l)).length > 1),
+      (l, i) =>
+        (i > 0 && l === plain[i - 1]) ||
+        (l.startsWith('ragls: ') && plain.some((m) => /^[A-Z]+ [\w.]+: /.test(m) && m.replace(/^[A-Z]+ [\w.]+: /, '') === l)),
     );
     assert.deepEqual(doubled, [], 'lines logged twice');
     assert.ok(!text.includes('Traceback (most recent call last)'), 'no Python traceback in the log');
