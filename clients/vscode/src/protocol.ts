@@ -22,7 +22,7 @@ export interface Source {
   path: string;
   range: Range;
   title?: string;
-  /** The lines that matter inside `range` (optional): jump to and highlight these when present. */
+  /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
   focusRange?: Range;
 }
 

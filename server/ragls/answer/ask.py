@@ -1,20 +1,24 @@
 """`rag/ask`: retrieve → (abstain) → template → LLM with the `rag__query` tool → citation check.
 
-Without an LLM (`chat is None`, backend "none") the answer is extractive: the sentences of the top chunks that
-share the most content words with the question, each followed by its `[n]`, under a label saying so.
+Without an LLM (`chat is None`, backend "none") the answer is extractive (`extractive.py`): the passages of the
+top hits' focus lines that best match the question, each followed by its `[n]`, under a label saying so.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-from ragls.answer.cite import check_citations, content_words
+from ragls.answer.cite import check_citations
+from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
+    EXTRACTIVE_LABEL,
+    EXTRACTIVE_MAX_SENTENCES,
+    extractive_answer,
+    split_sentences,
+)
 from ragls.answer.llm import ChatModel, ToolCall
 from ragls.answer.template import render_prompt, source_label
 from ragls.config import Settings
@@ -25,10 +29,6 @@ from ragls.retrieval.search import abstained
 Retrieve = Callable[[str, int], list[Hit]]
 
 EXTRACTIVE_MODEL = "extractive"
-EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
-                    "the question.*")
-EXTRACTIVE_MAX_SENTENCES = 4
-EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 MAX_HISTORY_MESSAGES = 20
 TOOL_MAX_TOP_K = 20
 
@@ -50,6 +50,8 @@ RAG_QUERY_TOOL = {
 TOOL_SYSTEM = ("Answer from the project documents given by the user. If they are not enough, you may call "
                "rag__query to search the documents again. Cite every source you use as [n].")
 
+
+CLOSEST_MATCHES = 3  # passages listed by an abstained answer
 
 def ask(
     question: str,
@@ -91,8 +93,10 @@ def ask(
     _check_cancel(cancel)
     k = top_k or settings.retrieval.top_k
     retrieved = retrieve(question, k)
-    floor = settings.retrieval.min_similarity
-    index_relevant = not abstained(retrieved, floor, question, getattr(retrieved, "best_similarity", None))
+    floor = settings.retrieval.abstention_floor
+    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or question,
+                                   getattr(retrieved, "best_similarity", None),
+                                   settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
     hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
@@ -104,10 +108,12 @@ def ask(
                       elapsed_ms=(time.perf_counter() - t0) * 1000)
 
     if not extra_hits and not index_relevant:
-        text = abstention_text(hits, floor)
+        text = abstention_text(hits, floor, getattr(retrieved, "evidence", None),
+                               settings.retrieval.abstention_probability)
         if on_delta is not None:
             on_delta(text)
-        return done(text, [], True)
+        # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
+        return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
         text = extractive_answer(question, numbered, embed=embed)
@@ -130,17 +136,28 @@ def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
-def abstention_text(hits: list[Hit], floor: float) -> str:
-    """The answer given when retrieval found nothing relevant enough (says why, in one sentence)."""
+def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0) -> str:
+    """The answer given when retrieval found nothing relevant enough: says why in one sentence, then lists the
+    closest matches (`path:first-last  title`, at most CLOSEST_MATCHES) — no LLM is called. `evidence`
+    (retrieval/abstention.py) explains a decision of the calibrated rule."""
     sims = [h.similarity for h in hits if h.similarity is not None]
+    p = evidence.probability() if evidence is not None else None
     if not hits:
         why = "no passage matched the question"
+    elif p is not None and p < min_probability:
+        why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
+               f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found")
     elif sims:
         why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
     else:
         why = "no passage is close enough to the question"
-    return (f"The documents do not cover this question ({why}). Try rephrasing it, or check that the relevant "
-            f"files are indexed.")
+    text = (f"Not in your docs: the documents do not cover this question ({why}). Try rephrasing it, or check "
+            f"that the relevant files are indexed.")
+    if hits:
+        closest = [f"- {h.chunk.path}:{h.chunk.span.start_line + 1}-{h.chunk.span.end_line + 1}"
+                   + (f"  {h.chunk.title}" if h.chunk.title else "") for h in hits[:CLOSEST_MATCHES]]
+        text += "\n\nClosest matches:\n" + "\n".join(closest)
+    return text
 
 
 def _check_cancel(cancel: threading.Event | None) -> None:
@@ -228,99 +245,3 @@ def run_rag_query(call: ToolCall, retrieve: Retrieve, sources: list[tuple[int, H
         budget -= len(text)
         chunks.append({"n": n, "text": text, "source": f"[{n}] {source_label(hit)}"})
     return {"rag_name": rag_name, "count": len(chunks), "chunks": chunks}
-
-
-# -- extractive answers ------------------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^(```|~~~).*?(^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
-_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
-_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
-_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Prose sentences of a chunk: code blocks, headings, HTML/template lines and tables dropped, list and quote
-    markers removed, markdown links reduced to their text, lines of a paragraph joined; each sentence has at
-    least 4 words and is cut to EXTRACTIVE_MAX_SENTENCE_CHARS."""
-    text = _FENCE.sub("\n", text)
-    paragraphs: list[list[str]] = [[]]
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "<", "{{", "|", "```", "---", "===")):
-            paragraphs.append([])
-            continue
-        paragraphs[-1].append(_LINE_PREFIX.sub("", stripped, count=1))
-    out = []
-    for para in paragraphs:
-        joined = _BARE_MARKER.sub("", _LINK.sub(r"\1", " ".join(para)))
-        for sentence in _SENTENCE_SPLIT.split(" ".join(joined.split())):
-            sentence = sentence.strip()
-            if len(sentence.split()) < 4:
-                continue
-            if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
-                sentence = sentence[: EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
-            out.append(sentence)
-    return out
-
-
-def extractive_answer(question: str, sources: list[tuple[int, Hit]],
-                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None) -> str:
-    """The label line, then up to `max_sentences` sentences as a list, each followed by its `[n]`.
-
-    Lexical score of a sentence: the question's content words (see `cite.content_words`) it contains, each
-    weighted by its inverse sentence frequency among the candidates, idf(w) = ln(1 + N / df(w)) — so a word found in
-    every sentence (the project's name, say) counts little. With `embed` (texts -> normalised vectors), sentences
-    are ranked by their cosine similarity to the question instead, plus 0.05 per shared content word as a
-    tie-breaker; sentences sharing no word and below 0.3 cosine are left out. Either score is damped by the
-    source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then to the earlier sentence.
-    With no candidate at all, the first sentence of each of the two best sources is used."""
-    query = set(content_words(question))
-    candidates = []
-    firsts = []
-    for rank, (n, hit) in enumerate(sources):
-        for pos, sentence in enumerate(split_sentences(hit.chunk.text)):
-            if pos == 0 and len(firsts) < 2:
-                firsts.append((n, sentence))
-            candidates.append((rank, pos, n, sentence, set(content_words(sentence))))
-    df: dict[str, int] = {}
-    for *_, words in candidates:
-        for w in words & query:
-            df[w] = df.get(w, 0) + 1
-    total = max(1, len(candidates))
-    cosines = None
-    if embed is not None and candidates:
-        vecs = embed([question] + [c[3] for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
-    scored = []
-    for i, (rank, pos, n, sentence, words) in enumerate(candidates):
-        overlap = words & query
-        if cosines is not None:
-            if not overlap and cosines[i] < 0.3:
-                continue
-            weight = cosines[i] + 0.05 * len(overlap)
-        elif overlap:
-            weight = sum(math.log(1 + total / df[w]) for w in overlap)
-        else:
-            continue
-        scored.append((-weight / (1 + 0.3 * rank), rank, pos, n, sentence))
-    scored.sort()
-    picked: list[tuple[int, str]] = []
-    seen: set[str] = set()
-    for *_, n, sentence in scored:  # the same sentence from two sources (a selection and its file) once
-        key = " ".join(sentence.split()).lower()
-        if key not in seen:
-            seen.add(key)
-            picked.append((n, sentence))
-        if len(picked) == max_sentences:
-            break
-    picked = picked or firsts
-    if not picked:  # chunks with no prose at all (code only): point at them
-        picked = [(n, f"See {source_label(hit)}") for n, hit in sources[:2]]
-    lines = []
-    for n, sentence in picked:
-        body = sentence.rstrip()
-        end = body[-1] if body[-1] in ".!?:" else ""
-        lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
-    return EXTRACTIVE_LABEL + "\n\n" + "\n".join(lines)

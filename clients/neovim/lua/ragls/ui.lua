@@ -451,9 +451,10 @@ function M.quickfix_items(chunks)
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
-      lnum = source.range.start.line + 1,
-      col = byte_col(fname, source.range.start.line + 1, source.range.start.character),
-      end_lnum = source.range["end"].line + 1,
+      lnum = (source.focusRange or source.range).start.line + 1,
+      col = byte_col(fname, (source.focusRange or source.range).start.line + 1,
+        (source.focusRange or source.range).start.character),
+      end_lnum = (source.focusRange or source.range)["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },
     })
