@@ -62,7 +62,8 @@ H.it("<CR> on a source line opens the file at the start of its range", function(
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file opened")
-  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the first line of the range")
+  H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1],
+    "cursor on the first line of the focus lines (else the range)")
 end)
 
 H.it("<CR> on a [n] citation in the answer opens source n", function()
@@ -88,7 +89,7 @@ H.it("<CR> on a [n] citation in the answer opens source n", function()
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "file of source [n]")
-  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
+  H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
 end)
 
 H.it("q closes the answer float", function()
@@ -215,8 +216,9 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   local marks = vim.api.nvim_buf_get_extmarks(file_buf, ui.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "one highlight")
   local _, row, _, details = unpack(marks[1])
-  H.eq(source.range.start.line, row, "starts at the source's first line")
-  local last = source.range["end"].line - ((source.range["end"].character == 0) and 1 or 0)
+  local focus = source.focusRange or source.range
+  H.eq(focus.start.line, row, "starts at the source's first (focus) line")
+  local last = math.max(focus.start.line, focus["end"].line - ((focus["end"].character == 0) and 1 or 0))
   H.eq(last + 1, details.end_row, "ends after the source's last line")
   H.eq("RaglsSource", details.hl_group, "highlight group")
   H.wait_for(function()

@@ -67,10 +67,11 @@ H.it("choosing an entry opens the file at the chunk's lines and highlights them 
     H.wait_for(function() return #calls > 0 end, 30000, "the picker")
   end)
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file")
-  H.eq(chosen.source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the chunk's first line")
+  local focus = chosen.source.focusRange or chosen.source.range
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the chunk's first (focus) line")
   local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "one highlight extmark")
-  H.eq(chosen.source.range.start.line, marks[1][2], "highlight from the first line")
+  H.eq(focus.start.line, marks[1][2], "highlight from the first line")
   H.eq("RaglsSource", marks[1][4].hl_group, "group")
   require("ragls.config").values.highlight_ms = 3000
 end)

@@ -1,7 +1,7 @@
 ---@mod ragls.picker :RagQuery as a live picker.
 ---
 --- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
---- previews the chunk's file at its lines; fzf-lua gets the same list (re-queried on each change of the prompt);
+--- previews the chunk's file at its lines; fzf-lua lists the results of one query (fzf filters them further);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
 --- that a picker too). Entries show `path:first-last`, the chunk's heading once, and the score. Choosing an entry
 --- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
@@ -214,14 +214,14 @@ end
 ---@param text string
 local function snacks(text)
   local Snacks = require("snacks")
-  local last = {}
+  local last, last_query = {}, text
   Snacks.picker.pick({
     title = "RagQuery",
     search = text,
     live = true,
     finder = function(_, ctx)
       local q = ctx.filter.search
-      last = M.query_sync(q)
+      last, last_query = M.query_sync(q), q
       local items = {}
       for i, chunk in ipairs(last) do
         local range = chunk.source.focusRange or chunk.source.range
@@ -249,42 +249,50 @@ local function snacks(text)
     end,
     actions = {
       ragls_quickfix = function(picker)
-        local q = picker.input.filter.search
         picker:close()
-        M.to_quickfix(q, last)
+        M.to_quickfix(last_query, last)
       end,
     },
     win = { input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } } },
   })
 end
 
---- fzf-lua: the results of the prompt's query, re-run on each change (fzf_live with a Lua function).
+--- fzf-lua: the results of one query (fzf filters them further as you type; `ctrl-q` sends them to quickfix).
 ---@param text string
 local function fzf(text)
-  local fzf_lua = require("fzf-lua")
-  local by_line = {}
-  fzf_lua.fzf_live(function(q)
-    by_line = {}
-    local out = {}
-    for _, chunk in ipairs(M.query_sync(type(q) == "table" and q[1] or q)) do
-      local line = M.format(chunk)
-      by_line[line] = chunk
-      table.insert(out, line)
-    end
-    return out
-  end, {
-    prompt = "RagQuery> ",
-    query = text,
-    exec_empty_query = false,
-    actions = {
-      ["default"] = function(selected)
-        local chunk = selected and by_line[selected[1]]
-        if chunk then
-          M.open(chunk)
-        end
-      end,
-    },
-  })
+  local function show(q)
+    M.query(q, function(chunks)
+      local by_line, lines = {}, {}
+      for _, chunk in ipairs(chunks) do
+        local line = M.format(chunk)
+        by_line[line] = chunk
+        table.insert(lines, line)
+      end
+      require("fzf-lua").fzf_exec(lines, {
+        prompt = "RagQuery> ",
+        actions = {
+          ["default"] = function(selected)
+            local chunk = selected and by_line[selected[1]]
+            if chunk then
+              M.open(chunk)
+            end
+          end,
+          ["ctrl-q"] = function()
+            M.to_quickfix(q, chunks)
+          end,
+        },
+      })
+    end)
+  end
+  if text ~= "" then
+    show(text)
+  else
+    vim.ui.input({ prompt = "RagQuery: " }, function(input)
+      if input and vim.trim(input) ~= "" then
+        show(vim.trim(input))
+      end
+    end)
+  end
 end
 
 --- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
