@@ -121,7 +121,7 @@ def test_wire_protocol_against_real_server(built: Path) -> None:
 
 @needs_toolchain
 def test_extension_in_vscode(built: Path, tmp_path: Path) -> None:
-    result = _run([NODE, "out/test/e2e/runInHost.js", str(tmp_path / "host")], timeout=540, **TOOLCHAIN)
+    result = _run([NODE, "out/test/e2e/runInHost.js", str(tmp_path / "host")], timeout=660, **TOOLCHAIN)
     passed = _assert_tap(result, "in-editor tests")
     assert any("Generate Commit Message" in line for line in passed), result.stdout
     assert re.search(r"^# (\d+) passed, 0 failed$", result.stdout, re.M), result.stdout
