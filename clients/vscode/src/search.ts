@@ -61,7 +61,9 @@ export class DocsSearch implements vscode.Disposable {
     qp.placeholder = 'Search the docs in this workspace (results update as you type)';
     qp.matchOnDescription = false;
     qp.matchOnDetail = false;
-    qp.ignoreFocusOut = false;
+    // Previews open editors while the pick is up; in the browser (code-server) that can count as focus leaving
+    // the pick. It still closes on Escape, on accept, and when another quick input opens.
+    qp.ignoreFocusOut = true;
     let timer: NodeJS.Timeout | undefined;
     let cancel: vscode.CancellationTokenSource | undefined;
     let seq = 0;
