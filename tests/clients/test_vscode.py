@@ -136,7 +136,7 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
                                          "search-opened-highlight.png", "progress.png", "walkthrough.png")]
     for shot in shots:
         shot.unlink(missing_ok=True)
-    result = _run([NODE, "out/test/e2e/uiAsk.js", str(vsix), str(tmp_path / "ui")], timeout=300,
+    result = _run([NODE, "out/test/e2e/uiAsk.js", str(vsix), str(tmp_path / "ui")], timeout=600,
                   RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
     _assert_tap(result, "UI test")
     for shot in shots:
