@@ -98,9 +98,16 @@ export function sourceLabel(source: Source): string {
 
 /**
  * Open `source.uri` at its focus lines (`focusRange`, else the chunk range) in `column` (default the first), with
- * the transient highlight of decorations.ts; returns the editor.
+ * the transient highlight of decorations.ts; returns the editor. A web source opens in the browser (undefined).
  */
-export async function openSource(source: Source, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
+export async function openSource(
+  source: Source,
+  column = vscode.ViewColumn.One,
+): Promise<vscode.TextEditor | undefined> {
+  if (/^https?:/i.test(source.uri)) {
+    await vscode.env.openExternal(vscode.Uri.parse(source.uri, true));
+    return undefined;
+  }
   return revealSource(source, { column, preview: true });
 }
 

@@ -24,6 +24,7 @@ import {
 } from './protocol';
 import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings } from './walkthrough';
+import { RagSelection } from './rags';
 import { ServerManager } from './server';
 import { StatusBar } from './status';
 
@@ -48,6 +49,8 @@ export interface Deps {
   status: StatusBar;
   output: vscode.OutputChannel;
   search: DocsSearch;
+  /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
+  rags?: RagSelection;
 }
 
 /** Most characters of a selection put into the question. */
@@ -96,6 +99,7 @@ async function ask(deps: Deps, question: string, shown: string, documents?: stri
             deps.server.request(AskRequest, {
               question,
               partialResultToken: token,
+              rag: deps.rags?.param(),
               ...(documents?.length ? { documents } : {}),
             }),
           ),

@@ -7,8 +7,9 @@
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
 import { trackEditors } from './answerActions';
-import { COMMANDS, registerCommands } from './commands';
+import { COMMANDS, describeError, registerCommands } from './commands';
 import { disposeDecorations } from './decorations';
+import { PICK_RAGS_COMMAND, RagSelection } from './rags';
 import { DocsSearch } from './search';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
@@ -21,6 +22,7 @@ export interface RaglsApi {
   search: DocsSearch;
   /** This extension's log folder; the "ragls" output channel's file is beside it (tests read it). */
   logUri: vscode.Uri;
+  rags: RagSelection;
 }
 
 let manager: ServerManager | undefined;
@@ -30,11 +32,23 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
   const panel = new AnswerPanel();
-  const search = new DocsSearch(server);
+  const search = new DocsSearch(server, () => rags.param());
   manager = server;
   context.subscriptions.push(output, status, server, panel, search, trackEditors(), { dispose: disposeDecorations });
 
-  registerCommands(context, { server, panel, status, output, search });
+  const rags = new RagSelection(context.workspaceState, server);
+  context.subscriptions.push(
+    rags,
+    vscode.commands.registerCommand(PICK_RAGS_COMMAND, async () => {
+      try {
+        return await rags.pick();
+      } catch (error) {
+        void vscode.window.showErrorMessage(describeError(error));
+        return undefined;
+      }
+    }),
+  );
+  registerCommands(context, { server, panel, status, output, rags, search });
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -48,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status, search, logUri: context.logUri };
+  return { server, panel, status, rags, search, logUri: context.logUri };
 }
 
 export function deactivate(): Promise<void> | undefined {

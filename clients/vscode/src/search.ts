@@ -47,7 +47,11 @@ export class DocsSearch implements vscode.Disposable {
   /** Fires each time the results for a query are shown. */
   readonly onDidUpdate = this._onDidUpdate.event;
 
-  constructor(private readonly server: ServerManager) {}
+  /** `rag` names the knowledge bases picked for searches (rags.ts); undefined: the workspace. */
+  constructor(
+    private readonly server: ServerManager,
+    private readonly rag: () => string | string[] | undefined = () => undefined,
+  ) {}
 
   /**
    * Open the live search, prefilled with `query` (searched at once). Resolves with the accepted chunk (after it
@@ -87,7 +91,7 @@ export class DocsSearch implements vscode.Disposable {
       qp.busy = true;
       let result: QueryResult | undefined;
       try {
-        result = await this.server.request(QueryRequest, { query: text.trim() }, source.token);
+        result = await this.server.request(QueryRequest, { query: text.trim(), rag: this.rag() }, source.token);
       } catch (error) {
         if (mine === seq && !source.token.isCancellationRequested) {
           qp.busy = false;

@@ -200,7 +200,7 @@ end
 --- With no question, prompts for one. `opts.range = { line1, line2 }` sends those lines of the current buffer
 --- as an ephemeral document.
 ---@param question? string
----@param opts? { range?: integer[], bufnr?: integer }
+---@param opts? { range?: integer[], bufnr?: integer, rag?: string[] }
 function M.ask(question, opts)
   opts = opts or {}
   if not question or vim.trim(question) == "" then
@@ -235,6 +235,7 @@ function M.ask(question, opts)
   rpc.request("rag/ask", {
     question = sent,
     topK = config.values.top_k,
+    rag = require("ragls.rags").param(opts.rag),
     documents = documents,
     partialResultToken = token,
   }, function(result)
@@ -266,9 +267,10 @@ function M.ask(question, opts)
 end
 
 --- Search without generating. `opts.quickfix` (|:RagQuery!|): results go to the quickfix list
---- (`path:line:col: title — first line`); otherwise the live picker opens (|ragls.picker|).
+--- (`path:line:col: title — first line`); otherwise the live picker opens (|ragls.picker|). `opts.rag`: named
+--- RAGs (|:RagUse|), sent with the quickfix search.
 ---@param text? string
----@param opts? { quickfix?: boolean }
+---@param opts? { quickfix?: boolean, rag?: string[] }
 function M.query(text, opts)
   text = vim.trim(text or "")
   if not (opts and opts.quickfix) then
@@ -279,7 +281,8 @@ function M.query(text, opts)
     rpc.notify("ragls: :RagQuery! needs a search text, e.g. :RagQuery! install on windows", vim.log.levels.WARN)
     return
   end
-  rpc.request("rag/query", { query = text, topK = config.values.top_k }, function(result)
+  local params = { query = text, topK = config.values.top_k, rag = require("ragls.rags").param((opts or {}).rag) }
+  rpc.request("rag/query", params, function(result)
     ui.show_query(text, result)
   end)
 end
