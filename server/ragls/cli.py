@@ -485,6 +485,26 @@ def cmd_doctor(args) -> int:
     return 0 if ok else 1
 
 
+def cmd_estimate(args) -> int:
+    """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
+    from ragls.estimate import estimate_first_index
+
+    try:
+        overrides = json.loads(args.settings) if args.settings else None
+    except ValueError as exc:
+        raise InvalidParams(f"--settings is not valid JSON: {exc}") from None
+    if overrides is not None and not isinstance(overrides, dict):
+        raise InvalidParams("--settings must be a JSON object")
+    est = estimate_first_index(args.path, overrides)
+    if args.json:
+        print(json.dumps(est.to_json()))
+        return 0
+    state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
+          f"({state})")
+    return 0
+
+
 def cmd_commit_msg(args) -> int:
     from ragls.answer.llm import make_chat_model
     from ragls.commit import generate_commit_message
@@ -603,6 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
     g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
     g.add_argument("--entity", required=True, help="entity name (any case)")
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
+    e = sub.add_parser("estimate", help="files, chunks and time a first index of a folder would take (no indexing)")
+    e.add_argument("path", nargs="?", default=".")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--settings", metavar="JSON", help="editor settings applied over the folder's ragls.toml")
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
     pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
@@ -623,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag,
+    "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag, "estimate": cmd_estimate,
 }
 
 

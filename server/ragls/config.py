@@ -330,7 +330,8 @@ def _snake(key: str) -> str:
 
 def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Turn user settings (nested, flat aliases, camelCase, optionally wrapped in a "ragls" key) into the nested
-    snake_case shape of `Settings`. Returns (nested dict, warnings about unknown keys)."""
+    snake_case shape of `Settings`. Returns (nested dict, warnings about unknown keys). A null value (an editor's
+    "unset") is dropped, so the layers below it (ragls.toml, the default) apply."""
     out: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
     if not data:
@@ -346,6 +347,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
             model = sections[key].annotation
             fields = model.model_fields  # type: ignore[union-attr]
             for sub_raw, sub_value in value.items():
+                if sub_value is None:
+                    continue
                 sub = _snake(sub_raw)
                 if sub in fields:
                     out.setdefault(key, {})[sub] = sub_value
@@ -354,6 +357,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
                     warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
+        elif value is None:
+            continue
         elif key in TOP_LEVEL:
             out[key] = value  # type: ignore[assignment] - a top-level scalar (profile)
         elif key in ALIASES:

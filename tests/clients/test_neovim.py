@@ -78,6 +78,12 @@ def _ragls_toml(model: Path, llm_url: str | None = None) -> str:
         "[generation]",
         *generation,
         "",
+        "[retrieval]",
+        # The specs test the client; the calibrated abstention rule (tests/integration/test_abstention.py) abstains
+        # on this 3-file fixture's plainest question ("How long is the frobnicator timeout?", p=0.31), so it is off
+        # here and the cosine floor alone decides, as before it existed.
+        "abstention_probability = 0",
+        "",
         "[chunking]",
         "chunk_size = 400",
         "",
@@ -87,7 +93,7 @@ def _ragls_toml(model: Path, llm_url: str | None = None) -> str:
     ])
 
 
-def _run_spec(spec: Path, workspace: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
+def _run_spec(spec: Path, workspace: Path, tmp: Path, model: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         d = tmp / name.lower()
@@ -97,6 +103,7 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path) -> subprocess.CompletedPro
     env.pop("OPENAI_API_KEY", None)
     env.pop("ANTHROPIC_API_KEY", None)
     env["RAGLS_TEST_WORKSPACE"] = str(workspace)
+    env["RAGLS_TEST_MODEL_DIR"] = str(model)  # for folders without the workspace's ragls.toml
     env["RAGLS_TEST_SERVER_CMD"] = json.dumps([sys.executable, "-m", "ragls", "serve"])
     env[LLM_KEY_ENV] = "test-key"
     env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -129,7 +136,7 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
         llm = request.getfixturevalue("llm_server")  # tests/conftest.py
         llm.reset(_llm_reply)
     (workspace / "ragls.toml").write_text(_ragls_toml(model_dir, llm.openai_url if llm else None), encoding="utf-8")
-    result = _run_spec(spec, workspace, tmp_path)
+    result = _run_spec(spec, workspace, tmp_path, model_dir)
     print(result.stdout)
     # helpers.finish() prints "<passed> passed, <failed> failed" last (Neovim's own messages may share a line).
     summary = re.findall(r"(\d+) passed, (\d+) failed", result.stdout)

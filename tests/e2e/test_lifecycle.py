@@ -132,3 +132,44 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         assert len(res["chunks"]) == 1
     finally:
         await client.shutdown_session()
+
+
+async def test_configuration_change_can_clear_a_setting_from_initialization_options(tmp_path):
+    """didChangeConfiguration carries the editor's whole configuration: a setting the user reset (absent now)
+    goes back to ragls.toml/the default, even though it came in initializationOptions; and returning to the
+    start-up values after a change takes effect too."""
+    ws = copy_docs(tmp_path / "docs")
+    client = await start(init_params([ws], {"retrieval": {"topK": 1}}))
+
+    async def chunks_per_query(expected: int) -> None:
+        deadline = asyncio.get_running_loop().time() + 60
+        while True:  # the workspace reopens with the new settings
+            try:
+                res = await request(client, "rag/query", {"query": "exponential backoff retries tokens"})
+                if len(res["chunks"]) == expected:
+                    return
+            except Exception:  # noqa: BLE001 - the workspace may be reopening
+                res = None
+            assert asyncio.get_running_loop().time() < deadline, res
+            await asyncio.sleep(0.3)
+
+    try:
+        await wait_indexed(client, files=4)
+        await chunks_per_query(1)
+        # The user resets retrieval.topK: the editor now sends a configuration without it.
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ragls": {}}))
+        await chunks_per_query(4)  # the default top_k (5) over the fixture's 4 one-chunk files
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"ragls": {"retrieval": {"topK": 2}}}))
+        await chunks_per_query(2)
+        # Back to the start-up value, and a null means unset as well.
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"ragls": {"retrieval": {"topK": 1}}}))
+        await chunks_per_query(1)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"ragls": {"retrieval": {"topK": None}}}))
+        await chunks_per_query(4)
+        status = await wait_indexed(client, files=4)
+        assert status["errors"] == []
+    finally:
+        await client.shutdown_session()

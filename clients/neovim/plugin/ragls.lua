@@ -50,12 +50,21 @@ end, {
 
 vim.api.nvim_create_user_command("RagQuery", function(opts)
   local rag, text = require("ragls.rags").split_args(opts.args)
-  require("ragls").query(text, { rag = rag })
-end, { nargs = "+", complete = complete_rag, desc = "ragls: search (rag=NAME: a named RAG) into the quickfix list" })
+  require("ragls").query(text, { quickfix = opts.bang, rag = rag })
+end, { nargs = "*", bang = true, complete = complete_rag,
+  desc = "ragls: search in a live picker (!: into the quickfix list; rag=NAME: a named RAG)" })
 
 vim.api.nvim_create_user_command("RagUse", function()
   require("ragls.rags").use()
 end, { nargs = 0, desc = "ragls: pick the knowledge base (RAG) questions go to" })
+
+vim.api.nvim_create_user_command("RagLast", function()
+  require("ragls").last()
+end, { nargs = 0, desc = "ragls: reopen the last answer" })
+
+vim.api.nvim_create_user_command("RagIndex", function(opts)
+  require("ragls").index_folder(opts.args)
+end, { nargs = "?", complete = "dir", desc = "ragls: index this folder (default: the file's directory), even outside a project" })
 
 vim.api.nvim_create_user_command("RagRebuild", function()
   require("ragls").rebuild()
@@ -68,3 +77,11 @@ end, { nargs = 0, desc = "ragls: index status" })
 vim.api.nvim_create_user_command("RagCommit", function(opts)
   require("ragls").commit({ staged = not opts.bang })
 end, { nargs = 0, bang = true, desc = "ragls: commit message from the staged diff (!: from all tracked changes)" })
+
+-- <Plug> mappings (|ragls-mappings|); `keymaps` in setup() maps keys to them.
+vim.keymap.set({ "n" }, "<Plug>(ragls-ask)", "<cmd>RagAsk<CR>", { desc = "ragls: ask" })
+vim.keymap.set({ "x" }, "<Plug>(ragls-ask)", ":RagAsk<CR>", { silent = true, desc = "ragls: ask about the selection" })
+vim.keymap.set("n", "<Plug>(ragls-query)", "<cmd>RagQuery<CR>", { desc = "ragls: search (picker)" })
+vim.keymap.set("n", "<Plug>(ragls-status)", "<cmd>RagStatus<CR>", { desc = "ragls: status" })
+vim.keymap.set("n", "<Plug>(ragls-commit)", "<cmd>RagCommit<CR>", { desc = "ragls: commit message" })
+vim.keymap.set("n", "<Plug>(ragls-last)", "<cmd>RagLast<CR>", { desc = "ragls: last answer" })

@@ -62,7 +62,8 @@ H.it("<CR> on a source line opens the file at the start of its range", function(
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file opened")
-  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the first line of the range")
+  H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1],
+    "cursor on the first line of the focus lines (else the range)")
 end)
 
 H.it("<CR> on a [n] citation in the answer opens source n", function()
@@ -88,7 +89,7 @@ H.it("<CR> on a [n] citation in the answer opens source n", function()
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "file of source [n]")
-  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
+  H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
 end)
 
 H.it("q closes the answer float", function()
@@ -170,6 +171,79 @@ H.it("an abstained answer is shown as such", function()
   H.contains(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
     "> **Abstained:** the indexed documents do not cover this question.")
   notify("workspace/didChangeConfiguration", { settings = { ragls = {} } })
+end)
+
+H.it("a generic question about a visual range, without an LLM, is answered from the selection", function()
+  local notes = vim.fn.tempname() .. "-wombats.md"
+  vim.fn.writefile({ "# Field notes", "", "The wombat migration starts at the first frost in the Pindari valley.",
+    "Each herd follows the oldest wombat along the river.", "", "Unrelated closing line." }, notes)
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd.edit(vim.fn.fnameescape(notes))
+  local rpc = require("ragls.rpc")
+  local orig = rpc.client_request
+  local question
+  rpc.client_request = function(c, method, params, handler, bufnr)
+    if method == "rag/ask" then
+      question = params.question
+    end
+    return orig(c, method, params, handler, bufnr)
+  end
+  local ok, win, buf, result = pcall(ask, "3,4RagAsk What does this mean?")
+  rpc.client_request = orig
+  assert(ok, win)
+  H.contains(question, "What does this mean?\n\nSelected text (", "the question carries the selection")
+  H.contains(question, "wombat migration starts at the first frost", "selected text in the question")
+  H.eq("## What does this mean?", vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1], "heading shows the short question")
+  H.contains(result.answer, "wombat", "the extractive answer quotes the selection")
+  H.eq(vim.uri_from_fname(notes), result.sources[1].uri, "the best source is the selection")
+  for _, s in ipairs(result.sources) do
+    H.ok(s.path ~= "guide/frobnicator.md" and s.path ~= "faq.md",
+      "no unrelated indexed document among the sources: " .. s.path)
+  end
+end)
+
+H.it("jumping to a source highlights its lines with a transient extmark; :RagLast reopens the answer", function()
+  require("ragls.config").values.highlight_ms = 600
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  local source = frobnicator_source(result)
+  H.ok(source, "frobnicator source")
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  local file_buf = vim.api.nvim_get_current_buf()
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(file_buf)), "jumped")
+  local marks = vim.api.nvim_buf_get_extmarks(file_buf, ui.highlight_ns, 0, -1, { details = true })
+  H.eq(1, #marks, "one highlight")
+  local _, row, _, details = unpack(marks[1])
+  local focus = source.focusRange or source.range
+  H.eq(focus.start.line, row, "starts at the source's first (focus) line")
+  local last = math.max(focus.start.line, focus["end"].line - ((focus["end"].character == 0) and 1 or 0))
+  H.eq(last + 1, details.end_row, "ends after the source's last line")
+  H.eq("RaglsSource", details.hl_group, "highlight group")
+  H.wait_for(function()
+    return #vim.api.nvim_buf_get_extmarks(file_buf, ui.highlight_ns, 0, -1, {}) == 0
+  end, 5000, "the highlight to go away")
+  vim.cmd("RagLast")
+  local reopened = H.wait_for(function() return H.floats()[1] end, 5000, "the reopened answer")
+  local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(reopened), 0, -1, false), "\n")
+  H.contains(text, "## How long is the frobnicator timeout?")
+  H.contains(text, ui.source_line(source))
+  vim.api.nvim_win_close(reopened, true)
+end)
+
+H.it("a source's focusRange, when the server sends one, is what the jump highlights", function()
+  local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
+  local source = {
+    n = 1, uri = vim.uri_from_fname(path), path = "guide/frobnicator.md",
+    range = { start = { line = 0, character = 0 }, ["end"] = { line = 12, character = 0 } },
+    focusRange = { start = { line = 6, character = 0 }, ["end"] = { line = 7, character = 0 } },
+  }
+  ui.jump_to_source(source)
+  H.eq(7, vim.api.nvim_win_get_cursor(0)[1], "cursor on the focus line")
+  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  H.eq(6, marks[1][2], "highlight starts at the focus line")
+  H.eq(7, marks[1][4].end_row, "one line")
 end)
 
 H.finish()

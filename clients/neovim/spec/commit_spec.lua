@@ -75,11 +75,12 @@ H.it("nothing staged is reported with the server's message", function()
   H.notes = {}
   vim.cmd("RagCommit")
   local note = H.wait_for(function()
-    return H.notes_matching("rag/commitMessage request failed")[1]
+    return H.notes_matching("ragls: commit message failed: ")[1]
   end, 30000, "the error notification")
   H.contains(note.msg, "nothing staged — stage changes", "the server's message is kept")
   H.contains(note.msg, ":RagCommit!", "tells how to use the working-tree diff from Neovim")
   H.ok(not note.msg:find("staged:false", 1, true), "no protocol wording: " .. note.msg)
+  H.ok(not note.msg:find("rag/", 1, true), "no protocol method name: " .. note.msg)
   H.eq(vim.log.levels.ERROR, note.level, "level")
 end)
 

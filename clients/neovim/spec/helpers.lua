@@ -25,9 +25,23 @@ H.out = out
 
 -- Notifications are recorded (and echoed to stdout for the pytest log).
 H.notes = {}
-vim.notify = function(msg, level)
-  table.insert(H.notes, { msg = msg, level = level or vim.log.levels.INFO })
+-- `opts` is kept too (progress notifications carry an `id` to replace); the return value stands in for a
+-- notification plugin's record.
+vim.notify = function(msg, level, opts)
+  table.insert(H.notes, { msg = msg, level = level or vim.log.levels.INFO, opts = opts or {} })
   out(("  [notify %s] %s"):format(tostring(level), msg))
+  return { id = #H.notes }
+end
+vim.notify_once = function(msg, level, opts)
+  for _, n in ipairs(H.notes_once or {}) do
+    if n == msg then
+      return false
+    end
+  end
+  H.notes_once = H.notes_once or {}
+  table.insert(H.notes_once, msg)
+  vim.notify(msg, level, opts)
+  return true
 end
 
 --- Notifications whose text contains `needle` (plain).

@@ -7,9 +7,9 @@ local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local ui = require("ragls.ui")
 
-H.it("plugin/ragls.lua defines the five user commands", function()
+H.it("plugin/ragls.lua defines the user commands", function()
   local cmds = vim.api.nvim_get_commands({})
-  for _, name in ipairs({ "RagAsk", "RagQuery", "RagRebuild", "RagStatus", "RagCommit" }) do
+  for _, name in ipairs({ "RagAsk", "RagQuery", "RagRebuild", "RagStatus", "RagCommit", "RagLast", "RagIndex" }) do
     H.ok(cmds[name], name .. " is defined")
   end
   H.eq(true, cmds.RagAsk.range ~= nil and cmds.RagAsk.range ~= "", "RagAsk accepts a range")
@@ -78,26 +78,6 @@ H.it("keymaps: false → none, true → defaults, table → only the given ones"
   config.set({ cmd = { "x" }, keymaps = { ask = "<leader>?", status = false } })
   H.eq({ ask = "<leader>?" }, config.keymaps(), "table")
   config.set({ cmd = { "ragls-not-installed-xyz", "serve" } })
-end)
-
-H.it("root_dir: ragls.toml wins over .git, else .git, else cwd", function()
-  local base = vim.fn.tempname()
-  vim.fn.mkdir(base .. "/repo/.git", "p")
-  vim.fn.mkdir(base .. "/repo/docs/sub", "p")
-  vim.fn.writefile({}, base .. "/repo/docs/ragls.toml")
-  vim.fn.writefile({ "x" }, base .. "/repo/docs/sub/a.md")
-  vim.fn.writefile({ "x" }, base .. "/repo/b.md")
-  vim.fn.mkdir(base .. "/plain", "p")
-  vim.fn.writefile({ "x" }, base .. "/plain/c.md")
-  local real = vim.fs.normalize(vim.uv.fs_realpath(base))
-  vim.cmd.edit(base .. "/repo/docs/sub/a.md")
-  H.eq(real .. "/repo/docs", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), "ragls.toml root")
-  vim.cmd.edit(base .. "/repo/b.md")
-  H.eq(real .. "/repo", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), ".git root")
-  vim.cmd.cd(base .. "/plain")
-  vim.cmd.edit(base .. "/plain/c.md")
-  H.eq(real .. "/plain", vim.fs.normalize(vim.uv.fs_realpath(rpc.root_dir(0))), "cwd fallback")
-  vim.cmd("%bwipeout!")
 end)
 
 local source = {
@@ -213,36 +193,36 @@ H.it("$/progress values with `delta` go to their stream, not to the work-done pr
   H.eq({ "Hel", "lo" }, got, "closed stream ignores deltas")
 end)
 
+-- A project for the commands below (outside one they would say "not inside a project" instead).
+local project = vim.fn.tempname() .. "-project"
+vim.fn.mkdir(project, "p")
+vim.fn.writefile({}, project .. "/ragls.toml")
+
 H.it("a missing server command is reported with install instructions", function()
+  vim.cmd.cd(vim.fn.fnameescape(project))
   H.notes = {}
-  vim.cmd("RagQuery frobnicator")
+  vim.cmd("RagQuery! frobnicator")
   local notes = H.notes_matching("ragls-not-installed-xyz")
   H.eq(1, #notes, "one notification")
-  H.contains(notes[1].msg, "pip install ragls")
+  H.contains(notes[1].msg, "python3 -m pip install '/path/to/ragls[offline]'")
   H.contains(notes[1].msg, "pip install -e .")
   H.eq(vim.log.levels.ERROR, notes[1].level, "level")
   H.eq(0, #vim.lsp.get_clients(), "no client")
 end)
 
-H.it("a missing server command is reported by every explicit command, but only once by automatic attach", function()
+H.it("a missing server command warns once, only when a :Rag* command is used, never from attaching", function()
   H.notes = {}
-  vim.cmd("RagStatus")
-  vim.cmd("RagQuery frobnicator")
-  vim.cmd("RagAsk How long?")
-  local notes = H.notes_matching("server command `ragls-not-installed-xyz` not found")
-  H.eq(3, #notes, "one error per command")
-  H.notes = {}
-  local dir = vim.fn.tempname()
-  vim.fn.mkdir(dir, "p")
+  H.notes_once = {}
   for _, name in ipairs({ "one.md", "two.md", "three.md" }) do
-    vim.fn.writefile({ "x" }, dir .. "/" .. name)
-    vim.cmd.edit(vim.fn.fnameescape(dir .. "/" .. name))
+    vim.fn.writefile({ "x" }, project .. "/" .. name)
+    vim.cmd.edit(vim.fn.fnameescape(project .. "/" .. name))
     vim.wait(200, function() return false end) -- let the scheduled attach run
   end
-  H.eq(1, #H.notes_matching("not found"), "one error from attaching to three buffers")
-  H.notes = {}
+  H.eq(0, #H.notes_matching("not found"), "opening files says nothing")
   vim.cmd("RagStatus")
-  H.eq(1, #H.notes_matching("not found"), "explicit commands still report after attach warned")
+  vim.cmd("RagQuery! frobnicator")
+  vim.cmd("RagAsk How long?")
+  H.eq(1, #H.notes_matching("server command `ragls-not-installed-xyz` not found"), "one warning for three commands")
   vim.cmd("%bwipeout!")
 end)
 
@@ -252,7 +232,7 @@ H.it(":checkhealth ragls reports the missing server as an ERROR with the install
   H.eq("checkhealth", vim.bo.filetype, "health buffer")
   H.contains(text, "ERROR ragls: server command `ragls-not-installed-xyz` not found")
   H.contains(text, "OK setup() options are valid")
-  H.contains(text, "pip install ragls")
+  H.contains(text, "python3 -m pip install")
 end)
 
 H.it(":checkhealth ragls shows why `cmd ... --version` failed instead of guessing", function()
@@ -269,18 +249,31 @@ H.it(":checkhealth ragls shows why `cmd ... --version` failed instead of guessin
   H.ok(config.set({ cmd = { "ragls-not-installed-xyz", "serve" } }), "restore")
 end)
 
-H.it(":help ragls and :help :RagAsk open doc/ragls.txt at their tags", function()
-  local tmp = vim.fn.tempname()
-  vim.fn.mkdir(tmp .. "/doc", "p")
-  vim.fn.writefile(vim.fn.readfile(H.plugin_dir .. "/doc/ragls.txt"), tmp .. "/doc/ragls.txt")
-  vim.cmd("helptags " .. vim.fn.fnameescape(tmp .. "/doc")) -- errors on duplicate tags
-  vim.opt.runtimepath:append(tmp)
-  for _, tag in ipairs({ "ragls", ":RagAsk", ":RagQuery", ":RagCommit", "ragls-config-keymaps", "ragls.setup()" }) do
-    vim.cmd("help " .. tag)
+H.it(":help ragls works from a packpath install: doc/tags ships with the plugin and is up to date", function()
+  local pack = vim.fn.tempname() .. "-site"
+  local dest = pack .. "/pack/ragls/start/ragls"
+  vim.fn.mkdir(vim.fs.dirname(dest), "p")
+  vim.uv.fs_symlink(H.plugin_dir, dest)
+  vim.opt.packpath:prepend(pack)
+  vim.opt.runtimepath:remove(H.plugin_dir)
+  vim.cmd("packloadall!")
+  H.ok(vim.tbl_contains(vim.api.nvim_get_runtime_file("doc/ragls.txt", true), dest .. "/doc/ragls.txt"),
+    "the help file is found in the pack: " .. vim.inspect(vim.api.nvim_get_runtime_file("doc/ragls.txt", true)))
+  for _, tag in ipairs({ "ragls", ":RagAsk", ":RagQuery", ":RagQuery!", ":RagLast", ":RagIndex", ":RagCommit",
+    "ragls-config-keymaps", "ragls.setup()", "ragls-mappings", "ragls.statusline()", "ragls-protocol" }) do
+    local ok, err = pcall(vim.cmd.help, tag)
+    H.ok(ok, ("help %s: %s"):format(tag, tostring(err)))
     H.eq("ragls.txt", vim.fn.expand("%:t"), "help file for " .. tag)
     H.contains(vim.api.nvim_get_current_line(), "*" .. tag .. "*")
     vim.cmd("helpclose")
   end
+  -- The shipped tags are what :helptags makes of doc/ragls.txt now.
+  local tmp = vim.fn.tempname()
+  vim.fn.mkdir(tmp .. "/doc", "p")
+  vim.fn.writefile(vim.fn.readfile(H.plugin_dir .. "/doc/ragls.txt"), tmp .. "/doc/ragls.txt")
+  vim.cmd("helptags " .. vim.fn.fnameescape(tmp .. "/doc")) -- errors on duplicate tags
+  H.eq(vim.fn.readfile(tmp .. "/doc/tags"), vim.fn.readfile(H.plugin_dir .. "/doc/tags"),
+    "doc/tags is current (regenerate: nvim --clean --headless -c 'helptags clients/neovim/doc' -c q)")
 end)
 
 if vim.fn.has("nvim-0.11") == 1 then

@@ -10,9 +10,14 @@
 import { randomBytes } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
+import { citationTitles } from './answerActions';
+import { revealSource } from './decorations';
 import type { AskResult, NumberedSource, Source } from './protocol';
 
 type Phase = 'waiting' | 'streaming' | 'done' | 'error';
+
+/** Commands (`ragls.<name>`) the panel's buttons run on the shown answer. */
+export const ANSWER_ACTIONS = ['openAllSources', 'copyAnswer', 'insertAnswer'];
 
 /** What the panel currently shows (tests read it). */
 export interface AnswerView {
@@ -26,12 +31,19 @@ export interface AnswerView {
   error?: string;
   /** Last HTML body posted to the webview. */
   html: string;
+  /** Hover text of each `[n]` (the cited lines), filled in after the result arrives. */
+  titles?: Map<number, string>;
 }
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
-export function createRenderer(): (markdown: string, sources: ReadonlySet<number>) => string {
+export function createRenderer(): (
+  markdown: string,
+  sources: ReadonlySet<number>,
+  titles?: ReadonlyMap<number, string>,
+) => string {
   const md = new MarkdownIt({ html: false, linkify: false, breaks: false });
   let known: ReadonlySet<number> = new Set();
+  let hover: ReadonlyMap<number, string> = new Map();
   md.inline.ruler.before('link', 'ragls_cite', (state, silent) => {
     const match = /^\[(\d{1,3})\]/.exec(state.src.slice(state.pos));
     if (!match || !known.has(Number(match[1]))) {
@@ -46,11 +58,14 @@ export function createRenderer(): (markdown: string, sources: ReadonlySet<number
   });
   md.renderer.rules.ragls_cite = (tokens, idx) => {
     const n = Number(tokens[idx].meta.n);
-    return `<a href="#" class="cite" data-n="${n}" title="Open source ${n}">[${n}]</a>`;
+    // Hover shows the cited text (answerActions.citationTitles) once it is read, else what a click does.
+    const title = escapeHtml(hover.get(n) ?? `Open source ${n}`);
+    return `<a href="#" class="cite" data-n="${n}" title="${title}">[${n}]</a>`;
   };
   // Links in answers open outside the webview only through VS Code (never navigate the webview itself).
-  return (markdown, sources) => {
+  return (markdown, sources, titles) => {
     known = sources;
+    hover = titles ?? new Map();
     return md.render(markdown);
   };
 }
@@ -81,9 +96,10 @@ export function sourceLabel(source: Source): string {
   return start === endLine ? `${path}:${start}` : `${path}:${start}-${endLine}`;
 }
 
-/** Open `source.uri` with its focus lines (`focusRange`, the answering lines) selected and revealed, falling back
- * to the chunk's range, in `column` (default the first); returns the editor. A web source opens in the browser
- * (undefined). */
+/**
+ * Open `source.uri` at its focus lines (`focusRange`, else the chunk range) in `column` (default the first), with
+ * the transient highlight of decorations.ts; returns the editor. A web source opens in the browser (undefined).
+ */
 export async function openSource(
   source: Source,
   column = vscode.ViewColumn.One,
@@ -92,20 +108,7 @@ export async function openSource(
     await vscode.env.openExternal(vscode.Uri.parse(source.uri, true));
     return undefined;
   }
-  const target = source.focusRange ?? source.range;
-  const range = new vscode.Range(
-    target.start.line,
-    target.start.character,
-    target.end.line,
-    target.end.character,
-  );
-  const editor = await vscode.window.showTextDocument(vscode.Uri.parse(source.uri), {
-    selection: range,
-    viewColumn: column,
-    preview: true,
-  });
-  editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  return editor;
+  return revealSource(source, { column, preview: true });
 }
 
 export class AnswerPanel implements vscode.Disposable {
@@ -158,7 +161,17 @@ export class AnswerPanel implements vscode.Disposable {
     this.view.result = result;
     this.view.markdown = result.answer;
     this.post();
+    const view = this.view;
+    this.titlesReady = citationTitles(result).then((titles) => {
+      if (this.view === view) {
+        view.titles = titles;
+        this.post();
+      }
+    });
   }
+
+  /** Resolves when the hover texts of the last finished answer are in the panel (tests wait on it). */
+  titlesReady: Promise<void> = Promise.resolve();
 
   /** Show a failure in the panel. */
   fail(message: string): void {
@@ -173,9 +186,13 @@ export class AnswerPanel implements vscode.Disposable {
    * its editor; `{type: "ready"}` (sent when the page has loaded) re-sends the current content.
    */
   async handleMessage(message: unknown): Promise<vscode.TextEditor | undefined> {
-    const msg = message as { type?: string; n?: unknown };
+    const msg = message as { type?: string; n?: unknown; action?: unknown };
     if (msg?.type === 'ready') {
       this.post();
+      return undefined;
+    }
+    if (msg?.type === 'action' && typeof msg.action === 'string' && ANSWER_ACTIONS.includes(msg.action)) {
+      await vscode.commands.executeCommand(`ragls.${msg.action}`);
       return undefined;
     }
     if (msg?.type !== 'open' || typeof msg.n !== 'number') {
@@ -211,7 +228,7 @@ export class AnswerPanel implements vscode.Disposable {
       );
     }
     if (v.markdown) {
-      parts.push(`<div class="answer">${this.render(v.markdown, known)}</div>`);
+      parts.push(`<div class="answer">${this.render(v.markdown, known, v.titles)}</div>`);
     }
     if (v.phase === 'streaming') {
       parts.push('<p class="status">…</p>');
@@ -229,6 +246,14 @@ export class AnswerPanel implements vscode.Disposable {
         })
         .join('');
       parts.push(`<h3>Sources</h3><ol class="sources">${items}</ol>`);
+    }
+    if (v.result && v.phase === 'done' && !v.result.abstained) {
+      parts.push(
+        '<div class="actions">' +
+          (sources.length ? '<button data-action="openAllSources">Open all sources</button>' : '') +
+          '<button data-action="copyAnswer">Copy answer</button>' +
+          '<button data-action="insertAnswer">Insert at cursor</button></div>',
+      );
     }
     if (v.result) {
       parts.push(`<p class="meta">${escapeHtml(v.result.model || 'extractive')} · ${Math.round(v.result.elapsedMs)} ms</p>`);
@@ -275,6 +300,9 @@ export class AnswerPanel implements vscode.Disposable {
   .status, .meta { color: var(--vscode-descriptionForeground); }
   .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
   ol.sources { padding-left: 1.2em; list-style: none; }
+  .actions { display: flex; gap: .5em; margin: .8em 0; }
+  .actions button { font: inherit; color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); border: none; padding: .25em .8em; cursor: pointer; }
+  .actions button:hover { background: var(--vscode-button-secondaryHoverBackground); }
 </style>
 </head>
 <body>
@@ -287,6 +315,8 @@ export class AnswerPanel implements vscode.Disposable {
     if (msg && msg.type === 'render') { content.innerHTML = msg.html; }
   });
   content.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-action]');
+    if (button) { vscode.postMessage({ type: 'action', action: button.dataset.action }); return; }
     const link = event.target.closest('a');
     if (!link) { return; }
     event.preventDefault();

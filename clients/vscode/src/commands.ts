@@ -8,22 +8,22 @@
  */
 import * as vscode from 'vscode';
 import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
-import { AnswerPanel, displayPath, openSource, sourceLabel } from './answer';
-import { gitApi, GitRepository, pickRepository } from './git';
+import { AnswerPanel } from './answer';
+import { copyAnswer, insertAnswer, openAllSources } from './answerActions';
+import { generateCommitMessage } from './commitMessage';
 import {
   AskDeltaProgress,
   AskRequest,
   AskResult,
   Chunk,
-  CommitMessageRequest,
-  CommitMessageResult,
   ErrorCodes,
-  QueryRequest,
   RebuildRequest,
   RebuildResult,
   StatusRequest,
   StatusResult,
 } from './protocol';
+import { DocsSearch } from './search';
+import { chooseAnswerBackend, openSettings } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
 import { StatusBar } from './status';
@@ -36,6 +36,11 @@ export const COMMANDS = {
   status: 'ragls.showStatus',
   commitMessage: 'ragls.generateCommitMessage',
   restart: 'ragls.restartServer',
+  openAllSources: 'ragls.openAllSources',
+  copyAnswer: 'ragls.copyAnswer',
+  insertAnswer: 'ragls.insertAnswer',
+  chooseAnswers: 'ragls.chooseAnswerBackend',
+  serverSettings: 'ragls.openServerSettings',
 } as const;
 
 export interface Deps {
@@ -43,6 +48,7 @@ export interface Deps {
   panel: AnswerPanel;
   status: StatusBar;
   output: vscode.OutputChannel;
+  search: DocsSearch;
   /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
   rags?: RagSelection;
 }
@@ -66,7 +72,7 @@ function isCancel(error: unknown): boolean {
   return error instanceof ResponseError && error.code === ErrorCodes.RequestCancelled;
 }
 
-async function guarded<T>(deps: Deps, run: () => Promise<T>): Promise<T | undefined> {
+export async function guarded<T>(deps: Deps, run: () => Promise<T>): Promise<T | undefined> {
   try {
     return await run();
   } catch (error) {
@@ -176,45 +182,9 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
   });
 }
 
-/** One line of preview text for a quick pick. */
-function preview(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-/** "ragls: Search Docs": quick pick of matching chunks; choosing one opens its range. Returns the chosen chunk. */
+/** "ragls: Search Docs": the live quick pick (search.ts); with `query` it opens prefilled. Returns the chunk. */
 export function searchDocs(deps: Deps, query?: string): Promise<Chunk | undefined> {
-  return guarded(deps, async () => {
-    const q = query ?? (await vscode.window.showInputBox({
-      title: 'ragls: Search Docs',
-      prompt: 'Search the docs in this workspace',
-      ignoreFocusOut: true,
-    }));
-    if (!q?.trim()) {
-      return undefined;
-    }
-    const result = await deps.server.request(QueryRequest, { query: q.trim(), rag: deps.rags?.param() });
-    if (!result.chunks.length) {
-      void vscode.window.showInformationMessage(`ragls: no docs match “${q.trim()}”.`);
-      return undefined;
-    }
-    const items = result.chunks.map((chunk) => ({
-      label: `$(file) ${chunk.source.title || displayPath(chunk.source)}`,
-      description: sourceLabel(chunk.source),
-      detail: preview(chunk.text),
-      chunk,
-    }));
-    const picked = await vscode.window.showQuickPick(items, {
-      title: `ragls: ${result.chunks.length} result(s) for “${q.trim()}”${result.abstained ? ' (weak matches)' : ''}`,
-      matchOnDescription: true,
-      matchOnDetail: true,
-    });
-    if (!picked) {
-      return undefined;
-    }
-    await openSource(picked.chunk.source);
-    return picked.chunk;
-  });
+  return guarded(deps, () => deps.search.open(query ?? ''));
 }
 
 /** "ragls: Rebuild Index": all folders, or the folder given (Uri or URI string). */
@@ -297,44 +267,6 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
   });
 }
 
-async function chooseRepository(arg: unknown): Promise<GitRepository | undefined> {
-  const api = await gitApi();
-  const repo = pickRepository(api, arg);
-  if (repo || api.repositories.length === 0) {
-    if (!repo) {
-      throw new Error('ragls: no Git repository is open in this window.');
-    }
-    return repo;
-  }
-  const picked = await vscode.window.showQuickPick(
-    api.repositories.map((r) => ({ label: vscode.workspace.asRelativePath(r.rootUri, true) || r.rootUri.fsPath, repo: r })),
-    { title: 'ragls: commit message for which repository?' },
-  );
-  return picked?.repo;
-}
-
-/**
- * "ragls: Generate Commit Message" (also the Source Control title button, which passes the SourceControl):
- * asks `rag/commitMessage` for the staged changes and puts the message into that repository's commit box.
- */
-export function generateCommitMessage(deps: Deps, arg?: unknown): Promise<CommitMessageResult | undefined> {
-  return guarded(deps, async () => {
-    const repo = await chooseRepository(arg);
-    if (!repo) {
-      return undefined;
-    }
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.SourceControl, title: 'ragls: writing commit message' },
-      () => deps.server.request(CommitMessageRequest, { repository: repo.rootUri.toString(), staged: true }),
-    );
-    repo.inputBox.value = result.message;
-    if (result.truncated) {
-      void vscode.window.showInformationMessage('ragls: the staged diff was too long and was shortened for the commit message.');
-    }
-    return result;
-  });
-}
-
 /** Register every command; the disposables go onto the extension context. */
 export function registerCommands(context: vscode.ExtensionContext, deps: Deps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
@@ -348,4 +280,18 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.status, () => showStatus(deps));
   register(COMMANDS.commitMessage, (arg?: unknown) => generateCommitMessage(deps, arg));
   register(COMMANDS.restart, () => guarded(deps, () => deps.server.restart()));
+  // On the answer shown in the panel (its buttons run these).
+  const withAnswer = <T>(fn: (result: AskResult) => Promise<T>) => () => {
+    const result = deps.panel.view.result;
+    if (!result) {
+      void vscode.window.showInformationMessage('ragls: no answer yet; run "ragls: Ask" first.');
+      return Promise.resolve(undefined);
+    }
+    return guarded(deps, () => fn(result));
+  };
+  register(COMMANDS.openAllSources, withAnswer(openAllSources));
+  register(COMMANDS.copyAnswer, withAnswer(copyAnswer));
+  register(COMMANDS.insertAnswer, withAnswer(insertAnswer));
+  register(COMMANDS.chooseAnswers, () => guarded(deps, () => chooseAnswerBackend()));
+  register(COMMANDS.serverSettings, () => openSettings('@ext:ragls.ragls-vscode ragls.server'));
 }

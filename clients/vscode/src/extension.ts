@@ -6,8 +6,11 @@
  */
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
+import { trackEditors } from './answerActions';
 import { COMMANDS, describeError, registerCommands } from './commands';
+import { disposeDecorations } from './decorations';
 import { PICK_RAGS_COMMAND, RagSelection } from './rags';
+import { DocsSearch } from './search';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
@@ -16,6 +19,9 @@ export interface RaglsApi {
   server: ServerManager;
   panel: AnswerPanel;
   status: StatusBar;
+  search: DocsSearch;
+  /** This extension's log folder; the "ragls" output channel's file is beside it (tests read it). */
+  logUri: vscode.Uri;
   rags: RagSelection;
 }
 
@@ -26,8 +32,9 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
   const panel = new AnswerPanel();
+  const search = new DocsSearch(server, () => rags.param());
   manager = server;
-  context.subscriptions.push(output, status, server, panel);
+  context.subscriptions.push(output, status, server, panel, search, trackEditors(), { dispose: disposeDecorations });
 
   const rags = new RagSelection(context.workspaceState, server);
   context.subscriptions.push(
@@ -41,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
       }
     }),
   );
-  registerCommands(context, { server, panel, status, output, rags });
+  registerCommands(context, { server, panel, status, output, rags, search });
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -55,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status, rags };
+  return { server, panel, status, rags, search, logUri: context.logUri };
 }
 
 export function deactivate(): Promise<void> | undefined {

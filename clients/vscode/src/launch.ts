@@ -23,8 +23,9 @@ export type Launch =
   | { ok: false; message: string };
 
 export const INSTALL_HINT =
-  'Install it with `pip install ragls` (or `pipx install ragls`), or point the setting ' +
-  '`ragls.server.command` at the `ragls` program or `ragls.server.pythonPath` at a Python that has it.';
+  "Install it from a ragls checkout with `python3 -m pip install '/path/to/ragls[offline]'` (or `pipx install " +
+  "'/path/to/ragls[offline]'`), then put `ragls` on PATH, or set `ragls.server.pythonPath` to the Python that has it " +
+  '(`ragls.server.command` to the `ragls` program).';
 
 /** Absolute path of `program` if it is an executable file (as given, or found on `pathEnv`), else undefined. */
 export function findExecutable(program: string, pathEnv: string | undefined): string | undefined {

@@ -21,6 +21,7 @@ import { resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
 import { passThroughSettings, serverSettings } from './settings';
 import { StatusBar } from './status';
+import { openSettings } from './walkthrough';
 
 /** File types the server indexes by default; their open/save events are forwarded to it. */
 const DOCUMENT_PATTERN = '**/*.{md,markdown,mdx,rst,txt,adoc,org}';
@@ -88,7 +89,7 @@ export class ServerManager implements vscode.Disposable {
         this.lastError = launch.message;
         void vscode.window.showErrorMessage(launch.message, 'Open Settings').then((choice) => {
           if (choice) {
-            void vscode.commands.executeCommand('workbench.action.openSettings', 'ragls.server');
+            void openSettings('@ext:ragls.ragls-vscode ragls.server');
           }
         });
       }

@@ -40,7 +40,7 @@ export function serverSettings(): ServerSettings {
 
 /**
  * The user-set pass-through settings as a nested object, e.g. `{ retrieval: { topK: 3 } }`; `{}` when none.
- * Precedence is VS Code's: folder (first folder) > workspace > user; `null` counts as unset.
+ * Precedence is VS Code's: folder (first folder) > workspace > user; `null`, "" and [] count as unset.
  */
 export function passThroughSettings(): Record<string, Record<string, unknown>> {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -48,8 +48,9 @@ export function passThroughSettings(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const key of PASS_THROUGH_KEYS) {
     const seen = cfg.inspect(key);
+    // "" and [] are the schema's "unset" (the Settings UI has no null), like undefined and a legacy null.
     const value = [seen?.workspaceFolderValue, seen?.workspaceValue, seen?.globalValue].find(
-      (v) => v !== undefined && v !== null,
+      (v) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0),
     );
     if (value === undefined) {
       continue;

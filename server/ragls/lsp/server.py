@@ -85,7 +85,9 @@ class RaglsServer(LanguageServer):
     def __init__(self):
         super().__init__("ragls", __version__, protocol_cls=RaglsProtocol)
         self.init_options: dict[str, Any] = {}
-        self.config_layer: dict[str, Any] = {}
+        # The client's latest `workspace/didChangeConfiguration` (its whole `ragls` section); None until one
+        # arrives. Once set it replaces initializationOptions, so a setting the user reset or removed is gone.
+        self.config_layer: dict[str, Any] | None = None
         self.ws: RagWorkspace | None = None
         self.worker: IndexWorker | None = None
         self.watcher: FileWatcher | None = None
@@ -160,7 +162,8 @@ class RaglsServer(LanguageServer):
         if not folders:
             raise RequestFailed("no workspace folder is open: open a project folder to index its documents")
         first_error: ConfigError | None = None
-        for layers in ([self.init_options, self.config_layer], [self.init_options], []):
+        fallbacks = [[self.init_options]] if self.config_layer is not None else []
+        for layers in ([self.client_settings()], *fallbacks, []):
             try:
                 ws = RagWorkspace(folders, layers, on_status=on_status)
             except ConfigError as exc:
@@ -172,6 +175,10 @@ class RaglsServer(LanguageServer):
                 self._warn_once(message)
             return ws
         raise first_error
+
+    def client_settings(self) -> dict[str, Any]:
+        """The editor's settings in force: the last didChangeConfiguration, else initializationOptions."""
+        return self.init_options if self.config_layer is None else self.config_layer
 
     def _settings_file_changed(self, ws: RagWorkspace) -> None:
         """A folder's ragls.toml changed (watcher or didSave; any thread): reopen the workspace when the settings it
@@ -214,7 +221,9 @@ class RaglsServer(LanguageServer):
         self.ws = self.worker = self.watcher = None
 
     def _log(self, message: str, kind: types.MessageType) -> None:
-        log.info("%s", message)
+        """Log `message` once: as window/logMessage to the client when connected (editors put it in their log or
+        output channel, where stderr also goes, so stderr gets it only at debug level), else on stderr."""
+        log.log(logging.DEBUG if self.progress_sender is not None else logging.INFO, "%s", message)
         if self.progress_sender is not None:
             self.progress_sender.loop.call_soon_threadsafe(
                 self.window_log_message, types.LogMessageParams(type=kind, message=message))
@@ -288,7 +297,11 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
         return
     if isinstance(settings.get("ragls"), dict):
         settings = settings["ragls"]
-    if normalize(settings)[0] == normalize(ls.config_layer)[0]:
+    # The notification carries the client's whole current configuration: it replaces initializationOptions (a
+    # setting the user reset is simply absent, or null) and is compared with what is in force, not with the
+    # previous notification, so going back to the start-up values also takes effect.
+    if normalize(settings)[0] == normalize(ls.client_settings())[0]:
+        ls.config_layer = settings
         return  # nothing that concerns ragls changed
     ls.config_layer = settings
     if ls._opening is not None:
@@ -345,8 +358,10 @@ def serve(tcp: str | None = None) -> None:
     """Run the server on stdio, or on TCP "HOST:PORT" for debugging. Caps glibc's malloc arenas first
     (`ragls.heap.limit_arenas`)."""
     from ragls import heap
+    from ragls.lsp.errors import install_log_filter
 
     heap.limit_arenas()
+    install_log_filter()  # expected errors ("nothing staged") are one log line, not a traceback
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

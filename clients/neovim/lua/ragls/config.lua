@@ -10,10 +10,12 @@ local M = {}
 ---@field query? string|false    normal mode: prompt, then |:RagQuery|
 ---@field status? string|false   normal mode: |:RagStatus|
 ---@field commit? string|false   normal mode: |:RagCommit|
+---@field last? string|false     normal mode: |:RagLast|
 
 ---@class ragls.Config
 ---@field cmd string[]                Server command; default `{ "ragls", "serve" }`.
----@field root_markers string[]      Files/dirs that mark a workspace root; default `{ "ragls.toml", ".git" }`, then cwd.
+---@field root_markers string[]      Files/dirs that mark a workspace root; default `{ "ragls.toml", ".git" }`. A buffer
+---                                  outside every root stays detached (nothing indexed) unless |:RagIndex| is used.
 ---@field settings table             ragls settings (see docs/configuration.md); sent as initializationOptions and
 ---                                  as `workspace/didChangeConfiguration` section `ragls`.
 ---@field autostart boolean          Attach to every file buffer (default true). When false, the client starts on the
@@ -25,6 +27,13 @@ local M = {}
 ---@field float table                Float window options: `width`, `height` (a fraction of the editor in (0, 1], or
 ---                                  whole columns/lines), `border` (a name from `border_styles` or a border list).
 ---@field commit_style string|nil    `"conventional"` or `"plain"` (nil: the server's `commit.style`).
+---@field index_confirm_minutes number|false  Ask before a first index estimated longer than this (default 10);
+---                                  false or 0: never ask.
+---@field progress boolean           Show indexing progress through |vim.notify| / the cmdline (default true).
+---@field picker string              :RagQuery picker: "auto" (telescope, snacks, fzf-lua, else vim.ui.select),
+---                                  "telescope", "snacks", "fzf-lua" or "select".
+---@field highlight_ms integer       How long the cited lines stay highlighted after a jump (default 3000; 0: until
+---                                  the next jump).
 
 ---@type ragls.Config
 M.defaults = {
@@ -38,6 +47,10 @@ M.defaults = {
   start_timeout_ms = 30000,
   float = { width = 0.8, height = 0.7, border = "rounded" },
   commit_style = nil,
+  index_confirm_minutes = 10,
+  progress = true,
+  picker = "auto",
+  highlight_ms = 3000,
 }
 
 M.default_keymaps = {
@@ -45,6 +58,7 @@ M.default_keymaps = {
   query = "<leader>rq",
   status = "<leader>rs",
   commit = "<leader>rc",
+  last = "<leader>rl",
 }
 
 ---@type ragls.Config
@@ -64,7 +78,7 @@ end
 
 -- Every top-level option (the ones whose default is nil are listed too).
 local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, start_timeout_ms, float, "
-  .. "commit_style"
+  .. "commit_style, index_confirm_minutes, progress, picker, highlight_ms"
 local known_keys = {}
 for key in known_list:gmatch("[%w_]+") do
   known_keys[key] = true
@@ -153,7 +167,7 @@ function M.check(cfg)
   if type(cfg.keymaps) == "table" then
     for name, lhs in pairs(cfg.keymaps) do
       if M.default_keymaps[name] == nil then
-        return false, ("ragls: unknown keymap `%s` (known: ask, query, status, commit)"):format(tostring(name))
+        return false, ("ragls: unknown keymap `%s` (known: ask, query, status, commit, last)"):format(tostring(name))
       end
       if lhs ~= false and type(lhs) ~= "string" then
         return false, ("ragls: keymap `%s` must be a string or false"):format(name)
@@ -175,6 +189,20 @@ function M.check(cfg)
   end
   if cfg.commit_style ~= nil and cfg.commit_style ~= "conventional" and cfg.commit_style ~= "plain" then
     return false, "ragls: `commit_style` must be 'conventional', 'plain' or nil"
+  end
+  local icm = cfg.index_confirm_minutes
+  if icm ~= false and (type(icm) ~= "number" or icm < 0) then
+    return false, "ragls: `index_confirm_minutes` must be a number of minutes (0 or false: never ask)"
+  end
+  if type(cfg.progress) ~= "boolean" then
+    return false, "ragls: `progress` must be true or false"
+  end
+  local pickers = { "auto", "telescope", "snacks", "fzf-lua", "select" }
+  if not vim.tbl_contains(pickers, cfg.picker) then
+    return false, "ragls: `picker` must be one of " .. table.concat(pickers, ", ")
+  end
+  if type(cfg.highlight_ms) ~= "number" or cfg.highlight_ms < 0 then
+    return false, "ragls: `highlight_ms` must be a number of milliseconds (0: until the next jump)"
   end
   return true, nil
 end

@@ -87,10 +87,14 @@ function M.check()
     end
   end
 
-  local root = rpc.root_dir(0)
+  local root, why = rpc.root_dir(0)
   local client = rpc.find_client(root) or rpc.find_client(nil)
   if not client then
-    health.info(("no ragls client running (workspace root would be %s); open a file or run :RagStatus"):format(root))
+    if root then
+      health.info(("no ragls client running (workspace root would be %s); open a file or run :RagStatus"):format(root))
+    else
+      health.info(("no ragls client running: %s; :RagIndex indexes a folder anyway"):format(why))
+    end
     return
   end
   if client.server_info and client.server_info.version then

@@ -28,10 +28,12 @@ function M.setup(opts)
   return ok
 end
 
---- Attach the ragls client to a buffer if it is a file buffer that matches `filetypes` (used by the autocmd in
---- plugin/ragls.lua when `autostart` is on).
+--- Attach the ragls client to a buffer if it is a file buffer that matches `filetypes` and lies inside a project
+--- (|ragls.root|: a `root_markers` directory or a |:RagIndex| folder). A buffer outside every project stays
+--- detached (`b:ragls_detached` holds the reason) and nothing is indexed. Before a large first index the user is
+--- asked once. Used by the autocmd in plugin/ragls.lua when `autostart` is on.
 ---@param bufnr integer
----@return integer|nil client_id
+---@return string|nil root  the root the buffer attaches to (once allowed), nil when it stays detached
 function M.attach(bufnr)
   if not config.values.autostart or not vim.api.nvim_buf_is_valid(bufnr) then
     return nil
@@ -43,29 +45,78 @@ function M.attach(bufnr)
   if fts and not vim.tbl_contains(fts, vim.bo[bufnr].filetype) then
     return nil
   end
-  return rpc.start(bufnr)
+  local rootmod = require("ragls.root")
+  local root, why = rootmod.for_buffer(bufnr)
+  if not root then
+    vim.b[bufnr].ragls_detached = why
+    return nil
+  end
+  vim.b[bufnr].ragls_detached = nil
+  rootmod.gate(root, function()
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      rpc.start(bufnr, root)
+    end
+  end)
+  return root
 end
 
---- Set the buffer-local keymaps from `keymaps` (called on |LspAttach| of the ragls client).
+--- Index a folder on explicit request (|:RagIndex|), even outside any project: buffers below it attach and no
+--- question is asked. The home directory or `/` is refused by the server unless it holds a ragls.toml.
+---@param dir? string default: the current file's directory, else the cwd
+---@return string|nil dir
+function M.index_folder(dir)
+  local rootmod = require("ragls.root")
+  dir = (dir and dir ~= "") and vim.fn.fnamemodify(vim.fn.expand(dir), ":p") or rootmod.default_folder()
+  if vim.fn.isdirectory(dir) ~= 1 then
+    rpc.notify(("ragls: %s is not a folder"):format(dir), vim.log.levels.ERROR)
+    return nil
+  end
+  local ok, err = rpc.check_cmd()
+  if not ok then
+    vim.notify_once(err, vim.log.levels.ERROR, { title = "ragls" })
+    return nil
+  end
+  dir = rootmod.add_explicit(dir)
+  local attached = false
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and rootmod.for_buffer(buf) == dir and M.attach(buf) then
+      attached = true
+    end
+  end
+  if not attached then
+    rpc.start(nil, dir)
+  end
+  rpc.notify(("ragls: starting the index of %s"):format(vim.fn.fnamemodify(dir, ":~")))
+  return dir
+end
+
+--- Statusline component for lualine & co.: indexing progress, "ragls" when attached, "ragls: off" for a buffer
+--- outside any project, "" otherwise. Example: `lualine_x = { require("ragls").statusline }`.
+---@return string
+function M.statusline()
+  return require("ragls.progress").statusline()
+end
+
+--- The <Plug> mappings (always defined; see |ragls-mappings|) and their modes.
+M.plug = {
+  ask = { modes = { "n", "x" }, lhs = "<Plug>(ragls-ask)" },
+  query = { modes = { "n" }, lhs = "<Plug>(ragls-query)" },
+  status = { modes = { "n" }, lhs = "<Plug>(ragls-status)" },
+  commit = { modes = { "n" }, lhs = "<Plug>(ragls-commit)" },
+  last = { modes = { "n" }, lhs = "<Plug>(ragls-last)" },
+}
+
+--- Set the buffer-local keymaps from `keymaps` (called on |LspAttach| of the ragls client); each maps to its
+--- <Plug> mapping.
 ---@param bufnr integer
 function M.on_attach(bufnr)
   local maps = config.keymaps()
-  local function map(mode, name, rhs)
-    if maps[name] then
-      vim.keymap.set(mode, maps[name], rhs, { buffer = bufnr, desc = "ragls: " .. name })
+  for name, lhs in pairs(maps) do
+    local plug = M.plug[name]
+    if plug then
+      vim.keymap.set(plug.modes, lhs, plug.lhs, { buffer = bufnr, remap = true, desc = "ragls: " .. name })
     end
   end
-  map("n", "ask", "<cmd>RagAsk<CR>")
-  map("x", "ask", ":RagAsk<CR>")
-  map("n", "query", function()
-    vim.ui.input({ prompt = "RagQuery: " }, function(text)
-      if text and text ~= "" then
-        M.query(text)
-      end
-    end)
-  end)
-  map("n", "status", "<cmd>RagStatus<CR>")
-  map("n", "commit", "<cmd>RagCommit<CR>")
 end
 
 --- Extension for the temporary file holding a selection (keeps the loader's file-type detection).
@@ -91,6 +142,27 @@ function M.selection_document(bufnr, line1, line2)
   return path, function()
     os.remove(path)
   end
+end
+
+--- Most characters of a selection put into the question (as VS Code does).
+M.MAX_SELECTION_CHARS = 4000
+
+--- The question sent for a range: the user's question, then the selected text fenced with its place, so that
+--- retrieval and an extractive answer (no LLM) are about the selection, not about the question's few words.
+---@param question string
+---@param bufnr integer
+---@param line1 integer
+---@param line2 integer
+---@return string
+function M.selection_question(question, bufnr, line1, line2)
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false), "\n")
+  if #text > M.MAX_SELECTION_CHARS then
+    text = text:sub(1, M.MAX_SELECTION_CHARS) .. "\n…"
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local where = ("%s:%d-%d"):format(name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[selection]", line1, line2)
+  local fence = text:find("```", 1, true) and "~~~~" or "```"
+  return ("%s\n\nSelected text (%s):\n%s\n%s\n%s"):format(question, where, fence, text, fence)
 end
 
 --- Point sources that come from the selection file back at the buffer lines they were taken from. A named
@@ -143,9 +215,11 @@ function M.ask(question, opts)
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
   local cleanup = function() end
   local documents, selection
+  local sent = question
   if opts.range then
     selection, cleanup = M.selection_document(bufnr, opts.range[1], opts.range[2])
     documents = { selection }
+    sent = M.selection_question(question, bufnr, opts.range[1], opts.range[2])
   end
   local view
   local token = rpc.open_stream(function(delta)
@@ -157,8 +231,9 @@ function M.ask(question, opts)
     rpc.close_stream(token)
     cleanup()
   end
+  local indexing = require("ragls.progress").indexing()
   rpc.request("rag/ask", {
-    question = question,
+    question = sent,
     topK = config.values.top_k,
     rag = require("ragls.rags").param(opts.rag),
     documents = documents,
@@ -167,6 +242,9 @@ function M.ask(question, opts)
     done()
     if selection then
       M.remap_selection_sources(result, selection, bufnr, opts.range[1])
+    end
+    if indexing or require("ragls.progress").indexing() then
+      result.ragls_note = "The index is still being built: this answer may miss documents not yet embedded."
     end
     if view then
       view:finish(result)
@@ -188,22 +266,33 @@ function M.ask(question, opts)
   })
 end
 
---- Search without generating: results go to the quickfix list (`path:line:col: title — first line`).
----@param text string
----@param opts? { rag?: string[] }
+--- Search without generating. `opts.quickfix` (|:RagQuery!|): results go to the quickfix list
+--- (`path:line:col: title — first line`); otherwise the live picker opens (|ragls.picker|). `opts.rag`: named
+--- RAGs (|:RagUse|), sent with the quickfix search.
+---@param text? string
+---@param opts? { quickfix?: boolean, rag?: string[] }
 function M.query(text, opts)
-  if not text or vim.trim(text) == "" then
-    rpc.notify("ragls: :RagQuery needs a search text, e.g. :RagQuery install on windows", vim.log.levels.WARN)
+  text = vim.trim(text or "")
+  if not (opts and opts.quickfix) then
+    require("ragls.picker").pick(text)
     return
   end
-  text = vim.trim(text)
+  if text == "" then
+    rpc.notify("ragls: :RagQuery! needs a search text, e.g. :RagQuery! install on windows", vim.log.levels.WARN)
+    return
+  end
   local params = { query = text, topK = config.values.top_k, rag = require("ragls.rags").param((opts or {}).rag) }
   rpc.request("rag/query", params, function(result)
     ui.show_query(text, result)
   end)
 end
 
---- Re-index every workspace folder of the server; progress shows through |LspProgress|.
+--- Reopen the last answer (|:RagLast|).
+function M.last()
+  return ui.show_last()
+end
+
+--- Re-index every workspace folder of the server; progress shows through |ragls.progress| and |LspProgress|.
 function M.rebuild()
   rpc.notify("ragls: rebuilding the index…")
   rpc.request("rag/rebuild", { workDoneToken = "ragls-rebuild-" .. vim.uv.hrtime() }, function(result)

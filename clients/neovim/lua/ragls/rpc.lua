@@ -18,8 +18,9 @@ local streams = {}
 local token_seq = 0
 
 --- Install instructions shown when the server command is missing.
-M.install_hint = "Install the server with `pip install ragls` (or `pip install -e .` in a ragls checkout), "
-  .. "or point the plugin at it: require('ragls').setup({ cmd = { '/path/to/ragls', 'serve' } })"
+M.install_hint = "Install the server from a ragls checkout with `python3 -m pip install '/path/to/ragls[offline]'` "
+  .. "(or `pip install -e .` inside it), or point the plugin at it: "
+  .. "require('ragls').setup({ cmd = { '/path/to/venv/bin/ragls', 'serve' } })"
 
 ---@param msg string
 ---@param level? integer
@@ -27,38 +28,17 @@ function M.notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = "ragls" })
 end
 
---- Nearest directory above `source` (a buffer number or a path) holding a root marker. Markers are tried one
---- at a time, so ragls.toml wins over an enclosing .git.
----@param source integer|string
----@return string|nil
-local function find_root(source)
-  for _, marker in ipairs(config.values.root_markers) do
-    local root = vim.fs.root(source, marker)
-    if root then
-      return root
-    end
-  end
-end
-
---- Workspace root for a buffer: nearest dir with one of `root_markers` (ragls.toml, .git), else the same search
---- from the cwd, else the cwd.
+--- Workspace root for a buffer: the nearest directory with one of `root_markers`, else a folder given to
+--- |:RagIndex|; nil (with the reason) outside every project. See |ragls.root|.
 ---@param bufnr? integer
----@return string
+---@return string|nil root
+---@return string|nil why
 function M.root_dir(bufnr)
-  bufnr = bufnr or 0
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local root
-  if name ~= "" and vim.bo[bufnr].buftype == "" then
-    root = find_root(bufnr)
-  end
-  if not root then
-    local cwd = vim.fn.getcwd()
-    root = find_root(cwd) or cwd
-  end
-  return vim.fs.normalize(root)
+  return require("ragls.root").for_buffer(bufnr)
 end
 
---- `$/progress` handler: streamed answer deltas go to their stream, the rest to Neovim's handler.
+--- `$/progress` handler: streamed answer deltas go to their stream; work-done progress is shown by
+--- |ragls.progress| and passed on to Neovim's handler (|LspProgress|, |vim.lsp.status()|).
 function M.progress_handler(err, result, ctx, cfg)
   local value = result and result.value
   if type(value) == "table" and value.delta ~= nil and value.kind == nil then
@@ -67,6 +47,15 @@ function M.progress_handler(err, result, ctx, cfg)
       cb(value.delta)
     end
     return vim.NIL
+  end
+  if type(value) == "table" and value.kind ~= nil then
+    local ok, perr = pcall(require("ragls.progress").on_progress, result)
+    if not ok then
+      vim.schedule(function()
+        M.notify("ragls: could not show the indexing progress (a plugin bug, please report it): " .. perr,
+          vim.log.levels.WARN)
+      end)
+    end
   end
   return vim.lsp.handlers["$/progress"](err, result, ctx, cfg)
 end
@@ -96,8 +85,6 @@ function M.check_cmd()
   end
   return false, ("ragls: server command `%s` not found. %s"):format(exe, M.install_hint)
 end
-
-local warned_missing = false
 
 ---@param client vim.lsp.Client
 ---@return boolean
@@ -130,24 +117,15 @@ function M.find_client(root)
   return root == nil and fallback or nil
 end
 
---- Start (or reuse) the client for a buffer's workspace.
---- A missing server command is reported with |vim.notify|: every time for an explicit start (no `bufnr`, as from
---- a :Rag* command), once per session for attaching to buffers (so that opening files does not repeat it).
+--- Start (or reuse) the client for `root`, attaching `bufnr` when given. The caller decides that `root` may be
+--- indexed (|ragls.root.gate|). A missing server command returns nil silently: the :Rag* commands report it.
 ---@param bufnr? integer buffer to attach to (must be a file buffer); nil: start without attaching
----@param root? string default: root of bufnr / cwd
+---@param root string
 ---@return integer|nil client_id
 function M.start(bufnr, root)
-  local ok, err = M.check_cmd()
-  if not ok then
-    if bufnr == nil or not warned_missing then
-      M.notify(err, vim.log.levels.ERROR)
-    end
-    if bufnr ~= nil then
-      warned_missing = true
-    end
+  if not M.check_cmd() then
     return nil
   end
-  root = root or M.root_dir(bufnr or 0)
   local cfg = M.client_config(root)
   if bufnr then
     return vim.lsp.start(cfg, { bufnr = bufnr })
@@ -162,24 +140,13 @@ function M.start(bufnr, root)
   return vim.lsp.start_client(cfg)
 end
 
---- Call `fn(client)` once the ragls client for the current workspace is initialized; starts it if needed.
---- Notifies and gives up after `start_timeout_ms`.
+--- Hint for a server that exited or failed to start (commands that exist in stock Neovim).
+M.log_hint = "see :checkhealth ragls and the log (:lua vim.cmd.edit(vim.lsp.log.get_filename()))"
+
+--- Call `fn(client)` once `client` is initialized; notifies and gives up after `start_timeout_ms`.
+---@param client vim.lsp.Client
 ---@param fn fun(client: vim.lsp.Client)
-function M.with_client(fn)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local root = M.root_dir(bufnr)
-  local client = M.find_client(root) or M.find_client(nil)
-  if not client then
-    local id = M.start(nil, root)
-    if not id then
-      return
-    end
-    client = vim.lsp.get_client_by_id(id)
-    if not client then
-      M.notify("ragls: the server exited during startup; see :LspLog", vim.log.levels.ERROR)
-      return
-    end
-  end
+local function when_initialized(client, fn)
   if client.initialized then
     return fn(client)
   end
@@ -196,12 +163,49 @@ function M.with_client(fn)
       timer:stop()
       timer:close()
       M.notify(
-        c and ("ragls: the server did not initialize within %d ms; see :LspLog"):format(config.values.start_timeout_ms)
-          or "ragls: the server exited during startup; see :LspLog",
+        c and ("ragls: the server did not initialize within %d ms; %s"):format(config.values.start_timeout_ms,
+          M.log_hint) or ("ragls: the server exited during startup; " .. M.log_hint),
         vim.log.levels.ERROR
       )
     end
   end))
+end
+
+--- Call `fn(client)` once the ragls client for the current buffer's project is initialized, starting it if
+--- needed. Outside every project nothing starts: the reason is notified, with |:RagIndex| as the way to index
+--- the folder anyway (a running client of another project is used instead, as nothing new is indexed then).
+--- A missing server command is reported once per session (|vim.notify_once|).
+---@param fn fun(client: vim.lsp.Client)
+function M.with_client(fn)
+  local rootmod = require("ragls.root")
+  local bufnr = vim.api.nvim_get_current_buf()
+  local root, why = rootmod.for_buffer(bufnr)
+  local client = M.find_client(root)
+  if client then
+    return when_initialized(client, fn)
+  end
+  if not root then
+    M.notify(("ragls: not started: %s. Run :RagIndex to index %s anyway, or add a ragls.toml to the project's root.")
+      :format(why, vim.fn.fnamemodify(rootmod.default_folder(bufnr), ":~")), vim.log.levels.WARN)
+    return
+  end
+  local ok, err = M.check_cmd()
+  if not ok then
+    vim.notify_once(err, vim.log.levels.ERROR, { title = "ragls" })
+    return
+  end
+  local allowed, declined = rootmod.gate(root, function()
+    local id = M.start(nil, root)
+    local c = id and vim.lsp.get_client_by_id(id)
+    if not c then
+      M.notify("ragls: the server exited during startup; " .. M.log_hint, vim.log.levels.ERROR)
+      return
+    end
+    when_initialized(c, fn)
+  end)
+  if not allowed then
+    M.notify("ragls: " .. declined, vim.log.levels.INFO)
+  end
 end
 
 --- Client request, on both 0.10 (`client.request`) and 0.11 (`client:request`).
@@ -224,18 +228,32 @@ function M.cancel(client, request_id)
   end
 end
 
---- Human text for a JSON-RPC error from the server.
+--- What each request is, in the user's words (errors never show protocol method names).
+M.request_names = {
+  ["rag/query"] = "search",
+  ["rag/ask"] = "answer",
+  ["rag/rebuild"] = "rebuild",
+  ["rag/status"] = "status",
+  ["rag/commitMessage"] = "commit message",
+}
+
+--- Human text for a JSON-RPC error from the server, e.g. "ragls: search failed: query must not be empty".
 ---@param method string
 ---@param err table  { code, message }
 ---@return string
 function M.error_text(method, err)
-  local what = ({
-    [-32602] = "invalid request",
-    [-32803] = "request failed",
-    [-32800] = "cancelled",
-    [-32601] = "not supported by this server version",
-  })[err.code] or ("error " .. tostring(err.code))
-  return ("ragls: %s %s: %s"):format(method, what, err.message or "")
+  local what = M.request_names[method] or "request"
+  local message = err.message or ""
+  if err.code == -32601 then
+    return ("ragls: this server version cannot do %s; update it (pip install -U ragls)"):format(what)
+  end
+  if err.code == -32800 then
+    return ("ragls: %s cancelled"):format(what)
+  end
+  if err.code == -32602 or err.code == -32803 then
+    return ("ragls: %s failed: %s"):format(what, message)
+  end
+  return ("ragls: %s failed (server error %s): %s; %s"):format(what, tostring(err.code), message, M.log_hint)
 end
 
 --- Send a request to the workspace's ragls server.
@@ -267,7 +285,8 @@ function M.request(method, params, on_result, opts)
       end
     end, 0)
     if not ok then
-      M.notify("ragls: the server has shut down; restart it with :LspRestart or reopen the file", vim.log.levels.ERROR)
+      M.notify("ragls: the server has shut down; run the command again to restart it (" .. M.log_hint .. ")",
+        vim.log.levels.ERROR)
       return
     end
     if opts.on_sent then

@@ -69,6 +69,9 @@ end
 ---@return table<integer, table> by_line
 function M.answer_lines(question, result)
   local lines = { "## " .. question, "" }
+  if result.ragls_note then
+    vim.list_extend(lines, { "> " .. result.ragls_note, "" })
+  end
   if result.abstained then
     vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
   end
@@ -180,11 +183,54 @@ local function jump_to_buffer(bufnr, range, win)
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_set_current_win(win)
   end
+  vim.cmd("normal! m'") -- <C-o> comes back here
   vim.api.nvim_win_set_buf(0, bufnr)
   local lnum = math.min(range.start.line + 1, vim.api.nvim_buf_line_count(bufnr))
   vim.api.nvim_win_set_cursor(0, { lnum, 0 })
   vim.cmd("normal! zv")
+  M.highlight_range(bufnr, range)
   return true
+end
+
+--- Namespace of the transient highlight of cited lines.
+M.highlight_ns = vim.api.nvim_create_namespace("ragls-highlight")
+vim.api.nvim_set_hl(0, "RaglsSource", { default = true, link = "Visual" })
+
+--- Highlight the lines of `range` (LSP, end exclusive at character 0) in `bufnr` with |hl-RaglsSource| for
+--- `ms` milliseconds (default `highlight_ms`; 0 or less: until the buffer's next highlight). Returns the extmark.
+---@param bufnr integer
+---@param range table LSP range
+---@param ms? integer
+---@return integer|nil extmark
+function M.highlight_range(bufnr, range, ms)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return nil
+  end
+  ms = ms or config.values.highlight_ms
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  local first = math.min(range.start.line, count - 1)
+  local last = range["end"].line
+  if range["end"].character == 0 and last > first then
+    last = last - 1 -- the end is the start of the next line
+  end
+  last = math.min(math.max(last, first), count - 1)
+  vim.api.nvim_buf_clear_namespace(bufnr, M.highlight_ns, 0, -1)
+  local id = vim.api.nvim_buf_set_extmark(bufnr, M.highlight_ns, first, 0, {
+    end_row = last + 1,
+    end_col = 0,
+    hl_group = "RaglsSource",
+    hl_eol = true,
+    priority = 200,
+    strict = false,
+  })
+  if ms and ms > 0 then
+    vim.defer_fn(function()
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        pcall(vim.api.nvim_buf_del_extmark, bufnr, M.highlight_ns, id)
+      end
+    end, ms)
+  end
+  return id
 end
 
 --- Open `source.uri` at `source.range` in `win` (default: the current window). A source with `bufnr` (a
@@ -193,8 +239,9 @@ end
 ---@param win? integer
 ---@return boolean jumped
 function M.jump_to_source(source, win)
+  local range = source.focusRange or source.range
   if source.bufnr then
-    return jump_to_buffer(source.bufnr, source.range, win)
+    return jump_to_buffer(source.bufnr, range, win)
   end
   local fname = M.source_fname(source)
   if not fname then
@@ -209,10 +256,10 @@ function M.jump_to_source(source, win)
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_set_current_win(win)
   end
-  -- focusRange: the answering lines inside the chunk (optional; PROTOCOL Source)
-  local range = source.focusRange or source.range
+  vim.cmd("normal! m'") -- <C-o> comes back here
   vim.lsp.util.show_document({ uri = vim.uri_from_fname(fname), range = range }, "utf-16", { focus = true })
   vim.cmd("normal! zv")
+  M.highlight_range(vim.api.nvim_get_current_buf(), range)
   return true
 end
 
@@ -332,6 +379,24 @@ function AnswerView:finish(result)
     vim.api.nvim_buf_set_extmark(self.buf, ns, lnum - 1, 0, { line_hl_group = "Directory" })
   end
   vim.b[self.buf].ragls_result = result
+  M.last = { question = self.question, result = result }
+end
+
+--- The last finished answer ({ question, result }), for |:RagLast|.
+---@type { question: string, result: table }|nil
+M.last = nil
+
+--- Reopen the last answer in its float (|:RagLast|). Returns the view, or nil when there was none.
+---@return ragls.AnswerView|nil
+function M.show_last()
+  if not M.last then
+    vim.notify("ragls: no answer yet in this session; ask one with :RagAsk", vim.log.levels.INFO, { title = "ragls" })
+    return nil
+  end
+  local last = M.last
+  local view = M.answer_view(last.question)
+  view:finish(last.result)
+  return view
 end
 
 --- Show a failed request in the float.
@@ -415,42 +480,101 @@ function M.show_query(query, result)
   end
 end
 
---- Lines of the :RagStatus summary.
+--- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
+---@param iso any
+---@return integer|nil
+function M.parse_iso(iso)
+  if type(iso) == "number" then
+    return math.floor(iso)
+  end
+  if type(iso) ~= "string" then
+    return nil
+  end
+  local y, mo, d, h, mi, sec = iso:match("^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)")
+  if not y then
+    return nil
+  end
+  local t = os.time({ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h),
+    min = tonumber(mi), sec = tonumber(sec), isdst = false })
+  -- os.time reads the table as local time: shift by the local offset from UTC.
+  local now = os.time()
+  local offset = os.time(os.date("*t", now)) - os.time(os.date("!*t", now))
+  return t + offset
+end
+
+--- "just now", "5 min ago", "3 h ago", "2 days ago", or the date for older times; "never" for nil.
+---@param iso any lastIndexedAt
+---@param now? integer
+---@return string
+function M.human_time(iso, now)
+  local t = M.parse_iso(iso)
+  if not t then
+    return (iso == nil or iso == vim.NIL) and "never" or tostring(iso)
+  end
+  local ago = (now or os.time()) - t
+  if ago < 60 then
+    return "just now"
+  elseif ago < 3600 then
+    return ("%d min ago"):format(math.floor(ago / 60))
+  elseif ago < 86400 then
+    return ("%d h ago"):format(math.floor(ago / 3600))
+  elseif ago < 7 * 86400 then
+    local days = math.floor(ago / 86400)
+    return ("%d day%s ago"):format(days, days == 1 and "" or "s")
+  end
+  return os.date("%Y-%m-%d", t)
+end
+
+local function nonnil(v)
+  return v ~= nil and v ~= vim.NIL and v or nil
+end
+
+--- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
 ---@param status table rag/status result
 ---@return string[]
 function M.status_lines(status)
   local gen = status.generation or {}
+  local backend = tostring(nonnil(gen.backend) or "?")
+  local answers = backend == "none" and "none (extractive answers, no LLM)" or backend
+  if nonnil(gen.model) then
+    answers = answers .. " · " .. gen.model
+  end
   local lines = {
-    "# ragls status",
-    "",
-    "- Generation: " .. tostring(gen.backend or "?") .. (gen.model and gen.model ~= vim.NIL and (" (" .. gen.model .. ")") or ""),
-    "- Embedding model: " .. tostring(status.embeddingModel or "?"),
-    "- Store: " .. tostring(status.store or "?"),
-    "- Fingerprint: " .. tostring(status.fingerprint or "?"),
+    ("Answers    %s"):format(answers),
+    ("Embedding  %s"):format(tostring(nonnil(status.embeddingModel) or "?")),
+    ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
   }
   for _, folder in ipairs(status.folders or {}) do
-    vim.list_extend(lines, {
-      "",
-      "## " .. vim.uri_to_fname(folder.uri),
-      "",
-      ("- %d files, %d chunks"):format(folder.files or 0, folder.chunks or 0),
-      ("- Pending: %d files, %d chunks without vectors"):format(folder.pending or 0, folder.pendingVectors or 0),
-      "- Last indexed: " .. tostring(folder.lastIndexedAt ~= vim.NIL and folder.lastIndexedAt or "never"),
-      "- Index: " .. tostring(folder.indexPath or "?")
-        .. (folder.writer == false and " (read-only: another process holds the index lock)" or ""),
-    })
+    table.insert(lines, "")
+    table.insert(lines, vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ":~"))
+    local files, chunks = folder.files or 0, folder.chunks or 0
+    table.insert(lines, ("  %d file%s · %d chunk%s · indexed %s"):format(files, files == 1 and "" or "s", chunks,
+      chunks == 1 and "" or "s", M.human_time(nonnil(folder.lastIndexedAt))))
+    if (folder.pending or 0) > 0 then
+      table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))
+    end
+    if (folder.pendingVectors or 0) > 0 then
+      table.insert(lines, ("  embedding  %d of %d chunks left (keyword search meanwhile)"):format(
+        folder.pendingVectors, chunks))
+    end
+    table.insert(lines, "  index      " .. vim.fn.fnamemodify(tostring(nonnil(folder.indexPath) or "?"), ":~")
+      .. (folder.writer == false and "  (read-only: another process holds the index lock)" or ""))
     local skipped = folder.skipped or {}
-    table.insert(lines, ("- Skipped files: %d"):format(#skipped))
-    for _, s in ipairs(skipped) do
-      table.insert(lines, ("  - %s: %s"):format(s.path, s.reason))
+    if #skipped > 0 then
+      table.insert(lines, ("  skipped    %d file%s:"):format(#skipped, #skipped == 1 and "" or "s"))
+      for _, sk in ipairs(skipped) do
+        table.insert(lines, ("    %s — %s"):format(sk.path, sk.reason))
+      end
+    else
+      table.insert(lines, "  skipped    none")
     end
   end
   local errors = status.errors or {}
   if #errors > 0 then
-    vim.list_extend(lines, { "", "## Errors", "" })
+    vim.list_extend(lines, { "", "Errors" })
     for _, e in ipairs(errors) do
-      local path = e.path ~= vim.NIL and e.path or nil
-      table.insert(lines, "- " .. (path and (path .. ": ") or "") .. tostring(e.message))
+      local path = nonnil(e.path)
+      table.insert(lines, "  " .. (path and (path .. ": ") or "") .. tostring(e.message))
     end
   end
   return lines
@@ -460,7 +584,7 @@ end
 ---@return integer bufnr
 ---@return integer winid
 function M.show_status(status)
-  return M.open_float(M.status_lines(status), { title = "ragls status" })
+  return M.open_float(M.status_lines(status), { title = "ragls status", filetype = "ragls-status" })
 end
 
 --- Put a commit message into a `gitcommit` buffer, above its comment lines (`#…`). Blank lines already above

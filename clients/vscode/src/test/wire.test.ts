@@ -214,6 +214,6 @@ describe('server launch resolution (launch.ts)', () => {
     const noModule = await resolveLaunch({ command: '', args: [], pythonPath: '/usr/bin/python3' }, { PATH: '/nonexistent' });
     assert.equal(noModule.ok, false);
     assert.ok(!noModule.ok && /No module named .?ragls/.test(noModule.message), !noModule.ok ? noModule.message : '');
-    assert.ok(!noModule.ok && noModule.message.includes('pip install ragls'));
+    assert.ok(!noModule.ok && noModule.message.includes("python3 -m pip install '/path/to/ragls[offline]'"));
   });
 });

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { isolatedEnv, launchChromium, startCodeServer, toolchainFromEnv } from './codeServer';
 import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
 
-const TEST_TIMEOUT_MS = Number(process.env.RAGLS_TEST_TIMEOUT_MS ?? 300_000);
+const TEST_TIMEOUT_MS = Number(process.env.RAGLS_TEST_TIMEOUT_MS ?? 540_000);
 
 async function main(): Promise<number> {
   const tools = toolchainFromEnv();

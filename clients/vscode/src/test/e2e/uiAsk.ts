@@ -113,6 +113,50 @@ async function main(): Promise<number> {
       await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: join(shots, 'source-opened.png') });
     }, page, shots);
+    await step('Search Docs (Ctrl+Alt+D) updates its results as you type and previews the highlighted one', async () => {
+      await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('Control+Alt+D');
+      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('zeta-17 torque wrench', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("calibration.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.tabs-container .tab:has-text("calibration.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.screenshot({ path: join(shots, 'search-live.png') });
+      for (let i = 0; i < 'zeta-17 torque wrench'.length; i++) {
+        await page.keyboard.press('Backspace');
+      }
+      await page.keyboard.type('roll back beacon firmware', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(shots, 'search-opened-highlight.png') });
+    }, page, shots);
+
+    await step('Rebuild Index shows its progress', async () => {
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('ragls: Rebuild Index', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Rebuild Index")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.notifications-toasts:has-text("ragls: rebuilding index"), .statusbar-item:has-text("ragls:")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.screenshot({ path: join(shots, 'progress.png') });
+      await page.locator('.notifications-toasts:has-text("ragls: indexed 4 files")').first().waitFor({ state: 'visible', timeout: 120_000 });
+    }, page, shots);
+
+    await step('the walkthrough opens from Welcome: Open Walkthrough', async () => {
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('Welcome: Open Walkthrough', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("Open Walkthrough")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('Get started with ragls', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("Get started with ragls")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.gettingStartedContainer :text("Choose who writes answers")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(shots, 'walkthrough.png') });
+    }, page, shots);
+
     await step('the Source Control button fills the commit message box', async () => {
       await page.keyboard.press('Control+Shift+G');
       const button = page.locator('.action-label[aria-label*="Generate Commit Message"]').first();

@@ -7,9 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { prompts } from '../../commitMessage';
+import { highlightedRanges, lineRange } from '../../decorations';
 import type { RaglsApi } from '../../extension';
 import type { GitAPI } from '../../git';
 import {
@@ -19,6 +21,7 @@ import {
   QueryRequest,
   RebuildResult,
   Source,
+  StatusRequest,
   StatusResult,
 } from '../../protocol';
 
@@ -39,14 +42,21 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
-function assertSelects(editor: vscode.TextEditor | undefined, source: Source): void {
+/** The editor shows `source` with the cursor at the start of its focus lines (no chunk-wide selection) and those
+ * whole lines highlighted by the transient decoration. */
+function assertOpensAt(editor: vscode.TextEditor | undefined, source: Source): void {
   assert.ok(editor, 'no editor was opened');
   assert.equal(editor.document.uri.toString(), vscode.Uri.parse(source.uri).toString());
-  const { start, end } = editor.selection;
+  const focus = source.focusRange ?? source.range;
+  assert.ok(editor.selection.isEmpty, 'no selection of the whole chunk');
   assert.deepEqual(
-    { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } },
-    source.range,
+    { line: editor.selection.active.line, character: editor.selection.active.character },
+    focus.start,
   );
+  const lit = highlightedRanges(editor.document.uri);
+  assert.equal(lit.length, 1, 'one highlighted range');
+  const want = editor.document.validateRange(lineRange(focus));
+  assert.deepEqual([lit[0].start.line, lit[0].end.line], [want.start.line, want.end.line]);
 }
 
 suite('ragls extension in VS Code', () => {
@@ -93,15 +103,22 @@ suite('ragls extension in VS Code', () => {
     assert.equal(view.phase, 'done');
     assert.equal(view.question, 'How do I roll back beacon firmware?');
     assert.ok(view.deltas >= 1, 'the answer was not streamed');
-    assert.ok(view.html.includes('<a href="#" class="cite" data-n="1" title="Open source 1">[1]</a>'), view.html);
+    assert.match(view.html, /<a href="#" class="cite" data-n="1" title="[^"]*">\[1\]<\/a>/);
+    // Hover on [1] shows the cited lines.
+    await api.panel.titlesReady;
+    const title = /class="cite" data-n="1" title="([^"]*)"/.exec(api.panel.view.html)?.[1] ?? '';
+    assert.match(title, /^\[1\] handbook\/docs\/deployment\.md:\d+/);
+    assert.ok(title.includes('beacon push --previous'), title);
+    assert.ok(api.panel.view.html.includes('<button data-action="openAllSources">Open all sources</button>'));
     assert.ok(view.html.includes('<code>beacon push --previous</code>'), view.html);
     assert.match(view.html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
     assert.ok(!view.html.includes('class="abstained"'));
 
     const editor = await api.panel.handleMessage({ type: 'open', n: 1 });
-    assertSelects(editor, source);
+    assertOpensAt(editor, source);
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), editor!.document.uri.toString());
-    assert.ok(editor!.document.getText(editor!.selection).includes('beacon push --previous'));
+    const lit = highlightedRanges(editor!.document.uri)[0];
+    assert.ok(editor!.document.getText(lit).includes('beacon push --previous'));
   });
 
   test('a question the docs do not cover is shown as abstained', async () => {
@@ -144,9 +161,9 @@ suite('ragls extension in VS Code', () => {
     assert.ok(chunk, 'Search Docs returned nothing');
     assert.equal(chunk.source.path, 'docs/calibration.md');
     assert.ok(chunk.text.includes('zeta-17'));
-    assertSelects(vscode.window.activeTextEditor, chunk.source);
-    const selected = vscode.window.activeTextEditor!.document.getText(vscode.window.activeTextEditor!.selection);
-    assert.ok(selected.includes('zeta-17'), selected);
+    assertOpensAt(vscode.window.activeTextEditor, chunk.source);
+    const lit = highlightedRanges(vscode.window.activeTextEditor!.document.uri)[0];
+    assert.ok(vscode.window.activeTextEditor!.document.getText(lit).includes('zeta-17'));
   });
 
   test('Rebuild Index re-indexes every folder and the status bar shows the progress', async () => {
@@ -200,6 +217,143 @@ suite('ragls extension in VS Code', () => {
     await until('rag/query to return several chunks again', async () => ((await query()).chunks.length > 1 ? true : undefined));
   });
 
+  test('Search Docs is live: the results change as you type and the highlighted item is previewed', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const pending = Promise.resolve(vscode.commands.executeCommand<Chunk>('ragls.searchDocs'));
+    const qp = await until('the quick pick', () => api.search.current);
+    const results = (query: string) =>
+      new Promise<string[]>((resolve) => {
+        const sub = api.search.onDidUpdate((e) => {
+          if (e.query === query) {
+            sub.dispose();
+            resolve(e.items.map((i) => i.description ?? ''));
+          }
+        });
+      });
+    const first = results('zeta-17 torque wrench');
+    qp.value = 'zeta-17 torque wrench';
+    const a = await first;
+    assert.match(a[0], /^handbook\/docs\/calibration\.md:\d+(-\d+)? · \d\.\d{3}$/);
+    const second = results('roll back beacon firmware');
+    qp.value = 'roll back beacon firmware';
+    const b = await second;
+    assert.match(b[0], /^handbook\/docs\/deployment\.md:/);
+    assert.notDeepEqual(a, b);
+    assert.ok(qp.items.every((i) => i.alwaysShow && i.detail), 'every item has a detail and is not filtered');
+    // The active item is previewed (a preview tab; focus stays in the quick pick) at its highlighted lines.
+    const deployment = vscode.Uri.parse(qp.items[0].chunk.source.uri);
+    await until('the preview of the active item', () =>
+      vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === deployment.toString()) &&
+      highlightedRanges(deployment).length === 1,
+    );
+    qp.hide();
+    assert.equal(await pending, undefined, 'dismissed: no chunk');
+  });
+
+  test('Open all sources, Copy answer and Insert at cursor act on the shown answer', async () => {
+    const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
+    assert.ok(result && result.sources.length >= 1);
+    const editors = await vscode.commands.executeCommand<vscode.TextEditor[]>('ragls.openAllSources');
+    assert.deepEqual(
+      editors!.map((e) => e.document.uri.toString()),
+      result.sources.map((s) => vscode.Uri.parse(s.uri).toString()),
+    );
+    const copied = await vscode.commands.executeCommand<string>('ragls.copyAnswer');
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+    assert.ok(copied!.startsWith(result.answer.trim()), copied);
+    assert.match(copied!, /\nSources:\n\n\[1\] handbook\/docs\/deployment\.md:\d+/);
+    const doc = await vscode.workspace.openTextDocument({ content: 'Before.\n', language: 'markdown' });
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(1, 0, 1, 0);
+    await vscode.commands.executeCommand('ragls.insertAnswer');
+    assert.equal(doc.getText(), `Before.\n${copied}`);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  test('resetting a setting that the server started with takes effect without a restart', async () => {
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    const backend = async () => (await api.server.request(StatusRequest, {})).generation.backend;
+    await cfg.update('generation.backend', 'ollama', vscode.ConfigurationTarget.Workspace);
+    try {
+      await vscode.commands.executeCommand('ragls.restartServer'); // now in initializationOptions
+      await until('the server to start with backend ollama', async () => ((await backend()) === 'ollama' ? true : undefined));
+      let restarts = 0;
+      const sub = api.server.onDidStart(() => (restarts += 1));
+      try {
+        await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
+        await until('rag/status to show ragls.toml\'s backend again', async () => ((await backend()) === 'none' ? true : undefined));
+        assert.equal(restarts, 0, 'no restart');
+      } finally {
+        sub.dispose();
+      }
+    } finally {
+      await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await until('the status bar to be ready', () => api.status.state === 'ready' && api.status.totals?.files === 4);
+  });
+
+  test('Generate Commit Message keeps a typed draft (Append / Replace / dismiss)', async () => {
+    const git = vscode.extensions.getExtension<{ getAPI(v: 1): GitAPI }>('vscode.git')!;
+    const gitApi = (git.isActive ? git.exports : await git.activate()).getAPI(1);
+    const repo = gitApi.repositories.find((r) => r.rootUri.fsPath === handbook.uri.fsPath)!;
+    const file = join(handbook.uri.fsPath, 'docs', 'deployment.md');
+    appendFileSync(file, '\n## Rollout windows\n\nRoll out between 09:00 and 11:00 only.\n');
+    execFileSync('git', ['add', 'docs/deployment.md'], { cwd: handbook.uri.fsPath });
+    const original = prompts.draft;
+    const run = async (choice: 'append' | 'replace' | undefined) => {
+      repo.inputBox.value = 'WIP: my own words';
+      const asked: string[] = [];
+      prompts.draft = async (draft) => {
+        asked.push(draft);
+        return choice;
+      };
+      const result = await vscode.commands.executeCommand<CommitMessageResult>('ragls.generateCommitMessage', {
+        rootUri: repo.rootUri,
+      });
+      assert.deepEqual(asked, ['WIP: my own words'], 'asked about the draft');
+      return result!;
+    };
+    try {
+      const appended = await run('append');
+      assert.equal(repo.inputBox.value, `WIP: my own words\n\n${appended.message}`);
+      const replaced = await run('replace');
+      assert.equal(repo.inputBox.value, replaced.message);
+      await run(undefined);
+      assert.equal(repo.inputBox.value, 'WIP: my own words', 'dismissed: the draft stays');
+    } finally {
+      prompts.draft = original;
+      execFileSync('git', ['reset', '-q'], { cwd: handbook.uri.fsPath });
+    }
+  });
+
+  test('with nothing staged, Generate Commit Message offers to use all changes', async () => {
+    const git = vscode.extensions.getExtension<{ getAPI(v: 1): GitAPI }>('vscode.git')!;
+    const gitApi = (git.isActive ? git.exports : await git.activate()).getAPI(1);
+    const repo = gitApi.repositories.find((r) => r.rootUri.fsPath === handbook.uri.fsPath)!;
+    execFileSync('git', ['reset', '-q'], { cwd: handbook.uri.fsPath });
+    execFileSync('git', ['checkout', '--', '.'], { cwd: handbook.uri.fsPath });
+    writeFileSync(join(handbook.uri.fsPath, 'README.md'), `${readFileSync(join(handbook.uri.fsPath, 'README.md'), 'utf8')}\nSee docs/ for more.\n`);
+    repo.inputBox.value = '';
+    const original = prompts.useAllChanges;
+    const offered: string[] = [];
+    prompts.useAllChanges = async (name) => {
+      offered.push(name);
+      return true;
+    };
+    try {
+      const result = await vscode.commands.executeCommand<CommitMessageResult>('ragls.generateCommitMessage', {
+        rootUri: repo.rootUri,
+      });
+      assert.deepEqual(offered, ['handbook'], 'offered once, naming the repository');
+      assert.ok(result, 'a message from all changes');
+      assert.deepEqual(result.files, ['README.md']);
+      assert.equal(repo.inputBox.value, result.message);
+    } finally {
+      prompts.useAllChanges = original;
+      execFileSync('git', ['checkout', '--', '.'], { cwd: handbook.uri.fsPath });
+    }
+  });
+
   test('a missing server gives one clear error and the status bar says how to install it', async () => {
     const cfg = vscode.workspace.getConfiguration('ragls');
     await cfg.update('server.command', '/nonexistent/ragls', vscode.ConfigurationTarget.Workspace);
@@ -207,12 +361,45 @@ suite('ragls extension in VS Code', () => {
       await until('the status bar to show the launch error', () => api.status.state === 'error');
       assert.equal(api.server.running, undefined);
       const tooltip = String(api.status.item.tooltip);
-      assert.ok(tooltip.includes('/nonexistent/ragls') && tooltip.includes('pip install ragls'), tooltip);
+      assert.ok(tooltip.includes('/nonexistent/ragls') && tooltip.includes("python3 -m pip install '/path/to/ragls[offline]'"), tooltip);
     } finally {
       await cfg.update('server.command', undefined, vscode.ConfigurationTarget.Workspace);
     }
     await until('the server to run again', () => api.server.running !== undefined && api.status.state === 'ready');
     const status = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
     assert.equal(status?.folders.length, 2);
+  });
+  test('the output channel has each line once and no Python traceback for expected errors', async () => {
+    // VS Code writes each output channel to <logs>/…/output_logging_*/N-ragls.log, beside this extension's logUri.
+    const found: string[] = [];
+    const walk = (dir: string, depth: number): void => {
+      for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory() && depth > 0) {
+          walk(path, depth - 1);
+        } else if (/^\d+-ragls\.log$/.test(name)) {
+          found.push(path);
+        }
+      }
+    };
+    walk(dirname(dirname(api.logUri.fsPath)), 3);
+    assert.ok(found.length >= 1, `no ragls output log under ${dirname(dirname(api.logUri.fsPath))}`);
+    const text = found.map((f) => readFileSync(f, 'utf8')).join('\n');
+    // Server log lines (stderr and window/logMessage), without the wire trace of ragls.trace.server.
+    const plain = text
+      .split('\n')
+      .filter((l) => l.trim() && !/^(\[Trace|Params:|Result:|No result returned|\s|[{}[\]])/.test(l))
+      .map((l) => l.trim());
+    assert.ok(plain.some((l) => l.startsWith('ragls: starting ')), `the launch line is logged:\n${plain.slice(0, 20).join('\n')}`);
+    // A message must not come twice: once as window/logMessage ("ragls: …") and again from stderr
+    // ("INFO ragls.lsp.server: ragls: …"), nor twice in a row.
+    const doubled = plain.filter(
+      (l, i) =>
+        (i > 0 && l === plain[i - 1]) ||
+        (l.startsWith('ragls: ') && plain.some((m) => /^[A-Z]+ [\w.]+: /.test(m) && m.replace(/^[A-Z]+ [\w.]+: /, '') === l)),
+    );
+    assert.deepEqual(doubled, [], 'lines logged twice');
+    assert.ok(!text.includes('Traceback (most recent call last)'), 'no Python traceback in the log');
+    assert.ok(plain.some((l) => l.includes('request answered with error -32803: nothing staged')), 'one line for it');
   });
 });

@@ -1,0 +1,330 @@
+---@mod ragls.picker :RagQuery as a live picker.
+---
+--- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
+--- previews the chunk's file at its lines; fzf-lua lists the results of one query (fzf filters them further);
+--- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
+--- that a picker too). Entries show `path:first-last`, the chunk's heading once, and the score. Choosing an entry
+--- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
+--- `<C-q>` in telescope/snacks, or the last entry of the |vim.ui.select| list, sends all results to quickfix.
+
+local config = require("ragls.config")
+local rpc = require("ragls.rpc")
+local ui = require("ragls.ui")
+
+local M = {}
+
+M.DEBOUNCE_MS = 200
+
+--- "path:first-last  Heading  0.032" for a rag/query chunk.
+---@param chunk table PROTOCOL Chunk
+---@return string
+function M.format(chunk)
+  local s = chunk.source
+  local text = ui.source_location(s)
+  if s.title and s.title ~= "" then
+    text = text .. "  " .. s.title
+  end
+  if type(chunk.score) == "number" then
+    text = ("%s  %.3f"):format(text, chunk.score)
+  end
+  return text
+end
+
+--- The chunk's lines without its heading line (already shown in the entry), for previews.
+---@param chunk table
+---@return string[]
+function M.preview_lines(chunk)
+  local lines = vim.split(chunk.text or "", "\r?\n")
+  local title = chunk.source.title
+  if title and lines[1] and lines[1]:gsub("^#+%s*", "") == title then
+    table.remove(lines, 1)
+  end
+  while lines[1] and vim.trim(lines[1]) == "" do
+    table.remove(lines, 1)
+  end
+  return lines
+end
+
+--- Send `rag/query` and call `cb(chunks, result)` (not called on error; the error is notified).
+---@param text string
+---@param cb fun(chunks: table[], result: table)
+function M.query(text, cb)
+  rpc.request("rag/query", { query = text, topK = config.values.top_k }, function(result)
+    cb(result.chunks or {}, result)
+  end)
+end
+
+--- Blocking query for pickers whose finders are synchronous (telescope's dynamic finder). Empty on error.
+---@param text string
+---@return table[] chunks
+function M.query_sync(text)
+  if vim.trim(text or "") == "" then
+    return {}
+  end
+  local client = rpc.find_client(require("ragls.root").for_buffer(0)) or rpc.find_client(nil)
+  if not client or not client.initialized then
+    return {}
+  end
+  local resp
+  if vim.fn.has("nvim-0.11") == 1 then
+    resp = client:request_sync("rag/query", { query = text, topK = config.values.top_k }, 5000, 0)
+  else
+    resp = client.request_sync("rag/query", { query = text, topK = config.values.top_k }, 5000, 0)
+  end
+  return resp and resp.result and resp.result.chunks or {}
+end
+
+--- Open a chunk chosen in a picker: jump with the transient highlight and remember it for |:RagLast|.
+---@param chunk table
+function M.open(chunk)
+  ui.jump_to_source(chunk.source)
+end
+
+--- Put chunks into the quickfix list and open it (the |:RagQuery!| behaviour).
+---@param text string
+---@param chunks table[]
+function M.to_quickfix(text, chunks)
+  ui.show_query(text, { chunks = chunks })
+end
+
+--- Which picker to use: `config.picker` when it is installed, else the first installed of telescope, snacks,
+--- fzf-lua; else "select".
+---@return "telescope"|"snacks"|"fzf-lua"|"select"
+function M.backend()
+  local want = config.values.picker
+  local function has(mod)
+    return pcall(require, mod)
+  end
+  local available = {
+    telescope = function() return has("telescope.pickers") end,
+    snacks = function() return has("snacks") and type(require("snacks").picker) == "table" end,
+    ["fzf-lua"] = function() return has("fzf-lua") end,
+  }
+  if want and want ~= "auto" then
+    if want == "select" or (available[want] and available[want]()) then
+      return want
+    end
+  end
+  for _, name in ipairs({ "telescope", "snacks", "fzf-lua" }) do
+    if available[name]() then
+      return name
+    end
+  end
+  return "select"
+end
+
+--- vim.ui.select over the results of one query; the last entry sends them all to quickfix.
+---@param text string
+function M.select(text)
+  M.query(text, function(chunks, result)
+    if #chunks == 0 then
+      rpc.notify(("ragls: nothing found for %q"):format(text), vim.log.levels.WARN)
+      return
+    end
+    local items = vim.list_extend({}, chunks)
+    table.insert(items, { quickfix = true })
+    local prompt = ("RagQuery: %s%s"):format(text, result.abstained and " (weak matches)" or "")
+    vim.ui.select(items, {
+      prompt = prompt,
+      kind = "ragls.query",
+      format_item = function(item)
+        return item.quickfix and ("→ all %d results to the quickfix list"):format(#chunks) or M.format(item)
+      end,
+    }, function(item)
+      if not item then
+        return
+      end
+      if item.quickfix then
+        M.to_quickfix(text, chunks)
+      else
+        M.open(item)
+      end
+    end)
+  end)
+end
+
+--- telescope.nvim: dynamic finder (one rag/query per prompt change, debounced), buffer previewer at the lines.
+---@param text string
+local function telescope(text)
+  local pickers = require("telescope.pickers")
+  local finders = require("telescope.finders")
+  local previewers = require("telescope.previewers")
+  local sorters = require("telescope.sorters")
+  local actions = require("telescope.actions")
+  local state = require("telescope.actions.state")
+  local last = {}
+  pickers.new({}, {
+    prompt_title = "RagQuery",
+    default_text = text,
+    debounce = M.DEBOUNCE_MS,
+    finder = finders.new_dynamic({
+      fn = function(prompt)
+        last = M.query_sync(prompt)
+        return last
+      end,
+      entry_maker = function(chunk)
+        local fname = ui.source_fname(chunk.source)
+        return {
+          value = chunk,
+          display = M.format(chunk),
+          ordinal = M.format(chunk),
+          filename = fname,
+          lnum = chunk.source.range.start.line + 1,
+        }
+      end,
+    }),
+    sorter = sorters.empty(),
+    previewer = previewers.new_buffer_previewer({
+      title = "ragls",
+      define_preview = function(self, entry)
+        local chunk = entry.value
+        local fname = ui.source_fname(chunk.source)
+        local lines = fname and vim.fn.filereadable(fname) == 1 and vim.fn.readfile(fname) or M.preview_lines(chunk)
+        vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, lines)
+        if fname then
+          vim.bo[self.state.bufnr].filetype = vim.filetype.match({ filename = fname }) or ""
+          local range = chunk.source.focusRange or chunk.source.range
+          ui.highlight_range(self.state.bufnr, range, 0)
+          pcall(vim.api.nvim_win_set_cursor, self.state.winid, { range.start.line + 1, 0 })
+          vim.api.nvim_win_call(self.state.winid, function()
+            vim.cmd("normal! zz")
+          end)
+        end
+      end,
+    }),
+    attach_mappings = function(bufnr, map)
+      actions.select_default:replace(function()
+        local entry = state.get_selected_entry()
+        actions.close(bufnr)
+        if entry then
+          M.open(entry.value)
+        end
+      end)
+      map({ "i", "n" }, "<C-q>", function()
+        local prompt = state.get_current_line()
+        actions.close(bufnr)
+        M.to_quickfix(prompt, last)
+      end)
+      return true
+    end,
+  }):find()
+end
+
+--- snacks.nvim picker: live (re-queried as you type), file preview at the chunk.
+---@param text string
+local function snacks(text)
+  local Snacks = require("snacks")
+  local last, last_query = {}, text
+  Snacks.picker.pick({
+    title = "RagQuery",
+    search = text,
+    live = true,
+    finder = function(_, ctx)
+      local q = ctx.filter.search
+      last, last_query = M.query_sync(q), q
+      local items = {}
+      for i, chunk in ipairs(last) do
+        local range = chunk.source.focusRange or chunk.source.range
+        table.insert(items, {
+          idx = i,
+          score = chunk.score,
+          text = M.format(chunk),
+          file = ui.source_fname(chunk.source),
+          pos = { range.start.line + 1, 0 },
+          end_pos = { range["end"].line + 1, 0 },
+          chunk = chunk,
+        })
+      end
+      return items
+    end,
+    format = function(item)
+      return { { item.text } }
+    end,
+    preview = "file",
+    confirm = function(picker, item)
+      picker:close()
+      if item then
+        M.open(item.chunk)
+      end
+    end,
+    actions = {
+      ragls_quickfix = function(picker)
+        picker:close()
+        M.to_quickfix(last_query, last)
+      end,
+    },
+    win = { input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } } },
+  })
+end
+
+--- fzf-lua: the results of one query (fzf filters them further as you type; `ctrl-q` sends them to quickfix).
+---@param text string
+local function fzf(text)
+  local function show(q)
+    M.query(q, function(chunks)
+      local by_line, lines = {}, {}
+      for _, chunk in ipairs(chunks) do
+        local line = M.format(chunk)
+        by_line[line] = chunk
+        table.insert(lines, line)
+      end
+      require("fzf-lua").fzf_exec(lines, {
+        prompt = "RagQuery> ",
+        actions = {
+          ["default"] = function(selected)
+            local chunk = selected and by_line[selected[1]]
+            if chunk then
+              M.open(chunk)
+            end
+          end,
+          ["ctrl-q"] = function()
+            M.to_quickfix(q, chunks)
+          end,
+        },
+      })
+    end)
+  end
+  if text ~= "" then
+    show(text)
+  else
+    vim.ui.input({ prompt = "RagQuery: " }, function(input)
+      if input and vim.trim(input) ~= "" then
+        show(vim.trim(input))
+      end
+    end)
+  end
+end
+
+--- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
+--- open with an empty prompt; vim.ui.select asks for the text first.
+---@param text? string
+function M.pick(text)
+  text = vim.trim(text or "")
+  local backend = M.backend()
+  local run = ({ telescope = telescope, snacks = snacks, ["fzf-lua"] = fzf })[backend]
+  if run then
+    -- Start the client first so that the synchronous finder has one to ask.
+    rpc.with_client(function()
+      local ok, err = pcall(run, text)
+      if not ok then
+        rpc.notify(("ragls: the %s picker failed (%s); using vim.ui.select"):format(backend, err),
+          vim.log.levels.WARN)
+        if text ~= "" then
+          M.select(text)
+        end
+      end
+    end)
+    return
+  end
+  if text ~= "" then
+    M.select(text)
+    return
+  end
+  vim.ui.input({ prompt = "RagQuery: " }, function(input)
+    if input and vim.trim(input) ~= "" then
+      M.select(vim.trim(input))
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,136 @@
+---@mod ragls.progress Indexing progress you can see, with no other plugin.
+---
+--- The server's work-done progress (`$/progress`, title "ragls: indexing") is rendered through |vim.notify| with a
+--- stable id per progress token (`opts.id`, and `opts.replace` with the previous record), so notification plugins
+--- (nvim-notify, snacks.notifier, mini.notify, noice) update one message in place. With Neovim's own
+--- |vim.notify| the running reports are echoed on the cmdline without entering the message history, and only the
+--- end is a real notification. fidget.nvim renders |LspProgress| itself, so nothing is sent when it is loaded.
+--- `require("ragls").statusline()` gives the same text for lualine and friends.
+
+local config = require("ragls.config")
+
+local M = {}
+
+--- token -> { title, message, percentage, done }
+M.active = {}
+--- token -> what vim.notify returned (nvim-notify's record, to replace)
+local records = {}
+--- Last time (ms) a running report was shown, per token, to keep at most ~4 updates a second.
+local shown_at = {}
+local MIN_INTERVAL_MS = 250
+
+--- "ragls: indexing 320/871 files (37%)".
+---@param p { title?: string, message?: string, percentage?: number }
+---@return string
+function M.text(p)
+  local title = p.title or "ragls"
+  if not title:match("^ragls") then
+    title = "ragls: " .. title
+  end
+  local parts = { title }
+  if p.message and p.message ~= "" then
+    table.insert(parts, p.message)
+  end
+  local text = table.concat(parts, " ")
+  if p.percentage and not (p.message or ""):find("%", 1, true) then
+    text = ("%s (%d%%)"):format(text, p.percentage)
+  end
+  return text
+end
+
+--- Whether vim.notify is still Neovim's own (echo + message history) rather than a notification plugin's.
+---@return boolean
+function M.default_notify()
+  local info = debug.getinfo(vim.notify, "S")
+  return info ~= nil and (info.source or ""):find("vim/_editor.lua", 1, true) ~= nil
+end
+
+---@param token string|integer
+---@param kind "begin"|"report"|"end"
+local function render(token, kind)
+  local p = M.active[token]
+  if not p or config.values.progress == false or package.loaded["fidget"] then
+    return
+  end
+  local now = vim.uv.now()
+  if kind == "report" and shown_at[token] and now - shown_at[token] < MIN_INTERVAL_MS then
+    return
+  end
+  shown_at[token] = now
+  local done_msg = p.message ~= nil and p.message ~= "" and p.message ~= "idle" and (" — " .. p.message) or ""
+  local text = kind == "end" and ("ragls: indexed" .. done_msg) or M.text(p)
+  if M.default_notify() and kind ~= "end" then
+    vim.api.nvim_echo({ { text } }, false, {})
+    return
+  end
+  local rec = vim.notify(text, vim.log.levels.INFO, {
+    id = "ragls-progress-" .. tostring(token),
+    title = "ragls",
+    replace = records[token],
+    hide_from_history = kind ~= "end",
+    timeout = kind == "end" and 3000 or false,
+    ragls_progress = kind,
+  })
+  records[token] = (kind ~= "end") and rec or nil
+end
+
+--- Feed one work-done progress notification (`$/progress` params whose value has `kind`).
+---@param params { token: string|integer, value: table }
+function M.on_progress(params)
+  local token, value = params.token, params.value
+  if value.kind == "begin" then
+    M.active[token] = { title = value.title, message = value.message, percentage = value.percentage }
+  elseif value.kind == "report" then
+    local p = M.active[token]
+    if not p then
+      return
+    end
+    p.message = value.message or p.message
+    p.percentage = value.percentage or p.percentage
+  elseif value.kind == "end" then
+    local p = M.active[token]
+    if not p then
+      return
+    end
+    p.message = value.message
+    render(token, "end")
+    M.active[token] = nil
+    shown_at[token] = nil
+    vim.cmd("redrawstatus")
+    return
+  else
+    return
+  end
+  render(token, value.kind)
+  vim.cmd("redrawstatus")
+end
+
+--- Forget progress of a client that stopped (its `end` will never come).
+function M.reset()
+  M.active, records, shown_at = {}, {}, {}
+end
+
+--- Whether the server is indexing (vectors still filling in).
+---@return boolean
+function M.indexing()
+  return next(M.active) ~= nil
+end
+
+--- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing, "ragls" when attached to the
+--- current buffer, "ragls: off" for a buffer outside any project, "" otherwise.
+---@return string
+function M.statusline()
+  for _, p in pairs(M.active) do
+    return M.text(p)
+  end
+  local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
+  if ok and #clients > 0 then
+    return "ragls"
+  end
+  if vim.b.ragls_detached then
+    return "ragls: off"
+  end
+  return ""
+end
+
+return M

@@ -1,0 +1,165 @@
+-- Where the client starts: only inside a project (root markers), a stray file stays detached and indexes nothing,
+-- :RagIndex indexes a folder on request, and a large first index asks once. Indexing progress through vim.notify.
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+local stray = vim.fn.tempname() .. "-stray"
+vim.fn.mkdir(stray, "p")
+vim.fn.writefile({ "# Todo", "", "Buy the quokka a hat before the parade on Friday." }, stray .. "/todo.md")
+vim.fn.writefile({ "Unrelated notes about parades." }, stray .. "/other.md")
+local cache = os.getenv("XDG_CACHE_HOME")
+
+-- The stray folder has no ragls.toml: the offline model and no watcher come from the editor's settings.
+local settings = {
+  embedding = { model = "sentence-transformers/all-MiniLM-L6-v2", model_path = os.getenv("RAGLS_TEST_MODEL_DIR") },
+  generation = { backend = "none" },
+  watch = { enabled = false },
+}
+-- The stray folder is the cwd, as in `cd ~ && nvim todo.txt`.
+H.load_plugin({ cmd = H.server_cmd, settings = settings })
+vim.cmd.cd(vim.fn.fnameescape(stray))
+local rootmod = require("ragls.root")
+
+--- Index folders the servers created under the test's cache dir.
+local function index_dirs()
+  local found = {}
+  local dir = vim.fs.joinpath(cache, "ragls", "indexes")
+  if vim.fn.isdirectory(dir) == 1 then
+    for name in vim.fs.dir(dir) do
+      table.insert(found, name)
+    end
+  end
+  return found
+end
+
+H.it("a stray file outside any project attaches nothing and indexes nothing", function()
+  vim.cmd.edit("todo.md")
+  vim.wait(1500, function() return #vim.lsp.get_clients() > 0 end, 50)
+  H.eq(0, #vim.lsp.get_clients(), "no client")
+  H.contains(vim.b.ragls_detached, "todo.md is not inside a project (no ragls.toml, .git above it)")
+  H.eq({}, index_dirs(), "no index folder written")
+  H.eq("ragls: off", require("ragls").statusline(), "statusline")
+end)
+
+H.it(":Rag* commands say why nothing started and how to index the folder anyway", function()
+  H.notes = {}
+  vim.cmd("RagQuery! quokka hat")
+  vim.cmd("RagStatus")
+  local notes = H.notes_matching("is not inside a project")
+  H.eq(2, #notes, "each command says why")
+  H.contains(notes[1].msg, "Run :RagIndex to index")
+  H.eq(vim.log.levels.WARN, notes[1].level, "a warning, not an error")
+  H.eq(0, #vim.lsp.get_clients(), "still no client")
+  H.eq({}, index_dirs(), "still nothing indexed")
+end)
+
+H.it(":RagIndex indexes the folder on request and attaches its buffers; progress arrives through vim.notify", function()
+  H.notes = {}
+  vim.cmd("RagIndex")
+  local client = H.wait_for(function()
+    local c = vim.lsp.get_clients({ name = "ragls", bufnr = 0 })[1]
+    return c and c.initialized and c
+  end, 60000, "the client to attach to todo.md")
+  H.eq(vim.fs.normalize(vim.uv.fs_realpath(stray)), vim.fs.normalize(client.root_dir), "root is the folder")
+  H.wait_for(function()
+    local st = H.request_sync(client, "rag/status", vim.empty_dict()).result
+    return st.folders[1].files == 2 and st.folders[1].pendingVectors == 0
+  end, 120000, "the folder to be indexed")
+  H.eq(1, #index_dirs(), "one index folder")
+  -- Progress: vim.notify with a stable id per progress token (replaced in place by notification plugins).
+  local running = H.wait_for(function()
+    for _, n in ipairs(H.notes_matching("ragls: indexing ")) do
+      if n.opts.ragls_progress then
+        return n
+      end
+    end
+  end, 20000, "an indexing progress notification")
+  H.contains(running.opts.id or "", "ragls-progress-", "replace id")
+  H.eq("ragls", running.opts.title, "title")
+  local ended = H.wait_for(function()
+    return H.notes_matching("ragls: indexed")[1]
+  end, 60000, "the end of indexing")
+  H.eq(running.opts.id, ended.opts.id, "the end replaces the same notification")
+  H.eq("ragls", require("ragls").statusline(), "statusline once indexed")
+end)
+
+H.it("progress text and statusline while indexing: 'ragls: indexing 320/871 files (37%)'", function()
+  local progress = require("ragls.progress")
+  H.eq("ragls: indexing 320/871 files (37%)", progress.text({ title = "ragls: indexing", message = "320/871 files",
+    percentage = 37 }))
+  H.eq("ragls: indexing embedding (40%)", progress.text({ title = "ragls: indexing", message = "embedding",
+    percentage = 40 }))
+  progress.on_progress({ token = "t-test", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
+    percentage = 33 } })
+  H.eq("ragls: indexing 3/9 files (33%)", require("ragls").statusline(), "statusline while indexing")
+  progress.on_progress({ token = "t-test", value = { kind = "end" } })
+  H.eq(false, progress.indexing(), "ended")
+end)
+
+H.it("before a large first index the user is asked once, with files, chunks and the time estimate", function()
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    c:stop(true)
+  end
+  vim.wait(5000, function() return #vim.lsp.get_clients() == 0 end, 50)
+  vim.cmd("%bwipeout!")
+  -- The fixture workspace (ragls.toml root) with a tiny threshold: its first index counts as "large".
+  require("ragls").setup({ cmd = H.server_cmd, index_confirm_minutes = 0.0001, settings = settings })
+  local asked = {}
+  local answer = 2 -- "Not now"
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(asked, { items = items, prompt = opts.prompt })
+    on_choice(items[answer], answer)
+  end
+  vim.cmd.cd(vim.fn.fnameescape(H.workspace))
+  vim.cmd.edit("README.md")
+  H.wait_for(function() return #asked > 0 end, 30000, "the question")
+  local prompt = asked[1].prompt
+  H.contains(prompt, "first index of ")
+  H.contains(prompt, " 3 files, ~")
+  H.contains(prompt, " chunks, about ")
+  H.contains(prompt, "to embed. Index it now?")
+  H.eq("Index now", asked[1].items[1], "first choice")
+  vim.wait(1000, function() return #vim.lsp.get_clients() > 0 end, 50)
+  H.eq(0, #vim.lsp.get_clients(), "declined: no client")
+  -- Asked once: another file of the same project does not ask again, and commands say it was declined.
+  vim.cmd.edit("faq.md")
+  vim.wait(500, function() return false end, 50)
+  H.eq(1, #asked, "asked once")
+  H.notes = {}
+  vim.cmd("RagStatus")
+  H.contains((H.notes_matching("was declined this session")[1] or {}).msg, "run :RagIndex")
+  -- :RagIndex overrides the answer.
+  vim.cmd("RagIndex " .. vim.fn.fnameescape(H.workspace))
+  H.wait_for(function()
+    local c = vim.lsp.get_clients({ name = "ragls", bufnr = 0 })[1]
+    return c and c.initialized
+  end, 60000, "the client after :RagIndex")
+  H.eq(1, #asked, "no second question")
+  vim.ui.select = select
+  H.eq(vim.fs.normalize(vim.uv.fs_realpath(H.workspace)), rootmod.for_buffer(0), "root of the buffer")
+end)
+
+H.it("root_dir: ragls.toml wins over .git, else .git, else none", function()
+  local base = vim.fn.tempname()
+  vim.fn.mkdir(base .. "/repo/.git", "p")
+  vim.fn.mkdir(base .. "/repo/docs/sub", "p")
+  vim.fn.writefile({}, base .. "/repo/docs/ragls.toml")
+  vim.fn.writefile({ "x" }, base .. "/repo/docs/sub/a.md")
+  vim.fn.writefile({ "x" }, base .. "/repo/b.md")
+  vim.fn.mkdir(base .. "/plain", "p")
+  vim.fn.writefile({ "x" }, base .. "/plain/c.md")
+  local real = vim.fs.normalize(vim.uv.fs_realpath(base))
+  local rpc = require("ragls.rpc")
+  local buf = vim.fn.bufadd(base .. "/repo/docs/sub/a.md")
+  H.eq(real .. "/repo/docs", rpc.root_dir(buf), "ragls.toml root")
+  buf = vim.fn.bufadd(base .. "/repo/b.md")
+  H.eq(real .. "/repo", rpc.root_dir(buf), ".git root")
+  buf = vim.fn.bufadd(base .. "/plain/c.md")
+  local root, why = rpc.root_dir(buf)
+  H.eq(nil, root, "no root outside a project")
+  H.contains(why, "c.md is not inside a project")
+  require("ragls").setup({ cmd = H.server_cmd, root_markers = { "c.md" } })
+  H.eq(real .. "/plain", rpc.root_dir(buf), "configurable root_markers")
+end)
+
+H.finish()

@@ -1,0 +1,174 @@
+/**
+ * "ragls: Search Docs" as a live QuickPick: each change of the typed text re-queries `rag/query` (debounced, the
+ * previous request cancelled), items show the heading as label, `path:lines` as description and the chunk's first
+ * lines as detail; moving through the items previews the file at the focus lines (a preview tab, focus kept in the
+ * pick), and accepting opens it there with the transient highlight (decorations.ts).
+ */
+import * as vscode from 'vscode';
+import { displayPath, sourceLabel } from './answer';
+import { revealSource } from './decorations';
+import { Chunk, QueryRequest, QueryResult } from './protocol';
+import { ServerManager } from './server';
+
+/** Wait after the last keystroke before querying (ms). */
+export const DEBOUNCE_MS = 200;
+
+export interface ChunkItem extends vscode.QuickPickItem {
+  chunk: Chunk;
+}
+
+/** The chunk's first lines without its heading line (already the label), flattened to one line. */
+export function chunkDetail(chunk: Chunk, max = 160): string {
+  const lines = chunk.text.split(/\r?\n/);
+  const title = chunk.source.title ?? '';
+  while (lines.length && (!lines[0].trim() || lines[0].replace(/^#+\s*/, '').trim() === title.split(' > ').pop())) {
+    lines.shift();
+  }
+  const flat = lines.join(' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A quick pick item for a chunk: heading (else path), `path:lines`, first lines, score. */
+export function chunkItem(chunk: Chunk): ChunkItem {
+  const title = chunk.source.title?.split(' > ').pop();
+  return {
+    label: `$(file) ${title || displayPath(chunk.source)}`,
+    description: `${sourceLabel(chunk.source)} · ${chunk.score.toFixed(3)}`,
+    detail: chunkDetail(chunk),
+    alwaysShow: true, // the server ranks; the quick pick must not filter by its own fuzzy match
+    chunk,
+  };
+}
+
+export class DocsSearch implements vscode.Disposable {
+  /** The open quick pick (tests drive it). */
+  current: vscode.QuickPick<ChunkItem> | undefined;
+  private readonly _onDidUpdate = new vscode.EventEmitter<{ query: string; items: ChunkItem[] }>();
+  /** Fires each time the results for a query are shown. */
+  readonly onDidUpdate = this._onDidUpdate.event;
+
+  /** `rag` names the knowledge bases picked for searches (rags.ts); undefined: the workspace. */
+  constructor(
+    private readonly server: ServerManager,
+    private readonly rag: () => string | string[] | undefined = () => undefined,
+  ) {}
+
+  /**
+   * Open the live search, prefilled with `query` (searched at once). Resolves with the accepted chunk (after it
+   * is opened), or undefined when the pick is dismissed. Errors of a query are shown in the pick's title.
+   */
+  open(query = ''): Promise<Chunk | undefined> {
+    this.current?.dispose();
+    const qp = vscode.window.createQuickPick<ChunkItem>();
+    this.current = qp;
+    qp.title = 'ragls: Search Docs';
+    qp.placeholder = 'Search the docs in this workspace (results update as you type)';
+    qp.matchOnDescription = false;
+    qp.matchOnDetail = false;
+    // Previews open editors while the pick is up; in the browser (code-server) that can count as focus leaving
+    // the pick. It still closes on Escape, on accept, and when another quick input opens.
+    qp.ignoreFocusOut = true;
+    let timer: NodeJS.Timeout | undefined;
+    let cancel: vscode.CancellationTokenSource | undefined;
+    let seq = 0;
+
+    let lastRun: string | undefined;
+    const run = async (text: string): Promise<void> => {
+      if (text === lastRun) {
+        return; // e.g. the value set programmatically right after its own query
+      }
+      lastRun = text;
+      cancel?.cancel();
+      const source = new vscode.CancellationTokenSource();
+      cancel = source;
+      const mine = ++seq;
+      if (!text.trim()) {
+        qp.items = [];
+        qp.busy = false;
+        qp.title = 'ragls: Search Docs';
+        return;
+      }
+      qp.busy = true;
+      let result: QueryResult | undefined;
+      try {
+        result = await this.server.request(QueryRequest, { query: text.trim(), rag: this.rag() }, source.token);
+      } catch (error) {
+        if (mine === seq && !source.token.isCancellationRequested) {
+          qp.busy = false;
+          qp.items = [];
+          qp.title = `ragls: ${error instanceof Error ? error.message : String(error)}`;
+        }
+        return;
+      }
+      if (mine !== seq) {
+        return; // a newer query is on its way
+      }
+      qp.busy = false;
+      const items = result.chunks.map(chunkItem);
+      qp.items = items;
+      qp.title = result.chunks.length
+        ? `ragls: ${result.chunks.length} result(s) for “${text.trim()}”${result.abstained ? ' (weak matches)' : ''}`
+        : `ragls: no docs match “${text.trim()}”`;
+      this._onDidUpdate.fire({ query: text, items });
+    };
+
+    return new Promise<Chunk | undefined>((resolve) => {
+      let settled = false;
+      const finish = (chunk: Chunk | undefined): void => {
+        if (!settled) {
+          settled = true;
+          resolve(chunk);
+        }
+      };
+      qp.onDidChangeValue((value) => {
+        if (timer) {
+          clearTimeout(timer);
+        }
+        timer = setTimeout(() => void run(value), DEBOUNCE_MS);
+      });
+      qp.onDidChangeActive((active) => {
+        const item = active[0];
+        if (item) {
+          void revealSource(item.chunk.source, { preserveFocus: true, preview: true }).catch(() => undefined);
+        }
+      });
+      let accepted: ChunkItem | undefined;
+      qp.onDidAccept(async () => {
+        const item = qp.activeItems[0] ?? qp.selectedItems[0];
+        if (!item || accepted) {
+          return;
+        }
+        accepted = item;
+        qp.hide();
+        try {
+          await revealSource(item.chunk.source, { preview: false });
+        } finally {
+          finish(item.chunk);
+        }
+      });
+      qp.onDidHide(() => {
+        if (timer) {
+          clearTimeout(timer);
+        }
+        cancel?.cancel();
+        if (this.current === qp) {
+          this.current = undefined;
+        }
+        qp.dispose();
+        if (!accepted) {
+          finish(undefined);
+        }
+      });
+      qp.show();
+      if (query.trim()) {
+        qp.value = query;
+        void run(query);
+      }
+    });
+  }
+
+  dispose(): void {
+    this.current?.dispose();
+    this._onDidUpdate.dispose();
+  }
+}
