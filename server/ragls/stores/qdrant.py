@@ -1,0 +1,308 @@
+"""Qdrant through the official `qdrant-client`: connections, and the chunk store of `index.backend = "qdrant"`.
+
+Locations (`index.qdrant_location`, `[rags.NAME] qdrant.url`):
+- `":memory:"` — an in-process collection (tests);
+- a local directory — qdrant-client's embedded local mode (same API, no server; one process at a time);
+- an `http(s)://` URL — a Qdrant server or cluster. The API key comes only from the environment variable named by
+  `api_key_env`; it is handed to the client and never stored, logged or reported. A loopback, private-range,
+  link-local or `.local` host is contacted directly even when HTTP_PROXY / HTTPS_PROXY are set (`trust_env` off);
+  any other host honours the proxy variables (httpx's default).
+
+`QdrantChunkStore` has the interface of `stores/vectors.py`'s LanceDB `VectorStore` (add, delete_ids,
+delete_paths, delete_all, ids, count, search, refresh, compact), so `indexer.FolderIndex` keeps its write order and
+crash-safety unchanged. Each point: id = UUID of sha256(model fingerprint, chunk id) — the chunk id hashes (relative
+path, ordinal, chunk text), so the id depends on the text and the model, never on an absolute path, and identical
+text in two files stays two points (deleting one file never removes the other's citation); vectors = the unnamed
+dense embedding (cosine) + the sparse `bm25` term vector (`stores/term_vectors.py`, `modifier = idf`); payload =
+`page_content` (LangChain's field, so other tools can read a ragls collection), `metadata.source`, `path`,
+`start_line`/`end_line` (0-based, end exclusive, as LSP), `start_char`/`end_char`, `title` (heading path),
+`content_hash` (sha256 of the chunk text), `chunk_id`, `ordinal`, `commit` (HEAD when written), `model`.
+One reserved point (`META_POINT`) records what the collection was built from (`indexed_commit`, model, chunker).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from ragls.errors import ConfigError
+from ragls.ir import Chunk, LineSpan
+from ragls.stores.term_vectors import doc_vector, query_vector
+
+log = logging.getLogger(__name__)
+
+SPARSE = "bm25"  # name of the sparse vector in collections ragls writes
+META_POINT = str(uuid.uuid5(uuid.NAMESPACE_URL, "ragls:meta"))
+PAGE_SIZE = 512
+
+_local_clients: dict[str, object] = {}
+_local_lock = threading.Lock()
+
+
+def is_url(location: str) -> bool:
+    """True for an http(s):// location (a Qdrant server), False for ":memory:" or a local path."""
+    return location.startswith(("http://", "https://"))
+
+
+def bypasses_proxy(url: str) -> bool:
+    """True when `url`'s host is contacted directly whatever HTTP(S)_PROXY say: localhost, a loopback, private
+    (RFC 1918 / RFC 4193), link-local address, or a `.local` (mDNS) name."""
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    if host in ("localhost",) or host.endswith((".local", ".localhost")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local
+
+
+def api_key_from_env(api_key_env: str | None) -> str | None:
+    """The API key from the environment variable named `api_key_env` (None when no name is given). Raises
+    ConfigError naming the variable — never its value — when it is named but unset or empty."""
+    if not api_key_env:
+        return None
+    value = os.environ.get(api_key_env)
+    if not value:
+        raise ConfigError(f"the Qdrant API key variable {api_key_env} is not set in the environment")
+    return value
+
+
+def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0):
+    """A `QdrantClient` for `location` (":memory:", a local directory, or an http(s) URL). Local directories are
+    opened once per process and shared (qdrant-client's local mode locks its directory). Raises ConfigError for a
+    missing API key variable."""
+    from qdrant_client import QdrantClient
+
+    if location == ":memory:":
+        return QdrantClient(location=":memory:")
+    if is_url(location):
+        key = api_key_from_env(api_key_env)
+        return QdrantClient(url=location, api_key=key, timeout=int(timeout), prefer_grpc=False,
+                            trust_env=not bypasses_proxy(location), check_compatibility=False)
+    path = str(Path(location).expanduser().resolve())
+    with _local_lock:
+        client = _local_clients.get(path)
+        if client is None:
+            Path(path).mkdir(parents=True, exist_ok=True)
+            client = _local_clients[path] = QdrantClient(path=path)
+        return client
+
+
+def close_local(location: str) -> None:
+    """Close the shared client of a local directory (tests that reopen it as another process would)."""
+    path = str(Path(location).expanduser().resolve())
+    with _local_lock:
+        client = _local_clients.pop(path, None)
+    if client is not None:
+        client.close()
+
+
+def point_id(chunk_id: str, model_fp: str) -> str:
+    """UUID point id of a chunk under an embedding model: sha256(model fingerprint, chunk id), as a UUID."""
+    import hashlib
+
+    digest = hashlib.sha256(f"{model_fp}\0{chunk_id}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16]))
+
+
+def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback_id: str = "") -> Chunk:
+    """A `Chunk` from a point payload: text from `text_field`; path from `path`, `source` or `metadata.source`
+    (LangChain); lines from `start_line`/`end_line` (ragls, 0-based), else `metadata.start_line`/`line`/`page`
+    (a page becomes `path#page=N` with no line range)."""
+    from ragls.hashing import text_hash
+
+    meta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
+    text = payload.get(text_field)
+    if not isinstance(text, str):
+        text = meta.get(text_field) if isinstance(meta.get(text_field), str) else ""
+    path = payload.get("path") or payload.get("source") or meta.get("source") or meta.get("path") or ""
+    path = str(path)
+
+    def num(*keys):
+        for k in keys:
+            for src in (payload, meta):
+                v = src.get(k)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return int(v)
+        return None
+
+    start = num("start_line", "line", "line_start", "loc_start")
+    end = num("end_line", "line_end")
+    page = num("page", "page_number")
+    if page is not None and start is None and path:
+        path = f"{path}#page={page}"
+    start = start or 0
+    end = end if end is not None and end >= start else start + max(1, text.count("\n") + 1)
+    span = LineSpan(start, int(payload.get("start_char") or 0), end, int(payload.get("end_char") or 0))
+    title = payload.get("title") or meta.get("title") or ""
+    return Chunk(id=str(payload.get("chunk_id") or fallback_id), path=path, text=text, span=span,
+                 text_hash=str(payload.get("content_hash") or text_hash(text)),
+                 ordinal=int(payload.get("ordinal") or 0), title=str(title))
+
+
+class QdrantChunkStore:
+    """The chunk collection `collection` of `client` for dense vectors of dimension `dim` under the embedding
+    model `model_fp` (the collection name already contains the model: the indexer need not wipe on a model change,
+    `keyed_by_model`). Creates the collection (unnamed cosine dense vector + sparse `bm25` with the IDF modifier)
+    when absent. Raises ConfigError when an existing collection has another dense dimension."""
+
+    keyed_by_model = True
+
+    def __init__(self, client, collection: str, dim: int, model_fp: str, *, commit: str | None = None,
+                 location: str = ""):
+        from qdrant_client import models
+
+        self.client = client
+        self.collection = collection
+        self.dim = dim
+        self.model_fp = model_fp
+        self.commit = commit
+        self.location = location
+        self._m = models
+        self._lock = threading.Lock()
+        if not client.collection_exists(collection):
+            client.create_collection(
+                collection,
+                vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
+                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+            for field in ("path", "chunk_id"):
+                try:
+                    client.create_payload_index(collection, field, models.PayloadSchemaType.KEYWORD)
+                except Exception:  # noqa: BLE001 - local mode has no payload indexes; they only speed filters
+                    pass
+        else:
+            params = client.get_collection(collection).config.params.vectors
+            size = getattr(params, "size", None)
+            if size != dim:
+                raise ConfigError(f"Qdrant collection {collection!r} holds {size}-dimensional vectors, the "
+                                  f"embedding model gives {dim}: choose another index.qdrant_collection")
+
+    # -- writes --------------------------------------------------------------------------------------------
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        """Upsert one point per chunk (dense + sparse + payload; module docstring). Idempotent: a chunk written
+        twice stays one point. Waits until the engine has applied the write."""
+        if not chunks:
+            return
+        m = self._m
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
+        points = []
+        for c, v in zip(chunks, vectors):
+            idx, vals = doc_vector(c.text, c.title)
+            vec: dict = {"": v.tolist()}
+            if idx:
+                vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
+            payload = {
+                "chunk_id": c.id, "path": c.path, "page_content": c.text, "metadata": {"source": c.path},
+                "start_line": c.span.start_line, "end_line": c.span.end_line, "start_char": c.span.start_char,
+                "end_char": c.span.end_char, "title": c.title, "content_hash": c.text_hash, "ordinal": c.ordinal,
+                "commit": self.commit, "model": self.model_fp,
+            }
+            focus = getattr(c, "focus", None)
+            if focus:
+                payload["focus_lines"] = list(focus)
+            points.append(m.PointStruct(id=point_id(c.id, self.model_fp), vector=vec, payload=payload))
+        with self._lock:
+            for start in range(0, len(points), 256):
+                self.client.upsert(self.collection, points=points[start:start + 256], wait=True)
+
+    def delete_ids(self, ids: Iterable[str]) -> None:
+        """Delete the points of these chunk ids."""
+        pids = [point_id(i, self.model_fp) for i in ids]
+        with self._lock:
+            for start in range(0, len(pids), 500):
+                self.client.delete(self.collection, points_selector=self._m.PointIdsList(
+                    points=pids[start:start + 500]), wait=True)
+
+    def delete_paths(self, paths: Iterable[str]) -> None:
+        """Delete every point whose payload `path` is one of `paths` (relative paths)."""
+        m = self._m
+        paths = list(paths)
+        with self._lock:
+            for start in range(0, len(paths), 200):
+                flt = m.Filter(must=[m.FieldCondition(key="path", match=m.MatchAny(any=paths[start:start + 200]))])
+                self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
+
+    def delete_all(self) -> None:
+        """Delete every chunk point (the collection and its configuration stay)."""
+        m = self._m
+        flt = m.Filter(must=[m.IsEmptyCondition(is_empty=m.PayloadField(key="ragls_meta"))])
+        with self._lock:
+            self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
+
+    def set_meta(self, **values) -> None:
+        """Record collection-level facts (e.g. `indexed_commit`) in the reserved meta point."""
+        m = self._m
+        vec = [0.0] * self.dim
+        vec[0] = 1.0  # a cosine vector must not be zero; the point carries no chunk and is skipped by readers
+        payload = {**self.meta(), **values, "ragls_meta": True}
+        with self._lock:
+            self.client.upsert(self.collection, points=[m.PointStruct(id=META_POINT, vector={"": vec},
+                                                                      payload=payload)], wait=True)
+
+    def meta(self) -> dict:
+        """The meta point's payload ({} when none was written)."""
+        got = self.client.retrieve(self.collection, [META_POINT], with_payload=True, with_vectors=False)
+        return dict(got[0].payload or {}) if got else {}
+
+    # -- reads ---------------------------------------------------------------------------------------------
+    def ids(self) -> list[str]:
+        """Every chunk point's chunk id (for start-up reconciliation)."""
+        out: list[str] = []
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, limit=PAGE_SIZE, offset=offset,
+                                                with_payload=["chunk_id"], with_vectors=False)
+            out += [p.payload["chunk_id"] for p in points if p.payload and p.payload.get("chunk_id")]
+            if offset is None:
+                return out
+
+    def count(self) -> int:
+        """Chunk points (the meta point excluded)."""
+        n = self.client.count(self.collection, exact=True).count
+        return max(0, n - (1 if self.meta() else 0))
+
+    def search(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, cosine similarity) by the dense vector, most similar first."""
+        return [(p.payload["chunk_id"], s) for p, s in self.dense_points(vector, limit, exclude_paths)]
+
+    def _filter(self, exclude_paths: Sequence[str]):
+        m = self._m
+        conds = [m.IsEmptyCondition(is_empty=m.PayloadField(key="ragls_meta"))]
+        if exclude_paths:
+            conds.append(m.Filter(must_not=[m.FieldCondition(key="path", match=m.MatchAny(any=list(exclude_paths)))]))
+        return m.Filter(must=conds)
+
+    def dense_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
+        """[(point, cosine similarity)] of the dense search, payloads included; `exclude_paths` never returned."""
+        if limit <= 0:
+            return []
+        res = self.client.query_points(self.collection, query=np.asarray(vector, dtype=np.float32).tolist(),
+                                       limit=limit, with_payload=True, query_filter=self._filter(exclude_paths))
+        return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
+
+    def sparse_points(self, text: str, limit: int, exclude_paths: Sequence[str] = ()) -> list:
+        """[(point, BM25 score)] of the sparse `bm25` search (IDF applied by Qdrant); [] for a query without
+        words."""
+        idx, vals = query_vector(text)
+        if not idx or limit <= 0:
+            return []
+        m = self._m
+        res = self.client.query_points(self.collection, query=m.SparseVector(indices=idx, values=vals), using=SPARSE,
+                                       limit=limit, with_payload=True, query_filter=self._filter(exclude_paths))
+        return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
+
+    def refresh(self) -> None:
+        """Nothing to do: every Qdrant read sees the latest applied write."""
+
+    def compact(self, keep_versions_s: float = 600.0) -> None:
+        """Nothing to do: Qdrant's optimizers merge segments themselves."""
