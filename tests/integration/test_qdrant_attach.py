@@ -14,7 +14,6 @@ import uuid
 
 import pytest
 from qdrant_client import QdrantClient, models
-
 from ragls.answer.ask import ask
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
@@ -184,5 +183,5 @@ def test_proxy_bypass_for_private_hosts(monkeypatch):
     local = connect("http://127.0.0.1:6333")
     remote = connect("https://xyz.cloud.qdrant.io:6333")
     # the arguments qdrant-client hands to httpx.Client: trust_env=False ignores the proxy variables
-    assert local._client._rest_args["trust_env"] is False  # noqa: SLF001
-    assert remote._client._rest_args["trust_env"] is True  # noqa: SLF001
+    assert local._client._rest_args["trust_env"] is False
+    assert remote._client._rest_args["trust_env"] is True

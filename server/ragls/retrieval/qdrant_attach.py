@@ -112,9 +112,9 @@ class AttachedCollection:
         info = client.get_collection(name)
         dim = check_vectors(name, info.config.params.vectors, embedder.dim, embedder.model_name)
         sparse = info.config.params.sparse_vectors or {}
-        warnings = [f"equal dimensions ({dim}) do not prove the same model: the collection {name!r} must have been "
-                    f"embedded with {embedder.model_name} (ragls' embedding.model), or its similarities are "
-                    f"meaningless"]
+        warnings = [(f"equal dimensions ({dim}) do not prove the same model: the collection {name!r} must have "
+                     f"been embedded with {embedder.model_name} (ragls' embedding.model), or its similarities are "
+                     f"meaningless")]
         points = client.count(name, exact=True).count
         if points == 0:
             warnings.append(f"Qdrant collection {name!r} is empty: queries find nothing until it is filled")

@@ -178,8 +178,8 @@ class QdrantChunkStore:
             for field in ("path", "chunk_id"):
                 try:
                     client.create_payload_index(collection, field, models.PayloadSchemaType.KEYWORD)
-                except Exception:  # noqa: BLE001 - local mode has no payload indexes; they only speed filters
-                    pass
+                except Exception as exc:  # noqa: BLE001 - payload indexes only speed up filters
+                    log.debug("no payload index on %s: %s", field, exc)
         else:
             params = client.get_collection(collection).config.params.vectors
             size = getattr(params, "size", None)
