@@ -221,14 +221,33 @@ class FolderIndex:
                 except Exception as exc:
                     self.vectors_error = str(exc)
                     raise
-                from ragls.stores.vectors import VectorStore
-
-                store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
                 self.embed_fp = self.embedder.fingerprint
+                if self.settings.index.backend == "qdrant":
+                    from ragls.stores.qdrant import QdrantChunkStore
+
+                    store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
+                                                        self.embedder.dim, self.embed_fp, self.fingerprint)
+                else:
+                    from ragls.stores.vectors import VectorStore
+
+                    store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
                 if self.writer:
                     self._reconcile_vectors(store)
                 self._vectors = store
             return self._vectors
+
+    @property
+    def store_name(self) -> str:
+        """What `rag/status` names as the store: "lancedb+tantivy", or for the Qdrant backend
+        "qdrant:<collection>@<location>+tantivy" (a URL without credentials; never an API key)."""
+        if self.settings.index.backend != "qdrant":
+            return "lancedb+tantivy"
+        from ragls.stores.qdrant import display_location
+
+        store = self._vectors
+        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection or "(derived)"
+        location = getattr(store, "location", None) or self.settings.index.qdrant_location or "embedded"
+        return f"qdrant:{collection}@{display_location(location)}+tantivy"
 
     def try_open_vectors(self) -> bool:
         """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
@@ -248,9 +267,12 @@ class FolderIndex:
             if old_fp:
                 log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
                             self.folder)
-            store.delete_all()
+            # A Qdrant collection is per model already: a fresh manifest (CI) or another model keeps its points
+            # (stale ones go below: not in the manifest); after a wipe (old_fp "") every point goes.
+            if not getattr(store, "keyed_by_model", False) or old_fp == "":
+                store.delete_all()
+                self.manifest.clear_vector_dirty()
             self.manifest.prune_cache(self.embed_fp)
-            self.manifest.clear_vector_dirty()
             self.manifest.set_meta("vectors_fp", self.embed_fp)
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
@@ -462,10 +484,23 @@ class FolderIndex:
             if self.try_open_vectors():
                 while self.embed_pending_batch():
                     pass
+                self._record_indexed_commit()
             else:  # keyword search works without a model; the caller shows the reason
                 report.vectors_error = self.vectors_error
         report.elapsed_ms = (time.perf_counter() - t0) * 1000
         return report
+
+    def _record_indexed_commit(self) -> None:
+        """Qdrant backend, nothing pending: record the commit the collection now reflects (the team overlay diffs
+        the working tree against it)."""
+        store = self._vectors
+        if store is None or self._pending or not hasattr(store, "set_meta"):
+            return
+        from ragls.repo import head_commit
+
+        commit = head_commit(self.folder)
+        if commit and store.meta().get("indexed_commit") != commit:
+            store.set_meta(indexed_commit=commit, model=self.embed_fp, chunker=self.fingerprint)
 
     # -- vector phase --------------------------------------------------------------------------------------
     def pending_ids(self) -> list[str]:

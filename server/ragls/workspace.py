@@ -324,7 +324,7 @@ class RagWorkspace:
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
+        return Status(folders=folders, embedding_model=self.embedder.model_name, store=first.store_name,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])

@@ -65,6 +65,18 @@ def bypasses_proxy(url: str) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_link_local
 
 
+def display_location(location: str) -> str:
+    """A location as status and logs show it: a URL without user/password or query string."""
+    if not is_url(location):
+        return location
+    parts = urlsplit(location)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
 def api_key_from_env(api_key_env: str | None) -> str | None:
     """The API key from the environment variable named `api_key_env` (None when no name is given). Raises
     ConfigError naming the variable — never its value — when it is named but unset or empty."""
@@ -175,7 +187,7 @@ class QdrantChunkStore:
                 vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             )
-            for field in ("path", "chunk_id"):
+            for field in ("path", "chunk_id") if is_url(location) else ():  # no-ops in local mode
                 try:
                     client.create_payload_index(collection, field, models.PayloadSchemaType.KEYWORD)
                 except Exception as exc:  # noqa: BLE001 - payload indexes only speed up filters
@@ -186,6 +198,20 @@ class QdrantChunkStore:
             if size != dim:
                 raise ConfigError(f"Qdrant collection {collection!r} holds {size}-dimensional vectors, the "
                                   f"embedding model gives {dim}: choose another index.qdrant_collection")
+
+    @classmethod
+    def for_folder(cls, folder: Path, settings, index_dir: Path, dim: int, model_fp: str,
+                   chunker_fp: str) -> QdrantChunkStore:
+        """The store of a workspace folder under `index.backend = "qdrant"`: location `index.qdrant_location`
+        (default `<index_dir>/qdrant`, embedded), collection `index.qdrant_collection` or the name derived from
+        the repository identity, model and chunker (`repo.collection_name`). Raises ConfigError."""
+        from ragls.repo import collection_name, head_commit, repo_identity
+
+        ix = settings.index
+        location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
+        name = ix.qdrant_collection or collection_name(repo_identity(folder, ix.repo_id), model_fp, chunker_fp)
+        client = connect(location, ix.qdrant_api_key_env)
+        return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location)
 
     # -- writes --------------------------------------------------------------------------------------------
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
@@ -216,12 +242,13 @@ class QdrantChunkStore:
                 self.client.upsert(self.collection, points=points[start:start + 256], wait=True)
 
     def delete_ids(self, ids: Iterable[str]) -> None:
-        """Delete the points of these chunk ids."""
-        pids = [point_id(i, self.model_fp) for i in ids]
+        """Delete every point whose payload `chunk_id` is one of `ids` (duplicates included)."""
+        m = self._m
+        ids = list(ids)
         with self._lock:
-            for start in range(0, len(pids), 500):
-                self.client.delete(self.collection, points_selector=self._m.PointIdsList(
-                    points=pids[start:start + 500]), wait=True)
+            for start in range(0, len(ids), 500):
+                flt = m.Filter(must=[m.FieldCondition(key="chunk_id", match=m.MatchAny(any=ids[start:start + 500]))])
+                self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         """Delete every point whose payload `path` is one of `paths` (relative paths)."""
