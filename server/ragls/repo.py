@@ -69,7 +69,7 @@ def repo_identity(folder: Path, configured: str | None = None) -> str:
             return normalize_remote(url) + suffix
     roots = git(folder, "rev-list", "--max-parents=0", "HEAD")
     if roots:
-        return f"root:{sorted(roots.split())[0]}{suffix}"
+        return f"root:{min(roots.split())}{suffix}"
     log.warning("%s is not a git repository with a commit: the shared index is named after the folder name; set "
                 "index.repo_id so teammates share it", folder.name)
     return f"name:{folder.resolve().name}"
