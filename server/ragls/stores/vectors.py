@@ -15,10 +15,10 @@ from pathlib import Path
 
 os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on routine operations
 
-import numpy as np
-import pyarrow as pa
+import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
 
-from ragls.ir import Chunk
+from ragls.ir import Chunk  # noqa: E402
 
 TABLE = "chunks"
 
