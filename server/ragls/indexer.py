@@ -123,6 +123,8 @@ class FolderIndex:
 
     # Hook after each text-phase write (graph RAG): (paths whose old chunks are gone, new chunks of those paths).
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
+    # Team overlay (team.py): the only relative paths this index may hold, asked at every sync; None: all files.
+    restrict_to: Callable[[], set[str]] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
                  on_progress: ProgressFn | None = None, on_embedded: EmbeddedFn | None = None,
@@ -351,16 +353,19 @@ class FolderIndex:
     def _scan(self, only: Iterable[str] | None) -> tuple[list[Document], list[str], SyncReport]:
         """Decide what changed. `only`: relative paths hinted by the watcher (always re-hashed)."""
         report = SyncReport()
+        allowed = self.restrict_to() if self.restrict_to is not None else None
         if only is None:
             known = self.manifest.files()
             listed = walk(self.folder, self.settings.sources, self.index_dir)
+            if allowed is not None:
+                listed = [p for p in listed if p in allowed]
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set)
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
-            listed_set = {p for p in candidates if self.filter.included(p)}
+            listed_set = {p for p in candidates if self.filter.included(p) and (allowed is None or p in allowed)}
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)

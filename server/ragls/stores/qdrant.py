@@ -170,7 +170,7 @@ class QdrantChunkStore:
     keyed_by_model = True
 
     def __init__(self, client, collection: str, dim: int, model_fp: str, *, commit: str | None = None,
-                 location: str = ""):
+                 location: str = "", create: bool = True):
         from qdrant_client import models
 
         self.client = client
@@ -181,7 +181,12 @@ class QdrantChunkStore:
         self.location = location
         self._m = models
         self._lock = threading.Lock()
-        if not client.collection_exists(collection):
+        exists = client.collection_exists(collection)
+        if not exists and not create:
+            raise ConfigError(f"the shared Qdrant collection {collection!r} does not exist at "
+                              f"{display_location(location)}; build it with `ragls index PATH --backend qdrant "
+                              f"--url {display_location(location)}` (docs/deployment.md)")
+        if not exists:
             client.create_collection(
                 collection,
                 vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
@@ -201,7 +206,7 @@ class QdrantChunkStore:
 
     @classmethod
     def for_folder(cls, folder: Path, settings, index_dir: Path, dim: int, model_fp: str,
-                   chunker_fp: str) -> QdrantChunkStore:
+                   chunker_fp: str, *, create: bool = True) -> QdrantChunkStore:
         """The store of a workspace folder under `index.backend = "qdrant"`: location `index.qdrant_location`
         (default `<index_dir>/qdrant`, embedded), collection `index.qdrant_collection` or the name derived from
         the repository identity, model and chunker (`repo.collection_name`). Raises ConfigError."""
@@ -211,7 +216,7 @@ class QdrantChunkStore:
         location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
         name = ix.qdrant_collection or collection_name(repo_identity(folder, ix.repo_id), model_fp, chunker_fp)
         client = connect(location, ix.qdrant_api_key_env)
-        return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location)
+        return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location, create=create)
 
     # -- writes --------------------------------------------------------------------------------------------
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
