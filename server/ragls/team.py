@@ -60,7 +60,7 @@ class TeamIndex:
         self.embedder = embedder
         base = resolve_index_dir(self.folder, settings, index_dir)
         self.overlay = FolderIndex(self.folder, overlay_settings(settings), embedder, index_dir=base / "overlay")
-        self.overlay.restrict_to = lambda: set(self.changes().changed)
+        self.overlay.restrict_to = lambda: set(self.changes(fresh=True).changed)  # a sync asks git anew
         try:
             embedder.ensure_loaded()
             self.shared = QdrantChunkStore.for_folder(self.folder, settings, base, embedder.dim,
@@ -77,11 +77,11 @@ class TeamIndex:
         self._lock = threading.Lock()
         self.error: str | None = None
 
-    def changes(self) -> LocalChanges:
-        """What differs locally from the indexed commit (cached CHANGES_TTL_S). When git cannot answer (the
-        commit is not in this clone) nothing is overlaid and `error` says to fetch."""
+    def changes(self, fresh: bool = False) -> LocalChanges:
+        """What differs locally from the indexed commit (cached CHANGES_TTL_S unless `fresh`). When git cannot
+        answer (the commit is not in this clone) nothing is overlaid and `error` says to fetch."""
         with self._lock:
-            if self._changes is None or time.monotonic() - self._changes_at > CHANGES_TTL_S:
+            if fresh or self._changes is None or time.monotonic() - self._changes_at > CHANGES_TTL_S:
                 found = local_changes(self.folder, self.indexed_commit)
                 if found is None:
                     self.error = (f"the shared index was built at commit {self.indexed_commit[:12]}, unknown to this "
@@ -94,9 +94,14 @@ class TeamIndex:
 
     def sync(self):
         """Bring the overlay up to date with the local changes (full scan of the changed files only)."""
-        with self._lock:
-            self._changes = None
         return self.overlay.sync()
+
+    def store_name(self) -> str:
+        """What `rag/status` names as the store (no secrets)."""
+        from ragls.stores.qdrant import display_location
+
+        return (f"qdrant-team:{self.shared.collection}@{display_location(self.shared.location)}"
+                f"+overlay:lancedb+tantivy")
 
     def status(self) -> dict:
         """Backend facts for `rag/status` (no secrets): collection, location, indexed commit, overlaid files."""
