@@ -103,6 +103,8 @@ class IndexSettings(_Section):
     qdrant_location: str | None = None
     qdrant_collection: str | None = None
     qdrant_api_key_env: str | None = None
+    qdrant_replication_factor: int = Field(1, ge=1)  # used when ragls creates the collection on a served cluster
+    qdrant_shards: int | None = Field(None, ge=1)
     repo_id: str | None = None
     team: bool = False
 

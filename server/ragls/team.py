@@ -123,13 +123,14 @@ class TeamIndex:
         chunks: dict[tuple[str, str], object] = {}
         similarity: dict[tuple[str, str], float] = {}
         vector: list[tuple[tuple[str, str], float]] = []
-        for p, score in self.shared.dense_points(qvec, n, hidden):
+        dense, sparse = self.shared.hybrid_points(qvec, query, n, hidden)  # one round trip
+        for p, score in dense:
             key = ("shared", p.payload["chunk_id"])
             chunks[key] = p.payload
             similarity[key] = score
             vector.append((key, score))
         shared_kw = []
-        for p, _ in self.shared.sparse_points(query, n, hidden):
+        for p, _ in sparse:
             key = ("shared", p.payload["chunk_id"])
             chunks.setdefault(key, p.payload)
             shared_kw.append(key)

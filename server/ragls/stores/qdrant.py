@@ -170,7 +170,8 @@ class QdrantChunkStore:
     keyed_by_model = True
 
     def __init__(self, client, collection: str, dim: int, model_fp: str, *, commit: str | None = None,
-                 location: str = "", create: bool = True):
+                 location: str = "", create: bool = True, replication_factor: int = 1,
+                 shard_number: int | None = None):
         from qdrant_client import models
 
         self.client = client
@@ -187,8 +188,10 @@ class QdrantChunkStore:
                               f"{display_location(location)}; build it with `ragls index PATH --backend qdrant "
                               f"--url {display_location(location)}` (docs/deployment.md)")
         if not exists:
+            cluster = {"replication_factor": replication_factor, "shard_number": shard_number} if is_url(location) \
+                else {}  # local mode has no shards or replicas
             client.create_collection(
-                collection,
+                collection, **cluster,
                 vectors_config=models.VectorParams(size=dim, distance=models.Distance.COSINE),
                 sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
             )
@@ -216,7 +219,8 @@ class QdrantChunkStore:
         location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
         name = ix.qdrant_collection or collection_name(repo_identity(folder, ix.repo_id), model_fp, chunker_fp)
         client = connect(location, ix.qdrant_api_key_env)
-        return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location, create=create)
+        return cls(client, name, dim, model_fp, commit=head_commit(folder), location=location, create=create,
+                   replication_factor=ix.qdrant_replication_factor, shard_number=ix.qdrant_shards)
 
     # -- writes --------------------------------------------------------------------------------------------
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
@@ -332,6 +336,24 @@ class QdrantChunkStore:
         res = self.client.query_points(self.collection, query=m.SparseVector(indices=idx, values=vals), using=SPARSE,
                                        limit=limit, with_payload=True, query_filter=self._filter(exclude_paths))
         return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
+
+    def hybrid_points(self, vector: np.ndarray, text: str, limit: int,
+                      exclude_paths: Sequence[str] = ()) -> tuple[list, list]:
+        """(dense, sparse) as `dense_points` and `sparse_points` return them, in one request (one network round
+        trip to a served Qdrant: `query_batch_points`)."""
+        m = self._m
+        flt = self._filter(exclude_paths)
+        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit,
+                                   with_payload=True, filter=flt)]
+        idx, vals = query_vector(text)
+        if idx:
+            requests.append(m.QueryRequest(query=m.SparseVector(indices=idx, values=vals), using=SPARSE,
+                                           limit=limit, with_payload=True, filter=flt))
+        if limit <= 0:
+            return [], []
+        res = self.client.query_batch_points(self.collection, requests=requests)
+        keep = [[(p, float(p.score)) for p in r.points if p.payload and p.payload.get("chunk_id")] for r in res]
+        return keep[0], (keep[1] if len(keep) > 1 else [])
 
     def refresh(self) -> None:
         """Nothing to do: every Qdrant read sees the latest applied write."""
