@@ -255,6 +255,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
+        if key == "rags":  # named RAGs / attached collections: read by the workspace (qdrant_attach.attach_configs)
+            continue
         if key in sections and isinstance(value, dict):
             model = sections[key].annotation
             fields = model.model_fields  # type: ignore[union-attr]

@@ -8,6 +8,7 @@ chunking settings (its own ragls.toml).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -119,6 +120,13 @@ class RagWorkspace:
             else:
                 self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        # `[rags.NAME] qdrant = {...}`: attached Qdrant collections (read-only), opened and checked on first use.
+        from ragls.config import read_toml
+        from ragls.retrieval.qdrant_attach import attach_configs
+
+        self.attach_configs = attach_configs(read_toml(self.folders[0]), *self.overrides)
+        self._attached: dict[str, Any] = {}
+        self._attach_errors: dict[str, str] = {}
         if pin_model:
             self._pin_index_model()
         from ragls.graph_extract import GraphBuilder
@@ -176,7 +184,31 @@ class RagWorkspace:
             if (target is not None and Path(target).resolve() == f) or text in (f.name, str(f)):
                 return i
         raise InvalidParams(f"unknown workspace folder or rag: {uri_or_path!r}; known: "
-                            + ", ".join(f.name for f in self.folders))
+                            + ", ".join([f.name for f in self.folders] + sorted(self.attach_configs)))
+
+    # -- attached Qdrant collections ---------------------------------------------------------------------------
+    def attached(self, name: str):
+        """The attached collection `name` (`[rags.NAME] qdrant`), connected and checked on first use (loads the
+        embedding model). Raises AttachError (-32602) with the check's message; the message also goes to
+        `rag/status` errors."""
+        from ragls.retrieval.qdrant_attach import AttachedCollection
+
+        att = self._attached.get(name)
+        if att is None:
+            try:
+                att = AttachedCollection.open(self.attach_configs[name], self.embedder)
+            except RaglsError as exc:
+                self._attach_errors[name] = f"rag {name}: {exc}"
+                raise
+            except Exception as exc:  # noqa: BLE001 - unreachable server etc.: a message, never the key
+                from ragls.errors import RequestFailed
+
+                self._attach_errors[name] = f"rag {name}: cannot reach Qdrant: {type(exc).__name__}: {exc}"
+                raise RequestFailed(self._attach_errors[name]) from None
+            self._attach_errors.pop(name, None)
+            self._attached[name] = att
+            self.notices += [f"rag {name}: {w}" for w in att.warnings]
+        return att
 
     # -- retrieval -----------------------------------------------------------------------------------------
     def _targets(self, rag: str | None) -> list[FolderIndex]:
@@ -211,6 +243,8 @@ class RagWorkspace:
         """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`."""
+        if rag in self.attach_configs:
+            return self.attached(rag).search(self.embedder, text, settings=self.settings.retrieval, top_k=top_k)
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
@@ -269,6 +303,12 @@ class RagWorkspace:
                 question = doc_prompt
         if not isinstance(question, str) or not question.strip():
             raise InvalidParams("question must be a non-empty string")
+        if rag in self.attach_configs:
+            att = self.attached(rag)
+            return ask(question, settings=self.settings, top_k=top_k, history=history, extra_hits=extra_hits,
+                       chat=make_chat_model(self.settings.generation), on_delta=on_delta, cancel=cancel, rag_name=rag,
+                       embed=self.embedder.embed_documents,
+                       retrieve=lambda q, k: att.search(self.embedder, q, settings=self.settings.retrieval, top_k=k))
         targets = self._targets(rag)  # validates rag before any work
         chat = make_chat_model(self.settings.generation)
         for idx in targets:  # an answer waits for the embedding model (extractive answers need it too)
@@ -354,7 +394,11 @@ class RagWorkspace:
         fp = first.fingerprint
         if first.embed_fp:
             fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
+        for name in self.attach_configs:  # checked at start (status is among the first requests) and on use
+            with contextlib.suppress(RaglsError):  # the message is in _attach_errors, reported below
+                self.attached(name)
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
+        model_errors |= set(self._attach_errors.values())
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
         store = self.teams[0].store_name() if self.teams[0] is not None else first.store_name

@@ -78,6 +78,23 @@ class QdrantAttach:
                    payload_text_field=data.get("payload_text_field") or "page_content")
 
 
+def attach_configs(*layers: dict | None) -> dict[str, QdrantAttach]:
+    """{name: QdrantAttach} of the `[rags.NAME]` tables that carry `qdrant = {...}`, from settings layers
+    (ragls.toml, initializationOptions; later wins). Raises ConfigError naming the rag for a malformed table."""
+    out: dict[str, QdrantAttach] = {}
+    for layer in layers:
+        rags = (layer or {}).get("rags")
+        if not isinstance(rags, dict):
+            continue
+        for name, table in rags.items():
+            if isinstance(table, dict) and "qdrant" in table:
+                try:
+                    out[name] = QdrantAttach.from_dict(table["qdrant"])
+                except ConfigError as exc:
+                    raise ConfigError(f"rags.{name}: {exc}") from None
+    return out
+
+
 def list_collections(client) -> list[str]:
     """Names of the server's collections, sorted."""
     return sorted(c.name for c in client.get_collections().collections)
