@@ -54,7 +54,8 @@ def points(store: QdrantChunkStore) -> list[tuple]:
     while True:
         pts, offset = store.client.scroll(store.collection, limit=256, offset=offset, with_payload=True)
         out += [(p.payload["chunk_id"], p.payload["path"], p.payload["start_line"], p.payload["end_line"],
-                 p.payload["content_hash"], p.payload["page_content"]) for p in pts if "chunk_id" in p.payload]
+                 p.payload["content_hash"], p.payload["page_content"]) for p in pts
+                if "chunk_id" in p.payload and p.payload["window"] == 0]
         if offset is None:
             return sorted(out)
 

@@ -9,14 +9,17 @@ Locations (`index.qdrant_location`, `[rags.NAME] qdrant.url`):
   any other host honours the proxy variables (httpx's default).
 
 `QdrantChunkStore` has the interface of `stores/vectors.py`'s LanceDB `VectorStore` (add, delete_ids,
-delete_paths, delete_all, ids, count, search, refresh, compact), so `indexer.FolderIndex` keeps its write order and
-crash-safety unchanged. Each point: id = UUID of sha256(model fingerprint, chunk id) — the chunk id hashes (relative
-path, ordinal, chunk text), so the id depends on the text and the model, never on an absolute path, and identical
-text in two files stays two points (deleting one file never removes the other's citation); vectors = the unnamed
-dense embedding (cosine) + the sparse `bm25` term vector (`stores/term_vectors.py`, `modifier = idf`); payload =
-`page_content` (LangChain's field, so other tools can read a ragls collection), `metadata.source`, `path`,
-`start_line`/`end_line` (0-based, end exclusive, as LSP), `start_char`/`end_char`, `title` (heading path),
-`content_hash` (sha256 of the chunk text), `chunk_id`, `ordinal`, `commit` (HEAD when written), `model`.
+delete_paths, delete_all, window_keys, ids, count, chunk_count, search_windows, search, refresh, compact), so
+`indexer.FolderIndex` keeps its write order and crash-safety unchanged. One point per embedding window
+(`ragls.windows`): id = UUID of sha256(vectors fingerprint — model + window settings —, chunk id, window index);
+the chunk id hashes (relative path, ordinal, chunk text), so the id depends on the text and the model, never on an
+absolute path, and identical text in two files stays two points (deleting one file never removes the other's
+citation). Vectors = the unnamed dense embedding (cosine) + on window 0 the chunk's sparse `bm25` term vector
+(`stores/term_vectors.py`, `modifier = idf`). Payload = `page_content` (the chunk text; LangChain's field, so other
+tools can read a ragls collection), `metadata.source`, `path`, `start_line`/`end_line` (the chunk's, 0-based, end
+exclusive, as LSP), `start_char`/`end_char`, `focus_lines` (the window's first and last file line, inclusive),
+`title` (heading path), `content_hash` (sha256 of the chunk text), `text_hash` (of the window's embedding input),
+`chunk_id`, `window`, `windows`, `ordinal`, `commit` (HEAD when written), `model`.
 One reserved point (`META_POINT`) records what the collection was built from (`indexed_commit`, model, chunker).
 """
 
@@ -223,35 +226,39 @@ class QdrantChunkStore:
                    replication_factor=ix.qdrant_replication_factor, shard_number=ix.qdrant_shards)
 
     # -- writes --------------------------------------------------------------------------------------------
-    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        """Upsert one point per chunk (dense + sparse + payload; module docstring). Idempotent: a chunk written
-        twice stays one point. Waits until the engine has applied the write."""
-        if not chunks:
+    def add(self, chunks: dict[str, Chunk], windows: Sequence, vectors: np.ndarray,
+            text_hashes: Sequence[str]) -> None:
+        """Upsert one point per embedding window (`ragls.windows.Window`; `chunks` maps each window's chunk id to
+        its Chunk, `vectors` is float32 (len(windows), dim), `text_hashes` the windows' embedding-input hashes).
+        Window 0 also carries the chunk's sparse BM25 vector (one keyword entry per chunk). Idempotent: a window
+        written twice stays one point. Waits until the engine has applied the write."""
+        if not windows:
             return
         m = self._m
-        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(windows), self.dim)
         points = []
-        for c, v in zip(chunks, vectors):
-            idx, vals = doc_vector(c.text, c.title)
+        for w, v, th in zip(windows, vectors, text_hashes):
+            c = chunks[w.chunk_id]
             vec: dict = {"": v.tolist()}
-            if idx:
-                vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
+            if w.index == 0:
+                idx, vals = doc_vector(c.text, c.title)
+                if idx:
+                    vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
             payload = {
-                "chunk_id": c.id, "path": c.path, "page_content": c.text, "metadata": {"source": c.path},
-                "start_line": c.span.start_line, "end_line": c.span.end_line, "start_char": c.span.start_char,
-                "end_char": c.span.end_char, "title": c.title, "content_hash": c.text_hash, "ordinal": c.ordinal,
-                "commit": self.commit, "model": self.model_fp,
+                "chunk_id": c.id, "window": w.index, "windows": w.count, "path": c.path, "page_content": c.text,
+                "metadata": {"source": c.path}, "start_line": c.span.start_line, "end_line": c.span.end_line,
+                "start_char": c.span.start_char, "end_char": c.span.end_char, "title": c.title,
+                "content_hash": c.text_hash, "text_hash": th, "focus_lines": [w.start_line, w.end_line],
+                "ordinal": c.ordinal, "commit": self.commit, "model": self.model_fp,
             }
-            focus = getattr(c, "focus", None)
-            if focus:
-                payload["focus_lines"] = list(focus)
-            points.append(m.PointStruct(id=point_id(c.id, self.model_fp), vector=vec, payload=payload))
+            points.append(m.PointStruct(id=point_id(f"{c.id}#{w.index}", self.model_fp), vector=vec,
+                                        payload=payload))
         with self._lock:
             for start in range(0, len(points), 256):
                 self.client.upsert(self.collection, points=points[start:start + 256], wait=True)
 
     def delete_ids(self, ids: Iterable[str]) -> None:
-        """Delete every point whose payload `chunk_id` is one of `ids` (duplicates included)."""
+        """Delete every point whose payload `chunk_id` is one of `ids` (all windows, duplicates included)."""
         m = self._m
         ids = list(ids)
         with self._lock:
@@ -269,7 +276,7 @@ class QdrantChunkStore:
                 self.client.delete(self.collection, points_selector=m.FilterSelector(filter=flt), wait=True)
 
     def delete_all(self) -> None:
-        """Delete every chunk point (the collection and its configuration stay)."""
+        """Delete every chunk point (the collection, its configuration and the meta point stay)."""
         m = self._m
         flt = m.Filter(must=[m.IsEmptyCondition(is_empty=m.PayloadField(key="ragls_meta"))])
         with self._lock:
@@ -291,25 +298,54 @@ class QdrantChunkStore:
         return dict(got[0].payload or {}) if got else {}
 
     # -- reads ---------------------------------------------------------------------------------------------
-    def ids(self) -> list[str]:
-        """Every chunk point's chunk id (for start-up reconciliation)."""
-        out: list[str] = []
+    def window_keys(self) -> list[tuple[str, int, int]]:
+        """Every window point's (chunk id, window index, window count), duplicates included — reconciliation."""
+        out: list[tuple[str, int, int]] = []
         offset = None
         while True:
             points, offset = self.client.scroll(self.collection, limit=PAGE_SIZE, offset=offset,
-                                                with_payload=["chunk_id"], with_vectors=False)
-            out += [p.payload["chunk_id"] for p in points if p.payload and p.payload.get("chunk_id")]
+                                                with_payload=["chunk_id", "window", "windows"], with_vectors=False)
+            out += [(p.payload["chunk_id"], int(p.payload.get("window", 0)), int(p.payload.get("windows", 1)))
+                    for p in points if p.payload and p.payload.get("chunk_id")]
             if offset is None:
                 return out
 
+    def ids(self) -> list[str]:
+        """The chunk id of every window-0 point (one per chunk with a first vector; duplicates included)."""
+        return [cid for cid, w, _ in self.window_keys() if w == 0]
+
     def count(self) -> int:
-        """Chunk points (the meta point excluded)."""
+        """Window points (the meta point excluded)."""
         n = self.client.count(self.collection, exact=True).count
         return max(0, n - (1 if self.meta() else 0))
 
-    def search(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list[tuple[str, float]]:
-        """Top `limit` (chunk id, cosine similarity) by the dense vector, most similar first."""
-        return [(p.payload["chunk_id"], s) for p, s in self.dense_points(vector, limit, exclude_paths)]
+    def chunk_count(self) -> int:
+        """Chunks with a first vector (window-0 points)."""
+        m = self._m
+        flt = m.Filter(must=[m.FieldCondition(key="window", match=m.MatchValue(value=0))])
+        return self.client.count(self.collection, count_filter=flt, exact=True).count
+
+    def search_windows(self, vector: np.ndarray, limit: int) -> list:
+        """The best window of each of the top `limit` chunks, most similar first (`stores.vectors.WindowMatch`:
+        cosine similarity, window index, its file lines, its vector)."""
+        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED, WindowMatch
+
+        out: dict = {}
+        for p, score in self._dense(vector, limit * ROWS_PER_CHUNK_SEARCHED, (), with_vectors=True):
+            cid = p.payload["chunk_id"]
+            if cid in out:
+                continue
+            focus = p.payload.get("focus_lines") or [p.payload.get("start_line", 0), p.payload.get("end_line", 0)]
+            vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
+            out[cid] = WindowMatch(cid, score, int(p.payload.get("window", 0)), int(focus[0]), int(focus[1]),
+                                   np.asarray(vec, dtype=np.float32))
+            if len(out) == limit:
+                break
+        return list(out.values())
+
+    def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
+        return [(w.chunk_id, w.similarity) for w in self.search_windows(vector, limit)]
 
     def _filter(self, exclude_paths: Sequence[str]):
         m = self._m
@@ -318,13 +354,18 @@ class QdrantChunkStore:
             conds.append(m.Filter(must_not=[m.FieldCondition(key="path", match=m.MatchAny(any=list(exclude_paths)))]))
         return m.Filter(must=conds)
 
-    def dense_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
-        """[(point, cosine similarity)] of the dense search, payloads included; `exclude_paths` never returned."""
+    def _dense(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str], *, with_vectors=False) -> list:
         if limit <= 0:
             return []
         res = self.client.query_points(self.collection, query=np.asarray(vector, dtype=np.float32).tolist(),
-                                       limit=limit, with_payload=True, query_filter=self._filter(exclude_paths))
+                                       limit=limit, with_payload=True, with_vectors=[""] if with_vectors else False,
+                                       query_filter=self._filter(exclude_paths))
         return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
+
+    def dense_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
+        """[(point of a chunk's best window, cosine similarity)] for the top `limit` chunks, payloads included;
+        `exclude_paths` never returned."""
+        return _best_per_chunk(self._dense(vector, limit * 2, exclude_paths), limit)
 
     def sparse_points(self, text: str, limit: int, exclude_paths: Sequence[str] = ()) -> list:
         """[(point, BM25 score)] of the sparse `bm25` search (IDF applied by Qdrant); [] for a query without
@@ -343,7 +384,7 @@ class QdrantChunkStore:
         trip to a served Qdrant: `query_batch_points`)."""
         m = self._m
         flt = self._filter(exclude_paths)
-        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit,
+        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit * 2,
                                    with_payload=True, filter=flt)]
         idx, vals = query_vector(text)
         if idx:
@@ -353,10 +394,24 @@ class QdrantChunkStore:
             return [], []
         res = self.client.query_batch_points(self.collection, requests=requests)
         keep = [[(p, float(p.score)) for p in r.points if p.payload and p.payload.get("chunk_id")] for r in res]
-        return keep[0], (keep[1] if len(keep) > 1 else [])
+        return _best_per_chunk(keep[0], limit), (keep[1] if len(keep) > 1 else [])
 
     def refresh(self) -> None:
         """Nothing to do: every Qdrant read sees the latest applied write."""
 
     def compact(self, keep_versions_s: float = 600.0) -> None:
         """Nothing to do: Qdrant's optimizers merge segments themselves."""
+
+
+def _best_per_chunk(scored: list, limit: int) -> list:
+    """The first (best) window point of each chunk, at most `limit` chunks, order kept."""
+    seen: set[str] = set()
+    out = []
+    for p, score in scored:
+        cid = p.payload["chunk_id"]
+        if cid not in seen:
+            seen.add(cid)
+            out.append((p, score))
+            if len(out) == limit:
+                break
+    return out
