@@ -37,6 +37,7 @@ from ragls.sources.load import load_file  # noqa: E402
 from ragls.stores.bm25 import Bm25Store  # noqa: E402
 from ragls.stores.qdrant import QdrantChunkStore, connect  # noqa: E402
 from ragls.stores.vectors import VectorStore  # noqa: E402
+from ragls.windows import Window  # noqa: E402
 
 CORPORA = [Path("/work/shared/corpora/rust-book"), Path("/work/shared/corpora/flask-docs")]
 DIM = 384
@@ -81,6 +82,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--location", default="path", choices=["path", "memory"],
+                    help="Qdrant local mode on disk (default) or in memory")
     args = ap.parse_args()
     chunks = load_chunks(args.chunks)
     rng = np.random.default_rng(19)
@@ -95,8 +98,11 @@ def main() -> int:
         tmp = Path(tmp)
         t0 = time.perf_counter()
         lance = VectorStore(tmp / "lance", DIM)
+        by_id = {c.id: c for c in chunks}
+        windows = [Window(c.id, 0, 1, c.span.start_line, c.span.end_line, c.text) for c in chunks]
+        hashes = [c.text_hash for c in chunks]
         for s in range(0, len(chunks), 1000):
-            lance.add(chunks[s:s + 1000], vecs[s:s + 1000])
+            lance.add(by_id, windows[s:s + 1000], vecs[s:s + 1000], hashes[s:s + 1000])
         bm25 = Bm25Store(tmp / "bm25")
         bm25.add(chunks)
         bm25.commit()
@@ -104,9 +110,11 @@ def main() -> int:
 
         results = {}
         t0 = time.perf_counter()
-        qd = QdrantChunkStore(connect(str(tmp / "qdrant")), "bench", DIM, "bench-model", location=str(tmp / "qdrant"))
+        where = str(tmp / "qdrant") if args.location == "path" else ":memory:"
+        qd = QdrantChunkStore(connect(where), "bench", DIM, "bench-model", location=where)
         for s in range(0, len(chunks), 1000):
-            qd.add(chunks[s:s + 1000], vecs[s:s + 1000])
+            qd.add(by_id, windows[s:s + 1000], vecs[s:s + 1000], hashes[s:s + 1000])
+            print(f"qdrant: {s + 1000} points written, {time.perf_counter() - t0:.0f} s", flush=True)
         qdrant_write = time.perf_counter() - t0
         assert qd.count() == len(chunks) == lance.count()
 
@@ -114,13 +122,14 @@ def main() -> int:
         results["tantivy BM25"] = timed(lambda q: bm25.search(q[1], TOP), queries)
         results["LanceDB + tantivy (hybrid)"] = timed(lambda q: (lance.search(q[0], TOP), bm25.search(q[1], TOP)),
                                                       queries)
-        results["Qdrant local dense"] = timed(lambda q: qd.dense_points(q[0], TOP), queries)
+        results["Qdrant local dense"] = timed(lambda q: qd.search(q[0], TOP), queries)
         results["Qdrant local sparse BM25"] = timed(lambda q: qd.sparse_points(q[1], TOP), queries)
-        results["Qdrant local dense + sparse (hybrid)"] = timed(
-            lambda q: (qd.dense_points(q[0], TOP), qd.sparse_points(q[1], TOP)), queries)
+        results["Qdrant local dense + sparse (hybrid, one batch request)"] = timed(
+            lambda q: qd.hybrid_points(q[0], q[1], TOP), queries)
 
     load = os.getloadavg()[0]
-    print(f"\n{len(chunks)} chunks, {DIM}-d, top {TOP}, {args.queries} queries; load average {load:.1f}\n")
+    print(f"\n{len(chunks)} chunks, {DIM}-d, top {TOP}, {args.queries} queries, Qdrant local mode {args.location}; "
+          f"load average {load:.1f}\n")
     print("| store | p50 ms | p95 ms |")
     print("|---|---:|---:|")
     for name, vals in results.items():

@@ -536,7 +536,7 @@ class FolderIndex:
 
         commit = head_commit(self.folder)
         if commit and store.meta().get("indexed_commit") != commit:
-            store.set_meta(indexed_commit=commit, model=self.embed_fp, chunker=self.fingerprint)
+            store.set_meta(indexed_commit=commit, model=self.vectors_fp, chunker=self.fingerprint)
 
     # -- vector phase --------------------------------------------------------------------------------------
     def pending_ids(self) -> list[str]:

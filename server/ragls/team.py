@@ -62,9 +62,9 @@ class TeamIndex:
         self.overlay = FolderIndex(self.folder, overlay_settings(settings), embedder, index_dir=base / "overlay")
         self.overlay.restrict_to = lambda: set(self.changes(fresh=True).changed)  # a sync asks git anew
         try:
-            embedder.ensure_loaded()
+            self.overlay.open_vectors()  # loads the model; its vectors fingerprint (model + windows) names the collection
             self.shared = QdrantChunkStore.for_folder(self.folder, settings, base, embedder.dim,
-                                                      embedder.fingerprint, self.overlay.fingerprint, create=False)
+                                                      self.overlay.vectors_fp, self.overlay.fingerprint, create=False)
             self.indexed_commit = self.shared.meta().get("indexed_commit")
             if not self.indexed_commit:
                 raise ConfigError(f"the shared Qdrant collection {self.shared.collection!r} records no indexed "

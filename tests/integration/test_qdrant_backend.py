@@ -83,7 +83,7 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
         pt = store.client.scroll(store.collection, limit=10, with_payload=True, with_vectors=True)[0]
         deploy = next(p for p in pt if p.payload.get("path") == "guide/deploy.md")
         assert deploy.payload["title"] == "Deploy" and deploy.payload["metadata"] == {"source": "guide/deploy.md"}
-        assert deploy.payload["model"] == idx.embed_fp and deploy.payload["content_hash"]
+        assert deploy.payload["model"] == idx.vectors_fp and deploy.payload["content_hash"]
         assert len(deploy.vector[""]) == idx.embedder.dim and len(deploy.vector["bm25"].indices) > 5
         hits = search([idx], idx.embedder, "how often are uploads retried", settings=s.retrieval)
         assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals == {"vector": 1, "bm25": 1}

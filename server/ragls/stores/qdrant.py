@@ -348,17 +348,19 @@ class QdrantChunkStore:
         return [(w.chunk_id, w.similarity) for w in self.search_windows(vector, limit)]
 
     def _filter(self, exclude_paths: Sequence[str]):
+        """None without exclusions (the meta point, which has no `chunk_id`, is dropped client-side: a filter
+        would cost a payload check per point in local mode); else `path` not in `exclude_paths`."""
+        if not exclude_paths:
+            return None
         m = self._m
-        conds = [m.IsEmptyCondition(is_empty=m.PayloadField(key="ragls_meta"))]
-        if exclude_paths:
-            conds.append(m.Filter(must_not=[m.FieldCondition(key="path", match=m.MatchAny(any=list(exclude_paths)))]))
-        return m.Filter(must=conds)
+        return m.Filter(must_not=[m.FieldCondition(key="path", match=m.MatchAny(any=list(exclude_paths)))])
 
     def _dense(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str], *, with_vectors=False) -> list:
         if limit <= 0:
             return []
         res = self.client.query_points(self.collection, query=np.asarray(vector, dtype=np.float32).tolist(),
-                                       limit=limit, with_payload=True, with_vectors=[""] if with_vectors else False,
+                                       limit=limit + 1, with_payload=True,
+                                       with_vectors=[""] if with_vectors else False,
                                        query_filter=self._filter(exclude_paths))
         return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
 
