@@ -133,7 +133,10 @@ class FolderIndex:
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
-        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
+        from ragls.stores.embed_cache import EmbeddingCache
+
+        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder),
+                                 shared_cache=EmbeddingCache.shared(settings.index.embedding_cache_mb))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
