@@ -604,14 +604,23 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
     c.add_argument("--style", choices=["conventional", "plain"])
     c.add_argument("--json", action="store_true")
+    from ragls.cli_rag import add_rag_parser
+
+    add_rag_parser(sub)
     return p
 
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval,
+    "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": lambda a: _cmd_rag(a),
 }
+
+
+def _cmd_rag(args) -> int:
+    from ragls.cli_rag import cmd_rag
+
+    return cmd_rag(args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,8 @@ One reserved point (`META_POINT`) records what the collection was built from (`i
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ipaddress
 import logging
 import os
@@ -119,6 +121,18 @@ def close_local(location: str) -> None:
         client = _local_clients.pop(path, None)
     if client is not None:
         client.close()
+
+
+@atexit.register
+def _close_all_local() -> None:
+    """Close the shared local-mode clients before interpreter shutdown (their __del__ fails once imports are
+    gone)."""
+    with _local_lock:
+        clients = list(_local_clients.values())
+        _local_clients.clear()
+    for client in clients:
+        with contextlib.suppress(Exception):
+            client.close()
 
 
 def point_id(chunk_id: str, model_fp: str) -> str:
