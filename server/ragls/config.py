@@ -106,6 +106,9 @@ class IndexSettings(_Section):
     path: str | None = None
     # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
     embedding_cache_mb: int = Field(1024, ge=0)
+    # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
+    # default. 0 = always exact.
+    ann_threshold: int = Field(50_000, ge=0)
     backend: Literal["lancedb", "qdrant"] = "lancedb"
     qdrant_location: str | None = None
     qdrant_collection: str | None = None

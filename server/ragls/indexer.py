@@ -698,6 +698,21 @@ class FolderIndex:
         if self._vectors is not None:
             self._vectors.refresh()
 
+    def ann_due(self) -> bool:
+        """Writer with open vectors, nothing left to embed, past `index.ann_threshold` window rows and no
+        approximate index yet: the indexer thread should call `build_ann()`."""
+        threshold = self.settings.index.ann_threshold
+        if not self.writer or self._vectors is None or threshold <= 0 or self.vector_work():
+            return False
+        from ragls.stores.vectors import ANN_MIN_ROWS
+
+        return self._vectors.count() >= max(threshold, ANN_MIN_ROWS) and not self._vectors.has_ann()
+
+    def build_ann(self) -> None:
+        """Build the vector store's approximate index (stores/vectors.py `build_ann`); queries go on meanwhile."""
+        log.info("building the approximate vector index of %s (%d window rows)", self.folder, self._vectors.count())
+        self._vectors.build_ann()
+
     def compact(self) -> None:
         """Merge the small vector-store fragments left by many small writes (writer only)."""
         if self.writer and self._vectors is not None:

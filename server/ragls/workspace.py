@@ -158,6 +158,9 @@ class RagWorkspace:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        for i in targets:
+            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
+                self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 

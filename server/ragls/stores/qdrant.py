@@ -412,6 +412,14 @@ class QdrantChunkStore:
         keep = [[(p, float(p.score)) for p in r.points if p.payload and p.payload.get("chunk_id")] for r in res]
         return _best_per_chunk(keep[0], limit), (keep[1] if len(keep) > 1 else [])
 
+    def has_ann(self) -> bool:
+        """True: Qdrant builds its own approximate (HNSW) index on a served instance; local mode searches exactly.
+        The indexer never builds one (`index.ann_threshold` is for LanceDB)."""
+        return True
+
+    def build_ann(self) -> None:
+        """Nothing to do (see has_ann)."""
+
     def refresh(self) -> None:
         """Nothing to do: every Qdrant read sees the latest applied write."""
 
