@@ -110,7 +110,14 @@ def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0
         client = _local_clients.get(path)
         if client is None:
             Path(path).mkdir(parents=True, exist_ok=True)
-            client = _local_clients[path] = QdrantClient(path=path)
+            try:
+                client = QdrantClient(path=path)
+            except RuntimeError as exc:  # portalocker: another process has the directory open
+                from ragls.errors import RequestFailed
+
+                raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
+                                    f"one); run a Qdrant server to share an index: {exc}") from None
+            _local_clients[path] = client
         return client
 
 
