@@ -7,8 +7,9 @@ that commit (`repo.local_changes`: modified, added — untracked files included 
 are indexed locally, into an ordinary embedded `FolderIndex` (LanceDB + tantivy) restricted to them
 (`FolderIndex.restrict_to`), so answers reflect the working tree without re-embedding the rest.
 
-Search (`TeamIndex.search`): the shared collection is queried with the changed and deleted paths excluded by a
-payload filter (so a locally deleted file never surfaces, and a locally edited file surfaces only with its new
+Search (`TeamIndex.search`): the shared collection is queried (dense + sparse BM25 in one request; on qdrant-client's
+embedded local mode, which scores sparse vectors in Python, BM25 runs over the dense candidates' payloads instead)
+with the changed and deleted paths excluded by a payload filter (so a locally deleted file never surfaces, and a locally edited file surfaces only with its new
 text), the overlay by its own vector and BM25 stores; the vector lists are merged by cosine similarity (same model:
 comparable), the keyword lists (Qdrant sparse BM25 vs tantivy BM25, different corpora statistics) by rank,
 alternating; then ragls' weighted RRF (`fuse.py`). Shared chunks are cited as files of the local folder (their
@@ -33,7 +34,8 @@ from ragls.ir import Hit
 from ragls.repo import LocalChanges, local_changes
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.search import Hits, check_query
-from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload
+from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload, is_url
+from ragls.stores.term_vectors import bm25_rank
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,12 @@ class TeamIndex:
         chunks: dict[tuple[str, str], object] = {}
         similarity: dict[tuple[str, str], float] = {}
         vector: list[tuple[tuple[str, str], float]] = []
-        dense, sparse = self.shared.hybrid_points(qvec, query, n, hidden)  # one round trip
+        if is_url(self.shared.location):
+            dense, sparse = self.shared.hybrid_points(qvec, query, n, hidden)  # one round trip
+        else:  # embedded local mode scores sparse vectors in Python (~11 s/query at 10k chunks, benchmarks.md):
+            dense = self.shared.dense_points(qvec, n, hidden)  # BM25 over the dense candidates' payloads instead
+            texts = [p.payload.get("page_content", "") for p, _ in dense]
+            sparse = [dense[i] for i, _ in bm25_rank(query, texts)]
         for p, score in dense:
             key = ("shared", p.payload["chunk_id"])
             chunks[key] = p.payload
