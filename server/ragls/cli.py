@@ -472,6 +472,8 @@ def cmd_doctor(args) -> int:
         idx.close()
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         report(False, f"stores: {exc}")
+    print(f"[ok] profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
+                                                  "text per model call)" if settings.profile == "low-ram" else ""))
     backend = settings.generation.resolved_backend()
     print(f"[ok] generation backend: {backend}" + (" (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY "
                                                    "or [generation] in ragls.toml for an LLM)" if backend == "none" else ""))

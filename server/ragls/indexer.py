@@ -54,6 +54,7 @@ from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.windows import Window, embedding_input, plan_windows, resolve
+from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -485,6 +486,7 @@ class FolderIndex:
         self.cached_chunks += len(got)
         return set(got)
 
+    @traced("index.sync")
     def sync(self, only: Iterable[str] | None = None, *, embed: bool = True) -> SyncReport:
         """Bring the index up to date with the folder (or with the hinted relative paths `only`).
 
@@ -574,6 +576,7 @@ class FolderIndex:
             return 0
         return len(self._pending) + len(self._pending_windows)
 
+    @traced("index.embed")
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
         """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
         files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
@@ -598,11 +601,14 @@ class FolderIndex:
         {text hash: vector} of those embedded."""
         fresh: dict = {}
         items = list(todo.items())
-        for start in range(0, len(items), EMBED_STEP):
-            part = items[start:start + EMBED_STEP]
+        # With worker processes (embedding.parallel) a step feeds all of them; otherwise small steps let a save
+        # interrupt the batch sooner.
+        step = EMBED_STEP * max(1, self.settings.embedding.parallel)
+        for start in range(0, len(items), step):
+            part = items[start:start + step]
             vecs = self.embedder.embed_documents([t for _, t in part])
             fresh.update(zip((k for k, _ in part), vecs))
-            if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
+            if should_yield is not None and start + step < len(items) and should_yield():
                 break
         if fresh:
             self.manifest.cache_vectors(self.embed_fp, fresh)

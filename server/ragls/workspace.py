@@ -25,6 +25,7 @@ from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,9 @@ class RagWorkspace:
             self.folder_settings.append(s)
             self.warnings += warns
         self.settings = self.folder_settings[0]
+        from ragls import telemetry
+
+        telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
         self.embedder = Embedder(self.settings.embedding, on_status=on_status)
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
@@ -283,6 +287,7 @@ class RagWorkspace:
         sims = [res.best_similarity for res in results if getattr(res, "best_similarity", None) is not None]
         return Hits(merged, max(sims, default=None))
 
+    @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
@@ -299,6 +304,7 @@ class RagWorkspace:
                          getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
+    @traced("rag/ask")
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
             cancel: threading.Event | None = None) -> Answer:
@@ -427,6 +433,7 @@ class RagWorkspace:
                 g.close()
         for idx in self.indexes:  # a team folder's index is its overlay: closing it closes the TeamIndex
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:

@@ -26,6 +26,7 @@ import pyarrow as pa  # noqa: E402
 
 from ragls.ir import Chunk  # noqa: E402
 from ragls.windows import Window  # noqa: E402
+from ragls.telemetry import traced  # noqa: E402
 
 TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
@@ -164,6 +165,7 @@ class VectorStore:
         """Chunks with a first vector (window-0 rows)."""
         return self.table.count_rows("window = 0")
 
+    @traced("vector.search")
     def search_windows(self, vector: np.ndarray, limit: int) -> list[WindowMatch]:
         """The best window of each of the top `limit` chunks (max cosine over a chunk's windows), most similar
         first. Fetches `ROWS_PER_CHUNK_SEARCHED` x `limit` window rows, so a chunk whose windows all rank below
