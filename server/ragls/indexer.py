@@ -251,7 +251,14 @@ class FolderIndex:
         from ragls.stores.qdrant import display_location
 
         store = self._vectors
-        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection or "(derived)"
+        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection
+        recorded = self.manifest.get_meta("vectors_fp")
+        if not collection and recorded:  # not opened (`ragls status`): the name the writer's store had
+            from ragls.repo import collection_name, repo_identity
+
+            collection = collection_name(repo_identity(self.folder, self.settings.index.repo_id), recorded,
+                                         self.fingerprint)
+        collection = collection or "(derived when the vectors open)"
         location = getattr(store, "location", None) or self.settings.index.qdrant_location or "embedded"
         return f"qdrant:{collection}@{display_location(location)}+tantivy"
 
@@ -558,7 +565,8 @@ class FolderIndex:
         """Chunks still without a first vector (every chunk until the vector store is open). Writer: exact, O(1).
         Reader: manifest count minus window-0 rows."""
         if self._vectors is None:
-            return self.manifest.chunk_count()
+            recorded = self.recorded_vector_progress() if self.read_only else None
+            return recorded[0] if recorded else self.manifest.chunk_count()
         if self.writer:
             return len(self._pending)
         return max(0, self.manifest.chunk_count() - self._vectors.chunk_count())
@@ -566,6 +574,9 @@ class FolderIndex:
     def pending_windows_count(self) -> int | None:
         """Chunks whose windows are not all embedded yet (those without a first vector included); None when
         unknown (vector store not open, or a reader: only the writer tracks windows)."""
+        if self._vectors is None and self.read_only:
+            recorded = self.recorded_vector_progress()
+            return recorded[0] + recorded[1] if recorded else None
         if self._vectors is None or not self.writer:
             return None
         return len(self._pending) + len(self._pending_windows)
@@ -591,10 +602,27 @@ class FolderIndex:
             return 0
         self.open_vectors()
         if self._pending:
-            return self._first_window_batch(batch, should_yield)
-        if self._pending_windows:
-            return self._window_batch(WINDOW_BATCH, should_yield)
-        return 0
+            done = self._first_window_batch(batch, should_yield)
+        elif self._pending_windows:
+            done = self._window_batch(WINDOW_BATCH, should_yield)
+        else:
+            return 0
+        self._record_vector_progress()
+        return done
+
+    def _record_vector_progress(self) -> None:
+        """Writer: remember the pending counts in the manifest, so a read-only `ragls status` reports them without
+        loading LanceDB or the model (a reader's exact count needs both)."""
+        self.manifest.set_meta("vector_progress", f"{len(self._pending)} {len(self._pending_windows)}")
+
+    def recorded_vector_progress(self) -> tuple[int, int] | None:
+        """(chunks without a first vector, chunks with windows left) as the writer last recorded them, or None."""
+        raw = self.manifest.get_meta("vector_progress")
+        try:
+            first, windows = (int(x) for x in (raw or "").split())
+        except ValueError:
+            return None
+        return first, windows
 
     def _embed_texts(self, todo: dict[str, str], should_yield) -> dict:
         """Embed {text hash: text} EMBED_STEP at a time (stopping early when `should_yield()`), cache and return

@@ -114,6 +114,7 @@ class RagWorkspace:
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
+        self.read_only = read_only
         # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (team.py).
         self.teams: list[Any] = [None] * len(self.folders)
         self.indexes = []
@@ -387,11 +388,13 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
-        """rag/status. Not `progressive` (CLI): opens the vector stores first, so counts of chunks without a vector
-        are exact; the server reports every chunk as pending until its indexer thread has opened them."""
+        """rag/status. The server (`progressive`) reports every chunk as pending until its indexer thread has opened
+        the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
+        and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
+        vector stores are opened first, so the counts are exact."""
         folders = []
         for i, idx in enumerate(self.indexes):
-            if not self.progressive:
+            if not self.progressive and not self.read_only:
                 idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
@@ -412,17 +415,22 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        if first.embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
-        for name in self.attach_configs:  # checked at start (status is among the first requests) and on use
-            with contextlib.suppress(RaglsError):  # the message is in _attach_errors, reported below
-                self.attached(name)
+        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
+        if embed_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
+        if not self.read_only:  # `ragls status` loads no model; the checks need it (dimension)
+            for name in self.attach_configs:  # checked at start (status is among the first requests) and on use
+                with contextlib.suppress(RaglsError):  # the message is in _attach_errors, reported below
+                    self.attached(name)
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= set(self._attach_errors.values())
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
+        model_name = self.embedder.model_name
+        if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
+            model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
         store = self.teams[0].store_name() if self.teams[0] is not None else first.store_name
-        return Status(folders=folders, embedding_model=self.embedder.model_name, store=store,
+        return Status(folders=folders, embedding_model=model_name, store=store,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])
