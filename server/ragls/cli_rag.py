@@ -17,10 +17,8 @@ import sys
 from pathlib import Path
 
 
-def add_rag_parser(sub) -> None:
-    """Register `ragls rag attach` on the CLI's subparsers."""
-    rag = sub.add_parser("rag", help="named RAGs: attach an existing Qdrant collection")
-    rsub = rag.add_subparsers(dest="rag_cmd", required=True)
+def add_attach_parser(rsub) -> None:
+    """Register `attach` on the `ragls rag` subcommands (cli_rags.py)."""
     at = rsub.add_parser("attach", help="attach a Qdrant collection read-only (lists collections without "
                                         "--collection)")
     at.add_argument("name", help="the RAG's name (rag = NAME in requests)")
@@ -36,7 +34,7 @@ def _toml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string here (no "\/")
 
 
-def cmd_rag(args) -> int:
+def cmd_attach(args) -> int:
     """`ragls rag attach`. Raises ConfigError / InvalidParams (the CLI prints them)."""
     from ragls.config import CONFIG_FILE, load_settings, read_toml
     from ragls.embed import Embedder

@@ -1,5 +1,5 @@
-"""`[rags.NAME] qdrant = {...}` in ragls.toml, through RagWorkspace (the operations behind rag/query, rag/ask and
-rag/status): an attached collection in qdrant-client's embedded local mode answers `rag = NAME`; a refused one is a
+"""`[rags.NAME] qdrant = {...}` in ragls.toml, through RagWorkspace (the operations behind rag/query, rag/ask,
+rag/list and rag/status): an attached collection in qdrant-client's embedded local mode answers `rag = NAME`; a refused one is a
 clear error in status; the API key of a served Qdrant reaches that server's request header and nothing else — not
 the logs (captured at DEBUG), not status, not the error (a recording HTTP server on 127.0.0.1, port from the OS).
 """
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]"
 
 
 class Recorder(BaseHTTPRequestHandler):
-    seen: list[dict] = []
+    seen: list[dict] = []  # noqa: RUF012 - one test, one server
 
     def do_GET(self):
         Recorder.seen.append(dict(self.headers))
@@ -99,13 +99,14 @@ qdrant = {{ url = "{store}", collection = "multi" }}
             ws.query("anything", rag="remote")
         assert Recorder.seen and Recorder.seen[0].get("api-key") == secret  # the key went to Qdrant only
         status = ws.status()
-        messages = [e["message"] for e in status.errors]
-        assert any(m.startswith("rag named: ") and "named vectors (a)" in m for m in messages)
-        assert any(m.startswith("rag remote: ") for m in messages)
-        assert any("do not prove the same model" in n for n in ws.notices)
-        everything = repr(status) + str(err.value) + caplog.text + repr(ws.notices)
+        infos = {i.name: i for i in ws.rag_list()}  # rag/list
+        assert infos["handbook"].kind == "qdrant" and infos["handbook"].chunks == 2
+        assert any("do not prove the same model" in e["message"] for e in infos["handbook"].errors)
+        assert "named vectors (a)" in infos["named"].errors[0]["message"]
+        assert infos["remote"].errors[0]["message"].startswith("cannot reach Qdrant at http://127.0.0.1:")
+        everything = repr(status) + repr(infos) + str(err.value) + caplog.text
         assert secret not in everything
-        with pytest.raises(RaglsError, match="known: ws, handbook, named, remote"):
+        with pytest.raises(RaglsError, match="known: workspace, handbook, named, remote"):
             ws.query("x", rag="nope")
     finally:
         ws.close()

@@ -78,23 +78,6 @@ class QdrantAttach:
                    payload_text_field=data.get("payload_text_field") or "page_content")
 
 
-def attach_configs(*layers: dict | None) -> dict[str, QdrantAttach]:
-    """{name: QdrantAttach} of the `[rags.NAME]` tables that carry `qdrant = {...}`, from settings layers
-    (ragls.toml, initializationOptions; later wins). Raises ConfigError naming the rag for a malformed table."""
-    out: dict[str, QdrantAttach] = {}
-    for layer in layers:
-        rags = (layer or {}).get("rags")
-        if not isinstance(rags, dict):
-            continue
-        for name, table in rags.items():
-            if isinstance(table, dict) and "qdrant" in table:
-                try:
-                    out[name] = QdrantAttach.from_dict(table["qdrant"])
-                except ConfigError as exc:
-                    raise ConfigError(f"rags.{name}: {exc}") from None
-    return out
-
-
 def list_collections(client) -> list[str]:
     """Names of the server's collections, sorted."""
     return sorted(c.name for c in client.get_collections().collections)
@@ -234,3 +217,65 @@ def check_text_field(client, name: str, text_field: str) -> None:
     raise AttachError(f"the points of Qdrant collection {name!r} have no {text_field!r} payload field (fields "
                       f"found: {', '.join(sorted(seen)) or 'none'}); set payload_text_field to the field that holds "
                       f"the chunk text")
+
+
+class QdrantRag:
+    """The `[rags.NAME] qdrant = {...}` backend of the named-RAG registry (`rags.py`, `Rag` protocol): an attached
+    collection, read-only. Connected and checked on first use (the checks load the embedding model); a failed
+    check is raised to the request (-32602 with its message) and listed in `rag/list` errors."""
+
+    def __init__(self, spec, registry):
+        self.spec = spec
+        self.config = QdrantAttach.from_dict(spec.table.get("qdrant"))
+        self.embedder = registry.embedder_for(spec.settings)
+        self._attached: AttachedCollection | None = None
+        self.error: str | None = None
+
+    def attached(self) -> AttachedCollection:
+        """The checked collection. Raises AttachError / RequestFailed (unreachable server; never the key)."""
+        if self._attached is None:
+            try:
+                self._attached = AttachedCollection.open(self.config, self.embedder)
+            except ConfigError as exc:
+                self.error = str(exc)
+                raise
+            except Exception as exc:  # noqa: BLE001 - connection refused, TLS, HTTP errors
+                from ragls.errors import RequestFailed
+
+                self.error = f"cannot reach Qdrant at {self.config.url}: {type(exc).__name__}: {exc}"
+                raise RequestFailed(self.error) from None
+            self.error = None
+        return self._attached
+
+    def retrieve(self, query: str, top_k: int | None, signals=("vector", "bm25")) -> list[Hit]:
+        return self.attached().search(self.embedder, query, settings=self.spec.settings.retrieval, top_k=top_k)
+
+    def sync(self):
+        from ragls.indexer import SyncReport
+
+        return SyncReport()  # read-only: nothing to index
+
+    def rebuild(self):
+        return self.sync()
+
+    def ensure_indexed(self) -> None:
+        self.attached()
+
+    def info(self):
+        from ragls.rags import RagInfo
+        from ragls.stores.qdrant import display_location
+
+        errors, points = [], 0
+        try:
+            att = self.attached()
+            points = att.points
+            errors = [{"message": f"warning: {w}"} for w in att.warnings]
+        except Exception as exc:  # noqa: BLE001 - reported, never raised from rag/list
+            errors = [{"message": self.error or str(exc)}]
+        source = f"qdrant:{display_location(self.config.url)}/{self.config.collection}"
+        return RagInfo(name=self.spec.name, sources=[source],
+                       files=0, chunks=points, pending_vectors=0, last_indexed_at=None, errors=errors,
+                       kind="qdrant", origin=str(self.spec.origin))
+
+    def close(self) -> None:
+        self._attached = None
