@@ -179,7 +179,7 @@ class RetrievalSettings(_Section):
     relevance_floor: float = 0.0
     # Abstention on the calibrated probability that the index answers (retrieval/abstention.py): abstain below
     # it; 0 turns the rule off (the cosine floor alone, as before).
-    abstention_probability: float = Field(0.5, ge=0.0, le=1.0)
+    abstention_probability: float = Field(0.3, ge=0.0, le=1.0)
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None

@@ -300,7 +300,9 @@ def test_real_model_answers_in_scope_and_abstains_out_of_scope(minilm_retriever)
     assert "dropped [1]" in inside.text
     assert inside.citations[0] == Citation(1, True)
     outside = ask("What is the capital of France?", settings=s, retrieve=minilm_retriever, top_k=2)
-    assert outside.abstained is True and outside.sources == []
+    # abstained: no LLM, nothing cited; the closest passages are still listed (sources) and named in the text
+    assert outside.abstained is True and outside.citations == [] and "Closest matches:" in outside.text
+    assert [n for n, _ in outside.sources] == list(range(1, len(outside.sources) + 1))
 
 
 def test_documents_are_answered_even_when_the_question_resembles_no_text(llm_server):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
+from bench_datasets import dataset_or_skip
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
@@ -28,7 +28,6 @@ from ragls.retrieval.search import search
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
-RUST_BOOK = Path("/work/shared/corpora/rust-book")
 
 # One ~2,000-character section: greenhouse prose first, the answering detail (the lens cleaning) near the end.
 LIGHTHOUSE = """# Keeping the station
@@ -174,12 +173,12 @@ def _rows(idx: FolderIndex) -> list[tuple]:
                    tuple(np.round(np.asarray(r["vector"]), 4))) for r in table)
 
 
-@pytest.mark.skipif(not RUST_BOOK.is_dir(), reason="needs the shared rust-book corpus")
 def test_kill_9_during_the_window_pass_equals_a_clean_rebuild(tmp_path):
+    book = dataset_or_skip("rust-book")
     folder = tmp_path / "docs"
     folder.mkdir()
     for name in ("ch08-01-vectors.md", "ch08-02-strings.md"):
-        shutil.copy(RUST_BOOK / name, folder / name)
+        shutil.copy(book / name, folder / name)
     (folder / "ragls.toml").write_text(
         f'[embedding]\nmodel = "{OFFLINE_MODEL_NAME}"\nmodel_path = "{MODEL_DIR}"\n'
         f'[index]\npath = "{tmp_path / "index"}"\n')
