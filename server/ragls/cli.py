@@ -80,7 +80,14 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
         raise InvalidParams(f"not a folder: {folder}")
     overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
-        overrides["index"] = {"path": args.index_path}
+        overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
+    qdrant = {key: getattr(args, attr, None) for key, attr in (
+        ("backend", "backend"), ("qdrant_location", "url"), ("qdrant_collection", "collection"),
+        ("qdrant_api_key_env", "api_key_env"), ("repo_id", "repo_id"), ("team", "team"))}
+    if qdrant["qdrant_location"] and not qdrant["backend"]:
+        qdrant["backend"] = "qdrant"
+    if any(qdrant.values()):
+        overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
                       on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
                       pin_model=pin_model)
@@ -593,6 +600,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="workspace folder")
         sp.add_argument("--json", action="store_true", help="print the protocol result object")
         sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
+        sp.add_argument("--backend", choices=["lancedb", "qdrant"], help="vector store (index.backend)")
+        sp.add_argument("--url", help="Qdrant URL, local directory or :memory: (index.qdrant_location; implies "
+                                      "--backend qdrant)")
+        sp.add_argument("--collection", help="Qdrant collection (default: derived from the repository identity)")
+        sp.add_argument("--api-key-env", help="environment variable holding the Qdrant API key")
+        sp.add_argument("--repo-id", help="repository identity naming the shared collection (default: git remote)")
+        sp.add_argument("--team", action="store_true", default=None,
+                        help="query the shared Qdrant index with this clone's local changes overlaid (index.team)")
         sp.add_argument("--no-server", action="store_true",
                         help="answer in-process even when a running `ragls serve` holds the index")
         return sp
@@ -649,6 +664,7 @@ COMMANDS = {
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
     "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag, "estimate": cmd_estimate,
 }
+
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,9 @@ def add_parser(sub) -> None:
     rm = rs.add_parser("remove", help="remove a RAG from the config and delete its index")
     rm.add_argument("name")
     rm.add_argument("--workspace", metavar="PATH", help="edit PATH/ragls.toml instead of the user config")
+    from ragls.cli_rag import add_attach_parser
+
+    add_attach_parser(rs)
     rb = rs.add_parser("rebuild", help="drop a RAG's index and index its sources again")
     rb.add_argument("name")
     rb.add_argument("path", nargs="?", default=".", help="workspace folder")
@@ -67,7 +70,10 @@ def _open_workspace(path: str):
 
 
 def cmd_rag(args) -> int:
-    return {"list": _list, "add": _add, "remove": _remove, "rebuild": _rebuild}[args.rag_cmd](args)
+    from ragls.cli_rag import cmd_attach
+
+    return {"list": _list, "add": _add, "remove": _remove, "rebuild": _rebuild,
+            "attach": cmd_attach}[args.rag_cmd](args)
 
 
 def _list(args) -> int:

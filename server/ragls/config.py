@@ -115,7 +115,13 @@ class EmbeddingSettings(_Section):
 
 
 class IndexSettings(_Section):
-    """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs)."""
+    """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs).
+
+    `backend = "qdrant"` keeps the vectors (dense + BM25 sparse) in Qdrant (`stores/qdrant.py`) instead of LanceDB;
+    the manifest and tantivy stay in `path`. `qdrant_location`: ":memory:", a local directory (embedded) or an
+    http(s) URL; default `<index path>/qdrant`. `qdrant_collection`: default derived from the repository identity,
+    the embedding model and the chunker (`repo.collection_name`). `team = true`: query the shared collection
+    read-only and overlay the files that differ locally (`team.py`)."""
 
     path: str | None = None
     # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
@@ -123,6 +129,20 @@ class IndexSettings(_Section):
     # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
     # default. 0 = always exact.
     ann_threshold: int = Field(50_000, ge=0)
+    backend: Literal["lancedb", "qdrant"] = "lancedb"
+    qdrant_location: str | None = None
+    qdrant_collection: str | None = None
+    qdrant_api_key_env: str | None = None
+    qdrant_replication_factor: int = Field(1, ge=1)  # used when ragls creates the collection on a served cluster
+    qdrant_shards: int | None = Field(None, ge=1)
+    repo_id: str | None = None
+    team: bool = False
+
+    @model_validator(mode="after")
+    def _team_needs_qdrant(self) -> IndexSettings:
+        if self.team and self.backend != "qdrant":
+            raise ValueError("index.team needs index.backend = \"qdrant\" (the shared index lives in Qdrant)")
+        return self
 
 
 class RetrievalSettings(_Section):

@@ -116,6 +116,8 @@ class FolderIndex:
 
     # Hook after each text-phase write (graph RAG): (paths whose old chunks are gone, new chunks of those paths).
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
+    # Team overlay (team.py): the only relative paths this index may hold, asked at every sync; None: all files.
+    restrict_to: Callable[[], set[str]] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
                  on_progress: ProgressFn | None = None, on_embedded: EmbeddedFn | None = None,
@@ -221,18 +223,44 @@ class FolderIndex:
                 except Exception as exc:
                     self.vectors_error = str(exc)
                     raise
-                from ragls.stores.vectors import VectorStore
-
-                store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
                 self.embed_fp = self.embedder.fingerprint
                 emb = self.settings.embedding
                 self.window = resolve(emb.window, emb.window_stride, self.embedder.max_length)
                 self.vectors_fp = fingerprint({"embedding": self.embed_fp, "window": self.window[0],
                                                "stride": self.window[1], "layout": "windows-1"})
+                if self.settings.index.backend == "qdrant":
+                    from ragls.stores.qdrant import QdrantChunkStore
+
+                    store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
+                                                        self.embedder.dim, self.vectors_fp, self.fingerprint)
+                else:
+                    from ragls.stores.vectors import VectorStore
+
+                    store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
                 if self.writer:
                     self._reconcile_vectors(store)
                 self._vectors = store
             return self._vectors
+
+    @property
+    def store_name(self) -> str:
+        """What `rag/status` names as the store: "lancedb+tantivy", or for the Qdrant backend
+        "qdrant:<collection>@<location>+tantivy" (a URL without credentials; never an API key)."""
+        if self.settings.index.backend != "qdrant":
+            return "lancedb+tantivy"
+        from ragls.stores.qdrant import display_location
+
+        store = self._vectors
+        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection
+        recorded = self.manifest.get_meta("vectors_fp")
+        if not collection and recorded:  # not opened (`ragls status`): the name the writer's store had
+            from ragls.repo import collection_name, repo_identity
+
+            collection = collection_name(repo_identity(self.folder, self.settings.index.repo_id), recorded,
+                                         self.fingerprint)
+        collection = collection or "(derived when the vectors open)"
+        location = getattr(store, "location", None) or self.settings.index.qdrant_location or "embedded"
+        return f"qdrant:{collection}@{display_location(location)}+tantivy"
 
     def try_open_vectors(self) -> bool:
         """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
@@ -252,9 +280,12 @@ class FolderIndex:
             if old_fp:
                 log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
                             self.folder)
-            store.delete_all()
+            # A Qdrant collection is per model already: a fresh manifest (CI) or another model keeps its points
+            # (stale ones go below: not in the manifest); after a wipe (old_fp "") every point goes.
+            if not getattr(store, "keyed_by_model", False) or old_fp == "":
+                store.delete_all()
+                self.manifest.clear_vector_dirty()
             self.manifest.prune_cache(self.embed_fp)
-            self.manifest.clear_vector_dirty()
             self.manifest.set_meta("vectors_fp", self.vectors_fp)
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
@@ -346,16 +377,19 @@ class FolderIndex:
     def _scan(self, only: Iterable[str] | None) -> tuple[list[Document], list[str], SyncReport]:
         """Decide what changed. `only`: relative paths hinted by the watcher (always re-hashed)."""
         report = SyncReport()
+        allowed = self.restrict_to() if self.restrict_to is not None else None
         if only is None:
             known = self.manifest.files()
             listed = walk(self.folder, self.settings.sources, self.index_dir)
+            if allowed is not None:
+                listed = [p for p in listed if p in allowed]
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set)
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
-            listed_set = {p for p in candidates if self.filter.included(p)}
+            listed_set = {p for p in candidates if self.filter.included(p) and (allowed is None or p in allowed)}
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)
@@ -499,10 +533,23 @@ class FolderIndex:
             if self.try_open_vectors():
                 while self.embed_pending_batch():
                     pass
+                self._record_indexed_commit()
             else:  # keyword search works without a model; the caller shows the reason
                 report.vectors_error = self.vectors_error
         report.elapsed_ms = (time.perf_counter() - t0) * 1000
         return report
+
+    def _record_indexed_commit(self) -> None:
+        """Qdrant backend, nothing pending: record the commit the collection now reflects (the team overlay diffs
+        the working tree against it)."""
+        store = self._vectors
+        if store is None or self._pending or not hasattr(store, "set_meta"):
+            return
+        from ragls.repo import head_commit
+
+        commit = head_commit(self.folder)
+        if commit and store.meta().get("indexed_commit") != commit:
+            store.set_meta(indexed_commit=commit, model=self.vectors_fp, chunker=self.fingerprint)
 
     # -- vector phase --------------------------------------------------------------------------------------
     def pending_ids(self) -> list[str]:

@@ -355,6 +355,16 @@ class SourcesRag:
 register_backend("sources", SourcesRag)
 
 
+def _qdrant_rag(spec: RagSpec, registry: RagRegistry) -> Rag:
+    """`[rags.NAME] qdrant = {...}`: an attached Qdrant collection (retrieval/qdrant_attach.py), read-only."""
+    from ragls.retrieval.qdrant_attach import QdrantRag
+
+    return QdrantRag(spec, registry)
+
+
+register_backend("qdrant", _qdrant_rag)
+
+
 class RagRegistry:
     """The named RAGs visible from a workspace: the user config's `[rags.*]`, then the workspace's (which win).
     RAGs are opened on first use; `reload()` re-reads both files and reopens the RAGs whose table changed."""

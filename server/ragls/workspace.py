@@ -115,8 +115,18 @@ class RagWorkspace:
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only
-        self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
-                        for f, s in zip(self.folders, self.folder_settings)]
+        # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (team.py).
+        self.teams: list[Any] = [None] * len(self.folders)
+        self.indexes = []
+        for i, (f, s) in enumerate(zip(self.folders, self.folder_settings)):
+            if s.index.team:
+                from ragls.team import TeamIndex
+
+                self.teams[i] = TeamIndex(f, s, self.embedder)
+                self.teams[i].overlay.on_progress = on_progress or self.teams[i].overlay.on_progress
+                self.indexes.append(self.teams[i].overlay)
+            else:
+                self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
@@ -250,9 +260,12 @@ class RagWorkspace:
             if "vector" in signals and not self.progressive:
                 for idx in folders:
                     idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
-            groups.append(search(folders, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                                 signals=signals, max_context_chars=self.settings.generation.max_context_chars,
-                                 **self._search_options(folders)))
+            if any(self._team_of(t) for t in folders):  # team mode: shared Qdrant index + local overlay
+                groups.append(self._team_search(folders, text, top_k))
+            else:
+                groups.append(search(folders, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
+                                     signals=signals, max_context_chars=self.settings.generation.max_context_chars,
+                                     **self._search_options(folders)))
         for r in rags:
             r.ensure_indexed()
             groups.append(r.retrieve(text, top_k, signals))
@@ -273,6 +286,25 @@ class RagWorkspace:
         generation = self.settings.generation.model_copy(update={"template": template})
         return self.settings.model_copy(update={"retrieval": own.retrieval, "chunking": own.chunking,
                                                 "generation": generation})
+
+    def _team_of(self, idx: FolderIndex):
+        """The TeamIndex whose overlay `idx` is, else None."""
+        return next((t for t in self.teams if t is not None and t.overlay is idx), None)
+
+    def _team_search(self, targets: Sequence[FolderIndex], text: str, top_k: int | None) -> list[Hit]:
+        """Search with team folders: each team folder through its TeamIndex (shared + overlay), the others with
+        search(); results merged by fused score (same RRF k and weights), best `top_k`."""
+        from ragls.retrieval.search import Hits
+
+        r = self.settings.retrieval
+        k = top_k or r.top_k
+        plain = [t for t in targets if self._team_of(t) is None]
+        results = [self._team_of(t).search(text, settings=r, top_k=k) for t in targets if self._team_of(t)]
+        if plain:
+            results.append(search(plain, self.embedder, text, settings=r, top_k=k, **self._search_options(plain)))
+        merged = sorted((h for res in results for h in res), key=lambda h: -h.score)[:k]
+        sims = [res.best_similarity for res in results if getattr(res, "best_similarity", None) is not None]
+        return Hits(merged, max(sims, default=None))
 
     @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: Any = None) -> QueryResult:
@@ -406,7 +438,8 @@ class RagWorkspace:
         model_name = self.embedder.model_name
         if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
             model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
-        return Status(folders=folders, embedding_model=model_name, store="lancedb+tantivy",
+        store = self.teams[0].store_name() if self.teams[0] is not None else first.store_name
+        return Status(folders=folders, embedding_model=model_name, store=store,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])
@@ -461,7 +494,7 @@ class RagWorkspace:
         for g in self.graphs:
             if g is not None:
                 g.close()
-        for idx in self.indexes:
+        for idx in self.indexes:  # a team folder's index is its overlay: closing it closes the TeamIndex
             idx.close()
         self.embedder.close()  # worker processes of embedding.parallel
 

@@ -1,0 +1,129 @@
+"""Git facts a shared (team) index depends on: the repository's identity, the commit, what differs locally.
+
+Identity (`repo_identity`) is what teammates and CI have in common — never an absolute path (a peer tool named
+its collections by path, so worktrees and teammates could not share an index):
+1. `index.repo_id` when configured;
+2. else the `origin` remote (or the first remote), normalised so every spelling of one repository agrees:
+   `git@github.com:Acme/Docs.git`, `https://user:token@github.com/acme/docs` and `ssh://git@github.com/acme/docs/`
+   all give `github.com/acme/docs` (credentials, scheme, port-less ssh user, `.git` and case dropped);
+3. else the repository's root commit (`root:<sha>`; equal in every clone);
+4. else the folder's name (`name:<folder name>`), with a warning — only when the folder is not a git repository.
+A workspace folder below the repository root adds its path inside the repository (`github.com/acme/docs//docs`).
+
+`collection_name` = `ragls-<repo slug>-<12 hex of sha256(identity, embedding model fingerprint, chunker
+fingerprint)>`, so one repository indexed with one model and one chunker is one collection everywhere.
+`local_changes` lists what the working tree changed since a commit: modified, added (untracked, not ignored)
+and deleted relative paths, renames counted as a deletion plus an addition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+GIT_TIMEOUT_S = 20
+
+
+def git(folder: Path, *args: str) -> str | None:
+    """stdout of `git -C folder args...` stripped, or None when git fails or is missing (never raises)."""
+    try:
+        res = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+def normalize_remote(url: str) -> str:
+    """A remote URL reduced to `host/owner/name` in lower case (module docstring). Local paths keep their path
+    (lower-cased, `.git` dropped)."""
+    u = url.strip()
+    m = re.match(r"^(?:[\w.+-]+://)?(?:[^@/]+@)?([^/:]+)(?::\d+)?[:/](.+)$", u)
+    if m and not u.startswith(("/", ".", "file:")):
+        host, path = m.group(1), m.group(2)
+    else:
+        host, path = "", re.sub(r"^file://", "", u)
+    path = re.sub(r"\.git/?$", "", path.strip("/")).strip("/")
+    return (f"{host}/{path}" if host else path).lower()
+
+
+def repo_identity(folder: Path, configured: str | None = None) -> str:
+    """The identity of the repository holding `folder` (module docstring). Never an absolute path of this
+    machine unless the only remote is one."""
+    folder = Path(folder)
+    if configured:
+        return configured.strip()
+    prefix = (git(folder, "rev-parse", "--show-prefix") or "").strip("/")
+    suffix = f"//{prefix}" if prefix else ""
+    remotes = (git(folder, "remote") or "").split()
+    if remotes:
+        name = "origin" if "origin" in remotes else remotes[0]
+        url = git(folder, "remote", "get-url", name)
+        if url:
+            return normalize_remote(url) + suffix
+    roots = git(folder, "rev-list", "--max-parents=0", "HEAD")
+    if roots:
+        return f"root:{min(roots.split())}{suffix}"
+    log.warning("%s is not a git repository with a commit: the shared index is named after the folder name; set "
+                "index.repo_id so teammates share it", folder.name)
+    return f"name:{folder.resolve().name}"
+
+
+def collection_name(identity: str, model_fp: str, chunker_fp: str) -> str:
+    """Qdrant collection name for (repository identity, embedding model fingerprint, chunker fingerprint)."""
+    base = identity.split("//")[0].rstrip("/")
+    slug = re.sub(r"[^a-z0-9]+", "-", base.rsplit("/", 1)[-1].split(":")[-1].lower()).strip("-")[:40] or "repo"
+    digest = hashlib.sha256(f"{identity}\0{model_fp}\0{chunker_fp}".encode()).hexdigest()[:12]
+    return f"ragls-{slug}-{digest}"
+
+
+def head_commit(folder: Path) -> str | None:
+    """The full sha of HEAD, None outside a git repository or before the first commit."""
+    return git(Path(folder), "rev-parse", "HEAD")
+
+
+@dataclass
+class LocalChanges:
+    """What the working tree of a folder changed since `commit`, as folder-relative paths."""
+
+    commit: str
+    modified: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[str]:
+        """Paths whose local text replaces the shared index's (modified + added)."""
+        return sorted(set(self.modified) | set(self.added))
+
+    @property
+    def hidden(self) -> list[str]:
+        """Paths the shared index must never return (changed or deleted)."""
+        return sorted(set(self.modified) | set(self.added) | set(self.deleted))
+
+
+def local_changes(folder: Path, commit: str) -> LocalChanges | None:
+    """Files of `folder` that differ from `commit` in the working tree (staged or not) plus untracked files not
+    ignored. None when git cannot answer (not a repository, commit unknown locally: fetch it)."""
+    folder = Path(folder)
+    diff = git(folder, "diff", "--name-status", "--no-renames", "--relative", "-z", commit, "--", ".")
+    if diff is None:
+        return None
+    out = LocalChanges(commit)
+    parts = [p for p in diff.split("\0") if p]
+    for status, path in zip(parts[0::2], parts[1::2]):
+        if status.startswith("D"):
+            out.deleted.append(path)
+        elif status.startswith("A"):
+            out.added.append(path)
+        else:
+            out.modified.append(path)
+    untracked = git(folder, "ls-files", "--others", "--exclude-standard", "-z", "--", ".")
+    out.added += [p for p in (untracked or "").split("\0") if p]
+    return out

@@ -1,0 +1,66 @@
+"""`ragls rag attach NAME --url DIR [--collection C]` against qdrant-client's embedded local mode: lists the
+collections without --collection; with it, checks the collection and writes `[rags.NAME] qdrant = {...}` (never a
+key) to ragls.toml, after which `rag = NAME` answers from it; a refused collection writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import tomllib
+from qdrant_client import QdrantClient, models
+from ragls.config import build_settings
+from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.workspace import RagWorkspace
+
+MODEL_DIR = offline_model_dir()
+pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "ragls", *args], capture_output=True, text=True, timeout=300,
+                          check=False, env=env)
+
+
+def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
+    store = tmp_path / "qdrant"
+    emb = Embedder(build_settings({"embedding": {"model": OFFLINE_MODEL_NAME,
+                                                 "model_path": str(MODEL_DIR)}})[0].embedding)
+    emb.ensure_loaded()
+    client = QdrantClient(path=str(store))
+    client.create_collection("handbook", vectors_config=models.VectorParams(size=emb.dim,
+                                                                            distance=models.Distance.COSINE))
+    text = "Travel expenses are reimbursed within 30 days when receipts are uploaded."
+    client.upsert("handbook", points=[models.PointStruct(id=1, vector=emb.embed_documents([text])[0].tolist(),
+                  payload={"page_content": text, "metadata": {"source": "expenses.md"}})], wait=True)
+    client.create_collection("wide", vectors_config=models.VectorParams(size=768, distance=models.Distance.COSINE))
+    client.close()
+    ws_dir = tmp_path / "ws"
+    ws_dir.mkdir()
+    (ws_dir / "ragls.toml").write_text(f'[embedding]\nmodel = "{OFFLINE_MODEL_NAME}"\nmodel_path = "{MODEL_DIR}"\n'
+                                       f'[index]\npath = "{tmp_path / "index"}"\n')
+
+    listed = run("rag", "attach", "hb", "--url", str(store), "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout)["collections"] == ["handbook", "wide"]
+
+    refused = run("rag", "attach", "w", "--url", str(store), "--collection", "wide", "--path", str(ws_dir))
+    assert refused.returncode != 0 and "768-dimensional" in refused.stderr
+    assert "rags" not in tomllib.loads((ws_dir / "ragls.toml").read_text())
+
+    done = run("rag", "attach", "hb", "--url", str(store), "--collection", "handbook", "--api-key-env",
+               "SOME_KEY_VAR", "--path", str(ws_dir))
+    assert done.returncode == 0, done.stderr
+    assert "do not prove the same model" in done.stderr
+    conf = tomllib.loads((ws_dir / "ragls.toml").read_text())
+    assert conf["rags"]["hb"]["qdrant"] == {"url": str(store), "collection": "handbook", "api_key_env": "SOME_KEY_VAR"}
+    again = run("rag", "attach", "hb", "--url", str(store), "--collection", "handbook", "--path", str(ws_dir))
+    assert again.returncode == 2 and "already defined" in again.stderr
+
+    ws = RagWorkspace([ws_dir])
+    try:
+        assert ws.query("when are expenses reimbursed", rag="hb").hits[0].chunk.path == "expenses.md"
+    finally:
+        ws.close()

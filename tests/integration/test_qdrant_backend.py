@@ -1,0 +1,193 @@
+"""`index.backend = "qdrant"`: the vectors (dense + BM25 sparse) in qdrant-client's embedded local mode, the real
+manifest and tantivy, the real offline MiniLM model.
+
+What must hold: indexing, edits and deletes leave exactly one point per manifest chunk, with the payload the issue
+names; a kill -9 at any step of the write order ends, after restart, in the same collection as a clean rebuild;
+two clones of one repository at different paths map to the same collection; `rag/status` names the backend.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from ragls.config import build_settings
+from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.indexer import FolderIndex
+from ragls.repo import collection_name, normalize_remote, repo_identity
+from ragls.retrieval.search import search
+from ragls.stores.qdrant import QdrantChunkStore, close_local
+
+MODEL_DIR = offline_model_dir()
+pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+
+FILES = {
+    "guide/retries.md": "# Retries\n\nFailed uploads are retried five times with exponential backoff.\n",
+    "guide/deploy.md": "# Deploy\n\n## Images\n\nThe container image is pushed to the registry on every release tag.\n",
+    "notes.txt": "The gecko canary release goes to one percent of users first.\n",
+}
+
+
+def settings_for(tmp_path: Path, name: str = "index"):
+    return build_settings({
+        "embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
+        "sources": {"include": ["**/*.md", "**/*.txt"]},
+        "index": {"path": str(tmp_path / name), "backend": "qdrant", "repo_id": "example.com/acme/docs",
+                  "qdrant_location": str(tmp_path / name / "qdrant")},
+    })[0]
+
+
+def make_folder(root: Path) -> Path:
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def points(store: QdrantChunkStore) -> list[tuple]:
+    """(chunk id, path, lines, content hash, text) of every chunk point."""
+    out, offset = [], None
+    while True:
+        pts, offset = store.client.scroll(store.collection, limit=256, offset=offset, with_payload=True)
+        out += [(p.payload["chunk_id"], p.payload["path"], p.payload["start_line"], p.payload["end_line"],
+                 p.payload["content_hash"], p.payload["page_content"]) for p in pts
+                if "chunk_id" in p.payload and p.payload["window"] == 0]
+        if offset is None:
+            return sorted(out)
+
+
+def manifest_chunks(idx: FolderIndex) -> list[tuple]:
+    return sorted((c.id, c.path, c.span.start_line, c.span.end_line, c.text_hash, c.text)
+                  for batch in idx.manifest.iter_chunks() for c in batch)
+
+
+def open_index(folder: Path, s) -> FolderIndex:
+    emb = Embedder(s.embedding)
+    return FolderIndex(folder, s, emb)
+
+
+def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
+    folder = make_folder(tmp_path / "docs")
+    s = settings_for(tmp_path)
+    idx = open_index(folder, s)
+    try:
+        idx.sync()
+        store = idx.vectors
+        assert isinstance(store, QdrantChunkStore)
+        assert points(store) == manifest_chunks(idx) and len(points(store)) == 3
+        assert idx.store_name.startswith(f"qdrant:{store.collection}@") and store.collection.startswith("ragls-docs-")
+        pt = store.client.scroll(store.collection, limit=10, with_payload=True, with_vectors=True)[0]
+        deploy = next(p for p in pt if p.payload.get("path") == "guide/deploy.md")
+        assert deploy.payload["title"] == "Deploy" and deploy.payload["metadata"] == {"source": "guide/deploy.md"}
+        assert deploy.payload["model"] == idx.vectors_fp and deploy.payload["content_hash"]
+        assert len(deploy.vector[""]) == idx.embedder.dim and len(deploy.vector["bm25"].indices) > 5
+        hits = search([idx], idx.embedder, "how often are uploads retried", settings=s.retrieval)
+        assert hits[0].chunk.path == "guide/retries.md" and hits[0].signals == {"vector": 1, "bm25": 1}
+        sparse = store.sparse_points("gecko canary", 5)
+        assert [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
+        qvec = idx.embedder.embed_query("gecko canary release")
+        dense, sparse = store.hybrid_points(qvec, "gecko canary", 5)  # the team mode's one-request search
+        assert dense[0][0].payload["path"] == "notes.txt" and [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
+        dense, sparse = store.hybrid_points(qvec, "gecko canary", 5, exclude_paths=["notes.txt"])
+        assert sparse == [] and "notes.txt" not in {p.payload["path"] for p, _ in dense} and len(dense) == 2
+
+        (folder / "guide/retries.md").write_text("# Retries\n\nFailed uploads are retried twice, then dropped.\n")
+        (folder / "notes.txt").unlink()
+        report = idx.sync()
+        assert report.indexed == ["guide/retries.md"] and report.deleted == ["notes.txt"]
+        assert points(store) == manifest_chunks(idx) and len(points(store)) == 2
+        assert not any("five times" in p[-1] for p in points(store))
+        assert store.sparse_points("gecko canary", 5) == []
+        top = search([idx], idx.embedder, "how often are uploads retried", settings=s.retrieval)[0]
+        assert "retried twice" in top.chunk.text
+    finally:
+        idx.close()
+
+
+CRASH_SCRIPT = textwrap.dedent("""
+    import sys
+    from ragls.config import build_settings
+    from ragls.embed import Embedder
+    from ragls.indexer import FolderIndex
+    import json
+    s = build_settings(json.loads(sys.argv[2]))[0]
+    idx = FolderIndex(sys.argv[1], s, Embedder(s.embedding))
+    idx.sync()
+""")
+
+
+@pytest.mark.parametrize("point", ["after_journal", "after_bm25", "after_manifest", "after_embed_cache"])
+def test_kill_9_mid_update_then_restart_equals_clean_rebuild(tmp_path, point):
+    import json
+
+    folder = make_folder(tmp_path / "docs")
+    s = settings_for(tmp_path)
+    idx = open_index(folder, s)
+    idx.sync()
+    idx.close()
+    close_local(s.index.qdrant_location)
+    (folder / "guide/retries.md").write_text("# Retries\n\nUploads are retried three times, with jitter.\n")
+    (folder / "guide/deploy.md").unlink()
+    (folder / "faq.md").write_text("# FAQ\n\nThe cache lives in XDG_CACHE_HOME.\n\n## Proxy\n\nSet HTTPS_PROXY.\n")
+    env = {**os.environ, "RAGLS_TEST_CRASH_AT": point}
+    raw = json.dumps({"embedding": s.embedding.model_dump(), "sources": s.sources.model_dump(),
+                      "index": s.index.model_dump()})
+    proc = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(folder), raw], check=False, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 137, proc.stderr[-2000:]
+
+    idx = open_index(folder, s)  # restart: reconcile + sync
+    try:
+        idx.sync()
+        got = points(idx.vectors)
+        assert got == manifest_chunks(idx)
+    finally:
+        idx.close()
+    clean_settings = settings_for(tmp_path, "clean")
+    clean = open_index(folder, clean_settings)
+    try:
+        clean.rebuild()
+        assert got == points(clean.vectors) and {p[1] for p in got} == {"guide/retries.md", "faq.md", "notes.txt"}
+    finally:
+        clean.close()
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_two_clones_of_one_repository_share_a_collection(tmp_path):
+    origin = make_folder(tmp_path / "origin")
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "-c", "user.email=a@b", "-c", "user.name=a", "add", "-A")
+    git(origin, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "docs")
+    a, b = tmp_path / "laptop/work/docs", tmp_path / "ci/build/checkout"
+    a.parent.mkdir(parents=True)
+    b.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "-q", str(origin), str(a))
+    git(tmp_path, "clone", "-q", str(origin), str(b))
+    # without a hosted remote (local origin path differs per machine in real life): the root commit
+    git(a, "remote", "remove", "origin")
+    git(b, "remote", "remove", "origin")
+    assert repo_identity(a) == repo_identity(b) == "root:" + git(origin, "rev-parse", "HEAD")
+    assert repo_identity(a / "guide") == repo_identity(b / "guide") == repo_identity(a) + "//guide"
+    # with a hosted remote, every spelling of it
+    git(a, "remote", "add", "origin", "git@github.com:Acme/Docs.git")
+    git(b, "remote", "add", "origin", "https://ci-bot:tok3n@github.com/acme/docs/")
+    assert repo_identity(a) == repo_identity(b) == "github.com/acme/docs"
+    assert normalize_remote("ssh://git@github.com:22/acme/docs.git") == "github.com/acme/docs"
+
+    s = build_settings({"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
+                        "index": {"backend": "qdrant", "qdrant_location": ":memory:"}})[0]
+    names = []
+    for clone in (a, b):
+        store = QdrantChunkStore.for_folder(clone, s, tmp_path / "ix", 384, "model-fp", "chunker-fp")
+        names.append(store.collection)
+        assert str(tmp_path) not in store.collection
+    assert names[0] == names[1] == collection_name("github.com/acme/docs", "model-fp", "chunker-fp")
+    assert names[0] != collection_name("github.com/acme/docs", "other-model", "chunker-fp")
+    assert names[0] != collection_name("github.com/acme/docs", "model-fp", "other-chunker")
