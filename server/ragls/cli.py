@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ragls import __version__
 from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.uris import display_path, key_path
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -123,7 +124,7 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
               f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
               f"({elapsed_s:.1f} s)")
         for s in rep.skipped:
-            print(f"  skipped {s.path}: {s.reason}")
+            print(f"  skipped {display_path(s.path)}: {s.reason}")
         if not idx.writer:
             print("  another ragls process is indexing this folder; showing its index read-only")
         pending = idx.pending_count()
@@ -299,7 +300,7 @@ def cmd_doctor(args) -> int:
         from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
         listed = walk(folder, settings.sources, index_dir)
-        approx_chunks = max(chunks, int(sum((folder / p).stat().st_size for p in listed) / settings.chunking.chunk_size))
+        approx_chunks = max(chunks, int(sum((folder / key_path(p)).stat().st_size for p in listed) / settings.chunking.chunk_size))
         est = estimate_embed_seconds(approx_chunks, emb.max_length)
         warn = est > LONG_EMBED_WARNING_S
         print(f"[{'warn' if warn else 'ok'}] {len(listed)} files to index, ~{approx_chunks} chunks, "
@@ -377,7 +378,7 @@ def cmd_graph(args) -> int:
 
 
 def _line_of(chunk) -> str:
-    return f"{chunk.path}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
+    return f"{display_path(chunk.path)}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,6 +52,7 @@ from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.uris import key_path
 
 if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
@@ -96,12 +97,34 @@ class SyncReport:
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
 
 
+INDEX_NAME_PREFIX_BYTES = 40  # readable part of an index directory's name; file names end at 255 bytes
+
+
+def readable_prefix(name: str, max_bytes: int = INDEX_NAME_PREFIX_BYTES) -> str:
+    """`name` cut to at most `max_bytes` UTF-8 bytes at a character boundary; undecodable bytes shown as U+FFFD.
+    "数据" * 60 -> the first 13 characters (39 bytes)."""
+    text = os.fsencode(name).decode("utf-8", errors="replace")
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", errors="ignore")
+
+
 def default_index_dir(folder: Path) -> Path:
-    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<name>-<hash of the folder path>."""
+    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<prefix>-<hash of the folder path>, the
+    prefix being the folder's name cut to `INDEX_NAME_PREFIX_BYTES` bytes, so the name stays far below the
+    255-byte file-name limit however long the folder's name is. An index made before the cut (a longer name that
+    still fits) keeps being used."""
     from ragls.embed import cache_root
 
     resolved = str(folder.resolve())
-    return cache_root() / "indexes" / f"{folder.name or 'root'}-{text_hash(resolved)[:12]}"
+    digest = text_hash(resolved)[:12]
+    root = cache_root() / "indexes"
+    name = folder.name or "root"
+    legacy = f"{name}-{digest}"
+    if len(os.fsencode(legacy)) <= 255 and (root / legacy).is_dir():
+        return root / legacy
+    return root / f"{readable_prefix(name)}-{digest}"
 
 
 class FolderIndex:
@@ -335,7 +358,7 @@ class FolderIndex:
         for n, rel in enumerate(candidates, 1):
             if n % 200 == 0:
                 self.on_progress("files", n, total, f"{n}/{total} files scanned")
-            path = self.folder / rel
+            path = self.folder / key_path(rel)
             if rel not in listed_set or not path.is_file():
                 if rel in known:
                     deleted.append(rel)

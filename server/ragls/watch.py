@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls import heap
+from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ LogFn = Callable[[str], None]
 
 TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
+MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
+WATCH_RESTART_WINDOW_S = 60.0
 EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
@@ -117,7 +120,7 @@ class IndexWorker:
                 p = Path(raw).absolute()
                 for i, idx in enumerate(self.ws.indexes):
                     try:
-                        rel = p.relative_to(idx.folder).as_posix()
+                        rel = path_key(p.relative_to(idx.folder).as_posix())
                     except ValueError:
                         continue
                     if rel in ("", ".") or idx.index_dir == p or idx.index_dir in p.parents:
@@ -344,11 +347,25 @@ class FileWatcher:
     def _run(self) -> None:
         import watchfiles
 
-        try:
-            for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
-                                            recursive=True, raise_interrupt=False, yield_on_timeout=False,
-                                            ignore_permission_denied=True):
-                self.worker.notify(path for _, path in changes)
-        except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
-            log.warning("file watcher stopped: %s", exc)
-            self.worker.ws.errors.append({"message": f"file watcher stopped: {exc}"})
+        restarts: deque[float] = deque()
+        while not self._stop.is_set():
+            try:
+                for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
+                                                recursive=True, raise_interrupt=False, yield_on_timeout=False,
+                                                ignore_permission_denied=True):
+                    self.worker.notify(path for _, path in changes)
+                return  # stopped
+            except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
+                # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
+                # decode path ..."): scan the folders instead (it finds what the batch held) and watch on.
+                now = time.monotonic()
+                restarts.append(now)
+                while restarts and now - restarts[0] > WATCH_RESTART_WINDOW_S:
+                    restarts.popleft()
+                if len(restarts) > MAX_WATCH_RESTARTS:
+                    log.warning("file watcher stopped: %s", exc)
+                    self.worker.ws.errors.append({"message": f"file watcher stopped: {exc}"})
+                    return
+                log.info("file watcher: %s; rescanning the workspace folders", exc)
+                self.worker.request_sync()
+                self._stop.wait(0.1)
