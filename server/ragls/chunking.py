@@ -14,7 +14,8 @@ positions in the file on disk: 0-based lines, columns in UTF-16 code units, end 
 - A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
 - Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
   last `overlap` characters of the previous one (no overlap when that would not make progress).
-- Leading blank lines and trailing whitespace are trimmed off each chunk; whitespace-only chunks are dropped.
+- Leading blank lines and trailing whitespace are trimmed off each chunk; chunks of nothing but whitespace and ASCII
+  punctuation (markup only: "#", "---", "* * *", a lone fence) are dropped.
 """
 
 from __future__ import annotations
@@ -36,6 +37,24 @@ DEFAULT_OVERLAP = 100
 _EOL = re.compile(r"\r\n|\r|\n")
 _NON_SPACE = re.compile(r"\S")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_CONTENT = re.compile(r"[^\s!-/:-@\[-`{-~]")  # anything but whitespace and ASCII punctuation (markup)
+
+
+def is_markup_only(text: str) -> bool:
+    """True when `text` holds nothing but whitespace and ASCII punctuation: "#", "---", "* * *", a lone "```"."""
+    return _CONTENT.search(text) is None
+
+
+def no_text_reason(text: str) -> str | None:
+    """Why a decoded file yields no chunk: "empty file", "whitespace only" or "markup only (no text)" ("# ",
+    "---"); None when it has text to index. Matches `chunk_document` returning []."""
+    if not text:
+        return "empty file"
+    if not text.strip():
+        return "whitespace only"
+    if is_markup_only(text):
+        return "markup only (no text)"
+    return None
 
 
 class LineIndex:
@@ -120,6 +139,8 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         if start >= end:
             continue
         piece = text[start:end]
+        if is_markup_only(piece):
+            continue  # markup only ("#", "---", "* * *", a lone fence): nothing to find or cite
         line0, col0 = index.position(start)
         line1, col1 = index.position(end)
         digest = text_hash(piece)

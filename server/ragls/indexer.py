@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
-from ragls.chunking import chunk_document
+from ragls.chunking import chunk_document, no_text_reason
 from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+VANISHED = "vanished while indexing (deleted after it was listed)"
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # chunks per model call; between two calls the worker can yield to a save
@@ -362,6 +363,8 @@ class FolderIndex:
             if rel not in listed_set or not path.is_file():
                 if rel in known:
                     deleted.append(rel)
+                if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now
+                    report.skipped.append(Skipped(rel, VANISHED))
                 continue
             rec = known.get(rel)
             if only is None and rec is not None:
@@ -374,12 +377,15 @@ class FolderIndex:
                     report.unchanged += 1
                     continue
             loaded = load_file(self.folder, rel, self.settings.sources.max_file_bytes)
+            if not isinstance(loaded, Skipped):
+                why = no_text_reason(loaded.text)
+                if why is not None:
+                    loaded = Skipped(rel, why)
             if isinstance(loaded, Skipped):
-                if loaded.reason.startswith("vanished"):
-                    if rel in known:
-                        deleted.append(rel)
-                    continue
-                report.skipped.append(loaded)
+                # vanished: listed, then deleted before it was read (recorded until the next full scan, which no
+                # longer lists it); a watcher hint for a deleted file is a plain deletion
+                if not (loaded.reason.startswith("vanished") and only is not None):
+                    report.skipped.append(loaded)
                 if rel in known:
                     deleted.append(rel)
                 continue

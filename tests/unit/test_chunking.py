@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from ragls.chunking import chunk_document, offset_to_position, position_to_offset
+from ragls.chunking import chunk_document, is_markup_only, offset_to_position, position_to_offset
 from ragls.hashing import chunk_id, text_hash
 from ragls.ir import Document
 from ragls.sources.load import load_file, load_text
@@ -51,7 +51,7 @@ def assert_exact(doc_text: str, chunks) -> None:
 
 
 def assert_covers(doc_text: str, chunks) -> None:
-    """Nothing but whitespace is lost between chunks."""
+    """Nothing but whitespace and markup-only text (dropped chunks such as a lone "```") is lost between chunks."""
     starts = naive_line_starts(doc_text)
     ranges = sorted(
         (naive_offset(doc_text, starts, c.span.start_line, c.span.start_char),
@@ -59,9 +59,9 @@ def assert_covers(doc_text: str, chunks) -> None:
     pos = 0
     for s, e in ranges:
         if s > pos:
-            assert not doc_text[pos:s].strip(), repr(doc_text[pos:s][:80])
+            assert is_markup_only(doc_text[pos:s]), repr(doc_text[pos:s][:80])
         pos = max(pos, e)
-    assert not doc_text[pos:].strip()
+    assert is_markup_only(doc_text[pos:])
     ends = [e for _, e in ranges]
     assert all(a < b for a, b in itertools.pairwise(ends)), "a chunk adds nothing after its predecessor"
 
