@@ -30,6 +30,7 @@ snapshot of a commit), LanceDB (each call reads a consistent version).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -58,6 +59,17 @@ if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
 
 log = logging.getLogger(__name__)
+
+OWNER_FILE = "index.lock.owner"  # {"pid", "role"} of the process holding index.lock
+_process_role = "server"
+
+
+def set_process_role(role: str) -> None:
+    """What this process is, recorded next to the writer lock it takes: "server" (default) or the CLI command
+    ("ragls index"), so a second process can say who holds the index."""
+    global _process_role
+    _process_role = role
+
 
 VANISHED = "vanished while indexing (deleted after it was listed)"
 TEXT_BATCH_FILES = 64
@@ -189,9 +201,28 @@ class FolderIndex:
     def _try_lock(self) -> bool:
         try:
             self._lock.acquire(timeout=0)
-            return True
         except Timeout:
             return False
+        try:  # who holds the lock, for the message another process shows (`writer_holder`)
+            (self.index_dir / OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "role": _process_role}))
+        except OSError:
+            pass
+        return True
+
+    def writer_holder(self) -> str:
+        """Who holds this index's writer lock, for messages: "another `ragls index` run (pid 4242)", "an editor's
+        ragls server (pid 4242)", or "another ragls process" when unknown."""
+        try:
+            owner = json.loads((self.index_dir / OWNER_FILE).read_text())
+            pid, role = int(owner["pid"]), str(owner["role"])
+            os.kill(pid, 0)  # still running?
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another ragls process"
+        if pid == os.getpid():
+            return "this process"
+        if role == "server":
+            return f"an editor's ragls server (pid {pid})"
+        return f"another `{role}` run (pid {pid})"
 
     @property
     def other_writer(self) -> bool:
@@ -356,6 +387,18 @@ class FolderIndex:
         if only is None:
             known = self.manifest.files()
             listed = walk(self.folder, self.settings.sources, self.index_dir)
+            if not listed and known and self._indexed_files_exist(known):
+                # Most likely a typo in sources.include: emptying the index would answer every query with
+                # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
+                warning = (f"no file of {self.folder} matches the sources settings (include "
+                           f"{self.settings.sources.include}), though the {len(known)} indexed files still exist: "
+                           f"the index was kept; fix sources.include (or run rebuild to empty the index)")
+                if warning != self.include_warning:
+                    log.warning("%s", warning)
+                    self.manifest.set_meta("include_warning", warning)
+                return [], [], report
+            if self.include_warning:
+                self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set)
@@ -405,6 +448,16 @@ class FolderIndex:
                 continue
             docs.append(loaded)
         return docs, deleted, report
+
+    @property
+    def include_warning(self) -> str | None:
+        """Set by the last full scan when it listed no file while the indexed files still exist (the index was
+        kept, see `_scan`); kept in the manifest so read-only processes (`ragls status`) show it too."""
+        return self.manifest.get_meta("include_warning") or None
+
+    def _indexed_files_exist(self, known: dict[str, FileRecord]) -> bool:
+        """True when some file of the index is still on disk (the walk lists none: the settings exclude them)."""
+        return any(os.path.lexists(self.folder / key_path(p)) for p in known)
 
     def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False) -> tuple[list[Chunk], int]:
         """Steps 1-4 of the write order for one batch. Returns the new chunks and how many of them got their

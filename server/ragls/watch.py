@@ -78,6 +78,7 @@ class IndexWorker:
         self._writes_since_compact = 0
         self._next_takeover = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
+        self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
         self.idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ragls-indexer", daemon=True)
         for idx in ws.indexes:
@@ -286,6 +287,9 @@ class IndexWorker:
             with self._cond:
                 self._active = None
                 self._update_queued()
+        if idx.include_warning and idx.include_warning != self._warned.get(folder):
+            self.on_warning(f"ragls: {idx.include_warning}")
+        self._warned[folder] = idx.include_warning
         if report.indexed or report.deleted:
             self._writes_since_compact += 1
             self.on_log(f"ragls: indexed {len(report.indexed)} file(s), deleted {len(report.deleted)} in "

@@ -322,6 +322,7 @@ class RagWorkspace:
         if first.embed_fp:
             fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
+        model_errors |= {idx.include_warning for idx in self.indexes if idx.include_warning}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
         return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",

@@ -157,26 +157,37 @@ class Bm25Store:
     def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        try:
-            self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
-        except ValueError as exc:
-            if "schema does not match" not in str(exc) or not writable:
-                raise
-            # Made by an older version (no `cjk` field): BM25 is derived from the manifest, so start it afresh;
-            # the indexer's reconcile() sees the ids differ and re-adds every chunk.
-            log.warning("BM25 index %s has an older schema: rebuilding it from the manifest", self.directory)
-            shutil.rmtree(self.directory)
-            self.directory.mkdir(parents=True)
-            self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
         self._writable = writable
         self._heap = heap_bytes
         self._writer = None
         self._lock = threading.Lock()
+        self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
+        try:
+            self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        except ValueError as exc:
+            if "schema does not match" not in str(exc):
+                raise
+            if not writable:  # the writer process (or the next writer) rebuilds it; read it as it is meanwhile
+                self.index = tantivy.Index.open(str(self.directory))
+                self.has_cjk = False
+                return
+            # Made by an older version (no `cjk` field): BM25 is derived from the manifest, so start it afresh;
+            # the indexer's reconcile() sees the ids differ and re-adds every chunk.
+            self._start_afresh()
+
+    def _start_afresh(self) -> None:
+        log.warning("BM25 index %s has an older schema: rebuilding it from the manifest", self.directory)
+        shutil.rmtree(self.directory)
+        self.directory.mkdir(parents=True)
+        self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        self.has_cjk = True
 
     def set_writable(self, writable: bool) -> None:
         """Switch between read-only and writable (a reader process that took over the writer lock)."""
         with self._lock:
             self._writable = writable
+            if writable and not self.has_cjk:
+                self._start_afresh()  # the caller's reconcile() re-adds every chunk from the manifest
 
     def _w(self):
         if not self._writable:
@@ -263,7 +274,7 @@ class Bm25Store:
         more bigrams as a phrase (an exact substring outranks chunks that merely share its characters). []
         without CJK."""
         runs = cjk_runs(text)
-        if not runs:
+        if not runs or not self.has_cjk:
             return []
         schema = self.index.schema
         terms = dict.fromkeys(g for run in runs for g in run_bigrams(run))
