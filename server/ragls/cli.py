@@ -180,6 +180,9 @@ def cmd_query(args) -> int:
         if args.json:
             _print_json(wire)
             return 0
+        if result.truncated:
+            print(f"(the query is longer than the embedding model reads ({ws.embedder.max_length} tokens): its end "
+                  "was embedded, keyword search used all of it)")
         if result.abstained:
             print("(nothing relevant enough was found; best matches below)")
         for n, (chunk, hit) in enumerate(zip(wire["chunks"], result.hits), 1):

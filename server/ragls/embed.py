@@ -288,6 +288,18 @@ class Embedder:
         self.texts_embedded += len(texts)
         return out
 
+    def query_token_count(self, text: str) -> int | None:
+        """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
+        equal to `max_length` means the text was cut), or None when the tokenizer is not reachable (model not
+        loaded, fastembed internals changed)."""
+        if self._model is None:
+            return None
+        tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        try:
+            return len(tokenizer.encode(text).ids)
+        except Exception:  # noqa: BLE001 - a count is optional
+            return None
+
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
         model = self.ensure_loaded()

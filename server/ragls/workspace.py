@@ -41,6 +41,7 @@ class QueryResult:
     hits: list[Hit]
     abstained: bool
     elapsed_ms: float
+    truncated: bool = False  # the embedding model read only the query's end (retrieval/query_fit.py)
 
 
 @dataclass
@@ -219,7 +220,7 @@ class RagWorkspace:
         hits = self.retrieve(text, top_k, rag)
         return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text,
                                                  getattr(hits, "best_similarity", None)),
-                           (time.perf_counter() - t0) * 1000)
+                           (time.perf_counter() - t0) * 1000, truncated=getattr(hits, "truncated", False))
 
     # -- answers -------------------------------------------------------------------------------------------
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,

@@ -119,8 +119,11 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
 
 
 def to_wire_query(result, explain: bool = False) -> dict:
-    return {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
-            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
+    out = {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
+           "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
+    if getattr(result, "truncated", False):
+        out["truncated"] = True  # the embedding model read only the end of the query
+    return out
 
 
 def to_wire_answer(answer: Answer) -> dict:

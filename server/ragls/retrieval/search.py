@@ -10,6 +10,7 @@ the relevance test shared by rag/query and rag/ask.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from ragls.errors import InvalidParams
 from ragls.ir import Hit
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.query_fit import fit_query
 from ragls.stores.bm25 import STOPWORDS, query_words
 
 if TYPE_CHECKING:
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from ragls.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.retrieval.rerank import Reranker
+
+log = logging.getLogger(__name__)
 
 SIGNALS = ("vector", "bm25")
 
@@ -36,9 +40,10 @@ class Hits(list):
     candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
     top_k."""
 
-    def __init__(self, hits=(), best_similarity: float | None = None):
+    def __init__(self, hits=(), best_similarity: float | None = None, truncated: bool = False):
         super().__init__(hits)
         self.best_similarity = best_similarity
+        self.truncated = truncated  # the query was longer than the embedding model reads (query_fit.py)
 
 
 def check_query(text: object) -> str:
@@ -68,8 +73,15 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     similarity: dict[tuple[int, str], float] = {}
     qvec = None
     ready = [(i, idx) for i, idx in enumerate(indexes) if idx.vectors_ready]
+    model_query, truncated = query, False
+    if ("vector" in signals and ready) or reranker is not None:
+        model_query, truncated = fit_query(query, embedder.query_token_count, embedder.max_length)
+        if truncated:
+            log.info("query of %d characters is longer than the embedding model reads (%d tokens): its last %d "
+                     "characters are embedded, BM25 searches all of it", len(query), embedder.max_length,
+                     len(model_query))
     if "vector" in signals and ready:
-        qvec = embedder.embed_query(query)
+        qvec = embedder.embed_query(model_query)
         lst = []
         for i, idx in ready:
             for cid, sim in idx.vectors.search(qvec, n):
@@ -84,14 +96,14 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, se
     if reranker is not None:
         from ragls.retrieval.rerank import rerank_hits
 
-        return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
+        return Hits(rerank_hits(indexes, reranker, model_query, rankings, similarity, top_k), None, truncated)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
     weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
     bonus = _exact_match_bonus(indexes, query, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
-    return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
+    return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None), truncated)
 
 
 def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
