@@ -180,7 +180,7 @@ class FolderIndex:
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
-            "tokenizer": TOKENIZER_VERSION, "layout": 2,
+            "tokenizer": TOKENIZER_VERSION, "layout": 3,  # 3: balanced fences, no markup-only chunks
         })
         self.embed_fp: str | None = None
         # The index was built with other chunking/tokenizer settings; the writer rebuilds it when it opens.
