@@ -50,7 +50,7 @@ from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
 from ragls.ir import Chunk, Document
 from ragls.sources.load import load_file
-from ragls.sources.walk import FileFilter, walk
+from ragls.sources.walk import FileFilter, walk_with
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.uris import key_path
@@ -195,6 +195,9 @@ class FolderIndex:
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)
         self._urgent: dict[str, None] = {}  # the subset from files changed since start-up: embedded first
+        # Real paths of symlink targets -> the alias keys indexed for them (from the last full scan; the watcher
+        # re-indexes the aliases when a target changes).
+        self.symlink_targets: dict[str, list[str]] = {}
         if self.writer:
             self._start_writing()
 
@@ -386,7 +389,9 @@ class FolderIndex:
         report = SyncReport()
         if only is None:
             known = self.manifest.files()
-            listed = walk(self.folder, self.settings.sources, self.index_dir)
+            walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
+            listed = walk_with(walker)
+            self.symlink_targets = walker.aliases
             if not listed and known and self._indexed_files_exist(known):
                 # Most likely a typo in sources.include: emptying the index would answer every query with
                 # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
@@ -405,7 +410,7 @@ class FolderIndex:
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
-            listed_set = {p for p in candidates if self.filter.included(p)}
+            listed_set = {p for p in candidates if self.filter.included(p) and not self.filter.alias_of_indexed(p)}
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)

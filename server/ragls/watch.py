@@ -126,8 +126,18 @@ class IndexWorker:
                         continue
                     if rel in ("", ".") or idx.index_dir == p or idx.index_dir in p.parents:
                         continue
+                    if rel == ".git/info/exclude":  # the repository's own ignore rules changed
+                        idx.filter.invalidate()
+                        self._mark(i, None, now)
+                        accepted += 1
+                        continue
                     if rel == ".git" or rel.startswith(".git/"):
                         continue
+                    aliases = idx.symlink_targets.get(os.path.realpath(p)) if idx.symlink_targets else None
+                    if aliases:  # the target of symlinked files that are indexed under their own path
+                        for alias in aliases:
+                            self._mark(i, alias, now)
+                        accepted += 1
                     if p.name in (".gitignore", "ragls.toml"):
                         settings_file |= p.name == "ragls.toml" and p.parent == idx.folder
                         idx.filter.invalidate()
@@ -348,6 +358,18 @@ class FileWatcher:
         self._stop.set()
         self._thread.join(3)
 
+    def _watch_filter(self, default) -> Callable[[object, str], bool]:
+        """watchfiles' default filter (no events from .git, node_modules, __pycache__, .venv …), letting through
+        the two kinds ragls needs from there: `.git/info/exclude`, and the targets of indexed symlinks."""
+        exclude = os.sep + os.path.join(".git", "info", "exclude")
+
+        def keep(change, path: str) -> bool:
+            if default(change, path) or path.endswith(exclude):
+                return True
+            targets = [idx.symlink_targets for idx in self.worker.ws.indexes if idx.symlink_targets]
+            return bool(targets) and any(path in t or os.path.realpath(path) in t for t in targets)
+        return keep
+
     def _run(self) -> None:
         import watchfiles
 
@@ -355,6 +377,7 @@ class FileWatcher:
         while not self._stop.is_set():
             try:
                 for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
+                                                watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
                                                 recursive=True, raise_interrupt=False, yield_on_timeout=False,
                                                 ignore_permission_denied=True):
                     self.worker.notify(path for _, path in changes)

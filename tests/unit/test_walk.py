@@ -163,7 +163,12 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     (ws / "ext.md").symlink_to(outside / "ext.md")
     (ws / "dangling.md").symlink_to(ws / "missing.md")
     (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
-    assert walk(ws, settings()) == ["ext.md", "link.md", "real.md", "sub/s.md"]
+    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity)
+    assert walk(ws, settings()) == ["ext.md", "real.md", "sub/s.md"]
+    ff = FileFilter(ws, settings())
+    walk_mod.walk_with(ff)
+    assert ff.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]}
+    assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
 
 
 def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):

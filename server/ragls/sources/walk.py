@@ -111,6 +111,9 @@ class FileFilter:
         self._gitignores: dict[str, GitIgnoreSpec | None] = {}
         self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
         self._dir_reasons: dict[str, str | None] = {}
+        # Symlinked files listed under their own (alias) path, by the real path of their target: the watcher maps
+        # an event on the target to the alias. Filled by `walk_with`.
+        self.aliases: dict[str, list[str]] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
@@ -134,6 +137,17 @@ class FileFilter:
             if why is not None:
                 return why
         return self._file_reason(rel_path)
+
+    def indexed_target(self, real_path: str) -> str | None:
+        """The relative path of `real_path` (a symlink target, resolved) when it lies inside the folder and is
+        indexed itself, else None."""
+        inside = _relative_inside(Path(os.path.realpath(self.folder)), Path(real_path))
+        return inside if inside is not None and self.included(inside) else None
+
+    def alias_of_indexed(self, rel_path: str) -> bool:
+        """True when `rel_path` is a symlink whose target is indexed under its own path (so it is not indexed)."""
+        path = self.folder / key_path(rel_path)
+        return os.path.islink(path) and self.indexed_target(os.path.realpath(path)) is not None
 
     def dir_included(self, rel_dir: str) -> bool:
         """True when the directory `rel_dir` is walked (not excluded itself nor inside an excluded directory)."""
@@ -256,8 +270,11 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`), as index
     keys (`uris.path_key`; a name that is not valid UTF-8 is percent-encoded, never an error).
 
-    Excluded directories are not descended into. A symlink to a regular file is listed; symlinked directories are
-    not followed (no loops); dangling links and unreadable directories are skipped silently (logged at debug).
+    Excluded directories are not descended into. A symlink to a regular file inside the folder that is indexed
+    itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
+    listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
+    can follow the target. Symlinked directories are not followed (no loops); dangling links and unreadable
+    directories are skipped silently (logged at debug).
     """
     return walk_with(FileFilter(folder, settings, index_dir))
 
@@ -265,6 +282,7 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
 def walk_with(file_filter: FileFilter) -> list[str]:
     """`walk` with an existing `FileFilter` (so the watcher can keep one filter and its caches)."""
     root = file_filter.folder
+    file_filter.aliases = {}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -285,6 +303,10 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                     except OSError:
                         continue  # dangling link or loop
                     if stat.S_ISREG(target.st_mode) and file_filter._file_reason(rel) is None:
+                        real = os.path.realpath(entry.path)
+                        if file_filter.indexed_target(real) is not None:
+                            continue  # the target is indexed under its own path: one copy, the real name
+                        file_filter.aliases.setdefault(real, []).append(path_key(rel))
                         found.append(path_key(rel))
                 elif entry.is_dir(follow_symlinks=False):
                     if file_filter.dir_reason(rel) is None:
