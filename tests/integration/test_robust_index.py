@@ -119,14 +119,14 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
     write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
     write(folder, "gone.md", "# Gone\n\nThe ferry leaves at noon.\n")
     write(folder, "gone2.md", "# Gone too\n\nThe tram is late.\n")
-    real_walk = indexer_mod.walk
+    real_walk = indexer_mod.walk_with
 
     def walk_then_delete(*args, **kwargs):
         listed = real_walk(*args, **kwargs)
         os.unlink(folder / "gone.md")  # deleted after it was listed
         return listed
 
-    monkeypatch.setattr(indexer_mod, "walk", walk_then_delete)
+    monkeypatch.setattr(indexer_mod, "walk_with", walk_then_delete)
     real_load = indexer_mod.load_file
 
     def load_after_delete(folder_, rel, max_bytes):
@@ -142,7 +142,7 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
         assert reasons["gone.md"].startswith("vanished") and reasons["gone2.md"].startswith("vanished")
         assert dict(w.status().folders[0].skipped).keys() == {"gone.md", "gone2.md"}
         assert report.indexed == ["keep.md"]
-        monkeypatch.setattr(indexer_mod, "walk", real_walk)
+        monkeypatch.setattr(indexer_mod, "walk_with", real_walk)
         w.index(embed=False)  # the next full scan no longer lists them: the entries go
         assert w.status().folders[0].skipped == []
     finally:
