@@ -146,8 +146,11 @@ FUZZY_BOOST = 0.5  # a fuzzy match scores as a plain term match of half the weig
 
 
 def stems(text: str) -> list[str]:
-    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included."""
-    return _EN_STEM.analyze(text)
+    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included; CJK
+    runs give their character bigrams (the `cjk` field's terms) instead."""
+    if not has_cjk(text):
+        return _EN_STEM.analyze(text)
+    return _EN_STEM.analyze(_CJK_RUN.sub(" ", text)) + cjk_bigrams(text)
 
 
 def _content_words(text: str) -> list[str]:
@@ -342,8 +345,10 @@ class Bm25Store:
         return _EN_STEM_NO_STOP.analyze(indexed_body(text))
 
     def doc_freq(self, term: str) -> int:
-        """Number of chunks whose `body` holds the indexed `term` (already analyzed; 0 when absent)."""
-        return int(self.index.searcher().doc_freq("body", term))
+        """Number of chunks whose `body` (for a CJK bigram: `cjk`) holds the indexed `term` (already analyzed; 0 when
+        absent)."""
+        field = "cjk" if self.has_cjk and has_cjk(term) else "body"  # a CJK bigram lives in the `cjk` field
+        return int(self.index.searcher().doc_freq(field, term))
 
     def num_docs(self) -> int:
         """Chunks visible to searches (without reloading)."""
