@@ -29,6 +29,7 @@ import numpy as np
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
 from ragls.index_paths import cache_root  # re-exported: callers import it from here
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -353,6 +354,7 @@ class Embedder:
             self._pool.close()
             self._pool = None
 
+    @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
         model = self.ensure_loaded()
