@@ -127,14 +127,14 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
         return listed
 
     monkeypatch.setattr(indexer_mod, "walk_with", walk_then_delete)
-    real_load = indexer_mod.load_file
+    real_load = indexer_mod.load_source
 
-    def load_after_delete(folder_, rel, max_bytes):
+    def load_after_delete(folder_, rel, *args, **kwargs):
         if rel == "gone2.md":
             os.unlink(folder / rel)  # deleted between the stat and the read
-        return real_load(folder_, rel, max_bytes)
+        return real_load(folder_, rel, *args, **kwargs)
 
-    monkeypatch.setattr(indexer_mod, "load_file", load_after_delete)
+    monkeypatch.setattr(indexer_mod, "load_source", load_after_delete)
     w = make_ws(folder, tmp_path / "index")
     try:
         report = w.index(embed=False)[0]
