@@ -1,8 +1,11 @@
 """`Document` -> `Chunk`s with exact line spans.
 
-Every chunk's `text` is exactly `doc.text[start:end]` for two offsets, and its `span` gives those offsets as LSP
-positions in the file on disk: 0-based lines, columns in UTF-16 code units, end exclusive; a line ends only at
-"\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long.
+Every chunk's `text` is exactly `doc.text[start:end]` for two offsets — except that a Markdown chunk that starts
+or ends inside a fenced code block gets the block's opening line prepended / its closing fence appended (so split
+code blocks stay balanced, and text after a fence that is never closed is still quoted as code) — and its `span`
+gives those offsets as LSP positions in the file on disk: 0-based lines, columns in UTF-16 code units, end exclusive; a line ends only at
+"\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long, fence lines
+included (Markdown with code blocks is packed that much smaller).
 
 - Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
   consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is their common
@@ -14,7 +17,8 @@ positions in the file on disk: 0-based lines, columns in UTF-16 code units, end 
 - A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
 - Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
   last `overlap` characters of the previous one (no overlap when that would not make progress).
-- Leading blank lines and trailing whitespace are trimmed off each chunk; whitespace-only chunks are dropped.
+- Leading blank lines and trailing whitespace are trimmed off each chunk; chunks of nothing but whitespace and ASCII
+  punctuation (markup only: "#", "---", "* * *", a lone fence) are dropped.
 """
 
 from __future__ import annotations
@@ -36,6 +40,24 @@ DEFAULT_OVERLAP = 100
 _EOL = re.compile(r"\r\n|\r|\n")
 _NON_SPACE = re.compile(r"\S")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_CONTENT = re.compile(r"[^\s!-/:-@\[-`{-~]")  # anything but whitespace and ASCII punctuation (markup)
+
+
+def is_markup_only(text: str) -> bool:
+    """True when `text` holds nothing but whitespace and ASCII punctuation: "#", "---", "* * *", a lone "```"."""
+    return _CONTENT.search(text) is None
+
+
+def no_text_reason(text: str) -> str | None:
+    """Why a decoded file yields no chunk: "empty file", "whitespace only" or "markup only (no text)" ("# ",
+    "---"); None when it has text to index. Matches `chunk_document` returning []."""
+    if not text:
+        return "empty file"
+    if not text.strip():
+        return "whitespace only"
+    if is_markup_only(text):
+        return "markup only (no text)"
+    return None
 
 
 class LineIndex:
@@ -108,8 +130,12 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         return []
     index = LineIndex(text)
     lines = _Lines(text, index)
+    fences: list[_Fence] = []
     if doc.kind == "markdown":
-        pieces = _markdown_pieces(text, lines, chunk_size, overlap)
+        # Room for the fence lines a split code block gets (see _balance_fences), so chunks stay <= chunk_size.
+        reserve = max((2 * len(m.group(0).strip()) + 2 for m in _FENCE_LINE.finditer(text)), default=0)
+        size = chunk_size - reserve if chunk_size > 4 * reserve else chunk_size
+        pieces = _markdown_pieces(text, lines, size, min(overlap, size // 2), fences)
     else:
         titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
         # A paged document (PDF) is packed page by page, so each chunk cites exactly one page.
@@ -118,11 +144,19 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
         pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
     chunks: list[Chunk] = []
+    last_end = -1
     for start, end, title in pieces:
         start, end = _trim(text, index, start, end)
         if start >= end:
             continue
         piece = text[start:end]
+        if is_markup_only(piece):
+            continue  # markup only ("#", "---", "* * *", a lone fence): nothing to find or cite
+        if fences:
+            start, end, piece = _balance_fences(text, index, fences, start, end)
+            if start >= end or is_markup_only(piece) or end <= last_end:
+                continue  # nothing left, or nothing the previous chunk does not hold already
+        last_end = end
         line0, col0 = index.position(start)
         line1, col1 = index.position(end)
         digest = text_hash(piece)
@@ -232,6 +266,34 @@ def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap:
     return pieces
 
 
+def _balance_fences(text: str, index: LineIndex, fences: list[_Fence], start: int,
+                    end: int) -> tuple[int, int, str]:
+    """(start, end, chunk text) for text[start:end] with its fenced code blocks balanced. A chunk that ends with
+    an opening fence line (nothing of the block after it) ends before that line, and one that starts with a
+    closing fence line starts after it; then a chunk starting inside a block gets the block's opening line
+    ("```python") prepended, and one ending inside it — or inside a block never closed — gets the closing fence
+    appended, so every chunk renders its code as code. start == end: nothing is left."""
+    for f in fences:
+        if f.open_start <= end <= f.content_start or not text[f.content_start:end].strip() and f.open_start < end:
+            if start < f.open_start:
+                start, end = _trim(text, index, start, f.open_start)  # a dangling opener: the next chunk has it
+            elif end <= f.content_start or not text[f.content_start:end].strip():
+                return start, start, ""  # the opening line alone
+        if f.close_start < len(text) and start == f.close_start:
+            close_end = index.starts[index.line_of(f.close_start) + 1] \
+                if index.line_of(f.close_start) + 1 < len(index.starts) else len(text)
+            start, end = _trim(text, index, close_end, end) if close_end < end else (end, end)
+    if start >= end:
+        return start, start, ""
+    piece = text[start:end]
+    for f in fences:
+        if f.content_start <= start < f.close_start:
+            piece = f.opener + "\n" + piece
+        if max(start, f.open_start) < end <= f.close_start:
+            piece = piece + "\n" + f.closer
+    return start, end, piece
+
+
 def _char_break(text: str, start: int, limit: int) -> int:
     """A break inside one long line: after the last whitespace in the second half of the window, else at `limit`.
     Never between "\\r" and "\\n" (Python strings index code points, so never inside a character)."""
@@ -259,6 +321,7 @@ def _trim(text: str, index: LineIndex, start: int, end: int) -> tuple[int, int]:
 
 # -- markdown ------------------------------------------------------------------------------------------------
 
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[^\r\n]*", re.MULTILINE)
 _FRONT_MATTER_OPEN = re.compile(r"(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)")
 _FRONT_MATTER_KEY = re.compile(r"[\w\"'.-]+[ \t]*[:=]")
 _ATOMIC_BLOCKS = frozenset({"fence", "code_block", "html_block"})
@@ -330,7 +393,20 @@ def strip_heading_ids(text: str) -> str:
     return HEADING_ID.sub("", text) if "{" in text else text
 
 
-def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[tuple[int, int, str]]:
+@dataclass
+class _Fence:
+    """A fenced code block: offsets of its opening line, of its content, of its closing line (len(text) when it
+    is never closed), the opening line's text and the closing fence to add."""
+
+    open_start: int
+    content_start: int
+    close_start: int
+    opener: str
+    closer: str
+
+
+def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
+                     fences: list[_Fence] | None = None) -> list[tuple[int, int, str]]:
     index = lines.index
     starts = index.starts
     n_lines = len(starts)
@@ -355,6 +431,16 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[
         first, last = tok.map
         if tok.type in _ATOMIC_BLOCKS:
             forbidden.append((first, last))
+        if tok.type == "fence" and fences is not None and tok.level == 0:
+            open_start = line_offset(first)
+            content_start = line_offset(first + 1)
+            opener = text[open_start:content_start].rstrip("\r\n")
+            marker = opener.lstrip(" ")[:1] * max(3, len(tok.markup))
+            closing = last - 1 if last - 1 > first else None
+            closed = closing is not None and text[line_offset(closing):line_offset(closing + 1)].strip().startswith(
+                marker) and not text[line_offset(closing):line_offset(closing + 1)].strip().strip(marker[0])
+            fences.append(_Fence(open_start, content_start, line_offset(closing) if closed else len(text),
+                                 opener.strip(), marker))
         if tok.level == 0 and tok.nesting in (0, 1):
             block_starts.add(first)
         if tok.type == "heading_open" and tok.level == 0:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ragls import __version__
 from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.uris import display_path, key_path
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -149,9 +150,11 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
               f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
               f"({elapsed_s:.1f} s)")
         for s in rep.skipped:
-            print(f"  skipped {s.path}: {s.reason}")
+            print(f"  skipped {display_path(s.path)}: {s.reason}")
         if not idx.writer:
-            print("  another ragls process is indexing this folder; showing its index read-only")
+            print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
+        if idx.include_warning:
+            print(f"  warning: {idx.include_warning}")
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:
@@ -185,8 +188,11 @@ def cmd_index(args, rebuild: bool = False) -> int:
             _print_sync(ws, reports, time.perf_counter() - t0)
         _warn_no_vectors(ws)
         if not all(idx.writer for idx in ws.indexes):
-            print("ragls: another ragls process (an editor's server) holds this index; nothing was "
-                  f"{'rebuilt' if rebuild else 'indexed'} — use the editor's rebuild command, or stop it first",
+            held = next(idx for idx in ws.indexes if not idx.writer)
+            holder = held.writer_holder()
+            advice = ("use the editor's rebuild command, or stop it first" if "editor" in holder
+                      else "wait for it to finish, then run again")
+            print(f"ragls: {holder} holds this index; nothing was {'rebuilt' if rebuild else 'indexed'} — {advice}",
                   file=sys.stderr)
             return 1
     finally:
@@ -246,6 +252,9 @@ def cmd_query(args) -> int:
     if args.json:
         _print_json(wire)
         return 0
+    if wire.get("truncated"):
+        print("(the query is longer than the embedding model reads: its end was embedded, keyword search used "
+              "all of it)")
     if wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):
@@ -424,72 +433,103 @@ def cmd_prune(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    """Checks: model loadable, index path writable, stores readable, generation backend."""
-    ok = True
+    """Checks: settings, model loadable, index path writable, stores readable, files matched by sources.include,
+    generation backend. Human lines "[ok|warn|FAIL] ..." or, with --json, {"ok": bool, "checks": [{"name", "status"
+    ("ok" | "warn" | "fail"), "message"}]}. Exit code 1 when a check failed."""
+    checks: list[dict[str, str]] = []
+
+    def report(status: str | bool, name: str, what: str) -> None:
+        status = ("ok" if status else "fail") if isinstance(status, bool) else status
+        checks.append({"name": name, "status": status, "message": what})
+        if not args.json:
+            print(f"[{'FAIL' if status == 'fail' else status}] {what}")
+
+    def note(text: str) -> None:
+        if not args.json:
+            print(f"       {text}")
+        else:
+            checks.append({"name": "note", "status": "ok", "message": text})
+
+    try:
+        _doctor_checks(args, report, note)
+    finally:
+        ok = all(c["status"] != "fail" for c in checks)
+        if args.json:
+            _print_json({"ok": ok, "checks": checks})
+    return 0 if ok else 1
+
+
+def _doctor_checks(args, report, note) -> None:
     folder = Path(args.path or ".").resolve()
-
-    def report(good: bool, what: str) -> None:
-        nonlocal ok
-        ok &= good
-        print(f"[{'ok' if good else 'FAIL'}] {what}")
-
     from ragls.config import load_settings
 
     try:
         settings, warnings = load_settings(folder)
-        report(True, f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
+        report(True, "settings",
+               f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
         for w in warnings:
-            print(f"       warning: {w}")
+            note(f"warning: {w}")
     except RaglsError as exc:
-        report(False, f"settings: {exc}")
-        return 1
+        report(False, "settings", f"settings: {exc}")
+        return
     from ragls.embed import Embedder
 
-    emb = Embedder(settings.embedding, on_status=lambda m: print(f"       {m}"))
+    emb = Embedder(settings.embedding, on_status=note)
     try:
         emb.ensure_loaded()
-        report(True, f"embedding model {emb.model_name} ({emb.source}, {emb.dim}-d)")
+        report(True, "embedding_model", f"embedding model {emb.model_name} ({emb.source}, {emb.dim}-d)")
     except RaglsError as exc:
-        report(False, str(exc))
-        return 1
-    from ragls.indexer import FolderIndex, default_index_dir
+        report(False, "embedding_model", str(exc))
+        return
+    from ragls.indexer import FolderIndex, resolve_index_dir
 
-    index_dir = Path(settings.index.path or default_index_dir(folder))
+    index_dir = resolve_index_dir(folder, settings)
     try:
         index_dir.mkdir(parents=True, exist_ok=True)
         probe = index_dir / ".write-probe"
         probe.write_text("ok")
         probe.unlink()
-        report(True, f"index path writable: {index_dir}")
+        report(True, "index_path", f"index path writable: {index_dir}")
     except OSError as exc:
-        report(False, f"index path {index_dir} not writable: {exc}")
+        report(False, "index_path", f"index path {index_dir} not writable: {exc}")
     try:
-        idx = FolderIndex(folder, settings, emb, index_dir=index_dir)
-        built_with = idx.manifest.get_meta("vectors_model")
-        if built_with and built_with != settings.embedding.model and "model" not in settings.embedding.model_fields_set:
-            print(f"[note] the index keeps the embedding model it was built with ({built_with}); "
-                  f"`ragls rebuild` or an explicit embedding.model switches to {settings.embedding.model}")
-        files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
-        report(True, f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
-                     f"{idx.vectors.count()} vectors")
+        idx = FolderIndex(folder, settings, emb, index_dir=index_dir, read_only=True)
+        try:
+            built_with = idx.manifest.get_meta("vectors_model")
+            if built_with and built_with != settings.embedding.model and \
+                    "model" not in settings.embedding.model_fields_set:
+                report("note", "embedding_model_pinned",
+                       f"the index keeps the embedding model it was built with ({built_with}); `ragls rebuild` or "
+                       f"an explicit embedding.model switches to {settings.embedding.model}")
+            files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
+            report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
+                                   f"{idx.vectors.count()} vectors")
+        finally:
+            idx.close()
         from ragls.sources.walk import walk
         from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
         listed = walk(folder, settings.sources, index_dir)
-        approx_chunks = max(chunks, int(sum((folder / p).stat().st_size for p in listed) / settings.chunking.chunk_size))
-        est = estimate_embed_seconds(approx_chunks, emb.max_length)
-        warn = est > LONG_EMBED_WARNING_S
-        print(f"[{'warn' if warn else 'ok'}] {len(listed)} files to index, ~{approx_chunks} chunks, "
-              f"~{est / 60:.1f} min to embed on 2 cores" + (" — consider narrowing sources.include" if warn else ""))
-        idx.close()
+        if not listed:
+            held = f"; the index still holds {files} files" if files else ""
+            report(False, "sources", f"0 files match sources.include {settings.sources.include} in {folder}{held} "
+                                     f"— check the globs (and sources.exclude, .gitignore)")
+        else:
+            size = sum(os.stat(folder / key_path(p)).st_size for p in listed)
+            approx_chunks = max(chunks, int(size / settings.chunking.chunk_size))
+            est = estimate_embed_seconds(approx_chunks, emb.max_length)
+            warn = est > LONG_EMBED_WARNING_S
+            report("warn" if warn else "ok", "sources",
+                   f"{len(listed)} files to index, ~{approx_chunks} chunks, ~{est / 60:.1f} min to embed on 2 cores"
+                   + (" — consider narrowing sources.include" if warn else ""))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
-        report(False, f"stores: {exc}")
-    print(f"[ok] profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
+        report(False, "stores", f"stores: {exc}")
+    report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
                                                   "text per model call)" if settings.profile == "low-ram" else ""))
     backend = settings.generation.resolved_backend()
-    print(f"[ok] generation backend: {backend}" + (" (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY "
-                                                   "or [generation] in ragls.toml for an LLM)" if backend == "none" else ""))
-    return 0 if ok else 1
+    report(True, "generation", f"generation backend: {backend}" + (
+        " (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY or [generation] in ragls.toml for an LLM)"
+        if backend == "none" else ""))
 
 
 def cmd_estimate(args) -> int:
@@ -582,7 +622,7 @@ def cmd_rag(args) -> int:
 
 
 def _line_of(chunk) -> str:
-    return f"{chunk.path}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
+    return f"{display_path(chunk.path)}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -644,6 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--settings", metavar="JSON", help="editor settings applied over the folder's ragls.toml")
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
+    d.add_argument("--json", action="store_true", help="print {ok, checks: [{name, status, message}]}")
     pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
     pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
     pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
@@ -671,6 +712,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from ragls.indexer import set_process_role
+
+    set_process_role("server" if args.cmd == "serve" else f"ragls {args.cmd}")
     try:
         return COMMANDS[args.cmd](args)
     except InvalidParams as exc:
@@ -684,4 +728,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if args.cmd in ("index", "rebuild", "query", "ask"):
+            # Every batch is journaled and embeddings are cached by content (indexer.py): nothing is lost.
+            print("\nragls: interrupted; the index is consistent and the next `ragls index` resumes where this one "
+                  "stopped (embeddings already computed are kept)", file=sys.stderr)
+        else:
+            print("\nragls: interrupted", file=sys.stderr)
         return 130

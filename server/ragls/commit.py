@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ragls import gitdiff
+from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
 from ragls.config import Settings
 from ragls.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.gitdiff import FileDiff
@@ -31,6 +32,12 @@ BODY_WIDTH = 72
 BODY_MAX_FILES = 50  # files listed in a deterministic body; the rest become "… and N more files"
 CONVENTIONS_QUERY = "commit message conventions: format, type, scope and subject of git commits"
 CONVENTIONS_MAX_CHARS = 2000
+MIN_DIFF_CHARS = 1000  # the smallest digest budget (commit.max_diff_chars' minimum)
+RETRY_SHARE = 0.85  # of the context window a context-length error names, aimed at by the one retry
+REPLY_TOKENS = 600  # room left for the model's reply when the prompt is fitted to a token limit
+# How much a changed line tells about the commit, by `path_category`: source code first; lockfiles, generated and
+# binary files never show hunks at all (gitdiff.describe summarizes them).
+CATEGORY_WEIGHTS = {"code": 1.0, "test": 0.6, "docs": 0.5, "build": 0.4, "ci": 0.4}
 CONVENTIONAL_TYPES = ("feat", "fix", "docs", "style", "refactor", "perf", "test", "build", "ci", "chore", "revert")
 
 SYSTEM_PROMPT = ("You write git commit messages for the changes you are shown. Reply with the commit message only: "
@@ -76,7 +83,10 @@ def generate_commit_message(
     (`git diff HEAD`, what `git commit -a` would commit). `style` is "conventional" or "plain" and defaults to
     `settings.commit.style`. With `chat`, the model gets the style rules, the most relevant conventions text
     (`conventions(query)`, at most 2000 chars, skipped when it raises a RaglsError) and the diff digest of at most
-    `settings.commit.max_diff_chars` characters (see `gitdiff.render_diff`); its reply is cleaned by
+    `settings.commit.max_diff_chars` characters (see `gitdiff.render_diff`: the most important hunks first — source
+    over tests, docs and build files, semantic changes over whitespace), fitted to `commit.max_prompt_tokens` by the
+    `answer.tokens` estimate when that is set; when the model still answers with a context-length error, the call is
+    retried once with a digest fitted to the limit the error names (or half the budget). The reply is cleaned by
     `clean_reply`; `truncated` is True when the raw diff was longer than the budget or the digest had to be cut.
     Without `chat`, the message comes from `deterministic_message` (the same diff always gives the same message)
     and `truncated` is True only when its body left files out (more than BODY_MAX_FILES).
@@ -100,14 +110,44 @@ def generate_commit_message(
         message, truncated = deterministic_message(files, style)
         return CommitMessage(message=message, truncated=truncated, files=paths)
 
-    budget = settings.commit.max_diff_chars
-    digest, cut = gitdiff.render_diff(files, budget)
-    truncated = cut or len(raw) > budget
     notes = _conventions_text(conventions)
-    prompt = build_prompt(digest, style=style, conventions=notes, truncated=truncated,
-                          hint=_hint(files) if style == "conventional" else None, staged=staged)
-    log.debug("commit message prompt: %d chars (diff %d bytes, digest %d chars)", len(prompt), len(raw), len(digest))
-    reply = chat.complete(prompt, system=SYSTEM_PROMPT)
+    hint = _hint(files) if style == "conventional" else None
+    backend = settings.generation.resolved_backend()
+
+    def prompt_for(budget: int) -> tuple[str, bool]:
+        digest, cut = gitdiff.render_diff(files, budget, weight=file_weight)
+        truncated = cut or len(raw) > budget
+        prompt = build_prompt(digest, style=style, conventions=notes, truncated=truncated, hint=hint, staged=staged)
+        log.debug("commit message prompt: %d chars, ~%d tokens (diff %d bytes, digest %d chars)", len(prompt),
+                  estimate_tokens(SYSTEM_PROMPT + prompt, backend), len(raw), len(digest))
+        return prompt, truncated
+
+    budget = settings.commit.max_diff_chars
+    if settings.commit.max_prompt_tokens:
+        budget = min(budget, _budget_for_tokens(settings.commit.max_prompt_tokens, prompt_for, backend))
+    prompt, truncated = prompt_for(budget)
+    try:
+        reply = chat.complete(prompt, system=SYSTEM_PROMPT)
+    except RequestFailed as exc:
+        if not is_context_length_error(str(exc)):
+            raise
+        # The model's context window is smaller than the prompt: retry once with a digest that fits the limit
+        # the error names (or half the budget when it names none).
+        limit = context_limit(str(exc))
+        # 85 % of the named window: the server's tokenizer may count more than the estimate, and there is no
+        # third try
+        smaller = _budget_for_tokens(int(limit * RETRY_SHARE), prompt_for, backend) if limit else budget // 2
+        smaller = max(MIN_DIFF_CHARS, min(smaller, budget // 2))
+        log.warning("commit message: the model's context is too small for a %d-character diff digest (%s); "
+                    "retrying with %d characters", budget, exc, smaller)
+        prompt, truncated = prompt_for(smaller)
+        try:
+            reply = chat.complete(prompt, system=SYSTEM_PROMPT)
+        except RequestFailed as again:
+            if is_context_length_error(str(again)):
+                raise RequestFailed(f"{again} — set commit.max_prompt_tokens to the model's context window "
+                                    f"(or lower commit.max_diff_chars)") from None
+            raise
     message = clean_reply(reply or "", style)
     if not message:
         raise RequestFailed("the model returned an empty commit message")
@@ -115,6 +155,27 @@ def generate_commit_message(
 
 
 # ---------------------------------------------------------------------------------------------------- prompt
+
+def file_weight(f: FileDiff) -> float:
+    """The weight of a file's changed lines in the digest ranking (`CATEGORY_WEIGHTS` by `path_category`)."""
+    return CATEGORY_WEIGHTS.get(path_category(f.path), 1.0)
+
+
+def _budget_for_tokens(tokens: int, prompt_for: Callable[[int], tuple[str, bool]], backend: str) -> int:
+    """The digest budget (characters) that keeps system prompt + prompt + REPLY_TOKENS within `tokens` by the
+    `answer.tokens` estimate: a first guess from the family's average, then up to four measurements of the
+    rendered prompt, each scaling the budget by (tokens left / tokens used). At least MIN_DIFF_CHARS."""
+    fixed, _ = prompt_for(MIN_DIFF_CHARS)
+    fixed_tokens = estimate_tokens(SYSTEM_PROMPT + fixed, backend)
+    budget = max(MIN_DIFF_CHARS, MIN_DIFF_CHARS + chars_for_tokens(tokens - REPLY_TOKENS - fixed_tokens, backend))
+    for _ in range(4):
+        prompt, _ = prompt_for(budget)
+        used = estimate_tokens(SYSTEM_PROMPT + prompt, backend) + REPLY_TOKENS
+        if used <= tokens or budget <= MIN_DIFF_CHARS:
+            break
+        budget = max(MIN_DIFF_CHARS, int(budget * tokens / used * 0.98))
+    return budget
+
 
 def _conventions_text(conventions: Callable[[str], str | None] | None) -> str | None:
     if conventions is None:

@@ -237,6 +237,7 @@ class GenerationSettings(_Section):
 class CommitSettings(_Section):
     style: Literal["conventional", "plain"] = "conventional"
     max_diff_chars: int = Field(24000, ge=1000)
+    max_prompt_tokens: int | None = Field(None, ge=2000)
 
 
 class WatchSettings(_Section):

@@ -323,6 +323,18 @@ class Embedder:
         self.texts_embedded += len(texts)
         return out
 
+    def query_token_count(self, text: str) -> int | None:
+        """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
+        equal to `max_length` means the text was cut), or None when the tokenizer is not reachable (model not
+        loaded, fastembed internals changed)."""
+        if self._model is None:
+            return None
+        tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        try:
+            return len(tokenizer.encode(text).ids)
+        except Exception:  # noqa: BLE001 - a count is optional
+            return None
+
     def _pool_for(self, n: int):
         """The worker pool (embed_pool.py) for a call of `n` texts: with `embedding.parallel` > 1 and at least 4
         texts per worker (indexing batches); None otherwise (queries and small calls stay in-process). Started on

@@ -4,20 +4,25 @@ digest that fits a character budget.
 Used by `commit.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
 --no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
 drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
-names are decoded as UTF-8, falling back to latin-1 (which never fails). Lockfiles, generated files (by name, or
+names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
+replaced. Lockfiles, generated files (by name, or
 marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import pathspec
 
 from ragls.errors import RequestFailed
+from ragls.sources.load import decode_bytes
 
 GIT_TIMEOUT_S = 60.0
 
@@ -34,6 +39,10 @@ GENERATED_GLOBS = [
     "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.generated.*",
 ]
 _GENERATED = pathspec.GitIgnoreSpec.from_lines(GENERATED_GLOBS)
+
+_CONTROL_CODES = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+_CONTROLS = {c: "\ufffd" for c in _CONTROL_CODES}
+_HAS_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in _CONTROL_CODES) + "]")
 
 _HEADERS = (b"diff --git ", b"diff --cc ", b"diff --combined ", b"* Unmerged path ")
 _ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
@@ -64,11 +73,14 @@ class FileDiff:
 # ---------------------------------------------------------------------------------------------------- running git
 
 def decode(data: bytes) -> str:
-    """UTF-8, else latin-1 (every byte sequence is valid latin-1, so this never raises)."""
+    """Diff text or a file name as text: UTF-8; bytes that are not UTF-8 decoded line by line as
+    `sources.load.decode_bytes` does (a cp1252 line: 0x92 -> "’"). Control characters other than tab and line
+    breaks (C0, DEL, C1 — invisible, and meaningless to a model) become U+FFFD. Never raises."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        text = decode_bytes(data)
+    return text.translate(_CONTROLS) if _HAS_CONTROL.search(text) else text
 
 
 def run_git(args: list[str], cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -381,53 +393,115 @@ class _Builder:
         return "".join(self.parts)[: self.limit]
 
 
-def render_diff(files: list[FileDiff], budget: int) -> tuple[str, bool]:
+FILE_LIST_SHARE = 0.4  # at most this part of the budget lists files when they do not all fit
+
+
+def semantic_lines(hunk: str) -> int:
+    """Changed lines of a hunk that are more than whitespace: the +/- lines left after pairing each removed line
+    with an added line equal to it but for whitespace (re-indentation, trailing spaces, line endings). A
+    whitespace-only hunk gives 0."""
+    removed: Counter[str] = Counter()
+    added: Counter[str] = Counter()
+    for line in hunk.split("\n")[1:]:
+        if line[:1] == "-":
+            removed["".join(line[1:].split())] += 1
+        elif line[:1] == "+":
+            added["".join(line[1:].split())] += 1
+    return sum((removed - added).values()) + sum((added - removed).values())
+
+
+def importance(f: FileDiff, weight: float = 1.0) -> float:
+    """How much a file's hunks tell about the change: `weight` (its kind of file, see `commit.CATEGORY_WEIGHTS`)
+    times its changed lines that are more than whitespace. 0 for files whose hunks are not shown."""
+    if not _shows_hunks(f):
+        return 0.0
+    return weight * sum(semantic_lines(h) for h in f.hunks)
+
+
+def render_diff(files: list[FileDiff], budget: int,
+                weight: Callable[[FileDiff], float] | None = None) -> tuple[str, bool]:
     """The diff as the model sees it, at most `budget` characters. Returns (text, cut).
 
-    Layout, always in this order: "Files changed (N):" and one `describe` line per file (git's order); then
-    "Diff:" and, file by file, "--- a/OLD" / "+++ b/NEW" and the hunks of text files (not lockfiles, generated,
-    binary or deleted files), until the budget is reached. The hunk that does not fit is cut at a line boundary,
-    nothing after it is added, and a note "[diff truncated …]" ends the text; `cut` is then True. Same input →
-    same output. `budget` must be at least 1000 (`commit.max_diff_chars`' minimum).
+    Layout: "Files changed (N):" and one `describe` line per file — in git's order when all fit in the budget,
+    else the most important files (by `importance`, `weight(file)` giving its kind's weight, default 1) within
+    FILE_LIST_SHARE of the budget and "… and N more files (12 in docs/, 3 in tests/)"; then "Diff:" and the hunks
+    of text files (not lockfiles, generated, binary or deleted files), the most important files first (ties in
+    git's order), each file's hunks in order, whitespace-only hunks after every other hunk, until the budget is
+    reached. A hunk that does not fit is cut at a line boundary (or skipped when not even its first lines fit) and
+    the next file tried; a note "[diff truncated …]" ends a reduced text and `cut` is True. Same input → same
+    output. `budget` must be at least 1000 (`commit.max_diff_chars`' minimum).
     """
     out = _Builder(budget)
     cut = False
     out.add(f"Files changed ({len(files)}):\n")
-    listed = 0
-    for f in files:
-        line = f"- {describe(f)}\n"
-        if len(line) > out.room():
-            cut = True
-            break
-        out.add(line)
-        listed += 1
-    if cut:
-        out.add(f"- … and {len(files) - listed} more files\n")
-    shown = [f for f in files if _shows_hunks(f)]
-    total_hunks = sum(len(f.hunks) for f in shown)
+    weights = [weight(f) if weight is not None else 1.0 for f in files]
+    scores = [importance(f, w) for f, w in zip(files, weights)]
+    ranked = sorted(range(len(files)), key=lambda i: (-scores[i], -weights[i], i))
+    lines = [f"- {describe(f)}\n" for f in files]
+    if sum(map(len, lines)) <= out.room():
+        for line in lines:
+            out.add(line)
+    else:
+        cut = True
+        room = int(budget * FILE_LIST_SHARE)
+        listed: set[int] = set()
+        used = out.used
+        for i in ranked:
+            if used + len(lines[i]) > room:
+                break
+            listed.add(i)
+            used += len(lines[i])
+        for i in sorted(listed):  # shown in git's order
+            out.add(lines[i])
+        rest = [files[i].path for i in range(len(files)) if i not in listed]
+        out.add(f"- … and {len(rest)} more files{_where(rest)}\n")
+    shown = [i for i in ranked if _shows_hunks(files[i])]
+    total_hunks = sum(len(files[i].hunks) for i in shown)
     n_hunks = 0
-    if shown and not cut:
+    if shown and out.room() > 200:
         out.add("\nDiff:\n")
-        for f in shown:
-            a = "/dev/null" if f.status == "added" else f"a/{f.old_path or f.path}"
-            head = f"--- {a}\n+++ b/{f.path}\n"
-            for hunk in f.hunks:
-                block = hunk + "\n"
-                if len(head) + len(block) <= out.room():
-                    out.add(head + block)
-                    head = ""
-                    n_hunks += 1
-                    continue
-                cut = True
-                partial = _cut_lines(block, out.room() - len(head))
-                if partial:
-                    out.add(head + partial)
-                break
-            if cut:
-                break
+        # (file, hunk index) in the order they are offered: semantic hunks of the ranked files, then the rest
+        order = [(i, k) for i in shown for k, h in enumerate(files[i].hunks) if semantic_lines(h)]
+        order += [(i, k) for i in shown for k, h in enumerate(files[i].hunks) if not semantic_lines(h)]
+        chosen: dict[int, list[str]] = {}
+        used = 0
+        room = out.room()
+        for i, k in order:
+            f = files[i]
+            head = 0 if i in chosen else len(_file_head(f))
+            block = f.hunks[k] + "\n"
+            if used + head + len(block) <= room:
+                chosen.setdefault(i, []).append(block)
+                used += head + len(block)
+                n_hunks += 1
+                continue
+            cut = True
+            partial = _cut_lines(block, room - used - head)
+            if partial:
+                chosen.setdefault(i, []).append(partial)
+                used += head + len(partial)
+        for i in shown:  # most important file first; hunks of one file in the order they were taken
+            if i in chosen:
+                out.add(_file_head(files[i]) + "".join(chosen[i]))
+    elif shown:
+        cut = True
     if cut:
         out.add(f"[diff truncated to {budget} characters: {n_hunks} of {total_hunks} hunks shown in full]\n")
     return out.text(), cut
+
+
+def _file_head(f: FileDiff) -> str:
+    a = "/dev/null" if f.status == "added" else f"a/{f.old_path or f.path}"
+    return f"--- {a}\n+++ b/{f.path}\n"
+
+
+def _where(paths: list[str], top: int = 3) -> str:
+    """" (12 in docs/, 3 in tests/, 1 at the top)" — where the unlisted files are, by top directory."""
+    dirs = Counter(p.split("/", 1)[0] + "/" if "/" in p else "" for p in paths)
+    parts = [f"{n} in {d}" if d else f"{n} at the top" for d, n in dirs.most_common(top)]
+    if len(dirs) > top:
+        parts.append("…")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _cut_lines(block: str, room: int) -> str:

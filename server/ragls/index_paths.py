@@ -22,10 +22,32 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
 
 
+INDEX_NAME_PREFIX_BYTES = 40  # readable part of an index directory's name; file names end at 255 bytes
+
+
+def readable_prefix(name: str, max_bytes: int = INDEX_NAME_PREFIX_BYTES) -> str:
+    """`name` cut to at most `max_bytes` UTF-8 bytes at a character boundary; undecodable bytes shown as U+FFFD.
+    "数据" * 60 -> the first 13 characters (39 bytes)."""
+    text = os.fsencode(name).decode("utf-8", errors="replace")
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", errors="ignore")
+
+
 def default_index_dir(folder: Path) -> Path:
-    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<name>-<hash of the folder path>."""
+    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<prefix>-<hash of the folder path>, the
+    prefix being the folder's name cut to `INDEX_NAME_PREFIX_BYTES` bytes, so the name stays far below the
+    255-byte file-name limit however long the folder's name is. An index made before the cut (a longer name that
+    still fits) keeps being used."""
     resolved = str(Path(folder).resolve())
-    return cache_root() / "indexes" / f"{Path(folder).name or 'root'}-{text_hash(resolved)[:12]}"
+    digest = text_hash(resolved)[:12]
+    root = cache_root() / "indexes"
+    name = Path(folder).name or "root"
+    legacy = f"{name}-{digest}"
+    if len(os.fsencode(legacy)) <= 255 and (root / legacy).is_dir():
+        return root / legacy
+    return root / f"{readable_prefix(name)}-{digest}"
 
 
 def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> Path:

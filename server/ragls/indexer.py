@@ -30,6 +30,7 @@ snapshot of a commit), LanceDB (each call reads a consistent version).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock, Timeout
 
-from ragls.chunking import chunk_document
+from ragls.chunking import chunk_document, no_text_reason
 from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
@@ -50,9 +51,10 @@ from ragls.hashing import fingerprint, text_hash
 from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.sources.convert import load_source
-from ragls.sources.walk import FileFilter, walk
+from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.uris import key_path
 from ragls.windows import Window, embedding_input, plan_windows, resolve
 from ragls.telemetry import traced
 
@@ -63,6 +65,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+OWNER_FILE = "index.lock.owner"  # {"pid", "role"} of the process holding index.lock
+_process_role = "server"
+
+
+def set_process_role(role: str) -> None:
+    """What this process is, recorded next to the writer lock it takes: "server" (default) or the CLI command
+    ("ragls index"), so a second process can say who holds the index."""
+    global _process_role
+    _process_role = role
+
+
+VANISHED = "vanished while indexing (deleted after it was listed)"
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
@@ -142,7 +156,7 @@ class FolderIndex:
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
-            "tokenizer": TOKENIZER_VERSION, "layout": 3,
+            "tokenizer": TOKENIZER_VERSION, "layout": 4,  # 3: embedding windows; 4: balanced fences, no markup-only chunks
         })
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
         self.vectors_fp: str | None = None  # embed_fp + window settings: the identity of the vector rows
@@ -159,6 +173,9 @@ class FolderIndex:
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)
         self._urgent: dict[str, None] = {}  # the subset from files changed since start-up: embedded first
+        # Real paths of symlink targets -> the alias keys indexed for them (from the last full scan; the watcher
+        # re-indexes the aliases when a target changes).
+        self.symlink_targets: dict[str, list[str]] = {}
         # Chunks with their first window embedded but not all the others: chunk id -> window indexes it has.
         self._pending_windows: dict[str, set[int]] = {}
         if self.writer:
@@ -167,9 +184,28 @@ class FolderIndex:
     def _try_lock(self) -> bool:
         try:
             self._lock.acquire(timeout=0)
-            return True
         except Timeout:
             return False
+        try:  # who holds the lock, for the message another process shows (`writer_holder`)
+            (self.index_dir / OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "role": _process_role}))
+        except OSError:
+            pass
+        return True
+
+    def writer_holder(self) -> str:
+        """Who holds this index's writer lock, for messages: "another `ragls index` run (pid 4242)", "an editor's
+        ragls server (pid 4242)", or "another ragls process" when unknown."""
+        try:
+            owner = json.loads((self.index_dir / OWNER_FILE).read_text())
+            pid, role = int(owner["pid"]), str(owner["role"])
+            os.kill(pid, 0)  # still running?
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another ragls process"
+        if pid == os.getpid():
+            return "this process"
+        if role == "server":
+            return f"an editor's ragls server (pid {pid})"
+        return f"another `{role}` run (pid {pid})"
 
     @property
     def other_writer(self) -> bool:
@@ -380,26 +416,43 @@ class FolderIndex:
         allowed = self.restrict_to() if self.restrict_to is not None else None
         if only is None:
             known = self.manifest.files()
-            listed = walk(self.folder, self.settings.sources, self.index_dir)
-            if allowed is not None:
+            walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
+            listed = walk_with(walker)
+            self.symlink_targets = walker.aliases
+            if allowed is not None:  # a team overlay indexes only the locally changed files
                 listed = [p for p in listed if p in allowed]
+            if allowed is None and not listed and known and self._indexed_files_exist(known):
+                # Most likely a typo in sources.include: emptying the index would answer every query with
+                # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
+                warning = (f"no file of {self.folder} matches the sources settings (include "
+                           f"{self.settings.sources.include}), though the {len(known)} indexed files still exist: "
+                           f"the index was kept; fix sources.include (or run rebuild to empty the index)")
+                if warning != self.include_warning:
+                    log.warning("%s", warning)
+                    self.manifest.set_meta("include_warning", warning)
+                return [], [], report
+            if self.include_warning:
+                self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
             self.manifest.clear_skipped(keep=listed_set)
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
-            listed_set = {p for p in candidates if self.filter.included(p) and (allowed is None or p in allowed)}
+            listed_set = {p for p in candidates if self.filter.included(p) and not self.filter.alias_of_indexed(p)
+                          and (allowed is None or p in allowed)}
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)
         for n, rel in enumerate(candidates, 1):
             if n % 200 == 0:
                 self.on_progress("files", n, total, f"{n}/{total} files scanned")
-            path = self.folder / rel
+            path = self.folder / key_path(rel)
             if rel not in listed_set or not path.is_file():
                 if rel in known:
                     deleted.append(rel)
+                if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now
+                    report.skipped.append(Skipped(rel, VANISHED))
                 continue
             rec = known.get(rel)
             if only is None and rec is not None:
@@ -413,12 +466,15 @@ class FolderIndex:
                     continue
             loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
                                  self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
+            if not isinstance(loaded, Skipped):
+                why = no_text_reason(loaded.text)
+                if why is not None:
+                    loaded = Skipped(rel, why)
             if isinstance(loaded, Skipped):
-                if loaded.reason.startswith("vanished"):
-                    if rel in known:
-                        deleted.append(rel)
-                    continue
-                report.skipped.append(loaded)
+                # vanished: listed, then deleted before it was read (recorded until the next full scan, which no
+                # longer lists it); a watcher hint for a deleted file is a plain deletion
+                if not (loaded.reason.startswith("vanished") and only is not None):
+                    report.skipped.append(loaded)
                 if rel in known:
                     deleted.append(rel)
                 continue
@@ -428,6 +484,16 @@ class FolderIndex:
                 continue
             docs.append(loaded)
         return docs, deleted, report
+
+    @property
+    def include_warning(self) -> str | None:
+        """Set by the last full scan when it listed no file while the indexed files still exist (the index was
+        kept, see `_scan`); kept in the manifest so read-only processes (`ragls status`) show it too."""
+        return self.manifest.get_meta("include_warning") or None
+
+    def _indexed_files_exist(self, known: dict[str, FileRecord]) -> bool:
+        """True when some file of the index is still on disk (the walk lists none: the settings exclude them)."""
+        return any(os.path.lexists(self.folder / key_path(p)) for p in known)
 
     def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False) -> tuple[list[Chunk], int]:
         """Steps 1-4 of the write order for one batch. Returns the new chunks and how many of them got their

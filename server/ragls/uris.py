@@ -1,25 +1,77 @@
-"""file:// URIs as LSP clients encode them (spaces -> %20, '#' -> %23) and back."""
+"""file:// URIs as LSP clients encode them (spaces -> %20, '#' -> %23) and back; file-name bytes as index keys.
+
+File names are bytes on POSIX: a name that is not valid UTF-8 (an old archive, a mounted drive) reaches Python as
+a `str` with lone surrogates (PEP 383 "surrogateescape", as `os.fsdecode` gives), which SQLite, tantivy, LanceDB
+and JSON all reject. Such a relative path is stored under a *key* (`path_key`): the path itself when it is valid
+Unicode (so existing indexes keep their keys), else `KEY_MARK` + its bytes percent-encoded. `key_path` turns a key
+back into the `str` the OS accepts, `display_path` into readable text (undecodable bytes shown as U+FFFD), and URIs
+carry the raw bytes percent-encoded (`%E9`), as VS Code and Neovim send them.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import quote, unquote_to_bytes, urlparse
+
+# A Unicode noncharacter (never assigned, never in a real file name) marking a percent-encoded key; a valid path
+# that happens to start with it is encoded too, so keys and paths correspond one to one.
+KEY_MARK = "\ufffe"
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def path_key(rel: str) -> str:
+    """The index key of a relative path: `rel` itself when it is valid Unicode, else KEY_MARK + its file-system
+    bytes percent-encoded ("/" kept), e.g. "caf\\udce9.md" -> "\\ufffecaf%E9.md". Always valid UTF-8."""
+    if _is_unicode(rel) and not rel.startswith(KEY_MARK):
+        return rel
+    return KEY_MARK + quote(os.fsencode(rel), safe="/")
+
+
+def key_path(key: str) -> str:
+    """Inverse of `path_key`: the relative path as the OS `str` (undecodable bytes as lone surrogates)."""
+    if key.startswith(KEY_MARK):
+        return os.fsdecode(unquote_to_bytes(key[len(KEY_MARK):]))
+    return key
+
+
+def key_prefixes(rel_dir: str) -> list[str]:
+    """Key prefixes ("…/") under which the files below directory `rel_dir` are stored (plain and encoded)."""
+    rel_dir = rel_dir.rstrip("/")
+    prefixes = [KEY_MARK + quote(os.fsencode(rel_dir), safe="/") + "/"]
+    if _is_unicode(rel_dir) and not rel_dir.startswith(KEY_MARK):
+        prefixes.insert(0, rel_dir + "/")
+    return prefixes
+
+
+def display_path(path: str) -> str:
+    """Readable text for a key or an OS path: undecodable bytes become U+FFFD ("caf\\ufffd.md")."""
+    return os.fsencode(key_path(path)).decode("utf-8", errors="replace")
 
 
 def path_to_uri(path: str | Path) -> str:
-    """Absolute file path -> file:// URI (percent-encoded like VS Code: only unreserved chars and '/' kept)."""
+    """Absolute file path -> file:// URI (percent-encoded like VS Code: only unreserved chars and '/' kept; the
+    bytes of a non-UTF-8 name are percent-encoded as they are)."""
     p = Path(path).resolve().as_posix()
     if not p.startswith("/"):
         p = "/" + p  # Windows drive paths: file:///c%3A/...
-    return "file://" + quote(p, safe="/")
+    return "file://" + quote(os.fsencode(p), safe="/")
 
 
 def uri_to_path(uri: str) -> str:
-    """file:// URI -> local path. Raises ValueError for other schemes."""
+    """file:// URI -> local path (percent-encoded bytes that are not UTF-8 become surrogate-escaped characters, as
+    `os.fsdecode` gives). Raises ValueError for other schemes."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         raise ValueError(f"not a file URI: {uri}")
-    path = unquote(parsed.path)
+    path = os.fsdecode(unquote_to_bytes(parsed.path))
     if len(path) >= 3 and path[0] == "/" and path[2] == ":":
         path = path[1:]  # /c:/x -> c:/x
     return path

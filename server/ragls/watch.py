@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls import heap
+from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ LogFn = Callable[[str], None]
 
 TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
+MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
+WATCH_RESTART_WINDOW_S = 60.0
 EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
@@ -75,6 +78,7 @@ class IndexWorker:
         self._writes_since_compact = 0
         self._next_takeover = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
+        self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
         self.idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ragls-indexer", daemon=True)
         for idx in ws.indexes:
@@ -117,13 +121,23 @@ class IndexWorker:
                 p = Path(raw).absolute()
                 for i, idx in enumerate(self.ws.indexes):
                     try:
-                        rel = p.relative_to(idx.folder).as_posix()
+                        rel = path_key(p.relative_to(idx.folder).as_posix())
                     except ValueError:
                         continue
                     if rel in ("", ".") or idx.index_dir == p or idx.index_dir in p.parents:
                         continue
+                    if rel == ".git/info/exclude":  # the repository's own ignore rules changed
+                        idx.filter.invalidate()
+                        self._mark(i, None, now)
+                        accepted += 1
+                        continue
                     if rel == ".git" or rel.startswith(".git/"):
                         continue
+                    aliases = idx.symlink_targets.get(os.path.realpath(p)) if idx.symlink_targets else None
+                    if aliases:  # the target of symlinked files that are indexed under their own path
+                        for alias in aliases:
+                            self._mark(i, alias, now)
+                        accepted += 1
                     if p.name in (".gitignore", "ragls.toml"):
                         settings_file |= p.name == "ragls.toml" and p.parent == idx.folder
                         idx.filter.invalidate()
@@ -289,6 +303,9 @@ class IndexWorker:
             with self._cond:
                 self._active = None
                 self._update_queued()
+        if idx.include_warning and idx.include_warning != self._warned.get(folder):
+            self.on_warning(f"ragls: {idx.include_warning}")
+        self._warned[folder] = idx.include_warning
         if report.indexed or report.deleted:
             self._writes_since_compact += 1
             self.on_log(f"ragls: indexed {len(report.indexed)} file(s), deleted {len(report.deleted)} in "
@@ -354,14 +371,41 @@ class FileWatcher:
         self._stop.set()
         self._thread.join(3)
 
+    def _watch_filter(self, default) -> Callable[[object, str], bool]:
+        """watchfiles' default filter (no events from .git, node_modules, __pycache__, .venv …), letting through
+        the two kinds ragls needs from there: `.git/info/exclude`, and the targets of indexed symlinks."""
+        exclude = os.sep + os.path.join(".git", "info", "exclude")
+
+        def keep(change, path: str) -> bool:
+            if default(change, path) or path.endswith(exclude):
+                return True
+            targets = [idx.symlink_targets for idx in self.worker.ws.indexes if idx.symlink_targets]
+            return bool(targets) and any(path in t or os.path.realpath(path) in t for t in targets)
+        return keep
+
     def _run(self) -> None:
         import watchfiles
 
-        try:
-            for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
-                                            recursive=True, raise_interrupt=False, yield_on_timeout=False,
-                                            ignore_permission_denied=True):
-                self.worker.notify(path for _, path in changes)
-        except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
-            log.warning("file watcher stopped: %s", exc)
-            self.worker.ws.errors.append({"message": f"file watcher stopped: {exc}"})
+        restarts: deque[float] = deque()
+        while not self._stop.is_set():
+            try:
+                for changes in watchfiles.watch(*self.folders, stop_event=self._stop, debounce=50, step=25,
+                                                watch_filter=self._watch_filter(watchfiles.DefaultFilter()),
+                                                recursive=True, raise_interrupt=False, yield_on_timeout=False,
+                                                ignore_permission_denied=True):
+                    self.worker.notify(path for _, path in changes)
+                return  # stopped
+            except Exception as exc:  # noqa: BLE001 - watching is best effort; didSave still works
+                # watchfiles drops a whole batch of events when one path in it is not valid UTF-8 ("Unable to
+                # decode path ..."): scan the folders instead (it finds what the batch held) and watch on.
+                now = time.monotonic()
+                restarts.append(now)
+                while restarts and now - restarts[0] > WATCH_RESTART_WINDOW_S:
+                    restarts.popleft()
+                if len(restarts) > MAX_WATCH_RESTARTS:
+                    log.warning("file watcher stopped: %s", exc)
+                    self.worker.ws.errors.append({"message": f"file watcher stopped: {exc}"})
+                    return
+                log.info("file watcher: %s; rescanning the workspace folders", exc)
+                self.worker.request_sync()
+                self._stop.wait(0.1)

@@ -44,6 +44,7 @@ class QueryResult:
     hits: list[Hit]
     abstained: bool
     elapsed_ms: float
+    truncated: bool = False  # the embedding model read only the query's end (retrieval/query_fit.py)
 
 
 @dataclass
@@ -314,7 +315,8 @@ class RagWorkspace:
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag)
-        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000)
+        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000,
+                           truncated=getattr(hits, "truncated", False))
 
     def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
@@ -433,6 +435,7 @@ class RagWorkspace:
         if embed_fp:
             fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
+        model_errors |= {idx.include_warning for idx in self.indexes if idx.include_warning}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
         model_name = self.embedder.model_name

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.ir import Chunk, LineSpan
 from ragls.stores.vectors import VectorStore

@@ -123,3 +123,14 @@ def test_citations_ordered_by_first_use_and_distinct():
     text = "References borrow a value [2]. The owner drops the value [1]. The borrow checker enforces rules [2]."
     _, cites = check_citations(text, SOURCES)
     assert [c.n for c in cites] == [2, 1]
+
+
+@pytest.mark.parametrize("ending", [". 🎉 [1]", "! 🚀🚀[1]", " 👍🏽 [1]", ".✅[1]", " (see docs) 🙂 [1]", ".” 🎉 [1]",
+                                    " 👨‍👩‍👧 [1]"])
+def test_sentence_ending_in_emoji_or_punctuation_is_still_checked(ending):
+    source = hit("Session tokens expire after thirty minutes of inactivity.")
+    text = "Session tokens expire after thirty minutes" + ending
+    _, cites = check_citations(text, [(1, source)])
+    assert cites == [Citation(1, True)]
+    _, cites = check_citations("Bananas are yellow" + ending, [(1, source)])
+    assert cites == [Citation(1, False)]

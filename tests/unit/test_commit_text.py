@@ -12,7 +12,7 @@ from ragls.commit import (
     shorten_subject,
     wrap_body,
 )
-from ragls.gitdiff import FileDiff, describe, parse_diff, render_diff
+from ragls.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
 
 COMBINED = (b"diff --cc f.txt\nindex f2ad6c7,6178079..0000000\n--- a/f.txt\n+++ b/f.txt\n"
             b"@@@ -1,1 -1,1 +1,5 @@@\n++<<<<<<< HEAD\n +c\n++=======\n+ b\n++>>>>>>> other\n")
@@ -66,7 +66,7 @@ def test_file_list_alone_over_budget_is_cut_with_a_count():
     assert lines[0] == "Files changed (200):"
     shown = sum(1 for ln in lines if ln.startswith("- added: "))
     assert 0 < shown < 200
-    assert f"- … and {200 - shown} more files" in lines
+    assert f"- … and {200 - shown} more files ({200 - shown} in pkg/)" in lines
     assert lines[-1].startswith("[diff truncated to 1000 characters")
 
 
@@ -138,3 +138,31 @@ def test_type_and_scope_rules():
     assert guess_scope([f("server/a.py"), f("b.py")]) is None
     assert guess_scope([f("docs/a.md")], "docs") is None
     assert guess_scope([f("client/b.py", "renamed", old_path="server/b.py")]) is None
+
+
+def test_semantic_lines_ignore_whitespace_only_changes():
+    assert semantic_lines("@@ -1,2 +1,2 @@\n-def f():\n-  return 1\n+def f():\n+    return 1") == 0
+    assert semantic_lines("@@ -1 +1 @@\n-x = 1\n+x = 2") == 2
+    assert semantic_lines("@@ -1 +1,2 @@\n-a = 1 \n+a = 1\n+b = 2") == 1
+
+
+def test_whitespace_hunks_and_unimportant_files_come_after_the_source_change():
+    reindent = FileDiff(path="src/a.py", status="modified", added=40, removed=40, hunks=(
+        "@@ -1,40 +1,40 @@\n" + "\n".join(f"-x{i} = {i}" for i in range(40)) + "\n"
+        + "\n".join(f"+x{i}  =  {i}" for i in range(40)),))
+    docs = [FileDiff(path=f"docs/p{i}.md", status="modified", added=1, removed=1,
+                     hunks=(f"@@ -1 +1 @@\n-old text {i}\n+new text {i}",)) for i in range(100)]
+    source = FileDiff(path="src/core.py", status="modified", added=2, removed=1,
+                      hunks=("@@ -10,3 +10,4 @@\n def pay(amount):\n-    return charge(amount)\n"
+                             "+    check_limit(amount)\n+    return charge(amount, idempotent=True)",))
+    text, cut = render_diff([reindent, *docs, source], 1500, weight=lambda f: 0.5 if f.path.endswith(".md") else 1)
+    diff = text.partition("\nDiff:\n")[2]
+    assert cut and diff.startswith("--- a/src/core.py\n+++ b/src/core.py\n@@ -10,3 +10,4 @@")
+    assert "idempotent=True" in diff and "x0  =  0" not in diff  # the re-indent is offered last
+
+
+def test_cp1252_byte_in_a_diff_is_decoded_without_control_characters():
+    [f] = parse_diff(b"diff --git a/n.txt b/n.txt\n--- a/n.txt\n+++ b/n.txt\n@@ -1 +1 @@\n-it is\n"
+                     b"+it\x92s caf\xe9 \x81 time\n")
+    assert f.hunks[0].endswith("+it\u2019s caf\u00e9 \ufffd time")
+    assert not any(0x7F <= ord(c) < 0xA0 or (ord(c) < 0x20 and c not in "\n\t") for c in f.hunks[0])

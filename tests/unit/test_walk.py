@@ -163,7 +163,12 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     (ws / "ext.md").symlink_to(outside / "ext.md")
     (ws / "dangling.md").symlink_to(ws / "missing.md")
     (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
-    assert walk(ws, settings()) == ["ext.md", "link.md", "real.md", "sub/s.md"]
+    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity)
+    assert walk(ws, settings()) == ["ext.md", "real.md", "sub/s.md"]
+    ff = FileFilter(ws, settings())
+    walk_mod.walk_with(ff)
+    assert ff.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]}
+    assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
 
 
 def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):
@@ -214,3 +219,25 @@ def test_gitignore_above_the_folder_in_the_same_repo(tmp_path):
     # Outside a repository, the .gitignore of a parent directory does not apply.
     make(tmp_path, {"plain/.gitignore": "*.md\n", "plain/inner/a.md": ""})
     assert walk(tmp_path / "plain" / "inner", settings()) == ["a.md"]
+
+
+def test_upper_case_extensions_match_default_includes(tmp_path):
+    make(tmp_path, {"NOTES.MD": "x", "docs/README.TXT": "x", "Guide.Rst": "x", "photo.JPG": "x", "MD": "x"})
+    assert walk(tmp_path, settings()) == ["Guide.Rst", "NOTES.MD", "docs/README.TXT"]
+    assert FileFilter(tmp_path, settings()).included("docs/README.TXT")
+    assert not FileFilter(tmp_path, settings(include=["**/*.md"])).included("photo.JPG")
+
+
+def test_latin1_file_name_is_listed_as_a_key(tmp_path):
+    from ragls.uris import display_path, key_path
+
+    make(tmp_path, {"a.md": "x"})
+    with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"# x")
+    listed = walk(tmp_path, settings())
+    assert len(listed) == 2 and listed[0] == "a.md"
+    odd = listed[1]
+    odd.encode("utf-8")  # a key is valid UTF-8 (SQLite, tantivy, JSON)
+    assert os.fsencode(key_path(odd)) == b"caf\xe9.md"
+    assert display_path(odd) == "caf\ufffd.md"
+    assert FileFilter(tmp_path, settings()).included(odd)

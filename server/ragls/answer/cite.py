@@ -5,7 +5,8 @@ not preceded by `]` (a markdown reference link `[text][1]`) and not followed by 
 A number that is not a source is removed; a marker left with no valid number is removed with the space before
 it, so the answer never shows a broken link.
 
-The sentence carrying a marker is the text before it back to the previous sentence end (".", "!" or "?" followed
+The sentence carrying a marker is the text before it (trailing punctuation, emoji and symbols dropped) back to the
+previous sentence end (".", "!" or "?" followed
 by whitespace, or a line break), with other markers removed; for a marker that opens a line, or when that text has no
 content words, the text after it up to the next sentence end.
 
@@ -39,6 +40,9 @@ _MARKER = re.compile(rf"(?<!\]){_GROUP}(?:\s*{_GROUP})*(?!\()")
 _NUM = re.compile(r"\d+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _VOWELS = set("aeiouy")
+# Everything after a sentence's last letter or digit on its line: punctuation, emoji (with variation selectors and
+# joiners), symbols, closing quotes and brackets, spaces.
+_TRAILING_DECORATION = re.compile(r"[^\w\n]+$")
 
 
 def stem(word: str) -> str:
@@ -118,11 +122,11 @@ def carrying_sentence(text: str, start: int, end: int) -> str:
     """The sentence a marker at text[start:end] belongs to (module docstring), markers removed."""
     line_start = text.rfind("\n", 0, start) + 1
     if text[line_start:start].strip():
-        before = text[:start].rstrip()
+        # Trailing emoji, symbols, closing quotes/brackets and the final punctuation are no sentence of their own:
+        # "It expires after ten minutes. 🎉 [1]" checks "It expires after ten minutes".
+        before = _TRAILING_DECORATION.sub("", text[:start])
     else:  # the marker opens a line: it belongs to the text after it
         before = ""
-    if before and before[-1] in ".!?:;":
-        before = before[:-1]
     cut = 0
     for m in _SENTENCE_END.finditer(before):
         cut = m.end()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ragls.ir import Hit, LineSpan
+from ragls.uris import display_path
 
 PLACEHOLDERS = re.compile(r"__INPUT__|__CONTEXT__|__SOURCES__")
 MIN_TRUNCATED_CHARS = 200  # a chunk cut shorter than this is dropped instead: a stub is no context
@@ -24,7 +25,7 @@ def human_lines(span: LineSpan) -> tuple[int, int]:
 def source_label(hit: Hit) -> str:
     """`path:first-last` (1-based lines), as shown to the model and to terminal users."""
     first, last = human_lines(hit.chunk.span)
-    return f"{hit.chunk.path}:{first}-{last}"
+    return f"{display_path(hit.chunk.path)}:{first}-{last}"
 
 
 def _header(n: int, hit: Hit) -> str:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragls.errors import InvalidParams
 from ragls.ir import Answer, Chunk, Hit, LineSpan
-from ragls.uris import path_to_uri
+from ragls.uris import display_path, key_path, path_to_uri
 
 
 class _Params(BaseModel):
@@ -94,7 +94,7 @@ def source_uri(chunk: Chunk) -> str:
     """A file:// URI for workspace files and absolute paths; the URL itself for fetched pages; `ragls:<label>`
     for documents with no file behind them (a command's output, the previous answer)."""
     if chunk.folder:
-        return path_to_uri(Path(chunk.folder) / chunk.path)
+        return path_to_uri(Path(chunk.folder) / key_path(chunk.path))
     if chunk.path.startswith(("http://", "https://")):
         return chunk.path
     if Path(chunk.path).is_absolute():
@@ -109,7 +109,8 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
-    src = {"uri": uri, "path": chunk.path, "range": to_wire_range(chunk.span)}
+    src = {"uri": uri, "path": display_path(chunk.path) if chunk.folder else chunk.path,
+           "range": to_wire_range(chunk.span)}
     if chunk.title:
         src["title"] = chunk.title
     if chunk.page is not None:
@@ -131,8 +132,11 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
 
 
 def to_wire_query(result, explain: bool = False) -> dict:
-    return {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
-            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
+    out = {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
+           "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
+    if getattr(result, "truncated", False):
+        out["truncated"] = True  # the embedding model read only the end of the query
+    return out
 
 
 def to_wire_answer(answer: Answer) -> dict:
@@ -149,7 +153,7 @@ def to_wire_answer(answer: Answer) -> dict:
 def to_wire_rebuild(reports, folders: list[Path], elapsed_ms: float, ws) -> dict:
     files = sum(idx.manifest.file_count() for idx in ws.indexes)
     chunks = sum(idx.manifest.chunk_count() for idx in ws.indexes)
-    skipped = [{"path": s.path, "reason": s.reason} for r in reports for s in r.skipped]
+    skipped = [{"path": display_path(s.path), "reason": s.reason} for r in reports for s in r.skipped]
     return {"files": files, "chunks": chunks, "skipped": skipped, "elapsedMs": round(elapsed_ms, 1)}
 
 
@@ -164,7 +168,7 @@ def to_wire_status(status) -> dict:
             "uri": path_to_uri(f.folder), "files": f.files, "chunks": f.chunks, "pending": f.pending,
             "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows, "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
-            "skipped": [{"path": p, "reason": r} for p, r in f.skipped],
+            "skipped": [{"path": display_path(p), "reason": r} for p, r in f.skipped],
         } for f in status.folders],
         "embeddingModel": status.embedding_model,
         "store": status.store,

@@ -10,6 +10,7 @@ the relevance test shared by rag/query and rag/ask.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.query import Query, analyse
 from ragls.stores.bm25 import query_words, stems
 
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from ragls.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.retrieval.rerank import Reranker
+
+log = logging.getLogger(__name__)
 
 SIGNALS = ("vector", "bm25")
 
@@ -42,11 +46,12 @@ class Hits(list):
     abstention rule, None when not gathered."""
 
     def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None,
-                 evidence: Evidence | None = None):
+                 evidence: Evidence | None = None, truncated: bool = False):
         super().__init__(hits)
         self.best_similarity = best_similarity
         self.query = query
         self.evidence = evidence
+        self.truncated = truncated  # the query was longer than the embedding model reads (query_fit.py)
 
 
 def check_query(text: object) -> str:
@@ -81,8 +86,15 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     scored: dict[str, list[tuple[tuple[int, str], float]]] = {}
     similarity: dict[tuple[int, str], float] = {}
     matches: dict[tuple[int, str], object] = {}  # key -> WindowMatch (best window)
+    model_text, truncated = q.text, False
+    if ("vector" in signals and ready) or reranker is not None:
+        model_text, truncated = fit_query(q.text, embedder.query_token_count, embedder.max_length)
+        if truncated:
+            log.info("query of %d characters is longer than the embedding model reads (%d tokens): its last %d "
+                     "characters are embedded, BM25 searches all of it", len(q.text), embedder.max_length,
+                     len(model_text))
     if "vector" in signals and ready:
-        q = q.with_vector(embedder.embed_query(q.text))
+        q = q.with_vector(embedder.embed_query(model_text))
         lst = []
         for i, idx in ready:
             for m in idx.vectors.search_windows(q.vector, n):
@@ -99,11 +111,11 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     if reranker is not None:
         from ragls.retrieval.rerank import rerank_hits
 
-        hits = rerank_hits(indexes, reranker, q.text, rankings, similarity, top_k)
+        hits = rerank_hits(indexes, reranker, model_text, rankings, similarity, top_k)
         if settings.relevance_floor:
             hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
         hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
-        return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best))
+        return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
@@ -115,7 +127,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         fused = [f for f, k in zip(fused, keep) if k]
     hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best))
+    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated)
 
 
 def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:

@@ -27,6 +27,7 @@ from ragls.errors import Skipped
 from ragls.hashing import content_hash
 from ragls.ir import Document
 from ragls.sources.load import decode_bytes, is_binary, load_file
+from ragls.uris import key_path
 
 HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
 CONVERTED_EXTENSIONS = HTML_EXTENSIONS | {"pdf", "docx"}
@@ -225,7 +226,7 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
         return Skipped(rel_path, f"unknown document loader {name!r} (configure it in [document_loaders])")
     if ext not in CONVERTED_EXTENSIONS and name is None:
         return load_file(folder, rel_path, max_file_bytes)
-    raw = _read_bytes(Path(folder) / rel_path, rel_path, max_file_bytes)
+    raw = _read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
     if isinstance(raw, Skipped):
         return raw
     data, mtime_ns = raw

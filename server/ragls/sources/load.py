@@ -1,20 +1,23 @@
 """One workspace file (or in-memory text) -> `Document`, or `Skipped` with the reason.
 
-Text is decoded as UTF-8 (a BOM is stripped); anything else falls back to a single-byte decoding that never fails
-and keeps every line break where it was (cp1252, with latin-1 for the five bytes cp1252 leaves undefined), so line
-numbers always match the file on disk.
+Text is decoded as UTF-8 (a BOM is stripped). A UTF-8 file with a stray invalid byte is decoded line by line (the
+byte becomes U+FFFD, the rest of the file stays UTF-8); a file with no UTF-8 at all falls back to a single-byte
+decoding that never fails (cp1252, with latin-1 for the five bytes cp1252 leaves undefined). Line breaks stay where
+they were, so line numbers always match the file on disk.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from pathlib import Path, PurePosixPath
 
 from ragls.errors import Skipped
 from ragls.hashing import content_hash
 from ragls.ir import Document
+from ragls.uris import key_path
 
 BINARY_PROBE_BYTES = 8192
 
@@ -33,11 +36,15 @@ _CP1252_TABLE = "".join(
     bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(256)
 )
 _BOMS_UTF16 = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# A well-formed multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+                             rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}"
+                             rb"|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}")
 
 
 def kind_for(path: str) -> str:
     """The chunker kind of a path by its extension: "markdown", "code", or "text" (rst, txt, adoc, org, unknown)."""
-    name = PurePosixPath(path.replace("\\", "/")).name.lower()
+    name = PurePosixPath(key_path(path).replace("\\", "/")).name.lower()
     ext = name.rpartition(".")[2] if "." in name else ""
     if ext in MARKDOWN_EXTENSIONS:
         return "markdown"
@@ -47,8 +54,11 @@ def kind_for(path: str) -> str:
 
 
 def decode_bytes(data: bytes) -> str:
-    """Decode file bytes: UTF-8 (BOM stripped), UTF-16 when it starts with a UTF-16 BOM, else cp1252/latin-1.
-    Never raises; the result has the same line breaks as the bytes."""
+    """Decode file bytes: UTF-8 (BOM stripped), UTF-16 when it starts with a UTF-16 BOM. Bytes that are not valid
+    UTF-8 are decoded line by line when the file holds UTF-8 elsewhere: a line with UTF-8 sequences keeps them and
+    gets U+FFFD for its stray bytes, a line without any is read as cp1252/latin-1; a file without any UTF-8
+    sequence is read wholly as cp1252/latin-1 (a legacy code page). Never raises; the result has the same line
+    breaks as the bytes."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     elif data.startswith(_BOMS_UTF16):
@@ -59,7 +69,26 @@ def decode_bytes(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return codecs.charmap_decode(data, "strict", _CP1252_TABLE)[0]
+        pass
+    lines = data.splitlines(keepends=True)
+    if not any(_UTF8_MULTIBYTE.search(line) for line in lines):
+        return _single_byte(data)  # a legacy code-page file: no UTF-8 sequence anywhere
+    # UTF-8 with stray bytes (a pasted cp1252 line, a truncated character): decide line by line, so one bad byte
+    # never turns the rest of the file into mojibake.
+    out = []
+    for line in lines:
+        try:
+            out.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            if _UTF8_MULTIBYTE.search(line):
+                out.append(line.decode("utf-8", errors="replace"))  # UTF-8 words kept, the stray byte -> U+FFFD
+            else:
+                out.append(_single_byte(line))  # a whole line in cp1252 ("café" pasted from an old file)
+    return "".join(out)
+
+
+def _single_byte(data: bytes) -> str:
+    return codecs.charmap_decode(data, "strict", _CP1252_TABLE)[0]
 
 
 def is_binary(data: bytes) -> bool:
@@ -70,14 +99,15 @@ def is_binary(data: bytes) -> bool:
 
 
 def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Skipped:
-    """Read `folder / rel_path` ("/"-separated) into a `Document`, or say why not.
+    """Read `folder / rel_path` ("/"-separated; an index key from `walk`, see `uris.path_key`) into a `Document`
+    (whose `path` is that key), or say why not.
 
     `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
     reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
     (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
     "unreadable: <OS error>". Never raises for file problems.
     """
-    path = Path(folder) / rel_path
+    path = Path(folder) / key_path(rel_path)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open(), a device never ends
             return Skipped(rel_path, "not a regular file")

@@ -4,10 +4,13 @@ A file is included when it matches `settings.include` and is not excluded by any
 `.gitignore` files of the folder (root and nested, each relative to its own directory, when
 `settings.respect_gitignore`), the built-in junk directories `config.JUNK_DIRS` at any depth, the index directory
 when it lies inside the folder, the secret globs `config.SECRET_GLOBS` (when `settings.exclude_secrets`), and
-editor temp files (always). All globs are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded
+editor temp files (always). A file whose extension is in upper case (`NOTES.MD`) matches an include glob written in lower case. All globs
+are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded
 here, nested braces included.
 
-Paths are relative to the folder with "/" separators, e.g. "docs/guide/setup.md".
+Paths are relative to the folder with "/" separators, e.g. "docs/guide/setup.md". `walk` returns them as index
+keys (`uris.path_key`: the path itself, or a percent-encoded form for a name that is not valid UTF-8); the filter
+accepts either form.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ragls.config import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+from ragls.uris import key_path, path_key
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +111,9 @@ class FileFilter:
         self._gitignores: dict[str, GitIgnoreSpec | None] = {}
         self._outer: list[tuple[str, GitIgnoreSpec, str]] | None = None
         self._dir_reasons: dict[str, str | None] = {}
+        # Symlinked files listed under their own (alias) path, by the real path of their target: the watcher maps
+        # an event on the target to the alias. Filled by `walk_with`.
+        self.aliases: dict[str, list[str]] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
@@ -121,7 +128,7 @@ class FileFilter:
     def reason(self, rel_path: str) -> str | None:
         """Why the file at `rel_path` is excluded (e.g. "junk directory node_modules"), or None if included.
         Its parent directories are checked too: a file in an ignored directory is never included."""
-        rel_path = _norm(rel_path)
+        rel_path = _norm(key_path(rel_path))
         if not rel_path:
             return "not a file path"
         parent, _, _ = rel_path.rpartition("/")
@@ -131,13 +138,24 @@ class FileFilter:
                 return why
         return self._file_reason(rel_path)
 
+    def indexed_target(self, real_path: str) -> str | None:
+        """The relative path of `real_path` (a symlink target, resolved) when it lies inside the folder and is
+        indexed itself, else None."""
+        inside = _relative_inside(Path(os.path.realpath(self.folder)), Path(real_path))
+        return inside if inside is not None and self.included(inside) else None
+
+    def alias_of_indexed(self, rel_path: str) -> bool:
+        """True when `rel_path` is a symlink whose target is indexed under its own path (so it is not indexed)."""
+        path = self.folder / key_path(rel_path)
+        return os.path.islink(path) and self.indexed_target(os.path.realpath(path)) is not None
+
     def dir_included(self, rel_dir: str) -> bool:
         """True when the directory `rel_dir` is walked (not excluded itself nor inside an excluded directory)."""
         return self.dir_reason(rel_dir) is None
 
     def dir_reason(self, rel_dir: str) -> str | None:
         """Why the directory `rel_dir` (and everything below it) is excluded, or None. Cached."""
-        rel_dir = _norm(rel_dir)
+        rel_dir = _norm(key_path(rel_dir))
         if not rel_dir:
             return None
         if rel_dir in self._dir_reasons:
@@ -167,7 +185,7 @@ class FileFilter:
         why = self._common_reason(rel_path, is_dir=False)
         if why is not None:
             return why
-        if not self._include.match_file(rel_path):
+        if not (self._include.match_file(rel_path) or self._include.match_file(_lower_extension(rel_path))):
             return "not matched by sources.include"
         return None
 
@@ -249,10 +267,14 @@ def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
 
 
 def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> list[str]:
-    """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`).
+    """Sorted "/"-separated paths, relative to `folder`, of the regular files to index (see `FileFilter`), as index
+    keys (`uris.path_key`; a name that is not valid UTF-8 is percent-encoded, never an error).
 
-    Excluded directories are not descended into. A symlink to a regular file is listed; symlinked directories are
-    not followed (no loops); dangling links and unreadable directories are skipped silently (logged at debug).
+    Excluded directories are not descended into. A symlink to a regular file inside the folder that is indexed
+    itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
+    listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
+    can follow the target. Symlinked directories are not followed (no loops); dangling links and unreadable
+    directories are skipped silently (logged at debug).
     """
     return walk_with(FileFilter(folder, settings, index_dir))
 
@@ -260,6 +282,7 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
 def walk_with(file_filter: FileFilter) -> list[str]:
     """`walk` with an existing `FileFilter` (so the watcher can keep one filter and its caches)."""
     root = file_filter.folder
+    file_filter.aliases = {}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -280,16 +303,30 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                     except OSError:
                         continue  # dangling link or loop
                     if stat.S_ISREG(target.st_mode) and file_filter._file_reason(rel) is None:
-                        found.append(rel)
+                        real = os.path.realpath(entry.path)
+                        if file_filter.indexed_target(real) is not None:
+                            continue  # the target is indexed under its own path: one copy, the real name
+                        file_filter.aliases.setdefault(real, []).append(path_key(rel))
+                        found.append(path_key(rel))
                 elif entry.is_dir(follow_symlinks=False):
                     if file_filter.dir_reason(rel) is None:
                         stack.append(rel)
                 elif entry.is_file(follow_symlinks=False) and file_filter._file_reason(rel) is None:
-                    found.append(rel)
+                    found.append(path_key(rel))
             except OSError as exc:
                 log.debug("cannot stat %s: %s", entry.path, exc)
     found.sort()
     return found
+
+
+def _lower_extension(rel_path: str) -> str:
+    """`rel_path` with its file name's extension in lower case ("docs/NOTES.MD" -> "docs/NOTES.md"), so the
+    include globs ("**/*.md") match upper-case extensions as Windows and macOS users expect."""
+    head, slash, name = rel_path.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
+        return rel_path
+    return f"{head}{slash}{stem}.{ext.lower()}"
 
 
 def _norm(rel_path: str) -> str:

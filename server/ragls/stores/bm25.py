@@ -5,6 +5,13 @@ case, English Snowball stemming). Code-aware tokens: `en_stem` already splits `s
 punctuation; camelCase identifiers are additionally indexed as their parts (`retryMaxAttempts` -> `retry max
 attempts`), so either spelling matches. Scores are tantivy's BM25 (k1 = 1.2, b = 0.75).
 
+Chinese, Japanese and Korean text is written without spaces between words, so the `body` tokens of a CJK sentence
+are whole clauses (and clauses over 40 bytes are dropped by tantivy's length filter): a third field, `cjk`, holds the
+overlapping character bigrams of every CJK run ("数据库连接" -> 数据 据库 库连 连接; a lone character as itself), as
+Lucene's CJKAnalyzer does. A query holding CJK searches the `cjk` field with its own bigrams (term queries, plus the
+bigrams of each CJK run as a phrase, so an exact substring ranks first). An index made before the field existed is
+rebuilt from the manifest when it opens (its schema no longer matches).
+
 User text is never parsed as query syntax: `search` reduces it to lower-case alphanumeric words before handing it
 to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
@@ -14,7 +21,9 @@ left: questions ("what ... must be obeyed when ...") otherwise match documents o
 
 from __future__ import annotations
 
+import logging
 import re
+import shutil
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +32,8 @@ import tantivy
 
 from ragls.ir import Chunk
 from ragls.telemetry import traced
+
+log = logging.getLogger(__name__)
 
 TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
 
@@ -48,6 +59,33 @@ mightn mustn needn shan shouldn wasn weren won wouldn
 """.split())
 
 
+# Scripts written without spaces between words: Han (CJK ideographs, extensions A-F, compatibility), Hiragana,
+# Katakana (with the half-width forms), Hangul syllables and jamo, and the CJK iteration mark 々.
+_CJK_RUN = re.compile(
+    "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\u1100-\u11ff\u3130-\u318f\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+def has_cjk(text: str) -> bool:
+    """True when `text` holds a character of a CJK script (see `cjk_bigrams`)."""
+    return _CJK_RUN.search(text) is not None
+
+
+def cjk_runs(text: str) -> list[str]:
+    """The runs of consecutive CJK characters in `text`, in order: "用 Python 连接数据库" -> ["用", "连接数据库"]."""
+    return _CJK_RUN.findall(text)
+
+
+def run_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of one CJK run; a one-character run is its own term."""
+    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    """The `cjk` field's terms for `text`: the bigrams of every CJK run, in order ("数据库" -> 数据, 据库)."""
+    return [g for run in cjk_runs(text) for g in run_bigrams(run)]
+
+
 def camel_parts(text: str) -> list[str]:
     """Parts of every camelCase / PascalCase identifier in `text`: "parseHTTPRequest" -> parse, HTTP, Request.
     Identifiers without an inner capital give nothing (they are already whole words)."""
@@ -61,8 +99,13 @@ def camel_parts(text: str) -> list[str]:
 
 
 def query_words(text: str) -> list[str]:
-    """The words of a user query as BM25 will use them: lower-case alphanumeric runs plus camelCase parts."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    """The words of a user query as BM25 will use them: lower-case alphanumeric runs plus camelCase parts; a CJK
+    run gives its character bigrams instead ("连接数据库 timeout" -> 连接, 接数, 数据, 据库, timeout), so a CJK
+    substring of a text is made of that text's words."""
+    words = []
+    for w in _WORD.findall(_CJK_RUN.sub(" ", text)):
+        words.append(w.lower())
+    words += cjk_bigrams(text)
     words += [p.lower() for p in camel_parts(text)]
     return words
 
@@ -104,13 +147,17 @@ FUZZY_BOOST = 0.5  # a fuzzy match scores as a plain term match of half the weig
 
 
 def stems(text: str) -> list[str]:
-    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included."""
-    return _EN_STEM.analyze(text)
+    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included; CJK
+    runs give their character bigrams (the `cjk` field's terms) instead."""
+    if not has_cjk(text):
+        return _EN_STEM.analyze(text)
+    return _EN_STEM.analyze(_CJK_RUN.sub(" ", text)) + cjk_bigrams(text)
 
 
 def _content_words(text: str) -> list[str]:
-    """Distinct query words (first occurrence order) without English stop words, unless only stop words remain."""
-    words = query_words(text)
+    """Distinct query words (first occurrence order) without English stop words, unless only stop words remain;
+    CJK bigrams left out (they are searched in the `cjk` field)."""
+    words = [w for w in query_words(text) if not has_cjk(w)]
     return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))
 
 
@@ -120,6 +167,7 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field("path", stored=False, tokenizer_name="raw")
     sb.add_text_field("title", stored=False, tokenizer_name="en_stem")
     sb.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    sb.add_text_field("cjk", stored=False, tokenizer_name="whitespace")
     return sb.build()
 
 
@@ -133,16 +181,37 @@ class Bm25Store:
     def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
         self._writable = writable
         self._heap = heap_bytes
         self._writer = None
         self._lock = threading.Lock()
+        self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
+        try:
+            self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        except ValueError as exc:
+            if "schema does not match" not in str(exc):
+                raise
+            if not writable:  # the writer process (or the next writer) rebuilds it; read it as it is meanwhile
+                self.index = tantivy.Index.open(str(self.directory))
+                self.has_cjk = False
+                return
+            # Made by an older version (no `cjk` field): BM25 is derived from the manifest, so start it afresh;
+            # the indexer's reconcile() sees the ids differ and re-adds every chunk.
+            self._start_afresh()
+
+    def _start_afresh(self) -> None:
+        log.warning("BM25 index %s has an older schema: rebuilding it from the manifest", self.directory)
+        shutil.rmtree(self.directory)
+        self.directory.mkdir(parents=True)
+        self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        self.has_cjk = True
 
     def set_writable(self, writable: bool) -> None:
         """Switch between read-only and writable (a reader process that took over the writer lock)."""
         with self._lock:
             self._writable = writable
+            if writable and not self.has_cjk:
+                self._start_afresh()  # the caller's reconcile() re-adds every chunk from the manifest
 
     def _w(self):
         if not self._writable:
@@ -156,7 +225,8 @@ class Bm25Store:
         with self._lock:
             w = self._w()
             for c in chunks:
-                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(c.text)))
+                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(c.text),
+                                                cjk=" ".join(cjk_bigrams(f"{c.title}\n{c.text}"))))
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         with self._lock:
@@ -205,16 +275,17 @@ class Bm25Store:
         `words`/`compounds`: the query already analysed (`retrieval.query.Query.bm25_words` / `.compounds`);
         by default computed from `text`. With `fuzzy`, a word whose terms the index does not hold is also matched
         at edit distance `fuzzy_distance(word)` (transpositions cost 1) in title and body: "HashMpa" finds
-        "HashMap". User text never becomes query syntax: words are plain alphanumeric runs and fuzzy terms are
-        term objects."""
-        words = list(words) if words is not None else _content_words(text)
-        if not words or limit <= 0:
+        "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). User text never
+        becomes query syntax: words are plain alphanumeric runs and fuzzy terms are term objects."""
+        words = [w for w in words if not has_cjk(w)] if words is not None else _content_words(text)
+        cjk = self._cjk_queries(text)
+        if not (words or cjk) or limit <= 0:
             return []
-        query = self.index.parse_query(" ".join(words), list(SEARCH_FIELDS))
-        phrases = self._compound_phrases(text if compounds is None else None, compounds)
-        extra = self._fuzzy_terms(words) if fuzzy else []
-        if phrases or extra:
-            query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [query, *phrases, *extra]])
+        clauses = [self.index.parse_query(" ".join(words), list(SEARCH_FIELDS))] if words else []
+        clauses += self._compound_phrases(text if compounds is None else None, compounds)
+        clauses += (self._fuzzy_terms(words) if fuzzy else []) + cjk
+        query = clauses[0] if len(clauses) == 1 else tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, q) for q in clauses])
         searcher = self.index.searcher()
         res = searcher.search(query, limit=limit, count=False)
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
@@ -248,6 +319,22 @@ class Bm25Store:
                 phrases.append(tantivy.Query.phrase_query(self.index.schema, "body", terms))
         return phrases
 
+    def _cjk_queries(self, text: str) -> list[tantivy.Query]:
+        """For a query holding CJK: one term query per distinct bigram on the `cjk` field, and each run of two or
+        more bigrams as a phrase (an exact substring outranks chunks that merely share its characters). []
+        without CJK."""
+        runs = cjk_runs(text)
+        if not runs or not self.has_cjk:
+            return []
+        schema = self.index.schema
+        terms = dict.fromkeys(g for run in runs for g in run_bigrams(run))
+        queries = [tantivy.Query.term_query(schema, "cjk", g, index_option="freq") for g in terms]
+        for run in dict.fromkeys(runs):
+            grams = run_bigrams(run)
+            if len(grams) >= 2:
+                queries.append(tantivy.Query.phrase_query(schema, "cjk", grams))
+        return queries
+
     def query_terms(self, text: str) -> list[str]:
         """The indexed terms `search(text)` looks up, in query order, one per (distinct) query word: "Running
         runners, HashMap::new" -> ["run", "runner", "hashmap", "new", "hash", "map"]. Two words with one stem give
@@ -260,8 +347,10 @@ class Bm25Store:
         return _EN_STEM_NO_STOP.analyze(indexed_body(text))
 
     def doc_freq(self, term: str) -> int:
-        """Number of chunks whose `body` holds the indexed `term` (already analyzed; 0 when absent)."""
-        return int(self.index.searcher().doc_freq("body", term))
+        """Number of chunks whose `body` (for a CJK bigram: `cjk`) holds the indexed `term` (already analyzed; 0 when
+        absent)."""
+        field = "cjk" if self.has_cjk and has_cjk(term) else "body"  # a CJK bigram lives in the `cjk` field
+        return int(self.index.searcher().doc_freq(field, term))
 
     def num_docs(self) -> int:
         """Chunks visible to searches (without reloading)."""

@@ -12,6 +12,8 @@ the vectors (their old rows deleted, then the dirty mark cleared). A crash at an
 `indexer.reconcile` at start-up (journaled paths are re-indexed) and when the vector store opens (rows of dirty
 paths and rows whose id is not here are deleted, chunks here without a vector are embedded).
 
+Paths are index keys (`uris.path_key`): valid UTF-8 even for file names that are not.
+
 SQLite runs in WAL mode with one connection per thread, so queries read while the indexer writes.
 """
 
@@ -27,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ragls.ir import Chunk, LineSpan
+from ragls.uris import key_path, key_prefixes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
@@ -131,10 +134,11 @@ class Manifest:
 
     def has_files_under(self, rel_dir: str) -> bool:
         """True when some indexed file lies below the directory `rel_dir` (uses the primary-key index)."""
-        prefix = rel_dir.rstrip("/") + "/"
-        upper = prefix[:-1] + chr(ord("/") + 1)
-        row = self.db.execute("SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1", (prefix, upper)).fetchone()
-        return row is not None
+        for prefix in key_prefixes(key_path(rel_dir)):  # plain keys, and encoded ones (non-UTF-8 names below)
+            upper = prefix[:-1] + chr(ord("/") + 1)
+            if self.db.execute("SELECT 1 FROM files WHERE path >= ? AND path < ? LIMIT 1", (prefix, upper)).fetchone():
+                return True
+        return False
 
     def file_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]

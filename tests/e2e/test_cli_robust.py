@@ -1,0 +1,109 @@
+"""The `ragls` command line on messy situations: a typo in sources.include (the index is kept, `status` and
+`doctor` say why), `doctor --json`, two overlapping `ragls index` runs, Ctrl-C during `ragls index`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lspkit import server_env
+
+
+@pytest.fixture
+def env(tmp_path):
+    return server_env(tmp_path / "cache")
+
+
+def ragls(env, *args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def docs(folder: Path, n: int = 3) -> Path:
+    folder.mkdir(parents=True)
+    for i in range(n):
+        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe walrus number {i} basks on the ice floe.\n")
+    return folder
+
+
+def test_include_typo_keeps_the_index_and_doctor_fails(env, tmp_path):
+    ws = docs(tmp_path / "docs")
+    out = ragls(env, "index", ws).stdout
+    assert "3 files" in out
+    (ws / "ragls.toml").write_text('[sources]\ninclude = ["**/*.mdd"]\n')  # typo
+    proc = ragls(env, "index", ws)
+    assert "3 files" in proc.stdout and "0 deleted" in proc.stdout
+    assert "no file of" in proc.stdout and "index was kept" in proc.stdout
+    res = json.loads(ragls(env, "query", ws, "walrus ice floe", "--json").stdout)
+    assert res["chunks"] and res["chunks"][0]["source"]["path"].startswith("note")
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert status["folders"][0]["files"] == 3
+    assert any("sources.include" in e["message"] for e in status["errors"])
+    doctor = ragls(env, "doctor", ws, "--json", check=False)
+    assert doctor.returncode == 1
+    report = json.loads(doctor.stdout)
+    assert report["ok"] is False
+    sources = next(c for c in report["checks"] if c["name"] == "sources")
+    assert sources["status"] == "fail" and "0 files match sources.include" in sources["message"]
+    assert "the index still holds 3 files" in sources["message"]
+    human = ragls(env, "doctor", ws, check=False)
+    assert human.returncode == 1 and "[FAIL] 0 files match sources.include" in human.stdout
+    # fixing the typo indexes again; a rebuild with the typo empties the index on purpose
+    (ws / "ragls.toml").write_text('[sources]\ninclude = ["**/*.md"]\n')
+    assert json.loads(ragls(env, "doctor", ws, "--json").stdout)["ok"] is True
+
+
+@pytest.mark.parametrize(("role", "expected", "advice"), [
+    ("ragls index", "another `ragls index` run (pid {pid})", "wait for it to finish"),
+    ("server", "an editor's ragls server (pid {pid})", "use the editor's rebuild command"),
+])
+def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected, advice):
+    from ragls import indexer
+    from ragls.config import Settings
+    from ragls.embed import Embedder
+
+    ws = docs(tmp_path / "docs")
+    index_dir = tmp_path / "index"
+    indexer.set_process_role(role)  # this test process plays the other run, holding the writer lock
+    try:
+        settings = Settings()
+        holder = indexer.FolderIndex(ws, settings, Embedder(settings.embedding), index_dir=index_dir)
+        assert holder.writer
+        try:
+            proc = ragls(env, "index", ws, "--index-path", index_dir, check=False)
+        finally:
+            holder.close()
+    finally:
+        indexer.set_process_role("server")
+    assert proc.returncode == 1
+    assert expected.format(pid=os.getpid()) in proc.stderr and advice in proc.stderr
+    if role == "ragls index":
+        assert "editor" not in proc.stderr
+    assert "3 files" in ragls(env, "index", ws, "--index-path", index_dir).stdout  # the lock is free again
+
+
+def test_ctrl_c_during_index_says_the_next_run_resumes(env, tmp_path):
+    ws = docs(tmp_path / "docs", n=60)
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(ws)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    index_dirs = tmp_path / "cache" / "indexes"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(index_dirs.glob("*/index.lock.owner")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the index finished before the interrupt arrived")
+    assert proc.returncode == 130
+    assert "next `ragls index` resumes" in err
+    out = ragls(env, "index", ws).stdout
+    assert "60 files" in out

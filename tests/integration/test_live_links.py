@@ -1,0 +1,94 @@
+"""The watcher on a real index (IndexWorker + FileWatcher with watchfiles, tantivy, SQLite; BM25 signal):
+symlinked files keep one copy under the real name and follow their target's edits; `.git/info/exclude` changes
+apply without a restart."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from ragls.embed import offline_model_dir
+from ragls.watch import FileWatcher, IndexWorker
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+
+def eventually(check, what: str, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.1)
+    raise AssertionError(f"{what} not seen within {timeout} s (last: {last!r})")
+
+
+@pytest.fixture
+def live(tmp_path):
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    started = []
+
+    def start():
+        (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
+                                           f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                           'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+        ws = RagWorkspace([folder])
+        ws.index()  # loads the model now: the worker would otherwise load it before the first edit is handled
+        worker = IndexWorker(ws, debounce_ms=100)
+        worker.start()
+        watcher = FileWatcher(worker, ws.folders)
+        watcher.start()
+        time.sleep(0.5)  # the watch is set up
+        started.append((ws, worker, watcher))
+        return ws
+
+    yield folder, start
+    for ws, worker, watcher in started:
+        watcher.stop()
+        worker.stop()
+        ws.close()
+
+
+def bm25(ws, query: str) -> list[str]:
+    return [h.chunk.path for h in ws.retrieve(query, top_k=5, signals=("bm25",))]
+
+
+def test_symlinked_files_use_the_real_path_and_follow_target_edits(live):
+    folder, start = live
+    (folder / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    (folder / "latest.md").symlink_to(folder / "guide.md")
+    vendored = folder / "node_modules" / "pkg"
+    vendored.mkdir(parents=True)
+    (vendored / "README.md").write_text("# Pkg\n\nThe package exports a walrus parser.\n")
+    (folder / "pkg.md").symlink_to(vendored / "README.md")  # a target the includes do not index
+    ws = start()
+    assert bm25(ws, "puffin crossing") == ["guide.md"]  # one copy, the real name (not latest.md)
+    assert bm25(ws, "walrus parser") == ["pkg.md"]
+
+    (folder / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the gannet colony.\n")
+    eventually(lambda: bm25(ws, "gannet colony") == ["guide.md"], "the edit of guide.md")
+    assert bm25(ws, "puffin crossing") == []  # no alias keeps the old text
+
+    (vendored / "README.md").write_text("# Pkg\n\nThe package exports a narwhal tokenizer.\n")
+    eventually(lambda: bm25(ws, "narwhal tokenizer") == ["pkg.md"], "the edit of the symlink's target")
+    assert bm25(ws, "walrus parser") == []
+
+
+def test_git_info_exclude_changes_apply_without_restart(live):
+    folder, start = live
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    (folder / "public.md").write_text("# Public\n\nThe lighthouse opens at dawn.\n")
+    (folder / "drafts.md").write_text("# Drafts\n\nThe lighthouse keeper's secret pancake recipe.\n")
+    ws = start()
+    assert bm25(ws, "pancake recipe") == ["drafts.md"]
+    exclude = folder / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.write_text(exclude.read_text() + "\ndrafts.md\n" if exclude.exists() else "drafts.md\n")
+    eventually(lambda: bm25(ws, "pancake recipe") == [], "drafts.md excluded by .git/info/exclude")
+    assert bm25(ws, "lighthouse dawn") == ["public.md"]

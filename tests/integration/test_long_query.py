@@ -1,0 +1,65 @@
+"""A long pasted query on a real index (tantivy + LanceDB + the offline MiniLM, whose model reads 256 tokens):
+the question at its end still finds its chunk, and the result says the query was cut."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from ragls.embed import offline_model_dir
+from ragls.retrieval.query_fit import fit_query
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+TOPICS = {
+    "harbor.md": "# Harbor\n\nThe harbor master assigns berths to arriving cargo ships each morning.\n",
+    "bakery.md": "# Bakery\n\nSourdough loaves proof overnight in the cold room before baking.\n",
+    "orchard.md": "# Orchard\n\nApple trees are pruned in late winter while they are dormant.\n",
+    "observatory.md": "# Observatory\n\nThe telescope dome rotates to track stars across the night sky.\n",
+}
+# A pasted log about something else, then the actual question: the model would see only the log.
+LOG = " ".join(f"2024-05-0{i % 9 + 1} INFO worker-{i} bakery oven temperature sourdough batch {i} proofing done."
+               for i in range(60))
+QUESTION = "When are the apple trees in the orchard pruned?"
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("longq") / "docs"
+    folder.mkdir()
+    for rel, text in TOPICS.items():
+        (folder / rel).write_text(text)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{tmp_path_factory.mktemp("index").as_posix()}"\n'
+                                       f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    w = RagWorkspace([folder])
+    w.index()
+    yield w
+    w.close()
+
+
+def test_long_query_keeps_its_question_and_says_it_was_cut(ws, caplog):
+    text = LOG + "\n\n" + QUESTION
+    assert ws.embedder.query_token_count(text) == ws.embedder.max_length  # the model would cut it
+    with caplog.at_level(logging.INFO, logger="ragls.retrieval.search"):
+        result = ws.query(text, top_k=4)
+    assert result.truncated is True
+    assert any("longer than the embedding model reads" in r.getMessage() for r in caplog.records)
+    vector_only = ws.retrieve(text, top_k=1, signals=("vector",))
+    assert vector_only[0].chunk.path == "orchard.md"  # the question, not the log, was embedded
+
+
+def test_short_query_is_not_truncated(ws):
+    result = ws.query(QUESTION)
+    assert result.truncated is False and result.hits[0].chunk.path == "orchard.md"
+
+
+def test_fit_query_keeps_whole_sentences_from_the_end(ws):
+    count = ws.embedder.query_token_count
+    limit = ws.embedder.max_length
+    kept, cut = fit_query(LOG + " " + QUESTION, count, limit)
+    assert cut and kept.endswith(QUESTION) and count(kept) < limit
+    kept, cut = fit_query("word " * 2000, count, limit)  # one endless sentence: its last words
+    assert cut and count(kept) < limit and kept.split() == ["word"] * len(kept.split())

@@ -1,0 +1,173 @@
+"""Messy real folders on a real index (tantivy + SQLite + LanceDB + the offline MiniLM): CJK keyword matching,
+a stray byte in a UTF-8 file, upper-case extensions, empty / whitespace-only / markup-only files and a file that
+vanishes between the walk and the read — every skip listed with its reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ragls import indexer as indexer_mod
+from ragls.chunking import is_markup_only
+from ragls.embed import offline_model_dir
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+CJK_FILES = {
+    "zh/db.md": "# 配置说明\n\n本系统使用的数据库连接池默认大小为十个连接，超时时间为三十秒。\n",
+    "zh/park.md": "# 周末\n\n今天天气很好，我们去公园散步吧，顺便买一些水果。\n",
+    "ja/setup.md": "# セットアップ\n\nデータベースの接続文字列を環境変数に設定してください。\n",
+    "ko/guide.md": "# 안내\n\n서울에서 부산까지 기차로 약 세 시간이 걸립니다.\n",
+    "en/db.md": "# Database\n\nThe connection pool holds ten connections and times out after thirty seconds.\n",
+}
+
+
+def write(folder: Path, rel: str, data: str | bytes) -> None:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def make_ws(folder: Path, index: Path) -> RagWorkspace:
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    return RagWorkspace([folder])
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("messy") / "docs"
+    for rel, text in CJK_FILES.items():
+        write(folder, rel, text)
+    # UTF-8 with one cp1252 byte (0x92, a curly apostrophe) on the first line only
+    write(folder, "stray.md", "# Straße notes\n\nIt\x92s fine.\n".encode("utf-8").replace(b"\xc2\x92", b"\x92")
+          + "Die Größe der Überweisung wird in Zürich geprüft.\nCrème brûlée für Jürgen.\n".encode())
+    write(folder, "NOTES.MD", "# Notes\n\nThe quokka enclosure reopens in spring.\n")
+    write(folder, "docs/README.TXT", "Readme\n\nThe narwhal tusk is a tooth.\n")
+    write(folder, "empty.md", "")
+    write(folder, "blank.txt", "  \n\n\t\n")
+    write(folder, "rule.md", "# \n\n---\n\n* * *\n")
+    write(folder, "mixed.md", "# Mixed\n\nThe pangolin rolls into a ball.\n\n---\n\n#\n")
+    w = make_ws(folder, tmp_path_factory.mktemp("index"))
+    w.index()
+    yield w
+    w.close()
+
+
+def bm25_paths(ws, query: str, k: int = 5) -> list[str]:
+    return [h.chunk.path for h in ws.retrieve(query, top_k=k, signals=("bm25",))]
+
+
+@pytest.mark.parametrize(("query", "path"), [
+    ("数据库连接", "zh/db.md"),  # a substring of a clause: no spaces anywhere
+    ("连接池默认大小", "zh/db.md"),
+    ("公园散步", "zh/park.md"),
+    ("接続文字列", "ja/setup.md"),
+    ("부산까지", "ko/guide.md"),
+    ("서울", "ko/guide.md"),  # a Korean word carrying a particle (서울에서) in the text
+    ("本系统使用的数据库连接池默认大小为十个连接，超时时间为三十秒。", "zh/db.md"),  # a whole line
+])
+def test_cjk_substring_query_finds_its_file_first_by_bm25(ws, query, path):
+    assert bm25_paths(ws, query)[0] == path
+    hits = ws.retrieve(query, top_k=3)
+    assert hits[0].chunk.path == path
+    assert hits[0].signals.get("bm25") == 1
+
+
+def test_cjk_query_is_not_abstained(ws):
+    result = ws.query("数据库连接池")
+    assert result.hits[0].chunk.path == "zh/db.md" and not result.abstained
+
+
+def test_stray_byte_keeps_the_rest_utf8_and_searchable(ws):
+    chunk = ws.indexes[0].manifest.chunks_of("stray.md")[0]
+    assert "Größe der Überweisung wird in Zürich geprüft" in chunk.text
+    assert "Crème brûlée für Jürgen" in chunk.text
+    assert "Straße" in chunk.text
+    assert "Ã" not in chunk.text  # no mojibake
+    assert bm25_paths(ws, "Überweisung Zürich")[0] == "stray.md"
+    assert bm25_paths(ws, "brûlée")[0] == "stray.md"
+
+
+def test_upper_case_extensions_are_indexed(ws):
+    assert bm25_paths(ws, "quokka enclosure")[0] == "NOTES.MD"
+    assert bm25_paths(ws, "narwhal tusk")[0] == "docs/README.TXT"
+
+
+def test_empty_whitespace_and_markup_only_files_are_listed(ws):
+    skipped = dict(ws.status().folders[0].skipped)
+    assert skipped["empty.md"] == "empty file"
+    assert skipped["blank.txt"] == "whitespace only"
+    assert skipped["rule.md"] == "markup only (no text)"
+    files = ws.indexes[0].manifest.files()
+    assert not {"empty.md", "blank.txt", "rule.md"} & set(files)
+
+
+def test_no_chunk_is_markup_only(ws):
+    chunks = [c for batch in ws.indexes[0].manifest.iter_chunks() for c in batch]
+    assert chunks and not any(is_markup_only(c.text) for c in chunks)
+    assert [c.text for c in ws.indexes[0].manifest.chunks_of("mixed.md")] == [
+        "# Mixed\n\nThe pangolin rolls into a ball.\n\n---\n\n#"]
+
+
+def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
+    folder = tmp_path / "docs"
+    write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
+    write(folder, "gone.md", "# Gone\n\nThe ferry leaves at noon.\n")
+    write(folder, "gone2.md", "# Gone too\n\nThe tram is late.\n")
+    real_walk = indexer_mod.walk_with
+
+    def walk_then_delete(*args, **kwargs):
+        listed = real_walk(*args, **kwargs)
+        os.unlink(folder / "gone.md")  # deleted after it was listed
+        return listed
+
+    monkeypatch.setattr(indexer_mod, "walk_with", walk_then_delete)
+    real_load = indexer_mod.load_source
+
+    def load_after_delete(folder_, rel, *args, **kwargs):
+        if rel == "gone2.md":
+            os.unlink(folder / rel)  # deleted between the stat and the read
+        return real_load(folder_, rel, *args, **kwargs)
+
+    monkeypatch.setattr(indexer_mod, "load_source", load_after_delete)
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        report = w.index(embed=False)[0]
+        reasons = {s.path: s.reason for s in report.skipped}
+        assert reasons["gone.md"].startswith("vanished") and reasons["gone2.md"].startswith("vanished")
+        assert dict(w.status().folders[0].skipped).keys() == {"gone.md", "gone2.md"}
+        assert report.indexed == ["keep.md"]
+        monkeypatch.setattr(indexer_mod, "walk_with", real_walk)
+        w.index(embed=False)  # the next full scan no longer lists them: the entries go
+        assert w.status().folders[0].skipped == []
+    finally:
+        w.close()
+
+
+def test_bm25_index_without_the_cjk_field_is_rebuilt_from_the_manifest(tmp_path):
+    import tantivy
+
+    folder = tmp_path / "docs"
+    write(folder, "zh.md", "# 说明\n\n数据库连接池默认大小为十个连接。\n")
+    w = make_ws(folder, tmp_path / "index")
+    w.index(embed=False)
+    w.close()
+    bm25_dir = tmp_path / "index" / "bm25"
+    for child in bm25_dir.iterdir():  # replace it by an index of the schema before the `cjk` field
+        child.unlink()
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("path", stored=False, tokenizer_name="raw")
+    sb.add_text_field("title", stored=False, tokenizer_name="en_stem")
+    sb.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    tantivy.Index(sb.build(), path=str(bm25_dir), reuse=True)
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        assert bm25_paths(w, "连接池") == ["zh.md"]
+    finally:
+        w.close()
