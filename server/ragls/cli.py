@@ -1,4 +1,4 @@
-"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, commit-msg, graph.
+"""`ragls` command line: serve, mcp, index, query, ask, rebuild, status, doctor, commit-msg, graph.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -137,6 +137,30 @@ def cmd_serve(args) -> int:
     from ragls.lsp.server import serve
 
     serve(args.tcp)
+    return 0
+
+
+def cmd_mcp(args) -> int:
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server)."""
+    from ragls.mcp_server import run
+    from ragls.roots import is_too_broad, project_root
+
+    if args.paths:
+        folders = []
+        for raw in args.paths:
+            folder = Path(raw).expanduser().resolve()
+            if not folder.is_dir():
+                raise InvalidParams(f"not a folder: {raw}")
+            if is_too_broad(folder):
+                raise InvalidParams(f"not indexing {folder} (the filesystem root or your home directory); add a "
+                                    "ragls.toml there to index it anyway")
+            folders.append(folder)
+    else:
+        try:
+            folders = [project_root(Path.cwd())]
+        except ValueError as exc:
+            raise InvalidParams(str(exc)) from None
+    run(folders)
     return 0
 
 
@@ -397,6 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
         return sp
 
+    m = sub.add_parser("mcp", help="run the Model Context Protocol server on stdio (for coding agents)")
+    m.add_argument("paths", nargs="*", metavar="PATH",
+                   help="folders to serve (default: the project around the current directory: the nearest "
+                        "ragls.toml, else .git)")
+
     with_path(sub.add_parser("index", help="index (incrementally) a folder"))
     with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     with_path(sub.add_parser("status", help="show a folder's index status"))
@@ -424,7 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph,
+    "graph": cmd_graph, "mcp": cmd_mcp,
 }
 
 
@@ -432,6 +461,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from ragls import indexer
+
+    indexer.PROCESS_ROLE = f"ragls {args.cmd}"  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
     except InvalidParams as exc:

@@ -58,6 +58,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Who this process is, as written next to the writer lock and shown by `rag/status` / `index_status`
+# ("writerProcess"); the entry points set it ("ragls serve", "ragls mcp", "ragls index").
+PROCESS_ROLE = "ragls"
+WRITER_FILE = "writer.json"  # {pid, role, since}: the process holding index.lock (informational; the lock rules)
+
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # chunks per model call; between two calls the worker can yield to a save
@@ -159,9 +164,38 @@ class FolderIndex:
     def _try_lock(self) -> bool:
         try:
             self._lock.acquire(timeout=0)
-            return True
         except Timeout:
             return False
+        if not self.read_only:
+            self._announce_writer()
+        return True
+
+    def _announce_writer(self) -> None:
+        """Write WRITER_FILE (pid, PROCESS_ROLE, time) so other processes can say who indexes this folder."""
+        import json
+
+        info = {"pid": os.getpid(), "role": PROCESS_ROLE, "since": time.time()}
+        tmp = self.index_dir / f".{WRITER_FILE}.{os.getpid()}"
+        try:
+            tmp.write_text(json.dumps(info))
+            os.replace(tmp, self.index_dir / WRITER_FILE)
+        except OSError as exc:  # informational only
+            log.debug("cannot write %s: %s", WRITER_FILE, exc)
+
+    def writer_process(self) -> dict | None:
+        """{pid, role} of the process that writes this index (this one when `writer`), None when nobody holds the
+        lock. Read from WRITER_FILE; the role is "unknown" when the file is missing or stale."""
+        import json
+
+        if self.writer:
+            return {"pid": os.getpid(), "role": PROCESS_ROLE}
+        if not self.other_writer:
+            return None
+        try:
+            info = json.loads((self.index_dir / WRITER_FILE).read_text())
+            return {"pid": int(info["pid"]), "role": str(info["role"])}
+        except (OSError, ValueError, KeyError, TypeError):
+            return {"pid": None, "role": "unknown"}
 
     @property
     def other_writer(self) -> bool:

@@ -56,6 +56,7 @@ class FolderStatus:
     index_path: Path
     writer: bool
     skipped: list[tuple[str, str]]
+    writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
 
 
 @dataclass
@@ -292,7 +293,7 @@ class RagWorkspace:
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
-                skipped=idx.manifest.skipped()))
+                skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
         gen = self.settings.generation
         backend = gen.resolved_backend()
         model = None
