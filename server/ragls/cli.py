@@ -141,8 +141,10 @@ def cmd_serve(args) -> int:
 
 
 def cmd_mcp(args) -> int:
-    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server)."""
-    from ragls.mcp_server import run
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
+    opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
+    from ragls import heap
+    from ragls.live import LiveWorkspace
     from ragls.roots import is_too_broad, project_root
 
     if args.paths:
@@ -160,7 +162,11 @@ def cmd_mcp(args) -> int:
             folders = [project_root(Path.cwd())]
         except ValueError as exc:
             raise InvalidParams(str(exc)) from None
-    run(folders)
+    heap.limit_arenas()
+    live = LiveWorkspace(folders).start()
+    from ragls.mcp_server import run
+
+    run(live)
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,10 @@ class LiveWorkspace:
         self._thread = threading.Thread(target=self._open, name="ragls-open", daemon=True)
 
     def start(self) -> LiveWorkspace:
-        self._thread.start()
+        """Begin opening on a background thread (idempotent). Returns self."""
+        with self._lock:
+            if not self._thread.is_alive() and not self.opened.is_set():
+                self._thread.start()
         return self
 
     def _open(self) -> None:
@@ -91,6 +95,18 @@ class LiveWorkspace:
         if self.ws is None:
             raise RequestFailed("the server is shutting down")
         return self.ws
+
+    def get_indexed(self, timeout: float | None = 120.0):
+        """`get()`, then wait (up to `timeout` s) until every folder has been indexed once — the text phase, so BM25
+        can answer. Returns at once for a folder indexed before (its start-up scan runs in the background); only a
+        folder never indexed (no `last_indexed_at`, by this process or the writer) makes a first query wait."""
+        ws = self.get(timeout)
+        deadline = time.monotonic() + (timeout or 0)
+        while time.monotonic() < deadline and not self._closed:
+            if all(idx.manifest.get_meta("last_indexed_at") for idx in ws.indexes):
+                break
+            time.sleep(0.05)
+        return ws
 
     def close(self) -> None:
         """Stop the watcher and the indexer thread, then close the stores (releasing the writer locks). If the

@@ -135,12 +135,13 @@ class RaglsTools:
     def __init__(self, live: LiveWorkspace):
         self.live = live
 
-    async def _ws(self):
-        return await asyncio.to_thread(self.live.get, OPEN_TIMEOUT_S)
+    async def _ws(self, indexed: bool = True):
+        """The open workspace; `indexed`: also wait for a never-indexed folder's first text phase."""
+        return await asyncio.to_thread(self.live.get_indexed if indexed else self.live.get, OPEN_TIMEOUT_S)
 
     async def _run(self, fn, *args, **kwargs):
         try:
-            ws = await self._ws()
+            ws = await self._ws(indexed=fn is not self._status)
             return await asyncio.to_thread(fn, ws, *args, **kwargs)
         except RaglsError as exc:
             raise ToolError(str(exc)) from None
@@ -417,10 +418,7 @@ def build_server(live: LiveWorkspace) -> RaglsMCP:
     return server
 
 
-def run(folders: list[Path], overrides: dict[str, Any] | None = None) -> None:
-    """Serve MCP on stdio for `folders` until the client closes stdin. Caps glibc's malloc arenas first."""
-    from ragls import heap
-
-    heap.limit_arenas()
-    live = LiveWorkspace(folders, [overrides] if overrides else [])
+def run(live: LiveWorkspace) -> None:
+    """Serve MCP on stdio over `live` (started here if the caller has not started it) until the client closes
+    stdin; then the index is closed and its writer lock released."""
     build_server(live).run("stdio")
