@@ -202,7 +202,6 @@ async def test_reader_sees_writer_edits_and_takes_over(tmp_path):
             await eventually(writes, "the MCP server taking over the index")
             (ws / "notes.txt").write_text("Team notes\n\nThe ibis moved to Wednesday.\n")
             await eventually(lambda: finds("ibis"), "the MCP server indexing a change as the writer")
-            await asyncio.sleep(0)
 
 
 async def test_malformed_settings_do_not_kill_the_server(tmp_path):
@@ -214,14 +213,15 @@ async def test_malformed_settings_do_not_kill_the_server(tmp_path):
         assert (await proc.session.list_tools()).tools  # still serving
 
 
-def test_cli_refuses_home_directory(tmp_path):
+async def test_cli_refuses_home_directory(tmp_path):
+    """Started in the home directory (no project marker): exit 2 with a reason, nothing indexed."""
     import subprocess
     import sys
 
     from lspkit import server_env
 
     env = server_env(tmp_path / "cache") | {"HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "ragls", "mcp"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "ragls", "mcp"], cwd=tmp_path, env=env,
+                                   capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert "home directory" in done.stderr
