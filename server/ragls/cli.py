@@ -68,7 +68,7 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False):
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
     from ragls.workspace import RagWorkspace
 
     folder = Path(args.path).expanduser()
@@ -78,7 +78,8 @@ def _workspace(args, progress=None, read_only: bool = False):
     if getattr(args, "index_path", None):
         overrides = {"index": {"path": args.index_path}}
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
-                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only)
+                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
+                      pin_model=pin_model)
     for warning in ws.warnings:  # e.g. a typo in ragls.toml
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
@@ -175,7 +176,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
 
     progress = Progress()
     t0 = time.perf_counter()
-    ws = _workspace(args, progress)
+    ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
@@ -255,6 +256,13 @@ def cmd_status(args) -> int:
     from ragls.lsp.wire import to_wire_status
     from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
+    missing = _unindexed_folder(args)
+    if missing is not None:  # status never creates an index directory for a folder nobody indexed
+        if args.json:
+            _print_json({"folders": [], "notIndexed": [str(missing)]})
+        else:
+            print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
+        return 0
     ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
     try:
         wire = to_wire_status(ws.status())
@@ -273,10 +281,45 @@ def cmd_status(args) -> int:
                 print(f"skipped:     {s['path']}: {s['reason']}")
         print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
         print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+        for notice in ws.notices:
+            print(f"note:        {notice}")
         for e in wire["errors"]:
             print(f"error:       {e['message']}")
     finally:
         ws.close()
+    return 0
+
+
+def _unindexed_folder(args) -> Path | None:
+    """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
+    from ragls.config import load_settings
+    from ragls.indexer import resolve_index_dir
+
+    folder = Path(args.path).expanduser().resolve()
+    if not folder.is_dir():
+        return None  # _workspace reports it
+    overrides = {"index": {"path": args.index_path}} if getattr(args, "index_path", None) else {}
+    settings, _ = load_settings(folder, overrides)
+    return None if (resolve_index_dir(folder, settings) / "manifest.sqlite").exists() else folder
+
+
+def cmd_prune(args) -> int:
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
+    from ragls.prune import prune, scan
+
+    entries = scan()
+    remove = args.remove and not args.dry_run
+    orphans = prune(remove=remove)
+    if args.json:
+        _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
+                                  "bytes": e.size_bytes, "state": e.state} for e in entries],
+                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+        return 0
+    for e in entries:
+        print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
+    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
     return 0
 
 
@@ -322,6 +365,10 @@ def cmd_doctor(args) -> int:
         report(False, f"index path {index_dir} not writable: {exc}")
     try:
         idx = FolderIndex(folder, settings, emb, index_dir=index_dir)
+        built_with = idx.manifest.get_meta("vectors_model")
+        if built_with and built_with != settings.embedding.model and "model" not in settings.embedding.model_fields_set:
+            print(f"[note] the index keeps the embedding model it was built with ({built_with}); "
+                  f"`ragls rebuild` or an explicit embedding.model switches to {settings.embedding.model}")
         files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
         report(True, f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
                      f"{idx.vectors.count()} vectors")
@@ -448,6 +495,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
+    pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
+    pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
+    pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
+    pr.add_argument("--json", action="store_true")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")
     c.add_argument("path", nargs="?", default=".")
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
@@ -459,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph, "mcp": cmd_mcp,
+    "graph": cmd_graph, "prune": cmd_prune, "mcp": cmd_mcp,
 }
 
 

