@@ -518,9 +518,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from ragls import indexer
+    from ragls import ownership
 
-    indexer.PROCESS_ROLE = f"ragls {args.cmd}"  # who holds an index lock, as rag/status reports it
+    ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
     except InvalidParams as exc:

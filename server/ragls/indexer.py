@@ -40,14 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
+from ragls import ownership
 from ragls.chunking import chunk_document
 from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
 from ragls.ir import Chunk, Document
+from ragls.ownership import WriterLock
 from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
@@ -57,11 +57,6 @@ if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
 
 log = logging.getLogger(__name__)
-
-# Who this process is, as written next to the writer lock and shown by `rag/status` / `index_status`
-# ("writerProcess"); the entry points set it ("ragls serve", "ragls mcp", "ragls index").
-PROCESS_ROLE = "ragls"
-WRITER_FILE = "writer.json"  # {pid, role, since}: the process holding index.lock (informational; the lock rules)
 
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
@@ -139,8 +134,7 @@ class FolderIndex:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
-        # Not thread-local: the lock is taken on the thread that opens the workspace and released on another.
-        self._lock = FileLock(str(self.index_dir / "index.lock"), thread_local=False)
+        self._lock = WriterLock(self.index_dir)  # index.lock, writer.json, handover.json (ragls.ownership)
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
@@ -168,40 +162,16 @@ class FolderIndex:
             self._start_writing()
 
     def _try_lock(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-        except Timeout:
-            return False
-        if not self.read_only:
-            self._announce_writer()
-        return True
-
-    def _announce_writer(self) -> None:
-        """Write WRITER_FILE (pid, PROCESS_ROLE, time) so other processes can say who indexes this folder."""
-        import json
-
-        info = {"pid": os.getpid(), "role": PROCESS_ROLE, "since": time.time()}
-        tmp = self.index_dir / f".{WRITER_FILE}.{os.getpid()}"
-        try:
-            tmp.write_text(json.dumps(info))
-            os.replace(tmp, self.index_dir / WRITER_FILE)
-        except OSError as exc:  # informational only
-            log.debug("cannot write %s: %s", WRITER_FILE, exc)
+        return self._lock.try_acquire(announce=not self.read_only)
 
     def writer_process(self) -> dict | None:
-        """{pid, role} of the process that writes this index (this one when `writer`), None when nobody holds the
-        lock. Read from WRITER_FILE; the role is "unknown" when the file is missing or stale."""
-        import json
-
+        """{pid, role} of the process that writes this index (this one when `writer`; role "unknown" when it
+        did not say), None when nobody holds the lock."""
         if self.writer:
-            return {"pid": os.getpid(), "role": PROCESS_ROLE}
+            return {"pid": os.getpid(), "role": ownership.PROCESS_ROLE}
         if not self.other_writer:
             return None
-        try:
-            info = json.loads((self.index_dir / WRITER_FILE).read_text())
-            return {"pid": int(info["pid"]), "role": str(info["role"])}
-        except (OSError, ValueError, KeyError, TypeError):
-            return {"pid": None, "role": "unknown"}
+        return self._lock.holder()
 
     @property
     def other_writer(self) -> bool:
@@ -209,10 +179,7 @@ class FolderIndex:
         checks the lock now; otherwise this process would hold it if it were free (it retries: takeover)."""
         if self.writer:
             return False
-        if self.read_only and self._try_lock():
-            self._lock.release()
-            return False
-        return True
+        return not (self.read_only and self._lock.is_free())
 
     def _start_writing(self) -> None:
         if self.manifest.get_meta("folder") != str(self.folder):
@@ -221,16 +188,38 @@ class FolderIndex:
         self.reconcile()
 
     def try_become_writer(self) -> bool:
-        """Read-only index: take the writer lock if the other process released it (its editor closed); then
-        reconcile and return True — the caller should run a full sync. False while the other process holds it."""
-        if self.writer or self.read_only:
+        """Read-only index: take the writer lock if the other process released it (its editor closed, or it handed
+        the index over); then reconcile and return True — the caller should run a full sync. False while the other
+        process holds it (asking it for the index when it yields: `ownership`), or while this process yields to
+        a live process that asked for the index."""
+        if self.writer or self.read_only or not self._lock.may_take():
             return False
         if not self._try_lock():
+            self._lock.request_handover()
             return False
         self.writer = True
         self.bm25.set_writable(True)
+        if self._lock.requester() == os.getpid():
+            self._lock.clear_request()
         self._start_writing()
         return True
+
+    def handover_requested(self) -> bool:
+        """Writer: this process yields and an editor's language server asked for the index (`ownership`)."""
+        return self.writer and self._lock.handover_requested()
+
+    def release_writer(self) -> None:
+        """Writer: stop writing and release the lock (the handover); queries go on from the stores, refreshed
+        from the new writer's commits. Call on the indexer thread, between two units of work; the new writer
+        recomputes what is still pending."""
+        if not self.writer:
+            return
+        with self._vec_lock:
+            self.bm25.set_writable(False)  # drops tantivy's own writer lock too
+            self._pending.clear()
+            self._urgent.clear()
+            self.writer = False
+            self._lock.release()
 
     # -- the vector store, opened on first use ---------------------------------------------------------------
     @property

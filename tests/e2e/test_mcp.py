@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from llm_server import LLMServer, Reply
-from lspkit import copy_docs, init_params, wait_indexed
+from lspkit import copy_docs, request, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
 from test_live import eventually, running_server
 
@@ -225,3 +225,32 @@ async def test_cli_refuses_home_directory(tmp_path):
                                    capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert "home directory" in done.stderr
+
+
+async def test_hands_over_to_an_editor_started_later(tmp_path):
+    """The MCP server writes while no editor is open; an editor's `ragls serve` started later asks for the index
+    and gets it; the MCP server then reads the editor's updates."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache) as proc:
+        status = await wait_mcp_indexed(proc, files=4)
+        assert status["folders"][0]["this_process_writes"] is True
+        async with running_server(ws, cache, options={"watch": {"debounceMs": 200}}) as editor:
+            async def editor_writes():
+                return (await request(editor, "rag/status", {}))["folders"][0]["writer"]
+
+            await eventually(editor_writes, "the editor's server taking the index over")
+            (f,) = (await proc.data("index_status"))["folders"]
+            assert f["this_process_writes"] is False
+            assert f["writer_process"] == {"pid": editor._server.pid, "role": "ragls serve"}
+            editor_status = (await request(editor, "rag/status", {}))["folders"][0]
+            assert editor_status["writerProcess"]["role"] == "ragls serve"
+
+            (ws / "notes.txt").write_text("Team notes\n\nThe axolotl moved to Friday.\n")
+
+            async def mcp_finds():
+                data = await proc.data("search_docs", {"query": "axolotl", "top_k": 3})
+                return [r["path"] for r in data["results"] if "axolotl" in r["text"]] == ["notes.txt"]
+
+            await eventually(mcp_finds, "the MCP server reading the editor's update")
+            assert not (Path(f["index_path"]) / "handover.json").exists()
