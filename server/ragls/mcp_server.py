@@ -254,19 +254,19 @@ class RaglsTools:
     @staticmethod
     def _status(ws) -> CallToolResult:
         import os
+        from datetime import datetime, timezone
 
-        from ragls.lsp.wire import to_wire_status
-
-        wire = to_wire_status(ws.status())
+        status = ws.status()
         folders = []
-        for f, idx in zip(wire["folders"], ws.indexes):
-            folders.append({"name": idx.folder.name, "path": str(idx.folder), "files": f["files"],
-                            "chunks": f["chunks"], "pending_files": f["pending"],
-                            "pending_vectors": f["pendingVectors"], "last_indexed_at": f["lastIndexedAt"],
-                            "index_path": f["indexPath"], "this_process_writes": f["writer"],
-                            "writer_process": f.get("writerProcess"), "skipped": f["skipped"]})
-        data = {"folders": folders, "embedding_model": wire["embeddingModel"], "store": wire["store"],
-                "generation": wire["generation"], "errors": wire["errors"], "pid": os.getpid()}
+        for f in status.folders:
+            last = datetime.fromtimestamp(f.last_indexed_at, timezone.utc).isoformat() if f.last_indexed_at else None
+            folders.append({"name": f.folder.name, "path": str(f.folder), "files": f.files, "chunks": f.chunks,
+                            "pending_files": f.pending, "pending_vectors": f.pending_vectors,
+                            "last_indexed_at": last, "index_path": str(f.index_path),
+                            "this_process_writes": f.writer, "writer_process": f.writer_process,
+                            "skipped": [{"path": p, "reason": r} for p, r in f.skipped]})
+        data = {"folders": folders, "embedding_model": status.embedding_model, "store": status.store,
+                "generation": status.generation, "errors": status.errors, "pid": os.getpid()}
         lines = []
         for f in folders:
             who = f["writer_process"] or {}
@@ -275,11 +275,11 @@ class RaglsTools:
             lines.append(f"{f['path']}: {f['files']} files, {f['chunks']} chunks, {f['pending_files']} files queued, "
                          f"{f['pending_vectors']} chunks waiting for embeddings; {writer}")
             lines += [f"  skipped {s['path']}: {s['reason']}" for s in f["skipped"]]
-        gen = wire["generation"]
-        lines.append(f"embedding model: {wire['embeddingModel']}; answers: "
+        gen = status.generation
+        lines.append(f"embedding model: {status.embedding_model}; answers: "
                      f"{gen['backend'] if gen['backend'] != 'none' else 'extractive (no LLM configured)'}"
                      f"{' ' + gen['model'] if gen.get('model') else ''}")
-        lines += [f"error: {e['message']}" for e in wire["errors"]]
+        lines += [f"error: {e['message']}" for e in status.errors]
         return _result("\n".join(lines), data)
 
     # resources --------------------------------------------------------------------------------------------
