@@ -241,6 +241,9 @@ class RagWorkspace:
             raise InvalidParams("question must be a non-empty string")
         targets = self._targets(rag)  # validates rag before any work
         chat = make_chat_model(self.settings.generation)
+        for idx in targets:
+            if not idx.writer:
+                idx.refresh()  # a reader answers from the writer process's latest commits
         for idx in targets:  # an answer waits for the embedding model (extractive answers need it too)
             idx.open_vectors()
 
