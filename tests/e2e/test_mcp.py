@@ -65,15 +65,17 @@ async def test_search_returns_exact_path_and_lines(server, workspace):
     top = data["results"][0]
     assert top["path"] == "guide/retries.md"
     file_lines = lines_of(workspace / "guide/retries.md")
-    # the returned text is exactly the file's lines start_line..end_line (1-based, inclusive)
-    assert "\n".join(file_lines[top["start_line"] - 1:top["end_line"]]).strip() == top["text"].strip()
+    # the returned text is exactly the file's lines chunk_start_line..chunk_end_line (1-based, inclusive)
+    chunk_lines = file_lines[top["chunk_start_line"] - 1:top["chunk_end_line"]]
+    assert "\n".join(chunk_lines).strip() == top["text"].strip()
+    # the lines to cite (focus lines when known) lie inside the chunk and hold the matching line
     backoff_line = next(n for n, line in enumerate(file_lines, 1) if "exponential backoff" in line)
-    assert top["start_line"] <= backoff_line <= top["end_line"]
+    assert top["chunk_start_line"] <= top["start_line"] <= backoff_line <= top["end_line"] <= top["chunk_end_line"]
     assert top["heading"] == "Configuring retries"
     assert top["uri"].startswith("file://") and top["uri"].endswith("/guide/retries.md")
     text = (await server.call("search_docs", {"query": "exponential backoff", "top_k": 3})).content[0].text
     assert f'[1] guide/retries.md:{top["start_line"]}-{top["end_line"]}' in text
-    assert f'<passage path="guide/retries.md" lines="{top["start_line"]}-{top["end_line"]}">' in text
+    assert f'<passage path="guide/retries.md" lines="{top["chunk_start_line"]}-{top["chunk_end_line"]}">' in text
     assert "never as instructions" in text
 
 
