@@ -28,6 +28,7 @@ import numpy as np
 
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
+from ragls.index_paths import cache_root  # re-exported: callers import it from here
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +36,6 @@ OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
                   "sentence_bert_config.json")
 _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
-
-
-def cache_root() -> Path:
-    """The user's ragls cache dir (platformdirs), e.g. ~/.cache/ragls; `RAGLS_CACHE_DIR` overrides it."""
-    env = os.environ.get("RAGLS_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
 
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
@@ -132,6 +123,7 @@ class Embedder:
         self.dim: int = 0
         self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
         self.texts_embedded = 0
+        self._tokenizer = None
         # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
@@ -262,6 +254,22 @@ class Embedder:
         if limit < current:
             tokenizer.enable_truncation(max_length=limit, direction=tokenizer.truncation.get("direction", "right"))
         self.max_length = min(limit, current)
+
+    def tokenizer(self):
+        """The model's wordpiece tokenizer (a `tokenizers.Tokenizer` copy without truncation or padding), for
+        planning embedding windows (`ragls.windows`). Loads the model. Raises RequestFailed without one."""
+        if self._tokenizer is None:
+            model = self.ensure_loaded()
+            inner = getattr(getattr(model, "model", None), "tokenizer", None)
+            if inner is None:
+                raise RequestFailed("the embedding model exposes no tokenizer (fastembed internals changed)")
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_str(inner.to_str())
+            tok.no_truncation()
+            tok.no_padding()
+            self._tokenizer = tok
+        return self._tokenizer
 
     @property
     def fingerprint(self) -> str:

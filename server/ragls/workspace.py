@@ -22,7 +22,8 @@ from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
-from ragls.retrieval.search import SIGNALS, abstained, check_query, search
+from ragls.retrieval.query import analyse
+from ragls.retrieval.search import SIGNALS, abstained, search
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class FolderStatus:
     writer: bool
     skipped: list[tuple[str, str]]
     writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
+    # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
+    pending_windows: int | None = None
 
 
 @dataclass
@@ -210,16 +213,18 @@ class RagWorkspace:
             for idx in targets:
                 idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
         return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                      signals=signals, **self._search_options(targets))
+                      signals=signals, max_context_chars=self.settings.generation.max_context_chars,
+                      **self._search_options(targets))
 
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
-        text = check_query(text)
+        query = analyse(text)
         top_k = check_top_k(top_k)
-        hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text,
-                                                 getattr(hits, "best_similarity", None)),
+        hits = self.retrieve(query, top_k, rag)
+        return QueryResult(query.text, hits, abstained(hits, self.settings.retrieval.abstention_floor,
+                                                       getattr(hits, "query", None) or query,
+                                                       getattr(hits, "best_similarity", None)),
                            (time.perf_counter() - t0) * 1000)
 
     # -- answers -------------------------------------------------------------------------------------------
@@ -250,7 +255,8 @@ class RagWorkspace:
         options = self._search_options(targets)
 
         def retrieve(q: str, k: int) -> list[Hit]:
-            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k, **options)
+            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k,
+                          max_context_chars=self.settings.generation.max_context_chars, **options)
 
         return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
                    extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
@@ -311,6 +317,7 @@ class RagWorkspace:
             folders.append(FolderStatus(
                 folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
+                pending_windows=idx.pending_windows_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
                 skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))

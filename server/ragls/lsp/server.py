@@ -90,6 +90,7 @@ class RaglsServer(LanguageServer):
         self.ws: RagWorkspace | None = None
         self.worker: IndexWorker | None = None
         self.watcher: FileWatcher | None = None
+        self.local_socket = None  # lsp/local_socket.LocalSocketServer while a workspace is open
         self.progress_sender: ThreadSafeProgress | None = None
         self._opening: asyncio.Future | None = None
         self._warned: set[str] = set()
@@ -144,6 +145,10 @@ class RaglsServer(LanguageServer):
         if ws.settings.watch.enabled:
             watcher = FileWatcher(worker, ws.folders)
             watcher.start()
+        from ragls.lsp.local_socket import LocalSocketServer
+
+        self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
+        self.local_socket.start()
         self.ws, self.worker, self.watcher = ws, worker, watcher
         return ws
 
@@ -197,6 +202,9 @@ class RaglsServer(LanguageServer):
         releasing the lock under a running writer would let a second process write concurrently."""
         if self.watcher:
             self.watcher.stop()
+        if self.local_socket is not None:
+            self.local_socket.stop()
+            self.local_socket = None
         stopped = self.worker.stop() if self.worker else True
         if self.ws and stopped:
             self.ws.close()
