@@ -29,6 +29,9 @@ import sys
 import time
 from pathlib import Path
 
+# Run as `python bench/mcp.py`, this file's folder is sys.path[0] and its name would shadow the `mcp` SDK.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
 BOOK = Path("/work/shared/corpora/rust-book")
 QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option enum instead of null",
            "recoverable errors with Result", "trait bounds", "lifetime annotations", "closures capture environment",
