@@ -159,23 +159,12 @@ def cmd_mcp(args) -> int:
     opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
     from ragls import heap
     from ragls.live import LiveWorkspace
-    from ragls.roots import is_too_broad, project_root
+    from ragls.roots import serve_folders
 
-    if args.paths:
-        folders = []
-        for raw in args.paths:
-            folder = Path(raw).expanduser().resolve()
-            if not folder.is_dir():
-                raise InvalidParams(f"not a folder: {raw}")
-            if is_too_broad(folder):
-                raise InvalidParams(f"not indexing {folder} (the filesystem root or your home directory); add a "
-                                    "ragls.toml there to index it anyway")
-            folders.append(folder)
-    else:
-        try:
-            folders = [project_root(Path.cwd())]
-        except ValueError as exc:
-            raise InvalidParams(str(exc)) from None
+    try:
+        folders = serve_folders(args.paths, Path.cwd())
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
     heap.limit_arenas()
     live = LiveWorkspace(folders).start()
     from ragls.mcp_server import run

@@ -48,3 +48,20 @@ def project_root(cwd: Path) -> Path:
         raise ValueError(f"not indexing {root} (the filesystem root or your home directory): start in a project "
                          f"folder, pass the folder to index, or add a {CONFIG_FILE} there to index it anyway")
     return root
+
+
+def serve_folders(paths: Sequence[str], cwd: Path) -> list[Path]:
+    """The folders a server started with `paths` in `cwd` serves: each path (resolved), else the project around
+    `cwd` (`project_root`). Raises ValueError for a path that is not a folder, or one that `is_too_broad`."""
+    if not paths:
+        return [project_root(cwd)]
+    folders = []
+    for raw in paths:
+        folder = (cwd / Path(raw).expanduser()).resolve()
+        if not folder.is_dir():
+            raise ValueError(f"not a folder: {raw}")
+        if is_too_broad(folder):
+            raise ValueError(f"not indexing {folder} (the filesystem root or your home directory); add a "
+                             f"{CONFIG_FILE} there to index it anyway")
+        folders.append(folder)
+    return folders

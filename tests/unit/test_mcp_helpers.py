@@ -61,3 +61,17 @@ def test_no_marker_falls_back_to_the_directory_but_never_home(tmp_path, monkeypa
         project_root(plain)
     (plain / "ragls.toml").write_text("")  # ...unless a ragls.toml asks for it
     assert project_root(plain) == plain.resolve()
+
+
+def test_serve_folders_from_arguments(tmp_path, monkeypatch):
+    from ragls.roots import serve_folders
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert serve_folders(["a", str(tmp_path / "b")], tmp_path) == [(tmp_path / "a").resolve(),
+                                                                   (tmp_path / "b").resolve()]
+    with pytest.raises(ValueError, match="not a folder"):
+        serve_folders(["missing"], tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="home directory"):
+        serve_folders(["a"], tmp_path)
