@@ -87,6 +87,11 @@ class EmbeddingSettings(_Section):
     batch_size: int = Field(2, ge=1)  # texts per model call; larger batches are slower on CPU and cost memory
     threads: int | None = Field(None, ge=1)
     offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
+    # ONNX Runtime execution provider: "auto" (CUDA when available, else CPU — the behaviour before), "cpu", "cuda",
+    # "rocm", "directml"; each falls back to CPU when its provider is not installed (a warning says so).
+    provider: str = "auto"
+    # Worker processes for indexing (fastembed's data-parallel encoding, each with its own ONNX session); 0/1 = off.
+    parallel: int = Field(0, ge=0, le=64)
     # Multi-window vectors (windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
     # (None = the model's max length, e.g. 256 for all-MiniLM-L6-v2) every `window_stride` wordpieces (None = half
     # a window; = window gives non-overlapping windows, about 2/3 of the cost), so no line of a chunk is truncated.
@@ -98,6 +103,11 @@ class IndexSettings(_Section):
     """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs)."""
 
     path: str | None = None
+    # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
+    embedding_cache_mb: int = Field(1024, ge=0)
+    # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
+    # default. 0 = always exact.
+    ann_threshold: int = Field(50_000, ge=0)
 
 
 class RetrievalSettings(_Section):
@@ -132,6 +142,9 @@ class RetrievalSettings(_Section):
     parent_document: bool = False
     # With a reranker: hits whose cross-encoder score is below this are dropped; 0 = off.
     relevance_floor: float = 0.0
+    # Abstention on the calibrated probability that the index answers (retrieval/abstention.py): abstain below
+    # it; 0 turns the rule off (the cosine floor alone, as before).
+    abstention_probability: float = Field(0.5, ge=0.0, le=1.0)
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None
@@ -196,6 +209,12 @@ class WatchSettings(_Section):
     debounce_ms: int = Field(300, ge=0)
 
 
+class ObservabilitySettings(_Section):
+    """OpenTelemetry export (ragls.telemetry; needs the `otel` extra)."""
+
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; unset = no tracing
+
+
 class Settings(_Section):
     """All ragls settings. See docs/configuration.md for each one."""
 
@@ -207,6 +226,26 @@ class Settings(_Section):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     commit: CommitSettings = Field(default_factory=CommitSettings)
     watch: WatchSettings = Field(default_factory=WatchSettings)
+    observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
+    # "default", or "low-ram": hard overrides for small machines (see apply_profile); `ragls doctor` prints it.
+    profile: Literal["default", "low-ram"] = "default"
+
+    @model_validator(mode="after")
+    def _low_ram_profile(self) -> "Settings":
+        """`profile = "low-ram"` wins over every other layer: the embedded store (LanceDB + tantivy), no
+        cross-encoder reranker, no knowledge graph, no answer cache, no data-parallel embedding, one text per model
+        call, and a small shared embedding cache bound."""
+        if self.profile != "low-ram":
+            return self
+        overrides = [(self.retrieval, "reranker_model", None), (self.retrieval, "reranker_model_path", None),
+                     (self.retrieval, "extractor_model", None), (self.embedding, "parallel", 0),
+                     (self.embedding, "batch_size", 1), (self.generation, "cache", False),
+                     (self.index, "backend", "lancedb")]
+        for section, name, value in overrides:
+            if name in type(section).model_fields:
+                object.__setattr__(section, name, value)
+        object.__setattr__(self.index, "embedding_cache_mb", min(self.index.embedding_cache_mb, 128))
+        return self
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "Settings":
@@ -215,6 +254,8 @@ class Settings(_Section):
             raise ValueError("chunking.chunk_overlap must be smaller than chunking.chunk_size")
         return self
 
+
+TOP_LEVEL = ("profile",)  # settings outside any [section]
 
 # Flat names (the `rag_*` family and a few short forms) -> (section, field).
 ALIASES: dict[str, tuple[str, str]] = {
@@ -233,6 +274,7 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
     "rag_parent_document": ("retrieval", "parent_document"),
     "rag_relevance_floor": ("retrieval", "relevance_floor"),
+    "rag_abstention_probability": ("retrieval", "abstention_probability"),
     "rag_chunk_size": ("chunking", "chunk_size"),
     "chunk_size": ("chunking", "chunk_size"),
     "rag_chunk_overlap": ("chunking", "chunk_overlap"),
@@ -261,7 +303,7 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
-        if key in sections and isinstance(value, dict):
+        if key in sections and key not in TOP_LEVEL and isinstance(value, dict):
             model = sections[key].annotation
             fields = model.model_fields  # type: ignore[union-attr]
             for sub_raw, sub_value in value.items():
@@ -273,6 +315,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
                     warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
+        elif key in TOP_LEVEL:
+            out[key] = value  # type: ignore[assignment] - a top-level scalar (profile)
         elif key in ALIASES:
             section, name = ALIASES[key]
             out.setdefault(section, {})[name] = value

@@ -24,6 +24,7 @@ from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,9 @@ class RagWorkspace:
             self.folder_settings.append(s)
             self.warnings += warns
         self.settings = self.folder_settings[0]
+        from ragls import telemetry
+
+        telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
         self.embedder = Embedder(self.settings.embedding, on_status=on_status)
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
@@ -110,6 +114,7 @@ class RagWorkspace:
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
+        self.read_only = read_only
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
@@ -141,6 +146,9 @@ class RagWorkspace:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        for i in targets:
+            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
+                self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 
@@ -216,18 +224,24 @@ class RagWorkspace:
                       signals=signals, max_context_chars=self.settings.generation.max_context_chars,
                       **self._search_options(targets))
 
+    @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
         query = analyse(text)
         top_k = check_top_k(top_k)
         hits = self.retrieve(query, top_k, rag)
-        return QueryResult(query.text, hits, abstained(hits, self.settings.retrieval.abstention_floor,
-                                                       getattr(hits, "query", None) or query,
-                                                       getattr(hits, "best_similarity", None)),
-                           (time.perf_counter() - t0) * 1000)
+        return QueryResult(query.text, hits, self.abstains(query, hits), (time.perf_counter() - t0) * 1000)
+
+    def abstains(self, query: Any, hits: list[Hit]) -> bool:
+        """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
+        abstained with the settings' floors; `ragls eval` uses it to judge the same rule rag/query applies."""
+        r = self.settings.retrieval
+        return abstained(hits, r.abstention_floor, getattr(hits, "query", None) or query,
+                         getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
+    @traced("rag/ask")
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
             cancel: threading.Event | None = None) -> Answer:
@@ -305,11 +319,13 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
-        """rag/status. Not `progressive` (CLI): opens the vector stores first, so counts of chunks without a vector
-        are exact; the server reports every chunk as pending until its indexer thread has opened them."""
+        """rag/status. The server (`progressive`) reports every chunk as pending until its indexer thread has opened
+        the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
+        and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
+        vector stores are opened first, so the counts are exact."""
         folders = []
         for i, idx in enumerate(self.indexes):
-            if not self.progressive:
+            if not self.progressive and not self.read_only:
                 idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
@@ -330,12 +346,16 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        if first.embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
+        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
+        if embed_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
+        model_name = self.embedder.model_name
+        if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
+            model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
+        return Status(folders=folders, embedding_model=model_name, store="lancedb+tantivy",
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])
@@ -346,6 +366,7 @@ class RagWorkspace:
                 g.close()
         for idx in self.indexes:
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from ragls.config import GenerationSettings
 from ragls.errors import Cancelled, RequestFailed
+from ragls.telemetry import traced
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -107,6 +108,7 @@ class ChatModel(ABC):
 
     # -- public API -------------------------------------------------------------------------------------------
 
+    @traced("llm.chat")
     def chat(
         self,
         messages: list[dict],
