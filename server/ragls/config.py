@@ -20,7 +20,8 @@ from ragls.errors import ConfigError
 
 CONFIG_FILE = "ragls.toml"
 
-DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org}"]
+# Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking.
+DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org,pdf,html,htm}"]
 # Built-in junk directories: never walked, whatever the include globs say.
 JUNK_DIRS = [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "site-packages",
              ".ragls-index", ".hg", ".svn", ".tox", ".mypy_cache", ".pytest_cache"]
@@ -63,6 +64,20 @@ class SourcesSettings(_Section):
     max_file_bytes: int = Field(2_000_000, gt=0)  # 2 MB
     respect_gitignore: bool = True
     exclude_secrets: bool = True
+    loader_timeout_s: float = Field(120.0, gt=0)  # each [document_loaders] command
+
+
+class WebSettings(_Section):
+    """Fetching URLs and crawling `…/**` sources of named RAGs (sources/web.py). Pages are capped at
+    `sources.max_file_bytes`. `delay_s` is the pause between two requests to the same site (politeness; a
+    robots.txt `Crawl-delay` that is longer wins)."""
+
+    max_pages: int = Field(500, ge=1)
+    max_depth: int = Field(4, ge=0)
+    delay_s: float = Field(0.5, ge=0)
+    timeout_s: float = Field(30.0, gt=0)
+    user_agent: str = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
+    respect_robots: bool = True
 
 
 class ChunkingSettings(_Section):
@@ -226,6 +241,21 @@ class Settings(_Section):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     commit: CommitSettings = Field(default_factory=CommitSettings)
     watch: WatchSettings = Field(default_factory=WatchSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    # name -> command ("pdftotext $1 -"); see sources/loaders.py
+    document_loaders: dict[str, str] = Field(default_factory=dict)
+    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by rags.py
+    rags: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("document_loaders")
+    @classmethod
+    def _loaders_are_commands(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, command in v.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                raise ValueError(f"loader name {name!r} must be a word (letters, digits, - and _)")
+            if not isinstance(command, str) or not command.strip():
+                raise ValueError(f"loader {name!r} needs a command, e.g. \"pdftotext $1 -\"")
+        return v
     observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
     # "default", or "low-ram": hard overrides for small machines (see apply_profile); `ragls doctor` prints it.
     profile: Literal["default", "low-ram"] = "default"
@@ -262,6 +292,10 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_top_k": ("retrieval", "top_k"),
     "top_k": ("retrieval", "top_k"),
     "rag_template": ("generation", "template"),
+    "template": ("generation", "template"),
+    "reranker_model": ("retrieval", "reranker_model"),
+    "extractor_model": ("retrieval", "extractor_model"),
+    "min_similarity": ("retrieval", "min_similarity"),
     "rag_reranker_model": ("retrieval", "reranker_model"),
     "rag_reranker_model_path": ("retrieval", "reranker_model_path"),
     "rag_extractor_model": ("retrieval", "extractor_model"),
@@ -284,6 +318,9 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_max_context_chars": ("generation", "max_context_chars"),
 }
 
+# Top-level tables whose keys are user-chosen names (merged per name, not validated as settings here).
+TABLES = ("document_loaders", "rags")
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
@@ -303,7 +340,9 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
-        if key in sections and key not in TOP_LEVEL and isinstance(value, dict):
+        if key in TABLES:  # user-named entries: keys are names, not settings
+            out[key] = dict(value) if isinstance(value, dict) else value
+        elif key in sections and key not in TOP_LEVEL and isinstance(value, dict):
             model = sections[key].annotation
             fields = model.model_fields  # type: ignore[union-attr]
             for sub_raw, sub_value in value.items():

@@ -49,7 +49,7 @@ from ragls.hashing import fingerprint, text_hash
 from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
-from ragls.sources.load import load_file
+from ragls.sources.convert import load_source
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
@@ -400,7 +400,8 @@ class FolderIndex:
                 if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
                     report.unchanged += 1
                     continue
-            loaded = load_file(self.folder, rel, self.settings.sources.max_file_bytes)
+            loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
+                                 self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
             if isinstance(loaded, Skipped):
                 if loaded.reason.startswith("vanished"):
                     if rel in known:

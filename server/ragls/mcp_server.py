@@ -364,12 +364,14 @@ def resolve_indexed(ws, path: str):
 
 
 def read_indexed_text(idx, rel: str) -> str:
-    """The current text of an indexed file, decoded as the indexer decodes it. Raises RequestFailed when it can
-    no longer be read."""
+    """The current text of an indexed file, decoded (or converted: PDF, DOCX, HTML, configured loaders) as the
+    indexer does it, so line numbers match the index. Raises RequestFailed when it can no longer be read."""
     from ragls.errors import Skipped
-    from ragls.sources.load import load_file
+    from ragls.sources.convert import load_source
 
-    loaded = load_file(idx.folder, rel, idx.settings.sources.max_file_bytes)
+    s = idx.settings
+    loaded = load_source(idx.folder, rel, s.sources.max_file_bytes, s.document_loaders,
+                         timeout_s=s.sources.loader_timeout_s)
     if isinstance(loaded, Skipped):
         raise RequestFailed(f"{rel} cannot be read now: {loaded.reason}")
     return loaded.text

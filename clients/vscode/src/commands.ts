@@ -24,6 +24,7 @@ import {
   StatusRequest,
   StatusResult,
 } from './protocol';
+import { RagSelection } from './rags';
 import { ServerManager } from './server';
 import { StatusBar } from './status';
 
@@ -42,6 +43,8 @@ export interface Deps {
   panel: AnswerPanel;
   status: StatusBar;
   output: vscode.OutputChannel;
+  /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
+  rags?: RagSelection;
 }
 
 /** Most characters of a selection put into the question. */
@@ -90,6 +93,7 @@ async function ask(deps: Deps, question: string, shown: string, documents?: stri
             deps.server.request(AskRequest, {
               question,
               partialResultToken: token,
+              rag: deps.rags?.param(),
               ...(documents?.length ? { documents } : {}),
             }),
           ),
@@ -189,7 +193,7 @@ export function searchDocs(deps: Deps, query?: string): Promise<Chunk | undefine
     if (!q?.trim()) {
       return undefined;
     }
-    const result = await deps.server.request(QueryRequest, { query: q.trim() });
+    const result = await deps.server.request(QueryRequest, { query: q.trim(), rag: deps.rags?.param() });
     if (!result.chunks.length) {
       void vscode.window.showInformationMessage(`ragls: no docs match “${q.trim()}”.`);
       return undefined;

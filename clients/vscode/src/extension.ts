@@ -6,7 +6,8 @@
  */
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
-import { COMMANDS, registerCommands } from './commands';
+import { COMMANDS, describeError, registerCommands } from './commands';
+import { PICK_RAGS_COMMAND, RagSelection } from './rags';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
@@ -15,6 +16,7 @@ export interface RaglsApi {
   server: ServerManager;
   panel: AnswerPanel;
   status: StatusBar;
+  rags: RagSelection;
 }
 
 let manager: ServerManager | undefined;
@@ -27,7 +29,19 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   manager = server;
   context.subscriptions.push(output, status, server, panel);
 
-  registerCommands(context, { server, panel, status, output });
+  const rags = new RagSelection(context.workspaceState, server);
+  context.subscriptions.push(
+    rags,
+    vscode.commands.registerCommand(PICK_RAGS_COMMAND, async () => {
+      try {
+        return await rags.pick();
+      } catch (error) {
+        void vscode.window.showErrorMessage(describeError(error));
+        return undefined;
+      }
+    }),
+  );
+  registerCommands(context, { server, panel, status, output, rags });
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -41,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status };
+  return { server, panel, status, rags };
 }
 
 export function deactivate(): Promise<void> | undefined {
