@@ -73,9 +73,9 @@ STATUS_DESCRIPTION = (
     "embeddings, skipped files with the reason, the embedding model, the answer backend, and which process writes "
     "the index (this one, or an editor's language server).")
 
-Rag = Annotated[str | None, Field(
-    description="Limit the search to one indexed folder or named knowledge base (its name or path, as listed by "
-                "index_status). Default: all of them.")]
+Rag = Annotated[str | list[str] | None, Field(
+    description="Limit the search to named knowledge bases (`[rags.*]` in the user's config) or indexed folders "
+                "(name or path, as listed by index_status): one name or a list. Default: the project's folders.")]
 
 
 # -- plain helpers (no I/O on the event loop) -----------------------------------------------------------------
@@ -161,7 +161,7 @@ class RaglsTools:
         return await self._run(self._search, query, top_k, rag)
 
     @staticmethod
-    def _search(ws, query: str, top_k: int | None, rag: str | None) -> CallToolResult:
+    def _search(ws, query: str, top_k: int | None, rag) -> CallToolResult:
         result = ws.query(query, top_k, rag)
         hits = [h for h in result.hits if _still_included(ws, h.chunk)]
         records = [hit_record(h) for h in hits]
@@ -192,7 +192,7 @@ class RaglsTools:
         return await self._run(self._ask, question, top_k, rag)
 
     @staticmethod
-    def _ask(ws, question: str, top_k: int | None, rag: str | None) -> CallToolResult:
+    def _ask(ws, question: str, top_k: int | None, rag) -> CallToolResult:
         answer = ws.ask(question, top_k=top_k, rag=rag)
         supported = {c.n: c.supported for c in answer.citations}
         sources = []
