@@ -323,12 +323,13 @@ def _mime(rel: str) -> str:
 
 
 def _still_included(ws, chunk: Chunk) -> bool:
-    """The hit's file is still indexable under the current source rules (an index built before a file became
-    excluded, or by a process with other settings, never hands out its text)."""
+    """The hit's file is still indexable under its workspace folder's current source rules (an index built
+    before a file became excluded, or by a process with other settings, never hands out its text). Chunks of
+    named RAGs (`[rags.*]`) pass: their sources were filtered by their own index."""
     for idx in ws.indexes:
         if str(idx.folder) == chunk.folder or not chunk.folder:
             return idx.filter.included(chunk.path)
-    return False
+    return True  # a named RAG's chunk: its sources were chosen in the user's config and filtered when indexed
 
 
 def resolve_indexed(ws, path: str):
