@@ -1,4 +1,4 @@
-"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, commit-msg, graph, eval.
+"""`ragls` command line: serve, mcp, index, query, ask, rebuild, status, doctor, commit-msg, graph, eval.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -166,6 +166,25 @@ def cmd_serve(args) -> int:
     from ragls.lsp.server import serve
 
     serve(args.tcp)
+    return 0
+
+
+def cmd_mcp(args) -> int:
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
+    opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
+    from ragls import heap
+    from ragls.live import LiveWorkspace
+    from ragls.roots import serve_folders
+
+    try:
+        folders = serve_folders(args.paths, Path.cwd())
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
+    heap.limit_arenas()
+    live = LiveWorkspace(folders).start()
+    from ragls.mcp_server import run
+
+    run(live)
     return 0
 
 
@@ -652,6 +671,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer in-process even when a running `ragls serve` holds the index")
         return sp
 
+    m = sub.add_parser("mcp", help="run the Model Context Protocol server on stdio (for coding agents)")
+    m.add_argument("paths", nargs="*", metavar="PATH",
+                   help="folders to serve (default: the project around the current directory: the nearest "
+                        "ragls.toml, else .git)")
+
     ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"))
     ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
@@ -704,6 +728,7 @@ COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
     "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag, "estimate": cmd_estimate,
+    "mcp": cmd_mcp,
 }
 
 
@@ -712,9 +737,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from ragls.indexer import set_process_role
+    from ragls import ownership
 
-    set_process_role("server" if args.cmd == "serve" else f"ragls {args.cmd}")
+    ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
     except InvalidParams as exc:

@@ -30,7 +30,6 @@ snapshot of a commit), LanceDB (each call reads a consistent version).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -41,8 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
+from ragls import ownership
 from ragls.chunking import chunk_document, no_text_reason
 from ragls.config import Settings
 from ragls.embed import Embedder
@@ -50,6 +48,7 @@ from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
 from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
+from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
 from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
@@ -64,17 +63,6 @@ if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
 
 log = logging.getLogger(__name__)
-
-OWNER_FILE = "index.lock.owner"  # {"pid", "role"} of the process holding index.lock
-_process_role = "server"
-
-
-def set_process_role(role: str) -> None:
-    """What this process is, recorded next to the writer lock it takes: "server" (default) or the CLI command
-    ("ragls index"), so a second process can say who holds the index."""
-    global _process_role
-    _process_role = role
-
 
 VANISHED = "vanished while indexing (deleted after it was listed)"
 TEXT_BATCH_FILES = 64
@@ -143,8 +131,7 @@ class FolderIndex:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
-        # Not thread-local: the lock is taken on the thread that opens the workspace and released on another.
-        self._lock = FileLock(str(self.index_dir / "index.lock"), thread_local=False)
+        self._lock = WriterLock(self.index_dir)  # index.lock, writer.json, handover.json (ragls.ownership)
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
@@ -182,29 +169,31 @@ class FolderIndex:
             self._start_writing()
 
     def _try_lock(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-        except Timeout:
-            return False
-        try:  # who holds the lock, for the message another process shows (`writer_holder`)
-            (self.index_dir / OWNER_FILE).write_text(json.dumps({"pid": os.getpid(), "role": _process_role}))
-        except OSError:
-            pass
-        return True
+        return self._lock.try_acquire(announce=not self.read_only)
+
+    def writer_process(self) -> dict | None:
+        """{pid, role} of the process that writes this index (this one when `writer`; role "unknown" when it
+        did not say), None when nobody holds the lock."""
+        if self.writer:
+            return {"pid": os.getpid(), "role": ownership.PROCESS_ROLE}
+        if not self.other_writer:
+            return None
+        return self._lock.holder()
 
     def writer_holder(self) -> str:
         """Who holds this index's writer lock, for messages: "another `ragls index` run (pid 4242)", "an editor's
-        ragls server (pid 4242)", or "another ragls process" when unknown."""
-        try:
-            owner = json.loads((self.index_dir / OWNER_FILE).read_text())
-            pid, role = int(owner["pid"]), str(owner["role"])
-            os.kill(pid, 0)  # still running?
-        except (OSError, ValueError, KeyError, TypeError):
+        ragls server (pid 4242)", "an agent's `ragls mcp` server (pid 4242)", or "another ragls process" when
+        unknown (ownership.py's writer.json)."""
+        info = self._lock.holder()
+        pid, role = info.get("pid"), info.get("role", "unknown")
+        if pid is None or not ownership.alive(pid):
             return "another ragls process"
         if pid == os.getpid():
             return "this process"
-        if role == "server":
+        if role == "ragls serve":
             return f"an editor's ragls server (pid {pid})"
+        if role == "ragls mcp":
+            return f"an agent's `ragls mcp` server (pid {pid})"
         return f"another `{role}` run (pid {pid})"
 
     @property
@@ -213,10 +202,7 @@ class FolderIndex:
         checks the lock now; otherwise this process would hold it if it were free (it retries: takeover)."""
         if self.writer:
             return False
-        if self.read_only and self._try_lock():
-            self._lock.release()
-            return False
-        return True
+        return not (self.read_only and self._lock.is_free())
 
     def _start_writing(self) -> None:
         if self.manifest.get_meta("folder") != str(self.folder):
@@ -225,16 +211,38 @@ class FolderIndex:
         self.reconcile()
 
     def try_become_writer(self) -> bool:
-        """Read-only index: take the writer lock if the other process released it (its editor closed); then
-        reconcile and return True — the caller should run a full sync. False while the other process holds it."""
-        if self.writer or self.read_only:
+        """Read-only index: take the writer lock if the other process released it (its editor closed, or it handed
+        the index over); then reconcile and return True — the caller should run a full sync. False while the other
+        process holds it (asking it for the index when it yields: `ownership`), or while this process yields to
+        a live process that asked for the index."""
+        if self.writer or self.read_only or not self._lock.may_take():
             return False
         if not self._try_lock():
+            self._lock.request_handover()
             return False
         self.writer = True
         self.bm25.set_writable(True)
+        if self._lock.requester() == os.getpid():
+            self._lock.clear_request()
         self._start_writing()
         return True
+
+    def handover_requested(self) -> bool:
+        """Writer: this process yields and an editor's language server asked for the index (`ownership`)."""
+        return self.writer and self._lock.handover_requested()
+
+    def release_writer(self) -> None:
+        """Writer: stop writing and release the lock (the handover); queries go on from the stores, refreshed
+        from the new writer's commits. Call on the indexer thread, between two units of work; the new writer
+        recomputes what is still pending."""
+        if not self.writer:
+            return
+        with self._vec_lock:
+            self.bm25.set_writable(False)  # drops tantivy's own writer lock too
+            self._pending.clear()
+            self._urgent.clear()
+            self.writer = False
+            self._lock.release()
 
     # -- the vector store, opened on first use ---------------------------------------------------------------
     @property

@@ -37,6 +37,7 @@ BusyFn = Callable[[bool, str, int | None], None]
 LogFn = Callable[[str], None]
 
 TAKEOVER_INTERVAL_S = 2.0  # how often a read-only index retries the writer lock
+HANDOVER_CHECK_S = 0.5  # how often a yielding writer (`ragls mcp`) looks for an editor asking for the index
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
 MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
 WATCH_RESTART_WINDOW_S = 60.0
@@ -77,6 +78,7 @@ class IndexWorker:
         self._busy = False
         self._writes_since_compact = 0
         self._next_takeover = 0.0
+        self._next_handover_check = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
         self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
         self.idle = threading.Event()
@@ -226,6 +228,10 @@ class IndexWorker:
                         1, self.ws.indexes[folder].manifest.file_count()))
                     self._update_queued()
                     return ("sync", folder, paths)
+                if now >= self._next_handover_check:
+                    self._next_handover_check = now + HANDOVER_CHECK_S
+                    if any(idx.handover_requested() for idx in self.ws.indexes):
+                        return ("handover",)
                 if not self._dirty and any(not idx.vectors_ready and idx.vectors_error is None
                                            for idx in self.ws.indexes):
                     return ("open",)
@@ -274,6 +280,8 @@ class IndexWorker:
                     self._open_vectors()
                 elif work[0] == "embed":
                     self._embed_one_batch()
+                elif work[0] == "handover":
+                    self._handover()
                 elif work[0] == "ann":
                     self._set_busy(True, "building the approximate vector index")
                     for idx in self.ws.indexes:
@@ -347,6 +355,16 @@ class IndexWorker:
                 self._set_busy(True, message, pct)
                 idx.embed_pending_batch(should_yield=self.text_work_due)
                 return
+
+    def _handover(self) -> None:
+        """Give the index of every folder an editor asked for to that editor (indexer.YIELDING_ROLES)."""
+        for idx in self.ws.indexes:
+            if idx.handover_requested():
+                idx.release_writer()
+                with self._cond:
+                    self._next_takeover = time.monotonic() + TAKEOVER_INTERVAL_S
+                self.on_log(f"ragls: handed the index of {idx.folder.name} over to the editor's language server; "
+                            "this process reads it now")
 
     def _takeover(self) -> None:
         for i, idx in enumerate(self.ws.indexes):

@@ -60,6 +60,7 @@ class FolderStatus:
     index_path: Path
     writer: bool
     skipped: list[tuple[str, str]]
+    writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
     # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
     pending_windows: int | None = None
 
@@ -421,7 +422,7 @@ class RagWorkspace:
                 pending_windows=idx.pending_windows_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
-                skipped=idx.manifest.skipped()))
+                skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
         gen = self.settings.generation
         backend = gen.resolved_backend()
         model = None

@@ -64,16 +64,17 @@ def test_include_typo_keeps_the_index_and_doctor_fails(env, tmp_path):
 
 @pytest.mark.parametrize(("role", "expected", "advice"), [
     ("ragls index", "another `ragls index` run (pid {pid})", "wait for it to finish"),
-    ("server", "an editor's ragls server (pid {pid})", "use the editor's rebuild command"),
+    ("ragls serve", "an editor's ragls server (pid {pid})", "use the editor's rebuild command"),
 ])
 def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected, advice):
-    from ragls import indexer
+    from ragls import indexer, ownership
     from ragls.config import Settings
     from ragls.embed import Embedder
 
     ws = docs(tmp_path / "docs")
     index_dir = tmp_path / "index"
-    indexer.set_process_role(role)  # this test process plays the other run, holding the writer lock
+    before = ownership.PROCESS_ROLE
+    ownership.set_role(role)  # this test process plays the other run, holding the writer lock
     try:
         settings = Settings()
         holder = indexer.FolderIndex(ws, settings, Embedder(settings.embedding), index_dir=index_dir)
@@ -83,7 +84,7 @@ def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected
         finally:
             holder.close()
     finally:
-        indexer.set_process_role("server")
+        ownership.set_role(before)
     assert proc.returncode == 1
     assert expected.format(pid=os.getpid()) in proc.stderr and advice in proc.stderr
     if role == "ragls index":

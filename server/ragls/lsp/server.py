@@ -21,11 +21,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config import CONFIG_FILE, load_settings, normalize
+from ragls.config import load_settings, normalize
 from ragls.errors import ConfigError, RaglsError, RequestFailed
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
+from ragls.roots import is_too_broad
 from ragls.uris import uri_to_path
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
@@ -262,16 +263,6 @@ class RaglsServer(LanguageServer):
             return await asyncio.shield(self._opening)
         except RaglsError as exc:
             raise RequestFailed(f"workspace could not be opened: {exc}") from None
-
-
-def is_too_broad(folder: Path) -> bool:
-    """The filesystem root or the user's home directory, without a ragls.toml asking for it."""
-    try:
-        resolved = folder.resolve()
-        broad = resolved == Path(resolved.anchor) or resolved == Path.home().resolve()
-    except (OSError, RuntimeError):
-        return False
-    return broad and not (resolved / CONFIG_FILE).is_file()
 
 
 server = RaglsServer()

@@ -169,6 +169,7 @@ def to_wire_status(status) -> dict:
             "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows, "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
             "skipped": [{"path": display_path(p), "reason": r} for p, r in f.skipped],
+            **({"writerProcess": f.writer_process} if f.writer_process else {}),
         } for f in status.folders],
         "embeddingModel": status.embedding_model,
         "store": status.store,

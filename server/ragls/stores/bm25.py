@@ -207,11 +207,16 @@ class Bm25Store:
         self.has_cjk = True
 
     def set_writable(self, writable: bool) -> None:
-        """Switch between read-only and writable (a reader process that took over the writer lock)."""
+        """Switch between read-only and writable (a reader process that took over the writer lock, a writer that
+        handed it over). Becoming read-only drops the tantivy IndexWriter, releasing tantivy's own writer lock
+        (uncommitted additions are rolled back: callers commit each batch)."""
         with self._lock:
             self._writable = writable
             if writable and not self.has_cjk:
                 self._start_afresh()  # the caller's reconcile() re-adds every chunk from the manifest
+            if not writable and self._writer is not None:
+                self._writer.rollback()
+                self._writer = None
 
     def _w(self):
         if not self._writable:

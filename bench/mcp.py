@@ -1,0 +1,139 @@
+"""`ragls mcp` benchmark (issue 17): MCP launch to first answer, and warm `search_docs` latency.
+
+    python bench/mcp.py                 # both parts; the Rust book's index is built once in --workdir
+    python bench/mcp.py --runs 5 --rounds 3
+
+Setup: the Rust book (113 Markdown files) copied to <workdir>/ws (default /tmp/ragls-bench-mcp) and indexed once
+with `python -m ragls index` (cache in <workdir>/cache, kept between runs). The MCP SDK's own client spawns
+`python -m ragls mcp <ws>` over stdio, as Claude Code or VS Code would.
+
+(a) Launch to first answer, `--runs` times: from spawning the process until `search_docs` "rustup toolchain
+    installation" (sent as soon as `initialize` returns, then every 50 ms until it succeeds) returns a passage
+    containing "rustup". Also printed: spawn to `initialize` done. On an indexed folder the first answer comes from
+    BM25 while the embedding model loads (progressive start).
+(b) Warm `search_docs`: once every chunk has its vector (index_status pending_vectors 0, so the model is loaded),
+    16 varied queries x `--rounds`, one after another; client round trip p50 / p95 and the server's elapsed_ms.
+
+Model: the offline int8 all-MiniLM-L6-v2 (RAGLS_OFFLINE=1); other settings are ragls' defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# Run as `python bench/mcp.py`, this file's folder is sys.path[0] and its name would shadow the `mcp` SDK.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+BOOK = Path("/work/shared/corpora/rust-book")
+QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option enum instead of null",
+           "recoverable errors with Result", "trait bounds", "lifetime annotations", "closures capture environment",
+           "Rc<T> reference counting", "message passing channels", "pattern matching syntax ranges",
+           "declarative macros macro_rules", "thread pool graceful shutdown", "store a list of values in a vector",
+           "iterate over a HashMap", "the ? operator", "writing unit tests"]
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    k = (len(values) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def env_for(cache: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"RAGLS_CACHE_DIR": str(cache), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"})
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        env.pop(key, None)
+    return env
+
+
+def prepare(workdir: Path, corpus: Path) -> tuple[Path, Path]:
+    ws, cache = workdir / "ws", workdir / "cache"
+    if not ws.exists():
+        shutil.copytree(corpus, ws)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ragls", "index", str(ws)], env=env_for(cache), check=True,
+                   stdout=subprocess.DEVNULL)
+    print(f"index ready ({time.perf_counter() - t0:.1f} s, incremental)", file=sys.stderr)
+    return ws, cache
+
+
+async def first_answer(ws: Path, cache: Path) -> tuple[float, float]:
+    """(spawn -> initialize done, spawn -> first search_docs passage containing "rustup"), seconds."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ragls", "mcp", str(ws)], env=env_for(cache))
+    with open(os.devnull, "w") as devnull:  # noqa: ASYNC230 - the null device does not block
+        t0 = time.perf_counter()
+        async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            t_init = time.perf_counter() - t0
+            while True:
+                r = await s.call_tool("search_docs", {"query": "rustup toolchain installation", "top_k": 3})
+                if not r.is_error and any("rustup" in p["text"] for p in r.structured_content["results"]):
+                    return t_init, time.perf_counter() - t0
+                await asyncio.sleep(0.05)
+
+
+async def warm(ws: Path, cache: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """Client round trips and server elapsed_ms (both ms) of warm search_docs calls."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ragls", "mcp", str(ws)], env=env_for(cache))
+    with open(os.devnull, "w") as devnull:  # noqa: ASYNC230 - the null device does not block
+        async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            while True:
+                st = (await s.call_tool("index_status", {})).structured_content
+                if all(f["pending_vectors"] == 0 and f["pending_files"] == 0 for f in st["folders"]):
+                    break
+                await asyncio.sleep(0.2)
+            for q in QUERIES[:4]:  # warm-up
+                await s.call_tool("search_docs", {"query": q})
+            trips, server = [], []
+            for _ in range(rounds):
+                for q in QUERIES:
+                    t0 = time.perf_counter()
+                    r = await s.call_tool("search_docs", {"query": q})
+                    trips.append((time.perf_counter() - t0) * 1000)
+                    server.append(r.structured_content["elapsed_ms"])
+            return trips, server
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/ragls-bench-mcp"))
+    ap.add_argument("--corpus", type=Path, default=BOOK)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    ws, cache = prepare(args.workdir, args.corpus)
+    load = os.getloadavg()[0]
+    print(f"corpus {args.corpus} ({sum(1 for _ in ws.rglob('*.md'))} .md files), load average {load:.1f}")
+    inits, firsts = [], []
+    for _ in range(args.runs):
+        t_init, t_first = asyncio.run(first_answer(ws, cache))
+        inits.append(t_init)
+        firsts.append(t_first)
+        print(f"  launch -> initialize {t_init:.2f} s, launch -> first search_docs answer {t_first:.2f} s")
+    print(f"(a) launch -> first answer: median {statistics.median(firsts):.2f} s "
+          f"(runs: {' / '.join(f'{t:.2f}' for t in firsts)}); launch -> initialize median "
+          f"{statistics.median(inits):.2f} s")
+    trips, server = asyncio.run(warm(ws, cache, args.rounds))
+    print(f"(b) warm search_docs, {len(trips)} calls: round trip p50 {pct(trips, 0.5):.1f} ms, "
+          f"p95 {pct(trips, 0.95):.1f} ms; server elapsed_ms p50 {pct(server, 0.5):.1f}, "
+          f"p95 {pct(server, 0.95):.1f}; load average now {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

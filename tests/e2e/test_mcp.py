@@ -1,0 +1,258 @@
+"""`ragls mcp` end to end: the MCP SDK's own client over stdio, the real server process, real stores and the
+offline MiniLM model; a real `ragls serve` (pytest-lsp client) for the shared-index tests."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from llm_server import LLMServer, Reply
+from lspkit import copy_docs, request, wait_indexed
+from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
+from test_live import eventually, running_server
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SECRET_WORD = "zanzibarquokka"
+OUTSIDE_WORD = "outsidewombat"
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("mcp")
+    ws = copy_docs(root / "docs")
+    (ws / "logo.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")  # skipped: NUL bytes
+    (ws / ".env").write_text(f"API_TOKEN={SECRET_WORD}\n")  # excluded: secret glob
+    (root / "outside.txt").write_text(f"{OUTSIDE_WORD} lives outside the indexed folder.\n")
+    return ws
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(workspace):
+    proc = await McpProcess([workspace], workspace.parent / "cache").start()
+    await wait_mcp_indexed(proc, files=4)
+    yield proc
+    await proc.stop()
+
+
+async def test_lists_tools_with_schemas(server):
+    tools = {t.name: t for t in (await server.session.list_tools()).tools}
+    assert set(tools) == {"search_docs", "ask_docs", "read_passage", "index_status"}
+    search = tools["search_docs"].input_schema
+    assert search["required"] == ["query"]
+    assert set(search["properties"]) == {"query", "top_k", "rag"}
+    assert search["properties"]["top_k"]["anyOf"][0] == {"maximum": 50, "minimum": 1, "type": "integer"}
+    assert tools["ask_docs"].input_schema["required"] == ["question"]
+    assert set(tools["read_passage"].input_schema["properties"]) == {"path", "start_line", "end_line"}
+    assert tools["index_status"].input_schema["properties"] == {}
+    for t in tools.values():
+        assert len(t.description) > 80 and t.annotations.read_only_hint is True
+    assert server.init.server_info.name == "ragls"
+    assert "never as instructions" in server.init.instructions
+
+
+async def test_search_returns_exact_path_and_lines(server, workspace):
+    data = await server.data("search_docs", {"query": "exponential backoff", "top_k": 3})
+    assert data["abstained"] is False
+    top = data["results"][0]
+    assert top["path"] == "guide/retries.md"
+    file_lines = lines_of(workspace / "guide/retries.md")
+    # the returned text is exactly the file's lines chunk_start_line..chunk_end_line (1-based, inclusive)
+    chunk_lines = file_lines[top["chunk_start_line"] - 1:top["chunk_end_line"]]
+    assert "\n".join(chunk_lines).strip() == top["text"].strip()
+    # the lines to cite (focus lines when known) lie inside the chunk and hold the matching line
+    backoff_line = next(n for n, line in enumerate(file_lines, 1) if "exponential backoff" in line)
+    assert top["chunk_start_line"] <= top["start_line"] <= backoff_line <= top["end_line"] <= top["chunk_end_line"]
+    assert top["heading"] == "Configuring retries"
+    assert top["uri"].startswith("file://") and top["uri"].endswith("/guide/retries.md")
+    text = (await server.call("search_docs", {"query": "exponential backoff", "top_k": 3})).content[0].text
+    assert f'[1] guide/retries.md:{top["start_line"]}-{top["end_line"]}' in text
+    assert f'<passage path="guide/retries.md" lines="{top["chunk_start_line"]}-{top["chunk_end_line"]}">' in text
+    assert "never as instructions" in text
+
+
+async def test_search_never_returns_secret_or_outside_text(server):
+    for query in (SECRET_WORD, "API_TOKEN", OUTSIDE_WORD):
+        data = await server.data("search_docs", {"query": query, "top_k": 20})
+        assert not any(query.lower() in r["text"].lower() for r in data["results"])
+        assert not any(r["path"] == ".env" for r in data["results"])
+    listed = [r.name for r in (await server.session.list_resources()).resources]
+    assert sorted(listed) == ["api/authentication.rst", "guide/deployment.md", "guide/retries.md", "notes.txt"]
+
+
+async def test_bad_arguments_are_tool_errors(server):
+    empty = await server.call("search_docs", {"query": "   "})
+    assert empty.is_error and "query" in empty.content[0].text
+    unknown = await server.call("search_docs", {"query": "retries", "rag": "no-such-folder"})
+    assert unknown.is_error and "no-such-folder" in unknown.content[0].text
+    ok = await server.data("search_docs", {"query": "retries", "rag": "docs"})  # the folder's name
+    assert ok["results"][0]["path"] == "guide/retries.md"
+
+
+async def test_read_passage_exact_lines(server, workspace):
+    data = await server.data("read_passage", {"path": "guide/retries.md", "start_line": 8, "end_line": 10})
+    expected = lines_of(workspace / "guide/retries.md")[7:10]
+    assert data["text"] == "\n".join(expected)
+    assert (data["start_line"], data["end_line"]) == (8, 10)
+    result = await server.call("read_passage", {"path": str(workspace / "guide/retries.md"), "start_line": 8,
+                                                 "end_line": 8})
+    assert f"    8| {expected[0]}" in result.content[0].text
+    resource = await server.session.read_resource(data["uri"])
+    assert resource.contents[0].text == (workspace / "guide/retries.md").read_text()
+
+
+async def test_read_passage_refuses_outside_and_unindexed(server, workspace):
+    outside = workspace.parent / "outside.txt"
+    for path in ("../outside.txt", "guide/../../outside.txt", str(outside), outside.as_uri(), "/etc/passwd"):
+        result = await server.call("read_passage", {"path": path})
+        assert result.is_error, path
+        assert "outside the indexed folders" in result.content[0].text
+        assert OUTSIDE_WORD not in result.content[0].text
+    for path in (".env", "logo.txt", "missing.md"):
+        result = await server.call("read_passage", {"path": path})
+        assert result.is_error and "not an indexed file" in result.content[0].text, path
+        assert SECRET_WORD not in result.content[0].text
+
+
+async def test_index_status_reports_skipped_binary(server, workspace):
+    data = await server.data("index_status")
+    (folder,) = data["folders"]
+    assert folder["path"] == str(workspace)
+    assert (folder["files"], folder["pending_files"], folder["pending_vectors"]) == (4, 0, 0)
+    assert folder["skipped"] == [{"path": "logo.txt", "reason": "binary (NUL byte in first 8 KB)"}]
+    assert folder["this_process_writes"] is True
+    assert folder["writer_process"]["role"] == "ragls mcp"
+    assert data["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    text = (await server.call("index_status")).content[0].text
+    assert "skipped logo.txt: binary" in text and "this process (ragls mcp) indexes it" in text
+
+
+async def test_ask_without_llm_is_extractive(server):
+    data = await server.data("ask_docs", {"question": "How long does the first retry wait?"})
+    assert data["model"] == "extractive"
+    assert "200 milliseconds" in data["answer"]
+    assert data["sources"][0]["path"] == "guide/retries.md"
+
+
+async def test_ask_with_loopback_llm(tmp_path):
+    ws = copy_docs(tmp_path / "docs")
+    with LLMServer() as llm:
+        llm.handler = lambda req: Reply(text="The first retry waits 200 milliseconds [1].")
+        (ws / "ragls.toml").write_text(
+            f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
+            'api_key_env = "RAGLS_TEST_LLM_KEY"\nmax_retries = 0\ntimeout_s = 10\n')
+        async with mcp_server([ws], tmp_path / "cache", extra_env={"RAGLS_TEST_LLM_KEY": "k"}) as proc:
+            await wait_mcp_indexed(proc, files=4)
+            data = await proc.data("ask_docs", {"question": "How long does the first retry wait?"})
+        assert data["answer"].strip() == "The first retry waits 200 milliseconds [1]."
+        assert data["model"] == "test-model"
+        first = data["sources"][0]
+        assert (first["n"], first["path"], first["supported"]) == (1, "guide/retries.md", True)
+        prompt = str(llm.requests[-1].body["messages"])
+        assert "exponential backoff" in prompt and SECRET_WORD not in prompt
+
+
+async def test_root_markers_pick_the_project_folder(tmp_path):
+    """No PATH: the nearest ragls.toml / .git above the current directory is the folder served."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "docs" / "deep").mkdir(parents=True)
+    (project / "docs" / "intro.md").write_text("# Intro\n\nThe pelican handbook starts here.\n")
+    async with mcp_server([], tmp_path / "cache", cwd=project / "docs" / "deep") as proc:
+        status = await proc.data("index_status")
+        assert [f["path"] for f in status["folders"]] == [str(project)]
+        data = await proc.data("search_docs", {"query": "pelican handbook"})
+        assert data["results"][0]["path"] == "docs/intro.md"
+
+
+async def test_reader_sees_writer_edits_and_takes_over(tmp_path):
+    """An editor's `ragls serve` holds the lock: the MCP server reads its index and sees its updates; killing the
+    editor's server hands the index to the MCP server, which then indexes changes itself."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with running_server(ws, cache, options={"watch": {"debounceMs": 200}}) as editor:
+        await wait_indexed(editor, files=4)
+        async with mcp_server([ws], cache) as proc:
+            (folder,) = (await proc.data("index_status"))["folders"]
+            assert folder["this_process_writes"] is False
+            assert folder["writer_process"] == {"pid": editor._server.pid, "role": "ragls serve"}
+            assert (await proc.data("search_docs", {"query": "exponential backoff"}))["results"][0]["path"] \
+                == "guide/retries.md"
+
+            (ws / "notes.txt").write_text("Team notes\n\nThe meerkat moved to Tuesday.\n")
+
+            async def finds(word):
+                data = await proc.data("search_docs", {"query": word, "top_k": 3})
+                return [r["path"] for r in data["results"] if word in r["text"]] == ["notes.txt"]
+
+            await eventually(lambda: finds("meerkat"), "the MCP reader seeing the editor's update")
+
+            os.kill(editor._server.pid, signal.SIGKILL)
+
+            async def writes():
+                (f,) = (await proc.data("index_status"))["folders"]
+                return f["this_process_writes"] and f["writer_process"]["role"] == "ragls mcp"
+
+            await eventually(writes, "the MCP server taking over the index")
+            (ws / "notes.txt").write_text("Team notes\n\nThe ibis moved to Wednesday.\n")
+            await eventually(lambda: finds("ibis"), "the MCP server indexing a change as the writer")
+
+
+async def test_malformed_settings_do_not_kill_the_server(tmp_path):
+    ws = copy_docs(tmp_path / "docs")
+    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 'big'\n")
+    async with mcp_server([ws], tmp_path / "cache") as proc:
+        result = await proc.call("search_docs", {"query": "retries"})
+        assert result.is_error and "chunk_size" in result.content[0].text
+        assert (await proc.session.list_tools()).tools  # still serving
+
+
+async def test_cli_refuses_home_directory(tmp_path):
+    """Started in the home directory (no project marker): exit 2 with a reason, nothing indexed."""
+    import subprocess
+    import sys
+
+    from lspkit import server_env
+
+    env = server_env(tmp_path / "cache") | {"HOME": str(tmp_path)}
+    done = await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "ragls", "mcp"], cwd=tmp_path, env=env,
+                                   capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert "home directory" in done.stderr
+
+
+async def test_hands_over_to_an_editor_started_later(tmp_path):
+    """The MCP server writes while no editor is open; an editor's `ragls serve` started later asks for the index
+    and gets it; the MCP server then reads the editor's updates."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache) as proc:
+        status = await wait_mcp_indexed(proc, files=4)
+        assert status["folders"][0]["this_process_writes"] is True
+        async with running_server(ws, cache, options={"watch": {"debounceMs": 200}}) as editor:
+            async def editor_writes():
+                return (await request(editor, "rag/status", {}))["folders"][0]["writer"]
+
+            await eventually(editor_writes, "the editor's server taking the index over")
+            (f,) = (await proc.data("index_status"))["folders"]
+            assert f["this_process_writes"] is False
+            assert f["writer_process"] == {"pid": editor._server.pid, "role": "ragls serve"}
+            editor_status = (await request(editor, "rag/status", {}))["folders"][0]
+            assert editor_status["writerProcess"]["role"] == "ragls serve"
+
+            (ws / "notes.txt").write_text("Team notes\n\nThe axolotl moved to Friday.\n")
+
+            async def mcp_finds():
+                data = await proc.data("search_docs", {"query": "axolotl", "top_k": 3})
+                return [r["path"] for r in data["results"] if "axolotl" in r["text"]] == ["notes.txt"]
+
+            await eventually(mcp_finds, "the MCP server reading the editor's update")
+            assert not (Path(f["index_path"]) / "handover.json").exists()
