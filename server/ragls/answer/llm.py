@@ -20,6 +20,7 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,7 @@ DEFAULT_URLS = {
 }
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ollama": "OLLAMA_API_KEY"}
 ANTHROPIC_MAX_TOKENS = 4096  # Anthropic requires max_tokens; an answer never needs more
+CANCEL_POLL_S = 0.05  # how often a cancelled request's watcher looks at its cancel event
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,32 @@ def _parse_arguments(raw: str | dict | None) -> dict:
     except ValueError:
         return {"_invalid_json": raw}
     return value if isinstance(value, dict) else {"_invalid_json": raw}
+
+
+@contextmanager
+def _close_on_cancel(cancel: threading.Event | None, client: Any):
+    """While the block runs, a watcher closes `client` (its HTTP connections) within CANCEL_POLL_S of `cancel`
+    being set, so a request blocked on the network ends at once instead of at its next streamed piece.
+    `make_chat_model` makes one model (and client) per request, so no other request shares what is closed."""
+    if cancel is None:
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(CANCEL_POLL_S):
+            if cancel.is_set():
+                try:
+                    client.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+                return
+
+    threading.Thread(target=watch, name="ragls-llm-cancel", daemon=True).start()
+    try:
+        yield
+    finally:
+        finished.set()
 
 
 class ChatModel(ABC):
@@ -128,12 +156,15 @@ class ChatModel(ABC):
         client = self._get_client()
         stream = on_delta is not None or cancel is not None
         try:
-            if stream:
-                return self._stream(client, messages, system, tools, tool_choice, on_delta, cancel)
-            return self._create(client, messages, system, tools, tool_choice)
+            with _close_on_cancel(cancel, client):
+                if stream:
+                    return self._stream(client, messages, system, tools, tool_choice, on_delta, cancel)
+                return self._create(client, messages, system, tools, tool_choice)
         except (Cancelled, RequestFailed):
             raise
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one clear message
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled") from None
             if tools and self._rejects_tools(exc):
                 log.info("%s: model %s rejected tools; retrying without them", self.backend, self.model)
                 self.supports_tools = False
@@ -358,7 +389,8 @@ class OpenAIChat(ChatModel):
 
 
 class AnthropicChat(ChatModel):
-    """Anthropic Messages API (`anthropic` SDK); `base_url` supported. `generation.temperature` is not sent."""
+    """Anthropic Messages API (`anthropic` SDK); `base_url` supported. `generation.temperature` is sent, capped at
+    1.0 (the Messages API's maximum)."""
 
     def _sdk(self) -> Any:
         import anthropic
@@ -410,7 +442,10 @@ class AnthropicChat(ChatModel):
             "model": self.model,
             "max_tokens": ANTHROPIC_MAX_TOKENS,
             "messages": self.convert_messages(messages),
-        }  # no temperature: current Anthropic SDKs no longer take it, so generation.temperature is OpenAI-only
+            # The Messages API takes `temperature` (0-1; generation.temperature allows OpenAI's 0-2, so it is
+            # capped), but this SDK's create() no longer has the argument: it goes in the body.
+            "extra_body": {"temperature": min(1.0, self.gen.temperature)},
+        }
         if system:
             kwargs["system"] = system
         if tools:
