@@ -1,4 +1,4 @@
-"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, commit-msg, graph.
+"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, models, commit-msg, graph.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -310,7 +310,33 @@ def cmd_doctor(args) -> int:
     backend = settings.generation.resolved_backend()
     print(f"[ok] generation backend: {backend}" + (" (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY "
                                                    "or [generation] in ragls.toml for an LLM)" if backend == "none" else ""))
+    if backend == "external":
+        from ragls.answer.local import check_ready
+
+        try:
+            check_ready(settings.generation.base_url or "")
+            report(True, f"external backend answers at {settings.generation.base_url}")
+        except RaglsError as exc:
+            report(False, str(exc))
+    from ragls.answer.local import describe_discovery, discover
+
+    print("[ok] local LLM runtimes on this machine:")
+    print(describe_discovery(discover()))
     return 0 if ok else 1
+
+
+def cmd_models(args) -> int:
+    """Probe the known local LLM runtimes on loopback; print which run, their models and ragls.toml settings."""
+    from ragls.answer.local import KNOWN_RUNTIMES, describe_discovery, discover
+
+    found = discover(timeout=args.timeout)
+    if args.json:
+        _print_json([{"runtime": f.runtime.key, "name": f.runtime.name, "baseUrl": f.base_url,
+                      "backend": f.runtime.backend, "models": f.models} for f in found])
+        return 0
+    print(f"Local LLM runtimes ({len(found)} of {len(KNOWN_RUNTIMES)} running):")
+    print(describe_discovery(found))
+    return 0
 
 
 def cmd_commit_msg(args) -> int:
@@ -413,6 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
+    m = sub.add_parser("models", help="find local LLM runtimes (Ollama, LM Studio, llama.cpp, vLLM, Jan, KoboldCpp)")
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")
     c.add_argument("path", nargs="?", default=".")
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
@@ -423,7 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
-    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
+    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
+    "commit-msg": cmd_commit_msg,
     "graph": cmd_graph,
 }
 

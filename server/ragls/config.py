@@ -160,6 +160,13 @@ class GenerationSettings(_Section):
                 raise ValueError(f"template must contain the placeholder {name}")
         return v
 
+    @model_validator(mode="after")
+    def _external_needs_url(self) -> "GenerationSettings":
+        if self.backend == "external" and not (self.base_url or "").strip():
+            raise ValueError('backend "external" needs generation.base_url (the OpenAI-compatible server\'s URL, '
+                             'e.g. http://127.0.0.1:8080/v1); ragls never launches it')
+        return self
+
     def resolved_backend(self) -> str:
         """The backend in use: explicit, else openai if OPENAI_API_KEY is set, else anthropic if
         ANTHROPIC_API_KEY is set, else none."""

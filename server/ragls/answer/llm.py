@@ -116,7 +116,7 @@ def _close_on_cancel(cancel: threading.Event | None, client: Any):
 class ChatModel(ABC):
     """A configured chat model. Use `make_chat_model`; do not instantiate directly.
 
-    Attributes: `backend` ("openai", "anthropic" or "ollama"), `model`, `base_url` (the URL requests go to, shown
+    Attributes: `backend` ("openai", "anthropic", "ollama" or "external"), `model`, `base_url` (the URL requests go to, shown
     in error messages), `supports_tools` (False after the server rejected a request with tools).
     """
 
@@ -127,8 +127,8 @@ class ChatModel(ABC):
     def __init__(self, gen: GenerationSettings, backend: str) -> None:
         self.gen = gen
         self.backend = backend
-        self.model = gen.model or DEFAULT_MODELS[backend]
-        self.base_url = (gen.base_url or DEFAULT_URLS[backend]).rstrip("/")
+        self.model = gen.model or DEFAULT_MODELS.get(backend, "")  # external: resolved from /models on first use
+        self.base_url = (gen.base_url or DEFAULT_URLS.get(backend, "")).rstrip("/")
         self.supports_tools = True
         self._client: Any = None
         self._lock = threading.Lock()
@@ -192,11 +192,13 @@ class ChatModel(ABC):
     # -- shared helpers -----------------------------------------------------------------------------------------
 
     def _key_env(self) -> str:
-        return self.gen.api_key_env or KEY_ENVS[self.backend]
+        return self.gen.api_key_env or KEY_ENVS.get(self.backend, "OPENAI_API_KEY")
 
     def _api_key(self) -> str | None:
         """The key from the environment. Required only for the vendor's own endpoint (no base_url) or when
         `api_key_env` names a variable explicitly; local servers (Ollama, llama.cpp...) need none."""
+        if self.backend == "external" and self.gen.api_key_env is None:
+            return "no-key"  # someone else's server: never send it a vendor key from the environment
         key = os.environ.get(self._key_env()) or None
         if key:
             return key
@@ -213,8 +215,26 @@ class ChatModel(ABC):
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
+                self._prepare_server()
                 self._client = self._make_client(self._api_key())
             return self._client
+
+    def _prepare_server(self) -> None:
+        """Before the first request: `external` — check readiness (GET /health, then /models; see
+        `local.check_ready`) and take the first served model when `generation.model` is unset; `ollama` with
+        `generation.auto_start` — start `ollama serve` when nothing listens (`local.ensure_ollama`)."""
+        from ragls.answer import local
+
+        if self.backend == "external":
+            models = local.check_ready(self.base_url, min(self.gen.timeout_s, local.READY_TIMEOUT_S))
+            if not self.model:
+                models = models or local.list_models(self.base_url, min(self.gen.timeout_s,
+                                                                        local.READY_TIMEOUT_S))
+                if not models:
+                    raise RequestFailed(f"external backend at {self.base_url} lists no model; set generation.model")
+                self.model = models[0]
+        elif self.backend == "ollama" and self.gen.auto_start:
+            local.ensure_ollama(local.root_of(self.base_url))
 
     @abstractmethod
     def _make_client(self, key: str) -> Any:
@@ -273,6 +293,10 @@ class ChatModel(ABC):
         elif isinstance(exc, sdk.APIConnectionError):
             msg = (f"{where}: cannot connect ({self._server_message(exc)}); is the server running? "
                    f"Check generation.base_url")
+            if self.backend == "external":
+                from ragls.answer.local import forget_ready
+
+                forget_ready(self.base_url)
         elif isinstance(exc, sdk.AuthenticationError):
             msg = (f"{where}: the API key was rejected (HTTP 401); check {self._key_env()}"
                    + ("" if self.gen.api_key_env else " or set generation.api_key_env"))
@@ -499,12 +523,14 @@ def make_chat_model(gen: GenerationSettings) -> ChatModel | None:
 
     Never contacts the server and never fails for a missing key: that is reported by the first `chat` call as
     `RequestFailed`, so `rag/status` can still show the configured backend. Defaults: models in DEFAULT_MODELS,
-    URLs in DEFAULT_URLS (ollama: its OpenAI-compatible endpoint at localhost:11434/v1, no key needed)."""
+    URLs in DEFAULT_URLS (ollama: its OpenAI-compatible endpoint at localhost:11434/v1, no key needed).
+    "external" is an OpenAI-compatible server someone else runs: `base_url` required (config validation), no key
+    unless `api_key_env` names one, readiness checked on first use."""
     backend = gen.resolved_backend()
     if backend == "none":
         return None
-    if backend in ("openai", "ollama"):
+    if backend in ("openai", "ollama", "external"):
         return OpenAIChat(gen, backend)
     if backend == "anthropic":
         return AnthropicChat(gen, backend)
-    raise RequestFailed(f"unknown generation backend {backend!r}; use openai, anthropic, ollama or none")
+    raise RequestFailed(f"unknown generation backend {backend!r}; use openai, anthropic, ollama, external or none")
