@@ -53,3 +53,13 @@ end, { nargs = 0, desc = "ragls: index status" })
 vim.api.nvim_create_user_command("RagCommit", function(opts)
   require("ragls").commit({ staged = not opts.bang })
 end, { nargs = 0, bang = true, desc = "ragls: commit message from the staged diff (!: from all tracked changes)" })
+
+vim.api.nvim_create_user_command("RagChat", function(opts)
+  require("ragls.chat").command(opts.args)
+end, {
+  nargs = "*",
+  complete = function()
+    return { "new" }
+  end,
+  desc = "ragls: open the chat (`new`: start a new thread; text: ask it in the thread)",
+})

@@ -117,7 +117,7 @@ def _transcript(turns: list[Turn]) -> str:
 def standalone_query(question: str, turns: list[Turn], chat=None,
                      cancel: threading.Event | None = None) -> str:
     """The retrieval query for `question` after `turns`: the model's one-line rewrite (one short call, non-streamed,
-    the last REWRITE_TURNS turns), else `carry_terms`. A failed or empty rewrite falls back to the rule; a reply
+    the last REWRITE_TURNS turns; stopped when `cancel` is set), else `carry_terms`. A failed or empty rewrite falls back to the rule; a reply
     longer than 3x the question plus 200 chars (a model answering instead of rewriting) too.
     Raises Cancelled only."""
     if not turns:
@@ -126,14 +126,12 @@ def standalone_query(question: str, turns: list[Turn], chat=None,
         prompt = (f"Conversation:\n{_transcript(turns[-REWRITE_TURNS:])}\n\nFollow-up question: {question}\n\n"
                   f"Standalone search query:")
         try:
-            reply = chat.chat([{"role": "user", "content": prompt}], system=REWRITE_SYSTEM, cancel=None)
+            reply = chat.chat([{"role": "user", "content": prompt}], system=REWRITE_SYSTEM, cancel=cancel)
         except Cancelled:
             raise
         except RaglsError as exc:
             log.info("query rewrite failed, using the previous question's terms: %s", exc)
         else:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("cancelled")
             lines = [ln.strip().strip('"').strip() for ln in reply.text.splitlines() if ln.strip()]
             text = lines[0] if lines else ""
             if text.lower().startswith(("standalone search query:", "query:")):
@@ -172,9 +170,10 @@ class SummaryMemo:
                 self._data.popitem(last=False)
 
 
-def summarize(old: list[Turn], chat, memo: SummaryMemo | None) -> str | None:
+def summarize(old: list[Turn], chat, memo: SummaryMemo | None, cancel: threading.Event | None = None) -> str | None:
     """One summary of the turns `old` (oldest first) by one LLM call, extending the memo's summary of the longest
-    prefix of `old` it holds. None when the call fails (logged, never raised) or there is no model."""
+    prefix of `old` it holds. None when the call fails (logged, never raised) or there is no model. Raises
+    Cancelled when `cancel` is set."""
     if not old or chat is None:
         return None
     if memo is not None and (hit := memo.get(old)) is not None:
@@ -188,7 +187,9 @@ def summarize(old: list[Turn], chat, memo: SummaryMemo | None) -> str | None:
     body = _transcript(old[start:])
     prompt = (f"Earlier summary:\n{prev}\n\nThen:\n{body}" if prev else body)
     try:
-        text = chat.chat([{"role": "user", "content": prompt}], system=SUMMARY_SYSTEM).text.strip()
+        text = chat.chat([{"role": "user", "content": prompt}], system=SUMMARY_SYSTEM, cancel=cancel).text.strip()
+    except Cancelled:
+        raise
     except RaglsError as exc:
         log.info("conversation summary failed; the %d oldest turns are dropped: %s", len(old), exc)
         return None
@@ -226,7 +227,7 @@ def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_
     old = turns[:-window] if len(turns) > window else []
     summary = None
     if memory_max_turns > 0 and len(turns) + 1 > memory_max_turns and old:
-        summary = summarize(old, chat, memo)
+        summary = summarize(old, chat, memo, cancel)
     messages: list[dict] = []
     if summary:
         messages += [{"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"},

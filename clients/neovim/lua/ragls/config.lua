@@ -25,6 +25,7 @@ local M = {}
 ---@field float table                Float window options: `width`, `height` (a fraction of the editor in (0, 1], or
 ---                                  whole columns/lines), `border` (a name from `border_styles` or a border list).
 ---@field commit_style string|nil    `"conventional"` or `"plain"` (nil: the server's `commit.style`).
+---@field chat table                 |:RagChat| options: `layout` = "vsplit" (default), "split" or "float".
 
 ---@type ragls.Config
 M.defaults = {
@@ -38,6 +39,7 @@ M.defaults = {
   start_timeout_ms = 30000,
   float = { width = 0.8, height = 0.7, border = "rounded" },
   commit_style = nil,
+  chat = { layout = "vsplit" },
 }
 
 M.default_keymaps = {
@@ -64,7 +66,7 @@ end
 
 -- Every top-level option (the ones whose default is nil are listed too).
 local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, start_timeout_ms, float, "
-  .. "commit_style"
+  .. "commit_style, chat"
 local known_keys = {}
 for key in known_list:gmatch("[%w_]+") do
   known_keys[key] = true
@@ -175,6 +177,17 @@ function M.check(cfg)
   end
   if cfg.commit_style ~= nil and cfg.commit_style ~= "conventional" and cfg.commit_style ~= "plain" then
     return false, "ragls: `commit_style` must be 'conventional', 'plain' or nil"
+  end
+  if type(cfg.chat) ~= "table" then
+    return false, "ragls: `chat` must be a table { layout = 'vsplit' | 'split' | 'float' }"
+  end
+  for key in pairs(cfg.chat) do
+    if key ~= "layout" then
+      return false, ("ragls: unknown option `chat.%s` (known: layout)"):format(tostring(key))
+    end
+  end
+  if not vim.tbl_contains({ "vsplit", "split", "float" }, cfg.chat.layout) then
+    return false, ("ragls: `chat.layout` must be 'vsplit', 'split' or 'float', not %s"):format(vim.inspect(cfg.chat.layout))
   end
   return true, nil
 end
