@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
 import { AnswerPanel, displayPath, openSource, sourceLabel } from './answer';
+import type { ChatView } from './chat/view';
 import { gitApi, GitRepository, pickRepository } from './git';
 import {
   AskDeltaProgress,
@@ -35,6 +36,9 @@ export const COMMANDS = {
   status: 'ragls.showStatus',
   commitMessage: 'ragls.generateCommitMessage',
   restart: 'ragls.restartServer',
+  chatNew: 'ragls.chat.new',
+  chatStop: 'ragls.chat.stop',
+  chatAsk: 'ragls.chat.ask',
 } as const;
 
 export interface Deps {
@@ -42,6 +46,8 @@ export interface Deps {
   panel: AnswerPanel;
   status: StatusBar;
   output: vscode.OutputChannel;
+  /** The chat view; "Ask About Selection" starts a turn there. */
+  chat?: ChatView;
 }
 
 /** Most characters of a selection put into the question. */
@@ -139,7 +145,7 @@ export function selectionDocument(document: vscode.TextDocument): string | undef
 }
 
 /**
- * "ragls: Ask About Selection". PROTOCOL v1's `documents` takes paths, globs, URLs, `%%` and commands, not raw
+ * "ragls: Ask About Selection": a new turn in the chat view (the thread continues from it). PROTOCOL v1's `documents` takes paths, globs, URLs, `%%` and commands, not raw
  * text, so the selection goes in two ways: its file as an ephemeral document, and its text (with the file and
  * line range) appended to the question.
  */
@@ -168,6 +174,9 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);
+    if (deps.chat) {
+      return deps.chat.ask(full, { shown: `${q.trim()} (${where})`, documents: doc ? [doc] : undefined });
+    }
     return ask(deps, full, `${q.trim()} (${where})`, doc ? [doc] : undefined);
   });
 }
@@ -344,4 +353,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.status, () => showStatus(deps));
   register(COMMANDS.commitMessage, (arg?: unknown) => generateCommitMessage(deps, arg));
   register(COMMANDS.restart, () => guarded(deps, () => deps.server.restart()));
+  register(COMMANDS.chatNew, () => deps.chat?.newChat());
+  register(COMMANDS.chatStop, () => deps.chat?.stop());
+  register(COMMANDS.chatAsk, async (question?: string) => {
+    const q = typeof question === 'string' ? question : await vscode.window.showInputBox({
+      title: 'ragls: Ask in Chat',
+      prompt: 'Ask a question (a follow-up continues the current chat)',
+      ignoreFocusOut: true,
+    });
+    return q?.trim() ? deps.chat?.ask(q) : undefined;
+  });
 }

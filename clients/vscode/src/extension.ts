@@ -6,7 +6,10 @@
  */
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
-import { COMMANDS, registerCommands } from './commands';
+import { ChatIntegrations, registerChatIntegrations } from './chat/participant';
+import { ThreadStore } from './chat/thread';
+import { ChatView } from './chat/view';
+import { COMMANDS, describeError, registerCommands } from './commands';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
@@ -15,6 +18,8 @@ export interface RaglsApi {
   server: ServerManager;
   panel: AnswerPanel;
   status: StatusBar;
+  chat: ChatView;
+  chatIntegrations: ChatIntegrations;
 }
 
 let manager: ServerManager | undefined;
@@ -24,10 +29,15 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
   const panel = new AnswerPanel();
+  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError);
   manager = server;
-  context.subscriptions.push(output, status, server, panel);
+  context.subscriptions.push(output, status, server, panel, chat);
+  context.subscriptions.push(
+    vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+  );
 
-  registerCommands(context, { server, panel, status, output });
+  registerCommands(context, { server, panel, status, output, chat });
+  const chatIntegrations = registerChatIntegrations(context, server);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -41,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status };
+  return { server, panel, status, chat, chatIntegrations };
 }
 
 export function deactivate(): Promise<void> | undefined {
