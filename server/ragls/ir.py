@@ -63,6 +63,9 @@ class Hit:
     score: float
     signals: dict[str, float] = field(default_factory=dict)
     similarity: float | None = None  # cosine similarity to the query, when the vector signal saw this chunk
+    # The lines that answer the query, inside the chunk's span: its best embedding window, or for a hit only
+    # BM25 found the lines holding the most query terms (retrieval/focus.py). None when unknown.
+    focus: LineSpan | None = None
 
 
 @dataclass(frozen=True)

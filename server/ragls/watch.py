@@ -215,8 +215,7 @@ class IndexWorker:
                 if not self._dirty and any(not idx.vectors_ready and idx.vectors_error is None
                                            for idx in self.ws.indexes):
                     return ("open",)
-                if not _embedding_gated() and any(idx.writer and idx.vectors_ready and idx.pending_count()
-                                                  for idx in self.ws.indexes):
+                if not _embedding_gated() and any(idx.vector_work() for idx in self.ws.indexes):
                     if not self._dirty:
                         return ("embed",)
                     wait = min(wait, 0.05)  # a change settles soon: do not start a batch now
@@ -308,13 +307,20 @@ class IndexWorker:
                                 f"works: {idx.vectors_error}")
 
     def _embed_one_batch(self) -> None:
+        """One vector-phase batch of the first folder with work: first vectors, then the remaining windows
+        (`FolderIndex.embed_pending_batch`)."""
         for idx in self.ws.indexes:
-            pending = idx.pending_count() if idx.writer and idx.vectors_ready else 0
-            if pending:
+            if idx.vector_work():
                 total = idx.manifest.chunk_count()
-                done = total - pending
+                pending = idx.pending_count()
+                if pending:
+                    done = total - pending
+                    message = f"embedding {done}/{total} chunks"
+                else:
+                    done = total - (idx.pending_windows_count() or 0)
+                    message = f"embedding windows {done}/{total} chunks"
                 pct = int(100 * done / total) if total else None
-                self._set_busy(True, f"embedding {done}/{total} chunks", pct)
+                self._set_busy(True, message, pct)
                 idx.embed_pending_batch(should_yield=self.text_work_due)
                 return
 

@@ -22,7 +22,8 @@ from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
-from ragls.retrieval.search import SIGNALS, abstained, check_query, search
+from ragls.retrieval.query import analyse
+from ragls.retrieval.search import SIGNALS, abstained, search
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ class FolderStatus:
     index_path: Path
     writer: bool
     skipped: list[tuple[str, str]]
+    # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
+    pending_windows: int | None = None
 
 
 @dataclass
@@ -86,7 +89,7 @@ class RagWorkspace:
 
     def __init__(self, folders: Sequence[Path | str], overrides: Sequence[dict[str, Any] | None] = (),
                  on_progress: ProgressFn | None = None, on_status: Callable[[str], None] | None = None,
-                 read_only: bool = False):
+                 read_only: bool = False, pin_model: bool = True):
         if not folders:
             raise InvalidParams("no workspace folder")
         self.folders = [Path(f).resolve() for f in folders]
@@ -108,6 +111,9 @@ class RagWorkspace:
         self._history_lock = threading.Lock()
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
+        self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        if pin_model:
+            self._pin_index_model()
         from ragls.graph_extract import GraphBuilder
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
@@ -119,6 +125,20 @@ class RagWorkspace:
         self.answer_cache = AnswerCache()  # used when generation.cache is on
         self.summary_memo = SummaryMemo()  # rolling conversation summaries, keyed on the turns they cover
         self._graph_signals: dict[tuple[int, ...], Any] = {}  # per target set; caches entity-name vectors
+
+    def _pin_index_model(self) -> None:
+        """No silent model switches: while `embedding.model` / `model_path` are not set explicitly, keep the model
+        the first folder's index was built with (`meta.vectors_model`), e.g. the offline all-MiniLM-L6-v2 after the
+        default model could not be downloaded. The notice says how to switch (`ragls rebuild`, or set the model)."""
+        emb = self.settings.embedding
+        if "model" in emb.model_fields_set or emb.model_path:
+            return
+        built_with = self.indexes[0].manifest.get_meta("vectors_model")
+        if built_with and built_with != emb.model:
+            self.embedder.pinned_model = built_with
+            self.notices.append(
+                f"the index keeps the embedding model it was built with ({built_with}); the configured default "
+                f"{emb.model} is used after `ragls rebuild` or when embedding.model is set explicitly")
 
     # -- indexing ------------------------------------------------------------------------------------------
     def index(self, folder: int | None = None, only: Sequence[str] | None = None, embed: bool = True) -> list[SyncReport]:
@@ -197,16 +217,18 @@ class RagWorkspace:
             for idx in targets:
                 idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
         return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                      signals=signals, **self._search_options(targets))
+                      signals=signals, max_context_chars=self.settings.generation.max_context_chars,
+                      **self._search_options(targets))
 
     def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
-        text = check_query(text)
+        query = analyse(text)
         top_k = check_top_k(top_k)
-        hits = self.retrieve(text, top_k, rag)
-        return QueryResult(text, hits, abstained(hits, self.settings.retrieval.min_similarity, text,
-                                                 getattr(hits, "best_similarity", None)),
+        hits = self.retrieve(query, top_k, rag)
+        return QueryResult(query.text, hits, abstained(hits, self.settings.retrieval.abstention_floor,
+                                                       getattr(hits, "query", None) or query,
+                                                       getattr(hits, "best_similarity", None)),
                            (time.perf_counter() - t0) * 1000)
 
     # -- answers -------------------------------------------------------------------------------------------
@@ -234,7 +256,8 @@ class RagWorkspace:
         options = self._search_options(targets)
 
         def retrieve(q: str, k: int) -> list[Hit]:
-            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k, **options)
+            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k,
+                          max_context_chars=self.settings.generation.max_context_chars, **options)
 
         return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
                    extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
@@ -295,6 +318,7 @@ class RagWorkspace:
             folders.append(FolderStatus(
                 folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
+                pending_windows=idx.pending_windows_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
                 skipped=idx.manifest.skipped()))

@@ -17,7 +17,8 @@ import pytest
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.errors import RequestFailed
-from ragls.indexer import FolderIndex, embedding_input
+from ragls.indexer import FolderIndex
+from ragls.windows import plan_windows
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
@@ -37,7 +38,10 @@ def write_docs(folder: Path) -> Path:
 
 
 def vector_rows(idx: FolderIndex) -> Counter:
-    return Counter((r["id"], r["path"]) for r in idx.vectors.table.to_arrow().select(["id", "path"]).to_pylist())
+    """(chunk id, path) of each chunk's first-window row; no (chunk, window) row may be there twice."""
+    rows = idx.vectors.table.to_arrow().select(["id", "path", "window"]).to_pylist()
+    assert max(Counter((r["id"], r["window"]) for r in rows).values(), default=1) == 1
+    return Counter((r["id"], r["path"]) for r in rows if r["window"] == 0)
 
 
 def manifest_rows(idx: FolderIndex) -> Counter:
@@ -114,8 +118,10 @@ def test_edits_before_the_store_opens_leave_no_stale_rows(tmp_path):
         assert idx.pending_count() == 3
         idx.sync()
         assert vector_rows(idx) == manifest_rows(idx) and idx.pending_count() == 0
-        row = idx.vectors.table.search().where(f"id = '{retries_id}'").to_arrow().to_pylist()[0]
-        expected = embedder.embed_documents([embedding_input(renamed)])[0]
+        row = idx.vectors.table.search().where(f"id = '{retries_id}' AND window = 0").to_arrow().to_pylist()[0]
+        first_window = plan_windows(renamed, embedder.tokenizer(), *idx.window)[0]
+        assert first_window.text.startswith("Running > Retries\n\n")
+        expected = embedder.embed_documents([first_window.text])[0]
         assert np.allclose(row["vector"], expected, atol=1e-6)  # the new title's vector, not the old one
     finally:
         idx.close()

@@ -81,13 +81,15 @@ export function sourceLabel(source: Source): string {
   return start === endLine ? `${path}:${start}` : `${path}:${start}-${endLine}`;
 }
 
-/** Open `source.uri` with its range selected and revealed, in `column` (default the first); returns the editor. */
+/** Open `source.uri` with its focus lines (`focusRange`, the answering lines) selected and revealed, falling back
+ * to the chunk's range, in `column` (default the first); returns the editor. */
 export async function openSource(source: Source, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
+  const target = source.focusRange ?? source.range;
   const range = new vscode.Range(
-    source.range.start.line,
-    source.range.start.character,
-    source.range.end.line,
-    source.range.end.character,
+    target.start.line,
+    target.start.character,
+    target.end.line,
+    target.end.character,
   );
   const editor = await vscode.window.showTextDocument(vscode.Uri.parse(source.uri), {
     selection: range,

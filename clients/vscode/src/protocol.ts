@@ -22,6 +22,8 @@ export interface Source {
   path: string;
   range: Range;
   title?: string;
+  /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
+  focusRange?: Range;
 }
 
 export interface Chunk {

@@ -7,7 +7,6 @@ share the most content words with the question, each followed by its `[n]`, unde
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
 import time
@@ -15,8 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ragls.answer.cache import AnswerCache, CachedAnswer, cache_key
-from ragls.answer.cite import check_citations, content_words
+from ragls.answer.cite import check_citations
 from ragls.answer.conversation import SummaryMemo, prepare
+from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
+    EXTRACTIVE_LABEL,
+    EXTRACTIVE_MAX_SENTENCES,
+    extractive_answer,
+    split_sentences,
+)
 from ragls.answer.llm import ChatModel, ToolCall
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
@@ -28,12 +33,8 @@ from ragls.retrieval.search import abstained
 Retrieve = Callable[[str, int], list[Hit]]
 
 EXTRACTIVE_MODEL = "extractive"
-EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
-                    "the question.*")
 FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
                   "match the question.*")
-EXTRACTIVE_MAX_SENTENCES = 4
-EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 # A context-length failure (OpenAI "context_length_exceeded", Anthropic "prompt is too long", llama.cpp / Ollama /
 # vLLM wordings) is retried once with half the context.
 _CONTEXT_ERROR = re.compile(r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens"
@@ -112,8 +113,9 @@ def ask(
     query = conv.retrieval_query
     _check_cancel(cancel)
     retrieved = retrieve(query, k)
-    floor = settings.retrieval.min_similarity
-    index_relevant = not abstained(retrieved, floor, query, getattr(retrieved, "best_similarity", None))
+    floor = settings.retrieval.abstention_floor
+    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or query,
+                                   getattr(retrieved, "best_similarity", None))
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
     hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
@@ -283,98 +285,3 @@ def run_rag_query(call: ToolCall, retrieve: Retrieve, sources: list[tuple[int, H
         chunks.append({"n": n, "text": text, "source": f"[{n}] {source_label(hit)}"})
     return {"rag_name": rag_name, "count": len(chunks), "chunks": chunks}
 
-
-# -- extractive answers ------------------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^(```|~~~).*?(^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
-_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
-_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
-_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Prose sentences of a chunk: code blocks, headings, HTML/template lines and tables dropped, list and quote
-    markers removed, markdown links reduced to their text, lines of a paragraph joined; each sentence has at
-    least 4 words and is cut to EXTRACTIVE_MAX_SENTENCE_CHARS."""
-    text = _FENCE.sub("\n", text)
-    paragraphs: list[list[str]] = [[]]
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "<", "{{", "|", "```", "---", "===")):
-            paragraphs.append([])
-            continue
-        paragraphs[-1].append(_LINE_PREFIX.sub("", stripped, count=1))
-    out = []
-    for para in paragraphs:
-        joined = _BARE_MARKER.sub("", _LINK.sub(r"\1", " ".join(para)))
-        for sentence in _SENTENCE_SPLIT.split(" ".join(joined.split())):
-            sentence = sentence.strip()
-            if len(sentence.split()) < 4:
-                continue
-            if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
-                sentence = sentence[: EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
-            out.append(sentence)
-    return out
-
-
-def extractive_answer(question: str, sources: list[tuple[int, Hit]],
-                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
-    """The label line, then up to `max_sentences` sentences as a list, each followed by its `[n]`.
-
-    Lexical score of a sentence: the question's content words (see `cite.content_words`) it contains, each
-    weighted by its inverse sentence frequency among the candidates, idf(w) = ln(1 + N / df(w)) — so a word found in
-    every sentence (the project's name, say) counts little. With `embed` (texts -> normalised vectors), sentences
-    are ranked by their cosine similarity to the question instead, plus 0.05 per shared content word as a
-    tie-breaker; sentences sharing no word and below 0.3 cosine are left out. Either score is damped by the
-    source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then to the earlier sentence.
-    With no candidate at all, the first sentence of each of the two best sources is used."""
-    query = set(content_words(question))
-    candidates = []
-    firsts = []
-    for rank, (n, hit) in enumerate(sources):
-        for pos, sentence in enumerate(split_sentences(hit.chunk.text)):
-            if pos == 0 and len(firsts) < 2:
-                firsts.append((n, sentence))
-            candidates.append((rank, pos, n, sentence, set(content_words(sentence))))
-    df: dict[str, int] = {}
-    for *_, words in candidates:
-        for w in words & query:
-            df[w] = df.get(w, 0) + 1
-    total = max(1, len(candidates))
-    cosines = None
-    if embed is not None and candidates:
-        vecs = embed([question] + [c[3] for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
-    scored = []
-    for i, (rank, pos, n, sentence, words) in enumerate(candidates):
-        overlap = words & query
-        if cosines is not None:
-            if not overlap and cosines[i] < 0.3:
-                continue
-            weight = cosines[i] + 0.05 * len(overlap)
-        elif overlap:
-            weight = sum(math.log(1 + total / df[w]) for w in overlap)
-        else:
-            continue
-        scored.append((-weight / (1 + 0.3 * rank), rank, pos, n, sentence))
-    scored.sort()
-    picked: list[tuple[int, str]] = []
-    seen: set[str] = set()
-    for *_, n, sentence in scored:  # the same sentence from two sources (a selection and its file) once
-        key = " ".join(sentence.split()).lower()
-        if key not in seen:
-            seen.add(key)
-            picked.append((n, sentence))
-        if len(picked) == max_sentences:
-            break
-    picked = picked or firsts
-    if not picked:  # chunks with no prose at all (code only): point at them
-        picked = [(n, f"See {source_label(hit)}") for n, hit in sources[:2]]
-    lines = []
-    for n, sentence in picked:
-        body = sentence.rstrip()
-        end = body[-1] if body[-1] in ".!?:" else ""
-        lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
-    return label + "\n\n" + "\n".join(lines)

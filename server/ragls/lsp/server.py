@@ -89,6 +89,7 @@ class RaglsServer(LanguageServer):
         self.ws: RagWorkspace | None = None
         self.worker: IndexWorker | None = None
         self.watcher: FileWatcher | None = None
+        self.local_socket = None  # lsp/local_socket.LocalSocketServer while a workspace is open
         self.progress_sender: ThreadSafeProgress | None = None
         self._opening: asyncio.Future | None = None
         self._warned: set[str] = set()
@@ -127,6 +128,8 @@ class RaglsServer(LanguageServer):
             raise
         for warning in ws.warnings:
             self._log(f"ragls: {warning}", types.MessageType.Warning)
+        for notice in ws.notices:
+            self._log(f"ragls: {notice}", types.MessageType.Info)
         ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
         worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
                              on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once,
@@ -141,6 +144,10 @@ class RaglsServer(LanguageServer):
         if ws.settings.watch.enabled:
             watcher = FileWatcher(worker, ws.folders)
             watcher.start()
+        from ragls.lsp.local_socket import LocalSocketServer
+
+        self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
+        self.local_socket.start()
         self.ws, self.worker, self.watcher = ws, worker, watcher
         return ws
 
@@ -194,6 +201,9 @@ class RaglsServer(LanguageServer):
         releasing the lock under a running writer would let a second process write concurrently."""
         if self.watcher:
             self.watcher.stop()
+        if self.local_socket is not None:
+            self.local_socket.stop()
+            self.local_socket = None
         stopped = self.worker.stop() if self.worker else True
         if self.ws and stopped:
             self.ws.close()

@@ -101,17 +101,22 @@ def source_uri(chunk: Chunk) -> str:
     return "ragls:" + quote(chunk.path, safe="")
 
 
-def to_wire_source(chunk: Chunk) -> dict:
+def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
+    """Source of a chunk; `focusRange` (the answering lines, inside `range`) when `focus` is given."""
     src = {"uri": source_uri(chunk),
            "path": chunk.path, "range": to_wire_range(chunk.span)}
     if chunk.title:
         src["title"] = chunk.title
+    if focus is not None:
+        src["focusRange"] = to_wire_range(focus)
     return src
 
 
 def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
-           "source": to_wire_source(hit.chunk)}
+           "source": to_wire_source(hit.chunk, hit.focus)}
+    if hit.focus is not None:
+        out["focusRange"] = to_wire_range(hit.focus)
     if explain:
         signals = {k: (int(v) if k != "rerank" else v) for k, v in hit.signals.items()}
         out["signals"] = signals
@@ -128,7 +133,7 @@ def to_wire_answer(answer: Answer) -> dict:
     failed and `answer` is extractive) are present only when they apply."""
     out = {
         "answer": answer.text,
-        "sources": [{"n": n, **to_wire_source(hit.chunk)} for n, hit in answer.sources],
+        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus)} for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
         "model": answer.model,
         "abstained": answer.abstained,
@@ -159,7 +164,7 @@ def to_wire_status(status) -> dict:
     return {
         "folders": [{
             "uri": path_to_uri(f.folder), "files": f.files, "chunks": f.chunks, "pending": f.pending,
-            "pendingVectors": f.pending_vectors, "lastIndexedAt": iso(f.last_indexed_at),
+            "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows, "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
             "skipped": [{"path": p, "reason": r} for p, r in f.skipped],
         } for f in status.folders],

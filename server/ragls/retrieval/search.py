@@ -11,13 +11,16 @@ the relevance test shared by rag/query and rag/ask.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.errors import InvalidParams
 from ragls.ir import Hit
+from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
+from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
-from ragls.stores.bm25 import STOPWORDS, query_words
+from ragls.retrieval.query import Query, analyse
+from ragls.stores.bm25 import query_words, stems
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
@@ -34,71 +37,111 @@ ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 class Hits(list):
     """A list of Hit that also carries `best_similarity`: the highest cosine similarity among all vector
     candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
-    top_k."""
+    top_k — and `query`, the analysed query (`retrieval.query.Query`)."""
 
-    def __init__(self, hits=(), best_similarity: float | None = None):
+    def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None):
         super().__init__(hits)
         self.best_similarity = best_similarity
+        self.query = query
 
 
 def check_query(text: object) -> str:
     """The query text, stripped. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidParams("query must be a non-empty string")
-    return text.strip()
+    return analyse(text).text
 
 
-def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str, *, settings: RetrievalSettings,
+def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
-           extra: dict[str, ExtraSignal] | None = None, reranker: Reranker | None = None) -> list[Hit]:
-    """Top `top_k` hits (default `settings.top_k`) for `query`, best first.
+           extra: dict[str, ExtraSignal] | None = None, reranker: Reranker | None = None,
+           max_context_chars: int = 12000) -> list[Hit]:
+    """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first.
 
-    `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `extra` adds named
-    signals (e.g. "graph"). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity
-    when the vector signal saw the chunk. With `reranker`, hits are sorted by its score (Hit.score and
-    Hit.signals["rerank"]), `extra` is ignored. The vector signal covers only the indexes whose vector store is
-    open (`FolderIndex.vectors_ready`; none yet: BM25 alone), its weight scaled by the fraction of chunks that have
-    a vector (a cold index being embedded). Raises InvalidParams for an empty query,
-    RequestFailed when the reranker cannot be loaded.
+    `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `retrieval.hybrid` false
+    means ("vector",) whenever some folder has vectors. `extra` adds named signals (e.g. "graph").
+    Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's best
+    window when the vector signal saw it; Hit.focus the lines of that window, or for a hit only BM25 found the
+    lines holding the most query terms (`focus.py`). With `reranker`, hits are sorted by its score (Hit.score and
+    Hit.signals["rerank"]), `extra` is ignored, and hits below `retrieval.relevance_floor` (when non-zero) are
+    dropped. Hits whose vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
+    `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`).
+    The vector signal covers only the indexes whose vector store is open (`FolderIndex.vectors_ready`; none yet:
+    BM25 alone), its weight scaled by the fraction of chunks that have a vector (a cold index being embedded).
+    Raises InvalidParams for an empty query, RequestFailed when the reranker cannot be loaded.
     """
-    query = check_query(query)
+    q = analyse(query)
     top_k = top_k or settings.top_k
     n = max(settings.candidates, top_k)
+    ready = [(i, idx) for i, idx in enumerate(indexes) if idx.vectors_ready]
+    if not settings.hybrid and ready and "vector" in signals:
+        signals = ("vector",)
     scored: dict[str, list[tuple[tuple[int, str], float]]] = {}
     similarity: dict[tuple[int, str], float] = {}
-    qvec = None
-    ready = [(i, idx) for i, idx in enumerate(indexes) if idx.vectors_ready]
+    matches: dict[tuple[int, str], object] = {}  # key -> WindowMatch (best window)
     if "vector" in signals and ready:
-        qvec = embedder.embed_query(query)
+        q = q.with_vector(embedder.embed_query(q.text))
         lst = []
         for i, idx in ready:
-            for cid, sim in idx.vectors.search(qvec, n):
-                lst.append(((i, cid), sim))
-                similarity[(i, cid)] = sim
+            for m in idx.vectors.search_windows(q.vector, n):
+                lst.append(((i, m.chunk_id), m.similarity))
+                similarity[(i, m.chunk_id)] = m.similarity
+                matches[(i, m.chunk_id)] = m
         scored["vector"] = lst
     if "bm25" in signals:
-        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in _bm25(idx, query, n, settings)]
+        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in _bm25(idx, q, n, settings)]
     for name, fn in ({} if reranker is not None else extra or {}).items():
-        scored[name] = fn(query, qvec, n)
+        scored[name] = fn(q.text, q.vector, n)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
+    best = max(similarity.values(), default=None)
     if reranker is not None:
         from ragls.retrieval.rerank import rerank_hits
 
-        return rerank_hits(indexes, reranker, query, rankings, similarity, top_k)
+        hits = rerank_hits(indexes, reranker, q.text, rankings, similarity, top_k)
+        if settings.relevance_floor:
+            hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
+        return Hits(_finish(indexes, hits, matches, q, settings, max_context_chars), best, q)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
     weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
-    bonus = _exact_match_bonus(indexes, query, rankings.get("bm25", []), settings)
+    bonus = _exact_match_bonus(indexes, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
-    return Hits(_materialize(indexes, fused, similarity, top_k), max(similarity.values(), default=None))
+    if matches and settings.dedup_cosine < 1.0:
+        keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
+        fused = [f for f, k in zip(fused, keep) if k]
+    hits = _materialize(indexes, fused, similarity, top_k)
+    return Hits(_finish(indexes, hits, matches, q, settings, max_context_chars), best, q)
 
 
-def _bm25(idx: FolderIndex, query: str, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
-    """One folder's BM25 top `n`: plain, or the RM3 feedback pass (`retrieval.bm25_feedback`, feedback.py) with
-    the folder's own first-pass chunks and statistics."""
+def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
+    """Add each hit's focus (best window, else keyword lines) and, with `parent_document`, grow it to its
+    section."""
+    folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
+    query_stems = frozenset(t for w in (q.content_words or q.bm25_words) for t in stems(w))
+    out = []
+    for hit in hits:
+        m = matches.get((folder_of.get(hit.chunk.folder), hit.chunk.id))
+        if m is not None:
+            focus = line_span(hit.chunk, m.start_line, m.end_line)
+        else:
+            focus = keyword_focus(hit.chunk, query_stems)
+        out.append(replace(hit, focus=focus) if focus is not None else hit)
+    if settings.parent_document:
+        from ragls.retrieval.parent import expand_hits
+
+        def chunks_of(hit: Hit):
+            i = folder_of.get(hit.chunk.folder)
+            return indexes[i].manifest.chunks_of(hit.chunk.path) if i is not None else []
+
+        out = expand_hits(out, chunks_of, max_context_chars)
+    return out
+
+
+def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
+    """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
+    (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
     if not settings.bm25_feedback:
-        return idx.bm25.search(query, n)
+        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds)
+    query = q.text
 
     def chunk_texts(ids: list[str]) -> dict[str, str]:
         return {cid: chunk.text for cid, chunk in idx.manifest.get_chunks(ids).items()}
@@ -116,13 +159,13 @@ def _vector_coverage(indexes) -> float:
     return max(0.0, (total - sum(min(pending, chunks) for chunks, pending in counts)) / total)
 
 
-def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSettings) -> dict:
+def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSettings) -> dict:
     """{key: bonus} for BM25's top-3 chunks that contain every content word of the query literally:
     `top_rank_bonus` for the 1st, `top3_rank_bonus` for the 2nd-3rd (fuse.py says why)."""
     top = list(bm25_ranking[:3])
     if not top or not (settings.top_rank_bonus or settings.top3_rank_bonus):
         return {}
-    words = _content_words(query)
+    words = set(q.content_words)
     if not words:
         return {}
     found = _fetch_chunks(indexes, top)
@@ -130,9 +173,9 @@ def _exact_match_bonus(indexes, query: str, bm25_ranking, settings: RetrievalSet
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
 
 
-def _content_words(query: str) -> set[str]:
+def _content_words(query: str | Query) -> set[str]:
     """BM25's query words minus English stop words (the words an exact match must contain)."""
-    return {w for w in query_words(query) if w not in STOPWORDS}
+    return set(analyse(query).content_words)
 
 
 def _has_words(chunk, words: set[str]) -> bool:
@@ -170,7 +213,7 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     return hits
 
 
-def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
+def abstained(hits: Sequence[Hit], floor: float, query: str | Query | None = None,
               best_similarity: float | None = None) -> bool:
     """True when nothing relevant enough was found.
 
@@ -179,6 +222,7 @@ def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
     contains every content word of the query literally — a search for an identifier or a rare term is answered
     even though short keyword queries rarely reach the dense floor; or, without any vector evidence yet (vectors
     still being computed), BM25 found something. Content words: BM25's query words minus English stop words.
+    `query` may be the analysed `Query` (`Hits.query`), so its words are not computed again.
     """
     if not hits:
         return True
@@ -192,7 +236,7 @@ def abstained(hits: Sequence[Hit], floor: float, query: str | None = None,
     return max(sims) < floor
 
 
-def _keyword_match(hits: Sequence[Hit], query: str) -> bool:
+def _keyword_match(hits: Sequence[Hit], query: str | Query) -> bool:
     words = _content_words(query)
     if not words:
         return False

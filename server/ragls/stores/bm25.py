@@ -87,6 +87,26 @@ def indexed_body(text: str) -> str:
     return text + "\n" + " ".join(parts) if parts else text
 
 
+def compound_identifiers(text: str) -> list[str]:
+    """Distinct compound identifiers of `text` in order of appearance (`get_worktrees`, `os.path.join`,
+    `HashMap::new`): alphanumeric runs joined by "_", "." or "::"."""
+    return list(dict.fromkeys(m.group(0) for m in _COMPOUND.finditer(text)))
+
+
+def fuzzy_distance(word: str) -> int:
+    """Edit distance a query word absent from the index may be matched at: 0 below 4 characters (too many
+    neighbours), 1 up to 7, 2 from 8 characters (Lucene/Elasticsearch "AUTO" fuzziness, shifted one up)."""
+    return 0 if len(word) < 4 else (1 if len(word) < 8 else 2)
+
+
+FUZZY_BOOST = 0.5  # a fuzzy match scores as a plain term match of half the weight (tantivy scores it constant)
+
+
+def stems(text: str) -> list[str]:
+    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included."""
+    return _EN_STEM.analyze(text)
+
+
 def _content_words(text: str) -> list[str]:
     """Distinct query words (first occurrence order) without English stop words, unless only stop words remain."""
     words = query_words(text)
@@ -176,26 +196,51 @@ class Bm25Store:
         res = searcher.search(tantivy.Query.all_query(), limit=n)
         return [searcher.doc(addr)["id"][0] for _, addr in res.hits]
 
-    def search(self, text: str, limit: int) -> list[tuple[str, float]]:
-        """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words."""
-        words = _content_words(text)
+    def search(self, text: str, limit: int, *, words: Iterable[str] | None = None,
+               compounds: Iterable[str] | None = None, fuzzy: bool = True) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words.
+
+        `words`/`compounds`: the query already analysed (`retrieval.query.Query.bm25_words` / `.compounds`);
+        by default computed from `text`. With `fuzzy`, a word whose terms the index does not hold is also matched
+        at edit distance `fuzzy_distance(word)` (transpositions cost 1) in title and body: "HashMpa" finds
+        "HashMap". User text never becomes query syntax: words are plain alphanumeric runs and fuzzy terms are
+        term objects."""
+        words = list(words) if words is not None else _content_words(text)
         if not words or limit <= 0:
             return []
         query = self.index.parse_query(" ".join(words), list(SEARCH_FIELDS))
-        phrases = self._compound_phrases(text)
-        if phrases:
-            query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [query, *phrases]])
+        phrases = self._compound_phrases(text if compounds is None else None, compounds)
+        extra = self._fuzzy_terms(words) if fuzzy else []
+        if phrases or extra:
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [query, *phrases, *extra]])
         searcher = self.index.searcher()
         res = searcher.search(query, limit=limit, count=False)
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
 
-    def _compound_phrases(self, text: str) -> list[tantivy.Query]:
+    def _fuzzy_terms(self, words: Iterable[str]) -> list[tantivy.Query]:
+        """Fuzzy term queries (title and body) for the query words none of whose terms the index holds."""
+        out = []
+        searcher = self.index.searcher()
+        schema = self.index.schema
+        for word in words:
+            distance = fuzzy_distance(word)
+            if not distance:
+                continue
+            for term in _EN_STEM.analyze(word):
+                if searcher.doc_freq("body", term) or searcher.doc_freq("title", term):
+                    continue
+                fields = [(tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(
+                    schema, f, term, distance=distance, transposition_cost_one=True)) for f in SEARCH_FIELDS]
+                out.append(tantivy.Query.boost_query(tantivy.Query.boolean_query(fields), FUZZY_BOOST))
+        return out
+
+    def _compound_phrases(self, text: str | None, compounds: Iterable[str] | None = None) -> list[tantivy.Query]:
         """One `body` phrase query per compound identifier in `text` (its words in order, stop words kept):
         `get_worktrees` splits into two common-looking words, and only the phrase tells the chunk that holds the
         identifier from chunks that merely say "get" often. A matching chunk adds the phrase's BM25 score to its
         term scores; the phrase is built from analyzed terms, never parsed."""
         phrases = []
-        for match in dict.fromkeys(m.group(0) for m in _COMPOUND.finditer(text)):
+        for match in (compound_identifiers(text) if compounds is None else compounds):
             terms = _EN_STEM.analyze(match)
             if len(terms) >= 2:
                 phrases.append(tantivy.Query.phrase_query(self.index.schema, "body", terms))

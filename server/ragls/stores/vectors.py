@@ -1,8 +1,10 @@
-"""Vector store: a LanceDB table of embedded chunks on local disk.
+"""Vector store: a LanceDB table of embedded chunk windows on local disk.
 
-One row per chunk that has a vector: id, folder, path, text_hash, range (start/end line and UTF-16 char), title,
-text and `vector` (fixed-size float32 list of the embedding dimension). Chunks still waiting for their embedding
-are simply absent, so vector search answers from what is embedded while BM25 already covers everything.
+One row per embedding window (`ragls.windows`): chunk id, window index and the chunk's window count, folder,
+path, text_hash (of the window's embedding input), the window's file lines (0-based, inclusive) and `vector`
+(fixed-size float32 list of the embedding dimension). A chunk's window 0 is written by the first vector pass, its
+other windows by the background window pass; chunks still waiting are simply absent, so vector search answers from
+what is embedded while BM25 already covers everything. A chunk scores by its best window.
 Search is exact (brute force) cosine distance; LanceDB's `_distance` is 1 - cosine similarity.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on routine operations
@@ -19,22 +22,36 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ragls.ir import Chunk  # noqa: E402
+from ragls.windows import Window  # noqa: E402
 
-TABLE = "chunks"
+TABLE = "windows"
+OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
+ROWS_PER_CHUNK_SEARCHED = 4  # window rows fetched per wanted chunk before taking each chunk's best window
+
+
+@dataclass(frozen=True)
+class WindowMatch:
+    """A chunk's best window for a query: cosine `similarity`, its window `index` and file lines (inclusive),
+    and its `vector` (float32, for near-duplicate removal)."""
+
+    chunk_id: str
+    similarity: float
+    index: int
+    start_line: int
+    end_line: int
+    vector: np.ndarray
 
 
 def _schema(dim: int) -> pa.Schema:
     return pa.schema([
         pa.field("id", pa.string()),
+        pa.field("window", pa.int32()),
+        pa.field("windows", pa.int32()),
         pa.field("folder", pa.string()),
         pa.field("path", pa.string()),
         pa.field("text_hash", pa.string()),
         pa.field("start_line", pa.int32()),
-        pa.field("start_char", pa.int32()),
         pa.field("end_line", pa.int32()),
-        pa.field("end_char", pa.int32()),
-        pa.field("title", pa.string()),
-        pa.field("text", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dim)),
     ])
 
@@ -64,6 +81,9 @@ class VectorStore:
         return list(self.db.table_names())
 
     def _open(self):
+        for old in OLD_TABLES:
+            if old in self._table_names():
+                self.db.drop_table(old)
         if TABLE in self._table_names():
             table = self.db.open_table(TABLE)
             field = table.schema.field("vector")
@@ -72,22 +92,24 @@ class VectorStore:
             self.db.drop_table(TABLE)
         return self.db.create_table(TABLE, schema=_schema(self.dim))
 
-    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        """Append rows; `vectors` is float32 (len(chunks), dim)."""
-        if not chunks:
+    def add(self, chunks: dict[str, Chunk], windows: Sequence[Window], vectors: np.ndarray,
+            text_hashes: Sequence[str]) -> None:
+        """Append one row per window in one write (atomic: a crash leaves all of them or none). `chunks` maps
+        each window's chunk id to its Chunk; `vectors` is float32 (len(windows), dim); `text_hashes` are the
+        windows' embedding-input hashes."""
+        if not windows:
             return
-        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), self.dim)
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(windows), self.dim)
+        owners = [chunks[w.chunk_id] for w in windows]
         data = pa.table({
-            "id": [c.id for c in chunks],
-            "folder": [c.folder for c in chunks],
-            "path": [c.path for c in chunks],
-            "text_hash": [c.text_hash for c in chunks],
-            "start_line": pa.array([c.span.start_line for c in chunks], pa.int32()),
-            "start_char": pa.array([c.span.start_char for c in chunks], pa.int32()),
-            "end_line": pa.array([c.span.end_line for c in chunks], pa.int32()),
-            "end_char": pa.array([c.span.end_char for c in chunks], pa.int32()),
-            "title": [c.title for c in chunks],
-            "text": [c.text for c in chunks],
+            "id": [w.chunk_id for w in windows],
+            "window": pa.array([w.index for w in windows], pa.int32()),
+            "windows": pa.array([w.count for w in windows], pa.int32()),
+            "folder": [c.folder for c in owners],
+            "path": [c.path for c in owners],
+            "text_hash": list(text_hashes),
+            "start_line": pa.array([w.start_line for w in windows], pa.int32()),
+            "end_line": pa.array([w.end_line for w in windows], pa.int32()),
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self.dim),
         }, schema=_schema(self.dim))
         with self._lock:
@@ -111,24 +133,57 @@ class VectorStore:
         with self._lock:
             self.table.delete("true")
 
-    def ids(self) -> list[str]:
-        """Every row's id (duplicates included) — for start-up reconciliation."""
+    def window_keys(self) -> list[tuple[str, int, int]]:
+        """Every row's (chunk id, window index, window count), duplicates included — for reconciliation."""
         with self._lock:
             n = self.table.count_rows()
             if not n:
                 return []
-            return self.table.search().select(["id"]).limit(n).to_arrow().column("id").to_pylist()
+            t = self.table.search().select(["id", "window", "windows"]).limit(n).to_arrow()
+            return list(zip(t.column("id").to_pylist(), t.column("window").to_pylist(),
+                            t.column("windows").to_pylist()))
+
+    def ids(self) -> list[str]:
+        """The chunk id of every window-0 row (one per chunk with a first vector; duplicates included)."""
+        return [cid for cid, w, _ in self.window_keys() if w == 0]
 
     def count(self) -> int:
+        """Window rows."""
         return self.table.count_rows()
 
-    def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """Top `limit` (chunk id, cosine similarity), most similar first."""
+    def chunk_count(self) -> int:
+        """Chunks with a first vector (window-0 rows)."""
+        return self.table.count_rows("window = 0")
+
+    def search_windows(self, vector: np.ndarray, limit: int) -> list[WindowMatch]:
+        """The best window of each of the top `limit` chunks (max cosine over a chunk's windows), most similar
+        first. Fetches `ROWS_PER_CHUNK_SEARCHED` x `limit` window rows, so a chunk whose windows all rank below
+        that many rows is missed (it would not have made the top `limit` anyway unless many chunks have many
+        close windows)."""
         if limit <= 0 or self.table.count_rows() == 0:
             return []
         rows = (self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
-                .select(["id", "_distance"]).limit(limit).to_list())
-        return [(r["id"], 1.0 - float(r["_distance"])) for r in rows]
+                .select(["id", "window", "start_line", "end_line", "vector", "_distance"])
+                .limit(limit * ROWS_PER_CHUNK_SEARCHED).to_arrow())
+        out: dict[str, WindowMatch] = {}
+        ids = rows.column("id").to_pylist()
+        dist = rows.column("_distance").to_numpy()
+        win = rows.column("window").to_pylist()
+        l0 = rows.column("start_line").to_pylist()
+        l1 = rows.column("end_line").to_pylist()
+        vecs = rows.column("vector")
+        for j, cid in enumerate(ids):  # rows come most similar first: the first row of a chunk is its best
+            if cid in out:
+                continue
+            out[cid] = WindowMatch(cid, 1.0 - float(dist[j]), win[j], l0[j], l1[j],
+                                   np.asarray(vecs[j].values.to_numpy(zero_copy_only=False), dtype=np.float32))
+            if len(out) == limit:
+                break
+        return list(out.values())
+
+    def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
+        return [(m.chunk_id, m.similarity) for m in self.search_windows(vector, limit)]
 
     def refresh(self) -> None:
         """See writes made by other processes."""

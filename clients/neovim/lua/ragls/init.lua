@@ -119,6 +119,7 @@ function M.remap_selection_sources(result, path, bufnr, line1)
         start = { line = source.range.start.line + line1 - 1, character = source.range.start.character },
         ["end"] = { line = source.range["end"].line + line1 - 1, character = source.range["end"].character },
       }
+      source.focusRange = nil -- lines of the selection file, not of the buffer: the remapped range is used
     end
   end
 end

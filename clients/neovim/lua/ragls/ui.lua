@@ -209,7 +209,9 @@ function M.jump_to_source(source, win)
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_set_current_win(win)
   end
-  vim.lsp.util.show_document({ uri = vim.uri_from_fname(fname), range = source.range }, "utf-16", { focus = true })
+  -- focusRange: the answering lines inside the chunk (optional; PROTOCOL Source)
+  local range = source.focusRange or source.range
+  vim.lsp.util.show_document({ uri = vim.uri_from_fname(fname), range = range }, "utf-16", { focus = true })
   vim.cmd("normal! zv")
   return true
 end
@@ -384,9 +386,10 @@ function M.quickfix_items(chunks)
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
-      lnum = source.range.start.line + 1,
-      col = byte_col(fname, source.range.start.line + 1, source.range.start.character),
-      end_lnum = source.range["end"].line + 1,
+      lnum = (source.focusRange or source.range).start.line + 1,
+      col = byte_col(fname, (source.focusRange or source.range).start.line + 1,
+        (source.focusRange or source.range).start.character),
+      end_lnum = (source.focusRange or source.range)["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },
     })

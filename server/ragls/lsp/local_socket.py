@@ -1,0 +1,199 @@
+"""The running server's local socket: `ragls query / ask / status` answer through the process that already holds a
+folder's index (an editor's `ragls serve`) instead of loading the model and the stores again.
+
+Transport: a Unix domain socket, one request per connection, newline-delimited JSON (UTF-8):
+  client → server: `{"method": "rag/query" | "rag/ask" | "rag/status", "params": {...}}` (the docs/protocol.md params)
+  server → client: zero or more `{"delta": "..."}` (rag/ask streaming), then `{"result": {...}}` (the protocol result)
+                   or `{"error": {"code": int, "message": str}}` (the JSON-RPC codes of lsp/errors.py).
+
+Where: the writer process writes `server.json` (`{"pid", "socket"}`) into the index directory. The socket itself is
+`<index dir>/ragls.sock` when that path fits the 107-byte limit of `sun_path`, else `<runtime dir>/ragls-<hash>.sock`
+in an owner-only (0700) directory. Both files are owner-only (0600).
+
+Security: the client refuses a `server.json` or socket owned by another user; the server checks each peer's
+uid with SO_PEERCRED and serves only its own user. Nothing here is reachable from the network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import socket
+import socketserver
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SERVER_FILE = "server.json"
+SOCKET_NAME = "ragls.sock"
+_SUN_PATH_MAX = 107  # Linux sun_path is 108 bytes including the terminating NUL
+METHODS = ("rag/query", "rag/ask", "rag/status")
+
+
+class SocketRefused(Exception):
+    """The server's socket exists but must not be used (owned by another user); the caller runs in-process."""
+
+
+def _socket_path(index_dir: Path) -> Path:
+    direct = index_dir / SOCKET_NAME
+    if len(os.fsencode(direct)) <= _SUN_PATH_MAX:
+        return direct
+    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()) / f"ragls-{os.getuid()}"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(runtime, 0o700)
+    digest = hashlib.sha256(os.fsencode(index_dir.resolve())).hexdigest()[:16]
+    return runtime / f"ragls-{digest}.sock"
+
+
+# -- server --------------------------------------------------------------------------------------------------
+class _Handler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        server: LocalSocketServer = self.server.owner  # type: ignore[attr-defined]
+        try:
+            creds = self.request.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            peer_uid = int.from_bytes(creds[4:8], "little")
+        except OSError:
+            peer_uid = -1
+        if peer_uid != os.getuid():
+            self._send({"error": {"code": -32600, "message": "refused: not the server's user"}})
+            return
+        try:
+            request = json.loads(self.rfile.readline(1 << 20) or b"{}")
+            method, params = request.get("method"), request.get("params") or {}
+            if method not in METHODS or not isinstance(params, dict):
+                raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+        except (ValueError, AttributeError) as exc:
+            self._send({"error": {"code": -32600, "message": f"invalid request: {exc}"}})
+            return
+        try:
+            result = server.dispatch(method, params, lambda piece: self._send({"delta": piece}))
+            self._send({"result": result})
+        except BrokenPipeError:
+            pass  # the client went away (Ctrl-C)
+        except Exception as exc:  # noqa: BLE001 - every failure is answered, the server keeps serving
+            from ragls.errors import RaglsError
+            from ragls.lsp.errors import to_jsonrpc
+
+            if isinstance(exc, RaglsError):
+                err = to_jsonrpc(exc)
+                payload = {"code": err.code, "message": err.message}
+            else:
+                log.exception("local socket request %s failed", method)
+                payload = {"code": -32603, "message": f"internal error: {exc}"}
+            with contextlib.suppress(OSError):
+                self._send({"error": payload})
+
+    def _send(self, obj: dict) -> None:
+        self.wfile.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
+        self.wfile.flush()
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+class LocalSocketServer:
+    """Serves `rag/query`, `rag/ask`, `rag/status` for `ws` (a RagWorkspace) on one socket per writer index.
+
+    `start()` binds and writes each index's `server.json`; `stop()` removes both. Results are the wire dicts of
+    lsp/wire.py, so a CLI answer is the same whichever process computes it."""
+
+    def __init__(self, ws: Any):
+        self.ws = ws
+        self._servers: list[tuple[_Server, Path, Path]] = []
+
+    def start(self) -> None:
+        for idx in self.ws.indexes:
+            if not idx.writer:
+                continue
+            path = _socket_path(idx.index_dir)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # a stale socket of a process that died
+            try:
+                srv = _Server(str(path), _Handler)
+            except OSError as exc:
+                log.warning("no local socket for %s: %s", idx.folder, exc)
+                continue
+            os.chmod(path, 0o600)
+            srv.owner = self  # type: ignore[attr-defined]
+            info = idx.index_dir / SERVER_FILE
+            tmp = info.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}))
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, info)
+            threading.Thread(target=srv.serve_forever, name="ragls-local-socket", daemon=True).start()
+            self._servers.append((srv, path, info))
+
+    def stop(self) -> None:
+        for srv, path, info in self._servers:
+            srv.shutdown()
+            srv.server_close()
+            for f in (path, info):
+                with contextlib.suppress(OSError):
+                    f.unlink()
+        self._servers.clear()
+
+    def dispatch(self, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
+        """Run one request on the workspace; returns the protocol result dict. Raises RaglsError."""
+        from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
+
+        ws = self.ws
+        if method == "rag/query":
+            return to_wire_query(ws.query(params.get("query"), params.get("topK"), params.get("rag")),
+                                 bool(params.get("explain")))
+        if method == "rag/ask":
+            answer = ws.ask(params.get("question"), top_k=params.get("topK"), rag=params.get("rag"),
+                            documents=params.get("documents"), history=params.get("history"),
+                            on_delta=on_delta if params.get("stream") else None)
+            return to_wire_answer(answer)
+        return to_wire_status(ws.status())
+
+
+# -- client --------------------------------------------------------------------------------------------------
+def _owned_by_me(path: Path) -> bool:
+    return os.stat(path).st_uid == os.getuid()
+
+
+def find_server(index_dir: Path) -> tuple[int, Path] | None:
+    """(pid, socket path) of the process serving `index_dir`, or None when none is running (stale files are
+    ignored). Raises SocketRefused when the files are owned by another user."""
+    info = index_dir / SERVER_FILE
+    try:
+        data = json.loads(info.read_text())
+        pid, path = int(data["pid"]), Path(data["socket"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        if not _owned_by_me(info) or not _owned_by_me(path):
+            raise SocketRefused(f"{path} belongs to another user; not using it")
+        if not stat.S_ISSOCK(os.stat(path).st_mode):
+            return None
+        os.kill(pid, 0)  # raises when the process is gone
+    except (ProcessLookupError, FileNotFoundError):
+        return None
+    except PermissionError:
+        raise SocketRefused(f"the server process {pid} belongs to another user; not using it") from None
+    return pid, path
+
+
+def request(sock_path: Path, method: str, params: dict, timeout: float = 600.0) -> Iterator[dict]:
+    """Send one request; yield each message (`{"delta"}` pieces, then `{"result"}` or `{"error"}`).
+    Raises OSError when the server cannot be reached."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(str(sock_path))
+        s.sendall(json.dumps({"method": method, "params": params}).encode("utf-8") + b"\n")
+        with s.makefile("rb") as f:
+            for line in f:
+                msg = json.loads(line)
+                yield msg
+                if "result" in msg or "error" in msg:
+                    return

@@ -1,0 +1,63 @@
+"""`focusRange`: the lines of a hit that answer the query, inside the chunk's range.
+
+A hit the vector signal found focuses on its best window's lines (`stores/vectors.py`); a hit only BM25 found
+focuses on the run of at most `MAX_FOCUS_LINES` lines holding the most distinct query terms (stemmed as BM25 stems
+them), trimmed to the first and last line with a term. Columns are exact UTF-16 positions within the chunk text.
+"""
+
+from __future__ import annotations
+
+from ragls.ir import Chunk, LineSpan
+from ragls.stores.bm25 import stems
+
+MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
+
+
+def _line_len_utf16(line: str) -> int:
+    return len(line) + sum(1 for ch in line if ord(ch) > 0xFFFF)
+
+
+def line_span(chunk: Chunk, start_line: int, end_line: int) -> LineSpan:
+    """The range of file lines `start_line`..`end_line` (inclusive) clamped to the chunk: from the start of the
+    first line (or the chunk's start) to the end of the last line's text (or the chunk's end)."""
+    span = chunk.span
+    s = min(max(start_line, span.start_line), span.end_line)
+    e = min(max(end_line, s), span.end_line)
+    lines = chunk.text.splitlines() or [""]
+    last_rel = min(e - span.start_line, len(lines) - 1)
+    start_char = span.start_char if s == span.start_line else 0
+    if e == span.end_line:
+        end = (span.end_line, span.end_char)
+        if span.end_char == 0 and e > s:  # the chunk ends at a line start: end on the line before
+            end = (e - 1, _line_len_utf16(lines[min(last_rel, len(lines) - 1)]) if last_rel >= 0 else 0)
+    else:
+        end_col = _line_len_utf16(lines[last_rel])
+        if last_rel == 0:
+            end_col += span.start_char
+        end = (e, end_col)
+    return LineSpan(s, start_char, end[0], end[1])
+
+
+def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineSpan | None:
+    """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `bm25.stems`) within
+    MAX_FOCUS_LINES consecutive lines, ties to the earliest; None when no line holds any."""
+    if not query_stems:
+        return None
+    lines = chunk.text.splitlines()
+    found = [set(stems(line)) & query_stems for line in lines]
+    if not any(found):
+        return None
+    best = (0, 0, 0, 0)  # (distinct terms, -length, start, end)
+    for i, terms in enumerate(found):
+        if not terms:
+            continue
+        seen: set[str] = set()
+        for j in range(i, min(len(lines), i + MAX_FOCUS_LINES)):
+            if found[j]:
+                seen |= found[j]
+                cand = (len(seen), -(j - i), i, j)
+                if cand[:2] > best[:2]:
+                    best = cand
+    _, _, i, j = best
+    return line_span(chunk, chunk.span.start_line + i, chunk.span.start_line + j)
+

@@ -1,0 +1,78 @@
+"""`ragls prune` and read-only `ragls status`: an index whose folder was deleted is listed as an orphan (dry run
+removes nothing, --remove deletes exactly it); `status` on a never-indexed folder creates no index directory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from lspkit import server_env
+
+
+def ragls(env, *args):
+    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, f"ragls {args} exited {proc.returncode}: {proc.stderr}"
+    return proc.stdout
+
+
+def _open_index(folder: Path, cache: Path) -> Path:
+    """Open (and close) a folder's index as a writer, in-process, without loading the model: records its folder."""
+    import os
+
+    from ragls.config import load_settings
+    from ragls.embed import Embedder
+    from ragls.indexer import FolderIndex
+
+    old = os.environ.get("RAGLS_CACHE_DIR")
+    os.environ["RAGLS_CACHE_DIR"] = str(cache)
+    try:
+        settings, _ = load_settings(folder)
+        idx = FolderIndex(folder, settings, Embedder(settings.embedding))
+        assert idx.writer
+        path = idx.index_dir
+        idx.close()
+        return path
+    finally:
+        if old is None:
+            os.environ.pop("RAGLS_CACHE_DIR")
+        else:
+            os.environ["RAGLS_CACHE_DIR"] = old
+
+
+def test_prune_lists_then_removes_exactly_the_orphan(tmp_path):
+    cache = tmp_path / "cache"
+    env = server_env(cache)
+    env["RAGLS_CACHE_DIR"] = str(cache)
+    kept, gone = tmp_path / "kept", tmp_path / "gone"
+    for f in (kept, gone):
+        f.mkdir()
+        (f / "a.md").write_text("# A\n\nhello\n")
+    kept_index = _open_index(kept, cache)
+    gone_index = _open_index(gone, cache)
+    shutil.rmtree(gone)
+
+    listing = json.loads(ragls(env, "prune", "--dry-run", "--json"))
+    states = {Path(e["indexPath"]): e["state"] for e in listing["indexes"]}
+    assert states == {kept_index: "live", gone_index: "orphan"}
+    assert listing["removed"] == []
+    assert gone_index.is_dir()  # a dry run deletes nothing
+
+    out = ragls(env, "prune", "--remove")
+    assert "1 orphaned index removed" in out
+    assert not gone_index.exists() and kept_index.is_dir()
+
+
+def test_status_of_an_unindexed_folder_creates_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    env = server_env(cache)
+    env["RAGLS_CACHE_DIR"] = str(cache)
+    folder = tmp_path / "never"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nhello\n")
+    out = ragls(env, "status", folder)
+    assert "not indexed yet" in out
+    assert not (cache / "indexes").exists() or not any((cache / "indexes").iterdir())
