@@ -133,8 +133,11 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     packaged = _run([NPM, "run", "package"], timeout=300)
     assert packaged.returncode == 0 and vsix.is_file(), f"vsce package failed:\n{packaged.stdout}"
     shot = RESULTS / "answer-panel.png"
+    chat_shot = RESULTS / "chat-view.png"
     shot.unlink(missing_ok=True)
+    chat_shot.unlink(missing_ok=True)
     result = _run([NODE, "out/test/e2e/uiAsk.js", str(vsix), str(tmp_path / "ui")], timeout=300,
                   RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
     _assert_tap(result, "UI test")
     assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot of the answer panel"
+    assert chat_shot.is_file() and chat_shot.stat().st_size > 10_000, "no screenshot of the chat view"
