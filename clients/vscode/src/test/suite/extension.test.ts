@@ -171,6 +171,22 @@ suite('ragls extension in VS Code', () => {
     assert.deepEqual(stored[0].turns.map((t) => t.question), [q1, q2, 'and how do I check which version is running?']);
   });
 
+  test('the ragls_search language-model tool answers agent mode where VS Code has the API', async function () {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const lm = (vscode as any).lm;
+    assert.equal(api.chatIntegrations.tool, typeof lm?.registerTool === 'function');
+    assert.equal(api.chatIntegrations.participant,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      typeof (vscode as any).chat?.createChatParticipant === 'function');
+    if (!api.chatIntegrations.tool || typeof lm.invokeTool !== 'function') {
+      this.skip(); // this editor has no language-model tool API: the chat view is the way to chat
+    }
+    const result = await lm.invokeTool('ragls_search', { input: { query: 'zeta-17 torque wrench' }, toolInvocationToken: undefined });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const text = (result.content as any[]).map((part) => part.value ?? '').join('');
+    assert.ok(text.includes('zeta-17') && /\[1\] docs\/calibration\.md:\d+/.test(text), text);
+  });
+
   test('chat: Stop ends a pending answer, which never writes into a later turn; New Chat keeps the old thread', async () => {
     api.chat.newChat();
     const pending = api.chat.ask('How do I roll back beacon firmware?');
