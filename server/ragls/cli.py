@@ -283,6 +283,9 @@ def cmd_ask(args) -> int:
             r = src.get("focusRange") or src["range"]
             print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
+        print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
+        return 1
     return 0
 
 
