@@ -5,7 +5,7 @@ the cosine similarity of the best chunk under the offline all-MiniLM-L6-v2 model
 pick the floor that best separates them (highest balanced accuracy) on a dev half of the questions; report how
 that floor does on the held-out half.
 
-    python bench/abstention.py [--corpus /work/shared/corpora/rust-book] [--cache /tmp] [--max-length 512]
+    python bench/abstention.py [--corpus PATH (default: the Rust book, found by bench/data.py)] [--cache /tmp] [--max-length 512]
 
 Chunk vectors are cached in --cache (keyed by the chunk texts), so reruns take seconds.
 """
@@ -177,10 +177,14 @@ def describe(name: str, sims: np.ndarray) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=Path("/work/shared/corpora/rust-book"))
+    parser.add_argument("--corpus", type=Path, help="the Rust book folder (default: bench/data.py's lookup)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp"))
     parser.add_argument("--max-length", type=int, default=512, help="embedding.max_length (tokens)")
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from data import dataset
+
+    args.corpus = dataset("rust-book", args.corpus)
 
     chunks = corpus_chunks(args.corpus)
     print(f"{len(chunks)} chunks from {args.corpus}")

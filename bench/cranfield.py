@@ -3,7 +3,8 @@
     python bench/cranfield.py                  # BM25-only, vector-only, hybrid; prints a table
     python bench/cranfield.py --json out.json  # also write the figures
 
-Collection: /work/shared/bench/cranfield (see its README). Each document is written as `<id>.txt` holding the
+Collection: the `cranfield` data set (found by bench/data.py: --data, $RAGLS_BENCH_DATA, ../shared beside the
+repository, or `python bench/fetch_data.py cranfield`; see its README). Each document is written as `<id>.txt` holding the
 title, a blank line and the abstract (whose first sentence, a repeat of the title, is dropped so the title appears
 once). Queries are mapped to qrels ids BY ORDER (the k-th query in cran.qry is qrels id k; the `.I` numbers have
 gaps). Grades: 1-4 relevant with gain 5 - grade, -1 not relevant.
@@ -26,9 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from data import dataset
 from ir_metrics import METRICS, evaluate
 
-DATA = Path("/work/shared/bench/cranfield")
+DATA: Path | None = None  # set by main() (bench/data.py); the loaders take explicit paths too
+
+
+def data_dir() -> Path:
+    """The Cranfield folder: DATA when main() set it, else bench/data.py's lookup (raises DataNotFound)."""
+    return DATA or dataset("cranfield")
 DEFAULT_WORKDIR = Path(__file__).resolve().parent / "results" / "cranfield"
 SIGNAL_SETS = {"bm25": ("bm25",), "vector": ("vector",), "hybrid": ("vector", "bm25")}
 DEPTH = 100  # documents per query (MAP@100, R@100)
@@ -48,8 +55,9 @@ def _fields(record: str) -> dict[str, str]:
     return {k: "\n".join(v).strip() for k, v in out.items()}
 
 
-def load_docs(path: Path = DATA / "cran.all.1400") -> dict[str, tuple[str, str]]:
+def load_docs(path: Path | None = None) -> dict[str, tuple[str, str]]:
     """doc id -> (title, abstract); the abstract's leading repeat of the title is removed."""
+    path = path or data_dir() / "cran.all.1400"
     text = path.read_text()
     docs = {}
     for rec in re.split(r"(?m)^\.I ", text)[1:]:
@@ -70,8 +78,9 @@ def load_docs(path: Path = DATA / "cran.all.1400") -> dict[str, tuple[str, str]]
     return docs
 
 
-def load_queries(path: Path = DATA / "cran.qry") -> dict[str, str]:
+def load_queries(path: Path | None = None) -> dict[str, str]:
     """qrels query id ("1".."225", BY ORDER in the file) -> query text."""
+    path = path or data_dir() / "cran.qry"
     text = path.read_text().replace("\r\n", "\n")
     out = {}
     for k, rec in enumerate(re.split(r"(?m)^\.I ", text)[1:], 1):
@@ -80,8 +89,9 @@ def load_queries(path: Path = DATA / "cran.qry") -> dict[str, str]:
     return out
 
 
-def load_qrels(path: Path = DATA / "cranqrel", strict: bool = False) -> dict[str, dict[str, float]]:
+def load_qrels(path: Path | None = None, strict: bool = False) -> dict[str, dict[str, float]]:
     """query id -> {doc id: gain}; gain = 5 - grade for grades 1-4 (1-3 when `strict`), -1 is not relevant."""
+    path = path or data_dir() / "cranqrel"
     out: dict[str, dict[str, float]] = {}
     for line in path.read_text().splitlines():
         parts = line.split()
@@ -150,7 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-default-row", dest="default_row", action="store_false",
                     help="skip the extra hybrid run with ragls' default candidates at top 10")
     ap.add_argument("--json", type=Path, help="write the figures to this file")
+    ap.add_argument("--data", type=Path, help="the Cranfield folder (default: bench/data.py's lookup)")
     args = ap.parse_args(argv)
+    global DATA
+    DATA = dataset("cranfield", args.data)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
     docs, queries, qrels = load_docs(), load_queries(), load_qrels(strict=args.strict)

@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, default=cranfield.DEFAULT_WORKDIR)
     ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=JSON", required=True)
+    ap.add_argument("--data", type=Path, help="the Cranfield folder (default: bench/data.py's lookup)")
     args = ap.parse_args(argv)
+    cranfield.DATA = cranfield.dataset("cranfield", args.data)
     queries, qrels = cranfield.load_queries(), cranfield.load_qrels()
     cranfield.write_docs(cranfield.load_docs(), args.workdir / "docs")
     extra: dict = {}

@@ -1,6 +1,6 @@
 """BM25 pseudo-relevance feedback (`retrieval.bm25_feedback`) on the Rust book: keyword queries, abstention, latency.
 
-    python bench/feedback_rustbook.py [--workdir bench/results/rustbook] [--corpus /work/shared/corpora/rust-book]
+    python bench/feedback_rustbook.py [--workdir bench/results/rustbook] [--corpus PATH]   (default: the Rust book, found by bench/data.py)
 
 The book is indexed by `RagWorkspace` with the offline all-MiniLM-L6-v2 into `<workdir>/index` (reused between
 runs; ~100 s the first time). Then, with feedback off and on (same workspace, the setting toggled):
@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from abstention import IN_SCOPE, OUT_OF_SCOPE
+from data import dataset
 
-BOOK = Path("/work/shared/corpora/rust-book")
 DEFAULT_WORKDIR = Path(__file__).resolve().parent / "results" / "rustbook"
 
 # query -> files where the identifier is introduced / documented (the right first hit is in one of them).
@@ -71,8 +71,9 @@ def open_workspace(workdir: Path, corpus: Path):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
-    ap.add_argument("--corpus", type=Path, default=BOOK)
+    ap.add_argument("--corpus", type=Path, help="the Rust book folder (default: bench/data.py's lookup)")
     args = ap.parse_args(argv)
+    args.corpus = dataset("rust-book", args.corpus)
     t0 = time.perf_counter()
     ws = open_workspace(args.workdir, args.corpus)
     report = ws.index()[0]

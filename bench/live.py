@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-BOOK = Path("/work/shared/corpora/rust-book")
+BOOK: Path  # the Rust book: --corpus, else bench/data.py's lookup (set in main)
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, "-m", "ragls", "serve"]
 QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option enum instead of null",
@@ -235,12 +235,18 @@ async def part_first_answer(tmp: Path, runs: int) -> dict:
 async def main() -> None:
     ap = argparse.ArgumentParser()
     # Outside the repository: its .gitignore (bench/results/) would exclude every file of the workspace.
+    ap.add_argument("--corpus", type=Path, help="the Rust book folder (default: bench/data.py's lookup)")
     ap.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "ragls-bench-live"))
     ap.add_argument("--copies", type=int, default=9)
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--parts", default="latency,cold,first")
     args = ap.parse_args()
+    global BOOK
+    sys.path.insert(0, str(HERE))
+    from data import dataset
+
+    BOOK = dataset("rust-book", args.corpus)
     parts = args.parts.split(",")
     out: dict = {"load_before": load()}
     with tempfile.TemporaryDirectory(prefix="ragls-live-bench-") as tmp:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-BOOK = Path("/work/shared/corpora/rust-book")
+from data import dataset
 
 
 def status() -> dict[str, float]:
@@ -38,9 +38,10 @@ def status() -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", type=Path, default=BOOK, help="folder to index (default: the Rust book)")
+    ap.add_argument("--corpus", type=Path, help="folder to index (default: the Rust book, found by bench/data.py)")
     ap.add_argument("--trim", action="store_true", help="malloc_trim(0) before each reading (glibc)")
     args = ap.parse_args(argv)
+    args.corpus = dataset("rust-book", args.corpus)
     t0, prev = time.process_time(), 0.0
     print(f"load average {os.getloadavg()[0]:.2f}")
     print("| step | VmRSS | added | VmHWM | RssAnon | RssFile | CPU s |")

@@ -30,8 +30,11 @@ import threading
 import time
 from pathlib import Path
 
-BOOK = Path("/work/shared/corpora/rust-book")
-CORPUS = BOOK
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from data import dataset
+
+CORPUS: Path  # the folder to index: --corpus, else the Rust book found by bench/data.py
 
 QUERIES = [
     "how do I install rust with rustup", "what does cargo build do", "difference between let and let mut",
@@ -231,10 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-index", action="store_true", help="skip (a), the in-process cold index")
     ap.add_argument("--rounds", type=int, default=2, help=f"passes over the {len(QUERIES)} queries in (b)")
     ap.add_argument("--json", type=Path, help="write the figures to this file")
-    ap.add_argument("--corpus", type=Path, default=BOOK, help="folder to index (default: the Rust book)")
+    ap.add_argument("--corpus", type=Path, help="folder to index (default: the Rust book, found by bench/data.py)")
     args = ap.parse_args(argv)
     global CORPUS
-    CORPUS = args.corpus
+    CORPUS = dataset("rust-book", args.corpus)
     load_before = os.getloadavg()
     tmp = Path(tempfile.mkdtemp(prefix="ragls-speed-"))
     out: dict = {"load_before": load_before, "cpus": os.cpu_count()}

@@ -1,4 +1,4 @@
-"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, models, commit-msg, graph.
+"""`ragls` command line: serve, index, query, ask, rebuild, status, doctor, models, commit-msg, graph, eval.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -78,9 +78,9 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
     folder = Path(args.path).expanduser()
     if not folder.is_dir():
         raise InvalidParams(f"not a folder: {folder}")
-    overrides = {}
+    overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
-        overrides = {"index": {"path": args.index_path}}
+        overrides["index"] = {"path": args.index_path}
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
                       on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
                       pin_model=pin_model)
@@ -286,6 +286,37 @@ def cmd_ask(args) -> int:
     if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
         print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_eval(args) -> int:
+    """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
+    from ragls import evaluate
+
+    questions = evaluate.load_questions(args.gold)
+    if args.k < 1:
+        raise InvalidParams("--k must be at least 1")
+    sides = [evaluate.parse_setting_side(s) for s in args.compare] if args.compare else [("current settings", {})]
+    summaries = []
+    for label, layer in sides:
+        args.overrides = layer
+        with _indexed_workspace(args) as ws:
+            if len(sides) > 1:
+                print(f"ragls: evaluating {label}", file=sys.stderr)
+            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k)
+            summaries.append((label, evaluate.summarize(results, args.k), results))
+    if args.json:
+        if len(summaries) == 1:
+            _print_json(evaluate.to_json(summaries[0][1], summaries[0][2]))
+        else:
+            _print_json({"compare": [{"label": label, **evaluate.to_json(s, r)} for label, s, r in summaries]})
+        return 0
+    print(f"{len(questions)} questions from {args.gold}, folder {Path(args.path).resolve()}, k={args.k}")
+    if len(summaries) == 1:
+        print(evaluate.format_report(summaries[0][1]))
+    else:
+        (la, a, _), (lb, b, _) = summaries
+        print(evaluate.format_compare(la, a, lb, b))
     return 0
 
 
@@ -566,6 +597,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("question", nargs="?", default="")
     a.add_argument("--top-k", type=int)
     a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
+    e = sub.add_parser("eval", help="retrieval metrics and abstention against a gold file of questions (JSONL)")
+    e.add_argument("gold", help="JSON Lines file: one {question, gold, kind} per line (docs/evaluation.md)")
+    with_path(e, optional=True)
+    e.add_argument("--k", type=int, default=5, help="cut-off for Hit@k, SpanHit@k and Recall@k (default 5)")
+    e.add_argument("--compare", nargs=2, metavar="SETTINGS",
+                   help="evaluate two settings side by side: each a .toml file or name=value[,name=value...] "
+                        "(e.g. --compare retrieval.top_k=5 retrieval.top_k=10)")
     g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
     g.add_argument("--entity", required=True, help="entity name (any case)")
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
@@ -589,7 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
-    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune,
+    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval,
 }
 
 

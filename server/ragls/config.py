@@ -98,6 +98,11 @@ class IndexSettings(_Section):
     """Where the index lives; default: a per-workspace folder in the user's cache dir (platformdirs)."""
 
     path: str | None = None
+    # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
+    embedding_cache_mb: int = Field(1024, ge=0)
+    # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
+    # default. 0 = always exact.
+    ann_threshold: int = Field(50_000, ge=0)
 
 
 class RetrievalSettings(_Section):
@@ -132,6 +137,9 @@ class RetrievalSettings(_Section):
     parent_document: bool = False
     # With a reranker: hits whose cross-encoder score is below this are dropped; 0 = off.
     relevance_floor: float = 0.0
+    # Abstention on the calibrated probability that the index answers (retrieval/abstention.py): abstain below
+    # it; 0 turns the rule off (the cosine floor alone, as before).
+    abstention_probability: float = Field(0.5, ge=0.0, le=1.0)
     reranker_model: str | None = None
     reranker_model_path: str | None = None
     extractor_model: str | None = None
@@ -247,6 +255,7 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
     "rag_parent_document": ("retrieval", "parent_document"),
     "rag_relevance_floor": ("retrieval", "relevance_floor"),
+    "rag_abstention_probability": ("retrieval", "abstention_probability"),
     "rag_chunk_size": ("chunking", "chunk_size"),
     "chunk_size": ("chunking", "chunk_size"),
     "rag_chunk_overlap": ("chunking", "chunk_overlap"),

@@ -131,7 +131,10 @@ class FolderIndex:
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
-        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder))
+        from ragls.stores.embed_cache import EmbeddingCache
+
+        self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder),
+                                 shared_cache=EmbeddingCache.shared(settings.index.embedding_cache_mb))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
@@ -654,6 +657,21 @@ class FolderIndex:
         self.bm25.reload()
         if self._vectors is not None:
             self._vectors.refresh()
+
+    def ann_due(self) -> bool:
+        """Writer with open vectors, nothing left to embed, past `index.ann_threshold` window rows and no
+        approximate index yet: the indexer thread should call `build_ann()`."""
+        threshold = self.settings.index.ann_threshold
+        if not self.writer or self._vectors is None or threshold <= 0 or self.vector_work():
+            return False
+        from ragls.stores.vectors import ANN_MIN_ROWS
+
+        return self._vectors.count() >= max(threshold, ANN_MIN_ROWS) and not self._vectors.has_ann()
+
+    def build_ann(self) -> None:
+        """Build the vector store's approximate index (stores/vectors.py `build_ann`); queries go on meanwhile."""
+        log.info("building the approximate vector index of %s (%d window rows)", self.folder, self._vectors.count())
+        self._vectors.build_ann()
 
     def compact(self) -> None:
         """Merge the small vector-store fragments left by many small writes (writer only)."""

@@ -222,6 +222,8 @@ class IndexWorker:
                 elif not self._dirty:
                     if self._writes_since_compact >= COMPACT_AFTER_WRITES:
                         return ("compact",)
+                    if any(idx.ann_due() for idx in self.ws.indexes):
+                        return ("ann",)
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
@@ -258,6 +260,11 @@ class IndexWorker:
                     self._open_vectors()
                 elif work[0] == "embed":
                     self._embed_one_batch()
+                elif work[0] == "ann":
+                    self._set_busy(True, "building the approximate vector index")
+                    for idx in self.ws.indexes:
+                        if idx.ann_due():
+                            idx.build_ann()
                 elif work[0] == "compact":
                     self._writes_since_compact = 0
                     for idx in self.ws.indexes:

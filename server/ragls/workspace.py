@@ -145,6 +145,9 @@ class RagWorkspace:
         """Sync one folder (by position) or all; `only` limits to relative paths. Returns one report per folder."""
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
+        for i in targets:
+            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
+                self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 
@@ -226,10 +229,14 @@ class RagWorkspace:
         query = analyse(text)
         top_k = check_top_k(top_k)
         hits = self.retrieve(query, top_k, rag)
-        return QueryResult(query.text, hits, abstained(hits, self.settings.retrieval.abstention_floor,
-                                                       getattr(hits, "query", None) or query,
-                                                       getattr(hits, "best_similarity", None)),
-                           (time.perf_counter() - t0) * 1000)
+        return QueryResult(query.text, hits, self.abstains(query, hits), (time.perf_counter() - t0) * 1000)
+
+    def abstains(self, query: Any, hits: list[Hit]) -> bool:
+        """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
+        abstained with the settings' floors; `ragls eval` uses it to judge the same rule rag/query applies."""
+        r = self.settings.retrieval
+        return abstained(hits, r.abstention_floor, getattr(hits, "query", None) or query,
+                         getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,

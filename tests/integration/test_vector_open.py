@@ -49,7 +49,13 @@ def manifest_rows(idx: FolderIndex) -> Counter:
 
 
 def cached_count(idx: FolderIndex, fp: str) -> int:
-    return idx.manifest.db.execute("SELECT COUNT(*) FROM embeddings WHERE fingerprint=?", (fp,)).fetchone()[0]
+    """Vectors cached for fingerprint `fp`: this index's own table plus the user's shared cache."""
+    own = idx.manifest.db.execute("SELECT COUNT(*) FROM embeddings WHERE fingerprint=?", (fp,)).fetchone()[0]
+    shared = idx.manifest.shared_cache
+    if shared is None or not shared.path.exists():
+        return own
+    return own + shared._db(create=False).execute("SELECT COUNT(*) FROM embeddings WHERE fingerprint=?",
+                                                  (fp,)).fetchone()[0]
 
 
 def test_text_phase_needs_no_model(tmp_path):
@@ -147,7 +153,8 @@ def test_embedding_model_change_drops_every_vector_row(tmp_path):
         assert idx.embedder.texts_embedded == 0
         idx.sync()
         assert idx.embedder.texts_embedded == 2 and vector_rows(idx) == manifest_rows(idx)
-        assert cached_count(idx, fp_before) == 0 and cached_count(idx, idx.embed_fp) == 2  # old cache pruned
+        # The shared cache keeps the old model's vectors for other indexes (LRU-bounded); the new ones are added.
+        assert cached_count(idx, fp_before) == 2 and cached_count(idx, idx.embed_fp) == 2
     finally:
         idx.close()
 

@@ -8,14 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bench_datasets import dataset_or_skip
 from markdown_it import MarkdownIt
 from ragls.chunking import chunk_document, offset_to_position, position_to_offset
 from ragls.hashing import chunk_id, text_hash
 from ragls.ir import Document
 from ragls.sources.load import load_file, load_text
-
-RUST_BOOK = Path("/work/shared/corpora/rust-book")
-
 
 # -- an independent reference for LSP positions (character loop, UTF-16 via the codec) --------------------------
 
@@ -405,10 +403,9 @@ def test_invalid_sizes():
 
 @pytest.fixture(scope="module")
 def rust_book(tmp_path_factory) -> Path:
-    if not RUST_BOOK.is_dir():
-        pytest.skip("rust-book corpus not available")
+    book = dataset_or_skip("rust-book")
     dest = tmp_path_factory.mktemp("rust-book")
-    for p in sorted(RUST_BOOK.iterdir()):
+    for p in sorted(book.iterdir()):
         if p.is_file():
             shutil.copyfile(p, dest / p.name)
             crlf = p.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")

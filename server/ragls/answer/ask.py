@@ -60,6 +60,8 @@ TOOL_SYSTEM = ("Answer from the project documents given by the user. If they are
                "rag__query to search the documents again. Cite every source you use as [n].")
 
 
+CLOSEST_MATCHES = 3  # passages listed by an abstained answer
+
 def ask(
     question: str,
     *,
@@ -115,7 +117,8 @@ def ask(
     retrieved = retrieve(query, k)
     floor = settings.retrieval.abstention_floor
     index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or query,
-                                   getattr(retrieved, "best_similarity", None))
+                                   getattr(retrieved, "best_similarity", None),
+                                   settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
     hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
@@ -130,10 +133,12 @@ def ask(
                       cached=cached, error=error)
 
     if not extra_hits and not index_relevant:
-        text = abstention_text(hits, floor)
+        text = abstention_text(hits, floor, getattr(retrieved, "evidence", None),
+                               settings.retrieval.abstention_probability)
         if on_delta is not None:
             on_delta(text)
-        return done(text, [], True)
+        # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
+        return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
         text = extractive_answer(query, numbered, embed=embed)
@@ -179,17 +184,28 @@ def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
-def abstention_text(hits: list[Hit], floor: float) -> str:
-    """The answer given when retrieval found nothing relevant enough (says why, in one sentence)."""
+def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0) -> str:
+    """The answer given when retrieval found nothing relevant enough: says why in one sentence, then lists the
+    closest matches (`path:first-last  title`, at most CLOSEST_MATCHES) — no LLM is called. `evidence`
+    (retrieval/abstention.py) explains a decision of the calibrated rule."""
     sims = [h.similarity for h in hits if h.similarity is not None]
+    p = evidence.probability() if evidence is not None else None
     if not hits:
         why = "no passage matched the question"
+    elif p is not None and p < min_probability:
+        why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
+               f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found")
     elif sims:
         why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
     else:
         why = "no passage is close enough to the question"
-    return (f"The documents do not cover this question ({why}). Try rephrasing it, or check that the relevant "
-            f"files are indexed.")
+    text = (f"Not in your docs: the documents do not cover this question ({why}). Try rephrasing it, or check "
+            f"that the relevant files are indexed.")
+    if hits:
+        closest = [f"- {h.chunk.path}:{h.chunk.span.start_line + 1}-{h.chunk.span.end_line + 1}"
+                   + (f"  {h.chunk.title}" if h.chunk.title else "") for h in hits[:CLOSEST_MATCHES]]
+        text += "\n\nClosest matches:\n" + "\n".join(closest)
+    return text
 
 
 def _check_cancel(cancel: threading.Event | None) -> None:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ragls.ir import Hit
+from ragls.retrieval.abstention import Evidence, gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span
@@ -37,12 +38,15 @@ ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 class Hits(list):
     """A list of Hit that also carries `best_similarity`: the highest cosine similarity among all vector
     candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
-    top_k — and `query`, the analysed query (`retrieval.query.Query`)."""
+    top_k — `query`, the analysed query (`retrieval.query.Query`), and `evidence` (retrieval/abstention.py) for the
+    abstention rule, None when not gathered."""
 
-    def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None):
+    def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None,
+                 evidence: Evidence | None = None):
         super().__init__(hits)
         self.best_similarity = best_similarity
         self.query = query
+        self.evidence = evidence
 
 
 def check_query(text: object) -> str:
@@ -98,7 +102,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         hits = rerank_hits(indexes, reranker, q.text, rankings, similarity, top_k)
         if settings.relevance_floor:
             hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-        return Hits(_finish(indexes, hits, matches, q, settings, max_context_chars), best, q)
+        hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
+        return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best))
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
@@ -108,8 +113,9 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
-    hits = _materialize(indexes, fused, similarity, top_k)
-    return Hits(_finish(indexes, hits, matches, q, settings, max_context_chars), best, q)
+    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
+    # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
+    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best))
 
 
 def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
@@ -214,18 +220,26 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
 
 
 def abstained(hits: Sequence[Hit], floor: float, query: str | Query | None = None,
-              best_similarity: float | None = None) -> bool:
+              best_similarity: float | None = None, min_probability: float = 0.0) -> bool:
     """True when nothing relevant enough was found.
 
-    Relevant means any of: the best cosine similarity (of the hits, or `best_similarity` over all vector
-    candidates when given — `Hits.best_similarity`) reaches `floor`; or (given the `query`) a hit BM25 found
-    contains every content word of the query literally — a search for an identifier or a rare term is answered
-    even though short keyword queries rarely reach the dense floor; or, without any vector evidence yet (vectors
-    still being computed), BM25 found something. Content words: BM25's query words minus English stop words.
-    `query` may be the analysed `Query` (`Hits.query`), so its words are not computed again.
+    1. With `min_probability` > 0 and the hits' `evidence` (a `Hits` from `search`, with vector evidence):
+       abstain when the calibrated probability that the index answers (retrieval/abstention.py) is below it.
+    2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
+       `best_similarity` over all vector candidates when given — `Hits.best_similarity`) reaches `floor`; or
+       (given the `query`) a hit BM25 found contains every content word of the query literally — a search for an
+       identifier or a rare term is answered even though short keyword queries rarely reach the dense floor; or,
+       without any vector evidence yet (vectors still being computed), BM25 found something. Content words:
+       BM25's query words minus English stop words. `query` may be the analysed `Query` (`Hits.query`), so its
+       words are not computed again.
     """
     if not hits:
         return True
+    evidence = getattr(hits, "evidence", None)
+    if min_probability > 0 and evidence is not None:
+        p = evidence.probability()
+        if p is not None and p < min_probability:
+            return True
     if query is not None and _keyword_match(hits, query):
         return False
     sims = [h.similarity for h in hits if h.similarity is not None]

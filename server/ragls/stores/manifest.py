@@ -57,9 +57,11 @@ class FileRecord:
 class Manifest:
     """SQLite manifest at `path` (created if missing). Thread-safe: one connection per thread."""
 
-    def __init__(self, path: Path, folder: str = ""):
+    def __init__(self, path: Path, folder: str = "", shared_cache=None):
         self.path = Path(path)
         self.folder = folder
+        # stores/embed_cache.EmbeddingCache shared by all indexes; None: this manifest's own `embeddings` table
+        self.shared_cache = shared_cache
         self._local = threading.local()
         self._write_lock = threading.Lock()
         with self._write_lock:
@@ -242,18 +244,28 @@ class Manifest:
 
     # -- embedding cache -----------------------------------------------------------------------------------
     def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """Cached vectors for (fingerprint, text hash); missing hashes are absent."""
+        """Cached vectors for (fingerprint, text hash); missing hashes are absent. This index's own table first
+        (indexes built before the shared cache), then the user's shared cache."""
+        wanted = set(text_hashes)
         rows = self._select_in("SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND text_hash IN ({})",
-                               set(text_hashes), fp)
-        return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
+                               wanted, fp)
+        found = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
+        if self.shared_cache is not None and len(found) < len(wanted):
+            found.update(self.shared_cache.get(fp, wanted - found.keys()))
+        return found
 
     def cache_vectors(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
+        """Remember vectors by (fingerprint, text hash): in the shared cache when there is one, else here."""
+        if self.shared_cache is not None:
+            self.shared_cache.put(fp, vectors)
+            return
         with self._tx() as db:
             db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?,?,?)",
                            [(fp, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()])
 
     def prune_cache(self, fp: str) -> None:
-        """Drop cached vectors of other fingerprints (after a model change)."""
+        """Drop this index's own cached vectors of other fingerprints (after a model change). The shared cache keeps
+        them for other indexes; its LRU bound ages them out."""
         with self._tx() as db:
             db.execute("DELETE FROM embeddings WHERE fingerprint<>?", (fp,))
 

@@ -5,7 +5,10 @@ path, text_hash (of the window's embedding input), the window's file lines (0-ba
 (fixed-size float32 list of the embedding dimension). A chunk's window 0 is written by the first vector pass, its
 other windows by the background window pass; chunks still waiting are simply absent, so vector search answers from
 what is embedded while BM25 already covers everything. A chunk scores by its best window.
-Search is exact (brute force) cosine distance; LanceDB's `_distance` is 1 - cosine similarity.
+Search is exact (brute force) cosine distance until the table passes `index.ann_threshold` rows; then an IVF_PQ
+index (built in the background by the indexer thread, `build_ann`) answers with `ANN_NPROBES` partitions probed and
+the best `ANN_REFINE` x limit candidates re-ranked by exact distance; rows added after the build are searched
+exactly alongside it until the next `compact` folds them in. LanceDB's `_distance` is 1 - cosine similarity.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ from ragls.windows import Window  # noqa: E402
 TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
 ROWS_PER_CHUNK_SEARCHED = 4  # window rows fetched per wanted chunk before taking each chunk's best window
+# IVF_PQ search parameters: partitions probed and exact re-ranking factor. Measured by bench/scale.py (recall@10
+# against exact search >= 0.95 at 100k rows, docs/benchmarks.md).
+ANN_NPROBES = 24
+ANN_REFINE = 8
+ANN_MIN_ROWS = 256  # PQ trains 256 centroids per sub-vector: fewer rows cannot build the index
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class VectorStore:
         self.db = lancedb.connect(str(self.directory))
         self._lock = threading.Lock()
         self.table = self._open()
+        self._ann: bool | None = None  # the table has a vector index (cached; None = not checked yet)
 
     def _table_names(self) -> list[str]:
         if hasattr(self.db, "list_tables"):  # lancedb >= 0.23; table_names() is deprecated
@@ -162,8 +171,10 @@ class VectorStore:
         close windows)."""
         if limit <= 0 or self.table.count_rows() == 0:
             return []
-        rows = (self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
-                .select(["id", "window", "start_line", "end_line", "vector", "_distance"])
+        q = self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
+        if self.has_ann():
+            q = q.nprobes(ANN_NPROBES).refine_factor(ANN_REFINE)
+        rows = (q.select(["id", "window", "start_line", "end_line", "vector", "_distance"])
                 .limit(limit * ROWS_PER_CHUNK_SEARCHED).to_arrow())
         out: dict[str, WindowMatch] = {}
         ids = rows.column("id").to_pylist()
@@ -185,8 +196,33 @@ class VectorStore:
         """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
         return [(m.chunk_id, m.similarity) for m in self.search_windows(vector, limit)]
 
+    def has_ann(self) -> bool:
+        """True when the table has an approximate (IVF_PQ) vector index."""
+        if self._ann is None:
+            try:
+                self._ann = any("vector" in getattr(i, "columns", []) for i in self.table.list_indices())
+            except Exception:  # noqa: BLE001 - an older table API: treat as exact
+                self._ann = False
+        return self._ann
+
+    def build_ann(self) -> None:
+        """Build the IVF_PQ index over the current rows (seconds to a minute at 100k rows on 2 cores; queries keep
+        answering exactly meanwhile). Partitions: about sqrt(rows) (LanceDB's guidance), sub-vectors: dim / 8
+        (48 for 384-d: 48 bytes of codes per row), so the codes stay small and the exact re-rank restores precision."""
+        import math
+
+        n = self.table.count_rows()
+        sub = next((d for d in (self.dim // 8, self.dim // 4, self.dim // 2, 1) if d and self.dim % d == 0), 1)
+        with self._lock:
+            from lancedb.index import IvfPq
+
+            self.table.create_index("vector", replace=True, config=IvfPq(  # new API: the column comes first
+                distance_type="cosine", num_partitions=max(2, int(math.sqrt(n))), num_sub_vectors=sub))
+            self._ann = True
+
     def refresh(self) -> None:
         """See writes made by other processes."""
+        self._ann = None
         try:
             self.table.checkout_latest()
         except Exception:  # noqa: BLE001 - older tables without versions; reopening is equivalent

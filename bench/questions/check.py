@@ -1,0 +1,141 @@
+"""Check the dev question sets: every gold span holds its stated answer text, and each kind keeps its promise.
+
+    python bench/questions/check.py                      # check rust-book.jsonl and flask-docs.jsonl
+    python bench/questions/check.py --fill FILE.jsonl    # write each gold item's "lines" from its "text" (grep)
+
+A gold item is {"path", "lines": [first, last] (1-based, inclusive), "text"}; "text" is copied from the file
+(whitespace runs may differ: line wraps). Checks, per question:
+- the text occurs inside lines first..last of the file (the span is where grep finds it, not a guess);
+- kind "deep": in every default chunk (2000 characters, 5 % overlap, ragls' own chunker) that holds the answer,
+  it starts at least 1,200 characters into the chunk — past what a 256-wordpiece embedding of the chunk sees;
+- kind "two-part": at least two gold items; kind "unanswerable": no gold item, and no other kind has none.
+The corpus is found by bench/data.py (rust-book / flask-docs; --corpus to override). Exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from data import dataset  # noqa: E402
+
+SETS = {"rust-book.jsonl": "rust-book", "flask-docs.jsonl": "flask-docs"}
+KINDS = ("deep", "paraphrase", "identifier", "two-part", "unanswerable")
+DEEP_OFFSET = 1200
+
+
+def _normalized(text: str) -> tuple[str, list[int]]:
+    """(text with whitespace runs collapsed to one space, original offset of each normalized character)."""
+    out, where = [], []
+    for m in re.finditer(r"\s+|\S", text):
+        out.append(" " if m.group().isspace() else m.group())
+        where.append(m.start())
+    return "".join(out), where
+
+
+def locate(text: str, needle: str) -> list[tuple[int, int]]:
+    """[(start, end) character offsets in `text`] of every whitespace-insensitive occurrence of `needle`."""
+    hay, where = _normalized(text)
+    pin = " ".join(needle.split())
+    found, pos = [], hay.find(pin)
+    while pos >= 0:
+        found.append((where[pos], where[pos + len(pin) - 1] + 1))
+        pos = hay.find(pin, pos + 1)
+    return found
+
+
+def line_of(text: str, offset: int) -> int:
+    """1-based line number of a character offset."""
+    return text.count("\n", 0, offset) + 1
+
+
+def chunk_offsets(root: Path, rel: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of the file's default ragls chunks."""
+    from ragls.chunking import chunk_document
+    from ragls.sources.load import load_file
+
+    doc = load_file(root, rel, 5_000_000)
+    out, cursor = [], 0
+    for c in chunk_document(doc):
+        start = doc.text.find(c.text, max(0, cursor - len(c.text)))
+        if start < 0:
+            start = doc.text.find(c.text)
+        out.append((start, start + len(c.text)))
+        cursor = start + len(c.text)
+    return out
+
+
+def check_file(path: Path, root: Path, fill: bool) -> list[str]:
+    """Problems found in one question file (with `fill`, missing or wrong "lines" are rewritten first)."""
+    problems, rows, kinds = [], [], {}
+    texts: dict[str, str] = {}
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        q = json.loads(raw)
+        rows.append(q)
+        where = f"{path.name}:{n} {q.get('id')}"
+        kind = q.get("kind")
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if kind not in KINDS:
+            problems.append(f"{where}: unknown kind {kind!r}")
+        gold = q.get("gold", [])
+        if (kind == "unanswerable") != (not gold):
+            problems.append(f"{where}: unanswerable questions, and only they, have no gold")
+        if kind == "two-part" and len(gold) < 2:
+            problems.append(f"{where}: a two-part question needs two gold items")
+        for item in gold:
+            rel = item["path"]
+            if rel not in texts:
+                texts[rel] = (root / rel).read_text(encoding="utf-8")
+            text = texts[rel]
+            spots = locate(text, item["text"])
+            if not spots:
+                problems.append(f"{where}: text not found in {rel}: {item['text'][:60]!r}")
+                continue
+            if fill:
+                start, end = spots[0]
+                item["lines"] = [line_of(text, start), line_of(text, end - 1)]
+                if len(spots) > 1:
+                    print(f"note: {where}: text occurs {len(spots)} times in {rel}; took the first", file=sys.stderr)
+            first, last = item.get("lines") or (0, -1)
+            inside = [(s, e) for s, e in spots if first <= line_of(text, s) and line_of(text, e - 1) <= last]
+            if not inside:
+                problems.append(f"{where}: lines {first}-{last} of {rel} do not hold the text")
+                continue
+            if kind == "deep":
+                s, e = inside[0]
+                depths = [s - cs for cs, ce in chunk_offsets(root, rel) if cs <= s and e <= ce]
+                if not depths or min(depths) < DEEP_OFFSET:
+                    problems.append(f"{where}: deep answer only {min(depths, default=-1)} characters into its chunk")
+    if fill:
+        path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in rows), encoding="utf-8")
+    print(f"{path.name}: {len(rows)} questions, " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in KINDS))
+    return problems
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="*", type=Path, help="question files (default: the sets in bench/questions)")
+    ap.add_argument("--fill", action="store_true", help="write each gold item's lines from its text first")
+    ap.add_argument("--corpus", type=Path, help="the corpus folder (default: bench/data.py by file name)")
+    args = ap.parse_args()
+    files = args.files or [HERE / name for name in SETS]
+    problems = []
+    for f in files:
+        root = dataset(SETS.get(f.name, "rust-book"), args.corpus)
+        problems += check_file(f, root, args.fill)
+    for p in problems:
+        print("FAIL", p)
+    print(f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

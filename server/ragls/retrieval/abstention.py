@@ -1,0 +1,92 @@
+"""Abstention: does the index answer this query? One calibrated rule over several pieces of evidence.
+
+A single cosine cannot tell answerable from unanswerable questions (MiniLM: answerable 0.43-0.83, near-miss
+unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from the retrieval results:
+
+- `cosine`: the best vector cosine over all vector candidates (`Hits.best_similarity`);
+- `coverage`: the IDF-weighted share of the query's indexed terms (BM25's own analysis: stemmed content words,
+  compound identifiers split) that occur in the top hits — title or text; IDF = BM25's
+  ln(1 + (N - df + 0.5) / (df + 0.5)) over all searched folders, a term absent from the corpus getting the
+  largest IDF. A near miss ("deploy Flask to AWS Lambda") shares the common words but not the rare ones;
+- `agreement`: whether BM25 and the vector signal found the same chunks: the largest min(1/rank_vector,
+  1/rank_bm25) over the top hits (1.0 when one chunk is first in both lists; 0 when no top hit was seen by both).
+
+They are combined by a logistic model, P(answerable) = σ(b0 + b_cos·cosine + b_cov·coverage + b_agr·agreement),
+with the coefficients in `COEFFICIENTS`, fitted by `bench/abstention_fit.py` on the dev sets in bench/questions
+plus bench/abstention.py's questions (cross-validated there; docs/benchmarks.md has the figures). The query is
+abstained on when P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2
+cosines: another embedding model has another cosine scale, so refit (or lower the floor) when you change it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragls.ir import Hit
+from ragls.retrieval.query import Query
+from ragls.stores.bm25 import stems
+
+# Fitted by bench/abstention_fit.py (docs/benchmarks.md, "Abstention"): intercept, cosine, coverage, agreement.
+COEFFICIENTS = {"intercept": -9.0, "cosine": 12.0, "coverage": 6.0, "agreement": 1.0}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What retrieval saw for one query (see the module docstring); each value in [0, 1] except the cosine
+    ([-1, 1]); `cosine` None without vector evidence (vectors still being computed)."""
+
+    cosine: float | None
+    coverage: float
+    agreement: float
+
+    def probability(self, coefficients: dict[str, float] = COEFFICIENTS) -> float | None:
+        """P(the index answers the query) under the logistic model; None without a cosine."""
+        if self.cosine is None:
+            return None
+        z = (coefficients["intercept"] + coefficients["cosine"] * self.cosine
+             + coefficients["coverage"] * self.coverage + coefficients["agreement"] * self.agreement)
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def idf(df: int, n: int) -> float:
+    """BM25's (Lucene/tantivy) inverse document frequency: ln(1 + (n - df + 0.5) / (df + 0.5))."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
+    """IDF-weighted share (0..1) of the query's BM25 terms (its searched words, stemmed) found in the hits' titles
+    or texts. 1.0 for a query without terms (nothing to miss) or without indexes."""
+    if not indexes:
+        return 1.0
+    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
+    if not terms:
+        return 1.0
+    n = sum(idx.bm25.num_docs() for idx in indexes)
+    weights = {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}
+    seen: set[str] = set()
+    for hit in hits:
+        seen.update(stems(f"{hit.chunk.title}\n{hit.chunk.text}"))
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in seen) / total if total > 0 else 1.0
+
+
+def signal_agreement(hits: Sequence[Hit]) -> float:
+    """max over `hits` of min(1 / vector rank, 1 / BM25 rank); 0 when no hit has both ranks."""
+    best = 0.0
+    for hit in hits:
+        v, b = hit.signals.get("vector"), hit.signals.get("bm25")
+        if v and b:
+            best = max(best, min(1.0 / v, 1.0 / b))
+    return best
+
+
+def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None) -> Evidence:
+    """The Evidence for the analysed `query` from its top `hits` (best first) over `indexes` (FolderIndex list);
+    `best_similarity` is the best cosine over all vector candidates (None without vectors)."""
+    sims = [h.similarity for h in hits if h.similarity is not None]
+    if best_similarity is not None:
+        sims.append(best_similarity)
+    return Evidence(cosine=max(sims) if sims else None, coverage=term_coverage(indexes, query, hits),
+                    agreement=signal_agreement(hits))

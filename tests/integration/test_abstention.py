@@ -1,0 +1,87 @@
+"""Abstention on a real index (tantivy + LanceDB + the offline MiniLM) of the fixture docs: a near-miss question
+(the docs' own topic, a feature they do not describe) abstains, answerable ones — a paraphrase and an identifier —
+do not; an abstained rag/ask lists the closest passages and calls no LLM; abstention_probability 0 restores
+the cosine floor alone. The rule is retrieval/abstention.py with its fitted coefficients."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from ragls.embed import offline_model_dir
+from ragls.retrieval.abstention import Evidence, idf, signal_agreement
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
+NEAR_MISS = "How do I deploy the service to AWS Lambda with a serverless framework?"
+ANSWERABLE = ["How long is a replica drained before it stops during an upgrade?",
+              "retryBudgetPercent",
+              "How many days can I keep using a refresh token?"]
+
+
+def workspace(tmp_path: Path, extra: str = "") -> RagWorkspace:
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES, folder)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n' + extra)
+    ws = RagWorkspace([folder])
+    ws.index()
+    return ws
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    w = workspace(tmp_path_factory.mktemp("abstain"))
+    yield w
+    w.close()
+
+
+def test_near_miss_abstains_and_answerable_questions_do_not(ws):
+    miss = ws.query(NEAR_MISS)
+    ev = miss.hits.evidence
+    assert miss.abstained, ev
+    assert ev.coverage < 0.7  # "aws", "lambda", "serverless" are nowhere in the docs
+    for question in ANSWERABLE:
+        result = ws.query(question)
+        assert not result.abstained, (question, result.hits.evidence)
+        assert result.hits.evidence.probability() >= ws.settings.retrieval.abstention_probability
+
+
+def test_abstained_ask_lists_the_closest_passages_without_an_llm(ws):
+    answer = ws.ask(NEAR_MISS)  # generation backend "none" here: an LLM call would be an extractive answer
+    assert answer.abstained and answer.model == "extractive"
+    assert answer.text.startswith("Not in your docs")
+    assert "Closest matches:\n- guide/deployment.md:" in answer.text
+    assert [n for n, _ in answer.sources] == [1, 2, 3] and answer.citations == []
+    assert answer.sources[0][1].chunk.path == "guide/deployment.md"
+
+
+def test_probability_zero_keeps_only_the_cosine_floor(tmp_path):
+    w = workspace(tmp_path, "[retrieval]\nabstention_probability = 0\n")
+    try:
+        assert w.settings.retrieval.abstention_probability == 0.0
+        assert not w.query(NEAR_MISS).abstained  # its best cosine is above min_similarity 0.20
+    finally:
+        w.close()
+
+
+def test_evidence_arithmetic():
+    assert idf(0, 10) == pytest.approx(3.0910425)  # ln(1 + 10.5 / 0.5) = ln 22
+    assert idf(10, 10) == pytest.approx(0.0465200)  # ln(1 + 0.5 / 10.5)
+    assert Evidence(cosine=None, coverage=1.0, agreement=1.0).probability() is None
+    low, high = Evidence(0.3, 0.4, 0.0).probability(), Evidence(0.6, 1.0, 1.0).probability()
+    assert 0 < low < high < 1
+
+
+def test_agreement_is_the_best_shared_rank():
+    from ragls.ir import Chunk, Hit, LineSpan
+
+    def hit(**signals):
+        return Hit(Chunk("c", "p", "t", LineSpan(0, 0, 1, 0), "h"), 1.0, signals)
+
+    assert signal_agreement([hit(vector=3, bm25=1), hit(vector=2, bm25=2)]) == 0.5
+    assert signal_agreement([hit(vector=1), hit(bm25=1)]) == 0.0

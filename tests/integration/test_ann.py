@@ -1,0 +1,57 @@
+"""The approximate vector index (index.ann_threshold): real LanceDB. Past the threshold the IVF_PQ index is built
+and search uses it, returning the exact search's top hits; a workspace past a small test threshold builds it after
+indexing and answers with the same top chunk as before."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragls.config import build_settings
+from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+from ragls.ir import Chunk, LineSpan
+from ragls.stores.vectors import VectorStore
+from ragls.windows import Window
+from ragls.workspace import RagWorkspace
+
+
+def unit(v):
+    return (v / np.linalg.norm(v, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def test_ann_search_returns_the_exact_top_hits(tmp_path):
+    rng = np.random.default_rng(7)
+    dim, n = 64, 3000
+    vecs = unit(rng.normal(size=(n, dim)))
+    store = VectorStore(tmp_path / "vectors", dim)
+    chunks = {f"c{i}": Chunk(id=f"c{i}", path=f"f{i}.md", text="x", span=LineSpan(0, 0, 0, 1), text_hash=f"h{i}")
+              for i in range(n)}
+    windows = [Window(chunk_id=f"c{i}", index=0, count=1, start_line=0, end_line=0, text="x") for i in range(n)]
+    store.add(chunks, windows, vecs, [f"h{i}" for i in range(n)])
+    queries = unit(vecs[:40] + 0.3 * unit(rng.normal(size=(40, dim))))
+    exact = [[cid for cid, _ in store.search(q, 10)] for q in queries]
+    assert not store.has_ann()
+    store.build_ann()
+    assert store.has_ann()
+    approx = [[cid for cid, _ in store.search(q, 10)] for q in queries]
+    assert [a[0] for a in approx] == [e[0] for e in exact]  # the nearest chunk is always found
+    recall = np.mean([len(set(a) & set(e)) / 10 for a, e in zip(approx, exact)])
+    assert recall >= 0.9
+
+
+def test_workspace_builds_the_index_past_the_threshold(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(280):
+        (folder / f"note{i:03}.md").write_text(f"# Note {i}\n\nItem {i} concerns subject number {i * 13 % 97}.\n")
+    (folder / "retries.md").write_text("# Retries\n\nFailed uploads are retried five times with exponential "
+                                       "backoff capped at sixty seconds.\n")
+    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(offline_model_dir())}
+    ws = RagWorkspace([folder], [{"embedding": emb, "index": {"ann_threshold": 100}}])
+    try:
+        ws.index()
+        assert ws.indexes[0].vectors.has_ann()
+        hits = ws.query("how often are failed uploads retried").hits
+        assert hits[0].chunk.path == "retries.md"
+    finally:
+        ws.close()

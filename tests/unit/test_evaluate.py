@@ -1,0 +1,99 @@
+"""evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.errors import InvalidParams
+from ragls.evaluate import (
+    GoldItem,
+    judge,
+    load_questions,
+    parse_setting_side,
+    summarize,
+)
+from ragls.ir import Chunk, Hit, LineSpan
+
+
+def hit(path: str, first: int, last: int) -> Hit:
+    """A hit on 1-based lines first..last (the span ends at column 0 of the line after)."""
+    return Hit(chunk=Chunk(id=f"{path}{first}", path=path, text="x", span=LineSpan(first - 1, 0, last, 0),
+                           text_hash=f"{path}{first}"), score=1.0)
+
+
+def write(tmp_path, text: str):
+    p = tmp_path / "gold.jsonl"
+    p.write_text(text)
+    return p
+
+
+def test_gold_forms_and_unanswerable(tmp_path):
+    qs = load_questions(write(tmp_path, '{"question": "a?", "gold": ["x.md"]}\n\n// comment\n'
+                                        '{"id": "b", "question": "b?", "kind": "deep", "gold": ["./d/y.md:3-5", '
+                                        '{"path": "z.md", "lines": [7, 7]}]}\n{"question": "c?", "gold": []}\n'))
+    assert [q.id for q in qs] == ["1", "b", "5"]
+    assert qs[0].gold == (GoldItem("x.md"),) and qs[0].kind == "all"
+    assert qs[1].gold == (GoldItem("d/y.md", 3, 5), GoldItem("z.md", 7, 7))
+    assert not qs[2].answerable
+
+
+@pytest.mark.parametrize("line, message", [
+    ("not json", "not JSON"), ('{"gold": []}', "non-empty .question."),
+    ('{"question": "q", "gold": "x.md"}', "must be a list"),
+    ('{"question": "q", "gold": [{"path": "x", "lines": [5, 2]}]}', "first <= last"),
+    ('{"question": "q", "gold": [3]}', "a gold item is"),
+])
+def test_malformed_lines_name_file_and_line(tmp_path, line, message):
+    with pytest.raises(InvalidParams, match=f"gold.jsonl:2: .*{message}"):
+        load_questions(write(tmp_path, '{"question": "ok", "gold": []}\n' + line + "\n"))
+
+
+def test_duplicate_ids_and_empty_files_are_errors(tmp_path):
+    with pytest.raises(InvalidParams, match="duplicate id 'a'"):
+        load_questions(write(tmp_path, '{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n'))
+    with pytest.raises(InvalidParams, match="no questions"):
+        load_questions(write(tmp_path, "\n"))
+
+
+def test_metrics_by_hand(tmp_path):
+    qs = load_questions(write(tmp_path, """\
+{"id": "s", "kind": "k1", "question": "q", "gold": ["a.md:10-12"]}
+{"id": "t", "kind": "k1", "question": "q", "gold": ["a.md:40-41", "b.md:1-2"]}
+{"id": "f", "kind": "k2", "question": "q", "gold": ["c.md"]}
+{"id": "u", "kind": "k2", "question": "q", "gold": []}
+{"id": "v", "kind": "k2", "question": "q", "gold": []}
+"""))
+    runs = {
+        # s: rank 1 is the right file but lines 1-9 (no overlap); rank 3 overlaps 10-12 -> RR 1/3, outside k=2
+        "s": [hit("a.md", 1, 9), hit("x.md", 1, 5), hit("a.md", 8, 20)],
+        # t: rank 2 overlaps b.md 1-2 -> RR 1/2, recall 1/2 at k=2 (a.md 40-41 never found)
+        "t": [hit("x.md", 1, 5), hit("b.md", 2, 30)],
+        # f: file-level gold, c.md at rank 4 -> RR 1/4, not in top 2
+        "f": [hit("x.md", 1, 2), hit("y.md", 1, 2), hit("z.md", 1, 2), hit("c.md", 50, 60)],
+        "u": [hit("x.md", 1, 2)], "v": [],
+    }
+    abstained = {"s": False, "t": True, "f": False, "u": True, "v": False}
+    results = [judge(q, runs[q.id], 2, abstained[q.id]) for q in qs]
+    s = summarize(results, 2)
+    assert s["all"] == pytest.approx({"n": 3, "unanswerable": 2, "Hit@2": 2 / 3, "SpanHit@2": 1 / 2,
+                                      "Recall@2": (0 + 0.5 + 0) / 3, "MRR@10": (1 / 3 + 1 / 2 + 1 / 4) / 3,
+                                      "abstained": 2 / 5})
+    assert s["kinds"]["k1"]["Hit@2"] == 1.0 and s["kinds"]["k1"]["MRR@10"] == pytest.approx(5 / 12)
+    assert s["kinds"]["k2"]["SpanHit@2"] is None and s["kinds"]["k2"]["abstained"] == pytest.approx(1 / 3)
+    # abstained: t (answerable) and u (unanswerable) -> precision 1/2; recall 1/2 (v answered); false rate 1/3
+    assert s["abstention"] == pytest.approx({"unanswerable": 2, "abstained": 2, "abstained_unanswerable": 1,
+                                             "abstained_answerable": 1, "precision": 0.5, "recall": 0.5,
+                                             "false_abstention_rate": 1 / 3})
+
+
+def test_compare_sides(tmp_path):
+    assert parse_setting_side("retrieval.top_k=10, rag_min_similarity=0.3,retrieval.hybrid=false") == (
+        "retrieval.top_k=10, rag_min_similarity=0.3,retrieval.hybrid=false",
+        {"retrieval": {"top_k": 10, "hybrid": False}, "rag_min_similarity": 0.3})
+    assert parse_setting_side("generation.model=gpt-4o-mini")[1] == {"generation": {"model": "gpt-4o-mini"}}
+    toml = tmp_path / "b.toml"
+    toml.write_text("[retrieval]\ntop_k = 3\n")
+    assert parse_setting_side(str(toml)) == ("b.toml", {"retrieval": {"top_k": 3}})
+    with pytest.raises(InvalidParams, match="no such settings file"):
+        parse_setting_side(str(tmp_path / "missing.toml"))
+    with pytest.raises(InvalidParams, match="expected name=value"):
+        parse_setting_side("retrieval.top_k")
