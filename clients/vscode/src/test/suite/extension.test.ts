@@ -184,7 +184,7 @@ suite('ragls extension in VS Code', () => {
     const result = await lm.invokeTool('ragls_search', { input: { query: 'zeta-17 torque wrench' }, toolInvocationToken: undefined });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const text = (result.content as any[]).map((part) => part.value ?? '').join('');
-    assert.ok(text.includes('zeta-17') && /\[1\] docs\/calibration\.md:\d+/.test(text), text);
+    assert.ok(text.includes('zeta-17') && /\[1\] (handbook\/)?docs\/calibration\.md:\d+/.test(text), text);
   });
 
   test('chat: Stop ends a pending answer, which never writes into a later turn; New Chat keeps the old thread', async () => {
