@@ -112,7 +112,10 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         pieces = _markdown_pieces(text, lines, chunk_size, overlap)
     else:
         titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
-        spans = _pack(lines, 0, len(text), chunk_size, overlap, lines.pref, None)
+        # A paged document (PDF) is packed page by page, so each chunk cites exactly one page.
+        bounds = [at for at, page, _ in doc.marks if page is not None and 0 < at < len(text)]
+        regions = list(zip([0, *bounds], [*bounds, len(text)]))
+        spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
         pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
     chunks: list[Chunk] = []
     for start, end, title in pieces:
@@ -124,12 +127,27 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         line1, col1 = index.position(end)
         digest = text_hash(piece)
         ordinal = len(chunks)
+        page, anchor = _mark_at(doc.marks, start)
         chunks.append(Chunk(
             id=chunk_id(doc.path, ordinal, digest), path=doc.path, text=piece,
             span=LineSpan(line0, col0, line1, col1), text_hash=digest, ordinal=ordinal, title=title,
-            folder=doc.folder,
+            folder=doc.folder, page=page, anchor=anchor,
         ))
     return chunks
+
+
+def _mark_at(marks, offset: int) -> tuple[int | None, str]:
+    """(page, anchor) of a converted document at character `offset`: from the last mark at or before it that
+    sets each (`Document.marks`); (None, "") for plain documents."""
+    page, anchor = None, ""
+    for at, mark_page, mark_anchor in marks:
+        if at > offset:
+            break
+        if mark_page is not None:
+            page = mark_page
+        if mark_anchor is not None:
+            anchor = mark_anchor
+    return page, anchor
 
 
 # -- packing -------------------------------------------------------------------------------------------------

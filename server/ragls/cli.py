@@ -94,9 +94,12 @@ def _print_json(obj) -> None:
 
 
 def _line(src: dict) -> str:
-    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk."""
+    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk; a web source
+    shows its URL (with #fragment), a PDF its page."""
     r = src.get("focusRange") or src["range"]
-    return f"{src['path']}:{r['start']['line'] + 1}-{r['end']['line'] + 1}"
+    where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
+    page = f" (page {src['page']})" if src.get("page") else ""
+    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
 
 
 def _chunk_lines(src: dict) -> str:
@@ -113,7 +116,9 @@ def _indexed_workspace(args):
     progress = Progress()
     ws = _workspace(args, progress)
     try:
-        ws.index()
+        rags = getattr(args, "rag", None) or []
+        if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
+            ws.index()  # named RAGs alone: the workspace folder is not indexed
         progress.close()
         _warn_no_vectors(ws)
         yield ws
@@ -161,6 +166,10 @@ def cmd_index(args, rebuild: bool = False) -> int:
     t0 = time.perf_counter()
     ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
+        if getattr(args, "rag", None):
+            from ragls.cli_rags import index_rags
+
+            return index_rags(ws, args, progress, t0)
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
         if args.json:
@@ -218,13 +227,14 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
 
 
 def cmd_query(args) -> int:
-    wire = _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k, "explain": args.explain})
+    wire = None if args.rag else _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k,
+                                                                  "explain": args.explain})
     hits = None
     if wire is None:
         from ragls.lsp.wire import to_wire_query
 
         with _indexed_workspace(args) as ws:
-            result = ws.query(args.text, args.top_k)
+            result = ws.query(args.text, args.top_k, rag=args.rag)
             wire, hits = to_wire_query(result, args.explain), result.hits
     if args.json:
         _print_json(wire)
@@ -257,14 +267,15 @@ def cmd_ask(args) -> int:
             sys.stdout.flush()
 
     wire = None
-    if not args.file:  # ephemeral documents are paths relative to this shell: answered in-process
+    if not args.file and not args.rag:  # ephemeral documents are paths relative to this shell: answered in-process
         wire = _via_server(args, "rag/ask", {"question": args.question or "", "topK": args.top_k, "stream": True},
                            on_delta)
     if wire is None:
         from ragls.lsp.wire import to_wire_answer
 
         with _indexed_workspace(args) as ws:
-            answer = ws.ask(args.question or "", top_k=args.top_k, documents=args.file or None, on_delta=on_delta)
+            answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
+                            on_delta=on_delta)
             wire = to_wire_answer(answer)
     if args.json:
         _print_json(wire)
@@ -279,9 +290,10 @@ def cmd_ask(args) -> int:
         for src in wire["sources"]:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
             title = f"  {src['title']}" if src.get("title") else ""
-            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["path"]
+            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"]
             r = src.get("focusRange") or src["range"]
-            print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{title}{mark}")
+            page = f" (page {src['page']})" if src.get("page") else ""
+            print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
         print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
@@ -468,6 +480,8 @@ def cmd_doctor(args) -> int:
         idx.close()
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         report(False, f"stores: {exc}")
+    print(f"[ok] profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
+                                                  "text per model call)" if settings.profile == "low-ram" else ""))
     backend = settings.generation.resolved_backend()
     print(f"[ok] generation backend: {backend}" + (" (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY "
                                                    "or [generation] in ragls.toml for an LLM)" if backend == "none" else ""))
@@ -563,6 +577,12 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_rag(args) -> int:
+    from ragls.cli_rags import cmd_rag as run
+
+    return run(args)
+
+
 def _line_of(chunk) -> str:
     return f"{chunk.path}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
 
@@ -586,16 +606,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer in-process even when a running `ragls serve` holds the index")
         return sp
 
-    with_path(sub.add_parser("index", help="index (incrementally) a folder"))
+    ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"))
+    ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
     q.add_argument("text")
     q.add_argument("--top-k", type=int)
     q.add_argument("--explain", action="store_true", help="show each signal's rank")
+    q.add_argument("--rag", action="append", metavar="NAME",
+                   help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
     a.add_argument("question", nargs="?", default="")
     a.add_argument("--top-k", type=int)
+    a.add_argument("--rag", action="append", metavar="NAME",
+                   help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
     e = sub.add_parser("eval", help="retrieval metrics and abstention against a gold file of questions (JSONL)")
     e.add_argument("gold", help="JSON Lines file: one {question, gold, kind} per line (docs/evaluation.md)")
@@ -621,13 +646,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
     c.add_argument("--style", choices=["conventional", "plain"])
     c.add_argument("--json", action="store_true")
+    from ragls.cli_rags import add_parser as add_rag_parser
+
+    add_rag_parser(sub)
     return p
 
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
-    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval,
+    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag,
 }
 
 

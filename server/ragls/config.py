@@ -20,7 +20,8 @@ from ragls.errors import ConfigError
 
 CONFIG_FILE = "ragls.toml"
 
-DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org}"]
+# Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking.
+DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org,pdf,html,htm}"]
 # Built-in junk directories: never walked, whatever the include globs say.
 JUNK_DIRS = [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "site-packages",
              ".ragls-index", ".hg", ".svn", ".tox", ".mypy_cache", ".pytest_cache"]
@@ -63,6 +64,20 @@ class SourcesSettings(_Section):
     max_file_bytes: int = Field(2_000_000, gt=0)  # 2 MB
     respect_gitignore: bool = True
     exclude_secrets: bool = True
+    loader_timeout_s: float = Field(120.0, gt=0)  # each [document_loaders] command
+
+
+class WebSettings(_Section):
+    """Fetching URLs and crawling `…/**` sources of named RAGs (sources/web.py). Pages are capped at
+    `sources.max_file_bytes`. `delay_s` is the pause between two requests to the same site (politeness; a
+    robots.txt `Crawl-delay` that is longer wins)."""
+
+    max_pages: int = Field(500, ge=1)
+    max_depth: int = Field(4, ge=0)
+    delay_s: float = Field(0.5, ge=0)
+    timeout_s: float = Field(30.0, gt=0)
+    user_agent: str = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
+    respect_robots: bool = True
 
 
 class ChunkingSettings(_Section):
@@ -87,6 +102,11 @@ class EmbeddingSettings(_Section):
     batch_size: int = Field(2, ge=1)  # texts per model call; larger batches are slower on CPU and cost memory
     threads: int | None = Field(None, ge=1)
     offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
+    # ONNX Runtime execution provider: "auto" (CUDA when available, else CPU — the behaviour before), "cpu", "cuda",
+    # "rocm", "directml"; each falls back to CPU when its provider is not installed (a warning says so).
+    provider: str = "auto"
+    # Worker processes for indexing (fastembed's data-parallel encoding, each with its own ONNX session); 0/1 = off.
+    parallel: int = Field(0, ge=0, le=64)
     # Multi-window vectors (windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
     # (None = the model's max length, e.g. 256 for all-MiniLM-L6-v2) every `window_stride` wordpieces (None = half
     # a window; = window gives non-overlapping windows, about 2/3 of the cost), so no line of a chunk is truncated.
@@ -218,6 +238,12 @@ class WatchSettings(_Section):
     debounce_ms: int = Field(300, ge=0)
 
 
+class ObservabilitySettings(_Section):
+    """OpenTelemetry export (ragls.telemetry; needs the `otel` extra)."""
+
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; unset = no tracing
+
+
 class Settings(_Section):
     """All ragls settings. See docs/configuration.md for each one."""
 
@@ -229,6 +255,41 @@ class Settings(_Section):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     commit: CommitSettings = Field(default_factory=CommitSettings)
     watch: WatchSettings = Field(default_factory=WatchSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+    # name -> command ("pdftotext $1 -"); see sources/loaders.py
+    document_loaders: dict[str, str] = Field(default_factory=dict)
+    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by rags.py
+    rags: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("document_loaders")
+    @classmethod
+    def _loaders_are_commands(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, command in v.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", name):
+                raise ValueError(f"loader name {name!r} must be a word (letters, digits, - and _)")
+            if not isinstance(command, str) or not command.strip():
+                raise ValueError(f"loader {name!r} needs a command, e.g. \"pdftotext $1 -\"")
+        return v
+    observability: ObservabilitySettings = Field(default_factory=ObservabilitySettings)
+    # "default", or "low-ram": hard overrides for small machines (see apply_profile); `ragls doctor` prints it.
+    profile: Literal["default", "low-ram"] = "default"
+
+    @model_validator(mode="after")
+    def _low_ram_profile(self) -> "Settings":
+        """`profile = "low-ram"` wins over every other layer: the embedded store (LanceDB + tantivy), no
+        cross-encoder reranker, no knowledge graph, no answer cache, no data-parallel embedding, one text per model
+        call, and a small shared embedding cache bound."""
+        if self.profile != "low-ram":
+            return self
+        overrides = [(self.retrieval, "reranker_model", None), (self.retrieval, "reranker_model_path", None),
+                     (self.retrieval, "extractor_model", None), (self.embedding, "parallel", 0),
+                     (self.embedding, "batch_size", 1), (self.generation, "cache", False),
+                     (self.index, "backend", "lancedb")]
+        for section, name, value in overrides:
+            if name in type(section).model_fields:
+                object.__setattr__(section, name, value)
+        object.__setattr__(self.index, "embedding_cache_mb", min(self.index.embedding_cache_mb, 128))
+        return self
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "Settings":
@@ -238,11 +299,17 @@ class Settings(_Section):
         return self
 
 
+TOP_LEVEL = ("profile",)  # settings outside any [section]
+
 # Flat names (the `rag_*` family and a few short forms) -> (section, field).
 ALIASES: dict[str, tuple[str, str]] = {
     "rag_top_k": ("retrieval", "top_k"),
     "top_k": ("retrieval", "top_k"),
     "rag_template": ("generation", "template"),
+    "template": ("generation", "template"),
+    "reranker_model": ("retrieval", "reranker_model"),
+    "extractor_model": ("retrieval", "extractor_model"),
+    "min_similarity": ("retrieval", "min_similarity"),
     "rag_reranker_model": ("retrieval", "reranker_model"),
     "rag_reranker_model_path": ("retrieval", "reranker_model_path"),
     "rag_extractor_model": ("retrieval", "extractor_model"),
@@ -265,6 +332,9 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_max_context_chars": ("generation", "max_context_chars"),
 }
 
+# Top-level tables whose keys are user-chosen names (merged per name, not validated as settings here).
+TABLES = ("document_loaders", "rags")
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
@@ -284,7 +354,9 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
-        if key in sections and isinstance(value, dict):
+        if key in TABLES:  # user-named entries: keys are names, not settings
+            out[key] = dict(value) if isinstance(value, dict) else value
+        elif key in sections and key not in TOP_LEVEL and isinstance(value, dict):
             model = sections[key].annotation
             fields = model.model_fields  # type: ignore[union-attr]
             for sub_raw, sub_value in value.items():
@@ -296,6 +368,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
                     warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
+        elif key in TOP_LEVEL:
+            out[key] = value  # type: ignore[assignment] - a top-level scalar (profile)
         elif key in ALIASES:
             section, name = ALIASES[key]
             out.setdefault(section, {})[name] = value

@@ -29,6 +29,7 @@ import numpy as np
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
 from ragls.index_paths import cache_root  # re-exported: callers import it from here
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,29 @@ def session_options(threads: int | None):
     return so
 
 
+# embedding.provider -> the ONNX Runtime execution provider it asks for (each chain ends on CPU).
+PROVIDERS = {"cuda": "CUDAExecutionProvider", "rocm": "ROCMExecutionProvider", "directml": "DmlExecutionProvider"}
+
+
+def execution_providers(setting: str, available: Sequence[str], warn: Callable[[str], None]) -> list[str]:
+    """ONNX Runtime providers for `embedding.provider` (also `retrieval.rerank_provider`): "cpu" → CPU; "cuda" /
+    "rocm" / "directml" → that provider then CPU, or CPU alone with a warning when it is not installed; "auto" →
+    CUDA when available, else CPU; anything else → CPU with a warning."""
+    name = (setting or "auto").lower()
+    if name == "auto":
+        return (["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []) + ["CPUExecutionProvider"]
+    if name == "cpu":
+        return ["CPUExecutionProvider"]
+    wanted = PROVIDERS.get(name)
+    if wanted is None:
+        warn(f"unknown embedding provider {setting!r} (known: auto, cpu, {', '.join(PROVIDERS)}); using the CPU")
+        return ["CPUExecutionProvider"]
+    if wanted not in available:
+        warn(f"embedding provider {setting!r} needs {wanted}, which this onnxruntime does not have; using the CPU")
+        return ["CPUExecutionProvider"]
+    return [wanted, "CPUExecutionProvider"]
+
+
 class Embedder:
     """A fastembed `TextEmbedding` loaded lazily (thread-safe) with length-sorted batching.
 
@@ -127,6 +151,7 @@ class Embedder:
         # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
+        self._pool = None  # embed_pool.EmbedPool when embedding.parallel > 1, started on first large call
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -233,8 +258,7 @@ class Embedder:
         from ragls.onnx_prep import lean_model
 
         path = lean_model(Path(model_dir) / desc.model_file, cache_root() / "models" / "lean")
-        providers = ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in ort.get_available_providers() \
-            else ["CPUExecutionProvider"]
+        providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
         inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
                                            providers=providers)
         inner._ensure_tokenizer()
@@ -289,13 +313,36 @@ class Embedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         bs = self.settings.batch_size
-        for start in range(0, len(order), bs):
+        pool = self._pool_for(len(texts))
+        if pool is not None:  # embedding.parallel: worker processes, each an interleaved share of the sorted texts
+            out[order] = pool.embed([texts[i] for i in order])
+        for start in range(0, 0 if pool is not None else len(order), bs):
             idx = order[start:start + bs]
             vecs = list(model.embed([texts[i] for i in idx], batch_size=bs))
             out[idx] = np.asarray(vecs, dtype=np.float32)
         self.texts_embedded += len(texts)
         return out
 
+    def _pool_for(self, n: int):
+        """The worker pool (embed_pool.py) for a call of `n` texts: with `embedding.parallel` > 1 and at least 4
+        texts per worker (indexing batches); None otherwise (queries and small calls stay in-process). Started on
+        first use; each worker holds its own model copy."""
+        p = self.settings.parallel
+        if p <= 1 or n < 4 * p:
+            return None
+        if self._pool is None:
+            from ragls.embed_pool import EmbedPool
+
+            self._pool = EmbedPool(self.settings, self.model_name, p)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker pool, if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
         model = self.ensure_loaded()

@@ -49,11 +49,12 @@ from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
 from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
-from ragls.sources.load import load_file
+from ragls.sources.convert import load_source
 from ragls.sources.walk import FileFilter, walk
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.windows import Window, embedding_input, plan_windows, resolve
+from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -376,7 +377,8 @@ class FolderIndex:
                 if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
                     report.unchanged += 1
                     continue
-            loaded = load_file(self.folder, rel, self.settings.sources.max_file_bytes)
+            loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
+                                 self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
             if isinstance(loaded, Skipped):
                 if loaded.reason.startswith("vanished"):
                     if rel in known:
@@ -458,6 +460,7 @@ class FolderIndex:
         self.cached_chunks += len(got)
         return set(got)
 
+    @traced("index.sync")
     def sync(self, only: Iterable[str] | None = None, *, embed: bool = True) -> SyncReport:
         """Bring the index up to date with the folder (or with the hinted relative paths `only`).
 
@@ -516,7 +519,8 @@ class FolderIndex:
         """Chunks still without a first vector (every chunk until the vector store is open). Writer: exact, O(1).
         Reader: manifest count minus window-0 rows."""
         if self._vectors is None:
-            return self.manifest.chunk_count()
+            recorded = self.recorded_vector_progress() if self.read_only else None
+            return recorded[0] if recorded else self.manifest.chunk_count()
         if self.writer:
             return len(self._pending)
         return max(0, self.manifest.chunk_count() - self._vectors.chunk_count())
@@ -524,6 +528,9 @@ class FolderIndex:
     def pending_windows_count(self) -> int | None:
         """Chunks whose windows are not all embedded yet (those without a first vector included); None when
         unknown (vector store not open, or a reader: only the writer tracks windows)."""
+        if self._vectors is None and self.read_only:
+            recorded = self.recorded_vector_progress()
+            return recorded[0] + recorded[1] if recorded else None
         if self._vectors is None or not self.writer:
             return None
         return len(self._pending) + len(self._pending_windows)
@@ -534,6 +541,7 @@ class FolderIndex:
             return 0
         return len(self._pending) + len(self._pending_windows)
 
+    @traced("index.embed")
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
         """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
         files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
@@ -548,21 +556,41 @@ class FolderIndex:
             return 0
         self.open_vectors()
         if self._pending:
-            return self._first_window_batch(batch, should_yield)
-        if self._pending_windows:
-            return self._window_batch(WINDOW_BATCH, should_yield)
-        return 0
+            done = self._first_window_batch(batch, should_yield)
+        elif self._pending_windows:
+            done = self._window_batch(WINDOW_BATCH, should_yield)
+        else:
+            return 0
+        self._record_vector_progress()
+        return done
+
+    def _record_vector_progress(self) -> None:
+        """Writer: remember the pending counts in the manifest, so a read-only `ragls status` reports them without
+        loading LanceDB or the model (a reader's exact count needs both)."""
+        self.manifest.set_meta("vector_progress", f"{len(self._pending)} {len(self._pending_windows)}")
+
+    def recorded_vector_progress(self) -> tuple[int, int] | None:
+        """(chunks without a first vector, chunks with windows left) as the writer last recorded them, or None."""
+        raw = self.manifest.get_meta("vector_progress")
+        try:
+            first, windows = (int(x) for x in (raw or "").split())
+        except ValueError:
+            return None
+        return first, windows
 
     def _embed_texts(self, todo: dict[str, str], should_yield) -> dict:
         """Embed {text hash: text} EMBED_STEP at a time (stopping early when `should_yield()`), cache and return
         {text hash: vector} of those embedded."""
         fresh: dict = {}
         items = list(todo.items())
-        for start in range(0, len(items), EMBED_STEP):
-            part = items[start:start + EMBED_STEP]
+        # With worker processes (embedding.parallel) a step feeds all of them; otherwise small steps let a save
+        # interrupt the batch sooner.
+        step = EMBED_STEP * max(1, self.settings.embedding.parallel)
+        for start in range(0, len(items), step):
+            part = items[start:start + step]
             vecs = self.embedder.embed_documents([t for _, t in part])
             fresh.update(zip((k for k, _ in part), vecs))
-            if should_yield is not None and start + EMBED_STEP < len(items) and should_yield():
+            if should_yield is not None and start + step < len(items) and should_yield():
                 break
         if fresh:
             self.manifest.cache_vectors(self.embed_fp, fresh)

@@ -34,6 +34,10 @@ class Document:
     kind: str = "text"
     size: int = 0
     mtime_ns: int = 0
+    # Converted documents (PDF, HTML, DOCX, web pages): (character offset in `text`, page or None, anchor) where
+    # a page or a heading with an id starts, ascending. `chunking.chunk_document` gives each chunk the page and
+    # anchor of the last mark at or before its start. Empty for plain files.
+    marks: tuple[tuple[int, int | None, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,8 @@ class Chunk:
     ordinal: int = 0
     title: str = ""
     folder: str = ""
+    page: int | None = None  # 1-based PDF page where the chunk starts (converted PDFs only)
+    anchor: str = ""  # the nearest preceding heading's id in an HTML page/file: the URL `#fragment`
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,10 @@ from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
+from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
 from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,9 @@ class RagWorkspace:
             self.folder_settings.append(s)
             self.warnings += warns
         self.settings = self.folder_settings[0]
+        from ragls import telemetry
+
+        telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
         self.embedder = Embedder(self.settings.embedding, on_status=on_status)
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
@@ -109,6 +114,7 @@ class RagWorkspace:
         self.errors: list[dict[str, str]] = []
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
+        self.read_only = read_only
         self.indexes = [FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only)
                         for f, s in zip(self.folders, self.folder_settings)]
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
@@ -125,6 +131,9 @@ class RagWorkspace:
         self.answer_cache = AnswerCache()  # used when generation.cache is on
         self.summary_memo = SummaryMemo()  # rolling conversation summaries, keyed on the turns they cover
         self._graph_signals: dict[tuple[int, ...], Any] = {}  # per target set; caches entity-name vectors
+        # Named RAGs ([rags.*] of the user config and the first folder's ragls.toml), opened on first use.
+        self.rags = RagRegistry(self.folders[0], self.overrides, self.embedder, read_only=read_only)
+        self.warnings += [e["message"] for e in self.rags.errors]
 
     def _pin_index_model(self) -> None:
         """No silent model switches: while `embedding.model` / `model_path` are not set explicitly, keep the model
@@ -180,10 +189,34 @@ class RagWorkspace:
                             + ", ".join(f.name for f in self.folders))
 
     # -- retrieval -----------------------------------------------------------------------------------------
-    def _targets(self, rag: str | None) -> list[FolderIndex]:
-        if rag is None or rag == "":
-            return self.indexes
-        return [self.indexes[self.folder_index(rag)]]
+    def _targets(self, rag: Any) -> tuple[list[FolderIndex], list[Any]]:
+        """(workspace folder indexes, named RAGs) that `rag` selects: None/""/"workspace" → every folder; a name
+        of `[rags.*]`; a workspace folder's name, path or URI (older clients); or a list of these. Raises
+        InvalidParams for another type or an unknown name, listing the known ones."""
+        if rag is None or rag == "" or rag == []:
+            return self.indexes, []
+        names = [rag] if isinstance(rag, str) else rag
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+            raise InvalidParams("rag must be a name or a list of names")
+        if any(n.strip() != WORKSPACE for n in names):
+            self.rags.reload()  # the user config is not watched: an edited [rags.*] table applies at once
+        folders: list[FolderIndex] = []
+        rags: list[Any] = []
+        for name in dict.fromkeys(n.strip() for n in names):
+            if name == WORKSPACE:
+                folders += [i for i in self.indexes if i not in folders]
+            elif name in self.rags.specs:
+                rags.append(self.rags.get(name))
+            else:
+                try:
+                    idx = self.indexes[self.folder_index(name)]
+                except InvalidParams:
+                    known = [WORKSPACE, *self.rags.names()]
+                    raise InvalidParams(f"unknown rag {name!r}; known: {', '.join(known)} (or a workspace folder: "
+                                        f"{', '.join(f.name for f in self.folders)})") from None
+                if idx not in folders:
+                    folders.append(idx)
+        return folders, rags
 
     def _search_options(self, targets: Sequence[FolderIndex]) -> dict[str, Any]:
         """search() arguments for the optional stages: the cross-encoder (`retrieval.reranker_model`), else the
@@ -207,38 +240,65 @@ class RagWorkspace:
         signal.hops = r.graph_hops
         return {"extra": {"graph": signal}}
 
-    def retrieve(self, text: str, top_k: int | None = None, rag: str | None = None,
+    def retrieve(self, text: str, top_k: int | None = None, rag: Any = None,
                  signals: Sequence[str] = SIGNALS) -> list[Hit]:
-        """Hybrid search over the (selected) folders. Raises InvalidParams for an empty query or unknown rag.
+        """Hybrid search over the selected folders and named RAGs (`_targets`); results of several named RAGs
+        are merged by score (`rags.merge_hits`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
-        and the reason is in each index's `vectors_error`."""
+        and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
-        targets = self._targets(rag)
-        if "vector" in signals and not self.progressive:
-            for idx in targets:
-                idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
-        return search(targets, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                      signals=signals, max_context_chars=self.settings.generation.max_context_chars,
-                      **self._search_options(targets))
+        folders, rags = self._targets(rag)
+        groups = []
+        if folders:
+            if "vector" in signals and not self.progressive:
+                for idx in folders:
+                    idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
+            groups.append(search(folders, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
+                                 signals=signals, max_context_chars=self.settings.generation.max_context_chars,
+                                 **self._search_options(folders)))
+        for r in rags:
+            r.ensure_indexed()
+            groups.append(r.retrieve(text, top_k, signals))
+        if len(groups) == 1:
+            return groups[0]
+        return merge_hits(groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
 
-    def query(self, text: Any, top_k: Any = None, rag: str | None = None) -> QueryResult:
+    def _settings_for(self, folders, rags) -> Settings:
+        """Retrieval/template settings of a request: the workspace's, or a single named RAG's own (its
+        overrides of top_k, min_similarity, template...), with the workspace's generation backend."""
+        if folders or len(rags) != 1:
+            return self.settings
+        own = rags[0].spec.settings
+        template = own.generation.template
+        if "template" not in rags[0].spec.table and "rag_template" not in rags[0].spec.table and \
+                "generation" not in rags[0].spec.table:
+            template = self.settings.generation.template
+        generation = self.settings.generation.model_copy(update={"template": template})
+        return self.settings.model_copy(update={"retrieval": own.retrieval, "chunking": own.chunking,
+                                                "generation": generation})
+
+    @traced("rag/query")
+    def query(self, text: Any, top_k: Any = None, rag: Any = None) -> QueryResult:
         """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
         query = analyse(text)
         top_k = check_top_k(top_k)
+        settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag)
-        return QueryResult(query.text, hits, self.abstains(query, hits), (time.perf_counter() - t0) * 1000)
+        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000)
 
-    def abstains(self, query: Any, hits: list[Hit]) -> bool:
+    def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
-        abstained with the settings' floors; `ragls eval` uses it to judge the same rule rag/query applies."""
-        r = self.settings.retrieval
+        abstained with the floors of `settings` (default the workspace's; a named RAG may override them);
+        `ragls eval` uses it to judge the same rule rag/query applies."""
+        r = (settings or self.settings).retrieval
         return abstained(hits, r.abstention_floor, getattr(hits, "query", None) or query,
                          getattr(hits, "best_similarity", None), r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
+    @traced("rag/ask")
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
             cancel: threading.Event | None = None) -> Answer:
@@ -255,18 +315,18 @@ class RagWorkspace:
                 question = doc_prompt
         if not isinstance(question, str) or not question.strip():
             raise InvalidParams("question must be a non-empty string")
-        targets = self._targets(rag)  # validates rag before any work
-        chat = make_chat_model(self.settings.generation)
-        for idx in targets:  # an answer waits for the embedding model (extractive answers need it too)
+        folders, rags = self._targets(rag)  # validates rag before any work
+        settings = self._settings_for(folders, rags)
+        chat = make_chat_model(settings.generation)
+        for idx in folders:  # an answer waits for the embedding model (extractive answers need it too)
             idx.open_vectors()
-
-        options = self._search_options(targets)
+        for r in rags:
+            r.ensure_indexed()
 
         def retrieve(q: str, k: int) -> list[Hit]:
-            return search(targets, self.embedder, q, settings=self.settings.retrieval, top_k=k,
-                          max_context_chars=self.settings.generation.max_context_chars, **options)
+            return self.retrieve(q, k, rag)
 
-        return ask(question, settings=self.settings, retrieve=retrieve, top_k=top_k, history=history,
+        return ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                    extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                    embed=self.embedder.embed_documents, memo=self.summary_memo, answer_cache=self.answer_cache)
 
@@ -277,7 +337,9 @@ class RagWorkspace:
         from ragls.chunking import chunk_document
         from ragls.sources.ephemeral import documents_only_prompt, load_documents
 
-        docs = load_documents(list(specs), self.folders[0], history)
+        sources = self.settings.sources
+        docs = load_documents(list(specs), self.folders[0], history, max_file_bytes=sources.max_file_bytes,
+                              loaders=self.settings.document_loaders)
         prompt = documents_only_prompt(docs)
         q = question if isinstance(question, str) and question.strip() else prompt
         chunks = [c for d in docs for c in chunk_document(d, self.settings.chunking.chunk_size,
@@ -313,11 +375,13 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
-        """rag/status. Not `progressive` (CLI): opens the vector stores first, so counts of chunks without a vector
-        are exact; the server reports every chunk as pending until its indexer thread has opened them."""
+        """rag/status. The server (`progressive`) reports every chunk as pending until its indexer thread has opened
+        the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
+        and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
+        vector stores are opened first, so the counts are exact."""
         folders = []
         for i, idx in enumerate(self.indexes):
-            if not self.progressive:
+            if not self.progressive and not self.read_only:
                 idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
             if not idx.writer:
                 idx.refresh()
@@ -338,22 +402,73 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        if first.embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": first.embed_fp})
+        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
+        if embed_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        return Status(folders=folders, embedding_model=self.embedder.model_name, store="lancedb+tantivy",
+        model_name = self.embedder.model_name
+        if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
+            model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
+        return Status(folders=folders, embedding_model=model_name, store="lancedb+tantivy",
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()])
 
+    # -- named RAGs ---------------------------------------------------------------------------------------
+    def rag_list(self) -> list[RagInfo]:
+        """rag/list: the workspace (all folders together) first, then each named RAG (config re-read first)."""
+        self.rags.reload()
+        st = self.status()
+        last = [f.last_indexed_at for f in st.folders if f.last_indexed_at]
+        ws = RagInfo(name=WORKSPACE, sources=[str(f) for f in self.folders], files=sum(f.files for f in st.folders),
+                     chunks=sum(f.chunks for f in st.folders),
+                     pending_vectors=sum(f.pending_vectors for f in st.folders),
+                     last_indexed_at=max(last) if last else None, errors=st.errors,
+                     skipped=[s for f in st.folders for s in f.skipped], kind=WORKSPACE)
+        out = [ws]
+        for name in self.rags.names():
+            try:
+                out.append(self.rags.get(name).info())
+            except Exception as exc:  # noqa: BLE001 - one broken RAG is listed with its error
+                spec = self.rags.specs[name]
+                out.append(RagInfo(name=name, sources=spec.sources, files=0, chunks=0, pending_vectors=0,
+                                   last_indexed_at=None, errors=[{"message": str(exc)}], origin=str(spec.origin)))
+        return out
+
+    def rebuild_rag(self, name: str) -> tuple[SyncReport, RagInfo]:
+        """rag/rebuild {rag}: "workspace" rebuilds every folder; a named RAG is wiped and re-indexed from its
+        sources. Raises InvalidParams for an unknown name."""
+        self.rags.reload()
+        if name == WORKSPACE:
+            reports = self.rebuild()
+            merged = SyncReport(indexed=[p for r in reports for p in r.indexed],
+                                skipped=[s for r in reports for s in r.skipped])
+            return merged, self.rag_list()[0]
+        folders, rags = self._targets(name)
+        if folders:
+            reports = self.rebuild(self.indexes.index(folders[0]))
+            return reports[0], self.rag_list()[0]
+        report = rags[0].rebuild()
+        return report, rags[0].info()
+
+    def index_rag(self, name: str) -> SyncReport:
+        """Incremental sync of one named RAG (`ragls index --rag NAME`; a web crawl sends conditional requests)."""
+        self.rags.reload()
+        folders, rags = self._targets(name)
+        if folders:
+            return self.index(self.indexes.index(folders[0]))[0]
+        return rags[0].sync()
+
     def close(self) -> None:
+        self.rags.close()
         for g in self.graphs:
             if g is not None:
                 g.close()
         for idx in self.indexes:
             idx.close()
+        self.embedder.close()  # worker processes of embedding.parallel
 
 
 def check_top_k(top_k: Any) -> int | None:

@@ -76,3 +76,21 @@ def test_status_of_an_unindexed_folder_creates_nothing(tmp_path):
     out = ragls(env, "status", folder)
     assert "not indexed yet" in out
     assert not (cache / "indexes").exists() or not any((cache / "indexes").iterdir())
+
+
+def test_status_of_an_indexed_folder_loads_neither_model_nor_lancedb(tmp_path):
+    cache = tmp_path / "cache"
+    env = server_env(cache)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nRetries back off exponentially up to a minute.\n")
+    ragls(env, "index", folder)
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "ragls", "status", folder, "--json"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time")}
+    assert not {"lancedb", "fastembed", "onnxruntime"} & imported
+    status = json.loads(proc.stdout)
+    folder_status = status["folders"][0]
+    assert folder_status["files"] == 1 and folder_status["chunks"] == 1 and folder_status["pendingVectors"] == 0
+    assert status["embeddingModel"] == "sentence-transformers/all-MiniLM-L6-v2"  # the model the index was built with

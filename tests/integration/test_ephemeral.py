@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from ragls.errors import InvalidParams, RequestFailed
-from ragls.sources.ephemeral import documents_only_prompt, html_to_text, load_documents
+from ragls.sources.convert import html_to_markdown
+from ragls.sources.ephemeral import documents_only_prompt, load_documents
 
 PAGE = b"""<!doctype html><html><head><title>Retry  guide</title><style>body { color: red }</style>
 <script>var secret = "do not index";</script></head>
@@ -74,7 +75,7 @@ def test_absolute_path_outside_folder(folder, tmp_path_factory):
 
 @pytest.mark.parametrize(("spec", "needle"), [
     ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
-    ("bin.dat", "binary"), ("docx:manual.docx", "unsupported loader"), ("", "empty"),
+    ("bin.dat", "binary"), ("epub:manual.epub", "unsupported loader"), ("", "empty"),
 ])
 def test_bad_specs_are_invalid_params(folder, spec, needle):
     with pytest.raises(InvalidParams, match=needle):
@@ -116,7 +117,8 @@ def test_command_failures(folder):
 def test_url_html_is_reduced_to_text(folder, pages):
     [doc] = load_documents([pages + "/page.html"], folder)
     assert doc.path == pages + "/page.html"
-    assert doc.text == "# Retry guide\n\nRetries\n\nThe client retries three times & then gives up.\n\nfirst\n\nsecond"
+    # trafilatura's Markdown: the heading kept (a chunk title), inline emphasis and list items as Markdown
+    assert doc.text == "# Retries\n\nThe client retries **three** times & then gives up.\n\n- first\n- second"
     assert "secret" not in doc.text and "color" not in doc.text and "enable js" not in doc.text
     [txt] = load_documents([pages + "/notes.txt"], folder)
     assert txt.text == "plain notes\n"
@@ -125,7 +127,7 @@ def test_url_html_is_reduced_to_text(folder, pages):
 def test_url_failures(folder, pages):
     with pytest.raises(RequestFailed, match="HTTP 404"):
         load_documents([pages + "/nope"], folder)
-    with pytest.raises(RequestFailed, match="not text"):
+    with pytest.raises(RequestFailed, match="not a document"):
         load_documents([pages + "/blob"], folder)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -134,8 +136,16 @@ def test_url_failures(folder, pages):
         load_documents([f"http://127.0.0.1:{port}/x"], folder, timeout_s=2)
 
 
-def test_html_to_text_keeps_block_structure():
-    assert html_to_text("<div>a<br>b</div><p>c  d</p>") == "a\nb\n\nc d"  # <br> breaks the line, blocks are separated by a blank line
+def test_html_to_markdown_keeps_headings_and_ids():
+    html = ("<html><head><title>Guide</title><script>var leak = 1</script></head><body><nav>Home | Blog</nav>"
+            "<main><h1 id='top'>Guide</h1><p>An introduction that is long enough to count as content.</p>"
+            "<h2 id='install'>Install <a class='headerlink' href='#install'>¶</a></h2>"
+            "<p>Run the installer once and restart the editor afterwards.</p></main></body></html>")
+    text, marks = html_to_markdown(html)
+    assert text.splitlines()[0] == "# Guide" and "## Install" in text.splitlines()
+    assert "leak" not in text and "¶" not in text
+    assert [(text[at:].split("\n")[0], anchor) for at, _, anchor in marks] == [("# Guide", "top"),
+                                                                                  ("## Install", "install")]
 
 
 def test_documents_only_prompt(folder):
@@ -172,7 +182,7 @@ def _write_pdf(path, lines):
 def test_pdf_loader_extracts_text(tmp_path):
     _write_pdf(tmp_path / "manual.pdf", ["Calibrate the flux capacitor monthly.", "Torque limit is 42 Nm."])
     [doc] = load_documents(["pdf:manual.pdf"], tmp_path)
-    assert doc.path == "pdf:manual.pdf"
+    assert doc.path == "manual.pdf"  # the file itself: its URI opens the PDF
     assert "Calibrate the flux capacitor monthly." in doc.text and "Torque limit is 42 Nm." in doc.text
 
 
@@ -180,5 +190,5 @@ def test_pdf_loader_errors_name_the_file(tmp_path):
     (tmp_path / "fake.pdf").write_text("not a pdf")
     with pytest.raises(InvalidParams, match="fake.pdf"):
         load_documents(["pdf:fake.pdf"], tmp_path)
-    with pytest.raises(InvalidParams, match="PDF not found"):
+    with pytest.raises(InvalidParams, match="file not found"):
         load_documents(["pdf:missing.pdf"], tmp_path)

@@ -33,14 +33,29 @@ vim.api.nvim_create_autocmd("LspAttach", {
   end,
 })
 
+local function complete_rag(arglead)
+  return require("ragls.rags").complete(arglead)
+end
+
 vim.api.nvim_create_user_command("RagAsk", function(opts)
   local range = opts.range > 0 and { opts.line1, opts.line2 } or nil
-  require("ragls").ask(opts.args, { range = range })
-end, { nargs = "*", range = true, desc = "ragls: ask a question (with a range: about the selected lines)" })
+  local rag, question = require("ragls.rags").split_args(opts.args)
+  require("ragls").ask(question, { range = range, rag = rag })
+end, {
+  nargs = "*",
+  range = true,
+  complete = complete_rag,
+  desc = "ragls: ask a question (rag=NAME picks the knowledge base; with a range: about the selected lines)",
+})
 
 vim.api.nvim_create_user_command("RagQuery", function(opts)
-  require("ragls").query(opts.args)
-end, { nargs = "+", desc = "ragls: search the workspace documents into the quickfix list" })
+  local rag, text = require("ragls.rags").split_args(opts.args)
+  require("ragls").query(text, { rag = rag })
+end, { nargs = "+", complete = complete_rag, desc = "ragls: search (rag=NAME: a named RAG) into the quickfix list" })
+
+vim.api.nvim_create_user_command("RagUse", function()
+  require("ragls.rags").use()
+end, { nargs = 0, desc = "ragls: pick the knowledge base (RAG) questions go to" })
 
 vim.api.nvim_create_user_command("RagRebuild", function()
   require("ragls").rebuild()

@@ -82,8 +82,16 @@ export function sourceLabel(source: Source): string {
 }
 
 /** Open `source.uri` with its focus lines (`focusRange`, the answering lines) selected and revealed, falling back
- * to the chunk's range, in `column` (default the first); returns the editor. */
-export async function openSource(source: Source, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
+ * to the chunk's range, in `column` (default the first); returns the editor. A web source opens in the browser
+ * (undefined). */
+export async function openSource(
+  source: Source,
+  column = vscode.ViewColumn.One,
+): Promise<vscode.TextEditor | undefined> {
+  if (/^https?:/i.test(source.uri)) {
+    await vscode.env.openExternal(vscode.Uri.parse(source.uri, true));
+    return undefined;
+  }
   const target = source.focusRange ?? source.range;
   const range = new vscode.Range(
     target.start.line,

@@ -25,6 +25,7 @@ import {
   StatusRequest,
   StatusResult,
 } from './protocol';
+import { RagSelection } from './rags';
 import { ServerManager } from './server';
 import { StatusBar } from './status';
 
@@ -48,6 +49,8 @@ export interface Deps {
   output: vscode.OutputChannel;
   /** The chat view; "Ask About Selection" starts a turn there. */
   chat?: ChatView;
+  /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
+  rags?: RagSelection;
 }
 
 /** Most characters of a selection put into the question. */
@@ -96,6 +99,7 @@ async function ask(deps: Deps, question: string, shown: string, documents?: stri
             deps.server.request(AskRequest, {
               question,
               partialResultToken: token,
+              rag: deps.rags?.param(),
               ...(documents?.length ? { documents } : {}),
             }),
           ),
@@ -198,7 +202,7 @@ export function searchDocs(deps: Deps, query?: string): Promise<Chunk | undefine
     if (!q?.trim()) {
       return undefined;
     }
-    const result = await deps.server.request(QueryRequest, { query: q.trim() });
+    const result = await deps.server.request(QueryRequest, { query: q.trim(), rag: deps.rags?.param() });
     if (!result.chunks.length) {
       void vscode.window.showInformationMessage(`ragls: no docs match “${q.trim()}”.`);
       return undefined;

@@ -10,6 +10,7 @@ import { ChatIntegrations, registerChatIntegrations } from './chat/participant';
 import { ThreadStore } from './chat/thread';
 import { ChatView } from './chat/view';
 import { COMMANDS, describeError, registerCommands } from './commands';
+import { PICK_RAGS_COMMAND, RagSelection } from './rags';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
@@ -20,6 +21,7 @@ export interface RaglsApi {
   status: StatusBar;
   chat: ChatView;
   chatIntegrations: ChatIntegrations;
+  rags: RagSelection;
 }
 
 let manager: ServerManager | undefined;
@@ -36,7 +38,19 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
     vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
   );
 
-  registerCommands(context, { server, panel, status, output, chat });
+  const rags = new RagSelection(context.workspaceState, server);
+  context.subscriptions.push(
+    rags,
+    vscode.commands.registerCommand(PICK_RAGS_COMMAND, async () => {
+      try {
+        return await rags.pick();
+      } catch (error) {
+        void vscode.window.showErrorMessage(describeError(error));
+        return undefined;
+      }
+    }),
+  );
+  registerCommands(context, { server, panel, status, output, rags, chat });
   const chatIntegrations = registerChatIntegrations(context, server);
 
   context.subscriptions.push(
@@ -51,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status, chat, chatIntegrations };
+  return { server, panel, status, rags, chat, chatIntegrations };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -18,12 +18,28 @@ export interface Range {
 
 /** A place in a workspace file: `path` is relative to its workspace folder with "/" separators. */
 export interface Source {
+  /** `file://` URI, or the page URL (with the nearest heading's `#fragment`) for a web source. */
   uri: string;
   path: string;
   range: Range;
   title?: string;
+  /** 1-based page of a PDF where the chunk starts. */
+  page?: number;
   /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
   focusRange?: Range;
+}
+
+/** A `rag/list` entry: the workspace or a named RAG. */
+export interface RagInfo {
+  name: string;
+  sources: string[];
+  files: number;
+  chunks: number;
+  pendingVectors: number;
+  lastIndexedAt: string | null;
+  errors: { message: string }[];
+  kind?: string;
+  skipped?: { path: string; reason: string }[];
 }
 
 export interface Chunk {
@@ -38,7 +54,8 @@ export interface Chunk {
 export interface QueryParams {
   query: string;
   topK?: number;
-  rag?: string;
+  /** A knowledge base name or several; default "workspace". */
+  rag?: string | string[];
   explain?: boolean;
 }
 
@@ -57,7 +74,7 @@ export interface HistoryTurn {
 export interface AskParams {
   question: string;
   topK?: number;
-  rag?: string;
+  rag?: string | string[];
   /** Ephemeral documents: paths/globs relative to the first folder, URLs, `%%`, `` `command` ``. */
   documents?: string[];
   history?: HistoryTurn[];
@@ -142,6 +159,7 @@ export interface CommitMessageResult {
 export const QueryRequest = new RequestType<QueryParams, QueryResult, void>('rag/query');
 export const AskRequest = new RequestType<AskParams, AskResult, void>('rag/ask');
 export const RebuildRequest = new RequestType<RebuildParams, RebuildResult, void>('rag/rebuild');
+export const ListRagsRequest = new RequestType<Record<string, never>, RagInfo[], void>('rag/list');
 export const StatusRequest = new RequestType<Record<string, never>, StatusResult, void>('rag/status');
 export const CommitMessageRequest = new RequestType<CommitMessageParams, CommitMessageResult, void>(
   'rag/commitMessage',

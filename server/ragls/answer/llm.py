@@ -26,6 +26,7 @@ from typing import Any
 
 from ragls.config import GenerationSettings
 from ragls.errors import Cancelled, RequestFailed
+from ragls.telemetry import traced
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -135,6 +136,7 @@ class ChatModel(ABC):
 
     # -- public API -------------------------------------------------------------------------------------------
 
+    @traced("llm.chat")
     def chat(
         self,
         messages: list[dict],

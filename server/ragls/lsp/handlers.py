@@ -20,6 +20,8 @@ from ragls.lsp.wire import (
     to_wire_answer,
     to_wire_commit,
     to_wire_query,
+    to_wire_rag,
+    to_wire_rag_rebuild,
     to_wire_rebuild,
     to_wire_status,
 )
@@ -85,7 +87,14 @@ async def rag_ask(ls: RaglsServer, params: Any) -> dict:
 async def rag_rebuild(ls: RaglsServer, params: Any) -> dict:
     p = parse(RebuildParams, params)
     ws = await ls.get_workspace()
-    folder = ws.folder_index(p.workspace_folder) if p.workspace_folder else None
+    if p.rag:
+        ws._targets(p.rag)  # an unknown name: -32602 listing the known ones
+    if p.rag and p.rag != "workspace" and p.rag in ws.rags.specs:
+        t0 = time.perf_counter()
+        report, info = await asyncio.to_thread(ws.rebuild_rag, p.rag)
+        return to_wire_rag_rebuild(report, info, (time.perf_counter() - t0) * 1000)
+    target = p.workspace_folder or (p.rag if p.rag != "workspace" else None)
+    folder = ws.folder_index(target) if target else None
     t0 = time.perf_counter()
     if p.work_done_token is not None:
         ls.progress_sender.partial(p.work_done_token, {"kind": "begin", "title": "ragls: rebuilding"})
@@ -95,6 +104,12 @@ async def rag_rebuild(ls: RaglsServer, params: Any) -> dict:
         if p.work_done_token is not None:
             ls.progress_sender.partial(p.work_done_token, {"kind": "end"})
     return to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws)
+
+
+@rpc_errors
+async def rag_list(ls: RaglsServer, params: Any) -> list:
+    ws = await ls.get_workspace()
+    return [to_wire_rag(info) for info in await asyncio.to_thread(ws.rag_list)]
 
 
 @rpc_errors
@@ -117,5 +132,6 @@ METHODS = {
     "rag/ask": ("ragls.ask", rag_ask),
     "rag/rebuild": ("ragls.rebuild", rag_rebuild),
     "rag/status": ("ragls.status", rag_status),
+    "rag/list": ("ragls.listRags", rag_list),
     "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
 }

@@ -140,6 +140,8 @@ class RaglsServer(LanguageServer):
                           f"({idx.index_dir})", types.MessageType.Info)
         worker.request_sync()  # before start: the first unit of work is the start-up scan
         worker.start()
+        if ws.rags.names() and not ws.rags.read_only:
+            ws.rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
         watcher = None
         if ws.settings.watch.enabled:
             watcher = FileWatcher(worker, ws.folders)

@@ -22,7 +22,7 @@ class _Params(BaseModel):
 class QueryParams(_Params):
     query: str
     top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
-    rag: str | None = None
+    rag: str | list[str] | None = None
     explain: bool = False
 
 
@@ -34,7 +34,7 @@ class Message(_Params):
 class AskParams(_Params):
     question: str = ""
     top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
-    rag: str | None = None
+    rag: str | list[str] | None = None
     documents: list[str] | None = None
     history: list[Message] | None = None
     partial_result_token: int | str | None = Field(None, alias="partialResultToken")
@@ -43,6 +43,7 @@ class AskParams(_Params):
 
 class RebuildParams(_Params):
     workspace_folder: str | None = Field(None, alias="workspaceFolder")
+    rag: str | None = None
     work_done_token: int | str | None = Field(None, alias="workDoneToken")
 
 
@@ -102,11 +103,17 @@ def source_uri(chunk: Chunk) -> str:
 
 
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
-    """Source of a chunk; `focusRange` (the answering lines, inside `range`) when `focus` is given."""
-    src = {"uri": source_uri(chunk),
-           "path": chunk.path, "range": to_wire_range(chunk.span)}
+    """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
+    extracted text for converted documents), optional title, `page` (1-based, PDFs) and `focusRange` (the
+    answering lines, inside `range`) when `focus` is given."""
+    uri = source_uri(chunk)
+    if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
+        uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
+    src = {"uri": uri, "path": chunk.path, "range": to_wire_range(chunk.span)}
     if chunk.title:
         src["title"] = chunk.title
+    if chunk.page is not None:
+        src["page"] = chunk.page
     if focus is not None:
         src["focusRange"] = to_wire_range(focus)
     return src
@@ -174,6 +181,33 @@ def to_wire_status(status) -> dict:
         "generation": status.generation,
         "errors": status.errors,
     }
+
+
+def _iso(ts: float | None) -> str | None:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat() if ts else None
+
+
+def to_wire_rag(info) -> dict:
+    """A rag/list entry (docs/protocol.md): name, sources, files, chunks, pendingVectors, lastIndexedAt, errors,
+    plus kind, skipped, origin and indexPath."""
+    out = {"name": info.name, "sources": list(info.sources), "files": info.files, "chunks": info.chunks,
+           "pendingVectors": info.pending_vectors, "lastIndexedAt": _iso(info.last_indexed_at),
+           "errors": list(info.errors), "kind": info.kind,
+           "skipped": [{"path": p, "reason": r} for p, r in info.skipped]}
+    if info.origin:
+        out["origin"] = info.origin
+    if info.index_path:
+        out["indexPath"] = info.index_path
+    return out
+
+
+def to_wire_rag_rebuild(report, info, elapsed_ms: float) -> dict:
+    """rag/rebuild {rag} result: the RAG's totals after the rebuild and what this run skipped."""
+    return {"rag": info.name, "files": info.files, "chunks": info.chunks,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+            "elapsedMs": round(elapsed_ms, 1)}
 
 
 def to_wire_commit(result) -> dict:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from ragls.telemetry import traced
 
 DEFAULT_WEIGHTS = {"vector": 1.125, "bm25": 1.0, "graph": 0.9}
 
@@ -29,6 +30,7 @@ class Fused:
     contributions: dict[str, float] = field(default_factory=dict)
 
 
+@traced("fusion.rrf")
 def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: Mapping[str, float] | None = None,
                            k: float = 60.0, bonus: Mapping[Hashable, float] | None = None) -> list[Fused]:
     """Fuse ranked lists: `rankings[signal]` is a list of keys, best first (duplicates after the first ignored).

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragls.errors import RequestFailed
+from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +164,7 @@ def rerank_input(chunk) -> str:
     return chunk.text
 
 
+@traced("rerank")
 def rerank_hits(indexes, reranker: Reranker, query: str, rankings: dict[str, list], similarity: dict,
                 top_k: int) -> list:
     """Re-score the union of the ranked candidate lists with `reranker`; the best `top_k` as `Hit`s.

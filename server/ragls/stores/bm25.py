@@ -22,6 +22,7 @@ from pathlib import Path
 import tantivy
 
 from ragls.ir import Chunk
+from ragls.telemetry import traced
 
 TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
 
@@ -196,6 +197,7 @@ class Bm25Store:
         res = searcher.search(tantivy.Query.all_query(), limit=n)
         return [searcher.doc(addr)["id"][0] for _, addr in res.hits]
 
+    @traced("bm25.search")
     def search(self, text: str, limit: int, *, words: Iterable[str] | None = None,
                compounds: Iterable[str] | None = None, fuzzy: bool = True) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words.

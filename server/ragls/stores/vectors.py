@@ -26,14 +26,15 @@ import pyarrow as pa  # noqa: E402
 
 from ragls.ir import Chunk  # noqa: E402
 from ragls.windows import Window  # noqa: E402
+from ragls.telemetry import traced  # noqa: E402
 
 TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
 ROWS_PER_CHUNK_SEARCHED = 4  # window rows fetched per wanted chunk before taking each chunk's best window
 # IVF_PQ search parameters: partitions probed and exact re-ranking factor. Measured by bench/scale.py (recall@10
 # against exact search >= 0.95 at 100k rows, docs/benchmarks.md).
-ANN_NPROBES = 24
-ANN_REFINE = 8
+ANN_NPROBES = 32
+ANN_REFINE = 10
 ANN_MIN_ROWS = 256  # PQ trains 256 centroids per sub-vector: fewer rows cannot build the index
 
 
@@ -164,6 +165,7 @@ class VectorStore:
         """Chunks with a first vector (window-0 rows)."""
         return self.table.count_rows("window = 0")
 
+    @traced("vector.search")
     def search_windows(self, vector: np.ndarray, limit: int) -> list[WindowMatch]:
         """The best window of each of the top `limit` chunks (max cosine over a chunk's windows), most similar
         first. Fetches `ROWS_PER_CHUNK_SEARCHED` x `limit` window rows, so a chunk whose windows all rank below
@@ -207,12 +209,12 @@ class VectorStore:
 
     def build_ann(self) -> None:
         """Build the IVF_PQ index over the current rows (seconds to a minute at 100k rows on 2 cores; queries keep
-        answering exactly meanwhile). Partitions: about sqrt(rows) (LanceDB's guidance), sub-vectors: dim / 8
-        (48 for 384-d: 48 bytes of codes per row), so the codes stay small and the exact re-rank restores precision."""
+        answering exactly meanwhile). Partitions: about sqrt(rows) (LanceDB's guidance), sub-vectors: dim / 4
+        (96 for 384-d: 96 bytes of codes per row), so the codes stay small and the exact re-rank restores precision."""
         import math
 
         n = self.table.count_rows()
-        sub = next((d for d in (self.dim // 8, self.dim // 4, self.dim // 2, 1) if d and self.dim % d == 0), 1)
+        sub = next((d for d in (self.dim // 4, self.dim // 2, 1) if d and self.dim % d == 0), 1)
         with self._lock:
             from lancedb.index import IvfPq
 

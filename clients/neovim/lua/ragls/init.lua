@@ -128,7 +128,7 @@ end
 --- With no question, prompts for one. `opts.range = { line1, line2 }` sends those lines of the current buffer
 --- as an ephemeral document.
 ---@param question? string
----@param opts? { range?: integer[], bufnr?: integer }
+---@param opts? { range?: integer[], bufnr?: integer, rag?: string[] }
 function M.ask(question, opts)
   opts = opts or {}
   if not question or vim.trim(question) == "" then
@@ -163,6 +163,7 @@ function M.ask(question, opts)
   rpc.request("rag/ask", {
     question = question,
     topK = config.values.top_k,
+    rag = require("ragls.rags").param(opts.rag),
     documents = documents,
     partialResultToken = token,
   }, function(result)
@@ -192,13 +193,15 @@ end
 
 --- Search without generating: results go to the quickfix list (`path:line:col: title — first line`).
 ---@param text string
-function M.query(text)
+---@param opts? { rag?: string[] }
+function M.query(text, opts)
   if not text or vim.trim(text) == "" then
     rpc.notify("ragls: :RagQuery needs a search text, e.g. :RagQuery install on windows", vim.log.levels.WARN)
     return
   end
   text = vim.trim(text)
-  rpc.request("rag/query", { query = text, topK = config.values.top_k }, function(result)
+  local params = { query = text, topK = config.values.top_k, rag = require("ragls.rags").param((opts or {}).rag) }
+  rpc.request("rag/query", params, function(result)
     ui.show_query(text, result)
   end)
 end

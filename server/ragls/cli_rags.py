@@ -1,0 +1,184 @@
+"""`ragls rag list|add|remove|rebuild`: named RAGs from the terminal (see rags.py).
+
+`add` and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the workspace's with
+`--workspace PATH`, through tomlkit so comments and layout survive.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from ragls.errors import InvalidParams
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser("rag", help="named RAGs: list, add, remove, rebuild")
+    rs = r.add_subparsers(dest="rag_cmd", required=True)
+    ls = rs.add_parser("list", help="the workspace and each named RAG with its counts and errors")
+    ls.add_argument("path", nargs="?", default=".", help="workspace folder (its ragls.toml may declare RAGs)")
+    ls.add_argument("--json", action="store_true", help="print the rag/list result")
+    add = rs.add_parser("add", help="create a RAG or add sources to it")
+    add.add_argument("name")
+    add.add_argument("sources", nargs="+", help="file, a;b, directory, glob, URL, https://…/** crawl, loader:…")
+    add.add_argument("--workspace", metavar="PATH", help="write to PATH/ragls.toml instead of the user config")
+    rm = rs.add_parser("remove", help="remove a RAG from the config and delete its index")
+    rm.add_argument("name")
+    rm.add_argument("--workspace", metavar="PATH", help="edit PATH/ragls.toml instead of the user config")
+    rb = rs.add_parser("rebuild", help="drop a RAG's index and index its sources again")
+    rb.add_argument("name")
+    rb.add_argument("path", nargs="?", default=".", help="workspace folder")
+    rb.add_argument("--json", action="store_true")
+
+
+def _config_path(args) -> Path:
+    from ragls.config import CONFIG_FILE
+    from ragls.rags import user_config_file
+
+    if getattr(args, "workspace", None):
+        folder = Path(args.workspace).expanduser()
+        if not folder.is_dir():
+            raise InvalidParams(f"not a folder: {folder}")
+        return folder / CONFIG_FILE
+    return user_config_file()
+
+
+def _check_name(name: str) -> None:
+    import re
+
+    from ragls.rags import RESERVED
+
+    if name in RESERVED or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise InvalidParams(f"invalid RAG name {name!r}: use letters, digits, '.', '-', '_' (not 'workspace')")
+
+
+def _open_workspace(path: str):
+    from ragls.workspace import RagWorkspace
+
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise InvalidParams(f"not a folder: {folder}")
+    ws = RagWorkspace([folder], on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+    for warning in ws.warnings:
+        print(f"ragls: warning: {warning}", file=sys.stderr)
+    return ws
+
+
+def cmd_rag(args) -> int:
+    return {"list": _list, "add": _add, "remove": _remove, "rebuild": _rebuild}[args.rag_cmd](args)
+
+
+def _list(args) -> int:
+    import json
+
+    from ragls.lsp.wire import to_wire_rag
+
+    ws = _open_workspace(args.path)
+    try:
+        entries = [to_wire_rag(info) for info in ws.rag_list()]
+    finally:
+        ws.close()
+    if args.json:
+        print(json.dumps(entries, indent=2, ensure_ascii=False))
+        return 0
+    for e in entries:
+        when = e["lastIndexedAt"] or "never indexed"
+        print(f"{e['name']}: {e['files']} files, {e['chunks']} chunks, {e['pendingVectors']} without vectors "
+              f"({when})")
+        for s in e["sources"]:
+            print(f"  source {s}")
+        for s in e["skipped"][:20]:
+            print(f"  skipped {s['path']}: {s['reason']}")
+        for err in e["errors"]:
+            print(f"  error: {err['message']}")
+    return 0
+
+
+def _add(args) -> int:
+    import tomlkit
+
+    _check_name(args.name)
+    path = _config_path(args)
+    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    rags = doc.setdefault("rags", tomlkit.table(is_super_table=True))
+    table = rags.get(args.name)
+    if table is None:
+        table = tomlkit.table()
+        table["sources"] = tomlkit.array()
+        rags[args.name] = table
+    sources = table.setdefault("sources", tomlkit.array())
+    added = [s for s in args.sources if s not in list(sources)]
+    for s in added:
+        sources.append(s)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    print(f"{args.name}: {len(added)} source(s) added in {path}; it is indexed on first use, or now with "
+          f"`ragls rag rebuild {args.name}`")
+    return 0
+
+
+def _remove(args) -> int:
+    import tomlkit
+
+    from ragls.rags import RagRegistry
+
+    path = _config_path(args)
+    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    rags = doc.get("rags")
+    if rags is None or args.name not in rags:
+        raise InvalidParams(f"no RAG named {args.name!r} in {path}")
+    registry = RagRegistry(path.parent if getattr(args, "workspace", None) else None, read_only=True)
+    spec = registry.specs.get(args.name)
+    index_dir = registry.index_dir(spec) if spec is not None and spec.origin == path else None
+    del rags[args.name]
+    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    msg = f"{args.name}: removed from {path}"
+    if index_dir is not None and index_dir.is_dir():
+        shutil.rmtree(index_dir, ignore_errors=True)
+        msg += f"; its index {index_dir} deleted"
+    print(msg)
+    return 0
+
+
+def _rebuild(args) -> int:
+    import json
+
+    from ragls.lsp.wire import to_wire_rag_rebuild
+
+    ws = _open_workspace(args.path)
+    try:
+        t0 = time.perf_counter()
+        report, info = ws.rebuild_rag(args.name)
+        wire = to_wire_rag_rebuild(report, info, (time.perf_counter() - t0) * 1000)
+    finally:
+        ws.close()
+    if args.json:
+        print(json.dumps(wire, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{wire['rag']}: {wire['files']} files, {wire['chunks']} chunks ({wire['elapsedMs'] / 1000:.1f} s)")
+    for s in wire["skipped"]:
+        print(f"  skipped {s['path']}: {s['reason']}")
+    return 0
+
+
+def index_rags(ws, args, progress, t0: float) -> int:
+    """`ragls index --rag NAME`: incremental sync of named RAGs (a crawl re-fetches with conditional requests)."""
+    import json
+
+    from ragls.lsp.wire import to_wire_rag
+
+    for name in args.rag:
+        report = ws.index_rag(name)
+        progress.close()
+        [info] = [i for i in ws.rag_list() if i.name == name]
+        if args.json:
+            print(json.dumps(to_wire_rag(info), indent=2, ensure_ascii=False))
+            continue
+        print(f"{name}: {len(report.indexed)} indexed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
+              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} chunks "
+              f"({time.perf_counter() - t0:.1f} s)")
+        for sk in report.skipped:
+            print(f"  skipped {sk.path}: {sk.reason}")
+    return 0

@@ -1,0 +1,506 @@
+"""Named RAGs: knowledge bases beyond the workspace, declared as `[rags.NAME]` tables in the workspace's
+`ragls.toml` and in the user's `ragls.toml` (platformdirs config dir, e.g. ~/.config/ragls/ragls.toml; the
+workspace's table wins on a name clash). `"workspace"` names the open workspace folders.
+
+    [rags.flask]
+    sources = ["https://flask.palletsprojects.com/en/stable/**", "~/notes/flask/**/*.{md,txt}"]
+    chunk_size = 1200          # any setting, nested or by its flat/rag_* alias: per-RAG overrides
+    top_k = 8
+    embedding_model = "BAAI/bge-small-en-v1.5"
+
+A RAG's backing store is chosen by its table (`BACKENDS`): `sources` (built in: its own index — manifest,
+tantivy BM25, LanceDB vectors — with the same crash safety and incremental sync as a workspace folder, under
+<cache>/rags/NAME-<hash>), or another registered backend key (`register_backend("qdrant", factory)` makes
+`[rags.NAME] qdrant = {...}` a Qdrant collection). Every backend implements the `Rag` protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings
+from ragls.embed import Embedder
+from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
+from ragls.hashing import text_hash
+from ragls.indexer import FolderIndex, SyncReport
+from ragls.ir import Hit
+from ragls.retrieval.search import SIGNALS, search
+
+log = logging.getLogger(__name__)
+
+WORKSPACE = "workspace"
+RESERVED = frozenset({WORKSPACE})
+# Keys of a [rags.NAME] table that are not settings.
+RAG_KEYS = frozenset({"sources", "description"})
+
+
+def user_config_file() -> Path:
+    """The user-level config file: $RAGLS_CONFIG_DIR/ragls.toml, else platformdirs' user config dir
+    (~/.config/ragls/ragls.toml on Linux, honouring XDG_CONFIG_HOME)."""
+    env = os.environ.get("RAGLS_CONFIG_DIR")
+    if env:
+        return Path(env).expanduser() / CONFIG_FILE
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("ragls", appauthor=False)) / CONFIG_FILE
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A ragls.toml as a dict ({} when absent). Raises ConfigError naming the file on a syntax error."""
+    import tomllib
+
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+@dataclass
+class RagSpec:
+    """One `[rags.NAME]` table: where it was declared (`origin`, the config file), its sources and settings."""
+
+    name: str
+    origin: Path
+    table: dict[str, Any]
+    settings: Settings
+    backend: str = "sources"
+
+    @property
+    def sources(self) -> list[str]:
+        value = self.table.get("sources", [])
+        return [value] if isinstance(value, str) else [str(s) for s in value]
+
+    @property
+    def base_dir(self) -> Path:
+        return self.origin.parent
+
+
+@dataclass
+class RagInfo:
+    """A `rag/list` entry. `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
+
+    name: str
+    sources: list[str]
+    files: int
+    chunks: int
+    pending_vectors: int
+    last_indexed_at: float | None
+    errors: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "sources"
+    origin: str = ""
+    index_path: str = ""
+
+
+class Rag(Protocol):
+    """What a RAG backend provides to the workspace (queries, rag/list, rag/rebuild)."""
+
+    spec: RagSpec
+
+    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> list[Hit]: ...
+    def sync(self) -> SyncReport: ...
+    def rebuild(self) -> SyncReport: ...
+    def ensure_indexed(self) -> None: ...
+    def info(self) -> RagInfo: ...
+    def close(self) -> None: ...
+
+
+BackendFactory = Callable[[RagSpec, "RagRegistry"], Rag]
+BACKENDS: dict[str, BackendFactory] = {}
+
+
+def register_backend(key: str, factory: BackendFactory) -> None:
+    """Make `[rags.NAME] <key> = {...}` tables open with `factory(spec, registry)`."""
+    BACKENDS[key] = factory
+
+
+class SourcesIndex(FolderIndex):
+    """The index of a sources RAG: a `FolderIndex` whose "folder" is its index directory and whose files are the
+    RAG's sources — absolute paths and URLs as keys (chunks carry them as `path`, with folder ""). Sync is
+    incremental by size/mtime then content hash for files, by conditional requests for web pages."""
+
+    def __init__(self, spec: RagSpec, embedder: Embedder, index_dir: Path, read_only: bool = False,
+                 on_page: Callable[[str, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self.spec = spec
+        self.on_page = on_page
+        self.should_stop = should_stop
+        self.last_requests = 0
+        super().__init__(index_dir, spec.settings, embedder, index_dir=index_dir, read_only=read_only)
+        self.manifest.folder = ""
+        self.missing_vectors = self._missing_vectors()
+
+    def _missing_vectors(self) -> str | None:
+        """A message when the manifest lists indexed files but the vector store is missing or empty (deleted by
+        hand, a half-copied cache): the chunks are re-embedded from the manifest as the index opens."""
+        files = self.manifest.file_count()
+        if not files or not self.manifest.get_meta("vectors_fp"):
+            return None
+        vectors = self.index_dir / "vectors"
+        if vectors.is_dir() and any(vectors.rglob("*.lance")):
+            return None
+        return (f"RAG {self.spec.name!r}: its manifest lists {files} indexed file(s) but the vector store "
+                f"{vectors} is missing or empty; the chunks are re-embedded from the manifest, or run "
+                f"`ragls rag rebuild {self.spec.name}` to rebuild it from its sources")
+
+    def _scan(self, only):
+        from ragls.sources.convert import load_source
+        from ragls.sources.resolve import resolve_sources
+        from ragls.stores.manifest import FileRecord
+
+        s = self.settings
+        report = SyncReport()
+        known = self.manifest.files()
+        resolved = resolve_sources(self.spec.sources, self.spec.base_dir, s.sources, s.document_loaders)
+        report.skipped += resolved.skipped
+        self.manifest.clear_skipped(keep=set())
+        docs, listed = [], set()
+        for path, loader in resolved.files.items():
+            listed.add(path)
+            rec = known.get(path)
+            p = Path(path)
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
+                report.unchanged += 1
+                continue
+            loaded = load_source(p.parent, p.name, s.sources.max_file_bytes, s.document_loaders, loader,
+                                 s.sources.loader_timeout_s)
+            if isinstance(loaded, Skipped):
+                report.skipped.append(Skipped(path, loaded.reason))
+                listed.discard(path)
+                continue
+            loaded = dataclasses.replace(loaded, folder="", path=path)
+            if rec is not None and rec.content_hash == loaded.content_hash:
+                self.manifest.touch_file(FileRecord(path, loaded.size, loaded.mtime_ns, loaded.content_hash))
+                report.unchanged += 1
+                continue
+            docs.append(loaded)
+        if resolved.urls:
+            web_docs, unchanged, skipped = self._fetch_web(resolved.urls, set(known))
+            for doc in web_docs:
+                if doc.path not in listed:
+                    listed.add(doc.path)
+                    docs.append(doc)
+            listed |= set(unchanged)
+            report.unchanged += len(unchanged)
+            report.skipped += skipped
+        deleted = [k for k in known if k not in listed]
+        return docs, deleted, report
+
+    def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
+        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped)."""
+        from ragls.sources.loaders import LoaderError, load_source_with
+        from ragls.sources.web import Crawler, CrawlResult, HttpCache
+
+        s = self.settings
+        result = CrawlResult()
+        crawler = Crawler(cache=HttpCache(self.index_dir / "http_cache.sqlite"), known=known.__contains__,
+                          max_bytes=s.sources.max_file_bytes, timeout_s=s.web.timeout_s, delay_s=s.web.delay_s,
+                          max_pages=s.web.max_pages, max_depth=s.web.max_depth, user_agent=s.web.user_agent,
+                          respect_robots=s.web.respect_robots, on_page=self.on_page,
+                          should_stop=self.should_stop)
+        docs = []
+        seen: set[str] = set()
+        try:
+            for url, (loader, recursive) in urls.items():
+                if loader is not None and loader in s.document_loaders:
+                    try:
+                        docs.append(load_source_with(loader, s.document_loaders[loader], url,
+                                                     s.sources.max_file_bytes, s.sources.loader_timeout_s))
+                    except LoaderError as exc:
+                        result.skipped.append(Skipped(url, str(exc)))
+                elif recursive:
+                    crawler.crawl(url, result, seen)
+                else:
+                    crawler.fetch_one(url, result)
+        finally:
+            crawler.close()
+            crawler.cache.close()
+        self.last_requests = result.requests
+        if result.interrupted:  # never write a partial crawl: pages not visited would be deleted
+            raise RequestFailed(f"rag {self.spec.name}: crawl interrupted (shutting down); nothing was changed")
+        self.manifest.set_meta("web_kept", json.dumps([[k.path, k.reason] for k in result.kept]))
+        docs += [p.document for p in result.pages if p.document is not None]
+        return docs, result.unchanged, result.skipped
+
+
+class SourcesRag:
+    """The built-in backend: a `SourcesIndex` plus the RAG's retrieval options (reranker, graph signal)."""
+
+    def __init__(self, spec: RagSpec, registry: RagRegistry):
+        self.spec = spec
+        self.registry = registry
+        self.embedder = registry.embedder_for(spec.settings)
+        self.index_dir = registry.index_dir(spec)
+        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only,
+                                  should_stop=registry.closing.is_set)
+        self._lock = threading.RLock()
+        self._reranker = None
+        self._skipped: list[tuple[str, str]] = []
+        from ragls.graph_extract import GraphBuilder
+
+        self.graph = GraphBuilder.attach(self.index, spec.settings)
+
+    def ensure_indexed(self) -> None:
+        """Index the RAG now if it was never indexed (first use) or its source list changed since its last sync
+        — waits for a sync already running."""
+        with self._lock:
+            m = self.index.manifest
+            if m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources):
+                self.sync()
+
+    def sync(self) -> SyncReport:
+        """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list."""
+        with self._lock:
+            report = self.index.sync(embed=False)
+            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._embed(report)
+            if self.graph is not None:
+                self.graph.wait()
+            return report
+
+    def rebuild(self) -> SyncReport:
+        with self._lock:
+            if self.index.writer:
+                self.index._wipe()
+            report = self.index.sync(embed=False)
+            self._embed(report)
+            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            if self.graph is not None:
+                self.graph.catch_up()
+                self.graph.wait()
+            return report
+
+    def _embed(self, report: SyncReport) -> None:
+        """The vector phase, batch by batch, until done or the registry closes (the rest waits for next time)."""
+        if not self.index.writer:
+            return
+        if not self.index.try_open_vectors():
+            report.vectors_error = self.index.vectors_error
+            return
+        while not self.registry.closing.is_set() and self.index.embed_pending_batch():
+            pass
+
+    def needs_sync(self) -> bool:
+        """True when never indexed, when its source list changed since the last sync, or when it has local files
+        only (a cheap stat scan). Web RAGs re-crawl on `rag/rebuild`, `ragls index --rag NAME` or a list change."""
+        last = self.index.manifest.get_meta("sources")
+        if self.index.manifest.get_meta("last_indexed_at") is None or last != "\n".join(self.spec.sources):
+            return True
+        return not any("://" in s for s in self.spec.sources)
+
+    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> list[Hit]:
+        idx = self.index
+        if not idx.writer:
+            idx.refresh()
+        if "vector" in signals:
+            idx.try_open_vectors()
+        r = self.spec.settings.retrieval
+        options: dict[str, Any] = {}
+        if r.reranker_model or r.reranker_model_path:
+            from ragls.retrieval.rerank import Reranker
+
+            if self._reranker is None:
+                self._reranker = Reranker.from_settings(r, self.spec.settings.embedding.threads)
+            options["reranker"] = self._reranker
+        elif self.graph is not None and idx.vectors_ready:
+            from ragls.retrieval.graph import GraphSignal
+
+            options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
+        return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
+                      max_context_chars=self.spec.settings.generation.max_context_chars, **options)
+
+    def info(self) -> RagInfo:
+        idx = self.index
+        if not idx.writer:
+            idx.refresh()
+        last = idx.manifest.get_meta("last_indexed_at")
+        errors = []
+        if idx.missing_vectors:
+            if idx.vectors_ready and idx.pending_count() == 0:
+                idx.missing_vectors = None
+            else:
+                errors.append({"message": idx.missing_vectors})
+        if idx.vectors_error:
+            errors.append({"message": f"embedding model: {idx.vectors_error}"})
+        for path, reason in json.loads(idx.manifest.get_meta("web_kept") or "[]"):
+            errors.append({"path": path, "message": f"{path}: {reason}"})
+        if self.graph is not None:
+            errors += self.graph.errors()
+        return RagInfo(name=self.spec.name, sources=self.spec.sources, files=idx.manifest.file_count(),
+                       chunks=idx.manifest.chunk_count(), pending_vectors=idx.pending_count(),
+                       last_indexed_at=float(last) if last else None, errors=errors, skipped=idx.manifest.skipped(),
+                       kind="sources", origin=str(self.spec.origin), index_path=str(self.index_dir))
+
+    def close(self) -> None:
+        if self.graph is not None:
+            self.graph.close()
+        self.index.close()
+
+
+register_backend("sources", SourcesRag)
+
+
+class RagRegistry:
+    """The named RAGs visible from a workspace: the user config's `[rags.*]`, then the workspace's (which win).
+    RAGs are opened on first use; `reload()` re-reads both files and reopens the RAGs whose table changed."""
+
+    def __init__(self, workspace_folder: Path | None, overrides: Sequence[dict[str, Any] | None] = (),
+                 base_embedder: Embedder | None = None, read_only: bool = False):
+        self.workspace_folder = Path(workspace_folder) if workspace_folder else None
+        self.overrides = list(overrides)
+        self.base_embedder = base_embedder
+        self.read_only = read_only
+        self.specs: dict[str, RagSpec] = {}
+        self.errors: list[dict[str, str]] = []
+        self._open: dict[str, Rag] = {}
+        self._embedders: dict[str, Embedder] = {}
+        self._lock = threading.RLock()
+        self.closing = threading.Event()  # set by close(): background syncs and crawls stop at the next page
+        self._thread: threading.Thread | None = None
+        self.reload()
+
+    # -- configuration ------------------------------------------------------------------------------------
+    def config_files(self) -> list[tuple[Path, list[dict[str, Any] | None]]]:
+        """(config file, settings layers below its tables), lowest priority first."""
+        files: list[tuple[Path, list[dict[str, Any] | None]]] = [(user_config_file(), [])]
+        if self.workspace_folder is not None:
+            files.append((self.workspace_folder / CONFIG_FILE, self.overrides))
+        return files
+
+    def reload(self) -> None:
+        """Re-read the config files; RAGs whose table changed are closed (reopened on next use)."""
+        specs: dict[str, RagSpec] = {}
+        errors: list[dict[str, str]] = []
+        for path, layers in self.config_files():
+            try:
+                data = read_config(path)
+            except ConfigError as exc:
+                errors.append({"message": str(exc)})
+                continue
+            base = {k: v for k, v in data.items() if k not in TABLES or k == "document_loaders"}
+            for name, table in (data.get("rags") or {}).items():
+                try:
+                    specs[name] = self._spec(name, path, table, [base, *layers])
+                except (ConfigError, InvalidParams) as exc:
+                    errors.append({"message": f"[rags.{name}] in {path}: {exc}"})
+        with self._lock:
+            for name, rag in list(self._open.items()):
+                if name not in specs or specs[name].table != rag.spec.table or specs[name].origin != rag.spec.origin:
+                    rag.close()
+                    del self._open[name]
+            self.specs, self.errors = specs, errors
+
+    def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
+        if name in RESERVED:
+            raise InvalidParams(f"the name {name!r} is reserved for the workspace")
+        if not isinstance(table, dict):
+            raise InvalidParams("must be a table")
+        backend = next((k for k in table if k in BACKENDS and k != "sources"), "sources")
+        if backend == "sources" and "sources" not in table:
+            raise InvalidParams("needs sources = [...] (or a backend table such as qdrant = {...})")
+        own = {k: v for k, v in table.items() if k not in RAG_KEYS and k not in BACKENDS}
+        settings, _warnings = build_settings(*layers, own)
+        return RagSpec(name, origin, dict(table), settings, backend)
+
+    def names(self) -> list[str]:
+        return sorted(self.specs)
+
+    def index_dir(self, spec: RagSpec) -> Path:
+        """<cache>/rags/<name>-<hash of the declaring config file>, or `index.path` when the RAG sets one."""
+        if spec.settings.index.path:
+            return Path(spec.settings.index.path).expanduser()
+        from ragls.embed import cache_root
+
+        return cache_root() / "rags" / f"{spec.name}-{text_hash(str(spec.origin.resolve()))[:10]}"
+
+    def embedder_for(self, settings: Settings) -> Embedder:
+        """The workspace's embedder when the RAG's embedding settings are the same, else one per distinct
+        embedding configuration (shared between RAGs)."""
+        key = settings.embedding.model_dump_json()
+        if self.base_embedder is not None and key == self.base_embedder.settings.model_dump_json():
+            return self.base_embedder
+        if key not in self._embedders:
+            self._embedders[key] = Embedder(settings.embedding)
+        return self._embedders[key]
+
+    # -- access -------------------------------------------------------------------------------------------
+    def get(self, name: str) -> Rag:
+        """The open RAG `name` (opened now if needed). Raises InvalidParams for an unknown name."""
+        with self._lock:
+            if name not in self._open:
+                spec = self.specs.get(name)
+                if spec is None:
+                    raise InvalidParams(f"unknown rag {name!r}; known: {', '.join([WORKSPACE, *self.names()])}")
+                self._open[name] = BACKENDS[spec.backend](spec, self)
+            return self._open[name]
+
+    def all(self) -> list[Rag]:
+        return [self.get(n) for n in self.names()]
+
+    def sync_in_background(self, names: Sequence[str] | None = None, only_needed: bool = True) -> threading.Thread:
+        """Sync RAGs on a daemon thread (`needs_sync` ones when `only_needed`); errors go to `errors`."""
+
+        def run() -> None:
+            for name in names or self.names():
+                if self.closing.is_set():
+                    return
+                try:
+                    rag = self.get(name)
+                    if not only_needed or getattr(rag, "needs_sync", lambda: True)():
+                        t0 = time.perf_counter()
+                        report = rag.sync()
+                        log.info("rag %s: %d indexed, %d deleted, %d unchanged in %.1f s", name,
+                                 len(report.indexed), len(report.deleted), report.unchanged,
+                                 time.perf_counter() - t0)
+                except Exception as exc:
+                    log.exception("rag %s: sync failed", name)
+                    self.errors.append({"message": f"rag {name}: {exc}"})
+
+        thread = threading.Thread(target=run, name="ragls-rags", daemon=True)
+        thread.start()
+        self._thread = thread
+        return thread
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Stop background syncs (a crawl stops before its next page) and close every open RAG."""
+        self.closing.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
+        with self._lock:
+            for rag in self._open.values():
+                rag.close()
+            self._open.clear()
+
+
+def merge_hits(groups: Sequence[list[Hit]], top_k: int) -> list[Hit]:
+    """Hits of several RAGs in one list: by score (each group's fused RRF or reranker score), identical texts
+    once, at most `top_k`. `best_similarity` is the best of the groups'."""
+    from ragls.retrieval.search import Hits
+
+    merged = sorted((h for g in groups for h in g), key=lambda h: -h.score)
+    out, seen = [], set()
+    for h in merged:
+        if h.chunk.text_hash not in seen:
+            seen.add(h.chunk.text_hash)
+            out.append(h)
+        if len(out) == top_k:
+            break
+    sims = [getattr(g, "best_similarity", None) for g in groups]
+    sims = [s for s in sims if s is not None]
+    query = next((g.query for g in groups if getattr(g, "query", None) is not None), None)
+    return Hits(out, max(sims) if sims else None, query=query)  # per-group abstention evidence is not merged

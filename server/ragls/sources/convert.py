@@ -1,0 +1,263 @@
+"""Documentation formats that are not plain text → `Document`s of clean text, for the workspace, named RAGs, web
+pages and the ephemeral `documents` of `rag/ask` alike.
+
+- HTML (`.html`, `.htm`, `.xhtml`, web pages): trafilatura extracts the main content (navigation, scripts and
+  footers dropped) as Markdown, so headings become `#` lines and give chunk titles; each heading that carries an
+  id in the page (on itself, an `<a id|name>` inside it, or its enclosing `<section>`) marks the text below it
+  with that id, which citations turn into `URL#fragment`. The page `<title>` heads the text when the content has
+  no heading of its own.
+- PDF (pypdf): the text of each page, pages separated by a form-feed line; each page start marks its 1-based
+  page number (`Source.page`).
+- DOCX (python-docx): paragraphs in order, "Heading N" styles as Markdown headings, table rows as `a | b` lines.
+
+Line ranges of converted documents refer to the extracted text, not to the bytes on disk.
+A document loader configured for the extension (`[document_loaders]`, `sources/loaders.py`) replaces the
+built-in converter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import io
+import re
+from pathlib import Path, PurePosixPath
+
+from ragls.errors import Skipped
+from ragls.hashing import content_hash
+from ragls.ir import Document
+from ragls.sources.load import decode_bytes, is_binary, load_file
+
+HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
+CONVERTED_EXTENSIONS = HTML_EXTENSIONS | {"pdf", "docx"}
+PAGE_SEPARATOR = "\n\f\n"
+
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*$", re.MULTILINE)
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# Permalink glyphs that documentation generators append to headings (Sphinx ¶, mdBook/Docusaurus #, §).
+_PERMALINK = re.compile(r"(?:\s*[#¶§🔗])+$")
+
+
+def extension(path: str) -> str:
+    """Lower-case extension of a path or URL path, without the dot ("" when none)."""
+    name = PurePosixPath(path.split("?", 1)[0].split("#", 1)[0]).name.lower()
+    return name.rpartition(".")[2] if "." in name else ""
+
+
+def _norm_heading(text: str) -> str:
+    return " ".join(_PERMALINK.sub("", text).split()).lower()
+
+
+def _heading_ids(html: str) -> dict[str, str]:
+    """{normalised heading text: id} for the headings of `html` that carry an id (first occurrence wins)."""
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, TypeError, lxml.etree.ParserError):
+        return {}
+    ids: dict[str, str] = {}
+    for el in root.iter(*_HEADING_TAGS):
+        anchor = el.get("id")
+        if not anchor:
+            inner = next((a for a in el.iter("a") if a.get("id") or a.get("name")), None)
+            if inner is not None:
+                anchor = inner.get("id") or inner.get("name")
+        if not anchor:
+            parent = el.getparent()
+            if parent is not None and parent.tag in ("section", "div", "article") and parent.get("id"):
+                first = next((c for c in parent if isinstance(c.tag, str)), None)
+                if first is el:
+                    anchor = parent.get("id")
+        key = _norm_heading(el.text_content())
+        if anchor and key and key not in ids:
+            ids[key] = anchor
+    return ids
+
+
+@functools.lru_cache(maxsize=1)
+def _trafilatura_config():
+    """trafilatura's defaults, except that a short page is not "too short" (MIN_EXTRACTED_SIZE 250 → 1): below it
+    trafilatura falls back to a baseline extraction that drops the headings."""
+    from trafilatura.settings import use_config
+
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "1")
+    return config
+
+
+def _with_main(html: str) -> str:
+    """`html` with the body's content wrapped in `<main>` when the page marks no main content (`<main>`,
+    `<article>`, `role="main"`): without one, trafilatura's fallback extraction loses the headings."""
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, TypeError, lxml.etree.ParserError):
+        return html
+    if root.xpath("//main|//article|//*[@role='main']"):
+        return html
+    body = root.find("body")
+    if body is None:
+        return html
+    main = lxml.html.Element("main")
+    main.text, body.text = body.text, None
+    for child in list(body):
+        main.append(child)
+    body.append(main)
+    return lxml.html.tostring(root, encoding="unicode")
+
+
+def html_to_markdown(html: str) -> tuple[str, tuple[tuple[int, int | None, str], ...]]:
+    """Main content of an HTML page as Markdown (trafilatura; headings kept, permalink glyphs dropped) and the
+    marks of its headings that have an id in the page: ((offset in the text, None, id), ...). ("", ()) when the
+    page has no extractable text."""
+    import trafilatura
+
+    text = trafilatura.extract(_with_main(html), output_format="markdown", include_formatting=True,
+                               include_links=False, include_images=False, include_comments=False,
+                               include_tables=True, favor_recall=True, deduplicate=False,
+                               config=_trafilatura_config()) or ""
+    text = _HEADING_LINE.sub(lambda m: f"{m.group(1)} {_PERMALINK.sub('', m.group(2))}", text).strip()
+    meta = trafilatura.extract_metadata(html)
+    title = " ".join((meta.title or "").split()) if meta is not None else ""
+    if title and not text.startswith("# "):
+        text = f"# {title}\n\n{text}" if text else f"# {title}"
+    ids = _heading_ids(html)
+    marks = []
+    for m in _HEADING_LINE.finditer(text):
+        anchor = ids.get(_norm_heading(m.group(2)))
+        if anchor:
+            marks.append((m.start(), None, anchor))
+    return text, tuple(marks)
+
+
+def pdf_pages(data: bytes) -> list[str]:
+    """The text of each page of a PDF (pypdf). Raises ValueError for an unreadable or encrypted PDF."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise ValueError("encrypted PDF")
+        return [page.extract_text() or "" for page in reader.pages]
+    except (PdfReadError, OSError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a readable PDF: {exc}") from None
+
+
+def pdf_text(data: bytes) -> tuple[str, tuple[tuple[int, int | None, str], ...]]:
+    """A PDF's text, pages joined by a form-feed line, and one mark per page start ((offset, page, None))."""
+    parts, marks, offset = [], [], 0
+    for n, page in enumerate(pdf_pages(data), 1):
+        if n > 1:
+            parts.append(PAGE_SEPARATOR)
+            offset += len(PAGE_SEPARATOR)
+        marks.append((offset, n, None))
+        parts.append(page)
+        offset += len(page)
+    return "".join(parts), tuple(marks)
+
+
+def docx_text(data: bytes) -> str:
+    """A Word document's text as Markdown: "Heading N" paragraphs as `#` headings, tables as `a | b` rows.
+    Raises ValueError when the bytes are not a readable .docx."""
+    import docx
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as exc:  # noqa: BLE001 - python-docx raises zipfile/KeyError/ValueError/PackageNotFoundError variants
+        raise ValueError(f"not a readable .docx: {exc}") from None
+    lines: list[str] = []
+    for block in document.iter_inner_content():
+        if isinstance(block, Paragraph):
+            text = block.text.strip()
+            style = (block.style.name if block.style is not None else "") or ""
+            m = re.match(r"(?i)heading (\d)", style)
+            if text and (m or style.lower() == "title"):
+                level = min(int(m.group(1)), 6) if m else 1
+                lines += ["", "#" * level + " " + text, ""]
+            else:
+                lines.append(text)
+        elif isinstance(block, Table):
+            for row in block.rows:
+                lines.append(" | ".join(cell.text.strip() for cell in row.cells))
+            lines.append("")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "") -> Document:
+    """Bytes of a PDF, DOCX or HTML document (by `ext`, or an HTML `content_type`) → a `Document` labelled
+    `label` (folder "", `content_hash` of the bytes). Raises ValueError when the bytes cannot be converted."""
+    marks: tuple = ()
+    if ext == "pdf":
+        text, marks = pdf_text(data)
+        kind = "text"
+    elif ext == "docx":
+        text, kind = docx_text(data), "markdown"
+    elif ext in HTML_EXTENSIONS or "html" in content_type:
+        if is_binary(data):
+            raise ValueError("binary content in an HTML document")
+        text, marks = html_to_markdown(decode_bytes(data))
+        kind = "markdown"
+    else:
+        raise ValueError(f"no converter for .{ext}")
+    return Document(folder="", path=label, text=text, content_hash=content_hash(data), kind=kind,
+                    size=len(data), mtime_ns=0, marks=marks)
+
+
+def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[str, str] | None = None,
+                loader: str | None = None, timeout_s: float = 120) -> Document | Skipped:
+    """`load.load_file` for every documentation type: `folder / rel_path` → `Document` or `Skipped` (never
+    raises for file problems). A loader named `loader` (a `name:` prefix) or configured for the extension in
+    `loaders` (`[document_loaders]`) runs first; then the built-in converters (PDF, DOCX, HTML); anything else
+    is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting."""
+    ext = extension(rel_path)
+    loaders = loaders or {}
+    name = loader or (ext if ext in loaders else None)
+    if name is not None and name in loaders:
+        from ragls.sources.loaders import load_with
+
+        return load_with(name, loaders[name], folder, rel_path, max_file_bytes, timeout_s)
+    if name is not None and name not in ("pdf", "docx", "html"):
+        return Skipped(rel_path, f"unknown document loader {name!r} (configure it in [document_loaders])")
+    if ext not in CONVERTED_EXTENSIONS and name is None:
+        return load_file(folder, rel_path, max_file_bytes)
+    raw = _read_bytes(Path(folder) / rel_path, rel_path, max_file_bytes)
+    if isinstance(raw, Skipped):
+        return raw
+    data, mtime_ns = raw
+    try:
+        doc = convert_bytes(rel_path, data, name or ext)
+    except ValueError as exc:
+        return Skipped(rel_path, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a converter bug on one odd file must not stop the rest
+        return Skipped(rel_path, f"cannot convert: {type(exc).__name__}: {exc}")
+    if not doc.text.strip():
+        kind = "scanned PDF?" if (name or ext) == "pdf" else "no text"
+        return Skipped(rel_path, f"no extractable text ({kind})")
+    return dataclasses.replace(doc, folder=str(folder), mtime_ns=mtime_ns)
+
+
+def _read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
+    """(bytes, mtime_ns) of a regular file within `max_file_bytes`, or Skipped with the reason."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return Skipped(rel_path, "not a regular file")
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size > max_file_bytes:
+                return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
+            data = fh.read(max_file_bytes + 1)
+    except FileNotFoundError:
+        return Skipped(rel_path, "vanished while reading")
+    except OSError as exc:
+        return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
+    if len(data) > max_file_bytes:
+        return Skipped(rel_path, f"too large ({len(data)} bytes > max_file_bytes {max_file_bytes})")
+    return data, st.st_mtime_ns

@@ -1,0 +1,95 @@
+"""Source strings of a named RAG (`[rags.NAME] sources = [...]`), written as aichat and raggity write them:
+
+- a file: `~/notes/todo.md`, `/srv/manual.pdf`, `docs/intro.md` (relative to the config file's directory);
+- several files separated by `;`: `a.md;b.md`;
+- a directory, walked recursively with the RAG's `[sources]` rules (include globs, .gitignore, junk, secrets);
+- a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`;
+- an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`);
+- any of these prefixed by a loader name: `pdf:manual.pdf`, `jina:https://…` (`[document_loaders]`, or the
+  built-in pdf / docx / html converters).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragls.config import SourcesSettings
+from ragls.errors import Skipped
+from ragls.sources.walk import expand_braces, walk
+
+_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+BUILTIN_LOADERS = ("pdf", "docx", "html")
+
+
+@dataclass
+class Resolved:
+    """What a source list names: files (absolute path → loader name or None), URLs (url → (loader, is_crawl)),
+    and the sources that named nothing (Skipped with the reason)."""
+
+    files: dict[str, str | None] = field(default_factory=dict)
+    urls: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def split_loader(source: str, loaders: dict[str, str]) -> tuple[str | None, str]:
+    """("name", rest) when `source` starts with a known loader name and a colon (not a URL scheme, not a
+    Windows drive letter), else (None, source)."""
+    m = _PREFIX.match(source)
+    if m and (m.group(1) in loaders or m.group(1) in BUILTIN_LOADERS):
+        return m.group(1), m.group(2)
+    return None, source
+
+
+def resolve_sources(sources: list[str], base_dir: Path, settings: SourcesSettings,
+                    loaders: dict[str, str] | None = None) -> Resolved:
+    """Expand source strings (module docstring) into files and URLs. Relative paths are relative to `base_dir`
+    (the directory of the config file that names them). Never raises: a source that names nothing is a
+    Skipped entry ("no file matches", "not found")."""
+    loaders = loaders or {}
+    out = Resolved()
+    for raw in sources:
+        source = str(raw).strip()
+        if not source:
+            continue
+        loader, target = split_loader(source, loaders)
+        if target.lower().startswith(("http://", "https://")):
+            from ragls.sources.web import is_crawl
+
+            out.urls[target] = (loader, is_crawl(target))
+            continue
+        for part in (p.strip() for p in target.split(";")):
+            if part:
+                _resolve_path(part, loader, base_dir, settings, out, source)
+    return out
+
+
+def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: SourcesSettings, out: Resolved,
+                  source: str) -> None:
+    path = os.path.expanduser(part)
+    if not os.path.isabs(path):
+        path = os.path.join(base_dir, path)
+    if _GLOB_CHARS.search(part):
+        found = sorted({os.path.realpath(p) for pattern in expand_braces(path)
+                        for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)})
+        if not found:
+            out.skipped.append(Skipped(source, f"no file matches {part!r}"))
+        for p in found:
+            out.files.setdefault(Path(p).as_posix(), loader)
+        return
+    if os.path.isdir(path):
+        root = Path(path).resolve()
+        found = walk(root, settings)
+        if not found:
+            out.skipped.append(Skipped(source, "directory has no file matched by sources.include"))
+        for rel in found:
+            out.files.setdefault((root / rel).as_posix(), loader)
+        return
+    if os.path.isfile(path):
+        out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
+        return
+    out.skipped.append(Skipped(source, f"not found: {path}"))

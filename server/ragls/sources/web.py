@@ -1,0 +1,397 @@
+"""Web sources: one URL, or a crawl (`https://docs.example.com/guide/**`).
+
+Fetching (httpx): a clear User-Agent (`web.user_agent`), timeouts (`web.timeout_s`), at most 5 redirects, the
+body streamed and cut off past `max_bytes` (`sources.max_file_bytes`), the content type checked; HTML, PDF and
+DOCX are converted as files are (`convert.py`: main content, headings kept, heading ids → citation fragments).
+
+Crawling: breadth first from the start URL, following `<a href>` links that stay within the same origin (scheme,
+host, port) and path prefix (the start URL's path up to the `/**`), fragments dropped, each URL once; at most
+`web.max_pages` pages (default 500) and `web.max_depth` link hops (default 4); robots.txt honoured
+(`urllib.robotparser`, our User-Agent; a `Crawl-delay` longer than `web.delay_s` wins); `web.delay_s` seconds
+between two requests; non-HTML pages skipped. On a re-crawl every page already indexed is requested with its
+validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page costs one 304 and no conversion;
+its links are taken from the cache. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
+robots.txt, redirected outside the crawl, limit reached) is a `Skipped` entry with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import urllib.robotparser
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import httpx
+
+from ragls.errors import Skipped
+from ragls.ir import Document
+from ragls.sources.convert import convert_bytes, extension
+from ragls.sources.load import decode_bytes, is_binary, load_text
+
+DEFAULT_USER_AGENT = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
+MAX_REDIRECTS = 5
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+class FetchError(Exception):
+    """A page could not be used; the message is the reason (e.g. "HTTP 404", "too large (...)"). `transient`:
+    the failure says nothing about the page (timeout, connection error, HTTP 5xx/429), so a page indexed before
+    keeps its indexed copy."""
+
+    def __init__(self, message: str, transient: bool = False):
+        super().__init__(message)
+        self.transient = transient
+
+
+@dataclass
+class Page:
+    """One fetched URL: `url` as requested, `final_url` after redirects; `document` None when `not_modified`
+    (HTTP 304); `links` the absolute, fragment-free link targets of an HTML page; the response validators."""
+
+    url: str
+    final_url: str
+    document: Document | None
+    links: list[str] = field(default_factory=list)
+    etag: str | None = None
+    last_modified: str | None = None
+    not_modified: bool = False
+    content_type: str = ""
+
+
+def is_crawl(source: str) -> bool:
+    """True for a recursive crawl source: an http(s) URL ending in `/**`."""
+    return source.lower().startswith(("http://", "https://")) and source.rstrip().endswith("/**")
+
+
+def crawl_root(source: str) -> tuple[str, str]:
+    """(start URL, path prefix) of a crawl source "https://h/guide/**" → ("https://h/guide/", "/guide/")."""
+    start = source.rstrip()[:-2]
+    if not start.endswith("/"):
+        start += "/"
+    return start, urlsplit(start).path or "/"
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def within(url: str, start: str, prefix: str) -> bool:
+    """True when `url` has the origin of `start` and its path starts with `prefix`."""
+    return _origin(url) == _origin(start) and (urlsplit(url).path or "/").startswith(prefix)
+
+
+def _links(html: str, base: str) -> list[str]:
+    """Absolute http(s) targets of the `<a href>` links of a page (fragments dropped, `<base href>` honoured),
+    in document order without duplicates."""
+    import lxml.html
+
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, TypeError, lxml.etree.ParserError):
+        return []
+    for b in root.iter("base"):
+        if b.get("href"):
+            base = urljoin(base, b.get("href"))
+            break
+    out: dict[str, None] = {}
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
+            continue
+        url = urldefrag(urljoin(base, href))[0]
+        if url.lower().startswith(("http://", "https://")):
+            out[url] = None
+    return list(out)
+
+
+def new_client(timeout_s: float = 30.0, user_agent: str = DEFAULT_USER_AGENT) -> httpx.Client:
+    """An httpx client with ragls's User-Agent, `timeout_s` per operation and redirects followed (at most 5)."""
+    return httpx.Client(timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS,
+                        headers={"user-agent": user_agent})
+
+
+def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float = 30.0,
+               max_bytes: int = 2_000_000, etag: str | None = None, last_modified: str | None = None,
+               html_only: bool = False, user_agent: str = DEFAULT_USER_AGENT) -> Page:
+    """GET `url` (conditional when `etag` / `last_modified` are given) → Page. The body is streamed and cut off
+    past `max_bytes`; HTML/PDF/DOCX are converted, other text is kept as is. Raises FetchError with the reason:
+    "timed out after N s", "cannot connect: …", "HTTP 404", "too large (…)", "not HTML (type)" (`html_only`),
+    "not a document (type)" for binary content, "too many redirects", or a converter's error."""
+    own = client is None
+    client = client or new_client(timeout_s, user_agent)
+    headers = {}
+    if etag:
+        headers["if-none-match"] = etag
+    if last_modified:
+        headers["if-modified-since"] = last_modified
+    try:
+        with client.stream("GET", url, headers=headers) as resp:
+            final = str(resp.url)
+            if resp.status_code == 304:
+                return Page(url, final, None, etag=etag, last_modified=last_modified, not_modified=True)
+            if not resp.is_success:
+                raise FetchError(f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip(),
+                                 transient=resp.status_code >= 500 or resp.status_code == 429)
+            ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+            if html_only and ctype and ctype not in HTML_TYPES:
+                raise FetchError(f"not HTML ({ctype})")
+            declared = resp.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > max_bytes:
+                raise FetchError(f"too large ({declared} bytes > max_file_bytes {max_bytes})")
+            body = bytearray()
+            for piece in resp.iter_bytes():
+                body += piece
+                if len(body) > max_bytes:
+                    raise FetchError(f"too large (more than max_file_bytes {max_bytes} bytes)")
+            data = bytes(body)
+            encoding = resp.charset_encoding
+            page_etag, page_lm = resp.headers.get("etag"), resp.headers.get("last-modified")
+    except httpx.TimeoutException:
+        raise FetchError(f"timed out after {timeout_s:g} s", transient=True) from None
+    except httpx.TooManyRedirects:
+        raise FetchError(f"too many redirects (more than {MAX_REDIRECTS})") from None
+    except httpx.HTTPError as exc:
+        raise FetchError(f"cannot fetch {url}: {exc}", transient=True) from None
+    finally:
+        if own:
+            client.close()
+    ext = extension(urlsplit(final).path)
+    is_html = ctype in HTML_TYPES or (not ctype and data.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")))
+    if html_only and not is_html:
+        raise FetchError(f"not HTML ({ctype or 'unknown type'})")
+    links: list[str] = []
+    try:
+        if is_html:
+            text = data.decode(encoding, "replace") if encoding else decode_bytes(data)
+            doc = convert_bytes(final, text.encode("utf-8"), "html")
+            links = _links(text, final)
+        elif ctype == "application/pdf" or ext == "pdf":
+            doc = convert_bytes(final, data, "pdf")
+        elif ext == "docx" or "officedocument.wordprocessingml" in ctype:
+            doc = convert_bytes(final, data, "docx")
+        elif is_binary(data) or (ctype and not ctype.startswith("text/") and "json" not in ctype
+                                 and "xml" not in ctype):
+            raise FetchError(f"not a document ({ctype or 'binary content'})")
+        else:
+            doc = load_text(final, data.decode(encoding, "replace") if encoding else decode_bytes(data))
+    except ValueError as exc:
+        raise FetchError(str(exc)) from None
+    if not doc.text.strip():
+        raise FetchError("no extractable text")
+    return Page(url, final, doc, links, page_etag, page_lm, content_type=ctype)
+
+
+class HttpCache:
+    """Validators and links of fetched pages (SQLite at `path`): url → (etag, last_modified, final URL, links).
+    A crawl sends them only for URLs that are still indexed, so a stale entry can never hide a page."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._db().execute("CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, etag TEXT, last_modified TEXT, "
+                           "final_url TEXT, links TEXT)")
+
+    def _db(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")  # one small write per page: no fsync of a rollback journal
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def get(self, url: str) -> tuple[str | None, str | None, str, list[str]] | None:
+        row = self._db().execute("SELECT etag, last_modified, final_url, links FROM pages WHERE url=?",
+                                 (url,)).fetchone()
+        return None if row is None else (row[0], row[1], row[2], json.loads(row[3] or "[]"))
+
+    def put(self, page: Page) -> None:
+        self._db().execute("INSERT OR REPLACE INTO pages VALUES (?,?,?,?,?)",
+                           (page.url, page.etag, page.last_modified, page.final_url, json.dumps(page.links)))
+
+    def forget(self, urls: Iterable[str]) -> None:
+        self._db().executemany("DELETE FROM pages WHERE url=?", [(u,) for u in urls])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+@dataclass
+class CrawlResult:
+    """Pages fetched with new content (`pages`), URLs answered 304 (`unchanged`, final URLs), failures
+    (`skipped`), and indexed pages whose fetch failed transiently (`kept`: they keep their indexed copy)."""
+
+    pages: list[Page] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    kept: list[Skipped] = field(default_factory=list)
+    requests: int = 0
+    interrupted: bool = False
+
+
+class Crawler:
+    """Fetches URL sources and crawls for one index; `known` says which URLs are indexed (their validators are
+    sent). `delay_s` between two requests; robots.txt per origin (cached for the crawler's life); a crawl stops
+    before its next page once `should_stop()` is true."""
+
+    def __init__(self, *, cache: HttpCache | None, known: Callable[[str], bool], max_bytes: int,
+                 timeout_s: float = 30.0, delay_s: float = 0.5, max_pages: int = 500, max_depth: int = 4,
+                 user_agent: str = DEFAULT_USER_AGENT, respect_robots: bool = True,
+                 on_page: Callable[[str, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self.cache, self.known, self.max_bytes = cache, known, max_bytes
+        self.timeout_s, self.delay_s, self.max_pages, self.max_depth = timeout_s, delay_s, max_pages, max_depth
+        self.user_agent, self.respect_robots = user_agent, respect_robots
+        self.on_page = on_page or (lambda url, n: None)
+        self.should_stop = should_stop or (lambda: False)
+        self.client = new_client(timeout_s, user_agent)
+        self._robots: dict[tuple[str, str], urllib.robotparser.RobotFileParser | str] = {}
+        self._last_request = 0.0
+        self._delay = delay_s
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _wait(self) -> None:
+        pause = self._last_request + self._delay - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        self._last_request = time.monotonic()
+
+    def _robots_for(self, url: str) -> urllib.robotparser.RobotFileParser | str:
+        """The parsed robots.txt of `url`'s origin, or a reason string when the site disallows everything
+        (robots.txt answered 5xx or could not be fetched: RFC 9309 says assume complete disallow)."""
+        key = _origin(url)
+        if key not in self._robots:
+            robots_url = f"{key[0]}://{key[1]}/robots.txt"
+            parser = urllib.robotparser.RobotFileParser(robots_url)
+            self._wait()
+            try:
+                resp = self.client.get(robots_url)
+                if resp.status_code >= 500:
+                    result: urllib.robotparser.RobotFileParser | str = f"robots.txt answered HTTP {resp.status_code}"
+                else:
+                    parser.parse(resp.text.splitlines() if resp.is_success else [])
+                    result = parser
+                    delay = parser.crawl_delay(self.user_agent)
+                    if delay:
+                        self._delay = max(self._delay, float(delay))
+            except httpx.HTTPError as exc:
+                result = f"robots.txt unreachable: {exc}"
+            self._robots[key] = result
+        return self._robots[key]
+
+    def _disallowed(self, url: str) -> FetchError | None:
+        """Why robots.txt forbids `url` (transient when robots.txt itself could not be read), or None."""
+        if not self.respect_robots:
+            return None
+        robots = self._robots_for(url)
+        if isinstance(robots, str):
+            return FetchError(robots, transient=True)
+        return None if robots.can_fetch(self.user_agent, url) else FetchError("disallowed by robots.txt")
+
+    def _failed(self, url: str, exc: FetchError, result: CrawlResult) -> list[str]:
+        """Record a failure; an indexed page failing transiently is kept (with its cached links, returned so a
+        crawl goes on past it)."""
+        cached = self.cache.get(url) if self.cache is not None else None
+        final = cached[2] if cached is not None else url
+        if exc.transient and self.known(final):
+            result.kept.append(Skipped(final, f"{exc}; the indexed copy is kept"))
+            result.unchanged.append(final)
+            return cached[3] if cached is not None else []
+        result.skipped.append(Skipped(url, str(exc)))
+        return []
+
+    def _fetch(self, url: str, html_only: bool, result: CrawlResult) -> Page:
+        cached = self.cache.get(url) if self.cache is not None else None
+        etag = last_modified = None
+        if cached is not None and self.known(cached[2]):
+            etag, last_modified = cached[0], cached[1]
+        self._wait()
+        result.requests += 1
+        page = fetch_page(url, client=self.client, timeout_s=self.timeout_s, max_bytes=self.max_bytes, etag=etag,
+                          last_modified=last_modified, html_only=html_only, user_agent=self.user_agent)
+        if page.not_modified and cached is not None:
+            page.final_url, page.links = cached[2], cached[3]
+        if self.cache is not None:
+            self.cache.put(page)
+        return page
+
+    def fetch_one(self, url: str, result: CrawlResult) -> None:
+        """A single URL source (any document type): into `result`."""
+        why = self._disallowed(url)
+        if why:
+            self._failed(url, why, result)
+            return
+        try:
+            page = self._fetch(url, False, result)
+        except FetchError as exc:
+            self._failed(url, exc, result)
+            return
+        self.on_page(page.final_url, 1)
+        if page.not_modified:
+            result.unchanged.append(page.final_url)
+        else:
+            result.pages.append(page)
+
+    def crawl(self, source: str, result: CrawlResult, seen: set[str] | None = None) -> None:
+        """Breadth-first crawl of a `…/**` source into `result` (see the module docstring)."""
+        start, prefix = crawl_root(source)
+        seen = seen if seen is not None else set()
+        queue: deque[tuple[str, int]] = deque([(start, 0)])
+        queued = {start}
+        fetched = 0
+        while queue:
+            if self.should_stop():
+                result.interrupted = True
+                break
+            url, depth = queue.popleft()
+            if fetched >= self.max_pages:
+                result.skipped.append(Skipped(source, f"crawl stopped at web.max_pages {self.max_pages}: "
+                                                      f"{len(queue) + 1} more link(s) not fetched"))
+                break
+            why = self._disallowed(url)
+            links: list[str] | None = None
+            if why:
+                links = self._failed(url, why, result)
+            else:
+                try:
+                    page = self._fetch(url, True, result)
+                except FetchError as exc:
+                    links = self._failed(url, exc, result)
+            if links is not None:  # failed; a kept page's cached links are still followed
+                if depth < self.max_depth:
+                    for link in links:
+                        if link not in queued and within(link, start, prefix):
+                            queued.add(link)
+                            queue.append((link, depth + 1))
+                continue
+            fetched += 1
+            final = page.final_url
+            if final != url and not within(final, start, prefix):
+                result.skipped.append(Skipped(url, f"redirected outside the crawl to {final}"))
+                continue
+            if final in seen:
+                continue  # a redirect to a page indexed already
+            seen.add(final)
+            self.on_page(final, fetched)
+            if page.not_modified:
+                result.unchanged.append(final)
+            else:
+                result.pages.append(page)
+            if depth >= self.max_depth:
+                continue
+            for link in page.links:
+                if link not in queued and within(link, start, prefix):
+                    queued.add(link)
+                    queue.append((link, depth + 1))

@@ -1,0 +1,71 @@
+"""PDF, HTML and DOCX files in a workspace: converted (pypdf, trafilatura, python-docx), indexed by default,
+chunk titles from headings, PDF citations with their page. Real stores and the offline MiniLM model."""
+
+from __future__ import annotations
+
+import pytest
+from docgen import write_docx, write_pdf
+from ragls.lsp.wire import to_wire_source
+from ragls.workspace import RagWorkspace
+
+HTML = """<!doctype html><html><head><title>Proxy guide</title><script>var tracking = "zzscript";</script>
+</head><body><nav><a href="/">Home</a> <a href="/blog">Blog</a></nav>
+<main><h1 id="proxy">Proxy guide</h1><p>The proxy forwards every request to the upstream pool.</p>
+<h2 id="timeouts">Timeouts <a class="headerlink" href="#timeouts">¶</a></h2>
+<p>The idle timeout of the proxy is ninety seconds; slow clients are disconnected after that.</p></main>
+<footer>Copyright the proxy people</footer></body></html>"""
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    write_pdf(folder / "manual.pdf", [
+        ["Flux capacitor manual", "Chapter one explains how to unpack the device."],
+        ["Maintenance", "Calibrate the flux capacitor every month.", "The torque limit of the bolts is 42 Nm."],
+        ["Warranty", "The warranty lasts two years from the date of purchase."],
+    ])
+    (folder / "proxy.html").write_text(HTML)
+    write_docx(folder / "notes.docx", [("h1", "Meeting notes"), ("p", "We agreed to ship the beta in March."),
+                                       ("h2", "Budget"), ("p", "The budget for the pilot is twelve thousand euros.")])
+    (folder / "big.pdf").write_bytes(b"%PDF-1.4\n" + b"0" * 70000)
+    (folder / "ragls.toml").write_text("[sources]\ninclude = ['**/*.{md,pdf,html,docx}']\nmax_file_bytes = 60000\n"
+                                       "[chunking]\nchunk_size = 100\n")
+    ws = RagWorkspace([folder])
+    yield ws
+    ws.close()
+
+
+def test_pdf_html_docx_are_converted_and_cited(workspace):
+    [report] = workspace.index()
+    assert sorted(report.indexed) == ["manual.pdf", "notes.docx", "proxy.html"]
+    assert [(s.path, s.reason) for s in report.skipped] == [("big.pdf", "too large (70009 bytes > max_file_bytes 60000)")]
+
+    hit = workspace.query("what is the torque limit of the bolts", top_k=1).hits[0]
+    assert hit.chunk.path == "manual.pdf" and "42 Nm" in hit.chunk.text
+    src = to_wire_source(hit.chunk)
+    assert src["page"] == 2 and src["uri"].endswith("/manual.pdf")
+    warranty = workspace.query("how long is the warranty", top_k=1).hits[0]
+    assert to_wire_source(warranty.chunk)["page"] == 3
+
+    proxy = workspace.query("idle timeout of the proxy", top_k=1).hits[0]
+    assert proxy.chunk.path == "proxy.html"
+    assert proxy.chunk.title == "Proxy guide > Timeouts"  # heading path from the HTML, permalink glyph dropped
+    assert proxy.chunk.anchor == "timeouts"
+    assert "#" not in to_wire_source(proxy.chunk)["uri"]  # a local file opens at its range, not a fragment
+    all_text = " ".join(c.text for batch in workspace.indexes[0].manifest.iter_chunks() for c in batch)
+    assert "zzscript" not in all_text and "Copyright" not in all_text and "Blog" not in all_text
+
+    budget = workspace.query("pilot budget in euros", top_k=1).hits[0]
+    assert budget.chunk.path == "notes.docx" and budget.chunk.title == "Meeting notes > Budget"
+
+
+def test_default_include_covers_pdf_and_html(tmp_path, monkeypatch):
+    from ragls.config import Settings
+    from ragls.sources.walk import walk
+
+    for name in ("a.pdf", "b.html", "c.htm", "d.md", "e.docx", "f.py"):
+        (tmp_path / name).write_text("x")
+    assert walk(tmp_path, Settings().sources) == ["a.pdf", "b.html", "c.htm", "d.md"]

@@ -1,0 +1,108 @@
+"""Named RAGs outside the workspace: sources resolved from strings, their own index, incremental when the source
+list or the files change, unknown names rejected, an emptied vector store detected. Real stores, offline model."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from ragls.errors import InvalidParams
+from ragls.workspace import RagWorkspace
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    ws = tmp_path / "project"
+    ws.mkdir()
+    (ws / "readme.md").write_text("# Project\n\nThe project readme talks about deployment pipelines.\n")
+    notes = tmp_path / "notes"
+    (notes / "a" / "deep").mkdir(parents=True)
+    (notes / "a" / "garden.md").write_text("# Garden\n\nTomatoes need six hours of sun every day.\n")
+    (notes / "a" / "deep" / "bees.txt").write_text("Bees visit the lavender in the morning.\n")
+    (notes / "a" / "skip.py").write_text("print('not a note')\n")
+    (notes / "b.md").write_text("# Bread\n\nSourdough rises overnight in a cool kitchen.\n")
+    return tmp_path, ws, notes
+
+
+def write_user_rags(tmp_path, body: str) -> None:
+    (tmp_path / "config" / "ragls.toml").write_text(body)
+
+
+def indexed(ws: RagWorkspace, name: str) -> list[str]:
+    return sorted(ws.rags.get(name).index.manifest.files())
+
+
+def test_sources_edits_add_and_remove_exactly_the_right_files(env):
+    tmp_path, project, notes = env
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/a/**/*.{{md,txt}}"]\nchunk_size = 300\n')
+    ws = RagWorkspace([project])
+    try:
+        ws.index()
+        report = ws.index_rag("notes")
+        assert sorted(report.indexed) == [f"{notes}/a/deep/bees.txt", f"{notes}/a/garden.md"]
+        hit = ws.query("how many hours of sun do tomatoes need", rag="notes").hits[0]
+        assert hit.chunk.path == f"{notes}/a/garden.md" and hit.chunk.folder == ""
+        # the workspace does not see the RAG's files, the RAG does not see the workspace's
+        assert all(h.chunk.path == "readme.md" for h in ws.query("tomatoes sun", rag="workspace").hits)
+
+        # edit the source list: a ';' list of one old and one new file, then the directory form
+        write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/a/garden.md;{notes}/b.md"]\n'
+                                  'chunk_size = 300\n')
+        ws.rags.reload()
+        report = ws.index_rag("notes")
+        assert report.indexed == [f"{notes}/b.md"] and report.deleted == [f"{notes}/a/deep/bees.txt"]
+        assert report.unchanged == 1
+        assert indexed(ws, "notes") == [f"{notes}/a/garden.md", f"{notes}/b.md"]
+
+        write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}", "~/no-such-dir-ragls/*.md"]\n'
+                                  'chunk_size = 300\n')
+        ws.rags.reload()
+        report = ws.index_rag("notes")
+        assert report.indexed == [f"{notes}/a/deep/bees.txt"] and report.deleted == []
+        assert [(s.path, s.reason) for s in report.skipped] == [
+            ("~/no-such-dir-ragls/*.md", "no file matches '~/no-such-dir-ragls/*.md'")]
+        assert f"{notes}/a/skip.py" not in indexed(ws, "notes")  # a directory is walked with sources.include
+
+        # a list of names merges both indexes
+        paths = {h.chunk.path for h in ws.query("sourdough bread and tomatoes", rag=["notes", "workspace"],
+                                                 top_k=10).hits}
+        assert f"{notes}/b.md" in paths and "readme.md" in paths
+    finally:
+        ws.close()
+
+
+def test_unknown_rag_lists_known_names(env):
+    tmp_path, project, notes = env
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
+    (project / "ragls.toml").write_text(f'[rags.local]\nsources = ["{notes}/a/garden.md"]\n')
+    ws = RagWorkspace([project])
+    try:
+        with pytest.raises(InvalidParams, match=r"unknown rag 'nope'; known: workspace, local, notes"):
+            ws.query("bread", rag="nope")
+        names = [r.name for r in ws.rag_list()]
+        assert names == ["workspace", "local", "notes"]
+    finally:
+        ws.close()
+
+
+def test_missing_vector_store_is_explained(env):
+    tmp_path, project, notes = env
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
+    ws = RagWorkspace([project])
+    ws.index_rag("notes")
+    index_dir = ws.rags.get("notes").index_dir
+    ws.close()
+    shutil.rmtree(index_dir / "vectors")
+    ws = RagWorkspace([project])
+    try:
+        [info] = [r for r in ws.rag_list() if r.name == "notes"]
+        [error] = [e["message"] for e in info.errors]
+        assert f"lists 1 indexed file(s) but the vector store {index_dir / 'vectors'} is missing" in error
+        assert "ragls rag rebuild notes" in error
+        assert info.files == 1
+    finally:
+        ws.close()

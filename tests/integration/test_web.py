@@ -1,0 +1,169 @@
+"""Web sources: a small site served on 127.0.0.1 (links, a redirect, a 404, a link loop, robots.txt disallowing a
+path, a 5 MB page, a PDF link, a link outside the crawl): exactly which pages are indexed and which are skipped
+and why, citations with URL + #fragment, and a second crawl that only sends conditional requests."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import pytest
+from docgen import pdf_bytes
+from ragls.lsp.wire import to_wire_source
+from ragls.workspace import RagWorkspace
+
+
+def page(title: str, body: str) -> bytes:
+    return (f"<!doctype html><html><head><title>{title}</title></head><body><nav><a href='/docs/'>Docs home</a>"
+            f"</nav><main>{body}</main></body></html>").encode()
+
+
+SITE = {
+    "/docs/": page("Docs", "<h1 id='welcome'>Welcome</h1><p>This site documents the widget server.</p>"
+                   "<a href='a.html'>A</a> <a href='/docs/b.html#part'>B</a> <a href='old'>Old</a> "
+                   "<a href='missing'>Missing</a> <a href='private/secret.html'>Private</a> "
+                   "<a href='big.html'>Big</a> <a href='manual.pdf'>Manual</a> <a href='/outside.html'>Out</a> "
+                   "<a href='http://other.invalid/docs/x.html'>Elsewhere</a>"),
+    "/docs/a.html": page("A", "<h1 id='setup'>Setup</h1><p>Unpack the widget server archive first.</p>"
+                         "<h2 id='install'>Installing the daemon</h2><p>Run widgetd --install to register the "
+                         "daemon with systemd; it then listens on port 7341.</p><a href='b.html'>next</a> "
+                         "<a href='./'>home</a> <a href='a.html#setup'>self</a>"),
+    "/docs/b.html": page("B", "<h1>Tuning</h1><p>Raise the worker count to the number of cores.</p>"
+                         "<a href='a.html'>back</a>"),
+    "/docs/new.html": page("New", "<h1 id='moved'>Moved page</h1><p>The configuration reference moved here; the "
+                           "config file is /etc/widget.toml.</p>"),
+    "/docs/private/secret.html": page("Secret", "<p>internal only</p>"),
+    "/outside.html": page("Outside", "<p>not in the crawl</p>"),
+}
+BIG = b"<html><body><p>" + b"x" * (5 * 1024 * 1024) + b"</p></body></html>"
+PDF = pdf_bytes([["A manual page"]])
+
+
+class Site(BaseHTTPRequestHandler):
+    log: ClassVar[list[tuple[str, str | None, int]]] = []
+    failing: ClassVar[set[str]] = set()  # paths answered 503 (a site having a bad day)
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, status: int, ctype: str, body: bytes, headers: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_GET(self):
+        path = self.path
+        cond = self.headers.get("if-none-match")
+        if path in self.failing:
+            self.log.append((path, cond, 503))
+            return self._send(503, "text/plain", b"try later")
+        if path == "/robots.txt":
+            self.log.append((path, cond, 200))
+            return self._send(200, "text/plain", b"User-agent: *\nDisallow: /docs/private/\n")
+        if path == "/docs/old":
+            self.log.append((path, cond, 301))
+            self.send_response(301)
+            self.send_header("location", "/docs/new.html")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return None
+        if path == "/docs/big.html":
+            self.log.append((path, cond, 200))
+            return self._send(200, "text/html", BIG)
+        if path == "/docs/manual.pdf":
+            self.log.append((path, cond, 200))
+            return self._send(200, "application/pdf", PDF)
+        body = SITE.get(path)
+        if body is None:
+            self.log.append((path, cond, 404))
+            return self._send(404, "text/html", b"<h1>not found</h1>")
+        etag = '"' + hashlib.sha1(body).hexdigest()[:12] + '"'
+        if cond == etag:
+            self.log.append((path, cond, 304))
+            self.send_response(304)
+            self.send_header("etag", etag)
+            self.end_headers()
+            return None
+        self.log.append((path, cond, 200))
+        return self._send(200, "text/html; charset=utf-8", body, {"etag": etag})
+
+
+@pytest.fixture
+def site():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    Site.log = []
+    Site.failing = set()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch, site):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ragls.toml").write_text(
+        f'[rags.widget]\nsources = ["{site}/docs/**"]\nchunk_size = 100\nweb = {{ delay_s = 0 }}\n')
+    project = tmp_path / "project"
+    project.mkdir()
+    ws = RagWorkspace([project])
+    yield ws
+    ws.close()
+
+
+def test_crawl_indexes_skips_and_recrawls_conditionally(workspace, site):
+    report = workspace.index_rag("widget")
+    assert sorted(report.indexed) == [f"{site}/docs/", f"{site}/docs/a.html", f"{site}/docs/b.html",
+                                      f"{site}/docs/new.html"]
+    assert sorted((s.path, s.reason) for s in report.skipped) == sorted([
+        (f"{site}/docs/missing", "HTTP 404 Not Found"),
+        (f"{site}/docs/private/secret.html", "disallowed by robots.txt"),
+        (f"{site}/docs/big.html", f"too large ({len(BIG)} bytes > max_file_bytes 2000000)"),
+        (f"{site}/docs/manual.pdf", "not HTML (application/pdf)"),
+    ])
+    fetched = [p for p, _, _ in Site.log]
+    assert "/outside.html" not in fetched and fetched.count("/docs/a.html") == 1  # the loop is fetched once
+    assert fetched[0] == "/robots.txt"
+
+    hit = workspace.query("which port does the daemon listen on after installing", rag="widget", top_k=1).hits[0]
+    src = to_wire_source(hit.chunk)
+    assert src["uri"] == f"{site}/docs/a.html#install" and src["path"] == f"{site}/docs/a.html"
+    assert src["title"] == "Setup > Installing the daemon"
+    text_lines = hit.chunk.text.splitlines()
+    assert src["range"]["end"]["line"] - src["range"]["start"]["line"] == len(text_lines) - 1
+    moved = workspace.query("where is the config file", rag="widget", top_k=1).hits[0]
+    assert to_wire_source(moved.chunk)["uri"] == f"{site}/docs/new.html#moved"
+
+    Site.log.clear()
+    again = workspace.index_rag("widget")
+    assert again.indexed == [] and again.deleted == [] and again.unchanged == 4
+    pages = [(p, cond, status) for p, cond, status in Site.log if p in ("/docs/", "/docs/a.html", "/docs/b.html",
+                                                                        "/docs/new.html")]
+    assert len(pages) == 4 and all(cond and status == 304 for _, cond, status in pages)
+
+    # A transient failure (HTTP 503) of an indexed page keeps its indexed copy and its links are still followed;
+    # rag/list says so. A page that is gone (404 now) is removed.
+    Site.failing = {"/docs/a.html"}
+    SITE["/docs/b.html"], saved = None, SITE["/docs/b.html"]
+    try:
+        third = workspace.index_rag("widget")
+    finally:
+        SITE["/docs/b.html"] = saved
+    assert third.deleted == [f"{site}/docs/b.html"] and third.indexed == []
+    assert f"{site}/docs/a.html" in workspace.rags.get("widget").index.manifest.files()
+    [info] = [r for r in workspace.rag_list() if r.name == "widget"]
+    assert {"path": f"{site}/docs/a.html",
+            "message": f"{site}/docs/a.html: HTTP 503 Service Unavailable; the indexed copy is kept"} in info.errors

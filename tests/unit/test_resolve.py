@@ -1,0 +1,39 @@
+"""Source strings of named RAGs → files and URLs (sources/resolve.py) on a real directory tree."""
+
+from __future__ import annotations
+
+from ragls.config import SourcesSettings
+from ragls.sources.resolve import resolve_sources
+
+
+def test_source_forms(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for rel in ("notes/a.md", "notes/sub/b.txt", "notes/sub/c.rst", "srv/x/README.md", "srv/y/z/README.md",
+                "srv/y/other.md", "docs/m.pdf", "docs/n.md", "weird dir/we;ird.md"):
+        path = (home if rel.startswith("notes") else tmp_path) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n")
+    r = resolve_sources([
+        "~/notes/**/*.{md,txt}",
+        f"{tmp_path}/srv/**/README.md",
+        "pdf:docs/m.pdf;docs/n.md",
+        "docs",
+        "https://docs.example.com/guide/**",
+        "jina:https://example.com/page",
+        "missing.md",
+    ], tmp_path, SourcesSettings(), {"jina": "curl -s https://r.jina.ai/$1"})
+    assert r.files == {
+        f"{home}/notes/a.md": None, f"{home}/notes/sub/b.txt": None,
+        f"{tmp_path}/srv/x/README.md": None, f"{tmp_path}/srv/y/z/README.md": None,
+        f"{tmp_path}/docs/m.pdf": "pdf", f"{tmp_path}/docs/n.md": "pdf",
+    }
+    assert r.urls == {"https://docs.example.com/guide/**": (None, True), "https://example.com/page": ("jina", False)}
+    assert [(s.path, s.reason) for s in r.skipped] == [("missing.md", f"not found: {tmp_path}/missing.md")]
+
+
+def test_loader_prefix_applies_to_each_file_of_a_list_and_unknown_prefix_is_a_path(tmp_path):
+    (tmp_path / "we;ird.md").write_text("x\n")
+    (tmp_path / "c:d.md").write_text("x\n")
+    r = resolve_sources(["c:d.md"], tmp_path, SourcesSettings())
+    assert r.files == {f"{tmp_path}/c:d.md": None}  # "c" is no loader: a file name with a colon
