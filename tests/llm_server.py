@@ -6,7 +6,8 @@ Endpoints (on 127.0.0.1, a free port):
   POST /v1/messages          Anthropic Messages, streaming (message_start, content_block_start/delta/stop,
                              message_delta, message_stop) or not, `tool_use` blocks
 
-Every request is recorded (`server.requests`, a list of `Request`) so tests can assert what the model received.
+Every request is recorded (`server.requests`, a list of `Request`) so tests can assert what the model received;
+`server.aborted` counts streams the client closed before their end (a cancelled answer).
 Replies come from `server.handler(request) -> Reply | str` (default: echo the last user text), or from replies
 queued with `server.queue(...)`, which are used first, in order.
 
@@ -36,6 +37,7 @@ class Reply:
     status: an HTTP error status (401, 404, 429, 500...) answered with the API's error JSON and `error` message.
     delay_s: wait this long before answering (for timeouts); cut short when the server stops.
     headers: extra response headers (e.g. {"retry-after-ms": "10"}).
+    piece_delay_s: wait this long before each streamed piece (a slow model); cut short when the server stops.
     """
 
     text: str = ""
@@ -45,6 +47,7 @@ class Reply:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     chunks: list[str] | None = None
+    piece_delay_s: float = 0.0
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -129,14 +132,16 @@ class LLMServer:
     """Threaded fake LLM server. `url` is the root; `openai_url` = url + "/v1" (OpenAI base_url);
     `anthropic_url` = url (Anthropic base_url). `known_models`: when set, other model names get a 404."""
 
-    def __init__(self, handler: Handler | None = None, known_models: set[str] | None = None) -> None:
+    def __init__(self, handler: Handler | None = None, known_models: set[str] | None = None,
+                 port: int = 0) -> None:
         self.handler: Handler = handler or echo_handler
         self.known_models = known_models
         self.requests: list[Request] = []
+        self.aborted = 0
         self._queue: deque[Reply | str] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._make_handler_class())
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._make_handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -244,7 +249,8 @@ class LLMServer:
                     else:
                         self._anthropic(req, reply)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client went away (cancel, timeout)
+                    with server._lock:  # the client went away (cancel, timeout)
+                        server.aborted += 1
 
             # -- writers
             def _json(self, status: int, obj: dict, headers: dict[str, str] | None = None) -> None:
@@ -305,6 +311,8 @@ class LLMServer:
 
                 self._send_event(chunk({"role": "assistant", "content": ""}))
                 for piece in reply.pieces():
+                    if reply.piece_delay_s and server._stopping.wait(reply.piece_delay_s):
+                        return
                     self._send_event(chunk({"content": piece}))
                 for i, c in enumerate(calls):
                     args = c["function"]["arguments"]
@@ -337,6 +345,8 @@ class LLMServer:
                     self._send_event({"type": "content_block_start", "index": index,
                                       "content_block": {"type": "text", "text": ""}}, "content_block_start")
                     for piece in pieces:
+                        if reply.piece_delay_s and server._stopping.wait(reply.piece_delay_s):
+                            return
                         self._send_event({"type": "content_block_delta", "index": index,
                                           "delta": {"type": "text_delta", "text": piece}}, "content_block_delta")
                     self._send_event({"type": "content_block_stop", "index": index}, "content_block_stop")

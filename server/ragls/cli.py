@@ -1,4 +1,5 @@
-"""`ragls` command line: serve, mcp, index, query, ask, rebuild, status, doctor, commit-msg, graph, eval.
+"""`ragls` command line: serve, mcp, http, index, query, ask, rebuild, status, doctor, models, estimate, commit-msg,
+graph, eval, prune, rag.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -330,6 +331,9 @@ def cmd_ask(args) -> int:
             page = f" (page {src['page']})" if src.get("page") else ""
             print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
+        print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -550,6 +554,20 @@ def _doctor_checks(args, report, note) -> None:
         " (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY or [generation] in ragls.toml for an LLM)"
         if backend == "none" else ""))
 
+    if backend == "external":
+        from ragls.answer.local import check_ready
+
+        try:
+            check_ready(settings.generation.base_url or "")
+            report(True, "external", f"external backend answers at {settings.generation.base_url}")
+        except RaglsError as exc:
+            report(False, "external", str(exc))
+    from ragls.answer.local import describe_discovery, discover
+
+    note("local LLM runtimes on this machine:")
+    for line in describe_discovery(discover()).splitlines():
+        note(line)
+
 
 def cmd_estimate(args) -> int:
     """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
@@ -568,6 +586,20 @@ def cmd_estimate(args) -> int:
     state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
     print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
           f"({state})")
+    return 0
+
+
+def cmd_models(args) -> int:
+    """Probe the known local LLM runtimes on loopback; print which run, their models and ragls.toml settings."""
+    from ragls.answer.local import KNOWN_RUNTIMES, describe_discovery, discover
+
+    found = discover(timeout=args.timeout)
+    if args.json:
+        _print_json([{"runtime": f.runtime.key, "name": f.runtime.name, "baseUrl": f.base_url,
+                      "backend": f.runtime.backend, "models": f.models} for f in found])
+        return 0
+    print(f"Local LLM runtimes ({len(found)} of {len(KNOWN_RUNTIMES)} running):")
+    print(describe_discovery(found))
     return 0
 
 
@@ -709,6 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="check model, index path and stores")
     d.add_argument("path", nargs="?", default=".")
     d.add_argument("--json", action="store_true", help="print {ok, checks: [{name, status, message}]}")
+    m = sub.add_parser("models", help="find local LLM runtimes (Ollama, LM Studio, llama.cpp, vLLM, Jan, KoboldCpp)")
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
     pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
     pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
     pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
@@ -726,9 +761,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
-    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "commit-msg": cmd_commit_msg,
-    "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag, "estimate": cmd_estimate,
-    "mcp": cmd_mcp,
+    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
+    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag,
+    "estimate": cmd_estimate, "mcp": cmd_mcp,
 }
 
 

@@ -203,7 +203,7 @@ class RetrievalSettings(_Section):
 class GenerationSettings(_Section):
     """LLM used by `rag/ask` and `rag/commitMessage`. Keys come from the environment only (`api_key_env`)."""
 
-    backend: Literal["auto", "openai", "anthropic", "ollama", "none"] = "auto"
+    backend: Literal["auto", "openai", "anthropic", "ollama", "external", "none"] = "auto"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
@@ -213,6 +213,13 @@ class GenerationSettings(_Section):
     max_retries: int = Field(2, ge=0, le=10)
     max_tool_rounds: int = Field(2, ge=0, le=10)
     template: str = DEFAULT_TEMPLATE
+    # Conversations (answer/conversation.py): past turns beyond this are folded into a rolling summary; 0 = no
+    # summary (older turns are dropped).
+    memory_max_turns: int = Field(20, ge=0, le=1000)
+    cache: bool = False  # answer cache (answer/cache.py), in memory, keyed on question, chunks, model and prompt
+    persona: str | None = None  # how to answer this user ("a junior developer; explain terms")
+    personal_kb: str | None = None  # facts about the user, as text or a path to a text file
+    auto_start: bool = False  # start `ollama serve` on first use when it is on PATH and nothing listens
 
     @field_validator("template")
     @classmethod
@@ -221,6 +228,13 @@ class GenerationSettings(_Section):
             if name not in v:
                 raise ValueError(f"template must contain the placeholder {name}")
         return v
+
+    @model_validator(mode="after")
+    def _external_needs_url(self) -> "GenerationSettings":
+        if self.backend == "external" and not (self.base_url or "").strip():
+            raise ValueError('backend "external" needs generation.base_url (the OpenAI-compatible server\'s URL, '
+                             'e.g. http://127.0.0.1:8080/v1); ragls never launches it')
+        return self
 
     def resolved_backend(self) -> str:
         """The backend in use: explicit, else openai if OPENAI_API_KEY is set, else anthropic if

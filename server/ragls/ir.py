@@ -92,3 +92,6 @@ class Answer:
     model: str
     abstained: bool = False
     elapsed_ms: float = 0.0
+    retrieval_query: str | None = None  # the standalone query searched for a follow-up (None without history)
+    cached: bool = False  # answered from the answer cache, without an LLM call
+    error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`

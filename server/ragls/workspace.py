@@ -137,6 +137,11 @@ class RagWorkspace:
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
         self._reranker = None
+        from ragls.answer.cache import AnswerCache
+        from ragls.answer.conversation import SummaryMemo
+
+        self.answer_cache = AnswerCache()  # used when generation.cache is on
+        self.summary_memo = SummaryMemo()  # rolling conversation summaries, keyed on the turns they cover
         self._graph_signals: dict[tuple[int, ...], Any] = {}  # per target set; caches entity-name vectors
         # Named RAGs ([rags.*] of the user config and the first folder's ragls.toml), opened on first use.
         self.rags = RagRegistry(self.folders[0], self.overrides, self.embedder, read_only=read_only)
@@ -358,7 +363,7 @@ class RagWorkspace:
 
         return ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                    extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
-                   embed=self.embedder.embed_documents)
+                   embed=self.embedder.embed_documents, memo=self.summary_memo, answer_cache=self.answer_cache)
 
     def _ephemeral_hits(self, specs: Sequence[str], question: Any, history, top_k: int | None):
         """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""

@@ -62,6 +62,8 @@ def _llm_reply(req):
 
     if "(please-wait)" in req.last_user_text():
         return Reply(text="Too late.", delay_s=20)
+    if "standalone search query" in req.system:  # a follow-up's query rewrite (chat_llm_spec)
+        return Reply(text="how to change the frobnicator timeout")
     return Reply(text=LLM_ANSWER)
 
 
@@ -105,6 +107,7 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path, model: Path) -> subprocess
     env["RAGLS_TEST_WORKSPACE"] = str(workspace)
     env["RAGLS_TEST_MODEL_DIR"] = str(model)  # for folders without the workspace's ragls.toml
     env["RAGLS_TEST_SERVER_CMD"] = json.dumps([sys.executable, "-m", "ragls", "serve"])
+    env["RAGLS_TEST_SCREENSHOTS"] = str(tmp / "screens")
     env[LLM_KEY_ENV] = "test-key"
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["HOME"] = str(tmp)  # no user git config
@@ -127,6 +130,37 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path, model: Path) -> subprocess
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, "")
 
 
+SHOTS_DIR = PLUGIN / "test-results"
+
+
+def _render_screenshots(src: Path) -> list[Path]:
+    """Render the screen dumps a spec saved (`H.screenshot`, one text line per screen row) to PNGs in
+    clients/neovim/test-results/ (DejaVu Sans Mono, light text on a dark background), for people to look at."""
+    if not src.is_dir():
+        return []
+    from PIL import Image, ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.truetype("DejaVuSansMono.ttf", 14)
+    except OSError:
+        font = ImageFont.load_default()
+    SHOTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = []
+    for dump in sorted(src.glob("*.txt")):
+        rows = dump.read_text(encoding="utf-8").splitlines()
+        cell_w, cell_h = 8.5, 18
+        width = int(max((len(r) for r in rows), default=80) * cell_w) + 16
+        img = Image.new("RGB", (width, len(rows) * cell_h + 16), (30, 30, 36))
+        draw = ImageDraw.Draw(img)
+        for i, row in enumerate(rows):
+            colour = (130, 170, 255) if row.lstrip().startswith("#") or "## " in row else (220, 220, 220)
+            draw.text((8, 8 + i * cell_h), row, font=font, fill=colour)
+        target = SHOTS_DIR / (dump.stem + ".png")
+        img.save(target)
+        out.append(target)
+    return out
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
 def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytest.FixtureRequest) -> None:
     workspace = tmp_path / "workspace"
@@ -145,8 +179,19 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
     assert summary and int(summary[-1][0]) > 0 and summary[-1][1] == "0", f"{spec.name} ran no tests:\n{result.stdout}"
     if llm is not None:
         # The model got the fixture passage in its prompt, asked for a stream, with the key from the environment.
-        answered = [r for r in llm.requests if "How long is the frobnicator timeout?" in r.last_user_text()]
+        answered = [r for r in llm.requests if "How long is the frobnicator timeout?" in r.last_user_text()
+                    and "standalone search query" not in r.system]
         assert answered, [r.last_user_text()[:200] for r in llm.requests]
         assert all(r.stream for r in answered)
         assert "defaults to 42 seconds" in answered[0].last_user_text()
         assert answered[0].headers.get("authorization") == "Bearer test-key"
+    if spec.name == "chat_llm_spec.lua":
+        # The follow-up: its rewrite saw the first question, and its prompt carried the first turn before it.
+        rewrites = [r for r in llm.requests if "standalone search query" in r.system]
+        assert rewrites and "How long is the frobnicator timeout?" in rewrites[0].last_user_text()
+        follow_up = next(r for r in llm.requests if "and how do I change it?" in r.last_user_text()
+                         and "standalone search query" not in r.system)
+        assert follow_up.user_texts()[0] == "How long is the frobnicator timeout?"
+        assert [m["role"] for m in follow_up.messages[-3:]] == ["user", "assistant", "user"]
+        assert LLM_ANSWER in str(follow_up.messages[-2]["content"])
+    _render_screenshots(tmp_path / "screens")

@@ -119,14 +119,75 @@ async def test_abstains_without_calling_the_llm(client):
     assert LLM.requests == []
 
 
-async def test_llm_errors_are_request_failed_and_server_keeps_serving(client):
+async def test_llm_errors_keep_the_sources_and_the_server_keeps_serving(client):
     LLM.queue(Reply(status=401, error="invalid api key"))
-    with pytest.raises(Exception) as info:
-        await request(client, "rag/ask", {"question": "How do I disable retries?"})
-    assert getattr(info.value, "code", None) == -32803
-    assert "openai" in str(info.value).lower() and "127.0.0.1" in str(info.value)
+    res = await request(client, "rag/ask", {"question": "How do I disable retries?"})
+    message = res["error"]["message"]
+    assert "openai" in message.lower() and "127.0.0.1" in message and "401" in message
+    assert res["model"] == "extractive"
+    assert any(s["path"] == "guide/retries.md" for s in res["sources"])
+    assert "[" in res["answer"]  # the extractive answer cites its sources
     res = await request(client, "rag/query", {"query": "disable retries", "topK": 1})
     assert res["chunks"][0]["source"]["path"] == "guide/retries.md"
+
+
+async def test_follow_up_returns_its_retrieval_query(client):
+    def handler(req):
+        if "standalone search query" in req.system:
+            return Reply(text="how to disable retries of failed requests")
+        return Reply(text="Set retries to 0 [1].")
+    LLM.reset(handler)
+    res = await request(client, "rag/ask", {
+        "question": "and how do I turn that off?",
+        "history": [{"role": "user", "content": "How often is a failed request retried?"},
+                    {"role": "assistant", "content": "Three times [1]."}]})
+    assert res["retrievalQuery"] == "how to disable retries of failed requests"
+    assert any(s["path"] == "guide/retries.md" for s in res["sources"])
+    sent = LLM.requests[-1]
+    assert sent.user_texts()[0] == "How often is a failed request retried?"
+    assert "cached" not in res and "error" not in res
+
+
+async def test_cancel_mid_stream_answers_within_300_ms_and_closes_the_stream(client):
+    LLM.reset(lambda req: Reply(text="word " * 100, piece_delay_s=0.1))  # a 10 s answer
+    msg_id = "ask-mid-stream"
+    fut = client.protocol.send_request("rag/ask", {"question": "How do rolling upgrades work?",
+                                                   "partialResultToken": "tok-mid"}, msg_id=msg_id)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while len(client.deltas.get("tok-mid", [])) < 3:
+        assert loop.time() < deadline, "no streamed delta"
+        await asyncio.sleep(0.01)
+    t0 = loop.time()
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    with pytest.raises(Exception) as info:
+        await asyncio.wait_for(asyncio.wrap_future(fut), 10)
+    elapsed = loop.time() - t0
+    print(f"cancel answered -32800 in {elapsed * 1000:.0f} ms")
+    assert getattr(info.value, "code", None) == -32800
+    assert elapsed < 0.3, f"cancel took {elapsed * 1000:.0f} ms"
+    # The LLM stream was closed (not read to its end) and nothing more was streamed.
+    seen = len(client.deltas["tok-mid"])
+    while LLM.aborted == 0:
+        assert loop.time() < deadline, "the LLM stream was never closed"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    assert len(client.deltas["tok-mid"]) == seen < 30
+
+
+async def test_two_concurrent_asks_keep_their_own_streams(client):
+    def handler(req):
+        q = req.last_user_text()
+        word = "alpha" if "rolling upgrades" in q else "beta"
+        return Reply(text=" ".join([word] * 12) + " [1].", piece_delay_s=0.02)
+    LLM.reset(handler)
+    a, b = await asyncio.gather(
+        request(client, "rag/ask", {"question": "How do rolling upgrades work?", "partialResultToken": "tok-a"}),
+        request(client, "rag/ask", {"question": "When do API tokens expire?", "partialResultToken": "tok-b"}))
+    assert "alpha" in a["answer"] and "beta" not in a["answer"]
+    assert "beta" in b["answer"] and "alpha" not in b["answer"]
+    assert "".join(client.deltas["tok-a"]) == a["answer"]
+    assert "".join(client.deltas["tok-b"]) == b["answer"]
 
 
 async def test_empty_question_is_invalid_params(client):

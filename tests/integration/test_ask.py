@@ -12,7 +12,7 @@ from llm_server import Reply, Request
 from ragls.answer.ask import EXTRACTIVE_LABEL, RAG_QUERY_TOOL, ask
 from ragls.answer.llm import make_chat_model
 from ragls.config import GenerationSettings, RetrievalSettings, Settings
-from ragls.errors import Cancelled, InvalidParams, RequestFailed
+from ragls.errors import Cancelled, InvalidParams
 from ragls.ir import Chunk, Citation, Hit, LineSpan
 
 OWNERSHIP = ("Each value in Rust has an owner. There can only be one owner at a time. "
@@ -256,11 +256,12 @@ def test_cancel_stops_streaming(llm_server):
     assert deltas == ["Each ", "value "]
 
 
-def test_backend_failure_is_request_failed(llm_server):
+def test_backend_failure_keeps_the_sources_with_the_error(llm_server):
     llm_server.queue(Reply(status=401))
     s = settings(llm_server)
-    with pytest.raises(RequestFailed, match="401"):
-        ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+    answer = ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
+    assert answer.error is not None and "401" in answer.error
+    assert answer.model == "extractive" and len(answer.sources) == 3
 
 
 # -- with the real offline embedding model --------------------------------------------------------------------

@@ -85,3 +85,13 @@ vim.keymap.set("n", "<Plug>(ragls-query)", "<cmd>RagQuery<CR>", { desc = "ragls:
 vim.keymap.set("n", "<Plug>(ragls-status)", "<cmd>RagStatus<CR>", { desc = "ragls: status" })
 vim.keymap.set("n", "<Plug>(ragls-commit)", "<cmd>RagCommit<CR>", { desc = "ragls: commit message" })
 vim.keymap.set("n", "<Plug>(ragls-last)", "<cmd>RagLast<CR>", { desc = "ragls: last answer" })
+
+vim.api.nvim_create_user_command("RagChat", function(opts)
+  require("ragls.chat").command(opts.args)
+end, {
+  nargs = "*",
+  complete = function()
+    return { "new" }
+  end,
+  desc = "ragls: open the chat (`new`: start a new thread; text: ask it in the thread)",
+})

@@ -178,6 +178,27 @@ function H.floats()
   return wins
 end
 
+--- Save the screen as text (one line per screen row) to `$RAGLS_TEST_SCREENSHOTS/<name>.txt`; the pytest runner
+--- renders it to a PNG. Headless Neovim keeps its screen grid, so `screenstring()` reads what a terminal would show.
+---@param name string
+function H.screenshot(name)
+  local dir = os.getenv("RAGLS_TEST_SCREENSHOTS")
+  if not dir then
+    return
+  end
+  vim.cmd("redraw")
+  local rows = {}
+  for r = 1, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      cells[#cells + 1] = vim.fn.screenstring(r, c)
+    end
+    rows[#rows + 1] = table.concat(cells)
+  end
+  vim.fn.mkdir(dir, "p")
+  vim.fn.writefile(rows, vim.fs.joinpath(dir, name .. ".txt"))
+end
+
 --- Stop every LSP client, then exit with the result.
 function H.finish()
   local clients = vim.lsp.get_clients()

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
 import { AnswerPanel } from './answer';
 import { copyAnswer, insertAnswer, openAllSources } from './answerActions';
+import type { ChatView } from './chat/view';
 import { generateCommitMessage } from './commitMessage';
 import {
   AskDeltaProgress,
@@ -41,6 +42,9 @@ export const COMMANDS = {
   insertAnswer: 'ragls.insertAnswer',
   chooseAnswers: 'ragls.chooseAnswerBackend',
   serverSettings: 'ragls.openServerSettings',
+  chatNew: 'ragls.chat.new',
+  chatStop: 'ragls.chat.stop',
+  chatAsk: 'ragls.chat.ask',
 } as const;
 
 export interface Deps {
@@ -49,6 +53,8 @@ export interface Deps {
   status: StatusBar;
   output: vscode.OutputChannel;
   search: DocsSearch;
+  /** The chat view; "Ask About Selection" starts a turn there. */
+  chat?: ChatView;
   /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
   rags?: RagSelection;
 }
@@ -149,7 +155,7 @@ export function selectionDocument(document: vscode.TextDocument): string | undef
 }
 
 /**
- * "ragls: Ask About Selection". PROTOCOL v1's `documents` takes paths, globs, URLs, `%%` and commands, not raw
+ * "ragls: Ask About Selection": a new turn in the chat view (the thread continues from it). PROTOCOL v1's `documents` takes paths, globs, URLs, `%%` and commands, not raw
  * text, so the selection goes in two ways: its file as an ephemeral document, and its text (with the file and
  * line range) appended to the question.
  */
@@ -178,6 +184,9 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);
+    if (deps.chat) {
+      return deps.chat.ask(full, { shown: `${q.trim()} (${where})`, documents: doc ? [doc] : undefined });
+    }
     return ask(deps, full, `${q.trim()} (${where})`, doc ? [doc] : undefined);
   });
 }
@@ -294,4 +303,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.insertAnswer, withAnswer(insertAnswer));
   register(COMMANDS.chooseAnswers, () => guarded(deps, () => chooseAnswerBackend()));
   register(COMMANDS.serverSettings, () => openSettings('@ext:ragls.ragls-vscode ragls.server'));
+  register(COMMANDS.chatNew, () => deps.chat?.newChat());
+  register(COMMANDS.chatStop, () => deps.chat?.stop());
+  register(COMMANDS.chatAsk, async (question?: string) => {
+    const q = typeof question === 'string' ? question : await vscode.window.showInputBox({
+      title: 'ragls: Ask in Chat',
+      prompt: 'Ask a question (a follow-up continues the current chat)',
+      ignoreFocusOut: true,
+    });
+    return q?.trim() ? deps.chat?.ask(q) : undefined;
+  });
 }

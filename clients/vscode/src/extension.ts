@@ -7,6 +7,9 @@
 import * as vscode from 'vscode';
 import { AnswerPanel } from './answer';
 import { trackEditors } from './answerActions';
+import { ChatIntegrations, registerChatIntegrations } from './chat/participant';
+import { ThreadStore } from './chat/thread';
+import { ChatView } from './chat/view';
 import { COMMANDS, describeError, registerCommands } from './commands';
 import { disposeDecorations } from './decorations';
 import { PICK_RAGS_COMMAND, RagSelection } from './rags';
@@ -22,6 +25,8 @@ export interface RaglsApi {
   search: DocsSearch;
   /** This extension's log folder; the "ragls" output channel's file is beside it (tests read it). */
   logUri: vscode.Uri;
+  chat: ChatView;
+  chatIntegrations: ChatIntegrations;
   rags: RagSelection;
 }
 
@@ -33,8 +38,12 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const server = new ServerManager(output, status);
   const panel = new AnswerPanel();
   const search = new DocsSearch(server, () => rags.param());
+  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError);
   manager = server;
-  context.subscriptions.push(output, status, server, panel, search, trackEditors(), { dispose: disposeDecorations });
+  context.subscriptions.push(output, status, server, panel, search, chat, trackEditors(), { dispose: disposeDecorations });
+  context.subscriptions.push(
+    vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+  );
 
   const rags = new RagSelection(context.workspaceState, server);
   context.subscriptions.push(
@@ -48,7 +57,8 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
       }
     }),
   );
-  registerCommands(context, { server, panel, status, output, rags, search });
+  registerCommands(context, { server, panel, status, output, rags, search, chat });
+  const chatIntegrations = registerChatIntegrations(context, server);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -62,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status, rags, search, logUri: context.logUri };
+  return { server, panel, status, rags, search, chat, chatIntegrations, logUri: context.logUri };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -92,6 +92,12 @@ export interface AskResult {
   model: string;
   abstained: boolean;
   elapsedMs: number;
+  /** A follow-up's standalone query, as searched (only with `history`). */
+  retrievalQuery?: string;
+  /** Answered from the answer cache (`generation.cache`), without an LLM call. */
+  cached?: true;
+  /** The LLM failed: `answer` is the extractive answer over `sources`. */
+  error?: { message: string };
 }
 
 export interface RebuildParams {

@@ -1,18 +1,21 @@
 """`rag/ask`: retrieve → (abstain) → template → LLM with the `rag__query` tool → citation check.
 
-Without an LLM (`chat is None`, backend "none") the answer is extractive (`extractive.py`): the passages of the
-top hits' focus lines that best match the question, each followed by its `[n]`, under a label saying so.
+Without an LLM (`chat is None`, backend "none") the answer is extractive: the sentences of the top chunks that
+share the most content words with the question, each followed by its `[n]`, under a label saying so.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ragls.answer.cache import AnswerCache, CachedAnswer, cache_key
 from ragls.answer.cite import check_citations
+from ragls.answer.conversation import SummaryMemo, prepare
 from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
     EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
@@ -20,16 +23,22 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     split_sentences,
 )
 from ragls.answer.llm import ChatModel, ToolCall
+from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config import Settings
-from ragls.errors import Cancelled, InvalidParams, RaglsError
+from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.ir import Answer, Hit
 from ragls.retrieval.search import abstained
 
 Retrieve = Callable[[str, int], list[Hit]]
 
 EXTRACTIVE_MODEL = "extractive"
-MAX_HISTORY_MESSAGES = 20
+FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
+                  "match the question.*")
+# A context-length failure (OpenAI "context_length_exceeded", Anthropic "prompt is too long", llama.cpp / Ollama /
+# vLLM wordings) is retried once with half the context.
+_CONTEXT_ERROR = re.compile(r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens"
+                            r"|exceeds? the (?:model'?s? )?(?:maximum|max)|n_ctx|input is too long", re.IGNORECASE)
 TOOL_MAX_TOP_K = 20
 
 RAG_QUERY_TOOL = {
@@ -66,6 +75,8 @@ def ask(
     cancel: threading.Event | None = None,
     rag_name: str = "workspace",
     embed: Callable[[list[str]], Any] | None = None,
+    memo: SummaryMemo | None = None,
+    answer_cache: AnswerCache | None = None,
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -76,25 +87,36 @@ def ask(
       without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them). Never
       with `extra_hits`: the user's own documents are relevant by definition; the index's hits are then added
       only when they pass that test.
-    - With `chat`: the `generation.template` prompt (context within `generation.max_context_chars`), after
-      `history` ({role, content}, user/assistant only, last 20), streamed to `on_delta`. When the model supports
+    - With `history` ({role, content}, oldest first) the question is a follow-up (`conversation.prepare`): it is
+      rewritten into a standalone retrieval query (returned as `Answer.retrieval_query`), and the prompt is
+      preceded by the most recent turns (and a rolling summary of older ones; `memo` keeps summaries).
+    - With `chat`: the `generation.template` prompt (context within `generation.max_context_chars`, then the
+      `generation.persona` / `personal_kb` block when set), after the history messages, streamed to `on_delta`.
+      With `answer_cache` (and `generation.cache` on) a stored answer for the same question, chunks, model and
+      prompt is returned without an LLM call (`cached=True`).
+    - When the LLM fails (`RequestFailed`: unreachable, 401, timeout...) the answer is the extractive one over the
+      same sources with `error` set; a context-length failure is first retried once with half the context. When the model supports
       tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
       numbered sources. Texts of successive rounds are joined by a blank line (streamed as well).
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
       -> (n, dim) normalised vectors`, when given, lets it rank sentences by meaning (see `extractive_answer`).
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
-    Raises InvalidParams (empty question), Cancelled (`cancel` set), RequestFailed (backend failure), and
-    whatever `retrieve` raises for the initial retrieval.
+    Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
+    initial retrieval.
     """
     t0 = time.perf_counter()
     if not isinstance(question, str) or not question.strip():
         raise InvalidParams("question must be a non-empty string")
     _check_cancel(cancel)
+    gen = settings.generation
     k = top_k or settings.retrieval.top_k
-    retrieved = retrieve(question, k)
+    conv = prepare(question, history, chat=chat, memory_max_turns=gen.memory_max_turns, memo=memo, cancel=cancel)
+    query = conv.retrieval_query
+    _check_cancel(cancel)
+    retrieved = retrieve(query, k)
     floor = settings.retrieval.abstention_floor
-    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or question,
+    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or query,
                                    getattr(retrieved, "best_similarity", None),
                                    settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
@@ -102,10 +124,13 @@ def ask(
     hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
     model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
 
-    def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False) -> Answer:
+    def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False, *, model: str = model_name,
+             cached: bool = False, error: str | None = None) -> Answer:
         text, citations = check_citations(text, sources)
-        return Answer(text=text, sources=sources, citations=citations, model=model_name, abstained=is_abstained,
-                      elapsed_ms=(time.perf_counter() - t0) * 1000)
+        return Answer(text=text, sources=sources, citations=citations, model=model, abstained=is_abstained,
+                      elapsed_ms=(time.perf_counter() - t0) * 1000,
+                      retrieval_query=query if conv.messages else None,
+                      cached=cached, error=error)
 
     if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor, getattr(retrieved, "evidence", None),
@@ -116,12 +141,35 @@ def ask(
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        text = extractive_answer(question, numbered, embed=embed)
+        text = extractive_answer(query, numbered, embed=embed)
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
-    text, sources = _generate(question, numbered, settings, retrieve, k, history, chat, on_delta, cancel, rag_name)
-    return done(text, sources)
+    streamed = False
+
+    def emit(piece: str) -> None:
+        nonlocal streamed
+        streamed = True
+        on_delta(piece)
+
+    stream = emit if on_delta is not None else None
+    max_chars = gen.max_context_chars
+    for attempt in (1, 2):
+        try:
+            text, sources, cached = _generate(question, numbered, settings, retrieve, k, conv.messages, chat,
+                                              stream, cancel, rag_name, max_chars, answer_cache)
+            return done(text, sources, cached=cached)
+        except RequestFailed as exc:
+            failure = exc
+            if attempt == 1 and not streamed and _CONTEXT_ERROR.search(str(exc)) and max_chars > 1000:
+                max_chars = max(500, max_chars // 2)
+                continue
+            break
+    _check_cancel(cancel)
+    text = extractive_answer(query, numbered, embed=embed, label=FALLBACK_LABEL)
+    if on_delta is not None:
+        on_delta(("\n\n" if streamed else "") + text)
+    return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
 
 
 def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
@@ -165,19 +213,23 @@ def _check_cancel(cancel: threading.Event | None) -> None:
         raise Cancelled("cancelled")
 
 
-def _history(history: list[dict] | None) -> list[dict]:
-    out = [{"role": m["role"], "content": m["content"]} for m in history or []
-           if isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
-           and m["content"].strip()]
-    return out[-MAX_HISTORY_MESSAGES:]
-
-
-def _generate(question, numbered, settings, retrieve, k, history, chat, on_delta, cancel, rag_name):
-    """The LLM path of `ask`: returns (raw answer text, sources)."""
+def _generate(question, numbered, settings, retrieve, k, history_messages, chat, on_delta, cancel, rag_name,
+              max_chars, answer_cache):
+    """The LLM path of `ask`: returns (raw answer text, sources, whether it came from the answer cache)."""
     gen = settings.generation
-    prompt, sources = render_prompt(gen.template, question, numbered, gen.max_context_chars)
+    prompt, sources = render_prompt(gen.template, question, numbered, max_chars)
+    prompt = with_user_context(prompt, gen.persona, gen.personal_kb)
     sources = list(sources)
-    messages = [*_history(history), {"role": "user", "content": prompt}]
+    messages = [*history_messages, {"role": "user", "content": prompt}]
+    key = None
+    if answer_cache is not None and gen.cache:
+        system = TOOL_SYSTEM if gen.max_tool_rounds and chat.supports_tools else None
+        key = cache_key(question, sources, f"{chat.describe()} t={gen.temperature}",
+                        {"system": system, "messages": messages})
+        if (hit := answer_cache.get(key)) is not None:
+            if on_delta is not None:
+                on_delta(hit.text)
+            return hit.text, list(hit.sources), True
     rounds = gen.max_tool_rounds if chat.supports_tools else 0
     texts: list[str] = []
     separator_due = False
@@ -209,7 +261,10 @@ def _generate(question, numbered, settings, retrieve, k, history, chat, on_delta
                                    max_chars=gen.max_context_chars, rag_name=rag_name)
             messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
                              "content": json.dumps(result, ensure_ascii=False)})
-    return "\n\n".join(texts), sources
+    text = "\n\n".join(texts)
+    if key is not None and text.strip():
+        answer_cache.put(key, CachedAnswer(text, tuple(sources)))
+    return text, sources, False
 
 
 def run_rag_query(call: ToolCall, retrieve: Retrieve, sources: list[tuple[int, Hit]], *, default_top_k: int,
@@ -245,3 +300,4 @@ def run_rag_query(call: ToolCall, retrieve: Retrieve, sources: list[tuple[int, H
         budget -= len(text)
         chunks.append({"n": n, "text": text, "source": f"[{n}] {source_label(hit)}"})
     return {"rag_name": rag_name, "count": len(chunks), "chunks": chunks}
+

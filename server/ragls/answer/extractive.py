@@ -194,9 +194,9 @@ def _focus_lines(hit: Hit) -> tuple[int, int] | None:
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None) -> str:
-    """The label line, then up to `max_sentences` passages as a list, each followed by its `[n]`; a passage that
-    introduces a list or code block (ends in ":") carries it, indented under its bullet.
+                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
+    """The `label` line (default EXTRACTIVE_LABEL), then up to `max_sentences` passages as a list, each followed by
+    its `[n]`; a passage that introduces a list or code block (ends in ":") carries it, indented under its bullet.
 
     Candidates come from each source's focus lines (`Hit.focus`; the whole chunk without one; the whole chunk too
     when its focus yields nothing). Lexical score of a candidate: the question's content words
@@ -258,7 +258,7 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:
             lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
-    return EXTRACTIVE_LABEL + "\n\n" + "\n".join(lines)
+    return label + "\n\n" + "\n".join(lines)
 
 
 def split_sentences(text: str) -> list[str]:

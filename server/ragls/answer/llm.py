@@ -20,6 +20,7 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,7 @@ DEFAULT_URLS = {
 }
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "ollama": "OLLAMA_API_KEY"}
 ANTHROPIC_MAX_TOKENS = 4096  # Anthropic requires max_tokens; an answer never needs more
+CANCEL_POLL_S = 0.05  # how often a cancelled request's watcher looks at its cancel event
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,36 @@ def _parse_arguments(raw: str | dict | None) -> dict:
     return value if isinstance(value, dict) else {"_invalid_json": raw}
 
 
+@contextmanager
+def _close_on_cancel(cancel: threading.Event | None, client: Any):
+    """While the block runs, a watcher closes `client` (its HTTP connections) within CANCEL_POLL_S of `cancel`
+    being set, so a request blocked on the network ends at once instead of at its next streamed piece.
+    `make_chat_model` makes one model (and client) per request, so no other request shares what is closed."""
+    if cancel is None:
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(CANCEL_POLL_S):
+            if cancel.is_set():
+                try:
+                    client.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+                return
+
+    threading.Thread(target=watch, name="ragls-llm-cancel", daemon=True).start()
+    try:
+        yield
+    finally:
+        finished.set()
+
+
 class ChatModel(ABC):
     """A configured chat model. Use `make_chat_model`; do not instantiate directly.
 
-    Attributes: `backend` ("openai", "anthropic" or "ollama"), `model`, `base_url` (the URL requests go to, shown
+    Attributes: `backend` ("openai", "anthropic", "ollama" or "external"), `model`, `base_url` (the URL requests go to, shown
     in error messages), `supports_tools` (False after the server rejected a request with tools).
     """
 
@@ -100,8 +128,8 @@ class ChatModel(ABC):
     def __init__(self, gen: GenerationSettings, backend: str) -> None:
         self.gen = gen
         self.backend = backend
-        self.model = gen.model or DEFAULT_MODELS[backend]
-        self.base_url = (gen.base_url or DEFAULT_URLS[backend]).rstrip("/")
+        self.model = gen.model or DEFAULT_MODELS.get(backend, "")  # external: resolved from /models on first use
+        self.base_url = (gen.base_url or DEFAULT_URLS.get(backend, "")).rstrip("/")
         self.supports_tools = True
         self._client: Any = None
         self._lock = threading.Lock()
@@ -130,12 +158,15 @@ class ChatModel(ABC):
         client = self._get_client()
         stream = on_delta is not None or cancel is not None
         try:
-            if stream:
-                return self._stream(client, messages, system, tools, tool_choice, on_delta, cancel)
-            return self._create(client, messages, system, tools, tool_choice)
+            with _close_on_cancel(cancel, client):
+                if stream:
+                    return self._stream(client, messages, system, tools, tool_choice, on_delta, cancel)
+                return self._create(client, messages, system, tools, tool_choice)
         except (Cancelled, RequestFailed):
             raise
         except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one clear message
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled") from None
             if tools and self._rejects_tools(exc):
                 log.info("%s: model %s rejected tools; retrying without them", self.backend, self.model)
                 self.supports_tools = False
@@ -163,11 +194,13 @@ class ChatModel(ABC):
     # -- shared helpers -----------------------------------------------------------------------------------------
 
     def _key_env(self) -> str:
-        return self.gen.api_key_env or KEY_ENVS[self.backend]
+        return self.gen.api_key_env or KEY_ENVS.get(self.backend, "OPENAI_API_KEY")
 
     def _api_key(self) -> str | None:
         """The key from the environment. Required only for the vendor's own endpoint (no base_url) or when
         `api_key_env` names a variable explicitly; local servers (Ollama, llama.cpp...) need none."""
+        if self.backend == "external" and self.gen.api_key_env is None:
+            return "no-key"  # someone else's server: never send it a vendor key from the environment
         key = os.environ.get(self._key_env()) or None
         if key:
             return key
@@ -184,8 +217,26 @@ class ChatModel(ABC):
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
+                self._prepare_server()
                 self._client = self._make_client(self._api_key())
             return self._client
+
+    def _prepare_server(self) -> None:
+        """Before the first request: `external` — check readiness (GET /health, then /models; see
+        `local.check_ready`) and take the first served model when `generation.model` is unset; `ollama` with
+        `generation.auto_start` — start `ollama serve` when nothing listens (`local.ensure_ollama`)."""
+        from ragls.answer import local
+
+        if self.backend == "external":
+            models = local.check_ready(self.base_url, min(self.gen.timeout_s, local.READY_TIMEOUT_S))
+            if not self.model:
+                models = models or local.list_models(self.base_url, min(self.gen.timeout_s,
+                                                                        local.READY_TIMEOUT_S))
+                if not models:
+                    raise RequestFailed(f"external backend at {self.base_url} lists no model; set generation.model")
+                self.model = models[0]
+        elif self.backend == "ollama" and self.gen.auto_start:
+            local.ensure_ollama(local.root_of(self.base_url))
 
     @abstractmethod
     def _make_client(self, key: str) -> Any:
@@ -244,6 +295,10 @@ class ChatModel(ABC):
         elif isinstance(exc, sdk.APIConnectionError):
             msg = (f"{where}: cannot connect ({self._server_message(exc)}); is the server running? "
                    f"Check generation.base_url")
+            if self.backend == "external":
+                from ragls.answer.local import forget_ready
+
+                forget_ready(self.base_url)
         elif isinstance(exc, sdk.AuthenticationError):
             msg = (f"{where}: the API key was rejected (HTTP 401); check {self._key_env()}"
                    + ("" if self.gen.api_key_env else " or set generation.api_key_env"))
@@ -360,7 +415,8 @@ class OpenAIChat(ChatModel):
 
 
 class AnthropicChat(ChatModel):
-    """Anthropic Messages API (`anthropic` SDK); `base_url` supported. `generation.temperature` is not sent."""
+    """Anthropic Messages API (`anthropic` SDK); `base_url` supported. `generation.temperature` is sent, capped at
+    1.0 (the Messages API's maximum)."""
 
     def _sdk(self) -> Any:
         import anthropic
@@ -412,7 +468,10 @@ class AnthropicChat(ChatModel):
             "model": self.model,
             "max_tokens": ANTHROPIC_MAX_TOKENS,
             "messages": self.convert_messages(messages),
-        }  # no temperature: current Anthropic SDKs no longer take it, so generation.temperature is OpenAI-only
+            # The Messages API takes `temperature` (0-1; generation.temperature allows OpenAI's 0-2, so it is
+            # capped), but this SDK's create() no longer has the argument: it goes in the body.
+            "extra_body": {"temperature": min(1.0, self.gen.temperature)},
+        }
         if system:
             kwargs["system"] = system
         if tools:
@@ -466,12 +525,14 @@ def make_chat_model(gen: GenerationSettings) -> ChatModel | None:
 
     Never contacts the server and never fails for a missing key: that is reported by the first `chat` call as
     `RequestFailed`, so `rag/status` can still show the configured backend. Defaults: models in DEFAULT_MODELS,
-    URLs in DEFAULT_URLS (ollama: its OpenAI-compatible endpoint at localhost:11434/v1, no key needed)."""
+    URLs in DEFAULT_URLS (ollama: its OpenAI-compatible endpoint at localhost:11434/v1, no key needed).
+    "external" is an OpenAI-compatible server someone else runs: `base_url` required (config validation), no key
+    unless `api_key_env` names one, readiness checked on first use."""
     backend = gen.resolved_backend()
     if backend == "none":
         return None
-    if backend in ("openai", "ollama"):
+    if backend in ("openai", "ollama", "external"):
         return OpenAIChat(gen, backend)
     if backend == "anthropic":
         return AnthropicChat(gen, backend)
-    raise RequestFailed(f"unknown generation backend {backend!r}; use openai, anthropic, ollama or none")
+    raise RequestFailed(f"unknown generation backend {backend!r}; use openai, anthropic, ollama, external or none")

@@ -9,7 +9,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from ragls.errors import RaglsError
+from ragls.errors import Cancelled, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,
@@ -53,6 +53,9 @@ async def rag_query(ls: RaglsServer, params: Any) -> dict:
 
 @rpc_errors
 async def rag_ask(ls: RaglsServer, params: Any) -> dict:
+    """Each ask runs in its own thread with its own cancel event and tokens; `$/cancelRequest` makes pygls answer
+    -32800 at once and cancels this coroutine, which sets the event: the LLM stream is closed (see
+    `ChatModel._stream`) and nothing more is streamed to the client."""
     p = parse(AskParams, params)
     ws = await ls.get_workspace()
     cancel = threading.Event()
@@ -61,6 +64,8 @@ async def rag_ask(ls: RaglsServer, params: Any) -> dict:
         token = p.partial_result_token
 
         def on_delta(piece: str) -> None:
+            if cancel.is_set():  # never stream into a request the client has cancelled
+                raise Cancelled("cancelled")
             ls.progress_sender.partial(token, {"delta": piece})
 
     if p.work_done_token is not None:

@@ -140,7 +140,9 @@ def to_wire_query(result, explain: bool = False) -> dict:
 
 
 def to_wire_answer(answer: Answer) -> dict:
-    return {
+    """The `rag/ask` result; `retrievalQuery` (follow-ups), `cached` (true only) and `error` ({message}, the LLM
+    failed and `answer` is extractive) are present only when they apply."""
+    out = {
         "answer": answer.text,
         "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus)} for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
@@ -148,6 +150,13 @@ def to_wire_answer(answer: Answer) -> dict:
         "abstained": answer.abstained,
         "elapsedMs": round(answer.elapsed_ms, 1),
     }
+    if answer.retrieval_query is not None:
+        out["retrievalQuery"] = answer.retrieval_query
+    if answer.cached:
+        out["cached"] = True
+    if answer.error is not None:
+        out["error"] = {"message": answer.error}
+    return out
 
 
 def to_wire_rebuild(reports, folders: list[Path], elapsed_ms: float, ws) -> dict:

@@ -34,6 +34,7 @@ local M = {}
 ---                                  "telescope", "snacks", "fzf-lua" or "select".
 ---@field highlight_ms integer       How long the cited lines stay highlighted after a jump (default 3000; 0: until
 ---                                  the next jump).
+---@field chat table                 |:RagChat| options: `layout` = "vsplit" (default), "split" or "float".
 
 ---@type ragls.Config
 M.defaults = {
@@ -51,6 +52,7 @@ M.defaults = {
   progress = true,
   picker = "auto",
   highlight_ms = 3000,
+  chat = { layout = "vsplit" },
 }
 
 M.default_keymaps = {
@@ -78,7 +80,7 @@ end
 
 -- Every top-level option (the ones whose default is nil are listed too).
 local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, start_timeout_ms, float, "
-  .. "commit_style, index_confirm_minutes, progress, picker, highlight_ms"
+  .. "commit_style, index_confirm_minutes, progress, picker, highlight_ms, chat"
 local known_keys = {}
 for key in known_list:gmatch("[%w_]+") do
   known_keys[key] = true
@@ -203,6 +205,17 @@ function M.check(cfg)
   end
   if type(cfg.highlight_ms) ~= "number" or cfg.highlight_ms < 0 then
     return false, "ragls: `highlight_ms` must be a number of milliseconds (0: until the next jump)"
+  end
+  if type(cfg.chat) ~= "table" then
+    return false, "ragls: `chat` must be a table { layout = 'vsplit' | 'split' | 'float' }"
+  end
+  for key in pairs(cfg.chat) do
+    if key ~= "layout" then
+      return false, ("ragls: unknown option `chat.%s` (known: layout)"):format(tostring(key))
+    end
+  end
+  if not vim.tbl_contains({ "vsplit", "split", "float" }, cfg.chat.layout) then
+    return false, ("ragls: `chat.layout` must be 'vsplit', 'split' or 'float', not %s"):format(vim.inspect(cfg.chat.layout))
   end
   return true, nil
 end

@@ -213,6 +213,9 @@ function M.ask(question, opts)
   end
   question = vim.trim(question)
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  if not opts.range and package.loaded["ragls.chat"] and require("ragls.chat").is_chat_buf(bufnr) then
+    return require("ragls.chat").ask(question) -- :RagAsk in the chat buffer: a follow-up in the thread
+  end
   local cleanup = function() end
   local documents, selection
   local sent = question

@@ -36,6 +36,7 @@ export function run(): Promise<void> {
       }
     });
     runner.on('pass', (test) => emit(`ok - ${test.fullTitle()}`));
+    runner.on('pending', (test) => emit(`# skip - ${test.fullTitle()}`));
     runner.on('fail', (test, error) => {
       const err = error as Error;
       emit(`not ok - ${test.fullTitle()}`);

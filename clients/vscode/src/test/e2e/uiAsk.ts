@@ -2,8 +2,9 @@
  * UI end-to-end test: installs the packaged .vsix into code-server, opens the fixture workspace in headless
  * Chromium, and does what a person does: waits for the status bar to show the index, opens the command
  * palette, runs "ragls: Ask", types a question, reads the answer panel (a webview), saves a screenshot, then
- * clicks citation [1] and checks that the cited file opens; finally, with a change staged in handbook/, clicks
- * the Source Control title button "Generate Commit Message" and reads the commit message box.
+ * clicks citation [1] and checks that the cited file opens; with a change staged in handbook/, clicks the Source
+ * Control title button "Generate Commit Message" and reads the commit message box; finally asks in the chat view
+ * and types a follow-up into it (screenshot `chat-view.png`).
  *
  *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
  *
@@ -174,6 +175,32 @@ async function main(): Promise<number> {
       }
       console.log(`#   commit box: ${JSON.stringify(text)}`);
       await page.screenshot({ path: join(shots, 'commit-message.png') });
+    }, page, shots);
+    await step('"ragls: Ask in Chat" opens the chat view; a typed follow-up becomes the second turn', async () => {
+      await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('ragls: Ask in Chat', { delay: 20 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Ask in Chat")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls: Ask in Chat")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type(QUESTION, { delay: 10 });
+      await page.keyboard.press('Enter');
+      const chat = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+      await chat.locator('section.turn details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const first = (await chat.locator('section.turn .answer').first().textContent()) ?? '';
+      if (!first.includes('beacon push --previous')) {
+        throw new Error(`first chat answer lacks the rollback command:\n${first}`);
+      }
+      await chat.locator('#input').first().click();
+      await page.keyboard.type('and how do I check which version is running?', { delay: 10 });
+      await page.keyboard.press('Enter');
+      await chat.locator('section.turn:nth-of-type(2) details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const heading = (await chat.locator('section.turn:nth-of-type(2) h3.question').first().textContent()) ?? '';
+      if (heading !== 'and how do I check which version is running?') {
+        throw new Error(`second turn heading is ${JSON.stringify(heading)}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-view.png') });
     }, page, shots);
     console.log(`# screenshots in ${shots}`);
     return 0;

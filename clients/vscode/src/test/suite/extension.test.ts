@@ -137,11 +137,93 @@ suite('ragls extension in VS Code', () => {
     const line = editor.document.getText().split('\n').findIndex((l) => l.includes('rename the gizmo service'));
     assert.ok(line >= 0);
     editor.selection = new vscode.Selection(line, 0, line, editor.document.lineAt(line).text.length);
+    api.chat.newChat();
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askSelection', 'Who owns this rename?');
     assert.ok(result, 'Ask About Selection returned nothing');
     assert.ok(result.sources.some((s) => s.path === 'meeting-notes.md'), JSON.stringify(result.sources));
     assert.ok(result.answer.includes('Priya'), result.answer);
-    assert.equal(api.panel.view.question, `Who owns this rename? (notes/meeting-notes.md:${line + 1}-${line + 1})`);
+    // It starts a turn in the chat, headed by the question and the selection's place.
+    const turn = api.chat.thread.turns.at(-1)!;
+    assert.equal(turn.shown, `Who owns this rename? (notes/meeting-notes.md:${line + 1}-${line + 1})`);
+    assert.equal(turn.status, 'done');
+    assert.ok(turn.question.includes('rename the gizmo service'), turn.question);
+  });
+
+  test('chat: two overlapping asks each land in their own turn; a follow-up carries the thread', async () => {
+    api.chat.newChat();
+    const q1 = 'How do I roll back beacon firmware?';
+    const q2 = 'Which torque wrench is used for calibration?';
+    // Both requests are in flight at once; neither waits for the other.
+    const [a, b] = await Promise.all([api.chat.ask(q1), api.chat.ask(q2)]);
+    assert.ok(a && b, 'an ask returned nothing');
+    const [t1, t2] = api.chat.thread.turns;
+    assert.equal(api.chat.thread.turns.length, 2);
+    assert.deepEqual([t1.question, t2.question], [q1, q2]);
+    assert.notEqual(a.answer, b.answer);
+    assert.ok(a.answer.includes('beacon push --previous'), a.answer);
+    assert.ok(b.answer.includes('zeta-17'), b.answer);
+    // Each turn got exactly its own stream and result (requests are tagged; nothing crossed over).
+    assert.equal(t1.result, a);
+    assert.equal(t2.result, b);
+    assert.equal(t1.streamed, a.answer);
+    assert.equal(t2.streamed, b.answer);
+    assert.equal(t1.markdown, a.answer);
+    assert.equal(t2.markdown, b.answer);
+    assert.equal((api.chat.html.match(/<section class="turn"/g) ?? []).length, 2);
+    assert.ok(api.chat.html.includes(`data-turn="${t1.requestId}"`) && api.chat.html.includes(`data-turn="${t2.requestId}"`));
+
+    // A follow-up sends the thread as history; the server returns the query it searched.
+    const c = await api.chat.ask('and how do I check which version is running?');
+    assert.ok(c, 'the follow-up returned nothing');
+    assert.ok(c.retrievalQuery && c.retrievalQuery.startsWith('and how do I check which version is running?'), c.retrievalQuery);
+    assert.ok(api.chat.html.includes('searched: '), api.chat.html);
+
+    // A citation of the second turn opens its own source.
+    const editor = await api.chat.openSource(t2.requestId, 1);
+    assertOpensAt(editor, b.sources[0]);
+
+    // Kept in workspaceState: a reload brings the thread back.
+    const stored = api.chat.store.load();
+    assert.equal(stored[0].id, api.chat.thread.id);
+    assert.deepEqual(stored[0].turns.map((t) => t.question), [q1, q2, 'and how do I check which version is running?']);
+  });
+
+  test('the ragls_search language-model tool answers agent mode where VS Code has the API', async function () {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const lm = (vscode as any).lm;
+    assert.equal(api.chatIntegrations.tool, typeof lm?.registerTool === 'function');
+    assert.equal(api.chatIntegrations.participant,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      typeof (vscode as any).chat?.createChatParticipant === 'function');
+    if (!api.chatIntegrations.tool || typeof lm.invokeTool !== 'function') {
+      this.skip(); // this editor has no language-model tool API: the chat view is the way to chat
+    }
+    const result = await lm.invokeTool('ragls_search', { input: { query: 'zeta-17 torque wrench' }, toolInvocationToken: undefined });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const text = (result.content as any[]).map((part) => part.value ?? '').join('');
+    assert.ok(text.includes('zeta-17') && /\[1\] (handbook\/)?docs\/calibration\.md:\d+/.test(text), text);
+  });
+
+  test('chat: Stop ends a pending answer, which never writes into a later turn; New Chat keeps the old thread', async () => {
+    api.chat.newChat();
+    const pending = api.chat.ask('How do I roll back beacon firmware?');
+    api.chat.stop();
+    assert.equal(await pending, undefined);
+    const stopped = api.chat.thread.turns[0];
+    assert.equal(stopped.status, 'stopped');
+    const next = await api.chat.ask('Which torque wrench is used for calibration?');
+    assert.ok(next && next.answer.includes('zeta-17'), next?.answer);
+    const [first, second] = api.chat.thread.turns;
+    assert.equal(first.status, 'stopped');
+    assert.ok(!first.markdown.includes('zeta-17'), first.markdown);
+    assert.equal(second.markdown, next.answer);
+    assert.ok(api.chat.html.includes('Stopped.'), api.chat.html);
+    const oldId = api.chat.thread.id;
+    api.chat.newChat();
+    assert.equal(api.chat.thread.turns.length, 0);
+    assert.equal(api.chat.threads[1].id, oldId);
+    assert.ok(api.chat.switchTo(oldId));
+    assert.equal(api.chat.thread.turns.length, 2);
   });
 
   test('Search Docs: choosing a result opens the file with the chunk selected', async () => {

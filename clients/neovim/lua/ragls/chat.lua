@@ -1,0 +1,420 @@
+---@mod ragls.chat A conversation with your documents: |:RagChat|.
+---
+--- One thread lives for the Neovim session: a markdown buffer with one `## question` heading per turn, the answer
+--- streamed in place under it, then the turn's sources. A follow-up (`<CR>` on a line without a citation, or
+--- |:RagAsk| in the chat buffer) sends the thread so far as `history` (docs/protocol.md), so "and how do I test
+--- that?" is searched with the previous question's context. `q` / `<C-c>` stop the answer being streamed; `gs` or
+--- `<CR>` on a `[n]` (or a source line) opens that source in the window the chat was opened from and the chat stays.
+--- `:RagChat` reopens the thread, `:RagChat new` starts a new one.
+---
+--- Each turn owns its request: its own `partialResultToken` and request id, so a delta can only ever land in the
+--- turn that asked for it, and a new question first stops the one still streaming.
+
+local config = require("ragls.config")
+local rpc = require("ragls.rpc")
+local ui = require("ragls.ui")
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace("ragls-chat")
+M.BUF_NAME = "ragls://chat"
+
+---@class ragls.ChatTurn
+---@field question string
+---@field text string           streamed text so far, then the final answer
+---@field result table|nil      the rag/ask result once it arrived
+---@field status "streaming"|"done"|"cancelled"|"error"
+---@field error string|nil
+---@field cancel fun()|nil      stops this turn's request while streaming
+
+---@class ragls.ChatThread
+---@field turns ragls.ChatTurn[]
+---@field buf integer|nil
+---@field win integer|nil
+---@field origin_win integer|nil  where sources open
+---@field line_turn table<integer, integer>   1-based line -> turn index (answer lines)
+---@field line_source table<integer, table>   1-based line -> source (source lines)
+
+---@type ragls.ChatThread
+M.thread = { turns = {}, line_turn = {}, line_source = {} }
+
+local function split_lines(text)
+  return vim.split(text, "\r?\n")
+end
+
+--- Is `bufnr` (0: current) the chat buffer?
+---@param bufnr? integer
+---@return boolean
+function M.is_chat_buf(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  return M.thread.buf ~= nil and bufnr == M.thread.buf and vim.api.nvim_buf_is_valid(bufnr)
+end
+
+--- The `history` for the next question: every finished turn's question and answer, oldest first (cancelled and
+--- failed turns are left out: their answer is not something the user saw completed).
+---@return table[] { role, content }
+function M.history()
+  local out = {}
+  for _, turn in ipairs(M.thread.turns) do
+    if turn.status == "done" and turn.result and not turn.result.abstained then
+      table.insert(out, { role = "user", content = turn.question })
+      table.insert(out, { role = "assistant", content = turn.result.answer or turn.text })
+    end
+  end
+  return out
+end
+
+--- Lines of the whole thread, and the maps from line to turn / source.
+---@return string[] lines
+---@return table<integer, integer> line_turn
+---@return table<integer, table> line_source
+function M.render_lines()
+  local lines, line_turn, line_source = {}, {}, {}
+  if #M.thread.turns == 0 then
+    return { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }, {}, {}
+  end
+  for i, turn in ipairs(M.thread.turns) do
+    if i > 1 then
+      table.insert(lines, "")
+    end
+    table.insert(lines, "## " .. turn.question)
+    local r = turn.result
+    if r and r.retrievalQuery and r.retrievalQuery ~= turn.question then
+      table.insert(lines, "_searched: " .. r.retrievalQuery .. "_")
+    end
+    table.insert(lines, "")
+    if r and r.abstained then
+      vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
+    end
+    local body = vim.trim((r and r.answer) or turn.text)
+    if body == "" and turn.status == "streaming" then
+      body = "_…_"
+    end
+    for _, l in ipairs(split_lines(body)) do
+      table.insert(lines, l)
+      line_turn[#lines] = i
+    end
+    if r and r.error and r.error.message then
+      vim.list_extend(lines, { "", "> **LLM failed:** " .. r.error.message })
+    end
+    if turn.status == "cancelled" then
+      vim.list_extend(lines, { "", "_(stopped)_" })
+    elseif turn.status == "error" then
+      vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed") })
+    end
+    if r and r.sources and #r.sources > 0 then
+      vim.list_extend(lines, { "", "### Sources" })
+      local unsupported = {}
+      for _, c in ipairs(r.citations or {}) do
+        if c.supported == false then
+          unsupported[c.n] = true
+        end
+      end
+      for _, source in ipairs(r.sources) do
+        local line = ui.source_line(source)
+        if unsupported[source.n] then
+          line = line .. "  (citation not supported by this text)"
+        end
+        table.insert(lines, line)
+        line_source[#lines] = source
+        line_turn[#lines] = i
+      end
+    end
+    if r then
+      local footer = {}
+      if r.model and r.model ~= "" then
+        table.insert(footer, r.model)
+      end
+      if r.cached then
+        table.insert(footer, "cached")
+      end
+      if r.elapsedMs then
+        table.insert(footer, ("%.1f s"):format(r.elapsedMs / 1000))
+      end
+      if #footer > 0 then
+        vim.list_extend(lines, { "", "_" .. table.concat(footer, " · ") .. "_" })
+      end
+    end
+  end
+  return lines, line_turn, line_source
+end
+
+--- Redraw the chat buffer from the thread (cheap: threads are short). Keeps the cursor at the end when it was
+--- there, so a streamed answer stays in view.
+function M.render()
+  local t = M.thread
+  if not (t.buf and vim.api.nvim_buf_is_valid(t.buf)) then
+    return
+  end
+  local lines, line_turn, line_source = M.render_lines()
+  t.line_turn, t.line_source = line_turn, line_source
+  local follow = {}
+  for _, w in ipairs(vim.fn.win_findbuf(t.buf)) do
+    local cur = vim.api.nvim_win_get_cursor(w)[1]
+    follow[w] = cur >= vim.api.nvim_buf_line_count(t.buf) - 1
+  end
+  vim.bo[t.buf].modifiable = true
+  vim.api.nvim_buf_set_lines(t.buf, 0, -1, false, lines)
+  vim.bo[t.buf].modifiable = false
+  vim.bo[t.buf].modified = false
+  vim.api.nvim_buf_clear_namespace(t.buf, ns, 0, -1)
+  for lnum in pairs(line_source) do
+    vim.api.nvim_buf_set_extmark(t.buf, ns, lnum - 1, 0, { line_hl_group = "Directory" })
+  end
+  for w, at_end in pairs(follow) do
+    if at_end and vim.api.nvim_win_is_valid(w) then
+      vim.api.nvim_win_set_cursor(w, { #lines, 0 })
+    end
+  end
+end
+
+--- The source under the cursor: the source line, or the `[n]` nearest the cursor in a turn's answer.
+---@return table|nil source
+---@return string|nil why  when there is none
+function M.source_at_cursor()
+  local t = M.thread
+  local lnum, col0 = unpack(vim.api.nvim_win_get_cursor(0))
+  if t.line_source[lnum] then
+    return t.line_source[lnum]
+  end
+  local idx = t.line_turn[lnum]
+  if not idx then
+    return nil
+  end
+  local line = vim.api.nvim_buf_get_lines(t.buf, lnum - 1, lnum, false)[1] or ""
+  local n = ui.citation_at(line, col0 + 1)
+  if not n then
+    return nil
+  end
+  local result = t.turns[idx].result
+  for _, s in ipairs(result and result.sources or {}) do
+    if s.n == n then
+      return s
+    end
+  end
+  return nil, ("ragls: this answer has no source [%d]"):format(n)
+end
+
+--- Open the source under the cursor in the window the chat came from; the chat stays (a float chat is closed
+--- so the source is visible, and `:RagChat` brings it back). Returns true when it jumped.
+---@return boolean
+function M.follow()
+  local source, why = M.source_at_cursor()
+  if not source then
+    if why then
+      rpc.notify(why, vim.log.levels.WARN)
+    end
+    return false
+  end
+  local t = M.thread
+  local chat_win = vim.api.nvim_get_current_win()
+  local target = t.origin_win
+  if not (target and vim.api.nvim_win_is_valid(target)) or target == chat_win then
+    vim.cmd((config.values.chat.layout == "split" and "aboveleft split" or "aboveleft vsplit"))
+    target = vim.api.nvim_get_current_win()
+    t.origin_win = target
+  end
+  local is_float = vim.api.nvim_win_get_config(chat_win).relative ~= ""
+  local jumped = ui.jump_to_source(source, target)
+  if jumped and is_float and vim.api.nvim_win_is_valid(chat_win) then
+    vim.api.nvim_win_close(chat_win, true)
+  end
+  return jumped
+end
+
+--- Stop the answer being streamed, if any. Returns true when one was stopped.
+---@return boolean
+function M.cancel()
+  local stopped = false
+  for _, turn in ipairs(M.thread.turns) do
+    if turn.status == "streaming" and turn.cancel then
+      turn.cancel()
+      stopped = true
+    end
+  end
+  return stopped
+end
+
+local function set_keymaps(buf)
+  local function map(lhs, rhs, desc)
+    vim.keymap.set("n", lhs, rhs, { buffer = buf, desc = "ragls chat: " .. desc, nowait = true })
+  end
+  map("<CR>", function()
+    if M.source_at_cursor() then
+      M.follow()
+      return
+    end
+    vim.ui.input({ prompt = #M.thread.turns > 0 and "Follow-up: " or "Ask ragls: " }, function(input)
+      if input and vim.trim(input) ~= "" then
+        M.ask(input)
+      end
+    end)
+  end, "open the source under the cursor, else ask a follow-up")
+  map("gs", M.follow, "open the source under the cursor")
+  map("<C-c>", M.cancel, "stop the answer")
+  map("q", function()
+    if not M.cancel() then
+      vim.cmd("close")
+    end
+  end, "stop the answer, or close the chat window")
+end
+
+local function ensure_buf()
+  local t = M.thread
+  if t.buf and vim.api.nvim_buf_is_valid(t.buf) then
+    return t.buf
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide" -- closing the window keeps the thread
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, M.BUF_NAME)
+  vim.bo[buf].filetype = "markdown"
+  t.buf = buf
+  set_keymaps(buf)
+  M.render()
+  return buf
+end
+
+--- Show the chat buffer (focus it when it is already shown) in the configured layout; returns its window.
+---@return integer win
+function M.open()
+  local t = M.thread
+  local buf = ensure_buf()
+  local cur = vim.api.nvim_get_current_win()
+  if cur ~= t.win or not vim.api.nvim_win_is_valid(cur) then
+    t.origin_win = cur
+  end
+  for _, w in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_set_current_win(w)
+    t.win = w
+    return w
+  end
+  local layout = config.values.chat.layout
+  local win
+  if layout == "float" then
+    local fcfg = config.values.float
+    local width = math.min(vim.o.columns, math.max(40, math.floor(vim.o.columns * (fcfg.width or 0.8))))
+    local height = math.min(vim.o.lines - 2, math.max(5, math.floor(vim.o.lines * (fcfg.height or 0.7))))
+    win = vim.api.nvim_open_win(buf, true, {
+      relative = "editor", width = width, height = height, style = "minimal", border = fcfg.border or "rounded",
+      row = math.floor((vim.o.lines - height) / 2) - 1, col = math.floor((vim.o.columns - width) / 2),
+      title = " ragls chat ", title_pos = "center",
+    })
+  else
+    vim.cmd(layout == "split" and "belowright split" or "belowright vsplit")
+    win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, buf)
+  end
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].conceallevel = 2
+  t.win = win
+  local last = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_win_set_cursor(win, { last, 0 })
+  return win
+end
+
+--- Start a new thread: stops the answer being streamed and clears the turns.
+function M.new()
+  M.cancel()
+  M.thread.turns = {}
+  M.render()
+end
+
+--- Ask `question` as the next turn of the thread (a follow-up when there are turns). Opens the chat.
+---@param question string
+---@param opts? { documents?: string[], on_result?: fun(result: table), cleanup?: fun() }
+---@return ragls.ChatTurn|nil
+function M.ask(question, opts)
+  opts = opts or {}
+  question = vim.trim(question or "")
+  if question == "" then
+    return nil
+  end
+  M.cancel() -- one answer streams at a time; the older one is stopped, never mixed into the new turn
+  local history = M.history()
+  ---@type ragls.ChatTurn
+  local turn = { question = question, text = "", status = "streaming" }
+  table.insert(M.thread.turns, turn)
+  M.open()
+  M.render()
+  local finished = false
+  local token = rpc.open_stream(function(delta)
+    if turn.status == "streaming" then
+      turn.text = turn.text .. delta
+      M.render()
+    end
+  end)
+  local function done(status)
+    if finished then
+      return
+    end
+    finished = true
+    rpc.close_stream(token)
+    turn.cancel = nil
+    turn.status = status
+    if opts.cleanup then
+      opts.cleanup()
+    end
+  end
+  turn.cancel = function()
+    done("cancelled")
+    M.render()
+  end
+  rpc.request("rag/ask", {
+    question = question,
+    topK = config.values.top_k,
+    documents = opts.documents,
+    history = #history > 0 and history or nil,
+    partialResultToken = token,
+  }, function(result)
+    if finished then
+      return -- cancelled meanwhile: a late result does not overwrite the stopped turn
+    end
+    if opts.on_result then
+      opts.on_result(result)
+    end
+    turn.result = result
+    turn.text = result.answer or turn.text
+    done("done")
+    M.render()
+  end, {
+    on_error = function(err)
+      if finished then
+        return
+      end
+      turn.error = rpc.error_text("rag/ask", err)
+      done(err.code == -32800 and "cancelled" or "error")
+      M.render()
+    end,
+    on_sent = function(client, request_id)
+      if finished then -- stopped before the request went out
+        rpc.cancel(client, request_id)
+        return
+      end
+      turn.cancel = function()
+        done("cancelled")
+        rpc.cancel(client, request_id)
+        M.render()
+      end
+    end,
+  })
+  return turn
+end
+
+--- |:RagChat|: no argument reopens the thread; "new" starts a new one; anything else is asked in the thread.
+---@param args string
+function M.command(args)
+  args = vim.trim(args or "")
+  if args == "new" then
+    M.new()
+    M.open()
+  elseif args == "" then
+    M.open()
+  else
+    M.ask(args)
+  end
+end
+
+return M

@@ -1,0 +1,144 @@
+-- :RagChat against the real server with the openai backend pointed at the loopback LLM server (started by
+-- tests/clients/test_neovim.py for `*_llm_spec.lua`): two turns in one thread (the follow-up carries the history;
+-- the pytest side asserts what the model received), a jump to a source and back, cancel with `q`, `:RagChat new`,
+-- and the float layout. The fake model answers "The frobnicator timeout defaults to 42 seconds [1]." and waits
+-- 20 s before answering anything that contains "(please-wait)".
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+H.load_plugin_for_workspace()
+local client = H.open_and_wait_indexed("README.md", 3)
+local readme_win = vim.api.nvim_get_current_win()
+local chat
+
+local function headings()
+  local out = {}
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)) do
+    if l:match("^## ") then
+      table.insert(out, l)
+    end
+  end
+  return out
+end
+
+local function wait_turn(i, status)
+  return H.wait_for(function()
+    local t = chat.thread.turns[i]
+    return t and t.status == (status or "done") and t
+  end, 60000, ("turn %d to be %s"):format(i, status or "done"))
+end
+
+H.it(":RagChat opens an empty thread in a vertical split", function()
+  vim.cmd("RagChat")
+  chat = require("ragls.chat")
+  H.ok(chat.is_chat_buf(0), "the chat buffer is current")
+  H.eq(2, #vim.api.nvim_tabpage_list_wins(0), "two windows")
+  H.eq("", vim.api.nvim_win_get_config(0).relative, "a split, not a float")
+  H.eq("markdown", vim.bo.filetype, "markdown")
+  H.eq(0, #chat.thread.turns, "no turns yet")
+end)
+
+H.it(":RagAsk in the chat buffer streams the first turn under its ## heading", function()
+  vim.cmd("RagAsk How long is the frobnicator timeout?")
+  local turn = wait_turn(1)
+  H.eq("The frobnicator timeout defaults to 42 seconds [1].", turn.result.answer, "answer")
+  H.eq(nil, turn.result.retrievalQuery, "no history: no rewrite")
+  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
+  H.eq("## How long is the frobnicator timeout?", lines[1], "heading")
+  H.ok(vim.tbl_contains(lines, "The frobnicator timeout defaults to 42 seconds [1]."), "answer line")
+  H.ok(vim.tbl_contains(lines, "### Sources"), "sources listed")
+end)
+
+H.it("<CR> on a line without a citation asks a follow-up with the history; both turns stay", function()
+  local input = vim.ui.input
+  vim.ui.input = function(opts, cb)
+    H.eq("Follow-up: ", opts.prompt, "prompt")
+    cb("and how do I change it?")
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  vim.ui.input = input
+  local turn = wait_turn(2)
+  H.eq("how to change the frobnicator timeout", turn.result.retrievalQuery, "the rewritten query came back")
+  H.eq({ "## How long is the frobnicator timeout?", "## and how do I change it?" }, headings(), "two turns")
+  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
+  H.ok(vim.tbl_contains(lines, "_searched: how to change the frobnicator timeout_"), "what was searched is shown")
+  H.eq({
+    { role = "user", content = "How long is the frobnicator timeout?" },
+    { role = "assistant", content = "The frobnicator timeout defaults to 42 seconds [1]." },
+    { role = "user", content = "and how do I change it?" },
+    { role = "assistant", content = "The frobnicator timeout defaults to 42 seconds [1]." },
+  }, chat.history(), "history for the next turn")
+end)
+
+H.it("gs on [1] of the second turn opens the source beside the chat, which stays", function()
+  local chat_win = vim.api.nvim_get_current_win()
+  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
+  local lnum
+  for i = #lines, 1, -1 do
+    if lines[i] == "The frobnicator timeout defaults to 42 seconds [1]." then
+      lnum = i
+      break
+    end
+  end
+  local source = chat.thread.turns[2].result.sources[1]
+  vim.api.nvim_win_set_cursor(0, { lnum, (lines[lnum]:find("[1]", 1, true)) })
+  vim.api.nvim_feedkeys("gs", "mx", false)
+  H.eq(readme_win, vim.api.nvim_get_current_win(), "the source opened in the window the chat came from")
+  H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "file")
+  H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line")
+  H.ok(vim.api.nvim_win_is_valid(chat_win), "chat window still open")
+  H.eq(chat.thread.buf, vim.api.nvim_win_get_buf(chat_win), "still showing the thread")
+  H.screenshot("neovim-chat-vsplit")
+end)
+
+H.it(":RagChat goes back to the thread with both turns", function()
+  vim.cmd("RagChat")
+  H.ok(chat.is_chat_buf(0), "back in the chat")
+  H.eq(2, #vim.api.nvim_tabpage_list_wins(0), "no extra window")
+  H.eq(2, #headings(), "both turns")
+end)
+
+H.it("q stops a streaming answer; the turn says so and the server acknowledges", function()
+  H.notes = {}
+  vim.cmd("RagAsk (please-wait) What does the frobnicator do?")
+  local turn = chat.thread.turns[3]
+  H.wait_for(function()
+    return next(client.requests) ~= nil
+  end, 10000, "the request to be pending")
+  vim.api.nvim_feedkeys("q", "mx", false)
+  H.eq("cancelled", turn.status, "stopped")
+  H.ok(chat.is_chat_buf(0), "q while streaming does not close the chat")
+  H.ok(vim.tbl_contains(vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false), "_(stopped)_"), "marked")
+  H.wait_for(function()
+    return next(client.requests) == nil
+  end, 10000, "the server to acknowledge the cancellation")
+  for _, n in ipairs(H.notes) do
+    H.ok(n.level < vim.log.levels.WARN, "no warning or error: " .. n.msg)
+  end
+  -- A stopped turn is not sent as history.
+  H.eq(4, #chat.history(), "two finished turns in the history")
+end)
+
+H.it(":RagChat new starts over; q closes the idle chat window", function()
+  vim.cmd("RagChat new")
+  H.eq(0, #chat.thread.turns, "empty thread")
+  H.eq("# ragls chat", vim.api.nvim_buf_get_lines(chat.thread.buf, 0, 1, false)[1], "placeholder")
+  vim.api.nvim_feedkeys("q", "mx", false)
+  H.eq(1, #vim.api.nvim_tabpage_list_wins(0), "chat window closed")
+end)
+
+H.it("layout = float opens the thread in a float", function()
+  require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "float" } })
+  vim.cmd("RagChat How long is the frobnicator timeout?")
+  H.ok(vim.api.nvim_win_get_config(0).relative ~= "", "a float")
+  wait_turn(1)
+  H.eq(1, #headings(), "one turn")
+end)
+
+H.it("an invalid layout is refused with a clear message", function()
+  local ok = require("ragls").setup({ cmd = H.server_cmd, chat = { layout = "tab" } })
+  H.eq(false, ok, "refused")
+  H.ok(#H.notes_matching("`chat.layout` must be 'vsplit', 'split' or 'float'") > 0, "message")
+end)
+
+H.finish()

@@ -1,0 +1,438 @@
+/**
+ * The ragls chat view (a webview view in the ragls side bar): a conversation thread — each turn's question, its
+ * answer streamed with clickable `[n]` citations, and its sources — an input box for follow-ups, Stop while an
+ * answer streams, New Chat, and a list of the workspace's last threads (kept in `workspaceState`, so a reload
+ * brings them back).
+ *
+ * Each turn is tagged with its own `requestId` and its own progress token and cancellation source: deltas and the
+ * result are applied only to the turn (in the thread) that started the request, so overlapping asks each land in
+ * their own turn and a stale stream never writes into a newer one. Follow-ups send the finished turns as `history`
+ * (docs/protocol.md); the server rewrites them into a standalone query and returns it as `retrievalQuery`.
+ *
+ * Markdown is rendered in the extension host by markdown-it with raw HTML disabled (as the answer panel does); the
+ * webview's CSP allows no remote resources and only its own nonce'd script and style.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { createRenderer, openSource, sourceLabel } from '../answer';
+import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes } from '../protocol';
+import type { ServerManager } from '../server';
+import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+export interface ChatAskOptions {
+  /** Heading shown for the turn (default: the question). */
+  shown?: string;
+  /** `documents` for this turn (e.g. the selection's file). */
+  documents?: string[];
+}
+
+export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewType = 'ragls.chat';
+  /** The workspace's threads, the current one first. */
+  threads: ChatThread[];
+  private view: vscode.WebviewView | undefined;
+  private seq = 0;
+  private readonly cancels = new Map<number, vscode.CancellationTokenSource>();
+  private readonly render = createRenderer();
+  private renderTimer: NodeJS.Timeout | undefined;
+  private readonly _onDidUpdate = new vscode.EventEmitter<ChatThread>();
+  /** Fires after each change of the current thread (tests wait on it). */
+  readonly onDidUpdate = this._onDidUpdate.event;
+  /** The last HTML posted (tests read it). */
+  html = '';
+
+  constructor(
+    private readonly server: ServerManager,
+    /** Where the threads are kept (`workspaceState`). */
+    readonly store: ThreadStore,
+    private readonly describeError: (error: unknown) => string,
+  ) {
+    this.threads = store.load();
+    if (!this.threads.length) {
+      this.threads = [newThread()];
+    }
+    this.seq = Math.max(0, ...this.threads.flatMap((t) => t.turns.map((turn) => turn.requestId)));
+  }
+
+  /** The thread shown (and continued by the next question). */
+  get thread(): ChatThread {
+    return this.threads[0];
+  }
+
+  /** Is any answer still streaming? */
+  get busy(): boolean {
+    return this.cancels.size > 0;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = { enableScripts: true, localResourceRoots: [] };
+    view.webview.html = this.shell(view.webview);
+    view.webview.onDidReceiveMessage((message) => void this.handleMessage(message));
+    view.onDidDispose(() => (this.view = undefined));
+  }
+
+  /** Bring the chat view into sight (without taking focus from the editor). */
+  reveal(): void {
+    if (this.view) {
+      this.view.show(true);
+    } else {
+      void vscode.commands.executeCommand(`${ChatView.viewType}.focus`).then(undefined, () => undefined);
+    }
+  }
+
+  /**
+   * Ask `question` as the next turn of the current thread; resolves with the result (undefined when stopped or
+   * failed: the turn then says so). Never throws.
+   */
+  async ask(question: string, opts: ChatAskOptions = {}): Promise<AskResult | undefined> {
+    question = question.trim();
+    if (!question) {
+      return undefined;
+    }
+    const thread = this.thread; // a New Chat meanwhile does not move this turn
+    const history = historyOf(thread);
+    const turn: ChatTurn = {
+      requestId: ++this.seq,
+      question,
+      shown: opts.shown ?? question,
+      markdown: '',
+      streamed: '',
+      status: 'waiting',
+    };
+    thread.turns.push(turn);
+    const cancel = new vscode.CancellationTokenSource();
+    this.cancels.set(turn.requestId, cancel);
+    this.reveal();
+    this.changed(true);
+    try {
+      const result = await this.server.withProgressToken(
+        AskDeltaProgress,
+        (value) => this.applyDelta(thread, turn.requestId, value.delta),
+        (token) =>
+          this.server.request(
+            AskRequest,
+            {
+              question,
+              partialResultToken: token,
+              ...(history.length ? { history } : {}),
+              ...(opts.documents?.length ? { documents: opts.documents } : {}),
+            },
+            cancel.token,
+          ),
+      );
+      const target = this.find(thread, turn.requestId);
+      if (!target || target.status === 'stopped') {
+        return undefined;
+      }
+      target.result = result;
+      target.markdown = result.answer;
+      target.status = 'done';
+      return result;
+    } catch (error) {
+      const target = this.find(thread, turn.requestId);
+      if (target) {
+        const cancelled = cancel.token.isCancellationRequested
+          || (error instanceof Error && 'code' in error && (error as { code: number }).code === ErrorCodes.RequestCancelled);
+        target.status = cancelled ? 'stopped' : 'error';
+        if (!cancelled) {
+          target.error = this.describeError(error);
+        }
+      }
+      return undefined;
+    } finally {
+      this.cancels.delete(turn.requestId);
+      cancel.dispose();
+      this.changed(true);
+    }
+  }
+
+  /** Stop every answer still streaming (their turns keep what arrived, marked stopped). */
+  stop(): void {
+    for (const [requestId, cancel] of this.cancels) {
+      for (const thread of this.threads) {
+        const turn = this.find(thread, requestId);
+        if (turn && (turn.status === 'waiting' || turn.status === 'streaming')) {
+          turn.status = 'stopped';
+        }
+      }
+      cancel.cancel();
+    }
+    this.changed(true);
+  }
+
+  /** Start a new thread (the current one is kept in the list); answers still streaming are stopped. */
+  newChat(): void {
+    this.stop();
+    if (this.thread.turns.length) {
+      this.threads.unshift(newThread());
+    }
+    this.changed(true);
+  }
+
+  /** Make the stored thread `id` the current one. */
+  switchTo(id: string): boolean {
+    const i = this.threads.findIndex((t) => t.id === id);
+    if (i <= 0) {
+      return i === 0;
+    }
+    const [thread] = this.threads.splice(i, 1);
+    this.threads.unshift(thread);
+    this.changed(true);
+    return true;
+  }
+
+  /** Open source `n` of turn `requestId` beside the chat; returns the editor. */
+  async openSource(requestId: number, n: number): Promise<vscode.TextEditor | undefined> {
+    const turn = this.find(this.thread, requestId);
+    const source = turn?.result?.sources.find((s) => s.n === n);
+    return source ? openSource(source, vscode.ViewColumn.Active) : undefined;
+  }
+
+  /** Messages from the webview: ready, ask {text}, stop, new, switch {id}, open {turn, n}. */
+  async handleMessage(message: unknown): Promise<unknown> {
+    const msg = message as { type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown };
+    switch (msg?.type) {
+      case 'ready':
+        this.post();
+        return undefined;
+      case 'ask':
+        return typeof msg.text === 'string' ? this.ask(msg.text) : undefined;
+      case 'stop':
+        return this.stop();
+      case 'new':
+        return this.newChat();
+      case 'switch':
+        return typeof msg.id === 'string' ? this.switchTo(msg.id) : undefined;
+      case 'open':
+        return typeof msg.turn === 'number' && typeof msg.n === 'number' ? this.openSource(msg.turn, msg.n) : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private find(thread: ChatThread, requestId: number): ChatTurn | undefined {
+    return thread.turns.find((t) => t.requestId === requestId);
+  }
+
+  private applyDelta(thread: ChatThread, requestId: number, delta: string): void {
+    const turn = this.find(thread, requestId);
+    if (!turn || (turn.status !== 'waiting' && turn.status !== 'streaming')) {
+      return; // a stale stream: its turn is finished, stopped or gone
+    }
+    turn.status = 'streaming';
+    turn.markdown += delta;
+    turn.streamed += delta;
+    this.changed(false);
+  }
+
+  /** Re-render (at once, or at most every 50 ms while streaming) and store the threads. */
+  private changed(now: boolean): void {
+    if (now) {
+      if (this.renderTimer) {
+        clearTimeout(this.renderTimer);
+        this.renderTimer = undefined;
+      }
+      void this.store.save(this.threads);
+      this.post();
+    } else if (!this.renderTimer) {
+      this.renderTimer = setTimeout(() => {
+        this.renderTimer = undefined;
+        this.post();
+      }, 50);
+    }
+  }
+
+  private turnHtml(turn: ChatTurn): string {
+    const r = turn.result;
+    const sources = r?.sources ?? [];
+    const known = new Set(sources.map((s) => s.n));
+    const parts = [`<section class="turn" data-turn="${turn.requestId}">`, `<h3 class="question">${escapeHtml(turn.shown)}</h3>`];
+    if (r?.retrievalQuery && r.retrievalQuery !== turn.question) {
+      parts.push(`<p class="meta">searched: ${escapeHtml(r.retrievalQuery)}</p>`);
+    }
+    if (turn.status === 'waiting') {
+      parts.push('<p class="status">Searching your docs…</p>');
+    }
+    if (r?.abstained) {
+      parts.push('<div class="abstained" role="note"><strong>No answer.</strong> The indexed documents do not seem to cover this question.</div>');
+    }
+    if (turn.markdown) {
+      parts.push(`<div class="answer">${this.render(turn.markdown, known)}</div>`);
+    }
+    if (turn.status === 'streaming') {
+      parts.push('<p class="status">…</p>');
+    }
+    if (turn.status === 'stopped') {
+      parts.push('<p class="status stopped">Stopped.</p>');
+    }
+    if (r?.error) {
+      parts.push(`<div class="error" role="alert">The LLM failed, so this is an extractive answer: ${escapeHtml(r.error.message)}</div>`);
+    }
+    if (turn.error) {
+      parts.push(`<div class="error" role="alert">${escapeHtml(turn.error)}</div>`);
+    }
+    if (sources.length) {
+      const supported = new Map((r?.citations ?? []).map((c) => [c.n, c.supported]));
+      const items = sources
+        .map((s) => {
+          const title = s.title ? ` — ${escapeHtml(s.title)}` : '';
+          const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
+          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${title}${flag}</li>`;
+        })
+        .join('');
+      parts.push(`<details class="sources" open><summary>Sources (${sources.length})</summary><ol>${items}</ol></details>`);
+    }
+    if (r) {
+      const meta = [r.model || 'extractive', ...(r.cached ? ['cached'] : []), `${(r.elapsedMs / 1000).toFixed(1)} s`];
+      parts.push(`<p class="meta">${escapeHtml(meta.join(' · '))}</p>`);
+    }
+    parts.push('</section>');
+    return parts.join('\n');
+  }
+
+  private bodyHtml(): string {
+    const turns = this.thread.turns;
+    if (!turns.length) {
+      return '<p class="empty">Ask a question about the docs in this workspace. Follow-up questions continue the thread.</p>';
+    }
+    return turns.map((t) => this.turnHtml(t)).join('\n');
+  }
+
+  private threadOptions(): { id: string; label: string }[] {
+    return this.threads.map((t, i) => {
+      const first = t.turns[0]?.shown ?? 'New chat';
+      const label = first.length > 60 ? `${first.slice(0, 59)}…` : first;
+      return { id: t.id, label: i === 0 ? `${label} (current)` : `${label} · ${t.turns.length} turn(s)` };
+    });
+  }
+
+  private lastBusy = false;
+
+  private post(): void {
+    if (this.busy !== this.lastBusy) {
+      this.lastBusy = this.busy;
+      void vscode.commands.executeCommand('setContext', 'ragls.chatBusy', this.busy);
+    }
+    this.html = this.bodyHtml();
+    void this.view?.webview.postMessage({ type: 'render', html: this.html, busy: this.busy, threads: this.threadOptions() });
+    this._onDidUpdate.fire(this.thread);
+  }
+
+  /** The static page: toolbar (New Chat, thread list), the thread, and the input with Send / Stop. */
+  private shell(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const csp = [
+      "default-src 'none'",
+      `style-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource} data:`,
+      "font-src 'none'",
+      "connect-src 'none'",
+      "frame-src 'none'",
+      "form-action 'none'",
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>ragls chat</title>
+<style nonce="${nonce}">
+  body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0; margin: 0; display: flex; flex-direction: column; height: 100vh; }
+  header { display: flex; gap: .4em; padding: .4em .6em; border-bottom: 1px solid var(--vscode-panel-border); }
+  header select { flex: 1; min-width: 0; background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border); }
+  main { flex: 1; overflow-y: auto; padding: 0 .8em; line-height: 1.5; }
+  section.turn { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .6em; }
+  h3.question { font-size: 1.05em; margin: .8em 0 .3em; }
+  a { color: var(--vscode-textLink-foreground); text-decoration: none; cursor: pointer; }
+  a:hover { text-decoration: underline; }
+  a.cite { font-size: .85em; vertical-align: super; }
+  code, pre { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); }
+  pre { padding: .6em; overflow-x: auto; }
+  .abstained { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: .4em .8em; margin: .6em 0; }
+  .error { border-left: 3px solid var(--vscode-editorError-foreground); padding: .4em .8em; margin: .6em 0; }
+  .status, .meta, .empty { color: var(--vscode-descriptionForeground); }
+  .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
+  details.sources ol { padding-left: 1.2em; list-style: none; margin: .2em 0; }
+  footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
+  textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }
+  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: .3em .8em; cursor: pointer; }
+  button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+  [hidden] { display: none !important; }
+</style>
+</head>
+<body>
+<header>
+  <select id="threads" title="Earlier chats in this workspace"></select>
+  <button id="new" class="secondary" title="Start a new chat">New Chat</button>
+</header>
+<main id="content"><p class="empty">Loading…</p></main>
+<footer>
+  <textarea id="input" rows="2" placeholder="Ask a question, or a follow-up (Enter to send, Shift+Enter for a new line)"></textarea>
+  <button id="send">Send</button>
+  <button id="stop" class="secondary" hidden>Stop</button>
+</footer>
+<script nonce="${nonce}">
+  const vscode = acquireVsCodeApi();
+  const content = document.getElementById('content');
+  const input = document.getElementById('input');
+  const send = document.getElementById('send');
+  const stop = document.getElementById('stop');
+  const threads = document.getElementById('threads');
+  window.addEventListener('message', (event) => {
+    const msg = event.data;
+    if (!msg || msg.type !== 'render') { return; }
+    const atEnd = content.scrollTop + content.clientHeight >= content.scrollHeight - 40;
+    content.innerHTML = msg.html;
+    if (atEnd) { content.scrollTop = content.scrollHeight; }
+    stop.hidden = !msg.busy;
+    threads.innerHTML = '';
+    for (const t of msg.threads || []) {
+      const o = document.createElement('option');
+      o.value = t.id; o.textContent = t.label;
+      threads.appendChild(o);
+    }
+  });
+  function submit() {
+    const text = input.value.trim();
+    if (!text) { return; }
+    input.value = '';
+    vscode.postMessage({ type: 'ask', text });
+  }
+  send.addEventListener('click', submit);
+  input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); submit(); } });
+  stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+  document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
+  threads.addEventListener('change', () => vscode.postMessage({ type: 'switch', id: threads.value }));
+  content.addEventListener('click', (event) => {
+    const link = event.target.closest('a');
+    if (!link) { return; }
+    event.preventDefault();
+    const turn = link.closest('section.turn');
+    const n = Number(link.dataset.n);
+    if (turn && link.dataset.n !== undefined && Number.isInteger(n)) {
+      vscode.postMessage({ type: 'open', turn: Number(turn.dataset.turn), n });
+    }
+  });
+  vscode.postMessage({ type: 'ready' });
+</script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    if (this.renderTimer) {
+      clearTimeout(this.renderTimer);
+    }
+    for (const cancel of this.cancels.values()) {
+      cancel.cancel();
+    }
+    this._onDidUpdate.dispose();
+  }
+}

@@ -1,0 +1,245 @@
+"""Follow-up questions in `rag/ask`: standalone query rewrite, the recent turns carried in the prompt, and a
+rolling summary of older turns.
+
+A *turn* is one exchange: a user question and, when there is one, the assistant's answer. `history` arrives from
+the client as `{role, content}` messages (the protocol's shape), oldest first; the server keeps no conversation
+state of its own except `SummaryMemo`, a content-keyed memo of summaries (so a rolling summary costs one LLM call
+per new turn that leaves the window, not one per ask).
+
+- Rewrite (`standalone_query`): with a model, one short non-streamed call turns "and how do I test that?" into a
+  query that stands on its own (the technique of LangChain's history-aware retriever / LlamaIndex's
+  condense-question chat engine). Without one, or when that call fails, a rule carries the previous question's
+  key terms (content words, see `cite.content_words`) the follow-up lacks.
+- Prompt: the most recent PROMPT_TURNS turns verbatim (fewer when `memory_max_turns` is smaller), preceded by the summary when there is one.
+- Memory (`generation.memory_max_turns`, default 20; 0 = none): when the conversation, counting the new question,
+  has more turns than that, every turn older than the verbatim window is folded into one summary by one LLM call
+  (`summarize`), extending the previous summary when the memo has it. When that call fails the old turns are
+  dropped silently: a conversation never fails because of its memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ragls.answer.cite import content_words
+from ragls.errors import Cancelled, RaglsError
+
+log = logging.getLogger(__name__)
+
+PROMPT_TURNS = 6  # turns carried verbatim in the prompt (Continue and aichat send a similar short window)
+REWRITE_TURNS = 3  # turns the rewrite call sees
+MAX_CARRIED_TERMS = 8  # key terms the rule carries from the previous question
+MAX_TURN_CHARS = 4000  # a long past answer is cut to this in the prompt, the rewrite and the summary
+SUMMARY_MAX_CHARS = 2000
+MEMO_SIZE = 256
+
+REWRITE_SYSTEM = ("You rewrite a follow-up question into a standalone search query for a document search. "
+                  "Resolve pronouns and references (\"that\", \"it\", \"the second one\") from the conversation. "
+                  "Reply with the query only, on one line, no quotes, no explanation. If the question already "
+                  "stands on its own, repeat it unchanged.")
+SUMMARY_SYSTEM = ("Summarize this conversation between a user and an assistant that answers from project "
+                  "documents, for the assistant's memory: the questions asked, the facts established and any "
+                  "preferences the user stated, in at most 150 words. Keep file names and [n] references out. "
+                  "Reply with the summary only.")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+SUMMARY_HEADER = "Summary of the earlier conversation (for context; not a source):"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange: the user's question and the assistant's answer ("" when the client sent none)."""
+
+    question: str
+    answer: str = ""
+
+    def messages(self) -> list[dict]:
+        out = [{"role": "user", "content": self.question[:MAX_TURN_CHARS]}]
+        if self.answer:
+            out.append({"role": "assistant", "content": self.answer[:MAX_TURN_CHARS]})
+        return out
+
+
+def to_turns(history: list[dict] | None) -> list[Turn]:
+    """Client messages (`{role: "user" | "assistant", content: str}`, oldest first) → turns. Other roles, non-string
+    or blank contents are ignored; an assistant message with no question before it is dropped; two user messages
+    in a row make two turns."""
+    turns: list[Turn] = []
+    pending: str | None = None
+    for m in history or []:
+        if not isinstance(m, dict) or not isinstance(m.get("content"), str) or not m["content"].strip():
+            continue
+        if m.get("role") == "user":
+            if pending is not None:
+                turns.append(Turn(pending))
+            pending = m["content"].strip()
+        elif m.get("role") == "assistant" and pending is not None:
+            turns.append(Turn(pending, m["content"].strip()))
+            pending = None
+    if pending is not None:
+        turns.append(Turn(pending))
+    return turns
+
+
+def carry_terms(question: str, turns: list[Turn]) -> str:
+    """The rule used without a model: `question` plus up to MAX_CARRIED_TERMS words of the previous question whose
+    content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order. Unchanged
+    without history."""
+    if not turns:
+        return question
+    have = set(content_words(question))
+    extra: list[str] = []
+    for word in _WORD.findall(turns[-1].question):
+        stems = content_words(word)
+        if not stems or stems[0] in have:
+            continue
+        have.add(stems[0])
+        extra.append(word)
+    extra = extra[:MAX_CARRIED_TERMS]
+    return f"{question} {' '.join(extra)}" if extra else question
+
+
+def _transcript(turns: list[Turn]) -> str:
+    lines = []
+    for t in turns:
+        lines.append(f"User: {t.question[:MAX_TURN_CHARS]}")
+        if t.answer:
+            lines.append(f"Assistant: {t.answer[:MAX_TURN_CHARS]}")
+    return "\n".join(lines)
+
+
+def standalone_query(question: str, turns: list[Turn], chat=None,
+                     cancel: threading.Event | None = None) -> str:
+    """The retrieval query for `question` after `turns`: the model's one-line rewrite (one short call, non-streamed,
+    the last REWRITE_TURNS turns; stopped when `cancel` is set), else `carry_terms`. A failed or empty rewrite falls back to the rule; a reply
+    longer than 3x the question plus 200 chars (a model answering instead of rewriting) too.
+    Raises Cancelled only."""
+    if not turns:
+        return question
+    if chat is not None:
+        prompt = (f"Conversation:\n{_transcript(turns[-REWRITE_TURNS:])}\n\nFollow-up question: {question}\n\n"
+                  f"Standalone search query:")
+        try:
+            reply = chat.chat([{"role": "user", "content": prompt}], system=REWRITE_SYSTEM, cancel=cancel)
+        except Cancelled:
+            raise
+        except RaglsError as exc:
+            log.info("query rewrite failed, using the previous question's terms: %s", exc)
+        else:
+            lines = [ln.strip().strip('"').strip() for ln in reply.text.splitlines() if ln.strip()]
+            text = lines[0] if lines else ""
+            if text.lower().startswith(("standalone search query:", "query:")):
+                text = text.split(":", 1)[1].strip()
+            if text and len(text) <= 3 * len(question) + 200:
+                return text
+    return carry_terms(question, turns)
+
+
+class SummaryMemo:
+    """Thread-safe LRU memo: hash of a run of turns → its summary (at most MEMO_SIZE entries)."""
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self._size = size
+        self._data: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(turns: list[Turn]) -> str:
+        raw = json.dumps([[t.question, t.answer] for t in turns], ensure_ascii=False)
+        return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get(self, turns: list[Turn]) -> str | None:
+        k = self.key(turns)
+        with self._lock:
+            if k in self._data:
+                self._data.move_to_end(k)
+                return self._data[k]
+        return None
+
+    def put(self, turns: list[Turn], summary: str) -> None:
+        with self._lock:
+            self._data[self.key(turns)] = summary
+            self._data.move_to_end(self.key(turns))
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
+
+def summarize(old: list[Turn], chat, memo: SummaryMemo | None, cancel: threading.Event | None = None) -> str | None:
+    """One summary of the turns `old` (oldest first) by one LLM call, extending the memo's summary of the longest
+    prefix of `old` it holds. None when the call fails (logged, never raised) or there is no model. Raises
+    Cancelled when `cancel` is set."""
+    if not old or chat is None:
+        return None
+    if memo is not None and (hit := memo.get(old)) is not None:
+        return hit
+    prev, start = None, 0
+    if memo is not None:
+        for cut in range(len(old) - 1, 0, -1):
+            if (prev := memo.get(old[:cut])) is not None:
+                start = cut
+                break
+    body = _transcript(old[start:])
+    prompt = (f"Earlier summary:\n{prev}\n\nThen:\n{body}" if prev else body)
+    try:
+        text = chat.chat([{"role": "user", "content": prompt}], system=SUMMARY_SYSTEM, cancel=cancel).text.strip()
+    except Cancelled:
+        raise
+    except RaglsError as exc:
+        log.info("conversation summary failed; the %d oldest turns are dropped: %s", len(old), exc)
+        return None
+    if not text:
+        return None
+    text = text[:SUMMARY_MAX_CHARS]
+    if memo is not None:
+        memo.put(old, text)
+    return text
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What `rag/ask` uses of the history: the retrieval query and the messages to send before the prompt."""
+
+    retrieval_query: str
+    messages: list[dict]
+    summary: str | None = None
+
+
+def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_turns: int = 20,
+            memo: SummaryMemo | None = None, cancel: threading.Event | None = None,
+            rewrite: Callable[[str, list[Turn]], str] | None = None) -> Conversation:
+    """The retrieval query and prompt messages for `question` after `history` (see the module docstring).
+
+    Messages: `[summary as a user/assistant pair]` + the last PROMPT_TURNS turns (user/assistant alternating).
+    The summary is made only when `1 + len(turns) > memory_max_turns > 0` and covers every turn older than the
+    verbatim window. `rewrite` overrides `standalone_query` (tests). Raises Cancelled only."""
+    turns = to_turns(history)
+    if not turns:
+        return Conversation(question, [])
+    query = (rewrite or (lambda q, t: standalone_query(q, t, chat, cancel)))(question, turns)
+    window = min(PROMPT_TURNS, memory_max_turns) if memory_max_turns > 0 else PROMPT_TURNS
+    recent = turns[-window:]
+    old = turns[:-window] if len(turns) > window else []
+    summary = None
+    if memory_max_turns > 0 and len(turns) + 1 > memory_max_turns and old:
+        summary = summarize(old, chat, memo, cancel)
+    messages: list[dict] = []
+    if summary:
+        messages += [{"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"},
+                     {"role": "assistant", "content": "Noted."}]
+    for t in recent:
+        messages += t.messages()
+    # Chat APIs want user/assistant alternating: a question left without an answer gets an empty reply marker.
+    fixed: list[dict] = []
+    for m in messages:
+        if fixed and fixed[-1]["role"] == m["role"] == "user":
+            fixed.append({"role": "assistant", "content": "(no answer)"})
+        fixed.append(m)
+    if fixed and fixed[-1]["role"] == "user":
+        fixed.append({"role": "assistant", "content": "(no answer)"})
+    return Conversation(query, fixed, summary)
