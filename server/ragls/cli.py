@@ -189,6 +189,40 @@ def cmd_mcp(args) -> int:
     return 0
 
 
+def cmd_http(args) -> int:
+    """`ragls http [PATH...]`: the HTTP API (ragls.http_api) over a live index of the folders (default: the current
+    project root). Loopback only unless --allow-remote with a bearer token from the --token-env variable."""
+    from ragls import heap
+    from ragls.http_api import is_loopback, serve
+    from ragls.live import LiveWorkspace
+    from ragls.roots import is_too_broad, project_root
+
+    token = os.environ.get(args.token_env) or None
+    if not is_loopback(args.host) and not (args.allow_remote and token):
+        serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
+    if args.paths:
+        folders = [Path(p).expanduser().resolve() for p in args.paths]
+        for folder in folders:
+            if not folder.is_dir():
+                raise InvalidParams(f"not a folder: {folder}")
+            if is_too_broad(folder):
+                raise InvalidParams(f"not indexing {folder} (the filesystem root or your home directory)")
+    else:
+        try:
+            folders = [project_root(Path.cwd())]
+        except ValueError as exc:
+            raise InvalidParams(str(exc)) from None
+    heap.limit_arenas()
+    live = LiveWorkspace(folders).start()
+    print(f"ragls: HTTP API on http://{args.host}:{args.port} for {', '.join(map(str, folders))}"
+          f"{' (bearer token required)' if token else ''}", file=sys.stderr)
+    try:
+        serve(live, args.host, args.port, args.allow_remote, token)
+    finally:
+        live.close()
+    return 0
+
+
 def cmd_index(args, rebuild: bool = False) -> int:
     from ragls.lsp.wire import to_wire_rebuild
 
@@ -703,6 +737,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer in-process even when a running `ragls serve` holds the index")
         return sp
 
+    h = sub.add_parser("http", help="serve the index over HTTP (/healthz, /status, /retrieve, /ask)")
+    h.add_argument("paths", nargs="*", help="folders to serve (default: the current project root)")
+    h.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    h.add_argument("--port", type=int, default=8000)
+    h.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (needs a token)")
+    h.add_argument("--token-env", default="RAGLS_HTTP_TOKEN",
+                   help="environment variable holding the bearer token (default RAGLS_HTTP_TOKEN)")
     m = sub.add_parser("mcp", help="run the Model Context Protocol server on stdio (for coding agents)")
     m.add_argument("paths", nargs="*", metavar="PATH",
                    help="folders to serve (default: the project around the current directory: the nearest "
@@ -763,7 +804,7 @@ COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
     "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
     "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag,
-    "estimate": cmd_estimate, "mcp": cmd_mcp,
+    "estimate": cmd_estimate, "mcp": cmd_mcp, "http": cmd_http,
 }
 
 

@@ -1,0 +1,168 @@
+"""`ragls http`: the live index over HTTP for services and dashboards (starlette + uvicorn; issue 18).
+
+Endpoints (JSON bodies and results are the docs/protocol.md shapes, camelCase):
+  GET  /healthz   → `{"status": "ok", "ready": bool}` (ready: the index is open; 200 even while it opens)
+  GET  /status    → the `rag/status` result
+  POST /retrieve  → `rag/query` params `{query, topK?, rag?, explain?}` → the `rag/query` result
+  POST /ask       → `rag/ask` params `{question, topK?, rag?, history?}` → the `rag/ask` result; with
+                    `"stream": true` or `Accept: text/event-stream`, Server-Sent Events: `event: delta` (data
+                    `{"delta": "..."}`) per piece of the answer, then `event: result` (the result) or `event: error`.
+Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code: HTTP 400 for -32602 (bad params),
+502 for -32803 (backend failure: LLM unreachable…), 503 while the index cannot be opened, 401 without the token.
+
+Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
+environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
+requires `Authorization: Bearer <token>` (compared in constant time). The token never reaches logs or results.
+Document text in results is data, exactly as over LSP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import threading
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
+
+log = logging.getLogger(__name__)
+
+_HTTP_STATUS = {-32602: 400, -32803: 502, -32800: 499}
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _error(exc: RaglsError) -> JSONResponse:
+    code = -32602 if isinstance(exc, InvalidParams) else -32800 if isinstance(exc, Cancelled) else -32803
+    return JSONResponse({"error": {"code": code, "message": str(exc)}}, status_code=_HTTP_STATUS[code])
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidParams("the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise InvalidParams("the request body must be a JSON object")
+    return body
+
+
+def build_app(live, token: str | None = None) -> Starlette:
+    """The ASGI app over `live` (a `ragls.live.LiveWorkspace`, started). `token`: the bearer token every endpoint
+    but /healthz requires (None: no authentication, loopback only — enforced by `serve`)."""
+    from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
+
+    def authorized(request: Request) -> bool:
+        if token is None:
+            return True
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+    def guarded(handler):
+        async def endpoint(request: Request) -> Response:
+            if not authorized(request):
+                return JSONResponse({"error": {"code": -32600, "message": "missing or wrong bearer token"}},
+                                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
+            try:
+                return await handler(request)
+            except RequestFailed as exc:
+                if "could not be opened" in str(exc) or "still opening" in str(exc):
+                    return JSONResponse({"error": {"code": -32803, "message": str(exc)}}, status_code=503)
+                return _error(exc)
+            except RaglsError as exc:
+                return _error(exc)
+        return endpoint
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "ready": live.opened.is_set() and live.error is None})
+
+    async def status(request: Request) -> Response:
+        ws = await asyncio.to_thread(live.get)
+        return JSONResponse(to_wire_status(await asyncio.to_thread(ws.status)))
+
+    async def retrieve(request: Request) -> Response:
+        p = await _body(request)
+        ws = await asyncio.to_thread(live.get_indexed)
+        result = await asyncio.to_thread(ws.query, p.get("query"), p.get("topK"), p.get("rag"))
+        return JSONResponse(to_wire_query(result, bool(p.get("explain"))))
+
+    async def ask(request: Request) -> Response:
+        p = await _body(request)
+        ws = await asyncio.to_thread(live.get_indexed)
+        kwargs = {"top_k": p.get("topK"), "rag": p.get("rag"), "history": p.get("history")}
+        stream = bool(p.get("stream")) or "text/event-stream" in request.headers.get("accept", "")
+        if not stream:
+            answer = await asyncio.to_thread(ws.ask, p.get("question"), **kwargs)
+            return JSONResponse(to_wire_answer(answer))
+        return StreamingResponse(_sse_answer(ws, p.get("question"), kwargs, to_wire_answer),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    routes = [Route("/healthz", healthz, methods=["GET"]), Route("/status", guarded(status), methods=["GET"]),
+              Route("/retrieve", guarded(retrieve), methods=["POST"]), Route("/ask", guarded(ask), methods=["POST"])]
+    return Starlette(routes=routes)
+
+
+def _sse(event: str, data: dict) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+async def _sse_answer(ws, question, kwargs: dict, to_wire):
+    """Run `ws.ask` on a thread; yield an SSE `delta` event per piece, then `result` or `error`. A client that
+    disconnects cancels the generation at its next piece."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue()
+    cancel = threading.Event()
+
+    def run() -> None:
+        try:
+            answer = ws.ask(question, on_delta=lambda piece: loop.call_soon_threadsafe(
+                queue.put_nowait, ("delta", {"delta": piece})), cancel=cancel, **kwargs)
+            loop.call_soon_threadsafe(queue.put_nowait, ("result", to_wire(answer)))
+        except RaglsError as exc:
+            code = -32602 if isinstance(exc, InvalidParams) else -32800 if isinstance(exc, Cancelled) else -32803
+            loop.call_soon_threadsafe(queue.put_nowait, ("error", {"code": code, "message": str(exc)}))
+        except Exception as exc:  # noqa: BLE001 - reported to the client as an event, the server keeps serving
+            log.exception("ask failed")
+            loop.call_soon_threadsafe(queue.put_nowait, ("error", {"code": -32603, "message": str(exc)}))
+
+    worker = asyncio.ensure_future(asyncio.to_thread(run))
+    try:
+        while True:
+            event, data = await queue.get()
+            yield _sse(event, data)
+            if event != "delta":
+                break
+    finally:
+        cancel.set()  # a no-op after a normal end; stops the generation when the client went away
+        await asyncio.shield(worker)
+
+
+def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
+          token: str | None = None) -> None:
+    """Run the HTTP API until interrupted. Raises InvalidParams for a non-loopback `host` without `allow_remote`
+    and a token."""
+    if not is_loopback(host):
+        if not allow_remote:
+            raise InvalidParams(f"refusing to listen on {host}: only loopback by default; pass --allow-remote "
+                                "and set a bearer token (--token-env) to serve other machines")
+        if not token:
+            raise InvalidParams(f"listening on {host} needs a bearer token: set the variable named by --token-env")
+    import uvicorn
+
+    uvicorn.run(build_app(live, token), host=host, port=port, log_level="warning", access_log=False)

@@ -1,0 +1,126 @@
+"""`ragls http` over loopback: /healthz without a token, 401 without the bearer token, /retrieve with the fixture's
+exact file and lines, /status, /ask as JSON and as Server-Sent Events from the real openai SDK pointed at the
+loopback model, a malformed body answered 400 with the server still serving, and a non-loopback bind refused
+without --allow-remote and a token."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+from llm_server import LLMServer
+from lspkit import copy_docs, server_env
+
+TOKEN = "test-token-5f1c"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def llm():
+    with LLMServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory, llm):
+    ws = copy_docs(tmp_path_factory.mktemp("http") / "docs")
+    (ws / "ragls.toml").write_text(
+        "[chunking]\nchunk_size = 300\n[generation]\nbackend = \"openai\"\n"
+        f"base_url = \"{llm.openai_url}\"\nmodel = \"test-model\"\napi_key_env = \"RAGLS_TEST_LLM_KEY\"\n"
+        "max_retries = 0\n")
+    env = {**server_env(tmp_path_factory.mktemp("http-cache")), "RAGLS_HTTP_TOKEN": TOKEN,
+           "RAGLS_TEST_LLM_KEY": "sk-test"}
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(ws), "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).json()["ready"]:
+                break
+        except httpx.HTTPError:
+            pass
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.2)
+    yield base, ws
+    proc.terminate()
+    proc.wait(30)
+
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def test_token_required_but_not_for_healthz(api):
+    base, _ = api
+    assert httpx.get(f"{base}/healthz").status_code == 200
+    r = httpx.post(f"{base}/retrieve", json={"query": "retries"})
+    assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+    assert httpx.post(f"{base}/retrieve", json={"query": "retries"},
+                      headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
+def test_retrieve_and_status(api):
+    base, ws = api
+    r = httpx.post(f"{base}/retrieve", json={"query": "how long is the retry backoff ceiling", "topK": 2},
+                   headers=AUTH, timeout=120)
+    assert r.status_code == 200
+    first = r.json()["chunks"][0]["source"]
+    assert first["path"] == "guide/retries.md" and first["range"]["start"]["line"] == 5
+    status = httpx.get(f"{base}/status", headers=AUTH, timeout=60).json()
+    assert status["folders"][0]["files"] == 4 and TOKEN not in json.dumps(status)
+
+
+def test_bad_bodies_get_400_and_the_server_serves_on(api):
+    base, _ = api
+    r = httpx.post(f"{base}/retrieve", content=b"{not json", headers=AUTH)
+    assert r.status_code == 400 and r.json()["error"]["code"] == -32602
+    r = httpx.post(f"{base}/retrieve", json={"query": "   "}, headers=AUTH)
+    assert r.status_code == 400 and r.json()["error"]["code"] == -32602
+    assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
+
+
+def test_ask_json_and_streamed(api, llm):
+    base, _ = api
+    llm.queue("The ceiling is 60 seconds [1].")
+    r = httpx.post(f"{base}/ask", json={"question": "What is the retry backoff ceiling?"}, headers=AUTH,
+                   timeout=120)
+    body = r.json()
+    assert r.status_code == 200 and body["answer"] == "The ceiling is 60 seconds [1]."
+    assert body["sources"][0]["path"] == "guide/retries.md"
+    assert "backoff ceiling" in llm.requests[-1].user_texts()[-1]  # the question reached the model
+
+    llm.queue("Sixty seconds [1].")
+    events = []
+    with httpx.stream("POST", f"{base}/ask", json={"question": "What is the retry backoff ceiling?",
+                                                   "stream": True}, headers=AUTH, timeout=120) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        event = None
+        for line in r.iter_lines():
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                events.append((event, json.loads(line.removeprefix("data: "))))
+    deltas = [d["delta"] for e, d in events if e == "delta"]
+    assert len(deltas) >= 2 and "".join(deltas) == "Sixty seconds [1]."
+    assert events[-1][0] == "result" and events[-1][1]["answer"] == "Sixty seconds [1]."
+
+
+def test_non_loopback_bind_is_refused_without_allow_remote_and_token(tmp_path):
+    env = server_env(tmp_path / "cache")
+    env.pop("RAGLS_HTTP_TOKEN", None)
+    for extra in ([], ["--allow-remote"]):
+        proc = subprocess.run([sys.executable, "-m", "ragls", "http", str(tmp_path), "--host", "0.0.0.0", *extra],
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert ("--allow-remote" in proc.stderr) if not extra else ("bearer token" in proc.stderr)
