@@ -195,23 +195,15 @@ def cmd_http(args) -> int:
     from ragls import heap
     from ragls.http_api import is_loopback, serve
     from ragls.live import LiveWorkspace
-    from ragls.roots import is_too_broad, project_root
+    from ragls.roots import serve_folders
 
     token = os.environ.get(args.token_env) or None
     if not is_loopback(args.host) and not (args.allow_remote and token):
         serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
-    if args.paths:
-        folders = [Path(p).expanduser().resolve() for p in args.paths]
-        for folder in folders:
-            if not folder.is_dir():
-                raise InvalidParams(f"not a folder: {folder}")
-            if is_too_broad(folder):
-                raise InvalidParams(f"not indexing {folder} (the filesystem root or your home directory)")
-    else:
-        try:
-            folders = [project_root(Path.cwd())]
-        except ValueError as exc:
-            raise InvalidParams(str(exc)) from None
+    try:
+        folders = serve_folders(args.paths, Path.cwd())
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
     heap.limit_arenas()
     live = LiveWorkspace(folders).start()
     print(f"ragls: HTTP API on http://{args.host}:{args.port} for {', '.join(map(str, folders))}"

@@ -36,6 +36,7 @@ class LiveWorkspace:
         self.ws = None
         self.worker = None
         self.watcher = None
+        self.local_socket = None
         self.error: BaseException | None = None
         self.opened = threading.Event()
         self._closed = False
@@ -68,6 +69,10 @@ class LiveWorkspace:
                              "it exits", owner.get("role", "another process"), owner.get("pid"), idx.folder)
             worker.request_sync()  # the first unit of work: the start-up scan
             worker.start()
+            from ragls.lsp.local_socket import LocalSocketServer
+
+            self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
+            self.local_socket.start()
             watcher = None
             if ws.settings.watch.enabled:
                 watcher = FileWatcher(worker, ws.folders)
@@ -119,6 +124,9 @@ class LiveWorkspace:
         self._shutdown()
 
     def _shutdown(self) -> None:
+        if self.local_socket is not None:
+            self.local_socket.stop()
+            self.local_socket = None
         if self.watcher is not None:
             self.watcher.stop()
         stopped = self.worker.stop() if self.worker is not None else True
