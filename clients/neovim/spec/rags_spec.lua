@@ -29,7 +29,7 @@ local function query_items(cmd, title)
 end
 
 H.it(":RagQuery rag=notes searches the named RAG", function()
-  local items = query_items("RagQuery rag=notes tomatoes sun hours", "RagQuery: tomatoes sun hours")
+  local items = query_items("RagQuery! rag=notes tomatoes sun hours", "RagQuery: tomatoes sun hours")
   H.eq(vim.fs.normalize(notes .. "/garden.md"), vim.fs.normalize(vim.api.nvim_buf_get_name(items[1].bufnr)),
     "the note is the best hit")
 end)
@@ -48,7 +48,7 @@ H.it(":RagUse picks the knowledge base for later requests", function()
   end, 20000, "the choice")
   H.eq({ "notes" }, require("ragls.rags").selected, "selected")
   H.contains(offered[2], "notes  (1 files, 1 chunks)", "items show counts")
-  local items = query_items("RagQuery tomatoes sun hours", "RagQuery: tomatoes sun hours")
+  local items = query_items("RagQuery! tomatoes sun hours", "RagQuery: tomatoes sun hours")
   H.eq(vim.fs.normalize(notes .. "/garden.md"), vim.fs.normalize(vim.api.nvim_buf_get_name(items[1].bufnr)),
     "a plain :RagQuery now goes to the chosen RAG")
   local direct = H.request_sync(client, "rag/query", { query = "tomatoes sun hours" })

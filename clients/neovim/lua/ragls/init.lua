@@ -277,7 +277,7 @@ end
 function M.query(text, opts)
   text = vim.trim(text or "")
   if not (opts and opts.quickfix) then
-    require("ragls.picker").pick(text)
+    require("ragls.picker").pick(text, (opts or {}).rag)
     return
   end
   if text == "" then

@@ -11,6 +11,14 @@ local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local ui = require("ragls.ui")
 
+--- The knowledge base(s) of the picker in use (`rag=NAME` on :RagQuery, else |:RagUse|'s choice).
+local picker_rag = nil
+
+--- `rag/query` params for `text` in the current picker.
+local function query_params(text)
+  return { query = text, topK = config.values.top_k, rag = require("ragls.rags").param(picker_rag) }
+end
+
 local M = {}
 
 M.DEBOUNCE_MS = 200
@@ -49,7 +57,7 @@ end
 ---@param text string
 ---@param cb fun(chunks: table[], result: table)
 function M.query(text, cb)
-  rpc.request("rag/query", { query = text, topK = config.values.top_k }, function(result)
+  rpc.request("rag/query", query_params(text), function(result)
     cb(result.chunks or {}, result)
   end)
 end
@@ -67,9 +75,9 @@ function M.query_sync(text)
   end
   local resp
   if vim.fn.has("nvim-0.11") == 1 then
-    resp = client:request_sync("rag/query", { query = text, topK = config.values.top_k }, 5000, 0)
+    resp = client:request_sync("rag/query", query_params(text), 5000, 0)
   else
-    resp = client.request_sync("rag/query", { query = text, topK = config.values.top_k }, 5000, 0)
+    resp = client.request_sync("rag/query", query_params(text), 5000, 0)
   end
   return resp and resp.result and resp.result.chunks or {}
 end
@@ -298,8 +306,9 @@ end
 --- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
 --- open with an empty prompt; vim.ui.select asks for the text first.
 ---@param text? string
-function M.pick(text)
+function M.pick(text, rag)
   text = vim.trim(text or "")
+  picker_rag = rag
   local backend = M.backend()
   local run = ({ telescope = telescope, snacks = snacks, ["fzf-lua"] = fzf })[backend]
   if run then
