@@ -39,14 +39,16 @@ from ragls.stores.qdrant import QdrantChunkStore, connect  # noqa: E402
 from ragls.stores.vectors import VectorStore  # noqa: E402
 from ragls.windows import Window  # noqa: E402
 
-CORPORA = [Path("/work/shared/corpora/rust-book"), Path("/work/shared/corpora/flask-docs")]
+from data import dataset  # noqa: E402 - bench/data.py (this script's folder is sys.path[0])
+
+CORPORA = ("rust-book", "flask-docs")  # data sets found by bench/data.py
 DIM = 384
 TOP = 30
 
 
 def load_chunks(n: int) -> list[Chunk]:
     base: list[Chunk] = []
-    for root in CORPORA:
+    for root in map(dataset, CORPORA):
         for path in sorted(root.rglob("*")):
             if path.suffix not in (".md", ".rst", ".txt") or not path.is_file():
                 continue

@@ -1,7 +1,7 @@
 """`ragls mcp` benchmark (issue 17): MCP launch to first answer, and warm `search_docs` latency.
 
-    python bench/mcp.py                 # both parts; the Rust book's index is built once in --workdir
-    python bench/mcp.py --runs 5 --rounds 3
+    python bench/mcp_bench.py                 # both parts; the Rust book's index is built once in --workdir
+    python bench/mcp_bench.py --runs 5 --rounds 3
 
 Setup: the Rust book (113 Markdown files) copied to <workdir>/ws (default /tmp/ragls-bench-mcp) and indexed once
 with `python -m ragls index` (cache in <workdir>/cache, kept between runs). The MCP SDK's own client spawns
@@ -29,10 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-# Run as `python bench/mcp.py`, this file's folder is sys.path[0] and its name would shadow the `mcp` SDK.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from data import dataset  # noqa: E402 - bench/data.py: --corpus, $RAGLS_BENCH_DATA, ../shared, the fetch folder
 
-BOOK = Path("/work/shared/corpora/rust-book")
 QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option enum instead of null",
            "recoverable errors with Result", "trait bounds", "lifetime annotations", "closures capture environment",
            "Rc<T> reference counting", "message passing channels", "pattern matching syntax ranges",
@@ -113,10 +112,11 @@ async def warm(ws: Path, cache: Path, rounds: int) -> tuple[list[float], list[fl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/ragls-bench-mcp"))
-    ap.add_argument("--corpus", type=Path, default=BOOK)
+    ap.add_argument("--corpus", type=Path, default=None, help="default: the rust-book data set (bench/data.py)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    args.corpus = dataset("rust-book", args.corpus)
     ws, cache = prepare(args.workdir, args.corpus)
     load = os.getloadavg()[0]
     print(f"corpus {args.corpus} ({sum(1 for _ in ws.rglob('*.md'))} .md files), load average {load:.1f}")
