@@ -116,10 +116,11 @@ def index_state(index_dir: Path) -> dict:
     db.close()
     bm25 = Bm25Store(index_dir / "bm25", writable=False)
     db = lancedb.connect(str(index_dir / "vectors"))
-    # An index synced with embed=False never opened its vector store: no table, no rows.
+    # An index synced with embed=False never opened its vector store: no table, no rows. (stores/vectors.py)
     vec = []
-    if "chunks" in db.list_tables().tables:
-        vec = db.open_table("chunks").to_arrow().select(["id", "path"]).to_pylist()
+    if "windows" in db.list_tables().tables:  # one row per embedding window; window 0 = the chunk's first vector
+        rows_ = db.open_table("windows").to_arrow().select(["id", "path", "window"]).to_pylist()
+        vec = [v for v in rows_ if v["window"] == 0]
     return {
         "chunks": {r[1:] for r in rows}, "ids": {r[0]: r[1] for r in rows}, "files": files, "journal": journal,
         "bm25_ids": Counter(bm25.ids()), "vector_rows": Counter((v["id"], v["path"]) for v in vec),
