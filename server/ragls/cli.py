@@ -256,11 +256,9 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
         return None
     folder = Path(args.path).expanduser().resolve()
     try:
-        from ragls.config import load_settings
-        from ragls.index_paths import resolve_index_dir
+        from ragls.index_paths import configured_index_dir
 
-        overrides = {"index": {"path": args.index_path}} if getattr(args, "index_path", None) else {}
-        found = find_server(resolve_index_dir(folder, load_settings(folder, overrides)[0]))
+        found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
     except SocketRefused as exc:
         print(f"ragls: {exc}", file=sys.stderr)
         return None
@@ -450,15 +448,13 @@ def cmd_status(args) -> int:
 
 def _unindexed_folder(args) -> Path | None:
     """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
-    from ragls.config import load_settings
-    from ragls.index_paths import resolve_index_dir
+    from ragls.index_paths import configured_index_dir
 
     folder = Path(args.path).expanduser().resolve()
     if not folder.is_dir():
         return None  # _workspace reports it
-    overrides = {"index": {"path": args.index_path}} if getattr(args, "index_path", None) else {}
-    settings, _ = load_settings(folder, overrides)
-    return None if (resolve_index_dir(folder, settings) / "manifest.sqlite").exists() else folder
+    index_dir = configured_index_dir(folder, getattr(args, "index_path", None))
+    return None if (index_dir / "manifest.sqlite").exists() else folder
 
 
 def cmd_prune(args) -> int:

@@ -56,3 +56,22 @@ def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> 
     folder = Path(folder).resolve()
     path = Path(index_dir or settings.index.path or default_index_dir(folder)).expanduser()
     return path if path.is_absolute() else folder / path
+
+
+def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
+    """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
+    (`--index-path`), else `index.path` from the folder's ragls.toml, else the default. An unreadable ragls.toml
+    counts as absent here; the full settings load reports it."""
+    import tomllib
+
+    folder = Path(folder).resolve()
+    configured = explicit
+    if configured is None:
+        try:
+            data = tomllib.loads((folder / "ragls.toml").read_text(encoding="utf-8"))
+            index = data.get("index")
+            configured = index.get("path") if isinstance(index, dict) else None
+        except (OSError, ValueError, UnicodeDecodeError):
+            configured = None
+    path = Path(configured or default_index_dir(folder)).expanduser()
+    return path if path.is_absolute() else folder / path
