@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from ragls.errors import Skipped
 from ragls.hashing import content_hash
 from ragls.ir import Document
-from ragls.sources.load import decode_bytes, is_binary, load_file
+from ragls.sources.load import decode_bytes, is_binary, load_file, read_bytes
 from ragls.uris import key_path
 
 HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
@@ -226,7 +226,7 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
         return Skipped(rel_path, f"unknown document loader {name!r} (configure it in [document_loaders])")
     if ext not in CONVERTED_EXTENSIONS and name is None:
         return load_file(folder, rel_path, max_file_bytes)
-    raw = _read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
+    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
     if isinstance(raw, Skipped):
         return raw
     data, mtime_ns = raw
@@ -240,25 +240,3 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
         kind = "scanned PDF?" if (name or ext) == "pdf" else "no text"
         return Skipped(rel_path, f"no extractable text ({kind})")
     return dataclasses.replace(doc, folder=str(folder), mtime_ns=mtime_ns)
-
-
-def _read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
-    """(bytes, mtime_ns) of a regular file within `max_file_bytes`, or Skipped with the reason."""
-    import os
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return Skipped(rel_path, "not a regular file")
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > max_file_bytes:
-                return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
-            data = fh.read(max_file_bytes + 1)
-    except FileNotFoundError:
-        return Skipped(rel_path, "vanished while reading")
-    except OSError as exc:
-        return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
-    if len(data) > max_file_bytes:
-        return Skipped(rel_path, f"too large ({len(data)} bytes > max_file_bytes {max_file_bytes})")
-    return data, st.st_mtime_ns

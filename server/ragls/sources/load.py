@@ -98,18 +98,12 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_PROBE_BYTES]
 
 
-def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Skipped:
-    """Read `folder / rel_path` ("/"-separated; an index key from `walk`, see `uris.path_key`) into a `Document`
-    (whose `path` is that key), or say why not.
-
-    `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
-    reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
-    (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
-    "unreadable: <OS error>". Never raises for file problems.
-    """
-    path = Path(folder) / key_path(rel_path)
+def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
+    """(bytes, mtime_ns) of the regular file `path` within `max_file_bytes`, or Skipped(rel_path, reason): "too
+    large (...)", "vanished while reading", "not a regular file" (a FIFO would block open(), a device never ends),
+    "unreadable: <OS error>". Never raises for file problems."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open(), a device never ends
+        if not stat.S_ISREG(os.stat(path).st_mode):
             return Skipped(rel_path, "not a regular file")
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -122,6 +116,22 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
         return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
     if len(data) > max_file_bytes:  # it grew while we read it
         return Skipped(rel_path, f"too large ({len(data)} bytes > max_file_bytes {max_file_bytes})")
+    return data, st.st_mtime_ns
+
+
+def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Skipped:
+    """Read `folder / rel_path` ("/"-separated; an index key from `walk`, see `uris.path_key`) into a `Document`
+    (whose `path` is that key), or say why not.
+
+    `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
+    reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
+    (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
+    "unreadable: <OS error>". Never raises for file problems.
+    """
+    raw = read_bytes(Path(folder) / key_path(rel_path), rel_path, max_file_bytes)
+    if isinstance(raw, Skipped):
+        return raw
+    data, mtime_ns = raw
     if is_binary(data):
         return Skipped(rel_path, "binary (NUL byte in first 8 KB)")
     return Document(
@@ -131,7 +141,7 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
         content_hash=content_hash(data),
         kind=kind_for(rel_path),
         size=len(data),
-        mtime_ns=st.st_mtime_ns,
+        mtime_ns=mtime_ns,
     )
 
 
