@@ -141,7 +141,11 @@ function H.open_and_wait_indexed(rel, min_files, timeout_ms)
       error("rag/status failed: " .. vim.inspect(resp.err))
     end
     local folder = resp.result.folders and resp.result.folders[1]
+    -- Every window embedded (pendingWindows is null when unknown) and the work-done progress ended: the
+    -- status answer can overtake the progress `end` notification, and an ask sent before it says "still indexing".
+    local windows = folder and folder.pendingWindows
     return folder and folder.files >= min_files and folder.pending == 0 and (folder.pendingVectors or 0) == 0
+      and (windows == nil or windows == vim.NIL or windows == 0) and not require("ragls.progress").indexing()
   end, timeout_ms, "the initial indexing to finish")
   return client
 end
