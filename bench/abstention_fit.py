@@ -32,7 +32,9 @@ sys.path.insert(0, str(HERE))
 from abstention import IN_SCOPE, OUT_OF_SCOPE
 from data import dataset
 
-FEATURES = ("cosine", "coverage", "agreement")
+SHIPPED = ("cosine", "coverage", "agreement")  # the shipped set; --features picks others of ALL_FEATURES
+FEATURES = SHIPPED
+ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
 L2 = 0.01
 
 
@@ -49,8 +51,8 @@ def collect(corpus: Path, questions: list[tuple[str, str, bool]]) -> list[dict]:
             hits = ws.retrieve(text)
             ev = hits.evidence
             today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
-            rows.append({"id": qid, "kind": kind, "answerable": answerable, "cosine": ev.cosine,
-                         "coverage": ev.coverage, "agreement": ev.agreement, "today_abstained": today,
+            rows.append({"id": qid, "kind": kind, "answerable": answerable,
+                         **{f: getattr(ev, f) for f in ALL_FEATURES}, "today_abstained": today,
                          "corpus": corpus.name})
         return rows
     finally:
@@ -110,18 +112,26 @@ def matrix(rows: list[dict]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main() -> int:
+    global FEATURES
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rust-book", type=Path)
     ap.add_argument("--flask-docs", type=Path)
     ap.add_argument("--floor", type=float, default=0.5, help="abstain below this probability")
     ap.add_argument("--json", type=Path, help="write the per-question evidence and figures here")
     ap.add_argument("--corpora", default="rust-book,flask-docs", help="comma list of the dev sets to use")
+    ap.add_argument("--features", default=",".join(SHIPPED),
+                    help="comma list of the evidence the model uses, of: " + ", ".join(ALL_FEATURES))
+    ap.add_argument("--rows", type=Path, help="reuse the per-question evidence of an earlier --json (no indexing)")
     args = ap.parse_args()
+    FEATURES = tuple(args.features.split(","))
+    unknown = set(FEATURES) - set(ALL_FEATURES)
+    if unknown:
+        ap.error(f"unknown features: {sorted(unknown)}")
 
     # bench/abstention.py's far-off questions are out of scope for both corpora, except one the Flask docs cover
     far = [(f"out-{i}", "out-of-scope", q, False) for i, q in enumerate(OUT_OF_SCOPE) if "pip" not in q]
-    rows = []
-    for name in args.corpora.split(","):
+    rows = json.loads(args.rows.read_text())["rows"] if args.rows else []
+    for name in ([] if args.rows else args.corpora.split(",")):
         extra = list(far)
         if name == "rust-book":
             extra += [(f"in-{i}", "in-scope", q, True) for i, q in enumerate(IN_SCOPE)]
@@ -129,6 +139,7 @@ def main() -> int:
     x, y = matrix(rows)
     groups = np.array([r["corpus"] for r in rows])
     print(f"{len(rows)} questions: {int(y.sum())} answerable, {int((1 - y).sum())} unanswerable")
+    print(f"features: {', '.join(FEATURES)}")
     for f, col in zip(FEATURES, x.T, strict=True):
         print(f"  AUROC of {f:9s} alone: {auroc(col, y):.3f}   (answerable median {np.median(col[y == 1]):.3f}, "
               f"unanswerable median {np.median(col[y == 0]):.3f})")
@@ -145,6 +156,11 @@ def main() -> int:
             r = rates(held[test] < args.floor, y[test])
             print(f"leave-one-corpus-out, test {g}: AUROC {auroc(held[test], y[test]):.3f}; at floor {args.floor}: "
                   + ", ".join(f"{k} {v:.3f}" for k, v in r.items()))
+            dev = test & near
+            print(f"  test {g}, dev-set questions only: AUROC {auroc(held[dev], y[dev]):.3f}")
+            for floor in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+                print(f"    floor {floor:.1f}: " + ", ".join(f"{k} {v:.3f}" for k, v in
+                                                        rates(held[dev] < floor, y[dev]).items()))
         print(f"leave-one-corpus-out, pooled: AUROC {auroc(held, y):.3f}; "
               + ", ".join(f"{k} {v:.3f}" for k, v in rates(held < args.floor, y).items()))
 
@@ -174,8 +190,7 @@ def main() -> int:
     print("misclassified by the full fit at the floor:")
     for r, p in zip(rows, full, strict=True):
         if (p < args.floor) == r["answerable"]:
-            print(f"  {r['id']:12s} {r['kind']:12s} p={p:.2f} cos={r['cosine']:.3f} cov={r['coverage']:.2f} "
-                  f"agr={r['agreement']:.2f}")
+            print(f"  {r['id']:12s} {r['kind']:12s} p={p:.2f} " + " ".join(f"{f}={r[f]:.2f}" for f in FEATURES))
     if args.json:
         args.json.write_text(json.dumps({"coefficients": coef, "rows": rows}, indent=1))
     return 0

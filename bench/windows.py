@@ -2,6 +2,7 @@
 
     python bench/windows.py                 # (a) embedding cost, (b) warm query latency at k=10; prints tables
     python bench/windows.py --files 20      # the first 20 files only (quicker)
+    python bench/windows.py --latency-only  # (b) only, on the whole book's index in the user cache dir
 
 (a) Embedding cost, in process, one loaded Embedder (offline all-MiniLM-L6-v2 int8, 256 wordpieces), no cache:
     "today" = one text per chunk, `embedding_input(chunk)` truncated by the model at 256 wordpieces (the
@@ -11,7 +12,8 @@
 (b) Warm `rag/query` latency: the book is indexed into a fresh index whose embedding cache is pre-filled with the
     vectors of (a) (so nothing is embedded twice), then `RagWorkspace.query(text, top_k=10)` runs the 66 QUERIES
     of bench/speed.py (5 warm-up queries first, not counted) for `--rounds` rounds: p50 / p95 of its elapsed ms
-    (the server's `elapsedMs`).
+    (the server's `elapsedMs`). With `--latency-only`, (b) runs on the book folder itself with default settings,
+    on its index in the user cache dir (the one `ragls index` / `ragls eval` build; brought up to date first).
 """
 
 from __future__ import annotations
@@ -42,8 +44,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=0, help="only the first N files of the book (0 = all)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--latency-only", action="store_true",
+                    help="only (b), on the whole book's index in the user cache dir (default settings)")
     args = ap.parse_args(argv)
     os.environ.setdefault("RAGLS_OFFLINE", "1")
+    if args.latency_only:
+        from ragls.workspace import RagWorkspace
+
+        ws = RagWorkspace([BOOK])
+        try:
+            ws.index()
+            idx = ws.indexes[0]
+            print(f"{idx.manifest.chunk_count()} chunks, {idx.vectors.count()} window rows, "
+                  f"{idx.pending_windows_count()} windows pending")
+            return _latency(ws, args.rounds)
+        finally:
+            ws.close()
 
     from ragls.chunking import chunk_document
     from ragls.config import build_settings
@@ -101,20 +117,28 @@ def main(argv: list[str] | None = None) -> int:
     ws = RagWorkspace([book], [{**model_overrides(), "index": {"path": str(tmp / "index")}}])
     try:
         ws.index()
-        for q in QUERIES[:5]:
-            ws.query(q, 10)
-        ms, cpu_ms = [], []
-        for _ in range(args.rounds):
-            for q in QUERIES:
-                c0 = time.process_time()
-                ms.append(ws.query(q, 10).elapsed_ms)
-                cpu_ms.append((time.process_time() - c0) * 1000)
+        _latency(ws, args.rounds)
     finally:
         ws.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def _latency(ws, rounds: int) -> int:
+    """Warm `RagWorkspace.query(text, 10)` over bench/speed.py's QUERIES, `rounds` times after 5 warm-up queries:
+    prints p50 / p95 of the elapsed ms and of the process CPU ms, and the 1-minute load average before/after."""
+    load0 = os.getloadavg()[0]
+    for q in QUERIES[:5]:
+        ws.query(q, 10)
+    ms, cpu_ms = [], []
+    for _ in range(rounds):
+        for q in QUERIES:
+            c0 = time.process_time()
+            ms.append(ws.query(q, 10).elapsed_ms)
+            cpu_ms.append((time.process_time() - c0) * 1000)
     print(f"\nwarm rag/query, top_k 10, {len(ms)} queries: elapsed p50 {pct(ms, 50):.1f} ms, p95 {pct(ms, 95):.1f} "
           f"ms; process CPU p50 {pct(cpu_ms, 50):.1f} ms, p95 {pct(cpu_ms, 95):.1f} ms "
-          f"(load {os.getloadavg()[0]:.1f})")
-    shutil.rmtree(tmp, ignore_errors=True)
+          f"(load {load0:.1f} -> {os.getloadavg()[0]:.1f})")
     return 0
 
 

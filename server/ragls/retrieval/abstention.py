@@ -34,6 +34,9 @@ from ragls.stores.bm25 import stems
 COEFFICIENTS = {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}
 
 
+FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What retrieval saw for one query (see the module docstring); each value in [0, 1] except the cosine
@@ -42,13 +45,15 @@ class Evidence:
     cosine: float | None
     coverage: float
     agreement: float
+    coverage_top: float = 1.0
+    missing_idf: float = 0.0
 
     def probability(self, coefficients: dict[str, float] = COEFFICIENTS) -> float | None:
-        """P(the index answers the query) under the logistic model; None without a cosine."""
+        """P(the index answers the query) under the logistic model; None without a cosine. A feature without a
+        coefficient counts 0."""
         if self.cosine is None:
             return None
-        z = (coefficients["intercept"] + coefficients["cosine"] * self.cosine
-             + coefficients["coverage"] * self.coverage + coefficients["agreement"] * self.agreement)
+        z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * getattr(self, f) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -57,21 +62,36 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
+def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
+    """({stemmed query term: BM25 IDF over all `indexes`}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
+    of a term found nowhere); ({}, 1.0) without indexes or terms."""
+    if not indexes:
+        return {}, 1.0
+    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
+    n = sum(idx.bm25.num_docs() for idx in indexes)
+    return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
+
+
 def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
     """IDF-weighted share (0..1) of the query's BM25 terms (its searched words, stemmed) found in the hits' titles
     or texts. 1.0 for a query without terms (nothing to miss) or without indexes."""
-    if not indexes:
-        return 1.0
-    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
-    if not terms:
-        return 1.0
-    n = sum(idx.bm25.num_docs() for idx in indexes)
-    weights = {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}
-    seen: set[str] = set()
-    for hit in hits:
-        seen.update(stems(f"{hit.chunk.title}\n{hit.chunk.text}"))
+    weights, _ = term_weights(indexes, query)
+    return _coverages(weights, [_stems_of(h) for h in hits])[0]
+
+
+def _stems_of(hit: Hit) -> set[str]:
+    return set(stems(f"{hit.chunk.title}\n{hit.chunk.text}"))
+
+
+def _coverages(weights: dict[str, float], seen_per_hit: Sequence[set[str]]) -> tuple[float, float]:
+    """(IDF share of the terms found in any hit, largest IDF share found in one hit); 1.0 each without terms."""
     total = sum(weights.values())
-    return sum(w for t, w in weights.items() if t in seen) / total if total > 0 else 1.0
+    if not weights or total <= 0:
+        return 1.0, 1.0
+    seen = set().union(*seen_per_hit) if seen_per_hit else set()
+    union = sum(w for t, w in weights.items() if t in seen) / total
+    top = max((sum(w for t, w in weights.items() if t in s) / total for s in seen_per_hit), default=0.0)
+    return union, top
 
 
 def signal_agreement(hits: Sequence[Hit]) -> float:
@@ -90,5 +110,10 @@ def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | 
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
-    return Evidence(cosine=max(sims) if sims else None, coverage=term_coverage(indexes, query, hits),
-                    agreement=signal_agreement(hits))
+    weights, max_idf = term_weights(indexes, query)
+    seen = [_stems_of(h) for h in hits]
+    union, top = _coverages(weights, seen)
+    found = set().union(*seen) if seen else set()
+    missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
+    return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
+                    coverage_top=top, missing_idf=min(1.0, missing))

@@ -21,6 +21,7 @@ from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.query import Query, analyse
 from ragls.stores.bm25 import query_words, stems
@@ -68,7 +69,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `retrieval.hybrid` false
     means ("vector",) whenever some folder has vectors. `extra` adds named signals (e.g. "graph").
     Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's best
-    window when the vector signal saw it; Hit.focus the lines of that window, or for a hit only BM25 found the
+    window when the vector signal saw it (the vector signal ranks chunks by their pooled window score,
+    `retrieval.first_window_weight`, pooling.py); Hit.focus the lines of that window, or for a hit only BM25 found the
     lines holding the most query terms (`focus.py`). With `reranker`, hits are sorted by its score (Hit.score and
     Hit.signals["rerank"]), `extra` is ignored, and hits below `retrieval.relevance_floor` (when non-zero) are
     dropped. Hits whose vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
@@ -97,8 +99,10 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         q = q.with_vector(embedder.embed_query(model_text))
         lst = []
         for i, idx in ready:
-            for m in idx.vectors.search_windows(q.vector, n):
-                lst.append(((i, m.chunk_id), m.similarity))
+            found = idx.vectors.search_windows(q.vector, n)
+            for m, score in pooled_scores(idx.vectors, q.vector, found, settings.first_window_weight,
+                                          settings.window_margin):
+                lst.append(((i, m.chunk_id), score))
                 similarity[(i, m.chunk_id)] = m.similarity
                 matches[(i, m.chunk_id)] = m
         scored["vector"] = lst

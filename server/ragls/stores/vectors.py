@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on routine operations
@@ -41,7 +41,8 @@ ANN_MIN_ROWS = 256  # PQ trains 256 centroids per sub-vector: fewer rows cannot 
 @dataclass(frozen=True)
 class WindowMatch:
     """A chunk's best window for a query: cosine `similarity`, its window `index` and file lines (inclusive),
-    and its `vector` (float32, for near-duplicate removal)."""
+    and its `vector` (float32, for near-duplicate removal). `first_similarity` is the cosine of the chunk's
+    window 0 when the search saw it (equal to `similarity` when window 0 is the best), else None."""
 
     chunk_id: str
     similarity: float
@@ -49,6 +50,7 @@ class WindowMatch:
     start_line: int
     end_line: int
     vector: np.ndarray
+    first_similarity: float | None = None
 
 
 def _schema(dim: int) -> pa.Schema:
@@ -179,6 +181,7 @@ class VectorStore:
         rows = (q.select(["id", "window", "start_line", "end_line", "vector", "_distance"])
                 .limit(limit * ROWS_PER_CHUNK_SEARCHED).to_arrow())
         out: dict[str, WindowMatch] = {}
+        first: dict[str, float] = {}  # window-0 cosines seen among the rows
         ids = rows.column("id").to_pylist()
         dist = rows.column("_distance").to_numpy()
         win = rows.column("window").to_pylist()
@@ -186,13 +189,36 @@ class VectorStore:
         l1 = rows.column("end_line").to_pylist()
         vecs = rows.column("vector")
         for j, cid in enumerate(ids):  # rows come most similar first: the first row of a chunk is its best
-            if cid in out:
+            if win[j] == 0:
+                first.setdefault(cid, 1.0 - float(dist[j]))
+            if cid in out or len(out) == limit:
                 continue
             out[cid] = WindowMatch(cid, 1.0 - float(dist[j]), win[j], l0[j], l1[j],
                                    np.asarray(vecs[j].values.to_numpy(zero_copy_only=False), dtype=np.float32))
-            if len(out) == limit:
-                break
-        return list(out.values())
+        return [replace(m, first_similarity=first.get(m.chunk_id)) for m in out.values()]
+
+    def first_window_similarities(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+        """{chunk id: cosine similarity of its window 0 to `vector`} for `ids` (chunks without a window-0 row are
+        absent); one filtered scan."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        q = np.asarray(vector, dtype=np.float32)
+        q = q / (np.linalg.norm(q) or 1.0)
+        out: dict[str, float] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            t = (self.table.search().where(f"window = 0 AND id IN ({','.join(_quote(i) for i in part)})")
+                 .select(["id", "vector"]).limit(len(part) * 2).to_arrow())
+            if not t.num_rows:
+                continue
+            mat = t.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+            mat = np.asarray(mat, dtype=np.float32).reshape(t.num_rows, self.dim)
+            norms = np.linalg.norm(mat, axis=1)
+            sims = np.einsum("ij,j->i", mat, q) / np.where(norms > 0, norms, 1.0)
+            for cid, sim in zip(t.column("id").to_pylist(), sims.tolist()):
+                out.setdefault(cid, float(sim))
+        return out
 
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
