@@ -112,6 +112,31 @@ def test_deep_detail_found_by_vector_signal_alone(indexed):
     assert focus.start_line > span.start_line
 
 
+def test_window_margin_pools_best_window_with_window_zero(indexed):
+    """The vector signal ranks a multi-window chunk by max(window 0, best window - retrieval.window_margin); the
+    window-0 cosines come from LanceDB; the hit's similarity stays the best window's cosine."""
+    idx, s = indexed
+    [station] = idx.manifest.chunks_of("station.md")
+    question = "How often is the lamp's lens cleaned, and with what?"
+    qvec = idx.embedder.embed_query(question)
+    rows = [r for r in idx.vectors.table.to_arrow().to_pylist() if r["id"] == station.id]
+    sims = {r["window"]: float(np.dot(qvec, r["vector"])) for r in rows}
+    assert idx.vectors.first_window_similarities(qvec, [station.id, "no-such-chunk"]) == {
+        station.id: pytest.approx(sims[0], abs=1e-4)}
+    [m] = [m for m in idx.vectors.search_windows(qvec, 5) if m.chunk_id == station.id]
+    assert m.index != 0 and m.first_similarity in (None, pytest.approx(sims[0], abs=1e-4))
+    for margin in (0.03, 0.5):
+        from ragls.retrieval.pooling import pooled_scores
+
+        scores = {m.chunk_id: sc for m, sc in pooled_scores(idx.vectors, qvec, idx.vectors.search_windows(qvec, 5),
+                                                             margin)}
+        assert scores[station.id] == pytest.approx(max(sims[0], max(sims.values()) - margin), abs=1e-4)
+    hits = search([idx], idx.embedder, question, settings=settings(idx.folder.parent, window_margin=0.5).retrieval,
+                  top_k=5, signals=("vector",))
+    [hit] = [h for h in hits if h.chunk.id == station.id]
+    assert hit.similarity == pytest.approx(max(sims.values()), abs=1e-4)
+
+
 def test_windows_cover_the_whole_chunk(indexed):
     idx, _ = indexed
     [station] = idx.manifest.chunks_of("station.md")

@@ -70,7 +70,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     means ("vector",) whenever some folder has vectors. `extra` adds named signals (e.g. "graph").
     Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's best
     window when the vector signal saw it (the vector signal ranks chunks by their pooled window score,
-    `retrieval.first_window_weight`, pooling.py); Hit.focus the lines of that window, or for a hit only BM25 found the
+    `retrieval.window_margin`, pooling.py); Hit.focus the lines of that window, or for a hit only BM25 found the
     lines holding the most query terms (`focus.py`). With `reranker`, hits are sorted by its score (Hit.score and
     Hit.signals["rerank"]), `extra` is ignored, and hits below `retrieval.relevance_floor` (when non-zero) are
     dropped. Hits whose vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
@@ -100,8 +100,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         lst = []
         for i, idx in ready:
             found = idx.vectors.search_windows(q.vector, n)
-            for m, score in pooled_scores(idx.vectors, q.vector, found, settings.first_window_weight,
-                                          settings.window_margin):
+            for m, score in pooled_scores(idx.vectors, q.vector, found, settings.window_margin):
                 lst.append(((i, m.chunk_id), score))
                 similarity[(i, m.chunk_id)] = m.similarity
                 matches[(i, m.chunk_id)] = m
