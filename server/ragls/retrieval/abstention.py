@@ -9,13 +9,19 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   ln(1 + (N - df + 0.5) / (df + 0.5)) over all searched folders, a term absent from the corpus getting the
   largest IDF. A near miss ("deploy Flask to AWS Lambda") shares the common words but not the rare ones;
 - `agreement`: whether BM25 and the vector signal found the same chunks: the largest min(1/rank_vector,
-  1/rank_bm25) over the top hits (1.0 when one chunk is first in both lists; 0 when no top hit was seen by both).
+  1/rank_bm25) over the top hits (1.0 when one chunk is first in both lists; 0 when no top hit was seen by both);
+- `coverage_top`: the largest IDF-weighted share of the query's terms found in ONE top hit (all key words in one
+  passage, not spread over five);
+- `missing_idf`: the IDF of the rarest query term found in no top hit, over the largest possible IDF (0 when
+  none is missing).
 
-They are combined by a logistic model, P(answerable) = σ(b0 + b_cos·cosine + b_cov·coverage + b_agr·agreement),
-with the coefficients in `COEFFICIENTS`, fitted by `bench/abstention_fit.py` on the dev sets in bench/questions
-plus bench/abstention.py's questions (cross-validated there; docs/benchmarks.md has the figures). The query is
-abstained on when P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2
-cosines: another embedding model has another cosine scale, so refit (or lower the floor) when you change it.
+They are combined by a logistic model, P(answerable) = σ(b0 + Σ b_f·f) over the features that have a coefficient
+in `COEFFICIENTS` (the others are gathered and reported, weight 0), fitted by `bench/abstention_fit.py` on the dev
+sets in bench/questions plus bench/abstention.py's questions. Fitted on one corpus and tested on the other,
+agreement, coverage_top and missing_idf did not improve the held-out AUROC over cosine + coverage
+(docs/benchmarks.md, "Abstention"), so the model uses those two. The query is abstained on when
+P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2 cosines: another embedding model has another
+cosine scale, so refit (or lower the floor) when you change it.
 """
 
 from __future__ import annotations
@@ -28,10 +34,10 @@ from ragls.ir import Hit
 from ragls.retrieval.query import Query
 from ragls.stores.bm25 import stems
 
-# Fitted by `python bench/abstention_fit.py --corpora flask-docs` on best-window cosines (docs/benchmarks.md, "Dev
-# sets"): 83 questions, 34 answerable, 10 near misses, 39 far-off. Agreement gets a small negative weight once
-# cosine and coverage are in (they carry its information; near misses also find "agreeing" chunks).
-COEFFICIENTS = {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}
+# Fitted by `python bench/abstention_fit.py` (both dev sets, `retrieval.window_margin` 0.03; docs/benchmarks.md,
+# "Abstention"): 223 questions, 123 answerable, 22 near misses, 78 far-off. The Flask-only fit before it was
+# {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}.
+COEFFICIENTS = {"intercept": -6.126, "cosine": 4.849, "coverage": 7.334}
 
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
