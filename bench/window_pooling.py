@@ -32,8 +32,9 @@ _QUERY_VECTORS: dict[str, np.ndarray] = {}
 _ROWS: dict[int, tuple] = {}
 
 
-def pool(s: np.ndarray, name: str, **kw) -> float:
-    """One chunk's score from its window cosines `s` (ordered by window index) under rule `name`."""
+def pool(s: np.ndarray, name: str, ov: np.ndarray | None = None, **kw) -> float:
+    """One chunk's score from its window cosines `s` (ordered by window index) under rule `name`; `ov[i]` is the
+    share of window i's lines that window 0 also holds."""
     if name == "max" or len(s) == 1:
         return float(s.max())
     if name == "first":
@@ -44,6 +45,8 @@ def pool(s: np.ndarray, name: str, **kw) -> float:
         return float(s.mean())
     if name == "margin":
         return float(max(s[0], s[1:].max() - kw["d"]))
+    if name == "overlap":  # the margin scaled by how much of the window repeats window 0
+        return float(max(s[0], (s[1:] - kw["d"] * ov[1:]).max()))
     raise ValueError(f"unknown rule {name!r}")
 
 
@@ -57,19 +60,24 @@ def _rows(store):
         groups: dict[str, list[int]] = {}
         for j in sorted(range(len(ids)), key=lambda j: (ids[j], win[j])):
             groups.setdefault(ids[j], []).append(j)
-        _ROWS[id(store)] = (win, vec, t.column("start_line").to_pylist(), t.column("end_line").to_pylist(), groups)
+        l0, l1 = t.column("start_line").to_pylist(), t.column("end_line").to_pylist()
+        ovs = {}
+        for cid, rows in groups.items():
+            a0, b0 = l0[rows[0]], l1[rows[0]]
+            ovs[cid] = np.array([max(0, min(b0, l1[j]) - max(a0, l0[j]) + 1) / (l1[j] - l0[j] + 1) for j in rows])
+        _ROWS[id(store)] = (win, vec, l0, l1, groups, ovs)
     return _ROWS[id(store)]
 
 
 def search_windows(self, vector, limit):
     from ragls.stores.vectors import WindowMatch
 
-    win, vec, l0, l1, groups = _rows(self)
+    win, vec, l0, l1, groups, ovs = _rows(self)
     sims = vec @ np.asarray(vector, dtype=np.float32)
     scored = []
     for cid, rows in groups.items():
         s = sims[rows]
-        scored.append((pool(s, **RULE), cid, rows[int(np.argmax(s))]))
+        scored.append((pool(s, ov=ovs[cid], **RULE), cid, rows[int(np.argmax(s))]))
     scored.sort(key=lambda x: -x[0])
     # The pooled score is returned as the similarity so the vector signal ranks by it (pooling off in search).
     return [WindowMatch(cid, sc, int(win[b]), l0[b], l1[b], vec[b]) for sc, cid, b in scored[:limit]]
@@ -81,10 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default='{"name": "max"};{"name": "margin", "d": 0.03}',
                     help="';'-separated JSON rules")
     ap.add_argument("--data", type=Path, help="the Cranfield folder (default: bench/data.py's lookup)")
+    ap.add_argument("--gold", type=Path, help="instead of Cranfield: a `ragls eval` gold file ...")
+    ap.add_argument("--corpus", type=Path, help="... and its folder (index in the user cache dir, as ragls eval)")
     args = ap.parse_args(argv)
     from ragls.stores import vectors
 
     vectors.VectorStore.search_windows = search_windows
+    if args.gold:
+        return dev_set(args)
     C.DATA = C.dataset("cranfield", args.data)
     queries, qrels = C.load_queries(), C.load_qrels()
     print("| rule | vector nDCG@10 | hybrid nDCG@10 | hybrid, defaults (candidates 30) |")
@@ -111,6 +123,29 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 ws.close()
         print(f"| {spec} | " + " | ".join(f"{v:.4f}" for v in row) + " |", flush=True)
+    return 0
+
+
+def dev_set(args) -> int:
+    """MRR@10, SpanHit@5 and deep-detail MRR@10 of `ragls eval` (k 5, default settings) per rule."""
+    from ragls import evaluate as E
+    from ragls.workspace import RagWorkspace
+
+    questions = E.load_questions(args.gold)
+    print("| rule | MRR@10 | SpanHit@5 | deep MRR@10 |")
+    print("|---|---:|---:|---:|")
+    for spec in args.variants.split(";"):
+        RULE.clear()
+        RULE.update(json.loads(spec))
+        ws = RagWorkspace([args.corpus], [{"retrieval": {"window_margin": 0.0}}])
+        try:
+            ws.index()
+            s = E.summarize(E.run(questions, lambda t, d: ws.retrieve(t, d), ws.abstains, 5), 5)
+        finally:
+            ws.close()
+        deep = s["kinds"].get("deep", {}).get("MRR@10")
+        print(f"| {spec} | {s['all']['MRR@10']:.3f} | {s['all']['SpanHit@5']:.3f} | "
+              f"{'-' if deep is None else f'{deep:.3f}'} |", flush=True)
     return 0
 
 
