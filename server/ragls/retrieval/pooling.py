@@ -13,9 +13,10 @@ counts only by what it adds beyond the noise:
 
     score = max(window-0 cosine, best window cosine - margin),     margin = `retrieval.window_margin`
 
-A chunk with one window scores its cosine; margin 0 is MaxP. The hit's `similarity` (shown to users, used by
+A chunk with one window scores its cosine; margin 0 is MaxP (the default: a margin lifts Cranfield but demotes
+answers deep in long technical sections, docs/benchmarks.md). The hit's `similarity` (shown to users, used by
 abstention and the cosine floor) stays the best window's cosine; only the vector signal's ranking uses the pooled
-score. docs/benchmarks.md ("Window pooling") has the measurements behind the default.
+score. docs/benchmarks.md ("Window pooling") has the measurements.
 """
 
 from __future__ import annotations
