@@ -28,13 +28,16 @@ def _setup_logging(verbose: bool) -> None:
     # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
     for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    try:  # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path
+    # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path. loguru reads
+    # its default stderr level from LOGURU_LEVEL when first imported: importing it here would cost ~0.1 s on every
+    # command, also those that never load a model (issue 18: `ragls query` through a running server).
+    if "loguru" in sys.modules:
         from loguru import logger
 
         logger.remove()
         logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
-    except ImportError:
-        pass
+    else:
+        os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
 
 
 class Progress:
