@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--latency-only", action="store_true",
                     help="only (b), on the whole book's index in the user cache dir (default settings)")
+    ap.add_argument("--compact", action="store_true",
+                    help="with --latency-only: first merge the vector table's fragments, as `ragls serve` does when idle")
     args = ap.parse_args(argv)
     os.environ.setdefault("RAGLS_OFFLINE", "1")
     if args.latency_only:
@@ -55,8 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             ws.index()
             idx = ws.indexes[0]
-            print(f"{idx.manifest.chunk_count()} chunks, {idx.vectors.count()} window rows, "
-                  f"{idx.pending_windows_count()} windows pending")
+            frags = idx.vectors.table.stats()["fragment_stats"]["num_fragments"]
+            if args.compact:  # what `ragls serve` does when idle (watch.py); in-process `ragls index` does not
+                idx.compact()
+            print(f"{idx.manifest.chunk_count()} chunks, {idx.vectors.count()} window rows, vector table "
+                  f"fragments {frags} -> {idx.vectors.table.stats()['fragment_stats']['num_fragments']}")
             return _latency(ws, args.rounds)
         finally:
             ws.close()

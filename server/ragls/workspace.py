@@ -167,8 +167,13 @@ class RagWorkspace:
         targets = range(len(self.indexes)) if folder is None else [folder]
         reports = [self.indexes[i].sync(only, embed=embed) for i in targets]
         for i in targets:
-            if embed and self.indexes[i].ann_due():  # the server's indexer thread does this when idle
-                self.indexes[i].build_ann()
+            if embed:
+                # The server's indexer thread does both when idle. Without the compaction an index built here (the
+                # CLI) keeps one vector-table fragment per embedding batch: the Rust book's 114 fragments made a
+                # warm query ~10x slower (docs/benchmarks.md, "Warm rag/query at top_k 10").
+                self.indexes[i].compact()
+                if self.indexes[i].ann_due():
+                    self.indexes[i].build_ann()
         self.wait_graphs()
         return reports
 
