@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE))
 from abstention import IN_SCOPE, OUT_OF_SCOPE
 from data import dataset
 
-SHIPPED = ("cosine", "coverage")  # the set abstention.py's COEFFICIENTS use; --features picks others of ALL_FEATURES
+SHIPPED = ("cosine", "coverage", "agreement")  # the set abstention.py's COEFFICIENTS use; --features picks others of ALL_FEATURES
 FEATURES = SHIPPED
 ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
 L2 = 0.01
