@@ -140,10 +140,15 @@ class FolderIndex:
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder),
                                  shared_cache=EmbeddingCache.shared(settings.index.embedding_cache_mb))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
+        from ragls.contextual import Contextualizer
+
+        # retrieval.contextual: LLM-written chunk contexts (contextual.py); None when off
+        self.contextualizer = Contextualizer.from_settings(settings, self.index_dir)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             "tokenizer": TOKENIZER_VERSION, "layout": 4,  # 3: embedding windows; 4: balanced fences, no markup-only chunks
+            **(self.contextualizer.identity() if self.contextualizer is not None else {}),
         })
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
         self.vectors_fp: str | None = None  # embed_fp + window settings: the identity of the vector rows
@@ -511,6 +516,8 @@ class FolderIndex:
         _crash_point("after_journal")
         chunk_size, overlap = self.settings.chunking.chunk_size, self.settings.chunking.overlap
         chunks = [c for d in docs for c in chunk_document(d, chunk_size, overlap)]
+        if self.contextualizer is not None:
+            chunks = self.contextualizer.apply(docs, chunks)  # never raises: failed chunks stay plain
         old_ids = self.manifest.chunk_ids_of(paths)
         self.bm25.delete_paths(paths)
         self.bm25.add(chunks)
@@ -830,6 +837,8 @@ class FolderIndex:
     def close(self) -> None:
         self.bm25.close()
         self.manifest.close()
+        if self.contextualizer is not None:
+            self.contextualizer.close()
         if self.writer:
             self.writer = False
             self._lock.release()

@@ -451,7 +451,8 @@ class RagWorkspace:
         return Status(folders=folders, embedding_model=model_name, store=store,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
-                      + [e for g in self.graphs if g is not None for e in g.errors()])
+                      + [e for g in self.graphs if g is not None for e in g.errors()]
+                      + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()])
 
     # -- named RAGs ---------------------------------------------------------------------------------------
     def rag_list(self) -> list[RagInfo]:
