@@ -209,16 +209,19 @@ def test_toggle_changes_the_fingerprint(env, folder, server, indexed):
         write_config(folder, server, contextual=True)
 
 
-def test_confirm_prints_the_call_count(env, folder, server, capsys):
+def test_confirm_prints_the_call_count(env, tmp_path, server):
     import io
 
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write_config(folder, server)
+    (folder / "walrus.md").write_text("# Walrus\n\nTusks.\n")
     ws = RagWorkspace([folder])
     try:
-        (folder / "walrus.md").write_text("# Walrus\n\nTusks.\n")
         out = io.StringIO()
         assert confirm_calls(ws.indexes, out=out)  # not a terminal: goes on, saying how many
         assert "will make 1 LLM call (ctx-model)" in out.getvalue()  # walrus.md's one chunk
@@ -240,8 +243,8 @@ def test_confirm_prints_the_call_count(env, folder, server, capsys):
         finally:
             mp.undo()
     finally:
-        (folder / "walrus.md").unlink()
         ws.close()
+    assert server.requests == [] or "Walrus" not in server.requests[-1].last_user_text()  # planning calls nothing
 
 
 def test_cli_index_prints_the_planned_calls(env, tmp_path, server):
