@@ -304,6 +304,10 @@ def cmd_query(args) -> int:
     if wire.get("truncated"):
         print("(the query is longer than the embedding model reads: its end was embedded, keyword search used "
               "all of it)")
+    from ragls.retrieval.rerankers import describe_report
+
+    if (line := describe_report(wire.get("rerank"), args.explain)) is not None:
+        print(line)
     if wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):

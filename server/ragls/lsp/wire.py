@@ -136,6 +136,8 @@ def to_wire_query(result, explain: bool = False) -> dict:
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
     if getattr(result, "truncated", False):
         out["truncated"] = True  # the embedding model read only the end of the query
+    if getattr(result, "rerank", None):
+        out["rerank"] = dict(result.rerank)  # {backend, elapsedMs, candidates, timedOut?, error?}
     return out
 
 
