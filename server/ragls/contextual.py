@@ -81,17 +81,23 @@ def clean_context(reply: str) -> str:
 
 
 class ContextCache:
-    """Contexts on disk (SQLite, `contexts.sqlite` in the index directory): key -> context. Thread-safe."""
+    """Contexts on disk (SQLite, `contexts.sqlite` in the index directory): key -> context. Thread-safe. The file
+    is opened (and created) on first use, so a read-only process that never indexes writes nothing."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS contexts (key TEXT PRIMARY KEY, context TEXT, "
-                             "created REAL)")
-            self._db.commit()
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def _db(self) -> sqlite3.Connection:  # callers hold _lock
+        if self._conn is None:
+            self._conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("CREATE TABLE IF NOT EXISTS contexts (key TEXT PRIMARY KEY, context TEXT, "
+                               "created REAL)")
+            self._conn.commit()
+        return self._conn
 
     def get_many(self, keys) -> dict[str, str]:
         """{key: context} for the keys that are cached."""
@@ -112,7 +118,9 @@ class ContextCache:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
 
 class Contextualizer:

@@ -258,3 +258,27 @@ def test_cli_index_prints_the_planned_calls(env, tmp_path, server):
     assert proc.returncode == 0, proc.stderr
     assert "contextual retrieval will make 1 LLM call (ctx-model)" in proc.stderr
     assert len(server.requests) == 1
+
+
+def test_every_embedding_window_starts_with_the_context():
+    from dataclasses import replace
+
+    from tokenizers import Tokenizer
+
+    from ragls.chunking import chunk_document
+    from ragls.embed import offline_model_dir
+    from ragls.ir import Document
+    from ragls.windows import plan_windows
+
+    tok = Tokenizer.from_file(str(offline_model_dir() / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    text = "# Ownership\n\n" + " ".join(f"word{i} moves the value" for i in range(120)) + "\n"
+    (chunk,) = chunk_document(Document("", "own.md", text, "h", "markdown"), 8000, 0)
+    plain = plan_windows(chunk, tok, 64, 32)
+    ctx = replace(chunk, context="This chapter of the Rust book explains ownership.")
+    windows = plan_windows(ctx, tok, 64, 32)
+    assert len(plain) > 1 and len(windows) > len(plain)  # the prefix leaves less room per window
+    assert all(w.text.startswith(ctx.context + "\n\n") for w in windows)
+    assert all(len(tok.encode(w.text).ids) <= 64 for w in windows)  # prefix + body fit the window
+    assert (windows[0].start_line, windows[-1].end_line) == (plain[0].start_line, plain[-1].end_line)
