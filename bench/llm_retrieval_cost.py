@@ -11,7 +11,8 @@ bounds it. Quality gains need a real model: see docs/benchmarks.md for `ragls ev
 
 (a) Contextual retrieval: the same files indexed plain and with `retrieval.contextual` (ingest_concurrency 4),
     each into a fresh index with an empty embedding cache; LLM calls, calls per chunk, wall seconds, added ms per
-    chunk; then a re-index (nothing changed) and a rebuild (contexts from the cache): their calls.
+    chunk, and of that the LLM step (time inside `Contextualizer.apply`; the rest is embedding the longer text);
+    then a re-index (nothing changed) and a rebuild (contexts from the cache): their calls.
 (b) LLM reranker: `--questions` Rust-book questions (bench/questions/rust-book.jsonl) on the plain index, warm,
     plain fused vs `rerank_backend = "llm"`: calls per question and p50 added ms per question.
 (c) Time budget: the LLM answering after 2 s with `rerank_timeout_ms = 300`: p50 query ms and timeouts reported.
