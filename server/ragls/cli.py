@@ -28,13 +28,16 @@ def _setup_logging(verbose: bool) -> None:
     # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
     for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    try:  # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path
+    # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path. loguru reads
+    # its default stderr level from LOGURU_LEVEL when first imported: importing it here would cost ~0.1 s on every
+    # command, also those that never load a model (issue 18: `ragls query` through a running server).
+    if "loguru" in sys.modules:
         from loguru import logger
 
         logger.remove()
         logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
-    except ImportError:
-        pass
+    else:
+        os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
 
 
 class Progress:
@@ -170,9 +173,9 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def cmd_mcp(args) -> int:
-    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
-    opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
+def _start_live(args):
+    """(LiveWorkspace started on `args.paths` — default: the current project root —, its folders) for the
+    long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
     from ragls import heap
     from ragls.live import LiveWorkspace
     from ragls.roots import serve_folders
@@ -182,7 +185,13 @@ def cmd_mcp(args) -> int:
     except ValueError as exc:
         raise InvalidParams(str(exc)) from None
     heap.limit_arenas()
-    live = LiveWorkspace(folders).start()
+    return LiveWorkspace(folders).start(), folders
+
+
+def cmd_mcp(args) -> int:
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
+    opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
+    live, _ = _start_live(args)
     from ragls.mcp_server import run
 
     run(live)
@@ -192,20 +201,12 @@ def cmd_mcp(args) -> int:
 def cmd_http(args) -> int:
     """`ragls http [PATH...]`: the HTTP API (ragls.http_api) over a live index of the folders (default: the current
     project root). Loopback only unless --allow-remote with a bearer token from the --token-env variable."""
-    from ragls import heap
     from ragls.http_api import is_loopback, serve
-    from ragls.live import LiveWorkspace
-    from ragls.roots import serve_folders
 
     token = os.environ.get(args.token_env) or None
     if not is_loopback(args.host) and not (args.allow_remote and token):
         serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
-    try:
-        folders = serve_folders(args.paths, Path.cwd())
-    except ValueError as exc:
-        raise InvalidParams(str(exc)) from None
-    heap.limit_arenas()
-    live = LiveWorkspace(folders).start()
+    live, folders = _start_live(args)
     print(f"ragls: HTTP API on http://{args.host}:{args.port} for {', '.join(map(str, folders))}"
           f"{' (bearer token required)' if token else ''}", file=sys.stderr)
     try:
