@@ -223,6 +223,20 @@ def test_llm_reranker_bounded_and_failing(ws, settings, server):
     assert "names no passage number" in ws.query(QUERY, top_k=4).rerank["error"]
 
 
+def test_llm_reranker_works_again_after_a_timeout(ws, settings, server):
+    settings.rerank_backend = "llm"
+    settings.rerank_timeout_ms = 100
+    server.reset(lambda req: Reply(text="[2] > [1]", delay_s=30))  # cut short when the server stops
+    result = ws.query(QUERY, top_k=4)
+    assert result.rerank["timedOut"] is True and [h.chunk.path for h in result.hits] == fused_paths(ws)
+    # the next question, with a model that answers, is reranked: the timed-out call broke nothing
+    settings.rerank_timeout_ms = 0
+    server.reset(lambda req: "[2] > [1]")
+    result = ws.query(QUERY, top_k=4)
+    fused = fused_paths(ws)
+    assert "error" not in result.rerank and [h.chunk.path for h in result.hits][:2] == [fused[1], fused[0]]
+
+
 def test_parse_order():
     assert parse_order("[3] > [1] > [3] > [9]", 3) == [2, 0, 1]
     assert parse_order("2, 1", 2) == [1, 0]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections.abc import Sequence
 
 from ragls.errors import RaglsError, RequestFailed
@@ -85,16 +84,20 @@ class LLMReranker:
             parts.append(f"[{n}] {text}")
         return PROMPT.format(query=query, passages="\n\n".join(parts), n=len(chunks))
 
-    def rerank(self, query: str, chunks: Sequence, cancel: threading.Event | None = None) -> list[tuple]:
+    def rerank(self, query: str, chunks: Sequence) -> list[tuple]:
         """[(chunk, 1/rank)] for all `chunks` (given in fused order): the first `candidates` in the model's order,
-        then the rest unchanged. One chat call, counted. Raises RerankFailed (fused order kept by the caller)."""
+        then the rest unchanged. One chat call, counted. Raises RerankFailed (fused order kept by the caller).
+
+        The call is not cancelled when the time budget passes (answer/llm.py cancels by closing the model's HTTP
+        client, which this long-lived model shares between queries): it ends in the background within
+        `generation.timeout_s` and its result is dropped."""
         from ragls.retrieval.llm_costs import COUNTER
 
         head, tail = list(chunks[:self.candidates]), list(chunks[self.candidates:])
         if len(head) < 2:
             return [(c, 1.0 / r) for r, c in enumerate(head + tail, 1)]
         try:
-            reply = self.chat.complete(self.prompt(query, head), system=SYSTEM, cancel=cancel)
+            reply = self.chat.complete(self.prompt(query, head), system=SYSTEM)
             order = parse_order(reply, len(head))
         except RaglsError as exc:
             COUNTER.add("rerank", 1, 1)

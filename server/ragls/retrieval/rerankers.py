@@ -15,8 +15,8 @@ backends.
 
 Time budget (`retrieval.rerank_timeout_ms`, 0 = none): the backend runs on its own daemon thread; when the budget
 passes first, `rerank_fused` returns None with `report["timedOut"]` and search returns the fused (RRF) order — a
-CPU cross-encoder can take tens of seconds on long chunks. The late result is dropped (an LLM call is cancelled;
-an ONNX run finishes in the background). A backend failure at query time (LLM down, a custom class raising) is
+CPU cross-encoder can take tens of seconds on long chunks. The late run finishes in the background and its result
+is dropped (an LLM call ends within `generation.timeout_s`). A backend failure at query time (LLM down, a custom class raising) is
 reported the same way (`report["error"]`); a model that cannot be loaded raises RequestFailed as before.
 """
 
@@ -123,13 +123,10 @@ def _run_with_budget(reranker, query: str, chunks: list, timeout_ms: int) -> tup
         return reranker.rerank(query, chunks), False
     box: dict[str, Any] = {}
     done = threading.Event()
-    cancel = threading.Event()
-    takes_cancel = "cancel" in inspect.signature(reranker.rerank).parameters
 
     def run() -> None:
         try:
-            box["result"] = reranker.rerank(query, chunks, cancel=cancel) if takes_cancel else \
-                reranker.rerank(query, chunks)
+            box["result"] = reranker.rerank(query, chunks)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = exc
         finally:
@@ -137,7 +134,6 @@ def _run_with_budget(reranker, query: str, chunks: list, timeout_ms: int) -> tup
 
     threading.Thread(target=run, name="ragls-rerank", daemon=True).start()
     if not done.wait(timeout_ms / 1000):
-        cancel.set()
         return None, True
     if "error" in box:
         raise box["error"]
