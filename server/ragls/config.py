@@ -214,7 +214,9 @@ class RetrievalSettings(_Section):
     rerank_llm_candidates: int = Field(20, ge=2, le=100)  # the LLM reranker reorders this many fused candidates
     # Past this budget the fused (RRF) order is returned and the timeout reported; 0 = no budget.
     rerank_timeout_ms: int = Field(10_000, ge=0)
-    rerank_provider: str = "cpu"  # ONNX Runtime provider of the cross-encoder / ColBERT: cpu, cuda, rocm, directml
+    # ONNX Runtime provider of the cross-encoder / ColBERT: auto (CUDA when available, else CPU: fastembed's own
+    # choice, the behaviour before), cpu, cuda, rocm, directml; each chain ends on the CPU
+    rerank_provider: str = "auto"
 
     @property
     def abstention_floor(self) -> float:

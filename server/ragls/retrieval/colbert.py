@@ -52,7 +52,7 @@ class ColbertReranker:
     name = "colbert"
 
     def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None,
-                 provider: str = "cpu"):
+                 provider: str = "auto"):
         self.model_name = model or DEFAULT_COLBERT
         self.model_path = model_path
         self.threads = threads

@@ -56,14 +56,14 @@ def _onnx_file(path: Path, preferred: str | None) -> str | None:
 
 
 def rerank_providers(setting: str) -> list[str]:
-    """ONNX Runtime providers for `retrieval.rerank_provider` (cpu / cuda / rocm / directml, each chain ending on
-    the CPU; an unknown value or a provider this onnxruntime lacks: the CPU, with a warning). See
-    `embed.execution_providers`."""
+    """ONNX Runtime providers for `retrieval.rerank_provider` (auto: CUDA when available, else CPU; cpu / cuda /
+    rocm / directml, each chain ending on the CPU; an unknown value or a provider this onnxruntime lacks: the CPU,
+    with a warning). See `embed.execution_providers`."""
     import onnxruntime as ort
 
     from ragls.embed import execution_providers
 
-    return execution_providers(setting or "cpu", ort.get_available_providers(), log.warning,
+    return execution_providers(setting or "auto", ort.get_available_providers(), log.warning,
                                "retrieval.rerank_provider")
 
 
@@ -80,7 +80,7 @@ class Reranker:
     name = "cross-encoder"
 
     def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None,
-                 provider: str = "cpu"):
+                 provider: str = "auto"):
         self.model_name = model or DEFAULT_RERANKER
         self.provider = provider
         self.model_path = model_path
