@@ -35,9 +35,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from data import dataset  # noqa: E402
-from llm_server import LLMServer, Reply  # noqa: E402
-from speed import model_overrides  # noqa: E402
+from data import dataset
+from llm_server import LLMServer, Reply
+from speed import model_overrides
 
 CONTEXT = "This chunk is part of the Rust book chapter it comes from and explains one of its topics."
 

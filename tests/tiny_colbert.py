@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-
 from tiny_cross_encoder import TOKENIZER_FILES
 
 
@@ -44,9 +43,8 @@ def build_model(token_ids: list[int], vocab: int) -> onnx.ModelProto:
 
 def make_colbert_dir(dest: Path, words: list[str], onnx_rel: str = "model.onnx") -> Path:
     """Write a ColBERT folder at `dest` whose MaxSim counts the shared `words` (each one MiniLM token)."""
-    from tokenizers import Tokenizer
-
     from ragls.embed import offline_model_dir
+    from tokenizers import Tokenizer
 
     src = offline_model_dir()
     assert src is not None, "needs ragls[offline]"

@@ -11,8 +11,6 @@ import textwrap
 
 import pytest
 from llm_server import LLMServer, Reply
-from tiny_colbert import make_colbert_dir
-
 from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_rerank import parse_order
@@ -20,6 +18,7 @@ from ragls.retrieval.rerank import rerank_providers
 from ragls.retrieval.rerankers import describe_report, make_reranker
 from ragls.retrieval.search import search
 from ragls.workspace import RagWorkspace
+from tiny_colbert import make_colbert_dir
 
 DOCS = {
     "otters.md": "# Otters\n\nOtters float on their backs and hold paws while sleeping.\n",
@@ -187,7 +186,7 @@ def test_llm_reranker_follows_the_scripted_order(ws, settings, server):
     settings.rerank_backend = "llm"
 
     def handler(req):
-        passages = dict(re.findall(r"^\[(\d+)\] (.*)$", req.last_user_text(), re.M))
+        passages = dict(re.findall(r"^\[(\d+)\] (.*)$", req.last_user_text(), re.MULTILINE))
         first = next(n for n, t in passages.items() if "night train" in t)
         second = next(n for n, t in passages.items() if "low tide" in t)
         return f"[{first}] > [{second}]"
@@ -201,7 +200,7 @@ def test_llm_reranker_follows_the_scripted_order(ws, settings, server):
     assert [h.score for h in result.hits] == [1.0, 0.5, 1 / 3, 0.25]
     (req,) = server.requests
     assert req.model == "rank-model" and f"Search query: {QUERY}" in req.last_user_text()
-    assert len(re.findall(r"^\[\d+\] ", req.last_user_text(), re.M)) == 4
+    assert len(re.findall(r"^\[\d+\] ", req.last_user_text(), re.MULTILINE)) == 4
     assert COUNTER.snapshot().get("rerank", 0) - before == 1
 
 
@@ -212,7 +211,7 @@ def test_llm_reranker_bounded_and_failing(ws, settings, server):
     result = ws.query(QUERY, top_k=4)
     fused = fused_paths(ws)
     assert [h.chunk.path for h in result.hits] == [fused[1], fused[0], *fused[2:]]
-    assert len(re.findall(r"^\[\d+\] ", server.requests[0].last_user_text(), re.M)) == 2
+    assert len(re.findall(r"^\[\d+\] ", server.requests[0].last_user_text(), re.MULTILINE)) == 2
     # the provider fails: the fused order, the failure reported and counted, no error
     server.reset(lambda req: Reply(status=500, error="overloaded"))
     failures = COUNTER.failures().get("rerank", 0)

@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragls.errors import RequestFailed
-from ragls.retrieval.rerank import MAX_DOC_CHARS, _onnx_file, rerank_input, rerank_providers, sort_by_scores
+from ragls.retrieval.rerank import (
+    MAX_DOC_CHARS,
+    _onnx_file,
+    rerank_input,
+    rerank_providers,
+    sort_by_scores,
+)
 
 log = logging.getLogger(__name__)
 
