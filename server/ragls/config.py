@@ -205,7 +205,7 @@ class RetrievalSettings(_Section):
     contextual: bool = False
     contextual_model: str | None = None
     contextual_prompt: str = DEFAULT_CONTEXTUAL_PROMPT
-    ingest_concurrency: int = Field(4, ge=1, le=64)  # concurrent index-time LLM calls (contextual retrieval)
+    ingest_concurrency: int = Field(8, ge=1, le=64)  # concurrent index-time LLM calls (contextual; raggity's 8)
     # Rerankers (retrieval/rerankers.py). None: the cross-encoder when reranker_model(_path) is set, else no
     # reranking (the behaviour before); "cross-encoder", "colbert", "llm", "none", or "package.module:ClassName".
     rerank_backend: str | None = None
