@@ -249,7 +249,9 @@ suite('ragls extension in VS Code', () => {
     assert.ok(at >= 0);
     const passage = await invokeTool('ragls_read_passage', { path: 'docs/deployment.md', start_line: at + 1, end_line: at + 2 });
     assert.ok(passage.startsWith(`docs/deployment.md lines ${at + 1}-${at + 2} of `), passage);
-    assert.ok(passage.includes(`${String(at + 1).padStart(5)}| ${lines[at]}\n${String(at + 2).padStart(5)}| ${lines[at + 1]}\n</passage>`), passage);
+    // (the quote ends at the last non-blank character, as the MCP tool's)
+    const numbered = `${String(at + 1).padStart(5)}| ${lines[at]}\n${String(at + 2).padStart(5)}| ${lines[at + 1]}`.trimEnd();
+    assert.ok(passage.includes(`\n${numbered}\n</passage>`), passage);
     // Outside the indexed folders: refused, nothing read.
     for (const path of ['../../../../etc/passwd', '/etc/passwd']) {
       const refused = await invokeTool('ragls_read_passage', { path });
