@@ -236,14 +236,18 @@ H.it("<C-o> from a source opened from the answer float brings the answer float b
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
   local origin_win, origin_buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  require("ragls.config").values.highlight_ms = 0 -- stays for the screenshot
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   local source = frobnicator_source(result)
   local source_lnum = find_line(buf, ui.source_line(source))
   vim.api.nvim_win_set_cursor(win, { source_lnum, 0 })
+  H.screenshot("neovim-answer-float")
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "jumped to the source")
   H.eq(0, #H.floats(), "no float while reading the source")
+  H.screenshot("neovim-source-highlight")
+  require("ragls.config").values.highlight_ms = 3000
 
   vim.api.nvim_feedkeys(vim.keycode("<C-o>"), "nx", false)
   local back = H.wait_for(function() return H.floats()[1] end, 5000, "the answer float to come back")
@@ -255,6 +259,7 @@ H.it("<C-o> from a source opened from the answer float brings the answer float b
   H.eq(ui.source_line(source), lines[vim.api.nvim_win_get_cursor(back)[1]], "cursor on the source it was left from")
   H.eq(origin_buf, vim.api.nvim_win_get_buf(origin_win), "behind it, the window is back in README.md")
   H.eq(2, vim.api.nvim_win_get_cursor(origin_win)[1], "at the line the question was asked from")
+  H.screenshot("neovim-answer-back")
 
   -- Following again and coming back again works the same way.
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)

@@ -42,15 +42,7 @@ end
 ---@param chunk table
 ---@return string[]
 function M.preview_lines(chunk)
-  local lines = vim.split(chunk.text or "", "\r?\n")
-  local title = chunk.source.title
-  if title and lines[1] and lines[1]:gsub("^#+%s*", "") == title then
-    table.remove(lines, 1)
-  end
-  while lines[1] and vim.trim(lines[1]) == "" do
-    table.remove(lines, 1)
-  end
-  return lines
+  return ui.body_lines(chunk.text, chunk.source.title)
 end
 
 --- Send `rag/query` and call `cb(chunks, result)` (not called on error; the error is notified).

@@ -442,6 +442,37 @@ local function byte_col(fname, lnum, character)
   return (ok_idx and idx or character) + 1
 end
 
+--- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
+--- path "Guide > Section") and the blank lines around it. A heading line is the title or its last part, as a
+--- Markdown `#` heading or a plain line, with a reST underline (`====`, `----`, …) below it.
+---@param text string|nil
+---@param title string|nil
+---@return string[]
+function M.body_lines(text, title)
+  local lines = split_lines(text or "")
+  local names = {}
+  if title and title ~= "" then
+    names[title] = true
+    names[vim.trim(title:match("([^>]+)$") or title)] = true
+  end
+  local i = 1
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  local first = lines[i] and vim.trim(lines[i]):gsub("^#+%s*", "") or nil
+  if first and names[first] then
+    i = i + 1
+    local under = lines[i] and vim.trim(lines[i]) or ""
+    if #under >= 2 and under == under:sub(1, 1):rep(#under) and under:sub(1, 1):match("[=%-~^\"'`#*+.:_]") then
+      i = i + 1 -- reST underline
+    end
+  end
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  return vim.list_slice(lines, i)
+end
+
 --- `path:line:col: title — first line` quickfix items for rag/query chunks.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
@@ -450,25 +481,19 @@ function M.quickfix_items(chunks)
   for _, chunk in ipairs(chunks) do
     local source = chunk.source
     local fname = M.source_fname(source)
-    local first
-    for _, l in ipairs(split_lines(chunk.text or "")) do
-      local t = vim.trim(l)
-      local heading = t:gsub("^#+%s*", "")
-      if t ~= "" and not (source.title and heading == source.title and t:sub(1, 1) == "#") then
-        first = t
-        break
-      end
-    end
+    local first = M.body_lines(chunk.text, source.title)[1]
+    first = first and vim.trim(first)
     local text = first or ""
     if source.title and source.title ~= "" then
       text = source.title .. (first and (" — " .. first) or "")
     end
+    local start = (source.focusRange or source.range).start
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
-      lnum = (source.focusRange or source.range).start.line + 1,
-      col = byte_col(fname, (source.focusRange or source.range).start.line + 1,
-        (source.focusRange or source.range).start.character),
+      lnum = start.line + 1,
+      -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
+      col = start.character > 0 and byte_col(fname, start.line + 1, start.character) or 0,
       end_lnum = (source.focusRange or source.range)["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },
