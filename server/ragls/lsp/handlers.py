@@ -132,7 +132,8 @@ async def rag_commit_message(ls: RaglsServer, params: Any) -> dict:
 async def rag_read_passage(ls: RaglsServer, params: Any) -> dict:
     """Exact lines of an indexed file, by the same rules as the MCP tool `read_passage` (only files the index holds,
     inside its folders; at most 400 lines). The VS Code language-model tool `ragls_read_passage` uses it."""
-    from ragls.mcp_server import RaglsTools  # the MCP SDK loads on the first read, not at server start
+    # The MCP SDK loads on the first read, not at server start.
+    from ragls.mcp_server import RaglsTools
 
     p = parse(ReadPassageParams, params)
     ws = await ls.get_workspace()
