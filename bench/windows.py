@@ -3,6 +3,7 @@
     python bench/windows.py                 # (a) embedding cost, (b) warm query latency at k=10; prints tables
     python bench/windows.py --files 20      # the first 20 files only (quicker)
     python bench/windows.py --latency-only  # (b) only, on the whole book's index in the user cache dir
+    python bench/windows.py --latency-only --compact   # ... after merging the vector table's fragments
 
 (a) Embedding cost, in process, one loaded Embedder (offline all-MiniLM-L6-v2 int8, 256 wordpieces), no cache:
     "today" = one text per chunk, `embedding_input(chunk)` truncated by the model at 256 wordpieces (the
