@@ -156,8 +156,9 @@ class StepLLM:
         except RequestFailed as exc:
             trace.counter.add(step, 1, failures=1)
             COUNTER.add(step, 1, failures=1)
-            trace.errors.append(f"{step}: {exc}")
-            log.warning("retrieval step %s: the LLM failed, plain retrieval used: %s", step, exc)
+            message = str(exc).replace("raise generation.timeout_s", "raise retrieval.llm_timeout_s")
+            trace.errors.append(f"{step}: {message}")
+            log.warning("retrieval step %s: the LLM failed, plain retrieval used: %s", step, message)
             return None
         except Exception as exc:  # noqa: BLE001 - a step never fails the query (e.g. a model resolved lazily)
             trace.counter.add(step, 1, failures=1)
