@@ -55,6 +55,12 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="ragls-cli-wall-"))
     env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     os.environ["RAGLS_CACHE_DIR"] = env["RAGLS_CACHE_DIR"]  # this process finds the index dir the same way
+    # Measure what an installed ragls costs: pip byte-compiles the package at install, so the commands must not pay
+    # for compiling sources here (this machine's environment sets PYTHONDONTWRITEBYTECODE).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    import ragls
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(ragls.__file__).parent)], check=True)
     env.pop("OPENAI_API_KEY", None)
     env.pop("ANTHROPIC_API_KEY", None)
     folder = args.corpus.resolve()

@@ -443,7 +443,11 @@ def read_toml(folder: str | os.PathLike | None) -> dict[str, Any]:
     """Read `ragls.toml` in `folder`; {} when absent. Raises ConfigError on a syntax error, naming the file."""
     if folder is None:
         return {}
-    path = Path(folder) / CONFIG_FILE
+    return read_toml_file(Path(folder) / CONFIG_FILE)
+
+
+def read_toml_file(path: Path) -> dict[str, Any]:
+    """A ragls.toml file as a dict; {} when absent. Raises ConfigError naming the file on a syntax error."""
     if not path.is_file():
         return {}
     try:

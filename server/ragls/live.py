@@ -73,6 +73,7 @@ class LiveWorkspace:
 
             self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
             self.local_socket.start()
+            worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
             watcher = None
             if ws.settings.watch.enabled:
                 watcher = FileWatcher(worker, ws.folders)

@@ -19,8 +19,6 @@ import os
 import time
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 log = logging.getLogger(__name__)
 
 # Who this process is; the entry points set it ("ragls serve", "ragls mcp", "ragls index", ...).
@@ -58,12 +56,17 @@ class WriterLock:
     taken on the thread that opens the workspace and released on another."""
 
     def __init__(self, index_dir: Path):
+        # filelock is imported here: it pulls in asyncio (~0.1 s), which `ragls status` / a served query never need.
+        from filelock import FileLock
+
         self.dir = Path(index_dir)
         self._lock = FileLock(str(self.dir / LOCK_FILE), thread_local=False)
         self.held = False
 
     def try_acquire(self, announce: bool = True) -> bool:
         """Take the lock if free (no wait). `announce`: write writer.json naming this process."""
+        from filelock import Timeout
+
         try:
             self._lock.acquire(timeout=0)
         except Timeout:

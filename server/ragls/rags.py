@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings
+from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
 from ragls.embed import Embedder
 from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.hashing import text_hash
@@ -52,18 +52,6 @@ def user_config_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("ragls", appauthor=False)) / CONFIG_FILE
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """A ragls.toml as a dict ({} when absent). Raises ConfigError naming the file on a syntax error."""
-    import tomllib
-
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
 
 
 @dataclass
@@ -398,7 +386,7 @@ class RagRegistry:
         errors: list[dict[str, str]] = []
         for path, layers in self.config_files():
             try:
-                data = read_config(path)
+                data = read_toml_file(path)
             except ConfigError as exc:
                 errors.append({"message": str(exc)})
                 continue

@@ -30,10 +30,9 @@ from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import ConfigError
 from ragls.indexer import FolderIndex, resolve_index_dir
-from ragls.ir import Hit
 from ragls.repo import LocalChanges, local_changes
 from ragls.retrieval.fuse import reciprocal_rank_fusion
-from ragls.retrieval.search import Hits, check_query
+from ragls.retrieval.search import Hits, check_query, hits_from_fused
 from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload, is_url
 from ragls.stores.term_vectors import bm25_rank
 
@@ -155,23 +154,15 @@ class TeamIndex:
         fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
         local_ids = [cid for side, cid in (f.key for f in fused) if side == "local"]
         local = self.overlay.manifest.get_chunks(local_ids) if local_ids else {}
-        hits, seen = [], set()
-        for f in fused:
-            side, cid = f.key
+
+        def resolve(key):
+            side, cid = key
             if side == "local":
-                chunk = local.get(cid)
-            else:
-                chunk = dataclasses.replace(chunk_from_payload(chunks[f.key]), folder=str(self.folder))
-                if chunk.path in hidden:  # the filter already excludes them; never trust one place only
-                    chunk = None
-            if chunk is None or chunk.text_hash in seen:
-                continue
-            seen.add(chunk.text_hash)
-            hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
-                            similarity=similarity.get(f.key)))
-            if len(hits) == top_k:
-                break
-        return Hits(hits, max(similarity.values(), default=None))
+                return local.get(cid)
+            chunk = dataclasses.replace(chunk_from_payload(chunks[key]), folder=str(self.folder))
+            return None if chunk.path in hidden else chunk  # the filter excludes them too: never trust one place
+
+        return hits_from_fused(fused, resolve, similarity, top_k)
 
     def close(self) -> None:
         self.overlay.close()

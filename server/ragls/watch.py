@@ -67,6 +67,9 @@ class IndexWorker:
         self.on_log = on_log or (lambda msg: log.info("%s", msg))
         self.on_warning = on_warning or (lambda msg: log.warning("%s", msg))
         self.on_settings_file = on_settings_file or (lambda: None)
+        # Called on the indexer thread after this process became or stopped being the writer of an index (takeover,
+        # handover): the owner binds or unbinds the local socket that `ragls query/ask/status` use.
+        self.on_writer_change: Callable[[], None] = lambda: None
         self.debounce_s = (ws.settings.watch.debounce_ms if debounce_ms is None else debounce_ms) / 1000
         self.max_defer_s = max(2.0, 5 * self.debounce_s)
         self._cond = threading.Condition()
@@ -365,12 +368,20 @@ class IndexWorker:
                     self._next_takeover = time.monotonic() + TAKEOVER_INTERVAL_S
                 self.on_log(f"ragls: handed the index of {idx.folder.name} over to the editor's language server; "
                             "this process reads it now")
+                self._writer_changed()
 
     def _takeover(self) -> None:
         for i, idx in enumerate(self.ws.indexes):
             if not idx.writer and idx.try_become_writer():
                 self.on_log(f"ragls: the other ragls process released {idx.index_dir}; this one indexes now")
                 self.request_sync(i)
+                self._writer_changed()
+
+    def _writer_changed(self) -> None:
+        try:
+            self.on_writer_change()
+        except Exception:
+            log.exception("writer change callback failed")
 
 
 class FileWatcher:

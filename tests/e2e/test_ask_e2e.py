@@ -214,6 +214,14 @@ async def test_cancel_answers_request_cancelled(client):
 async def test_extractive_backend_via_configuration_change(client):
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"ragls": {**OPTIONS, "generation": {"backend": "none"}}}))
+    # The notification is applied asynchronously: wait until the server reports the new backend (no race with
+    # the reopen), then until the reopened workspace is indexed.
+    for _ in range(600):
+        if (await request(client, "rag/status", {}))["generation"]["backend"] == "none":
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail("the configuration change never reached rag/status")
     await wait_indexed(client)
     res = await request(client, "rag/ask", {"question": "Which port does the container listen on?"})
     assert res["model"] == "extractive"

@@ -4,6 +4,7 @@ answers in-process), and the socket is gone after shutdown."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -61,3 +62,46 @@ async def test_cli_uses_the_running_server_and_gets_the_same_result(tmp_path):
     finally:
         await client.shutdown_session()
     assert not os.path.exists(info["socket"]) and not os.path.exists(os.path.join(index_dir, "server.json"))
+
+
+async def test_the_server_that_takes_over_the_index_answers_the_cli(tmp_path):
+    """Two editors on one folder: the second only reads. When the first exits, the second takes the writer lock
+    (watch.TAKEOVER_INTERVAL_S) and from then on the CLI answers through it."""
+    env = server_env(tmp_path / "cache")
+    ws = copy_docs(tmp_path / "docs")
+    first = await ClientServerConfig(server_command=SERVER_COMMAND, server_env=env).start()
+    await first.initialize_session(init_params([ws]))
+    second = None
+    try:
+        status = await wait_indexed(first)
+        index_dir = status["folders"][0]["indexPath"]
+        first_pid = json.loads(open(os.path.join(index_dir, "server.json")).read())["pid"]
+        second = await ClientServerConfig(server_command=SERVER_COMMAND, server_env=env).start()
+        await second.initialize_session(init_params([ws]))
+        assert (await request(second, "rag/status", {}))["folders"][0]["writer"] is False
+        served = ragls(env, "--verbose", "query", ws, "retry backoff ceiling", "--json")
+        assert f"answered by the running server (pid {first_pid}" in served.stderr
+    finally:
+        await first.shutdown_session()
+    try:
+        for _ in range(600):  # the takeover retries every 2 s; wait for the state, not for a time
+            if (await request(second, "rag/status", {}))["folders"][0]["writer"]:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the second server never took the writer lock over")
+        for _ in range(100):  # server.json is written right after the lock is taken, on the indexer thread
+            try:
+                info = json.loads(open(os.path.join(index_dir, "server.json")).read())
+            except (OSError, ValueError):
+                info = {}
+            if info.get("pid") not in (None, first_pid):
+                break
+            await asyncio.sleep(0.1)
+        assert info.get("pid") not in (None, first_pid), info
+        served = ragls(env, "--verbose", "query", ws, "retry backoff ceiling", "--json")
+        assert f"answered by the running server (pid {info['pid']}" in served.stderr
+        assert json.loads(served.stdout)["chunks"]
+    finally:
+        await second.shutdown_session()
+    assert not os.path.exists(os.path.join(index_dir, "server.json"))

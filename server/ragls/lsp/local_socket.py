@@ -108,38 +108,59 @@ class LocalSocketServer:
 
     def __init__(self, ws: Any):
         self.ws = ws
-        self._servers: list[tuple[_Server, Path, Path]] = []
+        self._servers: dict[Path, tuple[_Server, Path, Path]] = {}  # index dir -> (server, socket, server.json)
+        self._lock = threading.Lock()
 
     def start(self) -> None:
-        for idx in self.ws.indexes:
-            if not idx.writer:
-                continue
-            path = _socket_path(idx.index_dir)
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()  # a stale socket of a process that died
-            try:
-                srv = _Server(str(path), _Handler)
-            except OSError as exc:
-                log.warning("no local socket for %s: %s", idx.folder, exc)
-                continue
-            os.chmod(path, 0o600)
-            srv.owner = self  # type: ignore[attr-defined]
-            info = idx.index_dir / SERVER_FILE
-            tmp = info.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, info)
-            threading.Thread(target=srv.serve_forever, name="ragls-local-socket", daemon=True).start()
-            self._servers.append((srv, path, info))
+        """Bind a socket for every index this process writes (`server.json` names it)."""
+        self.sync_writers()
+
+    def sync_writers(self) -> None:
+        """Bind the indexes this process now writes and unbind those it no longer writes: after a takeover the
+        new writer answers `ragls query`; after a handover the old one stops claiming to. Idempotent."""
+        with self._lock:
+            writing = {idx.index_dir: idx for idx in self.ws.indexes if idx.writer}
+            for index_dir in [d for d in self._servers if d not in writing]:
+                self._unbind(index_dir)
+            for index_dir, idx in writing.items():
+                if index_dir not in self._servers:
+                    self._bind(idx)
+
+    def _bind(self, idx: Any) -> None:
+        path = _socket_path(idx.index_dir)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # a stale socket of a process that died
+        try:
+            srv = _Server(str(path), _Handler)
+        except OSError as exc:
+            log.warning("no local socket for %s: %s", idx.folder, exc)
+            return
+        os.chmod(path, 0o600)
+        srv.owner = self  # type: ignore[attr-defined]
+        info = idx.index_dir / SERVER_FILE
+        tmp = info.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, info)
+        threading.Thread(target=srv.serve_forever, name="ragls-local-socket", daemon=True).start()
+        self._servers[idx.index_dir] = (srv, path, info)
+
+    def _unbind(self, index_dir: Path) -> None:
+        srv, path, info = self._servers.pop(index_dir)
+        srv.shutdown()
+        srv.server_close()
+        try:  # server.json may already name the new writer: remove only what is still ours
+            mine = json.loads(info.read_text()).get("pid") == os.getpid()
+        except (OSError, ValueError):
+            mine = False
+        for f in (path, info) if mine else ():
+            with contextlib.suppress(OSError):
+                f.unlink()
 
     def stop(self) -> None:
-        for srv, path, info in self._servers:
-            srv.shutdown()
-            srv.server_close()
-            for f in (path, info):
-                with contextlib.suppress(OSError):
-                    f.unlink()
-        self._servers.clear()
+        with self._lock:
+            for index_dir in list(self._servers):
+                self._unbind(index_dir)
 
     def dispatch(self, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
         """Run one request on the workspace; returns the protocol result dict. Raises RaglsError."""

@@ -153,6 +153,7 @@ class RaglsServer(LanguageServer):
 
         self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
         self.local_socket.start()
+        worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
         self.ws, self.worker, self.watcher = ws, worker, watcher
         return ws
 

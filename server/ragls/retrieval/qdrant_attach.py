@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from ragls.errors import ConfigError
 from ragls.ir import Hit
 from ragls.retrieval.fuse import reciprocal_rank_fusion
-from ragls.retrieval.search import Hits, check_query
+from ragls.retrieval.search import Hits, check_query, hits_from_fused
 from ragls.stores.qdrant import SPARSE, chunk_from_payload, connect
 from ragls.stores.term_vectors import bm25_rank, query_vector
 
@@ -164,17 +164,12 @@ class AttachedCollection:
             rankings["bm25"] = [keys[i] for i, _ in bm25_rank(query, texts)]
         weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
         fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
-        hits, seen = [], set()
-        for f in fused:
-            chunk = chunk_from_payload(points[f.key].payload or {}, self.config.payload_text_field, fallback_id=f.key)
-            if not chunk.text or chunk.text_hash in seen:
-                continue
-            seen.add(chunk.text_hash)
-            hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
-                            similarity=similarity.get(f.key)))
-            if len(hits) == top_k:
-                break
-        return Hits(hits, max(similarity.values(), default=None))
+
+        def resolve(key):
+            chunk = chunk_from_payload(points[key].payload or {}, self.config.payload_text_field, fallback_id=key)
+            return chunk if chunk.text else None
+
+        return hits_from_fused(fused, resolve, similarity, top_k)
 
 
 def check_vectors(name: str, vectors, dim: int, model_name: str) -> int:

@@ -57,6 +57,25 @@ class Hits(list):
         self.corrective = None  # corrective retrieval's final grade: "sufficient" / "insufficient" / None
 
 
+def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict, top_k: int) -> Hits:
+    """The first `top_k` distinct hits of an RRF list (`fuse.reciprocal_rank_fusion`'s output, best first).
+
+    `resolve(key)` gives the Chunk of a fused key, or None to drop it (missing, hidden, empty); a chunk whose
+    `text_hash` was already taken is dropped too (the same text stored twice). `similarity`: key -> cosine, for
+    `Hit.similarity` and `Hits.best_similarity` (the best over every candidate, not only the returned ones)."""
+    hits, seen = [], set()
+    for f in fused:
+        chunk = resolve(f.key)
+        if chunk is None or chunk.text_hash in seen:
+            continue
+        seen.add(chunk.text_hash)
+        hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
+                        similarity=similarity.get(f.key)))
+        if len(hits) == top_k:
+            break
+    return Hits(hits, max(similarity.values(), default=None))
+
+
 def check_query(text: object) -> str:
     """The query text, stripped. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
     return analyse(text).text

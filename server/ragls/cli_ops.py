@@ -1,0 +1,252 @@
+"""`ragls status|prune|doctor|estimate|models`: the operational commands of the CLI (split from cli.py).
+
+They share cli.py's helpers (`_workspace`, `_via_server`, `_print_json`); `status` must stay fast (issue 18:
+≤ 0.8 s, no model or LanceDB import), so nothing heavy is imported at module level.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ragls.cli import _print_json, _via_server, _workspace
+from ragls.errors import InvalidParams, RaglsError
+from ragls.uris import key_path
+
+
+def cmd_status(args) -> int:
+    missing = _unindexed_folder(args)
+    if missing is not None:  # status never creates an index directory for a folder nobody indexed
+        if args.json:
+            _print_json({"folders": [], "notIndexed": [str(missing)]})
+        else:
+            print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
+        return 0
+    wire = _via_server(args, "rag/status", {})
+    notices: list[str] = []
+    max_length = None
+    if wire is not None:  # the running server's status covers all its folders: keep this one
+        from ragls.uris import uri_to_path
+
+        folder = Path(args.path).expanduser().resolve()
+        wire["folders"] = [f for f in wire["folders"] if Path(uri_to_path(f["uri"])) == folder]
+    else:
+        from ragls.lsp.wire import to_wire_status
+
+        ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
+        try:
+            wire = to_wire_status(ws.status())
+            notices, max_length = ws.notices, ws.embedder.max_length
+        finally:
+            ws.close()
+    if args.json:
+        _print_json(wire)
+        return 0
+    from ragls.uris import uri_to_path
+
+    for f in wire["folders"]:
+        print(f"folder:      {uri_to_path(f['uri'])}")
+        print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
+        print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+        if f.get("pendingWindows") is not None:
+            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
+        print(f"last index:  {f['lastIndexedAt'] or 'never'}")
+        if max_length is not None:
+            from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+            est = estimate_embed_seconds(f["chunks"], max_length)
+            note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
+            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
+        for s in f["skipped"]:
+            print(f"skipped:     {s['path']}: {s['reason']}")
+    print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
+    print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+    from ragls.cli_llm import status_line
+
+    if line := status_line(wire):
+        print(line)
+    for notice in notices:
+        print(f"note:        {notice}")
+    for e in wire["errors"]:
+        print(f"error:       {e['message']}")
+    return 0
+
+
+def _unindexed_folder(args) -> Path | None:
+    """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
+    from ragls.index_paths import configured_index_dir
+
+    folder = Path(args.path).expanduser().resolve()
+    if not folder.is_dir():
+        return None  # _workspace reports it
+    index_dir = configured_index_dir(folder, getattr(args, "index_path", None))
+    return None if (index_dir / "manifest.sqlite").exists() else folder
+
+
+def cmd_prune(args) -> int:
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
+    from ragls.prune import prune, scan
+
+    entries = scan()
+    remove = args.remove and not args.dry_run
+    orphans = prune(remove=remove)
+    if args.json:
+        _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
+                                  "bytes": e.size_bytes, "state": e.state} for e in entries],
+                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+        return 0
+    for e in entries:
+        print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
+    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    """Checks: settings, model loadable, index path writable, stores readable, files matched by sources.include,
+    generation backend. Human lines "[ok|warn|FAIL] ..." or, with --json, {"ok": bool, "checks": [{"name", "status"
+    ("ok" | "warn" | "fail"), "message"}]}. Exit code 1 when a check failed."""
+    checks: list[dict[str, str]] = []
+
+    def report(status: str | bool, name: str, what: str) -> None:
+        status = ("ok" if status else "fail") if isinstance(status, bool) else status
+        checks.append({"name": name, "status": status, "message": what})
+        if not args.json:
+            print(f"[{'FAIL' if status == 'fail' else status}] {what}")
+
+    def note(text: str) -> None:
+        if not args.json:
+            print(f"       {text}")
+        else:
+            checks.append({"name": "note", "status": "ok", "message": text})
+
+    try:
+        _doctor_checks(args, report, note)
+    finally:
+        ok = all(c["status"] != "fail" for c in checks)
+        if args.json:
+            _print_json({"ok": ok, "checks": checks})
+    return 0 if ok else 1
+
+
+def _doctor_checks(args, report, note) -> None:
+    folder = Path(args.path or ".").resolve()
+    from ragls.config import load_settings
+
+    try:
+        settings, warnings = load_settings(folder)
+        report(True, "settings",
+               f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
+        for w in warnings:
+            note(f"warning: {w}")
+    except RaglsError as exc:
+        report(False, "settings", f"settings: {exc}")
+        return
+    from ragls.embed import Embedder
+
+    emb = Embedder(settings.embedding, on_status=note)
+    try:
+        emb.ensure_loaded()
+        report(True, "embedding_model", f"embedding model {emb.model_name} ({emb.source}, {emb.dim}-d)")
+    except RaglsError as exc:
+        report(False, "embedding_model", str(exc))
+        return
+    from ragls.indexer import FolderIndex, resolve_index_dir
+
+    index_dir = resolve_index_dir(folder, settings)
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        probe = index_dir / ".write-probe"
+        probe.write_text("ok")
+        probe.unlink()
+        report(True, "index_path", f"index path writable: {index_dir}")
+    except OSError as exc:
+        report(False, "index_path", f"index path {index_dir} not writable: {exc}")
+    try:
+        idx = FolderIndex(folder, settings, emb, index_dir=index_dir, read_only=True)
+        try:
+            built_with = idx.manifest.get_meta("vectors_model")
+            if built_with and built_with != settings.embedding.model and \
+                    "model" not in settings.embedding.model_fields_set:
+                report("note", "embedding_model_pinned",
+                       f"the index keeps the embedding model it was built with ({built_with}); `ragls rebuild` or "
+                       f"an explicit embedding.model switches to {settings.embedding.model}")
+            files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
+            report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
+                                   f"{idx.vectors.count()} vectors")
+        finally:
+            idx.close()
+        from ragls.sources.walk import walk
+        from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+        listed = walk(folder, settings.sources, index_dir)
+        if not listed:
+            held = f"; the index still holds {files} files" if files else ""
+            report(False, "sources", f"0 files match sources.include {settings.sources.include} in {folder}{held} "
+                                     f"— check the globs (and sources.exclude, .gitignore)")
+        else:
+            size = sum(os.stat(folder / key_path(p)).st_size for p in listed)
+            approx_chunks = max(chunks, int(size / settings.chunking.chunk_size))
+            est = estimate_embed_seconds(approx_chunks, emb.max_length)
+            warn = est > LONG_EMBED_WARNING_S
+            report("warn" if warn else "ok", "sources",
+                   f"{len(listed)} files to index, ~{approx_chunks} chunks, ~{est / 60:.1f} min to embed on 2 cores"
+                   + (" — consider narrowing sources.include" if warn else ""))
+    except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+        report(False, "stores", f"stores: {exc}")
+    report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
+                                                  "text per model call)" if settings.profile == "low-ram" else ""))
+    backend = settings.generation.resolved_backend()
+    report(True, "generation", f"generation backend: {backend}" + (
+        " (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY or [generation] in ragls.toml for an LLM)"
+        if backend == "none" else ""))
+
+    if backend == "external":
+        from ragls.answer.local import check_ready
+
+        try:
+            check_ready(settings.generation.base_url or "")
+            report(True, "external", f"external backend answers at {settings.generation.base_url}")
+        except RaglsError as exc:
+            report(False, "external", str(exc))
+    from ragls.answer.local import describe_discovery, discover
+
+    note("local LLM runtimes on this machine:")
+    for line in describe_discovery(discover()).splitlines():
+        note(line)
+
+
+def cmd_estimate(args) -> int:
+    """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
+    from ragls.estimate import estimate_first_index
+
+    try:
+        overrides = json.loads(args.settings) if args.settings else None
+    except ValueError as exc:
+        raise InvalidParams(f"--settings is not valid JSON: {exc}") from None
+    if overrides is not None and not isinstance(overrides, dict):
+        raise InvalidParams("--settings must be a JSON object")
+    est = estimate_first_index(args.path, overrides)
+    if args.json:
+        print(json.dumps(est.to_json()))
+        return 0
+    state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
+          f"({state})")
+    return 0
+
+
+def cmd_models(args) -> int:
+    """Probe the known local LLM runtimes on loopback; print which run, their models and ragls.toml settings."""
+    from ragls.answer.local import KNOWN_RUNTIMES, describe_discovery, discover
+
+    found = discover(timeout=args.timeout)
+    if args.json:
+        _print_json([{"runtime": f.runtime.key, "name": f.runtime.name, "baseUrl": f.base_url,
+                      "backend": f.runtime.backend, "models": f.models} for f in found])
+        return 0
+    print(f"Local LLM runtimes ({len(found)} of {len(KNOWN_RUNTIMES)} running):")
+    print(describe_discovery(found))
+    return 0
