@@ -91,18 +91,20 @@ def skip_rule(ws, questions) -> None:
 
 def scripted(req) -> str:
     """The loopback model's reply, by prompt: fixed texts built from the question's words."""
+    from ragls.retrieval.corrective import GRADE_SYSTEM
+
     text = req.last_user_text()
     question = text.split("Question: ", 1)[-1].split("\n", 1)[0] if "Question: " in text else \
         text.rsplit("Query: ", 1)[-1].strip()
+    if req.system == GRADE_SYSTEM:  # first grade: a second round for questions of odd length; then sufficient
+        if "Reply SUFFICIENT, or INSUFFICIENT" in text and len(question) % 2:
+            return f"INSUFFICIENT\nQuery: {question} details"
+        return "SUFFICIENT"
     if "rephrasings" in text:
         return f"{question} explained\nhow to {question}\n{question} example"
     if "step-back" in req.system:
         return f"What is the concept behind: {question}"
-    if "passage" in req.system:
-        return f"{question}. This section of the documentation explains it with an example."
-    if "Reply SUFFICIENT, or INSUFFICIENT" in text:  # first grade: ask for a second round on odd lengths
-        return "INSUFFICIENT\nQuery: " + question + " details" if len(question) % 2 else "SUFFICIENT"
-    return "SUFFICIENT"
+    return f"{question}. This section of the documentation explains it with an example."
 
 
 def cost(ws, questions, repeat: int) -> None:
