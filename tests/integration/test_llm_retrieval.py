@@ -108,7 +108,7 @@ def assert_rrf(ws, hits) -> None:
     for h in hits:
         expected = 0.0
         for signal, rank in h.signals.items():
-            kind = signal.split(":")[-1] if ":" in signal else ("vector" if signal == "hyde" else signal)
+            kind = "vector" if signal == "hyde" else signal.rsplit("_", 1)[-1]
             w = base[kind] * (r.transform_weight if signal not in base else 1.0)
             expected += w / (r.rrf_k + rank)
         assert h.score - expected == pytest.approx(0.0, abs=1e-9) or \
@@ -131,7 +131,8 @@ def test_expansion_sends_one_prompt_and_fuses_each_paraphrase(configure, llm_ser
     assert hits.llm.queries["expand"] == ["which function frees the heap allocation when the owner goes out of "
                                           "scope", "what does drop do"]
     assert paths(hits)[0] == "drop.md"
-    assert hits[0].signals["expand1:bm25"] == 1 and hits[0].signals["expand2:bm25"] == 1
+    assert hits[0].signals["expand1_bm25"] == 1 and hits[0].signals["expand2_bm25"] == 1
+    assert all(s.isidentifier() for h in hits for s in h.signals)  # pygls clients read results as namedtuples
     assert_rrf(ws, hits)
     assert hits.llm.counter.snapshot() == {"expand": 1}
 
@@ -149,7 +150,7 @@ def test_hyde_embeds_the_passage_as_an_extra_vector_list(configure, llm_server, 
     assert hits.llm.queries["hyde"] == passage
     macros = next(h for h in hits if h.chunk.path == "macros.md")
     assert macros.signals["hyde"] == 1  # the passage's nearest chunk
-    assert not any(s.startswith("hyde:") for h in hits for s in h.signals)  # vector only, no BM25 list
+    assert not any(s.startswith("hyde_") for h in hits for s in h.signals)  # vector only, no BM25 list
     assert paths(hits)[0] == "macros.md"
     assert_rrf(ws, hits)
     wire = to_wire_query(ws.query(question), explain=True)
@@ -164,7 +165,7 @@ def test_step_back_question_is_searched_like_the_question(configure, llm_server)
     assert llm_server.requests[0].system == STEP_BACK_SYSTEM
     assert hits.llm.queries["step_back"] == "Step-back question: How do threads communicate in Rust?"
     threads = next(h for h in hits if h.chunk.path == "threads.md")
-    assert threads.signals["step_back:bm25"] == 1 and "step_back:vector" in threads.signals
+    assert threads.signals["step_back_bm25"] == 1 and "step_back_vector" in threads.signals
     assert_rrf(ws, hits)
 
 

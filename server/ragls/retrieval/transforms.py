@@ -6,10 +6,11 @@ Each transform is opt-in (`[retrieval]`) and costs one LLM call per question (ca
   Labels", 2022): the model writes a short passage that would answer the question; the passage is embedded as a
   document and searched in the vector store: one extra vector list, signal "hyde".
 - `step_back` — step-back prompting (Zheng et al., "Take a Step Back", 2023): the model writes a more general
-  question behind this one; it is searched like the question (vector + BM25): signals "step_back:vector",
-  "step_back:bm25".
+  question behind this one; it is searched like the question (vector + BM25): signals "step_back_vector",
+  "step_back_bm25".
 - `expand_n` — multi-query expansion (RAG-Fusion): the model writes N paraphrases in one call; each is searched
-  (vector + BM25): signals "expand1:vector", "expand1:bm25", ... All lists are fused by weighted RRF
+  (vector + BM25): signals "expand1_vector", "expand1_bm25", ... (names without ":" or other
+  non-identifier characters: pygls clients turn result objects into namedtuples). All lists are fused by weighted RRF
   (`fuse.py`); a transform's list weighs `retrieval.transform_weight` times the question's own list of the same
   signal (0.5: qmd gives the original query twice the weight of each expansion), so the question's own ranking
   leads and a transform adds what it finds.
@@ -45,6 +46,7 @@ EXPAND_SYSTEM = ("You rephrase search queries for a documentation search engine.
                  "only, one per line, no numbering, no quotes, no explanation.")
 DEFAULT_EXPAND = 3  # paraphrases when a request asks for expansion (`expand: true`) and expand_n is 0
 TRANSFORMS = ("hyde", "step_back", "expand")
+_SUFFIX = re.compile(r"_(?:vector|bm25)$")
 _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|\(\d+\))\s*")
 
 
@@ -165,14 +167,14 @@ def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, Fol
     """The ranked lists of `variants` for `search.search`: ({signal: [((folder index, chunk id), score)]},
     {signal: RRF weight}). Vector lists search the `ready` indexes (those with an open vector store) with the
     variant's embedding; BM25 lists every index (plain BM25, no RM3 pass). A variant's signal is "<name>" for a
-    vector-only variant (HyDE), else "<name>:vector" / "<name>:bm25"; its weight is the question's weight for
+    vector-only variant (HyDE), else "<name>_vector" / "<name>_bm25"; its weight is the question's weight for
     that signal times `retrieval.transform_weight`."""
     lists: dict[str, list[tuple[tuple[int, str], float]]] = {}
     weights: dict[str, float] = {}
     base = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
     for v in variants:
         for kind in v.kinds:
-            signal = v.name if len(v.kinds) == 1 else f"{v.name}:{kind}"
+            signal = v.name if len(v.kinds) == 1 else f"{v.name}_{kind}"
             if kind == "vector":
                 if not ready:
                     continue
@@ -191,5 +193,5 @@ def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, Fol
 def transforms_of(signals: dict[str, float]) -> list[str]:
     """Which transforms contributed a hit, from its `Hit.signals`: ["hyde", "step_back", "expand",
     "corrective"] in that order, those present."""
-    names = {s.split(":", 1)[0].rstrip("0123456789") for s in signals}
+    names = {_SUFFIX.sub("", s).rstrip("0123456789") for s in signals}
     return [t for t in (*TRANSFORMS, "corrective") if t in names]
