@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the loopback LLM server
 
-from data import REPO_ROOT, dataset  # noqa: E402
+from data import REPO_ROOT, dataset
 
 GRID_SCORES = (0.80, 0.85, 0.90, 0.95)
 GRID_GAPS = (0.05, 0.10, 0.15, 0.20)
@@ -109,7 +109,6 @@ def scripted(req) -> str:
 
 def cost(ws, questions, repeat: int) -> None:
     from llm_server import LLMServer
-
     from ragls.retrieval.llm_steps import CACHE
 
     options = {

@@ -23,8 +23,8 @@ from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
-from ragls.retrieval.query import analyse
 from ragls.retrieval.assisted import assisted_search
+from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
 from ragls.telemetry import traced
 

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from llm_server import LLMServer, route
-from pytest_lsp import ClientServerConfig, LanguageClient
-
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -9,15 +9,26 @@ from pathlib import Path
 
 import pytest
 from llm_server import Reply, route
-
 from ragls import cli
 from ragls.embed import offline_model_dir
 from ragls.errors import InvalidParams
-from ragls.lsp.wire import AskParams, QueryParams, parse, to_wire_answer, to_wire_query, to_wire_status
+from ragls.lsp.wire import (
+    AskParams,
+    QueryParams,
+    parse,
+    to_wire_answer,
+    to_wire_query,
+    to_wire_status,
+)
 from ragls.retrieval.corrective import GRADE_SYSTEM, parse_grade
 from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_steps import CACHE
-from ragls.retrieval.transforms import EXPAND_SYSTEM, HYDE_SYSTEM, STEP_BACK_SYSTEM, parse_lines
+from ragls.retrieval.transforms import (
+    EXPAND_SYSTEM,
+    HYDE_SYSTEM,
+    STEP_BACK_SYSTEM,
+    parse_lines,
+)
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -128,8 +139,8 @@ def test_expansion_sends_one_prompt_and_fuses_each_paraphrase(configure, llm_ser
     req = llm_server.requests[0]
     assert req.system == EXPAND_SYSTEM and f"Query: {QUESTION}" in req.last_user_text()
     assert "Write 2 different rephrasings" in req.last_user_text()
-    assert hits.llm.queries["expand"] == ["which function frees the heap allocation when the owner goes out of "
-                                          "scope", "what does drop do"]
+    first = "which function frees the heap allocation when the owner goes out of scope"
+    assert hits.llm.queries["expand"] == [first, "what does drop do"]
     assert paths(hits)[0] == "drop.md"
     assert hits[0].signals["expand1_bm25"] == 1 and hits[0].signals["expand2_bm25"] == 1
     assert all(s.isidentifier() for h in hits for s in h.signals)  # pygls clients read results as namedtuples

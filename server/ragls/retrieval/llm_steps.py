@@ -160,7 +160,7 @@ class StepLLM:
             trace.errors.append(f"{step}: {message}")
             log.warning("retrieval step %s: the LLM failed, plain retrieval used: %s", step, message)
             return None
-        except Exception as exc:  # noqa: BLE001 - a step never fails the query (e.g. a model resolved lazily)
+        except Exception as exc:  # a step never fails the query (e.g. a model resolved lazily)
             trace.counter.add(step, 1, failures=1)
             COUNTER.add(step, 1, failures=1)
             trace.errors.append(f"{step}: {type(exc).__name__}: {exc}")
