@@ -172,13 +172,20 @@ def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, Fol
     lists: dict[str, list[tuple[tuple[int, str], float]]] = {}
     weights: dict[str, float] = {}
     base = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
+    vectors: dict[str, object] = {}
+    if ready:  # one model call for the query-like texts, one for the HyDE passages
+        for as_doc in (False, True):
+            texts = [v for v in variants if "vector" in v.kinds and v.as_document == as_doc]
+            if texts:
+                embed = embedder.embed_documents if as_doc else embedder.embed_queries
+                vectors.update(zip((v.name for v in texts), embed([v.text for v in texts])))
     for v in variants:
         for kind in v.kinds:
             signal = v.name if len(v.kinds) == 1 else f"{v.name}_{kind}"
             if kind == "vector":
                 if not ready:
                     continue
-                vec = embedder.embed_documents([v.text])[0] if v.as_document else embedder.embed_query(v.text)
+                vec = vectors[v.name]
                 lists[signal] = [((i, m.chunk_id), m.similarity) for i, idx in ready
                                  for m in idx.vectors.search_windows(vec, n)]
             else:
