@@ -59,7 +59,7 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
         trace.skipped = (f"BM25's top hit is strong and clearly ahead (normalised score {top:.2f} >= "
                          f"{settings.strong_signal_score:g}, gap {gap:.2f} >= {settings.strong_signal_gap:g})")
         return plain()
-    ready = any(idx.vectors_ready for idx in indexes)
+    ready = "vector" in search_kwargs.get("signals", ("vector",)) and any(idx.vectors_ready for idx in indexes)
     variants = write_variants(q.text, llm, trace, hyde=settings.hyde and ready, step_back=settings.step_back,
                               expand_n=expansions_wanted(settings, expand))
     hits = search(indexes, embedder, q, settings=settings, top_k=top_k, variants=variants, **search_kwargs)
