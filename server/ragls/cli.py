@@ -227,6 +227,11 @@ def cmd_index(args, rebuild: bool = False) -> int:
             from ragls.cli_rags import index_rags
 
             return index_rags(ws, args, progress, t0)
+        from ragls.contextual import confirm_calls
+
+        if not confirm_calls(ws.indexes, rebuild, getattr(args, "yes", False)):
+            print("ragls: nothing indexed", file=sys.stderr)
+            return 1
         reports = ws.rebuild() if rebuild else ws.index()
         progress.close()
         if args.json:
@@ -301,6 +306,10 @@ def cmd_query(args) -> int:
     if wire.get("truncated"):
         print("(the query is longer than the embedding model reads: its end was embedded, keyword search used "
               "all of it)")
+    from ragls.retrieval.rerankers import describe_report
+
+    if (line := describe_report(wire.get("rerank"), args.explain)) is not None:
+        print(line)
     if wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):
@@ -547,7 +556,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"))
     ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
-    with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
+    ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
+    rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
+    rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
     q.add_argument("text")

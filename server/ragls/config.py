@@ -41,6 +41,19 @@ __CONTEXT__
 Question: __INPUT__
 """
 
+# Contextual retrieval (contextual.py): Anthropic's prompt ("Introducing Contextual Retrieval", 2024), asking for one
+# or two sentences.
+DEFAULT_CONTEXTUAL_PROMPT = """<document>
+__DOCUMENT__
+</document>
+Here is the chunk we want to situate within the whole document
+<chunk>
+__CHUNK__
+</chunk>
+Please give a short succinct context (one or two sentences) to situate this chunk within the overall document for \
+the purposes of improving search retrieval of the chunk. Answer only with the succinct context and nothing else.
+"""
+
 DEFAULT_EXTRACTOR_PROMPT = """Extract the entities and relationships from the text below.
 Entity types: PERSON, ORGANIZATION, CONCEPT, TECHNOLOGY, LOCATION, EVENT, OTHER.
 Reply with JSON only, in this shape:
@@ -186,6 +199,24 @@ class RetrievalSettings(_Section):
     extractor_prompt: str = DEFAULT_EXTRACTOR_PROMPT
     graph_hops: int = Field(1, ge=0, le=5)
     graph_concurrency: int = Field(4, ge=1, le=64)
+    # Contextual retrieval (contextual.py): one LLM call per new or changed chunk at index time writes a 1-2
+    # sentence context that is prepended to the chunk's embedded and BM25-indexed text. Off by default (it costs
+    # one call per chunk); `contextual_model` defaults to generation.model.
+    contextual: bool = False
+    contextual_model: str | None = None
+    contextual_prompt: str = DEFAULT_CONTEXTUAL_PROMPT
+    ingest_concurrency: int = Field(8, ge=1, le=64)  # concurrent index-time LLM calls (contextual; raggity's 8)
+    # Rerankers (retrieval/rerankers.py). None: the cross-encoder when reranker_model(_path) is set, else no
+    # reranking (the behaviour before); "cross-encoder", "colbert", "llm", "none", or "package.module:ClassName".
+    rerank_backend: str | None = None
+    colbert_model: str = "answerdotai/answerai-colbert-small-v1"
+    colbert_model_path: str | None = None
+    rerank_llm_candidates: int = Field(20, ge=2, le=100)  # the LLM reranker reorders this many fused candidates
+    # Past this budget the fused (RRF) order is returned and the timeout reported; 0 = no budget.
+    rerank_timeout_ms: int = Field(10_000, ge=0)
+    # ONNX Runtime provider of the cross-encoder / ColBERT: auto (CUDA when available, else CPU: fastembed's own
+    # choice, the behaviour before), cpu, cuda, rocm, directml; each chain ends on the CPU
+    rerank_provider: str = "auto"
     # LLM-assisted query-time steps (retrieval/assisted.py), each opt-in, each one LLM call per question of the
     # generation backend: HyDE, step-back question, expand_n paraphrases; corrective grading (1-2 calls).
     hyde: bool = False
@@ -204,6 +235,24 @@ class RetrievalSettings(_Section):
     def abstention_floor(self) -> float:
         """The abstention floor in force: `sufficiency_floor` when set, else `min_similarity`."""
         return self.min_similarity if self.sufficiency_floor is None else self.sufficiency_floor
+
+    @field_validator("contextual_prompt")
+    @classmethod
+    def _contextual_has_placeholders(cls, v: str) -> str:
+        for name in ("__CHUNK__", "__DOCUMENT__"):
+            if name not in v:
+                raise ValueError(f"contextual_prompt must contain the placeholder {name}")
+        return v
+
+    @field_validator("rerank_backend")
+    @classmethod
+    def _known_rerank_backend(cls, v: str | None) -> str | None:
+        if v is None or v in ("cross-encoder", "colbert", "llm", "none"):
+            return v
+        if re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", v.strip()):
+            return v.strip()
+        raise ValueError('rerank_backend must be "cross-encoder", "colbert", "llm", "none" or an import path '
+                         '"package.module:ClassName"')
 
     @field_validator("extractor_prompt")
     @classmethod
@@ -319,6 +368,8 @@ class Settings(_Section):
                      (self.retrieval, "extractor_model", None), (self.embedding, "parallel", 0),
                      (self.embedding, "batch_size", 1), (self.generation, "cache", False),
                      (self.index, "backend", "lancedb")]
+        if self.retrieval.rerank_backend in ("cross-encoder", "colbert"):  # ONNX rerankers: no model in memory
+            overrides.append((self.retrieval, "rerank_backend", None))
         for section, name, value in overrides:
             if name in type(section).model_fields:
                 object.__setattr__(section, name, value)
@@ -357,6 +408,9 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_parent_document": ("retrieval", "parent_document"),
     "rag_relevance_floor": ("retrieval", "relevance_floor"),
     "rag_abstention_probability": ("retrieval", "abstention_probability"),
+    "rag_contextual": ("retrieval", "contextual"),
+    "rag_rerank_backend": ("retrieval", "rerank_backend"),
+    "rag_colbert_model": ("retrieval", "colbert_model"),
     "rag_hyde": ("retrieval", "hyde"),
     "rag_step_back": ("retrieval", "step_back"),
     "rag_expand_n": ("retrieval", "expand_n"),

@@ -110,7 +110,8 @@ def session_options(threads: int | None):
 PROVIDERS = {"cuda": "CUDAExecutionProvider", "rocm": "ROCMExecutionProvider", "directml": "DmlExecutionProvider"}
 
 
-def execution_providers(setting: str, available: Sequence[str], warn: Callable[[str], None]) -> list[str]:
+def execution_providers(setting: str, available: Sequence[str], warn: Callable[[str], None],
+                        name_of_setting: str = "embedding provider") -> list[str]:
     """ONNX Runtime providers for `embedding.provider` (also `retrieval.rerank_provider`): "cpu" → CPU; "cuda" /
     "rocm" / "directml" → that provider then CPU, or CPU alone with a warning when it is not installed; "auto" →
     CUDA when available, else CPU; anything else → CPU with a warning."""
@@ -121,10 +122,10 @@ def execution_providers(setting: str, available: Sequence[str], warn: Callable[[
         return ["CPUExecutionProvider"]
     wanted = PROVIDERS.get(name)
     if wanted is None:
-        warn(f"unknown embedding provider {setting!r} (known: auto, cpu, {', '.join(PROVIDERS)}); using the CPU")
+        warn(f"unknown {name_of_setting} {setting!r} (known: auto, cpu, {', '.join(PROVIDERS)}); using the CPU")
         return ["CPUExecutionProvider"]
     if wanted not in available:
-        warn(f"embedding provider {setting!r} needs {wanted}, which this onnxruntime does not have; using the CPU")
+        warn(f"{name_of_setting} {setting!r} needs {wanted}, which this onnxruntime does not have; using the CPU")
         return ["CPUExecutionProvider"]
     return [wanted, "CPUExecutionProvider"]
 

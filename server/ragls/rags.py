@@ -299,12 +299,13 @@ class SourcesRag:
             idx.try_open_vectors()
         r = self.spec.settings.retrieval
         options: dict[str, Any] = {}
-        if r.reranker_model or r.reranker_model_path:
-            from ragls.retrieval.rerank import Reranker
+        from ragls.retrieval.rerankers import RerankerSlot
 
-            if self._reranker is None:
-                self._reranker = Reranker.from_settings(r, self.spec.settings.embedding.threads)
-            options["reranker"] = self._reranker
+        if self._reranker is None:
+            self._reranker = RerankerSlot()
+        reranker = self._reranker.get(self.spec.settings, self.spec.settings.embedding.threads)
+        if reranker is not None:
+            options["reranker"] = reranker
         elif self.graph is not None and idx.vectors_ready:
             from ragls.retrieval.graph import GraphSignal
 

@@ -5,7 +5,7 @@ one update (a file saved without pause still gets indexed every `max_defer_s`). 
 priority: explicit jobs (rebuild), the text phase of changed files (BM25 becomes current at once), opening the vector
 stores (loading the embedding model: after the start-up text phase, so BM25 answers come first), then one batch of
 pending embeddings at a time. An embedding batch yields between two model calls when a save is due, so a save
-during a long cold index is searchable after at most one model call (`indexer.EMBED_STEP` chunks).
+during a long cold index is searchable after at most one model call (`vector_phase.EMBED_STEP` chunks).
 
 A directory event (a folder renamed, deleted or created) triggers a full scan of that workspace folder, since the
 watcher reports no event for the files inside. A read-only index (another process holds the writer lock) is

@@ -45,12 +45,13 @@ class Window:
 def embedding_input(chunk: Chunk) -> str:
     """The whole chunk as one embedding input: the heading path, a blank line, then the chunk text (titles help
     short chunks); the title is left out when the chunk starts with its heading line. Heading ids `{ #x }` are
-    removed. Window 0 of a chunk that fits in one window equals this text."""
+    removed. Window 0 of a chunk that fits in one window equals this text. A contextual chunk's `context`
+    (contextual.py) comes first, then a blank line."""
     text = strip_heading_ids(chunk.text)
     title = strip_heading_ids(chunk.title)
     if title and not text.lstrip().startswith("#"):
-        return f"{title}\n\n{text}"
-    return text
+        text = f"{title}\n\n{text}"
+    return f"{chunk.context}\n\n{text}" if chunk.context else text
 
 
 def resolve(window: int | None, stride: int | None, model_max_length: int) -> tuple[int, int]:
@@ -68,7 +69,8 @@ def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Wind
     holds `window - 2 - prefix` wordpieces (the prefix is cut to a quarter of the window when longer) and
     successive windows start `stride` x (text part / window) wordpieces apart, the last one ending at the chunk's
     end. A chunk that fits in one window gives one window whose text is `embedding_input(chunk)`. Returns at least
-    one window (an empty chunk gives its title)."""
+    one window (an empty chunk gives its title). A chunk's `context` (contextual retrieval) starts every window,
+    before the heading, cut to a quarter of the window too."""
     full = embedding_input(chunk)
     text = strip_heading_ids(chunk.text)
     title = strip_heading_ids(chunk.title)
@@ -76,16 +78,18 @@ def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Wind
     first, last = chunk.span.start_line, chunk.span.end_line
     offsets = [o for o in tokenizer.encode(text, add_special_tokens=False).offsets if o[1] > o[0]]
     t_offsets = tokenizer.encode(title, add_special_tokens=False).offsets if title else []
-    # Wordpieces of `full` = those of the title plus those of the text (the blank line between adds none).
-    if len(t_offsets) + len(offsets) + SPECIAL_TOKENS <= window or not offsets:
+    context = chunk.context
+    c_offsets = tokenizer.encode(context, add_special_tokens=False).offsets if context else []
+    # Wordpieces of `full` = those of the context, the title and the text (the blank lines between add none).
+    if len(c_offsets) + len(t_offsets) + len(offsets) + SPECIAL_TOKENS <= window or not offsets:
         return [Window(chunk.id, 0, 1, first, _end_line(chunk, lines), full)]
     prefix = ""
-    if title:
-        cap = window // 4
-        prefix = (title if len(t_offsets) <= cap else title[:t_offsets[cap - 1][1]]) + "\n\n"
-        prefix_tokens = min(len(t_offsets), cap)
-    else:
-        prefix_tokens = 0
+    prefix_tokens = 0
+    cap = window // 4
+    for part, part_offsets in ((context, c_offsets), (title, t_offsets)):
+        if part:
+            prefix += (part if len(part_offsets) <= cap else part[:part_offsets[cap - 1][1]]) + "\n\n"
+            prefix_tokens += min(len(part_offsets), cap)
     body = max(MIN_BODY_TOKENS, window - SPECIAL_TOKENS - prefix_tokens)
     step = max(1, round(body * stride / window))
     n = len(offsets)

@@ -46,6 +46,8 @@ class QueryResult:
     abstained: bool
     elapsed_ms: float
     truncated: bool = False  # the embedding model read only the query's end (retrieval/query_fit.py)
+    # the reranker's report (retrieval/rerankers.py): backend, elapsedMs, candidates, timedOut / error
+    rerank: dict | None = None
     llm: Any = None  # LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on
 
 
@@ -139,7 +141,9 @@ class RagWorkspace:
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
-        self._reranker = None
+        from ragls.retrieval.rerankers import RerankerSlot
+
+        self._reranker = RerankerSlot()  # made on first query (rerankers.py)
         from ragls.answer.cache import AnswerCache
         from ragls.answer.conversation import SummaryMemo
 
@@ -234,15 +238,13 @@ class RagWorkspace:
         return folders, rags
 
     def _search_options(self, targets: Sequence[FolderIndex]) -> dict[str, Any]:
-        """search() arguments for the optional stages: the cross-encoder (`retrieval.reranker_model`), else the
-        graph signal (`retrieval.extractor_model`). Raises RequestFailed when the reranker cannot be loaded."""
-        from ragls.retrieval.rerank import Reranker
-
+        """search() arguments for the optional stages: the reranker (`retrieval.rerank_backend`, or the
+        cross-encoder of `retrieval.reranker_model`; rerankers.py), else the graph signal
+        (`retrieval.extractor_model`). Raises RequestFailed when the reranker cannot be made."""
         r = self.settings.retrieval
-        if r.reranker_model or r.reranker_model_path:
-            if self._reranker is None:
-                self._reranker = Reranker.from_settings(r, self.settings.embedding.threads)
-            return {"reranker": self._reranker}
+        reranker = self._reranker.get(self.settings, self.settings.embedding.threads)
+        if reranker is not None:
+            return {"reranker": reranker}
         positions = tuple(self.indexes.index(t) for t in targets)
         if not any(self.graphs[i] for i in positions) or not all(t.vectors_ready for t in targets):
             return {}  # the graph signal matches entity names by embedding: not before the model is loaded
@@ -329,7 +331,8 @@ class RagWorkspace:
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
         return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000,
-                           truncated=getattr(hits, "truncated", False), llm=getattr(hits, "llm", None))
+                           truncated=getattr(hits, "truncated", False), rerank=getattr(hits, "rerank", None),
+                           llm=getattr(hits, "llm", None))
 
     def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
@@ -469,7 +472,8 @@ class RagWorkspace:
         return Status(folders=folders, embedding_model=model_name, store=store,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
-                      + [e for g in self.graphs if g is not None for e in g.errors()],
+                      + [e for g in self.graphs if g is not None for e in g.errors()]
+                      + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
                       llm_calls=wire_counts(LLM_COUNTER))
 
     # -- named RAGs ---------------------------------------------------------------------------------------

@@ -133,30 +133,91 @@ def _run_spec(spec: Path, workspace: Path, tmp: Path, model: Path) -> subprocess
 SHOTS_DIR = PLUGIN / "test-results"
 
 
-def _render_screenshots(src: Path) -> list[Path]:
-    """Render the screen dumps a spec saved (`H.screenshot`, one text line per screen row) to PNGs in
-    clients/neovim/test-results/ (DejaVu Sans Mono, light text on a dark background), for people to look at."""
-    if not src.is_dir():
-        return []
-    from PIL import Image, ImageDraw, ImageFont
+# Colours of pyte's named (16-colour) cells; truecolor cells carry their own "rrggbb".
+_NAMED = {"black": "000000", "red": "cd0000", "green": "00cd00", "brown": "cdcd00", "yellow": "cdcd00",
+          "blue": "0000ee", "magenta": "cd00cd", "cyan": "00cdcd", "white": "e5e5e5", "brightblack": "7f7f7f",
+          "brightred": "ff0000", "brightgreen": "00ff00", "brightbrown": "ffff00", "brightyellow": "ffff00",
+          "brightblue": "5c5cff", "brightmagenta": "ff00ff", "brightcyan": "00ffff", "brightwhite": "ffffff"}
+_DEFAULT_FG, _DEFAULT_BG = "e0e2ea", "14161b"  # Neovim 0.10+'s default dark Normal
+
+
+def _rgb(colour: str, default: str) -> tuple[int, int, int]:
+    hexa = default if colour == "default" else _NAMED.get(colour, colour)
+    if not re.fullmatch(r"[0-9a-fA-F]{6}", hexa):
+        hexa = default
+    return int(hexa[0:2], 16), int(hexa[2:4], 16), int(hexa[4:6], 16)
+
+
+def _font(bold: bool):
+    from PIL import ImageFont
 
     try:
-        font = ImageFont.truetype("DejaVuSansMono.ttf", 14)
+        return ImageFont.truetype("DejaVuSansMono-Bold.ttf" if bold else "DejaVuSansMono.ttf", 14)
     except OSError:
-        font = ImageFont.load_default()
+        return ImageFont.load_default()
+
+
+def _render_ansi(dump: Path, target: Path) -> None:
+    """Replay a TUI capture (`H.screenshot`: Neovim's --remote-ui output) in pyte and draw every cell with its
+    colours (truecolor), bold, underline and reverse video, and the cursor as a yellow outline."""
+    import pyte
+    from PIL import Image, ImageDraw
+
+    size = json.loads(dump.with_suffix(".size.json").read_text(encoding="utf-8"))
+    cols, rows = size["columns"], size["lines"]
+    screen = pyte.Screen(cols, rows)
+    pyte.ByteStream(screen).feed(dump.read_bytes())
+    cell_w, cell_h = 9, 18
+    img = Image.new("RGB", (cols * cell_w, rows * cell_h), _rgb("default", _DEFAULT_BG))
+    draw = ImageDraw.Draw(img)
+    fonts = {False: _font(False), True: _font(True)}
+    for y in range(rows):
+        line = screen.buffer[y]
+        for x in range(cols):
+            ch = line[x]
+            fg, bg = _rgb(ch.fg, _DEFAULT_FG), _rgb(ch.bg, _DEFAULT_BG)
+            if ch.reverse:
+                fg, bg = bg, fg
+            box = (x * cell_w, y * cell_h, (x + 1) * cell_w - 1, (y + 1) * cell_h - 1)
+            draw.rectangle(box, fill=bg)
+            if ch.data.strip():
+                draw.text((x * cell_w, y * cell_h + 1), ch.data, font=fonts[bool(ch.bold)], fill=fg)
+            if ch.underscore:
+                draw.line((box[0], box[3] - 1, box[2], box[3] - 1), fill=fg)
+    if not screen.cursor.hidden:  # the cursor as an outline, so the text under it stays readable
+        x, y = screen.cursor.x, screen.cursor.y
+        draw.rectangle((x * cell_w, y * cell_h, (x + 1) * cell_w - 1, (y + 1) * cell_h - 1), outline=(255, 200, 0))
+    img.save(target)
+
+
+def _render_text(dump: Path, target: Path) -> None:
+    """A plain screen dump (one text line per row), light text on a dark background."""
+    from PIL import Image, ImageDraw
+
+    rows = dump.read_text(encoding="utf-8").splitlines()
+    cell_w, cell_h = 9, 18
+    width = max((len(r) for r in rows), default=80) * cell_w
+    img = Image.new("RGB", (width, len(rows) * cell_h), _rgb("default", _DEFAULT_BG))
+    draw = ImageDraw.Draw(img)
+    for i, row in enumerate(rows):
+        draw.text((0, i * cell_h + 1), row, font=_font(False), fill=_rgb("default", _DEFAULT_FG))
+    img.save(target)
+
+
+def _render_screenshots(src: Path) -> list[Path]:
+    """Render the screenshots a spec saved to PNGs in clients/neovim/test-results/, for people to look at: the TUI
+    capture (`<name>.ansi`) when there is one, else the text dump (`<name>.txt`)."""
+    if not src.is_dir():
+        return []
     SHOTS_DIR.mkdir(parents=True, exist_ok=True)
     out = []
     for dump in sorted(src.glob("*.txt")):
-        rows = dump.read_text(encoding="utf-8").splitlines()
-        cell_w, cell_h = 8.5, 18
-        width = int(max((len(r) for r in rows), default=80) * cell_w) + 16
-        img = Image.new("RGB", (width, len(rows) * cell_h + 16), (30, 30, 36))
-        draw = ImageDraw.Draw(img)
-        for i, row in enumerate(rows):
-            colour = (130, 170, 255) if row.lstrip().startswith("#") or "## " in row else (220, 220, 220)
-            draw.text((8, 8 + i * cell_h), row, font=font, fill=colour)
         target = SHOTS_DIR / (dump.stem + ".png")
-        img.save(target)
+        ansi = dump.with_suffix(".ansi")
+        if ansi.is_file():
+            _render_ansi(ansi, target)
+        else:
+            _render_text(dump, target)
         out.append(target)
     return out
 
@@ -172,6 +233,8 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
     (workspace / "ragls.toml").write_text(_ragls_toml(model_dir, llm.openai_url if llm else None), encoding="utf-8")
     result = _run_spec(spec, workspace, tmp_path, model_dir)
     print(result.stdout)
+    print(f"exit code {result.returncode}")
+    _render_screenshots(tmp_path / "screens")  # also when the spec failed: to see what went wrong
     # helpers.finish() prints "<passed> passed, <failed> failed" last (Neovim's own messages may share a line).
     summary = re.findall(r"(\d+) passed, (\d+) failed", result.stdout)
     failures = [line for line in result.stdout.splitlines() if "not ok - " in line]
@@ -194,4 +257,3 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
         assert follow_up.user_texts()[0] == "How long is the frobnicator timeout?"
         assert [m["role"] for m in follow_up.messages[-3:]] == ["user", "assistant", "user"]
         assert LLM_ANSWER in str(follow_up.messages[-2]["content"])
-    _render_screenshots(tmp_path / "screens")

@@ -11,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from lspkit import SERVER_COMMAND, copy_docs, init_params, plain, request, server_env, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -149,3 +149,27 @@ async def test_edit_and_delete_reflected_after_rebuild(client, workspace):
     assert "kumquat" in found["chunks"][0]["text"]
     gone = await request(client, "rag/query", {"query": "bearer token refresh grant", "topK": 5})
     assert all(c["source"]["path"] != "api/authentication.rst" for c in gone["chunks"])
+
+
+async def test_read_passage_returns_exact_lines_of_an_indexed_file(client, workspace):
+    res = await request(client, "rag/readPassage", {"path": "guide/retries.md", "startLine": 6, "endLine": 8})
+    lines = (workspace / "guide" / "retries.md").read_text().splitlines()
+    assert res["text"] == "\n".join(lines[5:8])
+    assert res["text"].startswith("## Retry policy")
+    assert (res["path"], res["startLine"], res["endLine"], res["totalLines"], res["truncated"]) == (
+        "guide/retries.md", 6, 8, len(lines), False)
+    assert res["uri"].startswith("file://") and res["uri"].endswith("/docs/guide/retries.md")
+    # The workspace/executeCommand form answers the same.
+    same = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="ragls.readPassage", arguments=[{"path": "guide/retries.md", "startLine": 6, "endLine": 8}]))
+    assert plain(same)["text"] == res["text"]
+
+
+@pytest.mark.parametrize("path", ["../outside.md", "/etc/passwd", "ignored/secret.md", "node_modules/junk.md",
+                                  "logo.txt", "no/such/file.md"])
+async def test_read_passage_refuses_files_outside_or_left_out_of_the_index(client, workspace, path):
+    (workspace.parent / "outside.md").write_text("# outside the folder\n")
+    with pytest.raises(Exception) as info:
+        await client.protocol.send_request_async("rag/readPassage", {"path": path})
+    assert getattr(info.value, "code", None) == -32602, info.value
+    assert "xylophone" not in str(info.value)

@@ -232,6 +232,59 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   vim.api.nvim_win_close(reopened, true)
 end)
 
+H.it("<C-o> from a source opened from the answer float brings the answer float back", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local origin_win, origin_buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  require("ragls.config").values.highlight_ms = 0 -- stays for the screenshot
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  local source = frobnicator_source(result)
+  local source_lnum = find_line(buf, ui.source_line(source))
+  vim.api.nvim_win_set_cursor(win, { source_lnum, 0 })
+  H.screenshot("neovim-answer-float")
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "jumped to the source")
+  H.eq(0, #H.floats(), "no float while reading the source")
+  H.screenshot("neovim-source-highlight")
+  require("ragls.config").values.highlight_ms = 3000
+
+  vim.api.nvim_feedkeys(vim.keycode("<C-o>"), "nx", false)
+  local back = H.wait_for(function() return H.floats()[1] end, 5000, "the answer float to come back")
+  H.eq(back, vim.api.nvim_get_current_win(), "the float has focus")
+  local back_buf = vim.api.nvim_win_get_buf(back)
+  H.eq(false, vim.api.nvim_buf_is_valid(buf), "a new float (the old one's buffer was wiped)")
+  local lines = vim.api.nvim_buf_get_lines(back_buf, 0, -1, false)
+  H.eq("## How long is the frobnicator timeout?", lines[1], "the same answer")
+  H.eq(ui.source_line(source), lines[vim.api.nvim_win_get_cursor(back)[1]], "cursor on the source it was left from")
+  H.eq(origin_buf, vim.api.nvim_win_get_buf(origin_win), "behind it, the window is back in README.md")
+  H.eq(2, vim.api.nvim_win_get_cursor(origin_win)[1], "at the line the question was asked from")
+  H.screenshot("neovim-answer-back")
+
+  -- Following again and coming back again works the same way.
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "jumped again")
+  vim.api.nvim_feedkeys(vim.keycode("<C-o>"), "nx", false)
+  local again = H.wait_for(function() return H.floats()[1] end, 5000, "the answer float, the second time")
+  vim.api.nvim_win_close(again, true)
+end)
+
+H.it("going back to the asking buffer without the jumplist (:buffer) does not reopen the answer", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local readme = vim.api.nvim_get_current_buf()
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(frobnicator_source(result))), 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "jumped")
+  vim.cmd.buffer(readme)
+  -- The check is scheduled (vim.schedule, first in first out): once a callback scheduled after it ran, it ran.
+  local flushed = false
+  vim.schedule(function() flushed = true end)
+  H.wait_for(function() return flushed end, 5000, "the scheduled check")
+  H.eq(0, #H.floats(), "no float")
+  require("ragls.jumpback").disarm()
+end)
+
 H.it("a source's focusRange, when the server sends one, is what the jump highlights", function()
   local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
   local source = {

@@ -25,13 +25,16 @@ H.out = out
 
 -- Notifications are recorded (and echoed to stdout for the pytest log).
 H.notes = {}
+--- Neovim's own vim.notify, for a spec that wants to see what a user without notification plugins sees.
+H.real_notify = vim.notify
 -- `opts` is kept too (progress notifications carry an `id` to replace); the return value stands in for a
 -- notification plugin's record.
-vim.notify = function(msg, level, opts)
+function H.notify_recorder(msg, level, opts)
   table.insert(H.notes, { msg = msg, level = level or vim.log.levels.INFO, opts = opts or {} })
   out(("  [notify %s] %s"):format(tostring(level), msg))
   return { id = #H.notes }
 end
+vim.notify = H.notify_recorder
 vim.notify_once = function(msg, level, opts)
   for _, n in ipairs(H.notes_once or {}) do
     if n == msg then
@@ -182,15 +185,62 @@ function H.floats()
   return wins
 end
 
---- Save the screen as text (one line per screen row) to `$RAGLS_TEST_SCREENSHOTS/<name>.txt`; the pytest runner
---- renders it to a PNG. Headless Neovim keeps its screen grid, so `screenstring()` reads what a terminal would show.
----@param name string
-function H.screenshot(name)
-  local dir = os.getenv("RAGLS_TEST_SCREENSHOTS")
-  if not dir then
-    return
+--- Screenshots. Headless Neovim has no terminal, so a real one is attached for the moment of the shot: Neovim's
+--- own TUI (`nvim --server <this> --remote-ui`) in a pty of the editor's size (no resize). Its output (the
+--- escape sequences a terminal would get, truecolor) is saved to `$RAGLS_TEST_SCREENSHOTS/<name>.ansi`; the pytest
+--- runner replays it in a terminal emulator (pyte) and draws the cells, colours and all, to a PNG. The screen text
+--- (`screenstring()`, one line per row) is saved beside it as `<name>.txt`.
+local shot_seq = 0
+
+--- Attach the TUI; returns { job, chunks, text(), on_output? }.
+local function attach_tui()
+  vim.o.termguicolors = true -- what the TUI of a truecolor terminal turns on at start-up
+  local tui = { chunks = {} }
+  function tui.text()
+    return table.concat(tui.chunks)
   end
-  vim.cmd("redraw")
+  -- `env -u NVIM`: the TUI refuses a server whose address is in $NVIM (set for every job) as a :terminal's parent.
+  tui.job = vim.fn.jobstart({ "env", "-u", "NVIM", vim.v.progpath, "--server", vim.v.servername, "--remote-ui" }, {
+    pty = true,
+    width = vim.o.columns,
+    height = vim.o.lines,
+    env = { TERM = "xterm-256color", COLORTERM = "truecolor" },
+    on_stdout = function(_, data)
+      table.insert(tui.chunks, table.concat(data, "\n"))
+      if tui.on_output then
+        tui.on_output(tui)
+      end
+    end,
+  })
+  assert(tui.job > 0, "could not start the screenshot UI: " .. vim.v.progpath)
+  H.wait_for(function() return #vim.api.nvim_list_uis() > 0 end, 20000, "the screenshot UI to attach")
+  return tui
+end
+
+local function detach_tui(tui)
+  vim.fn.jobstop(tui.job)
+  H.wait_for(function() return #vim.api.nvim_list_uis() == 0 end, 20000, "the screenshot UI to detach")
+end
+
+--- Redraw and wait until the TUI has written that redraw: the title is set to a fresh marker with the redraw, and
+--- a second marker redraw after the first is seen guarantees every byte of the first redraw batch has arrived.
+--- (`redraw`, not `redraw!`: that would clear the message line, where progress and prompts show.)
+local function settle(tui)
+  local title, titlestring = vim.o.title, vim.o.titlestring
+  vim.o.title = true
+  for i = 1, 2 do
+    shot_seq = shot_seq + 1
+    local marker = ("ragls-screenshot-%d"):format(shot_seq)
+    vim.o.titlestring = marker
+    vim.cmd("redraw")
+    H.wait_for(function() return tui.text():find(marker, 1, true) end, 20000, "the screenshot UI to draw")
+  end
+  local text = tui.text()
+  vim.o.title, vim.o.titlestring = title, titlestring
+  return text
+end
+
+local function screen_text()
   local rows = {}
   for r = 1, vim.o.lines do
     local cells = {}
@@ -199,8 +249,32 @@ function H.screenshot(name)
     end
     rows[#rows + 1] = table.concat(cells)
   end
+  return rows
+end
+
+local function save_shot(name, ansi)
+  local dir = os.getenv("RAGLS_TEST_SCREENSHOTS")
   vim.fn.mkdir(dir, "p")
-  vim.fn.writefile(rows, vim.fs.joinpath(dir, name .. ".txt"))
+  local f = assert(io.open(vim.fs.joinpath(dir, name .. ".ansi"), "wb"))
+  f:write(ansi)
+  f:close()
+  vim.fn.writefile({ vim.json.encode({ columns = vim.o.columns, lines = vim.o.lines }) },
+    vim.fs.joinpath(dir, name .. ".size.json"))
+  vim.fn.writefile(screen_text(), vim.fs.joinpath(dir, name .. ".txt"))
+end
+
+--- Save a screenshot of the screen as it is now (see above). No-op outside the pytest runner.
+---@param name string
+function H.screenshot(name)
+  if not os.getenv("RAGLS_TEST_SCREENSHOTS") then
+    return
+  end
+  local tui = attach_tui()
+  local ok, err = pcall(function()
+    save_shot(name, settle(tui))
+  end)
+  detach_tui(tui)
+  assert(ok, err)
 end
 
 --- Stop every LSP client, then exit with the result.

@@ -3,7 +3,23 @@
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 H.load_plugin_for_workspace({ keymaps = { query = "<leader>rq", status = "<leader>rs" } })
+-- What a user without notification plugins sees while the first index runs: Neovim's own vim.notify (progress echoed
+-- on the cmdline) and the statusline component. One screenshot, at the first progress report.
+vim.o.laststatus = 2
+vim.o.statusline = "%f %=%{v:lua.require'ragls'.statusline()} "
+vim.notify = H.real_notify
+local progress_shot = false
+vim.api.nvim_create_autocmd("LspProgress", {
+  callback = function(ev)
+    local value = ev.data and ev.data.params and ev.data.params.value or {}
+    if not progress_shot and value.kind == "report" then
+      progress_shot = true
+      H.screenshot("neovim-progress")
+    end
+  end,
+})
 local client = H.open_and_wait_indexed("README.md", 3)
+vim.notify = H.notify_recorder
 local ui = require("ragls.ui")
 local picker = require("ragls.picker")
 
@@ -76,6 +92,28 @@ H.it("choosing an entry opens the file at the chunk's lines and highlights them 
   require("ragls.config").values.highlight_ms = 3000
 end)
 
+H.it("the real vim.ui.select (no picker plugin) lists the results and opens the chosen one highlighted", function()
+  require("ragls.config").values.highlight_ms = 0 -- stays for the screenshot
+  local query = "frobnicator timeout seconds"
+  local direct = H.request_sync(client, "rag/query", { query = query }).result
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local before = vim.api.nvim_get_current_buf()
+  -- Stock vim.ui.select is the cmdline inputlist; "1<CR>" waits in the typeahead and answers it. (Its screen cannot
+  -- be captured: in `nvim -l` a blocking prompt sometimes ends the process instead of waiting for the attached UI.)
+  vim.api.nvim_feedkeys("1\r", "t", false)
+  vim.cmd("RagQuery " .. query)
+  H.wait_for(function() return vim.api.nvim_get_current_buf() ~= before end, 30000, "the chosen entry to open")
+  local chosen = direct.chunks[1]
+  local focus = chosen.source.focusRange or chosen.source.range
+  H.eq(chosen.source.path, H.rel(vim.api.nvim_buf_get_name(0)), "the first entry's file")
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at its first (focus) line")
+  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  H.eq(1, #marks, "one highlight extmark")
+  H.eq(focus.start.line, marks[1][2], "from the focus line")
+  H.screenshot("neovim-picker-opened-highlight")
+  require("ragls.config").values.highlight_ms = 3000
+end)
+
 H.it("the last entry and :RagQuery! fill the quickfix list", function()
   vim.fn.setqflist({}, "r")
   with_select(function(items) return #items end, function(calls)
@@ -92,6 +130,7 @@ H.it("the last entry and :RagQuery! fill the quickfix list", function()
     return i.title == "RagQuery: frobnicator timeout seconds" and #i.items > 0 and i.items
   end, 30000, "quickfix items")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(items[1].bufnr)), "best hit")
+  H.screenshot("neovim-picker-quickfix")
   vim.cmd("cclose")
 end)
 

@@ -145,8 +145,17 @@ H.it("quickfix items: absolute file, 1-based line/col, `title — first line` wi
   H.eq(1, #items, "one item")
   H.eq(vim.uri_to_fname(source.uri), items[1].filename, "filename")
   H.eq(6, items[1].lnum, "lnum")
-  H.eq(1, items[1].col, "col")
+  H.eq(0, items[1].col, "no column for a chunk at the start of its line (quickfix shows no 'col 1')")
   H.eq("Frobnicator timeout — Each merge must finish.", items[1].text, "text")
+  -- The server's title is the heading path; the chunk's own heading is its last part: shown once.
+  local nested = vim.tbl_extend("force", source, { title = "The frobnicator > Frobnicator timeout" })
+  items = ui.quickfix_items({ { id = "c1", score = 0.9, text = "## Frobnicator timeout\n\nEach merge must finish.",
+    source = nested } })
+  H.eq("The frobnicator > Frobnicator timeout — Each merge must finish.", items[1].text, "heading path, heading once")
+  -- reST: a heading line with its underline.
+  items = ui.quickfix_items({ { id = "c2", score = 0.9, text = "Retries\n=======\n\nThree attempts.",
+    source = vim.tbl_extend("force", source, { title = "Guide > Retries" }) } })
+  H.eq("Guide > Retries — Three attempts.", items[1].text, "reST heading skipped")
 end)
 
 H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII text", function()

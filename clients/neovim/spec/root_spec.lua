@@ -88,6 +88,9 @@ H.it("progress text and statusline while indexing: 'ragls: indexing 320/871 file
     percentage = 37 }))
   H.eq("ragls: indexing embedding (40%)", progress.text({ title = "ragls: indexing", message = "embedding",
     percentage = 40 }))
+  -- The server's phase names start with a verb of their own: "indexing workspace" is not "indexing indexing …".
+  H.eq("ragls: indexing workspace (0%)", progress.text({ title = "ragls: indexing", message = "indexing workspace",
+    percentage = 0 }))
   progress.on_progress({ token = "t-test", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
     percentage = 33 } })
   H.eq("ragls: indexing 3/9 files (33%)", require("ragls").statusline(), "statusline while indexing")

@@ -131,6 +131,10 @@ export interface FolderStatus {
   /** false: another process holds the index lock. */
   writer: boolean;
   skipped: SkippedFile[];
+  /** Chunks whose embedding windows are not all embedded yet; null when unknown. */
+  pendingWindows?: number | null;
+  /** The process holding the index lock; absent when nobody does. */
+  writerProcess?: { pid: number; role: string };
 }
 
 export interface StatusResult {
@@ -156,6 +160,25 @@ export interface CommitMessageResult {
   files: string[];
 }
 
+/** `rag/readPassage`: exact lines of an indexed file (1-based, inclusive; at most 400 lines). */
+export interface ReadPassageParams {
+  /** As in `Source.path` (relative to its folder), an absolute path or a `file://` URI. */
+  path: string;
+  startLine?: number;
+  endLine?: number;
+}
+
+export interface ReadPassageResult {
+  path: string;
+  uri: string;
+  startLine: number;
+  endLine: number;
+  totalLines: number;
+  text: string;
+  /** `endLine` was cut to the maximum. */
+  truncated: boolean;
+}
+
 export const QueryRequest = new RequestType<QueryParams, QueryResult, void>('rag/query');
 export const AskRequest = new RequestType<AskParams, AskResult, void>('rag/ask');
 export const RebuildRequest = new RequestType<RebuildParams, RebuildResult, void>('rag/rebuild');
@@ -164,6 +187,8 @@ export const StatusRequest = new RequestType<Record<string, never>, StatusResult
 export const CommitMessageRequest = new RequestType<CommitMessageParams, CommitMessageResult, void>(
   'rag/commitMessage',
 );
+
+export const ReadPassageRequest = new RequestType<ReadPassageParams, ReadPassageResult, void>('rag/readPassage');
 
 /** Streamed `rag/ask` piece, sent as `$/progress` with the request's `partialResultToken`. */
 export interface AskDelta {

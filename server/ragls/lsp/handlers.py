@@ -15,10 +15,12 @@ from ragls.lsp.wire import (
     AskParams,
     CommitParams,
     QueryParams,
+    ReadPassageParams,
     RebuildParams,
     parse,
     to_wire_answer,
     to_wire_commit,
+    to_wire_passage,
     to_wire_query,
     to_wire_rag,
     to_wire_rag_rebuild,
@@ -126,6 +128,19 @@ async def rag_commit_message(ls: RaglsServer, params: Any) -> dict:
     return to_wire_commit(result)
 
 
+@rpc_errors
+async def rag_read_passage(ls: RaglsServer, params: Any) -> dict:
+    """Exact lines of an indexed file, by the same rules as the MCP tool `read_passage` (only files the index holds,
+    inside its folders; at most 400 lines). The VS Code language-model tool `ragls_read_passage` uses it."""
+    # The MCP SDK loads on the first read, not at server start.
+    from ragls.mcp_server import RaglsTools
+
+    p = parse(ReadPassageParams, params)
+    ws = await ls.get_workspace()
+    result = await asyncio.to_thread(RaglsTools._read, ws, p.path, p.start_line, p.end_line)
+    return to_wire_passage(result.structured_content)
+
+
 # method -> handler; the same handlers serve the `ragls.*` workspace/executeCommand commands.
 METHODS = {
     "rag/query": ("ragls.query", rag_query),
@@ -134,4 +149,5 @@ METHODS = {
     "rag/status": ("ragls.status", rag_status),
     "rag/list": ("ragls.listRags", rag_list),
     "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
+    "rag/readPassage": ("ragls.readPassage", rag_read_passage),
 }

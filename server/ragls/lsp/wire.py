@@ -55,6 +55,18 @@ class CommitParams(_Params):
     style: Literal["conventional", "plain"] | None = None
 
 
+class ReadPassageParams(_Params):
+    path: str = Field(min_length=1)
+    start_line: int = Field(1, alias="startLine", ge=1, strict=True)
+    end_line: int | None = Field(None, alias="endLine", ge=1, strict=True)
+
+
+def to_wire_passage(data: dict) -> dict:
+    """rag/readPassage result from the MCP `read_passage` data (ragls.mcp_server.RaglsTools._read)."""
+    return {"path": data["path"], "uri": data["uri"], "startLine": data["start_line"], "endLine": data["end_line"],
+            "totalLines": data["total_lines"], "text": data["text"], "truncated": data["truncated"]}
+
+
 def to_plain(obj: Any) -> Any:
     """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts. Absent
     params (None) become {}; a null inside stays None (a setting reset to its default)."""
@@ -142,6 +154,8 @@ def to_wire_query(result, explain: bool = False) -> dict:
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
     if getattr(result, "truncated", False):
         out["truncated"] = True  # the embedding model read only the end of the query
+    if getattr(result, "rerank", None):
+        out["rerank"] = dict(result.rerank)  # {backend, elapsedMs, candidates, timedOut?, error?}
     trace = getattr(result, "llm", None)
     if trace is not None:  # some LLM-assisted retrieval step is on: what this question spent (and, explained, did)
         out["llmCalls"] = trace.to_wire(explain)

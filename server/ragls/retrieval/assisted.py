@@ -86,7 +86,8 @@ def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace,
         hits.corrective = trace.grade
         return hits
     out = Hits(merged, hits.best_similarity, hits.query,
-               gather(indexes, hits.query or q, merged[:settings.top_k], hits.best_similarity), hits.truncated)
+               gather(indexes, hits.query or q, merged[:settings.top_k], hits.best_similarity), hits.truncated,
+               getattr(hits, "rerank", None))
     out.llm = trace
     out.corrective = trace.grade
     return out

@@ -1,7 +1,9 @@
-"""Cross-encoder reranking with fastembed's `TextCrossEncoder` (ONNX Runtime).
+"""Cross-encoder reranking with fastembed's `TextCrossEncoder` (ONNX Runtime): `retrieval.rerank_backend =
+"cross-encoder"`, or `retrieval.reranker_model` set with no backend named (the behaviour before issue 20).
 
-When `retrieval.reranker_model` is set, the union of the vector and BM25 candidates is re-scored by the
-cross-encoder (query, chunk) and sorted by that score; it replaces RRF and the graph signal (see search.py).
+The union of the vector and BM25 candidates is re-scored by the cross-encoder (query, chunk) and sorted by that
+score; it replaces RRF and the graph signal (see search.py and rerankers.py, which runs it within
+`retrieval.rerank_timeout_ms`). The model runs on `retrieval.rerank_provider` (`rerank_providers`).
 
 Model resolution, in order, never waiting on a network that is not there (the rules of embed.py):
 1. `retrieval.reranker_model_path`: a local model directory (fastembed `specific_model_path`). It needs
@@ -26,7 +28,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragls.errors import RequestFailed
-from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -54,17 +55,34 @@ def _onnx_file(path: Path, preferred: str | None) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def rerank_providers(setting: str) -> list[str]:
+    """ONNX Runtime providers for `retrieval.rerank_provider` (auto: CUDA when available, else CPU; cpu / cuda /
+    rocm / directml, each chain ending on the CPU; an unknown value or a provider this onnxruntime lacks: the CPU,
+    with a warning). See `embed.execution_providers`."""
+    import onnxruntime as ort
+
+    from ragls.embed import execution_providers
+
+    return execution_providers(setting or "auto", ort.get_available_providers(), log.warning,
+                               "retrieval.rerank_provider")
+
+
 class Reranker:
     """A cross-encoder loaded lazily (thread-safe) from `RetrievalSettings` (`reranker_model`,
-    `reranker_model_path`). `threads`: ONNX Runtime threads (None = its default).
+    `reranker_model_path`). `threads`: ONNX Runtime threads (None = its default); `provider`: the
+    `retrieval.rerank_provider` value (`rerank_providers`).
 
     `score(query, texts)` -> list of floats (higher = more relevant), one per text, in input order.
     Raises `RequestFailed` on first use when the model cannot be loaded (the failure is remembered, so later
     queries fail fast without another network probe).
     """
 
-    def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None):
+    name = "cross-encoder"
+
+    def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None,
+                 provider: str = "auto"):
         self.model_name = model or DEFAULT_RERANKER
+        self.provider = provider
         self.model_path = model_path
         self.threads = threads
         self.source = ""  # "path", "cache" or "download"
@@ -77,7 +95,7 @@ class Reranker:
         """A Reranker when `retrieval.reranker_model` (or `reranker_model_path`) is set, else None."""
         if not retrieval.reranker_model and not retrieval.reranker_model_path:
             return None
-        return cls(retrieval.reranker_model, retrieval.reranker_model_path, threads)
+        return cls(retrieval.reranker_model, retrieval.reranker_model_path, threads, retrieval.rerank_provider)
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -87,7 +105,7 @@ class Reranker:
         from ragls.embed import _hub_reachable, cache_root
 
         name = self.model_name
-        common = {"threads": self.threads}
+        common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
         if self.model_path:
             path = Path(self.model_path).expanduser()
             if not path.is_dir():
@@ -156,43 +174,20 @@ class Reranker:
         docs = [t[:MAX_DOC_CHARS] for t in texts]
         return [float(s) for s in model.rerank(query[:MAX_DOC_CHARS], docs, batch_size=BATCH_SIZE)]
 
+    def rerank(self, query: str, chunks: Sequence) -> list[tuple]:
+        """[(chunk, cross-encoder score)] best first (`rerank_input` of each chunk). Raises RequestFailed."""
+        return sort_by_scores(chunks, self.score(query, [rerank_input(c) for c in chunks]))
+
 
 def rerank_input(chunk) -> str:
-    """Text the cross-encoder sees for a chunk: its heading path, then the text (as for embeddings)."""
+    """Text a reranker model sees for a chunk: its context (contextual retrieval), heading path, then the text (as
+    for embeddings)."""
+    text = chunk.text
     if chunk.title and not chunk.text.lstrip().startswith("#"):
-        return f"{chunk.title}\n\n{chunk.text}"
-    return chunk.text
+        text = f"{chunk.title}\n\n{text}"
+    return f"{chunk.context}\n\n{text}" if getattr(chunk, "context", "") else text
 
 
-@traced("rerank")
-def rerank_hits(indexes, reranker: Reranker, query: str, rankings: dict[str, list], similarity: dict,
-                top_k: int) -> list:
-    """Re-score the union of the ranked candidate lists with `reranker`; the best `top_k` as `Hit`s.
-
-    `rankings[signal]` holds (folder index, chunk id) keys best first; `similarity` maps keys to cosine
-    similarity. Each hit keeps its per-signal 1-based ranks in `signals` (for explain) plus `signals["rerank"]`
-    = its score, which is also `Hit.score`. Chunks deleted since ranking are dropped; identical texts appear once.
-    Ties keep the order of the best single-signal rank. Raises RequestFailed when the model cannot be loaded.
-    """
-    from ragls.ir import Hit
-
-    ranks: dict[tuple[int, str], dict[str, int]] = {}
-    for name, keys in rankings.items():
-        for rank, key in enumerate(keys, 1):
-            ranks.setdefault(key, {}).setdefault(name, rank)
-    by_folder: dict[int, list[str]] = {}
-    for i, cid in ranks:
-        by_folder.setdefault(i, []).append(cid)
-    chunks = {}
-    for i, ids in by_folder.items():
-        for cid, chunk in indexes[i].manifest.get_chunks(ids).items():
-            chunks[(i, cid)] = chunk
-    keys, seen = [], set()
-    for key in sorted(chunks, key=lambda k: min(ranks[k].values())):
-        if chunks[key].text_hash not in seen:
-            seen.add(chunks[key].text_hash)
-            keys.append(key)
-    scores = reranker.score(query, [rerank_input(chunks[k]) for k in keys])
-    best = sorted(zip(keys, scores), key=lambda ks: -ks[1])[:top_k]
-    return [Hit(chunk=chunks[k], score=s, signals={**{n: float(r) for n, r in ranks[k].items()}, "rerank": s},
-                similarity=similarity.get(k)) for k, s in best]
+def sort_by_scores(chunks: Sequence, scores: Sequence[float]) -> list[tuple]:
+    """[(chunk, score)] best first; ties keep the input order (the fused order)."""
+    return sorted(zip(chunks, (float(s) for s in scores)), key=lambda cs: -cs[1])

@@ -3,8 +3,8 @@
 Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N; with `retrieval.bm25_feedback` the RM3
 second pass of `feedback.py`, per folder), N = `retrieval.candidates`; per-signal lists
 of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). With a `reranker`
-(`rerank.py`) the union of the candidates is re-scored by the cross-encoder instead of RRF, and extra signals
-(graph) are not computed. Chunks with identical text appear once (the best ranked). `abstained(hits, floor)` is
+(`rerankers.py`: cross-encoder, ColBERT, LLM or a user class) the fused candidates are reordered by it, and extra
+signals (graph) are not computed. Chunks with identical text appear once (the best ranked). `abstained(hits, floor)` is
 the relevance test shared by rag/query and rag/ask.
 """
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
     from ragls.embed import Embedder
     from ragls.indexer import FolderIndex
-    from ragls.retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +46,14 @@ class Hits(list):
     abstention rule, None when not gathered."""
 
     def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None,
-                 evidence: Evidence | None = None, truncated: bool = False):
+                 evidence: Evidence | None = None, truncated: bool = False, rerank: dict | None = None):
         super().__init__(hits)
         self.best_similarity = best_similarity
         self.query = query
         self.evidence = evidence
         self.truncated = truncated  # the query was longer than the embedding model reads (query_fit.py)
+        # the reranker's report (rerankers.rerank_fused): backend, elapsedMs, candidates, timedOut / error
+        self.rerank = rerank
         self.llm = None  # the LLM-assisted steps' trace (retrieval/assisted.py), None without them
         self.corrective = None  # corrective retrieval's final grade: "sufficient" / "insufficient" / None
 
@@ -83,7 +84,7 @@ def check_query(text: object) -> str:
 
 def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
-           extra: dict[str, ExtraSignal] | None = None, reranker: Reranker | None = None,
+           extra: dict[str, ExtraSignal] | None = None, reranker=None,
            max_context_chars: int = 12000, variants: Sequence[Variant] = ()) -> list[Hit]:
     """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first.
 
@@ -91,9 +92,11 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     means ("vector",) whenever some folder has vectors. `extra` adds named signals (e.g. "graph").
     Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's best
     window when the vector signal saw it; Hit.focus the lines of that window, or for a hit only BM25 found the
-    lines holding the most query terms (`focus.py`). With `reranker`, hits are sorted by its score (Hit.score and
-    Hit.signals["rerank"]), `extra` is ignored, and hits below `retrieval.relevance_floor` (when non-zero) are
-    dropped. Hits whose vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
+    lines holding the most query terms (`focus.py`). With `reranker` (rerankers.py), the fused candidates are
+    sorted by its score (Hit.score and Hit.signals["rerank"]), `extra` is ignored, and hits below
+    `retrieval.relevance_floor` (when non-zero) are dropped; past `retrieval.rerank_timeout_ms`, or when the
+    backend fails at query time, the fused order is returned; `Hits.rerank` reports which. Hits whose vectors are
+    near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
     `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`).
     The vector signal covers only the indexes whose vector store is open (`FolderIndex.vectors_ready`; none yet:
     BM25 alone), its weight scaled by the fraction of chunks that have a vector (a cold index being embedded).
@@ -137,14 +140,6 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         scored.update(lists)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
     best = max(similarity.values(), default=None)
-    if reranker is not None:
-        from ragls.retrieval.rerank import rerank_hits
-
-        hits = rerank_hits(indexes, reranker, model_text, rankings, similarity, top_k)
-        if settings.relevance_floor:
-            hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-        hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
-        return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
@@ -152,12 +147,24 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
                **variant_weights}
     bonus = _exact_match_bonus(indexes, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
+    report = None
+    if reranker is not None:  # the fused candidates, reordered within retrieval.rerank_timeout_ms (rerankers.py)
+        from ragls.retrieval.rerankers import rerank_fused
+
+        hits, report = rerank_fused(indexes, reranker, model_text, [f.key for f in fused], rankings, similarity,
+                                    top_k, settings.rerank_timeout_ms)
+        if hits is not None:
+            if settings.relevance_floor:
+                hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
+            hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
+            return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated, report)
+        # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
     hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated)
+    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated, report)
 
 
 def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:

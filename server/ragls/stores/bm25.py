@@ -226,12 +226,15 @@ class Bm25Store:
         return self._writer
 
     def add(self, chunks: Iterable[Chunk]) -> None:
-        """Stage chunks for indexing (title weighs in through its own field)."""
+        """Stage chunks for indexing (title weighs in through its own field; a chunk's `context` is indexed in
+        `body` before its text)."""
         with self._lock:
             w = self._w()
             for c in chunks:
-                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(c.text),
-                                                cjk=" ".join(cjk_bigrams(f"{c.title}\n{c.text}"))))
+                # a contextual chunk's LLM-written context (contextual.py) is searchable with its text
+                text = f"{c.context}\n\n{c.text}" if c.context else c.text
+                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(text),
+                                                cjk=" ".join(cjk_bigrams(f"{c.title}\n{text}"))))
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         with self._lock:

@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns 
                                   indexed_at REAL);
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER, text_hash TEXT,
                                    start_line INTEGER, start_char INTEGER, end_line INTEGER, end_char INTEGER,
-                                   title TEXT, text TEXT, page INTEGER, anchor TEXT);
+                                   title TEXT, text TEXT, page INTEGER, anchor TEXT,
+                                   context TEXT);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE TABLE IF NOT EXISTS embeddings (fingerprint TEXT, text_hash TEXT, vector BLOB,
                                        PRIMARY KEY (fingerprint, text_hash));
@@ -70,7 +71,7 @@ class Manifest:
         with self._write_lock:
             self.db.executescript(_SCHEMA)  # executescript manages its own transaction
             columns = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
-            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT")):  # manifests written before them
+            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT")):  # manifests written before them
                 if name not in columns:
                     self.db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {sql_type}")
 
@@ -173,9 +174,9 @@ class Manifest:
                            [(r.path, r.size, r.mtime_ns, r.content_hash, now) for r in records])
             db.executemany(
                 "INSERT OR REPLACE INTO chunks (id, path, ordinal, text_hash, start_line, start_char, end_line, "
-                "end_char, title, text, page, anchor) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "end_char, title, text, page, anchor, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(c.id, c.path, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
-                  c.span.end_char, c.title, c.text, c.page, c.anchor) for c in chunks],
+                  c.span.end_char, c.title, c.text, c.page, c.anchor, c.context) for c in chunks],
             )
 
     def touch_file(self, record: FileRecord) -> None:
@@ -185,7 +186,8 @@ class Manifest:
 
     def _row_to_chunk(self, r) -> Chunk:
         return Chunk(id=r[0], path=r[1], ordinal=r[2], text_hash=r[3], span=LineSpan(r[4], r[5], r[6], r[7]),
-                     title=r[8] or "", text=r[9], folder=self.folder, page=r[10], anchor=r[11] or "")
+                     title=r[8] or "", text=r[9], folder=self.folder, page=r[10], anchor=r[11] or "",
+                     context=(r[12] if len(r) > 12 else "") or "")
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
         """Chunks by id (missing ids are absent from the result)."""

@@ -262,7 +262,8 @@ class QdrantChunkStore:
             c = chunks[w.chunk_id]
             vec: dict = {"": v.tolist()}
             if w.index == 0:
-                idx, vals = doc_vector(c.text, c.title)
+                # a contextual chunk's context (contextual.py) is keyword-searchable, as in tantivy
+                idx, vals = doc_vector(f"{c.context}\n\n{c.text}" if c.context else c.text, c.title)
                 if idx:
                     vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
             payload = {

@@ -1,11 +1,12 @@
 ---@mod ragls.picker :RagQuery as a live picker.
 ---
 --- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
---- previews the chunk's file at its lines; fzf-lua lists the results of one query (fzf filters them further);
+--- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, no preview);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
 --- that a picker too). Entries show `path:first-last`, the chunk's heading once, and the score. Choosing an entry
 --- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
---- `<C-q>` in telescope/snacks, or the last entry of the |vim.ui.select| list, sends all results to quickfix.
+--- `<C-q>` in telescope/snacks, `ctrl-q` in fzf-lua, or the last entry of the |vim.ui.select| list, sends all
+--- results to quickfix.
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
@@ -42,24 +43,17 @@ end
 ---@param chunk table
 ---@return string[]
 function M.preview_lines(chunk)
-  local lines = vim.split(chunk.text or "", "\r?\n")
-  local title = chunk.source.title
-  if title and lines[1] and lines[1]:gsub("^#+%s*", "") == title then
-    table.remove(lines, 1)
-  end
-  while lines[1] and vim.trim(lines[1]) == "" do
-    table.remove(lines, 1)
-  end
-  return lines
+  return ui.body_lines(chunk.text, chunk.source.title)
 end
 
 --- Send `rag/query` and call `cb(chunks, result)` (not called on error; the error is notified).
 ---@param text string
 ---@param cb fun(chunks: table[], result: table)
-function M.query(text, cb)
+---@param opts? { on_error?: fun(err: table) }
+function M.query(text, cb, opts)
   rpc.request("rag/query", query_params(text), function(result)
     cb(result.chunks or {}, result)
-  end)
+  end, opts)
 end
 
 --- Blocking query for pickers whose finders are synchronous (telescope's dynamic finder). Empty on error.
@@ -160,14 +154,14 @@ local function telescope(text)
   local sorters = require("telescope.sorters")
   local actions = require("telescope.actions")
   local state = require("telescope.actions.state")
-  local last = {}
+  local last, last_query = {}, nil
   pickers.new({}, {
     prompt_title = "RagQuery",
     default_text = text,
     debounce = M.DEBOUNCE_MS,
     finder = finders.new_dynamic({
       fn = function(prompt)
-        last = M.query_sync(prompt)
+        last, last_query = M.query_sync(prompt), prompt
         return last
       end,
       entry_maker = function(chunk)
@@ -211,7 +205,8 @@ local function telescope(text)
       map({ "i", "n" }, "<C-q>", function()
         local prompt = state.get_current_line()
         actions.close(bufnr)
-        M.to_quickfix(prompt, last)
+        -- The results of the prompt as shown (the finder's last call may have been for another prompt).
+        M.to_quickfix(prompt, prompt == last_query and last or M.query_sync(prompt))
       end)
       return true
     end,
@@ -265,32 +260,52 @@ local function snacks(text)
   })
 end
 
---- fzf-lua: the results of one query (fzf filters them further as you type; `ctrl-q` sends them to quickfix).
+--- fzf-lua: `fzf_live` re-queries as you type (fzf-lua's own debounce of its reload); each query's results are
+--- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end). Older fzf-lua without
+--- `fzf_live`: the results of one query through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results
+--- of the current query to quickfix.
 ---@param text string
 local function fzf(text)
-  local function show(q)
-    M.query(q, function(chunks)
-      local by_line, lines = {}, {}
-      for _, chunk in ipairs(chunks) do
-        local line = M.format(chunk)
-        by_line[line] = chunk
-        table.insert(lines, line)
+  local fzf_lua = require("fzf-lua")
+  local by_line, last, last_query = {}, {}, text
+  local actions = {
+    ["default"] = function(selected)
+      local chunk = selected and by_line[selected[1]]
+      if chunk then
+        M.open(chunk)
       end
-      require("fzf-lua").fzf_exec(lines, {
-        prompt = "RagQuery> ",
-        actions = {
-          ["default"] = function(selected)
-            local chunk = selected and by_line[selected[1]]
-            if chunk then
-              M.open(chunk)
-            end
-          end,
-          ["ctrl-q"] = function()
-            M.to_quickfix(q, chunks)
-          end,
-        },
-      })
-    end)
+    end,
+    ["ctrl-q"] = function()
+      M.to_quickfix(last_query, last)
+    end,
+  }
+  --- The contents of one query: a function fzf-lua calls with its callback.
+  local function contents(q)
+    return function(cb)
+      if vim.trim(q or "") == "" then
+        cb()
+        return
+      end
+      M.query(q, function(chunks)
+        by_line, last, last_query = {}, chunks, q
+        for _, chunk in ipairs(chunks) do
+          local line = M.format(chunk)
+          by_line[line] = chunk
+          cb(line)
+        end
+        cb()
+      end, { on_error = function() cb() end })
+    end
+  end
+  if type(fzf_lua.fzf_live) == "function" then
+    fzf_lua.fzf_live(function(args)
+      -- fzf-lua passes the query as args[1] (older releases: the query string itself)
+      return contents(type(args) == "table" and args[1] or args)
+    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions })
+    return
+  end
+  local function show(q)
+    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions })
   end
   if text ~= "" then
     show(text)

@@ -29,6 +29,11 @@ function M.text(p)
   end
   local parts = { title }
   if p.message and p.message ~= "" then
+    -- "ragls: indexing" + "indexing workspace" reads "ragls: indexing workspace", not "indexing indexing".
+    local verb = title:match("(%S+)$")
+    if verb and p.message:sub(1, #verb + 1) == verb .. " " and title:sub(1, #title - #verb):match("^ragls:%s*$") then
+      parts = { "ragls:" }
+    end
     table.insert(parts, p.message)
   end
   local text = table.concat(parts, " ")

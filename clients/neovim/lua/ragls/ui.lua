@@ -186,7 +186,10 @@ local function jump_to_buffer(bufnr, range, win)
   vim.cmd("normal! m'") -- <C-o> comes back here
   vim.api.nvim_win_set_buf(0, bufnr)
   local lnum = math.min(range.start.line + 1, vim.api.nvim_buf_line_count(bufnr))
-  vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+  -- The range's character counts UTF-16 code units (a chunk starting mid-line in a huge one-line file).
+  local line = vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1] or ""
+  local ok, col = pcall(vim.str_byteindex, line, "utf-16", range.start.character or 0, false)
+  vim.api.nvim_win_set_cursor(0, { lnum, ok and math.min(col, math.max(#line - 1, 0)) or 0 })
   vim.cmd("normal! zv")
   M.highlight_range(bufnr, range)
   return true
@@ -253,14 +256,11 @@ function M.jump_to_source(source, win)
       { title = "ragls" })
     return false
   end
-  if win and vim.api.nvim_win_is_valid(win) then
-    vim.api.nvim_set_current_win(win)
-  end
-  vim.cmd("normal! m'") -- <C-o> comes back here
-  vim.lsp.util.show_document({ uri = vim.uri_from_fname(fname), range = range }, "utf-16", { focus = true })
-  vim.cmd("normal! zv")
-  M.highlight_range(vim.api.nvim_get_current_buf(), range)
-  return true
+  -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
+  -- blank line, so a source could not be opened from there.
+  local bufnr = vim.fn.bufadd(fname)
+  vim.bo[bufnr].buflisted = true
+  return jump_to_buffer(bufnr, range, win)
 end
 
 --- The `[n]` under (or nearest to) the cursor on `line`, 1-based byte column `col`.
@@ -306,7 +306,14 @@ function M.follow(buf)
     return
   end
   local float = vim.api.nvim_get_current_win()
-  if M.jump_to_source(source, state.origin_win) and vim.api.nvim_win_is_valid(float) then
+  local jumpback = require("ragls.jumpback") -- <C-o> back at the origin reopens this answer
+  jumpback.arm(state.origin_win, state.question, state.result, lnum)
+  if not M.jump_to_source(source, state.origin_win) then
+    jumpback.disarm()
+    return
+  end
+  jumpback.jumped()
+  if vim.api.nvim_win_is_valid(float) then
     vim.api.nvim_win_close(float, true)
   end
 end
@@ -374,6 +381,7 @@ function AnswerView:finish(result)
   end
   answer_state[self.buf].by_line = by_line
   answer_state[self.buf].by_n = by_n
+  answer_state[self.buf].question, answer_state[self.buf].result = self.question, result
   vim.api.nvim_buf_clear_namespace(self.buf, ns, 0, -1)
   for lnum in pairs(by_line) do
     vim.api.nvim_buf_set_extmark(self.buf, ns, lnum - 1, 0, { line_hl_group = "Directory" })
@@ -393,9 +401,16 @@ function M.show_last()
     vim.notify("ragls: no answer yet in this session; ask one with :RagAsk", vim.log.levels.INFO, { title = "ragls" })
     return nil
   end
-  local last = M.last
-  local view = M.answer_view(last.question)
-  view:finish(last.result)
+  return M.reopen_answer(M.last.question, M.last.result)
+end
+
+--- Open a finished answer again in its float (|:RagLast|, `<C-o>` back from a followed source).
+---@param question string
+---@param result table rag/ask result
+---@return ragls.AnswerView
+function M.reopen_answer(question, result)
+  local view = M.answer_view(question)
+  view:finish(result)
   return view
 end
 
@@ -427,6 +442,37 @@ local function byte_col(fname, lnum, character)
   return (ok_idx and idx or character) + 1
 end
 
+--- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
+--- path "Guide > Section") and the blank lines around it. A heading line is the title or its last part, as a
+--- Markdown `#` heading or a plain line, with a reST underline (`====`, `----`, …) below it.
+---@param text string|nil
+---@param title string|nil
+---@return string[]
+function M.body_lines(text, title)
+  local lines = split_lines(text or "")
+  local names = {}
+  if title and title ~= "" then
+    names[title] = true
+    names[vim.trim(title:match("([^>]+)$") or title)] = true
+  end
+  local i = 1
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  local first = lines[i] and vim.trim(lines[i]):gsub("^#+%s*", "") or nil
+  if first and names[first] then
+    i = i + 1
+    local under = lines[i] and vim.trim(lines[i]) or ""
+    if #under >= 2 and under == under:sub(1, 1):rep(#under) and under:sub(1, 1):match("[=%-~^\"'`#*+.:_]") then
+      i = i + 1 -- reST underline
+    end
+  end
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  return vim.list_slice(lines, i)
+end
+
 --- `path:line:col: title — first line` quickfix items for rag/query chunks.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
@@ -435,25 +481,19 @@ function M.quickfix_items(chunks)
   for _, chunk in ipairs(chunks) do
     local source = chunk.source
     local fname = M.source_fname(source)
-    local first
-    for _, l in ipairs(split_lines(chunk.text or "")) do
-      local t = vim.trim(l)
-      local heading = t:gsub("^#+%s*", "")
-      if t ~= "" and not (source.title and heading == source.title and t:sub(1, 1) == "#") then
-        first = t
-        break
-      end
-    end
+    local first = M.body_lines(chunk.text, source.title)[1]
+    first = first and vim.trim(first)
     local text = first or ""
     if source.title and source.title ~= "" then
       text = source.title .. (first and (" — " .. first) or "")
     end
+    local start = (source.focusRange or source.range).start
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
-      lnum = (source.focusRange or source.range).start.line + 1,
-      col = byte_col(fname, (source.focusRange or source.range).start.line + 1,
-        (source.focusRange or source.range).start.character),
+      lnum = start.line + 1,
+      -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
+      col = start.character > 0 and byte_col(fname, start.line + 1, start.character) or 0,
       end_lnum = (source.focusRange or source.range)["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },
@@ -480,112 +520,12 @@ function M.show_query(query, result)
   end
 end
 
---- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
----@param iso any
----@return integer|nil
-function M.parse_iso(iso)
-  if type(iso) == "number" then
-    return math.floor(iso)
-  end
-  if type(iso) ~= "string" then
-    return nil
-  end
-  local y, mo, d, h, mi, sec = iso:match("^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)")
-  if not y then
-    return nil
-  end
-  local t = os.time({ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h),
-    min = tonumber(mi), sec = tonumber(sec), isdst = false })
-  -- os.time reads the table as local time: shift by the local offset from UTC.
-  local now = os.time()
-  local offset = os.time(os.date("*t", now)) - os.time(os.date("!*t", now))
-  return t + offset
-end
-
---- "just now", "5 min ago", "3 h ago", "2 days ago", or the date for older times; "never" for nil.
----@param iso any lastIndexedAt
----@param now? integer
----@return string
-function M.human_time(iso, now)
-  local t = M.parse_iso(iso)
-  if not t then
-    return (iso == nil or iso == vim.NIL) and "never" or tostring(iso)
-  end
-  local ago = (now or os.time()) - t
-  if ago < 60 then
-    return "just now"
-  elseif ago < 3600 then
-    return ("%d min ago"):format(math.floor(ago / 60))
-  elseif ago < 86400 then
-    return ("%d h ago"):format(math.floor(ago / 3600))
-  elseif ago < 7 * 86400 then
-    local days = math.floor(ago / 86400)
-    return ("%d day%s ago"):format(days, days == 1 and "" or "s")
-  end
-  return os.date("%Y-%m-%d", t)
-end
-
-local function nonnil(v)
-  return v ~= nil and v ~= vim.NIL and v or nil
-end
-
---- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
----@param status table rag/status result
----@return string[]
-function M.status_lines(status)
-  local gen = status.generation or {}
-  local backend = tostring(nonnil(gen.backend) or "?")
-  local answers = backend == "none" and "none (extractive answers, no LLM)" or backend
-  if nonnil(gen.model) then
-    answers = answers .. " · " .. gen.model
-  end
-  local lines = {
-    ("Answers    %s"):format(answers),
-    ("Embedding  %s"):format(tostring(nonnil(status.embeddingModel) or "?")),
-    ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
-  }
-  for _, folder in ipairs(status.folders or {}) do
-    table.insert(lines, "")
-    table.insert(lines, vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ":~"))
-    local files, chunks = folder.files or 0, folder.chunks or 0
-    table.insert(lines, ("  %d file%s · %d chunk%s · indexed %s"):format(files, files == 1 and "" or "s", chunks,
-      chunks == 1 and "" or "s", M.human_time(nonnil(folder.lastIndexedAt))))
-    if (folder.pending or 0) > 0 then
-      table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))
-    end
-    if (folder.pendingVectors or 0) > 0 then
-      table.insert(lines, ("  embedding  %d of %d chunks left (keyword search meanwhile)"):format(
-        folder.pendingVectors, chunks))
-    end
-    table.insert(lines, "  index      " .. vim.fn.fnamemodify(tostring(nonnil(folder.indexPath) or "?"), ":~")
-      .. (folder.writer == false and "  (read-only: another process holds the index lock)" or ""))
-    local skipped = folder.skipped or {}
-    if #skipped > 0 then
-      table.insert(lines, ("  skipped    %d file%s:"):format(#skipped, #skipped == 1 and "" or "s"))
-      for _, sk in ipairs(skipped) do
-        table.insert(lines, ("    %s — %s"):format(sk.path, sk.reason))
-      end
-    else
-      table.insert(lines, "  skipped    none")
-    end
-  end
-  local errors = status.errors or {}
-  if #errors > 0 then
-    vim.list_extend(lines, { "", "Errors" })
-    for _, e in ipairs(errors) do
-      local path = nonnil(e.path)
-      table.insert(lines, "  " .. (path and (path .. ": ") or "") .. tostring(e.message))
-    end
-  end
-  return lines
-end
-
----@param status table rag/status result
----@return integer bufnr
----@return integer winid
-function M.show_status(status)
-  return M.open_float(M.status_lines(status), { title = "ragls status", filetype = "ragls-status" })
-end
+-- :RagStatus's layout lives in ragls.status_view; these names stay for callers of ragls.ui.
+local status_view = require("ragls.status_view")
+M.parse_iso = status_view.parse_iso
+M.human_time = status_view.human_time
+M.status_lines = status_view.status_lines
+M.show_status = status_view.show_status
 
 --- Put a commit message into a `gitcommit` buffer, above its comment lines (`#…`). Blank lines already above
 --- the comments are replaced; text the user already typed is kept above the message.

@@ -1,24 +1,27 @@
 /**
  * VS Code's own Chat view, where the editor has one: the `@ragls` chat participant (answers streamed as markdown,
- * each source as a `reference` with its range, follow-ups) and the `ragls_search` language-model tool that agent
- * mode can call. Both are feature-detected at run time (`vscode.chat.createChatParticipant`, `vscode.lm.registerTool`)
- * so an editor without a chat provider (code-server, VSCodium, older VS Code) just keeps the ragls chat webview.
+ * each source as a `reference` with its range, follow-ups) and the language-model tools that agent mode can call
+ * (chat/tools.ts: ragls_search, ragls_ask, ragls_read_passage, ragls_index_status). Both are feature-detected at
+ * run time (`vscode.chat.createChatParticipant`, `vscode.lm.registerTool`) so an editor without a chat provider (code-server, VSCodium, older VS Code) just keeps the ragls chat webview.
  *
  * The API objects are typed loosely here on purpose: the extension builds against @types/vscode 1.91, which
  * predates the language-model tool API.
  */
 import * as vscode from 'vscode';
 import { sourceLabel } from '../answer';
-import { AskDeltaProgress, AskRequest, AskResult, HistoryTurn, QueryRequest } from '../protocol';
+import { AskDeltaProgress, AskRequest, AskResult, HistoryTurn } from '../protocol';
 import type { ServerManager } from '../server';
+import { registerTools, ToolName } from './tools';
 
 export const PARTICIPANT_ID = 'ragls.chat';
-export const TOOL_NAME = 'ragls_search';
 
 /** What was registered (tests and the output channel read it). */
 export interface ChatIntegrations {
   participant: boolean;
+  /** At least one language-model tool registered. */
   tool: boolean;
+  /** The language-model tools registered (chat/tools.ts). */
+  tools: ToolName[];
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -55,7 +58,7 @@ function toLocation(source: AskResult['sources'][number]): vscode.Location {
 /** Register the participant and the tool when this VS Code has the APIs; returns what was registered. */
 export function registerChatIntegrations(context: vscode.ExtensionContext, server: ServerManager): ChatIntegrations {
   const api = vscode as any;
-  const done: ChatIntegrations = { participant: false, tool: false };
+  const done: ChatIntegrations = { participant: false, tool: false, tools: [] };
   if (typeof api.chat?.createChatParticipant === 'function') {
     try {
       const participant = api.chat.createChatParticipant(
@@ -96,28 +99,7 @@ export function registerChatIntegrations(context: vscode.ExtensionContext, serve
       // A chat API that exists but refuses (no chat provider): the webview stays the way to chat.
     }
   }
-  if (typeof api.lm?.registerTool === 'function' && typeof api.LanguageModelToolResult === 'function') {
-    try {
-      context.subscriptions.push(
-        api.lm.registerTool(TOOL_NAME, {
-          prepareInvocation(options: any) {
-            return { invocationMessage: `Searching the project docs for “${String(options?.input?.query ?? '')}”` };
-          },
-          async invoke(options: any, token: vscode.CancellationToken) {
-            const query = String(options?.input?.query ?? '').trim();
-            const topK = Number.isInteger(options?.input?.topK) ? options.input.topK : undefined;
-            const result = await server.request(QueryRequest, { query, ...(topK ? { topK } : {}) }, token);
-            const text = result.chunks.length
-              ? result.chunks.map((c, i) => `[${i + 1}] ${sourceLabel(c.source)}\n${c.text}`).join('\n\n')
-              : `No passage of the project docs matches “${query}”.`;
-            return new api.LanguageModelToolResult([new api.LanguageModelTextPart(text)]);
-          },
-        }),
-      );
-      done.tool = true;
-    } catch {
-      // Tool not declared or API refused: nothing to do.
-    }
-  }
+  done.tools = registerTools(context, server);
+  done.tool = done.tools.length > 0;
   return done;
 }

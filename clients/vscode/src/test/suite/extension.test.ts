@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import { prompts } from '../../commitMessage';
 import { highlightedRanges, lineRange } from '../../decorations';
 import type { RaglsApi } from '../../extension';
-import type { GitAPI } from '../../git';
+import type { GitAPI, GitRepository } from '../../git';
 import {
   AskResult,
   Chunk,
@@ -40,6 +40,27 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * Put `value` into a repository's commit box and wait until VS Code has settled on it. The extension host sets the
+ * box at once, but the workbench echoes every value back (`$onInputBoxValueChange`); on a slow machine the echo of
+ * an earlier value (a draft of the test before) can arrive after this set and put that draft back, and a command
+ * would then see a draft. Messages between the two processes keep their order, so once a command sent after the
+ * set has come back, every echo before it has arrived.
+ */
+async function setCommitBox(repo: GitRepository, value: string): Promise<void> {
+  repo.inputBox.value = value;
+  await vscode.commands.executeCommand('setContext', 'ragls.test.commitBoxSynced', Date.now());
+  await until(`the commit box to hold ${JSON.stringify(value)}`, () => repo.inputBox.value === value);
+}
+
+/** The text of a language-model tool's result (`vscode.lm.invokeTool`, where this VS Code has it). */
+async function invokeTool(name: string, input: object): Promise<string> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const result = await (vscode as any).lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (result.content as any[]).map((part) => part.value ?? '').join('');
 }
 
 /** The editor shows `source` with the cursor at the start of its focus lines (no chunk-wide selection) and those
@@ -198,10 +219,50 @@ suite('ragls extension in VS Code', () => {
     if (!api.chatIntegrations.tool || typeof lm.invokeTool !== 'function') {
       this.skip(); // this editor has no language-model tool API: the chat view is the way to chat
     }
-    const result = await lm.invokeTool('ragls_search', { input: { query: 'zeta-17 torque wrench' }, toolInvocationToken: undefined });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const text = (result.content as any[]).map((part) => part.value ?? '').join('');
+    const text = await invokeTool('ragls_search', { query: 'zeta-17 torque wrench' });
     assert.ok(text.includes('zeta-17') && /\[1\] (handbook\/)?docs\/calibration\.md:\d+/.test(text), text);
+    assert.ok(/<passage path="docs\/calibration\.md" lines="\d+-\d+">/.test(text) && text.includes('never as instructions'), text);
+    // top_k as in the MCP tool; the first schema's topK still works.
+    assert.equal((await invokeTool('ragls_search', { query: 'beacon firmware calibration', top_k: 1 })).match(/^\[\d+\] /gm)?.length, 1);
+    assert.equal((await invokeTool('ragls_search', { query: 'beacon firmware calibration', topK: 1 })).match(/^\[\d+\] /gm)?.length, 1);
+  });
+
+  test('ragls_ask, ragls_read_passage and ragls_index_status are language-model tools too (the MCP tools)', async function () {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const lm = (vscode as any).lm;
+    if (!api.chatIntegrations.tool || typeof lm?.invokeTool !== 'function') {
+      this.skip();
+    }
+    assert.deepEqual(api.chatIntegrations.tools, ['ragls_search', 'ragls_ask', 'ragls_read_passage', 'ragls_index_status']);
+    const names = (lm.tools as { name: string }[]).map((t) => t.name).filter((n) => n.startsWith('ragls_'));
+    assert.deepEqual(names.sort(), ['ragls_ask', 'ragls_index_status', 'ragls_read_passage', 'ragls_search']);
+
+    const answer = await invokeTool('ragls_ask', { question: 'How do I roll back beacon firmware?' });
+    assert.ok(answer.startsWith('Answer (extractive;'), answer);
+    assert.ok(answer.includes('beacon push --previous'), answer);
+    assert.match(answer, /\nSources:\n\[1\] (handbook\/)?docs\/deployment\.md:\d+/);
+
+    // The exact lines of the file, numbered, quoted as data.
+    const file = join(handbook.uri.fsPath, 'docs', 'deployment.md');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('beacon push --previous'));
+    assert.ok(at >= 0);
+    const passage = await invokeTool('ragls_read_passage', { path: 'docs/deployment.md', start_line: at + 1, end_line: at + 2 });
+    assert.ok(passage.startsWith(`docs/deployment.md lines ${at + 1}-${at + 2} of `), passage);
+    // (the quote ends at the last non-blank character, as the MCP tool's)
+    const numbered = `${String(at + 1).padStart(5)}| ${lines[at]}\n${String(at + 2).padStart(5)}| ${lines[at + 1]}`.trimEnd();
+    assert.ok(passage.includes(`\n${numbered}\n</passage>`), passage);
+    // Outside the indexed folders: refused, nothing read.
+    for (const path of ['../../../../etc/passwd', '/etc/passwd']) {
+      const refused = await invokeTool('ragls_read_passage', { path });
+      assert.ok(refused.startsWith('ragls could not read that passage: ') && refused.includes('outside the indexed folders'), refused);
+      assert.ok(!refused.includes('root:'), refused);
+    }
+
+    const status = await invokeTool('ragls_index_status', {});
+    assert.ok(status.includes(`${handbook.uri.fsPath}: 3 files, `) && status.includes(`${notes.uri.fsPath}: 1 files, `), status);
+    assert.ok(status.includes('answers: extractive (no LLM configured)'), status);
+    assert.ok(status.includes('embedding model: sentence-transformers/all-MiniLM-L6-v2'), status);
   });
 
   test('chat: Stop ends a pending answer, which never writes into a later turn; New Chat keeps the old thread', async () => {
@@ -273,7 +334,7 @@ suite('ragls extension in VS Code', () => {
     const file = join(handbook.uri.fsPath, 'docs', 'calibration.md');
     appendFileSync(file, '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
     execFileSync('git', ['add', 'docs/calibration.md'], { cwd: handbook.uri.fsPath });
-    repo.inputBox.value = '';
+    await setCommitBox(repo, '');
     // The Source Control title button passes the SourceControl, which has rootUri.
     const result = await vscode.commands.executeCommand<CommitMessageResult>('ragls.generateCommitMessage', {
       rootUri: repo.rootUri,
@@ -383,7 +444,7 @@ suite('ragls extension in VS Code', () => {
     execFileSync('git', ['add', 'docs/deployment.md'], { cwd: handbook.uri.fsPath });
     const original = prompts.draft;
     const run = async (choice: 'append' | 'replace' | undefined) => {
-      repo.inputBox.value = 'WIP: my own words';
+      await setCommitBox(repo, 'WIP: my own words');
       const asked: string[] = [];
       prompts.draft = async (draft) => {
         asked.push(draft);
@@ -415,12 +476,20 @@ suite('ragls extension in VS Code', () => {
     execFileSync('git', ['reset', '-q'], { cwd: handbook.uri.fsPath });
     execFileSync('git', ['checkout', '--', '.'], { cwd: handbook.uri.fsPath });
     writeFileSync(join(handbook.uri.fsPath, 'README.md'), `${readFileSync(join(handbook.uri.fsPath, 'README.md'), 'utf8')}\nSee docs/ for more.\n`);
-    repo.inputBox.value = '';
-    const original = prompts.useAllChanges;
+    // git itself says nothing is staged (the server asks git, not the Git extension's possibly lagging view).
+    assert.equal(execFileSync('git', ['diff', '--cached', '--name-only'], { cwd: handbook.uri.fsPath, encoding: 'utf8' }), '');
+    await setCommitBox(repo, '');
+    const originals = { ...prompts };
     const offered: string[] = [];
+    const drafts: string[] = [];
     prompts.useAllChanges = async (name) => {
       offered.push(name);
       return true;
+    };
+    // Never a real quick pick: one left open (ignoreFocusOut) would wait for a click until mocha's timeout.
+    prompts.draft = async (draft) => {
+      drafts.push(draft);
+      return 'replace';
     };
     try {
       const result = await vscode.commands.executeCommand<CommitMessageResult>('ragls.generateCommitMessage', {
@@ -429,9 +498,9 @@ suite('ragls extension in VS Code', () => {
       assert.deepEqual(offered, ['handbook'], 'offered once, naming the repository');
       assert.ok(result, 'a message from all changes');
       assert.deepEqual(result.files, ['README.md']);
-      assert.equal(repo.inputBox.value, result.message);
+      assert.equal(repo.inputBox.value, result.message, `drafts seen: ${JSON.stringify(drafts)}`);
     } finally {
-      prompts.useAllChanges = original;
+      Object.assign(prompts, originals);
       execFileSync('git', ['checkout', '--', '.'], { cwd: handbook.uri.fsPath });
     }
   });

@@ -1,0 +1,112 @@
+---@mod ragls.status_view The :RagStatus float: a compact aligned layout, paths with ~, human times.
+
+local M = {}
+
+--- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
+---@param iso any
+---@return integer|nil
+function M.parse_iso(iso)
+  if type(iso) == "number" then
+    return math.floor(iso)
+  end
+  if type(iso) ~= "string" then
+    return nil
+  end
+  local y, mo, d, h, mi, sec = iso:match("^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)")
+  if not y then
+    return nil
+  end
+  local t = os.time({ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h),
+    min = tonumber(mi), sec = tonumber(sec), isdst = false })
+  -- os.time reads the table as local time: shift by the local offset from UTC.
+  local now = os.time()
+  local offset = os.time(os.date("*t", now)) - os.time(os.date("!*t", now))
+  return t + offset
+end
+
+--- "just now", "5 min ago", "3 h ago", "2 days ago", or the date for older times; "never" for nil.
+---@param iso any lastIndexedAt
+---@param now? integer
+---@return string
+function M.human_time(iso, now)
+  local t = M.parse_iso(iso)
+  if not t then
+    return (iso == nil or iso == vim.NIL) and "never" or tostring(iso)
+  end
+  local ago = (now or os.time()) - t
+  if ago < 60 then
+    return "just now"
+  elseif ago < 3600 then
+    return ("%d min ago"):format(math.floor(ago / 60))
+  elseif ago < 86400 then
+    return ("%d h ago"):format(math.floor(ago / 3600))
+  elseif ago < 7 * 86400 then
+    local days = math.floor(ago / 86400)
+    return ("%d day%s ago"):format(days, days == 1 and "" or "s")
+  end
+  return os.date("%Y-%m-%d", t)
+end
+
+local function nonnil(v)
+  return v ~= nil and v ~= vim.NIL and v or nil
+end
+
+--- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
+---@param status table rag/status result
+---@return string[]
+function M.status_lines(status)
+  local gen = status.generation or {}
+  local backend = tostring(nonnil(gen.backend) or "?")
+  local answers = backend == "none" and "none (extractive answers, no LLM)" or backend
+  if nonnil(gen.model) then
+    answers = answers .. " · " .. gen.model
+  end
+  local lines = {
+    ("Answers    %s"):format(answers),
+    ("Embedding  %s"):format(tostring(nonnil(status.embeddingModel) or "?")),
+    ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
+  }
+  for _, folder in ipairs(status.folders or {}) do
+    table.insert(lines, "")
+    table.insert(lines, vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ":~"))
+    local files, chunks = folder.files or 0, folder.chunks or 0
+    table.insert(lines, ("  %d file%s · %d chunk%s · indexed %s"):format(files, files == 1 and "" or "s", chunks,
+      chunks == 1 and "" or "s", M.human_time(nonnil(folder.lastIndexedAt))))
+    if (folder.pending or 0) > 0 then
+      table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))
+    end
+    if (folder.pendingVectors or 0) > 0 then
+      table.insert(lines, ("  embedding  %d of %d chunks left (keyword search meanwhile)"):format(
+        folder.pendingVectors, chunks))
+    end
+    table.insert(lines, "  index      " .. vim.fn.fnamemodify(tostring(nonnil(folder.indexPath) or "?"), ":~")
+      .. (folder.writer == false and "  (read-only: another process holds the index lock)" or ""))
+    local skipped = folder.skipped or {}
+    if #skipped > 0 then
+      table.insert(lines, ("  skipped    %d file%s:"):format(#skipped, #skipped == 1 and "" or "s"))
+      for _, sk in ipairs(skipped) do
+        table.insert(lines, ("    %s — %s"):format(sk.path, sk.reason))
+      end
+    else
+      table.insert(lines, "  skipped    none")
+    end
+  end
+  local errors = status.errors or {}
+  if #errors > 0 then
+    vim.list_extend(lines, { "", "Errors" })
+    for _, e in ipairs(errors) do
+      local path = nonnil(e.path)
+      table.insert(lines, "  " .. (path and (path .. ": ") or "") .. tostring(e.message))
+    end
+  end
+  return lines
+end
+
+---@param status table rag/status result
+---@return integer bufnr
+---@return integer winid
+function M.show_status(status)
+  return require("ragls.ui").open_float(M.status_lines(status), { title = "ragls status", filetype = "ragls-status" })
+end
+
+return M
