@@ -8,8 +8,8 @@ Endpoints (on 127.0.0.1, a free port):
 
 Every request is recorded (`server.requests`, a list of `Request`) so tests can assert what the model received;
 `server.aborted` counts streams the client closed before their end (a cancelled answer).
-Replies come from `server.handler(request) -> Reply | str` (default: echo the last user text), or from replies
-queued with `server.queue(...)`, which are used first, in order.
+Replies come from `server.handler(request) -> Reply | str` (default: echo the last user text; `route(...)` picks a
+scripted reply by words of the prompt), or from replies queued with `server.queue(...)`, used first, in order.
 
     with LLMServer() as srv:
         srv.queue(Reply(status=429), "ok [1]")
@@ -123,6 +123,24 @@ def echo_handler(req: Request) -> Reply:
 
 
 Handler = Callable[[Request], "Reply | str"]
+
+
+def route(rules: dict[str, Reply | str | Callable[[Request], Reply | str]], default: Reply | str = "") -> Handler:
+    """A handler scripted by prompt: the first rule whose key occurs in the request's system prompt or last user
+    text answers it (a reply, or a function of the request); else `default`. Every request is still recorded
+    (`server.requests`), so a test asserts both what the model was sent and what it answered.
+
+        srv.reset(route({"rephrase": "query one\nquery two", "passage": Reply(status=500)}))
+    """
+
+    def handler(req: Request) -> Reply | str:
+        text = f"{req.system}\n{req.last_user_text()}"
+        for key, reply in rules.items():
+            if key in text:
+                return reply(req) if callable(reply) else reply
+        return default
+
+    return handler
 
 _ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                           404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}

@@ -290,14 +290,15 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
 
 
 def cmd_query(args) -> int:
+    expand = {"expand": True} if args.expand else {}
     wire = None if args.rag else _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k,
-                                                                  "explain": args.explain})
+                                                                  "explain": args.explain, **expand})
     hits = None
     if wire is None:
         from ragls.lsp.wire import to_wire_query
 
         with _indexed_workspace(args) as ws:
-            result = ws.query(args.text, args.top_k, rag=args.rag)
+            result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
             wire, hits = to_wire_query(result, args.explain), result.hits
     if args.json:
         _print_json(wire)
@@ -317,11 +318,16 @@ def cmd_query(args) -> int:
         if args.explain:
             hit = hits[n - 1] if hits else None
             sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
-            extra = f"  signals={chunk.get('signals')}{sims}"
+            via = f" via {'+'.join(chunk['transforms'])}" if chunk.get("transforms") else ""
+            extra = f"  signals={chunk.get('signals')}{sims}{via}"
         print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
               f"(score {chunk['score']:.4f}){extra}")
         preview = " ".join(chunk["text"].split())[:200]
         print(f"   {preview}")
+    from ragls.cli_llm import query_lines
+
+    for line in query_lines(wire.get("llmCalls"), args.explain):
+        print(line)
     return 0
 
 
@@ -338,14 +344,14 @@ def cmd_ask(args) -> int:
 
     wire = None
     if not args.file and not args.rag:  # ephemeral documents are paths relative to this shell: answered in-process
-        wire = _via_server(args, "rag/ask", {"question": args.question or "", "topK": args.top_k, "stream": True},
-                           on_delta)
+        wire = _via_server(args, "rag/ask", {"question": args.question or "", "topK": args.top_k, "stream": True,
+                                             **({"expand": True} if args.expand else {})}, on_delta)
     if wire is None:
         from ragls.lsp.wire import to_wire_answer
 
         with _indexed_workspace(args) as ws:
             answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
-                            on_delta=on_delta)
+                            on_delta=on_delta, expand=True if args.expand else None)
             wire = to_wire_answer(answer)
     if args.json:
         _print_json(wire)
@@ -365,6 +371,10 @@ def cmd_ask(args) -> int:
             page = f" (page {src['page']})" if src.get("page") else ""
             print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    if wire.get("llmCalls"):
+        from ragls.cli_llm import calls_text
+
+        print(f"(retrieval LLM calls: {calls_text(wire['llmCalls']['steps'])})", file=sys.stderr)
     if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
         print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
         return 1
@@ -553,7 +563,9 @@ def build_parser() -> argparse.ArgumentParser:
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
     q.add_argument("text")
     q.add_argument("--top-k", type=int)
-    q.add_argument("--explain", action="store_true", help="show each signal's rank")
+    q.add_argument("--explain", action="store_true",
+                   help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
+    q.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
     q.add_argument("--rag", action="append", metavar="NAME",
                    help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
@@ -561,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--top-k", type=int)
     a.add_argument("--rag", action="append", metavar="NAME",
                    help="answer from this named RAG ('workspace' = the folder); repeatable")
+    a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
     a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
     e = sub.add_parser("eval", help="retrieval metrics and abstention against a gold file of questions (JSONL)")
     e.add_argument("gold", help="JSON Lines file: one {question, gold, kind} per line (docs/evaluation.md)")

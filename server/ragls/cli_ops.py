@@ -62,6 +62,10 @@ def cmd_status(args) -> int:
             print(f"skipped:     {s['path']}: {s['reason']}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+    from ragls.cli_llm import status_line
+
+    if line := status_line(wire):
+        print(line)
     for notice in notices:
         print(f"note:        {notice}")
     for e in wire["errors"]:

@@ -221,6 +221,19 @@ class RetrievalSettings(_Section):
     # ONNX Runtime provider of the cross-encoder / ColBERT: auto (CUDA when available, else CPU: fastembed's own
     # choice, the behaviour before), cpu, cuda, rocm, directml; each chain ends on the CPU
     rerank_provider: str = "auto"
+    # LLM-assisted query-time steps (retrieval/assisted.py), each opt-in, each one LLM call per question of the
+    # generation backend: HyDE, step-back question, expand_n paraphrases; corrective grading (1-2 calls).
+    hyde: bool = False
+    step_back: bool = False
+    expand_n: int = Field(0, ge=0, le=10)
+    corrective: bool = False
+    # A transform's ranked list weighs this times the question's own list of the same signal (qmd: 1/2).
+    transform_weight: float = Field(0.5, ge=0.0, le=10.0)
+    # Skip rule: no LLM step when BM25's top score s/(1+s) >= strong_signal_score and leads by strong_signal_gap.
+    strong_signal_score: float = Field(0.85, ge=0.0, le=1.0)
+    strong_signal_gap: float = Field(0.15, ge=0.0, le=1.0)
+    # Time budget of each retrieval LLM call (no retries); past it the step is left out (plain retrieval).
+    llm_timeout_s: float = Field(15.0, gt=0, le=600)
 
     @property
     def abstention_floor(self) -> float:
@@ -402,6 +415,10 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_contextual": ("retrieval", "contextual"),
     "rag_rerank_backend": ("retrieval", "rerank_backend"),
     "rag_colbert_model": ("retrieval", "colbert_model"),
+    "rag_hyde": ("retrieval", "hyde"),
+    "rag_step_back": ("retrieval", "step_back"),
+    "rag_expand_n": ("retrieval", "expand_n"),
+    "rag_corrective": ("retrieval", "corrective"),
     "rag_chunk_size": ("chunking", "chunk_size"),
     "chunk_size": ("chunking", "chunk_size"),
     "rag_chunk_overlap": ("chunking", "chunk_overlap"),

@@ -355,6 +355,14 @@ class Embedder:
             self._pool.close()
             self._pool = None
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed several queries in one model call -> float32 array (len(texts), dim), rows in input order (the
+        paraphrases of multi-query expansion, retrieval/transforms.py). Same vectors as `embed_query` each."""
+        model = self.ensure_loaded()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(list(model.query_embed(list(texts))), dtype=np.float32)
+
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
+from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.search import SIGNALS, abstained, search
 from ragls.telemetry import traced
@@ -47,6 +48,7 @@ class QueryResult:
     truncated: bool = False  # the embedding model read only the query's end (retrieval/query_fit.py)
     # the reranker's report (retrieval/rerankers.py): backend, elapsedMs, candidates, timedOut / error
     rerank: dict | None = None
+    llm: Any = None  # LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on
 
 
 @dataclass
@@ -75,6 +77,7 @@ class Status:
     fingerprint: str
     generation: dict[str, str | None]
     errors: list[dict[str, str]] = field(default_factory=list)
+    llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
 
 
 def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
@@ -260,11 +263,12 @@ class RagWorkspace:
         return {"extra": {"graph": signal}}
 
     def retrieve(self, text: str, top_k: int | None = None, rag: Any = None,
-                 signals: Sequence[str] = SIGNALS) -> list[Hit]:
+                 signals: Sequence[str] = SIGNALS, expand: bool | None = None) -> list[Hit]:
         """Hybrid search over the selected folders and named RAGs (`_targets`); results of several named RAGs
         are merged by score (`rags.merge_hits`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
-        and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first."""
+        and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
+        Workspace folders get the enabled LLM steps (`retrieval/assisted.py`; `expand` is the request's switch)."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
@@ -277,9 +281,11 @@ class RagWorkspace:
             if any(self._team_of(t) for t in folders):  # team mode: shared Qdrant index + local overlay
                 groups.append(self._team_search(folders, text, top_k))
             else:
-                groups.append(search(folders, self.embedder, text, settings=self.settings.retrieval, top_k=top_k,
-                                     signals=signals, max_context_chars=self.settings.generation.max_context_chars,
-                                     **self._search_options(folders)))
+                groups.append(assisted_search(folders, self.embedder, text, settings=self.settings.retrieval,
+                                              generation=self.settings.generation, expand=expand, top_k=top_k,
+                                              signals=signals,
+                                              max_context_chars=self.settings.generation.max_context_chars,
+                                              **self._search_options(folders)))
         for r in rags:
             r.ensure_indexed()
             groups.append(r.retrieve(text, top_k, signals))
@@ -321,15 +327,17 @@ class RagWorkspace:
         return Hits(merged, max(sims, default=None))
 
     @traced("rag/query")
-    def query(self, text: Any, top_k: Any = None, rag: Any = None) -> QueryResult:
-        """rag/query. Raises InvalidParams for an empty query, a bad top_k or an unknown rag."""
+    def query(self, text: Any, top_k: Any = None, rag: Any = None, expand: bool | None = None) -> QueryResult:
+        """rag/query (`expand`: multi-query expansion for this request, None = `retrieval.expand_n`). Raises
+        InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
         query = analyse(text)
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
-        hits = self.retrieve(query, top_k, rag)
+        hits = self.retrieve(query, top_k, rag, expand=expand)
         return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000,
-                           truncated=getattr(hits, "truncated", False), rerank=getattr(hits, "rerank", None))
+                           truncated=getattr(hits, "truncated", False), rerank=getattr(hits, "rerank", None),
+                           llm=getattr(hits, "llm", None))
 
     def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
@@ -343,7 +351,7 @@ class RagWorkspace:
     @traced("rag/ask")
     def ask(self, question: Any, *, top_k: Any = None, rag: str | None = None, documents: Sequence[str] | None = None,
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
-            cancel: threading.Event | None = None) -> Answer:
+            cancel: threading.Event | None = None, expand: bool | None = None) -> Answer:
         """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
         Raises InvalidParams / RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
@@ -365,12 +373,20 @@ class RagWorkspace:
         for r in rags:
             r.ensure_indexed()
 
-        def retrieve(q: str, k: int) -> list[Hit]:
-            return self.retrieve(q, k, rag)
+        from ragls.retrieval.llm_costs import LLMCallCounter
 
-        return ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
-                   extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
-                   embed=self.embedder.embed_documents, memo=self.summary_memo, answer_cache=self.answer_cache)
+        llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
+
+        def retrieve(q: str, k: int) -> list[Hit]:
+            hits = self.retrieve(q, k, rag, expand=expand)
+            if getattr(hits, "llm", None) is not None:
+                llm_calls.merge(hits.llm.counter)
+            return hits
+
+        answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
+                     extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
+                     embed=self.embedder.embed_documents, memo=self.summary_memo, answer_cache=self.answer_cache)
+        return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def _ephemeral_hits(self, specs: Sequence[str], question: Any, history, top_k: int | None):
         """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""
@@ -421,6 +437,9 @@ class RagWorkspace:
         the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
         and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
         vector stores are opened first, so the counts are exact."""
+        from ragls.retrieval.llm_costs import COUNTER as LLM_COUNTER
+        from ragls.retrieval.llm_steps import wire_counts
+
         folders = []
         for i, idx in enumerate(self.indexes):
             if not self.progressive and not self.read_only:
@@ -459,7 +478,8 @@ class RagWorkspace:
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()]
-                      + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()])
+                      + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
+                      llm_calls=wire_counts(LLM_COUNTER))
 
     # -- named RAGs ---------------------------------------------------------------------------------------
     def rag_list(self) -> list[RagInfo]:

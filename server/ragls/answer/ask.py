@@ -134,7 +134,7 @@ def ask(
 
     if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor, getattr(retrieved, "evidence", None),
-                               settings.retrieval.abstention_probability)
+                               settings.retrieval.abstention_probability, getattr(retrieved, "corrective", None))
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
@@ -184,14 +184,18 @@ def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: -h.score)[:k]
 
 
-def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0) -> str:
+def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0,
+                    grade: str | None = None) -> str:
     """The answer given when retrieval found nothing relevant enough: says why in one sentence, then lists the
     closest matches (`path:first-last  title`, at most CLOSEST_MATCHES) — no LLM is called. `evidence`
-    (retrieval/abstention.py) explains a decision of the calibrated rule."""
+    (retrieval/abstention.py) explains a decision of the calibrated rule; `grade` "insufficient" one of corrective
+    retrieval (retrieval/corrective.py)."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     p = evidence.probability() if evidence is not None else None
     if not hits:
         why = "no passage matched the question"
+    elif grade == "insufficient":
+        why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
     elif p is not None and p < min_probability:
         why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
                f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found")

@@ -49,7 +49,7 @@ def rpc_errors(fn):
 async def rag_query(ls: RaglsServer, params: Any) -> dict:
     p = parse(QueryParams, params)
     ws = await ls.get_workspace()
-    result = await asyncio.to_thread(ws.query, p.query, p.top_k, p.rag)
+    result = await asyncio.to_thread(ws.query, p.query, p.top_k, p.rag, p.expand)
     return to_wire_query(result, p.explain)
 
 
@@ -75,7 +75,7 @@ async def rag_ask(ls: RaglsServer, params: Any) -> dict:
     history = [m.model_dump() for m in p.history] if p.history else None
     try:
         answer = await asyncio.to_thread(ws.ask, p.question, top_k=p.top_k, rag=p.rag, documents=p.documents,
-                                         history=history, on_delta=on_delta, cancel=cancel)
+                                         history=history, on_delta=on_delta, cancel=cancel, expand=p.expand)
     except asyncio.CancelledError:
         cancel.set()  # stops the generation thread at its next delta
         raise

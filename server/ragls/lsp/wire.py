@@ -24,6 +24,7 @@ class QueryParams(_Params):
     top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
     rag: str | list[str] | None = None
     explain: bool = False
+    expand: bool | None = Field(None, strict=True)  # multi-query expansion for this request (retrieval.expand_n)
 
 
 class Message(_Params):
@@ -37,6 +38,7 @@ class AskParams(_Params):
     rag: str | list[str] | None = None
     documents: list[str] | None = None
     history: list[Message] | None = None
+    expand: bool | None = Field(None, strict=True)
     partial_result_token: int | str | None = Field(None, alias="partialResultToken")
     work_done_token: int | str | None = Field(None, alias="workDoneToken")
 
@@ -138,8 +140,12 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
     if hit.focus is not None:
         out["focusRange"] = to_wire_range(hit.focus)
     if explain:
+        from ragls.retrieval.transforms import transforms_of
+
         signals = {k: (int(v) if k != "rerank" else v) for k, v in hit.signals.items()}
         out["signals"] = signals
+        if via := transforms_of(hit.signals):
+            out["transforms"] = via  # the query transforms whose lists ranked this hit
     return out
 
 
@@ -150,6 +156,9 @@ def to_wire_query(result, explain: bool = False) -> dict:
         out["truncated"] = True  # the embedding model read only the end of the query
     if getattr(result, "rerank", None):
         out["rerank"] = dict(result.rerank)  # {backend, elapsedMs, candidates, timedOut?, error?}
+    trace = getattr(result, "llm", None)
+    if trace is not None:  # some LLM-assisted retrieval step is on: what this question spent (and, explained, did)
+        out["llmCalls"] = trace.to_wire(explain)
     return out
 
 
@@ -170,6 +179,10 @@ def to_wire_answer(answer: Answer) -> dict:
         out["cached"] = True
     if answer.error is not None:
         out["error"] = {"message": answer.error}
+    if answer.llm_calls is not None:
+        from ragls.retrieval.llm_steps import wire_counts
+
+        out["llmCalls"] = {"steps": wire_counts(answer.llm_calls)}
     return out
 
 
@@ -199,6 +212,7 @@ def to_wire_status(status) -> dict:
         "fingerprint": status.fingerprint,
         "generation": status.generation,
         "errors": status.errors,
+        "llmCalls": {"steps": getattr(status, "llm_calls", {})},
     }
 
 

@@ -24,6 +24,7 @@ from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.query import Query, analyse
+from ragls.retrieval.transforms import Variant, variant_lists
 from ragls.stores.bm25 import query_words, stems
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ class Hits(list):
         self.truncated = truncated  # the query was longer than the embedding model reads (query_fit.py)
         # the reranker's report (rerankers.rerank_fused): backend, elapsedMs, candidates, timedOut / error
         self.rerank = rerank
+        self.llm = None  # the LLM-assisted steps' trace (retrieval/assisted.py), None without them
+        self.corrective = None  # corrective retrieval's final grade: "sufficient" / "insufficient" / None
 
 
 def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict, top_k: int) -> Hits:
@@ -83,7 +86,7 @@ def check_query(text: object) -> str:
 def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
            extra: dict[str, ExtraSignal] | None = None, reranker=None,
-           max_context_chars: int = 12000) -> list[Hit]:
+           max_context_chars: int = 12000, variants: Sequence[Variant] = ()) -> list[Hit]:
     """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first.
 
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `retrieval.hybrid` false
@@ -99,6 +102,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`).
     The vector signal covers only the indexes whose vector store is open (`FolderIndex.vectors_ready`; none yet:
     BM25 alone), its weight scaled by the fraction of chunks that have a vector (a cold index being embedded).
+    `variants` (query transforms, retrieval/transforms.py) add their ranked lists as signals of their own, fused
+    (or, with a reranker, re-scored) with the question's; they never change similarity, focus or abstention.
     Raises InvalidParams for an empty query, RequestFailed when the reranker cannot be loaded.
     """
     q = analyse(query)
@@ -131,12 +136,18 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in _bm25(idx, q, n, settings)]
     for name, fn in ({} if reranker is not None else extra or {}).items():
         scored[name] = fn(q.text, q.vector, n)
+    variant_weights: dict[str, float] = {}
+    if variants:
+        lists, variant_weights = variant_lists(indexes, ready if "vector" in signals else [], embedder, variants, n,
+                                               settings)
+        scored.update(lists)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
     best = max(similarity.values(), default=None)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
-    weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight}
+    weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight,
+               **variant_weights}
     bonus = _exact_match_bonus(indexes, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
     report = None
@@ -274,7 +285,7 @@ def abstained(hits: Sequence[Hit], floor: float, query: str | Query | None = Non
        BM25's query words minus English stop words. `query` may be the analysed `Query` (`Hits.query`), so its
        words are not computed again.
     """
-    if not hits:
+    if not hits or getattr(hits, "corrective", None) == "insufficient":  # graded twice (retrieval/corrective.py)
         return True
     evidence = getattr(hits, "evidence", None)
     if min_probability > 0 and evidence is not None:

@@ -1,0 +1,93 @@
+"""LLM-assisted retrieval of one question: the skip rule, the query transforms (`transforms.py`) fused into one
+search, then corrective retrieval (`corrective.py`). `RagWorkspace.retrieve` calls `assisted_search` instead of
+`search.search`; with every step off it is exactly `search.search`.
+
+Order for a question with some step enabled:
+1. no generation backend ("none") → plain search, `trace.skipped` says why;
+2. the skip rule (`transforms.strong_signal`): BM25's top hit strong and clearly ahead → plain search;
+3. the enabled transforms' LLM calls run concurrently; their texts' lists join the question's in one weighted
+   RRF (`search(..., variants=...)`); a failed call leaves its transform out;
+4. `retrieval.corrective`: grade, and after an INSUFFICIENT grade a second round (the rewrite searched plainly,
+   merged by RRF, graded again); a final INSUFFICIENT makes `search.abstained` abstain.
+The returned `Hits` carries `llm` (an `LLMTrace`: calls per step, failures, the model's texts, skip reason, grade).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragls.retrieval.llm_steps import LLMTrace, StepLLM
+from ragls.retrieval.query import analyse
+from ragls.retrieval.search import Hits, search
+from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_variants
+
+if TYPE_CHECKING:
+    from ragls.config import GenerationSettings, RetrievalSettings
+    from ragls.embed import Embedder
+    from ragls.indexer import FolderIndex
+
+
+def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -> bool:
+    """True when a query-time LLM step is on: hyde, step_back, expansion (settings or the request's `expand`),
+    corrective."""
+    return bool(settings.hyde or settings.step_back or settings.corrective or expansions_wanted(settings, expand))
+
+
+def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: Any, *, settings: RetrievalSettings,
+                    generation: GenerationSettings, expand: bool | None = None, top_k: int | None = None,
+                    **search_kwargs: Any) -> Hits:
+    """`search.search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)` with the
+    enabled LLM steps (module docstring); `expand` is the request's multi-query switch (None: `expand_n`).
+    Never raises for an LLM failure (the step is left out and counted); raises what `search` raises."""
+    if not llm_steps_enabled(settings, expand):
+        return search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)
+    q = analyse(query)
+    trace = LLMTrace()
+    llm = StepLLM.for_settings(generation, settings)
+
+    def plain() -> Hits:
+        hits = search(indexes, embedder, q, settings=settings, top_k=top_k, **search_kwargs)
+        hits.llm = trace
+        return hits
+
+    if llm is None:
+        trace.skipped = "no generation backend (generation.backend is none): plain retrieval"
+        return plain()
+    skip, top, gap = strong_signal(indexes, q, settings)
+    if skip:
+        trace.skipped = (f"BM25's top hit is strong and clearly ahead (normalised score {top:.2f} >= "
+                         f"{settings.strong_signal_score:g}, gap {gap:.2f} >= {settings.strong_signal_gap:g})")
+        return plain()
+    ready = "vector" in search_kwargs.get("signals", ("vector",)) and any(idx.vectors_ready for idx in indexes)
+    variants = write_variants(q.text, llm, trace, hyde=settings.hyde and ready, step_back=settings.step_back,
+                              expand_n=expansions_wanted(settings, expand))
+    hits = search(indexes, embedder, q, settings=settings, top_k=top_k, variants=variants, **search_kwargs)
+    hits.llm = trace
+    if settings.corrective:
+        hits = _corrective(indexes, embedder, q, hits, llm, trace, settings, top_k, search_kwargs)
+    return hits
+
+
+def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace, settings, top_k, search_kwargs
+                ) -> Hits:
+    """Run `corrective.correct` on `hits`; a second round gives new `Hits` (same query, best similarity and
+    truncation; evidence gathered again over the merged hits) with `corrective` set to the final grade."""
+    from ragls.retrieval.abstention import gather
+    from ragls.retrieval.corrective import correct
+
+    k = top_k or settings.top_k
+
+    def again(text: str):
+        return search(indexes, embedder, text, settings=settings, top_k=k, **search_kwargs)
+
+    merged = correct(q.text, hits, llm, trace, again, k, settings.rrf_k)
+    if merged is None:
+        hits.corrective = trace.grade
+        return hits
+    out = Hits(merged, hits.best_similarity, hits.query,
+               gather(indexes, hits.query or q, merged[:settings.top_k], hits.best_similarity), hits.truncated,
+               getattr(hits, "rerank", None))
+    out.llm = trace
+    out.corrective = trace.grade
+    return out
