@@ -381,138 +381,10 @@ def cmd_ask(args) -> int:
     return 0
 
 
-def cmd_eval(args) -> int:
-    """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
-    from ragls import evaluate
-
-    questions = evaluate.load_questions(args.gold)
-    if args.k < 1:
-        raise InvalidParams("--k must be at least 1")
-    sides = [evaluate.parse_setting_side(s) for s in args.compare] if args.compare else [("current settings", {})]
-    summaries = []
-    for label, layer in sides:
-        args.overrides = layer
-        with _indexed_workspace(args) as ws:
-            if len(sides) > 1:
-                print(f"ragls: evaluating {label}", file=sys.stderr)
-            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k)
-            summaries.append((label, evaluate.summarize(results, args.k), results))
-    if args.json:
-        if len(summaries) == 1:
-            _print_json(evaluate.to_json(summaries[0][1], summaries[0][2]))
-        else:
-            _print_json({"compare": [{"label": label, **evaluate.to_json(s, r)} for label, s, r in summaries]})
-        return 0
-    print(f"{len(questions)} questions from {args.gold}, folder {Path(args.path).resolve()}, k={args.k}")
-    if len(summaries) == 1:
-        print(evaluate.format_report(summaries[0][1]))
-    else:
-        (la, a, _), (lb, b, _) = summaries
-        print(evaluate.format_compare(la, a, lb, b))
-    return 0
-
-
-def cmd_status(args) -> int:
-    from ragls.cli_ops import cmd_status as run
-
-    return run(args)
-
-
-def cmd_prune(args) -> int:
-    from ragls.cli_ops import cmd_prune as run
-
-    return run(args)
-
-
-def cmd_doctor(args) -> int:
-    from ragls.cli_ops import cmd_doctor as run
-
-    return run(args)
-
-
-def cmd_estimate(args) -> int:
-    from ragls.cli_ops import cmd_estimate as run
-
-    return run(args)
-
-
-def cmd_models(args) -> int:
-    from ragls.cli_ops import cmd_models as run
-
-    return run(args)
-
-
-def cmd_commit_msg(args) -> int:
-    from ragls.answer.llm import make_chat_model
-    from ragls.commit import generate_commit_message
-    from ragls.config import load_settings
-
-    folder = Path(args.path or ".").resolve()
-    settings, _ = load_settings(folder)
-    try:
-        result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
-                                         chat=make_chat_model(settings.generation))
-    except RequestFailed as exc:  # the server's wording names the protocol field; the CLI flag is --all
-        raise RequestFailed(str(exc).replace("pass staged:false", "use --all for the working-tree changes")) from None
-    if args.json:
-        from ragls.lsp.wire import to_wire_commit
-
-        _print_json(to_wire_commit(result))
-    else:
-        print(result.message)
-    return 0
-
-
-def cmd_graph(args) -> int:
-    """Print an entity's neighbourhood in the folder's knowledge graph (graph RAG debugging aid)."""
-    ws = _workspace(args, Progress())
-    try:
-        graphs = [g for g in ws.graphs if g is not None]
-        if not graphs:
-            raise InvalidParams("graph RAG is off: set retrieval.extractor_model (rag_extractor_model) first")
-        ws.index()
-        store = graphs[0].store
-        hops = ws.settings.retrieval.graph_hops if args.hops is None else args.hops
-        entity = store.entity(args.entity)
-        if entity is None:
-            import difflib
-
-            names = [store.graph.nodes[k]["name"] for k in store.graph.nodes]
-            close = difflib.get_close_matches(args.entity, names, n=5, cutoff=0.5)
-            raise InvalidParams(f"no entity named {args.entity!r}" + (f"; similar: {', '.join(close)}" if close else "")
-                                + f" ({len(names)} entities in the graph)")
-        ring = store.neighbourhood(args.entity, hops)
-        chunks = ws.indexes[0].manifest.get_chunks(list(entity["chunks"]))
-        if args.json:
-            _print_json({"entity": {"name": entity["name"], "type": entity["type"], "aliases": entity["aliases"]},
-                         "chunks": sorted(_line_of(c) for c in chunks.values()),
-                         "neighbours": [{"hops": d, "from": store.graph.nodes[u]["name"],
-                                         "name": store.graph.nodes[v]["name"], "relationship": t, "weight": w}
-                                        for d, u, v, t, w in ring]})
-            return 0
-        aliases = f"  (also: {', '.join(entity['aliases'])})" if entity["aliases"] else ""
-        print(f"{entity['name']} [{entity['type']}]{aliases}")
-        for cid, desc in entity["chunks"].items():
-            where = _line_of(chunks[cid]) if cid in chunks else "(chunk no longer indexed)"
-            print(f"  mentioned in {where}" + (f": {desc}" if desc else ""))
-        for d, u, v, t, w in ring:
-            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: {store.graph.nodes[u]['name']} -[{t} {w:g}]- "
-                  f"{store.graph.nodes[v]['name']} [{store.graph.nodes[v]['type']}]")
-        if not ring:
-            print(f"  no neighbours within {hops} hop{'s' if hops != 1 else ''}")
-    finally:
-        ws.close()
-    return 0
-
-
 def cmd_rag(args) -> int:
     from ragls.cli_rags import cmd_rag as run
 
     return run(args)
-
-
-def _line_of(chunk) -> str:
-    return f"{display_path(chunk.path)}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -610,11 +482,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _ops(name: str):
+    """A command of cli_ops.py, imported when it runs (keeps `ragls query` through a server light)."""
+
+    def run(args) -> int:
+        from ragls import cli_ops
+
+        return getattr(cli_ops, name)(args)
+
+    return run
+
+
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
-    "ask": cmd_ask, "status": cmd_status, "doctor": cmd_doctor, "models": cmd_models,
-    "commit-msg": cmd_commit_msg, "graph": cmd_graph, "prune": cmd_prune, "eval": cmd_eval, "rag": cmd_rag,
-    "estimate": cmd_estimate, "mcp": cmd_mcp, "http": cmd_http,
+    "ask": cmd_ask, "rag": cmd_rag, "mcp": cmd_mcp, "http": cmd_http,
+    **{name: _ops(f"cmd_{name.replace('-', '_')}")
+       for name in ("status", "doctor", "models", "commit-msg", "graph", "prune", "eval", "estimate")},
 }
 
 

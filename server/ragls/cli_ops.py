@@ -1,4 +1,5 @@
-"""`ragls status|prune|doctor|estimate|models`: the operational commands of the CLI (split from cli.py).
+"""`ragls status|prune|doctor|estimate|models|eval|graph|commit-msg`: the CLI commands beyond index/query/ask
+(split from cli.py).
 
 They share cli.py's helpers (`_workspace`, `_via_server`, `_print_json`); `status` must stay fast (issue 18:
 ≤ 0.8 s, no model or LanceDB import), so nothing heavy is imported at module level.
@@ -8,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
-from ragls.cli import _print_json, _via_server, _workspace
-from ragls.errors import InvalidParams, RaglsError
-from ragls.uris import key_path
+from ragls.cli import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.uris import display_path, key_path
 
 
 def cmd_status(args) -> int:
@@ -250,3 +252,101 @@ def cmd_models(args) -> int:
     print(f"Local LLM runtimes ({len(found)} of {len(KNOWN_RUNTIMES)} running):")
     print(describe_discovery(found))
     return 0
+
+
+def cmd_eval(args) -> int:
+    """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
+    from ragls import evaluate
+
+    questions = evaluate.load_questions(args.gold)
+    if args.k < 1:
+        raise InvalidParams("--k must be at least 1")
+    sides = [evaluate.parse_setting_side(s) for s in args.compare] if args.compare else [("current settings", {})]
+    summaries = []
+    for label, layer in sides:
+        args.overrides = layer
+        with _indexed_workspace(args) as ws:
+            if len(sides) > 1:
+                print(f"ragls: evaluating {label}", file=sys.stderr)
+            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k)
+            summaries.append((label, evaluate.summarize(results, args.k), results))
+    if args.json:
+        if len(summaries) == 1:
+            _print_json(evaluate.to_json(summaries[0][1], summaries[0][2]))
+        else:
+            _print_json({"compare": [{"label": label, **evaluate.to_json(s, r)} for label, s, r in summaries]})
+        return 0
+    print(f"{len(questions)} questions from {args.gold}, folder {Path(args.path).resolve()}, k={args.k}")
+    if len(summaries) == 1:
+        print(evaluate.format_report(summaries[0][1]))
+    else:
+        (la, a, _), (lb, b, _) = summaries
+        print(evaluate.format_compare(la, a, lb, b))
+    return 0
+
+
+def cmd_graph(args) -> int:
+    """Print an entity's neighbourhood in the folder's knowledge graph (graph RAG debugging aid)."""
+    ws = _workspace(args, Progress())
+    try:
+        graphs = [g for g in ws.graphs if g is not None]
+        if not graphs:
+            raise InvalidParams("graph RAG is off: set retrieval.extractor_model (rag_extractor_model) first")
+        ws.index()
+        store = graphs[0].store
+        hops = ws.settings.retrieval.graph_hops if args.hops is None else args.hops
+        entity = store.entity(args.entity)
+        if entity is None:
+            import difflib
+
+            names = [store.graph.nodes[k]["name"] for k in store.graph.nodes]
+            close = difflib.get_close_matches(args.entity, names, n=5, cutoff=0.5)
+            raise InvalidParams(f"no entity named {args.entity!r}" + (f"; similar: {', '.join(close)}" if close else "")
+                                + f" ({len(names)} entities in the graph)")
+        ring = store.neighbourhood(args.entity, hops)
+        chunks = ws.indexes[0].manifest.get_chunks(list(entity["chunks"]))
+        if args.json:
+            _print_json({"entity": {"name": entity["name"], "type": entity["type"], "aliases": entity["aliases"]},
+                         "chunks": sorted(_line_of(c) for c in chunks.values()),
+                         "neighbours": [{"hops": d, "from": store.graph.nodes[u]["name"],
+                                         "name": store.graph.nodes[v]["name"], "relationship": t, "weight": w}
+                                        for d, u, v, t, w in ring]})
+            return 0
+        aliases = f"  (also: {', '.join(entity['aliases'])})" if entity["aliases"] else ""
+        print(f"{entity['name']} [{entity['type']}]{aliases}")
+        for cid, desc in entity["chunks"].items():
+            where = _line_of(chunks[cid]) if cid in chunks else "(chunk no longer indexed)"
+            print(f"  mentioned in {where}" + (f": {desc}" if desc else ""))
+        for d, u, v, t, w in ring:
+            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: {store.graph.nodes[u]['name']} -[{t} {w:g}]- "
+                  f"{store.graph.nodes[v]['name']} [{store.graph.nodes[v]['type']}]")
+        if not ring:
+            print(f"  no neighbours within {hops} hop{'s' if hops != 1 else ''}")
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_commit_msg(args) -> int:
+    from ragls.answer.llm import make_chat_model
+    from ragls.commit import generate_commit_message
+    from ragls.config import load_settings
+
+    folder = Path(args.path or ".").resolve()
+    settings, _ = load_settings(folder)
+    try:
+        result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
+                                         chat=make_chat_model(settings.generation))
+    except RequestFailed as exc:  # the server's wording names the protocol field; the CLI flag is --all
+        raise RequestFailed(str(exc).replace("pass staged:false", "use --all for the working-tree changes")) from None
+    if args.json:
+        from ragls.lsp.wire import to_wire_commit
+
+        _print_json(to_wire_commit(result))
+    else:
+        print(result.message)
+    return 0
+
+
+def _line_of(chunk) -> str:
+    return f"{display_path(chunk.path)}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"
