@@ -15,13 +15,13 @@ from the local fastembed cache, else a download when the hub answers; otherwise 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from ragls.errors import RequestFailed
 from ragls.retrieval.rerank import (
     MAX_DOC_CHARS,
+    LazyModel,
     _onnx_file,
     rerank_input,
     rerank_providers,
@@ -51,22 +51,16 @@ def maxsim(query_tokens, doc_tokens) -> float:
     return float((query_tokens @ doc_tokens.T).max(axis=1).sum())
 
 
-class ColbertReranker:
+class ColbertReranker(LazyModel):
     """A ColBERT model loaded lazily (thread-safe). `rerank(query, chunks)` -> [(chunk, MaxSim score)] best first.
     Raises RequestFailed on first use when the model cannot be loaded (remembered: later queries fail fast)."""
 
     name = "colbert"
+    kind = "ColBERT model"
 
     def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None,
                  provider: str = "auto"):
-        self.model_name = model or DEFAULT_COLBERT
-        self.model_path = model_path
-        self.threads = threads
-        self.provider = provider
-        self.source = ""
-        self._model = None
-        self._error: RequestFailed | None = None
-        self._lock = threading.Lock()
+        super().__init__(model or DEFAULT_COLBERT, model_path, threads, provider)
 
     @classmethod
     def from_settings(cls, retrieval, threads: int | None = None) -> ColbertReranker:
@@ -74,8 +68,6 @@ class ColbertReranker:
 
     def _load(self):
         from fastembed import LateInteractionTextEmbedding
-
-        from ragls.embed import _hub_reachable, cache_root
 
         common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
         name = self.model_name
@@ -94,41 +86,10 @@ class ColbertReranker:
         if _known_model(name) is None:
             raise RequestFailed(f"unknown ColBERT model {name!r}; use one fastembed lists (e.g. {DEFAULT_COLBERT}) or "
                                 "set retrieval.colbert_model_path to a local ONNX ColBERT folder")
-        fe_cache = str(cache_root() / "fastembed")
-        try:
-            model = LateInteractionTextEmbedding(name, cache_dir=fe_cache, local_files_only=True, **common)
-            self.source = "cache"
-            return model
-        except Exception as exc:  # noqa: BLE001 - fastembed raises several kinds for "not cached"
-            log.debug("ColBERT model %s not in the local cache: %s", name, exc)
-        if _hub_reachable(name):
-            log.info("downloading ColBERT model %s (first run only)", name)
-            try:
-                model = LateInteractionTextEmbedding(name, cache_dir=fe_cache, **common)
-                self.source = "download"
-                return model
-            except Exception as exc:  # noqa: BLE001
-                log.warning("download of %s failed: %s", name, exc)
-        raise RequestFailed(f"cannot load ColBERT model {name}: it is not cached and cannot be downloaded. Fix one "
-                            "of: connect to the internet once, set retrieval.colbert_model_path to a local folder, or "
-                            "choose another retrieval.rerank_backend")
-
-    def ensure_loaded(self):
-        """Load the model now (idempotent). Raises RequestFailed."""
-        if self._model is None:
-            with self._lock:
-                if self._error is not None:
-                    raise self._error
-                if self._model is None:
-                    try:
-                        self._model = self._load()
-                    except RequestFailed as exc:
-                        self._error = exc
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - a broken model folder: one clear message
-                        self._error = RequestFailed(f"cannot load ColBERT model {self.model_name}: {exc}")
-                        raise self._error from None
-        return self._model
+        return self._from_cache_or_download(
+            LateInteractionTextEmbedding, name,
+            "connect to the internet once, set retrieval.colbert_model_path to a local folder, or choose another "
+            "retrieval.rerank_backend")
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         """MaxSim scores of `texts` for `query`, in input order. Raises RequestFailed."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,7 +68,69 @@ def rerank_providers(setting: str) -> list[str]:
                                "retrieval.rerank_provider")
 
 
-class Reranker:
+class LazyModel(ABC):
+    """A fastembed model loaded on first use, thread-safe; a load failure is remembered so later queries fail fast
+    (no second network probe). Subclasses set `kind` (for messages) and implement `_load()`."""
+
+    kind = "model"
+
+    def __init__(self, model_name: str, model_path: str | None, threads: int | None, provider: str):
+        self.model_name = model_name
+        self.model_path = model_path
+        self.threads = threads
+        self.provider = provider
+        self.source = ""  # "path", "cache" or "download"
+        self._model = None
+        self._error: RequestFailed | None = None
+        self._lock = threading.Lock()
+
+    @abstractmethod
+    def _load(self):
+        """The fastembed model (sets `source`). Raises RequestFailed with what the user can fix."""
+
+    def _from_cache_or_download(self, factory, name: str, fixes: str):
+        """`factory(name, cache_dir=…, **kw)` from fastembed's local cache, else downloaded when the hub answers;
+        sets `source`. Raises RequestFailed naming `fixes` (what the user can do) when neither works."""
+        from ragls.embed import _hub_reachable, cache_root
+
+        common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
+        fe_cache = str(cache_root() / "fastembed")
+        try:
+            model = factory(name, cache_dir=fe_cache, local_files_only=True, **common)
+            self.source = "cache"
+            return model
+        except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
+            log.debug("%s %s not in the local cache: %s", self.kind, name, exc)
+        if _hub_reachable(name):
+            log.info("downloading %s %s (first run only)", self.kind, name)
+            try:
+                model = factory(name, cache_dir=fe_cache, **common)
+                self.source = "download"
+                return model
+            except Exception as exc:  # noqa: BLE001
+                log.warning("download of %s failed: %s", name, exc)
+        raise RequestFailed(f"cannot load {self.kind} {name}: it is not cached and cannot be downloaded. Fix one "
+                            f"of: {fixes}")
+
+    def ensure_loaded(self):
+        """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
+        if self._model is None:
+            with self._lock:
+                if self._error is not None:
+                    raise self._error
+                if self._model is None:
+                    try:
+                        self._model = self._load()
+                    except RequestFailed as exc:
+                        self._error = exc
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a broken model folder: one clear message
+                        self._error = RequestFailed(f"cannot load {self.kind} {self.model_name}: {exc}")
+                        raise self._error from None
+        return self._model
+
+
+class Reranker(LazyModel):
     """A cross-encoder loaded lazily (thread-safe) from `RetrievalSettings` (`reranker_model`,
     `reranker_model_path`). `threads`: ONNX Runtime threads (None = its default); `provider`: the
     `retrieval.rerank_provider` value (`rerank_providers`).
@@ -78,17 +141,11 @@ class Reranker:
     """
 
     name = "cross-encoder"
+    kind = "reranker model"
 
     def __init__(self, model: str | None, model_path: str | None = None, threads: int | None = None,
                  provider: str = "auto"):
-        self.model_name = model or DEFAULT_RERANKER
-        self.provider = provider
-        self.model_path = model_path
-        self.threads = threads
-        self.source = ""  # "path", "cache" or "download"
-        self._model = None
-        self._error: RequestFailed | None = None
-        self._lock = threading.Lock()
+        super().__init__(model or DEFAULT_RERANKER, model_path, threads, provider)
 
     @classmethod
     def from_settings(cls, retrieval, threads: int | None = None) -> Reranker | None:
@@ -101,8 +158,6 @@ class Reranker:
     def _load(self):
         from fastembed.common.model_description import ModelSource
         from fastembed.rerank.cross_encoder import TextCrossEncoder
-
-        from ragls.embed import _hub_reachable, cache_root
 
         name = self.model_name
         common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
@@ -126,44 +181,11 @@ class Reranker:
         if _known_model(name) is None:
             raise RequestFailed(f"unknown reranker model {name!r}; use one fastembed lists (e.g. {DEFAULT_RERANKER}) "
                                 "or set retrieval.reranker_model_path to a local ONNX cross-encoder folder")
-        fe_cache = str(cache_root() / "fastembed")
-        try:
-            model = TextCrossEncoder(name, cache_dir=fe_cache, local_files_only=True, **common)
-            self.source = "cache"
-            return model
-        except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
-            log.debug("reranker %s not in the local cache: %s", name, exc)
-        if _hub_reachable(name):
-            log.info("downloading reranker model %s (first run only)", name)
-            try:
-                model = TextCrossEncoder(name, cache_dir=fe_cache, **common)
-                self.source = "download"
-                return model
-            except Exception as exc:  # noqa: BLE001
-                log.warning("download of %s failed: %s", name, exc)
-        raise RequestFailed(
-            f"cannot load reranker model {name}: it is not cached and cannot be downloaded. Fix one of: "
+        return self._from_cache_or_download(
+            TextCrossEncoder, name,
             "(1) connect to the internet once so it downloads, "
             "(2) set retrieval.reranker_model_path to a local fastembed cross-encoder folder, "
-            "(3) unset retrieval.reranker_model to use hybrid RRF ranking"
-        )
-
-    def ensure_loaded(self):
-        """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
-        if self._model is None:
-            with self._lock:
-                if self._error is not None:
-                    raise self._error
-                if self._model is None:
-                    try:
-                        self._model = self._load()
-                    except RequestFailed as exc:
-                        self._error = exc
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - a broken model folder: one clear message
-                        self._error = RequestFailed(f"cannot load reranker model {self.model_name}: {exc}")
-                        raise self._error from None
-        return self._model
+            "(3) unset retrieval.reranker_model to use hybrid RRF ranking")
 
     # -- scoring -------------------------------------------------------------------------------------------
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
