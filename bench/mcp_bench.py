@@ -9,10 +9,13 @@ with `python -m ragls index` (cache in <workdir>/cache, kept between runs). The 
 
 (a) Launch to first answer, `--runs` times: from spawning the process until `search_docs` "rustup toolchain
     installation" (sent as soon as `initialize` returns, then every 50 ms until it succeeds) returns a passage
-    containing "rustup". Also printed: spawn to `initialize` done. On an indexed folder the first answer comes from
-    BM25 while the embedding model loads (progressive start).
+    containing "rustup". Also printed: spawn to `initialize` done, and the server's CPU seconds (user + system, all
+    threads, from /proc) at the first answer - unlike wall time, CPU hardly depends on the machine's load. On an
+    indexed folder the first answer comes from BM25 while the embedding model loads (progressive start).
 (b) Warm `search_docs`: once every chunk has its vector (index_status pending_vectors 0, so the model is loaded),
     16 varied queries x `--rounds`, one after another; client round trip p50 / p95 and the server's elapsed_ms.
+
+The last line, `SUMMARY mcp_bench: ...`, gives the medians and whether the 2 s target was met.
 
 Model: the offline int8 all-MiniLM-L6-v2 (RAGLS_OFFLINE=1); other settings are ragls' defaults.
 """
@@ -71,8 +74,28 @@ def prepare(workdir: Path, corpus: Path) -> tuple[Path, Path]:
     return ws, cache
 
 
-async def first_answer(ws: Path, cache: Path) -> tuple[float, float]:
-    """(spawn -> initialize done, spawn -> first search_docs passage containing "rustup"), seconds."""
+def server_cpu_s() -> float | None:
+    """CPU seconds (user + system, all threads) used so far by this process's `ragls mcp` child, read from
+    /proc/<pid>/stat (Linux; None elsewhere). CPU does not depend on the machine's load the way wall time does."""
+    me, total, found = os.getpid(), 0.0, False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            raw = stat.read_text()
+            fields = raw[raw.rindex(")") + 2:].split()  # after "pid (comm) ": state ppid ... utime stime
+            if int(fields[1]) != me:
+                continue
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if b"ragls" in cmdline and b"mcp" in cmdline:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            found = True
+    return total if found else None
+
+
+async def first_answer(ws: Path, cache: Path) -> tuple[float, float, float | None]:
+    """(spawn -> initialize done, spawn -> first search_docs passage containing "rustup", seconds; the server's
+    CPU seconds at that answer)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -85,7 +108,7 @@ async def first_answer(ws: Path, cache: Path) -> tuple[float, float]:
             while True:
                 r = await s.call_tool("search_docs", {"query": "rustup toolchain installation", "top_k": 3})
                 if not r.is_error and any("rustup" in p["text"] for p in r.structured_content["results"]):
-                    return t_init, time.perf_counter() - t0
+                    return t_init, time.perf_counter() - t0, server_cpu_s()
                 await asyncio.sleep(0.05)
 
 
@@ -126,19 +149,29 @@ def main() -> None:
     ws, cache = prepare(args.workdir, args.corpus)
     load = os.getloadavg()[0]
     print(f"corpus {args.corpus} ({sum(1 for _ in ws.rglob('*.md'))} .md files), load average {load:.1f}")
-    inits, firsts = [], []
+    inits, firsts, cpus = [], [], []
     for _ in range(args.runs):
-        t_init, t_first = asyncio.run(first_answer(ws, cache))
+        t_init, t_first, cpu = asyncio.run(first_answer(ws, cache))
         inits.append(t_init)
         firsts.append(t_first)
-        print(f"  launch -> initialize {t_init:.2f} s, launch -> first search_docs answer {t_first:.2f} s")
+        if cpu is not None:
+            cpus.append(cpu)
+        print(f"  launch -> initialize {t_init:.2f} s, launch -> first search_docs answer {t_first:.2f} s, "
+              f"server CPU by then {cpu if cpu is not None else float('nan'):.2f} s; load {os.getloadavg()[0]:.1f}")
+    cpu_part = (f"; server CPU (user+sys) to first answer median {statistics.median(cpus):.2f} s "
+                f"(runs: {' / '.join(f'{c:.2f}' for c in cpus)})" if cpus else "")
     print(f"(a) launch -> first answer: median {statistics.median(firsts):.2f} s "
           f"(runs: {' / '.join(f'{t:.2f}' for t in firsts)}); launch -> initialize median "
-          f"{statistics.median(inits):.2f} s")
+          f"{statistics.median(inits):.2f} s{cpu_part}")
+    summary_a = (f"launch->first answer median {statistics.median(firsts):.2f} s wall"
+                 + (f", {statistics.median(cpus):.2f} s CPU" if cpus else "") + f" (target 2 s: "
+                 + ("met" if statistics.median(firsts) <= 2.0 else "NOT met") + f"), load at start {load:.1f}")
     trips, server = asyncio.run(warm(ws, cache, args.rounds))
     print(f"(b) warm search_docs, {len(trips)} calls: round trip p50 {pct(trips, 0.5):.1f} ms, "
           f"p95 {pct(trips, 0.95):.1f} ms; server elapsed_ms p50 {pct(server, 0.5):.1f}, "
           f"p95 {pct(server, 0.95):.1f}; load average now {os.getloadavg()[0]:.1f}")
+    print(f"SUMMARY mcp_bench: {summary_a}; warm search_docs p50 {pct(trips, 0.5):.1f} ms, "
+          f"p95 {pct(trips, 0.95):.1f} ms")
 
 
 if __name__ == "__main__":
