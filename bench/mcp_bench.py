@@ -74,23 +74,33 @@ def prepare(workdir: Path, corpus: Path) -> tuple[Path, Path]:
     return ws, cache
 
 
-def server_cpu_s() -> float | None:
-    """CPU seconds (user + system, all threads) used so far by this process's `ragls mcp` child, read from
-    /proc/<pid>/stat (Linux; None elsewhere). CPU does not depend on the machine's load the way wall time does."""
-    me, total, found = os.getpid(), 0.0, False
+def server_pid() -> int | None:
+    """The pid of this process's `ragls mcp` child (Linux /proc; None elsewhere or when not found)."""
+    me = os.getpid()
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             raw = stat.read_text()
-            fields = raw[raw.rindex(")") + 2:].split()  # after "pid (comm) ": state ppid ... utime stime
-            if int(fields[1]) != me:
+            if int(raw[raw.rindex(")") + 2:].split()[1]) != me:  # after "pid (comm) ": state ppid ...
                 continue
             cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
         except (OSError, ValueError):
             continue
         if b"ragls" in cmdline and b"mcp" in cmdline:
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            found = True
-    return total if found else None
+            return int(stat.parent.name)
+    return None
+
+
+def cpu_s(pid: int | None) -> float | None:
+    """CPU seconds (user + system, all threads) used so far by process `pid`, from /proc/<pid>/stat. Unlike wall
+    time, CPU hardly depends on the machine's load."""
+    if pid is None:
+        return None
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def first_answer(ws: Path, cache: Path) -> tuple[float, float, float | None]:
@@ -105,10 +115,11 @@ async def first_answer(ws: Path, cache: Path) -> tuple[float, float, float | Non
         async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             t_init = time.perf_counter() - t0
+            pid = server_pid()
             while True:
                 r = await s.call_tool("search_docs", {"query": "rustup toolchain installation", "top_k": 3})
                 if not r.is_error and any("rustup" in p["text"] for p in r.structured_content["results"]):
-                    return t_init, time.perf_counter() - t0, server_cpu_s()
+                    return t_init, time.perf_counter() - t0, cpu_s(pid)
                 await asyncio.sleep(0.05)
 
 
