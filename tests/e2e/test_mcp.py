@@ -256,3 +256,21 @@ async def test_hands_over_to_an_editor_started_later(tmp_path):
 
             await eventually(mcp_finds, "the MCP server reading the editor's update")
             assert not (Path(f["index_path"]) / "handover.json").exists()
+
+
+async def test_first_answer_comes_before_the_model_loads(tmp_path):
+    """On an indexed folder `ragls mcp` answers before it loads the embedding model (BM25 alone; every chunk
+    counts as waiting for its vector), and loads the model once the first answer is out."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache) as proc:  # index it once, vectors and all
+        indexed = await wait_mcp_indexed(proc, files=4)
+    chunks = indexed["folders"][0]["chunks"]
+    # The time-based release is pushed out of reach: only the first answer lets the model load.
+    async with mcp_server([ws], cache, extra_env={"RAGLS_TEST_VECTORS_AFTER_S": "3600"}) as proc:
+        (folder,) = (await proc.data("index_status"))["folders"]
+        assert (folder["files"], folder["chunks"], folder["pending_vectors"]) == (4, chunks, chunks)
+        data = await proc.data("search_docs", {"query": "How long does the first retry wait?"})
+        assert data["results"][0]["path"] == "guide/retries.md"
+        status = await wait_mcp_indexed(proc, files=4)  # the model loaded: every vector is there again
+        assert status["folders"][0]["pending_vectors"] == 0
