@@ -1,8 +1,9 @@
 """`ragls mcp`: the workspace index as a Model Context Protocol server (stdio), on the official `mcp` SDK.
 
 Tools (input schemas from the annotated signatures below; descriptions are written for a model):
-  search_docs {query, top_k?, rag?}        ranked passages: path, 1-based start_line-end_line, heading, text, score
-  ask_docs {question, top_k?, rag?}         an answer citing numbered, verified sources (LLM or extractive)
+  search_docs {query, top_k?, rag?, expand?}  ranked passages: path, 1-based start_line-end_line, heading, text,
+                                            score (`expand`: multi-query expansion by the LLM for this call)
+  ask_docs {question, top_k?, rag?, expand?}  an answer citing numbered, verified sources (LLM or extractive)
   read_passage {path, start_line?, end_line?}  exact lines of an indexed file; nothing outside the indexed folders
   index_status {}                           folders, files, chunks, pending work, skipped files, model, writer
 Resources: one `file://` resource per indexed file (`resources/list`, `resources/read`).
@@ -81,6 +82,12 @@ STATUS_DESCRIPTION = (
 Rag = Annotated[str | list[str] | None, Field(
     description="Limit the search to named knowledge bases (`[rags.*]` in the user's config) or indexed folders "
                 "(name or path, as listed by index_status): one name or a list. Default: the project's folders.")]
+
+Expand = Annotated[bool | None, Field(
+    description="Multi-query expansion for this call: true has the project's LLM write paraphrases of the query "
+                "and searches them too (one extra LLM call; finds passages worded differently from the query), "
+                "false turns it off. Default: the project's setting (retrieval.expand_n). Without a configured "
+                "LLM it changes nothing.", strict=True)]
 
 
 # -- plain helpers (no I/O on the event loop) -----------------------------------------------------------------
@@ -164,16 +171,19 @@ class RaglsTools:
         top_k: Annotated[int | None, Field(description="How many passages to return (default: the project's "
                                                        "retrieval.top_k, usually 5).", ge=1, le=50)] = None,
         rag: Rag = None,
+        expand: Expand = None,
     ) -> CallToolResult:
-        return await self._run(self._search, query, top_k, rag)
+        return await self._run(self._search, query, top_k, rag, expand)
 
     @staticmethod
-    def _search(ws, query: str, top_k: int | None, rag) -> CallToolResult:
-        result = ws.query(query, top_k, rag)
+    def _search(ws, query: str, top_k: int | None, rag, expand: bool | None = None) -> CallToolResult:
+        result = ws.query(query, top_k, rag, expand)
         hits = [h for h in result.hits if _still_included(ws, h.chunk)]
         records = [hit_record(h) for h in hits]
         data = {"query": result.query, "abstained": result.abstained, "results": records,
                 "elapsed_ms": round(result.elapsed_ms, 1), "note": DATA_NOTE}
+        if result.llm is not None:  # LLM-assisted retrieval ran (or was skipped, and why): calls, paraphrases
+            data["llm_calls"] = result.llm.to_wire(explain=True)
         if not records:
             return _result(f'No passages found for "{result.query}".', data)
         head = (f'{len(records)} passage(s) for "{result.query}", best first.'
@@ -195,12 +205,13 @@ class RaglsTools:
         top_k: Annotated[int | None, Field(description="How many passages the answer may draw on (default: the "
                                                        "project's retrieval.top_k).", ge=1, le=50)] = None,
         rag: Rag = None,
+        expand: Expand = None,
     ) -> CallToolResult:
-        return await self._run(self._ask, question, top_k, rag)
+        return await self._run(self._ask, question, top_k, rag, expand)
 
     @staticmethod
-    def _ask(ws, question: str, top_k: int | None, rag) -> CallToolResult:
-        answer = ws.ask(question, top_k=top_k, rag=rag)
+    def _ask(ws, question: str, top_k: int | None, rag, expand: bool | None = None) -> CallToolResult:
+        answer = ws.ask(question, top_k=top_k, rag=rag, expand=expand)
         supported = {c.n: c.supported for c in answer.citations}
         sources = []
         for n, hit in answer.sources:

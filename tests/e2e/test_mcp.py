@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from llm_server import LLMServer, Reply
+from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
 from test_live import eventually, running_server
@@ -274,3 +274,34 @@ async def test_first_answer_comes_before_the_model_loads(tmp_path):
         assert data["results"][0]["path"] == "guide/retries.md"
         status = await wait_mcp_indexed(proc, files=4)  # the model loaded: every vector is there again
         assert status["folders"][0]["pending_vectors"] == 0
+
+
+async def test_search_expand_runs_multi_query_expansion_for_that_call(tmp_path):
+    """`expand: true` has the project's LLM (the loopback server) write paraphrases for that call only; they are
+    searched too and reported in `llm_calls`; without it no LLM call is made; a non-boolean is a tool error."""
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    (ws / "threads.md").write_text("# Threads\n\nSpawn a thread with `thread::spawn` and wait for it with `join`. "
+                                   "Channels send values between threads.\n")
+    (ws / "cargo.md").write_text("# Cargo\n\nCargo builds your package, downloads its dependencies and runs the "
+                                 "tests.\n")
+    (ws / "errors.md").write_text("# Errors\n\nFunctions that can fail return `Result`; the `?` operator "
+                                  "propagates the error.\n")
+    question = "how do I run two computations at once"
+    with LLMServer(route({"rephrasings": "spawn a thread and join it\nchannels between threads"})) as llm:
+        (ws / "ragls.toml").write_text(
+            f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
+            'api_key_env = "RAGLS_TEST_LLM_KEY"\nmax_retries = 0\ntimeout_s = 10\n')
+        async with mcp_server([ws], tmp_path / "cache", extra_env={"RAGLS_TEST_LLM_KEY": "k"}) as proc:
+            await wait_mcp_indexed(proc, files=3)
+            plain = await proc.data("search_docs", {"query": question, "top_k": 3})
+            assert "llm_calls" not in plain and llm.requests == []  # no step configured, none asked for
+            data = await proc.data("search_docs", {"query": question, "top_k": 3, "expand": True})
+            assert len(llm.requests) == 1 and "Write 3 different rephrasings" in llm.requests[0].last_user_text()
+            assert data["llm_calls"]["steps"] == {"expand": {"calls": 1, "failures": 0}}
+            assert data["llm_calls"]["queries"]["expand"] == ["spawn a thread and join it", "channels between threads"]
+            assert data["results"][0]["path"] == "threads.md"
+            off = await proc.data("search_docs", {"query": question, "top_k": 3, "expand": False})
+            assert "llm_calls" not in off and len(llm.requests) == 1
+            bad = await proc.call("search_docs", {"query": question, "expand": "yes"})
+            assert bad.is_error and len(llm.requests) == 1
