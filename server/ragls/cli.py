@@ -191,7 +191,11 @@ def _start_live(args, hold_vectors: bool = False):
 def cmd_mcp(args) -> int:
     """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
     opening before the MCP SDK is imported (about a second of CPU), so the two overlap; the embedding model loads
-    after the first answer (BM25), so it does not compete with them."""
+    after the first answer (BM25), so it does not compete with them. No cyclic GC until the server serves
+    (mcp_server.build_server's lifespan): start-up only allocates long-lived objects (the SDK's models)."""
+    import gc
+
+    gc.disable()
     live, _ = _start_live(args, hold_vectors=True)
     from ragls.mcp_server import run
 

@@ -20,6 +20,7 @@ Logging goes to stderr; the SDK points fd 1 at stderr while it serves, so stray 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import re
@@ -419,6 +420,10 @@ def build_server(live: LiveWorkspace) -> RaglsMCP:
 
     @asynccontextmanager
     async def lifespan(_server):
+        # Start-up is over: what it allocated (modules, the SDK's pydantic models) lives as long as the process,
+        # so later collections skip it; cyclic GC back on (`ragls mcp` turns it off while it starts).
+        gc.freeze()
+        gc.enable()
         live.start()
         delay = float(os.environ.get(VECTORS_AFTER_ENV) or VECTORS_AFTER_S)
         timer = asyncio.get_running_loop().call_later(delay, live.release_vectors)
