@@ -48,9 +48,11 @@ async def test_lists_tools_with_schemas(server):
     assert set(tools) == {"search_docs", "ask_docs", "read_passage", "index_status"}
     search = tools["search_docs"].input_schema
     assert search["required"] == ["query"]
-    assert set(search["properties"]) == {"query", "top_k", "rag"}
+    assert set(search["properties"]) == {"query", "top_k", "rag", "expand"}
     assert search["properties"]["top_k"]["anyOf"][0] == {"maximum": 50, "minimum": 1, "type": "integer"}
+    assert search["properties"]["expand"]["anyOf"][0] == {"type": "boolean"}
     assert tools["ask_docs"].input_schema["required"] == ["question"]
+    assert set(tools["ask_docs"].input_schema["properties"]) == {"question", "top_k", "rag", "expand"}
     assert set(tools["read_passage"].input_schema["properties"]) == {"path", "start_line", "end_line"}
     assert tools["index_status"].input_schema["properties"] == {}
     for t in tools.values():
