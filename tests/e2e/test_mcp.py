@@ -4,14 +4,16 @@ offline MiniLM model; a real `ragls serve` (pytest-lsp client) for the shared-in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from llm_server import LLMServer, Reply, route
-from lspkit import copy_docs, request, wait_indexed
+from lspkit import copy_docs, request, server_env, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
 from test_live import eventually, running_server
 
@@ -307,3 +309,25 @@ async def test_search_expand_runs_multi_query_expansion_for_that_call(tmp_path):
             assert "llm_calls" not in off and len(llm.requests) == 1
             bad = await proc.call("search_docs", {"query": question, "expand": "yes"})
             assert bad.is_error and len(llm.requests) == 1
+
+
+async def test_model_loads_without_a_tool_call(tmp_path):
+    """No tool is ever called: the model still loads once the server has served for `VECTORS_AFTER_S` (2 s), and
+    every chunk gets its vector — seen through `ragls status`, which asks the running `ragls mcp`."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache):
+        deadline = asyncio.get_running_loop().time() + 240
+        folder: dict = {}
+        while asyncio.get_running_loop().time() < deadline:
+            cli = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ragls", "status", "--json", str(ws), env=server_env(cache),
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            out, _ = await cli.communicate()
+            folders = json.loads(out)["folders"] if cli.returncode == 0 and out.strip() else []
+            folder = folders[0] if folders else {}
+            if folder.get("files") == 4 and folder.get("chunks") and folder.get("pendingVectors") == 0:
+                break
+            await asyncio.sleep(1.0)
+        assert folder.get("files") == 4 and folder.get("pendingVectors") == 0, folder
+        assert folder.get("writerProcess", {}).get("role") == "ragls mcp"
