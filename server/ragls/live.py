@@ -3,8 +3,9 @@ the background so the caller can serve at once (used by `ragls mcp`; the languag
 `lsp/server.py`, where progress goes to the editor).
 
 Progressive start, as in the language server: opening touches only SQLite and tantivy; the indexer thread runs
-the start-up scan (stat-only for unchanged files), then loads the embedding model and opens the vector stores.
-Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
+the start-up scan (stat-only for unchanged files), then loads the embedding model and opens the vector stores —
+with `hold_vectors=True` (`ragls mcp`) only once `release_vectors()` is called, so the model load does not compete
+with the caller's own start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
 
 One index, several processes: each folder's index is written by the process holding its lock
 (`FolderIndex.writer`). A process that finds the lock held reads (each query first reloads the writer's commits)
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 class LiveWorkspace:
     """Open `folders` on a background thread (`start`), with an IndexWorker and (when `watch.enabled`) a
     FileWatcher. `get(timeout)` waits for the open workspace; `close()` stops the threads, closes the stores and
-    releases the writer locks. Thread-safe."""
+    releases the writer locks. `hold_vectors`: the embedding model is not loaded until `release_vectors()`.
+    Thread-safe."""
 
     def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
                  hold_vectors: bool = False):
