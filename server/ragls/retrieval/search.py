@@ -198,14 +198,16 @@ def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> li
     """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
     (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
     if not settings.bm25_feedback:
-        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds)
+        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds,
+                               title_weight=settings.bm25_title_weight)
     query = q.text
 
     def chunk_texts(ids: list[str]) -> dict[str, str]:
         return {cid: chunk.text for cid, chunk in idx.manifest.get_chunks(ids).items()}
 
     return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
-                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight)
+                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight,
+                           title_weight=settings.bm25_title_weight)
 
 
 def _vector_coverage(indexes) -> float:
