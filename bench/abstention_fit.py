@@ -34,7 +34,8 @@ from data import dataset
 
 SHIPPED = ("cosine", "coverage", "agreement")  # the set abstention.py's COEFFICIENTS use; --features picks others of ALL_FEATURES
 FEATURES = SHIPPED
-ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
+ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
+                "bm25_top")
 L2 = 0.01
 
 

@@ -143,6 +143,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         scored.update(lists)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
     best = max(similarity.values(), default=None)
+    bm25_top = max((sc for _, sc in scored.get("bm25", [])), default=None)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
@@ -160,14 +161,16 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
             hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
-            return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated, report)
+            return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()),
+                                              bm25_top), truncated, report)
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
     hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated, report)
+    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+                truncated, report)
 
 
 def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
