@@ -227,7 +227,10 @@ class SourcesIndex(FolderIndex):
 
 
 class SourcesRag:
-    """The built-in backend: a `SourcesIndex` plus the RAG's retrieval options (reranker, graph signal)."""
+    """The built-in backend: a `SourcesIndex` plus the RAG's retrieval options (reranker, graph signal, LLM
+    steps)."""
+
+    takes_llm_steps = True  # retrieve() accepts generation= and expand= (RagWorkspace.retrieve)
 
     def __init__(self, spec: RagSpec, registry: RagRegistry):
         self.spec = spec
@@ -291,7 +294,10 @@ class SourcesRag:
             return True
         return not any("://" in s for s in self.spec.sources)
 
-    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> list[Hit]:
+    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS, *,
+                 generation=None, expand: bool | None = None) -> list[Hit]:
+        """Hybrid search of this RAG with its own retrieval settings; with `generation` (the workspace's backend)
+        also its enabled LLM steps (`retrieval/assisted.py`; `expand` is the request's switch)."""
         idx = self.index
         if not idx.writer:
             idx.refresh()
@@ -310,6 +316,12 @@ class SourcesRag:
             from ragls.retrieval.graph import GraphSignal
 
             options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
+        if generation is not None:
+            from ragls.retrieval.assisted import assisted_search
+
+            return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
+                                   top_k=top_k, signals=signals,
+                                   max_context_chars=self.spec.settings.generation.max_context_chars, **options)
         return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
                       max_context_chars=self.spec.settings.generation.max_context_chars, **options)
 
@@ -502,4 +514,15 @@ def merge_hits(groups: Sequence[list[Hit]], top_k: int) -> list[Hit]:
     sims = [getattr(g, "best_similarity", None) for g in groups]
     sims = [s for s in sims if s is not None]
     query = next((g.query for g in groups if getattr(g, "query", None) is not None), None)
-    return Hits(out, max(sims) if sims else None, query=query)  # per-group abstention evidence is not merged
+    hits = Hits(out, max(sims) if sims else None, query=query)  # per-group abstention evidence is not merged
+    traces = [g.llm for g in groups if getattr(g, "llm", None) is not None]
+    if traces:  # the LLM calls every group spent (retrieval/assisted.py), so the question's llmCalls are whole
+        from ragls.retrieval.llm_steps import LLMTrace
+
+        hits.llm = LLMTrace()
+        for t in traces:
+            hits.llm.counter.merge(t.counter)
+            hits.llm.errors += t.errors
+            hits.llm.cached += [c for c in t.cached if c not in hits.llm.cached]
+            hits.llm.queries = {**t.queries, **hits.llm.queries}
+    return hits

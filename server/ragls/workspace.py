@@ -268,7 +268,8 @@ class RagWorkspace:
         are merged by score (`rags.merge_hits`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
-        Workspace folders get the enabled LLM steps (`retrieval/assisted.py`; `expand` is the request's switch)."""
+        Workspace folders and sources RAGs get the enabled LLM steps (`retrieval/assisted.py`; `expand` is the
+        request's switch; a RAG's own `[retrieval]` settings decide for it), team folders not yet."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
@@ -288,7 +289,10 @@ class RagWorkspace:
                                               **self._search_options(folders)))
         for r in rags:
             r.ensure_indexed()
-            groups.append(r.retrieve(text, top_k, signals))
+            if getattr(r, "takes_llm_steps", False):  # a sources RAG: its own LLM-step settings apply too
+                groups.append(r.retrieve(text, top_k, signals, generation=self.settings.generation, expand=expand))
+            else:
+                groups.append(r.retrieve(text, top_k, signals))
         if len(groups) == 1:
             return groups[0]
         return merge_hits(groups, top_k or self._settings_for(folders, rags).retrieval.top_k)

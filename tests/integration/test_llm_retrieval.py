@@ -332,3 +332,45 @@ def test_parsers():
     assert parse_grade("Insufficient\nQuery: `thread spawn`") == ("insufficient", "thread spawn")
     assert parse_grade("NOT SUFFICIENT\nthread spawn join") == ("insufficient", "thread spawn join")
     assert parse_grade("maybe") == (None, None)
+
+
+def test_a_named_rag_gets_the_llm_steps_and_counts_them(tmp_path, llm_server, monkeypatch):
+    """A sources RAG's search takes the request's `expand` like the workspace folders; its calls reach the
+    question's tally, also when it is merged with another RAG's hits."""
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name in ("drop.md", "borrow.md", "threads.md"):
+        (notes / name).write_text(DOCS[name])
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "readme.md").write_text("# Project\n\nThe project readme talks about deployment pipelines.\n")
+    (project / "ragls.toml").write_text(f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
+                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
+                                        f'[rags.notes]\nsources = ["{notes.as_posix()}/*.md"]\n'
+                                        f'[rags.more]\nsources = ["{(notes / "threads.md").as_posix()}"]\n')
+    CACHE.clear()
+    ws = RagWorkspace([project])
+    try:
+        base = ws.settings
+        gen = base.generation.model_copy(update={"backend": "openai", "base_url": llm_server.openai_url,
+                                                 "model": "test-model"})
+        ws.settings = base.model_copy(update={"generation": gen})
+        llm_server.reset(route({"rephrasings": "- which function frees the heap allocation\n- what does drop do"}))
+        hits = ws.retrieve(QUESTION, 3, rag="notes", expand=True)
+        assert len(llm_server.requests) == 1 and "rephrasings" in llm_server.requests[0].last_user_text()
+        assert hits.llm.queries["expand"] == ["which function frees the heap allocation", "what does drop do"]
+        assert paths(hits)[0].endswith("drop.md") and "expand1_bm25" in hits[0].signals
+        assert ws.retrieve(QUESTION, 3, rag="notes", expand=False).llm is None  # the request's switch: off
+        both = ws.retrieve(QUESTION, 3, rag=["notes", "more"], expand=True)  # cached reply: no new call
+        assert len(llm_server.requests) == 1 and both.llm.counter.snapshot() == {}
+        assert both.llm.cached == ["expand"] and paths(both)[0].endswith("drop.md")
+        CACHE.clear()
+        llm_server.reset(route({"rephrasings": Reply(status=500, error="overloaded")}))
+        both = ws.retrieve(QUESTION, 3, rag=["notes", "more"], expand=True)
+        assert len(llm_server.requests) == 2  # each RAG asked (a failure is not cached), both calls counted
+        assert both.llm.counter.snapshot() == {"expand": 2} and both.llm.counter.failures() == {"expand": 2}
+    finally:
+        ws.close()

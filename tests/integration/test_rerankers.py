@@ -12,6 +12,7 @@ import textwrap
 import pytest
 from llm_server import LLMServer, Reply
 from ragls.lsp.wire import to_wire_query
+from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_rerank import parse_order
 from ragls.retrieval.rerank import rerank_providers
@@ -202,6 +203,11 @@ def test_llm_reranker_follows_the_scripted_order(ws, settings, server):
     assert req.model == "rank-model" and f"Search query: {QUERY}" in req.last_user_text()
     assert len(re.findall(r"^\[\d+\] ", req.last_user_text(), re.MULTILINE)) == 4
     assert COUNTER.snapshot().get("rerank", 0) - before == 1
+    # the question's own tally (rag/query's llmCalls) counts the reranker's call too
+    assert result.rerank["llmCalls"] == 1
+    assert to_wire_query(result)["llmCalls"] == {"steps": {"rerank": {"calls": 1, "failures": 0}}}
+    answer = ws.ask(QUERY, top_k=4)  # one reranker call, then the answer's own call (not a retrieval step)
+    assert answer.llm_calls.snapshot() == {"rerank": 1} and len(server.requests) == 3
 
 
 def test_llm_reranker_bounded_and_failing(ws, settings, server):
@@ -218,6 +224,7 @@ def test_llm_reranker_bounded_and_failing(ws, settings, server):
     result = ws.query(QUERY, top_k=4)
     assert [h.chunk.path for h in result.hits] == fused and "error" in result.rerank
     assert COUNTER.failures().get("rerank", 0) == failures + 1
+    assert to_wire_query(result)["llmCalls"]["steps"]["rerank"] == {"calls": 1, "failures": 1}
     server.reset(lambda req: "I cannot rank these.")
     assert "names no passage number" in ws.query(QUERY, top_k=4).rerank["error"]
 
@@ -234,6 +241,16 @@ def test_llm_reranker_works_again_after_a_timeout(ws, settings, server):
     result = ws.query(QUERY, top_k=4)
     fused = fused_paths(ws)
     assert "error" not in result.rerank and [h.chunk.path for h in result.hits][:2] == [fused[1], fused[0]]
+
+
+def test_question_tally_counts_the_reranker_beside_the_query_transforms(ws, settings, server):
+    settings.rerank_backend = "llm"
+    settings.step_back = True
+    server.reset(lambda req: "[2] > [1]")  # the step-back question and the ranking both get this reply
+    result = ws.query(QUERY, top_k=4)
+    steps = to_wire_query(result)["llmCalls"]["steps"]
+    assert steps == {"step_back": {"calls": 1, "failures": 0}, "rerank": {"calls": 1, "failures": 0}}
+    assert len(server.requests) == 2
 
 
 def test_parse_order():

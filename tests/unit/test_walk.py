@@ -32,6 +32,7 @@ def test_expand_braces():
     assert expand_braces("x{a}y") == ["x{a}y"]
     assert expand_braces("{a,b") == ["{a,b"]
     assert expand_braces(r"\{a,b}") == [r"\{a,b}"]
+    assert expand_braces("ch{1..3}.md") == ["ch1.md", "ch2.md", "ch3.md"]
     with pytest.raises(ValueError):
         expand_braces("{a,b,c,d}" * 6)
 

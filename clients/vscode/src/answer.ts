@@ -7,9 +7,9 @@
  * never inject markup); the webview only swaps in the HTML. The webview's Content Security Policy allows no
  * remote resources: styles and the one script come from the extension with a per-render nonce.
  */
-import { randomBytes } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
+import { escapeHtml, webviewPolicy } from './webview';
 import { citationTitles } from './answerActions';
 import { revealSource } from './decorations';
 import type { AskResult, NumberedSource, Source } from './protocol';
@@ -68,10 +68,6 @@ export function createRenderer(): (
     hover = titles ?? new Map();
     return md.render(markdown);
   };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** The source's path; in a multi-root workspace prefixed with its folder's name ("notes/meeting-notes.md"). */
@@ -269,17 +265,7 @@ export class AnswerPanel implements vscode.Disposable {
 
   /** The static page: CSP, styles, and a script that swaps in rendered HTML and reports link clicks. */
   private shell(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const csp = [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      `img-src ${webview.cspSource} data:`,
-      "font-src 'none'",
-      "connect-src 'none'",
-      "frame-src 'none'",
-      "form-action 'none'",
-    ].join('; ');
+    const { nonce, csp } = webviewPolicy(webview);
     return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from ragls.ir import Hit
+from ragls.lru import LRU
 
 CACHE_SIZE = 512
 
@@ -36,28 +35,8 @@ def cache_key(question: str, hits: list[tuple[int, Hit]], model: str, prompt: ob
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class AnswerCache:
-    """Thread-safe in-memory LRU of `CachedAnswer`s; concurrent asks may read and write it."""
+class AnswerCache(LRU[CachedAnswer]):
+    """Thread-safe in-memory LRU of `CachedAnswer`s (at most `size`); concurrent asks may read and write it."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
-        self._size = size
-        self._data: OrderedDict[str, CachedAnswer] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> CachedAnswer | None:
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None:
-                self._data.move_to_end(key)
-            return hit
-
-    def put(self, key: str, answer: CachedAnswer) -> None:
-        with self._lock:
-            self._data[key] = answer
-            self._data.move_to_end(key)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._data)
+        super().__init__(size)

@@ -24,12 +24,12 @@ import json
 import logging
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragls.answer.cite import content_words
 from ragls.errors import Cancelled, RaglsError
+from ragls.lru import LRU
 
 log = logging.getLogger(__name__)
 
@@ -145,9 +145,7 @@ class SummaryMemo:
     """Thread-safe LRU memo: hash of a run of turns → its summary (at most MEMO_SIZE entries)."""
 
     def __init__(self, size: int = MEMO_SIZE) -> None:
-        self._size = size
-        self._data: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lru: LRU[str] = LRU(size)
 
     @staticmethod
     def key(turns: list[Turn]) -> str:
@@ -155,19 +153,10 @@ class SummaryMemo:
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, turns: list[Turn]) -> str | None:
-        k = self.key(turns)
-        with self._lock:
-            if k in self._data:
-                self._data.move_to_end(k)
-                return self._data[k]
-        return None
+        return self._lru.get(self.key(turns))
 
     def put(self, turns: list[Turn], summary: str) -> None:
-        with self._lock:
-            self._data[self.key(turns)] = summary
-            self._data.move_to_end(self.key(turns))
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
+        self._lru.put(self.key(turns), summary)
 
 
 def summarize(old: list[Turn], chat, memo: SummaryMemo | None, cancel: threading.Event | None = None) -> str | None:

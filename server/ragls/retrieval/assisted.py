@@ -47,9 +47,7 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
     llm = StepLLM.for_settings(generation, settings)
 
     def plain() -> Hits:
-        hits = search(indexes, embedder, q, settings=settings, top_k=top_k, **search_kwargs)
-        hits.llm = trace
-        return hits
+        return _adopt(search(indexes, embedder, q, settings=settings, top_k=top_k, **search_kwargs), trace)
 
     if llm is None:
         trace.skipped = "no generation backend (generation.backend is none): plain retrieval"
@@ -62,8 +60,8 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
     ready = "vector" in search_kwargs.get("signals", ("vector",)) and any(idx.vectors_ready for idx in indexes)
     variants = write_variants(q.text, llm, trace, hyde=settings.hyde and ready, step_back=settings.step_back,
                               expand_n=expansions_wanted(settings, expand))
-    hits = search(indexes, embedder, q, settings=settings, top_k=top_k, variants=variants, **search_kwargs)
-    hits.llm = trace
+    hits = _adopt(search(indexes, embedder, q, settings=settings, top_k=top_k, variants=variants, **search_kwargs),
+                  trace)
     if settings.corrective:
         hits = _corrective(indexes, embedder, q, hits, llm, trace, settings, top_k, search_kwargs)
     return hits
@@ -79,7 +77,7 @@ def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace,
     k = top_k or settings.top_k
 
     def again(text: str):
-        return search(indexes, embedder, text, settings=settings, top_k=k, **search_kwargs)
+        return _adopt(search(indexes, embedder, text, settings=settings, top_k=k, **search_kwargs), trace)
 
     merged = correct(q.text, hits, llm, trace, again, k, settings.rrf_k)
     if merged is None:
@@ -91,3 +89,11 @@ def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace,
     out.llm = trace
     out.corrective = trace.grade
     return out
+
+
+def _adopt(hits: Hits, trace: LLMTrace) -> Hits:
+    """`hits` carrying the question's `trace`, with the calls `search` counted for it (the LLM reranker's) added."""
+    if hits.llm is not None and hits.llm is not trace:
+        trace.counter.merge(hits.llm.counter)
+    hits.llm = trace
+    return hits

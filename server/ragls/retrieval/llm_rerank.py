@@ -72,6 +72,11 @@ class LLMReranker:
                                 "its API key)")
         return cls(chat, settings.retrieval.rerank_llm_candidates)
 
+    def llm_calls_for(self, n_chunks: int) -> int:
+        """LLM calls `rerank` makes for `n_chunks` candidates: 1, or 0 when fewer than two reach the model (one
+        passage needs no ordering). `rerankers.rerank_fused` reports it per question (`llmCalls` of rag/query)."""
+        return 1 if min(n_chunks, self.candidates) >= 2 else 0
+
     def prompt(self, query: str, chunks: Sequence) -> str:
         """The user prompt for the first `candidates` chunks."""
         from ragls.retrieval.rerank import rerank_input

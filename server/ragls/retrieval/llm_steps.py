@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragls.errors import RequestFailed
+from ragls.lru import LRU
 from ragls.retrieval.llm_costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:
@@ -34,31 +34,11 @@ log = logging.getLogger(__name__)
 CACHE_ENTRIES = 1024  # distinct (step, model, prompt) answers kept in memory
 
 
-class TransformCache:
+class TransformCache(LRU[str]):
     """Thread-safe in-memory LRU of LLM answers for retrieval steps, keyed by (step, model, prompt, system)."""
 
     def __init__(self, max_entries: int = CACHE_ENTRIES) -> None:
-        self.max_entries = max_entries
-        self._items: OrderedDict[tuple, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> str | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple, value: str) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
+        super().__init__(max_entries)
 
 
 #: The process's cache of transform answers (paraphrases, HyDE passages, step-back questions, grades).

@@ -149,7 +149,8 @@ def rerank_fused(indexes, reranker, query: str, order: list, rankings: dict[str,
     `order` holds the (folder index, chunk id) keys in fused order; `rankings[signal]` the per-signal keys best
     first (each hit keeps its 1-based ranks in `signals`, plus `signals["rerank"]` = its score = `Hit.score`);
     `similarity` maps keys to cosine similarity. Chunks deleted since ranking are dropped; identical texts appear
-    once. `report`: {"backend", "elapsedMs", "candidates"} plus "timedOut": True or "error": message.
+    once. `report`: {"backend", "elapsedMs", "candidates"} plus "timedOut": True or "error": message, and "llmCalls": n
+    for an LLM reranker that called its model.
     Raises RequestFailed when the backend's model cannot be loaded.
     """
     from ragls.ir import Hit
@@ -181,6 +182,8 @@ def rerank_fused(indexes, reranker, query: str, order: list, rankings: dict[str,
         ranked, timed_out = None, False
         report["error"] = f"{type(exc).__name__}: {exc}"
     report["elapsedMs"] = round((time.perf_counter() - t0) * 1000, 1)
+    if (calls := getattr(reranker, "llm_calls_for", None)) is not None and calls(len(chunks)):
+        report["llmCalls"] = calls(len(chunks))  # made even when the budget passed first (it ends in the background)
     if timed_out:
         report["timedOut"] = True
         log.warning("reranker %s took longer than retrieval.rerank_timeout_ms (%d ms): fused order returned",

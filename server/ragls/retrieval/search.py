@@ -161,16 +161,30 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
             hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
-            return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()),
-                                              bm25_top), truncated, report)
+            return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
+                                                                   list(similarity.values()), bm25_top),
+                                            truncated, report))
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
     hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
-                truncated, report)
+    return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
+                                                          list(similarity.values()), bm25_top), truncated, report))
+
+
+def _count_rerank_calls(hits: Hits) -> Hits:
+    """`hits` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
+    question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges
+    this count into its own trace."""
+    n = (hits.rerank or {}).get("llmCalls")
+    if n:
+        from ragls.retrieval.llm_steps import LLMTrace
+
+        hits.llm = LLMTrace()
+        hits.llm.counter.add("rerank", n, n if "error" in hits.rerank else 0)
+    return hits
 
 
 def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:

@@ -5,8 +5,8 @@ A file is included when it matches `settings.include` and is not excluded by any
 `settings.respect_gitignore`), the built-in junk directories `config.JUNK_DIRS` at any depth, the index directory
 when it lies inside the folder, the secret globs `config.SECRET_GLOBS` (when `settings.exclude_secrets`), and
 editor temp files (always). A file whose extension is in upper case (`NOTES.MD`) matches an include glob written in lower case. All globs
-are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded
-here, nested braces included.
+are gitignore-style (matched by `pathspec`), with brace sets `{a,b}` expanded first (`bracex`), nested braces
+included.
 
 Paths are relative to the folder with "/" separators, e.g. "docs/guide/setup.md". `walk` returns them as index
 keys (`uris.path_key`: the path itself, or a percent-encoded form for a name that is not valid UTF-8); the filter
@@ -35,52 +35,16 @@ MAX_BRACE_EXPANSIONS = 1024
 
 
 def expand_braces(pattern: str) -> list[str]:
-    """Expand brace sets in a glob: "**/*.{md,txt}" -> ["**/*.md", "**/*.txt"]; nested sets work
-    ("{a,{b,c}d}" -> a, bd, cd). A brace pair without a top-level comma, an unbalanced brace and a
-    backslash-escaped brace stay literal. Raises ValueError beyond `MAX_BRACE_EXPANSIONS` results."""
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            close, commas = _match_brace(pattern, i)
-            if close is not None and commas:
-                prefix, suffix = pattern[:i], pattern[close + 1:]
-                cuts = [i + 1, *[c + 1 for c in commas]]
-                ends = [*commas, close]
-                alternatives = [pattern[a:b] for a, b in zip(cuts, ends)]
-                tails = expand_braces(suffix)
-                out = [prefix + alt + tail for option in alternatives for alt in expand_braces(option)
-                       for tail in tails]
-                if len(out) > MAX_BRACE_EXPANSIONS:
-                    raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns")
-                return out
-        i += 1
-    return [pattern]
+    """Expand brace sets in a glob (the `bracex` library, bash rules): "**/*.{md,txt}" -> ["**/*.md",
+    "**/*.txt"]; nested sets work ("{a,{b,c}d}" -> a, bd, cd) and so do ranges ("ch{1..3}.md"). A brace pair
+    without a top-level comma, an unbalanced brace and a backslash-escaped brace stay literal (the backslash is
+    kept for pathspec). Raises ValueError beyond `MAX_BRACE_EXPANSIONS` results."""
+    import bracex
 
-
-def _match_brace(pattern: str, open_at: int) -> tuple[int | None, list[int]]:
-    """Index of the brace closing the one at `open_at` (None if unbalanced) and its top-level comma indexes."""
-    depth = 0
-    commas: list[int] = []
-    i = open_at
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i, commas
-        elif ch == "," and depth == 1:
-            commas.append(i)
-        i += 1
-    return None, []
+    try:
+        return bracex.expand(pattern, keep_escapes=True, limit=MAX_BRACE_EXPANSIONS)
+    except bracex.ExpansionLimitException:
+        raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns") from None
 
 
 def compile_globs(globs: Iterable[str]) -> GitIgnoreSpec:

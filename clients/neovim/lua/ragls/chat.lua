@@ -104,19 +104,9 @@ function M.render_lines()
     end
     if r and r.sources and #r.sources > 0 then
       vim.list_extend(lines, { "", "### Sources" })
-      local unsupported = {}
-      for _, c in ipairs(r.citations or {}) do
-        if c.supported == false then
-          unsupported[c.n] = true
-        end
-      end
-      for _, source in ipairs(r.sources) do
-        local line = ui.source_line(source)
-        if unsupported[source.n] then
-          line = line .. "  (citation not supported by this text)"
-        end
-        table.insert(lines, line)
-        line_source[#lines] = source
+      for _, entry in ipairs(ui.source_entries(r)) do
+        table.insert(lines, entry.text)
+        line_source[#lines] = entry.source
         line_turn[#lines] = i
       end
     end

@@ -49,6 +49,26 @@ function M.source_location(source)
   return ("%s:%d"):format(source.path, first)
 end
 
+--- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
+--- citation unsupported by the source's text. Returns a list of { text = string, source = table }.
+function M.source_entries(result)
+  local unsupported = {}
+  for _, citation in ipairs(result.citations or {}) do
+    if citation.supported == false then
+      unsupported[citation.n] = true
+    end
+  end
+  local out = {}
+  for _, source in ipairs(result.sources or {}) do
+    local line = M.source_line(source)
+    if unsupported[source.n] then
+      line = line .. "  (citation not supported by this text)"
+    end
+    table.insert(out, { text = line, source = source })
+  end
+  return out
+end
+
 --- One line per source: `[n] path:start-end — title`.
 ---@param source table  Source & { n }
 ---@return string
@@ -79,19 +99,9 @@ function M.answer_lines(question, result)
   local by_line = {}
   if result.sources and #result.sources > 0 then
     vim.list_extend(lines, { "", "### Sources", "" })
-    local unsupported = {}
-    for _, citation in ipairs(result.citations or {}) do
-      if citation.supported == false then
-        unsupported[citation.n] = true
-      end
-    end
-    for _, source in ipairs(result.sources) do
-      local line = M.source_line(source)
-      if unsupported[source.n] then
-        line = line .. "  (citation not supported by this text)"
-      end
-      table.insert(lines, line)
-      by_line[#lines] = source
+    for _, entry in ipairs(M.source_entries(result)) do
+      table.insert(lines, entry.text)
+      by_line[#lines] = entry.source
     end
   end
   local footer = {}

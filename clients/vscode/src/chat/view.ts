@@ -12,16 +12,12 @@
  * Markdown is rendered in the extension host by markdown-it with raw HTML disabled (as the answer panel does); the
  * webview's CSP allows no remote resources and only its own nonce'd script and style.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { escapeHtml, webviewPolicy } from '../webview';
 import { createRenderer, openSource, sourceLabel } from '../answer';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes } from '../protocol';
 import type { ServerManager } from '../server';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export interface ChatAskOptions {
   /** Heading shown for the turn (default: the question). */
@@ -325,17 +321,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   /** The static page: toolbar (New Chat, thread list), the thread, and the input with Send / Stop. */
   private shell(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const csp = [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      `script-src 'nonce-${nonce}'`,
-      `img-src ${webview.cspSource} data:`,
-      "font-src 'none'",
-      "connect-src 'none'",
-      "frame-src 'none'",
-      "form-action 'none'",
-    ].join('; ');
+    const { nonce, csp } = webviewPolicy(webview);
     return `<!DOCTYPE html>
 <html lang="en">
 <head>

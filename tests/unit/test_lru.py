@@ -1,0 +1,37 @@
+import threading
+
+from ragls.answer.cache import CACHE_SIZE, AnswerCache
+from ragls.lru import LRU
+from ragls.retrieval.llm_steps import CACHE_ENTRIES, TransformCache
+
+
+def test_least_recently_used_goes_first():
+    lru: LRU[str] = LRU(2)
+    lru.put("a", "1")
+    lru.put("b", "2")
+    assert lru.get("a") == "1"  # a use: b is now the oldest
+    lru.put("c", "3")
+    assert (lru.get("a"), lru.get("b"), lru.get("c")) == ("1", None, "3")
+    assert len(lru) == 2
+    lru.clear()
+    assert len(lru) == 0 and lru.get("a") is None
+
+
+def test_threads_share_it():
+    lru: LRU[int] = LRU(100)
+
+    def fill(base: int) -> None:
+        for i in range(500):
+            lru.put(base + i, i)
+            lru.get(base + i // 2)
+
+    threads = [threading.Thread(target=fill, args=(k * 1000,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(lru) == 100
+
+
+def test_the_memos_keep_their_sizes():
+    assert AnswerCache().size == CACHE_SIZE and TransformCache().size == CACHE_ENTRIES
