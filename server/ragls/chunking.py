@@ -28,11 +28,13 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
 
 from ragls.hashing import chunk_id, text_hash
 from ragls.ir import Chunk, Document, LineSpan
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 DEFAULT_CHUNK_SIZE = 2000
 DEFAULT_OVERLAP = 100
@@ -339,7 +341,10 @@ class _Section:
 def _markdown_parser() -> MarkdownIt:
     """Block structure only: the core "inline" rule is off, since chunking needs block boundaries and heading
     lines, and inline parsing of every paragraph was half the parse time (headings are parsed inline one by one
-    in `_heading_text`)."""
+    in `_heading_text`). markdown-it is imported here, on first use: opening an index to answer from it (BM25)
+    never parses Markdown."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark").enable("table")
     md.disable("inline")
     return md
@@ -347,6 +352,8 @@ def _markdown_parser() -> MarkdownIt:
 
 @lru_cache(maxsize=1)
 def _inline_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark")
 
 

@@ -173,7 +173,7 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def _start_live(args):
+def _start_live(args, hold_vectors: bool = False):
     """(LiveWorkspace started on `args.paths` — default: the current project root —, its folders) for the
     long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
     from ragls import heap
@@ -185,13 +185,18 @@ def _start_live(args):
     except ValueError as exc:
         raise InvalidParams(str(exc)) from None
     heap.limit_arenas()
-    return LiveWorkspace(folders).start(), folders
+    return LiveWorkspace(folders, hold_vectors=hold_vectors).start(), folders
 
 
 def cmd_mcp(args) -> int:
     """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
-    opening before the MCP SDK is imported (about a second of CPU), so the two overlap."""
-    live, _ = _start_live(args)
+    opening before the MCP SDK is imported (about a second of CPU), so the two overlap; the embedding model loads
+    after the first answer (BM25), so it does not compete with them. No cyclic GC until the server serves
+    (mcp_server.build_server's lifespan): start-up only allocates long-lived objects (the SDK's models)."""
+    import gc
+
+    gc.disable()
+    live, _ = _start_live(args, hold_vectors=True)
     from ragls.mcp_server import run
 
     run(live)

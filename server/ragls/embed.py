@@ -23,13 +23,15 @@ import shutil
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
 from ragls.index_paths import cache_root  # re-exported: callers import it from here
 from ragls.telemetry import traced
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -308,6 +310,8 @@ class Embedder:
 
         Texts are sorted by length before batching so each batch pads to similar lengths (less wasted compute).
         """
+        import numpy as np
+
         model = self.ensure_loaded()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -358,6 +362,8 @@ class Embedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed several queries in one model call -> float32 array (len(texts), dim), rows in input order (the
         paraphrases of multi-query expansion, retrieval/transforms.py). Same vectors as `embed_query` each."""
+        import numpy as np
+
         model = self.ensure_loaded()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -366,6 +372,8 @@ class Embedder:
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
+        import numpy as np
+
         model = self.ensure_loaded()
         vec = next(iter(model.query_embed(text)))
         return np.asarray(vec, dtype=np.float32)

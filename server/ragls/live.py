@@ -3,8 +3,9 @@ the background so the caller can serve at once (used by `ragls mcp`; the languag
 `lsp/server.py`, where progress goes to the editor).
 
 Progressive start, as in the language server: opening touches only SQLite and tantivy; the indexer thread runs
-the start-up scan (stat-only for unchanged files), then loads the embedding model and opens the vector stores.
-Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
+the start-up scan (stat-only for unchanged files), then loads the embedding model and opens the vector stores —
+with `hold_vectors=True` (`ragls mcp`) only once `release_vectors()` is called, so the model load does not compete
+with the caller's own start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
 
 One index, several processes: each folder's index is written by the process holding its lock
 (`FolderIndex.writer`). A process that finds the lock held reads (each query first reloads the writer's commits)
@@ -28,11 +29,15 @@ log = logging.getLogger(__name__)
 class LiveWorkspace:
     """Open `folders` on a background thread (`start`), with an IndexWorker and (when `watch.enabled`) a
     FileWatcher. `get(timeout)` waits for the open workspace; `close()` stops the threads, closes the stores and
-    releases the writer locks. Thread-safe."""
+    releases the writer locks. `hold_vectors`: the embedding model is not loaded until `release_vectors()`.
+    Thread-safe."""
 
-    def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = ()):
+    def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
+                 hold_vectors: bool = False):
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
+        self._vectors_held = hold_vectors  # no embedding model until release_vectors() (IndexWorker.hold_vectors)
+        self._held_worker = None
         self.ws = None
         self.worker = None
         self.watcher = None
@@ -68,6 +73,10 @@ class LiveWorkspace:
                     log.info("ragls: %s (pid %s) indexes %s; this process reads its index and takes over when "
                              "it exits", owner.get("role", "another process"), owner.get("pid"), idx.folder)
             worker.request_sync()  # the first unit of work: the start-up scan
+            with self._lock:
+                if self._vectors_held:
+                    worker.hold_vectors()
+                self._held_worker = worker  # release_vectors() reaches it from now on
             worker.start()
             from ragls.lsp.local_socket import LocalSocketServer
 
@@ -88,6 +97,15 @@ class LiveWorkspace:
             self.error = exc
         finally:
             self.opened.set()
+
+    def release_vectors(self) -> None:
+        """Let the indexer load the embedding model and embed (when built with `hold_vectors=True`; idempotent,
+        cheap, callable from any thread, before or after the workspace is open)."""
+        with self._lock:
+            self._vectors_held = False
+            worker = self._held_worker
+        if worker is not None:
+            worker.allow_vectors()
 
     def get(self, timeout: float | None = 120.0):
         """The open RagWorkspace. Raises RequestFailed when it could not be opened (the reason) or is not open

@@ -85,6 +85,10 @@ class IndexWorker:
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
         self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
         self.idle = threading.Event()
+        # Set: the worker may load the embedding model. `ragls mcp` clears it until its protocol stack is up and
+        # the first answer is out (`hold_vectors` / `allow_vectors`), so the model load does not compete for CPU.
+        self.vectors_allowed = threading.Event()
+        self.vectors_allowed.set()
         self._thread = threading.Thread(target=self._run, name="ragls-indexer", daemon=True)
         for idx in ws.indexes:
             idx.on_embedded = self._embedded_reporter(idx)
@@ -100,6 +104,19 @@ class IndexWorker:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
         return not self._thread.is_alive()
+
+    def hold_vectors(self) -> None:
+        """Do not load the embedding model (open the vector stores) until `allow_vectors()`; text work, BM25
+        answers and everything else go on. Call before `start()` to hold from the beginning."""
+        self.vectors_allowed.clear()
+
+    def allow_vectors(self) -> None:
+        """Let the worker load the embedding model and embed pending chunks (idempotent, cheap, any thread)."""
+        if self.vectors_allowed.is_set():
+            return
+        self.vectors_allowed.set()
+        with self._cond:
+            self._cond.notify_all()
 
     # -- inputs --------------------------------------------------------------------------------------------
     def request_sync(self, folder: int | None = None) -> None:
@@ -235,8 +252,8 @@ class IndexWorker:
                     self._next_handover_check = now + HANDOVER_CHECK_S
                     if any(idx.handover_requested() for idx in self.ws.indexes):
                         return ("handover",)
-                if not self._dirty and any(not idx.vectors_ready and idx.vectors_error is None
-                                           for idx in self.ws.indexes):
+                if not self._dirty and self.vectors_allowed.is_set() and any(
+                        not idx.vectors_ready and idx.vectors_error is None for idx in self.ws.indexes):
                     return ("open",)
                 if not _embedding_gated() and any(idx.vector_work() for idx in self.ws.indexes):
                     if not self._dirty:

@@ -4,14 +4,16 @@ offline MiniLM model; a real `ragls serve` (pytest-lsp client) for the shared-in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from llm_server import LLMServer, Reply
-from lspkit import copy_docs, request, wait_indexed
+from llm_server import LLMServer, Reply, route
+from lspkit import copy_docs, request, server_env, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
 from test_live import eventually, running_server
 
@@ -48,9 +50,11 @@ async def test_lists_tools_with_schemas(server):
     assert set(tools) == {"search_docs", "ask_docs", "read_passage", "index_status"}
     search = tools["search_docs"].input_schema
     assert search["required"] == ["query"]
-    assert set(search["properties"]) == {"query", "top_k", "rag"}
+    assert set(search["properties"]) == {"query", "top_k", "rag", "expand"}
     assert search["properties"]["top_k"]["anyOf"][0] == {"maximum": 50, "minimum": 1, "type": "integer"}
+    assert search["properties"]["expand"]["anyOf"][0] == {"type": "boolean"}
     assert tools["ask_docs"].input_schema["required"] == ["question"]
+    assert set(tools["ask_docs"].input_schema["properties"]) == {"question", "top_k", "rag", "expand"}
     assert set(tools["read_passage"].input_schema["properties"]) == {"path", "start_line", "end_line"}
     assert tools["index_status"].input_schema["properties"] == {}
     for t in tools.values():
@@ -256,3 +260,74 @@ async def test_hands_over_to_an_editor_started_later(tmp_path):
 
             await eventually(mcp_finds, "the MCP server reading the editor's update")
             assert not (Path(f["index_path"]) / "handover.json").exists()
+
+
+async def test_first_answer_comes_before_the_model_loads(tmp_path):
+    """On an indexed folder `ragls mcp` answers before it loads the embedding model (BM25 alone; every chunk
+    counts as waiting for its vector), and loads the model once the first answer is out."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache) as proc:  # index it once, vectors and all
+        indexed = await wait_mcp_indexed(proc, files=4)
+    chunks = indexed["folders"][0]["chunks"]
+    # The time-based release is pushed out of reach: only the first answer lets the model load.
+    async with mcp_server([ws], cache, extra_env={"RAGLS_TEST_VECTORS_AFTER_S": "3600"}) as proc:
+        (folder,) = (await proc.data("index_status"))["folders"]
+        assert (folder["files"], folder["chunks"], folder["pending_vectors"]) == (4, chunks, chunks)
+        data = await proc.data("search_docs", {"query": "How long does the first retry wait?"})
+        assert data["results"][0]["path"] == "guide/retries.md"
+        status = await wait_mcp_indexed(proc, files=4)  # the model loaded: every vector is there again
+        assert status["folders"][0]["pending_vectors"] == 0
+
+
+async def test_search_expand_runs_multi_query_expansion_for_that_call(tmp_path):
+    """`expand: true` has the project's LLM (the loopback server) write paraphrases for that call only; they are
+    searched too and reported in `llm_calls`; without it no LLM call is made; a non-boolean is a tool error."""
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    (ws / "threads.md").write_text("# Threads\n\nSpawn a thread with `thread::spawn` and wait for it with `join`. "
+                                   "Channels send values between threads.\n")
+    (ws / "cargo.md").write_text("# Cargo\n\nCargo builds your package, downloads its dependencies and runs the "
+                                 "tests.\n")
+    (ws / "errors.md").write_text("# Errors\n\nFunctions that can fail return `Result`; the `?` operator "
+                                  "propagates the error.\n")
+    question = "how do I run two computations at once"
+    with LLMServer(route({"rephrasings": "spawn a thread and join it\nchannels between threads"})) as llm:
+        (ws / "ragls.toml").write_text(
+            f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
+            'api_key_env = "RAGLS_TEST_LLM_KEY"\nmax_retries = 0\ntimeout_s = 10\n')
+        async with mcp_server([ws], tmp_path / "cache", extra_env={"RAGLS_TEST_LLM_KEY": "k"}) as proc:
+            await wait_mcp_indexed(proc, files=3)
+            plain = await proc.data("search_docs", {"query": question, "top_k": 3})
+            assert "llm_calls" not in plain and llm.requests == []  # no step configured, none asked for
+            data = await proc.data("search_docs", {"query": question, "top_k": 3, "expand": True})
+            assert len(llm.requests) == 1 and "Write 3 different rephrasings" in llm.requests[0].last_user_text()
+            assert data["llm_calls"]["steps"] == {"expand": {"calls": 1, "failures": 0}}
+            assert data["llm_calls"]["queries"]["expand"] == ["spawn a thread and join it", "channels between threads"]
+            assert data["results"][0]["path"] == "threads.md"
+            off = await proc.data("search_docs", {"query": question, "top_k": 3, "expand": False})
+            assert "llm_calls" not in off and len(llm.requests) == 1
+            bad = await proc.call("search_docs", {"query": question, "expand": "yes"})
+            assert bad.is_error and len(llm.requests) == 1
+
+
+async def test_model_loads_without_a_tool_call(tmp_path):
+    """No tool is ever called: the model still loads once the server has served for `VECTORS_AFTER_S` (2 s), and
+    every chunk gets its vector — seen through `ragls status`, which asks the running `ragls mcp`."""
+    ws = copy_docs(tmp_path / "docs")
+    cache = tmp_path / "cache"
+    async with mcp_server([ws], cache):
+        deadline = asyncio.get_running_loop().time() + 240
+        folder: dict = {}
+        while asyncio.get_running_loop().time() < deadline:
+            cli = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ragls", "status", "--json", str(ws), env=server_env(cache),
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            out, _ = await cli.communicate()
+            folders = json.loads(out)["folders"] if cli.returncode == 0 and out.strip() else []
+            folder = folders[0] if folders else {}
+            if folder.get("files") == 4 and folder.get("chunks") and folder.get("pendingVectors") == 0:
+                break
+            await asyncio.sleep(1.0)
+        assert folder.get("files") == 4 and folder.get("pendingVectors") == 0, folder
+        assert folder.get("writerProcess", {}).get("role") == "ragls mcp"

@@ -9,14 +9,18 @@ candidates of 384 dimensions take about 1 ms (`bench/dedup.py`). A pure-Python p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def keep_distinct(vectors: Sequence[np.ndarray | None], threshold: float) -> list[bool]:
     """For candidates in rank order, True for each one kept. A candidate is dropped when its vector's cosine with
     a kept, better ranked candidate's vector is >= `threshold`. Candidates without a vector (None) are always
     kept and compared with nothing. Vectors: float32 (dim,), L2-normalised. `threshold` >= 1 turns it off."""
+    import numpy as np
+
     n = len(vectors)
     keep = [True] * n
     idx = [i for i, v in enumerate(vectors) if v is not None]

@@ -19,12 +19,12 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ragls.hashing import text_hash
 from ragls.stores.graph import edge_weight, entity_key
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragls.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.stores.graph import GraphStore
@@ -51,6 +51,8 @@ class GraphSignal:
         self._lock = threading.Lock()
 
     def __call__(self, query: str, qvec, n: int) -> list[tuple[tuple[int, str], float]]:
+        import numpy as np
+
         out: list[tuple[tuple[int, str], float]] = []
         for i, store in enumerate(self.stores):
             if store is None:
@@ -90,6 +92,8 @@ class GraphSignal:
             return cached
 
     def _embed_names(self, index: FolderIndex, names: list[str]) -> np.ndarray:
+        import numpy as np
+
         hashes = [text_hash("entity name\0" + name) for name in names]
         fp = index.embed_fp
         cached = index.manifest.cached_vectors(fp, hashes)
@@ -104,6 +108,8 @@ class GraphSignal:
 
     def entity_scores(self, i: int, store: GraphStore, query: str, qvec: np.ndarray) -> dict[str, float]:
         """Entity key -> score for `query` after `hops` expansion (see module docstring)."""
+        import numpy as np
+
         _, keys, vecs, aliases = self._name_index(i, store)
         if not keys:
             return {}

@@ -22,8 +22,10 @@ score. docs/benchmarks.md ("Window pooling") has the measurements.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def pooled_scores(store, vector: np.ndarray, matches: Sequence, margin: float) -> list[tuple[object, float]]:

@@ -8,11 +8,13 @@ vector is added once computed (`with_vector`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ragls.errors import InvalidParams
 from ragls.stores.bm25 import STOPWORDS, compound_identifiers, query_words
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,10 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,8 @@ class EmbeddingCache:
 
     def get(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Cached vectors by text hash for fingerprint `fp` (missing hashes are absent); hits become most recent."""
+        import numpy as np
+
         db = self._db(create=False)
         hashes = list(set(text_hashes))
         if db is None or not hashes:
@@ -103,6 +107,8 @@ class EmbeddingCache:
 
     def put(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors by text hash; evicts least recently used entries past the bound."""
+        import numpy as np
+
         if not vectors:
             return
         db = self._db(create=True)

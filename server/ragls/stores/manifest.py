@@ -25,11 +25,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ragls.ir import Chunk, LineSpan
 from ragls.uris import key_path, key_prefixes
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
@@ -257,6 +259,8 @@ class Manifest:
     def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         """Cached vectors for (fingerprint, text hash); missing hashes are absent. This index's own table first
         (indexes built before the shared cache), then the user's shared cache."""
+        import numpy as np
+
         wanted = set(text_hashes)
         rows = self._select_in("SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND text_hash IN ({})",
                                wanted, fp)
@@ -267,6 +271,8 @@ class Manifest:
 
     def cache_vectors(self, fp: str, vectors: dict[str, np.ndarray]) -> None:
         """Remember vectors by (fingerprint, text hash): in the shared cache when there is one, else here."""
+        import numpy as np
+
         if self.shared_cache is not None:
             self.shared_cache.put(fp, vectors)
             return
