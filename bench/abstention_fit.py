@@ -5,7 +5,7 @@
 Questions: bench/questions/rust-book.jsonl and flask-docs.jsonl (answerable: every kind but "unanswerable"),
 plus bench/abstention.py's 40 in-scope / 40 out-of-scope Rust book questions. Each corpus is indexed by
 `RagWorkspace` with default settings (the index in the user cache dir is reused); each question is retrieved as
-`rag/query` does and its `Evidence` (cosine, coverage, agreement) recorded.
+`rag/query` does and its `Evidence` (every field of ALL_FEATURES) recorded.
 
 Model: logistic regression P(answerable) = σ(b0 + b·x), fitted by Newton's method with a small L2 penalty
 (λ = 0.01, intercept not penalised). Reported, all on held-out predictions:
@@ -34,7 +34,8 @@ from data import dataset
 
 SHIPPED = ("cosine", "coverage", "agreement")  # the set abstention.py's COEFFICIENTS use; --features picks others of ALL_FEATURES
 FEATURES = SHIPPED
-ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
+ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
+                "bm25_top")
 L2 = 0.01
 
 

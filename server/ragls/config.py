@@ -166,6 +166,10 @@ class RetrievalSettings(_Section):
     rrf_k: float = Field(60.0, gt=0)
     vector_weight: float = 1.125
     bm25_weight: float = 1.0
+    # BM25 score of a query term in a chunk's title (heading path) relative to its body score: 1 = alike (before
+    # 2026-12-01), 0 = body only (stores/bm25.py). 0.5: the only value measured that kept or improved every set
+    # (docs/benchmarks.md, "BM25 title weight").
+    bm25_title_weight: float = Field(0.5, ge=0.0, le=10.0)
     graph_weight: float = 0.9
     # Added to the fused score of a chunk BM25 ranks 1st (resp. 2nd-3rd) when it contains every content word of
     # the query (qmd's top-rank bonus values): an exact identifier match is not buried under vector-only hits.

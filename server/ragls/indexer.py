@@ -259,7 +259,7 @@ class FolderIndex(VectorPhase):
                 emb = self.settings.embedding
                 self.window = resolve(emb.window, emb.window_stride, self.embedder.max_length)
                 self.vectors_fp = fingerprint({"embedding": self.embed_fp, "window": self.window[0],
-                                               "stride": self.window[1], "layout": "windows-1"})
+                                               "stride": self.window[1], "layout": "windows-2"})  # 2: tail windows
                 if self.settings.index.backend == "qdrant":
                     from ragls.stores.qdrant import QdrantChunkStore
 

@@ -146,7 +146,8 @@ class TeamIndex:
                 for cid, sim in self.overlay.vectors.search(qvec, n):
                     similarity[("local", cid)] = sim
                     vector.append((("local", cid), sim))
-            local_kw = [("local", cid) for cid, _ in self.overlay.bm25.search(query, n)]
+            local_kw = [("local", cid) for cid, _ in self.overlay.bm25.search(query, n,
+                                                                              title_weight=settings.bm25_title_weight)]
         vector.sort(key=lambda kv: -kv[1])
         keyword = [k for pair in _zip_longest(shared_kw, local_kw) for k in pair if k is not None]
         rankings = {"vector": [k for k, _ in vector[:n]], "bm25": keyword[:n]}

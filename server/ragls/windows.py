@@ -24,6 +24,7 @@ from ragls.ir import Chunk
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (BERT-style models); a small safety margin for other tokenizers too
 MIN_BODY_TOKENS = 16
+MIN_TAIL = 0.25  # the last window holds at least a quarter of a window's text (see `tail_starts`)
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Wind
 
     Each window's heading prefix + text fits in `window` wordpieces including the special tokens: the text part
     holds `window - 2 - prefix` wordpieces (the prefix is cut to a quarter of the window when longer) and
-    successive windows start `stride` x (text part / window) wordpieces apart, the last one ending at the chunk's
-    end. A chunk that fits in one window gives one window whose text is `embedding_input(chunk)`. Returns at least
+    successive windows start `stride` x (text part / window) wordpieces apart, the last one holding what remains
+    from its own start (`tail_starts`). A chunk that fits in one window gives one window whose text is `embedding_input(chunk)`. Returns at least
     one window (an empty chunk gives its title). A chunk's `context` (contextual retrieval) starts every window,
     before the heading, cut to a quarter of the window too."""
     full = embedding_input(chunk)
@@ -93,9 +94,7 @@ def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Wind
     body = max(MIN_BODY_TOKENS, window - SPECIAL_TOKENS - prefix_tokens)
     step = max(1, round(body * stride / window))
     n = len(offsets)
-    starts = [0]
-    while starts[-1] + body < n:  # the last window ends at the chunk's end
-        starts.append(min(starts[-1] + step, n - body))
+    starts = tail_starts(n, body, step)
     # The text side of the mapping: window text offsets are in `text` (heading ids removed); line numbers come
     # from the chunk text, identical up to each removed id, so map through the same offsets when nothing was
     # removed and otherwise by line count of the prefix before the offset.
@@ -112,6 +111,25 @@ def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Wind
         windows.append(Window(chunk.id, i, count, min(last, first + l0), min(last, first + l1),
                               prefix + text[a:b]))
     return windows
+
+
+def tail_starts(n: int, body: int, step: int) -> list[int]:
+    """Start offsets (in wordpieces of the chunk text, `n` of them) of windows holding `body` wordpieces each,
+    `step` apart: 0, step, 2 x step, ... until a window reaches the end. The last window covers only what remains
+    from its own stride step (it may hold fewer than `body` wordpieces), so it is a passage of its own rather
+    than a near-copy of the window before it pulled back to end at the chunk's end (on 300-wordpiece abstracts
+    that copy repeated 75-80 % of window 0 and let the best-window score gain from noise; docs/benchmarks.md,
+    "Window tail"). A remainder shorter than `MIN_TAIL` of a window (possible only when the stride exceeds half
+    the window) is too short to embed alone: that window is pulled back to hold `MIN_TAIL` of a window.
+    Returns at least [0]; every start is < n when n > 0."""
+    starts = [0]
+    while starts[-1] + body < n:
+        starts.append(starts[-1] + step)
+    if len(starts) > 1:
+        min_tail = max(1, int(body * MIN_TAIL))
+        if n - starts[-1] < min_tail:
+            starts[-1] = max(starts[-2] + 1, n - min_tail)
+    return starts
 
 
 def _end_line(chunk: Chunk, lines: LineIndex) -> int:

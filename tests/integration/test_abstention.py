@@ -98,3 +98,23 @@ def test_per_passage_coverage_and_missing_rare_term(ws):
     assert ident.missing_idf < miss.missing_idf
     # Features without a coefficient weigh nothing: changing them leaves the probability unchanged.
     assert Evidence(0.5, 0.8, 0.2, 0.1, 0.9).probability() == Evidence(0.5, 0.8, 0.2, 1.0, 0.0).probability()
+
+
+def test_focus_margin_and_bm25_evidence(ws):
+    """focus_coverage <= coverage_top (the focus lines are part of their chunk); cosine_margin is the best minus
+    the 10th best candidate cosine; bm25_top is in [0, 1] and higher for an identifier found verbatim than for
+    the near miss."""
+    from ragls.retrieval.abstention import cosine_margin
+
+    miss = ws.query(NEAR_MISS).hits
+    ev = miss.evidence
+    assert 0.0 <= ev.focus_coverage <= ev.coverage_top + 1e-9
+    assert 0.0 <= ev.bm25_top <= 1.0 and 0.0 <= ev.cosine_margin <= 2.0
+    ident = ws.query("retryBudgetPercent").hits.evidence
+    assert ident.focus_coverage > ev.focus_coverage
+    assert ident.bm25_top > ev.bm25_top
+    assert cosine_margin([0.9, 0.5] + [0.4] * 8) == pytest.approx(0.5)
+    assert cosine_margin([0.9] * 9) == 0.0  # fewer than 10 candidates
+    # gathered, weightless unless given a coefficient
+    assert Evidence(0.5, 0.8, 0.2, focus_coverage=0.1, cosine_margin=0.3, bm25_top=0.9).probability() == \
+        Evidence(0.5, 0.8, 0.2).probability()

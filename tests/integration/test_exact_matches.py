@@ -22,8 +22,10 @@ def ws(tmp_path_factory):
     folder.mkdir()
     for i, animal in enumerate(ANIMALS):
         (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe {animal} lives near the river and eats fish.\n")
-    fence = "\n".join(f"let value_{n} = compute({n});" for n in range(120))
-    (folder / "fence.md").write_text(f"# Build script\n\n```rust\n{fence}\n```\n\nAfter the fence: the manatee.\n")
+    fence = ["\n".join(f"let value_{n} = compute({n});" for n in range(a, b)) for a, b in ((0, 30), (30, 120))]
+    # The rare word between code fences, in the middle of full-size, code-dominated embedding windows
+    (folder / "fence.md").write_text(f"# Build script\n\n```rust\n{fence[0]}\n```\n\nBetween the fences: the "
+                                     f"manatee.\n\n```rust\n{fence[1]}\n```\n")
     # The words of get_worktrees, apart, in a short chunk; the identifier itself once, in a long chunk.
     (folder / "options.md").write_text("# Options\n\nWorktrees: to get one, get a branch first; worktrees share "
                                        "objects.\n")

@@ -13,13 +13,23 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
 - `coverage_top`: the largest IDF-weighted share of the query's terms found in ONE top hit (all key words in one
   passage, not spread over five);
 - `missing_idf`: the IDF of the rarest query term found in no top hit, over the largest possible IDF (0 when
-  none is missing).
+  none is missing);
+- `focus_coverage`: the largest IDF-weighted share of the query's terms found in one top hit's focus lines (its
+  best window, or for a BM25-only hit the lines holding the most query terms): the key words close together, in
+  the passage that matched, not scattered over a 2,000-character chunk;
+- `cosine_margin`: the best pooled cosine minus the 10th best over the vector candidates (0 with fewer): a flat
+  distribution of scores says no chunk matches better than the rest;
+- `bm25_top`: the top BM25 score over the largest score the query's terms could reach in a body field,
+  (k1 + 1) x the sum of their IDFs (tantivy BM25, k1 = 1.2), capped at 1: how much of the query one chunk matches,
+  comparable across queries.
 
 They are combined by a logistic model, P(answerable) = σ(b0 + Σ b_f·f) over the features that have a coefficient
 in `COEFFICIENTS` (the others are gathered and reported, weight 0), fitted by `bench/abstention_fit.py` on the
 Flask dev set plus bench/abstention.py's far-off questions and tested on the Rust book's. Fitted on one corpus and
 tested on the other, coverage_top and missing_idf did not improve the held-out AUROC (docs/benchmarks.md,
-"Abstention"), so the model uses cosine, coverage and agreement. The query is abstained on when
+"Abstention"); focus_coverage and bm25_top did (Flask 0.824 -> 0.865 / 0.891, Rust book 0.934 -> 0.948 / 0.950)
+but no refit abstained on more near misses without refusing more answerable questions at the floor, so the model
+uses cosine, coverage and agreement ("Abstention: focus-window, margin and BM25-score evidence"). The query is abstained on when
 P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2 cosines: another embedding model has another
 cosine scale, so refit (or lower the floor) when you change it.
 """
@@ -42,7 +52,10 @@ from ragls.stores.bm25 import stems
 # and coverage are in (they carry its information; near misses also find "agreeing" chunks).
 COEFFICIENTS = {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}
 
-FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf")
+FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
+            "bm25_top")
+BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
+MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,9 @@ class Evidence:
     agreement: float
     coverage_top: float = 1.0
     missing_idf: float = 0.0
+    focus_coverage: float = 1.0
+    cosine_margin: float = 0.0
+    bm25_top: float = 0.0
 
     def probability(self, coefficients: dict[str, float] = COEFFICIENTS) -> float | None:
         """P(the index answers the query) under the logistic model; None without a cosine. A feature without a
@@ -112,16 +128,43 @@ def signal_agreement(hits: Sequence[Hit]) -> float:
     return best
 
 
-def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None) -> Evidence:
-    """The Evidence for the analysed `query` from its top `hits` (best first) over `indexes` (FolderIndex list);
-    `best_similarity` is the best cosine over all vector candidates (None without vectors)."""
+def _focus_stems(hit: Hit) -> set[str]:
+    """BM25 terms of the hit's focus lines (all of its title and text without a focus); the title counts, as it
+    prefixes every window."""
+    focus = hit.focus
+    if focus is None:
+        return _stems_of(hit)
+    lines = hit.chunk.text.splitlines()
+    a = max(0, focus.start_line - hit.chunk.span.start_line)
+    b = max(a, focus.end_line - hit.chunk.span.start_line)
+    return set(stems(hit.chunk.title + "\n" + "\n".join(lines[a:b + 1])))
+
+
+def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
+    """Best minus the `rank`-th best of `similarities` (pooled cosines of the vector candidates); 0 with fewer."""
+    if not similarities or len(similarities) < rank:
+        return 0.0
+    ordered = sorted(similarities, reverse=True)
+    return float(ordered[0] - ordered[rank - 1])
+
+
+def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None,
+           similarities: Sequence[float] | None = None, bm25_top: float | None = None) -> Evidence:
+    """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
+    `indexes` (FolderIndex list); `best_similarity` is the best cosine over all vector candidates (None without
+    vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
+    without BM25). All from what retrieval computed already: no search is repeated."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
     weights, max_idf = term_weights(indexes, query)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
+    _, focus_top = _coverages(weights, [_focus_stems(h) for h in hits])
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
+    reach = (BM25_K1 + 1.0) * sum(weights.values())
+    bm25 = min(1.0, bm25_top / reach) if bm25_top and reach > 0 else 0.0
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
-                    coverage_top=top, missing_idf=min(1.0, missing))
+                    coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
+                    cosine_margin=cosine_margin(similarities), bm25_top=bm25)

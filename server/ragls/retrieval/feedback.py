@@ -83,7 +83,8 @@ def expanded_query(query_terms: Sequence[str], model: dict[str, float], query_we
 
 
 def feedback_query(store: Bm25Store, text: str, chunk_texts: Callable[[list[str]], dict[str, str]], *,
-                   fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5) -> dict[str, float]:
+                   fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5,
+                   title_weight: float = 1.0) -> dict[str, float]:
     """The expanded query (steps 1-4) for free `text`: {indexed term: weight}; {} when the text has no words.
     Without a first-pass match (or an eligible feedback term) it is the original query's terms alone.
 
@@ -92,7 +93,7 @@ def feedback_query(store: Bm25Store, text: str, chunk_texts: Callable[[list[str]
     query_terms = store.query_terms(text)
     if not query_terms:
         return {}
-    first = store.search(text, fb_docs)
+    first = store.search(text, fb_docs, title_weight=title_weight)
     texts = chunk_texts([cid for cid, _ in first]) if first else {}
     fb = [(store.text_terms(texts[cid]), score) for cid, score in first if cid in texts]
     model = relevance_model([t for t, _ in fb], [s for _, s in fb], store.doc_freq, store.num_docs(), fb_terms)
@@ -100,8 +101,11 @@ def feedback_query(store: Bm25Store, text: str, chunk_texts: Callable[[list[str]
 
 
 def feedback_search(store: Bm25Store, text: str, limit: int, chunk_texts: Callable[[list[str]], dict[str, str]],
-                    *, fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5) -> list[tuple[str, float]]:
+                    *, fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5,
+                    title_weight: float = 1.0) -> list[tuple[str, float]]:
     """Top `limit` (chunk id, score) of the RM3 second pass (step 5) for free `text`, best first; [] when the
-    text has no words. Arguments as `feedback_query`. Raises what the store raises (OSError)."""
-    weights = feedback_query(store, text, chunk_texts, fb_docs=fb_docs, fb_terms=fb_terms, query_weight=query_weight)
-    return store.search_terms(weights, limit)
+    text has no words. Arguments as `feedback_query`; `title_weight` as `Bm25Store.search`. Raises what the
+    store raises (OSError)."""
+    weights = feedback_query(store, text, chunk_texts, fb_docs=fb_docs, fb_terms=fb_terms, query_weight=query_weight,
+                             title_weight=title_weight)
+    return store.search_terms(weights, limit, title_weight=title_weight)

@@ -143,6 +143,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         scored.update(lists)
     rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
     best = max(similarity.values(), default=None)
+    bm25_top = max((sc for _, sc in scored.get("bm25", [])), default=None)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
     vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
@@ -160,7 +161,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
             hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
-            return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best),
+            return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
+                                                                   list(similarity.values()), bm25_top),
                                             truncated, report))
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
@@ -168,8 +170,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         fused = [f for f, k in zip(fused, keep) if k]
     hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best), truncated,
-                                    report))
+    return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
+                                                          list(similarity.values()), bm25_top), truncated, report))
 
 
 def _count_rerank_calls(hits: Hits) -> Hits:
@@ -213,14 +215,16 @@ def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> li
     """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
     (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
     if not settings.bm25_feedback:
-        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds)
+        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds,
+                               title_weight=settings.bm25_title_weight)
     query = q.text
 
     def chunk_texts(ids: list[str]) -> dict[str, str]:
         return {cid: chunk.text for cid, chunk in idx.manifest.get_chunks(ids).items()}
 
     return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
-                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight)
+                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight,
+                           title_weight=settings.bm25_title_weight)
 
 
 def _vector_coverage(indexes) -> float:

@@ -115,7 +115,8 @@ def strong_signal(indexes: Sequence[FolderIndex], q: Query, settings: RetrievalS
     `normalised_bm25`; `skip` when top >= `strong_signal_score` and top - second >= `strong_signal_gap`. A single
     hit has gap = top. No hit: (False, 0, 0)."""
     scores = sorted((s for idx in indexes
-                     for _, s in idx.bm25.search(q.text, 2, words=q.bm25_words, compounds=q.compounds)),
+                     for _, s in idx.bm25.search(q.text, 2, words=q.bm25_words, compounds=q.compounds,
+                                                 title_weight=settings.bm25_title_weight)),
                     reverse=True)
     if not scores:
         return False, 0.0, 0.0
@@ -194,7 +195,8 @@ def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, Fol
                 vq = analyse(v.text)
                 lists[signal] = [((i, cid), s) for i, idx in enumerate(indexes)
                                  for cid, s in idx.bm25.search(vq.text, n, words=vq.bm25_words,
-                                                               compounds=vq.compounds)]
+                                                               compounds=vq.compounds,
+                                                               title_weight=settings.bm25_title_weight)]
             weights[signal] = base[kind] * settings.transform_weight
     return lists, weights
 

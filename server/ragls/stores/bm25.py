@@ -280,29 +280,55 @@ class Bm25Store:
 
     @traced("bm25.search")
     def search(self, text: str, limit: int, *, words: Iterable[str] | None = None,
-               compounds: Iterable[str] | None = None, fuzzy: bool = True) -> list[tuple[str, float]]:
+               compounds: Iterable[str] | None = None, fuzzy: bool = True,
+               title_weight: float = 1.0) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words.
 
         `words`/`compounds`: the query already analysed (`retrieval.query.Query.bm25_words` / `.compounds`);
         by default computed from `text`. With `fuzzy`, a word whose terms the index does not hold is also matched
         at edit distance `fuzzy_distance(word)` (transpositions cost 1) in title and body: "HashMpa" finds
-        "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). User text never
-        becomes query syntax: words are plain alphanumeric runs and fuzzy terms are term objects."""
+        "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). `title_weight`
+        (`retrieval.bm25_title_weight`) multiplies each term's BM25 score in the `title` field (1: title and body
+        count alike; 0: body only). User text never becomes query syntax: words become term objects of their
+        analysed terms, fuzzy terms too."""
         words = [w for w in words if not has_cjk(w)] if words is not None else _content_words(text)
         cjk = self._cjk_queries(text)
         if not (words or cjk) or limit <= 0:
             return []
-        clauses = [self.index.parse_query(" ".join(words), list(SEARCH_FIELDS))] if words else []
+        clauses = self._word_terms(words, title_weight)
         clauses += self._compound_phrases(text if compounds is None else None, compounds)
-        clauses += (self._fuzzy_terms(words) if fuzzy else []) + cjk
+        clauses += (self._fuzzy_terms(words, title_weight) if fuzzy else []) + cjk
+        if not clauses:
+            return []
         query = clauses[0] if len(clauses) == 1 else tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, q) for q in clauses])
         searcher = self.index.searcher()
         res = searcher.search(query, limit=limit, count=False)
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in res.hits]
 
-    def _fuzzy_terms(self, words: Iterable[str]) -> list[tantivy.Query]:
-        """Fuzzy term queries (title and body) for the query words none of whose terms the index holds."""
+    def _fields(self, make, title_weight: float) -> tantivy.Query:
+        """`make(field)` for `body` and `title` as one should-query, the title's boosted by `title_weight`
+        (left out at 0)."""
+        clauses = [(tantivy.Occur.Should, make("body"))]
+        if title_weight > 0:
+            title = make("title")
+            if title_weight != 1.0:
+                title = tantivy.Query.boost_query(title, float(title_weight))
+            clauses.insert(0, (tantivy.Occur.Should, title))
+        return tantivy.Query.boolean_query(clauses)
+
+    def _word_terms(self, words: Iterable[str], title_weight: float = 1.0) -> list[tantivy.Query]:
+        """One query per analysed term of each query word: its BM25 score in `body` plus `title_weight` times its
+        score in `title` (with weight 1 the query tantivy's parser builds for the same words over both fields).
+        A word whose terms repeat another's counts again, as in the parsed query."""
+        schema = self.index.schema
+        return [self._fields(lambda f, t=term: tantivy.Query.term_query(schema, f, t, index_option="freq"),
+                             title_weight)
+                for word in words for term in _EN_STEM.analyze(word)]
+
+    def _fuzzy_terms(self, words: Iterable[str], title_weight: float = 1.0) -> list[tantivy.Query]:
+        """Fuzzy term queries (title, weighted by `title_weight`, and body) for the query words none of whose
+        terms the index holds."""
         out = []
         searcher = self.index.searcher()
         schema = self.index.schema
@@ -313,9 +339,9 @@ class Bm25Store:
             for term in _EN_STEM.analyze(word):
                 if searcher.doc_freq("body", term) or searcher.doc_freq("title", term):
                     continue
-                fields = [(tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(
-                    schema, f, term, distance=distance, transposition_cost_one=True)) for f in SEARCH_FIELDS]
-                out.append(tantivy.Query.boost_query(tantivy.Query.boolean_query(fields), FUZZY_BOOST))
+                fields = self._fields(lambda f, t=term, d=distance: tantivy.Query.fuzzy_term_query(
+                    schema, f, t, distance=d, transposition_cost_one=True), title_weight)
+                out.append(tantivy.Query.boost_query(fields, FUZZY_BOOST))
         return out
 
     def _compound_phrases(self, text: str | None, compounds: Iterable[str] | None = None) -> list[tantivy.Query]:
@@ -367,10 +393,12 @@ class Bm25Store:
         """Chunks visible to searches (without reloading)."""
         return int(self.index.searcher().num_docs)
 
-    def search_terms(self, weights: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    def search_terms(self, weights: dict[str, float], limit: int, *,
+                     title_weight: float = 1.0) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, score) for a weighted bag of indexed terms, best first: score = sum over terms of
-        weight x BM25(term) in `title` plus in `body` (with all weights 1 this equals `search` on the same words).
-        Terms are term objects, never parsed. [] when no term has a positive weight."""
+        weight x (`title_weight` x BM25(term) in `title` + BM25(term) in `body`) (with all weights 1 this equals
+        `search` on the same words). Terms are term objects, never parsed. [] when no term has a positive
+        weight."""
         terms = [(t, w) for t, w in weights.items() if t and w > 0]
         if not terms or limit <= 0:
             return []
@@ -378,8 +406,8 @@ class Bm25Store:
         should = tantivy.Occur.Should
         clauses = []
         for term, weight in terms:
-            fields = tantivy.Query.boolean_query(
-                [(should, tantivy.Query.term_query(schema, f, term, index_option="freq")) for f in SEARCH_FIELDS])
+            fields = self._fields(lambda f, t=term: tantivy.Query.term_query(schema, f, t, index_option="freq"),
+                                  title_weight)
             clauses.append((should, tantivy.Query.boost_query(fields, float(weight))))
         searcher = self.index.searcher()
         res = searcher.search(tantivy.Query.boolean_query(clauses), limit=limit, count=False)
