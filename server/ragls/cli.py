@@ -40,6 +40,12 @@ def _setup_logging(verbose: bool) -> None:
         os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
 
 
+#: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
+#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
+PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
+                "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
+
+
 class Progress:
     """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
 
@@ -63,13 +69,14 @@ class Progress:
             unit = "chunks" if phase in ("embed", "windows") else "files"
             bar = self.bars.get(phase)
             if bar is None:
-                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=phase, file=sys.stderr, leave=False)
+                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
+                                              file=sys.stderr, leave=False)
             bar.total = total
             bar.n = done
             bar.refresh()
         elif time.monotonic() - self.last_log > 2 or done == total:
             self.last_log = time.monotonic()
-            print(f"ragls: {phase} {done}/{total}", file=sys.stderr, flush=True)
+            print(f"ragls: {PHASE_LABELS.get(phase, phase)} {done}/{total}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         for bar in self.bars.values():
