@@ -32,9 +32,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import abstention_fit as af  # noqa: E402
-from abstention import IN_SCOPE, OUT_OF_SCOPE  # noqa: E402
-from data import dataset  # noqa: E402
+import abstention_fit as af
+from abstention import IN_SCOPE, OUT_OF_SCOPE
+from data import dataset
 
 SENT_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\[\"'0-9])")
 LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)]|#+)\s+")
@@ -124,7 +124,7 @@ def collect(corpus: Path, questions, per_hit: int, cache: dict) -> list[dict]:
                 cache.update(zip(fresh, vecs, strict=True))
             ms = (time.perf_counter() - t0) * 1000
 
-            def best(groups):
+            def best(groups, q=q):
                 return max((float(cache[t] @ q) for g in groups for t in g), default=0.0)
 
             s5 = best(per)
