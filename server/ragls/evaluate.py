@@ -98,9 +98,14 @@ def _gold_item(raw: Any, where: str) -> GoldItem:
     raise InvalidParams(f"{where}: a gold item is \"path\", \"path:first-last\" or {{\"path\", \"lines\"}}; got {raw!r}")
 
 
+QUESTION_FIELDS = frozenset({"id", "kind", "question", "gold", "text"})  # docs/evaluation.md, "The gold file"
+
+
 def load_questions(path: str | Path) -> list[Question]:
     """Parse a gold file (see the module docstring). Blank lines and lines starting with "//" are skipped.
-    Raises InvalidParams naming the file and line for a malformed line or a duplicate id; OSError when unreadable."""
+    Raises InvalidParams naming the file and line for a malformed line, a duplicate id, or a line without "gold" but
+    with fields the format does not know (a guessed "answers" would otherwise count as unanswerable); OSError when
+    unreadable."""
     out: list[Question] = []
     seen: set[str] = set()
     for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
@@ -113,6 +118,10 @@ def load_questions(path: str | Path) -> list[Question]:
             raise InvalidParams(f"{where}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("question"), str) or not obj["question"].strip():
             raise InvalidParams(f"{where}: each line is an object with a non-empty \"question\"")
+        unknown = sorted(set(obj) - QUESTION_FIELDS)
+        if "gold" not in obj and unknown:  # e.g. "answers"/"expected": silently unanswerable would skew every metric
+            raise InvalidParams(f"{where}: no \"gold\" (where the answer is; [] = unanswerable) but unknown "
+                                f"field(s) {', '.join(map(repr, unknown))}: see docs/evaluation.md for the format")
         gold = obj.get("gold", [])
         if not isinstance(gold, list):
             raise InvalidParams(f"{where}: \"gold\" must be a list (empty = unanswerable)")

@@ -50,6 +50,7 @@ from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401
 from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
+from ragls.sources.redact import mask_document
 from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
@@ -497,6 +498,8 @@ class FolderIndex(VectorPhase):
         self.manifest.journal_add(paths)
         _crash_point("after_journal")
         chunk_size, overlap = self.settings.chunking.chunk_size, self.settings.chunking.overlap
+        if self.settings.sources.exclude_secrets:
+            docs = [mask_document(d) for d in docs]  # secret values never reach the stores (sources/redact.py)
         chunks = [c for d in docs for c in chunk_document(d, chunk_size, overlap)]
         if self.contextualizer is not None:
             chunks = self.contextualizer.apply(docs, chunks)  # never raises: failed chunks stay plain

@@ -402,6 +402,10 @@ class RagWorkspace:
         sources = self.settings.sources
         docs = load_documents(list(specs), self.folders[0], history, max_file_bytes=sources.max_file_bytes,
                               loaders=self.settings.document_loaders)
+        if sources.exclude_secrets:
+            from ragls.sources.redact import mask_document
+
+            docs = [mask_document(d) for d in docs]
         prompt = documents_only_prompt(docs)
         q = question if isinstance(question, str) and question.strip() else prompt
         chunks = [c for d in docs for c in chunk_document(d, self.settings.chunking.chunk_size,

@@ -84,3 +84,38 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
         assert popups == []
     finally:
         client.close()
+
+
+def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
+    """`{}`, a JSON array/number, a non-UTF-8 body, a wrong version, a numeric method, an id without a method: each
+    gets -32600 (or -32700 for the bytes), never a pygls 'Error in server' pop-up; params may be omitted."""
+    client = RawClient(server_env(tmp_path / "cache"))
+    try:
+        client.send({"id": 1, "method": "initialize",
+                     "params": {"capabilities": {}, "rootUri": path_to_uri(FIXTURE_DOCS)}})
+        assert "capabilities" in client.response(1)["result"]
+        client.send({"method": "initialized"})  # params omitted: JSON-RPC 2.0 allows it
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 2, "method": "rag/status"}')
+        assert client.response(2)["result"]["folders"][0]["uri"] == path_to_uri(FIXTURE_DOCS)
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 3, "method": "rag/query"}')
+        assert client.response(3)["error"] == {"code": -32602, "message": "query: Field required"}
+        for body in (b"{}", b"[]", b"42", b'"text"', b'[{"jsonrpc": "2.0", "id": 9, "method": "rag/status"}]'):
+            client.send_raw(body)
+            answer = client.response(None)
+            client.received.remove(answer)
+            assert answer["error"]["code"] == -32600 and "not a JSON-RPC 2.0 message" in answer["error"]["message"]
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 4, "method": "rag/query", "params": {"query": "\xff\xfe"}}')
+        assert client.response(None)["error"]["code"] == -32700
+        client.send_raw(b'{"jsonrpc": "1.0", "id": 5, "method": "rag/status", "params": {}}')
+        assert client.response(5)["error"]["code"] == -32600
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 6, "method": 5, "params": {}}')
+        assert client.response(6)["error"] == {"code": -32600, "message": "Invalid Request: method must be a string"}
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 7}')
+        assert client.response(7)["error"]["code"] == -32600
+        client.send({"method": "textDocument/didSave", "params": {"x": 1}})  # unreadable notification: logged only
+        client.send({"id": 8, "method": "rag/status", "params": {}})
+        assert client.response(8)["result"]["folders"]
+        popups = [m for m in client.received if m.get("method") == "window/showMessage"]
+        assert popups == []
+    finally:
+        client.close()

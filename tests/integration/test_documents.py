@@ -69,3 +69,19 @@ def test_default_include_covers_pdf_and_html(tmp_path, monkeypatch):
     for name in ("a.pdf", "b.html", "c.htm", "d.md", "e.docx", "f.py"):
         (tmp_path / name).write_text("x")
     assert walk(tmp_path, Settings().sources) == ["a.pdf", "b.html", "c.htm", "d.md"]
+
+
+def test_permalink_glyphs_outside_headings_are_dropped():
+    """texinfo (GNU manuals in /usr/share/doc) puts a `copiable-link` ¶ after every function signature, Sphinx a
+    `headerlink` ¶ after headings and captions: extractive answers quoted them. Real trafilatura + lxml."""
+    from ragls.sources.convert import html_to_markdown
+
+    page = ('<html><head><title>Calls</title></head><body><h1>Calling<a class="headerlink" href="#calling">¶</a></h1>'
+            '<dl><dt id="f"><span>Function: <strong>int</strong> <code>ffi_call</code> (void *fn)'
+            '<a class="copiable-link" href="#f"> ¶</a></span></dt>'
+            '<dd><p>Calls the function <code>fn</code> with the prepared arguments; see '
+            '<a href="#prep">preparing a call</a>.</p></dd></dl></body></html>')
+    text, marks = html_to_markdown(page)
+    assert "¶" not in text
+    assert "ffi_call" in text and "see preparing a call." in text  # other in-page links keep their text
+    assert text.startswith("# Calling")

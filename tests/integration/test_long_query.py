@@ -63,3 +63,31 @@ def test_fit_query_keeps_whole_sentences_from_the_end(ws):
     assert cut and kept.endswith(QUESTION) and count(kept) < limit
     kept, cut = fit_query("word " * 2000, count, limit)  # one endless sentence: its last words
     assert cut and count(kept) < limit and kept.split() == ["word"] * len(kept.split())
+
+
+@pytest.mark.parametrize("pasted", [
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 3000,  # one 192 000-character token
+    "果园里的苹果树在冬末休眠时修剪" * 8000,  # a CJK paragraph: one alphanumeric run without spaces
+])
+def test_one_huge_pasted_token_is_answered_promptly(ws, pasted):
+    """A query holding one endless alphanumeric run (a pasted hash or minified line, CJK text without spaces) once
+    cost O(n^2) regex steps looking for compound identifiers (hours for these, holding the GIL so the whole server
+    froze). The deadline is two orders of magnitude above the real cost."""
+    import threading
+
+    done: dict = {}
+    thread = threading.Thread(target=lambda: done.setdefault("result", ws.query(pasted + " " + QUESTION)),
+                              daemon=True)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the query did not finish within 120 s"
+    assert "orchard.md" in [hit.chunk.path for hit in done["result"].hits]  # the question after it still counts
+
+
+def test_compound_identifiers_unchanged_by_the_linear_pattern():
+    from ragls.stores.bm25 import compound_identifiers
+
+    text = "use os.path.join, HashMap::new and get_worktrees; a.b.c x__y foo. _lead.x 数据.库 end."
+    assert compound_identifiers(text) == ["os.path.join", "HashMap::new", "get_worktrees", "a.b.c", "x__y",
+                                          "lead.x", "数据.库"]
+    assert compound_identifiers("x" * 50_000 + ".y") == ["x" * 50_000 + ".y"]

@@ -41,6 +41,7 @@ def test_gold_forms_and_unanswerable(tmp_path):
     ('{"question": "q", "gold": "x.md"}', "must be a list"),
     ('{"question": "q", "gold": [{"path": "x", "lines": [5, 2]}]}', "first <= last"),
     ('{"question": "q", "gold": [3]}', "a gold item is"),
+    ('{"question": "q", "answers": ["x.md"]}', "no .gold. .* unknown field.s. 'answers'"),
 ])
 def test_malformed_lines_name_file_and_line(tmp_path, line, message):
     with pytest.raises(InvalidParams, match=f"gold.jsonl:2: .*{message}"):

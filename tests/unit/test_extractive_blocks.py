@@ -68,3 +68,33 @@ def test_candidates_come_from_the_focus_lines():
     # matches the question as well, is not used.
     answer = extractive_answer("install package configuration", [(1, hit(focus=LineSpan(22, 0, 26, 0)))])
     assert "configuration file has three sections" in answer and "pip install" not in answer
+
+
+README = """# `@scope/widget`
+
+A widget library which renders charts for TypeScript codebases.
+
+[![NPM Version](https://img.shields.io/npm/v/widget.svg?style=flat)](https://www.npmjs.com/package/widget)
+[![NPM Downloads](https://img.shields.io/npm/dm/widget.svg)](https://www.npmjs.com/package/widget)
+
+See the [getting started guide](https://widget.dev/start) for installing the widget charts library.
+
+- Charts are drawn with ![logo](logo.png) the [canvas renderer](https://widget.dev/canvas) by default
+
+[npmjs-url]: https://www.npmjs.com/package/widget
+[license-img]: https://img.shields.io/badge/license-MIT-blue.svg
+"""
+
+
+def test_badges_images_and_link_definitions_never_reach_the_answer():
+    """Real READMEs (node_modules) open with badge lines `[![alt](shield)](url)` and end with `[label]: url`
+    definitions; the answer showed them as raw markup ("![NPM Version](https://www.npmjs.com/...)")."""
+    answer = extractive_answer("which widget charts library renders charts for TypeScript, npm version license",
+                               [(1, hit(README))])
+    lines = body(answer)
+    assert lines, answer
+    for line in lines:
+        assert "![" not in line and "](" not in line and "]: http" not in line and "shields.io" not in line, line
+    assert "- See the getting started guide for installing the widget charts library [1]." in lines
+    assert "- Charts are drawn with the canvas renderer by default [1]" in lines
+    assert clean_markup(README).count("\n") == README.count("\n")

@@ -242,3 +242,19 @@ def test_latin1_file_name_is_listed_as_a_key(tmp_path):
     assert os.fsencode(key_path(odd)) == b"caf\xe9.md"
     assert display_path(odd) == "caf\ufffd.md"
     assert FileFilter(tmp_path, settings()).included(odd)
+
+
+def test_a_folder_its_repository_ignores_is_indexed_when_asked_for(tmp_path):
+    """`ragls index clients/vscode/node_modules/typescript` in a repo ignoring node_modules/ (or a workspace folder
+    under an ignored vendor/) found 0 files and said nothing; the folder asked for by name is indexed, with its own
+    .gitignore files, and the outer rules still apply to the repository's other folders."""
+    repo = tmp_path / "repo"
+    make(repo, {
+        ".git/HEAD": "", ".gitignore": "node_modules/\nvendor/*\n*.draft.md\n",
+        "node_modules/pkg/README.md": "", "node_modules/pkg/CHANGELOG.md": "", "node_modules/pkg/.gitignore": "C*\n",
+        "vendor/lib/docs/guide.md": "", "docs/a.md": "", "docs/b.draft.md": "",
+    })
+    assert walk(repo / "node_modules" / "pkg", settings()) == ["README.md"]
+    assert walk(repo / "vendor" / "lib", settings()) == ["docs/guide.md"]
+    assert walk(repo / "docs", settings()) == ["a.md"]
+    assert walk(repo, settings()) == ["docs/a.md"]

@@ -31,16 +31,23 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\})[ \
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+# Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
+# READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+# A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
 def clean_markup(text: str) -> str:
-    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines (kept
-    as empty lines, so line numbers do not move) and heading ids `{ #anchor }`."""
+    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
+    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move) and heading ids
+    `{ #anchor }`."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
+    text = _LINK_DEFINITION.sub("", text)
     return strip_heading_ids(text)
 
 
@@ -98,8 +105,13 @@ def _merge_lists(blocks: list[_Block]) -> list[_Block]:
     return out
 
 
+def _link_text(text: str) -> str:
+    """Markdown links reduced to their text, images dropped."""
+    return _LINK.sub(r"\1", _IMAGE.sub("", text))
+
+
 def _plain(text: str) -> str:
-    return " ".join(_BARE_MARKER.sub("", _LINK.sub(r"\1", text)).split())
+    return " ".join(_BARE_MARKER.sub("", _link_text(text)).split())
 
 
 def _cap(sentence: str) -> str:
@@ -123,7 +135,7 @@ def _attached(block: _Block) -> str:
             fence = _FENCE_OPEN.match(block.lines[0]).group(1)
             lines += ["…", fence]
     else:
-        lines = [_LINK.sub(r"\1", x) for x in lines]
+        lines = [_link_text(x) for x in lines]
         if cut:
             lines.append("…")
     return "\n".join(lines)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcParseError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -43,17 +43,48 @@ class RaglsProtocol(LanguageServerProtocol):
 
     Answers requests pygls cannot read: a request whose params do not fit the LSP type of its method (e.g.
     `textDocument/hover` with `{}`) gets -32602 InvalidParams for its id — pygls 2 only logs it, so the client
-    would wait forever; a body that is not JSON gets -32700 ParseError with id null (JSON-RPC 2.0, section 5).
+    would wait forever; a body that is not JSON (or not UTF-8) gets -32700 ParseError with id null (JSON-RPC 2.0,
+    section 5); JSON that is not a JSON-RPC message (`{}`, `[]`, `42`, a non-string method, an id without a
+    method) gets -32600 InvalidRequest. A request or notification may omit `params` (JSON-RPC 2.0, section 4.2):
+    its handler gets none, as with `"params": null`. A notification that cannot be read is only logged.
     """
 
     def structure_message(self, data: dict[str, Any]):
+        # `data` is every JSON object of the body, innermost first (json.loads' object_hook): only a dict carrying
+        # "jsonrpc" is a message.
+        if isinstance(data, dict) and "jsonrpc" in data:
+            method = data.get("method")
+            if data["jsonrpc"] != "2.0":
+                self._answer_invalid_request(data, 'only "jsonrpc": "2.0" is spoken')
+            if "method" in data and not isinstance(method, str):
+                self._answer_invalid_request(data, "method must be a string")
+            if isinstance(method, str) and "params" not in data:
+                data = {**data, "params": None}
+            if "id" in data and "method" not in data and "result" not in data and "error" not in data:
+                self._answer_invalid_request(data, "a message with an id needs a method, a result or an error")
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
             if isinstance(data, dict) and "id" in data and "method" in data:
                 self._send_response(data["id"], error=exc.to_response_error())
                 raise _Answered(f"{data['method']}: {exc.message}") from exc
+            if isinstance(data, dict) and "method" in data:  # a notification: nobody waits for an answer
+                raise _Answered(f"notification {data['method']}: {exc.message}") from exc
             raise
+
+    def _answer_invalid_request(self, data: dict[str, Any], why: str):
+        msg_id = data.get("id")
+        self._send_data({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (str, int)) else None,
+                         "error": {"code": JsonRpcInvalidRequest.CODE, "message": f"Invalid Request: {why}"}})
+        raise _Answered(f"invalid request: {why}")
+
+    def handle_message(self, message):
+        """Messages that are not JSON-RPC at all (a JSON array, number, string, or an object without "jsonrpc")
+        get -32600 with id null instead of an AttributeError in pygls (which showed the user a pop-up)."""
+        if isinstance(message, (dict, list, str, int, float, bool)) or message is None:
+            what = type(message).__name__ if message is not None else "null"
+            self._answer_invalid_request({}, f"not a JSON-RPC 2.0 message ({what})")
+        return super().handle_message(message)
 
     def answer_parse_error(self, error: Exception) -> None:
         """Reply -32700 with `"id": null` for a message body that is not JSON (sent as a plain dict: pygls' own
@@ -77,9 +108,12 @@ class RaglsServer(LanguageServer):
         if isinstance(error, _Answered):
             log.warning("ragls: answered an unreadable request with an error: %s", error)
             return
-        if isinstance(error, json.JSONDecodeError):
+        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
             log.warning("ragls: a message was not valid JSON: %s", error)
             self.protocol.answer_parse_error(error)
+            return
+        if source is JsonRpcException:  # the reading loop: the sender is answered or it was a notification
+            log.warning("ragls: could not handle a message: %s", error)
             return
         super().report_server_error(error, source)
 

@@ -89,18 +89,25 @@ def _trafilatura_config():
 
 def _with_main(html: str) -> str:
     """`html` with the body's content wrapped in `<main>` when the page marks no main content (`<main>`,
-    `<article>`, `role="main"`): without one, trafilatura's fallback extraction loses the headings."""
+    `<article>`, `role="main"`): without one, trafilatura's fallback extraction loses the headings. In-page links
+    whose whole text is a permalink glyph (¶ # § 🔗) are dropped."""
     import lxml.html
 
     try:
         root = lxml.html.fromstring(html)
     except (ValueError, TypeError, lxml.etree.ParserError):
         return html
+    # In-page permalinks whose text is only a glyph (Sphinx `headerlink` ¶, texinfo `copiable-link` ¶ after every
+    # function signature, mdBook #): not text, and outside headings `_PERMALINK` never saw them.
+    glyphs = [a for a in root.xpath("//a[starts-with(@href, '#')]") if len(a) == 0
+              and (a.text or "").strip() and not _PERMALINK.sub("", (a.text or "").strip())]
+    for a in glyphs:
+        a.drop_tree()
     if root.xpath("//main|//article|//*[@role='main']"):
-        return html
+        return lxml.html.tostring(root, encoding="unicode") if glyphs else html
     body = root.find("body")
     if body is None:
-        return html
+        return lxml.html.tostring(root, encoding="unicode") if glyphs else html
     main = lxml.html.Element("main")
     main.text, body.text = body.text, None
     for child in list(body):

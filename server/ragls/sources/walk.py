@@ -214,7 +214,24 @@ class FileFilter:
                     if spec is not None:
                         prefix = root.relative_to(base).as_posix()
                         self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
+            if self._outer_ignores_folder():
+                # The user asked for this folder by name (`ragls index node_modules/pkg`, a workspace folder under
+                # an ignored `vendor/`): the rules that ignore the whole folder are not applied to its files, or
+                # nothing would ever be indexed and nothing said why. Its own .gitignore files still apply.
+                log.info("%s is itself ignored by %s; indexing it as asked, without the ignore files above it",
+                         self.folder, self._outer_ignores_folder())
+                self._outer = []
         return self._outer
+
+    def _outer_ignores_folder(self) -> str | None:
+        """The ignore file above the folder whose rules ignore the folder itself, or None (last match wins)."""
+        verdict, source = None, None
+        for prefix, spec, label in self._outer:
+            if prefix:
+                result = spec.check_file(prefix + "/")
+                if result.include is not None:
+                    verdict, source = result.include, label
+        return source if verdict else None
 
 
 def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:

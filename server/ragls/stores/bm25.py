@@ -44,7 +44,10 @@ SEARCH_FIELDS = ("title", "body")
 # A compound identifier of the query: alphanumeric runs joined by "_", "." or "::" (get_worktrees, os.path.join,
 # HashMap::new). Its words are also searched as a phrase (below). Not "-": hyphenated English ("boundary-layer")
 # is prose, and phrase-matching it cost 0.010 BM25 nDCG@10 on Cranfield (docs/benchmarks.md).
-_COMPOUND = re.compile(r"[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
+# A match starts only at the start of an alphanumeric run (the lookbehind): a start inside a run fails whenever the
+# run's start failed, and trying every position of a long run made one pasted token (a 20 000-character hash, log
+# line or CJK paragraph) cost O(n^2) regex steps -- 17 s for 20 000 characters, holding the GIL.
+_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
 
 
 # NLTK's English stop word list (nltk.corpus.stopwords.words("english"), the classic 179-word set).
