@@ -330,6 +330,10 @@ class SourcesRag:
         if not idx.writer:
             idx.refresh()
         last = idx.manifest.get_meta("last_indexed_at")
+        if last and not idx.vectors_ready and not idx.read_only:
+            # Until the vector store is open every chunk counts as pending (vector_phase.pending_count): open it
+            # (the model is the workspace's, usually loaded) so `ragls rag list` counts what is really missing.
+            idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
         errors = []
         if idx.missing_vectors:
             if idx.vectors_ready and idx.pending_count() == 0:

@@ -1,0 +1,51 @@
+"""`ragls rag …` and `--rag NAME` from the terminal on a named RAG of local files: real CLI processes, real
+stores, the offline MiniLM model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from lspkit import server_env
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    env = server_env(tmp_path_factory.mktemp("rags-cli-cache"))
+    env["RAGLS_CONFIG_DIR"] = str(tmp_path_factory.mktemp("rags-cli-config"))  # no user config of the machine
+    return env
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rags-cli")
+    (root / "handbook").mkdir()
+    (root / "handbook" / "frob.md").write_text(
+        "# Frobnicator\n\nThe frobnicator is enabled with --frob. To turn it off set frob = false.\n")
+    (root / "handbook" / "quota.md").write_text("# Quotas\n\nQuotas reset at midnight UTC every day.\n")
+    ws = root / "ws"
+    ws.mkdir()
+    (ws / "readme.md").write_text("# Project\n\nThe project readme talks about nothing in particular.\n")
+    (ws / "ragls.toml").write_text('[rags.handbook]\nsources = ["../handbook"]\n')
+    return ws
+
+
+def ragls(env, cwd, *args):
+    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, f"ragls {args} exited {proc.returncode}: {proc.stderr}"
+    return proc
+
+
+def test_rag_list_after_rebuild_counts_no_chunk_without_vectors(env, ws):
+    out = ragls(env, ws, "rag", "rebuild", "handbook").stdout
+    assert "handbook: 2 files, 2 chunks" in out
+    entries = {e["name"]: e for e in json.loads(ragls(env, ws, "rag", "list", "--json").stdout)}
+    assert entries["handbook"]["files"] == 2 and entries["handbook"]["chunks"] == 2
+    assert entries["handbook"]["pendingVectors"] == 0  # the rebuild embedded them (its query shows vector ranks)
+    res = json.loads(ragls(env, ws, "query", ws, "turn off the frobnicator", "--rag", "handbook", "--json",
+                           "--explain").stdout)
+    assert res["chunks"][0]["source"]["path"].endswith("frob.md")
+    assert "vector" in res["chunks"][0]["signals"]
