@@ -409,8 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
 
-    def with_path(sp, optional=False):
-        sp.add_argument("path", nargs="?" if optional else None, default="." if optional else None,
+    def with_path(sp, optional=False, default="."):
+        sp.add_argument("path", nargs="?" if optional else None, default=default if optional else None,
                         help="workspace folder")
         sp.add_argument("--json", action="store_true", help="print the protocol result object")
         sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
@@ -438,14 +438,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folders to serve (default: the project around the current directory: the nearest "
                         "ragls.toml, else .git)")
 
-    ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"))
+    ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"),
+                   optional=True, default=None)  # required without --rag (cli_rags.rag_positionals)
     ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
-    q.add_argument("text")
+    q.add_argument("text", nargs="?")  # `ragls query --rag NAME "text"`: see cli_rags.rag_positionals
     q.add_argument("--top-k", type=int)
     q.add_argument("--explain", action="store_true",
                    help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
@@ -515,7 +516,11 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from ragls.cli_rags import rag_positionals
+
+    rag_positionals(parser, args)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from ragls import ownership

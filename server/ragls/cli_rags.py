@@ -14,6 +14,24 @@ from pathlib import Path
 from ragls.errors import InvalidParams
 
 
+def rag_positionals(parser, args) -> None:
+    """`--rag NAME` needs no folder: `ragls index --rag NAME`, `ragls query --rag NAME "text"` and `ragls ask --rag
+    NAME "question"` read the one positional as the text and the folder as "." (whose ragls.toml may declare the
+    RAG), as `ragls query PATH "text"` still does with both. Without --rag the folder stays required: exits through
+    `parser.error` (status 2) when it is missing."""
+    sub = {a.dest: a for a in parser._subparsers._group_actions}["cmd"].choices.get(args.cmd)
+    if args.cmd == "index" and args.path is None:
+        if not args.rag:
+            sub.error("the following arguments are required: path (or --rag NAME)")
+        args.path = "."
+    elif args.cmd == "query" and args.text is None:
+        if not args.rag:
+            sub.error("the following arguments are required: text")
+        args.path, args.text = ".", args.path
+    elif args.cmd == "ask" and args.rag and not args.question and not Path(args.path).is_dir():
+        args.path, args.question = ".", args.path
+
+
 def add_parser(sub) -> None:
     r = sub.add_parser("rag", help="named RAGs: list, add, remove, rebuild")
     rs = r.add_subparsers(dest="rag_cmd", required=True)

@@ -49,3 +49,18 @@ def test_rag_list_after_rebuild_counts_no_chunk_without_vectors(env, ws):
                            "--explain").stdout)
     assert res["chunks"][0]["source"]["path"].endswith("frob.md")
     assert "vector" in res["chunks"][0]["signals"]
+
+
+def test_rag_commands_take_no_folder(env, ws):
+    """README: `--rag NAME` on index/query/ask; the folder defaults to the current one, whose ragls.toml declares
+    the RAG."""
+    out = ragls(env, ws, "index", "--rag", "handbook").stdout
+    assert "handbook: 0 indexed, 0 deleted, 2 unchanged" in out
+    res = json.loads(ragls(env, ws, "query", "--rag", "handbook", "turn off the frobnicator", "--json").stdout)
+    assert res["query"] == "turn off the frobnicator"
+    assert res["chunks"][0]["source"]["path"].endswith("frob.md")
+    out = ragls(env, ws, "ask", "--rag", "handbook", "When do quotas reset?").stdout
+    assert "quota.md" in out.split("Sources:")[-1]
+    missing = subprocess.run([sys.executable, "-m", "ragls", "query", "only text"], env=env, cwd=ws,
+                             capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "required: text" in missing.stderr
