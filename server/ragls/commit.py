@@ -93,7 +93,8 @@ def generate_commit_message(
 
     Raises InvalidParams for an unknown style; RequestFailed when git is missing, `repo_dir` is not in a git
     repository, nothing is staged ("nothing staged — stage changes or pass staged:false"), there are no changes,
-    or the model fails or returns nothing.
+    a path is still unmerged (conflicts), or the model fails or returns nothing. While a merge is in progress (its
+    conflicts resolved) the message is git's prepared one (`gitdiff.merge_message`), with or without `chat`.
     """
     style = settings.commit.style if style is None else style
     if style not in STYLES:
@@ -106,6 +107,13 @@ def generate_commit_message(
         raise RequestFailed("no changes — tracked files match HEAD")
     files = gitdiff.mark_generated(root, gitdiff.parse_diff(raw))
     paths = [f.path for f in files]
+    conflicted = [f.path for f in files if f.status == "unmerged"]
+    if conflicted:  # git commit refuses these too
+        raise RequestFailed(f"unmerged paths ({', '.join(conflicted[:5])}{' …' if len(conflicted) > 5 else ''}) — "
+                            "resolve the conflicts and stage the files first")
+    merging = gitdiff.merge_message(root)
+    if merging:  # concluding a merge: git's own "Merge branch …" message, not a summary of the other side's diff
+        return CommitMessage(message=merging, truncated=False, files=paths)
     if chat is None:
         message, truncated = deterministic_message(files, style)
         return CommitMessage(message=message, truncated=truncated, files=paths)

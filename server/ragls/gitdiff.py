@@ -136,6 +136,22 @@ def _empty_tree(root: Path) -> str:
     return proc.stdout.decode("ascii").strip()
 
 
+def merge_message(root: Path) -> str | None:
+    """Git's prepared message of a merge in progress (MERGE_HEAD exists): `.git/MERGE_MSG` without its "#" comment
+    lines (e.g. "Merge branch 'topic'"), as `git commit` would propose it; None when no merge is in progress or
+    git prepared no message."""
+    head = run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
+    if head.returncode != 0:
+        return None
+    proc = run_git(["-C", str(root), "rev-parse", "--path-format=absolute", "--git-path", "MERGE_MSG"])
+    try:
+        text = decode(Path(os.fsdecode(proc.stdout.strip())).read_bytes()) if proc.returncode == 0 else ""
+    except OSError:
+        return None
+    lines = [line.rstrip() for line in text.splitlines() if not line.startswith("#")]
+    return "\n".join(lines).strip() or None
+
+
 def read_diff(root: Path, *, staged: bool = True) -> bytes:
     """The raw patch of the repository at `root`.
 

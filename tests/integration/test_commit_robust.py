@@ -5,6 +5,7 @@ real WordPiece tokenizer, the offline MiniLM's), and cp1252 bytes in a staged di
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from llm_server import Reply
@@ -13,6 +14,7 @@ from test_commit import git, isolated_git, llm, settings_for, write  # noqa: F40
 from ragls.answer.llm import make_chat_model
 from ragls.commit import generate_commit_message
 from ragls.embed import offline_model_dir
+from ragls.errors import RequestFailed
 
 CONTEXT_TOKENS = 8192
 SOURCE_V1 = ("def pay(invoice, amount):\n    \"\"\"Charge the customer for an invoice.\"\"\"\n"
@@ -114,3 +116,41 @@ def test_cp1252_bytes_in_a_staged_diff_reach_the_model_as_text(tmp_path, llm):  
     prompt = llm.requests[-1].last_user_text()
     assert "+The caf\u00e9\u2019s special \u201ccr\u00e8me br\u00fbl\u00e9e\u201d \ufffd" in prompt
     assert not any(0x7F <= ord(c) < 0xA0 or (ord(c) < 0x20 and c not in "\n\t") for c in prompt)
+
+
+def test_merge_in_progress_conflicts_refused_then_gits_merge_message(tmp_path, llm):  # noqa: F811
+    """A conflicted merge: unmerged paths are a clear error (git commit refuses them too); once resolved and
+    staged, the message is git's "Merge branch 'topic'" with or without a model (the model is not asked)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test")
+    git(root, "config", "user.email", "test@example.com")
+    write(root, "guide.md", "# Guide\n\nBase text.\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "init")
+    git(root, "checkout", "-q", "-b", "topic")
+    write(root, "guide.md", "# Guide\n\nTopic text.\n")
+    git(root, "commit", "-q", "-am", "topic edit")
+    git(root, "checkout", "-q", "main")
+    write(root, "guide.md", "# Guide\n\nMain text.\n")
+    git(root, "commit", "-q", "-am", "main edit")
+    with pytest.raises(subprocess.CalledProcessError):
+        git(root, "merge", "topic")
+    settings = settings_for(llm)
+    chat = make_chat_model(settings.generation)
+    with pytest.raises(RequestFailed, match=r"unmerged paths \(guide\.md\) — resolve the conflicts"):
+        generate_commit_message(root, settings=settings, chat=chat)
+    write(root, "guide.md", "# Guide\n\nMain and topic text.\n")
+    git(root, "add", "guide.md")
+    asked = len(llm.requests)
+    for model in (chat, None):
+        result = generate_commit_message(root, settings=settings, chat=model)
+        assert result.message == "Merge branch 'topic'"
+        assert result.files == ["guide.md"]
+    assert len(llm.requests) == asked
+    git(root, "commit", "-q", "--no-edit")
+    write(root, "guide.md", "# Guide\n\nAfter the merge.\n")
+    git(root, "add", ".")
+    result = generate_commit_message(root, settings=settings, chat=None)  # no merge in progress any more
+    assert result.message.startswith("docs: update guide.md")
