@@ -144,3 +144,14 @@ def test_indented_and_rest_literal_blocks_stay_code_after_their_sentence():
                                    [(1, hit(RST))], max_sentences=10)
     assert "::" not in everything and ".. code-block" not in everything
     assert "first line of text second line" not in everything  # never one flattened line
+
+
+def test_rest_roles_and_section_underlines_read_as_text():
+    """Sphinx roles (":meth:`~flask.make_response`") and a reST title's underline reached answers verbatim."""
+    text = ("The Built-In Debugger\n---------------------\n\nWhile it is possible to set :data:`DEBUG` in your "
+            "config, use :meth:`~flask.Flask.make_response` and read :ref:`the responses guide <about-responses>` "
+            "or :ref:`about-responses` first.\n")
+    assert clean_markup(text).count("\n") == text.count("\n")
+    assert [u.text for u in units(text)] == [
+        "While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
+        "about-responses first."]

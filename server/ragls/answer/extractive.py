@@ -2,10 +2,11 @@
 
 Built from each hit's focus lines (its best embedding window, `Hit.focus`) when known, else the whole chunk. The
 text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks (Markdown's
-4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped). A sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its
-bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup
+4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped). A
+sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup
 that is not text is removed first: heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include
-directives `{* file *}` / `{! file !}`, HTML comments, and link targets (a link keeps its text).
+directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps its text), reST roles
+(`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 # A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
+_REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
+# A reST section title's underline (or overline): one punctuation character repeated.
+_REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -44,12 +50,29 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
-    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move) and heading ids
-    `{ #anchor }`."""
+    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
+    `{ #anchor }`, and reST roles reduced to their text (`_rest_role`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
+    text = _REST_ROLE.sub(_rest_role, text)
     return strip_heading_ids(text)
+
+
+def _rest_role(m: re.Match[str]) -> str:
+    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
+    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
+    dotted part, "!" is dropped), as Sphinx renders them."""
+    role = m.group(0)[1:].split(":", 1)[0]
+    target = m.group(1).strip()
+    if target.endswith(">") and "<" in target:
+        target = target[:target.rindex("<")].strip() or target
+    if role in _TEXT_ROLES:
+        return target
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return f"`{target}`"
 
 
 @dataclass
@@ -88,6 +111,11 @@ def _blocks(text: str) -> list[_Block]:
                 j -= 1
             out.append(_Block("code", i, lines[i:j]))
             i = j
+            continue
+        if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not _LIST_ITEM.match(line) \
+                and len(lines[i + 1].strip()) >= len(stripped):
+            out.append(_Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
+            i += 2
             continue
         if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
             out.append(_Block("skip", i, [line]))
