@@ -16,7 +16,8 @@ sets):
 Evidence per form: `coverage_<form>` (the shipped coverage with those weights) and `missing_<form>` (the
 specificity-weighted IDF share of the absent terms). Same 223 questions and leave-one-corpus-out protocol as
 bench/abstention_sentences.py; the decision is the product's (probability below the floor, or the cosine/keyword
-rule).
+rule). Since the `lin` form shipped (server/ragls/retrieval/abstention.py `specificity`), the gathered `coverage`
+equals `coverage_lin`; the figures before it are in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 from ragls.embed import offline_model_dir
-from ragls.retrieval.abstention import SPECIFICITY_FLOOR, Evidence, idf, signal_agreement, specificity
+from ragls.retrieval.abstention import (
+    SPECIFICITY_FLOOR,
+    Evidence,
+    idf,
+    signal_agreement,
+    specificity,
+)
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
