@@ -16,8 +16,8 @@ sets):
 Evidence per form: `coverage_<form>` (the shipped coverage with those weights) and `missing_<form>` (the
 specificity-weighted IDF share of the absent terms). Same 223 questions and leave-one-corpus-out protocol as
 bench/abstention_sentences.py; the decision is the product's (probability below the floor, or the cosine/keyword
-rule). Since the `lin` form shipped (server/ragls/retrieval/abstention.py `specificity`), the gathered `coverage`
-equals `coverage_lin`; the figures before it are in docs/benchmarks.md.
+rule), also for the far-off questions. Needs `pip install wordfreq` (not a ragls dependency: tried and rejected,
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -138,15 +138,25 @@ def main() -> int:
     # the shipped coefficients with the re-weighted coverage in place of coverage (no refit)
     from ragls.retrieval.abstention import COEFFICIENTS as C
     own = np.array([r["kind"] not in ("out-of-scope", "in-scope") for r in rows])
+    def decide(cov):
+        z = np.array([C["intercept"] + C["cosine"] * r["cosine"] + C["coverage"] * r[cov]
+                      + C["agreement"] * r["agreement"] for r in rows])
+        return (1 / (1 + np.exp(-z)) < args.floor) | np.array([r["today_abstained"] for r in rows])
+
+    base = decide("coverage")
     for cov in ("coverage", "coverage_lin", "coverage_logit"):
         line = f"shipped coefficients, {cov:15s}"
         for g in ("flask-docs", "rust-book"):
             m = np.array([r["corpus"] == g for r in rows]) & own
-            z = np.array([C["intercept"] + C["cosine"] * r["cosine"] + C["coverage"] * r[cov]
-                          + C["agreement"] * r["agreement"] for r in rows])
-            dec = (1 / (1 + np.exp(-z)) < args.floor) | np.array([r["today_abstained"] for r in rows])
+            dec = decide(cov)
+            far = np.array([r["corpus"] == g and r["kind"] == "out-of-scope" for r in rows])
             line += (f" | {g}: near {int((dec & m & (y == 0)).sum())}/{int((m & (y == 0)).sum())}, answerable "
-                     f"{int((dec & m & (y == 1)).sum())}/{int((m & (y == 1)).sum())}")
+                     f"{int((dec & m & (y == 1)).sum())}/{int((m & (y == 1)).sum())}, far-off "
+                     f"{int((dec & far).sum())}/{int(far.sum())}")
+            line += "".join(f"\n      answered now: {r['id']} {r['text']!r}" for r, d, d0 in zip(rows, dec, base)
+                            if r["corpus"] == g and d0 and not d) if cov != "coverage" else ""
+            line += "".join(f"\n      abstained now: {r['id']} {r['text']!r}" for r, d, d0 in zip(rows, dec, base)
+                            if r["corpus"] == g and d and not d0) if cov != "coverage" else ""
         print(line)
     return 0
 

@@ -6,11 +6,8 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
 - `cosine`: the best vector cosine over all vector candidates (`Hits.best_similarity`);
 - `coverage`: the IDF-weighted share of the query's indexed terms (BM25's own analysis: stemmed content words,
   compound identifiers split) that occur in the top hits — title or text; IDF = BM25's
-  ln(1 + (N - df + 0.5) / (df + 0.5)) over all searched folders. A term absent from the corpus (df 0) gets the
-  largest IDF times its specificity in general English (`specificity`: 1 for a rare or unknown word, down to 0.1
-  for an everyday one, from wordfreq's Zipf frequency of the word as typed): a near miss ("deploy Flask to AWS
-  Lambda") shares the common words but not the rare, technical ones, while a paraphrase's absent everyday word
-  ("how many retries are ALLOWED" over "Max retries is 7") costs it little;
+  ln(1 + (N - df + 0.5) / (df + 0.5)) over all searched folders, a term absent from the corpus getting the
+  largest IDF. A near miss ("deploy Flask to AWS Lambda") shares the common words but not the rare ones;
 - `agreement`: whether BM25 and the vector signal found the same chunks: the largest min(1/rank_vector,
   1/rank_bm25) over the top hits (1.0 when one chunk is first in both lists; 0 when no top hit was seen by both);
 - `coverage_top`: the largest IDF-weighted share of the query's terms found in ONE top hit (all key words in one
@@ -33,9 +30,7 @@ tested on the other, coverage_top and missing_idf did not improve the held-out A
 "Abstention"); focus_coverage and bm25_top did (Flask 0.824 -> 0.865 / 0.891, Rust book 0.934 -> 0.948 / 0.950)
 but no refit abstained on more near misses without refusing more answerable questions at the floor, so the model
 uses cosine, coverage and agreement ("Abstention: focus-window, margin and BM25-score evidence"). The query is abstained on when
-P < `retrieval.abstention_probability`. The specificity prior on absent terms came later (docs/benchmarks.md,
-"Abstention: a background-language prior for absent terms"); the coefficients were kept (same features). Fitted
-on all-MiniLM-L6-v2 cosines: another embedding model has another
+P < `retrieval.abstention_probability`. Fitted on all-MiniLM-L6-v2 cosines: another embedding model has another
 cosine scale, so refit (or lower the floor) when you change it.
 """
 
@@ -44,7 +39,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ragls.ir import Hit
 from ragls.retrieval.query import Query
@@ -56,17 +50,12 @@ from ragls.stores.bm25 import stems
 # ({"intercept": -6.337, "cosine": 5.175, "coverage": 7.467}) abstained on fewer near misses at that floor (Rust 4
 # of 12, Flask 5 of 10, same answerable errors), so these stay. Agreement gets a small negative weight once cosine
 # and coverage are in (they carry its information; near misses also find "agreeing" chunks).
-# With the specificity prior on absent terms (same coefficients), at floor 0.2: Rust book 4 of 12 near misses /
-# 2 of 49 answerable abstained, Flask 5 of 10 / 2 of 34 (before: 3 of 49, 3 of 34).
 COEFFICIENTS = {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
-# specificity(): Zipf frequencies (log10 occurrences per billion words) between which an absent word's weight falls
-# linearly from 1 to SPECIFICITY_FLOOR; chosen a priori (technical names ~1-3, everyday words ~4-6), not tuned
-SPECIFIC_ZIPF, COMMON_ZIPF, SPECIFICITY_FLOOR = 3.0, 5.0, 0.1
 
 
 @dataclass(frozen=True)
@@ -97,39 +86,14 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-@lru_cache(maxsize=65536)
-def specificity(word: str) -> float:
-    """How specific `word` (lower case, as typed) is in general English, in [SPECIFICITY_FLOOR, 1]: 1 at wordfreq's
-    Zipf frequency <= 3 (rare, technical or unknown: "kubernetes" 2.3, "cors" 2.0, "serde" 0), SPECIFICITY_FLOOR
-    at >= 5 ("allowed" 5.0, "somebody" 4.8), linear between. 1 for every word when wordfreq is not installed (the
-    absent term then weighs the largest IDF, as before). The first call loads wordfreq's English table (~0.8 s,
-    once per process); later ones are cached dict reads."""
-    try:
-        from wordfreq import zipf_frequency
-    except ImportError:  # pragma: no cover - a declared dependency
-        return 1.0
-    z = zipf_frequency(word, "en")
-    share = min(1.0, max(0.0, (z - SPECIFIC_ZIPF) / (COMMON_ZIPF - SPECIFIC_ZIPF)))
-    return 1.0 - (1.0 - SPECIFICITY_FLOOR) * share
-
-
 def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
-    """({stemmed query term: its weight}, the largest possible IDF ln(1 + (n + 0.5) / 0.5) of a term found
-    nowhere); ({}, 1.0) without indexes or terms. A term's weight is its BM25 IDF over all `indexes`; for a term
-    absent from all of them, the largest IDF x `specificity` of the query word it came from."""
+    """({stemmed query term: BM25 IDF over all `indexes`}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
+    of a term found nowhere); ({}, 1.0) without indexes or terms."""
     if not indexes:
         return {}, 1.0
-    surface: dict[str, str] = {}
-    for w in query.bm25_words:
-        for t in stems(w):
-            surface.setdefault(t, w)
+    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
     n = sum(idx.bm25.num_docs() for idx in indexes)
-    top = idf(0, n)
-    weights = {}
-    for t, w in surface.items():
-        df = sum(idx.bm25.doc_freq(t) for idx in indexes)
-        weights[t] = idf(df, n) if df else top * specificity(w)
-    return weights, top
+    return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
 
 
 def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
