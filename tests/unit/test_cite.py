@@ -134,3 +134,17 @@ def test_sentence_ending_in_emoji_or_punctuation_is_still_checked(ending):
     assert cites == [Citation(1, True)]
     _, cites = check_citations("Bananas are yellow" + ending, [(1, source)])
     assert cites == [Citation(1, False)]
+
+
+def test_a_lead_in_without_content_words_is_checked_with_its_sentence():
+    """Extractive answers end a bullet with the lead-in of a code block ("… blueprint? Like this [2]:"); "Like
+    this" alone has no content word and the text after the marker is code, so it was reported unsupported."""
+    text = "- So how do you register that blueprint? Like this [2]:\n  ```\n  app.register_blueprint(bp)\n  ```"
+    at = text.index("[2]")
+    assert carrying_sentence(text, at, at + 3) == "- So how do you register that blueprint? Like this"
+    hit = Hit(chunk=Chunk(id="c", path="b.rst", text="So how do you register that blueprint?  Like this::\n",
+                          span=LineSpan(0, 0, 1, 0), text_hash="c"), score=1.0)
+    assert check_citations(text, [(2, hit)])[1][0].supported
+    elsewhere = Hit(chunk=Chunk(id="d", path="c.rst", text="Templates render variables with Jinja.\n",
+                                span=LineSpan(0, 0, 1, 0), text_hash="d"), score=1.0)
+    assert not check_citations(text, [(2, elsewhere)])[1][0].supported

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer
+from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer, units
 from ragls.ir import Chunk, Hit, LineSpan
 
 DOC = """## Install { #install }
@@ -98,3 +98,60 @@ def test_badges_images_and_link_definitions_never_reach_the_answer():
     assert "- See the getting started guide for installing the widget charts library [1]." in lines
     assert "- Charts are drawn with the canvas renderer by default [1]" in lines
     assert clean_markup(README).count("\n") == README.count("\n")
+
+
+RST = """Blueprints
+==========
+
+To register the blueprint, call the method on the application::
+
+    app.register_blueprint(simple_page)
+    app.run(debug=True)
+
+Install the extension with pip before you start:
+
+.. code-block:: sh
+
+    $ pip install flask-sqlalchemy
+
+So how do you register that blueprint?  Like this::
+
+    from flask import Flask
+    app.register_blueprint(simple_page)
+
+Each command of the list below is one line of text:
+
+    first line of text
+    second line of text
+"""
+
+
+def test_indented_and_rest_literal_blocks_stay_code_after_their_sentence():
+    """reST literal blocks (after "::" or a `.. code-block::` line) and Markdown's 4-space code blocks are code:
+    kept verbatim (fenced) under the sentence that introduces them, never flattened into a sentence, and "::"
+    reads as ":" (the Flask docs are reST: their code came out as one run-on line before)."""
+    answer = extractive_answer("how do I register the blueprint on the application", [(1, hit(RST))],
+                               max_sentences=1)
+    assert body(answer) == ["- To register the blueprint, call the method on the application [1]:", "  ```",
+                            "  app.register_blueprint(simple_page)", "  app.run(debug=True)", "  ```"]
+    answer = extractive_answer("install the extension with pip", [(1, hit(RST))], max_sentences=1)
+    assert body(answer) == ["- Install the extension with pip before you start [1]:", "  ```",
+                            "  $ pip install flask-sqlalchemy", "  ```"]
+    # a short lead-in ("Like this::") joins the sentence before it, so the code is not lost with it
+    assert "So how do you register that blueprint? Like this:\n```\nfrom flask import Flask\n" \
+           "app.register_blueprint(simple_page)\n```" in [u.text for u in units(RST)]
+    everything = extractive_answer("register blueprint install extension command list line text",
+                                   [(1, hit(RST))], max_sentences=10)
+    assert "::" not in everything and ".. code-block" not in everything
+    assert "first line of text second line" not in everything  # never one flattened line
+
+
+def test_rest_roles_and_section_underlines_read_as_text():
+    """Sphinx roles (":meth:`~flask.make_response`") and a reST title's underline reached answers verbatim."""
+    text = ("The Built-In Debugger\n---------------------\n\nWhile it is possible to set :data:`DEBUG` in your "
+            "config, use :meth:`~flask.Flask.make_response` and read :ref:`the responses guide <about-responses>` "
+            "or :ref:`about-responses` first.\n")
+    assert clean_markup(text).count("\n") == text.count("\n")
+    assert [u.text for u in units(text)] == [
+        "While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
+        "about-responses first."]

@@ -7,8 +7,9 @@ it, so the answer never shows a broken link.
 
 The sentence carrying a marker is the text before it (trailing punctuation, emoji and symbols dropped) back to the
 previous sentence end (".", "!" or "?" followed
-by whitespace, or a line break), with other markers removed; for a marker that opens a line, or when that text has no
-content words, the text after it up to the next sentence end.
+by whitespace, or a line break), with other markers removed; when that text is a lead-in without content words ("Like this [1]:"), the sentence
+before it on the same line joins it; for a marker that opens a line, or when there are still no content words,
+the text after it up to the next sentence end.
 
 Support rule (deliberately simple and explainable):
   - content words: the text case-folded, split into runs of letters/digits, minus English stop words and
@@ -127,12 +128,15 @@ def carrying_sentence(text: str, start: int, end: int) -> str:
         before = _TRAILING_DECORATION.sub("", text[:start])
     else:  # the marker opens a line: it belongs to the text after it
         before = ""
-    cut = 0
-    for m in _SENTENCE_END.finditer(before):
-        cut = m.end()
-    sentence = strip_markers(before[cut:]).strip()
+    cuts = [0] + [m.end() for m in _SENTENCE_END.finditer(before)]
+    sentence = strip_markers(before[cuts[-1]:]).strip()
     if content_words(sentence):
         return sentence
+    if sentence and len(cuts) > 1 and "\n" not in before[cuts[-2]:cuts[-1]].strip():
+        # a lead-in of stop words only ("Like this [1]:") belongs to the sentence before it on its line
+        joined = strip_markers(before[cuts[-2]:]).strip()
+        if content_words(joined):
+            return joined
     after = text[end:]
     stop = _SENTENCE_END.search(after)
     return strip_markers(after[: stop.start() if stop else len(after)]).strip()

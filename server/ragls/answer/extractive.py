@@ -1,11 +1,12 @@
 """Extractive answers (no LLM): the passages of the top hits that best answer the question, cited as `[n]`.
 
 Built from each hit's focus lines (its best embedding window, `Hit.focus`) when known, else the whole chunk. The
-text is read as blocks: paragraphs (split into sentences), list items, fenced code blocks, headings and tables
-(skipped). A sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its
-bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup
+text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks (Markdown's
+4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped). A
+sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup
 that is not text is removed first: heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include
-directives `{* file *}` / `{! file !}`, HTML comments, and link targets (a link keeps its text).
+directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps its text), reST roles
+(`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence e
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\})[ \t]*$", re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
+_INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
@@ -36,6 +38,11 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 # A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
+_REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
+# A reST section title's underline (or overline): one punctuation character repeated.
+_REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -43,12 +50,29 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
-    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move) and heading ids
-    `{ #anchor }`."""
+    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
+    `{ #anchor }`, and reST roles reduced to their text (`_rest_role`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
+    text = _REST_ROLE.sub(_rest_role, text)
     return strip_heading_ids(text)
+
+
+def _rest_role(m: re.Match[str]) -> str:
+    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
+    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
+    dotted part, "!" is dropped), as Sphinx renders them."""
+    role = m.group(0)[1:].split(":", 1)[0]
+    target = m.group(1).strip()
+    if target.endswith(">") and "<" in target:
+        target = target[:target.rindex("<")].strip() or target
+    if role in _TEXT_ROLES:
+        return target
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return f"`{target}`"
 
 
 @dataclass
@@ -77,7 +101,23 @@ def _blocks(text: str) -> list[_Block]:
             out.append(_Block("code", i, lines[i:j + 1]))
             i = j + 1
             continue
-        if stripped.startswith(("#", "<", "{{", "|", "---", "===")):
+        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) and not (out and out[-1].kind == "list"):
+            # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
+            # line that is neither blank nor indented. After a list it is the item's continuation instead.
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or _INDENTED.match(lines[j])):
+                j += 1
+            while not lines[j - 1].strip():
+                j -= 1
+            out.append(_Block("code", i, lines[i:j]))
+            i = j
+            continue
+        if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not _LIST_ITEM.match(line) \
+                and len(lines[i + 1].strip()) >= len(stripped):
+            out.append(_Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
+            i += 2
+            continue
+        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
             out.append(_Block("skip", i, [line]))
             i += 1
             continue
@@ -131,9 +171,11 @@ def _attached(block: _Block) -> str:
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
     if block.kind == "code":
-        if cut:
-            fence = _FENCE_OPEN.match(block.lines[0]).group(1)
-            lines += ["…", fence]
+        fenced = _FENCE_OPEN.match(block.lines[0])
+        if not fenced:  # an indented block: fenced in the answer, which is Markdown
+            lines = ["```", *lines, *(["…"] if cut else []), "```"]
+        elif cut:
+            lines += ["…", fenced.group(1)]
     else:
         lines = [_link_text(x) for x in lines]
         if cut:
@@ -162,12 +204,19 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
     for k, b in enumerate(blocks):
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
-        nxt = blocks[k + 1] if k + 1 < len(blocks) else None
+        # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
+        nxt = next((x for x in blocks[k + 1:k + 3] if not x.lines[0].lstrip().startswith(".. ")), None)
         if b.kind == "para":
             joined = _plain(" ".join(_LINE_PREFIX.sub("", x.strip(), count=1) for x in b.lines))
-            sentences = [s.strip() for s in _SENTENCE_SPLIT.split(joined) if len(s.split()) >= 4]
+            sentences = [s.strip() for s in _SENTENCE_SPLIT.split(joined)]
+            if len(sentences) > 1 and len(sentences[-1].split()) < 4 and sentences[-1].endswith(":"):
+                # "So how do you register it? Like this::" + code: the short lead-in joins its sentence
+                sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]
+            sentences = [s for s in sentences if len(s.split()) >= 4]
             for pos, s in enumerate(sentences):
                 last = pos == len(sentences) - 1
+                if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
+                    s = s[:-2].rstrip() + ":"
                 if last and s.endswith(":") and nxt is not None and nxt.kind in ("list", "code"):
                     out.append(Unit(_cap(s), _attached(nxt), b.start))
                 else:
@@ -214,7 +263,8 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
     when its focus yields nothing). Lexical score of a candidate: the question's content words
     (`cite.content_words`) it contains, each weighted by its inverse frequency among the candidates,
     idf(w) = ln(1 + N / df(w)) — a word found everywhere (the project's name) counts little. With `embed`
-    (texts -> normalised vectors) candidates are ranked by cosine similarity to the question instead, plus 0.05
+    (texts -> normalised vectors) candidates are ranked by the cosine similarity of their sentence (without the
+    block it introduces) to the question instead, plus 0.05
     per shared content word; those sharing no word and below 0.3 cosine are left out. Either score is damped by
     the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then the earlier candidate.
     With no candidate at all, the first sentence of each of the two best sources is used."""
@@ -236,7 +286,8 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
     total = max(1, len(candidates))
     cosines = None
     if embed is not None and candidates:
-        vecs = embed([question] + [c[3].text for c in candidates])
+        # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
+        vecs = embed([question] + [c[3].sentence for c in candidates])
         cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
     scored = []
     for i, (rank, pos, n, unit, words) in enumerate(candidates):
