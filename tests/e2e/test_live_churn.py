@@ -115,3 +115,24 @@ async def test_edits_while_the_first_index_runs(tmp_path, rebuild_clean):
         state = index_state(await index_dir_of(c))
         assert "doc4.md" not in state["files"]
         assert_equals_clean(state, rebuild_clean(folder))
+
+
+async def test_folder_moved_out_of_and_back_into_the_workspace(client, ws, rebuild_clean, tmp_path):
+    """`mv ws/dir elsewhere` is a delete of every file under it, `mv elsewhere/dir ws/` an add of every file under
+    it: the watcher sees only the directory's move, never its files."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "moving" / "deep").mkdir(parents=True)
+    (ws / "moving" / "deep" / "m.md").write_text("# Moving\n\nThe wandering albatross moves folders.\n")
+    await eventually(lambda: paths_for(client, "albatross"), "the new folder's file")
+    os.rename(ws / "moving", outside / "moving")
+    await eventually(lambda: _not(paths_for(client, "albatross")), "the moved-out folder's file to go")
+    await settle(client)
+    assert_equals_clean(index_state(await index_dir_of(client)), rebuild_clean(ws))
+    (outside / "moving" / "deep" / "m.md").write_text("# Moving\n\nThe returning albatross comes back.\n")
+    os.rename(outside / "moving", ws / "returned")
+    await eventually(lambda: paths_for(client, "returning"), "the moved-in folder's file")
+    await settle(client)
+    state = index_state(await index_dir_of(client))
+    assert "returned/deep/m.md" in state["files"]
+    assert_equals_clean(state, rebuild_clean(ws))
