@@ -41,6 +41,9 @@ WORKSPACE = "workspace"
 RESERVED = frozenset({WORKSPACE})
 # Keys of a [rags.NAME] table that are not settings.
 RAG_KEYS = frozenset({"sources", "description"})
+# A RAG of local files only is re-scanned (size/mtime stat, then only changed files re-read) on use when its last
+# sync is older than this: edits to its folders show up without a server restart, at most one scan per interval.
+LOCAL_RESCAN_S = 2.0
 
 
 def user_config_file() -> Path:
@@ -242,16 +245,20 @@ class SourcesRag:
         self._lock = threading.RLock()
         self._reranker = None
         self._skipped: list[tuple[str, str]] = []
+        self._synced_at = float("-inf")  # time.monotonic() of this process's last sync
         from ragls.graph_extract import GraphBuilder
 
         self.graph = GraphBuilder.attach(self.index, spec.settings)
 
     def ensure_indexed(self) -> None:
-        """Index the RAG now if it was never indexed (first use) or its source list changed since its last sync
-        — waits for a sync already running."""
+        """Index the RAG now if it was never indexed (first use), its source list changed since its last sync, or
+        its sources are all local and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only
+        changed files are re-read) — waits for a sync already running."""
         with self._lock:
             m = self.index.manifest
-            if m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources):
+            local = not any("://" in s for s in self.spec.sources)
+            if (m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources)
+                    or (local and self.index.writer and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
                 self.sync()
 
     def sync(self) -> SyncReport:
@@ -260,6 +267,7 @@ class SourcesRag:
             report = self.index.sync(embed=False)
             self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
             self._embed(report)
+            self._synced_at = time.monotonic()
             if self.graph is not None:
                 self.graph.wait()
             return report
