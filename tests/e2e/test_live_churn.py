@@ -136,3 +136,16 @@ async def test_folder_moved_out_of_and_back_into_the_workspace(client, ws, rebui
     state = index_state(await index_dir_of(client))
     assert "returned/deep/m.md" in state["files"]
     assert_equals_clean(state, rebuild_clean(ws))
+
+
+async def test_rename_to_and_from_a_type_that_is_not_indexed(client, ws, rebuild_clean):
+    (ws / "kept.md").write_text("# Kept\n\nThe hidden heron is documented here.\n")
+    await eventually(lambda: paths_for(client, "heron"), "the new file")
+    os.rename(ws / "kept.md", ws / "kept.md.bak")  # out of sources.include: a delete
+    await eventually(lambda: _not(paths_for(client, "heron")), "the file renamed to .bak to go")
+    os.rename(ws / "kept.md.bak", ws / "back.md")  # into sources.include: an add
+    await eventually(lambda: paths_for(client, "heron"), "the file renamed back to .md")
+    await settle(client)
+    state = index_state(await index_dir_of(client))
+    assert "back.md" in state["files"] and "kept.md" not in state["files"]
+    assert_equals_clean(state, rebuild_clean(ws))
