@@ -3,8 +3,11 @@ chunks, and the embedding time. Editors ask it (`ragls estimate --json FOLDER`) 
 large first index; `ragls doctor` prints the same figures.
 
 Nothing is written and no model is loaded: the walk is `sources.walk` (the server's own file selection, with
-.gitignore and `sources.include/exclude` from the folder's ragls.toml), chunks are bytes / `chunk_size`, and the
-time is `workspace.estimate_embed_seconds` (measured throughput on 2 cores, conservative).
+.gitignore and `sources.include/exclude` from the folder's ragls.toml); chunks are the listed bytes times the
+chunks per byte of up to SAMPLE_FILES files spread over the listing, chunked by the indexer's own chunker
+(heading-dense READMEs make chunks far shorter than `chunk_size`: 1,250 characters on average in a node_modules
+folder, where bytes / `chunk_size` guessed 1,619 chunks for 2,581); the time is
+`workspace.estimate_embed_seconds` (measured throughput on 2 cores, conservative).
 """
 
 from __future__ import annotations
@@ -57,7 +60,11 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
             size += (root / rel).stat().st_size
         except OSError:
             continue  # vanished or unreadable: the indexer skips it too
-    chunks = -(-size // settings.chunking.chunk_size) if size else 0
+    ratio = _chunks_per_byte(root, listed, settings)
+    if ratio is None:
+        chunks = -(-size // settings.chunking.chunk_size) if size else 0
+    else:
+        chunks = max(1, round(size * ratio)) if size else 0
     # Truncation: the model folder's declared limit when it names one (256 for all-MiniLM-L6-v2), else the setting.
     max_length = min(settings.embedding.max_length,
                      declared_max_length(settings.embedding.model_path) or settings.embedding.max_length)
@@ -65,3 +72,25 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     return IndexEstimate(folder=str(root), files=len(listed), chunks=chunks, bytes=size, seconds=round(seconds, 1),
                          indexed=(index_dir / "manifest.sqlite").is_file(), index_path=str(index_dir),
                          long=seconds > LONG_EMBED_WARNING_S)
+
+
+SAMPLE_FILES = 48  # files chunked to measure chunks per byte; chunking them takes well under a second
+
+
+def _chunks_per_byte(root: Path, listed: list[str], settings) -> float | None:
+    """Chunks per file byte over up to SAMPLE_FILES of `listed`, evenly spread (every file when there are fewer),
+    read and chunked as the indexer does (`sources.load.load_file`, `chunking.chunk_document`). None when no
+    sampled file could be read."""
+    from ragls.chunking import chunk_document
+    from ragls.ir import Document
+    from ragls.sources.load import load_file
+
+    step = max(1, -(-len(listed) // SAMPLE_FILES))
+    n_bytes = n_chunks = 0
+    for rel in listed[::step]:
+        doc = load_file(root, rel, settings.sources.max_file_bytes)
+        if not isinstance(doc, Document) or not doc.size:
+            continue
+        n_bytes += doc.size  # the file's bytes, as `size` above counts them
+        n_chunks += len(chunk_document(doc, settings.chunking.chunk_size, settings.chunking.overlap))
+    return n_chunks / n_bytes if n_bytes else None

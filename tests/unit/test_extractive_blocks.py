@@ -155,3 +155,11 @@ def test_rest_roles_and_section_underlines_read_as_text():
     assert [u.text for u in units(text)] == [
         "While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
         "about-responses first."]
+
+
+def test_a_chunk_opening_mid_sentence_does_not_answer_with_the_fragment():
+    """A chunk's overlap with the one before starts mid-sentence ("overload that operator is listed."): that
+    fragment is no answer; the sentences after it are."""
+    text = "overload that operator is listed in the table.\nEvery operator of the table has an example beside it.\n"
+    assert [u.sentence for u in units(text)] == ["Every operator of the table has an example beside it."]
+    assert [u.sentence for u in units("The table lists every operator.\n")] == ["The table lists every operator."]

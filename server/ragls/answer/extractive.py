@@ -212,6 +212,8 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
             if len(sentences) > 1 and len(sentences[-1].split()) < 4 and sentences[-1].endswith(":"):
                 # "So how do you register it? Like this::" + code: the short lead-in joins its sentence
                 sentences[-2:] = [f"{sentences[-2]} {sentences[-1]}"]
+            if b.start == 0 and sentences and sentences[0][:1].islower():
+                sentences = sentences[1:]  # the chunk opens mid-sentence (its overlap with the one before)
             sentences = [s for s in sentences if len(s.split()) >= 4]
             for pos, s in enumerate(sentences):
                 last = pos == len(sentences) - 1

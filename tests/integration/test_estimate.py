@@ -1,0 +1,50 @@
+"""`ragls estimate` (estimate.py): the chunk count comes from chunking a sample of the files with the indexer's own
+chunker, not from bytes / chunk_size — heading-dense READMEs make much shorter chunks. Real chunker and index."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.embed import offline_model_dir
+from ragls.estimate import SAMPLE_FILES, estimate_first_index
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+
+def readme(n: int) -> str:
+    """A README of short sections (about 300 characters each), as most package READMEs are."""
+    sections = [f"## Option {k} of package {n}\n\nThe option {k} turns the feature number {k} on or off; it "
+                f"defaults to off and is read once at start-up from the configuration file of package {n}.\n\n"
+                f"```js\nconfigure({{ option{k}: true }})\n```\n" for k in range(12)]
+    return f"# Package {n}\n\n" + "\n".join(sections)
+
+
+def test_chunks_are_counted_by_the_real_chunker(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(20):
+        (folder / f"readme{n}.md").write_text(readme(n))
+    est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    assert est.files == 20 and est.bytes == size and 20 <= SAMPLE_FILES
+    ws = RagWorkspace([folder], [{"index": {"path": str(tmp_path / "index")}}])
+    try:
+        ws.index(embed=False)
+        real = ws.indexes[0].manifest.chunk_count()
+    finally:
+        ws.close()
+    assert est.chunks == real  # every file sampled: exact
+    assert real > -(-size // 2000) * 1.3  # what bytes / chunk_size would have said is far off
+    assert not est.indexed  # estimated before any index existed
+
+
+def test_sampling_spreads_over_many_files(tmp_path):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for n in range(3 * SAMPLE_FILES):
+        (folder / f"f{n:03}.md").write_text(readme(n) if n % 2 else "# Short\n\nOne short paragraph of text.\n")
+    est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
+    # half the files are one-chunk notes, half 12-section READMEs: the estimate lands between both guesses
+    assert 3 * SAMPLE_FILES <= est.chunks <= 3 * SAMPLE_FILES * 8
+    assert est.files == 3 * SAMPLE_FILES
