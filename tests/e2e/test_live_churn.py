@@ -5,7 +5,6 @@ or missing chunks). Real server over stdio, real watcher, real stores, offline M
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import subprocess
@@ -14,8 +13,20 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from lspkit import wait_indexed
-from test_live import (CACHE, FILES, TIMEOUT, _not, assert_equals_clean, eventually, index_dir_of, index_state,
-                       make_workspace, paths_for, rebuild_clean, running_server)
+from test_live import (
+    CACHE,
+    FILES,
+    TIMEOUT,
+    _not,
+    assert_equals_clean,
+    eventually,
+    index_dir_of,
+    index_state,
+    make_workspace,
+    paths_for,
+    rebuild_clean,
+    running_server,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 __all__ = ["rebuild_clean"]  # the fixture, re-exported for pytest
