@@ -8,7 +8,7 @@ import pytest
 from llm_server import Reply, Request
 from ragls.answer.ask import FALLBACK_LABEL, ask
 from ragls.answer.cache import AnswerCache
-from ragls.answer.conversation import REWRITE_SYSTEM, SUMMARY_HEADER, SUMMARY_SYSTEM, SummaryMemo, carry_terms, \
+from ragls.answer.conversation import REWRITE_SYSTEM, SUMMARY_HEADER, SUMMARY_SYSTEM, SummaryMemo, Turn, carry_terms, \
     to_turns
 from ragls.answer.template import render_prompt
 from ragls.ir import Chunk, Hit
@@ -83,6 +83,12 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
         assert term in query
     assert answer.retrieval_query == query
     assert carry_terms("tests?", []) == "tests?"
+    # Only a follow-up that refers back carries terms: a question on a new topic is searched as it is.
+    earlier = [Turn("How do I enable the frobnicator?", "Set frob = true [1].")]
+    assert carry_terms("where are the logs?", earlier) == "where are the logs?"
+    assert carry_terms("and how do I turn it off?", earlier) == "and how do I turn it off? enable frobnicator"
+    assert carry_terms("what about Windows?", earlier) == "what about Windows? enable frobnicator"
+    assert carry_terms("why?", earlier) == "why? enable frobnicator"
     # No history: the question is searched as it is and no retrievalQuery is reported.
     plain = ask("ownership rules", settings=s, retrieve=retriever)
     assert retriever.calls[-1][0] == "ownership rules" and plain.retrieval_query is None

@@ -9,7 +9,8 @@ per new turn that leaves the window, not one per ask).
 - Rewrite (`standalone_query`): with a model, one short non-streamed call turns "and how do I test that?" into a
   query that stands on its own (the technique of LangChain's history-aware retriever / LlamaIndex's
   condense-question chat engine). Without one, or when that call fails, a rule carries the previous question's
-  key terms (content words, see `cite.content_words`) the follow-up lacks.
+  key terms (content words, see `cite.content_words`) the follow-up lacks — only when it refers back ("and how do
+  I turn it off?"); a question that stands on its own is searched as it is.
 - Prompt: the most recent PROMPT_TURNS turns verbatim (fewer when `memory_max_turns` is smaller), preceded by the summary when there is one.
 - Memory (`generation.memory_max_turns`, default 20; 0 = none): when the conversation, counting the new question,
   has more turns than that, every turn older than the verbatim window is folded into one summary by one LLM call
@@ -49,6 +50,12 @@ SUMMARY_SYSTEM = ("Summarize this conversation between a user and an assistant t
                   "preferences the user stated, in at most 150 words. Keep file names and [n] references out. "
                   "Reply with the summary only.")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+# A follow-up that refers back to the conversation: a pronoun or "there"/"same"/"else"/"instead"... anywhere, or an
+# opening connective ("and ...", "what about ...", "also ..."). Without one a question stands on its own.
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it's|itself|this|that|these|those|they|them|their|theirs|there|one|ones|same|such|above|"
+    r"previous|former|latter|else|instead|too|also|either|neither|both)\b"
+    r"|^\s*(?:and|but|or|so|then|what about|how about|and what|why|why not|how come)\b", re.IGNORECASE)
 SUMMARY_HEADER = "Summary of the earlier conversation (for context; not a source):"
 
 
@@ -89,9 +96,11 @@ def to_turns(history: list[dict] | None) -> list[Turn]:
 
 def carry_terms(question: str, turns: list[Turn]) -> str:
     """The rule used without a model: `question` plus up to MAX_CARRIED_TERMS words of the previous question whose
-    content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order. Unchanged
-    without history."""
-    if not turns:
+    content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order — when the
+    question refers back (`_REFERS_BACK`: "and how do I turn it off?", "what about Windows?") or has no content
+    word of its own ("why?"). A question that stands on its own ("where are the logs?") is searched as it is, as
+    it is without history."""
+    if not turns or (content_words(question) and not _REFERS_BACK.search(question)):
         return question
     have = set(content_words(question))
     extra: list[str] = []

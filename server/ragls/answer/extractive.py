@@ -3,8 +3,9 @@
 Built from each hit's focus lines (its best embedding window, `Hit.focus`) when known, else the whole chunk. The
 text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks (Markdown's
 4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped). A
-sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup
-that is not text is removed first: heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include
+sentence ending in ":" keeps the list or code block that follows it, verbatim and indented under its bullet, so
+a "run these steps:" answers with the steps; lists and code are never flattened into one line. Markup that is
+not text is removed first: heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include
 directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps its text), reST roles
 (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines.
 """
