@@ -104,6 +104,8 @@ def generate_commit_message(
     if not raw.strip():
         if staged:
             raise RequestFailed("nothing staged — stage changes or pass staged:false")
+        if not gitdiff.has_commit(root):  # before the first commit nothing is tracked: `git add` comes first
+            raise RequestFailed("no changes — nothing is tracked yet (no commit); stage files with `git add`")
         raise RequestFailed("no changes — tracked files match HEAD")
     files = gitdiff.mark_generated(root, gitdiff.parse_diff(raw))
     paths = [f.path for f in files]

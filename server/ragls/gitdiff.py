@@ -152,6 +152,11 @@ def merge_message(root: Path) -> str | None:
     return "\n".join(lines).strip() or None
 
 
+def has_commit(root: Path) -> bool:
+    """True when the repository's HEAD names a commit (False before the first commit: an unborn branch)."""
+    return run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).returncode == 0
+
+
 def read_diff(root: Path, *, staged: bool = True) -> bytes:
     """The raw patch of the repository at `root`.
 
@@ -165,8 +170,7 @@ def read_diff(root: Path, *, staged: bool = True) -> bytes:
     if staged:
         args.append("--cached")
     else:
-        head = run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-        args.append("HEAD" if head.returncode == 0 else _empty_tree(root))
+        args.append("HEAD" if has_commit(root) else _empty_tree(root))
     args.append("--")
     proc = run_git(args)
     if proc.returncode != 0:

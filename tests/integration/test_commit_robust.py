@@ -154,3 +154,20 @@ def test_merge_in_progress_conflicts_refused_then_gits_merge_message(tmp_path, l
     git(root, "add", ".")
     result = generate_commit_message(root, settings=settings, chat=None)  # no merge in progress any more
     assert result.message.startswith("docs: update guide.md")
+
+
+def test_before_the_first_commit_all_changes_says_nothing_is_tracked_yet(tmp_path, llm):  # noqa: F811
+    """A new repository with only untracked files: "tracked files match HEAD" named a HEAD that does not exist."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, "notes.txt", b"Menu\n")
+    settings = settings_for(llm)
+    with pytest.raises(RequestFailed, match="nothing is tracked yet .*git add"):
+        generate_commit_message(root, settings=settings, staged=False)
+    with pytest.raises(RequestFailed, match="nothing staged"):
+        generate_commit_message(root, settings=settings)
+    git(root, "add", ".")  # staged before the first commit: described against the empty tree
+    llm.queue("docs: add the menu")
+    assert generate_commit_message(root, settings=settings,
+                                   chat=make_chat_model(settings.generation)).message == "docs: add the menu"
