@@ -324,6 +324,9 @@ def clean_reply(reply: str, style: str) -> str:
 # ---------------------------------------------------------------------------------------------------- no model
 
 _DOC_EXTS = {".md", ".markdown", ".mdx", ".rst", ".adoc", ".org", ".txt"}
+# Images, fonts and media: a change to one alone is no feature or fix (`guess_type` rule 7-9); beside docs, docs.
+_ASSET_EXTS = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".tif", ".tiff", ".avif",
+               ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav", ".ogg", ".webm", ".mov"}
 _DOC_NAMES = ("readme", "changelog", "changes", "contributing", "license", "authors", "notice", "history")
 _DOC_DIRS = {"docs", "doc", "documentation"}
 _TEST_DIRS = {"tests", "test", "__tests__", "spec", "specs", "testdata", "testing"}
@@ -347,7 +350,8 @@ def path_category(path: str) -> str:
     build — build/packaging files (pyproject.toml, package.json, Makefile, Dockerfile …), lockfiles,
     requirements*.txt, *.gradle, *.cmake; test — under a tests/test/spec/__tests__ directory or named like a test
     (test_*.py, *_test.go, *.test.ts, *.spec.js, FooTest.java); docs — under docs/doc/, a prose file (.md, .rst,
-    .adoc, .txt …) or README/CHANGELOG/LICENSE…; code — everything else."""
+    .adoc, .txt …) or README/CHANGELOG/LICENSE…; asset — an image, font or media file (`_ASSET_EXTS`); code —
+    everything else."""
     p = PurePosixPath(path)
     name = p.name
     if path.startswith(_CI_PREFIXES) or name in _CI_NAMES:
@@ -361,15 +365,17 @@ def path_category(path: str) -> str:
     if (p.parts[0] in _DOC_DIRS and len(p.parts) > 1) or p.suffix.lower() in _DOC_EXTS \
             or name.lower().startswith(_DOC_NAMES):
         return "docs"
+    if p.suffix.lower() in _ASSET_EXTS:
+        return "asset"
     return "code"
 
 
 def guess_type(files: list[FileDiff]) -> str:
     """The conventional-commit type for a change, by the first rule that matches:
     1. every file deleted → chore;  2. every file renamed without edits → refactor;
-    3. all docs → docs;  4. all tests → test;  5. all CI → ci;  6. all build or CI (some build) → build;
-    7. some code file (see `path_category`) added → feat;  8. some code file changed → fix;  9. otherwise → chore
-    (e.g. docs and tests together)."""
+    3. all docs (images and other assets beside them included) → docs;  4. all tests → test;  5. all CI → ci;
+    6. all build or CI (some build) → build;  7. some code file (see `path_category`) added → feat;  8. some code
+    file changed → fix;  9. otherwise → chore (e.g. docs and tests together, or assets alone)."""
     if not files:
         return "chore"
     if all(f.status == "deleted" for f in files):
@@ -378,6 +384,8 @@ def guess_type(files: list[FileDiff]) -> str:
         return "refactor"
     cats = [path_category(f.path) for f in files]
     kinds = set(cats)
+    if "docs" in kinds and kinds <= {"docs", "asset"}:
+        return "docs"
     for only in ("docs", "test", "ci"):
         if kinds == {only}:
             return only

@@ -147,8 +147,8 @@ def test_binary_file_appears_by_name_only(repo, llm):
     assert "- Binary file added: assets/icon.png\n- Binary file changed: assets/logo.png\n" in prompt
     assert "IHDR" not in prompt and "\x00" not in prompt and "\nDiff:" not in prompt
     plain = generate_commit_message(repo, settings=settings_for())
-    # Rule 7: a non-doc/test/build file was added → feat; scope = the shared top directory.
-    assert plain.message.startswith("feat(assets): update icon.png and logo.png\n")
+    # Images alone are assets, no feature (rule 9) → chore; scope = the shared top directory.
+    assert plain.message.startswith("chore(assets): update icon.png and logo.png\n")
 
 
 def test_latin1_content_and_file_name_are_decoded(repo, llm):

@@ -131,6 +131,9 @@ def test_type_and_scope_rules():
     assert guess_type([f("b.py", "renamed", old_path="a.py", added=0, removed=0)]) == "refactor"
     assert guess_type([f("docs/a.md"), f("tests/test_a.py")]) == "chore"
     assert guess_type([f("pyproject.toml"), f(".github/workflows/ci.yml")]) == "build"
+    assert guess_type([f("img.png", "added")]) == "chore"  # an image alone is no feature
+    assert guess_type([f("docs/guide.md"), f("assets/diagram.SVG", "added")]) == "docs"
+    assert guess_type([f("app.py", "added"), f("logo.png", "added")]) == "feat"
     assert guess_type([f("src/a.py"), f("src/b.py", "added")]) == "feat"
     assert guess_type([f("src/a.py"), f("tests/test_a.py", "added")]) == "fix"
     assert guess_scope([f("src/ragls/a.py"), f("src/ragls/sub/b.py")]) == "ragls"
