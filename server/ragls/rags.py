@@ -256,9 +256,9 @@ class SourcesRag:
         changed files are re-read) — waits for a sync already running."""
         with self._lock:
             m = self.index.manifest
-            local = not any("://" in s for s in self.spec.sources)
             if (m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources)
-                    or (local and self.index.writer and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
+                    or (self._local_only() and self.index.writer
+                        and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
                 self.sync()
 
     def sync(self) -> SyncReport:
@@ -300,6 +300,10 @@ class SourcesRag:
         last = self.index.manifest.get_meta("sources")
         if self.index.manifest.get_meta("last_indexed_at") is None or last != "\n".join(self.spec.sources):
             return True
+        return self._local_only()
+
+    def _local_only(self) -> bool:
+        """True when every source is a local path or glob (no URL)."""
         return not any("://" in s for s in self.spec.sources)
 
     def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS, *,
@@ -324,14 +328,14 @@ class SourcesRag:
             from ragls.retrieval.graph import GraphSignal
 
             options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
-        if generation is not None:
-            from ragls.retrieval.assisted import assisted_search
+        if generation is None:
+            return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
+                          max_context_chars=self.spec.settings.generation.max_context_chars, **options)
+        from ragls.retrieval.assisted import assisted_search  # with every step off it is `search` itself
 
-            return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
-                                   top_k=top_k, signals=signals,
-                                   max_context_chars=self.spec.settings.generation.max_context_chars, **options)
-        return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
-                      max_context_chars=self.spec.settings.generation.max_context_chars, **options)
+        return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
+                               top_k=top_k, signals=signals,
+                               max_context_chars=self.spec.settings.generation.max_context_chars, **options)
 
     def info(self) -> RagInfo:
         idx = self.index
@@ -533,8 +537,5 @@ def merge_hits(groups: Sequence[list[Hit]], top_k: int) -> list[Hit]:
 
         hits.llm = LLMTrace()
         for t in traces:
-            hits.llm.counter.merge(t.counter)
-            hits.llm.errors += t.errors
-            hits.llm.cached += [c for c in t.cached if c not in hits.llm.cached]
-            hits.llm.queries = {**t.queries, **hits.llm.queries}
+            hits.llm.merge(t)
     return hits

@@ -92,8 +92,8 @@ def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace,
 
 
 def _adopt(hits: Hits, trace: LLMTrace) -> Hits:
-    """`hits` carrying the question's `trace`, with the calls `search` counted for it (the LLM reranker's) added."""
+    """`hits` carrying the question's `trace`, with what `search` traced for it (the LLM reranker's call) added."""
     if hits.llm is not None and hits.llm is not trace:
-        trace.counter.merge(hits.llm.counter)
+        trace.merge(hits.llm)
     hits.llm = trace
     return hits

@@ -67,6 +67,14 @@ class LLMTrace:
     rounds: int = 0
     errors: list[str] = field(default_factory=list)
 
+    def merge(self, other: "LLMTrace") -> None:
+        """Add `other`'s calls, failures, errors and cached steps (each once); its model texts fill steps this
+        trace has none for. For one question retrieved in parts (several RAGs, the reranker's call)."""
+        self.counter.merge(other.counter)
+        self.errors += other.errors
+        self.cached += [c for c in other.cached if c not in self.cached]
+        self.queries = {**other.queries, **self.queries}
+
     def to_wire(self, explain: bool = False) -> dict:
         """{step: {"calls", "failures"}} — plus, with `explain`, "cached", "queries", "skipped", "grade"."""
         calls, failures = self.counter.snapshot(), self.counter.failures()

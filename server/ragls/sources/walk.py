@@ -214,12 +214,12 @@ class FileFilter:
                     if spec is not None:
                         prefix = root.relative_to(base).as_posix()
                         self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
-            if self._outer_ignores_folder():
+            if (ignored_by := self._outer_ignores_folder()) is not None:
                 # The user asked for this folder by name (`ragls index node_modules/pkg`, a workspace folder under
                 # an ignored `vendor/`): the rules that ignore the whole folder are not applied to its files, or
                 # nothing would ever be indexed and nothing said why. Its own .gitignore files still apply.
                 log.info("%s is itself ignored by %s; indexing it as asked, without the ignore files above it",
-                         self.folder, self._outer_ignores_folder())
+                         self.folder, ignored_by)
                 self._outer = []
         return self._outer
 
