@@ -39,8 +39,9 @@ ALL_FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf"
 L2 = 0.01
 
 
-def collect(corpus: Path, questions: list[tuple[str, str, bool]]) -> list[dict]:
-    """[{id, kind, answerable, cosine, coverage, agreement, today}] for (id, text, answerable) questions."""
+def collect(corpus: Path, questions: list[tuple[str, str, bool]], extra=None) -> list[dict]:
+    """[{id, kind, answerable, cosine, coverage, agreement, today}] for (id, text, answerable) questions;
+    `extra(ws, hits, text)` -> dict adds a probe's own columns to each row (bench/abstention_specificity.py)."""
     from ragls.retrieval.search import abstained
     from ragls.workspace import RagWorkspace
 
@@ -54,7 +55,7 @@ def collect(corpus: Path, questions: list[tuple[str, str, bool]]) -> list[dict]:
             today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
             rows.append({"id": qid, "kind": kind, "answerable": answerable,
                          **{f: getattr(ev, f) for f in ALL_FEATURES}, "today_abstained": today,
-                         "corpus": corpus.name})
+                         "corpus": corpus.name, **(extra(ws, hits, text) if extra else {})})
         return rows
     finally:
         ws.close()

@@ -165,6 +165,18 @@ def loco(rows, features, floor):
     return out
 
 
+def print_loco(rows, feature_sets, floor: float, width: int) -> None:
+    """One line per feature set: leave-one-corpus-out AUROC and the abstained counts at `floor` and at 0.3."""
+    for feats in feature_sets:
+        line = f"{'+'.join(feats):{width}s}"
+        for g, (r, _w) in loco(rows, feats, floor).items():
+            a, b, c, d = r[floor]
+            e, f_, g2, h = r[0.3]
+            line += (f" | {g}: AUROC {r['auroc']:.3f}; at {floor}: near {a}/{b}, answerable {c}/{d};"
+                     f" at 0.3: {e}/{f_}, {g2}/{h}")
+        print(line)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path)
@@ -203,15 +215,7 @@ def main() -> int:
     sets = [base, ("cosine", "coverage"), base + ("sent_top5",), base + ("sent_top3",), base + ("pair_top5",),
             base + ("sent_gain",), ("coverage", "agreement", "sent_top5"), ("cosine", "coverage", "sent_top5"),
             ("cosine", "coverage", "bm25_top", "sent_top5"), ("coverage", "sent_top5")]
-    for feats in sets:
-        res = loco(rows, feats, args.floor)
-        line = f"{'+'.join(feats):45s}"
-        for g, (r, _w) in res.items():
-            a, b, c, d = r[args.floor]
-            e, f_, g2, h = r[0.3]
-            line += (f" | {g}: AUROC {r['auroc']:.3f}; at {args.floor}: near {a}/{b}, answerable {c}/{d};"
-                     f" at 0.3: {e}/{f_}, {g2}/{h}")
-        print(line)
+    print_loco(rows, sets, args.floor, width=45)
     return 0
 
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 
 import abstention_fit as af
 from abstention import IN_SCOPE, OUT_OF_SCOPE
-from abstention_sentences import loco
+from abstention_sentences import print_loco
 from data import dataset
 
 FORMS = {
@@ -75,24 +75,12 @@ def specificity_features(indexes, query, hits) -> dict:
 
 
 def collect(corpus: Path, questions) -> list[dict]:
-    from ragls.retrieval.search import abstained
-    from ragls.workspace import RagWorkspace
+    """abstention_fit's rows plus the question text and the specificity features of its top hits."""
+    def extra(ws, hits, text) -> dict:
+        top = list(hits)[:ws.settings.retrieval.top_k]
+        return {"text": text, **specificity_features(ws.indexes, hits.query, top)}
 
-    ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])
-    try:
-        ws.index()
-        rows = []
-        for qid, kind, text, answerable in questions:
-            hits = ws.retrieve(text)
-            ev = hits.evidence
-            today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
-            top = list(hits)[:ws.settings.retrieval.top_k]
-            rows.append({"id": qid, "kind": kind, "answerable": answerable, "corpus": corpus.name, "text": text,
-                         **{f: getattr(ev, f) for f in af.ALL_FEATURES}, "today_abstained": today,
-                         **specificity_features(ws.indexes, hits.query, top)})
-        return rows
-    finally:
-        ws.close()
+    return af.collect(corpus, questions, extra)
 
 
 def main() -> int:
@@ -126,15 +114,7 @@ def main() -> int:
     sets = [base, ("cosine", "coverage_lin", "agreement"), ("cosine", "coverage_logit", "agreement"),
             base + ("missing_lin",), base + ("missing_logit",), ("cosine", "coverage"), ("cosine", "coverage_lin"),
             ("cosine", "coverage_logit")]
-    for feats in sets:
-        res = loco(rows, feats, args.floor)
-        line = f"{'+'.join(feats):36s}"
-        for g, (r, _w) in res.items():
-            a, b, c, d = r[args.floor]
-            e, f_, g2, h = r[0.3]
-            line += (f" | {g}: AUROC {r['auroc']:.3f}; at {args.floor}: near {a}/{b}, answerable {c}/{d};"
-                     f" at 0.3: {e}/{f_}, {g2}/{h}")
-        print(line)
+    print_loco(rows, sets, args.floor, width=36)
     # the shipped coefficients with the re-weighted coverage in place of coverage (no refit)
     from ragls.retrieval.abstention import COEFFICIENTS as C
     own = np.array([r["kind"] not in ("out-of-scope", "in-scope") for r in rows])
