@@ -166,11 +166,13 @@ class IndexWorker:
                         self._mark(i, None, now)
                         accepted += 1
                         continue
-                    if idx.filter.included(rel):
-                        self._mark(i, rel, now)
-                        accepted += 1
-                    elif self._is_directory_event(idx, p, rel):
+                    # A directory first, even when its name matches an include glob ("notes.txt" replaced by a
+                    # folder): files written into a new directory before its watch exists get no events.
+                    if self._is_directory_event(idx, p, rel):
                         self._mark(i, None, now)  # the files inside get no events of their own
+                        accepted += 1
+                    elif idx.filter.included(rel):
+                        self._mark(i, rel, now)
                         accepted += 1
             if accepted:
                 self._last_event = now
