@@ -78,6 +78,8 @@ class Status:
     generation: dict[str, str | None]
     errors: list[dict[str, str]] = field(default_factory=list)
     llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
+    embedding_source: str = ""  # Embedder.source: "path", "cache", "download", "offline-fallback"; "" until loaded
+    embedding_requested: str = ""  # the configured embedding.model
 
 
 def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
@@ -487,7 +489,8 @@ class RagWorkspace:
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()]
                       + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
-                      llm_calls=wire_counts(LLM_COUNTER))
+                      llm_calls=wire_counts(LLM_COUNTER),
+                      embedding_source=self.embedder.source, embedding_requested=self.settings.embedding.model)
 
     # -- named RAGs ---------------------------------------------------------------------------------------
     def rag_list(self) -> list[RagInfo]:

@@ -109,6 +109,9 @@ async def test_status_reports_skipped_files(client):
     assert folder["writer"] is True
     assert folder["pendingVectors"] == 0
     assert status["embeddingModel"] == "sentence-transformers/all-MiniLM-L6-v2"
+    # Offline, the configured default cannot load: the bundled model is named as the fallback it is.
+    assert status["embeddingSource"] == "offline-fallback"
+    assert status["embeddingRequested"] == "BAAI/bge-small-en-v1.5"
     assert status["generation"]["backend"] == "none"
     assert paths.get("empty.md") == "empty file"  # listed with its reason, not counted as indexed
     # Indexed: 4 fixture docs + legacy.txt, windows.md, minified.txt; junk and ignored are not.
@@ -173,3 +176,22 @@ async def test_read_passage_refuses_files_outside_or_left_out_of_the_index(clien
         await client.protocol.send_request_async("rag/readPassage", {"path": path})
     assert getattr(info.value, "code", None) == -32602, info.value
     assert "xylophone" not in str(info.value)
+
+
+async def test_models_lists_a_keyless_server_and_names_a_dead_one(client):
+    """rag/models (the guided answer set-up): GET <baseUrl>/models without a key; a dead URL is an error, not a
+    failed request."""
+    import socket
+
+    from llm_server import LLMServer
+
+    with LLMServer(known_models={"qwen2.5-7b", "llama-3.2-3b"}) as srv:
+        res = await request(client, "rag/models", {"baseUrl": srv.openai_url})
+    assert res == {"servers": [{"name": "", "baseUrl": srv.openai_url, "backend": "external",
+                                "models": ["llama-3.2-3b", "qwen2.5-7b"]}]}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    res = await request(client, "rag/models", {"baseUrl": dead})
+    [server] = res["servers"]
+    assert server["models"] == [] and server["error"].startswith(f"GET {dead}/models: ")

@@ -201,6 +201,43 @@ def forget_ready(base_url: str) -> None:
         _ready.discard(base_url)
 
 
+@dataclass(frozen=True)
+class Probe:
+    """What `models_at` found at one OpenAI-compatible base URL: the model names, whether an API key was needed
+    (`key_used`: the answer came only with the key from `api_key_env`), and `error` (a sentence) when it failed."""
+
+    base_url: str
+    models: list[str] = field(default_factory=list)
+    key_used: bool = False
+    error: str | None = None
+
+
+def models_at(base_url: str, api_key_env: str | None = None, timeout: float = READY_TIMEOUT_S) -> Probe:
+    """`GET <base_url>/models` without a key first (LM Studio, llama.cpp, vLLM, Jan need none); on HTTP 401/403
+    again with the key in the environment variable `api_key_env` (default OPENAI_API_KEY) when it is set. The key
+    is never returned or logged. Never raises: a failure is `Probe.error`, naming the URL and what it got."""
+    import httpx
+
+    url = base_url.rstrip("/") + "/models"
+    if not url.startswith(("http://", "https://")):
+        return Probe(base_url, error=f"{base_url!r} is not an http(s) URL")
+    env = api_key_env or "OPENAI_API_KEY"
+    key = os.environ.get(env) or None
+    try:
+        resp = httpx.get(url, timeout=timeout)
+        if resp.status_code in (401, 403) and key:
+            resp = httpx.get(url, timeout=timeout, headers={"Authorization": f"Bearer {key}"})
+            resp.raise_for_status()
+            return Probe(base_url, _model_ids(resp.json()), key_used=True)
+        if resp.status_code in (401, 403):
+            return Probe(base_url, error=f"GET {url}: HTTP {resp.status_code} - this server needs an API key; set "
+                                         f"{env} in the environment the editor starts ragls from")
+        resp.raise_for_status()
+        return Probe(base_url, _model_ids(resp.json()))
+    except Exception as exc:  # noqa: BLE001 - reported as the probe's error
+        return Probe(base_url, error=f"GET {url}: {_reason(exc)}")
+
+
 def _reason(exc: Exception) -> str:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status is not None:

@@ -14,12 +14,14 @@ from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,
     CommitParams,
+    ModelsParams,
     QueryParams,
     ReadPassageParams,
     RebuildParams,
     parse,
     to_wire_answer,
     to_wire_commit,
+    to_wire_models,
     to_wire_passage,
     to_wire_query,
     to_wire_rag,
@@ -141,6 +143,20 @@ async def rag_read_passage(ls: RaglsServer, params: Any) -> dict:
     return to_wire_passage(result.structured_content)
 
 
+@rpc_errors
+async def rag_models(ls: RaglsServer, params: Any) -> dict:
+    """The LLM servers a guided set-up can offer (docs/protocol.md `rag/models`): with `baseUrl`, that one server's
+    `GET /models` (no key first); without, the local runtimes listening on their default ports. Needs no workspace."""
+    from ragls.answer.local import discover, models_at
+
+    p = parse(ModelsParams, params)
+    if p.base_url:
+        probe = await asyncio.to_thread(models_at, p.base_url, p.api_key_env)
+        return to_wire_models([probe])
+    found = await asyncio.to_thread(discover)
+    return to_wire_models(found)
+
+
 # method -> handler; the same handlers serve the `ragls.*` workspace/executeCommand commands.
 METHODS = {
     "rag/query": ("ragls.query", rag_query),
@@ -150,4 +166,5 @@ METHODS = {
     "rag/list": ("ragls.listRags", rag_list),
     "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
     "rag/readPassage": ("ragls.readPassage", rag_read_passage),
+    "rag/models": ("ragls.models", rag_models),
 }

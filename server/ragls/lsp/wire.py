@@ -67,6 +67,26 @@ def to_wire_passage(data: dict) -> dict:
             "totalLines": data["total_lines"], "text": data["text"], "truncated": data["truncated"]}
 
 
+class ModelsParams(_Params):
+    base_url: str | None = Field(None, alias="baseUrl", min_length=1)
+    api_key_env: str | None = Field(None, alias="apiKeyEnv", min_length=1)
+
+
+def to_wire_models(found: list) -> dict:
+    """rag/models result: `servers`, one per `local.Found` (a runtime on its default port) or `local.Probe` (the
+    base URL asked about): {name, baseUrl, backend, models, keyUsed?, error?}."""
+    servers = []
+    for f in found:
+        if hasattr(f, "runtime"):  # local.Found
+            servers.append({"name": f.runtime.name, "baseUrl": f.base_url, "backend": f.runtime.backend,
+                            "models": list(f.models)})
+        else:  # local.Probe
+            servers.append({"name": "", "baseUrl": f.base_url, "backend": "openai" if f.key_used else "external",
+                            "models": list(f.models),
+                            **({"keyUsed": True} if f.key_used else {}), **({"error": f.error} if f.error else {})})
+    return {"servers": servers}
+
+
 def to_plain(obj: Any) -> Any:
     """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts. Absent
     params (None) become {}; a null inside stays None (a setting reset to its default)."""
@@ -208,6 +228,9 @@ def to_wire_status(status) -> dict:
             **({"writerProcess": f.writer_process} if f.writer_process else {}),
         } for f in status.folders],
         "embeddingModel": status.embedding_model,
+        **({"embeddingSource": status.embedding_source} if status.embedding_source else {}),
+        **({"embeddingRequested": status.embedding_requested}
+           if status.embedding_requested and status.embedding_requested != status.embedding_model else {}),
         "store": status.store,
         "fingerprint": status.fingerprint,
         "generation": status.generation,
