@@ -125,6 +125,7 @@ class RaglsServer(LanguageServer):
         self.config_layer: dict[str, Any] | None = None
         self.ws: RagWorkspace | None = None
         self.worker: IndexWorker | None = None
+        self.lingering: IndexWorker | None = None  # an indexer thread `shutdown` could not stop in time
         self.watcher: FileWatcher | None = None
         self.local_socket = None  # lsp/local_socket.LocalSocketServer while a workspace is open
         self.progress_sender: ThreadSafeProgress | None = None
@@ -240,20 +241,23 @@ class RaglsServer(LanguageServer):
         self.progress_sender.loop.call_soon_threadsafe(
             self.window_show_message, types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
-    def _close(self) -> None:
-        """Stop the watcher and the indexer thread, then close the stores and release the writer lock. If the
-        indexer thread does not stop in time the stores stay open and the lock held (process exit frees them):
-        releasing the lock under a running writer would let a second process write concurrently."""
+    def _close(self, timeout: float = 30.0) -> None:
+        """Stop the watcher and the indexer thread (waiting up to `timeout` seconds for its current batch), then close
+        the stores and release the writer lock. If the indexer thread does not stop in time the stores stay open and
+        the lock held (process exit frees them): releasing the lock under a running writer would let a second process
+        write concurrently. The thread is kept in `lingering` for `exit` to wait on."""
         if self.watcher:
             self.watcher.stop()
         if self.local_socket is not None:
             self.local_socket.stop()
             self.local_socket = None
-        stopped = self.worker.stop() if self.worker else True
+        stopped = self.worker.stop(timeout) if self.worker else True
+        if not stopped:
+            self.lingering = self.worker
         if self.ws and stopped:
             self.ws.close()
         elif self.ws:
-            log.error("the indexer thread did not stop; keeping the index lock until the process exits")
+            log.info("the indexer thread did not stop; keeping the index lock until the process exits")
         self.ws = self.worker = self.watcher = None
 
     def _log(self, message: str, kind: types.MessageType) -> None:
@@ -359,7 +363,29 @@ async def on_shutdown(ls: RaglsServer, params: Any) -> None:
             await asyncio.shield(ls._opening)
         except Exception as exc:  # noqa: BLE001 - nothing was opened; already reported
             log.debug("shutdown after a failed open: %s", exc)
-    await asyncio.to_thread(ls._close)
+    await asyncio.to_thread(ls._close, SHUTDOWN_STOP_S)
+
+
+# Editors wait a few seconds for `shutdown` (VS Code's client 5 s here) and kill a server still running 2 s after
+# `exit` (SIGKILL, logged as an error). An embedding batch on a busy machine can take longer, so `shutdown` waits
+# SHUTDOWN_STOP_S for the indexer and `exit` EXIT_WAIT_S more; then the process ends at once, without the interpreter
+# teardown that takes seconds with the model loaded (or aborts under a running ONNX thread). An indexer still
+# running then ends as abruptly as under the editor's SIGKILL; its unfinished batch is indexed again next time.
+SHUTDOWN_STOP_S = 3.0
+EXIT_WAIT_S = 1.0
+
+
+@server.feature(types.EXIT)
+def on_exit(ls: RaglsServer, params: Any) -> None:
+    import os
+    import sys
+
+    if ls.lingering is not None:
+        ls.lingering.stop(EXIT_WAIT_S)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0 if ls.protocol._shutdown else 1)  # LSP: 1 when no shutdown came first
 
 
 def _command(handler):
