@@ -1,7 +1,7 @@
 /**
  * What a user does with a finished answer: read the cited text on hover over `[n]`, "Open all sources",
  * "Copy answer" (markdown with its numbered sources), "Insert at cursor" (into the last text editor that had
- * focus, since the answer panel itself takes it). The panel's buttons run the commands registered here.
+ * focus, since the chat view itself takes it). The buttons under each chat turn run these.
  */
 import * as vscode from 'vscode';
 import { sourceLabel } from './answer';
@@ -65,7 +65,7 @@ export async function copyAnswer(result: AskResult): Promise<string> {
 
 let lastEditor: vscode.TextEditor | undefined;
 
-/** Remember the last focused text editor (the answer panel takes focus from it). */
+/** Remember the last focused text editor (the chat view takes focus from it). */
 export function trackEditors(): vscode.Disposable {
   lastEditor = vscode.window.activeTextEditor;
   return vscode.window.onDidChangeActiveTextEditor((e) => {

@@ -8,26 +8,24 @@
  */
 import * as vscode from 'vscode';
 import { ResponseError, WorkDoneProgress } from 'vscode-languageclient/node';
-import { AnswerPanel } from './answer';
 import { copyAnswer, insertAnswer, openAllSources } from './answerActions';
 import type { ChatView } from './chat/view';
 import { generateCommitMessage } from './commitMessage';
 import {
-  AskDeltaProgress,
-  AskRequest,
   AskResult,
   Chunk,
   ErrorCodes,
+  ModelsRequest,
   RebuildRequest,
   RebuildResult,
   StatusRequest,
   StatusResult,
 } from './protocol';
 import { DocsSearch } from './search';
-import { chooseAnswerBackend, openSettings } from './walkthrough';
+import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { StatusBar } from './status';
+import { embeddingLabel, StatusBar } from './status';
 
 export const COMMANDS = {
   ask: 'ragls.askQuestion',
@@ -42,6 +40,7 @@ export const COMMANDS = {
   insertAnswer: 'ragls.insertAnswer',
   chooseAnswers: 'ragls.chooseAnswerBackend',
   serverSettings: 'ragls.openServerSettings',
+  answerSettings: 'ragls.openAnswerSettings',
   chatNew: 'ragls.chat.new',
   chatStop: 'ragls.chat.stop',
   chatAsk: 'ragls.chat.ask',
@@ -49,12 +48,11 @@ export const COMMANDS = {
 
 export interface Deps {
   server: ServerManager;
-  panel: AnswerPanel;
   status: StatusBar;
   output: vscode.OutputChannel;
   search: DocsSearch;
-  /** The chat view; "Ask About Selection" starts a turn there. */
-  chat?: ChatView;
+  /** The chat view, the one answer surface: Ask, Ask About Selection and Ask in Chat start a turn there. */
+  chat: ChatView;
   /** Knowledge bases picked for questions and searches (rags.ts); absent: the workspace. */
   rags?: RagSelection;
 }
@@ -92,34 +90,7 @@ export async function guarded<T>(deps: Deps, run: () => Promise<T>): Promise<T |
   }
 }
 
-/** Ask the server, streaming the answer into the panel. */
-async function ask(deps: Deps, question: string, shown: string, documents?: string[]): Promise<AskResult> {
-  deps.panel.begin(shown);
-  try {
-    const result = await deps.server.withProgressToken(
-      AskDeltaProgress,
-      (value) => deps.panel.appendDelta(value.delta),
-      (token) =>
-        Promise.resolve(
-          vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'ragls: answering' }, () =>
-            deps.server.request(AskRequest, {
-              question,
-              partialResultToken: token,
-              rag: deps.rags?.param(),
-              ...(documents?.length ? { documents } : {}),
-            }),
-          ),
-        ),
-    );
-    deps.panel.finish(result);
-    return result;
-  } catch (error) {
-    deps.panel.fail(describeError(error));
-    throw error;
-  }
-}
-
-/** "ragls: Ask": input box → answer panel. */
+/** "ragls: Ask" (Ctrl+Alt+A): input box → a new turn of the chat view (a follow-up of its current thread). */
 export function askQuestion(deps: Deps, question?: string): Promise<AskResult | undefined> {
   return guarded(deps, async () => {
     const q = question ?? (await vscode.window.showInputBox({
@@ -131,7 +102,7 @@ export function askQuestion(deps: Deps, question?: string): Promise<AskResult | 
     if (!q?.trim()) {
       return undefined;
     }
-    return ask(deps, q.trim(), q.trim());
+    return deps.chat.ask(q.trim());
   });
 }
 
@@ -184,10 +155,7 @@ export function askSelection(deps: Deps, question?: string): Promise<AskResult |
     const fence = text.includes('```') ? '~~~~' : '```';
     const full = `${q.trim()}\n\nSelected text (${where}):\n${fence}\n${text}\n${fence}`;
     const doc = selectionDocument(document);
-    if (deps.chat) {
-      return deps.chat.ask(full, { shown: `${q.trim()} (${where})`, documents: doc ? [doc] : undefined });
-    }
-    return ask(deps, full, `${q.trim()} (${where})`, doc ? [doc] : undefined);
+    return deps.chat.ask(full, { shown: `${q.trim()} (${where})`, documents: doc ? [doc] : undefined });
   });
 }
 
@@ -235,7 +203,7 @@ export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<
 /** The status as plain text lines (for the output channel). */
 export function formatStatus(status: StatusResult): string[] {
   const lines = [
-    `ragls status — embedding ${status.embeddingModel}, store ${status.store}, generation ${status.generation.backend}` +
+    `ragls status — embedding ${embeddingLabel(status)}, store ${status.store}, generation ${status.generation.backend}` +
       (status.generation.model ? ` (${status.generation.model})` : ''),
   ];
   for (const f of status.folders) {
@@ -265,6 +233,7 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     const summary =
       `ragls: ${t.files} files, ${t.chunks} chunks in ${t.folders} folder(s); ` +
       `generation: ${status.generation.backend}` +
+      (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
       (status.errors.length ? `; ${status.errors.length} error(s)` : '');
     // Not awaited: the command returns while the message is still shown.
     void vscode.window.showInformationMessage(summary, 'Show Details').then((choice) => {
@@ -289,9 +258,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.status, () => showStatus(deps));
   register(COMMANDS.commitMessage, (arg?: unknown) => generateCommitMessage(deps, arg));
   register(COMMANDS.restart, () => guarded(deps, () => deps.server.restart()));
-  // On the answer shown in the panel (its buttons run these).
-  const withAnswer = <T>(fn: (result: AskResult) => Promise<T>) => () => {
-    const result = deps.panel.view.result;
+  // On the newest answer of the chat's current thread, or on turn `requestId` (a number argument).
+  const withAnswer = <T>(fn: (result: AskResult) => Promise<T>) => (requestId?: unknown) => {
+    const turn = typeof requestId === 'number' ? deps.chat.turn(requestId) : deps.chat.lastAnswered();
+    const result = turn?.result;
     if (!result) {
       void vscode.window.showInformationMessage('ragls: no answer yet; run "ragls: Ask" first.');
       return Promise.resolve(undefined);
@@ -301,16 +271,24 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.openAllSources, withAnswer(openAllSources));
   register(COMMANDS.copyAnswer, withAnswer(copyAnswer));
   register(COMMANDS.insertAnswer, withAnswer(insertAnswer));
-  register(COMMANDS.chooseAnswers, () => guarded(deps, () => chooseAnswerBackend()));
-  register(COMMANDS.serverSettings, () => openSettings('@ext:ragls.ragls-vscode ragls.server'));
-  register(COMMANDS.chatNew, () => deps.chat?.newChat());
-  register(COMMANDS.chatStop, () => deps.chat?.stop());
+  register(COMMANDS.chooseAnswers, (given?: SetupAnswers) =>
+    guarded(deps, () =>
+      chooseAnswerBackend(
+        async (params) => (await deps.server.request(ModelsRequest, params)).servers,
+        given && typeof given === 'object' ? given : {},
+      ),
+    ),
+  );
+  register(COMMANDS.serverSettings, () => openSettings('ragls.server', true));
+  register(COMMANDS.answerSettings, () => openSettings('ragls.generation'));
+  register(COMMANDS.chatNew, () => deps.chat.newChat());
+  register(COMMANDS.chatStop, () => deps.chat.stop());
   register(COMMANDS.chatAsk, async (question?: string) => {
     const q = typeof question === 'string' ? question : await vscode.window.showInputBox({
       title: 'ragls: Ask in Chat',
       prompt: 'Ask a question (a follow-up continues the current chat)',
       ignoreFocusOut: true,
     });
-    return q?.trim() ? deps.chat?.ask(q) : undefined;
+    return q?.trim() ? deps.chat.ask(q) : undefined;
   });
 }

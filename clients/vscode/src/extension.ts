@@ -1,11 +1,11 @@
 /**
- * Entry point: wires the status bar, server manager, answer panel and commands together. No logic of its own.
+ * Entry point: wires the status bar, server manager, chat view (the one answer surface) and commands together. No
+ * logic of its own.
  *
  * The server starts at activation when the workspace is trusted, else when trust is granted. `activate`
  * returns a small API (the same objects the commands use) for tests and other extensions.
  */
 import * as vscode from 'vscode';
-import { AnswerPanel } from './answer';
 import { trackEditors } from './answerActions';
 import { ChatIntegrations, registerChatIntegrations } from './chat/participant';
 import { ThreadStore } from './chat/thread';
@@ -20,7 +20,6 @@ import { StatusBar } from './status';
 
 export interface RaglsApi {
   server: ServerManager;
-  panel: AnswerPanel;
   status: StatusBar;
   search: DocsSearch;
   /** This extension's log folder; the "ragls" output channel's file is beside it (tests read it). */
@@ -36,11 +35,10 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const output = vscode.window.createOutputChannel('ragls');
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
-  const panel = new AnswerPanel();
   const search = new DocsSearch(server, () => rags.param());
-  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError);
+  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing);
   manager = server;
-  context.subscriptions.push(output, status, server, panel, search, chat, trackEditors(), { dispose: disposeDecorations });
+  context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
   );
@@ -57,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
       }
     }),
   );
-  registerCommands(context, { server, panel, status, output, rags, search, chat });
+  registerCommands(context, { server, status, output, rags, search, chat });
   const chatIntegrations = registerChatIntegrations(context, server);
 
   context.subscriptions.push(
@@ -72,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start();
-  return { server, panel, status, rags, search, chat, chatIntegrations, logUri: context.logUri };
+  return { server, status, rags, search, chat, chatIntegrations, logUri: context.logUri };
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -139,7 +139,12 @@ export interface FolderStatus {
 
 export interface StatusResult {
   folders: FolderStatus[];
+  /** The embedding model in use (after a fallback: the bundled one). */
   embeddingModel: string;
+  /** Where it came from: "path", "cache", "download", "offline-fallback"; absent until the model has loaded. */
+  embeddingSource?: string;
+  /** The configured model, when the one in use differs from it (the fallback, or a model pinned by the index). */
+  embeddingRequested?: string;
   store: string;
   fingerprint: string;
   generation: { backend: string; model: string | null };
@@ -205,3 +210,24 @@ export const ErrorCodes = {
   RequestFailed: -32803,
   RequestCancelled: -32800,
 } as const;
+
+export interface ModelsParams {
+  /** An OpenAI-compatible base URL; absent: the local runtimes on their default ports. */
+  baseUrl?: string;
+  /** Variable holding a key, tried only after HTTP 401/403 (default OPENAI_API_KEY). */
+  apiKeyEnv?: string;
+}
+
+export interface LlmServer {
+  /** The runtime's name ("LM Studio"…), "" for the baseUrl asked about. */
+  name: string;
+  baseUrl: string;
+  /** "ollama", "external" (no key needed) or "openai" (the key was needed). */
+  backend: string;
+  models: string[];
+  keyUsed?: true;
+  /** What `GET /models` got, when it failed. */
+  error?: string;
+}
+
+export const ModelsRequest = new RequestType<ModelsParams, { servers: LlmServer[] }, void>('rag/models');

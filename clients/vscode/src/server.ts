@@ -89,7 +89,7 @@ export class ServerManager implements vscode.Disposable {
         this.lastError = launch.message;
         void vscode.window.showErrorMessage(launch.message, 'Open Settings').then((choice) => {
           if (choice) {
-            void openSettings('@ext:ragls.ragls-vscode ragls.server');
+            void openSettings('ragls.server', true);
           }
         });
       }
@@ -115,8 +115,14 @@ export class ServerManager implements vscode.Disposable {
       },
       middleware: {
         handleWorkDoneProgress: (token, params, next) => {
-          next(token, params);
-          if (this.status.onWorkDoneProgress(token, params)) {
+          const wasIndexing = this.status.isIndexingToken(token);
+          const ended = this.status.onWorkDoneProgress(token, params);
+          // Indexing progress is shown once, by our status item (with its percentage); the language client's own
+          // window progress would show it a second time. Its `end` still goes through, to release the client's part.
+          if (params.kind === 'end' || !(wasIndexing || this.status.isIndexingToken(token))) {
+            next(token, params);
+          }
+          if (ended) {
             void this.refreshStatus();
           }
         },

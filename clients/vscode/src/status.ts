@@ -1,10 +1,27 @@
 /**
- * The status bar item: "starting", indexing progress (from the server's `$/progress` work-done reports titled
- * "ragls: indexing"), then files/chunks from `rag/status`. Clicking it runs "ragls: Show Status".
+ * The one status bar item: "starting", indexing progress with its percentage (from the server's `$/progress`
+ * work-done reports titled "ragls: indexing"; the language client's own progress item is not shown for them,
+ * see server.ts), then files/chunks from `rag/status`, with "(fallback model)" when the index uses the bundled
+ * embedding model instead of the configured one. Clicking it runs "ragls: Show Status".
  */
 import * as vscode from 'vscode';
 import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageclient';
 import { INDEXING_TITLE, StatusResult } from './protocol';
+
+/** Longest progress message shown in the status bar itself (longer ones are in its tooltip). */
+export const SHORT_MESSAGE_CHARS = 28;
+
+/**
+ * The embedding model for people: "all-MiniLM-L6-v2 (fallback for BAAI/bge-small-en-v1.5)" when the server fell back
+ * to its bundled model (`embeddingSource` "offline-fallback"), else the model name.
+ */
+export function embeddingLabel(status: StatusResult): string {
+  if (status.embeddingSource === 'offline-fallback') {
+    const requested = status.embeddingRequested ? ` for ${status.embeddingRequested}` : '';
+    return `${status.embeddingModel} (bundled fallback${requested})`;
+  }
+  return status.embeddingModel;
+}
 
 export type StatusState = 'untrusted' | 'starting' | 'indexing' | 'ready' | 'error' | 'stopped';
 
@@ -16,7 +33,7 @@ export class StatusBar implements vscode.Disposable {
   /** Fires after each state or text change (tests wait on it). */
   readonly onDidChange = this._onDidChange.event;
   /** Totals from the last `rag/status`, summed over folders. */
-  totals: { files: number; chunks: number; folders: number } | undefined;
+  totals: { files: number; chunks: number; folders: number; pendingVectors: number } | undefined;
 
   constructor(showStatusCommand: string) {
     this.item = vscode.window.createStatusBarItem('ragls.status', vscode.StatusBarAlignment.Left, 10);
@@ -32,6 +49,11 @@ export class StatusBar implements vscode.Disposable {
 
   get text(): string {
     return this.item.text;
+  }
+
+  /** Whether `token` is an indexing progress this item shows. */
+  isIndexingToken(token: string | number): boolean {
+    return this.indexingTokens.has(token);
   }
 
   /** Whether the server is currently reporting indexing progress. */
@@ -77,8 +99,11 @@ export class StatusBar implements vscode.Disposable {
 
   private showIndexing(message: string | undefined, percentage: number | undefined): void {
     const pct = percentage !== undefined ? ` ${Math.round(percentage)}%` : '';
-    const detail = message ? ` ${message}` : '';
-    this.set('indexing', `$(sync~spin) ragls:${detail || pct}`, `ragls: indexing${pct}${detail}`);
+    // A count ("120/456 files") fits the status bar; a long message (a model download, the fallback) goes to the
+    // tooltip only.
+    const short = message && message.length <= SHORT_MESSAGE_CHARS ? ` · ${message}` : '';
+    const tooltip = `ragls: indexing${pct}${message ? `\n\n${message}` : ''}`;
+    this.set('indexing', `$(sync~spin) ragls: indexing${pct}${short}`, tooltip);
   }
 
   /** Forget indexing progress of a server that is gone (its `end` will never come). */
@@ -91,7 +116,9 @@ export class StatusBar implements vscode.Disposable {
     const files = status.folders.reduce((n, f) => n + f.files, 0);
     const chunks = status.folders.reduce((n, f) => n + f.chunks, 0);
     const pending = status.folders.reduce((n, f) => n + f.pending, 0);
-    this.totals = { files, chunks, folders: status.folders.length };
+    const pendingVectors = status.folders.reduce((n, f) => n + (f.pendingVectors ?? 0), 0);
+    this.totals = { files, chunks, folders: status.folders.length, pendingVectors };
+    const fallback = status.embeddingSource === 'offline-fallback';
     if (this.indexing) {
       return;
     }
@@ -99,7 +126,8 @@ export class StatusBar implements vscode.Disposable {
       [
         `**ragls** — ${files} files, ${chunks} chunks in ${status.folders.length} folder(s)`,
         pending ? `${pending} file(s) queued` : '',
-        `embedding: ${status.embeddingModel}`,
+        pendingVectors ? `${pendingVectors} chunk(s) still without vectors (keyword search only for them)` : '',
+        `embedding: ${embeddingLabel(status)}`,
         `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : ''}`,
         status.errors.length ? `${status.errors.length} error(s) — click for details` : 'Click for details',
       ]
@@ -107,7 +135,7 @@ export class StatusBar implements vscode.Disposable {
         .join('\n\n'),
     );
     const icon = status.errors.length ? '$(warning)' : '$(book)';
-    this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks`, tooltip.value);
+    this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${fallback ? ' (fallback model)' : ''}`, tooltip.value);
     this.item.tooltip = tooltip;
   }
 

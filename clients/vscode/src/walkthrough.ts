@@ -1,28 +1,73 @@
 /**
- * First run: "ragls: Choose How Answers Are Written" (a step of the walkthrough in package.json) writes the
- * answer settings for Ollama, an OpenAI-compatible server, Anthropic, or none (extractive answers), and
- * `openSettings` opens the Settings UI on the right tab in local and remote windows (code-server, SSH, WSL,
- * Codespaces keep `machine-overridable` settings such as `ragls.server.*` on the Remote tab).
+ * First run: "ragls: Choose How Answers Are Written" (a step of the walkthrough in package.json) writes the answer
+ * settings for a local OpenAI-compatible server (LM Studio, llama.cpp, vLLM, Jan: no key, the `external` backend),
+ * Ollama, OpenAI (or another keyed OpenAI-compatible API), Anthropic, or none (extractive answers).
+ *
+ * For a server with a base URL the connection is tested before anything is saved: the server's `rag/models`
+ * (`GET <baseUrl>/models`, without a key first) lists the models to pick from, or says what went wrong. Runtimes
+ * already listening on their default ports are offered first. The probing is the server's; this file only asks.
+ *
+ * `openSettings` opens the Settings UI filtered to ragls settings, on the Remote tab for the machine-scoped
+ * `ragls.server.*` in a remote window (code-server, SSH, WSL, Codespaces).
  */
 import * as vscode from 'vscode';
+import type { LlmServer, ModelsParams } from './protocol';
 
-export type AnswerBackend = 'ollama' | 'openai' | 'anthropic' | 'none';
+export type AnswerBackend = 'external' | 'ollama' | 'openai' | 'anthropic' | 'none';
 
-interface BackendItem extends vscode.QuickPickItem {
-  backend: AnswerBackend;
+/** A choice of the first quick pick: a kind of backend, or a runtime found listening. */
+export type SetupKind = 'local' | 'ollama' | 'openai' | 'anthropic' | 'none';
+
+interface KindItem extends vscode.QuickPickItem {
+  choice: SetupKind;
+  /** A runtime found listening (its base URL and models are known already). */
+  found?: LlmServer;
 }
 
-export const BACKEND_ITEMS: BackendItem[] = [
-  { label: '$(server) Ollama', description: 'local models', detail: 'Runs models on this machine (ollama serve; ollama pull llama3.2).', backend: 'ollama' },
+export const KIND_ITEMS: KindItem[] = [
   {
-    label: '$(globe) OpenAI-compatible server',
-    description: 'OpenAI, LM Studio, llama.cpp, vLLM, …',
-    detail: 'A base URL, a model name, and the name of the environment variable holding the API key.',
-    backend: 'openai',
+    label: '$(vm) Local OpenAI-compatible server',
+    description: 'LM Studio, llama.cpp, vLLM, Jan… — no API key',
+    detail: 'A base URL such as http://localhost:1234/v1; the models are read from the server.',
+    choice: 'local',
   },
-  { label: '$(comment-discussion) Anthropic', description: 'Claude', detail: 'The API key is read from ANTHROPIC_API_KEY.', backend: 'anthropic' },
-  { label: '$(quote) None', description: 'extractive answers', detail: 'No LLM: answers quote the passages that match best.', backend: 'none' },
+  { label: '$(server) Ollama', description: 'local models', detail: 'ollama serve; ollama pull llama3.2', choice: 'ollama' },
+  {
+    label: '$(globe) OpenAI or another API with a key',
+    description: 'OpenAI, OpenRouter, Groq, …',
+    detail: 'A base URL and the name of the environment variable holding the key (never the key itself).',
+    choice: 'openai',
+  },
+  { label: '$(comment-discussion) Anthropic', description: 'Claude', detail: 'The key is read from ANTHROPIC_API_KEY.', choice: 'anthropic' },
+  { label: '$(quote) None', description: 'extractive answers', detail: 'No LLM: answers quote the passages that match best.', choice: 'none' },
 ];
+
+/** Default base URL offered for each kind that has one. */
+const DEFAULT_URLS: Partial<Record<SetupKind, string>> = {
+  local: 'http://localhost:1234/v1',
+  openai: 'https://api.openai.com/v1',
+};
+
+/** Answers given up front (tests, other extensions): each one skips its question. */
+export interface SetupAnswers {
+  kind?: SetupKind;
+  baseUrl?: string;
+  model?: string;
+  /** Environment variable holding the key; "" for no key. */
+  apiKeyEnv?: string;
+  /** When the connection test fails: true saves anyway, false gives up; undefined asks. */
+  saveAnyway?: boolean;
+}
+
+/** What was saved (undefined: cancelled). */
+export interface SetupResult {
+  backend: AnswerBackend;
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  /** The models the connection test listed. */
+  models?: string[];
+}
 
 /** The settings (under `ragls.`) a choice writes; undefined values are reset. */
 export function backendSettings(
@@ -31,63 +76,198 @@ export function backendSettings(
   baseUrl?: string,
   apiKeyEnv?: string,
 ): Record<string, string | undefined> {
+  const withUrl = backend === 'openai' || backend === 'external';
   return {
     'generation.backend': backend,
     'generation.model': backend === 'none' ? undefined : model || undefined,
-    'generation.baseUrl': backend === 'openai' ? baseUrl || undefined : undefined,
-    'generation.apiKeyEnv': backend === 'openai' ? apiKeyEnv || undefined : undefined,
+    'generation.baseUrl': withUrl ? baseUrl || undefined : undefined,
+    'generation.apiKeyEnv': withUrl ? apiKeyEnv || undefined : undefined,
   };
 }
 
-/** Ask which backend writes answers (and its model / URL), then save the settings (user level). */
-export async function chooseAnswerBackend(): Promise<AnswerBackend | undefined> {
-  const picked = await vscode.window.showQuickPick(BACKEND_ITEMS, {
-    title: 'ragls: how should answers be written?',
+/** Asks `rag/models` (the running server); throws when the server is not running. */
+export type ModelsProbe = (params: ModelsParams) => Promise<LlmServer[]>;
+
+/**
+ * Ask which backend writes answers; for a base URL, test the connection and pick one of the models it lists; save
+ * the settings (user level). Returns what was saved, undefined when cancelled.
+ */
+export async function chooseAnswerBackend(probe: ModelsProbe, given: SetupAnswers = {}): Promise<SetupResult | undefined> {
+  let kind = given.kind;
+  let found: LlmServer | undefined;
+  if (!kind) {
+    const running = await probe({}).catch(() => [] as LlmServer[]);
+    const items: (KindItem | vscode.QuickPickItem)[] = [];
+    if (running.length) {
+      items.push({ label: 'Running on this machine', kind: vscode.QuickPickItemKind.Separator });
+      for (const s of running) {
+        items.push({
+          label: `$(pass-filled) ${s.name}`,
+          description: s.baseUrl,
+          detail: s.models.length ? `models: ${s.models.slice(0, 6).join(', ')}${s.models.length > 6 ? ', …' : ''}` : 'no model listed',
+          choice: s.backend === 'ollama' ? 'ollama' : 'local',
+          found: s,
+        } satisfies KindItem);
+      }
+      items.push({ label: 'Other choices', kind: vscode.QuickPickItemKind.Separator });
+    }
+    items.push(...KIND_ITEMS);
+    const picked = (await vscode.window.showQuickPick(items, {
+      title: 'ragls: who should write answers?',
+      ignoreFocusOut: true,
+      matchOnDescription: true,
+    })) as KindItem | undefined;
+    if (!picked) {
+      return undefined;
+    }
+    kind = picked.choice;
+    found = picked.found;
+  }
+  if (kind === 'none' || kind === 'anthropic') {
+    const model = kind === 'anthropic' ? await askModel(given, [], '') : undefined;
+    if (model === undefined && kind === 'anthropic') {
+      return undefined;
+    }
+    return save({ backend: kind, model: model || undefined });
+  }
+  if (kind === 'ollama') {
+    const models = found?.models ?? [];
+    const model = await askModel(given, models, 'llama3.2');
+    return model === undefined ? undefined : save({ backend: 'ollama', model: model || undefined, models });
+  }
+  // A server with a base URL: local (no key) or keyed.
+  let baseUrl = given.baseUrl ?? found?.baseUrl;
+  let apiKeyEnv = given.apiKeyEnv ?? (kind === 'openai' ? undefined : '');
+  for (;;) {
+    if (baseUrl === undefined) {
+      baseUrl = await vscode.window.showInputBox({
+        title: 'ragls: base URL of the server',
+        value: DEFAULT_URLS[kind],
+        prompt: 'LM Studio http://localhost:1234/v1 · llama.cpp http://localhost:8080/v1 · vLLM http://localhost:8000/v1 · Jan http://localhost:1337/v1',
+        ignoreFocusOut: true,
+        validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'an http:// or https:// URL'),
+      });
+      if (baseUrl === undefined) {
+        return undefined;
+      }
+      baseUrl = baseUrl.trim();
+    }
+    if (apiKeyEnv === undefined) {
+      apiKeyEnv = await askKeyEnv();
+      if (apiKeyEnv === undefined) {
+        return undefined;
+      }
+    }
+    const tested = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `ragls: testing ${baseUrl}` },
+      () => probe({ baseUrl: baseUrl!, ...(apiKeyEnv ? { apiKeyEnv } : {}) }).then((s) => s[0], (e: unknown) => ({
+        name: '', baseUrl: baseUrl!, backend: '', models: [], error: e instanceof Error ? e.message : String(e),
+      } as LlmServer)),
+    );
+    if (!tested?.error) {
+      const models = tested?.models ?? [];
+      const model = await askModel(given, models, '');
+      if (model === undefined) {
+        return undefined;
+      }
+      // No key: the `external` backend (readiness check, the served model when none is named); a key: `openai`.
+      const backend: AnswerBackend = apiKeyEnv || tested?.keyUsed ? 'openai' : 'external';
+      return save({ backend, baseUrl, model: model || undefined, apiKeyEnv: apiKeyEnv || undefined, models });
+    }
+    if (given.saveAnyway !== undefined) {
+      // Answers given up front: no dialog; saved only when asked to.
+      void vscode.window.showWarningMessage(`ragls: the connection test failed: ${tested.error}`);
+      return given.saveAnyway
+        ? save({ backend: apiKeyEnv ? 'openai' : 'external', baseUrl, model: given.model, apiKeyEnv: apiKeyEnv || undefined })
+        : undefined;
+    }
+    const needsKey = /needs an API key/.test(tested.error);
+    const choice = await vscode.window.showWarningMessage(
+      `ragls: the connection test failed: ${tested.error}`,
+      { modal: false },
+      'Edit URL',
+      ...(needsKey ? ['Use a Key…'] : []),
+      'Save Anyway',
+    );
+    if (choice === 'Edit URL') {
+      baseUrl = undefined;
+      given = { ...given, baseUrl: undefined };
+    } else if (choice === 'Use a Key…') {
+      apiKeyEnv = undefined;
+      given = { ...given, apiKeyEnv: undefined };
+    } else if (choice === 'Save Anyway') {
+      const model = await askModel(given, [], '');
+      if (model === undefined) {
+        return undefined;
+      }
+      return save({ backend: apiKeyEnv ? 'openai' : 'external', baseUrl, model: model || undefined, apiKeyEnv: apiKeyEnv || undefined });
+    } else {
+      return undefined;
+    }
+  }
+}
+
+/** The model: the given one, a pick among `models` (or typed), else an input box; "" means the server's default. */
+async function askModel(given: SetupAnswers, models: string[], fallback: string): Promise<string | undefined> {
+  if (given.model !== undefined) {
+    return given.model;
+  }
+  if (given.kind && models.length) {
+    return models[0]; // answers given up front: the first model the server lists
+  }
+  if (models.length) {
+    const typed = '$(edit) Type a model name…';
+    const picked = await vscode.window.showQuickPick([...models, typed], {
+      title: `ragls: which model? (${models.length} listed by the server)`,
+      ignoreFocusOut: true,
+    });
+    if (picked !== typed) {
+      return picked;
+    }
+  }
+  return vscode.window.showInputBox({
+    title: 'ragls: model name',
+    prompt: 'Empty: the backend\'s default (the first model a local server lists)',
+    value: fallback,
     ignoreFocusOut: true,
   });
+}
+
+/** The environment variable holding the key; "" for none; undefined when cancelled. */
+async function askKeyEnv(): Promise<string | undefined> {
+  const none = { label: '$(unlock) No key', description: 'the server needs none', value: '' };
+  const env = { label: '$(key) A key in an environment variable…', description: 'e.g. OPENAI_API_KEY', value: 'env' };
+  const picked = await vscode.window.showQuickPick([env, none], { title: 'ragls: API key', ignoreFocusOut: true });
   if (!picked) {
     return undefined;
   }
-  let model: string | undefined;
-  let baseUrl: string | undefined;
-  let apiKeyEnv: string | undefined;
-  if (picked.backend === 'openai') {
-    baseUrl = await vscode.window.showInputBox({
-      title: 'ragls: base URL of the OpenAI-compatible server',
-      value: 'https://api.openai.com/v1',
-      prompt: 'e.g. http://localhost:1234/v1 for LM Studio, http://localhost:8080/v1 for llama.cpp',
-      ignoreFocusOut: true,
-    });
-    if (baseUrl === undefined) {
-      return undefined;
-    }
-    apiKeyEnv = await vscode.window.showInputBox({
-      title: 'ragls: environment variable holding the API key (never the key itself)',
-      value: 'OPENAI_API_KEY',
-      ignoreFocusOut: true,
-    });
+  if (!picked.value) {
+    return '';
   }
-  if (picked.backend !== 'none') {
-    model = await vscode.window.showInputBox({
-      title: 'ragls: model name',
-      prompt: 'Empty: the server default for this backend',
-      value: picked.backend === 'ollama' ? 'llama3.2' : '',
-      ignoreFocusOut: true,
-    });
-    if (model === undefined) {
-      return undefined;
-    }
-  }
-  const cfg = vscode.workspace.getConfiguration('ragls');
-  for (const [key, value] of Object.entries(backendSettings(picked.backend, model, baseUrl, apiKeyEnv))) {
-    await cfg.update(key, value, vscode.ConfigurationTarget.Global);
-  }
-  void vscode.window.showInformationMessage(`ragls: answers now come from ${picked.label.replace(/^\$\([^)]*\)\s*/, '')}.`);
-  return picked.backend;
+  return vscode.window.showInputBox({
+    title: 'ragls: name of the environment variable holding the key (never the key itself)',
+    value: 'OPENAI_API_KEY',
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v.trim()) ? undefined : 'a variable name, e.g. OPENAI_API_KEY'),
+  });
 }
 
-/** Open the Settings UI filtered to `query`, on the Remote tab in a remote window. */
-export function openSettings(query = '@ext:ragls.ragls-vscode'): Thenable<unknown> {
-  const command = vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
-  return vscode.commands.executeCommand(command, query);
+async function save(result: SetupResult): Promise<SetupResult> {
+  const cfg = vscode.workspace.getConfiguration('ragls');
+  for (const [key, value] of Object.entries(backendSettings(result.backend, result.model, result.baseUrl, result.apiKeyEnv))) {
+    await cfg.update(key, value, vscode.ConfigurationTarget.Global);
+  }
+  const who = result.backend === 'none' ? 'quotes from your docs (no LLM)' : `${result.backend}${result.model ? ` (${result.model})` : ''}`;
+  void vscode.window.showInformationMessage(`ragls: answers now come from ${who}.`);
+  return result;
+}
+
+/**
+ * Open the Settings UI filtered to ragls settings matching `query` (e.g. "ragls.generation"). `machine`: the
+ * settings are machine-scoped (`ragls.server.*`), so a remote window opens its Remote tab.
+ */
+export function openSettings(query = '', machine = false): Thenable<unknown> {
+  const filter = `@ext:ragls.ragls-vscode ${query}`.trim();
+  const command = machine && vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
+  return vscode.commands.executeCommand(command, { query: filter });
 }

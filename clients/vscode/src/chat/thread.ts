@@ -23,7 +23,12 @@ export interface ChatTurn {
   streamed: string;
   status: TurnStatus;
   result?: AskResult;
+  /** The request failed (the user-facing sentence); the turn has no result. */
   error?: string;
+  /** `documents` sent with the question (e.g. the selection's file); Retry sends them again. */
+  documents?: string[];
+  /** A note shown under the answer, e.g. that the index was still being built while it was answered. */
+  note?: string;
 }
 
 export interface ChatThread {

@@ -9,12 +9,18 @@
  * their own turn and a stale stream never writes into a newer one. Follow-ups send the finished turns as `history`
  * (docs/protocol.md); the server rewrites them into a standalone query and returns it as `retrievalQuery`.
  *
- * Markdown is rendered in the extension host by markdown-it with raw HTML disabled (as the answer panel does); the
- * webview's CSP allows no remote resources and only its own nonce'd script and style.
+ * This is the one answer surface: "ragls: Ask" (Ctrl+Alt+A), "Ask About Selection" and "Ask in Chat" all start a
+ * turn here. Each finished turn has Copy / Insert / Retry / Open all sources; a failed LLM shows its error text with
+ * Retry and Open Settings above the extractive answer; closing the view (hiding it from the side bar) stops the
+ * answers still streaming.
+ *
+ * Markdown is rendered in the extension host by markdown-it with raw HTML disabled (answer.ts); the webview's CSP
+ * allows no remote resources and only its own nonce'd script and style.
  */
 import * as vscode from 'vscode';
 import { escapeHtml, webviewPolicy } from '../webview';
 import { createRenderer, openSource, sourceLabel } from '../answer';
+import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes } from '../protocol';
 import type { ServerManager } from '../server';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
@@ -26,6 +32,26 @@ export interface ChatAskOptions {
   documents?: string[];
 }
 
+/** The buttons under a turn (`data-action`), run by `ChatView.runAction`. */
+export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup'] as const;
+export type TurnAction = (typeof TURN_ACTIONS)[number];
+
+/** Shown under an answer asked while the index was still being built (as Neovim's float does). */
+export const PARTIAL_INDEX_NOTE = 'The index is still being built: this answer may miss documents not yet embedded.';
+
+/**
+ * The footer of a finished turn: who wrote the answer and how long it took. An LLM model is named only when the
+ * LLM wrote the answer: an abstention ("no answer") and an extractive fallback after an LLM error never name one.
+ */
+export function answerFooter(result: AskResult): string {
+  const writer = result.abstained
+    ? 'no answer (no LLM call)'
+    : result.error
+      ? 'extractive (the LLM failed)'
+      : result.model || 'extractive';
+  return [writer, ...(result.cached ? ['cached'] : []), `${(result.elapsedMs / 1000).toFixed(1)} s`].join(' · ');
+}
+
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewType = 'ragls.chat';
   /** The workspace's threads, the current one first. */
@@ -33,6 +59,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private seq = 0;
   private readonly cancels = new Map<number, vscode.CancellationTokenSource>();
+  /** Hover text of each turn's `[n]` (the cited lines), read after its result arrives; not stored. */
+  private readonly titles = new Map<number, Map<number, string>>();
   private readonly render = createRenderer();
   private renderTimer: NodeJS.Timeout | undefined;
   private readonly _onDidUpdate = new vscode.EventEmitter<ChatThread>();
@@ -46,6 +74,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     /** Where the threads are kept (`workspaceState`). */
     readonly store: ThreadStore,
     private readonly describeError: (error: unknown) => string,
+    /** Is the server still building the index (status.ts)? Answers asked meanwhile get PARTIAL_INDEX_NOTE. */
+    private readonly indexing: () => boolean = () => false,
   ) {
     this.threads = store.load();
     if (!this.threads.length) {
@@ -69,7 +99,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     view.webview.options = { enableScripts: true, localResourceRoots: [] };
     view.webview.html = this.shell(view.webview);
     view.webview.onDidReceiveMessage((message) => void this.handleMessage(message));
-    view.onDidDispose(() => (this.view = undefined));
+    // Closing the view (hiding it from the side bar) disposes it: answers still streaming are stopped.
+    view.onDidDispose(() => {
+      this.view = undefined;
+      this.stop();
+    });
   }
 
   /** Bring the chat view into sight (without taking focus from the editor). */
@@ -99,7 +133,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       markdown: '',
       streamed: '',
       status: 'waiting',
+      ...(opts.documents?.length ? { documents: opts.documents } : {}),
     };
+    const indexingAtStart = this.indexing();
     thread.turns.push(turn);
     const cancel = new vscode.CancellationTokenSource();
     this.cancels.set(turn.requestId, cancel);
@@ -128,6 +164,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       target.result = result;
       target.markdown = result.answer;
       target.status = 'done';
+      if (indexingAtStart || this.indexing()) {
+        target.note = PARTIAL_INDEX_NOTE;
+      }
+      void citationTitles(result).then((titles) => {
+        this.titles.set(target.requestId, titles);
+        this.changed(true);
+      });
       return result;
     } catch (error) {
       const target = this.find(thread, turn.requestId);
@@ -182,6 +225,51 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return true;
   }
 
+  /** The turn `requestId` of the current thread. */
+  turn(requestId: number): ChatTurn | undefined {
+    return this.find(this.thread, requestId);
+  }
+
+  /** The newest answered turn of the current thread (what Copy / Insert / Open all sources act on by default). */
+  lastAnswered(): ChatTurn | undefined {
+    return [...this.thread.turns].reverse().find((t) => t.status === 'done' && t.result);
+  }
+
+  /** Ask turn `requestId` again: it is taken out of the thread and asked anew as its newest turn. */
+  retry(requestId: number): Promise<AskResult | undefined> {
+    const thread = this.thread;
+    const turn = this.find(thread, requestId);
+    if (!turn || turn.status === 'waiting' || turn.status === 'streaming') {
+      return Promise.resolve(undefined);
+    }
+    thread.turns.splice(thread.turns.indexOf(turn), 1);
+    this.titles.delete(requestId);
+    return this.ask(turn.question, { shown: turn.shown, documents: turn.documents });
+  }
+
+  /** Run a turn's button (TURN_ACTIONS) and return what its command returns. */
+  async runAction(requestId: number, action: TurnAction): Promise<unknown> {
+    const turn = this.find(this.thread, requestId);
+    if (!turn) {
+      return undefined;
+    }
+    switch (action) {
+      case 'retry':
+        return this.retry(requestId);
+      case 'settings':
+        return vscode.commands.executeCommand('ragls.openAnswerSettings');
+      case 'setup':
+        return vscode.commands.executeCommand('ragls.chooseAnswerBackend');
+      default:
+        break;
+    }
+    const result = turn.result;
+    if (!result) {
+      return undefined;
+    }
+    return action === 'copy' ? copyAnswer(result) : action === 'insert' ? insertAnswer(result) : openAllSources(result);
+  }
+
   /** Open source `n` of turn `requestId` beside the chat; returns the editor. */
   async openSource(requestId: number, n: number): Promise<vscode.TextEditor | undefined> {
     const turn = this.find(this.thread, requestId);
@@ -189,9 +277,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return source ? openSource(source, vscode.ViewColumn.Active) : undefined;
   }
 
-  /** Messages from the webview: ready, ask {text}, stop, new, switch {id}, open {turn, n}. */
+  /** Messages from the webview: ready, ask {text}, stop, new, switch {id}, open {turn, n}, action {turn, action}. */
   async handleMessage(message: unknown): Promise<unknown> {
-    const msg = message as { type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown };
+    const msg = message as { type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown; action?: unknown };
     switch (msg?.type) {
       case 'ready':
         this.post();
@@ -206,6 +294,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         return typeof msg.id === 'string' ? this.switchTo(msg.id) : undefined;
       case 'open':
         return typeof msg.turn === 'number' && typeof msg.n === 'number' ? this.openSource(msg.turn, msg.n) : undefined;
+      case 'action':
+        return typeof msg.turn === 'number' && TURN_ACTIONS.includes(msg.action as TurnAction)
+          ? this.runAction(msg.turn, msg.action as TurnAction)
+          : undefined;
       default:
         return undefined;
     }
@@ -254,11 +346,26 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (turn.status === 'waiting') {
       parts.push('<p class="status">Searching your docs…</p>');
     }
+    const button = (action: TurnAction, label: string, title: string, primary = false) =>
+      `<button data-action="${action}" class="${primary ? '' : 'secondary'}" title="${escapeHtml(title)}">${label}</button>`;
+    if (r?.error || turn.error) {
+      // The error first, what to do about it, then (for an LLM failure) the extractive answer below.
+      const what = r?.error
+        ? `<strong>The LLM failed</strong>, so below is an extractive answer (quoted from your docs). ${escapeHtml(r.error.message)}`
+        : escapeHtml(turn.error ?? '');
+      parts.push(
+        `<div class="error" role="alert"><p>${what}</p><div class="actions">` +
+          button('retry', 'Retry', 'Ask this question again', true) +
+          button('settings', 'Open Settings', 'The ragls answer settings (backend, model, base URL)') +
+          button('setup', 'Set Up Answers…', 'ragls: Choose How Answers Are Written') +
+          '</div></div>',
+      );
+    }
     if (r?.abstained) {
       parts.push('<div class="abstained" role="note"><strong>No answer.</strong> The indexed documents do not seem to cover this question.</div>');
     }
     if (turn.markdown) {
-      parts.push(`<div class="answer">${this.render(turn.markdown, known)}</div>`);
+      parts.push(`<div class="answer">${this.render(turn.markdown, known, this.titles.get(turn.requestId))}</div>`);
     }
     if (turn.status === 'streaming') {
       parts.push('<p class="status">…</p>');
@@ -266,11 +373,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (turn.status === 'stopped') {
       parts.push('<p class="status stopped">Stopped.</p>');
     }
-    if (r?.error) {
-      parts.push(`<div class="error" role="alert">The LLM failed, so this is an extractive answer: ${escapeHtml(r.error.message)}</div>`);
-    }
-    if (turn.error) {
-      parts.push(`<div class="error" role="alert">${escapeHtml(turn.error)}</div>`);
+    if (turn.note) {
+      parts.push(`<p class="note" role="note">${escapeHtml(turn.note)}</p>`);
     }
     if (sources.length) {
       const supported = new Map((r?.citations ?? []).map((c) => [c.n, c.supported]));
@@ -283,9 +387,20 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         .join('');
       parts.push(`<details class="sources" open><summary>Sources (${sources.length})</summary><ol>${items}</ol></details>`);
     }
+    if (r && turn.status === 'done') {
+      const actions = [
+        ...(r.abstained ? [] : [button('copy', 'Copy', 'Copy the answer and its sources as markdown'),
+          button('insert', 'Insert', 'Insert the answer at the cursor of the last editor')]),
+        ...(r.error ? [] : [button('retry', 'Retry', 'Ask this question again')]),
+        ...(sources.length && !r.abstained ? [button('openAll', 'Open all sources', 'Open every source at its cited lines')] : []),
+      ];
+      parts.push(`<div class="actions turn-actions">${actions.join('')}</div>`);
+    }
+    if (turn.status === 'stopped') {
+      parts.push(`<div class="actions">${button('retry', 'Retry', 'Ask this question again')}</div>`);
+    }
     if (r) {
-      const meta = [r.model || 'extractive', ...(r.cached ? ['cached'] : []), `${(r.elapsedMs / 1000).toFixed(1)} s`];
-      parts.push(`<p class="meta">${escapeHtml(meta.join(' · '))}</p>`);
+      parts.push(`<p class="meta">${escapeHtml(answerFooter(r))}</p>`);
     }
     parts.push('</section>');
     return parts.join('\n');
@@ -343,7 +458,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   pre { padding: .6em; overflow-x: auto; }
   .abstained { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: .4em .8em; margin: .6em 0; }
   .error { border-left: 3px solid var(--vscode-editorError-foreground); padding: .4em .8em; margin: .6em 0; }
-  .status, .meta, .empty { color: var(--vscode-descriptionForeground); }
+  .status, .meta, .empty, .note { color: var(--vscode-descriptionForeground); }
+  .note { font-style: italic; }
+  .error p { margin: 0 0 .4em; }
+  .actions { display: flex; flex-wrap: wrap; gap: .4em; margin: .5em 0; }
+  .actions button { padding: .15em .7em; }
   .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
   details.sources ol { padding-left: 1.2em; list-style: none; margin: .2em 0; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
@@ -375,8 +494,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const msg = event.data;
     if (!msg || msg.type !== 'render') { return; }
     const atEnd = content.scrollTop + content.clientHeight >= content.scrollHeight - 40;
+    const before = content.querySelectorAll('section.turn').length;
     content.innerHTML = msg.html;
-    if (atEnd) { content.scrollTop = content.scrollHeight; }
+    const turns = content.querySelectorAll('section.turn');
+    if (turns.length > before && before > 0) {
+      turns[turns.length - 1].scrollIntoView({ block: 'start' }); // a new question: show it from its heading
+    } else if (atEnd) {
+      content.scrollTop = content.scrollHeight;
+    }
     stop.hidden = !msg.busy;
     threads.innerHTML = '';
     for (const t of msg.threads || []) {
@@ -397,6 +522,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
   threads.addEventListener('change', () => vscode.postMessage({ type: 'switch', id: threads.value }));
   content.addEventListener('click', (event) => {
+    const action = event.target.closest('button[data-action]');
+    if (action) {
+      const section = action.closest('section.turn');
+      if (section) { vscode.postMessage({ type: 'action', turn: Number(section.dataset.turn), action: action.dataset.action }); }
+      return;
+    }
     const link = event.target.closest('a');
     if (!link) { return; }
     event.preventDefault();

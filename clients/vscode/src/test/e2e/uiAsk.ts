@@ -1,10 +1,12 @@
 /**
  * UI end-to-end test: installs the packaged .vsix into code-server, opens the fixture workspace in headless
  * Chromium, and does what a person does: waits for the status bar to show the index, opens the command
- * palette, runs "ragls: Ask", types a question, reads the answer panel (a webview), saves a screenshot, then
- * clicks citation [1] and checks that the cited file opens; with a change staged in handbook/, clicks the Source
- * Control title button "Generate Commit Message" and reads the commit message box; finally asks in the chat view
- * and types a follow-up into it (screenshot `chat-view.png`).
+ * palette, runs "ragls: Ask", types a question, reads the answer in the chat view (a webview view: the one answer
+ * surface) with its per-turn buttons, saves a screenshot, then clicks citation [1] and checks that the cited file
+ * opens; with a change staged in handbook/, clicks the Source Control title button "Generate Commit Message" and
+ * reads the commit message box; asks in a new chat and types a follow-up into it (screenshot `chat-view.png`);
+ * finally points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
+ * Settings above the extractive answer (screenshot `chat-error.png`).
  *
  *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
  *
@@ -12,7 +14,8 @@
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
@@ -88,12 +91,17 @@ async function main(): Promise<number> {
       await page.keyboard.press('Enter');
     }, page, shots);
 
-    const webview = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-    await step('the answer panel shows the answer, citation [1] and the sources', async () => {
-      await webview.locator('ol.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-      const question = await webview.locator('h2.question').first().textContent();
+    const webview = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+    await step('the chat view shows the answer, citation [1], the sources and the turn\'s buttons', async () => {
+      await webview.locator('section.turn details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const question = await webview.locator('section.turn h3.question').first().textContent();
       if (question !== QUESTION) {
-        throw new Error(`panel question is ${JSON.stringify(question)}`);
+        throw new Error(`turn question is ${JSON.stringify(question)}`);
+      }
+      for (const label of ['Copy', 'Insert', 'Retry', 'Open all sources']) {
+        if ((await webview.locator(`section.turn .turn-actions button:text-is("${label}")`).count()) < 1) {
+          throw new Error(`no ${label} button under the answer`);
+        }
       }
       const answer = (await webview.locator('.answer').first().textContent()) ?? '';
       if (!answer.includes('beacon push --previous')) {
@@ -176,7 +184,9 @@ async function main(): Promise<number> {
       console.log(`#   commit box: ${JSON.stringify(text)}`);
       await page.screenshot({ path: join(shots, 'commit-message.png') });
     }, page, shots);
-    await step('"ragls: Ask in Chat" opens the chat view; a typed follow-up becomes the second turn', async () => {
+    await step('"ragls: Ask in Chat" in a new chat; a typed follow-up becomes the second turn', async () => {
+      await webview.locator('#new').first().click();
+      await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.locator('.monaco-workbench').first().click();
       await page.keyboard.press('F1');
       await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -201,6 +211,49 @@ async function main(): Promise<number> {
         throw new Error(`second turn heading is ${JSON.stringify(heading)}`);
       }
       await page.screenshot({ path: join(shots, 'chat-view.png') });
+    }, page, shots);
+    await step('an LLM that cannot be reached: the turn shows the error, Retry and Open Settings above the answer', async () => {
+      const dead = await new Promise<number>((done) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => done(port));
+        });
+      });
+      // As if set in Settings: the workspace file's settings change, the server gets didChangeConfiguration.
+      const file = JSON.parse(readFileSync(ws.workspaceFile, 'utf8'));
+      file.settings['ragls.generation.backend'] = 'external';
+      file.settings['ragls.generation.baseUrl'] = `http://127.0.0.1:${dead}/v1`;
+      writeFileSync(ws.workspaceFile, JSON.stringify(file, null, 2));
+      await webview.locator('#new').first().click();
+      await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The new settings reach the server asynchronously: ask until a turn reports the LLM failure.
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
+      for (let n = 1; ; n++) {
+        await webview.locator('#input').first().click();
+        await page.keyboard.type(QUESTION, { delay: 5 });
+        await page.keyboard.press('Enter');
+        const turn = webview.locator(`section.turn:nth-of-type(${n})`);
+        await turn.locator('p.meta').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+        if ((await turn.locator('.error').count()) > 0 || Date.now() > deadline) {
+          break;
+        }
+      }
+      const error = webview.locator('section.turn:last-of-type .error').first();
+      await error.waitFor({ state: 'visible', timeout: 10_000 });
+      const text = (await error.textContent()) ?? '';
+      if (!text.includes('The LLM failed') || !text.includes(`127.0.0.1:${dead}`)) {
+        throw new Error(`error text is ${JSON.stringify(text)}`);
+      }
+      for (const label of ['Retry', 'Open Settings']) {
+        if ((await error.locator(`button:text-is("${label}")`).count()) !== 1) {
+          throw new Error(`no ${label} button in the error`);
+        }
+      }
+      const answer = (await webview.locator('section.turn:last-of-type .answer').first().textContent()) ?? '';
+      if (!answer.includes('beacon push --previous')) {
+        throw new Error(`the extractive answer is missing:\n${answer}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-error.png') });
     }, page, shots);
     console.log(`# screenshots in ${shots}`);
     return 0;

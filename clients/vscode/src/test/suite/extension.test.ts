@@ -8,12 +8,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { prompts } from '../../commitMessage';
 import { highlightedRanges, lineRange } from '../../decorations';
 import type { RaglsApi } from '../../extension';
 import type { GitAPI, GitRepository } from '../../git';
+import type { SetupResult } from '../../walkthrough';
+import { escapeHtml } from '../../webview';
 import {
   AskResult,
   Chunk,
@@ -26,6 +30,16 @@ import {
 } from '../../protocol';
 
 const EXTENSION_ID = 'ragls.ragls-vscode';
+
+/** A TCP port nothing listens on (bound by the OS, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 const DEADLINE_MS = 90_000;
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = DEADLINE_MS): Promise<T> {
@@ -111,7 +125,8 @@ suite('ragls extension in VS Code', () => {
     assert.equal(status.generation.backend, 'none');
   });
 
-  test('Ask streams the answer into the panel; a citation opens the cited lines', async () => {
+  test('Ask streams the answer into a chat turn with hover titles and its buttons; a citation opens the cited lines', async () => {
+    api.chat.newChat();
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
     assert.ok(result, 'Ask returned nothing');
     assert.equal(result.abstained, false);
@@ -120,36 +135,123 @@ suite('ragls extension in VS Code', () => {
     assert.equal(source.n, 1);
     assert.equal(source.path, 'docs/deployment.md');
 
-    const view = api.panel.view;
-    assert.equal(view.phase, 'done');
-    assert.equal(view.question, 'How do I roll back beacon firmware?');
-    assert.ok(view.deltas >= 1, 'the answer was not streamed');
-    assert.match(view.html, /<a href="#" class="cite" data-n="1" title="[^"]*">\[1\]<\/a>/);
-    // Hover on [1] shows the cited lines.
-    await api.panel.titlesReady;
-    const title = /class="cite" data-n="1" title="([^"]*)"/.exec(api.panel.view.html)?.[1] ?? '';
+    // The one answer surface: the question is a turn of the chat's current thread.
+    const turn = api.chat.thread.turns.at(-1)!;
+    assert.equal(turn.question, 'How do I roll back beacon firmware?');
+    assert.equal(turn.status, 'done');
+    assert.equal(turn.result, result);
+    assert.equal(turn.streamed, result.answer, 'the answer was streamed into its turn');
+    // Hover on [1] shows the cited lines (read after the result arrives).
+    const title = await until('the hover title of [1]', () =>
+      /class="cite" data-n="1" title="(\[1\][^"]*)"/.exec(api.chat.html)?.[1]);
     assert.match(title, /^\[1\] handbook\/docs\/deployment\.md:\d+/);
     assert.ok(title.includes('beacon push --previous'), title);
-    assert.ok(api.panel.view.html.includes('<button data-action="openAllSources">Open all sources</button>'));
-    assert.ok(view.html.includes('<code>beacon push --previous</code>'), view.html);
-    assert.match(view.html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
-    assert.ok(!view.html.includes('class="abstained"'));
+    const html = api.chat.html;
+    assert.ok(html.includes('<code>beacon push --previous</code>'), html);
+    assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
+    for (const action of ['copy', 'insert', 'retry', 'openAll']) {
+      assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
+    }
+    assert.ok(!html.includes('class="abstained"') && !html.includes('class="error"'));
+    // The footer names no LLM: none ran (backend none).
+    assert.ok(html.includes('<p class="meta">extractive · '), html);
 
-    const editor = await api.panel.handleMessage({ type: 'open', n: 1 });
+    const editor = await api.chat.handleMessage({ type: 'open', turn: turn.requestId, n: 1 }) as vscode.TextEditor;
     assertOpensAt(editor, source);
-    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), editor!.document.uri.toString());
-    const lit = highlightedRanges(editor!.document.uri)[0];
-    assert.ok(editor!.document.getText(lit).includes('beacon push --previous'));
+    const lit = highlightedRanges(editor.document.uri)[0];
+    assert.ok(editor.document.getText(lit).includes('beacon push --previous'));
   });
 
-  test('a question the docs do not cover is shown as abstained', async () => {
-    const result = await vscode.commands.executeCommand<AskResult>(
-      'ragls.askQuestion',
-      'What temperature should I bake rye sourdough bread at?',
-    );
-    assert.ok(result, 'Ask returned nothing');
-    assert.equal(result.abstained, true, result.answer);
-    assert.ok(api.panel.view.html.includes('class="abstained"'), api.panel.view.html);
+  test('two asks at once through "ragls: Ask" each keep their own answer; Retry asks again as the newest turn', async () => {
+    api.chat.newChat();
+    const q1 = 'How do I roll back beacon firmware?';
+    const q2 = 'Which torque wrench is used for calibration?';
+    const [a, b] = await Promise.all([
+      vscode.commands.executeCommand<AskResult>('ragls.askQuestion', q1),
+      vscode.commands.executeCommand<AskResult>('ragls.askQuestion', q2),
+    ]);
+    assert.ok(a && b, 'an ask returned nothing');
+    const [t1, t2] = api.chat.thread.turns;
+    assert.deepEqual([t1.question, t2.question], [q1, q2]);
+    assert.ok(a.answer.includes('beacon push --previous') && !a.answer.includes('zeta-17'), a.answer);
+    assert.ok(b.answer.includes('zeta-17') && !b.answer.includes('beacon push'), b.answer);
+    assert.deepEqual([t1.result, t2.result], [a, b]);
+    assert.deepEqual([t1.streamed, t2.streamed], [a.answer, b.answer]);
+
+    const again = await api.chat.handleMessage({ type: 'action', turn: t1.requestId, action: 'retry' }) as AskResult;
+    assert.ok(again && again.answer.includes('beacon push --previous'), again?.answer);
+    assert.deepEqual(api.chat.thread.turns.map((t) => t.question), [q2, q1], 'the retried turn moved to the end');
+    assert.equal(api.chat.thread.turns[1].result, again);
+    // Copy on a turn's button copies that turn's answer.
+    const copied = await api.chat.handleMessage({ type: 'action', turn: t2.requestId, action: 'copy' }) as string;
+    assert.ok(copied.startsWith(b.answer.trim()), copied);
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+  });
+
+  test('an LLM that fails: the turn shows its error, Retry and Open Settings above the extractive answer', async () => {
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    const dead = `http://127.0.0.1:${await freePort()}/v1`;
+    await cfg.update('generation.backend', 'external', vscode.ConfigurationTarget.Workspace);
+    await cfg.update('generation.baseUrl', dead, vscode.ConfigurationTarget.Workspace);
+    try {
+      await until('rag/status to show the external backend', async () =>
+        ((await api.server.request(StatusRequest, {})).generation.backend === 'external' ? true : undefined));
+      api.chat.newChat();
+      const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
+      assert.ok(result?.error, `no LLM error: ${JSON.stringify(result)}`);
+      assert.ok(result.error.message.includes(dead), result.error.message);
+      assert.ok(result.answer.includes('beacon push --previous'), 'the extractive answer is kept');
+      const html = api.chat.html;
+      const error = html.indexOf('class="error"');
+      const answer = html.indexOf('class="answer"');
+      assert.ok(error >= 0 && answer > error, `the error comes first, then the answer:\n${html}`);
+      assert.ok(html.includes(escapeHtml(result.error.message)), html);
+      for (const action of ['retry', 'settings', 'setup']) {
+        assert.ok(html.slice(error, answer).includes(`data-action="${action}"`), `no ${action} in the error:\n${html}`);
+      }
+      assert.ok(html.includes('<p class="meta">extractive (the LLM failed) · '), 'the footer names no LLM that did not answer');
+    } finally {
+      await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg.update('generation.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await until('rag/status to show ragls.toml\'s backend again', async () =>
+      ((await api.server.request(StatusRequest, {})).generation.backend === 'none' ? true : undefined));
+  });
+
+  test('Choose How Answers Are Written: a local server without a key is tested and its models listed before saving', async () => {
+    const served = createServer((req, res) => {
+      const ok = req.url === '/v1/models' && !req.headers.authorization;
+      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(ok ? JSON.stringify({ data: [{ id: 'qwen2.5-7b-instruct' }, { id: 'llama-3.2-3b' }] }) : '{}');
+    });
+    await new Promise<void>((resolve) => served.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(served.address() as AddressInfo).port}/v1`;
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    try {
+      const saved = await vscode.commands.executeCommand<SetupResult>('ragls.chooseAnswerBackend', { kind: 'local', baseUrl });
+      assert.deepEqual(saved, {
+        backend: 'external', baseUrl, model: 'qwen2.5-7b-instruct', apiKeyEnv: undefined,
+        models: ['qwen2.5-7b-instruct', 'llama-3.2-3b'],
+      });
+      assert.equal(cfg.inspect('generation.backend')?.globalValue, 'external');
+      assert.equal(cfg.inspect('generation.baseUrl')?.globalValue, baseUrl);
+      assert.equal(cfg.inspect('generation.model')?.globalValue, 'qwen2.5-7b-instruct');
+      assert.equal(cfg.inspect('generation.apiKeyEnv')?.globalValue, undefined, 'no key for a local server');
+      // A dead URL is not saved unless asked to.
+      served.close();
+      const refused = await vscode.commands.executeCommand<SetupResult>('ragls.chooseAnswerBackend', {
+        kind: 'local', baseUrl: `http://127.0.0.1:${await freePort()}/v1`, saveAnyway: false,
+      });
+      assert.equal(refused, undefined);
+      assert.equal(cfg.inspect('generation.baseUrl')?.globalValue, baseUrl);
+    } finally {
+      served.close();
+      for (const key of ['generation.backend', 'generation.baseUrl', 'generation.model', 'generation.apiKeyEnv']) {
+        await cfg.update(key, undefined, vscode.ConfigurationTarget.Global);
+      }
+    }
+    await until('rag/status to show ragls.toml\'s backend again', async () =>
+      ((await api.server.request(StatusRequest, {})).generation.backend === 'none' ? true : undefined));
   });
 
   test('Ask About Selection sends the selected text and its file', async () => {
@@ -393,7 +495,7 @@ suite('ragls extension in VS Code', () => {
     assert.equal(await pending, undefined, 'dismissed: no chunk');
   });
 
-  test('Open all sources, Copy answer and Insert at cursor act on the shown answer', async () => {
+  test('Open all sources, Copy answer and Insert at cursor act on the newest answer of the chat', async () => {
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
     assert.ok(result && result.sources.length >= 1);
     const editors = await vscode.commands.executeCommand<vscode.TextEditor[]>('ragls.openAllSources');
@@ -551,6 +653,8 @@ suite('ragls extension in VS Code', () => {
     );
     assert.deepEqual(doubled, [], 'lines logged twice');
     assert.ok(!text.includes('Traceback (most recent call last)'), 'no Python traceback in the log');
+    // Restart Server (run by the settings test above) stops the server within the client's grace period.
+    assert.ok(!text.includes('exited with signal SIGKILL'), 'the server was killed on a restart');
     assert.ok(plain.some((l) => l.includes('request answered with error -32803: nothing staged')), 'one line for it');
   });
 });
