@@ -57,11 +57,14 @@ LLM_KEY_ENV = "RAGLS_TEST_LLM_KEY"
 
 
 def _llm_reply(req):
-    """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request."""
+    """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request
+    ("(please-wait)"); HTTP 503 on request ("(please-fail)")."""
     from llm_server import Reply
 
     if "(please-wait)" in req.last_user_text():
         return Reply(text="Too late.", delay_s=20)
+    if "(please-fail)" in req.last_user_text():
+        return Reply(status=503, error="the model is overloaded")
     if "standalone search query" in req.system:  # a follow-up's query rewrite (chat_llm_spec)
         return Reply(text="how to change the frobnicator timeout")
     return Reply(text=LLM_ANSWER)

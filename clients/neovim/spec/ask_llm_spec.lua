@@ -1,7 +1,7 @@
 -- :RagAsk streaming through a real LLM SDK path: the server uses the openai backend against the loopback LLM
 -- server of tests/llm_server.py (started by tests/clients/test_neovim.py for `*_llm_spec.lua`). The fake model
 -- answers "The frobnicator timeout defaults to 42 seconds [1]." word by word, and waits 20 s before answering a
--- question containing "(please-wait)".
+-- question containing "(please-wait)", and fails (HTTP 503 "the model is overloaded") for one with "(please-fail)".
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 H.load_plugin_for_workspace()
@@ -107,6 +107,35 @@ H.it("closing the float while the answer is pending cancels the request quietly"
   for _, n in ipairs(H.notes) do
     H.ok(n.level < vim.log.levels.WARN, "no warning or error: " .. n.msg)
   end
+end)
+
+H.it("an LLM that fails: the float shows its error above the extractive answer, and `r` asks again", function()
+  close_floats()
+  local question = "(please-fail) How long is the frobnicator timeout?"
+  vim.cmd("RagAsk " .. question)
+  local win = H.wait_for(function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer")
+  local buf = vim.api.nvim_win_get_buf(win)
+  local result = vim.b[buf].ragls_result
+  H.ok(result.error and result.error.message:find("overloaded", 1, true), "the LLM error: " .. vim.inspect(result.error))
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local text = table.concat(lines, "\n")
+  H.eq("> **The LLM failed**, so below is an extractive answer (quoted from your docs):", lines[3], "error first")
+  H.contains(lines[4], "overloaded", "the error text")
+  H.contains(lines[5], "`r` retries", "the retry key")
+  H.contains(text, "42 seconds", "the extractive answer below it")
+  H.contains(lines[#lines], "_extractive (the LLM failed) · ", "the footer names no LLM")
+  H.screenshot("neovim-ask-llm-error")
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_feedkeys("r", "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "the old float closed")
+  local again = H.wait_for(function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer asked again")
+  H.eq("## " .. question, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(again), 0, 1, false)[1], "same question")
 end)
 
 H.finish()

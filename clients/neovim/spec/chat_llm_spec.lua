@@ -59,6 +59,11 @@ H.it("<CR> on a line without a citation asks a follow-up with the history; both 
   vim.ui.input = input
   local turn = wait_turn(2)
   H.eq("how to change the frobnicator timeout", turn.result.retrievalQuery, "the rewritten query came back")
+  -- Asked with the cursor at the top of the thread: the window still moves to the new turn's heading.
+  local info = vim.fn.getwininfo(chat.thread.win)[1]
+  local heading = chat.thread.heading_line[2]
+  H.ok(info.topline <= heading and heading <= info.botline,
+    ("the follow-up's heading (line %d) is in view (%d-%d)"):format(heading, info.topline, info.botline))
   H.eq({ "## How long is the frobnicator timeout?", "## and how do I change it?" }, headings(), "two turns")
   local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
   H.ok(vim.tbl_contains(lines, "_searched: how to change the frobnicator timeout_"), "what was searched is shown")

@@ -47,6 +47,10 @@ H.it(":RagCommit in a gitcommit buffer inserts the message above the comment lin
   vim.cmd.edit(vim.fn.fnameescape(path))
   H.eq("gitcommit", vim.bo.filetype, "filetype detected")
   local buf = vim.api.nvim_get_current_buf()
+  -- git's editor buffer is not a document: no client attaches to it (none would start for `git commit` alone).
+  H.wait_for(function() return vim.b[buf].ragls_detached ~= nil end, 5000, "the (scheduled) attach decision")
+  H.eq("a git file, not a document", vim.b[buf].ragls_detached, "detached, with the reason")
+  H.eq(0, #vim.lsp.get_clients({ bufnr = buf }), "not attached")
   vim.cmd("RagCommit")
   H.wait_for(function()
     return vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] ~= ""

@@ -114,7 +114,7 @@ H.it("answer_lines shows abstention, answer, and maps source lines", function()
   end
   H.ok(idx, "source line present")
   H.eq(source, by_line[idx], "line maps to its source")
-  H.eq("_none · 1.5 s_", lines[#lines], "footer")
+  H.eq("_no answer (no LLM call) · 1.5 s_", lines[#lines], "footer: an abstention names no model")
 end)
 
 H.it("answer_lines marks a cited source whose text does not support the sentence", function()

@@ -34,9 +34,10 @@ M.BUF_NAME = "ragls://chat"
 ---@field origin_win integer|nil  where sources open
 ---@field line_turn table<integer, integer>   1-based line -> turn index (answer lines)
 ---@field line_source table<integer, table>   1-based line -> source (source lines)
+---@field heading_line table<integer, integer> turn index -> 1-based line of its `## question`
 
 ---@type ragls.ChatThread
-M.thread = { turns = {}, line_turn = {}, line_source = {} }
+M.thread = { turns = {}, line_turn = {}, line_source = {}, heading_line = {} }
 
 local function split_lines(text)
   return vim.split(text, "\r?\n")
@@ -68,21 +69,26 @@ end
 ---@return string[] lines
 ---@return table<integer, integer> line_turn
 ---@return table<integer, table> line_source
+---@return table<integer, integer> heading_line
 function M.render_lines()
-  local lines, line_turn, line_source = {}, {}, {}
+  local lines, line_turn, line_source, heading_line = {}, {}, {}, {}
   if #M.thread.turns == 0 then
-    return { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }, {}, {}
+    return { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }, {}, {}, {}
   end
   for i, turn in ipairs(M.thread.turns) do
     if i > 1 then
       table.insert(lines, "")
     end
     table.insert(lines, "## " .. turn.question)
+    heading_line[i] = #lines
     local r = turn.result
     if r and r.retrievalQuery and r.retrievalQuery ~= turn.question then
       table.insert(lines, "_searched: " .. r.retrievalQuery .. "_")
     end
     table.insert(lines, "")
+    if r then
+      vim.list_extend(lines, ui.error_lines(r, "`r` on this turn asks it again"))
+    end
     if r and r.abstained then
       vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
     end
@@ -94,13 +100,10 @@ function M.render_lines()
       table.insert(lines, l)
       line_turn[#lines] = i
     end
-    if r and r.error and r.error.message then
-      vim.list_extend(lines, { "", "> **LLM failed:** " .. r.error.message })
-    end
     if turn.status == "cancelled" then
       vim.list_extend(lines, { "", "_(stopped)_" })
     elseif turn.status == "error" then
-      vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed") })
+      vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed"), "_`r` asks it again_" })
     end
     if r and r.sources and #r.sources > 0 then
       vim.list_extend(lines, { "", "### Sources" })
@@ -111,33 +114,23 @@ function M.render_lines()
       end
     end
     if r then
-      local footer = {}
-      if r.model and r.model ~= "" then
-        table.insert(footer, r.model)
-      end
-      if r.cached then
-        table.insert(footer, "cached")
-      end
-      if r.elapsedMs then
-        table.insert(footer, ("%.1f s"):format(r.elapsedMs / 1000))
-      end
-      if #footer > 0 then
-        vim.list_extend(lines, { "", "_" .. table.concat(footer, " · ") .. "_" })
-      end
+      vim.list_extend(lines, { "", ui.footer(r) })
     end
   end
-  return lines, line_turn, line_source
+  return lines, line_turn, line_source, heading_line
 end
 
 --- Redraw the chat buffer from the thread (cheap: threads are short). Keeps the cursor at the end when it was
---- there, so a streamed answer stays in view.
-function M.render()
+--- there, so a streamed answer stays in view. `reveal` (a turn index): put that turn's heading at the top of every
+--- chat window, the cursor on it — a new question is shown from its heading, whatever the window size.
+---@param reveal? integer
+function M.render(reveal)
   local t = M.thread
   if not (t.buf and vim.api.nvim_buf_is_valid(t.buf)) then
     return
   end
-  local lines, line_turn, line_source = M.render_lines()
-  t.line_turn, t.line_source = line_turn, line_source
+  local lines, line_turn, line_source, heading_line = M.render_lines()
+  t.line_turn, t.line_source, t.heading_line = line_turn, line_source, heading_line
   local follow = {}
   for _, w in ipairs(vim.fn.win_findbuf(t.buf)) do
     local cur = vim.api.nvim_win_get_cursor(w)[1]
@@ -152,10 +145,31 @@ function M.render()
     vim.api.nvim_buf_set_extmark(t.buf, ns, lnum - 1, 0, { line_hl_group = "Directory" })
   end
   for w, at_end in pairs(follow) do
-    if at_end and vim.api.nvim_win_is_valid(w) then
+    if reveal and heading_line[reveal] and vim.api.nvim_win_is_valid(w) then
+      vim.api.nvim_win_set_cursor(w, { heading_line[reveal], 0 })
+      vim.api.nvim_win_call(w, function()
+        vim.fn.winrestview({ topline = heading_line[reveal] })
+      end)
+    elseif at_end and vim.api.nvim_win_is_valid(w) then
       vim.api.nvim_win_set_cursor(w, { #lines, 0 })
     end
   end
+end
+
+--- Ask the turn under the cursor (else the last one) again, as a new turn.
+---@return ragls.ChatTurn|nil
+function M.retry()
+  local t = M.thread
+  local idx = t.line_turn[vim.api.nvim_win_get_cursor(0)[1]]
+  if not idx then
+    for i, line in pairs(t.heading_line) do
+      if line <= vim.api.nvim_win_get_cursor(0)[1] and (not idx or i > idx) then
+        idx = i
+      end
+    end
+  end
+  local turn = t.turns[idx or #t.turns]
+  return turn and M.ask(turn.question) or nil
 end
 
 --- The source under the cursor: the source line, or the `[n]` nearest the cursor in a turn's answer.
@@ -241,6 +255,7 @@ local function set_keymaps(buf)
     end)
   end, "open the source under the cursor, else ask a follow-up")
   map("gs", M.follow, "open the source under the cursor")
+  map("r", M.retry, "ask the turn under the cursor again")
   map("<C-c>", M.cancel, "stop the answer")
   map("q", function()
     if not M.cancel() then
@@ -328,7 +343,7 @@ function M.ask(question, opts)
   local turn = { question = question, text = "", status = "streaming" }
   table.insert(M.thread.turns, turn)
   M.open()
-  M.render()
+  M.render(#M.thread.turns)
   local finished = false
   local token = rpc.open_stream(function(delta)
     if turn.status == "streaming" then

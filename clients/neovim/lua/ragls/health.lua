@@ -126,7 +126,15 @@ function M.check()
   local gen = status.generation or {}
   health.ok(("generation backend: %s%s"):format(tostring(gen.backend),
     (gen.model and gen.model ~= vim.NIL) and (" (" .. gen.model .. ")") or ""))
-  health.ok("embedding model: " .. tostring(status.embeddingModel))
+  local label = require("ragls.status_view").embedding_label(status)
+  if status.embeddingSource == "offline-fallback" then
+    health.warn("embedding model: " .. label, {
+      "the configured model could not be loaded (not cached, no network): connect once so it downloads, or set "
+        .. "embedding.model_path; the index is built with the fallback until then",
+    })
+  else
+    health.ok("embedding model: " .. label)
+  end
   for _, folder in ipairs(status.folders or {}) do
     local where = vim.uri_to_fname(folder.uri)
     if (folder.files or 0) > 0 then

@@ -45,6 +45,13 @@ function M.attach(bufnr)
   if fts and not vim.tbl_contains(fts, vim.bo[bufnr].filetype) then
     return nil
   end
+  -- Git's own files (COMMIT_EDITMSG, a rebase todo) are not documents: no server starts for `git commit`'s editor.
+  -- :RagCommit still starts one when asked.
+  local name = vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr))
+  if name:find("/.git/", 1, true) or vim.tbl_contains({ "gitcommit", "gitrebase" }, vim.bo[bufnr].filetype) then
+    vim.b[bufnr].ragls_detached = "a git file, not a document"
+    return nil
+  end
   local rootmod = require("ragls.root")
   local root, why = rootmod.for_buffer(bufnr)
   if not root then
@@ -264,6 +271,13 @@ function M.ask(question, opts)
       view.on_abort = function()
         done()
         rpc.cancel(client, request_id)
+      end
+      -- `r` in the float: close it (stopping the answer if it still streams) and ask again.
+      view.on_retry = function()
+        if vim.api.nvim_win_is_valid(view.win) then
+          vim.api.nvim_win_close(view.win, true)
+        end
+        M.ask(question, vim.tbl_extend("force", opts, { bufnr = bufnr }))
       end
     end,
   })

@@ -184,12 +184,20 @@ local function telescope(text)
         local lines = fname and vim.fn.filereadable(fname) == 1 and vim.fn.readfile(fname) or M.preview_lines(chunk)
         vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, lines)
         if fname then
-          vim.bo[self.state.bufnr].filetype = vim.filetype.match({ filename = fname }) or ""
+          local bufnr, winid = self.state.bufnr, self.state.winid
+          vim.bo[bufnr].filetype = vim.filetype.match({ filename = fname }) or ""
           local range = chunk.source.focusRange or chunk.source.range
-          ui.highlight_range(self.state.bufnr, range, 0)
-          pcall(vim.api.nvim_win_set_cursor, self.state.winid, { range.start.line + 1, 0 })
-          vim.api.nvim_win_call(self.state.winid, function()
-            vim.cmd("normal! zz")
+          ui.highlight_range(bufnr, range, 0)
+          -- telescope puts this buffer into the preview window in a vim.schedule after define_preview returns;
+          -- the cursor is placed after that (a later schedule), else it lands in the old buffer and the new one
+          -- shows from its top.
+          vim.schedule(function()
+            if vim.api.nvim_win_is_valid(winid) and vim.api.nvim_win_get_buf(winid) == bufnr then
+              pcall(vim.api.nvim_win_set_cursor, winid, { range.start.line + 1, 0 })
+              vim.api.nvim_win_call(winid, function()
+                vim.cmd("normal! zz")
+              end)
+            end
           end)
         end
       end,

@@ -3,8 +3,11 @@
 --- The server's work-done progress (`$/progress`, title "ragls: indexing") is rendered through |vim.notify| with a
 --- stable id per progress token (`opts.id`, and `opts.replace` with the previous record), so notification plugins
 --- (nvim-notify, snacks.notifier, mini.notify, noice) update one message in place. With Neovim's own
---- |vim.notify| the running reports are echoed on the cmdline without entering the message history, and only the
---- end is a real notification. fidget.nvim renders |LspProgress| itself, so nothing is sent when it is loaded.
+--- |vim.notify| the running reports are echoed on the cmdline, cut to one line (never a hit-enter prompt) and
+--- without entering the message history, and only the end is a real notification. Quiet by design: only the first
+--- index of the session is shown; later ones (a `:w` re-indexes the file) live in the statusline only, and no
+--- progress is echoed for a few seconds after ragls showed a warning or an error, so it is not overwritten.
+--- fidget.nvim renders |LspProgress| itself, so nothing is sent when it is loaded.
 --- `require("ragls").statusline()` gives the same text for lualine and friends.
 
 local config = require("ragls.config")
@@ -18,6 +21,24 @@ local records = {}
 --- Last time (ms) a running report was shown, per token, to keep at most ~4 updates a second.
 local shown_at = {}
 local MIN_INTERVAL_MS = 250
+--- How long (ms) progress stays off the cmdline after a ragls warning or error.
+M.ERROR_HOLD_MS = 5000
+--- `vim.uv.now()` of the last warning or error ragls showed (set by |ragls.rpc| notify).
+M.last_error_at = nil
+--- Whether an indexing progress has ended in this session: later ones are not notified.
+M.first_done = false
+
+--- `text` cut to what the cmdline shows without a hit-enter prompt (|v:echospace|).
+---@param text string
+---@return string
+function M.fit(text)
+  text = text:gsub("%s*\n%s*", " ")
+  local room = math.max(20, vim.v.echospace - 1)
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  return vim.fn.strcharpart(text, 0, room - 1) .. "…"
+end
 
 --- "ragls: indexing 320/871 files (37%)".
 ---@param p { title?: string, message?: string, percentage?: number }
@@ -57,6 +78,10 @@ local function render(token, kind)
   if not p or config.values.progress == false or package.loaded["fidget"] then
     return
   end
+  if M.first_done and not p.shown then
+    return -- a later index (a save, a file changed on disk): the statusline shows it
+  end
+  p.shown = true
   local now = vim.uv.now()
   if kind == "report" and shown_at[token] and now - shown_at[token] < MIN_INTERVAL_MS then
     return
@@ -64,9 +89,14 @@ local function render(token, kind)
   shown_at[token] = now
   local done_msg = p.message ~= nil and p.message ~= "" and p.message ~= "idle" and (" — " .. p.message) or ""
   local text = kind == "end" and ("ragls: indexed" .. done_msg) or M.text(p)
-  if M.default_notify() and kind ~= "end" then
-    vim.api.nvim_echo({ { text } }, false, {})
-    return
+  if M.default_notify() then
+    text = M.fit(text)
+    if kind ~= "end" then
+      if not (M.last_error_at and now - M.last_error_at < M.ERROR_HOLD_MS) then
+        vim.api.nvim_echo({ { text } }, false, {})
+      end
+      return
+    end
   end
   local rec = vim.notify(text, vim.log.levels.INFO, {
     id = "ragls-progress-" .. tostring(token),
@@ -99,6 +129,7 @@ function M.on_progress(params)
     end
     p.message = value.message
     render(token, "end")
+    M.first_done = true
     M.active[token] = nil
     shown_at[token] = nil
     vim.cmd("redrawstatus")

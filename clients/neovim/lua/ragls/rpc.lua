@@ -25,6 +25,9 @@ M.install_hint = "Install the server from a ragls checkout with `python3 -m pip 
 ---@param msg string
 ---@param level? integer
 function M.notify(msg, level)
+  if (level or vim.log.levels.INFO) >= vim.log.levels.WARN then
+    require("ragls.progress").last_error_at = vim.uv.now() -- progress must not overwrite it on the cmdline
+  end
   vim.notify(msg, level or vim.log.levels.INFO, { title = "ragls" })
 end
 

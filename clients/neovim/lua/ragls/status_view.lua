@@ -51,6 +51,23 @@ local function nonnil(v)
   return v ~= nil and v ~= vim.NIL and v or nil
 end
 
+--- The embedding model as people need to know it: "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)"
+--- when the server fell back to its bundled model (rag/status `embeddingSource` "offline-fallback"), "X (not loaded
+--- yet)" before the model loaded, else the name.
+---@param status table rag/status result
+---@return string
+function M.embedding_label(status)
+  local model = tostring(nonnil(status.embeddingModel) or "?")
+  local source = nonnil(status.embeddingSource)
+  if source == "offline-fallback" then
+    local wanted = nonnil(status.embeddingRequested)
+    return ("%s (bundled fallback%s)"):format(model, wanted and (" for " .. wanted) or "")
+  elseif source == nil then
+    return model .. " (not loaded yet)"
+  end
+  return model
+end
+
 --- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
 ---@param status table rag/status result
 ---@return string[]
@@ -63,7 +80,7 @@ function M.status_lines(status)
   end
   local lines = {
     ("Answers    %s"):format(answers),
-    ("Embedding  %s"):format(tostring(nonnil(status.embeddingModel) or "?")),
+    "Embedding  " .. M.embedding_label(status),
     ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
   }
   for _, folder in ipairs(status.folders or {}) do

@@ -89,6 +89,7 @@ end
 ---@return table<integer, table> by_line
 function M.answer_lines(question, result)
   local lines = { "## " .. question, "" }
+  vim.list_extend(lines, M.error_lines(result, "`r` retries"))
   if result.ragls_note then
     vim.list_extend(lines, { "> " .. result.ragls_note, "" })
   end
@@ -104,17 +105,44 @@ function M.answer_lines(question, result)
       by_line[#lines] = entry.source
     end
   end
-  local footer = {}
-  if result.model and result.model ~= "" then
-    table.insert(footer, result.model)
+  vim.list_extend(lines, { "", M.footer(result) })
+  return lines, by_line
+end
+
+--- The lines above an answer whose LLM failed: the error text and what to do (`retry` names the retry key), then
+--- the extractive answer follows. {} when the LLM did not fail.
+---@param result table rag/ask result
+---@param retry string e.g. "`r` retries"
+---@return string[]
+function M.error_lines(result, retry)
+  if not (result.error and result.error.message) then
+    return {}
+  end
+  local msg = result.error.message:gsub("%s*\n%s*", " ")
+  return {
+    "> **The LLM failed**, so below is an extractive answer (quoted from your docs):",
+    "> " .. msg,
+    "> " .. retry .. "; fix the backend in `setup{ settings = { generation = … } }` (`:checkhealth ragls`)",
+    "",
+  }
+end
+
+--- "_model · cached · 1.2 s_": who wrote the answer. An LLM is named only when it wrote the answer: an abstention
+--- and an extractive fallback after an LLM error never name one.
+---@param result table rag/ask result
+---@return string
+function M.footer(result)
+  local writer = result.abstained and "no answer (no LLM call)"
+    or (result.error and "extractive (the LLM failed)")
+    or ((result.model and result.model ~= "") and result.model or "extractive")
+  local parts = { writer }
+  if result.cached then
+    table.insert(parts, "cached")
   end
   if result.elapsedMs then
-    table.insert(footer, ("%.1f s"):format(result.elapsedMs / 1000))
+    table.insert(parts, ("%.1f s"):format(result.elapsedMs / 1000))
   end
-  if #footer > 0 then
-    vim.list_extend(lines, { "", "_" .. table.concat(footer, " · ") .. "_" })
-  end
-  return lines, by_line
+  return "_" .. table.concat(parts, " · ") .. "_"
 end
 
 --- Float size from the `float.width`/`float.height` option: a fraction (<= 1) of `total`, at least `min`; a
@@ -348,6 +376,11 @@ function M.answer_view(question)
   vim.keymap.set("n", "<CR>", function()
     M.follow(buf)
   end, { buffer = buf, desc = "ragls: open source" })
+  vim.keymap.set("n", "r", function()
+    if view.on_retry then
+      view.on_retry()
+    end
+  end, { buffer = buf, nowait = true, desc = "ragls: ask again" })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -429,7 +462,7 @@ end
 function AnswerView:fail(message)
   self.done = true
   if self:valid() then
-    set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message }, 0)
+    set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message, "", "_`r` retries · `q` closes_" }, 0)
   end
 end
 
@@ -537,56 +570,8 @@ M.human_time = status_view.human_time
 M.status_lines = status_view.status_lines
 M.show_status = status_view.show_status
 
---- Put a commit message into a `gitcommit` buffer, above its comment lines (`#…`). Blank lines already above
---- the comments are replaced; text the user already typed is kept above the message.
----@param bufnr integer
----@param message string
-function M.insert_commit_message(bufnr, message)
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-  local first_comment = #lines + 1
-  for i, l in ipairs(lines) do
-    if l:sub(1, 1) == "#" then
-      first_comment = i
-      break
-    end
-  end
-  local msg_lines = split_lines(vim.trim(message))
-  local all_blank = true
-  for i = 1, first_comment - 1 do
-    if vim.trim(lines[i]) ~= "" then
-      all_blank = false
-    end
-  end
-  local new = vim.list_extend({}, msg_lines)
-  if first_comment <= #lines then
-    table.insert(new, "")
-  end
-  if all_blank then
-    vim.api.nvim_buf_set_lines(bufnr, 0, first_comment - 1, false, new)
-  else
-    -- Keep what is there, separated by a blank line.
-    local at = first_comment - 1
-    while at > 0 and vim.trim(lines[at]) == "" do
-      at = at - 1
-    end
-    table.insert(new, 1, "")
-    vim.api.nvim_buf_set_lines(bufnr, at, first_comment - 1, false, new)
-  end
-end
-
---- Show a commit message in a scratch `gitcommit` buffer (split below).
----@param message string
----@return integer bufnr
-function M.show_commit_scratch(message)
-  vim.cmd("botright new")
-  local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = "nofile"
-  vim.bo[buf].bufhidden = "wipe"
-  vim.bo[buf].swapfile = false
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, split_lines(vim.trim(message)))
-  vim.bo[buf].filetype = "gitcommit"
-  pcall(vim.api.nvim_buf_set_name, buf, "ragls://commit-message")
-  return buf
-end
+local commit_ui = require("ragls.commit_ui")
+M.insert_commit_message = commit_ui.insert_commit_message
+M.show_commit_scratch = commit_ui.show_commit_scratch
 
 return M
