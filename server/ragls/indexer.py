@@ -347,6 +347,8 @@ class FolderIndex(VectorPhase):
         self._urgent = {i: None for i in self._urgent if i in self._pending}
         self._pending_windows = {cid: ws for cid, ws in have.items()
                                  if 0 in ws and len(ws) < next(iter(counts[cid]))}
+        # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
+        self._record_vector_progress()
         return repaired
 
     # -- start-up ------------------------------------------------------------------------------------------
