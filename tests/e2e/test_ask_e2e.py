@@ -16,6 +16,7 @@ from lsprotocol import types
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
+from ragls.answer.ask import CLOSEST_MATCHES
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -114,8 +115,13 @@ async def test_unknown_citation_is_removed_and_unsupported_flagged(client):
 
 async def test_abstains_without_calling_the_llm(client):
     res = await request(client, "rag/ask", {"question": "What is the airspeed velocity of an unladen swallow?"})
-    assert res["abstained"] is True
-    assert res["sources"] == [] or all(s["n"] for s in res["sources"])
+    assert res["abstained"] is True and res["citations"] == [] and res["model"] == "test-model"
+    assert res["answer"].startswith("Not in your docs")
+    # The closest passages stay listed, numbered from 1 and named in the answer, but nothing is cited.
+    assert 1 <= len(res["sources"]) <= CLOSEST_MATCHES
+    assert [s["n"] for s in res["sources"]] == list(range(1, len(res["sources"]) + 1))
+    for s in res["sources"]:
+        assert f"- {s['path']}:{s['range']['start']['line'] + 1}-" in res["answer"]
     assert LLM.requests == []
 
 
