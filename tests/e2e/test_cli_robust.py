@@ -1,5 +1,6 @@
 """The `ragls` command line on messy situations: a typo in sources.include (the index is kept, `status` and
-`doctor` say why), `doctor --json`, two overlapping `ragls index` runs, Ctrl-C during `ragls index`."""
+`doctor` say why), `doctor --json`, two overlapping `ragls index` runs, Ctrl-C during `ragls index`. In-process
+(clikit) except where another process is the point: the lock holder's rival, the interrupted run."""
 
 from __future__ import annotations
 
@@ -12,20 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from clikit import ragls, ragls_process
 from lspkit import server_env
 
 
 @pytest.fixture
 def env(tmp_path):
     return server_env(tmp_path / "cache")
-
-
-def ragls(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
-    return proc
 
 
 def docs(folder: Path, n: int = 3) -> Path:
@@ -80,7 +74,7 @@ def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected
         holder = indexer.FolderIndex(ws, settings, Embedder(settings.embedding), index_dir=index_dir)
         assert holder.writer
         try:
-            proc = ragls(env, "index", ws, "--index-path", index_dir, check=False)
+            proc = ragls_process(env, "index", ws, "--index-path", index_dir, check=False)
         finally:
             holder.close()
     finally:
