@@ -5,11 +5,10 @@ key) to ragls.toml, after which `rag = NAME` answers from it; a refused collecti
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 import tomllib
+from clikit import ragls
 from qdrant_client import QdrantClient, models
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
@@ -20,8 +19,7 @@ pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]"
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ragls", *args], capture_output=True, text=True, timeout=300,
-                          check=False, env=env)
+    return ragls(env, *args, check=False)
 
 
 def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
