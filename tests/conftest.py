@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer
 
+# Fixtures shared by several test modules (none autouse): the rag/ask tests' key, the commit tests' git isolation.
+pytest_plugins = ["askkit", "commitkit"]
+
 
 def pytest_configure(config):
     """One folder of derived model files (the offline model copy, the memory-lean ONNX copy) for every cache dir

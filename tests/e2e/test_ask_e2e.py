@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from llm_server import LLMServer, Reply
-from lsprotocol import types
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
 from ragls.answer.ask import CLOSEST_MATCHES
