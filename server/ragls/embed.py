@@ -183,7 +183,7 @@ class Embedder:
             model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
             return model
-        except Exception:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
+        except Exception:  # noqa: BLE001, S110 - fastembed raises ValueError or OSError variants for "not cached"
             pass
         if _hub_reachable(s.model):
             self.on_status(f"downloading embedding model {s.model} (first run only)")
@@ -234,7 +234,7 @@ class Embedder:
                 if self._model is None:
                     model = self._load()
                     self._apply_truncation(model)
-                    self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
+                    self.dim = len(next(iter(model.embed(["dimension probe"]))))
                     self._model = model
                     from ragls import heap
 

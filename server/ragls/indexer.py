@@ -54,10 +54,10 @@ from ragls.sources.redact import mask_document
 from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.telemetry import traced
 from ragls.uris import key_path
 from ragls.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.windows import Window, embedding_input, plan_windows, resolve
-from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 

@@ -5,8 +5,8 @@ converters from IR objects to JSON-ready dicts. The only module (with the client
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
