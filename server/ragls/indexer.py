@@ -431,7 +431,9 @@ class FolderIndex(VectorPhase):
                 self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set)
+            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable))
+            # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
+            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
@@ -444,7 +446,7 @@ class FolderIndex(VectorPhase):
             if n % 200 == 0:
                 self.on_progress("files", n, total, f"{n}/{total} files scanned")
             path = self.folder / key_path(rel)
-            if rel not in listed_set or not path.is_file():
+            if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
                 if rel in known:
                     deleted.append(rel)
                 if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now

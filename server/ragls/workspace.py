@@ -471,9 +471,11 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
-        if embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
+        # The vector rows' identity (model + windows): the open store's, else the one the writer last recorded, so a
+        # server, `ragls status` and the CLI after indexing print the same fingerprint for the same index.
+        vectors_fp = first.vectors_fp or first.manifest.get_meta("vectors_fp")
+        if vectors_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": vectors_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {idx.include_warning for idx in self.indexes if idx.include_warning}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
