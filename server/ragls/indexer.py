@@ -322,6 +322,8 @@ class FolderIndex(VectorPhase):
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
             self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
+        if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
+            self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)
