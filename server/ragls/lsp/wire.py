@@ -213,6 +213,8 @@ def to_wire_status(status) -> dict:
         "generation": status.generation,
         "errors": status.errors,
         "llmCalls": {"steps": getattr(status, "llm_calls", {})},
+        "notices": list(getattr(status, "notices", [])),
+        **({"embeddingMaxLength": status.max_length} if getattr(status, "max_length", None) else {}),
     }
 
 
