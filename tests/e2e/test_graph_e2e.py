@@ -13,11 +13,10 @@ import pytest
 import pytest_lsp
 from graph_fixture import QUESTION, extraction_handler, write_folder
 from llm_server import LLMServer
+from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tiny_cross_encoder import make_cross_encoder_dir
-
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -66,8 +65,8 @@ async def test_status_counts_invalid_json(client):
     status = await request(client, "rag/status", {})
     messages = [e["message"] for e in status["errors"]]
     assert "graph extraction: 1 chunk gave invalid JSON (see the server log)" in messages
-    assert set(status) - {"embeddingSource", "embeddingRequested"} == {
-        "folders", "embeddingModel", "store", "fingerprint", "generation", "errors", "llmCalls"}
+    assert set(status) - {"embeddingSource", "embeddingRequested", "embeddingMaxLength"} == {
+        "folders", "embeddingModel", "store", "fingerprint", "generation", "errors", "llmCalls", "notices"}
     assert status["llmCalls"] == {"steps": {}}  # graph extraction is not a retrieval step; no query LLM step is on
 
 
