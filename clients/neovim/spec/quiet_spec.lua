@@ -50,7 +50,7 @@ end)
 
 H.it("a long progress message is cut to the cmdline width (never a hit-enter prompt)", function()
   local long = "embedding model BAAI/bge-small-en-v1.5 is not available offline; using the bundled "
-    .. "all-MiniLM-L6-v2 from /home/someone/.local/lib/python3.12/site-packages/ragls/models/all-MiniLM-L6-v2"
+    .. "all-MiniLM-L6-v2 from " .. string.rep("a-long-folder/", 12) .. "all-MiniLM-L6-v2"
   local fitted = progress.fit("ragls: indexing " .. long)
   H.ok(vim.fn.strdisplaywidth(fitted) <= vim.v.echospace, "fits: " .. fitted)
   H.eq("…", vim.fn.strcharpart(fitted, vim.fn.strchars(fitted) - 1), "marked as cut")
@@ -61,6 +61,7 @@ H.it(":w re-indexes the file silently: nothing in :messages, nothing echoed", fu
   local before_ends, from = ends, #echoes + 1
   local before = messages()
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "faq.md")))
+  H.wait_for(function() return #vim.lsp.get_clients({ name = "ragls", bufnr = 0 }) > 0 end, 10000, "attached")
   vim.api.nvim_buf_set_lines(0, -1, -1, false, { "", "Saved from the quiet spec: zanzibar." })
   vim.cmd("silent write")
   H.wait_for(function() return ends > before_ends end, 60000, "the re-index to end")
