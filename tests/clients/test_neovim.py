@@ -58,13 +58,20 @@ LLM_KEY_ENV = "RAGLS_TEST_LLM_KEY"
 
 def _llm_reply(req):
     """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request
-    ("(please-wait)"); HTTP 503 on request ("(please-fail)")."""
+    ("(please-wait)"); HTTP 503 on request ("(please-fail)"); "(use-ragls)": a call of the ragls tool, then an
+    answer saying whether the tool result cited guide/frobnicator.md."""
     from llm_server import Reply
 
     if "(please-wait)" in req.last_user_text():
         return Reply(text="Too late.", delay_s=20)
     if "(please-fail)" in req.last_user_text():
         return Reply(status=503, error="the model is overloaded")
+    if "(use-ragls)" in req.last_user_text():  # codecompanion (ask_llm_spec): call the ragls tool, then answer
+        results = req.tool_results()
+        if not results:
+            return Reply(tool_calls=[{"name": "ragls", "arguments": {"query": "frobnicator timeout"}}])
+        cited = "cited" if "guide/frobnicator.md:" in results[-1]["content"] else "NOT CITED"
+        return Reply(text=f"From the docs ({cited}): the timeout defaults to 42 seconds [1].")
     if "standalone search query" in req.system:  # a follow-up's query rewrite (chat_llm_spec)
         return Reply(text="how to change the frobnicator timeout")
     return Reply(text=LLM_ANSWER)

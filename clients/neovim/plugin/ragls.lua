@@ -86,6 +86,13 @@ vim.keymap.set("n", "<Plug>(ragls-status)", "<cmd>RagStatus<CR>", { desc = "ragl
 vim.keymap.set("n", "<Plug>(ragls-commit)", "<cmd>RagCommit<CR>", { desc = "ragls: commit message" })
 vim.keymap.set("n", "<Plug>(ragls-last)", "<cmd>RagLast<CR>", { desc = "ragls: last answer" })
 
+vim.api.nvim_create_user_command("RagSetup", function(opts)
+  require("ragls.setup_llm").run(opts.args)
+end, {
+  nargs = "?",
+  desc = "ragls: choose who writes answers (local LLM servers found running, a base URL tested, or none)",
+})
+
 vim.api.nvim_create_user_command("RagChat", function(opts)
   require("ragls.chat").command(opts.args)
 end, {

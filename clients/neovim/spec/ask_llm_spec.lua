@@ -138,4 +138,76 @@ H.it("an LLM that fails: the float shows its error above the extractive answer, 
   H.eq("## " .. question, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(again), 0, 1, false)[1], "same question")
 end)
 
+H.it(":RagSetup {url}: tests the server, takes its model, applies it at once and shows the setup{} snippet", function()
+  close_floats()
+  local toml = table.concat(vim.fn.readfile(vim.fs.joinpath(H.workspace, "ragls.toml")), "\n")
+  local url = toml:match('base_url = "([^"]+)"')
+  H.ok(url, "the loopback LLM server's URL")
+  -- A dead URL: the connection test fails with the server's reason; nothing changes.
+  local probe = vim.uv.new_tcp()
+  probe:bind("127.0.0.1", 0)
+  local dead = ("http://127.0.0.1:%d/v1"):format(probe:getsockname().port)
+  probe:close()
+  H.notes = {}
+  require("ragls.setup_llm").run(dead)
+  H.wait_for(function() return #H.notes_matching("connection test failed") > 0 end, 20000, "the failed test")
+  H.contains(H.notes_matching("connection test failed")[1].msg, dead .. "/models")
+  H.eq(2, vim.fn.exists(":RagSetup"), ":RagSetup {url} runs this")
+  local chosen
+  require("ragls.setup_llm").run(url, function(generation) chosen = generation end)
+  H.wait_for(function() return chosen end, 20000, "the choice")
+  H.eq({ backend = "external", base_url = url, model = "test-model" }, chosen, "no key: the external backend")
+  H.wait_for(function()
+    return H.request_sync(client, "rag/status", vim.empty_dict()).result.generation.backend == "external"
+  end, 20000, "the server to use it without a restart")
+  local snippet = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(H.floats()[1]), 0, -1, false)
+  H.contains(table.concat(snippet, "\n"), ('generation = { backend = "external", base_url = "%s", model = "test-model" }')
+    :format(url), "the snippet to keep")
+end)
+
+H.it("codecompanion.nvim (real): a chat calls the ragls tool and shows the cited lines", function()
+  local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+  local plugins = os.getenv("RAGLS_NVIM_PLUGINS") or vim.fs.joinpath(vim.fs.dirname(repo), "shared", "nvim-plugins")
+  local cc, plenary = vim.fs.joinpath(plugins, "codecompanion.nvim"), vim.fs.joinpath(plugins, "plenary.nvim")
+  if vim.fn.isdirectory(cc) == 0 or vim.fn.isdirectory(plenary) == 0 then
+    H.out("# SKIP codecompanion.nvim / plenary.nvim not found in " .. plugins)
+    return
+  end
+  close_floats()
+  vim.opt.runtimepath:prepend(plenary)
+  vim.opt.runtimepath:prepend(cc)
+  local toml = table.concat(vim.fn.readfile(vim.fs.joinpath(H.workspace, "ragls.toml")), "\n")
+  local root = toml:match('base_url = "([^"]+)"'):gsub("/v1/?$", "")
+  local ragls_cc = require("ragls.codecompanion")
+  require("codecompanion").setup({
+    adapters = { http = {
+      ragls_test = function()
+        return require("codecompanion.adapters").extend("openai_compatible", {
+          env = { url = root, api_key = "test-key" },
+          schema = { model = { default = "test-model" } },
+        })
+      end,
+    } },
+    interactions = { chat = {
+      adapter = "ragls_test",
+      tools = { ragls = ragls_cc.tool_config() },
+      slash_commands = { ragls = ragls_cc.slash_command_config() },
+    } },
+  })
+  vim.cmd("CodeCompanionChat")
+  local chat = H.wait_for(function() return require("codecompanion").last_chat() end, 10000, "the chat")
+  chat:add_buf_message({ role = "user", content = "@{ragls} (use-ragls) How long is the frobnicator timeout?" })
+  chat:submit()
+  local text
+  H.wait_for(function()
+    text = table.concat(vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false), "\n")
+    return text:find("the timeout defaults to 42 seconds", 1, true) ~= nil
+  end, 60000, "the answer after the tool call")
+  -- The user sees the cited lines the tool found; the LLM got them with paths and lines.
+  H.contains(text, "ragls: ", "the tool's output in the chat")
+  H.ok(text:find("%[1%] guide/frobnicator%.md:%d+"), "the cited lines shown: " .. text)
+  H.contains(text, "From the docs (cited)", "the tool result reached the LLM with its citations")
+  H.screenshot("codecompanion-ragls-tool")
+end)
+
 H.finish()

@@ -122,7 +122,7 @@ function M.error_lines(result, retry)
   return {
     "> **The LLM failed**, so below is an extractive answer (quoted from your docs):",
     "> " .. msg,
-    "> " .. retry .. "; fix the backend in `setup{ settings = { generation = … } }` (`:checkhealth ragls`)",
+    "> " .. retry .. "; `:RagSetup` chooses another LLM (`:checkhealth ragls` shows the one in use)",
     "",
   }
 end
