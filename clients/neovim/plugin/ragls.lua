@@ -98,7 +98,7 @@ vim.api.nvim_create_user_command("RagChat", function(opts)
 end, {
   nargs = "*",
   complete = function()
-    return { "new" }
+    return { "new", "list" }
   end,
-  desc = "ragls: open the chat (`new`: start a new thread; text: ask it in the thread)",
+  desc = "ragls: open the chat (`new`: start a new thread; `list`: continue an earlier one; text: ask it)",
 })

@@ -124,6 +124,25 @@ H.it("q stops a streaming answer; the turn says so and the server acknowledges",
   H.eq(4, #chat.history(), "two finished turns in the history")
 end)
 
+H.it(":RagChat new starts over and keeps the old thread; :RagChat list brings it back", function()
+  local old = headings()
+  H.ok(#old >= 2, "the thread so far: " .. vim.inspect(old))
+  vim.cmd("RagChat new")
+  H.eq(0, #chat.thread.turns, "empty thread")
+  H.eq(old, vim.tbl_map(function(t) return "## " .. t.question end, chat.past[1].turns), "kept in the list")
+  local select = vim.ui.select
+  local offered
+  vim.ui.select = function(items, opts, cb)
+    offered = vim.tbl_map(opts.format_item, items)
+    cb(items[1])
+  end
+  vim.cmd("RagChat list")
+  vim.ui.select = select
+  H.eq(("%s (%d turns)"):format(old[1]:sub(4), #old), offered[1], "offered by its first question")
+  H.eq(old, headings(), "the old thread is back")
+  H.eq(0, #chat.past, "and the empty one was not kept")
+end)
+
 H.it(":RagChat new starts over; q closes the idle chat window", function()
   vim.cmd("RagChat new")
   H.eq(0, #chat.thread.turns, "empty thread")

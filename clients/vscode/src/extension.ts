@@ -36,14 +36,15 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const status = new StatusBar(COMMANDS.status);
   const server = new ServerManager(output, status);
   const search = new DocsSearch(server, () => rags.param());
-  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing);
+  const rags = new RagSelection(context.workspaceState, server);
+  const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing,
+    () => rags.param());
   manager = server;
   context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
   );
 
-  const rags = new RagSelection(context.workspaceState, server);
   context.subscriptions.push(
     rags,
     vscode.commands.registerCommand(PICK_RAGS_COMMAND, async () => {

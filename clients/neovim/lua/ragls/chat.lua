@@ -5,7 +5,8 @@
 --- |:RagAsk| in the chat buffer) sends the thread so far as `history` (docs/protocol.md), so "and how do I test
 --- that?" is searched with the previous question's context. `q` / `<C-c>` stop the answer being streamed; `gs` or
 --- `<CR>` on a `[n]` (or a source line) opens that source in the window the chat was opened from and the chat stays.
---- `:RagChat` reopens the thread, `:RagChat new` starts a new one.
+--- `:RagChat` reopens the thread, `:RagChat new` starts a new one (the old one is kept), `:RagChat list` picks one of
+--- the session's threads to continue.
 ---
 --- Each turn owns its request: its own `partialResultToken` and request id, so a delta can only ever land in the
 --- turn that asked for it, and a new question first stops the one still streaming.
@@ -320,11 +321,58 @@ function M.open()
   return win
 end
 
---- Start a new thread: stops the answer being streamed and clears the turns.
+--- Earlier threads of the session, newest first: { turns }.
+---@type { turns: ragls.ChatTurn[] }[]
+M.past = {}
+
+--- Start a new thread: stops the answer being streamed; the current thread (if it has turns) goes to `M.past`.
 function M.new()
   M.cancel()
+  if #M.thread.turns > 0 then
+    table.insert(M.past, 1, { turns = M.thread.turns })
+  end
   M.thread.turns = {}
   M.render()
+end
+
+--- Make `M.past[i]` the current thread (the current one, if it has turns, takes its place in the list).
+---@param i integer
+function M.switch(i)
+  local picked = M.past[i]
+  if not picked then
+    return
+  end
+  M.cancel()
+  table.remove(M.past, i)
+  if #M.thread.turns > 0 then
+    table.insert(M.past, 1, { turns = M.thread.turns })
+  end
+  M.thread.turns = picked.turns
+  M.open()
+  M.render(#picked.turns)
+end
+
+--- |:RagChat| list: pick one of the session's earlier threads (first question, number of turns).
+function M.pick()
+  if #M.past == 0 then
+    rpc.notify("ragls: no earlier chat in this session (:RagChat new keeps the current one here)")
+    return
+  end
+  local idx = {}
+  for i = 1, #M.past do
+    idx[i] = i
+  end
+  vim.ui.select(idx, {
+    prompt = "Continue which chat?",
+    format_item = function(i)
+      local t = M.past[i].turns
+      return ("%s (%d turn%s)"):format(t[1].question, #t, #t == 1 and "" or "s")
+    end,
+  }, function(i)
+    if i then
+      M.switch(i)
+    end
+  end)
 end
 
 --- Ask `question` as the next turn of the thread (a follow-up when there are turns). Opens the chat.
@@ -415,6 +463,8 @@ function M.command(args)
   if args == "new" then
     M.new()
     M.open()
+  elseif args == "list" then
+    M.pick()
   elseif args == "" then
     M.open()
   else

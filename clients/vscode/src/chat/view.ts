@@ -76,6 +76,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly describeError: (error: unknown) => string,
     /** Is the server still building the index (status.ts)? Answers asked meanwhile get PARTIAL_INDEX_NOTE. */
     private readonly indexing: () => boolean = () => false,
+    /** The knowledge bases picked for questions (rags.ts `RagSelection.param`); undefined: the workspace. */
+    private readonly rag: () => string | string[] | undefined = () => undefined,
   ) {
     this.threads = store.load();
     if (!this.threads.length) {
@@ -151,6 +153,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
             {
               question,
               partialResultToken: token,
+              rag: this.rag(),
               ...(history.length ? { history } : {}),
               ...(opts.documents?.length ? { documents: opts.documents } : {}),
             },

@@ -107,7 +107,7 @@ async function main(): Promise<number> {
       if (!answer.includes('beacon push --previous')) {
         throw new Error(`answer lacks the rollback command:\n${answer}`);
       }
-      const sources = (await webview.locator('ol.sources').first().textContent()) ?? '';
+      const sources = (await webview.locator('section.turn details.sources ol').first().textContent()) ?? '';
       if (!/\[1\] handbook\/docs\/deployment\.md:\d+/.test(sources)) {
         throw new Error(`sources list is ${JSON.stringify(sources)}`);
       }
@@ -134,7 +134,8 @@ async function main(): Promise<number> {
         await page.keyboard.press('Backspace');
       }
       await page.keyboard.type('roll back beacon firmware', { delay: 15 });
-      await page.locator('.quick-input-list .monaco-list-row:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      // the first row: the new results (deployment.md may also be a lower row of the previous query)
+      await page.locator('.quick-input-list .monaco-list-row[data-index="0"]:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
       await page.keyboard.press('Enter');
       await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.waitForTimeout(300);
@@ -185,9 +186,13 @@ async function main(): Promise<number> {
       await page.screenshot({ path: join(shots, 'commit-message.png') });
     }, page, shots);
     await step('"ragls: Ask in Chat" in a new chat; a typed follow-up becomes the second turn', async () => {
-      await webview.locator('#new').first().click();
-      await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // (the chat view is hidden behind Source Control now: its title-bar command, from the palette)
       await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('ragls: New Chat', { delay: 20 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: New Chat")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
       await page.keyboard.press('F1');
       await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.keyboard.type('ragls: Ask in Chat', { delay: 20 });
