@@ -451,7 +451,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0; margin: 0; display: flex; flex-direction: column; height: 100vh; }
   header { display: flex; gap: .4em; padding: .4em .6em; border-bottom: 1px solid var(--vscode-panel-border); }
   header select { flex: 1; min-width: 0; background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border); }
-  main { flex: 1; overflow-y: auto; padding: 0 .8em; line-height: 1.5; }
+  main { flex: 1; overflow-y: auto; padding: 0 .8em; line-height: 1.5; position: relative; }
   section.turn { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .6em; }
   h3.question { font-size: 1.05em; margin: .8em 0 .3em; }
   a { color: var(--vscode-textLink-foreground); text-decoration: none; cursor: pointer; }
@@ -500,10 +500,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const before = content.querySelectorAll('section.turn').length;
     content.innerHTML = msg.html;
     const turns = content.querySelectorAll('section.turn');
+    const newest = turns[turns.length - 1];
     if (turns.length > before && before > 0) {
-      turns[turns.length - 1].scrollIntoView({ block: 'start' }); // a new question: show it from its heading
+      newest.scrollIntoView({ block: 'start' }); // a new question: show it from its heading
     } else if (atEnd) {
-      content.scrollTop = content.scrollHeight;
+      // Follow the stream, but never past the newest turn's heading (its error and first lines stay in view).
+      content.scrollTop = newest ? Math.min(content.scrollHeight, newest.offsetTop) : content.scrollHeight;
     }
     stop.hidden = !msg.busy;
     threads.innerHTML = '';

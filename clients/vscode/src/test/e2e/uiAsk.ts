@@ -185,35 +185,35 @@ async function main(): Promise<number> {
       console.log(`#   commit box: ${JSON.stringify(text)}`);
       await page.screenshot({ path: join(shots, 'commit-message.png') });
     }, page, shots);
-    await step('"ragls: Ask in Chat" in a new chat; a typed follow-up becomes the second turn', async () => {
-      // (the chat view is hidden behind Source Control now: its title-bar command, from the palette)
-      await page.locator('.monaco-workbench').first().click();
-      await page.keyboard.press('F1');
-      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type('ragls: New Chat', { delay: 20 });
-      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: New Chat")').first().waitFor({ timeout: 30_000 });
-      await page.keyboard.press('Enter');
+    await step('"ragls: Ask in Chat" continues the thread; a typed follow-up becomes the next turn', async () => {
+      const chat = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+      const before = await chat.locator('section.turn').count(); // the turn of "ragls: Ask" above
+      // Focus an editor first (the commit box and the walkthrough page keep F1 from reaching the workbench).
+      await page.keyboard.press('Escape');
+      await page.locator('.tabs-container .tab:has-text("deployment.md")').first().click();
+      await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('F1');
       await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.keyboard.type('ragls: Ask in Chat', { delay: 20 });
       await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Ask in Chat")').first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
       await page.locator('.quick-input-widget .quick-input-title:has-text("ragls: Ask in Chat")').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type(QUESTION, { delay: 10 });
+      await page.keyboard.type('Which torque wrench is used for calibration?', { delay: 10 });
       await page.keyboard.press('Enter');
-      const chat = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
-      await chat.locator('section.turn details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-      const first = (await chat.locator('section.turn .answer').first().textContent()) ?? '';
-      if (!first.includes('beacon push --previous')) {
-        throw new Error(`first chat answer lacks the rollback command:\n${first}`);
+      const asked = chat.locator(`section.turn:nth-of-type(${before + 1})`);
+      await asked.locator('details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const first = (await asked.locator('.answer').first().textContent()) ?? '';
+      if (!first.includes('zeta-17')) {
+        throw new Error(`the chat answer lacks the wrench:\n${first}`);
       }
       await chat.locator('#input').first().click();
       await page.keyboard.type('and how do I check which version is running?', { delay: 10 });
       await page.keyboard.press('Enter');
-      await chat.locator('section.turn:nth-of-type(2) details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-      const heading = (await chat.locator('section.turn:nth-of-type(2) h3.question').first().textContent()) ?? '';
+      const next = chat.locator(`section.turn:nth-of-type(${before + 2})`);
+      await next.locator('details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const heading = (await next.locator('h3.question').first().textContent()) ?? '';
       if (heading !== 'and how do I check which version is running?') {
-        throw new Error(`second turn heading is ${JSON.stringify(heading)}`);
+        throw new Error(`the follow-up's heading is ${JSON.stringify(heading)}`);
       }
       await page.screenshot({ path: join(shots, 'chat-view.png') });
     }, page, shots);
