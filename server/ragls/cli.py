@@ -130,17 +130,41 @@ def _chunk_lines(src: dict) -> str:
 
 
 @contextlib.contextmanager
-def _indexed_workspace(args):
-    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards."""
+def _indexed_workspace(args, question: str | None = None):
+    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
+
+    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
+    first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
+    output flushed first; Ctrl-C there stops safely and the next run resumes."""
+    from ragls.first_answer import finish_embedding, index_for_answer
+
+    started = time.monotonic()
     progress = Progress()
     ws = _workspace(args, progress)
     try:
         rags = getattr(args, "rag", None) or []
+        readiness = None
         if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
-            ws.index()  # named RAGs alone: the workspace folder is not indexed
+            if question is None:  # named RAGs alone: the workspace folder is not indexed
+                ws.index()
+            else:
+                _, readiness = index_for_answer(ws, question, started)
         progress.close()
         _warn_no_vectors(ws)
+        if readiness is not None and (line := readiness.line()):
+            print(f"ragls: {line}", file=sys.stderr, flush=True)
         yield ws
+        if readiness is not None and not readiness.complete and readiness.error is None:
+            sys.stdout.flush()
+            print("ragls: embedding the rest so the next answers use every vector (Ctrl-C stops safely; the next "
+                  "run resumes)", file=sys.stderr, flush=True)
+            try:
+                finish_embedding(ws)
+            except KeyboardInterrupt:
+                print("\nragls: stopped; the embeddings done so far are kept and the next run resumes",
+                      file=sys.stderr)
+            finally:
+                progress.close()
     finally:
         ws.close()
 
@@ -309,9 +333,14 @@ def cmd_query(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_query
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.text or "") as ws:  # prints before the rest is embedded
             result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
-            wire, hits = to_wire_query(result, args.explain), result.hits
+            return _print_query(args, to_wire_query(result, args.explain), result.hits)
+    return _print_query(args, wire, hits)
+
+
+def _print_query(args, wire: dict, hits) -> int:
+    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain."""
     if args.json:
         _print_json(wire)
         return 0
@@ -344,8 +373,6 @@ def cmd_query(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from ragls.uris import uri_to_path
-
     streamed = []
 
     def on_delta(piece: str) -> None:
@@ -361,10 +388,18 @@ def cmd_ask(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_answer
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.question or "") as ws:  # prints before the rest is embedded
             answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
                             on_delta=on_delta, expand=True if args.expand else None)
-            wire = to_wire_answer(answer)
+            return _print_answer(args, to_wire_answer(answer), streamed)
+    return _print_answer(args, wire, streamed)
+
+
+def _print_answer(args, wire: dict, streamed: list[str]) -> int:
+    """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
+    returns the exit code (1 when the LLM failed and the answer is extractive)."""
+    from ragls.uris import uri_to_path
+
     if args.json:
         _print_json(wire)
         return 0
