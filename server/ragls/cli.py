@@ -198,6 +198,18 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
 
 # -- commands ------------------------------------------------------------------------------------------------
 def cmd_serve(args) -> int:
+    """`ragls serve`: the language server on stdio (or --tcp); with --background / --stop / --headless the warm
+    server of the command line (cli_background.py)."""
+    if args.background or args.stop or args.headless:
+        from ragls import cli_background
+
+        if args.stop:
+            return cli_background.stop(args.path)
+        if args.headless:
+            return cli_background.run_headless(args.path or ".", args.idle_exit)
+        return cli_background.start(args.path, args.idle_exit)
+    if args.path:
+        raise InvalidParams("a folder is only taken with --background or --stop (an editor sends its folders)")
     from ragls.lsp.server import serve
 
     serve(args.tcp)
@@ -461,6 +473,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the language server on stdio")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
+    s.add_argument("path", nargs="?", help="with --background / --stop: the folder (default: the project around "
+                                           "the current directory)")
+    s.add_argument("--background", action="store_true",
+                   help="start a warm server for the command line in the background: `ragls query/ask/status` "
+                        "answer through it")
+    from ragls.cli_background import IDLE_EXIT_MIN
+
+    s.add_argument("--idle-exit", type=float, default=IDLE_EXIT_MIN, metavar="MIN",
+                   help=f"with --background: exit after MIN minutes without a request (default {IDLE_EXIT_MIN:g})")
+    s.add_argument("--stop", action="store_true", help="stop the server serving the folder")
+    s.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # the background process itself
 
     def with_path(sp, optional=False, default="."):
         sp.add_argument("path", nargs="?" if optional else None, default=default if optional else None,

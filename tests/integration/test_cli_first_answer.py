@@ -10,7 +10,6 @@ import io
 import json
 
 import pytest
-
 from ragls import cli, first_answer
 
 ANIMALS = ["walrus", "narwhal", "albatross", "pelican", "heron", "ibex", "okapi", "tapir", "quokka", "dugong",
