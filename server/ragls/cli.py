@@ -138,7 +138,6 @@ def _indexed_workspace(args, question: str | None = None):
     output flushed first; Ctrl-C there stops safely and the next run resumes."""
     from ragls.first_answer import finish_embedding, index_for_answer
 
-    started = time.monotonic()
     progress = Progress()
     ws = _workspace(args, progress)
     try:
@@ -148,7 +147,7 @@ def _indexed_workspace(args, question: str | None = None):
             if question is None:  # named RAGs alone: the workspace folder is not indexed
                 ws.index()
             else:
-                _, readiness = index_for_answer(ws, question, started)
+                _, readiness = index_for_answer(ws, question)
         progress.close()
         _warn_no_vectors(ws)
         if readiness is not None and (line := readiness.line()):

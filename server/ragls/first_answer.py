@@ -3,7 +3,8 @@ finish the embeddings (issue 29: README command 1 answered after 145 s of embedd
 
 `index_for_answer` runs the text phase of every folder (BM25 answers from here on), loads the embedding model,
 embeds first the first vector of the chunks BM25 ranks highest for the question (`CANDIDATES` per folder), then
-the other first vectors until every chunk has one or `budget_s` seconds have passed since `started`. The answer
+the other first vectors until every chunk has one or `budget_s` seconds of embedding have passed (counted from when
+the model is loaded, so a slow start-up on a busy machine does not leave a small folder half embedded). The answer
 then fuses BM25 with the vectors that exist (chunks without one are found by BM25 alone, as in a server's
 progressive start). `finish_embedding` embeds what is left — remaining first vectors, then the windows of long
 chunks — and compacts, exactly as `RagWorkspace.index` would have; an interrupted finish loses nothing (every
@@ -19,8 +20,9 @@ from ragls.vector_phase import EMBED_BATCH
 
 #: BM25 candidates per folder whose first vector is embedded before the answer (the fusion's usual depth).
 CANDIDATES = 50
-#: Seconds after the command started during which the other first vectors are embedded before answering.
-FIRST_ANSWER_BUDGET_S = 20.0
+#: Seconds of embedding, counted from when the model is loaded, before answering with what exists (a small folder
+#: is done well before; README's docs/: ~a third of its first vectors on a quiet 2-core machine).
+FIRST_ANSWER_BUDGET_S = 15.0
 #: Chunks per batch while the budget runs (the deadline is checked between batches; 8 take ~2 s on 2 cores).
 BUDGET_BATCH = 8
 
@@ -50,12 +52,12 @@ class Readiness:
                 f"question's keyword matches first); the rest is embedded after the answer")
 
 
-def index_for_answer(ws, question: str, started: float, budget_s: float | None = None):
+def index_for_answer(ws, question: str, budget_s: float | None = None):
     """Text phase of every folder of `ws` (a RagWorkspace), then the first vectors described in the module
-    docstring. `started`: time.monotonic() when the command started; `budget_s` defaults to FIRST_ANSWER_BUDGET_S.
-    Returns (SyncReports, Readiness)."""
+    docstring; `budget_s` defaults to FIRST_ANSWER_BUDGET_S. Returns (SyncReports, Readiness)."""
     reports = [idx.sync(embed=False) for idx in ws.indexes]
     errors = []
+    deadline = None
     for idx, report in zip(ws.indexes, reports):
         if not idx.writer:
             continue
@@ -63,13 +65,15 @@ def index_for_answer(ws, question: str, started: float, budget_s: float | None =
             report.vectors_error = idx.vectors_error
             errors.append(idx.vectors_error)
             continue
+        if deadline is None:  # the model is loaded
+            deadline = time.monotonic() + (FIRST_ANSWER_BUDGET_S if budget_s is None else budget_s)
         if question.strip():
             idx.prioritize(cid for cid, _ in idx.bm25.search(question, CANDIDATES))
         while idx.urgent_count() and idx.embed_pending_batch(min(EMBED_BATCH, idx.urgent_count())):
             pass  # the candidates alone: a full batch would add other chunks before the answer
-    deadline = started + (FIRST_ANSWER_BUDGET_S if budget_s is None else budget_s)
     for idx in ws.indexes:
-        while idx.writer and idx.vectors_ready and idx.pending_count() and time.monotonic() < deadline:
+        ready = deadline is not None and idx.writer and idx.vectors_ready
+        while ready and idx.pending_count() and time.monotonic() < deadline:
             if not idx.embed_pending_batch(BUDGET_BATCH):
                 break
     chunks = sum(idx.manifest.chunk_count() for idx in ws.indexes)
