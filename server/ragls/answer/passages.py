@@ -48,12 +48,49 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
     reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, and reST roles reduced to their text (`_rest_role`)."""
+    `{ #anchor }`, reST roles reduced to their text (`_rest_role`), and admonitions (`_admonitions`) read as the
+    prose they hold."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
     text = _REST_ROLE.sub(_rest_role, text)
-    return strip_heading_ids(text)
+    return _admonitions(strip_heading_ids(text))
+
+
+# An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
+_ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|caution|attention|danger|error|"
+                         r"seealso|versionadded|versionchanged|deprecated|admonition)::|(?:!!!|\?\?\?\+?)[ \t]+\w+"
+                         r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
+
+
+def _admonitions(text: str) -> str:
+    """Admonitions as plain paragraphs, line for line: the directive line keeps only its text (".. note:: When
+    using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body is dedented, so its
+    sentences are prose, not an indented code block. A version directive's own argument ("2.0") is dropped."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _ADMONITION.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        outer = len(m.group(1).expandtabs())
+        rest = m.group(2)
+        if lines[i].lstrip().startswith((".. version", ".. deprecated")):
+            rest = rest.split(" ", 1)[1] if " " in rest else ""
+        lines[i] = m.group(1) + rest
+        j = i + 1
+        body = []
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
+            body.append(j)
+            j += 1
+        while body and not lines[body[-1]].strip():
+            body.pop()
+        indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
+        for k in body:
+            lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
+        i = j
+    return "\n".join(lines)
 
 
 def _rest_role(m: re.Match[str]) -> str:

@@ -28,6 +28,8 @@ MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own
 FOCUS_EMBED_HITS = 3  # hits whose passages are compared to the question by cosine
 FOCUS_EMBED_PASSAGES = 6  # passages embedded per hit at most
+FOCUS_SCOPE = "window"
+WINDOW_BONUS = 0.05
 
 
 def _line_len_utf16(line: str) -> int:
@@ -98,9 +100,11 @@ def sentence_focus(hits: Sequence[Hit], question: str, query_vector: Any = None,
             plans.append((hit, None, [], [], []))
             continue
         base = hit.chunk.span.start_line
-        found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
+        found = units(hit.chunk.text, None if FOCUS_SCOPE == "chunk" else
+                      (window.start_line - base, window.end_line - base))
         words = [set(content_words(u.text)) for u in found]
-        plans.append((hit, window, found, words, passage_scores(query, found, words)))
+        plans.append((hit, window, found, words, _in_window(passage_scores(query, found, words), found, window,
+                                                             base)))
     wanted: list[tuple[int, int]] = []  # (plan, passage) pairs to embed
     if embed is not None and query_vector is not None:
         for p, (_, window, found, _, lexical) in enumerate(plans[:FOCUS_EMBED_HITS]):
@@ -122,6 +126,7 @@ def sentence_focus(hits: Sequence[Hit], question: str, query_vector: Any = None,
         if embedded:
             sub = passage_scores(query, [found[i] for i in embedded], [words[i] for i in embedded],
                                  [cosines[(p, i)] for i in embedded])
+            sub = _in_window(sub, [found[i] for i in embedded], window, hit.chunk.span.start_line)
             scores = [None] * len(found)
             for i, x in zip(embedded, sub):
                 scores[i] = x
@@ -136,3 +141,11 @@ def sentence_focus(hits: Sequence[Hit], question: str, query_vector: Any = None,
         base = hit.chunk.span.start_line
         out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
     return out
+
+
+def _in_window(scores: list, found: list, window: LineSpan, base: int) -> list:
+    if FOCUS_SCOPE != "chunk":
+        return scores
+    a, b = window.start_line - base, window.end_line - base
+    return [None if x is None else x + (WINDOW_BONUS if u.line <= b and u.end >= a else 0.0)
+            for x, u in zip(scores, found)]
