@@ -311,7 +311,7 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
                 if not _LIST_ITEM.match(line):
                     continue
                 cont = _continuation(b.lines, j)
-                item, where = _joined(b.lines[j:j + 1 + cont], b.start + j)
+                item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
                 item = _plain(item)
                 if len(item.split()) < 4:
                     continue
