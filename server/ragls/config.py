@@ -544,7 +544,19 @@ def build_settings(*layers: dict[str, Any] | None) -> tuple[Settings, list[str]]
         raise ConfigError("invalid settings: " + "; ".join(problems)) from None
 
 
+# Settings a folder's own ragls.toml cannot turn on, because they reach outside the folder (docs/security.md); the
+# user's layers (editor settings) can.
+USER_ONLY = (("sources", "follow_outside_links"),)
+
+
 def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
     """Settings for a workspace folder: its ragls.toml, then each override (initializationOptions, then
-    didChangeConfiguration). Returns (settings, warnings). Raises ConfigError."""
-    return build_settings(read_toml(folder), *overrides)
+    didChangeConfiguration). A `USER_ONLY` setting in the folder's ragls.toml is ignored, with a warning. Returns
+    (settings, warnings). Raises ConfigError."""
+    own, warnings = normalize(read_toml(folder))
+    for section, name in USER_ONLY:
+        if own.get(section, {}).pop(name, None) is not None:
+            warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
+                            "files outside it; set it in your editor's settings")
+    settings, more = build_settings(own, *overrides)
+    return settings, warnings + more

@@ -11,8 +11,8 @@ Resources: one `file://` resource per indexed file (`resources/list`, `resources
 Every tool result carries a text block for the model and the same data as `structuredContent`. Document text in
 the text block is quoted inside `<passage>` elements (`answer.template.quote_passage`, the one quoting function
 the LLM prompt uses too) under a note that it is data, not instructions; only
-indexed files are ever read (the index already leaves out excluded and secret files, and hits are checked against
-the current source filter again), so an excluded or secret file never reaches an agent.
+indexed files are ever read (the index already leaves out excluded and secret files, and `RagWorkspace.retrieve`
+checks hits against the current source filter again), so an excluded or secret file never reaches an agent.
 
 The index is the one the editors use (same index dir, same lock): see `ragls.live` for reader / writer roles.
 Logging goes to stderr; the SDK points fd 1 at stderr while it serves, so stray output never corrupts the wire.
@@ -170,8 +170,7 @@ class RaglsTools:
     @staticmethod
     def _search(ws, query: str, top_k: int | None, rag, expand: bool | None = None) -> CallToolResult:
         result = ws.query(query, top_k, rag, expand)
-        hits = [h for h in result.hits if _still_included(ws, h.chunk)]
-        records = [hit_record(h) for h in hits]
+        records = [hit_record(h) for h in result.hits]  # servable hits only (RagWorkspace.retrieve)
         data = {"query": result.query, "abstained": result.abstained, "results": records,
                 "elapsed_ms": round(result.elapsed_ms, 1), "note": DATA_NOTE}
         if result.llm is not None:  # LLM-assisted retrieval ran (or was skipped, and why): calls, paraphrases
@@ -205,9 +204,7 @@ class RaglsTools:
         answer = ws.ask(question, top_k=top_k, rag=rag, expand=expand)
         supported = {c.n: c.supported for c in answer.citations}
         sources = []
-        for n, hit in answer.sources:
-            if not _still_included(ws, hit.chunk):
-                continue
+        for n, hit in answer.sources:  # servable hits only (RagWorkspace.retrieve)
             start, end = hit_lines(hit)
             chunk_start, chunk_end = line_range(hit.chunk.span)
             sources.append({"n": n, "path": hit.chunk.path, "uri": _chunk_uri(hit.chunk), "start_line": start,
@@ -328,16 +325,6 @@ def _mime(rel: str) -> str:
     suffix = Path(rel).suffix.lower()
     return {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst", ".html": "text/html",
             ".htm": "text/html", ".json": "application/json"}.get(suffix, "text/plain")
-
-
-def _still_included(ws, chunk: Chunk) -> bool:
-    """The hit's file is still indexable under its workspace folder's current source rules (an index built
-    before a file became excluded, or by a process with other settings, never hands out its text). Chunks of
-    named RAGs (`[rags.*]`) pass: their sources were filtered by their own index."""
-    for idx in ws.indexes:
-        if str(idx.folder) == chunk.folder or not chunk.folder:
-            return idx.filter.included(chunk.path)
-    return True  # a named RAG's chunk: its sources were chosen in the user's config and filtered when indexed
 
 
 def resolve_indexed(ws, path: str):

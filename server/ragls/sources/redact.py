@@ -65,10 +65,11 @@ _URL_PASSWORD = re.compile(r"(?<=://)[^\s/:@\"'<>]{1,100}:(?P<value>[^\s/@\"'<>]
 _PASSWORD = re.compile(
     r"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?(?:passw(?:or)?d|pwd)[A-Za-z0-9_]{0,40}[\"']?[ \t]*(?::|=|:=)[ \t]*"
     r"[\"']?(?P<value>[^\s\"'`<>]{4,})")
-_NOT_A_PASSWORD = frozenset(
-    "true false yes no on off null none nil required optional string str bytes int bool boolean text secret "
-    "secrets password passwords passwd hidden masked redacted empty unset undefined prompt stdin env value default "
-    "auto file plain plaintext hash type field your".split())
+_NOT_A_PASSWORD = frozenset({
+    "true", "false", "yes", "no", "on", "off", "null", "none", "nil", "required", "optional", "string", "str",
+    "bytes", "int", "bool", "boolean", "text", "secret", "secrets", "password", "passwords", "passwd", "hidden",
+    "masked", "redacted", "empty", "unset", "undefined", "prompt", "stdin", "env", "value", "default", "auto",
+    "file", "plain", "plaintext", "hash", "type", "field", "your"})
 # `os.environ[…`, `get_password(`, `self.password`; `DB_PASSWORD`, `PASSWORD`
 _CODE_OR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[.(\[].*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]+")
 _ASSIGNMENT = re.compile(
