@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.ir import LineSpan
 from ragls.answer.template import quote_passage
+from ragls.ir import LineSpan
 from ragls.mcp_server import line_range, split_lines
 from ragls.roots import find_root, is_too_broad, project_root
 
