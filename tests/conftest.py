@@ -13,6 +13,16 @@ def llm_server():
         yield server
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_trust_store(tmp_path_factory):
+    """Folder trust (ragls/trust.py) reads and writes the session's own store, never the user's: a test that needs
+    a folder's loaders, endpoints or outside sources trusts it with `ragls.trust.trust(folder)` (or `ragls trust`)
+    after writing its ragls.toml. Servers started by a test inherit the store through the environment."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGLS_DATA_DIR", str(tmp_path_factory.mktemp("ragls-data")))
+        yield
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _module_embedding_cache(tmp_path_factory):
     """Module-scoped fixtures (servers, workspaces) get a shared embedding cache of their own module."""
