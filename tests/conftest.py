@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 from llm_server import LLMServer
 
@@ -13,14 +17,19 @@ def llm_server():
         yield server
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _own_trust_store(tmp_path_factory):
-    """Folder trust (ragls/trust.py) reads and writes the session's own store, never the user's: a test that needs
-    a folder's loaders, endpoints or outside sources trusts it with `ragls.trust.trust(folder)` (or `ragls trust`)
-    after writing its ragls.toml. Servers started by a test inherit the store through the environment."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RAGLS_DATA_DIR", str(tmp_path_factory.mktemp("ragls-data")))
-        yield
+def pytest_configure(config):
+    """Folder trust (ragls/trust.py) reads and writes the run's own store, never the user's: a test that needs a
+    folder's loaders, endpoints or outside sources trusts it with `ragls.trust.trust(folder)` (or `ragls trust`)
+    after writing its ragls.toml. Set before test modules are imported, so servers and environments built at
+    import time (`server_env(...)` in a fixture's config) inherit it too."""
+    config._ragls_data_dir = tempfile.mkdtemp(prefix="ragls-test-data-")
+    os.environ["RAGLS_DATA_DIR"] = config._ragls_data_dir
+
+
+def pytest_unconfigure(config):
+    data_dir = getattr(config, "_ragls_data_dir", None)
+    if data_dir:
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="module", autouse=True)

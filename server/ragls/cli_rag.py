@@ -77,8 +77,12 @@ def cmd_attach(args) -> int:
         fields.append(f"payload_text_field = {_toml_str(args.payload_text_field)}")
     entry = f"\n[rags.{args.name}]\nqdrant = {{ {', '.join(fields)} }}\n"
     path = folder / CONFIG_FILE
+    from ragls import trust
+
+    before = trust.read_config_bytes(folder)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(entry)
+    trust.carry_over(folder, before)  # the user's own edit keeps a trusted folder trusted
     if args.json:
         print(json.dumps({"rag": args.name, **att.status()}))
     else:

@@ -120,6 +120,15 @@ def _list(args) -> int:
     return 0
 
 
+def _write_config(path: Path, text: str) -> None:
+    """Write a ragls.toml the user asked ragls to edit; a trusted folder's file stays trusted (trust.carry_over)."""
+    from ragls import trust
+
+    before = trust.read_config_bytes(path.parent)
+    path.write_text(text, encoding="utf-8")
+    trust.carry_over(path.parent, before)
+
+
 def _add(args) -> int:
     import tomlkit
 
@@ -137,7 +146,7 @@ def _add(args) -> int:
     for s in added:
         sources.append(s)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    _write_config(path, tomlkit.dumps(doc))
     print(f"{args.name}: {len(added)} source(s) added in {path}; it is indexed on first use, or now with "
           f"`ragls rag rebuild {args.name}`")
     return 0
@@ -157,7 +166,7 @@ def _remove(args) -> int:
     spec = registry.specs.get(args.name)
     index_dir = registry.index_dir(spec) if spec is not None and spec.origin == path else None
     del rags[args.name]
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    _write_config(path, tomlkit.dumps(doc))
     msg = f"{args.name}: removed from {path}"
     if index_dir is not None and index_dir.is_dir():
         shutil.rmtree(index_dir, ignore_errors=True)

@@ -153,3 +153,13 @@ def state(folder: str | os.PathLike, data: bytes | None) -> str:
     if entry is None:
         return "untrusted"
     return "trusted" if entry.config_hash == config_hash(data) else "changed"
+
+
+def carry_over(folder: str | os.PathLike, before: bytes | None) -> bool:
+    """After ragls itself edited `folder`'s ragls.toml on the user's command (`ragls rag add --workspace`, `ragls rag
+    attach`): when the folder was trusted with the file as it was (`before`), trust the edited file too. Returns
+    whether it did; an untrusted folder stays untrusted."""
+    if state(folder, before) != "trusted":
+        return False
+    trust(folder)
+    return True
