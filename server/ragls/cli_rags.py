@@ -1,11 +1,12 @@
 """`ragls rag list|add|remove|rebuild`: named RAGs from the terminal (see rags.py).
 
-`add` and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the workspace's with
-`--workspace PATH`, through tomlkit so comments and layout survive.
+`add`, `attach` (cli_rag.py) and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the
+workspace's with `--workspace PATH`, through tomlkit so comments and layout survive, and print the path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import time
@@ -54,7 +55,9 @@ def add_parser(sub) -> None:
     rb.add_argument("--json", action="store_true")
 
 
-def _config_path(args) -> Path:
+def config_path(args) -> Path:
+    """The config file `rag add`, `rag attach` and `rag remove` edit: `--workspace PATH`'s ragls.toml, else the
+    user config (`rags.user_config_file()`). Raises InvalidParams when PATH is not a folder."""
     from ragls.config import CONFIG_FILE
     from ragls.rags import user_config_file
 
@@ -64,6 +67,37 @@ def _config_path(args) -> Path:
             raise InvalidParams(f"not a folder: {folder}")
         return folder / CONFIG_FILE
     return user_config_file()
+
+
+def read_config(path: Path):
+    """The tomlkit document of `path` (comments and layout kept), empty when the file does not exist."""
+    import tomlkit
+
+    return tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+
+
+def write_config(path: Path, doc) -> None:
+    """Write the tomlkit document `doc` to `path` (its folder created), replacing the file in one rename. A folder
+    trusted with the file as it was stays trusted (trust.carry_over): the edit is the user's own command."""
+    import os
+    import tempfile
+
+    import tomlkit
+
+    from ragls import trust
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = trust.read_config_bytes(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(tomlkit.dumps(doc))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    trust.carry_over(path.parent, before)  # the user's own edit through ragls keeps a trusted folder trusted
 
 
 def _check_name(name: str) -> None:
@@ -120,21 +154,12 @@ def _list(args) -> int:
     return 0
 
 
-def _write_config(path: Path, text: str) -> None:
-    """Write a ragls.toml the user asked ragls to edit; a trusted folder's file stays trusted (trust.carry_over)."""
-    from ragls import trust
-
-    before = trust.read_config_bytes(path.parent)
-    path.write_text(text, encoding="utf-8")
-    trust.carry_over(path.parent, before)
-
-
 def _add(args) -> int:
     import tomlkit
 
     _check_name(args.name)
-    path = _config_path(args)
-    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    path = config_path(args)
+    doc = read_config(path)
     rags = doc.setdefault("rags", tomlkit.table(is_super_table=True))
     table = rags.get(args.name)
     if table is None:
@@ -145,20 +170,17 @@ def _add(args) -> int:
     added = [s for s in args.sources if s not in list(sources)]
     for s in added:
         sources.append(s)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_config(path, tomlkit.dumps(doc))
+    write_config(path, doc)
     print(f"{args.name}: {len(added)} source(s) added in {path}; it is indexed on first use, or now with "
           f"`ragls rag rebuild {args.name}`")
     return 0
 
 
 def _remove(args) -> int:
-    import tomlkit
-
     from ragls.rags import RagRegistry
 
-    path = _config_path(args)
-    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    path = config_path(args)
+    doc = read_config(path)
     rags = doc.get("rags")
     if rags is None or args.name not in rags:
         raise InvalidParams(f"no RAG named {args.name!r} in {path}")
@@ -166,7 +188,7 @@ def _remove(args) -> int:
     spec = registry.specs.get(args.name)
     index_dir = registry.index_dir(spec) if spec is not None and spec.origin == path else None
     del rags[args.name]
-    _write_config(path, tomlkit.dumps(doc))
+    write_config(path, doc)
     msg = f"{args.name}: removed from {path}"
     if index_dir is not None and index_dir.is_dir():
         shutil.rmtree(index_dir, ignore_errors=True)

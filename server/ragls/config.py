@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.errors import ConfigError
@@ -301,7 +301,7 @@ class GenerationSettings(_Section):
         return v
 
     @model_validator(mode="after")
-    def _external_needs_url(self) -> "GenerationSettings":
+    def _external_needs_url(self) -> GenerationSettings:
         if self.backend == "external" and not (self.base_url or "").strip():
             raise ValueError('backend "external" needs generation.base_url (the OpenAI-compatible server\'s URL, '
                              'e.g. http://127.0.0.1:8080/v1); ragls never launches it')
@@ -367,7 +367,7 @@ class Settings(_Section):
     profile: Literal["default", "low-ram"] = "default"
 
     @model_validator(mode="after")
-    def _low_ram_profile(self) -> "Settings":
+    def _low_ram_profile(self) -> Settings:
         """`profile = "low-ram"` wins over every other layer: the embedded store (LanceDB + tantivy), no
         cross-encoder reranker, no knowledge graph, no answer cache, no data-parallel embedding, one text per model
         call, and a small shared embedding cache bound."""
@@ -386,7 +386,7 @@ class Settings(_Section):
         return self
 
     @model_validator(mode="after")
-    def _overlap_below_size(self) -> "Settings":
+    def _overlap_below_size(self) -> Settings:
         overlap = self.chunking.chunk_overlap
         if overlap is not None and overlap >= self.chunking.chunk_size:
             raise ValueError("chunking.chunk_overlap must be smaller than chunking.chunk_size")

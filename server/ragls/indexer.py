@@ -54,10 +54,10 @@ from ragls.sources.redact import mask_document
 from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.telemetry import traced
 from ragls.uris import key_path
 from ragls.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.windows import Window, embedding_input, plan_windows, resolve
-from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -322,6 +322,8 @@ class FolderIndex(VectorPhase):
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
             self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
+        if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
+            self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)
@@ -347,6 +349,8 @@ class FolderIndex(VectorPhase):
         self._urgent = {i: None for i in self._urgent if i in self._pending}
         self._pending_windows = {cid: ws for cid, ws in have.items()
                                  if 0 in ws and len(ws) < next(iter(counts[cid]))}
+        # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
+        self._record_vector_progress()
         return repaired
 
     # -- start-up ------------------------------------------------------------------------------------------
@@ -431,7 +435,9 @@ class FolderIndex(VectorPhase):
                 self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set)
+            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable))
+            # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
+            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
@@ -444,7 +450,7 @@ class FolderIndex(VectorPhase):
             if n % 200 == 0:
                 self.on_progress("files", n, total, f"{n}/{total} files scanned")
             path = self.folder / key_path(rel)
-            if rel not in listed_set or not path.is_file():
+            if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
                 if rel in known:
                     deleted.append(rel)
                 if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now

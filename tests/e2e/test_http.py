@@ -73,7 +73,7 @@ def test_token_required_but_not_for_healthz(api):
 
 
 def test_retrieve_and_status(api):
-    base, ws = api
+    base, _ = api
     r = httpx.post(f"{base}/retrieve", json={"query": "how long is the retry backoff ceiling", "topK": 2},
                    headers=AUTH, timeout=120)
     assert r.status_code == 200

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-
 from ragls.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
 from ragls.workspace import RagWorkspace

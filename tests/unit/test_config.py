@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.config import build_settings, load_settings
 from ragls.errors import ConfigError
 

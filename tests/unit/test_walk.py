@@ -3,10 +3,14 @@ index dir, symlinks, unreadable directories."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from privileges import unprivileged
 from ragls.config import SourcesSettings
 from ragls.sources import walk as walk_mod
 from ragls.sources.walk import FileFilter, expand_braces, walk
@@ -185,14 +189,23 @@ def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):
     assert walk(tmp_path, settings()) == ["a.md", "open/c.md"]
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any directory")
-def test_unreadable_directory_really_chmod(tmp_path):
-    make(tmp_path, {"a.md": "", "locked/b.md": ""})
-    (tmp_path / "locked").chmod(0)
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("mode", [0o000, 0o644])
+def test_unreadable_directory_really_chmod(tmp_path, mode):
+    """Real permission bits, checked by the kernel (as root: in a process without CAP_DAC_*, tests/privileges.py):
+    a folder that cannot be listed (000) or whose entries cannot be reached (644, `chmod -R 644`) is one
+    `unreadable` entry; the rest is walked."""
+    make(tmp_path, {"a.md": "", "locked/b.md": "", "open/c.md": ""})
+    (tmp_path / "locked").chmod(mode)
+    script = ("import json, sys; from pathlib import Path; from ragls.config import SourcesSettings; "
+              "from ragls.sources.walk import FileFilter, walk_with; ff = FileFilter(Path(sys.argv[1]), "
+              "SourcesSettings()); print(json.dumps([walk_with(ff), ff.unreadable]))")
     try:
-        assert walk(tmp_path, settings()) == ["a.md"]
+        proc = subprocess.run(unprivileged([sys.executable, "-c", script, str(tmp_path)]), capture_output=True,
+                              text=True, check=True)
     finally:
         (tmp_path / "locked").chmod(0o755)
+    assert json.loads(proc.stdout) == [["a.md", "open/c.md"], {"locked/": "unreadable folder: Permission denied"}]
 
 
 def test_reason_normalizes_paths(tmp_path):

@@ -22,8 +22,8 @@ from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.pooling import pooled_scores
-from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.query import Query, analyse
+from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.transforms import Variant, variant_lists
 from ragls.stores.bm25 import query_words, stems
 

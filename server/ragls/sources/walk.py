@@ -78,6 +78,8 @@ class FileFilter:
         # Symlinked files listed under their own (alias) path, by the real path of their target: the watcher maps
         # an event on the target to the alias. Filled by `walk_with`.
         self.aliases: dict[str, list[str]] = {}
+        # Folders the last walk could not enter ("docs/" -> reason): one skipped entry each. Filled by `walk_with`.
+        self.unreadable: dict[str, str] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
@@ -254,8 +256,10 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     Excluded directories are not descended into. A symlink to a regular file inside the folder that is indexed
     itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
-    can follow the target. Symlinked directories are not followed (no loops); dangling links and unreadable
-    directories are skipped silently (logged at debug).
+    can follow the target. Symlinked directories are not followed (no loops); dangling links are skipped silently
+    (logged at debug). A folder that cannot be listed, or whose entries cannot be reached (read but no search
+    permission, e.g. after `chmod -R 644`), is not descended into and recorded in `FileFilter.unreadable`
+    ("docs/" -> "unreadable folder: Permission denied"; "./" for the root itself).
     """
     return walk_with(FileFilter(folder, settings, index_dir))
 
@@ -264,6 +268,7 @@ def walk_with(file_filter: FileFilter) -> list[str]:
     """`walk` with an existing `FileFilter` (so the watcher can keep one filter and its caches)."""
     root = file_filter.folder
     file_filter.aliases = {}
+    file_filter.unreadable = {}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -272,8 +277,12 @@ def walk_with(file_filter: FileFilter) -> list[str]:
         try:
             with os.scandir(directory) as it:
                 entries = list(it)
+            if entries:  # listing needs read permission, reaching an entry search (x): a mode 644 folder lists
+                os.stat(os.path.join(directory, "."))  # names whose files cannot be opened
         except OSError as exc:
             log.debug("cannot list %s: %s", directory, exc)
+            file_filter.unreadable[f"{path_key(rel_dir)}/" if rel_dir else "./"] = (
+                f"unreadable folder: {exc.strerror or exc}")
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
