@@ -204,7 +204,7 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
     settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
     from ragls import trust
-    from ragls.config import CONFIG_FILE, normalize, parse_toml
+    from ragls.config import CONFIG_FILE, USER_ONLY, normalize, parse_toml
 
     if folder is None:
         return FolderLayer({}, True)
@@ -217,6 +217,10 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     if raw is None:
         return FolderLayer({}, True)
     nested, warnings = normalize(parse_toml(path, raw))
+    for section, name in USER_ONLY:  # never from a folder, trusted or not
+        if isinstance(nested.get(section), dict) and nested[section].pop(name, None) is not None:
+            warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
+                            "files outside it; set it in your editor's settings")
     verdict = editor_trust(overrides)
     state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
     if state == "trusted":

@@ -21,7 +21,7 @@ from ragls.embed import Embedder
 from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.ir import Answer, Hit
+from ragls.ir import Answer, Chunk, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -300,9 +300,21 @@ class RagWorkspace:
                 groups.append(r.retrieve(text, top_k, signals, generation=self.settings.generation, expand=expand))
             else:
                 groups.append(r.retrieve(text, top_k, signals))
-        if len(groups) == 1:
-            return groups[0]
-        return merge_hits(groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+        hits = groups[0] if len(groups) == 1 else merge_hits(groups, top_k or self._settings_for(folders,
+                                                                                              rags).retrieval.top_k)
+        hits[:] = [h for h in hits if self.servable(h.chunk)]  # in place: a Hits keeps its evidence and traces
+        return hits
+
+    def servable(self, chunk: Chunk) -> bool:
+        """The chunk's file may be handed out under its workspace folder's current source rules (`FileFilter.
+        reason`: excluded, ignored, secret, a symlink out of the folder — `walk.inside_folder`), so an index
+        built before a rule, or before a file became excluded or a link, never serves it; every surface's hits
+        pass here (`retrieve`). Chunks of named RAGs (`[rags.*]`) pass: their sources were filtered by their own
+        index."""
+        for idx in self.indexes:
+            if str(idx.folder) == chunk.folder or not chunk.folder:
+                return idx.filter.included(chunk.path)
+        return True
 
     def _settings_for(self, folders, rags) -> Settings:
         """Retrieval/template settings of a request: the workspace's, or a single named RAG's own (its
