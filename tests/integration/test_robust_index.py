@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-
 from ragls import indexer as indexer_mod
 from ragls.chunking import is_markup_only
 from ragls.embed import offline_model_dir
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -35,6 +35,7 @@ def make_ws(folder: Path, index: Path) -> RagWorkspace:
     (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
     return RagWorkspace([folder])
 
 
@@ -44,7 +45,7 @@ def ws(tmp_path_factory):
     for rel, text in CJK_FILES.items():
         write(folder, rel, text)
     # UTF-8 with one cp1252 byte (0x92, a curly apostrophe) on the first line only
-    write(folder, "stray.md", "# Straße notes\n\nIt\x92s fine.\n".encode("utf-8").replace(b"\xc2\x92", b"\x92")
+    write(folder, "stray.md", "# Straße notes\n\nIt\x92s fine.\n".encode().replace(b"\xc2\x92", b"\x92")
           + "Die Größe der Überweisung wird in Zürich geprüft.\nCrème brûlée für Jürgen.\n".encode())
     write(folder, "NOTES.MD", "# Notes\n\nThe quokka enclosure reopens in spring.\n")
     write(folder, "docs/README.TXT", "Readme\n\nThe narwhal tusk is a tooth.\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.search import abstained
