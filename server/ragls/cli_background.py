@@ -53,9 +53,24 @@ def _running(index_dir: Path) -> int | None:
     return found[0] if found else None
 
 
+def _indexed(index_dir: Path) -> bool:
+    """True once the server at `index_dir` has indexed its folders (the text phase: BM25 answers), per rag/status."""
+    from ragls.lsp.local_socket import find_server, request
+
+    found = find_server(index_dir)
+    try:
+        for msg in request(found[1], "rag/status", {}, timeout=10) if found else ():
+            if "result" in msg:
+                return all(f["lastIndexedAt"] for f in msg["result"]["folders"])
+    except OSError:
+        pass
+    return False
+
+
 def start(path: str | None, idle_exit_min: float) -> int:
-    """Start the background server for PATH (or report the one running); print how to use and stop it. Returns
-    the exit code: 0 serving, 1 when it could not start (its log's last lines printed)."""
+    """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
+    text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
+    0 serving, 1 when it could not start within START_TIMEOUT_S (its log's last lines printed)."""
     folder, index_dir = _folder_and_index(path)
     pid = _running(index_dir)
     if pid is not None:
@@ -69,7 +84,7 @@ def start(path: str | None, idle_exit_min: float) -> int:
             stdin=devnull, stdout=log_file, stderr=log_file, start_new_session=True, cwd=folder)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline and child.poll() is None:
-        if _running(index_dir) == child.pid:
+        if _running(index_dir) == child.pid and _indexed(index_dir):
             print(f"ragls: background server (pid {child.pid}) serves {folder}; `ragls query/ask/status` answer "
                   f"through it; it exits after {idle_exit_min:g} min without a request (or `ragls serve --stop`); "
                   f"log: {log_path}")
