@@ -102,10 +102,10 @@ def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any
             if rags:
                 kept["rags"] = rags
             ignored += dropped
-        elif key in SAFE and isinstance(value, dict):
+        elif isinstance(value, dict) and key != "document_loaders":  # a section (normalize keeps only known ones)
             section = {}
             for name, v in value.items():
-                rule = SAFE[key].get(name)
+                rule = SAFE.get(key, {}).get(name)
                 if rule is not None and rule(v, folder):
                     section[name] = v
                 else:
