@@ -19,6 +19,7 @@ from clikit import ragls
 from llm_server import LLMServer, Reply
 from ragls.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
 from ragls.retrieval.llm_costs import COUNTER
+from ragls.trust import trust as trust_folder
 from ragls.windows import embedding_input
 from ragls.workspace import RagWorkspace
 
@@ -56,6 +57,7 @@ max_retries = 0
 [index]
 path = "{(folder.parent / 'index').as_posix()}"
 """)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
 
 
 @pytest.fixture(scope="module")
