@@ -8,7 +8,8 @@ Endpoints (JSON bodies and results are the docs/protocol.md shapes, camelCase):
                     `"stream": true` or `Accept: text/event-stream`, Server-Sent Events: `event: delta` (data
                     `{"delta": "..."}`) per piece of the answer, then `event: result` (the result) or `event: error`.
 Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code: HTTP 400 for -32602 (bad params),
-502 for -32803 (backend failure: LLM unreachable…), 503 while the index cannot be opened, 401 without the token.
+502 for -32803 (backend failure: LLM unreachable…), 503 while the index cannot be opened, 401 without the token,
+403 / 415 with -32600 for a request `refusal` turns away.
 
 Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
 environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
