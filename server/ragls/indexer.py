@@ -50,8 +50,8 @@ from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401
 from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
-from ragls.sources.redact import mask_document
-from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
+from ragls.sources.redact import REDACT_VERSION, mask_document
+from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 from ragls.telemetry import traced
@@ -131,6 +131,8 @@ class FolderIndex(VectorPhase):
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             "tokenizer": TOKENIZER_VERSION, "layout": 4,  # 3: embedding windows; 4: balanced fences, no markup-only chunks
+            # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
+            **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
         })
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
@@ -419,6 +421,7 @@ class FolderIndex(VectorPhase):
             walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
             listed = walk_with(walker)
             self.symlink_targets = walker.aliases
+            report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
             if allowed is not None:  # a team overlay indexes only the locally changed files
                 listed = [p for p in listed if p in allowed]
             if allowed is None and not listed and known and self._indexed_files_exist(known):
@@ -435,7 +438,7 @@ class FolderIndex(VectorPhase):
                 self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable))
+            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside))
             # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
             report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
@@ -443,6 +446,9 @@ class FolderIndex(VectorPhase):
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
             listed_set = {p for p in candidates if self.filter.included(p) and not self.filter.alias_of_indexed(p)
                           and (allowed is None or p in allowed)}
+            # a file replaced by a link out of the folder (or such a link created) is listed as skipped at once
+            report.skipped += [Skipped(p, OUTSIDE_LINK) for p in candidates
+                               if p not in listed_set and self.filter.outside_reason(p) is not None]
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)

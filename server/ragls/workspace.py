@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import Settings, load_settings
+from ragls.config import Settings, load_folder_settings
 from ragls.embed import Embedder
 from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.ir import Answer, Hit
+from ragls.ir import Answer, Chunk, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -109,10 +109,15 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
+        self.trust_errors: list[dict[str, str]] = []
         for folder in self.folders:
-            s, warns = load_settings(folder, *self.overrides)
+            s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
             self.warnings += warns
+            if layer.notice:
+                self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
         from ragls import telemetry
 
@@ -122,7 +127,7 @@ class RagWorkspace:
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
         # benchmarks): a query first opens the vector stores, loading the model.
         self.progressive = False
-        self.errors: list[dict[str, str]] = []
+        self.errors: list[dict[str, str]] = list(self.trust_errors)
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only
@@ -297,9 +302,21 @@ class RagWorkspace:
                 groups.append(r.retrieve(text, top_k, signals, generation=self.settings.generation, expand=expand))
             else:
                 groups.append(r.retrieve(text, top_k, signals))
-        if len(groups) == 1:
-            return groups[0]
-        return merge_hits(groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+        hits = groups[0] if len(groups) == 1 else merge_hits(groups, top_k or self._settings_for(folders,
+                                                                                              rags).retrieval.top_k)
+        hits[:] = [h for h in hits if self.servable(h.chunk)]  # in place: a Hits keeps its evidence and traces
+        return hits
+
+    def servable(self, chunk: Chunk) -> bool:
+        """The chunk's file may be handed out under its workspace folder's current source rules (`FileFilter.
+        reason`: excluded, ignored, secret, a symlink out of the folder — `walk.inside_folder`), so an index
+        built before a rule, or before a file became excluded or a link, never serves it; every surface's hits
+        pass here (`retrieve`). Chunks of named RAGs (`[rags.*]`) pass: their sources were filtered by their own
+        index."""
+        for idx in self.indexes:
+            if str(idx.folder) == chunk.folder or not chunk.folder:
+                return idx.filter.included(chunk.path)
+        return True
 
     def _settings_for(self, folders, rags) -> Settings:
         """Retrieval/template settings of a request: the workspace's, or a single named RAG's own (its

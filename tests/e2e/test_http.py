@@ -1,28 +1,25 @@
 """`ragls http` over loopback: /healthz without a token, 401 without the bearer token, /retrieve with the fixture's
 exact file and lines, /status, /ask as JSON and as Server-Sent Events from the real openai SDK pointed at the
-loopback model, a malformed body answered 400 with the server still serving, and a non-loopback bind refused
-without --allow-remote and a token."""
+loopback model, a malformed body answered 400 with the server still serving, a foreign Host (DNS rebinding), a
+foreign Origin and a text/plain POST (a web page's simple request) refused before any endpoint runs, and a
+non-loopback bind refused without --allow-remote and a token."""
 
 from __future__ import annotations
 
 import json
-import socket
+import re
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
 import pytest
 from llm_server import LLMServer
 from lspkit import copy_docs, server_env
+from ragls.trust import trust as trust_folder
 
 TOKEN = "test-token-5f1c"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -38,24 +35,29 @@ def api(tmp_path_factory, llm):
         "[chunking]\nchunk_size = 300\n[generation]\nbackend = \"openai\"\n"
         f"base_url = \"{llm.openai_url}\"\nmodel = \"test-model\"\napi_key_env = \"RAGLS_TEST_LLM_KEY\"\n"
         "max_retries = 0\n")
+    trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
     env = {**server_env(tmp_path_factory.mktemp("http-cache")), "RAGLS_HTTP_TOKEN": TOKEN,
            "RAGLS_TEST_LLM_KEY": "sk-test"}
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(ws), "--port", str(port)], env=env,
+    # --port 0: the OS picks the port and the server names it on stderr once its socket listens.
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(ws), "--port", "0"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=2).json()["ready"]:
+    try:
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if found := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+) ", line):
                 break
-        except httpx.HTTPError:
-            pass
-        assert proc.poll() is None, proc.stderr.read()
-        time.sleep(0.2)
-    yield base, ws
-    proc.terminate()
-    proc.wait(30)
+        assert found, f"ragls http exited {proc.wait(30)}: {''.join(seen)}"
+        threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain: the pipe must never fill up
+        base = f"http://127.0.0.1:{found.group(1)}"
+        deadline = time.monotonic() + 120
+        while not httpx.get(f"{base}/healthz", timeout=10).json()["ready"]:  # listening: only readiness to wait for
+            assert time.monotonic() < deadline, "the index never became ready"
+            time.sleep(0.2)
+        yield base, ws
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -83,11 +85,51 @@ def test_retrieve_and_status(api):
 
 def test_bad_bodies_get_400_and_the_server_serves_on(api):
     base, _ = api
-    r = httpx.post(f"{base}/retrieve", content=b"{not json", headers=AUTH)
+    r = httpx.post(f"{base}/retrieve", content=b"{not json", headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
     r = httpx.post(f"{base}/retrieve", json={"query": "   "}, headers=AUTH)
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
     assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
+
+
+def test_web_pages_are_refused_host_origin_and_content_type(api, llm):
+    base, _ = api
+    port = base.rsplit(":", 1)[1]
+    asked = len(llm.requests)
+    query = {"query": "how long is the retry backoff ceiling"}
+    cases = [  # (headers, how the request is sent, status)
+        ({"Host": f"attacker.example:{port}"}, "get", 403),  # DNS rebinding: the page's own name, our address
+        ({"Host": "attacker.example"}, "json", 403),
+        ({"Origin": "http://attacker.example"}, "json", 403),  # a page of another site, fetch() with the token
+        ({"Origin": f"http://localhost.attacker.example:{port}"}, "json", 403),
+        ({"Origin": "null"}, "json", 403),  # a sandboxed frame or a file:// page
+        ({"Content-Type": "text/plain"}, "text", 415),  # a CSRF "simple request": no CORS preflight
+        ({"Content-Type": "application/x-www-form-urlencoded"}, "text", 415),
+        ({}, "text-no-type", 415),
+    ]
+    for extra, how, status in cases:
+        headers = {**AUTH, **extra}
+        if how == "get":
+            r = httpx.get(f"{base}/status", headers=headers)
+        elif how == "json":
+            r = httpx.post(f"{base}/retrieve", json=query, headers=headers)
+        else:
+            r = httpx.post(f"{base}/ask" if how == "text" else f"{base}/retrieve",
+                           content=json.dumps({"question": "What is the ceiling?", **query}).encode(),
+                           headers=headers)
+        assert r.status_code == status, (extra, how, r.text)
+        error = r.json()["error"]
+        assert error["code"] == -32600 and ("refused" in error["message"] or "application/json" in error["message"])
+        assert "chunks" not in r.json() and "folders" not in r.json()
+    assert len(llm.requests) == asked  # the refused /ask never reached the model (no quota spent)
+    # the same requests from the user's own tools and pages on this machine are served
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", "localhost"):
+        r = httpx.post(f"{base}/retrieve", json=query,
+                       headers={**AUTH, "Host": host, "Origin": f"http://{host}"}, timeout=120)
+        assert r.status_code == 200 and r.json()["chunks"][0]["source"]["path"] == "guide/retries.md", host
+    r = httpx.post(f"{base}/retrieve", json=query, headers={**AUTH, "Content-Type": "application/json; charset=utf-8"},
+                   timeout=120)
+    assert r.status_code == 200
 
 
 def test_ask_json_and_streamed(api, llm):
@@ -121,6 +163,6 @@ def test_non_loopback_bind_is_refused_without_allow_remote_and_token(tmp_path):
     env.pop("RAGLS_HTTP_TOKEN", None)
     for extra in ([], ["--allow-remote"]):
         proc = subprocess.run([sys.executable, "-m", "ragls", "http", str(tmp_path), "--host", "0.0.0.0", *extra],
-                              env=env, capture_output=True, text=True, timeout=60)
+                              env=env, capture_output=True, text=True, timeout=60, check=False)
         assert proc.returncode == 2
         assert ("--allow-remote" in proc.stderr) if not extra else ("bearer token" in proc.stderr)

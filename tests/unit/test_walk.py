@@ -168,12 +168,40 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     (ws / "ext.md").symlink_to(outside / "ext.md")
     (ws / "dangling.md").symlink_to(ws / "missing.md")
     (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
-    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity)
-    assert walk(ws, settings()) == ["ext.md", "real.md", "sub/s.md"]
+    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity); ext.md points
+    # out of the folder: left out and recorded, so the indexer lists it as skipped
+    assert walk(ws, settings()) == ["real.md", "sub/s.md"]
     ff = FileFilter(ws, settings())
     walk_mod.walk_with(ff)
-    assert ff.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]}
+    assert ff.outside == ["ext.md"] and ff.aliases == {}
+    assert ff.reason("ext.md") == walk_mod.OUTSIDE_LINK and ff.reason("real.md") is None
     assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
+    # the user's opt-in lists it under its own path, as any other link
+    follow = FileFilter(ws, settings(follow_outside_links=True))
+    assert walk_mod.walk_with(follow) == ["ext.md", "real.md", "sub/s.md"]
+    assert follow.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]} and follow.outside == []
+    assert follow.reason("ext.md") is None
+
+
+def test_inside_folder_is_the_real_path_rule(tmp_path):
+    make(tmp_path / "ws", {"a.md": "a", "sub/b.md": "b"})
+    make(tmp_path / "private", {"key.md": "k"})
+    ws = tmp_path / "ws"
+    (ws / "sub" / "up").symlink_to(tmp_path / "private", target_is_directory=True)
+    (ws / "pw.md").symlink_to("/etc/passwd")
+    (ws / "rel.md").symlink_to("sub/b.md")
+    assert walk_mod.inside_folder(ws, Path("sub/b.md")) == "sub/b.md"
+    assert walk_mod.inside_folder(ws, ws / "rel.md") == "sub/b.md"  # the real path, relative to the real folder
+    for path in ("pw.md", "../private/key.md", "sub/../../private/key.md", "sub/up/key.md", "/etc/passwd", ".", ""):
+        assert walk_mod.inside_folder(ws, Path(path)) is None, path
+    if os.path.exists("/proc/self/status"):
+        (ws / "status.md").symlink_to("/proc/self/status")
+        assert walk_mod.inside_folder(ws, Path("status.md")) is None
+        assert FileFilter(ws, settings()).reason("status.md") == walk_mod.OUTSIDE_LINK
+    # a folder reached through a symlink is compared by its real path
+    (tmp_path / "alias").symlink_to(ws, target_is_directory=True)
+    assert walk_mod.inside_folder(tmp_path / "alias", Path("sub/b.md")) == "sub/b.md"
+    assert walk(tmp_path / "alias", settings()) == ["a.md", "sub/b.md"]
 
 
 def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):

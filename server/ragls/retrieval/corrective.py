@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ragls.ir import Hit
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
@@ -28,11 +29,15 @@ _QUERY = re.compile(r"^\s*(?:better\s+)?(?:search\s+)?query\s*:\s*(.+)$", re.IGN
 
 
 def grade_prompt(question: str, hits: Sequence[Hit], rewrite: bool) -> str:
-    """The grading prompt: the question, the numbered passages (each cut at PASSAGE_CHARS), what to reply."""
-    parts = [f"Question: {question}", ""]
+    """The grading prompt: the question, the numbered passages (each cut at PASSAGE_CHARS, quoted as data by
+    `answer.template.quote_passage`, so a passage cannot forge another one or the reply format), what to reply."""
+    from ragls.answer.template import DATA_NOTE, human_lines, quote_passage
+    from ragls.uris import display_path
+
+    parts = [f"Question: {question}", "", DATA_NOTE, ""]
     for n, h in enumerate(hits, 1):
-        title = f" ({h.chunk.title})" if h.chunk.title else ""
-        parts.append(f"[{n}] {h.chunk.path}{title}\n{h.chunk.text[:PASSAGE_CHARS]}")
+        parts.append(quote_passage(h.chunk.text[:PASSAGE_CHARS], display_path(h.chunk.path),
+                                   human_lines(h.chunk.span), n=n, heading=h.chunk.title or ""))
     parts.append("")
     if rewrite:
         parts.append("Do these passages answer the question? Reply SUFFICIENT, or INSUFFICIENT followed on the "
@@ -74,12 +79,11 @@ def merge_rounds(first: Sequence[Hit], second: Sequence[Hit], top_k: int, k: flo
         scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank)
         if cid in hits:
             old = hits[cid]
-            hits[cid] = Hit(old.chunk, old.score, {**old.signals, "corrective": float(rank)}, old.similarity,
-                            old.focus)
+            hits[cid] = replace(old, signals={**old.signals, "corrective": float(rank)})
         else:
-            hits[cid] = Hit(h.chunk, h.score, {"corrective": float(rank)}, None, h.focus)
+            hits[cid] = replace(h, signals={"corrective": float(rank)}, similarity=None)
     order = sorted(scores, key=lambda c: -scores[c])[:top_k]
-    return [Hit(hits[c].chunk, scores[c], hits[c].signals, hits[c].similarity, hits[c].focus) for c in order]
+    return [replace(hits[c], score=scores[c]) for c in order]
 
 
 def correct(question: str, hits: Sequence[Hit], llm: StepLLM, trace: LLMTrace,
