@@ -103,7 +103,7 @@ VSIX = EXT / "ragls-vscode.vsix"
 @pytest.fixture(scope="module")
 def built() -> Path:
     """node_modules installed (npm ci, only when missing), out/ compiled and the .vsix packaged: `npm run package`
-    runs vscode:prepublish (tsc, the one type check of the sources) before vsce packs."""
+    runs vscode:prepublish (tsc, the one type check of the sources, then the esbuild bundle) before vsce packs."""
     assert NODE is not None and NPM is not None, "node and npm are needed for the VS Code client"
     if not (EXT / "node_modules" / ".package-lock.json").exists():
         result = _run([NPM, "ci", "--no-audit", "--no-fund"], timeout=600)
@@ -111,6 +111,11 @@ def built() -> Path:
     VSIX.unlink(missing_ok=True)
     result = _run([NPM, "run", "package"], timeout=300)
     assert result.returncode == 0 and VSIX.is_file(), f"tsc or vsce package failed:\n{result.stdout}"
+    # The .vsix holds esbuild's bundle (dist/extension.js); the in-editor tests load the extension from this folder
+    # and import out/ themselves, so dist/extension.js goes back to the loader of out/extension.js (one copy of
+    # each module, as `npm run compile` leaves it).
+    result = _run([NODE, "scripts/bundle.mjs", "--dev"], timeout=60)
+    assert result.returncode == 0, result.stdout
     return EXT / "out"
 
 
