@@ -5,13 +5,14 @@ apply without a restart."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 
 import pytest
 from ragls.embed import offline_model_dir
+from ragls.trust import trust as trust_folder
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
-from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -43,9 +44,24 @@ def live(tmp_path):
         worker = IndexWorker(ws, debounce_ms=100)
         worker.start()
         watcher = FileWatcher(worker, ws.folders)
+        # The watch is set up once it reports a change: observe the worker's notify and touch a probe file (not
+        # matched by sources.include) until the first report arrives.
+        reported = threading.Event()
+        notify = worker.notify
+
+        def observed(paths):
+            reported.set()
+            return notify(paths)
+
+        worker.notify = observed
         watcher.start()
-        time.sleep(0.5)  # the watch is set up
         started.append((ws, worker, watcher))
+        probe = folder / "watch-probe.tmp"
+        deadline = time.monotonic() + 20
+        while not reported.wait(0.2):
+            probe.write_text(str(time.monotonic()))
+            assert time.monotonic() < deadline, "the file watcher never reported a change"
+        probe.unlink()
         return ws
 
     yield folder, start
@@ -92,3 +108,29 @@ def test_git_info_exclude_changes_apply_without_restart(live):
     exclude.write_text(exclude.read_text() + "\ndrafts.md\n" if exclude.exists() else "drafts.md\n")
     eventually(lambda: bm25(ws, "pancake recipe") == [], "drafts.md excluded by .git/info/exclude")
     assert bm25(ws, "lighthouse dawn") == ["public.md"]
+
+
+def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):
+    folder, start = live
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "credentials").write_text("[default]\naws_access_key_id = the osprey ledger account\n")
+    (folder / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    (folder / "notes.md").write_text("# Notes\n\nThe harbour master keeps the tide tables.\n")
+    (folder / "pw.md").symlink_to(private / "credentials")  # there before the start: the full scan skips it
+    ws = start()
+
+    def skipped() -> dict[str, str]:
+        return dict(ws.status().folders[0].skipped)
+
+    assert bm25(ws, "osprey ledger account") == []
+    assert "outside the indexed folder" in skipped()["pw.md"]
+    assert bm25(ws, "harbour master tide tables") == ["notes.md"]
+    # an indexed file replaced by a link out of the folder leaves the index, and says why
+    (folder / "notes.md").unlink()
+    (folder / "notes.md").symlink_to(private / "credentials")
+    eventually(lambda: bm25(ws, "harbour master tide tables") == [], "notes.md replaced by an outside link")
+    eventually(lambda: "notes.md" in skipped(), "notes.md listed as skipped")
+    assert "outside the indexed folder" in skipped()["notes.md"]
+    assert bm25(ws, "osprey ledger account") == [] and ws.status().folders[0].files == 1
+    assert all("osprey" not in h.chunk.text for h in ws.query("osprey ledger account", top_k=5).hits)
