@@ -102,8 +102,7 @@ def line_range(span: LineSpan) -> tuple[int, int]:
 def hit_lines(hit: Hit) -> tuple[int, int]:
     """The lines to cite for a hit: its focus lines when retrieval narrowed the chunk down (`focus`), else the
     whole chunk's lines."""
-    focus = getattr(hit, "focus", None)
-    return line_range(focus if isinstance(focus, LineSpan) else hit.chunk.span)
+    return line_range(hit.focus if hit.focus is not None else hit.chunk.span)
 
 
 def quote_passage(text: str, path: str, start: int, end: int) -> str:

@@ -152,11 +152,11 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
 def to_wire_query(result, explain: bool = False) -> dict:
     out = {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
-    if getattr(result, "truncated", False):
+    if result.truncated:
         out["truncated"] = True  # the embedding model read only the end of the query
-    if getattr(result, "rerank", None):
+    if result.rerank:
         out["rerank"] = dict(result.rerank)  # {backend, elapsedMs, candidates, timedOut?, error?}
-    trace = getattr(result, "llm", None)
+    trace = result.llm
     if trace is not None:  # some LLM-assisted retrieval step is on: what this question spent (and, explained, did)
         out["llmCalls"] = trace.to_wire(explain)
     return out
