@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ragls import __version__
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.errors import InvalidParams, RaglsError, error_kind, from_wire_error
 from ragls.uris import display_path
 
 
@@ -291,8 +291,7 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
             if "delta" in msg and on_delta is not None:
                 on_delta(msg["delta"])
             elif "error" in msg:
-                err = msg["error"]
-                raise (InvalidParams if err.get("code") == -32602 else RequestFailed)(err.get("message", ""))
+                raise from_wire_error(msg["error"])
             elif "result" in msg:
                 logging.getLogger("ragls.cli").debug("answered by the running server (pid %d, %s)", pid, sock)
                 return msg["result"]
@@ -528,12 +527,9 @@ def main(argv: list[str] | None = None) -> int:
     ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
-    except InvalidParams as exc:
-        print(f"ragls: {exc}", file=sys.stderr)
-        return 2
     except RaglsError as exc:
         print(f"ragls: {exc}", file=sys.stderr)
-        return 1
+        return error_kind(exc).exit  # 2 for bad input (InvalidParams), else 1
     except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import RaglsError, RequestFailed
+from ragls.errors import NotReady, RaglsError
 
 log = logging.getLogger(__name__)
 
@@ -108,16 +108,16 @@ class LiveWorkspace:
             worker.allow_vectors()
 
     def get(self, timeout: float | None = 120.0):
-        """The open RagWorkspace. Raises RequestFailed when it could not be opened (the reason) or is not open
-        after `timeout` seconds."""
+        """The open RagWorkspace. Raises NotReady (a RequestFailed; HTTP 503) when it could not be opened (the
+        reason), is not open after `timeout` seconds, or is closing."""
         if not self.opened.wait(timeout):
-            raise RequestFailed(f"the index is still opening after {timeout:g} s; try again")
+            raise NotReady(f"the index is still opening after {timeout:g} s; try again")
         if self.error is not None:
             if isinstance(self.error, RaglsError):
-                raise RequestFailed(f"the index could not be opened: {self.error}")
-            raise RequestFailed(f"the index could not be opened: {type(self.error).__name__}: {self.error}")
+                raise NotReady(f"the index could not be opened: {self.error}")
+            raise NotReady(f"the index could not be opened: {type(self.error).__name__}: {self.error}")
         if self.ws is None:
-            raise RequestFailed("the server is shutting down")
+            raise NotReady("the server is shutting down")
         return self.ws
 
     def get_indexed(self, timeout: float | None = 120.0):

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ragls.errors import INVALID_REQUEST, RaglsError, to_wire_error
+
 log = logging.getLogger(__name__)
 
 SERVER_FILE = "server.json"
@@ -63,7 +65,7 @@ class _Handler(socketserver.StreamRequestHandler):
         except OSError:
             peer_uid = -1
         if peer_uid != os.getuid():
-            self._send({"error": {"code": -32600, "message": "refused: not the server's user"}})
+            self._send({"error": {"code": INVALID_REQUEST, "message": "refused: not the server's user"}})
             return
         try:
             request = json.loads(self.rfile.readline(1 << 20) or b"{}")
@@ -71,7 +73,7 @@ class _Handler(socketserver.StreamRequestHandler):
             if method not in METHODS or not isinstance(params, dict):
                 raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
         except (ValueError, AttributeError) as exc:
-            self._send({"error": {"code": -32600, "message": f"invalid request: {exc}"}})
+            self._send({"error": {"code": INVALID_REQUEST, "message": f"invalid request: {exc}"}})
             return
         try:
             result = server.dispatch(method, params, lambda piece: self._send({"delta": piece}))
@@ -79,17 +81,10 @@ class _Handler(socketserver.StreamRequestHandler):
         except BrokenPipeError:
             pass  # the client went away (Ctrl-C)
         except Exception as exc:  # noqa: BLE001 - every failure is answered, the server keeps serving
-            from ragls.errors import RaglsError
-            from ragls.lsp.errors import to_jsonrpc
-
-            if isinstance(exc, RaglsError):
-                err = to_jsonrpc(exc)
-                payload = {"code": err.code, "message": err.message}
-            else:
+            if not isinstance(exc, RaglsError):
                 log.exception("local socket request %s failed", method)
-                payload = {"code": -32603, "message": f"internal error: {exc}"}
             with contextlib.suppress(OSError):
-                self._send({"error": payload})
+                self._send({"error": to_wire_error(exc)})
 
     def _send(self, obj: dict) -> None:
         self.wfile.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")
