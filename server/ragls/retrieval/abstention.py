@@ -40,9 +40,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragls.analysis import stems
 from ragls.ir import Hit
 from ragls.retrieval.query import Query
-from ragls.stores.bm25 import stems
 
 # Fitted by `python bench/abstention_fit.py --corpora flask-docs` on best-window cosines (docs/benchmarks.md, "Dev
 # sets"): 83 questions, 34 answerable, 10 near misses, 39 far-off; on the Rust book (held out) at the default floor
@@ -107,7 +107,7 @@ def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
     of a term found nowhere); ({}, 1.0) without indexes or terms."""
     if not indexes:
         return {}, 1.0
-    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
+    terms = query.terms
     n = sum(idx.bm25.num_docs() for idx in indexes)
     return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
 

@@ -7,8 +7,8 @@ them), trimmed to the first and last line with a term. Columns are exact UTF-16 
 
 from __future__ import annotations
 
+from ragls.analysis import stems
 from ragls.ir import Chunk, LineSpan
-from ragls.stores.bm25 import stems
 
 MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
 

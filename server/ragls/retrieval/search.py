@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragls.analysis import query_words
 from ragls.ir import Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
@@ -27,7 +28,6 @@ from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.transforms import Variant, variant_lists
-from ragls.stores.bm25 import query_words, stems
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
@@ -176,14 +176,13 @@ def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_con
     """Add each hit's focus (best window, else keyword lines) and, with `parent_document`, grow it to its
     section."""
     folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
-    query_stems = frozenset(t for w in (q.content_words or q.bm25_words) for t in stems(w))
     out = []
     for hit in hits:
         m = matches.get((folder_of.get(hit.chunk.folder), hit.chunk.id))
         if m is not None:
             focus = line_span(hit.chunk, m.start_line, m.end_line)
         else:
-            focus = keyword_focus(hit.chunk, query_stems)
+            focus = keyword_focus(hit.chunk, q.focus_terms)
         out.append(replace(hit, focus=focus) if focus is not None else hit)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
@@ -200,7 +199,7 @@ def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> li
     """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
     (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
     if not settings.bm25_feedback:
-        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds,
+        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
                                title_weight=settings.bm25_title_weight)
     query = q.text
 
@@ -233,11 +232,6 @@ def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSetti
     found = _fetch_chunks(indexes, top)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
-
-
-def _content_words(query: str | Query) -> set[str]:
-    """BM25's query words minus English stop words (the words an exact match must contain)."""
-    return set(analyse(query).content_words)
 
 
 def _has_words(chunk, words: set[str]) -> bool:
@@ -309,7 +303,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
 
 
 def _keyword_match(hits: Sequence[Hit], query: str | Query) -> bool:
-    words = _content_words(query)
+    """True when a hit BM25 found holds every content word of `query` (BM25's words minus stop words)."""
+    words = analyse(query).content_words
     if not words:
         return False
     return any("bm25" in hit.signals and _has_words(hit.chunk, words) for hit in hits)
