@@ -30,8 +30,9 @@ def lsp_message(obj: dict) -> bytes:
 
 
 def start_server(folder: Path, env: dict) -> subprocess.Popen:
+    log = open(Path(env["RAGLS_CACHE_DIR"]).parent / "serve.log", "w")  # noqa: SIM115 - the server's, while it runs
     proc = subprocess.Popen([sys.executable, "-m", "ragls", "serve"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=open(Path(env["RAGLS_CACHE_DIR"]).parent / "serve.log", "w"), env=env)
+                            stdout=subprocess.DEVNULL, stderr=log, env=env)
     uri = folder.as_uri()
     proc.stdin.write(lsp_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": os.getpid(), "rootUri": uri, "capabilities": {},

@@ -175,7 +175,7 @@ def main() -> None:
           f"(runs: {' / '.join(f'{t:.2f}' for t in firsts)}); launch -> initialize median "
           f"{statistics.median(inits):.2f} s{cpu_part}")
     summary_a = (f"launch->first answer median {statistics.median(firsts):.2f} s wall"
-                 + (f", {statistics.median(cpus):.2f} s CPU" if cpus else "") + f" (target 2 s: "
+                 + (f", {statistics.median(cpus):.2f} s CPU" if cpus else "") + " (target 2 s: "
                  + ("met" if statistics.median(firsts) <= 2.0 else "NOT met") + f"), load at start {load:.1f}")
     trips, server = asyncio.run(warm(ws, cache, args.rounds))
     print(f"(b) warm search_docs, {len(trips)} calls: round trip p50 {pct(trips, 0.5):.1f} ms, "

@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def main() -> None:
     from data import dataset
-
     from ragls.config import build_settings
     from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 

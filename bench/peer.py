@@ -120,9 +120,8 @@ def main() -> None:
     ap.add_argument("--order", default="ragls,peer", help="which tool runs first")
     args = ap.parse_args()
     from data import dataset
-    from speed import QUERIES
-
     from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from speed import QUERIES
 
     model_dir = offline_model_dir()
     if model_dir is None:
@@ -146,7 +145,7 @@ def main() -> None:
     r, p = results["ragls"], results["peer"]
     print(f"corpus {corpus} ({r['files']} files; ragls {r['chunks']} chunks); model {OFFLINE_MODEL_NAME} (int8); "
           f"load average at start: peer {p['load']:.1f}, ragls {r['load']:.1f}")
-    print(f"| | peer | ragls | ratio |\n|---|---:|---:|---:|")
+    print("| | peer | ragls | ratio |\n|---|---:|---:|---:|")
     rows = [("cold index wall s", "index_s"), ("cold index CPU s", "index_cpu_s"), ("index peak RSS MiB", "index_rss_mb"),
             ("warm query p50 ms (k=10)", "p50"), ("warm query p95 ms (k=10)", "p95"), ("process peak RSS MiB", "rss_mb")]
     for label, key in rows:

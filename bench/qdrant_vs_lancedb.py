@@ -30,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
+from data import dataset  # noqa: E402 - bench/data.py (this script's folder is sys.path[0])
 from ragls.chunking import chunk_document  # noqa: E402
 from ragls.errors import Skipped  # noqa: E402
 from ragls.ir import Chunk  # noqa: E402
@@ -38,8 +39,6 @@ from ragls.stores.bm25 import Bm25Store  # noqa: E402
 from ragls.stores.qdrant import QdrantChunkStore, connect  # noqa: E402
 from ragls.stores.vectors import VectorStore  # noqa: E402
 from ragls.windows import Window  # noqa: E402
-
-from data import dataset  # noqa: E402 - bench/data.py (this script's folder is sys.path[0])
 
 CORPORA = ("rust-book", "flask-docs")  # data sets found by bench/data.py
 DIM = 384

@@ -49,7 +49,7 @@ def dir_mb(path: Path) -> float:
 
 def pct(values, p):
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p * (len(values) - 1)))]
 
 
 def book_paragraphs(corpus: Path) -> list[str]:

@@ -140,7 +140,7 @@ def dev_set(args) -> int:
         ws = RagWorkspace([args.corpus], [{"retrieval": {"window_margin": 0.0}}])
         try:
             ws.index()
-            s = E.summarize(E.run(questions, lambda t, d: ws.retrieve(t, d), ws.abstains, 5), 5)
+            s = E.summarize(E.run(questions, ws.retrieve, ws.abstains, 5), 5)
         finally:
             ws.close()
         deep = s["kinds"].get("deep", {}).get("MRR@10")

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
 from llm_server import LLMServer
+
+# Fixtures shared by several test modules (none autouse): the rag/ask tests' key, the commit tests' git isolation.
+pytest_plugins = ["askkit", "commitkit"]
+
+
+def pytest_configure(config):
+    """One folder of derived model files (the offline model copy, the memory-lean ONNX copy) for every cache dir
+    the tests create, in this process and the servers it starts: a fresh RAGLS_CACHE_DIR would otherwise copy the
+    model and rewrite it again (~1 CPU-s each). Its contents are keyed by the source model (index_paths.models_root),
+    so runs and xdist workers share it safely."""
+    os.environ.setdefault("RAGLS_MODELS_DIR", str(Path(tempfile.gettempdir()) / f"ragls-test-models-{os.getuid()}"))
 
 
 @pytest.fixture

@@ -398,8 +398,26 @@ def cmd_rag(args) -> int:
     return run(args)
 
 
+class IntermixedParser(argparse.ArgumentParser):
+    """An ArgumentParser whose options may come anywhere among the positionals (`ragls query PATH --rag NAME
+    "question"`): `parse_known_intermixed_args` for every parser without sub-commands (argparse refuses those);
+    a parser with sub-commands parses as usual and hands the rest to the chosen sub-command, an IntermixedParser
+    too (`add_subparsers` passes its class on)."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing or any(a.nargs in (argparse.PARSER, argparse.REMAINDER) for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # parse_known_intermixed_args calls parse_known_args itself (Python < 3.12.7)
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
+    p = IntermixedParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
     p.add_argument("--version", action="version", version=f"ragls {__version__}")
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="cmd", required=True)

@@ -8,13 +8,12 @@ They share cli.py's helpers (`_workspace`, `_via_server`, `_print_json`); `statu
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from ragls.cli import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.errors import InvalidParams, RaglsError, RequestFailed
-from ragls.uris import display_path, key_path
+from ragls.uris import display_path
 
 
 def cmd_status(args) -> int:
@@ -26,8 +25,6 @@ def cmd_status(args) -> int:
             print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
         return 0
     wire = _via_server(args, "rag/status", {})
-    notices: list[str] = []
-    max_length = None
     if wire is not None:  # the running server's status covers all its folders: keep this one
         from ragls.uris import uri_to_path
 
@@ -39,7 +36,6 @@ def cmd_status(args) -> int:
         ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
         try:
             wire = to_wire_status(ws.status())
-            notices, max_length = ws.notices, ws.embedder.max_length
         finally:
             ws.close()
     if args.json:
@@ -47,6 +43,8 @@ def cmd_status(args) -> int:
         return 0
     from ragls.uris import uri_to_path
 
+    # the same lines in-process and through a server: everything printed comes from the rag/status result
+    max_length = wire.get("embeddingMaxLength")
     for f in wire["folders"]:
         print(f"folder:      {uri_to_path(f['uri'])}")
         print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
@@ -68,7 +66,7 @@ def cmd_status(args) -> int:
 
     if line := status_line(wire):
         print(line)
-    for notice in notices:
+    for notice in wire.get("notices", []):
         print(f"note:        {notice}")
     for e in wire["errors"]:
         print(f"error:       {e['message']}")
@@ -180,22 +178,17 @@ def _doctor_checks(args, report, note) -> None:
                                    f"{idx.vectors.count()} vectors")
         finally:
             idx.close()
-        from ragls.sources.walk import walk
-        from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+        from ragls.estimate import estimate_first_index
 
-        listed = walk(folder, settings.sources, index_dir)
-        if not listed:
+        est = estimate_first_index(folder)  # the figures `ragls estimate` prints: one estimate, not two
+        if not est.files:
             held = f"; the index still holds {files} files" if files else ""
             report(False, "sources", f"0 files match sources.include {settings.sources.include} in {folder}{held} "
                                      f"— check the globs (and sources.exclude, .gitignore)")
         else:
-            size = sum(os.stat(folder / key_path(p)).st_size for p in listed)
-            approx_chunks = max(chunks, int(size / settings.chunking.chunk_size))
-            est = estimate_embed_seconds(approx_chunks, emb.max_length)
-            warn = est > LONG_EMBED_WARNING_S
-            report("warn" if warn else "ok", "sources",
-                   f"{len(listed)} files to index, ~{approx_chunks} chunks, ~{est / 60:.1f} min to embed on 2 cores"
-                   + (" — consider narrowing sources.include" if warn else ""))
+            report("warn" if est.long else "ok", "sources",
+                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 "
+                   f"cores" + (" — consider narrowing sources.include" if est.long else ""))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         report(False, "stores", f"stores: {exc}")
     report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "

@@ -1,12 +1,14 @@
 """`ragls rag attach NAME --url … [--collection …]`: attach an existing Qdrant collection as a named RAG.
 
 Without `--collection` it lists the server's collections. With it, it runs every attach check
-(`retrieval/qdrant_attach.py`) with the folder's embedding model and, when they pass, appends
+(`retrieval/qdrant_attach.py`) with the embedding model of the `--path` folder and, when they pass, adds
 
     [rags.NAME]
     qdrant = { url = "…", collection = "…", api_key_env = "…" }
 
-to the folder's `ragls.toml` (the API key itself is never written: only the name of its environment variable).
+to the same file `ragls rag add` writes — the user config (`rags.user_config_file()`), or `--workspace PATH`'s
+`ragls.toml` — and prints its path (the API key itself is never written: only the name of its environment
+variable).
 Exit codes: 0 done, 1 a check failed or the server could not be reached, 2 bad arguments / NAME already defined.
 """
 
@@ -26,17 +28,17 @@ def add_attach_parser(rsub) -> None:
     at.add_argument("--collection", help="the collection; omitted: list the server's collections")
     at.add_argument("--api-key-env", help="environment variable holding the API key (never the key itself)")
     at.add_argument("--payload-text-field", default="page_content", help="payload field with the chunk text")
-    at.add_argument("--path", default=".", help="workspace folder whose ragls.toml gets the entry")
+    at.add_argument("--path", default=".", help="workspace folder whose embedding model checks the collection")
+    at.add_argument("--workspace", metavar="PATH", help="write to PATH/ragls.toml instead of the user config")
     at.add_argument("--json", action="store_true")
-
-
-def _toml_str(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string here (no "\/")
 
 
 def cmd_attach(args) -> int:
     """`ragls rag attach`. Raises ConfigError / InvalidParams (the CLI prints them)."""
-    from ragls.config import CONFIG_FILE, load_settings, read_toml
+    import tomlkit
+
+    from ragls.cli_rags import config_path, read_config, write_config
+    from ragls.config import load_settings
     from ragls.embed import Embedder
     from ragls.errors import InvalidParams
     from ragls.retrieval.qdrant_attach import (
@@ -63,24 +65,26 @@ def cmd_attach(args) -> int:
                 print(f"attach one with: ragls rag attach {args.name} --url {display_location(args.url)} "
                       f"--collection NAME")
         return 0
-    existing = read_toml(folder).get("rags", {})
-    if isinstance(existing, dict) and args.name in existing:
-        raise InvalidParams(f"rags.{args.name} is already defined in {folder / CONFIG_FILE}")
+    path = config_path(args)
+    doc = read_config(path)
+    if args.name in doc.get("rags", {}):
+        raise InvalidParams(f"rags.{args.name} is already defined in {path}")
     cfg = QdrantAttach(url=args.url, collection=args.collection, api_key_env=args.api_key_env,
                        payload_text_field=args.payload_text_field)
     settings, _ = load_settings(folder)
     att = AttachedCollection.open(cfg, Embedder(settings.embedding), client=client)
-    fields = [f"url = {_toml_str(args.url)}", f"collection = {_toml_str(args.collection)}"]
+    qdrant = tomlkit.inline_table()
+    qdrant.update({"url": args.url, "collection": args.collection})
     if args.api_key_env:
-        fields.append(f"api_key_env = {_toml_str(args.api_key_env)}")
+        qdrant["api_key_env"] = args.api_key_env
     if args.payload_text_field != "page_content":
-        fields.append(f"payload_text_field = {_toml_str(args.payload_text_field)}")
-    entry = f"\n[rags.{args.name}]\nqdrant = {{ {', '.join(fields)} }}\n"
-    path = folder / CONFIG_FILE
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(entry)
+        qdrant["payload_text_field"] = args.payload_text_field
+    table = tomlkit.table()
+    table["qdrant"] = qdrant
+    doc.setdefault("rags", tomlkit.table(is_super_table=True))[args.name] = table
+    write_config(path, doc)
     if args.json:
-        print(json.dumps({"rag": args.name, **att.status()}))
+        print(json.dumps({"rag": args.name, "configPath": str(path), **att.status()}))
     else:
         print(f"attached {args.collection} ({att.points} points) as rag {args.name!r} in {path}")
         for w in att.warnings:

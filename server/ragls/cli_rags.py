@@ -1,11 +1,12 @@
 """`ragls rag list|add|remove|rebuild`: named RAGs from the terminal (see rags.py).
 
-`add` and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the workspace's with
-`--workspace PATH`, through tomlkit so comments and layout survive.
+`add`, `attach` (cli_rag.py) and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the
+workspace's with `--workspace PATH`, through tomlkit so comments and layout survive, and print the path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import time
@@ -54,7 +55,9 @@ def add_parser(sub) -> None:
     rb.add_argument("--json", action="store_true")
 
 
-def _config_path(args) -> Path:
+def config_path(args) -> Path:
+    """The config file `rag add`, `rag attach` and `rag remove` edit: `--workspace PATH`'s ragls.toml, else the
+    user config (`rags.user_config_file()`). Raises InvalidParams when PATH is not a folder."""
     from ragls.config import CONFIG_FILE
     from ragls.rags import user_config_file
 
@@ -64,6 +67,32 @@ def _config_path(args) -> Path:
             raise InvalidParams(f"not a folder: {folder}")
         return folder / CONFIG_FILE
     return user_config_file()
+
+
+def read_config(path: Path):
+    """The tomlkit document of `path` (comments and layout kept), empty when the file does not exist."""
+    import tomlkit
+
+    return tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+
+
+def write_config(path: Path, doc) -> None:
+    """Write the tomlkit document `doc` to `path` (its folder created), replacing the file in one rename."""
+    import os
+    import tempfile
+
+    import tomlkit
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(tomlkit.dumps(doc))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _check_name(name: str) -> None:
@@ -124,8 +153,8 @@ def _add(args) -> int:
     import tomlkit
 
     _check_name(args.name)
-    path = _config_path(args)
-    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    path = config_path(args)
+    doc = read_config(path)
     rags = doc.setdefault("rags", tomlkit.table(is_super_table=True))
     table = rags.get(args.name)
     if table is None:
@@ -136,20 +165,17 @@ def _add(args) -> int:
     added = [s for s in args.sources if s not in list(sources)]
     for s in added:
         sources.append(s)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    write_config(path, doc)
     print(f"{args.name}: {len(added)} source(s) added in {path}; it is indexed on first use, or now with "
           f"`ragls rag rebuild {args.name}`")
     return 0
 
 
 def _remove(args) -> int:
-    import tomlkit
-
     from ragls.rags import RagRegistry
 
-    path = _config_path(args)
-    doc = tomlkit.parse(path.read_text(encoding="utf-8")) if path.is_file() else tomlkit.document()
+    path = config_path(args)
+    doc = read_config(path)
     rags = doc.get("rags")
     if rags is None or args.name not in rags:
         raise InvalidParams(f"no RAG named {args.name!r} in {path}")
@@ -157,7 +183,7 @@ def _remove(args) -> int:
     spec = registry.specs.get(args.name)
     index_dir = registry.index_dir(spec) if spec is not None and spec.origin == path else None
     del rags[args.name]
-    path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    write_config(path, doc)
     msg = f"{args.name}: removed from {path}"
     if index_dir is not None and index_dir.is_dir():
         shutil.rmtree(index_dir, ignore_errors=True)

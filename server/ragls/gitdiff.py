@@ -40,7 +40,7 @@ GENERATED_GLOBS = [
 ]
 _GENERATED = pathspec.GitIgnoreSpec.from_lines(GENERATED_GLOBS)
 
-_CONTROL_CODES = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+_CONTROL_CODES = [*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
 _CONTROLS = {c: "\ufffd" for c in _CONTROL_CODES}
 _HAS_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in _CONTROL_CODES) + "]")
 

@@ -15,7 +15,10 @@ error (logged with its traceback), 401 without the token.
 Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
 environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
 requires `Authorization: Bearer <token>` (compared in constant time). The token never reaches logs or results.
-Document text in results is data, exactly as over LSP.
+Document text in results is data, exactly as over LSP. Against web pages in the user's browser (`refusal`):
+bound to loopback, a request whose `Host` is not localhost / 127.0.0.1 / [::1] (DNS rebinding) or whose `Origin`
+is another site is refused with 403; a POST without `Content-Type: application/json` (a form or `text/plain`
+"simple request", which a page may send cross-site without a CORS preflight) with 415.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import threading
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -62,6 +66,63 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _host_name(authority: str) -> str:
+    """The host of a `Host` header or an origin's authority, lower case, without the port ("[::1]:8000" -> "[::1]")."""
+    authority = authority.strip().lower()
+    if authority.startswith("["):
+        return authority[:authority.find("]") + 1] if "]" in authority else authority
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+def refusal(method: str, headers, loopback: bool) -> tuple[int, str] | None:
+    """(HTTP status, message) when a request must be refused before any endpoint runs, else None.
+
+    `headers`: the request's headers (case-insensitive mapping); `loopback`: the server is bound to a loopback
+    address without a token, so any page in the user's browser could reach it. Then a `Host` other than
+    `LOOPBACK_NAMES` (with or without a port) → 403 (DNS rebinding: a page of attacker.example resolved to
+    127.0.0.1), and an `Origin` whose host is not one of them → 403 (another site's page). Always: a POST whose
+    `Content-Type` is not `application/json` → 415 (forms and `text/plain` are sent cross-site without a CORS
+    preflight)."""
+    if loopback:
+        host = _host_name(headers.get("host", ""))
+        if host not in LOOPBACK_NAMES:
+            return 403, f"refused: Host {headers.get('host', '')!r} is not localhost (ragls http serves loopback only)"
+        origin = headers.get("origin")
+        if origin is not None:
+            scheme, sep, rest = origin.strip().partition("://")
+            if not sep or scheme.lower() not in ("http", "https") or _host_name(rest.split("/")[0]) not in LOOPBACK_NAMES:
+                return 403, f"refused: requests from the web page origin {origin!r} are not allowed"
+    if method == "POST":
+        ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            return 415, "the request body must be sent with Content-Type: application/json"
+    return None
+
+
+class RequestGuard:
+    """ASGI middleware applying `refusal` to every HTTP request; a refused one gets the documented JSON error
+    `{"error": {"code": -32600, "message"}}` and never reaches an endpoint."""
+
+    def __init__(self, app, loopback: bool):
+        self.app = app
+        self.loopback = loopback
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            from starlette.datastructures import Headers
+
+            refused = refusal(scope["method"], Headers(scope=scope), self.loopback)
+            if refused is not None:
+                status, message = refused
+                response = JSONResponse({"error": {"code": INVALID_REQUEST, "message": message}}, status_code=status)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def _error(exc: BaseException) -> JSONResponse:
     """The documented JSON error answer for `exc`, its status from the error's type (`errors.error_kind`)."""
     return JSONResponse({"error": to_wire_error(exc)}, status_code=error_kind(exc).http)
@@ -77,9 +138,11 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
-def build_app(live, token: str | None = None) -> Starlette:
+def build_app(live, token: str | None = None, loopback: bool = True) -> Starlette:
     """The ASGI app over `live` (a `ragls.live.LiveWorkspace`, started). `token`: the bearer token every endpoint
-    but /healthz requires (None: no authentication, loopback only — enforced by `serve`)."""
+    but /healthz requires (None: no authentication, loopback only — enforced by `serve`). `loopback`: served on a
+    loopback address, so only local `Host` and `Origin` values are accepted (`refusal`); `serve` passes False for
+    another address (`allow_remote`, token required)."""
 
     def authorized(request: Request) -> bool:
         if token is None:
@@ -129,7 +192,7 @@ def build_app(live, token: str | None = None) -> Starlette:
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/status", guarded(status), methods=["GET"]),
               Route("/retrieve", guarded(retrieve), methods=["POST"]), Route("/ask", guarded(ask), methods=["POST"])]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(RequestGuard, loopback=loopback)])
 
 
 def _sse(event: str, data: dict) -> bytes:
@@ -177,4 +240,4 @@ def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
             raise InvalidParams(f"listening on {host} needs a bearer token: set the variable named by --token-env")
     import uvicorn
 
-    uvicorn.run(build_app(live, token), host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(build_app(live, token, loopback=is_loopback(host)), host=host, port=port, log_level="warning", access_log=False)

@@ -50,14 +50,14 @@ from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401
 from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
-from ragls.sources.redact import mask_document
-from ragls.sources.walk import FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
+from ragls.sources.redact import REDACT_VERSION, mask_document
+from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
+from ragls.telemetry import traced
 from ragls.uris import key_path
 from ragls.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.windows import Window, embedding_input, plan_windows, resolve
-from ragls.telemetry import traced
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -131,6 +131,8 @@ class FolderIndex(VectorPhase):
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             "tokenizer": TOKENIZER_VERSION, "layout": 4,  # 3: embedding windows; 4: balanced fences, no markup-only chunks
+            # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
+            **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
         })
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
@@ -322,6 +324,8 @@ class FolderIndex(VectorPhase):
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
             self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
+        if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
+            self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
         dirty = self.manifest.vector_dirty()
         if dirty:
             store.delete_paths(dirty)
@@ -347,6 +351,8 @@ class FolderIndex(VectorPhase):
         self._urgent = {i: None for i in self._urgent if i in self._pending}
         self._pending_windows = {cid: ws for cid, ws in have.items()
                                  if 0 in ws and len(ws) < next(iter(counts[cid]))}
+        # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
+        self._record_vector_progress()
         return repaired
 
     # -- start-up ------------------------------------------------------------------------------------------
@@ -415,6 +421,7 @@ class FolderIndex(VectorPhase):
             walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
             listed = walk_with(walker)
             self.symlink_targets = walker.aliases
+            report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
             if allowed is not None:  # a team overlay indexes only the locally changed files
                 listed = [p for p in listed if p in allowed]
             if allowed is None and not listed and known and self._indexed_files_exist(known):
@@ -431,7 +438,9 @@ class FolderIndex(VectorPhase):
                 self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set)
+            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside))
+            # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
+            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
             candidates = sorted(set(only))
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
@@ -444,7 +453,7 @@ class FolderIndex(VectorPhase):
             if n % 200 == 0:
                 self.on_progress("files", n, total, f"{n}/{total} files scanned")
             path = self.folder / key_path(rel)
-            if rel not in listed_set or not path.is_file():
+            if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
                 if rel in known:
                     deleted.append(rel)
                 if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now

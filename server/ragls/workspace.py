@@ -21,7 +21,7 @@ from ragls.embed import Embedder
 from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.ir import Answer, Hit
+from ragls.ir import Answer, Chunk, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -91,6 +91,8 @@ class Status:
     generation: dict[str, str | None]
     errors: list[dict[str, str]] = field(default_factory=list)
     llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
+    notices: list[str] = field(default_factory=list)  # informational lines (RagWorkspace.notices), not errors
+    max_length: int | None = None  # tokens the embedding model reads per text (for the cold-embedding estimate)
 
 
 def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
@@ -306,9 +308,21 @@ class RagWorkspace:
                 groups.append(r.retrieve(text, top_k, signals, generation=self.settings.generation, expand=expand))
             else:
                 groups.append(r.retrieve(text, top_k, signals))
-        if len(groups) == 1:
-            return groups[0]
-        return RetrievalResult.merge(groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+        result = groups[0] if len(groups) == 1 else RetrievalResult.merge(
+            groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+        servable = tuple(h for h in result if self.servable(h.chunk))
+        return result if len(servable) == len(result) else result.with_(hits=servable)
+
+    def servable(self, chunk: Chunk) -> bool:
+        """The chunk's file may be handed out under its workspace folder's current source rules (`FileFilter.
+        reason`: excluded, ignored, secret, a symlink out of the folder — `walk.inside_folder`), so an index
+        built before a rule, or before a file became excluded or a link, never serves it; every surface's hits
+        pass here (`retrieve`). Chunks of named RAGs (`[rags.*]`) pass: their sources were filtered by their own
+        index."""
+        for idx in self.indexes:
+            if str(idx.folder) == chunk.folder or not chunk.folder:
+                return idx.filter.included(chunk.path)
+        return True
 
     def _settings_for(self, folders, rags) -> Settings:
         """Retrieval/template settings of a request: the workspace's, or a single named RAG's own (its
@@ -477,23 +491,27 @@ class RagWorkspace:
             model = gen.model or default_model(backend)
         first = self.indexes[0]
         fp = first.fingerprint
-        embed_fp = first.embed_fp or (first.manifest.get_meta("vectors_fp") if self.read_only else None)
-        if embed_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": embed_fp})
+        # The vector rows' identity (model + windows): the open store's, else the one the writer last recorded, so a
+        # server, `ragls status` and the CLI after indexing print the same fingerprint for the same index.
+        vectors_fp = first.vectors_fp or first.manifest.get_meta("vectors_fp")
+        if vectors_fp:
+            fp = fingerprint({"text": first.fingerprint, "embedding": vectors_fp})
         model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
         model_errors |= {idx.include_warning for idx in self.indexes if idx.include_warning}
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        model_name = self.embedder.model_name
+        model_name, max_length = self.embedder.model_name, self.embedder.max_length
         if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
             model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
+            max_length = int(self.indexes[0].manifest.get_meta("vectors_max_length") or max_length)
         store = self.teams[0].store_name() if self.teams[0] is not None else first.store_name
         return Status(folders=folders, embedding_model=model_name, store=store,
                       fingerprint=fp, generation={"backend": backend, "model": model},
                       errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
                       + [e for g in self.graphs if g is not None for e in g.errors()]
                       + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
-                      llm_calls=wire_counts(LLM_COUNTER))
+                      llm_calls=wire_counts(LLM_COUNTER), notices=list(self.notices),
+                      max_length=max_length)
 
     # -- named RAGs ---------------------------------------------------------------------------------------
     def rag_list(self) -> list[RagInfo]:

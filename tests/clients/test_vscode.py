@@ -42,7 +42,7 @@ def _toolchain() -> dict[str, str] | None:
     env_sh = TOOLS / "env.sh"
     if not env_sh.is_file():
         return None
-    found = dict(re.findall(r'^export (\w+)="([^"]*)"$', env_sh.read_text(encoding="utf-8"), re.M))
+    found = dict(re.findall(r'^export (\w+)="([^"]*)"$', env_sh.read_text(encoding="utf-8"), re.MULTILINE))
     needed = ("NODE24_BIN", "CODE_SERVER", "PLAYWRIGHT_DIR", "CHROMIUM")
     if not all(k in found for k in needed):
         return None
@@ -115,7 +115,7 @@ def test_compile_and_lint(built: Path) -> None:
 def test_wire_protocol_against_real_server(built: Path) -> None:
     result = _run([NODE, "--test", "out/test/wire.test.js"], timeout=300)
     _assert_tap(result, "wire test")
-    counts = dict(re.findall(r"^# (pass|fail) (\d+)$", result.stdout, re.M))
+    counts = dict(re.findall(r"^# (pass|fail) (\d+)$", result.stdout, re.MULTILINE))
     assert int(counts.get("pass", 0)) >= 8 and counts.get("fail") == "0", result.stdout
 
 
@@ -124,7 +124,7 @@ def test_extension_in_vscode(built: Path, tmp_path: Path) -> None:
     result = _run([NODE, "out/test/e2e/runInHost.js", str(tmp_path / "host")], timeout=660, **TOOLCHAIN)
     passed = _assert_tap(result, "in-editor tests")
     assert any("Generate Commit Message" in line for line in passed), result.stdout
-    assert re.search(r"^# (\d+) passed, 0 failed$", result.stdout, re.M), result.stdout
+    assert re.search(r"^# (\d+) passed, 0 failed$", result.stdout, re.MULTILINE), result.stdout
 
 
 @needs_toolchain

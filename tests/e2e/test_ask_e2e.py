@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from llm_server import LLMServer, Reply
-from lsprotocol import types
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
+from ragls.answer.ask import CLOSEST_MATCHES
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -114,8 +115,13 @@ async def test_unknown_citation_is_removed_and_unsupported_flagged(client):
 
 async def test_abstains_without_calling_the_llm(client):
     res = await request(client, "rag/ask", {"question": "What is the airspeed velocity of an unladen swallow?"})
-    assert res["abstained"] is True
-    assert res["sources"] == [] or all(s["n"] for s in res["sources"])
+    assert res["abstained"] is True and res["citations"] == [] and res["model"] == "test-model"
+    assert res["answer"].startswith("Not in your docs")
+    # The closest passages stay listed, numbered from 1 and named in the answer, but nothing is cited.
+    assert 1 <= len(res["sources"]) <= CLOSEST_MATCHES
+    assert [s["n"] for s in res["sources"]] == list(range(1, len(res["sources"]) + 1))
+    for s in res["sources"]:
+        assert f"- {s['path']}:{s['range']['start']['line'] + 1}-" in res["answer"]
     assert LLM.requests == []
 
 
@@ -148,31 +154,31 @@ async def test_follow_up_returns_its_retrieval_query(client):
     assert "cached" not in res and "error" not in res
 
 
-async def test_cancel_mid_stream_answers_within_300_ms_and_closes_the_stream(client):
-    LLM.reset(lambda req: Reply(text="word " * 100, piece_delay_s=0.1))  # a 10 s answer
+async def test_cancel_mid_stream_answers_before_the_model_ends_and_closes_the_stream(client):
+    # Ordering, not latency (the cancel's latency is measured in bench/): the model streams for 100 s, the
+    # cancelled request is answered -32800 long before that, and the model's stream is closed, not read to its end.
+    words = 1000
+    LLM.reset(lambda req: Reply(text="word " * words, piece_delay_s=0.1))
     msg_id = "ask-mid-stream"
     fut = client.protocol.send_request("rag/ask", {"question": "How do rolling upgrades work?",
                                                    "partialResultToken": "tok-mid"}, msg_id=msg_id)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
+    deadline = loop.time() + 60
     while len(client.deltas.get("tok-mid", [])) < 3:
         assert loop.time() < deadline, "no streamed delta"
         await asyncio.sleep(0.01)
-    t0 = loop.time()
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception) as info:
-        await asyncio.wait_for(asyncio.wrap_future(fut), 10)
-    elapsed = loop.time() - t0
-    print(f"cancel answered -32800 in {elapsed * 1000:.0f} ms")
+        await asyncio.wait_for(asyncio.wrap_future(fut), 60)
     assert getattr(info.value, "code", None) == -32800
-    assert elapsed < 0.3, f"cancel took {elapsed * 1000:.0f} ms"
-    # The LLM stream was closed (not read to its end) and nothing more was streamed.
-    seen = len(client.deltas["tok-mid"])
     while LLM.aborted == 0:
         assert loop.time() < deadline, "the LLM stream was never closed"
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)
-    assert len(client.deltas["tok-mid"]) == seen < 30
+    seen = len(client.deltas["tok-mid"])
+    assert seen < words
+    # Nothing is streamed after the close: a later request's answer comes after any delta sent before it.
+    await request(client, "rag/status", {})
+    assert len(client.deltas["tok-mid"]) == seen
 
 
 async def test_two_concurrent_asks_keep_their_own_streams(client):

@@ -1,14 +1,14 @@
 """The `ragls` command line on a temp copy of the fixture docs: index, query (human and --json), incremental
-re-index after edits and deletes, status, doctor, rebuild, errors and exit codes."""
+re-index after edits and deletes, status, doctor, rebuild, errors and exit codes. In-process (clikit) except the
+lock test, which needs the lock held by another process."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clikit import ragls, ragls_process
 from lspkit import copy_docs, server_env
 
 
@@ -17,23 +17,26 @@ def env(tmp_path_factory):
     return server_env(tmp_path_factory.mktemp("cli-cache"))
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    ws = copy_docs(tmp_path_factory.mktemp("cli") / "docs")
+def docs_copy(dest: Path) -> Path:
+    ws = copy_docs(dest)
     (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n")
     return ws
 
 
-def ragls(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
-    return proc
+@pytest.fixture(scope="module")
+def indexed(env, tmp_path_factory):
+    """(workspace, stdout of its first `ragls index`); the read-only tests share it."""
+    ws = docs_copy(tmp_path_factory.mktemp("cli") / "docs")
+    return ws, ragls(env, "index", ws).stdout
 
 
-def test_index_then_query_prints_file_and_lines(env, ws):
-    out = ragls(env, "index", ws).stdout
+@pytest.fixture(scope="module")
+def ws(indexed):
+    return indexed[0]
+
+
+def test_index_then_query_prints_file_and_lines(env, indexed):
+    ws, out = indexed
     assert "4 indexed" in out and "4 files" in out
     out = ragls(env, "query", ws, "how long is the retry backoff ceiling", "--top-k", "2").stdout
     first = out.splitlines()[0]
@@ -49,7 +52,9 @@ def test_query_json_is_the_protocol_object(env, ws):
     assert set(top["signals"]) <= {"vector", "bm25"}
 
 
-def test_second_index_is_incremental_and_sees_edits_and_deletes(env, ws):
+def test_second_index_is_incremental_and_sees_edits_and_deletes(env, tmp_path):
+    ws = docs_copy(tmp_path / "docs")
+    assert "4 indexed" in ragls(env, "index", ws).stdout
     out = ragls(env, "index", ws).stdout
     assert "0 indexed" in out and "4 unchanged" in out
     (ws / "notes.txt").write_text("Team notes\n\nThe pomegranate tasting is on Thursday.\n")
@@ -65,20 +70,21 @@ def test_second_index_is_incremental_and_sees_edits_and_deletes(env, ws):
 def test_status_json_and_human(env, ws):
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     folder = status["folders"][0]
-    assert folder["files"] == 3 and folder["pendingVectors"] == 0 and folder["writer"]
+    assert folder["files"] == 4 and folder["pendingVectors"] == 0 and folder["writer"]
     human = ragls(env, "status", ws).stdout
-    assert "files:       3" in human and "generation:  none" in human
+    assert "files:       4" in human and "generation:  none" in human
 
 
 def test_doctor_reports_ok(env, ws):
     out = ragls(env, "doctor", ws).stdout
     assert "[ok] embedding model sentence-transformers/all-MiniLM-L6-v2" in out
-    assert "[ok] index path writable" in out and "[ok] stores readable: 3 files" in out
+    assert "[ok] index path writable" in out and "[ok] stores readable: 4 files" in out
 
 
-def test_rebuild_json(env, ws):
+def test_rebuild_json(env, tmp_path):
+    ws = docs_copy(tmp_path / "docs")
     res = json.loads(ragls(env, "rebuild", ws, "--json").stdout)
-    assert res["files"] == 3 and res["chunks"] > 3 and res["skipped"] == []
+    assert res["files"] == 4 and res["chunks"] > 3 and res["skipped"] == []
 
 
 def test_errors_have_exit_codes(env, ws, tmp_path):
@@ -94,7 +100,7 @@ def test_index_while_another_process_holds_the_index_fails_clearly(env, ws):
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     lock = FileLock(str(Path(status["folders"][0]["indexPath"]) / "index.lock"), thread_local=False)
     with lock.acquire(timeout=5):
-        proc = ragls(env, "rebuild", ws, check=False)
+        proc = ragls_process(env, "rebuild", ws, check=False)
     assert proc.returncode == 1 and "another ragls process" in proc.stderr and "nothing was rebuilt" in proc.stderr
 
 

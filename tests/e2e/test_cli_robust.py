@@ -1,5 +1,6 @@
 """The `ragls` command line on messy situations: a typo in sources.include (the index is kept, `status` and
-`doctor` say why), `doctor --json`, two overlapping `ragls index` runs, Ctrl-C during `ragls index`."""
+`doctor` say why), `doctor --json`, two overlapping `ragls index` runs, Ctrl-C during `ragls index`. In-process
+(clikit) except where another process is the point: the lock holder's rival, the interrupted run."""
 
 from __future__ import annotations
 
@@ -12,20 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from clikit import ragls, ragls_process
 from lspkit import server_env
 
 
 @pytest.fixture
 def env(tmp_path):
     return server_env(tmp_path / "cache")
-
-
-def ragls(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
-    return proc
 
 
 def docs(folder: Path, n: int = 3) -> Path:
@@ -80,7 +74,7 @@ def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected
         holder = indexer.FolderIndex(ws, settings, Embedder(settings.embedding), index_dir=index_dir)
         assert holder.writer
         try:
-            proc = ragls(env, "index", ws, "--index-path", index_dir, check=False)
+            proc = ragls_process(env, "index", ws, "--index-path", index_dir, check=False)
         finally:
             holder.close()
     finally:
@@ -93,18 +87,38 @@ def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected
 
 
 def test_ctrl_c_during_index_says_the_next_run_resumes(env, tmp_path):
-    ws = docs(tmp_path / "docs", n=60)
-    proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(ws)], env=env,
+    # Chunks of ~2,000 characters need more than one embedding window (256 wordpieces), so `ragls index` reaches the
+    # window pass; the pause hook (vector_phase._pause_point) holds it there, after one window batch was written.
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    for i in range(12):  # more chunks than one window batch (vector_phase.WINDOW_BATCH): some are left for later
+        lines = [f"Line {j}: walrus number {i} basks on ice floe {j} while the tide turns near the harbour wall."
+                 for j in range(24)]
+        (ws / f"note{i}.md").write_text(f"# Note {i}\n\n" + "\n".join(lines) + "\n")
+    marker = tmp_path / "paused"
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(ws)],
+                            env={**env, "RAGLS_TEST_PAUSE_AT": f"window_pass:{marker}"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    index_dirs = tmp_path / "cache" / "indexes"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list(index_dirs.glob("*/index.lock.owner")):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    if proc.returncode == 0:
-        pytest.skip("the index finished before the interrupt arrived")
-    assert proc.returncode == 130
-    assert "next `ragls index` resumes" in err
+    try:
+        deadline = time.monotonic() + 300
+        while not marker.exists():
+            assert proc.poll() is None, f"ragls index ended (exit {proc.returncode}) before the window pass"
+            assert time.monotonic() < deadline, "the window pass never started"
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "interrupted; the index is consistent" in err and "next `ragls index` resumes" in err
+    assert "Traceback" not in err
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)["folders"][0]
+    assert status["files"] == 12 and status["pendingVectors"] == 0  # every first window was written before the pause
+    assert status["pendingWindows"] > 0  # interrupted mid window pass
     out = ragls(env, "index", ws).stdout
-    assert "60 files" in out
+    assert "0 indexed" in out and "12 unchanged" in out  # resumed: no file chunked again
+    assert json.loads(ragls(env, "status", ws, "--json").stdout)["folders"][0]["pendingWindows"] == 0
+    res = json.loads(ragls(env, "query", ws, "walrus number 2 basks on ice floe 20", "--json", "--top-k", "1").stdout)
+    assert res["chunks"][0]["source"]["path"] == "note2.md"

@@ -7,8 +7,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 pytestmark = pytest.mark.asyncio

@@ -4,10 +4,9 @@ metrics are the ones computed by hand below; --json carries the same figures; --
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from clikit import ragls as run
 from lspkit import server_env
 from ragls.embed import offline_model_dir
 
@@ -52,10 +51,7 @@ def setup(tmp_path_factory):
 
 
 def ragls(env, *args):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    return run(env, *args).stdout
 
 
 def test_eval_prints_the_hand_computed_metrics(setup):

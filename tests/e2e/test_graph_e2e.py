@@ -13,11 +13,10 @@ import pytest
 import pytest_lsp
 from graph_fixture import QUESTION, extraction_handler, write_folder
 from llm_server import LLMServer
+from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from tiny_cross_encoder import make_cross_encoder_dir
-
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

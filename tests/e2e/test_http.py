@@ -1,7 +1,8 @@
 """`ragls http` over loopback: /healthz without a token, 401 without the bearer token, /retrieve with the fixture's
 exact file and lines, /status, /ask as JSON and as Server-Sent Events from the real openai SDK pointed at the
-loopback model, a malformed body answered 400 with the server still serving, and a non-loopback bind refused
-without --allow-remote and a token."""
+loopback model, a malformed body answered 400 with the server still serving, a foreign Host (DNS rebinding), a
+foreign Origin and a text/plain POST (a web page's simple request) refused before any endpoint runs, and a
+non-loopback bind refused without --allow-remote and a token."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def test_token_required_but_not_for_healthz(api):
 
 
 def test_retrieve_and_status(api):
-    base, ws = api
+    base, _ = api
     r = httpx.post(f"{base}/retrieve", json={"query": "how long is the retry backoff ceiling", "topK": 2},
                    headers=AUTH, timeout=120)
     assert r.status_code == 200
@@ -83,11 +84,51 @@ def test_retrieve_and_status(api):
 
 def test_bad_bodies_get_400_and_the_server_serves_on(api):
     base, _ = api
-    r = httpx.post(f"{base}/retrieve", content=b"{not json", headers=AUTH)
+    r = httpx.post(f"{base}/retrieve", content=b"{not json", headers={**AUTH, "Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
     r = httpx.post(f"{base}/retrieve", json={"query": "   "}, headers=AUTH)
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
     assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
+
+
+def test_web_pages_are_refused_host_origin_and_content_type(api, llm):
+    base, _ = api
+    port = base.rsplit(":", 1)[1]
+    asked = len(llm.requests)
+    query = {"query": "how long is the retry backoff ceiling"}
+    cases = [  # (headers, how the request is sent, status)
+        ({"Host": f"attacker.example:{port}"}, "get", 403),  # DNS rebinding: the page's own name, our address
+        ({"Host": "attacker.example"}, "json", 403),
+        ({"Origin": "http://attacker.example"}, "json", 403),  # a page of another site, fetch() with the token
+        ({"Origin": f"http://localhost.attacker.example:{port}"}, "json", 403),
+        ({"Origin": "null"}, "json", 403),  # a sandboxed frame or a file:// page
+        ({"Content-Type": "text/plain"}, "text", 415),  # a CSRF "simple request": no CORS preflight
+        ({"Content-Type": "application/x-www-form-urlencoded"}, "text", 415),
+        ({}, "text-no-type", 415),
+    ]
+    for extra, how, status in cases:
+        headers = {**AUTH, **extra}
+        if how == "get":
+            r = httpx.get(f"{base}/status", headers=headers)
+        elif how == "json":
+            r = httpx.post(f"{base}/retrieve", json=query, headers=headers)
+        else:
+            r = httpx.post(f"{base}/ask" if how == "text" else f"{base}/retrieve",
+                           content=json.dumps({"question": "What is the ceiling?", **query}).encode(),
+                           headers=headers)
+        assert r.status_code == status, (extra, how, r.text)
+        error = r.json()["error"]
+        assert error["code"] == -32600 and ("refused" in error["message"] or "application/json" in error["message"])
+        assert "chunks" not in r.json() and "folders" not in r.json()
+    assert len(llm.requests) == asked  # the refused /ask never reached the model (no quota spent)
+    # the same requests from the user's own tools and pages on this machine are served
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", "localhost"):
+        r = httpx.post(f"{base}/retrieve", json=query,
+                       headers={**AUTH, "Host": host, "Origin": f"http://{host}"}, timeout=120)
+        assert r.status_code == 200 and r.json()["chunks"][0]["source"]["path"] == "guide/retries.md", host
+    r = httpx.post(f"{base}/retrieve", json=query, headers={**AUTH, "Content-Type": "application/json; charset=utf-8"},
+                   timeout=120)
+    assert r.status_code == 200
 
 
 def test_ask_json_and_streamed(api, llm):

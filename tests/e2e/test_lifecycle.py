@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
+from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
 pytestmark = pytest.mark.asyncio

@@ -12,7 +12,6 @@ import sys
 import time
 
 from lspkit import FIXTURE_DOCS, server_env
-
 from ragls.uris import path_to_uri
 
 

@@ -46,7 +46,6 @@ async def test_both_folders_indexed_with_their_own_settings(client, roots):
 
 
 async def test_results_from_each_folder_carry_their_uri(client, roots):
-    guides, other = roots
     res = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 1})
     src = res["chunks"][0]["source"]
     assert src["path"] == "api/authentication.rst"

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from lsprotocol import types
 from pytest_lsp import make_test_lsp_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")

@@ -1,24 +1,23 @@
 """The CLI over Qdrant's embedded local mode: a CI job builds the shared index (`ragls index PATH --backend qdrant
 --url DIR`), a developer queries it from another clone with local changes overlaid (`--team`); status names the
-backend and never shows the API key. Real subprocesses, real git, the real offline model."""
+backend and never shows the API key. The CLI in-process (clikit), real git, the real offline model."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clikit import ragls
 from ragls.embed import offline_model_dir
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 
 def run(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragls", *args], env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return ragls(env, *args, check=False)
 
 
 def git(cwd: Path, *args: str) -> None:

@@ -1,15 +1,15 @@
 """`ragls rag attach NAME --url DIR [--collection C]` against qdrant-client's embedded local mode: lists the
 collections without --collection; with it, checks the collection and writes `[rags.NAME] qdrant = {...}` (never a
-key) to ragls.toml, after which `rag = NAME` answers from it; a refused collection writes nothing."""
+key) to the user config (as `ragls rag add` does; `--workspace PATH` writes PATH/ragls.toml instead) and prints
+that path, after which `rag = NAME` answers from it in any folder; a refused collection writes nothing."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 import tomllib
+from clikit import ragls
 from qdrant_client import QdrantClient, models
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
@@ -19,12 +19,13 @@ MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
 
 
-def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ragls", *args], capture_output=True, text=True, timeout=300,
-                          check=False, env=env)
+def run(*args):
+    return ragls(None, *args, check=False)  # in-process (clikit), in this test's environment
 
 
 def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "user-config"))
+    user_config = tmp_path / "user-config" / "ragls.toml"
     store = tmp_path / "qdrant"
     emb = Embedder(build_settings({"embedding": {"model": OFFLINE_MODEL_NAME,
                                                  "model_path": str(MODEL_DIR)}})[0].embedding)
@@ -48,16 +49,27 @@ def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
 
     refused = run("rag", "attach", "w", "--url", str(store), "--collection", "wide", "--path", str(ws_dir))
     assert refused.returncode != 0 and "768-dimensional" in refused.stderr
-    assert "rags" not in tomllib.loads((ws_dir / "ragls.toml").read_text())
+    assert "rags" not in tomllib.loads((ws_dir / "ragls.toml").read_text()) and not user_config.exists()
 
     done = run("rag", "attach", "hb", "--url", str(store), "--collection", "handbook", "--api-key-env",
                "SOME_KEY_VAR", "--path", str(ws_dir))
     assert done.returncode == 0, done.stderr
     assert "do not prove the same model" in done.stderr
-    conf = tomllib.loads((ws_dir / "ragls.toml").read_text())
+    assert done.stdout.strip().endswith(f"in {user_config}")
+    conf = tomllib.loads(user_config.read_text())
     assert conf["rags"]["hb"]["qdrant"] == {"url": str(store), "collection": "handbook", "api_key_env": "SOME_KEY_VAR"}
+    assert "rags" not in tomllib.loads((ws_dir / "ragls.toml").read_text())
     again = run("rag", "attach", "hb", "--url", str(store), "--collection", "handbook", "--path", str(ws_dir))
-    assert again.returncode == 2 and "already defined" in again.stderr
+    assert again.returncode == 2 and "already defined" in again.stderr and str(user_config) in again.stderr
+    # `rag add` writes the same file: both RAGs are in it, and `rag list` of any folder shows both
+    added = run("rag", "add", "notes", str(ws_dir))
+    assert added.returncode == 0 and str(user_config) in added.stdout
+    assert set(tomllib.loads(user_config.read_text())["rags"]) == {"hb", "notes"}
+    # --workspace writes the folder's ragls.toml instead, and says so
+    local = run("rag", "attach", "hb2", "--url", str(store), "--collection", "handbook", "--path", str(ws_dir),
+                "--workspace", str(ws_dir))
+    assert local.returncode == 0 and local.stdout.strip().endswith(f"in {ws_dir / 'ragls.toml'}")
+    assert tomllib.loads((ws_dir / "ragls.toml").read_text())["rags"]["hb2"]["qdrant"]["collection"] == "handbook"
 
     ws = RagWorkspace([ws_dir])
     try:

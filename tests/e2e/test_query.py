@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lspkit import SERVER_COMMAND, copy_docs, init_params, plain, request, server_env, wait_indexed
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-
-from lspkit import SERVER_COMMAND, copy_docs, init_params, plain, request, server_env, wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

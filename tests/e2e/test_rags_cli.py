@@ -1,13 +1,12 @@
-"""`ragls rag …` and `--rag NAME` from the terminal on a named RAG of local files: real CLI processes, real
-stores, the offline MiniLM model."""
+"""`ragls rag …` and `--rag NAME` from the terminal on a named RAG of local files: the CLI in-process (clikit),
+real stores, the offline MiniLM model."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from clikit import ragls as run
 from lspkit import server_env
 
 
@@ -33,10 +32,7 @@ def ws(tmp_path_factory):
 
 
 def ragls(env, cwd, *args):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert proc.returncode == 0, f"ragls {args} exited {proc.returncode}: {proc.stderr}"
-    return proc
+    return run(env, *args, cwd=cwd)
 
 
 def test_rag_list_after_rebuild_counts_no_chunk_without_vectors(env, ws):
@@ -61,6 +57,5 @@ def test_rag_commands_take_no_folder(env, ws):
     assert res["chunks"][0]["source"]["path"].endswith("frob.md")
     out = ragls(env, ws, "ask", "--rag", "handbook", "When do quotas reset?").stdout
     assert "quota.md" in out.split("Sources:")[-1]
-    missing = subprocess.run([sys.executable, "-m", "ragls", "query", "only text"], env=env, cwd=ws,
-                             capture_output=True, text=True, timeout=300, check=False)
+    missing = run(env, "query", "only text", cwd=ws, check=False)
     assert missing.returncode == 2 and "required: text" in missing.stderr

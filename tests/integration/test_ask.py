@@ -8,67 +8,25 @@ import threading
 
 import numpy as np
 import pytest
+from askkit import (
+    BORROWING,
+    CARGO,
+    EXTRA,
+    HITS,
+    LIFETIMES,
+    OWNERSHIP,
+    Retriever,
+    chat_for,
+    make_hit,
+    settings,
+)
 from llm_server import Reply, Request
-from ragls.answer.ask import EXTRACTIVE_LABEL, RAG_QUERY_TOOL, ask
-from ragls.answer.llm import make_chat_model
-from ragls.config import GenerationSettings, RetrievalSettings, Settings
+from ragls.answer.ask import EXTRACTIVE_LABEL, TOOL_MAX_TOP_K, ask
+from ragls.config import RetrievalSettings
 from ragls.errors import Cancelled, InvalidParams
-from ragls.ir import Chunk, Citation, Hit, LineSpan
+from ragls.ir import Citation, Hit
 
-OWNERSHIP = ("Each value in Rust has an owner. There can only be one owner at a time. "
-             "When the owner goes out of scope, the value will be dropped.")
-BORROWING = ("A reference lets you borrow a value without taking ownership of it. "
-             "The borrow checker makes sure references never outlive the data they point to.")
-CARGO = "Cargo is the Rust build system and package manager. Run cargo build to compile the project."
-LIFETIMES = ("Lifetimes are named regions of code that a reference must be valid for. "
-             "Lifetime annotations describe how the lifetimes of several references relate.")
-
-
-def make_hit(path: str, text: str, similarity: float | None, score: float, first_line: int = 0,
-             title: str = "") -> Hit:
-    lines = text.count("\n") + 1
-    span = LineSpan(first_line, 0, first_line + lines, 0)
-    return Hit(Chunk(id=f"{path}#{first_line}", path=path, text=text, span=span, text_hash=path, title=title),
-               score=score, signals={"vector": 1.0}, similarity=similarity)
-
-
-HITS = [make_hit("book/ownership.md", OWNERSHIP, 0.62, 0.9, 10, "Ownership"),
-        make_hit("book/borrowing.md", BORROWING, 0.41, 0.8, 0, "References"),
-        make_hit("book/cargo.md", CARGO, 0.12, 0.5, 4)]
-EXTRA = make_hit("lifetimes.md", LIFETIMES, 0.55, 0.95)
-
-
-class Retriever:
-    """retrieve(query, k) over fixed hits; records the calls. `by_query` maps a query substring to other hits."""
-
-    def __init__(self, hits: list[Hit], by_query: dict[str, list[Hit]] | None = None):
-        self.hits, self.by_query, self.calls = hits, by_query or {}, []
-
-    def __call__(self, query: str, k: int) -> list[Hit]:
-        self.calls.append((query, k))
-        for needle, hits in self.by_query.items():
-            if needle in query:
-                return hits[:k]
-        return self.hits[:k]
-
-
-@pytest.fixture(autouse=True)
-def _key(monkeypatch):
-    monkeypatch.setenv("RAGLS_TEST_KEY", "k")
-
-
-def settings(server=None, backend="openai", **gen) -> Settings:
-    g = {"backend": "none"}
-    if server is not None:
-        url = server.openai_url if backend == "openai" else server.anthropic_url
-        g = {"backend": backend, "base_url": url, "model": "test-model", "api_key_env": "RAGLS_TEST_KEY",
-             "max_retries": 0}
-    return Settings(generation=GenerationSettings(**{**g, **gen}))
-
-
-def chat_for(s: Settings):
-    return make_chat_model(s.generation)
-
+pytestmark = pytest.mark.usefixtures("ask_key")
 
 # -- abstention ----------------------------------------------------------------------------------------------
 
@@ -146,7 +104,8 @@ def test_prompt_sources_and_checked_citations(llm_server, backend):
     prompt = seen["prompt"]
     assert "Question: What happens when the owner goes out of scope?" in prompt
     assert "[1] book/ownership.md:11-11\n[2] book/borrowing.md:1-1\n[3] book/cargo.md:5-5" in prompt
-    assert "[1] book/ownership.md:11-11 — Ownership\n" + OWNERSHIP in prompt
+    assert ('[1] book/ownership.md:11-11 — Ownership\n<passage path="book/ownership.md" lines="11-11">\n'
+            + OWNERSHIP + "\n</passage>") in prompt
     assert prompt.index(OWNERSHIP) < prompt.index(BORROWING) < prompt.index(CARGO)
     assert answer.text == ("When the owner goes out of scope the value is dropped [1]. "
                            "Cargo compiles crates in parallel [2]. Macros are expanded early.")
@@ -187,7 +146,10 @@ def test_tool_round_adds_sources(llm_server, backend):
     def handler(req: Request) -> Reply:
         results = req.tool_results()
         if not results:
-            assert req.tools, "rag__query should be offered"
+            # The tool as the model's API receives it: the schema that bounds top_k and requires a query.
+            [tool] = req.tools
+            offered = tool["function"]["parameters"] if backend == "openai" else tool["input_schema"]
+            assert offered["required"] == ["query"] and offered["properties"]["top_k"]["maximum"] == TOOL_MAX_TOP_K
             return Reply(text="Let me search.", tool_calls=[
                 {"id": "t1", "name": "rag__query", "arguments": {"query": "reference lifetimes", "top_k": 2}}])
         payload = json.loads(results[-1]["content"])
@@ -233,11 +195,6 @@ def test_bad_tool_arguments_get_an_error_result(llm_server):
     results = [json.loads(r["content"]) for r in llm_server.requests[-1].tool_results()]
     assert "query" in results[0]["error"] and "unknown tool" in results[1]["error"]
     assert answer.citations == [Citation(1, True)]
-
-
-def test_tool_schema_shape():
-    assert RAG_QUERY_TOOL["parameters"]["required"] == ["query"]
-    assert set(RAG_QUERY_TOOL["parameters"]["properties"]) == {"query", "top_k"}
 
 
 def test_cancel_stops_streaming(llm_server):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.config import RetrievalSettings, build_settings
 from ragls.hashing import text_hash
 from ragls.ir import Chunk, LineSpan

@@ -4,46 +4,17 @@ server (`llm_server` fixture) and assert on what the model received."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from commitkit import git, settings_for, write
 from llm_server import Reply
 from ragls import gitdiff
 from ragls.answer.llm import make_chat_model
 from ragls.commit import SUBJECT_MAX, CommitMessage, generate_commit_message
-from ragls.config import Settings
 from ragls.errors import InvalidParams, RequestFailed
 
-KEY_ENV = "RAGLS_COMMIT_TEST_KEY"
-
-
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path, monkeypatch):
-    """Neither the system's nor the user's git config is read; git never walks above tmp_path."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_GLOBAL", "GIT_OBJECT_DIRECTORY"):
-        monkeypatch.delenv(var, raising=False)
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def write(repo: Path, rel: str, text: str | bytes) -> Path:
-    path = repo / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
-
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 APP_PY = "def greet(name):\n    return 'hi ' + name\n\n\ndef add(a, b):\n    return a + b\n"
 
@@ -63,22 +34,6 @@ def repo(tmp_path) -> Path:
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "init")
     return root
-
-
-def settings_for(server=None, **commit) -> Settings:
-    data: dict = {"commit": commit}
-    if server is not None:
-        data["generation"] = {"backend": "openai", "base_url": server.openai_url, "api_key_env": KEY_ENV,
-                              "model": "test-model", "max_retries": 0}
-    else:
-        data["generation"] = {"backend": "none"}
-    return Settings.model_validate(data)
-
-
-@pytest.fixture
-def llm(llm_server, monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "sk-test-commit")
-    return llm_server
 
 
 def ask_model(repo: Path, server, reply: str, **kwargs) -> tuple[CommitMessage, str, str]:

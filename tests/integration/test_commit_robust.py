@@ -8,13 +8,14 @@ import json
 import subprocess
 
 import pytest
+from commitkit import git, settings_for, write
 from llm_server import Reply
-from test_commit import git, isolated_git, llm, settings_for, write  # noqa: F401 - fixtures
-
 from ragls.answer.llm import make_chat_model
 from ragls.commit import generate_commit_message
 from ragls.embed import offline_model_dir
 from ragls.errors import RequestFailed
+
+pytestmark = pytest.mark.usefixtures("isolated_git")
 
 CONTEXT_TOKENS = 8192
 SOURCE_V1 = ("def pay(invoice, amount):\n    \"\"\"Charge the customer for an invoice.\"\"\"\n"

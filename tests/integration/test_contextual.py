@@ -11,7 +11,6 @@ the hit's text and lines stay the file's own.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import subprocess
 import sys

@@ -5,15 +5,23 @@ the real SDKs against the loopback LLM server, asserting on what the model recei
 from __future__ import annotations
 
 import pytest
+from askkit import HITS, Retriever, chat_for, make_hit, settings
 from llm_server import Reply, Request
 from ragls.answer.ask import FALLBACK_LABEL, ask
 from ragls.answer.cache import AnswerCache
-from ragls.answer.conversation import REWRITE_SYSTEM, SUMMARY_HEADER, SUMMARY_SYSTEM, SummaryMemo, Turn, carry_terms, \
-    to_turns
+from ragls.answer.conversation import (
+    REWRITE_SYSTEM,
+    SUMMARY_HEADER,
+    SUMMARY_SYSTEM,
+    SummaryMemo,
+    Turn,
+    carry_terms,
+    to_turns,
+)
 from ragls.answer.template import render_prompt
 from ragls.ir import Chunk, Hit
 
-from test_ask import HITS, Retriever, _key, chat_for, make_hit, settings  # noqa: F401 (_key: autouse)
+pytestmark = pytest.mark.usefixtures("ask_key")
 
 BACKENDS = ["openai", "anthropic"]
 

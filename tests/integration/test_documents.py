@@ -81,7 +81,7 @@ def test_permalink_glyphs_outside_headings_are_dropped():
             '<a class="copiable-link" href="#f"> ¶</a></span></dt>'
             '<dd><p>Calls the function <code>fn</code> with the prepared arguments; see '
             '<a href="#prep">preparing a call</a>.</p></dd></dl></body></html>')
-    text, marks = html_to_markdown(page)
+    text, _ = html_to_markdown(page)
     assert "¶" not in text
     assert "ffi_call" in text and "see preparing a call." in text  # other in-page links keep their text
     assert text.startswith("# Calling")

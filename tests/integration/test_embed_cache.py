@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
-
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from ragls.embed import offline_model_dir
 from ragls.workspace import RagWorkspace
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.answer.ask import extractive_answer
 from ragls.config import EmbeddingSettings
 from ragls.embed import Embedder, offline_model_dir

@@ -13,11 +13,11 @@ import re
 import pytest
 from graph_fixture import DOCS, QUESTION, extraction_handler, sent_files, write_folder
 from llm_server import LLMServer, Reply
-from tiny_cross_encoder import make_cross_encoder_dir
-
 from ragls.graph_extract import parse_extraction
 from ragls.retrieval.search import search
 from ragls.workspace import RagWorkspace
+from tiny_cross_encoder import make_cross_encoder_dir
+
 
 @pytest.fixture(scope="module")
 def server():

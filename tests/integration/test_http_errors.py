@@ -50,7 +50,7 @@ def live(tmp_path, monkeypatch):
 
 
 def test_an_unexpected_error_is_the_documented_json(live):
-    client = TestClient(build_app(live), raise_server_exceptions=False)
+    client = TestClient(build_app(live), base_url="http://localhost", raise_server_exceptions=False)
     r = client.post("/retrieve", json={"query": "retry backoff ceiling", "rag": "notes"})
     assert r.status_code == 500 and r.headers["content-type"] == "application/json"
     assert r.json() == {"error": {"code": INTERNAL_ERROR, "message": "internal error (KeyError); see the server log"}}
@@ -74,7 +74,7 @@ def test_an_index_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
     (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 0\n")  # an invalid setting: the open fails
     lw = LiveWorkspace([folder]).start()
     try:
-        r = TestClient(build_app(lw), raise_server_exceptions=False).get("/status")
+        r = TestClient(build_app(lw), base_url="http://localhost", raise_server_exceptions=False).get("/status")
         assert r.status_code == 503 and r.json()["error"]["code"] == REQUEST_FAILED
         assert "could not be opened" in r.json()["error"]["message"]
     finally:

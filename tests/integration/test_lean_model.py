@@ -72,6 +72,7 @@ def test_offline_model_vectors_equal_fastembeds_own(tmp_path, monkeypatch):
     from fastembed import TextEmbedding
 
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("RAGLS_MODELS_DIR", raising=False)  # the default place: <cache>/models
     texts = ["Ownership is a set of rules that govern how a Rust program manages memory.",
              "fn main() { println!(\"Hello, world!\"); }", "shadowing a variable", "x"]
     s, _ = build_settings({"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)}})

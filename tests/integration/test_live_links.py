@@ -8,7 +8,6 @@ import subprocess
 import time
 
 import pytest
-
 from ragls.embed import offline_model_dir
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from askkit import HITS, Retriever
 from llm_server import LLMServer
 from ragls.answer import local
 from ragls.answer.ask import ask
@@ -19,8 +20,6 @@ from ragls.answer.llm import make_chat_model
 from ragls.cli import main
 from ragls.config import GenerationSettings, Settings
 from ragls.errors import RequestFailed
-
-from test_ask import HITS, Retriever
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
 

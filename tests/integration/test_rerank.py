@@ -4,13 +4,12 @@ from a local folder (tests/tiny_cross_encoder.py: score = occurrences of one tok
 from __future__ import annotations
 
 import pytest
-from tiny_cross_encoder import make_cross_encoder_dir
-
 from ragls.errors import RequestFailed
 from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.rerank import Reranker
 from ragls.retrieval.search import search
 from ragls.workspace import RagWorkspace
+from tiny_cross_encoder import make_cross_encoder_dir
 
 DOCS = {
     "otters.md": "# Otters\n\nOtters float on their backs and hold paws while sleeping.\n",

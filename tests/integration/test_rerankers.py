@@ -12,7 +12,6 @@ import textwrap
 import pytest
 from llm_server import LLMServer, Reply
 from ragls.lsp.wire import to_wire_query
-from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_rerank import parse_order
 from ragls.retrieval.rerank import rerank_providers

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from ragls import indexer as indexer_mod
 from ragls.chunking import is_markup_only
 from ragls.embed import offline_model_dir
@@ -44,7 +43,7 @@ def ws(tmp_path_factory):
     for rel, text in CJK_FILES.items():
         write(folder, rel, text)
     # UTF-8 with one cp1252 byte (0x92, a curly apostrophe) on the first line only
-    write(folder, "stray.md", "# Straße notes\n\nIt\x92s fine.\n".encode("utf-8").replace(b"\xc2\x92", b"\x92")
+    write(folder, "stray.md", "# Straße notes\n\nIt\x92s fine.\n".encode().replace(b"\xc2\x92", b"\x92")
           + "Die Größe der Überweisung wird in Zürich geprüft.\nCrème brûlée für Jürgen.\n".encode())
     write(folder, "NOTES.MD", "# Notes\n\nThe quokka enclosure reopens in spring.\n")
     write(folder, "docs/README.TXT", "Readme\n\nThe narwhal tusk is a tooth.\n")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from ragls.embed import offline_model_dir
 from ragls.sources.redact import mask_secrets
 from ragls.workspace import RagWorkspace
@@ -18,6 +17,15 @@ OPENAI = "sk-proj-Q7vK2mN9xR4tL8wE1aZ5cB3dF6gH0jYp"
 GITHUB = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY"
 DB_PASSWORD = "v8Jq2LxW9pRt4Zk"
 PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+# issue 25: a JWT in an Authorization header, another bearer token, URL credentials, npm and PyPI tokens, a short
+# password
+JWT_PAYLOAD = "eyJzdWIiOiJkZXBsb3ktYm90Iiwicm9sZSI6ImFkbWluIn0"
+JWT = f"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{JWT_PAYLOAD}.Qm9ndXNTaWduYXR1cmVGb3JUZXN0czEyMzQ"
+BEARER = "c2b7e91f04d3a8f6b5e2"
+URL_PASSWORD = "Xq9vL2pTr7wK"
+NPM = "npm_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2"
+PYPI = "pypi-AgEIcHlwaS5vcmcCJGE3ZjFiOTJmLTk4ZjQtNDNmMi1hYzI1LTBmMmYyZTkyN2NjYwACKlszLCI5ZjNiYTVjNSJdAAAGIMZz"
+SHORT_PASSWORD = "hunt3r"
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -31,13 +39,22 @@ The CI uses the token {GITHUB} to push tags.
 {PEM_BODY}
 -----END PRIVATE KEY-----
 
+Call the admin API with `curl -H "Authorization: Bearer {JWT}" https://admin.internal/`
+or the old one with `Authorization: Bearer {BEARER}`.
+The app reads DATABASE_URL=postgres://app:{URL_PASSWORD}@db.internal:5432/app at start.
+Publish with NPM_TOKEN {NPM} and upload wheels with {PYPI} as the PyPI token.
+The staging admin login is admin, password: {SHORT_PASSWORD}
+
 The deploy listens on port 8443 behind the load balancer.
 """
 DOCS = """# Setup
 
 Export `OPENAI_API_KEY=<your key>` and set `password: ${DB_PASSWORD}`; `max_tokens: 1024` caps answers.
+Send `Authorization: Bearer $TOKEN` (Bearer authentication); the URL is `postgres://${DB_USER}:${DB_PASS}@host/db`.
+The `password` field is a string: `password: string`, and `password = os.environ["DB_PASSWORD"]` reads it.
 """
-SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY)
+SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
+           f"password: {SHORT_PASSWORD}")
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +91,8 @@ def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
     assert top.chunk.path == "notes.md"
     assert "port 8443 behind the load balancer" in top.chunk.text
     assert "OPENAI_API_KEY=sk-p" + "*" * (len(OPENAI) - 4) in top.chunk.text
+    assert f"postgres://app:{'*' * len(URL_PASSWORD)}@db.internal:5432/app" in top.chunk.text
+    assert f"Bearer eyJh{'*' * (len(JWT) - 4)}\"" in top.chunk.text and f"password: {'*' * 6}\n" in top.chunk.text
     assert not any(secret in top.chunk.text for secret in SECRETS)
     assert top.chunk.text.count("\n") == NOTES.strip().count("\n")  # same lines: ranges still match the file
     last = NOTES.splitlines().index("The deploy listens on port 8443 behind the load balancer.")
@@ -86,6 +105,6 @@ def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
 
 def test_masking_keeps_every_offset():
     masked, count = mask_secrets(NOTES)
-    assert count >= 4 and len(masked) == len(NOTES) and masked.splitlines()[0] == "# Deploy notes"
+    assert count >= 10 and len(masked) == len(NOTES) and masked.splitlines()[0] == "# Deploy notes"
     assert [len(line) for line in masked.splitlines()] == [len(line) for line in NOTES.splitlines()]
     assert mask_secrets(DOCS) == (DOCS, 0)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.errors import RequestFailed

@@ -115,7 +115,7 @@ def test_deep_detail_found_by_vector_signal_alone(indexed):
 def test_window_margin_pools_best_window_with_window_zero(indexed):
     """The vector signal ranks a multi-window chunk by max(window 0, best window - retrieval.window_margin); the
     window-0 cosines come from LanceDB; the hit's similarity stays the best window's cosine."""
-    idx, s = indexed
+    idx, _ = indexed
     [station] = idx.manifest.chunks_of("station.md")
     question = "How often is the lamp's lens cleaned, and with what?"
     qvec = idx.embedder.embed_query(question)

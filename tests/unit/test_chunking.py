@@ -526,7 +526,7 @@ def test_split_fenced_block_is_balanced_in_every_chunk():
         fences = [ln for ln in c.text.splitlines() if FENCE_RE.match(ln)]
         assert len(fences) % 2 == 0, c.text  # every opened fence is closed in the chunk
         assert c.text.strip() not in ("```", "```rust")
-    inner = [c for c in chunks if "compute(30)" in c.text][0]
+    inner = next(c for c in chunks if "compute(30)" in c.text)
     assert inner.text.startswith("```rust\n") and inner.text.endswith("\n```")
     assert any("manatee" in c.text for c in chunks)
 

@@ -156,8 +156,8 @@ def test_whitespace_hunks_and_unimportant_files_come_after_the_source_change():
     docs = [FileDiff(path=f"docs/p{i}.md", status="modified", added=1, removed=1,
                      hunks=(f"@@ -1 +1 @@\n-old text {i}\n+new text {i}",)) for i in range(100)]
     source = FileDiff(path="src/core.py", status="modified", added=2, removed=1,
-                      hunks=("@@ -10,3 +10,4 @@\n def pay(amount):\n-    return charge(amount)\n"
-                             "+    check_limit(amount)\n+    return charge(amount, idempotent=True)",))
+                      hunks=(("@@ -10,3 +10,4 @@\n def pay(amount):\n-    return charge(amount)\n"
+                              "+    check_limit(amount)\n+    return charge(amount, idempotent=True)"),))
     text, cut = render_diff([reindent, *docs, source], 1500, weight=lambda f: 0.5 if f.path.endswith(".md") else 1)
     diff = text.partition("\nDiff:\n")[2]
     assert cut and diff.startswith("--- a/src/core.py\n+++ b/src/core.py\n@@ -10,3 +10,4 @@")

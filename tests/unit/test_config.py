@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.config import build_settings, load_settings
 from ragls.errors import ConfigError
 
@@ -62,3 +61,12 @@ def test_unknown_keys_suggest_the_closest_setting():
                         "unknown setting sources.exlude (did you mean sources.exclude?)",
                         "unknown setting retrieval.topk (did you mean retrieval.top_k?)",
                         "unknown setting rag_top_kk (did you mean rag_top_k?)"]
+
+
+def test_a_folder_cannot_let_itself_follow_links_out_of_it(tmp_path):
+    (tmp_path / "ragls.toml").write_text("[sources]\nfollow_outside_links = true\nexclude = [\"drafts/\"]\n")
+    s, warnings = load_settings(tmp_path)
+    assert s.sources.follow_outside_links is False and s.sources.exclude == ["drafts/"]
+    assert any("follow_outside_links" in w and "editor" in w for w in warnings)
+    s, _ = load_settings(tmp_path, {"sources": {"followOutsideLinks": True}})  # the user's editor settings
+    assert s.sources.follow_outside_links is True

@@ -153,8 +153,8 @@ def test_rest_roles_and_section_underlines_read_as_text():
             "or :ref:`about-responses` first.\n")
     assert clean_markup(text).count("\n") == text.count("\n")
     assert [u.text for u in units(text)] == [
-        "While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
-        "about-responses first."]
+        ("While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
+         "about-responses first.")]
 
 
 def test_a_chunk_opening_mid_sentence_does_not_answer_with_the_fragment():

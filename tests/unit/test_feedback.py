@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragls.retrieval.feedback import expanded_query, relevance_model
 
 

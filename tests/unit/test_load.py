@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 
 import pytest
+from privileges import unprivileged
 from ragls.chunking import chunk_document
 from ragls.errors import Skipped
 from ragls.ir import Document
@@ -103,11 +106,16 @@ def test_fifo_is_skipped_without_blocking(tmp_path):
     assert load_file(tmp_path, "pipe.md", 1000) == Skipped("pipe.md", "not a regular file")
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any file")
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 def test_unreadable_permission(tmp_path):
+    """A mode 000 file, refused by the kernel (as root: in a process without CAP_DAC_*, tests/privileges.py)."""
     (tmp_path / "secret.md").write_text("x")
     (tmp_path / "secret.md").chmod(0)
-    assert load_file(tmp_path, "secret.md", 1000) == Skipped("secret.md", "unreadable: Permission denied")
+    script = ("import sys; from pathlib import Path; from ragls.sources.load import load_file; "
+              "print(load_file(Path(sys.argv[1]), 'secret.md', 1000))")
+    proc = subprocess.run(unprivileged([sys.executable, "-c", script, str(tmp_path)]), capture_output=True,
+                          text=True, check=True)
+    assert proc.stdout.strip() == repr(Skipped("secret.md", "unreadable: Permission denied"))
 
 
 @pytest.mark.parametrize("path,kind", [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import logging
 
-from ragls.lsp.errors import JsonRpcRequestFailed, install_log_filter
 from pygls.exceptions import JsonRpcInvalidParams
+from ragls.lsp.errors import JsonRpcRequestFailed, install_log_filter
 
 
 def _log_exception(exc: Exception) -> str:

@@ -1,5 +1,6 @@
 import threading
 
+import pytest
 from ragls.answer.cache import CACHE_SIZE, AnswerCache
 from ragls.lru import LRU
 from ragls.retrieval.llm_steps import CACHE_ENTRIES, TransformCache
@@ -33,5 +34,10 @@ def test_threads_share_it():
     assert len(lru) == 100
 
 
-def test_the_memos_keep_their_sizes():
-    assert AnswerCache().size == CACHE_SIZE and TransformCache().size == CACHE_ENTRIES
+@pytest.mark.parametrize(("memo", "size"), [(AnswerCache, CACHE_SIZE), (TransformCache, CACHE_ENTRIES)])
+def test_the_memos_hold_at_most_their_sizes(memo, size):
+    cache = memo()
+    for i in range(size + 1):
+        cache.put(i, f"v{i}")
+    assert len(cache) == size
+    assert cache.get(0) is None and cache.get(1) == "v1" and cache.get(size) == f"v{size}"  # the oldest went

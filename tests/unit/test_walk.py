@@ -3,10 +3,14 @@ index dir, symlinks, unreadable directories."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from privileges import unprivileged
 from ragls.config import SourcesSettings
 from ragls.sources import walk as walk_mod
 from ragls.sources.walk import FileFilter, expand_braces, walk
@@ -164,12 +168,40 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     (ws / "ext.md").symlink_to(outside / "ext.md")
     (ws / "dangling.md").symlink_to(ws / "missing.md")
     (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
-    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity)
-    assert walk(ws, settings()) == ["ext.md", "real.md", "sub/s.md"]
+    # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity); ext.md points
+    # out of the folder: left out and recorded, so the indexer lists it as skipped
+    assert walk(ws, settings()) == ["real.md", "sub/s.md"]
     ff = FileFilter(ws, settings())
     walk_mod.walk_with(ff)
-    assert ff.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]}
+    assert ff.outside == ["ext.md"] and ff.aliases == {}
+    assert ff.reason("ext.md") == walk_mod.OUTSIDE_LINK and ff.reason("real.md") is None
     assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
+    # the user's opt-in lists it under its own path, as any other link
+    follow = FileFilter(ws, settings(follow_outside_links=True))
+    assert walk_mod.walk_with(follow) == ["ext.md", "real.md", "sub/s.md"]
+    assert follow.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]} and follow.outside == []
+    assert follow.reason("ext.md") is None
+
+
+def test_inside_folder_is_the_real_path_rule(tmp_path):
+    make(tmp_path / "ws", {"a.md": "a", "sub/b.md": "b"})
+    make(tmp_path / "private", {"key.md": "k"})
+    ws = tmp_path / "ws"
+    (ws / "sub" / "up").symlink_to(tmp_path / "private", target_is_directory=True)
+    (ws / "pw.md").symlink_to("/etc/passwd")
+    (ws / "rel.md").symlink_to("sub/b.md")
+    assert walk_mod.inside_folder(ws, Path("sub/b.md")) == "sub/b.md"
+    assert walk_mod.inside_folder(ws, ws / "rel.md") == "sub/b.md"  # the real path, relative to the real folder
+    for path in ("pw.md", "../private/key.md", "sub/../../private/key.md", "sub/up/key.md", "/etc/passwd", ".", ""):
+        assert walk_mod.inside_folder(ws, Path(path)) is None, path
+    if os.path.exists("/proc/self/status"):
+        (ws / "status.md").symlink_to("/proc/self/status")
+        assert walk_mod.inside_folder(ws, Path("status.md")) is None
+        assert FileFilter(ws, settings()).reason("status.md") == walk_mod.OUTSIDE_LINK
+    # a folder reached through a symlink is compared by its real path
+    (tmp_path / "alias").symlink_to(ws, target_is_directory=True)
+    assert walk_mod.inside_folder(tmp_path / "alias", Path("sub/b.md")) == "sub/b.md"
+    assert walk(tmp_path / "alias", settings()) == ["a.md", "sub/b.md"]
 
 
 def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):
@@ -185,14 +217,23 @@ def test_unreadable_directory_is_skipped(tmp_path, monkeypatch):
     assert walk(tmp_path, settings()) == ["a.md", "open/c.md"]
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can read any directory")
-def test_unreadable_directory_really_chmod(tmp_path):
-    make(tmp_path, {"a.md": "", "locked/b.md": ""})
-    (tmp_path / "locked").chmod(0)
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("mode", [0o000, 0o644])
+def test_unreadable_directory_really_chmod(tmp_path, mode):
+    """Real permission bits, checked by the kernel (as root: in a process without CAP_DAC_*, tests/privileges.py):
+    a folder that cannot be listed (000) or whose entries cannot be reached (644, `chmod -R 644`) is one
+    `unreadable` entry; the rest is walked."""
+    make(tmp_path, {"a.md": "", "locked/b.md": "", "open/c.md": ""})
+    (tmp_path / "locked").chmod(mode)
+    script = ("import json, sys; from pathlib import Path; from ragls.config import SourcesSettings; "
+              "from ragls.sources.walk import FileFilter, walk_with; ff = FileFilter(Path(sys.argv[1]), "
+              "SourcesSettings()); print(json.dumps([walk_with(ff), ff.unreadable]))")
     try:
-        assert walk(tmp_path, settings()) == ["a.md"]
+        proc = subprocess.run(unprivileged([sys.executable, "-c", script, str(tmp_path)]), capture_output=True,
+                              text=True, check=True)
     finally:
         (tmp_path / "locked").chmod(0o755)
+    assert json.loads(proc.stdout) == [["a.md", "open/c.md"], {"locked/": "unreadable folder: Permission denied"}]
 
 
 def test_reason_normalizes_paths(tmp_path):

@@ -5,6 +5,8 @@ in some window."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from ragls.chunking import chunk_document
 from ragls.embed import offline_model_dir
@@ -72,4 +74,4 @@ def test_windows_cover_the_chunk_and_the_tail_is_its_own_passage(tok, stride):
     covered = set().union(*(range(a, b) for a, b in spans))
     assert all(i in covered for i, ch in enumerate(chunk.text) if not ch.isspace())
     if stride < 64:
-        assert all(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+        assert all(b[0] < a[1] for a, b in itertools.pairwise(spans))

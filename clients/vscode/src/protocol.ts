@@ -144,6 +144,10 @@ export interface StatusResult {
   fingerprint: string;
   generation: { backend: string; model: string | null };
   errors: { path?: string; message: string }[];
+  /** Informational lines (not errors), e.g. the index keeps the embedding model it was built with. */
+  notices?: string[];
+  /** Tokens the embedding model reads per text. */
+  embeddingMaxLength?: number;
 }
 
 export interface CommitMessageParams {

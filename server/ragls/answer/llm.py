@@ -103,7 +103,7 @@ def _close_on_cancel(cancel: threading.Event | None, client: Any):
             if cancel.is_set():
                 try:
                     client.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
+                except Exception:  # noqa: BLE001, S110 - closing is best effort
                     pass
                 return
 

@@ -161,7 +161,7 @@ _ready_lock = threading.Lock()
 def root_of(base_url: str) -> str:
     """`http://host:port/v1` → `http://host:port` (the path's trailing `/v1` removed)."""
     url = base_url.rstrip("/")
-    return url[: -len("/v1")] if url.endswith("/v1") else url
+    return url.removesuffix("/v1")
 
 
 def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:

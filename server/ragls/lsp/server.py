@@ -273,7 +273,7 @@ class RaglsServer(LanguageServer):
             if previous is not None:
                 try:
                     await previous
-                except Exception:  # noqa: BLE001 - the old open failed; nothing to close
+                except Exception:  # noqa: BLE001, S110 - the old open failed; nothing to close
                     pass
                 await asyncio.to_thread(self._close)
             return await asyncio.to_thread(self._open, folders)

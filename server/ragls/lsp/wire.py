@@ -5,8 +5,8 @@ converters from IR objects to JSON-ready dicts. The only module (with the client
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -213,6 +213,8 @@ def to_wire_status(status) -> dict:
         "generation": status.generation,
         "errors": status.errors,
         "llmCalls": {"steps": getattr(status, "llm_calls", {})},
+        "notices": list(getattr(status, "notices", [])),
+        **({"embeddingMaxLength": status.max_length} if getattr(status, "max_length", None) else {}),
     }
 
 

@@ -28,11 +28,15 @@ _QUERY = re.compile(r"^\s*(?:better\s+)?(?:search\s+)?query\s*:\s*(.+)$", re.IGN
 
 
 def grade_prompt(question: str, hits: Sequence[Hit], rewrite: bool) -> str:
-    """The grading prompt: the question, the numbered passages (each cut at PASSAGE_CHARS), what to reply."""
-    parts = [f"Question: {question}", ""]
+    """The grading prompt: the question, the numbered passages (each cut at PASSAGE_CHARS, quoted as data by
+    `answer.template.quote_passage`, so a passage cannot forge another one or the reply format), what to reply."""
+    from ragls.answer.template import DATA_NOTE, human_lines, quote_passage
+    from ragls.uris import display_path
+
+    parts = [f"Question: {question}", "", DATA_NOTE, ""]
     for n, h in enumerate(hits, 1):
-        title = f" ({h.chunk.title})" if h.chunk.title else ""
-        parts.append(f"[{n}] {h.chunk.path}{title}\n{h.chunk.text[:PASSAGE_CHARS]}")
+        parts.append(quote_passage(h.chunk.text[:PASSAGE_CHARS], display_path(h.chunk.path),
+                                   human_lines(h.chunk.span), n=n, heading=h.chunk.title or ""))
     parts.append("")
     if rewrite:
         parts.append("Do these passages answer the question? Reply SUFFICIENT, or INSUFFICIENT followed on the "

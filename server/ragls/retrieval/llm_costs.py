@@ -36,7 +36,7 @@ class LLMCallCounter:
             if failures:
                 self._failures[step] += failures
 
-    def merge(self, other: "LLMCallCounter") -> None:
+    def merge(self, other: LLMCallCounter) -> None:
         """Add another counter's counts (e.g. one question's tally) into this one."""
         calls, failures = other.snapshot(), other.failures()
         with self._lock:

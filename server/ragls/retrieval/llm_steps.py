@@ -67,7 +67,7 @@ class LLMTrace:
     rounds: int = 0
     errors: list[str] = field(default_factory=list)
 
-    def merge(self, other: "LLMTrace") -> None:
+    def merge(self, other: LLMTrace) -> None:
         """Add `other`'s calls, failures, errors and cached steps (each once); its model texts fill steps this
         trace has none for. For one question retrieved in parts (several RAGs, the reranker's call)."""
         self.counter.merge(other.counter)

@@ -78,6 +78,11 @@ class FileFilter:
         # Symlinked files listed under their own (alias) path, by the real path of their target: the watcher maps
         # an event on the target to the alias. Filled by `walk_with`.
         self.aliases: dict[str, list[str]] = {}
+        # Symlinks the walk left out because they point outside the folder (`outside_reason`), as index keys: the
+        # indexer lists them as skipped. Filled by `walk_with`.
+        self.outside: list[str] = []
+        # Folders the last walk could not enter ("docs/" -> reason): one skipped entry each. Filled by `walk_with`.
+        self.unreadable: dict[str, str] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
@@ -86,12 +91,13 @@ class FileFilter:
         self._dir_reasons.clear()
 
     def included(self, rel_path: str) -> bool:
-        """True when the file at `rel_path` ("/"-separated, relative to the folder) is to be indexed."""
+        """True when the file at `rel_path` ("/"-separated, relative to the folder) is to be indexed (`reason`)."""
         return self.reason(rel_path) is None
 
     def reason(self, rel_path: str) -> str | None:
         """Why the file at `rel_path` is excluded (e.g. "junk directory node_modules"), or None if included.
-        Its parent directories are checked too: a file in an ignored directory is never included."""
+        Its parent directories are checked too: a file in an ignored directory is never included; so is where it
+        leads: a symlink out of the folder is excluded (`outside_reason`)."""
         rel_path = _norm(key_path(rel_path))
         if not rel_path:
             return "not a file path"
@@ -100,7 +106,18 @@ class FileFilter:
             why = self.dir_reason(parent)
             if why is not None:
                 return why
-        return self._file_reason(rel_path)
+        return self._file_reason(rel_path) or self.outside_reason(rel_path)
+
+    def outside_reason(self, rel_path: str) -> str | None:
+        """`OUTSIDE_LINK` when the file at `rel_path` (an index key) resolves outside the folder (a symlink
+        pointing out: `pw.md -> /etc/passwd`) and `sources.follow_outside_links` is off, else None. A path that
+        does not exist is not outside (nothing to read). Part of `reason`."""
+        if getattr(self.settings, "follow_outside_links", False):
+            return None
+        path = self.folder / key_path(rel_path)
+        if not os.path.lexists(path):
+            return None
+        return OUTSIDE_LINK if inside_folder(self.folder, path) is None else None
 
     def indexed_target(self, real_path: str) -> str | None:
         """The relative path of `real_path` (a symlink target, resolved) when it lies inside the folder and is
@@ -234,6 +251,22 @@ class FileFilter:
         return source if verdict else None
 
 
+OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
+
+
+def inside_folder(folder: Path, path: Path) -> str | None:
+    """The path rule of every surface (indexing, rag/query hits, read_passage, MCP resources, HTTP): the real path
+    of `path` (symlinks and `..` resolved) relative to the real path of `folder`, "/"-separated, when it lies
+    inside the folder; None when it lies outside (or is the folder itself, or cannot be resolved). A relative
+    `path` is taken relative to `folder`."""
+    try:
+        real = Path(os.path.realpath(Path(folder) / path))
+        rel = real.relative_to(os.path.realpath(folder)).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        return None
+    return None if rel in ("", ".") else rel
+
+
 def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
     """The parsed ignore file at `path`, or None when it is missing, unreadable or malformed (logged)."""
     try:
@@ -254,8 +287,12 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     Excluded directories are not descended into. A symlink to a regular file inside the folder that is indexed
     itself is left out (real-path identity: one copy, under the real name); a symlink to any other regular file is
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
-    can follow the target. Symlinked directories are not followed (no loops); dangling links and unreadable
-    directories are skipped silently (logged at debug).
+    can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
+    `FileFilter.outside` (`sources.follow_outside_links` lists it like the others). Symlinked directories are not
+    followed (no loops); dangling links are skipped silently (logged at debug). A folder that cannot be listed, or
+    whose entries cannot be reached (read but no search permission, e.g. after `chmod -R 644`), is not descended
+    into and recorded in `FileFilter.unreadable` ("docs/" -> "unreadable folder: Permission denied"; "./" for the
+    root itself).
     """
     return walk_with(FileFilter(folder, settings, index_dir))
 
@@ -264,6 +301,8 @@ def walk_with(file_filter: FileFilter) -> list[str]:
     """`walk` with an existing `FileFilter` (so the watcher can keep one filter and its caches)."""
     root = file_filter.folder
     file_filter.aliases = {}
+    file_filter.outside = []
+    file_filter.unreadable = {}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -272,8 +311,12 @@ def walk_with(file_filter: FileFilter) -> list[str]:
         try:
             with os.scandir(directory) as it:
                 entries = list(it)
+            if entries:  # listing needs read permission, reaching an entry search (x): a mode 644 folder lists
+                os.stat(os.path.join(directory, "."))  # names whose files cannot be opened
         except OSError as exc:
             log.debug("cannot list %s: %s", directory, exc)
+            file_filter.unreadable[f"{path_key(rel_dir)}/" if rel_dir else "./"] = (
+                f"unreadable folder: {exc.strerror or exc}")
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -287,6 +330,9 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                         real = os.path.realpath(entry.path)
                         if file_filter.indexed_target(real) is not None:
                             continue  # the target is indexed under its own path: one copy, the real name
+                        if file_filter.outside_reason(rel) is not None:
+                            file_filter.outside.append(path_key(rel))
+                            continue
                         file_filter.aliases.setdefault(real, []).append(path_key(rel))
                         found.append(path_key(rel))
                 elif entry.is_dir(follow_symlinks=False):

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,7 +39,7 @@ class EmbeddingCache:
     """Shared cache at `path`, bounded to `limit_bytes`. Thread- and process-safe. The file is created on the
     first write, never by a read (read-only commands create nothing)."""
 
-    _shared: dict[tuple[str, int], EmbeddingCache] = {}
+    _shared: ClassVar[dict[tuple[str, int], EmbeddingCache]] = {}
     _shared_lock = threading.Lock()
 
     def __init__(self, path: Path, limit_bytes: int):

@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ragls.ir import Chunk  # noqa: E402
-from ragls.windows import Window  # noqa: E402
 from ragls.telemetry import traced  # noqa: E402
+from ragls.windows import Window  # noqa: E402
 
 TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
@@ -264,5 +264,5 @@ class VectorStore:
         with self._lock:
             try:
                 self.table.optimize(cleanup_older_than=timedelta(seconds=keep_versions_s))
-            except Exception:  # noqa: BLE001 - compaction is an optimisation, never fatal
+            except Exception:  # noqa: BLE001, S110 - compaction is an optimisation, never fatal
                 pass

@@ -1,0 +1,63 @@
+"""The `ragls` command line run in this process: `ragls.cli.main(argv)` with its own environment, stdout and stderr.
+
+Most CLI tests assert on output and exit codes, not on the process boundary; running `main` in-process spares the
+3.5-6 CPU-s of imports and model loading a `python -m ragls` start costs. Tests of what only a real process shows
+(signals, locks held by another process, the socket hand-off, import-time guards) keep `subprocess`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from unittest import mock
+
+
+def ragls(env: Mapping[str, str] | None, *args: str | os.PathLike, check: bool = True,
+          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `ragls ARGS...` in-process with `env` as the whole environment (None: the current one) and `cwd` as the
+    working directory. Returns a CompletedProcess (returncode, stdout, stderr) like `subprocess.run(...,
+    text=True)`; log records go to pytest's log capture, not to `stderr`. With `check`, a non-zero exit fails the
+    test with the command's stderr."""
+    from ragls import ownership
+    from ragls.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    role = ownership.PROCESS_ROLE
+    old_cwd = os.getcwd()
+    with mock.patch.dict(os.environ, dict(env) if env is not None else dict(os.environ), clear=True), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            code = main(argv)
+        except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            os.chdir(old_cwd)
+            ownership.set_role(role)
+            for handler in root.handlers[:]:  # logging.basicConfig outside a test phase bound our StringIO
+                if handler not in handlers:
+                    root.removeHandler(handler)
+    proc = subprocess.CompletedProcess(["ragls", *argv], code, out.getvalue(), err.getvalue())
+    if check and code != 0:
+        raise AssertionError(f"ragls {argv} exited {code}: {proc.stderr}")
+    return proc
+
+
+def ragls_process(env: Mapping[str, str], *args: str | os.PathLike, check: bool = True,
+                  timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run `python -m ragls ARGS...` as a real process (for what the process boundary decides)."""
+    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], check=False, env=dict(env),
+                          capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
+    return proc

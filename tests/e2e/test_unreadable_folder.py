@@ -1,0 +1,97 @@
+"""A folder the process cannot enter (mode 644 after `chmod -R 644`, or 000) is one `skipped` entry; every other
+file of the workspace indexes, and `ragls index`, `ragls rebuild` and LSP `rag/rebuild` succeed.
+
+Permission bits are real: as root (CI, containers) the commands run in a process whose capability bounding set
+lacks CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (`setpriv`), so the kernel refuses the folder as it would refuse a
+normal user; as any other user they run as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lspkit import init_params, request, server_env, wait_indexed
+from privileges import unprivileged
+from pytest_lsp import make_test_lsp_client
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+
+
+def workspace(root: Path, mode: int) -> Path:
+    """docs/ (mode `mode`) holding two notes, plus guide.md and api/ref.md beside it."""
+    for rel, text in {"guide.md": "# Guide\n\nThe walrus basks on the ice floe.\n",
+                      "api/ref.md": "# Reference\n\nThe narwhal tusk is a tooth.\n",
+                      "docs/a.md": "# A\n\nUnreachable pelican.\n", "docs/b.md": "# B\n\nUnreachable heron.\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "docs").chmod(mode)
+    return root
+
+
+@pytest.fixture
+def env(tmp_path):
+    return server_env(tmp_path / "cache")
+
+
+@pytest.fixture(params=[0o644, 0o000], ids=["mode644", "mode000"])
+def ws(request, tmp_path):
+    folder = workspace(tmp_path / "ws", request.param)
+    yield folder
+    (folder / "docs").chmod(0o755)  # so pytest can delete it
+
+
+def ragls(env, *args) -> subprocess.CompletedProcess:
+    return subprocess.run(unprivileged([sys.executable, "-m", "ragls", *map(str, args)]), env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_permission_really_applies(ws, env):
+    """The harness itself: the dropped-capability process is refused the folder (else the tests below prove
+    nothing), while this process may be root."""
+    probe = subprocess.run(unprivileged([sys.executable, "-c", f"open({str(ws / 'docs' / 'a.md')!r})"]),
+                           capture_output=True, text=True, env=env, check=False)
+    assert probe.returncode == 1 and "PermissionError" in probe.stderr
+
+
+def test_index_and_rebuild_skip_the_folder_and_index_the_rest(ws, env):
+    for command in ("index", "rebuild"):
+        proc = ragls(env, command, ws)
+        assert proc.returncode == 0, proc.stderr
+        assert "2 files" in proc.stdout and "1 skipped" in proc.stdout, proc.stdout
+        assert "skipped docs/: unreadable folder: Permission denied" in proc.stdout
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    [folder] = status["folders"]
+    assert folder["files"] == 2
+    assert folder["skipped"] == [{"path": "docs/", "reason": "unreadable folder: Permission denied"}]
+    assert not [e for e in status["errors"] if "Errno" in e["message"]]
+    hits = json.loads(ragls(env, "query", ws, "walrus ice floe", "--json", "--no-server").stdout)["chunks"]
+    assert hits[0]["source"]["path"] == "guide.md"
+    # the folder readable again: its files index and the skipped entry goes
+    (ws / "docs").chmod(0o755)
+    proc = ragls(env, "index", ws)
+    assert "2 indexed" in proc.stdout and "0 skipped" in proc.stdout, proc.stdout
+    assert json.loads(ragls(env, "status", ws, "--json").stdout)["folders"][0]["skipped"] == []
+
+
+@pytest.mark.asyncio
+async def test_lsp_rebuild_and_status_report_the_folder(ws, env):
+    client = make_test_lsp_client()
+    await client.start_io(*unprivileged([sys.executable, "-m", "ragls", "serve"]), env=env)
+    try:
+        await client.initialize_session(init_params([ws]))
+        status = await wait_indexed(client, files=2)
+        assert status["folders"][0]["skipped"] == [{"path": "docs/",
+                                                    "reason": "unreadable folder: Permission denied"}]
+        result = await request(client, "rag/rebuild", {})
+        assert result["files"] == 2
+        assert result["skipped"] == [{"path": "docs/", "reason": "unreadable folder: Permission denied"}]
+        status = await request(client, "rag/status", {})
+        assert status["folders"][0]["files"] == 2 and not status["errors"], status
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -1,0 +1,101 @@
+"""Every `ragls` command takes its options anywhere among its positionals (`ragls query PATH --rag NAME "q"`).
+
+The first test walks the real parser: for every command and sub-command it builds one command line with the
+options first and one with the options between (and after) the positionals, and both must parse to the same
+values. The others run `ragls.cli.main` in this process on a real folder and index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+from ragls import cli
+
+#: Values for options whose value is checked (anything else gets a plain word).
+VALUES = {int: "3", float: "0.5"}
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
+    """(command words, parser) for every command that has no sub-commands of its own, e.g. (("rag", "add"), p)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield prefix, parser
+        return
+    for name, sub in subs[0].choices.items():
+        yield from leaf_parsers(sub, (*prefix, name))
+
+
+def option_words(action: argparse.Action) -> list[str]:
+    flag = action.option_strings[-1]
+    if action.nargs == 0:
+        return [flag]
+    value = action.choices[0] if action.choices else VALUES.get(action.type, f"v-{action.dest}")
+    return [flag, *([str(value)] * (action.nargs if isinstance(action.nargs, int) else 1))]
+
+
+def positional_words(action: argparse.Action) -> list[str]:
+    count = action.nargs if isinstance(action.nargs, int) else 2 if action.nargs in ("+", "*") else 1
+    return [f"p-{action.dest}-{i}" for i in range(count)]
+
+
+COMMANDS = list(leaf_parsers(cli.build_parser()))
+
+
+def test_every_command_is_covered():
+    names = {" ".join(words) for words, _ in COMMANDS}
+    assert {"query", "ask", "index", "status", "eval", "rag add", "rag attach", "rag remove"} <= names
+    assert len(names) >= 20
+
+
+@pytest.mark.parametrize("words,parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
+def test_options_parse_the_same_anywhere(words, parser):
+    positionals = [a for a in parser._actions if not a.option_strings]
+    options = [a for a in parser._actions if a.option_strings and not isinstance(
+        a, (argparse._HelpAction, argparse._VersionAction))]
+    pos = [w for a in positionals for w in positional_words(a)]
+    opts = [w for a in options for w in option_words(a)]
+    top = cli.build_parser()
+    first = vars(top.parse_args([*words, *opts, *pos]))
+    if not pos:
+        assert vars(top.parse_args([*words, *opts])) == first
+        return
+    between = vars(top.parse_args([*words, pos[0], *opts, *pos[1:]]))
+    after = vars(top.parse_args([*words, *pos, *opts]))
+    assert between == first and after == first
+    for action in positionals:  # every positional got its own words, none an option's
+        assert action.dest in first
+        value = first[action.dest]
+        assert all(str(v).startswith("p-") for v in (value if isinstance(value, list) else [value])), first
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    (ws / "guide.md").write_text("# Guide\n\nThe walrus basks on the ice floe.\n")
+    (ws / "kb" / "birds.md").write_text("# Birds\n\nThe albatross glides for days over the southern ocean.\n")
+    return ws
+
+
+def test_query_with_rag_between_path_and_question(folder, capsys, monkeypatch):
+    monkeypatch.chdir(folder)
+    assert cli.main(["rag", "add", "birds", "--workspace", str(folder), str(folder / "kb")]) == 0
+    assert "birds: 1 source(s) added in" in capsys.readouterr().out
+    assert cli.main(["query", str(folder), "--rag", "birds", "albatross southern ocean", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["chunks"] and res["chunks"][0]["source"]["path"].endswith("birds.md")
+    assert cli.main(["query", str(folder), "--top-k", "1", "walrus ice floe", "--json", "--no-server"]) == 0
+    [chunk] = json.loads(capsys.readouterr().out)["chunks"]
+    assert chunk["source"]["path"] == "guide.md"
+
+
+def test_status_with_json_after_the_path(folder, capsys):
+    assert cli.main(["index", str(folder)]) == 0
+    capsys.readouterr()
+    assert cli.main(["status", str(folder), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["folders"][0]["files"] == 2
