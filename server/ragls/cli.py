@@ -1,5 +1,5 @@
 """`ragls` command line: serve, mcp, http, index, query, ask, rebuild, status, doctor, models, estimate, commit-msg,
-graph, eval, prune, rag.
+graph, eval, prune, rag, trust.
 
 Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
 Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
@@ -100,6 +100,9 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
         qdrant["backend"] = "qdrant"
     if any(qdrant.values()):
         overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
+    from ragls.cli_trust import offer_trust
+
+    offer_trust([folder])
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
                       on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
                       pin_model=pin_model)
@@ -191,6 +194,10 @@ def _start_live(args, hold_vectors: bool = False):
         folders = serve_folders(args.paths, Path.cwd())
     except ValueError as exc:
         raise InvalidParams(str(exc)) from None
+    if args.cmd != "mcp":  # stdin is the MCP protocol
+        from ragls.cli_trust import offer_trust
+
+        offer_trust(folders)
     heap.limit_arenas()
     return LiveWorkspace(folders, hold_vectors=hold_vectors).start(), folders
 
@@ -507,9 +514,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--style", choices=["conventional", "plain"])
     c.add_argument("--json", action="store_true")
     from ragls.cli_rags import add_parser as add_rag_parser
+    from ragls.cli_trust import add_parser as add_trust_parser
 
     add_rag_parser(sub)
+    add_trust_parser(sub)
     return p
+
+
+def _cli_trust(args) -> int:
+    from ragls.cli_trust import cmd_trust
+
+    return cmd_trust(args)
 
 
 def _ops(name: str):
@@ -525,7 +540,7 @@ def _ops(name: str):
 
 COMMANDS = {
     "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
-    "ask": cmd_ask, "rag": cmd_rag, "mcp": cmd_mcp, "http": cmd_http,
+    "ask": cmd_ask, "rag": cmd_rag, "mcp": cmd_mcp, "http": cmd_http, "trust": _cli_trust,
     **{name: _ops(f"cmd_{name.replace('-', '_')}")
        for name in ("status", "doctor", "models", "commit-msg", "graph", "prune", "eval", "estimate")},
 }

@@ -77,13 +77,17 @@ def read_config(path: Path):
 
 
 def write_config(path: Path, doc) -> None:
-    """Write the tomlkit document `doc` to `path` (its folder created), replacing the file in one rename."""
+    """Write the tomlkit document `doc` to `path` (its folder created), replacing the file in one rename. A folder
+    trusted with the file as it was stays trusted (trust.carry_over): the edit is the user's own command."""
     import os
     import tempfile
 
     import tomlkit
 
+    from ragls import trust
+
     path.parent.mkdir(parents=True, exist_ok=True)
+    before = trust.read_config_bytes(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -93,6 +97,7 @@ def write_config(path: Path, doc) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    trust.carry_over(path.parent, before)  # the user's own edit through ragls keeps a trusted folder trusted
 
 
 def _check_name(name: str) -> None:

@@ -17,6 +17,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.errors import ConfigError
+from ragls.trust_filter import EDITOR_TRUST_KEY
 
 CONFIG_FILE = "ragls.toml"
 
@@ -458,6 +459,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
+        if raw_key == EDITOR_TRUST_KEY:
+            continue  # read by editor_trust, not a setting
         if key in TABLES:  # user-named entries: keys are names, not settings
             out[key] = dict(value) if isinstance(value, dict) else value
         elif key in sections and key not in TOP_LEVEL and isinstance(value, dict):
@@ -505,7 +508,8 @@ def _deep_merge(base: dict, extra: dict) -> dict:
 
 
 def read_toml(folder: str | os.PathLike | None) -> dict[str, Any]:
-    """Read `ragls.toml` in `folder`; {} when absent. Raises ConfigError on a syntax error, naming the file."""
+    """Read `ragls.toml` in `folder` as written, trusted or not (for tools that edit the file; settings come from
+    `trust_filter.folder_layer`); {} when absent. Raises ConfigError on a syntax error, naming the file."""
     if folder is None:
         return {}
     return read_toml_file(Path(folder) / CONFIG_FILE)
@@ -516,7 +520,15 @@ def read_toml_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path, path.read_bytes())
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+
+
+def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    """`data` (the bytes of the ragls.toml at `path`) as a dict. Raises ConfigError naming the file."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
 
@@ -550,13 +562,19 @@ USER_ONLY = (("sources", "follow_outside_links"),)
 
 
 def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
-    """Settings for a workspace folder: its ragls.toml, then each override (initializationOptions, then
-    didChangeConfiguration). A `USER_ONLY` setting in the folder's ragls.toml is ignored, with a warning. Returns
-    (settings, warnings). Raises ConfigError."""
-    own, warnings = normalize(read_toml(folder))
-    for section, name in USER_ONLY:
-        if own.get(section, {}).pop(name, None) is not None:
-            warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
-                            "files outside it; set it in your editor's settings")
-    settings, more = build_settings(own, *overrides)
-    return settings, warnings + more
+    """Settings for a workspace folder: its ragls.toml (for an untrusted folder only what `trust_filter.SAFE`
+    allows; never a `USER_ONLY` setting: see `trust_filter.folder_layer`), then each override
+    (initializationOptions, then didChangeConfiguration). Returns (settings, warnings; the untrusted-file notice
+    is one of them). Raises ConfigError."""
+    settings, warnings, _ = load_folder_settings(folder, *overrides)
+    return settings, warnings
+
+
+def load_folder_settings(folder: str | os.PathLike | None,
+                         *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
+    """`load_settings` with the folder's layer (`trust_filter.FolderLayer`: trusted or not, what was ignored)."""
+    from ragls.trust_filter import folder_layer
+
+    layer = folder_layer(folder, overrides)
+    settings, warnings = build_settings(layer.data, *overrides)
+    return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer

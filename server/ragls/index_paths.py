@@ -68,17 +68,24 @@ def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> 
 
 def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
-    (`--index-path`), else `index.path` from the folder's ragls.toml, else the default. An unreadable ragls.toml
+    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted or the path is
+    inside it (trust_filter.SAFE, as the full settings load decides), else the default. An unreadable ragls.toml
     counts as absent here; the full settings load reports it."""
     import tomllib
+
+    from ragls import trust
+    from ragls.trust_filter import SAFE
 
     folder = Path(folder).resolve()
     configured = explicit
     if configured is None:
         try:
-            data = tomllib.loads((folder / "ragls.toml").read_text(encoding="utf-8"))
-            index = data.get("index")
+            raw = trust.read_config_bytes(folder)
+            index = tomllib.loads(raw.decode("utf-8")).get("index") if raw is not None else None
             configured = index.get("path") if isinstance(index, dict) else None
+            if configured is not None and not SAFE["index"]["path"](configured, folder) \
+                    and trust.state(folder, raw) != "trusted":
+                configured = None
         except (OSError, ValueError, UnicodeDecodeError):
             configured = None
     path = Path(configured or default_index_dir(folder)).expanduser()

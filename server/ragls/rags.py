@@ -34,6 +34,7 @@ from ragls.hashing import text_hash
 from ragls.indexer import FolderIndex, SyncReport
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
+from ragls.trust_filter import folder_layer
 
 log = logging.getLogger(__name__)
 
@@ -417,11 +418,16 @@ class RagRegistry:
         errors: list[dict[str, str]] = []
         for path, layers in self.config_files():
             try:
-                data = read_toml_file(path)
+                # The workspace's file through the trust filter (an untrusted folder's outside sources, loaders and
+                # endpoints are left out); the user's own file as written.
+                data = (folder_layer(self.workspace_folder, self.overrides).data
+                        if path.parent == self.workspace_folder else read_toml_file(path))
             except ConfigError as exc:
                 errors.append({"message": str(exc)})
                 continue
             base = {k: v for k, v in data.items() if k not in TABLES or k == "document_loaders"}
+            if isinstance(base.get("index"), dict):  # a RAG's index lives in the cache unless its own table says
+                base["index"] = {k: v for k, v in base["index"].items() if k != "path"}
             for name, table in (data.get("rags") or {}).items():
                 try:
                     specs[name] = self._spec(name, path, table, [base, *layers])

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import Settings, load_settings
+from ragls.config import Settings, load_folder_settings
 from ragls.embed import Embedder
 from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
@@ -120,10 +120,15 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
+        self.trust_errors: list[dict[str, str]] = []
         for folder in self.folders:
-            s, warns = load_settings(folder, *self.overrides)
+            s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
             self.warnings += warns
+            if layer.notice:
+                self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
         from ragls import telemetry
 
@@ -133,7 +138,7 @@ class RagWorkspace:
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
         # benchmarks): a query first opens the vector stores, loading the model.
         self.progressive = False
-        self.errors: list[dict[str, str]] = []
+        self.errors: list[dict[str, str]] = list(self.trust_errors)
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only

@@ -14,6 +14,7 @@ from qdrant_client import QdrantClient, models
 from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -42,6 +43,7 @@ def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
     ws_dir.mkdir()
     (ws_dir / "ragls.toml").write_text(f'[embedding]\nmodel = "{OFFLINE_MODEL_NAME}"\nmodel_path = "{MODEL_DIR}"\n'
                                        f'[index]\npath = "{tmp_path / "index"}"\n')
+    trust_folder(ws_dir)  # the user trusts this test's own folder (ragls/trust.py)
 
     listed = run("rag", "attach", "hb", "--url", str(store), "--json")
     assert listed.returncode == 0, listed.stderr

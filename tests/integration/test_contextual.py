@@ -21,6 +21,7 @@ from ragls.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
 from ragls.retrieval.llm_costs import COUNTER
 from ragls.windows import embedding_input
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 DOCS = {
     "otters.md": "# Otters\n\nOtters float on their backs in the kelp beds of the northern Pacific coast.\n\n"
@@ -56,6 +57,7 @@ max_retries = 0
 [index]
 path = "{(folder.parent / 'index').as_posix()}"
 """)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from ragls.retrieval.transforms import (
     parse_lines,
 )
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -70,6 +71,7 @@ def folder(tmp_path_factory) -> Path:
     (docs / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
                                      f'model_path = "{offline_model_dir().as_posix()}"\n'
                                      'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    trust_folder(docs)  # the user trusts this test's own folder (ragls/trust.py)
     return docs
 
 
@@ -314,10 +316,12 @@ def test_cli_query_expand_explain_prints_calls_and_transforms(folder, llm_server
     original = toml.read_text()
     toml.write_text(original + f'[generation]\nbackend = "openai"\nbase_url = "{llm_server.openai_url}"\n'
                                'model = "test-model"\n')
+    trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/trust.py)
     try:
         assert cli.main(["query", str(folder), QUESTION, "--expand", "--explain", "--top-k", "3"]) == 0
     finally:
         toml.write_text(original)
+        trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/trust.py)
     out = capsys.readouterr().out
     assert "Write 3 different rephrasings" in llm_server.requests[0].last_user_text()  # --expand, expand_n 0
     assert "LLM calls: expand 1" in out
@@ -351,6 +355,7 @@ def test_a_named_rag_gets_the_llm_steps_and_counts_them(tmp_path, llm_server, mo
                                         'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
                                         f'[rags.notes]\nsources = ["{notes.as_posix()}/*.md"]\n'
                                         f'[rags.more]\nsources = ["{(notes / "threads.md").as_posix()}"]\n')
+    trust_folder(project)  # the user trusts this test's own folder (ragls/trust.py)
     CACHE.clear()
     ws = RagWorkspace([project])
     try:

@@ -18,6 +18,7 @@ from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.errors import RaglsError
 from ragls.stores.qdrant import close_local, connect
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -73,6 +74,7 @@ qdrant = {{ url = "{url}", collection = "handbook", api_key_env = "HANDBOOK_QDRA
 [rags.named]
 qdrant = {{ url = "{store}", collection = "multi" }}
 """)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
     ws = RagWorkspace([folder])
     client = connect(str(store))
     ws.embedder.ensure_loaded()

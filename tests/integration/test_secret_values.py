@@ -10,6 +10,7 @@ import pytest
 from ragls.embed import offline_model_dir
 from ragls.sources.redact import mask_secrets
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -67,6 +68,7 @@ def indexed(tmp_path_factory):
     (folder / "ragls.toml").write_text(f'[index]\npath = "{index_dir.as_posix()}"\n'
                                        f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
     yield ws, index_dir

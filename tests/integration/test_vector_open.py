@@ -19,6 +19,7 @@ from ragls.errors import RequestFailed
 from ragls.indexer import FolderIndex
 from ragls.windows import plan_windows
 from ragls.workspace import RagWorkspace
+from ragls.trust import trust as trust_folder
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -81,6 +82,7 @@ def test_workspace_query_without_a_model_is_keyword_only(tmp_path):
     folder = write_docs(tmp_path / "docs")
     (folder / "ragls.toml").write_text(f'[embedding]\nmodel_path = "{(tmp_path / "empty").as_posix()}"\n'
                                        f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
     ws = RagWorkspace([folder])
     try:
         assert ws.index()[0].vectors_error

@@ -27,6 +27,7 @@ from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
 from ragls.roots import is_too_broad
+from ragls.trust_filter import EDITOR_TRUST_KEY, editor_trust
 from ragls.uris import uri_to_path
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
@@ -123,6 +124,9 @@ class RaglsServer(LanguageServer):
         # The client's latest `workspace/didChangeConfiguration` (its whole `ragls` section); None until one
         # arrives. Once set it replaces initializationOptions, so a setting the user reset or removed is gone.
         self.config_layer: dict[str, Any] | None = None
+        # `workspaceTrusted` from the client (VS Code Workspace Trust, Neovim's vim.secure): True / False, or None
+        # when the client does not say (the user's trust store decides; trust.py).
+        self.editor_trust: bool | None = None
         self.ws: RagWorkspace | None = None
         self.worker: IndexWorker | None = None
         self.watcher: FileWatcher | None = None
@@ -163,8 +167,12 @@ class RaglsServer(LanguageServer):
         except Exception:
             self.progress_sender.indexing(False, "failed")
             raise
+        trust_lines = {e["message"] for e in ws.trust_errors}
         for warning in ws.warnings:
-            self._log(f"ragls: {warning}", types.MessageType.Warning)
+            if warning in trust_lines:  # an untrusted ragls.toml: the user must act, so it is shown, once
+                self._warn_once(f"ragls: {warning}")
+            else:
+                self._log(f"ragls: {warning}", types.MessageType.Warning)
         for notice in ws.notices:
             self._log(f"ragls: {notice}", types.MessageType.Info)
         ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
@@ -199,9 +207,12 @@ class RaglsServer(LanguageServer):
             raise RequestFailed("no workspace folder is open: open a project folder to index its documents")
         first_error: ConfigError | None = None
         fallbacks = [[self.init_options]] if self.config_layer is not None else []
+        # The editor's word on workspace trust (initializationOptions, or a later configuration) holds for every
+        # attempt, also when its other settings are dropped as invalid.
+        trust = [] if self.editor_trust is None else [{EDITOR_TRUST_KEY: self.editor_trust}]
         for layers in ([self.client_settings()], *fallbacks, []):
             try:
-                ws = RagWorkspace(folders, layers, on_status=on_status)
+                ws = RagWorkspace(folders, layers + trust, on_status=on_status)
             except ConfigError as exc:
                 first_error = first_error or exc
                 continue
@@ -309,6 +320,7 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     ls.init_options = to_plain(params.initialization_options) or {}
     if not isinstance(ls.init_options, dict):
         ls.init_options = {}
+    ls.editor_trust = editor_trust([ls.init_options])
 
 
 @server.feature(types.INITIALIZED)
@@ -327,10 +339,12 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
     # The notification carries the client's whole current configuration: it replaces initializationOptions (a
     # setting the user reset is simply absent, or null) and is compared with what is in force, not with the
     # previous notification, so going back to the start-up values also takes effect.
-    if normalize(settings)[0] == normalize(ls.client_settings())[0]:
+    trust = editor_trust([settings])
+    if normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust):
         ls.config_layer = settings
         return  # nothing that concerns ragls changed
     ls.config_layer = settings
+    ls.editor_trust = ls.editor_trust if trust is None else trust
     if ls._opening is not None:
         ls.start_open()
 

@@ -1,0 +1,243 @@
+"""What an untrusted folder's `ragls.toml` may set: an allow-list of settings that only tune retrieval inside the
+folder (trust.py says which folders are trusted; `config.folder_layer` applies this to every front).
+
+Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and
+must be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs,
+reach the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
+`document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
+personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` and an `index.path` inside the
+folder (Qdrant URLs and keys, team collections, the user's shared embedding cache size), model paths
+(`embedding.model_path`, `retrieval.*_model_path`), LLM-calling retrieval steps (contextual, extractor, hyde,
+step_back, expand_n, corrective, the "llm" and import-path rerankers), `observability.otel_endpoint`,
+`sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]` tables with a URL, a source
+outside the folder or a backend table (Qdrant).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragls.errors import ConfigError
+
+# An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
+# user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
+EDITOR_TRUST_KEY = "workspaceTrusted"
+
+Rule = Callable[[Any, Path | None], bool]
+
+
+def _inside(path: str, folder: Path | None) -> bool:
+    """Whether `path` (relative = to `folder`; `~` is outside) names `folder` or something under it once `..` and
+    symlinks are resolved. False without a folder."""
+    if folder is None or not isinstance(path, str) or not path.strip() or path.strip().startswith("~"):
+        return False
+    root = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(root / path))  # an absolute `path` replaces root in the join
+    return target == root or root in target.parents
+
+
+def _index_path_inside(value: Any, folder: Path | None) -> bool:
+    return _inside(value, folder)
+
+
+def _local_reranker(value: Any, folder: Path | None) -> bool:
+    """The ONNX rerankers run a model of fastembed's list on this machine; "llm" spends the user's quota and an
+    import path runs Python code."""
+    return value in (None, "none", "cross-encoder", "colbert")
+
+
+def _any(value: Any, folder: Path | None) -> bool:
+    return True
+
+
+def _fields(*names: str) -> dict[str, Rule]:
+    return {name: _any for name in names}
+
+
+#: section -> field -> rule(value, folder): the settings an untrusted folder may set.
+SAFE: dict[str, dict[str, Rule]] = {
+    "sources": _fields("include", "exclude", "max_file_bytes", "respect_gitignore", "loader_timeout_s"),
+    "chunking": _fields("chunk_size", "chunk_overlap"),
+    # `model` names one of fastembed's listed models (fastembed refuses others): a fixed download, no code.
+    "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "parallel",
+                         "window", "window_stride"),
+    "index": {"ann_threshold": _any, "path": _index_path_inside},
+    "retrieval": {
+        **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
+                  "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",
+                  "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
+                  "sufficiency_floor", "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
+                  "abstention_probability", "reranker_model", "graph_hops", "graph_concurrency",
+                  "ingest_concurrency", "colbert_model", "rerank_llm_candidates", "rerank_timeout_ms",
+                  "rerank_provider", "transform_weight", "strong_signal_score", "strong_signal_gap",
+                  "llm_timeout_s"),
+        "rerank_backend": _local_reranker,
+    },
+    "generation": _fields("temperature", "timeout_s", "max_context_chars", "memory_max_turns", "cache"),
+    "commit": _fields("style", "max_diff_chars", "max_prompt_tokens"),
+    "watch": _fields("enabled", "debounce_ms"),
+    "web": _fields("max_pages", "max_depth", "delay_s", "timeout_s"),
+}
+SAFE_TOP_LEVEL = frozenset({"profile"})
+RAG_KEYS = frozenset({"sources", "description"})  # rags.RAG_KEYS: the keys of a [rags.NAME] table that are not settings
+BUILTIN_LOADER = re.compile(r"^(pdf|docx|html):(?!//)(.+)$")  # sources/resolve.BUILTIN_LOADERS, which run no program
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+
+
+def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """The part of a normalized settings layer (`config.normalize`'s nested shape) an untrusted folder may set,
+    and the dotted names of what was left out ("document_loaders", "generation.base_url", "rags.loot"), in
+    order. `folder`: the folder the layer comes from (paths must stay inside it)."""
+    kept: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in nested.items():
+        if key == "rags" and isinstance(value, dict):
+            rags, dropped = _restrict_rags(value, folder)
+            if rags:
+                kept["rags"] = rags
+            ignored += dropped
+        elif key in SAFE and isinstance(value, dict):
+            section = {}
+            for name, v in value.items():
+                rule = SAFE[key].get(name)
+                if rule is not None and rule(v, folder):
+                    section[name] = v
+                else:
+                    ignored.append(f"{key}.{name}")
+            if section:
+                kept[key] = section
+        elif key in SAFE_TOP_LEVEL:
+            kept[key] = value
+        else:
+            ignored.append(key)
+    return kept, ignored
+
+
+def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """[rags.NAME] tables of an untrusted folder: kept when every source is a path inside the folder and nothing
+    but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
+    server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
+    user's cache)."""
+    from ragls.config import normalize
+
+    kept, ignored = {}, []
+    for name, table in rags.items():
+        if not isinstance(table, dict):
+            ignored.append(f"rags.{name}")
+            continue
+        sources = table.get("sources", [])
+        sources = [sources] if isinstance(sources, str) else sources
+        if not isinstance(sources, list):
+            ignored.append(f"rags.{name}")
+            continue
+        problem = next((p for p in map(_source_problem, map(str, sources), [folder] * len(sources)) if p), None)
+        if problem:
+            ignored.append(f"rags.{name} ({problem})")
+            continue
+        own, warnings = normalize({k: v for k, v in table.items() if k not in RAG_KEYS})
+        if warnings:  # an unknown key may be a backend table (qdrant = {...}): the whole RAG is left out
+            ignored.append(f"rags.{name} (not only sources and settings)")
+            continue
+        settings, dropped = restrict(own, None)
+        kept[name] = {**{k: table[k] for k in RAG_KEYS if k in table}, **settings}
+        ignored += [f"rags.{name}.{d}" for d in dropped]
+    return kept, ignored
+
+
+def _source_problem(source: str, folder: Path | None) -> str | None:
+    """Why a RAG source string (sources/resolve.py's forms) is not for an untrusted folder — "a URL source", "a
+    source outside the folder" — or None when it names only files inside `folder`: no URL, no `~`, no `..`, each
+    `;`-separated part's fixed prefix (before the first glob character) inside the folder."""
+    source = source.strip()
+    m = BUILTIN_LOADER.match(source)
+    if m:
+        source = m.group(2)
+    if "://" in source:
+        return "a URL source"
+    for part in (p.strip() for p in source.split(";")):
+        if not part:
+            continue
+        glob = _GLOB_CHARS.search(part)
+        prefix = part[:glob.start()] if glob else part
+        if ".." in Path(part).parts or not _inside(prefix or ".", folder):
+            return "a source outside the folder"
+    return None
+
+
+def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
+    """The editor's word on workspace trust (`workspaceTrusted` in the last layer that has it, as a boolean, also
+    under a "ragls" wrapper), None when no layer says."""
+    verdict = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_KEY), bool):
+            verdict = layer[EDITOR_TRUST_KEY]
+    return verdict
+
+
+@dataclass
+class FolderLayer:
+    """A folder's ragls.toml as a settings layer (`normalize`'s nested shape). `trusted`: all of it applies; else
+    `data` holds only what `trust_filter.SAFE` allows and `ignored` names the rest, `notice` being the one line
+    that says so and how to trust. `warnings`: unknown keys. `path`: the ragls.toml."""
+
+    data: dict[str, Any]
+    trusted: bool
+    path: Path | None = None
+    ignored: list[str] = field(default_factory=list)
+    notice: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    raw: bytes | None = None  # the file's bytes this answer is about (what `ragls trust` records the hash of)
+
+
+def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str, Any] | None] = ()) -> FolderLayer:
+    """The settings a folder's ragls.toml may give — the one place folder trust is decided, so every front (LSP,
+    CLI, MCP, HTTP) and its start-up scan get the same answer. Trusted when the editor says so (`editor_trust` of
+    `overrides`: the user's own settings), else when the user's trust store (trust.py) has the folder with this
+    very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
+    settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
+    from ragls import trust
+    from ragls.config import CONFIG_FILE, USER_ONLY, normalize, parse_toml
+
+    if folder is None:
+        return FolderLayer({}, True)
+    folder = Path(folder)
+    path = folder / CONFIG_FILE
+    try:
+        raw = trust.read_config_bytes(folder)
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    if raw is None:
+        return FolderLayer({}, True)
+    nested, warnings = normalize(parse_toml(path, raw))
+    for section, name in USER_ONLY:  # never from a folder, trusted or not
+        if isinstance(nested.get(section), dict) and nested[section].pop(name, None) is not None:
+            warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
+                            "files outside it; set it in your editor's settings")
+    verdict = editor_trust(overrides)
+    state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
+    if state == "trusted":
+        return FolderLayer(nested, True, path, warnings=warnings, raw=raw)
+    kept, ignored = restrict(nested, folder)
+    notice = untrusted_notice(path, ignored, state) if ignored else None
+    return FolderLayer(kept, False, path, ignored, notice, warnings, raw)
+
+
+def untrusted_notice(path: Path, ignored: list[str], state: str) -> str:
+    """The one line saying which settings of an untrusted ragls.toml were ignored and how to trust it. `state`:
+    trust.state's "untrusted" / "changed", or "restricted" (the editor's restricted mode)."""
+    what = ", ".join(ignored)
+    folder = path.parent
+    if state == "restricted":
+        return (f"{path}: the editor has not trusted this workspace (restricted mode), so these settings were "
+                f"ignored: {what}; trust the workspace in the editor to use them")
+    why = "changed since you trusted it" if state == "changed" else "is not trusted"
+    return (f"{path} {why}, so these settings were ignored: {what}; read the file, then run "
+            f"`ragls trust {shlex.quote(str(folder))}` to use them")
