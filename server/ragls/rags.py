@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +32,7 @@ from ragls.embed import Embedder
 from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.hashing import text_hash
 from ragls.indexer import FolderIndex, SyncReport
+from ragls.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.trust_filter import folder_layer
@@ -76,23 +77,6 @@ class RagSpec:
     @property
     def base_dir(self) -> Path:
         return self.origin.parent
-
-
-@dataclass
-class RagInfo:
-    """A `rag/list` entry. `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
-
-    name: str
-    sources: list[str]
-    files: int
-    chunks: int
-    pending_vectors: int
-    last_indexed_at: float | None
-    errors: list[dict[str, str]] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    kind: str = "sources"
-    origin: str = ""
-    index_path: str = ""
 
 
 class Rag(Protocol):

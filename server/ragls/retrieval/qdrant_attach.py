@@ -257,7 +257,7 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.rags import RagInfo
+        from ragls.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

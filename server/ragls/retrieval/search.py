@@ -21,7 +21,7 @@ from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.fuse import fetch_chunks, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query import Query, analyse
@@ -229,7 +229,7 @@ def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSetti
     words = set(q.content_words)
     if not words:
         return {}
-    found = _fetch_chunks(indexes, top)
+    found = fetch_chunks(indexes, top)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
 
@@ -237,15 +237,6 @@ def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSetti
 def _has_words(chunk, words: set[str]) -> bool:
     """True when the chunk's title or text contains every one of `words` (BM25 query words) literally."""
     return words <= set(query_words(f"{chunk.title}\n{chunk.text}"))
-
-
-def _fetch_chunks(indexes, keys) -> dict:
-    """{(folder index, chunk id): Chunk} for `keys`, one manifest query per folder (deleted chunks absent)."""
-    by_folder: dict[int, list[str]] = {}
-    for i, cid in keys:
-        by_folder.setdefault(i, []).append(cid)
-    return {(i, cid): chunk for i, ids in by_folder.items()
-            for cid, chunk in indexes[i].manifest.get_chunks(ids).items()}
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
@@ -256,7 +247,7 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     while len(hits) < top_k and pos < len(fused):
         window = fused[pos:pos + top_k * 2]
         pos += len(window)
-        found = _fetch_chunks(indexes, [f.key for f in window])
+        found = fetch_chunks(indexes, [f.key for f in window])
         for f in window:
             chunk = found.get(f.key)
             if chunk is None or chunk.text_hash in seen_text:
