@@ -261,7 +261,8 @@ def cmd_eval(args) -> int:
         with _indexed_workspace(args) as ws:
             if len(sides) > 1:
                 print(f"ragls: evaluating {label}", file=sys.stderr)
-            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k)
+            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k,
+                                   answer=lambda text: ws.ask(text).text)
             summaries.append((label, evaluate.summarize(results, args.k), results))
     if args.json:
         if len(summaries) == 1:

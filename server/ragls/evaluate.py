@@ -17,7 +17,11 @@ lines, the hit's chunk lines overlap them):
   spans found scores 0.5);
 - MRR@10: mean 1 / rank of the first matching hit in the top 10 (0 if none; trec_eval `recip_rank` cut at 10);
 - abstention: precision = unanswerable among the abstained, recall = abstained among the unanswerable, and the
-  share of answerable questions abstained on (false abstentions).
+  share of answerable questions abstained on (false abstentions);
+- answers (a separate table, when measured): Key = share of the questions with a `key` whose answer (`rag/ask`,
+  extractive without an LLM) contains one of its key strings (case-sensitive: the identifier the user needs, e.g.
+  "verify=False"); Focus@k = share of the questions with line gold whose top k holds a hit whose focus lines
+  (`focusRange`) overlap a gold span and span at most FOCUS_MAX_LINES lines.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ragls.ir import Hit
 from ragls.ir_metrics import reciprocal_rank_at
 
 MRR_DEPTH = 10
+FOCUS_MAX_LINES = 6  # a citation points at the answering sentence(s), not a window (issue 27)
 _SPAN = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
@@ -53,6 +58,7 @@ class Question:
     question: str
     kind: str
     gold: tuple[GoldItem, ...]
+    keys: tuple[str, ...] = ()  # strings the answer should contain (any one): the identifier the user needs
 
     @property
     def answerable(self) -> bool:
@@ -74,6 +80,8 @@ class QuestionResult:
     has_lines: bool
     abstained: bool
     extra: dict[str, Any] = field(default_factory=dict)
+    focus_hit: bool | None = None  # a top-k focus overlaps a gold span within FOCUS_MAX_LINES (None: no line gold)
+    key_hit: bool | None = None  # the answer holds one of the question's keys (None: no key or not measured)
 
 
 def _norm_path(path: str) -> str:
@@ -98,7 +106,7 @@ def _gold_item(raw: Any, where: str) -> GoldItem:
     raise InvalidParams(f"{where}: a gold item is \"path\", \"path:first-last\" or {{\"path\", \"lines\"}}; got {raw!r}")
 
 
-QUESTION_FIELDS = frozenset({"id", "kind", "question", "gold", "text"})  # docs/evaluation.md, "The gold file"
+QUESTION_FIELDS = frozenset({"id", "kind", "question", "gold", "text", "key"})  # docs/evaluation.md, "The gold file"
 
 
 def load_questions(path: str | Path) -> list[Question]:
@@ -129,8 +137,12 @@ def load_questions(path: str | Path) -> list[Question]:
         if qid in seen:
             raise InvalidParams(f"{where}: duplicate id {qid!r}")
         seen.add(qid)
+        keys = obj.get("key", [])
+        keys = [keys] if isinstance(keys, str) else keys
+        if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+            raise InvalidParams(f"{where}: \"key\" must be a string or a list of non-empty strings")
         out.append(Question(qid, obj["question"].strip(), str(obj.get("kind") or "all"),
-                            tuple(_gold_item(g, where) for g in gold)))
+                            tuple(_gold_item(g, where) for g in gold), tuple(keys)))
     if not out:
         raise InvalidParams(f"{path}: no questions")
     return out
@@ -153,8 +165,26 @@ def matches(hit: Hit, item: GoldItem) -> bool:
     return first <= item.end and last >= item.start
 
 
-def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool) -> QuestionResult:
-    """Score one question's ranked `hits` (best first, at least MRR_DEPTH when available) at cut-off `k`."""
+def focus_lines(hit: Hit) -> tuple[int, int] | None:
+    """The 1-based inclusive lines of a hit's focus (`focusRange`), None without one."""
+    f = hit.focus
+    if f is None:
+        return None
+    end = f.end_line + 1 if f.end_char > 0 or f.end_line == f.start_line else f.end_line
+    return f.start_line + 1, end
+
+
+def focus_matches(hit: Hit, item: GoldItem) -> bool:
+    """Same file, the hit has a focus of at most FOCUS_MAX_LINES lines, and it overlaps the item's lines."""
+    lines = focus_lines(hit)
+    if item.start is None or lines is None or _norm_path(hit.chunk.path) != item.path:
+        return False
+    return lines[1] - lines[0] + 1 <= FOCUS_MAX_LINES and lines[0] <= item.end and lines[1] >= item.start
+
+
+def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str | None = None) -> QuestionResult:
+    """Score one question's ranked `hits` (best first, at least MRR_DEPTH when available) at cut-off `k`;
+    `answer` is its answer text when answers are measured."""
     topk = list(hits[:k])
     relevant = {str(i) for i, h in enumerate(hits[:MRR_DEPTH]) if any(matches(h, g) for g in q.gold)}
     rr = reciprocal_rank_at([str(i) for i in range(min(len(hits), MRR_DEPTH))], dict.fromkeys(relevant, 1.0),
@@ -167,7 +197,9 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool) -> Question
         file_hit=any(_norm_path(h.chunk.path) in gold_paths for h in topk),
         gold_found=[any(matches(h, g) for h in topk) for g in q.gold],
         has_lines=any(g.start is not None for g in q.gold),
-        abstained=abstained)
+        abstained=abstained,
+        focus_hit=any(focus_matches(h, g) for h in topk for g in q.gold) if any(g.start for g in q.gold) else None,
+        key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -193,6 +225,17 @@ def summarize(results: Sequence[QuestionResult], k: int) -> dict[str, Any]:
         }
 
     kinds = sorted({r.kind for r in results})
+    answers = None
+    if any(r.key_hit is not None or r.focus_hit is not None for r in results):
+        def answer_row(rs: Sequence[QuestionResult]) -> dict[str, Any]:
+            keyed = [r for r in rs if r.key_hit is not None]
+            lined = [r for r in rs if r.focus_hit is not None]
+            return {"keyed": len(keyed), "Key": _mean([float(r.key_hit) for r in keyed]), "lined": len(lined),
+                    f"Focus@{k}": _mean([float(r.focus_hit) for r in lined])}
+
+        answers = {"all": answer_row(results),
+                   "kinds": {kind: answer_row([r for r in results if r.kind == kind]) for kind in kinds}
+                   if len(kinds) > 1 else {}}
     unans = [r for r in results if not r.answerable]
     ans = [r for r in results if r.answerable]
     abst = [r for r in results if r.abstained]
@@ -208,19 +251,23 @@ def summarize(results: Sequence[QuestionResult], k: int) -> dict[str, Any]:
             "recall": tp / len(unans) if unans else None,
             "false_abstention_rate": (len(abst) - tp) / len(ans) if ans else None,
         },
+        **({"answers": answers} if answers is not None else {}),
     }
 
 
 def run(questions: Sequence[Question], retrieve: Callable[[str, int], list[Hit]],
         abstains: Callable[[str, list[Hit]], bool], k: int,
-        on_question: Callable[[int, int], None] | None = None) -> list[QuestionResult]:
+        on_question: Callable[[int, int], None] | None = None,
+        answer: Callable[[str], str] | None = None) -> list[QuestionResult]:
     """Judge every question: `retrieve(text, depth)` ranks hits (depth = max(k, MRR_DEPTH)), `abstains(text,
-    hits)` is the product's abstention decision for them."""
+    hits)` is the product's abstention decision for them; `answer(text)`, when given, is the product's answer text
+    (asked only for questions with a `key`)."""
     depth = max(k, MRR_DEPTH)
     out = []
     for i, q in enumerate(questions):
         hits = retrieve(q.question, depth)
-        out.append(judge(q, hits, k, abstains(q.question, hits)))
+        text = answer(q.question) if answer is not None and q.keys else None
+        out.append(judge(q, hits, k, abstains(q.question, hits), text))
         if on_question is not None:
             on_question(i + 1, len(questions))
     return out
@@ -278,6 +325,11 @@ def format_report(summary: dict[str, Any]) -> str:
                  f"({a['abstained_unanswerable']} of {a['unanswerable']} unanswerable abstained; "
                  f"{a['abstained_answerable']} of {summary['all']['n']} answerable abstained, "
                  f"rate {_fmt(a['false_abstention_rate'])})")
+    if "answers" in summary:
+        lines.append(f"{'answers':14s} {'keyed':>5s} {'Key':>10s} {'lined':>5s} {f'Focus@{k}':>10s}")
+        for name, r in [("all", summary["answers"]["all"]), *summary["answers"]["kinds"].items()]:
+            lines.append(f"{name:14s} {r['keyed']:5d} {_fmt(r['Key']):>10s} {r['lined']:5d} "
+                         f"{_fmt(r[f'Focus@{k}']):>10s}")
     return "\n".join(lines)
 
 

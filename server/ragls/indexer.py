@@ -446,6 +446,9 @@ class FolderIndex(VectorPhase):
             known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
             listed_set = {p for p in candidates if self.filter.included(p) and not self.filter.alias_of_indexed(p)
                           and (allowed is None or p in allowed)}
+            # a file replaced by a link out of the folder (or such a link created) is listed as skipped at once
+            report.skipped += [Skipped(p, OUTSIDE_LINK) for p in candidates
+                               if p not in listed_set and self.filter.outside_reason(p) is not None]
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)

@@ -72,9 +72,12 @@ class Hit:
     score: float
     signals: dict[str, float] = field(default_factory=dict)
     similarity: float | None = None  # cosine similarity to the query, when the vector signal saw this chunk
-    # The lines that answer the query, inside the chunk's span: its best embedding window, or for a hit only
-    # BM25 found the lines holding the most query terms (retrieval/focus.py). None when unknown.
+    # The lines that answer the query, inside the chunk's span: the answering sentence(s) of `window`
+    # (retrieval/focus.py), at most about 6 lines. None when unknown.
     focus: LineSpan | None = None
+    # The context of `focus`: the chunk's best embedding window, or for a hit only BM25 found the lines holding
+    # the most query terms (retrieval/focus.py). None when unknown.
+    window: LineSpan | None = None
 
 
 @dataclass(frozen=True)

@@ -105,14 +105,17 @@ def hit_lines(hit: Hit) -> tuple[int, int]:
 
 
 def hit_record(hit: Hit) -> dict[str, Any]:
-    """The structured form of one search hit: `start_line`-`end_line` are the lines to cite (the focus lines
-    when known), `text` is the whole chunk, lines `chunk_start_line`-`chunk_end_line`."""
+    """The structured form of one search hit: `start_line`-`end_line` are the lines to cite (the focus lines —
+    the answering sentence — when known), `context_start_line`-`context_end_line` the window around them (the
+    focus lines again without one), `text` is the whole chunk, lines `chunk_start_line`-`chunk_end_line`."""
     c = hit.chunk
     start, end = hit_lines(hit)
+    window = getattr(hit, "window", None)
+    context = line_range(window) if isinstance(window, LineSpan) else (start, end)
     chunk_start, chunk_end = line_range(c.span)
     return {"path": c.path, "uri": _chunk_uri(c), "start_line": start, "end_line": end, "heading": c.title or None,
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,
-            "chunk_end_line": chunk_end}
+            "chunk_end_line": chunk_end, "context_start_line": context[0], "context_end_line": context[1]}
 
 
 def _chunk_uri(c: Chunk) -> str:

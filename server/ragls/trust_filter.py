@@ -65,8 +65,9 @@ SAFE: dict[str, dict[str, Rule]] = {
     "sources": _fields("include", "exclude", "max_file_bytes", "respect_gitignore", "loader_timeout_s"),
     "chunking": _fields("chunk_size", "chunk_overlap"),
     # `model` names one of fastembed's listed models (fastembed refuses others): a fixed download, no code.
-    "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "parallel",
-                         "window", "window_stride"),
+    # (`parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
+    "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
+                         "window_stride"),
     "index": {"ann_threshold": _any, "path": _index_path_inside},
     "retrieval": {
         **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
@@ -102,10 +103,10 @@ def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any
             if rags:
                 kept["rags"] = rags
             ignored += dropped
-        elif key in SAFE and isinstance(value, dict):
+        elif isinstance(value, dict) and key != "document_loaders":  # a section (normalize keeps only known ones)
             section = {}
             for name, v in value.items():
-                rule = SAFE[key].get(name)
+                rule = SAFE.get(key, {}).get(name)
                 if rule is not None and rule(v, folder):
                     section[name] = v
                 else:

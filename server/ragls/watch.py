@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls import heap
+from ragls.sources.walk import OUTSIDE_LINK
 from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
@@ -171,7 +172,7 @@ class IndexWorker:
                     if self._is_directory_event(idx, p, rel):
                         self._mark(i, None, now)  # the files inside get no events of their own
                         accepted += 1
-                    elif idx.filter.included(rel):
+                    elif idx.filter.reason(rel) in (None, OUTSIDE_LINK):  # a link out: the sync lists it skipped
                         self._mark(i, rel, now)
                         accepted += 1
             if accepted:

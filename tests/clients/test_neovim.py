@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ragls.trust import trust as trust_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "clients" / "neovim"
@@ -231,6 +232,7 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
         llm = request.getfixturevalue("llm_server")  # tests/conftest.py
         llm.reset(_llm_reply)
     (workspace / "ragls.toml").write_text(_ragls_toml(model_dir, llm.openai_url if llm else None), encoding="utf-8")
+    trust_folder(workspace)  # headless Neovim asks nobody (rpc.workspace_trusted): the user's ragls trust store decides
     result = _run_spec(spec, workspace, tmp_path, model_dir)
     print(result.stdout)
     print(f"exit code {result.returncode}")

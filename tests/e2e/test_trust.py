@@ -229,3 +229,48 @@ async def test_mcp_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, en
                    for e in status["errors"])
         result = await proc.data("search_docs", {"query": "vault combination"})
         assert VAULT not in json.dumps(result)
+
+
+def _run_on_terminal(env, answer: bytes, *args) -> str:
+    """`ragls ARGS` with stdin and stderr on a pseudo-terminal (as in a shell); `answer` is typed once the
+    question shows. Returns what the terminal showed."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", *map(str, args)], env=env, stdin=slave, stderr=slave,
+                            stdout=subprocess.DEVNULL)
+    os.close(slave)
+    shown, answered = b"", False
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 300)
+            if not ready:
+                raise AssertionError(f"no output from ragls {args}: {shown!r}")
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed: the process exited
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if not answered and b"[y/N]" in shown:
+                os.write(master, answer)
+                answered = True
+    finally:
+        os.close(master)
+        assert proc.wait(timeout=300) == 0
+    return shown.decode(errors="replace")
+
+
+def test_cli_on_a_terminal_asks_before_using_an_untrusted_folder(clone, env):
+    marker = clone.parent / "pwned.txt"
+    shown = _run_on_terminal(env, b"n\n", "index", clone)
+    assert "Trust this folder" in shown and "document_loaders" in shown and "is not trusted" in shown
+    assert not marker.exists()
+    shown = _run_on_terminal(env, b"y\n", "index", clone, "--index-path", clone.parent / "idx")
+    assert f"trusted {clone}" in shown and "is not trusted" not in shown
+    assert marker.read_text().strip() == "ran"
+    listed = json.loads(ragls(env, "trust", "--list", "--json").stdout)
+    assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["trusted"]

@@ -92,3 +92,29 @@ def test_git_info_exclude_changes_apply_without_restart(live):
     exclude.write_text(exclude.read_text() + "\ndrafts.md\n" if exclude.exists() else "drafts.md\n")
     eventually(lambda: bm25(ws, "pancake recipe") == [], "drafts.md excluded by .git/info/exclude")
     assert bm25(ws, "lighthouse dawn") == ["public.md"]
+
+
+def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):
+    folder, start = live
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "credentials").write_text("[default]\naws_access_key_id = the osprey ledger account\n")
+    (folder / "guide.md").write_text("# Guide\n\nThe ferry timetable lists the puffin crossing.\n")
+    (folder / "notes.md").write_text("# Notes\n\nThe harbour master keeps the tide tables.\n")
+    (folder / "pw.md").symlink_to(private / "credentials")  # there before the start: the full scan skips it
+    ws = start()
+
+    def skipped() -> dict[str, str]:
+        return dict(ws.status().folders[0].skipped)
+
+    assert bm25(ws, "osprey ledger account") == []
+    assert "outside the indexed folder" in skipped()["pw.md"]
+    assert bm25(ws, "harbour master tide tables") == ["notes.md"]
+    # an indexed file replaced by a link out of the folder leaves the index, and says why
+    (folder / "notes.md").unlink()
+    (folder / "notes.md").symlink_to(private / "credentials")
+    eventually(lambda: bm25(ws, "harbour master tide tables") == [], "notes.md replaced by an outside link")
+    eventually(lambda: "notes.md" in skipped(), "notes.md listed as skipped")
+    assert "outside the indexed folder" in skipped()["notes.md"]
+    assert bm25(ws, "osprey ledger account") == [] and ws.status().folders[0].files == 1
+    assert all("osprey" not in h.chunk.text for h in ws.query("osprey ledger account", top_k=5).hits)

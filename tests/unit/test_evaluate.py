@@ -98,3 +98,23 @@ def test_compare_sides(tmp_path):
         parse_setting_side(str(tmp_path / "missing.toml"))
     with pytest.raises(InvalidParams, match="expected name=value"):
         parse_setting_side("retrieval.top_k")
+
+
+def test_key_and_focus_metrics(tmp_path):
+    """`key`: the answer must hold one of the strings (case-sensitive); Focus@k: a top-k hit's focus overlaps a
+    gold span and spans at most 6 lines (a 12-line window overlapping the gold does not count)."""
+    qs = load_questions(write(tmp_path, '{"id": "a", "question": "a?", "key": "verify=False", '
+                                        '"gold": [{"path": "x.md", "lines": [10, 11]}]}\n'
+                                        '{"id": "b", "question": "b?", "key": ["PoolTimeout", "pool"], '
+                                        '"gold": [{"path": "x.md", "lines": [40, 40]}]}\n'))
+    assert qs[0].keys == ("verify=False",) and qs[1].keys == ("PoolTimeout", "pool")
+    sentence = Hit(hit("x.md", 1, 50).chunk, 1.0, focus=LineSpan(9, 0, 11, 0))  # lines 10-11
+    window = Hit(hit("x.md", 1, 50).chunk, 1.0, focus=LineSpan(34, 0, 46, 0))  # lines 35-46: 12 lines
+    ra = judge(qs[0], [sentence], 5, False, "set `verify=False` on the client")
+    rb = judge(qs[1], [window], 5, False, "The Pool timeout is raised")
+    assert (ra.key_hit, ra.focus_hit) == (True, True)
+    assert (rb.key_hit, rb.focus_hit) == (False, False)
+    s = summarize([ra, rb], 5)
+    assert s["answers"]["all"] == {"keyed": 2, "Key": 0.5, "lined": 2, "Focus@5": 0.5}
+    with pytest.raises(InvalidParams, match="key"):
+        load_questions(write(tmp_path, '{"question": "a?", "key": [1], "gold": []}\n'))

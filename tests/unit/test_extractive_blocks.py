@@ -163,3 +163,15 @@ def test_a_chunk_opening_mid_sentence_does_not_answer_with_the_fragment():
     text = "overload that operator is listed in the table.\nEvery operator of the table has an example beside it.\n"
     assert [u.sentence for u in units(text)] == ["Every operator of the table has an example beside it."]
     assert [u.sentence for u in units("The table lists every operator.\n")] == ["The table lists every operator."]
+
+
+def test_admonition_bodies_are_prose_with_their_lines():
+    """A reST `.. note::` body is indented text, not a code block: its sentences are candidates, on their own
+    lines (0-based), read across the hard wraps."""
+    text = ("Streaming\n---------\n\n.. note:: When streaming, you need to release\n    the connection yourself.\n\n"
+            "    After all data is read you can call\n    `release_conn` to return the connection to the pool.\n")
+    found = [(u.sentence, u.line, u.end) for u in units(text)]
+    assert found == [("When streaming, you need to release the connection yourself.", 3, 4),
+                     ("After all data is read you can call `release_conn` to return the connection to the pool.",
+                      6, 7)]
+    assert "```" not in extractive_answer("how do I return the connection to the pool", [(1, hit(text))])

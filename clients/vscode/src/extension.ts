@@ -68,7 +68,8 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
         void server.sendConfiguration();
       }
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void server.start()),
+    // Trusting the workspace lifts restricted mode: a new server gets workspaceTrusted: true (settings.ts).
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
   );
 
   void server.start();

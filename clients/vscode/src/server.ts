@@ -19,7 +19,7 @@ import {
 } from 'vscode-languageclient/node';
 import { resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
-import { passThroughSettings, serverSettings } from './settings';
+import { initializationOptions, serverSettings } from './settings';
 import { StatusBar } from './status';
 import { openSettings } from './walkthrough';
 
@@ -75,11 +75,12 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    if (!vscode.workspace.isTrusted) {
-      this.status.set('untrusted', '$(shield) ragls', 'ragls starts once this workspace is trusted');
-      return;
-    }
     this.status.set('starting', '$(sync~spin) ragls: starting', 'ragls: starting the server');
+    if (!vscode.workspace.isTrusted) {
+      // Restricted mode: the server starts (from the user's own ragls.server.* settings), told the workspace is
+      // untrusted, so the folders' ragls.toml only tunes retrieval (docs/security.md, "Folder trust").
+      this.output.appendLine('ragls: restricted mode: the folders\' ragls.toml settings that run programs, reach the network or read outside the folder are ignored until you trust this workspace');
+    }
     const env = { ...process.env };
     const launch = await resolveLaunch(serverSettings(), env);
     if (!launch.ok) {
@@ -104,7 +105,7 @@ export class ServerManager implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', pattern: DOCUMENT_PATTERN }],
-      initializationOptions: passThroughSettings(),
+      initializationOptions: initializationOptions(),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationFailedHandler: (error) => {
@@ -166,16 +167,13 @@ export class ServerManager implements vscode.Disposable {
     const client = this.running;
     if (client) {
       await client.sendNotification(DidChangeConfigurationNotification.type, {
-        settings: { ragls: passThroughSettings() },
+        settings: { ragls: initializationOptions() },
       });
     }
   }
 
   /** The running client, starting the server if needed; throws an Error with a user-facing message. */
   async ready(): Promise<LanguageClient> {
-    if (!vscode.workspace.isTrusted) {
-      throw new Error('ragls: trust this workspace to start the ragls server (Manage Workspace Trust).');
-    }
     if (!this.running) {
       await this.start();
     }

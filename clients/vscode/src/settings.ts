@@ -28,6 +28,20 @@ export const PASS_THROUGH_KEYS = [
   'index.path',
 ] as const;
 
+/**
+ * Pass-through keys that point ragls at programs, endpoints, keys or paths outside the folder: in restricted mode
+ * (an untrusted workspace) only their user-level value is sent — a cloned folder's .vscode/settings.json must not
+ * set them. Also `restrictedConfigurations` in package.json.
+ */
+export const RESTRICTED_KEYS: ReadonlySet<string> = new Set([
+  'embedding.modelPath',
+  'generation.backend',
+  'generation.model',
+  'generation.baseUrl',
+  'generation.apiKeyEnv',
+  'index.path',
+]);
+
 /** `ragls.server.*` with defaults from package.json. */
 export function serverSettings(): ServerSettings {
   const cfg = vscode.workspace.getConfiguration(SECTION);
@@ -48,8 +62,10 @@ export function passThroughSettings(): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const key of PASS_THROUGH_KEYS) {
     const seen = cfg.inspect(key);
+    const userOnly = !vscode.workspace.isTrusted && RESTRICTED_KEYS.has(key);
+    const layers = userOnly ? [seen?.globalValue] : [seen?.workspaceFolderValue, seen?.workspaceValue, seen?.globalValue];
     // "" and [] are the schema's "unset" (the Settings UI has no null), like undefined and a legacy null.
-    const value = [seen?.workspaceFolderValue, seen?.workspaceValue, seen?.globalValue].find(
+    const value = layers.find(
       (v) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0),
     );
     if (value === undefined) {
@@ -59,6 +75,15 @@ export function passThroughSettings(): Record<string, Record<string, unknown>> {
     (out[section] ??= {})[name] = value;
   }
   return out;
+}
+
+/**
+ * What the server gets as initializationOptions and in `workspace/didChangeConfiguration`: the pass-through
+ * settings plus `workspaceTrusted`, VS Code's Workspace Trust (false in restricted mode: the folders' ragls.toml
+ * may then only tune retrieval; docs/protocol.md).
+ */
+export function initializationOptions(): Record<string, unknown> {
+  return { ...passThroughSettings(), workspaceTrusted: vscode.workspace.isTrusted };
 }
 
 /** Whether a configuration change needs a server restart (`ragls.server.*`). */

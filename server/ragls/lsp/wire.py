@@ -117,10 +117,11 @@ def source_uri(chunk: Chunk) -> str:
     return "ragls:" + quote(chunk.path, safe="")
 
 
-def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
+def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
-    extracted text for converted documents), optional title, `page` (1-based, PDFs) and `focusRange` (the
-    answering lines, inside `range`) when `focus` is given."""
+    extracted text for converted documents), optional title, `page` (1-based, PDFs), `focusRange` (the
+    answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it)
+    when `context` is given and differs from the focus."""
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
@@ -132,12 +133,14 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None) -> dict:
         src["page"] = chunk.page
     if focus is not None:
         src["focusRange"] = to_wire_range(focus)
+        if context is not None and context != focus:
+            src["contextRange"] = to_wire_range(context)
     return src
 
 
 def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
-           "source": to_wire_source(hit.chunk, hit.focus)}
+           "source": to_wire_source(hit.chunk, hit.focus, hit.window)}
     if hit.focus is not None:
         out["focusRange"] = to_wire_range(hit.focus)
     if explain:
@@ -168,7 +171,7 @@ def to_wire_answer(answer: Answer) -> dict:
     failed and `answer` is extractive) are present only when they apply."""
     out = {
         "answer": answer.text,
-        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus)} for n, hit in answer.sources],
+        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window)} for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
         "model": answer.model,
         "abstained": answer.abstained,

@@ -145,9 +145,9 @@ def signal_agreement(hits: Sequence[Hit]) -> float:
 
 
 def _focus_stems(hit: Hit) -> set[str]:
-    """BM25 terms of the hit's focus lines (all of its title and text without a focus); the title counts, as it
-    prefixes every window."""
-    focus = hit.focus
+    """BM25 terms of the hit's context window (`Hit.window`, else its focus lines; all of its title and text without
+    either); the title counts, as it prefixes every window."""
+    focus = hit.window or hit.focus
     if focus is None:
         return _stems_of(hit)
     lines = hit.chunk.text.splitlines()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ragls.ir import Hit
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
@@ -78,12 +79,11 @@ def merge_rounds(first: Sequence[Hit], second: Sequence[Hit], top_k: int, k: flo
         scores[cid] = scores.get(cid, 0.0) + 1.0 / (k + rank)
         if cid in hits:
             old = hits[cid]
-            hits[cid] = Hit(old.chunk, old.score, {**old.signals, "corrective": float(rank)}, old.similarity,
-                            old.focus)
+            hits[cid] = replace(old, signals={**old.signals, "corrective": float(rank)})
         else:
-            hits[cid] = Hit(h.chunk, h.score, {"corrective": float(rank)}, None, h.focus)
+            hits[cid] = replace(h, signals={"corrective": float(rank)}, similarity=None)
     order = sorted(scores, key=lambda c: -scores[c])[:top_k]
-    return [Hit(hits[c].chunk, scores[c], hits[c].signals, hits[c].similarity, hits[c].focus) for c in order]
+    return [replace(hits[c], score=scores[c]) for c in order]
 
 
 def correct(question: str, hits: Sequence[Hit], llm: StepLLM, trace: LLMTrace,

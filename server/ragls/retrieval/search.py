@@ -20,7 +20,7 @@ from ragls.ir import Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
-from ragls.retrieval.focus import keyword_focus, line_span
+from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
 from ragls.retrieval.fuse import fetch_chunks, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.pooling import pooled_scores
@@ -144,7 +144,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         if hits is not None:
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-            hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
+            hits = _finish(indexes, hits, matches, q, settings, max_context_chars, embedder)
             return _count_rerank_calls(RetrievalResult(
                 hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
                 truncated, report))
@@ -153,7 +153,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         keep = keep_distinct([m.vector if (m := matches.get(f.key)) is not None else None for f in fused],
                              settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
-    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
+    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars,
+                   embedder)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
     return _count_rerank_calls(RetrievalResult(
         hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
@@ -172,18 +173,21 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     return result.with_(llm=trace)
 
 
-def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
-    """Add each hit's focus (best window, else keyword lines) and, with `parent_document`, grow it to its
-    section."""
+def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int,
+            embedder=None) -> list[Hit]:
+    """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
+    it (`focus.sentence_focus`, by cosine with `embedder` when the query has a vector); with `parent_document`, grow
+    each hit to its section."""
     folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
     out = []
     for hit in hits:
         m = matches.get((folder_of.get(hit.chunk.folder), hit.chunk.id))
         if m is not None:
-            focus = line_span(hit.chunk, m.start_line, m.end_line)
+            window = line_span(hit.chunk, m.start_line, m.end_line)
         else:
-            focus = keyword_focus(hit.chunk, q.focus_terms)
-        out.append(replace(hit, focus=focus) if focus is not None else hit)
+            window = keyword_focus(hit.chunk, q.focus_terms)
+        out.append(replace(hit, focus=window, window=window) if window is not None else hit)
+    out = sentence_focus(out, q.text, q.vector, embedder.embed_documents if embedder is not None else None)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
 

@@ -60,16 +60,33 @@ function M.progress_handler(err, result, ctx, cfg)
   return vim.lsp.handlers["$/progress"](err, result, ctx, cfg)
 end
 
+--- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
+--- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
+--- true when allowed: the server applies all of the file. nil otherwise (no file, headless, ignored or denied):
+--- the user's ragls trust store (`ragls trust`) decides, and untrusted the file only tunes retrieval.
+---@param root string
+---@return boolean|nil
+function M.workspace_trusted(root)
+  local path = root .. "/ragls.toml"
+  if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
+    return nil
+  end
+  local ok, content = pcall(vim.secure.read, path)
+  return (ok and content ~= nil) or nil
+end
+
 --- The `vim.lsp.ClientConfig` for a root dir.
 ---@param root string
 ---@return table
 function M.client_config(root)
   local cfg = config.values
+  local init = vim.deepcopy(cfg.settings or {})
+  init.workspaceTrusted = M.workspace_trusted(root)
   return {
     name = M.name,
     cmd = cfg.cmd,
     root_dir = root,
-    init_options = cfg.settings,
+    init_options = init,
     settings = { ragls = cfg.settings },
     handlers = { ["$/progress"] = M.progress_handler },
   }

@@ -1,0 +1,351 @@
+"""Passages of a chunk text for answers and citations: its blocks, and the sentences and list items in them, each
+with the lines it spans.
+
+The text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks
+(Markdown's 4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped).
+A sentence ends at its punctuation, not at a line break: a paragraph or list item hard-wrapped over several source
+lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`Unit.end`), which is what
+`focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
+"The **pool** timeout ... acquiring / a connection ... `PoolTimeout` is raised" answers whole). A sentence ending in
+":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
+indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into
+one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
+`::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
+its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragls.chunking import strip_heading_ids
+
+EXTRACTIVE_MAX_SENTENCE_CHARS = 400
+MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\})[ \t]*$", re.MULTILINE)
+_FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
+_INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+# Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
+# READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+# A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
+_REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
+# A reST section title's underline (or overline): one punctuation character repeated.
+_REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
+
+
+def clean_markup(text: str) -> str:
+    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
+    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
+    `{ #anchor }`, reST roles reduced to their text (`_rest_role`), and admonitions (`_admonitions`) read as the
+    prose they hold."""
+    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = _DIRECTIVE_LINE.sub("", text)
+    text = _LINK_DEFINITION.sub("", text)
+    text = _REST_ROLE.sub(_rest_role, text)
+    return _admonitions(strip_heading_ids(text))
+
+
+# An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
+_ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|caution|attention|danger|error|"
+                         r"seealso|versionadded|versionchanged|deprecated|admonition)::|(?:!!!|\?\?\?\+?)[ \t]+\w+"
+                         r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
+
+
+def _admonitions(text: str) -> str:
+    """Admonitions as plain paragraphs, line for line: the directive line keeps only its text (".. note:: When
+    using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body is dedented, so its
+    sentences are prose, not an indented code block. A version directive's own argument ("2.0") is dropped."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _ADMONITION.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        outer = len(m.group(1).expandtabs())
+        rest = m.group(2)
+        if lines[i].lstrip().startswith((".. version", ".. deprecated")):
+            rest = rest.split(" ", 1)[1] if " " in rest else ""
+        lines[i] = m.group(1) + rest
+        j = i + 1
+        body = []
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
+            body.append(j)
+            j += 1
+        while body and not lines[body[-1]].strip():
+            body.pop()
+        indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
+        for k in body:
+            lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
+        i = j
+    return "\n".join(lines)
+
+
+def _rest_role(m: re.Match[str]) -> str:
+    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
+    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
+    dotted part, "!" is dropped), as Sphinx renders them."""
+    role = m.group(0)[1:].split(":", 1)[0]
+    target = m.group(1).strip()
+    if target.endswith(">") and "<" in target:
+        target = target[:target.rindex("<")].strip() or target
+    if role in _TEXT_ROLES:
+        return target
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return f"`{target}`"
+
+
+@dataclass
+class _Block:
+    kind: str  # "para", "list", "code", "skip"
+    start: int  # 0-based line in the chunk text
+    lines: list[str]
+
+
+def _blocks(text: str) -> list[_Block]:
+    """The chunk text as blocks (see module docstring), with their first line."""
+    out: list[_Block] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            i += 1
+            continue
+        m = _FENCE_OPEN.match(line)
+        if m:
+            j = i + 1
+            while j < len(lines) and not lines[j].strip().startswith(m.group(1)):
+                j += 1
+            out.append(_Block("code", i, lines[i:j + 1]))
+            i = j + 1
+            continue
+        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) and not (out and out[-1].kind == "list"):
+            # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
+            # line that is neither blank nor indented. After a list it is the item's continuation instead.
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or _INDENTED.match(lines[j])):
+                j += 1
+            while not lines[j - 1].strip():
+                j -= 1
+            out.append(_Block("code", i, lines[i:j]))
+            i = j
+            continue
+        if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not _LIST_ITEM.match(line) \
+                and len(lines[i + 1].strip()) >= len(stripped):
+            out.append(_Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
+            i += 2
+            continue
+        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
+            out.append(_Block("skip", i, [line]))
+            i += 1
+            continue
+        kind = "list" if _LIST_ITEM.match(line) else "para"
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and not _FENCE_OPEN.match(lines[j]) \
+                and not lines[j].strip().startswith(("#", "|")):
+            is_item = bool(_LIST_ITEM.match(lines[j]))
+            if kind == "para" and is_item:
+                break
+            j += 1
+        out.append(_Block(kind, i, lines[i:j]))
+        i = j
+    return _merge_lists(out)
+
+
+def _merge_lists(blocks: list[_Block]) -> list[_Block]:
+    """Consecutive list blocks (a loose list: items separated by blank lines) become one list block."""
+    out: list[_Block] = []
+    for b in blocks:
+        if out and b.kind == "list" and out[-1].kind == "list":
+            out[-1].lines += [""] + b.lines
+        else:
+            out.append(b)
+    return out
+
+
+def _link_text(text: str) -> str:
+    """Markdown links reduced to their text, images dropped."""
+    return _LINK.sub(r"\1", _IMAGE.sub("", text))
+
+
+def _plain(text: str) -> str:
+    return " ".join(_BARE_MARKER.sub("", _link_text(text)).split())
+
+
+def _cap(sentence: str) -> str:
+    if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
+        return sentence[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
+    return sentence
+
+
+def _attached(block: _Block) -> str:
+    """A list or code block as kept after a ":" sentence: verbatim lines (links reduced to their text outside
+    code), common indentation removed, at most MAX_ATTACHED_LINES (a cut code block is closed)."""
+    lines = list(block.lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    cut = len(lines) > MAX_ATTACHED_LINES
+    lines = lines[:MAX_ATTACHED_LINES]
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    lines = [x[indent:] for x in lines]
+    if block.kind == "code":
+        fenced = _FENCE_OPEN.match(block.lines[0])
+        if not fenced:  # an indented block: fenced in the answer, which is Markdown
+            lines = ["```", *lines, *(["…"] if cut else []), "```"]
+        elif cut:
+            lines += ["…", fenced.group(1)]
+    else:
+        lines = [_link_text(x) for x in lines]
+        if cut:
+            lines.append("…")
+    return "\n".join(lines)
+
+
+@dataclass
+class Unit:
+    """A candidate of the answer: a sentence (or a whole list item), possibly with the block it introduces.
+    `line`..`end` are the 0-based chunk-text lines the sentence spans (inclusive); `block_end` is the last line of
+    the block it introduces (`attached`), else `end`."""
+
+    sentence: str
+    attached: str = ""
+    line: int = 0
+    end: int = -1
+    block_end: int = -1
+
+    def __post_init__(self) -> None:
+        self.end = max(self.end, self.line)
+        self.block_end = max(self.block_end, self.end)
+
+    @property
+    def text(self) -> str:
+        return f"{self.sentence}\n{self.attached}" if self.attached else self.sentence
+
+
+def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
+    """The lines of a paragraph or list item as one text (line prefixes "- ", "> " removed, joined by a space),
+    with (offset in the text, 0-based chunk line) of each line's first character."""
+    parts, where, pos = [], [], 0
+    for k, line in enumerate(lines):
+        piece = _LINE_PREFIX.sub("", line.strip(), count=1)
+        where.append((pos, start + k))
+        parts.append(piece)
+        pos += len(piece) + 1
+    return " ".join(parts), where
+
+
+def _line_at(where: list[tuple[int, int]], offset: int) -> int:
+    line = where[0][1]
+    for pos, n in where:
+        if pos > offset:
+            break
+        line = n
+    return line
+
+
+def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    """(sentence, first line, last line) of a joined paragraph: split at sentence punctuation followed by a
+    capital (never at a line break), markup reduced (`_plain`)."""
+    out, begin = [], 0
+    for m in [*_SENTENCE_SPLIT.finditer(text), None]:
+        stop = m.start() if m else len(text)
+        raw = text[begin:stop]
+        if raw.strip():
+            lead = len(raw) - len(raw.lstrip())
+            out.append((_plain(raw), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
+        begin = m.end() if m else len(text)
+    return out
+
+
+def _block_end(block: _Block) -> int:
+    n = len(block.lines)
+    while n > 1 and not block.lines[n - 1].strip():
+        n -= 1
+    return block.start + n - 1
+
+
+def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
+    """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
+    chunk-text `lines` (inclusive) when given. Sentences and list items have at least 4 words."""
+    blocks = _blocks(clean_markup(text))
+    out: list[Unit] = []
+    for k, b in enumerate(blocks):
+        if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
+            continue
+        # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
+        nxt = next((x for x in blocks[k + 1:k + 3] if not x.lines[0].lstrip().startswith(".. ")), None)
+        if b.kind == "para":
+            sentences = _sentences(*_joined(b.lines, b.start))
+            if len(sentences) > 1 and len(sentences[-1][0].split()) < 4 and sentences[-1][0].endswith(":"):
+                # "So how do you register it? Like this::" + code: the short lead-in joins its sentence
+                (a, first, _), (z, _, last) = sentences[-2:]
+                sentences[-2:] = [(f"{a} {z}", first, last)]
+            if b.start == 0 and sentences and sentences[0][0][:1].islower():
+                sentences = sentences[1:]  # the chunk opens mid-sentence (its overlap with the one before)
+            sentences = [s for s in sentences if len(s[0].split()) >= 4]
+            for pos, (s, first, last) in enumerate(sentences):
+                if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
+                    s = s[:-2].rstrip() + ":"
+                if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None and nxt.kind in ("list", "code"):
+                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
+                else:
+                    out.append(Unit(_cap(s), "", first, last))
+        elif b.kind == "list":
+            for j, line in enumerate(b.lines):
+                if not _LIST_ITEM.match(line):
+                    continue
+                cont = _continuation(b.lines, j)
+                item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
+                item = _plain(item)
+                if len(item.split()) < 4:
+                    continue
+                nested, n_nested = _nested_items(b.lines, j, cont)
+                last = b.start + j + cont
+                if item.endswith(":") and nested:
+                    out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
+                else:
+                    out.append(Unit(_cap(item), "", b.start + j, last))
+    return out
+
+
+def _continuation(lines: list[str], j: int) -> int:
+    """How many lines after list item `j` continue its text (the source's hard wraps): the lines up to the next
+    blank line or list item."""
+    n = 0
+    for line in lines[j + 1:]:
+        if not line.strip() or _LIST_ITEM.match(line):
+            break
+        n += 1
+    return n
+
+
+def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
+    """(the more-indented lines after list item `j` and its `skip` continuation lines — its sub-list — verbatim,
+    dedented; how many source lines that is), ("", 0) without one."""
+    base = len(lines[j]) - len(lines[j].lstrip())
+    sub = []
+    for line in lines[j + 1 + skip:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= base:
+            break
+        sub.append(line)
+    while sub and not sub[-1].strip():
+        sub.pop()
+    return (_attached(_Block("list", 0, sub)), len(sub)) if sub else ("", 0)
+
+

@@ -1,0 +1,123 @@
+"""The answering sentence, not the chunk (issue 27), on real stores (tantivy, LanceDB, the SQLite manifest) and the
+offline all-MiniLM-L6-v2: a hit's focus is the sentence that answers inside its window (which stays as the context),
+at most 6 lines; a hard-wrapped list item answers whole, with the identifier on its second line; "..." stays "...".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ragls.answer.extractive import extractive_answer
+from ragls.config import build_settings
+from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.indexer import FolderIndex
+from ragls.retrieval.search import search
+
+MODEL_DIR = offline_model_dir()
+pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+
+# A 28-line section, hard-wrapped at ~75 columns; one sentence (lines 13-14 of the file, 1-based) answers the
+# question below, the others are about the same ferry.
+FERRY = """# The island ferry
+
+The island ferry leaves the harbour at seven in the morning and at four in
+the afternoon, every day except on the first of January. The crossing takes
+about ninety minutes in calm weather and up to two hours when the wind comes
+from the west. The ship carries up to forty cars and three hundred foot
+passengers; the car deck closes ten minutes before departure.
+The timetable for the whole year is printed on the back of every ticket.
+The upper deck has a cafe that serves soup, sandwiches and hot drinks, and a
+small shop that sells maps of the island and postcards. Dogs are welcome on
+the outer decks but must stay on a lead, and bicycles travel free of charge.
+Children under twelve travel at half price when they sit with an adult.
+Tickets bought on board cost twice the harbour office price, so passengers
+should buy them at the office before they board the ship.
+In winter the afternoon crossing is sometimes cancelled because of storms;
+the harbour office puts a notice on its door by noon when that happens. The
+captain may also turn back halfway when the waves grow higher than three
+metres, and the passengers then get a free ticket for another day. Lost
+property is kept at the harbour office for one month and then given to the
+island's charity shop. The ferry company was founded in 1923 by two brothers
+from the mainland, and its first ship was a converted fishing boat with room
+for twelve passengers. Today the company runs two ships, which take turns so
+that one of them can be serviced in the dry dock every spring. Their names
+are painted in white letters on the blue hull, and the older ship has a brass
+bell that the crew rings when the ship leaves the harbour. The crew also
+sounds the horn twice when another boat crosses the harbour mouth, and once
+more when the ship reaches the pier on the island. Wait for the third ring
+of the bell before you stand up...
+"""
+
+TIMEOUTS = """# Client timeouts
+
+The client has four timeouts, each set in seconds on the client or per request:
+
+- The **connect** timeout is the longest wait for a socket connection to the
+  host; when it runs out a `ConnectTimeout` exception is raised.
+- The **read** timeout is the longest wait for a chunk of the response body
+  to arrive; when it runs out a `ReadTimeout` exception is raised.
+- The **pool** timeout specifies the maximum duration to wait for acquiring
+  a connection from the connection pool; when it runs out a `PoolTimeout`
+  exception is raised.
+- The **write** timeout is the longest wait for a chunk of the request body
+  to be sent; when it runs out a `WriteTimeout` exception is raised.
+"""
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("focus")
+    folder = root / "docs"
+    folder.mkdir()
+    (folder / "ferry.md").write_text(FERRY)
+    (folder / "timeouts.md").write_text(TIMEOUTS)
+    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)}
+    s = build_settings({"embedding": emb, "index": {"path": str(Path(root) / "index")}})[0]
+    idx = FolderIndex(folder, s, Embedder(s.embedding))
+    idx.sync()
+    yield idx, s
+    idx.close()
+
+
+def _file_lines(span) -> tuple[int, int]:
+    """1-based inclusive file lines of a LineSpan (an end at column 0 ends on the line before)."""
+    end = span.end_line if span.end_char == 0 and span.end_line > span.start_line else span.end_line + 1
+    return span.start_line + 1, end
+
+
+def test_focus_is_the_answering_sentence_inside_its_window(indexed):
+    idx, s = indexed
+    hits = search([idx], idx.embedder, "Is a ferry ticket cheaper if I buy it before boarding?",
+                  settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "ferry.md"
+    answer = next(i for i, line in enumerate(FERRY.splitlines(), 1) if line.startswith("Tickets bought on board"))
+    first, last = _file_lines(top.focus)
+    assert (first, last) == (answer, answer + 1)  # the sentence's two lines, not the 28-line section
+    w_first, w_last = _file_lines(top.window)  # the window stays as the context, around the focus
+    assert w_first <= first and last <= w_last and w_last - w_first > last - first
+    c_first, c_last = _file_lines(top.chunk.span)
+    assert c_last - c_first + 1 == 28
+
+
+def test_hard_wrapped_list_item_answers_whole_with_its_identifier(indexed):
+    idx, s = indexed
+    question = "What is raised when no connection can be acquired from the pool in time?"
+    hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "timeouts.md"
+    item = next(i for i, line in enumerate(TIMEOUTS.splitlines(), 1) if "**pool**" in line)
+    assert _file_lines(top.focus) == (item, item + 2)  # the whole item: its three source lines
+    answer = extractive_answer(question, list(enumerate(hits, 1)), embed=idx.embedder.embed_documents)
+    bullets = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert bullets[0] == ("- The **pool** timeout specifies the maximum duration to wait for acquiring a connection "
+                          "from the connection pool; when it runs out a `PoolTimeout` exception is raised [1].")
+
+
+def test_an_ellipsis_stays_three_dots(indexed):
+    idx, s = indexed
+    question = "When should I stand up after the ship's bell rings?"
+    hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=1)
+    answer = extractive_answer(question, list(enumerate(hits, 1)), embed=idx.embedder.embed_documents)
+    assert "- Wait for the third ring of the bell before you stand up... [1]" in answer.splitlines()

@@ -1,0 +1,149 @@
+"""Folder trust (ragls/trust.py, ragls/trust_filter.py) on real files: which settings an untrusted ragls.toml keeps,
+how the store's path + hash decides, and the editor's word (VS Code Workspace Trust, Neovim vim.secure)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from ragls import trust
+from ragls.config import Settings, load_settings
+from ragls.errors import ConfigError
+from ragls.trust_filter import SAFE, folder_layer, restrict
+
+HOSTILE = """
+top_k = 3
+rag_chunk_size = 800
+[sources]
+exclude = ["drafts/"]
+exclude_secrets = false
+[retrieval]
+rerankBackend = "evil.module:Reranker"
+hyde = true
+[embedding]
+model_path = "/opt/models/x"
+[generation]
+baseUrl = "http://203.0.113.9/v1"
+api_key_env = "AWS_SECRET_ACCESS_KEY"
+personal_kb = "/etc/passwd"
+temperature = 0.3
+auto_start = true
+[observability]
+otel_endpoint = "http://203.0.113.9:4318"
+[document_loaders]
+md = "sh -c 'id > /tmp/pwned' $1"
+"""
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data" / "trusted-folders.json"
+
+
+def test_untrusted_file_keeps_only_retrieval_tuning_and_says_so_in_one_line(tmp_path, store):
+    (tmp_path / "ragls.toml").write_text(HOSTILE)
+    s, warnings = load_settings(tmp_path)
+    assert (s.retrieval.top_k, s.chunking.chunk_size, s.sources.exclude) == (3, 800, ["drafts/"])
+    assert s.generation.temperature == 0.3
+    assert s.document_loaders == {} and s.generation.base_url is None and s.generation.api_key_env is None
+    assert s.generation.personal_kb is None and not s.generation.auto_start and s.sources.exclude_secrets
+    assert s.retrieval.rerank_backend is None and not s.retrieval.hyde and s.embedding.model_path is None
+    assert s.observability.otel_endpoint is None
+    [line] = [w for w in warnings if "ignored" in w]
+    assert line.startswith(f"{tmp_path / 'ragls.toml'} is not trusted")
+    for name in ("sources.exclude_secrets", "retrieval.rerank_backend", "retrieval.hyde", "embedding.model_path",
+                 "generation.base_url", "generation.api_key_env", "generation.personal_kb", "generation.auto_start",
+                 "observability.otel_endpoint", "document_loaders"):
+        assert name in line
+    assert "top_k" not in line and "temperature" not in line
+    assert line.endswith(f"run `ragls trust {tmp_path}` to use them")
+
+
+def test_trust_applies_the_file_until_it_changes(tmp_path, store):
+    (tmp_path / "ragls.toml").write_text(HOSTILE)
+    entry = trust.trust(tmp_path)
+    assert entry.folder == str(tmp_path.resolve()) and entry.config_hash.startswith("sha256:")
+    s, warnings = load_settings(tmp_path)
+    assert s.document_loaders == {"md": "sh -c 'id > /tmp/pwned' $1"}
+    assert s.generation.base_url == "http://203.0.113.9/v1" and warnings == []
+    assert oct(store.stat().st_mode & 0o777) == "0o600"
+    (tmp_path / "ragls.toml").write_text(HOSTILE + "\n# one more line\n")
+    s, warnings = load_settings(tmp_path)
+    assert s.document_loaders == {} and "changed since you trusted it" in warnings[-1]
+    assert trust.revoke(tmp_path) and not trust.revoke(tmp_path) and trust.trusted_folders() == []
+
+
+def test_a_folder_trusted_without_a_ragls_toml_asks_again_when_one_appears(tmp_path, store):
+    trust.trust(tmp_path)
+    assert trust.trusted_folders()[0].config_hash == trust.NO_FILE
+    (tmp_path / "ragls.toml").write_text('[document_loaders]\nmd = "cat $1"\n')
+    assert load_settings(tmp_path)[0].document_loaders == {}
+
+
+def test_the_editors_word_wins_over_the_store(tmp_path, store):
+    (tmp_path / "ragls.toml").write_text(HOSTILE)
+    assert load_settings(tmp_path, {"workspaceTrusted": True})[0].generation.base_url == "http://203.0.113.9/v1"
+    trust.trust(tmp_path)
+    s, warnings = load_settings(tmp_path, {"ragls": {"workspaceTrusted": False, "retrieval": {"topK": 7}}})
+    assert s.generation.base_url is None and s.retrieval.top_k == 7  # restricted mode; editor settings apply
+    assert "the editor has not trusted this workspace" in warnings[-1]
+    assert not any("unknown setting" in w for w in warnings)  # workspaceTrusted is not a setting
+
+
+def test_editor_settings_are_the_users_and_never_filtered(tmp_path, store):
+    (tmp_path / "ragls.toml").write_text("[retrieval]\ntop_k = 4\n")
+    s, warnings = load_settings(tmp_path, {"generation": {"baseUrl": "http://127.0.0.1:9/v1", "apiKeyEnv": "K"}})
+    assert (s.generation.base_url, s.generation.api_key_env, s.retrieval.top_k) == ("http://127.0.0.1:9/v1", "K", 4)
+    assert warnings == []  # nothing was ignored: no notice for a file that only tunes retrieval
+
+
+def test_index_path_only_inside_the_folder(tmp_path, store):
+    folder = tmp_path / "ws"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "out").symlink_to(tmp_path)  # a link inside pointing out
+    for path, kept in ((".ragls-index", True), (str(folder / "sub" / "idx"), True), ("../stolen", False),
+                       (str(tmp_path / "elsewhere"), False), ("~/idx", False), ("out/idx", False),
+                       ("sub/../../x", False)):
+        data, ignored = restrict({"index": {"path": path}}, folder)
+        assert ("path" in data.get("index", {})) is kept, path
+        assert (ignored == ["index.path"]) is not kept
+
+
+def test_rags_tables_of_an_untrusted_folder(tmp_path, store):
+    folder = tmp_path / "ws"
+    (folder / "docs").mkdir(parents=True)
+    rags = {"docs": {"sources": ["docs/**/*.md", "pdf:docs/manual.pdf"], "top_k": 2, "index": {"path": "x"}},
+            "abs": {"sources": [str(folder / "docs")]},
+            "up": {"sources": ["../private"]}, "glob_up": {"sources": ["docs/**/../../../etc/*"]},
+            "home": {"sources": "~/notes"}, "web": {"sources": ["https://example.com/**"]},
+            "semi": {"sources": ["docs/a.md;/etc/passwd"]},
+            "qdrant": {"sources": ["docs"], "qdrant": {"url": "http://203.0.113.9:6333", "collection": "c"}},
+            "notatable": "docs"}
+    data, ignored = restrict({"rags": rags}, folder)
+    assert set(data["rags"]) == {"docs", "abs"}
+    assert data["rags"]["docs"] == {"sources": ["docs/**/*.md", "pdf:docs/manual.pdf"], "retrieval": {"top_k": 2}}
+    assert ignored == ["rags.docs.index.path", "rags.up (a source outside the folder)",
+                       "rags.glob_up (a source outside the folder)", "rags.home (a source outside the folder)",
+                       "rags.web (a URL source)", "rags.semi (a source outside the folder)",
+                       "rags.qdrant (not only sources and settings)", "rags.notatable"]
+
+
+def test_a_broken_store_trusts_nothing(tmp_path, store):
+    (tmp_path / "ragls.toml").write_text('[document_loaders]\nmd = "cat $1"\n')
+    store.parent.mkdir(parents=True)
+    for body in ("not json", json.dumps(["x"]), json.dumps({"folders": {str(tmp_path): "yes"}})):
+        store.write_text(body)
+        assert folder_layer(tmp_path).trusted is False
+    os.chmod(tmp_path / "ragls.toml", 0)
+    if os.geteuid() != 0:  # root reads it anyway
+        with pytest.raises(ConfigError, match="ragls.toml"):
+            folder_layer(tmp_path)
+
+
+def test_every_allowed_name_is_a_setting():
+    """The allow-list names real fields (a renamed setting must not silently fall out of it)."""
+    for section, fields in SAFE.items():
+        model = Settings.model_fields[section].annotation
+        assert set(fields) <= set(model.model_fields), section  # type: ignore[union-attr]
