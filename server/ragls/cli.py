@@ -120,10 +120,13 @@ def cmd_http(args) -> int:
     if not is_loopback(args.host) and not (args.allow_remote and token):
         serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
     live, folders = _start_live(args)
-    print(f"ragls: HTTP API on http://{args.host}:{args.port} for {', '.join(map(str, folders))}"
-          f"{' (bearer token required)' if token else ''}", file=sys.stderr)
+
+    def listening(port: int) -> None:  # the bound port: --port 0 takes a free one
+        print(f"ragls: HTTP API on http://{args.host}:{port} for {', '.join(map(str, folders))}"
+              f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+
     try:
-        serve(live, args.host, args.port, args.allow_remote, token)
+        serve(live, args.host, args.port, args.allow_remote, token, on_listening=listening)
     finally:
         live.close()
     return 0
@@ -311,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("http", help="serve the index over HTTP (/healthz, /status, /retrieve, /ask)")
     h.add_argument("paths", nargs="*", help="folders to serve (default: the current project root)")
     h.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    h.add_argument("--port", type=int, default=8000)
+    h.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0: a free port, printed on stderr)")
     h.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (needs a token)")
     h.add_argument("--token-env", default="RAGLS_HTTP_TOKEN",
                    help="environment variable holding the bearer token (default RAGLS_HTTP_TOKEN)")

@@ -10,7 +10,8 @@ Endpoints (JSON bodies and results are the docs/protocol.md shapes, camelCase):
 Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code, always JSON; the code and the HTTP
 status come from the error's type (`errors.error_kind`): 400 for -32602 (bad params), 502 for -32803 (backend
 failure: LLM unreachable…), 503 while the index cannot be opened (`NotReady`), 500 with -32603 for an unexpected
-error (logged with its traceback), 401 without the token.
+error (logged with its traceback), 401 without the token, 403 / 415 with -32600 for a request `refusal` turns
+away.
 
 Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
 environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
@@ -29,6 +30,7 @@ import ipaddress
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -229,9 +231,10 @@ async def _sse_answer(ws, question, kwargs: dict, to_wire):
 
 
 def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
-          token: str | None = None) -> None:
-    """Run the HTTP API until interrupted. Raises InvalidParams for a non-loopback `host` without `allow_remote`
-    and a token."""
+          token: str | None = None, on_listening: Callable[[int], None] | None = None) -> None:
+    """Run the HTTP API until interrupted. `port` 0 takes a free port from the OS; `on_listening(port)` is called
+    with the bound port once the socket listens (before requests are served). Raises InvalidParams for a
+    non-loopback `host` without `allow_remote` and a token; OSError when the port cannot be bound."""
     if not is_loopback(host):
         if not allow_remote:
             raise InvalidParams(f"refusing to listen on {host}: only loopback by default; pass --allow-remote "
@@ -240,4 +243,9 @@ def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
             raise InvalidParams(f"listening on {host} needs a bearer token: set the variable named by --token-env")
     import uvicorn
 
-    uvicorn.run(build_app(live, token, loopback=is_loopback(host)), host=host, port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(build_app(live, token, loopback=is_loopback(host)), host=host, port=port,
+                            log_level="warning", access_log=False)
+    sock = config.bind_socket()
+    if on_listening is not None:
+        on_listening(sock.getsockname()[1])
+    uvicorn.Server(config).run(sockets=[sock])

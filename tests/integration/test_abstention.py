@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from ragls.embed import offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -228,7 +228,8 @@ def test_persona_off_keeps_the_prompt_byte_identical(llm_server):
 
 def test_persona_and_personal_kb_are_a_delimited_block(llm_server, tmp_path):
     kb = tmp_path / "me.md"
-    kb.write_text("I maintain the payments service and prefer short answers.\n")
+    kb.write_text("I maintain the payments service and prefer short answers.\n"
+                  "My staging login: postgres://me:Zr8wq3Lp@db.staging/payments\n")
     s = settings(llm_server, persona="a senior Rust reviewer", personal_kb=str(kb))
     ask("ownership?", settings=s, retrieve=Retriever(HITS), chat=chat_for(s))
     prompt = llm_server.requests[-1].last_user_text()
@@ -238,6 +239,7 @@ def test_persona_and_personal_kb_are_a_delimited_block(llm_server, tmp_path):
     block = prompt[len(expected):]
     assert "Answer as: a senior Rust reviewer" in block
     assert "About the user: I maintain the payments service" in block
+    assert "postgres://me:********@db.staging/payments" in block and "Zr8wq3Lp" not in prompt  # masked
     assert "</user_context>" in block and "cite every source you use as [n]" in block
 
 

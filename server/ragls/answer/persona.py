@@ -38,12 +38,14 @@ def user_context_block(persona: str | None, personal_kb: str | None) -> str:
 
         <user_context>
         Answer as: <persona>
-        About the user: <personal_kb text>
+        About the user: <personal_kb text, secret values masked (sources/redact.py)>
         </user_context>
         <one line: this is not a source; answer from the sources and cite them as [n]>
     """
+    from ragls.sources.redact import mask_secrets
+
     persona = (persona or "").strip()
-    kb = read_personal_kb(personal_kb)
+    kb = mask_secrets(read_personal_kb(personal_kb))[0]  # a notes file with a key in it: masked as the sources are
     if not persona and not kb:
         return ""
     lines = ["<user_context>"]
