@@ -70,6 +70,18 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
 
 # -- commands ------------------------------------------------------------------------------------------------
 def cmd_serve(args) -> int:
+    """`ragls serve`: the language server on stdio (or --tcp); with --background / --stop / --headless the warm
+    server of the command line (cli_background.py)."""
+    if args.background or args.stop or args.headless:
+        from ragls import cli_background
+
+        if args.stop:
+            return cli_background.stop(args.path)
+        if args.headless:
+            return cli_background.run_headless(args.path or ".", args.idle_exit)
+        return cli_background.start(args.path, args.idle_exit)
+    if args.path:
+        raise InvalidParams("a folder is only taken with --background or --stop (an editor sends its folders)")
     from ragls.lsp.server import serve
 
     serve(args.tcp)
@@ -176,9 +188,14 @@ def cmd_query(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_query
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.text or "") as ws:  # prints before the rest is embedded
             result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
-            wire, hits = to_wire_query(result, args.explain), result.hits
+            return _print_query(args, to_wire_query(result, args.explain), result.hits)
+    return _print_query(args, wire, hits)
+
+
+def _print_query(args, wire: dict, hits) -> int:
+    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain."""
     if args.json:
         _print_json(wire)
         return 0
@@ -211,8 +228,6 @@ def cmd_query(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from ragls.uris import uri_to_path
-
     streamed = []
 
     def on_delta(piece: str) -> None:
@@ -228,10 +243,18 @@ def cmd_ask(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_answer
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.question or "") as ws:  # prints before the rest is embedded
             answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
                             on_delta=on_delta, expand=True if args.expand else None)
-            wire = to_wire_answer(answer)
+            return _print_answer(args, to_wire_answer(answer), streamed)
+    return _print_answer(args, wire, streamed)
+
+
+def _print_answer(args, wire: dict, streamed: list[str]) -> int:
+    """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
+    returns the exit code (1 when the LLM failed and the answer is extractive)."""
+    from ragls.uris import uri_to_path
+
     if args.json:
         _print_json(wire)
         return 0
@@ -293,6 +316,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the language server on stdio")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
+    s.add_argument("path", nargs="?", help="with --background / --stop: the folder (default: the project around "
+                                           "the current directory)")
+    s.add_argument("--background", action="store_true",
+                   help="start a warm server for the command line in the background: `ragls query/ask/status` "
+                        "answer through it")
+    from ragls.cli_background import IDLE_EXIT_MIN
+
+    s.add_argument("--idle-exit", type=float, default=IDLE_EXIT_MIN, metavar="MIN",
+                   help=f"with --background: exit after MIN minutes without a request (default {IDLE_EXIT_MIN:g})")
+    s.add_argument("--stop", action="store_true", help="stop the server serving the folder")
+    s.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # the background process itself
 
     def with_path(sp, optional=False, default="."):
         sp.add_argument("path", nargs="?" if optional else None, default=default if optional else None,

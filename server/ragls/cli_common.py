@@ -107,17 +107,40 @@ def _chunk_lines(src: dict) -> str:
 
 
 @contextlib.contextmanager
-def _indexed_workspace(args):
-    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards."""
+def _indexed_workspace(args, question: str | None = None):
+    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
+
+    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
+    first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
+    output flushed first; Ctrl-C there stops safely and the next run resumes."""
+    from ragls.first_answer import finish_embedding, index_for_answer
+
     progress = Progress()
     ws = _workspace(args, progress)
     try:
         rags = getattr(args, "rag", None) or []
+        readiness = None
         if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
-            ws.index()  # named RAGs alone: the workspace folder is not indexed
+            if question is None:  # named RAGs alone: the workspace folder is not indexed
+                ws.index()
+            else:
+                _, readiness = index_for_answer(ws, question)
         progress.close()
         _warn_no_vectors(ws)
+        if readiness is not None and (line := readiness.line()):
+            print(f"ragls: {line}", file=sys.stderr, flush=True)
         yield ws
+        if readiness is not None and not readiness.complete and readiness.error is None:
+            sys.stdout.flush()
+            print("ragls: embedding the rest so the next answers use every vector (Ctrl-C stops safely; the next "
+                  "run resumes)", file=sys.stderr, flush=True)
+            try:
+                finish_embedding(ws)
+            except KeyboardInterrupt:
+                print("\nragls: stopped; the embeddings done so far are kept and the next run resumes",
+                      file=sys.stderr)
+            finally:
+                progress.close()
     finally:
         ws.close()
 

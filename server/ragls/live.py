@@ -31,11 +31,12 @@ class LiveWorkspace:
     FileWatcher. `get(timeout)` waits for the open workspace; `close()` stops the threads, closes the stores and
     releases the writer locks. `hold_vectors`: the embedding model is not loaded until `release_vectors()`.
     `socket_server(ws)`: makes the local socket server `ragls query/ask/status` answer through
-    (`lsp.local_socket.LocalSocketServer`, passed by the CLI so this layer does not import a front); None: none.
+    (`lsp.local_socket.LocalSocketServer`, passed by the CLI so this layer does not import a front); None: none
+    (required, so no caller forgets it).
     Thread-safe."""
 
     def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
-                 hold_vectors: bool = False, socket_server: Callable[[Any], Any] | None = None):
+                 hold_vectors: bool = False, *, socket_server: Callable[[Any], Any] | None):
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
         self._vectors_held = hold_vectors  # no embedding model until release_vectors() (IndexWorker.hold_vectors)

@@ -46,7 +46,7 @@ def live(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES, folder)
     (folder / "ragls.toml").write_text('[generation]\nbackend = "none"\n[rags.notes]\nbuggy = {}\n')
     trust(folder)  # the user trusts this test's own folder (ragls/trust.py): its [rags.*] and backend apply
-    lw = LiveWorkspace([folder], hold_vectors=True).start()
+    lw = LiveWorkspace([folder], hold_vectors=True, socket_server=None).start()
     yield lw
     lw.close()
 
@@ -74,7 +74,7 @@ def test_an_index_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 0\n")  # an invalid setting: the open fails
-    lw = LiveWorkspace([folder]).start()
+    lw = LiveWorkspace([folder], socket_server=None).start()
     try:
         r = TestClient(build_app(lw), base_url="http://localhost", raise_server_exceptions=False).get("/status")
         assert r.status_code == 503 and r.json()["error"]["code"] == REQUEST_FAILED

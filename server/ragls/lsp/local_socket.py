@@ -26,6 +26,7 @@ import socketserver
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ class _Handler(socketserver.StreamRequestHandler):
             self._send({"result": result})
         except BrokenPipeError:
             pass  # the client went away (Ctrl-C)
-        except Exception as exc:  # noqa: BLE001 - every failure is answered, the server keeps serving
+        except Exception as exc:  # every failure is answered, the server keeps serving
             if not isinstance(exc, RaglsError):
                 log.exception("local socket request %s failed", method)
             with contextlib.suppress(OSError):
@@ -105,6 +106,7 @@ class LocalSocketServer:
         self.ws = ws
         self._servers: dict[Path, tuple[_Server, Path, Path]] = {}  # index dir -> (server, socket, server.json)
         self._lock = threading.Lock()
+        self.last_used = time.monotonic()  # of the last request (time.monotonic()): a background server's idle exit
 
     def start(self) -> None:
         """Bind a socket for every index this process writes (`server.json` names it)."""
@@ -161,6 +163,7 @@ class LocalSocketServer:
         """Run one request on the workspace; returns the protocol result dict. Raises RaglsError."""
         from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
 
+        self.last_used = time.monotonic()
         ws = self.ws
         if method == "rag/query":
             return to_wire_query(ws.query(params.get("query"), params.get("topK"), params.get("rag")),
