@@ -76,6 +76,9 @@ def start(path: str | None, idle_exit_min: float) -> int:
     if pid is not None:
         print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
         return 0
+    from ragls.cli_trust import offer_trust
+
+    offer_trust([folder])  # on a terminal: the detached server's log is no place for the question
     index_dir.mkdir(parents=True, exist_ok=True)
     log_path = index_dir / LOG_FILE
     with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
