@@ -160,7 +160,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         if hits is not None:
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-            hits = _finish(indexes, hits, matches, q, settings, max_context_chars, embedder)
+            hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
             return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
                                                                    list(similarity.values()), bm25_top),
                                             truncated, report))
@@ -168,8 +168,7 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
-    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars,
-                   embedder)
+    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
     return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
                                                           list(similarity.values()), bm25_top), truncated, report))
@@ -188,11 +187,9 @@ def _count_rerank_calls(hits: Hits) -> Hits:
     return hits
 
 
-def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int,
-            embedder=None) -> list[Hit]:
+def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`focus.sentence_focus`, by cosine with `embedder` when the query has a vector); with `parent_document`, grow
-    each hit to its section."""
+    it (`focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
     folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
     query_stems = frozenset(t for w in (q.content_words or q.bm25_words) for t in stems(w))
     out = []
@@ -203,7 +200,7 @@ def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_con
         else:
             window = keyword_focus(hit.chunk, query_stems)
         out.append(replace(hit, focus=window, window=window) if window is not None else hit)
-    out = sentence_focus(out, q.text, q.vector, embedder.embed_documents if embedder is not None else None)
+    out = sentence_focus(out, q.text)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
 
