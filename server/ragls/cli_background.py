@@ -120,13 +120,14 @@ def run_headless(path: str, idle_exit_min: float) -> int:
     work left) or SIGTERM. Returns 0."""
     from ragls import heap
     from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
 
     folder, _ = _folder_and_index(path)
     heap.limit_arenas()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal that started it may close
-    live = LiveWorkspace([folder]).start()
+    live = LiveWorkspace([folder], socket_server=LocalSocketServer).start()  # the CLI asks it over this socket
     log.info("ragls: background server (pid %d) for %s", os.getpid(), folder)
     try:
         live.get(timeout=None)
