@@ -22,8 +22,8 @@ import functools
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ragls.analysis import stems
 from ragls.ir import Chunk, Hit, LineSpan
-from ragls.stores.bm25 import stems
 
 MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own
@@ -55,7 +55,7 @@ def line_span(chunk: Chunk, start_line: int, end_line: int) -> LineSpan:
 
 
 def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineSpan | None:
-    """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `bm25.stems`) within
+    """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `analysis.stems`) within
     MAX_FOCUS_LINES consecutive lines, ties to the earliest; None when no line holds any."""
     if not query_stems:
         return None
