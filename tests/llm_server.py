@@ -18,11 +18,13 @@ scripted reply by words of the prompt), or from replies queued with `server.queu
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -146,12 +148,29 @@ _ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_err
                           404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
 
 
+class _ReusePortServer(ThreadingHTTPServer):
+    def server_bind(self) -> None:
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        super().server_bind()
+
+
+@contextlib.contextmanager
+def held_port(reuse_port: bool = False) -> Iterator[int]:
+    """A loopback port from the OS, held bound but not listening while the block runs: connecting to it is refused,
+    and no other process can take it (except an `LLMServer(port=…, reuse_port=True)` when `reuse_port`)."""
+    with socket.socket() as sock:
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
 class LLMServer:
     """Threaded fake LLM server. `url` is the root; `openai_url` = url + "/v1" (OpenAI base_url);
     `anthropic_url` = url (Anthropic base_url). `known_models`: when set, other model names get a 404."""
 
     def __init__(self, handler: Handler | None = None, known_models: set[str] | None = None,
-                 port: int = 0) -> None:
+                 port: int = 0, reuse_port: bool = False) -> None:
         self.handler: Handler = handler or echo_handler
         self.known_models = known_models
         self.requests: list[Request] = []
@@ -159,7 +178,9 @@ class LLMServer:
         self._queue: deque[Reply | str] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._make_handler_class())
+        # reuse_port: share a `port` that a test holds bound (not listening) with SO_REUSEPORT (see held_port)
+        self._httpd = (_ReusePortServer if reuse_port else ThreadingHTTPServer)(("127.0.0.1", port),
+                                                                                self._make_handler_class())
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

@@ -9,8 +9,6 @@ Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import logging
 import os
 import sys
@@ -18,7 +16,18 @@ import time
 from pathlib import Path
 
 from ragls import __version__
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.cli_common import (  # noqa: F401 - shared with cli_ops.py; re-exported for callers of ragls.cli
+    PHASE_LABELS,
+    Progress,
+    _chunk_lines,
+    _indexed_workspace,
+    _line,
+    _print_json,
+    _via_server,
+    _warn_no_vectors,
+    _workspace,
+)
+from ragls.errors import InvalidParams, RaglsError, error_kind
 from ragls.uris import display_path
 
 
@@ -38,122 +47,6 @@ def _setup_logging(verbose: bool) -> None:
         logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
     else:
         os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
-
-
-#: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
-PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
-                "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
-
-
-class Progress:
-    """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
-
-    def __init__(self):
-        self.tty = sys.stderr.isatty()
-        self.bars: dict[str, object] = {}
-        self.last_log = 0.0
-        self.embed_done = 0
-        self.windows_done = 0
-
-    def __call__(self, phase: str, done: int, total: int, message: str) -> None:
-        if phase == "embed":  # done = chunks embedded in this batch, total = still pending
-            self.embed_done += done
-            done, total = self.embed_done, self.embed_done + total
-        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
-            self.windows_done += done
-            done, total = self.windows_done, self.windows_done + total
-        if self.tty:
-            from tqdm import tqdm
-
-            unit = "chunks" if phase in ("embed", "windows") else "files"
-            bar = self.bars.get(phase)
-            if bar is None:
-                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
-                                              file=sys.stderr, leave=False)
-            bar.total = total
-            bar.n = done
-            bar.refresh()
-        elif time.monotonic() - self.last_log > 2 or done == total:
-            self.last_log = time.monotonic()
-            print(f"ragls: {PHASE_LABELS.get(phase, phase)} {done}/{total}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-        self.bars.clear()
-
-
-def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
-    from ragls.workspace import RagWorkspace
-
-    folder = Path(args.path).expanduser()
-    if not folder.is_dir():
-        raise InvalidParams(f"not a folder: {folder}")
-    overrides = dict(getattr(args, "overrides", None) or {})
-    if getattr(args, "index_path", None):
-        overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
-    qdrant = {key: getattr(args, attr, None) for key, attr in (
-        ("backend", "backend"), ("qdrant_location", "url"), ("qdrant_collection", "collection"),
-        ("qdrant_api_key_env", "api_key_env"), ("repo_id", "repo_id"), ("team", "team"))}
-    if qdrant["qdrant_location"] and not qdrant["backend"]:
-        qdrant["backend"] = "qdrant"
-    if any(qdrant.values()):
-        overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
-    from ragls.cli_trust import offer_trust
-
-    offer_trust([folder])
-    ws = RagWorkspace([folder], [overrides], on_progress=progress,
-                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
-                      pin_model=pin_model)
-    for warning in ws.warnings:  # e.g. a typo in ragls.toml
-        print(f"ragls: warning: {warning}", file=sys.stderr)
-    return ws
-
-
-def _print_json(obj) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False))
-
-
-def _line(src: dict) -> str:
-    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk; a web source
-    shows its URL (with #fragment), a PDF its page."""
-    r = src.get("focusRange") or src["range"]
-    where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
-    page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
-
-
-def _chunk_lines(src: dict) -> str:
-    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
-    r, f = src["range"], src.get("focusRange")
-    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
-        return ""
-    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
-
-
-@contextlib.contextmanager
-def _indexed_workspace(args):
-    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards."""
-    progress = Progress()
-    ws = _workspace(args, progress)
-    try:
-        rags = getattr(args, "rag", None) or []
-        if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
-            ws.index()  # named RAGs alone: the workspace folder is not indexed
-        progress.close()
-        _warn_no_vectors(ws)
-        yield ws
-    finally:
-        ws.close()
-
-
-def _warn_no_vectors(ws) -> None:
-    """One stderr line per folder whose vector store could not open (no embedding model)."""
-    for idx in ws.indexes:
-        if idx.vectors_error:
-            print(f"ragls: vector search is off for {idx.folder}; keyword (BM25) search still works: "
-                  f"{idx.vectors_error}", file=sys.stderr)
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
@@ -177,6 +70,18 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
 
 # -- commands ------------------------------------------------------------------------------------------------
 def cmd_serve(args) -> int:
+    """`ragls serve`: the language server on stdio (or --tcp); with --background / --stop / --headless the warm
+    server of the command line (cli_background.py)."""
+    if args.background or args.stop or args.headless:
+        from ragls import cli_background
+
+        if args.stop:
+            return cli_background.stop(args.path)
+        if args.headless:
+            return cli_background.run_headless(args.path or ".", args.idle_exit)
+        return cli_background.start(args.path, args.idle_exit)
+    if args.path:
+        raise InvalidParams("a folder is only taken with --background or --stop (an editor sends its folders)")
     from ragls.lsp.server import serve
 
     serve(args.tcp)
@@ -188,6 +93,7 @@ def _start_live(args, hold_vectors: bool = False):
     long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
     from ragls import heap
     from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
     from ragls.roots import serve_folders
 
     try:
@@ -199,7 +105,7 @@ def _start_live(args, hold_vectors: bool = False):
 
         offer_trust(folders)
     heap.limit_arenas()
-    return LiveWorkspace(folders, hold_vectors=hold_vectors).start(), folders
+    return LiveWorkspace(folders, hold_vectors=hold_vectors, socket_server=LocalSocketServer).start(), folders
 
 
 def cmd_mcp(args) -> int:
@@ -226,10 +132,13 @@ def cmd_http(args) -> int:
     if not is_loopback(args.host) and not (args.allow_remote and token):
         serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
     live, folders = _start_live(args)
-    print(f"ragls: HTTP API on http://{args.host}:{args.port} for {', '.join(map(str, folders))}"
-          f"{' (bearer token required)' if token else ''}", file=sys.stderr)
+
+    def listening(port: int) -> None:  # the bound port: --port 0 takes a free one
+        print(f"ragls: HTTP API on http://{args.host}:{port} for {', '.join(map(str, folders))}"
+              f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+
     try:
-        serve(live, args.host, args.port, args.allow_remote, token)
+        serve(live, args.host, args.port, args.allow_remote, token, on_listening=listening)
     finally:
         live.close()
     return 0
@@ -271,43 +180,6 @@ def cmd_index(args, rebuild: bool = False) -> int:
     return 0
 
 
-def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
-    """The result of `method` from a running `ragls serve` that holds the folder's index (over its local socket,
-    lsp/local_socket.py), or None to run in-process: no server, `--no-server`, or its socket is unusable.
-    Raises RaglsError for the server's own error answers (bad params, LLM failures)."""
-    from ragls.lsp.local_socket import SocketRefused, find_server, request
-
-    if getattr(args, "no_server", False):
-        return None
-    folder = Path(args.path).expanduser().resolve()
-    try:
-        from ragls.index_paths import configured_index_dir
-
-        found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
-    except SocketRefused as exc:
-        print(f"ragls: {exc}", file=sys.stderr)
-        return None
-    except (RaglsError, OSError):
-        return None
-    if found is None:
-        logging.getLogger("ragls.cli").debug("no running server for %s: answering in-process", folder)
-        return None
-    pid, sock = found
-    try:
-        for msg in request(sock, method, {**params, "rag": str(folder)}):
-            if "delta" in msg and on_delta is not None:
-                on_delta(msg["delta"])
-            elif "error" in msg:
-                err = msg["error"]
-                raise (InvalidParams if err.get("code") == -32602 else RequestFailed)(err.get("message", ""))
-            elif "result" in msg:
-                logging.getLogger("ragls.cli").debug("answered by the running server (pid %d, %s)", pid, sock)
-                return msg["result"]
-    except OSError as exc:
-        logging.getLogger("ragls.cli").debug("server socket %s failed (%s): answering in-process", sock, exc)
-    return None
-
-
 def cmd_query(args) -> int:
     expand = {"expand": True} if args.expand else {}
     wire = None if args.rag else _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k,
@@ -316,9 +188,14 @@ def cmd_query(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_query
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.text or "") as ws:  # prints before the rest is embedded
             result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
-            wire, hits = to_wire_query(result, args.explain), result.hits
+            return _print_query(args, to_wire_query(result, args.explain), result.hits)
+    return _print_query(args, wire, hits)
+
+
+def _print_query(args, wire: dict, hits) -> int:
+    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain."""
     if args.json:
         _print_json(wire)
         return 0
@@ -351,8 +228,6 @@ def cmd_query(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from ragls.uris import uri_to_path
-
     streamed = []
 
     def on_delta(piece: str) -> None:
@@ -368,10 +243,18 @@ def cmd_ask(args) -> int:
     if wire is None:
         from ragls.lsp.wire import to_wire_answer
 
-        with _indexed_workspace(args) as ws:
+        with _indexed_workspace(args, args.question or "") as ws:  # prints before the rest is embedded
             answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
                             on_delta=on_delta, expand=True if args.expand else None)
-            wire = to_wire_answer(answer)
+            return _print_answer(args, to_wire_answer(answer), streamed)
+    return _print_answer(args, wire, streamed)
+
+
+def _print_answer(args, wire: dict, streamed: list[str]) -> int:
+    """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
+    returns the exit code (1 when the LLM failed and the answer is extractive)."""
+    from ragls.uris import uri_to_path
+
     if args.json:
         _print_json(wire)
         return 0
@@ -433,6 +316,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the language server on stdio")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
+    s.add_argument("path", nargs="?", help="with --background / --stop: the folder (default: the project around "
+                                           "the current directory)")
+    s.add_argument("--background", action="store_true",
+                   help="start a warm server for the command line in the background: `ragls query/ask/status` "
+                        "answer through it")
+    from ragls.cli_background import IDLE_EXIT_MIN
+
+    s.add_argument("--idle-exit", type=float, default=IDLE_EXIT_MIN, metavar="MIN",
+                   help=f"with --background: exit after MIN minutes without a request (default {IDLE_EXIT_MIN:g})")
+    s.add_argument("--stop", action="store_true", help="stop the server serving the folder")
+    s.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # the background process itself
 
     def with_path(sp, optional=False, default="."):
         sp.add_argument("path", nargs="?" if optional else None, default=default if optional else None,
@@ -454,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("http", help="serve the index over HTTP (/healthz, /status, /retrieve, /ask)")
     h.add_argument("paths", nargs="*", help="folders to serve (default: the current project root)")
     h.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    h.add_argument("--port", type=int, default=8000)
+    h.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0: a free port, printed on stderr)")
     h.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (needs a token)")
     h.add_argument("--token-env", default="RAGLS_HTTP_TOKEN",
                    help="environment variable holding the bearer token (default RAGLS_HTTP_TOKEN)")
@@ -561,12 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
-    except InvalidParams as exc:
-        print(f"ragls: {exc}", file=sys.stderr)
-        return 2
     except RaglsError as exc:
         print(f"ragls: {exc}", file=sys.stderr)
-        return 1
+        return error_kind(exc).exit  # 2 for bad input (InvalidParams), else 1
     except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)

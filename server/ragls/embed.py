@@ -350,7 +350,7 @@ class Embedder:
         if self._pool is None:
             from ragls.embed_pool import EmbedPool
 
-            self._pool = EmbedPool(self.settings, self.model_name, p)
+            self._pool = EmbedPool(type(self), self.settings, self.model_name, p)
         return self._pool
 
     def close(self) -> None:

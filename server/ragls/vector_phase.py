@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ragls.hashing import text_hash
@@ -82,6 +82,19 @@ class VectorPhase:
         if self._vectors is None or not self.writer:
             return 0
         return len(self._pending) + len(self._pending_windows)
+
+    def prioritize(self, chunk_ids: Iterable[str]) -> int:
+        """Embed the first vector of these chunks (those still pending) before any other, e.g. the BM25 candidates
+        of a question waiting for its first answer. Writer with the vector store open; returns how many were
+        queued first."""
+        with self._vec_lock:
+            ahead = [i for i in chunk_ids if i in self._pending and i not in self._urgent]
+            self._urgent = {**dict.fromkeys(ahead), **self._urgent}
+        return len(ahead)
+
+    def urgent_count(self) -> int:
+        """Pending chunks whose first vector is embedded before the others (changed files, `prioritize`)."""
+        return len(self._urgent)
 
     @traced("index.embed")
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:

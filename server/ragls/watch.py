@@ -106,6 +106,10 @@ class IndexWorker:
             self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    def busy(self) -> bool:
+        """True while the indexer thread works or has work queued (text changes, vectors, windows)."""
+        return self._busy or self.text_work_due() or any(idx.vector_work() for idx in self.ws.indexes)
+
     def hold_vectors(self) -> None:
         """Do not load the embedding model (open the vector stores) until `allow_vectors()`; text work, BM25
         answers and everything else go on. Call before `start()` to hold from the beginning."""
@@ -284,7 +288,7 @@ class IndexWorker:
                 self.idle.set()
             try:
                 self.on_busy(busy, message, pct)
-            except Exception:  # noqa: BLE001 - progress is cosmetic
+            except Exception:
                 log.exception("progress callback failed")
 
     def _run(self) -> None:
@@ -316,7 +320,7 @@ class IndexWorker:
                         idx.compact()
                 else:
                     self._takeover()
-            except Exception as exc:  # noqa: BLE001 - the supervisor records and keeps going
+            except Exception as exc:
                 log.exception("indexer failure")
                 self.ws.errors.append({"message": f"indexer: {exc}"})
                 del self.ws.errors[:-20]

@@ -5,6 +5,7 @@ lock test, which needs the lock held by another process."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,11 @@ def test_index_then_query_prints_file_and_lines(env, indexed):
     assert "4 indexed" in out and "4 files" in out
     out = ragls(env, "query", ws, "how long is the retry backoff ceiling", "--top-k", "2").stdout
     first = out.splitlines()[0]
-    assert first.startswith("1. guide/retries.md:6-10") and "Retry policy" in first
+    # path:focus lines (the answering lines), then the chunk's own range when the focus is narrower
+    found = re.match(r"1\. guide/retries\.md:(\d+)-(\d+)  .*Retry policy", first)
+    assert found, first
+    start, end = int(found.group(1)), int(found.group(2))
+    assert 6 <= start <= end <= 10 and ("(chunk 6-10)" in first) == ((start, end) != (6, 10))
 
 
 def test_query_json_is_the_protocol_object(env, ws):

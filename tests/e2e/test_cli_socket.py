@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
+from clikit import ragls_process
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig
 
@@ -18,10 +18,13 @@ pytestmark = pytest.mark.asyncio
 
 
 def ragls(env, *args):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, f"ragls {args} exited {proc.returncode}: {proc.stderr}"
-    return proc
+    """A real `ragls` process: the hand-off to the server's socket is what these tests check."""
+    return ragls_process(env, *args)
+
+
+def server_info(index_dir: str) -> dict:
+    """The running server's server.json ({pid, socket}); raises OSError / ValueError while it is absent or partial."""
+    return json.loads(Path(index_dir, "server.json").read_text())
 
 
 async def test_cli_uses_the_running_server_and_gets_the_same_result(tmp_path):
@@ -32,7 +35,7 @@ async def test_cli_uses_the_running_server_and_gets_the_same_result(tmp_path):
     try:
         status = await wait_indexed(client)
         index_dir = status["folders"][0]["indexPath"]
-        info = json.loads(open(os.path.join(index_dir, "server.json")).read())
+        info = server_info(index_dir)
         assert os.stat(info["socket"]).st_mode & 0o777 == 0o600
 
         question = "how long is the retry backoff ceiling"
@@ -75,7 +78,7 @@ async def test_the_server_that_takes_over_the_index_answers_the_cli(tmp_path):
     try:
         status = await wait_indexed(first)
         index_dir = status["folders"][0]["indexPath"]
-        first_pid = json.loads(open(os.path.join(index_dir, "server.json")).read())["pid"]
+        first_pid = server_info(index_dir)["pid"]
         second = await ClientServerConfig(server_command=SERVER_COMMAND, server_env=env).start()
         await second.initialize_session(init_params([ws]))
         assert (await request(second, "rag/status", {}))["folders"][0]["writer"] is False
@@ -92,7 +95,7 @@ async def test_the_server_that_takes_over_the_index_answers_the_cli(tmp_path):
             pytest.fail("the second server never took the writer lock over")
         for _ in range(100):  # server.json is written right after the lock is taken, on the indexer thread
             try:
-                info = json.loads(open(os.path.join(index_dir, "server.json")).read())
+                info = server_info(index_dir)
             except (OSError, ValueError):
                 info = {}
             if info.get("pid") not in (None, first_pid):

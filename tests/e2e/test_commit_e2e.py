@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clikit import ragls
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
@@ -120,8 +121,7 @@ async def test_commit_message_over_lsp(tmp_path, llm_server):
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in git_env().items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
-    return subprocess.run([sys.executable, "-m", "ragls", "commit-msg", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return ragls(env, "commit-msg", *args, cwd=cwd, check=False)  # in-process (clikit)
 
 
 def test_commit_msg_cli_without_a_model(tmp_path):

@@ -7,9 +7,10 @@ non-loopback bind refused without --allow-remote and a token."""
 from __future__ import annotations
 
 import json
-import socket
+import re
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -19,12 +20,6 @@ from lspkit import copy_docs, server_env
 from ragls.trust import trust as trust_folder
 
 TOKEN = "test-token-5f1c"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +38,26 @@ def api(tmp_path_factory, llm):
     trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
     env = {**server_env(tmp_path_factory.mktemp("http-cache")), "RAGLS_HTTP_TOKEN": TOKEN,
            "RAGLS_TEST_LLM_KEY": "sk-test"}
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(ws), "--port", str(port)], env=env,
+    # --port 0: the OS picks the port and the server names it on stderr once its socket listens.
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(ws), "--port", "0"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=2).json()["ready"]:
+    try:
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if found := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+) ", line):
                 break
-        except httpx.HTTPError:
-            pass
-        assert proc.poll() is None, proc.stderr.read()
-        time.sleep(0.2)
-    yield base, ws
-    proc.terminate()
-    proc.wait(30)
+        assert found, f"ragls http exited {proc.wait(30)}: {''.join(seen)}"
+        threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain: the pipe must never fill up
+        base = f"http://127.0.0.1:{found.group(1)}"
+        deadline = time.monotonic() + 120
+        while not httpx.get(f"{base}/healthz", timeout=10).json()["ready"]:  # listening: only readiness to wait for
+            assert time.monotonic() < deadline, "the index never became ready"
+            time.sleep(0.2)
+        yield base, ws
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -164,6 +163,6 @@ def test_non_loopback_bind_is_refused_without_allow_remote_and_token(tmp_path):
     env.pop("RAGLS_HTTP_TOKEN", None)
     for extra in ([], ["--allow-remote"]):
         proc = subprocess.run([sys.executable, "-m", "ragls", "http", str(tmp_path), "--host", "0.0.0.0", *extra],
-                              env=env, capture_output=True, text=True, timeout=60)
+                              env=env, capture_output=True, text=True, timeout=60, check=False)
         assert proc.returncode == 2
         assert ("--allow-remote" in proc.stderr) if not extra else ("bearer token" in proc.stderr)

@@ -111,13 +111,10 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         assert res["chunks"][0]["source"]["path"] == "guide/retries.md" and len(res["chunks"]) > 1
         (ws / "ragls.toml").write_text('[sources]\nexclude = ["guide/retries.md"]\n[retrieval]\ntop_k = 1\n')
         deadline = asyncio.get_running_loop().time() + 60
-        while True:  # the watcher sees the file; the workspace reopens with the new settings
-            try:
-                res = await request(client, "rag/query", {"query": "exponential backoff"})
-                if len(res["chunks"]) == 1 and res["chunks"][0]["source"]["path"] != "guide/retries.md":
-                    break
-            except Exception:  # noqa: BLE001 - the workspace may be reopening
-                pass
+        while True:  # the watcher sees the file; the workspace reopens (requests wait for it) with the new settings
+            res = await request(client, "rag/query", {"query": "exponential backoff"})
+            if len(res["chunks"]) == 1 and res["chunks"][0]["source"]["path"] != "guide/retries.md":
+                break
             assert asyncio.get_running_loop().time() < deadline, res
             await asyncio.sleep(0.3)
         status = await wait_indexed(client, files=3)

@@ -10,166 +10,36 @@ cache ... (total computed by the model: T)" and "indexed ... K vectors from cach
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import re
 import shutil
 import signal
-import sqlite3
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from livekit import (
+    FILES,
+    OPTIONS,
+    PARA,
+    TIMEOUT,
+    _not,
+    assert_consistent,
+    assert_equals_clean,
+    eventually,
+    index_dir_of,
+    index_state,
+    log_lines,
+    make_workspace,
+    model_total,
+    paths_for,
+    running_server,
+)
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from pytest_lsp import make_test_lsp_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-OPTIONS = {"chunking": {"chunkSize": 300}, "watch": {"debounceMs": 200}}
-TIMEOUT = 60.0
-
-PARA = (" It is written long enough that two sections never share one chunk of 300 characters, so an edit to"
-        " one section leaves the chunks of the others as they were.")
-FILES = {
-    "guide/retries.md": "# Retries\n\nA request is retried three times with exponential backoff." + PARA
-                        + "\n\n## Budget\n\nThe retry budget caps retries at ten percent of traffic." + PARA + "\n",
-    "guide/deploy.md": "# Deploy\n\nThe service is deployed with blue green rollouts." + PARA + "\n",
-    "notes.txt": "Team notes\n\nThe on-call rotation changes every Monday.\n",
-    "api/auth.rst": "Authentication\n==============\n\nAccess tokens expire after one hour.\n",
-}
-
-
-# -- helpers -------------------------------------------------------------------------------------------------
-def make_workspace(root: Path, files: dict[str, str] = FILES) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
-@contextlib.asynccontextmanager
-async def running_server(folder: Path, cache: Path, extra_env: dict[str, str] | None = None,
-                         options: dict | None = None):
-    """A started and initialized server; shut down (or reaped, if it died) on exit."""
-    client = make_test_lsp_client()
-    env = server_env(cache)
-    env.update(extra_env or {})
-    await client.start_io(*SERVER_COMMAND, env=env)
-    try:
-        await client.initialize_session(init_params([folder], options or OPTIONS))
-        yield client
-    finally:
-        proc = client._server
-        if proc is not None and proc.returncode is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.shutdown_session(), 30)
-        if proc is not None and proc.returncode is None:
-            proc.kill()
-        await client.stop()
-
-
-async def eventually(check, what: str, timeout: float = TIMEOUT):
-    """Await `check()` until it returns a truthy value; returns it. Fails with `what` after `timeout` s."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    last = None
-    while asyncio.get_running_loop().time() < deadline:
-        last = await check()
-        if last:
-            return last
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}; last: {last!r}")
-
-
-async def paths_for(client, query: str, top_k: int = 10) -> list[str]:
-    res = await request(client, "rag/query", {"query": query, "topK": top_k})
-    return [c["source"]["path"] for c in res["chunks"] if query.split()[0] in c["text"]]
-
-
-async def index_dir_of(client) -> Path:
-    status = await request(client, "rag/status", {})
-    return Path(status["folders"][0]["indexPath"])
-
-
-def log_lines(client, pattern: str) -> list[re.Match]:
-    rx = re.compile(pattern)
-    return [m for msg in client.log_messages if (m := rx.search(msg.message))]
-
-
-def model_total(client) -> int:
-    """Chunks the server's model has embedded so far (0 before its first embedding batch)."""
-    found = log_lines(client, r"total computed by the model: (\d+)")
-    return int(found[-1].group(1)) if found else 0
-
-
-def index_state(index_dir: Path) -> dict:
-    """Everything the three stores hold, read from disk by this (reader) process."""
-    import lancedb
-    from ragls.stores.bm25 import Bm25Store
-
-    db = sqlite3.connect(f"file:{index_dir / 'manifest.sqlite'}?mode=ro", uri=True)
-    rows = db.execute("SELECT id, path, start_line, start_char, end_line, end_char, title, text FROM chunks").fetchall()
-    files = {r[0] for r in db.execute("SELECT path FROM files")}
-    journal = db.execute("SELECT COUNT(*) FROM journal").fetchone()[0]
-    db.close()
-    bm25 = Bm25Store(index_dir / "bm25", writable=False)
-    db = lancedb.connect(str(index_dir / "vectors"))
-    # An index synced with embed=False never opened its vector store: no table, no rows. (stores/vectors.py)
-    vec = []
-    if "windows" in db.list_tables().tables:  # one row per embedding window; window 0 = the chunk's first vector
-        rows_ = db.open_table("windows").to_arrow().select(["id", "path", "window"]).to_pylist()
-        vec = [v for v in rows_ if v["window"] == 0]
-    return {
-        "chunks": {r[1:] for r in rows}, "ids": {r[0]: r[1] for r in rows}, "files": files, "journal": journal,
-        "bm25_ids": Counter(bm25.ids()), "vector_rows": Counter((v["id"], v["path"]) for v in vec),
-    }
-
-
-@pytest.fixture(scope="module")
-def rebuild_clean():
-    """fn(folder) -> set of (path, ranges..., title, text) of a clean rebuild of `folder` in a fresh index dir."""
-    from ragls.config import load_settings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
-
-    cache = Path(tempfile.mkdtemp(prefix="ragls-live-clean-"))
-    env = {"RAGLS_CACHE_DIR": str(cache), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
-    with pytest.MonkeyPatch.context() as mp:
-        for k, v in env.items():
-            mp.setenv(k, v)
-        settings = load_settings(Path(tempfile.gettempdir()), OPTIONS)[0]
-        embedder = Embedder(settings.embedding)
-        embedder.ensure_loaded()
-
-        def rebuild(folder: Path) -> dict:
-            index_dir = Path(tempfile.mkdtemp(prefix="clean-", dir=cache))
-            s = load_settings(folder, OPTIONS)[0]
-            idx = FolderIndex(folder, s, embedder, index_dir=index_dir)
-            idx.sync(embed=False)
-            idx.close()
-            return index_state(index_dir)
-
-        yield rebuild
-    shutil.rmtree(cache, ignore_errors=True)
-
-
-def assert_consistent(state: dict) -> None:
-    """BM25 and vectors agree one-to-one with the manifest; no journal left."""
-    ids = state["ids"]
-    assert state["journal"] == 0
-    assert state["bm25_ids"] == Counter(list(ids)), "BM25 documents differ from the manifest's chunks"
-    assert state["vector_rows"] == Counter(ids.items()), "vector rows differ from the manifest's chunks"
-
-
-def assert_equals_clean(state: dict, clean: dict) -> None:
-    assert_consistent(state)
-    assert state["files"] == clean["files"]
-    assert state["chunks"] == clean["chunks"]
-
-
-# -- one server for the editing tests ------------------------------------------------------------------------
 CACHE = Path(tempfile.mkdtemp(prefix="ragls-live-cache-"))
 
 
@@ -213,10 +83,6 @@ async def test_delete_removes_every_row(client, ws):
     assert "api/auth.rst" not in state["files"]
     assert all(p != "api/auth.rst" for _, p in state["vector_rows"])
     assert_consistent(state)
-
-
-async def _not(coro):
-    return not await coro
 
 
 async def test_rename_reembeds_nothing(client, ws):

@@ -8,13 +8,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from lspkit import wait_indexed
-from test_live import (
-    CACHE,
+from livekit import (
     FILES,
     TIMEOUT,
     _not,
@@ -24,12 +23,12 @@ from test_live import (
     index_state,
     make_workspace,
     paths_for,
-    rebuild_clean,
     running_server,
 )
+from lspkit import wait_indexed
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-__all__ = ["rebuild_clean"]  # the fixture, re-exported for pytest
+CACHE = Path(tempfile.mkdtemp(prefix="ragls-live-churn-cache-"))
 
 
 @pytest.fixture(scope="module")

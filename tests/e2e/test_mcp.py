@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from livekit import eventually, running_server
 from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, server_env, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
-from test_live import eventually, running_server
 from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -4,8 +4,8 @@ additions and deletions in its folder reach `rag/query {rag}` without a restart.
 from __future__ import annotations
 
 import pytest
+from livekit import eventually, running_server
 from lspkit import request, wait_indexed
-from test_live import eventually, running_server
 from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")

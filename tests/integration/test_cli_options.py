@@ -52,7 +52,8 @@ def test_every_command_is_covered():
 @pytest.mark.parametrize("words,parser", COMMANDS, ids=[" ".join(w) for w, _ in COMMANDS])
 def test_options_parse_the_same_anywhere(words, parser):
     positionals = [a for a in parser._actions if not a.option_strings]
-    options = [a for a in parser._actions if a.option_strings and not isinstance(
+    exclusive = [a for g in parser._mutually_exclusive_groups for a in g._group_actions[1:]]  # one per group
+    options = [a for a in parser._actions if a.option_strings and a not in exclusive and not isinstance(
         a, (argparse._HelpAction, argparse._VersionAction))]
     pos = [w for a in positionals for w in positional_words(a)]
     opts = [w for a in options for w in option_words(a)]

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import logging
 import re
-import subprocess
 import sys
 
 import pytest
+from clikit import ragls
 from llm_server import LLMServer, Reply
 from ragls.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
 from ragls.retrieval.llm_costs import COUNTER
+from ragls.trust import trust as trust_folder
 from ragls.windows import embedding_input
 from ragls.workspace import RagWorkspace
-from ragls.trust import trust as trust_folder
 
 DOCS = {
     "otters.md": "# Otters\n\nOtters float on their backs in the kelp beds of the northern Pacific coast.\n\n"
@@ -253,9 +253,7 @@ def test_cli_index_prints_the_planned_calls(env, tmp_path, server):
     (folder / "a.md").write_text("# Otters\n\nOtters nap.\n")
     write_config(folder, server)
     server.reset(context_handler)
-    proc = subprocess.run([sys.executable, "-m", "ragls", "index", str(folder)],
-                          check=False, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, proc.stderr
+    proc = ragls(None, "index", folder)  # in-process (clikit); pytest's stdin is no terminal, so nothing is asked
     assert "contextual retrieval will make 1 LLM call (ctx-model)" in proc.stderr
     assert len(server.requests) == 1
 

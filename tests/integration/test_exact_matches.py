@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from ragls.embed import offline_model_dir
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

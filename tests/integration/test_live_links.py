@@ -5,13 +5,14 @@ apply without a restart."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 
 import pytest
 from ragls.embed import offline_model_dir
+from ragls.trust import trust as trust_folder
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
-from ragls.trust import trust as trust_folder
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -43,9 +44,24 @@ def live(tmp_path):
         worker = IndexWorker(ws, debounce_ms=100)
         worker.start()
         watcher = FileWatcher(worker, ws.folders)
+        # The watch is set up once it reports a change: observe the worker's notify and touch a probe file (not
+        # matched by sources.include) until the first report arrives.
+        reported = threading.Event()
+        notify = worker.notify
+
+        def observed(paths):
+            reported.set()
+            return notify(paths)
+
+        worker.notify = observed
         watcher.start()
-        time.sleep(0.5)  # the watch is set up
         started.append((ws, worker, watcher))
+        probe = folder / "watch-probe.tmp"
+        deadline = time.monotonic() + 20
+        while not reported.wait(0.2):
+            probe.write_text(str(time.monotonic()))
+            assert time.monotonic() < deadline, "the file watcher never reported a change"
+        probe.unlink()
         return ws
 
     yield folder, start

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 
 import pytest
-from llm_server import Reply
+from llm_server import Reply, held_port
 from ragls.answer.llm import ChatModel, make_chat_model
 from ragls.config import GenerationSettings
 from ragls.errors import Cancelled, RequestFailed
@@ -31,12 +30,6 @@ def model_for(server, backend: str, **overrides) -> ChatModel:
     model = make_chat_model(GenerationSettings(**settings))
     assert model is not None
     return model
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_backend_selection_and_defaults(monkeypatch):
@@ -166,10 +159,11 @@ def test_timeout(llm_server, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_connection_refused(backend):
-    url = f"http://127.0.0.1:{free_port()}" + ("/v1" if backend == "openai" else "")
-    model = make_chat_model(GenerationSettings(backend=backend, base_url=url, api_key_env="RAGLS_TEST_KEY",
-                                               max_retries=0))
-    expect_failure(model, "cannot connect", "generation.base_url")
+    with held_port() as port:
+        url = f"http://127.0.0.1:{port}" + ("/v1" if backend == "openai" else "")
+        model = make_chat_model(GenerationSettings(backend=backend, base_url=url, api_key_env="RAGLS_TEST_KEY",
+                                                   max_retries=0))
+        expect_failure(model, "cannot connect", "generation.base_url")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -29,8 +29,8 @@ from ragls.retrieval.transforms import (
     STEP_BACK_SYSTEM,
     parse_lines,
 )
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

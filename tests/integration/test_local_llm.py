@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import sys
 from pathlib import Path
 
 import pytest
 from askkit import HITS, Retriever
-from llm_server import LLMServer
+from llm_server import LLMServer, held_port
 from ragls.answer import local
 from ragls.answer.ask import ask
 from ragls.answer.llm import make_chat_model
@@ -24,19 +23,17 @@ from ragls.errors import RequestFailed
 TESTS_DIR = Path(__file__).resolve().parents[1]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_external_needs_a_base_url():
     with pytest.raises(ValueError, match='backend "external" needs generation.base_url'):
         GenerationSettings(backend="external")
 
 
 def test_external_with_a_dead_url_names_the_url():
-    dead = f"http://127.0.0.1:{free_port()}/v1"
+    with held_port() as port:
+        check_dead_url(f"http://127.0.0.1:{port}/v1")
+
+
+def check_dead_url(dead: str) -> None:
     model = make_chat_model(GenerationSettings(backend="external", base_url=dead, model="m", max_retries=0))
     with pytest.raises(RequestFailed) as info:
         model.complete("hi")
@@ -122,12 +119,17 @@ sys.path.insert(0, {str(TESTS_DIR)!r})
 assert sys.argv[1:] == ["serve"], sys.argv
 from llm_server import LLMServer
 host, port = os.environ["OLLAMA_HOST"].rsplit(":", 1)
-LLMServer(port=int(port)).start()
+LLMServer(port=int(port), reuse_port=True).start()
 time.sleep(120)
 """)
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    port = free_port()
+    # The port stays held (bound, not listening) by this test; the fake ollama binds it too (SO_REUSEPORT).
+    with held_port(reuse_port=True) as port:
+        run_auto_start(port)
+
+
+def run_auto_start(port: int) -> None:
     base = f"http://127.0.0.1:{port}/v1"
     try:
         off = make_chat_model(GenerationSettings(backend="ollama", base_url=base, model="m", max_retries=0))

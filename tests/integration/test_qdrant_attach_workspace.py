@@ -17,8 +17,8 @@ from qdrant_client import models
 from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.errors import RaglsError
 from ragls.stores.qdrant import close_local, connect
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 from ragls.errors import InvalidParams
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 from ragls import indexer as indexer_mod
 from ragls.chunking import is_markup_only
 from ragls.embed import offline_model_dir
-from ragls.workspace import RagWorkspace
 from ragls.trust import trust as trust_folder
+from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -17,9 +17,9 @@ from ragls.config import build_settings
 from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.errors import RequestFailed
 from ragls.indexer import FolderIndex
+from ragls.trust import trust as trust_folder
 from ragls.windows import plan_windows
 from ragls.workspace import RagWorkspace
-from ragls.trust import trust as trust_folder
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -132,7 +132,7 @@ def test_crawl_indexes_skips_and_recrawls_conditionally(workspace, site):
         (f"{site}/docs/missing", "HTTP 404 Not Found"),
         (f"{site}/docs/private/secret.html", "disallowed by robots.txt"),
         (f"{site}/docs/big.html", f"too large ({len(BIG)} bytes > max_file_bytes 2000000)"),
-        (f"{site}/docs/manual.pdf", "not HTML (application/pdf)"),
+        (f"{site}/docs/manual.pdf", "not HTML, Markdown or text (application/pdf)"),
     ])
     fetched = [p for p, _, _ in Site.log]
     assert "/outside.html" not in fetched and fetched.count("/docs/a.html") == 1  # the loop is fetched once

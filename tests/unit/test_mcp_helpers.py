@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from ragls.answer.template import quote_passage
 from ragls.ir import LineSpan
-from ragls.mcp_server import line_range, split_lines
+from ragls.mcp_server import line_range
 from ragls.roots import find_root, is_too_broad, project_root
+from ragls.sources.passage import split_lines
 
 
 def test_line_range_is_one_based_and_inclusive():

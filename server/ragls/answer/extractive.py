@@ -7,6 +7,7 @@ list or code block it introduces; markup that is not text removed).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -32,14 +33,15 @@ _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def identifier_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)
+def identifier_words(text: str) -> frozenset[str]:
     """Content words (`cite.content_words`, stemmed) of the identifiers `text` names: code spans, `name=value`,
     dotted names, snake_case and CamelCase words, split at "_", ".", "=" and inner capitals ("PoolTimeout" ->
-    {"pool", "timeout"})."""
+    {"pool", "timeout"}); memoised (a passage is scored again on every query that retrieves it)."""
     out: set[str] = set()
     for m in _IDENTIFIER.finditer(text):
         out.update(content_words(_CAMEL.sub(" ", m.group(0))))
-    return out
+    return frozenset(out)
 
 
 def _context_lines(hit: Hit) -> tuple[int, int] | None:
@@ -69,7 +71,7 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
         overlap = w & query
         bonus = 0.0
         if overlap:
-            named = identifier_words(unit.text)
+            named = identifier_words(unit.scored_text)
             bonus = IDENTIFIER_BONUS if named & query else CODE_BONUS if named else 0.0
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
@@ -107,7 +109,7 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         for pos, unit in enumerate(found):
             if pos == 0 and len(firsts) < 2:
                 firsts.append((n, unit))
-            candidates.append((rank, pos, n, unit, set(content_words(unit.text))))
+            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
     if embed is not None and candidates:
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers

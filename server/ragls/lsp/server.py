@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
 from ragls.config import load_settings, normalize
-from ragls.errors import ConfigError, RaglsError, RequestFailed
+from ragls.errors import ConfigError, NotReady, RaglsError, RequestFailed
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
@@ -302,13 +302,14 @@ class RaglsServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
 
     async def get_workspace(self) -> RagWorkspace:
-        """The open workspace, waiting for it to open. Raises RequestFailed when it could not be opened."""
+        """The open workspace, waiting for it to open. Raises NotReady (a RequestFailed) when it could not be
+        opened or the server is not initialized yet."""
         if self._opening is None:
-            raise RequestFailed("the server is not initialized yet")
+            raise NotReady("the server is not initialized yet")
         try:
             return await asyncio.shield(self._opening)
         except RaglsError as exc:
-            raise RequestFailed(f"workspace could not be opened: {exc}") from None
+            raise NotReady(f"workspace could not be opened: {exc}") from None
 
 
 server = RaglsServer()

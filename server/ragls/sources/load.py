@@ -145,11 +145,12 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
     )
 
 
-def load_text(path_label: str, text: str, folder: str = "") -> Document:
+def load_text(path_label: str, text: str, folder: str = "", kind: str | None = None) -> Document:
     """A `Document` for text that is not a workspace file (ephemeral `rag/ask` documents: URLs, command output).
-    `path_label` names it in sources and picks the kind by extension; a leading BOM character is dropped;
-    `content_hash` is over the UTF-8 encoding; `mtime_ns` is 0."""
+    `path_label` names it in sources and picks the kind by extension unless `kind` is given (a URL served as
+    `text/markdown`); a leading BOM character is dropped; `content_hash` is over the UTF-8 encoding; `mtime_ns`
+    is 0."""
     text = text.removeprefix("\ufeff")
     data = text.encode("utf-8", "surrogatepass")
     return Document(folder=folder, path=path_label, text=text, content_hash=content_hash(data),
-                    kind=kind_for(path_label), size=len(data), mtime_ns=0)
+                    kind=kind or kind_for(path_label), size=len(data), mtime_ns=0)

@@ -1,7 +1,7 @@
 """Secret values inside indexed documents, masked before chunking: API keys, tokens, passwords and private keys
 pasted into a README or a notes file never reach the index (manifest, BM25, vectors), `rag/query` results, an
 LLM's prompt or an agent; read-back (`read_passage`, `rag/readPassage`, `resources/read`) masks the file's text the
-same way (`mcp_server.read_indexed_text`).
+same way (`sources.passage.read_indexed_text`).
 
 `sources.exclude_secrets` already keeps whole secret files (`.env*`, `*.pem`, ...) out; this masks the values in
 every other file. Only high-precision shapes are masked, so documentation stays searchable:

@@ -8,10 +8,12 @@ Crawling: breadth first from the start URL, following `<a href>` links that stay
 host, port) and path prefix (the start URL's path up to the `/**`), fragments dropped, each URL once; at most
 `web.max_pages` pages (default 500) and `web.max_depth` link hops (default 4); robots.txt honoured
 (`urllib.robotparser`, our User-Agent; a `Crawl-delay` longer than `web.delay_s` wins); `web.delay_s` seconds
-between two requests; non-HTML pages skipped. On a re-crawl every page already indexed is requested with its
+between two requests; pages are HTML, Markdown (`text/markdown`, e.g. a raw docs site) or plain text (`text/plain`,
+e.g. `llms.txt`) — Markdown and text are indexed as they are, with their own line numbers, and their Markdown links
+`[title](url)` are followed —, other types (PDF, images) are skipped. On a re-crawl every page already indexed is requested with its
 validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page costs one 304 and no conversion;
 its links are taken from the cache. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
-robots.txt, redirected outside the crawl, limit reached) is a `Skipped` entry with its reason.
+robots.txt, redirected outside the crawl, limit reached, not a page) is a `Skipped` entry with its reason.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from ragls.sources.load import decode_bytes, is_binary, load_text
 DEFAULT_USER_AGENT = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
 MAX_REDIRECTS = 5
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
+#: What a crawl indexes and follows links from: HTML, Markdown and plain text.
+PAGE_TYPES = (*HTML_TYPES, *MARKDOWN_TYPES, "text/plain")
 
 
 class FetchError(Exception):
@@ -111,6 +116,23 @@ def _links(html: str, base: str) -> list[str]:
     return list(out)
 
 
+def _markdown_links(text: str, base: str) -> list[str]:
+    """Absolute http(s) targets of the Markdown links (`[title](url)`, `<https://…>`, reference links) of a Markdown
+    or text page (an llms.txt lists its pages so), fragments dropped, in document order without duplicates."""
+    from markdown_it import MarkdownIt
+
+    out: dict[str, None] = {}
+    for token in MarkdownIt("commonmark").parse(text):
+        for child in token.children or ():
+            href = (child.attrGet("href") or "").strip() if child.type == "link_open" else ""
+            if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
+                continue
+            url = urldefrag(urljoin(base, href))[0]
+            if url.lower().startswith(("http://", "https://")):
+                out[url] = None
+    return list(out)
+
+
 def new_client(timeout_s: float = 30.0, user_agent: str = DEFAULT_USER_AGENT) -> httpx.Client:
     """An httpx client with ragls's User-Agent, `timeout_s` per operation and redirects followed (at most 5)."""
     return httpx.Client(timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS,
@@ -119,10 +141,12 @@ def new_client(timeout_s: float = 30.0, user_agent: str = DEFAULT_USER_AGENT) ->
 
 def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float = 30.0,
                max_bytes: int = 2_000_000, etag: str | None = None, last_modified: str | None = None,
-               html_only: bool = False, user_agent: str = DEFAULT_USER_AGENT) -> Page:
+               pages_only: bool = False, user_agent: str = DEFAULT_USER_AGENT) -> Page:
     """GET `url` (conditional when `etag` / `last_modified` are given) → Page. The body is streamed and cut off
-    past `max_bytes`; HTML/PDF/DOCX are converted, other text is kept as is. Raises FetchError with the reason:
-    "timed out after N s", "cannot connect: …", "HTTP 404", "too large (…)", "not HTML (type)" (`html_only`),
+    past `max_bytes`; HTML/PDF/DOCX are converted, other text is kept as is (Markdown as Markdown: `text/markdown` or
+    a .md path). `pages_only` (a crawl): only HTML, Markdown and plain text (`PAGE_TYPES`), with their links.
+    Raises FetchError with the reason: "timed out after N s", "cannot connect: …", "HTTP 404", "too large (…)",
+    "not HTML, Markdown or text (type)" (`pages_only`),
     "not a document (type)" for binary content, "too many redirects", or a converter's error."""
     own = client is None
     client = client or new_client(timeout_s, user_agent)
@@ -140,8 +164,8 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
                 raise FetchError(f"HTTP {resp.status_code} {resp.reason_phrase}".rstrip(),
                                  transient=resp.status_code >= 500 or resp.status_code == 429)
             ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
-            if html_only and ctype and ctype not in HTML_TYPES:
-                raise FetchError(f"not HTML ({ctype})")
+            if pages_only and ctype and ctype not in PAGE_TYPES:
+                raise FetchError(f"not HTML, Markdown or text ({ctype})")
             declared = resp.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
                 raise FetchError(f"too large ({declared} bytes > max_file_bytes {max_bytes})")
@@ -164,8 +188,9 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
             client.close()
     ext = extension(urlsplit(final).path)
     is_html = ctype in HTML_TYPES or (not ctype and data.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")))
-    if html_only and not is_html:
-        raise FetchError(f"not HTML ({ctype or 'unknown type'})")
+    is_markdown = ctype in MARKDOWN_TYPES or (ctype in ("", "text/plain") and ext in ("md", "markdown"))
+    if pages_only and not (is_html or is_markdown or ctype == "text/plain"):
+        raise FetchError(f"not HTML, Markdown or text ({ctype or 'unknown type'})")
     links: list[str] = []
     try:
         if is_html:
@@ -180,7 +205,10 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
                                  and "xml" not in ctype):
             raise FetchError(f"not a document ({ctype or 'binary content'})")
         else:
-            doc = load_text(final, data.decode(encoding, "replace") if encoding else decode_bytes(data))
+            text = data.decode(encoding, "replace") if encoding else decode_bytes(data)
+            doc = load_text(final, text, kind="markdown" if is_markdown else None)
+            if pages_only:  # a Markdown page, or an llms.txt listing its pages as Markdown links
+                links = _markdown_links(text, final)
     except ValueError as exc:
         raise FetchError(str(exc)) from None
     if not doc.text.strip():
@@ -312,7 +340,7 @@ class Crawler:
         result.skipped.append(Skipped(url, str(exc)))
         return []
 
-    def _fetch(self, url: str, html_only: bool, result: CrawlResult) -> Page:
+    def _fetch(self, url: str, pages_only: bool, result: CrawlResult) -> Page:
         cached = self.cache.get(url) if self.cache is not None else None
         etag = last_modified = None
         if cached is not None and self.known(cached[2]):
@@ -320,7 +348,7 @@ class Crawler:
         self._wait()
         result.requests += 1
         page = fetch_page(url, client=self.client, timeout_s=self.timeout_s, max_bytes=self.max_bytes, etag=etag,
-                          last_modified=last_modified, html_only=html_only, user_agent=self.user_agent)
+                          last_modified=last_modified, pages_only=pages_only, user_agent=self.user_agent)
         if page.not_modified and cached is not None:
             page.final_url, page.links = cached[2], cached[3]
         if self.cache is not None:

@@ -1,0 +1,68 @@
+"""The first `ragls ask` / `ragls query` on a fresh index answers once BM25 and the first vectors of the question's
+keyword matches exist (one stderr line says so), prints, and only then embeds the rest — which is not lost: after
+the command every chunk has all its windows. Runs `ragls.cli.main` in this process on real stores and the offline
+model; no timing is asserted (the budget is set to 0 s so the early answer is certain)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+from ragls import cli, first_answer
+
+ANIMALS = ["walrus", "narwhal", "albatross", "pelican", "heron", "ibex", "okapi", "tapir", "quokka", "dugong",
+           "gecko", "lemur"]
+FILLER = ("It lives far from any city and its habits were described by travelling naturalists in long letters "
+          "home, which are quoted here at length so that the note is long enough for several embedding windows. ")
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setattr(first_answer, "FIRST_ANSWER_BUDGET_S", 0.0)
+    monkeypatch.setattr(first_answer, "CANDIDATES", 2)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for n, animal in enumerate(ANIMALS):
+        (ws / f"{animal}.md").write_text(f"# The {animal}\n\nThe {animal} eats food number {n}. " + FILLER * 6)
+    return ws
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    """Exit code and stdout+stderr interleaved in the order written."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = cli.main(argv)
+    return code, out.getvalue()
+
+
+def status(folder) -> dict:
+    code, out = run(["status", str(folder), "--json"])
+    assert code == 0
+    return json.loads(out[out.index("{"):])
+
+
+@pytest.mark.parametrize("command", ["ask", "query"])
+def test_first_answer_before_the_rest_is_embedded(folder, command):
+    code, out = run([command, str(folder), "what does the okapi eat", "--no-server"])
+    assert code == 0, out
+    early = next(line for line in out.splitlines() if line.startswith("ragls: answering now"))
+    assert "from BM25 and the first vector of" in early
+    done, total = (int(w) for w in early.split("first vector of ")[1].split(" chunks")[0].split(" of "))
+    assert 2 <= done < total == len(ANIMALS) * status(folder)["folders"][0]["chunks"] // len(ANIMALS)
+    answer_at = out.index("okapi.md")
+    rest_at = out.index("ragls: embedding the rest")
+    assert early and out.index(early) < answer_at < rest_at  # said, answered, then the rest
+    after = status(folder)["folders"][0]
+    assert after["pendingVectors"] == 0 and after["pendingWindows"] == 0  # nothing lost
+
+
+def test_complete_index_answers_without_the_line(folder):
+    assert run(["index", str(folder)])[0] == 0
+    code, out = run(["query", str(folder), "what does the okapi eat", "--no-server"])
+    assert code == 0 and "okapi.md" in out
+    assert "answering now" not in out and "embedding the rest" not in out
