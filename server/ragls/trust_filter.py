@@ -152,7 +152,11 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str,
 def _source_problem(source: str, folder: Path | None) -> str | None:
     """Why a RAG source string (sources/resolve.py's forms) is not for an untrusted folder — "a URL source", "a
     source outside the folder" — or None when it names only files inside `folder`: no URL, no `~`, no `..`, each
-    `;`-separated part's fixed prefix (before the first glob character) inside the folder."""
+    `;`-separated part's fixed prefix (before the first glob character) inside the folder — checked on each of
+    the part's brace expansions (`walk.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
+    names `../x.md`)."""
+    from ragls.sources.walk import expand_braces
+
     source = source.strip()
     m = BUILTIN_LOADER.match(source)
     if m:
@@ -162,10 +166,15 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
     for part in (p.strip() for p in source.split(";")):
         if not part:
             continue
-        glob = _GLOB_CHARS.search(part)
-        prefix = part[:glob.start()] if glob else part
-        if ".." in Path(part).parts or not _inside(prefix or ".", folder):
-            return "a source outside the folder"
+        try:
+            expansions = expand_braces(part)
+        except ValueError:
+            return "a glob with too many brace expansions"
+        for pattern in expansions:
+            glob = _GLOB_CHARS.search(pattern)
+            prefix = pattern[:glob.start()] if glob else pattern
+            if ".." in Path(pattern).parts or not _inside(prefix or ".", folder):
+                return "a source outside the folder"
     return None
 
 
