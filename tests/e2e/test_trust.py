@@ -268,3 +268,28 @@ def test_cli_on_a_terminal_asks_before_using_an_untrusted_folder(clone, env):
     assert marker.read_text().strip() == "ran"
     listed = json.loads(ragls(env, "trust", "--list", "--json").stdout)
     assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["trusted"]
+
+
+@pytest.mark.asyncio
+async def test_serve_reopens_untrusted_when_a_trusted_ragls_toml_is_edited(clone, env):
+    """`ragls trust`ed, the running server applies the folder's file; an edit to it (a `git pull`) reopens the
+    workspace with the file untrusted again, and rag/status says so."""
+    from ragls.trust import trust as trust_folder
+
+    marker = clone.parent / "pwned.txt"
+    trust_folder(clone)
+    async with lsp_server(clone, env, {}) as client:
+        status = await wait_indexed(client, files=1)
+        assert marker.read_text().strip() == "ran"
+        assert all("so these settings were ignored" not in e["message"] for e in status["errors"])
+        with (clone / "ragls.toml").open("a") as f:
+            f.write("\n[retrieval]\ntop_k = 4\n")
+        deadline = asyncio.get_running_loop().time() + 120
+        while True:
+            status = await request(client, "rag/status", {})
+            found = [e for e in status["errors"] if e.get("path") == str(clone / "ragls.toml")]
+            if found or asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        assert found and "changed since you trusted it" in found[0]["message"]
+        assert "document_loaders" in found[0]["message"]

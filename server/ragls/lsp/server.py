@@ -403,6 +403,11 @@ def serve(tcp: str | None = None) -> None:
 
     heap.limit_arenas()
     install_log_filter()  # expected errors ("nothing staged") are one log line, not a traceback
+    import pygls.server
+
+    from ragls.lsp import framing
+
+    pygls.server.run_async = framing.run_async  # pygls's stdio loop dies or goes deaf on a bad frame (framing.py)
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
