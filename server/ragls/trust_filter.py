@@ -3,16 +3,16 @@
 trusted folder (trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
 the allow-list `SAFE` of settings that tune retrieval inside the folder.
 
-Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and
-must be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs,
-reach the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
+Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
+be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs, reach
+the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
 `document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
 personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` and an `index.path` inside the
 folder (Qdrant URLs and keys, team collections, the user's shared embedding cache size), model paths
-(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval steps (contextual, extractor, hyde,
-step_back, expand_n, corrective, the "llm" and import-path rerankers), `observability.otel_endpoint`,
-`sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]` tables with a URL, a source
-outside the folder or a backend table (Qdrant).
+(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
+steps (contextual, extractor, hyde, step_back, expand_n, corrective, the "llm" and import-path rerankers),
+`observability.otel_endpoint`, `sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
+tables with a URL, a source outside the folder or a backend table (Qdrant).
 """
 
 from __future__ import annotations
