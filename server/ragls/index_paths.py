@@ -85,13 +85,12 @@ def check_index_dir(index_dir: Path) -> None:
 
 def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
-    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted or the path is
-    inside it (trust_filter.SAFE, as the full settings load decides), else the default. An unreadable ragls.toml
+    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (trust.py; an
+    untrusted folder's index.path is ignored, as the full settings load decides), else the default. An unreadable ragls.toml
     counts as absent here; the full settings load reports it."""
     import tomllib
 
     from ragls import trust
-    from ragls.trust_filter import SAFE
 
     folder = Path(folder).resolve()
     configured = explicit
@@ -100,8 +99,7 @@ def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
             raw = trust.read_config_bytes(folder)
             index = tomllib.loads(raw.decode("utf-8")).get("index") if raw is not None else None
             configured = index.get("path") if isinstance(index, dict) else None
-            if configured is not None and not SAFE["index"]["path"](configured, folder) \
-                    and trust.state(folder, raw) != "trusted":
+            if configured is not None and trust.state(folder, raw) != "trusted":
                 configured = None
         except (OSError, ValueError, UnicodeDecodeError):
             configured = None

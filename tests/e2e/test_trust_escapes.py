@@ -6,8 +6,8 @@ part before expansion, the resolver expands it), and a glob inside the folder th
 or matches a symlinked file pointing out (`docs/**/*.md` with `docs/more -> ../../private`). Neither may index
 the private file: the first RAG is ignored with the trust notice, the second indexes only the folder's own files.
 
-An untrusted folder may keep its index inside itself (`index.path = ".ragls-index"`), so the folder can ship that
-directory with links planted in it (`manifest.sqlite`, `bm25` pointing out): ragls refuses such an index directory
+A folder may keep its index inside itself (`index.path = ".ragls-index"`, once trusted), so the folder can ship
+that directory with links planted in it (`manifest.sqlite`, `bm25` pointing out): ragls refuses such an index directory
 (`index_paths.check_index_dir`) on the CLI and in `ragls serve` rather than write SQLite and tantivy files outside.
 """
 
@@ -21,6 +21,7 @@ import pytest
 from lspkit import init_params, request, server_env
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import make_test_lsp_client
+from ragls.trust import trust as trust_folder
 
 VAULT = "The vault combination is 4-8-15-16-23-42."
 
@@ -73,6 +74,7 @@ def planted(tmp_path):
     index.mkdir(parents=True)
     (folder / "guide.md").write_text("# Deploying\n\nThe deploy command is `make ship`.\n")
     (folder / "ragls.toml").write_text('[index]\npath = ".ragls-index"\n')
+    trust_folder(folder)  # index.path needs trust; a trusted folder's planted links are refused all the same
     (index / "manifest.sqlite").symlink_to(tmp_path / "outside" / "victim.sqlite")
     (index / "bm25").symlink_to(victim, target_is_directory=True)
     return folder
