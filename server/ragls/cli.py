@@ -442,9 +442,24 @@ COMMANDS = {
 
 
 
+def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
+    """Exit 2 (argparse's `error`) with the usage of sub-command `cmd`, not the top-level one, naming the
+    `unknown` arguments and, for a mistyped option, the closest options `cmd` takes (`--top-kk` -> `--top-k`)."""
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[cmd]
+    options = [o for a in sub._actions for o in a.option_strings]
+    close = [m for u in unknown if u.startswith("-")
+             for m in difflib.get_close_matches(u.split("=", 1)[0], options, n=1)]
+    hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+    sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _unrecognized(parser, args.cmd, unknown)
     from ragls.cli_rags import rag_positionals
 
     rag_positionals(parser, args)
