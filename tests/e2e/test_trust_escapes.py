@@ -104,3 +104,20 @@ async def test_serve_refuses_the_planted_index_directory_and_says_why(planted, t
         if client._server is not None and client._server.returncode is None:
             client._server.kill()
         await client.stop()
+
+
+def test_a_link_to_a_secret_file_is_a_secret_file(tmp_path):
+    """A cloned folder ships `notes.md -> .env`; the user then fills in `.env` as its README says. The link's
+    name passes the secret globs, its target does not: the file is never read, so neither `ragls index` nor a
+    query hands out the values (DB_PASS= has no shape the masker knows)."""
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    (folder / "README.md").write_text("# App\n\nCopy .env.example to .env and fill in the database settings.\n")
+    (folder / ".env").write_text("DB_PASS=q7Lm2Vx9\nSESSION_SIGNING=w4Rt8Zp1\n")
+    (folder / "notes.md").symlink_to(".env")
+    out = ragls(tmp_path, "index", folder)
+    assert out.returncode == 0 and "1 indexed" in out.stdout, out.stderr
+    out = ragls(tmp_path, "query", folder, "database settings DB_PASS session signing", "--json", "--top-k", "5")
+    chunks = json.loads(out.stdout)["chunks"]
+    assert [c["source"]["uri"].rsplit("/", 1)[-1] for c in chunks] == ["README.md"]
+    assert "q7Lm2Vx9" not in out.stdout and "w4Rt8Zp1" not in out.stdout
