@@ -13,7 +13,8 @@ import pytest
 from privileges import unprivileged
 from ragls.config import SourcesSettings
 from ragls.sources import walk as walk_mod
-from ragls.sources.walk import FileFilter, expand_braces, walk
+from ragls.globs import expand_braces
+from ragls.sources.walk import FileFilter, walk
 
 ALL = ["**/*"]
 
