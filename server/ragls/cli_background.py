@@ -80,7 +80,10 @@ def start(path: str | None, idle_exit_min: float) -> int:
     if pid is not None:
         print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
         return 0
+    from ragls.index_paths import check_index_dir
+
     index_dir.mkdir(parents=True, exist_ok=True)
+    check_index_dir(index_dir)  # the log is appended to: never through a planted link
     log_path = index_dir / LOG_FILE
     with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
         child = subprocess.Popen(

@@ -19,7 +19,6 @@ Exit codes: 0 done, 1 a check failed or the server could not be reached, 2 bad a
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import sys
@@ -91,24 +90,15 @@ def read_config(path: Path):
 def write_config(path: Path, doc) -> None:
     """Write the tomlkit document `doc` to `path` (its folder created), replacing the file in one rename. A folder
     trusted with the file as it was stays trusted (trust.carry_over): the edit is the user's own command."""
-    import os
-    import tempfile
-
     import tomlkit
 
     from ragls import trust
+    from ragls.atomic import atomic_target
 
     path.parent.mkdir(parents=True, exist_ok=True)
     before = trust.read_config_bytes(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(tomlkit.dumps(doc))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_target(path) as tmp:
+        tmp.write_text(tomlkit.dumps(doc), encoding="utf-8")
     trust.carry_over(path.parent, before)  # the user's own edit through ragls keeps a trusted folder trusted
 
 

@@ -3,16 +3,16 @@
 trusted folder (trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
 the allow-list `SAFE` of settings that tune retrieval inside the folder.
 
-Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and
-must be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs,
-reach the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
+Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
+be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs, reach
+the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
 `document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
-personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` and an `index.path` inside the
-folder (Qdrant URLs and keys, team collections, the user's shared embedding cache size), model paths
-(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval steps (contextual, extractor, hyde,
-step_back, expand_n, corrective, the "llm" and import-path rerankers), `observability.otel_endpoint`,
-`sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]` tables with a URL, a source
-outside the folder or a backend table (Qdrant).
+personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` (the index path, Qdrant URLs and keys,
+team collections, the user's shared embedding cache size), model paths
+(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
+steps (contextual, extractor, hyde, step_back, expand_n, corrective, the "llm" and import-path rerankers),
+`observability.otel_endpoint`, `sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
+tables with a URL, a source outside the folder or a backend table (Qdrant).
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ SAFE: dict[str, dict[str, Rule]] = {
     # (`parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
     "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
                          "window_stride"),
-    "index": {"ann_threshold": _any, "path": _inside},
+    # (`path` needs trust: inside the folder it would let the folder ship a ready-made index, links or poisoned
+    # stores, for ragls to open and write.)
+    "index": _fields("ann_threshold"),
     "retrieval": {
         **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",

@@ -293,3 +293,45 @@ async def test_serve_reopens_untrusted_when_a_trusted_ragls_toml_is_edited(clone
             await asyncio.sleep(0.2)
         assert found and "changed since you trusted it" in found[0]["message"]
         assert "document_loaders" in found[0]["message"]
+
+
+def test_http_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env):
+    """`ragls http` (a real process, loopback, no token): the same folder layer as every other front."""
+    import re
+    import threading
+    import time
+
+    import httpx
+
+    marker = clone.parent / "pwned.txt"
+    env = {k: v for k, v in env.items() if k != "RAGLS_HTTP_TOKEN"}
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(clone), "--port", "0"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if found := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+) ", line):
+                break
+        assert found, f"ragls http exited {proc.wait(30)}: {''.join(seen)}"
+        drain = threading.Thread(target=lambda: seen.extend(proc.stderr), daemon=True)  # the pipe must not fill up
+        drain.start()
+        base = f"http://127.0.0.1:{found.group(1)}"
+        deadline = time.monotonic() + 120
+        while not httpx.get(f"{base}/healthz", timeout=60).json()["ready"]:  # the start-up scan's text phase
+            assert time.monotonic() < deadline, "the index never became ready"
+            time.sleep(0.2)
+        assert not marker.exists() and not (clone.parent / "stolen-index").exists()
+        status = httpx.get(f"{base}/status", timeout=30).json()
+        assert any("is not trusted" in e["message"] for e in status["errors"])
+        vault = httpx.post(f"{base}/retrieve", json={"query": "vault combination"}, timeout=120)
+        assert vault.status_code == 200 and VAULT not in vault.text
+        own = httpx.post(f"{base}/retrieve", json={"query": "deploy command make ship"}, timeout=120).json()
+        # the folder's own file, read without its loader
+        assert own["chunks"] and {c["source"]["path"] for c in own["chunks"]} == {"guide.md"}, own
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    drain.join(30)  # stderr closed with the process: every line is in `seen`
+    notices = [line for line in seen if "is not trusted" in line and "document_loaders" in line]
+    assert len(notices) == 1, "".join(seen)

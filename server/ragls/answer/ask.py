@@ -20,6 +20,9 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
     extractive_answer,
+    extractive_picks,
+    quoted_focus,
+    render_extractive,
     split_sentences,
 )
 from ragls.answer.llm import ChatModel, ToolCall
@@ -140,7 +143,9 @@ def ask(
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        text = extractive_answer(query, numbered, embed=embed)
+        picked = extractive_picks(query, numbered, embed=embed)
+        text = render_extractive(picked)
+        numbered = quoted_focus(numbered, picked)  # each source prints the lines quoted from it
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -165,7 +170,9 @@ def ask(
                 continue
             break
     _check_cancel(cancel)
-    text = extractive_answer(query, numbered, embed=embed, label=FALLBACK_LABEL)
+    picked = extractive_picks(query, numbered, embed=embed)
+    text = render_extractive(picked, FALLBACK_LABEL)
+    numbered = quoted_focus(numbered, picked)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))

@@ -18,7 +18,7 @@ from ragls.answer.passages import Unit, clean_markup, units
 from ragls.ir import Hit
 
 __all__ = ["EXTRACTIVE_LABEL", "EXTRACTIVE_MAX_SENTENCES", "Unit", "clean_markup", "extractive_answer",
-           "split_sentences", "units"]
+           "extractive_picks", "quoted_focus", "render_extractive", "split_sentences", "units"]
 
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
@@ -83,8 +83,16 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
                       embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
-    """The `label` line (default EXTRACTIVE_LABEL), then up to `max_sentences` passages as a list, each followed by
-    its `[n]`; a passage that introduces a list or code block (ends in ":") carries it, indented under its bullet.
+    """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
+    (`render_extractive`)."""
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+
+
+def extractive_picks(question: str, sources: list[tuple[int, Hit]],
+                     max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
+                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+    """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
+    the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) come from each source's
     context lines (its best window, `Hit.window`, else `Hit.focus`; the whole chunk without one, or when they
@@ -133,7 +141,13 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
             break
     picked = picked or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
-        picked = [(n, Unit(f"See {source_label(hit)}")) for n, hit in sources[:2]]
+        picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
+    return picked
+
+
+def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
+    """The `label` line, then each passage `(n, unit)` as a list item followed by its `[n]`; a passage that
+    introduces a list or code block (ends in ":") carries it, indented under its bullet."""
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()
@@ -142,6 +156,32 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         if unit.attached:
             lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
     return label + "\n\n" + "\n".join(lines)
+
+
+def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]) -> list[tuple[int, Hit]]:
+    """`sources` with the focus (`focusRange`, the lines a source prints) of each source the answer quotes set to
+    the lines it quotes: all its quoted passages when they fit in `focus.MAX_FOCUS_LINES` lines, else its first
+    (best) one, with the block it carries. The focus was chosen by shared words (`focus.sentence_focus`), the
+    passages by meaning: a user following "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
+    from dataclasses import replace
+
+    from ragls.retrieval.focus import MAX_FOCUS_LINES, line_span
+
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for n, unit in picked:
+        if unit.line >= 0:
+            spans.setdefault(n, []).append((unit.line, min(unit.block_end, unit.line + MAX_FOCUS_LINES - 1)))
+    out = []
+    for n, hit in sources:
+        quoted = spans.get(n)
+        if quoted:
+            first, last = min(a for a, _ in quoted), max(b for _, b in quoted)
+            if last - first + 1 > MAX_FOCUS_LINES:
+                first, last = quoted[0]
+            base = hit.chunk.span.start_line
+            hit = replace(hit, focus=line_span(hit.chunk, base + first, base + last))
+        out.append((n, hit))
+    return out
 
 
 def split_sentences(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from ragls.errors import InvalidParams, RequestFailed, Skipped
 from ragls.sources.convert import load_source
 from ragls.sources.redact import mask_secrets
 from ragls.sources.walk import inside_folder
-from ragls.uris import path_to_uri, uri_to_path
+from ragls.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
 
 MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
 
@@ -48,7 +48,7 @@ def read_passage(indexes, path: str, start_line: int = 1, end_line: int | None =
     last = min(total, end_line or start_line + MAX_PASSAGE_LINES - 1, start_line + MAX_PASSAGE_LINES - 1)
     if last < start_line and total:
         raise InvalidParams(f"end_line {end_line} is before start_line {start_line}")
-    return Passage(path=rel, uri=path_to_uri(idx.folder / rel), start_line=start_line,
+    return Passage(path=display_path(rel), uri=path_to_uri(idx.folder / key_path(rel)), start_line=start_line,
                    end_line=max(last, start_line - 1) if total else 0, total_lines=total,
                    text="\n".join(lines[start_line - 1:last]), truncated=(end_line or 0) > last)
 
@@ -81,8 +81,13 @@ def resolve_indexed(indexes, path: str):
             if not idx.writer:
                 idx.refresh()
             lexical = os.path.normpath(os.path.relpath(os.path.abspath(cand), os.path.abspath(idx.folder)))
-            for rel in dict.fromkeys([Path(lexical).as_posix(), inside_folder(idx.folder, cand)]):
-                if (rel and not rel.startswith("../") and rel in idx.manifest.file_records([rel])
+            # as index keys: a name that is not valid UTF-8 is stored percent-encoded (uris.path_key)
+            asked = [path_key(r) for r in (Path(lexical).as_posix(), inside_folder(idx.folder, cand)) if r]
+            if "\ufffd" in raw:  # the readable form rag/query shows for such a name (uris.display_path)
+                asked += [k for k in idx.manifest.files() if k.startswith(KEY_MARK) and display_path(k) in
+                          (Path(lexical).as_posix(), Path(raw).as_posix())]
+            for rel in dict.fromkeys(asked):
+                if (not rel.startswith("../") and rel in idx.manifest.file_records([rel])
                         and idx.filter.included(rel)):
                     return idx, rel
     if outside:
