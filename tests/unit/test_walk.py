@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from privileges import unprivileged
 from ragls.config import SourcesSettings
-from ragls.sources import walk as walk_mod
 from ragls.globs import expand_braces
+from ragls.sources import walk as walk_mod
 from ragls.sources.walk import FileFilter, walk
 
 ALL = ["**/*"]
