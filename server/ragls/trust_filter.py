@@ -155,9 +155,9 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
     """Why a RAG source string (sources/resolve.py's forms) is not for an untrusted folder — "a URL source", "a
     source outside the folder" — or None when it names only files inside `folder`: no URL, no `~`, no `..`, each
     `;`-separated part's fixed prefix (before the first glob character) inside the folder — checked on each of
-    the part's brace expansions (`walk.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
+    the part's brace expansions (`globs.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
     names `../x.md`)."""
-    from ragls.sources.walk import expand_braces
+    from ragls.globs import expand_braces
 
     source = source.strip()
     m = BUILTIN_LOADER.match(source)

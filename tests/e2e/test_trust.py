@@ -318,7 +318,7 @@ def test_http_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env):
         drain.start()
         base = f"http://127.0.0.1:{found.group(1)}"
         deadline = time.monotonic() + 120
-        while not httpx.get(f"{base}/healthz", timeout=10).json()["ready"]:  # the start-up scan's text phase
+        while not httpx.get(f"{base}/healthz", timeout=60).json()["ready"]:  # the start-up scan's text phase
             assert time.monotonic() < deadline, "the index never became ready"
             time.sleep(0.2)
         assert not marker.exists() and not (clone.parent / "stolen-index").exists()
@@ -327,9 +327,11 @@ def test_http_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env):
         vault = httpx.post(f"{base}/retrieve", json={"query": "vault combination"}, timeout=120)
         assert vault.status_code == 200 and VAULT not in vault.text
         own = httpx.post(f"{base}/retrieve", json={"query": "deploy command make ship"}, timeout=120).json()
-        assert own["chunks"][0]["source"]["path"] == "guide.md"  # the folder's own file, read without its loader
+        # the folder's own file, read without its loader
+        assert own["chunks"] and {c["source"]["path"] for c in own["chunks"]} == {"guide.md"}, own
     finally:
         proc.terminate()
         proc.wait(30)
     drain.join(30)  # stderr closed with the process: every line is in `seen`
-    assert len([line for line in seen if "is not trusted" in line and "document_loaders" in line]) == 1
+    notices = [line for line in seen if "is not trusted" in line and "document_loaders" in line]
+    assert len(notices) == 1, "".join(seen)

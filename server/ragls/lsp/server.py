@@ -310,6 +310,9 @@ class RaglsServer(LanguageServer):
             return await asyncio.shield(self._opening)
         except RaglsError as exc:
             raise NotReady(f"workspace could not be opened: {exc}") from None
+        except OSError as exc:  # e.g. a read-only or full cache dir: one clear error per request, the pop-up once
+            where = f": {exc.filename}" if exc.filename else ""
+            raise NotReady(f"workspace could not be opened: {exc.strerror or exc}{where}") from None
 
 
 server = RaglsServer()

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ragls.config import SourcesSettings
 from ragls.errors import Skipped
-from ragls.sources.walk import OUTSIDE_LINK, expand_braces, inside_folder, walk
+from ragls.globs import expand_braces
+from ragls.sources.walk import OUTSIDE_LINK, inside_folder, walk
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")

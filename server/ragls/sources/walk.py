@@ -24,6 +24,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ragls.config import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+from ragls.globs import expand_braces
 from ragls.uris import key_path, path_key
 
 log = logging.getLogger(__name__)
@@ -31,20 +32,6 @@ log = logging.getLogger(__name__)
 # Editor temp and swap files (Vim, Emacs, generic). "4913" is Vim's probe file for directory write access.
 TEMP_GLOBS = ["*~", ".*.swp", ".*.swx", "4913", "*.tmp", ".#*"]
 GITIGNORE = ".gitignore"
-MAX_BRACE_EXPANSIONS = 1024
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """Expand brace sets in a glob (the `bracex` library, bash rules): "**/*.{md,txt}" -> ["**/*.md",
-    "**/*.txt"]; nested sets work ("{a,{b,c}d}" -> a, bd, cd) and so do ranges ("ch{1..3}.md"). A brace pair
-    without a top-level comma, an unbalanced brace and a backslash-escaped brace stay literal (the backslash is
-    kept for pathspec). Raises ValueError beyond `MAX_BRACE_EXPANSIONS` results."""
-    import bracex
-
-    try:
-        return bracex.expand(pattern, keep_escapes=True, limit=MAX_BRACE_EXPANSIONS)
-    except bracex.ExpansionLimitException:
-        raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns") from None
 
 
 def compile_globs(globs: Iterable[str]) -> GitIgnoreSpec:
