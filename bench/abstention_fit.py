@@ -52,7 +52,7 @@ def collect(corpus: Path, questions: list[tuple[str, str, bool]], extra=None) ->
         for qid, kind, text, answerable in questions:
             hits = ws.retrieve(text)
             ev = hits.evidence
-            today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
+            today = abstained(hits, ws.settings.retrieval.abstention_floor)
             rows.append({"id": qid, "kind": kind, "answerable": answerable,
                          **{f: getattr(ev, f) for f in ALL_FEATURES}, "today_abstained": today,
                          "corpus": corpus.name, **(extra(ws, hits, text) if extra else {})})

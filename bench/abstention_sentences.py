@@ -110,7 +110,7 @@ def collect(corpus: Path, questions, per_hit: int, cache: dict) -> list[dict]:
         for qid, kind, text, answerable in questions:
             hits = ws.retrieve(text)
             ev = hits.evidence
-            today = abstained(hits, ws.settings.retrieval.abstention_floor, hits.query, hits.best_similarity)
+            today = abstained(hits, ws.settings.retrieval.abstention_floor)
             t0 = time.perf_counter()
             q = emb.embed_query(text)
             q = q / np.linalg.norm(q)

@@ -51,8 +51,8 @@ def zipf(word: str) -> float:
 
 
 def specificity_features(indexes, query, hits) -> dict:
+    from ragls.analysis import stems
     from ragls.retrieval.abstention import _stems_of, idf
-    from ragls.stores.bm25 import stems
 
     n = sum(idx.bm25.num_docs() for idx in indexes)
     max_idf = idf(0, n)

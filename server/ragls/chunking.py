@@ -42,23 +42,31 @@ DEFAULT_OVERLAP = 100
 _EOL = re.compile(r"\r\n|\r|\n")
 _NON_SPACE = re.compile(r"\S")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_CONTENT = re.compile(r"[^\s!-/:-@\[-`{-~]")  # anything but whitespace and ASCII punctuation (markup)
+# Anything but whitespace, ASCII punctuation (markup), control characters and invisible format characters (zero-width
+# space/joiners, direction marks, word joiner, BOM, soft hyphen): a file of those alone has no text to index.
+_CONTENT = re.compile("[^\\s!-/:-@\\[-`{-~\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 
 
 def is_markup_only(text: str) -> bool:
-    """True when `text` holds nothing but whitespace and ASCII punctuation: "#", "---", "* * *", a lone "```"."""
+    """True when `text` holds nothing but whitespace, ASCII punctuation ("#", "---", "* * *", a lone "```"), control
+    characters and invisible format characters (zero-width space, BOM)."""
     return _CONTENT.search(text) is None
 
 
 def no_text_reason(text: str) -> str | None:
-    """Why a decoded file yields no chunk: "empty file", "whitespace only" or "markup only (no text)" ("# ",
-    "---"); None when it has text to index. Matches `chunk_document` returning []."""
+    """Why a decoded file yields no chunk worth indexing: "empty file", "whitespace only", "markup only (no text)"
+    ("# ", "---", control or zero-width characters) or "front matter only (no text)" (a YAML/TOML block and nothing
+    after it); None when it has text to index."""
     if not text:
         return "empty file"
     if not text.strip():
         return "whitespace only"
     if is_markup_only(text):
         return "markup only (no text)"
+    index = LineIndex(text)
+    fm_lines = _front_matter_lines(text, index)
+    if fm_lines and (fm_lines >= len(index.starts) or is_markup_only(text[index.starts[fm_lines]:])):
+        return "front matter only (no text)"
     return None
 
 

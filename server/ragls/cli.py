@@ -9,8 +9,6 @@ Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import logging
 import os
 import sys
@@ -18,7 +16,18 @@ import time
 from pathlib import Path
 
 from ragls import __version__
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.cli_common import (  # noqa: F401 - shared with cli_ops.py; re-exported for callers of ragls.cli
+    PHASE_LABELS,
+    Progress,
+    _chunk_lines,
+    _indexed_workspace,
+    _line,
+    _print_json,
+    _via_server,
+    _warn_no_vectors,
+    _workspace,
+)
+from ragls.errors import InvalidParams, RaglsError, error_kind
 from ragls.uris import display_path
 
 
@@ -38,145 +47,6 @@ def _setup_logging(verbose: bool) -> None:
         logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
     else:
         os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
-
-
-#: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
-PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
-                "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
-
-
-class Progress:
-    """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
-
-    def __init__(self):
-        self.tty = sys.stderr.isatty()
-        self.bars: dict[str, object] = {}
-        self.last_log = 0.0
-        self.embed_done = 0
-        self.windows_done = 0
-
-    def __call__(self, phase: str, done: int, total: int, message: str) -> None:
-        if phase == "embed":  # done = chunks embedded in this batch, total = still pending
-            self.embed_done += done
-            done, total = self.embed_done, self.embed_done + total
-        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
-            self.windows_done += done
-            done, total = self.windows_done, self.windows_done + total
-        if self.tty:
-            from tqdm import tqdm
-
-            unit = "chunks" if phase in ("embed", "windows") else "files"
-            bar = self.bars.get(phase)
-            if bar is None:
-                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
-                                              file=sys.stderr, leave=False)
-            bar.total = total
-            bar.n = done
-            bar.refresh()
-        elif time.monotonic() - self.last_log > 2 or done == total:
-            self.last_log = time.monotonic()
-            print(f"ragls: {PHASE_LABELS.get(phase, phase)} {done}/{total}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-        self.bars.clear()
-
-
-def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
-    from ragls.workspace import RagWorkspace
-
-    folder = Path(args.path).expanduser()
-    if not folder.is_dir():
-        raise InvalidParams(f"not a folder: {folder}")
-    overrides = dict(getattr(args, "overrides", None) or {})
-    if getattr(args, "index_path", None):
-        overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
-    qdrant = {key: getattr(args, attr, None) for key, attr in (
-        ("backend", "backend"), ("qdrant_location", "url"), ("qdrant_collection", "collection"),
-        ("qdrant_api_key_env", "api_key_env"), ("repo_id", "repo_id"), ("team", "team"))}
-    if qdrant["qdrant_location"] and not qdrant["backend"]:
-        qdrant["backend"] = "qdrant"
-    if any(qdrant.values()):
-        overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
-    from ragls.cli_trust import offer_trust
-
-    offer_trust([folder])
-    ws = RagWorkspace([folder], [overrides], on_progress=progress,
-                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
-                      pin_model=pin_model)
-    for warning in ws.warnings:  # e.g. a typo in ragls.toml
-        print(f"ragls: warning: {warning}", file=sys.stderr)
-    return ws
-
-
-def _print_json(obj) -> None:
-    print(json.dumps(obj, indent=2, ensure_ascii=False))
-
-
-def _line(src: dict) -> str:
-    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk; a web source
-    shows its URL (with #fragment), a PDF its page."""
-    r = src.get("focusRange") or src["range"]
-    where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
-    page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
-
-
-def _chunk_lines(src: dict) -> str:
-    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
-    r, f = src["range"], src.get("focusRange")
-    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
-        return ""
-    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
-
-
-@contextlib.contextmanager
-def _indexed_workspace(args, question: str | None = None):
-    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
-
-    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
-    first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
-    output flushed first; Ctrl-C there stops safely and the next run resumes."""
-    from ragls.first_answer import finish_embedding, index_for_answer
-
-    progress = Progress()
-    ws = _workspace(args, progress)
-    try:
-        rags = getattr(args, "rag", None) or []
-        readiness = None
-        if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
-            if question is None:  # named RAGs alone: the workspace folder is not indexed
-                ws.index()
-            else:
-                _, readiness = index_for_answer(ws, question)
-        progress.close()
-        _warn_no_vectors(ws)
-        if readiness is not None and (line := readiness.line()):
-            print(f"ragls: {line}", file=sys.stderr, flush=True)
-        yield ws
-        if readiness is not None and not readiness.complete and readiness.error is None:
-            sys.stdout.flush()
-            print("ragls: embedding the rest so the next answers use every vector (Ctrl-C stops safely; the next "
-                  "run resumes)", file=sys.stderr, flush=True)
-            try:
-                finish_embedding(ws)
-            except KeyboardInterrupt:
-                print("\nragls: stopped; the embeddings done so far are kept and the next run resumes",
-                      file=sys.stderr)
-            finally:
-                progress.close()
-    finally:
-        ws.close()
-
-
-def _warn_no_vectors(ws) -> None:
-    """One stderr line per folder whose vector store could not open (no embedding model)."""
-    for idx in ws.indexes:
-        if idx.vectors_error:
-            print(f"ragls: vector search is off for {idx.folder}; keyword (BM25) search still works: "
-                  f"{idx.vectors_error}", file=sys.stderr)
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
@@ -223,6 +93,7 @@ def _start_live(args, hold_vectors: bool = False):
     long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
     from ragls import heap
     from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
     from ragls.roots import serve_folders
 
     try:
@@ -234,7 +105,7 @@ def _start_live(args, hold_vectors: bool = False):
 
         offer_trust(folders)
     heap.limit_arenas()
-    return LiveWorkspace(folders, hold_vectors=hold_vectors).start(), folders
+    return LiveWorkspace(folders, hold_vectors=hold_vectors, socket_server=LocalSocketServer).start(), folders
 
 
 def cmd_mcp(args) -> int:
@@ -307,43 +178,6 @@ def cmd_index(args, rebuild: bool = False) -> int:
     finally:
         ws.close()
     return 0
-
-
-def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
-    """The result of `method` from a running `ragls serve` that holds the folder's index (over its local socket,
-    lsp/local_socket.py), or None to run in-process: no server, `--no-server`, or its socket is unusable.
-    Raises RaglsError for the server's own error answers (bad params, LLM failures)."""
-    from ragls.lsp.local_socket import SocketRefused, find_server, request
-
-    if getattr(args, "no_server", False):
-        return None
-    folder = Path(args.path).expanduser().resolve()
-    try:
-        from ragls.index_paths import configured_index_dir
-
-        found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
-    except SocketRefused as exc:
-        print(f"ragls: {exc}", file=sys.stderr)
-        return None
-    except (RaglsError, OSError):
-        return None
-    if found is None:
-        logging.getLogger("ragls.cli").debug("no running server for %s: answering in-process", folder)
-        return None
-    pid, sock = found
-    try:
-        for msg in request(sock, method, {**params, "rag": str(folder)}):
-            if "delta" in msg and on_delta is not None:
-                on_delta(msg["delta"])
-            elif "error" in msg:
-                err = msg["error"]
-                raise (InvalidParams if err.get("code") == -32602 else RequestFailed)(err.get("message", ""))
-            elif "result" in msg:
-                logging.getLogger("ragls.cli").debug("answered by the running server (pid %d, %s)", pid, sock)
-                return msg["result"]
-    except OSError as exc:
-        logging.getLogger("ragls.cli").debug("server socket %s failed (%s): answering in-process", sock, exc)
-    return None
 
 
 def cmd_query(args) -> int:
@@ -608,9 +442,24 @@ COMMANDS = {
 
 
 
+def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
+    """Exit 2 (argparse's `error`) with the usage of sub-command `cmd`, not the top-level one, naming the
+    `unknown` arguments and, for a mistyped option, the closest options `cmd` takes (`--top-kk` -> `--top-k`)."""
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[cmd]
+    options = [o for a in sub._actions for o in a.option_strings]
+    close = [m for u in unknown if u.startswith("-")
+             for m in difflib.get_close_matches(u.split("=", 1)[0], options, n=1)]
+    hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+    sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _unrecognized(parser, args.cmd, unknown)
     from ragls.cli_rags import rag_positionals
 
     rag_positionals(parser, args)
@@ -621,12 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
         return COMMANDS[args.cmd](args)
-    except InvalidParams as exc:
-        print(f"ragls: {exc}", file=sys.stderr)
-        return 2
     except RaglsError as exc:
         print(f"ragls: {exc}", file=sys.stderr)
-        return 1
+        return error_kind(exc).exit  # 2 for bad input (InvalidParams), else 1
     except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)

@@ -71,12 +71,19 @@ def start(path: str | None, idle_exit_min: float) -> int:
     """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
     text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
     0 serving, 1 when it could not start within START_TIMEOUT_S (its log's last lines printed)."""
-    folder, index_dir = _folder_and_index(path)
+    from ragls.cli_trust import offer_trust
+
+    folder, _ = _folder_and_index(path)
+    offer_trust([folder])  # on a terminal, before detaching: the server's log is no place for the question
+    folder, index_dir = _folder_and_index(path)  # a trusted folder's own index.path
     pid = _running(index_dir)
     if pid is not None:
         print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
         return 0
+    from ragls.index_paths import check_index_dir
+
     index_dir.mkdir(parents=True, exist_ok=True)
+    check_index_dir(index_dir)  # the log is appended to: never through a planted link
     log_path = index_dir / LOG_FILE
     with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
         child = subprocess.Popen(
@@ -116,13 +123,14 @@ def run_headless(path: str, idle_exit_min: float) -> int:
     work left) or SIGTERM. Returns 0."""
     from ragls import heap
     from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
 
     folder, _ = _folder_and_index(path)
     heap.limit_arenas()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal that started it may close
-    live = LiveWorkspace([folder]).start()
+    live = LiveWorkspace([folder], socket_server=LocalSocketServer).start()  # the CLI asks it over this socket
     log.info("ragls: background server (pid %d) for %s", os.getpid(), folder)
     try:
         live.get(timeout=None)

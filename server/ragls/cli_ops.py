@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.cli_common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.uris import display_path
 

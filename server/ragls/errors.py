@@ -1,8 +1,10 @@
-"""Errors shared by every layer.
+"""Errors shared by every layer, and the one mapping of an error to what each front answers.
 
-`InvalidParams` and `RequestFailed` map to JSON-RPC -32602 and -32803 in `lsp/errors.py`; everywhere else they are
-plain exceptions with a message the user can act on. `Skipped` is not an error: it records why a file was left out
-of the index so `rag/status` can show it.
+Every front converts an exception with `error_kind(exc)`: the JSON-RPC code (LSP, the local socket, HTTP bodies
+and SSE `error` events), the HTTP status and the CLI exit status. The status comes from the error's type, never
+from its message. `from_wire_error` turns a JSON-RPC error answer back into the exception (the CLI asking a running
+server). The MCP adapter answers every RaglsError as a tool error with its message. `Skipped` is not an error: it
+records why a file was left out of the index so `rag/status` can show it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,59 @@ class Cancelled(RaglsError):
 
 class ConfigError(InvalidParams):
     """A setting has an invalid value (bad template, unknown backend); raised when settings are loaded."""
+
+
+class NotReady(RequestFailed):
+    """The workspace cannot answer yet: its index is still opening, could not be opened, or the server is shutting
+    down (JSON-RPC -32803 like RequestFailed; HTTP 503)."""
+
+
+# JSON-RPC codes of docs/protocol.md
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+REQUEST_FAILED = -32803
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """How every front answers one kind of error: `code` (JSON-RPC), `http` (status), `exit` (CLI status)."""
+
+    code: int
+    http: int
+    exit: int
+
+
+# Most specific type first; anything that is not a RaglsError is a bug: INTERNAL.
+_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
+    (Cancelled, ErrorKind(REQUEST_CANCELLED, 499, 1)),
+    (InvalidParams, ErrorKind(INVALID_PARAMS, 400, 2)),
+    (NotReady, ErrorKind(REQUEST_FAILED, 503, 1)),
+    (RaglsError, ErrorKind(REQUEST_FAILED, 502, 1)),
+)
+INTERNAL = ErrorKind(INTERNAL_ERROR, 500, 1)
+
+
+def error_kind(exc: BaseException) -> ErrorKind:
+    """The `ErrorKind` of `exc` by its type (module docstring); `INTERNAL` for an unexpected exception."""
+    return next((kind for cls, kind in _KINDS if isinstance(exc, cls)), INTERNAL)
+
+
+def to_wire_error(exc: BaseException) -> dict:
+    """`{"code", "message"}` of the protocol's error object for `exc`: a RaglsError keeps its message; an unexpected
+    error says "internal error" and its type only (its text may hold anything; the caller logs the traceback)."""
+    kind = error_kind(exc)
+    if kind is INTERNAL:
+        return {"code": kind.code, "message": f"internal error ({type(exc).__name__}); see the server log"}
+    return {"code": kind.code, "message": str(exc) or ("request cancelled" if isinstance(exc, Cancelled) else "")}
+
+
+def from_wire_error(err: dict) -> RaglsError:
+    """The exception a JSON-RPC error answer `{"code", "message"}` stands for: InvalidParams for -32602, Cancelled
+    for -32800, else RequestFailed (a server's internal error included)."""
+    cls = {INVALID_PARAMS: InvalidParams, REQUEST_CANCELLED: Cancelled}.get(err.get("code"), RequestFailed)
+    return cls(str(err.get("message", "")))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ Nothing is written and no model is loaded: the walk is `sources.walk` (the serve
 .gitignore and `sources.include/exclude` from the folder's ragls.toml); chunks are the listed bytes times the
 chunks per byte of up to SAMPLE_FILES files spread over the listing, chunked by the indexer's own chunker
 (heading-dense READMEs make chunks far shorter than `chunk_size`: 1,250 characters on average in a node_modules
-folder, where bytes / `chunk_size` guessed 1,619 chunks for 2,581); the time is
+folder, where bytes / `chunk_size` guessed 1,619 chunks for 2,581); files over `sources.max_file_bytes` are left
+out, as the indexer skips them (a large log once made a 4-second folder an estimated 21.6 days); the time is
 `workspace.estimate_embed_seconds` (measured throughput on 2 cores, conservative).
 """
 
@@ -20,6 +21,7 @@ from ragls.config import load_settings
 from ragls.embed import declared_max_length
 from ragls.indexer import default_index_dir
 from ragls.sources.walk import walk
+from ragls.uris import key_path
 from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
 
@@ -55,11 +57,17 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     index_dir = Path(settings.index.path) if settings.index.path else default_index_dir(root)
     listed = walk(root, settings.sources, index_dir)
     size = 0
+    kept: list[str] = []
     for rel in listed:
         try:
-            size += (root / rel).stat().st_size
+            st_size = (root / key_path(rel)).stat().st_size
         except OSError:
             continue  # vanished or unreadable: the indexer skips it too
+        if st_size > settings.sources.max_file_bytes:
+            continue  # skipped "too large" by the indexer: a 2 GB log must not count as 2 GB of text to embed
+        size += st_size
+        kept.append(rel)
+    listed = kept
     ratio = _chunks_per_byte(root, listed, settings)
     if ratio is None:
         chunks = -(-size // settings.chunking.chunk_size) if size else 0

@@ -7,10 +7,14 @@ drivers, textconv filters, prefixes, context size) cannot change the output. Out
 names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
 replaced. Lockfiles, generated files (by name, or
 marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
+Secrets never reach the model (docs/security.md): a secret file (`config.SECRET_GLOBS`: `.env*`, `*.pem`, `id_rsa*`
+…, the files indexing never reads) is one line too, and every hunk's secret values are masked by the indexer's
+masker (`sources.redact.mask_secrets`), same length.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -23,6 +27,7 @@ import pathspec
 
 from ragls.errors import RequestFailed
 from ragls.sources.load import decode_bytes
+from ragls.sources.redact import mask_secrets
 
 GIT_TIMEOUT_S = 60.0
 
@@ -55,8 +60,9 @@ class FileDiff:
 
     `path` is relative to the repository root with "/" separators (the new path; the old one for deletions);
     `old_path` is set for renames and copies. `status` is "added", "deleted", "modified", "renamed", "copied" or
-    "unmerged". `added`/`removed` count diff lines (0 for binary files). `kind` is "text", "binary", "lockfile" or
-    "generated"; only "text" files keep their `hunks` (each starts with its "@@" line, lines joined by "\\n").
+    "unmerged". `added`/`removed` count diff lines (0 for binary files). `kind` is "text", "binary", "secret",
+    "lockfile" or "generated"; only "text" files keep their `hunks` (each starts with its "@@" line, lines joined by
+    "\\n"), secret values masked.
     """
 
     path: str
@@ -258,12 +264,23 @@ def _header_names(rest: bytes) -> tuple[bytes | None, bytes | None]:
 
 
 def classify(path: str) -> str:
-    """"lockfile", "generated" or "text" for a repository-relative path (by name only)."""
+    """"secret", "lockfile", "generated" or "text" for a repository-relative path (by name only; "secret" by
+    `config.SECRET_GLOBS`, the rule of `sources.walk.FileFilter`)."""
+    if _secret_globs().match_file(path):
+        return "secret"
     if PurePosixPath(path).name in LOCKFILE_NAMES:
         return "lockfile"
     if _GENERATED.match_file(path):
         return "generated"
     return "text"
+
+
+@functools.cache
+def _secret_globs() -> pathspec.GitIgnoreSpec:
+    from ragls.config import SECRET_GLOBS
+    from ragls.sources.walk import compile_globs
+
+    return compile_globs(SECRET_GLOBS)
 
 
 def _split_sections(raw: bytes) -> list[list[bytes]]:
@@ -341,7 +358,8 @@ def _parse_section(lines: list[bytes]) -> FileDiff:
     new = plus if plus is not None and status not in ("renamed", "copied") else new
     path = decode((old if status == "deleted" else new) or old or b"?")
     kind = "binary" if binary else classify(path)
-    text_hunks = tuple(decode(b"\n".join(h)).replace("\r\n", "\n") for h in hunks) if kind == "text" else ()
+    text_hunks = tuple(mask_secrets(decode(b"\n".join(h)).replace("\r\n", "\n"))[0]
+                       for h in hunks) if kind == "text" else ()
     return FileDiff(
         path=path, status=status, added=added, removed=removed, kind=kind,
         old_path=decode(old) if status in ("renamed", "copied") and old is not None else None,
@@ -375,6 +393,9 @@ def describe(f: FileDiff) -> str:
         what = {"added": "added", "deleted": "deleted"}.get(f.status, "changed")
         name = f"{f.old_path} → {f.path}" if f.old_path else f.path
         return f"Binary file {what}: {name}"
+    if f.kind == "secret":
+        name = f"{f.old_path} → {f.path}" if f.old_path else f.path
+        return f"secret file {verb}: {name} (content not shown)"
     if f.kind in ("lockfile", "generated"):
         label = "lockfile" if f.kind == "lockfile" else "generated file"
         return f"{label} {verb}: {f.path} ({_counts(f)})"

@@ -7,9 +7,11 @@ Endpoints (JSON bodies and results are the docs/protocol.md shapes, camelCase):
   POST /ask       → `rag/ask` params `{question, topK?, rag?, history?}` → the `rag/ask` result; with
                     `"stream": true` or `Accept: text/event-stream`, Server-Sent Events: `event: delta` (data
                     `{"delta": "..."}`) per piece of the answer, then `event: result` (the result) or `event: error`.
-Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code: HTTP 400 for -32602 (bad params),
-502 for -32803 (backend failure: LLM unreachable…), 503 while the index cannot be opened, 401 without the token,
-403 / 415 with -32600 for a request `refusal` turns away.
+Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code, always JSON; the code and the HTTP
+status come from the error's type (`errors.error_kind`): 400 for -32602 (bad params), 502 for -32803 (backend
+failure: LLM unreachable…), 503 while the index cannot be opened (`NotReady`), 500 with -32603 for an unexpected
+error (logged with its traceback), 401 without the token, 403 / 415 with -32600 for a request `refusal` turns
+away.
 
 Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
 environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
@@ -37,11 +39,23 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
+from ragls.errors import (
+    INVALID_REQUEST,
+    InvalidParams,
+    RaglsError,
+    error_kind,
+    to_wire_error,
+)
+from ragls.lsp.wire import (
+    AskParams,
+    QueryParams,
+    parse,
+    to_wire_answer,
+    to_wire_query,
+    to_wire_status,
+)
 
 log = logging.getLogger(__name__)
-
-_HTTP_STATUS = {-32602: 400, -32803: 502, -32800: 499}
 
 
 def is_loopback(host: str) -> bool:
@@ -105,15 +119,15 @@ class RequestGuard:
             refused = refusal(scope["method"], Headers(scope=scope), self.loopback)
             if refused is not None:
                 status, message = refused
-                response = JSONResponse({"error": {"code": -32600, "message": message}}, status_code=status)
+                response = JSONResponse({"error": {"code": INVALID_REQUEST, "message": message}}, status_code=status)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
-def _error(exc: RaglsError) -> JSONResponse:
-    code = -32602 if isinstance(exc, InvalidParams) else -32800 if isinstance(exc, Cancelled) else -32803
-    return JSONResponse({"error": {"code": code, "message": str(exc)}}, status_code=_HTTP_STATUS[code])
+def _error(exc: BaseException) -> JSONResponse:
+    """The documented JSON error answer for `exc`, its status from the error's type (`errors.error_kind`)."""
+    return JSONResponse({"error": to_wire_error(exc)}, status_code=error_kind(exc).http)
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -131,7 +145,6 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
     but /healthz requires (None: no authentication, loopback only — enforced by `serve`). `loopback`: served on a
     loopback address, so only local `Host` and `Origin` values are accepted (`refusal`); `serve` passes False for
     another address (`allow_remote`, token required)."""
-    from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
 
     def authorized(request: Request) -> bool:
         if token is None:
@@ -142,15 +155,13 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
     def guarded(handler):
         async def endpoint(request: Request) -> Response:
             if not authorized(request):
-                return JSONResponse({"error": {"code": -32600, "message": "missing or wrong bearer token"}},
+                return JSONResponse({"error": {"code": INVALID_REQUEST, "message": "missing or wrong bearer token"}},
                                     status_code=401, headers={"WWW-Authenticate": "Bearer"})
             try:
                 return await handler(request)
-            except RequestFailed as exc:
-                if "could not be opened" in str(exc) or "still opening" in str(exc):
-                    return JSONResponse({"error": {"code": -32803, "message": str(exc)}}, status_code=503)
-                return _error(exc)
-            except RaglsError as exc:
+            except Exception as exc:  # noqa: BLE001 - every failure is a JSON answer, the server keeps serving
+                if not isinstance(exc, RaglsError):
+                    log.exception("%s %s failed", request.method, request.url.path)
                 return _error(exc)
         return endpoint
 
@@ -162,20 +173,23 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
         return JSONResponse(to_wire_status(await asyncio.to_thread(ws.status)))
 
     async def retrieve(request: Request) -> Response:
-        p = await _body(request)
+        body = await _body(request)
+        p = parse(QueryParams, body)
         ws = await asyncio.to_thread(live.get_indexed)
-        result = await asyncio.to_thread(ws.query, p.get("query"), p.get("topK"), p.get("rag"))
-        return JSONResponse(to_wire_query(result, bool(p.get("explain"))))
+        result = await asyncio.to_thread(ws.query, p.query, p.top_k, p.rag)
+        return JSONResponse(to_wire_query(result, p.explain))
 
     async def ask(request: Request) -> Response:
-        p = await _body(request)
+        body = await _body(request)
+        p = parse(AskParams, body)  # `documents` is not taken over HTTP: a remote client names no local files
         ws = await asyncio.to_thread(live.get_indexed)
-        kwargs = {"top_k": p.get("topK"), "rag": p.get("rag"), "history": p.get("history")}
-        stream = bool(p.get("stream")) or "text/event-stream" in request.headers.get("accept", "")
+        history = [m.model_dump() for m in p.history] if p.history else None
+        kwargs = {"top_k": p.top_k, "rag": p.rag, "history": history}
+        stream = bool(body.get("stream")) or "text/event-stream" in request.headers.get("accept", "")
         if not stream:
-            answer = await asyncio.to_thread(ws.ask, p.get("question"), **kwargs)
+            answer = await asyncio.to_thread(ws.ask, p.question, **kwargs)
             return JSONResponse(to_wire_answer(answer))
-        return StreamingResponse(_sse_answer(ws, p.get("question"), kwargs, to_wire_answer),
+        return StreamingResponse(_sse_answer(ws, p.question, kwargs, to_wire_answer),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/status", guarded(status), methods=["GET"]),
@@ -199,12 +213,10 @@ async def _sse_answer(ws, question, kwargs: dict, to_wire):
             answer = ws.ask(question, on_delta=lambda piece: loop.call_soon_threadsafe(
                 queue.put_nowait, ("delta", {"delta": piece})), cancel=cancel, **kwargs)
             loop.call_soon_threadsafe(queue.put_nowait, ("result", to_wire(answer)))
-        except RaglsError as exc:
-            code = -32602 if isinstance(exc, InvalidParams) else -32800 if isinstance(exc, Cancelled) else -32803
-            loop.call_soon_threadsafe(queue.put_nowait, ("error", {"code": code, "message": str(exc)}))
         except Exception as exc:  # noqa: BLE001 - reported to the client as an event, the server keeps serving
-            log.exception("ask failed")
-            loop.call_soon_threadsafe(queue.put_nowait, ("error", {"code": -32603, "message": str(exc)}))
+            if not isinstance(exc, RaglsError):
+                log.exception("ask failed")
+            loop.call_soon_threadsafe(queue.put_nowait, ("error", to_wire_error(exc)))
 
     worker = asyncio.ensure_future(asyncio.to_thread(run))
     try:

@@ -66,15 +66,31 @@ def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> 
     return path if path.is_absolute() else folder / path
 
 
+def check_index_dir(index_dir: Path) -> None:
+    """Refuse an index directory that holds a symbolic link anywhere below it (`manifest.sqlite -> ~/x`, `bm25 ->
+    /elsewhere`): ragls creates every entry there itself, so a link was planted — e.g. shipped in a cloned folder
+    whose `index.path` lies inside it — and writing through it would write outside the index (issue 25). The
+    directory itself may be a link (the user's choice of disk). Raises ConfigError naming the link; a directory
+    that does not exist passes."""
+    from ragls.errors import ConfigError
+
+    for parent, dirs, files in os.walk(index_dir):
+        for name in dirs + files:
+            entry = Path(parent) / name
+            if entry.is_symlink():
+                raise ConfigError(f"index directory {index_dir} holds a symbolic link ({entry} -> "
+                                  f"{os.readlink(entry)}); ragls writes only inside its index directory: remove "
+                                  "the link or set another index.path")
+
+
 def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
-    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted or the path is
-    inside it (trust_filter.SAFE, as the full settings load decides), else the default. An unreadable ragls.toml
+    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (trust.py; an
+    untrusted folder's index.path is ignored, as the full settings load decides), else the default. An unreadable ragls.toml
     counts as absent here; the full settings load reports it."""
     import tomllib
 
     from ragls import trust
-    from ragls.trust_filter import SAFE
 
     folder = Path(folder).resolve()
     configured = explicit
@@ -83,8 +99,7 @@ def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
             raw = trust.read_config_bytes(folder)
             index = tomllib.loads(raw.decode("utf-8")).get("index") if raw is not None else None
             configured = index.get("path") if isinstance(index, dict) else None
-            if configured is not None and not SAFE["index"]["path"](configured, folder) \
-                    and trust.state(folder, raw) != "trusted":
+            if configured is not None and trust.state(folder, raw) != "trusted":
                 configured = None
         except (OSError, ValueError, UnicodeDecodeError):
             configured = None

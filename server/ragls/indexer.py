@@ -46,7 +46,7 @@ from ragls.config import Settings
 from ragls.embed import Embedder
 from ragls.errors import RequestFailed, Skipped
 from ragls.hashing import fingerprint, text_hash
-from ragls.index_paths import default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
+from ragls.index_paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
@@ -112,6 +112,7 @@ class FolderIndex(VectorPhase):
         self.embedder = embedder
         self.index_dir = resolve_index_dir(self.folder, settings, index_dir)
         self.index_dir.mkdir(parents=True, exist_ok=True)
+        check_index_dir(self.index_dir)  # no planted link to write through (an index.path inside the folder)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
         self._lock = WriterLock(self.index_dir)  # index.lock, writer.json, handover.json (ragls.ownership)

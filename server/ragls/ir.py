@@ -102,3 +102,20 @@ class Answer:
     cached: bool = False  # answered from the answer cache, without an LLM call
     error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`
     llm_calls: object = None  # retrieval's LLM calls for this answer (retrieval/llm_costs.LLMCallCounter), None: none
+
+
+@dataclass
+class RagInfo:
+    """A `rag/list` entry (a named RAG or the workspace; `rags.py`). `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
+
+    name: str
+    sources: list[str]
+    files: int
+    chunks: int
+    pending_vectors: int
+    last_indexed_at: float | None
+    errors: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "sources"
+    origin: str = ""
+    index_path: str = ""

@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import RaglsError, RequestFailed
+from ragls.errors import NotReady, RaglsError
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +30,13 @@ class LiveWorkspace:
     """Open `folders` on a background thread (`start`), with an IndexWorker and (when `watch.enabled`) a
     FileWatcher. `get(timeout)` waits for the open workspace; `close()` stops the threads, closes the stores and
     releases the writer locks. `hold_vectors`: the embedding model is not loaded until `release_vectors()`.
+    `socket_server(ws)`: makes the local socket server `ragls query/ask/status` answer through
+    (`lsp.local_socket.LocalSocketServer`, passed by the CLI so this layer does not import a front); None: none
+    (required, so no caller forgets it).
     Thread-safe."""
 
     def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
-                 hold_vectors: bool = False):
+                 hold_vectors: bool = False, *, socket_server: Callable[[Any], Any] | None):
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
         self._vectors_held = hold_vectors  # no embedding model until release_vectors() (IndexWorker.hold_vectors)
@@ -41,6 +44,7 @@ class LiveWorkspace:
         self.ws = None
         self.worker = None
         self.watcher = None
+        self._socket_server = socket_server
         self.local_socket = None
         self.error: BaseException | None = None
         self.opened = threading.Event()
@@ -78,11 +82,10 @@ class LiveWorkspace:
                     worker.hold_vectors()
                 self._held_worker = worker  # release_vectors() reaches it from now on
             worker.start()
-            from ragls.lsp.local_socket import LocalSocketServer
-
-            self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
-            self.local_socket.start()
-            worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
+            if self._socket_server is not None:  # `ragls query/ask/status` answer through this process
+                self.local_socket = self._socket_server(ws)
+                self.local_socket.start()
+                worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
             watcher = None
             if ws.settings.watch.enabled:
                 watcher = FileWatcher(worker, ws.folders)
@@ -108,16 +111,16 @@ class LiveWorkspace:
             worker.allow_vectors()
 
     def get(self, timeout: float | None = 120.0):
-        """The open RagWorkspace. Raises RequestFailed when it could not be opened (the reason) or is not open
-        after `timeout` seconds."""
+        """The open RagWorkspace. Raises NotReady (a RequestFailed; HTTP 503) when it could not be opened (the
+        reason), is not open after `timeout` seconds, or is closing."""
         if not self.opened.wait(timeout):
-            raise RequestFailed(f"the index is still opening after {timeout:g} s; try again")
+            raise NotReady(f"the index is still opening after {timeout:g} s; try again")
         if self.error is not None:
             if isinstance(self.error, RaglsError):
-                raise RequestFailed(f"the index could not be opened: {self.error}")
-            raise RequestFailed(f"the index could not be opened: {type(self.error).__name__}: {self.error}")
+                raise NotReady(f"the index could not be opened: {self.error}")
+            raise NotReady(f"the index could not be opened: {type(self.error).__name__}: {self.error}")
         if self.ws is None:
-            raise RequestFailed("the server is shutting down")
+            raise NotReady("the server is shutting down")
         return self.ws
 
     def get_indexed(self, timeout: float | None = 120.0):

@@ -24,7 +24,6 @@ import asyncio
 import gc
 import logging
 import os
-import re
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -38,15 +37,14 @@ from pydantic import Field
 
 from ragls import __version__
 from ragls.answer.template import DATA_NOTE, quote_passage
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.errors import RaglsError
 from ragls.ir import Chunk, Hit, LineSpan
 from ragls.live import LiveWorkspace
-from ragls.sources.walk import inside_folder
-from ragls.uris import path_to_uri, uri_to_path
+from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, read_passage, resolve_indexed
+from ragls.uris import path_to_uri
 
 log = logging.getLogger(__name__)
 
-MAX_PASSAGE_LINES = 400  # read_passage returns at most this many lines per call
 OPEN_TIMEOUT_S = 120.0  # a tool call waits this long for the index to open
 # The embedding model loads after the first tool answer, or this long after the server starts serving if no tool
 # is called before: the first answer (BM25) does not share the CPU with the model load (LiveWorkspace.hold_vectors).
@@ -103,8 +101,7 @@ def line_range(span: LineSpan) -> tuple[int, int]:
 def hit_lines(hit: Hit) -> tuple[int, int]:
     """The lines to cite for a hit: its focus lines when retrieval narrowed the chunk down (`focus`), else the
     whole chunk's lines."""
-    focus = getattr(hit, "focus", None)
-    return line_range(focus if isinstance(focus, LineSpan) else hit.chunk.span)
+    return line_range(hit.focus if hit.focus is not None else hit.chunk.span)
 
 
 def hit_record(hit: Hit) -> dict[str, Any]:
@@ -127,14 +124,6 @@ def _chunk_uri(c: Chunk) -> str:
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as the chunker counts them: a line ends only at \\n, \\r\\n or \\r (ragls.ir)."""
-    lines = re.split(r"\r\n|\r|\n", text)
-    if lines and lines[-1] == "" and len(lines) > 1:
-        lines.pop()  # the newline ending the last line does not start another one
-    return lines
 
 
 # -- the tools ------------------------------------------------------------------------------------------------
@@ -242,24 +231,14 @@ class RaglsTools:
 
     @staticmethod
     def _read(ws, path: str, start_line: int, end_line: int | None) -> CallToolResult:
-        idx, rel = resolve_indexed(ws, path)
-        text = read_indexed_text(idx, rel)
-        lines = split_lines(text)
-        total = len(lines)
-        if start_line > max(total, 1):
-            raise InvalidParams(f"start_line {start_line} is past the end of {rel} ({total} lines)")
-        last = min(total, end_line or start_line + MAX_PASSAGE_LINES - 1, start_line + MAX_PASSAGE_LINES - 1)
-        if last < start_line and total:
-            raise InvalidParams(f"end_line {end_line} is before start_line {start_line}")
-        chosen = lines[start_line - 1:last]
-        body = "\n".join(chosen)
-        data = {"path": rel, "uri": path_to_uri(idx.folder / rel), "start_line": start_line,
-                "end_line": max(last, start_line - 1) if total else 0, "total_lines": total, "text": body,
-                "truncated": (end_line or 0) > last, "note": DATA_NOTE}
-        numbered = "\n".join(f"{n:>5}| {line}" for n, line in enumerate(chosen, start_line))
-        more = f" (the file has {total} lines; ask for more with start_line={last + 1})" if last < total else ""
-        head = f"{rel} lines {start_line}-{data['end_line']} of {total}{more}. {DATA_NOTE}"
-        return _result(head + "\n" + quote_passage(numbered, rel, (start_line, data["end_line"])), data)
+        p = read_passage(ws.indexes, path, start_line, end_line)
+        data = {"path": p.path, "uri": p.uri, "start_line": p.start_line, "end_line": p.end_line,
+                "total_lines": p.total_lines, "text": p.text, "truncated": p.truncated, "note": DATA_NOTE}
+        numbered = "\n".join(f"{n:>5}| {line}" for n, line in enumerate(p.text.split("\n"), p.start_line))
+        more = (f" (the file has {p.total_lines} lines; ask for more with start_line={p.end_line + 1})"
+                if p.end_line < p.total_lines else "")
+        head = f"{p.path} lines {p.start_line}-{p.end_line} of {p.total_lines}{more}. {DATA_NOTE}"
+        return _result(head + "\n" + quote_passage(numbered, p.path, (p.start_line, p.end_line)), data)
 
     # index_status -----------------------------------------------------------------------------------------
     async def index_status(self) -> CallToolResult:
@@ -306,7 +285,7 @@ class RaglsTools:
     async def read_file(self, uri: str) -> str:
         try:
             ws = await self._ws()
-            idx, rel = await asyncio.to_thread(resolve_indexed, ws, uri)
+            idx, rel = await asyncio.to_thread(resolve_indexed, ws.indexes, uri)
             return await asyncio.to_thread(read_indexed_text, idx, rel)
         except RaglsError as exc:
             raise ResourceError(str(exc)) from None
@@ -328,54 +307,6 @@ def _mime(rel: str) -> str:
     suffix = Path(rel).suffix.lower()
     return {".md": "text/markdown", ".markdown": "text/markdown", ".rst": "text/x-rst", ".html": "text/html",
             ".htm": "text/html", ".json": "application/json"}.get(suffix, "text/plain")
-
-
-def resolve_indexed(ws, path: str):
-    """(FolderIndex, relative path) of an indexed file given as a folder-relative path, an absolute path or a
-    file:// URI. Raises InvalidParams for a path outside every indexed folder (`..`, absolute, symlink escapes)
-    or a file the index does not hold (ignored, excluded, secret, binary, missing)."""
-    raw = path.strip()
-    if raw.startswith("file:"):
-        raw = uri_to_path(raw)
-    p = Path(raw).expanduser()
-    candidates = [p] if p.is_absolute() else [idx.folder / p for idx in ws.indexes]
-    outside = True
-    for cand in candidates:
-        for idx in ws.indexes:
-            # the file's real path must lie inside the folder (the path rule of every surface, walk.inside_folder);
-            # it is then looked up under the path asked for (a symlink indexed under its own name) or its real one
-            if inside_folder(idx.folder, cand) is None:
-                continue
-            outside = False
-            if not idx.writer:
-                idx.refresh()
-            lexical = os.path.normpath(os.path.relpath(os.path.abspath(cand), os.path.abspath(idx.folder)))
-            for rel in dict.fromkeys([Path(lexical).as_posix(), inside_folder(idx.folder, cand)]):
-                if (rel and not rel.startswith("../") and rel in idx.manifest.file_records([rel])
-                        and idx.filter.included(rel)):
-                    return idx, rel
-    if outside:
-        raise InvalidParams(f"refused: {path!r} is outside the indexed folders ("
-                            + ", ".join(str(idx.folder) for idx in ws.indexes) + ")")
-    raise InvalidParams(f"{path!r} is not an indexed file (not present, or left out of the index: ignored, "
-                        "excluded, secret or binary); index_status lists skipped files")
-
-
-def read_indexed_text(idx, rel: str) -> str:
-    """The current text of an indexed file, decoded (or converted: PDF, DOCX, HTML, configured loaders) as the
-    indexer does it, so line numbers match the index, with secret values masked as in the index
-    (`sources.redact.mask_secrets`, when `sources.exclude_secrets`). The one read-back path of `read_passage`,
-    `rag/readPassage` and `resources/read`. Raises RequestFailed when it can no longer be read."""
-    from ragls.errors import Skipped
-    from ragls.sources.convert import load_source
-    from ragls.sources.redact import mask_secrets
-
-    s = idx.settings
-    loaded = load_source(idx.folder, rel, s.sources.max_file_bytes, s.document_loaders,
-                         timeout_s=s.sources.loader_timeout_s)
-    if isinstance(loaded, Skipped):
-        raise RequestFailed(f"{rel} cannot be read now: {loaded.reason}")
-    return mask_secrets(loaded.text)[0] if s.sources.exclude_secrets else loaded.text
 
 
 # -- the server -----------------------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -107,10 +106,11 @@ def lean_model(model_file: Path, cache_dir: Path) -> Path:
         if count == 0:
             unchanged.touch()
             return model_file
-        tmp = target.with_suffix(f".{os.getpid()}.tmp")
-        onnx.save(model, str(tmp))
+        from ragls.atomic import atomic_target
+
+        with atomic_target(target) as tmp:  # a concurrent process never loads a half-written file; ENOSPC keeps none
+            onnx.save(model, str(tmp))
         del model
-        os.replace(tmp, target)  # atomic: a concurrent process never loads a half-written file
         log.debug("embedding model: %d table lookups moved before dequantisation (%s)", count, target)
         return target
     except Exception as exc:  # noqa: BLE001 - an optimisation only: fall back to the source model

@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,7 +32,8 @@ from ragls.embed import Embedder
 from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.hashing import text_hash
 from ragls.indexer import FolderIndex, SyncReport
-from ragls.ir import Hit
+from ragls.ir import RagInfo
+from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.trust_filter import folder_layer
 
@@ -78,29 +79,12 @@ class RagSpec:
         return self.origin.parent
 
 
-@dataclass
-class RagInfo:
-    """A `rag/list` entry. `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
-
-    name: str
-    sources: list[str]
-    files: int
-    chunks: int
-    pending_vectors: int
-    last_indexed_at: float | None
-    errors: list[dict[str, str]] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    kind: str = "sources"
-    origin: str = ""
-    index_path: str = ""
-
-
 class Rag(Protocol):
     """What a RAG backend provides to the workspace (queries, rag/list, rag/rebuild)."""
 
     spec: RagSpec
 
-    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> list[Hit]: ...
+    def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS) -> RetrievalResult: ...
     def sync(self) -> SyncReport: ...
     def rebuild(self) -> SyncReport: ...
     def ensure_indexed(self) -> None: ...
@@ -308,7 +292,7 @@ class SourcesRag:
         return not any("://" in s for s in self.spec.sources)
 
     def retrieve(self, query: str, top_k: int | None, signals: Sequence[str] = SIGNALS, *,
-                 generation=None, expand: bool | None = None) -> list[Hit]:
+                 generation=None, expand: bool | None = None) -> RetrievalResult:
         """Hybrid search of this RAG with its own retrieval settings; with `generation` (the workspace's backend)
         also its enabled LLM steps (`retrieval/assisted.py`; `expand` is the request's switch)."""
         idx = self.index
@@ -332,7 +316,9 @@ class SourcesRag:
         if generation is None:
             return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
                           max_context_chars=self.spec.settings.generation.max_context_chars, **options)
-        from ragls.retrieval.assisted import assisted_search  # with every step off it is `search` itself
+        from ragls.retrieval.assisted import (
+            assisted_search,  # with every step off it is `search` itself
+        )
 
         return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
                                top_k=top_k, signals=signals,
@@ -518,30 +504,3 @@ class RagRegistry:
             for rag in self._open.values():
                 rag.close()
             self._open.clear()
-
-
-def merge_hits(groups: Sequence[list[Hit]], top_k: int) -> list[Hit]:
-    """Hits of several RAGs in one list: by score (each group's fused RRF or reranker score), identical texts
-    once, at most `top_k`. `best_similarity` is the best of the groups'."""
-    from ragls.retrieval.search import Hits
-
-    merged = sorted((h for g in groups for h in g), key=lambda h: -h.score)
-    out, seen = [], set()
-    for h in merged:
-        if h.chunk.text_hash not in seen:
-            seen.add(h.chunk.text_hash)
-            out.append(h)
-        if len(out) == top_k:
-            break
-    sims = [getattr(g, "best_similarity", None) for g in groups]
-    sims = [s for s in sims if s is not None]
-    query = next((g.query for g in groups if getattr(g, "query", None) is not None), None)
-    hits = Hits(out, max(sims) if sims else None, query=query)  # per-group abstention evidence is not merged
-    traces = [g.llm for g in groups if getattr(g, "llm", None) is not None]
-    if traces:  # the LLM calls every group spent (retrieval/assisted.py), so the question's llmCalls are whole
-        from ragls.retrieval.llm_steps import LLMTrace
-
-        hits.llm = LLMTrace()
-        for t in traces:
-            hits.llm.merge(t)
-    return hits

@@ -32,7 +32,8 @@ from ragls.errors import ConfigError
 from ragls.indexer import FolderIndex, resolve_index_dir
 from ragls.repo import LocalChanges, local_changes
 from ragls.retrieval.fuse import reciprocal_rank_fusion
-from ragls.retrieval.search import Hits, check_query, hits_from_fused
+from ragls.retrieval.result import RetrievalResult
+from ragls.retrieval.search import check_query, hits_from_fused
 from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload, is_url
 from ragls.stores.term_vectors import bm25_rank
 
@@ -112,7 +113,7 @@ class TeamIndex:
                 "modified": len(ch.modified), "added": len(ch.added), "deleted": len(ch.deleted),
                 **({"error": self.error} if self.error else {})}
 
-    def search(self, query: str, *, settings, top_k: int | None = None) -> Hits:
+    def search(self, query: str, *, settings, top_k: int | None = None) -> RetrievalResult:
         """Top `top_k` hits for `query` over the shared index minus the locally changed/deleted files, plus the
         overlay (module docstring). Hit.similarity: cosine similarity when the vector signal saw the chunk.
         Raises InvalidParams for an empty query."""

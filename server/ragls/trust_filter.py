@@ -1,16 +1,18 @@
-"""What an untrusted folder's `ragls.toml` may set: an allow-list of settings that only tune retrieval inside the
-folder (trust.py says which folders are trusted; `config.folder_layer` applies this to every front).
+"""Folder trust, decided in one place: `folder_layer` turns a folder's `ragls.toml` into a settings layer for
+`config.load_settings` and the named-RAG registry, so every front (LSP, CLI, MCP, HTTP) gets the same answer. A
+trusted folder (trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
+the allow-list `SAFE` of settings that tune retrieval inside the folder.
 
-Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and
-must be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs,
-reach the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
+Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
+be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs, reach
+the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
 `document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
-personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` and an `index.path` inside the
-folder (Qdrant URLs and keys, team collections, the user's shared embedding cache size), model paths
-(`embedding.model_path`, `retrieval.*_model_path`), LLM-calling retrieval steps (contextual, extractor, hyde,
-step_back, expand_n, corrective, the "llm" and import-path rerankers), `observability.otel_endpoint`,
-`sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]` tables with a URL, a source
-outside the folder or a backend table (Qdrant).
+personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` (the index path, Qdrant URLs and keys,
+team collections, the user's shared embedding cache size), model paths
+(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
+steps (contextual, extractor, hyde, step_back, expand_n, corrective, the "llm" and import-path rerankers),
+`observability.otel_endpoint`, `sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
+tables with a URL, a source outside the folder or a backend table (Qdrant).
 """
 
 from __future__ import annotations
@@ -42,10 +44,6 @@ def _inside(path: str, folder: Path | None) -> bool:
     return target == root or root in target.parents
 
 
-def _index_path_inside(value: Any, folder: Path | None) -> bool:
-    return _inside(value, folder)
-
-
 def _local_reranker(value: Any, folder: Path | None) -> bool:
     """The ONNX rerankers run a model of fastembed's list on this machine; "llm" spends the user's quota and an
     import path runs Python code."""
@@ -68,7 +66,9 @@ SAFE: dict[str, dict[str, Rule]] = {
     # (`parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
     "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
                          "window_stride"),
-    "index": {"ann_threshold": _any, "path": _index_path_inside},
+    # (`path` needs trust: inside the folder it would let the folder ship a ready-made index, links or poisoned
+    # stores, for ragls to open and write.)
+    "index": _fields("ann_threshold"),
     "retrieval": {
         **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",
@@ -154,7 +154,11 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str,
 def _source_problem(source: str, folder: Path | None) -> str | None:
     """Why a RAG source string (sources/resolve.py's forms) is not for an untrusted folder — "a URL source", "a
     source outside the folder" — or None when it names only files inside `folder`: no URL, no `~`, no `..`, each
-    `;`-separated part's fixed prefix (before the first glob character) inside the folder."""
+    `;`-separated part's fixed prefix (before the first glob character) inside the folder — checked on each of
+    the part's brace expansions (`globs.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
+    names `../x.md`)."""
+    from ragls.globs import expand_braces
+
     source = source.strip()
     m = BUILTIN_LOADER.match(source)
     if m:
@@ -164,10 +168,15 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
     for part in (p.strip() for p in source.split(";")):
         if not part:
             continue
-        glob = _GLOB_CHARS.search(part)
-        prefix = part[:glob.start()] if glob else part
-        if ".." in Path(part).parts or not _inside(prefix or ".", folder):
-            return "a source outside the folder"
+        try:
+            expansions = expand_braces(part)
+        except ValueError:
+            return "a glob with too many brace expansions"
+        for pattern in expansions:
+            glob = _GLOB_CHARS.search(pattern)
+            prefix = pattern[:glob.start()] if glob else pattern
+            if ".." in Path(pattern).parts or not _inside(prefix or ".", folder):
+                return "a source outside the folder"
     return None
 
 

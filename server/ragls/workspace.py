@@ -22,9 +22,10 @@ from ragls.errors import InvalidParams, RaglsError
 from ragls.hashing import fingerprint
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.ir import Answer, Chunk, Hit
-from ragls.rags import WORKSPACE, RagInfo, RagRegistry, merge_hits
+from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
+from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
 from ragls.telemetry import traced
 
@@ -37,18 +38,30 @@ CHUNKS_PER_SECOND = {256: 12.0, 512: 4.5}
 LONG_EMBED_WARNING_S = 600
 
 
-@dataclass
+@dataclass(frozen=True)
 class QueryResult:
-    """rag/query result: the stripped query, hits best first, abstention flag, wall time in ms."""
+    """rag/query result: the stripped query, the retrieval (`hits`: a `RetrievalResult`, best first, with its
+    evidence, truncation flag, reranker report and LLM trace), the abstention flag, wall time in ms."""
 
     query: str
-    hits: list[Hit]
+    hits: RetrievalResult
     abstained: bool
     elapsed_ms: float
-    truncated: bool = False  # the embedding model read only the query's end (retrieval/query_fit.py)
-    # the reranker's report (retrieval/rerankers.py): backend, elapsedMs, candidates, timedOut / error
-    rerank: dict | None = None
-    llm: Any = None  # LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on
+
+    @property
+    def truncated(self) -> bool:
+        """The embedding model read only the query's end (retrieval/query_fit.py)."""
+        return self.hits.truncated
+
+    @property
+    def rerank(self) -> dict | None:
+        """The reranker's report (retrieval/rerankers.py): backend, elapsedMs, candidates, timedOut / error."""
+        return self.hits.rerank
+
+    @property
+    def llm(self):
+        """LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on."""
+        return self.hits.llm
 
 
 @dataclass
@@ -272,9 +285,9 @@ class RagWorkspace:
         return {"extra": {"graph": signal}}
 
     def retrieve(self, text: str, top_k: int | None = None, rag: Any = None,
-                 signals: Sequence[str] = SIGNALS, expand: bool | None = None) -> list[Hit]:
-        """Hybrid search over the selected folders and named RAGs (`_targets`); results of several named RAGs
-        are merged by score (`rags.merge_hits`). Raises InvalidParams for an empty query or unknown rag.
+                 signals: Sequence[str] = SIGNALS, expand: bool | None = None) -> RetrievalResult:
+        """Hybrid search over the selected folders and named RAGs (`_targets`); the results of several knowledge
+        bases are merged by score, their abstention evidence combined (`RetrievalResult.merge`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
         Workspace folders and sources RAGs get the enabled LLM steps (`retrieval/assisted.py`; `expand` is the
@@ -302,10 +315,10 @@ class RagWorkspace:
                 groups.append(r.retrieve(text, top_k, signals, generation=self.settings.generation, expand=expand))
             else:
                 groups.append(r.retrieve(text, top_k, signals))
-        hits = groups[0] if len(groups) == 1 else merge_hits(groups, top_k or self._settings_for(folders,
-                                                                                              rags).retrieval.top_k)
-        hits[:] = [h for h in hits if self.servable(h.chunk)]  # in place: a Hits keeps its evidence and traces
-        return hits
+        result = groups[0] if len(groups) == 1 else RetrievalResult.merge(
+            groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
+        servable = tuple(h for h in result if self.servable(h.chunk))
+        return result if len(servable) == len(result) else result.with_(hits=servable)
 
     def servable(self, chunk: Chunk) -> bool:
         """The chunk's file may be handed out under its workspace folder's current source rules (`FileFilter.
@@ -336,20 +349,16 @@ class RagWorkspace:
         """The TeamIndex whose overlay `idx` is, else None."""
         return next((t for t in self.teams if t is not None and t.overlay is idx), None)
 
-    def _team_search(self, targets: Sequence[FolderIndex], text: str, top_k: int | None) -> list[Hit]:
+    def _team_search(self, targets: Sequence[FolderIndex], text: str, top_k: int | None) -> RetrievalResult:
         """Search with team folders: each team folder through its TeamIndex (shared + overlay), the others with
-        search(); results merged by fused score (same RRF k and weights), best `top_k`."""
-        from ragls.retrieval.search import Hits
-
+        search(); results merged by fused score (same RRF k and weights), best `top_k` (`RetrievalResult.merge`)."""
         r = self.settings.retrieval
         k = top_k or r.top_k
         plain = [t for t in targets if self._team_of(t) is None]
         results = [self._team_of(t).search(text, settings=r, top_k=k) for t in targets if self._team_of(t)]
         if plain:
             results.append(search(plain, self.embedder, text, settings=r, top_k=k, **self._search_options(plain)))
-        merged = sorted((h for res in results for h in res), key=lambda h: -h.score)[:k]
-        sims = [res.best_similarity for res in results if getattr(res, "best_similarity", None) is not None]
-        return Hits(merged, max(sims, default=None))
+        return RetrievalResult.merge(results, k)
 
     @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: Any = None, expand: bool | None = None) -> QueryResult:
@@ -360,17 +369,14 @@ class RagWorkspace:
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
-        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000,
-                           truncated=getattr(hits, "truncated", False), rerank=getattr(hits, "rerank", None),
-                           llm=getattr(hits, "llm", None))
+        return QueryResult(query.text, hits, self.abstains(query, hits, settings), (time.perf_counter() - t0) * 1000)
 
-    def abstains(self, query: Any, hits: list[Hit], settings: Settings | None = None) -> bool:
+    def abstains(self, query: Any, hits: RetrievalResult, settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
         abstained with the floors of `settings` (default the workspace's; a named RAG may override them);
         `ragls eval` uses it to judge the same rule rag/query applies."""
         r = (settings or self.settings).retrieval
-        return abstained(hits, r.abstention_floor, getattr(hits, "query", None) or query,
-                         getattr(hits, "best_similarity", None), r.abstention_probability)
+        return abstained(hits, r.abstention_floor, query, min_probability=r.abstention_probability)
 
     # -- answers -------------------------------------------------------------------------------------------
     @traced("rag/ask")
@@ -402,11 +408,11 @@ class RagWorkspace:
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
-        def retrieve(q: str, k: int) -> list[Hit]:
-            hits = self.retrieve(q, k, rag, expand=expand)
-            if getattr(hits, "llm", None) is not None:
-                llm_calls.merge(hits.llm.counter)
-            return hits
+        def retrieve(q: str, k: int) -> RetrievalResult:
+            result = self.retrieve(q, k, rag, expand=expand)
+            if result.llm is not None:
+                llm_calls.merge(result.llm.counter)
+            return result
 
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,

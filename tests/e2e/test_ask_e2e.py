@@ -207,7 +207,11 @@ async def test_cancel_answers_request_cancelled(client):
     msg_id = "ask-to-cancel"
     fut = client.protocol.send_request("rag/ask", {"question": "How do rolling upgrades work?",
                                                    "partialResultToken": "tok-cancel"}, msg_id=msg_id)
-    await asyncio.sleep(0.5)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while not LLM.requests:  # in flight: the model got the request and waits before its first piece
+        assert loop.time() < deadline, "the model was never asked"
+        await asyncio.sleep(0.02)
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception) as info:
         await asyncio.wait_for(asyncio.wrap_future(fut), 10)

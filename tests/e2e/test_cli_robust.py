@@ -98,9 +98,15 @@ def test_ctrl_c_during_index_says_the_next_run_resumes(env, tmp_path):
                  for j in range(24)]
         (ws / f"note{i}.md").write_text(f"# Note {i}\n\n" + "\n".join(lines) + "\n")
     marker = tmp_path / "paused"
-    proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(ws)],
-                            env={**env, "RAGLS_TEST_PAUSE_AT": f"window_pass:{marker}"},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT as a terminal's Ctrl-C delivers it: a test run started in the background (CI, `cmd &`) inherits SIGINT
+    # ignored, which an exec keeps (and so does Python), while a handled SIGINT becomes the default in the child.
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(ws)],
+                                env={**env, "RAGLS_TEST_PAUSE_AT": f"window_pass:{marker}"},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, ignored)
     try:
         deadline = time.monotonic() + 300
         while not marker.exists():

@@ -138,3 +138,29 @@ def test_commit_msg_cli_without_a_model(tmp_path):
     assert out.stdout.startswith("Update guide.md and core.py\n"), out.stderr
     out = run_cli(str(tmp_path), cwd=tmp_path)
     assert out.returncode == 1 and f"not a git repository: {tmp_path}" in out.stderr
+
+
+def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
+    """A staged `.env` is named but never shown, and a key pasted into a staged file reaches the model masked (the
+    indexer's masker): `ragls commit-msg` on a real repository, the prompt recorded by the loopback LLM server."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "# App\n"})
+    (repo / ".env").write_text("OPENAI_API_KEY=sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ\nDB_PASSWORD=hunter22\n")
+    (repo / "settings.py").write_text('AWS_SECRET_ACCESS_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ3mKEY99"\n'
+                                      'DATABASE_URL = "postgres://app:s3cretpw@db/app"\nDEBUG = False\n')
+    git(repo, "add", "-f", ".env", "settings.py")
+    (repo / "ragls.toml").write_text(f'[generation]\nbackend = "openai"\nbase_url = "{llm_server.openai_url}"\n'
+                                     f'api_key_env = "{KEY_ENV}"\nmodel = "test-model"\nmax_retries = 0\n')
+    env = {**git_env(), KEY_ENV: "sk-e2e", "RAGLS_OFFLINE": "1"}
+    trusted = subprocess.run([sys.executable, "-m", "ragls", "trust", str(repo)], env=env, capture_output=True,
+                             text=True, timeout=60, check=False)
+    assert trusted.returncode == 0, trusted.stderr
+    llm_server.queue("chore: add settings")
+    out = subprocess.run([sys.executable, "-m", "ragls", "commit-msg"], cwd=repo, env=env, capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert out.returncode == 0 and out.stdout == "chore: add settings\n", out.stderr
+    prompt = llm_server.requests[-1].last_user_text()
+    assert "- secret file added: .env (content not shown)" in prompt and "+++ b/.env" not in prompt
+    assert '+AWS_SECRET_ACCESS_KEY = "***************************************"' in prompt
+    assert '+DATABASE_URL = "postgres://app:********@db/app"' in prompt and "+DEBUG = False" in prompt
+    for secret in ("sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ", "hunter22", "wJalrXUtnFEMI", "s3cretpw"):
+        assert secret not in prompt

@@ -118,3 +118,46 @@ def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
         assert popups == []
     finally:
         client.close()
+
+
+def test_broken_frames_get_parse_errors_and_the_server_resynchronises(tmp_path):
+    """Framing errors (protocol.md: never exits on a bad request): a huge, negative, non-numeric or missing
+    Content-Length, or one 10 bytes short, each get -32700 with id null and the next frame is read; a lower-case
+    header name and LF-only line ends are accepted."""
+    client = RawClient(server_env(tmp_path / "cache"))
+
+    def frame(msg_id: int) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "rag/status", "params": {}}).encode()
+
+    def write(data: bytes) -> None:
+        client.proc.stdin.write(data)
+        client.proc.stdin.flush()
+
+    def parse_errors() -> int:
+        return sum(1 for m in client.received if m.get("id", 0) is None and m.get("error", {}).get("code") == -32700)
+
+    try:
+        client.send({"id": 1, "method": "initialize",
+                     "params": {"capabilities": {}, "rootUri": path_to_uri(FIXTURE_DOCS)}})
+        assert "capabilities" in client.response(1)["result"]
+        client.send({"method": "initialized", "params": {}})
+        body = frame(2)
+        write(b"content-length: %d\r\n\r\n" % len(body) + body)  # lower-case name
+        assert client.response(2)["result"]["folders"]
+        body = frame(3)
+        write(b"Content-Length: %d\n\n" % len(body) + body)  # LF-only
+        assert client.response(3)["result"]["folders"]
+        bad = [b"Content-Length: 99999999999\r\n\r\n" + frame(50), b"Content-Length: -5\r\n\r\n" + frame(51),
+               b"Content-Length: many\r\n\r\n" + frame(52), b"Content-Type: application/json\r\n\r\n" + frame(53),
+               b"Content-Length: %d\r\n\r\n" % (len(frame(54)) - 10) + frame(54)]
+        for n, data in enumerate(bad, 1):
+            write(data)
+            msg_id = 100 + n
+            client.send({"id": msg_id, "method": "rag/status", "params": {}})  # resynchronised: answered
+            assert client.response(msg_id)["result"]["folders"], data
+            assert parse_errors() == n, (data, client.received[-3:])
+        assert client.proc.poll() is None
+        popups = [m for m in client.received if m.get("method") == "window/showMessage"]
+        assert popups == []
+    finally:
+        client.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from clikit import ragls
 from livekit import eventually, running_server
 from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, server_env, wait_indexed
@@ -224,7 +225,6 @@ async def test_malformed_settings_do_not_kill_the_server(tmp_path):
 async def test_cli_refuses_home_directory(tmp_path):
     """Started in the home directory (no project marker): exit 2 with a reason, nothing indexed."""
     import subprocess
-    import sys
 
     from lspkit import server_env
 
@@ -323,11 +323,8 @@ async def test_model_loads_without_a_tool_call(tmp_path):
         deadline = asyncio.get_running_loop().time() + 240
         folder: dict = {}
         while asyncio.get_running_loop().time() < deadline:
-            cli = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ragls", "status", "--json", str(ws), env=server_env(cache),
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
-            out, _ = await cli.communicate()
-            folders = json.loads(out)["folders"] if cli.returncode == 0 and out.strip() else []
+            cli = ragls(server_env(cache), "status", "--json", ws, check=False)  # in-process (clikit), read-only
+            folders = json.loads(cli.stdout)["folders"] if cli.returncode == 0 and cli.stdout.strip() else []
             folder = folders[0] if folders else {}
             if folder.get("files") == 4 and folder.get("chunks") and folder.get("pendingVectors") == 0:
                 break

@@ -2,8 +2,9 @@
 
 A cloned folder's ragls.toml asks to run a program (a loader that writes a marker file outside the folder), to send
 the user's OpenAI key to its own base_url (a recording LLM server), to index a private folder outside it and to
-write its index outside it. Untrusted, none of that happens on the CLI (`ragls index/query/ask`), on `ragls serve`
-over stdio (its start-up scan, rag/ask) or on `ragls mcp`, and one line says what was ignored; after `ragls trust`
+write its index outside it. Untrusted, none of that happens on the CLI (`ragls index/query/ask`, in-process), on
+`ragls serve` over stdio (its start-up scan, rag/ask) or on `ragls mcp` (real processes), nor after the terminal
+question is answered "n", and one line says what was ignored; after `ragls trust`
 (or the editor's workspace trust) the same folder works as configured; an edit to its ragls.toml makes it untrusted
 again. The user's key, when the folder's base_url is ignored, goes to the vendor's host only: an HTTPS proxy on
 loopback records where the OpenAI SDK connects (and refuses, so nothing leaves the machine).
@@ -21,6 +22,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from clikit import ragls  # in-process `ragls.cli.main`: the CLI's own output and exit codes
 from llm_server import LLMServer
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from mcpkit import mcp_server, wait_mcp_indexed
@@ -101,14 +103,6 @@ def env(tmp_path, vendor_proxy):
         env.pop(key, None)
     env.update({"OPENAI_API_KEY": USER_KEY, "HTTPS_PROXY": vendor_proxy.url, "https_proxy": vendor_proxy.url})
     return env
-
-
-def ragls(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=env, capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
-    return proc
 
 
 def trust_lines(stderr: str) -> list[str]:
@@ -274,3 +268,70 @@ def test_cli_on_a_terminal_asks_before_using_an_untrusted_folder(clone, env):
     assert marker.read_text().strip() == "ran"
     listed = json.loads(ragls(env, "trust", "--list", "--json").stdout)
     assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["trusted"]
+
+
+@pytest.mark.asyncio
+async def test_serve_reopens_untrusted_when_a_trusted_ragls_toml_is_edited(clone, env):
+    """`ragls trust`ed, the running server applies the folder's file; an edit to it (a `git pull`) reopens the
+    workspace with the file untrusted again, and rag/status says so."""
+    from ragls.trust import trust as trust_folder
+
+    marker = clone.parent / "pwned.txt"
+    trust_folder(clone)
+    async with lsp_server(clone, env, {}) as client:
+        status = await wait_indexed(client, files=1)
+        assert marker.read_text().strip() == "ran"
+        assert all("so these settings were ignored" not in e["message"] for e in status["errors"])
+        with (clone / "ragls.toml").open("a") as f:
+            f.write("\n[retrieval]\ntop_k = 4\n")
+        deadline = asyncio.get_running_loop().time() + 120
+        while True:
+            status = await request(client, "rag/status", {})
+            found = [e for e in status["errors"] if e.get("path") == str(clone / "ragls.toml")]
+            if found or asyncio.get_running_loop().time() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        assert found and "changed since you trusted it" in found[0]["message"]
+        assert "document_loaders" in found[0]["message"]
+
+
+def test_http_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env):
+    """`ragls http` (a real process, loopback, no token): the same folder layer as every other front."""
+    import re
+    import threading
+    import time
+
+    import httpx
+
+    marker = clone.parent / "pwned.txt"
+    env = {k: v for k, v in env.items() if k != "RAGLS_HTTP_TOKEN"}
+    proc = subprocess.Popen([sys.executable, "-m", "ragls", "http", str(clone), "--port", "0"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if found := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+) ", line):
+                break
+        assert found, f"ragls http exited {proc.wait(30)}: {''.join(seen)}"
+        drain = threading.Thread(target=lambda: seen.extend(proc.stderr), daemon=True)  # the pipe must not fill up
+        drain.start()
+        base = f"http://127.0.0.1:{found.group(1)}"
+        deadline = time.monotonic() + 120
+        while not httpx.get(f"{base}/healthz", timeout=60).json()["ready"]:  # the start-up scan's text phase
+            assert time.monotonic() < deadline, "the index never became ready"
+            time.sleep(0.2)
+        assert not marker.exists() and not (clone.parent / "stolen-index").exists()
+        status = httpx.get(f"{base}/status", timeout=30).json()
+        assert any("is not trusted" in e["message"] for e in status["errors"])
+        vault = httpx.post(f"{base}/retrieve", json={"query": "vault combination"}, timeout=120)
+        assert vault.status_code == 200 and VAULT not in vault.text
+        own = httpx.post(f"{base}/retrieve", json={"query": "deploy command make ship"}, timeout=120).json()
+        # the folder's own file, read without its loader
+        assert own["chunks"] and {c["source"]["path"] for c in own["chunks"]} == {"guide.md"}, own
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    drain.join(30)  # stderr closed with the process: every line is in `seen`
+    notices = [line for line in seen if "is not trusted" in line and "document_loaders" in line]
+    assert len(notices) == 1, "".join(seen)

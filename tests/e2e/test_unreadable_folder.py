@@ -95,3 +95,28 @@ async def test_lsp_rebuild_and_status_report_the_folder(ws, env):
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+@pytest.mark.asyncio
+async def test_read_only_cache_dir_is_one_clear_error(tmp_path):
+    """The cache dir cannot be written (mode 555): every request answers with the reason (not -32603 internal
+    error), and the editor gets one pop-up, not one per request."""
+    folder = workspace(tmp_path / "ws", 0o755)
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o555)
+    client = make_test_lsp_client()
+    await client.start_io(*unprivileged([sys.executable, "-m", "ragls", "serve"]), env=server_env(cache))
+    try:
+        await client.initialize_session(init_params([folder]))
+        codes = []
+        for method, params in (("rag/status", {}), ("rag/query", {"query": "walrus"}), ("rag/status", {})):
+            with pytest.raises(Exception) as info:
+                await request(client, method, params)
+            codes.append(getattr(info.value, "code", None))
+            assert "Permission denied" in str(info.value), info.value
+        assert -32603 not in codes, codes
+        assert len([m for m in client.messages if "Permission denied" in m.message]) == 1
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+        cache.chmod(0o755)

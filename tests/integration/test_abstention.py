@@ -62,6 +62,29 @@ def test_abstained_ask_lists_the_closest_passages_without_an_llm(ws):
     assert answer.sources[0][1].chunk.path == "guide/deployment.md"
 
 
+def test_several_knowledge_bases_abstain_like_one(tmp_path, monkeypatch):
+    """The near miss abstains the same whether the request names the workspace alone or adds an unrelated one-file
+    named RAG: merging the knowledge bases' results combines their abstention evidence (the most answerable one
+    decides) instead of dropping it and falling back to the cosine floor. rag/ask then calls no LLM either, and an
+    answerable question is still answered with the RAG added."""
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    garden = tmp_path / "garden.md"
+    garden.write_text("# Garden\n\nTomatoes need six hours of sun every day; water them in the morning.\n")
+    w = workspace(tmp_path, f'[rags.garden]\nsources = ["{garden.as_posix()}"]\n')
+    try:
+        one = w.query(NEAR_MISS, rag=["workspace"])
+        both = w.query(NEAR_MISS, rag=["workspace", "garden"])
+        assert one.abstained, one.hits.evidence
+        assert {h.chunk.path for h in both.hits} >= {"guide/deployment.md"}
+        assert both.hits.evidence is not None  # combined, not lost in the merge
+        assert both.abstained, both.hits.evidence
+        assert w.ask(NEAR_MISS, rag=["workspace", "garden"]).abstained
+        answerable = w.query(ANSWERABLE[0], rag=["workspace", "garden"])
+        assert not answerable.abstained, answerable.hits.evidence
+    finally:
+        w.close()
+
+
 def test_probability_zero_keeps_only_the_cosine_floor(tmp_path):
     w = workspace(tmp_path, "[retrieval]\nabstention_probability = 0\n")
     try:

@@ -27,6 +27,10 @@ URL_PASSWORD = "Xq9vL2pTr7wK"
 NPM = "npm_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2"
 PYPI = "pypi-AgEIcHlwaS5vcmcCJGE3ZjFiOTJmLTk4ZjQtNDNmMi1hYzI1LTBmMmYyZTkyN2NjYwACKlszLCI5ZjNiYTVjNSJdAAAGIMZz"
 SHORT_PASSWORD = "hunt3r"
+# gitleaks' shapes the masker once missed: a PGP private key block, an Azure storage key, a Slack webhook path
+PGP_BODY = "lQOYBGXk2aIBCADq7Vb9Zt3mQ1"
+AZURE_KEY = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg=="
+WEBHOOK_PATH = "T0A1B2C3D/B0A1B2C3D/q1w2e3r4t5y6u7i8o9p0a1s2"
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -45,6 +49,12 @@ or the old one with `Authorization: Bearer {BEARER}`.
 The app reads DATABASE_URL=postgres://app:{URL_PASSWORD}@db.internal:5432/app at start.
 Publish with NPM_TOKEN {NPM} and upload wheels with {PYPI} as the PyPI token.
 The staging admin login is admin, password: {SHORT_PASSWORD}
+Storage: DefaultEndpointsProtocol=https;AccountName=docs;AccountKey={AZURE_KEY};EndpointSuffix=core.windows.net
+Alerts post to https://hooks.slack.com/services/{WEBHOOK_PATH} from the release job.
+
+-----BEGIN PGP PRIVATE KEY BLOCK-----
+{PGP_BODY}
+-----END PGP PRIVATE KEY BLOCK-----
 
 The deploy listens on port 8443 behind the load balancer.
 """
@@ -55,7 +65,7 @@ Send `Authorization: Bearer $TOKEN` (Bearer authentication); the URL is `postgre
 The `password` field is a string: `password: string`, and `password = os.environ["DB_PASSWORD"]` reads it.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
-           f"password: {SHORT_PASSWORD}")
+           f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bench_datasets import dataset_or_skip
 from markdown_it import MarkdownIt
-from ragls.chunking import chunk_document, is_markup_only, offset_to_position, position_to_offset
+from ragls.chunking import chunk_document, is_markup_only, no_text_reason, offset_to_position, position_to_offset
 from ragls.hashing import chunk_id, text_hash
 from ragls.ir import Document
 from ragls.sources.load import load_file, load_text
@@ -541,3 +541,18 @@ def test_text_after_an_unterminated_fence_is_still_quoted():
         assert c.text.startswith("~~~~bash\n") and c.text.endswith("\n~~~~"), c.text
         assert len(c.text) <= 300
     assert_exact(text, chunks)
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("\u200b\u200b\n\u200d\u2060\n", "markup only (no text)"),  # zero-width characters
+    ("\x01\x02\x1b\x7f\n", "markup only (no text)"),  # control characters
+    ("\ufeff\u00ad# \n", "markup only (no text)"),
+    ("---\ntitle: Notes\ntags: [a, b]\n---\n", "front matter only (no text)"),
+    ("+++\ntitle = 'Notes'\n+++\n\n# \n", "front matter only (no text)"),
+    ("---\ntitle: Notes\n---\nThe walrus basks.\n", None),
+    ("\u200bThe walrus basks.\n", None),
+    ("---\n\nA thematic break, then text.\n", None),
+])
+def test_files_without_text_are_named(text, reason):
+    """Junk files (issue 29: control-character, zero-width and front-matter-only files became chunks) say why."""
+    assert no_text_reason(text) == reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from ragls.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
 
@@ -77,5 +78,6 @@ def test_exact_keyword_match_counts_as_relevant():
 def test_best_similarity_of_all_candidates_decides_not_just_the_returned_hits():
     hit = _hit(0.12, {"bm25": 1})
     assert abstained([hit], 0.2)
-    assert not abstained([hit], 0.2, best_similarity=0.25)  # a vector candidate outside top_k was relevant
-    assert abstained([hit], 0.2, best_similarity=0.15)
+    # a vector candidate outside top_k was relevant
+    assert not abstained(RetrievalResult((hit,), best_similarity=0.25), 0.2)
+    assert abstained(RetrievalResult((hit,), best_similarity=0.15), 0.2)

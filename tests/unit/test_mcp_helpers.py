@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from ragls.answer.template import quote_passage
 from ragls.ir import LineSpan
-from ragls.mcp_server import line_range, split_lines
+from ragls.mcp_server import line_range
 from ragls.roots import find_root, is_too_broad, project_root
+from ragls.sources.passage import split_lines
 
 
 def test_line_range_is_one_based_and_inclusive():
@@ -76,3 +77,25 @@ def test_serve_folders_from_arguments(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "a"))
     with pytest.raises(ValueError, match="home directory"):
         serve_folders(["a"], tmp_path)
+
+
+def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
+    """search_docs: start_line-end_line are the focus (the answering sentence), context_* the window around it,
+    chunk_* the chunk; the wire Source has focusRange and contextRange (0-based LSP ranges)."""
+    from ragls.ir import Chunk, Hit
+    from ragls.lsp.wire import to_wire_chunk
+    from ragls.mcp_server import hit_record
+
+    chunk = Chunk(id="c", path="guide.md", text="x\n" * 30, span=LineSpan(10, 0, 40, 0), text_hash="c")
+    hit = Hit(chunk, 1.0, focus=LineSpan(20, 0, 21, 12), window=LineSpan(15, 0, 27, 5))
+    rec = hit_record(hit)
+    assert (rec["start_line"], rec["end_line"]) == (21, 22)
+    assert (rec["context_start_line"], rec["context_end_line"]) == (16, 28)
+    assert (rec["chunk_start_line"], rec["chunk_end_line"]) == (11, 40)
+    wire = to_wire_chunk(hit)
+    assert wire["source"]["focusRange"] == wire["focusRange"] == \
+        {"start": {"line": 20, "character": 0}, "end": {"line": 21, "character": 12}}
+    assert wire["source"]["contextRange"] == {"start": {"line": 15, "character": 0}, "end": {"line": 27, "character": 5}}
+    # without a narrower window (a focus that is its own context) no contextRange is sent
+    assert "contextRange" not in to_wire_chunk(Hit(chunk, 1.0, focus=LineSpan(15, 0, 27, 5),
+                                                   window=LineSpan(15, 0, 27, 5)))["source"]

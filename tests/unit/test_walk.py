@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from privileges import unprivileged
 from ragls.config import SourcesSettings
+from ragls.globs import expand_braces
 from ragls.sources import walk as walk_mod
-from ragls.sources.walk import FileFilter, expand_braces, walk
+from ragls.sources.walk import FileFilter, walk
 
 ALL = ["**/*"]
 

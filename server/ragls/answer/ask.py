@@ -10,7 +10,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragls.answer.cache import AnswerCache, CachedAnswer, cache_key
@@ -20,6 +20,9 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
     extractive_answer,
+    extractive_picks,
+    quoted_focus,
+    render_extractive,
     split_sentences,
 )
 from ragls.answer.llm import ChatModel, ToolCall
@@ -28,9 +31,10 @@ from ragls.answer.template import render_prompt, source_label
 from ragls.config import Settings
 from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.ir import Answer, Hit
+from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
-Retrieve = Callable[[str, int], list[Hit]]
+Retrieve = Callable[[str, int], RetrievalResult]  # a plain list of hits is judged without evidence
 
 EXTRACTIVE_MODEL = "extractive"
 FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
@@ -114,14 +118,12 @@ def ask(
     conv = prepare(question, history, chat=chat, memory_max_turns=gen.memory_max_turns, memo=memo, cancel=cancel)
     query = conv.retrieval_query
     _check_cancel(cancel)
-    retrieved = retrieve(query, k)
+    retrieved = RetrievalResult.of(retrieve(query, k))
     floor = settings.retrieval.abstention_floor
-    index_relevant = not abstained(retrieved, floor, getattr(retrieved, "query", None) or query,
-                                   getattr(retrieved, "best_similarity", None),
-                                   settings.retrieval.abstention_probability)
+    index_relevant = not abstained(retrieved, floor, query, min_probability=settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
-    hits = merge_hits(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
+    hits = with_documents(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
     model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
 
     def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False, *, model: str = model_name,
@@ -133,15 +135,17 @@ def ask(
                       cached=cached, error=error)
 
     if not extra_hits and not index_relevant:
-        text = abstention_text(hits, floor, getattr(retrieved, "evidence", None),
-                               settings.retrieval.abstention_probability, getattr(retrieved, "corrective", None))
+        text = abstention_text(hits, floor, retrieved.evidence, settings.retrieval.abstention_probability,
+                               retrieved.corrective)
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        text = extractive_answer(query, numbered, embed=embed)
+        picked = extractive_picks(query, numbered, embed=embed)
+        text = render_extractive(picked)
+        numbered = quoted_focus(numbered, picked)  # each source prints the lines quoted from it
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -166,14 +170,16 @@ def ask(
                 continue
             break
     _check_cancel(cancel)
-    text = extractive_answer(query, numbered, embed=embed, label=FALLBACK_LABEL)
+    picked = extractive_picks(query, numbered, embed=embed)
+    text = render_extractive(picked, FALLBACK_LABEL)
+    numbered = quoted_focus(numbered, picked)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
 
 
-def merge_hits(hits: list[Hit], extra: list[Hit], k: int) -> list[Hit]:
-    """`hits` plus `extra`, one per chunk id (the higher score wins), best score first, at most `k`.
+def with_documents(hits: Sequence[Hit], extra: list[Hit], k: int) -> list[Hit]:
+    """The retrieved `hits` plus `extra` (the request's own documents), one per chunk id (the higher score wins), best score first, at most `k`.
     Without `extra` the retrieval order is kept as it is."""
     if not extra:
         return list(hits)[:k]

@@ -7,6 +7,7 @@ list or code block it introduces; markup that is not text removed).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from ragls.answer.passages import Unit, clean_markup, units
 from ragls.ir import Hit
 
 __all__ = ["EXTRACTIVE_LABEL", "EXTRACTIVE_MAX_SENTENCES", "Unit", "clean_markup", "extractive_answer",
-           "split_sentences", "units"]
+           "extractive_picks", "quoted_focus", "render_extractive", "split_sentences", "units"]
 
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
@@ -32,14 +33,15 @@ _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def identifier_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)
+def identifier_words(text: str) -> frozenset[str]:
     """Content words (`cite.content_words`, stemmed) of the identifiers `text` names: code spans, `name=value`,
     dotted names, snake_case and CamelCase words, split at "_", ".", "=" and inner capitals ("PoolTimeout" ->
-    {"pool", "timeout"})."""
+    {"pool", "timeout"}); memoised (a passage is scored again on every query that retrieves it)."""
     out: set[str] = set()
     for m in _IDENTIFIER.finditer(text):
         out.update(content_words(_CAMEL.sub(" ", m.group(0))))
-    return out
+    return frozenset(out)
 
 
 def _context_lines(hit: Hit) -> tuple[int, int] | None:
@@ -69,7 +71,7 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
         overlap = w & query
         bonus = 0.0
         if overlap:
-            named = identifier_words(unit.text)
+            named = identifier_words(unit.scored_text)
             bonus = IDENTIFIER_BONUS if named & query else CODE_BONUS if named else 0.0
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
@@ -81,8 +83,16 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
                       embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
-    """The `label` line (default EXTRACTIVE_LABEL), then up to `max_sentences` passages as a list, each followed by
-    its `[n]`; a passage that introduces a list or code block (ends in ":") carries it, indented under its bullet.
+    """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
+    (`render_extractive`)."""
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+
+
+def extractive_picks(question: str, sources: list[tuple[int, Hit]],
+                     max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
+                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+    """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
+    the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) come from each source's
     context lines (its best window, `Hit.window`, else `Hit.focus`; the whole chunk without one, or when they
@@ -107,7 +117,7 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         for pos, unit in enumerate(found):
             if pos == 0 and len(firsts) < 2:
                 firsts.append((n, unit))
-            candidates.append((rank, pos, n, unit, set(content_words(unit.text))))
+            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
     if embed is not None and candidates:
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
@@ -131,7 +141,13 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
             break
     picked = picked or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
-        picked = [(n, Unit(f"See {source_label(hit)}")) for n, hit in sources[:2]]
+        picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
+    return picked
+
+
+def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
+    """The `label` line, then each passage `(n, unit)` as a list item followed by its `[n]`; a passage that
+    introduces a list or code block (ends in ":") carries it, indented under its bullet."""
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()
@@ -140,6 +156,32 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
         if unit.attached:
             lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
     return label + "\n\n" + "\n".join(lines)
+
+
+def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]) -> list[tuple[int, Hit]]:
+    """`sources` with the focus (`focusRange`, the lines a source prints) of each source the answer quotes set to
+    the lines it quotes: all its quoted passages when they fit in `focus.MAX_FOCUS_LINES` lines, else its first
+    (best) one, with the block it carries. The focus was chosen by shared words (`focus.sentence_focus`), the
+    passages by meaning: a user following "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
+    from dataclasses import replace
+
+    from ragls.retrieval.focus import MAX_FOCUS_LINES, line_span
+
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for n, unit in picked:
+        if unit.line >= 0:
+            spans.setdefault(n, []).append((unit.line, min(unit.block_end, unit.line + MAX_FOCUS_LINES - 1)))
+    out = []
+    for n, hit in sources:
+        quoted = spans.get(n)
+        if quoted:
+            first, last = min(a for a, _ in quoted), max(b for _, b in quoted)
+            if last - first + 1 > MAX_FOCUS_LINES:
+                first, last = quoted[0]
+            base = hit.chunk.span.start_line
+            hit = replace(hit, focus=line_span(hit.chunk, base + first, base + last))
+        out.append((n, hit))
+    return out
 
 
 def split_sentences(text: str) -> list[str]:

@@ -16,6 +16,7 @@ its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -237,6 +238,12 @@ class Unit:
     def text(self) -> str:
         return f"{self.sentence}\n{self.attached}" if self.attached else self.sentence
 
+    @property
+    def scored_text(self) -> str:
+        """What the unit is scored on: the sentence with the code block it introduces (code holds the names a
+        question asks for), without a list it introduces (each item is a unit of its own, scored on its own)."""
+        return self.text if self.attached.startswith(("```", "~~~")) else self.sentence
+
 
 def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
     """The lines of a paragraph or list item as one text (line prefixes "- ", "> " removed, joined by a space),
@@ -280,10 +287,23 @@ def _block_end(block: _Block) -> int:
     return block.start + n - 1
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> tuple[_Block, ...]:
+    """The blocks of a chunk text after `clean_markup`, memoised: every query parses its hits' chunks again, and
+    the chunks of a corpus's popular sections come back often. Callers do not modify the blocks."""
+    return tuple(_blocks(clean_markup(text)))
+
+
 def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
-    chunk-text `lines` (inclusive) when given. Sentences and list items have at least 4 words."""
-    blocks = _blocks(clean_markup(text))
+    chunk-text `lines` (inclusive) when given. Sentences and list items have at least 4 words. Memoised per
+    (text, lines): a chunk's windows come back on many queries; callers do not modify the units."""
+    return list(_units(text, None if lines is None else (lines[0], lines[1])))
+
+
+@functools.lru_cache(maxsize=2048)
+def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
+    blocks = _parsed(text)
     out: list[Unit] = []
     for k, b in enumerate(blocks):
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
@@ -321,7 +341,7 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
                 else:
                     out.append(Unit(_cap(item), "", b.start + j, last))
-    return out
+    return tuple(out)
 
 
 def _continuation(lines: list[str], j: int) -> int:

@@ -1,11 +1,16 @@
-"""RaglsError -> JSON-RPC error codes of docs/protocol.md: InvalidParams -32602, RequestFailed -32803,
-Cancelled -32800. Anything else becomes -32603 (pygls' default) and the server keeps serving."""
+"""RaglsError -> the JSON-RPC error pygls answers, by `errors.error_kind` (the one mapping of every front):
+InvalidParams -32602, RequestFailed -32803, Cancelled -32800. Anything else becomes -32603 (pygls' default) and
+the server keeps serving."""
 
 from __future__ import annotations
 
 import logging
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcRequestCancelled
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 
 from ragls import errors
 
@@ -13,21 +18,19 @@ from ragls import errors
 class JsonRpcRequestFailed(JsonRpcException):
     """LSP 3.17 RequestFailed."""
 
-    CODE = -32803
+    CODE = errors.REQUEST_FAILED
+
+
+_EXCEPTIONS = {cls.CODE: cls for cls in (JsonRpcInvalidParams, JsonRpcRequestFailed, JsonRpcRequestCancelled)}
 
 
 def to_jsonrpc(exc: BaseException) -> JsonRpcException:
-    """The JSON-RPC exception to raise for `exc` (its message is kept)."""
-    if isinstance(exc, errors.InvalidParams):
-        return JsonRpcInvalidParams(message=str(exc))
-    if isinstance(exc, errors.RequestFailed):
-        return JsonRpcRequestFailed(message=str(exc))
-    cancelled = getattr(errors, "Cancelled", ())
-    if cancelled and isinstance(exc, cancelled):
-        return JsonRpcRequestCancelled(message=str(exc) or "request cancelled")
-    if isinstance(exc, errors.RaglsError):
-        return JsonRpcRequestFailed(message=str(exc))
-    raise TypeError("not a ragls error")
+    """The JSON-RPC exception to raise for `exc` (its message is kept). Raises TypeError for an exception that is
+    not a RaglsError (pygls answers those -32603 itself, with their traceback logged)."""
+    if not isinstance(exc, errors.RaglsError):
+        raise TypeError("not a ragls error")
+    wire = errors.to_wire_error(exc)
+    return _EXCEPTIONS[wire["code"]](message=wire["message"])
 
 
 EXPECTED_CODES = frozenset({JsonRpcInvalidParams.CODE, JsonRpcRequestFailed.CODE, JsonRpcRequestCancelled.CODE})

@@ -7,7 +7,7 @@ import asyncio
 import functools
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ragls.errors import Cancelled, RaglsError
 from ragls.lsp.errors import to_jsonrpc
@@ -29,9 +29,20 @@ from ragls.lsp.wire import (
     to_wire_rebuild,
     to_wire_status,
 )
+from ragls.sources.passage import read_passage
 
 if TYPE_CHECKING:
-    from ragls.lsp.server import RaglsServer
+    from ragls.workspace import RagWorkspace
+
+
+class RaglsServer(Protocol):
+    """What the handlers use of the language server (`lsp/server.RaglsServer`, which registers them — so this
+    module does not import it): the open workspace, `$/progress` sending, the index worker."""
+
+    progress_sender: Any  # lsp/progress.ProgressSender
+    worker: Any  # watch.IndexWorker, None before the workspace is open
+
+    async def get_workspace(self) -> RagWorkspace: ...
 
 
 def rpc_errors(fn):
@@ -134,13 +145,9 @@ async def rag_commit_message(ls: RaglsServer, params: Any) -> dict:
 async def rag_read_passage(ls: RaglsServer, params: Any) -> dict:
     """Exact lines of an indexed file, by the same rules as the MCP tool `read_passage` (only files the index holds,
     inside its folders; at most 400 lines). The VS Code language-model tool `ragls_read_passage` uses it."""
-    # The MCP SDK loads on the first read, not at server start.
-    from ragls.mcp_server import RaglsTools
-
     p = parse(ReadPassageParams, params)
     ws = await ls.get_workspace()
-    result = await asyncio.to_thread(RaglsTools._read, ws, p.path, p.start_line, p.end_line)
-    return to_wire_passage(result.structured_content)
+    return to_wire_passage(await asyncio.to_thread(read_passage, ws.indexes, p.path, p.start_line, p.end_line))
 
 
 @rpc_errors

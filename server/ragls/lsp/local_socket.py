@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ragls.errors import INVALID_REQUEST, RaglsError, to_wire_error
+
 log = logging.getLogger(__name__)
 
 SERVER_FILE = "server.json"
@@ -64,7 +66,7 @@ class _Handler(socketserver.StreamRequestHandler):
         except OSError:
             peer_uid = -1
         if peer_uid != os.getuid():
-            self._send({"error": {"code": -32600, "message": "refused: not the server's user"}})
+            self._send({"error": {"code": INVALID_REQUEST, "message": "refused: not the server's user"}})
             return
         try:
             request = json.loads(self.rfile.readline(1 << 20) or b"{}")
@@ -72,25 +74,18 @@ class _Handler(socketserver.StreamRequestHandler):
             if method not in METHODS or not isinstance(params, dict):
                 raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
         except (ValueError, AttributeError) as exc:
-            self._send({"error": {"code": -32600, "message": f"invalid request: {exc}"}})
+            self._send({"error": {"code": INVALID_REQUEST, "message": f"invalid request: {exc}"}})
             return
         try:
             result = server.dispatch(method, params, lambda piece: self._send({"delta": piece}))
             self._send({"result": result})
         except BrokenPipeError:
             pass  # the client went away (Ctrl-C)
-        except Exception as exc:
-            from ragls.errors import RaglsError
-            from ragls.lsp.errors import to_jsonrpc
-
-            if isinstance(exc, RaglsError):
-                err = to_jsonrpc(exc)
-                payload = {"code": err.code, "message": err.message}
-            else:
+        except Exception as exc:  # every failure is answered, the server keeps serving
+            if not isinstance(exc, RaglsError):
                 log.exception("local socket request %s failed", method)
-                payload = {"code": -32603, "message": f"internal error: {exc}"}
             with contextlib.suppress(OSError):
-                self._send({"error": payload})
+                self._send({"error": to_wire_error(exc)})
 
     def _send(self, obj: dict) -> None:
         self.wfile.write(json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n")

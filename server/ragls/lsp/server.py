@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
 from ragls.config import load_settings, normalize
-from ragls.errors import ConfigError, RaglsError, RequestFailed
+from ragls.errors import ConfigError, NotReady, RaglsError, RequestFailed
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
@@ -306,13 +306,17 @@ class RaglsServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
 
     async def get_workspace(self) -> RagWorkspace:
-        """The open workspace, waiting for it to open. Raises RequestFailed when it could not be opened."""
+        """The open workspace, waiting for it to open. Raises NotReady (a RequestFailed) when it could not be
+        opened or the server is not initialized yet."""
         if self._opening is None:
-            raise RequestFailed("the server is not initialized yet")
+            raise NotReady("the server is not initialized yet")
         try:
             return await asyncio.shield(self._opening)
         except RaglsError as exc:
-            raise RequestFailed(f"workspace could not be opened: {exc}") from None
+            raise NotReady(f"workspace could not be opened: {exc}") from None
+        except OSError as exc:  # e.g. a read-only or full cache dir: one clear error per request, the pop-up once
+            where = f": {exc.filename}" if exc.filename else ""
+            raise NotReady(f"workspace could not be opened: {exc.strerror or exc}{where}") from None
 
 
 server = RaglsServer()
@@ -428,6 +432,11 @@ def serve(tcp: str | None = None) -> None:
 
     heap.limit_arenas()
     install_log_filter()  # expected errors ("nothing staged") are one log line, not a traceback
+    import pygls.server
+
+    from ragls.lsp import framing
+
+    pygls.server.run_async = framing.run_async  # pygls's stdio loop dies or goes deaf on a bad frame (framing.py)
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

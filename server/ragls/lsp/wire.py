@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragls.errors import InvalidParams
 from ragls.ir import Answer, Chunk, Hit, LineSpan
+from ragls.sources.passage import Passage
 from ragls.uris import display_path, key_path, path_to_uri
 
 
@@ -61,10 +62,10 @@ class ReadPassageParams(_Params):
     end_line: int | None = Field(None, alias="endLine", ge=1, strict=True)
 
 
-def to_wire_passage(data: dict) -> dict:
-    """rag/readPassage result from the MCP `read_passage` data (ragls.mcp_server.RaglsTools._read)."""
-    return {"path": data["path"], "uri": data["uri"], "startLine": data["start_line"], "endLine": data["end_line"],
-            "totalLines": data["total_lines"], "text": data["text"], "truncated": data["truncated"]}
+def to_wire_passage(p: Passage) -> dict:
+    """rag/readPassage result of a `sources.passage.Passage`."""
+    return {"path": p.path, "uri": p.uri, "startLine": p.start_line, "endLine": p.end_line,
+            "totalLines": p.total_lines, "text": p.text, "truncated": p.truncated}
 
 
 class ModelsParams(_Params):
@@ -175,11 +176,11 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
 def to_wire_query(result, explain: bool = False) -> dict:
     out = {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
-    if getattr(result, "truncated", False):
+    if result.truncated:
         out["truncated"] = True  # the embedding model read only the end of the query
-    if getattr(result, "rerank", None):
+    if result.rerank:
         out["rerank"] = dict(result.rerank)  # {backend, elapsedMs, candidates, timedOut?, error?}
-    trace = getattr(result, "llm", None)
+    trace = result.llm
     if trace is not None:  # some LLM-assisted retrieval step is on: what this question spent (and, explained, did)
         out["llmCalls"] = trace.to_wire(explain)
     return out

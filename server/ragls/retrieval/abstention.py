@@ -3,7 +3,7 @@
 A single cosine cannot tell answerable from unanswerable questions (MiniLM: answerable 0.43-0.83, near-miss
 unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from the retrieval results:
 
-- `cosine`: the best vector cosine over all vector candidates (`Hits.best_similarity`);
+- `cosine`: the best vector cosine over all vector candidates (`RetrievalResult.best_similarity`);
 - `coverage`: the IDF-weighted share of the query's indexed terms (BM25's own analysis: stemmed content words,
   compound identifiers split) that occur in the top hits — title or text; IDF = BM25's
   ln(1 + (N - df + 0.5) / (df + 0.5)) over all searched folders, a term absent from the corpus getting the
@@ -40,9 +40,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragls.analysis import stems
 from ragls.ir import Hit
 from ragls.retrieval.query import Query
-from ragls.stores.bm25 import stems
 
 # Fitted by `python bench/abstention_fit.py --corpora flask-docs` on best-window cosines (docs/benchmarks.md, "Dev
 # sets"): 83 questions, 34 answerable, 10 near misses, 39 far-off; on the Rust book (held out) at the default floor
@@ -81,6 +81,21 @@ class Evidence:
         z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * getattr(self, f) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
+    @staticmethod
+    def most_answerable(parts: Sequence[Evidence | None]) -> Evidence | None:
+        """The evidence of several knowledge bases searched for one query, combined: the part most likely to
+        answer it (highest `probability()`; a part without a probability — no vector evidence yet — counts as
+        the most likely, so rule 1 of `search.abstained` never abstains on its account). None when `parts` is
+        empty or some part has no evidence at all (that knowledge base is judged by the cosine floor alone)."""
+        if not parts or any(p is None for p in parts):
+            return None
+
+        def rank(e: Evidence) -> tuple[int, float]:
+            p = e.probability()
+            return (1, 0.0) if p is None else (0, p)
+
+        return max(parts, key=rank)
+
 
 def idf(df: int, n: int) -> float:
     """BM25's (Lucene/tantivy) inverse document frequency: ln(1 + (n - df + 0.5) / (df + 0.5))."""
@@ -92,7 +107,7 @@ def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
     of a term found nowhere); ({}, 1.0) without indexes or terms."""
     if not indexes:
         return {}, 1.0
-    terms = list(dict.fromkeys(t for w in query.bm25_words for t in stems(w)))
+    terms = query.terms
     n = sum(idx.bm25.num_docs() for idx in indexes)
     return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
 

@@ -9,7 +9,7 @@ Order for a question with some step enabled:
    RRF (`search(..., variants=...)`); a failed call leaves its transform out;
 4. `retrieval.corrective`: grade, and after an INSUFFICIENT grade a second round (the rewrite searched plainly,
    merged by RRF, graded again); a final INSUFFICIENT makes `search.abstained` abstain.
-The returned `Hits` carries `llm` (an `LLMTrace`: calls per step, failures, the model's texts, skip reason, grade).
+The returned `RetrievalResult` carries `llm` (an `LLMTrace`: calls per step, failures, the model's texts, skip reason, grade).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
 from ragls.retrieval.query import analyse
-from ragls.retrieval.search import Hits, search
+from ragls.retrieval.result import RetrievalResult
+from ragls.retrieval.search import search
 from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_variants
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -
 
 def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: Any, *, settings: RetrievalSettings,
                     generation: GenerationSettings, expand: bool | None = None, top_k: int | None = None,
-                    **search_kwargs: Any) -> Hits:
+                    **search_kwargs: Any) -> RetrievalResult:
     """`search.search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)` with the
     enabled LLM steps (module docstring); `expand` is the request's multi-query switch (None: `expand_n`).
     Never raises for an LLM failure (the step is left out and counted); raises what `search` raises."""
@@ -46,7 +47,7 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
     trace = LLMTrace()
     llm = StepLLM.for_settings(generation, settings)
 
-    def plain() -> Hits:
+    def plain() -> RetrievalResult:
         return _adopt(search(indexes, embedder, q, settings=settings, top_k=top_k, **search_kwargs), trace)
 
     if llm is None:
@@ -67,10 +68,11 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
     return hits
 
 
-def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace, settings, top_k, search_kwargs
-                ) -> Hits:
-    """Run `corrective.correct` on `hits`; a second round gives new `Hits` (same query, best similarity and
-    truncation; evidence gathered again over the merged hits) with `corrective` set to the final grade."""
+def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, trace: LLMTrace, settings, top_k,
+                search_kwargs) -> RetrievalResult:
+    """Run `corrective.correct` on `result`; a second round gives new hits (same query, best similarity,
+    truncation and rerank report; evidence gathered again over the merged hits); `corrective` is the final
+    grade either way."""
     from ragls.retrieval.abstention import gather
     from ragls.retrieval.corrective import correct
 
@@ -79,21 +81,17 @@ def _corrective(indexes, embedder, q, hits: Hits, llm: StepLLM, trace: LLMTrace,
     def again(text: str):
         return _adopt(search(indexes, embedder, text, settings=settings, top_k=k, **search_kwargs), trace)
 
-    merged = correct(q.text, hits, llm, trace, again, k, settings.rrf_k)
+    merged = correct(q.text, result, llm, trace, again, k, settings.rrf_k)
     if merged is None:
-        hits.corrective = trace.grade
-        return hits
-    out = Hits(merged, hits.best_similarity, hits.query,
-               gather(indexes, hits.query or q, merged[:settings.top_k], hits.best_similarity), hits.truncated,
-               getattr(hits, "rerank", None))
-    out.llm = trace
-    out.corrective = trace.grade
-    return out
+        return result.with_(corrective=trace.grade)
+    query = result.query or q
+    return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade,
+                        evidence=gather(indexes, query, merged[:settings.top_k], result.best_similarity))
 
 
-def _adopt(hits: Hits, trace: LLMTrace) -> Hits:
-    """`hits` carrying the question's `trace`, with what `search` traced for it (the LLM reranker's call) added."""
-    if hits.llm is not None and hits.llm is not trace:
-        trace.merge(hits.llm)
-    hits.llm = trace
-    return hits
+def _adopt(result: RetrievalResult, trace: LLMTrace) -> RetrievalResult:
+    """`result` carrying the question's `trace`, with what `search` traced for it (the LLM reranker's call)
+    added."""
+    if result.llm is not None and result.llm is not trace:
+        trace.merge(result.llm)
+    return result.with_(llm=trace)

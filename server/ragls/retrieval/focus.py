@@ -6,30 +6,27 @@ stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
 The focus (`Hit.focus`, `sentence_focus`): within the context, the answering sentence — the passage
 (`answer/passages.py`: a sentence read across hard line wraps, or a whole list item) that scores best for the
-question as an extractive answer scores it (`extractive.passage_scores`: cosine of the sentence with the question,
-shared content words, a named identifier the question points at) — at most `FOCUS_SENTENCE_LINES` lines, widened to
-the whole list or code block the sentence introduces (ends in ":") within `MAX_FOCUS_LINES`. Cosines are computed for
-the best `FOCUS_EMBED_HITS` hits only, and only for their passages scoring at least half the best lexical score of
-their hit (all of a hit's passages, at most `FOCUS_EMBED_PASSAGES`, when none shares a word with the question): the
-other passages and hits are scored by shared words alone, so a query embeds a handful of sentences. A context
-without any passage (code only) is its own focus. Columns are exact UTF-16 positions within the chunk text.
+question as an extractive answer without a model scores it (`extractive.passage_scores`: the question's content
+words it holds, each weighted by its rarity among the window's passages, and a named identifier the question points
+at) — at most `FOCUS_SENTENCE_LINES` lines, widened to the whole list or code block the sentence introduces (ends in
+":") within `MAX_FOCUS_LINES`. The window itself is the focus when no passage shares a word with the question. The
+sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
+(Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
+(docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
+exact UTF-16 positions within the chunk text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
+from ragls.analysis import stems
 from ragls.ir import Chunk, Hit, LineSpan
-from ragls.stores.bm25 import stems
 
 MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own
-FOCUS_EMBED_HITS = 3  # hits whose passages are compared to the question by cosine
-FOCUS_EMBED_PASSAGES = 6  # passages embedded per hit at most
-FOCUS_SCOPE = "window"
-WINDOW_BONUS = 0.05
 
 
 def _line_len_utf16(line: str) -> int:
@@ -58,7 +55,7 @@ def line_span(chunk: Chunk, start_line: int, end_line: int) -> LineSpan:
 
 
 def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineSpan | None:
-    """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `bm25.stems`) within
+    """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `analysis.stems`) within
     MAX_FOCUS_LINES consecutive lines, ties to the earliest; None when no line holds any."""
     if not query_stems:
         return None
@@ -82,70 +79,38 @@ def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineS
 
 
 
-def sentence_focus(hits: Sequence[Hit], question: str, query_vector: Any = None,
-                   embed: Callable[[list[str]], Any] | None = None) -> list[Hit]:
+def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     """`hits` with each `focus` narrowed to its answering sentence within its context (`Hit.window`, set here from
-    the incoming `focus` when missing; see the module docstring). `query_vector` (normalised, the question's) and
-    `embed` (texts -> normalised vectors, `Embedder.embed_documents`) enable the cosine; without either, passages
-    are scored by shared words. Hits without a focus are returned as they are."""
+    the incoming `focus` when missing; see the module docstring). Hits without a focus are returned as they are."""
     from ragls.answer.cite import content_words
     from ragls.answer.extractive import passage_scores
     from ragls.answer.passages import units
 
-    query = set(content_words(question))
-    plans = []  # (hit, window, passages, words, lexical scores)
+    query = frozenset(content_words(question))
+    out = []
     for hit in hits:
         window = hit.window or hit.focus
         if window is None:
-            plans.append((hit, None, [], [], []))
-            continue
-        base = hit.chunk.span.start_line
-        found = units(hit.chunk.text, None if FOCUS_SCOPE == "chunk" else
-                      (window.start_line - base, window.end_line - base))
-        words = [set(content_words(u.text)) for u in found]
-        plans.append((hit, window, found, words, _in_window(passage_scores(query, found, words), found, window,
-                                                             base)))
-    wanted: list[tuple[int, int]] = []  # (plan, passage) pairs to embed
-    if embed is not None and query_vector is not None:
-        for p, (_, window, found, _, lexical) in enumerate(plans[:FOCUS_EMBED_HITS]):
-            best = max((x for x in lexical if x is not None), default=None)
-            pick = [i for i, x in enumerate(lexical) if x is not None and x >= best / 2] if best else \
-                list(range(len(found)))
-            wanted += [(p, i) for i in pick[:FOCUS_EMBED_PASSAGES]]
-    cosines: dict[tuple[int, int], float] = {}
-    if wanted:
-        vecs = embed([plans[p][2][i].sentence for p, i in wanted])
-        cosines = dict(zip(wanted, (float(v) for v in vecs @ query_vector)))
-    out = []
-    for p, (hit, window, found, words, lexical) in enumerate(plans):
-        if window is None:
             out.append(hit)
             continue
-        scores = lexical
-        embedded = [i for i in range(len(found)) if (p, i) in cosines]
-        if embedded:
-            sub = passage_scores(query, [found[i] for i in embedded], [words[i] for i in embedded],
-                                 [cosines[(p, i)] for i in embedded])
-            sub = _in_window(sub, [found[i] for i in embedded], window, hit.chunk.span.start_line)
-            scores = [None] * len(found)
-            for i, x in zip(embedded, sub):
-                scores[i] = x
+        base = hit.chunk.span.start_line
+        found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
+        scores = passage_scores(query, found, [_words(u.scored_text) for u in found])
         ranked = sorted((-x, i) for i, x in enumerate(scores) if x is not None)
-        if not ranked:
+        if not ranked:  # no passage shares a word with the question (or the window is code): the window
             out.append(replace(hit, focus=window, window=window))
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
         if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
             last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        base = hit.chunk.span.start_line
         out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
     return out
 
 
-def _in_window(scores: list, found: list, window: LineSpan, base: int) -> list:
-    if FOCUS_SCOPE != "chunk":
-        return scores
-    a, b = window.start_line - base, window.end_line - base
-    return [None if x is None else x + (WINDOW_BONUS if u.line <= b and u.end >= a else 0.0)
-            for x, u in zip(scores, found)]
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """The content words of a passage (`cite.content_words`), memoised like the passages themselves."""
+    from ragls.answer.cite import content_words
+
+    return frozenset(content_words(text))

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ragls.errors import ConfigError
-from ragls.ir import Hit
 from ragls.retrieval.fuse import reciprocal_rank_fusion
-from ragls.retrieval.search import Hits, check_query, hits_from_fused
+from ragls.retrieval.result import RetrievalResult
+from ragls.retrieval.search import check_query, hits_from_fused
 from ragls.stores.qdrant import SPARSE, chunk_from_payload, connect
 from ragls.stores.term_vectors import bm25_rank, query_vector
 
@@ -135,7 +135,7 @@ class AttachedCollection:
         return out
 
     def search(self, embedder: Embedder, query: str, *, settings: RetrievalSettings,
-               top_k: int | None = None) -> Hits:
+               top_k: int | None = None) -> RetrievalResult:
         """Top `top_k` hits (default `settings.top_k`) for `query`: dense top `settings.candidates` from Qdrant,
         keyword signal (sparse `bm25` in Qdrant, else BM25 over those payloads), weighted RRF. Hit.similarity is
         Qdrant's dense score (cosine similarity for a cosine collection). Raises InvalidParams for an empty query."""
@@ -242,7 +242,7 @@ class QdrantRag:
             self.error = None
         return self._attached
 
-    def retrieve(self, query: str, top_k: int | None, signals=("vector", "bm25")) -> list[Hit]:
+    def retrieve(self, query: str, top_k: int | None, signals=("vector", "bm25")) -> RetrievalResult:
         return self.attached().search(self.embedder, query, settings=self.spec.settings.retrieval, top_k=top_k)
 
     def sync(self):
@@ -257,7 +257,7 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.rags import RagInfo
+        from ragls.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

@@ -1,8 +1,9 @@
-"""A query analysed once: the words every retrieval step needs, computed when the query arrives.
+"""The query analyser: a query analysed once, when it arrives, into every form the retrieval steps need.
 
-BM25 search, the exact-match bonus, focus lines of BM25-only hits and the abstention rule all look at the same
-words; before this value each of them re-tokenised the text. `analyse(text)` gives a frozen `Query`; the query
-vector is added once computed (`with_vector`).
+BM25 search, the exact-match bonus, focus lines of BM25-only hits and the abstention evidence all look at the same
+words and terms; `analyse(text)` computes them once (with `ragls/analysis.py`, the analysis the BM25 index uses
+for documents) into a frozen `Query` that is passed down; the query vector is added once computed
+(`with_vector`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ragls.analysis import STOPWORDS, cjk_runs, compound_identifiers, query_words, stems
 from ragls.errors import InvalidParams
-from ragls.stores.bm25 import STOPWORDS, compound_identifiers, query_words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,10 +23,15 @@ class Query:
     """An analysed query.
 
     - `text`: the query as given, stripped.
-    - `words`: BM25's query words (lower-case alphanumeric runs plus camelCase parts, `bm25.query_words`).
+    - `words`: BM25's query words (lower-case alphanumeric runs plus camelCase parts, `analysis.query_words`).
     - `bm25_words`: distinct words BM25 searches (stop words dropped unless only stop words remain).
     - `content_words`: `words` minus English stop words (what an exact match must contain); may be empty.
     - `compounds`: compound identifiers (`get_worktrees`, `os.path.join`, `HashMap::new`), searched as phrases.
+    - `terms`: the distinct index terms of `bm25_words` (`analysis.stems`), in order: what the abstention
+      evidence weighs by IDF.
+    - `focus_terms`: the index terms of `content_words` (of `bm25_words` when it has none): what focus lines of
+      a BM25-only hit must hold.
+    - `cjk_runs`: the query's runs of CJK characters (BM25 searches their bigrams in its `cjk` field).
     - `vector`: the query embedding (float32, L2-normalised) once computed, else None.
     """
 
@@ -34,6 +40,9 @@ class Query:
     bm25_words: tuple[str, ...]
     content_words: frozenset[str]
     compounds: tuple[str, ...]
+    terms: tuple[str, ...] = ()
+    focus_terms: frozenset[str] = frozenset()
+    cjk_runs: tuple[str, ...] = ()
     vector: np.ndarray | None = None
 
     def with_vector(self, vector: np.ndarray) -> Query:
@@ -42,7 +51,8 @@ class Query:
 
 
 def analyse(text: object) -> Query:
-    """Analyse a user query. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
+    """Analyse a user query (an analysed `Query` is returned as it is). Raises InvalidParams for a non-string or an
+    empty/whitespace-only query."""
     if isinstance(text, Query):
         return text
     if not isinstance(text, str) or not text.strip():
@@ -50,5 +60,10 @@ def analyse(text: object) -> Query:
     text = text.strip()
     words = tuple(query_words(text))
     content = [w for w in words if w not in STOPWORDS]
-    return Query(text=text, words=words, bm25_words=tuple(dict.fromkeys(content or words)),
-                 content_words=frozenset(content), compounds=tuple(compound_identifiers(text)))
+    bm25_words = tuple(dict.fromkeys(content or words))
+    stemmed = {w: stems(w) for w in dict.fromkeys(words)}
+    return Query(text=text, words=words, bm25_words=bm25_words, content_words=frozenset(content),
+                 compounds=tuple(compound_identifiers(text)),
+                 terms=tuple(dict.fromkeys(t for w in bm25_words for t in stemmed[w])),
+                 focus_terms=frozenset(t for w in (content or bm25_words) for t in stemmed[w]),
+                 cjk_runs=tuple(cjk_runs(text)))

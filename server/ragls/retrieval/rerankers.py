@@ -154,13 +154,13 @@ def rerank_fused(indexes, reranker, query: str, order: list, rankings: dict[str,
     Raises RequestFailed when the backend's model cannot be loaded.
     """
     from ragls.ir import Hit
-    from ragls.retrieval.search import _fetch_chunks
+    from ragls.retrieval.fuse import fetch_chunks
 
     ranks: dict[tuple[int, str], dict[str, int]] = {}
     for name, keys in rankings.items():
         for rank, key in enumerate(keys, 1):
             ranks.setdefault(key, {}).setdefault(name, rank)
-    found = _fetch_chunks(indexes, order)
+    found = fetch_chunks(indexes, order)
     keys, chunks, seen = [], [], set()
     for key in order:
         chunk = found.get(key)

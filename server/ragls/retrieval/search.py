@@ -15,17 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragls.analysis import query_words
 from ragls.ir import Hit
-from ragls.retrieval.abstention import Evidence, gather
+from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.fuse import fetch_chunks, reciprocal_rank_fusion
+from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
+from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.transforms import Variant, variant_lists
-from ragls.stores.bm25 import query_words, stems
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
@@ -40,31 +42,13 @@ SIGNALS = ("vector", "bm25")
 ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 
 
-class Hits(list):
-    """A list of Hit that also carries `best_similarity`: the highest cosine similarity among all vector
-    candidates (not only the returned top_k), None without vector evidence — so abstention does not depend on
-    top_k — `query`, the analysed query (`retrieval.query.Query`), and `evidence` (retrieval/abstention.py) for the
-    abstention rule, None when not gathered."""
-
-    def __init__(self, hits=(), best_similarity: float | None = None, query: Query | None = None,
-                 evidence: Evidence | None = None, truncated: bool = False, rerank: dict | None = None):
-        super().__init__(hits)
-        self.best_similarity = best_similarity
-        self.query = query
-        self.evidence = evidence
-        self.truncated = truncated  # the query was longer than the embedding model reads (query_fit.py)
-        # the reranker's report (rerankers.rerank_fused): backend, elapsedMs, candidates, timedOut / error
-        self.rerank = rerank
-        self.llm = None  # the LLM-assisted steps' trace (retrieval/assisted.py), None without them
-        self.corrective = None  # corrective retrieval's final grade: "sufficient" / "insufficient" / None
-
-
-def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict, top_k: int) -> Hits:
+def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict, top_k: int) -> RetrievalResult:
     """The first `top_k` distinct hits of an RRF list (`fuse.reciprocal_rank_fusion`'s output, best first).
 
     `resolve(key)` gives the Chunk of a fused key, or None to drop it (missing, hidden, empty); a chunk whose
     `text_hash` was already taken is dropped too (the same text stored twice). `similarity`: key -> cosine, for
-    `Hit.similarity` and `Hits.best_similarity` (the best over every candidate, not only the returned ones)."""
+    `Hit.similarity` and `RetrievalResult.best_similarity` (the best over every candidate, not only the returned
+    ones)."""
     hits, seen = [], set()
     for f in fused:
         chunk = resolve(f.key)
@@ -75,7 +59,7 @@ def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict
                         similarity=similarity.get(f.key)))
         if len(hits) == top_k:
             break
-    return Hits(hits, max(similarity.values(), default=None))
+    return RetrievalResult(tuple(hits), max(similarity.values(), default=None))
 
 
 def check_query(text: object) -> str:
@@ -86,7 +70,7 @@ def check_query(text: object) -> str:
 def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
            extra: dict[str, ExtraSignal] | None = None, reranker=None,
-           max_context_chars: int = 12000, variants: Sequence[Variant] = ()) -> list[Hit]:
+           max_context_chars: int = 12000, variants: Sequence[Variant] = ()) -> RetrievalResult:
     """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first.
 
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `retrieval.hybrid` false
@@ -97,8 +81,8 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
     lines holding the most query terms (`focus.py`). With `reranker` (rerankers.py), the fused candidates are
     sorted by its score (Hit.score and Hit.signals["rerank"]), `extra` is ignored, and hits below
     `retrieval.relevance_floor` (when non-zero) are dropped; past `retrieval.rerank_timeout_ms`, or when the
-    backend fails at query time, the fused order is returned; `Hits.rerank` reports which. Hits whose vectors are
-    near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
+    backend fails at query time, the fused order is returned; `RetrievalResult.rerank` reports which. Hits whose
+    vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
     `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`).
     The vector signal covers only the indexes whose vector store is open (`FolderIndex.vectors_ready`; none yet:
     BM25 alone), its weight scaled by the fraction of chunks that have a vector (a cold index being embedded).
@@ -160,50 +144,47 @@ def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Quer
         if hits is not None:
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-            hits = _finish(indexes, hits, matches, q, settings, max_context_chars, embedder)
-            return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
-                                                                   list(similarity.values()), bm25_top),
-                                            truncated, report))
+            hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
+            return _count_rerank_calls(RetrievalResult(
+                hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+                truncated, report))
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
-        keep = keep_distinct([getattr(matches.get(f.key), "vector", None) for f in fused], settings.dedup_cosine)
+        keep = keep_distinct([m.vector if (m := matches.get(f.key)) is not None else None for f in fused],
+                             settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
-    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars,
-                   embedder)
+    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
-    return _count_rerank_calls(Hits(hits, best, q, gather(indexes, q, hits[:settings.top_k], best,
-                                                          list(similarity.values()), bm25_top), truncated, report))
+    return _count_rerank_calls(RetrievalResult(
+        hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+        truncated, report))
 
 
-def _count_rerank_calls(hits: Hits) -> Hits:
-    """`hits` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
+def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
+    """`result` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
     question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges
     this count into its own trace."""
-    n = (hits.rerank or {}).get("llmCalls")
-    if n:
-        from ragls.retrieval.llm_steps import LLMTrace
+    n = (result.rerank or {}).get("llmCalls")
+    if not n:
+        return result
+    trace = LLMTrace()
+    trace.counter.add("rerank", n, n if "error" in result.rerank else 0)
+    return result.with_(llm=trace)
 
-        hits.llm = LLMTrace()
-        hits.llm.counter.add("rerank", n, n if "error" in hits.rerank else 0)
-    return hits
 
-
-def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int,
-            embedder=None) -> list[Hit]:
+def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`focus.sentence_focus`, by cosine with `embedder` when the query has a vector); with `parent_document`, grow
-    each hit to its section."""
+    it (`focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
     folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
-    query_stems = frozenset(t for w in (q.content_words or q.bm25_words) for t in stems(w))
     out = []
     for hit in hits:
         m = matches.get((folder_of.get(hit.chunk.folder), hit.chunk.id))
         if m is not None:
             window = line_span(hit.chunk, m.start_line, m.end_line)
         else:
-            window = keyword_focus(hit.chunk, query_stems)
+            window = keyword_focus(hit.chunk, q.focus_terms)
         out.append(replace(hit, focus=window, window=window) if window is not None else hit)
-    out = sentence_focus(out, q.text, q.vector, embedder.embed_documents if embedder is not None else None)
+    out = sentence_focus(out, q.text)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
 
@@ -219,7 +200,7 @@ def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> li
     """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
     (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
     if not settings.bm25_feedback:
-        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds,
+        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
                                title_weight=settings.bm25_title_weight)
     query = q.text
 
@@ -249,28 +230,14 @@ def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSetti
     words = set(q.content_words)
     if not words:
         return {}
-    found = _fetch_chunks(indexes, top)
+    found = fetch_chunks(indexes, top)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
-
-
-def _content_words(query: str | Query) -> set[str]:
-    """BM25's query words minus English stop words (the words an exact match must contain)."""
-    return set(analyse(query).content_words)
 
 
 def _has_words(chunk, words: set[str]) -> bool:
     """True when the chunk's title or text contains every one of `words` (BM25 query words) literally."""
     return words <= set(query_words(f"{chunk.title}\n{chunk.text}"))
-
-
-def _fetch_chunks(indexes, keys) -> dict:
-    """{(folder index, chunk id): Chunk} for `keys`, one manifest query per folder (deleted chunks absent)."""
-    by_folder: dict[int, list[str]] = {}
-    for i, cid in keys:
-        by_folder.setdefault(i, []).append(cid)
-    return {(i, cid): chunk for i, ids in by_folder.items()
-            for cid, chunk in indexes[i].manifest.get_chunks(ids).items()}
 
 
 def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
@@ -281,7 +248,7 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     while len(hits) < top_k and pos < len(fused):
         window = fused[pos:pos + top_k * 2]
         pos += len(window)
-        found = _fetch_chunks(indexes, [f.key for f in window])
+        found = fetch_chunks(indexes, [f.key for f in window])
         for f in window:
             chunk = found.get(f.key)
             if chunk is None or chunk.text_hash in seen_text:
@@ -294,39 +261,42 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     return hits
 
 
-def abstained(hits: Sequence[Hit], floor: float, query: str | Query | None = None,
-              best_similarity: float | None = None, min_probability: float = 0.0) -> bool:
-    """True when nothing relevant enough was found.
+def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = None, *,
+              min_probability: float = 0.0) -> bool:
+    """True when nothing relevant enough was found in `result` (a `RetrievalResult`; a plain list of hits is
+    judged without evidence).
 
-    1. With `min_probability` > 0 and the hits' `evidence` (a `Hits` from `search`, with vector evidence):
-       abstain when the calibrated probability that the index answers (retrieval/abstention.py) is below it.
+    0. No hits, or corrective retrieval graded them insufficient twice (`result.corrective`): abstain.
+    1. With `min_probability` > 0 and the result's `evidence` (with vector evidence): abstain when the
+       calibrated probability that the index answers (retrieval/abstention.py) is below it.
     2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
-       `best_similarity` over all vector candidates when given — `Hits.best_similarity`) reaches `floor`; or
-       (given the `query`) a hit BM25 found contains every content word of the query literally — a search for an
-       identifier or a rare term is answered even though short keyword queries rarely reach the dense floor; or,
-       without any vector evidence yet (vectors still being computed), BM25 found something. Content words:
-       BM25's query words minus English stop words. `query` may be the analysed `Query` (`Hits.query`), so its
-       words are not computed again.
+       `result.best_similarity` over all vector candidates) reaches `floor`; or (given the analysed query,
+       `result.query`, else `query`) a hit BM25 found contains every content word of the query literally — a
+       search for an identifier or a rare term is answered even though short keyword queries rarely reach the
+       dense floor; or, without any vector evidence yet (vectors still being computed), BM25 found something.
+       Content words: BM25's query words minus English stop words.
     """
-    if not hits or getattr(hits, "corrective", None) == "insufficient":  # graded twice (retrieval/corrective.py)
+    result = RetrievalResult.of(result)
+    if not result or result.corrective == "insufficient":  # graded twice (retrieval/corrective.py)
         return True
-    evidence = getattr(hits, "evidence", None)
-    if min_probability > 0 and evidence is not None:
-        p = evidence.probability()
+    if min_probability > 0 and result.evidence is not None:
+        p = result.evidence.probability()
         if p is not None and p < min_probability:
             return True
-    if query is not None and _keyword_match(hits, query):
+    query = result.query or query
+    if query is not None and _keyword_match(result, query):
         return False
-    sims = [h.similarity for h in hits if h.similarity is not None]
-    if best_similarity is not None:
-        sims.append(best_similarity)
+    sims = [h.similarity for h in result if h.similarity is not None]
+    if result.best_similarity is not None:
+        sims.append(result.best_similarity)
     if not sims:
-        return not any("bm25" in h.signals for h in hits)
+        return not any("bm25" in h.signals for h in result)
     return max(sims) < floor
 
 
 def _keyword_match(hits: Sequence[Hit], query: str | Query) -> bool:
-    words = _content_words(query)
+    """True when a hit BM25 found holds every content word of `query` (BM25's words minus stop words)."""
+    words = analyse(query).content_words
     if not words:
         return False
     return any("bm25" in hit.signals and _has_words(hit.chunk, words) for hit in hits)

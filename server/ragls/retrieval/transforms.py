@@ -115,7 +115,7 @@ def strong_signal(indexes: Sequence[FolderIndex], q: Query, settings: RetrievalS
     `normalised_bm25`; `skip` when top >= `strong_signal_score` and top - second >= `strong_signal_gap`. A single
     hit has gap = top. No hit: (False, 0, 0)."""
     scores = sorted((s for idx in indexes
-                     for _, s in idx.bm25.search(q.text, 2, words=q.bm25_words, compounds=q.compounds,
+                     for _, s in idx.bm25.search(q.text, 2, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
                                                  title_weight=settings.bm25_title_weight)),
                     reverse=True)
     if not scores:

@@ -1,7 +1,7 @@
 """Secret values inside indexed documents, masked before chunking: API keys, tokens, passwords and private keys
 pasted into a README or a notes file never reach the index (manifest, BM25, vectors), `rag/query` results, an
 LLM's prompt or an agent; read-back (`read_passage`, `rag/readPassage`, `resources/read`) masks the file's text the
-same way (`mcp_server.read_indexed_text`).
+same way (`sources.passage.read_indexed_text`).
 
 `sources.exclude_secrets` already keeps whole secret files (`.env*`, `*.pem`, ...) out; this masks the values in
 every other file. Only high-precision shapes are masked, so documentation stays searchable:
@@ -17,7 +17,8 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   more characters (`password: hunter2`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`,
   `changeme`), a type or keyword (`password: string`, `required`, `true`), an environment variable's name
   (`PASSWORD=DB_PASSWORD`) or a code expression (`password = os.environ[...]`, `get_password()`);
-- the body of a `-----BEGIN … PRIVATE KEY-----` block.
+- the body of a `-----BEGIN … PRIVATE KEY-----` block (also PGP's `PRIVATE KEY BLOCK`);
+- the secret path of a Slack webhook URL (`https://hooks.slack.com/services/T…/B…/…`).
 
 Why our own regular expressions rather than detect-secrets (PyPI, 1.5.0), evaluated for issue 25: its plugins miss
 a bare `npm_…` token (its NpmDetector wants an `.npmrc` `_authToken=` line), an unquoted `password: hunter2` and
@@ -39,7 +40,8 @@ from ragls.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 2  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords
+REDACT_VERSION = 3  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+# private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -75,9 +77,12 @@ _CODE_OR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[.(\[].*|[A-Z][A-Z0-9]*_[A-Z0
 _ASSIGNMENT = re.compile(
     # Bounded name parts and a start only at a name's start keep it linear on one endless token (see bm25.py).
     r"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?(?:api[_-]?key|secret|token(?!s)|passw(?:or)?d|access[_-]?key"
-    r"|private[_-]?key)[A-Za-z0-9_]{0,40}[\"']?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{12,})")
-_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?P<body>.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
-                          re.DOTALL)
+    r"|private[_-]?key|account[_-]?key|(?:signing|master|encryption)[_-]?key)[A-Za-z0-9_]{0,40}[\"']?[ \t]*"
+    r"(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>;]{12,})")
+_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>.*?)"
+                          r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)
+# The secret path of a Slack incoming webhook (https://hooks.slack.com/services/T…/B…/…): whoever has it can post.
+_WEBHOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<value>[A-Za-z0-9_/-]{20,})")
 _PLACEHOLDER = re.compile(r"(?i)[${}<>]|\.\.\.|xxxx|\*\*\*|your|change_?me|example|placeholder|redacted|dummy")
 
 
@@ -118,6 +123,8 @@ def mask_secrets(text: str) -> tuple[str, int]:
         value = m.group("value")
         if not re.search(r"[${}<>%]|^\*+$", value):
             put(m.start("value"), m.end("value"), 0)
+    for m in _WEBHOOK.finditer(text) if "hooks.slack.com" in low else ():
+        put(m.start("value"), m.end("value"), 0)
     for m in _AUTH_HEADER.finditer(text) if "bearer" in low or "authorization" in low else ():
         value = m.group("value")
         if re.search(r"[0-9]", value) and not _PLACEHOLDER.search(value):

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ragls.config import SourcesSettings
 from ragls.errors import Skipped
-from ragls.sources.walk import expand_braces, walk
+from ragls.globs import expand_braces
+from ragls.sources.walk import OUTSIDE_LINK, inside_folder, walk
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -74,11 +75,19 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
     if not os.path.isabs(path):
         path = os.path.join(base_dir, path)
     if _GLOB_CHARS.search(part):
-        found = sorted({os.path.realpath(p) for pattern in expand_braces(path)
-                        for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)})
-        if not found:
+        matches = {p: _glob_root(pattern) for pattern in expand_braces(path)
+                   for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)}
+        if not matches:
             out.skipped.append(Skipped(source, f"no file matches {part!r}"))
-        for p in found:
+        found = set()
+        for p, root in matches.items():
+            # A match reached through a link (a symlinked file, or `**` descending a symlinked directory) whose real
+            # path leaves the glob's fixed directory is an outside link, as in a directory walk (walk.inside_folder)
+            if not settings.follow_outside_links and inside_folder(Path(root), Path(p)) is None:
+                out.skipped.append(Skipped(Path(p).as_posix(), OUTSIDE_LINK))
+            else:
+                found.add(os.path.realpath(p))
+        for p in sorted(found):
             out.files.setdefault(Path(p).as_posix(), loader)
         return
     if os.path.isdir(path):
@@ -93,3 +102,11 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
         out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
         return
     out.skipped.append(Skipped(source, f"not found: {path}"))
+
+
+def _glob_root(pattern: str) -> str:
+    """The fixed directory of an absolute glob `pattern` (one brace expansion): the part before the first glob
+    character, up to its last "/" ("/ws/docs/**/*.md" -> "/ws/docs"). Its matches must lie inside it."""
+    glob_at = _GLOB_CHARS.search(pattern)
+    fixed = pattern[:glob_at.start()] if glob_at else pattern
+    return os.path.dirname(fixed)

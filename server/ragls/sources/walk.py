@@ -24,6 +24,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ragls.config import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+from ragls.globs import expand_braces
 from ragls.uris import key_path, path_key
 
 log = logging.getLogger(__name__)
@@ -31,20 +32,6 @@ log = logging.getLogger(__name__)
 # Editor temp and swap files (Vim, Emacs, generic). "4913" is Vim's probe file for directory write access.
 TEMP_GLOBS = ["*~", ".*.swp", ".*.swx", "4913", "*.tmp", ".#*"]
 GITIGNORE = ".gitignore"
-MAX_BRACE_EXPANSIONS = 1024
-
-
-def expand_braces(pattern: str) -> list[str]:
-    """Expand brace sets in a glob (the `bracex` library, bash rules): "**/*.{md,txt}" -> ["**/*.md",
-    "**/*.txt"]; nested sets work ("{a,{b,c}d}" -> a, bd, cd) and so do ranges ("ch{1..3}.md"). A brace pair
-    without a top-level comma, an unbalanced brace and a backslash-escaped brace stay literal (the backslash is
-    kept for pathspec). Raises ValueError beyond `MAX_BRACE_EXPANSIONS` results."""
-    import bracex
-
-    try:
-        return bracex.expand(pattern, keep_escapes=True, limit=MAX_BRACE_EXPANSIONS)
-    except bracex.ExpansionLimitException:
-        raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns") from None
 
 
 def compile_globs(globs: Iterable[str]) -> GitIgnoreSpec:
@@ -106,7 +93,7 @@ class FileFilter:
             why = self.dir_reason(parent)
             if why is not None:
                 return why
-        return self._file_reason(rel_path) or self.outside_reason(rel_path)
+        return self._file_reason(rel_path) or self.outside_reason(rel_path) or self.secret_target_reason(rel_path)
 
     def outside_reason(self, rel_path: str) -> str | None:
         """`OUTSIDE_LINK` when the file at `rel_path` (an index key) resolves outside the folder (a symlink
@@ -118,6 +105,16 @@ class FileFilter:
         if not os.path.lexists(path):
             return None
         return OUTSIDE_LINK if inside_folder(self.folder, path) is None else None
+
+    def secret_target_reason(self, rel_path: str) -> str | None:
+        """`SECRET_LINK` when the file at `rel_path` is a symlink to a secret file inside the folder (`notes.md ->
+        .env`: a name that passes the secret globs leading to one that does not), with `sources.exclude_secrets`
+        on; else None. Part of `reason`."""
+        path = self.folder / key_path(rel_path)
+        if not self.settings.exclude_secrets or not os.path.islink(path):
+            return None
+        target = inside_folder(self.folder, path)
+        return SECRET_LINK if target is not None and self._secrets.match_file(target) else None
 
     def indexed_target(self, real_path: str) -> str | None:
         """The relative path of `real_path` (a symlink target, resolved) when it lies inside the folder and is
@@ -252,6 +249,7 @@ class FileFilter:
 
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
+SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 
 
 def inside_folder(folder: Path, path: Path) -> str | None:
@@ -333,6 +331,8 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                         if file_filter.outside_reason(rel) is not None:
                             file_filter.outside.append(path_key(rel))
                             continue
+                        if file_filter.secret_target_reason(rel) is not None:
+                            continue  # a link to a secret file is a secret file (never read, like the file)
                         file_filter.aliases.setdefault(real, []).append(path_key(rel))
                         found.append(path_key(rel))
                 elif entry.is_dir(follow_symlinks=False):

@@ -12,8 +12,10 @@ Lucene's CJKAnalyzer does. A query holding CJK searches the `cjk` field with its
 bigrams of each CJK run as a phrase, so an exact substring ranks first). An index made before the field existed is
 rebuilt from the manifest when it opens (its schema no longer matches).
 
-User text is never parsed as query syntax: `search` reduces it to lower-case alphanumeric words before handing it
-to the parser, so `retry:max`, `"unterminated`, `a AND (b`, `-v` or `{0}` are plain words. English stop words
+The analysis (words, camelCase parts, stems, CJK bigrams, compound identifiers, stop words) is
+`ragls/analysis.py`, shared with the query analyser. User text is never parsed as query syntax: `search` reduces it
+to lower-case alphanumeric words and builds term objects of their analysed terms, so `retry:max`, `"unterminated`,
+`a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
 left: questions ("what ... must be obeyed when ...") otherwise match documents on rare function words such as
 "what" or "when" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see docs/benchmarks.md). The index keeps every word.
@@ -22,7 +24,6 @@ left: questions ("what ... must be obeyed when ...") otherwise match documents o
 from __future__ import annotations
 
 import logging
-import re
 import shutil
 import threading
 from collections.abc import Iterable
@@ -30,6 +31,17 @@ from pathlib import Path
 
 import tantivy
 
+from ragls.analysis import (
+    EN_STEM,
+    EN_STEM_NO_STOP,
+    cjk_bigrams,
+    compound_identifiers,
+    content_words,
+    has_cjk,
+    indexed_body,
+    run_bigrams,
+)
+from ragls.analysis import cjk_runs as find_cjk_runs
 from ragls.ir import Chunk
 from ragls.telemetry import traced
 
@@ -37,99 +49,7 @@ log = logging.getLogger(__name__)
 
 TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters/digits; "_" and punctuation separate words
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 SEARCH_FIELDS = ("title", "body")
-# A compound identifier of the query: alphanumeric runs joined by "_", "." or "::" (get_worktrees, os.path.join,
-# HashMap::new). Its words are also searched as a phrase (below). Not "-": hyphenated English ("boundary-layer")
-# is prose, and phrase-matching it cost 0.010 BM25 nDCG@10 on Cranfield (docs/benchmarks.md).
-# A match starts only at the start of an alphanumeric run (the lookbehind): a start inside a run fails whenever the
-# run's start failed, and trying every position of a long run made one pasted token (a 20 000-character hash, log
-# line or CJK paragraph) cost O(n^2) regex steps -- 17 s for 20 000 characters, holding the GIL.
-_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
-
-
-# NLTK's English stop word list (nltk.corpus.stopwords.words("english"), the classic 179-word set).
-STOPWORDS = frozenset(["i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "couldn", "didn", "doesn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn"])
-
-
-# Scripts written without spaces between words: Han (CJK ideographs, extensions A-F, compatibility), Hiragana,
-# Katakana (with the half-width forms), Hangul syllables and jamo, and the CJK iteration mark 々.
-_CJK_RUN = re.compile(
-    "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    "\u1100-\u11ff\u3130-\u318f\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+")
-
-
-def has_cjk(text: str) -> bool:
-    """True when `text` holds a character of a CJK script (see `cjk_bigrams`)."""
-    return _CJK_RUN.search(text) is not None
-
-
-def cjk_runs(text: str) -> list[str]:
-    """The runs of consecutive CJK characters in `text`, in order: "用 Python 连接数据库" -> ["用", "连接数据库"]."""
-    return _CJK_RUN.findall(text)
-
-
-def run_bigrams(run: str) -> list[str]:
-    """Overlapping character bigrams of one CJK run; a one-character run is its own term."""
-    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
-
-
-def cjk_bigrams(text: str) -> list[str]:
-    """The `cjk` field's terms for `text`: the bigrams of every CJK run, in order ("数据库" -> 数据, 据库)."""
-    return [g for run in cjk_runs(text) for g in run_bigrams(run)]
-
-
-def camel_parts(text: str) -> list[str]:
-    """Parts of every camelCase / PascalCase identifier in `text`: "parseHTTPRequest" -> parse, HTTP, Request.
-    Identifiers without an inner capital give nothing (they are already whole words)."""
-    parts: list[str] = []
-    for ident in _IDENT.findall(text):
-        if ident[1:] != ident[1:].lower() and ident != ident.upper():
-            found = _CAMEL_PART.findall(ident)
-            if len(found) > 1:
-                parts.extend(found)
-    return parts
-
-
-def query_words(text: str) -> list[str]:
-    """The words of a user query as BM25 will use them: lower-case alphanumeric runs plus camelCase parts; a CJK
-    run gives its character bigrams instead ("连接数据库 timeout" -> 连接, 接数, 数据, 据库, timeout), so a CJK
-    substring of a text is made of that text's words."""
-    words = []
-    for w in _WORD.findall(_CJK_RUN.sub(" ", text)):
-        words.append(w.lower())
-    words += cjk_bigrams(text)
-    words += [p.lower() for p in camel_parts(text)]
-    return words
-
-
-def _analyzer(stop_words: frozenset[str] = frozenset()) -> tantivy.TextAnalyzer:
-    """tantivy's built-in `en_stem` pipeline (SimpleTokenizer, RemoveLongFilter(40), LowerCaser, English Snowball
-    stemmer; tantivy `tokenizer/mod.rs`), optionally dropping `stop_words` (lower case, unstemmed) before
-    stemming. Its tokens are the terms the index holds for the same text."""
-    builder = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-               .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase()))
-    if stop_words:
-        builder = builder.filter(tantivy.Filter.custom_stopword(sorted(stop_words)))
-    return builder.filter(tantivy.Filter.stemmer("english")).build()
-
-
-_EN_STEM = _analyzer()
-_EN_STEM_NO_STOP = _analyzer(STOPWORDS)
-
-
-def indexed_body(text: str) -> str:
-    """The text the `body` field indexes for a chunk text: the text plus its camelCase parts."""
-    parts = camel_parts(text)
-    return text + "\n" + " ".join(parts) if parts else text
-
-
-def compound_identifiers(text: str) -> list[str]:
-    """Distinct compound identifiers of `text` in order of appearance (`get_worktrees`, `os.path.join`,
-    `HashMap::new`): alphanumeric runs joined by "_", "." or "::"."""
-    return list(dict.fromkeys(m.group(0) for m in _COMPOUND.finditer(text)))
 
 
 def fuzzy_distance(word: str) -> int:
@@ -139,21 +59,6 @@ def fuzzy_distance(word: str) -> int:
 
 
 FUZZY_BOOST = 0.5  # a fuzzy match scores as a plain term match of half the weight (tantivy scores it constant)
-
-
-def stems(text: str) -> list[str]:
-    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included; CJK
-    runs give their character bigrams (the `cjk` field's terms) instead."""
-    if not has_cjk(text):
-        return _EN_STEM.analyze(text)
-    return _EN_STEM.analyze(_CJK_RUN.sub(" ", text)) + cjk_bigrams(text)
-
-
-def _content_words(text: str) -> list[str]:
-    """Distinct query words (first occurrence order) without English stop words, unless only stop words remain;
-    CJK bigrams left out (they are searched in the `cjk` field)."""
-    words = [w for w in query_words(text) if not has_cjk(w)]
-    return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))
 
 
 def _schema() -> tantivy.Schema:
@@ -272,19 +177,19 @@ class Bm25Store:
 
     @traced("bm25.search")
     def search(self, text: str, limit: int, *, words: Iterable[str] | None = None,
-               compounds: Iterable[str] | None = None, fuzzy: bool = True,
+               compounds: Iterable[str] | None = None, cjk_runs: Iterable[str] | None = None, fuzzy: bool = True,
                title_weight: float = 1.0) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words.
 
-        `words`/`compounds`: the query already analysed (`retrieval.query.Query.bm25_words` / `.compounds`);
-        by default computed from `text`. With `fuzzy`, a word whose terms the index does not hold is also matched
-        at edit distance `fuzzy_distance(word)` (transpositions cost 1) in title and body: "HashMpa" finds
-        "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). `title_weight`
+        `words`/`compounds`/`cjk_runs`: the query already analysed (`retrieval.query.Query.bm25_words` /
+        `.compounds` / `.cjk_runs`); each computed from `text` when not given. With `fuzzy`, a word whose terms the
+        index does not hold is also matched at edit distance `fuzzy_distance(word)` (transpositions cost 1) in
+        title and body: "HashMpa" finds "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). `title_weight`
         (`retrieval.bm25_title_weight`) multiplies each term's BM25 score in the `title` field (1: title and body
         count alike; 0: body only). User text never becomes query syntax: words become term objects of their
         analysed terms, fuzzy terms too."""
-        words = [w for w in words if not has_cjk(w)] if words is not None else _content_words(text)
-        cjk = self._cjk_queries(text)
+        words = [w for w in words if not has_cjk(w)] if words is not None else content_words(text)
+        cjk = self._cjk_queries(find_cjk_runs(text) if cjk_runs is None else list(cjk_runs))
         if not (words or cjk) or limit <= 0:
             return []
         clauses = self._word_terms(words, title_weight)
@@ -316,7 +221,7 @@ class Bm25Store:
         schema = self.index.schema
         return [self._fields(lambda f, t=term: tantivy.Query.term_query(schema, f, t, index_option="freq"),
                              title_weight)
-                for word in words for term in _EN_STEM.analyze(word)]
+                for word in words for term in EN_STEM.analyze(word)]
 
     def _fuzzy_terms(self, words: Iterable[str], title_weight: float = 1.0) -> list[tantivy.Query]:
         """Fuzzy term queries (title, weighted by `title_weight`, and body) for the query words none of whose
@@ -328,7 +233,7 @@ class Bm25Store:
             distance = fuzzy_distance(word)
             if not distance:
                 continue
-            for term in _EN_STEM.analyze(word):
+            for term in EN_STEM.analyze(word):
                 if searcher.doc_freq("body", term) or searcher.doc_freq("title", term):
                     continue
                 fields = self._fields(lambda f, t=term, d=distance: tantivy.Query.fuzzy_term_query(
@@ -343,16 +248,15 @@ class Bm25Store:
         term scores; the phrase is built from analyzed terms, never parsed."""
         phrases = []
         for match in (compound_identifiers(text) if compounds is None else compounds):
-            terms = _EN_STEM.analyze(match)
+            terms = EN_STEM.analyze(match)
             if len(terms) >= 2:
                 phrases.append(tantivy.Query.phrase_query(self.index.schema, "body", terms))
         return phrases
 
-    def _cjk_queries(self, text: str) -> list[tantivy.Query]:
-        """For a query holding CJK: one term query per distinct bigram on the `cjk` field, and each run of two or
-        more bigrams as a phrase (an exact substring outranks chunks that merely share its characters). []
-        without CJK."""
-        runs = cjk_runs(text)
+    def _cjk_queries(self, runs: list[str]) -> list[tantivy.Query]:
+        """For a query holding CJK (its CJK `runs`): one term query per distinct bigram on the `cjk` field, and
+        each run of two or more bigrams as a phrase (an exact substring outranks chunks that merely share its
+        characters). [] without CJK."""
         if not runs or not self.has_cjk:
             return []
         schema = self.index.schema
@@ -368,12 +272,12 @@ class Bm25Store:
         """The indexed terms `search(text)` looks up, in query order, one per (distinct) query word: "Running
         runners, HashMap::new" -> ["run", "runner", "hashmap", "new", "hash", "map"]. Two words with one stem give
         the term twice (as the parsed query does)."""
-        return [t for w in _content_words(text) for t in _EN_STEM.analyze(w)]
+        return [t for w in content_words(text) for t in EN_STEM.analyze(w)]
 
     def text_terms(self, text: str) -> list[str]:
         """Indexed `body` terms of a chunk text (with its camelCase parts), English stop words left out: the
         vocabulary pseudo-relevance feedback may add. "The runner was running" -> ["runner", "run"]."""
-        return _EN_STEM_NO_STOP.analyze(indexed_body(text))
+        return EN_STEM_NO_STOP.analyze(indexed_body(text))
 
     def doc_freq(self, term: str) -> int:
         """Number of chunks whose `body` (for a CJK bigram: `cjk`) holds the indexed `term` (already analyzed; 0 when

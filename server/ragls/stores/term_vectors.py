@@ -1,6 +1,6 @@
 """BM25 term vectors from ragls' own tokenizer, for engines that store or score sparse vectors (Qdrant).
 
-The terms are exactly those the tantivy BM25 store indexes (`bm25._EN_STEM`: lower case, English Snowball stems,
+The terms are exactly those the tantivy BM25 store indexes (`analysis.EN_STEM`: lower case, English Snowball stems,
 camelCase parts added), so a chunk matches the same words in Qdrant as in tantivy.
 
 Document side (`doc_vector`): per term the BM25 term-frequency saturation
@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ragls.stores.bm25 import _EN_STEM, _content_words, indexed_body
+from ragls.analysis import EN_STEM, content_words, indexed_body
 
 K1 = 1.2
 B = 0.75
@@ -40,13 +40,13 @@ def term_id(term: str) -> int:
 def doc_terms(text: str, title: str = "") -> list[str]:
     """Analyzed terms of a chunk (title, then text with its camelCase parts), stop words kept, as tantivy indexes
     them."""
-    return _EN_STEM.analyze(f"{title}\n{indexed_body(text)}" if title else indexed_body(text))
+    return EN_STEM.analyze(f"{title}\n{indexed_body(text)}" if title else indexed_body(text))
 
 
 def query_terms(text: str) -> list[str]:
     """Distinct analyzed terms of user text (English stop words dropped unless nothing else is left); user text is
     never query syntax."""
-    return list(dict.fromkeys(t for w in _content_words(text) for t in _EN_STEM.analyze(w)))
+    return list(dict.fromkeys(t for w in content_words(text) for t in EN_STEM.analyze(w)))
 
 
 def doc_vector(text: str, title: str = "", avgdl: float = AVG_DOC_TERMS) -> tuple[list[int], list[float]]:

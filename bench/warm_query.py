@@ -1,0 +1,40 @@
+"""Warm `rag/query` latency over a question file's questions (issue 27's check that the sentence focus costs nothing).
+
+    python bench/warm_query.py bench/questions/flask-docs.jsonl ../shared/corpora/flask-docs [label]
+
+The folder must be indexed already (`ragls index FOLDER`). One warm-up pass over the questions, then two timed
+passes of `RagWorkspace.query(question, top_k=10)` in one process; prints p50 and p90 in milliseconds. Compare two
+code versions by running it with each on PYTHONPATH, alternating, on the same index.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from ragls import evaluate
+from ragls.workspace import RagWorkspace
+
+
+def main() -> None:
+    qs = [q.question for q in evaluate.load_questions(sys.argv[1])]
+    ws = RagWorkspace([Path(sys.argv[2])], [{}], read_only=True)
+    try:
+        for q in qs:
+            ws.query(q, 10)
+        ts = []
+        for _ in range(2):
+            for q in qs:
+                t = time.perf_counter()
+                ws.query(q, 10)
+                ts.append((time.perf_counter() - t) * 1000)
+    finally:
+        ws.close()
+    label = sys.argv[3] if len(sys.argv) > 3 else ""
+    print(f"{label} p50 {statistics.median(ts):.1f} ms, p90 {sorted(ts)[int(len(ts) * 0.9)]:.1f} ms, n={len(ts)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Text analysis: how ragls turns text into words and index terms — one module, used by the BM25 store (what it
+indexes, `stores/bm25.py`), the query analyser (`retrieval/query.py`: a query is analysed once, the result passed
+down), the exact-match bonus, focus lines, the abstention evidence and pseudo-relevance feedback.
+
+- words (`query_words`): lower-case alphanumeric runs ("_" and punctuation separate them), plus the parts of
+  camelCase identifiers (`retryMaxAttempts` -> retry, max, attempts); a CJK run gives its character bigrams;
+- terms (`stems`, `EN_STEM`): tantivy's `en_stem` analysis (simple tokenizer, words over 40 bytes dropped, lower
+  case, English Snowball stemmer) — exactly the terms the BM25 index holds for the same text;
+- CJK (`cjk_runs`, `run_bigrams`, `cjk_bigrams`): Chinese, Japanese and Korean are written without spaces, so
+  their runs are indexed as overlapping character bigrams (Lucene's CJKAnalyzer);
+- compound identifiers (`compound_identifiers`): `get_worktrees`, `os.path.join`, `HashMap::new`, searched as
+  phrases;
+- `STOPWORDS`: NLTK's English list, dropped from queries unless nothing else is left (`content_words`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import tantivy
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # letters/digits; "_" and punctuation separate words
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# A compound identifier of the query: alphanumeric runs joined by "_", "." or "::" (get_worktrees, os.path.join,
+# HashMap::new). Its words are also searched as a phrase (stores/bm25.py). Not "-": hyphenated English ("boundary-layer")
+# is prose, and phrase-matching it cost 0.010 BM25 nDCG@10 on Cranfield (docs/benchmarks.md).
+# A match starts only at the start of an alphanumeric run (the lookbehind): a start inside a run fails whenever the
+# run's start failed, and trying every position of a long run made one pasted token (a 20 000-character hash, log
+# line or CJK paragraph) cost O(n^2) regex steps -- 17 s for 20 000 characters, holding the GIL.
+_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]+(?:(?:_+|\.|::)[^\W_]+)+", re.UNICODE)
+
+
+# NLTK's English stop word list (nltk.corpus.stopwords.words("english"), the classic 179-word set).
+STOPWORDS = frozenset([
+    "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself", "yourselves", "he",
+    "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs",
+    "themselves", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were",
+    "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "a", "an", "the", "and", "but",
+    "if", "or", "because", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between",
+    "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on",
+    "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all",
+    "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same",
+    "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now", "d", "ll", "m", "o", "re",
+    "ve", "y", "ain", "aren", "couldn", "didn", "doesn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn",
+    "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn",
+])
+
+
+# Scripts written without spaces between words: Han (CJK ideographs, extensions A-F, compatibility), Hiragana,
+# Katakana (with the half-width forms), Hangul syllables and jamo, and the CJK iteration mark 々.
+_CJK_RUN = re.compile(
+    "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\u1100-\u11ff\u3130-\u318f\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+def has_cjk(text: str) -> bool:
+    """True when `text` holds a character of a CJK script (see `cjk_bigrams`)."""
+    return _CJK_RUN.search(text) is not None
+
+
+def cjk_runs(text: str) -> list[str]:
+    """The runs of consecutive CJK characters in `text`, in order: "用 Python 连接数据库" -> ["用", "连接数据库"]."""
+    return _CJK_RUN.findall(text)
+
+
+def run_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of one CJK run; a one-character run is its own term."""
+    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    """The `cjk` field's terms for `text`: the bigrams of every CJK run, in order ("数据库" -> 数据, 据库)."""
+    return [g for run in cjk_runs(text) for g in run_bigrams(run)]
+
+
+def camel_parts(text: str) -> list[str]:
+    """Parts of every camelCase / PascalCase identifier in `text`: "parseHTTPRequest" -> parse, HTTP, Request.
+    Identifiers without an inner capital give nothing (they are already whole words)."""
+    parts: list[str] = []
+    for ident in _IDENT.findall(text):
+        if ident[1:] != ident[1:].lower() and ident != ident.upper():
+            found = _CAMEL_PART.findall(ident)
+            if len(found) > 1:
+                parts.extend(found)
+    return parts
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a user query as BM25 will use them: lower-case alphanumeric runs plus camelCase parts; a CJK
+    run gives its character bigrams instead ("连接数据库 timeout" -> 连接, 接数, 数据, 据库, timeout), so a CJK
+    substring of a text is made of that text's words."""
+    words = []
+    for w in _WORD.findall(_CJK_RUN.sub(" ", text)):
+        words.append(w.lower())
+    words += cjk_bigrams(text)
+    words += [p.lower() for p in camel_parts(text)]
+    return words
+
+
+def _analyzer(stop_words: frozenset[str] = frozenset()) -> tantivy.TextAnalyzer:
+    """tantivy's built-in `en_stem` pipeline (SimpleTokenizer, RemoveLongFilter(40), LowerCaser, English Snowball
+    stemmer; tantivy `tokenizer/mod.rs`), optionally dropping `stop_words` (lower case, unstemmed) before
+    stemming. Its tokens are the terms the index holds for the same text."""
+    builder = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+               .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase()))
+    if stop_words:
+        builder = builder.filter(tantivy.Filter.custom_stopword(sorted(stop_words)))
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
+
+
+EN_STEM = _analyzer()
+EN_STEM_NO_STOP = _analyzer(STOPWORDS)
+
+
+def indexed_body(text: str) -> str:
+    """The text the `body` field indexes for a chunk text: the text plus its camelCase parts."""
+    parts = camel_parts(text)
+    return text + "\n" + " ".join(parts) if parts else text
+
+
+def compound_identifiers(text: str) -> list[str]:
+    """Distinct compound identifiers of `text` in order of appearance (`get_worktrees`, `os.path.join`,
+    `HashMap::new`): alphanumeric runs joined by "_", "." or "::"."""
+    return list(dict.fromkeys(m.group(0) for m in _COMPOUND.finditer(text)))
+
+
+def stems(text: str) -> list[str]:
+    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included; CJK
+    runs give their character bigrams (the `cjk` field's terms) instead."""
+    if not has_cjk(text):
+        return EN_STEM.analyze(text)
+    return EN_STEM.analyze(_CJK_RUN.sub(" ", text)) + cjk_bigrams(text)
+
+
+def content_words(text: str) -> list[str]:
+    """Distinct query words (first occurrence order) without English stop words, unless only stop words remain;
+    CJK bigrams left out (they are searched in the `cjk` field)."""
+    words = [w for w in query_words(text) if not has_cjk(w)]
+    return list(dict.fromkeys([w for w in words if w not in STOPWORDS] or words))

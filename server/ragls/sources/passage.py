@@ -1,0 +1,110 @@
+"""Reading back an indexed passage: exact lines of a file the index holds, by the rules every surface shares
+(MCP `read_passage` and `resources/read`, LSP `rag/readPassage`): only files the index holds, inside its
+folders (no `..`, absolute or symlink escapes), decoded or converted as the indexer does it so line numbers match
+the index, secret values masked as in the index, at most `MAX_PASSAGE_LINES` lines per read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragls.errors import InvalidParams, RequestFailed, Skipped
+from ragls.sources.convert import load_source
+from ragls.sources.redact import mask_secrets
+from ragls.sources.walk import inside_folder
+from ragls.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
+
+MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Lines `start_line`..`end_line` (1-based, inclusive; `end_line` = `start_line` - 1 for an empty read) of the
+    indexed file `path` (folder-relative, "/" separators; `uri` its file:// URI): `text` (the lines joined by
+    "\\n"), the file's `total_lines`, and `truncated` when fewer lines than asked were returned."""
+
+    path: str
+    uri: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+    truncated: bool
+
+
+def read_passage(indexes, path: str, start_line: int = 1, end_line: int | None = None) -> Passage:
+    """The passage of an indexed file (`resolve_indexed`), `start_line`..`end_line` (default: `MAX_PASSAGE_LINES`
+    lines from `start_line`, at most that many in any case). Raises InvalidParams for a path outside the indexed
+    folders or not indexed, a `start_line` past the end or an `end_line` before `start_line`; RequestFailed when
+    the file can no longer be read."""
+    idx, rel = resolve_indexed(indexes, path)
+    lines = split_lines(read_indexed_text(idx, rel))
+    total = len(lines)
+    if start_line > max(total, 1):
+        raise InvalidParams(f"start_line {start_line} is past the end of {rel} ({total} lines)")
+    last = min(total, end_line or start_line + MAX_PASSAGE_LINES - 1, start_line + MAX_PASSAGE_LINES - 1)
+    if last < start_line and total:
+        raise InvalidParams(f"end_line {end_line} is before start_line {start_line}")
+    return Passage(path=display_path(rel), uri=path_to_uri(idx.folder / key_path(rel)), start_line=start_line,
+                   end_line=max(last, start_line - 1) if total else 0, total_lines=total,
+                   text="\n".join(lines[start_line - 1:last]), truncated=(end_line or 0) > last)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as the chunker counts them: a line ends only at \\n, \\r\\n or \\r (ragls.ir)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()  # the newline ending the last line does not start another one
+    return lines
+
+
+def resolve_indexed(indexes, path: str):
+    """(FolderIndex of `indexes`, relative path) of an indexed file given as a folder-relative path, an absolute path or a
+    file:// URI. Raises InvalidParams for a path outside every indexed folder (`..`, absolute, symlink escapes)
+    or a file the index does not hold (ignored, excluded, secret, binary, missing)."""
+    raw = path.strip()
+    if raw.startswith("file:"):
+        raw = uri_to_path(raw)
+    p = Path(raw).expanduser()
+    candidates = [p] if p.is_absolute() else [idx.folder / p for idx in indexes]
+    outside = True
+    for cand in candidates:
+        for idx in indexes:
+            # the file's real path must lie inside the folder (the path rule of every surface, walk.inside_folder);
+            # it is then looked up under the path asked for (a symlink indexed under its own name) or its real one
+            if inside_folder(idx.folder, cand) is None:
+                continue
+            outside = False
+            if not idx.writer:
+                idx.refresh()
+            lexical = os.path.normpath(os.path.relpath(os.path.abspath(cand), os.path.abspath(idx.folder)))
+            # as index keys: a name that is not valid UTF-8 is stored percent-encoded (uris.path_key)
+            asked = [path_key(r) for r in (Path(lexical).as_posix(), inside_folder(idx.folder, cand)) if r]
+            if "\ufffd" in raw:  # the readable form rag/query shows for such a name (uris.display_path)
+                asked += [k for k in idx.manifest.files() if k.startswith(KEY_MARK) and display_path(k) in
+                          (Path(lexical).as_posix(), Path(raw).as_posix())]
+            for rel in dict.fromkeys(asked):
+                if (not rel.startswith("../") and rel in idx.manifest.file_records([rel])
+                        and idx.filter.included(rel)):
+                    return idx, rel
+    if outside:
+        raise InvalidParams(f"refused: {path!r} is outside the indexed folders ("
+                            + ", ".join(str(idx.folder) for idx in indexes) + ")")
+    raise InvalidParams(f"{path!r} is not an indexed file (not present, or left out of the index: ignored, "
+                        "excluded, secret or binary); index_status lists skipped files")
+
+
+def read_indexed_text(idx, rel: str) -> str:
+    """The current text of an indexed file, decoded (or converted: PDF, DOCX, HTML, configured loaders) as the
+    indexer does it, so line numbers match the index, with secret values masked as in the index
+    (`sources.redact.mask_secrets`, when `sources.exclude_secrets`). The one read-back path of `read_passage`
+    (MCP `read_passage`, `rag/readPassage`) and MCP `resources/read`. Raises RequestFailed when it can no longer be read."""
+    s = idx.settings
+    loaded = load_source(idx.folder, rel, s.sources.max_file_bytes, s.document_loaders,
+                         timeout_s=s.sources.loader_timeout_s)
+    if isinstance(loaded, Skipped):
+        raise RequestFailed(f"{rel} cannot be read now: {loaded.reason}")
+    return mask_secrets(loaded.text)[0] if s.sources.exclude_secrets else loaded.text

@@ -1,0 +1,21 @@
+"""Usage errors of the `ragls` command line: a mistyped option names the sub-command, shows its usage and the
+option meant, and touches nothing (in-process, clikit)."""
+
+from __future__ import annotations
+
+from clikit import ragls
+from lspkit import server_env
+
+
+def test_mistyped_option_shows_the_subcommand_usage_and_the_close_option(tmp_path):
+    env = server_env(tmp_path / "cache")
+    (tmp_path / "docs").mkdir()
+    out = ragls(env, "query", tmp_path / "docs", "retry backoff", "--top-kk", "3", check=False)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "usage: ragls query" in out.stderr, out.stderr
+    assert "ragls query: error: unrecognized arguments: --top-kk 3; did you mean --top-k?" in out.stderr
+    out = ragls(env, "ask", tmp_path / "docs", "why?", "--flie=notes.md", check=False)
+    assert out.returncode == 2 and "did you mean --file?" in out.stderr, out.stderr
+    out = ragls(env, "status", tmp_path / "docs", "--zzz", check=False)
+    assert out.returncode == 2 and out.stderr.rstrip().endswith("unrecognized arguments: --zzz"), out.stderr
+    assert not (tmp_path / "cache" / "indexes").exists() or not any((tmp_path / "cache" / "indexes").iterdir())

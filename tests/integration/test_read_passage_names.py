@@ -1,0 +1,36 @@
+"""A file whose name is not valid UTF-8 (`caf\\xe9.md`, Latin-1 bytes) is returned by a query and read back by
+`read_passage` (rag/readPassage, MCP read_passage) from its uri and from the readable path the query shows."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ragls.lsp.wire import to_wire_source
+from ragls.sources.passage import read_passage
+from ragls.workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="byte file names")
+
+
+def test_latin1_name_reads_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    try:
+        with open(os.path.join(os.fsencode(folder), b"caf\xe9.md"), "w") as fh:
+            fh.write("# Menu\n\nThe espresso costs two euros.\nThe croissant costs one euro.\n")
+    except OSError:
+        pytest.skip("this file system refuses non-UTF-8 names")
+    ws = RagWorkspace([folder])
+    try:
+        ws.index()
+        src = to_wire_source(ws.query("how much is the espresso", top_k=1).hits[0].chunk)
+        assert src["path"] == "caf\ufffd.md" and src["uri"].endswith("/caf%E9.md")
+        for asked in (src["uri"], src["path"], str(folder / "caf\ufffd.md")):
+            passage = read_passage(ws.indexes, asked, 3, 3)
+            assert passage.text == "The espresso costs two euros.", asked
+            assert passage.path == "caf\ufffd.md" and passage.uri == src["uri"]
+    finally:
+        ws.close()
