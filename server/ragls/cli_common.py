@@ -63,7 +63,11 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
 
     folder = Path(args.path).expanduser()
     if not folder.is_dir():
-        raise InvalidParams(f"not a folder: {folder}")
+        why = "no such file or folder" if not folder.exists() else "a file; ragls reads a folder, so pass its folder"
+        if folder.is_file():
+            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file"
+                                          if getattr(args, "cmd", None) == "ask" else "")
+        raise InvalidParams(f"not a folder: {folder} ({why})")
     overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
         overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}

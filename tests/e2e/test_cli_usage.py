@@ -19,3 +19,18 @@ def test_mistyped_option_shows_the_subcommand_usage_and_the_close_option(tmp_pat
     out = ragls(env, "status", tmp_path / "docs", "--zzz", check=False)
     assert out.returncode == 2 and out.stderr.rstrip().endswith("unrecognized arguments: --zzz"), out.stderr
     assert not (tmp_path / "cache" / "indexes").exists() or not any((tmp_path / "cache" / "indexes").iterdir())
+
+
+def test_a_file_or_missing_path_says_which_and_what_to_pass(tmp_path):
+    env = server_env(tmp_path / "cache")
+    (tmp_path / "docs").mkdir()
+    note = tmp_path / "docs" / "note.md"
+    note.write_text("# Note\n\nThe walrus basks on the ice floe.\n")
+    out = ragls(env, "ask", note, "where does the walrus bask?", check=False)
+    assert out.returncode == 2, out.stderr
+    assert (f"not a folder: {note} (a file; ragls reads a folder, so pass its folder {note.parent} and --file {note.name}"
+            " to ask about this file)") in out.stderr
+    out = ragls(env, "query", note, "walrus", check=False)
+    assert out.returncode == 2 and f"pass its folder {note.parent})" in out.stderr, out.stderr
+    out = ragls(env, "query", tmp_path / "nope", "walrus", check=False)
+    assert out.returncode == 2 and f"not a folder: {tmp_path / 'nope'} (no such file or folder)" in out.stderr
