@@ -53,12 +53,8 @@ H.it(":RagQuery! fills the quickfix list with path:line of the matching section 
   H.ok(first.lnum <= target and target <= first.end_lnum,
     ("hit lines %d-%d contain line %d"):format(first.lnum, first.end_lnum, target))
   local src = direct.result.chunks[1].source
-<<<<<<< HEAD
-  H.eq((src.focusRange or src.range).start.line + 1, first.lnum, "lnum: the focus line when the server sends one")
-=======
   local at = src.focusRange or src.range -- the answering lines when narrower than the chunk
   H.eq(at.start.line + 1, first.lnum, "lnum = (focusRange or range).start.line + 1")
->>>>>>> main
   -- A chunk at the start of its line shows no column (col 0: no "col 1" on every entry).
   local focus = src.focusRange or src.range
   H.eq(focus.start.character == 0 and 0 or focus.start.character + 1, first.col, "col")
