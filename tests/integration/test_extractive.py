@@ -42,3 +42,17 @@ def test_same_sentence_from_two_sources_is_listed_once(embedder):
     answer = extractive_answer("When do deployments go out?", [(1, _hit(TEXT, "a.md")), (2, _hit(TEXT, "b.md"))],
                                embed=embedder.embed_documents)
     assert answer.count("Production deployments go out every Tuesday at noon") == 1
+
+
+def test_the_selection_quoted_in_the_question_is_not_its_answer(embedder):
+    """Ask About Selection puts the selected text into the question (both clients); echoing it back answers
+    nothing — the sentence beside it does (the VS Code wire test's "Who owns the rename?")."""
+    notes = ("The team agreed to rename the gizmo service to Quasar. Priya owns the rename and will announce it on "
+             "the mailing list before the spring release.")
+    question = ("Who owns the rename?\n\nSelected text (meeting-notes.md:5-6):\n```\n"
+                "The team agreed to rename the gizmo service to Quasar.\n```")
+    for embed in (embedder.embed_documents, None):
+        bullets = [line for line in extractive_answer(question, [(1, _hit(notes))], embed=embed).splitlines()
+                   if line.startswith("- ")]
+        assert bullets and bullets[0].startswith("- Priya owns the rename"), bullets
+        assert not any("agreed to rename" in b for b in bullets), bullets

@@ -24,6 +24,7 @@ EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of you
                     "the question.*")
 EXTRACTIVE_MAX_SENTENCES = 4
 
+MIN_QUOTED_CHARS = 24  # a passage at least this long that the question quotes is not its answer (_quoted_in)
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
@@ -110,6 +111,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     from ragls.answer.template import source_label
 
     query = set(content_words(question))
+    quoted = _normalised(question)
     candidates = []
     firsts = []
     for rank, (n, hit) in enumerate(sources):
@@ -117,6 +119,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         for pos, unit in enumerate(found):
             if pos == 0 and len(firsts) < 2:
                 firsts.append((n, unit))
+            if _quoted_in(unit, quoted):
+                continue
             candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
     if embed is not None and candidates:
@@ -133,7 +137,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     picked: list[tuple[int, Unit]] = []
     seen: set[str] = set()
     for *_, n, unit in scored:  # the same passage from two sources (a selection and its file) once
-        key = " ".join(unit.text.split()).lower()
+        key = _normalised(unit.text)
         if key not in seen:
             seen.add(key)
             picked.append((n, unit))
@@ -143,6 +147,19 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _normalised(text: str) -> str:
+    """`text` lower-cased with its whitespace runs as single spaces (how passages are compared)."""
+    return " ".join(text.split()).lower()
+
+
+def _quoted_in(unit: Unit, quoted: str) -> bool:
+    """Whether `unit`'s sentence is already in the question `quoted` (normalised): Ask About Selection sends the
+    selected text inside the question, and echoing it back answers nothing. Sentences under MIN_QUOTED_CHARS
+    are kept, so a short phrase the question happens to repeat still counts."""
+    key = _normalised(unit.sentence)
+    return len(key) >= MIN_QUOTED_CHARS and key in quoted
 
 
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
