@@ -246,6 +246,12 @@ def serve(live, host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = 
     config = uvicorn.Config(build_app(live, token, loopback=is_loopback(host)), host=host, port=port,
                             log_level="warning", access_log=False)
     sock = config.bind_socket()
-    if on_listening is not None:
-        on_listening(sock.getsockname()[1])
-    uvicorn.Server(config).run(sockets=[sock])
+    # bind_socket only binds: listen now, so a client told the port below queues in the backlog until the server
+    # accepts, instead of being refused while uvicorn starts (asyncio's create_server listens again, harmlessly).
+    sock.listen(config.backlog)
+    try:
+        if on_listening is not None:
+            on_listening(sock.getsockname()[1])
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
