@@ -24,13 +24,14 @@ EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of you
                     "the question.*")
 EXTRACTIVE_MAX_SENTENCES = 4
 
-MIN_QUOTED_CHARS = 24  # a passage at least this long that the question quotes is not its answer (_quoted_in)
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
+_SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -110,8 +111,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     keeps its own final punctuation ("..." stays "...")."""
     from ragls.answer.template import source_label
 
+    question = asked_text(question)
     query = set(content_words(question))
-    quoted = _normalised(question)
     candidates = []
     firsts = []
     for rank, (n, hit) in enumerate(sources):
@@ -119,8 +120,6 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         for pos, unit in enumerate(found):
             if pos == 0 and len(firsts) < 2:
                 firsts.append((n, unit))
-            if _quoted_in(unit, quoted):
-                continue
             candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
     if embed is not None and candidates:
@@ -154,12 +153,14 @@ def _normalised(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def _quoted_in(unit: Unit, quoted: str) -> bool:
-    """Whether `unit`'s sentence is already in the question `quoted` (normalised): Ask About Selection sends the
-    selected text inside the question, and echoing it back answers nothing. Sentences under MIN_QUOTED_CHARS
-    are kept, so a short phrase the question happens to repeat still counts."""
-    key = _normalised(unit.sentence)
-    return len(key) >= MIN_QUOTED_CHARS and key in quoted
+def asked_text(question: str) -> str:
+    """What `question` asks, without the fenced blocks it quotes: Ask About Selection (both clients) sends
+    "question\n\nSelected text (file:5-6):\n```\n…\n```", and scoring passages against the quoted selection picks
+    the selection's own sentences ("Who owns the rename?" answered with the selected "The team agreed to rename
+    …" instead of "Priya owns the rename" beside it); the clients' "Selected text (…):" label goes too. The whole question when nothing is left outside the fences
+    or it has no fence."""
+    prose = _SELECTION_LABEL.sub(" ", _FENCED.sub(" ", question))
+    return prose if content_words(prose) else question
 
 
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
