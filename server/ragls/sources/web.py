@@ -107,13 +107,19 @@ def _links(html: str, base: str) -> list[str]:
             break
     out: dict[str, None] = {}
     for a in root.iter("a"):
-        href = (a.get("href") or "").strip()
-        if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
-            continue
-        url = urldefrag(urljoin(base, href))[0]
-        if url.lower().startswith(("http://", "https://")):
+        if url := _web_link(a.get("href"), base):
             out[url] = None
     return list(out)
+
+
+def _web_link(href: str | None, base: str) -> str | None:
+    """The absolute http(s) URL a link's `href` names relative to `base`, fragment dropped; None for an empty,
+    in-page, mailto:, javascript: or tel: link and for any other scheme."""
+    href = (href or "").strip()
+    if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
+        return None
+    url = urldefrag(urljoin(base, href))[0]
+    return url if url.lower().startswith(("http://", "https://")) else None
 
 
 def _markdown_links(text: str, base: str) -> list[str]:
@@ -124,11 +130,7 @@ def _markdown_links(text: str, base: str) -> list[str]:
     out: dict[str, None] = {}
     for token in MarkdownIt("commonmark").parse(text):
         for child in token.children or ():
-            href = (child.attrGet("href") or "").strip() if child.type == "link_open" else ""
-            if not href or href.startswith(("#", "mailto:", "javascript:", "tel:")):
-                continue
-            url = urldefrag(urljoin(base, href))[0]
-            if url.lower().startswith(("http://", "https://")):
+            if child.type == "link_open" and (url := _web_link(child.attrGet("href"), base)):
                 out[url] = None
     return list(out)
 
