@@ -63,6 +63,14 @@ def test_merge_keeps_truncation_rerank_report_llm_calls_and_the_grade():
     assert RetrievalResult.merge([a, b.with_(corrective=None)], top_k=5).corrective is None
 
 
+def test_an_llm_grade_is_the_last_word_over_the_evidence():
+    near = RetrievalResult((hit("w", 0.5, 0.45),), 0.45, evidence=NEAR_MISS)
+    assert abstained(near, 0.2, min_probability=0.5)
+    assert not abstained(near.with_(corrective="sufficient"), 0.2, min_probability=0.5)
+    answered = RetrievalResult((hit("n", 0.2, 0.7),), 0.7, evidence=ANSWERED)
+    assert abstained(answered.with_(corrective="insufficient"), 0.2, min_probability=0.5)
+
+
 def test_a_result_is_a_read_only_sequence_of_hits():
     r = RetrievalResult([hit("a", 0.5, 0.5)])
     assert isinstance(r.hits, tuple) and list(r) == [r[0]] and bool(r) and not RetrievalResult()

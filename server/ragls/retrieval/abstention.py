@@ -54,9 +54,11 @@ from ragls.retrieval.query import Query
 COEFFICIENTS = {"intercept": -5.474, "cosine": 3.907, "coverage": 6.44, "agreement": -0.611}
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
+RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
+SENTENCE_HITS = 3  # sentence_cosine: the focus sentences of this many top hits
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class Evidence:
     focus_coverage: float = 1.0
     cosine_margin: float = 0.0
     bm25_top: float = 0.0
+    rare_focus: float = 1.0
+    rare_top: float = 1.0
+    sentence_cosine: float = 0.0
 
     def probability(self, coefficients: dict[str, float] = COEFFICIENTS) -> float | None:
         """P(the index answers the query) under the logistic model; None without a cosine. A feature without a
@@ -156,6 +161,47 @@ def _focus_stems(hit: Hit) -> set[str]:
     return set(stems(hit.chunk.title + "\n" + "\n".join(lines[a:b + 1])))
 
 
+def rare_terms(weights: dict[str, float], max_idf: float) -> dict[str, float]:
+    """The query's rare terms, {term: IDF}: those with IDF >= RARE_IDF_SHARE x the largest possible IDF
+    (ln(1 + (n + 0.5) / 0.5) ~ ln 2n), i.e. found in at most about sqrt(n) of the n chunks — a scale-free cut that
+    means the same on a 50-chunk folder and a 5,000-chunk one. Without any such term, the query's rarest term.
+    {} for a query without terms."""
+    rare = {t: w for t, w in weights.items() if w >= RARE_IDF_SHARE * max_idf}
+    if not rare and weights:
+        t = max(weights, key=weights.get)
+        rare = {t: weights[t]}
+    return rare
+
+
+def _focus_lines_stems(hit: Hit) -> set[str]:
+    """BM25 terms of the hit's focus lines (the answering sentence, focus.py) and its title; the whole hit
+    without a focus."""
+    if hit.focus is None:
+        return _stems_of(hit)
+    return set(stems(hit.chunk.title + "\n" + focus_text(hit)))
+
+
+def focus_text(hit: Hit) -> str:
+    """The text of the hit's focus lines (its answering sentence); the chunk text without a focus."""
+    if hit.focus is None:
+        return hit.chunk.text
+    lines = hit.chunk.text.splitlines()
+    a = max(0, hit.focus.start_line - hit.chunk.span.start_line)
+    b = max(a, hit.focus.end_line - hit.chunk.span.start_line)
+    return "\n".join(lines[a:b + 1])
+
+
+def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_HITS) -> float:
+    """The largest cosine between the query vector (L2-normalised, (dim,)) and the focus sentence of each of the
+    first `n` hits, embedded with `embed(texts) -> (len, dim)` (normalised rows: the index's model, whose training
+    pairs were sentences); 0.0 without a vector or hits."""
+    texts = [focus_text(h)[:1000] for h in hits[:n]]
+    if query_vector is None or not texts:
+        return 0.0
+    vecs = embed(texts)
+    return float(max(float(v @ query_vector) for v in vecs))
+
+
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
     """Best minus the `rank`-th best of `similarities` (pooled cosines of the vector candidates); 0 with fewer."""
     if not similarities or len(similarities) < rank:
@@ -165,7 +211,7 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
 
 
 def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None,
-           similarities: Sequence[float] | None = None, bm25_top: float | None = None) -> Evidence:
+           similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None) -> Evidence:
     """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
     `indexes` (FolderIndex list); `best_similarity` is the best cosine over all vector candidates (None without
     vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
@@ -181,6 +227,11 @@ def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | 
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())
     bm25 = min(1.0, bm25_top / reach) if bm25_top and reach > 0 else 0.0
+    rare = rare_terms(weights, max_idf)
+    _, rare_focus = _coverages(rare, [_focus_lines_stems(h) for h in hits])
+    _, rare_top = _coverages(rare, seen)
+    sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
-                    cosine_margin=cosine_margin(similarities), bm25_top=bm25)
+                    cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,
+                    rare_top=rare_top, sentence_cosine=sent)

@@ -266,7 +266,9 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
     """True when nothing relevant enough was found in `result` (a `RetrievalResult`; a plain list of hits is
     judged without evidence).
 
-    0. No hits, or corrective retrieval graded them insufficient twice (`result.corrective`): abstain.
+    0. No hits, or corrective retrieval graded them insufficient twice (`result.corrective`): abstain. An LLM
+       that graded them sufficient (`result.corrective == "sufficient"`) is the last word: answer, whatever the
+       evidence below says (it read the passages; the evidence only measures them).
     1. With `min_probability` > 0 and the result's `evidence` (with vector evidence): abstain when the
        calibrated probability that the index answers (retrieval/abstention.py) is below it.
     2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
@@ -279,6 +281,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
     result = RetrievalResult.of(result)
     if not result or result.corrective == "insufficient":  # graded twice (retrieval/corrective.py)
         return True
+    if result.corrective == "sufficient":  # an LLM read the passages: its grade is the last word
+        return False
     if min_probability > 0 and result.evidence is not None:
         p = result.evidence.probability()
         if p is not None and p < min_probability:

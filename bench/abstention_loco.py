@@ -1,0 +1,161 @@
+"""Abstention that generalises: leave-one-corpus-out over three corpora (issue 27).
+
+    pip download --no-deps --no-binary :all: urllib3==2.8.0 && tar xzf urllib3-2.8.0.tar.gz     # once
+    python bench/abstention_loco.py --urllib3-docs urllib3-2.8.0/docs --json loco.json          # index + evidence
+    python bench/abstention_loco.py --rows loco.json --features cosine,coverage,rare_focus       # figures again
+
+Questions: each corpus' own dev set — bench/questions/rust-book.jsonl, flask-docs.jsonl, urllib3-docs.jsonl — its
+answerable questions (gold non-empty) against its near misses (no gold: the corpus' own topic, but something it
+does not cover). No far-off questions: they are easy and would flatter every figure. Each corpus is indexed by
+`RagWorkspace` with default settings (the index in the user cache dir is reused) and each question retrieved as
+`rag/query` does with the probability rule off, recording every `Evidence` field (retrieval/abstention.py) —
+`sentence_cosine` included, computed here with the index's model when the product does not gather it — and
+today's rule-2 decision (cosine floor / keyword match).
+
+For each feature set: fit the logistic model (bench/abstention_fit.py's `fit`, L2 0.01) on two corpora, test on
+the third. Printed per held-out corpus: AUROC, and the operating point at the floor (`--floor`, the product's
+`retrieval.abstention_probability`): near misses abstained / answerable refused, with the product's decision
+(probability below the floor, or rule 2). `--features` picks one set; without it a fixed list of sets is run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from abstention_fit import auroc, fit, predict
+from data import dataset
+
+CORPORA = ("rust-book", "flask-docs", "urllib3-docs")
+FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine")
+SETS = (
+    ("cosine", "coverage", "agreement"),  # shipped before issue 27
+    ("cosine", "coverage"),
+    ("cosine", "coverage", "bm25_top"),
+    ("sentence_cosine", "coverage"),
+    ("sentence_cosine", "rare_focus"),
+    ("sentence_cosine", "coverage", "rare_focus"),
+    ("cosine", "sentence_cosine", "coverage", "rare_focus"),
+    ("sentence_cosine", "rare_top"),
+    ("sentence_cosine", "coverage", "rare_top"),
+    ("sentence_cosine", "rare_focus", "agreement"),
+    ("sentence_cosine", "coverage", "rare_focus", "bm25_top"),
+)
+
+
+def load_set(name: str) -> list[dict]:
+    out = []
+    for line in (HERE / "questions" / f"{name}.jsonl").read_text().splitlines():
+        if line.strip() and not line.startswith("//"):
+            out.append(json.loads(line))
+    return out
+
+
+def collect(name: str, corpus: Path) -> list[dict]:
+    """One row per question of `name`'s dev set: id, kind, answerable, every Evidence field, `rule2` (today's
+    cosine-floor / keyword decision)."""
+    from ragls.retrieval.abstention import sentence_cosine
+    from ragls.retrieval.search import abstained
+    from ragls.workspace import RagWorkspace
+
+    ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])
+    try:
+        ws.index()
+        rows = []
+        for q in load_set(name):
+            result = ws.retrieve(q["question"])
+            ev = result.evidence
+            row = {"id": q["id"], "kind": q["kind"], "answerable": bool(q["gold"]), "corpus": name,
+                   **{f: getattr(ev, f, 0.0) for f in FEATURES},
+                   "rule2": abstained(result, ws.settings.retrieval.abstention_floor)}
+            if not row["sentence_cosine"]:
+                row["sentence_cosine"] = sentence_cosine(result.query.vector, list(result)[:ws.settings.retrieval.top_k],
+                                                         ws.embedder.embed_documents)
+            row["cosine"] = row["cosine"] if row["cosine"] is not None else 0.0
+            rows.append(row)
+            print(f"  {q['id']:12s} {'A' if row['answerable'] else 'N'} "
+                  + " ".join(f"{f}={row[f]:.2f}" for f in ("cosine", "sentence_cosine", "coverage", "rare_focus")),
+                  flush=True)
+        return rows
+    finally:
+        ws.close()
+
+
+def report(rows: list[dict], features: tuple[str, ...], floor: float) -> dict:
+    x = np.array([[r[f] for f in features] for r in rows], dtype=float)
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    groups = np.array([r["corpus"] for r in rows])
+    rule2 = np.array([bool(r["rule2"]) for r in rows])
+    out = {}
+    for g in [c for c in CORPORA if c in set(groups)]:
+        test = groups == g
+        if len(set(groups[~test])) < 1:
+            continue
+        w = fit(x[~test], y[~test])
+        p = predict(w, x[test])
+        decide = (p < floor) | rule2[test]
+        yt = y[test]
+        out[g] = {"auroc": auroc(p, yt), "near": int((decide & (yt == 0)).sum()), "n_near": int((yt == 0).sum()),
+                  "refused": int((decide & (yt == 1)).sum()), "n_ans": int((yt == 1).sum())}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rust-book", type=Path)
+    ap.add_argument("--flask-docs", type=Path)
+    ap.add_argument("--urllib3-docs", type=Path, help="the docs/ folder of the urllib3 2.8.0 sdist")
+    ap.add_argument("--corpora", default=",".join(CORPORA))
+    ap.add_argument("--floor", type=float, default=0.2)
+    ap.add_argument("--features", help="comma list of Evidence fields (default: a fixed list of sets)")
+    ap.add_argument("--json", type=Path, help="write (and merge into) the per-question rows here")
+    ap.add_argument("--rows", type=Path, help="reuse the rows of an earlier --json (no indexing)")
+    args = ap.parse_args()
+
+    rows = json.loads(args.rows.read_text())["rows"] if args.rows else []
+    if not args.rows:
+        old = json.loads(args.json.read_text())["rows"] if args.json and args.json.exists() else []
+        for name in args.corpora.split(","):
+            if name == "urllib3-docs":
+                if args.urllib3_docs is None:
+                    ap.error("--urllib3-docs PATH is needed (pip download, see the module docstring)")
+                corpus = args.urllib3_docs
+            else:
+                corpus = dataset(name, getattr(args, name.replace("-", "_")))
+            print(f"{name}: {corpus}", flush=True)
+            old = [r for r in old if r["corpus"] != name]
+            rows += collect(name, corpus)
+        rows = old + rows
+        if args.json:
+            args.json.write_text(json.dumps({"rows": rows}, indent=1))
+    y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    print(f"{len(rows)} questions: {int(y.sum())} answerable, {int((1 - y).sum())} near misses")
+    print("AUROC of each piece of evidence alone, per corpus:")
+    for f in FEATURES:
+        cells = []
+        for g in CORPORA:
+            m = np.array([r["corpus"] == g for r in rows])
+            if m.any():
+                cells.append(f"{g} {auroc(np.array([r[f] for r in rows])[m], y[m]):.3f}")
+        print(f"  {f:16s} " + ", ".join(cells))
+    sets = [tuple(args.features.split(","))] if args.features else SETS
+    print(f"\nleave-one-corpus-out (fit on the other corpora, tested on this one), floor {args.floor}:")
+    print("| features | " + " | ".join(f"{g}: AUROC, near misses, answerable refused" for g in CORPORA) + " |")
+    for fs in sets:
+        res = report(rows, fs, args.floor)
+        cells = [f"{r['auroc']:.3f}, {r['near']}/{r['n_near']}, {r['refused']}/{r['n_ans']}" if (r := res.get(g))
+                 else "–" for g in CORPORA]
+        print(f"| {', '.join(fs)} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
