@@ -53,11 +53,14 @@ def main() -> int:
     ap.add_argument("--rust-book", type=Path)
     ap.add_argument("--flask-docs", type=Path)
     ap.add_argument("--urllib3-docs", type=Path, help="the docs/ folder of the urllib3 2.8.0 sdist")
+    ap.add_argument("--corpora", default="rust-book,flask-docs,urllib3-docs", help="comma list of corpora")
     ap.add_argument("--runs", help="comma list of run numbers (1-based) to do; default all")
     args = ap.parse_args()
     runs = [RUNS[int(i) - 1] for i in args.runs.split(",")] if args.runs else list(RUNS)
-    folders = {"rust-book": dataset("rust-book", args.rust_book), "flask-docs": dataset("flask-docs", args.flask_docs)}
-    if args.urllib3_docs:
+    wanted = args.corpora.split(",")
+    folders = {name: dataset(name, getattr(args, name.replace("-", "_"))) for name in ("rust-book", "flask-docs")
+               if name in wanted}
+    if args.urllib3_docs and "urllib3-docs" in wanted:
         folders["urllib3-docs"] = args.urllib3_docs
     sets = [s for s in SETS if s[1] in folders]
     table: dict[str, list[str]] = {}

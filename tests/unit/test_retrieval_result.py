@@ -10,8 +10,8 @@ from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
-NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0)  # P(answerable) ~ 0.05
-ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0)  # P ~ 0.98
+NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0, bm25_top=0.2)  # P(answerable) ~ 0.2
+ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0, bm25_top=0.8)  # P ~ 0.99
 
 
 def hit(cid: str, score: float, sim: float, text_hash: str | None = None) -> Hit:

@@ -285,6 +285,22 @@ class Bm25Store:
         field = "cjk" if self.has_cjk and has_cjk(term) else "body"  # a CJK bigram lives in the `cjk` field
         return int(self.index.searcher().doc_freq(field, term))
 
+    def mentions(self, name: str) -> bool:
+        """True when some chunk's `body` or `title` holds `name`'s indexed terms (`EN_STEM`), in order for
+        several ("HTTP/3" -> the phrase "http 3"); False for a name without terms. Built from analyzed terms,
+        never parsed."""
+        terms = EN_STEM.analyze(name)
+        if not terms:
+            return False
+        schema, searcher = self.index.schema, self.index.searcher()
+        for field in ("body", "title"):
+            if len(terms) == 1:
+                if searcher.doc_freq(field, terms[0]):
+                    return True
+            elif searcher.search(tantivy.Query.phrase_query(schema, field, terms), 1).count:
+                return True
+        return False
+
     def num_docs(self) -> int:
         """Chunks visible to searches (without reloading)."""
         return int(self.index.searcher().num_docs)
