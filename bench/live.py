@@ -71,7 +71,7 @@ class Server:
     async def start(self) -> Server:
         from lsprotocol import types
         from pytest_lsp import make_test_lsp_client
-        from ragls.uris import path_to_uri
+        from ragls.core.uris import path_to_uri
 
         env = dict(os.environ, RAGLS_CACHE_DIR=str(self.cache), RAGLS_OFFLINE="1", HF_HUB_OFFLINE="1")
         self.client = make_test_lsp_client()

@@ -46,8 +46,8 @@ def open_workspace(workdir: Path, corpus: Path):
 
 
 def skip_rule(ws, questions) -> None:
+    from ragls.core.ir import Hit
     from ragls.evaluate import matches
-    from ragls.ir import Hit
     from ragls.retrieval.query import analyse
     from ragls.retrieval.transforms import normalised_bm25
 

@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.errors import RequestFailed
-from ragls.hashing import fingerprint
+from ragls.core.errors import RequestFailed
+from ragls.core.hashing import fingerprint
+from ragls.core.telemetry import traced
 from ragls.index_paths import cache_root, models_root  # cache_root re-exported: callers import it from here
-from ragls.telemetry import traced
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ def offline_model_dir() -> Path | None:
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
-    from ragls.atomic import atomic_target
+    from ragls.core.atomic import atomic_target
 
     for src, dst in wanted:
         with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
@@ -238,7 +238,7 @@ class Embedder:
                     self._apply_truncation(model)
                     self.dim = len(next(iter(model.embed(["dimension probe"]))))
                     self._model = model
-                    from ragls import heap
+                    from ragls.core import heap
 
                     heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
         return self._model

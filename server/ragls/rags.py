@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
+from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
+from ragls.core.hashing import text_hash
+from ragls.core.ir import RagInfo
 from ragls.embed import Embedder
-from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
-from ragls.hashing import text_hash
 from ragls.indexer import FolderIndex, SyncReport
-from ragls.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.trust_filter import folder_layer

@@ -103,7 +103,7 @@ def test_evidence_arithmetic():
 
 
 def test_agreement_is_the_best_shared_rank():
-    from ragls.ir import Chunk, Hit, LineSpan
+    from ragls.core.ir import Chunk, Hit, LineSpan
 
     def hit(**signals):
         return Hit(Chunk("c", "p", "t", LineSpan(0, 0, 1, 0), "h"), 1.0, signals)

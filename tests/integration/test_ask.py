@@ -23,8 +23,8 @@ from askkit import (
 from llm_server import Reply, Request
 from ragls.answer.ask import EXTRACTIVE_LABEL, TOOL_MAX_TOP_K, ask
 from ragls.config import RetrievalSettings
-from ragls.errors import Cancelled, InvalidParams
-from ragls.ir import Citation, Hit
+from ragls.core.errors import Cancelled, InvalidParams
+from ragls.core.ir import Citation, Hit
 
 pytestmark = pytest.mark.usefixtures("ask_key")
 

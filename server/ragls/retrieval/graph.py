@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ragls.hashing import text_hash
+from ragls.core.hashing import text_hash
 from ragls.stores.graph import edge_weight, entity_key
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 
 log = logging.getLogger(__name__)
 
