@@ -45,7 +45,7 @@ QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option
 
 
 def model_options() -> dict:
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 
     model_dir = offline_model_dir()
     if model_dir is None:

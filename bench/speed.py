@@ -61,7 +61,7 @@ QUERIES = [
 
 # -- (a) cold index --------------------------------------------------------------------------------------------
 def model_overrides() -> dict:
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 
     model_dir = offline_model_dir()
     if model_dir is None:

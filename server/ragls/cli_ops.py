@@ -144,7 +144,7 @@ def _doctor_checks(args, report, note) -> None:
     except RaglsError as exc:
         report(False, "settings", f"settings: {exc}")
         return
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
     emb = Embedder(settings.embedding, on_status=note)
     try:

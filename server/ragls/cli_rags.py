@@ -260,7 +260,7 @@ def cmd_attach(args) -> int:
 
     from ragls.config import load_settings
     from ragls.core.errors import InvalidParams
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.retrieval.qdrant_attach import (
         AttachedCollection,
         QdrantAttach,

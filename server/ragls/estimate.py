@@ -19,7 +19,7 @@ from typing import Any
 
 from ragls.config import load_settings
 from ragls.core.uris import key_path
-from ragls.embed import declared_max_length
+from ragls.embedding.embed import declared_max_length
 from ragls.indexer import default_index_dir
 from ragls.sources.walk import walk
 from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds

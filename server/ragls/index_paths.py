@@ -24,7 +24,7 @@ def cache_root() -> Path:
 
 def models_root() -> Path:
     """Where the model files ragls derives live: the offline MiniLM copy and the memory-lean ONNX copies
-    (`onnx_prep`). `RAGLS_MODELS_DIR` overrides it (several cache dirs can share one, e.g. the test suite's);
+    (`embedding/onnx_prep`). `RAGLS_MODELS_DIR` overrides it (several cache dirs can share one, e.g. the test suite's);
     default `<cache_root()>/models`. Their contents are keyed by the source model, so sharing is safe."""
     env = os.environ.get("RAGLS_MODELS_DIR")
     return Path(env) if env else cache_root() / "models"

@@ -48,7 +48,7 @@ from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
 from ragls.core.uris import key_path
-from ragls.embed import Embedder
+from ragls.embedding.embed import Embedder
 from ragls.index_paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source

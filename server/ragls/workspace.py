@@ -21,7 +21,7 @@ from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
-from ragls.embed import Embedder
+from ragls.embedding.embed import Embedder
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace

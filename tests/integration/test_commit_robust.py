@@ -13,7 +13,7 @@ from llm_server import Reply
 from ragls.answer.llm import make_chat_model
 from ragls.commit import generate_commit_message
 from ragls.core.errors import RequestFailed
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 

@@ -263,7 +263,7 @@ def test_every_embedding_window_starts_with_the_context():
 
     from ragls.chunking import chunk_document
     from ragls.core.ir import Document
-    from ragls.embed import offline_model_dir
+    from ragls.embedding.embed import offline_model_dir
     from ragls.windows import plan_windows
     from tokenizers import Tokenizer
 

@@ -6,7 +6,7 @@ import pytest
 from ragls.answer.ask import extractive_answer
 from ragls.config import EmbeddingSettings
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.embed import Embedder, offline_model_dir
+from ragls.embedding.embed import Embedder, offline_model_dir
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 from llm_server import Reply, route
 from ragls import cli
 from ragls.core.errors import InvalidParams
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.lsp.wire import (
     AskParams,
     QueryParams,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace

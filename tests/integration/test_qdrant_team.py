@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from ragls.config import build_settings
 from ragls.core.errors import ConfigError
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
 from ragls.team import TeamIndex
 

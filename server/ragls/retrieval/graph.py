@@ -25,7 +25,7 @@ from ragls.stores.graph import edge_weight, entity_key
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.stores.graph import GraphStore
 

@@ -37,7 +37,7 @@ from ragls.stores.term_vectors import bm25_rank, query_vector
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
 
 log = logging.getLogger(__name__)
