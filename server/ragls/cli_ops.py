@@ -249,7 +249,7 @@ def cmd_models(args) -> int:
 
 def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
-    from ragls import evaluate
+    from ragls.evaluation import evaluate
 
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
