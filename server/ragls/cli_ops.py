@@ -323,7 +323,7 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.answer.llm import make_chat_model
-    from ragls.commit import generate_commit_message
+    from ragls.commit.message import generate_commit_message
     from ragls.config import load_settings
 
     folder = Path(args.path or ".").resolve()
