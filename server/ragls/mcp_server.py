@@ -37,11 +37,11 @@ from pydantic import Field
 
 from ragls import __version__
 from ragls.answer.template import DATA_NOTE, quote_passage
-from ragls.errors import RaglsError
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.errors import RaglsError
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.core.uris import path_to_uri
 from ragls.live import LiveWorkspace
 from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, read_passage, resolve_indexed
-from ragls.uris import path_to_uri
 
 log = logging.getLogger(__name__)
 

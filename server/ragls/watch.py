@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
-from ragls import heap
+from ragls.core import heap
+from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -325,7 +325,7 @@ class IndexWorker:
                 self.ws.errors.append({"message": f"indexer: {exc}"})
                 del self.ws.errors[:-20]
                 time.sleep(0.5)
-            heap.trim()  # what a batch freed goes back to the OS (ragls.heap)
+            heap.trim()  # what a batch freed goes back to the OS (ragls.core.heap)
 
     def _sync(self, folder: int, paths: set[str] | None) -> None:
         idx = self.ws.indexes[folder]

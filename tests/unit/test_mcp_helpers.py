@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ragls.answer.template import quote_passage
-from ragls.ir import LineSpan
+from ragls.core.ir import LineSpan
 from ragls.mcp_server import line_range
 from ragls.roots import find_root, is_too_broad, project_root
 from ragls.sources.passage import split_lines
@@ -82,7 +82,7 @@ def test_serve_folders_from_arguments(tmp_path, monkeypatch):
 def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
     """search_docs: start_line-end_line are the focus (the answering sentence), context_* the window around it,
     chunk_* the chunk; the wire Source has focusRange and contextRange (0-based LSP ranges)."""
-    from ragls.ir import Chunk, Hit
+    from ragls.core.ir import Chunk, Hit
     from ragls.lsp.wire import to_wire_chunk
     from ragls.mcp_server import hit_record
 
