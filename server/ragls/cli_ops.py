@@ -249,7 +249,7 @@ def cmd_models(args) -> int:
 
 def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
-    from ragls import evaluate
+    from ragls.evaluation import evaluate
 
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
@@ -323,7 +323,7 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.answer.llm import make_chat_model
-    from ragls.commit import generate_commit_message
+    from ragls.commit.message import generate_commit_message
     from ragls.config import load_settings
 
     folder = Path(args.path or ".").resolve()
