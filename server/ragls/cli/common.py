@@ -114,7 +114,7 @@ def _chunk_lines(src: dict) -> str:
 def _indexed_workspace(args, question: str | None = None):
     """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
 
-    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
+    With `question` (query, ask) a fresh index answers early (cli/first_answer.py): the body runs once BM25 and the
     first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
     output flushed first; Ctrl-C there stops safely and the next run resumes."""
     from ragls.cli.first_answer import finish_embedding, index_for_answer
