@@ -114,6 +114,12 @@ async function main(): Promise<number> {
       if ((await webview.locator('.answer a.cite[data-n="1"]').count()) < 1) {
         throw new Error('no clickable [1] citation in the answer');
       }
+      // The view lives in the Secondary Side Bar (beside the editor), and answers without any chat model.
+      const aux = page.locator('.part.auxiliarybar');
+      const labelled = aux.locator('[aria-label*="ragls" i]');
+      if (!(await aux.isVisible()) || ((await labelled.count()) === 0 && !/ragls/i.test((await aux.textContent()) ?? ''))) {
+        throw new Error('the ragls view is not in the Secondary Side Bar');
+      }
       await page.screenshot({ path: join(shots, 'answer-panel.png') });
     }, page, shots);
 
