@@ -34,7 +34,7 @@ GRID_GAPS = (0.05, 0.10, 0.15, 0.20)
 
 
 def open_workspace(workdir: Path, corpus: Path):
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
     from ragls.workspace import RagWorkspace
 
     model_dir = offline_model_dir()
@@ -46,8 +46,8 @@ def open_workspace(workdir: Path, corpus: Path):
 
 
 def skip_rule(ws, questions) -> None:
+    from ragls.core.ir import Hit
     from ragls.evaluate import matches
-    from ragls.ir import Hit
     from ragls.retrieval.query import analyse
     from ragls.retrieval.transforms import normalised_bm25
 

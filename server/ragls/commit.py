@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ragls import gitdiff
 from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
 from ragls.config import Settings
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.gitdiff import FileDiff
 
 if TYPE_CHECKING:

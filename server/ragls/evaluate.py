@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import InvalidParams
-from ragls.ir import Hit
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Hit
 from ragls.ir_metrics import reciprocal_rank_at
 
 MRR_DEPTH = 10

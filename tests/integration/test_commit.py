@@ -12,7 +12,7 @@ from llm_server import Reply
 from ragls import gitdiff
 from ragls.answer.llm import make_chat_model
 from ragls.commit import SUBJECT_MAX, CommitMessage, generate_commit_message
-from ragls.errors import InvalidParams, RequestFailed
+from ragls.core.errors import InvalidParams, RequestFailed
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 

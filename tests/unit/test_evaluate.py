@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ragls.errors import InvalidParams
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.evaluate import (
     GoldItem,
     judge,
@@ -11,7 +12,6 @@ from ragls.evaluate import (
     parse_setting_side,
     summarize,
 )
-from ragls.ir import Chunk, Hit, LineSpan
 
 
 def hit(path: str, first: int, last: int) -> Hit:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ragls.answer.template import DATA_NOTE, quote_passage
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.core.uris import path_to_uri
 from ragls.sources.passage import read_passage
-from ragls.uris import path_to_uri
 
 ToolResult = tuple[str, dict[str, Any]]
 

@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragls.answer import agent_tools
-from ragls.errors import Cancelled, RaglsError
+from ragls.core.errors import Cancelled, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,
