@@ -450,7 +450,7 @@ class RagWorkspace:
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
         from ragls.answer.llm import make_chat_model
-        from ragls.commit import generate_commit_message
+        from ragls.commit.message import generate_commit_message
         from ragls.core.uris import uri_to_path
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.evaluate import (
+from ragls.evaluation.evaluate import (
     GoldItem,
     judge,
     load_questions,

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli_common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path
 
@@ -62,7 +62,7 @@ def cmd_status(args) -> int:
             print(f"skipped:     {s['path']}: {s['reason']}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
-    from ragls.cli_llm import status_line
+    from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):
         print(line)
@@ -249,7 +249,7 @@ def cmd_models(args) -> int:
 
 def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
-    from ragls import evaluate
+    from ragls.evaluation import evaluate
 
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
@@ -323,7 +323,7 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.answer.llm import make_chat_model
-    from ragls.commit import generate_commit_message
+    from ragls.commit.message import generate_commit_message
     from ragls.config import load_settings
 
     folder = Path(args.path or ".").resolve()
