@@ -16,7 +16,7 @@ from llm_server import LLMServer, held_port
 from ragls.answer import local
 from ragls.answer.ask import ask
 from ragls.answer.llm import make_chat_model
-from ragls.cli import main
+from ragls.cli.app import main
 from ragls.config import GenerationSettings, Settings
 from ragls.core.errors import RequestFailed
 

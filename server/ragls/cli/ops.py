@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli_common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path
 
@@ -62,7 +62,7 @@ def cmd_status(args) -> int:
             print(f"skipped:     {s['path']}: {s['reason']}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
-    from ragls.cli_llm import status_line
+    from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):
         print(line)
