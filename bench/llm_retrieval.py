@@ -47,7 +47,7 @@ def open_workspace(workdir: Path, corpus: Path):
 
 def skip_rule(ws, questions) -> None:
     from ragls.core.ir import Hit
-    from ragls.evaluate import matches
+    from ragls.evaluation.evaluate import matches
     from ragls.retrieval.query import analyse
     from ragls.retrieval.transforms import normalised_bm25
 
@@ -154,7 +154,7 @@ def cost(ws, questions, repeat: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ragls.evaluate import load_questions
+    from ragls.evaluation.evaluate import load_questions
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="rust-book", choices=("rust-book", "flask-docs"))

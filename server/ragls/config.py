@@ -17,7 +17,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.core.errors import ConfigError
-from ragls.trust_filter import EDITOR_TRUST_KEY
+from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY
 
 CONFIG_FILE = "ragls.toml"
 
@@ -459,8 +459,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
-        if raw_key == EDITOR_TRUST_KEY:
-            continue  # read by editor_trust, not a setting
+        if raw_key in (EDITOR_TRUST_KEY, EDITOR_TRUST_CONFIGS_KEY):
+            continue  # read by editor_trust / editor_trusted_configs, not a setting
         if key in TABLES:  # user-named entries: keys are names, not settings
             out[key] = dict(value) if isinstance(value, dict) else value
         elif key in sections and key not in TOP_LEVEL and isinstance(value, dict):

@@ -153,7 +153,7 @@ class Contextualizer:
         backend's with `retrieval.contextual_model` (when set) as the model."""
         if not settings.retrieval.contextual:
             return None
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         gen = settings.generation
         if settings.retrieval.contextual_model:

@@ -126,7 +126,7 @@ class GraphBuilder:
         drops mentions of chunks gone from the manifest and queues the chunks not yet extracted (catch-up)."""
         if not settings.retrieval.extractor_model:
             return None
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         gen = settings.generation.model_copy(update={"model": settings.retrieval.extractor_model})
         try:

@@ -274,7 +274,7 @@ class IndexWorker:
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
-                    self._set_busy(False, "idle")
+                    self._set_busy(False, "up to date")  # the work-done progress end message
                     wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
                 self._cond.wait(wait)
         return None

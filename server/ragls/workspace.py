@@ -386,7 +386,7 @@ class RagWorkspace:
         """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
         Raises InvalidParams / RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
         extra_hits: list[Hit] = []
@@ -449,9 +449,9 @@ class RagWorkspace:
 
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
-        from ragls.answer.llm import make_chat_model
-        from ragls.commit import generate_commit_message
+        from ragls.commit.message import generate_commit_message
         from ragls.core.uris import uri_to_path
+        from ragls.llm.chat import make_chat_model
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]
 
@@ -493,7 +493,7 @@ class RagWorkspace:
         backend = gen.resolved_backend()
         model = None
         if backend != "none":
-            from ragls.answer.llm import default_model
+            from ragls.llm.chat import default_model
 
             model = gen.model or default_model(backend)
         first = self.indexes[0]

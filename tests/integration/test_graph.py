@@ -123,7 +123,7 @@ def test_parse_extraction_edge_cases():
 
 
 def test_cli_graph_prints_neighbourhood(tmp_path, server, monkeypatch, capsys):
-    from ragls.cli import main
+    from ragls.cli.app import main
 
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RAGLS_OFFLINE", "1")

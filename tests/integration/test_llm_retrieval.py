@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from llm_server import Reply, route
-from ragls import cli
+from ragls.cli import app as cli
 from ragls.core.errors import InvalidParams
 from ragls.embedding.embed import offline_model_dir
 from ragls.lsp.wire import (

@@ -1,11 +1,11 @@
-"""evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
+"""evaluation/evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
 
 from __future__ import annotations
 
 import pytest
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.evaluate import (
+from ragls.evaluation.evaluate import (
     GoldItem,
     judge,
     load_questions,

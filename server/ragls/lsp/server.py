@@ -33,7 +33,7 @@ from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
 from ragls.roots import is_too_broad
-from ragls.trust_filter import EDITOR_TRUST_KEY, editor_trust
+from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -135,6 +135,8 @@ class RaglsServer(LanguageServer):
         # `workspaceTrusted` from the client (VS Code Workspace Trust, Neovim's vim.secure): True / False, or None
         # when the client does not say (the user's trust store decides; trust.py).
         self.editor_trust: bool | None = None
+        # `workspaceTrustedConfigs`: the ragls.toml versions the user approved ({folder: "sha256:<hex>"}), or None.
+        self.editor_trust_configs: dict[str, str] | None = None
         # The workspace's lifecycle (ragls.live, shared with `ragls mcp` and `ragls http`); made at `initialized`.
         self.live: LiveWorkspace | None = None
         self.progress_sender: ThreadSafeProgress | None = None
@@ -204,6 +206,8 @@ class RaglsServer(LanguageServer):
         # The editor's word on workspace trust (initializationOptions, or a later configuration) holds for every
         # attempt, also when its other settings are dropped as invalid.
         trust = [] if self.editor_trust is None else [{EDITOR_TRUST_KEY: self.editor_trust}]
+        if trust and self.editor_trust_configs is not None:
+            trust[0][EDITOR_TRUST_CONFIGS_KEY] = self.editor_trust_configs
         for layers in ([self.client_settings()], *fallbacks, []):
             try:
                 ws = RagWorkspace(folders, layers + trust, on_status=on_status)
@@ -275,6 +279,7 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     if not isinstance(ls.init_options, dict):
         ls.init_options = {}
     ls.editor_trust = editor_trust([ls.init_options])
+    ls.editor_trust_configs = editor_trusted_configs([ls.init_options])
 
 
 @server.feature(types.INITIALIZED)
@@ -294,11 +299,14 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
     # setting the user reset is simply absent, or null) and is compared with what is in force, not with the
     # previous notification, so going back to the start-up values also takes effect.
     trust = editor_trust([settings])
-    if normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust):
+    configs = editor_trusted_configs([settings])
+    if (normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust)
+            and configs in (None, ls.editor_trust_configs)):
         ls.config_layer = settings
         return  # nothing that concerns ragls changed
     ls.config_layer = settings
     ls.editor_trust = ls.editor_trust if trust is None else trust
+    ls.editor_trust_configs = ls.editor_trust_configs if configs is None else configs
     if ls.live is not None:
         ls.start_open()
 

@@ -1,7 +1,7 @@
 """LLM calls made by query-time retrieval steps (query transforms, corrective retrieval): one place that makes
 them, caches them, counts them and turns every failure into "no result".
 
-- `StepLLM.for_settings(generation, retrieval)`: a chat model from `answer/llm.py` (the configured
+- `StepLLM.for_settings(generation, retrieval)`: a chat model from `llm/chat.py` (the configured
   `generation` backend and model: OpenAI-compatible, Anthropic, Ollama, external) with the retrieval time budget
   `retrieval.llm_timeout_s` and no SDK retries, so a slow or failing model costs a query at most that long. None
   for backend "none": the steps then do nothing.
@@ -26,8 +26,8 @@ from ragls.core.lru import LRU
 from ragls.retrieval.llm_costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:
-    from ragls.answer.llm import ChatModel
     from ragls.config import GenerationSettings, RetrievalSettings
+    from ragls.llm.chat import ChatModel
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class LLMTrace:
     - `skipped`: why no LLM step ran (the skip rule, no backend), else None.
     - `grade`: the corrective grade of the final passages, "sufficient" / "insufficient", None when not graded.
     - `rounds`: corrective retrieval rounds run (1 or 2; 0 without corrective retrieval).
-    - `errors`: the failures' messages (no keys: `answer/llm.py` never puts them in messages).
+    - `errors`: the failures' messages (no keys: `llm/chat.py` never puts them in messages).
     """
 
     counter: LLMCallCounter = field(default_factory=LLMCallCounter)
@@ -106,7 +106,7 @@ class StepLLM:
     def for_settings(cls, gen: GenerationSettings, retrieval: RetrievalSettings) -> StepLLM | None:
         """The step model for the `generation` backend with `retrieval.llm_timeout_s` and no retries; None for
         backend "none". Models are kept per settings (one SDK client each, reused across questions)."""
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         if gen.resolved_backend() == "none":
             return None

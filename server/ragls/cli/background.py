@@ -71,7 +71,7 @@ def start(path: str | None, idle_exit_min: float) -> int:
     """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
     text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
     0 serving, 1 when it could not start within START_TIMEOUT_S (its log's last lines printed)."""
-    from ragls.cli_trust import offer_trust
+    from ragls.cli.trust import offer_trust
 
     folder, _ = _folder_and_index(path)
     offer_trust([folder])  # on a terminal, before detaching: the server's log is no place for the question
