@@ -404,7 +404,7 @@ class RagWorkspace:
         for r in rags:
             r.ensure_indexed()
 
-        from ragls.retrieval.llm_costs import LLMCallCounter
+        from ragls.llm.costs import LLMCallCounter
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
@@ -472,7 +472,7 @@ class RagWorkspace:
         the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
         and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
         vector stores are opened first, so the counts are exact."""
-        from ragls.retrieval.llm_costs import COUNTER as LLM_COUNTER
+        from ragls.llm.costs import COUNTER as LLM_COUNTER
         from ragls.retrieval.llm_steps import wire_counts
 
         folders = []

@@ -18,7 +18,7 @@ import pytest
 from clikit import ragls
 from llm_server import LLMServer, Reply
 from ragls.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
-from ragls.retrieval.llm_costs import COUNTER
+from ragls.llm.costs import COUNTER
 from ragls.trust import trust as trust_folder
 from ragls.windows import embedding_input
 from ragls.workspace import RagWorkspace

@@ -101,7 +101,7 @@ class Answer:
     retrieval_query: str | None = None  # the standalone query searched for a follow-up (None without history)
     cached: bool = False  # answered from the answer cache, without an LLM call
     error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`
-    llm_calls: object = None  # retrieval's LLM calls for this answer (retrieval/llm_costs.LLMCallCounter), None: none
+    llm_calls: object = None  # retrieval's LLM calls for this answer (llm/costs.LLMCallCounter), None: none
 
 
 @dataclass
