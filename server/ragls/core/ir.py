@@ -58,7 +58,7 @@ class Chunk:
     folder: str = ""
     page: int | None = None  # 1-based PDF page where the chunk starts (converted PDFs only)
     anchor: str = ""  # the nearest preceding heading's id in an HTML page/file: the URL `#fragment`
-    # Contextual retrieval (contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
+    # Contextual retrieval (index/contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
     # prepended to its embedded and BM25-indexed text only; `text` and `span` stay the file's own (citations).
     context: str = ""
 

@@ -37,7 +37,7 @@ from ragls.retrieval.query import Query, analyse
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
 HYDE_SYSTEM = ("You write the passage of technical documentation that answers a question. Reply with the "
                "passage only: 2 to 4 plain sentences, no heading, no preamble, no markdown.")

@@ -277,7 +277,7 @@ def planned_calls(index, rebuild: bool = False) -> int:
     ctx = getattr(index, "contextualizer", None)
     if ctx is None or not index.writer:
         return 0
-    from ragls.chunking import chunk_document, no_text_reason
+    from ragls.index.chunking import chunk_document, no_text_reason
     from ragls.sources.convert import load_source
     from ragls.sources.walk import FileFilter, walk_with
 
