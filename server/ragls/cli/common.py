@@ -15,7 +15,7 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
+#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
 PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
                 "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
 
@@ -114,7 +114,7 @@ def _chunk_lines(src: dict) -> str:
 def _indexed_workspace(args, question: str | None = None):
     """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
 
-    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
+    With `question` (query, ask) a fresh index answers early (cli/first_answer.py): the body runs once BM25 and the
     first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
     output flushed first; Ctrl-C there stops safely and the next run resumes."""
     from ragls.cli.first_answer import finish_embedding, index_for_answer
@@ -167,7 +167,7 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
         return None
     folder = Path(args.path).expanduser().resolve()
     try:
-        from ragls.index_paths import configured_index_dir
+        from ragls.index.paths import configured_index_dir
 
         found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
     except SocketRefused as exc:

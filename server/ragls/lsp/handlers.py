@@ -186,7 +186,7 @@ async def rag_tool(ls: RaglsServer, params: Any) -> dict:
 async def rag_models(ls: RaglsServer, params: Any) -> dict:
     """The LLM servers a guided set-up can offer (docs/protocol.md `rag/models`): with `baseUrl`, that one server's
     `GET /models` (no key first); without, the local runtimes listening on their default ports. Needs no workspace."""
-    from ragls.answer.local import discover, models_at
+    from ragls.llm.local import discover, models_at
 
     p = parse(ModelsParams, params)
     if p.base_url:
