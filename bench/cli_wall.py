@@ -79,7 +79,7 @@ def main() -> None:
     server = start_server(folder, env)
     try:
         from ragls.config import load_settings
-        from ragls.index_paths import resolve_index_dir
+        from ragls.index.paths import resolve_index_dir
 
         info = resolve_index_dir(folder, load_settings(folder)[0]) / "server.json"
         deadline = time.monotonic() + 120

@@ -24,8 +24,8 @@ def ragls(env: Mapping[str, str] | None, *args: str | os.PathLike, check: bool =
     working directory. Returns a CompletedProcess (returncode, stdout, stderr) like `subprocess.run(...,
     text=True)`; log records go to pytest's log capture, not to `stderr`. With `check`, a non-zero exit fails the
     test with the command's stderr."""
-    from ragls import ownership
     from ragls.cli.app import main
+    from ragls.index import ownership
 
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()

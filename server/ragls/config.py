@@ -43,7 +43,7 @@ __CONTEXT__
 Question: __INPUT__
 """
 
-# Contextual retrieval (contextual.py): Anthropic's prompt ("Introducing Contextual Retrieval", 2024), asking for one
+# Contextual retrieval (index/contextual.py): Anthropic's prompt ("Introducing Contextual Retrieval", 2024), asking for one
 # or two sentences.
 DEFAULT_CONTEXTUAL_PROMPT = """<document>
 __DOCUMENT__
@@ -124,7 +124,7 @@ class EmbeddingSettings(_Section):
     provider: str = "auto"
     # Worker processes for indexing (fastembed's data-parallel encoding, each with its own ONNX session); 0/1 = off.
     parallel: int = Field(0, ge=0, le=64)
-    # Multi-window vectors (windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
+    # Multi-window vectors (index/windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
     # (None = the model's max length, e.g. 256 for all-MiniLM-L6-v2) every `window_stride` wordpieces (None = half
     # a window; = window gives non-overlapping windows, about 2/3 of the cost), so no line of a chunk is truncated.
     window: int | None = Field(None, ge=32, le=8192)
@@ -211,7 +211,7 @@ class RetrievalSettings(_Section):
     extractor_prompt: str = DEFAULT_EXTRACTOR_PROMPT
     graph_hops: int = Field(1, ge=0, le=5)
     graph_concurrency: int = Field(4, ge=1, le=64)
-    # Contextual retrieval (contextual.py): one LLM call per new or changed chunk at index time writes a 1-2
+    # Contextual retrieval (index/contextual.py): one LLM call per new or changed chunk at index time writes a 1-2
     # sentence context that is prepended to the chunk's embedded and BM25-indexed text. Off by default (it costs
     # one call per chunk); `contextual_model` defaults to generation.model.
     contextual: bool = False

@@ -32,7 +32,7 @@ from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.core.hashing import text_hash
 from ragls.core.ir import RagInfo
 from ragls.embedding.embed import Embedder
-from ragls.indexer import FolderIndex, SyncReport
+from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.trust_filter import folder_layer
@@ -231,7 +231,7 @@ class SourcesRag:
         self._reranker = None
         self._skipped: list[tuple[str, str]] = []
         self._synced_at = float("-inf")  # time.monotonic() of this process's last sync
-        from ragls.graph_extract import GraphBuilder
+        from ragls.index.graph_extract import GraphBuilder
 
         self.graph = GraphBuilder.attach(self.index, spec.settings)
 

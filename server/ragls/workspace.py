@@ -22,7 +22,7 @@ from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.embedding.embed import Embedder
-from ragls.indexer import FolderIndex, ProgressFn, SyncReport
+from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -159,7 +159,7 @@ class RagWorkspace:
         self.notices: list[str] = []  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
-        from ragls.graph_extract import GraphBuilder
+        from ragls.index.graph_extract import GraphBuilder
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
@@ -404,7 +404,7 @@ class RagWorkspace:
         for r in rags:
             r.ensure_indexed()
 
-        from ragls.retrieval.llm_costs import LLMCallCounter
+        from ragls.llm.costs import LLMCallCounter
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
@@ -423,7 +423,7 @@ class RagWorkspace:
         """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""
         import numpy as np
 
-        from ragls.chunking import chunk_document
+        from ragls.index.chunking import chunk_document
         from ragls.sources.ephemeral import documents_only_prompt, load_documents
 
         sources = self.settings.sources
@@ -472,7 +472,7 @@ class RagWorkspace:
         the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
         and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
         vector stores are opened first, so the counts are exact."""
-        from ragls.retrieval.llm_costs import COUNTER as LLM_COUNTER
+        from ragls.llm.costs import COUNTER as LLM_COUNTER
         from ragls.retrieval.llm_steps import wire_counts
 
         folders = []

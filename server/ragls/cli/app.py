@@ -155,7 +155,7 @@ def cmd_index(args, rebuild: bool = False) -> int:
             from ragls.cli.rags import index_rags
 
             return index_rags(ws, args, progress, t0)
-        from ragls.contextual import confirm_calls
+        from ragls.index.contextual import confirm_calls
 
         if not confirm_calls(ws.indexes, rebuild, getattr(args, "yes", False)):
             print("ragls: nothing indexed", file=sys.stderr)
@@ -465,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     rag_positionals(parser, args)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from ragls import ownership
+    from ragls.index import ownership
 
     ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         if args.cmd in ("index", "rebuild", "query", "ask"):
-            # Every batch is journaled and embeddings are cached by content (indexer.py): nothing is lost.
+            # Every batch is journaled and embeddings are cached by content (index/indexer.py): nothing is lost.
             print("\nragls: interrupted; the index is consistent and the next `ragls index` resumes where this one "
                   "stopped (embeddings already computed are kept)", file=sys.stderr)
         else:

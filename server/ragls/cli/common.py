@@ -15,7 +15,7 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
+#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
 PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
                 "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
 
@@ -167,7 +167,7 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
         return None
     folder = Path(args.path).expanduser().resolve()
     try:
-        from ragls.index_paths import configured_index_dir
+        from ragls.index.paths import configured_index_dir
 
         found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
     except SocketRefused as exc:

@@ -75,7 +75,7 @@ def cmd_status(args) -> int:
 
 def _unindexed_folder(args) -> Path | None:
     """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
-    from ragls.index_paths import configured_index_dir
+    from ragls.index.paths import configured_index_dir
 
     folder = Path(args.path).expanduser().resolve()
     if not folder.is_dir():
@@ -86,7 +86,7 @@ def _unindexed_folder(args) -> Path | None:
 
 def cmd_prune(args) -> int:
     """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
-    from ragls.prune import prune, scan
+    from ragls.index.prune import prune, scan
 
     entries = scan()
     remove = args.remove and not args.dry_run
@@ -153,7 +153,7 @@ def _doctor_checks(args, report, note) -> None:
     except RaglsError as exc:
         report(False, "embedding_model", str(exc))
         return
-    from ragls.indexer import FolderIndex, resolve_index_dir
+    from ragls.index.indexer import FolderIndex, resolve_index_dir
 
     index_dir = resolve_index_dir(folder, settings)
     try:

@@ -7,7 +7,7 @@ first ("[3] > [1] > [2]"). Numbers it leaves out keep their fused order after th
 the first n follow unchanged. The score of the hit at rank r is 1/r — a rank, not a relevance: it is not
 comparable with the cross-encoder's (`retrieval.relevance_floor`).
 
-Each call is counted in `llm_costs.COUNTER["rerank"]`. A failed call or a reply without a valid number raises
+Each call is counted in `llm.costs.COUNTER["rerank"]`. A failed call or a reply without a valid number raises
 `RerankFailed`; search then returns the fused order and reports the failure (never an error to the user).
 """
 
@@ -96,7 +96,7 @@ class LLMReranker:
         The call is not cancelled when the time budget passes (llm/chat.py cancels by closing the model's HTTP
         client, which this long-lived model shares between queries): it ends in the background within
         `generation.timeout_s` and its result is dropped."""
-        from ragls.retrieval.llm_costs import COUNTER
+        from ragls.llm.costs import COUNTER
 
         head, tail = list(chunks[:self.candidates]), list(chunks[self.candidates:])
         if len(head) < 2:

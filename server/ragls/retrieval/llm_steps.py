@@ -7,7 +7,7 @@ them, caches them, counts them and turns every failure into "no result".
   for backend "none": the steps then do nothing.
 - `StepLLM.call(step, prompt, system, trace)`: the model's text, or None when the call failed or timed out
   (`RequestFailed`); every real call is counted in `trace` (this question) and in the process-wide
-  `llm_costs.COUNTER` (`rag/status` `llmCalls`), a failure as a failed call. Answers are cached in memory
+  `llm.costs.COUNTER` (`rag/status` `llmCalls`), a failure as a failed call. Answers are cached in memory
   (`TransformCache`, LRU) by (step, model, prompt): the same question with the same model gives the same
   paraphrases without a second call, as an answer cache would. Failures are not cached.
 - `LLMTrace`: what one question's retrieval spent and did (calls per step, failures, cache hits, the texts the
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragls.core.errors import RequestFailed
 from ragls.core.lru import LRU
-from ragls.retrieval.llm_costs import COUNTER, LLMCallCounter
+from ragls.llm.costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:
     from ragls.config import GenerationSettings, RetrievalSettings
@@ -49,7 +49,7 @@ CACHE = TransformCache()
 class LLMTrace:
     """One question's LLM-assisted retrieval.
 
-    - `counter`: calls (and failed calls) per step of this question (`llm_costs.LLMCallCounter`).
+    - `counter`: calls (and failed calls) per step of this question (`llm.costs.LLMCallCounter`).
     - `cached`: steps answered from the cache (no call made).
     - `queries`: what the model wrote, per step: "hyde" (the passage), "step_back" (the question), "expand"
       (the paraphrases, a list), "corrective" (the rewritten query).
@@ -131,7 +131,7 @@ class StepLLM:
         return self.chat.model
 
     def call(self, step: str, prompt: str, system: str, trace: LLMTrace) -> str | None:
-        """The model's reply to `prompt` for retrieval step `step` (a `llm_costs.STEPS` name), stripped; None when
+        """The model's reply to `prompt` for retrieval step `step` (a `llm.costs.STEPS` name), stripped; None when
         the call failed or timed out (counted as a failed call of `step`, its message in `trace.errors`).
         A cached reply for the same step, model, system and prompt costs no call (`trace.cached`)."""
         key = (step, self.chat.backend, self.chat.base_url, self.chat.model, system, prompt)

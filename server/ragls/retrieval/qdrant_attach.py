@@ -246,7 +246,7 @@ class QdrantRag:
         return self.attached().search(self.embedder, query, settings=self.spec.settings.retrieval, top_k=top_k)
 
     def sync(self):
-        from ragls.indexer import SyncReport
+        from ragls.index.indexer import SyncReport
 
         return SyncReport()  # read-only: nothing to index
 

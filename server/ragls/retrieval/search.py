@@ -32,7 +32,7 @@ from ragls.retrieval.transforms import Variant, variant_lists
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from ragls.stores.graph import GraphStore, entity_key
 if TYPE_CHECKING:
     from ragls.config import Settings
     from ragls.core.ir import Chunk
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
 log = logging.getLogger(__name__)
 
