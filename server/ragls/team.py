@@ -27,10 +27,10 @@ import time
 from pathlib import Path
 
 from ragls.config import Settings
-from ragls.embed import Embedder
-from ragls.errors import ConfigError
-from ragls.indexer import FolderIndex, resolve_index_dir
-from ragls.repo import LocalChanges, local_changes
+from ragls.core.errors import ConfigError
+from ragls.embedding.embed import Embedder
+from ragls.index.indexer import FolderIndex, resolve_index_dir
+from ragls.index.repo import LocalChanges, local_changes
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import check_query, hits_from_fused

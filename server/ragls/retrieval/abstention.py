@@ -51,8 +51,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragls.analysis import stems
-from ragls.ir import Hit
+from ragls.core.analysis import stems
+from ragls.core.ir import Hit
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask and

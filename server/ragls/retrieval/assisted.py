@@ -25,8 +25,8 @@ from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_v
 
 if TYPE_CHECKING:
     from ragls.config import GenerationSettings, RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
 
 def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -> bool:

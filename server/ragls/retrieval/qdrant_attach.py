@@ -28,7 +28,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import check_query, hits_from_fused
@@ -37,7 +37,7 @@ from ragls.stores.term_vectors import bm25_rank, query_vector
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +235,7 @@ class QdrantRag:
                 self.error = str(exc)
                 raise
             except Exception as exc:  # noqa: BLE001 - connection refused, TLS, HTTP errors
-                from ragls.errors import RequestFailed
+                from ragls.core.errors import RequestFailed
 
                 self.error = f"cannot reach Qdrant at {self.config.url}: {type(exc).__name__}: {exc}"
                 raise RequestFailed(self.error) from None
@@ -246,7 +246,7 @@ class QdrantRag:
         return self.attached().search(self.embedder, query, settings=self.spec.settings.retrieval, top_k=top_k)
 
     def sync(self):
-        from ragls.indexer import SyncReport
+        from ragls.index.indexer import SyncReport
 
         return SyncReport()  # read-only: nothing to index
 
@@ -257,7 +257,7 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.ir import RagInfo
+        from ragls.core.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

@@ -29,8 +29,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from ragls.errors import RaglsError, RequestFailed
-from ragls.telemetry import traced
+from ragls.core.errors import RaglsError, RequestFailed
+from ragls.core.telemetry import traced
 
 if TYPE_CHECKING:
     from ragls.config import Settings
@@ -153,7 +153,7 @@ def rerank_fused(indexes, reranker, query: str, order: list, rankings: dict[str,
     for an LLM reranker that called its model.
     Raises RequestFailed when the backend's model cannot be loaded.
     """
-    from ragls.ir import Hit
+    from ragls.core.ir import Hit
     from ragls.retrieval.fuse import fetch_chunks
 
     ranks: dict[tuple[int, str], dict[str, int]] = {}

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.analysis import query_words
-from ragls.ir import Hit
+from ragls.core.analysis import query_words
+from ragls.core.ir import Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.feedback import feedback_search
@@ -31,8 +31,8 @@ from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
 log = logging.getLogger(__name__)
 

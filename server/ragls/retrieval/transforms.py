@@ -36,8 +36,8 @@ from ragls.retrieval.query import Query, analyse
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
 HYDE_SYSTEM = ("You write the passage of technical documentation that answers a question. Reply with the "
                "passage only: 2 to 4 plain sentences, no heading, no preamble, no markdown.")
@@ -54,7 +54,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|\(\d+\))\s*")
 @dataclass(frozen=True)
 class Variant:
     """A text searched for the question: `name` is its signal prefix ("hyde", "step_back", "expand2"),
-    `step` its `llm_costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
+    `step` its `llm.costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
     document (HyDE) rather than as a query."""
 
     name: str
