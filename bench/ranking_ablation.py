@@ -46,7 +46,7 @@ SETS = (("rust-book hard", "rust-book", "rust-book.jsonl"), ("rust-book easy", "
 
 
 def main() -> int:
-    from ragls import evaluate
+    from ragls.evaluation import evaluate
     from ragls.workspace import RagWorkspace
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -156,6 +156,18 @@ def test_question_names():
     assert question_names("how many retries are allowed in 2024?") == []  # prose, numbers, sentence starts
 
 
+def test_an_identifier_documented_by_its_family_is_mentioned(ws):
+    """"checked_add" is documented as `checked_*`: an identifier counts as mentioned when its family (without the
+    last part) is, and a name with an assigned value by its bare name."""
+    from ragls.retrieval.abstention import _forms, absent_names
+
+    assert _forms("checked_add") == ["checked_add", "checked"]
+    assert _forms("trust_env=False") == ["trust_env=False", "trust_env", "trust"]
+    targets = ws.indexes
+    assert absent_names(targets, "What is retry.max_delay?") == ()  # the docs document retry.max_attempts
+    assert absent_names(targets, "Is max_attempts=3 the default? Or NTLM?") == ("NTLM",)
+
+
 def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     """The fixture docs were in none of the corpora the rule was fitted on (bench/abstention_loco.py): a near miss
     naming a protocol they never mention abstains and says so; questions naming what they do mention are
