@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import Settings, load_folder_settings
+from ragls.config.settings import Settings, load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
@@ -122,7 +122,7 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
-        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
         for folder in self.folders:

@@ -36,7 +36,7 @@ from ragls.stores.qdrant import SPARSE, chunk_from_payload, connect
 from ragls.stores.term_vectors import bm25_rank, query_vector
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)

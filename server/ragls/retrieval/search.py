@@ -30,7 +30,7 @@ from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 

@@ -35,7 +35,7 @@ from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query import Query, analyse
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 
