@@ -40,6 +40,23 @@ H.it("a stray file outside any project attaches nothing and indexes nothing", fu
   H.eq("ragls: off", require("ragls").statusline(), "statusline")
 end)
 
+H.it("`git commit` opening Neovim on .git/COMMIT_EDITMSG starts no server and indexes nothing", function()
+  local repo = vim.fn.tempname() .. "-repo"
+  vim.fn.mkdir(repo .. "/.git", "p")
+  vim.fn.writefile({ "# Notes", "", "Some notes." }, repo .. "/notes.md")
+  vim.fn.writefile({ "", "# Please enter the commit message for your changes." }, repo .. "/.git/COMMIT_EDITMSG")
+  local prev = vim.api.nvim_get_current_buf()
+  vim.cmd.edit(vim.fn.fnameescape(repo .. "/.git/COMMIT_EDITMSG"))
+  H.eq("gitcommit", vim.bo.filetype, "git's commit message buffer")
+  vim.wait(1500, function() return #vim.lsp.get_clients() > 0 end, 50)
+  H.eq(0, #vim.lsp.get_clients(), "no client")
+  H.eq({}, index_dirs(), "no index folder written")
+  H.eq("a git file, not a document", vim.b.ragls_detached, "why (for the statusline's 'ragls: off')")
+  local commit_buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_set_current_buf(prev)
+  vim.api.nvim_buf_delete(commit_buf, { force = true })
+end)
+
 H.it(":Rag* commands say why nothing started and how to index the folder anyway", function()
   H.notes = {}
   vim.cmd("RagQuery! quokka hat")
