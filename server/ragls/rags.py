@@ -402,7 +402,7 @@ class RagRegistry:
     def _signature(self) -> tuple:
         """What the specs depend on besides `overrides`: each config file's and the trust store's (mtime, size,
         inode); None for a missing one. Unchanged: `reload` has nothing to re-read."""
-        from ragls import trust
+        from ragls.config import trust
 
         out = []
         for path in [*(p for p, _ in self.config_files()), trust.store_path()]:
