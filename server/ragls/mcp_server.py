@@ -14,7 +14,8 @@ the LLM prompt uses too) under a note that it is data, not instructions; only
 indexed files are ever read (the index already leaves out excluded and secret files, and `RagWorkspace.retrieve`
 checks hits against the current source filter again), so an excluded or secret file never reaches an agent.
 
-The index is the one the editors use (same index dir, same lock): see `ragls.live` for reader / writer roles.
+The index is the one the editors use (same index dir, same lock), served by the same lifecycle as the editor's
+(`ragls.live.LiveWorkspace`: reader / writer roles, named-RAG sync, reopen on a `ragls.toml` change).
 Logging goes to stderr; the SDK points fd 1 at stderr while it serves, so stray output never corrupts the wire.
 """
 
@@ -122,8 +123,9 @@ class RaglsTools:
 
     async def _run(self, fn, *args, **kwargs):
         try:
-            ws = await self._ws(indexed=fn is not self._status)
-            return await asyncio.to_thread(fn, ws, *args, **kwargs)
+            with self.live.request():  # the workspace and named RAGs it uses are not closed under it
+                ws = await self._ws(indexed=fn is not self._status)
+                return await asyncio.to_thread(fn, ws, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - every failure is an `isError` result, the server keeps serving
             return tool_error(exc)
         finally:
@@ -186,17 +188,19 @@ class RaglsTools:
 
     # resources --------------------------------------------------------------------------------------------
     async def list_files(self) -> list[MCPResource]:
-        try:
-            ws = await self._ws()
-        except RaglsError:
-            return []
-        return await asyncio.to_thread(_list_resources, ws)
+        with self.live.request():
+            try:
+                ws = await self._ws()
+            except RaglsError:
+                return []
+            return await asyncio.to_thread(_list_resources, ws)
 
     async def read_file(self, uri: str) -> str:
         try:
-            ws = await self._ws()
-            idx, rel = await asyncio.to_thread(resolve_indexed, ws.indexes, uri)
-            return await asyncio.to_thread(read_indexed_text, idx, rel)
+            with self.live.request():
+                ws = await self._ws()
+                idx, rel = await asyncio.to_thread(resolve_indexed, ws.indexes, uri)
+                return await asyncio.to_thread(read_indexed_text, idx, rel)
         except RaglsError as exc:
             raise ResourceError(str(exc)) from None
 
