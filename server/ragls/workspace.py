@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config.settings import Settings, load_folder_settings
+from ragls.config.settings import OldName, Settings, load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
@@ -125,10 +125,12 @@ class RagWorkspace:
         # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
+        old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
-            self.warnings += warns
+            self.warnings += [w for w in warns if not isinstance(w, OldName)]
+            old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
@@ -156,7 +158,7 @@ class RagWorkspace:
                 self.indexes.append(self.teams[i].overlay)
             else:
                 self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
-        self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
         from ragls.index.graph_extract import GraphBuilder

@@ -189,10 +189,9 @@ class RetrievalSettings(_Section):
     # 0 = best window only (the default: 0.03 lifts Cranfield but lowers the dev sets' MRR, docs/benchmarks.md,
     # "Window pooling").
     window_margin: float = Field(0.0, ge=0.0, le=1.0)
-    # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
+    # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured. Its old
+    # name `sufficiency_floor` (raggity's) still works (`RENAMED`).
     min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
-    # raggity's name for the abstention floor: when set it replaces min_similarity (see `abstention_floor`).
-    sufficiency_floor: float | None = Field(None, ge=-1.0, le=1.0)
     # false: vector signal only (BM25 still answers while no vector exists yet).
     hybrid: bool = True
     # Hits whose vectors have cosine >= dedup_cosine with a better hit are dropped (retrieval/dedup.py); 1 = off.
@@ -245,8 +244,9 @@ class RetrievalSettings(_Section):
 
     @property
     def abstention_floor(self) -> float:
-        """The abstention floor in force: `sufficiency_floor` when set, else `min_similarity`."""
-        return self.min_similarity if self.sufficiency_floor is None else self.sufficiency_floor
+        """The abstention floor on the best cosine similarity: the one setting `min_similarity` (old name
+        `sufficiency_floor`, see `RENAMED`)."""
+        return self.min_similarity
 
     @field_validator("contextual_prompt")
     @classmethod
@@ -414,7 +414,6 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_graph_hops": ("retrieval", "graph_hops"),
     "graph_hops": ("retrieval", "graph_hops"),
     "rag_min_similarity": ("retrieval", "min_similarity"),
-    "rag_sufficiency_floor": ("retrieval", "sufficiency_floor"),
     "rag_hybrid": ("retrieval", "hybrid"),
     "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
     "rag_parent_document": ("retrieval", "parent_document"),
@@ -436,6 +435,20 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_max_context_chars": ("generation", "max_context_chars"),
 }
 
+# Old names of a setting that has one name now: old name -> (section, field). They keep working (flat or inside
+# their section); when a layer gives both, the old name wins there, as it did when it was a setting of its own; and
+# `normalize` returns an `OldName` notice naming the setting to use (rag/status `notices`).
+RENAMED: dict[str, tuple[str, str]] = {
+    "sufficiency_floor": ("retrieval", "min_similarity"),
+    "rag_sufficiency_floor": ("retrieval", "min_similarity"),
+}
+
+
+class OldName(str):
+    """A `normalize` warning that is only a notice: an old setting name was used (`RENAMED`); the text names the
+    setting to use instead."""
+
+
 # Top-level tables whose keys are user-chosen names (merged per name, not validated as settings here).
 TABLES = ("document_loaders", "rags")
 
@@ -452,6 +465,17 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     "unset") is dropped, so the layers below it (ragls.toml, the default) apply."""
     out: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
+    by_old_name: set[tuple[str, str]] = set()  # set in this layer through an old name: it wins (`RENAMED`)
+
+    def put(section: str, name: str, value: Any, old: str | None = None) -> None:
+        if old is not None:
+            by_old_name.add((section, name))
+            warnings.append(OldName(f"setting {old} is an old name of {section}.{name}; it still works, but "
+                                    f"use {section}.{name}"))
+        elif (section, name) in by_old_name:
+            return
+        out.setdefault(section, {})[name] = value
+
     if not data:
         return out, warnings
     if isinstance(data.get("ragls"), dict) and len(data) == 1:
@@ -471,9 +495,11 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                     continue
                 sub = _snake(sub_raw)
                 if sub in fields:
-                    out.setdefault(key, {})[sub] = sub_value
+                    put(key, sub, sub_value)
                 elif sub in ALIASES and ALIASES[sub][0] == key:
-                    out.setdefault(key, {})[ALIASES[sub][1]] = sub_value
+                    put(key, ALIASES[sub][1], sub_value)
+                elif sub in RENAMED and RENAMED[sub][0] == key:
+                    put(key, RENAMED[sub][1], sub_value, old=f"{key}.{sub_raw}")
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
                     warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
@@ -482,8 +508,9 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
         elif key in TOP_LEVEL:
             out[key] = value  # type: ignore[assignment] - a top-level scalar (profile)
         elif key in ALIASES:
-            section, name = ALIASES[key]
-            out.setdefault(section, {})[name] = value
+            put(*ALIASES[key], value)
+        elif key in RENAMED:
+            put(*RENAMED[key], value, old=raw_key)
         else:
             warnings.append(f"unknown setting {raw_key}{_did_you_mean(key, list(sections) + list(ALIASES))}")
     return out, warnings

@@ -77,7 +77,7 @@ SAFE: dict[str, dict[str, Rule]] = {
         **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",
                   "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
-                  "sufficiency_floor", "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
+                  "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
                   "abstention_probability", "reranker_model", "graph_hops", "graph_concurrency",
                   "ingest_concurrency", "colbert_model", "rerank_llm_candidates", "rerank_timeout_ms",
                   "rerank_provider", "transform_weight", "strong_signal_score", "strong_signal_gap",
