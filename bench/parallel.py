@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def main() -> None:
     from data import dataset
     from ragls.config import build_settings
-    from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--texts", type=int, default=192)

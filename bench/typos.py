@@ -36,7 +36,7 @@ def typo(query: str) -> str:
 
 def main() -> int:
     from ragls.config import build_settings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-typos-"))

@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from ragls.chunking import chunk_document
     from ragls.config import build_settings
-    from ragls.embed import Embedder
-    from ragls.hashing import text_hash
+    from ragls.core.hashing import text_hash
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.sources.load import load_file
     from ragls.windows import embedding_input, plan_windows, resolve

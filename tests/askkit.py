@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ragls.answer.llm import make_chat_model
 from ragls.config import GenerationSettings, Settings
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 OWNERSHIP = ("Each value in Rust has an owner. There can only be one owner at a time. "
              "When the owner goes out of scope, the value will be dropped.")

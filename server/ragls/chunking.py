@@ -30,8 +30,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ragls.hashing import chunk_id, text_hash
-from ragls.ir import Chunk, Document, LineSpan
+from ragls.core.hashing import chunk_id, text_hash
+from ragls.core.ir import Chunk, Document, LineSpan
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -27,8 +27,8 @@ from ragls.cli_common import (  # noqa: F401 - shared with cli_ops.py; re-export
     _warn_no_vectors,
     _workspace,
 )
-from ragls.errors import InvalidParams, RaglsError, error_kind
-from ragls.uris import display_path
+from ragls.core.errors import InvalidParams, RaglsError, error_kind
+from ragls.core.uris import display_path
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -91,7 +91,7 @@ def cmd_serve(args) -> int:
 def _start_live(args, hold_vectors: bool = False):
     """(LiveWorkspace started on `args.paths` — default: the current project root —, its folders) for the
     long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
-    from ragls import heap
+    from ragls.core import heap
     from ragls.live import LiveWorkspace
     from ragls.lsp.local_socket import LocalSocketServer
     from ragls.roots import serve_folders
@@ -253,7 +253,7 @@ def cmd_ask(args) -> int:
 def _print_answer(args, wire: dict, streamed: list[str]) -> int:
     """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
     returns the exit code (1 when the LLM failed and the answer is extractive)."""
-    from ragls.uris import uri_to_path
+    from ragls.core.uris import uri_to_path
 
     if args.json:
         _print_json(wire)

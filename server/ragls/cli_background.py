@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from ragls.errors import InvalidParams, RequestFailed
+from ragls.core.errors import InvalidParams, RequestFailed
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ def stop(path: str | None) -> int:
 def run_headless(path: str, idle_exit_min: float) -> int:
     """The background server's own process: serve PATH until idle for `idle_exit_min` minutes (with no indexing
     work left) or SIGTERM. Returns 0."""
-    from ragls import heap
+    from ragls.core import heap
     from ragls.live import LiveWorkspace
     from ragls.lsp.local_socket import LocalSocketServer
 

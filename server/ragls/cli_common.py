@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragls.errors import InvalidParams, RaglsError, from_wire_error
+from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
 #: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.

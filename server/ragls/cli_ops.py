@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from ragls.cli_common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
-from ragls.uris import display_path
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.core.uris import display_path
 
 
 def cmd_status(args) -> int:
@@ -26,7 +26,7 @@ def cmd_status(args) -> int:
         return 0
     wire = _via_server(args, "rag/status", {})
     if wire is not None:  # the running server's status covers all its folders: keep this one
-        from ragls.uris import uri_to_path
+        from ragls.core.uris import uri_to_path
 
         folder = Path(args.path).expanduser().resolve()
         wire["folders"] = [f for f in wire["folders"] if Path(uri_to_path(f["uri"])) == folder]
@@ -41,7 +41,7 @@ def cmd_status(args) -> int:
     if args.json:
         _print_json(wire)
         return 0
-    from ragls.uris import uri_to_path
+    from ragls.core.uris import uri_to_path
 
     # the same lines in-process and through a server: everything printed comes from the rag/status result
     max_length = wire.get("embeddingMaxLength")
@@ -144,7 +144,7 @@ def _doctor_checks(args, report, note) -> None:
     except RaglsError as exc:
         report(False, "settings", f"settings: {exc}")
         return
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
     emb = Embedder(settings.embedding, on_status=note)
     try:
@@ -249,7 +249,7 @@ def cmd_models(args) -> int:
 
 def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
-    from ragls import evaluate
+    from ragls.evaluation import evaluate
 
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
@@ -323,7 +323,7 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.answer.llm import make_chat_model
-    from ragls.commit import generate_commit_message
+    from ragls.commit.message import generate_commit_message
     from ragls.config import load_settings
 
     folder = Path(args.path or ".").resolve()

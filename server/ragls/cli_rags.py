@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragls.errors import InvalidParams
+from ragls.core.errors import InvalidParams
 
 
 def rag_positionals(parser, args) -> None:
@@ -93,7 +93,7 @@ def write_config(path: Path, doc) -> None:
     import tomlkit
 
     from ragls import trust
-    from ragls.atomic import atomic_target
+    from ragls.core.atomic import atomic_target
 
     path.parent.mkdir(parents=True, exist_ok=True)
     before = trust.read_config_bytes(path.parent)
@@ -259,8 +259,8 @@ def cmd_attach(args) -> int:
     import tomlkit
 
     from ragls.config import load_settings
-    from ragls.embed import Embedder
-    from ragls.errors import InvalidParams
+    from ragls.core.errors import InvalidParams
+    from ragls.embedding.embed import Embedder
     from ragls.retrieval.qdrant_attach import (
         AttachedCollection,
         QdrantAttach,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ragls.errors import InvalidParams
+from ragls.core.errors import InvalidParams
 
 
 def add_parser(sub) -> None:
@@ -87,7 +87,7 @@ def offer_trust(folders: Sequence[Path]) -> None:
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
     from ragls import trust
-    from ragls.errors import ConfigError
+    from ragls.core.errors import ConfigError
 
     for folder in folders:
         try:

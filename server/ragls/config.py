@@ -16,7 +16,7 @@ from typing import Any, Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 from ragls.trust_filter import EDITOR_TRUST_KEY
 
 CONFIG_FILE = "ragls.toml"
@@ -334,7 +334,7 @@ class WatchSettings(_Section):
 
 
 class ObservabilitySettings(_Section):
-    """OpenTelemetry export (ragls.telemetry; needs the `otel` extra)."""
+    """OpenTelemetry export (ragls.core.telemetry; needs the `otel` extra)."""
 
     otel_endpoint: str | None = None  # OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; unset = no tracing
 

@@ -36,12 +36,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.errors import RaglsError
-from ragls.hashing import text_hash
+from ragls.core.errors import RaglsError
+from ragls.core.hashing import text_hash
 
 if TYPE_CHECKING:
     from ragls.config import Settings
-    from ragls.ir import Chunk, Document
+    from ragls.core.ir import Chunk, Document
 
 log = logging.getLogger(__name__)
 

@@ -25,14 +25,14 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from ragls.errors import RaglsError, RequestFailed
-from ragls.hashing import text_hash
+from ragls.core.errors import RaglsError, RequestFailed
+from ragls.core.hashing import text_hash
 from ragls.stores.graph import GraphStore, entity_key
 
 if TYPE_CHECKING:
     from ragls.config import Settings
+    from ragls.core.ir import Chunk
     from ragls.indexer import FolderIndex
-    from ragls.ir import Chunk
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ragls.errors import (
+from ragls.core.errors import (
     INVALID_REQUEST,
     InvalidParams,
     RaglsError,

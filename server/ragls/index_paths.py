@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ragls.hashing import text_hash
+from ragls.core.hashing import text_hash
 
 
 def cache_root() -> Path:
@@ -24,7 +24,7 @@ def cache_root() -> Path:
 
 def models_root() -> Path:
     """Where the model files ragls derives live: the offline MiniLM copy and the memory-lean ONNX copies
-    (`onnx_prep`). `RAGLS_MODELS_DIR` overrides it (several cache dirs can share one, e.g. the test suite's);
+    (`embedding/onnx_prep`). `RAGLS_MODELS_DIR` overrides it (several cache dirs can share one, e.g. the test suite's);
     default `<cache_root()>/models`. Their contents are keyed by the source model, so sharing is safe."""
     env = os.environ.get("RAGLS_MODELS_DIR")
     return Path(env) if env else cache_root() / "models"
@@ -72,7 +72,7 @@ def check_index_dir(index_dir: Path) -> None:
     whose `index.path` lies inside it — and writing through it would write outside the index (issue 25). The
     directory itself may be a link (the user's choice of disk). Raises ConfigError naming the link; a directory
     that does not exist passes."""
-    from ragls.errors import ConfigError
+    from ragls.core.errors import ConfigError
 
     for parent, dirs, files in os.walk(index_dir):
         for name in dirs + files:

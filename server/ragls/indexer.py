@@ -43,19 +43,19 @@ from typing import TYPE_CHECKING
 from ragls import ownership
 from ragls.chunking import chunk_document, no_text_reason
 from ragls.config import Settings
-from ragls.embed import Embedder
-from ragls.errors import RequestFailed, Skipped
-from ragls.hashing import fingerprint, text_hash
+from ragls.core.errors import RequestFailed, Skipped
+from ragls.core.hashing import fingerprint, text_hash
+from ragls.core.ir import Chunk, Document
+from ragls.core.telemetry import traced
+from ragls.core.uris import key_path
+from ragls.embedding.embed import Embedder
 from ragls.index_paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
-from ragls.ir import Chunk, Document
 from ragls.ownership import WriterLock
 from ragls.sources.convert import load_source
 from ragls.sources.redact import REDACT_VERSION, mask_document
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
-from ragls.telemetry import traced
-from ragls.uris import key_path
 from ragls.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.windows import Window, embedding_input, plan_windows, resolve
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import NotReady, RaglsError
+from ragls.core.errors import NotReady, RaglsError
 
 log = logging.getLogger(__name__)
 

@@ -30,18 +30,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from ragls import __version__
 from ragls.answer.template import DATA_NOTE, quote_passage
-from ragls.errors import RaglsError
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.errors import INTERNAL, RaglsError, error_kind, to_wire_error
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.core.uris import path_to_uri
 from ragls.live import LiveWorkspace
 from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, read_passage, resolve_indexed
-from ragls.uris import path_to_uri
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +126,22 @@ def _result(text: str, data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
+def tool_error(exc: BaseException) -> CallToolResult:
+    """The `isError` tool result for `exc`, by the one error mapping of every front (`errors.to_wire_error`): the
+    text block is the message a model can act on, `structuredContent.error` the protocol's `{"code", "message"}`
+    (-32602 bad arguments, -32803 backend failure or index not ready, -32603 an unexpected error, whose text stays
+    in the server log with its traceback and never reaches the agent)."""
+    wire = to_wire_error(exc)
+    if error_kind(exc) is INTERNAL:
+        log.error("tool call failed", exc_info=exc)
+    return CallToolResult(content=[TextContent(type="text", text=wire["message"])],
+                          structured_content={"error": wire}, is_error=True)
+
+
 # -- the tools ------------------------------------------------------------------------------------------------
 class RaglsTools:
     """The tool and resource implementations over a LiveWorkspace; each runs its workspace work off the event
-    loop. Errors a caller can fix raise ToolError (the SDK returns it as an `isError` result the model can read)."""
+    loop. Every error is an `isError` result (`tool_error`, the mapping LSP, the socket and HTTP use too)."""
 
     def __init__(self, live: LiveWorkspace):
         self.live = live
@@ -142,8 +154,8 @@ class RaglsTools:
         try:
             ws = await self._ws(indexed=fn is not self._status)
             return await asyncio.to_thread(fn, ws, *args, **kwargs)
-        except RaglsError as exc:
-            raise ToolError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - every failure is an `isError` result, the server keeps serving
+            return tool_error(exc)
         finally:
             self.live.release_vectors()  # the first answer is out: the embedding model may load now
 

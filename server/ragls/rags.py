@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
-from ragls.embed import Embedder
-from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
-from ragls.hashing import text_hash
+from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
+from ragls.core.hashing import text_hash
+from ragls.core.ir import RagInfo
+from ragls.embedding.embed import Embedder
 from ragls.indexer import FolderIndex, SyncReport
-from ragls.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.trust_filter import folder_layer
@@ -443,7 +443,7 @@ class RagRegistry:
         """<cache>/rags/<name>-<hash of the declaring config file>, or `index.path` when the RAG sets one."""
         if spec.settings.index.path:
             return Path(spec.settings.index.path).expanduser()
-        from ragls.embed import cache_root
+        from ragls.embedding.embed import cache_root
 
         return cache_root() / "rags" / f"{spec.name}-{text_hash(str(spec.origin.resolve()))[:10]}"
 

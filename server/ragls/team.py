@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from ragls.config import Settings
-from ragls.embed import Embedder
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
+from ragls.embedding.embed import Embedder
 from ragls.indexer import FolderIndex, resolve_index_dir
 from ragls.repo import LocalChanges, local_changes
 from ragls.retrieval.result import RetrievalResult

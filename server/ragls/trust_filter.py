@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 
 # An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
 # user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.

@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ragls.hashing import text_hash
-from ragls.telemetry import traced
+from ragls.core.hashing import text_hash
+from ragls.core.telemetry import traced
 
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save

@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
-from ragls import heap
+from ragls.core import heap
+from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -274,7 +274,7 @@ class IndexWorker:
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
-                    self._set_busy(False, "idle")
+                    self._set_busy(False, "up to date")  # the work-done progress end message
                     wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
                 self._cond.wait(wait)
         return None
@@ -325,7 +325,7 @@ class IndexWorker:
                 self.ws.errors.append({"message": f"indexer: {exc}"})
                 del self.ws.errors[:-20]
                 time.sleep(0.5)
-            heap.trim()  # what a batch freed goes back to the OS (ragls.heap)
+            heap.trim()  # what a batch freed goes back to the OS (ragls.core.heap)
 
     def _sync(self, folder: int, paths: set[str] | None) -> None:
         idx = self.ws.indexes[folder]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragls.chunking import LineIndex, strip_heading_ids
-from ragls.ir import Chunk
+from ragls.core.ir import Chunk
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (BERT-style models); a small safety margin for other tokenizers too
 MIN_BODY_TOKENS = 16

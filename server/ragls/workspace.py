@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config import Settings, load_folder_settings
-from ragls.embed import Embedder
-from ragls.errors import InvalidParams, RaglsError
-from ragls.hashing import fingerprint
+from ragls.core.errors import InvalidParams, RaglsError
+from ragls.core.hashing import fingerprint
+from ragls.core.ir import Answer, Chunk, Hit
+from ragls.core.telemetry import traced
+from ragls.embedding.embed import Embedder
 from ragls.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.ir import Answer, Chunk, Hit
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
-from ragls.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class RagWorkspace:
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
-        from ragls import telemetry
+        from ragls.core import telemetry
 
         telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
@@ -224,7 +224,7 @@ class RagWorkspace:
 
     def folder_index(self, uri_or_path: str) -> int:
         """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
-        from ragls.uris import uri_to_path
+        from ragls.core.uris import uri_to_path
 
         text = uri_or_path.strip()
         target = uri_to_path(text) if text.startswith("file:") else None
@@ -443,8 +443,8 @@ class RagWorkspace:
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
         from ragls.answer.llm import make_chat_model
-        from ragls.commit import generate_commit_message
-        from ragls.uris import uri_to_path
+        from ragls.commit.message import generate_commit_message
+        from ragls.core.uris import uri_to_path
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]
 

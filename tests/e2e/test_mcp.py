@@ -99,6 +99,7 @@ async def test_bad_arguments_are_tool_errors(server):
     assert empty.is_error and "query" in empty.content[0].text
     unknown = await server.call("search_docs", {"query": "retries", "rag": "no-such-folder"})
     assert unknown.is_error and "no-such-folder" in unknown.content[0].text
+    assert unknown.structured_content["error"] == {"code": -32602, "message": unknown.content[0].text}
     ok = await server.data("search_docs", {"query": "retries", "rag": "docs"})  # the folder's name
     assert ok["results"][0]["path"] == "guide/retries.md"
 

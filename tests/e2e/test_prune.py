@@ -23,7 +23,7 @@ def _open_index(folder: Path, cache: Path) -> Path:
     import os
 
     from ragls.config import load_settings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
 
     old = os.environ.get("RAGLS_CACHE_DIR")

@@ -12,7 +12,7 @@ import tomllib
 from clikit import ragls
 from qdrant_client import QdrantClient, models
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
@@ -103,7 +103,7 @@ def test_evidence_arithmetic():
 
 
 def test_agreement_is_the_best_shared_rank():
-    from ragls.ir import Chunk, Hit, LineSpan
+    from ragls.core.ir import Chunk, Hit, LineSpan
 
     def hit(**signals):
         return Hit(Chunk("c", "p", "t", LineSpan(0, 0, 1, 0), "h"), 1.0, signals)

@@ -262,8 +262,8 @@ def test_every_embedding_window_starts_with_the_context():
     from dataclasses import replace
 
     from ragls.chunking import chunk_document
-    from ragls.embed import offline_model_dir
-    from ragls.ir import Document
+    from ragls.core.ir import Document
+    from ragls.embedding.embed import offline_model_dir
     from ragls.windows import plan_windows
     from tokenizers import Tokenizer
 

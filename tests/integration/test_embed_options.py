@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir
 
 
 def embedding(**extra):

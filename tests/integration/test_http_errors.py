@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ragls import rags
-from ragls.errors import INTERNAL_ERROR, REQUEST_FAILED
+from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
 from ragls.http_api import build_app
 from ragls.live import LiveWorkspace
 from ragls.trust import trust

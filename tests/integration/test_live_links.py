@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.trust import trust as trust_folder
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace

@@ -8,7 +8,7 @@ import pytest
 from llm_server import Reply, held_port
 from ragls.answer.llm import ChatModel, make_chat_model
 from ragls.config import GenerationSettings
-from ragls.errors import Cancelled, RequestFailed
+from ragls.core.errors import Cancelled, RequestFailed
 
 KEY = "sk-test-secret-123"
 BACKENDS = ["openai", "anthropic"]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from llm_server import Reply, route
 from ragls import cli
-from ragls.embed import offline_model_dir
-from ragls.errors import InvalidParams
+from ragls.core.errors import InvalidParams
+from ragls.embedding.embed import offline_model_dir
 from ragls.lsp.wire import (
     AskParams,
     QueryParams,

@@ -18,7 +18,7 @@ from ragls.answer.ask import ask
 from ragls.answer.llm import make_chat_model
 from ragls.cli import main
 from ragls.config import GenerationSettings, Settings
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
@@ -86,7 +86,7 @@ def test_one_huge_pasted_token_is_answered_promptly(ws, pasted):
 
 
 def test_compound_identifiers_unchanged_by_the_linear_pattern():
-    from ragls.analysis import compound_identifiers
+    from ragls.core.analysis import compound_identifiers
 
     text = "use os.path.join, HashMap::new and get_worktrees; a.b.c x__y foo. _lead.x 数据.库 end."
     assert compound_identifiers(text) == ["os.path.join", "HashMap::new", "get_worktrees", "a.b.c", "x__y",

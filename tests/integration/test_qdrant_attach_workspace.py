@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from qdrant_client import models
-from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
-from ragls.errors import RaglsError
+from ragls.core.errors import RaglsError
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.stores.qdrant import close_local, connect
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace

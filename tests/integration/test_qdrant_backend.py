@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
 from ragls.repo import collection_name, normalize_remote, repo_identity
 from ragls.retrieval.search import search
@@ -111,7 +111,7 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
 CRASH_SCRIPT = textwrap.dedent("""
     import sys
     from ragls.config import build_settings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
     import json
     s = build_settings(json.loads(sys.argv[2]))[0]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
 from ragls.team import TeamIndex
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from ragls.errors import InvalidParams
+from ragls.core.errors import InvalidParams
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 

@@ -4,7 +4,7 @@ from a local folder (tests/tiny_cross_encoder.py: score = occurrences of one tok
 from __future__ import annotations
 
 import pytest
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.rerank import Reranker
 from ragls.retrieval.search import search

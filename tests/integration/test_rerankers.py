@@ -151,7 +151,7 @@ def test_custom_class_from_a_module(ws, settings):
 
 
 def test_custom_class_errors(ws, settings):
-    from ragls.errors import RequestFailed
+    from ragls.core.errors import RequestFailed
 
     settings.rerank_backend = "ragls_test_rerankers:Broken"
     result = ws.query(QUERY, top_k=4)  # a bug in the user's class: the fused order, reported
@@ -266,7 +266,7 @@ def test_backend_choice_keeps_the_old_names(ws):
     assert make_reranker(build_settings({})[0]) is None
     off, _ = build_settings({"rag_reranker_model": "x", "retrieval": {"rerank_backend": "none"}})
     assert make_reranker(off) is None
-    from ragls.errors import ConfigError
+    from ragls.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="rerank_backend"):
         build_settings({"retrieval": {"rerank_backend": "bogus backend"}})

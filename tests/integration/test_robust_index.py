@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from ragls import indexer as indexer_mod
 from ragls.chunking import is_markup_only
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 

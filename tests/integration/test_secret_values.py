@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.sources.redact import mask_secrets
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace

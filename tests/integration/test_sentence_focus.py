@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from ragls.answer.extractive import extractive_answer
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
 from ragls.retrieval.search import search
 

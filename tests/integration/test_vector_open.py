@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.indexer import FolderIndex
 from ragls.trust import trust as trust_folder
 from ragls.windows import plan_windows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.config import build_settings, load_settings
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 
 
 def test_defaults():

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from ragls.errors import InvalidParams
-from ragls.evaluate import (
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.evaluation.evaluate import (
     GoldItem,
     judge,
     load_questions,
     parse_setting_side,
     summarize,
 )
-from ragls.ir import Chunk, Hit, LineSpan
 
 
 def hit(path: str, first: int, last: int) -> Hit:

@@ -9,7 +9,7 @@ from ragls.answer.template import (
     render_prompt,
 )
 from ragls.config import DEFAULT_TEMPLATE
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 
 def hit(path: str, text: str, span: LineSpan, title: str = "") -> Hit:

@@ -9,7 +9,7 @@ import os
 import pytest
 from ragls import trust
 from ragls.config import Settings, load_settings
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 from ragls.trust_filter import SAFE, folder_layer, restrict
 
 HOSTILE = """

@@ -272,7 +272,7 @@ def test_upper_case_extensions_match_default_includes(tmp_path):
 
 
 def test_latin1_file_name_is_listed_as_a_key(tmp_path):
-    from ragls.uris import display_path, key_path
+    from ragls.core.uris import display_path, key_path
 
     make(tmp_path, {"a.md": "x"})
     with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "wb") as fh:

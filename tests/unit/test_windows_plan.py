@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 from ragls.chunking import chunk_document
-from ragls.embed import offline_model_dir
-from ragls.ir import Document
+from ragls.core.ir import Document
+from ragls.embedding.embed import offline_model_dir
 from ragls.windows import MIN_TAIL, plan_windows, tail_starts
 
 MODEL_DIR = offline_model_dir()

@@ -29,8 +29,8 @@ from ragls.answer.llm import ChatModel, ToolCall
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config import Settings
-from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
-from ragls.ir import Answer, Hit
+from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
+from ragls.core.ir import Answer, Hit
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 

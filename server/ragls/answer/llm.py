@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragls.config import GenerationSettings
-from ragls.errors import Cancelled, RequestFailed
-from ragls.telemetry import traced
+from ragls.core.errors import Cancelled, RequestFailed
+from ragls.core.telemetry import traced
 
 __all__ = [
     "DEFAULT_MODELS",

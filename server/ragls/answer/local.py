@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ragls.ir import Hit, LineSpan
-from ragls.uris import display_path
+from ragls.core.ir import Hit, LineSpan
+from ragls.core.uris import display_path
 
 PLACEHOLDERS = re.compile(r"__INPUT__|__CONTEXT__|__SOURCES__")
 MIN_TRUNCATED_CHARS = 200  # a chunk cut shorter than this is dropped instead: a stub is no context

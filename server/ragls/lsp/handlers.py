@@ -9,7 +9,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ragls.errors import Cancelled, RaglsError
+from ragls.core.errors import Cancelled, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,

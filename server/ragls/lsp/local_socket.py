@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import INVALID_REQUEST, RaglsError, to_wire_error
+from ragls.core.errors import INVALID_REQUEST, RaglsError, to_wire_error
 
 log = logging.getLogger(__name__)
 

@@ -22,13 +22,13 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
 from ragls.config import load_settings, normalize
-from ragls.errors import ConfigError, NotReady, RaglsError, RequestFailed
+from ragls.core.errors import ConfigError, NotReady, RaglsError, RequestFailed
+from ragls.core.uris import uri_to_path
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
 from ragls.roots import is_too_broad
 from ragls.trust_filter import EDITOR_TRUST_KEY, editor_trust
-from ragls.uris import uri_to_path
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
 
@@ -426,8 +426,8 @@ _register()
 
 def serve(tcp: str | None = None) -> None:
     """Run the server on stdio, or on TCP "HOST:PORT" for debugging. Caps glibc's malloc arenas first
-    (`ragls.heap.limit_arenas`)."""
-    from ragls import heap
+    (`ragls.core.heap.limit_arenas`)."""
+    from ragls.core import heap
     from ragls.lsp.errors import install_log_filter
 
     heap.limit_arenas()

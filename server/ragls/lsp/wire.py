@@ -10,10 +10,10 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ragls.errors import InvalidParams
-from ragls.ir import Answer, Chunk, Hit, LineSpan
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Answer, Chunk, Hit, LineSpan
+from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.sources.passage import Passage
-from ragls.uris import display_path, key_path, path_to_uri
 
 
 class _Params(BaseModel):

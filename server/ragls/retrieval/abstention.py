@@ -40,8 +40,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragls.analysis import stems
-from ragls.ir import Hit
+from ragls.core.analysis import stems
+from ragls.core.ir import Hit
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_fit.py --corpora flask-docs` on best-window cosines (docs/benchmarks.md, "Dev

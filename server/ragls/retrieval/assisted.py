@@ -26,7 +26,7 @@ from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_v
 
 if TYPE_CHECKING:
     from ragls.config import GenerationSettings, RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
 
 

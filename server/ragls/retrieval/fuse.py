@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ragls.telemetry import traced
+from ragls.core.telemetry import traced
 
 DEFAULT_WEIGHTS = {"vector": 1.125, "bm25": 1.0, "graph": 0.9}
 

@@ -19,13 +19,13 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ragls.hashing import text_hash
+from ragls.core.hashing import text_hash
 from ragls.stores.graph import edge_weight, entity_key
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.indexer import FolderIndex
     from ragls.stores.graph import GraphStore
 

@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from ragls.errors import RaglsError, RequestFailed
+from ragls.core.errors import RaglsError, RequestFailed
 
 log = logging.getLogger(__name__)
 

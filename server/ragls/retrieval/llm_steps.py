@@ -21,8 +21,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragls.errors import RequestFailed
-from ragls.lru import LRU
+from ragls.core.errors import RequestFailed
+from ragls.core.lru import LRU
 from ragls.retrieval.llm_costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:

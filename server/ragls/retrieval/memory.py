@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragls.ir import Chunk
+from ragls.core.ir import Chunk
 from ragls.retrieval.source import Candidates
 from ragls.stores.bm25 import Bm25Store
 from ragls.stores.vectors import WindowMatch

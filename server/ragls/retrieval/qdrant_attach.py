@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragls.errors import ConfigError
+from ragls.core.errors import ConfigError
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import Candidates, pool_bm25
@@ -41,7 +41,7 @@ from ragls.stores.vectors import WindowMatch
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -284,7 +284,7 @@ class QdrantRag:
                 self.error = str(exc)
                 raise
             except Exception as exc:  # noqa: BLE001 - connection refused, TLS, HTTP errors
-                from ragls.errors import RequestFailed
+                from ragls.core.errors import RequestFailed
 
                 self.error = f"cannot reach Qdrant at {self.config.url}: {type(exc).__name__}: {exc}"
                 raise RequestFailed(self.error) from None
@@ -314,7 +314,7 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.ir import RagInfo
+        from ragls.core.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, overload
 
-from ragls.ir import Hit
+from ragls.core.ir import Hit
 from ragls.retrieval.abstention import Evidence
 from ragls.retrieval.llm_steps import LLMTrace
 

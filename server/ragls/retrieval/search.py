@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.analysis import query_words
-from ragls.ir import Chunk, Hit
+from ragls.core.analysis import query_words
+from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
@@ -35,7 +35,7 @@ from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ragls.ir import Chunk
+from ragls.core.ir import Chunk
 from ragls.retrieval.pooling import pooled_scores
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def pool_bm25(q: Query, texts: dict[str, str]) -> tuple[list[tuple[str, float]],
     embedded local mode): ([(chunk id, score)] best first, positive scores only; (pool size, {BM25 term of the
     query: document frequency in the pool})) — the statistics abstention weighs the query's terms by. BM25 k1 1.2,
     b 0.75, IDF over the pool (`stores.term_vectors.bm25_rank`)."""
-    from ragls.analysis import stems
+    from ragls.core.analysis import stems
     from ragls.stores.term_vectors import bm25_rank
 
     ids = list(texts)

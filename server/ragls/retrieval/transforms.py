@@ -35,7 +35,7 @@ from ragls.retrieval.query import Query, analyse
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.embedding.embed import Embedder
     from ragls.retrieval.source import Source
 
 HYDE_SYSTEM = ("You write the passage of technical documentation that answers a question. Reply with the "

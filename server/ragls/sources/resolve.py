@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragls.config import SourcesSettings
-from ragls.errors import Skipped
+from ragls.core.errors import Skipped
 from ragls.globs import expand_braces
 from ragls.sources.walk import OUTSIDE_LINK, inside_folder, walk
 

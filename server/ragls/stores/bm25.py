@@ -13,7 +13,7 @@ bigrams of each CJK run as a phrase, so an exact substring ranks first). An inde
 rebuilt from the manifest when it opens (its schema no longer matches).
 
 The analysis (words, camelCase parts, stems, CJK bigrams, compound identifiers, stop words) is
-`ragls/analysis.py`, shared with the query analyser. User text is never parsed as query syntax: `search` reduces it
+`ragls/core/analysis.py`, shared with the query analyser. User text is never parsed as query syntax: `search` reduces it
 to lower-case alphanumeric words and builds term objects of their analysed terms, so `retry:max`, `"unterminated`,
 `a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import tantivy
 
-from ragls.analysis import (
+from ragls.core.analysis import (
     EN_STEM,
     EN_STEM_NO_STOP,
     cjk_bigrams,
@@ -41,9 +41,9 @@ from ragls.analysis import (
     indexed_body,
     run_bigrams,
 )
-from ragls.analysis import cjk_runs as find_cjk_runs
-from ragls.ir import Chunk
-from ragls.telemetry import traced
+from ragls.core.analysis import cjk_runs as find_cjk_runs
+from ragls.core.ir import Chunk
+from ragls.core.telemetry import traced
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.ir import Chunk, LineSpan
-from ragls.uris import key_path, key_prefixes
+from ragls.core.ir import Chunk, LineSpan
+from ragls.core.uris import key_path, key_prefixes
 
 if TYPE_CHECKING:
     import numpy as np

@@ -24,8 +24,8 @@ os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on rout
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from ragls.ir import Chunk  # noqa: E402
-from ragls.telemetry import traced  # noqa: E402
+from ragls.core.ir import Chunk  # noqa: E402
+from ragls.core.telemetry import traced  # noqa: E402
 from ragls.windows import Window  # noqa: E402
 
 TABLE = "windows"

@@ -106,7 +106,7 @@ def lean_model(model_file: Path, cache_dir: Path) -> Path:
         if count == 0:
             unchanged.touch()
             return model_file
-        from ragls.atomic import atomic_target
+        from ragls.core.atomic import atomic_target
 
         with atomic_target(target) as tmp:  # a concurrent process never loads a half-written file; ENOSPC keeps none
             onnx.save(model, str(tmp))

@@ -3,8 +3,9 @@
 Every front converts an exception with `error_kind(exc)`: the JSON-RPC code (LSP, the local socket, HTTP bodies
 and SSE `error` events), the HTTP status and the CLI exit status. The status comes from the error's type, never
 from its message. `from_wire_error` turns a JSON-RPC error answer back into the exception (the CLI asking a running
-server). The MCP adapter answers every RaglsError as a tool error with its message. `Skipped` is not an error: it
-records why a file was left out of the index so `rag/status` can show it.
+server). The MCP adapter answers every error as an `isError` tool result carrying the same `{"code", "message"}`
+(`mcp_server.tool_error`). `Skipped` is not an error: it records why a file was left out of the index so
+`rag/status` can show it.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ragls import gitdiff
 from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
+from ragls.commit import gitdiff
+from ragls.commit.gitdiff import FileDiff
 from ragls.config import Settings
-from ragls.errors import InvalidParams, RaglsError, RequestFailed
-from ragls.gitdiff import FileDiff
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 
 if TYPE_CHECKING:
     from ragls.answer.llm import ChatModel

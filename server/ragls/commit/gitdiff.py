@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 from ragls.sources.load import decode_bytes
 from ragls.sources.redact import mask_secrets
 

@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.errors import RequestFailed
-from ragls.hashing import fingerprint
+from ragls.core.errors import RequestFailed
+from ragls.core.hashing import fingerprint
+from ragls.core.telemetry import traced
 from ragls.index_paths import cache_root, models_root  # cache_root re-exported: callers import it from here
-from ragls.telemetry import traced
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +42,7 @@ _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
 
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
-BUNDLED_TOKENIZER_DIR = Path(__file__).parent / "models" / "all-MiniLM-L6-v2"
+BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
 
 
 def offline_model_dir() -> Path | None:
@@ -60,7 +60,7 @@ def offline_model_dir() -> Path | None:
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
-    from ragls.atomic import atomic_target
+    from ragls.core.atomic import atomic_target
 
     for src, dst in wanted:
         with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
@@ -156,7 +156,7 @@ class Embedder:
         # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
-        self._pool = None  # embed_pool.EmbedPool when embedding.parallel > 1, started on first large call
+        self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -238,13 +238,13 @@ class Embedder:
                     self._apply_truncation(model)
                     self.dim = len(next(iter(model.embed(["dimension probe"]))))
                     self._model = model
-                    from ragls import heap
+                    from ragls.core import heap
 
                     heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
         return self._model
 
     def _start_session(self, model) -> None:
-        """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.onnx_prep`: same
+        """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.embedding.onnx_prep`: same
         vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
         optimisation ORT_ENABLE_ALL; `threads` for intra- and inter-op threads) and `session_options()`. Falls
         back to fastembed's own loader when the model has extra files (external data) or fastembed's internals
@@ -260,7 +260,7 @@ class Embedder:
             return
         import onnxruntime as ort
 
-        from ragls.onnx_prep import lean_model
+        from ragls.embedding.onnx_prep import lean_model
 
         path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
         providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
@@ -343,14 +343,14 @@ class Embedder:
             return None
 
     def _pool_for(self, n: int):
-        """The worker pool (embed_pool.py) for a call of `n` texts: with `embedding.parallel` > 1 and at least 4
+        """The worker pool (embedding/pool.py) for a call of `n` texts: with `embedding.parallel` > 1 and at least 4
         texts per worker (indexing batches); None otherwise (queries and small calls stay in-process). Started on
         first use; each worker holds its own model copy."""
         p = self.settings.parallel
         if p <= 1 or n < 4 * p:
             return None
         if self._pool is None:
-            from ragls.embed_pool import EmbedPool
+            from ragls.embedding.pool import EmbedPool
 
             self._pool = EmbedPool(type(self), self.settings, self.model_name, p)
         return self._pool

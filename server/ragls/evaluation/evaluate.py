@@ -34,9 +34,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import InvalidParams
-from ragls.ir import Hit
-from ragls.ir_metrics import reciprocal_rank_at
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Hit
+from ragls.evaluation.metrics import reciprocal_rank_at
 
 MRR_DEPTH = 10
 FOCUS_MAX_LINES = 6  # a citation points at the answering sentence(s), not a window (issue 27)
