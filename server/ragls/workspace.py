@@ -28,6 +28,7 @@ from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.retrieval.source import FolderSource
 
 log = logging.getLogger(__name__)
 
@@ -305,7 +306,8 @@ class RagWorkspace:
             # One retrieval over every selected folder; a team folder is its shared collection and its overlay
             # (team.py). Plain folders come first, in order: the graph signal's keys are their positions.
             plain = [t for t in folders if self._team_of(t) is None]
-            sources = [*plain, *(s for t in folders if (team := self._team_of(t)) for s in team.sources())]
+            sources = [*(FolderSource(t, has_graph=self.graphs[self.indexes.index(t)] is not None) for t in plain),
+                       *(s for t in folders if (team := self._team_of(t)) for s in team.sources())]
             groups.append(assisted_search(sources, self.embedder, text, settings=self.settings.retrieval,
                                           generation=self.settings.generation, expand=expand, top_k=top_k,
                                           signals=signals,
