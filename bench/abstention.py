@@ -109,7 +109,7 @@ OUT_OF_SCOPE = [
 
 
 def corpus_chunks(corpus: Path) -> list:
-    from ragls.chunking import chunk_document
+    from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 
     chunks = []
@@ -188,7 +188,7 @@ def main() -> None:
 
     chunks = corpus_chunks(args.corpus)
     print(f"{len(chunks)} chunks from {args.corpus}")
-    from ragls.indexer import embedding_input
+    from ragls.index.indexer import embedding_input
 
     emb = model(args.max_length)
     print(f"model {emb.model_name}, effective max_length {getattr(emb, 'max_length', args.max_length)} tokens")

@@ -37,7 +37,7 @@ def typo(query: str) -> str:
 def main() -> int:
     from ragls.config import build_settings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-typos-"))
     s = build_settings({"index": {"path": str(tmp / "index")}})[0]

@@ -17,7 +17,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.core.errors import ConfigError
-from ragls.trust_filter import EDITOR_TRUST_KEY
+from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY
 
 CONFIG_FILE = "ragls.toml"
 
@@ -43,7 +43,7 @@ __CONTEXT__
 Question: __INPUT__
 """
 
-# Contextual retrieval (contextual.py): Anthropic's prompt ("Introducing Contextual Retrieval", 2024), asking for one
+# Contextual retrieval (index/contextual.py): Anthropic's prompt ("Introducing Contextual Retrieval", 2024), asking for one
 # or two sentences.
 DEFAULT_CONTEXTUAL_PROMPT = """<document>
 __DOCUMENT__
@@ -124,7 +124,7 @@ class EmbeddingSettings(_Section):
     provider: str = "auto"
     # Worker processes for indexing (fastembed's data-parallel encoding, each with its own ONNX session); 0/1 = off.
     parallel: int = Field(0, ge=0, le=64)
-    # Multi-window vectors (windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
+    # Multi-window vectors (index/windows.py): each chunk is embedded as overlapping windows of `window` wordpieces
     # (None = the model's max length, e.g. 256 for all-MiniLM-L6-v2) every `window_stride` wordpieces (None = half
     # a window; = window gives non-overlapping windows, about 2/3 of the cost), so no line of a chunk is truncated.
     window: int | None = Field(None, ge=32, le=8192)
@@ -189,10 +189,9 @@ class RetrievalSettings(_Section):
     # 0 = best window only (the default: 0.03 lifts Cranfield but lowers the dev sets' MRR, docs/benchmarks.md,
     # "Window pooling").
     window_margin: float = Field(0.0, ge=0.0, le=1.0)
-    # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured.
+    # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured. Its old
+    # name `sufficiency_floor` (raggity's) still works (`RENAMED`).
     min_similarity: float = Field(0.20, ge=-1.0, le=1.0)
-    # raggity's name for the abstention floor: when set it replaces min_similarity (see `abstention_floor`).
-    sufficiency_floor: float | None = Field(None, ge=-1.0, le=1.0)
     # false: vector signal only (BM25 still answers while no vector exists yet).
     hybrid: bool = True
     # Hits whose vectors have cosine >= dedup_cosine with a better hit are dropped (retrieval/dedup.py); 1 = off.
@@ -211,7 +210,7 @@ class RetrievalSettings(_Section):
     extractor_prompt: str = DEFAULT_EXTRACTOR_PROMPT
     graph_hops: int = Field(1, ge=0, le=5)
     graph_concurrency: int = Field(4, ge=1, le=64)
-    # Contextual retrieval (contextual.py): one LLM call per new or changed chunk at index time writes a 1-2
+    # Contextual retrieval (index/contextual.py): one LLM call per new or changed chunk at index time writes a 1-2
     # sentence context that is prepended to the chunk's embedded and BM25-indexed text. Off by default (it costs
     # one call per chunk); `contextual_model` defaults to generation.model.
     contextual: bool = False
@@ -245,8 +244,9 @@ class RetrievalSettings(_Section):
 
     @property
     def abstention_floor(self) -> float:
-        """The abstention floor in force: `sufficiency_floor` when set, else `min_similarity`."""
-        return self.min_similarity if self.sufficiency_floor is None else self.sufficiency_floor
+        """The abstention floor on the best cosine similarity: the one setting `min_similarity` (old name
+        `sufficiency_floor`, see `RENAMED`)."""
+        return self.min_similarity
 
     @field_validator("contextual_prompt")
     @classmethod
@@ -414,7 +414,6 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_graph_hops": ("retrieval", "graph_hops"),
     "graph_hops": ("retrieval", "graph_hops"),
     "rag_min_similarity": ("retrieval", "min_similarity"),
-    "rag_sufficiency_floor": ("retrieval", "sufficiency_floor"),
     "rag_hybrid": ("retrieval", "hybrid"),
     "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
     "rag_parent_document": ("retrieval", "parent_document"),
@@ -436,6 +435,20 @@ ALIASES: dict[str, tuple[str, str]] = {
     "rag_max_context_chars": ("generation", "max_context_chars"),
 }
 
+# Old names of a setting that has one name now: old name -> (section, field). They keep working (flat or inside
+# their section); when a layer gives both, the old name wins there, as it did when it was a setting of its own; and
+# `normalize` returns an `OldName` notice naming the setting to use (rag/status `notices`).
+RENAMED: dict[str, tuple[str, str]] = {
+    "sufficiency_floor": ("retrieval", "min_similarity"),
+    "rag_sufficiency_floor": ("retrieval", "min_similarity"),
+}
+
+
+class OldName(str):
+    """A `normalize` warning that is only a notice: an old setting name was used (`RENAMED`); the text names the
+    setting to use instead."""
+
+
 # Top-level tables whose keys are user-chosen names (merged per name, not validated as settings here).
 TABLES = ("document_loaders", "rags")
 
@@ -452,6 +465,17 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     "unset") is dropped, so the layers below it (ragls.toml, the default) apply."""
     out: dict[str, dict[str, Any]] = {}
     warnings: list[str] = []
+    by_old_name: set[tuple[str, str]] = set()  # set in this layer through an old name: it wins (`RENAMED`)
+
+    def put(section: str, name: str, value: Any, old: str | None = None) -> None:
+        if old is not None:
+            by_old_name.add((section, name))
+            warnings.append(OldName(f"setting {old} is an old name of {section}.{name}; it still works, but "
+                                    f"use {section}.{name}"))
+        elif (section, name) in by_old_name:
+            return
+        out.setdefault(section, {})[name] = value
+
     if not data:
         return out, warnings
     if isinstance(data.get("ragls"), dict) and len(data) == 1:
@@ -459,8 +483,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
     sections = Settings.model_fields
     for raw_key, value in data.items():
         key = _snake(raw_key)
-        if raw_key == EDITOR_TRUST_KEY:
-            continue  # read by editor_trust, not a setting
+        if raw_key in (EDITOR_TRUST_KEY, EDITOR_TRUST_CONFIGS_KEY):
+            continue  # read by editor_trust / editor_trusted_configs, not a setting
         if key in TABLES:  # user-named entries: keys are names, not settings
             out[key] = dict(value) if isinstance(value, dict) else value
         elif key in sections and key not in TOP_LEVEL and isinstance(value, dict):
@@ -471,9 +495,11 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                     continue
                 sub = _snake(sub_raw)
                 if sub in fields:
-                    out.setdefault(key, {})[sub] = sub_value
+                    put(key, sub, sub_value)
                 elif sub in ALIASES and ALIASES[sub][0] == key:
-                    out.setdefault(key, {})[ALIASES[sub][1]] = sub_value
+                    put(key, ALIASES[sub][1], sub_value)
+                elif sub in RENAMED and RENAMED[sub][0] == key:
+                    put(key, RENAMED[sub][1], sub_value, old=f"{key}.{sub_raw}")
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
                     warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
@@ -482,8 +508,9 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
         elif key in TOP_LEVEL:
             out[key] = value  # type: ignore[assignment] - a top-level scalar (profile)
         elif key in ALIASES:
-            section, name = ALIASES[key]
-            out.setdefault(section, {})[name] = value
+            put(*ALIASES[key], value)
+        elif key in RENAMED:
+            put(*RENAMED[key], value, old=raw_key)
         else:
             warnings.append(f"unknown setting {raw_key}{_did_you_mean(key, list(sections) + list(ALIASES))}")
     return out, warnings

@@ -31,8 +31,8 @@ from pathlib import Path
 from ragls.config import Settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import Embedder
-from ragls.indexer import FolderIndex, resolve_index_dir
-from ragls.repo import LocalChanges, local_changes
+from ragls.index.indexer import FolderIndex, resolve_index_dir
+from ragls.index.repo import LocalChanges, local_changes
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import search
 from ragls.retrieval.source import Candidates, FolderSource, pool_bm25

@@ -30,6 +30,10 @@ from ragls.core.errors import ConfigError
 # An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
 # user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
 EDITOR_TRUST_KEY = "workspaceTrusted"
+# With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
+# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
+# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
+EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 
 Rule = Callable[[Any, Path | None], bool]
 
@@ -73,7 +77,7 @@ SAFE: dict[str, dict[str, Rule]] = {
         **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",
                   "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
-                  "sufficiency_floor", "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
+                  "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
                   "abstention_probability", "reranker_model", "graph_hops", "graph_concurrency",
                   "ingest_concurrency", "colbert_model", "rerank_llm_candidates", "rerank_timeout_ms",
                   "rerank_provider", "transform_weight", "strong_signal_score", "strong_signal_gap",
@@ -192,6 +196,26 @@ def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
     return verdict
 
 
+def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str, str] | None:
+    """The ragls.toml versions the editor's user approved (`workspaceTrustedConfigs` in the last layer that has it,
+    also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
+    None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
+    does). Entries that are not a path and a string are dropped."""
+    from ragls import trust
+
+    found = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_CONFIGS_KEY), dict):
+            found = {}
+            for folder, digest in layer[EDITOR_TRUST_CONFIGS_KEY].items():
+                if isinstance(folder, str) and folder.strip() and isinstance(digest, str) and digest.strip():
+                    digest = digest.strip().lower()
+                    found[trust.folder_key(folder)] = digest if ":" in digest else "sha256:" + digest
+    return found
+
+
 @dataclass
 class FolderLayer:
     """A folder's ragls.toml as a settings layer (`normalize`'s nested shape). `trusted`: all of it applies; else
@@ -210,7 +234,8 @@ class FolderLayer:
 def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str, Any] | None] = ()) -> FolderLayer:
     """The settings a folder's ragls.toml may give — the one place folder trust is decided, so every front (LSP,
     CLI, MCP, HTTP) and its start-up scan get the same answer. Trusted when the editor says so (`editor_trust` of
-    `overrides`: the user's own settings), else when the user's trust store (trust.py) has the folder with this
+    `overrides`: the user's own settings; for the very version of the file the user approved when the editor sent
+    `editor_trusted_configs`), else when the user's trust store (trust.py) has the folder with this
     very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
     settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
     from ragls import trust
@@ -232,6 +257,9 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
             warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
                             "files outside it; set it in your editor's settings")
     verdict = editor_trust(overrides)
+    approved = (editor_trusted_configs(overrides) or {}).get(trust.folder_key(folder)) if verdict else None
+    if approved is not None and approved != trust.config_hash(raw):
+        verdict = None  # the user approved another version of this file in the editor: the trust store decides
     state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
     if state == "trusted":
         return FolderLayer(nested, True, path, warnings=warnings, raw=raw)

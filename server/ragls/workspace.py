@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import Settings, load_folder_settings
+from ragls.config import OldName, Settings, load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.embedding.embed import Embedder
-from ragls.indexer import FolderIndex, ProgressFn, SyncReport
+from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -126,10 +126,12 @@ class RagWorkspace:
         # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
+        old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
-            self.warnings += warns
+            self.warnings += [w for w in warns if not isinstance(w, OldName)]
+            old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
@@ -157,10 +159,10 @@ class RagWorkspace:
                 self.indexes.append(self.teams[i].overlay)
             else:
                 self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
-        self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
-        from ragls.graph_extract import GraphBuilder
+        from ragls.index.graph_extract import GraphBuilder
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
@@ -379,7 +381,7 @@ class RagWorkspace:
         """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
         Raises InvalidParams / RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
         extra_hits: Sequence[Hit] = ()
@@ -397,7 +399,7 @@ class RagWorkspace:
         for r in rags:
             r.ensure_indexed()
 
-        from ragls.retrieval.llm_costs import LLMCallCounter
+        from ragls.llm.costs import LLMCallCounter
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
@@ -417,7 +419,7 @@ class RagWorkspace:
         question (or, without one, the documents-only prompt), the documents-only prompt). The documents are one
         more source of the retrieval pipeline (`retrieval/memory.DocumentsSource`): BM25 and vectors fused,
         deduplicated, focused, with the workspace's reranker and abstention evidence."""
-        from ragls.chunking import chunk_document
+        from ragls.index.chunking import chunk_document
         from ragls.retrieval.memory import DocumentsSource
         from ragls.sources.ephemeral import documents_only_prompt, load_documents
 
@@ -444,9 +446,9 @@ class RagWorkspace:
 
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
-        from ragls.answer.llm import make_chat_model
         from ragls.commit.message import generate_commit_message
         from ragls.core.uris import uri_to_path
+        from ragls.llm.chat import make_chat_model
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]
 
@@ -467,7 +469,7 @@ class RagWorkspace:
         the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
         and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
         vector stores are opened first, so the counts are exact."""
-        from ragls.retrieval.llm_costs import COUNTER as LLM_COUNTER
+        from ragls.llm.costs import COUNTER as LLM_COUNTER
         from ragls.retrieval.llm_steps import wire_counts
 
         folders = []
@@ -488,7 +490,7 @@ class RagWorkspace:
         backend = gen.resolved_backend()
         model = None
         if backend != "none":
-            from ragls.answer.llm import default_model
+            from ragls.llm.chat import default_model
 
             model = gen.model or default_model(backend)
         first = self.indexes[0]

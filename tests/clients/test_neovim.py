@@ -60,7 +60,8 @@ LLM_KEY_ENV = "RAGLS_TEST_LLM_KEY"
 def _llm_reply(req):
     """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request
     ("(please-wait)"); HTTP 503 on request ("(please-fail)"); "(use-ragls)": a call of the ragls tool, then an
-    answer saying whether the tool result cited guide/frobnicator.md."""
+    answer saying whether the tool result cited guide/frobnicator.md; "(ragls-context)": whether the passages of
+    codecompanion's /ragls came before the question."""
     from llm_server import Reply
 
     if "(please-wait)" in req.last_user_text():
@@ -73,6 +74,10 @@ def _llm_reply(req):
             return Reply(tool_calls=[{"name": "ragls", "arguments": {"query": "frobnicator timeout"}}])
         cited = "cited" if "guide/frobnicator.md:" in results[-1]["content"] else "NOT CITED"
         return Reply(text=f"From the docs ({cited}): the timeout defaults to 42 seconds [1].")
+    if "(ragls-context)" in req.last_user_text():  # codecompanion's /ragls put passages before the question
+        context = " ".join(req.user_texts()[:-1])
+        cited = "cited" if "guide/frobnicator.md:" in context and "defaults to 42 seconds" in context else "NOT CITED"
+        return Reply(text=f"From the passages you added ({cited}): 42 seconds [1].")
     if "standalone search query" in req.system:  # a follow-up's query rewrite (chat_llm_spec)
         return Reply(text="how to change the frobnicator timeout")
     return Reply(text=LLM_ANSWER)

@@ -24,7 +24,7 @@ def _open_index(folder: Path, cache: Path) -> Path:
 
     from ragls.config import load_settings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
     old = os.environ.get("RAGLS_CACHE_DIR")
     os.environ["RAGLS_CACHE_DIR"] = str(cache)

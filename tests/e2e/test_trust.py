@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from clikit import ragls  # in-process `ragls.cli.main`: the CLI's own output and exit codes
+from clikit import ragls  # in-process `ragls.cli.app.main`: the CLI's own output and exit codes
 from llm_server import LLMServer
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from mcpkit import mcp_server, wait_mcp_indexed

@@ -226,8 +226,8 @@ def test_backend_failure_keeps_the_sources_with_the_error(llm_server):
 @pytest.fixture(scope="module")
 def minilm_retriever():
     embed = pytest.importorskip("ragls.embedding.embed")
-    from ragls.chunking import chunk_document
     from ragls.config import EmbeddingSettings
+    from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_text
 
     model_dir = embed.offline_model_dir()

@@ -28,7 +28,7 @@ try:
     out["model"] = "copied"
 except OSError as exc:
     out["model"] = errno.errorcode.get(exc.errno, str(exc.errno))
-from ragls.cli_rags import write_config
+from ragls.cli.rags import write_config
 import tomlkit
 config = root / "ragls.toml"
 config.write_text('[rags.notes]\\nsources = ["a"]\\n')

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from llm_server import Reply, route
-from ragls import cli
+from ragls.cli import app as cli
 from ragls.core.errors import InvalidParams
 from ragls.embedding.embed import offline_model_dir
+from ragls.llm.costs import COUNTER
 from ragls.lsp.wire import (
     AskParams,
     QueryParams,
@@ -21,7 +22,6 @@ from ragls.lsp.wire import (
     to_wire_status,
 )
 from ragls.retrieval.corrective import GRADE_SYSTEM, parse_grade
-from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_steps import CACHE
 from ragls.retrieval.transforms import (
     EXPAND_SYSTEM,

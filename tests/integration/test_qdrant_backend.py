@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from ragls.config import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
-from ragls.repo import collection_name, normalize_remote, repo_identity
+from ragls.index.indexer import FolderIndex
+from ragls.index.repo import collection_name, normalize_remote, repo_identity
 from ragls.retrieval.search import search
 from ragls.stores.qdrant import QdrantChunkStore, close_local
 
@@ -112,7 +112,7 @@ CRASH_SCRIPT = textwrap.dedent("""
     import sys
     from ragls.config import build_settings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
     import json
     s = build_settings(json.loads(sys.argv[2]))[0]
     idx = FolderIndex(sys.argv[1], s, Embedder(s.embedding))

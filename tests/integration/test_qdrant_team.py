@@ -16,7 +16,7 @@ import pytest
 from ragls.config import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
+from ragls.index.indexer import FolderIndex
 from ragls.team import TeamIndex
 
 MODEL_DIR = offline_model_dir()

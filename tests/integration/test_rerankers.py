@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 from llm_server import LLMServer, Reply
+from ragls.llm.costs import COUNTER
 from ragls.lsp.wire import to_wire_query
-from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_rerank import parse_order
 from ragls.retrieval.rerank import rerank_providers
 from ragls.retrieval.rerankers import describe_report, make_reranker

@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from ragls import indexer as indexer_mod
-from ragls.chunking import is_markup_only
 from ragls.embedding.embed import offline_model_dir
+from ragls.index import indexer as indexer_mod
+from ragls.index.chunking import is_markup_only
 from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 

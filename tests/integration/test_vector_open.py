@@ -16,9 +16,9 @@ import pytest
 from ragls.config import build_settings
 from ragls.core.errors import RequestFailed
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
+from ragls.index.indexer import FolderIndex
+from ragls.index.windows import plan_windows
 from ragls.trust import trust as trust_folder
-from ragls.windows import plan_windows
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()

@@ -24,7 +24,7 @@ import pytest
 from bench_datasets import dataset_or_skip
 from ragls.config import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
+from ragls.index.indexer import FolderIndex
 from ragls.retrieval.search import search
 from ragls.trust import trust as trust_folder
 

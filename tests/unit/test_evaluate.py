@@ -1,4 +1,4 @@
-"""evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
+"""evaluation/evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
 
 from __future__ import annotations
 

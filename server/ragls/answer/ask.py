@@ -25,12 +25,12 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     render_extractive,
     split_sentences,
 )
-from ragls.answer.llm import ChatModel, ToolCall
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
+from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 

@@ -1,7 +1,7 @@
 """Reading `git diff` robustly: run git from an argument list, parse its patch into per-file entries, and render a
 digest that fits a character budget.
 
-Used by `commit.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
+Used by `commit/message.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
 --no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
 drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
 names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters

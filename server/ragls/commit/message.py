@@ -22,7 +22,7 @@ from ragls.config import Settings
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 
 if TYPE_CHECKING:
-    from ragls.answer.llm import ChatModel
+    from ragls.llm.chat import ChatModel
 
 log = logging.getLogger(__name__)
 

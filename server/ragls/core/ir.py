@@ -58,7 +58,7 @@ class Chunk:
     folder: str = ""
     page: int | None = None  # 1-based PDF page where the chunk starts (converted PDFs only)
     anchor: str = ""  # the nearest preceding heading's id in an HTML page/file: the URL `#fragment`
-    # Contextual retrieval (contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
+    # Contextual retrieval (index/contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
     # prepended to its embedded and BM25-indexed text only; `text` and `span` stay the file's own (citations).
     context: str = ""
 
@@ -101,7 +101,7 @@ class Answer:
     retrieval_query: str | None = None  # the standalone query searched for a follow-up (None without history)
     cached: bool = False  # answered from the answer cache, without an LLM call
     error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`
-    llm_calls: object = None  # retrieval's LLM calls for this answer (retrieval/llm_costs.LLMCallCounter), None: none
+    llm_calls: object = None  # retrieval's LLM calls for this answer (llm/costs.LLMCallCounter), None: none
 
 
 @dataclass

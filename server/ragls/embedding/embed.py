@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ragls.core.errors import RequestFailed
 from ragls.core.hashing import fingerprint
 from ragls.core.telemetry import traced
-from ragls.index_paths import cache_root, models_root  # cache_root re-exported: callers import it from here
+from ragls.index.paths import cache_root, models_root  # cache_root re-exported: callers import it from here
 
 if TYPE_CHECKING:
     import numpy as np
@@ -286,7 +286,7 @@ class Embedder:
 
     def tokenizer(self):
         """The model's wordpiece tokenizer (a `tokenizers.Tokenizer` copy without truncation or padding), for
-        planning embedding windows (`ragls.windows`). Loads the model. Raises RequestFailed without one."""
+        planning embedding windows (`ragls.index.windows`). Loads the model. Raises RequestFailed without one."""
         if self._tokenizer is None:
             model = self.ensure_loaded()
             inner = getattr(getattr(model, "model", None), "tokenizer", None)

@@ -1,7 +1,7 @@
 """`embedding.parallel`: N worker processes, each with its own ONNX Runtime session (one intra-op thread), kept
 alive for the life of the Embedder so the model loads once per worker, not once per call.
 
-The parent sorts texts by length (embed.py) and hands each worker an interleaved share, so every worker pads to
+The parent sorts texts by length (embedding/embed.py) and hands each worker an interleaved share, so every worker pads to
 similar lengths; results come back in input order. Workers load exactly the parent's model (its name and, for a
 local or offline model, its folder) from local files only. Used for indexing batches; queries stay in-process.
 """

@@ -102,8 +102,11 @@ class LocalSocketServer:
     `start()` binds and writes each index's `server.json`; `stop()` removes both. Results are the wire dicts of
     lsp/wire.py, so a CLI answer is the same whichever process computes it."""
 
-    def __init__(self, ws: Any):
+    def __init__(self, ws: Any, hold: Callable[[], Any] | None = None):
         self.ws = ws
+        # hold(): the context each request runs in, yielding the workspace (`live.LiveWorkspace` keeps a workspace
+        # open until its requests end); default: `ws` as is.
+        self._hold = hold or (lambda: contextlib.nullcontext(ws))
         self._servers: dict[Path, tuple[_Server, Path, Path]] = {}  # index dir -> (server, socket, server.json)
         self._lock = threading.Lock()
         self.last_used = time.monotonic()  # of the last request (time.monotonic()): a background server's idle exit
@@ -161,10 +164,14 @@ class LocalSocketServer:
 
     def dispatch(self, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
         """Run one request on the workspace; returns the protocol result dict. Raises RaglsError."""
+        self.last_used = time.monotonic()
+        with self._hold() as ws:
+            return self._run(ws, method, params, on_delta)
+
+    @staticmethod
+    def _run(ws: Any, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
         from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
 
-        self.last_used = time.monotonic()
-        ws = self.ws
         if method == "rag/query":
             return to_wire_query(ws.query(params.get("query"), params.get("topK"), params.get("rag")),
                                  bool(params.get("explain")))

@@ -27,7 +27,7 @@ from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_v
 if TYPE_CHECKING:
     from ragls.config import GenerationSettings, RetrievalSettings
     from ragls.embedding.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
 
 def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -> bool:

@@ -303,7 +303,7 @@ class QdrantRag:
                                       reranker=self._reranker.get(settings, settings.embedding.threads))
 
     def sync(self):
-        from ragls.indexer import SyncReport
+        from ragls.index.indexer import SyncReport
 
         return SyncReport()  # read-only: nothing to index
 

@@ -5,7 +5,7 @@ The union of the vector and BM25 candidates is re-scored by the cross-encoder (q
 score; it replaces RRF and the graph signal (see search.py and rerankers.py, which runs it within
 `retrieval.rerank_timeout_ms`). The model runs on `retrieval.rerank_provider` (`rerank_providers`).
 
-Model resolution, in order, never waiting on a network that is not there (the rules of embed.py):
+Model resolution, in order, never waiting on a network that is not there (the rules of embedding/embed.py):
 1. `retrieval.reranker_model_path`: a local model directory (fastembed `specific_model_path`). It needs
    tokenizer.json, tokenizer_config.json (with `model_max_length`), special_tokens_map.json, optionally
    config.json, and the ONNX file: at the path fastembed lists for a known model name (`onnx/model.onnx` for the

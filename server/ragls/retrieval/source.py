@@ -27,7 +27,7 @@ from ragls.retrieval.pooling import pooled_scores
 
 if TYPE_CHECKING:
     from ragls.config import RetrievalSettings
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
     from ragls.retrieval.query import Query
 
 

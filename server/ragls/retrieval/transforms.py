@@ -53,7 +53,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|\(\d+\))\s*")
 @dataclass(frozen=True)
 class Variant:
     """A text searched for the question: `name` is its signal prefix ("hyde", "step_back", "expand2"),
-    `step` its `llm_costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
+    `step` its `llm.costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
     document (HyDE) rather than as a query."""
 
     name: str

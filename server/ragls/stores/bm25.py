@@ -136,7 +136,7 @@ class Bm25Store:
         with self._lock:
             w = self._w()
             for c in chunks:
-                # a contextual chunk's LLM-written context (contextual.py) is searchable with its text
+                # a contextual chunk's LLM-written context (index/contextual.py) is searchable with its text
                 text = f"{c.context}\n\n{c.text}" if c.context else c.text
                 w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(text),
                                                 cjk=" ".join(cjk_bigrams(f"{c.title}\n{text}"))))

@@ -11,7 +11,7 @@ Locations (`index.qdrant_location`, `[rags.NAME] qdrant.url`):
 `QdrantChunkStore` has the interface of `stores/vectors.py`'s LanceDB `VectorStore` (add, delete_ids,
 delete_paths, delete_all, window_keys, ids, count, chunk_count, search_windows, search, refresh, compact), so
 `indexer.FolderIndex` keeps its write order and crash-safety unchanged. One point per embedding window
-(`ragls.windows`): id = UUID of sha256(vectors fingerprint — model + window settings —, chunk id, window index);
+(`ragls.index.windows`): id = UUID of sha256(vectors fingerprint — model + window settings —, chunk id, window index);
 the chunk id hashes (relative path, ordinal, chunk text), so the id depends on the text and the model, never on an
 absolute path, and identical text in two files stays two points (deleting one file never removes the other's
 citation). Vectors = the unnamed dense embedding (cosine) + on window 0 the chunk's sparse `bm25` term vector
@@ -237,7 +237,7 @@ class QdrantChunkStore:
         """The store of a workspace folder under `index.backend = "qdrant"`: location `index.qdrant_location`
         (default `<index_dir>/qdrant`, embedded), collection `index.qdrant_collection` or the name derived from
         the repository identity, model and chunker (`repo.collection_name`). Raises ConfigError."""
-        from ragls.repo import collection_name, head_commit, repo_identity
+        from ragls.index.repo import collection_name, head_commit, repo_identity
 
         ix = settings.index
         location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
@@ -249,7 +249,7 @@ class QdrantChunkStore:
     # -- writes --------------------------------------------------------------------------------------------
     def add(self, chunks: dict[str, Chunk], windows: Sequence, vectors: np.ndarray,
             text_hashes: Sequence[str]) -> None:
-        """Upsert one point per embedding window (`ragls.windows.Window`; `chunks` maps each window's chunk id to
+        """Upsert one point per embedding window (`ragls.index.windows.Window`; `chunks` maps each window's chunk id to
         its Chunk, `vectors` is float32 (len(windows), dim), `text_hashes` the windows' embedding-input hashes).
         Window 0 also carries the chunk's sparse BM25 vector (one keyword entry per chunk). Idempotent: a window
         written twice stays one point. Waits until the engine has applied the write."""
@@ -262,7 +262,7 @@ class QdrantChunkStore:
             c = chunks[w.chunk_id]
             vec: dict = {"": v.tolist()}
             if w.index == 0:
-                # a contextual chunk's context (contextual.py) is keyword-searchable, as in tantivy
+                # a contextual chunk's context (index/contextual.py) is keyword-searchable, as in tantivy
                 idx, vals = doc_vector(f"{c.context}\n\n{c.text}" if c.context else c.text, c.title)
                 if idx:
                     vec[SPARSE] = m.SparseVector(indices=idx, values=vals)

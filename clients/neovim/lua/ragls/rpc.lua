@@ -65,17 +65,23 @@ end
 
 --- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
 --- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
---- true when allowed: the server applies all of the file. nil otherwise (no file, headless, ignored or denied):
---- the user's ragls trust store (`ragls trust`) decides, and untrusted the file only tunes retrieval.
+--- true when allowed, with the SHA-256 of the version the user allowed ("sha256:<hex>"): the server applies all of
+--- that file, and only of that version (an edit between the answer and the server's start is not trusted). nil
+--- otherwise (no file, headless, ignored or denied): the user's ragls trust store (`ragls trust`) decides, and
+--- untrusted the file only tunes retrieval.
 ---@param root string
----@return boolean|nil
+---@return boolean|nil trusted
+---@return string|nil digest "sha256:<hex>" of the allowed ragls.toml
 function M.workspace_trusted(root)
   local path = root .. "/ragls.toml"
   if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
     return nil
   end
   local ok, content = pcall(vim.secure.read, path)
-  return (ok and content ~= nil) or nil
+  if not (ok and content ~= nil) then
+    return nil
+  end
+  return true, "sha256:" .. vim.fn.sha256(content)
 end
 
 --- The `vim.lsp.ClientConfig` for a root dir.
@@ -84,7 +90,11 @@ end
 function M.client_config(root)
   local cfg = config.values
   local init = vim.deepcopy(cfg.settings or {})
-  init.workspaceTrusted = M.workspace_trusted(root)
+  local trusted, digest = M.workspace_trusted(root)
+  init.workspaceTrusted = trusted
+  if digest then
+    init.workspaceTrustedConfigs = { [root] = digest }
+  end
   return {
     name = M.name,
     cmd = cfg.cmd,

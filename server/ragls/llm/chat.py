@@ -225,7 +225,7 @@ class ChatModel(ABC):
         """Before the first request: `external` — check readiness (GET /health, then /models; see
         `local.check_ready`) and take the first served model when `generation.model` is unset; `ollama` with
         `generation.auto_start` — start `ollama serve` when nothing listens (`local.ensure_ollama`)."""
-        from ragls.answer import local
+        from ragls.llm import local
 
         if self.backend == "external":
             models = local.check_ready(self.base_url, min(self.gen.timeout_s, local.READY_TIMEOUT_S))
@@ -296,7 +296,7 @@ class ChatModel(ABC):
             msg = (f"{where}: cannot connect ({self._server_message(exc)}); is the server running? "
                    f"Check generation.base_url")
             if self.backend == "external":
-                from ragls.answer.local import forget_ready
+                from ragls.llm.local import forget_ready
 
                 forget_ready(self.base_url)
         elif isinstance(exc, sdk.AuthenticationError):

@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls import ownership
-from ragls.chunking import chunk_document, no_text_reason
 from ragls.config import Settings
 from ragls.core.errors import RequestFailed, Skipped
 from ragls.core.hashing import fingerprint, text_hash
@@ -49,15 +47,17 @@ from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
 from ragls.core.uris import key_path
 from ragls.embedding.embed import Embedder
-from ragls.index_paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
-from ragls.ownership import WriterLock
+from ragls.index import ownership
+from ragls.index.chunking import chunk_document, no_text_reason
+from ragls.index.ownership import WriterLock
+from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
+from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
+from ragls.index.windows import Window, embedding_input, plan_windows, resolve
 from ragls.sources.convert import load_source
 from ragls.sources.redact import REDACT_VERSION, mask_document
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
-from ragls.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
-from ragls.windows import Window, embedding_input, plan_windows, resolve
 
 __all__ = ["FolderIndex", "SyncReport", "default_index_dir", "embedding_input"]
 
@@ -115,7 +115,7 @@ class FolderIndex(VectorPhase):
         check_index_dir(self.index_dir)  # no planted link to write through (an index.path inside the folder)
         self.on_progress = on_progress or (lambda *a: None)
         self.on_embedded = on_embedded or (lambda *a: None)
-        self._lock = WriterLock(self.index_dir)  # index.lock, writer.json, handover.json (ragls.ownership)
+        self._lock = WriterLock(self.index_dir)  # index.lock, writer.json, handover.json (ragls.index.ownership)
         # read_only (e.g. `ragls status`): never write, not even a start-up repair or a settings rebuild.
         self.read_only = read_only
         self.writer = False if read_only else self._try_lock()
@@ -124,9 +124,9 @@ class FolderIndex(VectorPhase):
         self.manifest = Manifest(self.index_dir / "manifest.sqlite", folder=str(self.folder),
                                  shared_cache=EmbeddingCache.shared(settings.index.embedding_cache_mb))
         self.bm25 = Bm25Store(self.index_dir / "bm25", writable=self.writer)
-        from ragls.contextual import Contextualizer
+        from ragls.index.contextual import Contextualizer
 
-        # retrieval.contextual: LLM-written chunk contexts (contextual.py); None when off
+        # retrieval.contextual: LLM-written chunk contexts (index/contextual.py); None when off
         self.contextualizer = Contextualizer.from_settings(settings, self.index_dir)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
@@ -174,7 +174,7 @@ class FolderIndex(VectorPhase):
     def writer_holder(self) -> str:
         """Who holds this index's writer lock, for messages: "another `ragls index` run (pid 4242)", "an editor's
         ragls server (pid 4242)", "an agent's `ragls mcp` server (pid 4242)", or "another ragls process" when
-        unknown (ownership.py's writer.json)."""
+        unknown (index/ownership.py's writer.json)."""
         info = self._lock.holder()
         pid, role = info.get("pid"), info.get("role", "unknown")
         if pid is None or not ownership.alive(pid):
@@ -289,7 +289,7 @@ class FolderIndex(VectorPhase):
         collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection
         recorded = self.manifest.get_meta("vectors_fp")
         if not collection and recorded:  # not opened (`ragls status`): the name the writer's store had
-            from ragls.repo import collection_name, repo_identity
+            from ragls.index.repo import collection_name, repo_identity
 
             collection = collection_name(repo_identity(self.folder, self.settings.index.repo_id), recorded,
                                          self.fingerprint)
@@ -544,7 +544,7 @@ class FolderIndex(VectorPhase):
         return chunks, len(hits)
 
     def _windows(self, chunks: list[Chunk]) -> dict[str, list[Window]]:
-        """{chunk id: its embedding windows} (`ragls.windows`) for the effective window settings."""
+        """{chunk id: its embedding windows} (`ragls.index.windows`) for the effective window settings."""
         tok = self.embedder.tokenizer()
         window, stride = self.window
         return {c.id: plan_windows(c, tok, window, stride) for c in chunks}
@@ -624,7 +624,7 @@ class FolderIndex(VectorPhase):
         store = self._vectors
         if store is None or self._pending or not hasattr(store, "set_meta"):
             return
-        from ragls.repo import head_commit
+        from ragls.index.repo import head_commit
 
         commit = head_commit(self.folder)
         if commit and store.meta().get("indexed_commit") != commit:

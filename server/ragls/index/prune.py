@@ -31,7 +31,7 @@ class IndexEntry:
 
 def indexes_root() -> Path:
     """`<cache>/indexes`, where every default index directory lives (see `indexer.default_index_dir`)."""
-    from ragls.index_paths import cache_root
+    from ragls.index.paths import cache_root
 
     return cache_root() / "indexes"
 

@@ -33,7 +33,7 @@ LOG_FILE = "serve.log"
 def _folder_and_index(path: str | None) -> tuple[Path, Path]:
     """(folder, its index directory) for PATH, default the project around the current directory (as `ragls mcp`).
     Raises InvalidParams for a folder that must not be served (home, /) or that does not exist."""
-    from ragls.index_paths import configured_index_dir
+    from ragls.index.paths import configured_index_dir
     from ragls.roots import serve_folders
 
     try:
@@ -71,7 +71,7 @@ def start(path: str | None, idle_exit_min: float) -> int:
     """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
     text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
     0 serving, 1 when it could not start within START_TIMEOUT_S (its log's last lines printed)."""
-    from ragls.cli_trust import offer_trust
+    from ragls.cli.trust import offer_trust
 
     folder, _ = _folder_and_index(path)
     offer_trust([folder])  # on a terminal, before detaching: the server's log is no place for the question
@@ -80,7 +80,7 @@ def start(path: str | None, idle_exit_min: float) -> int:
     if pid is not None:
         print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
         return 0
-    from ragls.index_paths import check_index_dir
+    from ragls.index.paths import check_index_dir
 
     index_dir.mkdir(parents=True, exist_ok=True)
     check_index_dir(index_dir)  # the log is appended to: never through a planted link

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ragls import __version__
-from ragls.cli_common import (  # noqa: F401 - shared with cli_ops.py; re-exported for callers of ragls.cli
+from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-exported for callers of ragls.cli.app
     PHASE_LABELS,
     Progress,
     _chunk_lines,
@@ -71,15 +71,15 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
 # -- commands ------------------------------------------------------------------------------------------------
 def cmd_serve(args) -> int:
     """`ragls serve`: the language server on stdio (or --tcp); with --background / --stop / --headless the warm
-    server of the command line (cli_background.py)."""
+    server of the command line (cli/background.py)."""
     if args.background or args.stop or args.headless:
-        from ragls import cli_background
+        from ragls.cli import background
 
         if args.stop:
-            return cli_background.stop(args.path)
+            return background.stop(args.path)
         if args.headless:
-            return cli_background.run_headless(args.path or ".", args.idle_exit)
-        return cli_background.start(args.path, args.idle_exit)
+            return background.run_headless(args.path or ".", args.idle_exit)
+        return background.start(args.path, args.idle_exit)
     if args.path:
         raise InvalidParams("a folder is only taken with --background or --stop (an editor sends its folders)")
     from ragls.lsp.server import serve
@@ -101,7 +101,7 @@ def _start_live(args, hold_vectors: bool = False):
     except ValueError as exc:
         raise InvalidParams(str(exc)) from None
     if args.cmd != "mcp":  # stdin is the MCP protocol
-        from ragls.cli_trust import offer_trust
+        from ragls.cli.trust import offer_trust
 
         offer_trust(folders)
     heap.limit_arenas()
@@ -152,10 +152,10 @@ def cmd_index(args, rebuild: bool = False) -> int:
     ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
     try:
         if getattr(args, "rag", None):
-            from ragls.cli_rags import index_rags
+            from ragls.cli.rags import index_rags
 
             return index_rags(ws, args, progress, t0)
-        from ragls.contextual import confirm_calls
+        from ragls.index.contextual import confirm_calls
 
         if not confirm_calls(ws.indexes, rebuild, getattr(args, "yes", False)):
             print("ragls: nothing indexed", file=sys.stderr)
@@ -220,7 +220,7 @@ def _print_query(args, wire: dict, hits) -> int:
               f"(score {chunk['score']:.4f}){extra}")
         preview = " ".join(chunk["text"].split())[:200]
         print(f"   {preview}")
-    from ragls.cli_llm import query_lines
+    from ragls.cli.llm_lines import query_lines
 
     for line in query_lines(wire.get("llmCalls"), args.explain):
         print(line)
@@ -274,7 +274,7 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
             print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("llmCalls"):
-        from ragls.cli_llm import calls_text
+        from ragls.cli.llm_lines import calls_text
 
         print(f"(retrieval LLM calls: {calls_text(wire['llmCalls']['steps'])})", file=sys.stderr)
     if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
@@ -284,7 +284,7 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
 
 
 def cmd_rag(args) -> int:
-    from ragls.cli_rags import cmd_rag as run
+    from ragls.cli.rags import cmd_rag as run
 
     return run(args)
 
@@ -321,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--background", action="store_true",
                    help="start a warm server for the command line in the background: `ragls query/ask/status` "
                         "answer through it")
-    from ragls.cli_background import IDLE_EXIT_MIN
+    from ragls.cli.background import IDLE_EXIT_MIN
 
     s.add_argument("--idle-exit", type=float, default=IDLE_EXIT_MIN, metavar="MIN",
                    help=f"with --background: exit after MIN minutes without a request (default {IDLE_EXIT_MIN:g})")
@@ -358,14 +358,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "ragls.toml, else .git)")
 
     ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"),
-                   optional=True, default=None)  # required without --rag (cli_rags.rag_positionals)
+                   optional=True, default=None)  # required without --rag (rags.rag_positionals)
     ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
-    q.add_argument("text", nargs="?")  # `ragls query --rag NAME "text"`: see cli_rags.rag_positionals
+    q.add_argument("text", nargs="?")  # `ragls query --rag NAME "text"`: see rags.rag_positionals
     q.add_argument("--top-k", type=int)
     q.add_argument("--explain", action="store_true",
                    help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
@@ -408,8 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
     c.add_argument("--style", choices=["conventional", "plain"])
     c.add_argument("--json", action="store_true")
-    from ragls.cli_rags import add_parser as add_rag_parser
-    from ragls.cli_trust import add_parser as add_trust_parser
+    from ragls.cli.rags import add_parser as add_rag_parser
+    from ragls.cli.trust import add_parser as add_trust_parser
 
     add_rag_parser(sub)
     add_trust_parser(sub)
@@ -417,18 +417,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cli_trust(args) -> int:
-    from ragls.cli_trust import cmd_trust
+    from ragls.cli.trust import cmd_trust
 
     return cmd_trust(args)
 
 
 def _ops(name: str):
-    """A command of cli_ops.py, imported when it runs (keeps `ragls query` through a server light)."""
+    """A command of cli/ops.py, imported when it runs (keeps `ragls query` through a server light)."""
 
     def run(args) -> int:
-        from ragls import cli_ops
+        from ragls.cli import ops
 
-        return getattr(cli_ops, name)(args)
+        return getattr(ops, name)(args)
 
     return run
 
@@ -460,12 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         _unrecognized(parser, args.cmd, unknown)
-    from ragls.cli_rags import rag_positionals
+    from ragls.cli.rags import rag_positionals
 
     rag_positionals(parser, args)
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from ragls import ownership
+    from ragls.index import ownership
 
     ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
     try:
@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         if args.cmd in ("index", "rebuild", "query", "ask"):
-            # Every batch is journaled and embeddings are cached by content (indexer.py): nothing is lost.
+            # Every batch is journaled and embeddings are cached by content (index/indexer.py): nothing is lost.
             print("\nragls: interrupted; the index is consistent and the next `ragls index` resumes where this one "
                   "stopped (embeddings already computed are kept)", file=sys.stderr)
         else:

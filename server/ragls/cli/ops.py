@@ -1,7 +1,7 @@
 """`ragls status|prune|doctor|estimate|models|eval|graph|commit-msg`: the CLI commands beyond index/query/ask
-(split from cli.py).
+(split from cli/app.py).
 
-They share cli.py's helpers (`_workspace`, `_via_server`, `_print_json`); `status` must stay fast (issue 18:
+They share cli/app.py's helpers (`_workspace`, `_via_server`, `_print_json`); `status` must stay fast (issue 18:
 ≤ 0.8 s, no model or LanceDB import), so nothing heavy is imported at module level.
 """
 
@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli_common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path
 
@@ -62,7 +62,7 @@ def cmd_status(args) -> int:
             print(f"skipped:     {s['path']}: {s['reason']}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
-    from ragls.cli_llm import status_line
+    from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):
         print(line)
@@ -75,7 +75,7 @@ def cmd_status(args) -> int:
 
 def _unindexed_folder(args) -> Path | None:
     """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
-    from ragls.index_paths import configured_index_dir
+    from ragls.index.paths import configured_index_dir
 
     folder = Path(args.path).expanduser().resolve()
     if not folder.is_dir():
@@ -86,7 +86,7 @@ def _unindexed_folder(args) -> Path | None:
 
 def cmd_prune(args) -> int:
     """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
-    from ragls.prune import prune, scan
+    from ragls.index.prune import prune, scan
 
     entries = scan()
     remove = args.remove and not args.dry_run
@@ -153,7 +153,7 @@ def _doctor_checks(args, report, note) -> None:
     except RaglsError as exc:
         report(False, "embedding_model", str(exc))
         return
-    from ragls.indexer import FolderIndex, resolve_index_dir
+    from ragls.index.indexer import FolderIndex, resolve_index_dir
 
     index_dir = resolve_index_dir(folder, settings)
     try:
@@ -199,14 +199,14 @@ def _doctor_checks(args, report, note) -> None:
         if backend == "none" else ""))
 
     if backend == "external":
-        from ragls.answer.local import check_ready
+        from ragls.llm.local import check_ready
 
         try:
             check_ready(settings.generation.base_url or "")
             report(True, "external", f"external backend answers at {settings.generation.base_url}")
         except RaglsError as exc:
             report(False, "external", str(exc))
-    from ragls.answer.local import describe_discovery, discover
+    from ragls.llm.local import describe_discovery, discover
 
     note("local LLM runtimes on this machine:")
     for line in describe_discovery(discover()).splitlines():
@@ -235,7 +235,7 @@ def cmd_estimate(args) -> int:
 
 def cmd_models(args) -> int:
     """Probe the known local LLM runtimes on loopback; print which run, their models and ragls.toml settings."""
-    from ragls.answer.local import KNOWN_RUNTIMES, describe_discovery, discover
+    from ragls.llm.local import KNOWN_RUNTIMES, describe_discovery, discover
 
     found = discover(timeout=args.timeout)
     if args.json:
@@ -248,7 +248,7 @@ def cmd_models(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    """Retrieval metrics and abstention of a folder's index against a gold file (evaluate.py)."""
+    """Retrieval metrics and abstention of a folder's index against a gold file (evaluation/evaluate.py)."""
     from ragls.evaluation import evaluate
 
     questions = evaluate.load_questions(args.gold)
@@ -322,9 +322,9 @@ def cmd_graph(args) -> int:
 
 
 def cmd_commit_msg(args) -> int:
-    from ragls.answer.llm import make_chat_model
     from ragls.commit.message import generate_commit_message
     from ragls.config import load_settings
+    from ragls.llm.chat import make_chat_model
 
     folder = Path(args.path or ".").resolve()
     settings, _ = load_settings(folder)

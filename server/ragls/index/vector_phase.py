@@ -1,8 +1,8 @@
 """The vector phase of a folder's index: embed what the text phase left pending, in small batches.
 
-`FolderIndex` (indexer.py) mixes in `VectorPhase`: after a text sync every new chunk is pending; each call of
+`FolderIndex` (index/indexer.py) mixes in `VectorPhase`: after a text sync every new chunk is pending; each call of
 `embed_pending_batch` embeds the first window of up to `EMBED_BATCH` pending chunks (those of changed files
-first), and once every chunk has its first vector, the remaining windows (windows.py) of up to `WINDOW_BATCH`
+first), and once every chunk has its first vector, the remaining windows (index/windows.py) of up to `WINDOW_BATCH`
 chunks — so a save that arrives during a long cold index is searchable after at most one model call
 (`EMBED_STEP` texts). Vectors are cached by text hash (the manifest's embedding cache): nothing is embedded twice.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ragls.vector_phase import EMBED_BATCH
+from ragls.index.vector_phase import EMBED_BATCH
 
 #: BM25 candidates per folder whose first vector is embedded before the answer (the fusion's usual depth).
 CANDIDATES = 50

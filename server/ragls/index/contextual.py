@@ -12,7 +12,7 @@ Cost and caching:
   cache (`contexts.sqlite` beside the manifest) survives rebuilds and setting changes, so unchanged chunks never
   pay twice; a changed document re-contextualises its chunks (their document changed);
 - calls run `retrieval.ingest_concurrency` at a time (thread pool), each counted in
-  `llm_costs.COUNTER["contextual"]` (failures too);
+  `llm.costs.COUNTER["contextual"]` (failures too);
 - a failed call (provider error, empty reply) leaves that chunk without a context — stored plain, with a warning;
   indexing never fails for it. After `GIVE_UP_AFTER` failures in a row in one batch the rest of the batch is not
   sent (an unreachable provider must not cost a timeout per chunk). Failures are not cached: the chunk is tried
@@ -153,7 +153,7 @@ class Contextualizer:
         backend's with `retrieval.contextual_model` (when set) as the model."""
         if not settings.retrieval.contextual:
             return None
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         gen = settings.generation
         if settings.retrieval.contextual_model:
@@ -204,7 +204,7 @@ class Contextualizer:
 
     def _ask_all(self, todo: dict[str, Chunk], docs: dict[str, Document]) -> dict[str, str]:
         """{key: context} of the calls that succeeded; failures are counted and logged."""
-        from ragls.retrieval.llm_costs import COUNTER
+        from ragls.llm.costs import COUNTER
 
         if self.chat is None:
             if not self._warned_no_backend:
@@ -277,7 +277,7 @@ def planned_calls(index, rebuild: bool = False) -> int:
     ctx = getattr(index, "contextualizer", None)
     if ctx is None or not index.writer:
         return 0
-    from ragls.chunking import chunk_document, no_text_reason
+    from ragls.index.chunking import chunk_document, no_text_reason
     from ragls.sources.convert import load_source
     from ragls.sources.walk import FileFilter, walk_with
 

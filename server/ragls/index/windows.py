@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragls.chunking import LineIndex, strip_heading_ids
 from ragls.core.ir import Chunk
+from ragls.index.chunking import LineIndex, strip_heading_ids
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (BERT-style models); a small safety margin for other tokenizers too
 MIN_BODY_TOKENS = 16
@@ -47,7 +47,7 @@ def embedding_input(chunk: Chunk) -> str:
     """The whole chunk as one embedding input: the heading path, a blank line, then the chunk text (titles help
     short chunks); the title is left out when the chunk starts with its heading line. Heading ids `{ #x }` are
     removed. Window 0 of a chunk that fits in one window equals this text. A contextual chunk's `context`
-    (contextual.py) comes first, then a blank line."""
+    (index/contextual.py) comes first, then a blank line."""
     text = strip_heading_ids(chunk.text)
     title = strip_heading_ids(chunk.title)
     if title and not text.lstrip().startswith("#"):

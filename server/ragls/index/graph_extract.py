@@ -32,7 +32,7 @@ from ragls.stores.graph import GraphStore, entity_key
 if TYPE_CHECKING:
     from ragls.config import Settings
     from ragls.core.ir import Chunk
-    from ragls.indexer import FolderIndex
+    from ragls.index.indexer import FolderIndex
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class GraphBuilder:
         drops mentions of chunks gone from the manifest and queues the chunks not yet extracted (catch-up)."""
         if not settings.retrieval.extractor_model:
             return None
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         gen = settings.generation.model_copy(update={"model": settings.retrieval.extractor_model})
         try:

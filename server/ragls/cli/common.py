@@ -1,4 +1,4 @@
-"""What the `ragls` commands share (cli.py and cli_ops.py import it; neither imports the other's helpers): the
+"""What the `ragls` commands share (cli/app.py and cli/ops.py import it; neither imports the other's helpers): the
 indexing progress display, opening the folder's workspace from the command line's options, JSON output, result
 lines, and asking a running `ragls serve` over its local socket before answering in-process.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (windows.py) make the rest of each long chunk reach the vector signal.
+#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
 PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
                 "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
 
@@ -78,7 +78,7 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
         qdrant["backend"] = "qdrant"
     if any(qdrant.values()):
         overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
-    from ragls.cli_trust import offer_trust
+    from ragls.cli.trust import offer_trust
 
     offer_trust([folder])
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
@@ -114,10 +114,10 @@ def _chunk_lines(src: dict) -> str:
 def _indexed_workspace(args, question: str | None = None):
     """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
 
-    With `question` (query, ask) a fresh index answers early (first_answer.py): the body runs once BM25 and the
+    With `question` (query, ask) a fresh index answers early (cli/first_answer.py): the body runs once BM25 and the
     first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
     output flushed first; Ctrl-C there stops safely and the next run resumes."""
-    from ragls.first_answer import finish_embedding, index_for_answer
+    from ragls.cli.first_answer import finish_embedding, index_for_answer
 
     progress = Progress()
     ws = _workspace(args, progress)
@@ -167,7 +167,7 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
         return None
     folder = Path(args.path).expanduser().resolve()
     try:
-        from ragls.index_paths import configured_index_dir
+        from ragls.index.paths import configured_index_dir
 
         found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
     except SocketRefused as exc:
@@ -176,7 +176,7 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
     except (RaglsError, OSError):
         return None
     if found is None:
-        logging.getLogger("ragls.cli").debug("no running server for %s: answering in-process", folder)
+        logging.getLogger("ragls.cli.app").debug("no running server for %s: answering in-process", folder)
         return None
     pid, sock = found
     try:
@@ -186,8 +186,8 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
             elif "error" in msg:
                 raise from_wire_error(msg["error"])
             elif "result" in msg:
-                logging.getLogger("ragls.cli").debug("answered by the running server (pid %d, %s)", pid, sock)
+                logging.getLogger("ragls.cli.app").debug("answered by the running server (pid %d, %s)", pid, sock)
                 return msg["result"]
     except OSError as exc:
-        logging.getLogger("ragls.cli").debug("server socket %s failed (%s): answering in-process", sock, exc)
+        logging.getLogger("ragls.cli.app").debug("server socket %s failed (%s): answering in-process", sock, exc)
     return None
