@@ -171,7 +171,7 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   vim.opt.runtimepath:prepend(fzf_dir)
   require("fzf-lua").setup({})
   config.values.picker = "fzf-lua"
-  vim.o.columns, vim.o.lines = 160, 40 -- fzf-lua's default layout shows the preview beside the list from 100 columns
+  vim.o.columns, vim.o.lines = 80, 24 -- fzf-lua's default layout: the preview above the list below 100 columns
   reset()
   vim.cmd("RagQuery " .. QUERY)
   local fzf_win
