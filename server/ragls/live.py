@@ -177,7 +177,10 @@ class LiveWorkspace:
             ws = self._factory(gen.folders, gen.overrides, hooks.status)
             trust_lines = {e["message"] for e in getattr(ws, "trust_errors", [])}
             for warning in ws.warnings:  # an untrusted ragls.toml: the user must act
-                (hooks.act if warning in trust_lines else hooks.warning)(warning)
+                if warning in trust_lines:
+                    hooks.act(f"ragls: {warning}")
+                else:
+                    hooks.warning(warning)
             for notice in getattr(ws, "notices", []):
                 hooks.info(f"ragls: {notice}")
             ws.progressive = True  # BM25 answers while the embedding model loads

@@ -91,9 +91,9 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
         assert [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
         qvec = idx.embedder.embed_query("gecko canary release")
         dense, sparse = store.hybrid_points(qvec, "gecko canary", 5)  # the team mode's one-request search
-        assert dense[0][0].payload["path"] == "notes.txt" and [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
+        assert dense[0][1]["path"] == "notes.txt" and [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
         dense, sparse = store.hybrid_points(qvec, "gecko canary", 5, exclude_paths=["notes.txt"])
-        assert sparse == [] and "notes.txt" not in {p.payload["path"] for p, _ in dense} and len(dense) == 2
+        assert sparse == [] and "notes.txt" not in {payload["path"] for _, payload in dense} and len(dense) == 2
 
         (folder / "guide/retries.md").write_text("# Retries\n\nFailed uploads are retried twice, then dropped.\n")
         (folder / "notes.txt").unlink()

@@ -192,7 +192,7 @@ class RaglsServer(LanguageServer):
                          detail=lambda msg: self._log(msg, types.MessageType.Log),
                          info=lambda msg: self._log(msg, types.MessageType.Info),
                          warning=lambda msg: self._log(f"ragls: {msg}", types.MessageType.Warning),
-                         act=lambda msg: self._warn_once(msg if msg.startswith("ragls:") else f"ragls: {msg}"),
+                         act=self._warn_once,
                          failed=self._report_open_failure)
 
     def _workspace_with_valid_settings(self, folders: list[Path], on_status) -> RagWorkspace:
