@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -29,7 +29,7 @@ def workspace(tmp_path: Path, extra: str = "") -> RagWorkspace:
     (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n' + extra)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
     return ws
@@ -156,16 +156,12 @@ def test_question_names():
     assert question_names("how many retries are allowed in 2024?") == []  # prose, numbers, sentence starts
 
 
-def test_an_identifier_documented_by_its_family_is_mentioned(ws):
-    """"checked_add" is documented as `checked_*`: an identifier counts as mentioned when its family (without the
-    last part) is, and a name with an assigned value by its bare name."""
-    from ragls.retrieval.abstention import _forms, absent_names
-
-    assert _forms("checked_add") == ["checked_add", "checked"]
-    assert _forms("trust_env=False") == ["trust_env=False", "trust_env", "trust"]
-    targets = ws.indexes
-    assert absent_names(targets, "What is retry.max_delay?") == ()  # the docs document retry.max_attempts
-    assert absent_names(targets, "Is max_attempts=3 the default? Or NTLM?") == ("NTLM",)
+def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):
+    """A name is absent when one of its BM25 terms is in no chunk: `retry.max_attempts=3` (retry, max, attempt, 3
+    all indexed) is mentioned, NTLM is not."""
+    ev = ws.query("Is `retry.max_attempts=3` the default, and does it apply to NTLM logins?").hits.evidence
+    assert ev.absent_names == ("NTLM",)
+    assert ws.query("What does `retry.max_attempts` default to?").hits.evidence.absent_names == ()
 
 
 def test_a_question_naming_what_the_docs_never_mention_abstains(ws):

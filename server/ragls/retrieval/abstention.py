@@ -119,20 +119,21 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
-    """({stemmed query term: BM25 IDF over all `indexes`}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
-    of a term found nowhere); ({}, 1.0) without indexes or terms."""
-    if not indexes:
+def term_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query) -> tuple[dict[str, float], float]:
+    """({stemmed query term: BM25 IDF over all searched sources}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
+    of a term found nowhere); `stats` holds each source's (chunk count, {term: document frequency})
+    (`Source.term_stats`, or the candidate pool's for a source that scores BM25 over its candidates);
+    ({}, 1.0) without sources or terms."""
+    if not stats:
         return {}, 1.0
-    terms = query.terms
-    n = sum(idx.bm25.num_docs() for idx in indexes)
-    return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
+    n = sum(count for count, _ in stats)
+    return {t: idf(sum(dfs.get(t, 0) for _, dfs in stats), n) for t in query.terms}, idf(0, n)
 
 
-def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
+def term_coverage(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit]) -> float:
     """IDF-weighted share (0..1) of the query's BM25 terms (its searched words, stemmed) found in the hits' titles
-    or texts. 1.0 for a query without terms (nothing to miss) or without indexes."""
-    weights, _ = term_weights(indexes, query)
+    or texts. 1.0 for a query without terms (nothing to miss) or without sources."""
+    weights, _ = term_weights(stats, query)
     return _coverages(weights, [_stems_of(h) for h in hits])[0]
 
 
@@ -244,28 +245,26 @@ def question_names(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def absent_names(indexes, text: str) -> tuple[str, ...]:
-    """The names the question mentions (`question_names`) that no chunk of `indexes` holds, in title or text
-    (`BM25Index.mentions`: its terms, in order; an identifier's family without its last part counts, `_forms`): a
-    question about NTLM asked of documents that never say NTLM is one they do not answer. () without indexes."""
-    if not indexes:
+def name_terms(text: str) -> dict[str, list[str]]:
+    """{name: its BM25 terms (`analysis.stems`)} for the names of a question (`question_names`), a name with an
+    assigned value by its bare name ("trust_env=False" -> trust, env: the value is the user's); names without
+    terms left out."""
+    return {n: t for n in question_names(text) if (t := stems(n.split("=")[0]))}
+
+
+def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str) -> tuple[str, ...]:
+    """The names the question mentions (`question_names`) that no chunk holds: one of the name's terms has document
+    frequency 0 in every source of `stats` (each source's (chunk count, {term: df}) over its WHOLE corpus, asked
+    for `name_terms` too). A term no source reports counts as present (unknown); "HTTP/3", whose terms "http" and
+    "3" occur apart, counts as mentioned. A question about NTLM asked of documents that never say NTLM is one
+    they do not answer. () without stats."""
+    if not stats:
         return ()
-    return tuple(n for n in question_names(text) if not any(idx.bm25.mentions(form) for idx in indexes
-                                                            for form in _forms(n)))
-
-
-def _forms(name: str) -> list[str]:
-    """The ways documents mention `name`: itself, without an assigned value ("trust_env=False" -> trust_env), and for
-    an identifier with joints its family without the last part ("checked_add" is documented as `checked_*`,
-    "os.path.join" under os.path)."""
-    forms = [name]
-    bare = name.split("=")[0].strip()
-    if bare and bare != name:
-        forms.append(bare)
-    head = re.split(r"(?:_+|\.|::)[^\W_]*$", bare.lstrip("."))[0]
-    if head and head != bare.lstrip("."):
-        forms.append(head)
-    return forms
+    out = []
+    for name, terms in name_terms(text).items():
+        if any(all(dfs.get(t, 1) == 0 for _, dfs in stats) and any(t in dfs for _, dfs in stats) for t in terms):
+            out.append(name)
+    return tuple(out)
 
 
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
@@ -276,16 +275,19 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
     return float(ordered[0] - ordered[rank - 1])
 
 
-def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None,
-           similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None) -> Evidence:
+def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
+           similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None,
+           absent: Sequence[str] = ()) -> Evidence:
     """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
-    `indexes` (FolderIndex list); `best_similarity` is the best cosine over all vector candidates (None without
+    sources with the term statistics `stats` (`term_weights`); `best_similarity` is the best cosine over all vector candidates (None without
     vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
-    without BM25). All from what retrieval computed already: no search is repeated."""
+    without BM25); `absent` the question's names no source mentions (`absent_names`, computed by the caller over
+    corpus-wide statistics only); `embed` (optional) the model's embed function for `sentence_cosine`. All from
+    what retrieval computed already: no search is repeated."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
-    weights, max_idf = term_weights(indexes, query)
+    weights, max_idf = term_weights(stats, query)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
     _, focus_top = _coverages(weights, [_focus_stems(h) for h in hits])
@@ -297,7 +299,7 @@ def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | 
     _, rare_focus = _coverages(rare, [_focus_lines_stems(h) for h in hits])
     _, rare_top = _coverages(rare, seen)
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
-    absent = absent_names(indexes, query.text)
+    absent = tuple(absent)
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,

@@ -72,20 +72,25 @@ def _schema() -> tantivy.Schema:
 
 
 class Bm25Store:
-    """tantivy index in `directory`. One writer per process (guarded by a lock); any number of readers.
+    """tantivy index in `directory` (None: in memory, for a request's ephemeral documents). One writer per process
+    (guarded by a lock); any number of readers.
 
     `add`/`delete_paths` stage changes; `commit` makes them durable and visible. Raises OSError when the directory
     cannot be opened.
     """
 
-    def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+    def __init__(self, directory: Path | None, *, writable: bool = True, heap_bytes: int = 50_000_000):
         self._writable = writable
         self._heap = heap_bytes
         self._writer = None
         self._lock = threading.Lock()
         self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
+        if directory is None:
+            self.directory = None
+            self.index = tantivy.Index(_schema())
+            return
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
         try:
             self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
         except ValueError as exc:
@@ -284,22 +289,6 @@ class Bm25Store:
         absent)."""
         field = "cjk" if self.has_cjk and has_cjk(term) else "body"  # a CJK bigram lives in the `cjk` field
         return int(self.index.searcher().doc_freq(field, term))
-
-    def mentions(self, name: str) -> bool:
-        """True when some chunk's `body` or `title` holds `name`'s indexed terms (`EN_STEM`), in order for
-        several ("HTTP/3" -> the phrase "http 3"); False for a name without terms. Built from analyzed terms,
-        never parsed."""
-        terms = EN_STEM.analyze(name)
-        if not terms:
-            return False
-        schema, searcher = self.index.schema, self.index.searcher()
-        for field in ("body", "title"):
-            if len(terms) == 1:
-                if searcher.doc_freq(field, terms[0]):
-                    return True
-            elif searcher.search(tantivy.Query.phrase_query(schema, field, terms), 1).count:
-                return True
-        return False
 
     def num_docs(self) -> int:
         """Chunks visible to searches (without reloading)."""

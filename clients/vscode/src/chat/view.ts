@@ -91,6 +91,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.threads[0];
   }
 
+  /** Is the view on screen (resolved, and its side bar open)? */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   /** Is any answer still streaming? */
   get busy(): boolean {
     return this.cancels.size > 0;

@@ -169,6 +169,16 @@ suite('ragls extension in VS Code', () => {
     assert.ok(editor.document.getText(lit).includes('beacon push --previous'));
   });
 
+  test('Ask opens the ragls view in the Secondary Side Bar again after the side bar was closed', async () => {
+    await vscode.commands.executeCommand('ragls.chat.focus');
+    await until('the ragls view to be shown', () => api.chat.visible);
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    await until('the Secondary Side Bar to close', () => !api.chat.visible);
+    const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'Which torque wrench is used for calibration?');
+    assert.ok(result && result.answer.includes('zeta-17'), result?.answer);
+    await until('the ragls view to be shown again', () => api.chat.visible);
+  });
+
   test('two asks at once through "ragls: Ask" each keep their own answer; Retry asks again as the newest turn', async () => {
     api.chat.newChat();
     const q1 = 'How do I roll back beacon firmware?';

@@ -16,8 +16,8 @@ from typing import Any, Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ragls.config.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY
 from ragls.core.errors import ConfigError
-from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY
 
 CONFIG_FILE = "ragls.toml"
 
@@ -600,7 +600,7 @@ def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] |
 def load_folder_settings(folder: str | os.PathLike | None,
                          *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
     """`load_settings` with the folder's layer (`trust_filter.FolderLayer`: trusted or not, what was ignored)."""
-    from ragls.trust_filter import folder_layer
+    from ragls.config.trust_filter import folder_layer
 
     layer = folder_layer(folder, overrides)
     settings, warnings = build_settings(layer.data, *overrides)
