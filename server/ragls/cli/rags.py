@@ -258,7 +258,7 @@ def cmd_attach(args) -> int:
     """`ragls rag attach`. Raises ConfigError / InvalidParams (the CLI prints them)."""
     import tomlkit
 
-    from ragls.config.settings import load_settings
+    from ragls.config.trust_filter import load_settings
     from ragls.core.errors import InvalidParams
     from ragls.embedding.embed import Embedder
     from ragls.retrieval.qdrant_attach import (
