@@ -182,8 +182,8 @@ H.it("root_dir: ragls.toml wins over .git, else .git, else none", function()
   H.eq(real .. "/plain", rpc.root_dir(buf), "configurable root_markers")
 end)
 
-H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; an edit made after it is not trusted",
-  function()
+H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; an edit made after it is not trusted "
+  .. "until a save in Neovim is allowed", function()
   dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
   dir = vim.fs.normalize(vim.uv.fs_realpath(dir))
@@ -222,6 +222,20 @@ H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; a
     end
   end, 60000, "rag/status naming the changed ragls.toml")
   H.contains(err, "is not trusted, so these settings were ignored: document_loaders")
+  -- The user edits the file in Neovim and saves it: vim.secure asks about that version (allowed here beforehand,
+  -- so there is no prompt to answer) and the server is told its hash: the file applies again.
+  vim.cmd.edit(vim.fn.fnameescape(dir .. "/ragls.toml"))
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "[document_loaders]", 'md = "sh -c date"' })
+  vim.secure.trust({ action = "allow", bufnr = 0 }) -- the version about to be written
+  H.with_ui(function() vim.cmd("silent write") end)
+  H.wait_for(function()
+    for _, e in ipairs(H.request_sync(client, "rag/status", vim.empty_dict()).result.errors or {}) do
+      if e.path == dir .. "/ragls.toml" then
+        return false
+      end
+    end
+    return true
+  end, 60000, "the saved, allowed ragls.toml trusted again (no notice in rag/status)")
   client:stop(true)
 end)
 

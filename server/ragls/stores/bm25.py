@@ -72,20 +72,25 @@ def _schema() -> tantivy.Schema:
 
 
 class Bm25Store:
-    """tantivy index in `directory`. One writer per process (guarded by a lock); any number of readers.
+    """tantivy index in `directory` (None: in memory, for a request's ephemeral documents). One writer per process
+    (guarded by a lock); any number of readers.
 
     `add`/`delete_paths` stage changes; `commit` makes them durable and visible. Raises OSError when the directory
     cannot be opened.
     """
 
-    def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+    def __init__(self, directory: Path | None, *, writable: bool = True, heap_bytes: int = 50_000_000):
         self._writable = writable
         self._heap = heap_bytes
         self._writer = None
         self._lock = threading.Lock()
         self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
+        if directory is None:
+            self.directory = None
+            self.index = tantivy.Index(_schema())
+            return
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
         try:
             self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
         except ValueError as exc:

@@ -350,20 +350,15 @@ class QdrantChunkStore:
     def search_windows(self, vector: np.ndarray, limit: int) -> list:
         """The best window of each of the top `limit` chunks, most similar first (`stores.vectors.WindowMatch`:
         cosine similarity, window index, its file lines, its vector)."""
-        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED, WindowMatch
+        return [w for w, _ in self.window_points(vector, limit)]
 
-        out: dict = {}
-        for p, score in self._dense(vector, limit * ROWS_PER_CHUNK_SEARCHED, (), with_vectors=True):
-            cid = p.payload["chunk_id"]
-            if cid in out:
-                continue
-            focus = p.payload.get("focus_lines") or [p.payload.get("start_line", 0), p.payload.get("end_line", 0)]
-            vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
-            out[cid] = WindowMatch(cid, score, int(p.payload.get("window", 0)), int(focus[0]), int(focus[1]),
-                                   np.asarray(vec, dtype=np.float32))
-            if len(out) == limit:
-                break
-        return list(out.values())
+    def window_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
+        """[(WindowMatch, payload)] of the best window of each of the top `limit` chunks, most similar first;
+        `exclude_paths` never returned."""
+        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED
+
+        return _windows(self._dense(vector, limit * ROWS_PER_CHUNK_SEARCHED, exclude_paths, with_vectors=True),
+                        limit)
 
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
@@ -404,21 +399,24 @@ class QdrantChunkStore:
 
     def hybrid_points(self, vector: np.ndarray, text: str, limit: int,
                       exclude_paths: Sequence[str] = ()) -> tuple[list, list]:
-        """(dense, sparse) as `dense_points` and `sparse_points` return them, in one request (one network round
+        """(dense, sparse) as `window_points` and `sparse_points` return them, in one request (one network round
         trip to a served Qdrant: `query_batch_points`)."""
+        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED
+
         m = self._m
         flt = self._filter(exclude_paths)
-        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit * 2,
-                                   with_payload=True, filter=flt)]
+        if limit <= 0:
+            return [], []
+        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(),
+                                   limit=limit * ROWS_PER_CHUNK_SEARCHED, with_payload=True, with_vector=[""],
+                                   filter=flt)]
         idx, vals = query_vector(text)
         if idx:
             requests.append(m.QueryRequest(query=m.SparseVector(indices=idx, values=vals), using=SPARSE,
                                            limit=limit, with_payload=True, filter=flt))
-        if limit <= 0:
-            return [], []
         res = self.client.query_batch_points(self.collection, requests=requests)
         keep = [[(p, float(p.score)) for p in r.points if p.payload and p.payload.get("chunk_id")] for r in res]
-        return _best_per_chunk(keep[0], limit), (keep[1] if len(keep) > 1 else [])
+        return _windows(keep[0], limit), (keep[1] if len(keep) > 1 else [])
 
     def has_ann(self) -> bool:
         """True: Qdrant builds its own approximate (HNSW) index on a served instance; local mode searches exactly.
@@ -433,6 +431,25 @@ class QdrantChunkStore:
 
     def compact(self, keep_versions_s: float = 600.0) -> None:
         """Nothing to do: Qdrant's optimizers merge segments themselves."""
+
+
+def _windows(scored: list, limit: int) -> list:
+    """[(WindowMatch, payload)] of the first (best) window point of each chunk in `scored` ([(point with its
+    vector, cosine)]), at most `limit` chunks, order kept."""
+    from ragls.stores.vectors import WindowMatch
+
+    out: dict = {}
+    for p, score in scored:
+        cid = p.payload["chunk_id"]
+        if cid in out:
+            continue
+        focus = p.payload.get("focus_lines") or [p.payload.get("start_line", 0), p.payload.get("end_line", 0)]
+        vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
+        out[cid] = (WindowMatch(cid, score, int(p.payload.get("window", 0)), int(focus[0]), int(focus[1]),
+                                np.asarray(vec, dtype=np.float32)), p.payload)
+        if len(out) == limit:
+            break
+    return list(out.values())
 
 
 def _best_per_chunk(scored: list, limit: int) -> list:

@@ -84,6 +84,36 @@ function M.workspace_trusted(root)
   return true, "sha256:" .. vim.fn.sha256(content)
 end
 
+--- After you saved a running server's `<root>/ragls.toml`: ask |vim.secure.read()| about the new version (an
+--- edited file asks again, as 'exrc' does) and, allowed, send its hash with `workspaceTrusted` in a
+--- `workspace/didChangeConfiguration`, so the server keeps applying all of the file. Not allowed (or headless):
+--- nothing is sent, and the edited file only tunes retrieval until the trust store or a later answer says so.
+---@param bufnr integer the ragls.toml buffer just written
+function M.retrust(bufnr)
+  local path = vim.uv.fs_realpath(vim.api.nvim_buf_get_name(bufnr))
+  if not path or vim.fs.basename(path) ~= "ragls.toml" then
+    return
+  end
+  local root = vim.fs.normalize(vim.fs.dirname(path))
+  local client = M.find_client(root)
+  if not client then
+    return
+  end
+  local trusted, digest = M.workspace_trusted(root)
+  if not trusted then
+    return
+  end
+  local settings = vim.deepcopy((client.settings or {}).ragls or config.values.settings or {})
+  settings.workspaceTrusted = true
+  settings.workspaceTrustedConfigs = { [root] = digest }
+  local params = { settings = { ragls = settings } }
+  if has_011 then
+    client:notify("workspace/didChangeConfiguration", params)
+  else
+    client.notify("workspace/didChangeConfiguration", params)
+  end
+end
+
 --- The `vim.lsp.ClientConfig` for a root dir.
 ---@param root string
 ---@return table
