@@ -248,7 +248,7 @@ class LiveWorkspace:
         """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
         through the trust filter — differ from the open ones; when only its `[rags.*]` tables changed, apply them
         and sync the new or changed RAGs in the background. An invalid file is reported, the settings kept."""
-        from ragls.config import load_settings
+        from ragls.config.trust_filter import load_settings
 
         ws = gen.ws
         if gen is not self._gen or ws is None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import OldName, Settings, load_folder_settings
+from ragls.config.settings import OldName, Settings
+from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
@@ -123,7 +124,7 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
-        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
         old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use

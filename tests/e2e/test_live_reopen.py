@@ -22,7 +22,7 @@ import pytest
 from livekit import FILES, eventually, make_workspace, running_server
 from lspkit import request, server_env
 from mcpkit import McpProcess
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 

@@ -15,7 +15,7 @@ import uuid
 import pytest
 from qdrant_client import QdrantClient, models
 from ragls.answer.ask import ask
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.retrieval.qdrant_attach import AttachedCollection, AttachError, QdrantAttach

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex

@@ -69,7 +69,7 @@ def add_parser(sub) -> None:
 def config_path(args) -> Path:
     """The config file `rag add`, `rag attach` and `rag remove` edit: `--workspace PATH`'s ragls.toml, else the
     user config (`rags.user_config_file()`). Raises InvalidParams when PATH is not a folder."""
-    from ragls.config import CONFIG_FILE
+    from ragls.config.settings import CONFIG_FILE
     from ragls.rags import user_config_file
 
     if getattr(args, "workspace", None):
@@ -92,7 +92,7 @@ def write_config(path: Path, doc) -> None:
     trusted with the file as it was stays trusted (trust.carry_over): the edit is the user's own command."""
     import tomlkit
 
-    from ragls import trust
+    from ragls.config import trust
     from ragls.core.atomic import atomic_target
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +258,7 @@ def cmd_attach(args) -> int:
     """`ragls rag attach`. Raises ConfigError / InvalidParams (the CLI prints them)."""
     import tomlkit
 
-    from ragls.config import load_settings
+    from ragls.config.trust_filter import load_settings
     from ragls.core.errors import InvalidParams
     from ragls.embedding.embed import Embedder
     from ragls.retrieval.qdrant_attach import (

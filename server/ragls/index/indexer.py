@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.config import Settings
+from ragls.config.settings import Settings
 from ragls.core.errors import RequestFailed, Skipped
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.ir import Chunk, Document

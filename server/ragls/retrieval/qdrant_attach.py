@@ -40,7 +40,7 @@ from ragls.stores.term_vectors import query_vector
 from ragls.stores.vectors import WindowMatch
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
