@@ -225,7 +225,7 @@ class LiveWorkspace:
     def _sync_rags(ws) -> None:
         rags = getattr(ws, "rags", None)
         if rags is not None and rags.names() and not rags.read_only:
-            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
+            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (kb/rags.py)
 
     def release_vectors(self) -> None:
         """Let the indexer load the embedding model and embed, and the named RAGs sync (when built with
@@ -248,7 +248,7 @@ class LiveWorkspace:
         """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
         through the trust filter — differ from the open ones; when only its `[rags.*]` tables changed, apply them
         and sync the new or changed RAGs in the background. An invalid file is reported, the settings kept."""
-        from ragls.config.settings import load_settings
+        from ragls.config.trust_filter import load_settings
 
         ws = gen.ws
         if gen is not self._gen or ws is None:

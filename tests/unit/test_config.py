@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ragls.config.settings import build_settings, load_settings
+from ragls.config.settings import build_settings
+from ragls.config.trust_filter import load_settings
 from ragls.core.errors import ConfigError
 
 

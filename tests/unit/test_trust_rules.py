@@ -8,8 +8,8 @@ import os
 
 import pytest
 from ragls.config import trust
-from ragls.config.settings import Settings, load_settings
-from ragls.config.trust_filter import SAFE, folder_layer, restrict
+from ragls.config.settings import Settings
+from ragls.config.trust_filter import SAFE, folder_layer, load_settings, restrict
 from ragls.core.errors import ConfigError
 
 HOSTILE = """
