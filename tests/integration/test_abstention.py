@@ -101,6 +101,11 @@ def test_evidence_arithmetic():
     low, high = Evidence(0.3, 0.4, 0.0).probability(), Evidence(0.6, 1.0, 1.0, bm25_top=0.5).probability()
     assert 0 < low < high < 1
     assert Evidence(0.6, 1.0, 1.0, bm25_top=0.5, absent_name=1.0).probability() < high  # a name the docs lack
+    # without a comparable BM25 score (an attached collection) the model without bm25_top decides
+    from ragls.retrieval.abstention import COEFFICIENTS_NO_BM25
+
+    unmeasured = Evidence(0.6, 0.9, 0.0, bm25_top=None)
+    assert unmeasured.probability() == unmeasured.probability(COEFFICIENTS_NO_BM25) > 0.5
 
 
 def test_agreement_is_the_best_shared_rank():

@@ -62,6 +62,10 @@ from ragls.retrieval.query import Query
 # Held out (fitted on the other two corpora; docs/benchmarks.md, "Abstention that generalises"): urllib3 10 of 12
 # / 0 of 16, Flask 6 of 10 / 2 of 34, Rust book 3 of 12 / 0 of 49.
 COEFFICIENTS = {"intercept": -3.777, "coverage": 1.772, "bm25_top": 7.884, "absent_name": -5.292}
+# For a result without a comparable BM25 score (`bm25_top` None: e.g. an attached Qdrant collection, whose keyword
+# list is BM25 over its dense candidates): the same fit without bm25_top (`abstention_loco.py --features
+# coverage,absent_name`; held out: urllib3 9 of 12 / 0 of 16, Flask 6 of 10 / 3 of 34, Rust book 3 of 12 / 0 of 49).
+COEFFICIENTS_NO_BM25 = {"intercept": -2.704, "coverage": 5.538, "absent_name": -5.46}
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name")
@@ -83,19 +87,21 @@ class Evidence:
     missing_idf: float = 0.0
     focus_coverage: float = 1.0
     cosine_margin: float = 0.0
-    bm25_top: float = 0.0
+    bm25_top: float | None = 0.0
     rare_focus: float = 1.0
     rare_top: float = 1.0
     sentence_cosine: float = 0.0
     absent_name: float = 0.0
     absent_names: tuple[str, ...] = ()
 
-    def probability(self, coefficients: dict[str, float] = COEFFICIENTS) -> float | None:
-        """P(the index answers the query) under the logistic model; None without a cosine. A feature without a
-        coefficient counts 0."""
+    def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
+        """P(the index answers the query) under the logistic model (`COEFFICIENTS`, or `COEFFICIENTS_NO_BM25` when
+        `bm25_top` is None: not measured); None without a cosine. A feature without a coefficient counts 0."""
         if self.cosine is None:
             return None
-        z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * getattr(self, f) for f in FEATURES)
+        if coefficients is None:
+            coefficients = COEFFICIENTS if self.bm25_top is not None else COEFFICIENTS_NO_BM25
+        z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * (getattr(self, f) or 0.0) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
     @staticmethod
@@ -281,7 +287,7 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
     sources with the term statistics `stats` (`term_weights`); `best_similarity` is the best cosine over all vector candidates (None without
     vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
-    without BM25); `absent` the question's names no source mentions (`absent_names`, computed by the caller over
+    without a comparable BM25 score: then `Evidence.bm25_top` is None and the model without it decides); `absent` the question's names no source mentions (`absent_names`, computed by the caller over
     corpus-wide statistics only); `embed` (optional) the model's embed function for `sentence_cosine`. All from
     what retrieval computed already: no search is repeated."""
     sims = [h.similarity for h in hits if h.similarity is not None]
@@ -294,7 +300,7 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())
-    bm25 = min(1.0, bm25_top / reach) if bm25_top and reach > 0 else 0.0
+    bm25 = None if bm25_top is None else min(1.0, bm25_top / reach) if bm25_top > 0 and reach > 0 else 0.0
     rare = rare_terms(weights, max_idf)
     _, rare_focus = _coverages(rare, [_focus_lines_stems(h) for h in hits])
     _, rare_top = _coverages(rare, seen)

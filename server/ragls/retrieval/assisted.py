@@ -91,7 +91,7 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
     evidence = gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity,
                       absent=result.evidence.absent_names if result.evidence is not None else ())
     if result.evidence is not None:  # the first round's BM25 scores are not rerun: its bm25_top carries over
-        evidence = replace(evidence, bm25_top=max(evidence.bm25_top, result.evidence.bm25_top))
+        evidence = replace(evidence, bm25_top=result.evidence.bm25_top)
     return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade, evidence=evidence)
 
 
