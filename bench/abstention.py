@@ -109,7 +109,7 @@ OUT_OF_SCOPE = [
 
 
 def corpus_chunks(corpus: Path) -> list:
-    from ragls.chunking import chunk_document
+    from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 
     chunks = []
@@ -122,8 +122,8 @@ def corpus_chunks(corpus: Path) -> list:
 
 def model(max_length: int):
     """ragls' own Embedder on the offline MiniLM, so truncation and query handling are the product's."""
-    from ragls.config import EmbeddingSettings
-    from ragls.embed import Embedder, offline_model_dir
+    from ragls.config.settings import EmbeddingSettings
+    from ragls.embedding.embed import Embedder, offline_model_dir
 
     path = offline_model_dir()
     if path is None:
@@ -188,7 +188,7 @@ def main() -> None:
 
     chunks = corpus_chunks(args.corpus)
     print(f"{len(chunks)} chunks from {args.corpus}")
-    from ragls.indexer import embedding_input
+    from ragls.index.indexer import embedding_input
 
     emb = model(args.max_length)
     print(f"model {emb.model_name}, effective max_length {getattr(emb, 'max_length', args.max_length)} tokens")

@@ -51,7 +51,7 @@ def zipf(word: str) -> float:
 
 
 def specificity_features(indexes, query, hits) -> dict:
-    from ragls.analysis import stems
+    from ragls.core.analysis import stems
     from ragls.retrieval.abstention import _stems_of, idf
 
     n = sum(idx.bm25.num_docs() for idx in indexes)

@@ -7,7 +7,7 @@ The corpus (default: this repository's own docs/) is indexed once with `ragls in
 of `ragls status`, `ragls query`, `ragls ask` (extractive, no LLM) runs `--runs` times with `--no-server` (a fresh
 process that opens the stores and loads the model), again while a `ragls serve` holds the index (started here
 over stdio with a minimal LSP handshake; the CLI talks to its socket), and again through `ragls serve --background`
-(the warm server for the command line, cli_background.py). Prints the median and min wall per command.
+(the warm server for the command line, cli/background.py). Prints the median and min wall per command.
 """
 
 from __future__ import annotations
@@ -78,8 +78,8 @@ def main() -> None:
         rows[name] = [wall([*ragls, *cmd, "--no-server"], env) for _ in range(args.runs)]
     server = start_server(folder, env)
     try:
-        from ragls.config import load_settings
-        from ragls.index_paths import resolve_index_dir
+        from ragls.config.trust_filter import load_settings
+        from ragls.index.paths import resolve_index_dir
 
         info = resolve_index_dir(folder, load_settings(folder)[0]) / "server.json"
         deadline = time.monotonic() + 120

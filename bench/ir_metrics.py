@@ -1,7 +1,7 @@
-"""The ranking metrics live in the package (`ragls.ir_metrics`, shared with `ragls eval`); re-exported here for
+"""The ranking metrics live in the package (`ragls.evaluation.metrics`, shared with `ragls eval`); re-exported here for
 the benchmarks that import `ir_metrics` from bench/."""
 
-from ragls.ir_metrics import (  # noqa: F401
+from ragls.evaluation.metrics import (  # noqa: F401
     METRICS,
     average_precision_at,
     evaluate,

@@ -45,7 +45,7 @@ QUERIES = ["what is ownership", "borrowing rules mutable reference", "the Option
 
 
 def model_options() -> dict:
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 
     model_dir = offline_model_dir()
     if model_dir is None:
@@ -71,7 +71,7 @@ class Server:
     async def start(self) -> Server:
         from lsprotocol import types
         from pytest_lsp import make_test_lsp_client
-        from ragls.uris import path_to_uri
+        from ragls.core.uris import path_to_uri
 
         env = dict(os.environ, RAGLS_CACHE_DIR=str(self.cache), RAGLS_OFFLINE="1", HF_HUB_OFFLINE="1")
         self.client = make_test_lsp_client()

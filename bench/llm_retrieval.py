@@ -34,7 +34,7 @@ GRID_GAPS = (0.05, 0.10, 0.15, 0.20)
 
 
 def open_workspace(workdir: Path, corpus: Path):
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
     from ragls.workspace import RagWorkspace
 
     model_dir = offline_model_dir()
@@ -46,8 +46,8 @@ def open_workspace(workdir: Path, corpus: Path):
 
 
 def skip_rule(ws, questions) -> None:
-    from ragls.evaluate import matches
-    from ragls.ir import Hit
+    from ragls.core.ir import Hit
+    from ragls.evaluation.evaluate import matches
     from ragls.retrieval.query import analyse
     from ragls.retrieval.transforms import normalised_bm25
 
@@ -154,7 +154,7 @@ def cost(ws, questions, repeat: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ragls.evaluate import load_questions
+    from ragls.evaluation.evaluate import load_questions
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="rust-book", choices=("rust-book", "flask-docs"))

@@ -69,7 +69,7 @@ def _index(folder: Path, overrides: list[dict], cache: Path) -> tuple:
 
 def _timing_apply() -> list[float]:
     """Seconds spent in `Contextualizer.apply` (the LLM step of indexing), appended per call."""
-    from ragls.contextual import Contextualizer
+    from ragls.index.contextual import Contextualizer
 
     spent: list[float] = []
     original = Contextualizer.apply

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     def step(name: str) -> None:
         nonlocal prev
         if args.trim:
-            from ragls import heap
+            from ragls.core import heap
 
             heap.trim()
         m = status()

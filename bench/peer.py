@@ -120,7 +120,7 @@ def main() -> None:
     ap.add_argument("--order", default="ragls,peer", help="which tool runs first")
     args = ap.parse_args()
     from data import dataset
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
     from speed import QUERIES
 
     model_dir = offline_model_dir()

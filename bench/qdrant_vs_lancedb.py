@@ -31,14 +31,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from data import dataset  # noqa: E402 - bench/data.py (this script's folder is sys.path[0])
-from ragls.chunking import chunk_document  # noqa: E402
-from ragls.errors import Skipped  # noqa: E402
-from ragls.ir import Chunk  # noqa: E402
+from ragls.core.errors import Skipped  # noqa: E402
+from ragls.core.ir import Chunk  # noqa: E402
+from ragls.index.chunking import chunk_document  # noqa: E402
+from ragls.index.windows import Window  # noqa: E402
 from ragls.sources.load import load_file  # noqa: E402
 from ragls.stores.bm25 import Bm25Store  # noqa: E402
 from ragls.stores.qdrant import QdrantChunkStore, connect  # noqa: E402
 from ragls.stores.vectors import VectorStore  # noqa: E402
-from ragls.windows import Window  # noqa: E402
 
 CORPORA = ("rust-book", "flask-docs")  # data sets found by bench/data.py
 DIM = 384

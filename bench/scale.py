@@ -62,10 +62,10 @@ def book_paragraphs(corpus: Path) -> list[str]:
 
 
 def run_size(n: int, workdir: Path, paras: list[str], queries: int, rng) -> dict:
-    from ragls.ir import Chunk, LineSpan
+    from ragls.core.ir import Chunk, LineSpan
+    from ragls.index.windows import Window
     from ragls.stores.bm25 import Bm25Store
     from ragls.stores.vectors import VectorStore
-    from ragls.windows import Window
 
     root = workdir / f"n{n}"
     shutil.rmtree(root, ignore_errors=True)

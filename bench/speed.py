@@ -61,7 +61,7 @@ QUERIES = [
 
 # -- (a) cold index --------------------------------------------------------------------------------------------
 def model_overrides() -> dict:
-    from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+    from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 
     model_dir = offline_model_dir()
     if model_dir is None:
@@ -70,7 +70,7 @@ def model_overrides() -> dict:
 
 
 def cold_index(tmp: Path) -> dict:
-    from ragls.hashing import text_hash
+    from ragls.core.hashing import text_hash
     from ragls.workspace import RagWorkspace
 
     folder = tmp / "rust-book-a"
@@ -191,7 +191,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def lsp_bench(tmp: Path, rounds: int) -> dict:
-    from ragls.uris import path_to_uri
+    from ragls.core.uris import path_to_uri
 
     folder = tmp / "rust-book-b"
     shutil.copytree(CORPUS, folder)

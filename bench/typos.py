@@ -35,9 +35,9 @@ def typo(query: str) -> str:
 
 
 def main() -> int:
-    from ragls.config import build_settings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import build_settings
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-typos-"))
     s = build_settings({"index": {"path": str(tmp / "index")}})[0]

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragls import evaluate
+from ragls.evaluation import evaluate
 from ragls.workspace import RagWorkspace
 
 

@@ -67,13 +67,13 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             ws.close()
 
-    from ragls.chunking import chunk_document
-    from ragls.config import build_settings
-    from ragls.embed import Embedder
-    from ragls.hashing import text_hash
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import build_settings
+    from ragls.core.hashing import text_hash
+    from ragls.embedding.embed import Embedder
+    from ragls.index.chunking import chunk_document
+    from ragls.index.indexer import FolderIndex
+    from ragls.index.windows import embedding_input, plan_windows, resolve
     from ragls.sources.load import load_file
-    from ragls.windows import embedding_input, plan_windows, resolve
     from ragls.workspace import RagWorkspace
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-windows-bench-"))

@@ -4,9 +4,9 @@ Rust-book text, a recording retriever, settings pointing at the loopback LLM ser
 from __future__ import annotations
 
 import pytest
-from ragls.answer.llm import make_chat_model
-from ragls.config import GenerationSettings, Settings
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.config.settings import GenerationSettings, Settings
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.llm.chat import make_chat_model
 
 OWNERSHIP = ("Each value in Rust has an owner. There can only be one owner at a time. "
              "When the owner goes out of scope, the value will be dropped.")

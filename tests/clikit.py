@@ -1,4 +1,4 @@
-"""The `ragls` command line run in this process: `ragls.cli.main(argv)` with its own environment, stdout and stderr.
+"""The `ragls` command line run in this process: `ragls.cli.app.main(argv)` with its own environment, stdout and stderr.
 
 Most CLI tests assert on output and exit codes, not on the process boundary; running `main` in-process spares the
 3.5-6 CPU-s of imports and model loading a `python -m ragls` start costs. Tests of what only a real process shows
@@ -24,8 +24,8 @@ def ragls(env: Mapping[str, str] | None, *args: str | os.PathLike, check: bool =
     working directory. Returns a CompletedProcess (returncode, stdout, stderr) like `subprocess.run(...,
     text=True)`; log records go to pytest's log capture, not to `stderr`. With `check`, a non-zero exit fails the
     test with the command's stderr."""
-    from ragls import ownership
-    from ragls.cli import main
+    from ragls.cli.app import main
+    from ragls.index import ownership
 
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()

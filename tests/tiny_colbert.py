@@ -4,7 +4,7 @@ Inputs input_ids / attention_mask (int64, [batch, seq]) -> token embeddings (flo
 table whose row for each of the given `words` (single MiniLM tokens) is a distinct one-hot vector and whose other
 rows are zero. fastembed's Colbert pads queries with [MASK] (a zero row) and unit-normalises document tokens, so
 MaxSim(query, document) = the number of distinct given words that occur in both. The tokenizer files are the
-offline all-MiniLM-L6-v2 ones (`ragls.embed.offline_model_dir()`), so fastembed's own Colbert code path loads it.
+offline all-MiniLM-L6-v2 ones (`ragls.embedding.embed.offline_model_dir()`), so fastembed's own Colbert code path loads it.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def build_model(token_ids: list[int], vocab: int) -> onnx.ModelProto:
 
 def make_colbert_dir(dest: Path, words: list[str], onnx_rel: str = "model.onnx") -> Path:
     """Write a ColBERT folder at `dest` whose MaxSim counts the shared `words` (each one MiniLM token)."""
-    from ragls.embed import offline_model_dir
+    from ragls.embedding.embed import offline_model_dir
     from tokenizers import Tokenizer
 
     src = offline_model_dir()

@@ -4,7 +4,7 @@ Inputs input_ids / attention_mask / token_type_ids (int64, [batch, seq]) -> logi
 logit = number of times `token_id` occurs in the second segment (the document: token_type_ids == 1, unmasked).
 Its "position table" (zeros) has `max_positions` rows, and its first `seq` rows are added to each input row, so, like a real BERT, it fails on
 inputs longer than its window unless the tokenizer truncates them. The tokenizer files are the offline
-all-MiniLM-L6-v2 ones (`ragls.embed.offline_model_dir()`), so the same fastembed code path loads it.
+all-MiniLM-L6-v2 ones (`ragls.embedding.embed.offline_model_dir()`), so the same fastembed code path loads it.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def build_model(token_id: int, max_positions: int = 512) -> onnx.ModelProto:
 
 def make_cross_encoder_dir(dest: Path, word: str, onnx_rel: str = "onnx/model.onnx") -> Path:
     """Write a cross-encoder folder at `dest` whose score counts `word` (one MiniLM token) in the document."""
-    from ragls.embed import offline_model_dir
+    from ragls.embedding.embed import offline_model_dir
     from tokenizers import Tokenizer
 
     src = offline_model_dir()

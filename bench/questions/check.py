@@ -57,7 +57,7 @@ def line_of(text: str, offset: int) -> int:
 
 def chunk_offsets(root: Path, rel: str) -> list[tuple[int, int]]:
     """(start, end) character offsets of the file's default ragls chunks."""
-    from ragls.chunking import chunk_document
+    from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 
     doc = load_file(root, rel, 5_000_000)

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ragls.config import load_settings
-from ragls.embed import declared_max_length
-from ragls.indexer import default_index_dir
+from ragls.config.trust_filter import load_settings
+from ragls.core.uris import key_path
+from ragls.embedding.embed import declared_max_length
+from ragls.index.indexer import default_index_dir
 from ragls.sources.walk import walk
-from ragls.uris import key_path
 from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
 
@@ -89,8 +89,8 @@ def _chunks_per_byte(root: Path, listed: list[str], settings) -> float | None:
     """Chunks per file byte over up to SAMPLE_FILES of `listed`, evenly spread (every file when there are fewer),
     read and chunked as the indexer does (`sources.load.load_file`, `chunking.chunk_document`). None when no
     sampled file could be read."""
-    from ragls.chunking import chunk_document
-    from ragls.ir import Document
+    from ragls.core.ir import Document
+    from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 
     step = max(1, -(-len(listed) // SAMPLE_FILES))

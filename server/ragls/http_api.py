@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ragls.errors import (
+from ragls.core.errors import (
     INVALID_REQUEST,
     InvalidParams,
     RaglsError,
@@ -158,7 +158,8 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
                 return JSONResponse({"error": {"code": INVALID_REQUEST, "message": "missing or wrong bearer token"}},
                                     status_code=401, headers={"WWW-Authenticate": "Bearer"})
             try:
-                return await handler(request)
+                with live.request():  # the workspace it uses is not closed under it (a reopen waits)
+                    return await handler(request)
             except Exception as exc:  # noqa: BLE001 - every failure is a JSON answer, the server keeps serving
                 if not isinstance(exc, RaglsError):
                     log.exception("%s %s failed", request.method, request.url.path)
@@ -166,7 +167,7 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
         return endpoint
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "ready": live.opened.is_set() and live.error is None})
+        return JSONResponse({"status": "ok", "ready": live.ready()})
 
     async def status(request: Request) -> Response:
         ws = await asyncio.to_thread(live.get)
@@ -182,14 +183,14 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
     async def ask(request: Request) -> Response:
         body = await _body(request)
         p = parse(AskParams, body)  # `documents` is not taken over HTTP: a remote client names no local files
-        ws = await asyncio.to_thread(live.get_indexed)
         history = [m.model_dump() for m in p.history] if p.history else None
         kwargs = {"top_k": p.top_k, "rag": p.rag, "history": history}
         stream = bool(body.get("stream")) or "text/event-stream" in request.headers.get("accept", "")
+        ws = await asyncio.to_thread(live.get_indexed)  # not open: the JSON error (503), before any event
         if not stream:
             answer = await asyncio.to_thread(ws.ask, p.question, **kwargs)
             return JSONResponse(to_wire_answer(answer))
-        return StreamingResponse(_sse_answer(ws, p.question, kwargs, to_wire_answer),
+        return StreamingResponse(_sse_answer(live, p.question, kwargs, to_wire_answer),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/status", guarded(status), methods=["GET"]),
@@ -201,17 +202,19 @@ def _sse(event: str, data: dict) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-async def _sse_answer(ws, question, kwargs: dict, to_wire):
-    """Run `ws.ask` on a thread; yield an SSE `delta` event per piece, then `result` or `error`. A client that
-    disconnects cancels the generation at its next piece."""
+async def _sse_answer(live, question, kwargs: dict, to_wire):
+    """Run `ask` on `live`'s workspace on a thread (a request of its own: the stream outlives the endpoint); yield
+    an SSE `delta` event per piece, then `result` or `error`. A client that disconnects cancels the generation at
+    its next piece."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue = asyncio.Queue()
     cancel = threading.Event()
 
     def run() -> None:
         try:
-            answer = ws.ask(question, on_delta=lambda piece: loop.call_soon_threadsafe(
-                queue.put_nowait, ("delta", {"delta": piece})), cancel=cancel, **kwargs)
+            with live.request():
+                answer = live.get_indexed().ask(question, on_delta=lambda piece: loop.call_soon_threadsafe(
+                    queue.put_nowait, ("delta", {"delta": piece})), cancel=cancel, **kwargs)
             loop.call_soon_threadsafe(queue.put_nowait, ("result", to_wire(answer)))
         except Exception as exc:  # noqa: BLE001 - reported to the client as an event, the server keeps serving
             if not isinstance(exc, RaglsError):

@@ -1,11 +1,19 @@
-"""`LiveWorkspace`: a RagWorkspace kept fresh without an editor — its indexer thread and file watcher, opened in
-the background so the caller can serve at once (used by `ragls mcp`; the language server does the same in
-`lsp/server.py`, where progress goes to the editor).
+"""`LiveWorkspace`: the one lifecycle of a served workspace, shared by `ragls serve` (LSP), `ragls mcp` and
+`ragls http`. It opens the RagWorkspace in the background so the front can serve at once, and wires everything a
+long-running server needs: the indexer thread (`watch.IndexWorker`) and the file watcher, the local socket `ragls
+query/ask/status` answer through, the writer hand-off, the named RAGs' sync in the background, and a reopen when a
+folder's `ragls.toml` changes what it gives (through the trust filter: an untrusted folder's file changes only the
+settings `trust_filter.SAFE` lets it change). Fronts only parse, call one workspace operation and convert.
 
-Progressive start, as in the language server: opening touches only SQLite and tantivy; the indexer thread runs
-the start-up scan (stat-only for unchanged files), then loads the embedding model and opens the vector stores —
-with `hold_vectors=True` (`ragls mcp`) only once `release_vectors()` is called, so the model load does not compete
-with the caller's own start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
+Progressive start: opening touches only SQLite and tantivy; the indexer thread runs the start-up scan (stat-only
+for unchanged files), then loads the embedding model and opens the vector stores — with `hold_vectors=True`
+(`ragls mcp`) only once `release_vectors()` is called, so the model load does not compete with the front's own
+start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.progressive`).
+
+Requests and reopening: a front runs each request inside `request()`; every workspace `get()` returns there is
+held until the request ends, so a reopen (new settings, new folders) never closes a workspace — or, through
+`RagRegistry.in_use`, a named RAG — under a request that is using it: the old workspace stops indexing at once and
+is closed when its last request ends. Requests that arrive during a reopen wait for the new workspace.
 
 One index, several processes: each folder's index is written by the process holding its lock
 (`FolderIndex.writer`). A process that finds the lock held reads (each query first reloads the writer's commits)
@@ -14,116 +22,290 @@ and retries the lock every `watch.TAKEOVER_INTERVAL_S` seconds, so it takes over
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragls.errors import NotReady, RaglsError
+from ragls.core.errors import ConfigError, NotReady, RaglsError
 
 log = logging.getLogger(__name__)
 
+OPEN_TIMEOUT_S = 120.0  # how long a request waits for the workspace to open
+
+
+@dataclass
+class LiveHooks:
+    """Where the lifecycle's messages go (each may be called from any thread). `status`: a step of opening or
+    loading ("loading the embedding model"); `busy(busy, message, percent)`: the indexer starts or stops work;
+    `detail`: the indexer's one line per sync or embedding batch; `info`/`warning`: log lines; `act`: a line the user must act on (an untrusted or invalid ragls.toml, no
+    embedding model) — the editor shows it once; `failed(exc)`: the workspace could not be opened."""
+
+    status: Callable[[str], None] = field(default=lambda msg: log.info("%s", msg))
+    busy: Callable[..., None] | None = None
+    detail: Callable[[str], None] = field(default=lambda msg: log.info("%s", msg))
+    info: Callable[[str], None] = field(default=lambda msg: log.info("%s", msg))
+    warning: Callable[[str], None] = field(default=lambda msg: log.warning("ragls: %s", msg))
+    act: Callable[[str], None] = field(default=lambda msg: log.warning("%s", msg))
+    failed: Callable[[BaseException], None] = field(default=lambda exc: None)
+
+
+WorkspaceFactory = Callable[[Sequence[Path], Sequence[dict[str, Any] | None], Callable[[str], None]], Any]
+
+
+def _default_factory(folders, overrides, on_status):
+    from ragls.workspace import RagWorkspace
+
+    return RagWorkspace(folders, overrides, on_status=on_status)
+
+
+class _Generation:
+    """One opening of the workspace: its RagWorkspace and threads, and the requests holding it."""
+
+    def __init__(self, folders: list[Path], overrides: list):
+        self.folders, self.overrides = folders, overrides
+        self.opened = threading.Event()
+        self.error: BaseException | None = None
+        self.ws: Any = None
+        self.worker: Any = None
+        self.watcher: Any = None
+        self.socket: Any = None
+        self.holders = 0  # requests holding this workspace (`LiveWorkspace.request`)
+        self.retired = False  # replaced or closed: close the stores when the last holder lets go
+        self.stores_closed = False
+
+
+_HELD: contextvars.ContextVar[list | None] = contextvars.ContextVar("ragls_live_held", default=None)
+
 
 class LiveWorkspace:
-    """Open `folders` on a background thread (`start`), with an IndexWorker and (when `watch.enabled`) a
-    FileWatcher. `get(timeout)` waits for the open workspace; `close()` stops the threads, closes the stores and
-    releases the writer locks. `hold_vectors`: the embedding model is not loaded until `release_vectors()`.
-    `socket_server(ws)`: makes the local socket server `ragls query/ask/status` answer through
-    (`lsp.local_socket.LocalSocketServer`, passed by the CLI so this layer does not import a front); None: none
-    (required, so no caller forgets it).
+    """The served workspace over `folders` (module docstring). `overrides`: settings layers over each folder's
+    ragls.toml. `hold_vectors`: no embedding model (and no named-RAG sync) until `release_vectors()`.
+    `socket_server(ws, hold)`: makes the local socket server (`lsp.local_socket.LocalSocketServer`, passed by the
+    front so this layer imports none); `hold()` is the context a socket request runs in; None: no socket (required,
+    so no caller forgets it). `hooks`: where messages go (`LiveHooks`). `factory(folders, overrides, on_status)`:
+    opens the RagWorkspace (default: `RagWorkspace(...)`; the language server falls back to valid settings).
     Thread-safe."""
 
     def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
-                 hold_vectors: bool = False, *, socket_server: Callable[[Any], Any] | None):
+                 hold_vectors: bool = False, *, socket_server: Callable[..., Any] | None,
+                 hooks: LiveHooks | None = None, factory: WorkspaceFactory | None = None):
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
-        self._vectors_held = hold_vectors  # no embedding model until release_vectors() (IndexWorker.hold_vectors)
-        self._held_worker = None
-        self.ws = None
-        self.worker = None
-        self.watcher = None
+        self.hooks = hooks or LiveHooks()
+        self._factory = factory or _default_factory
+        self._vectors_held = hold_vectors
         self._socket_server = socket_server
-        self.local_socket = None
-        self.error: BaseException | None = None
-        self.opened = threading.Event()
-        self._closed = False
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._open, name="ragls-open", daemon=True)
+        self._open_lock = threading.Lock()  # one opening or closing at a time, in order
+        self._gen: _Generation | None = None
+        self._closed = False
+        self.lingering: Any = None  # an indexer thread that did not stop in time (the process exit waits on it)
 
+    # -- state read by the fronts ----------------------------------------------------------------------------
+    @property
+    def ws(self):
+        """The open RagWorkspace, None while opening or closed."""
+        gen = self._gen
+        return gen.ws if gen is not None else None
+
+    @property
+    def worker(self):
+        gen = self._gen
+        return gen.worker if gen is not None else None
+
+    @property
+    def error(self) -> BaseException | None:
+        gen = self._gen
+        return gen.error if gen is not None else None
+
+    @property
+    def local_socket(self):
+        gen = self._gen
+        return gen.socket if gen is not None else None
+
+    def ready(self) -> bool:
+        """The workspace is open (not opening, not failed)."""
+        gen = self._gen
+        return gen is not None and gen.opened.is_set() and gen.error is None and gen.ws is not None
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
     def start(self) -> LiveWorkspace:
         """Begin opening on a background thread (idempotent). Returns self."""
         with self._lock:
-            if not self._thread.is_alive() and not self.opened.is_set():
-                self._thread.start()
+            started = self._gen is not None
+        if not started:
+            self.reopen()
         return self
 
-    def _open(self) -> None:
-        from ragls.watch import FileWatcher, IndexWorker
-        from ragls.workspace import RagWorkspace
+    def reopen(self, folders: Sequence[Path] | None = None,
+               overrides: Sequence[dict[str, Any] | None] | None = None) -> None:
+        """Open the workspace again (new `folders` / `overrides` when given) on a background thread; the previous
+        one stops indexing at once and is closed when its last request ends. Requests wait for the new one."""
+        with self._lock:
+            if self._closed:
+                return
+            if folders is not None:
+                self.folders = [Path(f).resolve() for f in folders]
+            if overrides is not None:
+                self.overrides = list(overrides)
+            previous, gen = self._gen, _Generation(list(self.folders), list(self.overrides))
+            self._gen = gen
+        threading.Thread(target=self._replace, args=(previous, gen), name="ragls-open", daemon=True).start()
 
+    def _replace(self, previous: _Generation | None, gen: _Generation) -> None:
+        with self._open_lock:
+            if previous is not None:
+                previous.opened.wait()
+                self._retire(previous)
+            if self._gen is not gen:  # replaced again before it opened: the newer one opens
+                gen.error = NotReady("the workspace was reopened")
+                gen.opened.set()
+                return
+            self._open(gen)
+
+    def _open(self, gen: _Generation) -> None:
+        from ragls.watch import FileWatcher, IndexWorker
+
+        hooks = self.hooks
         try:
-            ws = RagWorkspace(self.folders, self.overrides, on_status=lambda msg: log.info("%s", msg))
-            for warning in ws.warnings:
-                log.warning("ragls: %s", warning)
+            ws = self._factory(gen.folders, gen.overrides, hooks.status)
+            trust_lines = {e["message"] for e in getattr(ws, "trust_errors", [])}
+            for warning in ws.warnings:  # an untrusted ragls.toml: the user must act
+                if warning in trust_lines:
+                    hooks.act(f"ragls: {warning}")
+                else:
+                    hooks.warning(warning)
+            for notice in getattr(ws, "notices", []):
+                hooks.info(f"ragls: {notice}")
             ws.progressive = True  # BM25 answers while the embedding model loads
-            worker = IndexWorker(ws, on_log=lambda msg: log.info("%s", msg),
-                                 on_settings_file=lambda: log.warning(
-                                     "ragls: ragls.toml changed; restart `ragls mcp` to apply the new settings"))
+            worker = IndexWorker(ws, on_busy=hooks.busy, on_log=hooks.detail, on_warning=hooks.act,
+                                 on_settings_file=lambda: self._settings_file_changed(gen))
             for idx in ws.indexes:
                 if not idx.writer:
                     owner = idx.writer_process() or {}
-                    log.info("ragls: %s (pid %s) indexes %s; this process reads its index and takes over when "
-                             "it exits", owner.get("role", "another process"), owner.get("pid"), idx.folder)
+                    hooks.info(f"ragls: {owner.get('role', 'another ragls process')} (pid {owner.get('pid')}) "
+                               f"indexes {idx.folder}; this process reads its index and takes over when it exits")
             worker.request_sync()  # the first unit of work: the start-up scan
             with self._lock:
-                if self._vectors_held:
-                    worker.hold_vectors()
-                self._held_worker = worker  # release_vectors() reaches it from now on
+                held = self._vectors_held
+            if held:
+                worker.hold_vectors()
+            gen.ws, gen.worker = ws, worker
             worker.start()
+            if not held:
+                self._sync_rags(ws)
             if self._socket_server is not None:  # `ragls query/ask/status` answer through this process
-                self.local_socket = self._socket_server(ws)
-                self.local_socket.start()
-                worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
-            watcher = None
+                gen.socket = self._socket_server(ws, hold=lambda: self._holding(gen))
+                gen.socket.start()
+                worker.on_writer_change = gen.socket.sync_writers  # takeover / handover
             if ws.settings.watch.enabled:
-                watcher = FileWatcher(worker, ws.folders)
-                watcher.start()
-            with self._lock:
-                self.ws, self.worker, self.watcher = ws, worker, watcher
-                closed = self._closed
-            if closed:  # close() was called while opening
-                self._shutdown()
+                gen.watcher = FileWatcher(worker, ws.folders)
+                gen.watcher.start()
         except BaseException as exc:  # noqa: BLE001 - delivered to every request by get()
-            log.error("ragls: cannot open the index: %s", exc)
-            self.error = exc
-        finally:
-            self.opened.set()
+            log.error("ragls: cannot open the workspace: %s", exc)
+            gen.error = exc
+            gen.opened.set()
+            if gen.ws is not None or gen.worker is not None:
+                self._retire(gen)
+            hooks.failed(exc)
+            return
+        gen.opened.set()
+        with self._lock:
+            closed = self._closed
+        if closed:  # close() was called while opening
+            self._retire(gen)
+
+    @staticmethod
+    def _sync_rags(ws) -> None:
+        rags = getattr(ws, "rags", None)
+        if rags is not None and rags.names() and not rags.read_only:
+            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
 
     def release_vectors(self) -> None:
-        """Let the indexer load the embedding model and embed (when built with `hold_vectors=True`; idempotent,
-        cheap, callable from any thread, before or after the workspace is open)."""
+        """Let the indexer load the embedding model and embed, and the named RAGs sync (when built with
+        `hold_vectors=True`; idempotent, cheap, callable from any thread, before or after the workspace is open)."""
         with self._lock:
-            self._vectors_held = False
-            worker = self._held_worker
+            was_held, self._vectors_held = self._vectors_held, False
+            gen = self._gen
+        if gen is not None and gen.worker is not None:
+            gen.worker.allow_vectors()
+            if was_held:
+                self._sync_rags(gen.ws)
+
+    def notify(self, paths) -> None:
+        """Files changed (the editor's didSave / watched-files notifications): index them."""
+        worker = self.worker
         if worker is not None:
-            worker.allow_vectors()
+            worker.notify(paths)
 
-    def get(self, timeout: float | None = 120.0):
-        """The open RagWorkspace. Raises NotReady (a RequestFailed; HTTP 503) when it could not be opened (the
-        reason), is not open after `timeout` seconds, or is closing."""
-        if not self.opened.wait(timeout):
-            raise NotReady(f"the index is still opening after {timeout:g} s; try again")
-        if self.error is not None:
-            if isinstance(self.error, RaglsError):
-                raise NotReady(f"the index could not be opened: {self.error}")
-            raise NotReady(f"the index could not be opened: {type(self.error).__name__}: {self.error}")
-        if self.ws is None:
-            raise NotReady("the server is shutting down")
-        return self.ws
+    def _settings_file_changed(self, gen: _Generation) -> None:
+        """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
+        through the trust filter — differ from the open ones; when only its `[rags.*]` tables changed, apply them
+        and sync the new or changed RAGs in the background. An invalid file is reported, the settings kept."""
+        from ragls.config.trust_filter import load_settings
 
-    def get_indexed(self, timeout: float | None = 120.0):
+        ws = gen.ws
+        if gen is not self._gen or ws is None:
+            return
+        try:
+            fresh = [load_settings(folder, *ws.overrides)[0] for folder in ws.folders]
+        except ConfigError as exc:
+            self.hooks.act(f"ragls: {exc} (keeping the previous settings)")
+            return
+        if fresh != ws.folder_settings:
+            self.hooks.info("ragls: ragls.toml changed: reopening the workspace with the new settings")
+            self.reopen()
+            return
+        changed = ws.rags.reload()
+        if changed and not ws.rags.read_only and not self._vectors_held:
+            self.hooks.info(f"ragls: ragls.toml changed the named RAGs {', '.join(sorted(changed))}")
+            ws.rags.sync_in_background([n for n in sorted(changed) if n in ws.rags.specs])
+
+    # -- requests ------------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def request(self) -> Iterator[None]:
+        """The scope of one request: the workspace `get()` returns inside it (also from threads started with its
+        context, e.g. `asyncio.to_thread`) is not closed before the scope ends."""
+        held: list[_Generation] = []
+        token = _HELD.set(held)
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
+            for gen in held:
+                self._let_go(gen)
+
+    def get(self, timeout: float | None = OPEN_TIMEOUT_S):
+        """The open RagWorkspace (held until the current `request()` ends). Raises NotReady (a RequestFailed;
+        HTTP 503) when it could not be opened (the reason), is not open after `timeout` seconds, or is closing."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            gen = self._gen
+            if gen is None:
+                raise NotReady("the server is not initialized yet")
+            if not gen.opened.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
+                raise NotReady(f"the index is still opening after {timeout:g} s; try again")
+            with self._lock:
+                if gen is not self._gen:
+                    continue  # reopened meanwhile: wait for the new one
+                if gen.error is not None:
+                    raise _not_ready(gen.error)
+                if gen.ws is None or gen.retired:
+                    raise NotReady("the server is shutting down")
+                held = _HELD.get()
+                if held is not None and gen not in held:
+                    held.append(gen)
+                    gen.holders += 1
+                    gen.ws.rags.in_use(True)
+                return gen.ws
+
+    def get_indexed(self, timeout: float | None = OPEN_TIMEOUT_S):
         """`get()`, then wait (up to `timeout` s) until every folder has been indexed once — the text phase, so BM25
         can answer. Returns at once for a folder indexed before (its start-up scan runs in the background); only a
         folder never indexed (no `last_indexed_at`, by this process or the writer) makes a first query wait."""
@@ -135,25 +317,76 @@ class LiveWorkspace:
             time.sleep(0.05)
         return ws
 
-    def close(self) -> None:
-        """Stop the watcher and the indexer thread, then close the stores (releasing the writer locks). If the
-        indexer thread does not stop in time the stores stay open and the lock held until the process exits:
-        releasing it under a running writer would let a second process write concurrently."""
+    @contextlib.contextmanager
+    def _holding(self, gen: _Generation) -> Iterator[Any]:
+        """A socket request on `gen`'s workspace: held like `request()`; NotReady once it is retired."""
+        with self._lock:
+            if gen.retired or gen.ws is None:
+                raise NotReady("the workspace is reopening; try again")
+            gen.holders += 1
+            gen.ws.rags.in_use(True)
+        try:
+            yield gen.ws
+        finally:
+            self._let_go(gen)
+
+    def _let_go(self, gen: _Generation) -> None:
+        with self._lock:
+            gen.holders -= 1
+            if gen.ws is not None:
+                gen.ws.rags.in_use(False)
+            close = gen.retired and gen.holders == 0 and not gen.stores_closed and gen.worker is None
+            if close:
+                gen.stores_closed = True
+        if close:
+            gen.ws.close()
+
+    # -- closing -------------------------------------------------------------------------------------------
+    def _retire(self, gen: _Generation, timeout: float = 30.0) -> None:
+        """Stop `gen`'s socket, watcher and indexer thread (waiting up to `timeout` s for its current batch), then
+        close its stores — now, or when its last request ends. If the indexer thread does not stop in time the
+        stores stay open and the lock held until the process exits: releasing it under a running writer would let
+        a second process write concurrently (the thread is kept in `lingering` for the exit to wait on)."""
+        with self._lock:
+            gen.retired = True
+        if gen.socket is not None:
+            gen.socket.stop()
+            gen.socket = None
+        if gen.watcher is not None:
+            gen.watcher.stop()
+            gen.watcher = None
+        stopped = gen.worker.stop(timeout) if gen.worker is not None else True
+        if not stopped:
+            self.lingering = gen.worker
+            log.error("the indexer thread did not stop; keeping the index lock until the process exits")
+            return
+        with self._lock:
+            gen.worker = None
+            close = gen.ws is not None and gen.holders == 0 and not gen.stores_closed
+            if close:
+                gen.stores_closed = True
+        if close:
+            gen.ws.close()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop the watcher and the indexer thread, then close the stores (releasing the writer locks); a request
+        still running keeps its workspace until it ends. Waits for an opening in progress first."""
         with self._lock:
             self._closed = True
-            if self.ws is None:
-                return
-        self._shutdown()
+            gen = self._gen
+        if gen is None:
+            return
+        with self._open_lock:
+            if gen.opened.is_set() and not gen.retired:
+                self._retire(gen, timeout)
 
-    def _shutdown(self) -> None:
-        if self.local_socket is not None:
-            self.local_socket.stop()
-            self.local_socket = None
-        if self.watcher is not None:
-            self.watcher.stop()
-        stopped = self.worker.stop() if self.worker is not None else True
-        if stopped and self.ws is not None:
-            self.ws.close()
-        elif self.ws is not None:
-            log.error("the indexer thread did not stop; keeping the index lock until the process exits")
-        self.ws = self.worker = self.watcher = None
+
+def _not_ready(exc: BaseException) -> NotReady:
+    if isinstance(exc, NotReady):
+        return exc
+    if isinstance(exc, RaglsError):
+        return NotReady(f"workspace could not be opened: {exc}")
+    if isinstance(exc, OSError):  # e.g. a read-only or full cache dir: one clear error per request
+        where = f": {exc.filename}" if exc.filename else ""
+        return NotReady(f"workspace could not be opened: {exc.strerror or exc}{where}")
+    return NotReady(f"workspace could not be opened: {type(exc).__name__}: {exc}")

@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
-from ragls.embed import Embedder
-from ragls.errors import ConfigError, InvalidParams, RequestFailed, Skipped
-from ragls.hashing import text_hash
-from ragls.indexer import FolderIndex, SyncReport
-from ragls.ir import RagInfo
+from ragls.config.settings import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
+from ragls.config.trust_filter import folder_layer
+from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
+from ragls.core.hashing import text_hash
+from ragls.core.ir import RagInfo
+from ragls.embedding.embed import Embedder
+from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
-from ragls.trust_filter import folder_layer
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +231,7 @@ class SourcesRag:
         self._reranker = None
         self._skipped: list[tuple[str, str]] = []
         self._synced_at = float("-inf")  # time.monotonic() of this process's last sync
-        from ragls.graph_extract import GraphBuilder
+        from ragls.index.graph_extract import GraphBuilder
 
         self.graph = GraphBuilder.attach(self.index, spec.settings)
 
@@ -386,6 +386,9 @@ class RagRegistry:
         self._lock = threading.RLock()
         self.closing = threading.Event()  # set by close(): background syncs and crawls stop at the next page
         self._thread: threading.Thread | None = None
+        self._read_signature: tuple | None = None  # of the files the specs were read from (`_signature`)
+        self._users = 0  # requests running on this registry (`in_use`)
+        self._retired: list[Rag] = []  # replaced while requests ran: closed when the last one ends
         self.reload()
 
     # -- configuration ------------------------------------------------------------------------------------
@@ -396,8 +399,28 @@ class RagRegistry:
             files.append((self.workspace_folder / CONFIG_FILE, self.overrides))
         return files
 
-    def reload(self) -> None:
-        """Re-read the config files; RAGs whose table changed are closed (reopened on next use)."""
+    def _signature(self) -> tuple:
+        """What the specs depend on besides `overrides`: each config file's and the trust store's (mtime, size,
+        inode); None for a missing one. Unchanged: `reload` has nothing to re-read."""
+        from ragls.config import trust
+
+        out = []
+        for path in [*(p for p, _ in self.config_files()), trust.store_path()]:
+            try:
+                st = path.stat()
+                out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append((str(path), None))
+        return tuple(out)
+
+    def reload(self, force: bool = False) -> set[str]:
+        """Re-read the config files when they (or the trust store) changed since the last read, or when `force`.
+        Returns the names of the RAGs added, removed or changed. A changed or removed RAG is closed (reopened on
+        next use) — when no request is running on the registry, else when the last one ends (`in_use`), so a
+        request never loses a RAG it is searching."""
+        signature = self._signature()
+        if not force and signature == self._read_signature:
+            return set()
         specs: dict[str, RagSpec] = {}
         errors: list[dict[str, str]] = []
         for path, layers in self.config_files():
@@ -418,11 +441,33 @@ class RagRegistry:
                 except (ConfigError, InvalidParams) as exc:
                     errors.append({"message": f"[rags.{name}] in {path}: {exc}"})
         with self._lock:
+            changed = {n for n in specs.keys() | self.specs.keys()
+                       if n not in specs or n not in self.specs or specs[n].table != self.specs[n].table
+                       or specs[n].origin != self.specs[n].origin}
             for name, rag in list(self._open.items()):
                 if name not in specs or specs[name].table != rag.spec.table or specs[name].origin != rag.spec.origin:
-                    rag.close()
                     del self._open[name]
-            self.specs, self.errors = specs, errors
+                    if self._users:
+                        self._retired.append(rag)
+                    else:
+                        rag.close()
+            self.specs, self.errors, self._read_signature = specs, errors, signature
+        return changed
+
+    def in_use(self, entering: bool) -> None:
+        """A request starts (`entering`) or ends running on this registry (`live.LiveWorkspace.request`). When the
+        last one ends, the RAGs `reload` replaced meanwhile are closed; a successor that opened read-only because
+        its predecessor still held the index lock is dropped too, to reopen as the writer on next use."""
+        with self._lock:
+            self._users += 1 if entering else -1
+            retired = self._retired if self._users == 0 else []
+            if retired:
+                self._retired = []
+                if not self.read_only:
+                    readers = [n for n, r in self._open.items() if getattr(getattr(r, "index", None), "writer", 1) is False]
+                    retired += [self._open.pop(n) for n in readers]
+        for rag in retired:
+            rag.close()
 
     def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
         if name in RESERVED:
@@ -443,7 +488,7 @@ class RagRegistry:
         """<cache>/rags/<name>-<hash of the declaring config file>, or `index.path` when the RAG sets one."""
         if spec.settings.index.path:
             return Path(spec.settings.index.path).expanduser()
-        from ragls.embed import cache_root
+        from ragls.embedding.embed import cache_root
 
         return cache_root() / "rags" / f"{spec.name}-{text_hash(str(spec.origin.resolve()))[:10]}"
 
@@ -501,6 +546,7 @@ class RagRegistry:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout_s)
         with self._lock:
-            for rag in self._open.values():
+            for rag in [*self._open.values(), *self._retired]:
                 rag.close()
             self._open.clear()
+            self._retired.clear()

@@ -7,13 +7,15 @@ that commit (`repo.local_changes`: modified, added — untracked files included 
 are indexed locally, into an ordinary embedded `FolderIndex` (LanceDB + tantivy) restricted to them
 (`FolderIndex.restrict_to`), so answers reflect the working tree without re-embedding the rest.
 
-Search (`TeamIndex.search`): the shared collection is queried (dense + sparse BM25 in one request; on qdrant-client's
-embedded local mode, which scores sparse vectors in Python, BM25 runs over the dense candidates' payloads instead)
-with the changed and deleted paths excluded by a payload filter (so a locally deleted file never surfaces, and a locally edited file surfaces only with its new
-text), the overlay by its own vector and BM25 stores; the vector lists are merged by cosine similarity (same model:
-comparable), the keyword lists (Qdrant sparse BM25 vs tantivy BM25, different corpora statistics) by rank,
-alternating; then ragls' weighted RRF (`fuse.py`). Shared chunks are cited as files of the local folder (their
-text is the committed text, which is the local text for an unchanged file).
+Search (`TeamIndex.search`, or the workspace's one retrieval over all its folders): the team folder is two sources
+of the retrieval pipeline (`retrieval/search.py`): the shared collection (`SharedSource`: dense + sparse BM25 in one
+request; on qdrant-client's embedded local mode, which scores sparse vectors in Python, BM25 runs over the dense
+candidates' payloads instead) with the changed and deleted paths excluded by a payload filter (so a locally deleted
+file never surfaces, and a locally edited file surfaces only with its new text), and the overlay (its own vector
+and BM25 stores). The vector lists are merged by cosine similarity (same model: comparable), the keyword lists
+(Qdrant sparse BM25 vs tantivy BM25, different corpora statistics) by rank, alternating; then the pipeline's
+weighted RRF, dedup, focus lines and abstention evidence. Shared chunks are cited as files of the local folder
+(their text is the committed text, which is the local text for an unchanged file).
 
 The diff is re-read when older than `CHANGES_TTL_S` (one `git diff` + `git ls-files`, ~10 ms on a small repo).
 """
@@ -26,16 +28,15 @@ import threading
 import time
 from pathlib import Path
 
-from ragls.config import Settings
-from ragls.embed import Embedder
-from ragls.errors import ConfigError
-from ragls.indexer import FolderIndex, resolve_index_dir
-from ragls.repo import LocalChanges, local_changes
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.config.settings import Settings
+from ragls.core.errors import ConfigError
+from ragls.embedding.embed import Embedder
+from ragls.index.indexer import FolderIndex, resolve_index_dir
+from ragls.index.repo import LocalChanges, local_changes
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import check_query, hits_from_fused
+from ragls.retrieval.search import search
+from ragls.retrieval.source import Candidates, FolderSource, pool_bm25
 from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload, is_url
-from ragls.stores.term_vectors import bm25_rank
 
 log = logging.getLogger(__name__)
 
@@ -113,63 +114,84 @@ class TeamIndex:
                 "modified": len(ch.modified), "added": len(ch.added), "deleted": len(ch.deleted),
                 **({"error": self.error} if self.error else {})}
 
+    def sources(self) -> list:
+        """The team folder as retrieval sources: the shared collection minus the local changes
+        (`SharedSource`), then the overlay (`retrieval.source.FolderSource`)."""
+        return [SharedSource(self), FolderSource(self.overlay)]
+
     def search(self, query: str, *, settings, top_k: int | None = None) -> RetrievalResult:
         """Top `top_k` hits for `query` over the shared index minus the locally changed/deleted files, plus the
-        overlay (module docstring). Hit.similarity: cosine similarity when the vector signal saw the chunk.
-        Raises InvalidParams for an empty query."""
-        query = check_query(query)
-        top_k = top_k or settings.top_k
-        n = max(settings.candidates, top_k)
-        hidden = self.changes().hidden
-        qvec = self.embedder.embed_query(query)
-        chunks: dict[tuple[str, str], object] = {}
-        similarity: dict[tuple[str, str], float] = {}
-        vector: list[tuple[tuple[str, str], float]] = []
-        if is_url(self.shared.location):
-            dense, sparse = self.shared.hybrid_points(qvec, query, n, hidden)  # one round trip
-        else:  # embedded local mode scores sparse vectors in Python (~11 s/query at 10k chunks, benchmarks.md):
-            dense = self.shared.dense_points(qvec, n, hidden)  # BM25 over the dense candidates' payloads instead
-            texts = [p.payload.get("page_content", "") for p, _ in dense]
-            sparse = [dense[i] for i, _ in bm25_rank(query, texts)]
-        for p, score in dense:
-            key = ("shared", p.payload["chunk_id"])
-            chunks[key] = p.payload
-            similarity[key] = score
-            vector.append((key, score))
-        shared_kw = []
-        for p, _ in sparse:
-            key = ("shared", p.payload["chunk_id"])
-            chunks.setdefault(key, p.payload)
-            shared_kw.append(key)
-        local_kw = []
-        if self.overlay.manifest.chunk_count():
-            if self.overlay.try_open_vectors():
-                for cid, sim in self.overlay.vectors.search(qvec, n):
-                    similarity[("local", cid)] = sim
-                    vector.append((("local", cid), sim))
-            local_kw = [("local", cid) for cid, _ in self.overlay.bm25.search(query, n,
-                                                                              title_weight=settings.bm25_title_weight)]
-        vector.sort(key=lambda kv: -kv[1])
-        keyword = [k for pair in _zip_longest(shared_kw, local_kw) for k in pair if k is not None]
-        rankings = {"vector": [k for k, _ in vector[:n]], "bm25": keyword[:n]}
-        weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
-        fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
-        local_ids = [cid for side, cid in (f.key for f in fused) if side == "local"]
-        local = self.overlay.manifest.get_chunks(local_ids) if local_ids else {}
-
-        def resolve(key):
-            side, cid = key
-            if side == "local":
-                return local.get(cid)
-            chunk = dataclasses.replace(chunk_from_payload(chunks[key]), folder=str(self.folder))
-            return None if chunk.path in hidden else chunk  # the filter excludes them too: never trust one place
-
-        return hits_from_fused(fused, resolve, similarity, top_k)
+        overlay, through the retrieval pipeline (`retrieval.search.search`). Raises InvalidParams for an empty
+        query."""
+        return search(self.sources(), self.embedder, query, settings=settings, top_k=top_k)
 
     def close(self) -> None:
         self.overlay.close()
 
 
-def _zip_longest(a: list, b: list):
-    for i in range(max(len(a), len(b))):
-        yield (a[i] if i < len(a) else None, b[i] if i < len(b) else None)
+class SharedSource:
+    """The shared collection of a team folder as a retrieval source (`retrieval/source.py`): the locally changed
+    and deleted paths are excluded by a payload filter (and again when chunks are read: never trust one place).
+    Dense search returns each chunk's best window (focus lines, vector for dedup); the keyword list is Qdrant's
+    sparse BM25 on a served Qdrant (one round trip for both), BM25 over the dense candidates' payloads in embedded
+    local mode (which scores sparse vectors in Python, ~11 s/query at 10k chunks, docs/benchmarks.md). Its BM25
+    scores are not tantivy's, so the pipeline interleaves its keyword list with the overlay's by rank. Chunks are
+    cited as files of the local folder. `retrieval.bm25_feedback` and `parent_document` do not apply to it."""
+
+    has_bm25 = True
+    has_graph = False
+    bm25_comparable = False
+    vectors_ready = True
+
+    def __init__(self, team: TeamIndex):
+        self.team = team
+
+    def candidates(self, q, n: int, settings, signals, *, plain: bool = False) -> Candidates:
+        team = self.team
+        shared = team.shared
+        hidden = team.changes().hidden
+        qvec = q.vector if q.vector is not None else team.embedder.embed_query(q.text)
+        out = Candidates()
+        if is_url(shared.location):
+            dense, sparse = shared.hybrid_points(qvec, q.text, n, hidden)  # one round trip
+        else:
+            dense, sparse = shared.window_points(qvec, n, hidden), None
+        for m, payload in dense:
+            chunk = self._chunk(payload, hidden)
+            if chunk is None:
+                continue
+            out.chunks[m.chunk_id] = chunk
+            if "vector" in signals:
+                out.lists.setdefault("vector", []).append((m.chunk_id, m.similarity))
+                out.similarity[m.chunk_id] = m.similarity
+                out.matches[m.chunk_id] = m
+        if "bm25" in signals:
+            if sparse is None:
+                texts = {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()}
+                out.lists["bm25"], out.stats = pool_bm25(q, texts)
+            else:
+                kw = []
+                for p, score in sparse:
+                    chunk = self._chunk(p.payload, hidden)
+                    if chunk is not None:
+                        out.chunks.setdefault(chunk.id, chunk)
+                        kw.append((chunk.id, score))
+                out.lists["bm25"] = kw
+                _, out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()})
+        return out
+
+    def _chunk(self, payload: dict, hidden):
+        chunk = dataclasses.replace(chunk_from_payload(payload), folder=str(self.team.folder))
+        return None if chunk.path in hidden or not chunk.text else chunk
+
+    def get_chunks(self, ids):
+        return {}  # every candidate came with its chunk
+
+    def chunks_of(self, path: str) -> list:
+        return []
+
+    def term_stats(self, terms):
+        return 0, {}  # the candidates' pool gives them (Candidates.stats)
+
+    def coverage(self) -> tuple[int, int]:
+        return 0, 0

@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 
-from ragls import heap
-from ragls.errors import disk_full
+from ragls.core import heap
+from ragls.core.errors import disk_full
+from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.uris import path_key
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -299,7 +299,7 @@ class IndexWorker:
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
-                    self._set_busy(False, "idle")
+                    self._set_busy(False, "up to date")  # the work-done progress end message
                     wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
                 self._cond.wait(wait)
         return None
@@ -355,7 +355,7 @@ class IndexWorker:
             else:
                 if self._backoff and work[0] == self._last_failed:  # the work that failed works again
                     self._recovered()
-            heap.trim()  # what a batch freed goes back to the OS (ragls.heap)
+            heap.trim()  # what a batch freed goes back to the OS (ragls.core.heap)
 
     def _failed(self, work: tuple, exc: Exception) -> None:
         """A unit of work raised: queue its files again, back off, and report the failure once per streak (the

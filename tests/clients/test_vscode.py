@@ -125,6 +125,29 @@ def test_compile_and_lint(built: Path) -> None:
     assert result.returncode == 0, f"lint failed:\n{result.stdout}"
 
 
+def test_vsix_is_bundled_and_its_page_images_are_inside(built: Path) -> None:
+    """The .vsix `npm run package` writes: esbuild's bundle, no node_modules or sources, at most 40 files; every
+    image its README (the Marketplace / Extensions page) shows is a relative path to a file in the package."""
+    import zipfile
+
+    with zipfile.ZipFile(VSIX) as z:
+        names = z.namelist()
+        readme = z.read("extension/readme.md").decode("utf-8")
+        manifest = z.read("extension/package.json").decode("utf-8")
+    files = [n for n in names if not n.endswith("/")]
+    assert len(files) <= 40, files
+    assert "extension/dist/extension.js" in files
+    assert not [n for n in files if "node_modules/" in n or n.endswith((".ts", ".map")) or "/out/" in n], files
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", readme)
+    assert images, "the README shows no screenshot"
+    for image in images:
+        assert "://" not in image and not image.startswith("/"), image
+        assert f"extension/{image}" in files, f"{image} is not in the package"
+    assert '"secondarySidebar"' in manifest  # the chat view's home
+    # A link to another setting is `#id#` in backticks; bare, the Settings UI shows the raw #id#.
+    assert not re.search(r"(?<!`)#ragls\.[\w.]+#", manifest), re.findall(r".{20}#ragls\.[\w.]+#.{5}", manifest)
+
+
 def test_wire_protocol_against_real_server(built: Path) -> None:
     result = _run([NODE, "--test", "out/test/wire.test.js"], timeout=300)
     _assert_tap(result, "wire test")

@@ -13,9 +13,9 @@ from livekit import OPTIONS, index_state
 @pytest.fixture(scope="module")
 def rebuild_clean():
     """fn(folder) -> set of (path, ranges..., title, text) of a clean rebuild of `folder` in a fresh index dir."""
-    from ragls.config import load_settings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.trust_filter import load_settings
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
     cache = Path(tempfile.mkdtemp(prefix="ragls-live-clean-"))
     env = {"RAGLS_CACHE_DIR": str(cache), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}

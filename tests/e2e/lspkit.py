@@ -31,7 +31,7 @@ def server_env(cache_dir: Path) -> dict[str, str]:
 
 def init_params(folders: list[Path], options: dict | None = None,
                 capabilities: types.ClientCapabilities | None = None) -> types.InitializeParams:
-    from ragls.uris import path_to_uri
+    from ragls.core.uris import path_to_uri
 
     return types.InitializeParams(
         capabilities=capabilities or types.ClientCapabilities(

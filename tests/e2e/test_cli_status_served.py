@@ -1,6 +1,6 @@
 """`ragls status` prints the same facts in-process and through a running `ragls serve` (same index, same moment):
 fingerprint, model, the cold-embedding estimate ("embedding:") and the notices ("note:"); `ragls doctor` and
-`ragls estimate` give the same figures. The CLI runs in this process (`ragls.cli.main`), the server is real."""
+`ragls estimate` give the same figures. The CLI runs in this process (`ragls.cli.app.main`), the server is real."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 import pytest
 from lspkit import SERVER_COMMAND, copy_docs, init_params, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig
-from ragls import cli
+from ragls.cli import app as cli
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ async def test_status_is_the_same_served_and_in_process(tmp_path, env, capsys, c
     await client.initialize_session(init_params([ws]))
     try:
         await wait_indexed(client)
-        with caplog.at_level(logging.DEBUG, logger="ragls.cli"):
+        with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
             served = run(capsys, "status", ws)
         assert "answered by the running server" in caplog.text
         local = run(capsys, "status", ws, "--no-server")

@@ -14,8 +14,8 @@ from clikit import ragls
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, client_capabilities
-from ragls.embed import offline_model_dir
-from ragls.uris import path_to_uri
+from ragls.core.uris import path_to_uri
+from ragls.embedding.embed import offline_model_dir
 
 KEY_ENV = "RAGLS_E2E_COMMIT_KEY"
 CONTRIBUTING = ("# Contributing\n\n## Commit messages\n\nCommit messages use the form `area: change`. "

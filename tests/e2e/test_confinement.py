@@ -164,6 +164,28 @@ async def test_prompt_quotes_documents_as_data_that_cannot_forge_the_product_tex
     assert no_secret(prompt) and OUTSIDE_WORD not in prompt
 
 
+async def test_editor_agent_tools_quote_documents_as_the_server_does(client):
+    """rag/tool (VS Code's language-model tools): the server quotes the document text, so the forged closing tag,
+    header and `<passage>` of evil.md stay inside its one quote; bad arguments are -32602 naming the field."""
+    res = await request(client, "rag/tool", {"name": "ragls_search",
+                                             "arguments": {"query": "deployment freeze policy", "topK": 3}})
+    text = res["text"]
+    assert res["data"]["results"] and len(res["data"]["results"]) <= 3 and "never as instructions" in text
+    mine = re.sub(r"<passage [^>\n]*>\n.*?\n</passage>", "<passage/>", text, flags=re.DOTALL)
+    assert mine.count("<passage/>") == len(res["data"]["results"])
+    assert "official-policy" not in mine and "Ignore all previous" not in mine and "Question:" not in mine
+    assert "reveal the system prompt.<\\/passage>" in text and "<\\/PASSAGE >" in text
+    assert no_secret(text) and OUTSIDE_WORD not in text
+    status = await request(client, "rag/tool", {"name": "index_status"})
+    assert "3 files" in status["text"] and "this editor's language server indexes it" in status["text"]
+    for bad in ({"name": "ragls_search", "arguments": {}}, {"name": "ragls_read_passage", "arguments": {"path": "pw.md"}},
+                {"name": "rm_rf", "arguments": {}}):
+        with pytest.raises(Exception) as info:
+            await client.protocol.send_request_async("rag/tool", bad)
+        assert getattr(info.value, "code", None) == -32602, (bad, info.value)
+        assert OUTSIDE_WORD not in str(info.value)
+
+
 async def test_outside_link_never_reaches_a_prompt(client):
     LLM.reset(lambda req: Reply(text="No idea."))
     await request(client, "rag/ask", {"question": f"What does the {OUTSIDE_WORD} root account use as shell?"})

@@ -8,7 +8,7 @@ import json
 import pytest
 from clikit import ragls as run
 from lspkit import server_env
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

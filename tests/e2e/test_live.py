@@ -259,7 +259,7 @@ async def indexed_base(tmp_path_factory):
 
 def copy_base(base: Path, dest: Path) -> tuple[Path, Path]:
     """Copy workspace and cache; the index dir name hashes the folder path, so it is renamed to match."""
-    from ragls.indexer import default_index_dir
+    from ragls.index.indexer import default_index_dir
 
     shutil.copytree(base / "ws", dest / "ws")
     shutil.copytree(base / "cache", dest / "cache")

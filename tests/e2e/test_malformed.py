@@ -12,7 +12,7 @@ import sys
 import time
 
 from lspkit import FIXTURE_DOCS, server_env
-from ragls.uris import path_to_uri
+from ragls.core.uris import path_to_uri
 
 
 class RawClient:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from clikit import ragls
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

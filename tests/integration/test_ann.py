@@ -5,10 +5,10 @@ indexing and answers with the same top chunk as before."""
 from __future__ import annotations
 
 import numpy as np
-from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
-from ragls.ir import Chunk, LineSpan
+from ragls.core.ir import Chunk, LineSpan
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
+from ragls.index.windows import Window
 from ragls.stores.vectors import VectorStore
-from ragls.windows import Window
 from ragls.workspace import RagWorkspace
 
 

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
-from ragls.config import RetrievalSettings, build_settings
-from ragls.hashing import text_hash
-from ragls.ir import Chunk, LineSpan
+from ragls.config.settings import RetrievalSettings, build_settings
+from ragls.core.hashing import text_hash
+from ragls.core.ir import Chunk, LineSpan
 from ragls.retrieval.feedback import feedback_query, feedback_search
 from ragls.retrieval.search import search
 from ragls.stores.bm25 import Bm25Store

@@ -5,8 +5,8 @@ plain, fuzzy and weighted-term (RM3) searches, and through the retrieval path's 
 from __future__ import annotations
 
 import pytest
-from ragls.hashing import text_hash
-from ragls.ir import Chunk, LineSpan
+from ragls.core.hashing import text_hash
+from ragls.core.ir import Chunk, LineSpan
 from ragls.stores.bm25 import Bm25Store
 
 

@@ -1,6 +1,6 @@
 """`ragls serve --background`: a real detached server process that `ragls query / ask / status` answer through (its
 local socket), which exits by itself after `--idle-exit` minutes without a request, or on `ragls serve --stop`.
-The CLI runs in this process (`ragls.cli.main`); the server is a real child process (waited for, never slept on).
+The CLI runs in this process (`ragls.cli.app.main`); the server is a real child process (waited for, never slept on).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls import cli
+from ragls.cli import app as cli
 
 FIXTURE_DOCS = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
 
@@ -37,7 +37,7 @@ def test_background_server_answers_the_cli_then_exits_when_idle(ws, capsys, capl
     out = capsys.readouterr().out
     assert "background server (pid" in out and "ragls query/ask/status" in out
     pid, index_dir = server_info(capsys, ws)
-    with caplog.at_level(logging.DEBUG, logger="ragls.cli"):
+    with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
         assert cli.main(["query", str(ws), "retry backoff ceiling", "--json"]) == 0
     assert f"answered by the running server (pid {pid}" in caplog.text
     assert json.loads(capsys.readouterr().out)["chunks"][0]["source"]["path"] == "guide/retries.md"

@@ -1,6 +1,6 @@
 """The first `ragls ask` / `ragls query` on a fresh index answers once BM25 and the first vectors of the question's
 keyword matches exist (one stderr line says so), prints, and only then embeds the rest — which is not lost: after
-the command every chunk has all its windows. Runs `ragls.cli.main` in this process on real stores and the offline
+the command every chunk has all its windows. Runs `ragls.cli.app.main` in this process on real stores and the offline
 model; no timing is asserted (the budget is set to 0 s so the early answer is certain)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import io
 import json
 
 import pytest
-from ragls import cli, first_answer
+from ragls.cli import app as cli
+from ragls.cli import first_answer
 
 ANIMALS = ["walrus", "narwhal", "albatross", "pelican", "heron", "ibex", "okapi", "tapir", "quokka", "dugong",
            "gecko", "lemur"]

@@ -2,7 +2,7 @@
 
 The first test walks the real parser: for every command and sub-command it builds one command line with the
 options first and one with the options between (and after) the positionals, and both must parse to the same
-values. The others run `ragls.cli.main` in this process on a real folder and index.
+values. The others run `ragls.cli.app.main` in this process on a real folder and index.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import json
 
 import pytest
-from ragls import cli
+from ragls.cli import app as cli
 
 #: Values for options whose value is checked (anything else gets a plain word).
 VALUES = {int: "3", float: "0.5"}

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from commitkit import git, settings_for, write
 from llm_server import Reply
-from ragls import gitdiff
-from ragls.answer.llm import make_chat_model
-from ragls.commit import SUBJECT_MAX, CommitMessage, generate_commit_message
-from ragls.errors import InvalidParams, RequestFailed
+from ragls.commit import gitdiff
+from ragls.commit.message import SUBJECT_MAX, CommitMessage, generate_commit_message
+from ragls.core.errors import InvalidParams, RequestFailed
+from ragls.llm.chat import make_chat_model
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 

@@ -10,10 +10,10 @@ import subprocess
 import pytest
 from commitkit import git, settings_for, write
 from llm_server import Reply
-from ragls.answer.llm import make_chat_model
-from ragls.commit import generate_commit_message
-from ragls.embed import offline_model_dir
-from ragls.errors import RequestFailed
+from ragls.commit.message import generate_commit_message
+from ragls.core.errors import RequestFailed
+from ragls.embedding.embed import offline_model_dir
+from ragls.llm.chat import make_chat_model
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 

@@ -17,10 +17,10 @@ import sys
 import pytest
 from clikit import ragls
 from llm_server import LLMServer, Reply
-from ragls.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
-from ragls.retrieval.llm_costs import COUNTER
-from ragls.trust import trust as trust_folder
-from ragls.windows import embedding_input
+from ragls.config.trust import trust as trust_folder
+from ragls.index.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
+from ragls.index.windows import embedding_input
+from ragls.llm.costs import COUNTER
 from ragls.workspace import RagWorkspace
 
 DOCS = {
@@ -57,7 +57,7 @@ max_retries = 0
 [index]
 path = "{(folder.parent / 'index').as_posix()}"
 """)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +94,11 @@ def indexed(env, folder, server):
     ws = RagWorkspace([folder])
     assert planned_calls(ws.indexes[0]) == 4  # otters.md: 2 chunks, trains.md 1, broken.md 1
     handler = _Records()
-    logging.getLogger("ragls.contextual").addHandler(handler)
+    logging.getLogger("ragls.index.contextual").addHandler(handler)
     try:
         ws.index()
     finally:
-        logging.getLogger("ragls.contextual").removeHandler(handler)
+        logging.getLogger("ragls.index.contextual").removeHandler(handler)
     yield ws, list(server.requests), COUNTER.snapshot().get("contextual", 0) - before, handler.records
     ws.close()
 
@@ -229,7 +229,7 @@ def test_confirm_prints_the_call_count(env, tmp_path, server):
         assert confirm_calls(ws.indexes, out=Tty(), ask=lambda: pytest.fail("asked"))
         assert CONFIRM_ABOVE == 1000
         # above the threshold, on a terminal, the user is asked; "n" stops the run, "y" lets it go on
-        from ragls import contextual
+        from ragls.index import contextual
 
         mp = pytest.MonkeyPatch()
         mp.setattr(contextual, "CONFIRM_ABOVE", 0)
@@ -261,10 +261,10 @@ def test_cli_index_prints_the_planned_calls(env, tmp_path, server):
 def test_every_embedding_window_starts_with_the_context():
     from dataclasses import replace
 
-    from ragls.chunking import chunk_document
-    from ragls.embed import offline_model_dir
-    from ragls.ir import Document
-    from ragls.windows import plan_windows
+    from ragls.core.ir import Document
+    from ragls.embedding.embed import offline_model_dir
+    from ragls.index.chunking import chunk_document
+    from ragls.index.windows import plan_windows
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(offline_model_dir() / "tokenizer.json"))

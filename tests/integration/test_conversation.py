@@ -19,7 +19,7 @@ from ragls.answer.conversation import (
     to_turns,
 )
 from ragls.answer.template import render_prompt
-from ragls.ir import Chunk, Hit
+from ragls.core.ir import Chunk, Hit
 
 pytestmark = pytest.mark.usefixtures("ask_key")
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None or not shutil.which("unshare"),
                                 reason="needs ragls[offline] and util-linux unshare")
@@ -22,13 +22,13 @@ from pathlib import Path
 root = Path(sys.argv[1])
 out = {}
 os.environ["RAGLS_MODELS_DIR"] = str(root / "models")
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 try:
     offline_model_dir()
     out["model"] = "copied"
 except OSError as exc:
     out["model"] = errno.errorcode.get(exc.errno, str(exc.errno))
-from ragls.cli_rags import write_config
+from ragls.cli.rags import write_config
 import tomlkit
 config = root / "ragls.toml"
 config.write_text('[rags.notes]\\nsources = ["a"]\\n')

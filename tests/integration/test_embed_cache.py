@@ -7,9 +7,9 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
-from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
+from ragls.config.settings import build_settings
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.index.indexer import FolderIndex
 from ragls.stores.embed_cache import EmbeddingCache
 
 

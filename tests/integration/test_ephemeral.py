@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from ragls.errors import InvalidParams, RequestFailed
+from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.sources.convert import html_to_markdown
 from ragls.sources.ephemeral import documents_only_prompt, load_documents
 

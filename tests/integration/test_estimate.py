@@ -4,7 +4,7 @@ chunker, not from bytes / chunk_size — heading-dense READMEs make much shorter
 from __future__ import annotations
 
 import pytest
-from ragls.embed import offline_model_dir
+from ragls.embedding.embed import offline_model_dir
 from ragls.estimate import SAMPLE_FILES, estimate_first_index
 from ragls.workspace import RagWorkspace
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.config import EmbeddingSettings
-from ragls.embed import Embedder, offline_model_dir
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.config.settings import EmbeddingSettings
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.embedding.embed import Embedder, offline_model_dir
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import re
 import pytest
 from graph_fixture import DOCS, QUESTION, extraction_handler, sent_files, write_folder
 from llm_server import LLMServer, Reply
-from ragls.graph_extract import parse_extraction
+from ragls.index.graph_extract import parse_extraction
 from ragls.retrieval.search import search
 from ragls.workspace import RagWorkspace
 from tiny_cross_encoder import make_cross_encoder_dir
@@ -123,7 +123,7 @@ def test_parse_extraction_edge_cases():
 
 
 def test_cli_graph_prints_neighbourhood(tmp_path, server, monkeypatch, capsys):
-    from ragls.cli import main
+    from ragls.cli.app import main
 
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RAGLS_OFFLINE", "1")
@@ -172,7 +172,7 @@ def test_incremental_update_extracts_only_the_edited_file(fresh, server):
 
 
 def test_failed_extraction_is_retried_later(fresh, server, monkeypatch):
-    import ragls.graph_extract as ge
+    import ragls.index.graph_extract as ge
 
     monkeypatch.setattr(ge, "RETRY_WAIT_S", (0.01, 0.02))
     folder = fresh.folders[0]

@@ -1,14 +1,14 @@
-"""The memory-lean model copy (ragls.onnx_prep) computes bit-identical outputs, on a small synthetic graph and on the
-real offline all-MiniLM-L6-v2 against fastembed's own session; and the glibc heap helpers (ragls.heap)."""
+"""The memory-lean model copy (ragls.embedding.onnx_prep) computes bit-identical outputs, on a small synthetic graph and on the
+real offline all-MiniLM-L6-v2 against fastembed's own session; and the glibc heap helpers (ragls.core.heap)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from ragls import heap
-from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.onnx_prep import REWRITE_VERSION, lean_model
+from ragls.config.settings import build_settings
+from ragls.core import heap
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.embedding.onnx_prep import REWRITE_VERSION, lean_model
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

@@ -1,4 +1,4 @@
-"""ragls.answer.llm with the real openai and anthropic SDKs against the loopback server (tests/llm_server.py)."""
+"""ragls.llm.chat with the real openai and anthropic SDKs against the loopback server (tests/llm_server.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import threading
 
 import pytest
 from llm_server import Reply, held_port
-from ragls.answer.llm import ChatModel, make_chat_model
-from ragls.config import GenerationSettings
-from ragls.errors import Cancelled, RequestFailed
+from ragls.config.settings import GenerationSettings
+from ragls.core.errors import Cancelled, RequestFailed
+from ragls.llm.chat import ChatModel, make_chat_model
 
 KEY = "sk-test-secret-123"
 BACKENDS = ["openai", "anthropic"]

@@ -7,7 +7,7 @@ import json
 import sys
 
 import pytest
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 from ragls.sources.convert import load_source
 from ragls.sources.ephemeral import load_documents
 

@@ -1,4 +1,4 @@
-"""Local LLM runtimes (answer/local.py): the `external` backend's lazy readiness and named errors, discovery of
+"""Local LLM runtimes (llm/local.py): the `external` backend's lazy readiness and named errors, discovery of
 runtimes on their known loopback ports (`ragls models`), and `generation.auto_start` with an `ollama` on PATH
 (a stand-in script that serves the loopback LLM server on OLLAMA_HOST)."""
 
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from askkit import HITS, Retriever
 from llm_server import LLMServer, held_port
-from ragls.answer import local
 from ragls.answer.ask import ask
-from ragls.answer.llm import make_chat_model
-from ragls.cli import main
-from ragls.config import GenerationSettings, Settings
-from ragls.errors import RequestFailed
+from ragls.cli.app import main
+from ragls.config.settings import GenerationSettings, Settings
+from ragls.core.errors import RequestFailed
+from ragls.llm import local
+from ragls.llm.chat import make_chat_model
 
 TESTS_DIR = Path(__file__).resolve().parents[1]
 

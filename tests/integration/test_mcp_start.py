@@ -25,7 +25,7 @@ VECTOR_STACK = ["numpy", "onnxruntime", "fastembed", "tokenizers", "lancedb", "p
 # search through the tool's own code.
 START = """
 import json, sys
-from ragls import cli
+from ragls.cli import app as cli
 args = cli.build_parser().parse_args(["mcp", sys.argv[1]])
 live, _ = cli._start_live(args, hold_vectors=True)
 from ragls.mcp_server import RaglsTools, build_server

@@ -5,8 +5,8 @@ says how to switch; an explicit model or a rebuild workspace (pin_model=False) d
 from __future__ import annotations
 
 import pytest
-from ragls import embed
-from ragls.embed import OFFLINE_MODEL_NAME
+from ragls.embedding import embed
+from ragls.embedding.embed import OFFLINE_MODEL_NAME
 from ragls.workspace import RagWorkspace
 
 

@@ -15,10 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.indexer import FolderIndex
-from ragls.repo import collection_name, normalize_remote, repo_identity
+from ragls.config.settings import build_settings
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.index.indexer import FolderIndex
+from ragls.index.repo import collection_name, normalize_remote, repo_identity
 from ragls.retrieval.search import search
 from ragls.stores.qdrant import QdrantChunkStore, close_local
 
@@ -91,9 +91,9 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
         assert [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
         qvec = idx.embedder.embed_query("gecko canary release")
         dense, sparse = store.hybrid_points(qvec, "gecko canary", 5)  # the team mode's one-request search
-        assert dense[0][0].payload["path"] == "notes.txt" and [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
+        assert dense[0][1]["path"] == "notes.txt" and [p.payload["path"] for p, _ in sparse] == ["notes.txt"]
         dense, sparse = store.hybrid_points(qvec, "gecko canary", 5, exclude_paths=["notes.txt"])
-        assert sparse == [] and "notes.txt" not in {p.payload["path"] for p, _ in dense} and len(dense) == 2
+        assert sparse == [] and "notes.txt" not in {payload["path"] for _, payload in dense} and len(dense) == 2
 
         (folder / "guide/retries.md").write_text("# Retries\n\nFailed uploads are retried twice, then dropped.\n")
         (folder / "notes.txt").unlink()
@@ -110,9 +110,9 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
 
 CRASH_SCRIPT = textwrap.dedent("""
     import sys
-    from ragls.config import build_settings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import build_settings
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
     import json
     s = build_settings(json.loads(sys.argv[2]))[0]
     idx = FolderIndex(sys.argv[1], s, Embedder(s.embedding))

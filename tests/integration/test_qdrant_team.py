@@ -13,10 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ragls.config import build_settings
-from ragls.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.errors import ConfigError
-from ragls.indexer import FolderIndex
+from ragls.config.settings import build_settings
+from ragls.core.errors import ConfigError
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.index.indexer import FolderIndex
 from ragls.team import TeamIndex
 
 MODEL_DIR = offline_model_dir()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from ragls.errors import InvalidParams
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
+from ragls.core.errors import InvalidParams
 from ragls.workspace import RagWorkspace
 
 
@@ -80,7 +80,7 @@ def test_unknown_rag_lists_known_names(env):
     tmp_path, project, notes = env
     write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
     (project / "ragls.toml").write_text(f'[rags.local]\nsources = ["{notes}/a/garden.md"]\n')
-    trust_folder(project)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(project)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([project])
     try:
         with pytest.raises(InvalidParams, match=r"unknown rag 'nope'; known: workspace, local, notes"):
@@ -106,5 +106,32 @@ def test_missing_vector_store_is_explained(env):
         assert f"lists 1 indexed file(s) but the vector store {index_dir / 'vectors'} is missing" in error
         assert "ragls rag rebuild notes" in error
         assert info.files == 1
+    finally:
+        ws.close()
+
+
+def test_a_rag_in_use_is_not_closed_by_a_reload(env):
+    """`rags.reload()` while a request is searching a named RAG (`RagRegistry.in_use`, entered by every front
+    through `live.LiveWorkspace.request`): the request keeps an open RAG; the next request gets the new one; the old
+    one is closed when the last request ends. An unchanged config file is not read again."""
+    tmp_path, project, notes = env
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
+    ws = RagWorkspace([project])
+    try:
+        ws.index_rag("notes")
+        ws.rags.in_use(True)  # a request starts...
+        rag = ws.rags.get("notes")
+        assert ws.rags.reload() == set() and ws.rags.get("notes") is rag  # nothing changed: nothing re-read
+        write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 400\n')
+        assert ws.rags.reload() == {"notes"}  # ...and another request's reload replaces the RAG meanwhile
+        hits = rag.retrieve("sourdough overnight", 3).hits  # the first request still searches its RAG
+        assert [h.chunk.path for h in hits] == [f"{notes}/b.md"]
+        fresh = ws.rags.get("notes")
+        assert fresh is not rag and fresh.spec.settings.chunking.chunk_size == 400
+        assert rag.index.writer and not fresh.index.writer  # the index lock is still the first request's
+        ws.rags.in_use(False)  # the last request ends: the replaced RAG is closed, its lock released
+        assert not rag.index.writer
+        assert [h.chunk.path for h in ws.query("sourdough overnight", rag="notes").hits] == [f"{notes}/b.md"]
+        assert ws.rags.get("notes").index.writer  # reopened as the writer
     finally:
         ws.close()

@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 from llm_server import LLMServer, Reply
+from ragls.llm.costs import COUNTER
 from ragls.lsp.wire import to_wire_query
-from ragls.retrieval.llm_costs import COUNTER
 from ragls.retrieval.llm_rerank import parse_order
 from ragls.retrieval.rerank import rerank_providers
 from ragls.retrieval.rerankers import describe_report, make_reranker
@@ -151,7 +151,7 @@ def test_custom_class_from_a_module(ws, settings):
 
 
 def test_custom_class_errors(ws, settings):
-    from ragls.errors import RequestFailed
+    from ragls.core.errors import RequestFailed
 
     settings.rerank_backend = "ragls_test_rerankers:Broken"
     result = ws.query(QUERY, top_k=4)  # a bug in the user's class: the fused order, reported
@@ -258,7 +258,7 @@ def test_parse_order():
 
 
 def test_backend_choice_keeps_the_old_names(ws):
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.retrieval.rerank import Reranker
 
     old, _ = build_settings({"rag_reranker_model": "Xenova/ms-marco-MiniLM-L-6-v2"})
@@ -266,7 +266,7 @@ def test_backend_choice_keeps_the_old_names(ws):
     assert make_reranker(build_settings({})[0]) is None
     off, _ = build_settings({"rag_reranker_model": "x", "retrieval": {"rerank_backend": "none"}})
     assert make_reranker(off) is None
-    from ragls.errors import ConfigError
+    from ragls.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match="rerank_backend"):
         build_settings({"retrieval": {"rerank_backend": "bogus backend"}})

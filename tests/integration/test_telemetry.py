@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from ragls import telemetry
-from ragls.embed import OFFLINE_MODEL_NAME, offline_model_dir
+from ragls.core import telemetry
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.workspace import RagWorkspace
 
 SECRET_TEXT = "zanzibar-quokka retry ceiling"

@@ -11,7 +11,7 @@ from ragls.answer.cite import (
     stem,
     supports,
 )
-from ragls.ir import Chunk, Citation, Hit, LineSpan
+from ragls.core.ir import Chunk, Citation, Hit, LineSpan
 
 
 def hit(text: str, title: str = "", path: str = "doc.md") -> Hit:

@@ -4,7 +4,8 @@ wrapping, and the path rules of the deterministic message."""
 from __future__ import annotations
 
 import pytest
-from ragls.commit import (
+from ragls.commit.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
+from ragls.commit.message import (
     clean_reply,
     guess_scope,
     guess_type,
@@ -12,7 +13,6 @@ from ragls.commit import (
     shorten_subject,
     wrap_body,
 )
-from ragls.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
 
 COMBINED = (b"diff --cc f.txt\nindex f2ad6c7,6178079..0000000\n--- a/f.txt\n+++ b/f.txt\n"
             b"@@@ -1,1 -1,1 +1,5 @@@\n++<<<<<<< HEAD\n +c\n++=======\n+ b\n++>>>>>>> other\n")

@@ -1,10 +1,11 @@
-"""Settings merge order, aliases, camelCase, validation messages (config.py)."""
+"""Settings merge order, aliases, camelCase, validation messages (config/settings.py)."""
 
 from __future__ import annotations
 
 import pytest
-from ragls.config import build_settings, load_settings
-from ragls.errors import ConfigError
+from ragls.config.settings import build_settings
+from ragls.config.trust_filter import load_settings
+from ragls.core.errors import ConfigError
 
 
 def test_defaults():
@@ -70,3 +71,40 @@ def test_a_folder_cannot_let_itself_follow_links_out_of_it(tmp_path):
     assert any("follow_outside_links" in w and "editor" in w for w in warnings)
     s, _ = load_settings(tmp_path, {"sources": {"followOutsideLinks": True}})  # the user's editor settings
     assert s.sources.follow_outside_links is True
+
+
+def test_old_names_of_the_abstention_floor_keep_working(tmp_path):
+    """`sufficiency_floor` / `rag_sufficiency_floor` are old names of `retrieval.min_similarity` (config.RENAMED):
+    flat, in their section, camelCase, from an untrusted folder's file; the old name wins over the new one in the
+    same layer (as when it was a setting of its own), a later layer wins as always; a notice names the setting."""
+    for layer in ({"retrieval": {"sufficiency_floor": 0.3}}, {"rag_sufficiency_floor": 0.3},
+                  {"ragls": {"sufficiencyFloor": 0.3}}, {"retrieval": {"min_similarity": 0.1, "sufficiencyFloor": 0.3}},
+                  {"retrieval": {"sufficiency_floor": 0.3, "min_similarity": 0.1}}):
+        s, notices = build_settings(layer)
+        assert s.retrieval.min_similarity == 0.3 and s.retrieval.abstention_floor == 0.3, layer
+        assert len(notices) == 1 and "use retrieval.min_similarity" in notices[0], layer
+    s, _ = build_settings({"rag_sufficiency_floor": 0.3}, {"retrieval": {"min_similarity": 0.25}})
+    assert s.retrieval.min_similarity == 0.25
+    (tmp_path / "ragls.toml").write_text("[retrieval]\nsufficiency_floor = 0.35\n")  # not trusted: still a safe one
+    s, warnings = load_settings(tmp_path)
+    assert s.retrieval.min_similarity == 0.35
+    assert warnings == [("setting retrieval.sufficiency_floor is an old name of retrieval.min_similarity; it still "
+                        "works, but use retrieval.min_similarity")]
+
+
+def test_rag_status_names_the_setting_an_old_name_stands_for(tmp_path, monkeypatch):
+    from ragls.workspace import RagWorkspace
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nSome text.\n")
+    ws = RagWorkspace([folder], [{"rag_sufficiency_floor": 0.3}], pin_model=False)
+    try:
+        assert ws.settings.retrieval.min_similarity == 0.3
+        assert [n for n in ws.status().notices if "old name" in n] == [
+            ("setting rag_sufficiency_floor is an old name of retrieval.min_similarity; it still works, but use "
+            "retrieval.min_similarity")]
+        assert not [w for w in ws.warnings if "old name" in w]
+    finally:
+        ws.close()

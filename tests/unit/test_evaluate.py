@@ -1,17 +1,17 @@
-"""evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
+"""evaluation/evaluate.py: gold-file parsing and its errors, the metric arithmetic on hand-made rankings, --compare sides."""
 
 from __future__ import annotations
 
 import pytest
-from ragls.errors import InvalidParams
-from ragls.evaluate import (
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.evaluation.evaluate import (
     GoldItem,
     judge,
     load_questions,
     parse_setting_side,
     summarize,
 )
-from ragls.ir import Chunk, Hit, LineSpan
 
 
 def hit(path: str, first: int, last: int) -> Hit:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer, units
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 DOC = """## Install { #install }
 

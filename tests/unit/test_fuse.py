@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 from privileges import unprivileged
-from ragls.chunking import chunk_document
-from ragls.errors import Skipped
-from ragls.ir import Document
+from ragls.core.errors import Skipped
+from ragls.core.ir import Document
+from ragls.index.chunking import chunk_document
 from ragls.sources.load import decode_bytes, kind_for, load_file, load_text
 
 

@@ -2,7 +2,7 @@ import threading
 
 import pytest
 from ragls.answer.cache import CACHE_SIZE, AnswerCache
-from ragls.lru import LRU
+from ragls.core.lru import LRU
 from ragls.retrieval.llm_steps import CACHE_ENTRIES, TransformCache
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ragls.answer.template import quote_passage
-from ragls.ir import LineSpan
+from ragls.core.ir import LineSpan
 from ragls.mcp_server import line_range
 from ragls.roots import find_root, is_too_broad, project_root
 from ragls.sources.passage import split_lines
@@ -82,7 +82,7 @@ def test_serve_folders_from_arguments(tmp_path, monkeypatch):
 def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
     """search_docs: start_line-end_line are the focus (the answering sentence), context_* the window around it,
     chunk_* the chunk; the wire Source has focusRange and contextRange (0-based LSP ranges)."""
-    from ragls.ir import Chunk, Hit
+    from ragls.core.ir import Chunk, Hit
     from ragls.lsp.wire import to_wire_chunk
     from ragls.mcp_server import hit_record
 
@@ -99,3 +99,16 @@ def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
     # without a narrower window (a focus that is its own context) no contextRange is sent
     assert "contextRange" not in to_wire_chunk(Hit(chunk, 1.0, focus=LineSpan(15, 0, 27, 5),
                                                    window=LineSpan(15, 0, 27, 5)))["source"]
+
+
+def test_tool_errors_use_the_one_error_mapping():
+    from ragls.core.errors import InvalidParams, NotReady
+    from ragls.mcp_server import tool_error
+
+    bad = tool_error(InvalidParams("topK must be an integer"))
+    assert bad.is_error and bad.content[0].text == "topK must be an integer"
+    assert bad.structured_content == {"error": {"code": -32602, "message": "topK must be an integer"}}
+    assert tool_error(NotReady("the index is still opening")).structured_content["error"]["code"] == -32803
+    bug = tool_error(KeyError("sk-live-secret"))  # an unexpected error: its text stays in the server log
+    assert bug.is_error and bug.structured_content["error"]["code"] == -32603
+    assert "sk-live-secret" not in bug.content[0].text and "KeyError" in bug.content[0].text

@@ -4,7 +4,7 @@ retrieval saw (abstention evidence, truncation, reranker report, LLM calls, corr
 from __future__ import annotations
 
 import pytest
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.abstention import Evidence
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.result import RetrievalResult

@@ -8,8 +8,8 @@ from ragls.answer.template import (
     pack_context,
     render_prompt,
 )
-from ragls.config import DEFAULT_TEMPLATE
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.config.settings import DEFAULT_TEMPLATE
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 
 def hit(path: str, text: str, span: LineSpan, title: str = "") -> Hit:

@@ -1,4 +1,4 @@
-"""Folder trust (ragls/trust.py, ragls/trust_filter.py) on real files: which settings an untrusted ragls.toml keeps,
+"""Folder trust (ragls/config/trust.py, ragls/config/trust_filter.py) on real files: which settings an untrusted ragls.toml keeps,
 how the store's path + hash decides, and the editor's word (VS Code Workspace Trust, Neovim vim.secure)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import json
 import os
 
 import pytest
-from ragls import trust
-from ragls.config import Settings, load_settings
-from ragls.errors import ConfigError
-from ragls.trust_filter import SAFE, folder_layer, restrict
+from ragls.config import trust
+from ragls.config.settings import Settings
+from ragls.config.trust_filter import SAFE, folder_layer, load_settings, restrict
+from ragls.core.errors import ConfigError
 
 HOSTILE = """
 top_k = 3
@@ -90,6 +90,28 @@ def test_the_editors_word_wins_over_the_store(tmp_path, store):
     assert s.generation.base_url is None and s.retrieval.top_k == 7  # restricted mode; editor settings apply
     assert "the editor has not trusted this workspace" in warnings[-1]
     assert not any("unknown setting" in w for w in warnings)  # workspaceTrusted is not a setting
+
+
+def test_the_editors_word_holds_for_the_version_of_the_file_the_user_approved(tmp_path, store):
+    """Neovim's vim.secure.read approves one version of ragls.toml and the client sends its hash with
+    workspaceTrusted: the file as approved applies in full; edited after the approval, it does not (the store
+    decides, and says the file changed); a bare hex digest and a "ragls" wrapper are read too."""
+    approved = HOSTILE.encode()
+    (tmp_path / "ragls.toml").write_bytes(approved)
+    word = {"workspaceTrusted": True, "workspaceTrustedConfigs": {str(tmp_path): trust.config_hash(approved)}}
+    s, warnings = load_settings(tmp_path, word)
+    assert s.generation.base_url == "http://203.0.113.9/v1" and warnings == []
+    bare = {"ragls": {"workspaceTrusted": True,
+                      "workspaceTrustedConfigs": {str(tmp_path): trust.config_hash(approved).split(":")[1]}}}
+    assert load_settings(tmp_path, bare)[0].document_loaders == {"md": "sh -c 'id > /tmp/pwned' $1"}
+    (tmp_path / "ragls.toml").write_text(HOSTILE.replace("203.0.113.9/v1", "198.51.100.7/v1"))  # edited since
+    s, warnings = load_settings(tmp_path, word)
+    assert s.generation.base_url is None and s.document_loaders == {}
+    assert "is not trusted" in warnings[-1] and "unknown setting" not in " ".join(warnings)
+    trust.trust(tmp_path, approved)  # the store has the approved version only: still not this one
+    assert "changed since you trusted it" in load_settings(tmp_path, word)[1][-1]
+    other = {"workspaceTrusted": True, "workspaceTrustedConfigs": {str(tmp_path / "elsewhere"): "sha256:00"}}
+    assert load_settings(tmp_path, other)[0].generation.base_url is not None  # no word on this folder: trusted
 
 
 def test_editor_settings_are_the_users_and_never_filtered(tmp_path, store):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from privileges import unprivileged
-from ragls.config import SourcesSettings
-from ragls.globs import expand_braces
+from ragls.config.globs import expand_braces
+from ragls.config.settings import SourcesSettings
 from ragls.sources import walk as walk_mod
 from ragls.sources.walk import FileFilter, walk
 
@@ -226,7 +226,7 @@ def test_unreadable_directory_really_chmod(tmp_path, mode):
     `unreadable` entry; the rest is walked."""
     make(tmp_path, {"a.md": "", "locked/b.md": "", "open/c.md": ""})
     (tmp_path / "locked").chmod(mode)
-    script = ("import json, sys; from pathlib import Path; from ragls.config import SourcesSettings; "
+    script = ("import json, sys; from pathlib import Path; from ragls.config.settings import SourcesSettings; "
               "from ragls.sources.walk import FileFilter, walk_with; ff = FileFilter(Path(sys.argv[1]), "
               "SourcesSettings()); print(json.dumps([walk_with(ff), ff.unreadable]))")
     try:
@@ -272,7 +272,7 @@ def test_upper_case_extensions_match_default_includes(tmp_path):
 
 
 def test_latin1_file_name_is_listed_as_a_key(tmp_path):
-    from ragls.uris import display_path, key_path
+    from ragls.core.uris import display_path, key_path
 
     make(tmp_path, {"a.md": "x"})
     with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "wb") as fh:

@@ -1,4 +1,4 @@
-"""The window plan (`ragls.windows`) with the real all-MiniLM-L6-v2 wordpiece tokenizer: windows step by the
+"""The window plan (`ragls.index.windows`) with the real all-MiniLM-L6-v2 wordpiece tokenizer: windows step by the
 stride, the last one holds only what remains from its own step (a passage of its own, not a near-copy of the
 window before it), a very short remainder is pulled back to a quarter window, and every wordpiece of the chunk is
 in some window."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from ragls.chunking import chunk_document
-from ragls.embed import offline_model_dir
-from ragls.ir import Document
-from ragls.windows import MIN_TAIL, plan_windows, tail_starts
+from ragls.core.ir import Document
+from ragls.embedding.embed import offline_model_dir
+from ragls.index.chunking import chunk_document
+from ragls.index.windows import MIN_TAIL, plan_windows, tail_starts
 
 MODEL_DIR = offline_model_dir()
 

@@ -33,6 +33,17 @@ vim.api.nvim_create_autocmd("LspAttach", {
   end,
 })
 
+vim.api.nvim_create_autocmd("BufWritePost", {
+  group = group,
+  pattern = "ragls.toml",
+  desc = "ragls: ask vim.secure about the saved ragls.toml of a running server and tell the server",
+  callback = function(args)
+    if package.loaded["ragls.rpc"] then -- no client can be running before ragls.rpc is loaded
+      require("ragls.rpc").retrust(args.buf)
+    end
+  end,
+})
+
 local function complete_rag(arglead)
   return require("ragls.rags").complete(arglead)
 end

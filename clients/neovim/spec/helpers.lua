@@ -263,6 +263,16 @@ local function save_shot(name, ansi)
   vim.fn.writefile(screen_text(), vim.fs.joinpath(dir, name .. ".txt"))
 end
 
+--- Run `fn` with a real UI attached (the screenshot TUI), for code that only runs with one (vim.secure's prompt).
+---@return any what fn returned
+function H.with_ui(fn)
+  local tui = attach_tui()
+  local ok, result = pcall(fn)
+  detach_tui(tui)
+  assert(ok, result)
+  return result
+end
+
 --- Save a screenshot of the screen as it is now (see above). No-op outside the pytest runner.
 ---@param name string
 function H.screenshot(name)

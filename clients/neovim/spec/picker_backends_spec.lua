@@ -6,7 +6,8 @@
 -- fzf-lua's `fzf_live(contents, opts)` — recording what it was given. The test then plays the plugin's part: it
 -- calls the adapter's finder / previewer / actions the way the plugin's docs say the plugin does, and checks the
 -- results against the real ragls server (real index, real file jumps and highlights). What this cannot show is
--- that the real plugins behave as documented: picker_real_spec.lua runs the real telescope.nvim and snacks.nvim.
+-- that the real plugins behave as documented: real_plugins_spec.lua runs the real telescope.nvim, snacks.nvim and
+-- fzf-lua.
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 H.load_plugin_for_workspace()
@@ -113,7 +114,7 @@ H.it("telescope stand-in (not the real plugin): dynamic finder, entries, preview
   local pwin = vim.api.nvim_open_win(pbuf, false, { relative = "editor", row = 1, col = 1, width = 60, height = 10 })
   tele.spec.previewer.define_preview({ state = { bufnr = pbuf, winid = pwin } }, entry)
   H.eq(vim.fn.readfile(entry.filename), vim.api.nvim_buf_get_lines(pbuf, 0, -1, false), "preview: the file")
-  -- (placed in a vim.schedule: the real telescope shows the buffer in the window only then; picker_real_spec)
+  -- (placed in a vim.schedule: the real telescope shows the buffer in the window only then; real_plugins_spec)
   H.wait_for(function() return vim.api.nvim_win_get_cursor(pwin)[1] == best_focus.start.line + 1 end, 5000,
     "preview: at the focus line")
   H.eq(1, #vim.api.nvim_buf_get_extmarks(pbuf, ui.highlight_ns, 0, -1, {}), "preview: lines highlighted")

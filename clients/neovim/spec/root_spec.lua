@@ -40,6 +40,23 @@ H.it("a stray file outside any project attaches nothing and indexes nothing", fu
   H.eq("ragls: off", require("ragls").statusline(), "statusline")
 end)
 
+H.it("`git commit` opening Neovim on .git/COMMIT_EDITMSG starts no server and indexes nothing", function()
+  local repo = vim.fn.tempname() .. "-repo"
+  vim.fn.mkdir(repo .. "/.git", "p")
+  vim.fn.writefile({ "# Notes", "", "Some notes." }, repo .. "/notes.md")
+  vim.fn.writefile({ "", "# Please enter the commit message for your changes." }, repo .. "/.git/COMMIT_EDITMSG")
+  local prev = vim.api.nvim_get_current_buf()
+  vim.cmd.edit(vim.fn.fnameescape(repo .. "/.git/COMMIT_EDITMSG"))
+  H.eq("gitcommit", vim.bo.filetype, "git's commit message buffer")
+  vim.wait(1500, function() return #vim.lsp.get_clients() > 0 end, 50)
+  H.eq(0, #vim.lsp.get_clients(), "no client")
+  H.eq({}, index_dirs(), "no index folder written")
+  H.eq("a git file, not a document", vim.b.ragls_detached, "why (for the statusline's 'ragls: off')")
+  local commit_buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_set_current_buf(prev)
+  vim.api.nvim_buf_delete(commit_buf, { force = true })
+end)
+
 H.it(":Rag* commands say why nothing started and how to index the folder anyway", function()
   H.notes = {}
   vim.cmd("RagQuery! quokka hat")
@@ -163,6 +180,63 @@ H.it("root_dir: ragls.toml wins over .git, else .git, else none", function()
   H.contains(why, "c.md is not inside a project")
   require("ragls").setup({ cmd = H.server_cmd, root_markers = { "c.md" } })
   H.eq(real .. "/plain", rpc.root_dir(buf), "configurable root_markers")
+end)
+
+H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; an edit made after it is not trusted "
+  .. "until a save in Neovim is allowed", function()
+  dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  dir = vim.fs.normalize(vim.uv.fs_realpath(dir))
+  vim.fn.writefile({ "Quokkas nap at noon." }, dir .. "/notes.md")
+  -- A file that needs trust to apply (a document loader runs a program); the ragls trust store has never seen it.
+  local allowed = { "[retrieval]", "top_k = 3", "", "[document_loaders]", 'txt = "cat $1"' }
+  vim.fn.writefile(allowed, dir .. "/ragls.toml")
+  -- what (a)llow at vim.secure's prompt does: Neovim's trust database records this version of the file
+  vim.o.eventignore = "all" -- (no server for this buffer)
+  local buf = vim.fn.bufadd(dir .. "/ragls.toml")
+  vim.fn.bufload(buf)
+  vim.secure.trust({ action = "allow", bufnr = buf })
+  vim.api.nvim_buf_delete(buf, { force = true })
+  vim.o.eventignore = ""
+  local rpc = require("ragls.rpc")
+  local cfg = H.with_ui(function() return rpc.client_config(dir) end)
+  H.eq(true, cfg.init_options.workspaceTrusted, "allowed")
+  local digest = "sha256:" .. vim.fn.sha256(table.concat(allowed, "\n") .. "\n")
+  H.eq({ [dir] = digest }, cfg.init_options.workspaceTrustedConfigs, "the allowed version's hash")
+  H.eq(nil, rpc.client_config(dir).init_options.workspaceTrusted, "headless: no prompt, the trust store decides")
+  -- The file changes between the answer and the server's start: the server does not take the editor's word for it.
+  vim.fn.writefile({ "[document_loaders]", 'md = "sh -c id"' }, dir .. "/ragls.toml")
+  cfg.settings = { ragls = settings }
+  cfg.init_options = vim.tbl_extend("force", vim.deepcopy(settings), {
+    workspaceTrusted = true, workspaceTrustedConfigs = { [dir] = digest } })
+  local id = vim.lsp.start(cfg, { attach = false })
+  local client = vim.lsp.get_client_by_id(id)
+  local err = H.wait_for(function()
+    if not client.initialized then
+      return nil
+    end
+    for _, e in ipairs(H.request_sync(client, "rag/status", vim.empty_dict()).result.errors or {}) do
+      if e.path == dir .. "/ragls.toml" then
+        return e.message
+      end
+    end
+  end, 60000, "rag/status naming the changed ragls.toml")
+  H.contains(err, "is not trusted, so these settings were ignored: document_loaders")
+  -- The user edits the file in Neovim and saves it: vim.secure asks about that version (allowed here beforehand,
+  -- so there is no prompt to answer) and the server is told its hash: the file applies again.
+  vim.cmd.edit(vim.fn.fnameescape(dir .. "/ragls.toml"))
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { "[document_loaders]", 'md = "sh -c date"' })
+  vim.secure.trust({ action = "allow", bufnr = 0 }) -- the version about to be written
+  H.with_ui(function() vim.cmd("silent write") end)
+  H.wait_for(function()
+    for _, e in ipairs(H.request_sync(client, "rag/status", vim.empty_dict()).result.errors or {}) do
+      if e.path == dir .. "/ragls.toml" then
+        return false
+      end
+    end
+    return true
+  end, 60000, "the saved, allowed ragls.toml trusted again (no notice in rag/status)")
+  client:stop(true)
 end)
 
 H.finish()

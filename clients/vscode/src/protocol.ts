@@ -235,3 +235,19 @@ export interface LlmServer {
 }
 
 export const ModelsRequest = new RequestType<ModelsParams, { servers: LlmServer[] }, void>('rag/models');
+
+/** `rag/tool`: one MCP tool of `ragls mcp` by name, with its arguments (snake_case, as the MCP tool takes them). */
+export interface ToolParams {
+  name: 'search_docs' | 'ask_docs' | 'read_passage' | 'index_status'
+    | 'ragls_search' | 'ragls_ask' | 'ragls_read_passage' | 'ragls_index_status';
+  arguments?: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  /** For a model: document text quoted by the server inside `<passage>` elements, under a note that it is data. */
+  text: string;
+  /** The same result, structured (the MCP tool's structuredContent). */
+  data: Record<string, unknown>;
+}
+
+export const ToolRequest = new RequestType<ToolParams, ToolResult, void>('rag/tool');

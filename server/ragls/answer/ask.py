@@ -25,12 +25,12 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     render_extractive,
     split_sentences,
 )
-from ragls.answer.llm import ChatModel, ToolCall
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
-from ragls.config import Settings
-from ragls.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
-from ragls.ir import Answer, Hit
+from ragls.config.settings import Settings
+from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
+from ragls.core.ir import Answer, Hit
+from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -73,7 +73,7 @@ def ask(
     retrieve: Retrieve,
     top_k: int | None = None,
     history: list[dict] | None = None,
-    extra_hits: list[Hit] | None = None,
+    extra_hits: Sequence[Hit] | None = None,
     chat: ChatModel | None = None,
     on_delta: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
@@ -84,8 +84,9 @@ def ask(
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
-    - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents) are
-      ranked together with them by `Hit.score` (duplicates by chunk id dropped) and the best `top_k` kept.
+    - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents, already
+      ranked by the retrieval pipeline) come first, then the retrieved ones (duplicates by chunk id dropped), at
+      most `top_k` (`with_documents`).
     - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.search.abstained(hits,
       settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor (hits
       without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them). Never
@@ -178,16 +179,16 @@ def ask(
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
 
 
-def with_documents(hits: Sequence[Hit], extra: list[Hit], k: int) -> list[Hit]:
-    """The retrieved `hits` plus `extra` (the request's own documents), one per chunk id (the higher score wins), best score first, at most `k`.
-    Without `extra` the retrieval order is kept as it is."""
+def with_documents(hits: Sequence[Hit], extra: Sequence[Hit], k: int) -> list[Hit]:
+    """The request's own documents' hits `extra` first (their retrieval order: the user's documents are relevant by
+    definition), then the retrieved `hits`, one per chunk id, at most `k`. Without `extra` the retrieval order is
+    kept as it is."""
     if not extra:
         return list(hits)[:k]
-    best: dict[str, Hit] = {}
-    for hit in [*hits, *extra]:
-        if hit.chunk.id not in best or hit.score > best[hit.chunk.id].score:
-            best[hit.chunk.id] = hit
-    return sorted(best.values(), key=lambda h: -h.score)[:k]
+    out: dict[str, Hit] = {}
+    for hit in [*extra, *hits]:
+        out.setdefault(hit.chunk.id, hit)
+    return list(out.values())[:k]
 
 
 def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0,

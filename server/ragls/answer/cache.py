@@ -14,8 +14,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from ragls.ir import Hit
-from ragls.lru import LRU
+from ragls.core.ir import Hit
+from ragls.core.lru import LRU
 
 CACHE_SIZE = 512
 

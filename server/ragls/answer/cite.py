@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ragls.ir import Citation, Hit
+from ragls.core.ir import Citation, Hit
 
 MIN_SHARED = 2
 MIN_SHARED_RATIO = 0.3

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragls.answer.cite import content_words
-from ragls.errors import Cancelled, RaglsError
-from ragls.lru import LRU
+from ragls.core.errors import Cancelled, RaglsError
+from ragls.core.lru import LRU
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
-from ragls.ir import Hit
+from ragls.core.ir import Hit
 
 __all__ = ["EXTRACTIVE_LABEL", "EXTRACTIVE_MAX_SENTENCES", "Unit", "clean_markup", "extractive_answer",
            "extractive_picks", "quoted_focus", "render_extractive", "split_sentences", "units"]

@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ragls.chunking import strip_heading_ids
+from ragls.index.chunking import strip_heading_ids
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"

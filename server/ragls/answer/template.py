@@ -1,5 +1,5 @@
 """The `rag_template` prompt: `__INPUT__` (the question), `__CONTEXT__` (numbered chunks) and `__SOURCES__`
-(one line per source). Template validation (required placeholders) lives in `config.py`.
+(one line per source). Template validation (required placeholders) lives in `config/settings.py`.
 
 Document text is untrusted: `quote_passage` is the one function that puts it in front of a model (the LLM prompt
 of rag/ask, HTTP /ask and the CLI, and the MCP tools' text blocks). Each passage sits inside a `<passage>` element
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ragls.ir import Hit, LineSpan
-from ragls.uris import display_path
+from ragls.core.ir import Hit, LineSpan
+from ragls.core.uris import display_path
 
 PLACEHOLDERS = re.compile(r"__INPUT__|__CONTEXT__|__SOURCES__")
 MIN_TRUNCATED_CHARS = 200  # a chunk cut shorter than this is dropped instead: a stub is no context

@@ -12,7 +12,7 @@ from pygls.exceptions import (
     JsonRpcRequestCancelled,
 )
 
-from ragls import errors
+from ragls.core import errors
 
 
 class JsonRpcRequestFailed(JsonRpcException):

@@ -9,15 +9,20 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ragls.errors import Cancelled, RaglsError
+from ragls.answer import agent_tools
+from ragls.core.errors import Cancelled, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,
+    AskToolArgs,
     CommitParams,
     ModelsParams,
     QueryParams,
     ReadPassageParams,
+    ReadToolArgs,
     RebuildParams,
+    SearchToolArgs,
+    ToolParams,
     parse,
     to_wire_answer,
     to_wire_commit,
@@ -28,6 +33,7 @@ from ragls.lsp.wire import (
     to_wire_rag_rebuild,
     to_wire_rebuild,
     to_wire_status,
+    to_wire_tool,
 )
 from ragls.sources.passage import read_passage
 
@@ -151,10 +157,36 @@ async def rag_read_passage(ls: RaglsServer, params: Any) -> dict:
 
 
 @rpc_errors
+async def rag_tool(ls: RaglsServer, params: Any) -> dict:
+    """One agent tool (docs/protocol.md `rag/tool`): the text and data the MCP tool of that name returns
+    (`answer.agent_tools`, which quotes document text with `quote_passage`), so VS Code's language-model tools
+    only pass it on. Invalid arguments: -32602 naming the field; a cancelled ask stops its generation."""
+    p = parse(ToolParams, params)
+    name = p.name.removeprefix("ragls_")
+    ws = await ls.get_workspace()
+    if name in ("search", "search_docs"):
+        a = parse(SearchToolArgs, p.arguments)
+        return to_wire_tool(await asyncio.to_thread(agent_tools.search_result, ws, a.query, a.top_k, a.rag, a.expand))
+    if name in ("ask", "ask_docs"):
+        a = parse(AskToolArgs, p.arguments)
+        cancel = threading.Event()
+        try:
+            return to_wire_tool(await asyncio.to_thread(agent_tools.ask_result, ws, a.question, a.top_k, a.rag,
+                                                        a.expand, cancel))
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+    if name == "read_passage":
+        a = parse(ReadToolArgs, p.arguments)
+        return to_wire_tool(await asyncio.to_thread(agent_tools.read_result, ws, a.path, a.start_line, a.end_line))
+    return to_wire_tool(await asyncio.to_thread(agent_tools.status_result, ws, "this editor's language server"))
+
+
+@rpc_errors
 async def rag_models(ls: RaglsServer, params: Any) -> dict:
     """The LLM servers a guided set-up can offer (docs/protocol.md `rag/models`): with `baseUrl`, that one server's
     `GET /models` (no key first); without, the local runtimes listening on their default ports. Needs no workspace."""
-    from ragls.answer.local import discover, models_at
+    from ragls.llm.local import discover, models_at
 
     p = parse(ModelsParams, params)
     if p.base_url:
@@ -174,4 +206,5 @@ METHODS = {
     "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
     "rag/readPassage": ("ragls.readPassage", rag_read_passage),
     "rag/models": ("ragls.models", rag_models),
+    "rag/tool": ("ragls.tool", rag_tool),
 }

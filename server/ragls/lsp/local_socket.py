@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ragls.atomic import atomic_target
-from ragls.errors import INVALID_REQUEST, RaglsError, to_wire_error
+from ragls.core.atomic import atomic_target
+from ragls.core.errors import INVALID_REQUEST, RaglsError, to_wire_error
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +103,11 @@ class LocalSocketServer:
     `start()` binds and writes each index's `server.json`; `stop()` removes both. Results are the wire dicts of
     lsp/wire.py, so a CLI answer is the same whichever process computes it."""
 
-    def __init__(self, ws: Any):
+    def __init__(self, ws: Any, hold: Callable[[], Any] | None = None):
         self.ws = ws
+        # hold(): the context each request runs in, yielding the workspace (`live.LiveWorkspace` keeps a workspace
+        # open until its requests end); default: `ws` as is.
+        self._hold = hold or (lambda: contextlib.nullcontext(ws))
         self._servers: dict[Path, tuple[_Server, Path, Path]] = {}  # index dir -> (server, socket, server.json)
         self._lock = threading.Lock()
         self.last_used = time.monotonic()  # of the last request (time.monotonic()): a background server's idle exit
@@ -168,17 +171,23 @@ class LocalSocketServer:
 
     def dispatch(self, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
         """Run one request on the workspace; returns the protocol result dict. Raises RaglsError."""
-        from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
-
         self.last_used = time.monotonic()
-        ws = self.ws
+        with self._hold() as ws:
+            return self._run(ws, method, params, on_delta)
+
+    @staticmethod
+    def _run(ws: Any, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
+        """Parse (`wire.parse`, as over LSP and HTTP), call the one workspace operation, convert."""
+        from ragls.lsp.wire import AskParams, QueryParams, parse, to_wire_answer, to_wire_query, to_wire_status
+
         if method == "rag/query":
-            return to_wire_query(ws.query(params.get("query"), params.get("topK"), params.get("rag")),
-                                 bool(params.get("explain")))
+            p = parse(QueryParams, params)
+            return to_wire_query(ws.query(p.query, p.top_k, p.rag, p.expand), p.explain)
         if method == "rag/ask":
-            answer = ws.ask(params.get("question"), top_k=params.get("topK"), rag=params.get("rag"),
-                            documents=params.get("documents"), history=params.get("history"),
-                            on_delta=on_delta if params.get("stream") else None)
+            p = parse(AskParams, params)
+            history = [m.model_dump() for m in p.history] if p.history else None
+            answer = ws.ask(p.question, top_k=p.top_k, rag=p.rag, documents=p.documents, history=history,
+                            expand=p.expand, on_delta=on_delta if params.get("stream") is True else None)
             return to_wire_answer(answer)
         return to_wire_status(ws.status())
 

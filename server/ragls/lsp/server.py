@@ -1,8 +1,11 @@
 """`RaglsServer`: lifecycle, workspace folders, configuration changes, file events; registers the handlers.
 
-After `initialized` the workspace is opened off the event loop (each folder's SQLite manifest and BM25 index with
-their start-up reconciliation: no embedding model, no LanceDB yet), then the indexer thread scans every folder,
-loads the embedding model and opens the vector stores, and the watcher starts. Requests that arrive meanwhile wait
+After `initialized` the workspace is opened off the event loop by `ragls.live.LiveWorkspace` (the lifecycle `ragls
+mcp` and `ragls http` share: index worker, watcher, local socket, writer hand-off, named-RAG sync, reopen on a
+`ragls.toml` change): each folder's SQLite manifest and BM25 index with their start-up reconciliation (no embedding
+model, no LanceDB yet), then the indexer thread scans every folder, loads the embedding model and opens the vector
+stores, and the watcher starts. This module adds what is the editor's: its folders and settings (with a fallback to
+valid ones), progress and messages. Requests that arrive meanwhile wait
 for the (short) open; queries during indexing answer from what is indexed so far — BM25 alone until the model is
 loaded.
 """
@@ -10,6 +13,7 @@ loaded.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from pathlib import Path
@@ -21,18 +25,22 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config import load_settings, normalize
-from ragls.errors import ConfigError, NotReady, RaglsError, RequestFailed
+from ragls.config.settings import normalize
+from ragls.config.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
+from ragls.core.errors import ConfigError, NotReady, RequestFailed
+from ragls.core.uris import uri_to_path
+from ragls.live import LiveHooks, LiveWorkspace
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
 from ragls.roots import is_too_broad
-from ragls.trust_filter import EDITOR_TRUST_KEY, editor_trust
-from ragls.uris import uri_to_path
-from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
+
+
+class NoFolderOpen(RequestFailed):
+    """The client has no workspace folder open (an empty editor window): requests say so, without a pop-up."""
 
 
 class _Answered(Exception):
@@ -125,15 +133,13 @@ class RaglsServer(LanguageServer):
         # arrives. Once set it replaces initializationOptions, so a setting the user reset or removed is gone.
         self.config_layer: dict[str, Any] | None = None
         # `workspaceTrusted` from the client (VS Code Workspace Trust, Neovim's vim.secure): True / False, or None
-        # when the client does not say (the user's trust store decides; trust.py).
+        # when the client does not say (the user's trust store decides; config/trust.py).
         self.editor_trust: bool | None = None
-        self.ws: RagWorkspace | None = None
-        self.worker: IndexWorker | None = None
-        self.lingering: IndexWorker | None = None  # an indexer thread `shutdown` could not stop in time
-        self.watcher: FileWatcher | None = None
-        self.local_socket = None  # lsp/local_socket.LocalSocketServer while a workspace is open
+        # `workspaceTrustedConfigs`: the ragls.toml versions the user approved ({folder: "sha256:<hex>"}), or None.
+        self.editor_trust_configs: dict[str, str] | None = None
+        # The workspace's lifecycle (ragls.live, shared with `ragls mcp` and `ragls http`); made at `initialized`.
+        self.live: LiveWorkspace | None = None
         self.progress_sender: ThreadSafeProgress | None = None
-        self._opening: asyncio.Future | None = None
         self._warned: set[str] = set()
 
     # -- workspace lifecycle -------------------------------------------------------------------------------
@@ -154,63 +160,54 @@ class RaglsServer(LanguageServer):
                 kept.append(folder)
         return kept
 
-    def _open(self, folders: list[Path]) -> RagWorkspace:
-        # The embedding model loads later, on the indexer thread after the start-up text phase (BM25 first); its
-        # loading (or, on a first run, downloading) is part of the same "ragls: indexing" progress.
+    @property
+    def ws(self) -> RagWorkspace | None:
+        """The open workspace, None while opening."""
+        return self.live.ws if self.live is not None else None
+
+    @property
+    def worker(self):
+        """The index worker of the open workspace (watch.IndexWorker), None while opening."""
+        return self.live.worker if self.live is not None else None
+
+    def _open_workspace(self, folders, overrides, on_status) -> RagWorkspace:
+        """`LiveWorkspace`'s factory: the workspace with the editor's settings (`_workspace_with_valid_settings`).
+        The embedding model loads later, on the indexer thread after the start-up text phase (BM25 first); its
+        loading (or, on a first run, downloading) is part of the same "ragls: indexing" progress."""
         self.progress_sender.indexing(True, "opening the index")
-
-        def on_status(msg: str) -> None:
-            self._log(msg, types.MessageType.Info)
-            self.progress_sender.indexing(True, msg)
-
         try:
-            ws = self._workspace_with_valid_settings(folders, on_status)
+            return self._workspace_with_valid_settings(list(folders), on_status)
         except Exception:
             self.progress_sender.indexing(False, "failed")
             raise
-        trust_lines = {e["message"] for e in ws.trust_errors}
-        for warning in ws.warnings:
-            if warning in trust_lines:  # an untrusted ragls.toml: the user must act, so it is shown, once
-                self._warn_once(f"ragls: {warning}")
-            else:
-                self._log(f"ragls: {warning}", types.MessageType.Warning)
-        for notice in ws.notices:
-            self._log(f"ragls: {notice}", types.MessageType.Info)
-        ws.progressive = True  # queries answer from BM25 alone while the embedding model loads
-        worker = IndexWorker(ws, on_busy=self.progress_sender.indexing,
-                             on_log=lambda msg: self._log(msg, types.MessageType.Log), on_warning=self._warn_once,
-                             on_settings_file=lambda: self._settings_file_changed(ws))
-        for idx in ws.indexes:
-            if not idx.writer:
-                self._log(f"ragls: another ragls process is indexing {idx.folder}; this one only reads "
-                          f"({idx.index_dir})", types.MessageType.Info)
-        worker.request_sync()  # before start: the first unit of work is the start-up scan
-        worker.start()
-        if ws.rags.names() and not ws.rags.read_only:
-            ws.rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
-        watcher = None
-        if ws.settings.watch.enabled:
-            watcher = FileWatcher(worker, ws.folders)
-            watcher.start()
-        from ragls.lsp.local_socket import LocalSocketServer
 
-        self.local_socket = LocalSocketServer(ws)  # `ragls query/ask/status` answer through this process
-        self.local_socket.start()
-        worker.on_writer_change = self.local_socket.sync_writers  # takeover / handover
-        self.ws, self.worker, self.watcher = ws, worker, watcher
-        return ws
+    def _hooks(self) -> LiveHooks:
+        """Where the lifecycle's messages go in an editor: progress, window/logMessage, a warning shown once."""
+
+        def status(msg: str) -> None:
+            self._log(msg, types.MessageType.Info)
+            self.progress_sender.indexing(True, msg)
+
+        return LiveHooks(status=status, busy=self.progress_sender.indexing,
+                         detail=lambda msg: self._log(msg, types.MessageType.Log),
+                         info=lambda msg: self._log(msg, types.MessageType.Info),
+                         warning=lambda msg: self._log(f"ragls: {msg}", types.MessageType.Warning),
+                         act=self._warn_once,
+                         failed=self._report_open_failure)
 
     def _workspace_with_valid_settings(self, folders: list[Path], on_status) -> RagWorkspace:
         """Open with initializationOptions + the latest configuration; when the client's settings are invalid,
         say so once and fall back to the last layers that validate (initializationOptions only, then the folders'
         ragls.toml alone). An invalid ragls.toml is still an error: only the user can fix it."""
         if not folders:
-            raise RequestFailed("no workspace folder is open: open a project folder to index its documents")
+            raise NoFolderOpen("no workspace folder is open: open a project folder to index its documents")
         first_error: ConfigError | None = None
         fallbacks = [[self.init_options]] if self.config_layer is not None else []
         # The editor's word on workspace trust (initializationOptions, or a later configuration) holds for every
         # attempt, also when its other settings are dropped as invalid.
         trust = [] if self.editor_trust is None else [{EDITOR_TRUST_KEY: self.editor_trust}]
+        if trust and self.editor_trust_configs is not None:
+            trust[0][EDITOR_TRUST_CONFIGS_KEY] = self.editor_trust_configs
         for layers in ([self.client_settings()], *fallbacks, []):
             try:
                 ws = RagWorkspace(folders, layers + trust, on_status=on_status)
@@ -228,21 +225,6 @@ class RaglsServer(LanguageServer):
         """The editor's settings in force: the last didChangeConfiguration, else initializationOptions."""
         return self.init_options if self.config_layer is None else self.config_layer
 
-    def _settings_file_changed(self, ws: RagWorkspace) -> None:
-        """A folder's ragls.toml changed (watcher or didSave; any thread): reopen the workspace when the settings it
-        gives differ from the open ones. An invalid file is reported and the current settings are kept."""
-        if ws is not self.ws or self.progress_sender is None:
-            return
-        try:
-            fresh = [load_settings(folder, *ws.overrides)[0] for folder in ws.folders]
-        except ConfigError as exc:
-            self._warn_once(f"ragls: {exc} (keeping the previous settings)")
-            return
-        if fresh != ws.folder_settings:
-            self._log("ragls: ragls.toml changed: reopening the workspace with the new settings",
-                      types.MessageType.Info)
-            self.progress_sender.loop.call_soon_threadsafe(self.start_open)
-
     def _warn_once(self, message: str) -> None:
         """window/showMessage a warning the user should act on, once per distinct message."""
         log.warning("%s", message)
@@ -251,25 +233,6 @@ class RaglsServer(LanguageServer):
         self._warned.add(message)
         self.progress_sender.loop.call_soon_threadsafe(
             self.window_show_message, types.ShowMessageParams(type=types.MessageType.Warning, message=message))
-
-    def _close(self, timeout: float = 30.0) -> None:
-        """Stop the watcher and the indexer thread (waiting up to `timeout` seconds for its current batch), then close
-        the stores and release the writer lock. If the indexer thread does not stop in time the stores stay open and
-        the lock held (process exit frees them): releasing the lock under a running writer would let a second process
-        write concurrently. The thread is kept in `lingering` for `exit` to wait on."""
-        if self.watcher:
-            self.watcher.stop()
-        if self.local_socket is not None:
-            self.local_socket.stop()
-            self.local_socket = None
-        stopped = self.worker.stop(timeout) if self.worker else True
-        if not stopped:
-            self.lingering = self.worker
-        if self.ws and stopped:
-            self.ws.close()
-        elif self.ws:
-            log.info("the indexer thread did not stop; keeping the index lock until the process exits")
-        self.ws = self.worker = self.watcher = None
 
     def _log(self, message: str, kind: types.MessageType) -> None:
         """Log `message` once: as window/logMessage to the client when connected (editors put it in their log or
@@ -280,43 +243,31 @@ class RaglsServer(LanguageServer):
                 self.window_log_message, types.LogMessageParams(type=kind, message=message))
 
     def start_open(self) -> None:
-        """(Re)open the workspace in a thread; the previous one is closed first."""
-        folders = self.folders()
-        previous = self._opening
+        """(Re)open the workspace on the client's folders and settings, in the background; the previous one stops
+        indexing at once and closes when its last request ends (`LiveWorkspace.reopen`)."""
+        from ragls.lsp.local_socket import LocalSocketServer
 
-        async def reopen() -> RagWorkspace:
-            if previous is not None:
-                try:
-                    await previous
-                except Exception:  # noqa: BLE001, S110 - the old open failed; nothing to close
-                    pass
-                await asyncio.to_thread(self._close)
-            return await asyncio.to_thread(self._open, folders)
+        if self.live is None:
+            self.live = LiveWorkspace(self.folders(), socket_server=LocalSocketServer, hooks=self._hooks(),
+                                      factory=self._open_workspace).start()
+        else:
+            self.live.reopen(self.folders())
 
-        self._opening = asyncio.ensure_future(reopen())
-        self._opening.add_done_callback(self._report_open_failure)
-
-    def _report_open_failure(self, fut: asyncio.Future) -> None:
-        if fut.cancelled() or fut.exception() is None:
-            return
-        exc = fut.exception()
+    def _report_open_failure(self, exc: BaseException) -> None:
         log.error("cannot open the workspace: %s", exc)
-        if str(exc).startswith("no workspace folder"):
+        if isinstance(exc, NoFolderOpen) or self.progress_sender is None:
             return  # an empty editor window: requests say so, no pop-up
-        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
+        self.progress_sender.loop.call_soon_threadsafe(
+            self.window_show_message, types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
 
     async def get_workspace(self) -> RagWorkspace:
-        """The open workspace, waiting for it to open. Raises NotReady (a RequestFailed) when it could not be
-        opened or the server is not initialized yet."""
-        if self._opening is None:
+        """The open workspace, waiting for it to open; held until the request ends (`_in_request`). Raises
+        NotReady (a RequestFailed) when it could not be opened or the server is not initialized yet."""
+        if self.live is None:
             raise NotReady("the server is not initialized yet")
-        try:
-            return await asyncio.shield(self._opening)
-        except RaglsError as exc:
-            raise NotReady(f"workspace could not be opened: {exc}") from None
-        except OSError as exc:  # e.g. a read-only or full cache dir: one clear error per request, the pop-up once
-            where = f": {exc.filename}" if exc.filename else ""
-            raise NotReady(f"workspace could not be opened: {exc.strerror or exc}{where}") from None
+        if self.live.ready():
+            return self.live.get()
+        return await asyncio.to_thread(self.live.get, None)
 
 
 server = RaglsServer()
@@ -328,6 +279,7 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     if not isinstance(ls.init_options, dict):
         ls.init_options = {}
     ls.editor_trust = editor_trust([ls.init_options])
+    ls.editor_trust_configs = editor_trusted_configs([ls.init_options])
 
 
 @server.feature(types.INITIALIZED)
@@ -347,41 +299,40 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
     # setting the user reset is simply absent, or null) and is compared with what is in force, not with the
     # previous notification, so going back to the start-up values also takes effect.
     trust = editor_trust([settings])
-    if normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust):
+    configs = editor_trusted_configs([settings])
+    if (normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust)
+            and configs in (None, ls.editor_trust_configs)):
         ls.config_layer = settings
         return  # nothing that concerns ragls changed
     ls.config_layer = settings
     ls.editor_trust = ls.editor_trust if trust is None else trust
-    if ls._opening is not None:
+    ls.editor_trust_configs = ls.editor_trust_configs if configs is None else configs
+    if ls.live is not None:
         ls.start_open()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def on_did_change_folders(ls: RaglsServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-    if ls._opening is not None:
+    if ls.live is not None:
         ls.start_open()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def on_did_save(ls: RaglsServer, params: types.DidSaveTextDocumentParams) -> None:
-    if ls.worker is not None and params.text_document.uri.startswith("file:"):
-        ls.worker.notify([uri_to_path(params.text_document.uri)])
+    if ls.live is not None and params.text_document.uri.startswith("file:"):
+        ls.live.notify([uri_to_path(params.text_document.uri)])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def on_did_change_watched(ls: RaglsServer, params: types.DidChangeWatchedFilesParams) -> None:
-    if ls.worker is not None:
-        ls.worker.notify(uri_to_path(c.uri) for c in params.changes if c.uri.startswith("file:"))
+    if ls.live is not None:
+        ls.live.notify([uri_to_path(c.uri) for c in params.changes if c.uri.startswith("file:")])
 
 
 @server.feature(types.SHUTDOWN)
 async def on_shutdown(ls: RaglsServer, params: Any) -> None:
-    if ls._opening is not None:
-        try:
-            await asyncio.shield(ls._opening)
-        except Exception as exc:  # noqa: BLE001 - nothing was opened; already reported
-            log.debug("shutdown after a failed open: %s", exc)
-    await asyncio.to_thread(ls._close, SHUTDOWN_STOP_S)
+    if ls.live is not None:  # waits for an opening in progress, then stops the indexer and closes the stores
+        await asyncio.to_thread(ls.live.close, SHUTDOWN_STOP_S)
 
 
 # Editors wait a few seconds for `shutdown` (VS Code's client 5 s here) and kill a server still running 2 s after
@@ -398,8 +349,8 @@ def on_exit(ls: RaglsServer, params: Any) -> None:
     import os
     import sys
 
-    if ls.lingering is not None:
-        ls.lingering.stop(EXIT_WAIT_S)
+    if ls.live is not None and ls.live.lingering is not None:
+        ls.live.lingering.stop(EXIT_WAIT_S)
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -415,8 +366,23 @@ def _command(handler):
     return run_command
 
 
+def _in_request(handler):
+    """`handler` as one request of the live workspace (`LiveWorkspace.request`): the workspace and named RAGs it
+    uses are not closed under it when the workspace reopens."""
+
+    @functools.wraps(handler)
+    async def run(ls: RaglsServer, params: Any):
+        if ls.live is None:
+            return await handler(ls, params)
+        with ls.live.request():
+            return await handler(ls, params)
+
+    return run
+
+
 def _register() -> None:
     for method, (command, handler) in METHODS.items():
+        handler = _in_request(handler)
         server.feature(method)(handler)
         server.command(command)(_command(handler))
 
@@ -426,8 +392,8 @@ _register()
 
 def serve(tcp: str | None = None) -> None:
     """Run the server on stdio, or on TCP "HOST:PORT" for debugging. Caps glibc's malloc arenas first
-    (`ragls.heap.limit_arenas`)."""
-    from ragls import heap
+    (`ragls.core.heap.limit_arenas`)."""
+    from ragls.core import heap
     from ragls.lsp.errors import install_log_filter
 
     heap.limit_arenas()

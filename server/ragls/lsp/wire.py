@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from ragls.errors import InvalidParams
-from ragls.ir import Answer, Chunk, Hit, LineSpan
+from ragls.core.errors import InvalidParams
+from ragls.core.ir import Answer, Chunk, Hit, LineSpan
+from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.sources.passage import Passage
-from ragls.uris import display_path, key_path, path_to_uri
 
 
 class _Params(BaseModel):
@@ -60,6 +60,40 @@ class ReadPassageParams(_Params):
     path: str = Field(min_length=1)
     start_line: int = Field(1, alias="startLine", ge=1, strict=True)
     end_line: int | None = Field(None, alias="endLine", ge=1, strict=True)
+
+
+class ToolParams(_Params):
+    """rag/tool: one agent tool by its MCP name (or VS Code's `ragls_*` name) and its arguments."""
+    name: Literal["search_docs", "ask_docs", "read_passage", "index_status", "ragls_search", "ragls_ask",
+                  "ragls_read_passage", "ragls_index_status"]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchToolArgs(_Params):
+    query: str = Field(min_length=1)
+    top_k: int | None = Field(None, validation_alias=AliasChoices("top_k", "topK"), ge=1, le=50, strict=True)
+    rag: str | list[str] | None = None
+    expand: bool | None = Field(None, strict=True)
+
+
+class AskToolArgs(_Params):
+    question: str = Field(min_length=1)
+    top_k: int | None = Field(None, validation_alias=AliasChoices("top_k", "topK"), ge=1, le=50, strict=True)
+    rag: str | list[str] | None = None
+    expand: bool | None = Field(None, strict=True)
+
+
+class ReadToolArgs(_Params):
+    path: str = Field(min_length=1)
+    start_line: int = Field(1, validation_alias=AliasChoices("start_line", "startLine"), ge=1, strict=True)
+    end_line: int | None = Field(None, validation_alias=AliasChoices("end_line", "endLine"), ge=1, strict=True)
+
+
+def to_wire_tool(text_data: tuple[str, dict]) -> dict:
+    """rag/tool result: `text` for the model (document text quoted by `answer.template.quote_passage`) and `data`,
+    the same result structured (snake_case keys, as the MCP tool's structuredContent)."""
+    text, data = text_data
+    return {"text": text, "data": data}
 
 
 def to_wire_passage(p: Passage) -> dict:

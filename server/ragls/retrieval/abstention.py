@@ -40,8 +40,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragls.analysis import stems
-from ragls.ir import Hit
+from ragls.core.analysis import stems
+from ragls.core.ir import Hit
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_fit.py --corpora flask-docs` on best-window cosines (docs/benchmarks.md, "Dev
@@ -102,20 +102,21 @@ def idf(df: int, n: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def term_weights(indexes, query: Query) -> tuple[dict[str, float], float]:
-    """({stemmed query term: BM25 IDF over all `indexes`}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
-    of a term found nowhere); ({}, 1.0) without indexes or terms."""
-    if not indexes:
+def term_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query) -> tuple[dict[str, float], float]:
+    """({stemmed query term: BM25 IDF over all searched sources}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
+    of a term found nowhere); `stats` holds each source's (chunk count, {term: document frequency})
+    (`Source.term_stats`, or the candidate pool's for a source that scores BM25 over its candidates);
+    ({}, 1.0) without sources or terms."""
+    if not stats:
         return {}, 1.0
-    terms = query.terms
-    n = sum(idx.bm25.num_docs() for idx in indexes)
-    return {t: idf(sum(idx.bm25.doc_freq(t) for idx in indexes), n) for t in terms}, idf(0, n)
+    n = sum(count for count, _ in stats)
+    return {t: idf(sum(dfs.get(t, 0) for _, dfs in stats), n) for t in query.terms}, idf(0, n)
 
 
-def term_coverage(indexes, query: Query, hits: Sequence[Hit]) -> float:
+def term_coverage(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit]) -> float:
     """IDF-weighted share (0..1) of the query's BM25 terms (its searched words, stemmed) found in the hits' titles
-    or texts. 1.0 for a query without terms (nothing to miss) or without indexes."""
-    weights, _ = term_weights(indexes, query)
+    or texts. 1.0 for a query without terms (nothing to miss) or without sources."""
+    weights, _ = term_weights(stats, query)
     return _coverages(weights, [_stems_of(h) for h in hits])[0]
 
 
@@ -164,16 +165,16 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
     return float(ordered[0] - ordered[rank - 1])
 
 
-def gather(indexes, query: Query, hits: Sequence[Hit], best_similarity: float | None,
+def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
            similarities: Sequence[float] | None = None, bm25_top: float | None = None) -> Evidence:
     """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
-    `indexes` (FolderIndex list); `best_similarity` is the best cosine over all vector candidates (None without
+    sources with the term statistics `stats` (`term_weights`); `best_similarity` is the best cosine over all vector candidates (None without
     vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
     without BM25). All from what retrieval computed already: no search is repeated."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
-    weights, max_idf = term_weights(indexes, query)
+    weights, max_idf = term_weights(stats, query)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
     _, focus_top = _coverages(weights, [_focus_stems(h) for h in hits])

@@ -21,12 +21,13 @@ from ragls.retrieval.llm_steps import LLMTrace, StepLLM
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import search
+from ragls.retrieval.source import as_sources
 from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_variants
 
 if TYPE_CHECKING:
-    from ragls.config import GenerationSettings, RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import GenerationSettings, RetrievalSettings
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
 
 
 def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -> bool:
@@ -43,6 +44,7 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
     Never raises for an LLM failure (the step is left out and counted); raises what `search` raises."""
     if not llm_steps_enabled(settings, expand):
         return search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)
+    indexes = as_sources(indexes)
     q = analyse(query)
     trace = LLMTrace()
     llm = StepLLM.for_settings(generation, settings)
@@ -58,7 +60,7 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
         trace.skipped = (f"BM25's top hit is strong and clearly ahead (normalised score {top:.2f} >= "
                          f"{settings.strong_signal_score:g}, gap {gap:.2f} >= {settings.strong_signal_gap:g})")
         return plain()
-    ready = "vector" in search_kwargs.get("signals", ("vector",)) and any(idx.vectors_ready for idx in indexes)
+    ready = "vector" in search_kwargs.get("signals", ("vector",)) and any(src.vectors_ready for src in indexes)
     variants = write_variants(q.text, llm, trace, hyde=settings.hyde and ready, step_back=settings.step_back,
                               expand_n=expansions_wanted(settings, expand))
     hits = _adopt(search(indexes, embedder, q, settings=settings, top_k=top_k, variants=variants, **search_kwargs),
@@ -86,7 +88,7 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
         return result.with_(corrective=trace.grade)
     query = result.query or q
     return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade,
-                        evidence=gather(indexes, query, merged[:settings.top_k], result.best_similarity))
+                        evidence=gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity))
 
 
 def _adopt(result: RetrievalResult, trace: LLMTrace) -> RetrievalResult:

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 from ragls.retrieval.rerank import (
     MAX_DOC_CHARS,
     LazyModel,

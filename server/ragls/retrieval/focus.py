@@ -22,8 +22,8 @@ import functools
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragls.analysis import stems
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.analysis import stems
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ragls.telemetry import traced
+from ragls.core.telemetry import traced
 
 DEFAULT_WEIGHTS = {"vector": 1.125, "bm25": 1.0, "graph": 0.9}
 
@@ -67,12 +67,3 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: 
             item.score += extra
     return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), order[f.key]))
 
-
-def fetch_chunks(indexes, keys) -> dict:
-    """{(folder index, chunk id): Chunk} for fused `keys` over `indexes` (FolderIndex list), one manifest query per
-    folder (deleted chunks absent)."""
-    by_folder: dict[int, list[str]] = {}
-    for i, cid in keys:
-        by_folder.setdefault(i, []).append(cid)
-    return {(i, cid): chunk for i, ids in by_folder.items()
-            for cid, chunk in indexes[i].manifest.get_chunks(ids).items()}

@@ -1,4 +1,4 @@
-"""The graph signal of hybrid retrieval (graph RAG, query time); the graph is built by `graph_extract.py`.
+"""The graph signal of hybrid retrieval (graph RAG, query time); the graph is built by `index/graph_extract.py`.
 
 1. Seed entities: every entity whose name or alias occurs in the query as whole words, case-insensitively
    (score 1.0), plus the `SIM_TOP` entities whose name embedding has cosine similarity >= `SIM_FLOOR` with the
@@ -19,14 +19,14 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ragls.hashing import text_hash
+from ragls.core.hashing import text_hash
 from ragls.stores.graph import edge_weight, entity_key
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
     from ragls.stores.graph import GraphStore
 
 SIM_FLOOR = 0.5

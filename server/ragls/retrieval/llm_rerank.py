@@ -2,12 +2,12 @@
 
 RankGPT-style (Sun et al. 2023, "Is ChatGPT Good at Search?"): the query and the first
 `retrieval.rerank_llm_candidates` (default 20) fused candidates, numbered [1]..[n] with their heading path and
-text (each cut to `PASSAGE_CHARS`), go to the generation backend and model (`answer/llm.py`) in one call; the model answers with the numbers, most relevant
+text (each cut to `PASSAGE_CHARS`), go to the generation backend and model (`llm/chat.py`) in one call; the model answers with the numbers, most relevant
 first ("[3] > [1] > [2]"). Numbers it leaves out keep their fused order after the ones it ranked; candidates past
 the first n follow unchanged. The score of the hit at rank r is 1/r — a rank, not a relevance: it is not
 comparable with the cross-encoder's (`retrieval.relevance_floor`).
 
-Each call is counted in `llm_costs.COUNTER["rerank"]`. A failed call or a reply without a valid number raises
+Each call is counted in `llm.costs.COUNTER["rerank"]`. A failed call or a reply without a valid number raises
 `RerankFailed`; search then returns the fused order and reports the failure (never an error to the user).
 """
 
@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from ragls.errors import RaglsError, RequestFailed
+from ragls.core.errors import RaglsError, RequestFailed
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class LLMReranker:
     @classmethod
     def from_settings(cls, settings) -> LLMReranker:
         """The generation backend's chat model (RequestFailed when generation.backend is none)."""
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         chat = make_chat_model(settings.generation)
         if chat is None:
@@ -93,10 +93,10 @@ class LLMReranker:
         """[(chunk, 1/rank)] for all `chunks` (given in fused order): the first `candidates` in the model's order,
         then the rest unchanged. One chat call, counted. Raises RerankFailed (fused order kept by the caller).
 
-        The call is not cancelled when the time budget passes (answer/llm.py cancels by closing the model's HTTP
+        The call is not cancelled when the time budget passes (llm/chat.py cancels by closing the model's HTTP
         client, which this long-lived model shares between queries): it ends in the background within
         `generation.timeout_s` and its result is dropped."""
-        from ragls.retrieval.llm_costs import COUNTER
+        from ragls.llm.costs import COUNTER
 
         head, tail = list(chunks[:self.candidates]), list(chunks[self.candidates:])
         if len(head) < 2:

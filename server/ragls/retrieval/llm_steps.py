@@ -1,13 +1,13 @@
 """LLM calls made by query-time retrieval steps (query transforms, corrective retrieval): one place that makes
 them, caches them, counts them and turns every failure into "no result".
 
-- `StepLLM.for_settings(generation, retrieval)`: a chat model from `answer/llm.py` (the configured
+- `StepLLM.for_settings(generation, retrieval)`: a chat model from `llm/chat.py` (the configured
   `generation` backend and model: OpenAI-compatible, Anthropic, Ollama, external) with the retrieval time budget
   `retrieval.llm_timeout_s` and no SDK retries, so a slow or failing model costs a query at most that long. None
   for backend "none": the steps then do nothing.
 - `StepLLM.call(step, prompt, system, trace)`: the model's text, or None when the call failed or timed out
   (`RequestFailed`); every real call is counted in `trace` (this question) and in the process-wide
-  `llm_costs.COUNTER` (`rag/status` `llmCalls`), a failure as a failed call. Answers are cached in memory
+  `llm.costs.COUNTER` (`rag/status` `llmCalls`), a failure as a failed call. Answers are cached in memory
   (`TransformCache`, LRU) by (step, model, prompt): the same question with the same model gives the same
   paraphrases without a second call, as an answer cache would. Failures are not cached.
 - `LLMTrace`: what one question's retrieval spent and did (calls per step, failures, cache hits, the texts the
@@ -21,13 +21,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragls.errors import RequestFailed
-from ragls.lru import LRU
-from ragls.retrieval.llm_costs import COUNTER, LLMCallCounter
+from ragls.core.errors import RequestFailed
+from ragls.core.lru import LRU
+from ragls.llm.costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:
-    from ragls.answer.llm import ChatModel
-    from ragls.config import GenerationSettings, RetrievalSettings
+    from ragls.config.settings import GenerationSettings, RetrievalSettings
+    from ragls.llm.chat import ChatModel
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +49,14 @@ CACHE = TransformCache()
 class LLMTrace:
     """One question's LLM-assisted retrieval.
 
-    - `counter`: calls (and failed calls) per step of this question (`llm_costs.LLMCallCounter`).
+    - `counter`: calls (and failed calls) per step of this question (`llm.costs.LLMCallCounter`).
     - `cached`: steps answered from the cache (no call made).
     - `queries`: what the model wrote, per step: "hyde" (the passage), "step_back" (the question), "expand"
       (the paraphrases, a list), "corrective" (the rewritten query).
     - `skipped`: why no LLM step ran (the skip rule, no backend), else None.
     - `grade`: the corrective grade of the final passages, "sufficient" / "insufficient", None when not graded.
     - `rounds`: corrective retrieval rounds run (1 or 2; 0 without corrective retrieval).
-    - `errors`: the failures' messages (no keys: `answer/llm.py` never puts them in messages).
+    - `errors`: the failures' messages (no keys: `llm/chat.py` never puts them in messages).
     """
 
     counter: LLMCallCounter = field(default_factory=LLMCallCounter)
@@ -106,7 +106,7 @@ class StepLLM:
     def for_settings(cls, gen: GenerationSettings, retrieval: RetrievalSettings) -> StepLLM | None:
         """The step model for the `generation` backend with `retrieval.llm_timeout_s` and no retries; None for
         backend "none". Models are kept per settings (one SDK client each, reused across questions)."""
-        from ragls.answer.llm import make_chat_model
+        from ragls.llm.chat import make_chat_model
 
         if gen.resolved_backend() == "none":
             return None
@@ -131,7 +131,7 @@ class StepLLM:
         return self.chat.model
 
     def call(self, step: str, prompt: str, system: str, trace: LLMTrace) -> str | None:
-        """The model's reply to `prompt` for retrieval step `step` (a `llm_costs.STEPS` name), stripped; None when
+        """The model's reply to `prompt` for retrieval step `step` (a `llm.costs.STEPS` name), stripped; None when
         the call failed or timed out (counted as a failed call of `step`, its message in `trace.errors`).
         A cached reply for the same step, model, system and prompt costs no call (`trace.cached`)."""
         key = (step, self.chat.backend, self.chat.base_url, self.chat.model, system, prompt)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragls.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, Hit, LineSpan
 
 
 def _section(chunks: list[Chunk], pos: int, max_chars: int) -> list[Chunk]:

@@ -1,6 +1,6 @@
 """Window pooling: one vector score per chunk from the cosines of its embedding windows.
 
-A chunk is embedded as overlapping windows (`ragls.windows`). Scoring it by its best window alone ("MaxP" in Dai &
+A chunk is embedded as overlapping windows (`ragls.index.windows`). Scoring it by its best window alone ("MaxP" in Dai &
 Callan 2019, "Deeper Text Understanding for IR with Contextual Neural Language Modeling") finds answers deep in a
 long chunk, but it also gives every multi-window chunk several draws: the cosines of two overlapping windows of
 one chunk differ by noise (on Cranfield-1400, later window minus window 0: mean -0.001, standard deviation 0.044

@@ -15,11 +15,12 @@ what is wrong and what to do:
 Nothing is ever written to an attached collection: this module only calls read methods (collection_exists,
 get_collection, count, scroll, query_points).
 
-Retrieval: dense search in Qdrant (top `retrieval.candidates`), plus BM25 over the returned payloads' texts
-(`term_vectors.bm25_rank`, ragls' tokenizer) when the collection has no ragls `bm25` sparse vector (when it has,
-Qdrant's sparse search with its IDF modifier is the keyword signal); both rankings fused with ragls' weighted RRF
-(`fuse.py`, vector 1.125 / BM25 1.0, k = 60). Citations: the payload's `source` / `metadata.source` (or `path`)
-and its line (`start_line`/`line`) or `page` fields when it has them (`stores/qdrant.chunk_from_payload`).
+Retrieval: the collection is a source of the retrieval pipeline (`CollectionSource`, `retrieval/search.py`): dense
+search in Qdrant (top `retrieval.candidates`), plus BM25 over the returned payloads' texts (ragls' analysis) when the
+collection has no ragls `bm25` sparse vector (when it has, Qdrant's sparse search with its IDF modifier is the
+keyword signal); then the pipeline's weighted RRF, exact-match bonus, near-duplicate removal, reranker, focus lines
+and abstention evidence, as for a workspace folder. Citations: the payload's `source` / `metadata.source` (or
+`path`) and its line (`start_line`/`line`) or `page` fields when it has them (`stores/qdrant.chunk_from_payload`).
 """
 
 from __future__ import annotations
@@ -28,16 +29,19 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ragls.errors import ConfigError
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+import numpy as np
+
+from ragls.core.errors import ConfigError
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import check_query, hits_from_fused
+from ragls.retrieval.search import SIGNALS, search
+from ragls.retrieval.source import Candidates, pool_bm25
 from ragls.stores.qdrant import SPARSE, chunk_from_payload, connect
-from ragls.stores.term_vectors import bm25_rank, query_vector
+from ragls.stores.term_vectors import query_vector
+from ragls.stores.vectors import WindowMatch
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
+    from ragls.config.settings import RetrievalSettings
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -135,41 +139,85 @@ class AttachedCollection:
         return out
 
     def search(self, embedder: Embedder, query: str, *, settings: RetrievalSettings,
-               top_k: int | None = None) -> RetrievalResult:
-        """Top `top_k` hits (default `settings.top_k`) for `query`: dense top `settings.candidates` from Qdrant,
-        keyword signal (sparse `bm25` in Qdrant, else BM25 over those payloads), weighted RRF. Hit.similarity is
-        Qdrant's dense score (cosine similarity for a cosine collection). Raises InvalidParams for an empty query."""
-        query = check_query(query)
-        top_k = top_k or settings.top_k
-        n = max(settings.candidates, top_k)
-        name = self.config.collection
-        qvec = embedder.embed_query(query)
-        dense = self.client.query_points(name, query=[float(x) for x in qvec], limit=n, with_payload=True).points
-        points = {str(p.id): p for p in dense}
-        similarity = {str(p.id): float(p.score) for p in dense}
-        rankings = {"vector": [str(p.id) for p in dense]}
-        if self.has_sparse:
-            from qdrant_client import models
+               top_k: int | None = None, **options) -> RetrievalResult:
+        """Top `top_k` hits (default `settings.top_k`) for `query` through the retrieval pipeline
+        (`search.search`, `options` are its keyword arguments) with this collection as its one source
+        (`CollectionSource`). Hit.similarity is Qdrant's dense score (cosine similarity for a cosine collection).
+        Raises InvalidParams for an empty query."""
+        return search([CollectionSource(self, embedder)], embedder, query, settings=settings, top_k=top_k,
+                      **options)
 
-            idx, vals = query_vector(query)
-            if idx:
-                sparse = self.client.query_points(name, query=models.SparseVector(indices=idx, values=vals),
-                                                  using=SPARSE, limit=n, with_payload=True).points
-                for p in sparse:
-                    points.setdefault(str(p.id), p)
-                rankings["bm25"] = [str(p.id) for p in sparse]
-        else:
-            keys = list(points)
-            texts = [chunk_from_payload(points[k].payload or {}, self.config.payload_text_field).text for k in keys]
-            rankings["bm25"] = [keys[i] for i, _ in bm25_rank(query, texts)]
-        weights = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
-        fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k)
 
-        def resolve(key):
-            chunk = chunk_from_payload(points[key].payload or {}, self.config.payload_text_field, fallback_id=key)
-            return chunk if chunk.text else None
+class CollectionSource:
+    """An attached collection as a retrieval source (`retrieval/source.py`): dense top `n` from Qdrant (with the
+    points' vectors, for near-duplicate removal); the keyword list is Qdrant's sparse search of the ragls `bm25`
+    vector when the collection has one, else BM25 over the dense candidates' payload texts (`source.pool_bm25`),
+    whose statistics also weigh the query's terms for abstention. Its BM25 scores are not tantivy's: merged with
+    other sources' by rank. Chunks come with the candidates (never looked up again); `parent_document` and
+    `bm25_feedback` do not apply (no chunk list per file, no corpus statistics)."""
 
-        return hits_from_fused(fused, resolve, similarity, top_k)
+    has_bm25 = True
+    has_graph = False
+    bm25_comparable = False
+    vectors_ready = True
+
+    def __init__(self, attached: AttachedCollection, embedder: Embedder):
+        self.attached = attached
+        self.embedder = embedder
+
+    def candidates(self, q, n: int, settings, signals, *, plain: bool = False) -> Candidates:
+        att = self.attached
+        name, field_name = att.config.collection, att.config.payload_text_field
+        out = Candidates()
+        pool = "bm25" in signals and not att.has_sparse
+        if "vector" in signals or pool:
+            qvec = q.vector if q.vector is not None else self.embedder.embed_query(q.text)
+            dense = att.client.query_points(name, query=[float(x) for x in qvec], limit=n, with_payload=True,
+                                            with_vectors=True).points
+            for p in dense:
+                cid = str(p.id)
+                chunk = chunk_from_payload(p.payload or {}, field_name, fallback_id=cid)
+                if not chunk.text:
+                    continue
+                out.chunks[cid] = chunk
+                if "vector" in signals:
+                    vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
+                    out.lists.setdefault("vector", []).append((cid, float(p.score)))
+                    out.similarity[cid] = float(p.score)
+                    out.matches[cid] = WindowMatch(cid, float(p.score), 0, chunk.span.start_line,
+                                                   chunk.span.end_line, np.asarray(vec, dtype=np.float32))
+        if "bm25" in signals:
+            if att.has_sparse:
+                from qdrant_client import models
+
+                kw = []
+                idx, vals = query_vector(q.text)
+                if idx:
+                    for p in att.client.query_points(name, query=models.SparseVector(indices=idx, values=vals),
+                                                     using=SPARSE, limit=n, with_payload=True).points:
+                        cid = str(p.id)
+                        chunk = out.chunks.get(cid) or chunk_from_payload(p.payload or {}, field_name, fallback_id=cid)
+                        if chunk.text:
+                            out.chunks[cid] = chunk
+                            kw.append((cid, float(p.score)))
+                out.lists["bm25"] = kw
+                _, out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()})
+            else:
+                out.lists["bm25"], out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}"
+                                                             for cid, c in out.chunks.items()})
+        return out
+
+    def get_chunks(self, ids):
+        return {}  # every candidate came with its chunk
+
+    def chunks_of(self, path: str) -> list:
+        return []
+
+    def term_stats(self, terms):
+        return 0, {}  # the candidates' pool gives them (Candidates.stats)
+
+    def coverage(self) -> tuple[int, int]:
+        return 0, 0
 
 
 def check_vectors(name: str, vectors, dim: int, model_name: str) -> int:
@@ -224,6 +272,7 @@ class QdrantRag:
         self.config = QdrantAttach.from_dict(spec.table.get("qdrant"))
         self.embedder = registry.embedder_for(spec.settings)
         self._attached: AttachedCollection | None = None
+        self._reranker = None
         self.error: str | None = None
 
     def attached(self) -> AttachedCollection:
@@ -235,18 +284,26 @@ class QdrantRag:
                 self.error = str(exc)
                 raise
             except Exception as exc:  # noqa: BLE001 - connection refused, TLS, HTTP errors
-                from ragls.errors import RequestFailed
+                from ragls.core.errors import RequestFailed
 
                 self.error = f"cannot reach Qdrant at {self.config.url}: {type(exc).__name__}: {exc}"
                 raise RequestFailed(self.error) from None
             self.error = None
         return self._attached
 
-    def retrieve(self, query: str, top_k: int | None, signals=("vector", "bm25")) -> RetrievalResult:
-        return self.attached().search(self.embedder, query, settings=self.spec.settings.retrieval, top_k=top_k)
+    def retrieve(self, query: str, top_k: int | None, signals=SIGNALS) -> RetrievalResult:
+        """The retrieval pipeline over the collection with this RAG's own retrieval settings and reranker."""
+        from ragls.retrieval.rerankers import RerankerSlot
+
+        if self._reranker is None:
+            self._reranker = RerankerSlot()
+        settings = self.spec.settings
+        return self.attached().search(self.embedder, query, settings=settings.retrieval, top_k=top_k,
+                                      signals=signals, max_context_chars=settings.generation.max_context_chars,
+                                      reranker=self._reranker.get(settings, settings.embedding.threads))
 
     def sync(self):
-        from ragls.indexer import SyncReport
+        from ragls.index.indexer import SyncReport
 
         return SyncReport()  # read-only: nothing to index
 
@@ -257,7 +314,7 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.ir import RagInfo
+        from ragls.core.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

@@ -1,7 +1,7 @@
 """The query analyser: a query analysed once, when it arrives, into every form the retrieval steps need.
 
 BM25 search, the exact-match bonus, focus lines of BM25-only hits and the abstention evidence all look at the same
-words and terms; `analyse(text)` computes them once (with `ragls/analysis.py`, the analysis the BM25 index uses
+words and terms; `analyse(text)` computes them once (with `ragls/core/analysis.py`, the analysis the BM25 index uses
 for documents) into a frozen `Query` that is passed down; the query vector is added once computed
 (`with_vector`).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ragls.analysis import STOPWORDS, cjk_runs, compound_identifiers, query_words, stems
-from ragls.errors import InvalidParams
+from ragls.core.analysis import STOPWORDS, cjk_runs, compound_identifiers, query_words, stems
+from ragls.core.errors import InvalidParams
 
 if TYPE_CHECKING:
     import numpy as np

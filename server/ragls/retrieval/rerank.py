@@ -5,7 +5,7 @@ The union of the vector and BM25 candidates is re-scored by the cross-encoder (q
 score; it replaces RRF and the graph signal (see search.py and rerankers.py, which runs it within
 `retrieval.rerank_timeout_ms`). The model runs on `retrieval.rerank_provider` (`rerank_providers`).
 
-Model resolution, in order, never waiting on a network that is not there (the rules of embed.py):
+Model resolution, in order, never waiting on a network that is not there (the rules of embedding/embed.py):
 1. `retrieval.reranker_model_path`: a local model directory (fastembed `specific_model_path`). It needs
    tokenizer.json, tokenizer_config.json (with `model_max_length`), special_tokens_map.json, optionally
    config.json, and the ONNX file: at the path fastembed lists for a known model name (`onnx/model.onnx` for the
@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragls.errors import RequestFailed
+from ragls.core.errors import RequestFailed
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def rerank_providers(setting: str) -> list[str]:
     with a warning). See `embed.execution_providers`."""
     import onnxruntime as ort
 
-    from ragls.embed import execution_providers
+    from ragls.embedding.embed import execution_providers
 
     return execution_providers(setting or "auto", ort.get_available_providers(), log.warning,
                                "retrieval.rerank_provider")
@@ -91,7 +91,7 @@ class LazyModel(ABC):
     def _from_cache_or_download(self, factory, name: str, fixes: str):
         """`factory(name, cache_dir=…, **kw)` from fastembed's local cache, else downloaded when the hub answers;
         sets `source`. Raises RequestFailed naming `fixes` (what the user can do) when neither works."""
-        from ragls.embed import _hub_reachable, cache_root
+        from ragls.embedding.embed import _hub_reachable, cache_root
 
         common = {"threads": self.threads, "providers": rerank_providers(self.provider)}
         fe_cache = str(cache_root() / "fastembed")

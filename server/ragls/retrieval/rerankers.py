@@ -29,11 +29,11 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from ragls.errors import RaglsError, RequestFailed
-from ragls.telemetry import traced
+from ragls.core.errors import RaglsError, RequestFailed
+from ragls.core.telemetry import traced
 
 if TYPE_CHECKING:
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -141,26 +141,25 @@ def _run_with_budget(reranker, query: str, chunks: list, timeout_ms: int) -> tup
 
 
 @traced("rerank")
-def rerank_fused(indexes, reranker, query: str, order: list, rankings: dict[str, list], similarity: dict,
+def rerank_fused(fetch, reranker, query: str, order: list, rankings: dict[str, list], similarity: dict,
                  top_k: int, timeout_ms: int = 0) -> tuple[list | None, dict]:
     """Rerank the fused candidates: (the best `top_k` as `Hit`s, report), or (None, report) when the budget
     passed or the backend failed at query time — the caller then keeps the fused order.
 
-    `order` holds the (folder index, chunk id) keys in fused order; `rankings[signal]` the per-signal keys best
+    `fetch(keys) -> {key: Chunk}` looks chunks up (`search.ChunkLookup`); `order` holds the (source position,
+    chunk id) keys in fused order; `rankings[signal]` the per-signal keys best
     first (each hit keeps its 1-based ranks in `signals`, plus `signals["rerank"]` = its score = `Hit.score`);
     `similarity` maps keys to cosine similarity. Chunks deleted since ranking are dropped; identical texts appear
     once. `report`: {"backend", "elapsedMs", "candidates"} plus "timedOut": True or "error": message, and "llmCalls": n
     for an LLM reranker that called its model.
     Raises RequestFailed when the backend's model cannot be loaded.
     """
-    from ragls.ir import Hit
-    from ragls.retrieval.fuse import fetch_chunks
-
+    from ragls.core.ir import Hit
     ranks: dict[tuple[int, str], dict[str, int]] = {}
     for name, keys in rankings.items():
         for rank, key in enumerate(keys, 1):
             ranks.setdefault(key, {}).setdefault(name, rank)
-    found = fetch_chunks(indexes, order)
+    found = fetch(order)
     keys, chunks, seen = [], [], set()
     for key in order:
         chunk = found.get(key)

@@ -1,8 +1,8 @@
 """`RetrievalResult`: what one retrieval of one query gives — the hits, best first, and everything the later steps
 (abstention, the wire, the LLM-call accounting) read about how they were found.
 
-Every retriever returns one (`search.search`, `assisted.assisted_search`, `team.TeamIndex.search`,
-`qdrant_attach.AttachedCollection.search`, a named RAG's `retrieve`); a request naming several knowledge bases
+The retrieval pipeline returns one (`search.search`, with its LLM steps `assisted.assisted_search`; a named
+RAG's `retrieve`, `team.TeamIndex.search` and `qdrant_attach.AttachedCollection.search` call it); a request naming several knowledge bases
 combines theirs with `RetrievalResult.merge`, which keeps (combines) the abstention evidence, the truncation flag,
 the reranker's report and the LLM calls instead of dropping them. It is a read-only sequence of `Hit` (iterate,
 index, `len`), so code that only needs the hits treats it as a list.
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, overload
 
-from ragls.ir import Hit
+from ragls.core.ir import Hit
 from ragls.retrieval.abstention import Evidence
 from ragls.retrieval.llm_steps import LLMTrace
 
@@ -36,6 +36,8 @@ class RetrievalResult(Sequence[Hit]):
       error, llmCalls), None without a reranker.
     - `llm`: the LLM-assisted steps' trace (retrieval/assisted.py, and the LLM reranker's call), None without them.
     - `corrective`: corrective retrieval's final grade, "sufficient" / "insufficient" / None (not graded).
+    - `term_stats`: per searched source, (chunk count, {query term: document frequency}) — what the evidence
+      weighed the query's terms by, kept so a later step (corrective retrieval) can gather evidence again.
     """
 
     hits: tuple[Hit, ...] = ()
@@ -46,6 +48,7 @@ class RetrievalResult(Sequence[Hit]):
     rerank: dict | None = None
     llm: LLMTrace | None = field(default=None, compare=False)
     corrective: str | None = None
+    term_stats: tuple = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.hits, tuple):
@@ -113,7 +116,8 @@ class RetrievalResult(Sequence[Hit]):
                    evidence=Evidence.most_answerable([r.evidence for r in results]),
                    truncated=any(r.truncated for r in results),
                    rerank=next((r.rerank for r in results if r.rerank), None),
-                   llm=_merged_traces(r.llm for r in results), corrective=_combined_grade(results))
+                   llm=_merged_traces(r.llm for r in results), corrective=_combined_grade(results),
+                   term_stats=tuple(s for r in results for s in r.term_stats))
 
 
 def _merged_traces(traces: Iterable[LLMTrace | None]) -> LLMTrace | None:

@@ -1,11 +1,16 @@
-"""Query -> ranked `Hit`s over one or more folder indexes (multi-root).
+"""Query -> ranked `Hit`s over one or more knowledge sources: the one retrieval pipeline.
 
-Signals: vector (cosine top-N from LanceDB) and BM25 (tantivy top-N; with `retrieval.bm25_feedback` the RM3
-second pass of `feedback.py`, per folder), N = `retrieval.candidates`; per-signal lists
-of all folders are merged by their raw score, then fused by weighted RRF (`fuse.py`). With a `reranker`
-(`rerankers.py`: cross-encoder, ColBERT, LLM or a user class) the fused candidates are reordered by it, and extra
-signals (graph) are not computed. Chunks with identical text appear once (the best ranked). `abstained(hits, floor)` is
-the relevance test shared by rag/query and rag/ask.
+Sources (`retrieval/source.py`): workspace folders and named RAGs' indexes (`FolderIndex`, passed as they are),
+a request's `documents` (`memory.DocumentsSource`), attached Qdrant collections and team folders' shared
+collections. Each gives candidate lists per signal — vector (cosine top-N, pooled over windows) and BM25 (top-N;
+with `retrieval.bm25_feedback` the RM3 second pass of `feedback.py`, per folder), N = `retrieval.candidates`; the
+lists of all sources are merged by their raw score (BM25 lists of sources whose scores are not tantivy's over their
+own chunks are interleaved by rank instead), then fused by weighted RRF (`fuse.py`) with the exact-match bonus.
+With a `reranker` (`rerankers.py`: cross-encoder, ColBERT, LLM or a user class) the fused candidates are reordered
+by it, and extra signals (graph) are not computed. Chunks with identical text appear once (the best ranked),
+near-copies by vector too (`dedup.py`); focus lines (`focus.py`), parent documents (`parent.py`) and the abstention
+evidence (`abstention.py`) are added here, for every source alike. `abstained(hits, floor)` is the relevance test
+shared by rag/query and rag/ask.
 """
 
 from __future__ import annotations
@@ -15,51 +20,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.analysis import query_words
-from ragls.ir import Hit
+from ragls.core.analysis import query_words
+from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.feedback import feedback_search
 from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
-from ragls.retrieval.fuse import fetch_chunks, reciprocal_rank_fusion
+from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
-from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
+from ragls.retrieval.source import Candidates, as_sources, vector_weight_coverage
 from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import RetrievalSettings
+    from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
 
 SIGNALS = ("vector", "bm25")
 
-# Extra signal hook (graph RAG): (query, query vector, candidates) -> list of ((folder index, chunk id), score).
+# Extra signal hook (graph RAG): (query, query vector, candidates) -> list of ((source position, chunk id), score).
 ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
-
-
-def hits_from_fused(fused, resolve: Callable[[object], object], similarity: dict, top_k: int) -> RetrievalResult:
-    """The first `top_k` distinct hits of an RRF list (`fuse.reciprocal_rank_fusion`'s output, best first).
-
-    `resolve(key)` gives the Chunk of a fused key, or None to drop it (missing, hidden, empty); a chunk whose
-    `text_hash` was already taken is dropped too (the same text stored twice). `similarity`: key -> cosine, for
-    `Hit.similarity` and `RetrievalResult.best_similarity` (the best over every candidate, not only the returned
-    ones)."""
-    hits, seen = [], set()
-    for f in fused:
-        chunk = resolve(f.key)
-        if chunk is None or chunk.text_hash in seen:
-            continue
-        seen.add(chunk.text_hash)
-        hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
-                        similarity=similarity.get(f.key)))
-        if len(hits) == top_k:
-            break
-    return RetrievalResult(tuple(hits), max(similarity.values(), default=None))
+Key = tuple[int, str]  # (position of the source in the searched list, chunk id)
 
 
 def check_query(text: object) -> str:
@@ -67,99 +51,169 @@ def check_query(text: object) -> str:
     return analyse(text).text
 
 
-def search(indexes: Sequence[FolderIndex], embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
+class ChunkLookup:
+    """Chunks of one query's candidates by key: those the sources returned with their candidates, the others
+    fetched from their source (one `get_chunks` call per source and batch); `key_of` maps a fetched chunk
+    (object identity) back to its key."""
+
+    def __init__(self, sources: Sequence, known: dict[Key, Chunk]):
+        self.sources = sources
+        self.known = known
+        self.key_of: dict[int, Key] = {id(c): k for k, c in known.items()}
+
+    def __call__(self, keys: Sequence[Key]) -> dict[Key, Chunk]:
+        """{key: Chunk} for `keys` (deleted or unknown chunks absent)."""
+        out = {k: self.known[k] for k in keys if k in self.known}
+        by_source: dict[int, list[str]] = {}
+        for i, cid in keys:
+            if (i, cid) not in out:
+                by_source.setdefault(i, []).append(cid)
+        for i, ids in by_source.items():
+            for cid, chunk in self.sources[i].get_chunks(ids).items():
+                out[(i, cid)] = self.known[(i, cid)] = chunk
+                self.key_of[id(chunk)] = (i, cid)
+        return out
+
+
+def search(sources: Sequence, embedder: Embedder, query: str | Query, *, settings: RetrievalSettings,
            top_k: int | None = None, signals: Sequence[str] = SIGNALS,
            extra: dict[str, ExtraSignal] | None = None, reranker=None,
            max_context_chars: int = 12000, variants: Sequence[Variant] = ()) -> RetrievalResult:
-    """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first.
+    """Top `top_k` hits (default `settings.top_k`) for `query` (text or an analysed `Query`), best first, over
+    `sources` (`FolderIndex`es and/or `retrieval.source.Source`s, module docstring).
 
     `signals` restricts the built-in signals (benchmarks use ("bm25",) or ("vector",)); `retrieval.hybrid` false
-    means ("vector",) whenever some folder has vectors. `extra` adds named signals (e.g. "graph").
-    Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's best
-    window when the vector signal saw it (the vector signal ranks chunks by their pooled window score,
-    `retrieval.window_margin`, pooling.py); Hit.focus the lines of that window, or for a hit only BM25 found the
-    lines holding the most query terms (`focus.py`). With `reranker` (rerankers.py), the fused candidates are
-    sorted by its score (Hit.score and Hit.signals["rerank"]), `extra` is ignored, and hits below
-    `retrieval.relevance_floor` (when non-zero) are dropped; past `retrieval.rerank_timeout_ms`, or when the
-    backend fails at query time, the fused order is returned; `RetrievalResult.rerank` reports which. Hits whose
-    vectors are near-copies of a better hit (`retrieval.dedup_cosine`) are dropped; with
-    `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`).
-    The vector signal covers only the indexes whose vector store is open (`FolderIndex.vectors_ready`; none yet:
-    BM25 alone), its weight scaled by the fraction of chunks that have a vector (a cold index being embedded).
-    `variants` (query transforms, retrieval/transforms.py) add their ranked lists as signals of their own, fused
-    (or, with a reranker, re-scored) with the question's; they never change similarity, focus or abstention.
+    means ("vector",) whenever some source has vectors. `extra` adds named signals (e.g. "graph"; its keys index
+    `sources`). Hit.signals holds each signal's 1-based rank; Hit.similarity the cosine similarity of the chunk's
+    best window when the vector signal saw it (the vector signal ranks chunks by their pooled window score,
+    `retrieval.window_margin`, pooling.py); Hit.focus the lines of that window, or for a hit only BM25 found (or
+    a source without windows) the lines holding the most query terms (`focus.py`). With `reranker`
+    (rerankers.py), the fused candidates are sorted by its score (Hit.score and Hit.signals["rerank"]), `extra` is
+    ignored, and hits below `retrieval.relevance_floor` (when non-zero) are dropped; past
+    `retrieval.rerank_timeout_ms`, or when the backend fails at query time, the fused order is returned;
+    `RetrievalResult.rerank` reports which. Hits whose vectors are near-copies of a better hit
+    (`retrieval.dedup_cosine`; sources without stored vectors: identical texts only) are dropped; with
+    `retrieval.parent_document` each hit becomes its whole section (at most `max_context_chars`, `parent.py`;
+    sources that cannot list a file's chunks keep the chunk). The vector signal covers only the sources whose
+    vectors are ready (none yet: BM25 alone), its weight scaled by the fraction of chunks that have a vector (a
+    cold index being embedded). `variants` (query transforms, retrieval/transforms.py) add their ranked lists as
+    signals of their own, fused (or, with a reranker, re-scored) with the question's; they never change
+    similarity, focus or abstention.
     Raises InvalidParams for an empty query, RequestFailed when the reranker cannot be loaded.
     """
+    sources = as_sources(sources)
     q = analyse(query)
     top_k = top_k or settings.top_k
     n = max(settings.candidates, top_k)
-    ready = [(i, idx) for i, idx in enumerate(indexes) if idx.vectors_ready]
+    ready = [i for i, src in enumerate(sources) if src.vectors_ready]
     if not settings.hybrid and ready and "vector" in signals:
         signals = ("vector",)
-    scored: dict[str, list[tuple[tuple[int, str], float]]] = {}
-    similarity: dict[tuple[int, str], float] = {}
-    matches: dict[tuple[int, str], object] = {}  # key -> WindowMatch (best window)
     model_text, truncated = q.text, False
-    if ("vector" in signals and ready) or reranker is not None:
+    use_vectors = "vector" in signals and bool(ready)
+    if use_vectors or reranker is not None:
         model_text, truncated = fit_query(q.text, embedder.query_token_count, embedder.max_length)
         if truncated:
             log.info("query of %d characters is longer than the embedding model reads (%d tokens): its last %d "
                      "characters are embedded, BM25 searches all of it", len(q.text), embedder.max_length,
                      len(model_text))
-    if "vector" in signals and ready:
+    if use_vectors:
         q = q.with_vector(embedder.embed_query(model_text))
-        lst = []
-        for i, idx in ready:
-            found = idx.vectors.search_windows(q.vector, n)
-            for m, score in pooled_scores(idx.vectors, q.vector, found, settings.window_margin):
-                lst.append(((i, m.chunk_id), score))
-                similarity[(i, m.chunk_id)] = m.similarity
-                matches[(i, m.chunk_id)] = m
-        scored["vector"] = lst
-    if "bm25" in signals:
-        scored["bm25"] = [((i, cid), s) for i, idx in enumerate(indexes) for cid, s in _bm25(idx, q, n, settings)]
+    asked = [s for s in ("vector", "bm25") if s in signals and (s != "vector" or use_vectors)]
+    per_source = [src.candidates(q, n, settings, asked) for src in sources]
+    scored, similarity, matches, known = _merge_candidates(sources, per_source, asked)
     for name, fn in ({} if reranker is not None else extra or {}).items():
         scored[name] = fn(q.text, q.vector, n)
     variant_weights: dict[str, float] = {}
     if variants:
-        lists, variant_weights = variant_lists(indexes, ready if "vector" in signals else [], embedder, variants, n,
+        lists, variant_weights = variant_lists(sources, ready if "vector" in signals else [], embedder, variants, n,
                                                settings)
         scored.update(lists)
-    rankings = {name: [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
+    rankings = {name: [key for key, _ in lst[:n]] if isinstance(lst, _Ranked) else
+                [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}
     best = max(similarity.values(), default=None)
-    bm25_top = max((sc for _, sc in scored.get("bm25", [])), default=None)
+    bm25_top = max((sc for src, c in zip(sources, per_source) if src.bm25_comparable
+                    for _, sc in c.lists.get("bm25", [])), default=None)
     # While the first embedding runs, the vector signal ranks only the chunks embedded so far: a weak hit among
     # them would outrank the right, not yet embedded chunk BM25 found. Its weight scales with the coverage.
-    vector_weight = settings.vector_weight * (_vector_coverage(indexes) if "vector" in scored else 1.0)
+    vector_weight = settings.vector_weight * (vector_weight_coverage(sources) if "vector" in scored else 1.0)
     weights = {"vector": vector_weight, "bm25": settings.bm25_weight, "graph": settings.graph_weight,
                **variant_weights}
-    bonus = _exact_match_bonus(indexes, q, rankings.get("bm25", []), settings)
+    lookup = ChunkLookup(sources, known)
+    bonus = _exact_match_bonus(lookup, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
+    stats = _term_stats(sources, per_source, q)
     report = None
     if reranker is not None:  # the fused candidates, reordered within retrieval.rerank_timeout_ms (rerankers.py)
         from ragls.retrieval.rerankers import rerank_fused
 
-        hits, report = rerank_fused(indexes, reranker, model_text, [f.key for f in fused], rankings, similarity,
+        hits, report = rerank_fused(lookup, reranker, model_text, [f.key for f in fused], rankings, similarity,
                                     top_k, settings.rerank_timeout_ms)
         if hits is not None:
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-            hits = _finish(indexes, hits, matches, q, settings, max_context_chars)
+            hits = _finish(sources, lookup, hits, matches, q, settings, max_context_chars)
             return _count_rerank_calls(RetrievalResult(
-                hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
-                truncated, report))
+                hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+                truncated, report, term_stats=stats))
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
         keep = keep_distinct([m.vector if (m := matches.get(f.key)) is not None else None for f in fused],
                              settings.dedup_cosine)
         fused = [f for f, k in zip(fused, keep) if k]
-    hits = _finish(indexes, _materialize(indexes, fused, similarity, top_k), matches, q, settings, max_context_chars)
+    hits = _finish(sources, lookup, _materialize(lookup, fused, similarity, top_k), matches, q, settings,
+                   max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
     return _count_rerank_calls(RetrievalResult(
-        hits, best, q, gather(indexes, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
-        truncated, report))
+        hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+        truncated, report, term_stats=stats))
 
 
+class _Ranked(list):
+    """A merged BM25 list of (key, score) already in its final order (sources with incomparable scores
+    interleaved by rank, in source order)."""
+
+
+def _merge_candidates(sources, per_source: Sequence[Candidates], asked: Sequence[str]):
+    """The sources' candidates as the pipeline's: ({signal: [(key, score)]}, {key: cosine}, {key: best window},
+    {key: Chunk}). Vector lists are merged by cosine; BM25 lists by score among sources whose scores are
+    comparable (`Source.bm25_comparable`: tantivy over their own chunks), and those merged lists interleaved by
+    rank with the others'."""
+    scored: dict[str, list] = {}
+    similarity: dict[Key, float] = {}
+    matches: dict[Key, object] = {}
+    known: dict[Key, Chunk] = {}
+    for i, c in enumerate(per_source):
+        similarity.update(((i, cid), s) for cid, s in c.similarity.items())
+        matches.update(((i, cid), m) for cid, m in c.matches.items())
+        known.update(((i, cid), ch) for cid, ch in c.chunks.items())
+    for signal in asked:
+        if signal == "vector":
+            scored["vector"] = [((i, cid), s) for i, c in enumerate(per_source) for cid, s in c.lists.get(signal, [])]
+            continue
+        groups: list[list] = []
+        comparable: list | None = None
+        for i, c in enumerate(per_source):
+            lst = [((i, cid), s) for cid, s in c.lists.get(signal, [])]
+            if not sources[i].bm25_comparable:
+                groups.append(lst)
+            elif comparable is None:
+                comparable = lst
+                groups.append(comparable)
+            else:
+                comparable += lst
+        if len(groups) <= 1:
+            scored[signal] = groups[0] if groups else []
+            continue
+        groups = [sorted(g, key=lambda kv: -kv[1]) for g in groups]
+        scored[signal] = _Ranked(g[pos] for pos in range(max(map(len, groups))) for g in groups if pos < len(g))
+    return scored, similarity, matches, known
+
+
+def _term_stats(sources, per_source: Sequence[Candidates], q: Query) -> tuple[tuple[int, dict[str, int]], ...]:
+    """Each source's (chunk count, {query term: document frequency}) for the abstention evidence: its pool's when
+    it scored BM25 over its candidates, else its corpus'. Sources without BM25 are left out."""
+    return tuple(c.stats if c.stats is not None else src.term_stats(q.terms)
+                 for src, c in zip(sources, per_source) if src.has_bm25 or c.stats is not None)
 def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     """`result` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
     question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges
@@ -172,13 +226,13 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     return result.with_(llm=trace)
 
 
-def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_context_chars: int) -> list[Hit]:
+def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
+            max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
     it (`focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
-    folder_of = {idx.manifest.folder: i for i, idx in enumerate(indexes)}
     out = []
     for hit in hits:
-        m = matches.get((folder_of.get(hit.chunk.folder), hit.chunk.id))
+        m = matches.get(lookup.key_of.get(id(hit.chunk)))
         if m is not None:
             window = line_span(hit.chunk, m.start_line, m.end_line)
         else:
@@ -189,39 +243,14 @@ def _finish(indexes, hits: list[Hit], matches: dict, q: Query, settings, max_con
         from ragls.retrieval.parent import expand_hits
 
         def chunks_of(hit: Hit):
-            i = folder_of.get(hit.chunk.folder)
-            return indexes[i].manifest.chunks_of(hit.chunk.path) if i is not None else []
+            key = lookup.key_of.get(id(hit.chunk))
+            return sources[key[0]].chunks_of(hit.chunk.path) if key is not None else []
 
         out = expand_hits(out, chunks_of, max_context_chars)
     return out
 
 
-def _bm25(idx: FolderIndex, q: Query, n: int, settings: RetrievalSettings) -> list[tuple[str, float]]:
-    """One folder's BM25 top `n`: plain (with typo tolerance), or the RM3 feedback pass
-    (`retrieval.bm25_feedback`, feedback.py) with the folder's own first-pass chunks and statistics."""
-    if not settings.bm25_feedback:
-        return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
-                               title_weight=settings.bm25_title_weight)
-    query = q.text
-
-    def chunk_texts(ids: list[str]) -> dict[str, str]:
-        return {cid: chunk.text for cid, chunk in idx.manifest.get_chunks(ids).items()}
-
-    return feedback_search(idx.bm25, query, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
-                           fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight,
-                           title_weight=settings.bm25_title_weight)
-
-
-def _vector_coverage(indexes) -> float:
-    """Fraction (0..1) of the indexes' chunks that have a vector; 1.0 for empty indexes."""
-    counts = [(idx.manifest.chunk_count(), idx.pending_count()) for idx in indexes]
-    total = sum(chunks for chunks, _ in counts)
-    if not total:
-        return 1.0
-    return max(0.0, (total - sum(min(pending, chunks) for chunks, pending in counts)) / total)
-
-
-def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSettings) -> dict:
+def _exact_match_bonus(lookup: ChunkLookup, q: Query, bm25_ranking, settings: RetrievalSettings) -> dict:
     """{key: bonus} for BM25's top-3 chunks that contain every content word of the query literally:
     `top_rank_bonus` for the 1st, `top3_rank_bonus` for the 2nd-3rd (fuse.py says why)."""
     top = list(bm25_ranking[:3])
@@ -230,7 +259,7 @@ def _exact_match_bonus(indexes, q: Query, bm25_ranking, settings: RetrievalSetti
     words = set(q.content_words)
     if not words:
         return {}
-    found = fetch_chunks(indexes, top)
+    found = lookup(top)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
 
@@ -240,7 +269,7 @@ def _has_words(chunk, words: set[str]) -> bool:
     return words <= set(query_words(f"{chunk.title}\n{chunk.text}"))
 
 
-def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
+def _materialize(lookup: ChunkLookup, fused, similarity, top_k: int) -> list[Hit]:
     """Fetch chunks for the fused keys in order, skipping duplicates of the same text, until top_k."""
     hits: list[Hit] = []
     seen_text: set[str] = set()
@@ -248,11 +277,11 @@ def _materialize(indexes, fused, similarity, top_k: int) -> list[Hit]:
     while len(hits) < top_k and pos < len(fused):
         window = fused[pos:pos + top_k * 2]
         pos += len(window)
-        found = fetch_chunks(indexes, [f.key for f in window])
+        found = lookup([f.key for f in window])
         for f in window:
             chunk = found.get(f.key)
-            if chunk is None or chunk.text_hash in seen_text:
-                continue  # deleted since it was ranked, or the same text seen already
+            if chunk is None or not chunk.text or chunk.text_hash in seen_text:
+                continue  # deleted since it was ranked, empty, or the same text seen already
             seen_text.add(chunk.text_hash)
             hits.append(Hit(chunk=chunk, score=f.score, signals={k: float(v) for k, v in f.ranks.items()},
                             similarity=similarity.get(f.key)))

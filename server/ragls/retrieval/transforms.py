@@ -31,13 +31,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
-from ragls.retrieval.pooling import pooled_scores
 from ragls.retrieval.query import Query, analyse
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
-    from ragls.embed import Embedder
-    from ragls.indexer import FolderIndex
+    from ragls.config.settings import RetrievalSettings
+    from ragls.embedding.embed import Embedder
+    from ragls.retrieval.source import Source
 
 HYDE_SYSTEM = ("You write the passage of technical documentation that answers a question. Reply with the "
                "passage only: 2 to 4 plain sentences, no heading, no preamble, no markdown.")
@@ -54,7 +53,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|\(\d+\))\s*")
 @dataclass(frozen=True)
 class Variant:
     """A text searched for the question: `name` is its signal prefix ("hyde", "step_back", "expand2"),
-    `step` its `llm_costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
+    `step` its `llm.costs` step, `kinds` the lists it gives ("vector", "bm25"), `as_document` embeds it as a
     document (HyDE) rather than as a query."""
 
     name: str
@@ -110,13 +109,12 @@ def normalised_bm25(score: float) -> float:
     return s / (1.0 + s)
 
 
-def strong_signal(indexes: Sequence[FolderIndex], q: Query, settings: RetrievalSettings) -> tuple[bool, float, float]:
-    """(skip, top, gap): BM25's best two hits over `indexes` (raw scores merged) normalised by
+def strong_signal(sources: Sequence[Source], q: Query, settings: RetrievalSettings) -> tuple[bool, float, float]:
+    """(skip, top, gap): BM25's best two hits over `sources` (raw scores merged) normalised by
     `normalised_bm25`; `skip` when top >= `strong_signal_score` and top - second >= `strong_signal_gap`. A single
     hit has gap = top. No hit: (False, 0, 0)."""
-    scores = sorted((s for idx in indexes
-                     for _, s in idx.bm25.search(q.text, 2, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
-                                                 title_weight=settings.bm25_title_weight)),
+    scores = sorted((s for src in sources if src.has_bm25
+                     for _, s in src.candidates(q, 2, settings, ("bm25",), plain=True).lists.get("bm25", [])),
                     reverse=True)
     if not scores:
         return False, 0.0, 0.0
@@ -163,14 +161,14 @@ def write_variants(question: str, llm: StepLLM, trace: LLMTrace, *, hyde: bool, 
     return out
 
 
-def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, FolderIndex]], embedder: Embedder,
+def variant_lists(sources: Sequence[Source], ready: Sequence[int], embedder: Embedder,
                   variants: Sequence[Variant], n: int, settings: RetrievalSettings
                   ) -> tuple[dict[str, list[tuple[tuple[int, str], float]]], dict[str, float]]:
-    """The ranked lists of `variants` for `search.search`: ({signal: [((folder index, chunk id), score)]},
-    {signal: RRF weight}). Vector lists search the `ready` indexes (those with an open vector store) with the
-    variant's embedding; BM25 lists every index (plain BM25, no RM3 pass). A variant's signal is "<name>" for a
-    vector-only variant (HyDE), else "<name>_vector" / "<name>_bm25"; its weight is the question's weight for
-    that signal times `retrieval.transform_weight`."""
+    """The ranked lists of `variants` for `search.search`: ({signal: [((source position, chunk id), score)]},
+    {signal: RRF weight}). Vector lists search the `ready` sources (positions of those whose vectors are ready)
+    with the variant's embedding; BM25 lists every source (plain BM25, no RM3 pass). A variant's signal is
+    "<name>" for a vector-only variant (HyDE), else "<name>_vector" / "<name>_bm25"; its weight is the question's
+    weight for that signal times `retrieval.transform_weight`."""
     lists: dict[str, list[tuple[tuple[int, str], float]]] = {}
     weights: dict[str, float] = {}
     base = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
@@ -187,16 +185,15 @@ def variant_lists(indexes: Sequence[FolderIndex], ready: Sequence[tuple[int, Fol
             if kind == "vector":
                 if not ready:
                     continue
-                vec = vectors[v.name]
-                lists[signal] = [((i, m.chunk_id), score) for i, idx in ready
-                                 for m, score in pooled_scores(idx.vectors, vec, idx.vectors.search_windows(vec, n),
-                                                               settings.window_margin)]
+                vq = analyse(v.text).with_vector(vectors[v.name])
+                lists[signal] = [((i, cid), score) for i in ready
+                                 for cid, score in sources[i].candidates(vq, n, settings, ("vector",),
+                                                                         plain=True).lists.get("vector", [])]
             else:
                 vq = analyse(v.text)
-                lists[signal] = [((i, cid), s) for i, idx in enumerate(indexes)
-                                 for cid, s in idx.bm25.search(vq.text, n, words=vq.bm25_words,
-                                                               compounds=vq.compounds,
-                                                               title_weight=settings.bm25_title_weight)]
+                lists[signal] = [((i, cid), s) for i, src in enumerate(sources)
+                                 for cid, s in src.candidates(vq, n, settings, ("bm25",),
+                                                              plain=True).lists.get("bm25", [])]
             weights[signal] = base[kind] * settings.transform_weight
     return lists, weights
 

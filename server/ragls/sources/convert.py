@@ -23,11 +23,11 @@ import io
 import re
 from pathlib import Path, PurePosixPath
 
-from ragls.errors import Skipped
-from ragls.hashing import content_hash
-from ragls.ir import Document
+from ragls.core.errors import Skipped
+from ragls.core.hashing import content_hash
+from ragls.core.ir import Document
+from ragls.core.uris import key_path
 from ragls.sources.load import decode_bytes, is_binary, load_file, read_bytes
-from ragls.uris import key_path
 
 HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
 CONVERTED_EXTENSIONS = HTML_EXTENSIONS | {"pdf", "docx"}

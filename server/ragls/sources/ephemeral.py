@@ -21,8 +21,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from ragls.errors import InvalidParams, RequestFailed, Skipped
-from ragls.ir import Document
+from ragls.core.errors import InvalidParams, RequestFailed, Skipped
+from ragls.core.ir import Document
 from ragls.sources.convert import load_source
 from ragls.sources.load import decode_bytes, load_text
 

@@ -14,10 +14,10 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from ragls.errors import Skipped
-from ragls.hashing import content_hash
-from ragls.ir import Document
-from ragls.uris import key_path
+from ragls.core.errors import Skipped
+from ragls.core.hashing import content_hash
+from ragls.core.ir import Document
+from ragls.core.uris import key_path
 
 BINARY_PROBE_BYTES = 8192
 

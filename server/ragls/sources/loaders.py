@@ -23,9 +23,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ragls.errors import Skipped
-from ragls.hashing import content_hash
-from ragls.ir import Document
+from ragls.core.errors import Skipped
+from ragls.core.hashing import content_hash
+from ragls.core.ir import Document
 from ragls.sources.load import decode_bytes
 
 DEFAULT_TIMEOUT_S = 120.0

@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragls.errors import InvalidParams, RequestFailed, Skipped
+from ragls.core.errors import InvalidParams, RequestFailed, Skipped
+from ragls.core.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
 from ragls.sources.convert import load_source
 from ragls.sources.redact import mask_secrets
 from ragls.sources.walk import inside_folder
-from ragls.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
 
 MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
 
@@ -54,7 +54,7 @@ def read_passage(indexes, path: str, start_line: int = 1, end_line: int | None =
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as the chunker counts them: a line ends only at \\n, \\r\\n or \\r (ragls.ir)."""
+    """Lines as the chunker counts them: a line ends only at \\n, \\r\\n or \\r (ragls.core.ir)."""
     lines = re.split(r"\r\n|\r|\n", text)
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()  # the newline ending the last line does not start another one

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ragls.ir import Document
+from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4

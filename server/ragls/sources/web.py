@@ -31,8 +31,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
 
-from ragls.errors import Skipped
-from ragls.ir import Document
+from ragls.core.errors import Skipped
+from ragls.core.ir import Document
 from ragls.sources.convert import convert_bytes, extension
 from ragls.sources.load import decode_bytes, is_binary, load_text
 

@@ -13,7 +13,7 @@ bigrams of each CJK run as a phrase, so an exact substring ranks first). An inde
 rebuilt from the manifest when it opens (its schema no longer matches).
 
 The analysis (words, camelCase parts, stems, CJK bigrams, compound identifiers, stop words) is
-`ragls/analysis.py`, shared with the query analyser. User text is never parsed as query syntax: `search` reduces it
+`ragls/core/analysis.py`, shared with the query analyser. User text is never parsed as query syntax: `search` reduces it
 to lower-case alphanumeric words and builds term objects of their analysed terms, so `retry:max`, `"unterminated`,
 `a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import tantivy
 
-from ragls.analysis import (
+from ragls.core.analysis import (
     EN_STEM,
     EN_STEM_NO_STOP,
     cjk_bigrams,
@@ -42,9 +42,9 @@ from ragls.analysis import (
     indexed_body,
     run_bigrams,
 )
-from ragls.analysis import cjk_runs as find_cjk_runs
-from ragls.ir import Chunk
-from ragls.telemetry import traced
+from ragls.core.analysis import cjk_runs as find_cjk_runs
+from ragls.core.ir import Chunk
+from ragls.core.telemetry import traced
 
 log = logging.getLogger(__name__)
 
@@ -73,20 +73,25 @@ def _schema() -> tantivy.Schema:
 
 
 class Bm25Store:
-    """tantivy index in `directory`. One writer per process (guarded by a lock); any number of readers.
+    """tantivy index in `directory` (None: in memory, for a request's ephemeral documents). One writer per process
+    (guarded by a lock); any number of readers.
 
     `add`/`delete_paths` stage changes; `commit` makes them durable and visible. Raises OSError when the directory
     cannot be opened.
     """
 
-    def __init__(self, directory: Path, *, writable: bool = True, heap_bytes: int = 50_000_000):
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+    def __init__(self, directory: Path | None, *, writable: bool = True, heap_bytes: int = 50_000_000):
         self._writable = writable
         self._heap = heap_bytes
         self._writer = None
         self._lock = threading.Lock()
         self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
+        if directory is None:
+            self.directory = None
+            self.index = tantivy.Index(_schema())
+            return
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
         try:
             self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
         except ValueError as exc:
@@ -132,7 +137,7 @@ class Bm25Store:
         with self._lock:
             w = self._w()
             for c in chunks:
-                # a contextual chunk's LLM-written context (contextual.py) is searchable with its text
+                # a contextual chunk's LLM-written context (index/contextual.py) is searchable with its text
                 text = f"{c.context}\n\n{c.text}" if c.context else c.text
                 w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(text),
                                                 cjk=" ".join(cjk_bigrams(f"{c.title}\n{text}"))))

@@ -57,7 +57,7 @@ class EmbeddingCache:
             return None
         import os
 
-        from ragls.index_paths import cache_root
+        from ragls.index.paths import cache_root
 
         path = Path(os.environ.get("RAGLS_EMBEDDING_CACHE") or cache_root() / "embeddings.sqlite")
         key = (str(path), limit_mb)

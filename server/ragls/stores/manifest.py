@@ -6,7 +6,7 @@ rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason),
 `vector_dirty` (paths whose vector rows may be stale: their chunks changed here and the vector store has not
 dropped the old rows yet — it may not even be open) and `meta` (key/value: fingerprints, last indexed time).
 
-The BM25 and vector stores are derived from this file. Write order (see indexer.py): journal the paths, write BM25,
+The BM25 and vector stores are derived from this file. Write order (see index/indexer.py): journal the paths, write BM25,
 then replace the files' rows here, clear their journal entries and mark them `vector_dirty` in one transaction, then
 the vectors (their old rows deleted, then the dirty mark cleared). A crash at any point is repaired by
 `indexer.reconcile` at start-up (journaled paths are re-indexed) and when the vector store opens (rows of dirty
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.ir import Chunk, LineSpan
-from ragls.uris import key_path, key_prefixes
+from ragls.core.ir import Chunk, LineSpan
+from ragls.core.uris import key_path, key_prefixes
 
 if TYPE_CHECKING:
     import numpy as np

@@ -11,7 +11,7 @@ Locations (`index.qdrant_location`, `[rags.NAME] qdrant.url`):
 `QdrantChunkStore` has the interface of `stores/vectors.py`'s LanceDB `VectorStore` (add, delete_ids,
 delete_paths, delete_all, window_keys, ids, count, chunk_count, search_windows, search, refresh, compact), so
 `indexer.FolderIndex` keeps its write order and crash-safety unchanged. One point per embedding window
-(`ragls.windows`): id = UUID of sha256(vectors fingerprint — model + window settings —, chunk id, window index);
+(`ragls.index.windows`): id = UUID of sha256(vectors fingerprint — model + window settings —, chunk id, window index);
 the chunk id hashes (relative path, ordinal, chunk text), so the id depends on the text and the model, never on an
 absolute path, and identical text in two files stays two points (deleting one file never removes the other's
 citation). Vectors = the unnamed dense embedding (cosine) + on window 0 the chunk's sparse `bm25` term vector
@@ -38,8 +38,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragls.errors import ConfigError
-from ragls.ir import Chunk, LineSpan
+from ragls.core.errors import ConfigError
+from ragls.core.ir import Chunk, LineSpan
 from ragls.stores.term_vectors import doc_vector, query_vector
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0
             try:
                 client = QdrantClient(path=path)
             except RuntimeError as exc:  # portalocker: another process has the directory open
-                from ragls.errors import RequestFailed
+                from ragls.core.errors import RequestFailed
 
                 raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
                                     f"one); run a Qdrant server to share an index: {exc}") from None
@@ -154,7 +154,7 @@ def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback
     """A `Chunk` from a point payload: text from `text_field`; path from `path`, `source` or `metadata.source`
     (LangChain); lines from `start_line`/`end_line` (ragls, 0-based), else `metadata.start_line`/`line`/`page`
     (a page becomes `path#page=N` with no line range)."""
-    from ragls.hashing import text_hash
+    from ragls.core.hashing import text_hash
 
     meta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
     text = payload.get(text_field)
@@ -237,7 +237,7 @@ class QdrantChunkStore:
         """The store of a workspace folder under `index.backend = "qdrant"`: location `index.qdrant_location`
         (default `<index_dir>/qdrant`, embedded), collection `index.qdrant_collection` or the name derived from
         the repository identity, model and chunker (`repo.collection_name`). Raises ConfigError."""
-        from ragls.repo import collection_name, head_commit, repo_identity
+        from ragls.index.repo import collection_name, head_commit, repo_identity
 
         ix = settings.index
         location = ix.qdrant_location or str(Path(index_dir) / "qdrant")
@@ -249,7 +249,7 @@ class QdrantChunkStore:
     # -- writes --------------------------------------------------------------------------------------------
     def add(self, chunks: dict[str, Chunk], windows: Sequence, vectors: np.ndarray,
             text_hashes: Sequence[str]) -> None:
-        """Upsert one point per embedding window (`ragls.windows.Window`; `chunks` maps each window's chunk id to
+        """Upsert one point per embedding window (`ragls.index.windows.Window`; `chunks` maps each window's chunk id to
         its Chunk, `vectors` is float32 (len(windows), dim), `text_hashes` the windows' embedding-input hashes).
         Window 0 also carries the chunk's sparse BM25 vector (one keyword entry per chunk). Idempotent: a window
         written twice stays one point. Waits until the engine has applied the write."""
@@ -262,7 +262,7 @@ class QdrantChunkStore:
             c = chunks[w.chunk_id]
             vec: dict = {"": v.tolist()}
             if w.index == 0:
-                # a contextual chunk's context (contextual.py) is keyword-searchable, as in tantivy
+                # a contextual chunk's context (index/contextual.py) is keyword-searchable, as in tantivy
                 idx, vals = doc_vector(f"{c.context}\n\n{c.text}" if c.context else c.text, c.title)
                 if idx:
                     vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
@@ -350,20 +350,15 @@ class QdrantChunkStore:
     def search_windows(self, vector: np.ndarray, limit: int) -> list:
         """The best window of each of the top `limit` chunks, most similar first (`stores.vectors.WindowMatch`:
         cosine similarity, window index, its file lines, its vector)."""
-        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED, WindowMatch
+        return [w for w, _ in self.window_points(vector, limit)]
 
-        out: dict = {}
-        for p, score in self._dense(vector, limit * ROWS_PER_CHUNK_SEARCHED, (), with_vectors=True):
-            cid = p.payload["chunk_id"]
-            if cid in out:
-                continue
-            focus = p.payload.get("focus_lines") or [p.payload.get("start_line", 0), p.payload.get("end_line", 0)]
-            vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
-            out[cid] = WindowMatch(cid, score, int(p.payload.get("window", 0)), int(focus[0]), int(focus[1]),
-                                   np.asarray(vec, dtype=np.float32))
-            if len(out) == limit:
-                break
-        return list(out.values())
+    def window_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
+        """[(WindowMatch, payload)] of the best window of each of the top `limit` chunks, most similar first;
+        `exclude_paths` never returned."""
+        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED
+
+        return _windows(self._dense(vector, limit * ROWS_PER_CHUNK_SEARCHED, exclude_paths, with_vectors=True),
+                        limit)
 
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, cosine similarity of its best window), most similar first."""
@@ -404,21 +399,24 @@ class QdrantChunkStore:
 
     def hybrid_points(self, vector: np.ndarray, text: str, limit: int,
                       exclude_paths: Sequence[str] = ()) -> tuple[list, list]:
-        """(dense, sparse) as `dense_points` and `sparse_points` return them, in one request (one network round
+        """(dense, sparse) as `window_points` and `sparse_points` return them, in one request (one network round
         trip to a served Qdrant: `query_batch_points`)."""
+        from ragls.stores.vectors import ROWS_PER_CHUNK_SEARCHED
+
         m = self._m
         flt = self._filter(exclude_paths)
-        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(), limit=limit * 2,
-                                   with_payload=True, filter=flt)]
+        if limit <= 0:
+            return [], []
+        requests = [m.QueryRequest(query=np.asarray(vector, dtype=np.float32).tolist(),
+                                   limit=limit * ROWS_PER_CHUNK_SEARCHED, with_payload=True, with_vector=[""],
+                                   filter=flt)]
         idx, vals = query_vector(text)
         if idx:
             requests.append(m.QueryRequest(query=m.SparseVector(indices=idx, values=vals), using=SPARSE,
                                            limit=limit, with_payload=True, filter=flt))
-        if limit <= 0:
-            return [], []
         res = self.client.query_batch_points(self.collection, requests=requests)
         keep = [[(p, float(p.score)) for p in r.points if p.payload and p.payload.get("chunk_id")] for r in res]
-        return _best_per_chunk(keep[0], limit), (keep[1] if len(keep) > 1 else [])
+        return _windows(keep[0], limit), (keep[1] if len(keep) > 1 else [])
 
     def has_ann(self) -> bool:
         """True: Qdrant builds its own approximate (HNSW) index on a served instance; local mode searches exactly.
@@ -433,6 +431,25 @@ class QdrantChunkStore:
 
     def compact(self, keep_versions_s: float = 600.0) -> None:
         """Nothing to do: Qdrant's optimizers merge segments themselves."""
+
+
+def _windows(scored: list, limit: int) -> list:
+    """[(WindowMatch, payload)] of the first (best) window point of each chunk in `scored` ([(point with its
+    vector, cosine)]), at most `limit` chunks, order kept."""
+    from ragls.stores.vectors import WindowMatch
+
+    out: dict = {}
+    for p, score in scored:
+        cid = p.payload["chunk_id"]
+        if cid in out:
+            continue
+        focus = p.payload.get("focus_lines") or [p.payload.get("start_line", 0), p.payload.get("end_line", 0)]
+        vec = p.vector.get("") if isinstance(p.vector, dict) else p.vector
+        out[cid] = (WindowMatch(cid, score, int(p.payload.get("window", 0)), int(focus[0]), int(focus[1]),
+                                np.asarray(vec, dtype=np.float32)), p.payload)
+        if len(out) == limit:
+            break
+    return list(out.values())
 
 
 def _best_per_chunk(scored: list, limit: int) -> list:

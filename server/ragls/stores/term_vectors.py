@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ragls.analysis import EN_STEM, content_words, indexed_body
+from ragls.core.analysis import EN_STEM, content_words, indexed_body
 
 K1 = 1.2
 B = 0.75

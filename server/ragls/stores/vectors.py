@@ -1,6 +1,6 @@
 """Vector store: a LanceDB table of embedded chunk windows on local disk.
 
-One row per embedding window (`ragls.windows`): chunk id, window index and the chunk's window count, folder,
+One row per embedding window (`ragls.index.windows`): chunk id, window index and the chunk's window count, folder,
 path, text_hash (of the window's embedding input), the window's file lines (0-based, inclusive) and `vector`
 (fixed-size float32 list of the embedding dimension). A chunk's window 0 is written by the first vector pass, its
 other windows by the background window pass; chunks still waiting are simply absent, so vector search answers from
@@ -24,9 +24,9 @@ os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust logger warns on rout
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from ragls.ir import Chunk  # noqa: E402
-from ragls.telemetry import traced  # noqa: E402
-from ragls.windows import Window  # noqa: E402
+from ragls.core.ir import Chunk  # noqa: E402
+from ragls.core.telemetry import traced  # noqa: E402
+from ragls.index.windows import Window  # noqa: E402
 
 TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found

@@ -149,6 +149,16 @@ function M.slash_command(chat, query)
       end
       local for_llm = M.format(q, result)
       chat:add_context({ role = "user", content = for_llm }, "ragls", ("<ragls>%s</ragls>"):format(q))
+      -- one line, as codecompanion's own /fetch says what it added (the context list shows the search)
+      local chunks = (not result.abstained) and result.chunks or {}
+      local best = chunks[1] and chunks[1].source
+      local msg = best and ("ragls: added %d passage%s for `%s` to the chat (best: %s)"):format(#chunks,
+        #chunks == 1 and "" or "s", q, ui.source_location(vim.tbl_extend("force", best,
+          { range = best.focusRange or best.range })))
+        or ("ragls: nothing relevant for `%s` in the indexed docs (the chat was told so)"):format(q)
+      local progress = require("ragls.progress")
+      msg = progress.default_notify() and progress.fit(msg) or msg -- stock notify: no hit-enter prompt
+      rpc.notify(msg, best and vim.log.levels.INFO or vim.log.levels.WARN)
     end)
   end
   if query and vim.trim(query) ~= "" then

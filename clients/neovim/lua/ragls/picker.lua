@@ -1,7 +1,7 @@
 ---@mod ragls.picker :RagQuery as a live picker.
 ---
 --- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
---- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, no preview);
+--- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, same preview);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
 --- that a picker too). Entries show `path:first-last`, the chunk's heading once, and the score. Choosing an entry
 --- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
@@ -268,14 +268,55 @@ local function snacks(text)
   })
 end
 
+--- fzf-lua's builtin file previewer (|fzf-lua| `previewer.builtin.buffer_or_file`, the one its `files` and `grep`
+--- pickers use) for ragls entries: an entry is looked up with `chunk_of(line)` instead of being parsed as
+--- `path:line:col`, so the preview opens the chunk's file with the cursor on its first cited (focus) line and those
+--- lines lit (|hl-RaglsSource|). nil when this fzf-lua has no such previewer (then there is no preview).
+---@param chunk_of fun(entry: string): table|nil
+---@return table|nil fzf-lua's `previewer` option
+local function fzf_previewer(chunk_of)
+  local ok, builtin = pcall(require, "fzf-lua.previewer.builtin")
+  if not ok or type(builtin) ~= "table" or type(builtin.buffer_or_file) ~= "table" then
+    return nil
+  end
+  local P = builtin.buffer_or_file:extend()
+  function P:parse_entry(entry_str, cb)
+    local chunk = chunk_of(require("fzf-lua.utils").strip_ansi_coloring(entry_str or ""))
+    local fname = chunk and ui.source_fname(chunk.source)
+    if not fname then
+      return { content = { { { "ragls: no file to preview for this entry", "Comment" } } } }
+    end
+    -- fzf-lua's own parse of a "path:line:col:" entry (it stats the file, declines binary or huge ones)
+    local range = chunk.source.focusRange or chunk.source.range
+    local entry = P.super.parse_entry(self, ("%s:%d:1:"):format(fname, range.start.line + 1), cb)
+    if type(entry) == "table" then
+      entry.ragls_range = range
+    end
+    return entry
+  end
+  function P:preview_buf_post(entry, min_winopts)
+    P.super.preview_buf_post(self, entry, min_winopts)
+    local buf = self.preview_bufnr
+    -- a scratch buffer of the preview only: never a highlight left in one of the user's buffers
+    if entry and entry.ragls_range and buf and vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].buflisted then
+      ui.highlight_range(buf, entry.ragls_range, 0)
+    end
+  end
+  -- fzf-lua instantiates `_ctor()(spec, opts)`: a fresh previewer per picker, like its own builtins
+  return { _ctor = function() return P end }
+end
+
 --- fzf-lua: `fzf_live` re-queries as you type (fzf-lua's own debounce of its reload); each query's results are
---- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end). Older fzf-lua without
---- `fzf_live`: the results of one query through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results
---- of the current query to quickfix.
+--- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end), and fzf-lua's builtin
+--- previewer shows the chunk's file at its cited lines. Older fzf-lua without `fzf_live`: the results of one query
+--- through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results of the current query to quickfix.
 ---@param text string
 local function fzf(text)
   local fzf_lua = require("fzf-lua")
   local by_line, last, last_query = {}, {}, text
+  local previewer = fzf_previewer(function(line)
+    return by_line[line]
+  end)
   local actions = {
     ["default"] = function(selected)
       local chunk = selected and by_line[selected[1]]
@@ -309,11 +350,11 @@ local function fzf(text)
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
-    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions })
+    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer })
     return
   end
   local function show(q)
-    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions })
+    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer })
   end
   if text ~= "" then
     show(text)

@@ -87,7 +87,9 @@ local function render(token, kind)
     return
   end
   shown_at[token] = now
-  local done_msg = p.message ~= nil and p.message ~= "" and p.message ~= "idle" and (" — " .. p.message) or ""
+  -- the end's message when it says more than "done" ("up to date"; older servers: "idle")
+  local plain = { [""] = true, idle = true, ["up to date"] = true }
+  local done_msg = p.message ~= nil and not plain[p.message] and (" — " .. p.message) or ""
   local text = kind == "end" and ("ragls: indexed" .. done_msg) or M.text(p)
   if M.default_notify() then
     text = M.fit(text)

@@ -65,17 +65,53 @@ end
 
 --- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
 --- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
---- true when allowed: the server applies all of the file. nil otherwise (no file, headless, ignored or denied):
---- the user's ragls trust store (`ragls trust`) decides, and untrusted the file only tunes retrieval.
+--- true when allowed, with the SHA-256 of the version the user allowed ("sha256:<hex>"): the server applies all of
+--- that file, and only of that version (an edit between the answer and the server's start is not trusted). nil
+--- otherwise (no file, headless, ignored or denied): the user's ragls trust store (`ragls trust`) decides, and
+--- untrusted the file only tunes retrieval.
 ---@param root string
----@return boolean|nil
+---@return boolean|nil trusted
+---@return string|nil digest "sha256:<hex>" of the allowed ragls.toml
 function M.workspace_trusted(root)
   local path = root .. "/ragls.toml"
   if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
     return nil
   end
   local ok, content = pcall(vim.secure.read, path)
-  return (ok and content ~= nil) or nil
+  if not (ok and content ~= nil) then
+    return nil
+  end
+  return true, "sha256:" .. vim.fn.sha256(content)
+end
+
+--- After you saved a running server's `<root>/ragls.toml`: ask |vim.secure.read()| about the new version (an
+--- edited file asks again, as 'exrc' does) and, allowed, send its hash with `workspaceTrusted` in a
+--- `workspace/didChangeConfiguration`, so the server keeps applying all of the file. Not allowed (or headless):
+--- nothing is sent, and the edited file only tunes retrieval until the trust store or a later answer says so.
+---@param bufnr integer the ragls.toml buffer just written
+function M.retrust(bufnr)
+  local path = vim.uv.fs_realpath(vim.api.nvim_buf_get_name(bufnr))
+  if not path or vim.fs.basename(path) ~= "ragls.toml" then
+    return
+  end
+  local root = vim.fs.normalize(vim.fs.dirname(path))
+  local client = M.find_client(root)
+  if not client then
+    return
+  end
+  local trusted, digest = M.workspace_trusted(root)
+  if not trusted then
+    return
+  end
+  local settings = vim.deepcopy((client.settings or {}).ragls or config.values.settings or {})
+  settings.workspaceTrusted = true
+  settings.workspaceTrustedConfigs = { [root] = digest }
+  local params = { settings = { ragls = settings } }
+  if has_011 then
+    client:notify("workspace/didChangeConfiguration", params)
+  else
+    client.notify("workspace/didChangeConfiguration", params)
+  end
 end
 
 --- The `vim.lsp.ClientConfig` for a root dir.
@@ -84,7 +120,11 @@ end
 function M.client_config(root)
   local cfg = config.values
   local init = vim.deepcopy(cfg.settings or {})
-  init.workspaceTrusted = M.workspace_trusted(root)
+  local trusted, digest = M.workspace_trusted(root)
+  init.workspaceTrusted = trusted
+  if digest then
+    init.workspaceTrustedConfigs = { [root] = digest }
+  end
   return {
     name = M.name,
     cmd = cfg.cmd,

@@ -2,7 +2,9 @@
  * VS Code's own Chat view, where the editor has one: the `@ragls` chat participant (answers streamed as markdown,
  * each source as a `reference` with its range, follow-ups) and the language-model tools that agent mode can call
  * (chat/tools.ts: ragls_search, ragls_ask, ragls_read_passage, ragls_index_status). Both are feature-detected at
- * run time (`vscode.chat.createChatParticipant`, `vscode.lm.registerTool`) so an editor without a chat provider (code-server, VSCodium, older VS Code) just keeps the ragls chat webview.
+ * run time (`vscode.chat.createChatParticipant`, `vscode.lm.registerTool`) so an editor without the API
+ * (VSCodium, older VS Code) just keeps the ragls chat view. `@ragls` answers from the ragls server, not from VS
+ * Code's chat model, and every reply (an error too) has a button to the ragls view, which needs no chat model.
  *
  * The API objects are typed loosely here on purpose: the extension builds against @types/vscode 1.91, which
  * predates the language-model tool API.
@@ -14,6 +16,8 @@ import type { ServerManager } from '../server';
 import { registerTools, ToolName } from './tools';
 
 export const PARTICIPANT_ID = 'ragls.chat';
+/** Reveals the ragls chat view (VS Code's `<view id>.focus` command of ChatView.viewType). */
+export const OPEN_VIEW_COMMAND = 'ragls.chat.focus';
 
 /** What was registered (tests and the output channel read it). */
 export interface ChatIntegrations {
@@ -64,23 +68,43 @@ export function registerChatIntegrations(context: vscode.ExtensionContext, serve
       const participant = api.chat.createChatParticipant(
         PARTICIPANT_ID,
         async (request: any, chatContext: any, stream: any, token: vscode.CancellationToken) => {
+          // The answer comes from the ragls server, never from VS Code's chat model (`request.model` is not used):
+          // it works with any chat provider, or none; each answer also offers the ragls view, which needs none.
+          const viewButton = () => {
+            if (typeof stream.button === 'function') {
+              stream.button({ command: OPEN_VIEW_COMMAND, title: 'Open the ragls view' });
+            }
+          };
           const history = historyFromContext(chatContext);
-          const result = await server.withProgressToken(
-            AskDeltaProgress,
-            (value) => stream.markdown(value.delta),
-            (tok) =>
-              server.request(
-                AskRequest,
-                { question: request.prompt, partialResultToken: tok, ...(history.length ? { history } : {}) },
-                token,
-              ),
-          );
+          let result: AskResult;
+          try {
+            result = await server.withProgressToken(
+              AskDeltaProgress,
+              (value) => stream.markdown(value.delta),
+              (tok) =>
+                server.request(
+                  AskRequest,
+                  { question: request.prompt, partialResultToken: tok, ...(history.length ? { history } : {}) },
+                  token,
+                ),
+            );
+          } catch (error) {
+            if (token.isCancellationRequested) {
+              return {};
+            }
+            // What went wrong and where to go on: the ragls view (Retry, Open Settings) rather than a bare refusal.
+            const message = error instanceof Error ? error.message : String(error);
+            stream.markdown(`ragls could not answer: ${message}\n\nThe ragls view (secondary side bar) has the same answers, with Retry and the settings.`);
+            viewButton();
+            return { errorDetails: { message } };
+          }
           if (result.error) {
             stream.markdown(`\n\n> The LLM failed, so this is an extractive answer: ${result.error.message}`);
           }
           for (const source of result.sources) {
             stream.reference(toLocation(source));
           }
+          viewButton();
           return { metadata: { sources: result.sources.map((s) => ({ n: s.n, label: sourceLabel(s), title: s.title })) } };
         },
       );

@@ -91,6 +91,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.threads[0];
   }
 
+  /** Is the view on screen (resolved, and its side bar open)? */
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
   /** Is any answer still streaming? */
   get busy(): boolean {
     return this.cancels.size > 0;
@@ -437,7 +442,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this._onDidUpdate.fire(this.thread);
   }
 
-  /** The static page: toolbar (New Chat, thread list), the thread, and the input with Send / Stop. */
+  /** The static page: the thread list, the thread, and the input with Send / Stop (New Chat and Stop are also the
+   * view's title-bar actions, package.json `view/title`). */
   private shell(webview: vscode.Webview): string {
     const { nonce, csp } = webviewPolicy(webview);
     return `<!DOCTYPE html>
@@ -477,12 +483,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 </head>
 <body>
 <header>
-  <select id="threads" title="Earlier chats in this workspace"></select>
-  <button id="new" class="secondary" title="Start a new chat">New Chat</button>
+  <select id="threads" title="Earlier chats in this workspace (New Chat: + in the title bar)"></select>
 </header>
 <main id="content"><p class="empty">Loading…</p></main>
 <footer>
-  <textarea id="input" rows="2" placeholder="Ask a question, or a follow-up (Enter to send, Shift+Enter for a new line)"></textarea>
+  <textarea id="input" rows="2" placeholder="Ask your docs, or follow up…" title="Enter sends, Shift+Enter starts a new line"></textarea>
   <button id="send">Send</button>
   <button id="stop" class="secondary" hidden>Stop</button>
 </footer>
@@ -524,7 +529,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   send.addEventListener('click', submit);
   input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); submit(); } });
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
-  document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
   threads.addEventListener('change', () => vscode.postMessage({ type: 'switch', id: threads.value }));
   content.addEventListener('click', (event) => {
     const action = event.target.closest('button[data-action]');

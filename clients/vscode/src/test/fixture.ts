@@ -1,7 +1,7 @@
 /**
  * Test workspace: a temporary copy of `testFixture/` (two folders, `handbook/` — a git repository with one commit —
  * and `notes/`), each with a `ragls.toml` for offline runs: the bundled all-MiniLM-L6-v2 model directory from
- * `ragls.embed.offline_model_dir()`, generation backend `none` (extractive answers), 400-char chunks and no file
+ * `ragls.embedding.embed.offline_model_dir()`, generation backend `none` (extractive answers), 400-char chunks and no file
  * watcher. A `ragls.code-workspace` file opens both folders and sets `ragls.server.pythonPath`.
  *
  * Pure Node (no `vscode` import). Also a CLI used by tests/clients/test_vscode.py:
@@ -35,11 +35,11 @@ export function defaultPython(): string {
 
 /** Directory of the offline embedding model, asked from ragls itself. Throws when ragls cannot provide one. */
 export function offlineModelDir(python: string): string {
-  const out = execFileSync(python, ['-c', 'import ragls.embed as e; print(e.offline_model_dir() or "")'], {
+  const out = execFileSync(python, ['-c', 'import ragls.embedding.embed as e; print(e.offline_model_dir() or "")'], {
     encoding: 'utf8',
   }).trim();
   if (!out) {
-    throw new Error('ragls.embed.offline_model_dir() found no offline model: pip install -e ".[offline]"');
+    throw new Error('ragls.embedding.embed.offline_model_dir() found no offline model: pip install -e ".[offline]"');
   }
   return out;
 }

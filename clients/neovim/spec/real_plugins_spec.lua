@@ -1,0 +1,201 @@
+-- The REAL plugins ragls' Neovim users pair it with, from ../shared/nvim-plugins (see its README;
+-- $RAGLS_NVIM_PLUGINS overrides the folder), against the real server. fidget.nvim shows the server's own
+-- `$/progress` (ragls adds nothing of its own then). :RagQuery with telescope.nvim (+ plenary.nvim), snacks.nvim and
+-- fzf-lua (+ Debian's fzf): the picker lists rag/query's results, its preview lands on and highlights the cited
+-- (focus) lines, and <CR> opens them. A plugin that is not there (a clone without the shared folder) is skipped with
+-- the reason, and so is fzf-lua without the fzf binary (.ci/run installs Debian's and requires it).
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+local repo = vim.fs.dirname(vim.fs.dirname(H.plugin_dir))
+local plugins = os.getenv("RAGLS_NVIM_PLUGINS") or vim.fs.joinpath(vim.fs.dirname(repo), "shared", "nvim-plugins")
+local function plugin(name)
+  local dir = vim.fs.joinpath(plugins, name)
+  return vim.fn.isdirectory(dir) == 1 and dir or nil
+end
+
+-- fidget.nvim is loaded before the server starts, as a plugin manager would: it must see the first $/progress.
+local fidget_dir = plugin("fidget.nvim")
+local fidget_seen = nil
+if fidget_dir then
+  vim.opt.runtimepath:prepend(fidget_dir)
+  require("fidget").setup({})
+  -- what fidget renders, recorded on its way in (progress items skip fidget's history); the real notify still runs
+  local notification = require("fidget.notification")
+  local real = notification.notify
+  notification.notify = function(msg, level, opts)
+    fidget_seen = fidget_seen or {}
+    table.insert(fidget_seen, { msg = msg, annote = opts and opts.annote, group = opts and opts.group })
+    return real(msg, level, opts)
+  end
+end
+H.load_plugin_for_workspace()
+local client = H.open_and_wait_indexed("README.md", 3)
+local ui = require("ragls.ui")
+local config = require("ragls.config")
+
+local QUERY = "frobnicator timeout seconds"
+local best = H.request_sync(client, "rag/query", { query = QUERY }).result.chunks[1]
+local focus = best.source.focusRange or best.source.range
+local best_file = vim.uv.fs_realpath(vim.fs.joinpath(H.workspace, best.source.path))
+
+local function reset()
+  vim.cmd("stopinsert")
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_config(w).relative ~= "" then
+      pcall(vim.api.nvim_win_close, w, true)
+    end
+  end
+  vim.cmd.edit({ vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")), bang = true })
+end
+
+--- The preview window `win` shows the best chunk's file with the cursor on its first focus line, those lines lit.
+local function preview_at_focus(win)
+  local buf = vim.api.nvim_win_get_buf(win)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if not vim.deep_equal(lines, vim.fn.readfile(best_file)) then
+    return false
+  end
+  return vim.api.nvim_win_get_cursor(win)[1] == focus.start.line + 1
+end
+
+H.it("fidget.nvim (real): shows the server's indexing progress; ragls echoes and notifies nothing itself", function()
+  if not fidget_dir then
+    H.out("# SKIP fidget.nvim not found in " .. plugins)
+    return
+  end
+  H.ok(fidget_seen, "fidget got ragls progress")
+  local annotes = vim.tbl_map(function(n) return tostring(n.annote) end, fidget_seen)
+  local messages = table.concat(vim.tbl_map(function(n) return tostring(n.msg) end, fidget_seen), " | ")
+  H.ok(vim.tbl_contains(annotes, "ragls: indexing"), "the progress title as fidget's annotation: " .. vim.inspect(annotes))
+  H.ok(messages:find("embedding %d+/%d+ chunks") ~= nil, "the server's report messages: " .. messages)
+  H.eq("ragls", fidget_seen[1].group, "fidget's group: the LSP client's name")
+  -- a save re-indexes the file: fidget's window shows that progress too (ragls keeps later ones to the statusline)
+  vim.api.nvim_buf_set_lines(0, -1, -1, false, { "", "A line added to re-index the file." })
+  vim.cmd("silent write")
+  local shown = H.wait_for(function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= "" then
+        -- fidget draws its lines as virtual text
+        local buf, parts = vim.api.nvim_win_get_buf(w), {}
+        for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do
+          for _, chunk in ipairs(mark[4].virt_text or {}) do
+            table.insert(parts, chunk[1])
+          end
+        end
+        local text = table.concat(parts)
+        if text:find("ragls", 1, true) then
+          return text
+        end
+      end
+    end
+  end, 20000, "fidget's window showing ragls progress")
+  H.out("# fidget shows: " .. shown)
+  H.screenshot("fidget-progress")
+  H.eq({}, vim.tbl_map(function(n) return n.msg end, H.notes_matching("ragls: index")), "no ragls progress notification")
+  H.ok(not vim.api.nvim_exec2("messages", { output = true }).output:find("ragls: index", 1, true),
+    "no ragls progress in :messages")
+end)
+
+H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR> opens it", function()
+  local tele, plenary = plugin("telescope.nvim"), plugin("plenary.nvim")
+  if not (tele and plenary) then
+    H.out("# SKIP telescope.nvim / plenary.nvim not found in " .. plugins)
+    return
+  end
+  vim.opt.runtimepath:prepend(plenary)
+  vim.opt.runtimepath:prepend(tele)
+  require("telescope").setup({})
+  config.values.picker = "telescope"
+  vim.o.columns, vim.o.lines = 160, 40 -- telescope shows its preview from 120 columns (preview_cutoff)
+  reset()
+  vim.cmd("RagQuery " .. QUERY)
+  local picker
+  H.wait_for(function()
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.bo[b].filetype == "TelescopePrompt" then
+        picker = require("telescope.actions.state").get_current_picker(b)
+      end
+    end
+    return picker ~= nil and type(picker.manager) == "table" and picker.manager:num_results() > 0
+  end, 30000, "the telescope picker with results")
+  local win = picker.layout.preview.winid
+  H.wait_for(function() return preview_at_focus(win) end, 20000, "the preview at the focus line")
+  local buf = vim.api.nvim_win_get_buf(win)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, ui.highlight_ns, 0, -1, { details = true })
+  H.eq(1, #marks, "the cited lines are highlighted")
+  H.eq(focus.start.line, marks[1][2], "from the first focus line")
+  H.screenshot("telescope-preview")
+  require("telescope.actions").select_default(picker.prompt_bufnr)
+  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "<CR> opens the file at the focus line")
+  vim.cmd("stopinsert")
+end)
+
+H.it("snacks.nvim picker (real): the preview's cursor is on the cited line; confirm opens it", function()
+  local snacks_dir = plugin("snacks.nvim")
+  if not snacks_dir then
+    H.out("# SKIP snacks.nvim not found in " .. plugins)
+    return
+  end
+  package.loaded["telescope.pickers"] = nil
+  vim.opt.runtimepath:prepend(snacks_dir)
+  require("snacks").setup({ picker = { enabled = true } })
+  config.values.picker = "snacks"
+  reset()
+  vim.cmd("RagQuery " .. QUERY)
+  local picker
+  H.wait_for(function()
+    picker = Snacks.picker.get()[1]
+    return picker ~= nil and #picker:items() > 0 and picker.preview and picker.preview.win
+      and picker.preview.win.win and vim.api.nvim_win_is_valid(picker.preview.win.win)
+  end, 30000, "the snacks picker with results and its preview")
+  local win = picker.preview.win.win
+  H.wait_for(function() return preview_at_focus(win) end, 20000, "the preview at the focus line")
+  H.screenshot("snacks-preview")
+  picker:action("confirm")
+  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "confirm opens the file at the focus line")
+  vim.cmd("stopinsert")
+end)
+
+H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited line, lit; <CR> opens it", function()
+  local fzf_dir = plugin("fzf-lua")
+  if not fzf_dir then
+    H.out("# SKIP fzf-lua not found in " .. plugins)
+    return
+  end
+  if vim.fn.executable("fzf") == 0 then
+    -- CI installs it (.ci/run) and sets RAGLS_REQUIRE_FZF, so there this fails instead of skipping
+    H.ok(os.getenv("RAGLS_REQUIRE_FZF") ~= "1", "the fzf binary (Debian package fzf) is not on PATH")
+    H.out("# SKIP the fzf binary is not on PATH (apt-get install fzf)")
+    return
+  end
+  for _, name in ipairs({ "telescope", "telescope.pickers", "snacks" }) do
+    package.loaded[name] = nil
+  end
+  vim.opt.runtimepath:prepend(fzf_dir)
+  require("fzf-lua").setup({})
+  config.values.picker = "fzf-lua"
+  vim.o.columns, vim.o.lines = 80, 24 -- fzf-lua's default layout: the preview above the list below 100 columns
+  reset()
+  vim.cmd("RagQuery " .. QUERY)
+  local fzf_win
+  H.wait_for(function()
+    fzf_win = require("fzf-lua.win").__SELF()
+    return fzf_win and fzf_win.preview_winid and vim.api.nvim_win_is_valid(fzf_win.preview_winid)
+      and preview_at_focus(fzf_win.preview_winid)
+  end, 30000, "the fzf-lua picker previewing the best result at its focus line")
+  local win = fzf_win.preview_winid
+  local buf = vim.api.nvim_win_get_buf(win)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, ui.highlight_ns, 0, -1, { details = true })
+  H.eq(1, #marks, "the cited lines are highlighted")
+  H.eq(focus.start.line, marks[1][2], "from the first focus line")
+  H.screenshot("fzf-lua-preview")
+  -- <CR> in fzf's terminal: the default action opens the entry
+  vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\r")
+  H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")
+  H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "<CR> opens the file at the focus line")
+  vim.cmd("stopinsert")
+end)
+
+H.finish()

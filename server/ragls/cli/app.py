@@ -1,0 +1,487 @@
+"""`ragls` command line: serve, mcp, http, index, query, ask, rebuild, status, doctor, models, estimate, commit-msg,
+graph, eval, prune, rag, trust.
+
+Human output by default; `--json` prints the docs/protocol.md result object (the same converters as the LSP server).
+Progress goes to stderr: a tqdm bar on a terminal (files, chunks, rate, ETA), plain log lines otherwise.
+Exit codes: 0 ok, 1 request failed, 2 invalid arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from ragls import __version__
+from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-exported for callers of ragls.cli.app
+    PHASE_LABELS,
+    Progress,
+    _chunk_lines,
+    _indexed_workspace,
+    _line,
+    _print_json,
+    _via_server,
+    _warn_no_vectors,
+    _workspace,
+)
+from ragls.core.errors import InvalidParams, RaglsError, error_kind
+from ragls.core.uris import display_path
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
+    for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path. loguru reads
+    # its default stderr level from LOGURU_LEVEL when first imported: importing it here would cost ~0.1 s on every
+    # command, also those that never load a model (issue 18: `ragls query` through a running server).
+    if "loguru" in sys.modules:
+        from loguru import logger
+
+        logger.remove()
+        logger.add(sys.stderr, level="WARNING" if verbose else "CRITICAL")
+    else:
+        os.environ.setdefault("LOGURU_LEVEL", "WARNING" if verbose else "CRITICAL")
+
+
+def _print_sync(ws, reports, elapsed_s: float) -> None:
+    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+    for idx, rep in zip(ws.indexes, reports):
+        print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
+              f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
+              f"({elapsed_s:.1f} s)")
+        for s in rep.skipped:
+            print(f"  skipped {display_path(s.path)}: {s.reason}")
+        if not idx.writer:
+            print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
+        if idx.include_warning:
+            print(f"  warning: {idx.include_warning}")
+        pending = idx.pending_count()
+        est = estimate_embed_seconds(pending, ws.embedder.max_length)
+        if pending and est > LONG_EMBED_WARNING_S:
+            print(f"  warning: {pending} chunks still need embeddings (~{est / 60:.0f} min)")
+
+
+# -- commands ------------------------------------------------------------------------------------------------
+def cmd_serve(args) -> int:
+    """`ragls serve`: the language server on stdio (or --tcp); with --background / --stop / --headless the warm
+    server of the command line (cli/background.py)."""
+    if args.background or args.stop or args.headless:
+        from ragls.cli import background
+
+        if args.stop:
+            return background.stop(args.path)
+        if args.headless:
+            return background.run_headless(args.path or ".", args.idle_exit)
+        return background.start(args.path, args.idle_exit)
+    if args.path:
+        raise InvalidParams("a folder is only taken with --background or --stop (an editor sends its folders)")
+    from ragls.lsp.server import serve
+
+    serve(args.tcp)
+    return 0
+
+
+def _start_live(args, hold_vectors: bool = False):
+    """(LiveWorkspace started on `args.paths` — default: the current project root —, its folders) for the
+    long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
+    from ragls.core import heap
+    from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
+    from ragls.roots import serve_folders
+
+    try:
+        folders = serve_folders(args.paths, Path.cwd())
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
+    if args.cmd != "mcp":  # stdin is the MCP protocol
+        from ragls.cli.trust import offer_trust
+
+        offer_trust(folders)
+    heap.limit_arenas()
+    return LiveWorkspace(folders, hold_vectors=hold_vectors, socket_server=LocalSocketServer).start(), folders
+
+
+def cmd_mcp(args) -> int:
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
+    opening before the MCP SDK is imported (about a second of CPU), so the two overlap; the embedding model loads
+    after the first answer (BM25), so it does not compete with them. No cyclic GC until the server serves
+    (mcp_server.build_server's lifespan): start-up only allocates long-lived objects (the SDK's models)."""
+    import gc
+
+    gc.disable()
+    live, _ = _start_live(args, hold_vectors=True)
+    from ragls.mcp_server import run
+
+    run(live)
+    return 0
+
+
+def cmd_http(args) -> int:
+    """`ragls http [PATH...]`: the HTTP API (ragls.http_api) over a live index of the folders (default: the current
+    project root). Loopback only unless --allow-remote with a bearer token from the --token-env variable."""
+    from ragls.http_api import is_loopback, serve
+
+    token = os.environ.get(args.token_env) or None
+    if not is_loopback(args.host) and not (args.allow_remote and token):
+        serve(None, args.host, args.port, args.allow_remote, token)  # raises InvalidParams saying what is missing
+    live, folders = _start_live(args)
+
+    def listening(port: int) -> None:  # the bound port: --port 0 takes a free one
+        print(f"ragls: HTTP API on http://{args.host}:{port} for {', '.join(map(str, folders))}"
+              f"{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+
+    try:
+        serve(live, args.host, args.port, args.allow_remote, token, on_listening=listening)
+    finally:
+        live.close()
+    return 0
+
+
+def cmd_index(args, rebuild: bool = False) -> int:
+    from ragls.lsp.wire import to_wire_rebuild
+
+    progress = Progress()
+    t0 = time.perf_counter()
+    ws = _workspace(args, progress, pin_model=not rebuild)  # a rebuild switches to the configured model
+    try:
+        if getattr(args, "rag", None):
+            from ragls.cli.rags import index_rags
+
+            return index_rags(ws, args, progress, t0)
+        from ragls.index.contextual import confirm_calls
+
+        if not confirm_calls(ws.indexes, rebuild, getattr(args, "yes", False)):
+            print("ragls: nothing indexed", file=sys.stderr)
+            return 1
+        reports = ws.rebuild() if rebuild else ws.index()
+        progress.close()
+        if args.json:
+            _print_json(to_wire_rebuild(reports, ws.folders, (time.perf_counter() - t0) * 1000, ws))
+        else:
+            _print_sync(ws, reports, time.perf_counter() - t0)
+        _warn_no_vectors(ws)
+        if not all(idx.writer for idx in ws.indexes):
+            held = next(idx for idx in ws.indexes if not idx.writer)
+            holder = held.writer_holder()
+            advice = ("use the editor's rebuild command, or stop it first" if "editor" in holder
+                      else "wait for it to finish, then run again")
+            print(f"ragls: {holder} holds this index; nothing was {'rebuilt' if rebuild else 'indexed'} — {advice}",
+                  file=sys.stderr)
+            return 1
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_query(args) -> int:
+    expand = {"expand": True} if args.expand else {}
+    wire = None if args.rag else _via_server(args, "rag/query", {"query": args.text, "topK": args.top_k,
+                                                                  "explain": args.explain, **expand})
+    hits = None
+    if wire is None:
+        from ragls.lsp.wire import to_wire_query
+
+        with _indexed_workspace(args, args.text or "") as ws:  # prints before the rest is embedded
+            result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
+            return _print_query(args, to_wire_query(result, args.explain), result.hits)
+    return _print_query(args, wire, hits)
+
+
+def _print_query(args, wire: dict, hits) -> int:
+    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain."""
+    if args.json:
+        _print_json(wire)
+        return 0
+    if wire.get("truncated"):
+        print("(the query is longer than the embedding model reads: its end was embedded, keyword search used "
+              "all of it)")
+    from ragls.retrieval.rerankers import describe_report
+
+    if (line := describe_report(wire.get("rerank"), args.explain)) is not None:
+        print(line)
+    if wire["abstained"]:
+        print("(nothing relevant enough was found; best matches below)")
+    for n, chunk in enumerate(wire["chunks"], 1):
+        title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
+        extra = ""
+        if args.explain:
+            hit = hits[n - 1] if hits else None
+            sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
+            via = f" via {'+'.join(chunk['transforms'])}" if chunk.get("transforms") else ""
+            extra = f"  signals={chunk.get('signals')}{sims}{via}"
+        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
+              f"(score {chunk['score']:.4f}){extra}")
+        preview = " ".join(chunk["text"].split())[:200]
+        print(f"   {preview}")
+    from ragls.cli.llm_lines import query_lines
+
+    for line in query_lines(wire.get("llmCalls"), args.explain):
+        print(line)
+    return 0
+
+
+def cmd_ask(args) -> int:
+    streamed = []
+
+    def on_delta(piece: str) -> None:
+        streamed.append(piece)
+        if not args.json:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    wire = None
+    if not args.file and not args.rag:  # ephemeral documents are paths relative to this shell: answered in-process
+        wire = _via_server(args, "rag/ask", {"question": args.question or "", "topK": args.top_k, "stream": True,
+                                             **({"expand": True} if args.expand else {})}, on_delta)
+    if wire is None:
+        from ragls.lsp.wire import to_wire_answer
+
+        with _indexed_workspace(args, args.question or "") as ws:  # prints before the rest is embedded
+            answer = ws.ask(args.question or "", top_k=args.top_k, rag=args.rag, documents=args.file or None,
+                            on_delta=on_delta, expand=True if args.expand else None)
+            return _print_answer(args, to_wire_answer(answer), streamed)
+    return _print_answer(args, wire, streamed)
+
+
+def _print_answer(args, wire: dict, streamed: list[str]) -> int:
+    """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
+    returns the exit code (1 when the LLM failed and the answer is extractive)."""
+    from ragls.core.uris import uri_to_path
+
+    if args.json:
+        _print_json(wire)
+        return 0
+    if not streamed:
+        print(wire["answer"])
+    else:
+        print()
+    if wire["sources"]:
+        print("\nSources:")
+        supported = {c["n"]: c["supported"] for c in wire["citations"]}
+        for src in wire["sources"]:
+            mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
+            title = f"  {src['title']}" if src.get("title") else ""
+            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"]
+            r = src.get("focusRange") or src["range"]
+            page = f" (page {src['page']})" if src.get("page") else ""
+            print(f"[{src['n']}] {where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}{title}{mark}")
+    print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
+    if wire.get("llmCalls"):
+        from ragls.cli.llm_lines import calls_text
+
+        print(f"(retrieval LLM calls: {calls_text(wire['llmCalls']['steps'])})", file=sys.stderr)
+    if wire.get("error"):  # the LLM failed: the answer above is extractive; say why, and fail the command
+        print(f"ragls: the LLM failed, so this is an extractive answer: {wire['error']['message']}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_rag(args) -> int:
+    from ragls.cli.rags import cmd_rag as run
+
+    return run(args)
+
+
+class IntermixedParser(argparse.ArgumentParser):
+    """An ArgumentParser whose options may come anywhere among the positionals (`ragls query PATH --rag NAME
+    "question"`): `parse_known_intermixed_args` for every parser without sub-commands (argparse refuses those);
+    a parser with sub-commands parses as usual and hands the rest to the chosen sub-command, an IntermixedParser
+    too (`add_subparsers` passes its class on)."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing or any(a.nargs in (argparse.PARSER, argparse.REMAINDER) for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # parse_known_intermixed_args calls parse_known_args itself (Python < 3.12.7)
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = IntermixedParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
+    p.add_argument("--version", action="version", version=f"ragls {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    s = sub.add_parser("serve", help="run the language server on stdio")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    s.add_argument("--stdio", action="store_true", help="stdio (the default; accepted for editor configs)")
+    s.add_argument("path", nargs="?", help="with --background / --stop: the folder (default: the project around "
+                                           "the current directory)")
+    s.add_argument("--background", action="store_true",
+                   help="start a warm server for the command line in the background: `ragls query/ask/status` "
+                        "answer through it")
+    from ragls.cli.background import IDLE_EXIT_MIN
+
+    s.add_argument("--idle-exit", type=float, default=IDLE_EXIT_MIN, metavar="MIN",
+                   help=f"with --background: exit after MIN minutes without a request (default {IDLE_EXIT_MIN:g})")
+    s.add_argument("--stop", action="store_true", help="stop the server serving the folder")
+    s.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)  # the background process itself
+
+    def with_path(sp, optional=False, default="."):
+        sp.add_argument("path", nargs="?" if optional else None, default=default if optional else None,
+                        help="workspace folder")
+        sp.add_argument("--json", action="store_true", help="print the protocol result object")
+        sp.add_argument("--index-path", help="where the index lives (default: the user cache dir)")
+        sp.add_argument("--backend", choices=["lancedb", "qdrant"], help="vector store (index.backend)")
+        sp.add_argument("--url", help="Qdrant URL, local directory or :memory: (index.qdrant_location; implies "
+                                      "--backend qdrant)")
+        sp.add_argument("--collection", help="Qdrant collection (default: derived from the repository identity)")
+        sp.add_argument("--api-key-env", help="environment variable holding the Qdrant API key")
+        sp.add_argument("--repo-id", help="repository identity naming the shared collection (default: git remote)")
+        sp.add_argument("--team", action="store_true", default=None,
+                        help="query the shared Qdrant index with this clone's local changes overlaid (index.team)")
+        sp.add_argument("--no-server", action="store_true",
+                        help="answer in-process even when a running `ragls serve` holds the index")
+        return sp
+
+    h = sub.add_parser("http", help="serve the index over HTTP (/healthz, /status, /retrieve, /ask)")
+    h.add_argument("paths", nargs="*", help="folders to serve (default: the current project root)")
+    h.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    h.add_argument("--port", type=int, default=8000, help="TCP port (default 8000; 0: a free port, printed on stderr)")
+    h.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (needs a token)")
+    h.add_argument("--token-env", default="RAGLS_HTTP_TOKEN",
+                   help="environment variable holding the bearer token (default RAGLS_HTTP_TOKEN)")
+    m = sub.add_parser("mcp", help="run the Model Context Protocol server on stdio (for coding agents)")
+    m.add_argument("paths", nargs="*", metavar="PATH",
+                   help="folders to serve (default: the project around the current directory: the nearest "
+                        "ragls.toml, else .git)")
+
+    ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"),
+                   optional=True, default=None)  # required without --rag (rags.rag_positionals)
+    ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
+    ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
+    rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
+    rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
+    with_path(sub.add_parser("status", help="show a folder's index status"))
+    q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
+    q.add_argument("text", nargs="?")  # `ragls query --rag NAME "text"`: see rags.rag_positionals
+    q.add_argument("--top-k", type=int)
+    q.add_argument("--explain", action="store_true",
+                   help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
+    q.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
+    q.add_argument("--rag", action="append", metavar="NAME",
+                   help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
+    a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
+    a.add_argument("question", nargs="?", default="")
+    a.add_argument("--top-k", type=int)
+    a.add_argument("--rag", action="append", metavar="NAME",
+                   help="answer from this named RAG ('workspace' = the folder); repeatable")
+    a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
+    a.add_argument("--file", action="append", help="ephemeral document (path, glob, URL, %%%%, `cmd`, pdf:PATH); repeatable")
+    e = sub.add_parser("eval", help="retrieval metrics and abstention against a gold file of questions (JSONL)")
+    e.add_argument("gold", help="JSON Lines file: one {question, gold, kind} per line (docs/evaluation.md)")
+    with_path(e, optional=True)
+    e.add_argument("--k", type=int, default=5, help="cut-off for Hit@k, SpanHit@k and Recall@k (default 5)")
+    e.add_argument("--compare", nargs=2, metavar="SETTINGS",
+                   help="evaluate two settings side by side: each a .toml file or name=value[,name=value...] "
+                        "(e.g. --compare retrieval.top_k=5 retrieval.top_k=10)")
+    g = with_path(sub.add_parser("graph", help="print an entity's neighbourhood in the knowledge graph"))
+    g.add_argument("--entity", required=True, help="entity name (any case)")
+    g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
+    e = sub.add_parser("estimate", help="files, chunks and time a first index of a folder would take (no indexing)")
+    e.add_argument("path", nargs="?", default=".")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--settings", metavar="JSON", help="editor settings applied over the folder's ragls.toml")
+    d = sub.add_parser("doctor", help="check model, index path and stores")
+    d.add_argument("path", nargs="?", default=".")
+    d.add_argument("--json", action="store_true", help="print {ok, checks: [{name, status, message}]}")
+    m = sub.add_parser("models", help="find local LLM runtimes (Ollama, LM Studio, llama.cpp, vLLM, Jan, KoboldCpp)")
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
+    pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
+    pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
+    pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
+    pr.add_argument("--json", action="store_true")
+    c = sub.add_parser("commit-msg", help="commit message for the staged diff")
+    c.add_argument("path", nargs="?", default=".")
+    c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
+    c.add_argument("--style", choices=["conventional", "plain"])
+    c.add_argument("--json", action="store_true")
+    from ragls.cli.rags import add_parser as add_rag_parser
+    from ragls.cli.trust import add_parser as add_trust_parser
+
+    add_rag_parser(sub)
+    add_trust_parser(sub)
+    return p
+
+
+def _cli_trust(args) -> int:
+    from ragls.cli.trust import cmd_trust
+
+    return cmd_trust(args)
+
+
+def _ops(name: str):
+    """A command of cli/ops.py, imported when it runs (keeps `ragls query` through a server light)."""
+
+    def run(args) -> int:
+        from ragls.cli import ops
+
+        return getattr(ops, name)(args)
+
+    return run
+
+
+COMMANDS = {
+    "serve": cmd_serve, "index": cmd_index, "rebuild": lambda a: cmd_index(a, rebuild=True), "query": cmd_query,
+    "ask": cmd_ask, "rag": cmd_rag, "mcp": cmd_mcp, "http": cmd_http, "trust": _cli_trust,
+    **{name: _ops(f"cmd_{name.replace('-', '_')}")
+       for name in ("status", "doctor", "models", "commit-msg", "graph", "prune", "eval", "estimate")},
+}
+
+
+
+def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
+    """Exit 2 (argparse's `error`) with the usage of sub-command `cmd`, not the top-level one, naming the
+    `unknown` arguments and, for a mistyped option, the closest options `cmd` takes (`--top-kk` -> `--top-k`)."""
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[cmd]
+    options = [o for a in sub._actions for o in a.option_strings]
+    close = [m for u in unknown if u.startswith("-")
+             for m in difflib.get_close_matches(u.split("=", 1)[0], options, n=1)]
+    hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+    sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _unrecognized(parser, args.cmd, unknown)
+    from ragls.cli.rags import rag_positionals
+
+    rag_positionals(parser, args)
+    _setup_logging(args.verbose)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from ragls.index import ownership
+
+    ownership.set_role(f"ragls {args.cmd}")  # who holds an index lock, as rag/status reports it
+    try:
+        return COMMANDS[args.cmd](args)
+    except RaglsError as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return error_kind(exc).exit  # 2 for bad input (InvalidParams), else 1
+    except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if args.cmd in ("index", "rebuild", "query", "ask"):
+            # Every batch is journaled and embeddings are cached by content (index/indexer.py): nothing is lost.
+            print("\nragls: interrupted; the index is consistent and the next `ragls index` resumes where this one "
+                  "stopped (embeddings already computed are kept)", file=sys.stderr)
+        else:
+            print("\nragls: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,150 @@
+"""`ragls serve --background [PATH]`: a warm server for the command line, so `ragls query / ask / status` after the
+first call answer in a fraction of a second instead of loading the model and the stores each time.
+
+The background server is a `LiveWorkspace` (live.py: indexer thread, file watcher, the local socket of
+lsp/local_socket.py that `ragls query` already looks for) in a detached process of its own session; its log is
+`serve.log` in the folder's index directory. It exits after `--idle-exit` minutes (default IDLE_EXIT_MIN) without
+a request once its indexing work is done, on SIGTERM, or with `ragls serve --stop [PATH]`. Starting it while one
+serves the folder just says so. An editor's `ragls serve` on the same folder plays the same role.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from ragls.core.errors import InvalidParams, RequestFailed
+
+log = logging.getLogger(__name__)
+
+#: Minutes without a request after which a background server exits (`--idle-exit`).
+IDLE_EXIT_MIN = 30.0
+#: Seconds `ragls serve --background` waits for the new server's socket (the index opens; the model loads later).
+START_TIMEOUT_S = 120.0
+LOG_FILE = "serve.log"
+
+
+def _folder_and_index(path: str | None) -> tuple[Path, Path]:
+    """(folder, its index directory) for PATH, default the project around the current directory (as `ragls mcp`).
+    Raises InvalidParams for a folder that must not be served (home, /) or that does not exist."""
+    from ragls.index.paths import configured_index_dir
+    from ragls.roots import serve_folders
+
+    try:
+        [folder] = serve_folders([path] if path else [], Path.cwd())
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
+    return folder, configured_index_dir(folder, None)
+
+
+def _running(index_dir: Path) -> int | None:
+    from ragls.lsp.local_socket import SocketRefused, find_server
+
+    try:
+        found = find_server(index_dir)
+    except SocketRefused as exc:
+        raise RequestFailed(str(exc)) from None
+    return found[0] if found else None
+
+
+def _indexed(index_dir: Path) -> bool:
+    """True once the server at `index_dir` has indexed its folders (the text phase: BM25 answers), per rag/status."""
+    from ragls.lsp.local_socket import find_server, request
+
+    found = find_server(index_dir)
+    try:
+        for msg in request(found[1], "rag/status", {}, timeout=10) if found else ():
+            if "result" in msg:
+                return all(f["lastIndexedAt"] for f in msg["result"]["folders"])
+    except OSError:
+        pass
+    return False
+
+
+def start(path: str | None, idle_exit_min: float) -> int:
+    """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
+    text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
+    0 serving, 1 when it could not start within START_TIMEOUT_S (its log's last lines printed)."""
+    from ragls.cli.trust import offer_trust
+
+    folder, _ = _folder_and_index(path)
+    offer_trust([folder])  # on a terminal, before detaching: the server's log is no place for the question
+    folder, index_dir = _folder_and_index(path)  # a trusted folder's own index.path
+    pid = _running(index_dir)
+    if pid is not None:
+        print(f"ragls: a server (pid {pid}) already serves {folder}; `ragls query/ask/status` answer through it")
+        return 0
+    from ragls.index.paths import check_index_dir
+
+    index_dir.mkdir(parents=True, exist_ok=True)
+    check_index_dir(index_dir)  # the log is appended to: never through a planted link
+    log_path = index_dir / LOG_FILE
+    with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ragls", "serve", "--headless", str(folder), "--idle-exit", str(idle_exit_min)],
+            stdin=devnull, stdout=log_file, stderr=log_file, start_new_session=True, cwd=folder)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline and child.poll() is None:
+        if _running(index_dir) == child.pid and _indexed(index_dir):
+            print(f"ragls: background server (pid {child.pid}) serves {folder}; `ragls query/ask/status` answer "
+                  f"through it; it exits after {idle_exit_min:g} min without a request (or `ragls serve --stop`); "
+                  f"log: {log_path}")
+            return 0
+        time.sleep(0.05)
+    tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-5:]
+    if child.poll() is None:
+        child.terminate()
+    print(f"ragls: the background server did not start for {folder}:", file=sys.stderr)
+    for line in tail:
+        print(f"  {line}", file=sys.stderr)
+    return 1
+
+
+def stop(path: str | None) -> int:
+    """Stop the server serving PATH (SIGTERM; it closes its index cleanly). Returns 0, or 1 when none runs."""
+    folder, index_dir = _folder_and_index(path)
+    pid = _running(index_dir)
+    if pid is None:
+        print(f"ragls: no server serves {folder}", file=sys.stderr)
+        return 1
+    os.kill(pid, signal.SIGTERM)
+    print(f"ragls: stopped the server (pid {pid}) of {folder}")
+    return 0
+
+
+def run_headless(path: str, idle_exit_min: float) -> int:
+    """The background server's own process: serve PATH until idle for `idle_exit_min` minutes (with no indexing
+    work left) or SIGTERM. Returns 0."""
+    from ragls.core import heap
+    from ragls.live import LiveWorkspace
+    from ragls.lsp.local_socket import LocalSocketServer
+
+    folder, _ = _folder_and_index(path)
+    heap.limit_arenas()
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal that started it may close
+    live = LiveWorkspace([folder], socket_server=LocalSocketServer).start()  # the CLI asks it over this socket
+    log.info("ragls: background server (pid %d) for %s", os.getpid(), folder)
+    try:
+        live.get(timeout=None)
+        idle_s = idle_exit_min * 60
+        while not stopping.wait(min(5.0, max(idle_s / 4, 0.05))):
+            sock = live.local_socket
+            last = sock.last_used if sock is not None else time.monotonic()
+            busy = live.worker is not None and live.worker.busy()
+            if not busy and time.monotonic() - last > idle_s:
+                log.info("ragls: no request for %g min: exiting", idle_exit_min)
+                break
+    except RequestFailed as exc:
+        log.error("%s", exc)
+        return 1
+    finally:
+        live.close()
+    return 0

@@ -1,0 +1,193 @@
+"""What the `ragls` commands share (cli/app.py and cli/ops.py import it; neither imports the other's helpers): the
+indexing progress display, opening the folder's workspace from the command line's options, JSON output, result
+lines, and asking a running `ragls serve` over its local socket before answering in-process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
+
+#: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
+#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
+PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
+                "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
+
+
+class Progress:
+    """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.bars: dict[str, object] = {}
+        self.last_log = 0.0
+        self.embed_done = 0
+        self.windows_done = 0
+
+    def __call__(self, phase: str, done: int, total: int, message: str) -> None:
+        if phase == "embed":  # done = chunks embedded in this batch, total = still pending
+            self.embed_done += done
+            done, total = self.embed_done, self.embed_done + total
+        elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
+            self.windows_done += done
+            done, total = self.windows_done, self.windows_done + total
+        if self.tty:
+            from tqdm import tqdm
+
+            unit = "chunks" if phase in ("embed", "windows") else "files"
+            bar = self.bars.get(phase)
+            if bar is None:
+                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
+                                              file=sys.stderr, leave=False)
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+        elif time.monotonic() - self.last_log > 2 or done == total:
+            self.last_log = time.monotonic()
+            print(f"ragls: {PHASE_LABELS.get(phase, phase)} {done}/{total}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+        self.bars.clear()
+
+
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
+    from ragls.workspace import RagWorkspace
+
+    folder = Path(args.path).expanduser()
+    if not folder.is_dir():
+        why = "no such file or folder" if not folder.exists() else "a file; ragls reads a folder, so pass its folder"
+        if folder.is_file():
+            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file"
+                                          if getattr(args, "cmd", None) == "ask" else "")
+        raise InvalidParams(f"not a folder: {folder} ({why})")
+    overrides = dict(getattr(args, "overrides", None) or {})
+    if getattr(args, "index_path", None):
+        overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
+    qdrant = {key: getattr(args, attr, None) for key, attr in (
+        ("backend", "backend"), ("qdrant_location", "url"), ("qdrant_collection", "collection"),
+        ("qdrant_api_key_env", "api_key_env"), ("repo_id", "repo_id"), ("team", "team"))}
+    if qdrant["qdrant_location"] and not qdrant["backend"]:
+        qdrant["backend"] = "qdrant"
+    if any(qdrant.values()):
+        overrides["index"] = {**overrides.get("index", {}), **{k: v for k, v in qdrant.items() if v}}
+    from ragls.cli.trust import offer_trust
+
+    offer_trust([folder])
+    ws = RagWorkspace([folder], [overrides], on_progress=progress,
+                      on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
+                      pin_model=pin_model)
+    for warning in ws.warnings:  # e.g. a typo in ragls.toml
+        print(f"ragls: warning: {warning}", file=sys.stderr)
+    return ws
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False))
+
+
+def _line(src: dict) -> str:
+    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk; a web source
+    shows its URL (with #fragment), a PDF its page."""
+    r = src.get("focusRange") or src["range"]
+    where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
+    page = f" (page {src['page']})" if src.get("page") else ""
+    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
+
+
+def _chunk_lines(src: dict) -> str:
+    """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
+    r, f = src["range"], src.get("focusRange")
+    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
+        return ""
+    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
+
+
+@contextlib.contextmanager
+def _indexed_workspace(args, question: str | None = None):
+    """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
+
+    With `question` (query, ask) a fresh index answers early (cli/first_answer.py): the body runs once BM25 and the
+    first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
+    output flushed first; Ctrl-C there stops safely and the next run resumes."""
+    from ragls.cli.first_answer import finish_embedding, index_for_answer
+
+    progress = Progress()
+    ws = _workspace(args, progress)
+    try:
+        rags = getattr(args, "rag", None) or []
+        readiness = None
+        if not rags or any(r == "workspace" or r not in ws.rags.specs for r in rags):
+            if question is None:  # named RAGs alone: the workspace folder is not indexed
+                ws.index()
+            else:
+                _, readiness = index_for_answer(ws, question)
+        progress.close()
+        _warn_no_vectors(ws)
+        if readiness is not None and (line := readiness.line()):
+            print(f"ragls: {line}", file=sys.stderr, flush=True)
+        yield ws
+        if readiness is not None and not readiness.complete and readiness.error is None:
+            sys.stdout.flush()
+            print("ragls: embedding the rest so the next answers use every vector (Ctrl-C stops safely; the next "
+                  "run resumes)", file=sys.stderr, flush=True)
+            try:
+                finish_embedding(ws)
+            except KeyboardInterrupt:
+                print("\nragls: stopped; the embeddings done so far are kept and the next run resumes",
+                      file=sys.stderr)
+            finally:
+                progress.close()
+    finally:
+        ws.close()
+
+
+def _warn_no_vectors(ws) -> None:
+    """One stderr line per folder whose vector store could not open (no embedding model)."""
+    for idx in ws.indexes:
+        if idx.vectors_error:
+            print(f"ragls: vector search is off for {idx.folder}; keyword (BM25) search still works: "
+                  f"{idx.vectors_error}", file=sys.stderr)
+
+
+def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
+    """The result of `method` from a running `ragls serve` that holds the folder's index (over its local socket,
+    lsp/local_socket.py), or None to run in-process: no server, `--no-server`, or its socket is unusable.
+    Raises RaglsError for the server's own error answers (bad params, LLM failures)."""
+    from ragls.lsp.local_socket import SocketRefused, find_server, request
+
+    if getattr(args, "no_server", False):
+        return None
+    folder = Path(args.path).expanduser().resolve()
+    try:
+        from ragls.index.paths import configured_index_dir
+
+        found = find_server(configured_index_dir(folder, getattr(args, "index_path", None)))
+    except SocketRefused as exc:
+        print(f"ragls: {exc}", file=sys.stderr)
+        return None
+    except (RaglsError, OSError):
+        return None
+    if found is None:
+        logging.getLogger("ragls.cli.app").debug("no running server for %s: answering in-process", folder)
+        return None
+    pid, sock = found
+    try:
+        for msg in request(sock, method, {**params, "rag": str(folder)}):
+            if "delta" in msg and on_delta is not None:
+                on_delta(msg["delta"])
+            elif "error" in msg:
+                raise from_wire_error(msg["error"])
+            elif "result" in msg:
+                logging.getLogger("ragls.cli.app").debug("answered by the running server (pid %d, %s)", pid, sock)
+                return msg["result"]
+    except OSError as exc:
+        logging.getLogger("ragls.cli.app").debug("server socket %s failed (%s): answering in-process", sock, exc)
+    return None

@@ -1,0 +1,346 @@
+"""`ragls status|prune|doctor|estimate|models|eval|graph|commit-msg`: the CLI commands beyond index/query/ask
+(split from cli/app.py).
+
+They share cli/app.py's helpers (`_workspace`, `_via_server`, `_print_json`); `status` must stay fast (issue 18:
+≤ 0.8 s, no model or LanceDB import), so nothing heavy is imported at module level.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.core.uris import display_path
+
+
+def cmd_status(args) -> int:
+    missing = _unindexed_folder(args)
+    if missing is not None:  # status never creates an index directory for a folder nobody indexed
+        if args.json:
+            _print_json({"folders": [], "notIndexed": [str(missing)]})
+        else:
+            print(f"{missing}: not indexed yet (run `ragls index {args.path}`)")
+        return 0
+    wire = _via_server(args, "rag/status", {})
+    if wire is not None:  # the running server's status covers all its folders: keep this one
+        from ragls.core.uris import uri_to_path
+
+        folder = Path(args.path).expanduser().resolve()
+        wire["folders"] = [f for f in wire["folders"] if Path(uri_to_path(f["uri"])) == folder]
+    else:
+        from ragls.lsp.wire import to_wire_status
+
+        ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
+        try:
+            wire = to_wire_status(ws.status())
+        finally:
+            ws.close()
+    if args.json:
+        _print_json(wire)
+        return 0
+    from ragls.core.uris import uri_to_path
+
+    # the same lines in-process and through a server: everything printed comes from the rag/status result
+    max_length = wire.get("embeddingMaxLength")
+    for f in wire["folders"]:
+        print(f"folder:      {uri_to_path(f['uri'])}")
+        print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
+        print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+        if f.get("pendingWindows") is not None:
+            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
+        print(f"last index:  {f['lastIndexedAt'] or 'never'}")
+        if max_length is not None:
+            from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+
+            est = estimate_embed_seconds(f["chunks"], max_length)
+            note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
+            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
+        for s in f["skipped"]:
+            print(f"skipped:     {s['path']}: {s['reason']}")
+    print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
+    print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+    from ragls.cli.llm_lines import status_line
+
+    if line := status_line(wire):
+        print(line)
+    for notice in wire.get("notices", []):
+        print(f"note:        {notice}")
+    for e in wire["errors"]:
+        print(f"error:       {e['message']}")
+    return 0
+
+
+def _unindexed_folder(args) -> Path | None:
+    """The folder of `args.path` when it has no index yet (nothing is created to find out), else None."""
+    from ragls.index.paths import configured_index_dir
+
+    folder = Path(args.path).expanduser().resolve()
+    if not folder.is_dir():
+        return None  # _workspace reports it
+    index_dir = configured_index_dir(folder, getattr(args, "index_path", None))
+    return None if (index_dir / "manifest.sqlite").exists() else folder
+
+
+def cmd_prune(args) -> int:
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
+    from ragls.index.prune import prune, scan
+
+    entries = scan()
+    remove = args.remove and not args.dry_run
+    orphans = prune(remove=remove)
+    if args.json:
+        _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
+                                  "bytes": e.size_bytes, "state": e.state} for e in entries],
+                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+        return 0
+    for e in entries:
+        print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
+    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    """Checks: settings, model loadable, index path writable, stores readable, files matched by sources.include,
+    generation backend. Human lines "[ok|warn|FAIL] ..." or, with --json, {"ok": bool, "checks": [{"name", "status"
+    ("ok" | "warn" | "fail"), "message"}]}. Exit code 1 when a check failed."""
+    checks: list[dict[str, str]] = []
+
+    def report(status: str | bool, name: str, what: str) -> None:
+        status = ("ok" if status else "fail") if isinstance(status, bool) else status
+        checks.append({"name": name, "status": status, "message": what})
+        if not args.json:
+            print(f"[{'FAIL' if status == 'fail' else status}] {what}")
+
+    def note(text: str) -> None:
+        if not args.json:
+            print(f"       {text}")
+        else:
+            checks.append({"name": "note", "status": "ok", "message": text})
+
+    try:
+        _doctor_checks(args, report, note)
+    finally:
+        ok = all(c["status"] != "fail" for c in checks)
+        if args.json:
+            _print_json({"ok": ok, "checks": checks})
+    return 0 if ok else 1
+
+
+def _doctor_checks(args, report, note) -> None:
+    folder = Path(args.path or ".").resolve()
+    from ragls.config.trust_filter import load_settings
+
+    try:
+        settings, warnings = load_settings(folder)
+        report(True, "settings",
+               f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
+        for w in warnings:
+            note(f"warning: {w}")
+    except RaglsError as exc:
+        report(False, "settings", f"settings: {exc}")
+        return
+    from ragls.embedding.embed import Embedder
+
+    emb = Embedder(settings.embedding, on_status=note)
+    try:
+        emb.ensure_loaded()
+        report(True, "embedding_model", f"embedding model {emb.model_name} ({emb.source}, {emb.dim}-d)")
+    except RaglsError as exc:
+        report(False, "embedding_model", str(exc))
+        return
+    from ragls.index.indexer import FolderIndex, resolve_index_dir
+
+    index_dir = resolve_index_dir(folder, settings)
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        probe = index_dir / ".write-probe"
+        probe.write_text("ok")
+        probe.unlink()
+        report(True, "index_path", f"index path writable: {index_dir}")
+    except OSError as exc:
+        report(False, "index_path", f"index path {index_dir} not writable: {exc}")
+    try:
+        idx = FolderIndex(folder, settings, emb, index_dir=index_dir, read_only=True)
+        try:
+            built_with = idx.manifest.get_meta("vectors_model")
+            if built_with and built_with != settings.embedding.model and \
+                    "model" not in settings.embedding.model_fields_set:
+                report("note", "embedding_model_pinned",
+                       f"the index keeps the embedding model it was built with ({built_with}); `ragls rebuild` or "
+                       f"an explicit embedding.model switches to {settings.embedding.model}")
+            files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
+            report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
+                                   f"{idx.vectors.count()} vectors")
+        finally:
+            idx.close()
+        from ragls.estimate import estimate_first_index
+
+        est = estimate_first_index(folder)  # the figures `ragls estimate` prints: one estimate, not two
+        if not est.files:
+            held = f"; the index still holds {files} files" if files else ""
+            report(False, "sources", f"0 files match sources.include {settings.sources.include} in {folder}{held} "
+                                     f"— check the globs (and sources.exclude, .gitignore)")
+        else:
+            report("warn" if est.long else "ok", "sources",
+                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 "
+                   f"cores" + (" — consider narrowing sources.include" if est.long else ""))
+    except Exception as exc:  # noqa: BLE001 - doctor reports every failure
+        report(False, "stores", f"stores: {exc}")
+    report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
+                                                  "text per model call)" if settings.profile == "low-ram" else ""))
+    backend = settings.generation.resolved_backend()
+    report(True, "generation", f"generation backend: {backend}" + (
+        " (extractive answers; set OPENAI_API_KEY or ANTHROPIC_API_KEY or [generation] in ragls.toml for an LLM)"
+        if backend == "none" else ""))
+
+    if backend == "external":
+        from ragls.llm.local import check_ready
+
+        try:
+            check_ready(settings.generation.base_url or "")
+            report(True, "external", f"external backend answers at {settings.generation.base_url}")
+        except RaglsError as exc:
+            report(False, "external", str(exc))
+    from ragls.llm.local import describe_discovery, discover
+
+    note("local LLM runtimes on this machine:")
+    for line in describe_discovery(discover()).splitlines():
+        note(line)
+
+
+def cmd_estimate(args) -> int:
+    """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
+    from ragls.estimate import estimate_first_index
+
+    try:
+        overrides = json.loads(args.settings) if args.settings else None
+    except ValueError as exc:
+        raise InvalidParams(f"--settings is not valid JSON: {exc}") from None
+    if overrides is not None and not isinstance(overrides, dict):
+        raise InvalidParams("--settings must be a JSON object")
+    est = estimate_first_index(args.path, overrides)
+    if args.json:
+        print(json.dumps(est.to_json()))
+        return 0
+    state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
+          f"({state})")
+    return 0
+
+
+def cmd_models(args) -> int:
+    """Probe the known local LLM runtimes on loopback; print which run, their models and ragls.toml settings."""
+    from ragls.llm.local import KNOWN_RUNTIMES, describe_discovery, discover
+
+    found = discover(timeout=args.timeout)
+    if args.json:
+        _print_json([{"runtime": f.runtime.key, "name": f.runtime.name, "baseUrl": f.base_url,
+                      "backend": f.runtime.backend, "models": f.models} for f in found])
+        return 0
+    print(f"Local LLM runtimes ({len(found)} of {len(KNOWN_RUNTIMES)} running):")
+    print(describe_discovery(found))
+    return 0
+
+
+def cmd_eval(args) -> int:
+    """Retrieval metrics and abstention of a folder's index against a gold file (evaluation/evaluate.py)."""
+    from ragls.evaluation import evaluate
+
+    questions = evaluate.load_questions(args.gold)
+    if args.k < 1:
+        raise InvalidParams("--k must be at least 1")
+    sides = [evaluate.parse_setting_side(s) for s in args.compare] if args.compare else [("current settings", {})]
+    summaries = []
+    for label, layer in sides:
+        args.overrides = layer
+        with _indexed_workspace(args) as ws:
+            if len(sides) > 1:
+                print(f"ragls: evaluating {label}", file=sys.stderr)
+            results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k,
+                                   answer=lambda text: ws.ask(text).text)
+            summaries.append((label, evaluate.summarize(results, args.k), results))
+    if args.json:
+        if len(summaries) == 1:
+            _print_json(evaluate.to_json(summaries[0][1], summaries[0][2]))
+        else:
+            _print_json({"compare": [{"label": label, **evaluate.to_json(s, r)} for label, s, r in summaries]})
+        return 0
+    print(f"{len(questions)} questions from {args.gold}, folder {Path(args.path).resolve()}, k={args.k}")
+    if len(summaries) == 1:
+        print(evaluate.format_report(summaries[0][1]))
+    else:
+        (la, a, _), (lb, b, _) = summaries
+        print(evaluate.format_compare(la, a, lb, b))
+    return 0
+
+
+def cmd_graph(args) -> int:
+    """Print an entity's neighbourhood in the folder's knowledge graph (graph RAG debugging aid)."""
+    ws = _workspace(args, Progress())
+    try:
+        graphs = [g for g in ws.graphs if g is not None]
+        if not graphs:
+            raise InvalidParams("graph RAG is off: set retrieval.extractor_model (rag_extractor_model) first")
+        ws.index()
+        store = graphs[0].store
+        hops = ws.settings.retrieval.graph_hops if args.hops is None else args.hops
+        entity = store.entity(args.entity)
+        if entity is None:
+            import difflib
+
+            names = [store.graph.nodes[k]["name"] for k in store.graph.nodes]
+            close = difflib.get_close_matches(args.entity, names, n=5, cutoff=0.5)
+            raise InvalidParams(f"no entity named {args.entity!r}" + (f"; similar: {', '.join(close)}" if close else "")
+                                + f" ({len(names)} entities in the graph)")
+        ring = store.neighbourhood(args.entity, hops)
+        chunks = ws.indexes[0].manifest.get_chunks(list(entity["chunks"]))
+        if args.json:
+            _print_json({"entity": {"name": entity["name"], "type": entity["type"], "aliases": entity["aliases"]},
+                         "chunks": sorted(_line_of(c) for c in chunks.values()),
+                         "neighbours": [{"hops": d, "from": store.graph.nodes[u]["name"],
+                                         "name": store.graph.nodes[v]["name"], "relationship": t, "weight": w}
+                                        for d, u, v, t, w in ring]})
+            return 0
+        aliases = f"  (also: {', '.join(entity['aliases'])})" if entity["aliases"] else ""
+        print(f"{entity['name']} [{entity['type']}]{aliases}")
+        for cid, desc in entity["chunks"].items():
+            where = _line_of(chunks[cid]) if cid in chunks else "(chunk no longer indexed)"
+            print(f"  mentioned in {where}" + (f": {desc}" if desc else ""))
+        for d, u, v, t, w in ring:
+            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: {store.graph.nodes[u]['name']} -[{t} {w:g}]- "
+                  f"{store.graph.nodes[v]['name']} [{store.graph.nodes[v]['type']}]")
+        if not ring:
+            print(f"  no neighbours within {hops} hop{'s' if hops != 1 else ''}")
+    finally:
+        ws.close()
+    return 0
+
+
+def cmd_commit_msg(args) -> int:
+    from ragls.commit.message import generate_commit_message
+    from ragls.config.trust_filter import load_settings
+    from ragls.llm.chat import make_chat_model
+
+    folder = Path(args.path or ".").resolve()
+    settings, _ = load_settings(folder)
+    try:
+        result = generate_commit_message(folder, settings=settings, staged=not args.all, style=args.style,
+                                         chat=make_chat_model(settings.generation))
+    except RequestFailed as exc:  # the server's wording names the protocol field; the CLI flag is --all
+        raise RequestFailed(str(exc).replace("pass staged:false", "use --all for the working-tree changes")) from None
+    if args.json:
+        from ragls.lsp.wire import to_wire_commit
+
+        _print_json(to_wire_commit(result))
+    else:
+        print(result.message)
+    return 0
+
+
+def _line_of(chunk) -> str:
+    return f"{display_path(chunk.path)}:{chunk.span.start_line + 1}-{chunk.span.end_line + 1}"

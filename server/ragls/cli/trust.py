@@ -1,0 +1,106 @@
+"""`ragls trust [PATH]`, `ragls trust --list`, `ragls trust --revoke [PATH]`: the user's folder trust store (config/trust.py),
+and the question the CLI asks on a terminal before it uses an untrusted folder whose ragls.toml wants more than
+retrieval tuning (config/trust_filter.py).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ragls.core.errors import InvalidParams
+
+
+def add_parser(sub) -> None:
+    t = sub.add_parser("trust", help="trust a folder's ragls.toml (loaders, endpoints, outside sources); "
+                                     "--list, --revoke")
+    t.add_argument("path", nargs="?", default=".", help="the folder (default: the current one)")
+    group = t.add_mutually_exclusive_group()
+    group.add_argument("--list", action="store_true", help="list the trusted folders")
+    group.add_argument("--revoke", action="store_true", help="stop trusting the folder")
+    t.add_argument("--json", action="store_true", help="with --list: print [{folder, configHash, trustedAt, state}]")
+
+
+def cmd_trust(args) -> int:
+    from ragls.config import trust
+
+    if args.list:
+        return _list(args.json)
+    folder = Path(args.path).expanduser().resolve()
+    if args.revoke:
+        if trust.revoke(folder):
+            print(f"ragls: {folder} is no longer trusted")
+        else:
+            print(f"ragls: {folder} was not trusted")
+        return 0
+    if not folder.is_dir():
+        raise InvalidParams(f"not a folder: {folder}")
+    layer = _untrusted_layer(folder)
+    entry = trust.trust(folder, layer.raw)
+    if layer.raw is None:
+        print(f"ragls: trusted {folder} (it has no ragls.toml; one added later asks again)")
+    elif layer.ignored:
+        print(f"ragls: trusted {folder}; its ragls.toml now also applies: {', '.join(layer.ignored)}")
+    else:
+        print(f"ragls: trusted {folder} (its ragls.toml only tunes retrieval; nothing more applies)")
+    print(f"ragls: recorded {entry.config_hash} in {trust.store_path()}; editing the file asks again",
+          file=sys.stderr)
+    return 0
+
+
+def _untrusted_layer(folder: Path):
+    """The folder's ragls.toml as an untrusted folder sees it (what trusting adds: `ignored`), and its bytes."""
+    from ragls.config.trust_filter import EDITOR_TRUST_KEY, folder_layer
+
+    return folder_layer(folder, [{EDITOR_TRUST_KEY: False}])
+
+
+def _list(as_json: bool) -> int:
+    from ragls.config import trust
+
+    rows = []
+    for e in trust.trusted_folders():
+        folder = Path(e.folder)
+        try:
+            state = trust.state(folder, trust.read_config_bytes(folder)) if folder.is_dir() else "missing"
+        except OSError:
+            state = "unreadable"
+        rows.append({"folder": e.folder, "configHash": e.config_hash, "trustedAt": e.trusted_at,
+                     "state": "changed since trusted" if state == "changed" else state})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    elif not rows:
+        print(f"no trusted folders ({trust.store_path()})")
+    for r in rows if not as_json else []:
+        when = datetime.fromtimestamp(r["trustedAt"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        print(f"{r['folder']}  ({r['state']}, since {when})")
+    return 0
+
+
+def offer_trust(folders: Sequence[Path]) -> None:
+    """On a terminal (stdin and stderr both TTYs), ask once per untrusted folder whose ragls.toml asks for more
+    than retrieval tuning whether to trust it; "y" records the very bytes that were described. Elsewhere (editors,
+    agents, pipes) nothing is asked: the settings load says what was ignored."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return
+    from ragls.config import trust
+    from ragls.core.errors import ConfigError
+
+    for folder in folders:
+        try:
+            layer = _untrusted_layer(folder)
+            if not layer.ignored or trust.state(folder, layer.raw) == "trusted":
+                continue
+        except ConfigError:
+            continue  # the settings load reports it
+        print(f"ragls: {layer.path} asks for settings an untrusted folder cannot use: {', '.join(layer.ignored)}.\n"
+              f"       They can run programs, send your API keys or read files outside the folder.",
+              file=sys.stderr)
+        print("       Trust this folder (only if you know who wrote it)? [y/N] ", end="", file=sys.stderr, flush=True)
+        answer = sys.stdin.readline()  # stdout may carry --json output: the question goes to stderr
+        if answer.strip().lower() in ("y", "yes"):
+            trust.trust(folder, layer.raw)
+            print(f"ragls: trusted {folder}", file=sys.stderr)

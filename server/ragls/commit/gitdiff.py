@@ -1,0 +1,557 @@
+"""Reading `git diff` robustly: run git from an argument list, parse its patch into per-file entries, and render a
+digest that fits a character budget.
+
+Used by `commit/message.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
+--no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
+drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
+names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
+replaced. Lockfiles, generated files (by name, or
+marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
+Secrets never reach the model (docs/security.md): a secret file (`config.SECRET_GLOBS`: `.env*`, `*.pem`, `id_rsa*`
+…, the files indexing never reads) is one line too, and every hunk's secret values are masked by the indexer's
+masker (`sources.redact.mask_secrets`), same length.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from ragls.core.errors import RequestFailed
+from ragls.sources.load import decode_bytes
+from ragls.sources.redact import mask_secrets
+
+GIT_TIMEOUT_S = 60.0
+
+# Dependency lockfiles: summarized as one line each, their hunks are never sent to the model.
+LOCKFILE_NAMES = frozenset({
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb",
+    "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Cargo.lock", "Gemfile.lock", "composer.lock",
+    "go.sum", "flake.lock", "mix.lock", "Podfile.lock", "pubspec.lock", "packages.lock.json", "gradle.lockfile",
+    "conda-lock.yml",
+})
+# Generated / build output (gitignore-style globs): summarized like lockfiles.
+GENERATED_GLOBS = [
+    "*.min.js", "*.min.css", "*.map", "*.bundle.js", "dist/", "node_modules/", "__generated__/",
+    "*.pb.go", "*_pb2.py", "*_pb2_grpc.py", "*.generated.*",
+]
+_GENERATED = pathspec.GitIgnoreSpec.from_lines(GENERATED_GLOBS)
+
+_CONTROL_CODES = [*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+_CONTROLS = {c: "\ufffd" for c in _CONTROL_CODES}
+_HAS_CONTROL = re.compile("[" + "".join(re.escape(chr(c)) for c in _CONTROL_CODES) + "]")
+
+_HEADERS = (b"diff --git ", b"diff --cc ", b"diff --combined ", b"* Unmerged path ")
+_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
+            ord('"'): 34, ord("\\"): 92}
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file of a diff.
+
+    `path` is relative to the repository root with "/" separators (the new path; the old one for deletions);
+    `old_path` is set for renames and copies. `status` is "added", "deleted", "modified", "renamed", "copied" or
+    "unmerged". `added`/`removed` count diff lines (0 for binary files). `kind` is "text", "binary", "secret",
+    "lockfile" or "generated"; only "text" files keep their `hunks` (each starts with its "@@" line, lines joined by
+    "\\n"), secret values masked.
+    """
+
+    path: str
+    status: str
+    added: int = 0
+    removed: int = 0
+    kind: str = "text"
+    old_path: str | None = None
+    old_mode: str | None = None
+    new_mode: str | None = None
+    hunks: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------------- running git
+
+def decode(data: bytes) -> str:
+    """Diff text or a file name as text: UTF-8; bytes that are not UTF-8 decoded line by line as
+    `sources.load.decode_bytes` does (a cp1252 line: 0x92 -> "’"). Control characters other than tab and line
+    breaks (C0, DEL, C1 — invisible, and meaningless to a model) become U+FFFD. Never raises."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = decode_bytes(data)
+    return text.translate(_CONTROLS) if _HAS_CONTROL.search(text) else text
+
+
+def run_git(args: list[str], cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git ARGS` (argument list, no shell, English messages, no optional index locks); stdin gets `stdin`,
+    or is closed.
+
+    Returns the completed process whatever its exit code. Raises RequestFailed when git is not installed or does
+    not finish within GIT_TIMEOUT_S seconds.
+    """
+    env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        if stdin is not None:
+            return subprocess.run(["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True,
+                                  timeout=GIT_TIMEOUT_S, check=False)
+        return subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=GIT_TIMEOUT_S, check=False)
+    except FileNotFoundError:
+        raise RequestFailed("git is not installed (no `git` executable on PATH)") from None
+    except subprocess.TimeoutExpired:
+        raise RequestFailed(f"git {args[-1] if args else ''} did not finish within {GIT_TIMEOUT_S:g} s") from None
+
+
+def _first_error_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+    lines = [ln for ln in decode(proc.stderr).splitlines() if ln.strip()]
+    return lines[0].removeprefix("fatal: ") if lines else f"exit code {proc.returncode}"
+
+
+def repo_root(path: Path) -> Path:
+    """The top-level directory of the git work tree containing `path` (a directory or a file in one).
+
+    Raises RequestFailed("not a git repository: PATH") when there is none, RequestFailed with git's reason for other
+    failures (e.g. "detected dubious ownership"), or when git is missing.
+    """
+    folder = path if path.is_dir() else path.parent
+    if not folder.is_dir():
+        raise RequestFailed(f"not a git repository: {path} (no such directory)")
+    proc = run_git(["-C", str(folder), "rev-parse", "--show-toplevel"])
+    if proc.returncode != 0:
+        reason = _first_error_line(proc)
+        if "not a git repository" in reason:
+            raise RequestFailed(f"not a git repository: {path}")
+        raise RequestFailed(f"git failed in {path}: {reason}")
+    top = os.fsdecode(proc.stdout.rstrip(b"\r\n"))
+    if not top:  # inside .git or a bare repository
+        raise RequestFailed(f"not a git work tree: {path}")
+    return Path(top)
+
+
+def _empty_tree(root: Path) -> str:
+    proc = run_git(["-C", str(root), "hash-object", "-t", "tree", "/dev/null"])
+    if proc.returncode != 0:
+        raise RequestFailed(f"git hash-object failed: {_first_error_line(proc)}")
+    return proc.stdout.decode("ascii").strip()
+
+
+def merge_message(root: Path) -> str | None:
+    """Git's prepared message of a merge in progress (MERGE_HEAD exists): `.git/MERGE_MSG` without its "#" comment
+    lines (e.g. "Merge branch 'topic'"), as `git commit` would propose it; None when no merge is in progress or
+    git prepared no message."""
+    head = run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
+    if head.returncode != 0:
+        return None
+    proc = run_git(["-C", str(root), "rev-parse", "--path-format=absolute", "--git-path", "MERGE_MSG"])
+    try:
+        text = decode(Path(os.fsdecode(proc.stdout.strip())).read_bytes()) if proc.returncode == 0 else ""
+    except OSError:
+        return None
+    lines = [line.rstrip() for line in text.splitlines() if not line.startswith("#")]
+    return "\n".join(lines).strip() or None
+
+
+def has_commit(root: Path) -> bool:
+    """True when the repository's HEAD names a commit (False before the first commit: an unborn branch)."""
+    return run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).returncode == 0
+
+
+def read_diff(root: Path, *, staged: bool = True) -> bytes:
+    """The raw patch of the repository at `root`.
+
+    staged=True: `git diff --cached` (index vs HEAD; vs the empty tree before the first commit).
+    staged=False: `git diff HEAD` — every change to tracked files, staged or not, i.e. what `git commit -a` would
+    commit (vs the empty tree before the first commit). Untracked files are not included.
+    Raises RequestFailed when git fails. An empty result means there is nothing to describe.
+    """
+    args = ["-c", "core.quotepath=false", "-C", str(root), "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+            "-M", "-U3", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/"]
+    if staged:
+        args.append("--cached")
+    else:
+        args.append("HEAD" if has_commit(root) else _empty_tree(root))
+    args.append("--")
+    proc = run_git(args)
+    if proc.returncode != 0:
+        raise RequestFailed(f"git diff failed in {root}: {_first_error_line(proc)}")
+    return proc.stdout
+
+
+def mark_generated(root: Path, files: list[FileDiff]) -> list[FileDiff]:
+    """`files` with those the repository marks `linguist-generated` in .gitattributes turned into kind
+    "generated" (hunks dropped). Text files only; on any git failure `files` is returned unchanged."""
+    candidates = [f for f in files if f.kind == "text"]
+    if not candidates:
+        return files
+    paths = b"".join(f.path.encode("utf-8", "surrogateescape") + b"\0" for f in candidates)
+    proc = run_git(["-C", str(root), "check-attr", "-z", "--stdin", "linguist-generated"], stdin=paths)
+    if proc.returncode != 0:
+        return files
+    fields = proc.stdout.split(b"\0")
+    generated = {decode(fields[i]) for i in range(0, len(fields) - 2, 3) if fields[i + 2] in (b"set", b"true")}
+    return [replace(f, kind="generated", hunks=()) if f.kind == "text" and f.path in generated else f
+            for f in files]
+
+
+# ---------------------------------------------------------------------------------------------------- parsing
+
+def _unquote(data: bytes, start: int) -> tuple[bytes, int]:
+    """Parse the C-style quoted name git writes for unusual file names; `data[start]` is the opening quote.
+    Returns (raw bytes, index after the closing quote)."""
+    out = bytearray()
+    i = start + 1
+    while i < len(data):
+        c = data[i]
+        if c == 34:  # closing quote
+            return bytes(out), i + 1
+        if c == 92 and i + 1 < len(data):  # backslash
+            nxt = data[i + 1]
+            if 48 <= nxt <= 55:  # octal \ooo
+                j = i + 1
+                while j < len(data) and j < i + 4 and 48 <= data[j] <= 55:
+                    j += 1
+                out.append(int(data[i + 1:j], 8) & 0xFF)
+                i = j
+                continue
+            out.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return bytes(out), len(data)
+
+
+def _name(field: bytes) -> bytes | None:
+    """A name from a `---`/`+++`/`rename from` line: unquoted, "a/"/"b/" prefix kept; None for /dev/null."""
+    if field.startswith(b'"'):
+        return _unquote(field, 0)[0]
+    if field.endswith(b"\t"):  # git appends a tab to names containing spaces
+        field = field[:-1]
+    return None if field == b"/dev/null" else field
+
+
+def _strip_prefix(name: bytes | None) -> bytes | None:
+    if name is not None and name[:2] in (b"a/", b"b/"):
+        return name[2:]
+    return name
+
+
+def _header_names(rest: bytes) -> tuple[bytes | None, bytes | None]:
+    """Old and new names from the text after "diff --git " (prefixes stripped)."""
+    if rest.startswith(b'"'):
+        old, end = _unquote(rest, 0)
+        tail = rest[end + 1:]
+        new = _unquote(tail, 0)[0] if tail.startswith(b'"') else tail
+        return _strip_prefix(old), _strip_prefix(new)
+    if rest.endswith(b'"'):
+        cut = rest.find(b' "')
+        return _strip_prefix(rest[:cut]), _strip_prefix(_unquote(rest, cut + 1)[0])
+    # Unquoted: "a/X b/X" when the names are equal (the usual case) — split in the middle like git does.
+    n = (len(rest) - 5) // 2
+    if len(rest) % 2 == 1 and rest[:2] == b"a/" and rest[2 + n:5 + n] == b" b/" and rest[2:2 + n] == rest[5 + n:]:
+        return rest[2:2 + n], rest[5 + n:]
+    cut = rest.find(b" b/")
+    if cut < 0:
+        return _strip_prefix(rest), _strip_prefix(rest)
+    return _strip_prefix(rest[:cut]), rest[cut + 3:]
+
+
+def classify(path: str) -> str:
+    """"secret", "lockfile", "generated" or "text" for a repository-relative path (by name only; "secret" by
+    `config.SECRET_GLOBS`, the rule of `sources.walk.FileFilter`)."""
+    if _secret_globs().match_file(path):
+        return "secret"
+    if PurePosixPath(path).name in LOCKFILE_NAMES:
+        return "lockfile"
+    if _GENERATED.match_file(path):
+        return "generated"
+    return "text"
+
+
+@functools.cache
+def _secret_globs() -> pathspec.GitIgnoreSpec:
+    from ragls.config.settings import SECRET_GLOBS
+    from ragls.sources.walk import compile_globs
+
+    return compile_globs(SECRET_GLOBS)
+
+
+def _split_sections(raw: bytes) -> list[list[bytes]]:
+    sections: list[list[bytes]] = []
+    current: list[bytes] | None = None
+    lines = raw.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    for line in lines:
+        # Hunk lines always start with " ", "+", "-" or "\\", so a header can only be a real header.
+        if line.startswith(_HEADERS):
+            current = [line]
+            sections.append(current)
+        elif current is not None:
+            current.append(line)
+    return sections
+
+
+def _parse_section(lines: list[bytes]) -> FileDiff:
+    header = lines[0]
+    status = "modified"
+    binary = False
+    old_mode = new_mode = None
+    if header.startswith(b"diff --git "):
+        old, new = _header_names(header[len(b"diff --git "):])
+    else:  # combined diff of a conflicted file, or "* Unmerged path X"
+        rest = header.split(b" ", 2)[2]
+        if header.startswith(b"* "):
+            rest = header[len(b"* Unmerged path "):]
+            status = "unmerged"
+        old = new = _unquote(rest, 0)[0] if rest.startswith(b'"') else rest
+    minus = plus = None
+    hunks: list[list[bytes]] = []
+    added = removed = 0
+    width = 1  # prefix columns per hunk line: 1, or the number of parents in a combined diff
+    for line in lines[1:]:
+        if hunks:
+            if line.startswith(b"@@"):
+                width = max(1, len(line) - len(line.lstrip(b"@")) - 1)
+                hunks.append([line])
+                continue
+            prefix = line[:width]
+            if b"+" in prefix:
+                added += 1
+            elif b"-" in prefix:
+                removed += 1
+            hunks[-1].append(line)
+        elif line.startswith(b"@@"):
+            width = max(1, len(line) - len(line.lstrip(b"@")) - 1)
+            hunks.append([line])
+        elif line.startswith(b"new file mode "):
+            status, new_mode = "added", line[14:].decode("ascii", "replace")
+        elif line.startswith(b"deleted file mode "):
+            status, old_mode = "deleted", line[18:].decode("ascii", "replace")
+        elif line.startswith(b"old mode "):
+            old_mode = line[9:].decode("ascii", "replace")
+        elif line.startswith(b"new mode "):
+            new_mode = line[9:].decode("ascii", "replace")
+        elif line.startswith((b"rename from ", b"copy from ")):
+            status = "renamed" if line.startswith(b"rename") else "copied"
+            old = _name(line.split(b" ", 2)[2])
+        elif line.startswith((b"rename to ", b"copy to ")):
+            new = _name(line.split(b" ", 2)[2])
+        elif line.startswith(b"--- "):
+            minus = _strip_prefix(_name(line[4:]))
+        elif line.startswith(b"+++ "):
+            plus = _strip_prefix(_name(line[4:]))
+        elif line.startswith((b"Binary files ", b"GIT binary patch")):
+            binary = True
+    if status == "modified" and minus is None and plus is not None and old_mode is None:
+        status = "added"
+    if status == "modified" and plus is None and minus is not None:
+        status = "deleted"
+    old = minus if minus is not None and status not in ("renamed", "copied") else old
+    new = plus if plus is not None and status not in ("renamed", "copied") else new
+    path = decode((old if status == "deleted" else new) or old or b"?")
+    kind = "binary" if binary else classify(path)
+    text_hunks = tuple(mask_secrets(decode(b"\n".join(h)).replace("\r\n", "\n"))[0]
+                       for h in hunks) if kind == "text" else ()
+    return FileDiff(
+        path=path, status=status, added=added, removed=removed, kind=kind,
+        old_path=decode(old) if status in ("renamed", "copied") and old is not None else None,
+        old_mode=old_mode if new_mode is not None else None, new_mode=new_mode, hunks=text_hunks,
+    )
+
+
+def parse_diff(raw: bytes) -> list[FileDiff]:
+    """Parse a `git diff` patch (as produced by `read_diff`) into one FileDiff per file, in git's order.
+
+    Never raises on odd input: unknown header lines are ignored; undecodable text is read as latin-1.
+    """
+    return [_parse_section(section) for section in _split_sections(raw)]
+
+
+# ---------------------------------------------------------------------------------------------------- rendering
+
+def _counts(f: FileDiff) -> str:
+    if f.status == "added":
+        return f"+{f.added}"
+    if f.status == "deleted":
+        return f"-{f.removed}"
+    return f"+{f.added} -{f.removed}"
+
+
+def describe(f: FileDiff) -> str:
+    """One line for a file, e.g. "modified: src/app.py (+3 -1)", "lockfile updated: poetry.lock (+120 -80)",
+    "Binary file changed: logo.png", "renamed: a.py → b.py", "deleted: old.py (-40)"."""
+    verb = {"added": "added", "deleted": "deleted"}.get(f.status, "updated")
+    if f.kind == "binary":
+        what = {"added": "added", "deleted": "deleted"}.get(f.status, "changed")
+        name = f"{f.old_path} → {f.path}" if f.old_path else f.path
+        return f"Binary file {what}: {name}"
+    if f.kind == "secret":
+        name = f"{f.old_path} → {f.path}" if f.old_path else f.path
+        return f"secret file {verb}: {name} (content not shown)"
+    if f.kind in ("lockfile", "generated"):
+        label = "lockfile" if f.kind == "lockfile" else "generated file"
+        return f"{label} {verb}: {f.path} ({_counts(f)})"
+    if f.status in ("renamed", "copied"):
+        edits = f" ({_counts(f)})" if f.added or f.removed else ""
+        return f"{f.status}: {f.old_path} → {f.path}{edits}"
+    if f.status == "unmerged":
+        return f"unmerged (conflict): {f.path}"
+    if f.old_mode and f.new_mode and f.old_mode != f.new_mode and not (f.added or f.removed):
+        return f"mode changed: {f.path} ({f.old_mode} → {f.new_mode})"
+    return f"{f.status}: {f.path} ({_counts(f)})"
+
+
+def _shows_hunks(f: FileDiff) -> bool:
+    # Deleted files are described by name and line count only: their old content says little about the change.
+    return f.kind == "text" and f.status != "deleted" and bool(f.hunks)
+
+
+_RESERVE = 160  # room kept for the "… more files" line and the truncation note
+
+
+class _Builder:
+    def __init__(self, limit: int) -> None:
+        self.parts: list[str] = []
+        self.used = 0
+        self.limit = limit
+
+    def room(self) -> int:
+        return self.limit - _RESERVE - self.used
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.used += len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)[: self.limit]
+
+
+FILE_LIST_SHARE = 0.4  # at most this part of the budget lists files when they do not all fit
+
+
+def semantic_lines(hunk: str) -> int:
+    """Changed lines of a hunk that are more than whitespace: the +/- lines left after pairing each removed line
+    with an added line equal to it but for whitespace (re-indentation, trailing spaces, line endings). A
+    whitespace-only hunk gives 0."""
+    removed: Counter[str] = Counter()
+    added: Counter[str] = Counter()
+    for line in hunk.split("\n")[1:]:
+        if line[:1] == "-":
+            removed["".join(line[1:].split())] += 1
+        elif line[:1] == "+":
+            added["".join(line[1:].split())] += 1
+    return sum((removed - added).values()) + sum((added - removed).values())
+
+
+def importance(f: FileDiff, weight: float = 1.0) -> float:
+    """How much a file's hunks tell about the change: `weight` (its kind of file, see `commit.CATEGORY_WEIGHTS`)
+    times its changed lines that are more than whitespace. 0 for files whose hunks are not shown."""
+    if not _shows_hunks(f):
+        return 0.0
+    return weight * sum(semantic_lines(h) for h in f.hunks)
+
+
+def render_diff(files: list[FileDiff], budget: int,
+                weight: Callable[[FileDiff], float] | None = None) -> tuple[str, bool]:
+    """The diff as the model sees it, at most `budget` characters. Returns (text, cut).
+
+    Layout: "Files changed (N):" and one `describe` line per file — in git's order when all fit in the budget,
+    else the most important files (by `importance`, `weight(file)` giving its kind's weight, default 1) within
+    FILE_LIST_SHARE of the budget and "… and N more files (12 in docs/, 3 in tests/)"; then "Diff:" and the hunks
+    of text files (not lockfiles, generated, binary or deleted files), the most important files first (ties in
+    git's order), each file's hunks in order, whitespace-only hunks after every other hunk, until the budget is
+    reached. A hunk that does not fit is cut at a line boundary (or skipped when not even its first lines fit) and
+    the next file tried; a note "[diff truncated …]" ends a reduced text and `cut` is True. Same input → same
+    output. `budget` must be at least 1000 (`commit.max_diff_chars`' minimum).
+    """
+    out = _Builder(budget)
+    cut = False
+    out.add(f"Files changed ({len(files)}):\n")
+    weights = [weight(f) if weight is not None else 1.0 for f in files]
+    scores = [importance(f, w) for f, w in zip(files, weights)]
+    ranked = sorted(range(len(files)), key=lambda i: (-scores[i], -weights[i], i))
+    lines = [f"- {describe(f)}\n" for f in files]
+    if sum(map(len, lines)) <= out.room():
+        for line in lines:
+            out.add(line)
+    else:
+        cut = True
+        room = int(budget * FILE_LIST_SHARE)
+        listed: set[int] = set()
+        used = out.used
+        for i in ranked:
+            if used + len(lines[i]) > room:
+                break
+            listed.add(i)
+            used += len(lines[i])
+        for i in sorted(listed):  # shown in git's order
+            out.add(lines[i])
+        rest = [files[i].path for i in range(len(files)) if i not in listed]
+        out.add(f"- … and {len(rest)} more files{_where(rest)}\n")
+    shown = [i for i in ranked if _shows_hunks(files[i])]
+    total_hunks = sum(len(files[i].hunks) for i in shown)
+    n_hunks = 0
+    if shown and out.room() > 200:
+        out.add("\nDiff:\n")
+        # (file, hunk index) in the order they are offered: semantic hunks of the ranked files, then the rest
+        order = [(i, k) for i in shown for k, h in enumerate(files[i].hunks) if semantic_lines(h)]
+        order += [(i, k) for i in shown for k, h in enumerate(files[i].hunks) if not semantic_lines(h)]
+        chosen: dict[int, list[str]] = {}
+        used = 0
+        room = out.room()
+        for i, k in order:
+            f = files[i]
+            head = 0 if i in chosen else len(_file_head(f))
+            block = f.hunks[k] + "\n"
+            if used + head + len(block) <= room:
+                chosen.setdefault(i, []).append(block)
+                used += head + len(block)
+                n_hunks += 1
+                continue
+            cut = True
+            partial = _cut_lines(block, room - used - head)
+            if partial:
+                chosen.setdefault(i, []).append(partial)
+                used += head + len(partial)
+        for i in shown:  # most important file first; hunks of one file in the order they were taken
+            if i in chosen:
+                out.add(_file_head(files[i]) + "".join(chosen[i]))
+    elif shown:
+        cut = True
+    if cut:
+        out.add(f"[diff truncated to {budget} characters: {n_hunks} of {total_hunks} hunks shown in full]\n")
+    return out.text(), cut
+
+
+def _file_head(f: FileDiff) -> str:
+    a = "/dev/null" if f.status == "added" else f"a/{f.old_path or f.path}"
+    return f"--- {a}\n+++ b/{f.path}\n"
+
+
+def _where(paths: list[str], top: int = 3) -> str:
+    """" (12 in docs/, 3 in tests/, 1 at the top)" — where the unlisted files are, by top directory."""
+    dirs = Counter(p.split("/", 1)[0] + "/" if "/" in p else "" for p in paths)
+    parts = [f"{n} in {d}" if d else f"{n} at the top" for d, n in dirs.most_common(top)]
+    if len(dirs) > top:
+        parts.append("…")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _cut_lines(block: str, room: int) -> str:
+    """The longest prefix of `block` made of whole lines (at least the "@@" line and one more), within `room`."""
+    kept: list[str] = []
+    used = 0
+    for line in block.splitlines(keepends=True):
+        if used + len(line) > room:
+            break
+        kept.append(line)
+        used += len(line)
+    return "".join(kept) if len(kept) >= 2 else ""

@@ -1,0 +1,165 @@
+"""Folder trust: the user's list of folders whose `ragls.toml` may do more than tune retrieval inside the folder.
+
+A folder someone else wrote (a cloned repository, a downloaded docs bundle) is untrusted input. Until the user
+trusts it, its `ragls.toml` may only tune retrieval inside the folder (`config/trust_filter.py` decides which settings);
+settings that run programs, reach the network, name environment variables or read/write outside the folder are
+ignored. This follows VS Code's Workspace Trust, Neovim's `vim.secure.read` (exrc) and direnv's `allow`: the
+store keeps, per folder, the SHA-256 of the `ragls.toml` the user trusted, so a changed file is untrusted again
+until the user says so once more.
+
+The store is one JSON file in the user's data dir (platformdirs; `~/.local/share/ragls/trusted-folders.json` on
+Linux; `$RAGLS_DATA_DIR` overrides the directory). It is never read from or written into a workspace folder.
+This module imports nothing heavy: the CLI's fast paths use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG_FILE = "ragls.toml"  # config.CONFIG_FILE (not imported: config pulls in pydantic)
+STORE_FILE = "trusted-folders.json"
+NO_FILE = "absent"  # the recorded hash of a folder trusted while it had no ragls.toml
+
+
+def data_dir() -> Path:
+    """The user's ragls data dir: `$RAGLS_DATA_DIR`, else platformdirs' user data dir (~/.local/share/ragls on
+    Linux, honouring XDG_DATA_HOME)."""
+    env = os.environ.get("RAGLS_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("ragls", appauthor=False))
+
+
+def store_path() -> Path:
+    """The trust store file (`data_dir() / "trusted-folders.json"`)."""
+    return data_dir() / STORE_FILE
+
+
+def folder_key(folder: str | os.PathLike) -> str:
+    """The store's key of `folder`: its absolute path with symlinks resolved."""
+    return str(Path(folder).expanduser().resolve())
+
+
+def config_hash(data: bytes | None) -> str:
+    """"sha256:<hex>" of a ragls.toml's bytes; `NO_FILE` for a folder without one (None)."""
+    return NO_FILE if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
+    """The bytes of `folder`/ragls.toml, None when there is none. Raises OSError when it exists but cannot be read."""
+    path = Path(folder) / CONFIG_FILE
+    if not path.is_file():
+        return None
+    return path.read_bytes()
+
+
+@dataclass(frozen=True)
+class TrustEntry:
+    """One trusted folder: its key (resolved path), the hash of the ragls.toml trusted, when (Unix seconds)."""
+
+    folder: str
+    config_hash: str
+    trusted_at: float
+
+
+def _load() -> dict[str, TrustEntry]:
+    """The store's entries by folder key; {} when the file is absent. A file that is not the store's JSON shape
+    counts as empty (nothing is trusted) — never as "everything is trusted"."""
+    try:
+        raw = json.loads(store_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return {}
+    folders = raw.get("folders") if isinstance(raw, dict) else None
+    if not isinstance(folders, dict):
+        return {}
+    out = {}
+    for key, entry in folders.items():
+        if isinstance(entry, dict) and isinstance(entry.get("configHash"), str):
+            out[key] = TrustEntry(key, entry["configHash"], float(entry.get("trustedAt") or 0))
+    return out
+
+
+def _save(entries: dict[str, TrustEntry]) -> None:
+    """Write the store atomically (a temporary file renamed over it), readable by the user only."""
+    path = store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"version": 1, "folders": {e.folder: {"configHash": e.config_hash, "trustedAt": e.trusted_at}
+                                      for e in sorted(entries.values(), key=lambda e: e.folder)}}
+    fd, tmp = tempfile.mkstemp(prefix=".trusted-folders-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(body, f, indent=2)
+            f.write("\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _locked():
+    """An exclusive lock on the store (filelock), held while reading-modifying-writing it."""
+    from filelock import FileLock
+
+    path = store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(path) + ".lock", timeout=10)
+
+
+def trust(folder: str | os.PathLike, data: bytes | None = None) -> TrustEntry:
+    """Trust `folder` with its current ragls.toml (or `data`, the bytes the caller showed the user). Returns the
+    entry. Raises OSError when the store cannot be written."""
+    if data is None:
+        data = read_config_bytes(folder)
+    entry = TrustEntry(folder_key(folder), config_hash(data), time.time())
+    with _locked():
+        entries = _load()
+        entries[entry.folder] = entry
+        _save(entries)
+    return entry
+
+
+def revoke(folder: str | os.PathLike) -> bool:
+    """Forget `folder`. Returns whether it was in the store."""
+    key = folder_key(folder)
+    with _locked():
+        entries = _load()
+        if key not in entries:
+            return False
+        del entries[key]
+        _save(entries)
+    return True
+
+
+def trusted_folders() -> list[TrustEntry]:
+    """Every entry of the store, by folder path."""
+    return sorted(_load().values(), key=lambda e: e.folder)
+
+
+def state(folder: str | os.PathLike, data: bytes | None) -> str:
+    """"trusted" when the store has `folder` with the hash of `data` (its ragls.toml bytes, None = no file),
+    "changed" when it has the folder with another hash (the file was edited since), else "untrusted"."""
+    entry = _load().get(folder_key(folder))
+    if entry is None:
+        return "untrusted"
+    return "trusted" if entry.config_hash == config_hash(data) else "changed"
+
+
+def carry_over(folder: str | os.PathLike, before: bytes | None) -> bool:
+    """After ragls itself edited `folder`'s ragls.toml on the user's command (`ragls rag add --workspace`, `ragls rag
+    attach`): when the folder was trusted with the file as it was (`before`), trust the edited file too. Returns
+    whether it did; an untrusted folder stays untrusted."""
+    if state(folder, before) != "trusted":
+        return False
+    trust(folder)
+    return True

@@ -1,0 +1,297 @@
+"""Folder trust, decided in one place: `folder_layer` turns a folder's `ragls.toml` into a settings layer for
+`load_settings` (below) and the named-RAG registry, so every front (LSP, CLI, MCP, HTTP) gets the same answer. A
+trusted folder (config/trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
+the allow-list `SAFE` of settings that tune retrieval inside the folder.
+
+Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
+be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs, reach
+the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
+`document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
+personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` (the index path, Qdrant URLs and keys,
+team collections, the user's shared embedding cache size), model paths
+(`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
+steps (contextual, extractor, hyde, step_back, expand_n, corrective, the "llm" and import-path rerankers),
+`observability.otel_endpoint`, `sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
+tables with a URL, a source outside the folder or a backend table (Qdrant).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragls.config import trust
+from ragls.config.globs import expand_braces
+from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are re-exported for the fronts
+    CONFIG_FILE,
+    EDITOR_TRUST_CONFIGS_KEY,
+    EDITOR_TRUST_KEY,
+    USER_ONLY,
+    Settings,
+    build_settings,
+    normalize,
+    parse_toml,
+)
+from ragls.core.errors import ConfigError
+
+Rule = Callable[[Any, Path | None], bool]
+
+
+def _inside(path: str, folder: Path | None) -> bool:
+    """Whether `path` (relative = to `folder`; `~` is outside) names `folder` or something under it once `..` and
+    symlinks are resolved. False without a folder."""
+    if folder is None or not isinstance(path, str) or not path.strip() or path.strip().startswith("~"):
+        return False
+    root = Path(os.path.realpath(folder))
+    target = Path(os.path.realpath(root / path))  # an absolute `path` replaces root in the join
+    return target == root or root in target.parents
+
+
+def _local_reranker(value: Any, folder: Path | None) -> bool:
+    """The ONNX rerankers run a model of fastembed's list on this machine; "llm" spends the user's quota and an
+    import path runs Python code."""
+    return value in (None, "none", "cross-encoder", "colbert")
+
+
+def _any(value: Any, folder: Path | None) -> bool:
+    return True
+
+
+def _fields(*names: str) -> dict[str, Rule]:
+    return {name: _any for name in names}
+
+
+#: section -> field -> rule(value, folder): the settings an untrusted folder may set.
+SAFE: dict[str, dict[str, Rule]] = {
+    "sources": _fields("include", "exclude", "max_file_bytes", "respect_gitignore", "loader_timeout_s"),
+    "chunking": _fields("chunk_size", "chunk_overlap"),
+    # `model` names one of fastembed's listed models (fastembed refuses others): a fixed download, no code.
+    # (`parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
+    "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
+                         "window_stride"),
+    # (`path` needs trust: inside the folder it would let the folder ship a ready-made index, links or poisoned
+    # stores, for ragls to open and write.)
+    "index": _fields("ann_threshold"),
+    "retrieval": {
+        **_fields("top_k", "candidates", "rrf_k", "vector_weight", "bm25_weight", "bm25_title_weight",
+                  "graph_weight", "top_rank_bonus", "top3_rank_bonus", "bm25_feedback", "bm25_feedback_docs",
+                  "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
+                  "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
+                  "abstention_probability", "reranker_model", "graph_hops", "graph_concurrency",
+                  "ingest_concurrency", "colbert_model", "rerank_llm_candidates", "rerank_timeout_ms",
+                  "rerank_provider", "transform_weight", "strong_signal_score", "strong_signal_gap",
+                  "llm_timeout_s"),
+        "rerank_backend": _local_reranker,
+    },
+    "generation": _fields("temperature", "timeout_s", "max_context_chars", "memory_max_turns", "cache"),
+    "commit": _fields("style", "max_diff_chars", "max_prompt_tokens"),
+    "watch": _fields("enabled", "debounce_ms"),
+    "web": _fields("max_pages", "max_depth", "delay_s", "timeout_s"),
+}
+SAFE_TOP_LEVEL = frozenset({"profile"})
+RAG_KEYS = frozenset({"sources", "description"})  # rags.RAG_KEYS: the keys of a [rags.NAME] table that are not settings
+BUILTIN_LOADER = re.compile(r"^(pdf|docx|html):(?!//)(.+)$")  # sources/resolve.BUILTIN_LOADERS, which run no program
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+
+
+def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """The part of a normalized settings layer (`config.normalize`'s nested shape) an untrusted folder may set,
+    and the dotted names of what was left out ("document_loaders", "generation.base_url", "rags.loot"), in
+    order. `folder`: the folder the layer comes from (paths must stay inside it)."""
+    kept: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in nested.items():
+        if key == "rags" and isinstance(value, dict):
+            rags, dropped = _restrict_rags(value, folder)
+            if rags:
+                kept["rags"] = rags
+            ignored += dropped
+        elif isinstance(value, dict) and key != "document_loaders":  # a section (normalize keeps only known ones)
+            section = {}
+            for name, v in value.items():
+                rule = SAFE.get(key, {}).get(name)
+                if rule is not None and rule(v, folder):
+                    section[name] = v
+                else:
+                    ignored.append(f"{key}.{name}")
+            if section:
+                kept[key] = section
+        elif key in SAFE_TOP_LEVEL:
+            kept[key] = value
+        else:
+            ignored.append(key)
+    return kept, ignored
+
+
+def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+    """[rags.NAME] tables of an untrusted folder: kept when every source is a path inside the folder and nothing
+    but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
+    server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
+    user's cache)."""
+
+    kept, ignored = {}, []
+    for name, table in rags.items():
+        if not isinstance(table, dict):
+            ignored.append(f"rags.{name}")
+            continue
+        sources = table.get("sources", [])
+        sources = [sources] if isinstance(sources, str) else sources
+        if not isinstance(sources, list):
+            ignored.append(f"rags.{name}")
+            continue
+        problem = next((p for p in map(_source_problem, map(str, sources), [folder] * len(sources)) if p), None)
+        if problem:
+            ignored.append(f"rags.{name} ({problem})")
+            continue
+        own, warnings = normalize({k: v for k, v in table.items() if k not in RAG_KEYS})
+        if warnings:  # an unknown key may be a backend table (qdrant = {...}): the whole RAG is left out
+            ignored.append(f"rags.{name} (not only sources and settings)")
+            continue
+        settings, dropped = restrict(own, None)
+        kept[name] = {**{k: table[k] for k in RAG_KEYS if k in table}, **settings}
+        ignored += [f"rags.{name}.{d}" for d in dropped]
+    return kept, ignored
+
+
+def _source_problem(source: str, folder: Path | None) -> str | None:
+    """Why a RAG source string (sources/resolve.py's forms) is not for an untrusted folder — "a URL source", "a
+    source outside the folder" — or None when it names only files inside `folder`: no URL, no `~`, no `..`, each
+    `;`-separated part's fixed prefix (before the first glob character) inside the folder — checked on each of
+    the part's brace expansions (`globs.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
+    names `../x.md`)."""
+
+    source = source.strip()
+    m = BUILTIN_LOADER.match(source)
+    if m:
+        source = m.group(2)
+    if "://" in source:
+        return "a URL source"
+    for part in (p.strip() for p in source.split(";")):
+        if not part:
+            continue
+        try:
+            expansions = expand_braces(part)
+        except ValueError:
+            return "a glob with too many brace expansions"
+        for pattern in expansions:
+            glob = _GLOB_CHARS.search(pattern)
+            prefix = pattern[:glob.start()] if glob else pattern
+            if ".." in Path(pattern).parts or not _inside(prefix or ".", folder):
+                return "a source outside the folder"
+    return None
+
+
+def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
+    """The editor's word on workspace trust (`workspaceTrusted` in the last layer that has it, as a boolean, also
+    under a "ragls" wrapper), None when no layer says."""
+    verdict = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_KEY), bool):
+            verdict = layer[EDITOR_TRUST_KEY]
+    return verdict
+
+
+def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str, str] | None:
+    """The ragls.toml versions the editor's user approved (`workspaceTrustedConfigs` in the last layer that has it,
+    also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
+    None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
+    does). Entries that are not a path and a string are dropped."""
+
+    found = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_CONFIGS_KEY), dict):
+            found = {}
+            for folder, digest in layer[EDITOR_TRUST_CONFIGS_KEY].items():
+                if isinstance(folder, str) and folder.strip() and isinstance(digest, str) and digest.strip():
+                    digest = digest.strip().lower()
+                    found[trust.folder_key(folder)] = digest if ":" in digest else "sha256:" + digest
+    return found
+
+
+@dataclass
+class FolderLayer:
+    """A folder's ragls.toml as a settings layer (`normalize`'s nested shape). `trusted`: all of it applies; else
+    `data` holds only what `trust_filter.SAFE` allows and `ignored` names the rest, `notice` being the one line
+    that says so and how to trust. `warnings`: unknown keys. `path`: the ragls.toml."""
+
+    data: dict[str, Any]
+    trusted: bool
+    path: Path | None = None
+    ignored: list[str] = field(default_factory=list)
+    notice: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    raw: bytes | None = None  # the file's bytes this answer is about (what `ragls trust` records the hash of)
+
+
+def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str, Any] | None] = ()) -> FolderLayer:
+    """The settings a folder's ragls.toml may give — the one place folder trust is decided, so every front (LSP,
+    CLI, MCP, HTTP) and its start-up scan get the same answer. Trusted when the editor says so (`editor_trust` of
+    `overrides`: the user's own settings; for the very version of the file the user approved when the editor sent
+    `editor_trusted_configs`), else when the user's trust store (config/trust.py) has the folder with this
+    very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
+    settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
+
+    if folder is None:
+        return FolderLayer({}, True)
+    folder = Path(folder)
+    path = folder / CONFIG_FILE
+    try:
+        raw = trust.read_config_bytes(folder)
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    if raw is None:
+        return FolderLayer({}, True)
+    nested, warnings = normalize(parse_toml(path, raw))
+    for section, name in USER_ONLY:  # never from a folder, trusted or not
+        if isinstance(nested.get(section), dict) and nested[section].pop(name, None) is not None:
+            warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
+                            "files outside it; set it in your editor's settings")
+    verdict = editor_trust(overrides)
+    approved = (editor_trusted_configs(overrides) or {}).get(trust.folder_key(folder)) if verdict else None
+    if approved is not None and approved != trust.config_hash(raw):
+        verdict = None  # the user approved another version of this file in the editor: the trust store decides
+    state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
+    if state == "trusted":
+        return FolderLayer(nested, True, path, warnings=warnings, raw=raw)
+    kept, ignored = restrict(nested, folder)
+    notice = untrusted_notice(path, ignored, state) if ignored else None
+    return FolderLayer(kept, False, path, ignored, notice, warnings, raw)
+
+
+def untrusted_notice(path: Path, ignored: list[str], state: str) -> str:
+    """The one line saying which settings of an untrusted ragls.toml were ignored and how to trust it. `state`:
+    trust.state's "untrusted" / "changed", or "restricted" (the editor's restricted mode)."""
+    what = ", ".join(ignored)
+    folder = path.parent
+    if state == "restricted":
+        return (f"{path}: the editor has not trusted this workspace (restricted mode), so these settings were "
+                f"ignored: {what}; trust the workspace in the editor to use them")
+    why = "changed since you trusted it" if state == "changed" else "is not trusted"
+    return (f"{path} {why}, so these settings were ignored: {what}; read the file, then run "
+            f"`ragls trust {shlex.quote(str(folder))}` to use them")
+
+
+def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Settings for a workspace folder: its ragls.toml (for an untrusted folder only what `SAFE`
+    allows; never a `USER_ONLY` setting: see `folder_layer`), then each override
+    (initializationOptions, then didChangeConfiguration). Returns (settings, warnings; the untrusted-file notice
+    is one of them). Raises ConfigError."""
+    settings, warnings, _ = load_folder_settings(folder, *overrides)
+    return settings, warnings
+
+
+def load_folder_settings(folder: str | os.PathLike | None,
+                         *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
+    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored)."""
+    layer = folder_layer(folder, overrides)
+    settings, warnings = build_settings(layer.data, *overrides)
+    return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer

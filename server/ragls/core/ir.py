@@ -1,0 +1,121 @@
+"""Intermediate representation: plain frozen dataclasses passed between the layers.
+
+Positions follow LSP: lines are 0-based, columns count UTF-16 code units, and a span's end is exclusive.
+A line ends only at "\\n", "\\r\\n" or "\\r".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LineSpan:
+    """Where a chunk sits in the file on disk: 0-based lines, UTF-16 columns, end exclusive (LSP `Range`)."""
+
+    start_line: int
+    start_char: int
+    end_line: int
+    end_char: int
+
+
+@dataclass(frozen=True)
+class Document:
+    """One decoded source file.
+
+    `path` is relative to `folder` with "/" separators; `kind` is "markdown", "text" or "code" and picks the
+    chunker; `content_hash` is the sha256 hex of the raw bytes (see `hashing.content_hash`).
+    """
+
+    folder: str
+    path: str
+    text: str
+    content_hash: str
+    kind: str = "text"
+    size: int = 0
+    mtime_ns: int = 0
+    # Converted documents (PDF, HTML, DOCX, web pages): (character offset in `text`, page or None, anchor) where
+    # a page or a heading with an id starts, ascending. `chunking.chunk_document` gives each chunk the page and
+    # anchor of the last mark at or before its start. Empty for plain files.
+    marks: tuple[tuple[int, int | None, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document, the unit that is embedded, indexed and retrieved.
+
+    `id` is stable for (path, ordinal, text) — see `hashing.chunk_id`; `text_hash` keys the embedding cache, so the
+    same text under another path re-uses its vector. `title` is the heading path ("Setup > Retries") or symbol.
+    """
+
+    id: str
+    path: str
+    text: str
+    span: LineSpan
+    text_hash: str
+    ordinal: int = 0
+    title: str = ""
+    folder: str = ""
+    page: int | None = None  # 1-based PDF page where the chunk starts (converted PDFs only)
+    anchor: str = ""  # the nearest preceding heading's id in an HTML page/file: the URL `#fragment`
+    # Contextual retrieval (index/contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
+    # prepended to its embedded and BM25-indexed text only; `text` and `span` stay the file's own (citations).
+    context: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk. `score` is higher-is-better; `signals` maps a signal name (vector, bm25, graph) to its
+    1-based rank, and "rerank" to the cross-encoder score."""
+
+    chunk: Chunk
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+    similarity: float | None = None  # cosine similarity to the query, when the vector signal saw this chunk
+    # The lines that answer the query, inside the chunk's span: the answering sentence(s) of `window`
+    # (retrieval/focus.py), at most about 6 lines. None when unknown.
+    focus: LineSpan | None = None
+    # The context of `focus`: the chunk's best embedding window, or for a hit only BM25 found the lines holding
+    # the most query terms (retrieval/focus.py). None when unknown.
+    window: LineSpan | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A `[n]` used in an answer; `supported` per the rule in `answer/cite.py`."""
+
+    n: int
+    supported: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The result of `rag/ask`: markdown text citing `[n]`, the numbered sources (1-based `n` -> hit)."""
+
+    text: str
+    sources: list[tuple[int, Hit]]
+    citations: list[Citation]
+    model: str
+    abstained: bool = False
+    elapsed_ms: float = 0.0
+    retrieval_query: str | None = None  # the standalone query searched for a follow-up (None without history)
+    cached: bool = False  # answered from the answer cache, without an LLM call
+    error: str | None = None  # the LLM failed: `text` is then the extractive answer over `sources`
+    llm_calls: object = None  # retrieval's LLM calls for this answer (llm/costs.LLMCallCounter), None: none
+
+
+@dataclass
+class RagInfo:
+    """A `rag/list` entry (a named RAG or the workspace; `rags.py`). `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
+
+    name: str
+    sources: list[str]
+    files: int
+    chunks: int
+    pending_vectors: int
+    last_indexed_at: float | None
+    errors: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "sources"
+    origin: str = ""
+    index_path: str = ""

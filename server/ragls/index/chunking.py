@@ -1,0 +1,580 @@
+"""`Document` -> `Chunk`s with exact line spans.
+
+Every chunk's `text` is exactly `doc.text[start:end]` for two offsets — except that a Markdown chunk that starts
+or ends inside a fenced code block gets the block's opening line prepended / its closing fence appended (so split
+code blocks stay balanced, and text after a fence that is never closed is still quoted as code) — and its `span`
+gives those offsets as LSP positions in the file on disk: 0-based lines, columns in UTF-16 code units, end exclusive; a line ends only at
+"\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long, fence lines
+included (Markdown with code blocks is packed that much smaller).
+
+- Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
+  consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is their common
+  parent heading path, or the first one when the others are its subsections); a larger section is split at blank lines / block starts,
+  then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
+  exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
+- Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
+  symbol (def/class/fn/func/...) for code and the nearest heading-like line for text.
+- A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
+- Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
+  last `overlap` characters of the previous one (no overlap when that would not make progress).
+- Leading blank lines and trailing whitespace are trimmed off each chunk; chunks of nothing but whitespace and ASCII
+  punctuation (markup only: "#", "---", "* * *", a lone fence) are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from ragls.core.hashing import chunk_id, text_hash
+from ragls.core.ir import Chunk, Document, LineSpan
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+DEFAULT_CHUNK_SIZE = 2000
+DEFAULT_OVERLAP = 100
+
+_EOL = re.compile(r"\r\n|\r|\n")
+_NON_SPACE = re.compile(r"\S")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# Anything but whitespace, ASCII punctuation (markup), control characters and invisible format characters (zero-width
+# space/joiners, direction marks, word joiner, BOM, soft hyphen): a file of those alone has no text to index.
+_CONTENT = re.compile("[^\\s!-/:-@\\[-`{-~\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
+
+
+def is_markup_only(text: str) -> bool:
+    """True when `text` holds nothing but whitespace, ASCII punctuation ("#", "---", "* * *", a lone "```"), control
+    characters and invisible format characters (zero-width space, BOM)."""
+    return _CONTENT.search(text) is None
+
+
+def no_text_reason(text: str) -> str | None:
+    """Why a decoded file yields no chunk worth indexing: "empty file", "whitespace only", "markup only (no text)"
+    ("# ", "---", control or zero-width characters) or "front matter only (no text)" (a YAML/TOML block and nothing
+    after it); None when it has text to index."""
+    if not text:
+        return "empty file"
+    if not text.strip():
+        return "whitespace only"
+    if is_markup_only(text):
+        return "markup only (no text)"
+    index = LineIndex(text)
+    fm_lines = _front_matter_lines(text, index)
+    if fm_lines and (fm_lines >= len(index.starts) or is_markup_only(text[index.starts[fm_lines]:])):
+        return "front matter only (no text)"
+    return None
+
+
+class LineIndex:
+    """Offsets <-> LSP positions for one text, precomputed once (line starts and astral-plane characters), so each
+    lookup is O(log n). Lines end at "\\n", "\\r\\n" or "\\r" only."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _EOL.finditer(text))]
+        # Characters outside the BMP take two UTF-16 code units.
+        self.astral = [m.start() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
+
+    def line_of(self, offset: int) -> int:
+        """0-based line containing `offset` (0 <= offset <= len(text))."""
+        return bisect_right(self.starts, offset) - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, UTF-16 column) of a character offset. Raises ValueError if the offset is out of range."""
+        if not 0 <= offset <= len(self.text):
+            raise ValueError(f"offset {offset} outside 0..{len(self.text)}")
+        line = self.line_of(offset)
+        start = self.starts[line]
+        col = offset - start
+        if self.astral:
+            col += bisect_left(self.astral, offset) - bisect_left(self.astral, start)
+        return line, col
+
+    def offset(self, line: int, utf16_col: int) -> int:
+        """Character offset of an LSP position (inverse of `position`); the column is clamped to the line."""
+        if not 0 <= line < len(self.starts):
+            raise ValueError(f"line {line} outside 0..{len(self.starts) - 1}")
+        start = self.starts[line]
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        units = 0
+        for i in range(start, end):
+            if units >= utf16_col or self.text[i] in "\r\n":
+                return i
+            units += 2 if ord(self.text[i]) > 0xFFFF else 1
+        return end
+
+
+@lru_cache(maxsize=4)
+def _line_index(text: str) -> LineIndex:
+    return LineIndex(text)
+
+
+def offset_to_position(text: str, offset: int) -> tuple[int, int]:
+    """(0-based line, UTF-16 column) of character `offset` in `text`. The line index of the last few texts is
+    cached, so calling this repeatedly on one document is O(log n) per call."""
+    return _line_index(text).position(offset)
+
+
+def position_to_offset(text: str, line: int, utf16_col: int) -> int:
+    """Character offset in `text` of an LSP position (0-based line, UTF-16 column)."""
+    return _line_index(text).offset(line, utf16_col)
+
+
+def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
+    """Split `doc` into chunks of at most `chunk_size` characters, overlapping by about `overlap` characters
+    (defaults from `config.ChunkingSettings`: 2000 and 5 %). `doc.kind` picks the splitter ("markdown", "code",
+    anything else is text). Returns chunks in document order with ordinals 0..n-1; [] for blank documents.
+    Raises ValueError when chunk_size < 1 or overlap < 0."""
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    if overlap < 0:
+        raise ValueError("overlap must be >= 0")
+    overlap = min(overlap, chunk_size // 2)
+    text = doc.text
+    if not text.strip():
+        return []
+    index = LineIndex(text)
+    lines = _Lines(text, index)
+    fences: list[_Fence] = []
+    if doc.kind == "markdown":
+        # Room for the fence lines a split code block gets (see _balance_fences), so chunks stay <= chunk_size.
+        reserve = max((2 * len(m.group(0).strip()) + 2 for m in _FENCE_LINE.finditer(text)), default=0)
+        size = chunk_size - reserve if chunk_size > 4 * reserve else chunk_size
+        pieces = _markdown_pieces(text, lines, size, min(overlap, size // 2), fences)
+    else:
+        titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
+        # A paged document (PDF) is packed page by page, so each chunk cites exactly one page.
+        bounds = [at for at, page, _ in doc.marks if page is not None and 0 < at < len(text)]
+        regions = list(zip([0, *bounds], [*bounds, len(text)]))
+        spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
+        pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
+    chunks: list[Chunk] = []
+    last_end = -1
+    for start, end, title in pieces:
+        start, end = _trim(text, index, start, end)
+        if start >= end:
+            continue
+        piece = text[start:end]
+        if is_markup_only(piece):
+            continue  # markup only ("#", "---", "* * *", a lone fence): nothing to find or cite
+        if fences:
+            start, end, piece = _balance_fences(text, index, fences, start, end)
+            if start >= end or is_markup_only(piece) or end <= last_end:
+                continue  # nothing left, or nothing the previous chunk does not hold already
+        last_end = end
+        line0, col0 = index.position(start)
+        line1, col1 = index.position(end)
+        digest = text_hash(piece)
+        ordinal = len(chunks)
+        page, anchor = _mark_at(doc.marks, start)
+        chunks.append(Chunk(
+            id=chunk_id(doc.path, ordinal, digest), path=doc.path, text=piece,
+            span=LineSpan(line0, col0, line1, col1), text_hash=digest, ordinal=ordinal, title=title,
+            folder=doc.folder, page=page, anchor=anchor,
+        ))
+    return chunks
+
+
+def _mark_at(marks, offset: int) -> tuple[int | None, str]:
+    """(page, anchor) of a converted document at character `offset`: from the last mark at or before it that
+    sets each (`Document.marks`); (None, "") for plain documents."""
+    page, anchor = None, ""
+    for at, mark_page, mark_anchor in marks:
+        if at > offset:
+            break
+        if mark_page is not None:
+            page = mark_page
+        if mark_anchor is not None:
+            anchor = mark_anchor
+    return page, anchor
+
+
+# -- packing -------------------------------------------------------------------------------------------------
+
+class _Lines:
+    """Line starts of a text and the starts of lines that follow a blank line (preferred breaks)."""
+
+    def __init__(self, text: str, index: LineIndex) -> None:
+        self.text = text
+        self.index = index
+        self.starts = index.starts
+        starts = self.starts
+        self.pref = [starts[i] for i in range(1, len(starts))
+                     if starts[i] < len(text) and not text[starts[i - 1]:starts[i]].strip()]
+
+
+def _last_in(sorted_list: list[int], lo: int, hi: int) -> int | None:
+    """Largest element x with lo < x <= hi, or None."""
+    i = bisect_right(sorted_list, hi) - 1
+    if i >= 0 and sorted_list[i] > lo:
+        return sorted_list[i]
+    return None
+
+
+def _first_in(sorted_list: list[int], lo: int, hi: int) -> int | None:
+    """Smallest element x with lo <= x < hi, or None."""
+    i = bisect_left(sorted_list, lo)
+    if i < len(sorted_list) and sorted_list[i] < hi:
+        return sorted_list[i]
+    return None
+
+
+def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap: int,
+          pref: list[int], allowed: list[int] | None) -> list[tuple[int, int]]:
+    """Split text[region_start:region_end] into (start, end) pieces of at most `size` characters.
+
+    Each break lies past the first non-whitespace character after the previous break, so every piece adds new
+    text (never only its overlap). Breaks are tried in order: the last preferred break (`pref`, sorted offsets)
+    that fits; the last allowed line start (`allowed`, or every line start when None) that fits; the last line
+    start of any kind (only reached inside a block that alone exceeds `size`); a character split, at whitespace if
+    possible. Each next piece starts at the first allowed line start within `overlap` characters before the
+    break, when that still fits; a long run of whitespace after a break is skipped.
+    """
+    text = lines.text
+    allowed_starts = lines.starts if allowed is None else allowed
+    pieces: list[tuple[int, int]] = []
+    start = region_start
+    floor = region_start
+    while start < region_end:
+        if region_end - start <= size:
+            pieces.append((start, region_end))
+            break
+        limit = start + size
+        brk = _last_in(pref, floor, limit)
+        if brk is None:
+            brk = _last_in(allowed_starts, floor, limit)
+        if brk is None and allowed is not None:
+            brk = _last_in(lines.starts, floor, limit)
+        char_split = brk is None
+        if char_split:
+            brk = _char_break(text, start, limit)
+        pieces.append((start, brk))
+        more = _NON_SPACE.search(text, brk, region_end)
+        if more is None:
+            break  # only whitespace is left
+        resume = more.start()
+        nxt = brk
+        if overlap and not char_split:
+            candidate = _first_in(allowed_starts, brk - overlap, brk)
+            if candidate is not None and candidate > start:
+                # Only overlap when the unit that starts at the break still fits after the overlap.
+                unit_end = _first_in(allowed_starts, brk + 1, region_end + 1)
+                unit_end = region_end if unit_end is None else unit_end
+                if unit_end - candidate <= size or unit_end - brk > size:
+                    nxt = candidate
+        if resume - nxt > size // 2:  # a long run of whitespace: skip it, without overlap
+            nxt = max(brk, lines.starts[lines.index.line_of(resume)])
+            if resume - nxt > size // 2:
+                nxt = resume
+        floor = resume  # the next piece must reach past the next non-whitespace character
+        start = nxt
+    return pieces
+
+
+def _balance_fences(text: str, index: LineIndex, fences: list[_Fence], start: int,
+                    end: int) -> tuple[int, int, str]:
+    """(start, end, chunk text) for text[start:end] with its fenced code blocks balanced. A chunk that ends with
+    an opening fence line (nothing of the block after it) ends before that line, and one that starts with a
+    closing fence line starts after it; then a chunk starting inside a block gets the block's opening line
+    ("```python") prepended, and one ending inside it — or inside a block never closed — gets the closing fence
+    appended, so every chunk renders its code as code. start == end: nothing is left."""
+    for f in fences:
+        if f.open_start <= end <= f.content_start or not text[f.content_start:end].strip() and f.open_start < end:
+            if start < f.open_start:
+                start, end = _trim(text, index, start, f.open_start)  # a dangling opener: the next chunk has it
+            elif end <= f.content_start or not text[f.content_start:end].strip():
+                return start, start, ""  # the opening line alone
+        if f.close_start < len(text) and start == f.close_start:
+            close_end = index.starts[index.line_of(f.close_start) + 1] \
+                if index.line_of(f.close_start) + 1 < len(index.starts) else len(text)
+            start, end = _trim(text, index, close_end, end) if close_end < end else (end, end)
+    if start >= end:
+        return start, start, ""
+    piece = text[start:end]
+    for f in fences:
+        if f.content_start <= start < f.close_start:
+            piece = f.opener + "\n" + piece
+        if max(start, f.open_start) < end <= f.close_start:
+            piece = piece + "\n" + f.closer
+    return start, end, piece
+
+
+def _char_break(text: str, start: int, limit: int) -> int:
+    """A break inside one long line: after the last whitespace in the second half of the window, else at `limit`.
+    Never between "\\r" and "\\n" (Python strings index code points, so never inside a character)."""
+    lo = start + (limit - start) // 2
+    for sep in (" ", "\t"):
+        at = text.rfind(sep, lo, limit)
+        if at != -1:
+            return at + 1
+    if text[limit - 1] == "\r" and limit < len(text) and text[limit] == "\n" and limit - 1 > start:
+        return limit - 1
+    return limit
+
+
+def _trim(text: str, index: LineIndex, start: int, end: int) -> tuple[int, int]:
+    """Drop leading blank lines and trailing whitespace; (start, start) when nothing is left."""
+    piece = text[start:end]
+    stripped = piece.rstrip()
+    if not stripped:
+        return start, start
+    end = start + len(stripped)
+    first = start + (len(stripped) - len(stripped.lstrip()))
+    line_start = index.starts[index.line_of(first)]
+    return max(start, line_start), end
+
+
+# -- markdown ------------------------------------------------------------------------------------------------
+
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[^\r\n]*", re.MULTILINE)
+_FRONT_MATTER_OPEN = re.compile(r"(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)")
+_FRONT_MATTER_KEY = re.compile(r"[\w\"'.-]+[ \t]*[:=]")
+_ATOMIC_BLOCKS = frozenset({"fence", "code_block", "html_block"})
+
+
+@dataclass
+class _Section:
+    start: int  # offsets into the text
+    end: int
+    level: int  # heading level, 0 for the text before the first heading
+    title: str
+
+
+@lru_cache(maxsize=1)
+def _markdown_parser() -> MarkdownIt:
+    """Block structure only: the core "inline" rule is off, since chunking needs block boundaries and heading
+    lines, and inline parsing of every paragraph was half the parse time (headings are parsed inline one by one
+    in `_heading_text`). markdown-it is imported here, on first use: opening an index to answer from it (BM25)
+    never parses Markdown."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    md.disable("inline")
+    return md
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def _front_matter_lines(text: str, index: LineIndex) -> int:
+    """Number of lines of a leading front matter block (YAML "---" ... "---"/"...", or TOML "+++" ... "+++"),
+    0 when there is none. The first line inside must look like a key ("title: x", "title = x") so that a leading
+    thematic break is not taken for front matter."""
+    opener = _FRONT_MATTER_OPEN.match(text)
+    if not opener:
+        return 0
+    closers = ("---", "...") if opener.group(1) == "---" else ("+++",)
+    starts = index.starts
+    for line in range(1, len(starts)):
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        body = text[starts[line]:end].rstrip("\r\n").rstrip(" \t")
+        if body in closers:
+            return line + 1
+        if line == 1 and not _FRONT_MATTER_KEY.match(body):
+            return 0
+    return 0
+
+
+def _heading_text(inline) -> str:
+    """Plain text of a heading's inline token: markup stripped, code spans and image alt text kept."""
+    parsed = _inline_parser().parseInline(inline.content) if inline.content else []
+    parts: list[str] = []
+    for child in (parsed[0].children or []) if parsed else []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return strip_heading_ids(" ".join("".join(parts).split()))
+
+
+# A heading id / attribute list at the end of a heading: "Setup { #setup }", "Setup {#setup .cls}" (Python-Markdown
+# attr_list, mkdocs, pandoc). It is markup, not words: stripped from titles, embedding input and extractive answers.
+HEADING_ID = re.compile(r"\s*\{\s*#[^{}\n]*\}[ \t]*(?=$|\n)", re.MULTILINE)
+
+
+def strip_heading_ids(text: str) -> str:
+    """`text` without heading ids `{ #anchor }` at line ends ("Install { #install }" -> "Install")."""
+    return HEADING_ID.sub("", text) if "{" in text else text
+
+
+@dataclass
+class _Fence:
+    """A fenced code block: offsets of its opening line, of its content, of its closing line (len(text) when it
+    is never closed), the opening line's text and the closing fence to add."""
+
+    open_start: int
+    content_start: int
+    close_start: int
+    opener: str
+    closer: str
+
+
+def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
+                     fences: list[_Fence] | None = None) -> list[tuple[int, int, str]]:
+    index = lines.index
+    starts = index.starts
+    n_lines = len(starts)
+
+    def line_offset(line: int) -> int:
+        return starts[line] if line < n_lines else len(text)
+
+    fm_lines = _front_matter_lines(text, index)
+    source = text
+    if fm_lines:
+        # Blank the front matter out for the parser, keeping its line count so token maps stay right.
+        source = "\n" * fm_lines + text[line_offset(fm_lines):]
+    tokens = _markdown_parser().parse(source)
+
+    forbidden = [(0, fm_lines)] if fm_lines else []
+    block_starts: set[int] = set()
+    sections: list[_Section] = []
+    stack: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.map is None:
+            continue
+        first, last = tok.map
+        if tok.type in _ATOMIC_BLOCKS:
+            forbidden.append((first, last))
+        if tok.type == "fence" and fences is not None and tok.level == 0:
+            open_start = line_offset(first)
+            content_start = line_offset(first + 1)
+            opener = text[open_start:content_start].rstrip("\r\n")
+            marker = opener.lstrip(" ")[:1] * max(3, len(tok.markup))
+            closing = last - 1 if last - 1 > first else None
+            closed = closing is not None and text[line_offset(closing):line_offset(closing + 1)].strip().startswith(
+                marker) and not text[line_offset(closing):line_offset(closing + 1)].strip().strip(marker[0])
+            fences.append(_Fence(open_start, content_start, line_offset(closing) if closed else len(text),
+                                 opener.strip(), marker))
+        if tok.level == 0 and tok.nesting in (0, 1):
+            block_starts.add(first)
+        if tok.type == "heading_open" and tok.level == 0:
+            level = int(tok.tag[1:])
+            name = _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, name))
+            path = " > ".join(n for _, n in stack if n)
+            sections.append(_Section(line_offset(first), 0, level, path))
+
+    # Allowed breaks: line starts not strictly inside an atomic block.
+    inside = bytearray(n_lines + 1)
+    for first, last in forbidden:
+        for line in range(first + 1, min(last, n_lines)):
+            inside[line] = 1
+    allowed = [starts[line] for line in range(1, n_lines) if not inside[line]]
+    pref_set = set(lines.pref) | {line_offset(b) for b in block_starts if b < n_lines}
+    pref = sorted(p for p in pref_set if 0 < p < len(text) and not inside[index.line_of(p)])
+
+    if not sections or sections[0].start > 0:
+        sections.insert(0, _Section(0, 0, 0, ""))
+    for k, sec in enumerate(sections):
+        sec.end = sections[k + 1].start if k + 1 < len(sections) else len(text)
+
+    pieces: list[tuple[int, int, str]] = []
+    group: list[_Section] = []
+
+    def flush() -> None:
+        if group:
+            pieces.append((group[0].start, group[-1].end, _group_title([s.title for s in group])))
+            group.clear()
+
+    for sec in sections:
+        if group and sec.end - group[0].start <= size and sec.level >= group[0].level:
+            group.append(sec)
+            continue
+        flush()
+        if sec.end - sec.start <= size:
+            group.append(sec)
+        else:
+            for s, e in _pack(lines, sec.start, sec.end, size, overlap, pref, allowed):
+                pieces.append((s, e, sec.title))
+    flush()
+    return pieces
+
+
+def _group_title(titles: list[str]) -> str:
+    """Title of merged sections: the first heading path when the others are its subsections, else the common
+    parent path of all of them (merging "A > x" and "A > y" gives "A"), else the first heading path."""
+    paths = [t.split(" > ") for t in titles if t]
+    if not paths:
+        return ""
+    common = paths[0]
+    for p in paths[1:]:
+        n = 0
+        while n < min(len(common), len(p)) and common[n] == p[n]:
+            n += 1
+        common = common[:n]
+    return " > ".join(common) if common else " > ".join(paths[0])
+
+
+# -- titles for code and text ----------------------------------------------------------------------------------
+
+_SYMBOL = re.compile(
+    r"[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|async"
+    r"|unsafe|extern|inline|override|local|const)\s+)*"
+    r"(?:def|class|function|fn|func|struct|enum|trait|impl|interface|module|object)\b\s*\*?\s*"
+    r"(?:\([^)]*\)\s*)?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*)"
+)
+_MD_HEADING = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t#]*$")
+_ADOC_HEADING = re.compile(r"={1,6}[ \t]+(\S.*?)[ \t]*$")
+_ORG_HEADING = re.compile(r"\*+[ \t]+(\S.*?)[ \t]*$")
+_UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
+
+
+def _line_bodies(text: str, index: LineIndex):
+    starts = index.starts
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        yield start, text[start:end].rstrip("\r\n")
+
+
+def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
+    """(offset of line, symbol name) for every line that defines a function, class, etc."""
+    out: list[tuple[int, str]] = []
+    starts = index.starts
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        m = _SYMBOL.match(text, start, end)
+        if m:
+            out.append((start, m.group(1)))
+    return out
+
+
+def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
+    """(offset of line, heading) for heading-like lines: "# x", "= x" (AsciiDoc), "* x" (Org), and a line
+    underlined with a row of punctuation at least as long (reStructuredText / setext)."""
+    ext = PurePosixPath(path).suffix.lower()
+    out: list[tuple[int, str]] = []
+    prev: tuple[int, str] | None = None
+    for start, body in _line_bodies(text, index):
+        m = _MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (ext == ".org" and _ORG_HEADING.match(body))
+        if m:
+            out.append((start, strip_heading_ids(m.group(1))))
+        elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
+                and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
+            out.append((prev[0], prev[1].strip()))
+        prev = (start, body)
+    return out
+
+
+def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
+    """The title in force at `start` (the last one at or before it), else the first one inside the piece."""
+    if not titles:
+        return ""
+    i = bisect_right(titles, (start, "\U0010ffff")) - 1
+    if i >= 0:
+        return titles[i][1]
+    if titles[0][0] < end:
+        return titles[0][1]
+    return ""

@@ -1,0 +1,107 @@
+"""Where indexes live, importable without the heavy stores (the CLI's fast path and `ragls prune` use it).
+
+`cache_root()` is the user cache dir; `default_index_dir(folder)` a folder's index under it; `resolve_index_dir`
+applies `index.path`. Pure functions: nothing here creates a directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ragls.core.hashing import text_hash
+
+
+def cache_root() -> Path:
+    """The user's ragls cache dir (platformdirs), e.g. ~/.cache/ragls; `RAGLS_CACHE_DIR` overrides it."""
+    env = os.environ.get("RAGLS_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("ragls", appauthor=False))
+
+
+def models_root() -> Path:
+    """Where the model files ragls derives live: the offline MiniLM copy and the memory-lean ONNX copies
+    (`embedding/onnx_prep`). `RAGLS_MODELS_DIR` overrides it (several cache dirs can share one, e.g. the test suite's);
+    default `<cache_root()>/models`. Their contents are keyed by the source model, so sharing is safe."""
+    env = os.environ.get("RAGLS_MODELS_DIR")
+    return Path(env) if env else cache_root() / "models"
+
+
+INDEX_NAME_PREFIX_BYTES = 40  # readable part of an index directory's name; file names end at 255 bytes
+
+
+def readable_prefix(name: str, max_bytes: int = INDEX_NAME_PREFIX_BYTES) -> str:
+    """`name` cut to at most `max_bytes` UTF-8 bytes at a character boundary; undecodable bytes shown as U+FFFD.
+    "数据" * 60 -> the first 13 characters (39 bytes)."""
+    text = os.fsencode(name).decode("utf-8", errors="replace")
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def default_index_dir(folder: Path) -> Path:
+    """Per-workspace index folder in the user's cache dir: <cache>/indexes/<prefix>-<hash of the folder path>, the
+    prefix being the folder's name cut to `INDEX_NAME_PREFIX_BYTES` bytes, so the name stays far below the
+    255-byte file-name limit however long the folder's name is. An index made before the cut (a longer name that
+    still fits) keeps being used."""
+    resolved = str(Path(folder).resolve())
+    digest = text_hash(resolved)[:12]
+    root = cache_root() / "indexes"
+    name = Path(folder).name or "root"
+    legacy = f"{name}-{digest}"
+    if len(os.fsencode(legacy)) <= 255 and (root / legacy).is_dir():
+        return root / legacy
+    return root / f"{readable_prefix(name)}-{digest}"
+
+
+def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> Path:
+    """Where the index of `folder` lives: `index_dir`, else `settings.index.path` (relative = inside the folder),
+    else `default_index_dir(folder)`. Pure: creates nothing."""
+    folder = Path(folder).resolve()
+    path = Path(index_dir or settings.index.path or default_index_dir(folder)).expanduser()
+    return path if path.is_absolute() else folder / path
+
+
+def check_index_dir(index_dir: Path) -> None:
+    """Refuse an index directory that holds a symbolic link anywhere below it (`manifest.sqlite -> ~/x`, `bm25 ->
+    /elsewhere`): ragls creates every entry there itself, so a link was planted — e.g. shipped in a cloned folder
+    whose `index.path` lies inside it — and writing through it would write outside the index (issue 25). The
+    directory itself may be a link (the user's choice of disk). Raises ConfigError naming the link; a directory
+    that does not exist passes."""
+    from ragls.core.errors import ConfigError
+
+    for parent, dirs, files in os.walk(index_dir):
+        for name in dirs + files:
+            entry = Path(parent) / name
+            if entry.is_symlink():
+                raise ConfigError(f"index directory {index_dir} holds a symbolic link ({entry} -> "
+                                  f"{os.readlink(entry)}); ragls writes only inside its index directory: remove "
+                                  "the link or set another index.path")
+
+
+def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
+    """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
+    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (config/trust.py; an
+    untrusted folder's index.path is ignored, as the full settings load decides), else the default. An unreadable ragls.toml
+    counts as absent here; the full settings load reports it."""
+    import tomllib
+
+    from ragls.config import trust
+
+    folder = Path(folder).resolve()
+    configured = explicit
+    if configured is None:
+        try:
+            raw = trust.read_config_bytes(folder)
+            index = tomllib.loads(raw.decode("utf-8")).get("index") if raw is not None else None
+            configured = index.get("path") if isinstance(index, dict) else None
+            if configured is not None and trust.state(folder, raw) != "trusted":
+                configured = None
+        except (OSError, ValueError, UnicodeDecodeError):
+            configured = None
+    path = Path(configured or default_index_dir(folder)).expanduser()
+    return path if path.is_absolute() else folder / path

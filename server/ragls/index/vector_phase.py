@@ -1,0 +1,236 @@
+"""The vector phase of a folder's index: embed what the text phase left pending, in small batches.
+
+`FolderIndex` (index/indexer.py) mixes in `VectorPhase`: after a text sync every new chunk is pending; each call of
+`embed_pending_batch` embeds the first window of up to `EMBED_BATCH` pending chunks (those of changed files
+first), and once every chunk has its first vector, the remaining windows (index/windows.py) of up to `WINDOW_BATCH`
+chunks — so a save that arrives during a long cold index is searchable after at most one model call
+(`EMBED_STEP` texts). Vectors are cached by text hash (the manifest's embedding cache): nothing is embedded twice.
+
+Crash safety: each batch is one vector-store add; a crash keeps whole batches or nothing, and the indexer's
+reconcile re-queues what is missing. `_crash_point` / `_pause_point` are the test hooks that kill or pause the
+process at named steps (tests/e2e/test_live.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ragls.core.errors import disk_full
+from ragls.core.hashing import text_hash
+from ragls.core.telemetry import traced
+
+EMBED_BATCH = 32  # chunks per vector-store write
+EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
+WINDOW_BATCH = 8  # chunks whose remaining windows are embedded per window-pass batch (about 20 texts)
+
+
+def _crash_point(name: str) -> None:
+    """Test hook: RAGLS_TEST_CRASH_AT=<name> kills the process (as kill -9 would) at that step."""
+    if os.environ.get("RAGLS_TEST_CRASH_AT") == name:
+        os._exit(137)
+
+
+def _pause_point(name: str) -> None:
+    """Test hook: RAGLS_TEST_PAUSE_AT=<name>:<file> creates <file> at that step and waits there forever, so a test
+    can kill the process with a real SIGKILL at a known point."""
+    spec = os.environ.get("RAGLS_TEST_PAUSE_AT", "")
+    if spec.partition(":")[0] == name:
+        Path(spec.partition(":")[2]).touch()
+        while True:
+            time.sleep(60)
+
+
+class VectorPhase:
+    """Mixin of `indexer.FolderIndex`: the pending-vector bookkeeping and the embedding batches. Uses the index's
+    `manifest`, `embedder`, `settings`, `writer`, `read_only`, `_vectors`/`vectors`/`open_vectors()`, `_windows()`,
+    `embed_fp`, `_pending`, `_urgent`, `_pending_windows`, and the `on_embedded` / `on_progress` callbacks."""
+
+    def pending_ids(self) -> list[str]:
+        """Chunk ids without a vector row, in the order they will be embedded (changed files first); every chunk
+        until the vector store is open."""
+        if self._vectors is None:
+            return self.manifest.ordered_chunk_ids()
+        if not self.writer:
+            have = set(self._vectors.ids())
+            return [i for i in self.manifest.ordered_chunk_ids() if i not in have]
+        return list(self._urgent) + [i for i in self._pending if i not in self._urgent]
+
+    def pending_count(self) -> int:
+        """Chunks still without a first vector (every chunk until the vector store is open). Writer: exact, O(1).
+        Reader: manifest count minus window-0 rows."""
+        if self._vectors is None:
+            recorded = self.recorded_vector_progress() if self.read_only else None
+            return recorded[0] if recorded else self.manifest.chunk_count()
+        if self.writer:
+            return len(self._pending)
+        return max(0, self.manifest.chunk_count() - self._vectors.chunk_count())
+
+    def pending_windows_count(self) -> int | None:
+        """Chunks whose windows are not all embedded yet (those without a first vector included); None when
+        unknown (vector store not open, or a reader: only the writer tracks windows)."""
+        if self._vectors is None and self.read_only:
+            recorded = self.recorded_vector_progress()
+            return recorded[0] + recorded[1] if recorded else None
+        if self._vectors is None or not self.writer:
+            return None
+        return len(self._pending) + len(self._pending_windows)
+
+    def vector_work(self) -> int:
+        """Chunks the vector phase still has to embed something for (first vector or other windows); writer."""
+        if self._vectors is None or not self.writer:
+            return 0
+        return len(self._pending) + len(self._pending_windows)
+
+    def prioritize(self, chunk_ids: Iterable[str]) -> int:
+        """Embed the first vector of these chunks (those still pending) before any other, e.g. the BM25 candidates
+        of a question waiting for its first answer. Writer with the vector store open; returns how many were
+        queued first."""
+        with self._vec_lock:
+            ahead = [i for i in chunk_ids if i in self._pending and i not in self._urgent]
+            self._urgent = {**dict.fromkeys(ahead), **self._urgent}
+        return len(ahead)
+
+    def urgent_count(self) -> int:
+        """Pending chunks whose first vector is embedded before the others (changed files, `prioritize`)."""
+        return len(self._urgent)
+
+    @traced("index.embed")
+    def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
+        """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
+        files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
+        chunks; writes their vector rows.
+
+        The model runs on `EMBED_STEP` texts at a time; when `should_yield()` turns true between two steps
+        (a save is waiting) what is embedded so far is written and the call returns early. Returns how many
+        chunks got rows; 0 means nothing is pending. Reports (computed, from cache) through `on_embedded`.
+        Opens the vector store first (RequestFailed without an embedding model).
+        """
+        if not self.writer:
+            return 0
+        self.open_vectors()
+        if self._pending:
+            done = self._first_window_batch(batch, should_yield)
+        elif self._pending_windows:
+            done = self._window_batch(WINDOW_BATCH, should_yield)
+        else:
+            return 0
+        self._record_vector_progress()
+        return done
+
+    def _record_vector_progress(self) -> None:
+        """Writer: remember the pending counts in the manifest, so a read-only `ragls status` reports them without
+        loading LanceDB or the model (a reader's exact count needs both)."""
+        try:
+            self.manifest.set_meta("vector_progress", f"{len(self._pending)} {len(self._pending_windows)}")
+        except Exception as exc:  # a hint for `ragls status` only: a full disk must not stop vector search
+            if not disk_full(exc):
+                raise
+
+    def recorded_vector_progress(self) -> tuple[int, int] | None:
+        """(chunks without a first vector, chunks with windows left) as the writer last recorded them, or None."""
+        raw = self.manifest.get_meta("vector_progress")
+        try:
+            first, windows = (int(x) for x in (raw or "").split())
+        except ValueError:
+            return None
+        return first, windows
+
+    def _embed_texts(self, todo: dict[str, str], should_yield) -> dict:
+        """Embed {text hash: text} EMBED_STEP at a time (stopping early when `should_yield()`), cache and return
+        {text hash: vector} of those embedded."""
+        fresh: dict = {}
+        items = list(todo.items())
+        # With worker processes (embedding.parallel) a step feeds all of them; otherwise small steps let a save
+        # interrupt the batch sooner.
+        step = EMBED_STEP * max(1, self.settings.embedding.parallel)
+        for start in range(0, len(items), step):
+            part = items[start:start + step]
+            vecs = self.embedder.embed_documents([t for _, t in part])
+            fresh.update(zip((k for k, _ in part), vecs))
+            if should_yield is not None and start + step < len(items) and should_yield():
+                break
+        if fresh:
+            self.manifest.cache_vectors(self.embed_fp, fresh)
+        return fresh
+
+    def _first_window_batch(self, batch: int, should_yield) -> int:
+        ids = list(self._urgent)[:batch]
+        if len(ids) < batch:
+            taken = set(ids)
+            for i in self._pending:
+                if i not in taken:
+                    ids.append(i)
+                    if len(ids) == batch:
+                        break
+        found = self.manifest.get_chunks(ids)
+        lost = [i for i in ids if i not in found]  # cannot happen with a consistent manifest; never loop on it
+        for i in lost:
+            self._pending.pop(i, None)
+            self._urgent.pop(i, None)
+        chunks = [found[i] for i in ids if i in found]
+        plans = self._windows(chunks)
+        firsts = {c.id: plans[c.id][0] for c in chunks}
+        keys = {cid: text_hash(w.text) for cid, w in firsts.items()}
+        cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
+        todo = {keys[c.id]: firsts[c.id].text for c in chunks if keys[c.id] not in cached}
+        fresh = self._embed_texts(todo, should_yield)
+        cached.update(fresh)
+        computed = len(fresh)
+        self.embedded_chunks += computed
+        if fresh:
+            _crash_point("after_embed_cache")
+        ready = [c for c in chunks if keys[c.id] in cached]
+        if ready:
+            import numpy as np
+
+            hashes = [keys[c.id] for c in ready]
+            self.drop_stale_vectors()  # old rows of replaced chunks go before any new row (indexer)
+            self.vectors.add({c.id: c for c in ready}, [firsts[c.id] for c in ready],
+                             np.stack([cached[h] for h in hashes]), hashes)
+            for c in ready:
+                self._pending.pop(c.id, None)
+                self._urgent.pop(c.id, None)
+                if len(plans[c.id]) > 1:
+                    self._pending_windows[c.id] = {0}
+            self.cached_chunks += len(ready) - computed
+            self.on_embedded(computed, len(ready) - computed)
+            self.on_progress("embed", len(ready), self.pending_count(), "embedding")
+        return len(ready) + len(lost)
+
+    def _window_batch(self, batch: int, should_yield) -> int:
+        """The window pass: the missing windows of up to `batch` chunks, written in one vector-store add per
+        call (a crash keeps whole batches or nothing; reconcile re-queues what is missing)."""
+        ids = list(self._pending_windows)[:batch]
+        found = self.manifest.get_chunks(ids)
+        for i in ids:
+            if i not in found:
+                self._pending_windows.pop(i, None)
+        chunks = [found[i] for i in ids if i in found]
+        plans = self._windows(chunks)
+        missing = [w for c in chunks for w in plans[c.id] if w.index not in self._pending_windows[c.id]]
+        keys = {(w.chunk_id, w.index): text_hash(w.text) for w in missing}
+        cached = self.manifest.cached_vectors(self.embed_fp, keys.values())
+        todo = {keys[(w.chunk_id, w.index)]: w.text for w in missing if keys[(w.chunk_id, w.index)] not in cached}
+        fresh = self._embed_texts(todo, should_yield)
+        cached.update(fresh)
+        ready = [w for w in missing if keys[(w.chunk_id, w.index)] in cached]
+        if ready:
+            import numpy as np
+
+            hashes = [keys[(w.chunk_id, w.index)] for w in ready]
+            self.drop_stale_vectors()  # old rows of replaced chunks go before any new row (indexer)
+            self.vectors.add({c.id: c for c in chunks}, ready, np.stack([cached[h] for h in hashes]), hashes)
+            _pause_point("window_pass")
+            for w in ready:
+                self._pending_windows.get(w.chunk_id, set()).add(w.index)
+        done = 0
+        for c in chunks:
+            have = self._pending_windows.get(c.id)
+            if have is not None and len(have) >= len(plans[c.id]):
+                del self._pending_windows[c.id]
+                done += 1
+        self.on_progress("windows", done, len(self._pending_windows), "embedding windows")
+        return max(done, len(ids) - len(chunks), 1 if ready else 0)
