@@ -225,7 +225,7 @@ class LiveWorkspace:
     def _sync_rags(ws) -> None:
         rags = getattr(ws, "rags", None)
         if rags is not None and rags.names() and not rags.read_only:
-            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
+            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (kb/rags.py)
 
     def release_vectors(self) -> None:
         """Let the indexer load the embedding model and embed, and the named RAGs sync (when built with

@@ -77,7 +77,7 @@ def folders(tmp_path, monkeypatch):
 
 def rag_files(ws: Path, name: str) -> int:
     """Files the named RAG's index holds, read from disk without writing (the way `ragls rag list` reads)."""
-    from ragls.rags import RagRegistry
+    from ragls.kb.rags import RagRegistry
 
     registry = RagRegistry(ws, read_only=True)
     try:

@@ -11,10 +11,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls import rags
 from ragls.config.trust import trust
 from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
 from ragls.http_api import build_app
+from ragls.kb import rags
 from ragls.live import LiveWorkspace
 from starlette.testclient import TestClient
 
