@@ -122,7 +122,7 @@ def corpus_chunks(corpus: Path) -> list:
 
 def model(max_length: int):
     """ragls' own Embedder on the offline MiniLM, so truncation and query handling are the product's."""
-    from ragls.config import EmbeddingSettings
+    from ragls.config.settings import EmbeddingSettings
     from ragls.embedding.embed import Embedder, offline_model_dir
 
     path = offline_model_dir()

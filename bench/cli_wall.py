@@ -78,7 +78,7 @@ def main() -> None:
         rows[name] = [wall([*ragls, *cmd, "--no-server"], env) for _ in range(args.runs)]
     server = start_server(folder, env)
     try:
-        from ragls.config import load_settings
+        from ragls.config.trust_filter import load_settings
         from ragls.index.paths import resolve_index_dir
 
         info = resolve_index_dir(folder, load_settings(folder)[0]) / "server.json"

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def main() -> None:
     from data import dataset
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -35,7 +35,7 @@ def typo(query: str) -> str:
 
 
 def main() -> int:
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 

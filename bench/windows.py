@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             ws.close()
 
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.core.hashing import text_hash
     from ragls.embedding.embed import Embedder
     from ragls.index.chunking import chunk_document

@@ -4,7 +4,7 @@ Rust-book text, a recording retriever, settings pointing at the loopback LLM ser
 from __future__ import annotations
 
 import pytest
-from ragls.config import GenerationSettings, Settings
+from ragls.config.settings import GenerationSettings, Settings
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.llm.chat import make_chat_model
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ragls.config import Settings
+from ragls.config.settings import Settings
 
 KEY_ENV = "RAGLS_COMMIT_TEST_KEY"
 

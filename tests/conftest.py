@@ -20,8 +20,8 @@ def pytest_configure(config):
     model and rewrite it again (~1 CPU-s each). Its contents are keyed by the source model (index_paths.models_root),
     so runs and xdist workers share it safely."""
     os.environ.setdefault("RAGLS_MODELS_DIR", str(Path(tempfile.gettempdir()) / f"ragls-test-models-{os.getuid()}"))
-    # Folder trust (ragls/trust.py) reads and writes the run's own store, never the user's: a test that needs a
-    # folder's loaders, endpoints or outside sources trusts it with `ragls.trust.trust(folder)` (or `ragls trust`)
+    # Folder trust (ragls/config/trust.py) reads and writes the run's own store, never the user's: a test that needs a
+    # folder's loaders, endpoints or outside sources trusts it with `ragls.config.trust.trust(folder)` (or `ragls trust`)
     # after writing its ragls.toml. Set before test modules are imported, so environments built at import time
     # (`server_env(...)` in a fixture's config) inherit it too.
     config._ragls_data_dir = tempfile.mkdtemp(prefix="ragls-test-data-")

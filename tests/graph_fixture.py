@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from llm_server import LLMServer, Reply
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 QUESTION = "What does Ferris like?"
 
@@ -77,5 +77,5 @@ max_retries = 0
 path = "{(root.parent / (root.name + '-index')).as_posix()}"
 {extra}
 """)
-    trust_folder(root)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(root)  # the user trusts this test's own folder (ragls/config/trust.py)
     return root

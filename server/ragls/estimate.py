@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ragls.config import load_settings
+from ragls.config.trust_filter import load_settings
 from ragls.core.uris import key_path
 from ragls.embedding.embed import declared_max_length
 from ragls.index.indexer import default_index_dir

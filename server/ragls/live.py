@@ -177,7 +177,10 @@ class LiveWorkspace:
             ws = self._factory(gen.folders, gen.overrides, hooks.status)
             trust_lines = {e["message"] for e in getattr(ws, "trust_errors", [])}
             for warning in ws.warnings:  # an untrusted ragls.toml: the user must act
-                (hooks.act if warning in trust_lines else hooks.warning)(warning)
+                if warning in trust_lines:
+                    hooks.act(f"ragls: {warning}")
+                else:
+                    hooks.warning(warning)
             for notice in getattr(ws, "notices", []):
                 hooks.info(f"ragls: {notice}")
             ws.progressive = True  # BM25 answers while the embedding model loads
@@ -222,7 +225,7 @@ class LiveWorkspace:
     def _sync_rags(ws) -> None:
         rags = getattr(ws, "rags", None)
         if rags is not None and rags.names() and not rags.read_only:
-            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
+            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (kb/rags.py)
 
     def release_vectors(self) -> None:
         """Let the indexer load the embedding model and embed, and the named RAGs sync (when built with
@@ -245,7 +248,7 @@ class LiveWorkspace:
         """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
         through the trust filter — differ from the open ones; when only its `[rags.*]` tables changed, apply them
         and sync the new or changed RAGs in the background. An invalid file is reported, the settings kept."""
-        from ragls.config import load_settings
+        from ragls.config.trust_filter import load_settings
 
         ws = gen.ws
         if gen is not self._gen or ws is None:

@@ -16,14 +16,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config import OldName, Settings, load_folder_settings
+from ragls.config.settings import OldName, Settings
+from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.rags import WORKSPACE, RagInfo, RagRegistry
+from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
@@ -123,7 +124,7 @@ class RagWorkspace:
         self.overrides = list(overrides)
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
-        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (trust_filter.py):
+        # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
         old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
@@ -147,12 +148,12 @@ class RagWorkspace:
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only
-        # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (team.py).
+        # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (kb/team.py).
         self.teams: list[Any] = [None] * len(self.folders)
         self.indexes = []
         for i, (f, s) in enumerate(zip(self.folders, self.folder_settings)):
             if s.index.team:
-                from ragls.team import TeamIndex
+                from ragls.kb.team import TeamIndex
 
                 self.teams[i] = TeamIndex(f, s, self.embedder)
                 self.teams[i].overlay.on_progress = on_progress or self.teams[i].overlay.on_progress
@@ -307,7 +308,7 @@ class RagWorkspace:
                 for idx in folders:
                     idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
             # One retrieval over every selected folder; a team folder is its shared collection and its overlay
-            # (team.py). Plain folders come first, in order: the graph signal's keys are their positions.
+            # (kb/team.py). Plain folders come first, in order: the graph signal's keys are their positions.
             plain = [t for t in folders if self._team_of(t) is None]
             sources = [*(FolderSource(t, has_graph=self.graphs[self.indexes.index(t)] is not None) for t in plain),
                        *(s for t in folders if (team := self._team_of(t)) for s in team.sources())]

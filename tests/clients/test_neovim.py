@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "clients" / "neovim"

@@ -13,7 +13,7 @@ from livekit import OPTIONS, index_state
 @pytest.fixture(scope="module")
 def rebuild_clean():
     """fn(folder) -> set of (path, ranges..., title, text) of a clean rebuild of `folder` in a fresh index dir."""
-    from ragls.config import load_settings
+    from ragls.config.trust_filter import load_settings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from clikit import ragls, ragls_process
 from lspkit import copy_docs, server_env
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_index_while_another_process_holds_the_index_fails_clearly(env, ws):
 def test_unusable_index_path_is_a_message_not_a_traceback(env, tmp_path):
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
     (tmp_path / "ragls.toml").write_text('[index]\npath = "/proc/nope"\n')
-    trust_folder(tmp_path)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(tmp_path)  # the user trusts this test's own folder (ragls/config/trust.py)
     proc = ragls(env, "index", tmp_path, check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr and "/proc/nope" in proc.stderr
 

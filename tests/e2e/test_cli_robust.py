@@ -63,7 +63,7 @@ def test_include_typo_keeps_the_index_and_doctor_fails(env, tmp_path):
     ("ragls serve", "an editor's ragls server (pid {pid})", "use the editor's rebuild command"),
 ])
 def test_overlapping_index_runs_name_the_other_run(env, tmp_path, role, expected, advice):
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
     from ragls.embedding.embed import Embedder
     from ragls.index import indexer, ownership
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from llm_server import LLMServer
 from lspkit import copy_docs, server_env
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 TOKEN = "test-token-5f1c"
 
@@ -35,7 +35,7 @@ def api(tmp_path_factory, llm):
         "[chunking]\nchunk_size = 300\n[generation]\nbackend = \"openai\"\n"
         f"base_url = \"{llm.openai_url}\"\nmodel = \"test-model\"\napi_key_env = \"RAGLS_TEST_LLM_KEY\"\n"
         "max_retries = 0\n")
-    trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
     env = {**server_env(tmp_path_factory.mktemp("http-cache")), "RAGLS_HTTP_TOKEN": TOKEN,
            "RAGLS_TEST_LLM_KEY": "sk-test"}
     # --port 0: the OS picks the port and the server names it on stderr once its socket listens.

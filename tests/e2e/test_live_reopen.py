@@ -22,7 +22,7 @@ import pytest
 from livekit import FILES, eventually, make_workspace, running_server
 from lspkit import request, server_env
 from mcpkit import McpProcess
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -77,7 +77,7 @@ def folders(tmp_path, monkeypatch):
 
 def rag_files(ws: Path, name: str) -> int:
     """Files the named RAG's index holds, read from disk without writing (the way `ragls rag list` reads)."""
-    from ragls.rags import RagRegistry
+    from ragls.kb.rags import RagRegistry
 
     registry = RagRegistry(ws, read_only=True)
     try:

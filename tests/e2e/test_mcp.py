@@ -17,7 +17,7 @@ from livekit import eventually, running_server
 from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, server_env, wait_indexed
 from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -156,7 +156,7 @@ async def test_ask_with_loopback_llm(tmp_path):
         (ws / "ragls.toml").write_text(
             f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
             'api_key_env = "RAGLS_TEST_LLM_KEY"\nmax_retries = 0\ntimeout_s = 10\n')
-        trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
+        trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
         async with mcp_server([ws], tmp_path / "cache", extra_env={"RAGLS_TEST_LLM_KEY": "k"}) as proc:
             await wait_mcp_indexed(proc, files=4)
             data = await proc.data("ask_docs", {"question": "How long does the first retry wait?"})
@@ -299,7 +299,7 @@ async def test_search_expand_runs_multi_query_expansion_for_that_call(tmp_path):
         (ws / "ragls.toml").write_text(
             f'[generation]\nbackend = "openai"\nbase_url = "{llm.openai_url}"\nmodel = "test-model"\n'
             'api_key_env = "RAGLS_TEST_LLM_KEY"\nmax_retries = 0\ntimeout_s = 10\n')
-        trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
+        trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
         async with mcp_server([ws], tmp_path / "cache", extra_env={"RAGLS_TEST_LLM_KEY": "k"}) as proc:
             await wait_mcp_indexed(proc, files=3)
             plain = await proc.data("search_docs", {"query": question, "top_k": 3})

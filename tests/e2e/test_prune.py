@@ -22,7 +22,7 @@ def _open_index(folder: Path, cache: Path) -> Path:
     """Open (and close) a folder's index as a writer, in-process, without loading the model: records its folder."""
     import os
 
-    from ragls.config import load_settings
+    from ragls.config.trust_filter import load_settings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 

@@ -11,9 +11,9 @@ import pytest
 import tomllib
 from clikit import ragls
 from qdrant_client import QdrantClient, models
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
@@ -43,7 +43,7 @@ def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
     ws_dir.mkdir()
     (ws_dir / "ragls.toml").write_text(f'[embedding]\nmodel = "{OFFLINE_MODEL_NAME}"\nmodel_path = "{MODEL_DIR}"\n'
                                        f'[index]\npath = "{tmp_path / "index"}"\n')
-    trust_folder(ws_dir)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(ws_dir)  # the user trusts this test's own folder (ragls/config/trust.py)
 
     listed = run("rag", "attach", "hb", "--url", str(store), "--json")
     assert listed.returncode == 0, listed.stderr

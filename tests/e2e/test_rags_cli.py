@@ -8,7 +8,7 @@ import json
 import pytest
 from clikit import ragls as run
 from lspkit import server_env
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def ws(tmp_path_factory):
     ws.mkdir()
     (ws / "readme.md").write_text("# Project\n\nThe project readme talks about nothing in particular.\n")
     (ws / "ragls.toml").write_text('[rags.handbook]\nsources = ["../handbook"]\n')
-    trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
     return ws
 
 

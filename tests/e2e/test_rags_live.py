@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from livekit import eventually, running_server
 from lspkit import request, wait_indexed
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -24,7 +24,7 @@ async def test_local_rag_sees_edits_without_restart(tmp_path):
     ws.mkdir()
     (ws / "readme.md").write_text("# Readme\n\nNothing about anything.\n")
     (ws / "ragls.toml").write_text('[rags.handbook]\nsources = ["../handbook"]\n')
-    trust_folder(ws)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(ws)  # the user trusts this test's own folder (ragls/config/trust.py)
     async with running_server(ws, tmp_path / "cache", {"RAGLS_CONFIG_DIR": str(tmp_path / "config")}) as c:
         await wait_indexed(c, files=1)
         assert await rag_texts(c, "frobnicator default") == [

@@ -274,7 +274,7 @@ def test_cli_on_a_terminal_asks_before_using_an_untrusted_folder(clone, env):
 async def test_serve_reopens_untrusted_when_a_trusted_ragls_toml_is_edited(clone, env):
     """`ragls trust`ed, the running server applies the folder's file; an edit to it (a `git pull`) reopens the
     workspace with the file untrusted again, and rag/status says so."""
-    from ragls.trust import trust as trust_folder
+    from ragls.config.trust import trust as trust_folder
 
     marker = clone.parent / "pwned.txt"
     trust_folder(clone)

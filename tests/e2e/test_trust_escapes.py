@@ -21,7 +21,7 @@ import pytest
 from lspkit import init_params, request, server_env
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import make_test_lsp_client
-from ragls.trust import trust as trust_folder
+from ragls.config.trust import trust as trust_folder
 
 VAULT = "The vault combination is 4-8-15-16-23-42."
 

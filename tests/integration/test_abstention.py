@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -29,7 +29,7 @@ def workspace(tmp_path: Path, extra: str = "") -> RagWorkspace:
     (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n' + extra)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
     return ws

@@ -22,7 +22,7 @@ from askkit import (
 )
 from llm_server import Reply, Request
 from ragls.answer.ask import EXTRACTIVE_LABEL, TOOL_MAX_TOP_K, ask
-from ragls.config import RetrievalSettings
+from ragls.config.settings import RetrievalSettings
 from ragls.core.errors import Cancelled, InvalidParams
 from ragls.core.ir import Citation, Hit
 
@@ -226,7 +226,7 @@ def test_backend_failure_keeps_the_sources_with_the_error(llm_server):
 @pytest.fixture(scope="module")
 def minilm_retriever():
     embed = pytest.importorskip("ragls.embedding.embed")
-    from ragls.config import EmbeddingSettings
+    from ragls.config.settings import EmbeddingSettings
     from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_text
 

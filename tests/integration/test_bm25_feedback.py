@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from ragls.config import RetrievalSettings, build_settings
+from ragls.config.settings import RetrievalSettings, build_settings
 from ragls.core.hashing import text_hash
 from ragls.core.ir import Chunk, LineSpan
 from ragls.retrieval.feedback import feedback_query, feedback_search

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from commitkit import git, settings_for, write
 from llm_server import Reply
-from ragls.commit.message import SUBJECT_MAX, CommitMessage, generate_commit_message, gitdiff
+from ragls.commit import gitdiff
+from ragls.commit.message import SUBJECT_MAX, CommitMessage, generate_commit_message
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.llm.chat import make_chat_model
 

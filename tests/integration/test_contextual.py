@@ -17,10 +17,10 @@ import sys
 import pytest
 from clikit import ragls
 from llm_server import LLMServer, Reply
+from ragls.config.trust import trust as trust_folder
 from ragls.index.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
 from ragls.index.windows import embedding_input
 from ragls.llm.costs import COUNTER
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 DOCS = {
@@ -57,7 +57,7 @@ max_retries = 0
 [index]
 path = "{(folder.parent / 'index').as_posix()}"
 """)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
 
 
 @pytest.fixture(scope="module")

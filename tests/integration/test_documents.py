@@ -63,7 +63,7 @@ def test_pdf_html_docx_are_converted_and_cited(workspace):
 
 
 def test_default_include_covers_pdf_and_html(tmp_path, monkeypatch):
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
     from ragls.sources.walk import walk
 
     for name in ("a.pdf", "b.html", "c.htm", "d.md", "e.docx", "f.py"):

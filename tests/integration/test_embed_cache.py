@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.stores.embed_cache import EmbeddingCache

@@ -5,7 +5,7 @@ missing provider warns; `profile = "low-ram"` overrides every other layer."""
 from __future__ import annotations
 
 import numpy as np
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir
 
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.embedding.embed import (
     OFFLINE_MODEL_NAME,
     Embedder,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -37,7 +37,7 @@ def ws(tmp_path_factory):
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
                                        # fewer vector candidates than notes: the fence chunk is BM25's alone
                                        '[retrieval]\ncandidates = 8\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     w = RagWorkspace([folder])
     w.index()
     yield w

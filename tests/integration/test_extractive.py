@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.config import EmbeddingSettings
+from ragls.config.settings import EmbeddingSettings
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.embedding.embed import Embedder, offline_model_dir
 

@@ -11,11 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls import rags
+from ragls.config.trust import trust
 from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
 from ragls.http_api import build_app
+from ragls.kb import rags
 from ragls.live import LiveWorkspace
-from ragls.trust import trust
 from starlette.testclient import TestClient
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
@@ -45,7 +45,7 @@ def live(tmp_path, monkeypatch):
     folder = tmp_path / "docs"
     shutil.copytree(FIXTURES, folder)
     (folder / "ragls.toml").write_text('[generation]\nbackend = "none"\n[rags.notes]\nbuggy = {}\n')
-    trust(folder)  # the user trusts this test's own folder (ragls/trust.py): its [rags.*] and backend apply
+    trust(folder)  # the user trusts this test's own folder (ragls/config/trust.py): its [rags.*] and backend apply
     lw = LiveWorkspace([folder], hold_vectors=True, socket_server=None).start()
     yield lw
     lw.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.core import heap
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.embedding.onnx_prep import REWRITE_VERSION, lean_model

@@ -9,8 +9,8 @@ import threading
 import time
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.trust import trust as trust_folder
 from ragls.watch import FileWatcher, IndexWorker
 from ragls.workspace import RagWorkspace
 
@@ -38,7 +38,7 @@ def live(tmp_path):
         (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
                                            f'model_path = "{offline_model_dir().as_posix()}"\n'
                                            'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-        trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+        trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
         ws = RagWorkspace([folder])
         ws.index()  # loads the model now: the worker would otherwise load it before the first edit is handled
         worker = IndexWorker(ws, debounce_ms=100)

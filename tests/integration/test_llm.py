@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from llm_server import Reply, held_port
-from ragls.config import GenerationSettings
+from ragls.config.settings import GenerationSettings
 from ragls.core.errors import Cancelled, RequestFailed
 from ragls.llm.chat import ChatModel, make_chat_model
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from llm_server import Reply, route
 from ragls.cli import app as cli
+from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import InvalidParams
 from ragls.embedding.embed import offline_model_dir
 from ragls.llm.costs import COUNTER
@@ -29,7 +30,6 @@ from ragls.retrieval.transforms import (
     STEP_BACK_SYSTEM,
     parse_lines,
 )
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -71,7 +71,7 @@ def folder(tmp_path_factory) -> Path:
     (docs / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
                                      f'model_path = "{offline_model_dir().as_posix()}"\n'
                                      'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(docs)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(docs)  # the user trusts this test's own folder (ragls/config/trust.py)
     return docs
 
 
@@ -316,12 +316,12 @@ def test_cli_query_expand_explain_prints_calls_and_transforms(folder, llm_server
     original = toml.read_text()
     toml.write_text(original + f'[generation]\nbackend = "openai"\nbase_url = "{llm_server.openai_url}"\n'
                                'model = "test-model"\n')
-    trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/config/trust.py)
     try:
         assert cli.main(["query", str(folder), QUESTION, "--expand", "--explain", "--top-k", "3"]) == 0
     finally:
         toml.write_text(original)
-        trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/trust.py)
+        trust_folder(toml.parent)  # the user trusts this test's own folder (ragls/config/trust.py)
     out = capsys.readouterr().out
     assert "Write 3 different rephrasings" in llm_server.requests[0].last_user_text()  # --expand, expand_n 0
     assert "LLM calls: expand 1" in out
@@ -355,7 +355,7 @@ def test_a_named_rag_gets_the_llm_steps_and_counts_them(tmp_path, llm_server, mo
                                         'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
                                         f'[rags.notes]\nsources = ["{notes.as_posix()}/*.md"]\n'
                                         f'[rags.more]\nsources = ["{(notes / "threads.md").as_posix()}"]\n')
-    trust_folder(project)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(project)  # the user trusts this test's own folder (ragls/config/trust.py)
     CACHE.clear()
     ws = RagWorkspace([project])
     try:

@@ -15,7 +15,7 @@ from askkit import HITS, Retriever
 from llm_server import LLMServer, held_port
 from ragls.answer.ask import ask
 from ragls.cli.app import main
-from ragls.config import GenerationSettings, Settings
+from ragls.config.settings import GenerationSettings, Settings
 from ragls.core.errors import RequestFailed
 from ragls.llm import local
 from ragls.llm.chat import make_chat_model

@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -34,7 +34,7 @@ def ws(tmp_path_factory):
     (folder / "ragls.toml").write_text(f'[index]\npath = "{tmp_path_factory.mktemp("index").as_posix()}"\n'
                                        f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     w = RagWorkspace([folder])
     w.index()
     yield w

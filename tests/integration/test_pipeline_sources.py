@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from qdrant_client import models
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.retrieval.qdrant_attach import CollectionSource
 from ragls.retrieval.search import abstained, search
 from ragls.retrieval.transforms import Variant
 from ragls.stores.qdrant import close_local, connect
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()

@@ -14,10 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from qdrant_client import models
+from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import RaglsError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.stores.qdrant import close_local, connect
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
@@ -74,7 +74,7 @@ qdrant = {{ url = "{url}", collection = "handbook", api_key_env = "HANDBOOK_QDRA
 [rags.named]
 qdrant = {{ url = "{store}", collection = "multi" }}
 """)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     client = connect(str(store))
     ws.embedder.ensure_loaded()

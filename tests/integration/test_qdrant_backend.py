@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.index.repo import collection_name, normalize_remote, repo_identity
@@ -110,7 +110,7 @@ def test_index_edit_delete_keeps_one_point_per_chunk(tmp_path):
 
 CRASH_SCRIPT = textwrap.dedent("""
     import sys
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
     import json

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import InvalidParams
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 
@@ -80,7 +80,7 @@ def test_unknown_rag_lists_known_names(env):
     tmp_path, project, notes = env
     write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
     (project / "ragls.toml").write_text(f'[rags.local]\nsources = ["{notes}/a/garden.md"]\n')
-    trust_folder(project)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(project)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([project])
     try:
         with pytest.raises(InvalidParams, match=r"unknown rag 'nope'; known: workspace, local, notes"):

@@ -121,7 +121,7 @@ def test_query_with_unloadable_reranker_is_a_request_failure(tmp_path, monkeypat
 
 def test_relevance_floor_drops_hits_the_reranker_scores_below_it(ws):
     """`retrieval.relevance_floor` 1: only hits whose cross-encoder score ("harbour" count) is at least 1 stay."""
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
 
     floor = RetrievalSettings(**{**ws.settings.retrieval.model_dump(), "relevance_floor": 1.0})
     options = ws._search_options(ws.indexes)

@@ -258,7 +258,7 @@ def test_parse_order():
 
 
 def test_backend_choice_keeps_the_old_names(ws):
-    from ragls.config import build_settings
+    from ragls.config.settings import build_settings
     from ragls.retrieval.rerank import Reranker
 
     old, _ = build_settings({"rag_reranker_model": "Xenova/ms-marco-MiniLM-L-6-v2"})

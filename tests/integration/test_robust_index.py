@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.index import indexer as indexer_mod
 from ragls.index.chunking import is_markup_only
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -35,7 +35,7 @@ def make_ws(folder: Path, index: Path) -> RagWorkspace:
     (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     return RagWorkspace([folder])
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.sources.redact import mask_secrets
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
@@ -78,7 +78,7 @@ def indexed(tmp_path_factory):
     (folder / "ragls.toml").write_text(f'[index]\npath = "{index_dir.as_posix()}"\n'
                                        f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
                                        'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     ws.index()
     yield ws, index_dir

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from ragls.answer.extractive import extractive_answer
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.retrieval.search import search

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
+from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import RequestFailed
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.index.windows import plan_windows
-from ragls.trust import trust as trust_folder
 from ragls.workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
@@ -82,7 +82,7 @@ def test_workspace_query_without_a_model_is_keyword_only(tmp_path):
     folder = write_docs(tmp_path / "docs")
     (folder / "ragls.toml").write_text(f'[embedding]\nmodel_path = "{(tmp_path / "empty").as_posix()}"\n'
                                        f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     ws = RagWorkspace([folder])
     try:
         assert ws.index()[0].vectors_error

@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bench_datasets import dataset_or_skip
-from ragls.config import build_settings
+from ragls.config.settings import build_settings
+from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.retrieval.search import search
-from ragls.trust import trust as trust_folder
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -209,7 +209,7 @@ def test_kill_9_during_the_window_pass_equals_a_clean_rebuild(tmp_path):
     (folder / "ragls.toml").write_text(
         f'[embedding]\nmodel = "{OFFLINE_MODEL_NAME}"\nmodel_path = "{MODEL_DIR}"\n'
         f'[index]\npath = "{tmp_path / "index"}"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/trust.py)
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
     marker = tmp_path / "paused"
     env = {**os.environ, "RAGLS_TEST_PAUSE_AT": f"window_pass:{marker}", "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
     proc = subprocess.Popen([sys.executable, "-m", "ragls", "index", str(folder)], env=env,

@@ -1,9 +1,10 @@
-"""Settings merge order, aliases, camelCase, validation messages (config.py)."""
+"""Settings merge order, aliases, camelCase, validation messages (config/settings.py)."""
 
 from __future__ import annotations
 
 import pytest
-from ragls.config import build_settings, load_settings
+from ragls.config.settings import build_settings
+from ragls.config.trust_filter import load_settings
 from ragls.core.errors import ConfigError
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragls.config import SourcesSettings
+from ragls.config.settings import SourcesSettings
 from ragls.sources.resolve import resolve_sources
 
 

@@ -1,4 +1,4 @@
-"""Folder trust (ragls/trust.py, ragls/trust_filter.py) on real files: which settings an untrusted ragls.toml keeps,
+"""Folder trust (ragls/config/trust.py, ragls/config/trust_filter.py) on real files: which settings an untrusted ragls.toml keeps,
 how the store's path + hash decides, and the editor's word (VS Code Workspace Trust, Neovim vim.secure)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import json
 import os
 
 import pytest
-from ragls import trust
-from ragls.config import Settings, load_settings
+from ragls.config import trust
+from ragls.config.settings import Settings
+from ragls.config.trust_filter import SAFE, folder_layer, load_settings, restrict
 from ragls.core.errors import ConfigError
-from ragls.trust_filter import SAFE, folder_layer, restrict
 
 HOSTILE = """
 top_k = 3

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from privileges import unprivileged
-from ragls.config import SourcesSettings
-from ragls.globs import expand_braces
+from ragls.config.globs import expand_braces
+from ragls.config.settings import SourcesSettings
 from ragls.sources import walk as walk_mod
 from ragls.sources.walk import FileFilter, walk
 
@@ -226,7 +226,7 @@ def test_unreadable_directory_really_chmod(tmp_path, mode):
     `unreadable` entry; the rest is walked."""
     make(tmp_path, {"a.md": "", "locked/b.md": "", "open/c.md": ""})
     (tmp_path / "locked").chmod(mode)
-    script = ("import json, sys; from pathlib import Path; from ragls.config import SourcesSettings; "
+    script = ("import json, sys; from pathlib import Path; from ragls.config.settings import SourcesSettings; "
               "from ragls.sources.walk import FileFilter, walk_with; ff = FileFilter(Path(sys.argv[1]), "
               "SourcesSettings()); print(json.dumps([walk_with(ff), ff.unreadable]))")
     try:

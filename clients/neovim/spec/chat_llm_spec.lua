@@ -131,6 +131,8 @@ H.it(":RagChat new starts over and keeps the old thread; :RagChat list brings it
   vim.cmd("RagChat new")
   H.eq(0, #chat.thread.turns, "empty thread")
   H.eq(old, vim.tbl_map(function(t) return "## " .. t.question end, chat.past[1].turns), "kept in the list")
+  H.contains(table.concat(vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false), "\n"),
+    ":RagChat list continues one of your 1 earlier chats", "the empty chat says where the old one is")
   local select = vim.ui.select
   local offered
   vim.ui.select = function(items, opts, cb)
@@ -138,10 +140,22 @@ H.it(":RagChat new starts over and keeps the old thread; :RagChat list brings it
     cb(items[1])
   end
   vim.cmd("RagChat list")
-  vim.ui.select = select
-  H.eq(("%s (%d turns)"):format(old[1]:sub(4), #old), offered[1], "offered by its first question")
+  H.eq({ ("%s (%d turns)"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "by its first question; or new")
   H.eq(old, headings(), "the old thread is back")
   H.eq(0, #chat.past, "and the empty one was not kept")
+  -- with a current thread: it comes first, marked; "New chat" starts one and keeps it
+  vim.ui.select = function(items, opts, cb)
+    offered = vim.tbl_map(opts.format_item, items)
+    cb(items[#items])
+  end
+  vim.cmd("RagChat list")
+  H.eq({ ("%s (%d turns) · current"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "the current one first")
+  H.eq(0, #chat.thread.turns, "a new chat")
+  H.eq(1, #chat.past, "the old one kept")
+  vim.ui.select = function(items, _, cb) cb(items[1]) end
+  vim.cmd("RagChat list")
+  vim.ui.select = select
+  H.eq(old, headings(), "and back again")
 end)
 
 H.it(":RagChat new starts over; q closes the idle chat window", function()

@@ -27,7 +27,7 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
 )
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
-from ragls.config import Settings
+from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall

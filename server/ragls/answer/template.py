@@ -1,5 +1,5 @@
 """The `rag_template` prompt: `__INPUT__` (the question), `__CONTEXT__` (numbered chunks) and `__SOURCES__`
-(one line per source). Template validation (required placeholders) lives in `config.py`.
+(one line per source). Template validation (required placeholders) lives in `config/settings.py`.
 
 Document text is untrusted: `quote_passage` is the one function that puts it in front of a model (the LLM prompt
 of rag/ask, HTTP /ask and the CLI, and the MCP tools' text blocks). Each passage sits inside a `<passage>` element

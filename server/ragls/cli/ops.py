@@ -133,7 +133,7 @@ def cmd_doctor(args) -> int:
 
 def _doctor_checks(args, report, note) -> None:
     folder = Path(args.path or ".").resolve()
-    from ragls.config import load_settings
+    from ragls.config.trust_filter import load_settings
 
     try:
         settings, warnings = load_settings(folder)
@@ -323,7 +323,7 @@ def cmd_graph(args) -> int:
 
 def cmd_commit_msg(args) -> int:
     from ragls.commit.message import generate_commit_message
-    from ragls.config import load_settings
+    from ragls.config.trust_filter import load_settings
     from ragls.llm.chat import make_chat_model
 
     folder = Path(args.path or ".").resolve()

@@ -1,6 +1,6 @@
-"""`ragls trust [PATH]`, `ragls trust --list`, `ragls trust --revoke [PATH]`: the user's folder trust store (trust.py),
+"""`ragls trust [PATH]`, `ragls trust --list`, `ragls trust --revoke [PATH]`: the user's folder trust store (config/trust.py),
 and the question the CLI asks on a terminal before it uses an untrusted folder whose ragls.toml wants more than
-retrieval tuning (trust_filter.py).
+retrieval tuning (config/trust_filter.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_trust(args) -> int:
-    from ragls import trust
+    from ragls.config import trust
 
     if args.list:
         return _list(args.json)
@@ -53,13 +53,13 @@ def cmd_trust(args) -> int:
 
 def _untrusted_layer(folder: Path):
     """The folder's ragls.toml as an untrusted folder sees it (what trusting adds: `ignored`), and its bytes."""
-    from ragls.trust_filter import EDITOR_TRUST_KEY, folder_layer
+    from ragls.config.trust_filter import EDITOR_TRUST_KEY, folder_layer
 
     return folder_layer(folder, [{EDITOR_TRUST_KEY: False}])
 
 
 def _list(as_json: bool) -> int:
-    from ragls import trust
+    from ragls.config import trust
 
     rows = []
     for e in trust.trusted_folders():
@@ -86,7 +86,7 @@ def offer_trust(folders: Sequence[Path]) -> None:
     agents, pipes) nothing is asked: the settings load says what was ignored."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
-    from ragls import trust
+    from ragls.config import trust
     from ragls.core.errors import ConfigError
 
     for folder in folders:

@@ -277,7 +277,7 @@ def classify(path: str) -> str:
 
 @functools.cache
 def _secret_globs() -> pathspec.GitIgnoreSpec:
-    from ragls.config import SECRET_GLOBS
+    from ragls.config.settings import SECRET_GLOBS
     from ragls.sources.walk import compile_globs
 
     return compile_globs(SECRET_GLOBS)

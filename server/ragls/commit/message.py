@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ragls.answer.tokens import chars_for_tokens, context_limit, estimate_tokens, is_context_length_error
 from ragls.commit import gitdiff
 from ragls.commit.gitdiff import FileDiff
-from ragls.config import Settings
+from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 
 if TYPE_CHECKING:

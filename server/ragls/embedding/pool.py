@@ -19,7 +19,7 @@ _worker_embedder = None
 
 def _init_worker(make_embedder, settings: dict[str, Any], model_name: str) -> None:
     global _worker_embedder
-    from ragls.config import EmbeddingSettings
+    from ragls.config.settings import EmbeddingSettings
 
     emb = make_embedder(EmbeddingSettings(**{**settings, "parallel": 0, "threads": 1}))
     emb.pinned_model = model_name  # the parent's model, from local files (never a download)

@@ -40,7 +40,7 @@ from ragls.core.errors import RaglsError
 from ragls.core.hashing import text_hash
 
 if TYPE_CHECKING:
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
     from ragls.core.ir import Chunk, Document
 
 log = logging.getLogger(__name__)

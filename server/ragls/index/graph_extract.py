@@ -30,7 +30,7 @@ from ragls.core.hashing import text_hash
 from ragls.stores.graph import GraphStore, entity_key
 
 if TYPE_CHECKING:
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
     from ragls.core.ir import Chunk
     from ragls.index.indexer import FolderIndex
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragls.config import Settings
+from ragls.config.settings import Settings
 from ragls.core.errors import RequestFailed, Skipped
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.ir import Chunk, Document
@@ -101,7 +101,7 @@ class FolderIndex(VectorPhase):
 
     # Hook after each text-phase write (graph RAG): (paths whose old chunks are gone, new chunks of those paths).
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
-    # Team overlay (team.py): the only relative paths this index may hold, asked at every sync; None: all files.
+    # Team overlay (kb/team.py): the only relative paths this index may hold, asked at every sync; None: all files.
     restrict_to: Callable[[], set[str]] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,

@@ -85,12 +85,12 @@ def check_index_dir(index_dir: Path) -> None:
 
 def configured_index_dir(folder: Path, explicit: str | None = None) -> Path:
     """`resolve_index_dir` for the CLI's fast paths, without validating settings (no pydantic import): `explicit`
-    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (trust.py; an
+    (`--index-path`), else `index.path` from the folder's ragls.toml when the folder is trusted (config/trust.py; an
     untrusted folder's index.path is ignored, as the full settings load decides), else the default. An unreadable ragls.toml
     counts as absent here; the full settings load reports it."""
     import tomllib
 
-    from ragls import trust
+    from ragls.config import trust
 
     folder = Path(folder).resolve()
     configured = explicit

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragls.config import GenerationSettings
+from ragls.config.settings import GenerationSettings
 from ragls.core.errors import Cancelled, RequestFailed
 from ragls.core.telemetry import traced
 

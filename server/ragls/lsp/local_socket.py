@@ -170,15 +170,17 @@ class LocalSocketServer:
 
     @staticmethod
     def _run(ws: Any, method: str, params: dict, on_delta: Callable[[str], None]) -> dict:
-        from ragls.lsp.wire import to_wire_answer, to_wire_query, to_wire_status
+        """Parse (`wire.parse`, as over LSP and HTTP), call the one workspace operation, convert."""
+        from ragls.lsp.wire import AskParams, QueryParams, parse, to_wire_answer, to_wire_query, to_wire_status
 
         if method == "rag/query":
-            return to_wire_query(ws.query(params.get("query"), params.get("topK"), params.get("rag")),
-                                 bool(params.get("explain")))
+            p = parse(QueryParams, params)
+            return to_wire_query(ws.query(p.query, p.top_k, p.rag, p.expand), p.explain)
         if method == "rag/ask":
-            answer = ws.ask(params.get("question"), top_k=params.get("topK"), rag=params.get("rag"),
-                            documents=params.get("documents"), history=params.get("history"),
-                            on_delta=on_delta if params.get("stream") else None)
+            p = parse(AskParams, params)
+            history = [m.model_dump() for m in p.history] if p.history else None
+            answer = ws.ask(p.question, top_k=p.top_k, rag=p.rag, documents=p.documents, history=history,
+                            expand=p.expand, on_delta=on_delta if params.get("stream") is True else None)
             return to_wire_answer(answer)
         return to_wire_status(ws.status())
 

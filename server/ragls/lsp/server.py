@@ -25,7 +25,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config import normalize
+from ragls.config.settings import normalize
+from ragls.config.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.core.errors import ConfigError, NotReady, RequestFailed
 from ragls.core.uris import uri_to_path
 from ragls.live import LiveHooks, LiveWorkspace
@@ -33,7 +34,6 @@ from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
 from ragls.roots import is_too_broad
-from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ class RaglsServer(LanguageServer):
         # arrives. Once set it replaces initializationOptions, so a setting the user reset or removed is gone.
         self.config_layer: dict[str, Any] | None = None
         # `workspaceTrusted` from the client (VS Code Workspace Trust, Neovim's vim.secure): True / False, or None
-        # when the client does not say (the user's trust store decides; trust.py).
+        # when the client does not say (the user's trust store decides; config/trust.py).
         self.editor_trust: bool | None = None
         # `workspaceTrustedConfigs`: the ragls.toml versions the user approved ({folder: "sha256:<hex>"}), or None.
         self.editor_trust_configs: dict[str, str] | None = None
@@ -192,7 +192,7 @@ class RaglsServer(LanguageServer):
                          detail=lambda msg: self._log(msg, types.MessageType.Log),
                          info=lambda msg: self._log(msg, types.MessageType.Info),
                          warning=lambda msg: self._log(f"ragls: {msg}", types.MessageType.Warning),
-                         act=lambda msg: self._warn_once(msg if msg.startswith("ragls:") else f"ragls: {msg}"),
+                         act=self._warn_once,
                          failed=self._report_open_failure)
 
     def _workspace_with_valid_settings(self, folders: list[Path], on_status) -> RagWorkspace:

@@ -25,7 +25,7 @@ from ragls.retrieval.source import as_sources
 from ragls.retrieval.transforms import expansions_wanted, strong_signal, write_variants
 
 if TYPE_CHECKING:
-    from ragls.config import GenerationSettings, RetrievalSettings
+    from ragls.config.settings import GenerationSettings, RetrievalSettings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
 

@@ -26,7 +26,7 @@ from ragls.core.lru import LRU
 from ragls.llm.costs import COUNTER, LLMCallCounter
 
 if TYPE_CHECKING:
-    from ragls.config import GenerationSettings, RetrievalSettings
+    from ragls.config.settings import GenerationSettings, RetrievalSettings
     from ragls.llm.chat import ChatModel
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from ragls.stores.bm25 import Bm25Store
 from ragls.stores.vectors import WindowMatch
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.retrieval.query import Query
 
 HEAP_BYTES = 15_000_000  # tantivy's smallest writer heap: a request's documents are small

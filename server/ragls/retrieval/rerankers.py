@@ -33,7 +33,7 @@ from ragls.core.errors import RaglsError, RequestFailed
 from ragls.core.telemetry import traced
 
 if TYPE_CHECKING:
-    from ragls.config import Settings
+    from ragls.config.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from ragls.retrieval.source import Candidates, as_sources, vector_weight_coverag
 from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)

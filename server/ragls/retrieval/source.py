@@ -26,7 +26,7 @@ from ragls.core.ir import Chunk
 from ragls.retrieval.pooling import pooled_scores
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.index.indexer import FolderIndex
     from ragls.retrieval.query import Query
 

@@ -34,7 +34,7 @@ from ragls.retrieval.llm_steps import LLMTrace, StepLLM
 from ragls.retrieval.query import Query, analyse
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
     from ragls.retrieval.source import Source
 

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragls.config import SourcesSettings
+from ragls.config.globs import expand_braces
+from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.globs import expand_braces
 from ragls.sources.walk import OUTSIDE_LINK, inside_folder, walk
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")

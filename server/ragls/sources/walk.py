@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ragls.config import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+from ragls.config.globs import expand_braces
+from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.uris import key_path, path_key
-from ragls.globs import expand_braces
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@
 --- that?" is searched with the previous question's context. `q` / `<C-c>` stop the answer being streamed; `gs` or
 --- `<CR>` on a `[n]` (or a source line) opens that source in the window the chat was opened from and the chat stays.
 --- `:RagChat` reopens the thread, `:RagChat new` starts a new one (the old one is kept), `:RagChat list` picks one of
---- the session's threads to continue.
+--- the session's threads (or a new one) to continue.
 ---
 --- Each turn owns its request: its own `partialResultToken` and request id, so a delta can only ever land in the
 --- turn that asked for it, and a new question first stops the one still streaming.
@@ -74,7 +74,11 @@ end
 function M.render_lines()
   local lines, line_turn, line_source, heading_line = {}, {}, {}, {}
   if #M.thread.turns == 0 then
-    return { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }, {}, {}, {}
+    local hint = { "# ragls chat", "", "_Ask a question: press <CR> here, or :RagAsk {question}._" }
+    if #M.past > 0 then
+      table.insert(hint, ("_:RagChat list continues one of your %d earlier chats._"):format(#M.past))
+    end
+    return hint, {}, {}, {}
   end
   for i, turn in ipairs(M.thread.turns) do
     if i > 1 then
@@ -352,25 +356,37 @@ function M.switch(i)
   M.render(#picked.turns)
 end
 
---- |:RagChat| list: pick one of the session's earlier threads (first question, number of turns).
+--- |:RagChat| list: the session's threads in one picker — the current one first, then the earlier ones (newest
+--- first), each by its first question and number of turns, and "New chat". The choice is opened.
 function M.pick()
-  if #M.past == 0 then
-    rpc.notify("ragls: no earlier chat in this session (:RagChat new keeps the current one here)")
-    return
+  local items = {}
+  if #M.thread.turns > 0 then
+    table.insert(items, { current = true, turns = M.thread.turns })
   end
-  local idx = {}
-  for i = 1, #M.past do
-    idx[i] = i
+  for i, past in ipairs(M.past) do
+    table.insert(items, { index = i, turns = past.turns })
   end
-  vim.ui.select(idx, {
-    prompt = "Continue which chat?",
-    format_item = function(i)
-      local t = M.past[i].turns
-      return ("%s (%d turn%s)"):format(t[1].question, #t, #t == 1 and "" or "s")
+  table.insert(items, { new = true })
+  vim.ui.select(items, {
+    prompt = "ragls chats",
+    kind = "ragls.chat",
+    format_item = function(item)
+      if item.new then
+        return "+ New chat"
+      end
+      local t = item.turns
+      return ("%s (%d turn%s)%s"):format(t[1].question, #t, #t == 1 and "" or "s", item.current and " · current" or "")
     end,
-  }, function(i)
-    if i then
-      M.switch(i)
+  }, function(item)
+    if not item then
+      return
+    elseif item.new then
+      M.new()
+      M.open()
+    elseif item.current then
+      M.open()
+    else
+      M.switch(item.index)
     end
   end)
 end

@@ -119,9 +119,9 @@ function M.error_lines(result, retry)
     return {}
   end
   local msg = result.error.message:gsub("%s*\n%s*", " ")
+  -- (the extractive answer below says itself that it is one)
   return {
-    "> **The LLM failed**, so below is an extractive answer (quoted from your docs):",
-    "> " .. msg,
+    "> **The LLM failed:** " .. msg,
     "> " .. retry .. "; `:RagSetup` chooses another LLM (`:checkhealth ragls` shows the one in use)",
     "",
   }

@@ -184,6 +184,8 @@ export interface PwLocator {
   isVisible(): Promise<boolean>;
   getAttribute(name: string): Promise<string | null>;
   nth(index: number): PwLocator;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  evaluate<R>(fn: (el: any) => R): Promise<R>;
   screenshot(opts: { path: string }): Promise<Buffer>;
 }
 export interface PwFrameLocator {

@@ -269,6 +269,32 @@ async function main(): Promise<number> {
       }
       await page.screenshot({ path: join(shots, 'chat-error.png') });
     }, page, shots);
+    await step('the extension\'s page shows its README with no broken image', async () => {
+      await page.keyboard.press('Escape');
+      await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.keyboard.type('Extensions: Show Installed Extensions', { delay: 15 });
+      await page.locator('.quick-input-list .monaco-list-row:has-text("Show Installed Extensions")').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.extensions-viewlet .extension-list-item:has-text("ragls")').first().click({ timeout: 60_000 });
+      const readme = page.frameLocator('iframe.webview.ready:not([src*="purpose=webviewView"])').frameLocator('#active-frame');
+      await readme.locator('h1:has-text("ragls for VS Code")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await readme.locator('h2:has-text("Commands")').first().waitFor({ state: 'visible', timeout: 10_000 });
+      const images = readme.locator('img');
+      const count = await images.count();
+      for (let i = 0; i < count; i++) {
+        const loaded = () => images.nth(i).evaluate((el) => el.complete && el.naturalWidth > 0);
+        const deadline = Date.now() + 30_000;
+        while (!(await loaded()) && Date.now() < deadline) {
+          await page.waitForTimeout(250);
+        }
+        if (!(await loaded())) {
+          throw new Error(`README image ${i + 1} of ${count} is broken (${await images.nth(i).getAttribute('src')})`);
+        }
+      }
+      await page.screenshot({ path: join(shots, 'extension-page.png') });
+    }, page, shots);
     console.log(`# screenshots in ${shots}`);
     return 0;
   } finally {

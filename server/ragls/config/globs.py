@@ -1,6 +1,6 @@
 """Brace sets in globs, expanded the one way every reader of a glob expands them: the include/exclude rules
 (sources/walk.py), named-RAG sources (sources/resolve.py) and the trust check of a folder's RAG sources
-(trust_filter.py, which must see `{..,docs}/x.md` as `../x.md` exactly as the resolver will). A leaf module, so
+(config/trust_filter.py, which must see `{..,docs}/x.md` as `../x.md` exactly as the resolver will). A leaf module, so
 the settings layer can use it without importing the sources layer."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from ragls.stores.term_vectors import query_vector
 from ragls.stores.vectors import WindowMatch
 
 if TYPE_CHECKING:
-    from ragls.config import RetrievalSettings
+    from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
 
 log = logging.getLogger(__name__)
@@ -263,7 +263,7 @@ def check_text_field(client, name: str, text_field: str) -> None:
 
 
 class QdrantRag:
-    """The `[rags.NAME] qdrant = {...}` backend of the named-RAG registry (`rags.py`, `Rag` protocol): an attached
+    """The `[rags.NAME] qdrant = {...}` backend of the named-RAG registry (`kb/rags.py`, `Rag` protocol): an attached
     collection, read-only. Connected and checked on first use (the checks load the embedding model); a failed
     check is raised to the request (-32602 with its message) and listed in `rag/list` errors."""
 

@@ -1,6 +1,6 @@
 """Folder trust, decided in one place: `folder_layer` turns a folder's `ragls.toml` into a settings layer for
-`config.load_settings` and the named-RAG registry, so every front (LSP, CLI, MCP, HTTP) gets the same answer. A
-trusted folder (trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
+`load_settings` (below) and the named-RAG registry, so every front (LSP, CLI, MCP, HTTP) gets the same answer. A
+trusted folder (config/trust.py's store, or the editor's `workspaceTrusted`) gets all of its file; an untrusted one only
 the allow-list `SAFE` of settings that tune retrieval inside the folder.
 
 Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
@@ -25,15 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragls.config import trust
+from ragls.config.globs import expand_braces
+from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are re-exported for the fronts
+    CONFIG_FILE,
+    EDITOR_TRUST_CONFIGS_KEY,
+    EDITOR_TRUST_KEY,
+    USER_ONLY,
+    Settings,
+    build_settings,
+    normalize,
+    parse_toml,
+)
 from ragls.core.errors import ConfigError
-
-# An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
-# user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
-EDITOR_TRUST_KEY = "workspaceTrusted"
-# With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
-# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
-# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
-EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 
 Rule = Callable[[Any, Path | None], bool]
 
@@ -129,7 +133,6 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str,
     but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
     server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
     user's cache)."""
-    from ragls.config import normalize
 
     kept, ignored = {}, []
     for name, table in rags.items():
@@ -161,7 +164,6 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
     `;`-separated part's fixed prefix (before the first glob character) inside the folder — checked on each of
     the part's brace expansions (`globs.expand_braces`, as `sources/resolve.py` expands them: `{..,docs}/x.md`
     names `../x.md`)."""
-    from ragls.globs import expand_braces
 
     source = source.strip()
     m = BUILTIN_LOADER.match(source)
@@ -201,7 +203,6 @@ def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str,
     also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
     None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
     does). Entries that are not a path and a string are dropped."""
-    from ragls import trust
 
     found = None
     for layer in layers:
@@ -235,11 +236,9 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     """The settings a folder's ragls.toml may give — the one place folder trust is decided, so every front (LSP,
     CLI, MCP, HTTP) and its start-up scan get the same answer. Trusted when the editor says so (`editor_trust` of
     `overrides`: the user's own settings; for the very version of the file the user approved when the editor sent
-    `editor_trusted_configs`), else when the user's trust store (trust.py) has the folder with this
+    `editor_trusted_configs`), else when the user's trust store (config/trust.py) has the folder with this
     very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
     settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
-    from ragls import trust
-    from ragls.config import CONFIG_FILE, USER_ONLY, normalize, parse_toml
 
     if folder is None:
         return FolderLayer({}, True)
@@ -279,3 +278,20 @@ def untrusted_notice(path: Path, ignored: list[str], state: str) -> str:
     why = "changed since you trusted it" if state == "changed" else "is not trusted"
     return (f"{path} {why}, so these settings were ignored: {what}; read the file, then run "
             f"`ragls trust {shlex.quote(str(folder))}` to use them")
+
+
+def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+    """Settings for a workspace folder: its ragls.toml (for an untrusted folder only what `SAFE`
+    allows; never a `USER_ONLY` setting: see `folder_layer`), then each override
+    (initializationOptions, then didChangeConfiguration). Returns (settings, warnings; the untrusted-file notice
+    is one of them). Raises ConfigError."""
+    settings, warnings, _ = load_folder_settings(folder, *overrides)
+    return settings, warnings
+
+
+def load_folder_settings(folder: str | os.PathLike | None,
+                         *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
+    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored)."""
+    layer = folder_layer(folder, overrides)
+    settings, warnings = build_settings(layer.data, *overrides)
+    return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer

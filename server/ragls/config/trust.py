@@ -1,7 +1,7 @@
 """Folder trust: the user's list of folders whose `ragls.toml` may do more than tune retrieval inside the folder.
 
 A folder someone else wrote (a cloned repository, a downloaded docs bundle) is untrusted input. Until the user
-trusts it, its `ragls.toml` may only tune retrieval inside the folder (`trust_filter.py` decides which settings);
+trusts it, its `ragls.toml` may only tune retrieval inside the folder (`config/trust_filter.py` decides which settings);
 settings that run programs, reach the network, name environment variables or read/write outside the folder are
 ignored. This follows VS Code's Workspace Trust, Neovim's `vim.secure.read` (exrc) and direnv's `allow`: the
 store keeps, per folder, the SHA-256 of the `ragls.toml` the user trusted, so a changed file is untrusted again

@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from ragls.config import Settings
+from ragls.config.settings import Settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, resolve_index_dir

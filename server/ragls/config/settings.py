@@ -17,7 +17,14 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.core.errors import ConfigError
-from ragls.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY
+
+# An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
+# user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
+EDITOR_TRUST_KEY = "workspaceTrusted"
+# With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
+# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
+# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
+EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 
 CONFIG_FILE = "ragls.toml"
 
@@ -138,7 +145,7 @@ class IndexSettings(_Section):
     the manifest and tantivy stay in `path`. `qdrant_location`: ":memory:", a local directory (embedded) or an
     http(s) URL; default `<index path>/qdrant`. `qdrant_collection`: default derived from the repository identity,
     the embedding model and the chunker (`repo.collection_name`). `team = true`: query the shared collection
-    read-only and overlay the files that differ locally (`team.py`)."""
+    read-only and overlay the files that differ locally (`kb/team.py`)."""
 
     path: str | None = None
     # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
@@ -353,7 +360,7 @@ class Settings(_Section):
     web: WebSettings = Field(default_factory=WebSettings)
     # name -> command ("pdftotext $1 -"); see sources/loaders.py
     document_loaders: dict[str, str] = Field(default_factory=dict)
-    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by rags.py
+    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by kb/rags.py
     rags: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @field_validator("document_loaders")
@@ -586,22 +593,3 @@ def build_settings(*layers: dict[str, Any] | None) -> tuple[Settings, list[str]]
 # Settings a folder's own ragls.toml cannot turn on, because they reach outside the folder (docs/security.md); the
 # user's layers (editor settings) can.
 USER_ONLY = (("sources", "follow_outside_links"),)
-
-
-def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
-    """Settings for a workspace folder: its ragls.toml (for an untrusted folder only what `trust_filter.SAFE`
-    allows; never a `USER_ONLY` setting: see `trust_filter.folder_layer`), then each override
-    (initializationOptions, then didChangeConfiguration). Returns (settings, warnings; the untrusted-file notice
-    is one of them). Raises ConfigError."""
-    settings, warnings, _ = load_folder_settings(folder, *overrides)
-    return settings, warnings
-
-
-def load_folder_settings(folder: str | os.PathLike | None,
-                         *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
-    """`load_settings` with the folder's layer (`trust_filter.FolderLayer`: trusted or not, what was ignored)."""
-    from ragls.trust_filter import folder_layer
-
-    layer = folder_layer(folder, overrides)
-    settings, warnings = build_settings(layer.data, *overrides)
-    return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragls.config import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
+from ragls.config.settings import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
+from ragls.config.trust_filter import folder_layer
 from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
 from ragls.core.hashing import text_hash
 from ragls.core.ir import RagInfo
@@ -35,7 +36,6 @@ from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
-from ragls.trust_filter import folder_layer
 
 log = logging.getLogger(__name__)
 
@@ -360,8 +360,8 @@ register_backend("sources", SourcesRag)
 
 
 def _qdrant_rag(spec: RagSpec, registry: RagRegistry) -> Rag:
-    """`[rags.NAME] qdrant = {...}`: an attached Qdrant collection (retrieval/qdrant_attach.py), read-only."""
-    from ragls.retrieval.qdrant_attach import QdrantRag
+    """`[rags.NAME] qdrant = {...}`: an attached Qdrant collection (kb/qdrant_attach.py), read-only."""
+    from ragls.kb.qdrant_attach import QdrantRag
 
     return QdrantRag(spec, registry)
 
@@ -402,7 +402,7 @@ class RagRegistry:
     def _signature(self) -> tuple:
         """What the specs depend on besides `overrides`: each config file's and the trust store's (mtime, size,
         inode); None for a missing one. Unchanged: `reload` has nothing to re-read."""
-        from ragls import trust
+        from ragls.config import trust
 
         out = []
         for path in [*(p for p, _ in self.config_files()), trust.store_path()]:
