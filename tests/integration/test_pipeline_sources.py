@@ -19,7 +19,7 @@ import pytest
 from qdrant_client import models
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-from ragls.retrieval.qdrant_attach import CollectionSource
+from ragls.kb.qdrant_attach import CollectionSource
 from ragls.retrieval.search import abstained, search
 from ragls.retrieval.transforms import Variant
 from ragls.stores.qdrant import close_local, connect
