@@ -28,7 +28,7 @@ from pathlib import Path
 from ragls.core import heap
 from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
 
