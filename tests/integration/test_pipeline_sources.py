@@ -23,7 +23,7 @@ from ragls.kb.qdrant_attach import CollectionSource
 from ragls.retrieval.search import abstained, search
 from ragls.retrieval.transforms import Variant
 from ragls.stores.qdrant import close_local, connect
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
