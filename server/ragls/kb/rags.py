@@ -360,8 +360,8 @@ register_backend("sources", SourcesRag)
 
 
 def _qdrant_rag(spec: RagSpec, registry: RagRegistry) -> Rag:
-    """`[rags.NAME] qdrant = {...}`: an attached Qdrant collection (retrieval/qdrant_attach.py), read-only."""
-    from ragls.retrieval.qdrant_attach import QdrantRag
+    """`[rags.NAME] qdrant = {...}`: an attached Qdrant collection (kb/qdrant_attach.py), read-only."""
+    from ragls.kb.qdrant_attach import QdrantRag
 
     return QdrantRag(spec, registry)
 
