@@ -1,4 +1,4 @@
-"""One live workspace behind every front (`ragls.live.LiveWorkspace`): the same scenario observed from `ragls serve`
+"""One live workspace behind every front (`ragls.workspace.live.LiveWorkspace`): the same scenario observed from `ragls serve`
 (a real LSP client over stdio), `ragls mcp` (the MCP SDK's client) and `ragls http` (httpx), each a real process
 with real stores (BM25 answers; the model loads in the background):
 

@@ -15,7 +15,7 @@ from ragls.config.trust import trust
 from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
 from ragls.http_api import build_app
 from ragls.kb import rags
-from ragls.live import LiveWorkspace
+from ragls.workspace.live import LiveWorkspace
 from starlette.testclient import TestClient
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "docs"

@@ -1,6 +1,6 @@
 """`ragls mcp`'s path to its first answer on an indexed folder loads none of the vector stack: the answer comes
 from SQLite + tantivy (BM25) while the MCP SDK imports, and the embedding model (fastembed, onnxruntime, numpy),
-LanceDB (pyarrow) and the language server's wire models load only after it (ragls/live.py `hold_vectors`). A
+LanceDB (pyarrow) and the language server's wire models load only after it (ragls/workspace/live.py `hold_vectors`). A
 regression guard on what is imported, run in a fresh interpreter on a real index; no timing."""
 
 from __future__ import annotations

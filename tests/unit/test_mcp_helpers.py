@@ -9,8 +9,8 @@ import pytest
 from ragls.answer.template import quote_passage
 from ragls.core.ir import LineSpan
 from ragls.mcp_server import line_range
-from ragls.roots import find_root, is_too_broad, project_root
 from ragls.sources.passage import split_lines
+from ragls.workspace.roots import find_root, is_too_broad, project_root
 
 
 def test_line_range_is_one_based_and_inclusive():
@@ -66,7 +66,7 @@ def test_no_marker_falls_back_to_the_directory_but_never_home(tmp_path, monkeypa
 
 
 def test_serve_folders_from_arguments(tmp_path, monkeypatch):
-    from ragls.roots import serve_folders
+    from ragls.workspace.roots import serve_folders
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -50,7 +50,7 @@ def _setup_logging(verbose: bool) -> None:
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
-    from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+    from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
     for idx, rep in zip(ws.indexes, reports):
         print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
@@ -92,9 +92,9 @@ def _start_live(args, hold_vectors: bool = False):
     """(LiveWorkspace started on `args.paths` — default: the current project root —, its folders) for the
     long-running front ends (mcp, http). Raises InvalidParams for a folder they must not index (home, /)."""
     from ragls.core import heap
-    from ragls.live import LiveWorkspace
     from ragls.lsp.local_socket import LocalSocketServer
-    from ragls.roots import serve_folders
+    from ragls.workspace.live import LiveWorkspace
+    from ragls.workspace.roots import serve_folders
 
     try:
         folders = serve_folders(args.paths, Path.cwd())

@@ -112,7 +112,7 @@ def _check_name(name: str) -> None:
 
 
 def _open_workspace(path: str):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = Path(path).expanduser()
     if not folder.is_dir():

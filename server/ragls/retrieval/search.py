@@ -126,7 +126,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     variant_weights: dict[str, float] = {}
     if variants:
         lists, variant_weights = variant_lists(sources, ready if "vector" in signals else [], embedder, variants, n,
-                                               settings)
+                                               settings, known)
         scored.update(lists)
     rankings = {name: [key for key, _ in lst[:n]] if isinstance(lst, _Ranked) else
                 [key for key, _ in sorted(lst, key=lambda kv: -kv[1])[:n]] for name, lst in scored.items()}

@@ -59,7 +59,7 @@ WorkspaceFactory = Callable[[Sequence[Path], Sequence[dict[str, Any] | None], Ca
 
 
 def _default_factory(folders, overrides, on_status):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     return RagWorkspace(folders, overrides, on_status=on_status)
 
@@ -170,7 +170,7 @@ class LiveWorkspace:
             self._open(gen)
 
     def _open(self, gen: _Generation) -> None:
-        from ragls.watch import FileWatcher, IndexWorker
+        from ragls.workspace.watch import FileWatcher, IndexWorker
 
         hooks = self.hooks
         try:

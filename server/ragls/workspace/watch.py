@@ -34,7 +34,7 @@ from ragls.core import heap
 from ragls.core.errors import disk_full
 from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
 
