@@ -294,7 +294,8 @@ class RagWorkspace:
         bases are merged by score, their abstention evidence combined (`RetrievalResult.merge`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
-        Workspace folders (team folders included) and sources RAGs get the enabled LLM steps
+        Workspace folders (team folders included), sources RAGs and attached Qdrant collections get the enabled LLM
+        steps
         (`retrieval/assisted.py`; `expand` is the request's switch; a RAG's own `[retrieval]` settings decide for
         it); every kind of source goes through the one retrieval pipeline (`retrieval/search.py`)."""
         for idx in self.indexes:
