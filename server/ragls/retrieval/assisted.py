@@ -15,6 +15,7 @@ The returned `RetrievalResult` carries `llm` (an `LLMTrace`: calls per step, fai
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
@@ -88,8 +89,11 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
     if merged is None:
         return result.with_(corrective=trace.grade)
     query = result.query or q
-    return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade,
-                        evidence=gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity))
+    evidence = gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity,
+                      absent=result.evidence.absent_names if result.evidence is not None else ())
+    if result.evidence is not None:  # the first round's BM25 scores are not rerun: its bm25_top carries over
+        evidence = replace(evidence, bm25_top=result.evidence.bm25_top)
+    return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade, evidence=evidence)
 
 
 def _adopt(result: RetrievalResult, trace: LLMTrace) -> RetrievalResult:
