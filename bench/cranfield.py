@@ -119,7 +119,7 @@ def write_docs(docs: dict[str, tuple[str, str]], folder: Path) -> int:
 # -- runs ------------------------------------------------------------------------------------------------------
 def open_workspace(workdir: Path, candidates: int | None, extra: dict | None = None):
     from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     model_dir = offline_model_dir()
     if model_dir is None:

@@ -92,7 +92,7 @@ def main() -> int:
     os.environ.update({"RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1",
                        "RAGLS_CONFIG_DIR": str(tmp / "config")})
     from ragls.sources.web import Crawler, CrawlResult, HttpCache
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     pages = make_site(args.pages)
     httpd, counts = serve(pages)

@@ -58,7 +58,7 @@ KEYWORDS: dict[str, set[str]] = {
 
 def open_workspace(workdir: Path, corpus: Path):
     from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     model_dir = offline_model_dir()
     if model_dir is None:

@@ -35,7 +35,7 @@ GRID_GAPS = (0.05, 0.10, 0.15, 0.20)
 
 def open_workspace(workdir: Path, corpus: Path):
     from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     model_dir = offline_model_dir()
     if model_dir is None:

@@ -57,7 +57,7 @@ def _settings(server: LLMServer, index: Path, **retrieval) -> list[dict]:
 
 
 def _index(folder: Path, overrides: list[dict], cache: Path) -> tuple:
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     os.environ["RAGLS_EMBEDDING_CACHE"] = str(cache)
     ws = RagWorkspace([folder], overrides)

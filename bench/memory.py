@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     import lancedb  # noqa: F401
 
     step("`import lancedb`")
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
     from speed import QUERIES, model_overrides
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-memory-"))

@@ -46,7 +46,7 @@ queries = cfg["queries"]
 '''
 
 RAGLS_DRIVER = COMMON + r'''
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 overrides = {"embedding": {"model": cfg["model_name"], "model_path": cfg["model_dir"]},
              "index": {"path": cfg["index_dir"]}}
 ws = RagWorkspace([cfg["corpus"]], [overrides])

@@ -71,7 +71,7 @@ def model_overrides() -> dict:
 
 def cold_index(tmp: Path) -> dict:
     from ragls.core.hashing import text_hash
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = tmp / "rust-book-a"
     shutil.copytree(CORPUS, folder)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ragls.evaluation import evaluate
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 def main() -> None:

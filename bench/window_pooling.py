@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
 def dev_set(args) -> int:
     """MRR@10, SpanHit@5 and deep-detail MRR@10 of `ragls eval` (k 5, default settings) per rule."""
     from ragls.evaluation import evaluate as E
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     questions = E.load_questions(args.gold)
     print("| rule | MRR@10 | SpanHit@5 | deep MRR@10 |")

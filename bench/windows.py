@@ -52,14 +52,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("RAGLS_OFFLINE", "1")
     if args.latency_only:
-        from ragls.workspace import RagWorkspace
+        from ragls.workspace.rag_workspace import RagWorkspace
 
         ws = RagWorkspace([BOOK])
         try:
             ws.index()
             idx = ws.indexes[0]
             frags = idx.vectors.table.stats()["fragment_stats"]["num_fragments"]
-            if args.compact:  # what `ragls serve` does when idle (watch.py); in-process `ragls index` does not
+            if args.compact:  # what `ragls serve` does when idle (workspace/watch.py); in-process `ragls index` does not
                 idx.compact()
             print(f"{idx.manifest.chunk_count()} chunks, {idx.vectors.count()} window rows, vector table "
                   f"fragments {frags} -> {idx.vectors.table.stats()['fragment_stats']['num_fragments']}")
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragls.index.indexer import FolderIndex
     from ragls.index.windows import embedding_input, plan_windows, resolve
     from ragls.sources.load import load_file
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     tmp = Path(tempfile.mkdtemp(prefix="ragls-windows-bench-"))
     book = tmp / "book"

@@ -1,4 +1,4 @@
-"""One live workspace behind every front (`ragls.live.LiveWorkspace`): the same scenario observed from `ragls serve`
+"""One live workspace behind every front (`ragls.workspace.live.LiveWorkspace`): the same scenario observed from `ragls serve`
 (a real LSP client over stdio), `ragls mcp` (the MCP SDK's client) and `ragls http` (httpx), each a real process
 with real stores (BM25 answers; the model loads in the background):
 
@@ -77,7 +77,7 @@ def folders(tmp_path, monkeypatch):
 
 def rag_files(ws: Path, name: str) -> int:
     """Files the named RAG's index holds, read from disk without writing (the way `ragls rag list` reads)."""
-    from ragls.rags import RagRegistry
+    from ragls.kb.rags import RagRegistry
 
     registry = RagRegistry(ws, read_only=True)
     try:

@@ -14,7 +14,7 @@ from qdrant_client import QdrantClient, models
 from ragls.config.settings import build_settings
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -9,7 +9,7 @@ from ragls.core.ir import Chunk, LineSpan
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.index.windows import Window
 from ragls.stores.vectors import VectorStore
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 def unit(v):

@@ -10,7 +10,7 @@ from ragls.core.ir import Chunk, LineSpan
 from ragls.retrieval.feedback import feedback_query, feedback_search
 from ragls.retrieval.search import search
 from ragls.stores.bm25 import Bm25Store
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 # 40 filler chunks with words of their own, so a term in up to 4 chunks passes the 10 % document-frequency cut.
 FILLER = {f"filler{i}": f"Note {i}: the quarry{i} ledger lists basalt{i} and granite{i} blocks." for i in range(40)}

@@ -21,7 +21,7 @@ from ragls.config.trust import trust as trust_folder
 from ragls.index.contextual import CONFIRM_ABOVE, confirm_calls, planned_calls
 from ragls.index.windows import embedding_input
 from ragls.llm.costs import COUNTER
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 DOCS = {
     "otters.md": "# Otters\n\nOtters float on their backs in the kelp beds of the northern Pacific coast.\n\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from docgen import write_docx, write_pdf
 from ragls.lsp.wire import to_wire_source
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 HTML = """<!doctype html><html><head><title>Proxy guide</title><script>var tracking = "zzscript";</script>
 </head><body><nav><a href="/">Home</a> <a href="/blog">Blog</a></nav>

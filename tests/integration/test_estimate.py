@@ -1,12 +1,12 @@
-"""`ragls estimate` (estimate.py): the chunk count comes from chunking a sample of the files with the indexer's own
+"""`ragls estimate` (workspace/estimate.py): the chunk count comes from chunking a sample of the files with the indexer's own
 chunker, not from bytes / chunk_size — heading-dense READMEs make much shorter chunks. Real chunker and index."""
 
 from __future__ import annotations
 
 import pytest
 from ragls.embedding.embed import offline_model_dir
-from ragls.estimate import SAMPLE_FILES, estimate_first_index
-from ragls.workspace import RagWorkspace
+from ragls.workspace.estimate import SAMPLE_FILES, estimate_first_index
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

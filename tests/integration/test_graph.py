@@ -15,7 +15,7 @@ from graph_fixture import DOCS, QUESTION, extraction_handler, sent_files, write_
 from llm_server import LLMServer, Reply
 from ragls.index.graph_extract import parse_extraction
 from ragls.retrieval.search import search
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 from tiny_cross_encoder import make_cross_encoder_dir
 
 

@@ -11,11 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ragls import rags
 from ragls.config.trust import trust
 from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
-from ragls.http_api import build_app
-from ragls.live import LiveWorkspace
+from ragls.http.api import build_app
+from ragls.kb import rags
+from ragls.workspace.live import LiveWorkspace
 from starlette.testclient import TestClient
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "docs"

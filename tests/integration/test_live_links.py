@@ -11,8 +11,8 @@ import time
 import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.watch import FileWatcher, IndexWorker
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
+from ragls.workspace.watch import FileWatcher, IndexWorker
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -30,7 +30,7 @@ from ragls.retrieval.transforms import (
     STEP_BACK_SYSTEM,
     parse_lines,
 )
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -9,7 +9,7 @@ import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

@@ -1,6 +1,6 @@
 """`ragls mcp`'s path to its first answer on an indexed folder loads none of the vector stack: the answer comes
 from SQLite + tantivy (BM25) while the MCP SDK imports, and the embedding model (fastembed, onnxruntime, numpy),
-LanceDB (pyarrow) and the language server's wire models load only after it (ragls/live.py `hold_vectors`). A
+LanceDB (pyarrow) and the language server's wire models load only after it (ragls/workspace/live.py `hold_vectors`). A
 regression guard on what is imported, run in a fresh interpreter on a real index; no timing."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import json, sys
 from ragls.cli import app as cli
 args = cli.build_parser().parse_args(["mcp", sys.argv[1]])
 live, _ = cli._start_live(args, hold_vectors=True)
-from ragls.mcp_server import RaglsTools, build_server
+from ragls.mcp.server import RaglsTools, build_server
 build_server(live)
 ws = live.get_indexed(120)
 result = RaglsTools._search(ws, "How long does the first retry wait?", 3, None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ragls.embedding import embed
 from ragls.embedding.embed import OFFLINE_MODEL_NAME
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 @pytest.fixture

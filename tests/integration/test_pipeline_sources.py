@@ -19,9 +19,11 @@ import pytest
 from qdrant_client import models
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-from ragls.retrieval.search import abstained
+from ragls.kb.qdrant_attach import CollectionSource
+from ragls.retrieval.search import abstained, search
+from ragls.retrieval.transforms import Variant
 from ragls.stores.qdrant import close_local, connect
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
@@ -175,5 +177,20 @@ def test_ephemeral_documents(env):
     miss, _ = ws.retrieve_documents(specs, NEAR_MISS, None, None)
     assert result.hits[0].signals.keys() >= {"vector", "bm25"}  # documents get BM25 too
     check(result, miss, ws.settings)
-    answer = ws.ask(QUESTION, documents=["guide/retries.md"])  # the user's documents come first
-    assert answer.sources[0][1].chunk.path == "guide/retries.md"
+
+
+def test_query_variants_over_payload_sources(env):
+    """A query transform's lists (retrieval/transforms.py) over an attached collection and a team folder's shared
+    collection: a chunk only a variant found is a hit with its chunk (those sources return chunks with their
+    candidates; none is looked up again)."""
+    ws, team = env
+    variant = [Variant("step_back", "step_back", "retryBudgetPercent caps retries at a share of recent traffic")]
+    settings = ws.settings.retrieval.model_copy(update={"candidates": 2, "top_k": 2, "transform_weight": 4.0})
+    for sources, embedder in (([CollectionSource(ws.rags.get("attached").attached(), ws.embedder)], ws.embedder),
+                              (team.teams[0].sources(), team.embedder)):
+        plain = search(sources, embedder, "how is the access token refreshed", settings=settings)
+        assert not [h for h in plain if h.chunk.path.endswith(RETRIES)]  # not among the question's candidates
+        hits = search(sources, embedder, "how is the access token refreshed", settings=settings,
+                      variants=variant)
+        budget = [h for h in hits if "step_back_bm25" in h.signals and h.chunk.path.endswith(RETRIES)]
+        assert budget and budget[0].chunk.text, [(h.chunk.path, h.signals) for h in hits]

@@ -18,7 +18,7 @@ from ragls.answer.ask import ask
 from ragls.config.settings import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.retrieval.qdrant_attach import AttachedCollection, AttachError, QdrantAttach
+from ragls.kb.qdrant_attach import AttachedCollection, AttachError, QdrantAttach
 from ragls.stores.qdrant import bypasses_proxy, connect
 
 MODEL_DIR = offline_model_dir()

@@ -18,7 +18,7 @@ from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import RaglsError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.stores.qdrant import close_local, connect
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

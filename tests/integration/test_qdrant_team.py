@@ -17,7 +17,7 @@ from ragls.config.settings import build_settings
 from ragls.core.errors import ConfigError
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
-from ragls.team import TeamIndex
+from ragls.kb.team import TeamIndex
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.core.errors import InvalidParams
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 @pytest.fixture

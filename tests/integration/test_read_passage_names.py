@@ -8,7 +8,7 @@ import os
 import pytest
 from ragls.lsp.wire import to_wire_source
 from ragls.sources.passage import read_passage
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="byte file names")
 

@@ -8,7 +8,7 @@ from ragls.core.errors import RequestFailed
 from ragls.lsp.wire import to_wire_query
 from ragls.retrieval.rerank import Reranker
 from ragls.retrieval.search import search
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 from tiny_cross_encoder import make_cross_encoder_dir
 
 DOCS = {

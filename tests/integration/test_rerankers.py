@@ -17,7 +17,7 @@ from ragls.retrieval.llm_rerank import parse_order
 from ragls.retrieval.rerank import rerank_providers
 from ragls.retrieval.rerankers import describe_report, make_reranker
 from ragls.retrieval.search import search
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 from tiny_colbert import make_colbert_dir
 
 DOCS = {

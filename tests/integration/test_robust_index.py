@@ -12,7 +12,7 @@ from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.index import indexer as indexer_mod
 from ragls.index.chunking import is_markup_only
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 

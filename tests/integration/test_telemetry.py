@@ -11,7 +11,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from ragls.core import telemetry
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 SECRET_TEXT = "zanzibar-quokka retry ceiling"
 API_KEY = "sk-telemetry-test-9f3e"

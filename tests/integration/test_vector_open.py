@@ -19,7 +19,7 @@ from ragls.core.errors import RequestFailed
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
 from ragls.index.windows import plan_windows
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -12,7 +12,7 @@ from typing import ClassVar
 import pytest
 from docgen import pdf_bytes
 from ragls.lsp.wire import to_wire_source
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 def page(title: str, body: str) -> bytes:

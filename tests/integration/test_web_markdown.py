@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from ragls.lsp.wire import to_wire_source
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 GUIDE = ("# Guide\n\nUnpack the widget archive first.\n\n## Install\n\nRun widgetd --install; the daemon then "
          "listens on port 7341.\n\n## Tune\n\nRaise the worker count to the number of cores.\n")

@@ -93,7 +93,7 @@ def test_old_names_of_the_abstention_floor_keep_working(tmp_path):
 
 
 def test_rag_status_names_the_setting_an_old_name_stands_for(tmp_path, monkeypatch):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "docs"

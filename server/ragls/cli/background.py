@@ -1,7 +1,7 @@
 """`ragls serve --background [PATH]`: a warm server for the command line, so `ragls query / ask / status` after the
 first call answer in a fraction of a second instead of loading the model and the stores each time.
 
-The background server is a `LiveWorkspace` (live.py: indexer thread, file watcher, the local socket of
+The background server is a `LiveWorkspace` (workspace/live.py: indexer thread, file watcher, the local socket of
 lsp/local_socket.py that `ragls query` already looks for) in a detached process of its own session; its log is
 `serve.log` in the folder's index directory. It exits after `--idle-exit` minutes (default IDLE_EXIT_MIN) without
 a request once its indexing work is done, on SIGTERM, or with `ragls serve --stop [PATH]`. Starting it while one
@@ -34,7 +34,7 @@ def _folder_and_index(path: str | None) -> tuple[Path, Path]:
     """(folder, its index directory) for PATH, default the project around the current directory (as `ragls mcp`).
     Raises InvalidParams for a folder that must not be served (home, /) or that does not exist."""
     from ragls.index.paths import configured_index_dir
-    from ragls.roots import serve_folders
+    from ragls.workspace.roots import serve_folders
 
     try:
         [folder] = serve_folders([path] if path else [], Path.cwd())
@@ -122,8 +122,8 @@ def run_headless(path: str, idle_exit_min: float) -> int:
     """The background server's own process: serve PATH until idle for `idle_exit_min` minutes (with no indexing
     work left) or SIGTERM. Returns 0."""
     from ragls.core import heap
-    from ragls.live import LiveWorkspace
     from ragls.lsp.local_socket import LocalSocketServer
+    from ragls.workspace.live import LiveWorkspace
 
     folder, _ = _folder_and_index(path)
     heap.limit_arenas()

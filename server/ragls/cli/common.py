@@ -59,7 +59,7 @@ class Progress:
 
 
 def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = Path(args.path).expanduser()
     if not folder.is_dir():

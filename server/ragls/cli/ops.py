@@ -53,7 +53,7 @@ def cmd_status(args) -> int:
             print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
-            from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+            from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
             est = estimate_embed_seconds(f["chunks"], max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
@@ -178,7 +178,7 @@ def _doctor_checks(args, report, note) -> None:
                                    f"{idx.vectors.count()} vectors")
         finally:
             idx.close()
-        from ragls.estimate import estimate_first_index
+        from ragls.workspace.estimate import estimate_first_index
 
         est = estimate_first_index(folder)  # the figures `ragls estimate` prints: one estimate, not two
         if not est.files:
@@ -215,7 +215,7 @@ def _doctor_checks(args, report, note) -> None:
 
 def cmd_estimate(args) -> int:
     """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
-    from ragls.estimate import estimate_first_index
+    from ragls.workspace.estimate import estimate_first_index
 
     try:
         overrides = json.loads(args.settings) if args.settings else None

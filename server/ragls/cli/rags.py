@@ -1,4 +1,4 @@
-"""`ragls rag list|add|remove|rebuild|attach`: named RAGs from the terminal (see rags.py).
+"""`ragls rag list|add|remove|rebuild|attach`: named RAGs from the terminal (see kb/rags.py).
 
 `add`, `attach` and `remove` edit the user's ragls.toml (`rags.user_config_file()`), or the
 workspace's with `--workspace PATH`, through tomlkit so comments and layout survive, and print the path.
@@ -6,7 +6,7 @@ workspace's with `--workspace PATH`, through tomlkit so comments and layout surv
 `ragls rag attach NAME --url … [--collection …]`: attach an existing Qdrant collection as a named RAG.
 
 Without `--collection` it lists the server's collections. With it, it runs every attach check
-(`retrieval/qdrant_attach.py`) with the embedding model of the `--path` folder and, when they pass, adds
+(`kb/qdrant_attach.py`) with the embedding model of the `--path` folder and, when they pass, adds
 
     [rags.NAME]
     qdrant = { url = "…", collection = "…", api_key_env = "…" }
@@ -70,7 +70,7 @@ def config_path(args) -> Path:
     """The config file `rag add`, `rag attach` and `rag remove` edit: `--workspace PATH`'s ragls.toml, else the
     user config (`rags.user_config_file()`). Raises InvalidParams when PATH is not a folder."""
     from ragls.config.settings import CONFIG_FILE
-    from ragls.rags import user_config_file
+    from ragls.kb.rags import user_config_file
 
     if getattr(args, "workspace", None):
         folder = Path(args.workspace).expanduser()
@@ -105,14 +105,14 @@ def write_config(path: Path, doc) -> None:
 def _check_name(name: str) -> None:
     import re
 
-    from ragls.rags import RESERVED
+    from ragls.kb.rags import RESERVED
 
     if name in RESERVED or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise InvalidParams(f"invalid RAG name {name!r}: use letters, digits, '.', '-', '_' (not 'workspace')")
 
 
 def _open_workspace(path: str):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = Path(path).expanduser()
     if not folder.is_dir():
@@ -177,7 +177,7 @@ def _add(args) -> int:
 
 
 def _remove(args) -> int:
-    from ragls.rags import RagRegistry
+    from ragls.kb.rags import RagRegistry
 
     path = config_path(args)
     doc = read_config(path)
@@ -261,7 +261,7 @@ def cmd_attach(args) -> int:
     from ragls.config.trust_filter import load_settings
     from ragls.core.errors import InvalidParams
     from ragls.embedding.embed import Embedder
-    from ragls.retrieval.qdrant_attach import (
+    from ragls.kb.qdrant_attach import (
         AttachedCollection,
         QdrantAttach,
         list_collections,

@@ -145,7 +145,7 @@ class IndexSettings(_Section):
     the manifest and tantivy stay in `path`. `qdrant_location`: ":memory:", a local directory (embedded) or an
     http(s) URL; default `<index path>/qdrant`. `qdrant_collection`: default derived from the repository identity,
     the embedding model and the chunker (`repo.collection_name`). `team = true`: query the shared collection
-    read-only and overlay the files that differ locally (`team.py`)."""
+    read-only and overlay the files that differ locally (`kb/team.py`)."""
 
     path: str | None = None
     # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
@@ -360,7 +360,7 @@ class Settings(_Section):
     web: WebSettings = Field(default_factory=WebSettings)
     # name -> command ("pdftotext $1 -"); see sources/loaders.py
     document_loaders: dict[str, str] = Field(default_factory=dict)
-    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by rags.py
+    # name -> the raw [rags.NAME] table (sources + per-RAG overrides); validated by kb/rags.py
     rags: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     @field_validator("document_loaders")

@@ -92,3 +92,27 @@ class Skipped:
 
     path: str
     reason: str
+
+
+#: The OS's words for a full disk or quota, as store libraries (LanceDB, tantivy) carry them in their own error types.
+_FULL_TEXTS = ("no space left on device", "disk quota exceeded", "database or disk is full")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from (`__cause__` / `__context__`), says the disk or the
+    user's quota is full: an OSError with errno ENOSPC or EDQUOT, SQLite's SQLITE_FULL ("database or disk is
+    full"), or a store library's own error type carrying the OS message "No space left on device" (LanceDB and
+    tantivy wrap the OS error). Used to back off and say "disk full" once instead of failing on every write."""
+    import errno
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if getattr(exc, "sqlite_errorcode", None) == 13:  # SQLITE_FULL
+            return True
+        if any(t in str(exc).lower() for t in _FULL_TEXTS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

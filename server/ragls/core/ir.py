@@ -106,7 +106,7 @@ class Answer:
 
 @dataclass
 class RagInfo:
-    """A `rag/list` entry (a named RAG or the workspace; `rags.py`). `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
+    """A `rag/list` entry (a named RAG or the workspace; `kb/rags.py`). `errors` are {"message"} dicts; `skipped` the sources/pages left out, with reasons."""
 
     name: str
     sources: list[str]

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragls.config.settings import Settings
-from ragls.core.errors import RequestFailed, Skipped
+from ragls.core.errors import RequestFailed, Skipped, disk_full
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
@@ -101,7 +101,7 @@ class FolderIndex(VectorPhase):
 
     # Hook after each text-phase write (graph RAG): (paths whose old chunks are gone, new chunks of those paths).
     on_text_written: Callable[[list[str], list[Chunk]], None] | None = None
-    # Team overlay (team.py): the only relative paths this index may hold, asked at every sync; None: all files.
+    # Team overlay (kb/team.py): the only relative paths this index may hold, asked at every sync; None: all files.
     restrict_to: Callable[[], set[str]] | None = None
 
     def __init__(self, folder: Path, settings: Settings, embedder: Embedder, *, index_dir: Path | None = None,
@@ -156,6 +156,8 @@ class FolderIndex(VectorPhase):
         self.symlink_targets: dict[str, list[str]] = {}
         # Chunks with their first window embedded but not all the others: chunk id -> window indexes it has.
         self._pending_windows: dict[str, set[int]] = {}
+        # Paths whose old vector rows are still to be deleted (`drop_stale_vectors`; a delete that failed is retried).
+        self._stale_vector_paths: set[str] = set()
         if self.writer:
             self._start_writing()
 
@@ -256,7 +258,8 @@ class FolderIndex(VectorPhase):
                 try:
                     self.embedder.ensure_loaded()
                 except Exception as exc:
-                    self.vectors_error = str(exc)
+                    if not disk_full(exc):  # a full disk (copying the model) is retried once space is freed
+                        self.vectors_error = str(exc)
                     raise
                 self.embed_fp = self.embedder.fingerprint
                 emb = self.settings.embedding
@@ -529,19 +532,31 @@ class FolderIndex(VectorPhase):
                 self._pending.pop(i, None)
                 self._urgent.pop(i, None)
                 self._pending_windows.pop(i, None)
+            for c in chunks:  # pending first: a vector-store failure below (a full disk) loses no chunk
+                self._pending[c.id] = None
+                if urgent:
+                    self._urgent[c.id] = None
             hits: set[str] = set()
             if self._vectors is not None:  # else the store drops the dirty paths' rows when it opens
-                self._vectors.delete_paths(paths)
-                self.manifest.clear_vector_dirty(paths)
+                self._stale_vector_paths.update(paths)
+                self.drop_stale_vectors()
                 hits = self._add_cached_vectors(chunks)
-            for c in chunks:
-                if c.id not in hits:
-                    self._pending[c.id] = None
-                    if urgent:
-                        self._urgent[c.id] = None
+            for cid in hits:
+                self._pending.pop(cid, None)
+                self._urgent.pop(cid, None)
         if self.on_text_written is not None:
             self.on_text_written(paths, chunks)
         return chunks, len(hits)
+
+    def drop_stale_vectors(self) -> None:
+        """Delete the vector rows of paths whose chunks were replaced (`_stale_vector_paths`) and clear their dirty
+        mark. Runs before any vector row is added (here and in the vector phase), so a delete that failed (a full
+        disk) is retried before the paths' new rows exist and can never delete them. Writer, store open."""
+        if self._stale_vector_paths:
+            paths = sorted(self._stale_vector_paths)
+            self._vectors.delete_paths(paths)
+            self.manifest.clear_vector_dirty(paths)
+            self._stale_vector_paths.clear()
 
     def _windows(self, chunks: list[Chunk]) -> dict[str, list[Window]]:
         """{chunk id: its embedding windows} (`ragls.index.windows`) for the effective window settings."""

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ragls.core.errors import disk_full
 from ragls.core.hashing import text_hash
 from ragls.core.telemetry import traced
 
@@ -122,7 +123,11 @@ class VectorPhase:
     def _record_vector_progress(self) -> None:
         """Writer: remember the pending counts in the manifest, so a read-only `ragls status` reports them without
         loading LanceDB or the model (a reader's exact count needs both)."""
-        self.manifest.set_meta("vector_progress", f"{len(self._pending)} {len(self._pending_windows)}")
+        try:
+            self.manifest.set_meta("vector_progress", f"{len(self._pending)} {len(self._pending_windows)}")
+        except Exception as exc:  # a hint for `ragls status` only: a full disk must not stop vector search
+            if not disk_full(exc):
+                raise
 
     def recorded_vector_progress(self) -> tuple[int, int] | None:
         """(chunks without a first vector, chunks with windows left) as the writer last recorded them, or None."""
@@ -182,6 +187,7 @@ class VectorPhase:
             import numpy as np
 
             hashes = [keys[c.id] for c in ready]
+            self.drop_stale_vectors()  # old rows of replaced chunks go before any new row (indexer)
             self.vectors.add({c.id: c for c in ready}, [firsts[c.id] for c in ready],
                              np.stack([cached[h] for h in hashes]), hashes)
             for c in ready:
@@ -215,6 +221,7 @@ class VectorPhase:
             import numpy as np
 
             hashes = [keys[(w.chunk_id, w.index)] for w in ready]
+            self.drop_stale_vectors()  # old rows of replaced chunks go before any new row (indexer)
             self.vectors.add({c.id: c for c in chunks}, ready, np.stack([cached[h] for h in hashes]), hashes)
             _pause_point("window_pass")
             for w in ready:

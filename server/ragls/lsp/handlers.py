@@ -38,7 +38,7 @@ from ragls.lsp.wire import (
 from ragls.sources.passage import read_passage
 
 if TYPE_CHECKING:
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
 
 class RaglsServer(Protocol):

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ragls.core.atomic import atomic_target
 from ragls.core.errors import INVALID_REQUEST, RaglsError, to_wire_error
 
 log = logging.getLogger(__name__)
@@ -138,10 +139,16 @@ class LocalSocketServer:
         os.chmod(path, 0o600)
         srv.owner = self  # type: ignore[attr-defined]
         info = idx.index_dir / SERVER_FILE
-        tmp = info.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}))
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, info)
+        try:
+            with atomic_target(info) as tmp:
+                tmp.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}))
+                os.chmod(tmp, 0o600)
+        except OSError as exc:  # e.g. a full disk: the CLI answers in its own process meanwhile
+            log.warning("no local socket for %s: cannot write %s: %s", idx.folder, info, exc)
+            srv.server_close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return
         threading.Thread(target=srv.serve_forever, name="ragls-local-socket", daemon=True).start()
         self._servers[idx.index_dir] = (srv, path, info)
 

@@ -1,6 +1,6 @@
 """`RaglsServer`: lifecycle, workspace folders, configuration changes, file events; registers the handlers.
 
-After `initialized` the workspace is opened off the event loop by `ragls.live.LiveWorkspace` (the lifecycle `ragls
+After `initialized` the workspace is opened off the event loop by `ragls.workspace.live.LiveWorkspace` (the lifecycle `ragls
 mcp` and `ragls http` share: index worker, watcher, local socket, writer hand-off, named-RAG sync, reopen on a
 `ragls.toml` change): each folder's SQLite manifest and BM25 index with their start-up reconciliation (no embedding
 model, no LanceDB yet), then the indexer thread scans every folder, loads the embedding model and opens the vector
@@ -29,12 +29,12 @@ from ragls.config.settings import normalize
 from ragls.config.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.core.errors import ConfigError, NotReady, RequestFailed
 from ragls.core.uris import uri_to_path
-from ragls.live import LiveHooks, LiveWorkspace
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
-from ragls.roots import is_too_broad
-from ragls.workspace import RagWorkspace
+from ragls.workspace.live import LiveHooks, LiveWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
+from ragls.workspace.roots import is_too_broad
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class RaglsServer(LanguageServer):
         self.editor_trust: bool | None = None
         # `workspaceTrustedConfigs`: the ragls.toml versions the user approved ({folder: "sha256:<hex>"}), or None.
         self.editor_trust_configs: dict[str, str] | None = None
-        # The workspace's lifecycle (ragls.live, shared with `ragls mcp` and `ragls http`); made at `initialized`.
+        # The workspace's lifecycle (ragls.workspace.live, shared with `ragls mcp` and `ragls http`); made at `initialized`.
         self.live: LiveWorkspace | None = None
         self.progress_sender: ThreadSafeProgress | None = None
         self._warned: set[str] = set()

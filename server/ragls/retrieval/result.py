@@ -2,7 +2,7 @@
 (abstention, the wire, the LLM-call accounting) read about how they were found.
 
 The retrieval pipeline returns one (`search.search`, with its LLM steps `assisted.assisted_search`; a named
-RAG's `retrieve`, `team.TeamIndex.search` and `qdrant_attach.AttachedCollection.search` call it); a request naming several knowledge bases
+RAG's `retrieve`, `kb.team.TeamIndex.search` and `kb.qdrant_attach.AttachedCollection.search` call it); a request naming several knowledge bases
 combines theirs with `RetrievalResult.merge`, which keeps (combines) the abstention evidence, the truncation flag,
 the reranker's report and the LLM calls instead of dropping them. It is a read-only sequence of `Hit` (iterate,
 index, `len`), so code that only needs the hits treats it as a list.

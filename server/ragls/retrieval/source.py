@@ -2,8 +2,8 @@
 indexes.
 
 Every kind of source — a workspace folder or a named RAG's index (`FolderSource`), the ephemeral `documents` of a
-request (`retrieval/memory.DocumentsSource`), an attached Qdrant collection (`qdrant_attach.CollectionSource`), a
-team folder's shared collection (`team.SharedSource`) — gives the same three things, and `search.search` does the
+request (`retrieval/memory.DocumentsSource`), an attached Qdrant collection (`kb.qdrant_attach.CollectionSource`), a
+team folder's shared collection (`kb.team.SharedSource`) — gives the same three things, and `search.search` does the
 rest once for all of them (fusion, exact-match bonus, dedup, reranking, focus lines, parent document, abstention
 evidence):
 

@@ -162,13 +162,14 @@ def write_variants(question: str, llm: StepLLM, trace: LLMTrace, *, hyde: bool, 
 
 
 def variant_lists(sources: Sequence[Source], ready: Sequence[int], embedder: Embedder,
-                  variants: Sequence[Variant], n: int, settings: RetrievalSettings
+                  variants: Sequence[Variant], n: int, settings: RetrievalSettings, known: dict | None = None
                   ) -> tuple[dict[str, list[tuple[tuple[int, str], float]]], dict[str, float]]:
     """The ranked lists of `variants` for `search.search`: ({signal: [((source position, chunk id), score)]},
     {signal: RRF weight}). Vector lists search the `ready` sources (positions of those whose vectors are ready)
     with the variant's embedding; BM25 lists every source (plain BM25, no RM3 pass). A variant's signal is
     "<name>" for a vector-only variant (HyDE), else "<name>_vector" / "<name>_bm25"; its weight is the question's
-    weight for that signal times `retrieval.transform_weight`."""
+    weight for that signal times `retrieval.transform_weight`. Chunks a source returned with its candidates
+    (payload-backed sources) are added to `known` ({(source position, chunk id): Chunk}) when given."""
     lists: dict[str, list[tuple[tuple[int, str], float]]] = {}
     weights: dict[str, float] = {}
     base = {"vector": settings.vector_weight, "bm25": settings.bm25_weight}
@@ -186,14 +187,16 @@ def variant_lists(sources: Sequence[Source], ready: Sequence[int], embedder: Emb
                 if not ready:
                     continue
                 vq = analyse(v.text).with_vector(vectors[v.name])
-                lists[signal] = [((i, cid), score) for i in ready
-                                 for cid, score in sources[i].candidates(vq, n, settings, ("vector",),
-                                                                         plain=True).lists.get("vector", [])]
+                positions = list(ready)
             else:
                 vq = analyse(v.text)
-                lists[signal] = [((i, cid), s) for i, src in enumerate(sources)
-                                 for cid, s in src.candidates(vq, n, settings, ("bm25",),
-                                                              plain=True).lists.get("bm25", [])]
+                positions = range(len(sources))
+            lists[signal] = []
+            for i in positions:
+                found = sources[i].candidates(vq, n, settings, (kind,), plain=True)
+                lists[signal] += [((i, cid), score) for cid, score in found.lists.get(kind, [])]
+                if known is not None:
+                    known.update(((i, cid), chunk) for cid, chunk in found.chunks.items())
             weights[signal] = base[kind] * settings.transform_weight
     return lists, weights
 

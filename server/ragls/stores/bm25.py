@@ -23,6 +23,7 @@ left: questions ("what ... must be obeyed when ...") otherwise match documents o
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import threading
@@ -161,8 +162,16 @@ class Bm25Store:
         """Make staged changes durable and visible to searches."""
         with self._lock:
             if self._writer is not None:
-                self._writer.commit()
-                self._writer.wait_merging_threads()
+                try:
+                    self._writer.commit()
+                    self._writer.wait_merging_threads()
+                except BaseException:
+                    # e.g. a full disk: drop what was staged (the caller's retry stages it again) and the writer
+                    # with it, so the next batch starts from the last good commit
+                    with contextlib.suppress(Exception):
+                        self._writer.rollback()
+                    self._writer = None
+                    raise
                 self._writer = None  # releases tantivy's writer lock between batches
         self.index.reload()
 

@@ -358,11 +358,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       `<button data-action="${action}" class="${primary ? '' : 'secondary'}" title="${escapeHtml(title)}">${label}</button>`;
     if (r?.error || turn.error) {
       // The error first, what to do about it, then (for an LLM failure) the extractive answer below.
+      // The headline, then the error text on its own (a long URL or errno breaks anywhere, in the editor's font).
       const what = r?.error
-        ? `<strong>The LLM failed</strong>, so below is an extractive answer (quoted from your docs). ${escapeHtml(r.error.message)}`
-        : escapeHtml(turn.error ?? '');
+        ? '<p><strong>The LLM failed</strong>, so below is an extractive answer (quoted from your docs).</p>' +
+          `<p class="detail">${escapeHtml(r.error.message)}</p>`
+        : `<p>${escapeHtml(turn.error ?? '')}</p>`;
       parts.push(
-        `<div class="error" role="alert"><p>${what}</p><div class="actions">` +
+        `<div class="error" role="alert">${what}<div class="actions">` +
           button('retry', 'Retry', 'Ask this question again', true) +
           button('settings', 'Open Settings', 'The ragls answer settings (backend, model, base URL)') +
           button('setup', 'Set Up Answers…', 'ragls: Choose How Answers Are Written') +
@@ -470,6 +472,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   .status, .meta, .empty, .note { color: var(--vscode-descriptionForeground); }
   .note { font-style: italic; }
   .error p { margin: 0 0 .4em; }
+  .error p.detail { font-family: var(--vscode-editor-font-family); font-size: .9em; overflow-wrap: anywhere; }
   .actions { display: flex; flex-wrap: wrap; gap: .4em; margin: .5em 0; }
   .actions button { padding: .15em .7em; }
   .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }

@@ -59,7 +59,7 @@ WorkspaceFactory = Callable[[Sequence[Path], Sequence[dict[str, Any] | None], Ca
 
 
 def _default_factory(folders, overrides, on_status):
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     return RagWorkspace(folders, overrides, on_status=on_status)
 
@@ -170,7 +170,7 @@ class LiveWorkspace:
             self._open(gen)
 
     def _open(self, gen: _Generation) -> None:
-        from ragls.watch import FileWatcher, IndexWorker
+        from ragls.workspace.watch import FileWatcher, IndexWorker
 
         hooks = self.hooks
         try:
@@ -225,7 +225,7 @@ class LiveWorkspace:
     def _sync_rags(ws) -> None:
         rags = getattr(ws, "rags", None)
         if rags is not None and rags.names() and not rags.read_only:
-            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (rags.py)
+            rags.sync_in_background()  # named RAGs: their own indexes, their own thread (kb/rags.py)
 
     def release_vectors(self) -> None:
         """Let the indexer load the embedding model and embed, and the named RAGs sync (when built with

@@ -24,7 +24,7 @@ from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.rags import WORKSPACE, RagInfo, RagRegistry
+from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
@@ -148,12 +148,12 @@ class RagWorkspace:
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only
-        # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (team.py).
+        # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (kb/team.py).
         self.teams: list[Any] = [None] * len(self.folders)
         self.indexes = []
         for i, (f, s) in enumerate(zip(self.folders, self.folder_settings)):
             if s.index.team:
-                from ragls.team import TeamIndex
+                from ragls.kb.team import TeamIndex
 
                 self.teams[i] = TeamIndex(f, s, self.embedder)
                 self.teams[i].overlay.on_progress = on_progress or self.teams[i].overlay.on_progress
@@ -294,7 +294,8 @@ class RagWorkspace:
         bases are merged by score, their abstention evidence combined (`RetrievalResult.merge`). Raises InvalidParams for an empty query or unknown rag.
         Not `progressive`: opens the vector stores first; without an embedding model the search is BM25 alone
         and the reason is in each index's `vectors_error`. A named RAG never indexed is indexed first.
-        Workspace folders (team folders included) and sources RAGs get the enabled LLM steps
+        Workspace folders (team folders included), sources RAGs and attached Qdrant collections get the enabled LLM
+        steps
         (`retrieval/assisted.py`; `expand` is the request's switch; a RAG's own `[retrieval]` settings decide for
         it); every kind of source goes through the one retrieval pipeline (`retrieval/search.py`)."""
         for idx in self.indexes:
@@ -307,7 +308,7 @@ class RagWorkspace:
                 for idx in folders:
                     idx.try_open_vectors()  # without a model keyword search still answers; vectors_error says why
             # One retrieval over every selected folder; a team folder is its shared collection and its overlay
-            # (team.py). Plain folders come first, in order: the graph signal's keys are their positions.
+            # (kb/team.py). Plain folders come first, in order: the graph signal's keys are their positions.
             plain = [t for t in folders if self._team_of(t) is None]
             sources = [*(FolderSource(t, has_graph=self.graphs[self.indexes.index(t)] is not None) for t in plain),
                        *(s for t in folders if (team := self._team_of(t)) for s in team.sources())]

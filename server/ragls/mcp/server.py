@@ -15,7 +15,7 @@ indexed files are ever read (the index already leaves out excluded and secret fi
 checks hits against the current source filter again), so an excluded or secret file never reaches an agent.
 
 The index is the one the editors use (same index dir, same lock), served by the same lifecycle as the editor's
-(`ragls.live.LiveWorkspace`: reader / writer roles, named-RAG sync, reopen on a `ragls.toml` change).
+(`ragls.workspace.live.LiveWorkspace`: reader / writer roles, named-RAG sync, reopen on a `ragls.toml` change).
 Logging goes to stderr; the SDK points fd 1 at stderr while it serves, so stray output never corrupts the wire.
 """
 
@@ -42,8 +42,8 @@ from ragls.answer.agent_tools import hit_lines, hit_record, line_range  # noqa: 
 from ragls.answer.template import DATA_NOTE
 from ragls.core.errors import INTERNAL, RaglsError, error_kind, to_wire_error
 from ragls.core.uris import path_to_uri
-from ragls.live import LiveWorkspace
 from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
+from ragls.workspace.live import LiveWorkspace
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from ragls.core.uris import key_path
 from ragls.embedding.embed import declared_max_length
 from ragls.index.indexer import default_index_dir
 from ragls.sources.walk import walk
-from ragls.workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
 
 @dataclass

@@ -11,13 +11,18 @@ A directory event (a folder renamed, deleted or created) triggers a full scan of
 watcher reports no event for the files inside. A read-only index (another process holds the writer lock) is
 retried now and then: when the other editor window closes, this process takes over.
 
-Every failure is recorded in `workspace.errors` and the thread keeps going.
+Every failure is recorded in `workspace.errors` and the thread keeps going: a failed unit of work is retried after a
+back-off (1 s, doubling up to `MAX_BACKOFF_S`), its files queued again, so nothing is lost; a failure repeating the
+same message is logged and listed once (no traceback storm). A full disk (`errors.disk_full`) is reported once as
+"disk full" (log, `rag/status` errors, one editor warning); searches answer from the index as it is, and indexing
+resumes by itself once a retry succeeds (issue 29).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 import time
 from collections import deque
@@ -26,9 +31,10 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls.core import heap
+from ragls.core.errors import disk_full
 from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
-from ragls.workspace import RagWorkspace
+from ragls.workspace.rag_workspace import RagWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +48,9 @@ HANDOVER_CHECK_S = 0.5  # how often a yielding writer (`ragls mcp`) looks for an
 COMPACT_AFTER_WRITES = 64  # vector-store writes before a compaction when idle
 MAX_WATCH_RESTARTS = 30  # watcher failures within WATCH_RESTART_WINDOW_S before it gives up (and says so)
 WATCH_RESTART_WINDOW_S = 60.0
+FIRST_BACKOFF_S = 1.0  # wait before retrying a failed unit of work; doubles on each failure in a row
+MAX_BACKOFF_S = 30.0
+SPACE_FREED_BYTES = 1 << 20  # a back-off after a full disk ends early once this much more space is free
 EMBED_GATE_ENV = "RAGLS_TEST_EMBED_GATE"  # test hook: no embedding while the file this names exists
 
 
@@ -85,6 +94,14 @@ class IndexWorker:
         self._next_handover_check = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
         self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
+        # After a failure: no work but explicit jobs before `_retry_at` (monotonic); `_failure` is the error entry
+        # shown in workspace.errors (one per failure streak, removed when a retry succeeds).
+        self._backoff = 0.0
+        self._retry_at = 0.0
+        self._failure: dict | None = None
+        self._last_failed: str | None = None  # the kind of work that failed last ("sync", "open", "embed"...)
+        self._open_in_backoff = False  # a failed text sync lets the vector store try to open during the back-off
+        self._free_when_full: int | None = None  # free bytes on the index disk(s) when a write failed for space
         self.idle = threading.Event()
         # Set: the worker may load the embedding model. `ragls mcp` clears it until its protocol stack is up and
         # the first answer is out (`hold_vectors` / `allow_vectors`), so the model load does not compete for CPU.
@@ -247,6 +264,15 @@ class IndexWorker:
                 if self._jobs:
                     return ("job", *self._jobs.popleft())
                 now = time.monotonic()
+                if now < self._retry_at:  # backing off after a failure (e.g. a full disk)
+                    if self._open_in_backoff and self._vectors_to_open():
+                        self._open_in_backoff = False  # vector search can work meanwhile (opening may write nothing)
+                        return ("open",)
+                    self._set_busy(False, "paused")
+                    self._cond.wait(min(self._retry_at - now, 1.0))
+                    if self._space_freed():
+                        self._retry_at = 0.0  # retry now rather than at the end of a long back-off
+                    continue
                 folder, wait = self._due(now)
                 if folder is not None:
                     paths = self._dirty.pop(folder)
@@ -259,8 +285,7 @@ class IndexWorker:
                     self._next_handover_check = now + HANDOVER_CHECK_S
                     if any(idx.handover_requested() for idx in self.ws.indexes):
                         return ("handover",)
-                if not self._dirty and self.vectors_allowed.is_set() and any(
-                        not idx.vectors_ready and idx.vectors_error is None for idx in self.ws.indexes):
+                if not self._dirty and self._vectors_to_open():
                     return ("open",)
                 if not _embedding_gated() and any(idx.vector_work() for idx in self.ws.indexes):
                     if not self._dirty:
@@ -278,6 +303,11 @@ class IndexWorker:
                     wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
                 self._cond.wait(wait)
         return None
+
+    def _vectors_to_open(self) -> bool:
+        """True when the model may load and some folder's vector store is not open and has not failed for good."""
+        return self.vectors_allowed.is_set() and any(
+            not idx.vectors_ready and idx.vectors_error is None for idx in self.ws.indexes)
 
     def _set_busy(self, busy: bool, message: str, pct: int | None = None) -> None:
         if busy != self._busy or busy:
@@ -320,12 +350,68 @@ class IndexWorker:
                         idx.compact()
                 else:
                     self._takeover()
-            except Exception as exc:
-                log.exception("indexer failure")
-                self.ws.errors.append({"message": f"indexer: {exc}"})
-                del self.ws.errors[:-20]
-                time.sleep(0.5)
+            except Exception as exc:  # noqa: BLE001 - recorded, retried after a back-off
+                self._failed(work, exc)
+            else:
+                if self._backoff and work[0] == self._last_failed:  # the work that failed works again
+                    self._recovered()
             heap.trim()  # what a batch freed goes back to the OS (ragls.core.heap)
+
+    def _failed(self, work: tuple, exc: Exception) -> None:
+        """A unit of work raised: queue its files again, back off, and report the failure once per streak (the
+        traceback only when the message is new; a full disk as one "disk full" line, also shown to the user)."""
+        if work[0] == "sync":
+            _, folder, paths = work
+            with self._cond:
+                for rel in paths if paths is not None else [None]:
+                    self._mark(folder, rel, time.monotonic())
+                self._update_queued()
+        self._last_failed = work[0]
+        self._open_in_backoff = work[0] == "sync"
+        full = disk_full(exc)
+        where = ", ".join(str(idx.index_dir) for idx in self.ws.indexes)
+        message = (f"disk full: the index ({where}) cannot be written; indexing is paused and resumes by itself "
+                   f"once space is freed (searches answer from the index as it is)" if full else f"indexer: {exc}")
+        self._free_when_full = self._free_bytes() if full else None
+        self._backoff = min(MAX_BACKOFF_S, self._backoff * 2 if self._backoff else FIRST_BACKOFF_S)
+        self._retry_at = time.monotonic() + self._backoff
+        if self._failure is not None and self._failure["message"] == message:
+            log.debug("%s (again: %s; retrying in %.0f s)", message, exc, self._backoff)
+            return
+        if full:
+            log.debug("disk full: %s", exc)
+            self.on_warning(f"ragls: {message}")  # logged by on_warning (and shown once by an editor)
+        else:
+            log.exception("indexer failure")
+        if self._failure in self.ws.errors:
+            self.ws.errors.remove(self._failure)
+        self._failure = {"message": message}
+        self.ws.errors.append(self._failure)
+        del self.ws.errors[:-20]
+
+    def _free_bytes(self) -> int | None:
+        """Free bytes on the file systems of the indexes (the smallest), or None when they cannot be read."""
+        try:
+            return min(shutil.disk_usage(idx.index_dir).free for idx in self.ws.indexes)
+        except (OSError, ValueError):
+            return None
+
+    def _space_freed(self) -> bool:
+        """After a full-disk failure: True once at least `SPACE_FREED_BYTES` more are free than at the failure."""
+        if self._free_when_full is None:
+            return False
+        free = self._free_bytes()
+        return free is not None and free >= self._free_when_full + SPACE_FREED_BYTES
+
+    def _recovered(self) -> None:
+        """A unit of work succeeded after failures: drop the failure's error entry and say indexing resumed."""
+        self._backoff = self._retry_at = 0.0
+        if self._failure is not None:
+            if self._failure in self.ws.errors:
+                self.ws.errors.remove(self._failure)
+            self.on_log(f"ragls: indexing resumed (it had stopped on: {self._failure['message']})")
+            self._failure = None
+            self._writer_changed()  # e.g. the local socket's server.json could not be written on a full disk
 
     def _sync(self, folder: int, paths: set[str] | None) -> None:
         idx = self.ws.indexes[folder]

@@ -263,7 +263,7 @@ def check_text_field(client, name: str, text_field: str) -> None:
 
 
 class QdrantRag:
-    """The `[rags.NAME] qdrant = {...}` backend of the named-RAG registry (`rags.py`, `Rag` protocol): an attached
+    """The `[rags.NAME] qdrant = {...}` backend of the named-RAG registry (`kb/rags.py`, `Rag` protocol): an attached
     collection, read-only. Connected and checked on first use (the checks load the embedding model); a failed
     check is raised to the request (-32602 with its message) and listed in `rag/list` errors."""
 
@@ -291,16 +291,24 @@ class QdrantRag:
             self.error = None
         return self._attached
 
-    def retrieve(self, query: str, top_k: int | None, signals=SIGNALS) -> RetrievalResult:
-        """The retrieval pipeline over the collection with this RAG's own retrieval settings and reranker."""
+    takes_llm_steps = True  # retrieve() accepts generation= and expand= (RagWorkspace.retrieve)
+
+    def retrieve(self, query: str, top_k: int | None, signals=SIGNALS, *, generation=None,
+                 expand: bool | None = None) -> RetrievalResult:
+        """The retrieval pipeline over the collection with this RAG's own retrieval settings and reranker; with
+        `generation` (the workspace's backend) also its enabled LLM steps (`retrieval/assisted.py`; `expand` is
+        the request's switch)."""
+        from ragls.retrieval.assisted import assisted_search
         from ragls.retrieval.rerankers import RerankerSlot
 
         if self._reranker is None:
             self._reranker = RerankerSlot()
         settings = self.spec.settings
-        return self.attached().search(self.embedder, query, settings=settings.retrieval, top_k=top_k,
-                                      signals=signals, max_context_chars=settings.generation.max_context_chars,
-                                      reranker=self._reranker.get(settings, settings.embedding.threads))
+        options = {"signals": signals, "max_context_chars": settings.generation.max_context_chars,
+                   "reranker": self._reranker.get(settings, settings.embedding.threads)}
+        source = CollectionSource(self.attached(), self.embedder)
+        return assisted_search([source], self.embedder, query, settings=settings.retrieval, generation=generation,
+                               expand=expand, top_k=top_k, **options)
 
     def sync(self):
         from ragls.index.indexer import SyncReport

@@ -141,7 +141,7 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def build_app(live, token: str | None = None, loopback: bool = True) -> Starlette:
-    """The ASGI app over `live` (a `ragls.live.LiveWorkspace`, started). `token`: the bearer token every endpoint
+    """The ASGI app over `live` (a `ragls.workspace.live.LiveWorkspace`, started). `token`: the bearer token every endpoint
     but /healthz requires (None: no authentication, loopback only — enforced by `serve`). `loopback`: served on a
     loopback address, so only local `Host` and `Origin` values are accepted (`refusal`); `serve` passes False for
     another address (`allow_remote`, token required)."""
