@@ -74,7 +74,7 @@ def collect(name: str, corpus: Path) -> list[dict]:
     cosine-floor / keyword decision)."""
     from ragls.retrieval.abstention import sentence_cosine
     from ragls.retrieval.search import abstained
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])
     try:

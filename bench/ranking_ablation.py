@@ -47,7 +47,7 @@ SETS = (("rust-book hard", "rust-book", "rust-book.jsonl"), ("rust-book easy", "
 
 def main() -> int:
     from ragls.evaluation import evaluate
-    from ragls.workspace import RagWorkspace
+    from ragls.workspace.rag_workspace import RagWorkspace
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rust-book", type=Path)

@@ -1,4 +1,4 @@
-"""The agent tools' results — text for a model plus the same data — shared by `ragls mcp` (mcp_server.py: the MCP
+"""The agent tools' results — text for a model plus the same data — shared by `ragls mcp` (mcp/server.py: the MCP
 tools search_docs, ask_docs, read_passage, index_status) and the language server's `rag/tool` request (VS Code's
 language-model tools ragls_search, ragls_ask, ragls_read_passage, ragls_index_status), so both fronts quote
 document text the same way: inside `<passage>` elements by `answer.template.quote_passage`, under DATA_NOTE.

@@ -35,7 +35,7 @@ from ragls.core.ir import RagInfo
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import SIGNALS, search
+from ragls.retrieval.search import SIGNALS
 
 log = logging.getLogger(__name__)
 
@@ -313,12 +313,7 @@ class SourcesRag:
             from ragls.retrieval.graph import GraphSignal
 
             options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
-        if generation is None:
-            return search([idx], self.embedder, query, settings=r, top_k=top_k, signals=signals,
-                          max_context_chars=self.spec.settings.generation.max_context_chars, **options)
-        from ragls.retrieval.assisted import (
-            assisted_search,  # with every step off it is `search` itself
-        )
+        from ragls.retrieval.assisted import assisted_search  # without generation or steps: `search` itself
 
         return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
                                top_k=top_k, signals=signals,

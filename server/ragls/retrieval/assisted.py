@@ -38,12 +38,13 @@ def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -
 
 
 def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: Any, *, settings: RetrievalSettings,
-                    generation: GenerationSettings, expand: bool | None = None, top_k: int | None = None,
+                    generation: GenerationSettings | None, expand: bool | None = None, top_k: int | None = None,
                     **search_kwargs: Any) -> RetrievalResult:
     """`search.search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)` with the
     enabled LLM steps (module docstring); `expand` is the request's multi-query switch (None: `expand_n`).
-    Never raises for an LLM failure (the step is left out and counted); raises what `search` raises."""
-    if not llm_steps_enabled(settings, expand):
+    Without `generation` (no backend to ask) it is `search` itself. Never raises for an LLM failure (the step is
+    left out and counted); raises what `search` raises."""
+    if generation is None or not llm_steps_enabled(settings, expand):
         return search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)
     indexes = as_sources(indexes)
     q = analyse(query)
