@@ -12,7 +12,8 @@ Crash safety (a `kill -9` anywhere must end, after restart, in the same index as
 1. the paths about to change are written to the manifest's journal;
 2. BM25 deletes the paths' documents, adds the new chunks, commits;
 3. one SQLite transaction replaces the paths' file and chunk rows, clears their journal entries and marks them
-   `vector_dirty`;
+   `vector_dirty` (for files indexed before, their new chunk rows were staged beside the old ones before step 2,
+   so a query in between finds whichever version BM25 returns: a re-indexed file is never missing from results);
 4. vectors (once open): rows of those paths are deleted, the dirty mark cleared; new chunks get rows as soon as
    their embeddings exist.
 `reconcile()` runs at start-up: journaled paths are dropped from the manifest and BM25 (the next sync re-indexes
@@ -397,6 +398,9 @@ class FolderIndex(VectorPhase):
         if self.contextualizer is not None:
             chunks = self.contextualizer.apply(docs, chunks)  # never raises: failed chunks stay plain
         old_ids = self.manifest.chunk_ids_of(paths)
+        if old_ids and chunks:  # re-indexed files: old and new rows side by side until BM25 has switched
+            self.manifest.stage_chunks(chunks)
+            _crash_point("after_stage")
         self.bm25.delete_paths(paths)
         self.bm25.add(chunks)
         self.bm25.commit()
