@@ -11,7 +11,7 @@ depend on the vectors' values, and 10 000 real embeddings would take ~10 minutes
 the chunks' heading paths (titles), cycled.
 
 Measured per query (ms, after 20 warm-up queries): dense top 30 (LanceDB `VectorStore.search` vs
-`QdrantChunkStore.dense_points`), keyword top 30 (tantivy `Bm25Store.search` vs Qdrant's sparse `bm25` vector with
+`QdrantChunkStore.search`), keyword top 30 (tantivy `Bm25Store.search` vs Qdrant's sparse `bm25` vector with
 the IDF modifier), and both (what one hybrid query costs in the store layer, RRF itself is microseconds).
 Also: the time to write the 10 000 points into each store.
 """

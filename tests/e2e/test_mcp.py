@@ -277,10 +277,18 @@ async def test_first_answer_comes_before_the_model_loads(tmp_path):
     async with mcp_server([ws], cache, extra_env={"RAGLS_TEST_VECTORS_AFTER_S": "3600"}) as proc:
         (folder,) = (await proc.data("index_status"))["folders"]
         assert (folder["files"], folder["chunks"], folder["pending_vectors"]) == (4, chunks, chunks)
-        data = await proc.data("search_docs", {"query": "How long does the first retry wait?"})
+        result = await proc.call("search_docs", {"query": "How long does the first retry wait?"})
+        data = result.structured_content
         assert data["results"][0]["path"] == "guide/retries.md"
+        # The agent is told the index is partial (keywords only so far), in the data and in the text it reads.
+        assert data["index_partial"] == {"files_queued": 0, "chunks": chunks, "chunks_without_vectors": chunks}
+        assert f"{chunks} of {chunks} chunks not embedded yet" in result.content[0].text
         status = await wait_mcp_indexed(proc, files=4)  # the model loaded: every vector is there again
         assert status["folders"][0]["pending_vectors"] == 0
+        assert "index_partial" not in status and isinstance(status["notices"], list)  # rag/status notices too
+        done = await proc.call("search_docs", {"query": "How long does the first retry wait?"})
+        assert "index_partial" not in done.structured_content
+        assert "still being built" not in done.content[0].text
 
 
 async def test_search_expand_runs_multi_query_expansion_for_that_call(tmp_path):

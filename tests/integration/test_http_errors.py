@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ragls.config.trust import trust
 from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
-from ragls.http_api import build_app
+from ragls.http.api import build_app
 from ragls.kb import rags
 from ragls.workspace.live import LiveWorkspace
 from starlette.testclient import TestClient

@@ -28,7 +28,7 @@ import json, sys
 from ragls.cli import app as cli
 args = cli.build_parser().parse_args(["mcp", sys.argv[1]])
 live, _ = cli._start_live(args, hold_vectors=True)
-from ragls.mcp_server import RaglsTools, build_server
+from ragls.mcp.server import RaglsTools, build_server
 build_server(live)
 ws = live.get_indexed(120)
 result = RaglsTools._search(ws, "How long does the first retry wait?", 3, None)

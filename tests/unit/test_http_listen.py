@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 
 import pytest
-from ragls.http_api import serve
+from ragls.http.api import serve
 
 
 class _Stop(Exception):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from ragls.answer.template import quote_passage
 from ragls.core.ir import LineSpan
-from ragls.mcp_server import line_range
+from ragls.mcp.server import line_range
 from ragls.sources.passage import split_lines
 from ragls.workspace.roots import find_root, is_too_broad, project_root
 
@@ -84,7 +84,7 @@ def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
     chunk_* the chunk; the wire Source has focusRange and contextRange (0-based LSP ranges)."""
     from ragls.core.ir import Chunk, Hit
     from ragls.lsp.wire import to_wire_chunk
-    from ragls.mcp_server import hit_record
+    from ragls.mcp.server import hit_record
 
     chunk = Chunk(id="c", path="guide.md", text="x\n" * 30, span=LineSpan(10, 0, 40, 0), text_hash="c")
     hit = Hit(chunk, 1.0, focus=LineSpan(20, 0, 21, 12), window=LineSpan(15, 0, 27, 5))
@@ -103,7 +103,7 @@ def test_a_hit_cites_its_sentence_and_carries_its_window_as_context():
 
 def test_tool_errors_use_the_one_error_mapping():
     from ragls.core.errors import InvalidParams, NotReady
-    from ragls.mcp_server import tool_error
+    from ragls.mcp.server import tool_error
 
     bad = tool_error(InvalidParams("topK must be an integer"))
     assert bad.is_error and bad.content[0].text == "topK must be an integer"

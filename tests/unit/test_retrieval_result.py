@@ -10,8 +10,8 @@ from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
-NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0)  # P(answerable) ~ 0.05
-ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0)  # P ~ 0.98
+NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0, bm25_top=0.2)  # P(answerable) ~ 0.2
+ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0, bm25_top=0.8)  # P ~ 0.99
 
 
 def hit(cid: str, score: float, sim: float, text_hash: str | None = None) -> Hit:
@@ -61,6 +61,14 @@ def test_merge_keeps_truncation_rerank_report_llm_calls_and_the_grade():
     graded_ok = RetrievalResult.merge([a, b.with_(corrective="sufficient")], top_k=5)
     assert graded_ok.corrective == "sufficient" and not abstained(graded_ok, 0.2)
     assert RetrievalResult.merge([a, b.with_(corrective=None)], top_k=5).corrective is None
+
+
+def test_an_llm_grade_is_the_last_word_over_the_evidence():
+    near = RetrievalResult((hit("w", 0.5, 0.45),), 0.45, evidence=NEAR_MISS)
+    assert abstained(near, 0.2, min_probability=0.5)
+    assert not abstained(near.with_(corrective="sufficient"), 0.2, min_probability=0.5)
+    answered = RetrievalResult((hit("n", 0.2, 0.7),), 0.7, evidence=ANSWERED)
+    assert abstained(answered.with_(corrective="insufficient"), 0.2, min_probability=0.5)
 
 
 def test_a_result_is_a_read_only_sequence_of_hits():

@@ -205,7 +205,9 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
         why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
     elif p is not None and p < min_probability:
         why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
-               f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found")
+               f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found"
+               + (f"; the documents never mention {', '.join(evidence.absent_names)}"
+                  if getattr(evidence, "absent_names", ()) else ""))
     elif sims:
         why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
     else:

@@ -109,7 +109,7 @@ def _start_live(args, hold_vectors: bool = False):
 
 
 def cmd_mcp(args) -> int:
-    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp_server). The index starts
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp.server). The index starts
     opening before the MCP SDK is imported (about a second of CPU), so the two overlap; the embedding model loads
     after the first answer (BM25), so it does not compete with them. No cyclic GC until the server serves
     (mcp_server.build_server's lifespan): start-up only allocates long-lived objects (the SDK's models)."""
@@ -117,16 +117,16 @@ def cmd_mcp(args) -> int:
 
     gc.disable()
     live, _ = _start_live(args, hold_vectors=True)
-    from ragls.mcp_server import run
+    from ragls.mcp.server import run
 
     run(live)
     return 0
 
 
 def cmd_http(args) -> int:
-    """`ragls http [PATH...]`: the HTTP API (ragls.http_api) over a live index of the folders (default: the current
+    """`ragls http [PATH...]`: the HTTP API (ragls.http.api) over a live index of the folders (default: the current
     project root). Loopback only unless --allow-remote with a bearer token from the --token-env variable."""
-    from ragls.http_api import is_loopback, serve
+    from ragls.http.api import is_loopback, serve
 
     token = os.environ.get(args.token_env) or None
     if not is_loopback(args.host) and not (args.allow_remote and token):

@@ -307,8 +307,6 @@ class QdrantRag:
         options = {"signals": signals, "max_context_chars": settings.generation.max_context_chars,
                    "reranker": self._reranker.get(settings, settings.embedding.threads)}
         source = CollectionSource(self.attached(), self.embedder)
-        if generation is None:
-            return search([source], self.embedder, query, settings=settings.retrieval, top_k=top_k, **options)
         return assisted_search([source], self.embedder, query, settings=settings.retrieval, generation=generation,
                                expand=expand, top_k=top_k, **options)
 

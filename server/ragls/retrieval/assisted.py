@@ -15,6 +15,7 @@ The returned `RetrievalResult` carries `llm` (an `LLMTrace`: calls per step, fai
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
@@ -37,12 +38,13 @@ def llm_steps_enabled(settings: RetrievalSettings, expand: bool | None = None) -
 
 
 def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: Any, *, settings: RetrievalSettings,
-                    generation: GenerationSettings, expand: bool | None = None, top_k: int | None = None,
+                    generation: GenerationSettings | None, expand: bool | None = None, top_k: int | None = None,
                     **search_kwargs: Any) -> RetrievalResult:
     """`search.search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)` with the
     enabled LLM steps (module docstring); `expand` is the request's multi-query switch (None: `expand_n`).
-    Never raises for an LLM failure (the step is left out and counted); raises what `search` raises."""
-    if not llm_steps_enabled(settings, expand):
+    Without `generation` (no backend to ask) it is `search` itself. Never raises for an LLM failure (the step is
+    left out and counted); raises what `search` raises."""
+    if generation is None or not llm_steps_enabled(settings, expand):
         return search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)
     indexes = as_sources(indexes)
     q = analyse(query)
@@ -87,8 +89,11 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
     if merged is None:
         return result.with_(corrective=trace.grade)
     query = result.query or q
-    return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade,
-                        evidence=gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity))
+    evidence = gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity,
+                      absent=result.evidence.absent_names if result.evidence is not None else ())
+    if result.evidence is not None:  # the first round's BM25 scores are not rerun: its bm25_top carries over
+        evidence = replace(evidence, bm25_top=result.evidence.bm25_top)
+    return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade, evidence=evidence)
 
 
 def _adopt(result: RetrievalResult, trace: LLMTrace) -> RetrievalResult:

@@ -20,11 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragls.answer.extractive import sentence_focus
 from ragls.core.analysis import query_words
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import gather
+from ragls.retrieval.abstention import absent_names, gather, name_terms
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
+from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.query import Query, analyse
@@ -142,6 +143,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     bonus = _exact_match_bonus(lookup, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
     stats = _term_stats(sources, per_source, q)
+    absent = _absent_names(sources, per_source, q)
     report = None
     if reranker is not None:  # the fused candidates, reordered within retrieval.rerank_timeout_ms (rerankers.py)
         from ragls.retrieval.rerankers import rerank_fused
@@ -153,7 +155,8 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
             hits = _finish(sources, lookup, hits, matches, q, settings, max_context_chars)
             return _count_rerank_calls(RetrievalResult(
-                hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+                hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
+                                  absent=absent),
                 truncated, report, term_stats=stats))
         # timed out or failed: the fused order below, with the report saying why
     if matches and settings.dedup_cosine < 1.0:
@@ -164,7 +167,8 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                    max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
     return _count_rerank_calls(RetrievalResult(
-        hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top),
+        hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
+                                  absent=absent),
         truncated, report, term_stats=stats))
 
 
@@ -214,6 +218,17 @@ def _term_stats(sources, per_source: Sequence[Candidates], q: Query) -> tuple[tu
     it scored BM25 over its candidates, else its corpus'. Sources without BM25 are left out."""
     return tuple(c.stats if c.stats is not None else src.term_stats(q.terms)
                  for src, c in zip(sources, per_source) if src.has_bm25 or c.stats is not None)
+
+
+def _absent_names(sources, per_source: Sequence[Candidates], q: Query) -> tuple[str, ...]:
+    """The question's names that no source mentions (`abstention.absent_names`), judged only when every source has
+    corpus-wide BM25 statistics: a pool's statistics, or a source without BM25, cannot tell that a name is absent
+    (then ())."""
+    terms = [t for ts in name_terms(q.text).values() for t in ts]
+    if not terms or not sources or any(c.stats is not None or not src.has_bm25
+                                       for src, c in zip(sources, per_source)):
+        return ()
+    return absent_names(tuple(src.term_stats(terms) for src in sources), q.text)
 def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     """`result` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
     question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges
@@ -229,7 +244,7 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
             max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
+    it (`answer/extractive.sentence_focus`); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))
@@ -295,7 +310,9 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
     """True when nothing relevant enough was found in `result` (a `RetrievalResult`; a plain list of hits is
     judged without evidence).
 
-    0. No hits, or corrective retrieval graded them insufficient twice (`result.corrective`): abstain.
+    0. No hits, or corrective retrieval graded them insufficient twice (`result.corrective`): abstain. An LLM
+       that graded them sufficient (`result.corrective == "sufficient"`) is the last word: answer, whatever the
+       evidence below says (it read the passages; the evidence only measures them).
     1. With `min_probability` > 0 and the result's `evidence` (with vector evidence): abstain when the
        calibrated probability that the index answers (retrieval/abstention.py) is below it.
     2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
@@ -308,6 +325,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
     result = RetrievalResult.of(result)
     if not result or result.corrective == "insufficient":  # graded twice (retrieval/corrective.py)
         return True
+    if result.corrective == "sufficient":  # an LLM read the passages: its grade is the last word
+        return False
     if min_probability > 0 and result.evidence is not None:
         p = result.evidence.probability()
         if p is not None and p < min_probability:

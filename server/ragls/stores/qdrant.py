@@ -381,11 +381,6 @@ class QdrantChunkStore:
                                        query_filter=self._filter(exclude_paths))
         return [(p, float(p.score)) for p in res.points if p.payload and p.payload.get("chunk_id")]
 
-    def dense_points(self, vector: np.ndarray, limit: int, exclude_paths: Sequence[str] = ()) -> list:
-        """[(point of a chunk's best window, cosine similarity)] for the top `limit` chunks, payloads included;
-        `exclude_paths` never returned."""
-        return _best_per_chunk(self._dense(vector, limit * 2, exclude_paths), limit)
-
     def sparse_points(self, text: str, limit: int, exclude_paths: Sequence[str] = ()) -> list:
         """[(point, BM25 score)] of the sparse `bm25` search (IDF applied by Qdrant); [] for a query without
         words."""
@@ -450,17 +445,3 @@ def _windows(scored: list, limit: int) -> list:
         if len(out) == limit:
             break
     return list(out.values())
-
-
-def _best_per_chunk(scored: list, limit: int) -> list:
-    """The first (best) window point of each chunk, at most `limit` chunks, order kept."""
-    seen: set[str] = set()
-    out = []
-    for p, score in scored:
-        cid = p.payload["chunk_id"]
-        if cid not in seen:
-            seen.add(cid)
-            out.append((p, score))
-            if len(out) == limit:
-                break
-    return out
