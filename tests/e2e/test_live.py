@@ -295,7 +295,8 @@ async def run_until_exit(folder: Path, cache: Path, env: dict[str, str]) -> int:
 
 
 @pytest.mark.parametrize("point, delete", [
-    ("after_journal", False), ("after_bm25", False), ("after_bm25", True), ("after_manifest", False),
+    ("after_journal", False), ("after_stage", False), ("after_bm25", False), ("after_bm25", True),
+    ("after_manifest", False),
     ("after_embed_cache", True),
 ])
 async def test_crash_at_step_then_restart_equals_clean_rebuild(indexed_base, tmp_path, rebuild_clean, point, delete):

@@ -10,15 +10,28 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.ir import Hit
+from ragls.retrieval.focus import MAX_FOCUS_LINES, line_span
 
-__all__ = ["EXTRACTIVE_LABEL", "EXTRACTIVE_MAX_SENTENCES", "Unit", "clean_markup", "extractive_answer",
-           "extractive_picks", "quoted_focus", "render_extractive", "split_sentences", "units"]
+__all__ = [
+    "EXTRACTIVE_LABEL",
+    "EXTRACTIVE_MAX_SENTENCES",
+    "Unit",
+    "clean_markup",
+    "extractive_answer",
+    "extractive_picks",
+    "quoted_focus",
+    "render_extractive",
+    "sentence_focus",
+    "split_sentences",
+    "units",
+]
 
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
@@ -26,6 +39,7 @@ EXTRACTIVE_MAX_SENTENCES = 4
 
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
+FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
@@ -179,12 +193,8 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]) -> list[tuple[int, Hit]]:
     """`sources` with the focus (`focusRange`, the lines a source prints) of each source the answer quotes set to
     the lines it quotes: all its quoted passages when they fit in `focus.MAX_FOCUS_LINES` lines, else its first
-    (best) one, with the block it carries. The focus was chosen by shared words (`focus.sentence_focus`), the
+    (best) one, with the block it carries. The focus was chosen by shared words (`sentence_focus`), the
     passages by meaning: a user following "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
-    from dataclasses import replace
-
-    from ragls.retrieval.focus import MAX_FOCUS_LINES, line_span
-
     spans: dict[int, list[tuple[int, int]]] = {}
     for n, unit in picked:
         if unit.line >= 0:
@@ -205,3 +215,34 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]])
 def split_sentences(text: str) -> list[str]:
     """The candidate sentences (and list items) of a chunk text, without the blocks they introduce."""
     return [u.sentence for u in units(text)]
+
+
+def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
+    """`hits` with each `focus` narrowed to its answering sentence within its context (`Hit.window`, set here from
+    the incoming `focus` when missing; see the module docstring). Hits without a focus are returned as they are."""
+    query = frozenset(content_words(question))
+    out = []
+    for hit in hits:
+        window = hit.window or hit.focus
+        if window is None:
+            out.append(hit)
+            continue
+        base = hit.chunk.span.start_line
+        found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
+        scores = passage_scores(query, found, [_words(u.scored_text) for u in found])
+        ranked = sorted((-x, i) for i, x in enumerate(scores) if x is not None)
+        if not ranked:  # no passage shares a word with the question (or the window is code): the window
+            out.append(replace(hit, focus=window, window=window))
+            continue
+        u = found[ranked[0][1]]
+        last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
+        if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
+            last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
+        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """The content words of a passage (`cite.content_words`), memoised like the passages themselves."""
+    return frozenset(content_words(text))

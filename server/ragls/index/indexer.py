@@ -12,7 +12,8 @@ Crash safety (a `kill -9` anywhere must end, after restart, in the same index as
 1. the paths about to change are written to the manifest's journal;
 2. BM25 deletes the paths' documents, adds the new chunks, commits;
 3. one SQLite transaction replaces the paths' file and chunk rows, clears their journal entries and marks them
-   `vector_dirty`;
+   `vector_dirty` (for files indexed before, their new chunk rows were staged beside the old ones before step 2,
+   so a query in between finds whichever version BM25 returns: a re-indexed file is never missing from results);
 4. vectors (once open): rows of those paths are deleted, the dirty mark cleared; new chunks get rows as soon as
    their embeddings exist.
 `reconcile()` runs at start-up: journaled paths are dropped from the manifest and BM25 (the next sync re-indexes
@@ -34,14 +35,13 @@ import logging
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragls.config.settings import Settings
-from ragls.core.errors import RequestFailed, Skipped, disk_full
+from ragls.core.errors import Skipped
 from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
@@ -52,7 +52,7 @@ from ragls.index.chunking import chunk_document, no_text_reason
 from ragls.index.ownership import WriterLock
 from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
-from ragls.index.windows import Window, embedding_input, plan_windows, resolve
+from ragls.index.windows import Window, embedding_input, plan_windows
 from ragls.sources.convert import load_source
 from ragls.sources.redact import REDACT_VERSION, mask_document
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
@@ -237,128 +237,6 @@ class FolderIndex(VectorPhase):
             self.writer = False
             self._lock.release()
 
-    # -- the vector store, opened on first use ---------------------------------------------------------------
-    @property
-    def vectors_ready(self) -> bool:
-        """True once the vector store is open (model loaded, reconciled): vector search can run."""
-        return self._vectors is not None
-
-    @property
-    def vectors(self) -> VectorStore:
-        """The LanceDB vector store, opened (and reconciled, for the writer) on first use. Raises RequestFailed
-        when the embedding model cannot be loaded."""
-        return self._vectors if self._vectors is not None else self.open_vectors()
-
-    def open_vectors(self) -> VectorStore:
-        """Load the embedding model, open the vector store and (writer) reconcile it with the manifest.
-        Idempotent and thread-safe. Raises RequestFailed when no embedding model can be loaded (remembered in
-        `vectors_error`)."""
-        with self._vec_lock:
-            if self._vectors is None:
-                try:
-                    self.embedder.ensure_loaded()
-                except Exception as exc:
-                    if not disk_full(exc):  # a full disk (copying the model) is retried once space is freed
-                        self.vectors_error = str(exc)
-                    raise
-                self.embed_fp = self.embedder.fingerprint
-                emb = self.settings.embedding
-                self.window = resolve(emb.window, emb.window_stride, self.embedder.max_length)
-                self.vectors_fp = fingerprint({"embedding": self.embed_fp, "window": self.window[0],
-                                               "stride": self.window[1], "layout": "windows-2"})  # 2: tail windows
-                if self.settings.index.backend == "qdrant":
-                    from ragls.stores.qdrant import QdrantChunkStore
-
-                    store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
-                                                        self.embedder.dim, self.vectors_fp, self.fingerprint)
-                else:
-                    from ragls.stores.vectors import VectorStore
-
-                    store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
-                if self.writer:
-                    self._reconcile_vectors(store)
-                self._vectors = store
-            return self._vectors
-
-    @property
-    def store_name(self) -> str:
-        """What `rag/status` names as the store: "lancedb+tantivy", or for the Qdrant backend
-        "qdrant:<collection>@<location>+tantivy" (a URL without credentials; never an API key)."""
-        if self.settings.index.backend != "qdrant":
-            return "lancedb+tantivy"
-        from ragls.stores.qdrant import display_location
-
-        store = self._vectors
-        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection
-        recorded = self.manifest.get_meta("vectors_fp")
-        if not collection and recorded:  # not opened (`ragls status`): the name the writer's store had
-            from ragls.index.repo import collection_name, repo_identity
-
-            collection = collection_name(repo_identity(self.folder, self.settings.index.repo_id), recorded,
-                                         self.fingerprint)
-        collection = collection or "(derived when the vectors open)"
-        location = getattr(store, "location", None) or self.settings.index.qdrant_location or "embedded"
-        return f"qdrant:{collection}@{display_location(location)}+tantivy"
-
-    def try_open_vectors(self) -> bool:
-        """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
-        (the reason stays in `vectors_error`)."""
-        try:
-            self.open_vectors()
-        except RequestFailed:
-            return False
-        return True
-
-    def _reconcile_vectors(self, store: VectorStore) -> dict[str, int]:
-        """Make the vector rows agree with the manifest (see module docstring) and recompute the pending set.
-        Writer only; caller holds _vec_lock. Returns counts of what was repaired."""
-        repaired = {"vector_rows_deleted": 0, "vectors_wiped": 0}
-        old_fp = self.manifest.get_meta("vectors_fp")
-        if old_fp != self.vectors_fp:
-            if old_fp:
-                log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
-                            self.folder)
-            # A Qdrant collection is per model already: a fresh manifest (CI) or another model keeps its points
-            # (stale ones go below: not in the manifest); after a wipe (old_fp "") every point goes.
-            if not getattr(store, "keyed_by_model", False) or old_fp == "":
-                store.delete_all()
-                self.manifest.clear_vector_dirty()
-            self.manifest.prune_cache(self.embed_fp)
-            self.manifest.set_meta("vectors_fp", self.vectors_fp)
-            repaired["vectors_wiped"] = 1
-        if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
-            self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
-        if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
-            self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
-        dirty = self.manifest.vector_dirty()
-        if dirty:
-            store.delete_paths(dirty)
-            self.manifest.clear_vector_dirty(dirty)
-        ids = self.manifest.chunk_ids()
-        keys = store.window_keys()
-        rows = Counter((cid, w) for cid, w, _ in keys)
-        counts: dict[str, set[int]] = {}
-        for cid, _, n in keys:
-            counts.setdefault(cid, set()).add(n)
-        # A chunk's rows are dropped (and the chunk re-queued) when its id left the manifest, a window is there
-        # twice, or its rows disagree on the window count.
-        bad = {cid for (cid, w), n in rows.items() if n > 1 or cid not in ids}
-        bad |= {cid for cid, ns in counts.items() if len(ns) > 1}
-        if bad:
-            store.delete_ids(bad)
-            repaired["vector_rows_deleted"] = sum(n for (cid, _), n in rows.items() if cid in bad)
-        have: dict[str, set[int]] = {}
-        for cid, w in rows:
-            if cid not in bad:
-                have.setdefault(cid, set()).add(w)
-        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if 0 not in have.get(i, ()))
-        self._urgent = {i: None for i in self._urgent if i in self._pending}
-        self._pending_windows = {cid: ws for cid, ws in have.items()
-                                 if 0 in ws and len(ws) < next(iter(counts[cid]))}
-        # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
-        self._record_vector_progress()
-        return repaired
-
     # -- start-up ------------------------------------------------------------------------------------------
     def _check_fingerprint(self) -> None:
         old = self.manifest.get_meta("fingerprint")
@@ -520,6 +398,9 @@ class FolderIndex(VectorPhase):
         if self.contextualizer is not None:
             chunks = self.contextualizer.apply(docs, chunks)  # never raises: failed chunks stay plain
         old_ids = self.manifest.chunk_ids_of(paths)
+        if old_ids and chunks:  # re-indexed files: old and new rows side by side until BM25 has switched
+            self.manifest.stage_chunks(chunks)
+            _crash_point("after_stage")
         self.bm25.delete_paths(paths)
         self.bm25.add(chunks)
         self.bm25.commit()

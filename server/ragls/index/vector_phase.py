@@ -6,6 +6,9 @@ first), and once every chunk has its first vector, the remaining windows (index/
 chunks — so a save that arrives during a long cold index is searchable after at most one model call
 (`EMBED_STEP` texts). Vectors are cached by text hash (the manifest's embedding cache): nothing is embedded twice.
 
+The mixin also opens the vector store on first use (`open_vectors`: the embedding model, LanceDB or Qdrant) and,
+for the writer, reconciles its rows with the manifest (`_reconcile_vectors`).
+
 Crash safety: each batch is one vector-store add; a crash keeps whole batches or nothing, and the indexer's
 reconcile re-queues what is missing. `_crash_point` / `_pause_point` are the test hooks that kill or pause the
 process at named steps (tests/e2e/test_live.py).
@@ -13,14 +16,23 @@ process at named steps (tests/e2e/test_live.py).
 
 from __future__ import annotations
 
+import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ragls.core.errors import disk_full
-from ragls.core.hashing import text_hash
+from ragls.core.errors import RequestFailed, disk_full
+from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.telemetry import traced
+from ragls.index.windows import resolve
+
+if TYPE_CHECKING:
+    from ragls.stores.vectors import VectorStore
+
+log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
@@ -47,6 +59,130 @@ class VectorPhase:
     """Mixin of `indexer.FolderIndex`: the pending-vector bookkeeping and the embedding batches. Uses the index's
     `manifest`, `embedder`, `settings`, `writer`, `read_only`, `_vectors`/`vectors`/`open_vectors()`, `_windows()`,
     `embed_fp`, `_pending`, `_urgent`, `_pending_windows`, and the `on_embedded` / `on_progress` callbacks."""
+
+    # -- the vector store, opened on first use ---------------------------------------------------------------
+    @property
+    def vectors_ready(self) -> bool:
+        """True once the vector store is open (model loaded, reconciled): vector search can run."""
+        return self._vectors is not None
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The LanceDB vector store, opened (and reconciled, for the writer) on first use. Raises RequestFailed
+        when the embedding model cannot be loaded."""
+        return self._vectors if self._vectors is not None else self.open_vectors()
+
+    def open_vectors(self) -> VectorStore:
+        """Load the embedding model, open the vector store and (writer) reconcile it with the manifest.
+        Idempotent and thread-safe. Raises RequestFailed when no embedding model can be loaded (remembered in
+        `vectors_error`)."""
+        with self._vec_lock:
+            if self._vectors is None:
+                try:
+                    self.embedder.ensure_loaded()
+                except Exception as exc:
+                    if not disk_full(exc):  # a full disk (copying the model) is retried once space is freed
+                        self.vectors_error = str(exc)
+                    raise
+                self.embed_fp = self.embedder.fingerprint
+                emb = self.settings.embedding
+                self.window = resolve(emb.window, emb.window_stride, self.embedder.max_length)
+                self.vectors_fp = fingerprint({"embedding": self.embed_fp, "window": self.window[0],
+                                               "stride": self.window[1], "layout": "windows-2"})  # 2: tail windows
+                if self.settings.index.backend == "qdrant":
+                    from ragls.stores.qdrant import QdrantChunkStore
+
+                    store = QdrantChunkStore.for_folder(self.folder, self.settings, self.index_dir,
+                                                        self.embedder.dim, self.vectors_fp, self.fingerprint)
+                else:
+                    from ragls.stores.vectors import VectorStore
+
+                    store = VectorStore(self.index_dir / "vectors", self.embedder.dim)
+                if self.writer:
+                    self._reconcile_vectors(store)
+                self._vectors = store
+            return self._vectors
+
+    @property
+    def store_name(self) -> str:
+        """What `rag/status` names as the store: "lancedb+tantivy", or for the Qdrant backend
+        "qdrant:<collection>@<location>+tantivy" (a URL without credentials; never an API key)."""
+        if self.settings.index.backend != "qdrant":
+            return "lancedb+tantivy"
+        from ragls.stores.qdrant import display_location
+
+        store = self._vectors
+        collection = getattr(store, "collection", None) or self.settings.index.qdrant_collection
+        recorded = self.manifest.get_meta("vectors_fp")
+        if not collection and recorded:  # not opened (`ragls status`): the name the writer's store had
+            from ragls.index.repo import collection_name, repo_identity
+
+            collection = collection_name(repo_identity(self.folder, self.settings.index.repo_id), recorded,
+                                         self.fingerprint)
+        collection = collection or "(derived when the vectors open)"
+        location = getattr(store, "location", None) or self.settings.index.qdrant_location or "embedded"
+        return f"qdrant:{collection}@{display_location(location)}+tantivy"
+
+    def try_open_vectors(self) -> bool:
+        """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
+        (the reason stays in `vectors_error`)."""
+        try:
+            self.open_vectors()
+        except RequestFailed:
+            return False
+        return True
+
+    def _reconcile_vectors(self, store: VectorStore) -> dict[str, int]:
+        """Make the vector rows agree with the manifest (see module docstring) and recompute the pending set.
+        Writer only; caller holds _vec_lock. Returns counts of what was repaired."""
+        repaired = {"vector_rows_deleted": 0, "vectors_wiped": 0}
+        old_fp = self.manifest.get_meta("vectors_fp")
+        if old_fp != self.vectors_fp:
+            if old_fp:
+                log.warning("embedding model changed: re-embedding %s (from the embedding cache where possible)",
+                            self.folder)
+            # A Qdrant collection is per model already: a fresh manifest (CI) or another model keeps its points
+            # (stale ones go below: not in the manifest); after a wipe (old_fp "") every point goes.
+            if not getattr(store, "keyed_by_model", False) or old_fp == "":
+                store.delete_all()
+                self.manifest.clear_vector_dirty()
+            self.manifest.prune_cache(self.embed_fp)
+            self.manifest.set_meta("vectors_fp", self.vectors_fp)
+            repaired["vectors_wiped"] = 1
+        if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
+            self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
+        if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
+            self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
+        dirty = self.manifest.vector_dirty()
+        if dirty:
+            store.delete_paths(dirty)
+            self.manifest.clear_vector_dirty(dirty)
+        ids = self.manifest.chunk_ids()
+        keys = store.window_keys()
+        rows = Counter((cid, w) for cid, w, _ in keys)
+        counts: dict[str, set[int]] = {}
+        for cid, _, n in keys:
+            counts.setdefault(cid, set()).add(n)
+        # A chunk's rows are dropped (and the chunk re-queued) when its id left the manifest, a window is there
+        # twice, or its rows disagree on the window count.
+        bad = {cid for (cid, w), n in rows.items() if n > 1 or cid not in ids}
+        bad |= {cid for cid, ns in counts.items() if len(ns) > 1}
+        if bad:
+            store.delete_ids(bad)
+            repaired["vector_rows_deleted"] = sum(n for (cid, _), n in rows.items() if cid in bad)
+        have: dict[str, set[int]] = {}
+        for cid, w in rows:
+            if cid not in bad:
+                have.setdefault(cid, set()).add(w)
+        self._pending = dict.fromkeys(i for i in self.manifest.ordered_chunk_ids() if 0 not in have.get(i, ()))
+        self._urgent = {i: None for i in self._urgent if i in self._pending}
+        self._pending_windows = {cid: ws for cid, ws in have.items()
+                                 if 0 in ws and len(ws) < next(iter(counts[cid]))}
+        # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
+        self._record_vector_progress()
+        return repaired
+
+    # -- the embedding batches ---------------------------------------------------------------------------------
 
     def pending_ids(self) -> list[str]:
         """Chunk ids without a vector row, in the order they will be embedded (changed files first); every chunk

@@ -380,7 +380,7 @@ class RagRegistry:
         self._embedders: dict[str, Embedder] = {}
         self._lock = threading.RLock()
         self.closing = threading.Event()  # set by close(): background syncs and crawls stop at the next page
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []  # background syncs (`sync_in_background`)
         self._read_signature: tuple | None = None  # of the files the specs were read from (`_signature`)
         self._users = 0  # requests running on this registry (`in_use`)
         self._retired: list[Rag] = []  # replaced while requests ran: closed when the last one ends
@@ -512,12 +512,14 @@ class RagRegistry:
         return [self.get(n) for n in self.names()]
 
     def sync_in_background(self, names: Sequence[str] | None = None, only_needed: bool = True) -> threading.Thread:
-        """Sync RAGs on a daemon thread (`needs_sync` ones when `only_needed`); errors go to `errors`."""
+        """Sync RAGs on a daemon thread (`needs_sync` ones when `only_needed`); errors go to `errors`. Each sync
+        counts as a request (`in_use`): a reload meanwhile does not close the RAG it is writing."""
 
         def run() -> None:
             for name in names or self.names():
                 if self.closing.is_set():
                     return
+                self.in_use(True)
                 try:
                     rag = self.get(name)
                     if not only_needed or getattr(rag, "needs_sync", lambda: True)():
@@ -529,17 +531,22 @@ class RagRegistry:
                 except Exception as exc:
                     log.exception("rag %s: sync failed", name)
                     self.errors.append({"message": f"rag {name}: {exc}"})
+                finally:
+                    self.in_use(False)
 
         thread = threading.Thread(target=run, name="ragls-rags", daemon=True)
         thread.start()
-        self._thread = thread
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         return thread
 
     def close(self, timeout_s: float = 30.0) -> None:
         """Stop background syncs (a crawl stops before its next page) and close every open RAG."""
         self.closing.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        for thread in list(self._threads):
+            if thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             for rag in [*self._open.values(), *self._retired]:
                 rag.close()

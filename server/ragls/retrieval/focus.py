@@ -4,7 +4,7 @@ The context (`Hit.window`): a hit the vector signal found has its best window's 
 only BM25 found the run of at most `MAX_FOCUS_LINES` lines holding the most distinct query terms (stemmed as BM25
 stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
-The focus (`Hit.focus`, `sentence_focus`): within the context, the answering sentence — the passage
+The focus (`Hit.focus`, `answer/extractive.sentence_focus`, beside the passage scoring it uses): within the context, the answering sentence — the passage
 (`answer/passages.py`: a sentence read across hard line wraps, or a whole list item) that scores best for the
 question as an extractive answer without a model scores it (`extractive.passage_scores`: the question's content
 words it holds, each weighted by its rarity among the window's passages, and a named identifier the question points
@@ -18,15 +18,10 @@ exact UTF-16 positions within the chunk text.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
-from dataclasses import replace
-
 from ragls.core.analysis import stems
-from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, LineSpan
 
 MAX_FOCUS_LINES = 12  # about one 256-wordpiece window of prose
-FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own
 
 
 def _line_len_utf16(line: str) -> int:
@@ -76,41 +71,3 @@ def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineS
                     best = cand
     _, _, i, j = best
     return line_span(chunk, chunk.span.start_line + i, chunk.span.start_line + j)
-
-
-
-def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
-    """`hits` with each `focus` narrowed to its answering sentence within its context (`Hit.window`, set here from
-    the incoming `focus` when missing; see the module docstring). Hits without a focus are returned as they are."""
-    from ragls.answer.cite import content_words
-    from ragls.answer.extractive import passage_scores
-    from ragls.answer.passages import units
-
-    query = frozenset(content_words(question))
-    out = []
-    for hit in hits:
-        window = hit.window or hit.focus
-        if window is None:
-            out.append(hit)
-            continue
-        base = hit.chunk.span.start_line
-        found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
-        scores = passage_scores(query, found, [_words(u.scored_text) for u in found])
-        ranked = sorted((-x, i) for i, x in enumerate(scores) if x is not None)
-        if not ranked:  # no passage shares a word with the question (or the window is code): the window
-            out.append(replace(hit, focus=window, window=window))
-            continue
-        u = found[ranked[0][1]]
-        last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
-        if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
-            last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
-    return out
-
-
-@functools.lru_cache(maxsize=8192)
-def _words(text: str) -> frozenset[str]:
-    """The content words of a passage (`cite.content_words`), memoised like the passages themselves."""
-    from ragls.answer.cite import content_words
-
-    return frozenset(content_words(text))

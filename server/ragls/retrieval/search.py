@@ -20,11 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ragls.answer.extractive import sentence_focus
 from ragls.core.analysis import query_words
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import absent_names, gather, name_terms
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.focus import keyword_focus, line_span, sentence_focus
+from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.query import Query, analyse
@@ -243,7 +244,7 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
             max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
+    it (`answer/extractive.sentence_focus`); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))

@@ -181,6 +181,19 @@ class Manifest:
                   c.span.end_char, c.title, c.text, c.page, c.anchor, c.context) for c in chunks],
             )
 
+    def stage_chunks(self, chunks: Sequence[Chunk]) -> None:
+        """Insert the chunk rows of files being re-indexed beside their old rows (one transaction), before BM25
+        switches to the new chunks: a query between the BM25 commit and `replace_files` finds the ids of either
+        version here, so a re-indexed file is never briefly missing from results (issue 29). `replace_files`
+        (or, after a crash, `forget` of the journaled paths) leaves only the new rows."""
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO chunks (id, path, ordinal, text_hash, start_line, start_char, end_line, "
+                "end_char, title, text, page, anchor, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(c.id, c.path, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
+                  c.span.end_char, c.title, c.text, c.page, c.anchor, c.context) for c in chunks],
+            )
+
     def touch_file(self, record: FileRecord) -> None:
         """Update size/mtime of a file whose content hash did not change (nothing to re-index)."""
         with self._tx() as db:

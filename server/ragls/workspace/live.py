@@ -192,11 +192,11 @@ class LiveWorkspace:
                     hooks.info(f"ragls: {owner.get('role', 'another ragls process')} (pid {owner.get('pid')}) "
                                f"indexes {idx.folder}; this process reads its index and takes over when it exits")
             worker.request_sync()  # the first unit of work: the start-up scan
-            with self._lock:
+            with self._lock:  # with release_vectors' lock: a release now either sees this worker or comes first
                 held = self._vectors_held
-            if held:
-                worker.hold_vectors()
-            gen.ws, gen.worker = ws, worker
+                if held:
+                    worker.hold_vectors()
+                gen.ws, gen.worker = ws, worker
             worker.start()
             if not held:
                 self._sync_rags(ws)

@@ -21,7 +21,7 @@ import * as vscode from 'vscode';
 import { escapeHtml, webviewPolicy } from '../webview';
 import { createRenderer, openSource, sourceLabel } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
-import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes } from '../protocol';
+import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
 
@@ -173,7 +173,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       target.markdown = result.answer;
       target.status = 'done';
       if (indexingAtStart || this.indexing()) {
-        target.note = PARTIAL_INDEX_NOTE;
+        // An index pass is running — but a pass over unchanged files (after a settings change) leaves nothing
+        // out: the note only when the server still has files queued or chunks without vectors. The answer is
+        // shown first; the note follows.
+        this.changed(true);
+        if (await this.indexIncomplete()) {
+          target.note = PARTIAL_INDEX_NOTE;
+        }
       }
       void citationTitles(result).then((titles) => {
         this.titles.set(target.requestId, titles);
@@ -195,6 +201,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       this.cancels.delete(turn.requestId);
       cancel.dispose();
       this.changed(true);
+    }
+  }
+
+  /** Does the server still have files queued or chunks without vectors (`rag/status`)? True when it cannot say. */
+  private async indexIncomplete(): Promise<boolean> {
+    try {
+      const status = await this.server.request(StatusRequest, {});
+      return status.folders.some((f) => f.pending > 0 || (f.pendingVectors ?? 0) > 0);
+    } catch {
+      return true;
     }
   }
 

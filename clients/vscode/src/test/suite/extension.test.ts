@@ -17,6 +17,8 @@ import { highlightedRanges, lineRange } from '../../decorations';
 import type { RaglsApi } from '../../extension';
 import type { GitAPI, GitRepository } from '../../git';
 import type { SetupResult } from '../../walkthrough';
+import { ThreadStore } from '../../chat/thread';
+import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
 import { escapeHtml } from '../../webview';
 import {
   AskResult,
@@ -177,6 +179,23 @@ suite('ragls extension in VS Code', () => {
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'Which torque wrench is used for calibration?');
     assert.ok(result && result.answer.includes('zeta-17'), result?.answer);
     await until('the ragls view to be shown again', () => api.chat.visible);
+  });
+
+  test('an answer asked during an index pass that leaves nothing out has no partial-index note', async () => {
+    // As after a settings change: the server re-checks every file, but nothing is queued or waiting for vectors.
+    const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    const view = new ChatView(api.server, new ThreadStore(memento), String, () => true);
+    try {
+      const status = await api.server.request(StatusRequest, {});
+      assert.ok(status.folders.every((f) => f.pending === 0 && (f.pendingVectors ?? 0) === 0), JSON.stringify(status.folders));
+      const result = await view.ask('How do I roll back beacon firmware?');
+      assert.ok(result?.answer.includes('beacon push --previous'), result?.answer);
+      assert.equal(view.thread.turns[0].status, 'done');
+      assert.equal(view.thread.turns[0].note, undefined);
+      assert.ok(!view.html.includes(PARTIAL_INDEX_NOTE), view.html);
+    } finally {
+      view.dispose();
+    }
   });
 
   test('two asks at once through "ragls: Ask" each keep their own answer; Retry asks again as the newest turn', async () => {

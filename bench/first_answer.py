@@ -1,0 +1,109 @@
+"""README command 1 from scratch, then a warm CLI (issue 29): the two figures docs/benchmarks.md quotes.
+
+    python bench/first_answer.py [--question "..."] [--warm-runs 10] [--venv DIR]
+
+1. `python3 -m venv --upgrade-deps VENV` then `VENV/bin/pip install -e '.[offline]'` from this checkout, as the
+   README says (timed; pip's output is scanned for "does not provide the extra" warnings, issue 29 item 9: there
+   must be none).
+2. `VENV/bin/ragls ask docs QUESTION` with a fresh HOME and cache (nothing indexed, no model copy): seconds from
+   launch to the answer's first line on stdout, and to the command's end. Target: answer ≤ 30 s after pip install
+   ends, on a quiet 2-core machine.
+3. `ragls serve --background docs`, then `--warm-runs` calls of `ragls query docs ...` (a fresh CLI process each,
+   through the background server's socket): median and min wall. Target ≤ 0.3 s. The server is stopped after.
+
+The load average (`os.getloadavg`) is printed before and after each step: quote it with the figures.
+The embedding model is the `offline` extra's MiniLM (RAGLS_OFFLINE=1: this machine reaches no model hub).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTION = "How do I use a local Ollama model for answers?"
+EXTRA_WARNING = re.compile(r"does not provide the extra", re.IGNORECASE)
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def run_timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - t0, proc
+
+
+def first_answer(ragls: Path, question: str, env: dict) -> tuple[float | None, float, str]:
+    """(seconds to the first stdout line, seconds to exit, stderr) of `ragls ask docs QUESTION` run in the repo."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(ragls), "ask", "docs", question], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)
+    first = None
+    for line in proc.stdout:
+        if first is None and line.strip():
+            first = time.perf_counter() - t0
+    err = proc.stderr.read()
+    proc.wait()
+    return first, time.perf_counter() - t0, err
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--question", default=QUESTION)
+    ap.add_argument("--warm-runs", type=int, default=10)
+    ap.add_argument("--venv", type=Path, help="where to create the venv (default: a temp dir, deleted after)")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="ragls-first-answer-"))
+    venv = args.venv or tmp / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VIRTUAL_ENV",
+                                                             "PYTHONDONTWRITEBYTECODE", "RAGLS_MODELS_DIR")}
+    env.update({"HOME": str(tmp / "home"), "XDG_CACHE_HOME": str(tmp / "home/.cache"),
+                "XDG_CONFIG_HOME": str(tmp / "home/.config"), "XDG_DATA_HOME": str(tmp / "home/.local/share"),
+                "RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+                "PIP_CONFIG_FILE": os.environ.get("PIP_CONFIG_FILE", "/etc/pip.conf")})
+    (tmp / "home").mkdir()
+    try:
+        print(f"start: {load()}")
+        t_venv, proc = run_timed([sys.executable, "-m", "venv", "--upgrade-deps", str(venv)], env, REPO)
+        if proc.returncode:
+            sys.exit(f"venv failed: {proc.stderr}")
+        t_pip, proc = run_timed([str(venv / "bin/pip"), "install", "-e", ".[offline]"], env, REPO)
+        if proc.returncode:
+            sys.exit(f"pip install failed: {proc.stderr[-3000:]}")
+        output = proc.stdout + proc.stderr
+        extra_warnings = [line for line in output.splitlines() if EXTRA_WARNING.search(line)]
+        print(f"venv --upgrade-deps {t_venv:.1f} s, pip install -e '.[offline]' {t_pip:.1f} s; "
+              f"'does not provide the extra' warnings: {len(extra_warnings)} {extra_warnings}; {load()}")
+        first, total, err = first_answer(venv / "bin/ragls", args.question, env)
+        print(f"README command 1 ask: answer after {first if first is None else round(first, 1)} s, command ends "
+              f"after {total:.1f} s; {load()}")
+        print("  stderr:", " | ".join(line for line in err.splitlines() if line.startswith("ragls:"))[:600])
+        ragls = str(venv / "bin/ragls")
+        subprocess.run([ragls, "serve", "--background", "docs", "--idle-exit", "10"], env=env, cwd=REPO, check=True,
+                       capture_output=True)
+        try:
+            subprocess.run([ragls, "query", "docs", "warm up"], env=env, cwd=REPO, check=True, capture_output=True)
+            walls = [run_timed([ragls, "query", "docs", "how do I configure the embedding model"], env, REPO)[0]
+                     for _ in range(args.warm_runs)]
+        finally:
+            subprocess.run([ragls, "serve", "--stop", "docs"], env=env, cwd=REPO, check=False, capture_output=True)
+        print(f"warm `ragls query` through `ragls serve --background` ({args.warm_runs} runs): median "
+              f"{statistics.median(walls):.3f} s, min {min(walls):.3f} s; {load()}")
+        if extra_warnings:
+            sys.exit("pip warned about a missing extra (issue 29 item 9)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
