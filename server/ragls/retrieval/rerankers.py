@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ragls.core.errors import RaglsError, RequestFailed
+from ragls.core.ir import Hit
 from ragls.core.telemetry import traced
 
 if TYPE_CHECKING:
@@ -166,7 +167,6 @@ def rerank_fused(fetch, reranker, query: str, order: list, rankings: dict[str, l
     for an LLM reranker that called its model.
     Raises RequestFailed when the backend's model cannot be loaded.
     """
-    from ragls.core.ir import Hit
     ranks: dict[tuple[int, str], dict[str, int]] = {}
     for name, keys in rankings.items():
         for rank, key in enumerate(keys, 1):

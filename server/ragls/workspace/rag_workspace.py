@@ -22,6 +22,7 @@ from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
+from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
@@ -228,7 +229,6 @@ class RagWorkspace:
 
     def folder_index(self, uri_or_path: str) -> int:
         """Position of a workspace folder given as file:// URI, path or folder name. Raises InvalidParams."""
-        from ragls.core.uris import uri_to_path
 
         text = uri_or_path.strip()
         target = uri_to_path(text) if text.startswith("file:") else None
@@ -452,7 +452,6 @@ class RagWorkspace:
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
         """rag/commitMessage for the repository containing the first folder (or `repository`)."""
         from ragls.commit.message import generate_commit_message
-        from ragls.core.uris import uri_to_path
         from ragls.llm.chat import make_chat_model
 
         repo = Path(uri_to_path(repository)) if repository else self.folders[0]
