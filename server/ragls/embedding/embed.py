@@ -63,8 +63,11 @@ def offline_model_dir() -> Path | None:
     target.mkdir(parents=True, exist_ok=True)
 
     for src, dst in wanted:
-        with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
-            shutil.copyfile(src, tmp)
+        try:
+            with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none
+                shutil.copyfile(src, tmp)
+        except OSError as exc:  # name the copy's target (where space or permission lacks), not the package's file
+            raise OSError(exc.errno, f"{exc.strerror or exc} (copying the embedding model)", str(dst)) from exc
     return target
 
 

@@ -124,11 +124,17 @@ class VectorPhase:
         return f"qdrant:{collection}@{display_location(location)}+tantivy"
 
     def try_open_vectors(self) -> bool:
-        """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded
-        (the reason stays in `vectors_error`)."""
+        """`open_vectors()` for callers that go on without vectors: False when no embedding model can be loaded, or
+        the disk is too full to copy it or open the store (the reason stays in `vectors_error`; a server's indexer
+        thread calls `open_vectors` itself and retries a full disk)."""
         try:
             self.open_vectors()
         except RequestFailed:
+            return False
+        except OSError as exc:
+            if not disk_full(exc):
+                raise
+            self.vectors_error = f"disk full: {exc}"
             return False
         return True
 

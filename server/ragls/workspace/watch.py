@@ -31,7 +31,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ragls.core import heap
-from ragls.core.errors import disk_full
+from ragls.core.errors import RequestFailed, disk_full
 from ragls.core.uris import path_key
 from ragls.sources.walk import OUTSIDE_LINK
 from ragls.workspace.rag_workspace import RagWorkspace
@@ -447,7 +447,9 @@ class IndexWorker:
             if idx.vectors_ready or idx.vectors_error is not None:
                 continue
             self._set_busy(True, "loading the embedding model")
-            if not idx.try_open_vectors():  # not retried in a loop: vectors_error stops _next from asking again
+            try:
+                idx.open_vectors()  # a full disk raises: retried after a back-off (`_failed`)
+            except RequestFailed:  # not retried in a loop: vectors_error stops _next from asking again
                 self.on_warning(f"ragls: vector search is off for {idx.folder.name}, keyword (BM25) search still "
                                 f"works: {idx.vectors_error}")
 
