@@ -14,7 +14,9 @@ Model: logistic regression P(answerable) = σ(b0 + b·x), fitted by Newton's met
 - AUROC of each feature alone and of the model; abstention recall on unanswerable questions and the share of
   answerable ones abstained on, at `--floor`;
 - today's rule (best cosine >= retrieval.min_similarity or a BM25 hit holding every content word) for comparison.
-Finally the coefficients fitted on all questions, to copy into abstention.py's COEFFICIENTS.
+Finally the coefficients fitted on all questions. The shipped COEFFICIENTS now come from
+bench/abstention_loco.py (three corpora, leave-one-corpus-out, class-balanced); this script is the earlier
+two-corpus fit with far-off questions, kept to compare.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ with real stores (BM25 answers; the model loads in the background):
   applies) and the `[rags.handbook]` it adds is synced in the background, before any request names it (read from
   disk by a read-only registry, as `ragls rag list` reads it);
 - requests sent while the workspace reopens, and requests naming the RAG while an edit of its table replaces it,
-  all answer (a RAG in use is never closed under a request).
+  all answer (a RAG in use is never closed under a request);
+- an untrusted edit reopens with only what an untrusted file may set (its outside RAG source is left out), and
+  naming the RAG is then the same error everywhere (-32602, `errors.error_kind`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class Lsp:
     def __init__(self, client):
         self.client = client
 
+    async def error(self, text: str, rag: str) -> dict:
+        with pytest.raises(Exception) as failed:
+            await request(self.client, "rag/query", {"query": text, "rag": rag})
+        return {"code": failed.value.code, "message": failed.value.message}
+
     async def query(self, text: str, rag: str | None = None) -> list[str]:
         res = await request(self.client, "rag/query", {"query": text, **({"rag": rag} if rag else {})})
         return [Path(c["source"]["path"]).name for c in res["chunks"]]
@@ -44,6 +51,11 @@ class Mcp:
     def __init__(self, proc: McpProcess):
         self.proc = proc
 
+    async def error(self, text: str, rag: str) -> dict:
+        result = await self.proc.call("search_docs", {"query": text, "rag": rag})
+        assert result.is_error and result.content[0].text == result.structured_content["error"]["message"]
+        return result.structured_content["error"]
+
     async def query(self, text: str, rag: str | None = None) -> list[str]:
         data = await self.proc.data("search_docs", {"query": text, **({"rag": rag} if rag else {})})
         return [Path(r["path"]).name for r in data["results"]]
@@ -52,6 +64,12 @@ class Mcp:
 class Http:
     def __init__(self, base: str):
         self.base = base
+
+    async def error(self, text: str, rag: str) -> dict:
+        async with httpx.AsyncClient(timeout=120) as client:
+            r = await client.post(f"{self.base}/retrieve", json={"query": text, "rag": rag})
+        assert r.status_code == 400 and r.headers["content-type"] == "application/json"
+        return r.json()["error"]
 
     async def query(self, text: str, rag: str | None = None) -> list[str]:
         async with httpx.AsyncClient(timeout=120) as client:
@@ -121,6 +139,17 @@ async def scenario(front, ws: Path) -> None:
         await asyncio.sleep(0.1)
         using.append(asyncio.create_task(front.query("frobnicator default", rag="handbook")))
     assert await asyncio.gather(*using) == [["frob.md"]] * 8
+
+    # An edit nobody trusted: the reopened workspace takes only what an untrusted file may set — retrieval.top_k
+    # applies, the RAG's source outside the folder is left out (folder trust, config/trust_filter.py).
+    (ws / "ragls.toml").write_text(WITH_RAG.replace("top_k = 2", "top_k = 3"))
+
+    async def untrusted_applied():
+        return len(await front.query(QUERY)) == 3
+
+    await eventually(untrusted_applied, "the untrusted file's retrieval.top_k = 3", timeout=120)
+    error = await front.error("frobnicator default", "handbook")
+    assert error["code"] == -32602 and "unknown rag 'handbook'" in error["message"]
 
 
 async def test_serve(folders):

@@ -159,6 +159,7 @@ def test_question_names():
         ["trust_env=False", "IPv6", "HTTP/3", "WebSocket"]
     assert question_names("Does it read my .netrc file, e.g. os.path.join? I ask.") == [".netrc", "os.path.join"]
     assert question_names("how many retries are allowed in 2024?") == []  # prose, numbers, sentence starts
+    assert question_names('Why does `open("my.txt")` fail but `Vec::new()` not?') == ["Vec::new"]  # code is not a name
 
 
 def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):
@@ -178,6 +179,11 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     assert miss.hits.evidence.absent_names == ("Kerberos",) and miss.hits.evidence.absent_name == 1.0
     assert "the documents never mention Kerberos" in ws.ask("Can clients authenticate with Kerberos instead of "
                                                             "the token endpoint?").text
+    # a name in a sentence that only gives context, or in the selection Ask About Selection quotes, is not asked about
+    from ragls.retrieval.abstention import question_names
+
+    assert question_names("I run it on Ubuntu inside Docker. Which variable holds the connection string?") == []
+    assert question_names("Which variable is this?\n\nSelected text (a.py:1-2):\n```\nKerberos = 1\n```") == []
     for question in ("Which variable holds the PostgreSQL connection string?",
                      "What does retryBudgetPercent protect a struggling backend from?"):
         result = ws.query(question)

@@ -111,27 +111,35 @@ def test_missing_vector_store_is_explained(env):
 
 
 def test_a_rag_in_use_is_not_closed_by_a_reload(env):
-    """`rags.reload()` while a request is searching a named RAG (`RagRegistry.in_use`, entered by every front
-    through `live.LiveWorkspace.request`): the request keeps an open RAG; the next request gets the new one; the old
-    one is closed when the last request ends. An unchanged config file is not read again."""
+    """`rags.reload()` while a request is searching a named RAG (`rags.request_scope`, entered by every front through
+    `live.LiveWorkspace.request`): the request keeps an open RAG; the next request gets the new one; the old one is
+    closed when the request ends, and its successor reopens as the index's writer. A request that reloads before
+    it first uses the RAG gets the new one at once (the common case: an edited table applies to that request). An
+    unchanged config file is not read again."""
+    from ragls.kb.rags import request_scope
+
     tmp_path, project, notes = env
     write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\n')
     ws = RagWorkspace([project])
     try:
         ws.index_rag("notes")
-        ws.rags.in_use(True)  # a request starts...
-        rag = ws.rags.get("notes")
-        assert ws.rags.reload() == set() and ws.rags.get("notes") is rag  # nothing changed: nothing re-read
-        write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 400\n')
-        assert ws.rags.reload() == {"notes"}  # ...and another request's reload replaces the RAG meanwhile
-        hits = rag.retrieve("sourdough overnight", 3).hits  # the first request still searches its RAG
-        assert [h.chunk.path for h in hits] == [f"{notes}/b.md"]
-        fresh = ws.rags.get("notes")
-        assert fresh is not rag and fresh.spec.settings.chunking.chunk_size == 400
-        assert rag.index.writer and not fresh.index.writer  # the index lock is still the first request's
-        ws.rags.in_use(False)  # the last request ends: the replaced RAG is closed, its lock released
-        assert not rag.index.writer
-        assert [h.chunk.path for h in ws.query("sourdough overnight", rag="notes").hits] == [f"{notes}/b.md"]
-        assert ws.rags.get("notes").index.writer  # reopened as the writer
+        with request_scope():  # a request searching the RAG...
+            rag = ws.rags.get("notes")
+            assert ws.rags.reload() == set() and ws.rags.get("notes") is rag  # nothing changed: nothing re-read
+            write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 400\n')
+            assert ws.rags.reload() == {"notes"}  # ...while another request's reload replaces it
+            hits = rag.retrieve("sourdough overnight", 3).hits  # the first request still searches its RAG
+            assert [h.chunk.path for h in hits] == [f"{notes}/b.md"]
+            fresh = ws.rags.get("notes")
+            assert fresh is not rag and fresh.spec.settings.chunking.chunk_size == 400
+            assert rag.index.writer and not fresh.index.writer  # the index lock is still the first request's
+        assert not rag.index.writer  # the request ended: the replaced RAG is closed, its lock released
+        with request_scope():
+            assert [h.chunk.path for h in ws.query("sourdough overnight", rag="notes").hits] == [f"{notes}/b.md"]
+            assert ws.rags.get("notes").index.writer  # reopened as the writer
+        with request_scope():
+            write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/a/garden.md"]\n')
+            hits = ws.query("tomatoes sun", rag="notes").hits  # reloaded before this request used the RAG
+            assert [h.chunk.path for h in hits] == [f"{notes}/a/garden.md"]
     finally:
         ws.close()

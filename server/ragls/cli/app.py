@@ -28,7 +28,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _workspace,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
-from ragls.core.uris import display_path
+from ragls.core.uris import display_path, uri_to_path
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -253,7 +253,6 @@ def cmd_ask(args) -> int:
 def _print_answer(args, wire: dict, streamed: list[str]) -> int:
     """Print the end of a rag/ask result (`streamed`: the pieces already written) or all of it with `--json`;
     returns the exit code (1 when the LLM failed and the answer is extractive)."""
-    from ragls.core.uris import uri_to_path
 
     if args.json:
         _print_json(wire)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
-from ragls.core.uris import display_path
+from ragls.core.uris import display_path, uri_to_path
 
 
 def cmd_status(args) -> int:
@@ -26,8 +26,6 @@ def cmd_status(args) -> int:
         return 0
     wire = _via_server(args, "rag/status", {})
     if wire is not None:  # the running server's status covers all its folders: keep this one
-        from ragls.core.uris import uri_to_path
-
         folder = Path(args.path).expanduser().resolve()
         wire["folders"] = [f for f in wire["folders"] if Path(uri_to_path(f["uri"])) == folder]
     else:
@@ -41,7 +39,6 @@ def cmd_status(args) -> int:
     if args.json:
         _print_json(wire)
         return 0
-    from ragls.core.uris import uri_to_path
 
     # the same lines in-process and through a server: everything printed comes from the rag/status result
     max_length = wire.get("embeddingMaxLength")

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from ragls.core.atomic import atomic_target
 from ragls.core.errors import InvalidParams
 
 
@@ -93,7 +94,6 @@ def write_config(path: Path, doc) -> None:
     import tomlkit
 
     from ragls.config import trust
-    from ragls.core.atomic import atomic_target
 
     path.parent.mkdir(parents=True, exist_ok=True)
     before = trust.read_config_bytes(path.parent)
@@ -259,7 +259,6 @@ def cmd_attach(args) -> int:
     import tomlkit
 
     from ragls.config.trust_filter import load_settings
-    from ragls.core.errors import InvalidParams
     from ragls.embedding.embed import Embedder
     from ragls.kb.qdrant_attach import (
         AttachedCollection,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ragls.core.errors import InvalidParams
+from ragls.core.errors import ConfigError, InvalidParams
 
 
 def add_parser(sub) -> None:
@@ -87,7 +87,6 @@ def offer_trust(folders: Sequence[Path]) -> None:
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
     from ragls.config import trust
-    from ragls.core.errors import ConfigError
 
     for folder in folders:
         try:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragls.core.atomic import atomic_target
 from ragls.core.errors import RequestFailed
 from ragls.core.hashing import fingerprint
 from ragls.core.telemetry import traced
@@ -60,7 +61,6 @@ def offline_model_dir() -> Path | None:
     if all(dst.is_file() and dst.stat().st_size == src.stat().st_size for src, dst in wanted):
         return target
     target.mkdir(parents=True, exist_ok=True)
-    from ragls.core.atomic import atomic_target
 
     for src, dst in wanted:
         with atomic_target(dst) as tmp:  # a concurrent process never sees a half-copied file; a full disk keeps none

@@ -19,6 +19,8 @@ import hashlib
 import logging
 from pathlib import Path
 
+from ragls.core.atomic import atomic_target
+
 log = logging.getLogger(__name__)
 
 REWRITE_VERSION = 1
@@ -106,7 +108,6 @@ def lean_model(model_file: Path, cache_dir: Path) -> Path:
         if count == 0:
             unchanged.touch()
             return model_file
-        from ragls.core.atomic import atomic_target
 
         with atomic_target(target) as tmp:  # a concurrent process never loads a half-written file; ENOSPC keeps none
             onnx.save(model, str(tmp))

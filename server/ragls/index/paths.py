@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ragls.core.errors import ConfigError
 from ragls.core.hashing import text_hash
 
 
@@ -72,7 +73,6 @@ def check_index_dir(index_dir: Path) -> None:
     whose `index.path` lies inside it — and writing through it would write outside the index (issue 25). The
     directory itself may be a link (the user's choice of disk). Raises ConfigError naming the link; a directory
     that does not exist passes."""
-    from ragls.core.errors import ConfigError
 
     for parent, dirs, files in os.walk(index_dir):
         for name in dirs + files:

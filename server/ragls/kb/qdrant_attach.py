@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragls.core.errors import ConfigError
+from ragls.core.errors import ConfigError, RequestFailed
+from ragls.core.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import Candidates, pool_bm25
@@ -284,8 +285,6 @@ class QdrantRag:
                 self.error = str(exc)
                 raise
             except Exception as exc:  # noqa: BLE001 - connection refused, TLS, HTTP errors
-                from ragls.core.errors import RequestFailed
-
                 self.error = f"cannot reach Qdrant at {self.config.url}: {type(exc).__name__}: {exc}"
                 raise RequestFailed(self.error) from None
             self.error = None
@@ -305,7 +304,7 @@ class QdrantRag:
             self._reranker = RerankerSlot()
         settings = self.spec.settings
         options = {"signals": signals, "max_context_chars": settings.generation.max_context_chars,
-                   "reranker": self._reranker.get(settings, settings.embedding.threads)}
+                   **self._reranker.options(settings)}
         source = CollectionSource(self.attached(), self.embedder)
         return assisted_search([source], self.embedder, query, settings=settings.retrieval, generation=generation,
                                expand=expand, top_k=top_k, **options)
@@ -322,7 +321,6 @@ class QdrantRag:
         self.attached()
 
     def info(self):
-        from ragls.core.ir import RagInfo
         from ragls.stores.qdrant import display_location
 
         errors, points = [], 0

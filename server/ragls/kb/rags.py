@@ -16,13 +16,15 @@ tantivy BM25, LanceDB vectors — with the same crash safety and incremental syn
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -301,18 +303,19 @@ class SourcesRag:
         if "vector" in signals:
             idx.try_open_vectors()
         r = self.spec.settings.retrieval
-        options: dict[str, Any] = {}
         from ragls.retrieval.rerankers import RerankerSlot
 
         if self._reranker is None:
             self._reranker = RerankerSlot()
-        reranker = self._reranker.get(self.spec.settings, self.spec.settings.embedding.threads)
-        if reranker is not None:
-            options["reranker"] = reranker
-        elif self.graph is not None and idx.vectors_ready:
+
+        def graph():
+            if self.graph is None or not idx.vectors_ready:
+                return None
             from ragls.retrieval.graph import GraphSignal
 
-            options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
+            return GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)
+
+        options = self._reranker.options(self.spec.settings, graph=graph)
         from ragls.retrieval.assisted import assisted_search  # without generation or steps: `search` itself
 
         return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,
@@ -364,6 +367,24 @@ def _qdrant_rag(spec: RagSpec, registry: RagRegistry) -> Rag:
 register_backend("qdrant", _qdrant_rag)
 
 
+_HELD: contextvars.ContextVar[list | None] = contextvars.ContextVar("ragls_rags_held", default=None)
+
+
+@contextlib.contextmanager
+def request_scope() -> Iterator[None]:
+    """The scope of one request (`workspace.live.LiveWorkspace.request` enters it for every front): each named RAG
+    `RagRegistry.get` returns inside it — also in threads started with its context, e.g. `asyncio.to_thread` — is
+    held until the scope ends, so a `reload` meanwhile does not close it under the request."""
+    held: list[tuple[RagRegistry, Rag]] = []
+    token = _HELD.set(held)
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+        for registry, rag in held:
+            registry._let_go(rag)
+
+
 class RagRegistry:
     """The named RAGs visible from a workspace: the user config's `[rags.*]`, then the workspace's (which win).
     RAGs are opened on first use; `reload()` re-reads both files and reopens the RAGs whose table changed."""
@@ -382,8 +403,9 @@ class RagRegistry:
         self.closing = threading.Event()  # set by close(): background syncs and crawls stop at the next page
         self._threads: list[threading.Thread] = []  # background syncs (`sync_in_background`)
         self._read_signature: tuple | None = None  # of the files the specs were read from (`_signature`)
-        self._users = 0  # requests running on this registry (`in_use`)
-        self._retired: list[Rag] = []  # replaced while requests ran: closed when the last one ends
+        self._holds: dict[int, int] = {}  # id(rag) -> requests holding it (`request_scope`)
+        self._retired: list[Rag] = []  # replaced while a request held them: closed when the last one lets go
+        self._freed: set[Any] = set()  # index dirs a retired RAG held the lock of, now released (`_let_go`)
         self.reload()
 
     # -- configuration ------------------------------------------------------------------------------------
@@ -411,8 +433,8 @@ class RagRegistry:
     def reload(self, force: bool = False) -> set[str]:
         """Re-read the config files when they (or the trust store) changed since the last read, or when `force`.
         Returns the names of the RAGs added, removed or changed. A changed or removed RAG is closed (reopened on
-        next use) — when no request is running on the registry, else when the last one ends (`in_use`), so a
-        request never loses a RAG it is searching."""
+        next use) — at once when no request holds it, else when the last one that does ends (`request_scope`), so
+        a request never loses a RAG it is searching."""
         signature = self._signature()
         if not force and signature == self._read_signature:
             return set()
@@ -442,27 +464,36 @@ class RagRegistry:
             for name, rag in list(self._open.items()):
                 if name not in specs or specs[name].table != rag.spec.table or specs[name].origin != rag.spec.origin:
                     del self._open[name]
-                    if self._users:
+                    if self._holds.get(id(rag)):
                         self._retired.append(rag)
                     else:
                         rag.close()
             self.specs, self.errors, self._read_signature = specs, errors, signature
         return changed
 
-    def in_use(self, entering: bool) -> None:
-        """A request starts (`entering`) or ends running on this registry (`live.LiveWorkspace.request`). When the
-        last one ends, the RAGs `reload` replaced meanwhile are closed; a successor that opened read-only because
-        its predecessor still held the index lock is dropped too, to reopen as the writer on next use."""
+    def _let_go(self, rag: Rag) -> None:
+        """A request that held `rag` ended (`request_scope`). The last one to let go of a RAG `reload` replaced
+        closes it; a successor that opened read-only because the replaced one still held its index lock is then
+        dropped (when no request holds it), to reopen as the writer on next use."""
+        close: list[Rag] = []
         with self._lock:
-            self._users += 1 if entering else -1
-            retired = self._retired if self._users == 0 else []
-            if retired:
-                self._retired = []
-                if not self.read_only:
-                    readers = [n for n, r in self._open.items() if getattr(getattr(r, "index", None), "writer", 1) is False]
-                    retired += [self._open.pop(n) for n in readers]
-        for rag in retired:
-            rag.close()
+            left = self._holds.get(id(rag), 0) - 1
+            if left > 0:
+                self._holds[id(rag)] = left
+                return
+            self._holds.pop(id(rag), None)
+            if any(r is rag for r in self._retired):
+                self._retired = [r for r in self._retired if r is not rag]
+                close.append(rag)
+                if not self.read_only and getattr(getattr(rag, "index", None), "writer", False):
+                    self._freed.add(getattr(rag, "index_dir", None))
+            for name, r in list(self._open.items()):
+                if (getattr(r, "index_dir", None) in self._freed and not self._holds.get(id(r))
+                        and getattr(getattr(r, "index", None), "writer", True) is False):
+                    self._freed.discard(r.index_dir)
+                    close.append(self._open.pop(name))
+        for r in close:
+            r.close()
 
     def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
         if name in RESERVED:
@@ -506,33 +537,36 @@ class RagRegistry:
                 if spec is None:
                     raise InvalidParams(f"unknown rag {name!r}; known: {', '.join([WORKSPACE, *self.names()])}")
                 self._open[name] = BACKENDS[spec.backend](spec, self)
-            return self._open[name]
+            rag = self._open[name]
+            held = _HELD.get()
+            if held is not None and not any(r is rag for _, r in held):
+                held.append((self, rag))
+                self._holds[id(rag)] = self._holds.get(id(rag), 0) + 1
+            return rag
 
     def all(self) -> list[Rag]:
         return [self.get(n) for n in self.names()]
 
     def sync_in_background(self, names: Sequence[str] | None = None, only_needed: bool = True) -> threading.Thread:
         """Sync RAGs on a daemon thread (`needs_sync` ones when `only_needed`); errors go to `errors`. Each sync
-        counts as a request (`in_use`): a reload meanwhile does not close the RAG it is writing."""
+        runs in a `request_scope`: a reload meanwhile does not close the RAG it is writing."""
 
         def run() -> None:
             for name in names or self.names():
                 if self.closing.is_set():
                     return
-                self.in_use(True)
                 try:
-                    rag = self.get(name)
-                    if not only_needed or getattr(rag, "needs_sync", lambda: True)():
-                        t0 = time.perf_counter()
-                        report = rag.sync()
-                        log.info("rag %s: %d indexed, %d deleted, %d unchanged in %.1f s", name,
-                                 len(report.indexed), len(report.deleted), report.unchanged,
-                                 time.perf_counter() - t0)
+                    with request_scope():
+                        rag = self.get(name)
+                        if not only_needed or getattr(rag, "needs_sync", lambda: True)():
+                            t0 = time.perf_counter()
+                            report = rag.sync()
+                            log.info("rag %s: %d indexed, %d deleted, %d unchanged in %.1f s", name,
+                                     len(report.indexed), len(report.deleted), report.unchanged,
+                                     time.perf_counter() - t0)
                 except Exception as exc:
                     log.exception("rag %s: sync failed", name)
                     self.errors.append({"message": f"rag {name}: {exc}"})
-                finally:
-                    self.in_use(False)
 
         thread = threading.Thread(target=run, name="ragls-rags", daemon=True)
         thread.start()

@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragls.answer import agent_tools
-from ragls.core.errors import Cancelled, RaglsError
+from ragls.core.errors import Cancelled, NotReady, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
     AskParams,
@@ -120,7 +120,10 @@ async def rag_rebuild(ls: RaglsServer, params: Any) -> dict:
     if p.work_done_token is not None:
         ls.progress_sender.partial(p.work_done_token, {"kind": "begin", "title": "ragls: rebuilding"})
     try:
-        reports = await asyncio.wrap_future(ls.worker.submit(lambda: ws.rebuild(folder)))
+        worker = ls.worker  # the writer thread of this very workspace (a reopen in between has its own)
+        if worker is None or worker.ws is not ws:
+            raise NotReady("the workspace is reopening; try again")
+        reports = await asyncio.wrap_future(worker.submit(lambda: ws.rebuild(folder)))
     finally:
         if p.work_done_token is not None:
             ls.progress_sender.partial(p.work_done_token, {"kind": "end"})

@@ -47,7 +47,6 @@ from ragls.workspace.live import LiveWorkspace
 
 log = logging.getLogger(__name__)
 
-OPEN_TIMEOUT_S = 120.0  # a tool call waits this long for the index to open
 # The embedding model loads after the first tool answer, or this long after the server starts serving if no tool
 # is called before: the first answer (BM25) does not share the CPU with the model load (LiveWorkspace.hold_vectors).
 VECTORS_AFTER_S = 2.0
@@ -119,7 +118,7 @@ class RaglsTools:
 
     async def _ws(self, indexed: bool = True):
         """The open workspace; `indexed`: also wait for a never-indexed folder's first text phase."""
-        return await asyncio.to_thread(self.live.get_indexed if indexed else self.live.get, OPEN_TIMEOUT_S)
+        return await asyncio.to_thread(self.live.get_indexed if indexed else self.live.get)  # live.OPEN_TIMEOUT_S
 
     async def _run(self, fn, *args, **kwargs):
         try:

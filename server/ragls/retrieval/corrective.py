@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragls.core.ir import Hit
+from ragls.core.uris import display_path
 from ragls.retrieval.llm_steps import LLMTrace, StepLLM
 
 GRADE_SYSTEM = ("You judge whether passages retrieved from documentation contain the answer to a question. Reply "
@@ -32,7 +33,6 @@ def grade_prompt(question: str, hits: Sequence[Hit], rewrite: bool) -> str:
     """The grading prompt: the question, the numbered passages (each cut at PASSAGE_CHARS, quoted as data by
     `answer.template.quote_passage`, so a passage cannot forge another one or the reply format), what to reply."""
     from ragls.answer.template import DATA_NOTE, human_lines, quote_passage
-    from ragls.core.uris import display_path
 
     parts = [f"Question: {question}", "", DATA_NOTE, ""]
     for n, h in enumerate(hits, 1):

@@ -27,9 +27,11 @@ import inspect
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ragls.core.errors import RaglsError, RequestFailed
+from ragls.core.ir import Hit
 from ragls.core.telemetry import traced
 
 if TYPE_CHECKING:
@@ -115,6 +117,17 @@ class RerankerSlot:
                 self._key = key
             return self._reranker
 
+    def options(self, settings: Settings, graph: Callable[[], Any] | None = None) -> dict[str, Any]:
+        """`search.search` keyword arguments for the optional stages under `settings` (a workspace's, a named RAG's
+        own): {"reranker": ...} when one is configured (`get`, with `embedding.threads`), else {"extra": {"graph":
+        signal}} when `graph()` gives a signal (None: no graph), else {}. Raises RequestFailed when the reranker
+        cannot be made."""
+        reranker = self.get(settings, settings.embedding.threads)
+        if reranker is not None:
+            return {"reranker": reranker}
+        signal = graph() if graph is not None else None
+        return {"extra": {"graph": signal}} if signal is not None else {}
+
 
 def _run_with_budget(reranker, query: str, chunks: list, timeout_ms: int) -> tuple[list | None, bool]:
     """(reranker.rerank(query, chunks), False), or (None, True) when `timeout_ms` (> 0) passed first. Exceptions of
@@ -154,7 +167,6 @@ def rerank_fused(fetch, reranker, query: str, order: list, rankings: dict[str, l
     for an LLM reranker that called its model.
     Raises RequestFailed when the backend's model cannot be loaded.
     """
-    from ragls.core.ir import Hit
     ranks: dict[tuple[int, str], dict[str, int]] = {}
     for name, keys in rankings.items():
         for rank, key in enumerate(keys, 1):

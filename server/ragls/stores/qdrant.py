@@ -38,7 +38,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ragls.core.errors import ConfigError
+from ragls.core.errors import ConfigError, RequestFailed
+from ragls.core.hashing import text_hash
 from ragls.core.ir import Chunk, LineSpan
 from ragls.stores.term_vectors import doc_vector, query_vector
 
@@ -113,8 +114,6 @@ def connect(location: str, api_key_env: str | None = None, timeout: float = 10.0
             try:
                 client = QdrantClient(path=path)
             except RuntimeError as exc:  # portalocker: another process has the directory open
-                from ragls.core.errors import RequestFailed
-
                 raise RequestFailed(f"the embedded Qdrant at {path} is open in another process (local mode allows "
                                     f"one); run a Qdrant server to share an index: {exc}") from None
             _local_clients[path] = client
@@ -154,7 +153,6 @@ def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback
     """A `Chunk` from a point payload: text from `text_field`; path from `path`, `source` or `metadata.source`
     (LangChain); lines from `start_line`/`end_line` (ragls, 0-based), else `metadata.start_line`/`line`/`page`
     (a page becomes `path#page=N` with no line range)."""
-    from ragls.core.hashing import text_hash
 
     meta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
     text = payload.get(text_field)

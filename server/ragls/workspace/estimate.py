@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config.trust_filter import load_settings
+from ragls.core.ir import Document
 from ragls.core.uris import key_path
 from ragls.embedding.embed import declared_max_length
 from ragls.index.indexer import default_index_dir
@@ -89,7 +90,6 @@ def _chunks_per_byte(root: Path, listed: list[str], settings) -> float | None:
     """Chunks per file byte over up to SAMPLE_FILES of `listed`, evenly spread (every file when there are fewer),
     read and chunked as the indexer does (`sources.load.load_file`, `chunking.chunk_document`). None when no
     sampled file could be read."""
-    from ragls.core.ir import Document
     from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 

@@ -12,7 +12,7 @@ start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.p
 
 Requests and reopening: a front runs each request inside `request()`; every workspace `get()` returns there is
 held until the request ends, so a reopen (new settings, new folders) never closes a workspace — or, through
-`RagRegistry.in_use`, a named RAG — under a request that is using it: the old workspace stops indexing at once and
+`kb.rags.request_scope`, a named RAG — under a request that is using it: the old workspace stops indexing at once and
 is closed when its last request ends. Requests that arrive during a reopen wait for the new workspace.
 
 One index, several processes: each folder's index is written by the process holding its lock
@@ -192,11 +192,11 @@ class LiveWorkspace:
                     hooks.info(f"ragls: {owner.get('role', 'another ragls process')} (pid {owner.get('pid')}) "
                                f"indexes {idx.folder}; this process reads its index and takes over when it exits")
             worker.request_sync()  # the first unit of work: the start-up scan
-            with self._lock:
+            with self._lock:  # with release_vectors' lock: a release now either sees this worker or comes first
                 held = self._vectors_held
-            if held:
-                worker.hold_vectors()
-            gen.ws, gen.worker = ws, worker
+                if held:
+                    worker.hold_vectors()
+                gen.ws, gen.worker = ws, worker
             worker.start()
             if not held:
                 self._sync_rags(ws)
@@ -272,10 +272,13 @@ class LiveWorkspace:
     def request(self) -> Iterator[None]:
         """The scope of one request: the workspace `get()` returns inside it (also from threads started with its
         context, e.g. `asyncio.to_thread`) is not closed before the scope ends."""
+        from ragls.kb.rags import request_scope  # not at import: `ragls mcp` imports this module before serving
+
         held: list[_Generation] = []
         token = _HELD.set(held)
         try:
-            yield
+            with request_scope():  # the named RAGs it searches, likewise (kb/rags.py)
+                yield
         finally:
             _HELD.reset(token)
             for gen in held:
@@ -302,7 +305,6 @@ class LiveWorkspace:
                 if held is not None and gen not in held:
                     held.append(gen)
                     gen.holders += 1
-                    gen.ws.rags.in_use(True)
                 return gen.ws
 
     def get_indexed(self, timeout: float | None = OPEN_TIMEOUT_S):
@@ -320,21 +322,21 @@ class LiveWorkspace:
     @contextlib.contextmanager
     def _holding(self, gen: _Generation) -> Iterator[Any]:
         """A socket request on `gen`'s workspace: held like `request()`; NotReady once it is retired."""
+        from ragls.kb.rags import request_scope
+
         with self._lock:
             if gen.retired or gen.ws is None:
                 raise NotReady("the workspace is reopening; try again")
             gen.holders += 1
-            gen.ws.rags.in_use(True)
         try:
-            yield gen.ws
+            with request_scope():
+                yield gen.ws
         finally:
             self._let_go(gen)
 
     def _let_go(self, gen: _Generation) -> None:
         with self._lock:
             gen.holders -= 1
-            if gen.ws is not None:
-                gen.ws.rags.in_use(False)
             close = gen.retired and gen.holders == 0 and not gen.stores_closed and gen.worker is None
             if close:
                 gen.stores_closed = True

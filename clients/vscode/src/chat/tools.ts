@@ -1,6 +1,6 @@
 /**
  * The language-model tools agent mode can call (`vscode.lm.registerTool`, declared under `languageModelTools` in
- * package.json): the MCP tools of `ragls mcp` (server/ragls/mcp_server.py) under VS Code's tool-name rules —
+ * package.json): the MCP tools of `ragls mcp` (server/ragls/mcp/server.py) under VS Code's tool-name rules —
  *
  *   ragls_search        {query, top_k?, rag?}              ≙ search_docs
  *   ragls_ask           {question, top_k?, rag?}           ≙ ask_docs
