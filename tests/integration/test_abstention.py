@@ -159,6 +159,7 @@ def test_question_names():
         ["trust_env=False", "IPv6", "HTTP/3", "WebSocket"]
     assert question_names("Does it read my .netrc file, e.g. os.path.join? I ask.") == [".netrc", "os.path.join"]
     assert question_names("how many retries are allowed in 2024?") == []  # prose, numbers, sentence starts
+    assert question_names('Why does `open("my.txt")` fail but `Vec::new()` not?') == ["Vec::new"]  # code is not a name
 
 
 def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):

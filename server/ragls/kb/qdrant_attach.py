@@ -304,7 +304,7 @@ class QdrantRag:
             self._reranker = RerankerSlot()
         settings = self.spec.settings
         options = {"signals": signals, "max_context_chars": settings.generation.max_context_chars,
-                   "reranker": self._reranker.get(settings, settings.embedding.threads)}
+                   **self._reranker.options(settings)}
         source = CollectionSource(self.attached(), self.embedder)
         return assisted_search([source], self.embedder, query, settings=settings.retrieval, generation=generation,
                                expand=expand, top_k=top_k, **options)

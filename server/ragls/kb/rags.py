@@ -303,18 +303,19 @@ class SourcesRag:
         if "vector" in signals:
             idx.try_open_vectors()
         r = self.spec.settings.retrieval
-        options: dict[str, Any] = {}
         from ragls.retrieval.rerankers import RerankerSlot
 
         if self._reranker is None:
             self._reranker = RerankerSlot()
-        reranker = self._reranker.get(self.spec.settings, self.spec.settings.embedding.threads)
-        if reranker is not None:
-            options["reranker"] = reranker
-        elif self.graph is not None and idx.vectors_ready:
+
+        def graph():
+            if self.graph is None or not idx.vectors_ready:
+                return None
             from ragls.retrieval.graph import GraphSignal
 
-            options["extra"] = {"graph": GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)}
+            return GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)
+
+        options = self._reranker.options(self.spec.settings, graph=graph)
         from ragls.retrieval.assisted import assisted_search  # without generation or steps: `search` itself
 
         return assisted_search([idx], self.embedder, query, settings=r, generation=generation, expand=expand,

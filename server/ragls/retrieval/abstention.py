@@ -221,6 +221,7 @@ def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_
     return float(max(float(v @ query_vector) for v in vecs))
 
 
+_ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
 
 
@@ -237,7 +238,8 @@ def asked_sentences(text: str) -> str:
 
 
 def question_names(text: str) -> list[str]:
-    """The names a question mentions where it asks (`asked_sentences`), in order, each once: a `code span`, and
+    """The names a question mentions where it asks (`asked_sentences`), in order, each once: a `code span` holding
+    one identifier (code in backticks, with the user's own literals and variables, is not a name), and
     the words written as names — with a capital after the first letter (WebSocket, NTLM, OAuth2, macOS, HTTP/3),
     letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc), or
     capitalised but not first in a sentence (Kerberos, Lambda, Prometheus). Lower-case prose words, numbers and
@@ -245,7 +247,9 @@ def question_names(text: str) -> list[str]:
     text = asked_sentences(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
-        names.append(m.group(1).strip())
+        span = m.group(1).strip()
+        if _ONE_IDENTIFIER.fullmatch(span):  # `trust_env=False`, `Vec::new()`; not code (`open("my.txt")`, `x + 1`)
+            names.append(span.removesuffix("()"))
     sentence_start = True
     for raw in re.sub(r"`[^`\n]*`", " ", text).split():
         token = raw.strip(_TOKEN_EDGES)

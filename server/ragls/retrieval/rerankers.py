@@ -27,6 +27,7 @@ import inspect
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ragls.core.errors import RaglsError, RequestFailed
@@ -115,6 +116,17 @@ class RerankerSlot:
                 self._reranker = make_reranker(settings, threads)
                 self._key = key
             return self._reranker
+
+    def options(self, settings: Settings, graph: Callable[[], Any] | None = None) -> dict[str, Any]:
+        """`search.search` keyword arguments for the optional stages under `settings` (a workspace's, a named RAG's
+        own): {"reranker": ...} when one is configured (`get`, with `embedding.threads`), else {"extra": {"graph":
+        signal}} when `graph()` gives a signal (None: no graph), else {}. Raises RequestFailed when the reranker
+        cannot be made."""
+        reranker = self.get(settings, settings.embedding.threads)
+        if reranker is not None:
+            return {"reranker": reranker}
+        signal = graph() if graph is not None else None
+        return {"extra": {"graph": signal}} if signal is not None else {}
 
 
 def _run_with_budget(reranker, query: str, chunks: list, timeout_ms: int) -> tuple[list | None, bool]:

@@ -269,24 +269,27 @@ class RagWorkspace:
         return folders, rags
 
     def _search_options(self, targets: Sequence[FolderIndex]) -> dict[str, Any]:
-        """search() arguments for the optional stages: the reranker (`retrieval.rerank_backend`, or the
-        cross-encoder of `retrieval.reranker_model`; rerankers.py), else the graph signal
-        (`retrieval.extractor_model`). Raises RequestFailed when the reranker cannot be made."""
-        r = self.settings.retrieval
-        reranker = self._reranker.get(self.settings, self.settings.embedding.threads)
-        if reranker is not None:
-            return {"reranker": reranker}
+        """search() arguments for the optional stages (`RerankerSlot.options`): the reranker
+        (`retrieval.rerank_backend`, or the cross-encoder of `retrieval.reranker_model`; rerankers.py), else the
+        graph signal of `targets` (`retrieval.extractor_model`). Raises RequestFailed when the reranker cannot be
+        made."""
+        return self._reranker.options(self.settings, graph=lambda: self._graph_signal(targets))
+
+    def _graph_signal(self, targets: Sequence[FolderIndex]):
+        """The graph signal over `targets` (keys: their positions), cached per target set; None when none of them
+        has a graph or some vector store is not open yet (entity names are matched by embedding)."""
         positions = tuple(self.indexes.index(t) for t in targets)
         if not any(self.graphs[i] for i in positions) or not all(t.vectors_ready for t in targets):
-            return {}  # the graph signal matches entity names by embedding: not before the model is loaded
+            return None
         from ragls.retrieval.graph import GraphSignal
 
+        r = self.settings.retrieval
         signal = self._graph_signals.get(positions)
         if signal is None:
             stores = [self.graphs[i].store if self.graphs[i] else None for i in positions]
             signal = self._graph_signals[positions] = GraphSignal(targets, stores, self.embedder, r.graph_hops)
         signal.hops = r.graph_hops
-        return {"extra": {"graph": signal}}
+        return signal
 
     def retrieve(self, text: str, top_k: int | None = None, rag: Any = None,
                  signals: Sequence[str] = SIGNALS, expand: bool | None = None) -> RetrievalResult:
@@ -440,9 +443,9 @@ class RagWorkspace:
             return RetrievalResult(), prompt
         source = DocumentsSource(chunks, self.embedder.embed_documents([c.text for c in chunks]))
         try:
-            reranker = self._reranker.get(self.settings, self.settings.embedding.threads)
             return search([source], self.embedder, q, settings=self.settings.retrieval, top_k=top_k,
-                          reranker=reranker, max_context_chars=self.settings.generation.max_context_chars), prompt
+                          max_context_chars=self.settings.generation.max_context_chars,
+                          **self._reranker.options(self.settings)), prompt
         finally:
             source.close()
 
