@@ -49,11 +49,11 @@ export function createRenderer(): (
 
 /** The source's path; in a multi-root workspace prefixed with its folder's name ("notes/meeting-notes.md"). */
 export function displayPath(source: Source): string {
-  if ((vscode.workspace.workspaceFolders?.length ?? 0) > 1) {
-    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(source.uri));
-    if (folder) {
-      return `${folder.name}/${source.path}`;
-    }
+  const uri = vscode.Uri.parse(source.uri);
+  // Relative to its workspace folder even when the server sent an absolute path (a file of the selection, sent
+  // with the question as an ephemeral document, is not named relative to its folder).
+  if (uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(uri)) {
+    return vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
   }
   return source.path;
 }

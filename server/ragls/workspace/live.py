@@ -12,8 +12,8 @@ start-up for the CPU. Until then queries answer from BM25 alone (`RagWorkspace.p
 
 Requests and reopening: a front runs each request inside `request()`; every workspace `get()` returns there is
 held until the request ends, so a reopen (new settings, new folders) never closes a workspace — or, through
-`kb.rags.request_scope`, a named RAG — under a request that is using it: the old workspace stops indexing at once and
-is closed when its last request ends. Requests that arrive during a reopen wait for the new workspace.
+`kb.rags.request_scope`, a named RAG — under a request that is using it: the old workspace stops indexing at once
+and is closed when its last request ends. Requests that arrive during a reopen wait for the new workspace.
 
 One index, several processes: each folder's index is written by the process holding its lock
 (`FolderIndex.writer`). A process that finds the lock held reads (each query first reloads the writer's commits)

@@ -406,9 +406,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       const supported = new Map((r?.citations ?? []).map((c) => [c.n, c.supported]));
       const items = sources
         .map((s) => {
-          const title = s.title ? ` — ${escapeHtml(s.title)}` : '';
+          // The heading on a line of its own under the path (a side bar is narrow).
+          const title = s.title ? `<span class="heading">${escapeHtml(s.title)}</span>` : '';
           const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
-          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${title}${flag}</li>`;
+          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${flag}${title}</li>`;
         })
         .join('');
       parts.push(`<details class="sources" open><summary>Sources (${sources.length})</summary><ol>${items}</ol></details>`);
@@ -492,7 +493,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   .actions { display: flex; flex-wrap: wrap; gap: .4em; margin: .5em 0; }
   .actions button { padding: .15em .7em; }
   .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
-  details.sources ol { padding-left: 1.2em; list-style: none; margin: .2em 0; }
+  details.sources ol { padding-left: .6em; list-style: none; margin: .2em 0; }
+  details.sources li { margin-bottom: .3em; }
+  details.sources a.source { overflow-wrap: anywhere; }
+  details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; padding-left: 1.9em; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
   textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }
   button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: .3em .8em; cursor: pointer; }

@@ -299,13 +299,17 @@ suite('ragls extension in VS Code', () => {
     api.chat.newChat();
     const result = await vscode.commands.executeCommand<AskResult>('ragls.askSelection', 'Who owns this rename?');
     assert.ok(result, 'Ask About Selection returned nothing');
-    assert.ok(result.sources.some((s) => s.path === 'meeting-notes.md'), JSON.stringify(result.sources));
+    // The selection's file is a source (from the index, or as the ephemeral document sent with the question).
+    assert.ok(result.sources.some((s) => vscode.Uri.parse(s.uri).fsPath === uri.fsPath), JSON.stringify(result.sources));
     assert.ok(result.answer.includes('Priya'), result.answer);
     // It starts a turn in the chat, headed by the question and the selection's place.
     const turn = api.chat.thread.turns.at(-1)!;
     assert.equal(turn.shown, `Who owns this rename? (notes/meeting-notes.md:${line + 1}-${line + 1})`);
     assert.equal(turn.status, 'done');
     assert.ok(turn.question.includes('rename the gizmo service'), turn.question);
+    // Its sources are named relative to their workspace folder, never by an absolute path.
+    assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/meeting-notes\.md:\d+/);
+    assert.ok(!api.chat.html.includes(notes.uri.fsPath), api.chat.html);
   });
 
   test('chat: two overlapping asks each land in their own turn; a follow-up carries the thread', async () => {
