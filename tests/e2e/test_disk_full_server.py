@@ -104,6 +104,7 @@ async def test_full_disk_is_reported_once_served_through_and_recovered(tmp_path)
         assert "Traceback" not in log1.read_text(), log1.read_text()[-3000:]
 
         # A restart on the still-full disk: every request answers (no -32603 ENOSPC), from the index as it is.
+        fill(inside / "filler")  # whatever the first server's shutdown freed (its SQLite WAL) is taken again
         async with server_in(ns, folder, cache, log2) as client:
             status = await eventually(lambda: _status_with_disk_full(client), "the restarted server to say disk full")
             assert status["folders"][0]["files"] == 4
