@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ragls.core.errors import RequestFailed
 from ragls.lsp.wire import to_wire_query
-from ragls.retrieval.rerank import Reranker
+from ragls.retrieval.cross_encoder import Reranker
 from ragls.retrieval.search import search
 from ragls.workspace.rag_workspace import RagWorkspace
 from tiny_cross_encoder import make_cross_encoder_dir

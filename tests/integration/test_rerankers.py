@@ -13,8 +13,8 @@ import pytest
 from llm_server import LLMServer, Reply
 from ragls.llm.costs import COUNTER
 from ragls.lsp.wire import to_wire_query
+from ragls.retrieval.cross_encoder import rerank_providers
 from ragls.retrieval.llm_rerank import parse_order
-from ragls.retrieval.rerank import rerank_providers
 from ragls.retrieval.rerankers import describe_report, make_reranker
 from ragls.retrieval.search import search
 from ragls.workspace.rag_workspace import RagWorkspace
@@ -259,7 +259,7 @@ def test_parse_order():
 
 def test_backend_choice_keeps_the_old_names(ws):
     from ragls.config.settings import build_settings
-    from ragls.retrieval.rerank import Reranker
+    from ragls.retrieval.cross_encoder import Reranker
 
     old, _ = build_settings({"rag_reranker_model": "Xenova/ms-marco-MiniLM-L-6-v2"})
     assert isinstance(make_reranker(old), Reranker)  # unset backend + reranker_model: the cross-encoder

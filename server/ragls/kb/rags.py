@@ -311,7 +311,7 @@ class SourcesRag:
         def graph():
             if self.graph is None or not idx.vectors_ready:
                 return None
-            from ragls.retrieval.graph import GraphSignal
+            from ragls.retrieval.graph_signal import GraphSignal
 
             return GraphSignal([idx], [self.graph.store], self.embedder, r.graph_hops)
 

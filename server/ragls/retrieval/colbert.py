@@ -7,7 +7,7 @@ score is MaxSim (Khattab & Zaharia 2020, eq. 3): the sum over the query tokens o
 document token, S = sum_i max_j Q_i . D_j. Scores grow with the query length; they are not comparable with a
 cross-encoder's logits (see `retrieval.relevance_floor`).
 
-Model resolution follows rerank.py: `retrieval.colbert_model_path` (a local folder: tokenizer files + an ONNX
+Model resolution follows cross_encoder.py: `retrieval.colbert_model_path` (a local folder: tokenizer files + an ONNX
 file; a name fastembed does not know is loaded as a ColBERT model with that file), else `retrieval.colbert_model`
 from the local fastembed cache, else a download when the hub answers; otherwise `RequestFailed` naming the fixes.
 """
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragls.core.errors import RequestFailed
-from ragls.retrieval.rerank import (
+from ragls.retrieval.cross_encoder import (
     MAX_DOC_CHARS,
     LazyModel,
     _onnx_file,

@@ -79,7 +79,7 @@ class LLMReranker:
 
     def prompt(self, query: str, chunks: Sequence) -> str:
         """The user prompt for the first `candidates` chunks."""
-        from ragls.retrieval.rerank import rerank_input
+        from ragls.retrieval.cross_encoder import rerank_input
 
         parts = []
         for n, c in enumerate(chunks, 1):

@@ -2,7 +2,7 @@
 
 Backends, each with `name` and `rerank(query, chunks) -> [(chunk, score)]` best first (`chunks` are `ir.Chunk`s
 in fused order):
-- `"cross-encoder"`: fastembed `TextCrossEncoder` (rerank.py, `retrieval.reranker_model[_path]`); also what an
+- `"cross-encoder"`: fastembed `TextCrossEncoder` (cross_encoder.py, `retrieval.reranker_model[_path]`); also what an
   unset backend means when `retrieval.reranker_model` is set (the behaviour before this setting existed);
 - `"colbert"`: fastembed `LateInteractionTextEmbedding`, MaxSim (colbert.py, `retrieval.colbert_model[_path]`);
 - `"llm"`: one listwise call to the generation model over the best `retrieval.rerank_llm_candidates` (llm_rerank.py);
@@ -83,7 +83,7 @@ def make_reranker(settings: Settings, threads: int | None = None) -> Any | None:
     if backend == "none":
         return None
     if backend == "cross-encoder":
-        from ragls.retrieval.rerank import Reranker
+        from ragls.retrieval.cross_encoder import Reranker
 
         return Reranker(r.reranker_model, r.reranker_model_path, threads, r.rerank_provider)
     if backend == "colbert":

@@ -281,7 +281,7 @@ class RagWorkspace:
         positions = tuple(self.indexes.index(t) for t in targets)
         if not any(self.graphs[i] for i in positions) or not all(t.vectors_ready for t in targets):
             return None
-        from ragls.retrieval.graph import GraphSignal
+        from ragls.retrieval.graph_signal import GraphSignal
 
         r = self.settings.retrieval
         signal = self._graph_signals.get(positions)
