@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import os
 import subprocess
@@ -61,3 +62,20 @@ def ragls_process(env: Mapping[str, str], *args: str | os.PathLike, check: bool 
     if check and proc.returncode != 0:
         raise AssertionError(f"ragls {args} exited {proc.returncode}: {proc.stderr}")
     return proc
+
+
+def ragls_batch(env: Mapping[str, str], *argvs: list[str | os.PathLike],
+                prefix: list[str] | None = None, timeout: float = 300) -> list[subprocess.CompletedProcess[str]]:
+    """Run several `ragls ARGS...` commands one after another in ONE child process (`prefix` before the
+    interpreter, e.g. `privileges.unprivileged`'s `setpriv`), each through `ragls()` above: the process boundary
+    (its credentials, its environment) stays, while the imports and the model load are paid once instead of once per
+    command. Returns one CompletedProcess per command, in order; raises AssertionError when the child itself fails."""
+    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from clikit import ragls; "
+              "print(json.dumps([vars(ragls(None, *a, check=False)) for a in json.loads(sys.argv[2])]))")
+    cmd = [*(prefix or []), sys.executable, "-c", script, str(Path(__file__).parent),
+           json.dumps([[str(a) for a in argv] for argv in argvs])]
+    child = subprocess.run(cmd, check=False, env=dict(env), capture_output=True, text=True, timeout=timeout)
+    if child.returncode != 0:
+        raise AssertionError(f"ragls batch exited {child.returncode}: {child.stderr}")
+    return [subprocess.CompletedProcess(r["args"], r["returncode"], r["stdout"], r["stderr"])
+            for r in json.loads(child.stdout.splitlines()[-1])]

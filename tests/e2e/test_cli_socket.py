@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from clikit import ragls_process
+from clikit import ragls_batch, ragls_process
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig
 
@@ -39,17 +39,20 @@ async def test_cli_uses_the_running_server_and_gets_the_same_result(tmp_path):
         assert os.stat(info["socket"]).st_mode & 0o777 == 0o600
 
         question = "how long is the retry backoff ceiling"
-        served = ragls(env, "--verbose", "query", ws, question, "--json")
+        # Four commands of one CLI process (clikit.ragls_batch: one interpreter start instead of four); each call
+        # decides afresh whether the server answers, as the assertions on --verbose's line show.
+        served, local, status_out, asked = ragls_batch(
+            env, ["--verbose", "query", ws, question, "--json"], ["query", ws, question, "--json", "--no-server"],
+            ["--verbose", "status", ws], ["ask", ws, "What is the retry backoff ceiling?"])
+        assert all(p.returncode == 0 for p in (served, local, status_out, asked)), [p.stderr for p in (served, local)]
         assert f"answered by the running server (pid {info['pid']}" in served.stderr
-        local = ragls(env, "query", ws, question, "--json", "--no-server")
         # --no-server on an index another process writes: a read-only in-process open of the same index
+        assert "answered by the running server" not in local.stderr
         ids = [c["id"] for c in json.loads(served.stdout)["chunks"]]
         assert ids and ids == [c["id"] for c in json.loads(local.stdout)["chunks"]]
 
-        status_out = ragls(env, "--verbose", "status", ws)
         assert "answered by the running server" in status_out.stderr and f"folder:      {ws}" in status_out.stdout
 
-        asked = ragls(env, "ask", ws, "What is the retry backoff ceiling?")
         assert "Sources:" in asked.stdout and "retries.md" in asked.stdout
 
         # A server file that belongs to another user is never used (changing its owner needs root).

@@ -1,4 +1,4 @@
-"""Ways out of an untrusted folder that the allow-list once missed, on real `ragls query` processes (issue 25).
+"""Ways out of an untrusted folder that the allow-list once missed, through `ragls query` and `ragls serve` (issue 25).
 
 A cloned folder's ragls.toml may declare `[rags.NAME]` tables whose sources stay inside the folder. Two spellings
 used to reach a private folder beside it: a brace set whose expansion is `..` (`{..,.}/private/*.md`: no `..`
@@ -14,10 +14,10 @@ that directory with links planted in it (`manifest.sqlite`, `bm25` pointing out)
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
+from clikit import ragls as run_cli
 from lspkit import init_params, request, server_env
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import make_test_lsp_client
@@ -43,9 +43,9 @@ def clone(tmp_path):
 
 
 def ragls(tmp_path, *args):
-    proc = subprocess.run([sys.executable, "-m", "ragls", *map(str, args)], env=server_env(tmp_path / "cache"),
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
-    return proc
+    """`ragls ARGS` in-process (clikit: the CLI's own output and exit code, without a process start and model load
+    per call); the LSP test below keeps a real `ragls serve` process."""
+    return run_cli(server_env(tmp_path / "cache"), *args, check=False)
 
 
 def test_a_brace_set_expanding_to_dotdot_is_a_source_outside_the_folder(clone, tmp_path):

@@ -433,7 +433,7 @@ class FolderIndex(VectorPhase):
         """Delete the vector rows of paths whose chunks were replaced (`_stale_vector_paths`) and clear their dirty
         mark. Runs before any vector row is added (here and in the vector phase), so a delete that failed (a full
         disk) is retried before the paths' new rows exist and can never delete them. Writer, store open."""
-        if self._stale_vector_paths:
+        if self._stale_vector_paths and self._vectors is not None:  # else the store drops them when it opens
             paths = sorted(self._stale_vector_paths)
             self._vectors.delete_paths(paths)
             self.manifest.clear_vector_dirty(paths)

@@ -159,10 +159,11 @@ class VectorPhase:
             self.manifest.set_meta("vectors_model", self.embedder.model_name)  # the model pin (RagWorkspace)
         if self.manifest.get_meta("vectors_max_length") != str(self.embedder.max_length):
             self.manifest.set_meta("vectors_max_length", str(self.embedder.max_length))  # for a read-only status
-        dirty = self.manifest.vector_dirty()
+        dirty = self.manifest.vector_dirty()  # includes every path still in `_stale_vector_paths`
         if dirty:
             store.delete_paths(dirty)
             self.manifest.clear_vector_dirty(dirty)
+        self._stale_vector_paths.clear()
         ids = self.manifest.chunk_ids()
         keys = store.window_keys()
         rows = Counter((cid, w) for cid, w, _ in keys)
