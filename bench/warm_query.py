@@ -9,8 +9,8 @@ code versions by running it with each on PYTHONPATH, alternating, on the same in
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -19,8 +19,13 @@ from ragls.workspace.rag_workspace import RagWorkspace
 
 
 def main() -> None:
-    qs = [q.question for q in evaluate.load_questions(sys.argv[1])]
-    ws = RagWorkspace([Path(sys.argv[2])], [{}], read_only=True)
+    ap = argparse.ArgumentParser(description="Warm rag/query latency (p50, p90 in ms) over a question file.")
+    ap.add_argument("questions", help="JSON Lines question file (docs/evaluation.md)")
+    ap.add_argument("folder", type=Path, help="an indexed folder (`ragls index FOLDER` first)")
+    ap.add_argument("label", nargs="?", default="", help="printed before the figures")
+    args = ap.parse_args()
+    qs = [q.question for q in evaluate.load_questions(args.questions)]
+    ws = RagWorkspace([args.folder], [{}], read_only=True)
     try:
         for q in qs:
             ws.query(q, 10)
@@ -32,8 +37,7 @@ def main() -> None:
                 ts.append((time.perf_counter() - t) * 1000)
     finally:
         ws.close()
-    label = sys.argv[3] if len(sys.argv) > 3 else ""
-    print(f"{label} p50 {statistics.median(ts):.1f} ms, p90 {sorted(ts)[int(len(ts) * 0.9)]:.1f} ms, n={len(ts)}")
+    print(f"{args.label} p50 {statistics.median(ts):.1f} ms, p90 {sorted(ts)[int(len(ts) * 0.9)]:.1f} ms, n={len(ts)}")
 
 
 if __name__ == "__main__":
