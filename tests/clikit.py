@@ -20,9 +20,9 @@ from unittest import mock
 
 
 def ragls(env: Mapping[str, str] | None, *args: str | os.PathLike, check: bool = True,
-          cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+          cwd: Path | None = None, stdout=None) -> subprocess.CompletedProcess[str]:
     """Run `ragls ARGS...` in-process with `env` as the whole environment (None: the current one) and `cwd` as the
-    working directory. Returns a CompletedProcess (returncode, stdout, stderr) like `subprocess.run(...,
+    working directory; `stdout`, a text file, replaces the captured stdout (e.g. a real pipe; then `.stdout` is ""). Returns a CompletedProcess (returncode, stdout, stderr) like `subprocess.run(...,
     text=True)`; log records go to pytest's log capture, not to `stderr`. With `check`, a non-zero exit fails the
     test with the command's stderr."""
     from ragls.cli.app import main
@@ -30,12 +30,13 @@ def ragls(env: Mapping[str, str] | None, *args: str | os.PathLike, check: bool =
 
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()
+    target = out if stdout is None else stdout
     root = logging.getLogger()
     handlers = list(root.handlers)
     role = ownership.PROCESS_ROLE
     old_cwd = os.getcwd()
     with mock.patch.dict(os.environ, dict(env) if env is not None else dict(os.environ), clear=True), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            contextlib.redirect_stdout(target), contextlib.redirect_stderr(err):
         try:
             if cwd is not None:
                 os.chdir(cwd)

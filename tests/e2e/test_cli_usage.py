@@ -34,3 +34,19 @@ def test_a_file_or_missing_path_says_which_and_what_to_pass(tmp_path):
     assert out.returncode == 2 and f"pass its folder {note.parent})" in out.stderr, out.stderr
     out = ragls(env, "query", tmp_path / "nope", "walrus", check=False)
     assert out.returncode == 2 and f"not a folder: {tmp_path / 'nope'} (no such file or folder)" in out.stderr
+
+
+def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(tmp_path):
+    """`ragls status DOCS | head -1`: once the reader has gone, the command stops with the shell's SIGPIPE code (141)
+    and no "ragls: Broken pipe" on stderr. stdout is a real pipe whose read end is closed (line-buffered, so the
+    first line already fails with EPIPE)."""
+    import os
+
+    env = server_env(tmp_path / "cache")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "note.md").write_text("# Note\n\nThe walrus basks on the ice floe.\n")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with open(write_end, "w", buffering=1) as pipe:
+        out = ragls(env, "status", tmp_path / "docs", check=False, stdout=pipe)
+    assert (out.returncode, out.stderr) == (141, "")

@@ -454,6 +454,19 @@ def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str])
     sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
 
 
+def _stdout_gone() -> bool:
+    """True when stdout is a pipe whose reader has closed it (POLLERR on its write end), as in
+    `ragls query ... | head -1`; False for anything else, including a stdout without a file descriptor."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
@@ -472,6 +485,14 @@ def main(argv: list[str] | None = None) -> int:
     except RaglsError as exc:
         print(f"ragls: {exc}", file=sys.stderr)
         return error_kind(exc).exit  # 2 for bad input (InvalidParams), else 1
+    except BrokenPipeError as exc:
+        if not _stdout_gone():  # a broken socket or pipe of our own (a server that died): say so
+            print(f"ragls: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        # `ragls query ... | head -1`: the reader has what it wanted. Quiet, like git or grep, with the shell's
+        # code for a SIGPIPE death (128 + 13); stdout goes to /dev/null so the flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as exc:  # e.g. an index.path that cannot be created: a message, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
         print(f"ragls: {exc.strerror or exc}{where}", file=sys.stderr)
