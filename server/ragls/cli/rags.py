@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from ragls.core.atomic import atomic_target
-from ragls.core.errors import InvalidParams
+from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 
 
 def rag_positionals(parser, args) -> None:
@@ -254,8 +254,22 @@ def add_attach_parser(rsub) -> None:
     at.add_argument("--json", action="store_true")
 
 
+def _reach_qdrant(url: str, call):
+    """`call()`, with a Qdrant server that cannot be reached (connection refused, DNS, TLS, HTTP errors) raised as
+    RequestFailed naming the URL (never a key) instead of qdrant-client's traceback; ragls' own errors pass."""
+    from ragls.stores.qdrant import display_location
+
+    try:
+        return call()
+    except RaglsError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever httpx / qdrant-client raise for an unreachable server
+        raise RequestFailed(f"cannot reach Qdrant at {display_location(url)}: {type(exc).__name__}: {exc}") from None
+
+
 def cmd_attach(args) -> int:
-    """`ragls rag attach`. Raises ConfigError / InvalidParams (the CLI prints them)."""
+    """`ragls rag attach`. Raises ConfigError / InvalidParams / RequestFailed (unreachable server; the CLI prints
+    them)."""
     import tomlkit
 
     from ragls.config.trust_filter import load_settings
@@ -272,7 +286,7 @@ def cmd_attach(args) -> int:
         raise InvalidParams(f"not a folder: {folder}")
     client = connect(args.url, args.api_key_env)
     if not args.collection:
-        names = list_collections(client)
+        names = _reach_qdrant(args.url, lambda: list_collections(client))
         if args.json:
             print(json.dumps({"url": display_location(args.url), "collections": names}))
         else:
@@ -291,7 +305,7 @@ def cmd_attach(args) -> int:
     cfg = QdrantAttach(url=args.url, collection=args.collection, api_key_env=args.api_key_env,
                        payload_text_field=args.payload_text_field)
     settings, _ = load_settings(folder)
-    att = AttachedCollection.open(cfg, Embedder(settings.embedding), client=client)
+    att = _reach_qdrant(args.url, lambda: AttachedCollection.open(cfg, Embedder(settings.embedding), client=client))
     qdrant = tomlkit.inline_table()
     qdrant.update({"url": args.url, "collection": args.collection})
     if args.api_key_env:
