@@ -151,12 +151,10 @@ def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
     (repo / "ragls.toml").write_text(f'[generation]\nbackend = "openai"\nbase_url = "{llm_server.openai_url}"\n'
                                      f'api_key_env = "{KEY_ENV}"\nmodel = "test-model"\nmax_retries = 0\n')
     env = {**git_env(), KEY_ENV: "sk-e2e", "RAGLS_OFFLINE": "1"}
-    trusted = subprocess.run([sys.executable, "-m", "ragls", "trust", str(repo)], env=env, capture_output=True,
-                             text=True, timeout=60, check=False)
+    trusted = ragls(env, "trust", repo, check=False)  # in-process (clikit), as run_cli
     assert trusted.returncode == 0, trusted.stderr
     llm_server.queue("chore: add settings")
-    out = subprocess.run([sys.executable, "-m", "ragls", "commit-msg"], cwd=repo, env=env, capture_output=True,
-                         text=True, timeout=120, check=False)
+    out = ragls(env, "commit-msg", cwd=repo, check=False)
     assert out.returncode == 0 and out.stdout == "chore: add settings\n", out.stderr
     prompt = llm_server.requests[-1].last_user_text()
     assert "- secret file added: .env (content not shown)" in prompt and "+++ b/.env" not in prompt
