@@ -3,7 +3,8 @@
 The focus (`retrieval/focus.py`) is the passage that scores best by shared words; the extractive answer ranks by
 meaning when a model is loaded, so it can quote another sentence of the same chunk. Found trying ragls on Click's
 docs: "[2] utils.md:321-322" cited for a sentence on line 336. A source quoted more than once prints the lines of all
-its passages when they fit in `focus.MAX_FOCUS_LINES`, else those of its best one (its first bullet).
+its passages when they fit in `focus.MAX_FOCUS_LINES`; a passage farther away gets a source entry of its own (found
+trying attrs' docs: "namedtuples are *always* immutable" cited why.md:73-84, the sentence is on line 108).
 """
 
 from __future__ import annotations
@@ -41,20 +42,64 @@ The bar then updates itself as the loop advances and estimates the remaining tim
 """
 
 
-def test_cited_lines_hold_the_quoted_sentence(tmp_path):
-    ws = tmp_path / "docs"
-    ws.mkdir()
-    (ws / "utils.md").write_text(DOC)
-    lines = DOC.splitlines()
-    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I show a progress bar while processing items?").stdout
+# One section answering twice, 20 lines apart (the shape of attrs' "Why not… namedtuples?").
+FAR = """# Records
+
+## Why not tuples?
+
+Frozen records are immutable: once created, an instance cannot be changed, and assigning to a field raises an error.
+
+A record is a class, so it can have methods and properties like any other class.
+Its string form lists the field names and values, which reads well in logs and in a debugger.
+Comparing two records compares their fields in order, the same way tuples compare.
+Records can be sorted when every field can be sorted.
+Subclassing a record adds fields after the ones of its parent class.
+The library writes these methods for you when the class is created, once.
+Reading a field is as fast as reading an attribute of a plain class.
+Records can be pickled and copied with the standard library.
+Type checkers understand the generated methods, so editors complete field names.
+A record can carry documentation for each field.
+Defaults can be plain values or factories called for each new instance.
+Validators run on every field when an instance is created.
+Converters turn the values they are given into the type the field holds.
+None of this needs a metaclass or a base class.
+Records work with slots, which makes them smaller in memory.
+
+Plain tuples are always immutable, so you cannot make an instance mutable when you need to change it later.
+"""
+
+
+def _cited_ranges(out: str, name: str) -> tuple[dict[int, tuple[int, int]], list[tuple[str, str]]]:
     ranges = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
-              for m in re.finditer(r"^\[(\d+)\] .*?utils\.md:(\d+)-(\d+)", out, re.MULTILINE)}
-    bullets = re.findall(r"^- (.+?) \[(\d+)\]", out, re.MULTILINE)
+              for m in re.finditer(rf"^\[(\d+)\] .*?{re.escape(name)}:(\d+)-(\d+)", out, re.MULTILINE)}
+    return ranges, re.findall(r"^- (.+?) \[(\d+)\]", out, re.MULTILINE)
+
+
+def _assert_each_bullet_cites_its_lines(out: str, doc: str, ranges, bullets) -> None:
+    lines = doc.splitlines()
     assert bullets and ranges, out
-    firsts = {n: sentence for sentence, n in reversed(bullets)}  # the best passage quoted from each source
-    assert len(firsts) == len(ranges), out
-    for n, sentence in firsts.items():
+    for sentence, n in bullets:
         start, end = ranges[int(n)]
         cited = " ".join(" ".join(lines[start - 1:end]).split())
         head = " ".join(sentence.split())[:40]
         assert head in cited, f"[{n}] {start}-{end} does not hold {sentence!r}:\n{out}"
+
+
+def test_cited_lines_hold_the_quoted_sentence(tmp_path):
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    (ws / "utils.md").write_text(DOC)
+    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I show a progress bar while processing items?").stdout
+    ranges, bullets = _cited_ranges(out, "utils.md")
+    _assert_each_bullet_cites_its_lines(out, DOC, ranges, bullets)
+
+
+def test_distant_passages_of_one_chunk_cite_their_own_lines(tmp_path):
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    (ws / "records.md").write_text(FAR)
+    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I make a record immutable?").stdout
+    ranges, bullets = _cited_ranges(out, "records.md")
+    _assert_each_bullet_cites_its_lines(out, FAR, ranges, bullets)
+    quoted = {ranges[int(n)] for _, n in bullets}
+    assert max(b for _, b in quoted) - min(a for a, _ in quoted) > 12, out  # both far passages were quoted

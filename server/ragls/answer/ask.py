@@ -145,8 +145,8 @@ def ask(
     numbered = list(enumerate(hits, 1))
     if chat is None:
         picked = extractive_picks(query, numbered, embed=embed)
+        numbered, picked = quoted_focus(numbered, picked)  # each [n] prints the lines quoted with it
         text = render_extractive(picked)
-        numbered = quoted_focus(numbered, picked)  # each source prints the lines quoted from it
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -172,8 +172,8 @@ def ask(
             break
     _check_cancel(cancel)
     picked = extractive_picks(query, numbered, embed=embed)
+    numbered, picked = quoted_focus(numbered, picked)
     text = render_extractive(picked, FALLBACK_LABEL)
-    numbered = quoted_focus(numbered, picked)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))

@@ -190,26 +190,45 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
     return label + "\n\n" + "\n".join(lines)
 
 
-def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]) -> list[tuple[int, Hit]]:
-    """`sources` with the focus (`focusRange`, the lines a source prints) of each source the answer quotes set to
-    the lines it quotes: all its quoted passages when they fit in `focus.MAX_FOCUS_LINES` lines, else its first
-    (best) one, with the block it carries. The focus was chosen by shared words (`sentence_focus`), the
-    passages by meaning: a user following "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
-    spans: dict[int, list[tuple[int, int]]] = {}
+def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
+                 ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
+    """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: the focus
+    (`focusRange`, the lines a source prints) of each quoted source is set to its quoted passages (with the blocks
+    they carry), grouped in pick order while a group fits in `focus.MAX_FOCUS_LINES` lines. A passage too far from
+    its source's first group gets a source entry of its own (the same chunk, focused on its lines) numbered right
+    after it; the sources after it are renumbered, and so are the picks. Returns (sources, picks), both renumbered.
+    The focus was chosen by shared words (`sentence_focus`), the passages by meaning: a user following
+    "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
+    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines
+    where: list[int] = []  # for each pick, the index of its group within its source (0 for a pointer)
     for n, unit in picked:
-        if unit.line >= 0:
-            spans.setdefault(n, []).append((unit.line, min(unit.block_end, unit.line + MAX_FOCUS_LINES - 1)))
-    out = []
+        if unit.line < 0:
+            where.append(0)
+            continue
+        a, b = unit.line, min(unit.block_end, unit.line + MAX_FOCUS_LINES - 1)
+        mine = groups.setdefault(n, [])
+        for i, g in enumerate(mine):
+            if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
+                g[0], g[1] = min(a, g[0]), max(b, g[1])
+                where.append(i)
+                break
+        else:
+            mine.append([a, b])
+            where.append(len(mine) - 1)
+    out: list[tuple[int, Hit]] = []
+    number: dict[tuple[int, int], int] = {}
     for n, hit in sources:
-        quoted = spans.get(n)
-        if quoted:
-            first, last = min(a for a, _ in quoted), max(b for _, b in quoted)
-            if last - first + 1 > MAX_FOCUS_LINES:
-                first, last = quoted[0]
-            base = hit.chunk.span.start_line
-            hit = replace(hit, focus=line_span(hit.chunk, base + first, base + last))
-        out.append((n, hit))
-    return out
+        base = hit.chunk.span.start_line
+        mine = groups.get(n)
+        if not mine:
+            number[(n, 0)] = len(out) + 1
+            out.append((len(out) + 1, hit))
+            continue
+        for i, (first, last) in enumerate(mine):
+            number[(n, i)] = len(out) + 1
+            out.append((len(out) + 1, replace(hit, focus=line_span(hit.chunk, base + first, base + last))))
+    renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
+    return out, renumbered
 
 
 def split_sentences(text: str) -> list[str]:
