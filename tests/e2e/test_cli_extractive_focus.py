@@ -5,6 +5,8 @@ meaning when a model is loaded, so it can quote another sentence of the same chu
 docs: "[2] utils.md:321-322" cited for a sentence on line 336. A source quoted more than once prints the lines of all
 its passages when they fit in `focus.MAX_FOCUS_LINES`; a passage farther away gets a source entry of its own (found
 trying attrs' docs: "namedtuples are *always* immutable" cited why.md:73-84, the sentence is on line 108).
+A reST source is titled by the section of its cited lines, not of its chunk's first line (Click's options.rst:230-239
+read "Tuples as Multi Value Options", its section is "Counting").
 """
 
 from __future__ import annotations
@@ -103,3 +105,30 @@ def test_distant_passages_of_one_chunk_cite_their_own_lines(tmp_path):
     _assert_each_bullet_cites_its_lines(out, FAR, ranges, bullets)
     quoted = {ranges[int(n)] for _, n in bullets}
     assert max(b for _, b in quoted) - min(a for a, _ in quoted) > 12, out  # both far passages were quoted
+
+
+# reST sibling sections small enough to share one chunk (the shape of Click's options.rst).
+RST = """Options
+=======
+
+Multi Value Options
+-------------------
+
+Sometimes you have options that take more than one argument, and the number of arguments is fixed.
+
+Counting
+--------
+
+To count how often a flag was given, set count so the option's value is the number of times it was repeated,
+for example to raise the verbosity of a command with every extra flag.
+"""
+
+
+def test_rest_source_is_titled_by_the_section_of_its_cited_lines(tmp_path):
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    (ws / "options.rst").write_text(RST)
+    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I count how often a flag was given?").stdout
+    cited = re.search(r"^\[\d+\] .*?options\.rst:(\d+)-\d+  (.+)$", out, re.MULTILINE)
+    assert cited and int(cited.group(1)) == 12, out  # the Counting sentence, in a chunk that starts at Options
+    assert cited.group(2) == "Counting", out

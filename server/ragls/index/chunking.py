@@ -578,3 +578,21 @@ def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
     if titles[0][0] < end:
         return titles[0][1]
     return ""
+
+
+def focus_title(chunk: Chunk, line: int) -> str:
+    """The heading of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
+    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the nearest heading (`_text_titles`) at or above
+    `line` within the chunk, else `chunk.title`. A text chunk packs sibling sections together and is titled by the
+    section in force at its start, so "[n] options.rst:230-239" citing the section "Counting" would otherwise read
+    "Tuples as Multi Value Options". Markdown (heading paths, "A > b"; converted documents too) and code chunks
+    keep `chunk.title`."""
+    from ragls.sources.load import kind_for
+
+    if " > " in chunk.title or kind_for(chunk.path) != "text" or line <= chunk.span.start_line:
+        return chunk.title
+    text = chunk.text
+    index = LineIndex(text)
+    offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
+    heading = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset)
+    return heading or chunk.title

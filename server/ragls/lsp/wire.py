@@ -13,6 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
+from ragls.index.chunking import focus_title
 from ragls.sources.passage import Passage
 
 
@@ -173,7 +174,7 @@ def source_uri(chunk: Chunk) -> str:
 
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
-    extracted text for converted documents), optional title, `page` (1-based, PDFs), `focusRange` (the
+    extracted text for converted documents), optional title (of the focus's section, `index.chunking.focus_title`), `page` (1-based, PDFs), `focusRange` (the
     answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it)
     when `context` is given and differs from the focus."""
     uri = source_uri(chunk)
@@ -181,8 +182,9 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
     src = {"uri": uri, "path": display_path(chunk.path) if chunk.folder else chunk.path,
            "range": to_wire_range(chunk.span)}
-    if chunk.title:
-        src["title"] = chunk.title
+    title = chunk.title if focus is None else focus_title(chunk, focus.start_line)  # the focus's section
+    if title:
+        src["title"] = title
     if chunk.page is not None:
         src["page"] = chunk.page
     if focus is not None:
