@@ -87,3 +87,16 @@ def test_eval_compare_runs_both_settings(setup):
     recall = [line.split() for line in out.splitlines() if line.startswith("abstention") and "recall" in line]
     # B: a floor of -1 answers every question, so nothing is abstained on: recall 1 -> 0.
     assert recall == [["abstention", "recall", "1.000", "0.000", "-1.000"]]
+
+
+def test_eval_compare_refuses_an_unknown_setting(setup):
+    """A misspelt setting on one side is an error naming it and the closest known one (exit 2), not a warning
+    followed by a side reported as if the setting applied."""
+    env, folder, gold = setup
+    res = run(env, "eval", gold, folder, "--compare", "retrieval.top_k=3", "retrieval.top_kk=5", check=False)
+    assert res.returncode == 2 and res.stdout == ""
+    assert "unknown setting retrieval.top_kk (did you mean retrieval.top_k?)" in res.stderr
+    from ragls.evaluation.evaluate import parse_setting_side
+
+    assert parse_setting_side("rag_top_k=5,retrieval.top_k=4") == ("rag_top_k=5,retrieval.top_k=4",
+                                                                   {"rag_top_k": 5, "retrieval": {"top_k": 4}})

@@ -281,8 +281,11 @@ async def test_first_answer_comes_before_the_model_loads(tmp_path):
         data = result.structured_content
         assert data["results"][0]["path"] == "guide/retries.md"
         # The agent is told the index is partial (keywords only so far), in the data and in the text it reads.
-        assert data["index_partial"] == {"files_queued": 0, "chunks": chunks, "chunks_without_vectors": chunks}
-        assert f"{chunks} of {chunks} chunks not embedded yet" in result.content[0].text
+        # ... and that it is the model still loading, not chunks left to embed (every vector is stored)
+        assert data["index_partial"] == {"files_queued": 0, "chunks": chunks, "chunks_without_vectors": chunks,
+                                         "embedding_model_loading": True, "chunks_not_embedded": 0}
+        assert "the embedding model is still loading" in result.content[0].text
+        assert "not embedded yet" not in result.content[0].text
         status = await wait_mcp_indexed(proc, files=4)  # the model loaded: every vector is there again
         assert status["folders"][0]["pending_vectors"] == 0
         assert "index_partial" not in status and isinstance(status["notices"], list)  # rag/status notices too

@@ -187,3 +187,40 @@ def test_partial_vectors_do_not_outrank_the_keyword_answer(tmp_path):
         assert hits[0].chunk.path == "z-answer.md" and "vector" in hits[0].signals
     finally:
         idx.close()
+
+
+def test_status_while_the_embedding_model_loads_says_so(tmp_path):
+    """A server whose model is still loading counts every chunk as without vectors (nothing is searchable by vector
+    yet); its status says the model is loading and how many chunks are really left to embed (here none), instead of
+    "2 of 2 chunks not embedded yet" on a fully embedded index."""
+    from ragls.answer.agent_tools import index_progress, partial_note
+    from ragls.cli.ops import vectors_phrase
+    from ragls.lsp.wire import to_wire_status
+
+    folder = write_docs(tmp_path / "docs")
+    layer = {"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
+             "index": {"path": str(tmp_path / "index")}}
+    ws = RagWorkspace([folder], [layer])
+    try:
+        ws.index()  # every chunk embedded
+    finally:
+        ws.close()
+    ws = RagWorkspace([folder], [layer])
+    ws.progressive = True  # a server before its indexer thread opened the vector store
+    try:
+        (f,) = to_wire_status(ws.status())["folders"]
+        assert (f["chunks"], f["pendingVectors"], f["embeddingLoading"], f["storedPendingVectors"]) == (2, 2, True, 0)
+        assert vectors_phrase(f) == ("embedding model still loading (answers use keywords until it is ready; "
+                                     "every chunk is embedded)")
+        progress = index_progress(ws)
+        assert progress == {"files_queued": 0, "chunks": 2, "chunks_without_vectors": 2,
+                            "embedding_model_loading": True, "chunks_not_embedded": 0}
+        note = partial_note(progress)
+        assert "the embedding model is still loading, so answers use keywords until it is ready" in note
+        assert "not embedded yet" not in note
+        ws.indexes[0].open_vectors()  # the model loaded
+        (f,) = to_wire_status(ws.status())["folders"]
+        assert (f["pendingVectors"], f["embeddingLoading"], f["storedPendingVectors"]) == (0, False, 0)
+        assert vectors_phrase(f) == "without vectors: 0" and index_progress(ws) is None
+    finally:
+        ws.close()

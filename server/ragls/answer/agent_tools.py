@@ -57,8 +57,10 @@ def hit_record(hit: Hit) -> dict[str, Any]:
 
 def index_progress(ws) -> dict[str, int] | None:
     """How far the index is from complete while it is being built or updated, summed over the workspace's
-    folders: `{"files_queued", "chunks", "chunks_without_vectors"}`; None when complete (nothing queued, every chunk
-    has its first vector). A chunk without a vector is found by keywords (BM25) only and a queued file not at all,
+    folders: `{"files_queued", "chunks", "chunks_without_vectors"}`, plus `"embedding_model_loading": True` while the
+    embedding model is still loading (every chunk then counts as without vectors, and
+    `"chunks_not_embedded"`, the chunks really left to embed, when known); None when complete (nothing queued, every
+    chunk has its first vector). A chunk without a vector is found by keywords (BM25) only and a queued file not at all,
     so an agent is told its results are partial instead of trusting a document's absence (issue 29)."""
     queued = sum(getattr(ws, "queued", {}).values())
     counts = [(idx.manifest.chunk_count(), idx.pending_count()) for idx in ws.indexes]
@@ -66,7 +68,13 @@ def index_progress(ws) -> dict[str, int] | None:
     without = sum(min(c, p) for c, p in counts)
     if not queued and not without:
         return None
-    return {"files_queued": queued, "chunks": chunks, "chunks_without_vectors": without}
+    progress = {"files_queued": queued, "chunks": chunks, "chunks_without_vectors": without}
+    if any(idx.embedding_loading for idx in ws.indexes):
+        progress["embedding_model_loading"] = True
+        stored = [idx.stored_pending_count() for idx in ws.indexes]
+        if None not in stored:
+            progress["chunks_not_embedded"] = sum(stored)
+    return progress
 
 
 def partial_note(progress: dict[str, int]) -> str:
@@ -74,7 +82,11 @@ def partial_note(progress: dict[str, int]) -> str:
     parts = []
     if progress["files_queued"]:
         parts.append(f"{progress['files_queued']} file(s) still queued for indexing")
-    if progress["chunks_without_vectors"]:
+    if progress.get("embedding_model_loading"):
+        parts.append("the embedding model is still loading, so answers use keywords until it is ready")
+        if progress.get("chunks_not_embedded"):
+            parts.append(f"{progress['chunks_not_embedded']} of {progress['chunks']} chunks not embedded yet")
+    elif progress["chunks_without_vectors"]:
         parts.append(f"{progress['chunks_without_vectors']} of {progress['chunks']} chunks not embedded yet, found "
                      f"by keywords only")
     return ("Note: the index is still being built (" + "; ".join(parts) + "), so these results may be "
@@ -168,6 +180,7 @@ def status_result(ws, writer_name: str) -> ToolResult:
         last = datetime.fromtimestamp(f.last_indexed_at, timezone.utc).isoformat() if f.last_indexed_at else None
         folders.append({"name": f.folder.name, "path": str(f.folder), "files": f.files, "chunks": f.chunks,
                         "pending_files": f.pending, "pending_vectors": f.pending_vectors,
+                        "embedding_loading": f.embedding_loading, "stored_pending_vectors": f.stored_pending_vectors,
                         "last_indexed_at": last, "index_path": str(f.index_path),
                         "this_process_writes": f.writer, "writer_process": f.writer_process,
                         "skipped": [{"path": p, "reason": r} for p, r in f.skipped]})
@@ -182,8 +195,13 @@ def status_result(ws, writer_name: str) -> ToolResult:
         who = f["writer_process"] or {}
         writer = (f"{writer_name} indexes it" if f["this_process_writes"] else
                   f"read-only here: {who.get('role', 'another process')} (pid {who.get('pid')}) indexes it")
+        if f["embedding_loading"]:  # every chunk counts as pending until the model is there
+            left = f["stored_pending_vectors"]
+            vectors = "embedding model still loading" + ("" if left is None else f" ({left} chunks not embedded yet)")
+        else:
+            vectors = f"{f['pending_vectors']} chunks waiting for embeddings"
         lines.append(f"{f['path']}: {f['files']} files, {f['chunks']} chunks, {f['pending_files']} files queued, "
-                     f"{f['pending_vectors']} chunks waiting for embeddings; {writer}")
+                     f"{vectors}; {writer}")
         lines += [f"  skipped {s['path']}: {s['reason']}" for s in f["skipped"]]
     gen = status.generation
     lines.append(f"embedding model: {status.embedding_model}; answers: "

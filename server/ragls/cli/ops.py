@@ -16,6 +16,17 @@ from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
 
 
+def vectors_phrase(folder: dict) -> str:
+    """The status line's vector count of a rag/status folder: "without vectors: N", or while the embedding model is
+    still loading (every chunk then counts in pendingVectors) that it is loading, with the chunks really left to
+    embed when the index recorded them."""
+    if not folder.get("embeddingLoading"):
+        return f"without vectors: {folder['pendingVectors']}"
+    stored = folder.get("storedPendingVectors")
+    left = "" if stored is None else "; every chunk is embedded" if stored == 0 else f"; {stored} not embedded yet"
+    return f"embedding model still loading (answers use keywords until it is ready{left})"
+
+
 def cmd_status(args) -> int:
     missing = _unindexed_folder(args)
     if missing is not None:  # status never creates an index directory for a folder nobody indexed
@@ -45,7 +56,7 @@ def cmd_status(args) -> int:
     for f in wire["folders"]:
         print(f"folder:      {uri_to_path(f['uri'])}")
         print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
-        print(f"files:       {f['files']}   chunks: {f['chunks']}   without vectors: {f['pendingVectors']}")
+        print(f"files:       {f['files']}   chunks: {f['chunks']}   {vectors_phrase(f)}")
         if f.get("pendingWindows") is not None:
             print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")

@@ -277,7 +277,8 @@ def run(questions: Sequence[Question], retrieve: Callable[[str, int], list[Hit]]
 def parse_setting_side(spec: str) -> tuple[str, dict[str, Any]]:
     """A `--compare` side -> (label, settings layer). `spec` is a TOML file (its settings, as in ragls.toml), or
     comma-separated `name=value` pairs with dotted or flat (`rag_*`) names; values are TOML values (`true`, `10`,
-    `0.3`, `"text"`), a bare word is a string. Raises InvalidParams."""
+    `0.3`, `"text"`), a bare word is a string. Raises InvalidParams, also for a setting name ragls does not know
+    (naming the closest known one): a side that silently ignored it would be reported as if it applied."""
     import tomllib
 
     path = Path(spec).expanduser()
@@ -285,7 +286,7 @@ def parse_setting_side(spec: str) -> tuple[str, dict[str, Any]]:
         if not path.is_file():
             raise InvalidParams(f"--compare: no such settings file: {spec}")
         try:
-            return path.name, tomllib.loads(path.read_text(encoding="utf-8"))
+            return path.name, _known_settings(spec, tomllib.loads(path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise InvalidParams(f"--compare: {spec}: {exc}") from None
     layer: dict[str, Any] = {}
@@ -304,7 +305,18 @@ def parse_setting_side(spec: str) -> tuple[str, dict[str, Any]]:
             layer[section] = value
     if not layer:
         raise InvalidParams("--compare: empty settings")
-    return spec, layer
+    return spec, _known_settings(spec, layer)
+
+
+def _known_settings(spec: str, layer: dict[str, Any]) -> dict[str, Any]:
+    """`layer` unchanged when every name in it is a setting (old names included); raises InvalidParams naming the
+    first unknown one and the closest known name (`config.settings.normalize`'s warning)."""
+    from ragls.config.settings import OldName, normalize
+
+    unknown = [w for w in normalize(layer)[1] if not isinstance(w, OldName)]
+    if unknown:
+        raise InvalidParams(f"--compare {spec}: {unknown[0]}")
+    return layer
 
 
 # -- report ---------------------------------------------------------------------------------------------------

@@ -211,6 +211,28 @@ class VectorPhase:
             return len(self._pending)
         return max(0, self.manifest.chunk_count() - self._vectors.chunk_count())
 
+    @property
+    def vectors_loaded(self) -> bool:
+        """True once the vector store (and so the embedding model) is open in this process."""
+        return self._vectors is not None
+
+    @property
+    def embedding_loading(self) -> bool:
+        """True while the embedding model is still loading: a writing or serving process has not opened its vector
+        store yet and no error stopped it (a read-only `ragls status` never loads it: its counts are the recorded
+        ones)."""
+        return not self.read_only and self._vectors is None and not self.vectors_error
+
+    def stored_pending_count(self) -> int | None:
+        """Chunks without a stored first vector, known without loading the model: `pending_count()` once the
+        vector store is open, before that the count the writer last recorded (`recorded_vector_progress`, at most
+        the manifest's chunk count); None when nothing was recorded. Unlike `pending_count`, which counts every
+        chunk until the store is open (nothing is searchable by vector yet), this says what is left to embed."""
+        if self._vectors is not None:
+            return self.pending_count()
+        recorded = self.recorded_vector_progress()
+        return min(recorded[0], self.manifest.chunk_count()) if recorded else None
+
     def pending_windows_count(self) -> int | None:
         """Chunks whose windows are not all embedded yet (those without a first vector included); None when
         unknown (vector store not open, or a reader: only the writer tracks windows)."""

@@ -262,7 +262,9 @@ def to_wire_status(status) -> dict:
     return {
         "folders": [{
             "uri": path_to_uri(f.folder), "files": f.files, "chunks": f.chunks, "pending": f.pending,
-            "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows, "lastIndexedAt": iso(f.last_indexed_at),
+            "pendingVectors": f.pending_vectors, "pendingWindows": f.pending_windows,
+            "embeddingLoading": f.embedding_loading, "storedPendingVectors": f.stored_pending_vectors,
+            "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
             "skipped": [{"path": display_path(p), "reason": r} for p, r in f.skipped],
             **({"writerProcess": f.writer_process} if f.writer_process else {}),

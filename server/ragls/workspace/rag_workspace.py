@@ -83,6 +83,10 @@ class FolderStatus:
     writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
     # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
     pending_windows: int | None = None
+    # True while this process's embedding model is still loading (a server before its indexer thread opened the
+    # vectors): pending_vectors then counts every chunk, stored_pending_vectors is what is really left to embed.
+    embedding_loading: bool = False
+    stored_pending_vectors: int | None = None  # None: not known (nothing recorded yet)
 
 
 @dataclass
@@ -487,6 +491,7 @@ class RagWorkspace:
                 folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
                 pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
                 pending_windows=idx.pending_windows_count(),
+                embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
                 last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
                 writer=not idx.other_writer,
                 skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
