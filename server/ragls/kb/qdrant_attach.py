@@ -35,7 +35,7 @@ from ragls.core.errors import ConfigError, RequestFailed
 from ragls.core.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, search
-from ragls.retrieval.source import Candidates, pool_bm25
+from ragls.retrieval.source import Candidates, PooledSource, pool_bm25
 from ragls.stores.qdrant import SPARSE, chunk_from_payload, connect
 from ragls.stores.term_vectors import query_vector
 from ragls.stores.vectors import WindowMatch
@@ -149,18 +149,13 @@ class AttachedCollection:
                       **options)
 
 
-class CollectionSource:
+class CollectionSource(PooledSource):
     """An attached collection as a retrieval source (`retrieval/source.py`): dense top `n` from Qdrant (with the
     points' vectors, for near-duplicate removal); the keyword list is Qdrant's sparse search of the ragls `bm25`
     vector when the collection has one, else BM25 over the dense candidates' payload texts (`source.pool_bm25`),
     whose statistics also weigh the query's terms for abstention. Its BM25 scores are not tantivy's: merged with
     other sources' by rank. Chunks come with the candidates (never looked up again); `parent_document` and
     `bm25_feedback` do not apply (no chunk list per file, no corpus statistics)."""
-
-    has_bm25 = True
-    has_graph = False
-    bm25_comparable = False
-    vectors_ready = True
 
     def __init__(self, attached: AttachedCollection, embedder: Embedder):
         self.attached = attached
@@ -202,23 +197,10 @@ class CollectionSource:
                             out.chunks[cid] = chunk
                             kw.append((cid, float(p.score)))
                 out.lists["bm25"] = kw
-                _, out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()})
+                _, out.stats = pool_bm25(q, out.chunks)
             else:
-                out.lists["bm25"], out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}"
-                                                             for cid, c in out.chunks.items()})
+                out.lists["bm25"], out.stats = pool_bm25(q, out.chunks)
         return out
-
-    def get_chunks(self, ids):
-        return {}  # every candidate came with its chunk
-
-    def chunks_of(self, path: str) -> list:
-        return []
-
-    def term_stats(self, terms):
-        return 0, {}  # the candidates' pool gives them (Candidates.stats)
-
-    def coverage(self) -> tuple[int, int]:
-        return 0, 0
 
 
 def check_vectors(name: str, vectors, dim: int, model_name: str) -> int:

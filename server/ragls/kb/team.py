@@ -35,7 +35,7 @@ from ragls.index.indexer import FolderIndex, resolve_index_dir
 from ragls.index.repo import LocalChanges, local_changes
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import search
-from ragls.retrieval.source import Candidates, FolderSource, pool_bm25
+from ragls.retrieval.source import Candidates, FolderSource, PooledSource, pool_bm25
 from ragls.stores.qdrant import QdrantChunkStore, chunk_from_payload, is_url
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class TeamIndex:
         self.overlay.close()
 
 
-class SharedSource:
+class SharedSource(PooledSource):
     """The shared collection of a team folder as a retrieval source (`retrieval/source.py`): the locally changed
     and deleted paths are excluded by a payload filter (and again when chunks are read: never trust one place).
     Dense search returns each chunk's best window (focus lines, vector for dedup); the keyword list is Qdrant's
@@ -137,11 +137,6 @@ class SharedSource:
     local mode (which scores sparse vectors in Python, ~11 s/query at 10k chunks, docs/benchmarks.md). Its BM25
     scores are not tantivy's, so the pipeline interleaves its keyword list with the overlay's by rank. Chunks are
     cited as files of the local folder. `retrieval.bm25_feedback` and `parent_document` do not apply to it."""
-
-    has_bm25 = True
-    has_graph = False
-    bm25_comparable = False
-    vectors_ready = True
 
     def __init__(self, team: TeamIndex):
         self.team = team
@@ -167,8 +162,7 @@ class SharedSource:
                 out.matches[m.chunk_id] = m
         if "bm25" in signals:
             if sparse is None:
-                texts = {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()}
-                out.lists["bm25"], out.stats = pool_bm25(q, texts)
+                out.lists["bm25"], out.stats = pool_bm25(q, out.chunks)
             else:
                 kw = []
                 for p, score in sparse:
@@ -177,21 +171,9 @@ class SharedSource:
                         out.chunks.setdefault(chunk.id, chunk)
                         kw.append((chunk.id, score))
                 out.lists["bm25"] = kw
-                _, out.stats = pool_bm25(q, {cid: f"{c.title}\n{c.text}" for cid, c in out.chunks.items()})
+                _, out.stats = pool_bm25(q, out.chunks)
         return out
 
     def _chunk(self, payload: dict, hidden):
         chunk = dataclasses.replace(chunk_from_payload(payload), folder=str(self.team.folder))
         return None if chunk.path in hidden or not chunk.text else chunk
-
-    def get_chunks(self, ids):
-        return {}  # every candidate came with its chunk
-
-    def chunks_of(self, path: str) -> list:
-        return []
-
-    def term_stats(self, terms):
-        return 0, {}  # the candidates' pool gives them (Candidates.stats)
-
-    def coverage(self) -> tuple[int, int]:
-        return 0, 0

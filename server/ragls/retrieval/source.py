@@ -18,7 +18,7 @@ Chunks are keyed in the pipeline by (position of the source, chunk id).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -146,19 +146,45 @@ def as_sources(items: Sequence) -> list:
     return [it if isinstance(it, Source) else FolderSource(it) for it in items]
 
 
-def pool_bm25(q: Query, texts: dict[str, str]) -> tuple[list[tuple[str, float]], tuple[int, dict[str, int]]]:
+def pool_bm25(q: Query, chunks: Mapping[str, Chunk]) -> tuple[list[tuple[str, float]], tuple[int, dict[str, int]]]:
     """BM25 over a pool of candidate texts (chunk id -> title and text), for sources that cannot score BM25 over
     their whole corpus (an attached Qdrant collection without a ragls `bm25` sparse vector, a team collection in
-    embedded local mode): ([(chunk id, score)] best first, positive scores only; (pool size, {BM25 term of the
+    embedded local mode), each chunk scored on its title and text: ([(chunk id, score)] best first, positive scores only; (pool size, {BM25 term of the
     query: document frequency in the pool})) — the statistics abstention weighs the query's terms by. BM25 k1 1.2,
     b 0.75, IDF over the pool (`stores.term_vectors.bm25_rank`)."""
     from ragls.core.analysis import stems
     from ragls.stores.term_vectors import bm25_rank
 
+    texts = {cid: f"{c.title}\n{c.text}" for cid, c in chunks.items()}
     ids = list(texts)
     ranked = [(ids[i], s) for i, s in bm25_rank(q.text, [texts[k] for k in ids])]
     seen = [set(stems(texts[k])) for k in ids]
     return ranked, (len(ids), {t: sum(1 for s in seen if t in s) for t in q.terms})
+
+
+class PooledSource:
+    """Base of the sources whose candidates carry their chunks (an attached Qdrant collection, a team folder's
+    shared collection): nothing is looked up again, there is no chunk list per file, and the query's term
+    statistics come from the candidate pool (`pool_bm25`, `Candidates.stats`), so the corpus-wide hooks answer
+    empty. Their BM25 scores are not tantivy's (`bm25_comparable`): the pipeline merges them with other sources'
+    by rank."""
+
+    has_bm25 = True
+    has_graph = False
+    bm25_comparable = False
+    vectors_ready = True
+
+    def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
+        return {}  # every candidate came with its chunk
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        return []
+
+    def term_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        return 0, {}  # the candidates' pool gives them (Candidates.stats)
+
+    def coverage(self) -> tuple[int, int]:
+        return 0, 0
 
 
 def vector_weight_coverage(sources: Sequence[Source]) -> float:
