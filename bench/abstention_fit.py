@@ -72,16 +72,18 @@ def load_set(name: str) -> list[tuple[str, str, str, bool]]:
     return out
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Logistic regression weights [b0, b...] by Newton's method (L2 on the non-intercept weights)."""
+def fit(x: np.ndarray, y: np.ndarray, sw: np.ndarray | None = None) -> np.ndarray:
+    """Logistic regression weights [b0, b...] by Newton's method (L2 on the non-intercept weights); `sw`, one
+    weight per sample (default 1)."""
+    sw = np.ones(len(y)) if sw is None else sw
     xb = np.hstack([np.ones((len(x), 1)), x])
     w = np.zeros(xb.shape[1])
     pen = np.full(xb.shape[1], L2)
     pen[0] = 0.0
     for _ in range(100):
         p = 1 / (1 + np.exp(-xb @ w))
-        grad = xb.T @ (p - y) + pen * w
-        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(pen) + 1e-9 * np.eye(len(w))
+        grad = xb.T @ (sw * (p - y)) + pen * w
+        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(pen) + 1e-9 * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:

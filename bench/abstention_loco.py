@@ -32,7 +32,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from abstention_fit import L2, auroc, predict
+from abstention_fit import auroc, fit, predict
 from data import dataset
 
 CORPORA = ("rust-book", "flask-docs", "urllib3-docs")
@@ -109,24 +109,6 @@ def balanced_weights(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
             if m.any():
                 w[m] = 1.0 / m.sum()
     return w * len(y) / w.sum()
-
-
-def fit(x: np.ndarray, y: np.ndarray, sw: np.ndarray) -> np.ndarray:
-    """Weighted logistic regression [b0, b...] by Newton's method, L2 (abstention_fit.L2) on the non-intercept
-    weights."""
-    xb = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(xb.shape[1])
-    pen = np.full(xb.shape[1], L2)
-    pen[0] = 0.0
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-xb @ w))
-        grad = xb.T @ (sw * (p - y)) + pen * w
-        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(pen) + 1e-9 * np.eye(len(w))
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w
 
 
 def operating_floor(p: np.ndarray, y: np.ndarray, groups: np.ndarray, rule2: np.ndarray) -> float:
