@@ -258,8 +258,9 @@ H.it("codecompanion.nvim (real): /ragls asks for a search and adds the cited pas
   chat:submit()
   H.wait_for(function()
     buftext = table.concat(vim.api.nvim_buf_get_lines(chat.bufnr, 0, -1, false), "\n")
-    return buftext:find("From the passages you added", 1, true) ~= nil
-  end, 60000, "the answer")
+    -- the reply streams word by word: wait for its last words, so the check below sees the whole of it
+    return buftext:find("42 seconds [1].", 1, true) ~= nil
+  end, 60000, "the whole answer")
   H.contains(buftext, "From the passages you added (cited)", "the passages reached the LLM")
   H.screenshot("codecompanion-ragls-slash-command")
 end)
