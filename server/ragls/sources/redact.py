@@ -17,8 +17,9 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
   with a PASS segment after a prefix (`DB_PASS`, `SMTP_PASS`; a bare `PASS:` is a test log's; there with a digit,
   a symbol or mixed case, so `FIRST_PASS: enabled` stays) any value of 4 or more characters (`password: hunter2`,
-  `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a type or keyword (`password: string`, `required`, `true`), an environment variable's name
-  (`PASSWORD=DB_PASSWORD`) or a code expression (`password = os.environ[...]`, `get_password()`);
+  `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
+  type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
+  or a code expression (`password = os.environ[...]`, `get_password()`);
 - the password of a `.netrc` entry (`machine host login user password secret`, one line or several; also
   `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
   password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
@@ -30,7 +31,8 @@ Why our own regular expressions rather than detect-secrets (PyPI, 1.5.0), evalua
 a bare `npm_…` token (its NpmDetector wants an `.npmrc` `_authToken=` line), an unquoted `password: hunter2` and
 a non-JWT bearer token, and it scans the 1.2 MB rust-book in 7.6 s (its plugins minus the entropy ones, line by
 line) against 0.31 s for this module on the same machine: the text phase of indexing would be several times
-slower. Nor has it a `.netrc` or `curl -u` plugin, and its Stripe pattern is live keys only (re-checked for 1.5.0). Its JWT, basic-auth and PyPI patterns are the models of the ones here.
+slower. Nor has it a `.netrc` or `curl -u` plugin, and its Stripe pattern is live keys only (re-checked for
+1.5.0). Its JWT, basic-auth and PyPI patterns are the models of the ones here.
 
 Masking keeps every character count (each masked character becomes `*`, the first 4 of a provider key or JWT are
 kept so the reader sees which kind it was), so line numbers and LSP ranges of the document are unchanged.
