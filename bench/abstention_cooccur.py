@@ -23,6 +23,7 @@ Then the leave-one-corpus-out table of bench/abstention_loco.py over the shipped
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -66,7 +67,7 @@ def pair_share(bm25, terms: list[str], dfs: dict[str, int], weights: dict[str, f
 
     schema = bm25.index.schema
     searcher = bm25.index.searcher()
-    pairs = [(a, b) for a, b in zip(terms, terms[1:], strict=False) if a != b and dfs.get(a) and dfs.get(b)]
+    pairs = [(a, b) for a, b in itertools.pairwise(terms) if a != b and dfs.get(a) and dfs.get(b)]
     if not pairs:
         return 1.0, 1.0
     found, wsum, wfound = 0, 0.0, 0.0
@@ -102,7 +103,7 @@ def extra(ws, result, text: str) -> dict:
         pres = max((best_span(present, tok, title, w) for tok, title in parsed), default=0.0)
         row[f"span_cov_{w}"] = cov / total if total > 0 else 1.0
         row[f"span_present_{w}"] = pres / total_present if total_present > 0 else 1.0
-    order = [t for t in EN_STEM_NO_STOP.analyze(text)]
+    order = EN_STEM_NO_STOP.analyze(text)
     bm25 = ws.indexes[0].bm25
     for s in SLOPS:
         row[f"pair_{s}"], row[f"pair_idf_{s}"] = pair_share(bm25, order, dfs, weights, s)
@@ -120,8 +121,16 @@ def main() -> int:
     ap.add_argument("--features", action="append", help="comma list (repeatable); default: a fixed list")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--rows", type=Path)
+    ap.add_argument("--floor", type=float, default=0.2)
+    ap.add_argument("--robust", type=Path, action="append", default=[],
+                    help="rows of an --append run: the in-sample coefficients' decisions on them too")
+    ap.add_argument("--append", help="a context sentence appended to every question (robustness check)")
+    ap.add_argument("--add-rows", type=Path, action="append", default=[], help="rows of another --json to add")
     args = ap.parse_args()
     extra_sets = dict(s.split("=", 1) for s in args.extra_set)
+    if args.append:  # robustness: every question asked again with an incidental context sentence appended
+        plain = loco.load_set
+        loco.load_set = lambda name: [{**q, "question": f"{q['question']} {args.append}"} for q in plain(name)]
     rows = json.loads(args.rows.read_text())["rows"] if args.rows else []
     if not args.rows:
         for name in args.corpora.split(","):
@@ -135,6 +144,9 @@ def main() -> int:
             rows += loco.collect(name, corpus, extra=extra)
         if args.json:
             args.json.write_text(json.dumps({"rows": rows}, indent=1))
+    for extra_rows in args.add_rows:
+        rows += json.loads(extra_rows.read_text())["rows"]
+    rows = [r for r in rows if r["kind"] not in ("far-off", "out-of-scope")]  # near misses vs answerable only
     corpora = list(dict.fromkeys(r["corpus"] for r in rows))
     loco.CORPORA = tuple(corpora)
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
@@ -156,7 +168,30 @@ def main() -> int:
         cells = [f"{r['auroc']:.3f}, {r['near']}/{r['n_near']}, {r['refused']}/{r['n_ans']} ({r['floor']:.2f})"
                  if (r := res.get(g)) else "–" for g in corpora]
         print(f"| {', '.join(fs)} | " + " | ".join(cells) + " |", flush=True)
+    for fs in sets:  # the coefficients fitted on every corpus (operating point at the default floor), in sample
+        coef = loco.shipped(rows, fs, args.floor)
+        print(f"{', '.join(fs)}: {coef}")
+        for label, rs in [("as written", rows)] + [(f"with {p.name}", [r for r in json.loads(p.read_text())["rows"]
+                                                                       if r["kind"] not in ("far-off", "out-of-scope")])
+                                                   for p in args.robust]:
+            print(f"  {label}: " + ", ".join(f"{g} {n}/{nn} near misses, {a}/{na} answerable abstained"
+                                             for g, (n, nn, a, na) in decisions(rs, coef, args.floor).items()))
     return 0
+
+
+def decisions(rows: list[dict], coef: dict[str, float], floor: float) -> dict[str, tuple[int, int, int, int]]:
+    """{corpus: (near misses abstained, near misses, answerable abstained, answerable)} with the product's decision
+    (probability below `floor`, or rule 2) under `coef`."""
+    import math
+
+    out: dict[str, list[int]] = {}
+    for r in rows:
+        z = coef["intercept"] + sum(v * r[k] for k, v in coef.items() if k != "intercept")
+        abstain = 1.0 / (1.0 + math.exp(-z)) < floor or bool(r["rule2"])
+        c = out.setdefault(r["corpus"], [0, 0, 0, 0])
+        c[0 if not r["answerable"] else 2] += abstain
+        c[1 if not r["answerable"] else 3] += 1
+    return {g: tuple(v) for g, v in out.items()}
 
 
 if __name__ == "__main__":
