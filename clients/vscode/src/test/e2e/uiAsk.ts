@@ -255,7 +255,7 @@ async function main(): Promise<number> {
       const error = webview.locator('section.turn:last-of-type .error').first();
       await error.waitFor({ state: 'visible', timeout: 10_000 });
       const text = (await error.textContent()) ?? '';
-      if (!text.includes('The LLM failed') || !text.includes(`127.0.0.1:${dead}`)) {
+      if (!text.includes('The LLM failed') || !text.includes(`127.0.0.1:${dead}`) || !text.includes('the VS Code setting ragls.generation.baseUrl')) {
         throw new Error(`error text is ${JSON.stringify(text)}`);
       }
       for (const label of ['Retry', 'Open Settings']) {

@@ -276,6 +276,8 @@ suite('ragls extension in VS Code', () => {
       const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
       assert.ok(result?.error, `no LLM error: ${JSON.stringify(result)}`);
       assert.ok(result.error.message.includes(dead), result.error.message);
+      // The URL was set in VS Code: the error names that setting, not ragls.toml's generation.base_url.
+      assert.ok(result.error.message.endsWith('or fix the VS Code setting ragls.generation.baseUrl'), result.error.message);
       assert.ok(result.answer.includes('beacon push --previous'), 'the extractive answer is kept');
       const html = api.chat.html;
       const error = html.indexOf('class="error"');
