@@ -69,9 +69,10 @@ def load_set(name: str) -> list[dict]:
     return out
 
 
-def collect(name: str, corpus: Path) -> list[dict]:
+def collect(name: str, corpus: Path, extra=None) -> list[dict]:
     """One row per question of `name`'s dev set: id, kind, answerable, every Evidence field, `rule2` (today's
-    cosine-floor / keyword decision)."""
+    cosine-floor / keyword decision); `extra(ws, result, question)` -> dict adds a probe's own columns
+    (bench/abstention_cooccur.py)."""
     from ragls.retrieval.abstention import sentence_cosine
     from ragls.retrieval.search import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
@@ -90,6 +91,8 @@ def collect(name: str, corpus: Path) -> list[dict]:
                 row["sentence_cosine"] = sentence_cosine(result.query.vector, list(result)[:ws.settings.retrieval.top_k],
                                                          ws.embedder.embed_documents)
             row["cosine"] = row["cosine"] if row["cosine"] is not None else 0.0
+            if extra is not None:
+                row.update(extra(ws, result, q["question"]))
             rows.append(row)
             print(f"  {q['id']:12s} {'A' if row['answerable'] else 'N'} "
                   + " ".join(f"{f}={row[f]:.2f}" for f in ("cosine", "sentence_cosine", "coverage", "rare_focus")),

@@ -189,3 +189,31 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
         result = ws.query(question)
         assert not result.abstained, (question, result.hits.evidence)
         assert result.hits.evidence.absent_names == ()
+
+
+def test_a_joined_name_is_mentioned_only_as_a_phrase(ws):
+    """A name written as words joined by "/" or "-" (HTTP/3, User-Agent) is one name: the fixture docs hold "HTTP"
+    and "1" but never "HTTP/1", so a question about HTTP/1 names something they do not mention and abstains;
+    `in-flight`, which they do write, is mentioned. An identifier is still judged by its terms."""
+    from ragls.retrieval.abstention import absent_names
+
+    miss = ws.query("Does the client fall back to HTTP/1 when a request is retried?")
+    assert miss.hits.evidence.absent_names == ("HTTP/1",)
+    assert miss.abstained, miss.hits.evidence
+    assert ws.query("Are `in-flight` requests completed during an upgrade?").hits.evidence.absent_names == ()
+    stats = ((3, {"checked": 1, "add": 2, "http": 3, "3": 1}),)
+    never = lambda terms: False  # noqa: E731 - no phrase anywhere
+    assert absent_names(stats, "Is `checked_add` or HTTP/3 supported?", never) == ("HTTP/3",)
+    assert absent_names(stats, "Is HTTP/3 supported?") == ()  # no phrase lookup: counted as mentioned
+
+
+def test_an_acronym_the_docs_spell_out_is_mentioned():
+    """VS in "VS Code" is in no chunk, but a hit that writes "Visual Studio Code" mentions it: an acronym whose
+    initials a hit spells out in capitalised words is not an absent name; NTLM spelled nowhere stays absent."""
+    from ragls.core.ir import Chunk, Hit, LineSpan
+    from ragls.retrieval.abstention import spelled_out
+
+    text = "## Visual Studio Code\n\nInstall the Black Formatter extension; a JSON Web Token is not needed."
+    hits = [Hit(Chunk("c", "editors.md", text, LineSpan(0, 0, 2, 0), "h", title="Editors"), 1.0, {})]
+    assert spelled_out("VS", hits) and spelled_out("JWT", hits)
+    assert not spelled_out("NTLM", hits) and not spelled_out("Kerberos", hits)

@@ -276,19 +276,44 @@ def name_terms(text: str) -> dict[str, list[str]]:
     return {n: t for n in question_names(text) if (t := stems(n.split("=")[0]))}
 
 
-def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str) -> tuple[str, ...]:
+# HTTP/3, User-Agent, X-Forwarded-For, HTTP/1.1: one name, not its words (an identifier's joints "_" "::" "." are not)
+_PHRASE_NAME = re.compile(r"[^\W_]+(?:(?:[-/]|(?<=\d)\.(?=\d))[^\W_]+)+")
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+
+
+def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=None) -> tuple[str, ...]:
     """The names the question mentions (`question_names`) that no chunk holds: one of the name's terms has document
     frequency 0 in every source of `stats` (each source's (chunk count, {term: df}) over its WHOLE corpus, asked
-    for `name_terms` too). A term no source reports counts as present (unknown); "HTTP/3", whose terms "http" and
-    "3" occur apart, counts as mentioned. A question about NTLM asked of documents that never say NTLM is one
-    they do not answer. () without stats."""
+    for `name_terms` too), or — for a name written as words joined by "-" or "/" (HTTP/3, User-Agent) — its terms
+    never stand together: `phrase(terms)` (True when some chunk of some source holds them as a phrase) says no.
+    A term no source reports counts as present (unknown), and so does a phrase without `phrase`; an identifier
+    (trust_env, os.path.join, checked_add) is judged by its terms, as the docs may name it as a family
+    (`checked_*`). A question about NTLM or HTTP/3 asked of documents that never say NTLM or HTTP/3 is one they
+    do not answer. () without stats."""
     if not stats:
         return ()
     out = []
     for name, terms in name_terms(text).items():
-        if any(all(dfs.get(t, 1) == 0 for _, dfs in stats) and any(t in dfs for _, dfs in stats) for t in terms):
+        unknown_term = any(all(dfs.get(t, 1) == 0 for _, dfs in stats) and any(t in dfs for _, dfs in stats)
+                           for t in terms)
+        if unknown_term or (phrase is not None and len(terms) > 1 and _PHRASE_NAME.fullmatch(name)
+                            and not phrase(terms)):
             out.append(name)
     return tuple(out)
+
+
+def spelled_out(name: str, hits: Sequence[Hit]) -> bool:
+    """True when `name` is an acronym (2-6 capital letters: VS, JWT, CORS) that a hit spells out as capitalised
+    words with those initials ("Visual Studio Code" for VS, "JSON Web Token" for JWT): the documents call it by
+    its full name, so it is mentioned although the acronym is not."""
+    if not _ACRONYM.fullmatch(name):
+        return False
+    for hit in hits:
+        words = re.findall(r"[^\W\d_][\w']*", f"{hit.chunk.title}\n{hit.chunk.text}")
+        initials = "".join(w[0] if w[0].isupper() else " " for w in words)
+        if name in initials:
+            return True
+    return False
 
 
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
@@ -323,7 +348,7 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     _, rare_focus = _coverages(rare, [_focus_lines_stems(h) for h in hits])
     _, rare_top = _coverages(rare, seen)
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
-    absent = tuple(absent)
+    absent = tuple(a for a in absent if not spelled_out(a, hits))
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,
