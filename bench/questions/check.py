@@ -2,13 +2,16 @@
 
     python bench/questions/check.py                      # check rust-book.jsonl and flask-docs.jsonl
     python bench/questions/check.py --fill FILE.jsonl    # write each gold item's "lines" from its "text" (grep)
+    python bench/questions/check.py bench/questions/black-docs.jsonl --corpus black-26.10.1/docs   # a held-out set
 
 A gold item is {"path", "lines": [first, last] (1-based, inclusive), "text"}; "text" is copied from the file
 (whitespace runs may differ: line wraps). Checks, per question:
 - the text occurs inside lines first..last of the file (the span is where grep finds it, not a guess);
 - kind "deep": in every default chunk (2000 characters, 5 % overlap, ragls' own chunker) that holds the answer,
   it starts at least 1,200 characters into the chunk — past what a 256-wordpiece embedding of the chunk sees;
-- kind "two-part": at least two gold items; kind "unanswerable": no gold item, and no other kind has none.
+- kind "two-part": at least two gold items; the kinds without an answer ("unanswerable", "near-miss",
+  "near-miss-known", "far-off"): no gold item, and no other kind has none.
+Lines starting with `//` are comments (as for `ragls eval`); --fill keeps them where they are.
 The corpus is found by bench/data.py (rust-book / flask-docs; --corpus to override). Exits 1 on any failure.
 """
 
@@ -26,7 +29,8 @@ sys.path.insert(0, str(HERE.parent))
 from data import dataset  # noqa: E402
 
 SETS = {"rust-book.jsonl": "rust-book", "flask-docs.jsonl": "flask-docs"}
-KINDS = ("deep", "paraphrase", "identifier", "two-part", "unanswerable")
+KINDS = ("deep", "paraphrase", "identifier", "two-part", "unanswerable", "near-miss", "near-miss-known", "far-off")
+NO_ANSWER = ("unanswerable", "near-miss", "near-miss-known", "far-off")
 DEEP_OFFSET = 1200
 
 
@@ -73,21 +77,23 @@ def chunk_offsets(root: Path, rel: str) -> list[tuple[int, int]]:
 
 def check_file(path: Path, root: Path, fill: bool) -> list[str]:
     """Problems found in one question file (with `fill`, missing or wrong "lines" are rewritten first)."""
-    problems, rows, kinds = [], [], {}
+    problems, rows, kinds, lines_out = [], [], {}, []
     texts: dict[str, str] = {}
     for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not raw.strip():
+        if not raw.strip() or raw.lstrip().startswith("//"):
+            lines_out.append(raw)
             continue
         q = json.loads(raw)
         rows.append(q)
+        lines_out.append(q)
         where = f"{path.name}:{n} {q.get('id')}"
         kind = q.get("kind")
         kinds[kind] = kinds.get(kind, 0) + 1
         if kind not in KINDS:
             problems.append(f"{where}: unknown kind {kind!r}")
         gold = q.get("gold", [])
-        if (kind == "unanswerable") != (not gold):
-            problems.append(f"{where}: unanswerable questions, and only they, have no gold")
+        if (kind in NO_ANSWER) != (not gold):
+            problems.append(f"{where}: questions without an answer ({'/'.join(NO_ANSWER)}), and only they, have no gold")
         if kind == "two-part" and len(gold) < 2:
             problems.append(f"{where}: a two-part question needs two gold items")
         for item in gold:
@@ -115,7 +121,10 @@ def check_file(path: Path, root: Path, fill: bool) -> list[str]:
                 if not depths or min(depths) < DEEP_OFFSET:
                     problems.append(f"{where}: deep answer only {min(depths, default=-1)} characters into its chunk")
     if fill:
-        path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in rows), encoding="utf-8")
+        path.write_text(
+            "".join((q if isinstance(q, str) else json.dumps(q, ensure_ascii=False)) + "\n" for q in lines_out),
+            encoding="utf-8",
+        )
     print(f"{path.name}: {len(rows)} questions, " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in KINDS))
     return problems
 

@@ -30,7 +30,8 @@ def server_env(cache_dir: Path) -> dict[str, str]:
 
 
 def init_params(folders: list[Path], options: dict | None = None,
-                capabilities: types.ClientCapabilities | None = None) -> types.InitializeParams:
+                capabilities: types.ClientCapabilities | None = None,
+                client_name: str | None = None) -> types.InitializeParams:
     from ragls.core.uris import path_to_uri
 
     return types.InitializeParams(
@@ -41,6 +42,7 @@ def init_params(folders: list[Path], options: dict | None = None,
         root_uri=path_to_uri(folders[0]),
         workspace_folders=[types.WorkspaceFolder(uri=path_to_uri(f), name=f.name) for f in folders],
         initialization_options=options or {},
+        client_info=types.ClientInfo(name=client_name) if client_name else None,
     )
 
 

@@ -58,7 +58,8 @@ def workspace(tmp_path_factory):
                     config=ClientServerConfig(server_command=SERVER_COMMAND, server_env=ENV,
                                               client_factory=streaming_client))
 async def client(lsp_client: LanguageClient, workspace):
-    await lsp_client.initialize_session(init_params([workspace], OPTIONS))
+    # VS Code's client name (vscode-languageclient sends vscode.env.appName): errors name its settings
+    await lsp_client.initialize_session(init_params([workspace], OPTIONS, client_name="Visual Studio Code"))
     await wait_indexed(lsp_client)
     yield
     await lsp_client.shutdown_session()
@@ -135,6 +136,17 @@ async def test_llm_errors_keep_the_sources_and_the_server_keeps_serving(client):
     assert "[" in res["answer"]  # the extractive answer cites its sources
     res = await request(client, "rag/query", {"query": "disable retries", "topK": 1})
     assert res["chunks"][0]["source"]["path"] == "guide/retries.md"
+
+
+async def test_an_llm_error_names_the_vs_code_settings_the_user_set(client):
+    """The model and URL came in VS Code's initializationOptions: the error says which VS Code settings to fix,
+    not ragls.toml's generation.model / generation.base_url (config/setting_names.py)."""
+    LLM.queue(Reply(status=404, error="model not found"))
+    res = await request(client, "rag/ask", {"question": "How do I disable retries?"})
+    message = res["error"]["message"]
+    assert ("model 'test-model' not found (HTTP 404); set the VS Code setting ragls.generation.model to a model this "
+            "server has and check the VS Code setting ragls.generation.baseUrl") in message, message
+    assert "generation.base_url" not in message and res["model"] == "extractive"
 
 
 async def test_follow_up_returns_its_retrieval_query(client):

@@ -64,3 +64,48 @@ def test_passages_are_scored_against_the_question_not_the_selection_it_quotes(em
                                    embed=embed)
         bullets = [line for line in answer.splitlines() if line.startswith("- ")]
         assert bullets and "23 pebbles" in bullets[0], bullets
+
+
+def _bullets(answer: str) -> list[str]:
+    return [line for line in answer.splitlines() if line.startswith("- ")]
+
+
+def test_identifier_abbreviating_a_question_word_answers(embedder):
+    """`chars` points at "characters" (an identifier is often a cut-down word): its sentence is quoted, although
+    it shares no whole word with the question and a sentence repeating the question's words reads closer."""
+    text = ("The best way to read pieces of a text buffer is to be explicit about whether you want characters or "
+            "raw bytes. For individual Unicode scalar values, use the `chars` method. Buffers are stored as "
+            "UTF-8 and each character may take several bytes. The buffer grows when text is appended to it. "
+            "A buffer can be shared between threads.")
+    answer = extractive_answer("How do I iterate over a text buffer by characters?", [(1, _hit(text))],
+                               max_sentences=2, embed=embedder.embed_documents)
+    assert "- For individual Unicode scalar values, use the `chars` method [1]." in _bullets(answer)
+
+
+def test_rest_links_and_literals_read_as_text(embedder):
+    text = ("Errors\n======\n\nLog files are rarely read. This is why we recommend using `Sentry\n"
+            "<https://sentry.io/>`_ for dealing with application errors. If you specify ``block=True`` then at "
+            "most ``maxsize`` connections are open, see `the pool docs`_ for more.\n")
+    answer = extractive_answer("Which service tracks application errors? What does block=True do?",
+                               [(1, _hit(text, "errors.rst"))], embed=embedder.embed_documents)
+    assert "- This is why we recommend using Sentry for dealing with application errors [1]." in _bullets(answer)
+    assert ("- If you specify `block=True` then at most `maxsize` connections are open, see the pool docs for "
+            "more [1].") in _bullets(answer)
+
+
+def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_quoted(embedder):
+    """"Take a look at the following example:" alone says nothing: it joins the sentence before it, which carries
+    the code block. mdBook's `{{#include file}}` is where a listing comes from, not text: a block holding only
+    that is not quoted."""
+    text = ("# Running jobs\n\nIf you want more control over the number of workers, you can send the `--jobs` "
+            "flag and the number of workers to the runner. Take a look at the following example:\n\n"
+            "```console\n$ runner --jobs=1\n```\n\nTo keep slow jobs out of a run, mark them with the `skip` "
+            "attribute as shown here:\n\n```rust\n{{#rustdoc_include ../listings/skip/src/lib.rs:here}}\n```\n")
+    answer = extractive_answer("How do I control how many workers the runner uses? How do I keep slow jobs out?",
+                               [(1, _hit(text))], embed=embedder.embed_documents)
+    lines = answer.splitlines()
+    first = lines.index("- If you want more control over the number of workers, you can send the `--jobs` flag and "
+                        "the number of workers to the runner. Take a look at the following example [1]:")
+    assert lines[first + 1:first + 4] == ["  ```console", "  $ runner --jobs=1", "  ```"]
+    assert "{{#" not in answer
+    assert "- To keep slow jobs out of a run, mark them with the `skip` attribute as shown here [1]:" in lines

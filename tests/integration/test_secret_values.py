@@ -4,6 +4,7 @@ rest of the file is indexed and cited at its own lines. Real tantivy, LanceDB an
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,12 @@ SHORT_PASSWORD = "hunt3r"
 PGP_BODY = "lQOYBGXk2aIBCADq7Vb9Zt3mQ1"
 AZURE_KEY = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg=="
 WEBHOOK_PATH = "T0A1B2C3D/B0A1B2C3D/q1w2e3r4t5y6u7i8o9p0a1s2"
+# .netrc entries, curl -u/--user, Stripe test and restricted keys, *_PASS assignments
+NETRC_PASSWORD, NETRC_PASSWORD2 = "Vt7qN3wzLp", "m4rbleSky"
+CURL_PASSWORD, CURL_PASSWORD2 = "Kp8xZr2Wq", "s3cretive"
+STRIPE_TEST = "sk_test_51HqLzG2eZvKYlo2C8x7Qm4Rt"
+STRIPE_RESTRICTED = "rk_live_51HqLzG2eZvKYlo2C9y8Wn5Su"
+DB_PASS, POSTGRES_PASSWORD = "pg_Ld93kq", "Wq7ePostgr3s"
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -56,6 +63,23 @@ Alerts post to https://hooks.slack.com/services/{WEBHOOK_PATH} from the release 
 {PGP_BODY}
 -----END PGP PRIVATE KEY BLOCK-----
 
+Mirror credentials go in ~/.netrc:
+
+machine mirror.internal login deploy password {NETRC_PASSWORD}
+machine backup.internal
+  login deploy
+  password {NETRC_PASSWORD2}
+
+Check it with `curl -u deploy:{CURL_PASSWORD} https://mirror.internal/health` or
+
+    curl -sS \\
+      --user "ops:{CURL_PASSWORD2}" \\
+      https://backup.internal/health
+
+Billing tests use {STRIPE_TEST}; the reporting job reads with {STRIPE_RESTRICTED}.
+Compose sets DB_PASS={DB_PASS} and
+  POSTGRES_PASSWORD: {POSTGRES_PASSWORD}
+
 The deploy listens on port 8443 behind the load balancer.
 """
 DOCS = """# Setup
@@ -63,9 +87,14 @@ DOCS = """# Setup
 Export `OPENAI_API_KEY=<your key>` and set `password: ${DB_PASSWORD}`; `max_tokens: 1024` caps answers.
 Send `Authorization: Bearer $TOKEN` (Bearer authentication); the URL is `postgres://${DB_USER}:${DB_PASS}@host/db`.
 The `password` field is a string: `password: string`, and `password = os.environ["DB_PASSWORD"]` reads it.
+Use the default login and password fields, or put machine, login and password lines in the netrc file.
+The machine learning login page has a password reset link; `curl -u $USER:$PASS https://host/` prompts for nothing.
+Run `docker run -u 1000:1000 app`; pk_live_51HqLzG2eZvKYlo2C8x7Qm4Rt is a publishable key (safe in a browser).
+In the test log, `--- PASS: TestParse` and FIRST_PASS: enabled mean the bypass compass=north worked.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
-           f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH)
+           f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
+           CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD)
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +149,20 @@ def test_masking_keeps_every_offset():
     assert count >= 10 and len(masked) == len(NOTES) and masked.splitlines()[0] == "# Deploy notes"
     assert [len(line) for line in masked.splitlines()] == [len(line) for line in NOTES.splitlines()]
     assert mask_secrets(DOCS) == (DOCS, 0)
+
+
+def test_no_secret_value_reaches_the_llm_prompt(indexed, llm_server):
+    """rag/ask with a loopback model: the notes passage is in the prompt, masked; the echoed answer holds no secret."""
+    ws, _ = indexed
+    base = ws.settings
+    ws.settings = base.model_copy(update={"generation": base.generation.model_copy(
+        update={"backend": "openai", "base_url": llm_server.openai_url, "model": "test-model", "max_retries": 0})})
+    try:
+        answer = ws.ask("which port does the deploy listen on, and how do I check the mirror?", top_k=2)
+    finally:
+        ws.settings = base
+    sent = json.dumps([r.body for r in llm_server.requests], ensure_ascii=False)
+    assert llm_server.requests and "port 8443 behind the load balancer" in sent
+    assert f"machine mirror.internal login deploy password {'*' * len(NETRC_PASSWORD)}" in sent
+    assert f"curl -u deploy:{'*' * len(CURL_PASSWORD)} https://mirror.internal/health" in sent
+    assert not any(secret in sent or secret in answer.text for secret in SECRETS)

@@ -22,7 +22,57 @@ local trusted = vim.system(trust_cmd, { text = true }):wait()
 assert(trusted.code == 0, "ragls trust failed: " .. (trusted.stderr or ""))
 
 H.load_plugin_for_workspace()
-H.open_and_wait_indexed("README.md", 3)
+local messages = {} -- the server's indexing progress messages, from its start
+vim.api.nvim_create_autocmd("LspProgress", {
+  callback = function(args)
+    table.insert(messages, args.data.params.value.message or "")
+  end,
+})
+local client = H.open_and_wait_indexed("README.md", 3)
+
+H.it("while the embedding model loads, the statusline, :RagStatus and :checkhealth say so", function()
+  local progress, status_view = require("ragls.progress"), require("ragls.status_view")
+  -- The server said so in its indexing progress at start-up: the statusline shows that message.
+  H.ok(vim.tbl_contains(messages, progress.EMBEDDING_LOADING), "the server's message: " .. vim.inspect(messages))
+  progress.on_progress({ token = "t-model", value = { kind = "begin", title = "ragls: indexing",
+    message = progress.EMBEDDING_LOADING } })
+  H.eq("ragls: loading the embedding model (keyword search meanwhile)", require("ragls").statusline(), "statusline")
+  -- rag/status as the server sends it while its model loads: every chunk without vectors, embeddingLoading, and
+  -- what is really left to embed; the real status of the loaded server with those fields as they are then.
+  local function as_loading(status, left)
+    for _, f in ipairs(status.folders) do
+      H.eq(false, f.embeddingLoading, "the model is loaded by now")
+      f.embeddingLoading, f.pendingVectors, f.storedPendingVectors = true, f.chunks, left
+    end
+    return status
+  end
+  local status = as_loading(H.request_sync(client, "rag/status", vim.empty_dict()).result, 2)
+  local text = table.concat(status_view.status_lines(status), "\n")
+  H.contains(text, "  embedding  model loading: keyword search meanwhile; 2 chunks left to embed")
+  H.ok(not text:find(" of %d+ chunks left"), "not 'N of N chunks left': " .. text)
+  status.folders[1].storedPendingVectors = vim.NIL -- not recorded
+  H.eq("model loading: keyword search meanwhile", status_view.vectors_phrase(status.folders[1]))
+  H.eq("3 of 9 chunks left (keyword search meanwhile)",
+    status_view.vectors_phrase({ pendingVectors = 3, chunks = 9, embeddingLoading = false }))
+  H.eq(nil, status_view.vectors_phrase({ pendingVectors = 0, chunks = 9, embeddingLoading = false }))
+  -- :checkhealth reads the server's answer through the client: the same answer, marked as while loading.
+  local request_sync = client.request_sync
+  client.request_sync = function(self, method, ...)
+    local resp = request_sync(self, method, ...)
+    if method == "rag/status" and resp and resp.result then
+      as_loading(resp.result, 0)
+    end
+    return resp
+  end
+  local ok, err = pcall(vim.cmd, "checkhealth ragls")
+  client.request_sync = request_sync
+  assert(ok, err)
+  local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  H.contains(health, ": embedding model loading: keyword search meanwhile; every chunk is embedded")
+  vim.cmd("bwipeout")
+  progress.on_progress({ token = "t-model", value = { kind = "end" } })
+  H.eq("ragls", require("ragls").statusline(), "statusline once loaded")
+end)
 
 H.it(":checkhealth ragls reports OK for Neovim, config, server and index, and names the fallback model", function()
   vim.cmd("checkhealth ragls")
@@ -73,6 +123,28 @@ H.it(":RagStatus names the fallback too", function()
     return n and n.msg
   end, 20000, ":RagStatus naming the fallback")
   H.contains(text, "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)")
+end)
+
+H.it("screenshot: :RagStatus and the statusline while the embedding model loads", function()
+  local progress, status_view = require("ragls.progress"), require("ragls.status_view")
+  progress.on_progress({ token = "t-model", value = { kind = "begin", title = "ragls: indexing",
+    message = progress.EMBEDDING_LOADING } })
+  local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  for _, f in ipairs(status.folders) do
+    f.embeddingLoading, f.pendingVectors, f.storedPendingVectors = true, f.chunks, 2
+  end
+  vim.o.columns, vim.o.lines = 110, 24
+  vim.o.laststatus = 2
+  vim.o.statusline = "%f %=%{v:lua.require'ragls'.statusline()} "
+  for _, w in ipairs(H.floats()) do -- the :RagStatus float of the test before
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd("silent! tabonly")
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  status_view.show_status(status)
+  H.screenshot("ragstatus-model-loading")
+  vim.cmd("close")
+  progress.on_progress({ token = "t-model", value = { kind = "end" } })
 end)
 
 H.finish()

@@ -14,6 +14,7 @@ import { generateCommitMessage } from './commitMessage';
 import {
   AskResult,
   Chunk,
+  EMBEDDING_LOADING_NOTE,
   ErrorCodes,
   ModelsRequest,
   RebuildRequest,
@@ -25,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { embeddingLabel, StatusBar } from './status';
+import { embeddingLabel, embeddingLoading, StatusBar, vectorsPhrase } from './status';
 
 export const COMMANDS = {
   ask: 'ragls.askQuestion',
@@ -209,7 +210,7 @@ export function formatStatus(status: StatusResult): string[] {
   for (const f of status.folders) {
     lines.push(
       `  ${vscode.Uri.parse(f.uri).fsPath}: ${f.files} files, ${f.chunks} chunks, ${f.pending} queued, ` +
-        `${f.pendingVectors} chunks without vectors; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
+        `${vectorsPhrase(f)}; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
     );
     for (const s of f.skipped) {
       lines.push(`    skipped ${s.path}: ${s.reason}`);
@@ -234,7 +235,8 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
       `ragls: ${t.files} files, ${t.chunks} chunks in ${t.folders} folder(s); ` +
       `generation: ${status.generation.backend}` +
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
-      (status.errors.length ? `; ${status.errors.length} error(s)` : '');
+      (status.errors.length ? `; ${status.errors.length} error(s)` : '') +
+      (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
     // Not awaited: the command returns while the message is still shown.
     void vscode.window.showInformationMessage(summary, 'Show Details').then((choice) => {
       if (choice) {

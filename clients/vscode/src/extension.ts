@@ -38,7 +38,8 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const search = new DocsSearch(server, () => rags.param());
   const rags = new RagSelection(context.workspaceState, server);
   const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing,
-    () => rags.param());
+    () => rags.param(), () => status.embeddingLoading);
+  context.subscriptions.push(status.onDidChange(() => chat.statusChanged()));
   manager = server;
   context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });
   context.subscriptions.push(

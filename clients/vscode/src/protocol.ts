@@ -133,6 +133,12 @@ export interface FolderStatus {
   skipped: SkippedFile[];
   /** Chunks whose embedding windows are not all embedded yet; null when unknown. */
   pendingWindows?: number | null;
+  /** True while the server's embedding model is still loading: pendingVectors then counts every chunk, and search
+   * uses keywords (BM25) until it is ready. */
+  embeddingLoading?: boolean;
+  /** Chunks without a stored first vector, known without the model (what is really left to embed); null: not
+   * recorded. */
+  storedPendingVectors?: number | null;
   /** The process holding the index lock; absent when nobody does. */
   writerProcess?: { pid: number; role: string };
 }
@@ -207,6 +213,10 @@ export const AskDeltaProgress = new ProgressType<AskDelta>();
 
 /** Title of the server's work-done progress while it indexes. */
 export const INDEXING_TITLE = 'ragls: indexing';
+/** The indexing progress `message` while the embedding model loads (rag/status `embeddingLoading` meanwhile). */
+export const EMBEDDING_LOADING_MESSAGE = 'loading the embedding model';
+/** What the user is told while it loads. */
+export const EMBEDDING_LOADING_NOTE = 'the embedding model is loading: search uses keywords until it is ready';
 
 /** JSON-RPC error codes the server uses (docs/protocol.md "Errors"). */
 export const ErrorCodes = {

@@ -25,6 +25,8 @@ import { openSettings } from './walkthrough';
 
 /** File types the server indexes by default; their open/save events are forwarded to it. */
 const DOCUMENT_PATTERN = '**/*.{md,markdown,mdx,rst,txt,adoc,org}';
+/** How often the status is asked again while the embedding model loads. */
+const STATUS_RELOAD_MS = 2000;
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -32,6 +34,7 @@ export class ServerManager implements vscode.Disposable {
   /** Last launch failure message, so the same error is shown only once. */
   private lastError: string | undefined;
   private readonly _onDidStart = new vscode.EventEmitter<LanguageClient>();
+  private reloadTimer: NodeJS.Timeout | undefined;
   /** Fires each time a client reaches the running state. */
   readonly onDidStart = this._onDidStart.event;
 
@@ -221,6 +224,13 @@ export class ServerManager implements vscode.Disposable {
     try {
       const status = await client.sendRequest(StatusRequest, {});
       this.status.showStatus(status);
+      if (this.status.embeddingLoading && !this.reloadTimer) {
+        // Shown outside an indexing progress, whose end would refresh it: ask again until the model is ready.
+        this.reloadTimer = setTimeout(() => {
+          this.reloadTimer = undefined;
+          void this.refreshStatus();
+        }, STATUS_RELOAD_MS);
+      }
       return status;
     } catch (error) {
       this.output.appendLine(`ragls: rag/status failed: ${String(error)}`);
@@ -229,6 +239,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.reloadTimer);
     void this.stop();
     this._onDidStart.dispose();
   }

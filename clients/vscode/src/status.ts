@@ -2,11 +2,12 @@
  * The one status bar item: "starting", indexing progress with its percentage (from the server's `$/progress`
  * work-done reports titled "ragls: indexing"; the language client's own progress item is not shown for them,
  * see server.ts), then files/chunks from `rag/status`, with "(fallback model)" when the index uses the bundled
- * embedding model instead of the configured one. Clicking it runs "ragls: Show Status".
+ * embedding model instead of the configured one, and "loading model" while the embedding model loads (search
+ * uses keywords meanwhile). Clicking it runs "ragls: Show Status".
  */
 import * as vscode from 'vscode';
 import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageclient';
-import { INDEXING_TITLE, StatusResult } from './protocol';
+import { EMBEDDING_LOADING_MESSAGE, EMBEDDING_LOADING_NOTE, INDEXING_TITLE, StatusResult } from './protocol';
 
 /** Longest progress message shown in the status bar itself (longer ones are in its tooltip). */
 export const SHORT_MESSAGE_CHARS = 28;
@@ -23,6 +24,24 @@ export function embeddingLabel(status: StatusResult): string {
   return status.embeddingModel;
 }
 
+/** Is the embedding model of any folder still loading (rag/status `embeddingLoading`)? */
+export function embeddingLoading(status: StatusResult): boolean {
+  return status.folders.some((f) => f.embeddingLoading === true);
+}
+
+/**
+ * A folder's vector count for people: "N chunks without vectors", or while the embedding model loads (when every
+ * chunk counts as without vectors) that it is loading, with the chunks really left to embed when the index knows.
+ */
+export function vectorsPhrase(folder: { pendingVectors: number; embeddingLoading?: boolean; storedPendingVectors?: number | null }): string {
+  if (!folder.embeddingLoading) {
+    return `${folder.pendingVectors} chunks without vectors`;
+  }
+  const stored = folder.storedPendingVectors;
+  const left = stored === undefined || stored === null ? '' : stored === 0 ? '; every chunk is embedded' : `; ${stored} chunks not embedded yet`;
+  return `${EMBEDDING_LOADING_NOTE}${left}`;
+}
+
 export type StatusState = 'untrusted' | 'starting' | 'indexing' | 'ready' | 'error' | 'stopped';
 
 export class StatusBar implements vscode.Disposable {
@@ -34,6 +53,8 @@ export class StatusBar implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
   /** Totals from the last `rag/status`, summed over folders. */
   totals: { files: number; chunks: number; folders: number; pendingVectors: number } | undefined;
+  private loadingModel = false;
+  private progressMessage: string | undefined;
 
   constructor(showStatusCommand: string) {
     this.item = vscode.window.createStatusBarItem('ragls.status', vscode.StatusBarAlignment.Left, 10);
@@ -59,6 +80,12 @@ export class StatusBar implements vscode.Disposable {
   /** Whether the server is currently reporting indexing progress. */
   get indexing(): boolean {
     return this.indexingTokens.size > 0;
+  }
+
+  /** Whether the embedding model is still loading: the indexing progress says so, or (when no progress runs) the
+   * last rag/status did. */
+  get embeddingLoading(): boolean {
+    return this.indexing ? (this.progressMessage ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) : this.loadingModel;
   }
 
   set(state: StatusState, text: string, tooltip: string): void {
@@ -98,17 +125,20 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private showIndexing(message: string | undefined, percentage: number | undefined): void {
+    this.progressMessage = message;
     const pct = percentage !== undefined ? ` ${Math.round(percentage)}%` : '';
     // A count ("120/456 files") fits the status bar; a long message (a model download, the fallback) goes to the
     // tooltip only.
     const short = message && message.length <= SHORT_MESSAGE_CHARS ? ` · ${message}` : '';
-    const tooltip = `ragls: indexing${pct}${message ? `\n\n${message}` : ''}`;
+    const loading = (message ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) ? `\n\n${capitalized(EMBEDDING_LOADING_NOTE)}.` : '';
+    const tooltip = `ragls: indexing${pct}${message ? `\n\n${message}` : ''}${loading}`;
     this.set('indexing', `$(sync~spin) ragls: indexing${pct}${short}`, tooltip);
   }
 
   /** Forget indexing progress of a server that is gone (its `end` will never come). */
   resetProgress(): void {
     this.indexingTokens.clear();
+    this.progressMessage = undefined;
   }
 
   /** Show the totals of a `rag/status` result (unless an indexing progress is running). */
@@ -119,14 +149,22 @@ export class StatusBar implements vscode.Disposable {
     const pendingVectors = status.folders.reduce((n, f) => n + (f.pendingVectors ?? 0), 0);
     this.totals = { files, chunks, folders: status.folders.length, pendingVectors };
     const fallback = status.embeddingSource === 'offline-fallback';
+    const loading = embeddingLoading(status);
+    this.loadingModel = loading;
     if (this.indexing) {
       return;
     }
+    // While the model loads every chunk counts as without vectors: say it loads, and what is really left to embed.
+    const stored = status.folders.map((f) => f.storedPendingVectors);
+    const left = stored.every((n) => typeof n === 'number') ? stored.reduce<number>((n, s) => n + (s as number), 0) : undefined;
+    const vectors = loading
+      ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${left} chunk(s) not embedded yet)` : ''}.`
+      : pendingVectors ? `${pendingVectors} chunk(s) still without vectors (keyword search only for them)` : '';
     const tooltip = new vscode.MarkdownString(
       [
         `**ragls** — ${files} files, ${chunks} chunks in ${status.folders.length} folder(s)`,
         pending ? `${pending} file(s) queued` : '',
-        pendingVectors ? `${pendingVectors} chunk(s) still without vectors (keyword search only for them)` : '',
+        vectors,
         `embedding: ${embeddingLabel(status)}`,
         `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : ''}`,
         status.errors.length ? `${status.errors.length} error(s) — click for details` : 'Click for details',
@@ -134,8 +172,9 @@ export class StatusBar implements vscode.Disposable {
         .filter(Boolean)
         .join('\n\n'),
     );
-    const icon = status.errors.length ? '$(warning)' : '$(book)';
-    this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${fallback ? ' (fallback model)' : ''}`, tooltip.value);
+    const icon = status.errors.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
+    const model = loading ? ' · loading model' : fallback ? ' (fallback model)' : '';
+    this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${model}`, tooltip.value);
     this.item.tooltip = tooltip;
   }
 
@@ -143,4 +182,8 @@ export class StatusBar implements vscode.Disposable {
     this.item.dispose();
     this._onDidChange.dispose();
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -40,6 +40,7 @@ EXTRACTIVE_MAX_SENTENCES = 4
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
+MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
@@ -57,6 +58,22 @@ def identifier_words(text: str) -> frozenset[str]:
     out: set[str] = set()
     for m in _IDENTIFIER.finditer(text):
         out.update(content_words(_CAMEL.sub(" ", m.group(0))))
+    return frozenset(out)
+
+
+def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> frozenset[str]:
+    """The words of `query` that identifier words `named` (`identifier_words`) point at: the same word, or one
+    the identifier abbreviates or extends — the shorter of the two, at least MIN_PREFIX characters, begins the
+    longer (`chars` for "characters", `len` for "length", `Config` for "configuration", `num_pools` for
+    "number"; identifiers are often cut-down words)."""
+    if not named or not query:
+        return frozenset()
+    out = set(named & query)
+    for a in named:
+        for b in query:
+            short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+            if len(short) >= MIN_PREFIX and long_.startswith(short):
+                out.add(b)
     return frozenset(out)
 
 
@@ -84,11 +101,12 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
     top = max(lexical, default=0.0)
     out: list[float | None] = []
     for i, (unit, w) in enumerate(zip(found, words)):
-        overlap = w & query
+        named = identifier_words(unit.scored_text)
+        pointed = pointed_at(named, query)
+        overlap = (w & query) | pointed
         bonus = 0.0
         if overlap:
-            named = identifier_words(unit.scored_text)
-            bonus = IDENTIFIER_BONUS if named & query else CODE_BONUS if named else 0.0
+            bonus = IDENTIFIER_BONUS if pointed else CODE_BONUS if named else 0.0
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
         else:
@@ -118,7 +136,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     by the cosine similarity of their sentence (without the block it introduces) to the question instead, plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
     RELATIVE_FLOOR of the best score (off topic). A candidate naming an identifier (`identifier_words`) gains
-    IDENTIFIER_BONUS when one of the identifier's words is a word of the question, else CODE_BONUS when it shares a
+    IDENTIFIER_BONUS when the identifier points at a word of the question (`pointed_at`: the same word, or one it abbreviates — `chars` for "characters"), else CODE_BONUS when it shares a
     word with the question at all (a lexical score gains the same shares of the best lexical score). Either score
     is damped by the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then the earlier
     candidate. With no candidate at all, the first sentence of each of the two best sources is used. A sentence

@@ -23,10 +23,14 @@ from dataclasses import dataclass
 from ragls.index.chunking import strip_heading_ids
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
+LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\})[ \t]*$", re.MULTILINE)
+# mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
+# `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\})[ \t]*$",
+                             re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
@@ -41,6 +45,10 @@ _REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 # A reST section title's underline (or overline): one punctuation character repeated.
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+# A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
+_REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
+# A reST inline literal ``text`` (no backtick inside): the same code span Markdown writes `text`.
+_REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -181,8 +189,12 @@ def _merge_lists(blocks: list[_Block]) -> list[_Block]:
 
 
 def _link_text(text: str) -> str:
-    """Markdown links reduced to their text, images dropped."""
-    return _LINK.sub(r"\1", _IMAGE.sub("", text))
+    """Prose markup as the answer (Markdown) shows it: Markdown links reduced to their text, images dropped, reST
+    hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` ->
+    "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
+    text = _LINK.sub(r"\1", _IMAGE.sub("", text))
+    text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
+    return _REST_LITERAL.sub(r"`\1`", text)
 
 
 def _plain(text: str) -> str:
@@ -193,6 +205,16 @@ def _cap(sentence: str) -> str:
     if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
         return sentence[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
     return sentence
+
+
+def _code_body(block: _Block) -> list[str]:
+    """The non-blank lines of a code block without its fences."""
+    lines = [x for x in block.lines if x.strip()]
+    if lines and _FENCE_OPEN.match(block.lines[0]):
+        lines = lines[1:]
+        if lines and _FENCE_OPEN.match(lines[-1]):
+            lines = lines[:-1]
+    return lines
 
 
 def _attached(block: _Block) -> str:
@@ -310,10 +332,14 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
         nxt = next((x for x in blocks[k + 1:k + 3] if not x.lines[0].lstrip().startswith(".. ")), None)
+        if nxt is not None and nxt.kind == "code" and not _code_body(nxt):
+            nxt = None  # a code block that only included a file (its include line removed): nothing to show
         if b.kind == "para":
             sentences = _sentences(*_joined(b.lines, b.start))
-            if len(sentences) > 1 and len(sentences[-1][0].split()) < 4 and sentences[-1][0].endswith(":"):
-                # "So how do you register it? Like this::" + code: the short lead-in joins its sentence
+            if len(sentences) > 1 and len(sentences[-1][0].split()) <= LEAD_IN_MAX_WORDS \
+                    and sentences[-1][0].endswith(":"):
+                # "So how do you register it? Like this::" + code, "... to the test binary. Take a look at the
+                # following example:" + code: a short lead-in joins the sentence that says what the block shows
                 (a, first, _), (z, _, last) = sentences[-2:]
                 sentences[-2:] = [(f"{a} {z}", first, last)]
             if b.start == 0 and sentences and sentences[0][0][:1].islower():

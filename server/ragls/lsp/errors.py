@@ -5,6 +5,7 @@ the server keeps serving."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from pygls.exceptions import (
     JsonRpcException,
@@ -24,13 +25,14 @@ class JsonRpcRequestFailed(JsonRpcException):
 _EXCEPTIONS = {cls.CODE: cls for cls in (JsonRpcInvalidParams, JsonRpcRequestFailed, JsonRpcRequestCancelled)}
 
 
-def to_jsonrpc(exc: BaseException) -> JsonRpcException:
-    """The JSON-RPC exception to raise for `exc` (its message is kept). Raises TypeError for an exception that is
-    not a RaglsError (pygls answers those -32603 itself, with their traceback logged)."""
+def to_jsonrpc(exc: BaseException, rename: Callable[[str], str] | None = None) -> JsonRpcException:
+    """The JSON-RPC exception to raise for `exc` (its message is kept, passed through `rename` when given: the
+    editor front names settings as the editor does). Raises TypeError for an exception that is not a RaglsError
+    (pygls answers those -32603 itself, with their traceback logged)."""
     if not isinstance(exc, errors.RaglsError):
         raise TypeError("not a ragls error")
     wire = errors.to_wire_error(exc)
-    return _EXCEPTIONS[wire["code"]](message=wire["message"])
+    return _EXCEPTIONS[wire["code"]](message=rename(wire["message"]) if rename else wire["message"])
 
 
 EXPECTED_CODES = frozenset({JsonRpcInvalidParams.CODE, JsonRpcRequestFailed.CODE, JsonRpcRequestCancelled.CODE})

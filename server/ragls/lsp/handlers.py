@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragls.answer import agent_tools
+from ragls.config.setting_names import name_settings
 from ragls.core.errors import Cancelled, NotReady, RaglsError
 from ragls.lsp.errors import to_jsonrpc
 from ragls.lsp.wire import (
@@ -47,19 +48,29 @@ class RaglsServer(Protocol):
 
     progress_sender: Any  # lsp/progress.ProgressSender
     worker: Any  # watch.IndexWorker, None before the workspace is open
+    client_name: str | None  # `initialize` clientInfo.name
 
     async def get_workspace(self) -> RagWorkspace: ...
 
+    def client_settings(self) -> dict[str, Any]: ...
+
+
+def for_editor(ls: RaglsServer, message: str) -> str:
+    """`message` with the settings it names called what the user set (config/setting_names.py): "the VS Code
+    setting ragls.generation.baseUrl" instead of generation.base_url in VS Code."""
+    return name_settings(message, ls.client_settings(), getattr(ls, "client_name", None))
+
 
 def rpc_errors(fn):
-    """Raise RaglsErrors as their JSON-RPC counterparts; other exceptions become -32603 (pygls)."""
+    """Raise RaglsErrors as their JSON-RPC counterparts, the settings they name called what the editor calls them
+    (`for_editor`); other exceptions become -32603 (pygls)."""
 
     @functools.wraps(fn)
-    async def wrapper(*args, **kwargs):
+    async def wrapper(ls, *args, **kwargs):
         try:
-            return await fn(*args, **kwargs)
+            return await fn(ls, *args, **kwargs)
         except RaglsError as exc:
-            raise to_jsonrpc(exc) from None
+            raise to_jsonrpc(exc, lambda message: for_editor(ls, message)) from None
 
     return wrapper
 
@@ -101,7 +112,10 @@ async def rag_ask(ls: RaglsServer, params: Any) -> dict:
     finally:
         if p.work_done_token is not None:
             ls.progress_sender.partial(p.work_done_token, {"kind": "end"})
-    return to_wire_answer(answer)
+    wire = to_wire_answer(answer)
+    if "error" in wire:  # the LLM failed: its message names the setting to fix as the editor calls it
+        wire["error"]["message"] = for_editor(ls, wire["error"]["message"])
+    return wire
 
 
 @rpc_errors

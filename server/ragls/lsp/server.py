@@ -129,6 +129,7 @@ class RaglsServer(LanguageServer):
     def __init__(self):
         super().__init__("ragls", __version__, protocol_cls=RaglsProtocol)
         self.init_options: dict[str, Any] = {}
+        self.client_name: str | None = None  # `initialize` clientInfo.name: errors name settings as it does
         # The client's latest `workspace/didChangeConfiguration` (its whole `ragls` section); None until one
         # arrives. Once set it replaces initializationOptions, so a setting the user reset or removed is gone.
         self.config_layer: dict[str, Any] | None = None
@@ -278,6 +279,7 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     ls.init_options = to_plain(params.initialization_options) or {}
     if not isinstance(ls.init_options, dict):
         ls.init_options = {}
+    ls.client_name = params.client_info.name if params.client_info else None
     ls.editor_trust = editor_trust([ls.init_options])
     ls.editor_trust_configs = editor_trusted_configs([ls.init_options])
 

@@ -78,6 +78,9 @@ class DocumentsSource:
     def term_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         return self.bm25.num_docs(), {t: self.bm25.doc_freq(t) for t in terms}
 
+    def phrase_count(self, terms: Sequence[str]) -> int:
+        return self.bm25.phrase_count(terms)
+
     def coverage(self) -> tuple[int, int]:
         return len(self._ids), 0
 

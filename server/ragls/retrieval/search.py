@@ -228,7 +228,10 @@ def _absent_names(sources, per_source: Sequence[Candidates], q: Query) -> tuple[
     if not terms or not sources or any(c.stats is not None or not src.has_bm25
                                        for src, c in zip(sources, per_source)):
         return ()
-    return absent_names(tuple(src.term_stats(terms) for src in sources), q.text)
+    def phrase(terms) -> bool:  # a source that cannot look phrases up counts it as present
+        return any(getattr(src, "phrase_count", None) is None or src.phrase_count(terms) for src in sources)
+
+    return absent_names(tuple(src.term_stats(terms) for src in sources), q.text, phrase)
 def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     """`result` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
     question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges

@@ -77,6 +77,9 @@ class Source(Protocol):
 
     def term_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
 
+    # Optional (abstention's name test, `search._absent_names`): chunks holding the analysed `terms` as a phrase,
+    # over the whole corpus. def phrase_count(self, terms: Sequence[str]) -> int
+
     def coverage(self) -> tuple[int, int]:
         """(chunks, chunks still without a vector): the vector signal's weight scales with the embedded share."""
         ...
@@ -136,6 +139,9 @@ class FolderSource:
     def term_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         bm25 = self.index.bm25
         return bm25.num_docs(), {t: bm25.doc_freq(t) for t in terms}
+
+    def phrase_count(self, terms: Sequence[str]) -> int:
+        return self.index.bm25.phrase_count(terms)
 
     def coverage(self) -> tuple[int, int]:
         return self.index.manifest.chunk_count(), self.index.pending_count()

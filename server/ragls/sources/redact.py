@@ -7,16 +7,23 @@ same way (`sources.passage.read_indexed_text`).
 every other file. Only high-precision shapes are masked, so documentation stays searchable:
 
 - provider key formats (OpenAI/Anthropic `sk-…`, AWS `AKIA…`, GitHub `ghp_…`/`github_pat_…`, GitLab `glpat-…`,
-  Slack `xox?-…`, Google `AIza…`, Stripe `sk_live_…`, Hugging Face `hf_…`, npm `npm_…`, PyPI `pypi-…`), after
-  the key-format lists of GitHub secret scanning, gitleaks and detect-secrets;
+  Slack `xox?-…`, Google `AIza…`, Stripe secret and restricted keys `sk_live_…`/`sk_test_…`/`rk_live_…`, Hugging
+  Face `hf_…`, npm `npm_…`, PyPI `pypi-…`), after the key-format lists of GitHub secret scanning, gitleaks and
+  detect-secrets (Stripe's test keys as gitleaks' `stripe-access-token`: they read test-mode data);
 - JSON Web Tokens (`eyJ….eyJ….…`) and the credential of an `Authorization: Bearer|Basic|Token …` header or a
   bare `Bearer …` (12+ characters with a digit);
 - the password of a URL (`postgres://app:password@host/db`, any scheme) unless it is a template (`${DB_PASS}`);
 - the value of an assignment to a name containing KEY/SECRET/TOKEN/PASSWORD (`DB_PASSWORD=…`, `api_key: "…"`)
-  when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD names any value of 4 or
-  more characters (`password: hunter2`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`,
-  `changeme`), a type or keyword (`password: string`, `required`, `true`), an environment variable's name
-  (`PASSWORD=DB_PASSWORD`) or a code expression (`password = os.environ[...]`, `get_password()`);
+  when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
+  with a PASS segment after a prefix (`DB_PASS`, `SMTP_PASS`; a bare `PASS:` is a test log's; there with a digit,
+  a symbol or mixed case, so `FIRST_PASS: enabled` stays) any value of 4 or more characters (`password: hunter2`,
+  `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
+  type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
+  or a code expression (`password = os.environ[...]`, `get_password()`);
+- the password of a `.netrc` entry (`machine host login user password secret`, one line or several; also
+  `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
+  password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
+  backslash-continued line of the command), as gitleaks' `curl-auth-user` rule, unless it is a template (`$PASS`);
 - the body of a `-----BEGIN … PRIVATE KEY-----` block (also PGP's `PRIVATE KEY BLOCK`);
 - the secret path of a Slack webhook URL (`https://hooks.slack.com/services/T…/B…/…`).
 
@@ -24,7 +31,8 @@ Why our own regular expressions rather than detect-secrets (PyPI, 1.5.0), evalua
 a bare `npm_…` token (its NpmDetector wants an `.npmrc` `_authToken=` line), an unquoted `password: hunter2` and
 a non-JWT bearer token, and it scans the 1.2 MB rust-book in 7.6 s (its plugins minus the entropy ones, line by
 line) against 0.31 s for this module on the same machine: the text phase of indexing would be several times
-slower. Its JWT, basic-auth and PyPI patterns are the models of the ones here.
+slower. Nor has it a `.netrc` or `curl -u` plugin, and its Stripe pattern is live keys only (re-checked for
+1.5.0). Its JWT, basic-auth and PyPI patterns are the models of the ones here.
 
 Masking keeps every character count (each masked character becomes `*`, the first 4 of a provider key or JWT are
 kept so the reader sees which kind it was), so line numbers and LSP ranges of the document are unchanged.
@@ -40,8 +48,9 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 3  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
-# private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths
+REDACT_VERSION = 4  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+# private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
+# `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -51,7 +60,7 @@ _PROVIDER_KEY = re.compile(
     r"|glpat-[A-Za-z0-9_-]{20,}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}"
     r"|AIza[0-9A-Za-z_-]{35}"
-    r"|[rs]k_live_[0-9A-Za-z]{20,}"
+    r"|[rs]k_(?:live|test|prod)_[0-9A-Za-z]{16,}"
     r"|hf_[A-Za-z0-9]{30,}"
     r"|npm_[A-Za-z0-9]{36,}"
     r"|pypi-[A-Za-z0-9_-]{50,}"
@@ -65,13 +74,23 @@ _AUTH_HEADER = re.compile(
 _URL_PASSWORD = re.compile(r"(?<=://)[^\s/:@\"'<>]{1,100}:(?P<value>[^\s/@\"'<>]{1,200})@")
 # Any value of 4+ characters assigned to a password name (the general rule above wants 12+).
 _PASSWORD = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?(?:passw(?:or)?d|pwd)[A-Za-z0-9_]{0,40}[\"']?[ \t]*(?::|=|:=)[ \t]*"
-    r"[\"']?(?P<value>[^\s\"'`<>]{4,})")
+    r"(?i)(?<![A-Za-z0-9_])(?:[A-Za-z0-9_]{0,40}?(?:passw(?:or)?d|pwd|passphrase)[A-Za-z0-9_]{0,40}"
+    r"|(?P<segment>(?:[A-Za-z0-9]{1,40}_){1,4}pass(?:_[A-Za-z0-9]{1,40}){0,3}))"  # DB_PASS; not PASS, bypass
+    r"[\"']?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
+# A .netrc entry's password: `machine host login user password secret` (newlines between tokens allowed).
+_NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not "the default login and ...")
+    r"(?m)(?P<start>^[ \t]*[\"'`>#]?[ \t]*|[\"'`])?(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+[^\s]{1,253}|default)"
+    r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s]{1,200}){1,3}[ \t\r\n]+password[ \t\r\n]+"
+    r"[\"']?(?P<value>[^\s\"']{1,200})")
+# curl's `-u user:password` / `--user user:password`, on the curl line or a backslash-continued one after it.
+_CURL_USER = re.compile(
+    r"(?<![A-Za-z0-9_.-])curl(?=[ \t])(?:[^\n]{0,400}?\\\r?\n){0,10}?[^\n]{0,400}?[ \t](?:-u[ \t]*|--user(?:=|[ \t]+))"
+    r"[\"']?[^\s:\"']{1,200}:(?P<value>[^\s\"']{1,200})")
 _NOT_A_PASSWORD = frozenset({
     "true", "false", "yes", "no", "on", "off", "null", "none", "nil", "required", "optional", "string", "str",
     "bytes", "int", "bool", "boolean", "text", "secret", "secrets", "password", "passwords", "passwd", "hidden",
     "masked", "redacted", "empty", "unset", "undefined", "prompt", "stdin", "env", "value", "default", "auto",
-    "file", "plain", "plaintext", "hash", "type", "field", "your"})
+    "file", "plain", "plaintext", "hash", "type", "field", "fields", "your", "enabled", "disabled"})
 # `os.environ[…`, `get_password(`, `self.password`; `DB_PASSWORD`, `PASSWORD`
 _CODE_OR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[.(\[].*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]+")
 _ASSIGNMENT = re.compile(
@@ -113,12 +132,22 @@ def mask_secrets(text: str) -> tuple[str, int]:
             continue
         put(m.start("value"), m.end("value"), 0)
     low = text.lower()  # the rules below run only on text holding their keyword (most documents hold none)
-    for m in _PASSWORD.finditer(text) if "passw" in low or "pwd" in low else ():
+    for m in _PASSWORD.finditer(text) if "pass" in low or "pwd" in low else ():
         value = m.group("value").rstrip(",;.)]}")
         if (len(value) < 4 or value.lower() in _NOT_A_PASSWORD or "://" in value or value[0] in "!&*%$"
-                or _PLACEHOLDER.search(value) or _CODE_OR_NAME.fullmatch(value)):
-            continue
+                or _PLACEHOLDER.search(value) or _CODE_OR_NAME.fullmatch(value)
+                or (m.group("segment") and value.isalpha() and (value.islower() or value.istitle()))):
+            continue  # a `*_PASS` name (FIRST_PASS: enabled) wants a digit, a symbol or mixed case
         put(m.start("value"), m.start("value") + len(value), 0)
+    netrc = _NETRC.finditer(text) if "password" in low and ("machine" in low or "default" in low) else ()
+    for m in (*netrc, *(_CURL_USER.finditer(text) if "curl" in low else ())):
+        value = m.group("value")
+        if "start" in m.re.groupindex and m.group("start") is None:  # a netrc entry inside a sentence ("the
+            value = value.rstrip(",;.:)]}")  # default login and password fields.") wants a non-letter in it
+            if value.isalpha():
+                continue
+        if value.lower() not in _NOT_A_PASSWORD and value[0] not in "$%!`" and not _PLACEHOLDER.search(value):
+            put(m.start("value"), m.start("value") + len(value), 0)
     for m in _URL_PASSWORD.finditer(text):
         value = m.group("value")
         if not re.search(r"[${}<>%]|^\*+$", value):

@@ -27,7 +27,7 @@ import contextlib
 import logging
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import tantivy
@@ -298,6 +298,21 @@ class Bm25Store:
         absent)."""
         field = "cjk" if self.has_cjk and has_cjk(term) else "body"  # a CJK bigram lives in the `cjk` field
         return int(self.index.searcher().doc_freq(field, term))
+
+    def phrase_count(self, terms: Sequence[str]) -> int:
+        """Number of chunks whose `body` or `title` holds the indexed `terms` (already analyzed) next to each other
+        in this order (a tantivy phrase query of term objects, never parsed); one term: its document frequency
+        in either field. 0 for no terms."""
+        terms = [t for t in terms if t]
+        if not terms:
+            return 0
+        schema = self.index.schema
+        if len(terms) == 1:
+            make = lambda f: tantivy.Query.term_query(schema, f, terms[0])  # noqa: E731
+        else:
+            make = lambda f: tantivy.Query.phrase_query(schema, f, list(terms))  # noqa: E731
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Should, make(f)) for f in SEARCH_FIELDS])
+        return int(self.index.searcher().search(query, limit=1, count=True).count)
 
     def num_docs(self) -> int:
         """Chunks visible to searches (without reloading)."""

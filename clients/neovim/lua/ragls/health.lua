@@ -145,6 +145,9 @@ function M.check()
       health.warn(("%s: no files indexed"):format(where),
         { "check [sources] include/exclude in ragls.toml; :RagStatus lists skipped files" })
     end
+    if folder.embeddingLoading == true then
+      health.info(("%s: embedding %s"):format(where, require("ragls.status_view").vectors_phrase(folder)))
+    end
     if folder.writer == false then
       health.warn(("%s: index is read-only (another process holds the lock)"):format(where))
     end

@@ -40,7 +40,10 @@ function M.fit(text)
   return vim.fn.strcharpart(text, 0, room - 1) .. "…"
 end
 
---- "ragls: indexing 320/871 files (37%)".
+--- The indexing progress `message` while the server's embedding model loads (docs/protocol.md).
+M.EMBEDDING_LOADING = "loading the embedding model"
+
+--- "ragls: indexing 320/871 files (37%)"; "ragls: loading the embedding model (keyword search meanwhile)".
 ---@param p { title?: string, message?: string, percentage?: number }
 ---@return string
 function M.text(p)
@@ -49,6 +52,9 @@ function M.text(p)
     title = "ragls: " .. title
   end
   local parts = { title }
+  if (p.message or ""):sub(1, #M.EMBEDDING_LOADING) == M.EMBEDDING_LOADING then
+    return "ragls: " .. p.message .. " (keyword search meanwhile)"
+  end
   if p.message and p.message ~= "" then
     -- "ragls: indexing" + "indexing workspace" reads "ragls: indexing workspace", not "indexing indexing".
     local verb = title:match("(%S+)$")

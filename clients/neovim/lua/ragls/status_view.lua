@@ -51,6 +51,9 @@ local function nonnil(v)
   return v ~= nil and v ~= vim.NIL and v or nil
 end
 
+--- What follows "embedding" (:RagStatus, :checkhealth) while the server's embedding model loads.
+M.EMBEDDING_LOADING_NOTE = "model loading: keyword search meanwhile"
+
 --- The embedding model as people need to know it: "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)"
 --- when the server fell back to its bundled model (rag/status `embeddingSource` "offline-fallback"), "X (not loaded
 --- yet)" before the model loaded, else the name.
@@ -66,6 +69,25 @@ function M.embedding_label(status)
     return model .. " (not loaded yet)"
   end
   return model
+end
+
+--- What a folder's vector count means for people (after "embedding"), or nil when every chunk has its vectors:
+--- "N of M chunks left (keyword search meanwhile)", or while the server's embedding model is still loading (rag/status
+--- `embeddingLoading`: every chunk then counts in pendingVectors) that it is loading, with the chunks really left
+--- to embed when the index recorded them (`storedPendingVectors`).
+---@param folder table a rag/status folder
+---@return string|nil
+function M.vectors_phrase(folder)
+  if folder.embeddingLoading == true then
+    local stored = nonnil(folder.storedPendingVectors)
+    local left = stored == nil and "" or stored == 0 and "; every chunk is embedded"
+      or ("; %d chunk%s left to embed"):format(stored, stored == 1 and "" or "s")
+    return M.EMBEDDING_LOADING_NOTE .. left
+  end
+  if (folder.pendingVectors or 0) > 0 then
+    return ("%d of %d chunks left (keyword search meanwhile)"):format(folder.pendingVectors, folder.chunks or 0)
+  end
+  return nil
 end
 
 --- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
@@ -92,9 +114,9 @@ function M.status_lines(status)
     if (folder.pending or 0) > 0 then
       table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))
     end
-    if (folder.pendingVectors or 0) > 0 then
-      table.insert(lines, ("  embedding  %d of %d chunks left (keyword search meanwhile)"):format(
-        folder.pendingVectors, chunks))
+    local vectors = M.vectors_phrase(folder)
+    if vectors then
+      table.insert(lines, "  embedding  " .. vectors)
     end
     table.insert(lines, "  index      " .. vim.fn.fnamemodify(tostring(nonnil(folder.indexPath) or "?"), ":~")
       .. (folder.writer == false and "  (read-only: another process holds the index lock)" or ""))

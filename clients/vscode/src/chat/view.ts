@@ -36,6 +36,8 @@ export interface ChatAskOptions {
 export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup'] as const;
 export type TurnAction = (typeof TURN_ACTIONS)[number];
 
+/** A waiting turn's line while the embedding model loads (answers wait for it; search uses keywords meanwhile). */
+export const WAITING_FOR_MODEL = 'Waiting for the embedding model to load (search uses keywords until it is ready)…';
 /** Shown under an answer asked while the index was still being built (as Neovim's float does). */
 export const PARTIAL_INDEX_NOTE = 'The index is still being built: this answer may miss documents not yet embedded.';
 
@@ -78,6 +80,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly indexing: () => boolean = () => false,
     /** The knowledge bases picked for questions (rags.ts `RagSelection.param`); undefined: the workspace. */
     private readonly rag: () => string | string[] | undefined = () => undefined,
+    /** Is the embedding model still loading (status.ts)? An answer waits for it; its turn says so. */
+    private readonly modelLoading: () => boolean = () => false,
   ) {
     this.threads = store.load();
     if (!this.threads.length) {
@@ -211,6 +215,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       return status.folders.some((f) => f.pending > 0 || (f.pendingVectors ?? 0) > 0);
     } catch {
       return true;
+    }
+  }
+
+  /** The status changed (status.ts): a waiting turn's line may say the embedding model loads, or no more. */
+  statusChanged(): void {
+    if (this.thread.turns.some((t) => t.status === 'waiting')) {
+      this.changed(false);
     }
   }
 
@@ -368,7 +379,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       parts.push(`<p class="meta">searched: ${escapeHtml(r.retrievalQuery)}</p>`);
     }
     if (turn.status === 'waiting') {
-      parts.push('<p class="status">Searching your docs…</p>');
+      parts.push(this.modelLoading()
+        ? `<p class="status">${escapeHtml(WAITING_FOR_MODEL)}</p>`
+        : '<p class="status">Searching your docs…</p>');
     }
     const button = (action: TurnAction, label: string, title: string, primary = false) =>
       `<button data-action="${action}" class="${primary ? '' : 'secondary'}" title="${escapeHtml(title)}">${label}</button>`;

@@ -255,7 +255,7 @@ async function main(): Promise<number> {
       const error = webview.locator('section.turn:last-of-type .error').first();
       await error.waitFor({ state: 'visible', timeout: 10_000 });
       const text = (await error.textContent()) ?? '';
-      if (!text.includes('The LLM failed') || !text.includes(`127.0.0.1:${dead}`)) {
+      if (!text.includes('The LLM failed') || !text.includes(`127.0.0.1:${dead}`) || !text.includes('the VS Code setting ragls.generation.baseUrl')) {
         throw new Error(`error text is ${JSON.stringify(text)}`);
       }
       for (const label of ['Retry', 'Open Settings']) {
@@ -281,6 +281,8 @@ async function main(): Promise<number> {
       const readme = page.frameLocator('iframe.webview.ready:not([src*="purpose=webviewView"])').frameLocator('#active-frame');
       await readme.locator('h1:has-text("ragls for VS Code")').first().waitFor({ state: 'visible', timeout: 60_000 });
       await readme.locator('h2:has-text("Commands")').first().waitFor({ state: 'visible', timeout: 10_000 });
+      // Each command's name leads its line (a table row centred its name out of sight beside a long description).
+      await readme.locator('li:has-text("ragls: Ask") strong').first().waitFor({ state: 'visible', timeout: 10_000 });
       const images = readme.locator('img');
       const count = await images.count();
       for (let i = 0; i < count; i++) {

@@ -18,7 +18,8 @@ import type { RaglsApi } from '../../extension';
 import type { GitAPI, GitRepository } from '../../git';
 import type { SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
-import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
+import { ChatView, PARTIAL_INDEX_NOTE, WAITING_FOR_MODEL } from '../../chat/view';
+import { formatStatus } from '../../commands';
 import { escapeHtml } from '../../webview';
 import {
   AskResult,
@@ -125,6 +126,45 @@ suite('ragls extension in VS Code', () => {
     assert.equal(files.get(handbook.uri.fsPath), 3);
     assert.equal(files.get(notes.uri.fsPath), 1);
     assert.equal(status.generation.backend, 'none');
+  });
+
+  test('while the embedding model loads, the status bar, Show Status and a waiting answer say so', async () => {
+    // The server's status once the model is ready, then the same folders as a server sends them while its model
+    // still loads (every chunk counted without vectors, storedPendingVectors what is really left).
+    const ready = await api.server.request(StatusRequest, {});
+    assert.ok(ready.folders.every((f) => f.embeddingLoading === false), JSON.stringify(ready.folders));
+    const loading: StatusResult = {
+      ...ready,
+      folders: ready.folders.map((f) => ({ ...f, pendingVectors: f.chunks, embeddingLoading: true, storedPendingVectors: 0 })),
+    };
+    try {
+      api.status.showStatus(loading);
+      assert.match(api.status.text, /^\$\(loading~spin\) ragls: 4 files · \d+ chunks · loading model$/);
+      assert.ok(api.status.embeddingLoading);
+      const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes('The embedding model is loading: search uses keywords until it is ready.'), tooltip);
+      assert.ok(!tooltip.includes('without vectors'), tooltip); // not "12 chunk(s) still without vectors"
+      const lines = formatStatus(loading).join('\n');
+      assert.ok(lines.includes('the embedding model is loading: search uses keywords until it is ready; every chunk is embedded'), lines);
+      assert.ok(!lines.includes('chunks without vectors'), lines);
+      // An answer waits for the model: its turn says so instead of "Searching your docs…".
+      let modelLoading = true;
+      const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+      const view = new ChatView(api.server, new ThreadStore(memento), String, () => false, () => undefined, () => modelLoading);
+      try {
+        const answer = view.ask('How do I roll back beacon firmware?');
+        assert.ok(view.html.includes(escapeHtml(WAITING_FOR_MODEL)) && !view.html.includes('Searching your docs'), view.html);
+        modelLoading = false;
+        assert.ok((await answer)?.answer.includes('beacon push --previous'));
+        assert.ok(!view.html.includes(escapeHtml(WAITING_FOR_MODEL)), view.html);
+      } finally {
+        view.dispose();
+      }
+    } finally {
+      await api.server.refreshStatus();
+    }
+    assert.ok(!api.status.embeddingLoading);
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
   });
 
   test('Ask streams the answer into a chat turn with hover titles and its buttons; a citation opens the cited lines', async () => {
@@ -236,6 +276,8 @@ suite('ragls extension in VS Code', () => {
       const result = await vscode.commands.executeCommand<AskResult>('ragls.askQuestion', 'How do I roll back beacon firmware?');
       assert.ok(result?.error, `no LLM error: ${JSON.stringify(result)}`);
       assert.ok(result.error.message.includes(dead), result.error.message);
+      // The URL was set in VS Code: the error names that setting, not ragls.toml's generation.base_url.
+      assert.ok(result.error.message.endsWith('or fix the VS Code setting ragls.generation.baseUrl'), result.error.message);
       assert.ok(result.answer.includes('beacon push --previous'), 'the extractive answer is kept');
       const html = api.chat.html;
       const error = html.indexOf('class="error"');
