@@ -28,6 +28,13 @@ def pytest_configure(config):
     os.environ["RAGLS_DATA_DIR"] = config._ragls_data_dir
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (pyproject addopts): 2 workers, fewer when this process may use only 1 CPU. Each worker starts its own
+    servers, editors and browsers; more than 2 is untried (and memory-hungry), `-n N` asks for N explicitly."""
+    return max(1, min(2, len(os.sched_getaffinity(0))))
+
+
 def pytest_unconfigure(config):
     data_dir = getattr(config, "_ragls_data_dir", None)
     if data_dir:

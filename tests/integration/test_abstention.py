@@ -98,14 +98,14 @@ def test_evidence_arithmetic():
     assert idf(0, 10) == pytest.approx(3.0910425)  # ln(1 + 10.5 / 0.5) = ln 22
     assert idf(10, 10) == pytest.approx(0.0465200)  # ln(1 + 0.5 / 10.5)
     assert Evidence(cosine=None, coverage=1.0, agreement=1.0).probability() is None
-    low, high = Evidence(0.3, 0.4, 0.0).probability(), Evidence(0.6, 1.0, 1.0, bm25_top=0.5).probability()
+    low = Evidence(0.3, 0.4, 0.0, focus_coverage=0.2).probability()
+    high = Evidence(0.6, 1.0, 1.0, bm25_top=0.5, focus_coverage=0.9).probability()
     assert 0 < low < high < 1
-    assert Evidence(0.6, 1.0, 1.0, bm25_top=0.5, absent_name=1.0).probability() < high  # a name the docs lack
-    # without a comparable BM25 score (an attached collection) the model without bm25_top decides
-    from ragls.retrieval.abstention import COEFFICIENTS_NO_BM25
-
-    unmeasured = Evidence(0.6, 0.9, 0.0, bm25_top=None)
-    assert unmeasured.probability() == unmeasured.probability(COEFFICIENTS_NO_BM25) > 0.5
+    assert Evidence(0.6, 1.0, 1.0, bm25_top=0.5, focus_coverage=0.9, absent_name=1.0).probability() < high  # a name the docs lack
+    # without a comparable BM25 score (an attached collection) the model decides alike: it uses none
+    unmeasured = Evidence(0.6, 0.9, 0.0, bm25_top=None, focus_coverage=0.9)
+    assert unmeasured.probability() > 0.5
+    assert unmeasured.probability() == Evidence(0.6, 0.9, 0.0, bm25_top=0.1, focus_coverage=0.9).probability()
 
 
 def test_agreement_is_the_best_shared_rank():
@@ -146,9 +146,9 @@ def test_focus_margin_and_bm25_evidence(ws):
     assert ident.bm25_top > ev.bm25_top
     assert cosine_margin([0.9, 0.5] + [0.4] * 8) == pytest.approx(0.5)
     assert cosine_margin([0.9] * 9) == 0.0  # fewer than 10 candidates
-    # gathered, weightless unless given a coefficient (bm25_top has one)
-    assert Evidence(0.5, 0.8, 0.2, focus_coverage=0.1, cosine_margin=0.3, bm25_top=0.9).probability() == \
-        Evidence(0.5, 0.8, 0.2, bm25_top=0.9).probability() > Evidence(0.5, 0.8, 0.2).probability()
+    # gathered, weightless unless given a coefficient (focus_coverage has one)
+    assert Evidence(0.5, 0.8, 0.2, focus_coverage=0.6, cosine_margin=0.3, bm25_top=0.9).probability() == \
+        Evidence(0.5, 0.8, 0.2, focus_coverage=0.6).probability() > Evidence(0.5, 0.8, 0.2, focus_coverage=0.1).probability()
 
 
 def test_question_names():
@@ -217,3 +217,12 @@ def test_an_acronym_the_docs_spell_out_is_mentioned():
     hits = [Hit(Chunk("c", "editors.md", text, LineSpan(0, 0, 2, 0), "h", title="Editors"), 1.0, {})]
     assert spelled_out("VS", hits) and spelled_out("JWT", hits)
     assert not spelled_out("NTLM", hits) and not spelled_out("Kerberos", hits)
+
+
+def test_an_incidental_context_sentence_does_not_refuse_an_answerable_question(ws):
+    """The word-level evidence weighs the sentence that asks: "How long is a replica drained ...? I run it on Ubuntu
+    inside Docker." (Ubuntu and Docker are in no chunk) is answered, with the plain question's word coverage."""
+    plain = ws.query(ANSWERABLE[0])
+    ctx = ws.query(ANSWERABLE[0] + " I run it on Ubuntu inside Docker.")
+    assert not ctx.abstained, ctx.hits.evidence
+    assert ctx.hits.evidence.coverage == pytest.approx(plain.hits.evidence.coverage)

@@ -10,8 +10,8 @@ from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
-NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0, bm25_top=0.2)  # P(answerable) ~ 0.2
-ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0, bm25_top=0.8)  # P ~ 0.99
+NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0, bm25_top=0.2, focus_coverage=0.35)  # P(answerable) ~ 0.4
+ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0, bm25_top=0.8, focus_coverage=1.0)  # P ~ 0.97
 
 
 def hit(cid: str, score: float, sim: float, text_hash: str | None = None) -> Hit:
@@ -36,7 +36,8 @@ def test_merge_orders_by_score_drops_repeated_texts_and_keeps_the_best_similarit
 
 def test_merge_keeps_the_most_answerable_evidence_so_an_unrelated_base_changes_nothing():
     workspace = RetrievalResult((hit("w", 0.5, 0.45),), 0.45, evidence=NEAR_MISS)
-    unrelated = RetrievalResult((hit("g", 0.6, 0.1),), 0.1, evidence=Evidence(cosine=0.1, coverage=0.1, agreement=0))
+    unrelated = RetrievalResult((hit("g", 0.6, 0.1),), 0.1, evidence=Evidence(cosine=0.1, coverage=0.1, agreement=0,
+                                                                                 focus_coverage=0.1))
     merged = RetrievalResult.merge([workspace, unrelated], top_k=5)
     assert merged.evidence is NEAR_MISS
     assert abstained(workspace, 0.2, min_probability=0.5) and abstained(merged, 0.2, min_probability=0.5)

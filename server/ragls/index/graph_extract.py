@@ -212,11 +212,11 @@ class GraphBuilder:
                  if (c := self.index.manifest.get_chunks([cid]).get(cid)) is not None}
         give_up = threading.Event()
 
-        def work(key: str) -> None:
+        def work(key: str) -> dict | None:
             if give_up.is_set() or self._stop:
                 with self._cond:
                     self.failed += 1
-                return
+                return None
             try:
                 reply = self._ask(texts[key])
             except RaglsError as exc:
@@ -225,16 +225,22 @@ class GraphBuilder:
                     self.failed += 1
                     self.last_error = str(exc)
                 log.warning("graph extraction failed: %s", exc)
-                return
+                return None
             result = parse_extraction(reply)
             with self._cond:
                 self.sent += 1
             if "invalid" in result:
                 log.warning("graph extraction: chunk %s gave %s", by_key[key], result["invalid"])
-            self.store.set_result(key, result)
+            return result
 
+        keys = list(texts)
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="ragls-extract") as pool:
-            list(pool.map(work, list(texts)))
+            # Applied in chunk order as the replies come in (map yields in input order), not in reply order: an
+            # entity's name is its first spelling applied (stores/graph.py), which must not depend on which reply
+            # of the concurrent requests came back first.
+            for key, result in zip(keys, pool.map(work, keys)):
+                if result is not None:
+                    self.store.set_result(key, result)
         self.store.save()
 
     def _ask(self, chunk_text: str) -> str:
