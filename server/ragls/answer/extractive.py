@@ -16,8 +16,8 @@ from typing import Any
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
-from ragls.core.ir import Hit
 from ragls.core.analysis import stems
+from ragls.core.ir import Hit
 from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
 
 __all__ = [
