@@ -45,7 +45,7 @@ docs/benchmarks.md, "Abstention that generalises" and "Abstention on a fourth co
 corpus and class weighted alike (how many near misses a new folder's questions hold is unknown), the floor set
 where at most 3 % of each training corpus' answerable questions are refused, tested on the held-out one.
 focus_coverage and absent_name carried over best: as many near misses as coverage + bm25_top + absent_name with
-fewer answerable questions refused (held out: 1 of 154 against 4), and fewer refused with a context sentence
+fewer answerable questions refused (held out: 1 of 154 against 3), and fewer refused with a context sentence
 appended; the sentence cosine, the rare-term shares, agreement, word co-occurrence in a span of 8-32 tokens and
 adjacent-pair phrases added nothing held out. The query is abstained on when P < `retrieval.abstention_probability`
 (default 0.2, where the fit's operating point was put). The model has no cosine term: the cosine floor
