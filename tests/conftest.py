@@ -28,6 +28,25 @@ def pytest_configure(config):
     os.environ["RAGLS_DATA_DIR"] = config._ragls_data_dir
 
 
+def pytest_addoption(parser):
+    """Without pytest-xdist (a venv made before it joined the dev extra), pyproject's `-n auto --dist loadfile` still
+    parse, and the tests run in this one process; the report header says so."""
+    try:
+        import xdist  # noqa: F401
+    except ImportError:
+        group = parser.getgroup("xdist")
+        group._addoption("-n", "--numprocesses", dest="numprocesses", default=None, help="ignored: no pytest-xdist")
+        group._addoption("--dist", dest="dist", default="no", help="ignored: no pytest-xdist")
+
+
+def pytest_report_header(config):
+    try:
+        import xdist  # noqa: F401
+    except ImportError:
+        return "pytest-xdist is not installed: the tests run in one process (pip install -e '.[dev,offline]')"
+    return None
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (pyproject addopts): 2 workers, fewer when this process may use only 1 CPU. Each worker starts its own

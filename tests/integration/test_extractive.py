@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
+from ragls.answer.extractive import sentence_focus
 from ragls.config.settings import EmbeddingSettings
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.embedding.embed import Embedder, offline_model_dir
@@ -109,3 +110,50 @@ def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_qu
     assert lines[first + 1:first + 4] == ["  ```console", "  $ runner --jobs=1", "  ```"]
     assert "{{#" not in answer
     assert "- To keep slow jobs out of a run, mark them with the `skip` attribute as shown here [1]:" in lines
+
+
+CONFIG_RST = """Configuration
+=============
+
+.. py:data:: REQUEST_TIMEOUT
+
+    How long, in seconds, the client waits for the server to answer before
+    giving up with a ``TimeoutError``. Set it to ``None`` to wait forever.
+
+    Default: ``30``
+
+.. py:data:: MAX_REDIRECTS
+
+    The most redirects followed for one request before ``TooManyRedirects``
+    is raised.
+
+    Default: ``10``
+"""
+
+
+def _windowed(text: str, path: str, first: int, last: int) -> Hit:
+    """A hit on `text` (file lines 0..) whose best window is file lines `first`..`last` (0-based)."""
+    n = text.count("\n")
+    return Hit(chunk=Chunk(id=path, path=path, text=text, span=LineSpan(0, 0, n, 0), text_hash=path), score=1.0,
+               window=LineSpan(first, 0, last, 0))
+
+
+def test_an_object_description_names_its_object_and_is_the_focus(embedder):
+    """Sphinx's ".. py:data:: NAME" with an indented body: the body is prose (not an indented code block) and its
+    first sentence names the object, so a question naming it is answered and focused on that sentence."""
+    hit = _windowed(CONFIG_RST, "config.rst", 0, 16)
+    question = "What does MAX_REDIRECTS do?"
+    answer = extractive_answer(question, [(1, hit)], embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- `MAX_REDIRECTS`: The most redirects followed for one request before "
+                                   "`TooManyRedirects` is raised [1].")
+    focus = sentence_focus([hit], question)[0].focus
+    assert (focus.start_line, focus.end_line) == (12, 13)  # the body's two lines, not the 17-line window
+
+
+def test_a_window_without_prose_sharing_a_word_focuses_the_lines_naming_the_terms():
+    text = ("# Settings\n\nAn example:\n\n```toml\n[client]\nbase_url = \"https://example.org\"\n"
+            "retries = 3\nhttp2 = true\nuser_agent = \"demo/1.0\"\nproxy = \"socks5h://localhost:1080\"\n"
+            "timeout_connect = 5\ntimeout_read = 30\n```\n")
+    hit = _windowed(text, "settings.md", 4, 13)
+    focus = sentence_focus([hit], "proxy")[0].focus
+    assert (focus.start_line, focus.end_line) == (10, 10)  # the line naming it, not the 10-line window

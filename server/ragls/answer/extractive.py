@@ -16,8 +16,9 @@ from typing import Any
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
+from ragls.core.analysis import stems
 from ragls.core.ir import Hit
-from ragls.retrieval.focus import MAX_FOCUS_LINES, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -258,6 +259,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     """`hits` with each `focus` narrowed to its answering sentence within its context (`Hit.window`, set here from
     the incoming `focus` when missing; see the module docstring). Hits without a focus are returned as they are."""
     query = frozenset(content_words(question))
+    terms = frozenset(stems(question))
     out = []
     for hit in hits:
         window = hit.window or hit.focus
@@ -268,8 +270,10 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
         scores = passage_scores(query, found, [_words(u.scored_text) for u in found])
         ranked = sorted((-x, i) for i, x in enumerate(scores) if x is not None)
-        if not ranked:  # no passage shares a word with the question (or the window is code): the window
-            out.append(replace(hit, focus=window, window=window))
+        if not ranked:  # no passage shares a word with the question (or the window is code): the window's
+            # lines holding the most query terms (a name in a code block or a table), else the window itself
+            lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
+            out.append(replace(hit, focus=lines or window, window=window))
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)

@@ -72,19 +72,32 @@ _ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|c
                          r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
 
 
+# A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
+# ".. confval:: timeout" — its indented body is the prose that documents the object.
+_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|method|attribute|data|exception|module|"
+                               r"decorator|classmethod|staticmethod|property|type|var|member|macro|struct|enum|"
+                               r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
+
+
 def _admonitions(text: str) -> str:
-    """Admonitions as plain paragraphs, line for line: the directive line keeps only its text (".. note:: When
-    using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body is dedented, so its
-    sentences are prose, not an indented code block. A version directive's own argument ("2.0") is dropped."""
+    """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
+    text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
+    is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
+    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
+    name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
+    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        m = _ADMONITION.match(lines[i])
+        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i])
         if not m:
             i += 1
             continue
         outer = len(m.group(1).expandtabs())
         rest = m.group(2)
+        name = rest if m.re is _OBJECT_DIRECTIVE else ""
+        if name:
+            rest = ""
         if lines[i].lstrip().startswith((".. version", ".. deprecated")):
             rest = rest.split(" ", 1)[1] if " " in rest else ""
         lines[i] = m.group(1) + rest
@@ -98,7 +111,11 @@ def _admonitions(text: str) -> str:
         indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
         for k in body:
             lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
-        i = j
+        first = next((k for k in body if lines[k].strip()), None)
+        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
+                and len(lines[first]) - len(lines[first].lstrip()) == outer:
+            lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
+        i += 1
     return "\n".join(lines)
 
 

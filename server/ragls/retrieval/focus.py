@@ -9,7 +9,9 @@ The focus (`Hit.focus`, `answer/extractive.sentence_focus`, beside the passage s
 question as an extractive answer without a model scores it (`extractive.passage_scores`: the question's content
 words it holds, each weighted by its rarity among the window's passages, and a named identifier the question points
 at) — at most `FOCUS_SENTENCE_LINES` lines, widened to the whole list or code block the sentence introduces (ends in
-":") within `MAX_FOCUS_LINES`. The window itself is the focus when no passage shares a word with the question. The
+":") within `MAX_FOCUS_LINES`. When no passage shares a word with the question (a window of code or a table),
+the focus is the window's run of at most `FOCUS_SENTENCE_LINES` lines holding the most query terms
+(`keyword_focus`), else the window itself. The
 sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
@@ -49,13 +51,18 @@ def line_span(chunk: Chunk, start_line: int, end_line: int) -> LineSpan:
     return LineSpan(s, start_char, end[0], end[1])
 
 
-def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineSpan | None:
+def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str], max_lines: int = MAX_FOCUS_LINES,
+                  within: LineSpan | None = None) -> LineSpan | None:
     """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `analysis.stems`) within
-    MAX_FOCUS_LINES consecutive lines, ties to the earliest; None when no line holds any."""
+    `max_lines` consecutive lines (default MAX_FOCUS_LINES), ties to the earliest, only among the file lines of
+    `within` when given; None when no line holds any."""
     if not query_stems:
         return None
     lines = chunk.text.splitlines()
     found = [set(stems(line)) & query_stems for line in lines]
+    if within is not None:
+        base = chunk.span.start_line
+        found = [f if within.start_line <= base + i <= within.end_line else set() for i, f in enumerate(found)]
     if not any(found):
         return None
     best = (0, 0, 0, 0)  # (distinct terms, -length, start, end)
@@ -63,7 +70,7 @@ def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str]) -> LineS
         if not terms:
             continue
         seen: set[str] = set()
-        for j in range(i, min(len(lines), i + MAX_FOCUS_LINES)):
+        for j in range(i, min(len(lines), i + max_lines)):
             if found[j]:
                 seen |= found[j]
                 cand = (len(seen), -(j - i), i, j)
