@@ -15,7 +15,10 @@ Evidence computed here (not in the product), per question, from the top `top_k` 
 - `pair_S` (S = 0, 3): over the whole corpus (tantivy phrase queries on `body`, built from analysed terms, never
   parsed), the share of the question's adjacent content-word pairs (stop words dropped, question order; both
   terms present in the corpus) found within S words of each other, either order; 1.0 without such a pair;
-- `pair_idf_S`: the same share, each pair weighted by the smaller IDF of its two terms.
+- `pair_idf_S`: the same share, each pair weighted by the smaller IDF of its two terms;
+- `value_q` / `num_best`: the question asks for a value (how many / long / much, which port, what is the default /
+  maximum ...) / the focus window of the top hit with the best focus_coverage holds a number (answer typing:
+  "Which port does blackd listen on by default?" asked of docs that never give the port). Printed, not modelled.
 
 Then the leave-one-corpus-out table of bench/abstention_loco.py over the shipped evidence plus these.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -85,6 +89,22 @@ def pair_share(bm25, terms: list[str], dfs: dict[str, int], weights: dict[str, f
     return found / len(pairs), (wfound / wsum if wsum > 0 else 1.0)
 
 
+VALUE_Q = re.compile(r"\b(how (many|much|long|large|big|often|old)|which port|what port|what (is|'s) the "
+                     r"(default|maximum|minimum|largest|smallest|max|min)\b|(maximum|minimum|largest|smallest|default) "
+                     r"(number|value|size|length|port|timeout|limit))", re.IGNORECASE)
+NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+
+
+def window_text(hit) -> str:
+    """The text of the hit's context window (its best embedding window, else its focus lines, else the chunk)."""
+    span = hit.window or hit.focus
+    if span is None:
+        return hit.chunk.text
+    lines = hit.chunk.text.splitlines()
+    a = max(0, span.start_line - hit.chunk.span.start_line)
+    return "\n".join(lines[a:max(a, span.end_line - hit.chunk.span.start_line) + 1])
+
+
 def extra(ws, result, text: str) -> dict:
     from ragls.core.analysis import EN_STEM_NO_STOP, stems
     from ragls.retrieval.abstention import term_weights
@@ -107,6 +127,13 @@ def extra(ws, result, text: str) -> dict:
     bm25 = ws.indexes[0].bm25
     for s in SLOPS:
         row[f"pair_{s}"], row[f"pair_idf_{s}"] = pair_share(bm25, order, dfs, weights, s)
+    from ragls.retrieval.abstention import _coverages, _focus_stems, asked_query
+
+    asked, _ = term_weights(stats, asked_query(q))
+    shares = [_coverages(asked, [_focus_stems(h)])[1] for h in hits]
+    best = max(range(len(hits)), key=shares.__getitem__) if hits else None
+    row["value_q"] = bool(VALUE_Q.search(text))
+    row["num_best"] = bool(best is not None and NUMBER.search(window_text(hits[best])))
     return row
 
 
