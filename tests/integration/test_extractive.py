@@ -157,3 +157,16 @@ def test_a_window_without_prose_sharing_a_word_focuses_the_lines_naming_the_term
     hit = _windowed(text, "settings.md", 4, 13)
     focus = sentence_focus([hit], "proxy")[0].focus
     assert (focus.start_line, focus.end_line) == (10, 10)  # the line naming it, not the 10-line window
+
+
+def test_a_table_row_answers_whole(embedder):
+    text = ("# Client options\n\nThe client takes these options:\n\n| Option | Default | Meaning |\n|---|---|---|\n"
+            "| `timeout` | `5.0` | The longest wait, in seconds, for any network operation. |\n"
+            "| `trust_env` | `True` | Read proxy settings and certificates from environment variables. |\n"
+            "| `http2` | `False` | Speak HTTP/2 when the server offers it. |\n\nUnknown options raise a "
+            "`TypeError` when the client is created.\n")
+    answer = extractive_answer("How do I stop the client from reading proxy settings from environment variables?",
+                               [(1, _hit(text))], embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- `trust_env` | `True` | Read proxy settings and certificates from environment "
+                                   "variables [1].")
+    assert "|---|" not in answer.split("[1]", 1)[0]

@@ -2,7 +2,8 @@
 with the lines it spans.
 
 The text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks
-(Markdown's 4-space blocks, reST's literal blocks after "::"), headings, tables and reST directive lines (skipped).
+(Markdown's 4-space blocks, reST's literal blocks after "::"), pipe tables (each data row one unit, whole),
+headings and reST directive lines (skipped).
 A sentence ends at its punctuation, not at a line break: a paragraph or list item hard-wrapped over several source
 lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`Unit.end`), which is what
 `focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
@@ -137,7 +138,7 @@ def _rest_role(m: re.Match[str]) -> str:
 
 @dataclass
 class _Block:
-    kind: str  # "para", "list", "code", "skip"
+    kind: str  # "para", "list", "code", "table", "skip"
     start: int  # 0-based line in the chunk text
     lines: list[str]
 
@@ -176,6 +177,13 @@ def _blocks(text: str) -> list[_Block]:
                 and len(lines[i + 1].strip()) >= len(stripped):
             out.append(_Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
             i += 2
+            continue
+        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
+            j = i + 1  # a Markdown (GFM) pipe table: to the first line that is not a row
+            while j < len(lines) and lines[j].strip().startswith("|"):
+                j += 1
+            out.append(_Block("table", i, lines[i:j]))
+            i = j
             continue
         if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
             out.append(_Block("skip", i, [line]))
@@ -365,7 +373,8 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
-                if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None and nxt.kind in ("list", "code"):
+                if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None \
+                        and nxt.kind in ("list", "code", "table"):
                     out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
@@ -384,7 +393,51 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
                 else:
                     out.append(Unit(_cap(item), "", b.start + j, last))
+        elif b.kind == "table":
+            out += _table_rows(b)
     return tuple(out)
+
+
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
+
+
+def _table_rows(block: _Block) -> list[Unit]:
+    """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
+    ("`timeout` | `5.0` | The default timeout, in seconds"); a row of fewer than 3 words (cells are terse) and the header row (the
+    row above the |---| separator) are left out."""
+    out = []
+    has_header = len(block.lines) > 1 and bool(_TABLE_SEPARATOR.match(block.lines[1]))
+    for k, line in enumerate(block.lines):
+        if (has_header and k < 2) or _TABLE_SEPARATOR.match(line):
+            continue
+        cells = [_plain(c) for c in _split_row(line)]
+        row = " | ".join(c for c in cells if c)
+        if len(row.split()) - row.count(" | ") >= 3:
+            out.append(Unit(_cap(row), "", block.start + k, block.start + k))
+    return out
+
+
+def _split_row(line: str) -> list[str]:
+    """The cells of a pipe-table row; "\\|" and pipes inside a code span stay in their cell."""
+    body = line.strip().removeprefix("|").removesuffix("|")
+    cells, cur, in_code = [], [], False
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body) and body[i + 1] == "|":
+            cur.append("|")
+            i += 2
+            continue
+        if ch == "`":
+            in_code = not in_code
+        if ch == "|" and not in_code:
+            cells.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    cells.append("".join(cur))
+    return [c.strip() for c in cells]
 
 
 def _continuation(lines: list[str], j: int) -> int:
