@@ -49,15 +49,24 @@ async def test_home_directory_is_not_indexed_without_ragls_toml():
         await client.shutdown_session()
 
 
-async def test_invalid_editor_settings_fall_back_and_keep_serving(tmp_path):
+async def test_invalid_editor_settings_fall_back_and_keep_serving(tmp_path, capsys):
     ws = copy_docs(tmp_path / "docs")
     client = await start(init_params([ws], {"retrieval": {"topK": "lots"}, "chunking": {"chunkSize": 300}}))
     try:
         status = await wait_indexed(client)
         assert any("ignoring the editor's settings" in e["message"] and "retrieval.top_k" in e["message"]
                    for e in status["errors"])
+        # Another change with the same invalid value reopens with the same fallback: still said once, in the
+        # pop-up and in the log (stderr, which VS Code shows in the output channel beside window/logMessage).
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"ragls": {"retrieval": {"topK": "lots"}, "chunking": {"chunkSize": 400}}}))
+        status = await wait_indexed(client)
+        assert any("ignoring the editor's settings" in e["message"] for e in status["errors"])
         warnings = [m for m in client.messages if "ignoring the editor's settings" in m.message]
         assert len(warnings) == 1
+        logged = [line for line in capsys.readouterr().err.splitlines()
+                  if line.startswith("WARNING") and "ignoring the editor's settings" in line]
+        assert len(logged) == 1, logged
         # The invalid layer is dropped as a whole: default chunk size 2000, so each small doc is one chunk.
         assert status["folders"][0]["chunks"] == 4
         res = await request(client, "rag/query", {"query": "how long do tokens last"})

@@ -227,9 +227,16 @@ class RaglsServer(LanguageServer):
         return self.init_options if self.config_layer is None else self.config_layer
 
     def _warn_once(self, message: str) -> None:
-        """window/showMessage a warning the user should act on, once per distinct message."""
+        """window/showMessage a warning the user should act on, once per distinct message; stderr (which editors
+        put in the same output channel) gets it once too, at warning level. Every reopen repeats the warning while
+        its cause lasts (each `didChangeConfiguration` of a setting changed in several steps reopens, and which
+        steps see the invalid settings depends on timing), so a repeat is logged at debug: `rag/status` `errors`
+        carries it for as long as it holds."""
+        if message in self._warned:
+            log.debug("%s", message)
+            return
         log.warning("%s", message)
-        if message in self._warned or self.progress_sender is None:
+        if self.progress_sender is None:
             return
         self._warned.add(message)
         self.progress_sender.loop.call_soon_threadsafe(

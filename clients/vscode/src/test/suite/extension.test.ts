@@ -733,7 +733,11 @@ suite('ragls extension in VS Code', () => {
         (i > 0 && l === plain[i - 1]) ||
         (l.startsWith('ragls: ') && plain.some((m) => /^[A-Z]+ [\w.]+: /.test(m) && m.replace(/^[A-Z]+ [\w.]+: /, '') === l)),
     );
-    assert.deepEqual(doubled, [], 'lines logged twice');
+    const around = doubled.map((d) => {
+      const i = plain.indexOf(d);
+      return plain.slice(Math.max(0, i - 3), i + 4).join('\n');
+    });
+    assert.deepEqual(doubled, [], `lines logged twice; around them:\n${around.join('\n---\n')}`);
     assert.ok(!text.includes('Traceback (most recent call last)'), 'no Python traceback in the log');
     // Restart Server (run by the settings test above) stops the server within the client's grace period.
     assert.ok(!text.includes('exited with signal SIGKILL'), 'the server was killed on a restart');
