@@ -126,7 +126,10 @@ describe('ragls server over vscode-jsonrpc', () => {
     assert.match(status.embeddingModel, /MiniLM/i);
     const began = progress.filter((p) => p.value.kind === 'begin' && p.value.title === 'ragls: indexing');
     assert.ok(began.length >= 1, `no "ragls: indexing" progress: ${JSON.stringify(progress)}`);
-    assert.ok(progress.some((p) => p.token === began[0].token && p.value.kind === 'end'), 'indexing progress never ended');
+    // rag/status counts the last vectors as soon as they are written; the indexer ends its work-done progress
+    // when it finds no more work (after a compaction, say), a moment later: wait for that event, not a time.
+    await until('the indexing progress to end', async () =>
+      (progress.some((p) => p.token === began[0].token && p.value.kind === 'end') ? true : undefined));
   });
 
   test('rag/query finds the calibration section with the exact line range', async () => {

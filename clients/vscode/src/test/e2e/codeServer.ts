@@ -10,7 +10,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export interface Toolchain {
@@ -34,17 +33,6 @@ export function toolchainFromEnv(env = process.env): Toolchain | string {
     playwrightDir: env.PLAYWRIGHT_DIR!,
     chromium: env.CHROMIUM!,
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function healthy(port: number): Promise<boolean> {
@@ -126,20 +114,46 @@ export function runCodeServerCli(opts: CodeServerOptions, args: string[]): Promi
   });
 }
 
-/** Start code-server and wait for /healthz. Its output goes to `<dir>/code-server.log`. */
+/** code-server's line once it listens: "HTTP server listening on http://127.0.0.1:41235/". */
+const LISTENING = /HTTP server listening on https?:\/\/[^\s/]+:(\d+)\//;
+
+/**
+ * Start code-server on a port the system picks (`--bind-addr 127.0.0.1:0`: no port probed beforehand that another
+ * process could take meanwhile, nor another server's /healthz answering for it), read that port from its
+ * "listening" line, then wait for /healthz. Its output goes to `<dir>/code-server.log`.
+ */
 export async function startCodeServer(opts: CodeServerOptions): Promise<RunningCodeServer> {
-  const port = await freePort();
   const env = { ...opts.env, PATH: `${opts.tools.node24Bin}:${opts.env.PATH ?? ''}` };
-  const log = createWriteStream(join(opts.dir, 'code-server.log'));
+  const logPath = join(opts.dir, 'code-server.log');
+  const log = createWriteStream(logPath);
   const proc = spawn(
     opts.tools.codeServer,
-    ['--bind-addr', `127.0.0.1:${port}`, ...codeServerArgs(opts.dir), ...(opts.args ?? [])],
+    ['--bind-addr', '127.0.0.1:0', ...codeServerArgs(opts.dir), ...(opts.args ?? [])],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   proc.stdout!.pipe(log);
   proc.stderr!.pipe(log);
   let exited = false;
   proc.on('exit', () => (exited = true));
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const listening = new Promise<number>((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`code-server did not listen within ${timeoutMs} ms (see ${logPath})`)), timeoutMs);
+    const onData = (data: Buffer): void => {
+      seen += String(data);
+      const match = LISTENING.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`code-server exited (${code ?? signal}) before it listened (see ${logPath})`));
+    });
+  });
   const stop = async (): Promise<void> => {
     if (proc.pid === undefined) {
       return;
@@ -162,7 +176,14 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
       // already gone
     }
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let port: number;
+  try {
+    port = await listening;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const deadline = Date.now() + timeoutMs;
   while (!(await healthy(port))) {
     if (exited || Date.now() > deadline) {
       await stop();
