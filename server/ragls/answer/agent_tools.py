@@ -83,7 +83,8 @@ def partial_note(progress: dict[str, int]) -> str:
     if progress["files_queued"]:
         parts.append(f"{progress['files_queued']} file(s) still queued for indexing")
     if progress.get("embedding_model_loading"):
-        parts.append("the embedding model is still loading, so answers use keywords until it is ready")
+        parts.append("the embedding model is still loading, so search uses keywords until it is ready and answers "
+                     "wait for it")
         if progress.get("chunks_not_embedded"):
             parts.append(f"{progress['chunks_not_embedded']} of {progress['chunks']} chunks not embedded yet")
     elif progress["chunks_without_vectors"]:

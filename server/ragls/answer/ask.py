@@ -26,10 +26,11 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     split_sentences,
 )
 from ragls.answer.persona import with_user_context
-from ragls.answer.template import render_prompt, source_label
+from ragls.answer.template import human_lines, one_line, render_prompt, source_label
 from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
+from ragls.index.chunking import focus_title
 from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
@@ -215,10 +216,17 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
     text = (f"Not in your docs: the documents do not cover this question ({why}). Try rephrasing it, or check "
             f"that the relevant files are indexed.")
     if hits:
-        closest = [f"- {h.chunk.path}:{h.chunk.span.start_line + 1}-{h.chunk.span.end_line + 1}"
-                   + (f"  {h.chunk.title}" if h.chunk.title else "") for h in hits[:CLOSEST_MATCHES]]
-        text += "\n\nClosest matches:\n" + "\n".join(closest)
+        text += "\n\nClosest matches:\n" + "\n".join(_closest(h) for h in hits[:CLOSEST_MATCHES])
     return text
+
+
+def _closest(hit: Hit) -> str:
+    """"- path:first-last  title" of a closest match: its focus lines (the sentence that came closest, as its
+    `focusRange` shows it), else its chunk's, and the title of their section (`chunking.focus_title`)."""
+    span = hit.focus or hit.chunk.span
+    first, last = human_lines(span)
+    title = focus_title(hit.chunk, hit.focus.start_line) if hit.focus is not None else hit.chunk.title
+    return f"- {hit.chunk.path}:{first}-{last}" + (f"  {one_line(title)}" if title else "")
 
 
 def _check_cancel(cancel: threading.Event | None) -> None:

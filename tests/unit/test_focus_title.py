@@ -1,0 +1,59 @@
+"""A source's title is the section of its focus lines, also for a Markdown chunk that packs sibling sections, and
+an abstained answer's closest matches show the focus lines (issue 27). Real chunker, no model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ragls.answer.ask import abstention_text
+from ragls.core.ir import Hit
+from ragls.index.chunking import chunk_document, focus_title
+from ragls.retrieval.focus import line_span
+from ragls.sources.load import load_text
+
+GUIDE = """# Guide
+
+## Retries
+
+The client retries a failed request three times.
+
+```python
+# a comment, not a heading
+client = Client(retries=5)
+```
+
+## Timeouts
+
+Every request waits at most five seconds.
+
+### Pool timeout
+
+Waiting for a free connection raises `PoolTimeout`.
+"""
+
+
+def _chunk():
+    chunks = chunk_document(load_text("guide.md", GUIDE))
+    assert len(chunks) == 1 and chunks[0].title == "Guide"  # the sibling sections share one chunk
+    return chunks[0]
+
+
+def _line(text: str) -> int:
+    return next(i for i, line in enumerate(GUIDE.splitlines()) if text in line)
+
+
+def test_markdown_focus_title_is_the_heading_path_of_the_focus_section():
+    chunk = _chunk()
+    assert focus_title(chunk, _line("waits at most five")) == "Guide > Timeouts"
+    assert focus_title(chunk, _line("raises `PoolTimeout`")) == "Guide > Timeouts > Pool timeout"
+    assert focus_title(chunk, _line("a comment, not a heading")) == "Guide > Retries"  # "#" in code is no heading
+    assert focus_title(chunk, 0) == "Guide"
+
+
+def test_closest_matches_show_the_focus_lines_and_their_section():
+    chunk = _chunk()
+    at = _line("raises `PoolTimeout`")
+    hit = replace(Hit(chunk=chunk, score=1.0), focus=line_span(chunk, at, at))
+    text = abstention_text([hit, Hit(chunk=chunk, score=0.5)], 0.5)
+    assert f"Closest matches:\n- guide.md:{at + 1}-{at + 1}  Guide > Timeouts > Pool timeout\n" in text
+    assert text.endswith(f"- guide.md:1-{GUIDE.count(chr(10))}  Guide")  # no focus: the chunk's lines and title
