@@ -43,7 +43,7 @@ from data import dataset  # noqa: E402
 WIDTHS = (8, 16, 32)
 SLOPS = (0, 3)
 NEW = tuple(f"span_cov_{w}" for w in WIDTHS) + tuple(f"span_present_{w}" for w in WIDTHS) \
-    + tuple(f"pair_{s}" for s in SLOPS) + tuple(f"pair_idf_{s}" for s in SLOPS)
+    + tuple(f"pair_{s}" for s in SLOPS) + tuple(f"pair_idf_{s}" for s in SLOPS) + ("head_window", "head_near")
 
 
 def best_span(weights: dict[str, float], tokens: list[str], title: set[str], width: int) -> float:
@@ -105,6 +105,26 @@ def window_text(hit) -> str:
     return "\n".join(lines[a:max(a, span.end_line - hit.chunk.span.start_line) + 1])
 
 
+def head_phrase(text: str) -> list[str]:
+    """The question's head noun phrase, roughly: the terms of its last run of two or more consecutive content
+    words (no stop word, no punctuation between them) in the sentence that asks; [] without such a run."""
+    from ragls.core.analysis import STOPWORDS, stems
+    from ragls.retrieval.abstention import asked_sentences
+
+    runs, run = [], []
+    for token in re.findall(r"[\w'-]+|[^\w\s]", asked_sentences(text)):
+        word = token.lower()
+        if re.fullmatch(r"[\w'-]+", token) and word not in STOPWORDS and not word.isdigit():
+            run.append(word)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = []
+    if len(run) >= 2:
+        runs.append(run)
+    return [t for w in runs[-1] for t in stems(w)] if runs else []
+
+
 def extra(ws, result, text: str) -> dict:
     from ragls.core.analysis import EN_STEM_NO_STOP, stems
     from ragls.retrieval.abstention import term_weights
@@ -132,6 +152,12 @@ def extra(ws, result, text: str) -> dict:
     asked, _ = term_weights(stats, asked_query(q))
     shares = [_coverages(asked, [_focus_stems(h)])[1] for h in hits]
     best = max(range(len(hits)), key=shares.__getitem__) if hits else None
+    head = head_phrase(text)
+    row["head_len"] = len(head)
+    row["head_window"] = (sum(t in _focus_stems(hits[best]) for t in set(head)) / len(set(head))
+                          if head and best is not None else 1.0)
+    row["head_near"] = float(not head or any(best_span({t: 1.0 for t in head}, tok, set(), len(head) + 3)
+                                             >= len(set(head)) for tok, _ in parsed))
     row["value_q"] = bool(VALUE_Q.search(text))
     row["num_best"] = bool(best is not None and NUMBER.search(window_text(hits[best])))
     return row

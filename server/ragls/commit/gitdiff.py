@@ -7,7 +7,7 @@ drivers, textconv filters, prefixes, context size) cannot change the output. Out
 names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
 replaced. Lockfiles, generated files (by name, or
 marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
-Secrets never reach the model (docs/security.md): a secret file (`config.SECRET_GLOBS`: `.env*`, `*.pem`, `id_rsa*`
+Secrets never reach the model (docs/security.md): a secret file (`config.SECRET_GLOBS`: `.env*`, `*.pem`, `.netrc`, `.npmrc`
 …, the files indexing never reads) is one line too, and every hunk's secret values are masked by the indexer's
 masker (`sources.redact.mask_secrets`), same length.
 """

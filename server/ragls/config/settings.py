@@ -33,7 +33,13 @@ DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org,pdf,html,htm}"]
 # Built-in junk directories: never walked, whatever the include globs say.
 JUNK_DIRS = [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "site-packages",
              ".ragls-index", ".hg", ".svn", ".tox", ".mypy_cache", ".pytest_cache"]
-SECRET_GLOBS = [".env*", "*.pem", "*.key", "id_rsa*"]
+# Secret files (`sources.exclude_secrets`): never read, indexed or shown to a model, whatever `sources.include` says.
+# Key and certificate files, and the credential files of common tools: curl/ftp/git (.netrc, Windows `_netrc`),
+# PostgreSQL (.pgpass), twine/PyPI (.pypirc), git's credential store (.git-credentials), npm/yarn (.npmrc and
+# .yarnrc.yml, which hold `_authToken` / `npmAuthToken`), Apache (.htpasswd), the AWS CLI (.aws/credentials).
+SECRET_GLOBS = [".env*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.p12", "*.pfx",
+                ".netrc", "_netrc", ".pgpass", ".pypirc", ".git-credentials", ".npmrc", ".yarnrc.yml", ".htpasswd",
+                "**/.aws/credentials"]
 
 DEFAULT_TEMPLATE = """You answer questions about the user's project documents.
 Use only the context below. If the context does not contain the answer, say that the documents do not cover it.

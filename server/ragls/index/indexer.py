@@ -304,6 +304,7 @@ class FolderIndex(VectorPhase):
             listed = walk_with(walker)
             self.symlink_targets = walker.aliases
             report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
+            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.secrets.items())]  # never read
             if allowed is not None:  # a team overlay indexes only the locally changed files
                 listed = [p for p in listed if p in allowed]
             if allowed is None and not listed and known and self._indexed_files_exist(known):
@@ -320,7 +321,8 @@ class FolderIndex(VectorPhase):
                 self.manifest.set_meta("include_warning", "")
             candidates = sorted(set(listed) | set(known))
             listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside))
+            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside)
+                                        | set(walker.secrets))
             # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
             report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
         else:
@@ -331,6 +333,10 @@ class FolderIndex(VectorPhase):
             # a file replaced by a link out of the folder (or such a link created) is listed as skipped at once
             report.skipped += [Skipped(p, OUTSIDE_LINK) for p in candidates
                                if p not in listed_set and self.filter.outside_reason(p) is not None]
+            # so is a secret file the include globs take (`.netrc` under include "**/*"), never read
+            report.skipped += [Skipped(p, why) for p in candidates if p not in listed_set
+                               and os.path.lexists(self.folder / key_path(p))
+                               and (why := self.filter.secret_skip_reason(p)) is not None]
         docs: list[Document] = []
         deleted: list[str] = []
         total = len(candidates)

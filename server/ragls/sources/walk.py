@@ -70,6 +70,9 @@ class FileFilter:
         self.outside: list[str] = []
         # Folders the last walk could not enter ("docs/" -> reason): one skipped entry each. Filled by `walk_with`.
         self.unreadable: dict[str, str] = {}
+        # Secret files the include globs would have taken (`secret_skip_reason`), as index keys -> reason: the
+        # indexer lists them as skipped, so rag/status says why `.netrc` is not indexed. Filled by `walk_with`.
+        self.secrets: dict[str, str] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited)."""
@@ -115,6 +118,20 @@ class FileFilter:
             return None
         target = inside_folder(self.folder, path)
         return SECRET_LINK if target is not None and self._secrets.match_file(target) else None
+
+    def secret_skip_reason(self, rel_path: str) -> str | None:
+        """`SECRET_FILE` (or `SECRET_LINK`) when the file at `rel_path` would be indexed but for
+        `sources.exclude_secrets`: its name is a secret file's (`config.SECRET_GLOBS`: `.netrc`, `.pgpass`, `.env*`,
+        ...) or it links to one, its directories are walked and `sources.include` matches it. Else None (an
+        included file, or one left out for another reason, e.g. the default include does not take `.netrc`). The
+        indexer lists such files as skipped with this reason (rag/status); the file is never read."""
+        rel_path = _norm(key_path(rel_path))
+        parent, _, _ = rel_path.rpartition("/")
+        if not self.settings.exclude_secrets or not rel_path or (parent and self.dir_reason(parent) is not None):
+            return None
+        if self._secrets.match_file(rel_path):
+            return SECRET_FILE if self._include_matches(rel_path) else None
+        return self.secret_target_reason(rel_path) if self._file_reason(rel_path) is None else None
 
     def indexed_target(self, real_path: str) -> str | None:
         """The relative path of `real_path` (a symlink target, resolved) when it lies inside the folder and is
@@ -163,14 +180,17 @@ class FileFilter:
         why = self._common_reason(rel_path, is_dir=False)
         if why is not None:
             return why
-        if not (self._include.match_file(rel_path) or self._include.match_file(_lower_extension(rel_path))):
+        if not self._include_matches(rel_path):
             return "not matched by sources.include"
         return None
+
+    def _include_matches(self, rel_path: str) -> bool:
+        return self._include.match_file(rel_path) or self._include.match_file(_lower_extension(rel_path))
 
     def _common_reason(self, rel: str, is_dir: bool) -> str | None:
         probe = rel + "/" if is_dir else rel
         if self.settings.exclude_secrets and self._secrets.match_file(probe):
-            return "secret (sources.exclude_secrets)"
+            return SECRET_FILE
         if self._exclude.match_file(probe):
             return "excluded by sources.exclude"
         if self.settings.respect_gitignore:
@@ -250,6 +270,7 @@ class FileFilter:
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
 SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
+SECRET_FILE = "secret (sources.exclude_secrets)"
 
 
 def inside_folder(folder: Path, path: Path) -> str | None:
@@ -290,7 +311,8 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     followed (no loops); dangling links are skipped silently (logged at debug). A folder that cannot be listed, or
     whose entries cannot be reached (read but no search permission, e.g. after `chmod -R 644`), is not descended
     into and recorded in `FileFilter.unreadable` ("docs/" -> "unreadable folder: Permission denied"; "./" for the
-    root itself).
+    root itself). Secret files (`sources.exclude_secrets`) are never listed; those `sources.include` would have
+    taken are recorded in `FileFilter.secrets` (key -> reason, `secret_skip_reason`).
     """
     return walk_with(FileFilter(folder, settings, index_dir))
 
@@ -301,6 +323,7 @@ def walk_with(file_filter: FileFilter) -> list[str]:
     file_filter.aliases = {}
     file_filter.outside = []
     file_filter.unreadable = {}
+    file_filter.secrets = {}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -332,14 +355,20 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                             file_filter.outside.append(path_key(rel))
                             continue
                         if file_filter.secret_target_reason(rel) is not None:
+                            file_filter.secrets[path_key(rel)] = SECRET_LINK
                             continue  # a link to a secret file is a secret file (never read, like the file)
                         file_filter.aliases.setdefault(real, []).append(path_key(rel))
                         found.append(path_key(rel))
+                    elif stat.S_ISREG(target.st_mode) and (why := file_filter.secret_skip_reason(rel)) is not None:
+                        file_filter.secrets[path_key(rel)] = why  # a link named like a secret file
                 elif entry.is_dir(follow_symlinks=False):
                     if file_filter.dir_reason(rel) is None:
                         stack.append(rel)
-                elif entry.is_file(follow_symlinks=False) and file_filter._file_reason(rel) is None:
-                    found.append(path_key(rel))
+                elif entry.is_file(follow_symlinks=False):
+                    if file_filter._file_reason(rel) is None:
+                        found.append(path_key(rel))
+                    elif (why := file_filter.secret_skip_reason(rel)) is not None:
+                        file_filter.secrets[path_key(rel)] = why
             except OSError as exc:
                 log.debug("cannot stat %s: %s", entry.path, exc)
     found.sort()
