@@ -3,8 +3,8 @@ ragls server on a temporary copy of `clients/vscode/testFixture/` (see `src/test
 git repository, each with a `ragls.toml` for the offline MiniLM model and generation backend `none`).
 
 Layers:
-- build: `npm ci` when node_modules is missing, `npm run package` (its vscode:prepublish runs tsc: the one type
-  check) and eslint.
+- build: `npm ci` when node_modules is missing (or a copy of the one kept per lockfile in the toolchain dir),
+  `npm run package` (its vscode:prepublish runs tsc: the one type check) and eslint.
 - wire: `node --test out/test/wire.test.js` — the server over stdio through vscode-jsonrpc, plus launch resolution.
 - in-host: `out/test/e2e/runInHost.js` — code-server + headless Chromium run `src/test/suite/*.test.ts` in the
   extension host; every command against the real server.
@@ -19,12 +19,15 @@ where its absence fails them. The server runs as `sys.executable -m ragls serve`
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -100,14 +103,44 @@ def _assert_tap(result: subprocess.CompletedProcess[str], what: str) -> list[str
 VSIX = EXT / "ragls-vscode.vsix"
 
 
+def _install_node_modules() -> None:
+    """clients/vscode/node_modules as `npm ci` makes it from package-lock.json. With the toolchain dir outside this
+    checkout (.ci/run: the user cache dir), the install is kept there per lockfile (`node_modules/<sha256>`) and a
+    fresh clone copies it (~1 CPU-s) instead of running `npm ci` again (~27 CPU-s); the copy is the same tree, and a
+    changed lockfile gets its own install."""
+    lock = EXT / "package-lock.json"
+    if TOOLS.resolve().is_relative_to(ROOT):
+        result = _run([NPM, "ci", "--no-audit", "--no-fund"], timeout=600)
+        assert result.returncode == 0, result.stdout
+        return
+    cached = TOOLS / "node_modules" / hashlib.sha256(lock.read_bytes()).hexdigest()
+    if not (cached / "node_modules" / ".package-lock.json").is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fresh = Path(tempfile.mkdtemp(prefix=f"{cached.name}.", dir=cached.parent))
+        try:
+            for name in ("package.json", "package-lock.json"):
+                shutil.copy2(EXT / name, fresh / name)
+            result = _run([NPM, "ci", "--no-audit", "--no-fund", "--prefix", str(fresh)], timeout=600)
+            assert result.returncode == 0, result.stdout
+            if not (cached / "node_modules" / ".package-lock.json").is_file():
+                shutil.rmtree(cached, ignore_errors=True)  # an incomplete earlier install
+            with contextlib.suppress(OSError):  # another checkout's install got there first: the same tree
+                fresh.rename(cached)
+        finally:
+            shutil.rmtree(fresh, ignore_errors=True)
+    shutil.rmtree(EXT / "node_modules", ignore_errors=True)
+    result = subprocess.run(["cp", "-a", str(cached / "node_modules"), str(EXT / "node_modules")],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.fixture(scope="module")
 def built() -> Path:
     """node_modules installed (npm ci, only when missing), out/ compiled and the .vsix packaged: `npm run package`
     runs vscode:prepublish (tsc, the one type check of the sources, then the esbuild bundle) before vsce packs."""
     assert NODE is not None and NPM is not None, "node and npm are needed for the VS Code client"
     if not (EXT / "node_modules" / ".package-lock.json").exists():
-        result = _run([NPM, "ci", "--no-audit", "--no-fund"], timeout=600)
-        assert result.returncode == 0, result.stdout
+        _install_node_modules()
     VSIX.unlink(missing_ok=True)
     result = _run([NPM, "run", "package"], timeout=300)
     assert result.returncode == 0 and VSIX.is_file(), f"tsc or vsce package failed:\n{result.stdout}"

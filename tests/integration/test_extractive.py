@@ -170,3 +170,22 @@ def test_a_table_row_answers_whole(embedder):
     assert _bullets(answer)[0] == ("- `trust_env` | `True` | Read proxy settings and certificates from environment "
                                    "variables [1].")
     assert "|---|" not in answer.split("[1]", 1)[0]
+
+
+def test_code_right_after_a_sentence_comes_with_it_when_it_names_what_is_asked(embedder):
+    """A code block that follows a sentence not ending in ":" (reST's ".. code-block::" after a paragraph) is shown
+    under it when the code names an identifier the question points at that the sentence does not: the line the
+    user needs. Otherwise the sentence stands alone."""
+    text = ("Worker pools\n============\n\nThe scheduler keeps a pool of worker processes for each queue. By default "
+            "it starts four workers per queue. If your jobs wait on the network it might help to increase this "
+            "number.\n\n.. code-block:: python\n\n    scheduler = Scheduler(num_workers=16)\n\nMore workers use "
+            "more memory, so watch the host while you raise it.\n")
+    hit = _hit(text, "workers.rst")
+    lines = extractive_answer("How do I raise the number of workers?", [(1, hit)],
+                              embed=embedder.embed_documents).splitlines()
+    at = lines.index("- If your jobs wait on the network it might help to increase this number [1].")
+    assert lines[at + 1:at + 4] == ["  ```", "  scheduler = Scheduler(num_workers=16)", "  ```"]
+    lines = extractive_answer("Does waiting on the network slow my jobs down?", [(1, hit)],
+                              embed=embedder.embed_documents).splitlines()
+    assert "- If your jobs wait on the network it might help to increase this number [1]." in lines
+    assert not any("Scheduler(" in line for line in lines)

@@ -175,10 +175,24 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             picked.append((n, unit))
         if len(picked) == max_sentences:
             break
-    picked = picked or firsts
+    picked = [(n, with_code_after(unit, query)) for n, unit in picked] or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
+    """`unit` showing the code block right after its sentence (`Unit.code_after`) when that code names an
+    identifier pointing at a word of the question (`pointed_at`) that the sentence itself does not name: "it
+    might improve performance to increase this number" answers "how do I raise the number of pools?" with
+    `urllib3.PoolManager(num_pools=50)` under it. Otherwise `unit` as it is."""
+    if not unit.code_after or unit.attached:
+        return unit
+    code = pointed_at(identifier_words(unit.code_after), query)
+    own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
+    if not code - own:
+        return unit
+    return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 
 
 def _normalised(text: str) -> str:

@@ -269,13 +269,18 @@ def _attached(block: _Block) -> str:
 class Unit:
     """A candidate of the answer: a sentence (or a whole list item), possibly with the block it introduces.
     `line`..`end` are the 0-based chunk-text lines the sentence spans (inclusive); `block_end` is the last line of
-    the block it introduces (`attached`), else `end`."""
+    the block it introduces (`attached`), else `end`. `code_after` is the code block right after a paragraph's last
+    sentence that does not end in ":" ("... to increase this number." then `PoolManager(num_pools=50)`), as
+    `attached` would show it, through line `code_end`: an answer shows it when it names what the question asks
+    (`extractive.with_code_after`)."""
 
     sentence: str
     attached: str = ""
     line: int = 0
     end: int = -1
     block_end: int = -1
+    code_after: str = ""
+    code_end: int = -1
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -289,7 +294,8 @@ class Unit:
     def scored_text(self) -> str:
         """What the unit is scored on: the sentence with the code block it introduces (code holds the names a
         question asks for), without a list it introduces (each item is a unit of its own, scored on its own)."""
-        return self.text if self.attached.startswith(("```", "~~~")) else self.sentence
+        text = self.text if self.attached.startswith(("```", "~~~")) else self.sentence
+        return f"{text}\n{self.code_after}" if self.code_after else text
 
 
 def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
@@ -376,6 +382,8 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None \
                         and nxt.kind in ("list", "code", "table"):
                     out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
+                elif pos == len(sentences) - 1 and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
         elif b.kind == "list":

@@ -267,8 +267,11 @@ suite('ragls extension in VS Code', () => {
   test('an LLM that fails: the turn shows its error, Retry and Open Settings above the extractive answer', async () => {
     const cfg = vscode.workspace.getConfiguration('ragls');
     const dead = `http://127.0.0.1:${await freePort()}/v1`;
-    await cfg.update('generation.backend', 'external', vscode.ConfigurationTarget.Workspace);
+    // The URL first: with the backend still 'none' every intermediate state is valid (backend 'external' without a
+    // URL would be ignored with a warning — logged once per configuration change the server happens to see, so
+    // once or twice depending on timing, which the output-channel test below would read as a doubled line).
     await cfg.update('generation.baseUrl', dead, vscode.ConfigurationTarget.Workspace);
+    await cfg.update('generation.backend', 'external', vscode.ConfigurationTarget.Workspace);
     try {
       await until('rag/status to show the external backend', async () =>
         ((await api.server.request(StatusRequest, {})).generation.backend === 'external' ? true : undefined));
