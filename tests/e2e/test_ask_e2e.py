@@ -118,11 +118,13 @@ async def test_abstains_without_calling_the_llm(client):
     res = await request(client, "rag/ask", {"question": "What is the airspeed velocity of an unladen swallow?"})
     assert res["abstained"] is True and res["citations"] == [] and res["model"] == "test-model"
     assert res["answer"].startswith("Not in your docs")
-    # The closest passages stay listed, numbered from 1 and named in the answer, but nothing is cited.
+    # The closest passages stay listed, numbered from 1 and named in the answer by the lines their focusRange shows
+    # (the chunk's range when there is no focus), but nothing is cited.
     assert 1 <= len(res["sources"]) <= CLOSEST_MATCHES
     assert [s["n"] for s in res["sources"]] == list(range(1, len(res["sources"]) + 1))
     for s in res["sources"]:
-        assert f"- {s['path']}:{s['range']['start']['line'] + 1}-" in res["answer"]
+        lines = s.get("focusRange") or s["range"]
+        assert f"- {s['path']}:{lines['start']['line'] + 1}-" in res["answer"], (s, res["answer"])
     assert LLM.requests == []
 
 
