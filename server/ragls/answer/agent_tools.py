@@ -18,6 +18,7 @@ from typing import Any
 from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri
+from ragls.retrieval.focus import context_span
 from ragls.sources.passage import read_passage
 
 ToolResult = tuple[str, dict[str, Any]]
@@ -43,12 +44,16 @@ def chunk_uri(c: Chunk) -> str:
 
 def hit_record(hit: Hit) -> dict[str, Any]:
     """The structured form of one search hit: `start_line`-`end_line` are the lines to cite (the focus lines —
-    the answering sentence — when known), `context_start_line`-`context_end_line` the window around them (the
-    focus lines again without one), `text` is the whole chunk, lines `chunk_start_line`-`chunk_end_line`."""
+    the answering sentence — when known), `context_start_line`-`context_end_line` the window around them, widened to
+    cover them (`retrieval/focus.context_span`; the focus lines again without a window), `text` is the whole chunk, lines `chunk_start_line`-`chunk_end_line`."""
     c = hit.chunk
     start, end = hit_lines(hit)
     window = getattr(hit, "window", None)
-    context = line_range(window) if isinstance(window, LineSpan) else (start, end)
+    context = (start, end)
+    if isinstance(window, LineSpan):  # the window widened to cover the focus lines (`focus.context_span`)
+        context = line_range(context_span(hit.focus, window) or window)
+        if hit.focus is not None:
+            context = (min(context[0], start), max(context[1], end))
     chunk_start, chunk_end = line_range(c.span)
     return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": c.title or None,
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,

@@ -76,7 +76,9 @@ class Hit:
     # (retrieval/focus.py), at most about 6 lines. None when unknown.
     focus: LineSpan | None = None
     # The context of `focus`: the chunk's best embedding window, or for a hit only BM25 found the lines holding
-    # the most query terms (retrieval/focus.py). None when unknown.
+    # the most query terms (retrieval/focus.py). None when unknown. The focus sentence can run past it (its block
+    # overlaps the window); what a hit reports as context is this window widened to cover the focus
+    # (`focus.context_span`, applied by the wire and MCP mappings).
     window: LineSpan | None = None
 
 

@@ -14,6 +14,7 @@ from ragls.core.errors import InvalidParams
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.index.chunking import focus_title
+from ragls.retrieval.focus import context_span
 from ragls.sources.passage import Passage
 
 
@@ -175,8 +176,8 @@ def source_uri(chunk: Chunk) -> str:
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
     extracted text for converted documents), optional title (of the focus's section, `index.chunking.focus_title`), `page` (1-based, PDFs), `focusRange` (the
-    answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it)
-    when `context` is given and differs from the focus."""
+    answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it,
+    widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus."""
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
@@ -189,7 +190,8 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         src["page"] = chunk.page
     if focus is not None:
         src["focusRange"] = to_wire_range(focus)
-        if context is not None and context != focus:
+        context = context_span(focus, context)  # the window widened to cover the focus: it always contains it
+        if context != focus:
             src["contextRange"] = to_wire_range(context)
     return src
 

@@ -11,7 +11,9 @@ words it holds, each weighted by its rarity among the window's passages, and a n
 at) — at most `FOCUS_SENTENCE_LINES` lines, widened to the whole list or code block the sentence introduces (ends in
 ":") within `MAX_FOCUS_LINES`. When no passage shares a word with the question (a window of code or a table),
 the focus is the window's run of at most `FOCUS_SENTENCE_LINES` lines holding the most query terms
-(`keyword_focus`), else the window itself. The
+(`keyword_focus`), else the window itself. The focus can run past the window (its sentence's block overlaps the
+window but goes on beyond it); the context a hit reports is the window widened to cover the focus
+(`context_span`), so it always contains the focus. The
 sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
@@ -49,6 +51,21 @@ def line_span(chunk: Chunk, start_line: int, end_line: int) -> LineSpan:
             end_col += span.start_char
         end = (e, end_col)
     return LineSpan(s, start_char, end[0], end[1])
+
+
+def context_span(focus: LineSpan | None, window: LineSpan | None) -> LineSpan | None:
+    """The context a hit reports around its focus (`contextRange`, MCP `context_*`): its window (`Hit.window`)
+    widened to cover the focus, so the context always contains the focus. The focus can reach past the window:
+    the answering sentence is chosen among the passages of the blocks that overlap the window
+    (`answer/passages.units`), and a paragraph, list or code block can run on past the window's last line (a
+    sentence wrapped over the window's edge, a list a ":" sentence introduces, a hit found only by keywords whose
+    window is the few lines holding the query terms). Both spans lie in the chunk, so their cover does too. Returns
+    the focus without a window, the window without a focus, None without either."""
+    if focus is None or window is None:
+        return window or focus
+    start = min((focus.start_line, focus.start_char), (window.start_line, window.start_char))
+    end = max((focus.end_line, focus.end_char), (window.end_line, window.end_char))
+    return LineSpan(start[0], start[1], end[0], end[1])
 
 
 def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str], max_lines: int = MAX_FOCUS_LINES,
