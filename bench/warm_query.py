@@ -1,6 +1,10 @@
 """Warm `rag/query` latency over a question file's questions (issue 27's check that the sentence focus costs nothing).
 
     python bench/warm_query.py bench/questions/flask-docs.jsonl ../shared/corpora/flask-docs [label]
+    python bench/warm_query.py --ask bench/questions/rust-book.jsonl ../shared/corpora/rust-book   # rag/ask
+
+`--ask` times `RagWorkspace.ask(question)` instead (the extractive answer without an LLM: retrieval at the default
+top_k 5, sentence scoring with the embedding model, citations); the folder must then have no LLM configured.
 
 The folder must be indexed already (`ragls index FOLDER`). One warm-up pass over the questions, then two timed
 passes of `RagWorkspace.query(question, top_k=10)` in one process; prints p50 and p90 in milliseconds. Compare two
@@ -23,21 +27,31 @@ def main() -> None:
     ap.add_argument("questions", help="JSON Lines question file (docs/evaluation.md)")
     ap.add_argument("folder", type=Path, help="an indexed folder (`ragls index FOLDER` first)")
     ap.add_argument("label", nargs="?", default="", help="printed before the figures")
+    ap.add_argument("--ask", action="store_true",
+                    help="time rag/ask (extractive answer, no LLM, top_k 5) instead of rag/query at top_k 10")
     args = ap.parse_args()
     qs = [q.question for q in evaluate.load_questions(args.questions)]
     ws = RagWorkspace([args.folder], [{}], read_only=True)
+
+    def run(q: str) -> None:
+        if not args.ask:
+            ws.query(q, 10)
+        elif ws.ask(q).model != "extractive":
+            raise SystemExit(f"{args.folder}: an LLM answered; --ask times the extractive answer (no LLM configured)")
+
     try:
         for q in qs:
-            ws.query(q, 10)
+            run(q)
         ts = []
         for _ in range(2):
             for q in qs:
                 t = time.perf_counter()
-                ws.query(q, 10)
+                run(q)
                 ts.append((time.perf_counter() - t) * 1000)
     finally:
         ws.close()
-    print(f"{args.label} p50 {statistics.median(ts):.1f} ms, p90 {sorted(ts)[int(len(ts) * 0.9)]:.1f} ms, n={len(ts)}")
+    what = "rag/ask (extractive)" if args.ask else "rag/query k=10"
+    print(f"{args.label} {what} p50 {statistics.median(ts):.1f} ms, p90 {sorted(ts)[int(len(ts) * 0.9)]:.1f} ms, n={len(ts)}")
 
 
 if __name__ == "__main__":
