@@ -189,3 +189,27 @@ def test_code_right_after_a_sentence_comes_with_it_when_it_names_what_is_asked(e
                               embed=embedder.embed_documents).splitlines()
     assert "- If your jobs wait on the network it might help to increase this number [1]." in lines
     assert not any("Scheduler(" in line for line in lines)
+
+
+def test_only_the_candidates_the_words_cannot_rule_out_are_embedded(embedder):
+    """Of many candidate sentences, EMBEDDED_CANDIDATES reach the model (with the question): those sharing the most
+    question words first, then the best-ranked sources' others in order. (A sentence sharing no word, past that
+    many, is not embedded: the price of the cap, docs/benchmarks.md.)"""
+    from ragls.answer.extractive import EMBEDDED_CANDIDATES
+
+    filler = " ".join(f"The {w} office keeps its own coffee machine." for w in (
+        "north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic", "annex",
+        "harbour", "river", "market", "station"))
+    sent: list[str] = []
+
+    def counting(texts):
+        sent.extend(texts)
+        return embedder.embed_documents(texts)
+
+    answer = extractive_answer("When do production deployments reach customers?",
+                               [(1, _hit(filler + " " + TEXT, "office.md"))], embed=counting)
+    assert len(sent) == 1 + EMBEDDED_CANDIDATES and sent[0] == "When do production deployments reach customers?"
+    assert sent[1:] == [f"The {w} office keeps its own coffee machine." for w in (  # in candidate order
+        "north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic")] + [
+        "Production deployments go out every Tuesday at noon."]
+    assert _bullets(answer)[0] == "- Production deployments go out every Tuesday at noon [1]."

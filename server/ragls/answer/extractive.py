@@ -42,6 +42,7 @@ IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words po
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
+EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
@@ -155,11 +156,18 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 firsts.append((n, unit))
             candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
+    embedded = range(len(candidates))
     if embed is not None and candidates:
+        embedded = _worth_embedding(query, candidates)
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [c[3].sentence for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
+        vecs = embed([question] + [candidates[i][3].sentence for i in embedded])
+        cosines = [0.0] * len(candidates)
+        for i, v in zip(embedded, vecs[1:] @ vecs[0]):
+            cosines[i] = float(v)
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
+    if cosines is not None:
+        chosen = set(embedded)
+        weights = [w if i in chosen else None for i, w in enumerate(weights)]
     scored = [(-w / (1 + 0.3 * rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
@@ -179,6 +187,18 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _worth_embedding(query: set[str], candidates: list) -> list[int]:
+    """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
+    candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
+    damped by source rank like the final score, then those sharing none by source rank and position. The model
+    pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md); a candidate beyond these would need a
+    cosine above all of theirs to be picked."""
+    lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
+    order = sorted(range(len(candidates)),
+                   key=lambda i: (lexical[i] is None, -(lexical[i] or 0.0) / (1 + 0.3 * candidates[i][0]), i))
+    return sorted(order[:EMBEDDED_CANDIDATES])
 
 
 def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
