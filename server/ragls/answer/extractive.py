@@ -170,7 +170,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     seen: set[str] = set()
     for *_, n, unit in scored:  # the same passage from two sources (a selection and its file) once
         key = _normalised(unit.text)
-        if key not in seen:
+        if key not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             seen.add(key)
             picked.append((n, unit))
         if len(picked) == max_sentences:
@@ -179,6 +179,12 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _quotes(a: Unit, b: Unit) -> bool:
+    """Whether passage `a` already shows passage `b` (both of one chunk): `b`'s lines lie within the list or code
+    block `a` carries ("Black will exit with:" and its list, then one of its items) — no text twice in an answer."""
+    return a.block_end > a.end and a.end < b.line and b.end <= a.block_end
 
 
 def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
@@ -216,11 +222,18 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()
-        end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) else ""
+        end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:
             lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
     return label + "\n\n" + "\n".join(lines)
+
+
+def _code_end(body: str) -> bool:
+    """Whether the last character of `body` belongs to code, not to the sentence: it is inside an unclosed code
+    span, or a lone "." / "?" after a space ("python -m black --no-cache ." — the command's argument), so the
+    citation marker must go after it, never inside the code."""
+    return body.count("`") % 2 == 1 or (len(body) > 1 and body[-2].isspace())
 
 
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
