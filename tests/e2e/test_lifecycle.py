@@ -90,6 +90,12 @@ async def test_without_an_embedding_model_keyword_search_and_rebuild_keep_workin
             await asyncio.sleep(0.2)
         assert "has no .onnx model file" in status["errors"][0]["message"]
         assert status["folders"][0]["files"] == 4 and status["folders"][0]["pendingVectors"] == 4
+        # rag/status shows the error as soon as the store's open fails; the pop-up is sent just after it (a
+        # window/showMessage notification), so wait for it to arrive rather than expect it with the status.
+        while not (warnings := [m.message for m in client.messages if "vector search is off" in m.message]):
+            assert asyncio.get_running_loop().time() < deadline, "no 'vector search is off' pop-up"
+            await asyncio.sleep(0.2)
+        await request(client, "rag/status", {})  # a round trip: a second pop-up, if any, would have come first
         warnings = [m.message for m in client.messages if "vector search is off" in m.message]
         assert len(warnings) == 1 and "keyword (BM25) search still works" in warnings[0]
         res = await request(client, "rag/query", {"query": "exponential backoff", "explain": True})
