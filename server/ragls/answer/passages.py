@@ -13,8 +13,8 @@ indented under its bullet, so a "run these steps:" answers with the steps; lists
 one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
 its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
-(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold. A passage in a
-section whose heading names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
+(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold. A passage
+right under a heading that names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
 """
 
 from __future__ import annotations
@@ -399,11 +399,17 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
 def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
     blocks = _parsed(text)
     out: list[Unit] = []
-    label = ""  # the identifier the section's heading names ("`--check`"), else ""
+    heading = ""  # the identifier the section's heading names ("`--check`"), else ""
+    below: list[str] = []  # the kinds of the blocks since that heading
     for k, b in enumerate(blocks):
         if b.kind == "skip" and (b.lines[0].lstrip().startswith("#") or len(b.lines) == 2):
             # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents
-            label = "" if b.lines[0].lstrip().startswith("# ") else heading_label(b.lines[0])
+            heading = "" if b.lines[0].lstrip().startswith("# ") else heading_label(b.lines[0])
+            below = []
+        elif b.kind != "skip":
+            below.append(b.kind)
+        # labelled: the block right under the heading, and the list its first paragraph introduces
+        label = heading if below in (["para"], ["list"], ["para", "list"]) else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
@@ -465,7 +471,7 @@ def heading_label(line: str) -> str:
     """The identifier a Markdown heading line ("#### `--check`", "## timeout=") or reST section title names, as
     Markdown code ("`--check`", "`timeout=`"), or "" for a heading in words ("## Usage"). A section headed by a
     flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
-    files back, just return the status."): the passages under it are labelled with it (`_labelled`)."""
+    files back, just return the status."): the passages right under it are labelled with it (`_labelled`)."""
     text = _REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
     if not text:
         return ""
