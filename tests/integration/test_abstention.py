@@ -226,3 +226,23 @@ def test_an_incidental_context_sentence_does_not_refuse_an_answerable_question(w
     ctx = ws.query(ANSWERABLE[0] + " I run it on Ubuntu inside Docker.")
     assert not ctx.abstained, ctx.hits.evidence
     assert ctx.hits.evidence.coverage == pytest.approx(plain.hits.evidence.coverage)
+
+
+def test_asking_again_embeds_no_answer_sentence_twice(ws, monkeypatch):
+    """The extractive answer's sentence vectors are memoised (Embedder.embed_memoised): a question asked again, or
+    another one retrieving the same passages, sends the model only texts it has not embedded yet."""
+    sent: list[str] = []
+    real = ws.embedder.embed_documents
+
+    def counting(texts):
+        sent.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(ws.embedder, "embed_documents", counting)
+    first = ws.ask(ANSWERABLE[0])
+    after_first = len(sent)
+    assert first.model == "extractive" and not first.abstained and after_first > 5  # question + its candidates
+    again = ws.ask(ANSWERABLE[0])
+    assert again.text == first.text and len(sent) == after_first  # nothing embedded the second time
+    ws.ask("During an upgrade, how long is a replica drained before it stops?")  # same passages, new wording
+    assert len(sent) == len(set(sent)) and len(sent) - after_first < after_first  # the new question, few others

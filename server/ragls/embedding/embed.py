@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from ragls.core.atomic import atomic_target
 from ragls.core.errors import RequestFailed
 from ragls.core.hashing import fingerprint
+from ragls.core.lru import LRU
 from ragls.core.telemetry import traced
 from ragls.index.paths import cache_root, models_root  # cache_root re-exported: callers import it from here
 
@@ -41,6 +42,8 @@ _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "spe
                   "sentence_bert_config.json")
 _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
 
+
+MEMO_VECTORS = 4096  # vectors Embedder.embed_memoised keeps (LRU); 6 MiB at 384-d float32
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
 BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
@@ -160,6 +163,7 @@ class Embedder:
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
+        self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised: text -> vector
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -332,6 +336,25 @@ class Embedder:
             out[idx] = np.asarray(vecs, dtype=np.float32)
         self.texts_embedded += len(texts)
         return out
+
+    def embed_memoised(self, texts: Sequence[str]) -> np.ndarray:
+        """`embed_documents(texts)` through an in-process LRU (`core.lru.LRU`) of MEMO_VECTORS vectors, keyed by
+        exact text: only texts not seen lately reach the model (one call, length-sorted), repeats within `texts` once.
+        For the answer sentences `rag/ask` scores (answer/extractive.py): the same passages come back for every
+        question on a topic, and ~32 sentences cost a MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Bounded:
+        4096 vectors of 384 float32 are 6 MiB. The vectors of `embed_documents` (to float rounding: batches pad
+        differently), float32 (len(texts), dim)."""
+        import numpy as np
+
+        self.ensure_loaded()
+        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        for t, v in zip(missing, self.embed_documents(missing) if missing else ()):
+            known[t] = v = v.copy()  # a row of its own: a view would keep the whole call's array alive
+            self._memo.put(t, v)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
 
     def query_token_count(self, text: str) -> int | None:
         """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
