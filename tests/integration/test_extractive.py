@@ -113,7 +113,8 @@ def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_qu
 
 
 CONFIG_RST = """Configuration
-=============
+======
+
 
 .. py:data:: REQUEST_TIMEOUT
 
@@ -213,3 +214,51 @@ def test_only_the_candidates_the_words_cannot_rule_out_are_embedded(embedder):
         "north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic")] + [
         "Production deployments go out every Tuesday at noon."]
     assert _bullets(answer)[0] == "- Production deployments go out every Tuesday at noon [1]."
+
+
+def test_a_passage_under_an_identifier_heading_names_it(embedder):
+    """A section headed by a flag (Markdown "#### `--dry-run`", or a bare "### --jobs") documents it in prose that
+    never repeats its name: the answer leads with the heading's identifier. A heading in words labels nothing."""
+    text = ("## Options\n\n#### `--dry-run`\n\nDo not touch the files, only report which of them would change.\n\n"
+            "### --jobs\n\nHow many worker processes format files at the same time.\n\n## Caching\n\n"
+            "Results are kept between runs in the user cache folder.\n")
+    answer = extractive_answer("Which option only reports which files would change without touching them?",
+                               [(1, _hit(text, "options.md"))], embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- `--dry-run`: Do not touch the files, only report which of them would "
+                                   "change [1].")
+    answer = extractive_answer("How many processes format files in parallel?", [(1, _hit(text, "options.md"))],
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == "- `--jobs`: How many worker processes format files at the same time [1]."
+    answer = extractive_answer("Where are results kept between runs?", [(1, _hit(text, "options.md"))],
+                               embed=embedder.embed_documents)
+    assert "- Results are kept between runs in the user cache folder [1]." in _bullets(answer)
+
+
+def test_a_command_keeps_its_trailing_argument(embedder):
+    """"mytool fmt --no-cache ." ends in the command's own "." (the current folder): the citation marker goes
+    after it, never between the command and its argument."""
+    text = "# Cache\n\nTo ignore the cache for one run, pass the flag on the command line.\n\nmytool fmt --no-cache .\n"
+    answer = extractive_answer("How do I run mytool fmt without the cache?", [(1, _hit(text, "cache.md"))],
+                               embed=embedder.embed_documents)
+    assert "- mytool fmt --no-cache . [1]" in _bullets(answer)
+
+
+def test_a_list_item_shown_with_its_list_is_not_quoted_again(embedder):
+    """A ":" sentence carries its list: an item of that list is not quoted again as a bullet of its own (nor the
+    sentence with its list after one of its items) — no passage text twice in one answer."""
+    text = ("# Exit codes\n\nWhen checking, the formatter exits with:\n\n- code 0 if no file would change;\n"
+            "- code 1 if some files would be reformatted; or\n- code 123 if there was an internal error\n")
+    answer = extractive_answer("How do I know if the check found files to reformat?",
+                               [(1, _hit(text, "exit.md"))], embed=embedder.embed_documents)
+    assert answer.count("some files would be reformatted") == 1
+    assert "- code 1 if some files would be reformatted; or [1]" in _bullets(answer)
+
+
+def test_a_myst_admonition_body_is_prose(embedder):
+    """A MyST admonition fence (```{note} ... ```) holds prose, as reST's ".. note::" does: its sentences answer."""
+    text = ("# Cache\n\nThe cache lives in the user folder.\n\n```{note}\nDeleting the cache folder is always safe "
+            "because it is rebuilt on the next run.\n```\n")
+    answer = extractive_answer("Is it safe to delete the cache folder?", [(1, _hit(text, "cache.md"))],
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- Deleting the cache folder is always safe because it is rebuilt on the next "
+                                   "run [1].")

@@ -135,7 +135,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     yield nothing). Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
     each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
     everywhere (the project's name) counts little. With `embed` (texts -> normalised vectors) candidates are ranked
-    by the cosine similarity of their sentence (without the block it introduces) to the question instead, plus
+    by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
+    EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
     RELATIVE_FLOOR of the best score (off topic). A candidate naming an identifier (`identifier_words`) gains
     IDENTIFIER_BONUS when the identifier points at a word of the question (`pointed_at`: the same word, or one it abbreviates — `chars` for "characters"), else CODE_BONUS when it shares a
@@ -178,7 +179,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     seen: set[str] = set()
     for *_, n, unit in scored:  # the same passage from two sources (a selection and its file) once
         key = _normalised(unit.text)
-        if key not in seen:
+        if key not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             seen.add(key)
             picked.append((n, unit))
         if len(picked) == max_sentences:
@@ -193,12 +194,18 @@ def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
     candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
     damped by source rank like the final score, then those sharing none by source rank and position. The model
-    pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md); a candidate beyond these would need a
-    cosine above all of theirs to be picked."""
+    pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
+    (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
     lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
     order = sorted(range(len(candidates)),
                    key=lambda i: (lexical[i] is None, -(lexical[i] or 0.0) / (1 + 0.3 * candidates[i][0]), i))
     return sorted(order[:EMBEDDED_CANDIDATES])
+
+
+def _quotes(a: Unit, b: Unit) -> bool:
+    """Whether passage `a` already shows passage `b` (both of one chunk): `b`'s lines lie within the list or code
+    block `a` carries ("Black will exit with:" and its list, then one of its items) — no text twice in an answer."""
+    return a.block_end > a.end and a.end < b.line and b.end <= a.block_end
 
 
 def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
@@ -236,11 +243,18 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()
-        end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) else ""
+        end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:
             lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
     return label + "\n\n" + "\n".join(lines)
+
+
+def _code_end(body: str) -> bool:
+    """Whether the last character of `body` belongs to code, not to the sentence: it is inside an unclosed code
+    span, or a lone "." / "?" after a space ("python -m black --no-cache ." — the command's argument), so the
+    citation marker must go after it, never inside the code."""
+    return body.count("`") % 2 == 1 or (len(body) > 1 and body[-2].isspace())
 
 
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]

@@ -12,7 +12,9 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into
 one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
-its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines.
+its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
+(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold. A passage
+right under a heading that names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
 """
 
 from __future__ import annotations
@@ -64,7 +66,46 @@ def clean_markup(text: str) -> str:
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
     text = _REST_ROLE.sub(_rest_role, text)
-    return _admonitions(strip_heading_ids(text))
+    return _admonitions(_myst_admonitions(strip_heading_ids(text)))
+
+
+_ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
+                     "versionadded|versionchanged|deprecated")
+# A MyST admonition fence: ```{note} (or ~~~{tip}, :::{warning}), its body, then a closing fence as long or longer.
+_MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{(" + _ADMONITION_NAMES + r")\}[ \t]*(.*)$")
+_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
+
+
+def _myst_admonitions(text: str) -> str:
+    """MyST admonition fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`) as the prose they
+    hold, line for line: the fence lines and the directive's `:option:` lines become empty lines and the body stays,
+    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `_admonitions`). The text
+    on the opening line stays for a note-like directive (MyST reads it as the body's first line); the title of
+    `{admonition}` and the version of `{versionadded}` are dropped. Code fences inside the body stay code."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _MYST_OPEN.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence = m.group(2)
+        close = re.compile("^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
+        j = i + 1
+        while j < len(lines) and not close.match(lines[j]):
+            j += 1
+        if j == len(lines):  # never closed: leave it as it is
+            i += 1
+            continue
+        keep = m.group(4) if m.group(3) not in ("admonition", "versionadded", "versionchanged", "deprecated") else ""
+        lines[i] = m.group(1) + keep if keep else ""
+        k = i + 1
+        while k < j and _MYST_OPTION.match(lines[k]):
+            lines[k] = ""
+            k += 1
+        lines[j] = ""
+        i = j + 1
+    return "\n".join(lines)
 
 
 # An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
@@ -358,7 +399,17 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
 def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
     blocks = _parsed(text)
     out: list[Unit] = []
+    heading = ""  # the identifier the section's heading names ("`--check`"), else ""
+    below: list[str] = []  # the kinds of the blocks since that heading
     for k, b in enumerate(blocks):
+        if b.kind == "skip" and (b.lines[0].lstrip().startswith("#") or len(b.lines) == 2):
+            # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents
+            heading = "" if b.lines[0].lstrip().startswith("# ") else heading_label(b.lines[0])
+            below = []
+        elif b.kind != "skip":
+            below.append(b.kind)
+        # labelled: the block right under the heading, and the list its first paragraph introduces
+        label = heading if below in (["para"], ["list"], ["para", "list"]) else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
@@ -379,6 +430,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
+                s = _labelled(s, label)
                 if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None \
                         and nxt.kind in ("list", "code", "table"):
                     out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
@@ -395,6 +447,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 item = _plain(item)
                 if len(item.split()) < 4:
                     continue
+                item = _labelled(item, label)
                 nested, n_nested = _nested_items(b.lines, j, cont)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
@@ -404,6 +457,39 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
         elif b.kind == "table":
             out += _table_rows(b)
     return tuple(out)
+
+
+# A heading that names an identifier: only code spans and separators ("`-h`, `--help`", "`--color` / `--no-color`"),
+# or one bare token that reads as code: a flag ("--check"), `name=`, `func()`, a dotted or snake_case name.
+_HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
+_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+)$")
+
+
+def heading_label(line: str) -> str:
+    """The identifier a Markdown heading line ("#### `--check`", "## timeout=") or reST section title names, as
+    Markdown code ("`--check`", "`timeout=`"), or "" for a heading in words ("## Usage"). A section headed by a
+    flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
+    files back, just return the status."): the passages right under it are labelled with it (`_labelled`)."""
+    text = _REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
+    if not text:
+        return ""
+    if "`" in text:
+        return text if _CODE_SPAN.search(text) and _SPAN_SEPARATORS.match(_CODE_SPAN.sub("", text)) else ""
+    return f"`{text}`" if _CODE_TOKEN.match(text) else ""
+
+
+def _labelled(sentence: str, label: str) -> str:
+    """`sentence` led by the identifier `label` of its section's heading ("`--check`: Don't write the files
+    back ..."), as Sphinx shows an object's name above its text; as it is without a label or when it names the
+    identifier itself."""
+    if not label:
+        return sentence
+    names = [m.group(0).strip("`") for m in _CODE_SPAN.finditer(label)]
+    if any(x in sentence for x in names):
+        return sentence
+    return f"{label}: {sentence}"
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
