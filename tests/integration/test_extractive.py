@@ -113,8 +113,7 @@ def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_qu
 
 
 CONFIG_RST = """Configuration
-======
-
+=============
 
 .. py:data:: REQUEST_TIMEOUT
 
