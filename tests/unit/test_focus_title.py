@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from ragls.answer.ask import abstention_text
 from ragls.core.ir import Hit
-from ragls.index.chunking import chunk_document, focus_title
+from ragls.index.chunking import chunk_document
+from ragls.index.titles import focus_title
 from ragls.retrieval.focus import line_span
 from ragls.sources.load import load_text
 

@@ -30,7 +30,7 @@ from ragls.answer.template import human_lines, one_line, render_prompt, source_l
 from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
-from ragls.index.chunking import focus_title
+from ragls.index.titles import focus_title
 from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
@@ -222,7 +222,7 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
 
 def _closest(hit: Hit) -> str:
     """"- path:first-last  title" of a closest match: its focus lines (the sentence that came closest, as its
-    `focusRange` shows it), else its chunk's, and the title of their section (`chunking.focus_title`)."""
+    `focusRange` shows it), else its chunk's, and the title of their section (`index.titles.focus_title`)."""
     span = hit.focus or hit.chunk.span
     first, last = human_lines(span)
     title = focus_title(hit.chunk, hit.focus.start_line) if hit.focus is not None else hit.chunk.title

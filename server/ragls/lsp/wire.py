@@ -13,7 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
-from ragls.index.chunking import focus_title
+from ragls.index.titles import focus_title
 from ragls.retrieval.focus import context_span
 from ragls.sources.passage import Passage
 
@@ -175,7 +175,7 @@ def source_uri(chunk: Chunk) -> str:
 
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
-    extracted text for converted documents), optional title (of the focus's section, `index.chunking.focus_title`), `page` (1-based, PDFs), `focusRange` (the
+    extracted text for converted documents), optional title (of the focus's section, `index.titles.focus_title`), `page` (1-based, PDFs), `focusRange` (the
     answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it,
     widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus."""
     uri = source_uri(chunk)

@@ -1,0 +1,59 @@
+"""The title a citation shows: the heading of the section that holds a chunk's focus lines, which for a chunk
+packing several sections is not always the chunk's own title (`index.chunking` titles a chunk by the section in
+force at its start, or by the common parent of merged sibling sections)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ragls.core.ir import Chunk
+from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
+
+
+def focus_title(chunk: Chunk, line: int) -> str:
+    """The heading of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
+    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the nearest heading (`_text_titles`) at or above
+    `line` within the chunk, else `chunk.title`. A text chunk packs sibling sections together and is titled by the
+    section in force at its start, so "[n] options.rst:230-239" citing the section "Counting" would otherwise read
+    "Tuples as Multi Value Options". A Markdown chunk of merged sibling sections (titled by their common parent,
+    "A" for "A > x" and "A > y") gets the heading path of the section holding `line` ("A > y",
+    `_markdown_focus_title`). Converted documents with heading paths and code chunks keep `chunk.title`."""
+    from ragls.sources.load import kind_for
+
+    kind = kind_for(chunk.path)
+    if kind == "markdown":
+        return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line))
+    if " > " in chunk.title or kind != "text" or line <= chunk.span.start_line:
+        return chunk.title
+    text = chunk.text
+    index = LineIndex(text)
+    offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
+    heading = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset)
+    return heading or chunk.title
+
+
+@lru_cache(maxsize=256)
+def _markdown_headings(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(0-based line, level, text) of the headings of a Markdown text (ATX and setext; not "#" lines in code)."""
+    tokens = _markdown_parser().parse(text)
+    return tuple((tok.map[0], int(tok.tag[1:]), _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else "")
+                 for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map is not None)
+
+
+def _markdown_focus_title(text: str, title: str, line: int) -> str:
+    """The heading path of the section holding 0-based line `line` of a Markdown chunk `text` titled `title`: the
+    chunk's headings above `line` (a stack by level) after the part of `title` above the chunk's first heading
+    (`_group_title` titles merged sections by their common parent, or by the first one's path when the others are
+    its subsections). `title` when no heading of the chunk is above `line`."""
+    headings = [h for h in _markdown_headings(text) if h[0] <= line]
+    if not headings:
+        return title
+    prefix = title.split(" > ") if title else []
+    if headings[0][0] == 0 and prefix and prefix[-1] == headings[0][2]:
+        prefix = prefix[:-1]  # the title is the first heading's path: its own name comes from the chunk
+    stack: list[tuple[int, str]] = []
+    for _, level, name in headings:
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, name))
+    return " > ".join([*prefix, *(n for _, n in stack if n)])
