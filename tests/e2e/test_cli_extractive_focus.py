@@ -87,21 +87,23 @@ def _assert_each_bullet_cites_its_lines(out: str, doc: str, ranges, bullets) -> 
         assert head in cited, f"[{n}] {start}-{end} does not hold {sentence!r}:\n{out}"
 
 
-def test_cited_lines_hold_the_quoted_sentence(tmp_path):
+def _ask_one_file(tmp_path, name: str, text: str, question: str):
+    """`ragls ask` over a folder holding only `name` (content `text`): (stdout, cited ranges, bullets)."""
     ws = tmp_path / "docs"
     ws.mkdir()
-    (ws / "utils.md").write_text(DOC)
-    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I show a progress bar while processing items?").stdout
-    ranges, bullets = _cited_ranges(out, "utils.md")
+    (ws / name).write_text(text)
+    out = ragls(server_env(tmp_path / "cache"), "ask", ws, question).stdout
+    return (out, *_cited_ranges(out, name))
+
+
+def test_cited_lines_hold_the_quoted_sentence(tmp_path):
+    out, ranges, bullets = _ask_one_file(tmp_path, "utils.md", DOC,
+                                         "How do I show a progress bar while processing items?")
     _assert_each_bullet_cites_its_lines(out, DOC, ranges, bullets)
 
 
 def test_distant_passages_of_one_chunk_cite_their_own_lines(tmp_path):
-    ws = tmp_path / "docs"
-    ws.mkdir()
-    (ws / "records.md").write_text(FAR)
-    out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I make a record immutable?").stdout
-    ranges, bullets = _cited_ranges(out, "records.md")
+    out, ranges, bullets = _ask_one_file(tmp_path, "records.md", FAR, "How do I make a record immutable?")
     _assert_each_bullet_cites_its_lines(out, FAR, ranges, bullets)
     quoted = {ranges[int(n)] for _, n in bullets}
     assert max(b for _, b in quoted) - min(a for a, _ in quoted) > 12, out  # both far passages were quoted

@@ -49,11 +49,8 @@ def hit_record(hit: Hit) -> dict[str, Any]:
     c = hit.chunk
     start, end = hit_lines(hit)
     window = getattr(hit, "window", None)
-    context = (start, end)
-    if isinstance(window, LineSpan):  # the window widened to cover the focus lines (`focus.context_span`)
-        context = line_range(context_span(hit.focus, window) or window)
-        if hit.focus is not None:
-            context = (min(context[0], start), max(context[1], end))
+    # the window widened to cover the focus lines (`focus.context_span`)
+    context = line_range(context_span(hit.focus, window)) if isinstance(window, LineSpan) else (start, end)
     chunk_start, chunk_end = line_range(c.span)
     return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": c.title or None,
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,

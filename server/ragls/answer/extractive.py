@@ -157,18 +157,12 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 firsts.append((n, unit))
             candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
     cosines = None
-    embedded = range(len(candidates))
     if embed is not None and candidates:
-        embedded = _worth_embedding(query, candidates)
+        candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [candidates[i][3].sentence for i in embedded])
-        cosines = [0.0] * len(candidates)
-        for i, v in zip(embedded, vecs[1:] @ vecs[0]):
-            cosines[i] = float(v)
+        vecs = embed([question] + [c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
-    if cosines is not None:
-        chosen = set(embedded)
-        weights = [w if i in chosen else None for i, w in enumerate(weights)]
     scored = [(-w / (1 + 0.3 * rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
