@@ -71,10 +71,9 @@ from ragls.retrieval.query import Query
 # 0 of 16, black 3 of 11 / 0 of 55. Held out (fitted on the other three corpora; docs/benchmarks.md, "Abstention on
 # a fourth corpus"): Rust book 4 of 12 / 0 of 49, Flask 7 of 10 / 0 of 34, urllib3 10 of 12 / 1 of 16, black 3 of
 # 11 / 0 of 55.
+# It uses no BM25 score, so a result without a comparable one (`bm25_top` None: an attached Qdrant collection, whose
+# keyword list is BM25 over its dense candidates) is judged by the same model.
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071}
-# For a result without a comparable BM25 score (`bm25_top` None: e.g. an attached Qdrant collection, whose keyword
-# list is BM25 over its dense candidates): the model uses no BM25 score, so the same one.
-COEFFICIENTS_NO_BM25 = COEFFICIENTS
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name")
@@ -104,12 +103,12 @@ class Evidence:
     absent_names: tuple[str, ...] = ()
 
     def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
-        """P(the index answers the query) under the logistic model (`COEFFICIENTS`, or `COEFFICIENTS_NO_BM25` when
-        `bm25_top` is None: not measured); None without a cosine. A feature without a coefficient counts 0."""
+        """P(the index answers the query) under the logistic model (`coefficients`, default `COEFFICIENTS`); None
+        without a cosine. A feature without a coefficient (or not measured: None) counts 0."""
         if self.cosine is None:
             return None
         if coefficients is None:
-            coefficients = COEFFICIENTS if self.bm25_top is not None else COEFFICIENTS_NO_BM25
+            coefficients = COEFFICIENTS
         z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * (getattr(self, f) or 0.0) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
