@@ -18,7 +18,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
-from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -293,7 +293,9 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
             continue
         for i, (first, last) in enumerate(mine):
             number[(n, i)] = len(out) + 1
-            out.append((len(out) + 1, replace(hit, focus=line_span(hit.chunk, base + first, base + last))))
+            focus = line_span(hit.chunk, base + first, base + last)
+            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
     renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
     return out, renumbered
 
@@ -321,13 +323,14 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         if not ranked:  # no passage shares a word with the question (or the window is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window, window=window))
+            out.append(replace(hit, focus=lines or window, window=window))  # both within the window
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
         if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
             last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
+        focus = line_span(hit.chunk, base + u.line, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window)))
     return out
 
 
