@@ -18,7 +18,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
-from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -119,15 +119,17 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
+                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
+                      embed_query: Callable[[str], Any] | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
     (`render_extractive`)."""
-    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query), label)
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+                     embed: Callable[[list[str]], Any] | None = None,
+                     embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
@@ -136,7 +138,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
     question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
     each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
-    everywhere (the project's name) counts little. With `embed` (texts -> normalised vectors) candidates are ranked
+    everywhere (the project's name) counts little. With `embed` (passage texts -> normalised vectors, the model's
+    document side) and `embed_query` (question -> normalised vector, its query side: models with query/passage
+    prompts embed the two differently; without it the question goes through `embed`, right only for a model that
+    has no such prompts) candidates are ranked
     by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
     EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
@@ -155,8 +160,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [c[3].sentence for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
+        qvec = embed_query(question) if embed_query is not None else embed([question])[0]
+        vecs = embed([c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
     scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
@@ -302,7 +308,9 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
             continue
         for i, (first, last) in enumerate(mine):
             number[(n, i)] = len(out) + 1
-            out.append((len(out) + 1, replace(hit, focus=line_span(hit.chunk, base + first, base + last))))
+            focus = line_span(hit.chunk, base + first, base + last)
+            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
     renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
     return out, renumbered
 
@@ -330,13 +338,14 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         if not ranked:  # no passage shares a word with the question (or the window is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window, window=window))
+            out.append(replace(hit, focus=lines or window, window=window))  # both within the window
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
         if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
             last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
+        focus = line_span(hit.chunk, base + u.line, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window)))
     return out
 
 
