@@ -118,15 +118,17 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
+                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
+                      embed_query: Callable[[str], Any] | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
     (`render_extractive`)."""
-    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query), label)
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+                     embed: Callable[[list[str]], Any] | None = None,
+                     embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
@@ -134,7 +136,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     context lines (its best window, `Hit.window`, else `Hit.focus`; the whole chunk without one, or when they
     yield nothing). Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
     each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
-    everywhere (the project's name) counts little. With `embed` (texts -> normalised vectors) candidates are ranked
+    everywhere (the project's name) counts little. With `embed` (passage texts -> normalised vectors, the model's
+    document side) and `embed_query` (question -> normalised vector, its query side: models with query/passage
+    prompts embed the two differently; without it the question goes through `embed`, right only for a model that
+    has no such prompts) candidates are ranked
     by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
     EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
@@ -160,8 +165,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [c[3].sentence for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
+        qvec = embed_query(question) if embed_query is not None else embed([question])[0]
+        vecs = embed([c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
     scored = [(-w / (1 + 0.3 * rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _) in zip(weights, candidates) if w is not None]
