@@ -261,3 +261,17 @@ def test_a_myst_admonition_body_is_prose(embedder):
                                embed=embedder.embed_documents)
     assert _bullets(answer)[0] == ("- Deleting the cache folder is always safe because it is rebuilt on the next "
                                    "run [1].")
+
+
+def test_a_sentence_of_the_chunk_outside_its_best_window_can_answer(embedder):
+    """The candidates are every passage of a hit's chunk, those outside its best window (`Hit.window`) weighted
+    OUTSIDE_WINDOW: the window is where the chunk reads closest to the question, not always where the sentence
+    naming what the user needs sits (a chunk's last lines, the code after a paragraph)."""
+    text = ("# Retries\n\nThe client retries failed requests on its own. Each retry waits a little longer than the\n"
+            "one before. Retries stop after the fifth attempt.\n\nRetries apply to idempotent methods only.\n\n"
+            "# Proxies\n\nTo send every request through a proxy, set the `HTTPS_PROXY` environment variable.\n")
+    hit = _windowed(text, "client.md", 0, 5)
+    answer = extractive_answer("How do I send my requests through a proxy?", [(1, hit)],
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- To send every request through a proxy, set the `HTTPS_PROXY` environment "
+                                   "variable [1].")

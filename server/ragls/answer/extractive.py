@@ -1,8 +1,8 @@
 """Extractive answers (no LLM): the passages of the top hits that best answer the question, cited as `[n]`.
 
-Built from each hit's context lines (its best embedding window, `Hit.window`) when known, else the whole chunk,
-read as passages by `passages.py` (sentences across hard line wraps, whole list items, a ":" sentence with the
-list or code block it introduces; markup that is not text removed).
+Built from each hit's chunk, its context lines (its best embedding window, `Hit.window`) first, read as passages
+by `passages.py` (sentences across hard line wraps, whole list items, a ":" sentence with the list or code block it
+introduces; markup that is not text removed).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
-from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -44,6 +44,7 @@ FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
+OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
@@ -118,23 +119,29 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
+                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
+                      embed_query: Callable[[str], Any] | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
     (`render_extractive`)."""
-    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query), label)
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+                     embed: Callable[[list[str]], Any] | None = None,
+                     embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
-    Candidates (`passages.units`: sentences read across hard line wraps, whole list items) come from each source's
-    context lines (its best window, `Hit.window`, else `Hit.focus`; the whole chunk without one, or when they
-    yield nothing). Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
+    Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
+    each source's chunk; those outside its context lines (its best window, `Hit.window`, else `Hit.focus`) have
+    their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
+    question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
     each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
-    everywhere (the project's name) counts little. With `embed` (texts -> normalised vectors) candidates are ranked
+    everywhere (the project's name) counts little. With `embed` (passage texts -> normalised vectors, the model's
+    document side) and `embed_query` (question -> normalised vector, its query side: models with query/passage
+    prompts embed the two differently; without it the question goes through `embed`, right only for a model that
+    has no such prompts) candidates are ranked
     by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
     EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
@@ -148,23 +155,17 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     question = asked_text(question)
     query = set(content_words(question))
-    candidates = []
-    firsts = []
-    for rank, (n, hit) in enumerate(sources):
-        found = units(hit.chunk.text, _context_lines(hit)) or units(hit.chunk.text)
-        for pos, unit in enumerate(found):
-            if pos == 0 and len(firsts) < 2:
-                firsts.append((n, unit))
-            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
+    candidates, firsts = _candidates(sources)
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [c[3].sentence for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
+        qvec = embed_query(question) if embed_query is not None else embed([question])[0]
+        vecs = embed([c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
-    scored = [(-w / (1 + 0.3 * rank), rank, pos, n, unit)
-              for w, (rank, pos, n, unit, _) in zip(weights, candidates) if w is not None]
+    scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
+              for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
@@ -184,6 +185,26 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     return picked
 
 
+def _candidates(sources: list[tuple[int, Hit]]) -> tuple[list, list[tuple[int, Unit]]]:
+    """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
+    content words, weight) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
+    elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
+    two best sources (the answer when nothing scores)."""
+    candidates: list = []
+    firsts: list[tuple[int, Unit]] = []
+    for rank, (n, hit) in enumerate(sources):
+        context = _context_lines(hit)
+        inside = units(hit.chunk.text, context) if context is not None else []
+        near = {(u.line, u.sentence) for u in inside}
+        for pos, unit in enumerate(units(hit.chunk.text)):
+            weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
+            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text)), weight))
+        first = inside[:1] or units(hit.chunk.text)[:1]
+        if first and len(firsts) < 2:
+            firsts.append((n, first[0]))
+    return candidates, firsts
+
+
 def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
     candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
@@ -191,8 +212,8 @@ def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
     (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
     lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
-    order = sorted(range(len(candidates)),
-                   key=lambda i: (lexical[i] is None, -(lexical[i] or 0.0) / (1 + 0.3 * candidates[i][0]), i))
+    order = sorted(range(len(candidates)), key=lambda i: (
+        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i][5] / (1 + 0.3 * candidates[i][0]), i))
     return sorted(order[:EMBEDDED_CANDIDATES])
 
 
@@ -287,7 +308,9 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
             continue
         for i, (first, last) in enumerate(mine):
             number[(n, i)] = len(out) + 1
-            out.append((len(out) + 1, replace(hit, focus=line_span(hit.chunk, base + first, base + last))))
+            focus = line_span(hit.chunk, base + first, base + last)
+            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
     renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
     return out, renumbered
 
@@ -315,13 +338,14 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         if not ranked:  # no passage shares a word with the question (or the window is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window, window=window))
+            out.append(replace(hit, focus=lines or window, window=window))  # both within the window
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
         if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
             last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
+        focus = line_span(hit.chunk, base + u.line, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window)))
     return out
 
 

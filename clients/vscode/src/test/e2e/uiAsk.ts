@@ -14,7 +14,7 @@
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +23,31 @@ import { isolatedEnv, launchChromium, PwPage, runCodeServerCli, startCodeServer,
 
 const QUESTION = 'How do I roll back beacon firmware?';
 const STEP_TIMEOUT_MS = 120_000;
+
+/** Where code-server keeps its logs (set once the work dir is known), for the diagnostics of a failed step. */
+let userDataDir: string | undefined;
+
+/** The last `count` lines of the ragls output channel (the LSP trace: which requests went out and how they ended),
+ * as code-server logs it: `N-ragls.log` in an `output_logging_<time>` folder under `user-data/logs`. */
+function serverLogTail(count: number): string[] {
+  const logs = userDataDir ? join(userDataDir, 'logs') : undefined;
+  if (!logs || !existsSync(logs)) {
+    return [];
+  }
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else if (/-ragls\.log$/.test(entry.name)) {
+        found.push(path);
+      }
+    }
+  };
+  walk(logs);
+  return found.flatMap((path) => readFileSync(path, 'utf8').split('\n')).filter((line) => line).slice(-count);
+}
 
 async function step(name: string, run: () => Promise<void>, page?: PwPage, shots?: string): Promise<void> {
   try {
@@ -33,6 +58,14 @@ async function step(name: string, run: () => Promise<void>, page?: PwPage, shots
     console.log(`#   ${String(error instanceof Error ? error.message : error).split('\n').slice(0, 8).join('\n#   ')}`);
     if (page && shots) {
       await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => undefined);
+      const toasts = await page.locator('.notifications-toasts .notification-list-item-message').allTextContents().catch(() => []);
+      console.log(`#   toasts shown: ${JSON.stringify(toasts)}`);
+      const status = await page.locator('.statusbar-item:has-text("ragls")').allTextContents().catch(() => []);
+      console.log(`#   status bar: ${JSON.stringify(status)}`);
+    }
+    const tail = serverLogTail(40);
+    if (tail.length) {
+      console.log(`#   the ragls output channel, last ${tail.length} lines:\n#     ${tail.join('\n#     ')}`);
     }
     throw error;
   }
@@ -40,7 +73,7 @@ async function step(name: string, run: () => Promise<void>, page?: PwPage, shots
 
 /** Run `command` from the command palette: F1, then the palette's input is set to `>command` in one step (typed
  * keys can land before the palette has focus on a loaded machine, or in a quick pick that is still closing) and
- * the command's row is awaited; a palette that did not take the text is closed and opened again (3 tries). */
+ * the command's row is awaited as the focused one (the row Enter runs); a palette that did not take the text is closed and opened again (3 tries). */
 async function paletteCommand(page: PwPage, command: string): Promise<void> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -49,7 +82,8 @@ async function paletteCommand(page: PwPage, command: string): Promise<void> {
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(`>${command}`);
     try {
-      await page.locator(`.quick-input-list .monaco-list-row:has-text("${command}")`).first().waitFor({ timeout: 20_000 });
+      // The focused row, the one Enter runs: until the list is filtered it is another command.
+      await page.locator(`.quick-input-list .monaco-list-row.focused:has-text("${command}")`).first().waitFor({ timeout: 20_000 });
       return;
     } catch (error) {
       lastError = error;
@@ -79,6 +113,7 @@ async function main(): Promise<number> {
   appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
   execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
   const env = isolatedEnv(dir);
+  userDataDir = join(dir, 'user-data'); // codeServer.ts: --user-data-dir
   const opts = { tools, dir, env };
   await step('the .vsix installs into code-server', async () => {
     const out = await runCodeServerCli(opts, ['--install-extension', resolve(vsix)]);
@@ -172,11 +207,27 @@ async function main(): Promise<number> {
     await step('Rebuild Index shows its progress', async () => {
       await paletteCommand(page, 'ragls: Rebuild Index');
       await page.keyboard.press('Enter');
-      // The progress itself (a toast and the one status item with its percentage) may be over quickly on 4 files.
-      await page.locator('.notifications-toasts:has-text("ragls: rebuilding"), .statusbar-item:has-text("ragls: indexing")').first()
-        .waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
+      // The progress (a toast and the status item's percentage) may be over quickly on 4 files: whichever of it or
+      // the closing message comes first. Waiting for the progress alone could outlast the message's toast, which
+      // VS Code hides after ~10-15 s.
+      const done = '.notifications-toasts:has-text("ragls: indexed 4 files")';
+      await page.locator(`.notifications-toasts:has-text("ragls: rebuilding"), .statusbar-item:has-text("ragls: indexing"), ${done}`).first()
+        .waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
       await page.screenshot({ path: join(shots, 'progress.png') });
-      await page.locator('.notifications-toasts:has-text("ragls: indexed 4 files")').first().waitFor({ state: 'visible', timeout: 120_000 });
+      const shown = await page.locator(done).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }).then(() => true, () => false);
+      if (!shown) {
+        // Its toast may have come and gone while the machine was busy: the notification centre keeps every message.
+        await paletteCommand(page, 'Notifications: Show Notifications');
+        await page.keyboard.press('Enter');
+        const centre = page.locator('.notifications-center');
+        await centre.first().waitFor({ state: 'visible', timeout: 30_000 });
+        const messages = await centre.locator('.notification-list-item-message').allTextContents();
+        await page.keyboard.press('Escape');
+        if (!messages.some((m) => m.includes('ragls: indexed 4 files'))) {
+          throw new Error(`no "ragls: indexed 4 files" message; the notifications: ${JSON.stringify(messages)}`);
+        }
+        console.log('#   the rebuild message was no longer a toast; found in the notification centre');
+      }
     }, page, shots);
 
     await step('the walkthrough opens from Welcome: Open Walkthrough', async () => {
