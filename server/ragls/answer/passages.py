@@ -23,6 +23,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from ragls.answer import rest
 from ragls.index.chunking import strip_heading_ids
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
@@ -54,6 +55,7 @@ _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+_DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?:s| value| is)?\b")  # "Default is ``300``.", "Defaults to None."
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
@@ -61,12 +63,14 @@ def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
     reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
     `{ #anchor }`, reST roles reduced to their text (`_rest_role`), and admonitions (`_admonitions`) read as the
-    prose they hold."""
+    prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
+    them."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
-    text = _REST_ROLE.sub(_rest_role, text)
-    return _admonitions(_myst_admonitions(strip_heading_ids(text)))
+    text = rest.directive_options(rest.tables(_REST_ROLE.sub(_rest_role, text)))
+    text = _admonitions(_myst_admonitions(strip_heading_ids(text)))
+    return rest.literal_blocks(rest.fields(text))
 
 
 _ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
@@ -203,7 +207,8 @@ def _blocks(text: str) -> list[_Block]:
             out.append(_Block("code", i, lines[i:j + 1]))
             i = j + 1
             continue
-        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) and not (out and out[-1].kind == "list"):
+        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) \
+                and not (out and out[-1].kind == "list" and not _literal_marker(out[-1])):
             # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
             # line that is neither blank nor indented. After a list it is the item's continuation instead.
             j = i + 1
@@ -241,6 +246,13 @@ def _blocks(text: str) -> list[_Block]:
         out.append(_Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
+
+
+def _literal_marker(block: _Block) -> bool:
+    """Whether `block`'s last line ends in reST's literal-block marker "::" (the indented block after it is code,
+    even after a list item)."""
+    last = next((x for x in reversed(block.lines) if x.strip()), "")
+    return last.rstrip().endswith("::")
 
 
 def _merge_lists(blocks: list[_Block]) -> list[_Block]:
@@ -293,6 +305,12 @@ def _attached(block: _Block) -> str:
     lines = lines[:MAX_ATTACHED_LINES]
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
+    if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
+        rows = [x for x in lines if not _TABLE_SEPARATOR.match(x)]
+        first = next((k for k, x in enumerate(lines) if not _TABLE_SEPARATOR.match(x)), len(lines))
+        if len(rows) > 1 and first + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[first + 1]):
+            rows.insert(1, lines[first + 1])
+        lines = rows
     if block.kind == "code":
         fenced = _FENCE_OPEN.match(block.lines[0])
         if not fenced:  # an indented block: fenced in the answer, which is Markdown
@@ -426,6 +444,11 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 sentences[-2:] = [(f"{a} {z}", first, last)]
             if b.start == 0 and sentences and sentences[0][0][:1].islower():
                 sentences = sentences[1:]  # the chunk opens mid-sentence (its overlap with the one before)
+            for pos in range(len(sentences) - 1, 0, -1):
+                if _DEFAULT.match(sentences[pos][0]) and len(sentences[pos][0].split()) <= LEAD_IN_MAX_WORDS:
+                    # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
+                    (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
+                    sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
             sentences = [s for s in sentences if len(s[0].split()) >= 4]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
@@ -447,11 +470,15 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 item = _plain(item)
                 if len(item.split()) < 4:
                     continue
+                if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
+                    item = item[:-2].rstrip() + ":"
                 item = _labelled(item, label)
                 nested, n_nested = _nested_items(b.lines, j, cont)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
+                elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
                 else:
                     out.append(Unit(_cap(item), "", b.start + j, last))
         elif b.kind == "table":
