@@ -9,8 +9,9 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 `focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
 "The **pool** timeout ... acquiring / a connection ... `PoolTimeout` is raised" answers whole). A sentence ending in
 ":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
-indented under its bullet, so a "run these steps:" answers with the steps; lists and code are never flattened into
-one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
+indented under its bullet, so a "run these steps:" answers with the steps (found past HTML tag lines and reST
+directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
+and code are never flattened into one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
 its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
 (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold. A passage
@@ -56,6 +57,8 @@ _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?:s| value| is)?\b")  # "Default is ``300``.", "Defaults to None."
+_DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
+_HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
@@ -229,6 +232,13 @@ def _blocks(text: str) -> list[_Block]:
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
             out.append(_Block("table", i, lines[i:j]))
+            i = j
+            continue
+        if line.startswith(">>> "):  # a reST doctest block (a Python session), to the next blank line: code
+            j = i + 1
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out.append(_Block("code", i, lines[i:j]))
             i = j
             continue
         if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
@@ -430,12 +440,17 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
         label = heading if below in (["para"], ["list"], ["para", "list"]) else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
-        # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") in between is skipped
-        nxt = next((x for x in blocks[k + 1:k + 3] if not x.lines[0].lstrip().startswith(".. ")), None)
+        # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
+        # (mdBook's `<Listing ...>`, `<span class="filename">Filename: src/main.rs</span>`) in between is skipped
+        nxt = next((x for x in blocks[k + 1:k + 4] if not _between(x)), None)
         if nxt is not None and nxt.kind == "code" and not _code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
+        introduces = nxt is not None and nxt.kind in ("list", "code", "table")
         if b.kind == "para":
             sentences = _sentences(*_joined(b.lines, b.start))
+            if sentences and _lead_in(sentences[-1][0]) and not introduces:  # what it introduces is not here
+                s, first, last = sentences.pop()
+                sentences += [(d, first, last)] if (d := _dangling(s)) else []
             if len(sentences) > 1 and len(sentences[-1][0].split()) <= LEAD_IN_MAX_WORDS \
                     and sentences[-1][0].endswith(":"):
                 # "So how do you register it? Like this::" + code, "... to the test binary. Take a look at the
@@ -454,8 +469,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
                 s = _labelled(s, label)
-                if pos == len(sentences) - 1 and s.endswith(":") and nxt is not None \
-                        and nxt.kind in ("list", "code", "table"):
+                if pos == len(sentences) - 1 and s.endswith(":") and introduces:
                     out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
                 elif pos == len(sentences) - 1 and nxt is not None and nxt.kind == "code":
                     out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt)))
@@ -479,11 +493,36 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
                 elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
                     out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
-                else:
+                elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last))
         elif b.kind == "table":
             out += _table_rows(b)
     return tuple(out)
+
+
+def _between(block: _Block) -> bool:
+    """Whether `block` may stand between a ":" sentence and the block it introduces: a reST directive line
+    (".. code-block:: python") or its option lines (":caption: schema.sql"), or a line of HTML tags (mdBook's
+    `<Listing number="1-1" ...>`, a `<span class="filename">` caption), which the answer does not show."""
+    first = block.lines[0].lstrip()
+    return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
+        or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
+
+
+def _lead_in(sentence: str) -> bool:
+    """Whether `sentence` ends in ":" (or reST's "::"): it introduces what follows it."""
+    return sentence.rstrip().endswith(":")
+
+
+def _dangling(sentence: str) -> str:
+    """A ":" sentence whose list or code block is not in the chunk (the chunk ends, a heading follows, an mdBook
+    `{{#include}}` was the block): "" for a bare lead-in of at most LEAD_IN_MAX_WORDS words ("The detailed
+    procedure is:", "Here are some examples:"), which says nothing without its block; a longer one keeps what it
+    says, ending in "." ("... adds the newly created package to the `members` key ..., like this."), so no answer
+    bullet ends in ":" with nothing under it."""
+    if len(sentence.split()) <= LEAD_IN_MAX_WORDS:
+        return ""
+    return sentence.rstrip().rstrip(":").rstrip() + "."
 
 
 # A heading that names an identifier: only code spans and separators ("`-h`, `--help`", "`--color` / `--no-color`"),
