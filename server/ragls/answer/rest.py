@@ -2,6 +2,11 @@
 reads as prose, lists, code and table rows — so an extractive answer quotes the identifier the source documents.
 
 Each function maps a text to a text with the same number of lines (a passage's lines are what `focusRange` cites):
+- `REST_ROLE` / `rest_role`: Sphinx roles as the text Sphinx renders (":meth:`~a.b`" -> "`b`", ":ref:`Title <x>`" ->
+  "Title").
+- `admonitions`: `.. note::` (and mkdocs "!!! note") bodies and Sphinx object descriptions (`.. attribute:: name`,
+  `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
+  ("`drain_timeout`: Seconds to wait ...").
 - `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
   `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
   the table "|---|---|" separators; a row of a grid table whose first cell spans from the row above (or a simple
@@ -21,6 +26,10 @@ from __future__ import annotations
 
 import csv
 import re
+
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
+REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
 _BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps the table block contiguous)
 
@@ -316,3 +325,72 @@ def literal_blocks(text: str) -> str:
             for k in body:
                 lines[k] = " " * add + lines[k]
     return "\n".join(lines)
+
+
+# An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
+_ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|caution|attention|danger|error|"
+                         r"seealso|versionadded|versionchanged|deprecated|admonition)::|(?:!!!|\?\?\?\+?)[ \t]+\w+"
+                         r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
+
+
+# A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
+# ".. confval:: timeout" — its indented body is the prose that documents the object.
+_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|method|attribute|data|exception|module|"
+                               r"decorator|classmethod|staticmethod|property|type|var|member|macro|struct|enum|"
+                               r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
+
+
+def admonitions(text: str) -> str:
+    """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
+    text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
+    is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
+    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
+    name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
+    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        outer = len(m.group(1).expandtabs())
+        rest = m.group(2)
+        name = rest if m.re is _OBJECT_DIRECTIVE else ""
+        if name:
+            rest = ""
+        if lines[i].lstrip().startswith((".. version", ".. deprecated")):
+            rest = rest.split(" ", 1)[1] if " " in rest else ""
+        lines[i] = m.group(1) + rest
+        j = i + 1
+        body = []
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
+            body.append(j)
+            j += 1
+        while body and not lines[body[-1]].strip():
+            body.pop()
+        indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
+        for k in body:
+            lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
+        first = next((k for k in body if lines[k].strip()), None)
+        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
+                and len(lines[first]) - len(lines[first].lstrip()) == outer:
+            lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
+        i += 1
+    return "\n".join(lines)
+
+
+def rest_role(m: re.Match[str]) -> str:
+    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
+    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
+    dotted part, "!" is dropped), as Sphinx renders them."""
+    role = m.group(0)[1:].split(":", 1)[0]
+    target = m.group(1).strip()
+    if target.endswith(">") and "<" in target:
+        target = target[:target.rindex("<")].strip() or target
+    if role in _TEXT_ROLES:
+        return target
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return f"`{target}`"
