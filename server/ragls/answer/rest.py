@@ -16,7 +16,7 @@ Each function maps a text to a text with the same number of lines (a passage's l
   ("`ssl`: `False` | ...") — the parameter the table documents.
 - `directive_options`: the `:option:` lines right under a directive (`:type: int`, `:noindex:`, `:linenos:`) are
   directive settings, not text: blanked.
-- `fields`: Sphinx field lists (`:param name: text`, `:raises X: text`, `:returns: text`, any `:Name: text`) become
+- `fields`: Sphinx info field lists (`:param name: text`, `:raises X: text`, `:returns: text`) become
   list items led by what they document ("- `name`: text", "- Raises `X`: text", "- Returns: text"), one passage each,
   never glued to the sentence before; `:type name:`, `:rtype:` and the like are noise and blanked.
 - `literal_blocks`: a literal block after "::" (or under `.. code-block::`) may be indented by any amount in reST
@@ -250,7 +250,7 @@ def directive_options(text: str) -> str:
     return "\n".join(lines)
 
 
-# A Sphinx / reST field: ":param int timeout: text", ":raises ValueError:", ":returns:", ":Default: 300".
+# A Sphinx / reST field: ":param int timeout: text", ":raises ValueError:", ":returns:" (info fields are converted).
 _FIELD = re.compile(r"^([ \t]*):([A-Za-z][\w-]*)((?:[ \t]+[^:`\n]+?)?):(?:[ \t]+(.*))?$")
 _PARAM_FIELDS = ("param", "parameter", "arg", "argument", "key", "keyword", "kwarg", "kwparam", "var", "ivar",
                  "cvar")
@@ -285,8 +285,9 @@ def fields(text: str) -> str:
             lead = f"`{arg.split()[-1]}`"
         elif low in _NAMED_FIELDS:
             lead = _NAMED_FIELDS[low] + (f" `{arg}`" if arg else "")
-        else:
-            lead = f"{kind} {arg}".strip()
+        else:  # another field list (":Author:", or an emoji shortcode ":warning: text" in Markdown): as it is
+            i += 1
+            continue
         lines[i] = f"{indent}- {lead}: {body}".rstrip()
         i += 1
     return "\n".join(lines)
