@@ -45,6 +45,8 @@ Hooks of the parent run before the hooks of the child.
   :func:`serve_static`::
 
      accounts.static('/assets', 'assets/')
+
+  The assets of a child are served before those of its parent.
 """
 
 
@@ -63,6 +65,9 @@ def test_role_before_a_literal_block_keeps_its_identifier_and_the_code(embedder)
     lead = next(k for k, line in enumerate(lines) if "register them with" in line)
     assert lines[lead].endswith("register them with `serve_static` [1]:"), answer
     assert "  accounts.static('/assets', 'assets/')" in lines[lead + 1:lead + 4], answer
+    # the literal block ends where the item's text column resumes: that sentence is prose, not code
+    code = answer.split("```")[1] if answer.count("```") >= 2 else ""
+    assert "served before those of its parent" not in code, answer
 
 
 FIELDS = """.. function:: fetch(url, *, pool=None, log_class=None)

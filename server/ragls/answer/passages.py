@@ -54,7 +54,7 @@ _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
-_DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?:s| value| is)?\b")  # "Default is ``300``.", "Defaults to None."
+_DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
 _LABELLED_DEFAULT = re.compile(r"^`[^`]+`: (?:The )?[Dd]efaults?\b")  # "`TESTING`: Default: `False`" (rest.py)
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
@@ -140,12 +140,16 @@ def _blocks(text: str) -> list[_Block]:
             out.append(_Block("code", i, lines[i:j + 1]))
             i = j + 1
             continue
+        limit = _literal_limit(out[-1]) if out else None
         if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) \
-                and not (out and out[-1].kind == "list" and not _literal_marker(out[-1])):
+                and not (out and out[-1].kind == "list" and limit is None) \
+                and (limit is None or rest.content_indent(line) > limit):
             # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
-            # line that is neither blank nor indented. After a list it is the item's continuation instead.
+            # line that is neither blank nor indented (after "::": indented past the text that introduces it,
+            # `_literal_limit`). After a list it is the item's continuation instead.
             j = i + 1
-            while j < len(lines) and (not lines[j].strip() or _INDENTED.match(lines[j])):
+            while j < len(lines) and (not lines[j].strip() or (_INDENTED.match(lines[j]) if limit is None
+                                                               else len(lines[j]) - len(lines[j].lstrip()) > limit)):
                 j += 1
             while not lines[j - 1].strip():
                 j -= 1
@@ -188,11 +192,12 @@ def _blocks(text: str) -> list[_Block]:
     return _merge_lists(out)
 
 
-def _literal_marker(block: _Block) -> bool:
-    """Whether `block`'s last line ends in reST's literal-block marker "::" (the indented block after it is code,
-    even after a list item)."""
+def _literal_limit(block: _Block) -> int | None:
+    """When `block`'s last line ends in reST's literal-block marker "::" (the indented block after it is code, even
+    after a list item), the indentation of its text (a list item's text column, `rest.content_indent`): the
+    literal block is the lines indented past it. Else None."""
     last = next((x for x in reversed(block.lines) if x.strip()), "")
-    return last.rstrip().endswith("::")
+    return rest.content_indent(last) if last.rstrip().endswith("::") else None
 
 
 def _merge_lists(blocks: list[_Block]) -> list[_Block]:

@@ -293,6 +293,15 @@ def fields(text: str) -> str:
     return "\n".join(lines)
 
 
+_ITEM_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+(?=\S)")
+
+
+def content_indent(line: str) -> int:
+    """The column where `line`'s text starts: past a list marker ("-   Installed ::" -> 4), else its indentation."""
+    m = _ITEM_MARKER.match(line)
+    return len(m.group(0).expandtabs()) if m else _indent(line)
+
+
 # A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
 _LITERAL_MARKER = re.compile(r"(?:^|[^:])::[ \t]*$")
 _CODE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:code-block|code|sourcecode|doctest|testcode|testoutput|"
@@ -312,7 +321,7 @@ def literal_blocks(text: str) -> str:
             fence = "" if fence else opened.group(1)
         if fence or not (_CODE_DIRECTIVE.match(line) or (_LITERAL_MARKER.search(line) and not line.lstrip().startswith(".. "))):
             continue
-        outer = _indent(line)
+        outer = content_indent(line)
         j = i + 1
         while j < len(lines) and not lines[j].strip():
             j += 1
