@@ -160,22 +160,13 @@ OBJECTS = """.. class:: Server(handler, *, backlog=128)
       :async:
 
       Start listening on *port*.
-
-.. data:: MAX_HEADER_FIELDS
-
-   How many header lines one request may send before it is refused.
-
-   Default: ``100``
 """
 
 
 def test_nested_object_descriptions_keep_their_label_and_default(embedder):
     """An `.. attribute::` inside a `.. class::` is led by its own name, even under a `:type:` option, and a
-    short "Default is ``75.0``." stays with the sentence it completes; a "Default: ``100``" paragraph of its
-    own says whose default it is."""
+    short "Default is ``75.0``." stays with the sentence it completes."""
     answer = _answer("How long does the server wait for open requests on shutdown?", OBJECTS, embedder)
     assert _bullets(answer)[0] == ("- `drain_timeout`: Seconds to wait for open requests on shutdown. "
                                    "Default is `75.0` [1]."), answer
     assert ":type" not in answer and ":async" not in answer
-    answer = _answer("What is the default of MAX_HEADER_FIELDS?", OBJECTS, embedder)
-    assert "- `MAX_HEADER_FIELDS`: Default: `100` [1]" in _bullets(answer), answer

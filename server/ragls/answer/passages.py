@@ -55,7 +55,6 @@ _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
-_LABELLED_DEFAULT = re.compile(r"^`[^`]+`: (?:The )?[Dd]efaults?\b")  # "`TESTING`: Default: `False`" (rest.py)
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -399,7 +398,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
                     (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
                     sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
-            sentences = [s for s in sentences if len(s[0].split()) >= 4 or _LABELLED_DEFAULT.match(s[0])]
+            sentences = [s for s in sentences if len(s[0].split()) >= 4]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"

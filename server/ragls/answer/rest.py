@@ -6,8 +6,7 @@ Each function maps a text to a text with the same number of lines (a passage's l
   "Title").
 - `admonitions`: `.. note::` (and mkdocs "!!! note") bodies and Sphinx object descriptions (`.. attribute:: name`,
   `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
-  ("`drain_timeout`: Seconds to wait ..."), and so does a "Default: ``False``" paragraph in it ("`TESTING`: Default:
-  `False`", kept although short, passages.py).
+  ("`drain_timeout`: Seconds to wait ...").
 - `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
   `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
   the table "|---|---|" separators; a row of a grid table whose first cell spans from the row above (or a simple
@@ -351,9 +350,6 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
                                r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
 
 
-_DEFAULT_LINE = re.compile(r"^[ \t]*(?:The )?[Dd]efaults?\b")
-
-
 def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
@@ -390,11 +386,6 @@ def admonitions(text: str) -> str:
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
-        short = name.split("(", 1)[0].strip()
-        for k in body if short else ():  # a "Default: ``False``" paragraph of its own says whose default it is
-            if k != first and not lines[k - 1].strip() and _DEFAULT_LINE.match(lines[k]) \
-                    and len(lines[k]) - len(lines[k].lstrip()) == outer:
-                lines[k] = f"{m.group(1)}`{short}`: {lines[k].lstrip()}"
         i += 1
     return "\n".join(lines)
 
