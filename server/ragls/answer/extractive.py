@@ -42,6 +42,8 @@ IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words po
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
+MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
+SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
@@ -51,6 +53,14 @@ _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
+# question naming a version finds nothing by its words.
+_LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
+
+
+def literal_terms(text: str) -> set[str]:
+    """The dotted numbers `text` names ("Python 3.9" -> {"3.9"}), terms matched verbatim beside content words."""
+    return set(_LITERAL.findall(text)) if "." in text else set()
 
 
 @functools.lru_cache(maxsize=8192)
@@ -68,14 +78,15 @@ def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> froze
     """The words of `query` that identifier words `named` (`identifier_words`) point at: the same word, or one
     the identifier abbreviates or extends — the shorter of the two, at least MIN_PREFIX characters, begins the
     longer (`chars` for "characters", `len` for "length", `Config` for "configuration", `num_pools` for
-    "number"; identifiers are often cut-down words)."""
+    "number"; identifiers are often cut-down words), or a question word of at least MIN_INSIDE characters lies
+    inside the identifier word (`g:black_linelength` for "length": names run words together)."""
     if not named or not query:
         return frozenset()
     out = set(named & query)
     for a in named:
         for b in query:
             short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-            if len(short) >= MIN_PREFIX and long_.startswith(short):
+            if len(short) >= MIN_PREFIX and long_.startswith(short) or len(b) >= MIN_INSIDE and b in a:
                 out.add(b)
     return frozenset(out)
 
@@ -90,26 +101,29 @@ def _context_lines(hit: Hit) -> tuple[int, int] | None:
     return f.start_line - base, f.end_line - base
 
 
-def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
+def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: list[set[str]] | list[frozenset[str]],
                    cosines: list[float] | None = None) -> list[float | None]:
     """The score of each passage `found[i]` (its content words `words[i]`) for a question of content words `query`
-    (`cite.content_words`), None for one left out; `cosines[i]`, when given, is the cosine similarity of the
-    passage's sentence to the question (see `extractive_answer` for the rule; also retrieval/focus.py)."""
+    (`cite.content_words`, with its `literal_terms`), None for one left out; `cosines[i]`, when given, is the
+    cosine similarity of the passage's sentence to the question (see `extractive_picks` for the rule; also
+    retrieval/focus.py). A question word an identifier of the passage points at (`pointed_at`) counts as shared,
+    and so does a literal term of the question the passage holds (it also earns IDENTIFIER_BONUS)."""
+    literals = {x for x in query if _LITERAL.fullmatch(x)}
+    pointed = [pointed_at(identifier_words(unit.scored_text), query) | (w & literals) for unit, w in zip(found, words)]
+    overlaps = [(w & query) | p for w, p in zip(words, pointed)]
     df: dict[str, int] = {}
-    for w in words:
-        for x in w & query:
+    for o in overlaps:
+        for x in o:
             df[x] = df.get(x, 0) + 1
     total = max(1, len(found))
-    lexical = [sum(math.log(1 + total / df[x]) for x in w & query) for w in words]
+    lexical = [sum(math.log(1 + total / df[x]) for x in o) for o in overlaps]
     top = max(lexical, default=0.0)
     out: list[float | None] = []
-    for i, (unit, w) in enumerate(zip(found, words)):
+    for i, (unit, overlap) in enumerate(zip(found, overlaps)):
         named = identifier_words(unit.scored_text)
-        pointed = pointed_at(named, query)
-        overlap = (w & query) | pointed
         bonus = 0.0
         if overlap:
-            bonus = IDENTIFIER_BONUS if pointed else CODE_BONUS if named else 0.0
+            bonus = IDENTIFIER_BONUS if pointed[i] else CODE_BONUS if named else 0.0
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
         else:
@@ -154,8 +168,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     from ragls.answer.template import source_label
 
     question = asked_text(question)
-    query = set(content_words(question))
-    candidates, firsts = _candidates(sources)
+    query = set(content_words(question)) | literal_terms(question)
+    candidates, firsts = _candidates(sources, literal_terms(question))
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
@@ -185,9 +199,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     return picked
 
 
-def _candidates(sources: list[tuple[int, Hit]]) -> tuple[list, list[tuple[int, Unit]]]:
+def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
+                ) -> tuple[list, list[tuple[int, Unit]]]:
     """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
-    content words, weight) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
+    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
     elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
     two best sources (the answer when nothing scores)."""
     candidates: list = []
@@ -198,7 +213,10 @@ def _candidates(sources: list[tuple[int, Hit]]) -> tuple[list, list[tuple[int, U
         near = {(u.line, u.sentence) for u in inside}
         for pos, unit in enumerate(units(hit.chunk.text)):
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
-            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text)), weight))
+            words = _words(unit.scored_text)
+            if literals:
+                words = words | (literal_terms(unit.scored_text) & literals)
+            candidates.append((rank, pos, n, unit, words, weight))
         first = inside[:1] or units(hit.chunk.text)[:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
@@ -227,12 +245,16 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     """`unit` showing the code block right after its sentence (`Unit.code_after`) when that code names an
     identifier pointing at a word of the question (`pointed_at`) that the sentence itself does not name: "it
     might improve performance to increase this number" answers "how do I raise the number of pools?" with
-    `urllib3.PoolManager(num_pools=50)` under it. Otherwise `unit` as it is."""
+    `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
+    identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
+    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Otherwise
+    `unit` as it is."""
     if not unit.code_after or unit.attached:
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
-    if not code - own:
+    short = sum(1 for x in unit.code_after.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
+    if not code - own and not (code and short <= SHORT_CODE_LINES):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 
