@@ -224,7 +224,10 @@ def tables(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
+        head = line.lstrip()[:1]
+        if head not in ("+", "=", "."):
+            i += 1
+        elif _GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
             i = _grid(lines, i)
         elif _SIMPLE_BORDER.match(line) and (i == 0 or not lines[i - 1].strip()):
             i = _simple(lines, i)
@@ -315,10 +318,11 @@ def literal_blocks(text: str) -> str:
     lines = text.split("\n")
     fence = ""
     for i, line in enumerate(lines):
-        opened = re.match(r"^[ \t]*(```|~~~)", line)
-        if opened and (not fence or opened.group(1) == fence):
-            fence = "" if fence else opened.group(1)
-        if fence or not (_CODE_DIRECTIVE.match(line) or (_LITERAL_MARKER.search(line) and not line.lstrip().startswith(".. "))):
+        head = line.lstrip()[:3]
+        if head in ("```", "~~~") and (not fence or head == fence):
+            fence = "" if fence else head
+        if fence or not (_CODE_DIRECTIVE.match(line) if head == ".. "
+                         else line.rstrip().endswith("::") and _LITERAL_MARKER.search(line)):
             continue
         outer = content_indent(line)
         j = i + 1
