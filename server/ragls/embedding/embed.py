@@ -44,6 +44,7 @@ _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
 
 
 MEMO_VECTORS = 4096  # vectors Embedder.embed_memoised keeps (LRU); 6 MiB at 384-d float32
+MEMO_QUERIES = 256  # query vectors Embedder.embed_query keeps (LRU); 384 KiB at 384-d float32
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
 BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
@@ -164,6 +165,7 @@ class Embedder:
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
         self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised: text -> vector
+        self._query_memo: LRU[np.ndarray] = LRU(MEMO_QUERIES)  # embed_query: text -> vector
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -399,9 +401,15 @@ class Embedder:
 
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
+        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one. The last
+        MEMO_QUERIES queries' vectors are kept (exact text -> vector; one model pass is most of a warm rag/query's
+        time): a query asked again — rag/ask after rag/query, a client repeating a search — is not embedded
+        again. Each call returns its own copy."""
         import numpy as np
 
         model = self.ensure_loaded()
-        vec = next(iter(model.query_embed(text)))
-        return np.asarray(vec, dtype=np.float32)
+        vec = self._query_memo.get(text)
+        if vec is None:
+            vec = np.asarray(next(iter(model.query_embed(text))), dtype=np.float32)
+            self._query_memo.put(text, vec)
+        return vec.copy()
