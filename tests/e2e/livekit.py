@@ -15,7 +15,9 @@ from lspkit import SERVER_COMMAND, init_params, request, server_env
 from pytest_lsp import make_test_lsp_client
 
 OPTIONS = {"chunking": {"chunkSize": 300}, "watch": {"debounceMs": 200}}
-TIMEOUT = 60.0
+# A first index (the model load, 36 files in test_live) or a watcher-driven re-index on a loaded machine: waits return
+# as soon as the state is reached, so only a failure costs the full budget (lspkit.wait_indexed: 240 s too).
+TIMEOUT = 240.0
 
 PARA = (" It is written long enough that two sections never share one chunk of 300 characters, so an edit to"
         " one section leaves the chunks of the others as they were.")

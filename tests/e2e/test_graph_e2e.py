@@ -43,8 +43,9 @@ async def client(lsp_client: LanguageClient, workspace):
     await lsp_client.shutdown_session()
 
 
-async def graph_query(client, timeout: float = 60.0) -> dict:
-    """rag/query with explain, polled until the background extraction has produced the graph signal."""
+async def graph_query(client, timeout: float = 240.0) -> dict:
+    """rag/query with explain, polled until the background extraction (an LLM call per chunk, then the graph build)
+    has produced the graph signal; returns at once when it has, so the budget is for a loaded machine."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         res = await request(client, "rag/query", {"query": QUESTION, "topK": 3, "explain": True})

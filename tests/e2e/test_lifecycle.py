@@ -16,6 +16,9 @@ pytestmark = pytest.mark.asyncio
 
 HOME = Path(tempfile.mkdtemp(prefix="ragls-e2e-home-"))
 ENV = {**server_env(HOME / ".cache" / "ragls"), "HOME": str(HOME)}
+# Waits for a state a (re)opened workspace reaches after its index pass or model load: they return as soon as it is
+# reached, so the budget is for a loaded machine (as lspkit.wait_indexed's 240 s).
+DEADLINE_S = 240.0
 
 
 async def start(params: types.InitializeParams):
@@ -81,7 +84,7 @@ async def test_without_an_embedding_model_keyword_search_and_rebuild_keep_workin
     empty.mkdir()
     client = await start(init_params([ws], {"embedding": {"modelPath": str(empty)}}))
     try:
-        deadline = asyncio.get_running_loop().time() + 60
+        deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while True:  # the vector store's open fails once, after the text phase; BM25 serves meanwhile
             status = await request(client, "rag/status", {})
             if status["errors"]:
@@ -125,7 +128,7 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         res = await request(client, "rag/query", {"query": "exponential backoff"})
         assert res["chunks"][0]["source"]["path"] == "guide/retries.md" and len(res["chunks"]) > 1
         (ws / "ragls.toml").write_text('[sources]\nexclude = ["guide/retries.md"]\n[retrieval]\ntop_k = 1\n')
-        deadline = asyncio.get_running_loop().time() + 60
+        deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while True:  # the watcher sees the file; the workspace reopens (requests wait for it) with the new settings
             res = await request(client, "rag/query", {"query": "exponential backoff"})
             if len(res["chunks"]) == 1 and res["chunks"][0]["source"]["path"] != "guide/retries.md":
@@ -136,7 +139,7 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         assert status["errors"] == []
         # An invalid file is reported once; the server keeps the settings it has.
         (ws / "ragls.toml").write_text("[retrieval]\ntop_k = 'many'\n")
-        deadline = asyncio.get_running_loop().time() + 30
+        deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while not any("keeping the previous settings" in m.message for m in client.messages):
             assert asyncio.get_running_loop().time() < deadline, [m.message for m in client.messages]
             await asyncio.sleep(0.2)
@@ -154,7 +157,7 @@ async def test_configuration_change_can_clear_a_setting_from_initialization_opti
     client = await start(init_params([ws], {"retrieval": {"topK": 1}}))
 
     async def chunks_per_query(expected: int) -> None:
-        deadline = asyncio.get_running_loop().time() + 60
+        deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while True:  # the workspace reopens with the new settings
             try:
                 res = await request(client, "rag/query", {"query": "exponential backoff retries tokens"})

@@ -83,16 +83,14 @@ def test_rag_attach_lists_checks_and_writes_config(tmp_path, monkeypatch):
 def test_rag_attach_unreachable_server_is_one_line(tmp_path, monkeypatch):
     """A Qdrant URL where nothing listens: one `ragls:` line naming the URL and exit 1, not qdrant-client's
     traceback; with a user:password in the URL the password is not printed; nothing is written to the config."""
-    import socket
+    from llm_server import held_port
 
     monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "user-config"))
-    with socket.socket() as s:  # a loopback port that was free a moment ago: the connection is refused
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://reader:hunter2@127.0.0.1:{port}"
-    for extra in ([], ["--collection", "c"]):
-        r = run("rag", "attach", "t", "--url", url, *extra)
-        assert r.returncode == 1, r.stderr
-        assert r.stderr.startswith("ragls: cannot reach Qdrant at http://") and f"127.0.0.1:{port}" in r.stderr
-        assert "Traceback" not in r.stderr and "hunter2" not in r.stderr
+    with held_port() as port:  # a loopback port held bound, not listening: the connection is refused
+        url = f"http://reader:hunter2@127.0.0.1:{port}"
+        for extra in ([], ["--collection", "c"]):
+            r = run("rag", "attach", "t", "--url", url, *extra)
+            assert r.returncode == 1, r.stderr
+            assert r.stderr.startswith("ragls: cannot reach Qdrant at http://") and f"127.0.0.1:{port}" in r.stderr
+            assert "Traceback" not in r.stderr and "hunter2" not in r.stderr
     assert not (tmp_path / "user-config" / "ragls.toml").exists()

@@ -180,17 +180,14 @@ async def test_read_passage_refuses_files_outside_or_left_out_of_the_index(clien
 async def test_models_lists_a_keyless_server_and_names_a_dead_one(client):
     """rag/models (the guided answer set-up): GET <baseUrl>/models without a key; a dead URL is an error, not a
     failed request."""
-    import socket
-
-    from llm_server import LLMServer
+    from llm_server import LLMServer, held_port
 
     with LLMServer(known_models={"qwen2.5-7b", "llama-3.2-3b"}) as srv:
         res = await request(client, "rag/models", {"baseUrl": srv.openai_url})
     assert res == {"servers": [{"name": "", "baseUrl": srv.openai_url, "backend": "external",
                                 "models": ["llama-3.2-3b", "qwen2.5-7b"]}]}
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
-    res = await request(client, "rag/models", {"baseUrl": dead})
+    with held_port() as port:  # bound, not listening: refused (a released port could be taken meanwhile)
+        dead = f"http://127.0.0.1:{port}/v1"
+        res = await request(client, "rag/models", {"baseUrl": dead})
     [server] = res["servers"]
     assert server["models"] == [] and server["error"].startswith(f"GET {dead}/models: ")

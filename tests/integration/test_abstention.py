@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from ragls.config.trust import trust as trust_folder
-from ragls.embedding.embed import offline_model_dir
+from ragls.core.lru import LRU
+from ragls.embedding.embed import MEMO_VECTORS, offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -246,3 +247,39 @@ def test_asking_again_embeds_no_answer_sentence_twice(ws, monkeypatch):
     assert again.text == first.text and len(sent) == after_first  # nothing embedded the second time
     ws.ask("During an upgrade, how long is a replica drained before it stops?")  # same passages, new wording
     assert len(sent) == len(set(sent)) and len(sent) - after_first < after_first  # the new question, few others
+
+
+class _Recording:
+    """The workspace's real fastembed model, recording which texts go through its query side (`query_embed`) and
+    which through its document side (`embed`): for MiniLM both give the same vectors, for a model with
+    query/passage prompts (jina-embeddings-v3's tasks, instruction-prefixed models) they do not."""
+
+    def __init__(self, model):
+        self.model, self.queries, self.documents = model, [], []
+
+    def query_embed(self, query, **kwargs):
+        self.queries += [query] if isinstance(query, str) else list(query)
+        return self.model.query_embed(query, **kwargs)
+
+    def embed(self, texts, **kwargs):
+        self.documents += list(texts)
+        return self.model.embed(texts, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
+def test_the_extractive_answer_embeds_the_question_as_a_query(ws, monkeypatch):
+    """rag/ask's extractive path ranks answer sentences against the question's query-side embedding (the one
+    retrieval uses), never its document-side one; passages go through the document side; both memoised apart."""
+    recording = _Recording(ws.embedder.ensure_loaded())
+    monkeypatch.setattr(ws.embedder, "_model", recording)
+    monkeypatch.setattr(ws.embedder, "_memo", LRU(MEMO_VECTORS))  # nothing memoised by the tests before
+    question = "Which refresh token lifetime applies, in days, to the mobile app?"
+    answer = ws.ask(question)
+    assert answer.model == "extractive" and not answer.abstained
+    assert question in recording.queries and question not in recording.documents
+    assert len(recording.documents) > 3  # the candidate sentences, embedded as documents
+    assert ws.embedder.embed_query_memoised(question) == pytest.approx(ws.embedder.embed_query(question), abs=1e-5)
+    ws.embedder.embed_memoised([question])  # the same text as a document: a separate entry, not the query's
+    assert recording.documents.count(question) == 1

@@ -4,7 +4,8 @@ and by keywords only (as while the embedding model loads).
 
 The focus sentence is chosen among the passages of the blocks overlapping the hit's window, and such a block can run
 past the window (found on black's docs: focus 94-98 with context 71-86; by keywords 63-64 with context 62-63): the
-context reported is the window widened to cover the focus (`retrieval/focus.context_span`).
+hit's window is widened to cover the focus (`retrieval/focus.context_span`) where the focus is set, so the typed
+`Hit.window` (CLI, HTTP), the wire `contextRange` (LSP) and MCP `context_*` are one span.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ragls.answer import extractive
 from ragls.answer.agent_tools import hit_record
+from ragls.answer.extractive import extractive_picks, quoted_focus
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
-from ragls.lsp.wire import to_wire_chunk
+from ragls.lsp.wire import to_wire_chunk, to_wire_range
 from ragls.retrieval.search import search
 
 MODEL_DIR = offline_model_dir()
@@ -113,6 +116,12 @@ def _assert_context_holds_focus(hit) -> None:
     rec = hit_record(hit)  # MCP search_docs: 1-based inclusive lines
     assert rec["context_start_line"] <= rec["start_line"] <= rec["end_line"] <= rec["context_end_line"], rec
     assert rec["chunk_start_line"] <= rec["context_start_line"] and rec["context_end_line"] <= rec["chunk_end_line"]
+    if hit.window is not None:  # the typed result is the same span: Hit.window contains Hit.focus
+        f, w = hit.focus, hit.window
+        assert (w.start_line, w.start_char) <= (f.start_line, f.start_char), where
+        assert (f.end_line, f.end_char) <= (w.end_line, w.end_char), where
+        assert context == to_wire_range(w), where
+        assert (rec["context_start_line"], rec["context_end_line"]) == (w.start_line + 1, w.end_line + 1), rec
 
 
 @pytest.mark.parametrize("signals", [("vector", "bm25"), ("bm25",)], ids=["hybrid", "keywords_only"])
@@ -140,21 +149,30 @@ def test_a_focus_past_its_window_widens_the_context(indexed):
     assert rec["context_start_line"] <= rec["start_line"] and rec["end_line"] <= rec["context_end_line"]
 
 
-def test_property_context_contains_focus_for_word_queries(indexed):
+def test_property_context_contains_focus_for_word_queries(indexed, monkeypatch):
     """Property-style: every run of three words of the corpus, asked by keywords and with vectors, gives hits whose
-    context contains their focus."""
+    context (typed, wire and MCP alike) contains their focus, and so do the sources of the extractive answer
+    (`quoted_focus` moves a focus to the quoted lines)."""
     idx, s = indexed
+    widened = []  # focus sets that reached past their raw window: the case the widening is for
+    real = extractive.context_span
+
+    def recording(focus, window):
+        out = real(focus, window)
+        widened.append(out != window)
+        return out
+
+    monkeypatch.setattr(extractive, "context_span", recording)
     words = [w.strip("`|.,;:()[]") for w in (SERVER + GUIDE).split()]
     words = [w for w in words if len(w) > 3]
     queries = [" ".join(words[i:i + 3]) for i in range(0, len(words) - 3, 7)]
     assert len(queries) > 30
-    escaped = 0  # hits whose focus reaches past their raw window: the case the widening is for
     for q in queries:
         for signals in (("vector", "bm25"), ("bm25",)):
-            for hit in search([idx], idx.embedder, q, settings=s.retrieval, top_k=3, signals=signals):
+            hits = search([idx], idx.embedder, q, settings=s.retrieval, top_k=3, signals=signals)
+            for hit in hits:
                 _assert_context_holds_focus(hit)
-                if hit.focus is not None and hit.window is not None:
-                    escaped += (hit.focus.start_line, hit.focus.start_char) < \
-                        (hit.window.start_line, hit.window.start_char) or \
-                        (hit.focus.end_line, hit.focus.end_char) > (hit.window.end_line, hit.window.end_char)
-    assert escaped  # the corpus does exercise a focus past its window
+            numbered = list(enumerate(hits, 1))
+            for _, hit in quoted_focus(numbered, extractive_picks(q, numbered))[0]:
+                _assert_context_holds_focus(hit)
+    assert any(widened)  # the corpus does exercise a focus past its window

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shlex
-import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from llm_server import held_port
 from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.sources.convert import html_to_markdown
 from ragls.sources.ephemeral import documents_only_prompt, load_documents
@@ -129,11 +129,8 @@ def test_url_failures(folder, pages):
         load_documents([pages + "/nope"], folder)
     with pytest.raises(RequestFailed, match="not a document"):
         load_documents([pages + "/blob"], folder)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with pytest.raises(RequestFailed, match=f"cannot fetch http://127.0.0.1:{port}/x"):
-        load_documents([f"http://127.0.0.1:{port}/x"], folder, timeout_s=2)
+    with held_port() as port, pytest.raises(RequestFailed, match=f"cannot fetch http://127.0.0.1:{port}/x"):
+        load_documents([f"http://127.0.0.1:{port}/x"], folder, timeout_s=2)  # refused: bound, not listening
 
 
 def test_html_to_markdown_keeps_headings_and_ids():

@@ -261,3 +261,67 @@ def test_a_myst_admonition_body_is_prose(embedder):
                                embed=embedder.embed_documents)
     assert _bullets(answer)[0] == ("- Deleting the cache folder is always safe because it is rebuilt on the next "
                                    "run [1].")
+
+
+def test_a_sentence_of_the_chunk_outside_its_best_window_can_answer(embedder):
+    """The candidates are every passage of a hit's chunk, those outside its best window (`Hit.window`) weighted
+    OUTSIDE_WINDOW: the window is where the chunk reads closest to the question, not always where the sentence
+    naming what the user needs sits (a chunk's last lines, the code after a paragraph)."""
+    text = ("# Retries\n\nThe client retries failed requests on its own. Each retry waits a little longer than the\n"
+            "one before. Retries stop after the fifth attempt.\n\nRetries apply to idempotent methods only.\n\n"
+            "# Proxies\n\nTo send every request through a proxy, set the `HTTPS_PROXY` environment variable.\n")
+    hit = _windowed(text, "client.md", 0, 5)
+    answer = extractive_answer("How do I send my requests through a proxy?", [(1, hit)],
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == ("- To send every request through a proxy, set the `HTTPS_PROXY` environment "
+                                   "variable [1].")
+
+
+def test_an_identifier_running_the_question_words_together_answers(embedder):
+    """`g:fmt_linelength` holds "length" inside one word (names run words together): it points at the question's
+    "line length", counts as sharing those words, is embedded among the many options and answers."""
+    options = "".join(f"- `g:fmt_{name}` (defaults to `{value}`)\n" for name, value in (
+        ("fast", 0), ("quiet", 0), ("preview", 0), ("target_version", '""'), ("use_virtualenv", 1),
+        ("virtualenv", "~/.vim/fmt"), ("skip_magic_comma", 0), ("linelength", 88), ("skip_strings", 0),
+        ("python", '"python3"'), ("cache_dir", '"~/.cache"'), ("color", 1)))
+    prose = ("With this option enabled, the plugin wraps the expression so that the line fits within the line length "
+             "limit. You probably noticed the peculiar default line length. If you are paid by the lines of code you "
+             "write, pass a lower line length on the command line. People with sight disabilities find it harder to "
+             "work with long lines. Long lines also make side-by-side diffs harder to read. Changes to a variable's "
+             "line are shown in the plugin's log. The plugin changes nothing in lines you did not touch. A variable "
+             "assignment that exceeds the line length is split at its parameters. The plugin keeps comments on the "
+             "line they were on. Vim users can change the plugin's key mapping in their vimrc.")
+    text = "# Vim\n\nThe plugin reads these variables:\n\n" + options + "\n" + prose + "\n"
+    answer = extractive_answer("In the Vim plugin, which variable changes the line length?", [(1, _hit(text))],
+                               embed=embedder.embed_documents)
+    assert "- `g:fmt_linelength` (defaults to `88`) [1]" in _bullets(answer)
+
+
+def test_a_version_the_question_names_finds_its_sentence(embedder):
+    """"Python 3.9" names a version, which content words drop (single digits): the question's dotted numbers are
+    terms of their own, matched verbatim (and worth IDENTIFIER_BONUS), so the sentence listing "3.9" with its
+    release is found among sentences that share more of the question's words."""
+    text = ("The tool supports every Python version that has not reached its end of life. We promise to support "
+            "at least all of them. While there are no plans to stop supporting older Python versions right away, "
+            "support might be removed in a future release without notice. Runtime support for 3.6 was removed in "
+            "version 22.10.0, for 3.7 in version 23.7.0, for 3.8 in version 24.10.0 and for 3.9 in version 25.12.0. "
+            "This is the case both for running the tool and for the code it checks. Each release lists its changes "
+            "in the changelog. If you want to run the tool without installing Python, download a standalone "
+            "executable from the release page. You can run the tool as a package if running it as a script does not "
+            "work. A release in a new calendar year may change the style. Pinning the tool to a release keeps your "
+            "output stable. Stop the daemon before you upgrade the tool to a new release.")
+    answer = extractive_answer("In which release did the tool stop running on Python 3.9?", [(1, _hit(text))],
+                               embed=embedder.embed_documents)
+    assert "25.12.0" in answer
+
+
+def test_a_short_command_after_its_sentence_comes_with_it(embedder):
+    """A code block of at most SHORT_CODE_LINES lines right after a sentence comes with it when it names what the
+    question asks, even when the sentence names it too: the command is what the sentence tells the user to do."""
+    text = ("# Ignoring revisions\n\nPut the hashes of your formatting commits into a file. You can even configure "
+            "`git` to ignore the revisions listed in that file on every call to `git blame`.\n\n```console\n"
+            "$ git config blame.ignoreRevsFile .git-blame-ignore-revs\n```\n\nSome hosting sites do not support "
+            "this in their web views yet.\n")
+    answer = extractive_answer("How do I make git blame skip the formatting commits automatically?",
+                               [(1, _hit(text, "guide.md"))], embed=embedder.embed_documents)
+    assert "  $ git config blame.ignoreRevsFile .git-blame-ignore-revs" in answer.splitlines()

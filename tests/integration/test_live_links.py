@@ -17,7 +17,12 @@ from ragls.workspace.watch import FileWatcher, IndexWorker
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 
-def eventually(check, what: str, timeout: float = 20.0):
+# The watcher's report and the worker's re-index (debounce, then embedding) on a loaded machine; waits return as soon
+# as the state is reached.
+WAIT_S = 120.0
+
+
+def eventually(check, what: str, timeout: float = WAIT_S):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
@@ -57,7 +62,7 @@ def live(tmp_path):
         watcher.start()
         started.append((ws, worker, watcher))
         probe = folder / "watch-probe.tmp"
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + WAIT_S
         while not reported.wait(0.2):
             probe.write_text(str(time.monotonic()))
             assert time.monotonic() < deadline, "the file watcher never reported a change"

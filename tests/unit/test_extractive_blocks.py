@@ -63,11 +63,12 @@ def test_no_raw_markup_reaches_the_answer():
         ["# Title", "", "", "", "text"]
 
 
-def test_candidates_come_from_the_focus_lines():
-    # Focus on the configuration sentence and list (file lines 22-26 = chunk lines 12-16): the install code, which
-    # matches the question as well, is not used.
-    answer = extractive_answer("install package configuration", [(1, hit(focus=LineSpan(22, 0, 26, 0)))])
-    assert "configuration file has three sections" in answer and "pip install" not in answer
+def test_passages_of_the_focus_lines_lead_and_the_rest_of_the_chunk_competes():
+    # Focus on the configuration sentence and list (file lines 22-26 = chunk lines 12-16): it leads; the install
+    # sentence, which matches the question as well, comes after it (weighted OUTSIDE_WINDOW, not left out).
+    lines = body(extractive_answer("install configuration", [(1, hit(focus=LineSpan(22, 0, 26, 0)))]))
+    assert lines[0] == "- The configuration file has three sections [1]:"
+    assert "- To install the package, run these commands [1]:" in lines
 
 
 README = """# `@scope/widget`

@@ -80,6 +80,7 @@ def ask(
     cancel: threading.Event | None = None,
     rag_name: str = "workspace",
     embed: Callable[[list[str]], Any] | None = None,
+    embed_query: Callable[[str], Any] | None = None,
     memo: SummaryMemo | None = None,
     answer_cache: AnswerCache | None = None,
 ) -> Answer:
@@ -105,7 +106,8 @@ def ask(
       tools it gets `rag__query` for up to `generation.max_tool_rounds` rounds; chunks it retrieves join the
       numbered sources. Texts of successive rounds are joined by a blank line (streamed as well).
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
-      -> (n, dim) normalised vectors`, when given, lets it rank sentences by meaning (see `extractive_answer`).
+      -> (n, dim) normalised vectors` (passages) and `embed_query(question) -> (dim,)` (the model's query side),
+      when given, let it rank sentences by meaning (see `extractive_picks`).
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
     Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
@@ -145,7 +147,7 @@ def ask(
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        picked = extractive_picks(query, numbered, embed=embed)
+        picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
         numbered, picked = quoted_focus(numbered, picked)  # each [n] prints the lines quoted with it
         text = render_extractive(picked)
         if on_delta is not None:
@@ -172,7 +174,7 @@ def ask(
                 continue
             break
     _check_cancel(cancel)
-    picked = extractive_picks(query, numbered, embed=embed)
+    picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
     numbered, picked = quoted_focus(numbered, picked)
     text = render_extractive(picked, FALLBACK_LABEL)
     if on_delta is not None:

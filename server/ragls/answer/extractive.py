@@ -1,8 +1,8 @@
 """Extractive answers (no LLM): the passages of the top hits that best answer the question, cited as `[n]`.
 
-Built from each hit's context lines (its best embedding window, `Hit.window`) when known, else the whole chunk,
-read as passages by `passages.py` (sentences across hard line wraps, whole list items, a ":" sentence with the
-list or code block it introduces; markup that is not text removed).
+Built from each hit's chunk, its context lines (its best embedding window, `Hit.window`) first, read as passages
+by `passages.py` (sentences across hard line wraps, whole list items, a ":" sentence with the list or code block it
+introduces; markup that is not text removed).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.analysis import stems
 from ragls.core.ir import Hit
-from ragls.retrieval.focus import MAX_FOCUS_LINES, keyword_focus, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -42,14 +42,25 @@ IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words po
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
+MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
+SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
+OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
+# question naming a version finds nothing by its words.
+_LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
+
+
+def literal_terms(text: str) -> set[str]:
+    """The dotted numbers `text` names ("Python 3.9" -> {"3.9"}), terms matched verbatim beside content words."""
+    return set(_LITERAL.findall(text)) if "." in text else set()
 
 
 @functools.lru_cache(maxsize=8192)
@@ -67,14 +78,15 @@ def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> froze
     """The words of `query` that identifier words `named` (`identifier_words`) point at: the same word, or one
     the identifier abbreviates or extends — the shorter of the two, at least MIN_PREFIX characters, begins the
     longer (`chars` for "characters", `len` for "length", `Config` for "configuration", `num_pools` for
-    "number"; identifiers are often cut-down words)."""
+    "number"; identifiers are often cut-down words), or a question word of at least MIN_INSIDE characters lies
+    inside the identifier word (`g:black_linelength` for "length": names run words together)."""
     if not named or not query:
         return frozenset()
     out = set(named & query)
     for a in named:
         for b in query:
             short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-            if len(short) >= MIN_PREFIX and long_.startswith(short):
+            if len(short) >= MIN_PREFIX and long_.startswith(short) or len(b) >= MIN_INSIDE and b in a:
                 out.add(b)
     return frozenset(out)
 
@@ -89,26 +101,29 @@ def _context_lines(hit: Hit) -> tuple[int, int] | None:
     return f.start_line - base, f.end_line - base
 
 
-def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
+def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: list[set[str]] | list[frozenset[str]],
                    cosines: list[float] | None = None) -> list[float | None]:
     """The score of each passage `found[i]` (its content words `words[i]`) for a question of content words `query`
-    (`cite.content_words`), None for one left out; `cosines[i]`, when given, is the cosine similarity of the
-    passage's sentence to the question (see `extractive_answer` for the rule; also retrieval/focus.py)."""
+    (`cite.content_words`, with its `literal_terms`), None for one left out; `cosines[i]`, when given, is the
+    cosine similarity of the passage's sentence to the question (see `extractive_picks` for the rule; also
+    retrieval/focus.py). A question word an identifier of the passage points at (`pointed_at`) counts as shared,
+    and so does a literal term of the question the passage holds (it also earns IDENTIFIER_BONUS)."""
+    literals = {x for x in query if _LITERAL.fullmatch(x)}
+    pointed = [pointed_at(identifier_words(unit.scored_text), query) | (w & literals) for unit, w in zip(found, words)]
+    overlaps = [(w & query) | p for w, p in zip(words, pointed)]
     df: dict[str, int] = {}
-    for w in words:
-        for x in w & query:
+    for o in overlaps:
+        for x in o:
             df[x] = df.get(x, 0) + 1
     total = max(1, len(found))
-    lexical = [sum(math.log(1 + total / df[x]) for x in w & query) for w in words]
+    lexical = [sum(math.log(1 + total / df[x]) for x in o) for o in overlaps]
     top = max(lexical, default=0.0)
     out: list[float | None] = []
-    for i, (unit, w) in enumerate(zip(found, words)):
+    for i, (unit, overlap) in enumerate(zip(found, overlaps)):
         named = identifier_words(unit.scored_text)
-        pointed = pointed_at(named, query)
-        overlap = (w & query) | pointed
         bonus = 0.0
         if overlap:
-            bonus = IDENTIFIER_BONUS if pointed else CODE_BONUS if named else 0.0
+            bonus = IDENTIFIER_BONUS if pointed[i] else CODE_BONUS if named else 0.0
         if cosines is not None:
             out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
         else:
@@ -118,23 +133,29 @@ def passage_scores(query: set[str], found: list[Unit], words: list[set[str]],
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL) -> str:
+                      embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
+                      embed_query: Callable[[str], Any] | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
     (`render_extractive`)."""
-    return render_extractive(extractive_picks(question, sources, max_sentences, embed), label)
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query), label)
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
-                     embed: Callable[[list[str]], Any] | None = None) -> list[tuple[int, Unit]]:
+                     embed: Callable[[list[str]], Any] | None = None,
+                     embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
-    Candidates (`passages.units`: sentences read across hard line wraps, whole list items) come from each source's
-    context lines (its best window, `Hit.window`, else `Hit.focus`; the whole chunk without one, or when they
-    yield nothing). Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
+    Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
+    each source's chunk; those outside its context lines (its best window, `Hit.window`, else `Hit.focus`) have
+    their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
+    question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
     each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
-    everywhere (the project's name) counts little. With `embed` (texts -> normalised vectors) candidates are ranked
+    everywhere (the project's name) counts little. With `embed` (passage texts -> normalised vectors, the model's
+    document side) and `embed_query` (question -> normalised vector, its query side: models with query/passage
+    prompts embed the two differently; without it the question goes through `embed`, right only for a model that
+    has no such prompts) candidates are ranked
     by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
     EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
     0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
@@ -147,24 +168,18 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     from ragls.answer.template import source_label
 
     question = asked_text(question)
-    query = set(content_words(question))
-    candidates = []
-    firsts = []
-    for rank, (n, hit) in enumerate(sources):
-        found = units(hit.chunk.text, _context_lines(hit)) or units(hit.chunk.text)
-        for pos, unit in enumerate(found):
-            if pos == 0 and len(firsts) < 2:
-                firsts.append((n, unit))
-            candidates.append((rank, pos, n, unit, set(content_words(unit.scored_text))))
+    query = set(content_words(question)) | literal_terms(question)
+    candidates, firsts = _candidates(sources, literal_terms(question))
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
-        vecs = embed([question] + [c[3].sentence for c in candidates])
-        cosines = [float(v) for v in (vecs[1:] @ vecs[0])]
+        qvec = embed_query(question) if embed_query is not None else embed([question])[0]
+        vecs = embed([c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
-    scored = [(-w / (1 + 0.3 * rank), rank, pos, n, unit)
-              for w, (rank, pos, n, unit, _) in zip(weights, candidates) if w is not None]
+    scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
+              for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
@@ -184,6 +199,30 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     return picked
 
 
+def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
+                ) -> tuple[list, list[tuple[int, Unit]]]:
+    """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
+    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
+    elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
+    two best sources (the answer when nothing scores)."""
+    candidates: list = []
+    firsts: list[tuple[int, Unit]] = []
+    for rank, (n, hit) in enumerate(sources):
+        context = _context_lines(hit)
+        inside = units(hit.chunk.text, context) if context is not None else []
+        near = {(u.line, u.sentence) for u in inside}
+        for pos, unit in enumerate(units(hit.chunk.text)):
+            weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
+            words = _words(unit.scored_text)
+            if literals:
+                words = words | (literal_terms(unit.scored_text) & literals)
+            candidates.append((rank, pos, n, unit, words, weight))
+        first = inside[:1] or units(hit.chunk.text)[:1]
+        if first and len(firsts) < 2:
+            firsts.append((n, first[0]))
+    return candidates, firsts
+
+
 def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
     candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
@@ -191,8 +230,8 @@ def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
     (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
     lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
-    order = sorted(range(len(candidates)),
-                   key=lambda i: (lexical[i] is None, -(lexical[i] or 0.0) / (1 + 0.3 * candidates[i][0]), i))
+    order = sorted(range(len(candidates)), key=lambda i: (
+        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i][5] / (1 + 0.3 * candidates[i][0]), i))
     return sorted(order[:EMBEDDED_CANDIDATES])
 
 
@@ -206,12 +245,16 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     """`unit` showing the code block right after its sentence (`Unit.code_after`) when that code names an
     identifier pointing at a word of the question (`pointed_at`) that the sentence itself does not name: "it
     might improve performance to increase this number" answers "how do I raise the number of pools?" with
-    `urllib3.PoolManager(num_pools=50)` under it. Otherwise `unit` as it is."""
+    `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
+    identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
+    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Otherwise
+    `unit` as it is."""
     if not unit.code_after or unit.attached:
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
-    if not code - own:
+    short = sum(1 for x in unit.code_after.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
+    if not code - own and not (code and short <= SHORT_CODE_LINES):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 
@@ -287,7 +330,9 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
             continue
         for i, (first, last) in enumerate(mine):
             number[(n, i)] = len(out) + 1
-            out.append((len(out) + 1, replace(hit, focus=line_span(hit.chunk, base + first, base + last))))
+            focus = line_span(hit.chunk, base + first, base + last)
+            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
     renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
     return out, renumbered
 
@@ -315,13 +360,14 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         if not ranked:  # no passage shares a word with the question (or the window is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window, window=window))
+            out.append(replace(hit, focus=lines or window, window=window))  # both within the window
             continue
         u = found[ranked[0][1]]
         last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
         if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
             last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        out.append(replace(hit, focus=line_span(hit.chunk, base + u.line, base + last), window=window))
+        focus = line_span(hit.chunk, base + u.line, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window)))
     return out
 
 

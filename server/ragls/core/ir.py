@@ -76,9 +76,9 @@ class Hit:
     # (retrieval/focus.py), at most about 6 lines. None when unknown.
     focus: LineSpan | None = None
     # The context of `focus`: the chunk's best embedding window, or for a hit only BM25 found the lines holding
-    # the most query terms (retrieval/focus.py). None when unknown. The focus sentence can run past it (its block
-    # overlaps the window); what a hit reports as context is this window widened to cover the focus
-    # (`focus.context_span`, applied by the wire and MCP mappings).
+    # the most query terms (retrieval/focus.py), widened to cover `focus` (`focus.context_span`, applied wherever
+    # a focus is set: `answer/extractive.sentence_focus`, `quoted_focus`), so it always contains the focus: the
+    # focus sentence can run past the best window (its block overlaps it). None when unknown.
     window: LineSpan | None = None
 
 

@@ -44,7 +44,6 @@ _HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
 
 
 MEMO_VECTORS = 4096  # vectors Embedder.embed_memoised keeps (LRU); 6 MiB at 384-d float32
-MEMO_QUERIES = 256  # query vectors Embedder.embed_query keeps (LRU); 384 KiB at 384-d float32
 
 # Tokenizer and configuration of all-MiniLM-L6-v2, shipped with ragls (Apache-2.0; see the NOTICE.md beside them).
 BUNDLED_TOKENIZER_DIR = Path(__file__).parent.parent / "models" / "all-MiniLM-L6-v2"
@@ -164,8 +163,7 @@ class Embedder:
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
-        self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised: text -> vector
-        self._query_memo: LRU[np.ndarray] = LRU(MEMO_QUERIES)  # embed_query: text -> vector
+        self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised, embed_query: (kind, text) -> vector
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -339,24 +337,33 @@ class Embedder:
         self.texts_embedded += len(texts)
         return out
 
-    def embed_memoised(self, texts: Sequence[str]) -> np.ndarray:
-        """`embed_documents(texts)` through an in-process LRU (`core.lru.LRU`) of MEMO_VECTORS vectors, keyed by
-        exact text: only texts not seen lately reach the model (one call, length-sorted), repeats within `texts` once.
-        For the answer sentences `rag/ask` scores (answer/extractive.py): the same passages come back for every
-        question on a topic, and ~32 sentences cost a MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Bounded:
-        4096 vectors of 384 float32 are 6 MiB. The vectors of `embed_documents` (to float rounding: batches pad
-        differently), float32 (len(texts), dim)."""
+    def embed_memoised(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
+        """`embed_documents(texts)` (kind "document") or `embed_queries(texts)` (kind "query": a question, which a
+        model with query/passage prompts embeds differently) through an in-process LRU (`core.lru.LRU`) of
+        MEMO_VECTORS vectors keyed by (kind, exact text): only texts not seen lately reach the model (one call,
+        length-sorted), repeats within `texts` once. For the question and the answer sentences `rag/ask` scores
+        (answer/extractive.py): the same passages come back for every question on a topic, and ~32 sentences cost a
+        MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Bounded: 4096 vectors of 384 float32 are 6 MiB. The vectors
+        of the unmemoised call (to float rounding: batches pad differently), float32 (len(texts), dim). Raises
+        ValueError for another kind."""
         import numpy as np
 
+        if kind not in ("document", "query"):
+            raise ValueError(f"kind must be 'document' or 'query', not {kind!r}")
         self.ensure_loaded()
-        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(t)) is not None}
+        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get((kind, t))) is not None}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
-        for t, v in zip(missing, self.embed_documents(missing) if missing else ()):
+        embed = self.embed_documents if kind == "document" else self.embed_queries
+        for t, v in zip(missing, embed(missing) if missing else ()):
             known[t] = v = v.copy()  # a row of its own: a view would keep the whole call's array alive
-            self._memo.put(t, v)
+            self._memo.put((kind, t), v)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
+
+    def embed_query_memoised(self, text: str) -> np.ndarray:
+        """`embed_query(text)` through the memo of `embed_memoised` (kind "query") -> float32 vector (dim,)."""
+        return self.embed_memoised([text], kind="query")[0]
 
     def query_token_count(self, text: str) -> int | None:
         """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
@@ -401,15 +408,15 @@ class Embedder:
 
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one. The last
-        MEMO_QUERIES queries' vectors are kept (exact text -> vector; one model pass is most of a warm rag/query's
-        time): a query asked again — rag/ask after rag/query, a client repeating a search — is not embedded
-        again. Each call returns its own copy."""
+        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one. Kept in the memo
+        of `embed_memoised` (kind "query"; one model pass is a third of a warm rag/query's time): a query asked
+        again — the extractive answer's question right after its retrieval (`embed_query_memoised`), rag/ask after
+        rag/query, a client repeating a search — is not embedded again. Each call returns its own copy."""
         import numpy as np
 
         model = self.ensure_loaded()
-        vec = self._query_memo.get(text)
+        vec = self._memo.get(("query", text))
         if vec is None:
             vec = np.asarray(next(iter(model.query_embed(text))), dtype=np.float32)
-            self._query_memo.put(text, vec)
+            self._memo.put(("query", text), vec)
         return vec.copy()

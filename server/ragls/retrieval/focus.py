@@ -12,8 +12,8 @@ at) — at most `FOCUS_SENTENCE_LINES` lines, widened to the whole list or code 
 ":") within `MAX_FOCUS_LINES`. When no passage shares a word with the question (a window of code or a table),
 the focus is the window's run of at most `FOCUS_SENTENCE_LINES` lines holding the most query terms
 (`keyword_focus`), else the window itself. The focus can run past the window (its sentence's block overlaps the
-window but goes on beyond it); the context a hit reports is the window widened to cover the focus
-(`context_span`), so it always contains the focus. The
+window but goes on beyond it); the hit's window (`Hit.window`, and so every front's context) is the window widened
+to cover the focus (`context_span`, applied where the focus is set), so it always contains the focus. The
 sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are

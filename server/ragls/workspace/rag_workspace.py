@@ -424,7 +424,8 @@ class RagWorkspace:
 
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
-                     embed=self.embedder.embed_memoised, memo=self.summary_memo, answer_cache=self.answer_cache)
+                     embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
+                     memo=self.summary_memo, answer_cache=self.answer_cache)
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):

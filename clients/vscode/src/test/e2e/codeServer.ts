@@ -201,6 +201,7 @@ export interface PwLocator {
   fill(value: string, opts?: { timeout?: number }): Promise<void>;
   waitFor(opts?: { state?: 'attached' | 'visible'; timeout?: number }): Promise<void>;
   textContent(opts?: { timeout?: number }): Promise<string | null>;
+  allTextContents(): Promise<string[]>;
   locator(selector: string): PwLocator;
   count(): Promise<number>;
   isVisible(): Promise<boolean>;

@@ -14,7 +14,7 @@
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,15 +24,50 @@ import { isolatedEnv, launchChromium, PwPage, runCodeServerCli, startCodeServer,
 const QUESTION = 'How do I roll back beacon firmware?';
 const STEP_TIMEOUT_MS = 120_000;
 
+/** Where code-server keeps its logs (set once the work dir is known), for the diagnostics of a failed step. */
+let userDataDir: string | undefined;
+
+/** The last `count` lines of the ragls output channel (the LSP trace: which requests went out and how they ended),
+ * as code-server logs it: `N-ragls.log` in an `output_logging_<time>` folder under `user-data/logs`. */
+function serverLogTail(count: number): string[] {
+  const logs = userDataDir ? join(userDataDir, 'logs') : undefined;
+  if (!logs || !existsSync(logs)) {
+    return [];
+  }
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else if (/-ragls\.log$/.test(entry.name)) {
+        found.push(path);
+      }
+    }
+  };
+  walk(logs);
+  return found.flatMap((path) => readFileSync(path, 'utf8').split('\n')).filter((line) => line).slice(-count);
+}
+
 async function step(name: string, run: () => Promise<void>, page?: PwPage, shots?: string): Promise<void> {
+  const started = Date.now();
   try {
     await run();
     console.log(`ok - ${name}`);
+    console.log(`#   ${((Date.now() - started) / 1000).toFixed(1)} s`); // how close a loaded machine came to a budget
   } catch (error) {
     console.log(`not ok - ${name}`);
     console.log(`#   ${String(error instanceof Error ? error.message : error).split('\n').slice(0, 8).join('\n#   ')}`);
     if (page && shots) {
       await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => undefined);
+      const toasts = await page.locator('.notifications-toasts .notification-list-item-message').allTextContents().catch(() => []);
+      console.log(`#   toasts shown: ${JSON.stringify(toasts)}`);
+      const status = await page.locator('.statusbar-item:has-text("ragls")').allTextContents().catch(() => []);
+      console.log(`#   status bar: ${JSON.stringify(status)}`);
+    }
+    const tail = serverLogTail(40);
+    if (tail.length) {
+      console.log(`#   the ragls output channel, last ${tail.length} lines:\n#     ${tail.join('\n#     ')}`);
     }
     throw error;
   }
@@ -40,7 +75,7 @@ async function step(name: string, run: () => Promise<void>, page?: PwPage, shots
 
 /** Run `command` from the command palette: F1, then the palette's input is set to `>command` in one step (typed
  * keys can land before the palette has focus on a loaded machine, or in a quick pick that is still closing) and
- * the command's row is awaited; a palette that did not take the text is closed and opened again (3 tries). */
+ * the command's row is awaited as the focused one (the row Enter runs); a palette that did not take the text is closed and opened again (3 tries). */
 async function paletteCommand(page: PwPage, command: string): Promise<void> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -49,7 +84,8 @@ async function paletteCommand(page: PwPage, command: string): Promise<void> {
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(`>${command}`);
     try {
-      await page.locator(`.quick-input-list .monaco-list-row:has-text("${command}")`).first().waitFor({ timeout: 20_000 });
+      // The focused row, the one Enter runs: until the list is filtered it is another command.
+      await page.locator(`.quick-input-list .monaco-list-row.focused:has-text("${command}")`).first().waitFor({ timeout: 20_000 });
       return;
     } catch (error) {
       lastError = error;
@@ -57,6 +93,32 @@ async function paletteCommand(page: PwPage, command: string): Promise<void> {
     }
   }
   throw lastError;
+}
+
+/** Poll `probe` (every 100 ms) until it is true; fails with `what` after `ms`. */
+async function until(page: PwPage, what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    }
+    await page.waitForTimeout(100);
+  }
+}
+
+/** Wait until the focused element is the quick input's text box (a quick pick or input box a command just
+ * opened takes focus a moment after it shows; keys typed before would go to the editor behind it). */
+async function quickInputFocused(page: PwPage): Promise<void> {
+  const input = page.locator('.quick-input-widget input').first();
+  await until(page, 'the quick input to have focus', () => input.evaluate((el) => el === el.ownerDocument.activeElement));
+}
+
+/** Answer the input box of a command whose title is `title`: awaited by its title (the palette that ran the
+ * command may still be closing), then the text is set in one step and Enter pressed. */
+async function answerInputBox(page: PwPage, title: string, text: string): Promise<void> {
+  await page.locator(`.quick-input-widget .quick-input-title:has-text("${title}")`).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page.locator('.quick-input-widget input').first().fill(text);
+  await page.keyboard.press('Enter');
 }
 
 async function main(): Promise<number> {
@@ -79,6 +141,7 @@ async function main(): Promise<number> {
   appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
   execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
   const env = isolatedEnv(dir);
+  userDataDir = join(dir, 'user-data'); // codeServer.ts: --user-data-dir
   const opts = { tools, dir, env };
   await step('the .vsix installs into code-server', async () => {
     const out = await runCodeServerCli(opts, ['--install-extension', resolve(vsix)]);
@@ -98,18 +161,10 @@ async function main(): Promise<number> {
 
     await step('"ragls: Ask" runs from the command palette', async () => {
       await page.locator('.monaco-workbench').first().click();
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input').first();
-      await input.waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type('ragls: Ask', { delay: 20 });
-      const row = page.locator('.quick-input-list .monaco-list-row[aria-label^="ragls: Ask"]').first();
-      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      await paletteCommand(page, 'ragls: Ask');
+      await page.keyboard.press('Enter');
       // The input box of the command itself has the title "ragls: Ask".
-      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Ask")').first().waitFor({ timeout: 10_000 });
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls: Ask")').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type(QUESTION, { delay: 10 });
-      await page.keyboard.press('Enter');
+      await answerInputBox(page, 'ragls: Ask', QUESTION);
     }, page, shots);
 
     const webview = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
@@ -153,6 +208,7 @@ async function main(): Promise<number> {
       await page.locator('.monaco-workbench').first().click();
       await page.keyboard.press('Control+Alt+D');
       await page.locator('.quick-input-widget .quick-input-title:has-text("ragls")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await quickInputFocused(page);
       await page.keyboard.type('zeta-17 torque wrench', { delay: 15 });
       await page.locator('.quick-input-list .monaco-list-row:has-text("calibration.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
       await page.locator('.tabs-container .tab:has-text("calibration.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -172,18 +228,38 @@ async function main(): Promise<number> {
     await step('Rebuild Index shows its progress', async () => {
       await paletteCommand(page, 'ragls: Rebuild Index');
       await page.keyboard.press('Enter');
-      // The progress itself (a toast and the one status item with its percentage) may be over quickly on 4 files.
-      await page.locator('.notifications-toasts:has-text("ragls: rebuilding"), .statusbar-item:has-text("ragls: indexing")').first()
-        .waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
+      // The progress (a toast and the status item's percentage) may be over quickly on 4 files: whichever of it or
+      // the closing message comes first. Waiting for the progress alone could outlast the message's toast, which
+      // VS Code hides after ~10-15 s.
+      const done = '.notifications-toasts:has-text("ragls: indexed 4 files")';
+      await page.locator(`.notifications-toasts:has-text("ragls: rebuilding"), .statusbar-item:has-text("ragls: indexing"), ${done}`).first()
+        .waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
       await page.screenshot({ path: join(shots, 'progress.png') });
-      await page.locator('.notifications-toasts:has-text("ragls: indexed 4 files")').first().waitFor({ state: 'visible', timeout: 120_000 });
+      const shown = await page.locator(done).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }).then(() => true, () => false);
+      if (!shown) {
+        // Its toast may have come and gone while the machine was busy: the notification centre keeps every message.
+        await paletteCommand(page, 'Notifications: Show Notifications');
+        await page.keyboard.press('Enter');
+        const centre = page.locator('.notifications-center');
+        await centre.first().waitFor({ state: 'visible', timeout: 30_000 });
+        const messages = await centre.locator('.notification-list-item-message').allTextContents();
+        await page.keyboard.press('Escape');
+        if (!messages.some((m) => m.includes('ragls: indexed 4 files'))) {
+          throw new Error(`no "ragls: indexed 4 files" message; the notifications: ${JSON.stringify(messages)}`);
+        }
+        console.log('#   the rebuild message was no longer a toast; found in the notification centre');
+      }
     }, page, shots);
 
     await step('the walkthrough opens from Welcome: Open Walkthrough', async () => {
       await paletteCommand(page, 'Welcome: Open Walkthrough');
       await page.keyboard.press('Enter');
-      await page.keyboard.type('Get started with ragls', { delay: 15 });
-      await page.locator('.quick-input-list .monaco-list-row:has-text("Get started with ragls")').first().waitFor({ timeout: 30_000 });
+      // The command's own pick of walkthroughs: the palette (whose text starts with '>') has to close first, or the
+      // text goes into it.
+      const input = page.locator('.quick-input-widget input').first();
+      await until(page, 'the pick of walkthroughs', () => input.evaluate((el) => el.offsetParent !== null && el.value === ''));
+      await input.fill('Get started with ragls');
+      await page.locator('.quick-input-list .monaco-list-row.focused:has-text("Get started with ragls")').first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
       await page.locator('.gettingStartedContainer :text("Choose who writes answers")').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.waitForTimeout(500);
@@ -192,11 +268,12 @@ async function main(): Promise<number> {
 
     await step('the Source Control button fills the commit message box', async () => {
       await page.keyboard.press('Control+Shift+G');
+      // (the button shows once the Git extension has opened the repository: a loaded machine takes a while)
       const button = page.locator('.action-label[aria-label*="Generate Commit Message"]').first();
-      await button.waitFor({ state: 'visible', timeout: 60_000 });
+      await button.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await button.click();
       const box = page.locator('.scm-editor .view-lines').first();
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
       let text = '';
       while (!text.includes('calibration') && Date.now() < deadline) {
         text = ((await box.textContent({ timeout: 5_000 }).catch(() => '')) ?? '').replace(/\u00a0/g, ' ');
@@ -212,17 +289,14 @@ async function main(): Promise<number> {
       const chat = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
       const before = await chat.locator('section.turn').count(); // the turn of "ragls: Ask" above
       // Focus an editor first (the commit box and the walkthrough page keep F1 from reaching the workbench).
+      // (the text area of the editor part: the Source Control view's commit box is a Monaco editor too, earlier in
+      // the page)
       await page.keyboard.press('Escape');
       await page.locator('.tabs-container .tab:has-text("deployment.md")').first().click();
-      await page.locator('.monaco-editor .view-lines').first().click();
-      await page.keyboard.press('F1');
-      await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type('ragls: Ask in Chat', { delay: 20 });
-      await page.locator('.quick-input-list .monaco-list-row:has-text("ragls: Ask in Chat")').first().waitFor({ timeout: 30_000 });
+      await page.locator('.part.editor .monaco-editor .view-lines').first().click();
+      await paletteCommand(page, 'ragls: Ask in Chat');
       await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls: Ask in Chat")').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.keyboard.type('Which torque wrench is used for calibration?', { delay: 10 });
-      await page.keyboard.press('Enter');
+      await answerInputBox(page, 'ragls: Ask in Chat', 'Which torque wrench is used for calibration?');
       const asked = chat.locator(`section.turn:nth-of-type(${before + 1})`);
       await asked.locator('details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       const first = (await asked.locator('.answer').first().textContent()) ?? '';
