@@ -66,7 +66,7 @@ def collect(corpus: Path, questions: list[tuple[str, str, bool]], extra=None) ->
 def load_set(name: str) -> list[tuple[str, str, str, bool]]:
     out = []
     for line in (HERE / "questions" / f"{name}.jsonl").read_text().splitlines():
-        if line.strip():
+        if line.strip() and not line.lstrip().startswith("//"):  # `//` lines are comments (docs/evaluation.md)
             q = json.loads(line)
             out.append((q["id"], q["kind"], q["question"], bool(q["gold"])))
     return out

@@ -106,7 +106,7 @@ def main() -> int:
     print(f"{len(rows)} questions, {int(y.sum())} answerable")
     new = [f"{k}_{f}" for f in FORMS for k in ("coverage", "missing")]
     for f in ["cosine", "coverage", "agreement", "bm25_top", *new]:
-        col = np.array([r[f] for r in rows])
+        col = np.array([0.0 if r[f] is None else r[f] for r in rows])  # bm25_top None: no comparable BM25 score
         print(f"  AUROC {f:16s} alone: all {af.auroc(col, y):.3f}; dev-set questions "
               f"{af.auroc(col[near], y[near]):.3f}  (answerable median {np.median(col[y == 1]):.3f}, "
               f"near misses {np.median(col[near & (y == 0)]):.3f})")
@@ -115,12 +115,16 @@ def main() -> int:
             base + ("missing_lin",), base + ("missing_logit",), ("cosine", "coverage"), ("cosine", "coverage_lin"),
             ("cosine", "coverage_logit")]
     print_loco(rows, sets, args.floor, width=36)
-    # the shipped coefficients with the re-weighted coverage in place of coverage (no refit)
+    # the shipped coefficients with the re-weighted coverage in place of coverage (no refit), whatever evidence
+    # they name (retrieval/abstention.py COEFFICIENTS; the rows hold every Evidence field)
     from ragls.retrieval.abstention import COEFFICIENTS as C
+    terms = [f for f in C if f != "intercept"]
+    if "coverage" not in terms:
+        print(f"shipped coefficients ({', '.join(terms)}) have no coverage term: nothing to re-weight in place")
+        return 0
     own = np.array([r["kind"] not in ("out-of-scope", "in-scope") for r in rows])
     def decide(cov):
-        z = np.array([C["intercept"] + C["cosine"] * r["cosine"] + C["coverage"] * r[cov]
-                      + C["agreement"] * r["agreement"] for r in rows])
+        z = np.array([C["intercept"] + sum(C[f] * r[cov if f == "coverage" else f] for f in terms) for r in rows])
         return (1 / (1 + np.exp(-z)) < args.floor) | np.array([r["today_abstained"] for r in rows])
 
     base = decide("coverage")

@@ -144,7 +144,8 @@ def main() -> None:
     import openai  # noqa: F401 - the SDK's one-time import (~3 s here) is not a per-chunk cost
     latencies = [float(x) / 1000 for x in args.latency_ms.split(",")]
     qfile = HERE / "questions" / "rust-book.jsonl"
-    questions = [json.loads(line)["question"] for line in qfile.read_text().splitlines() if line.strip()]
+    questions = [json.loads(line)["question"] for line in qfile.read_text().splitlines()
+                 if line.strip() and not line.lstrip().startswith("//")]  # `//` lines are comments
     questions = questions[:args.questions]
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)

@@ -97,7 +97,8 @@ def test_rest_links_and_literals_read_as_text(embedder):
 def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_quoted(embedder):
     """"Take a look at the following example:" alone says nothing: it joins the sentence before it, which carries
     the code block. mdBook's `{{#include file}}` is where a listing comes from, not text: a block holding only
-    that is not quoted."""
+    that is not quoted, and the sentence introducing it keeps what it says, ending in "." (no bullet ends on
+    "[1]:" with nothing under it)."""
     text = ("# Running jobs\n\nIf you want more control over the number of workers, you can send the `--jobs` "
             "flag and the number of workers to the runner. Take a look at the following example:\n\n"
             "```console\n$ runner --jobs=1\n```\n\nTo keep slow jobs out of a run, mark them with the `skip` "
@@ -109,7 +110,7 @@ def test_a_short_lead_in_brings_its_sentence_and_an_include_only_block_is_not_qu
                         "the number of workers to the runner. Take a look at the following example [1]:")
     assert lines[first + 1:first + 4] == ["  ```console", "  $ runner --jobs=1", "  ```"]
     assert "{{#" not in answer
-    assert "- To keep slow jobs out of a run, mark them with the `skip` attribute as shown here [1]:" in lines
+    assert "- To keep slow jobs out of a run, mark them with the `skip` attribute as shown here [1]." in lines
 
 
 CONFIG_RST = """Configuration

@@ -176,3 +176,67 @@ def test_admonition_bodies_are_prose_with_their_lines():
                      ("After all data is read you can call `release_conn` to return the connection to the pool.",
                       6, 7)]
     assert "```" not in extractive_answer("how do I return the connection to the pool", [(1, hit(text))])
+
+
+# The shapes a ":" sentence ends a passage in: what it introduces comes after an mdBook `<Listing>` tag or a
+# `<span class="filename">` caption, a `.. code-block::` line with its `:caption:` option, or a reST doctest
+# block; or it is not in the chunk at all (an mdBook include removed, the chunk ending right after it).
+LEAD_INS = """The detailed procedure is:
+
+## Appendix
+
+Open the generated manifest of the package and take a look:
+
+<span class="filename">Filename: Cargo.toml</span>
+
+```toml
+[package]
+name = "guessing_game"
+```
+
+The schema of the database is created with these statements:
+
+.. code-block:: sql
+    :caption: ``flaskr/schema.sql``
+
+    DROP TABLE IF EXISTS user;
+
+You can check the session from a Python shell like this:
+
+>>> from yourapplication.database import init_db
+>>> init_db()
+
+Running it inside a workspace adds the new package to the members key of the workspace, like this:
+
+```console
+{{#include ../listings/ch02/output.txt}}
+```
+
+- The release checklist has these three items:
+- Tag the release in the repository.
+
+Finally the last step is:"""
+
+
+def test_a_colon_sentence_carries_what_it_introduces_or_is_dropped():
+    """A sentence ending in ":" answers with the block it introduces, found past HTML tag lines and reST directive
+    lines and options; one whose block is not in the chunk (a heading follows, an include-only code block, a list
+    item without a sub-list, the chunk's end) introduces nothing: a bare lead-in is not a passage, a longer
+    sentence keeps what it says and ends in "." — an answer never ends a bullet on "[1]:" with nothing under it."""
+    found = units(LEAD_INS)
+    texts = [u.text for u in found]
+    assert "Open the generated manifest of the package and take a look:\n```toml\n[package]\n" \
+           'name = "guessing_game"\n```' in texts
+    assert "The schema of the database is created with these statements:\n```\nDROP TABLE IF EXISTS user;\n```" \
+           in texts
+    assert "You can check the session from a Python shell like this:\n```\n" \
+           ">>> from yourapplication.database import init_db\n>>> init_db()\n```" in texts
+    assert all(u.attached for u in found if u.sentence.endswith(":")), [u.sentence for u in found]
+    for lost in ("The detailed procedure", "these three items", "Finally the last"):  # bare lead-ins
+        assert not any(lost in t for t in texts), lost
+    assert "Running it inside a workspace adds the new package to the members key of the workspace, like this." \
+        in texts  # what it says stays, without the ":" that introduced an include
+    answer = extractive_answer("What is the detailed release procedure, its last step, the members key?",
+                               [(1, hit(LEAD_INS))], max_sentences=10)
+    assert "procedure is" not in answer and "[1]:\n-" not in answer and not answer.endswith(":")
+    assert "Tag the release in the repository [1]." in answer and "workspace, like this [1]." in answer

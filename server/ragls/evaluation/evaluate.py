@@ -68,7 +68,8 @@ class Question:
 @dataclass
 class QuestionResult:
     """One question's outcome: the ranked hits' `path:first-last`, the 1-based rank of the first match (None),
-    which gold items the top k matched, whether the product abstained."""
+    which gold items the top k matched, whether the product abstained, and the answer text when answers were
+    measured."""
 
     id: str
     kind: str
@@ -82,6 +83,7 @@ class QuestionResult:
     extra: dict[str, Any] = field(default_factory=dict)
     focus_hit: bool | None = None  # a top-k focus overlaps a gold span within FOCUS_MAX_LINES (None: no line gold)
     key_hit: bool | None = None  # the answer holds one of the question's keys (None: no key or not measured)
+    answer: str | None = None  # the answer text Key was judged on (`--json` carries it to read the answers)
 
 
 def _norm_path(path: str) -> str:
@@ -199,7 +201,8 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str
         has_lines=any(g.start is not None for g in q.gold),
         abstained=abstained,
         focus_hit=any(focus_matches(h, g) for h in topk for g in q.gold) if any(g.start for g in q.gold) else None,
-        key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None)
+        key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None,
+        answer=answer)
 
 
 def _mean(values: Sequence[float]) -> float | None:
