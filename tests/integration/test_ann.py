@@ -27,9 +27,17 @@ def test_ann_search_keeps_the_exact_search_recall(tmp_path):
     store.add(chunks, windows, vecs, [f"h{i}" for i in range(n)])
     queries = unit(vecs[:40] + 0.3 * unit(rng.normal(size=(40, dim))))  # query i is a noisy copy of chunk c{i}
     exact = [[cid for cid, _ in store.search(q, 10)] for q in queries]
-    assert not store.has_ann()
+    # The exact search's one-request path returns what LanceDB's synchronous query builder returns.
+    cols = ["id", "window", "start_line", "end_line", "vector", "_distance"]
+    assert store._nearest_rows(queries[0], 40).equals(
+        store.table.search(queries[0]).distance_type("cosine").select(cols).limit(40).to_arrow())
+    reader = VectorStore(tmp_path / "vectors", dim)  # another process's view: it caches per table version
+    assert not store.has_ann() and not reader.has_ann() and reader.chunk_count() == n
     store.build_ann()
     assert store.has_ann()
+    assert not reader.has_ann()  # not refreshed yet: still the version it read
+    reader.refresh()
+    assert reader.has_ann() and reader.chunk_count() == n
     approx = [[cid for cid, _ in store.search(q, 10)] for q in queries]
     # Approximate search may miss a neighbour now and then; it must keep the exact search's recall on the whole
     # and find the chunk each query was made from.
@@ -37,6 +45,12 @@ def test_ann_search_keeps_the_exact_search_recall(tmp_path):
     assert recall >= 0.9
     assert sum(f"c{i}" in a for i, a in enumerate(approx)) >= 38
     assert all(sims == sorted(sims, reverse=True) for sims in ([s for _, s in store.search(q, 10)] for q in queries))
+    extra = {"new": Chunk(id="new", path="new.md", text="x", span=LineSpan(0, 0, 0, 1), text_hash="hn")}
+    store.add(extra, [Window(chunk_id="new", index=0, count=1, start_line=0, end_line=0, text="x")],
+              unit(rng.normal(size=(1, dim))), ["hn"])
+    assert store.chunk_count() == n + 1  # its own write: counted again
+    reader.refresh()
+    assert reader.chunk_count() == n + 1  # a new table version: counted again
 
 
 def test_workspace_builds_the_index_past_the_threshold(tmp_path, monkeypatch):

@@ -326,3 +326,24 @@ def test_a_short_command_after_its_sentence_comes_with_it(embedder):
     answer = extractive_answer("How do I make git blame skip the formatting commits automatically?",
                                [(1, _hit(text, "guide.md"))], embed=embedder.embed_documents)
     assert "  $ git config blame.ignoreRevsFile .git-blame-ignore-revs" in answer.splitlines()
+
+
+def test_a_passage_naming_the_question_in_one_identifier_is_added(embedder):
+    """`X-Wrap-Width` is pointed at by two words of the question ("wrap width"): when no passage picked names the
+    question so, the best one that does is added after them, although its sentence reads less like the question
+    than the better-ranked source's sentences about headers and HTTP status codes."""
+    responses = ("# Responses\n\nIf any of these headers are set to invalid values, the server returns an `HTTP 400` "
+                 "error response naming the header. The server answers with `HTTP 200` when the text was changed; the "
+                 "response body holds the new text and the `Content-Type` header is set. It answers `HTTP 204` when "
+                 "the text sent was already formatted. `HTTP 500` means any other error while formatting the text "
+                 "sent.\n")
+    requests = ("# Requests\n\nThere are a few HTTP headers that control how the text is formatted. The body of the "
+                "request holds the text, encoded as the `charset` of its `Content-Type` header says.\n")
+    headers = ("# Headers\n\n- `X-Wrap-Width`: corresponds to the `--wrap-width` command line flag.\n"
+               "- `X-Fast`: if set to `1`, the server skips its safety checks on the text sent.\n"
+               "- `X-Dialect`: if set to `strict`, the server reads the text as the strict dialect.\n")
+    sources = [(1, _hit(responses, "responses.md")), (2, _hit(requests, "requests.md")),
+               (3, _hit(headers, "headers.md"))]
+    answer = extractive_answer("Which HTTP header sets the wrap width when I send text to the server?", sources,
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[-1] == "- `X-Wrap-Width`: corresponds to the `--wrap-width` command line flag [3]."

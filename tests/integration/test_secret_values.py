@@ -38,6 +38,7 @@ CURL_PASSWORD, CURL_PASSWORD2 = "Kp8xZr2Wq", "s3cretive"
 STRIPE_TEST = "sk_test_51HqLzG2eZvKYlo2C8x7Qm4Rt"
 STRIPE_RESTRICTED = "rk_live_51HqLzG2eZvKYlo2C9y8Wn5Su"
 DB_PASS, POSTGRES_PASSWORD = "pg_Ld93kq", "Wq7ePostgr3s"
+SMTP_PASS = "Mx7rQ2ws"  # a PASS word in a YAML key, a dotted or a camelCase name
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -79,6 +80,7 @@ Check it with `curl -u deploy:{CURL_PASSWORD} https://mirror.internal/health` or
 Billing tests use {STRIPE_TEST}; the reporting job reads with {STRIPE_RESTRICTED}.
 Compose sets DB_PASS={DB_PASS} and
   POSTGRES_PASSWORD: {POSTGRES_PASSWORD}
+The mailer's YAML has smtp-pass: {SMTP_PASS}
 
 The deploy listens on port 8443 behind the load balancer.
 """
@@ -91,10 +93,13 @@ Use the default login and password fields, or put machine, login and password li
 The machine learning login page has a password reset link; `curl -u $USER:$PASS https://host/` prompts for nothing.
 Run `docker run -u 1000:1000 app`; pk_live_51HqLzG2eZvKYlo2C8x7Qm4Rt is a publishable key (safe in a browser).
 In the test log, `--- PASS: TestParse` and FIRST_PASS: enabled mean the bypass compass=north worked.
+Loops take `pass=1`, `n_pass=1000`, `firstPass: enabled`, `isPass = true`; `auth.pass = process.env.SMTP_PASS`.
+Code names too: `'allPass': 'overEvery'`, `fastPassParams: ChallengeParams`, `newPassLen = (newPassword ? 1 : 0)`.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
-           CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD)
+           CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD,
+           SMTP_PASS)
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +154,17 @@ def test_masking_keeps_every_offset():
     assert count >= 10 and len(masked) == len(NOTES) and masked.splitlines()[0] == "# Deploy notes"
     assert [len(line) for line in masked.splitlines()] == [len(line) for line in NOTES.splitlines()]
     assert mask_secrets(DOCS) == (DOCS, 0)
+
+
+@pytest.mark.parametrize("line", [
+    "SMTP_PASS=hunter2", "export SMTP_PASS='hunter2'", "smtp_pass: hunter2", "MAIL_PASSWD=hunter2",
+    "REDIS_PWD=hunter2", "EMAIL_HOST_PASS=s3cret!", "smtp-pass: hunter2", "mail.smtp.pass = Tr0ub4dor",
+    "smtpPass: 'hunter2'", 'dbPass := "pg_Ld93kq"', "MYSQL_ROOT_PASS=AbcDefgh"])
+def test_a_pass_name_in_any_naming_style_masks_its_value(line):
+    """`*_PASS`, `*_PASSWD`, `*_PWD` and the same PASS word in kebab-case, dotted and camelCase names."""
+    masked, count = mask_secrets(line)
+    value = line.split("=" if "=" in line else ":", 1)[1].strip(" '\"")
+    assert count == 1 and value not in masked and masked.endswith("*" * len(value) + line[len(line.rstrip("'\"")):])
 
 
 def test_no_secret_value_reaches_the_llm_prompt(indexed, llm_server):

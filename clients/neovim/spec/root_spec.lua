@@ -120,7 +120,9 @@ H.it("before a large first index the user is asked once, with files, chunks and 
   for _, c in ipairs(vim.lsp.get_clients()) do
     c:stop(true)
   end
-  vim.wait(5000, function() return #vim.lsp.get_clients() == 0 end, 50)
+  -- (a client is gone once its server process has exited: on a loaded machine that can take seconds, and one
+  -- still listed would count as "a client" below)
+  H.wait_for(function() return #vim.lsp.get_clients() == 0 end, 30000, "the previous clients to stop")
   vim.cmd("%bwipeout!")
   -- The fixture workspace (ragls.toml root) with a tiny threshold: its first index counts as "large".
   require("ragls").setup({ cmd = H.server_cmd, index_confirm_minutes = 0.0001, settings = settings })

@@ -43,6 +43,7 @@ CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Clas
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
 MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
+NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
@@ -150,20 +151,25 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
     each source's chunk; those outside its context lines (its best window, `Hit.window`, else `Hit.focus`) have
     their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
-    question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's content words (`cite.content_words`) it contains,
-    each weighted by its inverse frequency among the candidates, idf(w) = ln(1 + N / df(w)) — a word found
-    everywhere (the project's name) counts little. With `embed` (passage texts -> normalised vectors, the model's
-    document side) and `embed_query` (question -> normalised vector, its query side: models with query/passage
-    prompts embed the two differently; without it the question goes through `embed`, right only for a model that
-    has no such prompts) candidates are ranked
-    by the cosine similarity of their sentence (without the block it introduces) to the question instead (only the
-    EMBEDDED_CANDIDATES best by words and source rank are embedded and can be picked, `_worth_embedding`), plus
-    0.05 per shared content word; those sharing no word and below 0.3 cosine are left out, and so are those below
-    RELATIVE_FLOOR of the best score (off topic). A candidate naming an identifier (`identifier_words`) gains
-    IDENTIFIER_BONUS when the identifier points at a word of the question (`pointed_at`: the same word, or one it abbreviates — `chars` for "characters"), else CODE_BONUS when it shares a
-    word with the question at all (a lexical score gains the same shares of the best lexical score). Either score
-    is damped by the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then the earlier
-    candidate. With no candidate at all, the first sentence of each of the two best sources is used. A sentence
+    question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's
+    content words (`cite.content_words`) and dotted numbers (`literal_terms`, "3.9") it contains, or that one of
+    its identifiers points at (`pointed_at`), each weighted by its inverse frequency among the candidates,
+    idf(w) = ln(1 + N / df(w)) — a word found everywhere (the project's name) counts little. With `embed` (passage
+    texts -> normalised vectors, the model's document side) and `embed_query` (question -> normalised vector, its
+    query side: models with query/passage prompts embed the two differently; without it the question goes through
+    `embed`, right only for a model that has no such prompts) candidates are ranked by the cosine similarity of
+    their sentence (without the block it introduces) to the question instead (only the EMBEDDED_CANDIDATES best by
+    words and source rank are embedded and can be picked, `_worth_embedding`), plus 0.05 per shared word; those
+    sharing no word and below 0.3 cosine are left out, and so are those below RELATIVE_FLOOR of the best score (off
+    topic). A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
+    at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
+    inside it — "length" in `linelength`) or it holds a dotted number of the question, else CODE_BONUS when it
+    shares a word with the question at all (a lexical score gains the same shares of the best lexical score).
+    Either score is damped by the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then
+    the earlier candidate. A candidate naming, in one identifier, NAMED_WORDS words of the question that no
+    picked passage holds or names (`_names_the_question`: the part of the question the picks leave out) is added
+    last, the best-scored one, even below the floor or past `max_sentences` (one passage more). With no candidate
+    at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it when on topic (`with_code_after`). A sentence
     keeps its own final punctuation ("..." stays "...")."""
     from ragls.answer.template import source_label
 
@@ -181,8 +187,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
+    named = []  # the best passage naming the question's words in one identifier, even below the floor
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
+        named = [t for t in scored if _names_the_question(t[4], query)]
         scored = [t for t in scored if -t[0] >= floor]
     picked: list[tuple[int, Unit]] = []
     seen: set[str] = set()
@@ -193,16 +201,34 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             picked.append((n, unit))
         if len(picked) == max_sentences:
             break
+    covered: set[str] = set()  # the question's words the picked passages hold or name
+    for _, u in picked:
+        covered |= (_words(u.scored_text) & query) | pointed_at(identifier_words(u.scored_text), query)
+    for *_, n, unit in named:
+        if _names_the_question(unit, query - covered) and _normalised(unit.text) not in seen \
+                and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
+            picked.append((n, unit))
+            break
     picked = [(n, with_code_after(unit, query)) for n, unit in picked] or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
 
 
+def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
+    """Whether one identifier of `unit` (`Unit.scored_text`), one token (a code span holding spaces is a phrase
+    or a command, not a name), is pointed at by NAMED_WORDS or more words of the question (`pointed_at`): `X-Line-Length` for "which header sets the line length" — the name the user asks for,
+    although its sentence reads less like the question. `query`: the question's words not yet answered."""
+    text = unit.scored_text
+    return any(len(pointed_at(identifier_words(m.group(0)), query)) >= NAMED_WORDS
+               for m in _IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
+
+
 def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
                 ) -> tuple[list, list[tuple[int, Unit]]]:
     """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
-    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
+    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context
+    lines (`_context_lines`), OUTSIDE_WINDOW
     elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
     two best sources (the answer when nothing scores)."""
     candidates: list = []

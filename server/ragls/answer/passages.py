@@ -14,7 +14,8 @@ directive lines between them; one whose block is not in the chunk is dropped or 
 and code are never flattened into one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
 its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
-(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold. A passage
+(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold; reST tables,
+field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
 right under a heading that names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
 """
 
@@ -24,6 +25,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from ragls.answer import rest
 from ragls.index.chunking import strip_heading_ids
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
@@ -44,9 +46,6 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 # A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
-# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
-_REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
-_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 # A reST section title's underline (or overline): one punctuation character repeated.
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
@@ -55,6 +54,7 @@ _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+_DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -63,13 +63,15 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
     reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, reST roles reduced to their text (`_rest_role`), and admonitions (`_admonitions`) read as the
-    prose they hold."""
+    `{ #anchor }`, reST roles reduced to their text (`rest.rest_role`), and admonitions (`rest.admonitions`) read as the
+    prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
+    them."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
-    text = _REST_ROLE.sub(_rest_role, text)
-    return _admonitions(_myst_admonitions(strip_heading_ids(text)))
+    text = rest.directive_options(rest.tables(rest.REST_ROLE.sub(rest.rest_role, text)))
+    text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
+    return rest.literal_blocks(rest.fields(text))
 
 
 _ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
@@ -82,7 +84,7 @@ _MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
 def _myst_admonitions(text: str) -> str:
     """MyST admonition fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`) as the prose they
     hold, line for line: the fence lines and the directive's `:option:` lines become empty lines and the body stays,
-    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `_admonitions`). The text
+    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `rest.admonitions`). The text
     on the opening line stays for a note-like directive (MyST reads it as the body's first line); the title of
     `{admonition}` and the version of `{versionadded}` are dropped. Code fences inside the body stay code."""
     lines = text.split("\n")
@@ -111,75 +113,6 @@ def _myst_admonitions(text: str) -> str:
     return "\n".join(lines)
 
 
-# An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
-_ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|caution|attention|danger|error|"
-                         r"seealso|versionadded|versionchanged|deprecated|admonition)::|(?:!!!|\?\?\?\+?)[ \t]+\w+"
-                         r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
-
-
-# A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
-# ".. confval:: timeout" — its indented body is the prose that documents the object.
-_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|method|attribute|data|exception|module|"
-                               r"decorator|classmethod|staticmethod|property|type|var|member|macro|struct|enum|"
-                               r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
-
-
-def _admonitions(text: str) -> str:
-    """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
-    text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
-    is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
-    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
-    name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        outer = len(m.group(1).expandtabs())
-        rest = m.group(2)
-        name = rest if m.re is _OBJECT_DIRECTIVE else ""
-        if name:
-            rest = ""
-        if lines[i].lstrip().startswith((".. version", ".. deprecated")):
-            rest = rest.split(" ", 1)[1] if " " in rest else ""
-        lines[i] = m.group(1) + rest
-        j = i + 1
-        body = []
-        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
-            body.append(j)
-            j += 1
-        while body and not lines[body[-1]].strip():
-            body.pop()
-        indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
-        for k in body:
-            lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
-        first = next((k for k in body if lines[k].strip()), None)
-        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
-                and len(lines[first]) - len(lines[first].lstrip()) == outer:
-            lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
-        i += 1
-    return "\n".join(lines)
-
-
-def _rest_role(m: re.Match[str]) -> str:
-    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
-    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
-    dotted part, "!" is dropped), as Sphinx renders them."""
-    role = m.group(0)[1:].split(":", 1)[0]
-    target = m.group(1).strip()
-    if target.endswith(">") and "<" in target:
-        target = target[:target.rindex("<")].strip() or target
-    if role in _TEXT_ROLES:
-        return target
-    target = target.lstrip("!")
-    if target.startswith("~"):
-        target = target[1:].rsplit(".", 1)[-1]
-    return f"`{target}`"
-
-
 @dataclass
 class _Block:
     kind: str  # "para", "list", "code", "table", "skip"
@@ -206,11 +139,16 @@ def _blocks(text: str) -> list[_Block]:
             out.append(_Block("code", i, lines[i:j + 1]))
             i = j + 1
             continue
-        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) and not (out and out[-1].kind == "list"):
+        limit = _literal_limit(out[-1]) if out else None
+        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) \
+                and not (out and out[-1].kind == "list" and limit is None) \
+                and (limit is None or rest.content_indent(line) > limit):
             # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
-            # line that is neither blank nor indented. After a list it is the item's continuation instead.
+            # line that is neither blank nor indented (after "::": indented past the text that introduces it,
+            # `_literal_limit`). After a list it is the item's continuation instead.
             j = i + 1
-            while j < len(lines) and (not lines[j].strip() or _INDENTED.match(lines[j])):
+            while j < len(lines) and (not lines[j].strip() or (_INDENTED.match(lines[j]) if limit is None
+                                                               else len(lines[j]) - len(lines[j].lstrip()) > limit)):
                 j += 1
             while not lines[j - 1].strip():
                 j -= 1
@@ -251,6 +189,14 @@ def _blocks(text: str) -> list[_Block]:
         out.append(_Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
+
+
+def _literal_limit(block: _Block) -> int | None:
+    """When `block`'s last line ends in reST's literal-block marker "::" (the indented block after it is code, even
+    after a list item), the indentation of its text (a list item's text column, `rest.content_indent`): the
+    literal block is the lines indented past it. Else None."""
+    last = next((x for x in reversed(block.lines) if x.strip()), "")
+    return rest.content_indent(last) if last.rstrip().endswith("::") else None
 
 
 def _merge_lists(blocks: list[_Block]) -> list[_Block]:
@@ -303,6 +249,12 @@ def _attached(block: _Block) -> str:
     lines = lines[:MAX_ATTACHED_LINES]
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
+    if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
+        rows = [x for x in lines if not _TABLE_SEPARATOR.match(x)]
+        first = next((k for k, x in enumerate(lines) if not _TABLE_SEPARATOR.match(x)), len(lines))
+        if len(rows) > 1 and first + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[first + 1]):
+            rows.insert(1, lines[first + 1])
+        lines = rows
     if block.kind == "code":
         fenced = _FENCE_OPEN.match(block.lines[0])
         if not fenced:  # an indented block: fenced in the answer, which is Markdown
@@ -441,6 +393,11 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 sentences[-2:] = [(f"{a} {z}", first, last)]
             if b.start == 0 and sentences and sentences[0][0][:1].islower():
                 sentences = sentences[1:]  # the chunk opens mid-sentence (its overlap with the one before)
+            for pos in range(len(sentences) - 1, 0, -1):
+                if _DEFAULT.match(sentences[pos][0]) and len(sentences[pos][0].split()) <= LEAD_IN_MAX_WORDS:
+                    # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
+                    (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
+                    sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
             sentences = [s for s in sentences if len(s[0].split()) >= 4]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
@@ -461,11 +418,15 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 item = _plain(item)
                 if len(item.split()) < 4:
                     continue
+                if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
+                    item = item[:-2].rstrip() + ":"
                 item = _labelled(item, label)
                 nested, n_nested = _nested_items(b.lines, j, cont)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
+                elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last))
         elif b.kind == "table":

@@ -163,7 +163,7 @@ class Embedder:
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
-        self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised: (kind, text) -> vector
+        self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised, embed_query: (kind, text) -> vector
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -408,9 +408,15 @@ class Embedder:
 
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one."""
+        """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one. Kept in the memo
+        of `embed_memoised` (kind "query"; one model pass is a third of a warm rag/query's time): a query asked
+        again — the extractive answer's question right after its retrieval (`embed_query_memoised`), rag/ask after
+        rag/query, a client repeating a search — is not embedded again. Each call returns its own copy."""
         import numpy as np
 
         model = self.ensure_loaded()
-        vec = next(iter(model.query_embed(text)))
-        return np.asarray(vec, dtype=np.float32)
+        vec = self._memo.get(("query", text))
+        if vec is None:
+            vec = np.asarray(next(iter(model.query_embed(text))), dtype=np.float32)
+            self._memo.put(("query", text), vec)
+        return vec.copy()

@@ -62,7 +62,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ragls.core.analysis import query_words, stems
+from ragls.core.analysis import query_words, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.query import Query
 
@@ -152,8 +152,8 @@ def term_coverage(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hit
     return _coverages(weights, [_stems_of(h) for h in hits])[0]
 
 
-def _stems_of(hit: Hit) -> set[str]:
-    return set(stems(f"{hit.chunk.title}\n{hit.chunk.text}"))
+def _stems_of(hit: Hit) -> frozenset[str]:
+    return stem_set(f"{hit.chunk.title}\n{hit.chunk.text}")
 
 
 def _coverages(weights: dict[str, float], seen_per_hit: Sequence[set[str]]) -> tuple[float, float]:
@@ -177,7 +177,7 @@ def signal_agreement(hits: Sequence[Hit]) -> float:
     return best
 
 
-def _focus_stems(hit: Hit) -> set[str]:
+def _focus_stems(hit: Hit) -> frozenset[str]:
     """BM25 terms of the hit's context window (`Hit.window`, else its focus lines; all of its title and text without
     either); the title counts, as it prefixes every window."""
     focus = hit.window or hit.focus
@@ -186,7 +186,7 @@ def _focus_stems(hit: Hit) -> set[str]:
     lines = hit.chunk.text.splitlines()
     a = max(0, focus.start_line - hit.chunk.span.start_line)
     b = max(a, focus.end_line - hit.chunk.span.start_line)
-    return set(stems(hit.chunk.title + "\n" + "\n".join(lines[a:b + 1])))
+    return stem_set(hit.chunk.title + "\n" + "\n".join(lines[a:b + 1]))
 
 
 def rare_terms(weights: dict[str, float], max_idf: float) -> dict[str, float]:
@@ -201,12 +201,12 @@ def rare_terms(weights: dict[str, float], max_idf: float) -> dict[str, float]:
     return rare
 
 
-def _focus_lines_stems(hit: Hit) -> set[str]:
+def _focus_lines_stems(hit: Hit) -> frozenset[str]:
     """BM25 terms of the hit's focus lines (the answering sentence, focus.py) and its title; the whole hit
     without a focus."""
     if hit.focus is None:
         return _stems_of(hit)
-    return set(stems(hit.chunk.title + "\n" + focus_text(hit)))
+    return stem_set(hit.chunk.title + "\n" + focus_text(hit))
 
 
 def focus_text(hit: Hit) -> str:

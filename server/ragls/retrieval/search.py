@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ragls.answer.extractive import sentence_focus
-from ragls.core.analysis import query_words
+from ragls.core.analysis import word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import absent_names, gather, lookup_terms, name_terms
 from ragls.retrieval.dedup import keep_distinct
@@ -283,8 +283,19 @@ def _exact_match_bonus(lookup: ChunkLookup, q: Query, bm25_ranking, settings: Re
 
 
 def _has_words(chunk, words: set[str]) -> bool:
-    """True when the chunk's title or text contains every one of `words` (BM25 query words) literally."""
-    return words <= set(query_words(f"{chunk.title}\n{chunk.text}"))
+    """True when the chunk's title or text contains every one of `words` (BM25 query words) literally.
+
+    Each of a text's `query_words` is a piece of the text lower-cased, so a word that is not a substring of the
+    lower-cased text cannot be one of them: that test (microseconds) rules most chunks out before the text is split
+    into words (~0.3 ms for 2,000 characters; `word_set` keeps the split). Exact: `str.lower` maps character by
+    character except the Greek capital sigma (its final form depends on what follows), so a text holding one is
+    always split."""
+    text = f"{chunk.title}\n{chunk.text}"
+    if "\u03a3" not in text:
+        lowered = text.lower()
+        if any(w not in lowered for w in words):
+            return False
+    return words <= word_set(text)
 
 
 def _materialize(lookup: ChunkLookup, fused, similarity, top_k: int) -> list[Hit]:

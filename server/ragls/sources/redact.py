@@ -15,8 +15,9 @@ every other file. Only high-precision shapes are masked, so documentation stays 
 - the password of a URL (`postgres://app:password@host/db`, any scheme) unless it is a template (`${DB_PASS}`);
 - the value of an assignment to a name containing KEY/SECRET/TOKEN/PASSWORD (`DB_PASSWORD=…`, `api_key: "…"`)
   when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
-  with a PASS segment after a prefix (`DB_PASS`, `SMTP_PASS`; a bare `PASS:` is a test log's; there with a digit,
-  a symbol or mixed case, so `FIRST_PASS: enabled` stays) any value of 4 or more characters (`password: hunter2`,
+  with a PASS word after a prefix (`DB_PASS`, `SMTP_PASS`, `smtp-pass`, `mail.smtp.pass`, `smtpPass`; a bare
+  `PASS:` is a test log's, `pass=1` code; there with a letter and a digit, a symbol or mixed case, so
+  `FIRST_PASS: enabled` and `n_pass=1000` stay) any value of 4 or more characters (`password: hunter2`,
   `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
   type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
   or a code expression (`password = os.environ[...]`, `get_password()`);
@@ -48,9 +49,9 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 4  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 5  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
-# `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names
+# `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -75,7 +76,9 @@ _URL_PASSWORD = re.compile(r"(?<=://)[^\s/:@\"'<>]{1,100}:(?P<value>[^\s/@\"'<>]
 # Any value of 4+ characters assigned to a password name (the general rule above wants 12+).
 _PASSWORD = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(?:[A-Za-z0-9_]{0,40}?(?:passw(?:or)?d|pwd|passphrase)[A-Za-z0-9_]{0,40}"
-    r"|(?P<segment>(?:[A-Za-z0-9]{1,40}_){1,4}pass(?:_[A-Za-z0-9]{1,40}){0,3}))"  # DB_PASS; not PASS, bypass
+    # DB_PASS, smtp-pass, mail.smtp.pass, smtpPass (a PASS word after a prefix); not PASS, pass, bypass, compass
+    r"|(?P<segment>(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?:[_.-][A-Za-z0-9]{1,40}){0,3})"
+    r"|(?P<camel>(?-i:[a-z][a-z0-9]{0,39}(?:[A-Z][a-z0-9]{0,39}){0,3}Pass(?:[A-Z][a-z0-9]{0,39}){0,2})))"
     r"[\"']?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
 # A .netrc entry's password: `machine host login user password secret` (newlines between tokens allowed).
 _NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not "the default login and ...")
@@ -134,10 +137,14 @@ def mask_secrets(text: str) -> tuple[str, int]:
     low = text.lower()  # the rules below run only on text holding their keyword (most documents hold none)
     for m in _PASSWORD.finditer(text) if "pass" in low or "pwd" in low else ():
         value = m.group("value").rstrip(",;.)]}")
-        if (len(value) < 4 or value.lower() in _NOT_A_PASSWORD or "://" in value or value[0] in "!&*%$"
+        if (len(value) < 4 or value.lower() in _NOT_A_PASSWORD or "://" in value or value[0] in "!&*%$("
                 or _PLACEHOLDER.search(value) or _CODE_OR_NAME.fullmatch(value)
-                or (m.group("segment") and value.isalpha() and (value.islower() or value.istitle()))):
-            continue  # a `*_PASS` name (FIRST_PASS: enabled) wants a digit, a symbol or mixed case
+                or (m.group("segment") and (value.isdigit()
+                                            or value.isalpha() and (value.islower() or value.istitle())))
+                or (m.group("camel") and (value.isdigit() or value.isalpha()))):
+            continue  # a `*_PASS` name (FIRST_PASS: enabled, n_pass=1000) wants a letter and a digit, a symbol or
+            # mixed case; a camelCase one, code's (`fastPassParams: ChallengeParams`, 'allPass': 'overEvery'), a
+            # letter and a digit or a symbol
         put(m.start("value"), m.start("value") + len(value), 0)
     netrc = _NETRC.finditer(text) if "password" in low and ("machine" in low or "default" in low) else ()
     for m in (*netrc, *(_CURL_USER.finditer(text) if "curl" in low else ())):

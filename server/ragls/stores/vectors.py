@@ -85,7 +85,13 @@ class VectorStore:
         self.db = lancedb.connect(str(self.directory))
         self._lock = threading.Lock()
         self.table = self._open()
-        self._ann: bool | None = None  # the table has a vector index (cached; None = not checked yet)
+        # Per table version (`_version`): whether it has a vector index and its window-0 row count (None = not
+        # checked yet). A reader's `refresh` drops them when another process committed a new version; this
+        # process's own writes drop them too (`_changed`).
+        self._ann: bool | None = None
+        self._first_rows: int | None = None
+        self._version: int | None = None
+        self._writes = 0  # this process's writes so far: a count taken across one is not kept
 
     def _table_names(self) -> list[str]:
         if hasattr(self.db, "list_tables"):  # lancedb >= 0.23; table_names() is deprecated
@@ -126,6 +132,13 @@ class VectorStore:
         }, schema=_schema(self.dim))
         with self._lock:
             self.table.add(data)
+            self._changed()
+
+    def _changed(self) -> None:
+        """Forget what is cached per table version (this process wrote)."""
+        self._writes += 1
+        self._first_rows = None
+        self._version = None
 
     def delete_ids(self, ids: Iterable[str]) -> None:
         ids = list(ids)
@@ -133,6 +146,7 @@ class VectorStore:
             for start in range(0, len(ids), 500):
                 part = ids[start:start + 500]
                 self.table.delete(f"id IN ({','.join(_quote(i) for i in part)})")
+            self._changed()
 
     def delete_paths(self, paths: Iterable[str]) -> None:
         paths = list(paths)
@@ -140,10 +154,12 @@ class VectorStore:
             for start in range(0, len(paths), 200):
                 part = paths[start:start + 200]
                 self.table.delete(f"path IN ({','.join(_quote(p) for p in part)})")
+            self._changed()
 
     def delete_all(self) -> None:
         with self._lock:
             self.table.delete("true")
+            self._changed()
 
     def window_keys(self) -> list[tuple[str, int, int]]:
         """Every row's (chunk id, window index, window count), duplicates included — for reconciliation."""
@@ -164,8 +180,15 @@ class VectorStore:
         return self.table.count_rows()
 
     def chunk_count(self) -> int:
-        """Chunks with a first vector (window-0 rows)."""
-        return self.table.count_rows("window = 0")
+        """Chunks with a first vector (window-0 rows); counted once per table version (a reader asks on every
+        query, `pending_count`)."""
+        n = self._first_rows
+        if n is None:
+            writes = self._writes
+            n = self.table.count_rows("window = 0")
+            if writes == self._writes:
+                self._first_rows = n
+        return n
 
     @traced("vector.search")
     def search_windows(self, vector: np.ndarray, limit: int) -> list[WindowMatch]:
@@ -175,11 +198,7 @@ class VectorStore:
         close windows)."""
         if limit <= 0:
             return []
-        q = self.table.search(np.asarray(vector, dtype=np.float32)).distance_type("cosine")
-        if self.has_ann():
-            q = q.nprobes(ANN_NPROBES).refine_factor(ANN_REFINE)
-        rows = (q.select(["id", "window", "start_line", "end_line", "vector", "_distance"])
-                .limit(limit * ROWS_PER_CHUNK_SEARCHED).to_arrow())
+        rows = self._nearest_rows(np.asarray(vector, dtype=np.float32), limit * ROWS_PER_CHUNK_SEARCHED)
         out: dict[str, WindowMatch] = {}
         first: dict[str, float] = {}  # window-0 cosines seen among the rows
         ids = rows.column("id").to_pylist()
@@ -196,6 +215,24 @@ class VectorStore:
             out[cid] = WindowMatch(cid, 1.0 - float(dist[j]), win[j], l0[j], l1[j],
                                    np.asarray(vecs[j].values.to_numpy(zero_copy_only=False), dtype=np.float32))
         return [replace(m, first_similarity=first.get(m.chunk_id)) for m in out.values()]
+
+    def _nearest_rows(self, vector: np.ndarray, n: int) -> pa.Table:
+        """The `n` window rows nearest `vector` by cosine distance, nearest first: id, window, start_line, end_line,
+        vector, _distance. An exact search goes to LanceDB's asynchronous table (the one behind the synchronous
+        `LanceTable`) as one request: the synchronous query builder makes six round trips to LanceDB's event-loop
+        thread (the schema three times), ~1.5 ms of CPU more per query for the same rows (docs/benchmarks.md). With
+        an approximate index, or when that table is not there (another lancedb), the synchronous builder."""
+        columns = ["id", "window", "start_line", "end_line", "vector", "_distance"]
+        if not self.has_ann():
+            inner = getattr(self.table, "_table", None)
+            if inner is not None and hasattr(inner, "query"):
+                from lancedb.background_loop import LOOP
+
+                return LOOP.run(inner.query().nearest_to(vector).distance_type("cosine").select(columns)
+                                .limit(n).to_arrow())
+            return self.table.search(vector).distance_type("cosine").select(columns).limit(n).to_arrow()
+        return (self.table.search(vector).distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(ANN_REFINE)
+                .select(columns).limit(n).to_arrow())
 
     def first_window_similarities(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """{chunk id: cosine similarity of its window 0 to `vector`} for `ids` (chunks without a window-0 row are
@@ -249,12 +286,18 @@ class VectorStore:
             self._ann = True
 
     def refresh(self) -> None:
-        """See writes made by other processes."""
-        self._ann = None
+        """See writes made by other processes (a reader calls it before each query). What is cached per table
+        version (`has_ann`, `chunk_count`) is kept while the version stays the same."""
         try:
             self.table.checkout_latest()
+            version = self.table.version
         except Exception:  # noqa: BLE001 - older tables without versions; reopening is equivalent
             self.table = self.db.open_table(TABLE)
+            version = None
+        if version is None or version != self._version:
+            self._ann = None
+            self._first_rows = None
+        self._version = version
 
     def compact(self, keep_versions_s: float = 600.0) -> None:
         """Merge small fragments left by many small writes and drop versions older than `keep_versions_s`

@@ -332,7 +332,11 @@ class RagWorkspace:
                 groups.append(r.retrieve(text, top_k, signals))
         result = groups[0] if len(groups) == 1 else RetrievalResult.merge(
             groups, top_k or self._settings_for(folders, rags).retrieval.top_k)
-        servable = tuple(h for h in result if self.servable(h.chunk))
+        verdicts: dict[tuple[str, str], bool] = {}  # one check per file: hits of one file share the verdict
+        for h in result:
+            if (key := (h.chunk.folder, h.chunk.path)) not in verdicts:
+                verdicts[key] = self.servable(h.chunk)
+        servable = tuple(h for h in result if verdicts[(h.chunk.folder, h.chunk.path)])
         return result if len(servable) == len(result) else result.with_(hits=servable)
 
     def servable(self, chunk: Chunk) -> bool:

@@ -21,7 +21,9 @@ import { INSTALL_HINT, resolveLaunch } from '../launch';
 import type { AskResult, QueryResult, StatusResult } from '../protocol';
 import { defaultPython, fileUri, makeWorkspace, Workspace } from './fixture';
 
-const DEADLINE_MS = 120_000;
+// The first index (the server's start and model load, then both folders): 30-50 s on 2 cores under the suite's load;
+// the waits return as soon as the state is reached.
+const DEADLINE_MS = 240_000;
 
 interface ProgressValue {
   kind?: string;

@@ -1,0 +1,410 @@
+"""reStructuredText (Sphinx) constructs rewritten, line for line, into what the passage reader (answer/passages.py)
+reads as prose, lists, code and table rows — so an extractive answer quotes the identifier the source documents.
+
+Each function maps a text to a text with the same number of lines (a passage's lines are what `focusRange` cites):
+- `REST_ROLE` / `rest_role`: Sphinx roles as the text Sphinx renders (":meth:`~a.b`" -> "`b`", ":ref:`Title <x>`" ->
+  "Title").
+- `admonitions`: `.. note::` (and mkdocs "!!! note") bodies and Sphinx object descriptions (`.. attribute:: name`,
+  `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
+  ("`drain_timeout`: Seconds to wait ...").
+- `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
+  `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
+  the table "|---|---|" separators; a row of a grid table whose first cell spans from the row above (or a simple
+  table's continuation line) keeps that first cell, so every row reads with its key ("`ssl` | `False` | Skip SSL
+  verification"). When the header's first cell names an identifier (``ssl``), each row is led by it
+  ("`ssl`: `False` | ...") — the parameter the table documents.
+- `directive_options`: the `:option:` lines right under a directive (`:type: int`, `:noindex:`, `:linenos:`) are
+  directive settings, not text: blanked.
+- `fields`: Sphinx info field lists (`:param name: text`, `:raises X: text`, `:returns: text`) become
+  list items led by what they document ("- `name`: text", "- Raises `X`: text", "- Returns: text"), one passage each,
+  never glued to the sentence before; `:type name:`, `:rtype:` and the like are noise and blanked.
+- `literal_blocks`: a literal block after "::" (or under `.. code-block::`) may be indented by any amount in reST
+  (3 spaces is common); it is indented to at least 4 so that it reads as a code block, not as prose.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
+REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+_TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
+
+_BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps the table block contiguous)
+
+_GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
+_SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
+_DIRECTIVE = re.compile(r"^([ \t]*)\.\. ([\w:-]+)::(.*)$")
+_OPTION = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t]|$)")
+_IDENTIFIER_CELL = re.compile(r"^(?:`[^`]+`|[A-Za-z_][\w.]*(?:=|\(\))|[A-Za-z_]\w*[._]\w[\w.]*)$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _label(header: list[str]) -> str:
+    """The identifier a table's first header cell names ("``ssl``" -> "`ssl`"), else ""."""
+    if not header:
+        return ""
+    first = re.sub(r"``([^`]+)``", r"`\1`", header[0].strip())
+    return first if _IDENTIFIER_CELL.match(first) else ""
+
+
+def _emit(lines: list[str], start: int, end: int, indent: str, rows: list[tuple[int, list[str]]],
+          header: list[str]) -> None:
+    """Lines start..end-1 of `lines` as the pipe table of `rows` (line, cells): each row on its line, the rest
+    separators; rows led by the header's identifier (`_label`)."""
+    label = _label(header)
+    at = dict(rows)
+    for k in range(start, end):
+        cells = at.get(k)
+        if cells is None:
+            lines[k] = indent + _BLANK_ROW
+            continue
+        cells = [_cell(c) for c in cells]
+        if label and cells and cells != [_cell(h) for h in header]:
+            cells[0] = f"{label}: {cells[0]}"
+        lines[k] = indent + "| " + " | ".join(cells) + " |"
+
+
+def _grid(lines: list[str], i: int) -> int:
+    """The grid table starting at border line `i`, rewritten; returns the line after it."""
+    border = lines[i]
+    cols = [k for k, ch in enumerate(border) if ch == "+"]
+    j = i + 1
+    while j < len(lines) and lines[j].strip()[:1] in ("+", "|"):
+        j += 1
+    rows: list[tuple[int, list[str]]] = []
+    header: list[str] = []
+    cur: list[list[str]] | None = None
+    first = 0
+    prev_key = ""
+
+    def close() -> None:
+        nonlocal cur, prev_key
+        if cur is not None:
+            cells = [" ".join(x) for x in cur]
+            if cells and not cells[0].strip() and prev_key:
+                cells[0] = prev_key  # a first cell spanning from the row above
+            prev_key = cells[0] if cells else prev_key
+            rows.append((first, cells))
+        cur = None
+
+    for k in range(i + 1, j):
+        line = lines[k]
+        if _GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
+            close()
+            if "=" in line and not header and rows:
+                header = rows[-1][1]
+            continue
+        if cur is None:
+            cur, first = [[] for _ in range(len(cols) - 1)], k
+        for c in range(len(cols) - 1):
+            cur[c].append(line[cols[c] + 1:cols[c + 1]].strip(" |"))
+    close()
+    _emit(lines, i, j, border[:_indent(border)], rows, header)
+    return j
+
+
+def _simple(lines: list[str], i: int) -> int:
+    """The simple table starting at border line `i`, rewritten; returns the line after it (or i + 1 when the
+    border starts no table)."""
+    border = lines[i]
+    starts = [m.start() for m in re.finditer(r"=+", border)]
+    borders = [i]
+    j = i + 1
+    while j < len(lines):
+        if _SIMPLE_BORDER.match(lines[j]):
+            borders.append(j)
+            if j + 1 >= len(lines) or not lines[j + 1].strip() or len(borders) == 3:
+                break
+        elif not lines[j].strip() and len(borders) == 1:
+            pass  # blank lines may separate rows
+        j += 1
+    if len(borders) < 2:
+        return i + 1
+    end = borders[-1]
+    header_end = borders[1] if len(borders) == 3 else None
+    rows: list[tuple[int, list[str]]] = []
+    header: list[str] = []
+    for k in range(i + 1, end):
+        line = lines[k]
+        if k in borders or not line.strip() or re.match(r"^[ \t]*-+(?:[ \t]+-+)*[ \t]*$", line):
+            continue
+        cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line) + 1])]
+        if not cells[0] and rows and (header_end is None or k > header_end):
+            rows[-1] = (rows[-1][0], [f"{x} {y}".strip() for x, y in zip(rows[-1][1], cells)])
+            continue
+        if header_end is not None and k < header_end:
+            header = cells if not header else [f"{x} {y}".strip() for x, y in zip(header, cells)]
+        rows.append((k, cells))
+    _emit(lines, i, end + 1, border[:_indent(border)], rows, header)
+    return end + 1
+
+
+def _directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
+    """(first body line after the options, the options, the line after the body) of the directive at line `i`."""
+    outer = _indent(lines[i])
+    options: dict[str, str] = {}
+    j = i + 1
+    while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > outer:
+        name, _, value = lines[j].strip()[1:].partition(":")
+        options[name] = value.strip()
+        j += 1
+    body = j
+    end = j
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > outer):
+        end += 1
+    while end > body and not lines[end - 1].strip():
+        end -= 1
+    return body, options, end
+
+
+def _list_table(lines: list[str], i: int) -> int:
+    body, options, end = _directive_body(lines, i)
+    rows: list[tuple[int, list[str]]] = []
+    cell_indent = -1
+    for k in range(body, end):
+        line = lines[k]
+        m = re.match(r"^([ \t]*)[*-][ \t]+-[ \t]+(.*)$", line)
+        if m:
+            rows.append((k, [m.group(2)]))
+            cell_indent = len(m.group(1)) + 2
+            continue
+        m = re.match(r"^([ \t]*)-[ \t]+(.*)$", line)
+        if m and rows and len(m.group(1)) == cell_indent:
+            rows[-1][1].append(m.group(2))
+        elif line.strip() and rows:
+            rows[-1][1][-1] += " " + line.strip()
+    if not rows:
+        return i + 1
+    n_header = int(options.get("header-rows", "0") or 0) if options.get("header-rows", "0").isdigit() else 0
+    header = rows[0][1] if n_header else []
+    for k in range(i + 1, body):
+        lines[k] = ""
+    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header)
+    return end
+
+
+def _csv_table(lines: list[str], i: int) -> int:
+    body, options, end = _directive_body(lines, i)
+    delim = options.get("delim", ",")
+    delim = {"tab": "\t", "space": " "}.get(delim, delim[:1] or ",")
+    header = next(csv.reader([options["header"]], skipinitialspace=True), []) if "header" in options else []
+    rows: list[tuple[int, list[str]]] = []
+    text = [x.strip() for x in lines[body:end]]
+    reader = csv.reader(text, delimiter=delim, skipinitialspace=True)
+    start = 0
+    try:
+        for row in reader:
+            if any(c.strip() for c in row):
+                rows.append((body + start + next(n for n, x in enumerate(text[start:]) if x), row))
+            start = reader.line_num
+    except (csv.Error, StopIteration):
+        return i + 1
+    if not rows:
+        return i + 1
+    for k in range(i + 1, body):
+        lines[k] = ""
+    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header)
+    return end
+
+
+def tables(text: str) -> str:
+    """`text` with its reST tables as pipe-table rows (module docstring), line for line."""
+    if "+-" not in text and "==" not in text and "-table::" not in text:
+        return text
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        head = line.lstrip()[:1]
+        if head not in ("+", "=", "."):
+            i += 1
+        elif _GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
+            i = _grid(lines, i)
+        elif _SIMPLE_BORDER.match(line) and (i == 0 or not lines[i - 1].strip()):
+            i = _simple(lines, i)
+        elif (m := _DIRECTIVE.match(line)) and m.group(2) in ("list-table", "csv-table"):
+            i = (_list_table if m.group(2) == "list-table" else _csv_table)(lines, i)
+        else:
+            i += 1
+    return "\n".join(lines)
+
+
+def directive_options(text: str) -> str:
+    """`text` with the `:option:` lines right under each `.. directive::` line blanked (line for line)."""
+    if ".. " not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _DIRECTIVE.match(line):
+            j = i + 1
+            while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(line):
+                lines[j] = ""
+                j += 1
+    return "\n".join(lines)
+
+
+# A Sphinx / reST field: ":param int timeout: text", ":raises ValueError:", ":returns:" (info fields are converted).
+_FIELD = re.compile(r"^([ \t]*):([A-Za-z][\w-]*)((?:[ \t]+[^:`\n]+?)?):(?:[ \t]+(.*))?$")
+_PARAM_FIELDS = ("param", "parameter", "arg", "argument", "key", "keyword", "kwarg", "kwparam", "var", "ivar",
+                 "cvar")
+_NOISE_FIELDS = ("type", "vartype", "rtype", "ytype", "meta", "kwtype")
+_NAMED_FIELDS = {"raises": "Raises", "raise": "Raises", "except": "Raises", "exception": "Raises",
+                 "returns": "Returns", "return": "Returns", "yields": "Yields", "yield": "Yields"}
+
+
+def fields(text: str) -> str:
+    """`text` with its field lists as list items (module docstring), line for line; a noise field's
+    continuation lines (more indented) are blanked with it."""
+    if ":" not in text:
+        return text
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FIELD.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, kind, arg, body = m.group(1), m.group(2), (m.group(3) or "").strip(), m.group(4) or ""
+        low = kind.lower()
+        if low in _NOISE_FIELDS:
+            lines[i] = ""
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) > len(indent):
+                lines[j] = ""
+                j += 1
+            i = j
+            continue
+        if low in _PARAM_FIELDS and arg:
+            lead = f"`{arg.split()[-1]}`"
+        elif low in _NAMED_FIELDS:
+            lead = _NAMED_FIELDS[low] + (f" `{arg}`" if arg else "")
+        else:  # another field list (":Author:", or an emoji shortcode ":warning: text" in Markdown): as it is
+            i += 1
+            continue
+        lines[i] = f"{indent}- {lead}: {body}".rstrip()
+        i += 1
+    return "\n".join(lines)
+
+
+_ITEM_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+(?=\S)")
+
+
+def content_indent(line: str) -> int:
+    """The column where `line`'s text starts: past a list marker ("-   Installed ::" -> 4), else its indentation."""
+    m = _ITEM_MARKER.match(line)
+    return len(m.group(0).expandtabs()) if m else _indent(line)
+
+
+# A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
+_LITERAL_MARKER = re.compile(r"(?:^|[^:])::[ \t]*$")
+_CODE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:code-block|code|sourcecode|doctest|testcode|testoutput|"
+                             r"ipython|parsed-literal|productionlist)::")
+
+
+def literal_blocks(text: str) -> str:
+    """`text` with each literal block after a "::" line or code directive indented by at least 4 spaces (line
+    for line), so it reads as a code block; the lines' relative indentation is kept."""
+    if "::" not in text:
+        return text
+    lines = text.split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        head = line.lstrip()[:3]
+        if head in ("```", "~~~") and (not fence or head == fence):
+            fence = "" if fence else head
+        if fence or not (_CODE_DIRECTIVE.match(line) if head == ".. "
+                         else line.rstrip().endswith("::") and _LITERAL_MARKER.search(line)):
+            continue
+        outer = content_indent(line)
+        j = i + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j == i + 1 and not _CODE_DIRECTIVE.match(line) or j >= len(lines) or _indent(lines[j]) <= outer:
+            continue
+        end = j
+        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > outer):
+            end += 1
+        body = [k for k in range(j, end) if lines[k].strip()]
+        add = 4 - min(_indent(lines[k]) for k in body)
+        if add > 0:
+            for k in body:
+                lines[k] = " " * add + lines[k]
+    return "\n".join(lines)
+
+
+# An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
+_ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|caution|attention|danger|error|"
+                         r"seealso|versionadded|versionchanged|deprecated|admonition)::|(?:!!!|\?\?\?\+?)[ \t]+\w+"
+                         r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
+
+
+# A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
+# ".. confval:: timeout" — its indented body is the prose that documents the object.
+_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|method|attribute|data|exception|module|"
+                               r"decorator|classmethod|staticmethod|property|type|var|member|macro|struct|enum|"
+                               r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
+
+
+def admonitions(text: str) -> str:
+    """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
+    text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
+    is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
+    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
+    name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
+    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        outer = len(m.group(1).expandtabs())
+        rest = m.group(2)
+        name = rest if m.re is _OBJECT_DIRECTIVE else ""
+        if name:
+            rest = ""
+        if lines[i].lstrip().startswith((".. version", ".. deprecated")):
+            rest = rest.split(" ", 1)[1] if " " in rest else ""
+        lines[i] = m.group(1) + rest
+        j = i + 1
+        body = []
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
+            body.append(j)
+            j += 1
+        while body and not lines[body[-1]].strip():
+            body.pop()
+        indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
+        for k in body:
+            lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
+        first = next((k for k in body if lines[k].strip()), None)
+        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
+                and len(lines[first]) - len(lines[first].lstrip()) == outer:
+            lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
+        i += 1
+    return "\n".join(lines)
+
+
+def rest_role(m: re.Match[str]) -> str:
+    """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
+    label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
+    dotted part, "!" is dropped), as Sphinx renders them."""
+    role = m.group(0)[1:].split(":", 1)[0]
+    target = m.group(1).strip()
+    if target.endswith(">") and "<" in target:
+        target = target[:target.rindex("<")].strip() or target
+    if role in _TEXT_ROLES:
+        return target
+    target = target.lstrip("!")
+    if target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return f"`{target}`"

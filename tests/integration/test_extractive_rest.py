@@ -1,0 +1,172 @@
+"""Extractive answers over reStructuredText (Sphinx) docs with the real offline model: the answer keeps the
+identifier its source documents (issue 27; answer/rest.py, answer/passages.py)."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.answer.ask import extractive_answer
+from ragls.config.settings import EmbeddingSettings
+from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.embedding.embed import Embedder, offline_model_dir
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    path = offline_model_dir()
+    if path is None:
+        pytest.skip("needs ragls[offline]")
+    return Embedder(EmbeddingSettings(model="sentence-transformers/all-MiniLM-L6-v2", model_path=str(path)))
+
+
+def _answer(question: str, text: str, embedder) -> str:
+    hit = Hit(chunk=Chunk(id="api.rst", path="api.rst", text=text, span=LineSpan(0, 0, text.count("\n"), 0),
+                          text_hash="api.rst"), score=1.0)
+    return extractive_answer(question, [(1, hit)], embed=embedder.embed_documents)
+
+
+def _bullets(answer: str) -> list[str]:
+    return [line for line in answer.splitlines() if line.startswith("- ")]
+
+
+NESTED = """Mounting applications
+---------------------
+
+Sprocket keeps each part of a site in an application of its own. Build the
+accounts part as its own application, then mount it on the main one under
+a prefix by :meth:`Router.mount_child`::
+
+   accounts = Router()
+   accounts.route('/login', login)
+   site.mount_child('/accounts/', accounts)
+
+Hooks of the parent run before the hooks of the child.
+
+* To serve static files of the child, register them with
+  :func:`serve_static`::
+
+     accounts.static('/assets', 'assets/')
+
+  The assets of a child are served before those of its parent.
+"""
+
+
+def test_role_before_a_literal_block_keeps_its_identifier_and_the_code(embedder):
+    """"... under a prefix by :meth:`Router.mount_child`::" and a literal block indented by 3 spaces (reST allows
+    any indentation): the sentence names the method and carries the code, verbatim; the code is never read as
+    a run-on sentence. The same in a list item."""
+    answer = _answer("How do I mount an application under a prefix?", NESTED, embedder)
+    lines = answer.splitlines()
+    lead = next(k for k, line in enumerate(lines) if "mount it on the main one" in line)
+    assert lines[lead].endswith("under a prefix by `Router.mount_child` [1]:"), answer
+    assert "  site.mount_child('/accounts/', accounts)" in lines[lead + 1:lead + 6], answer
+    assert not any("accounts = Router() accounts.route" in b for b in _bullets(answer))
+    answer = _answer("How do I serve static files of a child application?", NESTED, embedder)
+    lines = answer.splitlines()
+    lead = next(k for k, line in enumerate(lines) if "register them with" in line)
+    assert lines[lead].endswith("register them with `serve_static` [1]:"), answer
+    assert "  accounts.static('/assets', 'assets/')" in lines[lead + 1:lead + 4], answer
+    # the literal block ends where the item's text column resumes: that sentence is prose, not code
+    code = answer.split("```")[1] if answer.count("```") >= 2 else ""
+    assert "served before those of its parent" not in code, answer
+
+
+FIELDS = """.. function:: fetch(url, *, pool=None, log_class=None)
+
+   Fetch *url* through the shared connection pool.
+
+   :param str url: the address to fetch.
+   :type url: str
+   :param pool: Connection pool to borrow from. Default:
+                :data:`sprocket.default_pool`.
+   :param log_class: Class that formats the request log lines.
+                     Must be a subclass of :class:`sprocket.LogFormatter`.
+   :type log_class: type
+   :raises PoolClosed: when the pool was closed before the call.
+   :returns: the response body as bytes.
+   :rtype: bytes
+"""
+
+
+def test_field_list_reads_as_passages_labelled_by_the_parameter(embedder):
+    """Sphinx field lists (":param log_class: text") are one passage per field, led by the parameter; ":type"
+    lines are noise, and a field is never glued to the sentence before it."""
+    answer = _answer("Which class formats the request log?", FIELDS, embedder)
+    bullets = _bullets(answer)
+    assert bullets[0].startswith("- `log_class`: Class that formats the request log lines."), answer
+    assert all(":param" not in b and ":type" not in b and "log_class" not in b for b in bullets
+               if b.startswith("- `pool`")), answer
+    assert ":type" not in answer and ":rtype" not in answer and "\n  str\n" not in answer
+    answer = _answer("What exception is raised when the pool was closed?", FIELDS, embedder)
+    assert _bullets(answer)[0].startswith("- Raises `PoolClosed`: when the pool was closed"), answer
+
+
+TABLES = """Certificate checks
+------------------
+
+The ``verify`` parameter takes one of these values:
+
++--------------+------------------------------------+
+| ``verify``   | Meaning                            |
++==============+====================================+
+| ``False``    | Skip certificate verification for  |
+|              | this request only.                 |
++--------------+------------------------------------+
+| ``True``     | Check against the system trust     |
+|              | store.                             |
++--------------+------------------------------------+
+
+.. list-table:: Limits
+   :header-rows: 1
+
+   * - Setting
+     - Meaning
+   * - ``max_redirects``
+     - How many redirects are followed before giving up,
+       ``10`` by default.
+
+==============  ====================================
+Setting         Meaning
+==============  ====================================
+``keep_alive``  Seconds an idle connection is kept
+                open for reuse.
+==============  ====================================
+"""
+
+
+def test_rest_table_rows_answer_whole_with_their_key(embedder):
+    """Grid tables, list tables and simple tables: each row is one passage, whole (a cell wrapped over two
+    lines included), with its first column; under a header naming the parameter (``verify``) a row is led by
+    it — "`False`: Skip ..." alone does not say what to set."""
+    answer = _answer("How do I skip certificate verification?", TABLES, embedder)
+    assert "- `verify`: `False` | Skip certificate verification for this request only [1]." in _bullets(answer), \
+        answer
+    answer = _answer("How many redirects are followed?", TABLES, embedder)
+    assert ("- `max_redirects` | How many redirects are followed before giving up, `10` by default [1]."
+            in _bullets(answer)), answer
+    answer = _answer("How long is an idle connection kept open?", TABLES, embedder)
+    assert "- `keep_alive` | Seconds an idle connection is kept open for reuse [1]." in _bullets(answer), answer
+
+
+OBJECTS = """.. class:: Server(handler, *, backlog=128)
+
+   A low-level server for :class:`Handler` objects.
+
+   .. attribute:: drain_timeout
+      :type: float
+
+      Seconds to wait for open requests on shutdown. Default is ``75.0``.
+
+   .. method:: start(port)
+      :async:
+
+      Start listening on *port*.
+"""
+
+
+def test_nested_object_descriptions_keep_their_label_and_default(embedder):
+    """An `.. attribute::` inside a `.. class::` is led by its own name, even under a `:type:` option, and a
+    short "Default is ``75.0``." stays with the sentence it completes."""
+    answer = _answer("How long does the server wait for open requests on shutdown?", OBJECTS, embedder)
+    assert _bullets(answer)[0] == ("- `drain_timeout`: Seconds to wait for open requests on shutdown. "
+                                   "Default is `75.0` [1]."), answer
+    assert ":type" not in answer and ":async" not in answer
