@@ -25,7 +25,9 @@ their IDF and document frequency, and the top hits' titles, texts, focus and win
      hit sentence holding its subject has a number. Unlike last round's `value_q`/`num_best` (a number anywhere
      in the best focus window), the number must stand beside the subject;
    - `absent_any`: any asked term in no chunk at all (not only a name's);
-   - `name_unseen`: a name of the question (`question_names`) present in the corpus but in none of the top hits.
+   - `name_unseen`: a name of the question (`question_names`) present in the corpus but in none of the top hits;
+   - `v_drop` / `q_self` (a per-question null, `vector_null`): how much the best window's cosine falls when the
+     question's most specific word is replaced by a word in no chunk / how alike the two questions embed.
 3. **Per kind.** near-miss = a near miss naming something the corpus lacks under the name test as it stood before
    this round (capitalised, acronym, identifier, "/"-joined); near-miss-known = every other near miss (made of
    the corpus' own words and everyday ones): the weak case.
@@ -52,7 +54,8 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 VALUE_Q = re.compile(r"\b(how (many|much|long|large|big|often|old)|which port|what port|what (is|'s) the "
                      r"(default|maximum|minimum|largest|smallest|max|min)\b|(maximum|minimum|largest|smallest|default) "
                      r"(number|value|size|length|port|timeout|limit))", re.IGNORECASE)
-PROBES = ("subj_sent", "subj_sent_present", "sent_cov", "value_missing", "absent_any", "name_unseen")
+PROBES = ("subj_sent", "subj_sent_present", "sent_cov", "value_missing", "absent_any", "name_unseen", "v_drop",
+          "q_self")
 
 
 def raw(ws, result, text: str) -> dict:
@@ -62,9 +65,34 @@ def raw(ws, result, text: str) -> dict:
     stats = result.term_stats
     weights, _ = term_weights(stats, asked_query(result.query))
     dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in weights}
-    hits = [{"title": h.chunk.title, "text": h.chunk.text} for h in list(result)[:ws.settings.retrieval.top_k]]
+    top = list(result)[:ws.settings.retrieval.top_k]
+    hits = [{"title": h.chunk.title, "text": h.chunk.text} for h in top]
     return {"question": text, "weights": weights, "dfs": dfs, "hits": hits,
-            "absent_names_list": list(result.evidence.absent_names)}
+            "absent_names_list": list(result.evidence.absent_names), **vector_null(ws, text, weights, dfs, top)}
+
+
+def vector_null(ws, text: str, weights: dict, dfs: dict, top) -> dict:
+    """The per-question null: the question with its most specific word (the asked term of highest IDF the corpus
+    holds) replaced by a word in no chunk, embedded again. `v_drop`: the best cosine of the question with a top
+    hit's window minus that window's cosine with the null question; `q_self`: the cosine of the two questions."""
+    from ragls.core.analysis import stems
+
+    present = {t: v for t, v in weights.items() if dfs.get(t, 0) > 0}
+    subject = max(present, key=present.get) if present else None
+    null = " ".join("florbix" if subject in stems(w) else w for w in text.split()) if subject else text
+    q, q0 = np.asarray(ws.embedder.embed_query(text)), np.asarray(ws.embedder.embed_query(null))
+    if not top:
+        return {"v_drop": 0.0, "q_self": float(q @ q0)}
+    windows = []
+    for h in top:
+        span = h.window or h.focus
+        lines = h.chunk.text.splitlines()
+        a = max(0, span.start_line - h.chunk.span.start_line) if span else 0
+        b = max(a, span.end_line - h.chunk.span.start_line) if span else len(lines)
+        windows.append((h.chunk.title + "\n" + "\n".join(lines[a:b + 1]))[:1500])
+    vecs = np.asarray(ws.embedder.embed_documents(windows))
+    best = int(np.argmax(vecs @ q))
+    return {"v_drop": float(vecs[best] @ q - vecs[best] @ q0), "q_self": float(q @ q0)}
 
 
 def probes(r: dict) -> dict:
