@@ -80,3 +80,15 @@ def _own_embedding_cache(tmp_path, monkeypatch):
     """Each test gets its own shared embedding cache file (stores/embed_cache.py), so one test's vectors never turn
     another's "embedded N texts" into cache hits. Servers started by a test inherit it through the environment."""
     monkeypatch.setenv("RAGLS_EMBEDDING_CACHE", str(tmp_path / "embedding-cache.sqlite"))
+
+
+@pytest.fixture(scope="module")
+def offline_embedder():
+    """The real offline all-MiniLM-L6-v2 (`ragls[offline]`), one per module; skips without the extra."""
+    from ragls.config.settings import EmbeddingSettings
+    from ragls.embedding.embed import Embedder, offline_model_dir
+
+    path = offline_model_dir()
+    if path is None:
+        pytest.skip("needs ragls[offline]")
+    return Embedder(EmbeddingSettings(model="sentence-transformers/all-MiniLM-L6-v2", model_path=str(path)))

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.config.settings import EmbeddingSettings
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.embedding.embed import Embedder, offline_model_dir
 
 
 @pytest.fixture(scope="module")
-def embedder():
-    path = offline_model_dir()
-    if path is None:
-        pytest.skip("needs ragls[offline]")
-    return Embedder(EmbeddingSettings(model="sentence-transformers/all-MiniLM-L6-v2", model_path=str(path)))
+def embedder(offline_embedder):
+    return offline_embedder
 
 
 def _answer(question: str, text: str, embedder) -> str:
