@@ -117,7 +117,8 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
         for x in o:
             df[x] = df.get(x, 0) + 1
     total = max(1, len(found))
-    lexical = [sum(math.log(1 + total / df[x]) for x in o) for o in overlaps]
+    # fsum: exact whatever order the set yields its words (set order varies with the hash seed between processes)
+    lexical = [math.fsum(math.log(1 + total / df[x]) for x in o) for o in overlaps]
     top = max(lexical, default=0.0)
     out: list[float | None] = []
     for i, (unit, overlap) in enumerate(zip(found, overlaps)):
