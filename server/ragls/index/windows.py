@@ -63,6 +63,19 @@ def resolve(window: int | None, stride: int | None, model_max_length: int) -> tu
     return w, s
 
 
+CHARS_PER_WORDPIECE = 4.4  # English prose and code: a 2,000-character chunk is about 450 wordpieces (module docstring)
+
+
+def windows_per_chunk(chunk_chars: int, model_max_length: int) -> int:
+    """Embedding windows of a full `chunk_chars`-character chunk at the default window and stride (`resolve`): 1
+    when its ~chunk_chars / CHARS_PER_WORDPIECE wordpieces fit one window, else one more per stride past the first
+    window (3 for 2,000 characters at 256 wordpieces; 1 at 512). For time estimates, before any text is read."""
+    window, stride = resolve(None, None, model_max_length)
+    body = max(1, window - SPECIAL_TOKENS)
+    wordpieces = chunk_chars / CHARS_PER_WORDPIECE
+    return 1 if wordpieces <= body else 1 + -(-int(wordpieces - body) // stride)
+
+
 def plan_windows(chunk: Chunk, tokenizer, window: int, stride: int) -> list[Window]:
     """The windows of `chunk` for a `tokenizers.Tokenizer` (no truncation), `window` and `stride` in wordpieces.
 

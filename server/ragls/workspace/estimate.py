@@ -77,7 +77,7 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     # Truncation: the model folder's declared limit when it names one (256 for all-MiniLM-L6-v2), else the setting.
     max_length = min(settings.embedding.max_length,
                      declared_max_length(settings.embedding.model_path) or settings.embedding.max_length)
-    seconds = estimate_embed_seconds(chunks, max_length)
+    seconds = estimate_embed_seconds(chunks, max_length, settings.chunking.chunk_size)
     return IndexEstimate(folder=str(root), files=len(listed), chunks=chunks, bytes=size, seconds=round(seconds, 1),
                          indexed=(index_dir / "manifest.sqlite").is_file(), index_path=str(index_dir),
                          long=seconds > LONG_EMBED_WARNING_S)

@@ -25,6 +25,7 @@ from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
+from ragls.index.windows import windows_per_chunk
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -104,11 +105,12 @@ class Status:
     embedding_requested: str = ""  # the configured embedding.model
 
 
-def estimate_embed_seconds(chunks: int, max_length: int = 512) -> float:
-    """Seconds to embed `chunks` 2000-character chunks truncated at `max_length` tokens on a 2-core laptop
-    (CHUNKS_PER_SECOND; lengths up to 256 use the 256 rate, longer ones the 512 rate)."""
+def estimate_embed_seconds(chunks: int, max_length: int = 512, chunk_chars: int = 2000) -> float:
+    """Seconds to embed `chunks` `chunk_chars`-character chunks with a model reading `max_length` tokens on a 2-core
+    laptop: each of a chunk's windows (`index.windows.windows_per_chunk`: 3 at 256, 1 at 512) at CHUNKS_PER_SECOND
+    (lengths up to 256 use the 256 rate, longer ones the 512 rate)."""
     rate = CHUNKS_PER_SECOND[256] if max_length <= 256 else CHUNKS_PER_SECOND[512]
-    return chunks / rate
+    return chunks * windows_per_chunk(chunk_chars, max_length) / rate
 
 
 class RagWorkspace:
