@@ -337,33 +337,29 @@ class Embedder:
         self.texts_embedded += len(texts)
         return out
 
-    def embed_memoised(self, texts: Sequence[str], kind: str = "document") -> np.ndarray:
-        """`embed_documents(texts)` (kind "document") or `embed_queries(texts)` (kind "query": a question, which a
-        model with query/passage prompts embeds differently) through an in-process LRU (`core.lru.LRU`) of
-        MEMO_VECTORS vectors keyed by (kind, exact text): only texts not seen lately reach the model (one call,
-        length-sorted), repeats within `texts` once. For the question and the answer sentences `rag/ask` scores
+    def embed_memoised(self, texts: Sequence[str]) -> np.ndarray:
+        """`embed_documents(texts)` through an in-process LRU (`core.lru.LRU`) of MEMO_VECTORS vectors keyed by
+        ("document", exact text) — the memo `embed_query` keeps questions in, under "query" (a model with
+        query/passage prompts embeds a question differently): only texts not seen lately reach the model (one call,
+        length-sorted), repeats within `texts` once. For the answer sentences `rag/ask` scores
         (answer/extractive.py): the same passages come back for every question on a topic, and ~32 sentences cost a
         MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Bounded: 4096 vectors of 384 float32 are 6 MiB. The vectors
-        of the unmemoised call (to float rounding: batches pad differently), float32 (len(texts), dim). Raises
-        ValueError for another kind."""
+        of the unmemoised call (to float rounding: batches pad differently), float32 (len(texts), dim)."""
         import numpy as np
 
-        if kind not in ("document", "query"):
-            raise ValueError(f"kind must be 'document' or 'query', not {kind!r}")
         self.ensure_loaded()
-        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get((kind, t))) is not None}
+        known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(("document", t))) is not None}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
-        embed = self.embed_documents if kind == "document" else self.embed_queries
-        for t, v in zip(missing, embed(missing) if missing else ()):
+        for t, v in zip(missing, self.embed_documents(missing) if missing else ()):
             known[t] = v = v.copy()  # a row of its own: a view would keep the whole call's array alive
-            self._memo.put((kind, t), v)
+            self._memo.put(("document", t), v)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([known[t] for t in texts]).astype(np.float32, copy=False)
 
     def embed_query_memoised(self, text: str) -> np.ndarray:
-        """`embed_query(text)` through the memo of `embed_memoised` (kind "query") -> float32 vector (dim,)."""
-        return self.embed_memoised([text], kind="query")[0]
+        """`embed_query(text)`, which memoises (kept as the name the answer path is given) -> float32 (dim,)."""
+        return self.embed_query(text)
 
     def query_token_count(self, text: str) -> int | None:
         """Tokens the model sees for `text` as a query (special tokens included, capped at `max_length`: a count
@@ -409,7 +405,7 @@ class Embedder:
     @traced("embed.query")
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 vector (dim,). Uses the model's query prefix when it has one. Kept in the memo
-        of `embed_memoised` (kind "query"; one model pass is a third of a warm rag/query's time): a query asked
+        of `embed_memoised` (key ("query", text); one model pass is a third of a warm rag/query's time): a query asked
         again — the extractive answer's question right after its retrieval (`embed_query_memoised`), rag/ask after
         rag/query, a client repeating a search — is not embedded again. Each call returns its own copy."""
         import numpy as np

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ragls.answer.extractive import sentence_focus
 from ragls.core.analysis import word_set
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import absent_names, gather, lookup_terms, name_terms
+from ragls.retrieval.abstention import absent_names, gather, lookup_terms
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import reciprocal_rank_fusion
@@ -224,14 +224,17 @@ def _absent_names(sources, per_source: Sequence[Candidates], q: Query) -> tuple[
     """The question's names that no source mentions (`abstention.absent_names`), judged only when every source has
     corpus-wide BM25 statistics: a pool's statistics, or a source without BM25, cannot tell that a name is absent
     (then ())."""
-    terms = [t for ts in name_terms(q.text).values() for t in ts]
+    terms = lookup_terms(q.text)  # the names' terms and their closed-up forms; none without a name
     if not terms or not sources or any(c.stats is not None or not src.has_bm25
                                        for src, c in zip(sources, per_source)):
         return ()
+
     def phrase(terms) -> bool:  # a source that cannot look phrases up counts it as present
         return any(getattr(src, "phrase_count", None) is None or src.phrase_count(terms) for src in sources)
 
-    return absent_names(tuple(src.term_stats(lookup_terms(q.text)) for src in sources), q.text, phrase)
+    return absent_names(tuple(src.term_stats(terms) for src in sources), q.text, phrase)
+
+
 def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     """`result` with an `LLMTrace` counting the LLM reranker's call when it made one (`report["llmCalls"]`), so the
     question's `llmCalls` (rag/query, rag/ask) include it; a failed call counts as a failure. `assisted.py` merges
