@@ -30,6 +30,7 @@ from ragls.index.chunking import strip_heading_ids
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
+LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading that are led by it (heading_label)
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -275,7 +276,12 @@ class Unit:
     the block it introduces (`attached`), else `end`. `code_after` is the code block right after a paragraph's last
     sentence that does not end in ":" ("... to increase this number." then `PoolManager(num_pools=50)`), as
     `attached` would show it, through line `code_end`: an answer shows it when it names what the question asks
-    (`extractive.with_code_after`)."""
+    (`extractive.with_code_after`). Every sentence of that paragraph carries it, not only the last: "Requests will
+    be retried the given number of times on a ConnectError. If you need other forms of retry, use a library." then
+    `Transport(retries=1)` answers a question about retries with its first sentence, and the option is in the code.
+    Only the last sentence is scored with it (`code_scored`, `scored_text`): the block's words are evidence for the
+    sentence right before it; for the others the code is shown, not scored, so a paragraph above a block does not
+    rank all of its sentences by the block's words."""
 
     sentence: str
     attached: str = ""
@@ -284,6 +290,8 @@ class Unit:
     block_end: int = -1
     code_after: str = ""
     code_end: int = -1
+    code_scored: bool = True
+    output: bool = False
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -296,9 +304,14 @@ class Unit:
     @property
     def scored_text(self) -> str:
         """What the unit is scored on: the sentence with the code block it introduces (code holds the names a
-        question asks for), without a list it introduces (each item is a unit of its own, scored on its own)."""
+        question asks for), without a list it introduces (each item is a unit of its own, scored on its own), and
+        without a block that is a program's output (`output`, `_output`): a log printout or transcript repeats
+        the question's words ("DEBUG ... debug logging") without saying how to get it, and outranked the
+        `logging.basicConfig(level=logging.DEBUG)` that produces it."""
+        if self.output:  # what a program prints is evidence of the topic, not the answer (`_output`)
+            return self.sentence
         text = self.text if self.attached.startswith(("```", "~~~")) else self.sentence
-        return f"{text}\n{self.code_after}" if self.code_after else text
+        return f"{text}\n{self.code_after}" if self.code_after and self.code_scored else text
 
 
 def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
@@ -370,8 +383,9 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             below = []
         elif b.kind != "skip":
             below.append(b.kind)
-        # labelled: the block right under the heading, and the list its first paragraph introduces
-        label = heading if below in (["para"], ["list"], ["para", "list"]) else ""
+        # labelled: the prose right under the heading, up to LABELLED_BLOCKS paragraphs and lists before any code or
+        # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls.")
+        label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list"} else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
@@ -403,10 +417,12 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
                 s = _labelled(s, label)
-                if pos == len(sentences) - 1 and s.endswith(":") and introduces:
-                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
-                elif pos == len(sentences) - 1 and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt)))
+                if pos == len(sentences) - 1 and _introduces(s) and introduces:
+                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt),
+                                    output=nxt.kind == "code" and _output(s, nxt)))
+                elif nxt is not None and nxt.kind == "code":  # any sentence of the paragraph; the last scored with it
+                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt),
+                                    code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
         elif b.kind == "list":
@@ -425,8 +441,9 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
-                elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
+                elif _introduces(item) and last == _block_end(b) and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt),
+                                    output=_output(item, nxt)))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last))
         elif b.kind == "table":
@@ -441,6 +458,35 @@ def _between(block: _Block) -> bool:
     first = block.lines[0].lstrip()
     return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
         or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
+
+
+def _introduces(sentence: str) -> bool:
+    """Whether `sentence`, the last of its paragraph, introduces the block right after it and so comes with it,
+    whatever that block's words: it ends in ":" ("Install it with:"), or in an ellipsis ("You can do so by first
+    making sure to install the optional dependencies..." before `pip install pkg[http2]`): the sentence says what
+    to do and the block is how. Only the block's own words can tell whether a plain sentence before a block is
+    about it (`Unit.code_after`); an introducing one says so itself."""
+    return sentence.endswith((":", "...", "…"))
+
+
+# A sentence announcing what a program prints: "you will see output like:", "This will show:", "It prints:".
+_OUTPUT_LEAD = re.compile(r"\b(?:output (?:like|such as|similar to)|the output (?:is|will|should|looks)"
+                          r"|(?:will|should|would) (?:now )?(?:see|show|print|display|produce|output|log)\b"
+                          r"|you(?:'ll| will| should| can) see|(?:it|this|that|which|and) (?:prints|displays|shows)"
+                          r"|prints? out)", re.IGNORECASE)
+# A line of a log: a level or a timestamp first ("DEBUG [2024-01-01 ...]", "2024-01-01 12:00:01,123 INFO ...").
+_LOG_LINE = re.compile(r"^\s*(?:\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL)\b|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d)")
+
+
+def _output(sentence: str, block: _Block) -> bool:
+    """Whether code `block` after `sentence` shows a program's output rather than code to write or run: the
+    sentence announces output ("With debug logging on, you will see output like:", "This will show:"), or every
+    line of the block reads as a log line (a level or a timestamp first). Such a block comes with its sentence
+    but is not scored (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`)."""
+    if _OUTPUT_LEAD.search(sentence):
+        return True
+    body = _code_body(block)
+    return bool(body) and all(_LOG_LINE.match(x) for x in body)
 
 
 def _lead_in(sentence: str) -> bool:
@@ -464,12 +510,16 @@ def _dangling(sentence: str) -> str:
 _HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
-_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+)$")
+_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+"
+                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
+_TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
 
 
 def heading_label(line: str) -> str:
-    """The identifier a Markdown heading line ("#### `--check`", "## timeout=") or reST section title names, as
-    Markdown code ("`--check`", "`timeout=`"), or "" for a heading in words ("## Usage"). A section headed by a
+    """The identifier a Markdown heading line ("#### `--check`", "## timeout=", "### NO_PROXY") or reST section
+    title names, as Markdown code ("`--check`", "`timeout=`", "`NO_PROXY`"), or "" for a heading in words
+    ("## Usage"). A list of such names ("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY": environment variables and
+    constants, upper case with "_") is labelled with all of them. A section headed by a
     flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
     files back, just return the status."): the passages right under it are labelled with it (`_labelled`)."""
     text = _REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
@@ -477,7 +527,10 @@ def heading_label(line: str) -> str:
         return ""
     if "`" in text:
         return text if _CODE_SPAN.search(text) and _SPAN_SEPARATORS.match(_CODE_SPAN.sub("", text)) else ""
-    return f"`{text}`" if _CODE_TOKEN.match(text) else ""
+    tokens = [x for x in _TOKEN_LIST.split(text) if x]
+    if tokens and all(_CODE_TOKEN.match(x) for x in tokens):
+        return ", ".join(f"`{x}`" for x in tokens)
+    return ""
 
 
 def _labelled(sentence: str, label: str) -> str:
