@@ -165,3 +165,57 @@ def test_nested_object_descriptions_keep_their_label_and_default(embedder):
     assert _bullets(answer)[0] == ("- `drain_timeout`: Seconds to wait for open requests on shutdown. "
                                    "Default is `75.0` [1]."), answer
     assert ":type" not in answer and ":async" not in answer
+
+
+BODIES = """Client options
+--------------
+
+.. class:: Session(*, raise_errors=False)
+
+   :param bool raise_errors:
+
+      Automatically raise :exc:`StatusError` for every response with
+      a 4xx or 5xx status, ``False`` by default.
+
+   :param str agent: the ``User-Agent`` header sent with each request.
+
+A server may send a wrong content type. This can be worked around in two ways:
+
+1. Pass the expected type explicitly:
+
+   ``await resp.json(content_type='custom/type')``.
+2. Disable the check entirely:
+
+   ``await resp.json(content_type=None)``.
+
+Is there a switch to compress every response?
+
+It's impossible. Choosing what to compress is a tricky matter for the
+application to make, response by response.
+
+.. py:data:: SESSION_REFRESH
+
+    Whether the session cookie is sent again on every response.
+
+    Default: ``True``
+"""
+
+
+def test_field_body_below_its_name_list_item_body_short_answers_and_own_defaults(embedder):
+    """Four passages the reader used to drop (answer/rest.py `fields`, `admonitions`; answer/passages.py): a
+    ":param bool raise_errors:" whose text is the indented paragraph below it is one passage led by the
+    parameter; a list item ending in ":" carries the indented paragraph under it (reST and CommonMark read it as
+    the item's own); a sentence shorter than MIN_WORDS ("It's impossible.") is read with the one after it, not
+    lost; an object's "Default: ``True``" paragraph is led by the object's name."""
+    answer = _answer("Which option raises an exception for every 4xx or 5xx response?", BODIES, embedder)
+    assert "- `raise_errors`: Automatically raise `StatusError` for every response with a 4xx or 5xx status, " \
+           "`False` by default [1]." in _bullets(answer), answer
+    answer = _answer("How do I turn the content type check off?", BODIES, embedder)
+    lines = answer.splitlines()
+    lead = lines.index("- Disable the check entirely [1]:")
+    assert lines[lead + 1] == "  `await resp.json(content_type=None)`.", answer
+    answer = _answer("Can every response be compressed with one switch?", BODIES, embedder)
+    assert "- It's impossible. Choosing what to compress is a tricky matter for the application to make, response " \
+           "by response [1]." in _bullets(answer), answer
+    answer = _answer("What is the default of SESSION_REFRESH?", BODIES, embedder)
+    assert "- `SESSION_REFRESH`: Default: `True` [1]" in _bullets(answer), answer

@@ -290,9 +290,31 @@ def fields(text: str) -> str:
         else:  # another field list (":Author:", or an emoji shortcode ":warning: text" in Markdown): as it is
             i += 1
             continue
-        lines[i] = f"{indent}- {lead}: {body}".rstrip()
+        first = _body_below(lines, i, len(indent)) if not body else None
+        if first is not None:  # ":param bool raise_for_status:" with its text on the indented lines below it
+            lines[i] = ""
+            lines[first] = f"{indent}- {lead}: {lines[first].strip()}"
+        else:
+            lines[i] = f"{indent}- {lead}: {body}".rstrip()
         i += 1
     return "\n".join(lines)
+
+
+def _body_below(lines: list[str], i: int, outer: int) -> int | None:
+    """The line of a field's body when field `i` (at indentation `outer`) has no text of its own and its body is
+    the paragraph indented below it (reST allows both, and Sphinx renders the two alike: aiohttp writes
+    ":param bool raise_for_status:", a blank line, then the text): its first line, when that line is prose (not a
+    list item, a directive, a field or a line ending in the literal-block marker "::"); else None, and the field
+    stays a label of its own."""
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j == len(lines) or _indent(lines[j]) <= outer:
+        return None
+    text = lines[j].strip()
+    if _ITEM_MARKER.match(text) or text.startswith((".. ", ":", "```", ">>>")) or text.endswith("::"):
+        return None
+    return j
 
 
 _ITEM_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+(?=\S)")
@@ -354,13 +376,19 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
                                r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
 
 
+# A paragraph of an object's body that only states its default ("Default: ``False``", Flask's config values).
+_OWN_DEFAULT = re.compile(r"^[ \t]*(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)[^.]*\.?[ \t]*$")
+
+
 def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
     is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
     name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
+    it above the text: the sentence that documents an object names it; so does a paragraph of its body that only
+    states its default ("`DEBUG`: Default: `False`", `_OWN_DEFAULT`), which would otherwise be read with no owner.
+    Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -390,6 +418,10 @@ def admonitions(text: str) -> str:
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
+        for k in body if name else ():  # "Default: ``False``" on its own under ".. py:data:: DEBUG": whose default
+            if k != first and not lines[k - 1].strip() and _OWN_DEFAULT.match(lines[k]) \
+                    and len(lines[k]) - len(lines[k].lstrip()) == outer:
+                lines[k] = f"{m.group(1)}`{name}`: {lines[k].lstrip()}"
         i += 1
     return "\n".join(lines)
 
