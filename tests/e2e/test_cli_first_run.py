@@ -91,3 +91,14 @@ def test_every_argument_has_a_help_text():
 
     walk(build_parser(), "ragls")
     assert missing == []
+
+
+def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
+    ws = tmp_path / "app"
+    ws.mkdir()
+    (ws / "main.py").write_text("print('hello')\n")
+    out = ragls(env, "index", ws).stdout
+    assert "0 files, 0 chunks" in out
+    assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
+    # an empty result does not promise matches "below"
+    assert ragls(env, "query", ws, "hello").stdout.strip() == "(nothing found)"

@@ -62,6 +62,10 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:
             print(f"  warning: {idx.include_warning}")
+        elif idx.writer and not idx.manifest.file_count() and not rep.skipped:
+            print(f"  warning: no file here matches sources.include {idx.settings.sources.include}: ragls indexes "
+                  f"documentation files by default; to index others, e.g. code, add their globs to sources.include "
+                  f"in {idx.folder / 'ragls.toml'} (docs/configuration.md)")
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:
@@ -206,7 +210,9 @@ def _print_query(args, wire: dict, hits) -> int:
 
     if (line := describe_report(wire.get("rerank"), args.explain)) is not None:
         print(line)
-    if wire["abstained"]:
+    if not wire["chunks"]:
+        print("(nothing found)")
+    elif wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):
         title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
