@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
+from ragls.answer.extractive import extractive_picks, quoted_focus, units
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 
@@ -140,6 +141,25 @@ def test_rest_table_rows_answer_whole_with_their_key(embedder):
             in _bullets(answer)), answer
     answer = _answer("How long is an idle connection kept open?", TABLES, embedder)
     assert "- `keep_alive` | Seconds an idle connection is kept open for reuse [1]." in _bullets(answer), answer
+
+
+def test_rest_table_row_wrapped_over_lines_cites_all_of_them(embedder):
+    """A grid, list or simple table row wrapped over several source lines is one passage spanning all of them
+    (rest.ROW_CONTINUED): the citation (`quoted_focus`) covers the whole row, not only its first line."""
+    lines = TABLES.split("\n")
+    rows = {u.sentence.split(" |")[0]: (u.line, u.end) for u in units(TABLES) if " | " in u.sentence}
+    wrapped = {"`verify`: `False`": "this request only.", "`verify`: `True`": "store.",
+               "`max_redirects`": "``10`` by default.", "`keep_alive`": "open for reuse."}
+    for key, tail in wrapped.items():
+        first, last = rows[key]
+        assert last > first and lines[last].rstrip(" |").endswith(tail), (key, rows[key], lines[first:last + 2])
+    hit = Hit(chunk=Chunk(id="t.rst", path="t.rst", text=TABLES, span=LineSpan(0, 0, TABLES.count("\n"), 0),
+                          text_hash="t.rst"), score=1.0)
+    picked = extractive_picks("How do I skip certificate verification?", [(1, hit)],
+                              embed=embedder.embed_documents)
+    sources, picked = quoted_focus([(1, hit)], picked)
+    focus = sources[0][1].focus
+    assert focus.start_line <= rows["`verify`: `False`"][0] and focus.end_line >= rows["`verify`: `False`"][1], focus
 
 
 OBJECTS = """.. class:: Server(handler, *, backlog=128)

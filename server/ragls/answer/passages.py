@@ -253,6 +253,7 @@ def _attached(block: _Block) -> str:
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
     if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
+        lines = [x for x in lines if x.strip() != rest.ROW_CONTINUED]
         rows = [x for x in lines if not _TABLE_SEPARATOR.match(x)]
         first = next((k for k, x in enumerate(lines) if not _TABLE_SEPARATOR.match(x)), len(lines))
         if len(rows) > 1 and first + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[first + 1]):
@@ -523,11 +524,16 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$
 
 def _table_rows(block: _Block) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
-    ("`timeout` | `5.0` | The default timeout, in seconds"); a row of fewer than 3 words (cells are terse) and the header row (the
-    row above the |---| separator) are left out."""
-    out = []
+    ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
+    (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
+    |---| separator) are left out."""
+    out: list[Unit] = []
     has_header = len(block.lines) > 1 and bool(_TABLE_SEPARATOR.match(block.lines[1]))
     for k, line in enumerate(block.lines):
+        if line.strip() == rest.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
+            if out and out[-1].end == block.start + k - 1:
+                out[-1].end = out[-1].block_end = block.start + k
+            continue
         if (has_header and k < 2) or _TABLE_SEPARATOR.match(line):
             continue
         cells = [_plain(c) for c in _split_row(line)]
