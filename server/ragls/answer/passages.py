@@ -11,12 +11,16 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 ":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
 indented under its bullet, so a "run these steps:" answers with the steps (found past HTML tag lines and reST
 directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
-and code are never flattened into one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
+and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`_introduces`),
+the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
+program's output is shown, not scored (`_output`). Markup that is not text is removed first (`clean_markup`,
+answer/markup.py): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
 its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
 (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold; reST tables,
 field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
-right under a heading that names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
+right under a heading that names an identifier ("#### `--check`", "## timeout=", "### NO_PROXY") is led by it
+(`heading_label`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from ragls.answer import rest
-from ragls.index.chunking import strip_heading_ids
+from ragls.answer.markup import clean_markup
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -34,11 +38,6 @@ LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading th
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-# mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
-# `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\})[ \t]*$",
-                             re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
@@ -46,8 +45,6 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
-# A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 # A reST section title's underline (or overline): one punctuation character repeated.
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
@@ -62,59 +59,6 @@ _LABELLED_DEFAULT = re.compile(r"^`[^`]+`: " + _DEFAULT.pattern[1:])
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
-
-
-def clean_markup(text: str) -> str:
-    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
-    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, reST roles reduced to their text (`rest.rest_role`), and admonitions (`rest.admonitions`) read as the
-    prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
-    them."""
-    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _DIRECTIVE_LINE.sub("", text)
-    text = _LINK_DEFINITION.sub("", text)
-    text = rest.directive_options(rest.tables(rest.REST_ROLE.sub(rest.rest_role, text)))
-    text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
-    return rest.literal_blocks(rest.fields(text))
-
-
-_ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
-                     "versionadded|versionchanged|deprecated")
-# A MyST admonition fence: ```{note} (or ~~~{tip}, :::{warning}), its body, then a closing fence as long or longer.
-_MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{(" + _ADMONITION_NAMES + r")\}[ \t]*(.*)$")
-_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
-
-
-def _myst_admonitions(text: str) -> str:
-    """MyST admonition fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`) as the prose they
-    hold, line for line: the fence lines and the directive's `:option:` lines become empty lines and the body stays,
-    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `rest.admonitions`). The text
-    on the opening line stays for a note-like directive (MyST reads it as the body's first line); the title of
-    `{admonition}` and the version of `{versionadded}` are dropped. Code fences inside the body stay code."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _MYST_OPEN.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence = m.group(2)
-        close = re.compile("^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
-        j = i + 1
-        while j < len(lines) and not close.match(lines[j]):
-            j += 1
-        if j == len(lines):  # never closed: leave it as it is
-            i += 1
-            continue
-        keep = m.group(4) if m.group(3) not in ("admonition", "versionadded", "versionchanged", "deprecated") else ""
-        lines[i] = m.group(1) + keep if keep else ""
-        k = i + 1
-        while k < j and _MYST_OPTION.match(lines[k]):
-            lines[k] = ""
-            k += 1
-        lines[j] = ""
-        i = j + 1
-    return "\n".join(lines)
 
 
 @dataclass
