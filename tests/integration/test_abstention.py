@@ -317,6 +317,27 @@ def test_kebab_case_names_are_judged_by_their_words():
                         never) == ("cargo-fuzz",)
 
 
+def test_everyday_shorthand_is_no_absent_name(ws):
+    """A status class (5xx: "x" for a digit) is a range of numbers, and an acronym general English writes as a word
+    (RAM, CPU: a whole word of the bundled model's uncased WordPiece vocabulary) is everyday shorthand: neither is
+    a name the docs must mention, so the fixture docs, which say neither, answer these questions. A protocol's
+    initials (NTLM) or a CamelCase class (RetryBudgetManager) they never mention are still absent names."""
+    from ragls.retrieval.abstention import everyday_acronym, question_names
+
+    assert question_names("Which ClientSession option raises on every 4xx or 5xx status, on 3.x too?") == \
+        ["ClientSession"]
+    assert everyday_acronym("RAM") and everyday_acronym("CPU")
+    assert not any(everyday_acronym(n) for n in ("NTLM", "TLS", "JWT", "CORS", "OAuth", "K8S", "Kubernetes"))
+    for question in ("Which requests are retried when the server answers with a 5xx status?",
+                     "Retries use all my RAM; how do I cap them at a percentage of recent traffic?"):
+        result = ws.query(question)
+        assert result.hits.evidence.absent_names == () and not result.abstained, (question, result.hits.evidence)
+    for question, name in (("Are NTLM logins retried when the server answers with a 5xx status?", "NTLM"),
+                           ("Does the RetryBudgetManager use all my RAM?", "RetryBudgetManager")):
+        miss = ws.query(question)
+        assert miss.hits.evidence.absent_names == (name,) and miss.abstained, (question, miss.hits.evidence)
+
+
 def test_a_value_the_docs_never_state_abstains(ws):
     """Answer type (retrieval/asked_value.py): a question asking for a value the fixture docs discuss but never state
     (the retry budget's default percentage, the default log level) abstains and says why, although every word of it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
+from ragls.answer.extractive import extractive_picks, quoted_focus, units
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 
@@ -142,6 +143,25 @@ def test_rest_table_rows_answer_whole_with_their_key(embedder):
     assert "- `keep_alive` | Seconds an idle connection is kept open for reuse [1]." in _bullets(answer), answer
 
 
+def test_rest_table_row_wrapped_over_lines_cites_all_of_them(embedder):
+    """A grid, list or simple table row wrapped over several source lines is one passage spanning all of them
+    (rest.ROW_CONTINUED): the citation (`quoted_focus`) covers the whole row, not only its first line."""
+    lines = TABLES.split("\n")
+    rows = {u.sentence.split(" |")[0]: (u.line, u.end) for u in units(TABLES) if " | " in u.sentence}
+    wrapped = {"`verify`: `False`": "this request only.", "`verify`: `True`": "store.",
+               "`max_redirects`": "``10`` by default.", "`keep_alive`": "open for reuse."}
+    for key, tail in wrapped.items():
+        first, last = rows[key]
+        assert last > first and lines[last].rstrip(" |").endswith(tail), (key, rows[key], lines[first:last + 2])
+    hit = Hit(chunk=Chunk(id="t.rst", path="t.rst", text=TABLES, span=LineSpan(0, 0, TABLES.count("\n"), 0),
+                          text_hash="t.rst"), score=1.0)
+    picked = extractive_picks("How do I skip certificate verification?", [(1, hit)],
+                              embed=embedder.embed_documents)
+    sources, picked = quoted_focus([(1, hit)], picked)
+    focus = sources[0][1].focus
+    assert focus.start_line <= rows["`verify`: `False`"][0] and focus.end_line >= rows["`verify`: `False`"][1], focus
+
+
 OBJECTS = """.. class:: Server(handler, *, backlog=128)
 
    A low-level server for :class:`Handler` objects.
@@ -165,3 +185,57 @@ def test_nested_object_descriptions_keep_their_label_and_default(embedder):
     assert _bullets(answer)[0] == ("- `drain_timeout`: Seconds to wait for open requests on shutdown. "
                                    "Default is `75.0` [1]."), answer
     assert ":type" not in answer and ":async" not in answer
+
+
+BODIES = """Client options
+--------------
+
+.. class:: Session(*, raise_errors=False)
+
+   :param bool raise_errors:
+
+      Automatically raise :exc:`StatusError` for every response with
+      a 4xx or 5xx status, ``False`` by default.
+
+   :param str agent: the ``User-Agent`` header sent with each request.
+
+A server may send a wrong content type. This can be worked around in two ways:
+
+1. Pass the expected type explicitly:
+
+   ``await resp.json(content_type='custom/type')``.
+2. Disable the check entirely:
+
+   ``await resp.json(content_type=None)``.
+
+Is there a switch to compress every response?
+
+It's impossible. Choosing what to compress is a tricky matter for the
+application to make, response by response.
+
+.. py:data:: SESSION_REFRESH
+
+    Whether the session cookie is sent again on every response.
+
+    Default: ``True``
+"""
+
+
+def test_field_body_below_its_name_list_item_body_short_answers_and_own_defaults(embedder):
+    """Four passages the reader used to drop (answer/rest.py `fields`, `admonitions`; answer/passages.py): a
+    ":param bool raise_errors:" whose text is the indented paragraph below it is one passage led by the
+    parameter; a list item ending in ":" carries the indented paragraph under it (reST and CommonMark read it as
+    the item's own); a sentence shorter than MIN_WORDS ("It's impossible.") is read with the one after it, not
+    lost; an object's "Default: ``True``" paragraph is led by the object's name."""
+    answer = _answer("Which option raises an exception for every 4xx or 5xx response?", BODIES, embedder)
+    assert "- `raise_errors`: Automatically raise `StatusError` for every response with a 4xx or 5xx status, " \
+           "`False` by default [1]." in _bullets(answer), answer
+    answer = _answer("How do I turn the content type check off?", BODIES, embedder)
+    lines = answer.splitlines()
+    lead = lines.index("- Disable the check entirely [1]:")
+    assert lines[lead + 1] == "  `await resp.json(content_type=None)`.", answer
+    answer = _answer("Can every response be compressed with one switch?", BODIES, embedder)
+    assert "- It's impossible. Choosing what to compress is a tricky matter for the application to make, response " \
+           "by response [1]." in _bullets(answer), answer
+    answer = _answer("What is the default of SESSION_REFRESH?", BODIES, embedder)
+    assert "- `SESSION_REFRESH`: Default: `True` [1]" in _bullets(answer), answer

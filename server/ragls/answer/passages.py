@@ -31,6 +31,7 @@ from ragls.index.chunking import strip_heading_ids
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
+MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
@@ -55,6 +56,8 @@ _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
+# An object's default on its own ("`DEBUG`: Default: `False`", rest.admonitions labels it): short, but the answer.
+_LABELLED_DEFAULT = re.compile(r"^`[^`]+`: " + _DEFAULT.pattern[1:])
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -250,6 +253,7 @@ def _attached(block: _Block) -> str:
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
     if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
+        lines = [x for x in lines if x.strip() != rest.ROW_CONTINUED]
         rows = [x for x in lines if not _TABLE_SEPARATOR.match(x)]
         first = next((k for k, x in enumerate(lines) if not _TABLE_SEPARATOR.match(x)), len(lines))
         if len(rows) > 1 and first + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[first + 1]):
@@ -295,9 +299,11 @@ class Unit:
 
     @property
     def scored_text(self) -> str:
-        """What the unit is scored on: the sentence with the code block it introduces (code holds the names a
-        question asks for), without a list it introduces (each item is a unit of its own, scored on its own)."""
-        text = self.text if self.attached.startswith(("```", "~~~")) else self.sentence
+        """What the unit is scored on: the sentence with the code block or paragraph it introduces (code holds the
+        names a question asks for), without a list or table it introduces (each item or row is a unit of its own,
+        scored on its own)."""
+        carried = self.attached and not _LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
+        text = self.text if carried else self.sentence
         return f"{text}\n{self.code_after}" if self.code_after else text
 
 
@@ -352,7 +358,8 @@ def _parsed(text: str) -> tuple[_Block, ...]:
 
 def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
-    chunk-text `lines` (inclusive) when given. Sentences and list items have at least 4 words. Memoised per
+    chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
+    sentence is read with the one after it; an object's labelled default stays on its own). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units."""
     return list(_units(text, None if lines is None else (lines[0], lines[1])))
 
@@ -398,7 +405,12 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
                     (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
                     sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
-            sentences = [s for s in sentences if len(s[0].split()) >= 4]
+            for pos in range(len(sentences) - 2, -1, -1):
+                if len(sentences[pos][0].split()) < MIN_WORDS and not _lead_in(sentences[pos][0]):
+                    # "It's impossible. Choosing what to compress ... is a tricky matter.": the short answer stays
+                    (a, first, _), (z, _, last) = sentences[pos:pos + 2]
+                    sentences[pos:pos + 2] = [(f"{a} {z}", first, last)]
+            sentences = [s for s in sentences if len(s[0].split()) >= MIN_WORDS or _LABELLED_DEFAULT.match(s[0])]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
@@ -416,7 +428,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 cont = _continuation(b.lines, j)
                 item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
                 item = _plain(item)
-                if len(item.split()) < 4:
+                if len(item.split()) < MIN_WORDS:
                     continue
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
                     item = item[:-2].rstrip() + ":"
@@ -427,6 +439,10 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
                 elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
                     out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
+                elif item.endswith(":") and last == _block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
+                    # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
+                    body = blocks[k + 1]
+                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, _block_end(body)))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last))
         elif b.kind == "table":
@@ -441,6 +457,17 @@ def _between(block: _Block) -> bool:
     first = block.lines[0].lstrip()
     return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
         or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
+
+
+def _item_body(item_line: str, after: tuple[_Block, ...]) -> bool:
+    """Whether the block `after` (the one right after a list item's block) is a paragraph of that item: indented
+    to at least the item's text column (`rest.content_indent`; CommonMark 5.2 and reST read such a paragraph, after
+    a blank line, as the item's own). A list item ending in ":" introduces it, as a sentence introduces the list
+    or code block after it."""
+    if not after or after[0].kind != "para":
+        return False
+    column = rest.content_indent(item_line)
+    return all(len(x) - len(x.lstrip()) >= column for x in after[0].lines if x.strip())
 
 
 def _lead_in(sentence: str) -> bool:
@@ -497,11 +524,16 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$
 
 def _table_rows(block: _Block) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
-    ("`timeout` | `5.0` | The default timeout, in seconds"); a row of fewer than 3 words (cells are terse) and the header row (the
-    row above the |---| separator) are left out."""
-    out = []
+    ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
+    (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
+    |---| separator) are left out."""
+    out: list[Unit] = []
     has_header = len(block.lines) > 1 and bool(_TABLE_SEPARATOR.match(block.lines[1]))
     for k, line in enumerate(block.lines):
+        if line.strip() == rest.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
+            if out and out[-1].end == block.start + k - 1:
+                out[-1].end = out[-1].block_end = block.start + k
+            continue
         if (has_header and k < 2) or _TABLE_SEPARATOR.match(line):
             continue
         cells = [_plain(c) for c in _split_row(line)]

@@ -9,7 +9,8 @@ Each function maps a text to a text with the same number of lines (a passage's l
   ("`drain_timeout`: Seconds to wait ...").
 - `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
   `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
-  the table "|---|---|" separators; a row of a grid table whose first cell spans from the row above (or a simple
+  a row `ROW_CONTINUED` (the passage keeps all of its lines), the other lines of the table "|---|---|" separators;
+  a row of a grid table whose first cell spans from the row above (or a simple
   table's continuation line) keeps that first cell, so every row reads with its key ("`ssl` | `False` | Skip SSL
   verification"). When the header's first cell names an identifier (``ssl``), each row is led by it
   ("`ssl`: `False` | ...") — the parameter the table documents.
@@ -32,6 +33,10 @@ REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
 _BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps the table block contiguous)
+# A line that continues the row above it (a grid-table row or a simple-table row wrapped over several source lines):
+# the passage reader extends that row's lines over it (answer/passages.py `_table_rows`), so a citation covers the
+# whole row, not only its first line.
+ROW_CONTINUED = "| |"
 
 _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 _SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
@@ -57,15 +62,17 @@ def _label(header: list[str]) -> str:
 
 
 def _emit(lines: list[str], start: int, end: int, indent: str, rows: list[tuple[int, list[str]]],
-          header: list[str]) -> None:
-    """Lines start..end-1 of `lines` as the pipe table of `rows` (line, cells): each row on its line, the rest
-    separators; rows led by the header's identifier (`_label`)."""
+          header: list[str], spans: dict[int, int] | None = None) -> None:
+    """Lines start..end-1 of `lines` as the pipe table of `rows` (line, cells): each row on its line, the lines
+    it continues over (`spans`: its first line -> its last) ROW_CONTINUED, the rest separators; rows led by the
+    header's identifier (`_label`)."""
     label = _label(header)
     at = dict(rows)
+    continued = {k for a, b in (spans or {}).items() if a in at for k in range(a + 1, b + 1)}
     for k in range(start, end):
         cells = at.get(k)
         if cells is None:
-            lines[k] = indent + _BLANK_ROW
+            lines[k] = indent + (ROW_CONTINUED if k in continued else _BLANK_ROW)
             continue
         cells = [_cell(c) for c in cells]
         if label and cells and cells != [_cell(h) for h in header]:
@@ -81,12 +88,13 @@ def _grid(lines: list[str], i: int) -> int:
     while j < len(lines) and lines[j].strip()[:1] in ("+", "|"):
         j += 1
     rows: list[tuple[int, list[str]]] = []
+    spans: dict[int, int] = {}
     header: list[str] = []
     cur: list[list[str]] | None = None
     first = 0
     prev_key = ""
 
-    def close() -> None:
+    def close(last: int) -> None:
         nonlocal cur, prev_key
         if cur is not None:
             cells = [" ".join(x) for x in cur]
@@ -94,12 +102,13 @@ def _grid(lines: list[str], i: int) -> int:
                 cells[0] = prev_key  # a first cell spanning from the row above
             prev_key = cells[0] if cells else prev_key
             rows.append((first, cells))
+            spans[first] = last
         cur = None
 
     for k in range(i + 1, j):
         line = lines[k]
         if _GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
-            close()
+            close(k - 1)
             if "=" in line and not header and rows:
                 header = rows[-1][1]
             continue
@@ -107,8 +116,8 @@ def _grid(lines: list[str], i: int) -> int:
             cur, first = [[] for _ in range(len(cols) - 1)], k
         for c in range(len(cols) - 1):
             cur[c].append(line[cols[c] + 1:cols[c + 1]].strip(" |"))
-    close()
-    _emit(lines, i, j, border[:_indent(border)], rows, header)
+    close(j - 1)
+    _emit(lines, i, j, border[:_indent(border)], rows, header, spans)
     return j
 
 
@@ -132,6 +141,7 @@ def _simple(lines: list[str], i: int) -> int:
     end = borders[-1]
     header_end = borders[1] if len(borders) == 3 else None
     rows: list[tuple[int, list[str]]] = []
+    spans: dict[int, int] = {}
     header: list[str] = []
     for k in range(i + 1, end):
         line = lines[k]
@@ -140,11 +150,12 @@ def _simple(lines: list[str], i: int) -> int:
         cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line) + 1])]
         if not cells[0] and rows and (header_end is None or k > header_end):
             rows[-1] = (rows[-1][0], [f"{x} {y}".strip() for x, y in zip(rows[-1][1], cells)])
+            spans[rows[-1][0]] = k
             continue
         if header_end is not None and k < header_end:
             header = cells if not header else [f"{x} {y}".strip() for x, y in zip(header, cells)]
         rows.append((k, cells))
-    _emit(lines, i, end + 1, border[:_indent(border)], rows, header)
+    _emit(lines, i, end + 1, border[:_indent(border)], rows, header, spans)
     return end + 1
 
 
@@ -169,6 +180,7 @@ def _directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]
 def _list_table(lines: list[str], i: int) -> int:
     body, options, end = _directive_body(lines, i)
     rows: list[tuple[int, list[str]]] = []
+    spans: dict[int, int] = {}
     cell_indent = -1
     for k in range(body, end):
         line = lines[k]
@@ -180,15 +192,17 @@ def _list_table(lines: list[str], i: int) -> int:
         m = re.match(r"^([ \t]*)-[ \t]+(.*)$", line)
         if m and rows and len(m.group(1)) == cell_indent:
             rows[-1][1].append(m.group(2))
+            spans[rows[-1][0]] = k
         elif line.strip() and rows:
             rows[-1][1][-1] += " " + line.strip()
+            spans[rows[-1][0]] = k
     if not rows:
         return i + 1
     n_header = int(options.get("header-rows", "0") or 0) if options.get("header-rows", "0").isdigit() else 0
     header = rows[0][1] if n_header else []
     for k in range(i + 1, body):
         lines[k] = ""
-    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header)
+    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header, spans)
     return end
 
 
@@ -290,9 +304,31 @@ def fields(text: str) -> str:
         else:  # another field list (":Author:", or an emoji shortcode ":warning: text" in Markdown): as it is
             i += 1
             continue
-        lines[i] = f"{indent}- {lead}: {body}".rstrip()
+        first = _body_below(lines, i, len(indent)) if not body else None
+        if first is not None:  # ":param bool raise_for_status:" with its text on the indented lines below it
+            lines[i] = ""
+            lines[first] = f"{indent}- {lead}: {lines[first].strip()}"
+        else:
+            lines[i] = f"{indent}- {lead}: {body}".rstrip()
         i += 1
     return "\n".join(lines)
+
+
+def _body_below(lines: list[str], i: int, outer: int) -> int | None:
+    """The line of a field's body when field `i` (at indentation `outer`) has no text of its own and its body is
+    the paragraph indented below it (reST allows both, and Sphinx renders the two alike: aiohttp writes
+    ":param bool raise_for_status:", a blank line, then the text): its first line, when that line is prose (not a
+    list item, a directive, a field or a line ending in the literal-block marker "::"); else None, and the field
+    stays a label of its own."""
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j == len(lines) or _indent(lines[j]) <= outer:
+        return None
+    text = lines[j].strip()
+    if _ITEM_MARKER.match(text) or text.startswith((".. ", ":", "```", ">>>")) or text.endswith("::"):
+        return None
+    return j
 
 
 _ITEM_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+(?=\S)")
@@ -354,13 +390,19 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
                                r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
 
 
+# A paragraph of an object's body that only states its default ("Default: ``False``", Flask's config values).
+_OWN_DEFAULT = re.compile(r"^[ \t]*(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)[^.]*\.?[ \t]*$")
+
+
 def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
     is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
     name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
+    it above the text: the sentence that documents an object names it; so does a paragraph of its body that only
+    states its default ("`DEBUG`: Default: `False`", `_OWN_DEFAULT`), which would otherwise be read with no owner.
+    Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -390,6 +432,10 @@ def admonitions(text: str) -> str:
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
+        for k in body if name else ():  # "Default: ``False``" on its own under ".. py:data:: DEBUG": whose default
+            if k != first and not lines[k - 1].strip() and _OWN_DEFAULT.match(lines[k]) \
+                    and len(lines[k]) - len(lines[k].lstrip()) == outer:
+                lines[k] = f"{m.group(1)}`{name}`: {lines[k].lstrip()}"
         i += 1
     return "\n".join(lines)
 

@@ -58,16 +58,22 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
-    from ragls.workspace.rag_workspace import RagWorkspace
-
-    folder = Path(args.path).expanduser()
+def require_folder(path: str | Path, cmd: str | None = None) -> Path:
+    """`path` (user-expanded) when it is a folder. Raises InvalidParams (exit code 2) saying why not: no such file or
+    folder, or a file (then which folder to pass, and for `ask` (`cmd`) the --file option)."""
+    folder = Path(path).expanduser()
     if not folder.is_dir():
         why = "no such file or folder" if not folder.exists() else "a file; ragls reads a folder, so pass its folder"
         if folder.is_file():
-            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file"
-                                          if getattr(args, "cmd", None) == "ask" else "")
+            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file" if cmd == "ask" else "")
         raise InvalidParams(f"not a folder: {folder} ({why})")
+    return folder
+
+
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    folder = require_folder(args.path, getattr(args, "cmd", None))
     overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
         overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}

@@ -28,7 +28,8 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   the searched folders holds (`absent_names`: a term of the name in no chunk, or a name joined by "/" or "-" with a
   capital or a digit — HTTP/3, User-Agent — never written as that phrase; an option is absent when one of its
   words, not a bound prefix such as multi- or non-, is in no chunk and the docs do not write it closed up; an
-  acronym a top hit spells out in capitalised words, VS for "Visual Studio", counts as mentioned), else 0; the
+  acronym a top hit spells out in capitalised words, VS for "Visual Studio", counts as mentioned, and so does
+  an everyday acronym, one general English writes as a word — RAM, CPU: `everyday_acronym`), else 0; the
   names are reported in
   `absent_names`. A question about a named thing the documents never mention is one they do not answer; unlike
   an absent everyday word (a paraphrase's "blows up"), a name is not rephrased away;
@@ -65,6 +66,8 @@ embedding model. It uses no BM25 score either, so it judges an attached collecti
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -287,7 +290,8 @@ def question_names(text: str) -> list[str]:
     capitalised but not first in a sentence (Kerberos, Lambda, Prometheus), or a command-line option of
     lower-case words joined by "-" (--line-length). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
-    cargo-fuzz reads the same, and is a name only in backticks) —, numbers and "I" are not names."""
+    cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
+    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
     text = asked_sentences(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
@@ -300,7 +304,7 @@ def question_names(text: str) -> list[str]:
         if token.endswith((".", "'s", "’s")):
             token = token[:-2] if token.endswith(("'s", "’s")) else token.rstrip(".")
         first, sentence_start = sentence_start, raw.endswith((".", "?", "!", ":"))
-        if len(token) < 2 or not any(c.isalpha() for c in token):
+        if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -324,6 +328,9 @@ def name_terms(text: str) -> dict[str, list[str]]:
 # HTTP/3, User-Agent, X-Forwarded-For, HTTP/1.1: one name, not its words (an identifier's joints "_" "::" "." are not)
 _PHRASE_NAME = re.compile(r"[^\W_]+(?:(?:[-/]|(?<=\d)\.(?=\d))[^\W_]+)+")
 _ACRONYM = re.compile(r"[A-Z]{2,6}")
+# A number written with "x" standing for its digits — HTTP's status classes 4xx / 5XX (RFC 9110 §15 writes them so),
+# a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
+_NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
 # Lower-case words joined by "-" (--line-length, `cargo-fuzz`): kebab case, how CLI options, tools and config keys
 # are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
 # docs may write a part closed up with a prefix (multi-threaded / multithreaded)
@@ -354,6 +361,33 @@ def lookup_terms(text: str) -> list[str]:
     return list(dict.fromkeys([t for ts in names.values() for t in ts] + [t for n in names for t in closed_compound(n)]))
 
 
+@functools.cache
+def _english_words() -> frozenset[str]:
+    """The whole words of BERT's uncased WordPiece vocabulary (the tokenizer of the bundled all-MiniLM-L6-v2,
+    `embed.BUNDLED_TOKENIZER_DIR`: 21,745 of its 30,522 entries are whole ASCII words — WordPiece gives a word its
+    own entry when it is frequent in English Wikipedia and BookCorpus, and splits rarer ones, NTLM into pieces);
+    empty when the file cannot be read. Read once per process (~0.5 MB of JSON, ~50 ms)."""
+    from ragls.embedding.embed import BUNDLED_TOKENIZER_DIR
+
+    try:
+        vocab = json.loads((BUNDLED_TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    return frozenset(w for w in vocab if w.isalpha() and w.isascii())
+
+
+def everyday_acronym(name: str) -> bool:
+    """True when `name` is an acronym (2-6 capital letters, `_ACRONYM`) that general English writes as a word: a
+    whole word of BERT's uncased WordPiece vocabulary (`_english_words`), the ~22,000 words frequent in English
+    Wikipedia and books — RAM, CPU, PC, USB, OS, API, HTTP, PDF — but not a protocol's or a product's initials
+    (NTLM, TLS, JWT, CORS, JSON, QUIC, SPNEGO, AWS) nor what mixes case or digits (OAuth, K8S). Such a word is
+    everyday shorthand for a thing docs may call by its meaning ("memory" for RAM), so its absence does not say
+    that the documents miss the question's subject (`absent_names`). A homograph counts too (SOAP, ARM, REST):
+    a near miss about it is left to the word-level evidence. A general vocabulary, not one fitted to questions
+    (docs/benchmarks.md, "Everyday shorthand is no absent name")."""
+    return _ACRONYM.fullmatch(name) is not None and name.lower() in _english_words()
+
+
 def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=None) -> tuple[str, ...]:
     """The names the question mentions (`question_names`) that no chunk holds: one of the name's terms has document
     frequency 0 in every source of `stats` (each source's (chunk count, {term: df}) over its WHOLE corpus, asked
@@ -362,7 +396,9 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
     A term no source reports counts as present (unknown), and so does a phrase without `phrase`; an identifier
     (trust_env, os.path.join, checked_add) is judged by its terms, as the docs may name it as a family
     (`checked_*`). A question about NTLM or HTTP/3 asked of documents that never say NTLM or HTTP/3 is one they
-    do not answer. () without stats."""
+    do not answer. An everyday acronym (`everyday_acronym`: RAM, CPU) counts as mentioned: a user's "uses all my
+    RAM" names no thing the docs must mention (its word still weighs in the word-level evidence, as a term in no
+    chunk). () without stats."""
     if not stats:
         return ()
 
@@ -371,6 +407,8 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
 
     out = []
     for name, terms in name_terms(text).items():
+        if everyday_acronym(name):
+            continue
         parts = _kebab_parts(name)
         if parts is not None:  # cargo-fuzz: a word of it in no chunk, unless a prefix or the docs write it closed up
             closed = any(dfs.get(t, 0) > 0 for t in closed_compound(name) for _, dfs in stats)
