@@ -442,6 +442,13 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
     return float(ordered[0] - ordered[rank - 1])
 
 
+def _value_subject(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
+    """The subject of a value question (`asked_value.subject_terms`) from the sources' document frequencies."""
+    names = name_terms(text)
+    dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in weights.keys() | {t for ts in names.values() for t in ts}}
+    return subject_terms(weights, dfs, names)
+
+
 def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
            similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None,
            absent: Sequence[str] = ()) -> Evidence:
@@ -467,10 +474,8 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     _, rare_top = _coverages(rare, seen)
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
     absent = tuple(a for a in absent if not spelled_out(a, hits))
-    names = name_terms(query.text)
-    dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in weights.keys() | {t for ts in names.values() for t in ts}}
     value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in hits],
-                          subject_terms(weights, dfs, names))
+                          lambda: _value_subject(stats, weights, query.text))
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,

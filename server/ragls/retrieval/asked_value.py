@@ -37,7 +37,7 @@ measurement (leave-one-corpus-out on five dev corpora and a value probe set over
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ragls.core.analysis import query_words, stem_set, stems
 
@@ -153,8 +153,11 @@ def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[st
     return list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n]))
 
 
-def value_missing(text: str, passages: Sequence[str], subject: Iterable[str]) -> bool:
+def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | Callable[[], Iterable[str]]) -> bool:
     """True when the question `text` asks for a value (`asked_value`) and none of `passages` (the top hits' titles
-    and texts) states one near its `subject` (`value_stated`)."""
+    and texts) states one near its `subject` (`value_stated`; a callable is called only for a value question, so
+    other questions cost one regex pass)."""
     kind = asked_value(text)
-    return kind is not None and not value_stated(kind, subject, passages)
+    if kind is None:
+        return False
+    return not value_stated(kind, subject() if callable(subject) else subject, passages)
