@@ -94,6 +94,9 @@ H.it("sources render as `[n] path:first-last — title` with 1-based inclusive l
   one.range = { start = { line = 3, character = 0 }, ["end"] = { line = 3, character = 12 } }
   one.title = nil
   H.eq("[2] guide/frobnicator.md:4", ui.source_line(one), "single line, no title")
+  local focused = vim.deepcopy(source)
+  focused.focusRange = { start = { line = 7, character = 0 }, ["end"] = { line = 8, character = 30 } }
+  H.eq("[2] guide/frobnicator.md:8-9 — Frobnicator timeout", ui.source_line(focused), "the focus lines when known")
 end)
 
 H.it("answer_lines shows abstention, answer, and maps source lines", function()

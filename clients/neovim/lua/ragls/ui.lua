@@ -33,14 +33,17 @@ function M.source_fname(source)
   return nil
 end
 
---- `path:start-end` (1-based, inclusive) for a Source.
+--- `path:start-end` (1-based, inclusive) for a Source: the cited lines (`focusRange`, else the chunk's `range`), as
+--- the CLI prints them and where opening the source puts the cursor. Two sources of one chunk (an extractive answer
+--- quoting two passages of it) so get two locations, not the chunk's range twice.
 ---@param source table  PROTOCOL Source
 ---@return string
 function M.source_location(source)
-  local first = source.range.start.line + 1
-  local last = source.range["end"].line + 1
+  local range = source.focusRange or source.range
+  local first = range.start.line + 1
+  local last = range["end"].line + 1
   -- An end at character 0 means "up to the end of the previous line".
-  if source.range["end"].character == 0 and last > first then
+  if range["end"].character == 0 and last > first then
     last = last - 1
   end
   if last > first then

@@ -202,6 +202,12 @@ suite('ragls extension in VS Code', () => {
     const html = api.chat.html;
     assert.ok(html.includes('<code>beacon push --previous</code>'), html);
     assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
+    // The label is the cited lines (focusRange, as the CLI prints them and opening goes there), not the chunk's range.
+    assert.ok(source.focusRange, `an extractive source has focus lines: ${JSON.stringify(source)}`);
+    const f = source.focusRange;
+    const last = f.end.character === 0 && f.end.line > f.start.line ? f.end.line : f.end.line + 1;
+    const lines = last === f.start.line + 1 ? `${last}` : `${f.start.line + 1}-${last}`;
+    assert.ok(html.includes(`data-n="1">[1] handbook/docs/deployment.md:${lines}</a>`), `${lines}:\n${html}`);
     for (const action of ['copy', 'insert', 'retry', 'openAll']) {
       assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
     }
