@@ -146,3 +146,11 @@ def test_every_command_but_the_servers_and_config_edits_takes_json():
 
     walk(build_parser(), "ragls")
     assert sorted(without) == ["ragls http", "ragls mcp", "ragls rag add", "ragls rag remove", "ragls serve"]
+
+
+def test_ask_without_a_question_prints_the_usage(env, tmp_path):
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    proc = ragls(env, "ask", ws, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("usage: ragls ask ") and "required: question" in proc.stderr, proc.stderr
