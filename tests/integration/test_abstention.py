@@ -355,7 +355,7 @@ def test_a_lowercase_name_the_docs_never_mention_abstains(ws):
                            ("Can I keep the retry budget in redis between restarts?", "redis")):
         miss = ws.query(question)
         assert miss.hits.evidence.absent_names == (name,) and miss.abstained, (question, miss.hits.evidence)
-    for question in ("How long does a flaky request dawdle before its second try?",
+    for question in ("How long does the client dawdle before the first retry of a flaky request?",
                      "How many tries does a failed request get before the client gives up?",
                      "How do I recieve fewer retries by capping them at a share of recent traffic?"):
         result = ws.query(question)
