@@ -78,7 +78,7 @@ def test_status_json_and_human(env, ws):
     folder = status["folders"][0]
     assert folder["files"] == 4 and folder["pendingVectors"] == 0 and folder["writer"]
     human = ragls(env, "status", ws).stdout
-    assert "files:       4" in human and "generation:  none" in human
+    assert "files:       4" in human and "generation:  none (extractive answers" in human
 
 
 def test_doctor_reports_ok(env, ws):

@@ -36,6 +36,11 @@ def test_index_keeps_its_model_when_the_default_becomes_reachable(folder, monkey
     ws = RagWorkspace([folder])
     assert ws.embedder.pinned_model == OFFLINE_MODEL_NAME
     assert any("ragls rebuild" in n and OFFLINE_MODEL_NAME in n for n in ws.notices)
+    # Before the model loads (MCP index_status, rag/status at start), status names the model it will load, not
+    # the default the index does not use.
+    ws.progressive = True  # as a server: status opens no vector store, so the model is not loaded yet
+    assert ws.status().embedding_model == OFFLINE_MODEL_NAME and ws.embedder._model is None
+    ws.progressive = False
     report = ws.index()[0]
     assert ws.embedder.model_name == OFFLINE_MODEL_NAME and ws.embedder.source == "pinned"
     assert ws.embedder.texts_embedded == 0 and report.unchanged == 1  # nothing re-embedded

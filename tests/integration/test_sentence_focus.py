@@ -1,6 +1,8 @@
 """The answering sentence, not the chunk (issue 27), on real stores (tantivy, LanceDB, the SQLite manifest) and the
 offline all-MiniLM-L6-v2: a hit's focus is the sentence that answers inside its window (which stays as the context),
-at most 6 lines; a hard-wrapped list item answers whole, with the identifier on its second line; "..." stays "...".
+at most 6 lines; a hard-wrapped list item answers whole, with the identifier on its second line; "..." stays "...";
+the code line a sentence introduces (or that the answer shows under it) is in the focus, even when its block is too
+long to cite whole.
 """
 
 from __future__ import annotations
@@ -65,6 +67,41 @@ The client has four timeouts, each set in seconds on the client or per request:
 """
 
 
+# A ":" sentence introduces a 14-line example whose second code line is the answer; a sentence not ending in ":"
+# is followed by the one line of code that names what the second question asks for.
+CLIENT = """# Reading JSON responses
+
+The client decodes a JSON body with `Response.json()`. It checks the content type
+of the response first and raises `ContentTypeError` when the server sends anything
+but `application/json`. To skip the content type check for one call, pass `None` as its
+`content_type`:
+
+```python
+async with session.get("https://example.org/api/items") as resp:
+    items = await resp.json(content_type=None)
+    for item in items:
+        print(item["name"])
+        if item.get("tags"):
+            print(", ".join(item["tags"]))
+    print(len(items), "items")
+    print(resp.headers.get("ETag"))
+    print(resp.headers.get("Last-Modified"))
+    print(resp.status)
+    print(resp.reason)
+    print(resp.url)
+```
+
+## Connection pools
+
+Each host gets a pool of connections that stays open between requests. A crawler
+that talks to many hosts at once may go faster with more of them.
+
+```python
+http = PoolManager(num_pools=50)
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
     root = tmp_path_factory.mktemp("focus")
@@ -72,6 +109,7 @@ def indexed(tmp_path_factory):
     folder.mkdir()
     (folder / "ferry.md").write_text(FERRY)
     (folder / "timeouts.md").write_text(TIMEOUTS)
+    (folder / "client.md").write_text(CLIENT)
     emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)}
     s = build_settings({"embedding": emb, "index": {"path": str(Path(root) / "index")}})[0]
     idx = FolderIndex(folder, s, Embedder(s.embedding))
@@ -121,3 +159,38 @@ def test_an_ellipsis_stays_three_dots(indexed):
     hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=1)
     answer = extractive_answer(question, list(enumerate(hits, 1)), embed=idx.embedder.embed_documents)
     assert "- Wait for the third ring of the bell before you stand up... [1]" in answer.splitlines()
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_block(indexed):
+    """The sentence ends in ":" and its 14-line example holds the answer on its second line: the focus is the
+    sentence and the block's first lines (at most 6), not the 17-line sentence-and-block (cut at 12 lines before,
+    which no citation of 6 lines could be), so the line the user copies is in it."""
+    idx, s = indexed
+    hits = search([idx], idx.embedder, "How do I skip the content type check when reading a JSON response?",
+                  settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "client.md"
+    first, last = _file_lines(top.focus)
+    assert first == _line_of(CLIENT, "To skip the content type check")
+    assert last - first + 1 <= 6
+    assert first <= _line_of(CLIENT, "content_type=None") <= last
+    w_first, w_last = _file_lines(top.window)  # the context still holds the focus
+    assert w_first <= first and last <= w_last
+
+
+def test_the_code_the_answer_shows_after_a_sentence_is_in_the_focus(indexed):
+    """A sentence not ending in ":" whose next code line names what the question asks for (`num_pools` for "the
+    number of pools") is answered with that code (`with_code_after`), and its citation covers the code line."""
+    idx, s = indexed
+    question = "How do I raise the number of connection pools for a crawler that talks to many hosts?"
+    hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "client.md"
+    first, last = _file_lines(top.focus)
+    assert last - first + 1 <= 6
+    assert first <= _line_of(CLIENT, "num_pools=50") <= last
+    assert first >= _line_of(CLIENT, "Each host gets a pool")

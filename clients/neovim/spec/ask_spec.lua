@@ -52,6 +52,13 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
     H.ok(find_line(buf, ui.source_line(s)), "source line " .. ui.source_line(s))
   end
   H.ok(frobnicator_source(result), "a source covers the line that states the timeout")
+  -- the label is the cited lines (focusRange, as the CLI prints and <CR> opens), not the whole chunk's range
+  local src = frobnicator_source(result)
+  H.ok(src.focusRange, "an extractive source has focus lines: " .. vim.inspect(src))
+  local first = src.focusRange.start.line + 1
+  local label = ("[%d] guide/frobnicator.md:%d"):format(src.n, first)
+  H.ok(vim.iter(lines):any(function(l) return l == label or vim.startswith(l, label .. "-") or vim.startswith(l, label .. " ") end),
+    label .. " shown: " .. text)
   H.eq(win, vim.api.nvim_get_current_win(), "float has focus")
 end)
 

@@ -57,7 +57,8 @@ H.it(":RagQuery lists results as path:lines  heading  score, best first, with a 
   H.eq(#direct.chunks + 1, #shown, "one entry per result plus the quickfix entry")
   local first = direct.chunks[1]
   H.eq(("%s  %s  %.3f"):format(ui.source_location(first.source), first.source.title, first.score), shown[1], "entry")
-  H.ok(shown[1]:match("^guide/frobnicator%.md:%d+%-%d+  .*Frobnicator timeout  %d%.%d%d%d$"), shown[1])
+  -- path:lines of the hit's focus lines (one line or a span), as the CLI prints them
+  H.ok(shown[1]:match("^guide/frobnicator%.md:%d+%-?%d*  .*Frobnicator timeout  %d%.%d%d%d$"), shown[1])
   H.eq(("→ all %d results to the quickfix list"):format(#direct.chunks), shown[#shown], "quickfix entry")
   H.eq("RagQuery: " .. query, calls[1].prompt, "prompt")
 end)

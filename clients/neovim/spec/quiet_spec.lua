@@ -49,8 +49,9 @@ H.it("the first index: progress echoed on one line and kept out of :messages; on
 end)
 
 H.it("a long progress message is cut to the cmdline width (never a hit-enter prompt)", function()
-  local long = "embedding model BAAI/bge-small-en-v1.5 is not available offline; using the bundled "
-    .. "all-MiniLM-L6-v2 from " .. string.rep("a-long-folder/", 12) .. "all-MiniLM-L6-v2"
+  local long = "using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls's default, "
+    .. "BAAI/bge-small-en-v1.5, is not downloaded and cannot be downloaded now). Nothing to do. Model files: "
+    .. string.rep("a-long-folder/", 12) .. "all-MiniLM-L6-v2"
   local fitted = progress.fit("ragls: indexing " .. long)
   H.ok(vim.fn.strdisplaywidth(fitted) <= vim.v.echospace, "fits: " .. fitted)
   H.eq("…", vim.fn.strcharpart(fitted, vim.fn.strchars(fitted) - 1), "marked as cut")

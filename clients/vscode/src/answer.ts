@@ -9,7 +9,7 @@
 import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import { escapeHtml } from './webview';
-import { revealSource } from './decorations';
+import { focusOf, revealSource } from './decorations';
 import type { Source } from './protocol';
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
@@ -58,13 +58,18 @@ export function displayPath(source: Source): string {
   return source.path;
 }
 
-/** "path:12-18" with 1-based lines, as people read them (path as in `displayPath`). */
+/**
+ * "path:12-18" with 1-based lines, as people read them (path as in `displayPath`): the cited lines (`focusRange`,
+ * else the chunk's range), as the CLI prints them and where opening the source puts the cursor. Two sources of one
+ * chunk (an extractive answer quoting two passages of it) so get two labels, not the chunk's range twice.
+ */
 export function sourceLabel(source: Source): string {
-  const start = source.range.start.line + 1;
+  const range = focusOf(source);
+  const start = range.start.line + 1;
   // An end at character 0 means the range stops at the end of the previous line.
-  const endLine = source.range.end.character === 0 && source.range.end.line > source.range.start.line
-    ? source.range.end.line
-    : source.range.end.line + 1;
+  const endLine = range.end.character === 0 && range.end.line > range.start.line
+    ? range.end.line
+    : range.end.line + 1;
   const path = displayPath(source);
   return start === endLine ? `${path}:${start}` : `${path}:${start}-${endLine}`;
 }

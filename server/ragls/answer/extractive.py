@@ -1,6 +1,6 @@
 """Extractive answers (no LLM): the passages of the top hits that best answer the question, cited as `[n]`.
 
-Built from each hit's chunk, its context lines (its best embedding window, `Hit.window`) first, read as passages
+Built from each hit's chunk, its best embedding window (`Hit.best_window`, else `Hit.window`) first, read as passages
 by `passages.py` (sentences across hard line wraps, whole list items, a ":" sentence with the list or code block it
 introduces; markup that is not text removed).
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
-from ragls.core.analysis import stems
-from ragls.core.ir import Hit
+from ragls.core.analysis import STOPWORDS, stems
+from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
@@ -93,9 +93,10 @@ def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> froze
 
 
 def _context_lines(hit: Hit) -> tuple[int, int] | None:
-    """The hit's context as 0-based lines of its chunk text — its best window (`Hit.window`), else its focus
-    lines — or None (whole chunk)."""
-    f = hit.window or hit.focus
+    """The lines passages are weighed by, as 0-based lines of the hit's chunk text: its best window as retrieval
+    chose it (`Hit.best_window`, before `sentence_focus` widened the context to the focus), else its context
+    (`Hit.window`), else its focus lines — or None (whole chunk)."""
+    f = hit.best_window or hit.window or hit.focus
     if f is None:
         return None
     base = hit.chunk.span.start_line
@@ -150,7 +151,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
-    each source's chunk; those outside its context lines (its best window, `Hit.window`, else `Hit.focus`) have
+    each source's chunk; those outside its best window (`_context_lines`: `Hit.best_window`, else `Hit.window`) have
     their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
     question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's
     content words (`cite.content_words`) and dotted numbers (`literal_terms`, "3.9") it contains, or that one of
@@ -217,7 +218,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             picked.append((n, unit))
             break
-    picked = [(n, with_code_after(unit, query)) for n, unit in picked] or firsts
+    introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
+    picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query))
+                          for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
@@ -306,9 +309,10 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     might improve performance to increase this number" answers "how do I raise the number of pools?" with
     `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
     identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
-    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Otherwise
-    `unit` as it is."""
-    if not unit.code_after or unit.attached:
+    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Any
+    sentence of the paragraph above the block can show it (`Unit.code_after`). Never a program's output
+    (`Unit.output`). Otherwise `unit` as it is."""
+    if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
@@ -316,6 +320,24 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     if not code - own and not (code and short <= SHORT_CODE_LINES):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
+
+
+def _block_once(picked: list[tuple[int, Unit]]) -> list[tuple[int, Unit]]:
+    """`picked` with each block of a chunk shown once, under the first passage showing it: two sentences of one
+    paragraph can both carry the code block after it (`Unit.code_after`, `with_code_after`; a block whose ":"
+    sentence is picked too stays with that sentence, `extractive_picks`). A later passage keeps its sentence; a
+    ":" at its end, with nothing under it now, becomes "."."""
+    shown: set[tuple[int, int]] = set()
+    out = []
+    for n, unit in picked:
+        if unit.attached and unit.block_end > unit.end:
+            if (n, unit.block_end) in shown:
+                sentence = unit.sentence[:-1].rstrip() + "." if unit.sentence.endswith(":") else unit.sentence
+                unit = replace(unit, sentence=sentence, attached="", block_end=unit.end)
+            else:
+                shown.add((n, unit.block_end))
+        out.append((n, unit))
+    return out
 
 
 def _normalised(text: str) -> str:
@@ -402,32 +424,63 @@ def split_sentences(text: str) -> list[str]:
 
 
 def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
-    """`hits` with each `focus` narrowed to its answering sentence within its context (`Hit.window`, set here from
-    the incoming `focus` when missing; see the module docstring). Hits without a focus are returned as they are."""
-    query = frozenset(content_words(question))
+    """`hits` with each `focus` narrowed to its answering passage (see retrieval/focus.py): the passage of its
+    chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
+    `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
+    (`_candidates`) — with the code after it when the answer shows it (`with_code_after`), narrowed to at most
+    FOCUS_SENTENCE_LINES lines (`focus_lines`). The best window (`Hit.best_window`, set here from the incoming
+    `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
+    so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
+    query = set(content_words(question)) | literal_terms(question)
     terms = frozenset(stems(question))
+    named = frozenset(terms - STOPWORDS) or terms
     out = []
     for hit in hits:
-        window = hit.window or hit.focus
+        window = hit.best_window or hit.window or hit.focus
         if window is None:
             out.append(hit)
             continue
-        base = hit.chunk.span.start_line
-        found = units(hit.chunk.text, (window.start_line - base, window.end_line - base))
-        scores = passage_scores(query, found, [_words(u.scored_text) for u in found])
-        ranked = sorted((-x, i) for i, x in enumerate(scores) if x is not None)
-        if not ranked:  # no passage shares a word with the question (or the window is code): the window's
+        hit = replace(hit, window=window, best_window=window)
+        candidates, _ = _candidates([(1, hit)], literal_terms(question))
+        scores = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
+        ranked = sorted((-x * c[5], i) for i, (x, c) in enumerate(zip(scores, candidates)) if x is not None)
+        if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window, window=window))  # both within the window
+            out.append(replace(hit, focus=lines or window))  # both within the window
             continue
-        u = found[ranked[0][1]]
-        last = min(u.end, u.line + FOCUS_SENTENCE_LINES - 1)
-        if u.block_end > u.end:  # the sentence introduces a list or code block: it answers with it
-            last = min(u.block_end, u.line + MAX_FOCUS_LINES - 1)
-        focus = line_span(hit.chunk, base + u.line, base + last)  # its block can run on past the window
-        out.append(replace(hit, focus=focus, window=context_span(focus, window)))
+        u = with_code_after(candidates[ranked[0][1]][3], query)
+        first, last = focus_lines(hit, u, named, query)
+        base = hit.chunk.span.start_line
+        focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
     return out
+
+
+def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
+                query: set[str] | frozenset[str]) -> tuple[int, int]:
+    """The 0-based lines (first, last) of `hit`'s chunk text that a citation of its passage `unit` points at, at
+    most FOCUS_SENTENCE_LINES lines. The sentence (its first FOCUS_SENTENCE_LINES lines) with the list or code block
+    it carries (`Unit.block_end`: a ":" sentence's block, or the code `with_code_after` shows under it) when the
+    whole fits. A longer block is cut (a 12-line list or a 30-line example is not the line the user needs): the
+    sentence and the block's first lines — the sentence says what the block shows, and the line a user copies
+    mostly follows it closely — unless the sentence shares no word with the question `query` (content words as
+    `passage_scores` counts them: it was chosen for its block's words); then the FOCUS_SENTENCE_LINES lines ending
+    at the last of the block's lines naming the most of `terms` (BM25 terms of the question without stop words,
+    `keyword_focus`). Measured on five dev sets: ending at those lines whenever they keep the sentence's last line
+    instead placed one focus better and two worse (docs/benchmarks.md, "Focus on the answering passage")."""
+    first = unit.line
+    cap = first + FOCUS_SENTENCE_LINES - 1
+    if unit.block_end <= cap or not terms or _words(unit.sentence) & query \
+            or pointed_at(identifier_words(unit.sentence), query):
+        return first, min(unit.block_end, cap)
+    base = hit.chunk.span.start_line
+    block = LineSpan(base + unit.end + 1, 0, base + unit.block_end, 0)
+    run = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, block)
+    if run is None or run.end_line - base <= cap:
+        return first, cap
+    last = run.end_line - base
+    return max(first, last - FOCUS_SENTENCE_LINES + 1), last
 
 
 @functools.lru_cache(maxsize=8192)

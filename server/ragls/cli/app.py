@@ -26,6 +26,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _via_server,
     _warn_no_vectors,
     _workspace,
+    preview_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.uris import display_path, uri_to_path
@@ -62,6 +63,10 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:
             print(f"  warning: {idx.include_warning}")
+        elif idx.writer and not idx.manifest.file_count() and not rep.skipped:
+            print(f"  warning: no file here matches sources.include {idx.settings.sources.include}: ragls indexes "
+                  f"documentation files by default; to index others, e.g. code, add their globs to sources.include "
+                  f"in {idx.folder / 'ragls.toml'} (docs/configuration.md)")
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:
@@ -206,7 +211,9 @@ def _print_query(args, wire: dict, hits) -> int:
 
     if (line := describe_report(wire.get("rerank"), args.explain)) is not None:
         print(line)
-    if wire["abstained"]:
+    if not wire["chunks"]:
+        print("(nothing found)")
+    elif wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):
         title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
@@ -218,8 +225,7 @@ def _print_query(args, wire: dict, hits) -> int:
             extra = f"  signals={chunk.get('signals')}{sims}{via}"
         print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
               f"(score {chunk['score']:.4f}){extra}")
-        preview = " ".join(chunk["text"].split())[:200]
-        print(f"   {preview}")
+        print(f"   {preview_text(chunk)}")
     from ragls.cli.llm_lines import query_lines
 
     for line in query_lines(wire.get("llmCalls"), args.explain):
@@ -309,7 +315,7 @@ class IntermixedParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = IntermixedParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
     p.add_argument("--version", action="version", version=f"ragls {__version__}")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     s = sub.add_parser("serve", help="run the language server on stdio")
@@ -364,16 +370,17 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
     q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
-    q.add_argument("text", nargs="?")  # `ragls query --rag NAME "text"`: see rags.rag_positionals
-    q.add_argument("--top-k", type=int)
+    q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals
+                   help="what to search for, in plain words (no query syntax)")
+    q.add_argument("--top-k", type=int, help="how many chunks to return (default: retrieval.top_k, 5)")
     q.add_argument("--explain", action="store_true",
                    help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
     q.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
     q.add_argument("--rag", action="append", metavar="NAME",
                    help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
-    a.add_argument("question", nargs="?", default="")
-    a.add_argument("--top-k", type=int)
+    a.add_argument("question", nargs="?", default="", help="the question, in plain words")
+    a.add_argument("--top-k", type=int, help="how many passages the answer draws on (default: retrieval.top_k, 5)")
     a.add_argument("--rag", action="append", metavar="NAME",
                    help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
@@ -389,24 +396,25 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--entity", required=True, help="entity name (any case)")
     g.add_argument("--hops", type=int, help="rings to show (default: retrieval.graph_hops)")
     e = sub.add_parser("estimate", help="files, chunks and time a first index of a folder would take (no indexing)")
-    e.add_argument("path", nargs="?", default=".")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("path", nargs="?", default=".", help="the folder (default: the current one)")
+    e.add_argument("--json", action="store_true", help="print the estimate as a JSON object")
     e.add_argument("--settings", metavar="JSON", help="editor settings applied over the folder's ragls.toml")
     d = sub.add_parser("doctor", help="check model, index path and stores")
-    d.add_argument("path", nargs="?", default=".")
+    d.add_argument("path", nargs="?", default=".", help="the folder (default: the current one)")
     d.add_argument("--json", action="store_true", help="print {ok, checks: [{name, status, message}]}")
     m = sub.add_parser("models", help="find local LLM runtimes (Ollama, LM Studio, llama.cpp, vLLM, Jan, KoboldCpp)")
-    m.add_argument("--json", action="store_true")
+    m.add_argument("--json", action="store_true", help="print [{runtime, name, baseUrl, backend, models}]")
     m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
     pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
     pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
     pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
-    pr.add_argument("--json", action="store_true")
+    pr.add_argument("--json", action="store_true", help="print {indexes, removed}")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")
-    c.add_argument("path", nargs="?", default=".")
+    c.add_argument("path", nargs="?", default=".", help="a folder in the git repository (default: the current one)")
     c.add_argument("--all", action="store_true", help="use the working-tree diff instead of the staged one")
-    c.add_argument("--style", choices=["conventional", "plain"])
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--style", choices=["conventional", "plain"],
+                   help="'type(scope): subject' or a plain subject (default: commit.style, conventional)")
+    c.add_argument("--json", action="store_true", help="print {message, truncated, files}")
     from ragls.cli.rags import add_parser as add_rag_parser
     from ragls.cli.trust import add_parser as add_trust_parser
 

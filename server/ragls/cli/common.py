@@ -58,16 +58,22 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
-    from ragls.workspace.rag_workspace import RagWorkspace
-
-    folder = Path(args.path).expanduser()
+def require_folder(path: str | Path, cmd: str | None = None) -> Path:
+    """`path` (user-expanded) when it is a folder. Raises InvalidParams (exit code 2) saying why not: no such file or
+    folder, or a file (then which folder to pass, and for `ask` (`cmd`) the --file option)."""
+    folder = Path(path).expanduser()
     if not folder.is_dir():
         why = "no such file or folder" if not folder.exists() else "a file; ragls reads a folder, so pass its folder"
         if folder.is_file():
-            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file"
-                                          if getattr(args, "cmd", None) == "ask" else "")
+            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file" if cmd == "ask" else "")
         raise InvalidParams(f"not a folder: {folder} ({why})")
+    return folder
+
+
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    folder = require_folder(args.path, getattr(args, "cmd", None))
     overrides = dict(getattr(args, "overrides", None) or {})
     if getattr(args, "index_path", None):
         overrides["index"] = {**overrides.get("index", {}), "path": args.index_path}
@@ -108,6 +114,19 @@ def _chunk_lines(src: dict) -> str:
     if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
         return ""
     return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
+
+
+def preview_text(chunk: dict, limit: int = 200) -> str:
+    """One line of a rag/query chunk to show under its `path:lines`: the text of its focus lines (`focusRange`, the
+    lines the location names) when they lie within the chunk's text, else the chunk's start; whitespace collapsed,
+    at most `limit` characters. The chunk's `text` holds the file's lines `range.start.line`..`range.end.line`."""
+    src, lines = chunk["source"], chunk["text"].split("\n")
+    focus, first = src.get("focusRange"), src["range"]["start"]["line"]
+    if focus is not None:
+        a, b = focus["start"]["line"] - first, focus["end"]["line"] - first
+        if 0 <= a <= b < len(lines) and any(line.strip() for line in lines[a:b + 1]):
+            lines = lines[a:b + 1]
+    return " ".join(" ".join(lines).split())[:limit]
 
 
 @contextlib.contextmanager

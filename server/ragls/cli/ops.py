@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace
+from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace, require_folder
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
 
@@ -70,7 +70,10 @@ def cmd_status(args) -> int:
         for s in f["skipped"]:
             print(f"skipped:     {s['path']}: {s['reason']}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
-    print(f"generation:  {wire['generation']['backend']} {wire['generation']['model'] or ''}")
+    gen = wire["generation"]
+    print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
+                                              " (extractive answers: no LLM configured)" if gen["backend"] == "none"
+                                              else ""))
     from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):
@@ -107,7 +110,7 @@ def cmd_prune(args) -> int:
         return 0
     for e in entries:
         print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
-    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    verb = "removed" if remove else "to remove (pass --remove to delete them)"
     print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
           f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
     return 0
@@ -141,7 +144,11 @@ def cmd_doctor(args) -> int:
 
 
 def _doctor_checks(args, report, note) -> None:
-    folder = Path(args.path or ".").resolve()
+    try:  # a mistyped path fails here, before any check could create an index directory for it
+        folder = require_folder(args.path or ".").resolve()
+    except InvalidParams as exc:
+        report(False, "folder", str(exc))
+        return
     from ragls.config.trust_filter import load_settings
 
     try:
@@ -153,7 +160,7 @@ def _doctor_checks(args, report, note) -> None:
     except RaglsError as exc:
         report(False, "settings", f"settings: {exc}")
         return
-    from ragls.embedding.embed import Embedder
+    from ragls.embedding.embed import Embedder, pinned_model_note
 
     emb = Embedder(settings.embedding, on_status=note)
     try:
@@ -179,9 +186,7 @@ def _doctor_checks(args, report, note) -> None:
             built_with = idx.manifest.get_meta("vectors_model")
             if built_with and built_with != settings.embedding.model and \
                     "model" not in settings.embedding.model_fields_set:
-                report("note", "embedding_model_pinned",
-                       f"the index keeps the embedding model it was built with ({built_with}); `ragls rebuild` or "
-                       f"an explicit embedding.model switches to {settings.embedding.model}")
+                report("note", "embedding_model_pinned", pinned_model_note(built_with, settings.embedding.model))
             files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
             report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
                                    f"{idx.vectors.count()} vectors")
@@ -232,7 +237,7 @@ def cmd_estimate(args) -> int:
         raise InvalidParams(f"--settings is not valid JSON: {exc}") from None
     if overrides is not None and not isinstance(overrides, dict):
         raise InvalidParams("--settings must be a JSON object")
-    est = estimate_first_index(args.path, overrides)
+    est = estimate_first_index(require_folder(args.path or "."), overrides)
     if args.json:
         print(json.dumps(est.to_json()))
         return 0

@@ -48,23 +48,23 @@ def rag_positionals(parser, args) -> None:
 
 
 def add_parser(sub) -> None:
-    r = sub.add_parser("rag", help="named RAGs: list, add, remove, rebuild")
+    r = sub.add_parser("rag", help="named RAGs: list, add, remove, attach, rebuild")
     rs = r.add_subparsers(dest="rag_cmd", required=True)
     ls = rs.add_parser("list", help="the workspace and each named RAG with its counts and errors")
     ls.add_argument("path", nargs="?", default=".", help="workspace folder (its ragls.toml may declare RAGs)")
     ls.add_argument("--json", action="store_true", help="print the rag/list result")
     add = rs.add_parser("add", help="create a RAG or add sources to it")
-    add.add_argument("name")
+    add.add_argument("name", help="the RAG's name (rag = NAME in requests)")
     add.add_argument("sources", nargs="+", help="file, a;b, directory, glob, URL, https://…/** crawl, loader:…")
     add.add_argument("--workspace", metavar="PATH", help="write to PATH/ragls.toml instead of the user config")
     rm = rs.add_parser("remove", help="remove a RAG from the config and delete its index")
-    rm.add_argument("name")
+    rm.add_argument("name", help="the RAG to remove")
     rm.add_argument("--workspace", metavar="PATH", help="edit PATH/ragls.toml instead of the user config")
     add_attach_parser(rs)
     rb = rs.add_parser("rebuild", help="drop a RAG's index and index its sources again")
-    rb.add_argument("name")
+    rb.add_argument("name", help="the RAG to rebuild ('workspace' = the folder)")
     rb.add_argument("path", nargs="?", default=".", help="workspace folder")
-    rb.add_argument("--json", action="store_true")
+    rb.add_argument("--json", action="store_true", help="print the rag/rebuild result")
 
 
 def config_path(args) -> Path:
@@ -251,7 +251,7 @@ def add_attach_parser(rsub) -> None:
     at.add_argument("--payload-text-field", default="page_content", help="payload field with the chunk text")
     at.add_argument("--path", default=".", help="workspace folder whose embedding model checks the collection")
     at.add_argument("--workspace", metavar="PATH", help="write to PATH/ragls.toml instead of the user config")
-    at.add_argument("--json", action="store_true")
+    at.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def _reach_qdrant(url: str, call):

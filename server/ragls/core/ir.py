@@ -80,6 +80,10 @@ class Hit:
     # a focus is set: `answer/extractive.sentence_focus`, `quoted_focus`), so it always contains the focus: the
     # focus sentence can run past the best window (its block overlaps it). None when unknown.
     window: LineSpan | None = None
+    # The best window as retrieval chose it, before `window` was widened to cover `focus`
+    # (`answer/extractive.sentence_focus`): passages outside it weigh less in an extractive answer and when the
+    # focus is chosen (`extractive._candidates`). Not on the wire. None when no focus was chosen.
+    best_window: LineSpan | None = None
 
 
 @dataclass(frozen=True)

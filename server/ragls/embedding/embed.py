@@ -87,6 +87,30 @@ def declared_max_length(model_dir: Path | str | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def offline_fallback_note(model: str, *, explicit: bool, files: Path) -> str:
+    """The one line said when `model` (not cached, not downloadable now) is replaced by the bundled offline
+    all-MiniLM-L6-v2 read from `files`. `explicit`: the user set `embedding.model`; otherwise `model` is ragls's
+    default, which the user never chose, so the line says there is nothing to do. It leads with what happens, so a
+    progress line cut to an editor's width still says it."""
+    if explicit:
+        return (f"using the bundled offline embedding model {OFFLINE_MODEL_NAME} instead of your embedding.model "
+                f"{model}: it is not downloaded and cannot be downloaded now. Search and answers work; to use {model}, "
+                f"connect to the internet once or set embedding.model_path (embedding.offline_fallback = false "
+                f"makes this an error). Model files: {files}")
+    return (f"using the bundled offline embedding model {OFFLINE_MODEL_NAME} (ragls's default, {model}, is not "
+            f"downloaded and cannot be downloaded now). Nothing to do: indexing, search and answers work with it. "
+            f"Model files: {files}")
+
+
+def pinned_model_note(built_with: str, default: str) -> str:
+    """The notice of an index that keeps the model it was built with (`built_with`, e.g. the offline fallback)
+    instead of ragls's default `default`, because the user set no `embedding.model` (RagWorkspace's pin, shown by
+    `ragls status`, `ragls doctor`, rag/status and MCP index_status)."""
+    return (f"this index was built with the embedding model {built_with} and keeps it, so nothing is re-embedded; "
+            f"nothing to do. To switch to ragls's default {default}: `ragls rebuild` once it can be downloaded, or "
+            f"set embedding.model")
+
+
 def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
     """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no."""
     if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
@@ -204,10 +228,7 @@ class Embedder:
                 log.warning("download of %s failed: %s", s.model, exc)
         offline = offline_model_dir() if s.offline_fallback else None
         if offline is not None:
-            self.on_status(
-                f"embedding model {s.model} is not available offline; using the bundled {OFFLINE_MODEL_NAME} "
-                f"from {offline}"
-            )
+            self.on_status(offline_fallback_note(s.model, explicit="model" in s.model_fields_set, files=offline))
             self.model_name = OFFLINE_MODEL_NAME
             self.source = "offline-fallback"
             return text_embedding(OFFLINE_MODEL_NAME, specific_model_path=str(offline), **common)

@@ -4,16 +4,27 @@ The context (`Hit.window`): a hit the vector signal found has its best window's 
 only BM25 found the run of at most `MAX_FOCUS_LINES` lines holding the most distinct query terms (stemmed as BM25
 stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
-The focus (`Hit.focus`, `answer/extractive.sentence_focus`, beside the passage scoring it uses): within the context, the answering sentence — the passage
-(`answer/passages.py`: a sentence read across hard line wraps, or a whole list item) that scores best for the
-question as an extractive answer without a model scores it (`extractive.passage_scores`: the question's content
-words it holds, each weighted by its rarity among the window's passages, and a named identifier the question points
-at) — at most `FOCUS_SENTENCE_LINES` lines, widened to the whole list or code block the sentence introduces (ends in
-":") within `MAX_FOCUS_LINES`. When no passage shares a word with the question (a window of code or a table),
-the focus is the window's run of at most `FOCUS_SENTENCE_LINES` lines holding the most query terms
-(`keyword_focus`), else the window itself. The focus can run past the window (its sentence's block overlaps the
-window but goes on beyond it); the hit's window (`Hit.window`, and so every front's context) is the window widened
-to cover the focus (`context_span`, applied where the focus is set), so it always contains the focus. The
+The focus (`Hit.focus`, `answer/extractive.sentence_focus`, beside the passage scoring it uses) is the answering
+passage — the one an extractive answer without a model would quote from the hit, by the same rule
+(`extractive._candidates`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
+sentence read across hard line wraps, or a whole list item), scored by the question's content words it holds, each
+weighted by its rarity among the chunk's passages, and a named identifier the question points at; a passage outside
+the best window (`Hit.best_window`) weighs `extractive.OUTSIDE_WINDOW` (the window is where the chunk reads closest
+to the question, not always where the sentence naming the answer sits). The passage comes with the list or code
+block its ":" sentence introduces, or the code right after it when that code names what the question asks for
+(`extractive.with_code_after`, as the answer shows it), and its citation is at most `FOCUS_SENTENCE_LINES` (6)
+lines (`extractive.focus_lines`): a longer sentence-and-block is cut to the sentence and the block's first lines
+(the block's lines naming the question's terms when the sentence itself shares no word with it). When no passage
+shares a word with the question (a chunk of code or a table), the focus is the window's run of at most
+`FOCUS_SENTENCE_LINES` lines holding the most query terms (`keyword_focus`), else the window itself. The focus
+can lie outside the best window; the hit's context (`Hit.window`, and so every front's context) is the best window
+widened to cover the focus (`context_span`, applied where the focus is set), so it always contains the focus.
+
+Measured with `ragls eval` (Focus@5: a top-5 hit whose focus overlaps the gold lines within 6 lines; 2026-12-03,
+docs/benchmarks.md "Focus on the answering passage"): the focus inside the window, widened to a whole list or code
+block up to 12 lines, placed 79 of 184 questions (aiohttp 10/30, black 26/55, urllib3 4/16, Flask 15/34, Rust
+book 24/49); cutting the block to 6 lines as above, 94; candidates from the whole chunk as the answer takes them,
+99 (17, 27, 9, 19, 27), every retrieval, Key and abstention figure unchanged. The
 sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are

@@ -23,7 +23,7 @@ from ragls.core.hashing import fingerprint
 from ragls.core.ir import Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
-from ragls.embedding.embed import Embedder
+from ragls.embedding.embed import Embedder, pinned_model_note
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.index.windows import windows_per_chunk
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
@@ -197,9 +197,7 @@ class RagWorkspace:
         built_with = self.indexes[0].manifest.get_meta("vectors_model")
         if built_with and built_with != emb.model:
             self.embedder.pinned_model = built_with
-            self.notices.append(
-                f"the index keeps the embedding model it was built with ({built_with}); the configured default "
-                f"{emb.model} is used after `ragls rebuild` or when embedding.model is set explicitly")
+            self.notices.append(pinned_model_note(built_with, emb.model))
 
     # -- indexing ------------------------------------------------------------------------------------------
     def index(self, folder: int | None = None, only: Sequence[str] | None = None, embed: bool = True) -> list[SyncReport]:
@@ -521,6 +519,8 @@ class RagWorkspace:
         model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
                          f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
         model_name, max_length = self.embedder.model_name, self.embedder.max_length
+        if self.embedder._model is None and self.embedder.pinned_model:  # loading: the model it will load
+            model_name = self.embedder.pinned_model
         if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
             model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
             max_length = int(self.indexes[0].manifest.get_meta("vectors_max_length") or max_length)

@@ -158,8 +158,7 @@ function M.slash_command(chat, query)
       local chunks = (not result.abstained) and result.chunks or {}
       local best = chunks[1] and chunks[1].source
       local msg = best and ("ragls: added %d passage%s for `%s` to the chat (best: %s)"):format(#chunks,
-        #chunks == 1 and "" or "s", q, ui.source_location(vim.tbl_extend("force", best,
-          { range = best.focusRange or best.range })))
+        #chunks == 1 and "" or "s", q, ui.source_location(best))
         or ("ragls: nothing relevant for `%s` in the indexed docs (the chat was told so)"):format(q)
       local progress = require("ragls.progress")
       msg = progress.default_notify() and progress.fit(msg) or msg -- stock notify: no hit-enter prompt

@@ -202,6 +202,12 @@ suite('ragls extension in VS Code', () => {
     const html = api.chat.html;
     assert.ok(html.includes('<code>beacon push --previous</code>'), html);
     assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
+    // The label is the cited lines (focusRange, as the CLI prints them and opening goes there), not the chunk's range.
+    assert.ok(source.focusRange, `an extractive source has focus lines: ${JSON.stringify(source)}`);
+    const f = source.focusRange;
+    const last = f.end.character === 0 && f.end.line > f.start.line ? f.end.line : f.end.line + 1;
+    const lines = last === f.start.line + 1 ? `${last}` : `${f.start.line + 1}-${last}`;
+    assert.ok(html.includes(`data-n="1">[1] handbook/docs/deployment.md:${lines}</a>`), `${lines}:\n${html}`);
     for (const action of ['copy', 'insert', 'retry', 'openAll']) {
       assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
     }
@@ -581,6 +587,17 @@ suite('ragls extension in VS Code', () => {
     assert.match(b[0], /^handbook\/docs\/deployment\.md:/);
     assert.notDeepEqual(a, b);
     assert.ok(qp.items.every((i) => i.alwaysShow && i.detail), 'every item has a detail and is not filtered');
+    // The detail is the text of the lines the description names when they start below the chunk's first line
+    // (not the chunk's opening lines, which may be about something else).
+    const focused = qp.items.filter((i) => (i.chunk.source.focusRange?.start.line ?? -1) > i.chunk.source.range.start.line);
+    assert.ok(focused.length > 0, `no hit with focus lines below its chunk's start: ${JSON.stringify(qp.items.map((i) => i.chunk.source))}`);
+    for (const item of focused) {
+      const f = item.chunk.source.focusRange!;
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(item.chunk.source.uri));
+      const cited = doc.getText(new vscode.Range(f.start.line, 0, f.end.line, doc.lineAt(f.end.line).text.length));
+      const flat = cited.replace(/\s+/g, ' ').trim();
+      assert.ok(flat.startsWith((item.detail ?? '').replace(/…$/, '')), `detail ${item.detail}\ncited lines ${flat}`);
+    }
     // The active item is previewed (a preview tab; focus stays in the quick pick) at its highlighted lines.
     const deployment = vscode.Uri.parse(qp.items[0].chunk.source.uri);
     await until('the preview of the active item', () =>

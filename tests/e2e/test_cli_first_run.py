@@ -1,0 +1,132 @@
+"""What a first-time user of the command line reads: the offline-model line says what happens and that there is
+nothing to do (the user configured no model), `status` and `doctor` say the same about the model the index keeps,
+a mistyped folder fails the same way in every command and creates no index, and every argument has a help text.
+In-process (clikit), with the real offline model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+from clikit import ragls
+from lspkit import server_env
+from ragls.cli.app import build_parser
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT = "BAAI/bge-small-en-v1.5"
+
+
+@pytest.fixture
+def env(tmp_path):
+    return server_env(tmp_path / "cache")
+
+
+def docs(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "guide.md").write_text("# Retries\n\nThe client retries three times with exponential backoff.\n")
+    return folder
+
+
+def test_first_index_says_the_bundled_model_is_used_and_there_is_nothing_to_do(env, tmp_path):
+    ws = docs(tmp_path / "docs")
+    first = ragls(env, "index", ws)
+    line = next(x for x in first.stderr.splitlines() if MINILM in x)
+    # It leads with what happens (an editor cuts the progress line to its width), names the default as ragls's
+    # own choice, not as something the user configured, and says whether anything needs doing.
+    assert line.startswith(f"ragls: using the bundled offline embedding model {MINILM}"), line
+    assert f"ragls's default, {DEFAULT}" in line and "Nothing to do" in line
+    assert "configured" not in line and "not available offline" not in line
+    assert "Model files: " in line  # the facts stay: where the model is read from
+
+    status = ragls(env, "status", ws).stdout
+    note = next(x for x in status.splitlines() if x.startswith("note:"))
+    assert MINILM in note and f"ragls's default {DEFAULT}" in note and "nothing to do" in note
+    assert "configured default" not in note
+    # no LLM: the generation line says what answers are, with no dangling space
+    assert "generation:  none (extractive answers: no LLM configured)\n" in status
+
+    doctor = json.loads(ragls(env, "doctor", ws, "--json").stdout)
+    pinned = next(c for c in doctor["checks"] if c["name"] == "embedding_model_pinned")
+    assert pinned["message"] == note.removeprefix("note:").strip()  # one notice, the same words everywhere
+
+
+def test_an_explicit_model_that_cannot_load_names_the_users_setting(env, tmp_path):
+    ws = docs(tmp_path / "docs")
+    (ws / "ragls.toml").write_text('[embedding]\nmodel = "BAAI/bge-base-en-v1.5"\n')
+    doctor = ragls(env, "doctor", ws).stdout
+    line = next(x for x in doctor.splitlines() if MINILM in x and "bundled" in x)
+    assert "instead of your embedding.model BAAI/bge-base-en-v1.5" in line
+    assert "embedding.model_path" in line and "Nothing to do" not in line
+    assert f"[ok] embedding model {MINILM} (offline-fallback, 384-d)" in doctor
+
+
+def test_a_mistyped_folder_fails_alike_and_creates_no_index(env, tmp_path):
+    missing = tmp_path / "no-such-docs"
+    for cmd in (["estimate", missing], ["query", missing, "retries"], ["status", missing]):
+        proc = ragls(env, *cmd, check=False)
+        assert proc.returncode == 2, (cmd, proc.stderr)
+        assert f"not a folder: {missing} (no such file or folder)" in proc.stderr, (cmd, proc.stderr)
+    doctor = ragls(env, "doctor", missing, check=False)
+    assert doctor.returncode == 1
+    assert doctor.stdout.splitlines()[0] == f"[FAIL] not a folder: {missing} (no such file or folder)"
+    assert "[ok]" not in doctor.stdout  # nothing is checked (or created) for a folder that is not there
+    report = json.loads(ragls(env, "doctor", missing, "--json", check=False).stdout)
+    assert report["ok"] is False and [c["name"] for c in report["checks"]] == ["folder"]
+    indexes = Path(env["RAGLS_CACHE_DIR"]) / "indexes"
+    assert not indexes.exists() or not any(p.name.startswith("no-such-docs") for p in indexes.iterdir())
+
+
+def test_every_argument_has_a_help_text():
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    walk(sub, f"{name} {sub_name}")
+            elif action.help is None:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "ragls")
+    assert missing == []
+
+
+def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
+    ws = tmp_path / "app"
+    ws.mkdir()
+    (ws / "main.py").write_text("print('hello')\n")
+    out = ragls(env, "index", ws).stdout
+    assert "0 files, 0 chunks" in out
+    assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
+    # an empty result does not promise matches "below"
+    assert ragls(env, "query", ws, "hello").stdout.strip() == "(nothing found)"
+
+
+def test_query_shows_the_text_of_the_lines_it_names(env, tmp_path):
+    ws = tmp_path / "zoo"
+    ws.mkdir()
+    filler = "\n\n".join(f"Paragraph {i} is about the opening hours of the aquarium and its ticket desk." for i in range(8))
+    (ws / "animals.md").write_text(f"# Animals\n\n{filler}\n\nThe walrus basks on the ice floe every morning.\n")
+    out = ragls(env, "query", ws, "where does the walrus bask", "--top-k", "1").stdout.splitlines()
+    location, preview = out[0], out[1]
+    assert "animals.md:19" in location and "(chunk 1-19)" in location, out
+    # the preview is line 19's text, not the chunk's first lines ("# Animals Paragraph 0 ...")
+    assert preview.strip() == "The walrus basks on the ice floe every morning.", out
+
+
+def test_trust_and_prune_say_what_they_did_in_plain_words(env, tmp_path):
+    env = {**env, "RAGLS_DATA_DIR": str(tmp_path / "data")}
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    proc = ragls(env, "trust", bare)
+    assert f"trusted {bare} (it has no ragls.toml" in proc.stdout
+    assert proc.stderr.strip() == f"ragls: recorded in {tmp_path / 'data' / 'trusted-folders.json'} that it has no ragls.toml"
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    (configured / "ragls.toml").write_text("[retrieval]\ntop_k = 3\n")
+    assert "recorded its ragls.toml (hash " in ragls(env, "trust", configured).stderr
+    missing = ragls(env, "trust", tmp_path / "nope", check=False)
+    assert missing.returncode == 2 and "(no such file or folder)" in missing.stderr
+    assert "0 orphaned indexes to remove (pass --remove to delete them)" in ragls(env, "prune").stdout
