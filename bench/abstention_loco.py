@@ -40,7 +40,7 @@ from data import dataset
 
 CORPORA = ("rust-book", "flask-docs", "urllib3-docs", "black-docs")
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
 SHIPPED = ("focus_coverage", "absent_name")
 REFUSED = 0.03  # the operating point: the largest floor that refuses at most this share of answerable questions
 SETS = (

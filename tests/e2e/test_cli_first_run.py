@@ -102,3 +102,15 @@ def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
     assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
     # an empty result does not promise matches "below"
     assert ragls(env, "query", ws, "hello").stdout.strip() == "(nothing found)"
+
+
+def test_query_shows_the_text_of_the_lines_it_names(env, tmp_path):
+    ws = tmp_path / "zoo"
+    ws.mkdir()
+    filler = "\n\n".join(f"Paragraph {i} is about the opening hours of the aquarium and its ticket desk." for i in range(8))
+    (ws / "animals.md").write_text(f"# Animals\n\n{filler}\n\nThe walrus basks on the ice floe every morning.\n")
+    out = ragls(env, "query", ws, "where does the walrus bask", "--top-k", "1").stdout.splitlines()
+    location, preview = out[0], out[1]
+    assert "animals.md:19" in location and "(chunk 1-19)" in location, out
+    # the preview is line 19's text, not the chunk's first lines ("# Animals Paragraph 0 ...")
+    assert preview.strip() == "The walrus basks on the ice floe every morning.", out

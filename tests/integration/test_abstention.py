@@ -336,3 +336,38 @@ def test_everyday_shorthand_is_no_absent_name(ws):
                            ("Does the RetryBudgetManager use all my RAM?", "RetryBudgetManager")):
         miss = ws.query(question)
         assert miss.hits.evidence.absent_names == (name,) and miss.abstained, (question, miss.hits.evidence)
+
+
+def test_a_value_the_docs_never_state_abstains(ws):
+    """Answer type (retrieval/asked_value.py): a question asking for a value the fixture docs discuss but never state
+    (the retry budget's default percentage, the default log level) abstains and says why, although every word of it
+    is in the docs; value questions the docs answer (three retries by default, port 8080, drained for thirty
+    seconds) are answered. The fixture docs are in no corpus the rule was measured on."""
+    for question in ("What is the default value of retryBudgetPercent?", "What is the default log level?"):
+        miss = ws.query(question)
+        assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, (question, miss.hits.evidence)
+        assert miss.hits.evidence.absent_names == ()  # every word is in the docs: not the name test
+    assert "state no value" in ws.ask("What is the default log level?").text
+    for question in ("How many times is a request retried by default?", "Which port does the image listen on?",
+                     "How long is a replica drained before it stops?"):
+        result = ws.query(question)
+        assert result.hits.evidence.value_missing == 0.0 and not result.abstained, (question, result.hits.evidence)
+
+
+def test_which_questions_ask_for_a_value():
+    from ragls.retrieval.asked_value import asked_value, value_stated
+
+    assert asked_value("Which port does blackd listen on by default?") == "default-amount"
+    assert asked_value("How many workers does it start when I don't pass --workers?") == "default-amount"
+    assert asked_value("I run it in Docker. How long may a request take?") == "amount"
+    assert asked_value("What does g:black_fast default to?") == "default"
+    # asking how to set a number, or which header sets a length, asks for a way or a name, not a value
+    assert asked_value("How do I set how many parallel workers Black uses?") is None
+    assert asked_value("Which HTTP header sets the line length?") is None
+    assert asked_value("How do I skip git blame commits without passing a flag by default?") is None
+    # a value stated in the sentence holding the subject or in the two after it; references and markup are not values
+    passage = ":param int backlog: the number of unaccepted connections.\n\n``128`` by default.\n"
+    assert value_stated("default-amount", ["backlog"], [passage])
+    assert not value_stated("default-amount", ["linger"], ["lingering_time: Use ``0`` to disable lingering."])
+    assert not value_stated("amount", ["stack"], ['<Listing number="16-1"> See Listing 16-2 for the stack.'])
+    assert value_stated("default", ["worker"], ["The number of parallel workers. Defaults to the number of CPUs."])

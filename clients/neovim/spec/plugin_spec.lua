@@ -159,6 +159,13 @@ H.it("quickfix items: absolute file, 1-based line/col, `title — first line` wi
   items = ui.quickfix_items({ { id = "c2", score = 0.9, text = "Retries\n=======\n\nThree attempts.",
     source = vim.tbl_extend("force", source, { title = "Guide > Retries" }) } })
   H.eq("Guide > Retries — Three attempts.", items[1].text, "reST heading skipped")
+  -- With focus lines below the chunk's start: their text, the line the item names (not the chunk's first line).
+  local focused = vim.tbl_extend("force", source, {
+    focusRange = { start = { line = 8, character = 0 }, ["end"] = { line = 9, character = 10 } } })
+  items = ui.quickfix_items({ { id = "c3", score = 0.9, source = focused,
+    text = "## Frobnicator timeout\n\nEach merge must finish.\nThe timeout is\n  42 seconds.\nMore." } })
+  H.eq(9, items[1].lnum, "lnum of the focus")
+  H.eq("Frobnicator timeout — The timeout is 42 seconds.", items[1].text, "the focus lines' text")
 end)
 
 H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII text", function()

@@ -1,8 +1,8 @@
 /**
  * "ragls: Search Docs" as a live QuickPick: each change of the typed text re-queries `rag/query` (debounced, the
- * previous request cancelled), items show the heading as label, `path:lines` as description and the chunk's first
- * lines as detail; moving through the items previews the file at the focus lines (a preview tab, focus kept in the
- * pick), and accepting opens it there with the transient highlight (decorations.ts).
+ * previous request cancelled), items show the heading as label, `path:lines` as description and the text of those
+ * lines (else the chunk's first lines) as detail; moving through the items previews the file at the focus lines (a
+ * preview tab, focus kept in the pick), and accepting opens it there with the transient highlight (decorations.ts).
  */
 import * as vscode from 'vscode';
 import { displayPath, sourceLabel } from './answer';
@@ -17,9 +17,22 @@ export interface ChunkItem extends vscode.QuickPickItem {
   chunk: Chunk;
 }
 
-/** The chunk's first lines without its heading line (already the label), flattened to one line. */
+/**
+ * One line under the item: the text of the chunk's focus lines (the lines its `path:lines` names) when they start
+ * below the chunk's first line and lie within its text (the file's lines `range.start.line`..`range.end.line`);
+ * else the chunk's first lines without its heading line (already the label). Flattened, at most `max` characters.
+ */
 export function chunkDetail(chunk: Chunk, max = 160): string {
-  const lines = chunk.text.split(/\r?\n/);
+  const { range, focusRange } = chunk.source;
+  const all = chunk.text.split(/\r?\n/);
+  if (focusRange && focusRange.start.line > range.start.line) {
+    const focus = all.slice(focusRange.start.line - range.start.line, focusRange.end.line - range.start.line + 1);
+    const flat = focus.join(' ').replace(/\s+/g, ' ').trim();
+    if (flat && focusRange.end.line - range.start.line < all.length) {
+      return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+    }
+  }
+  const lines = all;
   const title = chunk.source.title ?? '';
   while (lines.length && (!lines[0].trim() || lines[0].replace(/^#+\s*/, '').trim() === title.split(' > ').pop())) {
     lines.shift();

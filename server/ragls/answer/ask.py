@@ -210,7 +210,9 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
         why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
                f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found"
                + (f"; the documents never mention {', '.join(evidence.absent_names)}"
-                  if getattr(evidence, "absent_names", ()) else ""))
+                  if getattr(evidence, "absent_names", ()) else "")
+               + ("; the passages found discuss it but state no value for what it asks"
+                  if getattr(evidence, "value_missing", 0.0) else ""))
     elif sims:
         why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
     else:

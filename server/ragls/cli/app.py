@@ -26,6 +26,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _via_server,
     _warn_no_vectors,
     _workspace,
+    preview_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.uris import display_path, uri_to_path
@@ -224,8 +225,7 @@ def _print_query(args, wire: dict, hits) -> int:
             extra = f"  signals={chunk.get('signals')}{sims}{via}"
         print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
               f"(score {chunk['score']:.4f}){extra}")
-        preview = " ".join(chunk["text"].split())[:200]
-        print(f"   {preview}")
+        print(f"   {preview_text(chunk)}")
     from ragls.cli.llm_lines import query_lines
 
     for line in query_lines(wire.get("llmCalls"), args.explain):

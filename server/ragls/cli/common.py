@@ -116,6 +116,19 @@ def _chunk_lines(src: dict) -> str:
     return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
 
 
+def preview_text(chunk: dict, limit: int = 200) -> str:
+    """One line of a rag/query chunk to show under its `path:lines`: the text of its focus lines (`focusRange`, the
+    lines the location names) when they lie within the chunk's text, else the chunk's start; whitespace collapsed,
+    at most `limit` characters. The chunk's `text` holds the file's lines `range.start.line`..`range.end.line`."""
+    src, lines = chunk["source"], chunk["text"].split("\n")
+    focus, first = src.get("focusRange"), src["range"]["start"]["line"]
+    if focus is not None:
+        a, b = focus["start"]["line"] - first, focus["end"]["line"] - first
+        if 0 <= a <= b < len(lines) and any(line.strip() for line in lines[a:b + 1]):
+            lines = lines[a:b + 1]
+    return " ".join(" ".join(lines).split())[:limit]
+
+
 @contextlib.contextmanager
 def _indexed_workspace(args, question: str | None = None):
     """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.

@@ -36,7 +36,14 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
 - `rare_focus` / `rare_top`: the IDF share of the question's rare terms (`rare_terms`: df up to about sqrt(n))
   found in one top hit's focus sentence / in one top hit;
 - `sentence_cosine`: the best cosine of the question with the top hits' focus sentences (only when `gather` is
-  given an embed function; `bench/abstention_loco.py` computes it).
+  given an embed function; `bench/abstention_loco.py` computes it);
+- `value_missing`: 1.0 when the question asks for a value — how many / how long / which port / what is the
+  default X (`asked_value.asked_value`, read from the asking sentences) — and no sentence of the top hits' titles
+  and texts about its subject (its two rarest terms the corpus holds), nor the two sentences after one, states a
+  value of that type (`asked_value.value_stated`: a number, "unlimited", `None`; for a default, "defaults to ...",
+  "Default: ...", a keyword default `name=value`); else 0. A near miss made of the corpus' own words ("Which port
+  does blackd listen on by default?": the docs discuss the port option, never its default) matches every word;
+  only the missing value tells it from an answerable question. A veto like absent_name.
 
 The word-level evidence (coverage, focus_coverage, bm25_top's reach, the rare-term shares) weighs the terms of the
 part of the question that asks (`asked_query`): of several sentences those ending in "?", without a quoted
@@ -68,6 +75,7 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import query_words, stem_set, stems
 from ragls.core.ir import Hit
+from ragls.retrieval.asked_value import subject_terms, value_missing
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
@@ -81,10 +89,14 @@ from ragls.retrieval.query import Query
 # names: docs/benchmarks.md, "Kebab-case names: options and backticks only"). Held out (fitted on the other three
 # corpora), with the prose-compound rule: Rust book 6 of 12 / 1 of 49, Flask 7 of 10 / 3 of 34, urllib3 10 of 12 /
 # 0 of 16, black 3 of 11 / 1 of 55.
-COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071}
+# value_missing (retrieval/asked_value.py: the question asks for a value, no top-hit sentence about its subject states
+# one) is a veto like absent_name, with absent_name's weight: P <= 0.07 whatever focus_coverage, below the default
+# floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
+# (docs/benchmarks.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
+COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071}
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
@@ -109,6 +121,7 @@ class Evidence:
     sentence_cosine: float = 0.0
     absent_name: float = 0.0
     absent_names: tuple[str, ...] = ()
+    value_missing: float = 0.0
 
     def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
         """P(the index answers the query) under the logistic model (`coefficients`, default `COEFFICIENTS`); None
@@ -429,6 +442,13 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
     return float(ordered[0] - ordered[rank - 1])
 
 
+def _value_subject(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
+    """The subject of a value question (`asked_value.subject_terms`) from the sources' document frequencies."""
+    names = name_terms(text)
+    dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in weights.keys() | {t for ts in names.values() for t in ts}}
+    return subject_terms(weights, dfs, names)
+
+
 def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
            similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None,
            absent: Sequence[str] = ()) -> Evidence:
@@ -454,8 +474,10 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     _, rare_top = _coverages(rare, seen)
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
     absent = tuple(a for a in absent if not spelled_out(a, hits))
+    value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in hits],
+                          lambda: _value_subject(stats, weights, query.text))
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,
                     rare_top=rare_top, sentence_cosine=sent, absent_name=1.0 if absent else 0.0,
-                    absent_names=absent)
+                    absent_names=absent, value_missing=1.0 if value else 0.0)

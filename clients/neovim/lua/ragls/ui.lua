@@ -519,7 +519,33 @@ function M.body_lines(text, title)
   return vim.list_slice(lines, i)
 end
 
---- `path:line:col: title — first line` quickfix items for rag/query chunks.
+--- The text of a chunk's focus lines (`focusRange`) as one line (whitespace collapsed, at most `max` characters),
+--- when they start below the chunk's first line and lie within its text (the file's lines `range.start.line` ..
+--- `range.end.line`); else nil (the chunk's first lines say it then).
+---@param chunk table  PROTOCOL Chunk
+---@param max integer|nil  default 200
+---@return string|nil
+function M.focus_text(chunk, max)
+  local source = chunk.source
+  local focus = source.focusRange
+  if not focus or focus.start.line <= source.range.start.line then
+    return nil
+  end
+  local lines = split_lines(chunk.text or "")
+  local a = focus.start.line - source.range.start.line + 1
+  local b = focus["end"].line - source.range.start.line + 1
+  if b < a or b > #lines then
+    return nil
+  end
+  local flat = vim.trim((table.concat(vim.list_slice(lines, a, b), " "):gsub("%s+", " ")))
+  if flat == "" then
+    return nil
+  end
+  return vim.fn.strcharpart(flat, 0, max or 200)
+end
+
+--- `path:line:col: title — text` quickfix items for rag/query chunks: the text of the focus lines (the line the
+--- item names) when known, else the chunk's first line.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
 function M.quickfix_items(chunks)
@@ -527,7 +553,7 @@ function M.quickfix_items(chunks)
   for _, chunk in ipairs(chunks) do
     local source = chunk.source
     local fname = M.source_fname(source)
-    local first = M.body_lines(chunk.text, source.title)[1]
+    local first = M.focus_text(chunk) or M.body_lines(chunk.text, source.title)[1]
     first = first and vim.trim(first)
     local text = first or ""
     if source.title and source.title ~= "" then

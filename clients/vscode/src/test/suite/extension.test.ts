@@ -587,6 +587,17 @@ suite('ragls extension in VS Code', () => {
     assert.match(b[0], /^handbook\/docs\/deployment\.md:/);
     assert.notDeepEqual(a, b);
     assert.ok(qp.items.every((i) => i.alwaysShow && i.detail), 'every item has a detail and is not filtered');
+    // The detail is the text of the lines the description names when they start below the chunk's first line
+    // (not the chunk's opening lines, which may be about something else).
+    const focused = qp.items.filter((i) => (i.chunk.source.focusRange?.start.line ?? -1) > i.chunk.source.range.start.line);
+    assert.ok(focused.length > 0, `no hit with focus lines below its chunk's start: ${JSON.stringify(qp.items.map((i) => i.chunk.source))}`);
+    for (const item of focused) {
+      const f = item.chunk.source.focusRange!;
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(item.chunk.source.uri));
+      const cited = doc.getText(new vscode.Range(f.start.line, 0, f.end.line, doc.lineAt(f.end.line).text.length));
+      const flat = cited.replace(/\s+/g, ' ').trim();
+      assert.ok(flat.startsWith((item.detail ?? '').replace(/…$/, '')), `detail ${item.detail}\ncited lines ${flat}`);
+    }
     // The active item is previewed (a preview tab; focus stays in the quick pick) at its highlighted lines.
     const deployment = vscode.Uri.parse(qp.items[0].chunk.source.uri);
     await until('the preview of the active item', () =>
