@@ -342,3 +342,82 @@ def test_a_passage_naming_the_question_in_one_identifier_is_added(embedder):
     answer = extractive_answer("Which HTTP header sets the wrap width when I send text to the server?", sources,
                                embed=embedder.embed_documents)
     assert _bullets(answer)[-1] == "- `X-Wrap-Width`: corresponds to the `--wrap-width` command line flag [3]."
+
+
+def test_the_code_after_a_paragraph_comes_with_its_answering_sentence_not_only_its_last(embedder):
+    """The code block right after a paragraph comes with whichever sentence of the paragraph answers when the
+    question's words point at an identifier in it (`retries=1` for "retry"), not only with the paragraph's last
+    sentence; a block is shown once."""
+    text = ("# Retries\n\nThe transport can retry failed connections. Requests will be retried the given number of "
+            "times in case of a ConnectError or a ConnectTimeout occurring. If you need other forms of retry "
+            "behaviour, use a library such as tenacity.\n\n```python\ntransport = Transport(retries=1)\n"
+            "client = Client(transport=transport)\n```\n\nRetries apply to connecting only, not to reading the "
+            "response.\n")
+    question = "How do I retry requests when a connection fails?"
+    lines = extractive_answer(question, [(1, _hit(text))], max_sentences=1, embed=embedder.embed_documents
+                              ).splitlines()
+    assert lines[2].startswith("- Requests will be retried the given number of times"), lines
+    assert "  transport = Transport(retries=1)" in lines
+    answer = extractive_answer(question, [(1, _hit(text))], embed=embedder.embed_documents)
+    assert answer.count("Transport(retries=1)") == 1, answer
+
+
+def test_a_sentence_ending_in_an_ellipsis_brings_its_block_whatever_its_words(embedder):
+    """"... install the optional HTTP/2 dependencies..." introduces `pip install pkg[http2]` as a ":" sentence
+    does; the block comes with it although none of its words is the question's ("HTTP/2" is not "http2")."""
+    text = ("# HTTP/2\n\nHTTP/2 is a major new iteration of the HTTP protocol. Using it is optional.\nYou can do so "
+            "by first making sure to install the optional HTTP/2 dependencies...\n\n```shell\n$ pip install "
+            "pkg[http2]\n```\n\nAnd then instantiating a client with HTTP/2 support enabled.\n")
+    lines = extractive_answer("How do I enable HTTP/2?", [(1, _hit(text))], embed=embedder.embed_documents
+                              ).splitlines()
+    at = lines.index("- You can do so by first making sure to install the optional HTTP/2 dependencies... [1]")
+    assert lines[at + 1:at + 4] == ["  ```shell", "  $ pip install pkg[http2]", "  ```"], lines
+
+
+ENV = """# Environment variables
+
+The following environment variables are used by the client when trust_env is enabled. Environment variables
+configure proxies, certificates and debugging of the client without changing any code.
+
+### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY
+
+Valid values: a URL to a proxy.
+
+Sets the proxy to be used for http, https, or all requests respectively.
+
+### NO_PROXY
+
+Valid values: a comma-separated list of hostnames/urls
+
+Disables the proxy for specific urls.
+"""
+
+
+def test_a_passage_under_an_environment_variable_heading_names_it(embedder):
+    """Headings naming upper-case identifiers ("### NO_PROXY", a list "### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY")
+    label the short paragraphs under them, so the answer names the variable the user must set."""
+    from ragls.answer.passages import heading_label
+
+    assert heading_label("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY") == "`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`"
+    assert heading_label("### HTTP/2") == heading_label("## Usage") == heading_label("## FAQ, Support") == ""
+    bullets = _bullets(extractive_answer("Which environment variable disables the proxy for some hosts?",
+                                         [(1, _hit(ENV))], embed=embedder.embed_documents))
+    assert bullets[0] == "- `NO_PROXY`: Disables the proxy for specific urls [1].", bullets
+    answer = extractive_answer("Which environment variables set the proxy for the client?", [(1, _hit(ENV))],
+                               embed=embedder.embed_documents)
+    assert "- `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`: Sets the proxy to be used for http, https, or all requests " \
+        "respectively [1]." in _bullets(answer)
+
+
+def test_a_log_printout_is_not_scored_as_the_answer(embedder):
+    """A block of log lines (or one a sentence announces as output) shows what happens, not what to do: its
+    words ("DEBUG ... debug logging") do not score its sentence, so the configuration producing it answers."""
+    text = ("# Logging\n\nThe client writes its messages through the standard library's logging module, under the "
+            "logger named \"client\".\nConfigure the root logger before making requests:\n\n```python\nimport "
+            "logging\nlogging.basicConfig(format=\"%(levelname)s %(message)s\", level=logging.DEBUG)\n```\n\n"
+            "Debug logs then show every request the client makes, which looks like this:\n\n```\nDEBUG client: "
+            "debug logging of request GET https://example.com - connection started\nDEBUG client: debug logging "
+            "of response 200 OK - connection released\n```\n")
+    answer = extractive_answer("How do I turn on debug logging for requests?", [(1, _hit(text))], max_sentences=1,
+                               embed=embedder.embed_documents)
+    assert "logging.basicConfig(" in answer and "DEBUG client" not in answer, answer

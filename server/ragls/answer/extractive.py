@@ -211,7 +211,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             picked.append((n, unit))
             break
-    picked = [(n, with_code_after(unit, query)) for n, unit in picked] or firsts
+    introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
+    picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query))
+                          for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
@@ -275,9 +277,10 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     might improve performance to increase this number" answers "how do I raise the number of pools?" with
     `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
     identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
-    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Otherwise
-    `unit` as it is."""
-    if not unit.code_after or unit.attached:
+    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Any
+    sentence of the paragraph above the block can show it (`Unit.code_after`). Never a program's output
+    (`Unit.output`). Otherwise `unit` as it is."""
+    if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
@@ -285,6 +288,24 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     if not code - own and not (code and short <= SHORT_CODE_LINES):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
+
+
+def _block_once(picked: list[tuple[int, Unit]]) -> list[tuple[int, Unit]]:
+    """`picked` with each block of a chunk shown once, under the first passage showing it: two sentences of one
+    paragraph can both carry the code block after it (`Unit.code_after`, `with_code_after`; a block whose ":"
+    sentence is picked too stays with that sentence, `extractive_picks`). A later passage keeps its sentence; a
+    ":" at its end, with nothing under it now, becomes "."."""
+    shown: set[tuple[int, int]] = set()
+    out = []
+    for n, unit in picked:
+        if unit.attached and unit.block_end > unit.end:
+            if (n, unit.block_end) in shown:
+                sentence = unit.sentence[:-1].rstrip() + "." if unit.sentence.endswith(":") else unit.sentence
+                unit = replace(unit, sentence=sentence, attached="", block_end=unit.end)
+            else:
+                shown.add((n, unit.block_end))
+        out.append((n, unit))
+    return out
 
 
 def _normalised(text: str) -> str:

@@ -11,12 +11,16 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 ":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
 indented under its bullet, so a "run these steps:" answers with the steps (found past HTML tag lines and reST
 directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
-and code are never flattened into one line. Markup that is not text is removed first (`clean_markup`): heading ids `{ #anchor }`, mkdocstrings
+and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`_introduces`),
+the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
+program's output is shown, not scored (`_output`). Markup that is not text is removed first (`clean_markup`,
+answer/markup.py): heading ids `{ #anchor }`, mkdocstrings
 `::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
 its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
 (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold; reST tables,
 field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
-right under a heading that names an identifier ("#### `--check`", "## timeout=") is led by it (`heading_label`).
+right under a heading that names an identifier ("#### `--check`", "## timeout=", "### NO_PROXY") is led by it
+(`heading_label`).
 """
 
 from __future__ import annotations
@@ -26,18 +30,14 @@ import re
 from dataclasses import dataclass
 
 from ragls.answer import rest
-from ragls.index.chunking import strip_heading_ids
+from ragls.answer.markup import clean_markup
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
+LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading that are led by it (heading_label)
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-# mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
-# `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\})[ \t]*$",
-                             re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
@@ -45,8 +45,6 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
-# A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 # A reST section title's underline (or overline): one punctuation character repeated.
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
@@ -61,59 +59,6 @@ _LABELLED_DEFAULT = re.compile(r"^`[^`]+`: " + _DEFAULT.pattern[1:])
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
-
-
-def clean_markup(text: str) -> str:
-    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
-    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, reST roles reduced to their text (`rest.rest_role`), and admonitions (`rest.admonitions`) read as the
-    prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
-    them."""
-    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _DIRECTIVE_LINE.sub("", text)
-    text = _LINK_DEFINITION.sub("", text)
-    text = rest.directive_options(rest.tables(rest.REST_ROLE.sub(rest.rest_role, text)))
-    text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
-    return rest.literal_blocks(rest.fields(text))
-
-
-_ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
-                     "versionadded|versionchanged|deprecated")
-# A MyST admonition fence: ```{note} (or ~~~{tip}, :::{warning}), its body, then a closing fence as long or longer.
-_MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{(" + _ADMONITION_NAMES + r")\}[ \t]*(.*)$")
-_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
-
-
-def _myst_admonitions(text: str) -> str:
-    """MyST admonition fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`) as the prose they
-    hold, line for line: the fence lines and the directive's `:option:` lines become empty lines and the body stays,
-    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `rest.admonitions`). The text
-    on the opening line stays for a note-like directive (MyST reads it as the body's first line); the title of
-    `{admonition}` and the version of `{versionadded}` are dropped. Code fences inside the body stay code."""
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        m = _MYST_OPEN.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        fence = m.group(2)
-        close = re.compile("^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
-        j = i + 1
-        while j < len(lines) and not close.match(lines[j]):
-            j += 1
-        if j == len(lines):  # never closed: leave it as it is
-            i += 1
-            continue
-        keep = m.group(4) if m.group(3) not in ("admonition", "versionadded", "versionchanged", "deprecated") else ""
-        lines[i] = m.group(1) + keep if keep else ""
-        k = i + 1
-        while k < j and _MYST_OPTION.match(lines[k]):
-            lines[k] = ""
-            k += 1
-        lines[j] = ""
-        i = j + 1
-    return "\n".join(lines)
 
 
 @dataclass
@@ -279,7 +224,12 @@ class Unit:
     the block it introduces (`attached`), else `end`. `code_after` is the code block right after a paragraph's last
     sentence that does not end in ":" ("... to increase this number." then `PoolManager(num_pools=50)`), as
     `attached` would show it, through line `code_end`: an answer shows it when it names what the question asks
-    (`extractive.with_code_after`)."""
+    (`extractive.with_code_after`). Every sentence of that paragraph carries it, not only the last: "Requests will
+    be retried the given number of times on a ConnectError. If you need other forms of retry, use a library." then
+    `Transport(retries=1)` answers a question about retries with its first sentence, and the option is in the code.
+    Only the last sentence is scored with it (`code_scored`, `scored_text`): the block's words are evidence for the
+    sentence right before it; for the others the code is shown, not scored, so a paragraph above a block does not
+    rank all of its sentences by the block's words."""
 
     sentence: str
     attached: str = ""
@@ -288,6 +238,8 @@ class Unit:
     block_end: int = -1
     code_after: str = ""
     code_end: int = -1
+    code_scored: bool = True
+    output: bool = False
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -301,10 +253,14 @@ class Unit:
     def scored_text(self) -> str:
         """What the unit is scored on: the sentence with the code block or paragraph it introduces (code holds the
         names a question asks for), without a list or table it introduces (each item or row is a unit of its own,
-        scored on its own)."""
+        scored on its own), and without a block that is a program's output (`output`, `_output`): a log printout
+        or transcript repeats the question's words ("DEBUG ... debug logging") without saying how to get it, and
+        outranked the `logging.basicConfig(level=logging.DEBUG)` that produces it."""
+        if self.output:  # what a program prints is evidence of the topic, not the answer (`_output`)
+            return self.sentence
         carried = self.attached and not _LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
         text = self.text if carried else self.sentence
-        return f"{text}\n{self.code_after}" if self.code_after else text
+        return f"{text}\n{self.code_after}" if self.code_after and self.code_scored else text
 
 
 def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
@@ -377,8 +333,9 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             below = []
         elif b.kind != "skip":
             below.append(b.kind)
-        # labelled: the block right under the heading, and the list its first paragraph introduces
-        label = heading if below in (["para"], ["list"], ["para", "list"]) else ""
+        # labelled: the prose right under the heading, up to LABELLED_BLOCKS paragraphs and lists before any code or
+        # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls.")
+        label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list"} else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
@@ -415,10 +372,12 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
                 s = _labelled(s, label)
-                if pos == len(sentences) - 1 and s.endswith(":") and introduces:
-                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt)))
-                elif pos == len(sentences) - 1 and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt)))
+                if pos == len(sentences) - 1 and _introduces(s) and introduces:
+                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt),
+                                    output=nxt.kind == "code" and _output(s, nxt)))
+                elif nxt is not None and nxt.kind == "code":  # any sentence of the paragraph; the last scored with it
+                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt),
+                                    code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
         elif b.kind == "list":
@@ -437,8 +396,9 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
-                elif item.endswith(":") and last == _block_end(b) and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt)))
+                elif _introduces(item) and last == _block_end(b) and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt),
+                                    output=_output(item, nxt)))
                 elif item.endswith(":") and last == _block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
@@ -457,6 +417,35 @@ def _between(block: _Block) -> bool:
     first = block.lines[0].lstrip()
     return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
         or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
+
+
+def _introduces(sentence: str) -> bool:
+    """Whether `sentence`, the last of its paragraph, introduces the block right after it and so comes with it,
+    whatever that block's words: it ends in ":" ("Install it with:"), or in an ellipsis ("You can do so by first
+    making sure to install the optional dependencies..." before `pip install pkg[http2]`): the sentence says what
+    to do and the block is how. Only the block's own words can tell whether a plain sentence before a block is
+    about it (`Unit.code_after`); an introducing one says so itself."""
+    return sentence.endswith((":", "...", "…"))
+
+
+# A sentence announcing what a program prints: "you will see output like:", "This will show:", "It prints:".
+_OUTPUT_LEAD = re.compile(r"\b(?:output (?:like|such as|similar to)|the output (?:is|will|should|looks)"
+                          r"|(?:will|should|would) (?:now )?(?:see|show|print|display|produce|output|log)\b"
+                          r"|you(?:'ll| will| should| can) see|(?:it|this|that|which|and) (?:prints|displays|shows)"
+                          r"|prints? out)", re.IGNORECASE)
+# A line of a log: a level or a timestamp first ("DEBUG [2024-01-01 ...]", "2024-01-01 12:00:01,123 INFO ...").
+_LOG_LINE = re.compile(r"^\s*(?:\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL)\b|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d)")
+
+
+def _output(sentence: str, block: _Block) -> bool:
+    """Whether code `block` after `sentence` shows a program's output rather than code to write or run: the
+    sentence announces output ("With debug logging on, you will see output like:", "This will show:"), or every
+    line of the block reads as a log line (a level or a timestamp first). Such a block comes with its sentence
+    but is not scored (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`)."""
+    if _OUTPUT_LEAD.search(sentence):
+        return True
+    body = _code_body(block)
+    return bool(body) and all(_LOG_LINE.match(x) for x in body)
 
 
 def _item_body(item_line: str, after: tuple[_Block, ...]) -> bool:
@@ -491,12 +480,16 @@ def _dangling(sentence: str) -> str:
 _HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
-_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+)$")
+_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+"
+                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
+_TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
 
 
 def heading_label(line: str) -> str:
-    """The identifier a Markdown heading line ("#### `--check`", "## timeout=") or reST section title names, as
-    Markdown code ("`--check`", "`timeout=`"), or "" for a heading in words ("## Usage"). A section headed by a
+    """The identifier a Markdown heading line ("#### `--check`", "## timeout=", "### NO_PROXY") or reST section
+    title names, as Markdown code ("`--check`", "`timeout=`", "`NO_PROXY`"), or "" for a heading in words
+    ("## Usage"). A list of such names ("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY": environment variables and
+    constants, upper case with "_") is labelled with all of them. A section headed by a
     flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
     files back, just return the status."): the passages right under it are labelled with it (`_labelled`)."""
     text = _REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
@@ -504,7 +497,10 @@ def heading_label(line: str) -> str:
         return ""
     if "`" in text:
         return text if _CODE_SPAN.search(text) and _SPAN_SEPARATORS.match(_CODE_SPAN.sub("", text)) else ""
-    return f"`{text}`" if _CODE_TOKEN.match(text) else ""
+    tokens = [x for x in _TOKEN_LIST.split(text) if x]
+    if tokens and all(_CODE_TOKEN.match(x) for x in tokens):
+        return ", ".join(f"`{x}`" for x in tokens)
+    return ""
 
 
 def _labelled(sentence: str, label: str) -> str:
