@@ -278,14 +278,17 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
     identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
     file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Any
-    sentence of the paragraph above the block can show it (`Unit.code_after`). Never a program's output
-    (`Unit.output`). Otherwise `unit` as it is."""
+    sentence of the paragraph above the block can show it (`Unit.code_after`); one that is not the paragraph's
+    last only code that short (the block right after a sentence illustrates that sentence; a long one under an
+    earlier sentence is often about the rest of the paragraph: the 28-line test module under "When valid data is
+    sent in a POST request, create should insert ..."). Never a program's output (`Unit.output`). Otherwise `unit`
+    as it is."""
     if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
     short = sum(1 for x in unit.code_after.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
-    if not code - own and not (code and short <= SHORT_CODE_LINES):
+    if not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 

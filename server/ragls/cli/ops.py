@@ -110,7 +110,7 @@ def cmd_prune(args) -> int:
         return 0
     for e in entries:
         print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
-    verb = "removed" if remove else "would remove (pass --remove to delete)"
+    verb = "removed" if remove else "to remove (pass --remove to delete them)"
     print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
           f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
     return 0
@@ -265,6 +265,8 @@ def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluation/evaluate.py)."""
     from ragls.evaluation import evaluate
 
+    if not Path(args.gold).is_file():  # bad input (exit 2), as a missing folder is
+        raise InvalidParams(f"no such gold file: {args.gold} (a JSON Lines file of questions: docs/evaluation.md)")
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
         raise InvalidParams("--k must be at least 1")

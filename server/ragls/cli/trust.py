@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ragls.core.errors import ConfigError, InvalidParams
+from ragls.cli.common import require_folder
+from ragls.core.errors import ConfigError
 
 
 def add_parser(sub) -> None:
@@ -36,8 +37,7 @@ def cmd_trust(args) -> int:
         else:
             print(f"ragls: {folder} was not trusted")
         return 0
-    if not folder.is_dir():
-        raise InvalidParams(f"not a folder: {folder}")
+    require_folder(folder)
     layer = _untrusted_layer(folder)
     entry = trust.trust(folder, layer.raw)
     if layer.raw is None:
@@ -46,8 +46,11 @@ def cmd_trust(args) -> int:
         print(f"ragls: trusted {folder}; its ragls.toml now also applies: {', '.join(layer.ignored)}")
     else:
         print(f"ragls: trusted {folder} (its ragls.toml only tunes retrieval; nothing more applies)")
-    print(f"ragls: recorded {entry.config_hash} in {trust.store_path()}; editing the file asks again",
-          file=sys.stderr)
+    if entry.config_hash == trust.NO_FILE:
+        print(f"ragls: recorded in {trust.store_path()} that it has no ragls.toml", file=sys.stderr)
+    else:
+        print(f"ragls: recorded its ragls.toml (hash {entry.config_hash}) in {trust.store_path()}; editing "
+              f"ragls.toml asks again", file=sys.stderr)
     return 0
 
 
