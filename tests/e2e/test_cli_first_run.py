@@ -130,3 +130,32 @@ def test_trust_and_prune_say_what_they_did_in_plain_words(env, tmp_path):
     missing = ragls(env, "trust", tmp_path / "nope", check=False)
     assert missing.returncode == 2 and "(no such file or folder)" in missing.stderr
     assert "0 orphaned indexes to remove (pass --remove to delete them)" in ragls(env, "prune").stdout
+
+
+def test_every_command_but_the_servers_and_config_edits_takes_json():
+    """README: every command that prints a result takes --json (all but serve, mcp, http, rag add, rag remove)."""
+    without = []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for sub_name, sub in subs[0].choices.items():
+                walk(sub, f"{name} {sub_name}")
+        elif "--json" not in {o for a in parser._actions for o in a.option_strings}:
+            without.append(name)
+
+    walk(build_parser(), "ragls")
+    assert sorted(without) == ["ragls http", "ragls mcp", "ragls rag add", "ragls rag remove", "ragls serve"]
+
+
+def test_ask_without_a_question_prints_the_usage(env, tmp_path):
+    ws = tmp_path / "docs"
+    ws.mkdir()
+    proc = ragls(env, "ask", ws, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("usage: ragls ask ") and "required: question" in proc.stderr, proc.stderr
+
+
+def test_eval_with_a_missing_gold_file_is_bad_input(env, tmp_path):
+    proc = ragls(env, "eval", tmp_path / "questions.jsonl", tmp_path, check=False)
+    assert proc.returncode == 2 and f"no such gold file: {tmp_path / 'questions.jsonl'}" in proc.stderr, proc.stderr

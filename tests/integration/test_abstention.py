@@ -338,6 +338,30 @@ def test_everyday_shorthand_is_no_absent_name(ws):
         assert miss.hits.evidence.absent_names == (name,) and miss.abstained, (question, miss.hits.evidence)
 
 
+def test_a_lowercase_name_the_docs_never_mention_abstains(ws):
+    """A lower-case word in no English dictionary (neither a whole word of the model's WordPiece vocabulary nor in
+    pyspellchecker's English word list, nor a British spelling, inflection, closed compound, clipping or typo of
+    one) names something: gevent, redis. Asked of the fixture docs, which never mention them, the question
+    abstains with the name reported; a paraphrase in unusual everyday words the docs lack (dawdle, flaky, tries,
+    recieve) names nothing and is answered."""
+    from ragls.retrieval.abstention import lowercase_name, question_names
+
+    assert all(lowercase_name(w) for w in ("gevent", "uvloop", "nginx", "redis", "kubernetes", "protobuf", "xdist"))
+    assert not any(lowercase_name(w) for w in ("verbose", "printouts", "hundredth", "subfolder", "serialise",
+                                               "recieve", "repo", "flaky", "tinker", "celery"))
+    assert question_names("How do I use it with gevent's monkey-patching?") == ["gevent"]
+    assert question_names("Can Black run with pytest-xdist?") == ["Black", "pytest", "xdist"]
+    for question, name in (("How do I retry failed requests with gevent's monkey-patching?", "gevent"),
+                           ("Can I keep the retry budget in redis between restarts?", "redis")):
+        miss = ws.query(question)
+        assert miss.hits.evidence.absent_names == (name,) and miss.abstained, (question, miss.hits.evidence)
+    for question in ("How long does the client dawdle before the first retry of a flaky request?",
+                     "How many tries does a failed request get before the client gives up?",
+                     "How do I recieve fewer retries by capping them at a share of recent traffic?"):
+        result = ws.query(question)
+        assert result.hits.evidence.absent_names == () and not result.abstained, (question, result.hits.evidence)
+
+
 def test_a_value_the_docs_never_state_abstains(ws):
     """Answer type (retrieval/asked_value.py): a question asking for a value the fixture docs discuss but never state
     (the retry budget's default percentage, the default log level) abstains and says why, although every word of it

@@ -467,3 +467,12 @@ def test_a_log_printout_is_not_scored_as_the_answer(embedder):
     answer = extractive_answer("How do I turn on debug logging for requests?", [(1, _hit(text))], max_sentences=1,
                                embed=embedder.embed_documents)
     assert "logging.basicConfig(" in answer and "DEBUG client" not in answer, answer
+    from ragls.answer.passages import units
+
+    said = {u.sentence: u.output for u in units(
+        "If you run this code, you will see this output:\n\n```\n'a' started.\n'a' finished.\n```\n\n"
+        "Your type must implement both `Display` and `Summary`:\n\n```rust\nfn notify(item: &impl Display) {}\n```\n\n"
+        "You should see the following if you ran the update command:\n\n```console\n$ cargo update\n```\n")}
+    assert said == {"If you run this code, you will see this output:": True,  # announced
+                    "Your type must implement both `Display` and `Summary`:": False,  # a name in code, no output
+                    "You should see the following if you ran the update command:": False}  # a prompt: what to run

@@ -442,24 +442,36 @@ def _introduces(sentence: str) -> bool:
     return sentence.endswith((":", "...", "…"))
 
 
-# A sentence announcing what a program prints: "you will see output like:", "This will show:", "It prints:".
-_OUTPUT_LEAD = re.compile(r"\b(?:output (?:like|such as|similar to)|the output (?:is|will|should|looks)"
-                          r"|(?:will|should|would) (?:now )?(?:see|show|print|display|produce|output|log)\b"
-                          r"|you(?:'ll| will| should| can) see|(?:it|this|that|which|and) (?:prints|displays|shows)"
-                          r"|prints? out)", re.IGNORECASE)
+# Words saying the block after a sentence is what a program prints: anywhere in it ("you'll see output like
+# this."), or in a sentence introducing the block (":", "This code will print the following:", "Running it gives:").
+_OUTPUT_SAID = re.compile(r"\b(?:output (?:like|similar to|such as|(?:should|will|would|might) look)|(?:the )?"
+                          r"following output|(?:will|should|would) print|prints? (?:out|the following|something)|"
+                          r"(?:you|we)(?:'ll| will| should)? see (?:this|the following|something|output|an? \w+ like))",
+                          re.IGNORECASE)
+_OUTPUT_LEAD = re.compile(r"\b(?:(?:you|we|will|should|would|'ll) see|(?:will|should|would) (?:print|display|produce)|"
+                          r"(?:it|this|which|that|and) (?:prints|displays|produces|outputs))\b", re.IGNORECASE)
 # A line of a log: a level or a timestamp first ("DEBUG [2024-01-01 ...]", "2024-01-01 12:00:01,123 INFO ...").
 _LOG_LINE = re.compile(r"^\s*(?:\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL)\b|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d)")
+# A shell or REPL prompt opening a transcript ("$ cargo run", "(.venv)$ pip install", ">>> import x"): its command
+# is what to run, so the block is not output only.
+_PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:\$|%|>>>|>|[A-Z]:\\[^>]*>)\s")
 
 
 def _output(sentence: str, block: _Block) -> bool:
-    """Whether code `block` after `sentence` shows a program's output rather than code to write or run: the
-    sentence announces output ("With debug logging on, you will see output like:", "This will show:"), or every
-    line of the block reads as a log line (a level or a timestamp first). Such a block comes with its sentence
-    but is not scored (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`)."""
-    if _OUTPUT_LEAD.search(sentence):
-        return True
+    """Whether code `block` after `sentence` (the last sentence of the paragraph before it) shows a program's
+    output rather than code to write or run: every line reads as a log line (a level or a timestamp first), or the
+    sentence says it is output (`_OUTPUT_SAID`, or `_OUTPUT_LEAD` in a sentence introducing the block: "If you
+    run this code, you will see this output:", "This code will print the following:") and the block does not open
+    with a prompt (a transcript's command is what to run). Such a block comes with its sentence but is not scored
+    (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`): a printout
+    repeats the question's words without saying how to get it."""
     body = _code_body(block)
-    return bool(body) and all(_LOG_LINE.match(x) for x in body)
+    if not body or _PROMPT.match(body[0]):
+        return False
+    if all(_LOG_LINE.match(x) for x in body):
+        return True
+    words = _CODE_SPAN.sub("", sentence)  # "implement both `Display` and `Summary`:" names code, says no output
+    return bool(_OUTPUT_SAID.search(words) or (_introduces(words) and _OUTPUT_LEAD.search(words)))
 
 
 def _item_body(item_line: str, after: tuple[_Block, ...]) -> bool:

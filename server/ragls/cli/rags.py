@@ -43,8 +43,11 @@ def rag_positionals(parser, args) -> None:
         if not args.rag:
             sub.error("the following arguments are required: text")
         args.path, args.text = ".", args.path
-    elif args.cmd == "ask" and args.rag and not args.question and not Path(args.path).is_dir():
-        args.path, args.question = ".", args.path
+    elif args.cmd == "ask":
+        if args.rag and not args.question and not Path(args.path).is_dir():
+            args.path, args.question = ".", args.path
+        if not args.question:  # `ragls ask PATH`: the usage, as `ragls query PATH` gets
+            sub.error("the following arguments are required: question")
 
 
 def add_parser(sub) -> None:

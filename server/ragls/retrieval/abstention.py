@@ -24,7 +24,8 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   comparable across queries;
 - `absent_name`: 1.0 when the question names something (`question_names`: a code span, an acronym, a CamelCase or
   mixed letters-and-digits word, an identifier, a capitalised word inside a sentence, a command-line option of
-  lower-case words joined by "-" — NTLM, WebSocket, HTTP/3, Kerberos, trust_env, --line-length) that no chunk of
+  lower-case words joined by "-", or a lower-case word in no English dictionary (`lowercase_name`) — NTLM,
+  WebSocket, HTTP/3, Kerberos, trust_env, --line-length, gevent, nginx) that no chunk of
   the searched folders holds (`absent_names`: a term of the name in no chunk, or a name joined by "/" or "-" with a
   capital or a digit — HTTP/3, User-Agent — never written as that phrase; an option is absent when one of its
   words, not a bound prefix such as multi- or non-, is in no chunk and the docs do not write it closed up; an
@@ -287,8 +288,10 @@ def question_names(text: str) -> list[str]:
     one identifier (code in backticks, with the user's own literals and variables, is not a name), and
     the words written as names — with a capital after the first letter (WebSocket, NTLM, OAuth2, macOS, HTTP/3),
     letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc),
-    capitalised but not first in a sentence (Kerberos, Lambda, Prometheus), or a command-line option of
-    lower-case words joined by "-" (--line-length). Other lower-case prose words — a bare "-" compound too
+    capitalised but not first in a sentence (Kerberos, Lambda, Prometheus), a command-line option of
+    lower-case words joined by "-" (--line-length), or a lower-case word, or a word of a "-" compound, that no
+    English dictionary holds (`lowercase_name`: gevent, nginx, the xdist of pytest-xdist; a sentence's first word
+    too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
@@ -315,7 +318,76 @@ def question_names(text: str) -> list[str]:
         kebab = token.startswith("-") and _KEBAB.fullmatch(token) is not None  # --line-length, not brand-new
         if inner_cap or mixed or joints or capitalised or kebab:
             names.append(token)
+        elif _LOWER_WORDS.fullmatch(lower := token.lower() if first else token):  # gevent, pytest-xdist
+            names += [p for p in lower.split("-") if lowercase_name(p)]
     return list(dict.fromkeys(names))
+
+
+# A lower-case word or "-" compound of such words (gevent, pytest-xdist, brand-new): prose, unless a word of it is in
+# no English dictionary (`lowercase_name`)
+_LOWER_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
+# British spellings the American word list spells otherwise (serialise/serialize, analyse, colour, centre)
+_BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"), (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
+            (re.compile(r"our(s|ed|ing|ful)?$"), r"or\1"), (re.compile(r"tre(s)?$"), r"ter\1"))
+_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")  # an inflection of a dictionary word (rebooted, tweakers)
+CLIPPED_MAX_LENGTH = 4  # `lowercase_name`: a word this short that begins a longer word is a clipping (repo, env)
+TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common word, first letter kept, is a typo
+
+
+@functools.cache
+def _lexicon() -> frozenset[str]:
+    """The lower-case words of pyspellchecker's English word list (`spellchecker/resources/en.json.gz`: 160,572
+    words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
+    and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
+    whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
+    cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (~0.3-0.8 s)."""
+    import gzip
+    from importlib.resources import files
+
+    try:
+        data = (files("spellchecker") / "resources" / "en.json.gz").read_bytes()
+        words = json.loads(gzip.decompress(data))
+    except (ImportError, OSError, ValueError, TypeError):
+        words = {}
+    return frozenset(w for w in words if w.isalpha() and w.islower()) | _english_words()
+
+
+def _one_edit_from(word: str, vocabulary: frozenset[str]) -> bool:
+    """True when one deletion, insertion, substitution or swap of adjacent letters AFTER the first letter turns
+    `word` into a word of `vocabulary` (Damerau's four typing errors; the first letter is the one people rarely get
+    wrong: Pollock & Zamora 1984, "Automatic spelling correction in scientific and scholarly text", CACM 27(4))."""
+    head, tail = word[0], word[1:]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(tail[:i], tail[i:]) for i in range(len(tail) + 1)]
+    candidates = ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+                  | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters})
+    return any(head + c in vocabulary for c in candidates if head + c != word)
+
+
+def lowercase_name(word: str) -> bool:
+    """True when the lower-case `word` (letters only) names something rather than being English prose: it is in no
+    English dictionary — neither a whole word of the model's WordPiece vocabulary (`_english_words`) nor in
+    pyspellchecker's English word list (`_lexicon`) — and not explained as a spelling of one: a British spelling
+    (`_BRITISH`: serialise), an inflection (`_ENDINGS`: a dictionary word plus -s, -ed, -ing, -er, -ly), a closed
+    compound of two WordPiece words of 3+ letters (subfolder = sub + folder, codebase, flamegraphs), a clipping
+    (`CLIPPED_MAX_LENGTH` letters at most, the start of a longer WordPiece word: repo, diff, env, auth, impl), or, from
+    `TYPO_MIN_LENGTH` letters, a typo one edit from a WordPiece word with its first letter kept (recieve, sesion).
+    gevent, uvloop, nginx, redis, kubernetes, protobuf, xdist are names; a library whose name is also an English
+    word (celery, rayon, clap, alembic, ruff) or a closed compound (hypercorn = hyper + corn, nextest) is not seen.
+    A general dictionary, not one fitted to questions (docs/benchmarks.md, "Lower-case names")."""
+    vocabulary = _english_words()
+    if len(word) < 3 or word in vocabulary:
+        return False
+    lexicon = _lexicon()
+    if word in lexicon or any(rule.search(word) and rule.sub(american, word) in lexicon for rule, american in _BRITISH):
+        return False
+    if any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon) for e in _ENDINGS):
+        return False
+    if any(word[:i] in vocabulary and word[i:] in vocabulary for i in range(3, len(word) - 2)):
+        return False
+    if len(word) <= CLIPPED_MAX_LENGTH and any(w.startswith(word) and len(w) > len(word) + 1 for w in vocabulary):
+        return False
+    return not (len(word) >= TYPO_MIN_LENGTH and _one_edit_from(word, vocabulary))
 
 
 def name_terms(text: str) -> dict[str, list[str]]:
