@@ -345,51 +345,6 @@ def test_a_passage_naming_the_question_in_one_identifier_is_added(embedder):
     assert _bullets(answer)[-1] == "- `X-Wrap-Width`: corresponds to the `--wrap-width` command line flag [3]."
 
 
-CACHE_DOC = """## Tuning the lookup cache
-
-By default the resolver keeps the addresses of the hosts it looked up in its
-cache for `10` seconds. This lifetime can be changed with a parameter of the
-resolver, as the following example shows:
-
-```python
-resolver = Resolver(cache_ttl=300)
-```
-
-The cache can also be turned off entirely, so that every request looks up its
-host again:
-
-```python
-resolver = Resolver(use_cache=False)
-```
-
-- `use_cache`: keep the looked-up host addresses in an internal cache, `True` by default.
-- `flush_cache()`: forget every cached host address at once.
-- `cached_hosts`: the host addresses the cache holds right now.
-- `cache_size`: how many host addresses the cache keeps at most, `256` by default.
-- `forget_on_error`: drop a cached host address when connecting to it fails.
-"""
-
-
-def test_a_sentence_about_this_behaviour_is_read_with_the_sentence_before_it(embedder):
-    """"This lifetime can be changed ..." is about nothing on its own; read with the sentence before it (its
-    antecedent, `extractive.with_antecedent`) it is the answer to "how do I change how long lookups are cached",
-    and it leads the answer with the code that names the parameter. A demonstrative pronoun before a verb ("This
-    is ...") and a sentence after a blank line are read alone."""
-    from ragls.answer.extractive import units, with_antecedent
-
-    found = units(CACHE_DOC)
-    lead = next(k for k, u in enumerate(found) if u.sentence.startswith("This lifetime"))
-    assert with_antecedent(found[lead], found[lead - 1]).startswith("By default the resolver keeps")
-    assert with_antecedent(found[lead - 1], None) == found[lead - 1].sentence
-    pronoun = type(found[lead])("This is useful when hosts move often.")
-    assert with_antecedent(pronoun, found[lead - 1]) == pronoun.sentence
-    answer = extractive_answer("How long does the resolver cache host lookups by default, and how do I change "
-                               "that time?", [(1, _hit(CACHE_DOC, "dns.md"))], embed=embedder.embed_documents)
-    lines = answer.splitlines()
-    assert lines[2].startswith("- This lifetime can be changed"), answer
-    assert "  resolver = Resolver(cache_ttl=300)" in lines[3:6], answer
-
-
 def test_the_code_after_a_paragraph_comes_with_its_answering_sentence_not_only_its_last(embedder):
     """The code block right after a paragraph comes with whichever sentence of the paragraph answers when the
     question's words point at an identifier in it (`retries=1` for "retry"), not only with the paragraph's last

@@ -163,9 +163,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     their sentence (without the block it introduces) to the question instead (only the EMBEDDED_CANDIDATES best by
     words and source rank are embedded and can be picked, `_worth_embedding`), plus 0.05 per shared word; those
     sharing no word and below 0.3 cosine are left out, and so are those below RELATIVE_FLOOR of the best score (off
-    topic); a sentence opening with a demonstrative noun phrase ("This behavior can be changed ...") is also
-    embedded read with the sentence before it in its paragraph and keeps the better cosine (`with_antecedent`).
-    A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
+    topic). A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
     at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
     inside it — "length" in `linelength`) or it holds a dotted number of the question, else CODE_BONUS when it
     shares a word with the question at all (a lexical score gains the same shares of the best lexical score).
@@ -185,16 +183,11 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
-        texts = [c[3].sentence for c in candidates]
-        # an anaphoric sentence is also read with the sentence before it; its cosine is the better of the two
-        read = {i: t for i, c in enumerate(candidates) if (t := with_antecedent(c[3], c[6])) != texts[i]}
-        sims = [float(v) for v in (embed(texts + list(read.values())) @ qvec)]
-        cosines = sims[:len(texts)]
-        for k, i in enumerate(read):
-            cosines[i] = max(cosines[i], sims[len(texts) + k])
+        vecs = embed([c[3].sentence for c in candidates])
+        cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
     scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
-              for w, (rank, pos, n, unit, _, weight, _) in zip(weights, candidates) if w is not None]
+              for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
     named = []  # the best passage naming the question's words in one identifier, even below the floor
     if cosines is not None and scored:
@@ -238,8 +231,8 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
 def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
                 ) -> tuple[list, list[tuple[int, Unit]]]:
     """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
-    content words with the `literals` of the question it holds, weight, the passage before it in its paragraph
-    or None) — weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW
+    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context
+    lines (`_context_lines`), OUTSIDE_WINDOW
     elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
     two best sources (the answer when nothing scores)."""
     candidates: list = []
@@ -248,45 +241,20 @@ def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
         context = _context_lines(hit)
         inside = units(hit.chunk.text, context) if context is not None else []
         near = {(u.line, u.sentence) for u in inside}
-        lines = hit.chunk.text.split("\n")
-        prev = None  # the passage before: of the same paragraph when it carries no block and no blank line parts them
         for pos, unit in enumerate(units(hit.chunk.text)):
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
             words = _words(unit.scored_text)
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
-            same = prev is not None and prev.block_end == prev.end and unit.line - 1 <= prev.end <= unit.line \
-                and all(x.strip() for x in lines[prev.end:unit.line + 1])
-            candidates.append((rank, pos, n, unit, words, weight, prev if same else None))
-            prev = unit
+            candidates.append((rank, pos, n, unit, words, weight))
         first = inside[:1] or units(hit.chunk.text)[:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts
 
 
-# A sentence opening with a demonstrative determiner and its noun ("This behavior can be changed ...", "These
-# options ...", "Such formatting ..."): what it is about is named in the sentence before it. A demonstrative
-# pronoun followed by a verb ("This is useful", "That means") is left alone.
-_ANAPHOR = re.compile(r"^(?:This|These|That|Those|Such)\s+(?!(?:is|are|was|were|will|would|can|could|may|might|must|"
-                      r"should|shall|has|have|had|does|do|did|means?|makes?|lets?|allows?|way)\b)[a-z]+\b")
-
-
-def with_antecedent(unit: Unit, before: Unit | None) -> str:
-    """The text of `unit`'s sentence as read with its antecedent: "<sentence before> <sentence>" when it opens with
-    a demonstrative noun phrase (`_ANAPHOR`, "This behavior can be changed ... as in the following example:")
-    and `before` is the sentence before it in its paragraph; else the sentence alone. Embedded alone, such a
-    sentence is about nothing ("This behavior ..." scored 0.19 against "how do I change how long DNS lookups are
-    cached", below sentences on other DNS options; the sentence before it says it is the DNS cache's lifetime),
-    which is how definite anaphora works: its referent is in the previous sentence (see any text on discourse
-    coherence: Jurafsky & Martin, Speech and Language Processing, the chapter on coreference)."""
-    if before is not None and _ANAPHOR.match(unit.sentence):
-        return f"{before.sentence} {unit.sentence}"
-    return unit.sentence
-
-
 def _worth_embedding(query: set[str], candidates: list) -> list[int]:
-    """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words, ...) worth a sentence embedding, in
+    """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
     candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
     damped by source rank like the final score, then those sharing none by source rank and position. The model
     pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
