@@ -154,3 +154,8 @@ def test_ask_without_a_question_prints_the_usage(env, tmp_path):
     proc = ragls(env, "ask", ws, check=False)
     assert proc.returncode == 2
     assert proc.stderr.startswith("usage: ragls ask ") and "required: question" in proc.stderr, proc.stderr
+
+
+def test_eval_with_a_missing_gold_file_is_bad_input(env, tmp_path):
+    proc = ragls(env, "eval", tmp_path / "questions.jsonl", tmp_path, check=False)
+    assert proc.returncode == 2 and f"no such gold file: {tmp_path / 'questions.jsonl'}" in proc.stderr, proc.stderr

@@ -77,7 +77,7 @@ async def test_search_returns_exact_path_and_lines(server, workspace):
     # the lines to cite (focus lines when known) lie inside the chunk and hold the matching line
     backoff_line = next(n for n, line in enumerate(file_lines, 1) if "exponential backoff" in line)
     assert top["chunk_start_line"] <= top["start_line"] <= backoff_line <= top["end_line"] <= top["chunk_end_line"]
-    assert top["heading"] == "Configuring retries"
+    assert top["heading"] == "Configuring retries > Retry policy"  # the cited lines' section, as rag/query says
     assert top["uri"].startswith("file://") and top["uri"].endswith("/guide/retries.md")
     text = (await server.call("search_docs", {"query": "exponential backoff", "top_k": 3})).content[0].text
     assert f'[1] guide/retries.md:{top["start_line"]}-{top["end_line"]}' in text

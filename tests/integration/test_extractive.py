@@ -136,14 +136,15 @@ def _windowed(text: str, path: str, first: int, last: int) -> Hit:
 
 def test_an_object_description_names_its_object_and_is_the_focus(embedder):
     """Sphinx's ".. py:data:: NAME" with an indented body: the body is prose (not an indented code block) and its
-    first sentence names the object, so a question naming it is answered and focused on that sentence."""
+    first sentence names the object, so a question naming it is answered and focused on that sentence; the
+    "Default: ``10``" paragraph under it completes it (answer/passages.py `_continues`)."""
     hit = _windowed(CONFIG_RST, "config.rst", 0, 16)
     question = "What does MAX_REDIRECTS do?"
     answer = extractive_answer(question, [(1, hit)], embed=embedder.embed_documents)
     assert _bullets(answer)[0] == ("- `MAX_REDIRECTS`: The most redirects followed for one request before "
-                                   "`TooManyRedirects` is raised [1].")
+                                   "`TooManyRedirects` is raised. Default: `10` [1]")
     focus = sentence_focus([hit], question)[0].focus
-    assert (focus.start_line, focus.end_line) == (12, 13)  # the body's two lines, not the 17-line window
+    assert (focus.start_line, focus.end_line) == (12, 15)  # the body's lines and its default, not the window
 
 
 def test_a_window_without_prose_sharing_a_word_focuses_the_lines_naming_the_terms():

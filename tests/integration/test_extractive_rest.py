@@ -226,7 +226,7 @@ def test_field_body_below_its_name_list_item_body_short_answers_and_own_defaults
     ":param bool raise_errors:" whose text is the indented paragraph below it is one passage led by the
     parameter; a list item ending in ":" carries the indented paragraph under it (reST and CommonMark read it as
     the item's own); a sentence shorter than MIN_WORDS ("It's impossible.") is read with the one after it, not
-    lost; an object's "Default: ``True``" paragraph is led by the object's name."""
+    lost; a "Default: ``True``" paragraph is read with the paragraph it completes (an object's, led by its name)."""
     answer = _answer("Which option raises an exception for every 4xx or 5xx response?", BODIES, embedder)
     assert "- `raise_errors`: Automatically raise `StatusError` for every response with a 4xx or 5xx status, " \
            "`False` by default [1]." in _bullets(answer), answer
@@ -237,5 +237,6 @@ def test_field_body_below_its_name_list_item_body_short_answers_and_own_defaults
     answer = _answer("Can every response be compressed with one switch?", BODIES, embedder)
     assert "- It's impossible. Choosing what to compress is a tricky matter for the application to make, response " \
            "by response [1]." in _bullets(answer), answer
-    answer = _answer("What is the default of SESSION_REFRESH?", BODIES, embedder)
-    assert "- `SESSION_REFRESH`: Default: `True` [1]" in _bullets(answer), answer
+    answer = _answer("Is the session cookie sent again on every response by default?", BODIES, embedder)
+    assert "- `SESSION_REFRESH`: Whether the session cookie is sent again on every response. Default: `True` [1]" \
+        in _bullets(answer), answer

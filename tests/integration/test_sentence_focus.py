@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.answer.extractive import extractive_answer
+from ragls.answer.extractive import extractive_answer, extractive_picks, quoted_focus
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
@@ -170,8 +170,8 @@ def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_bloc
     sentence and the block's first lines (at most 6), not the 17-line sentence-and-block (cut at 12 lines before,
     which no citation of 6 lines could be), so the line the user copies is in it."""
     idx, s = indexed
-    hits = search([idx], idx.embedder, "How do I skip the content type check when reading a JSON response?",
-                  settings=s.retrieval, top_k=2)
+    question = "How do I skip the content type check when reading a JSON response?"
+    hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
     top = hits[0]
     assert top.chunk.path == "client.md"
     first, last = _file_lines(top.focus)
@@ -180,6 +180,14 @@ def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_bloc
     assert first <= _line_of(CLIENT, "content_type=None") <= last
     w_first, w_last = _file_lines(top.window)  # the context still holds the focus
     assert w_first <= first and last <= w_last
+    # the extractive answer quotes the sentence with its whole example; its [1] cites it as the focus does (with
+    # the sentence before it when the answer quotes that too), not the 12 lines it cited before
+    numbered = list(enumerate(hits[:1], 1))
+    picked = extractive_picks(question, numbered, embed=idx.embedder.embed_documents)
+    assert any(u.sentence.startswith("To skip the content type check") and u.attached for _, u in picked)
+    sources, _ = quoted_focus(numbered, picked, question)
+    q_first, q_last = _file_lines(sources[0][1].focus)
+    assert q_first <= first and q_last == last
 
 
 def test_the_code_the_answer_shows_after_a_sentence_is_in_the_focus(indexed):

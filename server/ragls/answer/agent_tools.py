@@ -37,6 +37,15 @@ def hit_lines(hit: Hit) -> tuple[int, int]:
     return line_range(hit.focus if hit.focus is not None else hit.chunk.span)
 
 
+def hit_heading(hit: Hit) -> str | None:
+    """The heading to show for a hit: of the section holding its focus lines when known
+    (`index.titles.focus_title`, as rag/query and rag/ask sources are titled), else the chunk's; None when empty."""
+    from ragls.index.titles import focus_title
+
+    c = hit.chunk
+    return (focus_title(c, hit.focus.start_line) if hit.focus is not None else c.title) or None
+
+
 def chunk_uri(c: Chunk) -> str:
     """The chunk's file as a `file://` URI (its folder joined with its path), or its path when it has no folder."""
     return path_to_uri(Path(c.folder) / c.path) if c.folder else c.path
@@ -52,7 +61,7 @@ def hit_record(hit: Hit) -> dict[str, Any]:
     # the window widened to cover the focus lines (`focus.context_span`)
     context = line_range(context_span(hit.focus, window)) if isinstance(window, LineSpan) else (start, end)
     chunk_start, chunk_end = line_range(c.span)
-    return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": c.title or None,
+    return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": hit_heading(hit),
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,
             "chunk_end_line": chunk_end, "context_start_line": context[0], "context_end_line": context[1]}
 
@@ -134,7 +143,7 @@ def ask_result(ws, question: str, top_k: int | None = None, rag=None, expand: bo
         start, end = hit_lines(hit)
         chunk_start, chunk_end = line_range(hit.chunk.span)
         sources.append({"n": n, "path": hit.chunk.path, "uri": chunk_uri(hit.chunk), "start_line": start,
-                        "end_line": end, "heading": hit.chunk.title or None,
+                        "end_line": end, "heading": hit_heading(hit),
                         "supported": supported.get(n), "text": hit.chunk.text,
                         "chunk_start_line": chunk_start, "chunk_end_line": chunk_end})
     data = {"answer": answer.text, "abstained": answer.abstained, "model": answer.model, "sources": sources,

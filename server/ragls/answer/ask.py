@@ -148,7 +148,7 @@ def ask(
     numbered = list(enumerate(hits, 1))
     if chat is None:
         picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
-        numbered, picked = quoted_focus(numbered, picked)  # each [n] prints the lines quoted with it
+        numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
         text = render_extractive(picked)
         if on_delta is not None:
             on_delta(text)
@@ -175,7 +175,7 @@ def ask(
             break
     _check_cancel(cancel)
     picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
-    numbered, picked = quoted_focus(numbered, picked)
+    numbered, picked = quoted_focus(numbered, picked, query)
     text = render_extractive(picked, FALLBACK_LABEL)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)

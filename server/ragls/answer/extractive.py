@@ -346,22 +346,28 @@ def _code_end(body: str) -> bool:
     return body.count("`") % 2 == 1 or (len(body) > 1 and body[-2].isspace())
 
 
-def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]]
+def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
                  ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
     """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: the focus
-    (`focusRange`, the lines a source prints) of each quoted source is set to its quoted passages (with the blocks
-    they carry), grouped in pick order while a group fits in `focus.MAX_FOCUS_LINES` lines. A passage too far from
+    (`focusRange`, the lines a source prints) of each quoted source is set to its quoted passages, each cited as
+    `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries is cut as the hit's focus is;
+    `question` gives the terms that rule reads), grouped in pick order while a group fits in `focus.MAX_FOCUS_LINES`
+    lines. A passage too far from
     its source's first group gets a source entry of its own (the same chunk, focused on its lines) numbered right
     after it; the sources after it are renumbered, and so are the picks. Returns (sources, picks), both renumbered.
     The focus was chosen by shared words (`sentence_focus`), the passages by meaning: a user following
     "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
     groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines
     where: list[int] = []  # for each pick, the index of its group within its source (0 for a pointer)
+    hits = dict(sources)
+    query = set(content_words(question)) | literal_terms(question)
+    terms = frozenset(stems(question))
+    named = frozenset(terms - STOPWORDS) or terms
     for n, unit in picked:
         if unit.line < 0:
             where.append(0)
             continue
-        a, b = unit.line, min(unit.block_end, unit.line + MAX_FOCUS_LINES - 1)
+        a, b = focus_lines(hits[n], unit, named, query)
         mine = groups.setdefault(n, [])
         for i, g in enumerate(mine):
             if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:

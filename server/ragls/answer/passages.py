@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
@@ -54,8 +54,6 @@ _REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
-# An object's default on its own ("`DEBUG`: Default: `False`", rest.admonitions labels it): short, but the answer.
-_LABELLED_DEFAULT = re.compile(r"^`[^`]+`: " + _DEFAULT.pattern[1:])
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
@@ -315,7 +313,7 @@ def _parsed(text: str) -> tuple[_Block, ...]:
 def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
-    sentence is read with the one after it; an object's labelled default stays on its own). Memoised per
+    sentence is read with the one after it; a paragraph "Default: ``False``" with the paragraph before it). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units."""
     return list(_units(text, None if lines is None else (lines[0], lines[1])))
 
@@ -367,7 +365,13 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     # "It's impossible. Choosing what to compress ... is a tricky matter.": the short answer stays
                     (a, first, _), (z, _, last) = sentences[pos:pos + 2]
                     sentences[pos:pos + 2] = [(f"{a} {z}", first, last)]
-            sentences = [s for s in sentences if len(s[0].split()) >= MIN_WORDS or _LABELLED_DEFAULT.match(s[0])]
+            if len(sentences) == 1 and _DEFAULT.match(sentences[0][0]) and _continues(out, blocks, k):
+                # "Default: ``False``" as a paragraph of its own under the paragraph it completes (Flask's config
+                # values): read with that paragraph's last sentence, which no longer ends its passage
+                z, _, last = sentences[0]
+                out[-1] = replace(out[-1], sentence=_cap(f"{out[-1].sentence} {z}"), end=last, block_end=last)
+                continue
+            sentences = [s for s in sentences if len(s[0].split()) >= MIN_WORDS]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
@@ -408,6 +412,16 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
         elif b.kind == "table":
             out += _table_rows(b)
     return tuple(out)
+
+
+def _continues(out: list[Unit], blocks: tuple[_Block, ...], k: int) -> bool:
+    """Whether the last passage in `out` is the last sentence of a paragraph right before block `k` (only blank
+    lines between), carrying no block: a short default statement in block `k` completes it."""
+    if not out or k == 0 or blocks[k - 1].kind != "para":
+        return False
+    u = out[-1]
+    return u.end == _block_end(blocks[k - 1]) and u.block_end == u.end and not u.code_after \
+        and blocks[k].start - u.end <= 2
 
 
 def _between(block: _Block) -> bool:

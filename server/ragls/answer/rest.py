@@ -390,19 +390,13 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
                                r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
 
 
-# A paragraph of an object's body that only states its default ("Default: ``False``", Flask's config values).
-_OWN_DEFAULT = re.compile(r"^[ \t]*(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)[^.]*\.?[ \t]*$")
-
-
 def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
     is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
     name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it; so does a paragraph of its body that only
-    states its default ("`DEBUG`: Default: `False`", `_OWN_DEFAULT`), which would otherwise be read with no owner.
-    Directives nested in a body are read too."""
+    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -432,10 +426,6 @@ def admonitions(text: str) -> str:
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
-        for k in body if name else ():  # "Default: ``False``" on its own under ".. py:data:: DEBUG": whose default
-            if k != first and not lines[k - 1].strip() and _OWN_DEFAULT.match(lines[k]) \
-                    and len(lines[k]) - len(lines[k].lstrip()) == outer:
-                lines[k] = f"{m.group(1)}`{name}`: {lines[k].lstrip()}"
         i += 1
     return "\n".join(lines)
 

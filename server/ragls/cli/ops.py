@@ -265,6 +265,8 @@ def cmd_eval(args) -> int:
     """Retrieval metrics and abstention of a folder's index against a gold file (evaluation/evaluate.py)."""
     from ragls.evaluation import evaluate
 
+    if not Path(args.gold).is_file():  # bad input (exit 2), as a missing folder is
+        raise InvalidParams(f"no such gold file: {args.gold} (a JSON Lines file of questions: docs/evaluation.md)")
     questions = evaluate.load_questions(args.gold)
     if args.k < 1:
         raise InvalidParams("--k must be at least 1")
