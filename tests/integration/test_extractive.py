@@ -401,6 +401,11 @@ def test_a_passage_under_an_environment_variable_heading_names_it(embedder):
 
     assert heading_label("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY") == "`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`"
     assert heading_label("### HTTP/2") == heading_label("## Usage") == heading_label("## FAQ, Support") == ""
+    # the name counts as a word: a three-word sentence under it is a passage (MIN_WORDS), a bare one is not
+    from ragls.answer.passages import units
+
+    assert [u.sentence for u in units("# Env\n\n### NO_PROXY\n\nDisables the proxy.\n\n## Usage\n\n"
+                                      "Disables the proxy.\n")] == ["`NO_PROXY`: Disables the proxy."]
     bullets = _bullets(extractive_answer("Which environment variable disables the proxy for some hosts?",
                                          [(1, _hit(ENV))], embed=embedder.embed_documents))
     assert bullets[0] == "- `NO_PROXY`: Disables the proxy for specific urls [1].", bullets

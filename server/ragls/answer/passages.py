@@ -371,7 +371,8 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 z, _, last = sentences[0]
                 out[-1] = replace(out[-1], sentence=_cap(f"{out[-1].sentence} {z}"), end=last, block_end=last)
                 continue
-            sentences = [s for s in sentences if len(s[0].split()) >= MIN_WORDS]
+            # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
+            sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
@@ -391,7 +392,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 cont = _continuation(b.lines, j)
                 item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
                 item = _plain(item)
-                if len(item.split()) < MIN_WORDS:
+                if len(item.split()) + bool(label) < MIN_WORDS:
                     continue
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
                     item = item[:-2].rstrip() + ":"
