@@ -132,3 +132,15 @@ def test_status_never_rebuilds_an_index_whose_settings_changed(env, tmp_path):
     assert "1 indexed" in out
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     assert status["folders"][0]["chunks"] > 1 and status["errors"] == []
+
+
+def test_an_abstained_ask_says_why_once_and_lists_the_closest_passages_once(env, ws):
+    """`ragls ask` refusing a question about something the docs never mention: one plain reason, then the closest
+    passages once, under "Closest matches:" (not again as "Sources:")."""
+    out = ragls(env, "ask", ws, "Can clients authenticate with Kerberos instead of the token endpoint?").stdout
+    assert out.startswith("Not in your docs: they never mention Kerberos. Try rephrasing"), out
+    assert out.count("Closest matches:") == 1 and "Sources:" not in out and "key words" not in out
+    listed = [line for line in out.splitlines() if re.match(r"\[\d\] ", line)]
+    assert listed and len({re.sub(r"^\[\d\] ", "", line) for line in listed}) == len(listed)
+    for line in listed:  # each passage once: no "- path:lines" list in the answer above it
+        assert out.count(line.split("  ")[0].rsplit("/", 1)[-1]) == 1, out

@@ -149,6 +149,20 @@ async def test_ask_without_llm_is_extractive(server):
     assert data["sources"][0]["path"] == "guide/retries.md"
 
 
+async def test_abstained_ask_says_why_once_and_lists_the_closest_passages_once(server):
+    """A question naming what the docs never mention: the answer says so plainly, once, and the closest passages
+    are listed once, under a heading that says they do not answer it (not as "Sources" the answer rests on)."""
+    result = await server.call("ask_docs", {"question": "Can clients authenticate with Kerberos instead of the "
+                                                        "token endpoint?"})
+    data, text = result.structured_content, result.content[0].text
+    assert data["abstained"] is True and data["sources"]
+    assert data["answer"].startswith("Not in your docs: they never mention Kerberos.")
+    assert "key words" not in text and "Closest matches:\n" not in data["answer"]
+    assert text.count("Closest matches (") == 1 and "Sources:" not in text
+    first = data["sources"][0]
+    assert text.count(f"{first['path']}:{first['start_line']}") == 1  # listed once, with its quoted passage
+
+
 async def test_ask_with_loopback_llm(tmp_path):
     ws = copy_docs(tmp_path / "docs")
     with LLMServer() as llm:

@@ -57,8 +57,8 @@ def test_near_miss_abstains_and_answerable_questions_do_not(ws):
 def test_abstained_ask_lists_the_closest_passages_without_an_llm(ws):
     answer = ws.ask(NEAR_MISS)  # generation backend "none" here: an LLM call would be an extractive answer
     assert answer.abstained and answer.model == "extractive"
-    assert answer.text.startswith("Not in your docs")
-    assert "Closest matches:\n- guide/deployment.md:" in answer.text
+    assert answer.text.startswith("Not in your docs: ")
+    assert "\n" not in answer.text and "guide/deployment.md" not in answer.text  # the sources list them, once
     assert [n for n, _ in answer.sources] == [1, 2, 3] and answer.citations == []
     assert answer.sources[0][1].chunk.path == "guide/deployment.md"
 
@@ -107,6 +107,22 @@ def test_evidence_arithmetic():
     unmeasured = Evidence(0.6, 0.9, 0.0, bm25_top=None, focus_coverage=0.9)
     assert unmeasured.probability() > 0.5
     assert unmeasured.probability() == Evidence(0.6, 0.9, 0.0, bm25_top=0.1, focus_coverage=0.9).probability()
+
+
+def test_a_word_coverage_refusal_says_what_its_share_is():
+    """Refused on word evidence alone (no absent name, no missing value): the answer says what the percentage is —
+    the share of the question's words found together in the best passages — and nothing beside it."""
+    from ragls.answer.ask import abstention_text
+    from ragls.core.ir import Hit
+    from ragls.index.chunking import chunk_document
+    from ragls.sources.load import load_text
+
+    chunk = chunk_document(load_text("guide.md", "# Guide\n\nThe client retries a failed request three times.\n"))[0]
+    evidence = Evidence(0.3, 0.45, 0.0, focus_coverage=0.12)
+    assert evidence.probability() < 0.2
+    text = abstention_text([Hit(chunk=chunk, score=1.0, similarity=0.3)], 0.2, evidence, 0.2)
+    assert text == ("Not in your docs: only 12% of the question's words occur together in the best passages (rare "
+                    "words count more). Try rephrasing the question, or check that the relevant files are indexed.")
 
 
 def test_agreement_is_the_best_shared_rank():
@@ -178,8 +194,10 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     miss = ws.query("Can clients authenticate with Kerberos instead of the token endpoint?")
     assert miss.abstained, miss.hits.evidence
     assert miss.hits.evidence.absent_names == ("Kerberos",) and miss.hits.evidence.absent_name == 1.0
-    assert "the documents never mention Kerberos" in ws.ask("Can clients authenticate with Kerberos instead of "
-                                                            "the token endpoint?").text
+    text = ws.ask("Can clients authenticate with Kerberos instead of the token endpoint?").text
+    # the reason that decided, alone: no word-coverage figure beside it ("100% of the key words found")
+    assert text.startswith("Not in your docs: they never mention Kerberos. Try rephrasing"), text
+    assert "%" not in text and "estimated chance" not in text
     # a name in a sentence that only gives context, or in the selection Ask About Selection quotes, is not asked about
     from ragls.retrieval.abstention import question_names
 
@@ -371,7 +389,9 @@ def test_a_value_the_docs_never_state_abstains(ws):
         miss = ws.query(question)
         assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, (question, miss.hits.evidence)
         assert miss.hits.evidence.absent_names == ()  # every word is in the docs: not the name test
-    assert "state no value" in ws.ask("What is the default log level?").text
+    text = ws.ask("What is the default log level?").text
+    assert text.startswith("Not in your docs: the passages found discuss it but never state the value it asks for."), text
+    assert "%" not in text
     for question in ("How many times is a request retried by default?", "Which port does the image listen on?",
                      "How long is a replica drained before it stops?"):
         result = ws.query(question)

@@ -3,12 +3,9 @@ an abstained answer's closest matches show the focus lines (issue 27). Real chun
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from ragls.answer.ask import abstention_text
-from ragls.core.ir import Hit
 from ragls.index.chunking import chunk_document
 from ragls.index.titles import focus_title
+from ragls.lsp.wire import to_wire_source
 from ragls.retrieval.focus import line_span
 from ragls.sources.load import load_text
 
@@ -52,9 +49,10 @@ def test_markdown_focus_title_is_the_heading_path_of_the_focus_section():
 
 
 def test_closest_matches_show_the_focus_lines_and_their_section():
+    """An abstained answer's closest matches are its sources: each carries its focus lines and their section."""
     chunk = _chunk()
     at = _line("raises `PoolTimeout`")
-    hit = replace(Hit(chunk=chunk, score=1.0), focus=line_span(chunk, at, at))
-    text = abstention_text([hit, Hit(chunk=chunk, score=0.5)], 0.5)
-    assert f"Closest matches:\n- guide.md:{at + 1}-{at + 1}  Guide > Timeouts > Pool timeout\n" in text
-    assert text.endswith(f"- guide.md:1-{GUIDE.count(chr(10))}  Guide")  # no focus: the chunk's lines and title
+    src = to_wire_source(chunk, line_span(chunk, at, at))
+    assert src["title"] == "Guide > Timeouts > Pool timeout"
+    assert src["focusRange"]["start"]["line"] == at and src["focusRange"]["end"]["line"] == at
+    assert to_wire_source(chunk)["title"] == "Guide"  # no focus: the chunk's title

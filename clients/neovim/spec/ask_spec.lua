@@ -175,8 +175,15 @@ H.it("an abstained answer is shown as such", function()
   notify("workspace/didChangeConfiguration", { settings = { ragls = { retrieval = { min_similarity = 0.99 } } } })
   local _, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   H.eq(true, result.abstained, "abstained")
-  H.contains(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
-    "> **Abstained:** the indexed documents do not cover this question.")
+  -- said once, by the answer; its sources listed once, as the closest matches
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  H.contains(text, "Not in your docs: ")
+  H.eq(nil, text:find("Abstained", 1, true), "no second abstention note")
+  H.eq(nil, text:find("do not cover", 1, true), "no second abstention note")
+  H.ok(find_line(buf, "### Closest matches"), "closest matches heading")
+  H.eq(nil, find_line(buf, "### Sources"), "no sources heading")
+  H.eq(#result.sources, #vim.tbl_filter(function(l) return l:match("^%[%d+%] ") ~= nil end,
+    vim.api.nvim_buf_get_lines(buf, 0, -1, false)), "each closest passage listed once")
   notify("workspace/didChangeConfiguration", { settings = { ragls = {} } })
 end)
 

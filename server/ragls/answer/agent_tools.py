@@ -165,7 +165,9 @@ def ask_result(ws, question: str, top_k: int | None = None, rag=None, expand: bo
             lines.append(quote_passage(s["text"], s["path"], (s["chunk_start_line"], s["chunk_end_line"]),
                                        n=s["n"], heading=s["heading"] or "",
                                        cite=(s["start_line"], s["end_line"]), note=flag))
-        parts.append("Sources:\n" + "\n\n".join(lines))
+        heading = ("Closest matches (the documents do not answer the question; these passages came closest):"
+                   if answer.abstained else "Sources:")
+        parts.append(heading + "\n" + "\n\n".join(lines))
     return "\n\n".join(parts), data
 
 

@@ -26,11 +26,10 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     split_sentences,
 )
 from ragls.answer.persona import with_user_context
-from ragls.answer.template import human_lines, one_line, render_prompt, source_label
+from ragls.answer.template import render_prompt, source_label
 from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
-from ragls.index.titles import focus_title
 from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
@@ -196,10 +195,12 @@ def with_documents(hits: Sequence[Hit], extra: Sequence[Hit], k: int) -> list[Hi
 
 def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0,
                     grade: str | None = None) -> str:
-    """The answer given when retrieval found nothing relevant enough: says why in one sentence, then lists the
-    closest matches (`path:first-last  title`, at most CLOSEST_MATCHES) — no LLM is called. `evidence`
-    (retrieval/abstention.py) explains a decision of the calibrated rule; `grade` "insufficient" one of corrective
-    retrieval (retrieval/corrective.py)."""
+    """The answer given when retrieval found nothing relevant enough: "Not in your docs: <why>." in plain words,
+    then what to try — no LLM is called. The closest passages are not repeated here: the abstained answer lists
+    them as its sources (at most CLOSEST_MATCHES) and every front shows them once, under "Closest matches".
+    `evidence` (retrieval/abstention.py) explains a decision of the calibrated rule by what decided it (a name
+    the documents never mention, a value they never state, else the share of the question's words found together);
+    `grade` "insufficient" one of corrective retrieval (retrieval/corrective.py)."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     p = evidence.probability() if evidence is not None else None
     if not hits:
@@ -207,30 +208,27 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
     elif grade == "insufficient":
         why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
     elif p is not None and p < min_probability:
-        why = (f"estimated chance the passages answer it {p:.2f}, below {min_probability:.2f}: best similarity "
-               f"{evidence.cosine:.3f}, {evidence.coverage:.0%} of the question's key words found"
-               + (f"; the documents never mention {', '.join(evidence.absent_names)}"
-                  if getattr(evidence, "absent_names", ()) else "")
-               + ("; the passages found discuss it but state no value for what it asks"
-                  if getattr(evidence, "value_missing", 0.0) else ""))
+        why = _evidence_reason(evidence)
     elif sims:
-        why = f"the closest passage has similarity {max(sims):.3f}, below the floor {floor:.3f}"
+        why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the floor "
+               f"{floor:.2f})")
     else:
         why = "no passage is close enough to the question"
-    text = (f"Not in your docs: the documents do not cover this question ({why}). Try rephrasing it, or check "
-            f"that the relevant files are indexed.")
-    if hits:
-        text += "\n\nClosest matches:\n" + "\n".join(_closest(h) for h in hits[:CLOSEST_MATCHES])
-    return text
+    return f"Not in your docs: {why}. Try rephrasing the question, or check that the relevant files are indexed."
 
 
-def _closest(hit: Hit) -> str:
-    """"- path:first-last  title" of a closest match: its focus lines (the sentence that came closest, as its
-    `focusRange` shows it), else its chunk's, and the title of their section (`index.titles.focus_title`)."""
-    span = hit.focus or hit.chunk.span
-    first, last = human_lines(span)
-    title = focus_title(hit.chunk, hit.focus.start_line) if hit.focus is not None else hit.chunk.title
-    return f"- {hit.chunk.path}:{first}-{last}" + (f"  {one_line(title)}" if title else "")
+def _evidence_reason(evidence) -> str:
+    """Why the calibrated rule refused, in one plain clause: the vetoes first (`absent_names`, `value_missing`),
+    else `focus_coverage`, the model's word evidence: the IDF-weighted share of the question's words found
+    together in one passage's focus lines (retrieval/abstention.py)."""
+    names = tuple(getattr(evidence, "absent_names", ()) or ())
+    if names:
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        return f"they never mention {listed}"
+    if getattr(evidence, "value_missing", 0.0):
+        return "the passages found discuss it but never state the value it asks for"
+    return (f"only {evidence.focus_coverage:.0%} of the question's words occur together in the best passages "
+            "(rare words count more)")
 
 
 def _check_cancel(cancel: threading.Event | None) -> None:

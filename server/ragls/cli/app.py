@@ -267,8 +267,8 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
         print(wire["answer"])
     else:
         print()
-    if wire["sources"]:
-        print("\nSources:")
+    if wire["sources"]:  # an abstained answer's sources are the closest passages, none of them cited
+        print("\nClosest matches:" if wire.get("abstained") else "\nSources:")
         supported = {c["n"]: c["supported"] for c in wire["citations"]}
         for src in wire["sources"]:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"

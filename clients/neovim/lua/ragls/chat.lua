@@ -94,9 +94,6 @@ function M.render_lines()
     if r then
       vim.list_extend(lines, ui.error_lines(r, "`r` on this turn asks it again"))
     end
-    if r and r.abstained then
-      vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
-    end
     local body = vim.trim((r and r.answer) or turn.text)
     if body == "" and turn.status == "streaming" then
       body = "_…_"
@@ -111,7 +108,7 @@ function M.render_lines()
       vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed"), "_`r` asks it again_" })
     end
     if r and r.sources and #r.sources > 0 then
-      vim.list_extend(lines, { "", "### Sources" })
+      vim.list_extend(lines, { "", ui.sources_heading(r) })
       for _, entry in ipairs(ui.source_entries(r)) do
         table.insert(lines, entry.text)
         line_source[#lines] = entry.source

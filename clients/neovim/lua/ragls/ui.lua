@@ -83,7 +83,15 @@ function M.source_line(source)
   return line
 end
 
---- Lines of a finished answer: optional abstention note, the answer, then the sources. A source the answer cites
+--- The heading above an answer's sources: "### Closest matches" when the answer abstained (its sources are the
+--- passages that came closest, none cited), else "### Sources".
+---@param result table  rag/ask result
+---@return string
+function M.sources_heading(result)
+  return result.abstained and "### Closest matches" or "### Sources"
+end
+
+--- Lines of a finished answer: the answer (an abstained one says why itself), then the sources. A source the answer cites
 --- but whose text does not support the sentence (`citations[].supported` false) is marked, as the CLI and VS Code do.
 --- Returns the lines and a map from 1-based line number to source.
 ---@param question string
@@ -96,13 +104,11 @@ function M.answer_lines(question, result)
   if result.ragls_note then
     vim.list_extend(lines, { "> " .. result.ragls_note, "" })
   end
-  if result.abstained then
-    vim.list_extend(lines, { "> **Abstained:** the indexed documents do not cover this question.", "" })
-  end
+  -- An abstained answer says so itself ("Not in your docs: ..."); its sources are the closest passages.
   vim.list_extend(lines, split_lines(vim.trim(result.answer or "")))
   local by_line = {}
   if result.sources and #result.sources > 0 then
-    vim.list_extend(lines, { "", "### Sources", "" })
+    vim.list_extend(lines, { "", M.sources_heading(result), "" })
     for _, entry in ipairs(M.source_entries(result)) do
       table.insert(lines, entry.text)
       by_line[#lines] = entry.source

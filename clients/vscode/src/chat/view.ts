@@ -400,11 +400,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           '</div></div>',
       );
     }
-    if (r?.abstained) {
-      parts.push('<div class="abstained" role="note"><strong>No answer.</strong> The indexed documents do not seem to cover this question.</div>');
-    }
     if (turn.markdown) {
-      parts.push(`<div class="answer">${this.render(turn.markdown, known, this.titles.get(turn.requestId))}</div>`);
+      // An abstained answer says itself why ("Not in your docs: ..."): shown once, as a note; its sources are the
+      // passages that came closest.
+      const body = this.render(turn.markdown, known, this.titles.get(turn.requestId));
+      parts.push(r?.abstained ? `<div class="abstained" role="note">${body}</div>` : `<div class="answer">${body}</div>`);
     }
     if (turn.status === 'streaming') {
       parts.push('<p class="status">…</p>');
@@ -425,7 +425,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${flag}${title}</li>`;
         })
         .join('');
-      parts.push(`<details class="sources" open><summary>Sources (${sources.length})</summary><ol>${items}</ol></details>`);
+      parts.push(`<details class="sources" open><summary>${r?.abstained ? 'Closest matches' : 'Sources'} (${sources.length})</summary><ol>${items}</ol></details>`);
     }
     if (r && turn.status === 'done') {
       const actions = [
