@@ -162,3 +162,25 @@ def test_commit_msg_prompt_carries_no_secret(tmp_path, llm_server):
     assert '+DATABASE_URL = "postgres://app:********@db/app"' in prompt and "+DEBUG = False" in prompt
     for secret in ("sk-proj-Q3mZ8vT1kLw0pR7yXc5bN2hJ", "hunter22", "wJalrXUtnFEMI", "s3cretpw"):
         assert secret not in prompt
+
+
+def test_commit_msg_without_a_model_calls_a_new_function_a_feature(tmp_path):
+    """Without an LLM, a staged change that only adds a function to an existing code file is a `feat`, not a
+    `fix`; changing an existing line stays a `fix`, and so does adding lines that define nothing."""
+    repo = make_repo(tmp_path / "repo", {"calc.py": "def add(a, b):\n    return a + b\n"})
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+                                  encoding="utf-8")
+    git(repo, "add", ".")
+    out = run_cli(cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("feat: update calc.py\n"), out.stdout
+    git(repo, "commit", "-q", "-m", "sub")
+    (repo / "calc.py").write_text("def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n",
+                                  encoding="utf-8")
+    git(repo, "add", ".")
+    assert run_cli(cwd=repo).stdout.startswith("fix: update calc.py\n")
+    git(repo, "reset", "-q", "--hard")
+    (repo / "calc.py").write_text((repo / "calc.py").read_text(encoding="utf-8") + "\nPRECISION = 2\n",
+                                  encoding="utf-8")
+    git(repo, "add", ".")
+    assert run_cli(cwd=repo).stdout.startswith("fix: update calc.py\n")

@@ -3,6 +3,8 @@ wrapping, and the path rules of the deterministic message."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from ragls.commit.gitdiff import FileDiff, describe, parse_diff, render_diff, semantic_lines
 from ragls.commit.message import (
@@ -136,6 +138,11 @@ def test_type_and_scope_rules():
     assert guess_type([f("app.py", "added"), f("logo.png", "added")]) == "feat"
     assert guess_type([f("src/a.py"), f("src/b.py", "added")]) == "feat"
     assert guess_type([f("src/a.py"), f("tests/test_a.py", "added")]) == "fix"
+    added_def = FileDiff("calc.py", "modified", added=3, hunks=("@@ -2,0 +3,3 @@\n+\n+def sub(a, b):\n+    return a - b",))
+    assert guess_type([added_def]) == "feat"  # only additions, one of them a new function
+    assert guess_type([replace(added_def, removed=1)]) == "fix"  # an edit that also removes a line
+    assert guess_type([replace(added_def, hunks=("@@ -2,0 +3 @@\n+LIMIT = 3",), added=1)]) == "fix"
+    assert guess_type([replace(added_def, hunks=("@@ -1 +1,2 @@\n def f():\n+    # class of its own",))]) == "fix"
     assert guess_scope([f("src/ragls/a.py"), f("src/ragls/sub/b.py")]) == "ragls"
     assert guess_scope([f("src/ragls/a.py"), f("src/other/b.py")]) == "src"
     assert guess_scope([f("server/a.py"), f("b.py")]) is None

@@ -370,12 +370,31 @@ def path_category(path: str) -> str:
     return "code"
 
 
+# A line that starts a function, method, class or type definition in the common languages: Python/Ruby `def`,
+# `class`, JS/TS/Lua/PHP/shell `function`, Go `func`, Rust `fn`/`struct`/`enum`/`trait`/`impl`, Java/C#/Kotlin/Swift
+# `interface`/`record`/`object`/`fun`, with their usual modifiers (export, pub, async, public, static, ...).
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:export|default|pub(?:\([\w:]+\))?|async|public|private|protected|internal|static|abstract|"
+    r"final|sealed|open|data|local|unsafe|const)\s+)*"
+    r"(?:def|class|function|func|fn|fun|struct|enum|trait|impl|interface|record|object|module)\b[\s<(]*[\w$]")
+
+
+def adds_definition(f: FileDiff) -> bool:
+    """True when `f` only adds lines (an existing text file, nothing removed) and one added line starts a function,
+    class or type definition (`_DEFINITION`): new code beside the old, a feature rather than a fix."""
+    if f.status != "modified" or f.kind != "text" or f.removed or not f.added:
+        return False
+    return any(line.startswith("+") and _DEFINITION.match(line[1:])
+               for hunk in f.hunks for line in hunk.split("\n")[1:])
+
+
 def guess_type(files: list[FileDiff]) -> str:
     """The conventional-commit type for a change, by the first rule that matches:
     1. every file deleted → chore;  2. every file renamed without edits → refactor;
     3. all docs (images and other assets beside them included) → docs;  4. all tests → test;  5. all CI → ci;
-    6. all build or CI (some build) → build;  7. some code file (see `path_category`) added → feat;  8. some code
-    file changed → fix;  9. otherwise → chore (e.g. docs and tests together, or assets alone)."""
+    6. all build or CI (some build) → build;  7. some code file (see `path_category`) added, or one only added to
+    with a new function or class (`adds_definition`) → feat;  8. some code file changed → fix;  9. otherwise →
+    chore (e.g. docs and tests together, or assets alone)."""
     if not files:
         return "chore"
     if all(f.status == "deleted" for f in files):
@@ -392,7 +411,7 @@ def guess_type(files: list[FileDiff]) -> str:
     if kinds <= {"build", "ci"}:
         return "build"
     code = [f for f, c in zip(files, cats) if c == "code"]
-    if any(f.status == "added" for f in code):
+    if any(f.status == "added" or adds_definition(f) for f in code):
         return "feat"
     if code:
         return "fix"
