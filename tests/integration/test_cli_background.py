@@ -60,4 +60,17 @@ def test_stop(ws, capsys):
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert not (index_dir / "server.json").exists()
-    assert cli.main(["serve", "--stop", str(ws)]) == 1
+    capsys.readouterr()
+    assert cli.main(["serve", "--stop", str(ws)]) == 0  # stopped already: said, not an error
+    assert f"no server running for {ws}" in capsys.readouterr().out
+
+
+def test_stop_when_no_server_runs_says_so_and_succeeds(ws, tmp_path):
+    """`ragls serve --stop PATH` with no server for PATH exits 0 with a message (like `systemctl stop` of a stopped
+    unit); a PATH that does not exist is a usage error, exit 2. No server is started."""
+    from clikit import ragls
+
+    out = ragls(None, "serve", "--stop", ws)
+    assert out.returncode == 0 and out.stdout == f"ragls: no server running for {ws}\n", out
+    missing = ragls(None, "serve", "--stop", tmp_path / "nope", check=False)
+    assert missing.returncode == 2 and "nope" in missing.stderr, missing

@@ -107,12 +107,14 @@ def start(path: str | None, idle_exit_min: float) -> int:
 
 
 def stop(path: str | None) -> int:
-    """Stop the server serving PATH (SIGTERM; it closes its index cleanly). Returns 0, or 1 when none runs."""
+    """Stop the server serving PATH (SIGTERM; it closes its index cleanly). Returns 0, also when none runs (what
+    is not running is stopped, as `systemctl stop` of a stopped unit: said, not an error). Raises InvalidParams
+    (exit 2) for a PATH that is no folder to serve."""
     folder, index_dir = _folder_and_index(path)
     pid = _running(index_dir)
     if pid is None:
-        print(f"ragls: no server serves {folder}", file=sys.stderr)
-        return 1
+        print(f"ragls: no server running for {folder}")
+        return 0
     os.kill(pid, signal.SIGTERM)
     print(f"ragls: stopped the server (pid {pid}) of {folder}")
     return 0
