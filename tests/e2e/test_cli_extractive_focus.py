@@ -72,8 +72,8 @@ Plain tuples are always immutable, so you cannot make an instance mutable when y
 
 
 def _cited_ranges(out: str, name: str) -> tuple[dict[int, tuple[int, int]], list[tuple[str, str]]]:
-    ranges = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
-              for m in re.finditer(rf"^\[(\d+)\] .*?{re.escape(name)}:(\d+)-(\d+)", out, re.MULTILINE)}
+    ranges = {int(m.group(1)): (int(m.group(2)), int(m.group(3) or m.group(2)))  # "path:19" is one line
+              for m in re.finditer(rf"^\[(\d+)\] .*?{re.escape(name)}:(\d+)(?:-(\d+))?", out, re.MULTILINE)}
     return ranges, re.findall(r"^- (.+?) \[(\d+)\]", out, re.MULTILINE)
 
 

@@ -111,7 +111,7 @@ def test_query_shows_the_text_of_the_lines_it_names(env, tmp_path):
     (ws / "animals.md").write_text(f"# Animals\n\n{filler}\n\nThe walrus basks on the ice floe every morning.\n")
     out = ragls(env, "query", ws, "where does the walrus bask", "--top-k", "1").stdout.splitlines()
     location, preview = out[0], out[1]
-    assert "animals.md:19" in location and "(chunk 1-19)" in location, out
+    assert "animals.md:19 " in location and "(chunk 1-19)" in location, out  # one line: "path:19", as the editors
     # the preview is line 19's text, not the chunk's first lines ("# Animals Paragraph 0 ...")
     assert preview.strip() == "The walrus basks on the ice floe every morning.", out
 

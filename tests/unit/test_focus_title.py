@@ -56,3 +56,18 @@ def test_closest_matches_show_the_focus_lines_and_their_section():
     assert src["title"] == "Guide > Timeouts > Pool timeout"
     assert src["focusRange"]["start"]["line"] == at and src["focusRange"]["end"]["line"] == at
     assert to_wire_source(chunk)["title"] == "Guide"  # no focus: the chunk's title
+
+
+def test_the_cli_prints_one_line_as_the_editors_do():
+    """`path:19` for a one-line location (not `path:19-19`), `path:19-21` for several; an end at character 0 of
+    the next line ends the range on the line before (as the Neovim and VS Code clients print it)."""
+    from ragls.cli.common import _chunk_lines, _line, lines_text
+
+    def rng(a, b, end_char=5):
+        return {"start": {"line": a, "character": 0}, "end": {"line": b, "character": end_char}}
+
+    assert lines_text(rng(18, 18)) == "19" and lines_text(rng(18, 20)) == "19-21"
+    assert lines_text(rng(18, 19, end_char=0)) == "19" and lines_text(rng(18, 18, end_char=0)) == "19"
+    src = {"path": "animals.md", "uri": "file:///d/animals.md", "range": rng(10, 30), "focusRange": rng(18, 18)}
+    assert _line(src) + _chunk_lines(src) == "animals.md:19  (chunk 11-31)"
+    assert _line({**src, "focusRange": None}) + _chunk_lines({**src, "focusRange": None}) == "animals.md:11-31"

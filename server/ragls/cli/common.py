@@ -99,21 +99,29 @@ def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
+def lines_text(r: dict) -> str:
+    """The 1-based lines of a wire range as the editors print them: "19" for one line, "19-21" for several; an end
+    at character 0 of a later line does not include that line (`answer.template.human_lines`)."""
+    first = r["start"]["line"] + 1
+    last = r["end"]["line"] + (0 if r["end"]["character"] == 0 and r["end"]["line"] > r["start"]["line"] else 1)
+    return f"{first}-{last}" if last > first else f"{first}"
+
+
 def _line(src: dict) -> str:
-    """`path:first-last` (1-based) of the focus lines when the source has them, else of the chunk; a web source
-    shows its URL (with #fragment), a PDF its page."""
+    """`path:first-last` (1-based; `path:first` for one line, `lines_text`) of the focus lines when the source has
+    them, else of the chunk; a web source shows its URL (with #fragment), a PDF its page."""
     r = src.get("focusRange") or src["range"]
     where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
     page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{where}:{r['start']['line'] + 1}-{r['end']['line'] + 1}{page}"
+    return f"{where}:{lines_text(r)}{page}"
 
 
 def _chunk_lines(src: dict) -> str:
     """"  (chunk first-last)" when the focus is narrower than the chunk, else ""."""
     r, f = src["range"], src.get("focusRange")
-    if f is None or (f["start"]["line"], f["end"]["line"]) == (r["start"]["line"], r["end"]["line"]):
+    if f is None or lines_text(f) == lines_text(r):
         return ""
-    return f"  (chunk {r['start']['line'] + 1}-{r['end']['line'] + 1})"
+    return f"  (chunk {lines_text(r)})"
 
 
 def preview_text(chunk: dict, limit: int = 200) -> str:
