@@ -16,8 +16,10 @@ from clikit import ragls
 
 FIXTURE_DOCS = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
 
-# Not needed for a BM25 answer; each costs start-up CPU that competes with the MCP SDK's import.
-VECTOR_STACK = ["numpy", "onnxruntime", "fastembed", "tokenizers", "lancedb", "pyarrow", "markdown_it",
+# Not needed for a BM25 answer; each costs start-up CPU that competes with the MCP SDK's import. markdown-it is
+# not listed: the answer names the section holding each passage's cited lines (index.titles.focus_title), and for
+# a Markdown chunk of several sections that parses its headings (about 45 ms to import, once per process).
+VECTOR_STACK = ["numpy", "onnxruntime", "fastembed", "tokenizers", "lancedb", "pyarrow",
                 "ragls.lsp.wire", "lsprotocol", "pygls", "networkx", "ragls.stores.vectors"]
 
 # The start-up path of `ragls mcp FOLDER` (cli.cmd_mcp) up to the first search_docs result, without serving

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from ragls.core.errors import InvalidParams, RaglsError, from_wire_error
+from ragls.cli.folder import require_folder
+from ragls.core.errors import RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
 #: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
@@ -56,18 +57,6 @@ class Progress:
         for bar in self.bars.values():
             bar.close()
         self.bars.clear()
-
-
-def require_folder(path: str | Path, cmd: str | None = None) -> Path:
-    """`path` (user-expanded) when it is a folder. Raises InvalidParams (exit code 2) saying why not: no such file or
-    folder, or a file (then which folder to pass, and for `ask` (`cmd`) the --file option)."""
-    folder = Path(path).expanduser()
-    if not folder.is_dir():
-        why = "no such file or folder" if not folder.exists() else "a file; ragls reads a folder, so pass its folder"
-        if folder.is_file():
-            why += f" {folder.parent}" + (f" and --file {folder.name} to ask about this file" if cmd == "ask" else "")
-        raise InvalidParams(f"not a folder: {folder} ({why})")
-    return folder
 
 
 def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):

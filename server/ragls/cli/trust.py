@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ragls.cli.common import require_folder
+from ragls.cli.folder import require_folder
 from ragls.core.errors import ConfigError
 
 

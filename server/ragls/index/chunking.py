@@ -350,7 +350,8 @@ def _markdown_parser() -> MarkdownIt:
     """Block structure only: the core "inline" rule is off, since chunking needs block boundaries and heading
     lines, and inline parsing of every paragraph was half the parse time (headings are parsed inline one by one
     in `_heading_text`). markdown-it is imported here, on first use: opening an index to answer from it (BM25)
-    never parses Markdown."""
+    parses Markdown only to name the section of a cited line in a chunk of several sections
+    (`index.titles.focus_title`)."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark").enable("table")

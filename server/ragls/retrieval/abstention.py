@@ -76,7 +76,7 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import query_words, stem_set, stems
 from ragls.core.ir import Hit
-from ragls.retrieval.asked_value import subject_terms, value_missing
+from ragls.retrieval.asked_value import asked_sentences, subject_terms, value_missing
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
@@ -253,18 +253,6 @@ def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
-
-
-def asked_sentences(text: str) -> str:
-    """The part of a question that asks: without a quoted selection (`extractive.asked_text`: Ask About Selection's
-    fenced block), and of several sentences only those ending in "?" when there are any. "I run it on Ubuntu
-    inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context."""
-    from ragls.answer.extractive import asked_text
-
-    prose = asked_text(text)
-    sentences = [x for x in re.split(r"(?<=[.?!])\s+(?=[A-Z\"'(`])", prose.strip()) if x]  # not after "e.g. x"
-    asking = [x for x in sentences if x.rstrip().endswith("?")]
-    return " ".join(asking) if asking and len(asking) < len(sentences) else prose
 
 
 def asked_query(query: Query) -> Query:

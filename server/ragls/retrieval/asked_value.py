@@ -5,7 +5,7 @@ cargo test use?") finds passages that discuss its subject — every word matches
 fact, a number or a default, is not there. Word statistics cannot see that (docs/benchmarks.md, "Abstention: third
 round"); the answer type can: the question asks for a value, and no sentence about its subject states one.
 
-- `asked_value(text)`: what the asking sentences (`abstention.asked_sentences`) ask for. "amount" when a sentence
+- `asked_value(text)`: what the asking sentences (`asked_sentences`) ask for. "amount" when a sentence
   or clause OPENS with a quantity question — how many / much / long / large / big / high / old / often / far, or
   what/which + a quantity noun within its first words (which port, what chunk size, what is the maximum length:
   `_QUANTITY_NOUNS`) — and "default"
@@ -86,11 +86,21 @@ _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]\s|\d+\.\s|:\w[^:\n]*:|#|\.\. ))")
 
 
+def asked_sentences(text: str) -> str:
+    """The part of a question that asks: without a quoted selection (`extractive.asked_text`: Ask About Selection's
+    fenced block), and of several sentences only those ending in "?" when there are any. "I run it on Ubuntu
+    inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context."""
+    from ragls.answer.extractive import asked_text
+
+    prose = asked_text(text)
+    sentences = [x for x in re.split(r"(?<=[.?!])\s+(?=[A-Z\"'(`])", prose.strip()) if x]  # not after "e.g. x"
+    asking = [x for x in sentences if x.rstrip().endswith("?")]
+    return " ".join(asking) if asking and len(asking) < len(sentences) else prose
+
+
 def asked_value(text: str) -> str | None:
     """"amount", "default-amount", "default" or None: whether the part of the question that asks
-    (`abstention.asked_sentences`) asks for a value, and of which type (module docstring)."""
-    from ragls.retrieval.abstention import asked_sentences
-
+    (`asked_sentences`) asks for a value, and of which type (module docstring)."""
     asked = asked_sentences(text)
     if _AMOUNT_Q.search(asked):
         return "default-amount" if _UNSET_Q.search(asked) else "amount"
