@@ -13,7 +13,8 @@ included (Markdown with code blocks is packed that much smaller).
   then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
   exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
 - Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
-  symbol (def/class/fn/func/...) for code and the nearest heading-like line for text.
+  symbol (def/class/fn/func/...) for code and, for text, the heading path of the nearest heading-like line (reST
+  levels by adornment style, inline markup stripped: `index.headings`).
 - A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
 - Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
   last `overlap` characters of the previous one (no overlap when that would not make progress).
@@ -27,11 +28,11 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Chunk, Document, LineSpan
+from ragls.index.headings import heading_paths, strip_heading_ids, text_headings
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -399,16 +400,6 @@ def _heading_text(inline) -> str:
     return strip_heading_ids(" ".join("".join(parts).split()))
 
 
-# A heading id / attribute list at the end of a heading: "Setup { #setup }", "Setup {#setup .cls}" (Python-Markdown
-# attr_list, mkdocs, pandoc). It is markup, not words: stripped from titles, embedding input and extractive answers.
-HEADING_ID = re.compile(r"\s*\{\s*#[^{}\n]*\}[ \t]*(?=$|\n)", re.MULTILINE)
-
-
-def strip_heading_ids(text: str) -> str:
-    """`text` without heading ids `{ #anchor }` at line ends ("Install { #install }" -> "Install")."""
-    return HEADING_ID.sub("", text) if "{" in text else text
-
-
 @dataclass
 class _Fence:
     """A fenced code block: offsets of its opening line, of its content, of its closing line (len(text) when it
@@ -527,17 +518,6 @@ _SYMBOL = re.compile(
     r"(?:def|class|function|fn|func|struct|enum|trait|impl|interface|module|object)\b\s*\*?\s*"
     r"(?:\([^)]*\)\s*)?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*)"
 )
-_MD_HEADING = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t#]*$")
-_ADOC_HEADING = re.compile(r"={1,6}[ \t]+(\S.*?)[ \t]*$")
-_ORG_HEADING = re.compile(r"\*+[ \t]+(\S.*?)[ \t]*$")
-_UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
-
-
-def _line_bodies(text: str, index: LineIndex):
-    starts = index.starts
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        yield start, text[start:end].rstrip("\r\n")
 
 
 def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
@@ -553,20 +533,10 @@ def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
 
 
 def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
-    """(offset of line, heading) for heading-like lines: "# x", "= x" (AsciiDoc), "* x" (Org), and a line
-    underlined with a row of punctuation at least as long (reStructuredText / setext)."""
-    ext = PurePosixPath(path).suffix.lower()
-    out: list[tuple[int, str]] = []
-    prev: tuple[int, str] | None = None
-    for start, body in _line_bodies(text, index):
-        m = _MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (ext == ".org" and _ORG_HEADING.match(body))
-        if m:
-            out.append((start, strip_heading_ids(m.group(1))))
-        elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
-                and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
-            out.append((prev[0], prev[1].strip()))
-        prev = (start, body)
-    return out
+    """(offset of line, heading path) for the heading-like lines of a text document ("# x", "= x" AsciiDoc, "* x"
+    Org, reStructuredText / setext underlined titles): "Guide > Retries", levels and markup as in
+    `index.headings` (`text_headings`, `heading_paths`)."""
+    return heading_paths(text_headings(text, index.starts, path))
 
 
 def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
