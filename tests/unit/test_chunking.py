@@ -304,8 +304,63 @@ def test_text_titles_rst():
     text = "Overview\n========\n\n" + "Words here.\n" * 30 + "\nDetails\n-------\n\n" + "More words.\n" * 30
     chunks = chunk_document(doc(text, "readme.rst"), chunk_size=300, overlap=0)
     assert chunks[0].title == "Overview"
-    assert chunks[-1].title == "Details"
+    assert chunks[-1].title == "Overview > Details"  # "-" first appears after "=": level 2
     assert "" not in {c.title for c in chunks}
+
+
+# The shape of urllib3's v2-migration-guide.rst (an overlined document title, then "-" sections holding "~"
+# subsections, bold and literal titles): reST levels come from the order in which each adornment style first
+# appears, so "~" is level 3 here although it is the usual level-2 style elsewhere.
+MIGRATION_RST = """==================
+v2 Migration Guide
+==================
+
+urllib3 2.x introduces a few breaking changes for users of 1.x.
+
+**🚀 Migrating from 1.x to 2.x**
+--------------------------------
+
+What are the important changes?
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Python 3.10+ is required and the default TLS version is now TLS 1.2.
+
+**🤔 Common upgrading issues**
+------------------------------
+
+``ImportError: cannot import name 'DEFAULT_CIPHERS' from 'urllib3.util.ssl_'``
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+This happens when a package still imports a name that urllib3 2.x removed.
+
+Using :class:`~urllib3.util.Retry` with backoff::
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Pass a Retry object with a backoff factor to the pool manager.
+"""
+
+
+def test_rest_titles_are_heading_paths_by_style_order_without_markup():
+    chunks = chunk_document(doc(MIGRATION_RST, "v2-migration-guide.rst"), chunk_size=120, overlap=0)
+    titles = {c.text.splitlines()[-1][:24]: c.title for c in chunks}
+    assert titles["urllib3 2.x introduces a"] == "v2 Migration Guide"
+    assert titles["Python 3.10+ is required"] == ("v2 Migration Guide > 🚀 Migrating from 1.x to 2.x"
+                                                 " > What are the important changes?")
+    assert titles["This happens when a pack"] == ("v2 Migration Guide > 🤔 Common upgrading issues"
+                                                 " > ImportError: cannot import name 'DEFAULT_CIPHERS' from"
+                                                 " 'urllib3.util.ssl_'")
+    assert titles["Pass a Retry object with"] == ("v2 Migration Guide > 🤔 Common upgrading issues"
+                                                  " > Using Retry with backoff")
+
+
+def test_plain_heading_strips_inline_markup():
+    from ragls.index.headings import plain_heading
+
+    assert plain_heading("**✨ Optimized for Python 3.10+**") == "✨ Optimized for Python 3.10+"
+    assert plain_heading("*Emphasis* and ``literal``") == "Emphasis and literal"
+    assert plain_heading(":ref:`Retries <retries>` and :func:`urllib3.request`") == "Retries and urllib3.request"
+    assert plain_heading("`Python docs <https://docs.python.org>`_ example::") == "Python docs example"
+    assert plain_heading("C++ and 2*3*4 stay") == "C++ and 2*3*4 stay"
 
 
 # -- overlap, big lines, ids ----------------------------------------------------------------------------------

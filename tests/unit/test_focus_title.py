@@ -3,6 +3,8 @@ an abstained answer's closest matches show the focus lines (issue 27). Real chun
 
 from __future__ import annotations
 
+import dataclasses
+
 from ragls.index.chunking import chunk_document
 from ragls.index.titles import focus_title
 from ragls.lsp.wire import to_wire_source
@@ -46,6 +48,48 @@ def test_markdown_focus_title_is_the_heading_path_of_the_focus_section():
     assert focus_title(chunk, _line("raises `PoolTimeout`")) == "Guide > Timeouts > Pool timeout"
     assert focus_title(chunk, _line("a comment, not a heading")) == "Guide > Retries"  # "#" in code is no heading
     assert focus_title(chunk, 0) == "Guide"
+
+
+PROXIES_RST = """Advanced Usage
+==============
+
+Proxies
+-------
+
+You can use a proxy manager to tunnel requests through an HTTP proxy.
+
+SOCKS Proxies
+~~~~~~~~~~~~~
+
+Install the PySocks package first, then pass a socks5h URL to the manager.
+
+Certificate Validation
+----------------------
+
+Pass ``ca_certs`` to verify the server's certificate.
+"""
+
+
+def test_rest_focus_title_follows_the_section_levels_inside_the_chunk():
+    """A reST chunk starting at "Proxies" (title "Advanced Usage > Proxies"): "~" is new to the chunk and the
+    current section's style is "-", so it is one level deeper; "-" met again is a sibling of "Proxies"."""
+    text = PROXIES_RST.split("Proxies\n-------\n", 1)[1]
+    start = PROXIES_RST.count("\n", 0, PROXIES_RST.index("Proxies\n-------"))
+    [chunk] = chunk_document(load_text("advanced-usage.rst", "Proxies\n-------\n" + text))
+    chunk = dataclasses.replace(chunk, title="Advanced Usage > Proxies",
+                                span=dataclasses.replace(chunk.span, start_line=start, end_line=start + 15))
+    lines = PROXIES_RST.splitlines()
+
+    def at(words: str) -> int:
+        return next(i for i, line in enumerate(lines) if words in line)
+
+    assert focus_title(chunk, at("tunnel requests")) == "Advanced Usage > Proxies"
+    assert focus_title(chunk, at("PySocks")) == "Advanced Usage > Proxies > SOCKS Proxies"
+    assert focus_title(chunk, at("ca_certs")) == "Advanced Usage > Certificate Validation"
+    whole = chunk_document(load_text("advanced-usage.rst", PROXIES_RST))[0]
+    assert whole.title == "Advanced Usage"  # the whole file is one chunk: its levels are all known
+    assert focus_title(whole, at("PySocks")) == "Advanced Usage > Proxies > SOCKS Proxies"
+    assert focus_title(whole, at("ca_certs")) == "Advanced Usage > Certificate Validation"
 
 
 def test_closest_matches_show_the_focus_lines_and_their_section():
