@@ -133,4 +133,4 @@ def test_rest_source_is_titled_by_the_section_of_its_cited_lines(tmp_path):
     out = ragls(server_env(tmp_path / "cache"), "ask", ws, "How do I count how often a flag was given?").stdout
     cited = re.search(r"^\[\d+\] .*?options\.rst:(\d+)-\d+  (.+)$", out, re.MULTILINE)
     assert cited and int(cited.group(1)) == 12, out  # the Counting sentence, in a chunk that starts at Options
-    assert cited.group(2) == "Options > Counting", out
+    assert cited.group(2) == "Counting", out

@@ -45,13 +45,13 @@ def test_search_and_ask_name_the_section_of_the_cited_lines(ws):
     hits = ws.query("connect to SOCKS5 proxies with PySocks", 1).hits
     assert hits[0].chunk.title == "Proxies" and hits[0].focus is not None  # one chunk, titled by its first section
     wire = to_wire_chunk(hits[0])
-    assert wire["source"]["title"] == "Proxies > SOCKS Proxies"  # what rag/query (CLI, editors) shows
+    assert wire["source"]["title"] == "SOCKS Proxies"  # what rag/query (CLI, editors) shows
 
     _, data = search_result(ws, "connect to SOCKS5 proxies with PySocks", 1)
     top = data["results"][0]
-    assert (top["start_line"], top["heading"]) == (wire["source"]["focusRange"]["start"]["line"] + 1, "Proxies > SOCKS Proxies")
+    assert (top["start_line"], top["heading"]) == (wire["source"]["focusRange"]["start"]["line"] + 1, "SOCKS Proxies")
 
     text, data = ask_result(ws, "How do I connect to SOCKS5 proxies?")
     cited = [s for s in data["sources"] if s["start_line"] >= 11]
-    assert cited and all(s["heading"] == "Proxies > SOCKS Proxies" for s in cited), data["sources"]
-    assert "— Proxies > SOCKS Proxies" in text
+    assert cited and all(s["heading"] == "SOCKS Proxies" for s in cited), data["sources"]
+    assert "— SOCKS Proxies" in text

@@ -71,25 +71,26 @@ Pass ``ca_certs`` to verify the server's certificate.
 
 
 def test_rest_focus_title_follows_the_section_levels_inside_the_chunk():
-    """A reST chunk starting at "Proxies" (title "Advanced Usage > Proxies"): "~" is new to the chunk and the
-    current section's style is "-", so it is one level deeper; "-" met again is a sibling of "Proxies"."""
+    """A reST chunk starting at "Proxies" (title "Proxies": "Advanced Usage" is the document title): "~" is new to
+    the chunk and the current section's style is "-", so it is one level deeper; "-" met again is a sibling."""
     text = PROXIES_RST.split("Proxies\n-------\n", 1)[1]
     start = PROXIES_RST.count("\n", 0, PROXIES_RST.index("Proxies\n-------"))
     [chunk] = chunk_document(load_text("advanced-usage.rst", "Proxies\n-------\n" + text))
-    chunk = dataclasses.replace(chunk, title="Advanced Usage > Proxies",
+    chunk = dataclasses.replace(chunk, title="Proxies", ordinal=1,
                                 span=dataclasses.replace(chunk.span, start_line=start, end_line=start + 15))
     lines = PROXIES_RST.splitlines()
 
     def at(words: str) -> int:
         return next(i for i, line in enumerate(lines) if words in line)
 
-    assert focus_title(chunk, at("tunnel requests")) == "Advanced Usage > Proxies"
-    assert focus_title(chunk, at("PySocks")) == "Advanced Usage > Proxies > SOCKS Proxies"
-    assert focus_title(chunk, at("ca_certs")) == "Advanced Usage > Certificate Validation"
+    assert focus_title(chunk, at("tunnel requests")) == "Proxies"
+    assert focus_title(chunk, at("PySocks")) == "Proxies > SOCKS Proxies"
+    assert focus_title(chunk, at("ca_certs")) == "Certificate Validation"
     whole = chunk_document(load_text("advanced-usage.rst", PROXIES_RST))[0]
     assert whole.title == "Advanced Usage"  # the whole file is one chunk: its levels are all known
-    assert focus_title(whole, at("PySocks")) == "Advanced Usage > Proxies > SOCKS Proxies"
-    assert focus_title(whole, at("ca_certs")) == "Advanced Usage > Certificate Validation"
+    assert focus_title(whole, at("tunnel requests")) == "Proxies"
+    assert focus_title(whole, at("PySocks")) == "Proxies > SOCKS Proxies"
+    assert focus_title(whole, at("ca_certs")) == "Certificate Validation"
 
 
 def test_closest_matches_show_the_focus_lines_and_their_section():

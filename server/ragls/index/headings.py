@@ -101,10 +101,15 @@ def text_headings(text: str, starts: list[int], path: str) -> list[TextHeading]:
 def heading_paths(headings: list[TextHeading]) -> list[tuple[int, str]]:
     """(offset, heading path "A > B > C") for each of `headings` (`text_headings`, in document order): marker
     headings at the level of their marker count, reST titles at the level of their adornment style's first
-    appearance (the first style seen is level 1, the next new one level 2, ...)."""
+    appearance (the first style seen is level 1, the next new one level 2, ...). A reST document title
+    (`_document_title`) titles only the text before the first section; it is no part of the sections' paths."""
     order: dict[tuple, int] = {}
     stack: list[tuple[int, str]] = []
     out: list[tuple[int, str]] = []
+    doc_title = _document_title(headings)
+    if doc_title is not None:
+        out.append((doc_title.offset, doc_title.name))
+        headings = headings[1:]
     for h in headings:
         if isinstance(h.style[1], bool):
             level = order.setdefault(h.style, len(order) + 1)
@@ -115,6 +120,16 @@ def heading_paths(headings: list[TextHeading]) -> list[tuple[int, str]]:
         stack.append((level, h.name))
         out.append((h.offset, " > ".join(n for _, n in stack)))
     return out
+
+
+def _document_title(headings: list[TextHeading]) -> TextHeading | None:
+    """The reST document title: the first heading when it is an adorned title whose style no other heading uses
+    (a lone top-level section at the start, which docutils promotes to the document title, "doctitle_xform"). It
+    names the page, as the file name does: the sections under it are the top level of their heading paths."""
+    if not headings or not isinstance(headings[0].style[1], bool):
+        return None
+    first = headings[0]
+    return first if all(h.style != first.style for h in headings[1:]) else None
 
 
 def focus_path(title: str, headings: list[TextHeading]) -> str:

@@ -8,13 +8,14 @@ from functools import lru_cache
 
 from ragls.core.ir import Chunk
 from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser
-from ragls.index.headings import focus_path, text_headings
+from ragls.index.headings import focus_path, heading_paths, text_headings
 
 
 def focus_title(chunk: Chunk, line: int) -> str:
     """The heading path of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
-    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), `chunk.title` (the path in force at the chunk's
-    start) followed through the chunk's headings at or above `line` (`index.headings.focus_path`). A text chunk
+    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the heading path of the chunk's last heading at or
+    above `line` (`index.headings`): exact for the file's first chunk, else `chunk.title` (the path in force
+    at the chunk's start) followed through those headings (`focus_path`). A text chunk
     packs consecutive sections and is titled by the section in force at its start, so "[n] options.rst:230-239"
     citing the section "Counting" would otherwise read "Tuples as Multi Value Options". A Markdown chunk of merged
     sibling sections (titled by their common parent, "A" for "A > x" and "A > y") gets the heading path of the
@@ -32,7 +33,10 @@ def focus_title(chunk: Chunk, line: int) -> str:
     text = chunk.text
     index = LineIndex(text)
     offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
-    return focus_path(chunk.title, [h for h in text_headings(text, index.starts, chunk.path) if h.offset <= offset])
+    headings = [h for h in text_headings(text, index.starts, chunk.path) if h.offset <= offset]
+    if chunk.ordinal == 0 and headings:  # the file's first chunk: the levels of its headings are all known
+        return heading_paths(headings)[-1][1]
+    return focus_path(chunk.title, headings)
 
 
 @lru_cache(maxsize=256)
