@@ -3,8 +3,6 @@ an abstained answer's closest matches show the focus lines (issue 27). Real chun
 
 from __future__ import annotations
 
-import dataclasses
-
 from ragls.index.chunking import chunk_document
 from ragls.index.titles import focus_title
 from ragls.lsp.wire import to_wire_source
@@ -50,47 +48,14 @@ def test_markdown_focus_title_is_the_heading_path_of_the_focus_section():
     assert focus_title(chunk, 0) == "Guide"
 
 
-PROXIES_RST = """Advanced Usage
-==============
-
-Proxies
--------
-
-You can use a proxy manager to tunnel requests through an HTTP proxy.
-
-SOCKS Proxies
-~~~~~~~~~~~~~
-
-Install the PySocks package first, then pass a socks5h URL to the manager.
-
-Certificate Validation
-----------------------
-
-Pass ``ca_certs`` to verify the server's certificate.
-"""
-
-
-def test_rest_focus_title_follows_the_section_levels_inside_the_chunk():
-    """A reST chunk starting at "Proxies" (title "Proxies": "Advanced Usage" is the document title): "~" is new to
-    the chunk and the current section's style is "-", so it is one level deeper; "-" met again is a sibling."""
-    text = PROXIES_RST.split("Proxies\n-------\n", 1)[1]
-    start = PROXIES_RST.count("\n", 0, PROXIES_RST.index("Proxies\n-------"))
-    [chunk] = chunk_document(load_text("advanced-usage.rst", "Proxies\n-------\n" + text))
-    chunk = dataclasses.replace(chunk, title="Proxies", ordinal=1,
-                                span=dataclasses.replace(chunk.span, start_line=start, end_line=start + 15))
-    lines = PROXIES_RST.splitlines()
-
-    def at(words: str) -> int:
-        return next(i for i, line in enumerate(lines) if words in line)
-
-    assert focus_title(chunk, at("tunnel requests")) == "Proxies"
-    assert focus_title(chunk, at("PySocks")) == "Proxies > SOCKS Proxies"
-    assert focus_title(chunk, at("ca_certs")) == "Certificate Validation"
-    whole = chunk_document(load_text("advanced-usage.rst", PROXIES_RST))[0]
-    assert whole.title == "Advanced Usage"  # the whole file is one chunk: its levels are all known
-    assert focus_title(whole, at("tunnel requests")) == "Proxies"
-    assert focus_title(whole, at("PySocks")) == "Proxies > SOCKS Proxies"
-    assert focus_title(whole, at("ca_certs")) == "Certificate Validation"
+def test_rest_focus_title_is_in_plain_words():
+    """The section of a reST chunk's focus lines reads without inline markup, as the chunk's own title does."""
+    text = ("Proxies\n=======\n\nA proxy manager tunnels requests.\n\n"
+            ":class:`~urllib3.contrib.socks.SOCKSProxyManager`\n--------------------------------------------------\n\n"
+            "Install PySocks first.\n")
+    [chunk] = chunk_document(load_text("advanced.rst", text))
+    assert chunk.title == "Proxies"
+    assert focus_title(chunk, text.splitlines().index("Install PySocks first.")) == "SOCKSProxyManager"
 
 
 def test_closest_matches_show_the_focus_lines_and_their_section():

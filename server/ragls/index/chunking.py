@@ -13,8 +13,8 @@ included (Markdown with code blocks is packed that much smaller).
   then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
   exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
 - Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
-  symbol (def/class/fn/func/...) for code and, for text, the heading path of the nearest heading-like line (reST
-  levels by adornment style, inline markup stripped: `index.headings`).
+  symbol (def/class/fn/func/...) for code and the nearest heading-like line for text (inline markup stripped:
+  `index.headings`).
 - A line longer than `chunk_size` (minified files) is split by characters, at whitespace when there is some.
 - Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
   last `overlap` characters of the previous one (no overlap when that would not make progress).
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Chunk, Document, LineSpan
-from ragls.index.headings import heading_paths, strip_heading_ids, text_headings
+from ragls.index.headings import strip_heading_ids, text_headings
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -533,10 +533,9 @@ def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
 
 
 def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
-    """(offset of line, heading path) for the heading-like lines of a text document ("# x", "= x" AsciiDoc, "* x"
-    Org, reStructuredText / setext underlined titles): "Guide > Retries", levels and markup as in
-    `index.headings` (`text_headings`, `heading_paths`)."""
-    return heading_paths(text_headings(text, index.starts, path))
+    """(offset of line, heading) for the heading-like lines of a text document ("# x", "= x" AsciiDoc, "* x" Org,
+    reStructuredText / setext underlined titles), inline markup stripped (`index.headings.text_headings`)."""
+    return text_headings(text, index.starts, path)
 
 
 def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:

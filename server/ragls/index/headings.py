@@ -1,16 +1,15 @@
-"""Headings of text documents (reStructuredText, AsciiDoc, Org, plain text) and their heading paths.
+"""Headings of text documents (reStructuredText, AsciiDoc, Org, plain text), in plain words.
 
-A text chunk is titled like a Markdown one: by the heading path of its section ("User Guide > Retrying Requests"),
-in plain words (inline markup stripped). Levels: "#", "=" (AsciiDoc) and "*" (Org) headings by their marker count;
-reStructuredText underlined (or over- and underlined) titles by the order in which each adornment style first
-appears in the file, as docutils assigns them (https://docutils.sourceforge.io/docs/ref/rst/restructuredtext.html
-#sections: "the first style encountered will be an outermost title ..., the second style will be a subtitle").
+A text chunk is titled by the nearest heading-like line (`index.chunking._text_titles`), with its inline markup
+stripped ("**✨ Optimized for Python 3.10+**" reads "✨ Optimized for Python 3.10+", ":class:`~a.Retry`" reads
+"Retry"), as a Markdown chunk's heading is (`chunking._heading_text`). Text titles are the leaf section, not the
+heading path Markdown chunks carry: reST heading paths (levels by the order in which adornment styles first appear,
+the document title left out) were measured in docs/benchmarks.md ("reST heading paths") and cost answer keys.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 _MD_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
@@ -61,23 +60,13 @@ def plain_heading(text: str) -> str:
     return " ".join(text.split())
 
 
-@dataclass(frozen=True)
-class TextHeading:
-    """A heading of a text document: `offset` of its first line (the overline when it has one), its plain `name`
-    (`plain_heading`), and its `style`: ("#", n), ("=", n), ("*", n) for marker headings of level n, (c, overlined)
-    for a reST title adorned with character c."""
-
-    offset: int
-    name: str
-    style: tuple[str, int] | tuple[str, bool]
-
-
-def text_headings(text: str, starts: list[int], path: str) -> list[TextHeading]:
-    """The heading-like lines of `text` (line start offsets `starts`) in order: "# x", "= x" (AsciiDoc), "* x" (Org
-    files only), and a line underlined with a row of one punctuation character at least as long
-    (reStructuredText / setext), optionally overlined with the same row. Headings with no words are skipped."""
+def text_headings(text: str, starts: list[int], path: str) -> list[tuple[int, str]]:
+    """(offset, plain name) of the heading-like lines of `text` (line start offsets `starts`) in order: "# x", "= x"
+    (AsciiDoc), "* x" (Org files only), and a line underlined with a row of one punctuation character at least as
+    long (reStructuredText / setext), optionally overlined with the same row (then the offset is the overline's).
+    Names are `plain_heading`; headings with no words are skipped."""
     org = PurePosixPath(path).suffix.lower() == ".org"
-    out: list[TextHeading] = []
+    out: list[tuple[int, str]] = []
     before: tuple[int, str] | None = None  # the line before `prev`
     prev: tuple[int, str] | None = None
     for i, start in enumerate(starts):
@@ -87,71 +76,12 @@ def text_headings(text: str, starts: list[int], path: str) -> list[TextHeading]:
         if m:
             name = plain_heading(m.group(2))
             if name:
-                out.append(TextHeading(start, name, (m.group(1)[0], len(m.group(1)))))
-        elif prev is not None and (u := _UNDERLINE.fullmatch(body)) and prev[1].strip() \
+                out.append((start, name))
+        elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
                 and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
             over = before is not None and before[1].rstrip() == body.rstrip()
             name = plain_heading(prev[1].strip())
             if name:
-                out.append(TextHeading(before[0] if over and before else prev[0], name, (u.group(1), over)))
+                out.append((before[0] if over and before else prev[0], name))
         before, prev = prev, (start, body)
     return out
-
-
-def heading_paths(headings: list[TextHeading]) -> list[tuple[int, str]]:
-    """(offset, heading path "A > B > C") for each of `headings` (`text_headings`, in document order): marker
-    headings at the level of their marker count, reST titles at the level of their adornment style's first
-    appearance (the first style seen is level 1, the next new one level 2, ...). A reST document title
-    (`_document_title`) titles only the text before the first section; it is no part of the sections' paths."""
-    order: dict[tuple, int] = {}
-    stack: list[tuple[int, str]] = []
-    out: list[tuple[int, str]] = []
-    doc_title = _document_title(headings)
-    if doc_title is not None:
-        out.append((doc_title.offset, doc_title.name))
-        headings = headings[1:]
-    for h in headings:
-        if isinstance(h.style[1], bool):
-            level = order.setdefault(h.style, len(order) + 1)
-        else:
-            level = int(h.style[1])
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, h.name))
-        out.append((h.offset, " > ".join(n for _, n in stack)))
-    return out
-
-
-def _document_title(headings: list[TextHeading]) -> TextHeading | None:
-    """The reST document title: the first heading when it is an adorned title whose style no other heading uses
-    (a lone top-level section at the start, which docutils promotes to the document title, "doctitle_xform"). It
-    names the page, as the file name does: the sections under it are the top level of their heading paths."""
-    if not headings or not isinstance(headings[0].style[1], bool):
-        return None
-    first = headings[0]
-    return first if all(h.style != first.style for h in headings[1:]) else None
-
-
-def focus_path(title: str, headings: list[TextHeading]) -> str:
-    """The heading path after `headings` (those of one chunk at or above a line, in order) for a chunk titled
-    `title` (the path in force at its start). A chunk holds only part of the file, so the level of a reST style is
-    known only from inside it: the chunk's first heading is `title`'s last part when it opens the chunk (offset 0);
-    a style met again in the chunk keeps its level; a style new to the chunk is taken as a sibling of the current
-    section (chunks pack consecutive sections), or one level deeper when that level's style is another one.
-    Marker headings use their marker count. `title` when `headings` is empty."""
-    path = title.split(" > ") if title else []
-    level_of: dict[tuple, int] = {}
-    for h in headings:
-        if not isinstance(h.style[1], bool):
-            level = int(h.style[1])
-        elif h.style in level_of:
-            level = level_of[h.style]
-        elif h.offset == 0 and path and path[-1] == h.name:
-            level = level_of[h.style] = len(path)
-        else:
-            level = max(1, len(path))
-            if level in level_of.values():
-                level += 1
-            level_of[h.style] = level
-        path = [*path[:level - 1], h.name]
-    return " > ".join(path)

@@ -7,36 +7,29 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ragls.core.ir import Chunk
-from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser
-from ragls.index.headings import focus_path, heading_paths, text_headings
+from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
 
 
 def focus_title(chunk: Chunk, line: int) -> str:
-    """The heading path of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
-    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the heading path of the chunk's last heading at or
-    above `line` (`index.headings`): exact for the file's first chunk, else `chunk.title` (the path in force
-    at the chunk's start) followed through those headings (`focus_path`). A text chunk
-    packs consecutive sections and is titled by the section in force at its start, so "[n] options.rst:230-239"
-    citing the section "Counting" would otherwise read "Tuples as Multi Value Options". A Markdown chunk of merged
-    sibling sections (titled by their common parent, "A" for "A > x" and "A > y") gets the heading path of the
-    section holding `line` ("A > y", `_markdown_focus_title`). DOCX and HTML documents (Markdown after conversion, their
-    titles heading paths already) and code chunks keep `chunk.title`."""
-    from ragls.sources.convert import CONVERTED_EXTENSIONS  # pdf is text; docx/html are converted to Markdown
+    """The heading of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
+    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the nearest heading (`_text_titles`) at or above
+    `line` within the chunk, else `chunk.title`. A text chunk packs sibling sections together and is titled by the
+    section in force at its start, so "[n] options.rst:230-239" citing the section "Counting" would otherwise read
+    "Tuples as Multi Value Options". A Markdown chunk of merged sibling sections (titled by their common parent,
+    "A" for "A > x" and "A > y") gets the heading path of the section holding `line` ("A > y",
+    `_markdown_focus_title`). Converted documents with heading paths and code chunks keep `chunk.title`."""
     from ragls.sources.load import kind_for
 
     kind = kind_for(chunk.path)
     if kind == "markdown":
         return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line))
-    ext = chunk.path.rpartition(".")[2].lower() if "." in chunk.path else ""
-    if kind != "text" or (ext in CONVERTED_EXTENSIONS and ext != "pdf") or line <= chunk.span.start_line:
+    if " > " in chunk.title or kind != "text" or line <= chunk.span.start_line:
         return chunk.title
     text = chunk.text
     index = LineIndex(text)
     offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
-    headings = [h for h in text_headings(text, index.starts, chunk.path) if h.offset <= offset]
-    if chunk.ordinal == 0 and headings:  # the file's first chunk: the levels of its headings are all known
-        return heading_paths(headings)[-1][1]
-    return focus_path(chunk.title, headings)
+    heading = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset)
+    return heading or chunk.title
 
 
 @lru_cache(maxsize=256)
