@@ -108,7 +108,11 @@ H.it("answer_lines shows abstention, answer, and maps source lines", function()
     elapsedMs = 1500,
   })
   H.eq("## How long?", lines[1], "heading")
-  H.contains(table.concat(lines, "\n"), "**Abstained:**")
+  local text = table.concat(lines, "\n")
+  -- the answer says why itself ("Not in your docs: ..."): no second note; its sources are the closest matches
+  H.ok(not text:find("Abstained", 1, true), "no second abstention note")
+  H.contains(text, "### Closest matches")
+  H.ok(not text:find("### Sources", 1, true), "sources listed once, as closest matches")
   local idx
   for i, l in ipairs(lines) do
     if l == "[2] guide/frobnicator.md:6-10 — Frobnicator timeout" then

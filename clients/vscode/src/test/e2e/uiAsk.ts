@@ -5,6 +5,8 @@
  * surface) with its per-turn buttons, saves a screenshot, then clicks citation [1] and checks that the cited file
  * opens; with a change staged in handbook/, clicks the Source Control title button "Generate Commit Message" and
  * reads the commit message box; asks in a new chat and types a follow-up into it (screenshot `chat-view.png`);
+ * asks a question the docs cannot answer and checks that the turn says why once and lists its closest matches,
+ * [1] opening its file (screenshot `chat-abstained.png`);
  * finally points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
  * Settings above the extractive answer (screenshot `chat-error.png`).
  *
@@ -22,6 +24,9 @@ import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
 import { isolatedEnv, launchChromium, PwPage, runCodeServerCli, startCodeServer, toolchainFromEnv } from './codeServer';
 
 const QUESTION = 'How do I roll back beacon firmware?';
+/** Names something the fixture never mentions: ragls abstains (`ragls ask --no-server` on testFixture/handbook says
+ * "Not in your docs: they never mention Zigbee."). */
+const UNANSWERABLE = 'How do I roll back beacon firmware over Zigbee?';
 const STEP_TIMEOUT_MS = 120_000;
 /** The first index: code-server's extension host, the server's start and model load, then 4 files — 40-50 s with the
  * machine at load 12-20 on 2 cores; the wait returns as soon as the status bar shows it. */
@@ -316,6 +321,43 @@ async function main(): Promise<number> {
         throw new Error(`the follow-up's heading is ${JSON.stringify(heading)}`);
       }
       await page.screenshot({ path: join(shots, 'chat-view.png') });
+    }, page, shots);
+    await step('a question the docs cannot answer: the turn says why once, as a note, and lists the closest matches', async () => {
+      // In a new chat (a follow-up would search with the thread's history).
+      await page.locator('.part.auxiliarybar .action-label[aria-label^="New Chat"]').first().click();
+      await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await webview.locator('#input').first().click();
+      await page.keyboard.type(UNANSWERABLE, { delay: 5 });
+      await page.keyboard.press('Enter');
+      const turn = webview.locator('section.turn').first();
+      await turn.locator('.turn-actions').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const text = (await turn.textContent()) ?? '';
+      const note = (await turn.locator('.abstained[role="note"]').allTextContents()).join('\n');
+      if (!note.includes('Not in your docs') || !note.includes('Zigbee')) {
+        throw new Error(`the abstention note is ${JSON.stringify(note)}; the turn:\n${text}`);
+      }
+      if (text.split('Not in your docs').length !== 2 || text.split('never mention Zigbee').length !== 2 || text.includes('No answer.')) {
+        throw new Error(`the turn does not say why exactly once:\n${text}`);
+      }
+      if ((await turn.locator('.answer').count()) !== 0) {
+        throw new Error('an abstained turn also shows an answer block');
+      }
+      const summaries = await turn.locator('details.sources summary').allTextContents();
+      if (summaries.length !== 1 || !/^Closest matches \(\d+\)$/.test(summaries[0])) {
+        throw new Error(`the sources summaries are ${JSON.stringify(summaries)}`);
+      }
+      const first = turn.locator('details.sources a.source[data-n="1"]').first();
+      const file = /\[1\] (?:\S+\/)?([^/\s:]+):\d+/.exec((await first.textContent()) ?? '')?.[1];
+      if (!file) {
+        throw new Error(`closest match [1] is ${JSON.stringify(await first.textContent())}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-abstained.png') });
+      // Its closest matches open like sources: [1] opens its file (with every editor closed first).
+      await paletteCommand(page, 'View: Close All Editors');
+      await page.keyboard.press('Enter');
+      await until(page, 'every editor to close', async () => (await page.locator('.tabs-container .tab').count()) === 0);
+      await first.click();
+      await page.locator(`.tabs-container .tab.active:has-text("${file}")`).first().waitFor({ state: 'visible', timeout: 30_000 });
     }, page, shots);
     await step('an LLM that cannot be reached: the turn shows the error, Retry and Open Settings above the answer', async () => {
       const dead = await new Promise<number>((done) => {
