@@ -131,8 +131,9 @@ class FolderIndex(VectorPhase):
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
         self.fingerprint = fingerprint({
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
-            # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: text titles without inline markup
-            "tokenizer": TOKENIZER_VERSION, "layout": 5,
+            # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: (b466282-d9d35e8, withdrawn)
+            # text titles as heading paths; 6: text titles are the leaf section without inline markup
+            "tokenizer": TOKENIZER_VERSION, "layout": 6,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
