@@ -10,6 +10,7 @@ import re
 
 from ragls.answer import rest
 from ragls.index.chunking import strip_heading_ids
+from ragls.index.headings import REST_ROLE
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
@@ -29,7 +30,7 @@ def clean_markup(text: str) -> str:
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
-    text = rest.directive_options(rest.tables(rest.REST_ROLE.sub(rest.rest_role, text)))
+    text = rest.directive_options(rest.tables(REST_ROLE.sub(rest.rest_role, text)))
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     return rest.literal_blocks(rest.fields(text))
 

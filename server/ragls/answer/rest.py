@@ -2,7 +2,7 @@
 reads as prose, lists, code and table rows — so an extractive answer quotes the identifier the source documents.
 
 Each function maps a text to a text with the same number of lines (a passage's lines are what `focusRange` cites):
-- `REST_ROLE` / `rest_role`: Sphinx roles as the text Sphinx renders (":meth:`~a.b`" -> "`b`", ":ref:`Title <x>`" ->
+- `rest_role` (over `index.headings.REST_ROLE`): Sphinx roles as the text Sphinx renders (":meth:`~a.b`" -> "`b`", ":ref:`Title <x>`" ->
   "Title").
 - `admonitions`: `.. note::` (and mkdocs "!!! note") bodies and Sphinx object descriptions (`.. attribute:: name`,
   `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
@@ -28,8 +28,8 @@ from __future__ import annotations
 import csv
 import re
 
-# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":data:`DEBUG`".
-REST_ROLE = re.compile(r":(?:[\w-]+:)+`([^`]+)`")
+from ragls.index.headings import role_target, role_text
+
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
 _BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps the table block contiguous)
@@ -436,11 +436,6 @@ def rest_role(m: re.Match[str]) -> str:
     dotted part, "!" is dropped), as Sphinx renders them."""
     role = m.group(0)[1:].split(":", 1)[0]
     target = m.group(1).strip()
-    if target.endswith(">") and "<" in target:
-        target = target[:target.rindex("<")].strip() or target
     if role in _TEXT_ROLES:
-        return target
-    target = target.lstrip("!")
-    if target.startswith("~"):
-        target = target[1:].rsplit(".", 1)[-1]
-    return f"`{target}`"
+        return role_target(target)
+    return f"`{role_text(target)}`"

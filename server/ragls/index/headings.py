@@ -22,7 +22,9 @@ _UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
 HEADING_ID = re.compile(r"\s*\{\s*#[^{}\n]*\}[ \t]*(?=$|\n)", re.MULTILINE)
 
 # Inline markup of reST (and the same shapes in AsciiDoc / Org): roles, hyperlink references, literals, emphasis.
-_ROLE = re.compile(r":[\w.+-]+(?::[\w.+-]+)*:`([^`]+)`")  # :func:`~pkg.f`, :ref:`text <target>`, :py:class:`C`
+# reST interpreted text (Sphinx roles): ":meth:`~flask.make_response`", ":ref:`Title <label>`", ":py:class:`C`"; also
+# read by the extractive answer (answer/rest.py `rest_role`)
+REST_ROLE = re.compile(r":[\w.+-]+(?::[\w.+-]+)*:`([^`]+)`")
 _LINK = re.compile(r"`([^`]+?)`__?")  # `text <https://...>`_ , `name`_ , `anonymous`__
 _LITERAL = re.compile(r"``(\S(?:.*?\S)?)``")
 _STRONG = re.compile(r"(?<![\w*])\*\*(\S(?:.*?\S)?)\*\*(?![\w*])")
@@ -36,12 +38,23 @@ def strip_heading_ids(text: str) -> str:
     return HEADING_ID.sub("", text) if "{" in text else text
 
 
-def _role_text(m: re.Match) -> str:
-    inner = m.group(1)
-    shown = _TARGET.sub("", inner) if not inner.startswith("<") else inner
-    if shown.startswith("~"):  # Sphinx: :func:`~pkg.mod.f` shows "f"
+def role_target(target: str) -> str:
+    """A role's `target` (the text between its backticks) without its explicit label: "Title <label>" -> "Title"; a
+    bare "<label>" stays."""
+    return target if target.startswith("<") else _TARGET.sub("", target).strip() or target
+
+
+def role_text(target: str) -> str:
+    """What Sphinx shows for a code role's `target`: `role_target`, then "~pkg.mod.f" -> "f" (the last dotted
+    part) and "!f" -> "f" (no link)."""
+    shown = role_target(target).lstrip("!")
+    if shown.startswith("~"):
         shown = shown[1:].rpartition(".")[2]
     return shown.lstrip("!")
+
+
+def _role_text(m: re.Match) -> str:
+    return role_text(m.group(1))
 
 
 def plain_heading(text: str) -> str:
@@ -50,7 +63,7 @@ def plain_heading(text: str) -> str:
     "::" (reST literal-block marker) and heading ids `{ #id }` dropped; runs of whitespace collapsed."""
     text = strip_heading_ids(text)
     if any(c in text for c in "*`:"):
-        text = _ROLE.sub(_role_text, text)
+        text = REST_ROLE.sub(_role_text, text)
         text = _LINK.sub(lambda m: _TARGET.sub("", m.group(1)) or m.group(1), text)
         text = _LITERAL.sub(r"\1", text)
         text = _STRONG.sub(r"\1", text)

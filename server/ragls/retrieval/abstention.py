@@ -324,17 +324,15 @@ TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common
 
 @functools.cache
 def _lexicon() -> frozenset[str]:
-    """The lower-case words of pyspellchecker's English word list (`spellchecker/resources/en.json.gz`: 160,572
+    """The lower-case words of pyspellchecker's English word list (`SpellChecker(language="en")`: 160,572
     words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
     and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
     whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
     cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (~0.3-0.8 s)."""
-    import gzip
-    from importlib.resources import files
-
     try:
-        data = (files("spellchecker") / "resources" / "en.json.gz").read_bytes()
-        words = json.loads(gzip.decompress(data))
+        from spellchecker import SpellChecker
+
+        words = SpellChecker(language="en").word_frequency.dictionary
     except (ImportError, OSError, ValueError, TypeError):
         words = {}
     return frozenset(w for w in words if w.isalpha() and w.islower()) | _english_words()
