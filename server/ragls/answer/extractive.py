@@ -360,9 +360,7 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
     groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines
     where: list[int] = []  # for each pick, the index of its group within its source (0 for a pointer)
     hits = dict(sources)
-    query = set(content_words(question)) | literal_terms(question)
-    terms = frozenset(stems(question))
-    named = frozenset(terms - STOPWORDS) or terms
+    query, _, named = _citation_terms(question)
     for n, unit in picked:
         if unit.line < 0:
             where.append(0)
@@ -408,9 +406,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     FOCUS_SENTENCE_LINES lines (`focus_lines`). The best window (`Hit.best_window`, set here from the incoming
     `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
     so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
-    query = set(content_words(question)) | literal_terms(question)
-    terms = frozenset(stems(question))
-    named = frozenset(terms - STOPWORDS) or terms
+    query, terms, named = _citation_terms(question)
     out = []
     for hit in hits:
         window = hit.best_window or hit.window or hit.focus
@@ -432,6 +428,14 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
         out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
     return out
+
+
+def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[str]]:
+    """What `focus_lines` reads of `question`, for `quoted_focus` and `sentence_focus` alike: its content words and
+    dotted numbers as `passage_scores` counts them, its BM25 terms (`analysis.stems`), and those terms without stop
+    words (all of them when every term is one)."""
+    terms = frozenset(stems(question))
+    return set(content_words(question)) | literal_terms(question), terms, frozenset(terms - STOPWORDS) or terms
 
 
 def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
