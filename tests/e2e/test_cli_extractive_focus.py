@@ -3,9 +3,8 @@
 The focus (`retrieval/focus.py`) is the passage that scores best by shared words; the extractive answer ranks by
 meaning when a model is loaded, so it can quote another sentence of the same chunk. Found trying ragls on Click's
 docs: "[2] utils.md:321-322" cited for a sentence on line 336. A source quoted more than once prints the lines of all
-its passages, from the first to the last, even when they lie farther apart than `focus.MAX_FOCUS_LINES` (found trying
-attrs' docs: "namedtuples are *always* immutable" cited why.md:73-84, the sentence is on line 108); it stays one
-source, so `--top-k 1` lists one (a far passage once got a second entry of the same chunk: 2 sources for top_k 1).
+its passages when they fit in `focus.MAX_FOCUS_LINES`; a passage farther away gets a source entry of its own (found
+trying attrs' docs: "namedtuples are *always* immutable" cited why.md:73-84, the sentence is on line 108).
 A reST source is titled by the section of its cited lines, not of its chunk's first line (Click's options.rst:230-239
 read "Tuples as Multi Value Options", its section is "Counting").
 """
@@ -88,12 +87,12 @@ def _assert_each_bullet_cites_its_lines(out: str, doc: str, ranges, bullets) -> 
         assert head in cited, f"[{n}] {start}-{end} does not hold {sentence!r}:\n{out}"
 
 
-def _ask_one_file(tmp_path, name: str, text: str, question: str, *options: str):
-    """`ragls ask OPTIONS` over a folder holding only `name` (content `text`): (stdout, cited ranges, bullets)."""
+def _ask_one_file(tmp_path, name: str, text: str, question: str):
+    """`ragls ask` over a folder holding only `name` (content `text`): (stdout, cited ranges, bullets)."""
     ws = tmp_path / "docs"
     ws.mkdir()
     (ws / name).write_text(text)
-    out = ragls(server_env(tmp_path / "cache"), "ask", *options, ws, question).stdout
+    out = ragls(server_env(tmp_path / "cache"), "ask", ws, question).stdout
     return (out, *_cited_ranges(out, name))
 
 
@@ -104,12 +103,10 @@ def test_cited_lines_hold_the_quoted_sentence(tmp_path):
 
 
 def test_distant_passages_of_one_chunk_cite_their_own_lines(tmp_path):
-    out, ranges, bullets = _ask_one_file(tmp_path, "records.md", FAR, "How do I make a record immutable?",
-                                         "--top-k", "1")
+    out, ranges, bullets = _ask_one_file(tmp_path, "records.md", FAR, "How do I make a record immutable?")
     _assert_each_bullet_cites_its_lines(out, FAR, ranges, bullets)
-    assert list(ranges) == [1] and re.findall(r"^\[\d+\] ", out, re.MULTILINE) == ["[1] "], out  # top_k 1: one source
-    (first, last), = ranges.values()
-    assert last - first > 12, out  # both far passages were quoted: the one source's lines hold both
+    quoted = {ranges[int(n)] for _, n in bullets}
+    assert max(b for _, b in quoted) - min(a for a, _ in quoted) > 12, out  # both far passages were quoted
 
 
 # reST sibling sections small enough to share one chunk (the shape of Click's options.rst).

@@ -18,7 +18,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import Unit, clean_markup, units
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
-from ragls.retrieval.focus import context_span, keyword_focus, line_span
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -349,32 +349,48 @@ def _code_end(body: str) -> bool:
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
                  ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
     """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: the focus
-    (`focusRange`, the lines a source prints) of each quoted source is set to the lines from its first quoted
-    passage to its last, each passage cited as `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long
-    block it carries is cut as the hit's focus is; `question` gives the terms that rule reads). Returns (sources,
-    picks) with their numbers unchanged: one source per chunk, so `ask --top-k 1` lists one source. The span may
-    be longer than `focus.MAX_FOCUS_LINES` when two quotes lie far apart in one chunk (a second source entry of
-    the same chunk for the far one listed 2 sources for top_k 1); it stays inside the chunk's `range`. The focus was chosen by shared words (`sentence_focus`), the passages by meaning: a user
-    following "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
-    spans: dict[int, list[int]] = {}  # n -> [first, last] 0-based chunk lines of all its quoted passages
+    (`focusRange`, the lines a source prints) of each quoted source is set to its quoted passages, each cited as
+    `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries is cut as the hit's focus is;
+    `question` gives the terms that rule reads), grouped in pick order while a group fits in `focus.MAX_FOCUS_LINES`
+    lines. A passage too far from
+    its source's first group gets a source entry of its own (the same chunk, focused on its lines) numbered right
+    after it; the sources after it are renumbered, and so are the picks. Returns (sources, picks), both renumbered.
+    The focus was chosen by shared words (`sentence_focus`), the passages by meaning: a user following
+    "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
+    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines
+    where: list[int] = []  # for each pick, the index of its group within its source (0 for a pointer)
     hits = dict(sources)
     query, _, named = _citation_terms(question)
     for n, unit in picked:
-        if unit.line < 0:  # a pointer to the source, not a quoted passage
+        if unit.line < 0:
+            where.append(0)
             continue
         a, b = focus_lines(hits[n], unit, named, query)
-        span = spans.setdefault(n, [a, b])
-        span[0], span[1] = min(a, span[0]), max(b, span[1])
+        mine = groups.setdefault(n, [])
+        for i, g in enumerate(mine):
+            if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
+                g[0], g[1] = min(a, g[0]), max(b, g[1])
+                where.append(i)
+                break
+        else:
+            mine.append([a, b])
+            where.append(len(mine) - 1)
     out: list[tuple[int, Hit]] = []
+    number: dict[tuple[int, int], int] = {}
     for n, hit in sources:
-        if n not in spans:
-            out.append((n, hit))
-            continue
         base = hit.chunk.span.start_line
-        focus = line_span(hit.chunk, base + spans[n][0], base + spans[n][1])
-        window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
-        out.append((n, replace(hit, focus=focus, window=window)))
-    return out, list(picked)
+        mine = groups.get(n)
+        if not mine:
+            number[(n, 0)] = len(out) + 1
+            out.append((len(out) + 1, hit))
+            continue
+        for i, (first, last) in enumerate(mine):
+            number[(n, i)] = len(out) + 1
+            focus = line_span(hit.chunk, base + first, base + last)
+            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
+    renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
+    return out, renumbered
 
 
 def split_sentences(text: str) -> list[str]:
