@@ -101,7 +101,8 @@ def to_wire_tool(text_data: tuple[str, dict]) -> dict:
 def to_wire_passage(p: Passage) -> dict:
     """rag/readPassage result of a `sources.passage.Passage`."""
     return {"path": p.path, "uri": p.uri, "startLine": p.start_line, "endLine": p.end_line,
-            "totalLines": p.total_lines, "text": p.text, "truncated": p.truncated}
+            "totalLines": p.total_lines, "text": p.text, "truncated": p.truncated,
+            **({"cutChars": p.cut_chars} if p.cut_chars else {})}
 
 
 class ModelsParams(_Params):

@@ -42,7 +42,7 @@ from ragls.answer.agent_tools import hit_lines, hit_record, line_range  # noqa: 
 from ragls.answer.template import DATA_NOTE
 from ragls.core.errors import INTERNAL, RaglsError, error_kind, to_wire_error
 from ragls.core.uris import path_to_uri
-from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
+from ragls.sources.passage import MAX_PASSAGE_CHARS, MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
 from ragls.workspace.live import LiveWorkspace
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,9 @@ ASK_DESCRIPTION = (
 READ_DESCRIPTION = (
     "Read exact lines of an indexed file, e.g. to see more context around a search_docs hit. 'path' is the path "
     "shown by search_docs (relative to its indexed folder), an absolute path or a file:// URI inside an indexed "
-    f"folder. Lines are 1-based and inclusive; at most {MAX_PASSAGE_LINES} lines per call. Files outside the "
-    "indexed folders, and files the index leaves out (ignored, excluded, secret, binary), are refused.")
+    f"folder. Lines are 1-based and inclusive; at most {MAX_PASSAGE_LINES} lines and {MAX_PASSAGE_CHARS:,} "
+    "characters per call (a longer line is cut, and the result says so). Files outside the indexed folders, and "
+    "files the index leaves out (ignored, excluded, secret, binary), are refused.")
 STATUS_DESCRIPTION = (
     "Report what is indexed: folders, file and chunk counts, files still queued, chunks still waiting for "
     "embeddings, skipped files with the reason, the embedding model, the answer backend, and which process writes "
