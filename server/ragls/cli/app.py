@@ -408,6 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--timeout", type=float, default=0.5, help="seconds per probe (default 0.5)")
     pr = sub.add_parser("prune", help="list (or --remove) indexes whose folder no longer exists")
     pr.add_argument("--remove", action="store_true", help="delete the orphaned indexes (default: dry run)")
+    pr.add_argument("--unknown", action="store_true",
+                    help="also the indexes that record no folder (an older ragls's, or a crash's), unless a process "
+                         "holds them or they changed in the last 10 minutes")
     pr.add_argument("--dry-run", action="store_true", help="only list (the default)")
     pr.add_argument("--json", action="store_true", help="print {indexes, removed}")
     c = sub.add_parser("commit-msg", help="commit message for the staged diff")

@@ -97,22 +97,30 @@ def _unindexed_folder(args) -> Path | None:
 
 
 def cmd_prune(args) -> int:
-    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
-    from ragls.index.prune import prune, scan
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists, and with
+    --unknown those that record no folder (index/prune.py)."""
+    from ragls.index.prune import UNKNOWN_MIN_AGE_S, prune, scan
 
     entries = scan()
     remove = args.remove and not args.dry_run
-    orphans = prune(remove=remove)
+    found = prune(remove=remove, unknown=args.unknown)
     if args.json:
         _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
                                   "bytes": e.size_bytes, "state": e.state} for e in entries],
-                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+                     "removed": [str(e.index_dir) for e in found] if remove else []})
         return 0
     for e in entries:
         print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
-    verb = "removed" if remove else "to remove (pass --remove to delete them)"
-    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
-          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
+    what = "orphaned or unknown" if args.unknown else "orphaned"
+    verb = "removed" if remove else f"to remove (pass --remove{' --unknown' if args.unknown else ''} to delete them)"
+    print(f"{len(found)} {what} index{'es' if len(found) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in found) / 1e6:.1f} MB")
+    unknown = [e for e in entries if e.state == "unknown"]
+    if unknown and not args.unknown:
+        print(f"{len(unknown)} index{'es record' if len(unknown) != 1 else ' records'} no folder (made by an older ragls, or "
+              "left by a crash before indexing began): `ragls prune --remove --unknown` deletes them too (those "
+              f"changed in the last {UNKNOWN_MIN_AGE_S // 60} minutes excepted); a folder still in use is "
+              "re-indexed when next opened")
     return 0
 
 
