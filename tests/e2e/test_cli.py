@@ -49,6 +49,15 @@ def test_index_then_query_prints_file_and_lines(env, indexed):
     assert 6 <= start <= end <= 10 and ("(chunk 6-10)" in first) == ((start, end) != (6, 10))
 
 
+def test_search_is_query_under_the_name_other_tools_use(env, ws):
+    """`ragls search` (qmd's and VectorCode's word, the editors' "Search Docs") runs `query`: same output."""
+    args = ("how long is the retry backoff ceiling", "--top-k", "2", "--json")
+    searched, queried = ragls(env, "search", ws, *args), ragls(env, "query", ws, *args)
+    chunks = [c["source"]["path"] for c in json.loads(searched.stdout)["chunks"]]
+    assert chunks == [c["source"]["path"] for c in json.loads(queried.stdout)["chunks"]] and chunks
+    assert "did you mean --top-k?" in ragls(env, "search", ws, "x", "--top-kk", "2", check=False).stderr
+
+
 def test_query_json_is_the_protocol_object(env, ws):
     res = json.loads(ragls(env, "query", ws, "refresh token rotation", "--json", "--explain").stdout)
     assert set(res) == {"query", "chunks", "abstained", "elapsedMs"}

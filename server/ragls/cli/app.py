@@ -370,7 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
-    q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
+    # `search`: the word qmd, VectorCode and the editors' "Search Docs" / MCP `search_docs` use for the same thing
+    q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals
                    help="what to search for, in plain words (no query syntax)")
     q.add_argument("--top-k", type=int, help="how many chunks to return (default: retrieval.top_k, 5)")
@@ -451,6 +452,7 @@ COMMANDS = {
        for name in ("status", "doctor", "models", "commit-msg", "graph", "prune", "eval", "estimate")},
 }
 
+ALIASES = {"search": "query"}  # argparse sets `cmd` to the name typed; everything after main() sees the command
 
 
 def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
@@ -482,6 +484,7 @@ def _stdout_gone() -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
+    args.cmd = ALIASES.get(args.cmd, args.cmd)
     if unknown:
         _unrecognized(parser, args.cmd, unknown)
     from ragls.cli.rags import rag_positionals
