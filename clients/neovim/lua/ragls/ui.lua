@@ -365,6 +365,81 @@ function M.follow(buf)
   end
 end
 
+--- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
+--- one-line file) needs the line's text to convert; a chunk at column 0 does not.
+---@param fname string|nil
+---@param lnum integer 1-based
+---@param character integer UTF-16 offset
+---@return integer col 1-based byte column
+local function byte_col(fname, lnum, character)
+  if character == 0 or not fname then
+    return character + 1
+  end
+  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
+  local line = ok and lines[lnum] or nil
+  if not line then
+    return character + 1
+  end
+  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return (ok_idx and idx or character) + 1
+end
+
+--- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
+--- corners and a margin left), else nil.
+---@param width integer the float's width
+---@return string|nil
+function M.answer_keys(width)
+  for _, hint in ipairs({
+    " <CR> open source · <C-q> sources to quickfix · r ask again · q close ",
+    " <CR> open · <C-q> quickfix · r retry · q close ",
+    " <CR> open · <C-q> qf · q close ",
+  }) do
+    if vim.fn.strdisplaywidth(hint) <= width - 4 then
+      return hint
+    end
+  end
+end
+
+--- `<C-q>` in an answer float: every source of the finished answer to the quickfix list ("[n] title", at its cited
+--- lines, in answer order), the float closed and the list opened. Returns the number of items (0: nothing to list).
+---@param buf integer the answer float's buffer
+---@return integer
+function M.sources_to_quickfix(buf)
+  local state = answer_state[buf]
+  local result = state and state.result
+  if not (result and result.sources and #result.sources > 0) then
+    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
+    return 0
+  end
+  local items = {}
+  for _, source in ipairs(result.sources) do
+    local range = source.focusRange or source.range
+    local fname = not source.bufnr and M.source_fname(source) or nil
+    local title = (source.title and source.title ~= "") and (" " .. source.title) or ""
+    table.insert(items, {
+      bufnr = source.bufnr,
+      filename = fname,
+      module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+      lnum = range.start.line + 1,
+      col = range.start.character > 0 and byte_col(fname, range.start.line + 1, range.start.character) or 0,
+      end_lnum = (range["end"].character == 0 and range["end"].line > range.start.line) and range["end"].line
+        or range["end"].line + 1,
+      text = ("[%d]%s"):format(source.n, title),
+    })
+  end
+  local question = state.question or ""
+  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. question, items = items })
+  local float = vim.fn.bufwinid(buf)
+  if float ~= -1 then
+    vim.api.nvim_win_close(float, true)
+  end
+  if state.origin_win and vim.api.nvim_win_is_valid(state.origin_win) then
+    vim.api.nvim_set_current_win(state.origin_win)
+  end
+  vim.cmd("botright copen")
+  return #items
+end
+
 ---@class ragls.AnswerView
 ---@field buf integer
 ---@field win integer
@@ -390,6 +465,16 @@ function M.answer_view(question)
       view.on_retry()
     end
   end, { buffer = buf, nowait = true, desc = "ragls: ask again" })
+  -- <C-q>: telescope's and fzf-lua's "send to quickfix", here every source of the answer (VS Code: Open all sources)
+  vim.keymap.set("n", "<C-q>", function()
+    M.sources_to_quickfix(buf)
+  end, { buffer = buf, nowait = true, desc = "ragls: sources to the quickfix list" })
+  -- The keys, where a user looks for them (VS Code shows buttons); a border is needed for a footer.
+  local border = config.values.float and config.values.float.border
+  local hint = M.answer_keys(vim.api.nvim_win_get_width(win))
+  if hint and border ~= "none" and border ~= "" then
+    pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
+  end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -473,25 +558,6 @@ function AnswerView:fail(message)
   if self:valid() then
     set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message, "", "_`r` retries · `q` closes_" }, 0)
   end
-end
-
---- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
---- one-line file) needs the line's text to convert; a chunk at column 0 does not.
----@param fname string|nil
----@param lnum integer 1-based
----@param character integer UTF-16 offset
----@return integer col 1-based byte column
-local function byte_col(fname, lnum, character)
-  if character == 0 or not fname then
-    return character + 1
-  end
-  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
-  local line = ok and lines[lnum] or nil
-  if not line then
-    return character + 1
-  end
-  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
-  return (ok_idx and idx or character) + 1
 end
 
 --- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
