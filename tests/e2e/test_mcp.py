@@ -103,6 +103,16 @@ async def test_bad_arguments_are_tool_errors(server):
     assert unknown.structured_content["error"] == {"code": -32602, "message": unknown.content[0].text}
     ok = await server.data("search_docs", {"query": "retries", "rag": "docs"})  # the folder's name
     assert ok["results"][0]["path"] == "guide/retries.md"
+    # Arguments that fail the tool's schema: the same kind of error, naming the field, not the SDK's pydantic dump
+    for tool, args, said in [("search_docs", {}, "search_docs: query: Field required"),
+                             ("search_docs", {"query": ""}, "search_docs: query: String should have at least 1"),
+                             ("read_passage", {"path": "notes.txt", "start_line": "abc"}, "read_passage: start_line:"),
+                             ("ask_docs", {"question": "x", "top_k": 99}, "ask_docs: top_k: Input should be less")]:
+        bad = await server.call(tool, args)
+        text = bad.content[0].text
+        assert bad.is_error and text.startswith(said), text
+        assert "pydantic" not in text and "abc" not in text and "validation error for" not in text, text
+        assert bad.structured_content["error"] == {"code": -32602, "message": text}
 
 
 async def test_read_passage_exact_lines(server, workspace):
