@@ -63,6 +63,12 @@ adjacent-pair phrases added nothing held out. The query is abstained on when P <
 (default 0.2, where the fit's operating point was put). The model has no cosine term: the cosine floor
 (`retrieval.min_similarity`, `search.abstained` rule 2) still applies, so refit or lower that floor with another
 embedding model. It uses no BM25 score either, so it judges an attached collection alike.
+
+Far-off questions (nothing to do with the documents) were left out of that fit, and one made of everyday words
+finds some of them together in a large corpus while its cosine sits just above the floor by chance. So, with the
+probability rule on, the floor itself rises as focus_coverage falls (`Evidence.needed_cosine`: 0.31 with no
+question word in the focus, the bare 0.2 from 0.62 up), a second line fitted on cosine and focus_coverage against
+far-off questions (`bench/abstention_faroff.py`; FAR_OFF_RAISE below says where its numbers come from).
 """
 
 from __future__ import annotations
