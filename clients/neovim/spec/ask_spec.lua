@@ -341,4 +341,27 @@ H.it("a source's focusRange, when the server sends one, is what the jump highlig
   H.eq(7, marks[1][4].end_row, "one line")
 end)
 
+H.it("a file whose name holds a newline: its source is one escaped line that still opens the file", function()
+  local path = vim.fs.joinpath(H.workspace, "odd\nname.md")
+  vim.fn.writefile({ "# Odd name", "", "The quibblewhisk spins counterclockwise." }, path)
+  local files_before = H.request_sync(client, "rag/status", vim.empty_dict()).result.folders[1].files
+  local notify = vim.fn.has("nvim-0.11") == 1 and function(...) return client:notify(...) end or client.notify
+  notify("workspace/didChangeWatchedFiles", { changes = { { uri = vim.uri_from_fname(path), type = 1 } } })
+  H.wait_for(function()
+    local f = H.request_sync(client, "rag/status", vim.empty_dict()).result.folders[1]
+    return f.files > files_before and f.pending == 0 and (f.pendingVectors or 0) == 0
+  end, 60000, "the odd file to be indexed")
+  local win, buf, result = ask("RagAsk Which way does the quibblewhisk spin?")
+  H.eq("odd\nname.md", result.sources[1].path, "the server's path is the real name")
+  local label = ("[%d] odd\\nname.md:3 — Odd name"):format(result.sources[1].n)
+  local lnum = find_line(buf, label)
+  H.ok(lnum, label .. " listed: " .. table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), " | "))
+  H.screenshot("neovim-answer-odd-name")
+  vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(path, vim.api.nvim_buf_get_name(0), "the file opened")
+  H.eq(3, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
+  require("ragls.jumpback").disarm()
+end)
+
 H.finish()

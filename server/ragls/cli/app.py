@@ -27,6 +27,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _warn_no_vectors,
     _workspace,
     lines_text,
+    one_line,
     preview_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
@@ -59,7 +60,7 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
               f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
               f"({elapsed_s:.1f} s)")
         for s in rep.skipped:
-            print(f"  skipped {display_path(s.path)}: {s.reason}")
+            print(f"  skipped {one_line(display_path(s.path))}: {one_line(s.reason)}")
         if not idx.writer:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:
@@ -273,8 +274,8 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
         supported = {c["n"]: c["supported"] for c in wire["citations"]}
         for src in wire["sources"]:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
-            title = f"  {src['title']}" if src.get("title") else ""
-            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"]
+            title = f"  {one_line(src['title'])}" if src.get("title") else ""
+            where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
             r = src.get("focusRange") or src["range"]
             page = f" (page {src['page']})" if src.get("page") else ""
             print(f"[{src['n']}] {where}:{lines_text(r)}{page}{title}{mark}")

@@ -11,7 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace, require_folder
+from ragls.cli.common import (
+    Progress,
+    _indexed_workspace,
+    _print_json,
+    _via_server,
+    _workspace,
+    one_line,
+    require_folder,
+)
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
 
@@ -68,7 +76,7 @@ def cmd_status(args) -> int:
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
         for s in f["skipped"]:
-            print(f"skipped:     {s['path']}: {s['reason']}")
+            print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     gen = wire["generation"]
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else

@@ -4,6 +4,7 @@
 --- (0-based lines, UTF-16 characters); everything shown to the user is 1-based.
 
 local config = require("ragls.config")
+local one_line = require("ragls.text").one_line
 
 local M = {}
 
@@ -46,10 +47,11 @@ function M.source_location(source)
   if range["end"].character == 0 and last > first then
     last = last - 1
   end
+  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if last > first then
-    return ("%s:%d-%d"):format(source.path, first, last)
+    return ("%s:%d-%d"):format(path, first, last)
   end
-  return ("%s:%d"):format(source.path, first)
+  return ("%s:%d"):format(path, first)
 end
 
 --- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
@@ -78,7 +80,7 @@ end
 function M.source_line(source)
   local line = ("[%d] %s"):format(source.n, M.source_location(source))
   if source.title and source.title ~= "" then
-    line = line .. " — " .. source.title
+    line = line .. " — " .. one_line(source.title)
   end
   return line
 end
@@ -626,10 +628,10 @@ function M.quickfix_items(chunks)
     local source = chunk.source
     local fname = M.source_fname(source)
     local first = M.focus_text(chunk) or M.body_lines(chunk.text, source.title)[1]
-    first = first and vim.trim(first)
+    first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local text = first or ""
     if source.title and source.title ~= "" then
-      text = source.title .. (first and (" — " .. first) or "")
+      text = one_line(source.title) .. (first and (" — " .. first) or "")
     end
     local start = (source.focusRange or source.range).start
     table.insert(items, {
