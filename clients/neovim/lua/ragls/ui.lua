@@ -402,13 +402,13 @@ function M.answer_keys(width)
   end
 end
 
---- `<C-q>` in an answer float: every source of the finished answer to the quickfix list ("[n] title", at its cited
---- lines, in answer order), the float closed and the list opened. Returns the number of items (0: nothing to list).
----@param buf integer the answer float's buffer
+--- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
+--- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
+--- message, for an answer without sources).
+---@param question string
+---@param result table|nil rag/ask result
 ---@return integer
-function M.sources_to_quickfix(buf)
-  local state = answer_state[buf]
-  local result = state and state.result
+function M.quickfix_sources(question, result)
   if not (result and result.sources and #result.sources > 0) then
     vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
     return 0
@@ -417,7 +417,7 @@ function M.sources_to_quickfix(buf)
   for _, source in ipairs(result.sources) do
     local range = source.focusRange or source.range
     local fname = not source.bufnr and M.source_fname(source) or nil
-    local title = (source.title and source.title ~= "") and (" " .. source.title) or ""
+    local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
     table.insert(items, {
       bufnr = source.bufnr,
       filename = fname,
@@ -429,8 +429,20 @@ function M.sources_to_quickfix(buf)
       text = ("[%d]%s"):format(source.n, title),
     })
   end
-  local question = state.question or ""
-  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. question, items = items })
+  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
+  vim.cmd("botright copen")
+  return #items
+end
+
+--- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
+--- the window the question came from made current, so the list's entries open there. Returns the item count.
+---@param buf integer the answer float's buffer
+---@return integer
+function M.sources_to_quickfix(buf)
+  local state = answer_state[buf]
+  if not (state and state.result and state.result.sources and #state.result.sources > 0) then
+    return M.quickfix_sources("", nil)
+  end
   local float = vim.fn.bufwinid(buf)
   if float ~= -1 then
     vim.api.nvim_win_close(float, true)
@@ -438,8 +450,7 @@ function M.sources_to_quickfix(buf)
   if state.origin_win and vim.api.nvim_win_is_valid(state.origin_win) then
     vim.api.nvim_set_current_win(state.origin_win)
   end
-  vim.cmd("botright copen")
-  return #items
+  return M.quickfix_sources(state.question, state.result)
 end
 
 ---@class ragls.AnswerView
