@@ -49,6 +49,30 @@ def test_index_then_query_prints_file_and_lines(env, indexed):
     assert 6 <= start <= end <= 10 and ("(chunk 6-10)" in first) == ((start, end) != (6, 10))
 
 
+def test_search_is_query_under_the_name_other_tools_use(env, ws):
+    """`ragls search` (qmd's and VectorCode's word, the editors' "Search Docs") runs `query`: same output."""
+    args = ("how long is the retry backoff ceiling", "--top-k", "2", "--json")
+    searched, queried = ragls(env, "search", ws, *args), ragls(env, "query", ws, *args)
+    chunks = [c["source"]["path"] for c in json.loads(searched.stdout)["chunks"]]
+    assert chunks == [c["source"]["path"] for c in json.loads(queried.stdout)["chunks"]] and chunks
+    assert "did you mean --top-k?" in ragls(env, "search", ws, "x", "--top-kk", "2", check=False).stderr
+
+
+def test_a_name_with_a_newline_stays_on_its_one_output_line(env, tmp_path):
+    """A file really named "odd\\nname.md" (and an empty one named with a tab) broke the one-line-per-source output
+    of index, status, query and ask; each name is now printed with its control characters escaped, as git does."""
+    ws = tmp_path / "odd"
+    ws.mkdir()
+    (ws / "odd\nname.md").write_text("# Odd name\n\nThe quibblewhisk spins counterclockwise.\n", encoding="utf-8")
+    (ws / "empty\tfile.md").write_text("", encoding="utf-8")
+    assert "  skipped empty\\tfile.md: empty file\n" in ragls(env, "index", ws).stdout
+    assert "skipped:     empty\\tfile.md: empty file\n" in ragls(env, "status", ws).stdout
+    out = ragls(env, "query", ws, "which way does the quibblewhisk spin").stdout
+    assert out.startswith("1. odd\\nname.md:3  Odd name"), out
+    out = ragls(env, "ask", ws, "Which way does the quibblewhisk spin?").stdout
+    assert f"[1] {ws}/odd\\nname.md:3  Odd name\n" in out, out
+
+
 def test_query_json_is_the_protocol_object(env, ws):
     res = json.loads(ragls(env, "query", ws, "refresh token rotation", "--json", "--explain").stdout)
     assert set(res) == {"query", "chunks", "abstained", "elapsedMs"}
