@@ -314,6 +314,21 @@ class IntermixedParser(argparse.ArgumentParser):
             self._intermixing = False
 
 
+TOP_K_MAX = 200  # workspace.rag_workspace.MAX_TOP_K (not imported: the CLI's fast path stays light)
+
+
+def top_k_arg(text: str) -> int:
+    """argparse type of `--top-k`: an integer 1..TOP_K_MAX, so the error names the option the user typed
+    ("argument --top-k: ...") instead of the protocol's field (topK)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of chunks is needed, got {text!r}") from None
+    if not 1 <= value <= TOP_K_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {TOP_K_MAX}, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = IntermixedParser(prog="ragls", description="Ask your workspace documents; LSP server for editors.")
     p.add_argument("--version", action="version", version=f"ragls {__version__}")
@@ -375,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals
                    help="what to search for, in plain words (no query syntax)")
-    q.add_argument("--top-k", type=int, help="how many chunks to return (default: retrieval.top_k, 5)")
+    q.add_argument("--top-k", type=top_k_arg, help="how many chunks to return (default: retrieval.top_k, 5)")
     q.add_argument("--explain", action="store_true",
                    help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
     q.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
@@ -383,7 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
     a.add_argument("question", nargs="?", default="", help="the question, in plain words")
-    a.add_argument("--top-k", type=int, help="how many passages the answer draws on (default: retrieval.top_k, 5)")
+    a.add_argument("--top-k", type=top_k_arg,
+                   help="how many passages the answer draws on (default: retrieval.top_k, 5)")
     a.add_argument("--rag", action="append", metavar="NAME",
                    help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
