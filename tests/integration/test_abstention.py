@@ -423,6 +423,7 @@ def test_the_far_off_floor_rises_as_the_question_words_go_missing():
     mortgage question (cosine 0.203, focus_coverage 0.18) was answered by the bare floor; a Rust-book paraphrase
     that says its words (cosine 0.248, focus_coverage 0.65) stays answered; a keyword match is answered whatever its
     cosine; abstention_probability 0 keeps the bare floor."""
+    from ragls.answer.ask import abstention_text
     from ragls.core.ir import Chunk, Hit, LineSpan
     from ragls.retrieval.result import RetrievalResult
     from ragls.retrieval.search import abstained
@@ -442,6 +443,11 @@ def test_the_far_off_floor_rises_as_the_question_words_go_missing():
     assert abstained(mortgage, 0.2, "What is the difference between a mortgage's APR and its interest rate?",
                      min_probability=0.2)
     assert not abstained(mortgage, 0.2, "What is the difference between a mortgage's APR and its interest rate?")
+    # the answer says which floor refused it, not "0.20, below the floor 0.20"
+    assert abstention_text(list(mortgage), 0.2, mortgage.evidence, 0.2) == (
+        "Not in your docs: no passage is close enough to the question (best similarity 0.20, below the 0.28 needed "
+        "when only 18% of its words occur together in the best passages). Try rephrasing the question, or check that "
+        "the relevant files are indexed.")
     assert not abstained(result(0.248, 0.65), 0.2, "How do I let a binding be changed after I first set it?",
                          min_probability=0.2)
     keyword = result(0.15, 0.3, "Waiting for a free connection raises `PoolTimeout`.")
