@@ -93,3 +93,44 @@ def test_status_of_an_indexed_folder_loads_neither_model_nor_lancedb(tmp_path):
     folder_status = status["folders"][0]
     assert folder_status["files"] == 1 and folder_status["chunks"] == 1 and folder_status["pendingVectors"] == 0
     assert status["embeddingModel"] == "sentence-transformers/all-MiniLM-L6-v2"  # the model the index was built with
+
+
+def test_prune_removes_an_unrecorded_index_only_when_asked(tmp_path):
+    """An index that records no folder (an older ragls's, or a crash's) was listed "unknown" and never removable,
+    with no word on what to do. It is listed with the command that removes it; `--remove --unknown` removes it
+    unless it changed in the last 10 minutes (a server may be starting in it); a team-mode index (its folder
+    recorded in `overlay/`) is live, not unknown."""
+    import os
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    env = server_env(cache)
+    old, team = tmp_path / "old", tmp_path / "team"
+    for f in (old, team):
+        f.mkdir()
+        (f / "a.md").write_text("# A\n\nhello\n")
+    old_index = _open_index(old, cache)
+    conn = sqlite3.connect(old_index / "manifest.sqlite")
+    conn.execute("DELETE FROM meta WHERE key='folder'")  # as an index made before the record
+    conn.commit()
+    conn.close()
+    team_index = cache / "indexes" / "team-0123456789ab"
+    team_index.mkdir()
+    _open_index(team, cache).rename(team_index / "overlay")  # kb/team.py: <index>/overlay is the local FolderIndex
+    fresh_index = cache / "indexes" / "fresh-ba9876543210"
+    fresh_index.mkdir()
+    (fresh_index / "serve.log").write_text("starting\n")  # `ragls index --background`, before its server locks it
+    hour_ago = os.stat(old_index).st_mtime - 3600
+    for p in (old_index, *old_index.iterdir()):
+        os.utime(p, (hour_ago, hour_ago))
+
+    out = ragls(env, "prune", "--remove")
+    assert "0 orphaned indexes removed" in out
+    assert "2 indexes record no folder" in out and "`ragls prune --remove --unknown`" in out, out
+    listing = json.loads(ragls(env, "prune", "--json"))
+    states = {Path(e["indexPath"]): e["state"] for e in listing["indexes"]}
+    assert states == {old_index: "unknown", team_index: "live", fresh_index: "unknown"}
+
+    out = ragls(env, "prune", "--remove", "--unknown")
+    assert "1 orphaned or unknown index removed" in out, out
+    assert not old_index.exists() and fresh_index.is_dir() and (team_index / "overlay" / "manifest.sqlite").is_file()

@@ -11,7 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace, require_folder
+from ragls.cli.common import (
+    Progress,
+    _indexed_workspace,
+    _print_json,
+    _via_server,
+    _workspace,
+    one_line,
+    require_folder,
+)
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
 
@@ -68,7 +76,7 @@ def cmd_status(args) -> int:
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
         for s in f["skipped"]:
-            print(f"skipped:     {s['path']}: {s['reason']}")
+            print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     gen = wire["generation"]
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
@@ -97,22 +105,30 @@ def _unindexed_folder(args) -> Path | None:
 
 
 def cmd_prune(args) -> int:
-    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists."""
-    from ragls.index.prune import prune, scan
+    """List (default) or remove (--remove) the indexes in the cache dir whose folder no longer exists, and with
+    --unknown those that record no folder (index/prune.py)."""
+    from ragls.index.prune import UNKNOWN_MIN_AGE_S, prune, scan
 
     entries = scan()
     remove = args.remove and not args.dry_run
-    orphans = prune(remove=remove)
+    found = prune(remove=remove, unknown=args.unknown)
     if args.json:
         _print_json({"indexes": [{"indexPath": str(e.index_dir), "folder": str(e.folder) if e.folder else None,
                                   "bytes": e.size_bytes, "state": e.state} for e in entries],
-                     "removed": [str(e.index_dir) for e in orphans] if remove else []})
+                     "removed": [str(e.index_dir) for e in found] if remove else []})
         return 0
     for e in entries:
         print(f"{e.state:8} {e.size_bytes / 1e6:8.1f} MB  {e.index_dir}  ({e.folder or 'folder not recorded'})")
-    verb = "removed" if remove else "to remove (pass --remove to delete them)"
-    print(f"{len(orphans)} orphaned index{'es' if len(orphans) != 1 else ''} {verb}: "
-          f"{sum(e.size_bytes for e in orphans) / 1e6:.1f} MB")
+    what = "orphaned or unknown" if args.unknown else "orphaned"
+    verb = "removed" if remove else f"to remove (pass --remove{' --unknown' if args.unknown else ''} to delete them)"
+    print(f"{len(found)} {what} index{'es' if len(found) != 1 else ''} {verb}: "
+          f"{sum(e.size_bytes for e in found) / 1e6:.1f} MB")
+    unknown = [e for e in entries if e.state == "unknown"]
+    if unknown and not args.unknown:
+        print(f"{len(unknown)} index{'es record' if len(unknown) != 1 else ' records'} no folder (made by an older ragls, or "
+              "left by a crash before indexing began): `ragls prune --remove --unknown` deletes them too (those "
+              f"changed in the last {UNKNOWN_MIN_AGE_S // 60} minutes excepted); a folder still in use is "
+              "re-indexed when next opened")
     return 0
 
 
@@ -201,8 +217,9 @@ def _doctor_checks(args, report, note) -> None:
                                      f"— check the globs (and sources.exclude, .gitignore)")
         else:
             report("warn" if est.long else "ok", "sources",
-                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 "
-                   f"cores" + (" — consider narrowing sources.include" if est.long else ""))
+                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on a "
+                   f"quiet 2-core machine, ~{est.wall_seconds / 60:.1f} min at the current load"
+                   + (" — consider narrowing sources.include" if est.long else ""))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         report(False, "stores", f"stores: {exc}")
     report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
@@ -229,7 +246,7 @@ def _doctor_checks(args, report, note) -> None:
 
 def cmd_estimate(args) -> int:
     """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
-    from ragls.workspace.estimate import estimate_first_index
+    from ragls.workspace.estimate import EMBED_RATE_TEXT, estimate_first_index, load_factor
 
     try:
         overrides = json.loads(args.settings) if args.settings else None
@@ -242,8 +259,12 @@ def cmd_estimate(args) -> int:
         print(json.dumps(est.to_json()))
         return 0
     state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
-    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
-          f"({state})")
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks ({state})")
+    print(f"  ~{est.seconds / 60:.1f} min to embed on a quiet 2-core machine ({EMBED_RATE_TEXT})")
+    print(f"  ~{est.wall_seconds / 60:.1f} min wall for a first index now, with start-up"
+          + (f", at the current load (load average {est.load_average:.1f} on {est.cores} cores: "
+             f"{load_factor(est.load_average, est.cores):.1f}x the quiet time; longer if the load rises)"
+             if load_factor(est.load_average, est.cores) > 1 else " (the machine is quiet now)"))
     return 0
 
 

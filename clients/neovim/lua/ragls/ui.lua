@@ -4,6 +4,7 @@
 --- (0-based lines, UTF-16 characters); everything shown to the user is 1-based.
 
 local config = require("ragls.config")
+local one_line = require("ragls.text").one_line
 
 local M = {}
 
@@ -46,10 +47,11 @@ function M.source_location(source)
   if range["end"].character == 0 and last > first then
     last = last - 1
   end
+  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if last > first then
-    return ("%s:%d-%d"):format(source.path, first, last)
+    return ("%s:%d-%d"):format(path, first, last)
   end
-  return ("%s:%d"):format(source.path, first)
+  return ("%s:%d"):format(path, first)
 end
 
 --- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
@@ -78,7 +80,7 @@ end
 function M.source_line(source)
   local line = ("[%d] %s"):format(source.n, M.source_location(source))
   if source.title and source.title ~= "" then
-    line = line .. " — " .. source.title
+    line = line .. " — " .. one_line(source.title)
   end
   return line
 end
@@ -365,6 +367,108 @@ function M.follow(buf)
   end
 end
 
+--- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
+--- one-line file) needs the line's text to convert; a chunk at column 0 does not.
+---@param fname string|nil
+---@param lnum integer 1-based
+---@param character integer UTF-16 offset
+---@return integer col 1-based byte column
+local function byte_col(fname, lnum, character)
+  if character == 0 or not fname then
+    return character + 1
+  end
+  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
+  local line = ok and lines[lnum] or nil
+  if not line then
+    return character + 1
+  end
+  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return (ok_idx and idx or character) + 1
+end
+
+--- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
+--- corners and a margin left), else nil.
+---@param width integer the float's width
+---@return string|nil
+function M.answer_keys(width)
+  for _, hint in ipairs({
+    " <CR> open source · <C-q> sources to quickfix · r ask again · q close ",
+    " <CR> open · <C-q> quickfix · r retry · q close ",
+    " <CR> open · <C-q> qf · q close ",
+  }) do
+    if vim.fn.strdisplaywidth(hint) <= width - 4 then
+      return hint
+    end
+  end
+end
+
+--- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
+--- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
+--- message, for an answer without sources).
+---@param question string
+---@param result table|nil rag/ask result
+---@return integer
+function M.quickfix_sources(question, result)
+  if not (result and result.sources and #result.sources > 0) then
+    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
+    return 0
+  end
+  local items = {}
+  for _, source in ipairs(result.sources) do
+    local range = source.focusRange or source.range
+    local fname = not source.bufnr and M.source_fname(source) or nil
+    local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
+    table.insert(items, {
+      bufnr = source.bufnr,
+      filename = fname,
+      module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+      lnum = range.start.line + 1,
+      col = range.start.character > 0 and byte_col(fname, range.start.line + 1, range.start.character) or 0,
+      end_lnum = (range["end"].character == 0 and range["end"].line > range.start.line) and range["end"].line
+        or range["end"].line + 1,
+      text = ("[%d]%s"):format(source.n, title),
+    })
+  end
+  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
+  vim.cmd("botright copen")
+  return #items
+end
+
+--- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
+--- the window the question came from made current, so the list's entries open there. Returns the item count.
+---@param buf integer the answer float's buffer
+---@return integer
+function M.sources_to_quickfix(buf)
+  local state = answer_state[buf]
+  if not (state and state.result and state.result.sources and #state.result.sources > 0) then
+    return M.quickfix_sources("", nil)
+  end
+  local float = vim.fn.bufwinid(buf)
+  if float ~= -1 then
+    vim.api.nvim_win_close(float, true)
+  end
+  if state.origin_win and vim.api.nvim_win_is_valid(state.origin_win) then
+    vim.api.nvim_set_current_win(state.origin_win)
+  end
+  return M.quickfix_sources(state.question, state.result)
+end
+
+--- How often the answer float's placeholder re-reads the indexing progress (ms).
+M.PENDING_REFRESH_MS = 500
+
+--- The placeholder under the question until the answer's first words: "_…_", or while the server indexes (work-done
+--- progress, |ragls-progress|) "_… the index is being built: embedding 120/333 chunks (36%)_", so a first answer
+--- that waits for the index does not look hung.
+---@return string
+function M.pending_line()
+  local progress = require("ragls.progress")
+  for _, p in pairs(progress.active) do
+    local text = progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")
+    return ("_… the index is being built: %s_"):format(one_line(text))
+  end
+  return "_…_"
+end
+
 ---@class ragls.AnswerView
 ---@field buf integer
 ---@field win integer
@@ -379,8 +483,17 @@ AnswerView.__index = AnswerView
 ---@return ragls.AnswerView
 function M.answer_view(question)
   local origin = vim.api.nvim_get_current_win()
-  local buf, win = M.open_float({ "## " .. question, "", "_…_" }, { title = "ragls" })
+  local buf, win = M.open_float({ "## " .. question, "", M.pending_line() }, { title = "ragls" })
   local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false }, AnswerView)
+  -- Until the first words come, the placeholder says what the index is doing (a first index takes a while).
+  view.pending_timer = vim.uv.new_timer()
+  view.pending_timer:start(M.PENDING_REFRESH_MS, M.PENDING_REFRESH_MS, vim.schedule_wrap(function()
+    if view.done or view.text ~= "" or not view:valid() then
+      view:stop_pending()
+      return
+    end
+    set_lines(buf, { M.pending_line() }, 2)
+  end))
   answer_state[buf] = { by_line = {}, by_n = {}, origin_win = origin }
   vim.keymap.set("n", "<CR>", function()
     M.follow(buf)
@@ -390,6 +503,16 @@ function M.answer_view(question)
       view.on_retry()
     end
   end, { buffer = buf, nowait = true, desc = "ragls: ask again" })
+  -- <C-q>: telescope's and fzf-lua's "send to quickfix", here every source of the answer (VS Code: Open all sources)
+  vim.keymap.set("n", "<C-q>", function()
+    M.sources_to_quickfix(buf)
+  end, { buffer = buf, nowait = true, desc = "ragls: sources to the quickfix list" })
+  -- The keys, where a user looks for them (VS Code shows buttons); a border is needed for a footer.
+  local border = config.values.float and config.values.float.border
+  local hint = M.answer_keys(vim.api.nvim_win_get_width(win))
+  if hint and border ~= "none" and border ~= "" then
+    pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
+  end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -403,6 +526,16 @@ function M.answer_view(question)
   return view
 end
 
+--- Stop refreshing the placeholder (the answer started, finished or failed, or the float closed).
+function AnswerView:stop_pending()
+  local timer = self.pending_timer
+  self.pending_timer = nil
+  if timer and not timer:is_closing() then
+    timer:stop()
+    timer:close()
+  end
+end
+
 --- Is the float still open?
 function AnswerView:valid()
   return vim.api.nvim_buf_is_valid(self.buf)
@@ -411,6 +544,7 @@ end
 --- Append a streamed piece of the answer.
 ---@param delta string
 function AnswerView:append(delta)
+  self:stop_pending()
   if self.done or not self:valid() then
     return
   end
@@ -422,6 +556,7 @@ end
 ---@param result table rag/ask result
 function AnswerView:finish(result)
   self.done = true
+  self:stop_pending()
   if not self:valid() then
     return
   end
@@ -470,28 +605,10 @@ end
 ---@param message string
 function AnswerView:fail(message)
   self.done = true
+  self:stop_pending()
   if self:valid() then
     set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message, "", "_`r` retries · `q` closes_" }, 0)
   end
-end
-
---- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
---- one-line file) needs the line's text to convert; a chunk at column 0 does not.
----@param fname string|nil
----@param lnum integer 1-based
----@param character integer UTF-16 offset
----@return integer col 1-based byte column
-local function byte_col(fname, lnum, character)
-  if character == 0 or not fname then
-    return character + 1
-  end
-  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
-  local line = ok and lines[lnum] or nil
-  if not line then
-    return character + 1
-  end
-  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
-  return (ok_idx and idx or character) + 1
 end
 
 --- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
@@ -560,10 +677,10 @@ function M.quickfix_items(chunks)
     local source = chunk.source
     local fname = M.source_fname(source)
     local first = M.focus_text(chunk) or M.body_lines(chunk.text, source.title)[1]
-    first = first and vim.trim(first)
+    first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local text = first or ""
     if source.title and source.title ~= "" then
-      text = source.title .. (first and (" — " .. first) or "")
+      text = one_line(source.title) .. (first and (" — " .. first) or "")
     end
     local start = (source.focusRange or source.range).start
     table.insert(items, {
