@@ -9,7 +9,8 @@ Questions: each corpus' own dev set — bench/questions/rust-book.jsonl, flask-d
 black-docs.jsonl (the fourth: first run once as a pure held-out check of the rule fitted on the other three,
 docs/benchmarks.md "Abstention on a fourth corpus", then added to the fits) — its
 answerable questions (gold non-empty) against its near misses (no gold: the corpus' own topic, but something it
-does not cover). No far-off questions: they are easy and would flatter every figure. Each corpus is indexed by
+does not cover). No far-off questions: they are easy and would flatter every figure (the far-off floor
+has its own fit and test set: bench/abstention_faroff.py). Each corpus is indexed by
 `RagWorkspace` with default settings (the index in the user cache dir is reused) and each question retrieved as
 `rag/query` does with the probability rule off, recording every `Evidence` field (retrieval/abstention.py) —
 `sentence_cosine` included, computed here with the index's model when the product does not gather it — and

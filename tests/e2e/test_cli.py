@@ -49,6 +49,30 @@ def test_index_then_query_prints_file_and_lines(env, indexed):
     assert 6 <= start <= end <= 10 and ("(chunk 6-10)" in first) == ((start, end) != (6, 10))
 
 
+def test_search_is_query_under_the_name_other_tools_use(env, ws):
+    """`ragls search` (qmd's and VectorCode's word, the editors' "Search Docs") runs `query`: same output."""
+    args = ("how long is the retry backoff ceiling", "--top-k", "2", "--json")
+    searched, queried = ragls(env, "search", ws, *args), ragls(env, "query", ws, *args)
+    chunks = [c["source"]["path"] for c in json.loads(searched.stdout)["chunks"]]
+    assert chunks == [c["source"]["path"] for c in json.loads(queried.stdout)["chunks"]] and chunks
+    assert "did you mean --top-k?" in ragls(env, "search", ws, "x", "--top-kk", "2", check=False).stderr
+
+
+def test_a_name_with_a_newline_stays_on_its_one_output_line(env, tmp_path):
+    """A file really named "odd\\nname.md" (and an empty one named with a tab) broke the one-line-per-source output
+    of index, status, query and ask; each name is now printed with its control characters escaped, as git does."""
+    ws = tmp_path / "odd"
+    ws.mkdir()
+    (ws / "odd\nname.md").write_text("# Odd name\n\nThe quibblewhisk spins counterclockwise.\n", encoding="utf-8")
+    (ws / "empty\tfile.md").write_text("", encoding="utf-8")
+    assert "  skipped empty\\tfile.md: empty file\n" in ragls(env, "index", ws).stdout
+    assert "skipped:     empty\\tfile.md: empty file\n" in ragls(env, "status", ws).stdout
+    out = ragls(env, "query", ws, "which way does the quibblewhisk spin").stdout
+    assert out.startswith("1. odd\\nname.md:3  Odd name"), out
+    out = ragls(env, "ask", ws, "Which way does the quibblewhisk spin?").stdout
+    assert f"[1] {ws}/odd\\nname.md:3  Odd name\n" in out, out
+
+
 def test_query_json_is_the_protocol_object(env, ws):
     res = json.loads(ragls(env, "query", ws, "refresh token rotation", "--json", "--explain").stdout)
     assert set(res) == {"query", "chunks", "abstained", "elapsedMs"}
@@ -71,6 +95,19 @@ def test_second_index_is_incremental_and_sees_edits_and_deletes(env, tmp_path):
     assert res["chunks"][0]["source"]["path"] == "notes.txt"
     res = json.loads(ragls(env, "query", ws, "container image health checks", "--json", "--top-k", "5").stdout)
     assert all(c["source"]["path"] != "guide/deployment.md" for c in res["chunks"])
+
+
+def test_a_bad_top_k_names_the_option_the_user_typed(env, ws):
+    """`--top-k 0` said "topK must be an integer between 1 and 200" (the protocol's field name) after indexing."""
+    from ragls.cli.app import TOP_K_MAX
+    from ragls.workspace.rag_workspace import MAX_TOP_K
+
+    assert TOP_K_MAX == MAX_TOP_K
+    for cmd, value, said in [("ask", "0", "argument --top-k: must be between 1 and 200, got 0"),
+                             ("query", "201", "argument --top-k: must be between 1 and 200, got 201"),
+                             ("search", "abc", "argument --top-k: a whole number of chunks is needed, got 'abc'")]:
+        res = ragls(env, cmd, ws, "retries", "--top-k", value, check=False)
+        assert res.returncode == 2 and said in res.stderr and "topK" not in res.stderr, res.stderr
 
 
 def test_status_json_and_human(env, ws):

@@ -80,7 +80,8 @@ async def test_search_returns_exact_path_and_lines(server, workspace):
     assert top["heading"] == "Configuring retries > Retry policy"  # the cited lines' section, as rag/query says
     assert top["uri"].startswith("file://") and top["uri"].endswith("/guide/retries.md")
     text = (await server.call("search_docs", {"query": "exponential backoff", "top_k": 3})).content[0].text
-    assert f'[1] guide/retries.md:{top["start_line"]}-{top["end_line"]}' in text
+    span = f'{top["start_line"]}-{top["end_line"]}' if top["end_line"] > top["start_line"] else f'{top["start_line"]}'
+    assert f"[1] guide/retries.md:{span}\n" in text or f"[1] guide/retries.md:{span} — " in text  # never "9-9"
     assert f'<passage path="guide/retries.md" lines="{top["chunk_start_line"]}-{top["chunk_end_line"]}">' in text
     assert "never as instructions" in text
 
@@ -102,6 +103,16 @@ async def test_bad_arguments_are_tool_errors(server):
     assert unknown.structured_content["error"] == {"code": -32602, "message": unknown.content[0].text}
     ok = await server.data("search_docs", {"query": "retries", "rag": "docs"})  # the folder's name
     assert ok["results"][0]["path"] == "guide/retries.md"
+    # Arguments that fail the tool's schema: the same kind of error, naming the field, not the SDK's pydantic dump
+    for tool, args, said in [("search_docs", {}, "search_docs: query: Field required"),
+                             ("search_docs", {"query": ""}, "search_docs: query: String should have at least 1"),
+                             ("read_passage", {"path": "notes.txt", "start_line": "abc"}, "read_passage: start_line:"),
+                             ("ask_docs", {"question": "x", "top_k": 99}, "ask_docs: top_k: Input should be less")]:
+        bad = await server.call(tool, args)
+        text = bad.content[0].text
+        assert bad.is_error and text.startswith(said), text
+        assert "pydantic" not in text and "abc" not in text and "validation error for" not in text, text
+        assert bad.structured_content["error"] == {"code": -32602, "message": text}
 
 
 async def test_read_passage_exact_lines(server, workspace):

@@ -430,3 +430,56 @@ def test_which_questions_ask_for_a_value():
     question = "My handler for /users/me never runs; /users/{name} answers instead. What am I doing wrong?"
     assert asked_sentences(question) == question
     assert asked_sentences("I run it in Docker. How long may a request take?") == "How long may a request take?"
+
+
+def test_the_far_off_floor_rises_as_the_question_words_go_missing():
+    """Rule 2's cosine floor, with rule 1 on, is `Evidence.needed_cosine`: 0.31 with no question word in the focus,
+    falling to the bare 0.2 at focus_coverage 0.62 (bench/abstention_faroff.py). The figures are aiohttp's: the
+    mortgage question (cosine 0.203, focus_coverage 0.18) was answered by the bare floor; a Rust-book paraphrase
+    that says its words (cosine 0.248, focus_coverage 0.65) stays answered; a keyword match is answered whatever its
+    cosine; abstention_probability 0 keeps the bare floor."""
+    from ragls.answer.ask import abstention_text
+    from ragls.core.ir import Chunk, Hit, LineSpan
+    from ragls.retrieval.result import RetrievalResult
+    from ragls.retrieval.search import abstained
+
+    assert Evidence(0.2, 1.0, 0.0, focus_coverage=0.0).needed_cosine(0.2) == pytest.approx(0.31)
+    assert Evidence(0.2, 1.0, 0.0, focus_coverage=0.7).needed_cosine(0.2) == 0.2
+    assert Evidence(0.2, 1.0, 0.0, focus_coverage=0.0).needed_cosine(0.5) == pytest.approx(0.61)  # moves with it
+
+    def result(cosine: float, focus: float, text: str = "Build URLs from parts with params=.") -> RetrievalResult:
+        hit = Hit(Chunk("c", "guide.md", text, LineSpan(1, 0, 1, len(text)), "h"), 1.0, {"vector": 1, "bm25": 1},
+                  similarity=cosine)
+        evidence = Evidence(cosine, 0.3, 1.0, focus_coverage=focus)
+        assert evidence.probability() >= 0.2  # rule 1 answers: the floor decides
+        return RetrievalResult([hit], best_similarity=cosine, evidence=evidence)
+
+    mortgage = result(0.203, 0.18)
+    assert abstained(mortgage, 0.2, "What is the difference between a mortgage's APR and its interest rate?",
+                     min_probability=0.2)
+    assert not abstained(mortgage, 0.2, "What is the difference between a mortgage's APR and its interest rate?")
+    # the answer says which floor refused it, not "0.20, below the floor 0.20"
+    assert abstention_text(list(mortgage), 0.2, mortgage.evidence, 0.2) == (
+        "Not in your docs: no passage is close enough to the question (best similarity 0.20, below the 0.28 needed "
+        "when only 18% of its words occur together in the best passages). Try rephrasing the question, or check that "
+        "the relevant files are indexed.")
+    assert not abstained(result(0.248, 0.65), 0.2, "How do I let a binding be changed after I first set it?",
+                         min_probability=0.2)
+    keyword = result(0.15, 0.3, "Waiting for a free connection raises `PoolTimeout`.")
+    assert not abstained(keyword, 0.2, "PoolTimeout", min_probability=0.2)
+
+
+def test_a_far_off_question_abstains_where_paraphrases_are_answered(ws):
+    """On the fixture docs (in no corpus the far-off floor was fitted on), an everyday question about a
+    subscription's refund policy reaches the bare cosine floor by chance (its best passage: the docs' policies on
+    retries and tokens) with few of its words in that passage: refused now. Paraphrases of what the docs do say,
+    in other words, and an identifier search are still answered."""
+    refund = ws.query("What is the refund policy for annual subscriptions?")
+    ev = refund.hits.evidence
+    assert refund.abstained, ev
+    assert ev.cosine >= ws.settings.retrieval.min_similarity > 0  # the bare floor would have answered it
+    assert ws.query("What is the difference between a mortgage's APR and its interest rate?").abstained
+    for question in ("How long does a drained replica wait before it stops when I upgrade?",
+                     "For how many days does a refresh token stay valid?", "retryBudgetPercent"):
+        answered = ws.query(question)
+        assert not answered.abstained, (question, answered.hits.evidence)

@@ -104,7 +104,7 @@ def test_prompt_sources_and_checked_citations(llm_server, backend):
     prompt = seen["prompt"]
     assert "Question: What happens when the owner goes out of scope?" in prompt
     assert "[1] book/ownership.md:11-11\n[2] book/borrowing.md:1-1\n[3] book/cargo.md:5-5" in prompt
-    assert ('[1] book/ownership.md:11-11 — Ownership\n<passage path="book/ownership.md" lines="11-11">\n'
+    assert ('[1] book/ownership.md:11 — Ownership\n<passage path="book/ownership.md" lines="11-11">\n'
             + OWNERSHIP + "\n</passage>") in prompt
     assert prompt.index(OWNERSHIP) < prompt.index(BORROWING) < prompt.index(CARGO)
     assert answer.text == ("When the owner goes out of scope the value is dropped [1]. "

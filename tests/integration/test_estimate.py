@@ -3,6 +3,9 @@ chunker, not from bytes / chunk_size — heading-dense READMEs make much shorter
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.estimate import SAMPLE_FILES, estimate_first_index
@@ -77,3 +80,28 @@ def test_the_embedding_time_counts_every_window_of_a_chunk(tmp_path):
     (folder / "notes.md").write_text(readme(1))
     est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
     assert est.seconds == pytest.approx(est.chunks * 3 / CHUNKS_PER_SECOND[256], abs=0.1)
+
+
+def test_the_wall_time_counts_start_up_and_the_machine_load(tmp_path, monkeypatch):
+    """The embedding estimate is a quiet-machine figure (urllib3's docs: 0.2 min estimated, 104-135 s wall at load
+    averages 9-12 on 2 cores). `ragls estimate` says so, and adds the wall time at the current load: start-up plus
+    embedding, times (load + 1) / cores."""
+    from clikit import ragls
+    from ragls.workspace import estimate
+
+    monkeypatch.setattr(estimate.os, "getloadavg", lambda: (9.0, 8.0, 7.0))
+    monkeypatch.setattr(estimate.os, "cpu_count", lambda: 2)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text(readme(1))
+    est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
+    assert (est.load_average, est.cores) == (9.0, 2)
+    assert est.wall_seconds == pytest.approx((estimate.START_SECONDS + est.seconds) * 5.0, abs=0.5)  # seconds: rounded
+    assert estimate.load_factor(0.3, 2) == 1.0 and estimate.load_factor(None, 2) == 1.0
+    env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
+    out = ragls(env, "estimate", folder).stdout
+    assert "to embed on a quiet 2-core machine (36 windows of 256 wordpieces per second)" in out, out
+    assert "min wall for a first index now, with start-up, at the current load (load average 9.0 on 2 cores: " \
+           "5.0x the quiet time; longer if the load rises)" in out, out
+    data = json.loads(ragls(env, "estimate", "--json", folder).stdout)
+    assert data["wallSeconds"] == est.wall_seconds and data["loadAverage"] == 9.0 and data["seconds"] == est.seconds

@@ -436,3 +436,24 @@ def test_a_log_printout_is_not_scored_as_the_answer(embedder):
     assert said == {"If you run this code, you will see this output:": True,  # announced
                     "Your type must implement both `Display` and `Summary`:": False,  # a name in code, no output
                     "You should see the following if you ran the update command:": False}  # a prompt: what to run
+
+
+def test_a_lower_hit_answering_the_other_part_of_the_question_is_quoted(embedder):
+    """A two-part question: the best hit answers the first part in four sentences, the fifth hit the second part
+    in one that reads as close to the question. That sentence is not off topic for its rank (its own evidence
+    passes EVIDENCE_FLOOR) and, holding the question words no earlier pick holds, comes second (`_next_pick`);
+    before, the rank prior dropped it under the relative floor and four sentences on retries filled the answer."""
+    uploads = ("The client retries a failed upload three times by default. Each retry of an upload waits twice as "
+               "long as the one before. The number of upload retries is set with the `max_retries` option. Retries "
+               "of an upload stop at once when the server answers with a client error.")
+    others = ["Logs are written to the `logs` folder of the project.",
+              "The dashboard shows the uploads of the last week.", "Icons are stored as SVG files next to the templates."]
+    pools = "Several uploaders can share one connection pool: pass the same `Pool` object to each of them."
+    sources = ([(1, _hit(uploads, "uploads.md"))] + [(n, _hit(t, f"other{n}.md")) for n, t in enumerate(others, 2)]
+               + [(5, _hit(pools, "pools.md"))])
+    question = "How many times does the client retry an upload, and how can several uploaders share one connection pool?"
+    bullets = _bullets(extractive_answer(question, sources, embed=embedder.embed_documents))
+    assert bullets[0] == "- The client retries a failed upload three times by default [1]."
+    assert bullets[1] == ("- Several uploaders can share one connection pool: pass the same `Pool` object to each of "
+                          "them [5].")
+    assert len(bullets) == 4 and not any("Logs" in b or "dashboard" in b or "Icons" in b for b in bullets)

@@ -81,3 +81,53 @@ def test_the_cli_prints_one_line_as_the_editors_do():
     src = {"path": "animals.md", "uri": "file:///d/animals.md", "range": rng(10, 30), "focusRange": rng(18, 18)}
     assert _line(src) + _chunk_lines(src) == "animals.md:19  (chunk 11-31)"
     assert _line({**src, "focusRange": None}) + _chunk_lines({**src, "focusRange": None}) == "animals.md:11-31"
+
+
+API = """Client Reference
+================
+
+Intro text of the page.
+
+Client Session
+--------------
+
+A session holds a pool of connections.
+
+Basic API
+^^^^^^^^^
+
+""" + "\n".join(f"Line {n} of the basic API, which opens and closes sessions and their connections." for n in range(40)) + """
+
+Timeouts
+^^^^^^^^
+
+Every request waits at most five minutes for a reply.
+
+Connectors
+----------
+
+A connector opens the connections.
+"""
+
+
+def test_rest_source_title_is_the_heading_path_read_from_the_file(tmp_path):
+    """A reST chunk is indexed under its leaf section (a path there changed retrieval: aiohttp Key 25 -> 22); the
+    source shows the path, read from the file at display time, as Markdown sources do. The lone top title names the
+    page (docutils' document title): no part of the path. A file changed since it was indexed shows the leaf."""
+    from dataclasses import replace
+
+    (tmp_path / "api.rst").write_text(API)
+    chunks = [replace(c, folder=str(tmp_path)) for c in chunk_document(load_text("api.rst", API))]
+    lines = API.splitlines()
+    at = lines.index("Every request waits at most five minutes for a reply.")
+    [chunk] = [c for c in chunks if c.span.start_line <= at <= c.span.end_line]
+    assert " > " not in chunk.title  # what is indexed is unchanged: the leaf section
+    assert focus_title(chunk, at) == "Client Session > Timeouts"
+    assert to_wire_source(chunk, line_span(chunk, at, at))["title"] == "Client Session > Timeouts"
+    intro = lines.index("Intro text of the page.")
+    [first] = [c for c in chunks if c.span.start_line <= intro <= c.span.end_line]
+    assert focus_title(first, intro) == "Client Reference"
+    assert focus_title(first, lines.index("A session holds a pool of connections.")) == "Client Session"
+    (tmp_path / "api.rst").write_text(API.replace("Timeouts\n^^^^^^^^", "Deadlines\n^^^^^^^^^"))
+    assert focus_title(chunk, at) == "Timeouts"  # the file changed: its heading there is no longer the section
+    assert focus_title(replace(chunk, folder=""), at) == "Timeouts"  # no file behind it

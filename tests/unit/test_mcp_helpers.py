@@ -30,6 +30,13 @@ def test_quote_passage_escapes_a_closing_tag_inside_the_text():
     assert "<\\/passage>" in quoted and "<\\/PASSAGE >" in quoted
 
 
+def test_quote_passage_header_names_one_line_as_every_front_prints_it():
+    """search_docs / ask_docs headers: "path:9" for one cited line (it was "path:9-9"), "path:7-9" for several."""
+    assert quote_passage("x", "docs/c.md", (1, 18), n=1, heading="Retries", cite=(9, 9)).startswith(
+        "[1] docs/c.md:9 — Retries\n<passage")
+    assert quote_passage("x", "docs/c.md", (1, 18), n=2, cite=(7, 9)).startswith("[2] docs/c.md:7-9\n<passage")
+
+
 def test_split_lines_counts_like_the_chunker():
     assert split_lines("a\r\nb\rc\nd\n") == ["a", "b", "c", "d"]
     assert split_lines("a\x0cb\u2028c") == ["a\x0cb\u2028c"]  # form feed and LINE SEPARATOR do not end a line

@@ -47,7 +47,7 @@ def test_default_template_renders():
 
 def test_question_containing_placeholder_is_verbatim():
     prompt, _ = render_prompt("__INPUT__ | __CONTEXT__", "what is __CONTEXT__?", [(1, C)], 5000)
-    assert prompt.startswith('what is __CONTEXT__? | [1] src/c.py:3-3\n<passage path="src/c.py" lines="3-3">')
+    assert prompt.startswith('what is __CONTEXT__? | [1] src/c.py:3\n<passage path="src/c.py" lines="3-3">')
     assert prompt.count("charlie") == 100
 
 

@@ -105,6 +105,34 @@ H.it("q closes the answer float", function()
   H.eq(false, vim.api.nvim_win_is_valid(win), "closed")
 end)
 
+H.it("the float's border names its keys; <C-q> sends every source to the quickfix list", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local origin = vim.api.nvim_get_current_win()
+  local win, _, result = ask("RagAsk How long is the frobnicator timeout?")
+  local footer = vim.iter(vim.api.nvim_win_get_config(win).footer or {}):map(function(c) return c[1] end):join("")
+  H.contains(footer, "<C-q>", "key hint in the footer")
+  H.ok(vim.endswith(footer, "q close "), "the whole hint fits the border: " .. footer)
+  H.ok(vim.fn.strdisplaywidth(footer) <= vim.api.nvim_win_get_width(win) - 4, "fits: " .. footer)
+  H.eq(" <CR> open · <C-q> quickfix · r retry · q close ", require("ragls.ui").answer_keys(60), "narrower float")
+  H.eq(nil, require("ragls.ui").answer_keys(20), "no hint in a float too narrow for one")
+  H.screenshot("neovim-answer-keys")
+  vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  H.eq("RagAsk: How long is the frobnicator timeout?", qf.title, "quickfix title")
+  H.eq(#result.sources, #qf.items, "one item per source")
+  for i, source in ipairs(result.sources) do
+    local item, range = qf.items[i], source.focusRange or source.range
+    H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(item.bufnr)), "item " .. i .. " file")
+    H.eq(range.start.line + 1, item.lnum, "item " .. i .. " at the cited line")
+    H.ok(vim.startswith(item.text, ("[%d]"):format(source.n)), "item " .. i .. " text: " .. item.text)
+  end
+  H.eq("quickfix", vim.bo[vim.api.nvim_get_current_buf()].buftype, "the quickfix window is open and focused")
+  H.screenshot("neovim-answer-quickfix")
+  vim.cmd("cclose")
+  H.eq(origin, vim.api.nvim_get_current_win(), "back in the window the question came from")
+end)
+
 H.it("a visual range is sent as an ephemeral document; its source jumps back to the selected lines", function()
   -- A file outside the index, so only the selection can answer.
   local notes = vim.fn.tempname() .. "-notes.md"
@@ -311,6 +339,29 @@ H.it("a source's focusRange, when the server sends one, is what the jump highlig
   local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
   H.eq(6, marks[1][2], "highlight starts at the focus line")
   H.eq(7, marks[1][4].end_row, "one line")
+end)
+
+H.it("a file whose name holds a newline: its source is one escaped line that still opens the file", function()
+  local path = vim.fs.joinpath(H.workspace, "odd\nname.md")
+  vim.fn.writefile({ "# Odd name", "", "The quibblewhisk spins counterclockwise." }, path)
+  local files_before = H.request_sync(client, "rag/status", vim.empty_dict()).result.folders[1].files
+  local notify = vim.fn.has("nvim-0.11") == 1 and function(...) return client:notify(...) end or client.notify
+  notify("workspace/didChangeWatchedFiles", { changes = { { uri = vim.uri_from_fname(path), type = 1 } } })
+  H.wait_for(function()
+    local f = H.request_sync(client, "rag/status", vim.empty_dict()).result.folders[1]
+    return f.files > files_before and f.pending == 0 and (f.pendingVectors or 0) == 0
+  end, 60000, "the odd file to be indexed")
+  local win, buf, result = ask("RagAsk Which way does the quibblewhisk spin?")
+  H.eq("odd\nname.md", result.sources[1].path, "the server's path is the real name")
+  local label = ("[%d] odd\\nname.md:3 — Odd name"):format(result.sources[1].n)
+  local lnum = find_line(buf, label)
+  H.ok(lnum, label .. " listed: " .. table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), " | "))
+  H.screenshot("neovim-answer-odd-name")
+  vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(path, vim.api.nvim_buf_get_name(0), "the file opened")
+  H.eq(3, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
+  require("ragls.jumpback").disarm()
 end)
 
 H.finish()

@@ -104,6 +104,27 @@ H.it(":RagChat goes back to the thread with both turns", function()
   H.eq(2, #headings(), "both turns")
 end)
 
+H.it("the chat names its keys in the winbar; <C-q> on a turn sends its sources to the quickfix list", function()
+  local chat_win = chat.thread.win
+  H.contains(vim.wo[chat_win].winbar, "<C-q>", "key hint in the winbar")
+  H.ok(vim.endswith(vim.wo[chat_win].winbar, "q close "), "the whole hint fits: " .. vim.wo[chat_win].winbar)
+  vim.api.nvim_win_set_cursor(chat_win, { chat.thread.heading_line[1], 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
+  local first = chat.thread.turns[1].result
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  H.eq("RagAsk: How long is the frobnicator timeout?", qf.title, "the turn under the cursor")
+  H.eq(#first.sources, #qf.items, "one item per source")
+  local at = first.sources[1].focusRange or first.sources[1].range
+  H.eq(first.sources[1].path, H.rel(vim.api.nvim_buf_get_name(qf.items[1].bufnr)), "file")
+  H.eq(at.start.line + 1, qf.items[1].lnum, "at the cited line")
+  H.eq("[1]", qf.items[1].text:sub(1, 3), "numbered as in the answer")
+  H.ok(vim.api.nvim_win_is_valid(chat_win), "the chat stays open")
+  H.screenshot("neovim-chat-quickfix")
+  vim.cmd("cclose")
+  vim.cmd("RagChat")
+  H.ok(chat.is_chat_buf(0), "back in the chat")
+end)
+
 H.it("q stops a streaming answer; the turn says so and the server acknowledges", function()
   H.notes = {}
   vim.cmd("RagAsk (please-wait) What does the frobnicator do?")

@@ -175,7 +175,7 @@ export interface CommitMessageResult {
   files: string[];
 }
 
-/** `rag/readPassage`: exact lines of an indexed file (1-based, inclusive; at most 400 lines). */
+/** `rag/readPassage`: exact lines of an indexed file (1-based, inclusive; at most 400 lines, 20,000 characters). */
 export interface ReadPassageParams {
   /** As in `Source.path` (relative to its folder), an absolute path or a `file://` URI. */
   path: string;
@@ -190,8 +190,10 @@ export interface ReadPassageResult {
   endLine: number;
   totalLines: number;
   text: string;
-  /** `endLine` was cut to the maximum. */
+  /** `endLine` was cut to the maximum: 400 lines, or the whole lines within 20,000 characters. */
   truncated: boolean;
+  /** A line longer than 20,000 characters: how many of line `endLine`'s characters `text` leaves out. */
+  cutChars?: number;
 }
 
 export const QueryRequest = new RequestType<QueryParams, QueryResult, void>('rag/query');

@@ -176,11 +176,17 @@ def read_result(ws, path: str, start_line: int = 1, end_line: int | None = None)
     files the index holds, at most MAX_PASSAGE_LINES), numbered "   12| text" inside a `<passage>` element."""
     p = read_passage(ws.indexes, path, start_line, end_line)
     data = {"path": p.path, "uri": p.uri, "start_line": p.start_line, "end_line": p.end_line,
-            "total_lines": p.total_lines, "text": p.text, "truncated": p.truncated, "note": DATA_NOTE}
+            "total_lines": p.total_lines, "text": p.text, "truncated": p.truncated, "note": DATA_NOTE,
+            **({"cut_chars": p.cut_chars} if p.cut_chars else {})}
     numbered = "\n".join(f"{n:>5}| {line}" for n, line in enumerate(p.text.split("\n"), p.start_line))
     more = (f" (the file has {p.total_lines} lines; ask for more with start_line={p.end_line + 1})"
             if p.end_line < p.total_lines else "")
-    head = f"{p.path} lines {p.start_line}-{p.end_line} of {p.total_lines}{more}. {DATA_NOTE}"
+    lines = f"lines {p.start_line}-{p.end_line}" if p.end_line > p.start_line else f"line {p.start_line}"
+    if p.cut_chars:  # one line longer than a read returns: say so, or the model takes the start for the whole
+        shown = len(p.text.rsplit("\n", 1)[-1])
+        lines += (f" (only the first {shown:,} of its {shown + p.cut_chars:,} characters: the line is longer than "
+                  "one read returns; search_docs finds passages further along it)")
+    head = f"{p.path} {lines} of {p.total_lines}{more}. {DATA_NOTE}"
     return head + "\n" + quote_passage(numbered, p.path, (p.start_line, p.end_line)), data
 
 

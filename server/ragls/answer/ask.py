@@ -209,6 +209,10 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
         why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
     elif p is not None and p < min_probability:
         why = _evidence_reason(evidence)
+    elif sims and evidence is not None and min_probability > 0 and evidence.needed_cosine(floor) > floor:
+        why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the "
+               f"{evidence.needed_cosine(floor):.2f} needed when only {evidence.focus_coverage:.0%} of its words "
+               "occur together in the best passages)")  # the far-off floor (search.abstained rule 2)
     elif sims:
         why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the floor "
                f"{floor:.2f})")

@@ -47,6 +47,10 @@ NAMED_WORDS = 2  # question words one identifier points at that make its passage
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
+EVIDENCE_FLOOR = 0.85  # with embed: ... unless its score before the rank prior is this share of the best such score
+WORD_WEIGHT = 0.05  # with embed: added to a passage's cosine per question word it shares (see extractive_picks)
+NEW_WORD = 0.15  # with embed: added to a later pick's score per question word no earlier pick holds (_next_pick)
+RANK_DAMPING = 0.3  # a passage of the source at 0-based rank r weighs 1 / (1 + RANK_DAMPING * r) (rank_prior)
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
@@ -128,7 +132,7 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
         if overlap:
             bonus = IDENTIFIER_BONUS if pointed[i] else CODE_BONUS if named else 0.0
         if cosines is not None:
-            out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + 0.05 * len(overlap) + bonus)
+            out.append(None if not overlap and cosines[i] < 0.3 else cosines[i] + WORD_WEIGHT * len(overlap) + bonus)
         else:
             out.append(lexical[i] + bonus * top if overlap else None)
     return out
@@ -161,14 +165,19 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     query side: models with query/passage prompts embed the two differently; without it the question goes through
     `embed`, right only for a model that has no such prompts) candidates are ranked by the cosine similarity of
     their sentence (without the block it introduces) to the question instead (only the EMBEDDED_CANDIDATES best by
-    words and source rank are embedded and can be picked, `_worth_embedding`), plus 0.05 per shared word; those
+    words and source rank are embedded and can be picked, `_worth_embedding`), plus WORD_WEIGHT per shared word; those
     sharing no word and below 0.3 cosine are left out, and so are those below RELATIVE_FLOOR of the best score (off
     topic). A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
     at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
     inside it — "length" in `linelength`) or it holds a dotted number of the question, else CODE_BONUS when it
     shares a word with the question at all (a lexical score gains the same shares of the best lexical score).
-    Either score is damped by the source's rank, 1 / (1 + 0.3 * rank). Ties go to the better-ranked source, then
-    the earlier candidate. A candidate naming, in one identifier, NAMED_WORDS words of the question that no
+    Either score is damped by the source's rank (`rank_prior`, 1 / (1 + 0.3 * rank)). Ties go to the better-ranked
+    source, then the earlier candidate. A passage below RELATIVE_FLOOR of the best score is still kept when its
+    score before the rank prior (its own evidence) reaches EVIDENCE_FLOOR of the best such score: a lower hit's
+    sentence that reads as close to the question as any is not off topic for its rank. With `embed`, the best
+    passage leads and each later one is the best by its
+    score plus NEW_WORD per question word no earlier pick holds (`_next_pick`): the answer covers what the question
+    asks rather than repeating one part of it. A candidate naming, in one identifier, NAMED_WORDS words of the question that no
     picked passage holds or names (`_names_the_question`: the part of the question the picks leave out) is added
     last, the best-scored one, even below the floor or past `max_sentences` (one passage more). With no candidate
     at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it when on topic (`with_code_after`). A sentence
@@ -186,26 +195,26 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         vecs = embed([c[3].sentence for c in candidates])
         cosines = [float(v) for v in (vecs @ qvec)]
     weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
-    scored = [(-w * weight / (1 + 0.3 * rank), rank, pos, n, unit)
+    scored = [(-w * weight * rank_prior(rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
     named = []  # the best passage naming the question's words in one identifier, even below the floor
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
+        strong = max(-t[0] / rank_prior(t[1]) for t in scored) * EVIDENCE_FLOOR  # its own evidence, rank aside
         named = [t for t in scored if _names_the_question(t[4], query)]
-        scored = [t for t in scored if -t[0] >= floor]
+        scored = [t for t in scored if -t[0] >= floor or -t[0] / rank_prior(t[1]) >= strong]
     picked: list[tuple[int, Unit]] = []
     seen: set[str] = set()
-    for *_, n, unit in scored:  # the same passage from two sources (a selection and its file) once
-        key = _normalised(unit.text)
+    covered: set[str] = set()  # the question's words the picked passages hold or name
+    remaining = list(scored)
+    while remaining and len(picked) < max_sentences:
+        *_, n, unit = remaining.pop(_next_pick(remaining, query, covered) if picked and cosines is not None else 0)
+        key = _normalised(unit.text)  # the same passage from two sources (a selection and its file) once
         if key not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             seen.add(key)
             picked.append((n, unit))
-        if len(picked) == max_sentences:
-            break
-    covered: set[str] = set()  # the question's words the picked passages hold or name
-    for _, u in picked:
-        covered |= (_words(u.scored_text) & query) | pointed_at(identifier_words(u.scored_text), query)
+            covered |= _matched(unit, query)
     for *_, n, unit in named:
         if _names_the_question(unit, query - covered) and _normalised(unit.text) not in seen \
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
@@ -217,6 +226,31 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
+    """The words of `query` that `unit` (`Unit.scored_text`) holds or names (`pointed_at`)."""
+    return (_words(unit.scored_text) & query) | pointed_at(identifier_words(unit.scored_text), query)
+
+
+def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[str]) -> int:
+    """The index in `remaining` (scored candidates `(-score, rank, pos, n, unit)`, best first) of the next passage
+    of an answer whose picks so far hold or name the question words `covered`: the best score plus NEW_WORD per
+    question word the passage holds that no pick holds (`_matched`). A question asking two things ("Is there a
+    default limit per host, and how can several sessions share one pool?") is answered by passages on each, not
+    by four on the first; a passage repeating what the picks already say gains nothing. Ties as in the first
+    ordering (source rank, then position)."""
+    return min(range(len(remaining)), key=lambda j: (
+        remaining[j][0] - NEW_WORD * len(_matched(remaining[j][4], query) - covered), remaining[j][1], remaining[j][2]))
+
+
+def rank_prior(rank: int) -> float:
+    """The weight of a passage of the source at 0-based `rank` (0 = the best hit): 1 / (1 + RANK_DAMPING * rank).
+    Measured, not assumed (docs/benchmarks.md, "Passages across hits"): on the five dev sets and their probes any
+    weaker damping (0, 0.1, 0.2) or stronger one (0.4, 0.5) lost more answer keys than it gained: a sentence's own
+    evidence (its cosine, shared words, the identifier the question points at) does not yet tell a lower hit's
+    answering sentence from its off-topic ones as well as the hit's rank does."""
+    return 1 / (1 + RANK_DAMPING * rank)
 
 
 def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
@@ -261,7 +295,7 @@ def _worth_embedding(query: set[str], candidates: list) -> list[int]:
     (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
     lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
     order = sorted(range(len(candidates)), key=lambda i: (
-        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i][5] / (1 + 0.3 * candidates[i][0]), i))
+        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i][5] * rank_prior(candidates[i][0]), i))
     return sorted(order[:EMBEDDED_CANDIDATES])
 
 

@@ -55,7 +55,8 @@ def quote_passage(text: str, path: str, lines: tuple[int, int], *, n: int | None
     """Document `text` quoted as data: `<passage path="…" lines="first-last">`, the text, `</passage>`.
 
     `path` is shown as given; `lines` are the 1-based inclusive lines the text spans. With `n`, a header line
-    precedes the element: "[n] path:first-last — heading{note}", where first-last are `cite` (default `lines`).
+    precedes the element: "[n] path:first-last — heading{note}", where first-last are `cite` (default `lines`),
+    "path:first" for one line.
     Inside the text, `<passage` and `</passage` (any case, spaces allowed) get a backslash after the `<`, so the
     text can neither end its quote nor open a forged one; header and attributes are one line each (`one_line`),
     attributes XML-escaped. Never raises."""
@@ -65,7 +66,8 @@ def quote_passage(text: str, path: str, lines: tuple[int, int], *, n: int | None
         return element
     first, last = cite or lines
     title = f" — {one_line(heading)}" if heading else ""
-    return f"[{n}] {one_line(path)}:{first}-{last}{title}{one_line(note)}\n{element}"
+    span = f"{first}-{last}" if last > first else f"{first}"  # "path:9", as every front prints one line
+    return f"[{n}] {one_line(path)}:{span}{title}{one_line(note)}\n{element}"
 
 
 def _quoted(n: int, hit: Hit, text: str) -> str:

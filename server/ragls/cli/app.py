@@ -27,6 +27,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _warn_no_vectors,
     _workspace,
     lines_text,
+    one_line,
     preview_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
@@ -59,7 +60,7 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
               f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
               f"({elapsed_s:.1f} s)")
         for s in rep.skipped:
-            print(f"  skipped {display_path(s.path)}: {s.reason}")
+            print(f"  skipped {one_line(display_path(s.path))}: {one_line(s.reason)}")
         if not idx.writer:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:
@@ -273,8 +274,8 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
         supported = {c["n"]: c["supported"] for c in wire["citations"]}
         for src in wire["sources"]:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
-            title = f"  {src['title']}" if src.get("title") else ""
-            where = uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"]
+            title = f"  {one_line(src['title'])}" if src.get("title") else ""
+            where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
             r = src.get("focusRange") or src["range"]
             page = f" (page {src['page']})" if src.get("page") else ""
             print(f"[{src['n']}] {where}:{lines_text(r)}{page}{title}{mark}")
@@ -311,6 +312,21 @@ class IntermixedParser(argparse.ArgumentParser):
             return self.parse_known_intermixed_args(args, namespace)
         finally:
             self._intermixing = False
+
+
+TOP_K_MAX = 200  # workspace.rag_workspace.MAX_TOP_K (not imported: the CLI's fast path stays light)
+
+
+def top_k_arg(text: str) -> int:
+    """argparse type of `--top-k`: an integer 1..TOP_K_MAX, so the error names the option the user typed
+    ("argument --top-k: ...") instead of the protocol's field (topK)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of chunks is needed, got {text!r}") from None
+    if not 1 <= value <= TOP_K_MAX:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {TOP_K_MAX}, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -370,10 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     with_path(sub.add_parser("status", help="show a folder's index status"))
-    q = with_path(sub.add_parser("query", help="search a folder: ranked chunks with file:line"))
+    # `search`: the word qmd, VectorCode and the editors' "Search Docs" / MCP `search_docs` use for the same thing
+    q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals
                    help="what to search for, in plain words (no query syntax)")
-    q.add_argument("--top-k", type=int, help="how many chunks to return (default: retrieval.top_k, 5)")
+    q.add_argument("--top-k", type=top_k_arg, help="how many chunks to return (default: retrieval.top_k, 5)")
     q.add_argument("--explain", action="store_true",
                    help="show each signal's rank, the query transforms behind each hit and the LLM's texts")
     q.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
@@ -381,7 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search this named RAG ('workspace' = the folder); repeatable; default the folder")
     a = with_path(sub.add_parser("ask", help="answer a question from a folder's documents, with sources"))
     a.add_argument("question", nargs="?", default="", help="the question, in plain words")
-    a.add_argument("--top-k", type=int, help="how many passages the answer draws on (default: retrieval.top_k, 5)")
+    a.add_argument("--top-k", type=top_k_arg,
+                   help="how many passages the answer draws on (default: retrieval.top_k, 5)")
     a.add_argument("--rag", action="append", metavar="NAME",
                    help="answer from this named RAG ('workspace' = the folder); repeatable")
     a.add_argument("--expand", action="store_true", help="multi-query expansion (retrieval.expand_n paraphrases)")
@@ -451,6 +469,7 @@ COMMANDS = {
        for name in ("status", "doctor", "models", "commit-msg", "graph", "prune", "eval", "estimate")},
 }
 
+ALIASES = {"search": "query"}  # argparse sets `cmd` to the name typed; everything after main() sees the command
 
 
 def _unrecognized(parser: argparse.ArgumentParser, cmd: str, unknown: list[str]) -> None:
@@ -482,6 +501,7 @@ def _stdout_gone() -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
+    args.cmd = ALIASES.get(args.cmd, args.cmd)
     if unknown:
         _unrecognized(parser, args.cmd, unknown)
     from ragls.cli.rags import rag_positionals

@@ -96,13 +96,23 @@ def lines_text(r: dict) -> str:
     return f"{first}-{last}" if last > first else f"{first}"
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters written as escapes ("\\n", "\\x1b"), as git quotes such a path: a file named
+    "odd\\nname.md" or a multi-line reason stays on its one output line (and an ESC in a name cannot drive the
+    terminal)."""
+    return "".join(_ESCAPES.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
 def _line(src: dict) -> str:
     """`path:first-last` (1-based; `path:first` for one line, `lines_text`) of the focus lines when the source has
     them, else of the chunk; a web source shows its URL (with #fragment), a PDF its page."""
     r = src.get("focusRange") or src["range"]
     where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
     page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{where}:{lines_text(r)}{page}"
+    return f"{one_line(where)}:{lines_text(r)}{page}"
 
 
 def _chunk_lines(src: dict) -> str:

@@ -11,7 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from ragls.cli.common import Progress, _indexed_workspace, _print_json, _via_server, _workspace, require_folder
+from ragls.cli.common import (
+    Progress,
+    _indexed_workspace,
+    _print_json,
+    _via_server,
+    _workspace,
+    one_line,
+    require_folder,
+)
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
 
@@ -68,7 +76,7 @@ def cmd_status(args) -> int:
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
         for s in f["skipped"]:
-            print(f"skipped:     {s['path']}: {s['reason']}")
+            print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     gen = wire["generation"]
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
@@ -209,8 +217,9 @@ def _doctor_checks(args, report, note) -> None:
                                      f"— check the globs (and sources.exclude, .gitignore)")
         else:
             report("warn" if est.long else "ok", "sources",
-                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 "
-                   f"cores" + (" — consider narrowing sources.include" if est.long else ""))
+                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on a "
+                   f"quiet 2-core machine, ~{est.wall_seconds / 60:.1f} min at the current load"
+                   + (" — consider narrowing sources.include" if est.long else ""))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
         report(False, "stores", f"stores: {exc}")
     report(True, "profile", f"profile: {settings.profile}" + (" (embedded store, no reranker, no graph, no answer cache, one "
@@ -237,7 +246,7 @@ def _doctor_checks(args, report, note) -> None:
 
 def cmd_estimate(args) -> int:
     """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
-    from ragls.workspace.estimate import estimate_first_index
+    from ragls.workspace.estimate import EMBED_RATE_TEXT, estimate_first_index, load_factor
 
     try:
         overrides = json.loads(args.settings) if args.settings else None
@@ -250,8 +259,12 @@ def cmd_estimate(args) -> int:
         print(json.dumps(est.to_json()))
         return 0
     state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
-    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on 2 cores "
-          f"({state})")
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks ({state})")
+    print(f"  ~{est.seconds / 60:.1f} min to embed on a quiet 2-core machine ({EMBED_RATE_TEXT})")
+    print(f"  ~{est.wall_seconds / 60:.1f} min wall for a first index now, with start-up"
+          + (f", at the current load (load average {est.load_average:.1f} on {est.cores} cores: "
+             f"{load_factor(est.load_average, est.cores):.1f}x the quiet time; longer if the load rises)"
+             if load_factor(est.load_average, est.cores) > 1 else " (the machine is quiet now)"))
     return 0
 
 

@@ -70,6 +70,15 @@ def error_kind(exc: BaseException) -> ErrorKind:
     return next((kind for cls, kind in _KINDS if isinstance(exc, cls)), INTERNAL)
 
 
+def invalid_params(errors: list[dict], limit: int | None = None) -> InvalidParams:
+    """InvalidParams for pydantic's `ValidationError.errors()`: "field: message" per error (the first `limit`),
+    joined by "; " — the field named, the rejected value never echoed (it may be anything the caller sent).
+    The one wording of a malformed request's fields for the LSP params (`lsp.wire.parse`) and MCP tool arguments."""
+    parts = [f"{'.'.join(str(p) for p in err.get('loc', ())) or 'params'}: "
+             f"{str(err.get('msg', 'invalid')).removeprefix('Value error, ')}" for err in errors[:limit]]
+    return InvalidParams("; ".join(parts) or "invalid params")
+
+
 def to_wire_error(exc: BaseException) -> dict:
     """`{"code", "message"}` of the protocol's error object for `exc`: a RaglsError keeps its message; an unexpected
     error says "internal error" and its type only (its text may hold anything; the caller logs the traceback)."""

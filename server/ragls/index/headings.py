@@ -4,7 +4,8 @@ A text chunk is titled by the nearest heading-like line (`index.chunking._text_t
 stripped ("**✨ Optimized for Python 3.10+**" reads "✨ Optimized for Python 3.10+", ":class:`~a.Retry`" reads
 "Retry"), as a Markdown chunk's heading is (`chunking._heading_text`). Text titles are the leaf section, not the
 heading path Markdown chunks carry: reST heading paths (levels by the order in which adornment styles first appear,
-the document title left out) were measured in docs/benchmarks.md ("reST heading paths") and cost answer keys.
+the document title left out) were measured in docs/benchmarks.md ("reST heading paths") and cost answer keys. A
+source's displayed title reads the path from the whole file instead (`heading_paths`, `index.titles.focus_title`).
 """
 
 from __future__ import annotations
@@ -78,8 +79,14 @@ def text_headings(text: str, starts: list[int], path: str) -> list[tuple[int, st
     (AsciiDoc), "* x" (Org files only), and a line underlined with a row of one punctuation character at least as
     long (reStructuredText / setext), optionally overlined with the same row (then the offset is the overline's).
     Names are `plain_heading`; headings with no words are skipped."""
+    return [(offset, name) for offset, name, _ in _heading_lines(text, starts, path)]
+
+
+def _heading_lines(text: str, starts: list[int], path: str) -> list[tuple[int, str, tuple]]:
+    """`text_headings` with each heading's style: ("#", n), ("=", n), ("*", n) for a marker heading of level n,
+    (c, overlined) for a title adorned with the character c."""
     org = PurePosixPath(path).suffix.lower() == ".org"
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, str, tuple]] = []
     before: tuple[int, str] | None = None  # the line before `prev`
     prev: tuple[int, str] | None = None
     for i, start in enumerate(starts):
@@ -89,12 +96,37 @@ def text_headings(text: str, starts: list[int], path: str) -> list[tuple[int, st
         if m:
             name = plain_heading(m.group(2))
             if name:
-                out.append((start, name))
-        elif prev is not None and _UNDERLINE.fullmatch(body) and prev[1].strip() \
+                out.append((start, name, (m.group(1)[0], len(m.group(1)))))
+        elif prev is not None and (u := _UNDERLINE.fullmatch(body)) and prev[1].strip() \
                 and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
             over = before is not None and before[1].rstrip() == body.rstrip()
             name = plain_heading(prev[1].strip())
             if name:
-                out.append((before[0] if over and before else prev[0], name))
+                out.append((before[0] if over and before else prev[0], name, (u.group(1), over)))
         before, prev = prev, (start, body)
+    return out
+
+
+def heading_paths(text: str, starts: list[int], path: str) -> list[tuple[int, str]]:
+    """(offset, heading path "A > B > C") of each heading of a whole text document (`text_headings`), for display
+    only (`index.titles.focus_title`): chunks keep their leaf titles, which is what is embedded and ranked. Marker
+    headings sit at the level of their marker count; reST titles at the level of their adornment style's first
+    appearance in the file, as docutils assigns them (https://docutils.sourceforge.io/docs/ref/rst/
+    restructuredtext.html#sections: "the first style encountered will be an outermost title"). A document title —
+    the first heading when it is adorned with a style no other heading uses (docutils' "doctitle_xform") — names
+    the page, as the file name does: it is its own path, and no part of its sections' paths."""
+    headings = _heading_lines(text, starts, path)
+    out: list[tuple[int, str]] = []
+    first = headings[0] if headings else None
+    if first is not None and isinstance(first[2][1], bool) and all(h[2] != first[2] for h in headings[1:]):
+        out.append((first[0], first[1]))
+        headings = headings[1:]
+    order: dict[tuple, int] = {}
+    stack: list[tuple[int, str]] = []
+    for offset, name, style in headings:
+        level = order.setdefault(style, len(order) + 1) if isinstance(style[1], bool) else int(style[1])
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, name))
+        out.append((offset, " > ".join(n for _, n in stack)))
     return out

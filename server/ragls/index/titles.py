@@ -4,32 +4,79 @@ force at its start, or by the common parent of merged sibling sections)."""
 
 from __future__ import annotations
 
+import bisect
 from functools import lru_cache
+from pathlib import Path
 
 from ragls.core.ir import Chunk
+from ragls.core.uris import key_path
 from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
+from ragls.index.headings import heading_paths
 
 
 def focus_title(chunk: Chunk, line: int) -> str:
-    """The heading of the section holding 0-based file line `line` of `chunk`: for a chunk of a text document
-    (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the nearest heading (`_text_titles`) at or above
-    `line` within the chunk, else `chunk.title`. A text chunk packs sibling sections together and is titled by the
-    section in force at its start, so "[n] options.rst:230-239" citing the section "Counting" would otherwise read
-    "Tuples as Multi Value Options". A Markdown chunk of merged sibling sections (titled by their common parent,
-    "A" for "A > x" and "A > y") gets the heading path of the section holding `line` ("A > y",
-    `_markdown_focus_title`). Converted documents with heading paths and code chunks keep `chunk.title`."""
+    """The title a source shows: the heading path of the section holding 0-based file line `line` of `chunk`.
+
+    For a chunk of a text document (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the section is the
+    nearest heading (`_text_titles`) at or above `line` within the chunk, else `chunk.title`. A text chunk packs
+    sibling sections together and is titled by the section in force at its start, so "[n] options.rst:230-239"
+    citing the section "Counting" would otherwise read "Tuples as Multi Value Options". Its path ("Options >
+    Counting") is read from the file itself (`_file_path`), at display time only: the chunk's indexed title stays the
+    leaf section (a path there changed retrieval, docs/benchmarks.md "reST heading paths"); without a readable file
+    whose heading at `line` is that section (changed since it was indexed) the section alone. A Markdown chunk of
+    merged sibling sections (titled by their common parent, "A" for "A > x" and "A > y") gets the heading path of
+    the section holding `line` ("A > y", `_markdown_focus_title`). Converted documents with heading paths and code
+    chunks keep `chunk.title`."""
     from ragls.sources.load import kind_for
 
     kind = kind_for(chunk.path)
     if kind == "markdown":
         return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line))
-    if " > " in chunk.title or kind != "text" or line <= chunk.span.start_line:
+    if " > " in chunk.title or kind != "text":
         return chunk.title
-    text = chunk.text
-    index = LineIndex(text)
-    offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
-    heading = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset)
-    return heading or chunk.title
+    section = chunk.title
+    if line > chunk.span.start_line:
+        text = chunk.text
+        index = LineIndex(text)
+        offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
+        section = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset) \
+            or chunk.title
+    return (_file_path(chunk, line, section) if section else "") or section
+
+
+FILE_PATH_MAX_BYTES = 4_000_000  # larger files show the section alone (read at display time, on every source shown)
+
+
+def _file_path(chunk: Chunk, line: int, section: str) -> str | None:
+    """The heading path (`index.headings.heading_paths`) of the last heading at or above 0-based line `line` of
+    `chunk`'s file, read now; None when the chunk has no folder, the file cannot be read or is over
+    FILE_PATH_MAX_BYTES, or that heading is not `section` (the file changed since it was indexed)."""
+    if not chunk.folder:
+        return None
+    path = Path(chunk.folder) / key_path(chunk.path)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if st.st_size > FILE_PATH_MAX_BYTES:
+        return None
+    paths = _file_paths(str(path), st.st_mtime_ns, st.st_size, chunk.path)
+    at = bisect.bisect_right(paths, (line, "\uffff")) - 1
+    if at < 0 or paths[at][1].rpartition(" > ")[2] != section:
+        return None
+    return paths[at][1]
+
+
+@lru_cache(maxsize=64)
+def _file_paths(path: str, mtime_ns: int, size: int, rel: str) -> list[tuple[int, str]]:
+    """(0-based line, heading path) of the headings of the file at `path` (as of `mtime_ns`, `size`: the cache key);
+    [] when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    starts = LineIndex(text).starts
+    return [(bisect.bisect_right(starts, offset) - 1, p) for offset, p in heading_paths(text, starts, rel)]
 
 
 @lru_cache(maxsize=256)

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from ragls.core.errors import InvalidParams
+from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.index.titles import focus_title
@@ -101,7 +101,8 @@ def to_wire_tool(text_data: tuple[str, dict]) -> dict:
 def to_wire_passage(p: Passage) -> dict:
     """rag/readPassage result of a `sources.passage.Passage`."""
     return {"path": p.path, "uri": p.uri, "startLine": p.start_line, "endLine": p.end_line,
-            "totalLines": p.total_lines, "text": p.text, "truncated": p.truncated}
+            "totalLines": p.total_lines, "text": p.text, "truncated": p.truncated,
+            **({"cutChars": p.cut_chars} if p.cut_chars else {})}
 
 
 class ModelsParams(_Params):
@@ -150,9 +151,7 @@ def parse(model: type[BaseModel], params: Any) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "params"
-        raise InvalidParams(f"{field}: {err['msg']}") from None
+        raise invalid_params(exc.errors(), limit=1) from None
 
 
 # -- converters --------------------------------------------------------------------------------------------

@@ -31,18 +31,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from ragls import __version__
 from ragls.answer import agent_tools
 from ragls.answer.agent_tools import hit_lines, hit_record, line_range  # noqa: F401 (re-exported)
 from ragls.answer.template import DATA_NOTE
-from ragls.core.errors import INTERNAL, RaglsError, error_kind, to_wire_error
+from ragls.core.errors import INTERNAL, InvalidParams, RaglsError, error_kind, invalid_params, to_wire_error
 from ragls.core.uris import path_to_uri
-from ragls.sources.passage import MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
+from ragls.sources.passage import MAX_PASSAGE_CHARS, MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
 from ragls.workspace.live import LiveWorkspace
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,9 @@ ASK_DESCRIPTION = (
 READ_DESCRIPTION = (
     "Read exact lines of an indexed file, e.g. to see more context around a search_docs hit. 'path' is the path "
     "shown by search_docs (relative to its indexed folder), an absolute path or a file:// URI inside an indexed "
-    f"folder. Lines are 1-based and inclusive; at most {MAX_PASSAGE_LINES} lines per call. Files outside the "
-    "indexed folders, and files the index leaves out (ignored, excluded, secret, binary), are refused.")
+    f"folder. Lines are 1-based and inclusive; at most {MAX_PASSAGE_LINES} lines and {MAX_PASSAGE_CHARS:,} "
+    "characters per call (a longer line is cut, and the result says so). Files outside the indexed folders, and "
+    "files the index leaves out (ignored, excluded, secret, binary), are refused.")
 STATUS_DESCRIPTION = (
     "Report what is indexed: folders, file and chunk counts, files still queued, chunks still waiting for "
     "embeddings, skipped files with the reason, the embedding model, the answer backend, and which process writes "
@@ -229,6 +230,19 @@ class RaglsMCP(MCPServer):
     def __init__(self, tools: RaglsTools, **kwargs):
         super().__init__(**kwargs)
         self.ragls = tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        """MCPServer.call_tool, with arguments that fail the tool's schema answered like every other bad request
+        (`tool_error(InvalidParams)`: "search_docs: query: Field required", `structuredContent.error` -32602)
+        instead of the SDK's pydantic dump ("1 validation error for search_docsArguments … visit
+        https://errors.pydantic.dev/…")."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            bad = invalid_params(exc.__cause__.errors())
+            return tool_error(InvalidParams(f"{name}: {bad}; the tool's input schema lists its arguments"))
 
     async def list_resources(self) -> list[MCPResource]:
         return await self.ragls.list_files()

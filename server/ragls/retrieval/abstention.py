@@ -63,6 +63,12 @@ adjacent-pair phrases added nothing held out. The query is abstained on when P <
 (default 0.2, where the fit's operating point was put). The model has no cosine term: the cosine floor
 (`retrieval.min_similarity`, `search.abstained` rule 2) still applies, so refit or lower that floor with another
 embedding model. It uses no BM25 score either, so it judges an attached collection alike.
+
+Far-off questions (nothing to do with the documents) were left out of that fit, and one made of everyday words
+finds some of them together in a large corpus while its cosine sits just above the floor by chance. So, with the
+probability rule on, the floor itself rises as focus_coverage falls (`Evidence.needed_cosine`: 0.31 with no
+question word in the focus, the bare 0.2 from 0.62 up), a second line fitted on cosine and focus_coverage against
+far-off questions (`bench/abstention_faroff.py`; FAR_OFF_RAISE below says where its numbers come from).
 """
 
 from __future__ import annotations
@@ -95,6 +101,17 @@ from ragls.retrieval.query import Query
 # floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
 # (docs/benchmarks.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071}
+
+# The far-off floor (`Evidence.needed_cosine`): fitted by `python bench/abstention_faroff.py` — a logistic model of
+# cosine and focus_coverage, answerable questions of the five dev corpora (aiohttp, black, urllib3, Flask, Rust book:
+# 339 with the value and name probes, the Rust book's keyword set and bench/abstention.py's in-scope questions)
+# against bench/abstention.py's 40 far-off questions asked of each corpus, each corpus and class weighted alike; its
+# operating point the least answerable question the rule could refuse, moved 0.02 lower (margin for an unseen
+# corpus). Boundary: cosine 0.310 at focus_coverage 0, falling 0.177 per unit, meeting the floor 0.2 at 0.62.
+# Tested on 40 far-off questions written for that purpose and never fitted on (bench/questions/far-off.jsonl) and on
+# httpx's docs: docs/benchmarks.md, "Far-off questions: a cosine floor that rises as the question's words go missing".
+FAR_OFF_RAISE = 0.110  # cosine above `retrieval.min_similarity` needed when no question word is in the focus
+FAR_OFF_SLOPE = 0.177  # how much less per unit of focus_coverage (none needed from focus_coverage 0.62 up)
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
@@ -133,6 +150,17 @@ class Evidence:
             coefficients = COEFFICIENTS
         z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * (getattr(self, f) or 0.0) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
+
+    def needed_cosine(self, floor: float) -> float:
+        """The best cosine a question with this evidence must reach to be answered (`search.abstained` rule 2):
+        `floor` (`retrieval.min_similarity`, 0.2 for MiniLM) raised by FAR_OFF_RAISE - FAR_OFF_SLOPE x
+        focus_coverage while that is positive — 0.31 with no question word in the focus, 0.2 from focus_coverage
+        0.62 up. A far-off question ("What is the difference between a mortgage's APR and its interest rate?" on
+        aiohttp's docs: cosine 0.203, focus_coverage 0.18) shares a few everyday words with some passage and reaches
+        the bare floor by chance; an answerable one either says its words (focus_coverage high) or means the
+        passage (cosine well above the chance level, 0.17-0.22 median for far-off questions on six corpora).
+        Relative to `floor`, so a floor moved for another embedding model moves this too."""
+        return floor + max(0.0, FAR_OFF_RAISE - FAR_OFF_SLOPE * self.focus_coverage)
 
     @staticmethod
     def most_answerable(parts: Sequence[Evidence | None]) -> Evidence | None:

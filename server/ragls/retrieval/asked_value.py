@@ -91,11 +91,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]\s|\d+
 # Words of a question that asks for help without naming its subject ("What am I doing wrong?", "How do I fix
 # this?", "Any idea why?"): an asking sentence made only of these (and stop words) points back at the sentences
 # before it. A fixed English vocabulary of how help is asked for, not fitted to any corpus.
-_GENERIC_ASKING = frozenset(
-    "wrong right way ways fix fixed work works working worked bug bugs problem problems issue issues happen happens "
-    "happening happened going mean means meant use using instead solve solution avoid help idea ideas reason why "
-    "best correct possible expected behaviour behavior thing things something anything anyone else missing miss "
-    "cause causes caused explain explanation supposed".split())
+_GENERIC_ASKING = frozenset((
+    "wrong", "right", "way", "ways", "fix", "fixed", "work", "works", "working", "worked", "bug", "bugs", "problem",
+    "problems", "issue", "issues", "happen", "happens", "happening", "happened", "going", "mean", "means", "meant",
+    "use", "using", "instead", "solve", "solution", "avoid", "help", "idea", "ideas", "reason", "why", "best",
+    "correct", "possible", "expected", "behaviour", "behavior", "thing", "things", "something", "anything", "anyone",
+    "else", "missing", "miss", "cause", "causes", "caused", "explain", "explanation", "supposed"))
 
 
 def asked_sentences(text: str) -> str:

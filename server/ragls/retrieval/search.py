@@ -337,7 +337,9 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
        `result.query`, else `query`) a hit BM25 found contains every content word of the query literally — a
        search for an identifier or a rare term is answered even though short keyword queries rarely reach the
        dense floor; or, without any vector evidence yet (vectors still being computed), BM25 found something.
-       Content words: BM25's query words minus English stop words.
+       Content words: BM25's query words minus English stop words. With rule 1 on and evidence, the floor is the
+       evidence's `needed_cosine(floor)`: raised (up to 0.31 for MiniLM) as the share of the question's words in
+       the focused passage falls, so a far-off question that reaches the bare floor by chance is refused.
     """
     result = RetrievalResult.of(result)
     if not result or result.corrective == "insufficient":  # graded twice (retrieval/corrective.py)
@@ -356,6 +358,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
         sims.append(result.best_similarity)
     if not sims:
         return not any("bm25" in h.signals for h in result)
+    if min_probability > 0 and result.evidence is not None:
+        floor = result.evidence.needed_cosine(floor)  # the far-off floor: higher with fewer question words in focus
     return max(sims) < floor
 
 

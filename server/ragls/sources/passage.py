@@ -18,13 +18,17 @@ from ragls.sources.redact import mask_secrets
 from ragls.sources.walk import inside_folder
 
 MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
+# ... and at most this many characters (~5k tokens): 400 lines of prose are ~30k characters, but one line of minified
+# JSON, a log or a generated file can be megabytes, and an agent's read must not flood its context window
+MAX_PASSAGE_CHARS = 20_000
 
 
 @dataclass(frozen=True)
 class Passage:
     """Lines `start_line`..`end_line` (1-based, inclusive; `end_line` = `start_line` - 1 for an empty read) of the
     indexed file `path` (folder-relative, "/" separators; `uri` its file:// URI): `text` (the lines joined by
-    "\\n"), the file's `total_lines`, and `truncated` when fewer lines than asked were returned."""
+    "\\n"), the file's `total_lines`, and `truncated` when fewer lines than asked were returned, or the last line
+    only in part: `cut_chars` characters of line `end_line` are left out (a line longer than MAX_PASSAGE_CHARS)."""
 
     path: str
     uri: str
@@ -33,11 +37,14 @@ class Passage:
     total_lines: int
     text: str
     truncated: bool
+    cut_chars: int = 0
 
 
 def read_passage(indexes, path: str, start_line: int = 1, end_line: int | None = None) -> Passage:
     """The passage of an indexed file (`resolve_indexed`), `start_line`..`end_line` (default: `MAX_PASSAGE_LINES`
-    lines from `start_line`, at most that many in any case). Raises InvalidParams for a path outside the indexed
+    lines from `start_line`, at most that many in any case), cut after the last whole line within
+    `MAX_PASSAGE_CHARS` characters (newlines included); a first line longer than that is returned in part, its first
+    MAX_PASSAGE_CHARS characters (`cut_chars` says how many more it has). Raises InvalidParams for a path outside the indexed
     folders or not indexed, a `start_line` past the end or an `end_line` before `start_line`; RequestFailed when
     the file can no longer be read."""
     idx, rel = resolve_indexed(indexes, path)
@@ -48,9 +55,21 @@ def read_passage(indexes, path: str, start_line: int = 1, end_line: int | None =
     last = min(total, end_line or start_line + MAX_PASSAGE_LINES - 1, start_line + MAX_PASSAGE_LINES - 1)
     if last < start_line and total:
         raise InvalidParams(f"end_line {end_line} is before start_line {start_line}")
+    wanted = last
+    kept, size, cut = [], 0, 0
+    for line in lines[start_line - 1:last]:
+        if kept and size + 1 + len(line) > MAX_PASSAGE_CHARS:
+            break
+        if len(line) > MAX_PASSAGE_CHARS:  # the first line alone is over the budget: its start
+            cut, line = len(line) - MAX_PASSAGE_CHARS, line[:MAX_PASSAGE_CHARS]
+        size += len(line) + (1 if kept else 0)
+        kept.append(line)
+    if total:
+        last = start_line + len(kept) - 1
     return Passage(path=display_path(rel), uri=path_to_uri(idx.folder / key_path(rel)), start_line=start_line,
                    end_line=max(last, start_line - 1) if total else 0, total_lines=total,
-                   text="\n".join(lines[start_line - 1:last]), truncated=(end_line or 0) > last)
+                   text="\n".join(kept), truncated=(end_line or 0) > last or last < wanted or cut > 0,
+                   cut_chars=cut)
 
 
 def split_lines(text: str) -> list[str]:

@@ -8,11 +8,16 @@ chunks per byte of up to SAMPLE_FILES files spread over the listing, chunked by 
 (heading-dense READMEs make chunks far shorter than `chunk_size`: 1,250 characters on average in a node_modules
 folder, where bytes / `chunk_size` guessed 1,619 chunks for 2,581); files over `sources.max_file_bytes` are left
 out, as the indexer skips them (a large log once made a 4-second folder an estimated 21.6 days); the time is
-`workspace.estimate_embed_seconds` (measured throughput on 2 cores, conservative).
+`workspace.estimate_embed_seconds` (measured throughput on a quiet 2-core machine, conservative). That is not what
+a busy machine takes: the wall time (`wall_seconds`) adds the start-up (START_SECONDS) and scales by the machine's
+load (`load_factor`): urllib3's docs, 58 chunks, estimated 0.2 min, took 104-135 s wall at load averages 9-12 on 2
+cores (docs/benchmarks.md, "First-index estimate vs wall time"). The load is the one when estimating: a load that
+rises during the index makes it longer still.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,14 +28,16 @@ from ragls.core.uris import key_path
 from ragls.embedding.embed import declared_max_length
 from ragls.index.indexer import default_index_dir
 from ragls.sources.walk import walk
-from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+from ragls.workspace.rag_workspace import CHUNKS_PER_SECOND, LONG_EMBED_WARNING_S, estimate_embed_seconds
 
 
 @dataclass
 class IndexEstimate:
-    """`folder` (absolute), `files` to index, approximate `chunks`, `seconds` to embed them on 2 cores, `bytes` of
-    text, `indexed` (an index of this folder already exists: only changes will be indexed), `index_path`, and
-    `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes)."""
+    """`folder` (absolute), `files` to index, approximate `chunks`, `seconds` to embed them on a quiet 2-core
+    machine, `bytes` of text, `indexed` (an index of this folder already exists: only changes will be indexed),
+    `index_path`, `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes), `load_average` (the 1-minute load average
+    when estimated; None where the platform has none), `cores` (os.cpu_count) and `wall_seconds`: the first index's
+    wall time at that load, (START_SECONDS + seconds) x `load_factor`."""
 
     folder: str
     files: int
@@ -40,12 +47,39 @@ class IndexEstimate:
     indexed: bool
     index_path: str
     long: bool
+    wall_seconds: float = 0.0
+    load_average: float | None = None
+    cores: int = 2
 
     def to_json(self) -> dict[str, Any]:
         """camelCase keys, as the editors read them."""
         d = asdict(self)
-        d["indexPath"] = d.pop("index_path")
+        for key in ("index_path", "wall_seconds", "load_average"):
+            head, tail = key.split("_")
+            d[head + tail.capitalize()] = d.pop(key)
         return d
+
+
+EMBED_RATE_TEXT = f"{CHUNKS_PER_SECOND[256] * 3:.0f} windows of 256 wordpieces per second"  # 3 windows/chunk
+START_SECONDS = 5.0  # imports, model copy and load of a first `ragls index`: 4.0-4.5 CPU-s for a 1-file folder
+
+
+def load_factor(load_average: float | None, cores: int) -> float:
+    """How many times longer than on a quiet machine a CPU-bound run takes now: (load + 1) / cores, at least 1 —
+    the run competes with `load` runnable tasks for `cores` cores. 1 when the load is unknown. Checked against
+    urllib3's docs under `nice -n 10` (a smaller share than a plain run gets): 65 s predicted at load 6.1 on 2
+    cores, 146 s taken (the load rose to 11.5); 98 s at load 9.1, 135 s taken (to 11.8)."""
+    if load_average is None or cores < 1:
+        return 1.0
+    return max(1.0, (load_average + 1) / cores)
+
+
+def current_load() -> float | None:
+    """The 1-minute load average, None where the platform has none (Windows)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) -> IndexEstimate:
@@ -78,9 +112,12 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     max_length = min(settings.embedding.max_length,
                      declared_max_length(settings.embedding.model_path) or settings.embedding.max_length)
     seconds = estimate_embed_seconds(chunks, max_length, settings.chunking.chunk_size)
+    load, cores = current_load(), os.cpu_count() or 1
+    wall = (START_SECONDS + seconds) * load_factor(load, cores)
     return IndexEstimate(folder=str(root), files=len(listed), chunks=chunks, bytes=size, seconds=round(seconds, 1),
                          indexed=(index_dir / "manifest.sqlite").is_file(), index_path=str(index_dir),
-                         long=seconds > LONG_EMBED_WARNING_S)
+                         long=seconds > LONG_EMBED_WARNING_S, wall_seconds=round(wall, 1),
+                         load_average=None if load is None else round(load, 2), cores=cores)
 
 
 SAMPLE_FILES = 48  # files chunked to measure chunks per byte; chunking them takes well under a second

@@ -589,10 +589,13 @@ class RagWorkspace:
         self.embedder.close()  # worker processes of embedding.parallel
 
 
+MAX_TOP_K = 200  # the most chunks one request may ask for (`ragls query --top-k` checks the same bound)
+
+
 def check_top_k(top_k: Any) -> int | None:
-    """Validate an optional topK: an integer 1..200. Raises InvalidParams naming the field."""
+    """Validate an optional topK: an integer 1..MAX_TOP_K. Raises InvalidParams naming the field."""
     if top_k is None:
         return None
-    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 200:
-        raise InvalidParams(f"topK must be an integer between 1 and 200, got {top_k!r}")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidParams(f"topK must be an integer between 1 and {MAX_TOP_K}, got {top_k!r}")
     return top_k

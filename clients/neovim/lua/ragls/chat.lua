@@ -160,7 +160,9 @@ end
 
 --- Ask the turn under the cursor (else the last one) again, as a new turn.
 ---@return ragls.ChatTurn|nil
-function M.retry()
+--- The turn under the cursor (its heading, answer or sources), else the last one; nil in an empty thread.
+---@return ragls.ChatTurn|nil
+function M.turn_at_cursor()
   local t = M.thread
   local idx = t.line_turn[vim.api.nvim_win_get_cursor(0)[1]]
   if not idx then
@@ -170,8 +172,34 @@ function M.retry()
       end
     end
   end
-  local turn = t.turns[idx or #t.turns]
+  return t.turns[idx or #t.turns]
+end
+
+function M.retry()
+  local turn = M.turn_at_cursor()
   return turn and M.ask(turn.question) or nil
+end
+
+--- `<C-q>`: the sources of the turn under the cursor to the quickfix list (`ui.quickfix_sources`); the chat stays.
+---@return integer items
+function M.sources_to_quickfix()
+  local turn = M.turn_at_cursor()
+  return ui.quickfix_sources(turn and turn.question or "", turn and turn.result)
+end
+
+--- The key hint shown in the chat window's winbar (split layouts) or bottom border (float): the longest that fits.
+---@param width integer
+---@return string|nil
+function M.keys_hint(width)
+  for _, hint in ipairs({
+    " <CR> open source / ask a follow-up · <C-q> sources to quickfix · r ask again · q stop/close ",
+    " <CR> open / follow up · <C-q> quickfix · r retry · q close ",
+    " <CR> open · <C-q> qf · q close ",
+  }) do
+    if vim.fn.strdisplaywidth(hint) <= width - 4 then
+      return hint
+    end
+  end
 end
 
 --- The source under the cursor: the source line, or the `[n]` nearest the cursor in a turn's answer.
@@ -258,6 +286,7 @@ local function set_keymaps(buf)
   end, "open the source under the cursor, else ask a follow-up")
   map("gs", M.follow, "open the source under the cursor")
   map("r", M.retry, "ask the turn under the cursor again")
+  map("<C-q>", M.sources_to_quickfix, "the sources of the turn under the cursor to the quickfix list")
   map("<C-c>", M.cancel, "stop the answer")
   map("q", function()
     if not M.cancel() then
@@ -316,6 +345,15 @@ function M.open()
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
   vim.wo[win].conceallevel = 2
+  local hint = M.keys_hint(vim.api.nvim_win_get_width(win))
+  if hint and layout == "float" then
+    local border = config.values.float.border
+    if border ~= "none" and border ~= "" then
+      pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
+    end
+  elseif hint then
+    vim.wo[win].winbar = "%#Comment#" .. hint:gsub("%%", "%%%%")
+  end
   t.win = win
   local last = vim.api.nvim_buf_line_count(buf)
   vim.api.nvim_win_set_cursor(win, { last, 0 })

@@ -1,6 +1,7 @@
 ---@mod ragls.status_view The :RagStatus float: a compact aligned layout, paths with ~, human times.
 
 local M = {}
+local one_line = require("ragls.text").one_line
 
 --- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
 ---@param iso any
@@ -124,7 +125,7 @@ function M.status_lines(status)
     if #skipped > 0 then
       table.insert(lines, ("  skipped    %d file%s:"):format(#skipped, #skipped == 1 and "" or "s"))
       for _, sk in ipairs(skipped) do
-        table.insert(lines, ("    %s — %s"):format(sk.path, sk.reason))
+        table.insert(lines, ("    %s — %s"):format(one_line(sk.path), one_line(sk.reason)))
       end
     else
       table.insert(lines, "  skipped    none")
@@ -135,7 +136,7 @@ function M.status_lines(status)
     vim.list_extend(lines, { "", "Errors" })
     for _, e in ipairs(errors) do
       local path = nonnil(e.path)
-      table.insert(lines, "  " .. (path and (path .. ": ") or "") .. tostring(e.message))
+      table.insert(lines, "  " .. (path and (one_line(path) .. ": ") or "") .. one_line(e.message))
     end
   end
   return lines

@@ -4,6 +4,7 @@
 --- (0-based lines, UTF-16 characters); everything shown to the user is 1-based.
 
 local config = require("ragls.config")
+local one_line = require("ragls.text").one_line
 
 local M = {}
 
@@ -46,10 +47,11 @@ function M.source_location(source)
   if range["end"].character == 0 and last > first then
     last = last - 1
   end
+  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if last > first then
-    return ("%s:%d-%d"):format(source.path, first, last)
+    return ("%s:%d-%d"):format(path, first, last)
   end
-  return ("%s:%d"):format(source.path, first)
+  return ("%s:%d"):format(path, first)
 end
 
 --- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
@@ -78,7 +80,7 @@ end
 function M.source_line(source)
   local line = ("[%d] %s"):format(source.n, M.source_location(source))
   if source.title and source.title ~= "" then
-    line = line .. " — " .. source.title
+    line = line .. " — " .. one_line(source.title)
   end
   return line
 end
@@ -365,6 +367,92 @@ function M.follow(buf)
   end
 end
 
+--- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
+--- one-line file) needs the line's text to convert; a chunk at column 0 does not.
+---@param fname string|nil
+---@param lnum integer 1-based
+---@param character integer UTF-16 offset
+---@return integer col 1-based byte column
+local function byte_col(fname, lnum, character)
+  if character == 0 or not fname then
+    return character + 1
+  end
+  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
+  local line = ok and lines[lnum] or nil
+  if not line then
+    return character + 1
+  end
+  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return (ok_idx and idx or character) + 1
+end
+
+--- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
+--- corners and a margin left), else nil.
+---@param width integer the float's width
+---@return string|nil
+function M.answer_keys(width)
+  for _, hint in ipairs({
+    " <CR> open source · <C-q> sources to quickfix · r ask again · q close ",
+    " <CR> open · <C-q> quickfix · r retry · q close ",
+    " <CR> open · <C-q> qf · q close ",
+  }) do
+    if vim.fn.strdisplaywidth(hint) <= width - 4 then
+      return hint
+    end
+  end
+end
+
+--- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
+--- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
+--- message, for an answer without sources).
+---@param question string
+---@param result table|nil rag/ask result
+---@return integer
+function M.quickfix_sources(question, result)
+  if not (result and result.sources and #result.sources > 0) then
+    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
+    return 0
+  end
+  local items = {}
+  for _, source in ipairs(result.sources) do
+    local range = source.focusRange or source.range
+    local fname = not source.bufnr and M.source_fname(source) or nil
+    local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
+    table.insert(items, {
+      bufnr = source.bufnr,
+      filename = fname,
+      module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+      lnum = range.start.line + 1,
+      col = range.start.character > 0 and byte_col(fname, range.start.line + 1, range.start.character) or 0,
+      end_lnum = (range["end"].character == 0 and range["end"].line > range.start.line) and range["end"].line
+        or range["end"].line + 1,
+      text = ("[%d]%s"):format(source.n, title),
+    })
+  end
+  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
+  vim.cmd("botright copen")
+  return #items
+end
+
+--- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
+--- the window the question came from made current, so the list's entries open there. Returns the item count.
+---@param buf integer the answer float's buffer
+---@return integer
+function M.sources_to_quickfix(buf)
+  local state = answer_state[buf]
+  if not (state and state.result and state.result.sources and #state.result.sources > 0) then
+    return M.quickfix_sources("", nil)
+  end
+  local float = vim.fn.bufwinid(buf)
+  if float ~= -1 then
+    vim.api.nvim_win_close(float, true)
+  end
+  if state.origin_win and vim.api.nvim_win_is_valid(state.origin_win) then
+    vim.api.nvim_set_current_win(state.origin_win)
+  end
+  return M.quickfix_sources(state.question, state.result)
+end
+
 ---@class ragls.AnswerView
 ---@field buf integer
 ---@field win integer
@@ -390,6 +478,16 @@ function M.answer_view(question)
       view.on_retry()
     end
   end, { buffer = buf, nowait = true, desc = "ragls: ask again" })
+  -- <C-q>: telescope's and fzf-lua's "send to quickfix", here every source of the answer (VS Code: Open all sources)
+  vim.keymap.set("n", "<C-q>", function()
+    M.sources_to_quickfix(buf)
+  end, { buffer = buf, nowait = true, desc = "ragls: sources to the quickfix list" })
+  -- The keys, where a user looks for them (VS Code shows buttons); a border is needed for a footer.
+  local border = config.values.float and config.values.float.border
+  local hint = M.answer_keys(vim.api.nvim_win_get_width(win))
+  if hint and border ~= "none" and border ~= "" then
+    pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
+  end
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -475,25 +573,6 @@ function AnswerView:fail(message)
   end
 end
 
---- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
---- one-line file) needs the line's text to convert; a chunk at column 0 does not.
----@param fname string|nil
----@param lnum integer 1-based
----@param character integer UTF-16 offset
----@return integer col 1-based byte column
-local function byte_col(fname, lnum, character)
-  if character == 0 or not fname then
-    return character + 1
-  end
-  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
-  local line = ok and lines[lnum] or nil
-  if not line then
-    return character + 1
-  end
-  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
-  return (ok_idx and idx or character) + 1
-end
-
 --- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
 --- path "Guide > Section") and the blank lines around it. A heading line is the title or its last part, as a
 --- Markdown `#` heading or a plain line, with a reST underline (`====`, `----`, …) below it.
@@ -560,10 +639,10 @@ function M.quickfix_items(chunks)
     local source = chunk.source
     local fname = M.source_fname(source)
     local first = M.focus_text(chunk) or M.body_lines(chunk.text, source.title)[1]
-    first = first and vim.trim(first)
+    first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local text = first or ""
     if source.title and source.title ~= "" then
-      text = source.title .. (first and (" — " .. first) or "")
+      text = one_line(source.title) .. (first and (" — " .. first) or "")
     end
     local start = (source.focusRange or source.range).start
     table.insert(items, {
