@@ -130,3 +130,18 @@ def test_ctrl_c_during_index_says_the_next_run_resumes(env, tmp_path):
     assert json.loads(ragls(env, "status", ws, "--json").stdout)["folders"][0]["pendingWindows"] == 0
     res = json.loads(ragls(env, "query", ws, "walrus number 2 basks on ice floe 20", "--json", "--top-k", "1").stdout)
     assert res["chunks"][0]["source"]["path"] == "note2.md"
+
+
+def test_doctor_on_a_folder_never_indexed_leaves_no_index_behind(env, tmp_path):
+    """`ragls doctor` on a fresh folder opened the stores and so created an empty index: `ragls status` then showed
+    "0 files, last index never" and `ragls estimate` said "already indexed; only changes will be indexed"."""
+    ws = docs(tmp_path / "fresh")
+    report = json.loads(ragls(env, "doctor", ws, "--json").stdout)
+    stores = next(c for c in report["checks"] if c["name"] == "stores")
+    assert report["ok"] is True and stores["message"].startswith("no index yet: `ragls index ")
+    index_dir = json.loads(ragls(env, "estimate", ws, "--json").stdout)["indexPath"]
+    assert not Path(index_dir).exists(), index_dir
+    assert "(not indexed yet)" in ragls(env, "estimate", ws).stdout
+    assert "not indexed yet" in ragls(env, "status", ws).stdout
+    assert "3 indexed" in ragls(env, "index", ws).stdout  # and once indexed, doctor reads the stores
+    assert "[ok] stores readable: 3 files" in ragls(env, "doctor", ws).stdout

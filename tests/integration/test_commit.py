@@ -295,6 +295,11 @@ def test_deterministic_messages_follow_the_path_rules(repo):
     assert message("plain") == "Update guide.md\n\nChanged files:\n- modified: docs/guide.md (+2 -1)"
     git(repo, "commit", "-q", "-m", "docs")
 
+    write(repo, "docs/guide.md", "# Guide\n\nInstall it with pip.\nThen run it.\n\n## Upgrading\n\nRun migrate.\n")
+    git(repo, "add", ".")
+    assert message().startswith("docs: add Upgrading section to guide.md\n\nChanged files:\n- modified: docs/guide.md")
+    git(repo, "commit", "-q", "-m", "upgrading")
+
     write(repo, "tests/test_app.py", "def test_add():\n    assert True\n")
     git(repo, "add", ".")
     assert message().startswith("test: add test_app.py\n")
@@ -326,7 +331,7 @@ def test_deterministic_messages_follow_the_path_rules(repo):
 
     git(repo, "rm", "-q", "src/extra/util.py", "docs/guide.md")
     assert message() == ("chore: remove guide.md and util.py\n\nChanged files:\n"
-                         "- deleted: docs/guide.md (-4)\n- deleted: src/extra/util.py (-1)")
+                         "- deleted: docs/guide.md (-8)\n- deleted: src/extra/util.py (-1)")
 
 
 def test_deterministic_subject_fits_72_chars(repo):

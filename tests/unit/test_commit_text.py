@@ -176,3 +176,27 @@ def test_cp1252_byte_in_a_diff_is_decoded_without_control_characters():
                      b"+it\x92s caf\xe9 \x81 time\n")
     assert f.hunks[0].endswith("+it\u2019s caf\u00e9 \ufffd time")
     assert not any(0x7F <= ord(c) < 0xA0 or (ord(c) < 0x20 and c not in "\n\t") for c in f.hunks[0])
+
+
+def test_a_doc_that_gains_sections_says_which():
+    """One documentation file gaining headings: "add Metrics section to configuration.md", not "update …"."""
+    from ragls.commit.message import added_sections, deterministic_message
+
+    md = FileDiff("docs/configuration.md", "modified", added=5, removed=1, hunks=(
+        "@@ -9,1 +9,1 @@\n-Each job has a timeout (default 300).\n+Each job has a timeout (default 600).",
+        "@@ -18,0 +19,4 @@\n+\n+## Metrics\n+\n+Set `metrics_port` to expose Prometheus metrics.",))
+    assert added_sections(md) == ["Metrics"]
+    assert deterministic_message([md], "conventional")[0].startswith("docs: add Metrics section to configuration.md\n")
+    assert deterministic_message([md], "plain")[0].startswith("Add Metrics section to configuration.md\n")
+    rst = FileDiff("docs/deploy.rst", "modified", added=8, hunks=(
+        "@@ -20,0 +21,8 @@\n+Upgrading\n+---------\n+\n+Stop the workers.\n+\n+Rolling back\n+============\n+Restore.",))
+    assert added_sections(rst) == ["Upgrading", "Rolling back"]
+    assert deterministic_message([rst], "conventional")[0].startswith(
+        "docs: add Upgrading and Rolling back sections to deploy.rst\n")
+    # a reworded heading is an edit; a rewrite is an update; code and several files keep the generic subject
+    reworded = FileDiff("guide.md", "modified", added=1, removed=1, hunks=("@@ -1 +1 @@\n-# Setup\n+# Install",))
+    rewrite = FileDiff("guide.md", "modified", added=6, removed=5, hunks=(
+        "@@ -1,5 +1,6 @@\n-a\n-b\n-c\n-d\n-e\n+# New\n+a\n+b\n+c\n+d\n+e",))
+    code = FileDiff("app.py", "modified", added=2, hunks=("@@ -1,0 +2,2 @@\n+# Notes\n+x = 1",))
+    assert added_sections(reworded) == added_sections(rewrite) == added_sections(code) == []
+    assert deterministic_message([md, rst], "conventional")[0].startswith("docs: update ")

@@ -364,4 +364,24 @@ H.it("a file whose name holds a newline: its source is one escaped line that sti
   require("ragls.jumpback").disarm()
 end)
 
+H.it("while the server indexes, the pending answer says what the index is doing instead of a bare …", function()
+  local progress = require("ragls.progress")
+  local function placeholder(view) return vim.api.nvim_buf_get_lines(view.buf, 2, 3, false)[1] end
+  -- the $/progress notifications a first index sends (the client's handler feeds them to on_progress)
+  progress.on_progress({ token = "spec-indexing", value = { kind = "begin", title = "ragls: indexing",
+    message = "embedding 120/333 chunks", percentage = 36 } })
+  local view = ui.answer_view("What is pending?")
+  H.eq("_… the index is being built: embedding 120/333 chunks (36%)_", placeholder(view), "at once")
+  progress.on_progress({ token = "spec-indexing", value = { kind = "report", message = "embedding 300/333 chunks",
+    percentage = 90 } })
+  H.wait_for(function() return placeholder(view):find("300/333", 1, true) end, 5000, "the placeholder to follow")
+  H.screenshot("neovim-answer-pending-index")
+  progress.on_progress({ token = "spec-indexing", value = { kind = "end" } })
+  H.wait_for(function() return placeholder(view) == "_…_" end, 5000, "a bare … once indexing ended")
+  view:append("The answer")
+  H.eq(nil, view.pending_timer, "the refresh stops with the first words")
+  H.eq("The answer", placeholder(view), "the streamed text replaced it")
+  vim.api.nvim_win_close(view.win, true)
+end)
+
 H.finish()

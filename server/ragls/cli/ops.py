@@ -7,6 +7,7 @@ They share cli/app.py's helpers (`_workspace`, `_via_server`, `_print_json`); `s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -188,6 +189,10 @@ def _doctor_checks(args, report, note) -> None:
     from ragls.index.indexer import FolderIndex, resolve_index_dir
 
     index_dir = resolve_index_dir(folder, settings)
+    # A folder never indexed keeps no index after the checks: opening the stores would create an empty one, which
+    # `ragls status` then showed as "0 files, last index never" and `ragls estimate` as "already indexed".
+    fresh = not (index_dir / "manifest.sqlite").is_file()
+    created = [d for d in (index_dir, *index_dir.parents) if not d.exists()]
     try:
         index_dir.mkdir(parents=True, exist_ok=True)
         probe = index_dir / ".write-probe"
@@ -196,18 +201,27 @@ def _doctor_checks(args, report, note) -> None:
         report(True, "index_path", f"index path writable: {index_dir}")
     except OSError as exc:
         report(False, "index_path", f"index path {index_dir} not writable: {exc}")
+    finally:
+        for d in created:  # deepest first; only the empty directories this check made
+            with contextlib.suppress(OSError):
+                d.rmdir()
     try:
-        idx = FolderIndex(folder, settings, emb, index_dir=index_dir, read_only=True)
-        try:
-            built_with = idx.manifest.get_meta("vectors_model")
-            if built_with and built_with != settings.embedding.model and \
-                    "model" not in settings.embedding.model_fields_set:
-                report("note", "embedding_model_pinned", pinned_model_note(built_with, settings.embedding.model))
-            files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
-            report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 docs, "
-                                   f"{idx.vectors.count()} vectors")
-        finally:
-            idx.close()
+        files = 0
+        if fresh:
+            report(True, "stores", f"no index yet: `ragls index {folder}` builds it (editors and `ragls ask` do "
+                                   "too)")
+        else:
+            idx = FolderIndex(folder, settings, emb, index_dir=index_dir, read_only=True)
+            try:
+                built_with = idx.manifest.get_meta("vectors_model")
+                if built_with and built_with != settings.embedding.model and \
+                        "model" not in settings.embedding.model_fields_set:
+                    report("note", "embedding_model_pinned", pinned_model_note(built_with, settings.embedding.model))
+                files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
+                report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 "
+                                       f"docs, {idx.vectors.count()} vectors")
+            finally:
+                idx.close()
         from ragls.workspace.estimate import estimate_first_index
 
         est = estimate_first_index(folder)  # the figures `ragls estimate` prints: one estimate, not two

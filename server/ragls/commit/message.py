@@ -388,6 +388,39 @@ def adds_definition(f: FileDiff) -> bool:
                for hunk in f.hunks for line in hunk.split("\n")[1:])
 
 
+_ATX_HEADING = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t]*#*[ \t]*")
+_REST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}[ \t]*")
+
+
+def _headings(lines: list[str]) -> list[str]:
+    """Section titles among consecutive diff lines of one side (without their +/- mark): Markdown `## Title`, and
+    a reST title followed by its underline (`Title` then `-----` at least as long)."""
+    found = []
+    for i, line in enumerate(lines):
+        if m := _ATX_HEADING.fullmatch(line):
+            found.append(m.group(1))
+        elif (line.strip() and i + 1 < len(lines) and _REST_UNDERLINE.fullmatch(lines[i + 1])
+              and len(lines[i + 1].rstrip()) >= len(line.rstrip()) and not _REST_UNDERLINE.fullmatch(line)):
+            found.append(line.strip())
+    return found
+
+
+def added_sections(f: FileDiff) -> list[str]:
+    """Titles of the sections a modified documentation file gains: headings on added lines whose text no removed
+    line had (a reworded heading is an edit, not a new section), in diff order, each once. [] for other files and
+    for a change that removes more than a third as many lines as it adds (a rewrite, not an addition)."""
+    if f.status != "modified" or f.kind != "text" or path_category(f.path) != "docs" or f.removed * 3 > f.added:
+        return []  # mostly a rewrite: the new headings are not what the change is about
+    added, removed = [], []
+    for hunk in f.hunks:
+        plus, minus = [], []
+        for line in hunk.split("\n")[1:]:
+            (plus if line.startswith("+") else minus if line.startswith("-") else []).append(line[1:])
+        added += _headings(plus)
+        removed += _headings(minus)
+    return [t for t in dict.fromkeys(added) if t not in removed]
+
+
 def guess_type(files: list[FileDiff]) -> str:
     """The conventional-commit type for a change, by the first rule that matches:
     1. every file deleted → chore;  2. every file renamed without edits → refactor;
@@ -464,6 +497,13 @@ def _join(names: list[str], more: int) -> str:
 
 def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
     verb = _verb(files)
+    if len(files) == 1 and (sections := added_sections(files[0])):  # "add Metrics section to configuration.md"
+        name = PurePosixPath(files[0].path).name
+        what = (f"{sections[0]} section" if len(sections) == 1 else
+                f"{sections[0]} and {sections[1]} sections" if len(sections) == 2 else f"{len(sections)} sections")
+        phrase = f"add {what} to {name}"
+        if len(prefix) + len(phrase) <= SUBJECT_MAX:
+            return phrase
     if verb == "rename" and len(files) == 1:
         f = files[0]
         return f"rename {PurePosixPath(f.old_path or '').name} to {PurePosixPath(f.path).name}"
@@ -486,7 +526,8 @@ def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]
 
     conventional: "type(scope): verb main files" with type from `guess_type` and scope from `guess_scope`;
     plain: "Verb main files". The verb is add/remove/rename when every file was added/deleted/renamed, else
-    update; main files are the text files with the most changed lines (up to 3 names, "and N more files"; "N files"
+    update — one documentation file that gains sections says which ("add Metrics section to configuration.md",
+    `added_sections`); main files are the text files with the most changed lines (up to 3 names, "and N more files"; "N files"
     when not even one name fits).
     Body: "Changed files:" and one `gitdiff.describe` line per file.
     """

@@ -453,6 +453,22 @@ function M.sources_to_quickfix(buf)
   return M.quickfix_sources(state.question, state.result)
 end
 
+--- How often the answer float's placeholder re-reads the indexing progress (ms).
+M.PENDING_REFRESH_MS = 500
+
+--- The placeholder under the question until the answer's first words: "_…_", or while the server indexes (work-done
+--- progress, |ragls-progress|) "_… the index is being built: embedding 120/333 chunks (36%)_", so a first answer
+--- that waits for the index does not look hung.
+---@return string
+function M.pending_line()
+  local progress = require("ragls.progress")
+  for _, p in pairs(progress.active) do
+    local text = progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")
+    return ("_… the index is being built: %s_"):format(one_line(text))
+  end
+  return "_…_"
+end
+
 ---@class ragls.AnswerView
 ---@field buf integer
 ---@field win integer
@@ -467,8 +483,17 @@ AnswerView.__index = AnswerView
 ---@return ragls.AnswerView
 function M.answer_view(question)
   local origin = vim.api.nvim_get_current_win()
-  local buf, win = M.open_float({ "## " .. question, "", "_…_" }, { title = "ragls" })
+  local buf, win = M.open_float({ "## " .. question, "", M.pending_line() }, { title = "ragls" })
   local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false }, AnswerView)
+  -- Until the first words come, the placeholder says what the index is doing (a first index takes a while).
+  view.pending_timer = vim.uv.new_timer()
+  view.pending_timer:start(M.PENDING_REFRESH_MS, M.PENDING_REFRESH_MS, vim.schedule_wrap(function()
+    if view.done or view.text ~= "" or not view:valid() then
+      view:stop_pending()
+      return
+    end
+    set_lines(buf, { M.pending_line() }, 2)
+  end))
   answer_state[buf] = { by_line = {}, by_n = {}, origin_win = origin }
   vim.keymap.set("n", "<CR>", function()
     M.follow(buf)
@@ -501,6 +526,16 @@ function M.answer_view(question)
   return view
 end
 
+--- Stop refreshing the placeholder (the answer started, finished or failed, or the float closed).
+function AnswerView:stop_pending()
+  local timer = self.pending_timer
+  self.pending_timer = nil
+  if timer and not timer:is_closing() then
+    timer:stop()
+    timer:close()
+  end
+end
+
 --- Is the float still open?
 function AnswerView:valid()
   return vim.api.nvim_buf_is_valid(self.buf)
@@ -509,6 +544,7 @@ end
 --- Append a streamed piece of the answer.
 ---@param delta string
 function AnswerView:append(delta)
+  self:stop_pending()
   if self.done or not self:valid() then
     return
   end
@@ -520,6 +556,7 @@ end
 ---@param result table rag/ask result
 function AnswerView:finish(result)
   self.done = true
+  self:stop_pending()
   if not self:valid() then
     return
   end
@@ -568,6 +605,7 @@ end
 ---@param message string
 function AnswerView:fail(message)
   self.done = true
+  self:stop_pending()
   if self:valid() then
     set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message, "", "_`r` retries · `q` closes_" }, 0)
   end
