@@ -202,6 +202,10 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     from ragls.retrieval.abstention import question_names
 
     assert question_names("I run it on Ubuntu inside Docker. Which variable holds the connection string?") == []
+    # the user's own addresses, URLs and paths are not names the docs must mention
+    assert question_names("My app on localhost:3000 calls https://api.mycompany.com/v2 and /users/me; "
+                          "how do I allow that origin?") == []
+    assert question_names("Does api.mycompany.com:8443 work over HTTP/3?") == ["HTTP/3"]
     assert question_names("Which variable is this?\n\nSelected text (a.py:1-2):\n```\nKerberos = 1\n```") == []
     for question in ("Which variable holds the PostgreSQL connection string?",
                      "What does retryBudgetPercent protect a struggling backend from?"):
@@ -415,6 +419,17 @@ def test_which_questions_ask_for_a_value():
     assert not value_stated("default-amount", ["linger"], ["lingering_time: Use ``0`` to disable lingering."])
     assert not value_stated("amount", ["stack"], ['<Listing number="16-1"> See Listing 16-2 for the stack.'])
     assert value_stated("default", ["worker"], ["The number of parallel workers. Defaults to the number of CPUs."])
+    # "no limit" said in words is a value: a request that never times out answers "how long may it take?"
+    assert value_stated("amount", ["timeout"], ["By default, requests do not time out unless a timeout is set."])
+    assert value_stated("amount", ["session"], ["A session cookie never expires on its own."])
+    assert not value_stated("amount", ["timeout"], ["A timeout can be set on every request."])
+    # an asking sentence that names no subject ("What am I doing wrong?") leaves the whole question asking
+    assert asked_value("My upload hangs for minutes. What am I doing wrong?") is None
+    from ragls.retrieval.asked_value import asked_sentences
+
+    question = "My handler for /users/me never runs; /users/{name} answers instead. What am I doing wrong?"
+    assert asked_sentences(question) == question
+    assert asked_sentences("I run it in Docker. How long may a request take?") == "How long may a request take?"
 
 
 def test_the_far_off_floor_rises_as_the_question_words_go_missing():

@@ -323,7 +323,8 @@ def question_names(text: str) -> list[str]:
         if token.endswith((".", "'s", "’s")):
             token = token[:-2] if token.endswith(("'s", "’s")) else token.rstrip(".")
         first, sentence_start = sentence_start, raw.endswith((".", "?", "!", ":"))
-        if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token):
+        if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
+                or _USER_LITERAL.fullmatch(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -417,6 +418,11 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}")
 # A number written with "x" standing for its digits — HTTP's status classes 4xx / 5XX (RFC 9110 §15 writes them so),
 # a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
 _NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
+# The user's own literals, which docs never need to mention: an address with a port (localhost:3000,
+# 127.0.0.1:8080), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app, ./build), a host name
+# under a common top-level domain (api.mycompany.com). Not a name a question asks about (`question_names`).
+_USER_LITERAL = re.compile(r"[\w.-]+:\d+(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*|(?:~|\.{1,2})?/[\w.{}~@%+-]*(?:/[\w.{}~@%+-]*)*"
+                           r"|(?:[\w-]+\.)+(?:com|org|net|io|dev|app|local|localhost|internal|test|example|co|ai)")
 # Lower-case words joined by "-" (--line-length, `cargo-fuzz`): kebab case, how CLI options, tools and config keys
 # are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
 # docs may write a part closed up with a prefix (multi-threaded / multithreaded)

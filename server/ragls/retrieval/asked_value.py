@@ -17,7 +17,7 @@ round"); the answer type can: the question asks for a value, and no sentence abo
   holding a subject term opens a window of itself and the next `WINDOW - 1` sentences (a field's value often
   follows it: ":param backlog: ... for details." then "``128`` by default."). In that window an "amount" question
   needs an amount (`AMOUNT`: a number, with or without a unit; a number word; unlimited / no limit / unbounded /
-  infinite; `None`), and a "default-amount" one an amount in a sentence that says "default" or in a signature's
+  infinite / indefinitely; "does not time out" / "never expires" / "no timeout"; `None`), and a "default-amount" one an amount in a sentence that says "default" or in a signature's
   keyword default (".. function:: run_app(app, *, shutdown_timeout=60.0"); a "default" question needs a sentence saying what the default is: "defaults to ..." / "the
   default is ..." / "Default: ..." / a keyword default `name=value` or `name = value` (a signature, a config
   file), or a sentence holding "default" and a value (an amount, a literal in backticks or quotes, True / False,
@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from ragls.core.analysis import query_words, stem_set, stems
+from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 
 WINDOW = 3  # the sentence holding the subject and the next two: where a field's or an option's value is stated
 SUBJECT_TERMS = 2  # the question's rarest present terms that make a sentence "about" its subject
@@ -70,7 +70,9 @@ _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelv
 _REFERENCE = re.compile(r"\b(?:listing|chapter|figure|fig|table|section|appendix|step|rfc|pep|issue|python|version|"
                         r"v)\s?\d[\d.-]*", re.IGNORECASE)
 AMOUNT = re.compile(r"(?<![A-Za-z_])\d[\d,._]*(?:\s*[A-Za-z%]+)?|\b(?:" + _NUMBER_WORDS + r")\b|\bunlimited\b|"
-                    r"\bno (?:\w+ )?limit\b|\bunbounded\b|\binfinite(?:ly)?\b|\bforever\b|\bNone\b|\bnull\b",
+                    r"\bno (?:\w+ )?limit\b|\bunbounded\b|\binfinite(?:ly)?\b|\bforever\b|\bindefinitely\b|\bNone\b|\bnull\b|"
+                    r"\b(?:do|does|will|would|can|did)(?:\s+not|n't|n’t)\s+(?:ever\s+)?(?:time\s?out|expire)|"
+                    r"\bnever\s+(?:times?\s?out|expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b",
                     re.IGNORECASE)
 _LITERAL = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|'[^'\n]+'|\b(?:True|False|true|false|on|off|enabled|disabled)\b")
 _DEFAULT_IS = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\b\s*\S|\bdefault\s*:\s*\S", re.IGNORECASE)
@@ -86,16 +88,33 @@ _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]\s|\d+\.\s|:\w[^:\n]*:|#|\.\. ))")
 
 
+# Words of a question that asks for help without naming its subject ("What am I doing wrong?", "How do I fix
+# this?", "Any idea why?"): an asking sentence made only of these (and stop words) points back at the sentences
+# before it. A fixed English vocabulary of how help is asked for, not fitted to any corpus.
+_GENERIC_ASKING = frozenset((
+    "wrong", "right", "way", "ways", "fix", "fixed", "work", "works", "working", "worked", "bug", "bugs", "problem",
+    "problems", "issue", "issues", "happen", "happens", "happening", "happened", "going", "mean", "means", "meant",
+    "use", "using", "instead", "solve", "solution", "avoid", "help", "idea", "ideas", "reason", "why", "best",
+    "correct", "possible", "expected", "behaviour", "behavior", "thing", "things", "something", "anything", "anyone",
+    "else", "missing", "miss", "cause", "causes", "caused", "explain", "explanation", "supposed"))
+
+
 def asked_sentences(text: str) -> str:
     """The part of a question that asks: without a quoted selection (`extractive.asked_text`: Ask About Selection's
     fenced block), and of several sentences only those ending in "?" when there are any. "I run it on Ubuntu
-    inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context."""
+    inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context. When the asking
+    sentences name no subject — every content word is one of how help is asked for (`_GENERIC_ASKING`): "My
+    handler for /users/me never runs. What am I doing wrong?" — the whole question asks."""
     from ragls.answer.extractive import asked_text
 
     prose = asked_text(text)
     sentences = [x for x in re.split(r"(?<=[.?!])\s+(?=[A-Z\"'(`])", prose.strip()) if x]  # not after "e.g. x"
     asking = [x for x in sentences if x.rstrip().endswith("?")]
-    return " ".join(asking) if asking and len(asking) < len(sentences) else prose
+    if not asking or len(asking) == len(sentences):
+        return prose
+    if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(" ".join(asking))):
+        return prose
+    return " ".join(asking)
 
 
 def asked_value(text: str) -> str | None:
