@@ -397,7 +397,7 @@ Disables the proxy for specific urls.
 def test_a_passage_under_an_environment_variable_heading_names_it(embedder):
     """Headings naming upper-case identifiers ("### NO_PROXY", a list "### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY")
     label the short paragraphs under them, so the answer names the variable the user must set."""
-    from ragls.answer.passages import heading_label
+    from ragls.answer.labels import heading_label
 
     assert heading_label("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY") == "`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`"
     assert heading_label("### HTTP/2") == heading_label("## Usage") == heading_label("## FAQ, Support") == ""
@@ -457,3 +457,15 @@ def test_a_lower_hit_answering_the_other_part_of_the_question_is_quoted(embedder
     assert bullets[1] == ("- Several uploaders can share one connection pool: pass the same `Pool` object to each of "
                           "them [5].")
     assert len(bullets) == 4 and not any("Logs" in b or "dashboard" in b or "Icons" in b for b in bullets)
+
+
+def test_a_question_in_the_docs_is_quoted_with_its_answer(embedder):
+    """A FAQ's "Q: ...? A: ..." (or prose's "How do you make it stop? Just delete the comma."): the docs' question
+    matches the user's best, but alone it answers nothing; it is read with the sentence after it, so the answer
+    carries what the docs reply."""
+    text = "FAQ\n\nQ: Why do my jobs run twice?\nA: A job that exceeds its timeout is killed and retried; make jobs idempotent.\n"
+    answer = extractive_answer("Why do my jobs run twice?", [(1, _hit(text, "faq.txt"))], embed=embedder.embed_documents)
+    bullets = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert bullets[0] == ("- Q: Why do my jobs run twice? A: A job that exceeds its timeout is killed and retried; "
+                          "make jobs idempotent [1]."), answer
+    assert not any(b.rstrip().endswith("?") for b in bullets)

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ragls.answer import rest
+from ragls.answer.labels import CODE_SPAN, REST_LITERAL, heading_label, labelled
 from ragls.answer.markup import clean_markup
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
@@ -50,7 +51,6 @@ _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
 _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A reST inline literal ``text`` (no backtick inside): the same code span Markdown writes `text`.
-_REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
@@ -162,7 +162,7 @@ def _link_text(text: str) -> str:
     "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
     text = _LINK.sub(r"\1", _IMAGE.sub("", text))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
-    return _REST_LITERAL.sub(r"`\1`", text)
+    return REST_LITERAL.sub(r"`\1`", text)
 
 
 def _plain(text: str) -> str:
@@ -361,6 +361,12 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
                     sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
             for pos in range(len(sentences) - 2, -1, -1):
+                if sentences[pos][0].endswith("?") and not sentences[pos + 1][0].endswith("?"):
+                    # "Q: Why do my jobs run twice? A: A job that exceeds its timeout is retried.": a question in
+                    # the docs is read with the sentence that answers it, never quoted alone as an answer
+                    (a, first, _), (z, _, last) = sentences[pos:pos + 2]
+                    sentences[pos:pos + 2] = [(f"{a} {z}", first, last)]
+            for pos in range(len(sentences) - 2, -1, -1):
                 if len(sentences[pos][0].split()) < MIN_WORDS and not _lead_in(sentences[pos][0]):
                     # "It's impossible. Choosing what to compress ... is a tricky matter.": the short answer stays
                     (a, first, _), (z, _, last) = sentences[pos:pos + 2]
@@ -376,7 +382,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
-                s = _labelled(s, label)
+                s = labelled(s, label)
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
                     out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
@@ -396,7 +402,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     continue
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
                     item = item[:-2].rstrip() + ":"
-                item = _labelled(item, label)
+                item = labelled(item, label)
                 nested, n_nested = _nested_items(b.lines, j, cont)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
@@ -471,7 +477,7 @@ def _output(sentence: str, block: _Block) -> bool:
         return False
     if all(_LOG_LINE.match(x) for x in body):
         return True
-    words = _CODE_SPAN.sub("", sentence)  # "implement both `Display` and `Summary`:" names code, says no output
+    words = CODE_SPAN.sub("", sentence)  # "implement both `Display` and `Summary`:" names code, says no output
     return bool(_OUTPUT_SAID.search(words) or (_introduces(words) and _OUTPUT_LEAD.search(words)))
 
 
@@ -500,46 +506,6 @@ def _dangling(sentence: str) -> str:
     if len(sentence.split()) <= LEAD_IN_MAX_WORDS:
         return ""
     return sentence.rstrip().rstrip(":").rstrip() + "."
-
-
-# A heading that names an identifier: only code spans and separators ("`-h`, `--help`", "`--color` / `--no-color`"),
-# or one bare token that reads as code: a flag ("--check"), `name=`, `func()`, a dotted or snake_case name.
-_HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
-_CODE_SPAN = re.compile(r"`[^`\n]+`")
-_SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
-_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+"
-                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
-_TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
-
-
-def heading_label(line: str) -> str:
-    """The identifier a Markdown heading line ("#### `--check`", "## timeout=", "### NO_PROXY") or reST section
-    title names, as Markdown code ("`--check`", "`timeout=`", "`NO_PROXY`"), or "" for a heading in words
-    ("## Usage"). A list of such names ("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY": environment variables and
-    constants, upper case with "_") is labelled with all of them. A section headed by a
-    flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
-    files back, just return the status."): the passages right under it are labelled with it (`_labelled`)."""
-    text = _REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
-    if not text:
-        return ""
-    if "`" in text:
-        return text if _CODE_SPAN.search(text) and _SPAN_SEPARATORS.match(_CODE_SPAN.sub("", text)) else ""
-    tokens = [x for x in _TOKEN_LIST.split(text) if x]
-    if tokens and all(_CODE_TOKEN.match(x) for x in tokens):
-        return ", ".join(f"`{x}`" for x in tokens)
-    return ""
-
-
-def _labelled(sentence: str, label: str) -> str:
-    """`sentence` led by the identifier `label` of its section's heading ("`--check`: Don't write the files
-    back ..."), as Sphinx shows an object's name above its text; as it is without a label or when it names the
-    identifier itself."""
-    if not label:
-        return sentence
-    names = [m.group(0).strip("`") for m in _CODE_SPAN.finditer(label)]
-    if any(x in sentence for x in names):
-        return sentence
-    return f"{label}: {sentence}"
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")

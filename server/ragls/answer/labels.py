@@ -1,0 +1,49 @@
+"""Identifier headings: a section headed by a flag, a parameter, a function or a constant ("#### `--check`",
+"### NO_PROXY", reST's ``timeout``) documents it in prose that often never repeats its name, so the passages right
+under it (answer/passages.py) are read led by that name (`heading_label`, `labelled`)."""
+
+from __future__ import annotations
+
+import re
+
+# reST inline literal ``x``, read as Markdown code `x`
+REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
+
+# A heading that names an identifier: only code spans and separators ("`-h`, `--help`", "`--color` / `--no-color`"),
+# or one bare token that reads as code: a flag ("--check"), `name=`, `func()`, a dotted or snake_case name.
+_HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
+CODE_SPAN = re.compile(r"`[^`\n]+`")
+_SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
+_CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+"
+                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
+_TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
+
+
+def heading_label(line: str) -> str:
+    """The identifier a Markdown heading line ("#### `--check`", "## timeout=", "### NO_PROXY") or reST section
+    title names, as Markdown code ("`--check`", "`timeout=`", "`NO_PROXY`"), or "" for a heading in words
+    ("## Usage"). A list of such names ("### HTTP_PROXY, HTTPS_PROXY, ALL_PROXY": environment variables and
+    constants, upper case with "_") is labelled with all of them. A section headed by a
+    flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
+    files back, just return the status."): the passages right under it are labelled with it (`labelled`)."""
+    text = REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
+    if not text:
+        return ""
+    if "`" in text:
+        return text if CODE_SPAN.search(text) and _SPAN_SEPARATORS.match(CODE_SPAN.sub("", text)) else ""
+    tokens = [x for x in _TOKEN_LIST.split(text) if x]
+    if tokens and all(_CODE_TOKEN.match(x) for x in tokens):
+        return ", ".join(f"`{x}`" for x in tokens)
+    return ""
+
+
+def labelled(sentence: str, label: str) -> str:
+    """`sentence` led by the identifier `label` of its section's heading ("`--check`: Don't write the files
+    back ..."), as Sphinx shows an object's name above its text; as it is without a label or when it names the
+    identifier itself."""
+    if not label:
+        return sentence
+    names = [m.group(0).strip("`") for m in CODE_SPAN.finditer(label)]
+    if any(x in sentence for x in names):
+        return sentence
+    return f"{label}: {sentence}"
