@@ -73,6 +73,27 @@ def test_a_name_with_a_newline_stays_on_its_one_output_line(env, tmp_path):
     assert f"[1] {ws}/odd\\nname.md:3  Odd name\n" in out, out
 
 
+def test_chunks_of_one_long_line_are_told_apart_by_column(env, tmp_path):
+    """A line longer than a chunk is cut into several chunks, all on line 3: each is labelled path:3:column (its
+    start), as grep and compilers print it; they were all "long.md:3"."""
+    ws = tmp_path / "long"
+    ws.mkdir()
+    line = " ".join(f"filler{i}" for i in range(130)) + " the quokka password is marmalade."
+    (ws / "long.md").write_text(f"# Long\n\n{line}\n", encoding="utf-8")
+    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n")  # a 1,200-character line: several chunks
+    ragls(env, "index", ws)
+    res = json.loads(ragls(env, "query", ws, "quokka password marmalade", "--json").stdout)
+    starts = {c["source"]["range"]["start"]["character"] for c in res["chunks"] if c["source"]["range"]["start"]["line"] == 2}
+    assert len(starts) >= 2 and max(starts) > 0, res
+    out = ragls(env, "query", ws, "quokka password marmalade").stdout
+    labels = re.findall(r"^\d+\. (long\.md:3(?::\d+)?)  ", out, re.MULTILINE)
+    assert len(labels) == len(set(labels)) >= 2 and all(label.count(":") == 2 for label in labels if label != "long.md:3")
+    top = res["chunks"][0]["source"]
+    assert labels[0] == f"long.md:3:{top['range']['start']['character'] + 1}", (labels, top)
+    assert f"long.md:3:{top['range']['start']['character'] + 1}  Long" in ragls(
+        env, "ask", ws, "What is the quokka password?").stdout
+
+
 def test_query_json_is_the_protocol_object(env, ws):
     res = json.loads(ragls(env, "query", ws, "refresh token rotation", "--json", "--explain").stdout)
     assert set(res) == {"query", "chunks", "abstained", "elapsedMs"}

@@ -145,3 +145,18 @@ def test_doctor_on_a_folder_never_indexed_leaves_no_index_behind(env, tmp_path):
     assert "not indexed yet" in ragls(env, "status", ws).stdout
     assert "3 indexed" in ragls(env, "index", ws).stdout  # and once indexed, doctor reads the stores
     assert "[ok] stores readable: 3 files" in ragls(env, "doctor", ws).stdout
+
+
+def test_a_broken_symlink_is_listed_as_skipped_until_it_is_fixed(env, tmp_path):
+    """A README.md that is a dangling link was left out without a word (a user asking why it is never found had
+    nothing to go on); it is now a skipped file with its reason, gone once the link points somewhere real."""
+    ws = docs(tmp_path / "links")
+    (ws / "README.md").symlink_to(ws / "old" / "README.md")
+    assert "  skipped README.md: broken symlink: its target does not exist" in ragls(env, "index", ws).stdout
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert {"path": "README.md", "reason": "broken symlink: its target does not exist"} in [
+        {k: s[k] for k in ("path", "reason")} for s in status["folders"][0]["skipped"]]
+    (ws / "old").mkdir()
+    (ws / "old" / "README.md").write_text("# Readme\n\nThe pelican guards the harbour.\n", encoding="utf-8")
+    out = ragls(env, "index", ws).stdout
+    assert "0 skipped" in out and "broken symlink" not in out and "4 files" in out, out

@@ -35,7 +35,7 @@ def test_a_read_stays_within_the_character_budget_and_says_what_it_left_out(tmp_
         assert to_wire_passage(p)["cutChars"] == p.cut_chars
         text, data = read_result(ws, "huge.md", 3)
         assert len(text) < MAX_PASSAGE_CHARS + 2_000 and data["cut_chars"] == p.cut_chars
-        assert f"huge.md line 3 (only the first {MAX_PASSAGE_CHARS:,} of its {len(HUGE):,} characters" in text
+        assert f"huge.md line 3 of 4 (line 3: only its first {MAX_PASSAGE_CHARS:,} of {len(HUGE):,} characters" in text
         assert "ask for more with start_line=4" in text
         # short lines are read as before: exact, nothing cut, no cutChars on the wire
         p = read_passage(ws.indexes, "huge.md", 1, 2)

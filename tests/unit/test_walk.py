@@ -175,6 +175,9 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     ff = FileFilter(ws, settings())
     walk_mod.walk_with(ff)
     assert ff.outside == ["ext.md"] and ff.aliases == {}
+    # a dangling link or a loop the include globs take is said, not silently left out (the folder links are not)
+    assert ff.unreadable == {"dangling.md": walk_mod.BROKEN_LINK,
+                             "self.md": f"{walk_mod.LINK_LOOP}: Too many levels of symbolic links"}
     assert ff.reason("ext.md") == walk_mod.OUTSIDE_LINK and ff.reason("real.md") is None
     assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
     # the user's opt-in lists it under its own path, as any other link

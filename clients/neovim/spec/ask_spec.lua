@@ -384,4 +384,18 @@ H.it("while the server indexes, the pending answer says what the index is doing 
   vim.api.nvim_win_close(view.win, true)
 end)
 
+H.it("a source on one line entered mid-way is labelled path:line:column, as the CLI prints it", function()
+  local function src(sl, sc, el, ec)
+    return { n = 1, uri = "file:///x/huge.md", path = "huge.md",
+      range = { start = { line = sl, character = sc }, ["end"] = { line = el, character = ec } } }
+  end
+  -- two chunks of one 300,000-character line were both "huge.md:3"
+  H.eq("huge.md:3:1996", ui.source_location(src(2, 1995, 2, 3994)), "mid-line")
+  H.eq("huge.md:3", ui.source_location(src(2, 0, 2, 40)), "a whole line")
+  H.eq("huge.md:3-4", ui.source_location(src(2, 5, 3, 10)), "several lines")
+  local focused = src(0, 0, 9, 0)
+  focused.focusRange = src(2, 299995, 2, 300027).range
+  H.eq("[1] huge.md:3:299996", ui.source_line(focused), "the focus lines decide")
+end)
+
 H.finish()

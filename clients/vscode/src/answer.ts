@@ -71,7 +71,12 @@ export function sourceLabel(source: Source): string {
     ? range.end.line
     : range.end.line + 1;
   const path = displayPath(source);
-  return start === endLine ? `${path}:${start}` : `${path}:${start}-${endLine}`;
+  if (start !== endLine) {
+    return `${path}:${start}-${endLine}`;
+  }
+  // One line entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI and Neovim print it, so
+  // two chunks of that line are told apart.
+  return range.start.character > 0 ? `${path}:${start}:${range.start.character + 1}` : `${path}:${start}`;
 }
 
 /**

@@ -182,11 +182,12 @@ def read_result(ws, path: str, start_line: int = 1, end_line: int | None = None)
     more = (f" (the file has {p.total_lines} lines; ask for more with start_line={p.end_line + 1})"
             if p.end_line < p.total_lines else "")
     lines = f"lines {p.start_line}-{p.end_line}" if p.end_line > p.start_line else f"line {p.start_line}"
+    cut = ""
     if p.cut_chars:  # one line longer than a read returns: say so, or the model takes the start for the whole
         shown = len(p.text.rsplit("\n", 1)[-1])
-        lines += (f" (only the first {shown:,} of its {shown + p.cut_chars:,} characters: the line is longer than "
-                  "one read returns; search_docs finds passages further along it)")
-    head = f"{p.path} {lines} of {p.total_lines}{more}. {DATA_NOTE}"
+        cut = (f" (line {p.end_line}: only its first {shown:,} of {shown + p.cut_chars:,} characters, more than one "
+               "read returns; search_docs finds passages further along it)")
+    head = f"{p.path} {lines} of {p.total_lines}{cut}{more}. {DATA_NOTE}"
     return head + "\n" + quote_passage(numbered, p.path, (p.start_line, p.end_line)), data
 
 

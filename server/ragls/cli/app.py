@@ -27,6 +27,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     _warn_no_vectors,
     _workspace,
     lines_text,
+    location_text,
     one_line,
     preview_text,
 )
@@ -278,7 +279,7 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
             where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
             r = src.get("focusRange") or src["range"]
             page = f" (page {src['page']})" if src.get("page") else ""
-            print(f"[{src['n']}] {where}:{lines_text(r)}{page}{title}{mark}")
+            print(f"[{src['n']}] {where}:{location_text(r)}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("llmCalls"):
         from ragls.cli.llm_lines import calls_text

@@ -88,6 +88,16 @@ def _print_json(obj) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
+def location_text(r: dict) -> str:
+    """`lines_text`, plus ":column" (1-based) when the range is one line and starts inside it — a chunk of a line
+    longer than a chunk (minified text, a one-line paragraph), so two such chunks are told apart ("huge.md:3:1997"
+    and "huge.md:3:299996") and the terminal's path:line:col link lands on the passage, as grep and compilers
+    print it."""
+    text = lines_text(r)
+    col = r["start"].get("character", 0)
+    return f"{text}:{col + 1}" if col > 0 and "-" not in text else text
+
+
 def lines_text(r: dict) -> str:
     """The 1-based lines of a wire range as the editors print them: "19" for one line, "19-21" for several; an end
     at character 0 of a later line does not include that line (`answer.template.human_lines`)."""
@@ -112,7 +122,7 @@ def _line(src: dict) -> str:
     r = src.get("focusRange") or src["range"]
     where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
     page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{one_line(where)}:{lines_text(r)}{page}"
+    return f"{one_line(where)}:{location_text(r)}{page}"
 
 
 def _chunk_lines(src: dict) -> str:

@@ -15,6 +15,7 @@ accepts either form.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
@@ -269,6 +270,8 @@ class FileFilter:
 
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
+BROKEN_LINK = "broken symlink: its target does not exist"
+LINK_LOOP = "symlink that cannot be followed"
 SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 SECRET_FILE = "secret (sources.exclude_secrets)"
 
@@ -308,7 +311,8 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
     can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
     `FileFilter.outside` (`sources.follow_outside_links` lists it like the others). Symlinked directories are not
-    followed (no loops); dangling links are skipped silently (logged at debug). A folder that cannot be listed, or
+    followed (no loops); a dangling link (or a link loop) the include globs take is recorded in
+    `FileFilter.unreadable` (BROKEN_LINK, or LINK_LOOP with the OS's reason), so the indexer lists it as skipped. A folder that cannot be listed, or
     whose entries cannot be reached (read but no search permission, e.g. after `chmod -R 644`), is not descended
     into and recorded in `FileFilter.unreadable` ("docs/" -> "unreadable folder: Permission denied"; "./" for the
     root itself). Secret files (`sources.exclude_secrets`) are never listed; those `sources.include` would have
@@ -345,8 +349,11 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                 if entry.is_symlink():
                     try:
                         target = os.stat(entry.path)
-                    except OSError:
-                        continue  # dangling link or loop
+                    except OSError as exc:  # dangling link or loop: listed as skipped when include takes it
+                        if file_filter._file_reason(rel) is None:
+                            file_filter.unreadable[path_key(rel)] = (
+                                BROKEN_LINK if exc.errno == errno.ENOENT else f"{LINK_LOOP}: {exc.strerror or exc}")
+                        continue
                     if stat.S_ISREG(target.st_mode) and file_filter._file_reason(rel) is None:
                         real = os.path.realpath(entry.path)
                         if file_filter.indexed_target(real) is not None:

@@ -34,8 +34,8 @@ function M.source_fname(source)
   return nil
 end
 
---- `path:start-end` (1-based, inclusive) for a Source: the cited lines (`focusRange`, else the chunk's `range`), as
---- the CLI prints them and where opening the source puts the cursor. Two sources of one chunk (an extractive answer
+--- `path:start-end` (1-based, inclusive) for a Source (`path:line:column` for one line entered mid-way): the cited
+--- lines (`focusRange`, else the chunk's `range`), as the CLI prints them and where opening the source puts the cursor. Two sources of one chunk (an extractive answer
 --- quoting two passages of it) so get two locations, not the chunk's range twice.
 ---@param source table  PROTOCOL Source
 ---@return string
@@ -50,6 +50,11 @@ function M.source_location(source)
   local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if last > first then
     return ("%s:%d-%d"):format(path, first, last)
+  end
+  -- One line, entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI prints it, so two
+  -- chunks of that line are told apart.
+  if (range.start.character or 0) > 0 then
+    return ("%s:%d:%d"):format(path, first, range.start.character + 1)
   end
   return ("%s:%d"):format(path, first)
 end

@@ -21,6 +21,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE, WAITING_FOR_MODEL } from '../../chat/view';
 import { formatStatus } from '../../commands';
 import { escapeHtml } from '../../webview';
+import { sourceLabel } from '../../answer';
 import {
   AskResult,
   Chunk,
@@ -116,6 +117,19 @@ suite('ragls extension in VS Code', () => {
     await until('the status bar to show the indexed totals', () =>
       api.status.state === 'ready' && api.status.totals?.files === 4 && api.status.totals.chunks >= 4,
     FIRST_INDEX_MS);
+  });
+
+  test('a source label: lines, one line, and one line entered mid-way (path:line:column, as the CLI prints it)', () => {
+    const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'calibration.md').toString();
+    const at = (sl: number, sc: number, el: number, ec: number): Source => ({
+      uri, path: 'docs/calibration.md', range: { start: { line: sl, character: sc }, end: { line: el, character: ec } },
+    });
+    assert.equal(sourceLabel(at(6, 0, 8, 0)), 'handbook/docs/calibration.md:7-8');
+    assert.equal(sourceLabel(at(6, 0, 6, 40)), 'handbook/docs/calibration.md:7');
+    // two chunks of one 300,000-character line were both "…:3"
+    assert.equal(sourceLabel(at(2, 1995, 2, 3994)), 'handbook/docs/calibration.md:3:1996');
+    assert.equal(sourceLabel({ ...at(0, 0, 9, 0), focusRange: at(2, 299995, 2, 300027).range }),
+      'handbook/docs/calibration.md:3:299996');
   });
 
   test('status bar shows files and chunks and runs Show Status', () => {
