@@ -73,6 +73,10 @@ def test_exact_keyword_match_counts_as_relevant():
     assert abstained([hit], 0.2, "firewall of France")  # "france" is not in the chunk
     assert abstained([_hit(0.12, {"vector": 1}, text)], 0.2, "firewall")  # BM25 did not find it
     assert abstained([hit], 0.2, "the of and")  # nothing but stop words
+    # matched as BM25 matches: by stem ("upgrade" in a section titled "Upgrading")
+    up = _hit(0.03, {"bm25": 1}, "Upgrading\n\nStop the workers, install the new wheel, start them again.")
+    assert not abstained([up], 0.2, "How do I upgrade?")
+    assert abstained([up], 0.2, "How do I downgrade?")
 
 
 def test_best_similarity_of_all_candidates_decides_not_just_the_returned_hits():

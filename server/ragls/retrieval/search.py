@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ragls.answer.extractive import sentence_focus
-from ragls.core.analysis import word_set
+from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import absent_names, gather, lookup_terms
 from ragls.retrieval.dedup import keep_distinct
@@ -380,8 +380,20 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
 
 
 def _keyword_match(hits: Sequence[Hit], query: str | Query) -> bool:
-    """True when a hit BM25 found holds every content word of `query` (BM25's words minus stop words)."""
+    """True when a hit BM25 found holds every content word of `query` (BM25's words minus stop words), as BM25
+    matched it: by its stem (`analysis.stems`), so "upgrade" is held by a chunk titled "Upgrading" — a short
+    question's words found by BM25 are found, though a small file's one chunk has a low cosine."""
     words = analyse(query).content_words
     if not words:
         return False
-    return any("bm25" in hit.signals and _has_words(hit.chunk, words) for hit in hits)
+    return any("bm25" in hit.signals and _holds_words(hit.chunk, words) for hit in hits)
+
+
+def _holds_words(chunk, words: set[str]) -> bool:
+    """Whether the chunk's title or text holds each of `words` (BM25 query words) literally (`_has_words`) or by
+    its stem (`analysis.stems`: "upgrade" in "Upgrading")."""
+    if _has_words(chunk, words):
+        return True
+    text = f"{chunk.title}\n{chunk.text}"
+    literal, terms = word_set(text), stem_set(text)
+    return all(w in literal or (set(stems(w)) and set(stems(w)) <= terms) for w in words)
