@@ -5,8 +5,9 @@ releases or contributing (`retrieval.meta_page_weight`).
 Why: such pages mention every feature of the project once, in its own words ("async handlers", "Queue", "list all
 entries in descending order"), so on a usage question they win the fusion on common words while the guide page that
 answers sits at rank 2-8. Seen on held-out sets (issue 27: a release-notes chunk ranked 1 and led the answer; a
-contributing page's "Releasing" section ranked 1); on the dev sets a contributing chunk ranked above the gold in 4 of
-55 black questions (1 at rank 1) and in none of the others, where the changelog files are one-line `include` stubs
+contributing page's "Releasing" section ranked 1); on the dev sets a bookkeeping chunk ranked above the gold in 4 of
+55 black questions (contributing pages; 1 at rank 1) and 1 of 30 aiohttp ones (a "what's new" page at rank 1), in none
+of the others, whose changelog files are one-line `include` stubs; demoting them moved those 5 up and no first gold hit down
 (docs/benchmarks.md, "Document-kind prior"). A document prior in the sense of Kraaij, Westerveld & Hiemstra, "The
 importance of prior probabilities for entry page search" (SIGIR 2002): a factor on the fused score, not a filter —
 a bookkeeping chunk that is the only good match still ranks.
