@@ -25,8 +25,9 @@ from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import absent_names, gather, lookup_terms
 from ragls.retrieval.dedup import keep_distinct
+from ragls.retrieval.doc_kind import meta_factors
 from ragls.retrieval.focus import keyword_focus, line_span
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
@@ -142,6 +143,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     lookup = ChunkLookup(sources, known)
     bonus = _exact_match_bonus(lookup, q, rankings.get("bm25", []), settings)
     fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
+    fused = _meta_page_prior(lookup, q, fused, top_k, settings)
     stats = _term_stats(sources, per_source, q)
     absent = _absent_names(sources, per_source, q)
     report = None
@@ -283,6 +285,20 @@ def _exact_match_bonus(lookup: ChunkLookup, q: Query, bm25_ranking, settings: Re
     found = lookup(top)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
             for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
+
+
+def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings) -> list:
+    """`fused` with the bookkeeping pages' chunks (changelog, release notes, contributing; doc_kind.py) among the
+    first 2 x top_k + 10 scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
+    question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`). Only those
+    chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a
+    bookkeeping chunk further down keeps its (already lower) score."""
+    if settings.meta_page_weight >= 1.0 or not fused:
+        return fused
+    head = [f.key for f in fused[:2 * top_k + 10]]
+    found = lookup(head)
+    return apply_prior(fused, meta_factors(q.text, ((k, found[k]) for k in head if k in found),
+                                           settings.meta_page_weight), keep_bonus=bool(q.compounds))
 
 
 def _has_words(chunk, words: set[str]) -> bool:

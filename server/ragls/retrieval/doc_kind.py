@@ -1,0 +1,79 @@
+"""Document-kind prior: chunks of a project's own bookkeeping pages — changelog / release notes / history / news,
+contributing guide, authors, release process — ranked lower unless the question asks about versions, changes,
+releases or contributing (`retrieval.meta_page_weight`).
+
+Why: such pages mention every feature of the project once, in its own words ("async handlers", "Queue", "list all
+entries in descending order"), so on a usage question they win the fusion on common words while the guide page that
+answers sits at rank 2-8. Seen on held-out sets (issue 27: a release-notes chunk ranked 1 and led the answer; a
+contributing page's "Releasing" section ranked 1); on the dev sets a bookkeeping chunk ranked above the gold in 4 of
+55 black questions (contributing pages; 1 at rank 1) and 1 of 30 aiohttp ones (a "what's new" page at rank 1), in none
+of the others, whose changelog files are one-line `include` stubs; demoting them moved those 5 up and no first gold hit down
+(docs/benchmarks.md, "Document-kind prior"). A document prior in the sense of Kraaij, Westerveld & Hiemstra, "The
+importance of prior probabilities for entry page search" (SIGIR 2002): a factor on the fused score, not a filter —
+a bookkeeping chunk that is the only good match still ranks.
+
+A chunk is a bookkeeping page's when (any of):
+- a part of its path (a folder, or the file name without its extension) is one of `_META_NAMES` after lower-casing
+  and dropping everything but letters (`CHANGES.rst`, `changelog.d/`, `release-notes.md`, `docs/contributing/the_basics.md`,
+  `HISTORY.md`; not `ch14-01-release-profiles.md`);
+- its page title (the first part of its heading path) starts with one of `_META_TITLES` ("Changelog", "Release
+  Notes", "What's new", "Contributing", ...);
+- a part of its heading path is a version heading (`2.0.1`, `Version 0.47.3 (August 24, 2025)`, `v25.1.0 - 2025-01-
+  29`): the structure of a changelog whatever the file is called.
+
+A question is about those pages when it names a version number (`2.0`, `v3`), or a word of `_ASKS` (version,
+release, changelog, deprecated, added in, contribute, pull request, ...): then no chunk is demoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ragls.core.ir import Chunk
+
+# Path parts (letters only, lower-cased) of bookkeeping pages.
+_META_NAMES = frozenset({
+    "changelog", "changelogs", "changes", "history", "news", "releasenotes", "releases", "whatsnew",
+    "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
+})
+_META_TITLES = re.compile(
+    r"\s*(change\s*log|changes\b|release\s+notes|release\s+history|version\s+history|history\b|news\b|"
+    r"what'?s\s+new|contributing|contributors|how\s+to\s+contribute|authors\b|release\s+process|releasing\b)",
+    re.IGNORECASE)
+# A heading that is a version: "2.0.1", "v25.1.0", "Version 0.47.3 (August 24, 2025)", "1.2.0 - 2024-01-01",
+# "3.0.0rc1", "[1.4.0] - 2023-05-02" (Keep a Changelog).
+_VERSION_HEADING = re.compile(
+    r"\s*\[?(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|dev|post)\d*)?\]?"
+    r"\s*(?:$|[(\-–—:,]|\d{4}-\d\d-\d\d|\(?(?:released\s+)?\w+\s+\d{1,2},?\s+\d{4})", re.IGNORECASE)
+# Words of a question about versions, changes or contributing (matched on the lower-cased question).
+_ASKS = re.compile(
+    r"\b(v?\d+\.\d+|v\d+|versions?|versioned|releases?|released|releasing|change\s*logs?|changed|"
+    r"what'?s\s+new|new\s+in|added\s+in|introduced|deprecat\w*|removed|history|since\s+(?:which|what)|upgrad\w*|"
+    r"breaking|backwards?[-\s]incompatib\w*|migrat\w*|contribut\w*|pull\s+requests?|maintainers?|authors?|"
+    r"credits?|news\s+fragments?|when\s+(?:was|were|did)\b.*\b(?:added|introduced|dropped))\b")
+
+
+def is_meta_page(chunk: Chunk) -> bool:
+    """True when `chunk` belongs to a changelog / release-notes / contributing / authors page (module docstring)."""
+    parts = [p.split(".", 1)[0] or p for p in chunk.path.replace("\\", "/").split("/")]
+    if any(re.sub(r"[^a-z]", "", p.lower()) in _META_NAMES for p in parts):
+        return True
+    headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
+    if headings and _META_TITLES.match(headings[0]):
+        return True
+    return any(_VERSION_HEADING.match(h) for h in headings)
+
+
+def asks_about_changes(question: str) -> bool:
+    """True when `question` asks about versions, releases, changes or contributing (module docstring): the
+    bookkeeping pages are then not demoted."""
+    return _ASKS.search(question.lower()) is not None
+
+
+def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose chunk is a bookkeeping page's, {} when `weight` is 1 (off) or
+    the question asks about changes. `weight` in [0, 1] multiplies the chunk's fused score (`fuse.apply_prior`)."""
+    if weight >= 1.0 or asks_about_changes(question):
+        return {}
+    return {key: weight for key, chunk in chunks if is_meta_page(chunk)}

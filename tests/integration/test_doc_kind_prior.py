@@ -1,0 +1,79 @@
+"""The document-kind prior on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/doc_kind.py,
+`retrieval.meta_page_weight`): a changelog entry that repeats a guide page's words outranks that guide page on a
+usage question with the prior off (1.0), and ranks below it with the default; a question about versions or changes
+still gets the changelog first; the chunk is demoted, not dropped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ragls.config.trust import trust as trust_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+GUIDE = """# Background work
+
+Some work should not delay the reply. Attach a `BackgroundTask` to the response object; it is awaited
+once the response has been sent, so the client does not wait for it.
+
+```python
+return JSONResponse(data, background=BackgroundTask(send_welcome_email, user))
+```
+"""
+CHANGES = """# Release notes
+
+## 2.1.0 (March 3, 2024)
+
+- Run background tasks after the response is sent to the client, so the client does not wait for work
+  attached to a response.
+- Fix the reply of streaming responses when the client disconnects.
+
+## 2.0.0 (January 9, 2024)
+
+- Drop support for Python 3.8.
+"""
+QUESTION = "How do I run some work after the response is sent so the client does not wait for it?"
+ASKS = "In which version did background tasks start to run after the response is sent to the client?"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder: Path = tmp_path_factory.mktemp("kind") / "docs"
+    folder.mkdir()
+    (folder / "background.md").write_text(GUIDE)
+    (folder / "release-notes.md").write_text(CHANGES)
+    for i, topic in enumerate(["routing", "templates", "static files", "sessions", "websockets"]):
+        (folder / f"topic{i}.md").write_text(f"# {topic.title()}\n\nHow the framework handles {topic}: "
+                                             f"configure {topic} in the application settings.\n")
+    index = tmp_path_factory.mktemp("index")
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
+    w = RagWorkspace([folder])
+    w.index()
+    w.close()
+    return folder
+
+
+def paths(folder: Path, question: str, weight: float | None) -> list[str]:
+    layers = [{"retrieval": {"meta_page_weight": weight}}] if weight is not None else []
+    ws = RagWorkspace([folder], layers, read_only=True)
+    try:
+        return [h.chunk.path for h in ws.retrieve(question, top_k=5)]
+    finally:
+        ws.close()
+
+
+def test_changelog_entry_ranks_below_the_guide_on_a_usage_question(folder):
+    assert paths(folder, QUESTION, 1.0)[0] == "release-notes.md"  # the prior off: the changelog wins
+    got = paths(folder, QUESTION, None)  # the default
+    assert got[0] == "background.md"
+    assert "release-notes.md" in got  # demoted, not dropped
+
+
+def test_a_question_about_versions_keeps_the_changelog_first(folder):
+    assert paths(folder, ASKS, None)[0] == paths(folder, ASKS, 1.0)[0] == "release-notes.md"

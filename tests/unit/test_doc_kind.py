@@ -1,0 +1,61 @@
+"""The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
+bookkeeping pages, which questions ask about changes, and the fused-score arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.core.ir import Chunk, LineSpan
+from ragls.retrieval.doc_kind import asks_about_changes, is_meta_page, meta_factors
+from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
+
+
+def chunk(path: str, title: str = "") -> Chunk:
+    return Chunk(id=path, path=path, text="text", span=LineSpan(0, 0, 1, 0), text_hash=path, title=title)
+
+
+@pytest.mark.parametrize("path,title", [
+    ("CHANGES.rst", ""), ("docs/release-notes.md", "Release Notes > 0.47.3 (August 24, 2025)"),
+    ("docs/contributing/the_basics.md", "Contributing Basics"), ("HISTORY.md", ""), ("changelog.d/123.md", ""),
+    ("whats_new_3_0.rst", ""), ("AUTHORS", ""), ("guide.md", "Changelog > Unreleased"),
+    ("guide.md", "What's new in 3.0"), ("notes.md", "Project > 2.0.1 (2024-01-02)"),
+    ("notes.md", "Project > v25.1.0 - 2025-01-29"), ("notes.md", "Project > [1.4.0] - 2023-05-02"),
+])
+def test_bookkeeping_pages_are_recognised(path, title):
+    assert is_meta_page(chunk(path, title))
+
+
+@pytest.mark.parametrize("path,title", [
+    ("ch14-01-release-profiles.md", "Customizing Builds with Release Profiles"), ("advanced-usage.rst", "TLS"),
+    ("v2-migration-guide.rst", "Migrating to 2.x"), ("guide.md", "Python 3.9 support > Setup"),
+    ("guide.md", "Versioning > Pinning"), ("reference/contrib/socks.rst", "SOCKS proxies"),
+])
+def test_guide_pages_are_not(path, title):
+    assert not is_meta_page(chunk(path, title))
+
+
+@pytest.mark.parametrize("question,asks", [
+    ("How do I send a JSON body?", False), ("Can Black just show me what it would change?", False),
+    ("What changed in 2.0?", True), ("When was the retry option added?", True), ("Is foo() deprecated?", True),
+    ("In which release did Black stop running on Python 3.9?", True), ("How do I contribute a fix?", True),
+])
+def test_questions_about_changes(question, asks):
+    assert asks_about_changes(question) is asks
+
+
+def test_factors_only_for_bookkeeping_chunks_and_not_when_asked_or_off():
+    pairs = [("a", chunk("CHANGES.md")), ("b", chunk("guide.md"))]
+    assert meta_factors("How do I stream a body?", pairs, 0.6) == {"a": 0.6}
+    assert meta_factors("What changed in 2.0?", pairs, 0.6) == {}
+    assert meta_factors("How do I stream a body?", pairs, 1.0) == {}
+
+
+def test_prior_scales_the_score_and_withdraws_the_bonus():
+    fused = reciprocal_rank_fusion({"vector": ["log", "guide"], "bm25": ["log", "guide"]}, k=60,
+                                   bonus={"log": 0.05})
+    assert [f.key for f in fused] == ["log", "guide"]
+    out = apply_prior(fused, {"log": 0.6})
+    assert [f.key for f in out] == ["guide", "log"]
+    log = out[1]
+    assert log.score == pytest.approx(0.6 * (1.125 / 61 + 1.0 / 61))
+    assert sum(log.contributions.values()) == pytest.approx(log.score)
+    assert apply_prior(fused, {}) is fused
