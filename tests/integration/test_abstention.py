@@ -206,6 +206,9 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     assert question_names("My app on localhost:3000 calls https://api.mycompany.com/v2 and /users/me; "
                           "how do I allow that origin?") == []
     assert question_names("Does api.mycompany.com:8443 work over HTTP/3?") == ["HTTP/3"]
+    # a dotted API name is a name, though its last part reads like a top-level domain
+    assert question_names("Does threading.local or request.app or socket.io or os.path.join work here?") == \
+        ["threading.local", "request.app", "socket.io", "os.path.join"]
     assert question_names("Which variable is this?\n\nSelected text (a.py:1-2):\n```\nKerberos = 1\n```") == []
     for question in ("Which variable holds the PostgreSQL connection string?",
                      "What does retryBudgetPercent protect a struggling backend from?"):
@@ -423,6 +426,9 @@ def test_which_questions_ask_for_a_value():
     assert value_stated("amount", ["timeout"], ["By default, requests do not time out unless a timeout is set."])
     assert value_stated("amount", ["session"], ["A session cookie never expires on its own."])
     assert not value_stated("amount", ["timeout"], ["A timeout can be set on every request."])
+    assert value_stated("amount", ["token"], ["A token won't expire until it is revoked."])
+    assert not value_stated("amount", ["cache"], ["Do not expire the cache by hand."])  # an order, not a value
+    assert not value_stated("amount", ["timeout"], ["There is no timeout parameter; use wait_for."])
     # an asking sentence that names no subject ("What am I doing wrong?") leaves the whole question asking
     assert asked_value("My upload hangs for minutes. What am I doing wrong?") is None
     from ragls.retrieval.asked_value import asked_sentences

@@ -19,6 +19,7 @@ def chunk(path: str, title: str = "") -> Chunk:
     ("whats_new_3_0.rst", ""), ("AUTHORS", ""), ("guide.md", "Changelog > Unreleased"),
     ("guide.md", "What's new in 3.0"), ("notes.md", "Project > 2.0.1 (2024-01-02)"),
     ("notes.md", "Project > v25.1.0 - 2025-01-29"), ("notes.md", "Project > [1.4.0] - 2023-05-02"),
+    ("notes.md", "Project > 24.1.0"), ("notes.md", "Project > 3.9.0 (2023-11-18)"), ("notes.md", "Project > 2.0 (unreleased)"),
 ])
 def test_bookkeeping_pages_are_recognised(path, title):
     assert is_meta_page(chunk(path, title))
@@ -28,6 +29,9 @@ def test_bookkeeping_pages_are_recognised(path, title):
     ("ch14-01-release-profiles.md", "Customizing Builds with Release Profiles"), ("advanced-usage.rst", "TLS"),
     ("v2-migration-guide.rst", "Migrating to 2.x"), ("guide.md", "Python 3.9 support > Setup"),
     ("guide.md", "Versioning > Pinning"), ("reference/contrib/socks.rst", "SOCKS proxies"),
+    # a numbered manual section is not a release
+    ("manual.md", "Manual > 2.1: Installing"), ("manual.md", "Manual > 4.2 - Configuration"),
+    ("manual.md", "Manual > 1.2 (optional) Setup"), ("manual.md", "Manual > 3.1 Running jobs"),
 ])
 def test_guide_pages_are_not(path, title):
     assert not is_meta_page(chunk(path, title))

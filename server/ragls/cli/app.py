@@ -32,6 +32,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     preview_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
+from ragls.core.ir import MAX_TOP_K
 from ragls.core.uris import display_path, uri_to_path
 
 
@@ -315,18 +316,17 @@ class IntermixedParser(argparse.ArgumentParser):
             self._intermixing = False
 
 
-TOP_K_MAX = 200  # workspace.rag_workspace.MAX_TOP_K (not imported: the CLI's fast path stays light)
 
 
 def top_k_arg(text: str) -> int:
-    """argparse type of `--top-k`: an integer 1..TOP_K_MAX, so the error names the option the user typed
+    """argparse type of `--top-k`: an integer 1..MAX_TOP_K, so the error names the option the user typed
     ("argument --top-k: ...") instead of the protocol's field (topK)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a whole number of chunks is needed, got {text!r}") from None
-    if not 1 <= value <= TOP_K_MAX:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {TOP_K_MAX}, got {value}")
+    if not 1 <= value <= MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_TOP_K}, got {value}")
     return value
 
 

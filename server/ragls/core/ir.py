@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The most hits one request may ask for (rag/query and rag/ask topK, `ragls query/ask --top-k`): a bound on the
+# work and the reply one request can cause, far above any useful top_k (default 5).
+MAX_TOP_K = 200
+
 
 @dataclass(frozen=True)
 class LineSpan:

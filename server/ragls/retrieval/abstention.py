@@ -419,10 +419,14 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}")
 # a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
 _NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
 # The user's own literals, which docs never need to mention: an address with a port (localhost:3000,
-# 127.0.0.1:8080), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app, ./build), a host name
-# under a common top-level domain (api.mycompany.com). Not a name a question asks about (`question_names`).
-_USER_LITERAL = re.compile(r"[\w.-]+:\d+(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*|(?:~|\.{1,2})?/[\w.{}~@%+-]*(?:/[\w.{}~@%+-]*)*"
-                           r"|(?:[\w-]+\.)+(?:com|org|net|io|dev|app|local|localhost|internal|test|example|co|ai)")
+# 127.0.0.1:8080, db.internal.example.com:5432), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app,
+# ./build), a host name under a top-level domain (api.mycompany.com, db.internal.io; with one dot only under
+# com/org/net: example.com, not threading.local, request.app or socket.io, which are names; never os.path.join).
+# Not a name a question asks about (`question_names`).
+_HOST = (r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]+\.(?:com|org|net)|(?:[a-z0-9-]+\.){2,}"
+         r"(?:com|org|net|io|dev|app|cloud|local|lan|internal|test|example|co|ai|edu|gov))")
+_USER_LITERAL = re.compile(_HOST + r"(?::\d+)?(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*"
+                           r"|(?:~|\.{1,2})?/[\w.{}~@%+-]*(?:/[\w.{}~@%+-]*)*")
 # Lower-case words joined by "-" (--line-length, `cargo-fuzz`): kebab case, how CLI options, tools and config keys
 # are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
 # docs may write a part closed up with a prefix (multi-threaded / multithreaded)

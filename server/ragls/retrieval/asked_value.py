@@ -71,8 +71,9 @@ _REFERENCE = re.compile(r"\b(?:listing|chapter|figure|fig|table|section|appendix
                         r"v)\s?\d[\d.-]*", re.IGNORECASE)
 AMOUNT = re.compile(r"(?<![A-Za-z_])\d[\d,._]*(?:\s*[A-Za-z%]+)?|\b(?:" + _NUMBER_WORDS + r")\b|\bunlimited\b|"
                     r"\bno (?:\w+ )?limit\b|\bunbounded\b|\binfinite(?:ly)?\b|\bforever\b|\bindefinitely\b|\bNone\b|\bnull\b|"
-                    r"\b(?:do|does|will|would|can|did)(?:\s+not|n't|n’t)\s+(?:ever\s+)?(?:time\s?out|expire)|"
-                    r"\bnever\s+(?:times?\s?out|expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b",
+                    r"(?<!^)(?<![.!?]\s)\b(?:do|does|will|would|can|did|wo|ca)(?:\s+not|n't|n’t)\s+(?:ever\s+)?(?:time\s?out|expire)|"
+                    r"\bcannot\s+(?:ever\s+)?(?:time\s?out|expire)|"
+                    r"\bnever\s+(?:times?\s?out|expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b(?!\s+(?:parameter|argument|option|setting|field))",
                     re.IGNORECASE)
 _LITERAL = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|'[^'\n]+'|\b(?:True|False|true|false|on|off|enabled|disabled)\b")
 _DEFAULT_IS = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\b\s*\S|\bdefault\s*:\s*\S", re.IGNORECASE)

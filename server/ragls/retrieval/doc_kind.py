@@ -42,10 +42,14 @@ _META_TITLES = re.compile(
     r"what'?s\s+new|contributing|contributors|how\s+to\s+contribute|authors\b|release\s+process|releasing\b)",
     re.IGNORECASE)
 # A heading that is a version: "2.0.1", "v25.1.0", "Version 0.47.3 (August 24, 2025)", "1.2.0 - 2024-01-01",
-# "3.0.0rc1", "[1.4.0] - 2023-05-02" (Keep a Changelog).
+# "3.0.0rc1", "[1.4.0] - 2023-05-02" (Keep a Changelog), "3.9.0 (2023-11-18)", "2.0 (unreleased)": the version alone or
+# followed by a date or a release state — not a numbered manual section ("2.1: Installing", "4.2 - Configuration").
+_DATE = r"(?:\d{4}-\d\d-\d\d|[A-Za-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+[A-Za-z]+\.?\s+\d{4}|" \
+        r"(?:un)?released\b|yanked\b|not\s+yet\s+released|in\s+development)"
 _VERSION_HEADING = re.compile(
     r"\s*\[?(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|dev|post)\d*)?\]?"
-    r"\s*(?:$|[(\-–—:,]|\d{4}-\d\d-\d\d|\(?(?:released\s+)?\w+\s+\d{1,2},?\s+\d{4})", re.IGNORECASE)
+    r"\s*(?:$|\(\s*(?:released\s+(?:on\s+)?)?" + _DATE + r"|[-–—:,]\s*(?:released\s+(?:on\s+)?)?" + _DATE + r"|" + _DATE + r")",
+    re.IGNORECASE)
 # Words of a question about versions, changes or contributing (matched on the lower-cased question).
 _ASKS = re.compile(
     r"\b(v?\d+\.\d+|v\d+|versions?|versioned|releases?|released|releasing|change\s*logs?|changed|"

@@ -20,7 +20,7 @@ from ragls.config.settings import OldName, Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
-from ragls.core.ir import Answer, Chunk, Hit
+from ragls.core.ir import MAX_TOP_K, Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
@@ -589,7 +589,6 @@ class RagWorkspace:
         self.embedder.close()  # worker processes of embedding.parallel
 
 
-MAX_TOP_K = 200  # the most chunks one request may ask for (`ragls query --top-k` checks the same bound)
 
 
 def check_top_k(top_k: Any) -> int | None:
