@@ -239,15 +239,15 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
     solution is to run the tests one at a time." then "If you want more control over the number of threads used,
     you can send the `--test-threads` flag ... Take a look at the following example:" and `cargo test --
     --test-threads=1`). The prose says what to do, the next sentence names how; shown as one passage under the
-    first one's citation, and not quoted again on its own. List items and table rows are whole units of their own
+    first one's citation. A next sentence the answer quotes anyway stays where it is (two answering sentences of
+    one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
+    ..." each answer one part of a question). List items and table rows are whole units of their own
     and are never joined (`_ITEM_LINE`); a longer block after the next sentence is an example of something else
     more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
     them")."""
     out: list[tuple[int, Unit]] = []
-    done: set[tuple[int, int, str]] = set()
+    quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
-        if (n, unit.line, unit.sentence) in done:
-            continue
         hit = hits.get(n)
         if hit is not None and unit.line >= 0 and not unit.attached \
                 and not pointed_at(identifier_words(unit.scored_text), query):
@@ -257,9 +257,9 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
             if nxt is not None and nxt.line - unit.end <= 2 and not _ITEM_LINE.match(lines[unit.line]) \
                     and not _ITEM_LINE.match(lines[nxt.line]) and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
                     and pointed_at(identifier_words(nxt.text), query) \
-                    and not any(k == n and (m.line == nxt.line or _quotes(m, nxt)) for k, m in out):
+                    and (n, nxt.line, nxt.sentence) not in quoted \
+                    and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
-                done.add((n, nxt.line, nxt.sentence))
         out.append((n, unit))
     return out
 
