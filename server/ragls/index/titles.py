@@ -15,7 +15,7 @@ from ragls.core.ir import Chunk
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
 from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
-from ragls.index.headings import heading_paths
+from ragls.index.headings import heading_paths, text_headings
 
 
 def focus_title(chunk: Chunk, line: int) -> str:
@@ -147,3 +147,20 @@ def _markdown_focus_title(text: str, title: str, line: int) -> str:
             stack.pop()
         stack.append((level, name))
     return " > ".join([*prefix, *(n for _, n in stack if n)])
+
+
+def document_headings(text: str, path: str) -> list[tuple[int, str]]:
+    """(0-based line, plain name) of the headings of a document `text` named `path`, in order, read as the chunker
+    reads them. Markdown (`sources.load.kind_for`): markdown-it's ATX and setext headings, so a "# comment" line in
+    fenced or indented code is none; other text: `index.headings.text_headings` ("# x", "= x", Org "* x", titles
+    underlined with a punctuation row at least as long); code files: []. Headings without words are left out.
+    Used where only part of a file is at hand (the added lines of a diff, `commit.message.added_sections`)."""
+    from ragls.sources.load import kind_for
+
+    kind = kind_for(path)
+    if kind == "markdown":
+        return [(line, name) for line, _, name in _markdown_headings(text) if name]
+    if kind != "text":
+        return []
+    starts = LineIndex(text).starts
+    return [(bisect.bisect_right(starts, offset) - 1, name) for offset, name in text_headings(text, starts, path)]
