@@ -188,7 +188,8 @@ def test_a_symlink_to_a_device_shows_the_section(tmp_path):
 def test_a_symlink_out_of_the_folder_is_not_read(tmp_path):
     """A folder is untrusted input: nothing may read outside it. `api.rst -> ../outside/s.rst` whose heading at the
     line is the same section under another parent must not show that parent (an editor's source, an MCP agent's
-    tool result); a symlink to a file inside the folder is read as the file."""
+    tool result), nor may one to a secret file inside it; a symlink to a file inside the folder is read as the
+    file."""
     folder, outside = tmp_path / "folder", tmp_path / "outside"
     folder.mkdir()
     outside.mkdir()
@@ -196,6 +197,10 @@ def test_a_symlink_out_of_the_folder_is_not_read(tmp_path):
     chunk, at = _api_chunk(folder)
     (folder / "api.rst").symlink_to(outside / "s.rst")
     assert _guarded_focus_title(chunk, at) == "Timeouts"
+    (folder / "api.rst").unlink()
+    (folder / ".env").write_text(API.replace("Client Session\n--------------", "Env Secret\n----------"))
+    (folder / "api.rst").symlink_to(folder / ".env")  # a secret file is never read (sources.exclude_secrets)
+    assert focus_title(chunk, at) == "Timeouts"
     (folder / "api.rst").unlink()
     (folder / "docs").mkdir()
     (folder / "docs" / "real.rst").write_text(API)

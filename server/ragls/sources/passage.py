@@ -17,7 +17,7 @@ from ragls.core.ir import Document
 from ragls.core.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
 from ragls.sources.convert import load_source
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import inside_folder
+from ragls.sources.walk import SECRET_FILE, inside_folder, secret_file
 
 MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
 # ... and at most this many characters (~5k tokens): 400 lines of prose are ~30k characters, but one line of minified
@@ -139,11 +139,15 @@ def read_back(folder: Path | str, rel: str, max_file_bytes: int, loaders: dict[s
     only — a FIFO would block open(), a device never ends — and reads at most `max_file_bytes` bytes; converted
     and loader-read types as indexed), with secret values masked when `mask` (`redact.mask_secrets`, same length
     and lines). Its real path must lie inside `folder` (`walk.inside_folder`: no symlink or `..` escape; a folder is
-    untrusted input). Returns the `Document`, or Skipped(rel, reason): "outside the folder" or a reason of
-    `load_source`. Never raises for file problems. Users: `read_indexed_text`, and a source's heading path
+    untrusted input) and, when `mask`, not be a secret file (`walk.secret_file`: `.env`, `*.pem`, ...). Returns the
+    `Document`, or Skipped(rel, reason): "outside the folder", `walk.SECRET_FILE` or a reason of `load_source`.
+    Never raises for file problems. Users: `read_indexed_text`, and a source's heading path
     (`index.titles.focus_title`, read at display time)."""
-    if inside_folder(Path(folder), Path(key_path(rel))) is None:
+    real = inside_folder(Path(folder), Path(key_path(rel)))
+    if real is None:
         return Skipped(rel, "outside the folder")
+    if mask and secret_file(real):  # an indexed name now linking to `.env`: never read, as the indexer
+        return Skipped(rel, SECRET_FILE)
     loaded = load_source(Path(folder), rel, max_file_bytes, loaders, timeout_s=timeout_s)
     if isinstance(loaded, Skipped) or not mask:
         return loaded
