@@ -75,7 +75,8 @@ def test_identifier_abbreviating_a_question_word_answers(embedder):
             "A buffer can be shared between threads.")
     answer = extractive_answer("How do I iterate over a text buffer by characters?", [(1, _hit(text))],
                                max_sentences=2, embed=embedder.embed_documents)
-    assert "- For individual Unicode scalar values, use the `chars` method [1]." in _bullets(answer)
+    # quoted on its own or read with the sentence before it, which announces it (`_completed`)
+    assert any(b.endswith("For individual Unicode scalar values, use the `chars` method [1].") for b in _bullets(answer))
 
 
 def test_rest_links_and_literals_read_as_text(embedder):
@@ -469,3 +470,26 @@ def test_a_question_in_the_docs_is_quoted_with_its_answer(embedder):
     assert bullets[0] == ("- Q: Why do my jobs run twice? A: A job that exceeds its timeout is killed and retried; "
                           "make jobs idempotent [1]."), answer
     assert not any(b.rstrip().endswith("?") for b in bullets)
+
+
+def test_a_lead_in_is_quoted_with_the_sentence_naming_what_it_announces(embedder):
+    """The sentence that reads closest to the question says there is a way ("you can turn this off with an option
+    of the test client") and the sentence right after it, in the next paragraph, names it with its one code line:
+    the two are one passage (`_completed`), so even a one-passage answer holds `raise_server_errors=False`.
+    Before, the lead-in was quoted alone. A sentence after it naming nothing the question points at is not added."""
+    text = ("## Checking error pages\n\nThe test client raises any exception your handlers raise, so a failing test "
+            "shows the traceback. When you want\nto check the error page your users would see instead, you can turn "
+            "this off with an option of the test client.\n\nCreate it with `raise_server_errors=False`, then request "
+            "the failing page:\n\n```python\nclient = TestClient(app, raise_server_errors=False)\n"
+            "response = client.get(\"/broken\")\n```\n")
+    question = "How do I see the error page in a test instead of the exception being raised?"
+    answer = extractive_answer(question, [(1, _hit(text, "testing.md"))], max_sentences=1,
+                               embed=embedder.embed_documents)
+    lead = ("- When you want to check the error page your users would see instead, you can turn this off with an "
+            "option of the test client")
+    assert _bullets(answer) == [f"{lead}. Create it with `raise_server_errors=False`, then request the failing page [1]:"]
+    assert "client = TestClient(app, raise_server_errors=False)" in answer
+    plain = text.split("Create it")[0] + "Then open the page that fails and read what it says.\n"
+    answer = extractive_answer(question, [(1, _hit(plain, "testing.md"))], max_sentences=1,
+                               embed=embedder.embed_documents)
+    assert _bullets(answer) == [f"{lead} [1]."], answer

@@ -200,3 +200,31 @@ def test_a_doc_that_gains_sections_says_which():
     code = FileDiff("app.py", "modified", added=2, hunks=("@@ -1,0 +2,2 @@\n+# Notes\n+x = 1",))
     assert added_sections(reworded) == added_sections(rewrite) == added_sections(code) == []
     assert deterministic_message([md, rst], "conventional")[0].startswith("docs: update ")
+
+
+def test_a_comment_in_an_added_code_block_is_no_section():
+    """"# install …" inside an added ```sh fence is shell, not a heading: the subject stays "update setup.md"; a real
+    section whose body holds such a block is named alone."""
+    from ragls.commit.message import added_sections, deterministic_message
+
+    [fence] = parse_diff(b"diff --git a/docs/setup.md b/docs/setup.md\n--- a/docs/setup.md\n+++ b/docs/setup.md\n"
+                         b"@@ -10,0 +11,6 @@\n+To work on ragls itself:\n+\n+```sh\n"
+                         b"+# install the dev dependencies\n+pip install -e '.[dev]'\n+```\n")
+    assert added_sections(fence) == []
+    assert deterministic_message([fence], "conventional")[0].startswith("docs: update setup.md\n")
+    section = FileDiff("docs/configuration.md", "modified", added=7, hunks=(
+        "@@ -18,0 +19,7 @@\n+## Metrics\n+\n+```toml\n+# scrape every 15 s\n+metrics_port = 9100\n+```\n+Done.",))
+    assert added_sections(section) == ["Metrics"]
+    assert deterministic_message([section], "conventional")[0].startswith(
+        "docs: add Metrics section to configuration.md\n")
+
+
+def test_a_title_and_an_underline_from_separate_added_runs_are_no_section():
+    """Added lines are read run by run: "+See also", a context line, "+==========" is no reST title."""
+    from ragls.commit.message import added_sections, deterministic_message
+
+    [split] = parse_diff(b"diff --git a/docs/deploy.rst b/docs/deploy.rst\n--- a/docs/deploy.rst\n"
+                         b"+++ b/docs/deploy.rst\n@@ -4,2 +4,4 @@\n Stop the workers.\n+See also\n"
+                         b" Restart them.\n+==========\n")
+    assert added_sections(split) == []
+    assert deterministic_message([split], "conventional")[0].startswith("docs: update deploy.rst\n")

@@ -131,3 +131,92 @@ def test_rest_source_title_is_the_heading_path_read_from_the_file(tmp_path):
     (tmp_path / "api.rst").write_text(API.replace("Timeouts\n^^^^^^^^", "Deadlines\n^^^^^^^^^"))
     assert focus_title(chunk, at) == "Timeouts"  # the file changed: its heading there is no longer the section
     assert focus_title(replace(chunk, folder=""), at) == "Timeouts"  # no file behind it
+
+
+def _api_chunk(folder, name="api.rst"):
+    """The chunk of `API` holding the "Timeouts" section's text, indexed as `name` of `folder`; (chunk, its line)."""
+    from dataclasses import replace
+
+    at = API.splitlines().index("Every request waits at most five minutes for a reply.")
+    chunks = [replace(c, folder=str(folder)) for c in chunk_document(load_text(name, API))]
+    [chunk] = [c for c in chunks if c.span.start_line <= at <= c.span.end_line]
+    return chunk, at
+
+
+def _guarded_focus_title(chunk, line, fifo=None):
+    """focus_title in a thread, so that a read that blocks (the bug: open() on a FIFO) fails the test instead of
+    hanging it; a FIFO left open is then unblocked by opening its write end. The wait is a failure guard only."""
+    import os
+    import threading
+
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(_call(focus_title, chunk, line)), daemon=True)
+    worker.start()
+    worker.join(60)
+    blocked = worker.is_alive()
+    if blocked and fifo is not None:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # the blocked reader now sees end of file
+        worker.join(10)
+    assert not blocked, "focus_title blocked"
+    return out[0]
+
+
+def _call(fn, *args):
+    try:
+        return fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - reported as the result (a MemoryError reading a device)
+        return exc
+
+
+def test_a_fifo_in_place_of_the_file_shows_the_section_and_does_not_block(tmp_path):
+    """An indexed file replaced by a FIFO: open() on it would wait for a writer forever, hanging every rag/query
+    showing it. Only regular files are read back (`sources.passage.read_back`): the section alone."""
+    import os
+
+    chunk, at = _api_chunk(tmp_path)
+    os.mkfifo(tmp_path / "api.rst")
+    assert _guarded_focus_title(chunk, at, fifo=tmp_path / "api.rst") == "Timeouts"
+
+
+def test_a_symlink_to_a_device_shows_the_section(tmp_path):
+    """`api.rst -> /dev/zero`: stat says 0 bytes, a read never ends (MemoryError). Not a regular file: not read."""
+    chunk, at = _api_chunk(tmp_path)
+    (tmp_path / "api.rst").symlink_to("/dev/zero")
+    assert _guarded_focus_title(chunk, at) == "Timeouts"
+
+
+def test_a_symlink_out_of_the_folder_is_not_read(tmp_path):
+    """A folder is untrusted input: nothing may read outside it. `api.rst -> ../outside/s.rst` whose heading at the
+    line is the same section under another parent must not show that parent (an editor's source, an MCP agent's
+    tool result), nor may one to a secret file inside it; a symlink to a file inside the folder is read as the
+    file."""
+    folder, outside = tmp_path / "folder", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (outside / "s.rst").write_text(API.replace("Client Session\n--------------", "Outside Secret\n--------------"))
+    chunk, at = _api_chunk(folder)
+    (folder / "api.rst").symlink_to(outside / "s.rst")
+    assert _guarded_focus_title(chunk, at) == "Timeouts"
+    (folder / "api.rst").unlink()
+    (folder / ".env").write_text(API.replace("Client Session\n--------------", "Env Secret\n----------"))
+    (folder / "api.rst").symlink_to(folder / ".env")  # a secret file is never read (sources.exclude_secrets)
+    assert focus_title(chunk, at) == "Timeouts"
+    (folder / "api.rst").unlink()
+    (folder / "docs").mkdir()
+    (folder / "docs" / "real.rst").write_text(API)
+    (folder / "api.rst").symlink_to(folder / "docs" / "real.rst")
+    assert focus_title(chunk, at) == "Client Session > Timeouts"
+
+
+def test_a_file_with_too_many_headings_shows_the_section(tmp_path):
+    """The display-time read is bounded (titles.FILE_PATH_MAX_HEADINGS and the other FILE_PATH_MAX_* bounds): a
+    file of thousands of headings (the reviewer's: 4 MB, 450k headings, 2.5 s and 64 MB on first display) shows the
+    section alone; the same file under the bound shows the path."""
+    from ragls.index.titles import FILE_PATH_MAX_HEADINGS
+
+    chunk, at = _api_chunk(tmp_path)
+    many = "".join(f"Extra {n}\n{'-' * 12}\n\n" for n in range(FILE_PATH_MAX_HEADINGS))
+    (tmp_path / "api.rst").write_text(API + "\n" + many)
+    assert focus_title(chunk, at) == "Timeouts"
+    (tmp_path / "api.rst").write_text(API + "\n" + many[:many.index("Extra 10\n")])
+    assert focus_title(chunk, at) == "Client Session > Timeouts"

@@ -18,6 +18,18 @@ def test_least_recently_used_goes_first():
     assert len(lru) == 0 and lru.get("a") is None
 
 
+def test_a_weighed_lru_holds_at_most_its_weight():
+    """With `weigh`, the bound is the total weight (index/titles.py bounds files' heading paths so): the least
+    recently used go first until the rest fit; a value heavier than the whole cache is not stored."""
+    lru: LRU[str] = LRU(10, weigh=len)
+    lru.put("a", "aaaa")
+    lru.put("b", "bbbb")
+    lru.put("c", "cccc")
+    assert (lru.get("a"), lru.get("b"), lru.get("c")) == (None, "bbbb", "cccc")
+    lru.put("b", "b" * 11)
+    assert lru.get("b") is None and lru.get("c") == "cccc" and len(lru) == 1
+
+
 def test_threads_share_it():
     lru: LRU[int] = LRU(100)
 

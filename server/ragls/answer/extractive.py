@@ -56,6 +56,7 @@ OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its con
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
+_ITEM_LINE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||:[^:\s][^:]*:)")  # a list item, table row or reST field
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
@@ -220,12 +221,52 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             picked.append((n, unit))
             break
+    picked = _completed(picked, dict(sources), query)
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query))
                           for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
+               ) -> list[tuple[int, Unit]]:
+    """`picked` with each sentence that names no identifier the question's words point at (`pointed_at`) read
+    with the sentence right after it in its chunk (the same paragraph or the next, only a blank line between)
+    when that one names one, in its own words or in the code of at most SHORT_CODE_LINES lines it shows
+    (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
+    solution is to run the tests one at a time." then "If you want more control over the number of threads used,
+    you can send the `--test-threads` flag ... Take a look at the following example:" and `cargo test --
+    --test-threads=1`). The prose says what to do, the next sentence names how; shown as one passage under the
+    first one's citation. A next sentence the answer quotes anyway stays where it is (two answering sentences of
+    one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
+    ..." each answer one part of a question). List items and table rows are whole units of their own
+    and are never joined (`_ITEM_LINE`); a longer block after the next sentence is an example of something else
+    more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
+    them")."""
+    out: list[tuple[int, Unit]] = []
+    quoted = {(n, u.line, u.sentence) for n, u in picked}
+    for n, unit in picked:
+        hit = hits.get(n)
+        if hit is not None and unit.line >= 0 and not unit.attached \
+                and not pointed_at(identifier_words(unit.scored_text), query):
+            found, lines = units(hit.chunk.text), hit.chunk.text.split("\n")
+            at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
+            nxt = with_code_after(found[at + 1], query) if at is not None and at + 1 < len(found) else None
+            if nxt is not None and nxt.line - unit.end <= 2 and not _ITEM_LINE.match(lines[unit.line]) \
+                    and not _ITEM_LINE.match(lines[nxt.line]) and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
+                    and pointed_at(identifier_words(nxt.text), query) \
+                    and (n, nxt.line, nxt.sentence) not in quoted \
+                    and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
+                unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
+        out.append((n, unit))
+    return out
+
+
+def _code_lines(block: str) -> int:
+    """The lines of `block` (a list or code block as `Unit.attached` shows it) that are not blank or fences."""
+    return sum(1 for x in block.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
 
 
 def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
@@ -321,7 +362,7 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
-    short = sum(1 for x in unit.code_after.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
+    short = _code_lines(unit.code_after)
     if not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")

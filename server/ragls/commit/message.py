@@ -20,6 +20,7 @@ from ragls.commit import gitdiff
 from ragls.commit.gitdiff import FileDiff
 from ragls.config.settings import Settings
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
+from ragls.index.titles import document_headings
 
 if TYPE_CHECKING:
     from ragls.llm.chat import ChatModel
@@ -388,36 +389,34 @@ def adds_definition(f: FileDiff) -> bool:
                for hunk in f.hunks for line in hunk.split("\n")[1:])
 
 
-_ATX_HEADING = re.compile(r"#{1,6}[ \t]+(\S.*?)[ \t]*#*[ \t]*")
-_REST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}[ \t]*")
-
-
-def _headings(lines: list[str]) -> list[str]:
-    """Section titles among consecutive diff lines of one side (without their +/- mark): Markdown `## Title`, and
-    a reST title followed by its underline (`Title` then `-----` at least as long)."""
-    found = []
-    for i, line in enumerate(lines):
-        if m := _ATX_HEADING.fullmatch(line):
-            found.append(m.group(1))
-        elif (line.strip() and i + 1 < len(lines) and _REST_UNDERLINE.fullmatch(lines[i + 1])
-              and len(lines[i + 1].rstrip()) >= len(line.rstrip()) and not _REST_UNDERLINE.fullmatch(line)):
-            found.append(line.strip())
-    return found
+def _runs(hunk: str, mark: str) -> list[str]:
+    """The runs of consecutive `mark` ("+" or "-") lines of `hunk`, each as text without the marks."""
+    runs: list[list[str]] = []
+    prev = False
+    for line in hunk.split("\n")[1:]:
+        if (this := line.startswith(mark)):
+            if not prev:
+                runs.append([])
+            runs[-1].append(line[1:])
+        prev = this
+    return ["\n".join(run) for run in runs]
 
 
 def added_sections(f: FileDiff) -> list[str]:
     """Titles of the sections a modified documentation file gains: headings on added lines whose text no removed
-    line had (a reworded heading is an edit, not a new section), in diff order, each once. [] for other files and
-    for a change that removes more than a third as many lines as it adds (a rewrite, not an addition)."""
+    line had (a reworded heading is an edit, not a new section), in diff order, each once. Each run of consecutive
+    added (removed) lines is read on its own by the indexer's heading reader (`index.titles.document_headings`):
+    a "# comment" in an added fenced code block is no heading, nor is a title whose underline was added in another
+    run. [] for other files and for a change that removes more than a third as many lines as it adds (a rewrite,
+    not an addition)."""
     if f.status != "modified" or f.kind != "text" or path_category(f.path) != "docs" or f.removed * 3 > f.added:
         return []  # mostly a rewrite: the new headings are not what the change is about
-    added, removed = [], []
+    added: list[str] = []
+    removed: list[str] = []
     for hunk in f.hunks:
-        plus, minus = [], []
-        for line in hunk.split("\n")[1:]:
-            (plus if line.startswith("+") else minus if line.startswith("-") else []).append(line[1:])
-        added += _headings(plus)
-        removed += _headings(minus)
+        for mark, found in (("+", added), ("-", removed)):
+            for run in _runs(hunk, mark):
+                found += [name for _, name in document_headings(run, f.path)]
     return [t for t in dict.fromkeys(added) if t not in removed]
 
 

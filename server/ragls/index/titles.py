@@ -5,13 +5,17 @@ force at its start, or by the common parent of merged sibling sections)."""
 from __future__ import annotations
 
 import bisect
+import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 
+from ragls.core.errors import Skipped
 from ragls.core.ir import Chunk
+from ragls.core.lru import LRU
 from ragls.core.uris import key_path
 from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
-from ragls.index.headings import heading_paths
+from ragls.index.headings import heading_paths, text_headings
 
 
 def focus_title(chunk: Chunk, line: int) -> str:
@@ -21,9 +25,10 @@ def focus_title(chunk: Chunk, line: int) -> str:
     nearest heading (`_text_titles`) at or above `line` within the chunk, else `chunk.title`. A text chunk packs
     sibling sections together and is titled by the section in force at its start, so "[n] options.rst:230-239"
     citing the section "Counting" would otherwise read "Tuples as Multi Value Options". Its path ("Options >
-    Counting") is read from the file itself (`_file_path`), at display time only: the chunk's indexed title stays the
-    leaf section (a path there changed retrieval, docs/benchmarks.md "reST heading paths"); without a readable file
-    whose heading at `line` is that section (changed since it was indexed) the section alone. A Markdown chunk of
+    Counting") is read from the file itself (`_file_path`: the one read-back path, bounded), at display time only:
+    the chunk's indexed title stays the leaf section (a path there changed retrieval, docs/benchmarks.md "reST
+    heading paths"); without a readable file whose heading at `line` is that section (changed since it was indexed;
+    a FIFO, device, symlink out of the folder, or a file over a bound) the section alone. A Markdown chunk of
     merged sibling sections (titled by their common parent, "A" for "A > x" and "A > y") gets the heading path of
     the section holding `line` ("A > y", `_markdown_focus_title`). Converted documents with heading paths and code
     chunks keep `chunk.title`."""
@@ -44,39 +49,77 @@ def focus_title(chunk: Chunk, line: int) -> str:
     return (_file_path(chunk, line, section) if section else "") or section
 
 
-FILE_PATH_MAX_BYTES = 4_000_000  # larger files show the section alone (read at display time, on every source shown)
+# A source's heading path is read from its file at display time (`_file_path`), so that read is bounded: files over
+# FILE_PATH_MAX_BYTES or FILE_PATH_MAX_LINES lines, or with more than FILE_PATH_MAX_HEADINGS headings or
+# FILE_PATH_MAX_CHARS characters of heading paths (Org levels are unbounded: n nested headings make ~n^2/2
+# characters of paths), show the section alone. Real documentation is far below: Flask's largest reST page is 30 KB
+# with 23 headings (466 characters of paths); a hostile 1 MB file costs one bounded read and parse per version.
+FILE_PATH_MAX_BYTES = 1_000_000
+FILE_PATH_MAX_LINES = 100_000
+FILE_PATH_MAX_HEADINGS = 5_000
+FILE_PATH_MAX_CHARS = 500_000
+# The files' heading paths kept between displays: at most this much weight (a path's characters + 64 per heading,
+# ~bytes), least recently used first out; a file whose read failed or was over a bound is kept as () (weight 1).
+FILE_PATH_CACHE_WEIGHT = 8_000_000
+_HEADING_WEIGHT = 64
+
+
+def _weight(paths: tuple[tuple[int, str], ...]) -> int:
+    return 1 + sum(len(p) + _HEADING_WEIGHT for _, p in paths)
+
+
+_FILE_PATHS: LRU[tuple[tuple[int, str], ...]] = LRU(FILE_PATH_CACHE_WEIGHT, weigh=_weight)
 
 
 def _file_path(chunk: Chunk, line: int, section: str) -> str | None:
     """The heading path (`index.headings.heading_paths`) of the last heading at or above 0-based line `line` of
-    `chunk`'s file, read now; None when the chunk has no folder, the file cannot be read or is over
-    FILE_PATH_MAX_BYTES, or that heading is not `section` (the file changed since it was indexed)."""
+    `chunk`'s file, read now; None when the chunk has no folder, the file cannot be read through the one read-back
+    path (`sources.passage.read_back`: a regular file inside the folder, no symlink escape, secrets masked), is over
+    a bound (FILE_PATH_MAX_*), or that heading is not `section` (the file changed since it was indexed)."""
     if not chunk.folder:
         return None
-    path = Path(chunk.folder) / key_path(chunk.path)
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    if st.st_size > FILE_PATH_MAX_BYTES:
-        return None
-    paths = _file_paths(str(path), st.st_mtime_ns, st.st_size, chunk.path)
+    paths = _file_paths(chunk.folder, chunk.path)
     at = bisect.bisect_right(paths, (line, "\uffff")) - 1
     if at < 0 or paths[at][1].rpartition(" > ")[2] != section:
         return None
     return paths[at][1]
 
 
-@lru_cache(maxsize=64)
-def _file_paths(path: str, mtime_ns: int, size: int, rel: str) -> list[tuple[int, str]]:
-    """(0-based line, heading path) of the headings of the file at `path` (as of `mtime_ns`, `size`: the cache key);
-    [] when it cannot be read."""
+def _file_paths(folder: str, rel: str) -> tuple[tuple[int, str], ...]:
+    """(0-based line, heading path) of the headings of indexed file `rel` (an index key) of `folder`, as of now
+    (cached by the real file's identity, modification time and size); () when it lies outside the folder, is no
+    regular file, cannot be read or is over a bound (see FILE_PATH_MAX_BYTES)."""
+    from ragls.sources.passage import read_back
+    from ragls.sources.walk import inside_folder
+
+    real = inside_folder(Path(folder), Path(key_path(rel)))  # the identity: checked again by read_back when read
+    if real is None:
+        return ()
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        st = os.stat(Path(folder) / real)
     except OSError:
-        return []
+        return ()
+    if not stat.S_ISREG(st.st_mode) or st.st_size > FILE_PATH_MAX_BYTES:
+        return ()
+    key = (os.path.realpath(folder), real, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+    paths = _FILE_PATHS.get(key)
+    if paths is None:
+        doc = read_back(folder, rel, FILE_PATH_MAX_BYTES)
+        paths = () if isinstance(doc, Skipped) else _bounded_paths(doc.text, rel)
+        _FILE_PATHS.put(key, paths)
+    return paths
+
+
+def _bounded_paths(text: str, rel: str) -> tuple[tuple[int, str], ...]:
+    """`heading_paths` of `text` by 0-based line; () over FILE_PATH_MAX_LINES lines, FILE_PATH_MAX_HEADINGS
+    headings or FILE_PATH_MAX_CHARS characters of paths."""
+    if text.count("\n") > FILE_PATH_MAX_LINES or text.count("\r") > FILE_PATH_MAX_LINES:
+        return ()
     starts = LineIndex(text).starts
-    return [(bisect.bisect_right(starts, offset) - 1, p) for offset, p in heading_paths(text, starts, rel)]
+    found = heading_paths(text, starts, rel)
+    if len(found) > FILE_PATH_MAX_HEADINGS or sum(len(p) for _, p in found) > FILE_PATH_MAX_CHARS:
+        return ()
+    return tuple((bisect.bisect_right(starts, offset) - 1, p) for offset, p in found)
 
 
 @lru_cache(maxsize=256)
@@ -104,3 +147,20 @@ def _markdown_focus_title(text: str, title: str, line: int) -> str:
             stack.pop()
         stack.append((level, name))
     return " > ".join([*prefix, *(n for _, n in stack if n)])
+
+
+def document_headings(text: str, path: str) -> list[tuple[int, str]]:
+    """(0-based line, plain name) of the headings of a document `text` named `path`, in order, read as the chunker
+    reads them. Markdown (`sources.load.kind_for`): markdown-it's ATX and setext headings, so a "# comment" line in
+    fenced or indented code is none; other text: `index.headings.text_headings` ("# x", "= x", Org "* x", titles
+    underlined with a punctuation row at least as long); code files: []. Headings without words are left out.
+    Used where only part of a file is at hand (the added lines of a diff, `commit.message.added_sections`)."""
+    from ragls.sources.load import kind_for
+
+    kind = kind_for(path)
+    if kind == "markdown":
+        return [(line, name) for line, _, name in _markdown_headings(text) if name]
+    if kind != "text":
+        return []
+    starts = LineIndex(text).starts
+    return [(bisect.bisect_right(starts, offset) - 1, name) for offset, name in text_headings(text, starts, path)]

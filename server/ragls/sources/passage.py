@@ -6,16 +6,18 @@ the index, secret values masked as in the index, at most `MAX_PASSAGE_LINES` lin
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragls.core.errors import InvalidParams, RequestFailed, Skipped
+from ragls.core.ir import Document
 from ragls.core.uris import KEY_MARK, display_path, key_path, path_key, path_to_uri, uri_to_path
 from ragls.sources.convert import load_source
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import inside_folder
+from ragls.sources.walk import SECRET_FILE, inside_folder, secret_file
 
 MAX_PASSAGE_LINES = 400  # a read returns at most this many lines
 # ... and at most this many characters (~5k tokens): 400 lines of prose are ~30k characters, but one line of minified
@@ -119,11 +121,34 @@ def resolve_indexed(indexes, path: str):
 def read_indexed_text(idx, rel: str) -> str:
     """The current text of an indexed file, decoded (or converted: PDF, DOCX, HTML, configured loaders) as the
     indexer does it, so line numbers match the index, with secret values masked as in the index
-    (`sources.redact.mask_secrets`, when `sources.exclude_secrets`). The one read-back path of `read_passage`
-    (MCP `read_passage`, `rag/readPassage`) and MCP `resources/read`. Raises RequestFailed when it can no longer be read."""
+    (`sources.redact.mask_secrets`, when `sources.exclude_secrets`): `read_back` with the folder's settings. Used by
+    `read_passage` (MCP `read_passage`, `rag/readPassage`) and MCP `resources/read`. Raises RequestFailed when it
+    can no longer be read."""
     s = idx.settings
-    loaded = load_source(idx.folder, rel, s.sources.max_file_bytes, s.document_loaders,
-                         timeout_s=s.sources.loader_timeout_s)
+    loaded = read_back(idx.folder, rel, s.sources.max_file_bytes, s.document_loaders,
+                       timeout_s=s.sources.loader_timeout_s, mask=s.sources.exclude_secrets)
     if isinstance(loaded, Skipped):
         raise RequestFailed(f"{rel} cannot be read now: {loaded.reason}")
-    return mask_secrets(loaded.text)[0] if s.sources.exclude_secrets else loaded.text
+    return loaded.text
+
+
+def read_back(folder: Path | str, rel: str, max_file_bytes: int, loaders: dict[str, str] | None = None,
+              timeout_s: float = 120, mask: bool = True) -> Document | Skipped:
+    """The one read-back path of an indexed file after indexing: `folder / rel` (`rel` an index key,
+    `uris.path_key`) read now as the indexer reads it (`convert.load_source`: `load.read_bytes` opens regular files
+    only — a FIFO would block open(), a device never ends — and reads at most `max_file_bytes` bytes; converted
+    and loader-read types as indexed), with secret values masked when `mask` (`redact.mask_secrets`, same length
+    and lines). Its real path must lie inside `folder` (`walk.inside_folder`: no symlink or `..` escape; a folder is
+    untrusted input) and, when `mask`, not be a secret file (`walk.secret_file`: `.env`, `*.pem`, ...). Returns the
+    `Document`, or Skipped(rel, reason): "outside the folder", `walk.SECRET_FILE` or a reason of `load_source`.
+    Never raises for file problems. Users: `read_indexed_text`, and a source's heading path
+    (`index.titles.focus_title`, read at display time)."""
+    real = inside_folder(Path(folder), Path(key_path(rel)))
+    if real is None:
+        return Skipped(rel, "outside the folder")
+    if mask and secret_file(real):  # an indexed name now linking to `.env`: never read, as the indexer
+        return Skipped(rel, SECRET_FILE)
+    loaded = load_source(Path(folder), rel, max_file_bytes, loaders, timeout_s=timeout_s)
+    if isinstance(loaded, Skipped) or not mask:
+        return loaded
+    return dataclasses.replace(loaded, text=mask_secrets(loaded.text)[0])

@@ -276,6 +276,16 @@ SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 SECRET_FILE = "secret (sources.exclude_secrets)"
 
 
+_SECRETS = compile_globs(SECRET_GLOBS)
+
+
+def secret_file(rel_path: str) -> bool:
+    """True when folder-relative `rel_path` ("/"-separated) names a secret file (`config.SECRET_GLOBS`: `.env*`,
+    `*.pem`, `.netrc`, ...), the rule `FileFilter` applies with `sources.exclude_secrets`. For a read-back, pass
+    the real path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too."""
+    return _SECRETS.match_file(rel_path)
+
+
 def inside_folder(folder: Path, path: Path) -> str | None:
     """The path rule of every surface (indexing, rag/query hits, read_passage, MCP resources, HTTP): the real path
     of `path` (symlinks and `..` resolved) relative to the real path of `folder`, "/"-separated, when it lies

@@ -14,6 +14,7 @@
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local ui = require("ragls.ui")
+local longest_fitting = require("ragls.text").longest_fitting
 
 local M = {}
 
@@ -191,15 +192,11 @@ end
 ---@param width integer
 ---@return string|nil
 function M.keys_hint(width)
-  for _, hint in ipairs({
+  return longest_fitting({
     " <CR> open source / ask a follow-up · <C-q> sources to quickfix · r ask again · q stop/close ",
     " <CR> open / follow up · <C-q> quickfix · r retry · q close ",
     " <CR> open · <C-q> qf · q close ",
-  }) do
-    if vim.fn.strdisplaywidth(hint) <= width - 4 then
-      return hint
-    end
-  end
+  }, width)
 end
 
 --- The source under the cursor: the source line, or the `[n]` nearest the cursor in a turn's answer.

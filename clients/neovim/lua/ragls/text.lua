@@ -1,6 +1,6 @@
--- Text from the server shown on one buffer line: a file name or a reason may hold a newline or another control
--- character (a file really named "we\nird.md", a loader's multi-line error), which nvim_buf_set_lines refuses and a
--- terminal would act on.
+-- Text made into buffer lines. Text from the server shown on one buffer line: a file name or a reason may hold a
+-- newline or another control character (a file really named "we\nird.md", a loader's multi-line error), which
+-- nvim_buf_set_lines refuses and a terminal would act on.
 local M = {}
 
 local ESCAPES = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
@@ -12,6 +12,27 @@ function M.one_line(s)
   return (tostring(s):gsub("%c", function(c)
     return ESCAPES[c] or ("\\x%02x"):format(c:byte())
   end))
+end
+
+--- The lines of `text` (split at "\n" and "\r\n"), for nvim_buf_set_lines.
+---@param text string
+---@return string[]
+function M.split_lines(text)
+  return vim.split(text, "\r?\n")
+end
+
+--- The first of `hints` (longest first) whose display width fits a window `width` columns wide, its border's two
+--- corners and a margin left (`width - 4`), else nil: the key hint of a float's bottom border or a winbar.
+---@param hints string[]  longest first
+---@param width integer the window's width in columns
+---@return string|nil
+function M.longest_fitting(hints, width)
+  for _, hint in ipairs(hints) do
+    if vim.fn.strdisplaywidth(hint) <= width - 4 then
+      return hint
+    end
+  end
+  return nil
 end
 
 return M

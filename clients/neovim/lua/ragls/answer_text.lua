@@ -1,0 +1,160 @@
+---@mod ragls.answer_text The text of an answer: its lines, source labels, footer and `[n]` citations.
+---
+--- Pure text from PROTOCOL values (docs/protocol.md): no windows, no server. Positions are LSP positions (0-based
+--- lines, UTF-16 characters); labels show 1-based lines, as the CLI prints them. |ragls.ui| re-exports every function
+--- here under its old name (`require("ragls.ui").source_line`, ...).
+
+local one_line = require("ragls.text").one_line
+local split_lines = require("ragls.text").split_lines
+
+local M = {}
+
+--- `path:start-end` (1-based, inclusive) for a Source (`path:line:column` for one line entered mid-way): the cited
+--- lines (`focusRange`, else the chunk's `range`), as the CLI prints them and where opening the source puts the cursor. Two sources of one chunk (an extractive answer
+--- quoting two passages of it) so get two locations, not the chunk's range twice.
+---@param source table  PROTOCOL Source
+---@return string
+function M.source_location(source)
+  local range = source.focusRange or source.range
+  local first = range.start.line + 1
+  local last = range["end"].line + 1
+  -- An end at character 0 means "up to the end of the previous line".
+  if range["end"].character == 0 and last > first then
+    last = last - 1
+  end
+  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
+  if last > first then
+    return ("%s:%d-%d"):format(path, first, last)
+  end
+  -- One line, entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI prints it, so two
+  -- chunks of that line are told apart.
+  if (range.start.character or 0) > 0 then
+    return ("%s:%d:%d"):format(path, first, range.start.character + 1)
+  end
+  return ("%s:%d"):format(path, first)
+end
+
+--- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
+--- citation unsupported by the source's text. Returns a list of { text = string, source = table }.
+function M.source_entries(result)
+  local unsupported = {}
+  for _, citation in ipairs(result.citations or {}) do
+    if citation.supported == false then
+      unsupported[citation.n] = true
+    end
+  end
+  local out = {}
+  for _, source in ipairs(result.sources or {}) do
+    local line = M.source_line(source)
+    if unsupported[source.n] then
+      line = line .. "  (citation not supported by this text)"
+    end
+    table.insert(out, { text = line, source = source })
+  end
+  return out
+end
+
+--- One line per source: `[n] path:start-end — title`.
+---@param source table  Source & { n }
+---@return string
+function M.source_line(source)
+  local line = ("[%d] %s"):format(source.n, M.source_location(source))
+  if source.title and source.title ~= "" then
+    line = line .. " — " .. one_line(source.title)
+  end
+  return line
+end
+
+--- The heading above an answer's sources: "### Closest matches" when the answer abstained (its sources are the
+--- passages that came closest, none cited), else "### Sources".
+---@param result table  rag/ask result
+---@return string
+function M.sources_heading(result)
+  return result.abstained and "### Closest matches" or "### Sources"
+end
+
+--- Lines of a finished answer: the answer (an abstained one says why itself), then the sources. A source the answer cites
+--- but whose text does not support the sentence (`citations[].supported` false) is marked, as the CLI and VS Code do.
+--- Returns the lines and a map from 1-based line number to source.
+---@param question string
+---@param result table  rag/ask result
+---@return string[] lines
+---@return table<integer, table> by_line
+function M.answer_lines(question, result)
+  local lines = { "## " .. question, "" }
+  vim.list_extend(lines, M.error_lines(result, "`r` retries"))
+  if result.ragls_note then
+    vim.list_extend(lines, { "> " .. result.ragls_note, "" })
+  end
+  -- An abstained answer says so itself ("Not in your docs: ..."); its sources are the closest passages.
+  vim.list_extend(lines, split_lines(vim.trim(result.answer or "")))
+  local by_line = {}
+  if result.sources and #result.sources > 0 then
+    vim.list_extend(lines, { "", M.sources_heading(result), "" })
+    for _, entry in ipairs(M.source_entries(result)) do
+      table.insert(lines, entry.text)
+      by_line[#lines] = entry.source
+    end
+  end
+  vim.list_extend(lines, { "", M.footer(result) })
+  return lines, by_line
+end
+
+--- The lines above an answer whose LLM failed: the error text and what to do (`retry` names the retry key), then
+--- the extractive answer follows. {} when the LLM did not fail.
+---@param result table rag/ask result
+---@param retry string e.g. "`r` retries"
+---@return string[]
+function M.error_lines(result, retry)
+  if not (result.error and result.error.message) then
+    return {}
+  end
+  local msg = result.error.message:gsub("%s*\n%s*", " ")
+  -- (the extractive answer below says itself that it is one)
+  return {
+    "> **The LLM failed:** " .. msg,
+    "> " .. retry .. "; `:RagSetup` chooses another LLM (`:checkhealth ragls` shows the one in use)",
+    "",
+  }
+end
+
+--- "_model · cached · 1.2 s_": who wrote the answer. An LLM is named only when it wrote the answer: an abstention
+--- and an extractive fallback after an LLM error never name one.
+---@param result table rag/ask result
+---@return string
+function M.footer(result)
+  local writer = result.abstained and "no answer (no LLM call)"
+    or (result.error and "extractive (the LLM failed)")
+    or ((result.model and result.model ~= "") and result.model or "extractive")
+  local parts = { writer }
+  if result.cached then
+    table.insert(parts, "cached")
+  end
+  if result.elapsedMs then
+    table.insert(parts, ("%.1f s"):format(result.elapsedMs / 1000))
+  end
+  return "_" .. table.concat(parts, " · ") .. "_"
+end
+
+--- The `[n]` under (or nearest to) the cursor on `line`, 1-based byte column `col`.
+---@param line string
+---@param col integer 1-based
+---@return integer|nil n
+function M.citation_at(line, col)
+  local best, best_dist
+  local init = 1
+  while true do
+    local s, e, n = line:find("%[(%d+)%]", init)
+    if not s then
+      break
+    end
+    local dist = (col < s and s - col) or (col > e and col - e) or 0
+    if not best_dist or dist < best_dist then
+      best, best_dist = tonumber(n), dist
+    end
+    init = e + 1
+  end
+  return best
+end
+
+return M
