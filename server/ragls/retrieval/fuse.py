@@ -68,7 +68,6 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: 
     return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), order[f.key]))
 
 
-
 def apply_prior(fused: list[Fused], factors: Mapping[Hashable, float], keep_bonus: bool = False) -> list[Fused]:
     """`fused` with each listed key's score replaced by `factors[key]` x its score without the exact-match bonus,
     re-sorted as `reciprocal_rank_fusion` sorts: a document prior (e.g. the bookkeeping pages'

@@ -350,7 +350,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
        calibrated probability that the index answers (retrieval/abstention.py) is below it.
     2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
        `result.best_similarity` over all vector candidates) reaches `floor`; or (given the analysed query,
-       `result.query`, else `query`) a hit BM25 found contains every content word of the query literally — a
+       `result.query`, else `query`) a hit BM25 found contains every content word of the query, literally or by
+       its stem (`_holds_words`) — a
        search for an identifier or a rare term is answered even though short keyword queries rarely reach the
        dense floor; or, without any vector evidence yet (vectors still being computed), BM25 found something.
        Content words: BM25's query words minus English stop words. With rule 1 on and evidence, the floor is the
