@@ -14,7 +14,7 @@ import pytest
 from ragls.cli import app as cli
 
 #: Values for options whose value is checked (anything else gets a plain word).
-VALUES = {int: "3", float: "0.5"}
+VALUES = {int: "3", float: "0.5", cli.top_k_arg: "3"}  # top_k_arg: --top-k, an int checked 1..MAX_TOP_K
 
 
 def leaf_parsers(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
