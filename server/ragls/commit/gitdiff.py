@@ -14,7 +14,6 @@ masker (`sources.redact.mask_secrets`), same length.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import subprocess
@@ -266,21 +265,15 @@ def _header_names(rest: bytes) -> tuple[bytes | None, bytes | None]:
 def classify(path: str) -> str:
     """"secret", "lockfile", "generated" or "text" for a repository-relative path (by name only; "secret" by
     `config.SECRET_GLOBS`, the rule of `sources.walk.FileFilter`)."""
-    if _secret_globs().match_file(path):
+    from ragls.sources.walk import secret_file
+
+    if secret_file(path):
         return "secret"
     if PurePosixPath(path).name in LOCKFILE_NAMES:
         return "lockfile"
     if _GENERATED.match_file(path):
         return "generated"
     return "text"
-
-
-@functools.cache
-def _secret_globs() -> pathspec.GitIgnoreSpec:
-    from ragls.config.settings import SECRET_GLOBS
-    from ragls.sources.walk import compile_globs
-
-    return compile_globs(SECRET_GLOBS)
 
 
 def _split_sections(raw: bytes) -> list[list[bytes]]:

@@ -16,6 +16,7 @@ accepts either form.
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
 import stat
@@ -56,7 +57,6 @@ class FileFilter:
         self.settings = settings
         self._include = compile_globs(settings.include)
         self._exclude = compile_globs(settings.exclude)
-        self._secrets = compile_globs(SECRET_GLOBS)
         self._temp = compile_globs(TEMP_GLOBS)
         self._junk = frozenset(JUNK_DIRS)
         self._index_rel = _relative_inside(self.folder, index_dir) if index_dir is not None else None
@@ -118,7 +118,7 @@ class FileFilter:
         if not self.settings.exclude_secrets or not os.path.islink(path):
             return None
         target = inside_folder(self.folder, path)
-        return SECRET_LINK if target is not None and self._secrets.match_file(target) else None
+        return SECRET_LINK if target is not None and secret_file(target) else None
 
     def secret_skip_reason(self, rel_path: str) -> str | None:
         """`SECRET_FILE` (or `SECRET_LINK`) when the file at `rel_path` would be indexed but for
@@ -130,7 +130,7 @@ class FileFilter:
         parent, _, _ = rel_path.rpartition("/")
         if not self.settings.exclude_secrets or not rel_path or (parent and self.dir_reason(parent) is not None):
             return None
-        if self._secrets.match_file(rel_path):
+        if secret_file(rel_path):
             return SECRET_FILE if self._include_matches(rel_path) else None
         return self.secret_target_reason(rel_path) if self._file_reason(rel_path) is None else None
 
@@ -190,7 +190,7 @@ class FileFilter:
 
     def _common_reason(self, rel: str, is_dir: bool) -> str | None:
         probe = rel + "/" if is_dir else rel
-        if self.settings.exclude_secrets and self._secrets.match_file(probe):
+        if self.settings.exclude_secrets and secret_file(probe):
             return SECRET_FILE
         if self._exclude.match_file(probe):
             return "excluded by sources.exclude"
@@ -276,14 +276,17 @@ SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 SECRET_FILE = "secret (sources.exclude_secrets)"
 
 
-_SECRETS = compile_globs(SECRET_GLOBS)
-
-
 def secret_file(rel_path: str) -> bool:
     """True when folder-relative `rel_path` ("/"-separated) names a secret file (`config.SECRET_GLOBS`: `.env*`,
-    `*.pem`, `.netrc`, ...), the rule `FileFilter` applies with `sources.exclude_secrets`. For a read-back, pass
-    the real path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too."""
-    return _SECRETS.match_file(rel_path)
+    `*.pem`, `.netrc`, ...): the one secret-file rule, applied by `FileFilter` (with `sources.exclude_secrets`), a
+    read-back (`passage.read_back`) and the commit diff (`commit.gitdiff.classify`). For a read-back, pass the real
+    path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too."""
+    return _compiled_secrets(tuple(SECRET_GLOBS)).match_file(rel_path)
+
+
+@functools.lru_cache(maxsize=4)
+def _compiled_secrets(globs: tuple[str, ...]):
+    return compile_globs(list(globs))
 
 
 def inside_folder(folder: Path, path: Path) -> str | None:
