@@ -39,11 +39,10 @@ def hit_lines(hit: Hit) -> tuple[int, int]:
 
 def hit_heading(hit: Hit) -> str | None:
     """The heading to show for a hit: of the section holding its focus lines when known
-    (`index.titles.focus_title`, as rag/query and rag/ask sources are titled), else the chunk's; None when empty."""
-    from ragls.index.titles import focus_title
+    (`index.titles.source_title`, as rag/query and rag/ask sources are titled), else the chunk's; None when empty."""
+    from ragls.index.titles import source_title
 
-    c = hit.chunk
-    return (focus_title(c, hit.focus.start_line) if hit.focus is not None else c.title) or None
+    return source_title(hit.chunk, hit.focus) or None
 
 
 def chunk_uri(c: Chunk) -> str:

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ragls.core.errors import Skipped
-from ragls.core.ir import Chunk
+from ragls.core.ir import Chunk, LineSpan
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
 from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
@@ -47,6 +47,12 @@ def focus_title(chunk: Chunk, line: int) -> str:
         section = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset) \
             or chunk.title
     return (_file_path(chunk, line, section) if section else "") or section
+
+
+def source_title(chunk: Chunk, focus: LineSpan | None) -> str:
+    """The title a source of `chunk` shows: of the section holding its `focus` lines (`focus_title`), else (no
+    focus) the chunk's own. Every front titles a source so (LSP/HTTP `to_wire_source`, MCP `agent_tools`)."""
+    return chunk.title if focus is None else focus_title(chunk, focus.start_line)
 
 
 # A source's heading path is read from its file at display time (`_file_path`), so that read is bounded: files over

@@ -13,7 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
-from ragls.index.titles import focus_title
+from ragls.index.titles import source_title
 from ragls.retrieval.focus import context_span
 from ragls.sources.passage import Passage
 
@@ -174,7 +174,7 @@ def source_uri(chunk: Chunk) -> str:
 
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
-    extracted text for converted documents), optional title (of the focus's section, `index.titles.focus_title`), `page` (1-based, PDFs), `focusRange` (the
+    extracted text for converted documents), optional title (of the focus's section, `index.titles.source_title`), `page` (1-based, PDFs), `focusRange` (the
     answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it,
     widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus."""
     uri = source_uri(chunk)
@@ -182,7 +182,7 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
     src = {"uri": uri, "path": display_path(chunk.path) if chunk.folder else chunk.path,
            "range": to_wire_range(chunk.span)}
-    title = chunk.title if focus is None else focus_title(chunk, focus.start_line)  # the focus's section
+    title = source_title(chunk, focus)  # the focus's section
     if title:
         src["title"] = title
     if chunk.page is not None:
