@@ -101,8 +101,11 @@ def location_text(r: dict) -> str:
 def lines_text(r: dict) -> str:
     """The 1-based lines of a wire range as the editors print them: "19" for one line, "19-21" for several; an end
     at character 0 of a later line does not include that line (`answer.template.human_lines`)."""
-    first = r["start"]["line"] + 1
-    last = r["end"]["line"] + (0 if r["end"]["character"] == 0 and r["end"]["line"] > r["start"]["line"] else 1)
+    from ragls.answer.template import human_lines
+    from ragls.core.ir import LineSpan
+
+    first, last = human_lines(LineSpan(r["start"]["line"], r["start"].get("character", 0), r["end"]["line"],
+                                       r["end"]["character"]))
     return f"{first}-{last}" if last > first else f"{first}"
 
 
