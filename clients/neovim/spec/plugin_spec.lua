@@ -97,6 +97,15 @@ H.it("sources render as `[n] path:first-last — title` with 1-based inclusive l
   local focused = vim.deepcopy(source)
   focused.focusRange = { start = { line = 7, character = 0 }, ["end"] = { line = 8, character = 30 } }
   H.eq("[2] guide/frobnicator.md:8-9 — Frobnicator timeout", ui.source_line(focused), "the focus lines when known")
+  -- An extractive answer quoting one chunk at two far places: one entry, both places (`focusRanges`, line order).
+  local quoted = vim.deepcopy(focused)
+  quoted.focusRange = { start = { line = 21, character = 0 }, ["end"] = { line = 26, character = 0 } }
+  quoted.focusRanges = { { start = { line = 3, character = 0 }, ["end"] = { line = 9, character = 5 } },
+    quoted.focusRange }
+  H.eq("[2] guide/frobnicator.md:4-10, 22-26 — Frobnicator timeout", ui.source_line(quoted), "every quoted place")
+  local lines = ui.answer_lines("Why?", { answer = "A [2]. B [2].", sources = { quoted }, citations = {} })
+  H.eq(1, #vim.tbl_filter(function(l) return l:find("[2] ", 1, true) == 1 end, lines), "listed once: " ..
+    vim.inspect(lines))
 end)
 
 H.it("answer_lines shows abstention, answer, and maps source lines", function()
