@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config.settings import OldName, Settings
+from ragls.config.aliases import OldName
+from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.hashing import fingerprint
