@@ -527,12 +527,12 @@ def test_a_sentence_is_quoted_with_the_one_it_refers_back_to(embedder):
             "calls to one host reuse the same socket instead of opening a new one.\n\nLogs are rotated daily.\n")
     answer = extractive_answer("How can I run a job once the reply has gone out to the client?",
                                [(1, _hit(text, "guide.md"))], max_sentences=1, embed=embedder.embed_documents)
-    assert _bullets(answer) == ["- Quillmark ships a `SyncQueue` class for deferred work. A sync queue runs its jobs "
-                                "only after the reply has been sent to the client [1]."], answer
+    assert _bullets(answer) == [("- Quillmark ships a `SyncQueue` class for deferred work. A sync queue runs its "
+                                 "jobs only after the reply has been sent to the client [1].")], answer
     answer = extractive_answer("How do I stop opening a new socket for every call to the same host?",
                                [(1, _hit(text, "guide.md"))], max_sentences=1, embed=embedder.embed_documents)
-    assert _bullets(answer) == ["- The Courier object keeps its sockets open between calls. So repeated calls to one "
-                                "host reuse the same socket instead of opening a new one [1]."], answer
+    assert _bullets(answer) == [("- The Courier object keeps its sockets open between calls. So repeated calls to "
+                                 "one host reuse the same socket instead of opening a new one [1].")], answer
     answer = extractive_answer("How often are logs rotated?", [(1, _hit(text, "guide.md"))], max_sentences=1,
                                embed=embedder.embed_documents)
     assert _bullets(answer) == ["- Logs are rotated daily [1]."], answer
