@@ -143,3 +143,70 @@ def test_a_rag_in_use_is_not_closed_by_a_reload(env):
             assert [h.chunk.path for h in hits] == [f"{notes}/a/garden.md"]
     finally:
         ws.close()
+
+
+def test_a_rag_replaced_twice_while_in_use_is_never_read_half_rebuilt(env):
+    """Two edits of a RAG's table while requests search it, the first one changing what its index is built with
+    (chunk_size): a RAG a request holds keeps answering from the index it opened — the RAG that rebuilds the index
+    with the new chunking (its writer) opens only once no request holds another RAG on that index — and a request
+    then waits for the rebuild instead of reading the emptied index. Deterministic: each request is its own context
+    (`contextvars.Context`), entered and left in an order a loaded server may interleave them."""
+    import contextvars
+
+    from ragls.kb.rags import request_scope
+
+    tmp_path, project, notes = env
+    body = f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 300\n'
+    write_user_rags(tmp_path, body)
+    ws = RagWorkspace([project])
+    expected = [f"{notes}/b.md"]
+    requests = []
+
+    class Request:
+        """One request of a front (`LiveWorkspace.request`): gets the RAG once, then searches it."""
+
+        def __init__(self):
+            self.ctx, self.scope = contextvars.copy_context(), request_scope()
+            self.ctx.run(self.scope.__enter__)
+            requests.append(self)
+            self.rag = self.ctx.run(ws.rags.get, "notes")
+
+        def search(self, text: str = "sourdough overnight") -> list[str]:
+            def run():
+                self.rag.ensure_indexed()  # as RagWorkspace.retrieve does
+                return [h.chunk.path for h in self.rag.retrieve(text, 3).hits]
+
+            return self.ctx.run(run)
+
+        def end(self):
+            requests.remove(self)
+            self.ctx.run(self.scope.__exit__, None, None, None)
+
+    try:
+        ws.index_rag("notes")
+        first = Request()
+        assert first.search() == expected and first.rag.index.writer
+        write_user_rags(tmp_path, body.replace("300", "200"))  # the chunking changes: the index must be rebuilt
+        ws.rags.reload()
+        second = Request()  # the successor, on the same index, while `first` holds its writer
+        assert second.search() == expected
+        write_user_rags(tmp_path, body.replace("300", "200") + "top_k = 3\n")  # replaced again while in use
+        ws.rags.reload()
+        third = Request()
+        assert third.search() == expected
+        first.end()  # the index lock is free; `second` still searches its RAG, `third` too
+        third.end()
+        fourth = Request()  # opens while `second` holds a RAG on the index: must not empty it under `second`
+        assert second.search("kitchen sourdough") == expected
+        assert fourth.search() == expected
+        second.end()
+        assert fourth.search() == expected
+        fourth.end()
+        last = Request()  # nothing holds another RAG on the index: rebuilt with chunk_size 200, then searched
+        assert last.search() == expected
+        assert last.rag.index.writer and last.rag.index.manifest.get_meta("fingerprint") == last.rag.index.fingerprint
+        assert last.rag.spec.settings.chunking.chunk_size == 200 and last.rag.spec.settings.retrieval.top_k == 3
+    finally:
+        while requests:  # a failed step leaves requests open
+            requests[-1].end()
+        ws.close()

@@ -227,7 +227,11 @@ class SourcesRag:
         self.registry = registry
         self.embedder = registry.embedder_for(spec.settings)
         self.index_dir = registry.index_dir(spec)
-        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only,
+        # Deferred: a RAG this one replaced is still searched by a request, on the same index — this one opens
+        # read-only (no settings rebuild may empty the index under that request) until the registry reopens it
+        # as the writer (`RagRegistry._let_go`).
+        self.deferred = not registry.read_only and registry.in_use(self.index_dir)
+        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only or self.deferred,
                                   should_stop=registry.closing.is_set)
         self._lock = threading.RLock()
         self._reranker = None
@@ -238,21 +242,24 @@ class SourcesRag:
         self.graph = GraphBuilder.attach(self.index, spec.settings)
 
     def ensure_indexed(self) -> None:
-        """Index the RAG now if it was never indexed (first use), its source list changed since its last sync, or
-        its sources are all local and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only
-        changed files are re-read) — waits for a sync already running."""
+        """Index the RAG now if it was never indexed (first use, or emptied by a rebuild for changed chunking
+        settings: `FolderIndex._wipe`), its source list changed since its last sync, or its sources are all local
+        and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only changed files are re-read) —
+        waits for a sync already running. A read-only RAG (not the writer) does nothing: it searches what the
+        writer committed."""
         with self._lock:
             m = self.index.manifest
-            if (m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources)
+            if (not m.get_meta("last_indexed_at") or m.get_meta("sources") != "\n".join(self.spec.sources)
                     or (self._local_only() and self.index.writer
                         and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
                 self.sync()
 
     def sync(self) -> SyncReport:
-        """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list."""
+        """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list. Not the
+        writer: an empty report, nothing written."""
         with self._lock:
             report = self.index.sync(embed=False)
-            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._synced_sources()
             self._embed(report)
             self._synced_at = time.monotonic()
             if self.graph is not None:
@@ -265,11 +272,16 @@ class SourcesRag:
                 self.index._wipe()
             report = self.index.sync(embed=False)
             self._embed(report)
-            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._synced_sources()
             if self.graph is not None:
                 self.graph.catch_up()
                 self.graph.wait()
             return report
+
+    def _synced_sources(self) -> None:
+        """Writer, after a sync: record the source list it indexed (`ensure_indexed`, `needs_sync` compare it)."""
+        if self.index.writer:
+            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
 
     def _embed(self, report: SyncReport) -> None:
         """The vector phase, batch by batch, until done or the registry closes (the rest waits for next time)."""
@@ -285,7 +297,7 @@ class SourcesRag:
         """True when never indexed, when its source list changed since the last sync, or when it has local files
         only (a cheap stat scan). Web RAGs re-crawl on `rag/rebuild`, `ragls index --rag NAME` or a list change."""
         last = self.index.manifest.get_meta("sources")
-        if self.index.manifest.get_meta("last_indexed_at") is None or last != "\n".join(self.spec.sources):
+        if not self.index.manifest.get_meta("last_indexed_at") or last != "\n".join(self.spec.sources):
             return True
         return self._local_only()
 
@@ -327,7 +339,7 @@ class SourcesRag:
         if not idx.writer:
             idx.refresh()
         last = idx.manifest.get_meta("last_indexed_at")
-        if last and not idx.vectors_ready and not idx.read_only:
+        if last and not idx.vectors_ready and not self.registry.read_only:
             # Until the vector store is open every chunk counts as pending (vector_phase.pending_count): open it
             # (the model is the workspace's, usually loaded) so `ragls rag list` counts what is really missing.
             idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
@@ -405,7 +417,6 @@ class RagRegistry:
         self._read_signature: tuple | None = None  # of the files the specs were read from (`_signature`)
         self._holds: dict[int, int] = {}  # id(rag) -> requests holding it (`request_scope`)
         self._retired: list[Rag] = []  # replaced while a request held them: closed when the last one lets go
-        self._freed: set[Any] = set()  # index dirs a retired RAG held the lock of, now released (`_let_go`)
         self.reload()
 
     # -- configuration ------------------------------------------------------------------------------------
@@ -434,7 +445,8 @@ class RagRegistry:
         """Re-read the config files when they (or the trust store) changed since the last read, or when `force`.
         Returns the names of the RAGs added, removed or changed. A changed or removed RAG is closed (reopened on
         next use) — at once when no request holds it, else when the last one that does ends (`request_scope`), so
-        a request never loses a RAG it is searching."""
+        a request never loses a RAG it is searching; its successor on the same index opens deferred meanwhile
+        (read-only: `in_use`)."""
         signature = self._signature()
         if not force and signature == self._read_signature:
             return set()
@@ -471,29 +483,35 @@ class RagRegistry:
             self.specs, self.errors, self._read_signature = specs, errors, signature
         return changed
 
+    def in_use(self, index_dir: Path) -> bool:
+        """True while a RAG `reload` replaced is still searched by a request on `index_dir`: a RAG opened on it
+        meanwhile is deferred (read-only), so that neither its writer lock nor a rebuild for changed chunking
+        settings (`FolderIndex._check_fingerprint` empties the stores) reaches the index under that request."""
+        with self._lock:
+            return any(getattr(r, "index_dir", None) == index_dir for r in self._retired)
+
     def _let_go(self, rag: Rag) -> None:
         """A request that held `rag` ended (`request_scope`). The last one to let go of a RAG `reload` replaced
-        closes it; a successor that opened read-only because the replaced one still held its index lock is then
-        dropped (when no request holds it), to reopen as the writer on next use."""
-        close: list[Rag] = []
+        closes it; a deferred successor (`SourcesRag.deferred`) whose index no replaced RAG is searched on any
+        more is then dropped once no request holds it, to reopen as the writer on next use — whose first sync a
+        request waits for (`ensure_indexed`) when the writer rebuilt the index for changed chunking settings.
+        Closing happens under the registry's lock: the writer lock is free before another `get` reopens."""
         with self._lock:
             left = self._holds.get(id(rag), 0) - 1
             if left > 0:
                 self._holds[id(rag)] = left
                 return
             self._holds.pop(id(rag), None)
+            close: list[Rag] = []
             if any(r is rag for r in self._retired):
                 self._retired = [r for r in self._retired if r is not rag]
                 close.append(rag)
-                if not self.read_only and getattr(getattr(rag, "index", None), "writer", False):
-                    self._freed.add(getattr(rag, "index_dir", None))
             for name, r in list(self._open.items()):
-                if (getattr(r, "index_dir", None) in self._freed and not self._holds.get(id(r))
-                        and getattr(getattr(r, "index", None), "writer", True) is False):
-                    self._freed.discard(r.index_dir)
+                if (getattr(r, "deferred", False) and not self._holds.get(id(r))
+                        and not self.in_use(r.index_dir)):
                     close.append(self._open.pop(name))
-        for r in close:
-            r.close()
+            for r in close:
+                r.close()
 
     def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
         if name in RESERVED:
