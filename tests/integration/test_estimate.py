@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from ragls.embedding.embed import offline_model_dir
@@ -70,16 +71,16 @@ def test_the_embedding_time_counts_every_window_of_a_chunk(tmp_path):
     windows of 256 for all-MiniLM-L6-v2, one text of 512 for a model reading 512. Counting chunks alone said
     0.4 min for a folder whose cold index took 1.3 min (313 chunks, quiet 2-core machine)."""
     from ragls.index.windows import windows_per_chunk
-    from ragls.workspace.rag_workspace import CHUNKS_PER_SECOND, estimate_embed_seconds
+    from ragls.workspace.estimate import WINDOWS_PER_SECOND, estimate_embed_seconds
 
     assert (windows_per_chunk(2000, 256), windows_per_chunk(2000, 512), windows_per_chunk(400, 256)) == (3, 1, 1)
-    assert estimate_embed_seconds(313, 256) == pytest.approx(313 * 3 / CHUNKS_PER_SECOND[256])
-    assert estimate_embed_seconds(313, 512) == pytest.approx(313 / CHUNKS_PER_SECOND[512])
+    assert estimate_embed_seconds(313, 256) == pytest.approx(313 * 3 / WINDOWS_PER_SECOND[256])
+    assert estimate_embed_seconds(313, 512) == pytest.approx(313 / WINDOWS_PER_SECOND[512])
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "notes.md").write_text(readme(1))
     est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
-    assert est.seconds == pytest.approx(est.chunks * 3 / CHUNKS_PER_SECOND[256], abs=0.1)
+    assert est.seconds == pytest.approx(est.chunks * 3 / WINDOWS_PER_SECOND[256], abs=0.1)
 
 
 def test_the_wall_time_counts_start_up_and_the_machine_load(tmp_path, monkeypatch):
@@ -100,8 +101,36 @@ def test_the_wall_time_counts_start_up_and_the_machine_load(tmp_path, monkeypatc
     assert estimate.load_factor(0.3, 2) == 1.0 and estimate.load_factor(None, 2) == 1.0
     env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
     out = ragls(env, "estimate", folder).stdout
-    assert "to embed on a quiet 2-core machine (36 windows of 256 wordpieces per second)" in out, out
+    assert "to embed on a quiet 2-core machine (4.5 windows of 512 wordpieces per second)" in out, out  # bge-small
     assert "min wall for a first index now, with start-up, at the current load (load average 9.0 on 2 cores: " \
            "5.0x the quiet time; longer if the load rises)" in out, out
     data = json.loads(ragls(env, "estimate", "--json", folder).stdout)
     assert data["wallSeconds"] == est.wall_seconds and data["loadAverage"] == 9.0 and data["seconds"] == est.seconds
+
+
+def test_the_printed_rate_is_the_rate_the_minutes_are_computed_with(tmp_path):
+    """`ragls estimate` printed "36 windows of 256 wordpieces per second" beside minutes computed at 12 windows/s
+    (a rate in windows multiplied by 3 windows per chunk a second time), and printed that 256 rate even where the
+    minutes used the 512 one. The printed rate must give the printed minutes: minutes = chunks x windows per chunk
+    (3 at 256, 1 at 512) / rate / 60. 100 READMEs (~200 chunks): 0.8 min at 12/s vs 0.3 at the printed 36/s."""
+    from clikit import ragls
+    from ragls.workspace import estimate
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(100):
+        (folder / f"readme{n}.md").write_text(readme(n))
+    env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
+    for max_length, windows in ((256, 3), (512, 1)):
+        settings = json.dumps({"embedding": {"max_length": max_length}})
+        out = ragls(env, "estimate", "--settings", settings, folder).stdout
+        chunks = int(re.search(r"~([0-9]+) chunks", out)[1])
+        said = re.search(r"~([0-9.]+) min to embed on a quiet 2-core machine \(([0-9.]+) windows of ([0-9]+) "
+                         r"wordpieces per second\)", out)
+        assert said and chunks > 150, out
+        minutes, rate, length = float(said[1]), float(said[2]), int(said[3])
+        assert minutes == pytest.approx(chunks * windows / rate / 60, abs=0.05), (minutes, chunks, rate, out)
+        assert (length, rate) == (max_length, estimate.WINDOWS_PER_SECOND[max_length]), out  # one source
+        data = json.loads(ragls(env, "estimate", "--json", "--settings", settings, folder).stdout)
+        assert data["maxLength"] == max_length
+        assert data["seconds"] == pytest.approx(data["chunks"] * windows / rate, abs=0.1)

@@ -240,3 +240,18 @@ def test_a_colon_sentence_carries_what_it_introduces_or_is_dropped():
                                [(1, hit(LEAD_INS))], max_sentences=10)
     assert "procedure is" not in answer and "[1]:\n-" not in answer and not answer.endswith(":")
     assert "Tag the release in the repository [1]." in answer and "workspace, like this [1]." in answer
+
+
+def test_units_flag_list_items_table_rows_and_rest_fields_as_items():
+    """`Unit.item`: list items, pipe-table rows and reST fields (made list items by answer/rest.py) are whole units
+    of their own (never read with a neighbour, extractive._completed); paragraph sentences are not."""
+    md = ("Pools are reused across requests. Each host gets one.\n\n"
+          "- `maxsize` sets how many connections are kept per host\n\n"
+          "| name | default | meaning |\n|---|---|---|\n| `block` | `False` | wait for a free connection |\n")
+    rst = "Creates a pool for the given host.\n\n:param int maxsize: the number of connections kept per host\n"
+    found = {u.sentence: u.item for u in units(md)}
+    assert found == {"Pools are reused across requests.": False, "Each host gets one.": False,
+                     "`maxsize` sets how many connections are kept per host": True,
+                     "`block` | `False` | wait for a free connection": True}
+    assert [(u.sentence, u.item) for u in units(rst)] == [
+        ("Creates a pool for the given host.", False), ("`maxsize`: the number of connections kept per host", True)]

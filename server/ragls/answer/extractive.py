@@ -56,7 +56,6 @@ OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its con
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
-_ITEM_LINE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||:[^:\s][^:]*:)")  # a list item, table row or reST field
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
@@ -242,7 +241,7 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
     first one's citation. A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
-    and are never joined (`_ITEM_LINE`); a longer block after the next sentence is an example of something else
+    and are never joined (`Unit.item`); a longer block after the next sentence is an example of something else
     more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
     them")."""
     out: list[tuple[int, Unit]] = []
@@ -251,11 +250,11 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
         hit = hits.get(n)
         if hit is not None and unit.line >= 0 and not unit.attached \
                 and not pointed_at(identifier_words(unit.scored_text), query):
-            found, lines = units(hit.chunk.text), hit.chunk.text.split("\n")
+            found = units(hit.chunk.text)
             at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
             nxt = with_code_after(found[at + 1], query) if at is not None and at + 1 < len(found) else None
-            if nxt is not None and nxt.line - unit.end <= 2 and not _ITEM_LINE.match(lines[unit.line]) \
-                    and not _ITEM_LINE.match(lines[nxt.line]) and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
+            if nxt is not None and nxt.line - unit.end <= 2 and not unit.item and not nxt.item \
+                    and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
                     and pointed_at(identifier_words(nxt.text), query) \
                     and (n, nxt.line, nxt.sentence) not in quoted \
                     and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):

@@ -227,7 +227,9 @@ class Unit:
     `Transport(retries=1)` answers a question about retries with its first sentence, and the option is in the code.
     Only the last sentence is scored with it (`code_scored`, `scored_text`): the block's words are evidence for the
     sentence right before it; for the others the code is shown, not scored, so a paragraph above a block does not
-    rank all of its sentences by the block's words."""
+    rank all of its sentences by the block's words. `item` marks a list item, a table row or a reST field (which
+    `rest.fields` makes a list item): a whole unit of its own, never read with the passage before or after it
+    (`extractive._completed`)."""
 
     sentence: str
     attached: str = ""
@@ -238,6 +240,7 @@ class Unit:
     code_end: int = -1
     code_scored: bool = True
     output: bool = False
+    item: bool = False
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -313,7 +316,8 @@ def _parsed(text: str) -> tuple[_Block, ...]:
 def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
-    sentence is read with the one after it; a paragraph "Default: ``False``" with the paragraph before it). Memoised per
+    sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
+    example:" with the block it introduces, with the paragraph before it). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units."""
     return list(_units(text, None if lines is None else (lines[0], lines[1])))
 
@@ -406,16 +410,16 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 nested, n_nested = _nested_items(b.lines, j, cont)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
-                    out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested))
+                    out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested, item=True))
                 elif _introduces(item) and last == _block_end(b) and nxt is not None and nxt.kind == "code":
                     out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt),
-                                    output=_output(item, nxt)))
+                                    output=_output(item, nxt), item=True))
                 elif item.endswith(":") and last == _block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
-                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, _block_end(body)))
+                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, _block_end(body), item=True))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
-                    out.append(Unit(_cap(item), "", b.start + j, last))
+                    out.append(Unit(_cap(item), "", b.start + j, last, item=True))
         elif b.kind == "table":
             out += _table_rows(b)
     return tuple(out)
@@ -423,7 +427,8 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
 
 def _continues(out: list[Unit], blocks: tuple[_Block, ...], k: int) -> bool:
     """Whether the last passage in `out` is the last sentence of a paragraph right before block `k` (only blank
-    lines between), carrying no block: a short default statement in block `k` completes it."""
+    lines between), carrying no block: a short default statement or a short lead-in ("For example:") in block `k`
+    completes it."""
     if not out or k == 0 or blocks[k - 1].kind != "para":
         return False
     u = out[-1]
@@ -528,7 +533,7 @@ def _table_rows(block: _Block) -> list[Unit]:
         cells = [_plain(c) for c in _split_row(line)]
         row = " | ".join(c for c in cells if c)
         if len(row.split()) - row.count(" | ") >= 3:
-            out.append(Unit(_cap(row), "", block.start + k, block.start + k))
+            out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True))
     return out
 
 

@@ -55,7 +55,7 @@ def _setup_logging(verbose: bool) -> None:
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
-    from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+    from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
     for idx, rep in zip(ws.indexes, reports):
         print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "

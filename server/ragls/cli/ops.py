@@ -71,7 +71,7 @@ def cmd_status(args) -> int:
             print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
-            from ragls.workspace.rag_workspace import LONG_EMBED_WARNING_S, estimate_embed_seconds
+            from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
             est = estimate_embed_seconds(f["chunks"], max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
@@ -260,7 +260,7 @@ def _doctor_checks(args, report, note) -> None:
 
 def cmd_estimate(args) -> int:
     """Estimate the first index of a folder (files, chunks, minutes) without indexing or loading a model."""
-    from ragls.workspace.estimate import EMBED_RATE_TEXT, estimate_first_index, load_factor
+    from ragls.workspace.estimate import embed_rate_text, estimate_first_index, load_factor
 
     try:
         overrides = json.loads(args.settings) if args.settings else None
@@ -274,7 +274,7 @@ def cmd_estimate(args) -> int:
         return 0
     state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
     print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks ({state})")
-    print(f"  ~{est.seconds / 60:.1f} min to embed on a quiet 2-core machine ({EMBED_RATE_TEXT})")
+    print(f"  ~{est.seconds / 60:.1f} min to embed on a quiet 2-core machine ({embed_rate_text(est.max_length)})")
     print(f"  ~{est.wall_seconds / 60:.1f} min wall for a first index now, with start-up"
           + (f", at the current load (load average {est.load_average:.1f} on {est.cores} cores: "
              f"{load_factor(est.load_average, est.cores):.1f}x the quiet time; longer if the load rises)"

@@ -27,15 +27,16 @@ from ragls.core.ir import Document
 from ragls.core.uris import key_path
 from ragls.embedding.embed import declared_max_length
 from ragls.index.indexer import default_index_dir
+from ragls.index.windows import windows_per_chunk
 from ragls.sources.walk import walk
-from ragls.workspace.rag_workspace import CHUNKS_PER_SECOND, LONG_EMBED_WARNING_S, estimate_embed_seconds
 
 
 @dataclass
 class IndexEstimate:
     """`folder` (absolute), `files` to index, approximate `chunks`, `seconds` to embed them on a quiet 2-core
     machine, `bytes` of text, `indexed` (an index of this folder already exists: only changes will be indexed),
-    `index_path`, `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes), `load_average` (the 1-minute load average
+    `index_path`, `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes), `max_length` (tokens per embedding window
+    assumed: the model folder's declared limit, else `embedding.max_length`), `load_average` (the 1-minute load average
     when estimated; None where the platform has none), `cores` (os.cpu_count) and `wall_seconds`: the first index's
     wall time at that load, (START_SECONDS + seconds) x `load_factor`."""
 
@@ -50,17 +51,46 @@ class IndexEstimate:
     wall_seconds: float = 0.0
     load_average: float | None = None
     cores: int = 2
+    max_length: int = 512  # tokens the estimate assumes the model reads (the embedding window), for the rate text
 
     def to_json(self) -> dict[str, Any]:
         """camelCase keys, as the editors read them."""
         d = asdict(self)
-        for key in ("index_path", "wall_seconds", "load_average"):
+        for key in ("index_path", "wall_seconds", "load_average", "max_length"):
             head, tail = key.split("_")
             d[head + tail.capitalize()] = d.pop(key)
         return d
 
 
-EMBED_RATE_TEXT = f"{CHUNKS_PER_SECOND[256] * 3:.0f} windows of 256 wordpieces per second"  # 3 windows/chunk
+# Embedding windows per second on a quiet 2-core machine, by window length in wordpieces: the one source of the
+# embedding-time figure (`estimate_embed_seconds`, `embed_rate_text`). A window is one embedding input: a
+# 2,000-character chunk is 3 windows of 256 wordpieces for all-MiniLM-L6-v2, one text of 512 for a model reading
+# 512 (`index.windows.windows_per_chunk`). 12 windows/s at 256 is conservative: docs/benchmarks.md ("Embedding rate
+# of the estimate") measured 16-23 texts of up to 256 wordpieces per second on a quiet machine and 9-10 full
+# 256-wordpiece windows per CPU-second; a cold index of 313 chunks (939 windows) took 1.3 min there.
+WINDOWS_PER_SECOND = {256: 12.0, 512: 4.5}
+LONG_EMBED_WARNING_S = 600  # seconds; `long` estimates (over 10 minutes) make editors ask before a first index
+
+
+def windows_per_second(max_length: int) -> float:
+    """Embedding windows per second on a quiet 2-core machine for a model reading `max_length` tokens: lengths up
+    to 256 use WINDOWS_PER_SECOND[256], longer ones WINDOWS_PER_SECOND[512]."""
+    return WINDOWS_PER_SECOND[256] if max_length <= 256 else WINDOWS_PER_SECOND[512]
+
+
+def embed_rate_text(max_length: int) -> str:
+    """The rate `estimate_embed_seconds` uses, as `ragls estimate` prints it: "12 windows of 256 wordpieces per
+    second"."""
+    return f"{windows_per_second(max_length):g} windows of {max_length} wordpieces per second"
+
+
+def estimate_embed_seconds(chunks: int, max_length: int = 512, chunk_chars: int = 2000) -> float:
+    """Seconds to embed `chunks` `chunk_chars`-character chunks with a model reading `max_length` tokens on a quiet
+    2-core machine: each of a chunk's windows (`index.windows.windows_per_chunk`: 3 at 256, 1 at 512) at
+    `windows_per_second(max_length)`: 313 chunks at 256 -> 313 x 3 / 12 = 78 s."""
+    return chunks * windows_per_chunk(chunk_chars, max_length) / windows_per_second(max_length)
+
+
 START_SECONDS = 5.0  # imports, model copy and load of a first `ragls index`: 4.0-4.5 CPU-s for a 1-file folder
 
 
@@ -117,7 +147,8 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
     return IndexEstimate(folder=str(root), files=len(listed), chunks=chunks, bytes=size, seconds=round(seconds, 1),
                          indexed=(index_dir / "manifest.sqlite").is_file(), index_path=str(index_dir),
                          long=seconds > LONG_EMBED_WARNING_S, wall_seconds=round(wall, 1),
-                         load_average=None if load is None else round(load, 2), cores=cores)
+                         load_average=None if load is None else round(load, 2), cores=cores,
+                         max_length=max_length)
 
 
 SAMPLE_FILES = 48  # files chunked to measure chunks per byte; chunking them takes well under a second

@@ -25,7 +25,6 @@ from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
-from ragls.index.windows import windows_per_chunk
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -34,12 +33,6 @@ from ragls.retrieval.search import SIGNALS, abstained, search
 from ragls.retrieval.source import FolderSource
 
 log = logging.getLogger(__name__)
-
-# Embedding throughput of 2000-character chunks on a 2-core laptop, by truncation length (tokens): about 4.5/s at
-# 512 and 12/s at 256 for a MiniLM-sized model (docs/benchmarks.md measured 16-22/s for the int8 all-MiniLM-L6-v2
-# at 256). Used only for the "this will take a while" estimate, so the conservative figures are kept.
-CHUNKS_PER_SECOND = {256: 12.0, 512: 4.5}
-LONG_EMBED_WARNING_S = 600
 
 
 @dataclass(frozen=True)
@@ -103,14 +96,6 @@ class Status:
     max_length: int | None = None  # tokens the embedding model reads per text (for the cold-embedding estimate)
     embedding_source: str = ""  # Embedder.source: "path", "cache", "download", "offline-fallback"; "" until loaded
     embedding_requested: str = ""  # the configured embedding.model
-
-
-def estimate_embed_seconds(chunks: int, max_length: int = 512, chunk_chars: int = 2000) -> float:
-    """Seconds to embed `chunks` `chunk_chars`-character chunks with a model reading `max_length` tokens on a 2-core
-    laptop: each of a chunk's windows (`index.windows.windows_per_chunk`: 3 at 256, 1 at 512) at CHUNKS_PER_SECOND
-    (lengths up to 256 use the 256 rate, longer ones the 512 rate)."""
-    rate = CHUNKS_PER_SECOND[256] if max_length <= 256 else CHUNKS_PER_SECOND[512]
-    return chunks * windows_per_chunk(chunk_chars, max_length) / rate
 
 
 class RagWorkspace:
