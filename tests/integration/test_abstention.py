@@ -583,3 +583,17 @@ def test_what_a_value_question_measures():
     assert parameter_default(["shutdown"], [".. class:: Site(runner, *, \\\n    shutdown_timeout=60.0, ssl=None)"])
     assert not parameter_default(["dns"], ["conn = TCPConnector(ttl_dns_cache=300)"])
     assert not parameter_default(["retri"], ["Use the class directly, and pass it (retries=1)."])
+
+
+def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws):
+    """`asked_clause`: a clause before ";" tells the user's situation, as a sentence before the question does, so a
+    name in it that the docs lack (PROPFIND, WebDAV) does not refuse what the last clause asks; the same name where
+    the question asks still abstains. Docs written for this test, in no measured corpus."""
+    situation = pool_ws.query("My WebDAV gateway only speaks PROPFIND; how does the pool reuse idle connections?")
+    assert situation.hits.evidence.absent_names == () and not situation.abstained, situation.hits.evidence
+    asked = pool_ws.query("How does the pool reuse idle connections for PROPFIND calls to my WebDAV gateway?")
+    assert set(asked.hits.evidence.absent_names) == {"WebDAV", "PROPFIND"} and asked.abstained
+    from ragls.retrieval.asked_value import asked_clause
+
+    assert asked_clause("We use gevent; what do I use?") == "We use gevent; what do I use?"  # asks nothing of its own
+    assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"

@@ -83,7 +83,14 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import query_words, stem_set, stems
 from ragls.core.ir import Hit
-from ragls.retrieval.asked_value import VALUE_WORDS, asked_sentences, measured_terms, subject_terms, value_missing
+from ragls.retrieval.asked_value import (
+    VALUE_WORDS,
+    asked_clause,
+    asked_sentences,
+    measured_terms,
+    subject_terms,
+    value_missing,
+)
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
@@ -301,7 +308,8 @@ def asked_query(query: Query) -> Query:
 
 
 def question_names(text: str) -> list[str]:
-    """The names a question mentions where it asks (`asked_sentences`), in order, each once: a `code span` holding
+    """The names a question mentions where it asks (`asked_clause`: not in a sentence or a clause before ";" that
+    tells the user's situation), in order, each once: a `code span` holding
     one identifier (code in backticks, with the user's own literals and variables, is not a name), and
     the words written as names — with a capital after the first letter (WebSocket, NTLM, OAuth2, macOS, HTTP/3),
     letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc),
@@ -312,7 +320,7 @@ def question_names(text: str) -> list[str]:
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
-    text = asked_sentences(text)
+    text = asked_clause(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
         span = m.group(1).strip()

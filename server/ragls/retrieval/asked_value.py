@@ -148,6 +148,22 @@ def asked_sentences(text: str) -> str:
     return " ".join(asking)
 
 
+def asked_clause(text: str) -> str:
+    """The asking sentences (`asked_sentences`) without a clause before a ";" when the last clause asks ("?") and
+    names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
+    do I send an arbitrary HTTP method?" asks about sending any method — the clause before the ";" is the user's
+    situation, as a sentence before the question is. The asking sentences themselves when the last clause names no
+    subject ("...; what do I use?", `_GENERIC_ASKING`). Where a question's names are read (`abstention.
+    question_names`): a name of its situation the docs lack is no sign the docs miss what it asks."""
+    asked = asked_sentences(text)
+    clauses = [c for c in asked.split(";") if c.strip()]
+    if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
+        return asked
+    if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(clauses[-1])):
+        return asked
+    return clauses[-1].strip()
+
+
 def asked_value(text: str) -> str | None:
     """"amount", "default-amount", "default" or None: whether the part of the question that asks
     (`asked_sentences`) asks for a value, and of which type (module docstring)."""
