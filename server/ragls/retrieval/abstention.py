@@ -80,7 +80,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ragls.core.analysis import query_words, stem_set, stems
+from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import asked_sentences, subject_terms, value_missing
 from ragls.retrieval.query import Query
@@ -317,8 +317,11 @@ def question_names(text: str) -> list[str]:
         span = m.group(1).strip()
         if _ONE_IDENTIFIER.fullmatch(span):  # `trust_env=False`, `Vec::new()`; not code (`open("my.txt")`, `x + 1`)
             names.append(span.removesuffix("()"))
+    prose = _QUOTED_TEXT.sub(" ", re.sub(r"`[^`\n]*`", " ", text))  # code and quoted messages are the user's
+    values = _listed_values(prose)
+    instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose) if m.group(2) is None or m.group(2) in STOPWORDS}
     sentence_start = True
-    for raw in re.sub(r"`[^`\n]*`", " ", text).split():
+    for raw in prose.split():
         token = raw.strip(_TOKEN_EDGES)
         if token.endswith((".", "'s", "’s")):
             token = token[:-2] if token.endswith(("'s", "’s")) else token.rstrip(".")
@@ -336,8 +339,40 @@ def question_names(text: str) -> list[str]:
         if inner_cap or mixed or joints or capitalised or kebab:
             names.append(token)
         elif _LOWER_WORDS.fullmatch(lower := token.lower() if first else token):  # gevent, pytest-xdist
-            names += [p for p in lower.split("-") if lowercase_name(p)]
+            if token in instruments and lower not in STOPWORDS:  # "... with gettext?", "using celery": the means asked
+                names.append(lower)
+            elif token not in values:  # "accept only json, csv or table": the user's own values, not names
+                names += [p for p in lower.split("-") if lowercase_name(p)]
     return list(dict.fromkeys(names))
+
+
+# A quotation of three or more words — an error message, an output line, a prompt the user saw ("'int' object is not
+# subscriptable", 'No such option'): the user's own text, which docs need not repeat; its words are not names (a
+# quoted term of one or two words, "Happy Eyeballs" or "CERT_REQUIRED", still is). `question_names`
+_QUOTED_TEXT = re.compile(r"(?:(?<=^)|(?<=[\s(\[:=]))([\"“']).*?\S\s+\S+\s+\S.*?(?:\1|”)(?=[\s.,;:!?)\]]|$)")
+# The means a question asks about: the lower-case word right after "with", "using", "via" or "use" (no article or
+# possessive between) that ends its phrase — followed by punctuation, the end, "'s" or a function word ("... into German
+# with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
+# feature the docs must mention to answer, even when the word is also English (celery, gettext, anyhow). A word that
+# goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means. `question_names`
+_INSTRUMENT = re.compile(r"\b(?:[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+([a-z]+(?:-[a-z]+)*)(?:['’]s\b|(?=\s*[.,;:!?)]|$)"
+                         r"|(?=\s+([a-z]+)))")
+# A series of three or more bare lower-case words ("json, csv or table"; a pair, "app and nginx", may join longer
+# phrases): words listed together are of one kind, so when one of them is an everyday English word (a whole WordPiece
+# word: table) the list holds the user's own values — formats, modes, levels of their option —, not products, which
+# are listed with products ("gevent, eventlet or curio"). `_listed_values`
+_COORDINATED = re.compile(r"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*)+,?\s+(?:or|and)\s+[a-z][a-z-]*\b")
+
+
+def _listed_values(prose: str) -> set[str]:
+    """The lower-case words of `prose` that stand in a series with an everyday English word (`_COORDINATED`): "accept
+    only json, csv or table" -> {json, csv, table}; "gevent, eventlet or curio" -> set() (no English word)."""
+    out: set[str] = set()
+    for m in _COORDINATED.finditer(prose):
+        items = [w for w in re.split(r"\s*,\s*|\s+(?:or|and)\s+", m.group(0)) if w]
+        if len(items) > 1 and any(w in _english_words() and w not in STOPWORDS for w in items):
+            out.update(items)
+    return out
 
 
 # A lower-case word or "-" compound of such words (gevent, pytest-xdist, brand-new): prose, unless a word of it is in
