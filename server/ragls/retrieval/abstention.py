@@ -312,6 +312,9 @@ def question_names(text: str) -> list[str]:
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
     text = asked_sentences(text)
+    clauses = re.sub(r";\s+([a-z])", lambda m: ". " + m.group(1).upper(), text)  # "context; how do I ...?"
+    if (asked := asked_sentences(clauses)) != clauses:  # names where it asks, as of sentences: the clause that asks
+        text = asked
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
         span = m.group(1).strip()
@@ -362,6 +365,18 @@ _INSTRUMENT = re.compile(r"\b(?:[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+([a-z]+(?:-[a-
 # word: table) the list holds the user's own values — formats, modes, levels of their option —, not products, which
 # are listed with products ("gevent, eventlet or curio"). `_listed_values`
 _COORDINATED = re.compile(r"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*)+,?\s+(?:or|and)\s+[a-z][a-z-]*\b")
+
+
+def user_material(text: str) -> frozenset[str]:
+    """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
+    the words of a quoted message (`_QUOTED_TEXT`) and of a series of values (`_listed_values`). `gather` leaves
+    those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
+    or their option's values, so their absence says nothing about whether the docs answer (their presence still
+    counts, as when a FAQ quotes the same error)."""
+    asked = asked_sentences(text)
+    prose = re.sub(r"`[^`\n]*`", " ", asked)
+    quoted = " ".join(m.group(0) for m in _QUOTED_TEXT.finditer(prose))
+    return frozenset(stems(" ".join([quoted, *_listed_values(_QUOTED_TEXT.sub(" ", prose))])))
 
 
 def _listed_values(prose: str) -> set[str]:
@@ -593,6 +608,9 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     if best_similarity is not None:
         sims.append(best_similarity)
     weights, max_idf = term_weights(stats, asked_query(query))
+    own = user_material(query.text)  # the user's quoted message or listed values: absent, no evidence either way
+    if own and any(t not in own or w < max_idf for t, w in weights.items()):
+        weights = {t: w for t, w in weights.items() if t not in own or w < max_idf}
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
     _, focus_top = _coverages(weights, [_focus_stems(h) for h in hits])
