@@ -489,3 +489,111 @@ def test_a_far_off_question_abstains_where_paraphrases_are_answered(ws):
                      "For how many days does a refresh token stay valid?", "retryBudgetPercent"):
         answered = ws.query(question)
         assert not answered.abstained, (question, answered.hits.evidence)
+
+
+POOL_DOCS = """# Connection pool
+
+The client keeps idle connections in a pool so that later calls reuse them. A call
+may stop early when the peer resets the socket; the pool then opens a fresh connection.
+
+- `max_connections`, the maximum number of open connections, or `None` for no limit.
+  (Default 50)
+- `idle_expiry`, how long an idle connection stays in the pool, in seconds.
+  (Default 90)
+
+## Timeouts
+
+A request that gets no reply is cut off only when you ask for it. If no timeout is given,
+requests never time out.
+"""
+
+RESOLVER_DOCS = """Resolver
+========
+
+The resolver caches the addresses it looks up, so repeated calls to a host skip DNS.
+
+:param int dns_ttl: expire the cached DNS entries after some seconds, ``None`` means cached forever.
+   By default 10 seconds. Use it to refresh each entry after N seconds.
+
+:param int limit: total number of simultaneous lookups. If *limit* is ``0`` there is no limit
+   (default: 100).
+
+.. function:: open_pool(url, *, shutdown_timeout=30.0, backlog=128)
+
+   Opens a pool for *url*. On shutdown, pending requests are given a grace period before they are
+   cancelled.
+"""
+
+
+@pytest.fixture(scope="module")
+def pool_ws(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pool")
+    folder = tmp / "docs"
+    folder.mkdir()
+    (folder / "pool.md").write_text(POOL_DOCS)
+    (folder / "resolver.rst").write_text(RESOLVER_DOCS)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp / "index").as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n')
+    trust_folder(folder)
+    w = RagWorkspace([folder])
+    w.index()
+    yield w
+    w.close()
+
+
+def test_a_value_is_judged_by_what_the_question_measures(pool_ws):
+    """value_missing's subject includes what a value question measures (`asked_value.measured_terms`): a paraphrase
+    whose rarest words are its situation ("the peer stops replying", "sit there") is answered where the docs state
+    the value beside the thing measured (requests never time out; "(Default 50)" on the `max_connections` item);
+    a signature's keyword default answers a default asked in other words (`shutdown_timeout=30.0` for "a graceful
+    shutdown"). A count asked of a passage that states only a duration for its subject (the DNS entries' expiry),
+    or whose number belongs to the next field (`limit`'s default), abstains. Docs written for this test, in no
+    measured corpus."""
+    for question in ("If I never pass a timeout and the peer stops replying, how long will my call sit there?",
+                     ("How do I cap the total number of connections a client may open, and what is that cap when I "
+                      "don't set it?"),
+                     "How long does open_pool wait for pending requests during a graceful shutdown by default?"):
+        result = pool_ws.query(question)
+        assert result.hits.evidence.value_missing == 0.0 and not result.abstained, (question, result.hits.evidence)
+    miss = pool_ws.query("How many DNS entries can the resolver cache hold before it evicts them?")
+    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
+
+
+def test_what_a_value_question_measures():
+    from ragls.retrieval.asked_value import asked_count, measured_terms, parameter_default, value_stated
+
+    assert measured_terms("If I never pass a timeout and the server stops answering, how long will my call sit "
+                          "there?") == ["timeout"]
+    assert measured_terms("How do I limit the total number of connections a client may open?") == ["connect"]
+    assert measured_terms("How many gunicorn worker processes run by default?") == ["process"]
+    assert measured_terms("How many seconds does the server keep an idle connection open?") == []
+    assert asked_count("How many host entries can the DNS cache hold?")
+    assert not asked_count("How many seconds does the server keep an idle connection open?")
+    assert not asked_count("How long does a session last?")
+    # a count is not answered by a duration or a size, nor by None in a sentence about time
+    entries = ":param int ttl: expire the DNS entries after some seconds, ``None`` means cached forever."
+    assert value_stated("amount", ["entri"], [entries]) and not value_stated("amount", ["entri"], [entries], True)
+    assert value_stated("amount", ["worker"], ["Black starts 4 workers."], True)
+    assert value_stated("default-amount", ["worker"], ["Defaults to the number of CPUs, one worker each."], True)
+    # a field's value does not answer for the field before it
+    fields = ":param dns_ttl: refresh each entry after N seconds.\n:param limit: total lookups (default: 100)."
+    assert not value_stated("default-amount", ["entri"], [fields], True)
+    # a signature's default, by the parameter's name; an example's call is no signature
+    assert parameter_default(["shutdown"], [".. class:: Site(runner, *, \\\n    shutdown_timeout=60.0, ssl=None)"])
+    assert not parameter_default(["dns"], ["conn = TCPConnector(ttl_dns_cache=300)"])
+    assert not parameter_default(["retri"], ["Use the class directly, and pass it (retries=1)."])
+
+
+def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws):
+    """`asked_clause`: a clause before ";" tells the user's situation, as a sentence before the question does, so a
+    name in it that the docs lack (PROPFIND, WebDAV) does not refuse what the last clause asks; the same name where
+    the question asks still abstains. Docs written for this test, in no measured corpus."""
+    situation = pool_ws.query("My WebDAV gateway only speaks PROPFIND; how does the pool reuse idle connections?")
+    assert situation.hits.evidence.absent_names == () and not situation.abstained, situation.hits.evidence
+    asked = pool_ws.query("How does the pool reuse idle connections for PROPFIND calls to my WebDAV gateway?")
+    assert set(asked.hits.evidence.absent_names) == {"WebDAV", "PROPFIND"} and asked.abstained
+    from ragls.retrieval.asked_value import asked_clause
+
+    assert asked_clause("We use gevent; what do I use?") == "We use gevent; what do I use?"  # asks nothing of its own
+    assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"

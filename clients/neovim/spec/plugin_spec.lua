@@ -97,6 +97,15 @@ H.it("sources render as `[n] path:first-last — title` with 1-based inclusive l
   local focused = vim.deepcopy(source)
   focused.focusRange = { start = { line = 7, character = 0 }, ["end"] = { line = 8, character = 30 } }
   H.eq("[2] guide/frobnicator.md:8-9 — Frobnicator timeout", ui.source_line(focused), "the focus lines when known")
+  -- An extractive answer quoting one chunk at two far places: one entry, both places (`focusRanges`, line order).
+  local quoted = vim.deepcopy(focused)
+  quoted.focusRange = { start = { line = 21, character = 0 }, ["end"] = { line = 26, character = 0 } }
+  quoted.focusRanges = { { start = { line = 3, character = 0 }, ["end"] = { line = 9, character = 5 } },
+    quoted.focusRange }
+  H.eq("[2] guide/frobnicator.md:4-10, 22-26 — Frobnicator timeout", ui.source_line(quoted), "every quoted place")
+  local lines = ui.answer_lines("Why?", { answer = "A [2]. B [2].", sources = { quoted }, citations = {} })
+  H.eq(1, #vim.tbl_filter(function(l) return l:find("[2] ", 1, true) == 1 end, lines), "listed once: " ..
+    vim.inspect(lines))
 end)
 
 H.it("answer_lines shows abstention, answer, and maps source lines", function()
@@ -183,6 +192,41 @@ H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII
   local items = ui.quickfix_items({ { id = "c", score = 1, text = "GIRAFFE and more", source = chunk_source } })
   H.eq(71, items[1].col, "byte column of GIRAFFE")
   H.eq("GIRAFFE", vim.fn.readfile(path)[2]:sub(items[1].col, items[1].col + 6), "the chunk's first word")
+  os.remove(path)
+end)
+
+H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, not its UTF-16 one", function()
+  -- PROTOCOL characters count UTF-16 units ("é😀 " = 4 units, 7 bytes); Neovim's columns are bytes.
+  local picker = require("ragls.picker")
+  local path = vim.fn.tempname() .. ".md"
+  local prefix = string.rep("é😀 ", 10)
+  vim.fn.writefile({ "# Title", prefix .. "GIRAFFE and more" }, path)
+  local mid = { start = { line = 1, character = 40 }, ["end"] = { line = 1, character = 56 } }
+  local chunk = { id = "c", score = 1, text = "# Title\n" .. prefix .. "GIRAFFE and more",
+    source = { uri = vim.uri_from_fname(path), path = "x.md", title = "Title",
+      range = { start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 56 } }, focusRange = mid } }
+  H.eq({ 2, 70 }, { ui.source_start(chunk.source) }, "line and 0-based byte column of GIRAFFE")
+  local entry = picker.telescope_entry(chunk)
+  H.eq({ 2, 70 }, { entry.lnum, entry.col }, "telescope: the focus line, col for nvim_win_set_cursor")
+  H.eq({ 2, 70 }, picker.snacks_item(1, chunk).pos, "snacks: pos {line, byte col}")
+  H.eq(path .. ":2:71:", picker.fzf_location(chunk), "fzf-lua: path:line:col (1-based bytes, as grep)")
+  -- Where each lands in the real file: the cursor on the cited word.
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  vim.api.nvim_win_set_cursor(0, { entry.lnum, entry.col })
+  H.eq("GIRAFFE", vim.fn.expand("<cword>"), "the cursor at telescope's entry is on the cited word")
+  -- A RagAsk source of a selection (its buffer, no file): the column from the buffer's line.
+  local sel = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(sel, 0, -1, false, { prefix .. "ZEBRA here" })
+  local n = ui.quickfix_sources("q?", { sources = {
+    { n = 1, bufnr = sel, path = "selection", uri = "ragls:selection",
+      range = { start = { line = 0, character = 40 }, ["end"] = { line = 0, character = 50 } } },
+    vim.tbl_extend("force", chunk.source, { n = 2 }) } })
+  H.eq(2, n, "two quickfix items")
+  local qf = vim.fn.getqflist()
+  H.eq({ 71, 71 }, { qf[1].col, qf[2].col }, "quickfix cols: 1-based bytes")
+  H.eq("ZEBRA", vim.api.nvim_buf_get_lines(sel, 0, 1, false)[1]:sub(qf[1].col, qf[1].col + 4), "selection's word")
+  vim.cmd("cclose")
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(path))
   os.remove(path)
 end)
 

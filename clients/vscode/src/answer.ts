@@ -60,23 +60,30 @@ export function displayPath(source: Source): string {
 
 /**
  * "path:12-18" with 1-based lines, as people read them (path as in `displayPath`): the cited lines (`focusRange`,
- * else the chunk's range), as the CLI prints them and where opening the source puts the cursor. Two sources of one
- * chunk (an extractive answer quoting two passages of it) so get two labels, not the chunk's range twice.
+ * else the chunk's range), as the CLI prints them and where opening the source puts the cursor. A source an
+ * extractive answer quotes at places far apart lists them all (`focusRanges`): "path:4-10, 22-27".
  */
 export function sourceLabel(source: Source): string {
-  const range = focusOf(source);
+  const path = displayPath(source);
+  if (source.focusRanges && source.focusRanges.length > 1) {
+    return `${path}:${source.focusRanges.map(linesOf).join(', ')}`;
+  }
+  return `${path}:${linesOf(focusOf(source))}`;
+}
+
+/** "12-18", "12", or "3:1996" for one line entered mid-way: the 1-based lines of a wire range as labels show them. */
+function linesOf(range: Source['range']): string {
   const start = range.start.line + 1;
   // An end at character 0 means the range stops at the end of the previous line.
   const endLine = range.end.character === 0 && range.end.line > range.start.line
     ? range.end.line
     : range.end.line + 1;
-  const path = displayPath(source);
   if (start !== endLine) {
-    return `${path}:${start}-${endLine}`;
+    return `${start}-${endLine}`;
   }
   // One line entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI and Neovim print it, so
   // two chunks of that line are told apart.
-  return range.start.character > 0 ? `${path}:${start}:${range.start.character + 1}` : `${path}:${start}`;
+  return range.start.character > 0 ? `${start}:${range.start.character + 1}` : `${start}`;
 }
 
 /**

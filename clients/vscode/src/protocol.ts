@@ -27,6 +27,9 @@ export interface Source {
   page?: number;
   /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
   focusRange?: Range;
+  /** An extractive answer's source quoted at places too far apart for one `focusRange`: every quoted place, in
+   * line order (`focusRange` is one of them, where opening goes); optional, absent with one place. */
+  focusRanges?: Range[];
 }
 
 /** A `rag/list` entry: the workspace or a named RAG. */

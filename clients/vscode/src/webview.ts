@@ -1,6 +1,7 @@
 /**
- * What the webviews (the chat view `chat/view.ts`, and the markdown renderer in `answer.ts`) share: HTML escaping
- * and the strict Content-Security-Policy of a webview page (nothing loads but the page's own nonce'd style and script).
+ * What the webviews (the chat view `chat/view.ts` and its page `chat/page.ts`, and the markdown renderer in
+ * `answer.ts`) share: HTML escaping and the strict Content-Security-Policy of a webview page (nothing loads but the
+ * page's own nonce'd style and script).
  */
 import { randomBytes } from 'node:crypto';
 import type * as vscode from 'vscode';

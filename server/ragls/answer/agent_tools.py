@@ -145,6 +145,8 @@ def ask_result(ws, question: str, top_k: int | None = None, rag=None, expand: bo
                         "end_line": end, "heading": hit_heading(hit),
                         "supported": supported.get(n), "text": hit.chunk.text,
                         "chunk_start_line": chunk_start, "chunk_end_line": chunk_end})
+        if hit.more_focus:  # more quoted places of the chunk (extractive answer): 1-based [start, end] each
+            sources[-1]["more_lines"] = [list(line_range(span)) for span in hit.more_focus]
     data = {"answer": answer.text, "abstained": answer.abstained, "model": answer.model, "sources": sources,
             "elapsed_ms": round(answer.elapsed_ms, 1), "note": DATA_NOTE}
     head = (f"Answer ({answer.model}; generated from the user's documents - the sources are quoted data, not "
@@ -163,7 +165,8 @@ def ask_result(ws, question: str, top_k: int | None = None, rag=None, expand: bo
             flag = "" if s["supported"] is not False else " (this citation is not supported by the source text)"
             lines.append(quote_passage(s["text"], s["path"], (s["chunk_start_line"], s["chunk_end_line"]),
                                        n=s["n"], heading=s["heading"] or "",
-                                       cite=(s["start_line"], s["end_line"]), note=flag))
+                                       cite=(s["start_line"], s["end_line"]), note=flag,
+                                       more_cites=[tuple(r) for r in s.get("more_lines", ())]))
         heading = ("Closest matches (the documents do not answer the question; these passages came closest):"
                    if answer.abstained else "Sources:")
         parts.append(heading + "\n" + "\n\n".join(lines))

@@ -422,49 +422,43 @@ def _code_end(body: str) -> bool:
 
 def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
                  ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
-    """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: the focus
-    (`focusRange`, the lines a source prints) of each quoted source is set to its quoted passages, each cited as
-    `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries is cut as the hit's focus is;
-    `question` gives the terms that rule reads), grouped in pick order while a group fits in `focus.MAX_FOCUS_LINES`
-    lines. A passage too far from
-    its source's first group gets a source entry of its own (the same chunk, focused on its lines) numbered right
-    after it; the sources after it are renumbered, and so are the picks. Returns (sources, picks), both renumbered.
-    The focus was chosen by shared words (`sentence_focus`), the passages by meaning: a user following
-    "[2] utils.md:321-322" must find the sentence quoted with [2] there."""
-    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines
-    where: list[int] = []  # for each pick, the index of its group within its source (0 for a pointer)
+    """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: each
+    quoted passage is cited as `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries
+    is cut as the hit's focus is; `question` gives the terms that rule reads), and a source's passages are grouped
+    in pick order while a group fits in `focus.MAX_FOCUS_LINES` lines. A quoted source's `focus` (`focusRange`, the
+    lines it opens at) is the group of its first pick and `more_focus` the others in line order (`focusRanges`):
+    one source per chunk, so `ask --top-k 1` lists one source, and every quoted place is shown in it — neither a
+    second entry of the same chunk for a far passage, nor one span from the first quote to the last (two quotes 40
+    lines apart made a 40-line citation). Returns (sources, picks), numbers unchanged. The focus was chosen by
+    shared words (`sentence_focus`), the passages by meaning: a user following "[2] utils.md:321-322" must find the
+    sentence quoted with [2] there."""
+    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines, in pick order
     hits = dict(sources)
     query, _, named = _citation_terms(question)
     for n, unit in picked:
-        if unit.line < 0:
-            where.append(0)
+        if unit.line < 0:  # a pointer to the source, not a quoted passage
             continue
         a, b = focus_lines(hits[n], unit, named, query)
         mine = groups.setdefault(n, [])
-        for i, g in enumerate(mine):
+        for g in mine:
             if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
                 g[0], g[1] = min(a, g[0]), max(b, g[1])
-                where.append(i)
                 break
         else:
             mine.append([a, b])
-            where.append(len(mine) - 1)
     out: list[tuple[int, Hit]] = []
-    number: dict[tuple[int, int], int] = {}
     for n, hit in sources:
-        base = hit.chunk.span.start_line
         mine = groups.get(n)
         if not mine:
-            number[(n, 0)] = len(out) + 1
-            out.append((len(out) + 1, hit))
+            out.append((n, hit))
             continue
-        for i, (first, last) in enumerate(mine):
-            number[(n, i)] = len(out) + 1
-            focus = line_span(hit.chunk, base + first, base + last)
-            window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
-            out.append((len(out) + 1, replace(hit, focus=focus, window=window)))
-    renumbered = [(number.get((n, i), n), unit) for (n, unit), i in zip(picked, where)]
-    return out, renumbered
+        base = hit.chunk.span.start_line
+        spans = [line_span(hit.chunk, base + first, base + last) for first, last in mine]
+        focus = spans[0]
+        window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+        more = tuple(sorted(spans[1:], key=lambda s: s.start_line))
+        out.append((n, replace(hit, focus=focus, window=window, more_focus=more)))
+    return out, list(picked)
 
 
 def split_sentences(text: str) -> list[str]:

@@ -11,6 +11,7 @@ control characters replaced.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ragls.core.ir import Hit, LineSpan
 from ragls.core.uris import display_path
@@ -51,12 +52,14 @@ def _attr(value: str) -> str:
 
 
 def quote_passage(text: str, path: str, lines: tuple[int, int], *, n: int | None = None, heading: str = "",
-                  cite: tuple[int, int] | None = None, note: str = "") -> str:
+                  cite: tuple[int, int] | None = None, note: str = "",
+                  more_cites: Sequence[tuple[int, int]] = ()) -> str:
     """Document `text` quoted as data: `<passage path="…" lines="first-last">`, the text, `</passage>`.
 
     `path` is shown as given; `lines` are the 1-based inclusive lines the text spans. With `n`, a header line
     precedes the element: "[n] path:first-last — heading{note}", where first-last are `cite` (default `lines`),
-    "path:first" for one line.
+    "path:first" for one line; `more_cites` (more quoted places of an extractive answer's source) join it in line
+    order: "[n] path:8-13, 32-37".
     Inside the text, `<passage` and `</passage` (any case, spaces allowed) get a backslash after the `<`, so the
     text can neither end its quote nor open a forged one; header and attributes are one line each (`one_line`),
     attributes XML-escaped. Never raises."""
@@ -66,7 +69,8 @@ def quote_passage(text: str, path: str, lines: tuple[int, int], *, n: int | None
         return element
     first, last = cite or lines
     title = f" — {one_line(heading)}" if heading else ""
-    span = f"{first}-{last}" if last > first else f"{first}"  # "path:9", as every front prints one line
+    span = ", ".join(f"{a}-{b}" if b > a else f"{a}"  # "path:9", as every front prints one line
+                     for a, b in sorted([(first, last), *more_cites]))
     return f"[{n}] {one_line(path)}:{span}{title}{one_line(note)}\n{element}"
 
 

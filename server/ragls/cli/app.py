@@ -278,9 +278,9 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
             mark = "" if supported.get(src["n"], True) else "  (citation not supported by this text)"
             title = f"  {one_line(src['title'])}" if src.get("title") else ""
             where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
-            r = src.get("focusRange") or src["range"]
+            lines = ", ".join(location_text(r) for r in src.get("focusRanges") or [src.get("focusRange") or src["range"]])
             page = f" (page {src['page']})" if src.get("page") else ""
-            print(f"[{src['n']}] {where}:{location_text(r)}{page}{title}{mark}")
+            print(f"[{src['n']}] {where}:{lines}{page}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("llmCalls"):
         from ragls.cli.llm_lines import calls_text

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ragls.config.aliases import ALIASES, RENAMED, OldName, did_you_mean, snake_case
 from ragls.core.errors import ConfigError
 
 # An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
@@ -414,66 +415,8 @@ class Settings(_Section):
 
 TOP_LEVEL = ("profile",)  # settings outside any [section]
 
-# Flat names (the `rag_*` family and a few short forms) -> (section, field).
-ALIASES: dict[str, tuple[str, str]] = {
-    "rag_top_k": ("retrieval", "top_k"),
-    "top_k": ("retrieval", "top_k"),
-    "rag_template": ("generation", "template"),
-    "template": ("generation", "template"),
-    "reranker_model": ("retrieval", "reranker_model"),
-    "extractor_model": ("retrieval", "extractor_model"),
-    "min_similarity": ("retrieval", "min_similarity"),
-    "rag_reranker_model": ("retrieval", "reranker_model"),
-    "rag_reranker_model_path": ("retrieval", "reranker_model_path"),
-    "rag_extractor_model": ("retrieval", "extractor_model"),
-    "rag_extractor_prompt": ("retrieval", "extractor_prompt"),
-    "rag_graph_hops": ("retrieval", "graph_hops"),
-    "graph_hops": ("retrieval", "graph_hops"),
-    "rag_min_similarity": ("retrieval", "min_similarity"),
-    "rag_hybrid": ("retrieval", "hybrid"),
-    "rag_dedup_cosine": ("retrieval", "dedup_cosine"),
-    "rag_parent_document": ("retrieval", "parent_document"),
-    "rag_relevance_floor": ("retrieval", "relevance_floor"),
-    "rag_abstention_probability": ("retrieval", "abstention_probability"),
-    "rag_contextual": ("retrieval", "contextual"),
-    "rag_rerank_backend": ("retrieval", "rerank_backend"),
-    "rag_colbert_model": ("retrieval", "colbert_model"),
-    "rag_hyde": ("retrieval", "hyde"),
-    "rag_step_back": ("retrieval", "step_back"),
-    "rag_expand_n": ("retrieval", "expand_n"),
-    "rag_corrective": ("retrieval", "corrective"),
-    "rag_chunk_size": ("chunking", "chunk_size"),
-    "chunk_size": ("chunking", "chunk_size"),
-    "rag_chunk_overlap": ("chunking", "chunk_overlap"),
-    "chunk_overlap": ("chunking", "chunk_overlap"),
-    "rag_embedding_model": ("embedding", "model"),
-    "embedding_model": ("embedding", "model"),
-    "rag_max_context_chars": ("generation", "max_context_chars"),
-}
-
-# Old names of a setting that has one name now: old name -> (section, field). They keep working (flat or inside
-# their section); when a layer gives both, the old name wins there, as it did when it was a setting of its own; and
-# `normalize` returns an `OldName` notice naming the setting to use (rag/status `notices`).
-RENAMED: dict[str, tuple[str, str]] = {
-    "sufficiency_floor": ("retrieval", "min_similarity"),
-    "rag_sufficiency_floor": ("retrieval", "min_similarity"),
-}
-
-
-class OldName(str):
-    """A `normalize` warning that is only a notice: an old setting name was used (`RENAMED`); the text names the
-    setting to use instead."""
-
-
 # Top-level tables whose keys are user-chosen names (merged per name, not validated as settings here).
 TABLES = ("document_loaders", "rags")
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
-
-
-def _snake(key: str) -> str:
-    return _CAMEL.sub(r"_\1", key).lower()
-
 
 def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Turn user settings (nested, flat aliases, camelCase, optionally wrapped in a "ragls" key) into the nested
@@ -498,7 +441,7 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
         data = data["ragls"]
     sections = Settings.model_fields
     for raw_key, value in data.items():
-        key = _snake(raw_key)
+        key = snake_case(raw_key)
         if raw_key in (EDITOR_TRUST_KEY, EDITOR_TRUST_CONFIGS_KEY):
             continue  # read by editor_trust / editor_trusted_configs, not a setting
         if key in TABLES:  # user-named entries: keys are names, not settings
@@ -509,7 +452,7 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
             for sub_raw, sub_value in value.items():
                 if sub_value is None:
                     continue
-                sub = _snake(sub_raw)
+                sub = snake_case(sub_raw)
                 if sub in fields:
                     put(key, sub, sub_value)
                 elif sub in ALIASES and ALIASES[sub][0] == key:
@@ -518,7 +461,7 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
                     put(key, RENAMED[sub][1], sub_value, old=f"{key}.{sub_raw}")
                 else:
                     names = list(fields) + [a for a, (s, _) in ALIASES.items() if s == key]
-                    warnings.append(f"unknown setting {key}.{sub_raw}{_did_you_mean(sub, names, key + '.')}")
+                    warnings.append(f"unknown setting {key}.{sub_raw}{did_you_mean(sub, names, key + '.')}")
         elif value is None:
             continue
         elif key in TOP_LEVEL:
@@ -528,16 +471,8 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
         elif key in RENAMED:
             put(*RENAMED[key], value, old=raw_key)
         else:
-            warnings.append(f"unknown setting {raw_key}{_did_you_mean(key, list(sections) + list(ALIASES))}")
+            warnings.append(f"unknown setting {raw_key}{did_you_mean(key, list(sections) + list(ALIASES))}")
     return out, warnings
-
-
-def _did_you_mean(key: str, names: list[str], prefix: str = "") -> str:
-    """' (did you mean x?)' for the closest known name (difflib ratio >= 0.75), else ''."""
-    import difflib
-
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
-    return f" (did you mean {prefix}{close[0]}?)" if close else ""
 
 
 def _deep_merge(base: dict, extra: dict) -> dict:

@@ -88,6 +88,10 @@ class Hit:
     # (`answer/extractive.sentence_focus`): passages outside it weigh less in an extractive answer and when the
     # focus is chosen (`extractive._candidates`). Not on the wire. None when no focus was chosen.
     best_window: LineSpan | None = None
+    # More lines of the chunk an extractive answer quotes, each too far from `focus` (and from each other) to share
+    # one span of at most `focus.MAX_FOCUS_LINES` lines (`answer/extractive.quoted_focus`): the source stays one
+    # entry and lists every quoted place (wire `focusRanges`). Empty otherwise.
+    more_focus: tuple[LineSpan, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -314,7 +314,8 @@ def parse_setting_side(spec: str) -> tuple[str, dict[str, Any]]:
 def _known_settings(spec: str, layer: dict[str, Any]) -> dict[str, Any]:
     """`layer` unchanged when every name in it is a setting (old names included); raises InvalidParams naming the
     first unknown one and the closest known name (`config.settings.normalize`'s warning)."""
-    from ragls.config.settings import OldName, normalize
+    from ragls.config.aliases import OldName
+    from ragls.config.settings import normalize
 
     unknown = [w for w in normalize(layer)[1] if not isinstance(w, OldName)]
     if unknown:

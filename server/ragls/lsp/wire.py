@@ -4,6 +4,7 @@ converters from IR objects to JSON-ready dicts. The only module (with the client
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -172,11 +173,14 @@ def source_uri(chunk: Chunk) -> str:
     return "ragls:" + quote(chunk.path, safe="")
 
 
-def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None) -> dict:
+def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None,
+                   more_focus: Sequence[LineSpan] = ()) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
     extracted text for converted documents), optional title (of the focus's section, `index.titles.source_title`), `page` (1-based, PDFs), `focusRange` (the
     answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it,
-    widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus."""
+    widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus;
+    with `more_focus` (more quoted places of the chunk, `Hit.more_focus`) `focusRanges`: the focus and those, in line
+    order."""
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
@@ -192,6 +196,8 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         context = context_span(focus, context)  # the window widened to cover the focus: it always contains it
         if context != focus:
             src["contextRange"] = to_wire_range(context)
+        if more_focus:
+            src["focusRanges"] = [to_wire_range(r) for r in sorted((focus, *more_focus), key=lambda r: r.start_line)]
     return src
 
 
@@ -228,7 +234,8 @@ def to_wire_answer(answer: Answer) -> dict:
     failed and `answer` is extractive) are present only when they apply."""
     out = {
         "answer": answer.text,
-        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window)} for n, hit in answer.sources],
+        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window, hit.more_focus)}
+                    for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
         "model": answer.model,
         "abstained": answer.abstained,

@@ -40,7 +40,8 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   given an embed function; `bench/abstention_loco.py` computes it);
 - `value_missing`: 1.0 when the question asks for a value — how many / how long / which port / what is the
   default X (`asked_value.asked_value`, read from the asking sentences) — and no sentence of the top hits' titles
-  and texts about its subject (its two rarest terms the corpus holds), nor the two sentences after one, states a
+  and texts about its subject (its two rarest terms the corpus holds and what it measures: "how many <things>",
+  a timeout), nor the two sentences after one in the same list item or field, states a
   value of that type (`asked_value.value_stated`: a number, "unlimited", `None`; for a default, "defaults to ...",
   "Default: ...", a keyword default `name=value`); else 0. A near miss made of the corpus' own words ("Which port
   does blackd listen on by default?": the docs discuss the port option, never its default) matches every word;
@@ -82,7 +83,14 @@ from dataclasses import dataclass, replace
 
 from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 from ragls.core.ir import Hit
-from ragls.retrieval.asked_value import asked_sentences, subject_terms, value_missing
+from ragls.retrieval.asked_value import (
+    VALUE_WORDS,
+    asked_clause,
+    asked_sentences,
+    measured_terms,
+    subject_terms,
+    value_missing,
+)
 from ragls.retrieval.query import Query
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
@@ -300,7 +308,8 @@ def asked_query(query: Query) -> Query:
 
 
 def question_names(text: str) -> list[str]:
-    """The names a question mentions where it asks (`asked_sentences`), in order, each once: a `code span` holding
+    """The names a question mentions where it asks (`asked_clause`: not in a sentence or a clause before ";" that
+    tells the user's situation), in order, each once: a `code span` holding
     one identifier (code in backticks, with the user's own literals and variables, is not a name), and
     the words written as names — with a capital after the first letter (WebSocket, NTLM, OAuth2, macOS, HTTP/3),
     letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc),
@@ -311,10 +320,7 @@ def question_names(text: str) -> list[str]:
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
-    text = asked_sentences(text)
-    clauses = re.sub(r";\s+([a-z])", lambda m: ". " + m.group(1).upper(), text)  # "context; how do I ...?"
-    if (asked := asked_sentences(clauses)) != clauses:  # names where it asks, as of sentences: the clause that asks
-        text = asked
+    text = asked_clause(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
         span = m.group(1).strip()
@@ -591,8 +597,18 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
 def _value_subject(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
     """The subject of a value question (`asked_value.subject_terms`) from the sources' document frequencies."""
     names = name_terms(text)
-    dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in weights.keys() | {t for ts in names.values() for t in ts}}
-    return subject_terms(weights, dfs, names)
+    measured = measured_terms(text)
+    terms = weights.keys() | {t for ts in names.values() for t in ts} | set(measured)
+    dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in terms}
+    return subject_terms(weights, dfs, names, measured=measured)
+
+
+def _value_topic(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
+    """Every asked term of a value question the sources hold, value words left out, and its names' terms: what a
+    signature's parameter must be named with to state its default (`asked_value.parameter_default`)."""
+    names = [t for ts in name_terms(text).values() for t in ts]
+    return [t for t in dict.fromkeys([*weights, *names]) if t not in VALUE_WORDS
+            and sum(d.get(t, 0) for _, d in stats) > 0]
 
 
 def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
@@ -624,7 +640,8 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
     absent = tuple(a for a in absent if not spelled_out(a, hits))
     value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in hits],
-                          lambda: _value_subject(stats, weights, query.text))
+                          lambda: _value_subject(stats, weights, query.text),
+                          lambda: _value_topic(stats, weights, query.text))
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),
                     coverage_top=top, missing_idf=min(1.0, missing), focus_coverage=focus_top,
                     cosine_margin=cosine_margin(similarities), bm25_top=bm25, rare_focus=rare_focus,

@@ -27,8 +27,15 @@ round"); the answer type can: the question asks for a value, and no sentence abo
   their focus lines, so a focus chosen elsewhere in the chunk does not make the value look missing).
 
 The subject (`subject_terms`, chosen by the caller from the index statistics) is the option or identifier the question
-writes as code (retryBudgetPercent, --max-body-size, cert_reqs), else its two rarest terms the corpus holds, without
-the words of the value itself (default, maximum, number, size...). Every list here is a
+writes as code (retryBudgetPercent, --max-body-size, cert_reqs), its two rarest terms the corpus holds, without
+the words of the value itself (default, maximum, number, size...), and what it measures (`measured_terms`: the
+counted noun of "how many <things>" / "number of <things>", a timeout or port it names): a paraphrase's rarest words
+describe its situation ("If I never pass a timeout and the server stops answering, how long will my call sit
+there?"), which the answering sentence ("requests do not time out") does not repeat. A question that counts
+(`asked_count`: "how many host entries") is not answered by a duration or a size ("cached for 10 seconds"); a
+value after a list item or field opens belongs to it, not to the sentence before (`_BLOCK_START`); a default is
+also stated by a signature whose parameter is named with one of the question's words (`parameter_default`:
+`shutdown_timeout=60.0` for "a graceful shutdown"). Every list here is a
 fixed English vocabulary of how values are asked for and stated, not fitted to any corpus; the rule and its
 measurement (leave-one-corpus-out on five dev corpora and a value probe set over them): docs/benchmarks.md,
 "Answer type: a value asked, none stated".
@@ -76,6 +83,8 @@ AMOUNT = re.compile(r"(?<![A-Za-z_])\d[\d,._]*(?:\s*[A-Za-z%]+)?|\b(?:" + _NUMBE
                     r"\bnever\s+(?:times?\s?out|expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b(?!\s+(?:parameter|argument|option|setting|field))",
                     re.IGNORECASE)
 _LITERAL = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|'[^'\n]+'|\b(?:True|False|true|false|on|off|enabled|disabled)\b")
+_DEFAULT_IS_WORD = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\s+[\w`\"']|\bdefault\s*:\s*[\w`\"']",
+                              re.IGNORECASE)  # what is left of `_DEFAULT_IS` once a duration or size is taken out
 _DEFAULT_IS = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\b\s*\S|\bdefault\s*:\s*\S", re.IGNORECASE)
 _KEYWORD_DEFAULT = re.compile(r"[\w.-]+\s?=\s?(?:[\d\"'(\[{]|-\d|None\b|True\b|False\b)")
 # A keyword default in a signature (".. function:: run_app(app, *, shutdown_timeout=60.0", "def f(x=5)"): the
@@ -83,10 +92,31 @@ _KEYWORD_DEFAULT = re.compile(r"[\w.-]+\s?=\s?(?:[\d\"'(\[{]|-\d|None\b|True\b|F
 # --test-threads=1) is not one
 _SIGNATURE_DEFAULT = re.compile(r"(?:\.\. \w+::|\bdef |\bclass |\bfn )[^\n]*?[(,]\s*\*?\s*[A-Za-z_]\w*\s?=\s?"
                                 r"(?:-?\d|None\b)")
+# What answers "how long" or "how large", not "how many": an amount with a unit of time or size, and the words that
+# state a duration without a number; `None` in a sentence that still speaks of time or size means "no time limit"
+_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?)"
+_SIZE_UNIT = r"(?:bytes?|[kKMGT]i?B|[kKMGT]|kilobytes?|megabytes?|gigabytes?|kibibytes?|mebibytes?)"
+_COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + _TIME_UNIT + "|" + _SIZE_UNIT + r")\b|\bforever\b|"
+                          r"\bindefinitely\b|\b(?:do|does|will|would|can|did|wo|ca)(?:\s+not|n't|n’t)\s+(?:ever\s+)?"
+                          r"(?:time\s?out|expire)|\bcannot\s+(?:ever\s+)?(?:time\s?out|expire)|\bnever\s+(?:times?\s?out|"
+                          r"expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b", re.IGNORECASE)
+_MEASURE_WORD = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|bytes?|[kKMGT]i?B|timeouts?|"
+                           r"expir\w*|ttl|duration|forever|indefinitely)\b", re.IGNORECASE)
+_NONE = re.compile(r"\b(?:None|null)\b")
+# A signature's keyword defaults, by parameter: ".. class:: SockSite(runner, sock, *, shutdown_timeout=60.0, ..."
+_SIGNATURE = re.compile(r"(?m)^[ \t]*(?:\.\. (?:py:)?(?:function|method|class|classmethod|staticmethod|coroutinefunction|"
+                        r"coroutinemethod|decorator)::|(?:async\s+)?def\s|class\s|(?:pub\s+)?fn\s)[^()\n]*\([^)]{0,600}")
+_PARAMETER_DEFAULT = re.compile(r"[(,]\s*(?:\*\s*,\s*)?(?:\\\s*)?([A-Za-z_]\w*)\s?(?::\s?[\w.\[\]| ]+?)?\s?=\s?"
+                                r"(?:-?\d|None\b)")
 _TAG = re.compile(r"<[^<>\n]*>")  # an HTML/XML tag (<Listing number="16-1">): markup, not a value
 _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
-# A sentence ends at its punctuation, a blank line, a list item or a reST/Markdown field or heading
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*+]\s|\d+\.\s|:\w[^:\n]*:|#|\.\. ))")
+# A new block opens at a list item or a reST/Markdown field, heading or directive: a value stated after one belongs
+# to that item, not to the sentence before it (":param int ttl_dns_cache: ... DNS entries ..." then ":param int
+# limit: ... (default: 100)")
+_BLOCK_START = r"\n(?=\s*(?:[-*+]\s|\d+\.\s|:\w[^:\n]*:|#|\.\. (?!(?:code-block|code|sourcecode|literalinclude)::)))"
+_BLOCK = re.compile(_BLOCK_START)
+# A sentence ends at its punctuation, a blank line, or where a block opens
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|" + _BLOCK_START)
 
 
 # Words of a question that asks for help without naming its subject ("What am I doing wrong?", "How do I fix
@@ -118,6 +148,22 @@ def asked_sentences(text: str) -> str:
     return " ".join(asking)
 
 
+def asked_clause(text: str) -> str:
+    """The asking sentences (`asked_sentences`) without a clause before a ";" when the last clause asks ("?") and
+    names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
+    do I send an arbitrary HTTP method?" asks about sending any method — the clause before the ";" is the user's
+    situation, as a sentence before the question is. The asking sentences themselves when the last clause names no
+    subject ("...; what do I use?", `_GENERIC_ASKING`). Where a question's names are read (`abstention.
+    question_names`): a name of its situation the docs lack is no sign the docs miss what it asks."""
+    asked = asked_sentences(text)
+    clauses = [c for c in asked.split(";") if c.strip()]
+    if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
+        return asked
+    if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(clauses[-1])):
+        return asked
+    return clauses[-1].strip()
+
+
 def asked_value(text: str) -> str | None:
     """"amount", "default-amount", "default" or None: whether the part of the question that asks
     (`asked_sentences`) asks for a value, and of which type (module docstring)."""
@@ -125,6 +171,54 @@ def asked_value(text: str) -> str | None:
     if _AMOUNT_Q.search(asked):
         return "default-amount" if _UNSET_Q.search(asked) else "amount"
     return "default" if _DEFAULT_Q.search(asked) else None
+
+
+# "How many worker processes ...", "the total number of connections": the asking sentence counts things, so a
+# duration or a size is no answer (`value_stated`'s `count`); "how many seconds / bytes" asks for a duration or size
+_UNIT_WORDS = frozenset(("ms", "millisecond", "milliseconds", "second", "seconds", "minute", "minutes", "hour",
+                         "hours", "day", "days", "week", "weeks", "month", "months", "year", "years", "byte", "bytes",
+                         "kb", "kib", "mb", "mib", "gb", "gib", "kilobytes", "megabytes", "gigabytes"))
+_HOW_MANY = re.compile(_LEAD + r"how\s+many\s+((?:[\w-]+\s+){0,3}[\w-]+)", re.IGNORECASE)
+_NUMBER_OF = re.compile(_LEAD + r"(?:what|which)\s+(?:is|are|was)\s+the\s+(?:[\w-]+\s+){0,2}?number\s+of\s+"
+                        r"((?:[\w-]+\s+){0,1}[\w-]+)|\bnumber\s+of\s+((?:[\w-]+\s+){0,1}[\w-]+)", re.IGNORECASE)
+# Nouns of a quantity that name what is measured, not the measure (`_QUANTITY_NOUNS` less `VALUE_WORDS`): "If I
+# never pass a timeout, how long ...", "which port"
+_MEASURED_NOUNS = re.compile(r"\b(?:timeouts?|ports?|durations?|intervals?|depths?)\b", re.IGNORECASE)
+
+
+def _head(words: str) -> str | None:
+    """The counted noun of the words after "how many" / "number of": up to the first stop word, the last plural
+    (English counts plural nouns: "host entries", "gunicorn worker processes run" -> processes), else the
+    first word. None for a unit (seconds, bytes) or nothing."""
+    phrase = []
+    for w in words.split():
+        if w.lower() in STOPWORDS:
+            break
+        phrase.append(w)
+    if not phrase:
+        return None
+    head = next((w for w in reversed(phrase) if w.lower().endswith("s") and len(w) > 3), phrase[0])
+    return None if head.lower() in _UNIT_WORDS else head
+
+
+def asked_count(text: str) -> bool:
+    """True when the asking sentences (`asked_sentences`) count things — "how many <things>", "what is the
+    (maximum / total) number of <things>" — rather than a duration or a size ("how many seconds")."""
+    asked = asked_sentences(text)
+    return any(_head(m.group(1)) for m in _HOW_MANY.finditer(asked)) or any(
+        _head(m.group(1) or m.group(2)) for m in _NUMBER_OF.finditer(asked))
+
+
+def measured_terms(text: str) -> list[str]:
+    """BM25 terms (`analysis.stems`) of what a value question measures: the counted noun of "how many <things>" /
+    "number of <things>" (`_head`) and a quantity noun that names a thing (timeout, port, interval: "If I never
+    pass a timeout, how long will my call wait?"). A paraphrase's rarest words are often not the docs' (its
+    situation: "the server stops answering"), but what it measures is named as the docs name it."""
+    asked = asked_sentences(text)
+    heads = [_head(m.group(1)) for m in _HOW_MANY.finditer(asked)]
+    heads += [_head(m.group(1) or m.group(2)) for m in _NUMBER_OF.finditer(asked)]
+    heads += [m.group(0) for m in _MEASURED_NOUNS.finditer(asked)]
+    return list(dict.fromkeys(t for h in heads if h for t in stems(h) if t not in VALUE_WORDS))
 
 
 def sentences(text: str) -> list[str]:
@@ -136,9 +230,21 @@ def _amount(sentence: str) -> bool:
     return AMOUNT.search(_REFERENCE.sub(" ", sentence)) is not None
 
 
-def _states(kind: str, sentence: str) -> bool:
-    """Whether `sentence` states a value of `kind` (`asked_value`)."""
+def _states(kind: str, sentence: str, count: bool = False) -> bool:
+    """Whether `sentence` states a value of `kind` (`asked_value`); with `count`, one that is a number of things,
+    not a duration or a size (`_COUNT_NOISE`)."""
     sentence = _TAG.sub(" ", sentence)
+    if count and kind != "default":
+        measure = _MEASURE_WORD.search(sentence) is not None
+        sentence = _COUNT_NOISE.sub(" ", sentence)
+        if measure:
+            sentence = _NONE.sub(" ", sentence)
+        if kind == "amount":
+            return _amount(sentence)
+        if _DEFAULT_IS_WORD.search(sentence):  # "Defaults to the number of CPUs": a count in words
+            return True
+        return _amount(sentence) and (_DEFAULT_WORD.search(sentence) is not None
+                                      or _SIGNATURE_DEFAULT.search(sentence) is not None)
     if kind == "amount":
         return _amount(sentence)
     if _DEFAULT_IS.search(sentence):
@@ -150,17 +256,20 @@ def _states(kind: str, sentence: str) -> bool:
                                                                       or _LITERAL.search(sentence) is not None))
 
 
-def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str]) -> bool:
+def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], count: bool = False) -> bool:
     """True when some passage states a value of `kind` ("amount" / "default") within `WINDOW` sentences from a
-    sentence holding a `subject` term (BM25 terms, `analysis.stems`); any sentence counts without a subject."""
+    sentence holding a `subject` term (BM25 terms, `analysis.stems`), in the same block (a list item or field
+    ends the window: `_BLOCK_START`); any sentence counts without a subject. With `count` (the question asks how
+    many: `asked_count`) a duration or a size is no answer (`_COUNT_NOISE`)."""
     subject = set(subject)
     for passage in passages:
-        parts = sentences(passage)
-        for i, s in enumerate(parts):
-            if subject and not (stem_set(s) & subject):
-                continue
-            if any(_states(kind, t) for t in parts[i:i + WINDOW]):
-                return True
+        for block in _BLOCK.split(passage):
+            parts = sentences(block)
+            for i, s in enumerate(parts):
+                if subject and not (stem_set(s) & subject):
+                    continue
+                if any(_states(kind, t, count) for t in parts[i:i + WINDOW]):
+                    return True
     return False
 
 
@@ -170,7 +279,7 @@ _CODE_NAME = re.compile(r"[a-z][A-Z]|[A-Za-z0-9][_.:]+[A-Za-z0-9]|^-")
 
 
 def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[str, list[str]] | None = None,
-                  n: int = SUBJECT_TERMS) -> list[str]:
+                  n: int = SUBJECT_TERMS, measured: Iterable[str] = ()) -> list[str]:
     """The question's subject (BM25 terms): the terms of the names it writes as code (`names`: {name: terms},
     `abstention.name_terms`; `_CODE_NAME`: retryBudgetPercent, cert_reqs, --max-body-size) that the corpus holds,
     and its `n` other asked terms of highest IDF (`weights`) that the corpus holds (document frequency `dfs` > 0)
@@ -180,14 +289,35 @@ def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[st
     subject = [t for terms in coded.values() for t in terms if dfs.get(t, 0) > 0]
     parts = {t for name in coded for t in stems(" ".join(query_words(name)))}
     rest = [t for t in weights if dfs.get(t, 0) > 0 and t not in VALUE_WORDS and t not in parts and t not in subject]
-    return list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n]))
+    return list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n]
+                              + [t for t in measured if dfs.get(t, 0) > 0]))
 
 
-def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | Callable[[], Iterable[str]]) -> bool:
+def parameter_default(topic: Iterable[str], passages: Sequence[str]) -> bool:
+    """True when a signature in `passages` (".. class:: SockSite(runner, sock, *, shutdown_timeout=60.0", "def
+    f(x=5)", "fn ...") gives a number or None as the default of a parameter whose name holds a `topic` term (BM25
+    terms: shutdown_timeout holds "shutdown"). A reference states a default so, away from any sentence that names
+    the subject in the question's words ("How long does run_app wait for pending handlers during a graceful
+    shutdown by default?"); a parameter name is as specific as the docs get. A call in an example
+    (`TCPConnector(ttl_dns_cache=300)`) is no signature."""
+    topic = set(topic)
+    for passage in passages:
+        for signature in _SIGNATURE.finditer(passage):
+            params = " ".join(signature.group(0).split())
+            if any(set(stems(m.group(1))) & topic for m in _PARAMETER_DEFAULT.finditer(params)):
+                return True
+    return False
+
+
+def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | Callable[[], Iterable[str]],
+                  topic: Iterable[str] | Callable[[], Iterable[str]] = ()) -> bool:
     """True when the question `text` asks for a value (`asked_value`) and none of `passages` (the top hits' titles
-    and texts) states one near its `subject` (`value_stated`; a callable is called only for a value question, so
-    other questions cost one regex pass)."""
+    and texts) states one near its `subject` (`value_stated`) nor, for a default, as a signature's default of a
+    parameter named with a `topic` term (`parameter_default`; `topic`: the question's asked terms other than value
+    words); callables are called only for a value question, so other questions cost one regex pass."""
     kind = asked_value(text)
     if kind is None:
         return False
-    return not value_stated(kind, subject() if callable(subject) else subject, passages)
+    if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text)):
+        return False
+    return kind == "amount" or not parameter_default(topic() if callable(topic) else topic, passages)

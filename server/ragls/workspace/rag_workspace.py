@@ -12,14 +12,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ragls.config.settings import OldName, Settings
+from ragls.config.aliases import OldName
+from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.errors import InvalidParams, RaglsError
-from ragls.core.hashing import fingerprint
 from ragls.core.ir import MAX_TOP_K, Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
@@ -31,6 +31,7 @@ from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
 from ragls.retrieval.source import FolderSource
+from ragls.workspace.status import Status, workspace_status
 
 log = logging.getLogger(__name__)
 
@@ -59,43 +60,6 @@ class QueryResult:
     def llm(self):
         """LLM-assisted retrieval's trace (retrieval/llm_steps.LLMTrace), None when no step is on."""
         return self.hits.llm
-
-
-@dataclass
-class FolderStatus:
-    """rag/status entry of one folder."""
-
-    folder: Path
-    files: int
-    chunks: int
-    pending: int
-    pending_vectors: int
-    last_indexed_at: float | None
-    index_path: Path
-    writer: bool
-    skipped: list[tuple[str, str]]
-    writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
-    # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
-    pending_windows: int | None = None
-    # True while this process's embedding model is still loading (a server before its indexer thread opened the
-    # vectors): pending_vectors then counts every chunk, stored_pending_vectors is what is really left to embed.
-    embedding_loading: bool = False
-    stored_pending_vectors: int | None = None  # None: not known (nothing recorded yet)
-
-
-@dataclass
-class Status:
-    folders: list[FolderStatus]
-    embedding_model: str
-    store: str
-    fingerprint: str
-    generation: dict[str, str | None]
-    errors: list[dict[str, str]] = field(default_factory=list)
-    llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
-    notices: list[str] = field(default_factory=list)  # informational lines (RagWorkspace.notices), not errors
-    max_length: int | None = None  # tokens the embedding model reads per text (for the cold-embedding estimate)
-    embedding_source: str = ""  # Embedder.source: "path", "cache", "download", "offline-fallback"; "" until loaded
-    embedding_requested: str = ""  # the configured embedding.model
 
 
 class RagWorkspace:
@@ -463,61 +427,8 @@ class RagWorkspace:
 
     # -- status --------------------------------------------------------------------------------------------
     def status(self) -> Status:
-        """rag/status. The server (`progressive`) reports every chunk as pending until its indexer thread has opened
-        the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB: vector counts, model
-        and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI after indexing) the
-        vector stores are opened first, so the counts are exact."""
-        from ragls.llm.costs import COUNTER as LLM_COUNTER
-        from ragls.retrieval.llm_steps import wire_counts
-
-        folders = []
-        for i, idx in enumerate(self.indexes):
-            if not self.progressive and not self.read_only:
-                idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
-            if not idx.writer:
-                idx.refresh()
-            last = idx.manifest.get_meta("last_indexed_at")
-            folders.append(FolderStatus(
-                folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
-                pending=self.queued.get(i, 0), pending_vectors=idx.pending_count(),
-                pending_windows=idx.pending_windows_count(),
-                embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
-                last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
-                writer=not idx.other_writer,
-                skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
-        gen = self.settings.generation
-        backend = gen.resolved_backend()
-        model = None
-        if backend != "none":
-            from ragls.llm.chat import default_model
-
-            model = gen.model or default_model(backend)
-        first = self.indexes[0]
-        fp = first.fingerprint
-        # The vector rows' identity (model + windows): the open store's, else the one the writer last recorded, so a
-        # server, `ragls status` and the CLI after indexing print the same fingerprint for the same index.
-        vectors_fp = first.vectors_fp or first.manifest.get_meta("vectors_fp")
-        if vectors_fp:
-            fp = fingerprint({"text": first.fingerprint, "embedding": vectors_fp})
-        model_errors = {f"embedding model: {idx.vectors_error}" for idx in self.indexes if idx.vectors_error}
-        model_errors |= {idx.include_warning for idx in self.indexes if idx.include_warning}
-        model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
-                         f"index run rebuilds it" for idx in self.indexes if idx.settings_changed and not idx.writer}
-        model_name, max_length = self.embedder.model_name, self.embedder.max_length
-        if self.embedder._model is None and self.embedder.pinned_model:  # loading: the model it will load
-            model_name = self.embedder.pinned_model
-        if self.read_only and self.embedder._model is None:  # `ragls status` loads no model: the index's record
-            model_name = self.indexes[0].manifest.get_meta("vectors_model") or model_name
-            max_length = int(self.indexes[0].manifest.get_meta("vectors_max_length") or max_length)
-        store = self.teams[0].store_name() if self.teams[0] is not None else first.store_name
-        return Status(folders=folders, embedding_model=model_name, store=store,
-                      fingerprint=fp, generation={"backend": backend, "model": model},
-                      errors=[{"message": m} for m in sorted(model_errors)] + list(self.errors)
-                      + [e for g in self.graphs if g is not None for e in g.errors()]
-                      + [e for i in self.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
-                      llm_calls=wire_counts(LLM_COUNTER), notices=list(self.notices),
-                      max_length=max_length,
-                      embedding_source=self.embedder.source, embedding_requested=self.settings.embedding.model)
+        """rag/status (`workspace.status.workspace_status`)."""
+        return workspace_status(self)
 
     # -- named RAGs ---------------------------------------------------------------------------------------
     def rag_list(self) -> list[RagInfo]:
@@ -572,8 +483,6 @@ class RagWorkspace:
         for idx in self.indexes:  # a team folder's index is its overlay: closing it closes the TeamIndex
             idx.close()
         self.embedder.close()  # worker processes of embedding.parallel
-
-
 
 
 def check_top_k(top_k: Any) -> int | None:

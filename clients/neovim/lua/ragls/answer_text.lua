@@ -10,28 +10,38 @@ local split_lines = require("ragls.text").split_lines
 local M = {}
 
 --- `path:start-end` (1-based, inclusive) for a Source (`path:line:column` for one line entered mid-way): the cited
---- lines (`focusRange`, else the chunk's `range`), as the CLI prints them and where opening the source puts the cursor. Two sources of one chunk (an extractive answer
---- quoting two passages of it) so get two locations, not the chunk's range twice.
+--- lines (`focusRange`, else the chunk's `range`), as the CLI prints them and where opening the source puts the cursor.
+--- A source an extractive answer quotes at places far apart lists them all (`focusRanges`): `path:4-10, 22-27`.
 ---@param source table  PROTOCOL Source
 ---@return string
 function M.source_location(source)
-  local range = source.focusRange or source.range
+  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
+  if type(source.focusRanges) == "table" and #source.focusRanges > 1 then
+    return path .. ":" .. table.concat(vim.tbl_map(M.range_lines, source.focusRanges), ", ")
+  end
+  return path .. ":" .. M.range_lines(source.focusRange or source.range)
+end
+
+--- `start-end` (1-based, inclusive) of a PROTOCOL Range, `line` for one line, `line:column` for one line entered
+--- mid-way (the column counts UTF-16 units, as the CLI prints it).
+---@param range table  PROTOCOL Range
+---@return string
+function M.range_lines(range)
   local first = range.start.line + 1
   local last = range["end"].line + 1
   -- An end at character 0 means "up to the end of the previous line".
   if range["end"].character == 0 and last > first then
     last = last - 1
   end
-  local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if last > first then
-    return ("%s:%d-%d"):format(path, first, last)
+    return ("%d-%d"):format(first, last)
   end
   -- One line, entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI prints it, so two
   -- chunks of that line are told apart.
   if (range.start.character or 0) > 0 then
-    return ("%s:%d:%d"):format(path, first, range.start.character + 1)
+    return ("%d:%d"):format(first, range.start.character + 1)
   end
-  return ("%s:%d"):format(path, first)
+  return ("%d"):format(first)
 end
 
 --- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its

@@ -39,6 +39,44 @@ function M.format(chunk)
   return text
 end
 
+--- telescope entry of a rag/query chunk: shown as `M.format`, at its cited lines' start: `lnum`, and `col` in
+--- BYTES, 0-based, because telescope's `<C-v>`/`<C-x>`/`<C-t>` (actions.set.edit) hand it to |nvim_win_set_cursor()|
+--- as it is (without a `col` they put the cursor on the line's second byte).
+---@param chunk table PROTOCOL Chunk
+---@return table
+function M.telescope_entry(chunk)
+  local fname = ui.source_fname(chunk.source)
+  local lnum, col0 = ui.source_start(chunk.source, fname)
+  return { value = chunk, display = M.format(chunk), ordinal = M.format(chunk), filename = fname, lnum = lnum,
+    col = col0 }
+end
+
+--- snacks.nvim picker item `i` of a rag/query chunk: `pos` is {1-based line, 0-based BYTE column} of its cited
+--- lines' start (what snacks' preview, jump and quickfix read), `end_pos` their last line.
+---@param i integer
+---@param chunk table PROTOCOL Chunk
+---@return table
+function M.snacks_item(i, chunk)
+  local range = chunk.source.focusRange or chunk.source.range
+  local fname = ui.source_fname(chunk.source)
+  local lnum, col0 = ui.source_start(chunk.source, fname)
+  return { idx = i, score = chunk.score, text = M.format(chunk), file = fname, pos = { lnum, col0 },
+    end_pos = { range["end"].line + 1, 0 }, chunk = chunk }
+end
+
+--- fzf-lua's `path:line:col:` of a rag/query chunk's cited lines (col 1-based BYTES, as grep prints it), for its
+--- file previewer. nil for a source without a file.
+---@param chunk table PROTOCOL Chunk
+---@return string|nil
+function M.fzf_location(chunk)
+  local fname = ui.source_fname(chunk.source)
+  if not fname then
+    return nil
+  end
+  local lnum, col0 = ui.source_start(chunk.source, fname)
+  return ("%s:%d:%d:"):format(fname, lnum, col0 + 1)
+end
+
 --- The chunk's lines without its heading line (already shown in the entry), for previews.
 ---@param chunk table
 ---@return string[]
@@ -164,16 +202,7 @@ local function telescope(text)
         last, last_query = M.query_sync(prompt), prompt
         return last
       end,
-      entry_maker = function(chunk)
-        local fname = ui.source_fname(chunk.source)
-        return {
-          value = chunk,
-          display = M.format(chunk),
-          ordinal = M.format(chunk),
-          filename = fname,
-          lnum = chunk.source.range.start.line + 1,
-        }
-      end,
+      entry_maker = M.telescope_entry,
     }),
     sorter = sorters.empty(),
     previewer = previewers.new_buffer_previewer({
@@ -235,16 +264,7 @@ local function snacks(text)
       last, last_query = M.query_sync(q), q
       local items = {}
       for i, chunk in ipairs(last) do
-        local range = chunk.source.focusRange or chunk.source.range
-        table.insert(items, {
-          idx = i,
-          score = chunk.score,
-          text = M.format(chunk),
-          file = ui.source_fname(chunk.source),
-          pos = { range.start.line + 1, 0 },
-          end_pos = { range["end"].line + 1, 0 },
-          chunk = chunk,
-        })
+        table.insert(items, M.snacks_item(i, chunk))
       end
       return items
     end,
@@ -287,10 +307,9 @@ local function fzf_previewer(chunk_of)
       return { content = { { { "ragls: no file to preview for this entry", "Comment" } } } }
     end
     -- fzf-lua's own parse of a "path:line:col:" entry (it stats the file, declines binary or huge ones)
-    local range = chunk.source.focusRange or chunk.source.range
-    local entry = P.super.parse_entry(self, ("%s:%d:1:"):format(fname, range.start.line + 1), cb)
+    local entry = P.super.parse_entry(self, M.fzf_location(chunk), cb)
     if type(entry) == "table" then
-      entry.ragls_range = range
+      entry.ragls_range = chunk.source.focusRange or chunk.source.range
     end
     return entry
   end

@@ -232,23 +232,47 @@ function M.follow(buf)
   end
 end
 
---- Quickfix columns are bytes; PROTOCOL ranges count UTF-16 code units. A chunk that starts mid-line (a huge
---- one-line file) needs the line's text to convert; a chunk at column 0 does not.
+--- The text of line `lnum` (1-based) of a source: from its buffer (`bufnr`, or the loaded buffer of `fname`: what
+--- the user sees, unsaved edits included), else read from `fname`. nil when neither has that line.
+---@param bufnr integer|nil
 ---@param fname string|nil
----@param lnum integer 1-based
----@param character integer UTF-16 offset
----@return integer col 1-based byte column
-local function byte_col(fname, lnum, character)
-  if character == 0 or not fname then
-    return character + 1
+---@param lnum integer
+---@return string|nil
+local function source_line_text(bufnr, fname, lnum)
+  if not bufnr and fname then
+    local b = vim.fn.bufnr(fname)
+    bufnr = b > 0 and b or nil
+  end
+  if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then
+    return vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
+  end
+  if not fname then
+    return nil
   end
   local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
-  local line = ok and lines[lnum] or nil
-  if not line then
-    return character + 1
+  return ok and lines[lnum] or nil
+end
+
+--- Where a source's cited lines start (`focusRange`, else `range`), as Neovim counts: the 1-based line and the
+--- 0-based BYTE column. PROTOCOL positions count UTF-16 code units (the CLI's `path:line:column` label too), while
+--- quickfix `col`, |nvim_win_set_cursor()| and the pickers' positions are bytes: "é😀 " is 4 units and 7 bytes.
+--- Converted with |vim.str_byteindex()| on the line's text (its buffer, else its file); a source at column 0 needs
+--- no text. `fname` defaults to the source's file (|ragls.ui.source_fname|).
+---@param source table PROTOCOL Source (`bufnr` for a selection's source)
+---@param fname? string
+---@return integer lnum, integer col0
+function M.source_start(source, fname)
+  local start = (source.focusRange or source.range).start
+  local lnum, character = start.line + 1, start.character or 0
+  if character == 0 then
+    return lnum, 0
   end
-  local ok_idx, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
-  return (ok_idx and idx or character) + 1
+  local line = source_line_text(source.bufnr, fname or M.source_fname(source), lnum)
+  if not line then
+    return lnum, character
+  end
+  local ok, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return lnum, ok and idx or character
 end
 
 --- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
@@ -279,12 +303,13 @@ function M.quickfix_sources(question, result)
     local range = source.focusRange or source.range
     local fname = not source.bufnr and M.source_fname(source) or nil
     local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
+    local lnum, col0 = M.source_start(source, fname)
     table.insert(items, {
       bufnr = source.bufnr,
       filename = fname,
       module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
-      lnum = range.start.line + 1,
-      col = range.start.character > 0 and byte_col(fname, range.start.line + 1, range.start.character) or 0,
+      lnum = lnum,
+      col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
       end_lnum = (range["end"].character == 0 and range["end"].line > range.start.line) and range["end"].line
         or range["end"].line + 1,
       text = ("[%d]%s"):format(source.n, title),
@@ -543,13 +568,13 @@ function M.quickfix_items(chunks)
     if source.title and source.title ~= "" then
       text = one_line(source.title) .. (first and (" — " .. first) or "")
     end
-    local start = (source.focusRange or source.range).start
+    local lnum, col0 = M.source_start(source, fname)
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
-      lnum = start.line + 1,
+      lnum = lnum,
       -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
-      col = start.character > 0 and byte_col(fname, start.line + 1, start.character) or 0,
+      col = col0 > 0 and col0 + 1 or 0,
       end_lnum = (source.focusRange or source.range)["end"].line + 1,
       text = text,
       user_data = { score = chunk.score, id = chunk.id },

@@ -130,6 +130,9 @@ suite('ragls extension in VS Code', () => {
     assert.equal(sourceLabel(at(2, 1995, 2, 3994)), 'handbook/docs/calibration.md:3:1996');
     assert.equal(sourceLabel({ ...at(0, 0, 9, 0), focusRange: at(2, 299995, 2, 300027).range }),
       'handbook/docs/calibration.md:3:299996');
+    // an extractive answer quoting one chunk at two far places: one label with both (`focusRanges`, line order)
+    assert.equal(sourceLabel({ ...at(0, 0, 40, 0), focusRange: at(21, 0, 26, 0).range,
+      focusRanges: [at(3, 0, 9, 5).range, at(21, 0, 26, 0).range] }), 'handbook/docs/calibration.md:4-10, 22-26');
   });
 
   test('status bar shows files and chunks and runs Show Status', () => {

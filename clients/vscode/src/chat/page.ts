@@ -1,0 +1,123 @@
+/**
+ * The chat view's webview page (`chat/view.ts` sets it once per view): the thread list, the thread, and the input
+ * with Send / Stop (New Chat and Stop are also the view's title-bar actions, package.json `view/title`), its styles
+ * in the editor's theme colours, and the script that runs in the webview: it replaces the thread with the HTML of
+ * each `render` message (following the stream, a new question shown from its heading) and posts `ask`, `stop`,
+ * `switch`, `action` and `open` messages back. Everything it shows is rendered in the extension host (view.ts);
+ * the page itself carries no data. The CSP (webview.ts) allows only its own nonce'd style and script.
+ */
+import type * as vscode from 'vscode';
+import { webviewPolicy } from '../webview';
+
+/** The HTML of the chat view's page, with a fresh nonce for `webview`. */
+export function chatPage(webview: vscode.Webview): string {
+  const { nonce, csp } = webviewPolicy(webview);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>ragls chat</title>
+<style nonce="${nonce}">
+  body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0; margin: 0; display: flex; flex-direction: column; height: 100vh; }
+  header { display: flex; gap: .4em; padding: .4em .6em; border-bottom: 1px solid var(--vscode-panel-border); }
+  header select { flex: 1; min-width: 0; background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border); }
+  main { flex: 1; overflow-y: auto; padding: 0 .8em; line-height: 1.5; position: relative; }
+  section.turn { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .6em; }
+  h3.question { font-size: 1.05em; margin: .8em 0 .3em; }
+  a { color: var(--vscode-textLink-foreground); text-decoration: none; cursor: pointer; }
+  a:hover { text-decoration: underline; }
+  a.cite { font-size: .85em; vertical-align: super; }
+  code, pre { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); }
+  pre { padding: .6em; overflow-x: auto; }
+  .abstained { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: .4em .8em; margin: .6em 0; }
+  .error { border-left: 3px solid var(--vscode-editorError-foreground); padding: .4em .8em; margin: .6em 0; }
+  .status, .meta, .empty, .note { color: var(--vscode-descriptionForeground); }
+  .note { font-style: italic; }
+  .error p { margin: 0 0 .4em; }
+  .error p.detail { font-family: var(--vscode-editor-font-family); font-size: .9em; overflow-wrap: anywhere; }
+  .actions { display: flex; flex-wrap: wrap; gap: .4em; margin: .5em 0; }
+  .actions button { padding: .15em .7em; }
+  .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
+  details.sources ol { padding-left: .6em; list-style: none; margin: .2em 0; }
+  details.sources li { margin-bottom: .3em; }
+  details.sources a.source { overflow-wrap: anywhere; }
+  details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; padding-left: 1.9em; }
+  footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
+  textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }
+  button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: .3em .8em; cursor: pointer; }
+  button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+  [hidden] { display: none !important; }
+</style>
+</head>
+<body>
+<header>
+  <select id="threads" title="Earlier chats in this workspace (New Chat: + in the title bar)"></select>
+</header>
+<main id="content"><p class="empty">Loading…</p></main>
+<footer>
+  <textarea id="input" rows="2" placeholder="Ask your docs, or follow up…" title="Enter sends, Shift+Enter starts a new line"></textarea>
+  <button id="send">Send</button>
+  <button id="stop" class="secondary" hidden>Stop</button>
+</footer>
+<script nonce="${nonce}">
+  const vscode = acquireVsCodeApi();
+  const content = document.getElementById('content');
+  const input = document.getElementById('input');
+  const send = document.getElementById('send');
+  const stop = document.getElementById('stop');
+  const threads = document.getElementById('threads');
+  window.addEventListener('message', (event) => {
+    const msg = event.data;
+    if (!msg || msg.type !== 'render') { return; }
+    const atEnd = content.scrollTop + content.clientHeight >= content.scrollHeight - 40;
+    const before = content.querySelectorAll('section.turn').length;
+    content.innerHTML = msg.html;
+    const turns = content.querySelectorAll('section.turn');
+    const newest = turns[turns.length - 1];
+    if (turns.length > before && before > 0) {
+      newest.scrollIntoView({ block: 'start' }); // a new question: show it from its heading
+    } else if (atEnd) {
+      // Follow the stream, but never past the newest turn's heading (its error and first lines stay in view).
+      content.scrollTop = newest ? Math.min(content.scrollHeight, newest.offsetTop) : content.scrollHeight;
+    }
+    stop.hidden = !msg.busy;
+    threads.innerHTML = '';
+    for (const t of msg.threads || []) {
+      const o = document.createElement('option');
+      o.value = t.id; o.textContent = t.label;
+      threads.appendChild(o);
+    }
+  });
+  function submit() {
+    const text = input.value.trim();
+    if (!text) { return; }
+    input.value = '';
+    vscode.postMessage({ type: 'ask', text });
+  }
+  send.addEventListener('click', submit);
+  input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); submit(); } });
+  stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+  threads.addEventListener('change', () => vscode.postMessage({ type: 'switch', id: threads.value }));
+  content.addEventListener('click', (event) => {
+    const action = event.target.closest('button[data-action]');
+    if (action) {
+      const section = action.closest('section.turn');
+      if (section) { vscode.postMessage({ type: 'action', turn: Number(section.dataset.turn), action: action.dataset.action }); }
+      return;
+    }
+    const link = event.target.closest('a');
+    if (!link) { return; }
+    event.preventDefault();
+    const turn = link.closest('section.turn');
+    const n = Number(link.dataset.n);
+    if (turn && link.dataset.n !== undefined && Number.isInteger(n)) {
+      vscode.postMessage({ type: 'open', turn: Number(turn.dataset.turn), n });
+    }
+  });
+  vscode.postMessage({ type: 'ready' });
+</script>
+</body>
+</html>`;
+}

@@ -1,0 +1,110 @@
+"""`rag/status`: what a workspace reports about its folders (files, chunks, what is left to embed, the writer),
+its embedding model and store, the index fingerprint, the generation backend, errors and notices.
+
+`workspace_status` reads a `RagWorkspace` (`RagWorkspace.status` calls it); the LSP, CLI, MCP and HTTP fronts turn
+the `Status` into their output (lsp/wire.to_wire_status).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragls.core.hashing import fingerprint
+
+
+@dataclass
+class FolderStatus:
+    """rag/status entry of one folder."""
+
+    folder: Path
+    files: int
+    chunks: int
+    pending: int
+    pending_vectors: int
+    last_indexed_at: float | None
+    index_path: Path
+    writer: bool
+    skipped: list[tuple[str, str]]
+    writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
+    # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
+    pending_windows: int | None = None
+    # True while this process's embedding model is still loading (a server before its indexer thread opened the
+    # vectors): pending_vectors then counts every chunk, stored_pending_vectors is what is really left to embed.
+    embedding_loading: bool = False
+    stored_pending_vectors: int | None = None  # None: not known (nothing recorded yet)
+
+
+@dataclass
+class Status:
+    """rag/status of a workspace: one `FolderStatus` per folder, then what the workspace shares."""
+
+    folders: list[FolderStatus]
+    embedding_model: str
+    store: str
+    fingerprint: str
+    generation: dict[str, str | None]
+    errors: list[dict[str, str]] = field(default_factory=list)
+    llm_calls: dict[str, dict[str, int]] = field(default_factory=dict)  # this process's retrieval LLM calls
+    notices: list[str] = field(default_factory=list)  # informational lines (RagWorkspace.notices), not errors
+    max_length: int | None = None  # tokens the embedding model reads per text (for the cold-embedding estimate)
+    embedding_source: str = ""  # Embedder.source: "path", "cache", "download", "offline-fallback"; "" until loaded
+    embedding_requested: str = ""  # the configured embedding.model
+
+
+def workspace_status(ws) -> Status:
+    """rag/status of the RagWorkspace `ws`. The server (`progressive`) reports every chunk as pending until its
+    indexer thread has opened the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB:
+    vector counts, model and fingerprint are the ones the writer last recorded in the manifest. Otherwise (CLI
+    after indexing) the vector stores are opened first, so the counts are exact."""
+    from ragls.llm.costs import COUNTER as LLM_COUNTER
+    from ragls.retrieval.llm_steps import wire_counts
+
+    folders = []
+    for i, idx in enumerate(ws.indexes):
+        if not ws.progressive and not ws.read_only:
+            idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
+        if not idx.writer:
+            idx.refresh()
+        last = idx.manifest.get_meta("last_indexed_at")
+        folders.append(FolderStatus(
+            folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
+            pending=ws.queued.get(i, 0), pending_vectors=idx.pending_count(),
+            pending_windows=idx.pending_windows_count(),
+            embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
+            last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
+            writer=not idx.other_writer,
+            skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
+    gen = ws.settings.generation
+    backend = gen.resolved_backend()
+    model = None
+    if backend != "none":
+        from ragls.llm.chat import default_model
+
+        model = gen.model or default_model(backend)
+    first = ws.indexes[0]
+    fp = first.fingerprint
+    # The vector rows' identity (model + windows): the open store's, else the one the writer last recorded, so a
+    # server, `ragls status` and the CLI after indexing print the same fingerprint for the same index.
+    vectors_fp = first.vectors_fp or first.manifest.get_meta("vectors_fp")
+    if vectors_fp:
+        fp = fingerprint({"text": first.fingerprint, "embedding": vectors_fp})
+    model_errors = {f"embedding model: {idx.vectors_error}" for idx in ws.indexes if idx.vectors_error}
+    model_errors |= {idx.include_warning for idx in ws.indexes if idx.include_warning}
+    model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
+                     f"index run rebuilds it" for idx in ws.indexes if idx.settings_changed and not idx.writer}
+    model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
+    if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
+        model_name = ws.embedder.pinned_model
+    if ws.read_only and ws.embedder._model is None:  # `ragls status` loads no model: the index's record
+        model_name = ws.indexes[0].manifest.get_meta("vectors_model") or model_name
+        max_length = int(ws.indexes[0].manifest.get_meta("vectors_max_length") or max_length)
+    store = ws.teams[0].store_name() if ws.teams[0] is not None else first.store_name
+    return Status(folders=folders, embedding_model=model_name, store=store,
+                  fingerprint=fp, generation={"backend": backend, "model": model},
+                  errors=[{"message": m} for m in sorted(model_errors)] + list(ws.errors)
+                  + [e for g in ws.graphs if g is not None for e in g.errors()]
+                  + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
+                  llm_calls=wire_counts(LLM_COUNTER), notices=list(ws.notices),
+                  max_length=max_length,
+                  embedding_source=ws.embedder.source, embedding_requested=ws.settings.embedding.model)
