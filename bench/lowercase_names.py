@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from ragls.core.analysis import stems  # noqa: E402
-from ragls.retrieval.abstention import _LOWER_WORDS, lowercase_name, question_names  # noqa: E402
+from ragls.retrieval.names import _LOWER_WORDS, lowercase_name, question_names  # noqa: E402
 
 SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 

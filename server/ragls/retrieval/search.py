@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING
 from ragls.answer.extractive import sentence_focus
 from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import absent_names, gather, lookup_terms
+from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import meta_factors
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
+from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
