@@ -630,6 +630,7 @@ def test_the_users_own_material_is_no_name_and_the_means_asked_about_is(ws):
     quoted = ('It keeps printing "fatal: upstream quota exhausted, circuit tripped, backlog discarded, worker'
               ' respawned"; how do I cap retries at a share of recent traffic?')
     assert {"quota", "circuit", "backlog"} <= user_material(quoted)
+    assert user_material("My option has default='abc', and my function receives ('a', 'b', 'c'); why?") == set()
     result = ws.query(quoted)
     assert result.hits.evidence.focus_coverage > 0.4 and not result.abstained, result.hits.evidence
     result = ws.query("How do I retry failed requests with exponential backoff?")
