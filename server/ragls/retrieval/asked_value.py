@@ -148,6 +148,21 @@ def asked_sentences(text: str) -> str:
     return " ".join(asking)
 
 
+# A ";" that ends a clause: not one inside the user's code span or double-quoted text (`x = 1; y = 2`, "a; b"), which
+# is their material, not the question's grammar
+_CLAUSE_END = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|;")
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` split at each ";" that ends a clause (`_CLAUSE_END`); the parts keep their spaces."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(text):
+        if m.group(0) == ";":
+            out.append(text[start:m.start()])
+            start = m.end()
+    return [*out, text[start:]]
+
+
 def asked_clause(text: str) -> str:
     """The asking sentences (`asked_sentences`) without a clause before a ";" when the last clause asks ("?") and
     names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
@@ -156,7 +171,7 @@ def asked_clause(text: str) -> str:
     subject ("...; what do I use?", `_GENERIC_ASKING`). Where a question's names are read (`abstention.
     question_names`): a name of its situation the docs lack is no sign the docs miss what it asks."""
     asked = asked_sentences(text)
-    clauses = [c for c in asked.split(";") if c.strip()]
+    clauses = [c for c in _clauses(asked) if c.strip()]
     if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
         return asked
     if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(clauses[-1])):
