@@ -284,9 +284,11 @@ def _antecedent(prev: Unit, unit: Unit) -> bool:
     `unit`). A sentence quoted without what it refers to answers less than it says (the antecedent problem of
     extractive summaries); shown as one passage, display only (the scores are the picked sentence's own).
     Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
-    EXTRACTIVE_MAX_SENTENCE_CHARS."""
+    EXTRACTIVE_MAX_SENTENCE_CHARS or than FOCUS_SENTENCE_LINES lines (`focus_lines` cites a passage from its first
+    line on: a longer pair's citation would stop before the picked sentence)."""
     if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
-            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS:
+            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
+            or unit.end - prev.line >= FOCUS_SENTENCE_LINES:
         return False
     if _BACK_REFERENCE.match(unit.sentence):
         return True
