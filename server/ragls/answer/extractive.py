@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragls.answer.cite import content_words
-from ragls.answer.passages import Unit, clean_markup, units
+from ragls.answer.passages import Unit, clean_markup, section_titles, units
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
@@ -51,6 +51,7 @@ EVIDENCE_FLOOR = 0.85  # with embed: ... unless its score before the rank prior 
 WORD_WEIGHT = 0.05  # with embed: added to a passage's cosine per question word it shares (see extractive_picks)
 NEW_WORD = 0.15  # with embed: added to a later pick's score per question word no earlier pick holds (_next_pick)
 RANK_DAMPING = 0.3  # a passage of the source at 0-based rank r weighs 1 / (1 + RANK_DAMPING * r) (rank_prior)
+NEIGHBOUR_SHARE = 0.5  # a passage next to the focus scoring this share of it joins it (sentence_focus)
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
 # What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
@@ -467,11 +468,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
-    """`hits` with each `focus` narrowed to its answering passage (see retrieval/focus.py): the passage of its
+    """`hits` with each `focus` narrowed to its answering passage(s) (see retrieval/focus.py): the passage of its
     chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
     `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
-    (`_candidates`) — with the code after it when the answer shows it (`with_code_after`), narrowed to at most
-    FOCUS_SENTENCE_LINES lines (`focus_lines`). The best window (`Hit.best_window`, set here from the incoming
+    (`_candidates`), plus what the heading of its section adds (`_titled`) — with the code after
+    it when the answer shows it (`with_code_after`), narrowed to at most FOCUS_SENTENCE_LINES lines
+    (`focus_lines`), then joined by the passages right before and after it that answer too (`_neighbours`) while
+    the whole fits in FOCUS_SENTENCE_LINES lines. The best window (`Hit.best_window`, set here from the incoming
     `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
     so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
     query, terms, named = _citation_terms(question)
@@ -483,19 +486,78 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
             continue
         hit = replace(hit, window=window, best_window=window)
         candidates, _ = _candidates([(1, hit)], literal_terms(question))
-        scores = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
-        ranked = sorted((-x * c[5], i) for i, (x, c) in enumerate(zip(scores, candidates)) if x is not None)
+        words = [c[4] for c in candidates]
+        scores = passage_scores(query, [c[3] for c in candidates], words)
+        titled = _titled(hit.chunk.text, candidates, query)
+        weighted = [None if x is None else (x + t) * c[5] for x, t, c in zip(scores, titled, candidates)]
+        ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
             out.append(replace(hit, focus=lines or window))  # both within the window
             continue
-        u = with_code_after(candidates[ranked[0][1]][3], query)
-        first, last = focus_lines(hit, u, named, query)
+        best = ranked[0][1]
+        u = with_code_after(candidates[best][3], query)
+        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
         base = hit.chunk.span.start_line
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
         out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
     return out
+
+
+def _titled(text: str, candidates: list, query: set[str] | frozenset[str]) -> list[float]:
+    """What the heading of its section adds to each candidate passage's score (`_candidates`) of chunk `text`
+    in `sentence_focus`: the question's words that the nearest heading above it in the chunk holds
+    (`passages.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
+    ln(1 + N / df) (df counts the passages holding the word themselves, at least 1). A heading says what every
+    sentence under it is about: "## Can I run Black with PyPy?" over "Yes, there is support for PyPy 3.8 and
+    higher." — without it, a sentence of another section sharing the question's common words ("running _Black_")
+    outscored the one answering under the heading that asks it. Every passage of a section gains the same, so the
+    order within a section is its own words' (a heading word added to the passages' words instead changed it)."""
+    titles = section_titles(text)
+    if not titles:
+        return [0.0] * len(candidates)
+    df: dict[str, int] = {}
+    for c in candidates:
+        for w in c[4] & query:
+            df[w] = df.get(w, 0) + 1
+    total = max(1, len(candidates))
+    out = []
+    for c in candidates:
+        heading = next((t for line, t in reversed(titles) if line < c[3].line), "")
+        shared = _words(heading) & query if heading else frozenset()
+        out.append(math.fsum(math.log(1 + total / df.get(w, 1)) for w in shared))
+    return out
+
+
+def _neighbours(candidates: list, words: list[frozenset[str]], scores: list[float | None], best: int,
+                span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
+    """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
+    before and after it (in text order) that answer too — sharing a word with the question and either adding one
+    of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
+    while the whole spans at most FOCUS_SENTENCE_LINES lines: the answer is often two sentences ("By default ...
+    cached for 10 seconds." / "This can be changed ... `ttl_dns_cache=300`"; "PEP 8 recommends spaces over tabs."
+    / "_Black_ provides no options to configure the indentation style"), and the better of them by shared words
+    is as often the second as the first. The better-scored neighbour is tried first."""
+    first, last = span
+    covered = set(words[best] & query)
+    top = scores[best] or 0.0
+    lo = hi = best
+    while True:
+        options = []
+        for i in (lo - 1, hi + 1):
+            if not 0 <= i < len(candidates) or scores[i] is None:
+                continue
+            unit = candidates[i][3]
+            a, b = min(first, unit.line), max(last, unit.block_end if i > hi else unit.end)
+            new = (words[i] & query) - covered
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and (new or scores[i] >= NEIGHBOUR_SHARE * top):
+                options.append((-scores[i], i, a, b))
+        if not options:
+            return first, last
+        _, i, first, last = min(options)
+        covered |= words[i] & query
+        lo, hi = min(lo, i), max(hi, i)
 
 
 def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[str]]:
