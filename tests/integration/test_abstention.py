@@ -600,6 +600,30 @@ def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws)
     assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"
 
 
+def test_a_semicolon_in_the_users_code_or_quote_ends_no_clause():
+    """`asked_clause` splits at a ";" of the question's grammar, not at one inside the user's code span or quoted
+    text: `SET x=1; COMMIT` is the user's code (no name), so COMMIT must not become a name of the question, nor a
+    half code span the clause asked."""
+    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.names import question_names
+
+    q = "What does `SET x=1; COMMIT` do in a gevent worker?"
+    assert asked_clause(q) == q and question_names(q) == ["gevent"]
+    quoted = 'Why does the log say "retry 1; giving up" in Kerberos mode?'
+    assert asked_clause(quoted) == quoted
+    assert asked_clause("The docs say use X; what happens with `a;b`?") == "what happens with `a;b`?"
+
+
+def test_a_word_of_how_help_is_asked_for_is_not_the_means():
+    """The means after with/using/via/use is a name ("with gettext"), but not a word of how help is asked for
+    (`asked_value.GENERIC_ASKING`): "What should I use instead?" names nothing, so a corpus that never says
+    "instead" does not refuse it."""
+    from ragls.retrieval.names import question_names
+
+    assert question_names("Which class should I use instead?") == []
+    assert question_names("How do I translate it into German with gettext?") == ["German", "gettext"]
+
+
 def test_the_users_own_material_is_no_name_and_the_means_asked_about_is(ws):
     """What a question quotes or lists is the user's own material, not a thing it asks the docs about: a quoted
     message of three or more words (an error the user saw) and a series of values with an everyday English word

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit
-from ragls.retrieval.asked_value import asked_clause, asked_sentences
+from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
@@ -42,7 +42,8 @@ def question_names(text: str) -> list[str]:
             names.append(span.removesuffix("()"))
     prose = _without_quoted(re.sub(r"`[^`\n]*`", " ", text))  # code and quoted messages are the user's
     values = _listed_values(prose)
-    instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose) if m.group(2) is None or m.group(2) in STOPWORDS}
+    instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose)
+                   if (m.group(2) is None or m.group(2) in STOPWORDS) and m.group(1) not in GENERIC_ASKING}
     sentence_start = True
     for raw in prose.split():
         token = raw.strip(_TOKEN_EDGES)
@@ -90,7 +91,8 @@ def _without_quoted(text: str) -> str:
 # possessive between) that ends its phrase — followed by punctuation, the end, "'s" or a function word ("... into German
 # with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
 # feature the docs must mention to answer, even when the word is also English (celery, gettext, anyhow). A word that
-# goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means. `question_names`
+# goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means, and neither is a
+# word of how help is asked for (`asked_value.GENERIC_ASKING`: "What should I use instead?"). `question_names`
 _INSTRUMENT = re.compile(r"\b(?:[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+([a-z]+(?:-[a-z]+)*)(?:['’]s\b|(?=\s*[.,;:!?)]|$)"
                          r"|(?=\s+([a-z]+)))")
 # A series of three or more bare lower-case words ("json, csv or table"; a pair, "app and nginx", may join longer
