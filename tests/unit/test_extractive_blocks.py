@@ -255,3 +255,13 @@ def test_units_flag_list_items_table_rows_and_rest_fields_as_items():
                      "`block` | `False` | wait for a free connection": True}
     assert [(u.sentence, u.item) for u in units(rst)] == [
         ("Creates a pool for the given host.", False), ("`maxsize`: the number of connections kept per host", True)]
+
+
+def test_myst_roles_read_as_their_text():
+    """MyST roles (`{func}`x``, Sphinx's roles written for Markdown) read as reST's do: code roles as code, `{doc}` /
+    `{ref}` as their text; "{class}" was quoted verbatim and its word scored. A code span or a JavaScript template
+    literal that merely holds braces is left alone."""
+    text = ("This can be replaced with the {func}`password_option` decorator; see {py:class}`~click.Path` and "
+            "{doc}`the prompts page <prompts>`. Print `{x}` and `${name}` as they are.")
+    assert clean_markup(text) == ("This can be replaced with the `password_option` decorator; see `Path` and the "
+                                  "prompts page. Print `{x}` and `${name}` as they are.")

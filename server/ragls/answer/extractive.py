@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragls.answer.cite import content_words
-from ragls.answer.passages import Unit, clean_markup, section_titles, units
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, section_titles, units
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
@@ -232,7 +232,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
 def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
                ) -> list[tuple[int, Unit]]:
-    """`picked` with each sentence that names no identifier the question's words point at (`pointed_at`) read
+    """`picked` with each passage that refers back to the sentence right before it read with that sentence
+    (`_antecedent`), and each sentence that names no identifier the question's words point at (`pointed_at`) read
     with the sentence right after it in its chunk (the same paragraph or the next, only a blank line between)
     when that one names one, in its own words or in the code of at most SHORT_CODE_LINES lines it shows
     (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
@@ -249,11 +250,14 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
-        if hit is not None and unit.line >= 0 and not unit.attached \
-                and not pointed_at(identifier_words(unit.scored_text), query):
-            found = units(hit.chunk.text)
-            at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
-            nxt = with_code_after(found[at + 1], query) if at is not None and at + 1 < len(found) else None
+        found = units(hit.chunk.text) if hit is not None and unit.line >= 0 else []
+        at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
+        prev, own = (found[at - 1] if at else None), unit
+        if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
+                and not any(k == n and (_quotes(m, prev) or _quotes(prev, m)) for k, m in picked):
+            unit = replace(unit, sentence=f"{prev.sentence} {unit.sentence}", line=prev.line)
+        if at is not None and not own.attached and not pointed_at(identifier_words(own.scored_text), query):
+            nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
             if nxt is not None and nxt.line - unit.end <= 2 and not unit.item and not nxt.item \
                     and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
                     and pointed_at(identifier_words(nxt.text), query) \
@@ -262,6 +266,36 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
         out.append((n, unit))
     return out
+
+
+# A sentence opening with a word that refers back to the sentence before it: a connective ("So", "Thus",
+# "However", "To do this,") or a pronoun or demonstrative subject ("It", "This", "These", "They").
+_BACK_REFERENCE = re.compile(r"^(?:So|Thus|Therefore|Hence|However|Otherwise|Instead|Also|Then|It|Its|This|That|These|"
+                             r"Those|They|Their|Such|To do (?:this|so|that)|In (?:this|that|which|such a) case|"
+                             r"As a result|For (?:this|that) reason)\b")
+
+
+def _antecedent(prev: Unit, unit: Unit) -> bool:
+    """Whether passage `unit` is read with `prev`, the passage right before it in its chunk (the same paragraph, or
+    the one before with only a blank line between): `unit` refers back to it — it opens with a connective or a
+    pronoun (`_BACK_REFERENCE`: "So if you're making several requests to the same host, the underlying TCP
+    connection will be reused" after "It also persists cookies ... made from the Session instance") — or it
+    speaks in words of an identifier `prev` names and names none itself ("A background task should be attached to
+    a response" after "Starlette includes a `BackgroundTask` class": every word of the name, at least two, in
+    `unit`). A sentence quoted without what it refers to answers less than it says (the antecedent problem of
+    extractive summaries); shown as one passage, display only (the scores are the picked sentence's own).
+    Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
+    EXTRACTIVE_MAX_SENTENCE_CHARS."""
+    if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
+            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS:
+        return False
+    if _BACK_REFERENCE.match(unit.sentence):
+        return True
+    if identifier_words(unit.sentence):
+        return False
+    words = _words(unit.sentence)
+    return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
+               for m in _IDENTIFIER.finditer(prev.sentence))
 
 
 def _code_lines(block: str) -> int:
