@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.answer.extractive import sentence_focus
+from ragls.answer.focus import sentence_focus
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 

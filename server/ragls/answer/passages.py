@@ -596,3 +596,21 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
     return (_attached(_Block("list", 0, sub)), len(sub)) if sub else ("", 0)
 
 
+
+
+@functools.lru_cache(maxsize=1024)
+def section_titles(text: str) -> tuple[tuple[int, str], ...]:
+    """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
+    order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
+    over its underline). A fenced or indented code block's "# comment" is not a heading (`_blocks` reads it as
+    code). Memoised like `units`."""
+    out = []
+    for b in _parsed(text):
+        if b.kind != "skip":
+            continue
+        first = b.lines[0].strip()
+        if len(b.lines) == 2:
+            out.append((b.start, first))
+        elif re.match(r"#{1,6}\s", first):
+            out.append((b.start, first.lstrip("#").strip()))
+    return tuple(out)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.answer.extractive import sentence_focus
+from ragls.answer.focus import sentence_focus
 from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather
@@ -305,7 +305,7 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
             max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`answer/extractive.sentence_focus`); with `parent_document`, grow each hit to its section."""
+    it (`answer/focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))
