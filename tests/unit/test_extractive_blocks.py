@@ -273,7 +273,8 @@ def test_a_sentence_read_with_its_antecedent_is_still_cited():
     six lines made the citation stop before the picked sentence."""
     import textwrap
 
-    from ragls.answer.extractive import extractive_picks, quoted_focus
+    from ragls.answer.extractive import extractive_picks
+    from ragls.answer.focus import quoted_focus
 
     prev = ("The Courier object keeps every socket it has opened in a small pool that lives as long as the object, "
             "and it checks each one for a closed peer before it lends it out again, which costs one system call per "

@@ -281,6 +281,8 @@ def _antecedent(prev: Unit, unit: Unit) -> bool:
     Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
     EXTRACTIVE_MAX_SENTENCE_CHARS or than FOCUS_SENTENCE_LINES lines (`focus_lines` cites a passage from its first
     line on: a longer pair's citation would stop before the picked sentence)."""
+    from ragls.answer.focus import FOCUS_SENTENCE_LINES  # answer/focus.py imports this module
+
     if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
             or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
             or unit.end - prev.line >= FOCUS_SENTENCE_LINES:
