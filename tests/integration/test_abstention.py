@@ -659,3 +659,20 @@ def test_the_users_own_material_is_no_name_and_the_means_asked_about_is(ws):
     assert result.hits.evidence.focus_coverage > 0.4 and not result.abstained, result.hits.evidence
     result = ws.query("How do I retry failed requests with exponential backoff?")
     assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_a_long_lower_case_token_is_judged_without_trying_every_edit(monkeypatch):
+    """`lowercase_name` tries only the splits and one-letter edits that can reach a WordPiece word (none is longer
+    than `_longest`): a pasted 20,000-letter token in a question took every split and ~1,000,000 edits of it (minutes
+    of CPU, quadratic). Compounds and typos of real words are judged as before."""
+    from ragls.retrieval import names
+
+    assert not names.lowercase_name("codebase") and not names.lowercase_name("recieve")  # compound, typo
+    assert names.lowercase_name("gevent")
+
+    def no_edits(word, vocabulary):
+        raise AssertionError(f"edits of a {len(word)}-letter word tried")
+
+    monkeypatch.setattr(names, "_one_edit_from", no_edits)
+    assert names.lowercase_name("q" * 20_000)
+    assert names.question_names("Why does " + "z" * 20_000 + " fail?") == ["z" * 20_000]

@@ -182,11 +182,21 @@ def lowercase_name(word: str) -> bool:
         return False
     if any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon) for e in _ENDINGS):
         return False
-    if any(word[:i] in vocabulary and word[i:] in vocabulary for i in range(3, len(word) - 2)):
+    # Only splits and edits that can reach a WordPiece word are tried (none is longer than `_longest`), so a pasted
+    # 10,000-letter token costs linear time, not the quadratic one of every split and every edit of it
+    longest = _longest(vocabulary)
+    if any(word[:i] in vocabulary and word[i:] in vocabulary
+           for i in range(max(3, len(word) - longest), min(len(word) - 2, longest + 1))):
         return False
     if len(word) <= CLIPPED_MAX_LENGTH and any(w.startswith(word) and len(w) > len(word) + 1 for w in vocabulary):
         return False
-    return not (len(word) >= TYPO_MIN_LENGTH and _one_edit_from(word, vocabulary))
+    return not (TYPO_MIN_LENGTH <= len(word) <= longest + 1 and _one_edit_from(word, vocabulary))
+
+
+@functools.cache
+def _longest(vocabulary: frozenset[str]) -> int:
+    """The length of the longest word of `vocabulary` (0 when empty)."""
+    return max(map(len, vocabulary), default=0)
 
 
 def name_terms(text: str) -> dict[str, list[str]]:
