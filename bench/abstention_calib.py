@@ -99,7 +99,7 @@ def probes(r: dict) -> dict:
     """The probe features of one row (see the module docstring)."""
     from ragls.answer.passages import units
     from ragls.core.analysis import stems
-    from ragls.retrieval.abstention import name_terms
+    from ragls.retrieval.names import name_terms
 
     w, dfs = r["weights"], r["dfs"]
     present = {t: v for t, v in w.items() if dfs.get(t, 0) > 0}

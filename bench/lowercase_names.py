@@ -1,4 +1,5 @@
-"""Which lower-case words of a question set `abstention.lowercase_name` calls names, and which of those no file of
+"""Which lower-case words of a question set `names.question_names` calls names (`lowercase_name`: in no English
+dictionary; or the means asked about, after "with"/"using"/"via"/"use"), and which of those no file of
 the corpus holds (the `absent_name` test, without building an index): a fast check of the rule on every question.
 
     python bench/lowercase_names.py bench/questions/rust-book.jsonl ../shared/corpora/rust-book
@@ -21,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 from ragls.core.analysis import stems  # noqa: E402
-from ragls.retrieval.abstention import _LOWER_WORDS, lowercase_name, question_names  # noqa: E402
+from ragls.retrieval.names import _LOWER_WORDS, question_names  # noqa: E402
 
 SUFFIXES = {".md", ".rst", ".txt", ".markdown"}
 
@@ -52,7 +53,7 @@ def main() -> None:
         root = roots.get(q.get("corpus", ""), args.corpus)
         have = terms.get(root) or terms.setdefault(root, corpus_terms(Path(root)))
         per_kind[q["kind"]] += 1
-        names = [n for n in question_names(q["question"]) if _LOWER_WORDS.fullmatch(n) and lowercase_name(n)]
+        names = [n for n in question_names(q["question"]) if _LOWER_WORDS.fullmatch(n)]  # in no dictionary, or the means
         if not names:
             continue
         absent = [n for n in names if any(t not in have for t in stems(n))]

@@ -169,7 +169,7 @@ def test_focus_margin_and_bm25_evidence(ws):
 
 
 def test_question_names():
-    from ragls.retrieval.abstention import question_names
+    from ragls.retrieval.names import question_names
 
     assert question_names("How do I deploy a Flask app to AWS Lambda?") == ["Flask", "AWS", "Lambda"]
     assert question_names("Can I use IPv6, HTTP/3 or a WebSocket? And `trust_env=False`?") == \
@@ -199,7 +199,7 @@ def test_a_question_naming_what_the_docs_never_mention_abstains(ws):
     assert text.startswith("Not in your docs: they never mention Kerberos. Try rephrasing"), text
     assert "%" not in text and "estimated chance" not in text
     # a name in a sentence that only gives context, or in the selection Ask About Selection quotes, is not asked about
-    from ragls.retrieval.abstention import question_names
+    from ragls.retrieval.names import question_names
 
     assert question_names("I run it on Ubuntu inside Docker. Which variable holds the connection string?") == []
     # the user's own addresses, URLs and paths are not names the docs must mention
@@ -221,7 +221,7 @@ def test_a_joined_name_is_mentioned_only_as_a_phrase(ws):
     """A name written as words joined by "/" or "-" (HTTP/3, User-Agent) is one name: the fixture docs hold "HTTP"
     and "1" but never "HTTP/1", so a question about HTTP/1 names something they do not mention and abstains;
     `in-flight`, which they do write, is mentioned. An identifier is still judged by its terms."""
-    from ragls.retrieval.abstention import absent_names
+    from ragls.retrieval.names import absent_names
 
     miss = ws.query("Does the client fall back to HTTP/1 when a request is retried?")
     assert miss.hits.evidence.absent_names == ("HTTP/1",)
@@ -237,7 +237,7 @@ def test_an_acronym_the_docs_spell_out_is_mentioned():
     """VS in "VS Code" is in no chunk, but a hit that writes "Visual Studio Code" mentions it: an acronym whose
     initials a hit spells out in capitalised words is not an absent name; NTLM spelled nowhere stays absent."""
     from ragls.core.ir import Chunk, Hit, LineSpan
-    from ragls.retrieval.abstention import spelled_out
+    from ragls.retrieval.names import spelled_out
 
     text = "## Visual Studio Code\n\nInstall the Black Formatter extension; a JSON Web Token is not needed."
     hits = [Hit(Chunk("c", "editors.md", text, LineSpan(0, 0, 2, 0), "h", title="Editors"), 1.0, {})]
@@ -330,7 +330,7 @@ def test_a_kebab_case_name_the_docs_never_mention_abstains(ws):
 
 
 def test_kebab_case_names_are_judged_by_their_words():
-    from ragls.retrieval.abstention import absent_names, lookup_terms, question_names
+    from ragls.retrieval.names import absent_names, lookup_terms, question_names
 
     assert question_names("Can I set --line-length or use `cargo-fuzz`, brand-new and five-item lists?") == \
         ["cargo-fuzz", "--line-length"]
@@ -347,7 +347,7 @@ def test_everyday_shorthand_is_no_absent_name(ws):
     (RAM, CPU: a whole word of the bundled model's uncased WordPiece vocabulary) is everyday shorthand: neither is
     a name the docs must mention, so the fixture docs, which say neither, answer these questions. A protocol's
     initials (NTLM) or a CamelCase class (RetryBudgetManager) they never mention are still absent names."""
-    from ragls.retrieval.abstention import everyday_acronym, question_names
+    from ragls.retrieval.names import everyday_acronym, question_names
 
     assert question_names("Which ClientSession option raises on every 4xx or 5xx status, on 3.x too?") == \
         ["ClientSession"]
@@ -369,13 +369,14 @@ def test_a_lowercase_name_the_docs_never_mention_abstains(ws):
     one) names something: gevent, redis. Asked of the fixture docs, which never mention them, the question
     abstains with the name reported; a paraphrase in unusual everyday words the docs lack (dawdle, flaky, tries,
     recieve) names nothing and is answered."""
-    from ragls.retrieval.abstention import lowercase_name, question_names
+    from ragls.retrieval.names import lowercase_name, question_names
 
     assert all(lowercase_name(w) for w in ("gevent", "uvloop", "nginx", "redis", "kubernetes", "protobuf", "xdist"))
     assert not any(lowercase_name(w) for w in ("verbose", "printouts", "hundredth", "subfolder", "serialise",
                                                "recieve", "repo", "flaky", "tinker", "celery"))
     assert question_names("How do I use it with gevent's monkey-patching?") == ["gevent"]
-    assert question_names("Can Black run with pytest-xdist?") == ["Black", "pytest", "xdist"]
+    assert question_names("Can Black run with pytest-xdist?") == ["Black", "pytest-xdist"]  # the means: one name
+    assert question_names("Can Black run pytest-xdist workers?") == ["Black", "pytest", "xdist"]
     for question, name in (("How do I retry failed requests with gevent's monkey-patching?", "gevent"),
                            ("Can I keep the retry budget in redis between restarts?", "redis")):
         miss = ws.query(question)
@@ -597,3 +598,81 @@ def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws)
 
     assert asked_clause("We use gevent; what do I use?") == "We use gevent; what do I use?"  # asks nothing of its own
     assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"
+
+
+def test_a_semicolon_in_the_users_code_or_quote_ends_no_clause():
+    """`asked_clause` splits at a ";" of the question's grammar, not at one inside the user's code span or quoted
+    text: `SET x=1; COMMIT` is the user's code (no name), so COMMIT must not become a name of the question, nor a
+    half code span the clause asked."""
+    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.names import question_names
+
+    q = "What does `SET x=1; COMMIT` do in a gevent worker?"
+    assert asked_clause(q) == q and question_names(q) == ["gevent"]
+    quoted = 'Why does the log say "retry 1; giving up" in Kerberos mode?'
+    assert asked_clause(quoted) == quoted
+    assert asked_clause("The docs say use X; what happens with `a;b`?") == "what happens with `a;b`?"
+
+
+def test_a_word_of_how_help_is_asked_for_is_not_the_means():
+    """The means after with/using/via/use is a name ("with gettext"), but not a word of how help is asked for
+    (`asked_value.GENERIC_ASKING`): "What should I use instead?" names nothing, so a corpus that never says
+    "instead" does not refuse it."""
+    from ragls.retrieval.names import question_names
+
+    assert question_names("Which class should I use instead?") == []
+    assert question_names("How do I translate it into German with gettext?") == ["German", "gettext"]
+
+
+def test_the_users_own_material_is_no_name_and_the_means_asked_about_is(ws):
+    """What a question quotes or lists is the user's own material, not a thing it asks the docs about: a quoted
+    message of three or more words (an error the user saw) and a series of values with an everyday English word
+    among them ("json, csv or table") name nothing, so the fixture docs, which never say NoneType, subscriptable,
+    json or csv, answer these questions (each abstained before, naming them). The word right after "with",
+    "using", "via" or "use" that ends its phrase is the means asked about, English word or not: celery and
+    gettext, which the fixture docs never mention, abstain with the name reported; a word that goes on into a
+    noun ("with exponential backoff") only describes."""
+    from ragls.retrieval.names import question_names, user_material
+
+    assert question_names('It dies with "TypeError: \'NoneType\' object is not subscriptable"; why?') == []
+    assert question_names("--format should accept only json, csv or table; what do I use?") == []
+    assert question_names("Does it work with gevent or eventlet?") == ["gevent"]
+    assert question_names("How do I queue jobs with celery?") == ["celery"]
+    assert question_names("How do I parse flags with clap's derive macros?") == ["clap"]
+    assert question_names("How do I fetch pages with relative URLs?") == ["URLs"]
+    for question in (('My client stops with "TypeError: \'NoneType\' object is not subscriptable" after a retry; how'
+                     ' do I turn retries off entirely in tests?'),
+                     "When my tool exports its report as json, csv or table, how do I turn retries off in tests?"):
+        result = ws.query(question)
+        assert result.hits.evidence.absent_names == () and not result.abstained, (question, result.hits.evidence)
+    for question, name in (("How do I queue the failed requests for a later retry with celery?", "celery"),
+                           ("How do I translate the log messages into other languages with gettext?", "gettext")):
+        miss = ws.query(question)
+        assert name in miss.hits.evidence.absent_names and miss.abstained, (question, miss.hits.evidence)
+    # A quoted message the docs never print is no evidence against the question either (`user_material`): before,
+    # its absent words weighed in focus_coverage (0.14 on these docs) and refused it.
+    quoted = ('It keeps printing "fatal: upstream quota exhausted, circuit tripped, backlog discarded, worker'
+              ' respawned"; how do I cap retries at a share of recent traffic?')
+    assert {"quota", "circuit", "backlog"} <= user_material(quoted)
+    assert user_material("My option has default='abc', and my function receives ('a', 'b', 'c'); why?") == set()
+    result = ws.query(quoted)
+    assert result.hits.evidence.focus_coverage > 0.4 and not result.abstained, result.hits.evidence
+    result = ws.query("How do I retry failed requests with exponential backoff?")
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_a_long_lower_case_token_is_judged_without_trying_every_edit(monkeypatch):
+    """`lowercase_name` tries only the splits and one-letter edits that can reach a WordPiece word (none is longer
+    than `_longest`): a pasted 20,000-letter token in a question took every split and ~1,000,000 edits of it (minutes
+    of CPU, quadratic). Compounds and typos of real words are judged as before."""
+    from ragls.retrieval import names
+
+    assert not names.lowercase_name("codebase") and not names.lowercase_name("recieve")  # compound, typo
+    assert names.lowercase_name("gevent")
+
+    def no_edits(word, vocabulary):
+        raise AssertionError(f"edits of a {len(word)}-letter word tried")
+
+    monkeypatch.setattr(names, "_one_edit_from", no_edits)
+    assert names.lowercase_name("q" * 20_000)
+    assert names.question_names("Why does " + "z" * 20_000 + " fail?") == ["z" * 20_000]

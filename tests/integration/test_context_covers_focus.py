@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.answer import extractive
+from ragls.answer import focus as answer_focus
 from ragls.answer.agent_tools import hit_record
-from ragls.answer.extractive import extractive_picks, quoted_focus
+from ragls.answer.extractive import extractive_picks
+from ragls.answer.focus import quoted_focus
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
@@ -155,14 +156,14 @@ def test_property_context_contains_focus_for_word_queries(indexed, monkeypatch):
     (`quoted_focus` moves a focus to the quoted lines)."""
     idx, s = indexed
     widened = []  # focus sets that reached past their raw window: the case the widening is for
-    real = extractive.context_span
+    real = answer_focus.context_span
 
     def recording(focus, window):
         out = real(focus, window)
         widened.append(out != window)
         return out
 
-    monkeypatch.setattr(extractive, "context_span", recording)
+    monkeypatch.setattr(answer_focus, "context_span", recording)
     words = [w.strip("`|.,;:()[]") for w in (SERVER + GUIDE).split()]
     words = [w for w in words if len(w) > 3]
     queries = [" ".join(words[i:i + 3]) for i in range(0, len(words) - 3, 7)]

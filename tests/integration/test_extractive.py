@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.answer.extractive import sentence_focus
+from ragls.answer.focus import sentence_focus
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 
@@ -85,7 +85,9 @@ def test_rest_links_and_literals_read_as_text(embedder):
             "most ``maxsize`` connections are open, see `the pool docs`_ for more.\n")
     answer = extractive_answer("Which service tracks application errors? What does block=True do?",
                                [(1, _hit(text, "errors.rst"))], embed=embedder.embed_documents)
-    assert "- This is why we recommend using Sentry for dealing with application errors [1]." in _bullets(answer)
+    # read with the sentence "This is why" refers back to (`_antecedent`)
+    assert ("- Log files are rarely read. This is why we recommend using Sentry for dealing with application "
+            "errors [1].") in _bullets(answer)
     assert ("- If you specify `block=True` then at most `maxsize` connections are open, see the pool docs for "
             "more [1].") in _bullets(answer)
 
@@ -493,3 +495,44 @@ def test_a_lead_in_is_quoted_with_the_sentence_naming_what_it_announces(embedder
     answer = extractive_answer(question, [(1, _hit(plain, "testing.md"))], max_sentences=1,
                                embed=embedder.embed_documents)
     assert _bullets(answer) == [f"{lead} [1]."], answer
+
+
+def test_a_short_lead_in_paragraph_brings_its_block_to_the_paragraph_before_it(embedder):
+    """"For example:" as a paragraph of its own (Markdown) or reST's bare "::" paragraph: the block after it
+    illustrates the paragraph before it. Alone the lead-in is under MIN_WORDS and was dropped, so no passage showed
+    the block; now the paragraph's last sentence introduces it."""
+    md = ("## Route order\n\nRoutes are tried in the order they are listed.\n\nWhen two routes can match one path, "
+          "list the more specific route\nbefore the general one.\n\nFor example:\n\n```python\n"
+          "# /users/me never matches here: /users/{name} comes first\n"
+          "routes = [Route('/users/{name}', user), Route('/users/me', me)]\n```\n")
+    question = "My handler for /users/me never runs and /users/{name} gets those requests; what is wrong?"
+    answer = extractive_answer(question, [(1, _hit(md, "routing.md"))], embed=embedder.embed_documents)
+    assert ("- When two routes can match one path, list the more specific route before the general one. "
+            "For example [1]:") in _bullets(answer), answer
+    assert "routes = [Route('/users/{name}', user), Route('/users/me', me)]" in answer
+    rst = ("Adapters\n========\n\nOnce created, an adapter is mounted on a session for a URL prefix.\n\n::\n\n"
+           "    >>> s = Session()\n    >>> s.mount('https://example.org/', MyAdapter())\n")
+    answer = extractive_answer("How do I mount an adapter on a session?", [(1, _hit(rst, "adapters.rst"))],
+                               embed=embedder.embed_documents)
+    assert _bullets(answer)[0] == "- Once created, an adapter is mounted on a session for a URL prefix [1].", answer
+    assert "  >>> s.mount('https://example.org/', MyAdapter())" in answer.splitlines()
+
+
+def test_a_sentence_is_quoted_with_the_one_it_refers_back_to(embedder):
+    """A picked sentence that opens by referring back ("So ...") or speaks in words of the identifier the sentence
+    before it names ("A sync queue ..." after "`SyncQueue`") is shown with that sentence (`_antecedent`): alone
+    it never says what it is about. A sentence doing neither is shown alone."""
+    text = ("Quillmark ships a `SyncQueue` class for deferred work.\n\nA sync queue runs its jobs only after the reply "
+            "has been sent to the client.\n\nThe Courier object keeps its sockets open between calls. So repeated "
+            "calls to one host reuse the same socket instead of opening a new one.\n\nLogs are rotated daily.\n")
+    answer = extractive_answer("How can I run a job once the reply has gone out to the client?",
+                               [(1, _hit(text, "guide.md"))], max_sentences=1, embed=embedder.embed_documents)
+    assert _bullets(answer) == [("- Quillmark ships a `SyncQueue` class for deferred work. A sync queue runs its "
+                                 "jobs only after the reply has been sent to the client [1].")], answer
+    answer = extractive_answer("How do I stop opening a new socket for every call to the same host?",
+                               [(1, _hit(text, "guide.md"))], max_sentences=1, embed=embedder.embed_documents)
+    assert _bullets(answer) == [("- The Courier object keeps its sockets open between calls. So repeated calls to "
+                                 "one host reuse the same socket instead of opening a new one [1].")], answer
+    answer = extractive_answer("How often are logs rotated?", [(1, _hit(text, "guide.md"))], max_sentences=1,
+                               embed=embedder.embed_documents)
+    assert _bullets(answer) == ["- Logs are rotated daily [1]."], answer

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from ragls.answer.ask import extractive_answer
-from ragls.answer.extractive import extractive_picks, quoted_focus, units
+from ragls.answer.extractive import extractive_picks, units
+from ragls.answer.focus import quoted_focus
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 

@@ -143,3 +143,111 @@ def test_a_rag_in_use_is_not_closed_by_a_reload(env):
             assert [h.chunk.path for h in hits] == [f"{notes}/a/garden.md"]
     finally:
         ws.close()
+
+
+class Request:
+    """One request of a front (`LiveWorkspace.request`) on a workspace: its own context (`contextvars.Context`), so
+    requests are entered and left in any order, as a loaded server interleaves them; gets the RAG once, then
+    searches it as `RagWorkspace.retrieve` does."""
+
+    def __init__(self, ws: RagWorkspace, name: str, requests: list):
+        import contextvars
+
+        from ragls.kb.rags import request_scope
+
+        self.ctx, self.scope, self.requests = contextvars.copy_context(), request_scope(), requests
+        self.ctx.run(self.scope.__enter__)
+        requests.append(self)
+        self.rag = self.ctx.run(ws.rags.get, name)
+
+    def search(self, text: str = "sourdough overnight") -> list[str]:
+        def run():
+            self.rag.ensure_indexed()
+            return [h.chunk.path for h in self.rag.retrieve(text, 3).hits]
+
+        return self.ctx.run(run)
+
+    def end(self) -> None:
+        self.requests.remove(self)
+        self.ctx.run(self.scope.__exit__, None, None, None)
+
+
+def test_a_rag_replaced_twice_while_in_use_is_never_read_half_rebuilt(env):
+    """Two edits of a RAG's table while requests search it, the first one changing what its index is built with
+    (chunk_size): a RAG a request holds keeps answering from the index it opened — the RAG that rebuilds the index
+    with the new chunking (its writer) opens only once no other RAG is open on that index — and a request then
+    waits for the rebuild instead of reading the emptied index."""
+    tmp_path, project, notes = env
+    body = f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 300\n'
+    write_user_rags(tmp_path, body)
+    ws = RagWorkspace([project])
+    expected, requests = [f"{notes}/b.md"], []
+    try:
+        ws.index_rag("notes")
+        first = Request(ws, "notes", requests)
+        assert first.search() == expected and first.rag.index.writer
+        write_user_rags(tmp_path, body.replace("300", "200"))  # the chunking changes: the index must be rebuilt
+        ws.rags.reload()
+        second = Request(ws, "notes", requests)  # the successor, on the same index, while `first` holds the writer
+        assert second.search() == expected and not second.rag.index.writer
+        write_user_rags(tmp_path, body.replace("300", "200") + "top_k = 3\n")  # replaced again while in use
+        ws.rags.reload()
+        third = Request(ws, "notes", requests)
+        assert third.search() == expected
+        first.end()  # the index lock is free; `second` still searches its RAG
+        third.end()
+        fourth = Request(ws, "notes", requests)  # opens while `second` searches: must not empty the index under it
+        assert second.search("kitchen sourdough") == expected
+        assert fourth.search() == expected
+        second.end()
+        assert fourth.search() == expected
+        fourth.end()
+        last = Request(ws, "notes", requests)  # no other RAG on the index: rebuilt with chunk_size 200, searched
+        assert last.search() == expected
+        index = last.rag.index
+        assert index.writer and index.manifest.get_meta("fingerprint") == index.fingerprint
+        assert last.rag.spec.settings.chunking.chunk_size == 200 and last.rag.spec.settings.retrieval.top_k == 3
+    finally:
+        while requests:  # a failed step leaves requests open
+            requests[-1].end()
+        ws.close()
+
+
+def test_a_reopened_workspace_never_empties_a_rag_index_the_previous_one_searches(env):
+    """A `[rags.*]` edit reopens the served workspace (`LiveWorkspace.reopen`): the previous workspace, still
+    searched by its requests, and the new one each have a registry with a RAG on the same index. The new one's
+    waits (read-only) while the previous workspace's RAG is open — whichever of them its requests reload — and
+    rebuilds the index with the new chunking once the previous workspace is closed."""
+    tmp_path, project, notes = env
+    body = f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 300\n'
+    write_user_rags(tmp_path, body)
+    old = RagWorkspace([project])
+    new = None
+    expected, requests = [f"{notes}/b.md"], []
+    try:
+        old.index_rag("notes")
+        first = Request(old, "notes", requests)
+        assert first.search() == expected
+        write_user_rags(tmp_path, body.replace("300", "200"))
+        new = RagWorkspace([project])  # the reopen
+        searching = Request(new, "notes", requests)
+        assert searching.search() == expected and not searching.rag.index.writer
+        old.rags.reload()  # a request of the previous workspace sees the edit too
+        first.end()
+        late = Request(old, "notes", requests)  # the previous workspace's own successor: must not rebuild...
+        assert searching.search("kitchen sourdough") == expected  # ...the index `searching` reads
+        assert late.search() == expected
+        late.end()
+        old.close()
+        old = None
+        assert searching.search("kitchen sourdough") == expected  # still held: still the RAG it opened
+        searching.end()
+        rebuilt = Request(new, "notes", requests)
+        assert rebuilt.search() == expected and rebuilt.rag.index.writer
+        assert rebuilt.rag.index.manifest.get_meta("fingerprint") == rebuilt.rag.index.fingerprint
+    finally:
+        while requests:
+            requests[-1].end()
+        for ws in (old, new):
+            if ws is not None:
+                ws.close()

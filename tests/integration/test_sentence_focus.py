@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.answer.extractive import extractive_answer, extractive_picks, quoted_focus
+from ragls.answer.extractive import extractive_answer, extractive_picks
+from ragls.answer.focus import quoted_focus
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex

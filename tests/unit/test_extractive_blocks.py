@@ -255,3 +255,34 @@ def test_units_flag_list_items_table_rows_and_rest_fields_as_items():
                      "`block` | `False` | wait for a free connection": True}
     assert [(u.sentence, u.item) for u in units(rst)] == [
         ("Creates a pool for the given host.", False), ("`maxsize`: the number of connections kept per host", True)]
+
+
+def test_myst_roles_read_as_their_text():
+    """MyST roles (`{func}`x``, Sphinx's roles written for Markdown) read as reST's do: code roles as code, `{doc}` /
+    `{ref}` as their text; "{class}" was quoted verbatim and its word scored. A code span or a JavaScript template
+    literal that merely holds braces is left alone."""
+    text = ("This can be replaced with the {func}`password_option` decorator; see {py:class}`~click.Path` and "
+            "{doc}`the prompts page <prompts>`. Print `{x}` and `${name}` as they are.")
+    assert clean_markup(text) == ("This can be replaced with the `password_option` decorator; see `Path` and the "
+                                  "prompts page. Print `{x}` and `${name}` as they are.")
+
+
+def test_a_sentence_read_with_its_antecedent_is_still_cited():
+    """A sentence that refers back ("So ...") is shown with the sentence before it only when the pair fits in one
+    citation (FOCUS_SENTENCE_LINES lines, cited from its first line): a long antecedent wrapped at 48 columns over
+    six lines made the citation stop before the picked sentence."""
+    import textwrap
+
+    from ragls.answer.extractive import extractive_picks
+    from ragls.answer.focus import quoted_focus
+
+    prev = ("The Courier object keeps every socket it has opened in a small pool that lives as long as the object, "
+            "and it checks each one for a closed peer before it lends it out again, which costs one system call per "
+            "checkout and nothing more on a healthy network link today.")
+    picked = "So repeated calls to one host reuse the same socket instead of opening a new one."
+    text = "# Courier\n\n" + textwrap.fill(f"{prev} {picked}", 48) + "\n\nLogs are rotated daily.\n"
+    q = "How do I stop opening a new socket for every call to the same host?"
+    sources, picks = quoted_focus([(1, hit(text))], extractive_picks(q, [(1, hit(text))], max_sentences=1), q)
+    focus, lines = sources[0][1].focus, text.split("\n")
+    cited = " ".join(lines[focus.start_line - 10:focus.end_line - 10 + 1])  # hit() starts the chunk at line 10
+    assert "opening a new one" in cited and picks[0][1].sentence.startswith("So repeated calls"), (cited, picks)

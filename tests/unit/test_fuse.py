@@ -1,10 +1,10 @@
-"""Weighted RRF arithmetic (retrieval/fuse.py) and the abstention rule (retrieval/search.py)."""
+"""Weighted RRF and convex-fusion arithmetic (retrieval/fuse.py) and the abstention rule (retrieval/search.py)."""
 
 from __future__ import annotations
 
 import pytest
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.retrieval.fuse import reciprocal_rank_fusion
+from ragls.retrieval.fuse import convex_fusion, reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -45,6 +45,43 @@ def test_duplicates_within_a_list_do_not_take_ranks():
     by_key = {f.key: f for f in fused}
     assert by_key["b"].ranks["bm25"] == 2
     assert by_key["a"].score == pytest.approx(1 / 2)
+
+
+def test_convex_fusion_normalises_each_list_from_its_floor_to_its_best():
+    scored = {"vector": [("a", 0.70), ("b", 0.45), ("c", 0.30)], "bm25": [("b", 12.0), ("a", 3.0), ("d", 2.0)]}
+    fused = convex_fusion(scored, {"vector": 0.6, "bm25": 0.4}, {"vector": 0.2, "bm25": 0.0}, depth=3)
+    by_key = {f.key: f for f in fused}
+    # a: cosine (0.70 - 0.2) / (0.70 - 0.2) = 1, BM25 3 / 12; b: (0.45 - 0.2) / 0.5 = 0.5, BM25 1
+    assert by_key["a"].score == pytest.approx(0.6 * 1.0 + 0.4 * 0.25)
+    assert by_key["b"].score == pytest.approx(0.6 * 0.5 + 0.4 * 1.0)
+    # both lists hold `depth` items (truncated): a key one list misses gets that list's last score in it
+    assert by_key["c"].score == pytest.approx(0.6 * 0.2 + 0.4 * (2.0 / 12.0))
+    assert by_key["d"].score == pytest.approx(0.6 * 0.2 + 0.4 * (2.0 / 12.0))
+    assert [f.key for f in fused][:2] == ["b", "a"]  # RRF would put a (ranks 1, 2) above b (ranks 2, 1)
+    assert [f.key for f in reciprocal_rank_fusion({k: [x for x, _ in v] for k, v in scored.items()},
+                                                  {"vector": 1.125, "bm25": 1.0})][:2] == ["a", "b"]
+    assert by_key["d"].ranks == {"bm25": 3}
+    for f in fused:
+        assert sum(f.contributions.values()) == pytest.approx(f.score)
+
+
+def test_convex_fusion_a_complete_list_gives_a_missing_key_nothing():
+    fused = convex_fusion({"vector": [("a", 0.5), ("b", 0.4)], "bm25": [("b", 5.0)]},
+                          {"vector": 0.6, "bm25": 0.4}, {"vector": 0.2}, depth=30)
+    by_key = {f.key: f for f in fused}
+    assert by_key["a"].contributions["bm25"] == 0.0  # BM25 listed every chunk holding a query word: a holds none
+    assert by_key["a"].score == pytest.approx(0.6)
+    assert by_key["b"].score == pytest.approx(0.6 * (0.2 / 0.3) + 0.4)
+
+
+def test_convex_fusion_bonus_and_a_floor_above_every_score():
+    # every cosine below the relevance floor: the list's own last score is the floor
+    fused = convex_fusion({"vector": [("a", 0.15), ("b", 0.10)]}, {"vector": 1.0}, {"vector": 0.2},
+                          bonus={"b": 2.0, "absent": 1.0})
+    by_key = {f.key: f for f in fused}
+    assert by_key["a"].score == pytest.approx(1.0)
+    assert by_key["b"].score == pytest.approx(0.0 + 2.0) and by_key["b"].contributions["bonus"] == 2.0
+    assert [f.key for f in fused] == ["b", "a"] and "absent" not in by_key
 
 
 def test_k_must_be_positive():

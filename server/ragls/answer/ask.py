@@ -21,10 +21,10 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     EXTRACTIVE_MAX_SENTENCES,
     extractive_answer,
     extractive_picks,
-    quoted_focus,
     render_extractive,
     split_sentences,
 )
+from ragls.answer.focus import quoted_focus
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config.settings import Settings

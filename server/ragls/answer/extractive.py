@@ -10,15 +10,13 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from ragls.answer.cite import content_words
-from ragls.answer.passages import Unit, clean_markup, units
-from ragls.core.analysis import STOPWORDS, stems
-from ragls.core.ir import Hit, LineSpan
-from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, units
+from ragls.core.ir import Hit
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -27,9 +25,7 @@ __all__ = [
     "clean_markup",
     "extractive_answer",
     "extractive_picks",
-    "quoted_focus",
     "render_extractive",
-    "sentence_focus",
     "split_sentences",
     "units",
 ]
@@ -40,7 +36,6 @@ EXTRACTIVE_MAX_SENTENCES = 4
 
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
-FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
 MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
@@ -231,7 +226,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
 def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
                ) -> list[tuple[int, Unit]]:
-    """`picked` with each sentence that names no identifier the question's words point at (`pointed_at`) read
+    """`picked` with each passage that refers back to the sentence right before it read with that sentence
+    (`_antecedent`), and each sentence that names no identifier the question's words point at (`pointed_at`) read
     with the sentence right after it in its chunk (the same paragraph or the next, only a blank line between)
     when that one names one, in its own words or in the code of at most SHORT_CODE_LINES lines it shows
     (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
@@ -248,11 +244,14 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
-        if hit is not None and unit.line >= 0 and not unit.attached \
-                and not pointed_at(identifier_words(unit.scored_text), query):
-            found = units(hit.chunk.text)
-            at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
-            nxt = with_code_after(found[at + 1], query) if at is not None and at + 1 < len(found) else None
+        found = units(hit.chunk.text) if hit is not None and unit.line >= 0 else []
+        at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
+        prev, own = (found[at - 1] if at else None), unit
+        if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
+                and not any(k == n and (_quotes(m, prev) or _quotes(prev, m)) for k, m in picked):
+            unit = replace(unit, sentence=f"{prev.sentence} {unit.sentence}", line=prev.line)
+        if at is not None and not own.attached and not pointed_at(identifier_words(own.scored_text), query):
+            nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
             if nxt is not None and nxt.line - unit.end <= 2 and not unit.item and not nxt.item \
                     and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
                     and pointed_at(identifier_words(nxt.text), query) \
@@ -261,6 +260,40 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
         out.append((n, unit))
     return out
+
+
+# A sentence opening with a word that refers back to the sentence before it: a connective ("So", "Thus",
+# "However", "To do this,") or a pronoun or demonstrative subject ("It", "This", "These", "They").
+_BACK_REFERENCE = re.compile(r"^(?:So|Thus|Therefore|Hence|However|Otherwise|Instead|Also|Then|It|Its|This|That|These|"
+                             r"Those|They|Their|Such|To do (?:this|so|that)|In (?:this|that|which|such a) case|"
+                             r"As a result|For (?:this|that) reason)\b")
+
+
+def _antecedent(prev: Unit, unit: Unit) -> bool:
+    """Whether passage `unit` is read with `prev`, the passage right before it in its chunk (the same paragraph, or
+    the one before with only a blank line between): `unit` refers back to it — it opens with a connective or a
+    pronoun (`_BACK_REFERENCE`: "So if you're making several requests to the same host, the underlying TCP
+    connection will be reused" after "It also persists cookies ... made from the Session instance") — or it
+    speaks in words of an identifier `prev` names and names none itself ("A background task should be attached to
+    a response" after "Starlette includes a `BackgroundTask` class": every word of the name, at least two, in
+    `unit`). A sentence quoted without what it refers to answers less than it says (the antecedent problem of
+    extractive summaries); shown as one passage, display only (the scores are the picked sentence's own).
+    Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
+    EXTRACTIVE_MAX_SENTENCE_CHARS or than FOCUS_SENTENCE_LINES lines (`focus_lines` cites a passage from its first
+    line on: a longer pair's citation would stop before the picked sentence)."""
+    from ragls.answer.focus import FOCUS_SENTENCE_LINES  # answer/focus.py imports this module
+
+    if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
+            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
+            or unit.end - prev.line >= FOCUS_SENTENCE_LINES:
+        return False
+    if _BACK_REFERENCE.match(unit.sentence):
+        return True
+    if identifier_words(unit.sentence):
+        return False
+    words = _words(unit.sentence)
+    return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
+               for m in _IDENTIFIER.finditer(prev.sentence))
 
 
 def _code_lines(block: str) -> int:
@@ -420,116 +453,9 @@ def _code_end(body: str) -> bool:
     return body.count("`") % 2 == 1 or (len(body) > 1 and body[-2].isspace())
 
 
-def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
-                 ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
-    """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: each
-    quoted passage is cited as `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries
-    is cut as the hit's focus is; `question` gives the terms that rule reads), and a source's passages are grouped
-    in pick order while a group fits in `focus.MAX_FOCUS_LINES` lines. A quoted source's `focus` (`focusRange`, the
-    lines it opens at) is the group of its first pick and `more_focus` the others in line order (`focusRanges`):
-    one source per chunk, so `ask --top-k 1` lists one source, and every quoted place is shown in it — neither a
-    second entry of the same chunk for a far passage, nor one span from the first quote to the last (two quotes 40
-    lines apart made a 40-line citation). Returns (sources, picks), numbers unchanged. The focus was chosen by
-    shared words (`sentence_focus`), the passages by meaning: a user following "[2] utils.md:321-322" must find the
-    sentence quoted with [2] there."""
-    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines, in pick order
-    hits = dict(sources)
-    query, _, named = _citation_terms(question)
-    for n, unit in picked:
-        if unit.line < 0:  # a pointer to the source, not a quoted passage
-            continue
-        a, b = focus_lines(hits[n], unit, named, query)
-        mine = groups.setdefault(n, [])
-        for g in mine:
-            if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
-                g[0], g[1] = min(a, g[0]), max(b, g[1])
-                break
-        else:
-            mine.append([a, b])
-    out: list[tuple[int, Hit]] = []
-    for n, hit in sources:
-        mine = groups.get(n)
-        if not mine:
-            out.append((n, hit))
-            continue
-        base = hit.chunk.span.start_line
-        spans = [line_span(hit.chunk, base + first, base + last) for first, last in mine]
-        focus = spans[0]
-        window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
-        more = tuple(sorted(spans[1:], key=lambda s: s.start_line))
-        out.append((n, replace(hit, focus=focus, window=window, more_focus=more)))
-    return out, list(picked)
-
-
 def split_sentences(text: str) -> list[str]:
     """The candidate sentences (and list items) of a chunk text, without the blocks they introduce."""
     return [u.sentence for u in units(text)]
-
-
-def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
-    """`hits` with each `focus` narrowed to its answering passage (see retrieval/focus.py): the passage of its
-    chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
-    `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
-    (`_candidates`) — with the code after it when the answer shows it (`with_code_after`), narrowed to at most
-    FOCUS_SENTENCE_LINES lines (`focus_lines`). The best window (`Hit.best_window`, set here from the incoming
-    `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
-    so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
-    query, terms, named = _citation_terms(question)
-    out = []
-    for hit in hits:
-        window = hit.best_window or hit.window or hit.focus
-        if window is None:
-            out.append(hit)
-            continue
-        hit = replace(hit, window=window, best_window=window)
-        candidates, _ = _candidates([(1, hit)], literal_terms(question))
-        scores = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
-        ranked = sorted((-x * c[5], i) for i, (x, c) in enumerate(zip(scores, candidates)) if x is not None)
-        if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
-            # lines holding the most query terms (a name in a code block or a table), else the window itself
-            lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
-            out.append(replace(hit, focus=lines or window))  # both within the window
-            continue
-        u = with_code_after(candidates[ranked[0][1]][3], query)
-        first, last = focus_lines(hit, u, named, query)
-        base = hit.chunk.span.start_line
-        focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
-        out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
-    return out
-
-
-def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[str]]:
-    """What `focus_lines` reads of `question`, for `quoted_focus` and `sentence_focus` alike: its content words and
-    dotted numbers as `passage_scores` counts them, its BM25 terms (`analysis.stems`), and those terms without stop
-    words (all of them when every term is one)."""
-    terms = frozenset(stems(question))
-    return set(content_words(question)) | literal_terms(question), terms, frozenset(terms - STOPWORDS) or terms
-
-
-def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
-                query: set[str] | frozenset[str]) -> tuple[int, int]:
-    """The 0-based lines (first, last) of `hit`'s chunk text that a citation of its passage `unit` points at, at
-    most FOCUS_SENTENCE_LINES lines. The sentence (its first FOCUS_SENTENCE_LINES lines) with the list or code block
-    it carries (`Unit.block_end`: a ":" sentence's block, or the code `with_code_after` shows under it) when the
-    whole fits. A longer block is cut (a 12-line list or a 30-line example is not the line the user needs): the
-    sentence and the block's first lines — the sentence says what the block shows, and the line a user copies
-    mostly follows it closely — unless the sentence shares no word with the question `query` (content words as
-    `passage_scores` counts them: it was chosen for its block's words); then the FOCUS_SENTENCE_LINES lines ending
-    at the last of the block's lines naming the most of `terms` (BM25 terms of the question without stop words,
-    `keyword_focus`). Measured on five dev sets: ending at those lines whenever they keep the sentence's last line
-    instead placed one focus better and two worse (docs/benchmarks.md, "Focus on the answering passage")."""
-    first = unit.line
-    cap = first + FOCUS_SENTENCE_LINES - 1
-    if unit.block_end <= cap or not terms or _words(unit.sentence) & query \
-            or pointed_at(identifier_words(unit.sentence), query):
-        return first, min(unit.block_end, cap)
-    base = hit.chunk.span.start_line
-    block = LineSpan(base + unit.end + 1, 0, base + unit.block_end, 0)
-    run = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, block)
-    if run is None or run.end_line - base <= cap:
-        return first, cap
-    last = run.end_line - base
-    return max(first, last - FOCUS_SENTENCE_LINES + 1), last
 
 
 @functools.lru_cache(maxsize=8192)

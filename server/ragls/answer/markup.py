@@ -19,20 +19,33 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\
                              re.MULTILINE)
 # A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
+# A MyST role, `{func}`password_option``, `{ref}`Title <label>``, `{py:class}`Path``: the same roles as reST's
+# `:func:`...`` (Sphinx renders them alike), written for Markdown. Not after "$" (a JavaScript template literal)
+# nor inside a code span ("`{x}`" in the Rust book).
+_MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n]+)`")
 
 
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
     reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, reST roles reduced to their text (`rest.rest_role`), and admonitions (`rest.admonitions`) read as the
+    `{ #anchor }`, reST and MyST roles reduced to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as
+    `` `x` ``), and admonitions (`rest.admonitions`) read as the
     prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
     them."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
     text = _LINK_DEFINITION.sub("", text)
-    text = rest.directive_options(rest.tables(REST_ROLE.sub(rest.rest_role, text)))
+    text = _MYST_ROLE.sub(_myst_role, REST_ROLE.sub(rest.rest_role, text))
+    text = rest.directive_options(rest.tables(text))
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     return rest.literal_blocks(rest.fields(text))
+
+
+def _myst_role(m: re.Match[str]) -> str:
+    """A MyST role (`_MYST_ROLE`) as `rest.rest_role` renders the same reST role: code roles as code, `{ref}` and
+    `{doc}` as their text."""
+    same = REST_ROLE.fullmatch(f":{m.group(1).split(':')[-1]}:`{m.group(2)}`")
+    return rest.rest_role(same) if same else m.group(0)
 
 
 _ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"

@@ -381,6 +381,17 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 z, _, last = sentences[0]
                 out[-1] = replace(out[-1], sentence=_cap(f"{out[-1].sentence} {z}"), end=last, block_end=last)
                 continue
+            if len(sentences) == 1 and introduces and _lead_in(z := sentences[0][0]) \
+                    and len(z.split()) <= LEAD_IN_MAX_WORDS and _continues(out, blocks, k):
+                # "... more specific routes are listed before general cases." / "For example:" / the code: a short
+                # lead-in paragraph of its own introduces its block for the paragraph before it, as within one
+                # paragraph (above); alone it is under MIN_WORDS and its block was shown by no passage
+                z = z[:-2].rstrip() + ":" if z.endswith("::") else z
+                # reST's expanded form, a paragraph of "::" alone, is not text (the sentence before keeps its end)
+                joined = f"{out[-1].sentence} {z}" if z != ":" else out[-1].sentence
+                out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt), end=sentences[0][2],
+                                  block_end=_block_end(nxt), output=nxt.kind == "code" and _output(joined, nxt))
+                continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
             sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
             for pos, (s, first, last) in enumerate(sentences):
@@ -585,3 +596,21 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
     return (_attached(_Block("list", 0, sub)), len(sub)) if sub else ("", 0)
 
 
+
+
+@functools.lru_cache(maxsize=1024)
+def section_titles(text: str) -> tuple[tuple[int, str], ...]:
+    """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
+    order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
+    over its underline). A fenced or indented code block's "# comment" is not a heading (`_blocks` reads it as
+    code). Memoised like `units`."""
+    out = []
+    for b in _parsed(text):
+        if b.kind != "skip":
+            continue
+        first = b.lines[0].strip()
+        if len(b.lines) == 2:
+            out.append((b.start, first))
+        elif re.match(r"#{1,6}\s", first):
+            out.append((b.start, first.lstrip("#").strip()))
+    return tuple(out)

@@ -181,6 +181,13 @@ class RetrievalSettings(_Section):
 
     top_k: int = Field(5, ge=1, le=200)
     candidates: int = Field(30, ge=1, le=1000)
+    # How the vector and BM25 lists are fused (retrieval/fuse.py): "convex" = convex_alpha x the normalised cosine
+    # + (1 - convex_alpha) x the normalised BM25 score (Bruch et al. 2023; the default since session 37: it ranked
+    # the right file first more often on every held-out set, docs/benchmarks.md "Convex fusion"); "rrf" = weighted
+    # Reciprocal Rank Fusion with rrf_k and the weights below (the default before). Extra signals (graph, query
+    # variants) and sources whose BM25 scores are not comparable are always fused by RRF.
+    fusion: Literal["convex", "rrf"] = "convex"
+    convex_alpha: float = Field(0.6, ge=0.0, le=1.0)
     rrf_k: float = Field(60.0, gt=0)
     vector_weight: float = 1.125
     bm25_weight: float = 1.0

@@ -81,15 +81,15 @@ class Hit:
     focus: LineSpan | None = None
     # The context of `focus`: the chunk's best embedding window, or for a hit only BM25 found the lines holding
     # the most query terms (retrieval/focus.py), widened to cover `focus` (`focus.context_span`, applied wherever
-    # a focus is set: `answer/extractive.sentence_focus`, `quoted_focus`), so it always contains the focus: the
+    # a focus is set: `answer/focus.sentence_focus`, `quoted_focus`), so it always contains the focus: the
     # focus sentence can run past the best window (its block overlaps it). None when unknown.
     window: LineSpan | None = None
     # The best window as retrieval chose it, before `window` was widened to cover `focus`
-    # (`answer/extractive.sentence_focus`): passages outside it weigh less in an extractive answer and when the
+    # (`answer/focus.sentence_focus`): passages outside it weigh less in an extractive answer and when the
     # focus is chosen (`extractive._candidates`). Not on the wire. None when no focus was chosen.
     best_window: LineSpan | None = None
     # More lines of the chunk an extractive answer quotes, each too far from `focus` (and from each other) to share
-    # one span of at most `focus.MAX_FOCUS_LINES` lines (`answer/extractive.quoted_focus`): the source stays one
+    # one span of at most `focus.MAX_FOCUS_LINES` lines (`answer/focus.quoted_focus`): the source stays one
     # entry and lists every quoted place (wire `focusRanges`). Empty otherwise.
     more_focus: tuple[LineSpan, ...] = ()
 

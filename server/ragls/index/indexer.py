@@ -250,9 +250,11 @@ class FolderIndex(VectorPhase):
         self.manifest.set_meta("fingerprint", self.fingerprint)
 
     def _wipe(self) -> None:
-        """Empty all three stores (the embedding cache stays). Crash-safe: the `wipe` meta key is set first and
-        cleared last, and reconcile finishes an interrupted wipe."""
+        """Empty all three stores (the embedding cache stays) and forget `last_indexed_at` (the index counts as
+        never indexed until its next sync: a named RAG's first use waits for it, `SourcesRag.ensure_indexed`).
+        Crash-safe: the `wipe` meta key is set first and cleared last, and reconcile finishes an interrupted wipe."""
         self.manifest.set_meta("wipe", "1")
+        self.manifest.set_meta("last_indexed_at", "")
         self.bm25.delete_all()
         self.bm25.commit()
         with self._vec_lock:
@@ -510,7 +512,7 @@ class FolderIndex(VectorPhase):
         report.deleted = deleted
         if total or report.skipped:
             self.manifest.set_meta("last_indexed_at", str(time.time()))
-        elif self.manifest.get_meta("last_indexed_at") is None:
+        elif not self.manifest.get_meta("last_indexed_at"):
             self.manifest.set_meta("last_indexed_at", str(time.time()))  # an empty folder is indexed too
         if embed:
             if self.try_open_vectors():

@@ -10,7 +10,7 @@ workspace's table wins on a name clash). `"workspace"` names the open workspace 
 
 A RAG's backing store is chosen by its table (`BACKENDS`): `sources` (built in: its own index — manifest,
 tantivy BM25, LanceDB vectors — with the same crash safety and incremental sync as a workspace folder, under
-<cache>/rags/NAME-<hash>), or another registered backend key (`register_backend("qdrant", factory)` makes
+<cache>/rags/NAME-<hash>: `kb/sources_index.py`), or another registered backend key (`register_backend("qdrant", factory)` makes
 `[rags.NAME] qdrant = {...}` a Qdrant collection). Every backend implements the `Rag` protocol.
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import dataclasses
 import json
 import logging
 import os
@@ -31,11 +30,12 @@ from typing import Any, Protocol
 
 from ragls.config.settings import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
 from ragls.config.trust_filter import folder_layer
-from ragls.core.errors import ConfigError, InvalidParams, RequestFailed, Skipped
+from ragls.core.errors import ConfigError, InvalidParams
 from ragls.core.hashing import text_hash
 from ragls.core.ir import RagInfo
 from ragls.embedding.embed import Embedder
-from ragls.index.indexer import FolderIndex, SyncReport
+from ragls.index.indexer import SyncReport
+from ragls.kb.sources_index import SourcesIndex
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS
 
@@ -103,119 +103,6 @@ def register_backend(key: str, factory: BackendFactory) -> None:
     BACKENDS[key] = factory
 
 
-class SourcesIndex(FolderIndex):
-    """The index of a sources RAG: a `FolderIndex` whose "folder" is its index directory and whose files are the
-    RAG's sources — absolute paths and URLs as keys (chunks carry them as `path`, with folder ""). Sync is
-    incremental by size/mtime then content hash for files, by conditional requests for web pages."""
-
-    def __init__(self, spec: RagSpec, embedder: Embedder, index_dir: Path, read_only: bool = False,
-                 on_page: Callable[[str, int], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None):
-        self.spec = spec
-        self.on_page = on_page
-        self.should_stop = should_stop
-        self.last_requests = 0
-        super().__init__(index_dir, spec.settings, embedder, index_dir=index_dir, read_only=read_only)
-        self.manifest.folder = ""
-        self.missing_vectors = self._missing_vectors()
-
-    def _missing_vectors(self) -> str | None:
-        """A message when the manifest lists indexed files but the vector store is missing or empty (deleted by
-        hand, a half-copied cache): the chunks are re-embedded from the manifest as the index opens."""
-        files = self.manifest.file_count()
-        if not files or not self.manifest.get_meta("vectors_fp"):
-            return None
-        vectors = self.index_dir / "vectors"
-        if vectors.is_dir() and any(vectors.rglob("*.lance")):
-            return None
-        return (f"RAG {self.spec.name!r}: its manifest lists {files} indexed file(s) but the vector store "
-                f"{vectors} is missing or empty; the chunks are re-embedded from the manifest, or run "
-                f"`ragls rag rebuild {self.spec.name}` to rebuild it from its sources")
-
-    def _scan(self, only):
-        from ragls.sources.convert import load_source
-        from ragls.sources.resolve import resolve_sources
-        from ragls.stores.manifest import FileRecord
-
-        s = self.settings
-        report = SyncReport()
-        known = self.manifest.files()
-        resolved = resolve_sources(self.spec.sources, self.spec.base_dir, s.sources, s.document_loaders)
-        report.skipped += resolved.skipped
-        self.manifest.clear_skipped(keep=set())
-        docs, listed = [], set()
-        for path, loader in resolved.files.items():
-            listed.add(path)
-            rec = known.get(path)
-            p = Path(path)
-            try:
-                st = p.stat()
-            except OSError:
-                continue
-            if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
-                report.unchanged += 1
-                continue
-            loaded = load_source(p.parent, p.name, s.sources.max_file_bytes, s.document_loaders, loader,
-                                 s.sources.loader_timeout_s)
-            if isinstance(loaded, Skipped):
-                report.skipped.append(Skipped(path, loaded.reason))
-                listed.discard(path)
-                continue
-            loaded = dataclasses.replace(loaded, folder="", path=path)
-            if rec is not None and rec.content_hash == loaded.content_hash:
-                self.manifest.touch_file(FileRecord(path, loaded.size, loaded.mtime_ns, loaded.content_hash))
-                report.unchanged += 1
-                continue
-            docs.append(loaded)
-        if resolved.urls:
-            web_docs, unchanged, skipped = self._fetch_web(resolved.urls, set(known))
-            for doc in web_docs:
-                if doc.path not in listed:
-                    listed.add(doc.path)
-                    docs.append(doc)
-            listed |= set(unchanged)
-            report.unchanged += len(unchanged)
-            report.skipped += skipped
-        deleted = [k for k in known if k not in listed]
-        return docs, deleted, report
-
-    def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
-        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped)."""
-        from ragls.sources.loaders import LoaderError, load_source_with
-        from ragls.sources.web import Crawler, CrawlResult, HttpCache
-
-        s = self.settings
-        result = CrawlResult()
-        crawler = Crawler(cache=HttpCache(self.index_dir / "http_cache.sqlite"), known=known.__contains__,
-                          max_bytes=s.sources.max_file_bytes, timeout_s=s.web.timeout_s, delay_s=s.web.delay_s,
-                          max_pages=s.web.max_pages, max_depth=s.web.max_depth, user_agent=s.web.user_agent,
-                          respect_robots=s.web.respect_robots, on_page=self.on_page,
-                          should_stop=self.should_stop)
-        docs = []
-        seen: set[str] = set()
-        try:
-            for url, (loader, recursive) in urls.items():
-                if loader is not None and loader in s.document_loaders:
-                    try:
-                        docs.append(load_source_with(loader, s.document_loaders[loader], url,
-                                                     s.sources.max_file_bytes, s.sources.loader_timeout_s))
-                    except LoaderError as exc:
-                        result.skipped.append(Skipped(url, str(exc)))
-                elif recursive:
-                    crawler.crawl(url, result, seen)
-                else:
-                    crawler.fetch_one(url, result)
-        finally:
-            crawler.close()
-            crawler.cache.close()
-        self.last_requests = result.requests
-        if result.interrupted:  # never write a partial crawl: pages not visited would be deleted
-            raise RequestFailed(f"rag {self.spec.name}: crawl interrupted (shutting down); nothing was changed")
-        self.manifest.set_meta("web_kept", json.dumps([[k.path, k.reason] for k in result.kept]))
-        docs += [p.document for p in result.pages if p.document is not None]
-        return docs, result.unchanged, result.skipped
-
-
 class SourcesRag:
     """The built-in backend: a `SourcesIndex` plus the RAG's retrieval options (reranker, graph signal, LLM
     steps)."""
@@ -227,32 +114,49 @@ class SourcesRag:
         self.registry = registry
         self.embedder = registry.embedder_for(spec.settings)
         self.index_dir = registry.index_dir(spec)
-        self.index = SourcesIndex(spec, self.embedder, self.index_dir, read_only=registry.read_only,
-                                  should_stop=registry.closing.is_set)
+        # Deferred: another RAG of this process is open on the same index (one `reload` replaced while a request
+        # still searches it, or the previous workspace's after a reopen): this one opens read-only — neither the
+        # writer lock nor a rebuild for changed chunking settings (`FolderIndex._check_fingerprint` empties the
+        # stores) may reach the index under that RAG's requests — until its registry reopens it as the writer
+        # (`RagRegistry.get`, `alone`).
+        with _OPEN_LOCK:
+            others = _OPEN_INDEXES.setdefault(self.index_dir, [])
+            self.deferred = not registry.read_only and bool(others)
+            others.append(self)
         self._lock = threading.RLock()
         self._reranker = None
         self._skipped: list[tuple[str, str]] = []
         self._synced_at = float("-inf")  # time.monotonic() of this process's last sync
         from ragls.index.graph_extract import GraphBuilder
 
-        self.graph = GraphBuilder.attach(self.index, spec.settings)
+        try:
+            self.index = SourcesIndex(spec, self.embedder, self.index_dir,
+                                      read_only=registry.read_only or self.deferred,
+                                      should_stop=registry.closing.is_set)
+            self.graph = GraphBuilder.attach(self.index, spec.settings)
+        except BaseException:
+            self._forget()
+            raise
 
     def ensure_indexed(self) -> None:
-        """Index the RAG now if it was never indexed (first use), its source list changed since its last sync, or
-        its sources are all local and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only
-        changed files are re-read) — waits for a sync already running."""
+        """Index the RAG now if it was never indexed (first use, or emptied by a rebuild for changed chunking
+        settings: `FolderIndex._wipe`), its source list changed since its last sync, or its sources are all local
+        and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only changed files are re-read) —
+        waits for a sync already running. A read-only RAG (not the writer) does nothing: it searches what the
+        writer committed."""
         with self._lock:
             m = self.index.manifest
-            if (m.get_meta("last_indexed_at") is None or m.get_meta("sources") != "\n".join(self.spec.sources)
+            if (not m.get_meta("last_indexed_at") or m.get_meta("sources") != "\n".join(self.spec.sources)
                     or (self._local_only() and self.index.writer
                         and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
                 self.sync()
 
     def sync(self) -> SyncReport:
-        """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list."""
+        """Incremental sync of the sources, then embedding; skipped entries are kept for rag/list. Not the
+        writer: an empty report, nothing written."""
         with self._lock:
             report = self.index.sync(embed=False)
-            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._synced_sources()
             self._embed(report)
             self._synced_at = time.monotonic()
             if self.graph is not None:
@@ -265,11 +169,16 @@ class SourcesRag:
                 self.index._wipe()
             report = self.index.sync(embed=False)
             self._embed(report)
-            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self._synced_sources()
             if self.graph is not None:
                 self.graph.catch_up()
                 self.graph.wait()
             return report
+
+    def _synced_sources(self) -> None:
+        """Writer, after a sync: record the source list it indexed (`ensure_indexed`, `needs_sync` compare it)."""
+        if self.index.writer:
+            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
 
     def _embed(self, report: SyncReport) -> None:
         """The vector phase, batch by batch, until done or the registry closes (the rest waits for next time)."""
@@ -285,7 +194,7 @@ class SourcesRag:
         """True when never indexed, when its source list changed since the last sync, or when it has local files
         only (a cheap stat scan). Web RAGs re-crawl on `rag/rebuild`, `ragls index --rag NAME` or a list change."""
         last = self.index.manifest.get_meta("sources")
-        if self.index.manifest.get_meta("last_indexed_at") is None or last != "\n".join(self.spec.sources):
+        if not self.index.manifest.get_meta("last_indexed_at") or last != "\n".join(self.spec.sources):
             return True
         return self._local_only()
 
@@ -327,7 +236,7 @@ class SourcesRag:
         if not idx.writer:
             idx.refresh()
         last = idx.manifest.get_meta("last_indexed_at")
-        if last and not idx.vectors_ready and not idx.read_only:
+        if last and not idx.vectors_ready and not self.registry.read_only:
             # Until the vector store is open every chunk counts as pending (vector_phase.pending_count): open it
             # (the model is the workspace's, usually loaded) so `ragls rag list` counts what is really missing.
             idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
@@ -348,11 +257,32 @@ class SourcesRag:
                        last_indexed_at=float(last) if last else None, errors=errors, skipped=idx.manifest.skipped(),
                        kind="sources", origin=str(self.spec.origin), index_path=str(self.index_dir))
 
-    def close(self) -> None:
-        if self.graph is not None:
-            self.graph.close()
-        self.index.close()
+    def alone(self) -> bool:
+        """True when no other RAG of this process is open on this one's index (a deferred RAG may then reopen as
+        its writer)."""
+        with _OPEN_LOCK:
+            return all(r is self for r in _OPEN_INDEXES.get(self.index_dir, ()))
 
+    def _forget(self) -> None:
+        with _OPEN_LOCK:
+            users = [r for r in _OPEN_INDEXES.get(self.index_dir, ()) if r is not self]
+            if users:
+                _OPEN_INDEXES[self.index_dir] = users
+            else:
+                _OPEN_INDEXES.pop(self.index_dir, None)
+
+    def close(self) -> None:
+        try:
+            if self.graph is not None:
+                self.graph.close()
+            self.index.close()
+        finally:
+            self._forget()
+
+
+# The sources RAGs open in this process, by index directory, over every registry (`SourcesRag.deferred`).
+_OPEN_INDEXES: dict[Path, list[SourcesRag]] = {}
+_OPEN_LOCK = threading.Lock()
 
 register_backend("sources", SourcesRag)
 
@@ -405,7 +335,6 @@ class RagRegistry:
         self._read_signature: tuple | None = None  # of the files the specs were read from (`_signature`)
         self._holds: dict[int, int] = {}  # id(rag) -> requests holding it (`request_scope`)
         self._retired: list[Rag] = []  # replaced while a request held them: closed when the last one lets go
-        self._freed: set[Any] = set()  # index dirs a retired RAG held the lock of, now released (`_let_go`)
         self.reload()
 
     # -- configuration ------------------------------------------------------------------------------------
@@ -434,7 +363,8 @@ class RagRegistry:
         """Re-read the config files when they (or the trust store) changed since the last read, or when `force`.
         Returns the names of the RAGs added, removed or changed. A changed or removed RAG is closed (reopened on
         next use) — at once when no request holds it, else when the last one that does ends (`request_scope`), so
-        a request never loses a RAG it is searching."""
+        a request never loses a RAG it is searching; its successor on the same index opens deferred meanwhile
+        (read-only: `SourcesRag.deferred`)."""
         signature = self._signature()
         if not force and signature == self._read_signature:
             return set()
@@ -473,9 +403,7 @@ class RagRegistry:
 
     def _let_go(self, rag: Rag) -> None:
         """A request that held `rag` ended (`request_scope`). The last one to let go of a RAG `reload` replaced
-        closes it; a successor that opened read-only because the replaced one still held its index lock is then
-        dropped (when no request holds it), to reopen as the writer on next use."""
-        close: list[Rag] = []
+        closes it (under the registry's lock: its writer lock is free before another `get` reopens)."""
         with self._lock:
             left = self._holds.get(id(rag), 0) - 1
             if left > 0:
@@ -484,16 +412,7 @@ class RagRegistry:
             self._holds.pop(id(rag), None)
             if any(r is rag for r in self._retired):
                 self._retired = [r for r in self._retired if r is not rag]
-                close.append(rag)
-                if not self.read_only and getattr(getattr(rag, "index", None), "writer", False):
-                    self._freed.add(getattr(rag, "index_dir", None))
-            for name, r in list(self._open.items()):
-                if (getattr(r, "index_dir", None) in self._freed and not self._holds.get(id(r))
-                        and getattr(getattr(r, "index", None), "writer", True) is False):
-                    self._freed.discard(r.index_dir)
-                    close.append(self._open.pop(name))
-        for r in close:
-            r.close()
+                rag.close()
 
     def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
         if name in RESERVED:
@@ -530,8 +449,16 @@ class RagRegistry:
 
     # -- access -------------------------------------------------------------------------------------------
     def get(self, name: str) -> Rag:
-        """The open RAG `name` (opened now if needed). Raises InvalidParams for an unknown name."""
+        """The open RAG `name` (opened now if needed). A deferred RAG (`SourcesRag.deferred`) that no request holds
+        and that is alone on its index now is reopened first, as the index's writer: when that writer rebuilds
+        the index for changed chunking settings, `ensure_indexed` makes requests wait for its first sync. Raises
+        InvalidParams for an unknown name."""
         with self._lock:
+            rag = self._open.get(name)
+            if (rag is not None and getattr(rag, "deferred", False) and not self._holds.get(id(rag))
+                    and rag.alone()):
+                del self._open[name]
+                rag.close()
             if name not in self._open:
                 spec = self.specs.get(name)
                 if spec is None:

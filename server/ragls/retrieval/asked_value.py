@@ -122,7 +122,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n|" + _BLOCK_START)
 # Words of a question that asks for help without naming its subject ("What am I doing wrong?", "How do I fix
 # this?", "Any idea why?"): an asking sentence made only of these (and stop words) points back at the sentences
 # before it. A fixed English vocabulary of how help is asked for, not fitted to any corpus.
-_GENERIC_ASKING = frozenset((
+GENERIC_ASKING = frozenset((
     "wrong", "right", "way", "ways", "fix", "fixed", "work", "works", "working", "worked", "bug", "bugs", "problem",
     "problems", "issue", "issues", "happen", "happens", "happening", "happened", "going", "mean", "means", "meant",
     "use", "using", "instead", "solve", "solution", "avoid", "help", "idea", "ideas", "reason", "why", "best",
@@ -134,7 +134,7 @@ def asked_sentences(text: str) -> str:
     """The part of a question that asks: without a quoted selection (`extractive.asked_text`: Ask About Selection's
     fenced block), and of several sentences only those ending in "?" when there are any. "I run it on Ubuntu
     inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context. When the asking
-    sentences name no subject — every content word is one of how help is asked for (`_GENERIC_ASKING`): "My
+    sentences name no subject — every content word is one of how help is asked for (`GENERIC_ASKING`): "My
     handler for /users/me never runs. What am I doing wrong?" — the whole question asks."""
     from ragls.answer.extractive import asked_text
 
@@ -143,9 +143,24 @@ def asked_sentences(text: str) -> str:
     asking = [x for x in sentences if x.rstrip().endswith("?")]
     if not asking or len(asking) == len(sentences):
         return prose
-    if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(" ".join(asking))):
+    if all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(" ".join(asking))):
         return prose
     return " ".join(asking)
+
+
+# A ";" that ends a clause: not one inside the user's code span or double-quoted text (`x = 1; y = 2`, "a; b"), which
+# is their material, not the question's grammar
+_CLAUSE_END = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|;")
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` split at each ";" that ends a clause (`_CLAUSE_END`); the parts keep their spaces."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(text):
+        if m.group(0) == ";":
+            out.append(text[start:m.start()])
+            start = m.end()
+    return [*out, text[start:]]
 
 
 def asked_clause(text: str) -> str:
@@ -153,13 +168,13 @@ def asked_clause(text: str) -> str:
     names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
     do I send an arbitrary HTTP method?" asks about sending any method — the clause before the ";" is the user's
     situation, as a sentence before the question is. The asking sentences themselves when the last clause names no
-    subject ("...; what do I use?", `_GENERIC_ASKING`). Where a question's names are read (`abstention.
+    subject ("...; what do I use?", `GENERIC_ASKING`). Where a question's names are read (`abstention.
     question_names`): a name of its situation the docs lack is no sign the docs miss what it asks."""
     asked = asked_sentences(text)
-    clauses = [c for c in asked.split(";") if c.strip()]
+    clauses = [c for c in _clauses(asked) if c.strip()]
     if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
         return asked
-    if all(w in STOPWORDS or w in _GENERIC_ASKING for w in query_words(clauses[-1])):
+    if all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(clauses[-1])):
         return asked
     return clauses[-1].strip()
 

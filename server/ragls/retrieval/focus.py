@@ -4,17 +4,22 @@ The context (`Hit.window`): a hit the vector signal found has its best window's 
 only BM25 found the run of at most `MAX_FOCUS_LINES` lines holding the most distinct query terms (stemmed as BM25
 stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
-The focus (`Hit.focus`, `answer/extractive.sentence_focus`, beside the passage scoring it uses) is the answering
+The focus (`Hit.focus`, `answer/focus.sentence_focus`, beside the passage scoring it uses) is the answering
 passage — the one an extractive answer without a model would quote from the hit, by the same rule
 (`extractive._candidates`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
 sentence read across hard line wraps, or a whole list item), scored by the question's content words it holds, each
 weighted by its rarity among the chunk's passages, and a named identifier the question points at; a passage outside
 the best window (`Hit.best_window`) weighs `extractive.OUTSIDE_WINDOW` (the window is where the chunk reads closest
-to the question, not always where the sentence naming the answer sits). The passage comes with the list or code
+to the question, not always where the sentence naming the answer sits); the question's words in the heading of a
+passage's section add to its score (`answer/focus._titled`: "## Can I run Black with PyPy?" over "Yes, there is
+support for PyPy 3.8"), the same for every passage of the section. The passage comes with the list or code
 block its ":" sentence introduces, or the code right after it when that code names what the question asks for
 (`extractive.with_code_after`, as the answer shows it), and its citation is at most `FOCUS_SENTENCE_LINES` (6)
-lines (`extractive.focus_lines`): a longer sentence-and-block is cut to the sentence and the block's first lines
-(the block's lines naming the question's terms when the sentence itself shares no word with it). When no passage
+lines (`answer/focus.focus_lines`): a longer sentence-and-block is cut to the sentence and the block's first lines
+(the block's lines naming the question's terms when the sentence itself shares no word with it). The passages
+right before and after it join it while the whole fits in `FOCUS_SENTENCE_LINES` lines, when they share a word with
+the question and add one the focus lacks or score at least half as well (`answer/focus._neighbours`): the answer is
+often two sentences (a default, then how to change it). When no passage
 shares a word with the question (a chunk of code or a table), the focus is the window's run of at most
 `FOCUS_SENTENCE_LINES` lines holding the most query terms (`keyword_focus`), else the window itself. The focus
 can lie outside the best window; the hit's context (`Hit.window`, and so every front's context) is the best window
@@ -24,8 +29,9 @@ Measured with `ragls eval` (Focus@5: a top-5 hit whose focus overlaps the gold l
 docs/benchmarks.md "Focus on the answering passage"): the focus inside the window, widened to a whole list or code
 block up to 12 lines, placed 79 of 184 questions (aiohttp 10/30, black 26/55, urllib3 4/16, Flask 15/34, Rust
 book 24/49); cutting the block to 6 lines as above, 94; candidates from the whole chunk as the answer takes them,
-99 (17, 27, 9, 19, 27), every retrieval, Key and abstention figure unchanged. The
-sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
+99 (17, 27, 9, 19, 27), every retrieval, Key and abstention figure unchanged; the section heading and the
+neighbouring sentences raised it to 111 (20, 32, 9, 21, 29), none lost (docs/benchmarks.md, "Focus: the answering
+sentences and the heading above them"). The sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
 exact UTF-16 positions within the chunk text.

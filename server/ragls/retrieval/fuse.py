@@ -1,4 +1,18 @@
-"""Weighted Reciprocal Rank Fusion.
+"""Fusion of the signals' ranked lists: convex combination of normalised scores (the default), or weighted
+Reciprocal Rank Fusion.
+
+Convex (`convex_fusion`, `retrieval.fusion = "convex"`): score(d) = sum over signals s of w_s x n_s(d), where
+n_s(d) = (score_s(d) - floor_s) / (top_s - floor_s), clipped to [0, 1]: top_s is the best score in the signal's list
+and floor_s the score that means "unrelated" — the relevance floor `retrieval.min_similarity` for the cosine, 0 for
+BM25 (Bruch, Gai & Ingber, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023: a convex
+combination of theoretically min-max normalised scores beats RRF in and out of domain; the list's own lowest score
+as the minimum, "min-max", is what they warn against). A chunk missing from a truncated list gets that list's last score (an
+upper bound of what it would have scored, so a chunk one signal ranks first by a wide margin is not outvoted by
+chunks both signals rank midway, and one the other signal missed keeps most of its evidence). Weights: the vector
+signal `retrieval.convex_alpha` (0.6), BM25 1 - alpha. RRF sees ranks only: where the cosine of the page that
+answers is far above the rest and BM25's scores are close, a rank-2/rank-2 chunk and a rank-1/rank-3 chunk tie.
+
+RRF (`reciprocal_rank_fusion`):
 
 score(d) = sum over signals s of w_s / (k + rank_s(d)), ranks starting at 1 (Cormack, Clarke & Buettcher,
 "Reciprocal Rank Fusion outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009; k = 60 there).
@@ -60,6 +74,59 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: 
             item.ranks[signal] = rank
             item.contributions[signal] = w / (k + rank)
             item.score += item.contributions[signal]
+    for key, extra in (bonus or {}).items():
+        item = fused.get(key)
+        if item is not None and extra:
+            item.contributions["bonus"] = extra
+            item.score += extra
+    return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), order[f.key]))
+
+
+@traced("fusion.convex")
+def convex_fusion(scored: Mapping[str, Sequence[tuple[Hashable, float]]], weights: Mapping[str, float],
+                  floors: Mapping[str, float] | None = None, bonus: Mapping[Hashable, float] | None = None,
+                  depth: int | None = None) -> list[Fused]:
+    """Fuse scored lists by a convex combination of normalised scores (module docstring): `scored[signal]` is
+    [(key, score)], best first (a key's later entries ignored); `weights[signal]` its weight (missing: 1);
+    `floors[signal]` the score meaning "unrelated" (missing: 0; used only below the list's best score, else the
+    list's last score is the floor). A key missing from a list of `depth` items or more (a truncated list; every
+    list when `depth` is None) scores that list's last score in it; missing from a shorter list (every match was
+    listed: BM25 found no query word in it) it scores 0 there.
+
+    `bonus[key]` is added as in `reciprocal_rank_fusion` (contribution "bonus"). Returns Fused results sorted by
+    score (ties broken by the best single rank, then by first appearance); `ranks` holds each list's 1-based rank
+    of the key (lists that miss it have none), `contributions` each signal's w_s x n_s and sum to the score."""
+    floors = floors or {}
+    norm: dict[str, dict[Hashable, float]] = {}
+    missing: dict[str, float] = {}
+    fused: dict[Hashable, Fused] = {}
+    order: dict[Hashable, int] = {}
+    for signal, items in scored.items():
+        if not items:
+            continue
+        top = items[0][1]
+        last = items[-1][1]
+        floor = floors.get(signal, 0.0)
+        if floor >= top:
+            floor = last if last < top else top - 1.0
+        span = top - floor
+        seen = norm[signal] = {}
+        for key, score in items:
+            if key in seen:
+                continue
+            seen[key] = min(1.0, max(0.0, (score - floor) / span))
+            item = fused.get(key)
+            if item is None:
+                item = fused[key] = Fused(key)
+                order[key] = len(order)
+            item.ranks[signal] = len(seen)
+        truncated = depth is None or len(items) >= depth
+        missing[signal] = min(1.0, max(0.0, (last - floor) / span)) if truncated else 0.0
+    for item in fused.values():
+        for signal, values in norm.items():
+            c = weights.get(signal, 1.0) * values.get(item.key, missing[signal])
+            item.contributions[signal] = c
+            item.score += c
     for key, extra in (bonus or {}).items():
         item = fused.get(key)
         if item is not None and extra:

@@ -20,15 +20,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ragls.answer.extractive import sentence_focus
+from ragls.answer.focus import sentence_focus
 from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import absent_names, gather, lookup_terms
+from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import meta_factors
 from ragls.retrieval.focus import keyword_focus, line_span
-from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
+from ragls.retrieval.fuse import apply_prior, convex_fusion, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
+from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
@@ -142,7 +143,15 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                **variant_weights}
     lookup = ChunkLookup(sources, known)
     bonus = _exact_match_bonus(lookup, q, rankings.get("bm25", []), settings)
-    fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
+    fused = _fuse(scored, rankings, weights, bonus, settings, n)
+    # The abstention model (abstention.py) was fitted on the evidence of RRF's top hits: with convex fusion that
+    # evidence is still gathered from them (the RRF arithmetic costs microseconds; the chunks are mostly the same).
+    by_rank = None
+    if fused is not None:
+        by_rank = _meta_page_prior(lookup, q, reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus),
+                                   top_k, settings)
+    else:
+        fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
     fused = _meta_page_prior(lookup, q, fused, top_k, settings)
     stats = _term_stats(sources, per_source, q)
     absent = _absent_names(sources, per_source, q)
@@ -161,17 +170,61 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                                   absent=absent),
                 truncated, report, term_stats=stats))
         # timed out or failed: the fused order below, with the report saying why
-    if matches and settings.dedup_cosine < 1.0:
-        keep = keep_distinct([m.vector if (m := matches.get(f.key)) is not None else None for f in fused],
-                             settings.dedup_cosine)
-        fused = [f for f, k in zip(fused, keep) if k]
-    hits = _finish(sources, lookup, _materialize(lookup, fused, similarity, top_k), matches, q, settings,
-                   max_context_chars)
+    fused = _distinct(fused, matches, settings)
+    raw = _materialize(lookup, fused, similarity, top_k)
+    hits = _finish(sources, lookup, raw, matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
+    judged = hits[:settings.top_k]
+    if by_rank is not None:
+        judged = _evidence_hits(sources, lookup, raw, hits, _materialize(
+            lookup, _distinct(by_rank, matches, settings), similarity, settings.top_k), matches, q, settings,
+            max_context_chars)
     return _count_rerank_calls(RetrievalResult(
-        hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
-                                  absent=absent),
+        hits, best, q, gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent),
         truncated, report, term_stats=stats))
+
+
+def _evidence_hits(sources, lookup: ChunkLookup, raw: list[Hit], shown: list[Hit], judged: list[Hit], matches: dict,
+                   q: Query, settings: RetrievalSettings, max_context_chars: int) -> list[Hit]:
+    """`judged` (RRF's top hits, unfinished) finished as `_finish` finishes the shown hits: a chunk among the shown
+    hits (`raw`, finished as `shown`) is taken from them — the same chunk gets the same window and focus — and
+    only the others are focused (their passages scored for the first time)."""
+    done = dict(zip((id(h.chunk) for h in raw), shown)) if len(raw) == len(shown) else {}
+    rest = _finish(sources, lookup, [h for h in judged if id(h.chunk) not in done], matches, q, settings,
+                   max_context_chars)
+    if len(rest) != sum(id(h.chunk) not in done for h in judged):  # parent sections merged: finish them together
+        return _finish(sources, lookup, judged, matches, q, settings, max_context_chars)
+    it = iter(rest)
+    return [done[id(h.chunk)] if id(h.chunk) in done else next(it) for h in judged]
+
+
+def _distinct(fused: list, matches: dict, settings: RetrievalSettings) -> list:
+    """`fused` without near-copies of a better entry (`retrieval.dedup_cosine`, dedup.py)."""
+    if not matches or settings.dedup_cosine >= 1.0:
+        return fused
+    keep = keep_distinct([m.vector if (m := matches.get(f.key)) is not None else None for f in fused],
+                         settings.dedup_cosine)
+    return [f for f, k in zip(fused, keep) if k]
+
+
+def _fuse(scored: dict, rankings: dict, weights: dict, bonus: dict, settings: RetrievalSettings,
+          depth: int) -> list | None:
+    """The candidates fused (`fuse.py`): by `convex_fusion` when `retrieval.fusion` is "convex" and the lists are
+    the built-in vector and BM25 signals with comparable scores — vector weight `convex_alpha` (times the share of
+    chunks embedded, as RRF's), BM25 1 - alpha, the cosine normalised from the relevance floor `min_similarity`,
+    the exact-match bonus worth as many BM25 first places as under RRF; each source lists at most `depth`
+    candidates per signal, so a shorter list is complete. None when the candidates are to be fused by weighted RRF
+    (`fuse.reciprocal_rank_fusion`)."""
+    if (settings.fusion != "convex" or not set(scored) <= {"vector", "bm25"}
+            or isinstance(scored.get("bm25"), _Ranked)):
+        return None
+    alpha = settings.convex_alpha
+    coverage = weights["vector"] / settings.vector_weight if settings.vector_weight else 0.0
+    first_places = (settings.rrf_k + 1.0) / settings.bm25_weight if settings.bm25_weight else 0.0
+    lists = {name: sorted(lst, key=lambda kv: -kv[1])[:len(rankings[name])] for name, lst in scored.items()}
+    return convex_fusion(lists, {"vector": alpha * coverage, "bm25": 1.0 - alpha},
+                         {"vector": settings.min_similarity, "bm25": 0.0},
+                         {key: b * first_places * (1.0 - alpha) for key, b in bonus.items()}, depth=depth)
 
 
 class _Ranked(list):
@@ -252,7 +305,7 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
             max_context_chars: int) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`answer/extractive.sentence_focus`); with `parent_document`, grow each hit to its section."""
+    it (`answer/focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))

@@ -310,7 +310,8 @@ class LiveWorkspace:
     def get_indexed(self, timeout: float | None = OPEN_TIMEOUT_S):
         """`get()`, then wait (up to `timeout` s) until every folder has been indexed once — the text phase, so BM25
         can answer. Returns at once for a folder indexed before (its start-up scan runs in the background); only a
-        folder never indexed (no `last_indexed_at`, by this process or the writer) makes a first query wait."""
+        folder never indexed (no `last_indexed_at`, by this process or the writer), or emptied by a rebuild until its
+        text phase ends (`FolderIndex._wipe` forgets `last_indexed_at`), makes a query wait."""
         ws = self.get(timeout)
         deadline = time.monotonic() + (timeout or 0)
         while time.monotonic() < deadline and not self._closed:

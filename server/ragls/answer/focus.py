@@ -1,0 +1,199 @@
+"""The focus of a hit and of a quoted passage (`focusRange`): the lines a citation points at — the answering
+sentence(s) of a hit's chunk (`sentence_focus`, `Hit.focus`), and the lines each passage of an extractive answer
+quotes (`quoted_focus`), at most FOCUS_SENTENCE_LINES lines. The rule and its measurements: retrieval/focus.py;
+the passages and their scores are the extractive answer's (`answer/extractive.py`, `answer/passages.py`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ragls.answer.cite import content_words
+from ragls.answer.extractive import (
+    _candidates,
+    _words,
+    identifier_words,
+    literal_terms,
+    passage_scores,
+    pointed_at,
+    with_code_after,
+)
+from ragls.answer.passages import Unit, section_titles
+from ragls.core.analysis import STOPWORDS, stems
+from ragls.core.ir import Hit, LineSpan
+from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
+
+__all__ = ["FOCUS_SENTENCE_LINES", "focus_lines", "quoted_focus", "sentence_focus"]
+
+FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
+NEIGHBOUR_SHARE = 0.5  # a passage next to the focus scoring this share of it joins it (sentence_focus)
+
+
+def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]], question: str = ""
+                 ) -> tuple[list[tuple[int, Hit]], list[tuple[int, Unit]]]:
+    """`sources` and the passages `picked` from them, so that every `[n]` leads to the lines it quotes: each
+    quoted passage is cited as `focus_lines` cites it (at most FOCUS_SENTENCE_LINES lines: a long block it carries
+    is cut as the hit's focus is; `question` gives the terms that rule reads), and a source's passages are grouped
+    in pick order while a group fits in `focus.MAX_FOCUS_LINES` lines. A quoted source's `focus` (`focusRange`, the
+    lines it opens at) is the group of its first pick and `more_focus` the others in line order (`focusRanges`):
+    one source per chunk, so `ask --top-k 1` lists one source, and every quoted place is shown in it — neither a
+    second entry of the same chunk for a far passage, nor one span from the first quote to the last (two quotes 40
+    lines apart made a 40-line citation). Returns (sources, picks), numbers unchanged. The focus was chosen by
+    shared words (`sentence_focus`), the passages by meaning: a user following "[2] utils.md:321-322" must find the
+    sentence quoted with [2] there."""
+    groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines, in pick order
+    hits = dict(sources)
+    query, _, named = _citation_terms(question)
+    for n, unit in picked:
+        if unit.line < 0:  # a pointer to the source, not a quoted passage
+            continue
+        a, b = focus_lines(hits[n], unit, named, query)
+        mine = groups.setdefault(n, [])
+        for g in mine:
+            if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
+                g[0], g[1] = min(a, g[0]), max(b, g[1])
+                break
+        else:
+            mine.append([a, b])
+    out: list[tuple[int, Hit]] = []
+    for n, hit in sources:
+        mine = groups.get(n)
+        if not mine:
+            out.append((n, hit))
+            continue
+        base = hit.chunk.span.start_line
+        spans = [line_span(hit.chunk, base + first, base + last) for first, last in mine]
+        focus = spans[0]
+        window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
+        more = tuple(sorted(spans[1:], key=lambda s: s.start_line))
+        out.append((n, replace(hit, focus=focus, window=window, more_focus=more)))
+    return out, list(picked)
+
+
+def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
+    """`hits` with each `focus` narrowed to its answering passage(s) (see retrieval/focus.py): the passage of its
+    chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
+    `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
+    (`_candidates`), plus what the heading of its section adds (`_titled`) — with the code after
+    it when the answer shows it (`with_code_after`), narrowed to at most FOCUS_SENTENCE_LINES lines
+    (`focus_lines`), then joined by the passages right before and after it that answer too (`_neighbours`) while
+    the whole fits in FOCUS_SENTENCE_LINES lines. The best window (`Hit.best_window`, set here from the incoming
+    `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
+    so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
+    query, terms, named = _citation_terms(question)
+    out = []
+    for hit in hits:
+        window = hit.best_window or hit.window or hit.focus
+        if window is None:
+            out.append(hit)
+            continue
+        hit = replace(hit, window=window, best_window=window)
+        candidates, _ = _candidates([(1, hit)], literal_terms(question))
+        words = [c[4] for c in candidates]
+        scores = passage_scores(query, [c[3] for c in candidates], words)
+        titled = _titled(hit.chunk.text, candidates, query)
+        weighted = [None if x is None else (x + t) * c[5] for x, t, c in zip(scores, titled, candidates)]
+        ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
+        if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
+            # lines holding the most query terms (a name in a code block or a table), else the window itself
+            lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
+            out.append(replace(hit, focus=lines or window))  # both within the window
+            continue
+        best = ranked[0][1]
+        u = with_code_after(candidates[best][3], query)
+        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
+        base = hit.chunk.span.start_line
+        focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
+        out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
+    return out
+
+
+def _titled(text: str, candidates: list, query: set[str] | frozenset[str]) -> list[float]:
+    """What the heading of its section adds to each candidate passage's score (`_candidates`) of chunk `text`
+    in `sentence_focus`: the question's words that the nearest heading above it in the chunk holds
+    (`passages.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
+    ln(1 + N / df) (df counts the passages holding the word themselves, at least 1). A heading says what every
+    sentence under it is about: "## Can I run Black with PyPy?" over "Yes, there is support for PyPy 3.8 and
+    higher." — without it, a sentence of another section sharing the question's common words ("running _Black_")
+    outscored the one answering under the heading that asks it. Every passage of a section gains the same, so the
+    order within a section is its own words' (a heading word added to the passages' words instead changed it)."""
+    titles = section_titles(text)
+    if not titles:
+        return [0.0] * len(candidates)
+    df: dict[str, int] = {}
+    for c in candidates:
+        for w in c[4] & query:
+            df[w] = df.get(w, 0) + 1
+    total = max(1, len(candidates))
+    out = []
+    for c in candidates:
+        heading = next((t for line, t in reversed(titles) if line < c[3].line), "")
+        shared = _words(heading) & query if heading else frozenset()
+        out.append(math.fsum(math.log(1 + total / df.get(w, 1)) for w in shared))
+    return out
+
+
+def _neighbours(candidates: list, words: list[frozenset[str]], scores: list[float | None], best: int,
+                span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
+    """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
+    before and after it (in text order) that answer too — sharing a word with the question and either adding one
+    of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
+    while the whole spans at most FOCUS_SENTENCE_LINES lines: the answer is often two sentences ("By default ...
+    cached for 10 seconds." / "This can be changed ... `ttl_dns_cache=300`"; "PEP 8 recommends spaces over tabs."
+    / "_Black_ provides no options to configure the indentation style"), and the better of them by shared words
+    is as often the second as the first. The better-scored neighbour is tried first."""
+    first, last = span
+    covered = set(words[best] & query)
+    top = scores[best] or 0.0
+    lo = hi = best
+    while True:
+        options = []
+        for i in (lo - 1, hi + 1):
+            if not 0 <= i < len(candidates) or scores[i] is None:
+                continue
+            unit = candidates[i][3]
+            a, b = min(first, unit.line), max(last, unit.block_end if i > hi else unit.end)
+            new = (words[i] & query) - covered
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and (new or scores[i] >= NEIGHBOUR_SHARE * top):
+                options.append((-scores[i], i, a, b))
+        if not options:
+            return first, last
+        _, i, first, last = min(options)
+        covered |= words[i] & query
+        lo, hi = min(lo, i), max(hi, i)
+
+
+def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[str]]:
+    """What `focus_lines` reads of `question`, for `quoted_focus` and `sentence_focus` alike: its content words and
+    dotted numbers as `passage_scores` counts them, its BM25 terms (`analysis.stems`), and those terms without stop
+    words (all of them when every term is one)."""
+    terms = frozenset(stems(question))
+    return set(content_words(question)) | literal_terms(question), terms, frozenset(terms - STOPWORDS) or terms
+
+
+def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
+                query: set[str] | frozenset[str]) -> tuple[int, int]:
+    """The 0-based lines (first, last) of `hit`'s chunk text that a citation of its passage `unit` points at, at
+    most FOCUS_SENTENCE_LINES lines. The sentence (its first FOCUS_SENTENCE_LINES lines) with the list or code block
+    it carries (`Unit.block_end`: a ":" sentence's block, or the code `with_code_after` shows under it) when the
+    whole fits. A longer block is cut (a 12-line list or a 30-line example is not the line the user needs): the
+    sentence and the block's first lines — the sentence says what the block shows, and the line a user copies
+    mostly follows it closely — unless the sentence shares no word with the question `query` (content words as
+    `passage_scores` counts them: it was chosen for its block's words); then the FOCUS_SENTENCE_LINES lines ending
+    at the last of the block's lines naming the most of `terms` (BM25 terms of the question without stop words,
+    `keyword_focus`). Measured on five dev sets: ending at those lines whenever they keep the sentence's last line
+    instead placed one focus better and two worse (docs/benchmarks.md, "Focus on the answering passage")."""
+    first = unit.line
+    cap = first + FOCUS_SENTENCE_LINES - 1
+    if unit.block_end <= cap or not terms or _words(unit.sentence) & query \
+            or pointed_at(identifier_words(unit.sentence), query):
+        return first, min(unit.block_end, cap)
+    base = hit.chunk.span.start_line
+    block = LineSpan(base + unit.end + 1, 0, base + unit.block_end, 0)
+    run = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, block)
+    if run is None or run.end_line - base <= cap:
+        return first, cap
+    last = run.end_line - base
+    return max(first, last - FOCUS_SENTENCE_LINES + 1), last

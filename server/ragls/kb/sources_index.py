@@ -1,0 +1,131 @@
+"""The index of a sources RAG (`kb/rags.py`'s built-in backend): a `FolderIndex` over the RAG's sources — local
+files, directories and globs, and web pages — with incremental sync (size/mtime then content hash for files,
+conditional requests for web pages)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragls.core.errors import RequestFailed, Skipped
+from ragls.embedding.embed import Embedder
+from ragls.index.indexer import FolderIndex, SyncReport
+
+if TYPE_CHECKING:
+    from ragls.kb.rags import RagSpec
+
+
+class SourcesIndex(FolderIndex):
+    """The index of a sources RAG: a `FolderIndex` whose "folder" is its index directory and whose files are the
+    RAG's sources — absolute paths and URLs as keys (chunks carry them as `path`, with folder ""). Sync is
+    incremental by size/mtime then content hash for files, by conditional requests for web pages."""
+
+    def __init__(self, spec: RagSpec, embedder: Embedder, index_dir: Path, read_only: bool = False,
+                 on_page: Callable[[str, int], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self.spec = spec
+        self.on_page = on_page
+        self.should_stop = should_stop
+        self.last_requests = 0
+        super().__init__(index_dir, spec.settings, embedder, index_dir=index_dir, read_only=read_only)
+        self.manifest.folder = ""
+        self.missing_vectors = self._missing_vectors()
+
+    def _missing_vectors(self) -> str | None:
+        """A message when the manifest lists indexed files but the vector store is missing or empty (deleted by
+        hand, a half-copied cache): the chunks are re-embedded from the manifest as the index opens."""
+        files = self.manifest.file_count()
+        if not files or not self.manifest.get_meta("vectors_fp"):
+            return None
+        vectors = self.index_dir / "vectors"
+        if vectors.is_dir() and any(vectors.rglob("*.lance")):
+            return None
+        return (f"RAG {self.spec.name!r}: its manifest lists {files} indexed file(s) but the vector store "
+                f"{vectors} is missing or empty; the chunks are re-embedded from the manifest, or run "
+                f"`ragls rag rebuild {self.spec.name}` to rebuild it from its sources")
+
+    def _scan(self, only):
+        from ragls.sources.convert import load_source
+        from ragls.sources.resolve import resolve_sources
+        from ragls.stores.manifest import FileRecord
+
+        s = self.settings
+        report = SyncReport()
+        known = self.manifest.files()
+        resolved = resolve_sources(self.spec.sources, self.spec.base_dir, s.sources, s.document_loaders)
+        report.skipped += resolved.skipped
+        self.manifest.clear_skipped(keep=set())
+        docs, listed = [], set()
+        for path, loader in resolved.files.items():
+            listed.add(path)
+            rec = known.get(path)
+            p = Path(path)
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
+                report.unchanged += 1
+                continue
+            loaded = load_source(p.parent, p.name, s.sources.max_file_bytes, s.document_loaders, loader,
+                                 s.sources.loader_timeout_s)
+            if isinstance(loaded, Skipped):
+                report.skipped.append(Skipped(path, loaded.reason))
+                listed.discard(path)
+                continue
+            loaded = dataclasses.replace(loaded, folder="", path=path)
+            if rec is not None and rec.content_hash == loaded.content_hash:
+                self.manifest.touch_file(FileRecord(path, loaded.size, loaded.mtime_ns, loaded.content_hash))
+                report.unchanged += 1
+                continue
+            docs.append(loaded)
+        if resolved.urls:
+            web_docs, unchanged, skipped = self._fetch_web(resolved.urls, set(known))
+            for doc in web_docs:
+                if doc.path not in listed:
+                    listed.add(doc.path)
+                    docs.append(doc)
+            listed |= set(unchanged)
+            report.unchanged += len(unchanged)
+            report.skipped += skipped
+        deleted = [k for k in known if k not in listed]
+        return docs, deleted, report
+
+    def _fetch_web(self, urls: dict[str, tuple[str | None, bool]], known: set[str]):
+        """Fetch the URL sources and crawls: (new Documents, unchanged URLs, skipped)."""
+        from ragls.sources.loaders import LoaderError, load_source_with
+        from ragls.sources.web import Crawler, CrawlResult, HttpCache
+
+        s = self.settings
+        result = CrawlResult()
+        crawler = Crawler(cache=HttpCache(self.index_dir / "http_cache.sqlite"), known=known.__contains__,
+                          max_bytes=s.sources.max_file_bytes, timeout_s=s.web.timeout_s, delay_s=s.web.delay_s,
+                          max_pages=s.web.max_pages, max_depth=s.web.max_depth, user_agent=s.web.user_agent,
+                          respect_robots=s.web.respect_robots, on_page=self.on_page,
+                          should_stop=self.should_stop)
+        docs = []
+        seen: set[str] = set()
+        try:
+            for url, (loader, recursive) in urls.items():
+                if loader is not None and loader in s.document_loaders:
+                    try:
+                        docs.append(load_source_with(loader, s.document_loaders[loader], url,
+                                                     s.sources.max_file_bytes, s.sources.loader_timeout_s))
+                    except LoaderError as exc:
+                        result.skipped.append(Skipped(url, str(exc)))
+                elif recursive:
+                    crawler.crawl(url, result, seen)
+                else:
+                    crawler.fetch_one(url, result)
+        finally:
+            crawler.close()
+            crawler.cache.close()
+        self.last_requests = result.requests
+        if result.interrupted:  # never write a partial crawl: pages not visited would be deleted
+            raise RequestFailed(f"rag {self.spec.name}: crawl interrupted (shutting down); nothing was changed")
+        self.manifest.set_meta("web_kept", json.dumps([[k.path, k.reason] for k in result.kept]))
+        docs += [p.document for p in result.pages if p.document is not None]
+        return docs, result.unchanged, result.skipped

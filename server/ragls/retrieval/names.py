@@ -1,0 +1,324 @@
+"""Names in a question (issue 27, abstention's name test): which words of a question name a thing it asks the docs
+about — a library, a tool, a feature, an API name — and which are the user's own material (their quoted error
+message, their option's values, their addresses and paths, their situation before the question), and which of the
+names no chunk holds (`absent_names`). A question about a named thing the documents never mention is one they do
+not answer (`abstention.Evidence.absent_name`); docs/benchmarks.md, "Everyday shorthand is no absent name",
+"Lower-case names: a word in no English dictionary" and "Names: the user's own material and the means asked
+about", measure each rule."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Sequence
+
+from ragls.core.analysis import STOPWORDS, stems
+from ragls.core.ir import Hit
+from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
+
+_ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
+_TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
+
+
+def question_names(text: str) -> list[str]:
+    """The names a question mentions where it asks (`asked_clause`: not in a sentence or a clause before ";" that
+    tells the user's situation), in order, each once: a `code span` holding
+    one identifier (code in backticks, with the user's own literals and variables, is not a name), and
+    the words written as names — with a capital after the first letter (WebSocket, NTLM, OAuth2, macOS, HTTP/3),
+    letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc),
+    capitalised but not first in a sentence (Kerberos, Lambda, Prometheus), a command-line option of
+    lower-case words joined by "-" (--line-length), or a lower-case word, or a word of a "-" compound, that no
+    English dictionary holds (`lowercase_name`: gevent, nginx, the xdist of pytest-xdist; a sentence's first word
+    too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
+    (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
+    cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
+    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
+    text = asked_clause(text)
+    names: list[str] = []
+    for m in re.finditer(r"`([^`\n]+)`", text):
+        span = m.group(1).strip()
+        if _ONE_IDENTIFIER.fullmatch(span):  # `trust_env=False`, `Vec::new()`; not code (`open("my.txt")`, `x + 1`)
+            names.append(span.removesuffix("()"))
+    prose = _without_quoted(re.sub(r"`[^`\n]*`", " ", text))  # code and quoted messages are the user's
+    values = _listed_values(prose)
+    instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose)
+                   if (m.group(2) is None or m.group(2) in STOPWORDS) and m.group(1) not in GENERIC_ASKING}
+    sentence_start = True
+    for raw in prose.split():
+        token = raw.strip(_TOKEN_EDGES)
+        if token.endswith((".", "'s", "’s")):
+            token = token[:-2] if token.endswith(("'s", "’s")) else token.rstrip(".")
+        first, sentence_start = sentence_start, raw.endswith((".", "?", "!", ":"))
+        if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
+                or _USER_LITERAL.fullmatch(token):
+            continue
+        inner_cap = any(c.isupper() for c in token[1:])
+        mixed = any(c.isdigit() for c in token)
+        parts = [p for p in re.split(r"[._:]+", token) if p]
+        joints = (token.startswith(".") or any(j in token.strip("._:") for j in ("_", "::", "."))) and \
+            max(map(len, parts), default=0) > 1  # .netrc, trust_env; not e.g / i.e
+        capitalised = token[0].isupper() and not first
+        kebab = token.startswith("-") and _KEBAB.fullmatch(token) is not None  # --line-length, not brand-new
+        if inner_cap or mixed or joints or capitalised or kebab:
+            names.append(token)
+        elif _LOWER_WORDS.fullmatch(lower := token.lower() if first else token):  # gevent, pytest-xdist
+            if token in instruments and lower not in STOPWORDS:  # "... with gettext?", "using celery": the means asked
+                names.append(lower)
+            elif token not in values:  # "accept only json, csv or table": the user's own values, not names
+                names += [p for p in lower.split("-") if lowercase_name(p)]
+    return list(dict.fromkeys(names))
+
+
+# A quotation of three or more words — an error message, an output line, a prompt the user saw ("'int' object is not
+# subscriptable", 'No such option'): the user's own text, which docs need not repeat; its words are not names (a
+# quoted term of one or two words, "Happy Eyeballs" or "CERT_REQUIRED", still is). `question_names`, `_quoted_messages`
+_QUOTED = re.compile(r"""(?<![\w'"])(?:"([^"\n]+)"|“([^”\n]+)”|'((?:[^'\n]|(?<=\w)'(?=\w))+)')(?![\w'])""")
+QUOTED_MIN_WORDS = 3  # a quotation this long is a message, not a term
+
+
+def _quoted_messages(text: str) -> list[str]:
+    """The quotations of `text` ("...", “...”, '...': an apostrophe inside a word, can't, does not close one) of
+    `QUOTED_MIN_WORDS` words or more: `default='abc' ... ('a', 'b')` holds three one-word quotations, none a message."""
+    return [q for m in _QUOTED.finditer(text) if len((q := next(g for g in m.groups() if g)).split()) >= QUOTED_MIN_WORDS]
+
+
+def _without_quoted(text: str) -> str:
+    """`text` with its quoted messages (`_quoted_messages`) blanked out."""
+    return _QUOTED.sub(lambda m: " " if len(next(g for g in m.groups() if g).split()) >= QUOTED_MIN_WORDS
+                       else m.group(0), text)
+# The means a question asks about: the lower-case word right after "with", "using", "via" or "use" (no article or
+# possessive between) that ends its phrase — followed by punctuation, the end, "'s" or a function word ("... into German
+# with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
+# feature the docs must mention to answer, even when the word is also English (celery, gettext, anyhow). A word that
+# goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means, and neither is a
+# word of how help is asked for (`asked_value.GENERIC_ASKING`: "What should I use instead?"). `question_names`
+_INSTRUMENT = re.compile(r"\b(?:[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+([a-z]+(?:-[a-z]+)*)(?:['’]s\b|(?=\s*[.,;:!?)]|$)"
+                         r"|(?=\s+([a-z]+)))")
+# A series of three or more bare lower-case words ("json, csv or table"; a pair, "app and nginx", may join longer
+# phrases): words listed together are of one kind, so when one of them is an everyday English word (a whole WordPiece
+# word: table) the list holds the user's own values — formats, modes, levels of their option —, not products, which
+# are listed with products ("gevent, eventlet or curio"). `_listed_values`
+_COORDINATED = re.compile(r"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*)+,?\s+(?:or|and)\s+[a-z][a-z-]*\b")
+
+
+def user_material(text: str) -> frozenset[str]:
+    """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
+    the words of a quoted message (`_quoted_messages`) and of a series of values (`_listed_values`). `gather` leaves
+    those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
+    or their option's values, so their absence says nothing about whether the docs answer (their presence still
+    counts, as when a FAQ quotes the same error)."""
+    asked = asked_sentences(text)
+    prose = re.sub(r"`[^`\n]*`", " ", asked)
+    return frozenset(stems(" ".join([*_quoted_messages(prose), *_listed_values(_without_quoted(prose))])))
+
+
+def _listed_values(prose: str) -> set[str]:
+    """The lower-case words of `prose` that stand in a series with an everyday English word (`_COORDINATED`): "accept
+    only json, csv or table" -> {json, csv, table}; "gevent, eventlet or curio" -> set() (no English word)."""
+    out: set[str] = set()
+    for m in _COORDINATED.finditer(prose):
+        items = [w for w in re.split(r"\s*,\s*|\s+(?:or|and)\s+", m.group(0)) if w]
+        if len(items) > 1 and any(w in _english_words() and w not in STOPWORDS for w in items):
+            out.update(items)
+    return out
+
+
+# A lower-case word or "-" compound of such words (gevent, pytest-xdist, brand-new): prose, unless a word of it is in
+# no English dictionary (`lowercase_name`)
+_LOWER_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
+# British spellings the American word list spells otherwise (serialise/serialize, analyse, colour, centre)
+_BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"), (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
+            (re.compile(r"our(s|ed|ing|ful)?$"), r"or\1"), (re.compile(r"tre(s)?$"), r"ter\1"))
+_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")  # an inflection of a dictionary word (rebooted, tweakers)
+CLIPPED_MAX_LENGTH = 4  # `lowercase_name`: a word this short that begins a longer word is a clipping (repo, env)
+TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common word, first letter kept, is a typo
+
+
+@functools.cache
+def _lexicon() -> frozenset[str]:
+    """The lower-case words of pyspellchecker's English word list (`SpellChecker(language="en")`: 160,572
+    words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
+    and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
+    whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
+    cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (~0.3-0.8 s)."""
+    try:
+        from spellchecker import SpellChecker
+
+        words = SpellChecker(language="en").word_frequency.dictionary
+    except (ImportError, OSError, ValueError, TypeError):
+        words = {}
+    return frozenset(w for w in words if w.isalpha() and w.islower()) | _english_words()
+
+
+def _one_edit_from(word: str, vocabulary: frozenset[str]) -> bool:
+    """True when one deletion, insertion, substitution or swap of adjacent letters AFTER the first letter turns
+    `word` into a word of `vocabulary` (Damerau's four typing errors; the first letter is the one people rarely get
+    wrong: Pollock & Zamora 1984, "Automatic spelling correction in scientific and scholarly text", CACM 27(4))."""
+    head, tail = word[0], word[1:]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(tail[:i], tail[i:]) for i in range(len(tail) + 1)]
+    candidates = ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+                  | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters})
+    return any(head + c in vocabulary for c in candidates if head + c != word)
+
+
+def lowercase_name(word: str) -> bool:
+    """True when the lower-case `word` (letters only) names something rather than being English prose: it is in no
+    English dictionary — neither a whole word of the model's WordPiece vocabulary (`_english_words`) nor in
+    pyspellchecker's English word list (`_lexicon`) — and not explained as a spelling of one: a British spelling
+    (`_BRITISH`: serialise), an inflection (`_ENDINGS`: a dictionary word plus -s, -ed, -ing, -er, -ly), a closed
+    compound of two WordPiece words of 3+ letters (subfolder = sub + folder, codebase, flamegraphs), a clipping
+    (`CLIPPED_MAX_LENGTH` letters at most, the start of a longer WordPiece word: repo, diff, env, auth, impl), or, from
+    `TYPO_MIN_LENGTH` letters, a typo one edit from a WordPiece word with its first letter kept (recieve, sesion).
+    gevent, uvloop, nginx, redis, kubernetes, protobuf, xdist are names; a library whose name is also an English
+    word (celery, rayon, clap, alembic, ruff) or a closed compound (hypercorn = hyper + corn, nextest) is not seen.
+    A general dictionary, not one fitted to questions (docs/benchmarks.md, "Lower-case names")."""
+    vocabulary = _english_words()
+    if len(word) < 3 or word in vocabulary:
+        return False
+    lexicon = _lexicon()
+    if word in lexicon or any(rule.search(word) and rule.sub(american, word) in lexicon for rule, american in _BRITISH):
+        return False
+    if any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon) for e in _ENDINGS):
+        return False
+    # Only splits and edits that can reach a WordPiece word are tried (none is longer than `_longest`), so a pasted
+    # 10,000-letter token costs linear time, not the quadratic one of every split and every edit of it
+    longest = _longest(vocabulary)
+    if any(word[:i] in vocabulary and word[i:] in vocabulary
+           for i in range(max(3, len(word) - longest), min(len(word) - 2, longest + 1))):
+        return False
+    if len(word) <= CLIPPED_MAX_LENGTH and any(w.startswith(word) and len(w) > len(word) + 1 for w in vocabulary):
+        return False
+    return not (TYPO_MIN_LENGTH <= len(word) <= longest + 1 and _one_edit_from(word, vocabulary))
+
+
+@functools.cache
+def _longest(vocabulary: frozenset[str]) -> int:
+    """The length of the longest word of `vocabulary` (0 when empty)."""
+    return max(map(len, vocabulary), default=0)
+
+
+def name_terms(text: str) -> dict[str, list[str]]:
+    """{name: its BM25 terms (`analysis.stems`)} for the names of a question (`question_names`), a name with an
+    assigned value by its bare name ("trust_env=False" -> trust, env: the value is the user's); names without
+    terms left out."""
+    return {n: t for n in question_names(text) if (t := stems(n.split("=")[0]))}
+
+
+# HTTP/3, User-Agent, X-Forwarded-For, HTTP/1.1: one name, not its words (an identifier's joints "_" "::" "." are not)
+_PHRASE_NAME = re.compile(r"[^\W_]+(?:(?:[-/]|(?<=\d)\.(?=\d))[^\W_]+)+")
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+# A number written with "x" standing for its digits — HTTP's status classes 4xx / 5XX (RFC 9110 §15 writes them so),
+# a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
+_NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
+# The user's own literals, which docs never need to mention: an address with a port (localhost:3000,
+# 127.0.0.1:8080, db.internal.example.com:5432), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app,
+# ./build), a host name under a top-level domain (api.mycompany.com, db.internal.io; with one dot only under
+# com/org/net: example.com, not threading.local, request.app or socket.io, which are names; never os.path.join).
+# Not a name a question asks about (`question_names`).
+_HOST = (r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[a-z0-9-]+\.(?:com|org|net)|(?:[a-z0-9-]+\.){2,}"
+         r"(?:com|org|net|io|dev|app|cloud|local|lan|internal|test|example|co|ai|edu|gov))")
+_USER_LITERAL = re.compile(_HOST + r"(?::\d+)?(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*"
+                           r"|(?:~|\.{1,2})?/[\w.{}~@%+-]*(?:/[\w.{}~@%+-]*)*")
+# Lower-case words joined by "-" (--line-length, `cargo-fuzz`): kebab case, how CLI options, tools and config keys
+# are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
+# docs may write a part closed up with a prefix (multi-threaded / multithreaded)
+_KEBAB = re.compile(r"-*[a-z]+(?:-[a-z]+)+")
+# English bound prefixes written with a hyphen or closed up (multi-threaded / multithreaded, non-blocking): such a
+# part alone is in no chunk of docs that write the closed form, and says nothing about the thing asked for.
+HYPHEN_PREFIXES = frozenset({"anti", "co", "counter", "de", "inter", "intra", "micro", "mid", "multi", "non", "post",
+                             "pre", "pro", "pseudo", "re", "semi", "sub", "super", "un", "ultra"})
+
+
+def _kebab_parts(name: str) -> list[str] | None:
+    """The words of a lower-case name joined by "-" (`_KEBAB`: "--line-length" -> ["line", "length"]); None for
+    any other name."""
+    return name.strip("-").split("-") if _KEBAB.fullmatch(name) else None
+
+
+def closed_compound(name: str) -> list[str]:
+    """The BM25 terms of a kebab-case name written closed up ("multi-threaded" -> ["multithread"]): the docs may
+    write it so. [] for another name."""
+    parts = _kebab_parts(name)
+    return stems("".join(parts)) if parts else []
+
+
+def lookup_terms(text: str) -> list[str]:
+    """Every BM25 term `absent_names` asks the sources' document frequencies of for the question `text`: its
+    names' terms (`name_terms`) and their closed-up forms (`closed_compound`), each once."""
+    names = name_terms(text)
+    return list(dict.fromkeys([t for ts in names.values() for t in ts] + [t for n in names for t in closed_compound(n)]))
+
+
+@functools.cache
+def _english_words() -> frozenset[str]:
+    """The whole words of BERT's uncased WordPiece vocabulary (the tokenizer of the bundled all-MiniLM-L6-v2,
+    `embed.BUNDLED_TOKENIZER_DIR`: 21,745 of its 30,522 entries are whole ASCII words — WordPiece gives a word its
+    own entry when it is frequent in English Wikipedia and BookCorpus, and splits rarer ones, NTLM into pieces);
+    empty when the file cannot be read. Read once per process (~0.5 MB of JSON, ~50 ms)."""
+    from ragls.embedding.embed import BUNDLED_TOKENIZER_DIR
+
+    try:
+        vocab = json.loads((BUNDLED_TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    return frozenset(w for w in vocab if w.isalpha() and w.isascii())
+
+
+def everyday_acronym(name: str) -> bool:
+    """True when `name` is an acronym (2-6 capital letters, `_ACRONYM`) that general English writes as a word: a
+    whole word of BERT's uncased WordPiece vocabulary (`_english_words`), the ~22,000 words frequent in English
+    Wikipedia and books — RAM, CPU, PC, USB, OS, API, HTTP, PDF — but not a protocol's or a product's initials
+    (NTLM, TLS, JWT, CORS, JSON, QUIC, SPNEGO, AWS) nor what mixes case or digits (OAuth, K8S). Such a word is
+    everyday shorthand for a thing docs may call by its meaning ("memory" for RAM), so its absence does not say
+    that the documents miss the question's subject (`absent_names`). A homograph counts too (SOAP, ARM, REST):
+    a near miss about it is left to the word-level evidence. A general vocabulary, not one fitted to questions
+    (docs/benchmarks.md, "Everyday shorthand is no absent name")."""
+    return _ACRONYM.fullmatch(name) is not None and name.lower() in _english_words()
+
+
+def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=None) -> tuple[str, ...]:
+    """The names the question mentions (`question_names`) that no chunk holds: one of the name's terms has document
+    frequency 0 in every source of `stats` (each source's (chunk count, {term: df}) over its WHOLE corpus, asked
+    for `name_terms` too), or — for a name written as words joined by "-" or "/" (HTTP/3, User-Agent) — its terms
+    never stand together: `phrase(terms)` (True when some chunk of some source holds them as a phrase) says no.
+    A term no source reports counts as present (unknown), and so does a phrase without `phrase`; an identifier
+    (trust_env, os.path.join, checked_add) is judged by its terms, as the docs may name it as a family
+    (`checked_*`). A question about NTLM or HTTP/3 asked of documents that never say NTLM or HTTP/3 is one they
+    do not answer. An everyday acronym (`everyday_acronym`: RAM, CPU) counts as mentioned: a user's "uses all my
+    RAM" names no thing the docs must mention (its word still weighs in the word-level evidence, as a term in no
+    chunk). () without stats."""
+    if not stats:
+        return ()
+
+    def unknown(t: str) -> bool:  # in no chunk of any source that reports it (a term none reports is unknown)
+        return all(dfs.get(t, 1) == 0 for _, dfs in stats) and any(t in dfs for _, dfs in stats)
+
+    out = []
+    for name, terms in name_terms(text).items():
+        if everyday_acronym(name):
+            continue
+        parts = _kebab_parts(name)
+        if parts is not None:  # cargo-fuzz: a word of it in no chunk, unless a prefix or the docs write it closed up
+            closed = any(dfs.get(t, 0) > 0 for t in closed_compound(name) for _, dfs in stats)
+            if not closed and any(p not in HYPHEN_PREFIXES and any(unknown(t) for t in stems(p)) for p in parts):
+                out.append(name)
+        elif any(unknown(t) for t in terms) or (phrase is not None and len(terms) > 1 and _PHRASE_NAME.fullmatch(name)
+                                                 and not phrase(terms)):
+            out.append(name)
+    return tuple(out)
+
+
+def spelled_out(name: str, hits: Sequence[Hit]) -> bool:
+    """True when `name` is an acronym (2-6 capital letters: VS, JWT, CORS) that a hit spells out as capitalised
+    words with those initials ("Visual Studio Code" for VS, "JSON Web Token" for JWT): the documents call it by
+    its full name, so it is mentioned although the acronym is not."""
+    if not _ACRONYM.fullmatch(name):
+        return False
+    for hit in hits:
+        words = re.findall(r"[^\W\d_][\w']*", f"{hit.chunk.title}\n{hit.chunk.text}")
+        initials = "".join(w[0] if w[0].isupper() else " " for w in words)
+        if name in initials:
+            return True
+    return False
