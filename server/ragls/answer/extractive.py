@@ -18,6 +18,8 @@ from ragls.answer.cite import content_words
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, units
 from ragls.core.ir import Hit
 
+FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
+
 __all__ = [
     "EXTRACTIVE_LABEL",
     "EXTRACTIVE_MAX_SENTENCES",
@@ -281,7 +283,6 @@ def _antecedent(prev: Unit, unit: Unit) -> bool:
     Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
     EXTRACTIVE_MAX_SENTENCE_CHARS or than FOCUS_SENTENCE_LINES lines (`focus_lines` cites a passage from its first
     line on: a longer pair's citation would stop before the picked sentence)."""
-    from ragls.answer.focus import FOCUS_SENTENCE_LINES  # answer/focus.py imports this module
 
     if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
             or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \

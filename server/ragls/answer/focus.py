@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import (
+    FOCUS_SENTENCE_LINES,
     _candidates,
     _words,
     identifier_words,
@@ -27,7 +28,6 @@ from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, 
 
 __all__ = ["FOCUS_SENTENCE_LINES", "focus_lines", "quoted_focus", "sentence_focus"]
 
-FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (sentence_focus)
 NEIGHBOUR_SHARE = 0.5  # a passage next to the focus scoring this share of it joins it (sentence_focus)
 
 

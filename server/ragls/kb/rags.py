@@ -24,7 +24,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,7 +34,7 @@ from ragls.core.hashing import text_hash
 from ragls.core.ir import RagInfo
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import SyncReport
-from ragls.kb.sources_index import SourcesIndex
+from ragls.kb.sources_index import RagSpec, SourcesIndex
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS
 
@@ -59,26 +58,6 @@ def user_config_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_config_dir("ragls", appauthor=False)) / CONFIG_FILE
-
-
-@dataclass
-class RagSpec:
-    """One `[rags.NAME]` table: where it was declared (`origin`, the config file), its sources and settings."""
-
-    name: str
-    origin: Path
-    table: dict[str, Any]
-    settings: Settings
-    backend: str = "sources"
-
-    @property
-    def sources(self) -> list[str]:
-        value = self.table.get("sources", [])
-        return [value] if isinstance(value, str) else [str(s) for s in value]
-
-    @property
-    def base_dir(self) -> Path:
-        return self.origin.parent
 
 
 class Rag(Protocol):

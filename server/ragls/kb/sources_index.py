@@ -8,14 +8,32 @@ import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+from ragls.config.settings import Settings
 from ragls.core.errors import RequestFailed, Skipped
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
 
-if TYPE_CHECKING:
-    from ragls.kb.rags import RagSpec
+
+@dataclasses.dataclass
+class RagSpec:
+    """One `[rags.NAME]` table: where it was declared (`origin`, the config file), its sources and settings."""
+
+    name: str
+    origin: Path
+    table: dict[str, Any]
+    settings: Settings
+    backend: str = "sources"
+
+    @property
+    def sources(self) -> list[str]:
+        value = self.table.get("sources", [])
+        return [value] if isinstance(value, str) else [str(s) for s in value]
+
+    @property
+    def base_dir(self) -> Path:
+        return self.origin.parent
 
 
 class SourcesIndex(FolderIndex):

@@ -214,12 +214,17 @@ def _fuse(scored: dict, rankings: dict, weights: dict, bonus: dict, settings: Re
     chunks embedded, as RRF's), BM25 1 - alpha, the cosine normalised from the relevance floor `min_similarity`,
     the exact-match bonus worth as many BM25 first places as under RRF; each source lists at most `depth`
     candidates per signal, so a shorter list is complete. None when the candidates are to be fused by weighted RRF
-    (`fuse.reciprocal_rank_fusion`)."""
+    (`fuse.reciprocal_rank_fusion`) — also while only part of the chunks are embedded."""
     if (settings.fusion != "convex" or not set(scored) <= {"vector", "bm25"}
             or isinstance(scored.get("bm25"), _Ranked)):
         return None
     alpha = settings.convex_alpha
     coverage = weights["vector"] / settings.vector_weight if settings.vector_weight else 0.0
+    if 0.0 < coverage < 1.0:
+        # During a cold embedding the vector list scores only the chunks embedded so far: a chunk still waiting has no
+        # cosine, not a cosine of 0, so the scores are not comparable and weighted RRF (whose vector weight scales
+        # with the coverage) fuses until every chunk is embedded.
+        return None
     first_places = (settings.rrf_k + 1.0) / settings.bm25_weight if settings.bm25_weight else 0.0
     lists = {name: sorted(lst, key=lambda kv: -kv[1])[:len(rankings[name])] for name, lst in scored.items()}
     return convex_fusion(lists, {"vector": alpha * coverage, "bm25": 1.0 - alpha},
