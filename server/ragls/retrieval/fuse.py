@@ -74,12 +74,7 @@ def reciprocal_rank_fusion(rankings: Mapping[str, Sequence[Hashable]], weights: 
             item.ranks[signal] = rank
             item.contributions[signal] = w / (k + rank)
             item.score += item.contributions[signal]
-    for key, extra in (bonus or {}).items():
-        item = fused.get(key)
-        if item is not None and extra:
-            item.contributions["bonus"] = extra
-            item.score += extra
-    return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), order[f.key]))
+    return _with_bonus(fused, order, bonus)
 
 
 @traced("fusion.convex")
@@ -127,6 +122,13 @@ def convex_fusion(scored: Mapping[str, Sequence[tuple[Hashable, float]]], weight
             c = weights.get(signal, 1.0) * values.get(item.key, missing[signal])
             item.contributions[signal] = c
             item.score += c
+    return _with_bonus(fused, order, bonus)
+
+
+def _with_bonus(fused: dict[Hashable, Fused], order: dict[Hashable, int],
+                bonus: Mapping[Hashable, float] | None) -> list[Fused]:
+    """The fused results with `bonus[key]` added (contribution "bonus"), sorted by score; ties broken by the best
+    single rank, then by first appearance (`order`). Shared by both fusions."""
     for key, extra in (bonus or {}).items():
         item = fused.get(key)
         if item is not None and extra:
