@@ -1,9 +1,9 @@
 """Passages of a chunk text for answers and citations: its blocks, and the sentences and list items in them, each
 with the lines it spans.
 
-The text is read as blocks: paragraphs (split into sentences), list items, fenced and indented code blocks
-(Markdown's 4-space blocks, reST's literal blocks after "::"), pipe tables (each data row one unit, whole),
-headings and reST directive lines (skipped).
+The text is read as blocks (`answer/blocks.py`): paragraphs (split into sentences), list items, fenced and indented
+code blocks (Markdown's 4-space blocks, reST's literal blocks after "::"), pipe tables (each data row one unit,
+whole), headings and reST directive lines (skipped).
 A sentence ends at its punctuation, not at a line break: a paragraph or list item hard-wrapped over several source
 lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`Unit.end`), which is what
 `focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
@@ -30,8 +30,23 @@ import re
 from dataclasses import dataclass, replace
 
 from ragls.answer import rest
+from ragls.answer.blocks import (
+    FENCE_OPEN,
+    LIST_ITEM,
+    TABLE_SEPARATOR,
+    Block,
+    between,
+    block_end,
+    code_body,
+    continuation,
+    parsed,
+    split_row,
+)
 from ragls.answer.labels import CODE_SPAN, REST_LITERAL, heading_label, labelled
 from ragls.answer.markup import clean_markup
+
+# clean_markup is re-exported: answer/extractive.py reads it from here
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "clean_markup", "section_titles", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -39,121 +54,25 @@ LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading th
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
-_FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
-_INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
-_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
-# A reST section title's underline (or overline): one punctuation character repeated.
-_REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
 _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A reST inline literal ``text`` (no backtick inside): the same code span Markdown writes `text`.
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
-_DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
-_HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
-@dataclass
-class _Block:
-    kind: str  # "para", "list", "code", "table", "skip"
-    start: int  # 0-based line in the chunk text
-    lines: list[str]
 
 
-def _blocks(text: str) -> list[_Block]:
-    """The chunk text as blocks (see module docstring), with their first line."""
-    out: list[_Block] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if not stripped:
-            i += 1
-            continue
-        m = _FENCE_OPEN.match(line)
-        if m:
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith(m.group(1)):
-                j += 1
-            out.append(_Block("code", i, lines[i:j + 1]))
-            i = j + 1
-            continue
-        limit = _literal_limit(out[-1]) if out else None
-        if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) \
-                and not (out and out[-1].kind == "list" and limit is None) \
-                and (limit is None or rest.content_indent(line) > limit):
-            # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
-            # line that is neither blank nor indented (after "::": indented past the text that introduces it,
-            # `_literal_limit`). After a list it is the item's continuation instead.
-            j = i + 1
-            while j < len(lines) and (not lines[j].strip() or (_INDENTED.match(lines[j]) if limit is None
-                                                               else len(lines[j]) - len(lines[j].lstrip()) > limit)):
-                j += 1
-            while not lines[j - 1].strip():
-                j -= 1
-            out.append(_Block("code", i, lines[i:j]))
-            i = j
-            continue
-        if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not _LIST_ITEM.match(line) \
-                and len(lines[i + 1].strip()) >= len(stripped):
-            out.append(_Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
-            i += 2
-            continue
-        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
-            j = i + 1  # a Markdown (GFM) pipe table: to the first line that is not a row
-            while j < len(lines) and lines[j].strip().startswith("|"):
-                j += 1
-            out.append(_Block("table", i, lines[i:j]))
-            i = j
-            continue
-        if line.startswith(">>> "):  # a reST doctest block (a Python session), to the next blank line: code
-            j = i + 1
-            while j < len(lines) and lines[j].strip():
-                j += 1
-            out.append(_Block("code", i, lines[i:j]))
-            i = j
-            continue
-        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
-            out.append(_Block("skip", i, [line]))
-            i += 1
-            continue
-        kind = "list" if _LIST_ITEM.match(line) else "para"
-        j = i + 1
-        while j < len(lines) and lines[j].strip() and not _FENCE_OPEN.match(lines[j]) \
-                and not lines[j].strip().startswith(("#", "|")):
-            is_item = bool(_LIST_ITEM.match(lines[j]))
-            if kind == "para" and is_item:
-                break
-            j += 1
-        out.append(_Block(kind, i, lines[i:j]))
-        i = j
-    return _merge_lists(out)
 
 
-def _literal_limit(block: _Block) -> int | None:
-    """When `block`'s last line ends in reST's literal-block marker "::" (the indented block after it is code, even
-    after a list item), the indentation of its text (a list item's text column, `rest.content_indent`): the
-    literal block is the lines indented past it. Else None."""
-    last = next((x for x in reversed(block.lines) if x.strip()), "")
-    return rest.content_indent(last) if last.rstrip().endswith("::") else None
 
 
-def _merge_lists(blocks: list[_Block]) -> list[_Block]:
-    """Consecutive list blocks (a loose list: items separated by blank lines) become one list block."""
-    out: list[_Block] = []
-    for b in blocks:
-        if out and b.kind == "list" and out[-1].kind == "list":
-            out[-1].lines += [""] + b.lines
-        else:
-            out.append(b)
-    return out
 
 
 def _link_text(text: str) -> str:
@@ -175,17 +94,9 @@ def _cap(sentence: str) -> str:
     return sentence
 
 
-def _code_body(block: _Block) -> list[str]:
-    """The non-blank lines of a code block without its fences."""
-    lines = [x for x in block.lines if x.strip()]
-    if lines and _FENCE_OPEN.match(block.lines[0]):
-        lines = lines[1:]
-        if lines and _FENCE_OPEN.match(lines[-1]):
-            lines = lines[:-1]
-    return lines
 
 
-def _attached(block: _Block) -> str:
+def _attached(block: Block) -> str:
     """A list or code block as kept after a ":" sentence: verbatim lines (links reduced to their text outside
     code), common indentation removed, at most MAX_ATTACHED_LINES (a cut code block is closed)."""
     lines = list(block.lines)
@@ -197,13 +108,13 @@ def _attached(block: _Block) -> str:
     lines = [x[indent:] for x in lines]
     if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
         lines = [x for x in lines if x.strip() != rest.ROW_CONTINUED]
-        rows = [x for x in lines if not _TABLE_SEPARATOR.match(x)]
-        first = next((k for k, x in enumerate(lines) if not _TABLE_SEPARATOR.match(x)), len(lines))
-        if len(rows) > 1 and first + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[first + 1]):
+        rows = [x for x in lines if not TABLE_SEPARATOR.match(x)]
+        first = next((k for k, x in enumerate(lines) if not TABLE_SEPARATOR.match(x)), len(lines))
+        if len(rows) > 1 and first + 1 < len(lines) and TABLE_SEPARATOR.match(lines[first + 1]):
             rows.insert(1, lines[first + 1])
         lines = rows
     if block.kind == "code":
-        fenced = _FENCE_OPEN.match(block.lines[0])
+        fenced = FENCE_OPEN.match(block.lines[0])
         if not fenced:  # an indented block: fenced in the answer, which is Markdown
             lines = ["```", *lines, *(["…"] if cut else []), "```"]
         elif cut:
@@ -259,7 +170,7 @@ class Unit:
         outranked the `logging.basicConfig(level=logging.DEBUG)` that produces it."""
         if self.output:  # what a program prints is evidence of the topic, not the answer (`_output`)
             return self.sentence
-        carried = self.attached and not _LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
+        carried = self.attached and not LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
         text = self.text if carried else self.sentence
         return f"{text}\n{self.code_after}" if self.code_after and self.code_scored else text
 
@@ -299,18 +210,8 @@ def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, 
     return out
 
 
-def _block_end(block: _Block) -> int:
-    n = len(block.lines)
-    while n > 1 and not block.lines[n - 1].strip():
-        n -= 1
-    return block.start + n - 1
 
 
-@functools.lru_cache(maxsize=1024)
-def _parsed(text: str) -> tuple[_Block, ...]:
-    """The blocks of a chunk text after `clean_markup`, memoised: every query parses its hits' chunks again, and
-    the chunks of a corpus's popular sections come back often. Callers do not modify the blocks."""
-    return tuple(_blocks(clean_markup(text)))
 
 
 def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
@@ -324,7 +225,7 @@ def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
 
 @functools.lru_cache(maxsize=2048)
 def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
-    blocks = _parsed(text)
+    blocks = parsed(text)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
     below: list[str] = []  # the kinds of the blocks since that heading
@@ -342,8 +243,8 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
         # (mdBook's `<Listing ...>`, `<span class="filename">Filename: src/main.rs</span>`) in between is skipped
-        nxt = next((x for x in blocks[k + 1:k + 4] if not _between(x)), None)
-        if nxt is not None and nxt.kind == "code" and not _code_body(nxt):
+        nxt = next((x for x in blocks[k + 1:k + 4] if not between(x)), None)
+        if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
         if b.kind == "para":
@@ -390,7 +291,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 # reST's expanded form, a paragraph of "::" alone, is not text (the sentence before keeps its end)
                 joined = f"{out[-1].sentence} {z}" if z != ":" else out[-1].sentence
                 out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt), end=sentences[0][2],
-                                  block_end=_block_end(nxt), output=nxt.kind == "code" and _output(joined, nxt))
+                                  block_end=block_end(nxt), output=nxt.kind == "code" and _output(joined, nxt))
                 continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
             sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
@@ -399,18 +300,18 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     s = s[:-2].rstrip() + ":"
                 s = labelled(s, label)
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
-                    out.append(Unit(_cap(s), _attached(nxt), first, last, _block_end(nxt),
+                    out.append(Unit(_cap(s), _attached(nxt), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
                 elif nxt is not None and nxt.kind == "code":  # any sentence of the paragraph; the last scored with it
-                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=_block_end(nxt),
+                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=block_end(nxt),
                                     code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
         elif b.kind == "list":
             for j, line in enumerate(b.lines):
-                if not _LIST_ITEM.match(line):
+                if not LIST_ITEM.match(line):
                     continue
-                cont = _continuation(b.lines, j)
+                cont = continuation(b.lines, j)
                 item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
                 item = _plain(item)
                 if len(item.split()) + bool(label) < MIN_WORDS:
@@ -422,13 +323,13 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested, item=True))
-                elif _introduces(item) and last == _block_end(b) and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, _block_end(nxt),
+                elif _introduces(item) and last == block_end(b) and nxt is not None and nxt.kind == "code":
+                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, block_end(nxt),
                                     output=_output(item, nxt), item=True))
-                elif item.endswith(":") and last == _block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
+                elif item.endswith(":") and last == block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
-                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, _block_end(body), item=True))
+                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, block_end(body), item=True))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last, item=True))
         elif b.kind == "table":
@@ -436,24 +337,17 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
     return tuple(out)
 
 
-def _continues(out: list[Unit], blocks: tuple[_Block, ...], k: int) -> bool:
+def _continues(out: list[Unit], blocks: tuple[Block, ...], k: int) -> bool:
     """Whether the last passage in `out` is the last sentence of a paragraph right before block `k` (only blank
     lines between), carrying no block: a short default statement or a short lead-in ("For example:") in block `k`
     completes it."""
     if not out or k == 0 or blocks[k - 1].kind != "para":
         return False
     u = out[-1]
-    return u.end == _block_end(blocks[k - 1]) and u.block_end == u.end and not u.code_after \
+    return u.end == block_end(blocks[k - 1]) and u.block_end == u.end and not u.code_after \
         and blocks[k].start - u.end <= 2
 
 
-def _between(block: _Block) -> bool:
-    """Whether `block` may stand between a ":" sentence and the block it introduces: a reST directive line
-    (".. code-block:: python") or its option lines (":caption: schema.sql"), or a line of HTML tags (mdBook's
-    `<Listing number="1-1" ...>`, a `<span class="filename">` caption), which the answer does not show."""
-    first = block.lines[0].lstrip()
-    return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
-        or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
 
 
 def _introduces(sentence: str) -> bool:
@@ -480,7 +374,7 @@ _LOG_LINE = re.compile(r"^\s*(?:\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITIC
 _PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:\$|%|>>>|>|[A-Z]:\\[^>]*>)\s")
 
 
-def _output(sentence: str, block: _Block) -> bool:
+def _output(sentence: str, block: Block) -> bool:
     """Whether code `block` after `sentence` (the last sentence of the paragraph before it) shows a program's
     output rather than code to write or run: every line reads as a log line (a level or a timestamp first), or the
     sentence says it is output (`_OUTPUT_SAID`, or `_OUTPUT_LEAD` in a sentence introducing the block: "If you
@@ -488,7 +382,7 @@ def _output(sentence: str, block: _Block) -> bool:
     with a prompt (a transcript's command is what to run). Such a block comes with its sentence but is not scored
     (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`): a printout
     repeats the question's words without saying how to get it."""
-    body = _code_body(block)
+    body = code_body(block)
     if not body or _PROMPT.match(body[0]):
         return False
     if all(_LOG_LINE.match(x) for x in body):
@@ -497,7 +391,7 @@ def _output(sentence: str, block: _Block) -> bool:
     return bool(_OUTPUT_SAID.search(words) or (_introduces(words) and _OUTPUT_LEAD.search(words)))
 
 
-def _item_body(item_line: str, after: tuple[_Block, ...]) -> bool:
+def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
     """Whether the block `after` (the one right after a list item's block) is a paragraph of that item: indented
     to at least the item's text column (`rest.content_indent`; CommonMark 5.2 and reST read such a paragraph, after
     a blank line, as the item's own). A list item ending in ":" introduces it, as a sentence introduces the list
@@ -524,62 +418,31 @@ def _dangling(sentence: str) -> str:
     return sentence.rstrip().rstrip(":").rstrip() + "."
 
 
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
 
 
-def _table_rows(block: _Block) -> list[Unit]:
+def _table_rows(block: Block) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
     (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
     |---| separator) are left out."""
     out: list[Unit] = []
-    has_header = len(block.lines) > 1 and bool(_TABLE_SEPARATOR.match(block.lines[1]))
+    has_header = len(block.lines) > 1 and bool(TABLE_SEPARATOR.match(block.lines[1]))
     for k, line in enumerate(block.lines):
         if line.strip() == rest.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
             if out and out[-1].end == block.start + k - 1:
                 out[-1].end = out[-1].block_end = block.start + k
             continue
-        if (has_header and k < 2) or _TABLE_SEPARATOR.match(line):
+        if (has_header and k < 2) or TABLE_SEPARATOR.match(line):
             continue
-        cells = [_plain(c) for c in _split_row(line)]
+        cells = [_plain(c) for c in split_row(line)]
         row = " | ".join(c for c in cells if c)
         if len(row.split()) - row.count(" | ") >= 3:
             out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True))
     return out
 
 
-def _split_row(line: str) -> list[str]:
-    """The cells of a pipe-table row; "\\|" and pipes inside a code span stay in their cell."""
-    body = line.strip().removeprefix("|").removesuffix("|")
-    cells, cur, in_code = [], [], False
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body) and body[i + 1] == "|":
-            cur.append("|")
-            i += 2
-            continue
-        if ch == "`":
-            in_code = not in_code
-        if ch == "|" and not in_code:
-            cells.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-        i += 1
-    cells.append("".join(cur))
-    return [c.strip() for c in cells]
 
 
-def _continuation(lines: list[str], j: int) -> int:
-    """How many lines after list item `j` continue its text (the source's hard wraps): the lines up to the next
-    blank line or list item."""
-    n = 0
-    for line in lines[j + 1:]:
-        if not line.strip() or _LIST_ITEM.match(line):
-            break
-        n += 1
-    return n
 
 
 def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
@@ -593,7 +456,7 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
         sub.append(line)
     while sub and not sub[-1].strip():
         sub.pop()
-    return (_attached(_Block("list", 0, sub)), len(sub)) if sub else ("", 0)
+    return (_attached(Block("list", 0, sub)), len(sub)) if sub else ("", 0)
 
 
 
@@ -602,10 +465,10 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
 def section_titles(text: str) -> tuple[tuple[int, str], ...]:
     """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
     order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
-    over its underline). A fenced or indented code block's "# comment" is not a heading (`_blocks` reads it as
+    over its underline). A fenced or indented code block's "# comment" is not a heading (`blocks.blocks` reads it as
     code). Memoised like `units`."""
     out = []
-    for b in _parsed(text):
+    for b in parsed(text):
         if b.kind != "skip":
             continue
         first = b.lines[0].strip()
