@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from ragls.config.trust import trust as trust_folder
-from ragls.core.errors import InvalidParams
+from ragls.core.errors import InvalidParams, RequestFailed
 from ragls.workspace.rag_workspace import RagWorkspace
 
 
@@ -248,6 +248,37 @@ def test_a_reopened_workspace_never_empties_a_rag_index_the_previous_one_searche
     finally:
         while requests:
             requests[-1].end()
+        for ws in (old, new):
+            if ws is not None:
+                ws.close()
+
+
+def test_rebuild_of_a_deferred_rag_says_another_workspace_writes_it(env):
+    """Two workspaces of one process on the same RAG (a reopen while the previous one is still open): the second
+    one's RAG is deferred (read-only). Its rebuild raises RequestFailed saying so and wipes nothing; once the
+    first workspace closes, the same rebuild reopens it as the writer and rebuilds."""
+    tmp_path, project, notes = env
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md", "{notes}/a/garden.md"]\n')
+    old = RagWorkspace([project])
+    new = None
+    try:
+        old.index_rag("notes")
+        new = RagWorkspace([project])
+        assert new.rags.get("notes").deferred
+        with pytest.raises(RequestFailed) as err:
+            new.rebuild_rag("notes")
+        assert str(err.value).startswith("rag 'notes': its index (")
+        assert str(err.value).endswith(
+            ") is being written by another open workspace of this server (a request there is still using it); "
+            "nothing was rebuilt. Rebuild 'notes' again once that request has finished: this workspace then "
+            "becomes the index's writer")
+        assert indexed(old, "notes") == [f"{notes}/a/garden.md", f"{notes}/b.md"]  # nothing wiped
+        old.close()
+        old = None
+        report, info = new.rebuild_rag("notes")
+        assert sorted(report.indexed) == [f"{notes}/a/garden.md", f"{notes}/b.md"] and info.chunks == 2
+        assert not new.rags.get("notes").deferred
+    finally:
         for ws in (old, new):
             if ws is not None:
                 ws.close()

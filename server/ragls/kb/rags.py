@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from ragls.config.settings import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
 from ragls.config.trust_filter import folder_layer
-from ragls.core.errors import ConfigError, InvalidParams
+from ragls.core.errors import ConfigError, InvalidParams, RequestFailed
 from ragls.core.hashing import text_hash
 from ragls.core.ir import RagInfo
 from ragls.embedding.embed import Embedder
@@ -143,9 +143,13 @@ class SourcesRag:
             return report
 
     def rebuild(self) -> SyncReport:
+        """Wipe the index and index the sources again. Not the writer: first takes the writer lock if the process
+        that held it has let go; still not the writer (another open workspace writes this index), raises
+        RequestFailed saying who writes it and what to do — nothing is wiped or written."""
         with self._lock:
-            if self.index.writer:
-                self.index._wipe()
+            if not self.index.writer and not self.index.try_become_writer():
+                raise RequestFailed(self._not_writer_message())
+            self.index._wipe()
             report = self.index.sync(embed=False)
             self._embed(report)
             self._synced_sources()
@@ -153,6 +157,19 @@ class SourcesRag:
                 self.graph.catch_up()
                 self.graph.wait()
             return report
+
+    def _not_writer_message(self) -> str:
+        """Why this RAG cannot write its index now and what the user can do (`rebuild`'s RequestFailed)."""
+        name, where = self.spec.name, self.index_dir
+        if self.deferred:
+            return (f"rag {name!r}: its index ({where}) is being written by another open workspace of this server "
+                    f"(a request there is still using it); nothing was rebuilt. Rebuild {name!r} again once that "
+                    f"request has finished: this workspace then becomes the index's writer")
+        if self.registry.read_only:
+            return f"rag {name!r}: this process opened its index ({where}) read-only; nothing was rebuilt"
+        return (f"rag {name!r}: its index ({where}) is being written by another open workspace — "
+                f"{self.index.writer_holder()}; nothing was rebuilt. Rebuild {name!r} from that workspace, or "
+                f"close that workspace and rebuild it here again (this one then becomes the index's writer)")
 
     def _synced_sources(self) -> None:
         """Writer, after a sync: record the source list it indexed (`ensure_indexed`, `needs_sync` compare it)."""
