@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, units
@@ -23,10 +23,13 @@ FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans
 __all__ = [
     "EXTRACTIVE_LABEL",
     "EXTRACTIVE_MAX_SENTENCES",
+    "Candidate",
     "Unit",
+    "candidate_passages",
     "clean_markup",
     "extractive_answer",
     "extractive_picks",
+    "passage_words",
     "render_extractive",
     "split_sentences",
     "units",
@@ -58,6 +61,17 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
 # question naming a version finds nothing by its words.
 _LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
+
+
+class Candidate(NamedTuple):
+    """A passage of a source's chunk as the extractive answer and the focus weigh it (`candidate_passages`)."""
+
+    rank: int  # 0-based rank of its source among the sources (0 = the best hit)
+    pos: int  # its position among the passages of the chunk (`passages.units` order)
+    n: int  # the source's citation number
+    unit: Unit
+    words: frozenset[str]  # its content words (`passage_words`) with the question's dotted numbers it holds
+    weight: float  # 1 within the source's context lines, OUTSIDE_WINDOW elsewhere
 
 
 def literal_terms(text: str) -> set[str]:
@@ -153,7 +167,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
     each source's chunk; those outside its best window (`_context_lines`: `Hit.best_window`, else `Hit.window`) have
-    their score weighted by OUTSIDE_WINDOW (`_candidates`): the window is where the chunk reads closest to the
+    their score weighted by OUTSIDE_WINDOW (`candidate_passages`): the window is where the chunk reads closest to the
     question, not always where the sentence naming the answer sits. Lexical score of a candidate: the question's
     content words (`cite.content_words`) and dotted numbers (`literal_terms`, "3.9") it contains, or that one of
     its identifiers points at (`pointed_at`), each weighted by its inverse frequency among the candidates,
@@ -183,15 +197,15 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     question = asked_text(question)
     query = set(content_words(question)) | literal_terms(question)
-    candidates, firsts = _candidates(sources, literal_terms(question))
+    candidates, firsts = candidate_passages(sources, literal_terms(question))
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
-        vecs = embed([c[3].sentence for c in candidates])
+        vecs = embed([c.unit.sentence for c in candidates])
         cosines = [float(v) for v in (vecs @ qvec)]
-    weights = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates], cosines)
+    weights = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], cosines)
     scored = [(-w * weight * rank_prior(rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
@@ -292,7 +306,7 @@ def _antecedent(prev: Unit, unit: Unit) -> bool:
         return True
     if identifier_words(unit.sentence):
         return False
-    words = _words(unit.sentence)
+    words = passage_words(unit.sentence)
     return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
                for m in _IDENTIFIER.finditer(prev.sentence))
 
@@ -304,7 +318,7 @@ def _code_lines(block: str) -> int:
 
 def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
     """The words of `query` that `unit` (`Unit.scored_text`) holds or names (`pointed_at`)."""
-    return (_words(unit.scored_text) & query) | pointed_at(identifier_words(unit.scored_text), query)
+    return (passage_words(unit.scored_text) & query) | pointed_at(identifier_words(unit.scored_text), query)
 
 
 def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[str]) -> int:
@@ -336,14 +350,14 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
                for m in _IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
 
 
-def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
-                ) -> tuple[list, list[tuple[int, Unit]]]:
-    """(candidates, firsts) of `extractive_picks`: every passage of each source's chunk as (rank, pos, n, unit,
-    content words with the `literals` of the question it holds, weight) — weight 1 within the source's context
-    lines (`_context_lines`), OUTSIDE_WINDOW
-    elsewhere (all 1 when the context holds no passage) — and the first passage of the context of each of the
-    two best sources (the answer when nothing scores)."""
-    candidates: list = []
+def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | frozenset[str] = frozenset()
+                       ) -> tuple[list[Candidate], list[tuple[int, Unit]]]:
+    """(candidates, firsts) of `extractive_picks` (and of `answer/focus.sentence_focus`, one source at a time):
+    every passage of each source's chunk as a `Candidate` — its words with the `literals` (dotted numbers) of the
+    question it holds, weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW elsewhere
+    (all 1 when the context holds no passage) — and the first passage of the context of each of the two best
+    sources (the answer when nothing scores)."""
+    candidates: list[Candidate] = []
     firsts: list[tuple[int, Unit]] = []
     for rank, (n, hit) in enumerate(sources):
         context = _context_lines(hit)
@@ -351,25 +365,25 @@ def _candidates(sources: list[tuple[int, Hit]], literals: set[str] = frozenset()
         near = {(u.line, u.sentence) for u in inside}
         for pos, unit in enumerate(units(hit.chunk.text)):
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
-            words = _words(unit.scored_text)
+            words = passage_words(unit.scored_text)
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
-            candidates.append((rank, pos, n, unit, words, weight))
+            candidates.append(Candidate(rank, pos, n, unit, words, weight))
         first = inside[:1] or units(hit.chunk.text)[:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts
 
 
-def _worth_embedding(query: set[str], candidates: list) -> list[int]:
-    """Indexes of the EMBEDDED_CANDIDATES `candidates` (rank, pos, n, unit, words) worth a sentence embedding, in
+def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
+    """Indexes of the EMBEDDED_CANDIDATES `candidates` worth a sentence embedding, in
     candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
     damped by source rank like the final score, then those sharing none by source rank and position. The model
     pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
     (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
-    lexical = passage_scores(query, [c[3] for c in candidates], [c[4] for c in candidates])
+    lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates])
     order = sorted(range(len(candidates)), key=lambda i: (
-        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i][5] * rank_prior(candidates[i][0]), i))
+        lexical[i] is None, -(lexical[i] or 0.0) * candidates[i].weight * rank_prior(candidates[i].rank), i))
     return sorted(order[:EMBEDDED_CANDIDATES])
 
 
@@ -460,6 +474,6 @@ def split_sentences(text: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _words(text: str) -> frozenset[str]:
+def passage_words(text: str) -> frozenset[str]:
     """The content words of a passage (`cite.content_words`), memoised like the passages themselves."""
     return frozenset(content_words(text))

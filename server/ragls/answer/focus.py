@@ -13,11 +13,12 @@ from dataclasses import replace
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import (
     FOCUS_SENTENCE_LINES,
-    _candidates,
-    _words,
+    Candidate,
+    candidate_passages,
     identifier_words,
     literal_terms,
     passage_scores,
+    passage_words,
     pointed_at,
     with_code_after,
 )
@@ -76,7 +77,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     """`hits` with each `focus` narrowed to its answering passage(s) (see retrieval/focus.py): the passage of its
     chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
     `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
-    (`_candidates`), plus what the heading of its section adds (`_titled`) — with the code after
+    (`candidate_passages`), plus what the heading of its section adds (`_titled`) — with the code after
     it when the answer shows it (`with_code_after`), narrowed to at most FOCUS_SENTENCE_LINES lines
     (`focus_lines`), then joined by the passages right before and after it that answer too (`_neighbours`) while
     the whole fits in FOCUS_SENTENCE_LINES lines. The best window (`Hit.best_window`, set here from the incoming
@@ -90,11 +91,11 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
             out.append(hit)
             continue
         hit = replace(hit, window=window, best_window=window)
-        candidates, _ = _candidates([(1, hit)], literal_terms(question))
-        words = [c[4] for c in candidates]
-        scores = passage_scores(query, [c[3] for c in candidates], words)
+        candidates, _ = candidate_passages([(1, hit)], literal_terms(question))
+        words = [c.words for c in candidates]
+        scores = passage_scores(query, [c.unit for c in candidates], words)
         titled = _titled(hit.chunk.text, candidates, query)
-        weighted = [None if x is None else (x + t) * c[5] for x, t, c in zip(scores, titled, candidates)]
+        weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
@@ -102,7 +103,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
             out.append(replace(hit, focus=lines or window))  # both within the window
             continue
         best = ranked[0][1]
-        u = with_code_after(candidates[best][3], query)
+        u = with_code_after(candidates[best].unit, query)
         first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
         base = hit.chunk.span.start_line
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
@@ -110,8 +111,8 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     return out
 
 
-def _titled(text: str, candidates: list, query: set[str] | frozenset[str]) -> list[float]:
-    """What the heading of its section adds to each candidate passage's score (`_candidates`) of chunk `text`
+def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[str]) -> list[float]:
+    """What the heading of its section adds to each candidate passage's score (`candidate_passages`) of chunk `text`
     in `sentence_focus`: the question's words that the nearest heading above it in the chunk holds
     (`passages.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
     ln(1 + N / df) (df counts the passages holding the word themselves, at least 1). A heading says what every
@@ -124,18 +125,18 @@ def _titled(text: str, candidates: list, query: set[str] | frozenset[str]) -> li
         return [0.0] * len(candidates)
     df: dict[str, int] = {}
     for c in candidates:
-        for w in c[4] & query:
+        for w in c.words & query:
             df[w] = df.get(w, 0) + 1
     total = max(1, len(candidates))
     out = []
     for c in candidates:
-        heading = next((t for line, t in reversed(titles) if line < c[3].line), "")
-        shared = _words(heading) & query if heading else frozenset()
+        heading = next((t for line, t in reversed(titles) if line < c.unit.line), "")
+        shared = passage_words(heading) & query if heading else frozenset()
         out.append(math.fsum(math.log(1 + total / df.get(w, 1)) for w in shared))
     return out
 
 
-def _neighbours(candidates: list, words: list[frozenset[str]], scores: list[float | None], best: int,
+def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores: list[float | None], best: int,
                 span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one
@@ -153,7 +154,7 @@ def _neighbours(candidates: list, words: list[frozenset[str]], scores: list[floa
         for i in (lo - 1, hi + 1):
             if not 0 <= i < len(candidates) or scores[i] is None:
                 continue
-            unit = candidates[i][3]
+            unit = candidates[i].unit
             a, b = min(first, unit.line), max(last, unit.block_end if i > hi else unit.end)
             new = (words[i] & query) - covered
             if b - a + 1 <= FOCUS_SENTENCE_LINES and (new or scores[i] >= NEIGHBOUR_SHARE * top):
@@ -187,7 +188,7 @@ def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
     instead placed one focus better and two worse (docs/benchmarks.md, "Focus on the answering passage")."""
     first = unit.line
     cap = first + FOCUS_SENTENCE_LINES - 1
-    if unit.block_end <= cap or not terms or _words(unit.sentence) & query \
+    if unit.block_end <= cap or not terms or passage_words(unit.sentence) & query \
             or pointed_at(identifier_words(unit.sentence), query):
         return first, min(unit.block_end, cap)
     base = hit.chunk.span.start_line

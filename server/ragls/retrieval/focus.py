@@ -6,7 +6,7 @@ stems them), trimmed to the first and last line with a term (`keyword_focus`).
 
 The focus (`Hit.focus`, `answer/focus.sentence_focus`, beside the passage scoring it uses) is the answering
 passage — the one an extractive answer without a model would quote from the hit, by the same rule
-(`extractive._candidates`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
+(`extractive.candidate_passages`, `extractive.passage_scores`): every passage of the chunk (`answer/passages.py`: a
 sentence read across hard line wraps, or a whole list item), scored by the question's content words it holds, each
 weighted by its rarity among the chunk's passages, and a named identifier the question points at; a passage outside
 the best window (`Hit.best_window`) weighs `extractive.OUTSIDE_WINDOW` (the window is where the chunk reads closest
