@@ -246,19 +246,24 @@ class LiveWorkspace:
 
     def _settings_file_changed(self, gen: _Generation) -> None:
         """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
-        through the trust filter — differ from the open ones; when only its `[rags.*]` tables changed, apply them
-        and sync the new or changed RAGs in the background. An invalid file is reported, the settings kept."""
-        from ragls.config.trust_filter import load_settings
+        through the trust filter — differ from the open ones beyond its `[rags.*]` tables; when only those changed,
+        reopen only the named RAGs (`RagRegistry.reload`: a RAG a request holds is closed when it ends) and sync
+        the new or changed ones in the background — the workspace's indexes, watcher and loaded embedding model
+        stay. An invalid file is reported, the settings kept."""
+        from ragls.config.trust_filter import load_folder_settings
 
         ws = gen.ws
         if gen is not self._gen or ws is None:
             return
         try:
-            fresh = [load_settings(folder, *ws.overrides)[0] for folder in ws.folders]
+            loaded = [load_folder_settings(folder, *ws.overrides) for folder in ws.folders]
         except ConfigError as exc:
             self.hooks.act(f"ragls: {exc} (keeping the previous settings)")
             return
-        if fresh != ws.folder_settings:
+        fresh = [_beyond_rags(settings) for settings, _, _ in loaded]
+        notices = {layer.notice for _, _, layer in loaded if layer.notice}  # an edit nobody trusted yet, say
+        if (fresh != [_beyond_rags(s) for s in ws.folder_settings]
+                or notices != {e["message"] for e in getattr(ws, "trust_errors", [])}):  # the reopen says it
             self.hooks.info("ragls: ragls.toml changed: reopening the workspace with the new settings")
             self.reopen()
             return
@@ -393,3 +398,8 @@ def _not_ready(exc: BaseException) -> NotReady:
         where = f": {exc.filename}" if exc.filename else ""
         return NotReady(f"workspace could not be opened: {exc.strerror or exc}{where}")
     return NotReady(f"workspace could not be opened: {type(exc).__name__}: {exc}")
+
+
+def _beyond_rags(settings):
+    """`settings` without its `[rags.*]` tables (the registry reads those itself: `_settings_file_changed`)."""
+    return settings.model_copy(update={"rags": {}})
