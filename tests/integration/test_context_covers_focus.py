@@ -10,21 +10,17 @@ hit's window is widened to cover the focus (`retrieval/focus.context_span`) wher
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from offline_index import folder_index
 from ragls.answer import focus as answer_focus
 from ragls.answer.agent_tools import hit_record
 from ragls.answer.extractive import extractive_picks
 from ragls.answer.focus import quoted_focus
-from ragls.config.settings import build_settings
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.index.indexer import FolderIndex
+from ragls.embedding.embed import offline_model_dir
 from ragls.lsp.wire import to_wire_chunk, to_wire_range
 from ragls.retrieval.search import search
 
-MODEL_DIR = offline_model_dir()
-pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 # A server page in the shape of the one that showed the bug: a long hard-wrapped paragraph whose sentence about the
 # header wraps onto a line without any query term, then a header table.
@@ -87,15 +83,8 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("context")
-    folder = root / "docs"
-    folder.mkdir()
-    (folder / "server.md").write_text(SERVER)
-    (folder / "guide.md").write_text(GUIDE)
-    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR), "window": 64}  # small windows: many edges
-    s = build_settings({"embedding": emb, "index": {"path": str(Path(root) / "index")}})[0]
-    idx = FolderIndex(folder, s, Embedder(s.embedding))
-    idx.sync()
+    idx, s = folder_index(tmp_path_factory.mktemp("context"), {"server.md": SERVER, "guide.md": GUIDE},
+                          window=64)  # small windows: many edges
     yield idx, s
     idx.close()
 

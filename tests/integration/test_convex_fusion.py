@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -52,23 +52,7 @@ QUESTION = ("After an order is placed I have to call a slow webhook; how do I ru
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder: Path = tmp_path_factory.mktemp("convex") / "docs"
-    folder.mkdir()
-    (folder / "background.md").write_text(GUIDE)
-    (folder / "responses.md").write_text(REFERENCE)
-    (folder / "redirects.md").write_text(REDIRECTS)
-    for i, topic in enumerate(["routing", "templates", "static files", "sessions", "websockets"]):
-        (folder / f"topic{i}.md").write_text(f"# {topic.title()}\n\nHow the framework handles {topic}: "
-                                             f"configure {topic} in the application settings.\n")
-    index = tmp_path_factory.mktemp("index")
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    w = RagWorkspace([folder])
-    w.index()
-    w.close()
-    return folder
+    return indexed_folder(tmp_path_factory.mktemp("convex"), {"background.md": GUIDE, "responses.md": REFERENCE, "redirects.md": REDIRECTS})
 
 
 def _top(folder: Path, fusion: str):

@@ -6,16 +6,12 @@ shares only the question's common words.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from ragls.config.settings import build_settings
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.index.indexer import FolderIndex
+from offline_index import file_lines, folder_index, line_of
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.search import search
 
-MODEL_DIR = offline_model_dir()
-pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 # The default (one sentence) and how to change it (the next one) answer one question together.
 RESOLVER = """# Name resolution
@@ -52,27 +48,9 @@ Yes, ARM boards such as the Pi are supported since version 2.1.
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("focus_neighbours")
-    folder = root / "docs"
-    folder.mkdir()
-    (folder / "resolver.md").write_text(RESOLVER)
-    (folder / "faq.md").write_text(FAQ)
-    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)}
-    s = build_settings({"embedding": emb, "index": {"path": str(Path(root) / "index")}})[0]
-    idx = FolderIndex(folder, s, Embedder(s.embedding))
-    idx.sync()
+    idx, s = folder_index(tmp_path_factory.mktemp("focus_neighbours"), {"resolver.md": RESOLVER, "faq.md": FAQ})
     yield idx, s
     idx.close()
-
-
-def _file_lines(span) -> tuple[int, int]:
-    """1-based inclusive file lines of a LineSpan (an end at column 0 ends on the line before)."""
-    end = span.end_line if span.end_char == 0 and span.end_line > span.start_line else span.end_line + 1
-    return span.start_line + 1, end
-
-
-def _line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_a_two_sentence_answer_is_cited_whole(indexed):
@@ -81,12 +59,12 @@ def test_a_two_sentence_answer_is_cited_whole(indexed):
     hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
     top = hits[0]
     assert top.chunk.path == "resolver.md"
-    first, last = _file_lines(top.focus)
+    first, last = file_lines(top.focus)
     assert last - first + 1 <= 6
-    assert first <= _line_of(RESOLVER, "By default every lookup is cached") <= last  # the default
-    assert first <= _line_of(RESOLVER, "can be changed with the `ttl_cache`") <= last  # how to change it
-    assert first > _line_of(RESOLVER, "so that lookups never block")  # not the paragraph's opening
-    w_first, w_last = _file_lines(top.window)  # the context still holds the focus
+    assert first <= line_of(RESOLVER, "By default every lookup is cached") <= last  # the default
+    assert first <= line_of(RESOLVER, "can be changed with the `ttl_cache`") <= last  # how to change it
+    assert first > line_of(RESOLVER, "so that lookups never block")  # not the paragraph's opening
+    w_first, w_last = file_lines(top.window)  # the context still holds the focus
     assert w_first <= first and last <= w_last
 
 
@@ -95,4 +73,4 @@ def test_the_sentence_under_the_heading_that_asks_wins(indexed):
     hits = search([idx], idx.embedder, "Can I run the tool on a Raspberry Pi?", settings=s.retrieval, top_k=2)
     top = hits[0]
     assert top.chunk.path == "faq.md"
-    assert _file_lines(top.focus) == (_line_of(FAQ, "ARM boards"),) * 2
+    assert file_lines(top.focus) == (line_of(FAQ, "ARM boards"),) * 2

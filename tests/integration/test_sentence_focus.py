@@ -7,18 +7,14 @@ long to cite whole.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from offline_index import file_lines, folder_index, line_of
 from ragls.answer.extractive import extractive_answer, extractive_picks
 from ragls.answer.focus import quoted_focus
-from ragls.config.settings import build_settings
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
-from ragls.index.indexer import FolderIndex
+from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.search import search
 
-MODEL_DIR = offline_model_dir()
-pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 # A 28-line section, hard-wrapped at ~75 columns; one sentence (lines 13-14 of the file, 1-based) answers the
 # question below, the others are about the same ferry.
@@ -105,24 +101,10 @@ http = PoolManager(num_pools=50)
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    root = tmp_path_factory.mktemp("focus")
-    folder = root / "docs"
-    folder.mkdir()
-    (folder / "ferry.md").write_text(FERRY)
-    (folder / "timeouts.md").write_text(TIMEOUTS)
-    (folder / "client.md").write_text(CLIENT)
-    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)}
-    s = build_settings({"embedding": emb, "index": {"path": str(Path(root) / "index")}})[0]
-    idx = FolderIndex(folder, s, Embedder(s.embedding))
-    idx.sync()
+    idx, s = folder_index(tmp_path_factory.mktemp("focus"),
+                          {"ferry.md": FERRY, "timeouts.md": TIMEOUTS, "client.md": CLIENT})
     yield idx, s
     idx.close()
-
-
-def _file_lines(span) -> tuple[int, int]:
-    """1-based inclusive file lines of a LineSpan (an end at column 0 ends on the line before)."""
-    end = span.end_line if span.end_char == 0 and span.end_line > span.start_line else span.end_line + 1
-    return span.start_line + 1, end
 
 
 def test_focus_is_the_answering_sentence_inside_its_window(indexed):
@@ -132,11 +114,11 @@ def test_focus_is_the_answering_sentence_inside_its_window(indexed):
     top = hits[0]
     assert top.chunk.path == "ferry.md"
     answer = next(i for i, line in enumerate(FERRY.splitlines(), 1) if line.startswith("Tickets bought on board"))
-    first, last = _file_lines(top.focus)
+    first, last = file_lines(top.focus)
     assert (first, last) == (answer, answer + 1)  # the sentence's two lines, not the 28-line section
-    w_first, w_last = _file_lines(top.window)  # the window stays as the context, around the focus
+    w_first, w_last = file_lines(top.window)  # the window stays as the context, around the focus
     assert w_first <= first and last <= w_last and w_last - w_first > last - first
-    c_first, c_last = _file_lines(top.chunk.span)
+    c_first, c_last = file_lines(top.chunk.span)
     assert c_last - c_first + 1 == 28
 
 
@@ -147,7 +129,7 @@ def test_hard_wrapped_list_item_answers_whole_with_its_identifier(indexed):
     top = hits[0]
     assert top.chunk.path == "timeouts.md"
     item = next(i for i, line in enumerate(TIMEOUTS.splitlines(), 1) if "**pool**" in line)
-    assert _file_lines(top.focus) == (item, item + 2)  # the whole item: its three source lines
+    assert file_lines(top.focus) == (item, item + 2)  # the whole item: its three source lines
     answer = extractive_answer(question, list(enumerate(hits, 1)), embed=idx.embedder.embed_documents)
     bullets = [line for line in answer.splitlines() if line.startswith("- ")]
     assert bullets[0] == ("- The **pool** timeout specifies the maximum duration to wait for acquiring a connection "
@@ -162,10 +144,6 @@ def test_an_ellipsis_stays_three_dots(indexed):
     assert "- Wait for the third ring of the bell before you stand up... [1]" in answer.splitlines()
 
 
-def _line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
 def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_block(indexed):
     """The sentence ends in ":" and its 14-line example holds the answer on its second line: the focus is the
     sentence and the block's first lines (at most 6), not the 17-line sentence-and-block (cut at 12 lines before,
@@ -175,11 +153,11 @@ def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_bloc
     hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
     top = hits[0]
     assert top.chunk.path == "client.md"
-    first, last = _file_lines(top.focus)
-    assert first == _line_of(CLIENT, "To skip the content type check")
+    first, last = file_lines(top.focus)
+    assert first == line_of(CLIENT, "To skip the content type check")
     assert last - first + 1 <= 6
-    assert first <= _line_of(CLIENT, "content_type=None") <= last
-    w_first, w_last = _file_lines(top.window)  # the context still holds the focus
+    assert first <= line_of(CLIENT, "content_type=None") <= last
+    w_first, w_last = file_lines(top.window)  # the context still holds the focus
     assert w_first <= first and last <= w_last
     # the extractive answer quotes the sentence with its whole example; its [1] cites it as the focus does (with
     # the sentence before it when the answer quotes that too), not the 12 lines it cited before
@@ -187,7 +165,7 @@ def test_the_code_line_a_sentence_introduces_is_in_the_focus_even_in_a_long_bloc
     picked = extractive_picks(question, numbered, embed=idx.embedder.embed_documents)
     assert any(u.sentence.startswith("To skip the content type check") and u.attached for _, u in picked)
     sources, _ = quoted_focus(numbered, picked, question)
-    q_first, q_last = _file_lines(sources[0][1].focus)
+    q_first, q_last = file_lines(sources[0][1].focus)
     assert q_first <= first and q_last == last
 
 
@@ -199,7 +177,7 @@ def test_the_code_the_answer_shows_after_a_sentence_is_in_the_focus(indexed):
     hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
     top = hits[0]
     assert top.chunk.path == "client.md"
-    first, last = _file_lines(top.focus)
+    first, last = file_lines(top.focus)
     assert last - first + 1 <= 6
-    assert first <= _line_of(CLIENT, "num_pools=50") <= last
-    assert first >= _line_of(CLIENT, "Each host gets a pool")
+    assert first <= line_of(CLIENT, "num_pools=50") <= last
+    assert first >= line_of(CLIENT, "Each host gets a pool")

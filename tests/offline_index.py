@@ -1,0 +1,73 @@
+"""The small indexes the integration tests build from documents written in the test, on real stores (tantivy,
+LanceDB, the SQLite manifest) with the offline all-MiniLM-L6-v2 (the `ragls[offline]` extra), and the line numbers
+their assertions compare: one setup for every such module.
+
+- `folder_index(root, files)`: a `FolderIndex` over root/docs, indexed (text and vectors) into root/index — for
+  tests that search it directly (`retrieval.search.search`).
+- `indexed_folder(root, files)`: a trusted folder root/docs whose ragls.toml names the index root/index and the
+  offline model, indexed once by a `RagWorkspace` — for tests that open it again with other settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragls.config.settings import Settings, build_settings
+from ragls.config.trust import trust as trust_folder
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
+from ragls.index.indexer import FolderIndex
+from ragls.workspace.rag_workspace import RagWorkspace
+
+# Five one-line pages of other topics beside a test's own documents: a site's BM25 document frequencies and vector
+# neighbours, so the documents under test are not the whole corpus.
+FILLER_TOPICS = ("routing", "templates", "static files", "sessions", "websockets")
+
+
+def _write(folder: Path, files: dict[str, str], filler: bool) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel, text in files.items():
+        (folder / rel).write_text(text)
+    if filler:
+        for i, topic in enumerate(FILLER_TOPICS):
+            (folder / f"topic{i}.md").write_text(f"# {topic.title()}\n\nHow the framework handles {topic}: "
+                                                 f"configure {topic} in the application settings.\n")
+
+
+def folder_index(root: Path, files: dict[str, str], **embedding: Any) -> tuple[FolderIndex, Settings]:
+    """(index, settings): `files` (name -> text) written to root/docs and indexed into root/index with the offline
+    model; `embedding`: more embedding settings (e.g. `window=64`). The caller closes the index."""
+    _write(root / "docs", files, filler=False)
+    emb = {"model": OFFLINE_MODEL_NAME, "model_path": str(offline_model_dir()), **embedding}
+    settings = build_settings({"embedding": emb, "index": {"path": str(root / "index")}})[0]
+    idx = FolderIndex(root / "docs", settings, Embedder(settings.embedding))
+    idx.sync()
+    return idx, settings
+
+
+def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = "") -> Path:
+    """root/docs holding `files` (plus the FILLER_TOPICS pages unless `filler` is False), its ragls.toml (the index
+    root/index, the offline model, then `toml`) trusted, indexed once by a RagWorkspace that is closed again."""
+    folder = root / "docs"
+    _write(folder, files, filler)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       f'model = "{OFFLINE_MODEL_NAME}"\n{toml}')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
+    ws = RagWorkspace([folder])
+    try:
+        ws.index()
+    finally:
+        ws.close()
+    return folder
+
+
+def file_lines(span) -> tuple[int, int]:
+    """1-based inclusive file lines of a LineSpan (an end at column 0 ends on the line before)."""
+    end = span.end_line if span.end_char == 0 and span.end_line > span.start_line else span.end_line + 1
+    return span.start_line + 1, end
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based number of the first line of `text` holding `needle`."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
