@@ -4,6 +4,7 @@
     pip download --no-deps --no-binary :all: black==26.10.1 && tar xzf black-26.10.1.tar.gz     # once
     python bench/abstention_loco.py --urllib3-docs urllib3-2.8.0/docs --black-docs black-26.10.1/docs --json loco.json
     python bench/abstention_loco.py --rows loco.json --features cosine,coverage,rare_focus       # figures again
+    python bench/abstention_loco.py --rows audit.json --corpora click-docs,httpx-docs,...        # audit rows
 
 Questions: each corpus' own dev set — bench/questions/rust-book.jsonl, flask-docs.jsonl, urllib3-docs.jsonl,
 black-docs.jsonl (the fourth: first run once as a pure held-out check of the rule fitted on the other three,
@@ -39,7 +40,7 @@ sys.path.insert(0, str(HERE))
 from abstention_fit import auroc, fit, predict
 from data import dataset
 
-CORPORA = ("rust-book", "flask-docs", "urllib3-docs", "black-docs")
+CORPORA = ["rust-book", "flask-docs", "urllib3-docs", "black-docs"]  # --rows --corpora replaces them
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
             "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
 SHIPPED = ("focus_coverage", "absent_name")
@@ -196,6 +197,11 @@ def main() -> int:
         rows = old + rows
         if args.json:
             args.json.write_text(json.dumps({"rows": rows}, indent=1))
+    if args.rows:  # the rows of bench/abstention_audit.py too: each corpus' own set, an unmeasured feature 0
+        chosen = args.corpora.split(",")
+        CORPORA[:] = chosen
+        rows = [{**{f: 0.0 for f in FEATURES}, **r} for r in rows
+                if r["corpus"] in chosen and r.get("set", r["corpus"]) == r["corpus"]]
     rows = [r for r in rows if r["kind"] not in ("far-off", "out-of-scope")]
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
     print(f"{len(rows)} questions: {int(y.sum())} answerable, {int((1 - y).sum())} near misses")

@@ -439,6 +439,58 @@ def test_which_questions_ask_for_a_value():
     assert asked_sentences("I run it in Docker. How long may a request take?") == "How long may a request take?"
 
 
+def test_an_address_or_an_example_states_no_value():
+    """A number in a link's target or a bare URL (an issue number, a commit hash) and the literals of a fenced example
+    (what it passes or prints) state no value of the docs' own; a MyST directive's fence holds the docs' text, a
+    configuration file's fence their settings, and a chunk cut inside an example starts in it."""
+    from ragls.retrieval.asked_value import stated_text, value_stated
+
+    linked = "Redirects are not followed [because of this](https://github.com/o/r/discussions/1785)."
+    assert not value_stated("amount", ["redirect"], [linked])
+    assert value_stated("amount", ["redirect"], [linked.replace(".", "; at most 20 are followed.")])
+    example = "How many redirects are followed:\n\n```pycon\n>>> r.status_code\n301\n```\n"
+    assert not value_stated("amount", ["redirect"], [example])
+    assert value_stated("amount", ["redirect"], ["Limits:\n```{eval-rst}\nAt most 20 redirects are followed.\n```\n"])
+    assert value_stated("amount", ["redirect"], ["Redirects:\n```toml\nmax_redirects = 20\n```\n"])
+    assert stated_text("x = 301\n```\nThe limit is 20.\n```python\ny = 7\n```\n") == "\n\nThe limit is 20.\n\n\n\n"
+
+
+def test_a_named_value_is_a_path_a_message_or_a_colour(ws):
+    """"What folder", "what message", "which colour" ask for a value of a named kind (`asked_value.NAMED_VALUES`):
+    answered only by a path, a quoted text, a colour's name near the subject. The fixture docs give the health
+    check's path (`/healthz`) but not the folder client.toml is read from: the first is answered, the second abstains."""
+    from ragls.retrieval.asked_value import asked_value, value_stated
+
+    assert asked_value("What folder does get_app_dir return on macOS?") == "path"
+    assert asked_value("What message does pause() print by default?") == "message"
+    assert asked_value("Which colour does the renderer use for warnings?") == "colour"
+    assert asked_value("What happens with folders?") is None  # asks what happens, not which folder
+    assert value_stated("path", ["config"], ["The config lives in ~/.config/app on Linux."])
+    assert not value_stated("path", ["config"], ["The config is read and/or written at start."])
+    assert value_stated("message", ["paus"], ['pause() prints "Press any key to continue".'])
+    assert not value_stated("message", ["paus"], ["pause() prints a quick message."])
+    assert value_stated("colour", ["warn"], ["Warnings are yellow."])
+    assert not value_stated("colour", ["warn"], ["Warnings are coloured."])
+    found = ws.query("What path do the health checks hit?")
+    assert found.hits.evidence.value_missing == 0.0 and not found.abstained, found.hits.evidence
+    miss = ws.query("Which folder does the client read client.toml from?")
+    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
+
+
+def test_a_one_word_follow_up_asks_about_the_sentences_before_it(ws):
+    """An asking sentence after others that names at most one thing and no wh-word ("Related?", "Is that
+    intended?") points back at them: the whole question asks, and its word coverage is the whole question's. "How
+    do I paginate?" asks on its own."""
+    from ragls.retrieval.asked_value import asked_sentences
+
+    situation = "Upgrades replace one replica at a time and my requests fail while a replica is drained."
+    assert asked_sentences(f"{situation} Related?") == f"{situation} Related?"
+    assert asked_sentences(f"{situation} Is that intended?") == f"{situation} Is that intended?"
+    assert asked_sentences("My app is big. How do I paginate?") == "How do I paginate?"
+    result = ws.query(f"{situation} Related?")
+    assert not result.abstained and result.hits.evidence.focus_coverage > 0.5, result.hits.evidence
+
+
 def test_the_far_off_floor_rises_as_the_question_words_go_missing():
     """Rule 2's cosine floor, with rule 1 on, is `Evidence.needed_cosine`: 0.31 with no question word in the focus,
     falling to the bare 0.2 at focus_coverage 0.62 (bench/abstention_faroff.py). The figures are aiohttp's: the

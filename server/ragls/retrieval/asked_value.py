@@ -130,12 +130,19 @@ GENERIC_ASKING = frozenset((
     "else", "missing", "miss", "cause", "causes", "caused", "explain", "explanation", "supposed"))
 
 
+FOLLOW_UP_WORDS = 1  # an asking sentence after others with at most this many content words points back at them
+_WH_WORDS = frozenset(("how", "what", "which", "where", "when", "who", "whom", "whose"))  # "why" is GENERIC_ASKING
+
+
 def asked_sentences(text: str) -> str:
     """The part of a question that asks: without a quoted selection (`extractive.asked_text`: Ask About Selection's
     fenced block), and of several sentences only those ending in "?" when there are any. "I run it on Ubuntu
     inside Docker. How do I set the secret key?" asks about the secret key; Ubuntu is context. When the asking
     sentences name no subject — every content word is one of how help is asked for (`GENERIC_ASKING`): "My
-    handler for /users/me never runs. What am I doing wrong?" — the whole question asks."""
+    handler for /users/me never runs. What am I doing wrong?" — or, without a wh-word, hold a single other content
+    word, a follow-up that points back at the sentences before it ("... our config sets
+    cache_logger_on_first_use=True. Related?", "Is that intended?", "Thoughts?"), the whole question asks ("How do I
+    paginate?" still asks on its own)."""
     from ragls.answer.extractive import asked_text
 
     prose = asked_text(text)
@@ -143,8 +150,10 @@ def asked_sentences(text: str) -> str:
     asking = [x for x in sentences if x.rstrip().endswith("?")]
     if not asking or len(asking) == len(sentences):
         return prose
-    if all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(" ".join(asking))):
-        return prose
+    words = query_words(" ".join(asking))
+    subject = {w for w in words if w not in STOPWORDS and w not in GENERIC_ASKING}
+    if not subject or (len(subject) <= FOLLOW_UP_WORDS and not _WH_WORDS & set(words)):
+        return prose  # "What am I doing wrong?"; "Related?", "Is that expected?" (not "How do I paginate?")
     return " ".join(asking)
 
 
@@ -179,12 +188,36 @@ def asked_clause(text: str) -> str:
     return clauses[-1].strip()
 
 
+# A value of a kind that is named, not counted: "What folder does get_app_dir return?", "Which colour is used for
+# warnings?", "What message does pause() print?" — the answer is a path, a colour, a quoted text. {kind: (the nouns
+# that ask for it, what states one)}. A path: absolute, home-relative or backticked with a "/" (~/.config/app,
+# /etc/app, `conf/app.toml`), a Windows drive or an environment variable (C:\Users, %APPDATA%, $XDG_CONFIG_HOME) —
+# not "and/or"; a message: words in double or typographic quotes ("Press any key", not a value assigned in code:
+# EDITOR="code --wait", f"x={x}"); a colour: a colour's English name. A fixed
+# English vocabulary, not fitted to any corpus.
+NAMED_VALUES = {
+    "path": (r"folders?|director(?:y|ies)|dirs|paths?",
+             re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/\.?\w|`[^`\s]*\w/\w[^`\s]*`|\b[A-Za-z]:\\|%\w+%|\$\{?[A-Z][A-Z_]+")),
+    "message": (r"messages?|prompts?|wording",
+                re.compile(r"(?<![=\w])\"[^\"\n]*[A-Za-z][^\"\n]*\s[^\"\n]*\"|“[^”\n]*[A-Za-z][^”\n]*\s[^”\n]*”")),
+    "colour": (r"colou?rs?", re.compile(r"\b(?:red|green|blue|yellow|cyan|magenta|white|black|gr[ae]y|orange|purple|"
+                                       r"pink|brown|violet)\b", re.IGNORECASE)),
+}
+_NAMED_Q = {kind: re.compile(_LEAD + r"(?:what|which)\s+(?:(?:is|are|was)\s+)?(?:the\s+)?(?:(?!(?:about|with|for|in|of|on|to|"
+                             r"happens|do|does|did|can|should|would|will)\b)[\w-]+\s+){0,2}?(?:"
+                             + nouns + r")\b", re.IGNORECASE) for kind, (nouns, _) in NAMED_VALUES.items()}
+
+
 def asked_value(text: str) -> str | None:
-    """"amount", "default-amount", "default" or None: whether the part of the question that asks
-    (`asked_sentences`) asks for a value, and of which type (module docstring)."""
+    """"amount", "default-amount", "default", a kind of `NAMED_VALUES` ("path", "message", "colour") or None:
+    whether the part of the question that asks (`asked_sentences`) asks for a value, and of which type (module
+    docstring)."""
     asked = asked_sentences(text)
     if _AMOUNT_Q.search(asked):
         return "default-amount" if _UNSET_Q.search(asked) else "amount"
+    named = next((kind for kind, pattern in _NAMED_Q.items() if pattern.search(asked)), None)
+    if named is not None:
+        return named
     return "default" if _DEFAULT_Q.search(asked) else None
 
 
@@ -249,6 +282,8 @@ def _states(kind: str, sentence: str, count: bool = False) -> bool:
     """Whether `sentence` states a value of `kind` (`asked_value`); with `count`, one that is a number of things,
     not a duration or a size (`_COUNT_NOISE`)."""
     sentence = _TAG.sub(" ", sentence)
+    if kind in NAMED_VALUES:
+        return NAMED_VALUES[kind][1].search(sentence) is not None
     if count and kind != "default":
         measure = _MEASURE_WORD.search(sentence) is not None
         sentence = _COUNT_NOISE.sub(" ", sentence)
@@ -271,6 +306,41 @@ def _states(kind: str, sentence: str, count: bool = False) -> bool:
                                                                       or _LITERAL.search(sentence) is not None))
 
 
+# Where a passage states no value of its own: an address (a link's target, a bare URL: discussions/1785, a commit
+# hash) and a fenced example (```python / ```pycon / ``` ...: an example's literals — `r.status_code 301`, `while
+# request is not None` — are what the example passes or prints, not a default or a limit the docs state); a fence
+# opened with a MyST directive (```{eval-rst}, ```{note}) holds the docs' own text and stays, and so does a
+# configuration file (```toml: `_CONFIG_LANGUAGES`)
+_ADDRESS = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|\bhttps?://[^\s)>\]\"'`]+")
+_FENCE = re.compile(r"[ \t]*(`{3,})(.*)")  # a Markdown code fence; not ~~~, which in reST underlines a heading
+# A configuration file's settings are the docs' own statement of a value (`max_attempts = 5`), not an example's literal
+_CONFIG_LANGUAGES = frozenset(("toml", "ini", "cfg", "conf", "yaml", "yml", "json", "properties", "env", "dotenv"))
+
+
+def stated_text(passage: str) -> str:
+    """`passage` without what states no value of its own (`_ADDRESS`; a fenced example, whose lines become blank
+    lines; a fence opened with a MyST directive, ```{eval-rst}, or holding a configuration file, ```toml, keeps its
+    lines); a link keeps its words
+    ("[the guide](https://x/1785)" -> "[the guide]"). A chunk cut inside a fence (an odd number of fence lines,
+    the first without an info string) opens in the example: its first fence closes it."""
+    lines = passage.split("\n")
+    fences = [m for line in lines if (m := _FENCE.fullmatch(line))]
+    inside = len(fences) % 2 == 1 and not fences[0].group(2).strip()
+    out, fence, example = [], fences[0].group(1) if inside else None, inside
+    for line in lines:
+        m = _FENCE.fullmatch(line)
+        if fence is None and m:
+            info = m.group(2).strip().lower()
+            fence, example = m.group(1), not (info.startswith("{") or info.split(" ")[0] in _CONFIG_LANGUAGES)
+        elif fence is not None and m and m.group(1).startswith(fence) and not m.group(2).strip():
+            fence = None
+        elif fence is None or not example:
+            out.append(line)
+            continue
+        out.append("")
+    return _ADDRESS.sub(lambda m: "]" if m.group(0).startswith("]") else " ", "\n".join(out))
+
+
 def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], count: bool = False) -> bool:
     """True when some passage states a value of `kind` ("amount" / "default") within `WINDOW` sentences from a
     sentence holding a `subject` term (BM25 terms, `analysis.stems`), in the same block (a list item or field
@@ -278,7 +348,7 @@ def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], cou
     many: `asked_count`) a duration or a size is no answer (`_COUNT_NOISE`)."""
     subject = set(subject)
     for passage in passages:
-        for block in _BLOCK.split(passage):
+        for block in _BLOCK.split(stated_text(passage)):
             parts = sentences(block)
             for i, s in enumerate(parts):
                 if subject and not (stem_set(s) & subject):
@@ -335,4 +405,5 @@ def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | C
         return False
     if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text)):
         return False
-    return kind == "amount" or not parameter_default(topic() if callable(topic) else topic, passages)
+    return kind == "amount" or kind in NAMED_VALUES or not parameter_default(topic() if callable(topic) else topic,
+                                                                              passages)
