@@ -141,7 +141,10 @@ H.it("screenshot: :RagStatus and the statusline while the embedding model loads"
   end
   vim.cmd("silent! tabonly")
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
-  status_view.show_status(status)
+  local _, win = status_view.show_status(status)
+  local rows = vim.api.nvim_win_text_height(win, {}).all
+  H.eq(rows, vim.api.nvim_win_get_height(win), "the float is as tall as its text: no empty rows")
+  H.eq({ true, "shift:11" }, { vim.wo[win].breakindent, vim.wo[win].breakindentopt }, "wrapped values stay in their column")
   H.screenshot("ragstatus-model-loading")
   vim.cmd("close")
   progress.on_progress({ token = "t-model", value = { kind = "end" } })

@@ -155,6 +155,8 @@ H.it("citation_at finds the [n] under or nearest the cursor", function()
 end)
 
 H.it("quickfix items: absolute file, 1-based line/col, `title — first line` without repeating the heading", function()
+  local columns = vim.o.columns
+  vim.o.columns = 250 -- room for every text below beside this file's long temporary path (cut to fit: next test)
   local items = ui.quickfix_items({
     { id = "c1", score = 0.9, text = "## Frobnicator timeout\n\nEach merge must finish.\nMore.", source = source },
   })
@@ -179,6 +181,7 @@ H.it("quickfix items: absolute file, 1-based line/col, `title — first line` wi
     text = "## Frobnicator timeout\n\nEach merge must finish.\nThe timeout is\n  42 seconds.\nMore." } })
   H.eq(9, items[1].lnum, "lnum of the focus")
   H.eq("Frobnicator timeout — The timeout is 42 seconds.", items[1].text, "the focus lines' text")
+  vim.o.columns = columns
 end)
 
 H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII text", function()
@@ -228,6 +231,28 @@ H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, 
   vim.cmd("cclose")
   vim.cmd("bwipeout! " .. vim.fn.bufnr(path))
   os.remove(path)
+end)
+
+H.it("quickfix: a source quoted at two places is two items; a long preview stays on one screen line", function()
+  local r = function(a, b, c)
+    return { start = { line = a, character = 0 }, ["end"] = { line = b, character = c } }
+  end
+  local n = ui.quickfix_sources("q?", { sources = {
+    { n = 1, path = "docs/calibration.md", uri = "file:///nowhere/docs/calibration.md", title = "Calibration",
+      range = r(0, 40, 0), focusRange = r(3, 9, 5), focusRanges = { r(3, 9, 5), r(21, 26, 0) } } } })
+  H.eq(2, n, "one item per quoted place")
+  local qf = vim.fn.getqflist()
+  H.eq({ { 4, 10 }, { 22, 26 } }, { { qf[1].lnum, qf[1].end_lnum }, { qf[2].lnum, qf[2].end_lnum } },
+    "the places of the label docs/calibration.md:4-10, 22-26")
+  H.eq({ "[1] Calibration", "[1] Calibration" }, { qf[1].text, qf[2].text }, "both name the source")
+  vim.cmd("cclose")
+  local long = ("The frobnicator merges edits made on two machines into one note. "):rep(4)
+  local items = ui.quickfix_items({ { id = "c", score = 1, text = "# Frob\n\n" .. long,
+    source = { path = "guide/frobnicator.md", uri = "file:///nowhere/guide/frobnicator.md", title = "Frob",
+      range = r(2, 2, 80) } } })
+  local shown = "guide/frobnicator.md|3| " .. items[1].text
+  H.eq(true, vim.fn.strdisplaywidth(shown) < vim.o.columns, "one screen line: " .. shown)
+  H.eq("…", vim.fn.strcharpart(items[1].text, vim.fn.strchars(items[1].text) - 1), "cut text ends in …")
 end)
 
 H.it("insert_commit_message puts the message above the comment lines", function()

@@ -146,7 +146,23 @@ end
 ---@return integer bufnr
 ---@return integer winid
 function M.show_status(status)
-  return require("ragls.ui").open_float(M.status_lines(status), { title = "ragls status", filetype = "ragls-status" })
+  local buf, win = require("ragls.ui").open_float(M.status_lines(status),
+    { title = "ragls status", filetype = "ragls-status" })
+  -- A long value (a model name with its fallback note, an index path) wraps under its value, not under the label:
+  -- the labels are 11 columns wide ("Embedding  ", and "  embedding  " indented by 2 in a folder's rows).
+  vim.wo[win].breakindent = true
+  vim.wo[win].breakindentopt = "shift:11"
+  -- As tall as its text (wrapped lines counted): no empty rows below a short status.
+  if vim.api.nvim_win_text_height then
+    local rows = vim.api.nvim_win_text_height(win, {}).all
+    if rows < vim.api.nvim_win_get_height(win) then
+      local cfg = vim.api.nvim_win_get_config(win)
+      cfg.height = math.max(rows, 1)
+      cfg.row = math.floor((vim.o.lines - cfg.height) / 2) - 1
+      vim.api.nvim_win_set_config(win, cfg)
+    end
+  end
+  return buf, win
 end
 
 return M

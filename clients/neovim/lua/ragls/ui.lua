@@ -253,6 +253,14 @@ local function source_line_text(bufnr, fname, lnum)
   return ok and lines[lnum] or nil
 end
 
+--- The 1-based last line of a PROTOCOL Range (an end at character 0 ends on the line before), as the labels count.
+---@param range table
+---@return integer
+local function last_line(range)
+  local e = range["end"]
+  return (e.character == 0 and e.line > range.start.line) and e.line or e.line + 1
+end
+
 --- Where a source's cited lines start (`focusRange`, else `range`), as Neovim counts: the 1-based line and the
 --- 0-based BYTE column. PROTOCOL positions count UTF-16 code units (the CLI's `path:line:column` label too), while
 --- quickfix `col`, |nvim_win_set_cursor()| and the pickers' positions are bytes: "é😀 " is 4 units and 7 bytes.
@@ -300,20 +308,23 @@ function M.quickfix_sources(question, result)
   end
   local items = {}
   for _, source in ipairs(result.sources) do
-    local range = source.focusRange or source.range
     local fname = not source.bufnr and M.source_fname(source) or nil
     local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
-    local lnum, col0 = M.source_start(source, fname)
-    table.insert(items, {
-      bufnr = source.bufnr,
-      filename = fname,
-      module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
-      lnum = lnum,
-      col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
-      end_lnum = (range["end"].character == 0 and range["end"].line > range.start.line) and range["end"].line
-        or range["end"].line + 1,
-      text = ("[%d]%s"):format(source.n, title),
-    })
+    -- A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`): an item per place.
+    local places = (type(source.focusRanges) == "table" and #source.focusRanges > 1) and source.focusRanges
+      or { source.focusRange or source.range }
+    for _, range in ipairs(places) do
+      local lnum, col0 = M.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
+      table.insert(items, {
+        bufnr = source.bufnr,
+        filename = fname,
+        module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+        lnum = lnum,
+        col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
+        end_lnum = last_line(range),
+        text = ("[%d]%s"):format(source.n, title),
+      })
+    end
   end
   vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
   vim.cmd("botright copen")
@@ -553,6 +564,30 @@ function M.focus_text(chunk, max)
   return vim.fn.strcharpart(flat, 0, max or 200)
 end
 
+local function end_lnum_of(source)
+  return last_line(source.focusRange or source.range)
+end
+
+--- `text` cut with "…" to the columns a quickfix line has left after "path|4-10 col 3| " in a full-width quickfix
+--- window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines: a 200-character
+--- preview took three lines, and the fifth result fell below the window). At least 30 columns.
+local function fit_quickfix_text(text, path, lnum, end_lnum, col0)
+  local where = end_lnum > lnum and ("%d-%d"):format(lnum, end_lnum) or tostring(lnum)
+  if col0 > 0 then
+    where = where .. (" col %d"):format(col0 + 1)
+  end
+  local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
+  local room = math.max(30, vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1)
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  local cut = vim.fn.strcharpart(text, 0, room - 1)
+  while vim.fn.strdisplaywidth(cut) > room - 1 do -- wide characters take two columns
+    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  end
+  return cut .. "…"
+end
+
 --- `path:line:col: title — text` quickfix items for rag/query chunks: the text of the focus lines (the line the
 --- item names) when known, else the chunk's first line.
 ---@param chunks table[]  PROTOCOL Chunk[]
@@ -575,8 +610,8 @@ function M.quickfix_items(chunks)
       lnum = lnum,
       -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
       col = col0 > 0 and col0 + 1 or 0,
-      end_lnum = (source.focusRange or source.range)["end"].line + 1,
-      text = text,
+      end_lnum = last_line(source.focusRange or source.range),
+      text = fit_quickfix_text(text, fname or source.path or source.uri or "", lnum, end_lnum_of(source), col0),
       user_data = { score = chunk.score, id = chunk.id },
     })
   end
