@@ -45,6 +45,7 @@ MIN_PREFIX = 3  # an identifier word this long that begins a question word (or t
 MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
+EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 RELATIVE_FLOOR = 0.6  # with embed: a passage scoring below this share of the best one is off topic
 EVIDENCE_FLOOR = 0.85  # with embed: ... unless its score before the rank prior is this share of the best such score
@@ -191,7 +192,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     asks rather than repeating one part of it. A candidate naming, in one identifier, NAMED_WORDS words of the question that no
     picked passage holds or names (`_names_the_question`: the part of the question the picks leave out) is added
     last, the best-scored one, even below the floor or past `max_sentences` (one passage more). With no candidate
-    at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it when on topic (`with_code_after`). A sentence
+    at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it
+    when on topic, or when it is the paragraph's last sentence and the block at most EXAMPLE_LINES lines
+    (`with_code_after`). A sentence
     keeps its own final punctuation ("..." stays "...")."""
     from ragls.answer.template import source_label
 
@@ -233,7 +236,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             break
     picked = _completed(picked, dict(sources), query)
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
-    picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query))
+    picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
@@ -393,7 +396,7 @@ def _quotes(a: Unit, b: Unit) -> bool:
     return a.block_end > a.end and a.end < b.line and b.end <= a.block_end
 
 
-def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
+def with_code_after(unit: Unit, query: set[str] | frozenset[str], example_lines: int = 0) -> Unit:
     """`unit` showing the code block right after its sentence (`Unit.code_after`) when that code names an
     identifier pointing at a word of the question (`pointed_at`) that the sentence itself does not name: "it
     might improve performance to increase this number" answers "how do I raise the number of pools?" with
@@ -403,14 +406,20 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str]) -> Unit:
     sentence of the paragraph above the block can show it (`Unit.code_after`); one that is not the paragraph's
     last only code that short (the block right after a sentence illustrates that sentence; a long one under an
     earlier sentence is often about the rest of the paragraph: the 28-line test module under "When valid data is
-    sent in a POST request, create should insert ..."). Never a program's output (`Unit.output`). Otherwise `unit`
-    as it is."""
+    sent in a POST request, create should insert ..."). With `example_lines` (an answer's passages:
+    EXAMPLE_LINES; the focus passes none), a block of at most that many lines right after the paragraph's last
+    sentence comes with it whatever it names: the short example under a sentence shows how to do what the sentence
+    says, and its name is often one the question's own words never point at — "How do I lock a view so that only
+    signed-in users can open it?" is answered by `@requires('authenticated')` under "Alternatively you might want to
+    redirect unauthenticated users to a different page." (measured: docs/benchmarks.md, "Short examples under an
+    answering sentence"). Never a program's output (`Unit.output`). Otherwise `unit` as it is."""
     if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
     short = _code_lines(unit.code_after)
-    if not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
+    example = unit.code_scored and short <= example_lines  # right after the paragraph's last sentence
+    if not example and not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 

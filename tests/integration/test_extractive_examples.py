@@ -1,0 +1,78 @@
+"""A short code example right after the paragraph's last sentence comes with that sentence in an extractive answer
+(`extractive.with_code_after`, EXAMPLE_LINES), on a real index with the offline model (`RagWorkspace.ask`)."""
+
+from __future__ import annotations
+
+import pytest
+from offline_index import indexed_folder
+from ragls.answer.extractive import EXAMPLE_LINES
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
+
+GUARDS = """# Guarding views
+
+Pages can be limited to people who have signed in. Visitors who are not signed in get a 403 page instead of the
+view.
+
+The guard is an endpoint decorator that checks the caller's scopes before the view runs.
+
+```python
+@guarded("member")
+async def dashboard(request):
+    ...
+```
+
+A guard never touches the session store; it reads the scopes the login step put on the request.
+"""
+
+EXPORTS = """# Exporting reports
+
+Reports can be exported as spreadsheets. The exporter writes one sheet per section and names each sheet after its
+section heading.
+
+The exporter runs as a background job that streams rows to the file as they are produced.
+
+```python
+book = Workbook(title)
+for part in parts:
+    page = book.add_page(part.heading)
+    for row in part.rows:
+        page.append(row)
+book.compression = "deflate"
+book.batch = 500
+book.on_progress = print
+book.save(target)
+book.close()
+```
+
+Large reports take a few minutes; the job keeps running when the browser tab is closed.
+"""
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    if offline_model_dir() is None:
+        pytest.skip("needs ragls[offline]")
+    folder = indexed_folder(tmp_path_factory.mktemp("examples"), {"guards.md": GUARDS, "exports.md": EXPORTS},
+                            toml='[generation]\nbackend = "none"\n')
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+def test_a_short_example_after_the_answering_sentence_is_shown_whatever_it_names(ws):
+    """`@guarded("member")` names nothing the question's words point at ("guard a view", "signed-in visitors"),
+    so before EXAMPLE_LINES the answer quoted "The guard is an endpoint decorator ..." without the line to write."""
+    lines = ws.ask("How do I guard a view so that only signed-in visitors can open it?").text.splitlines()
+    at = lines.index("- The guard is an endpoint decorator that checks the caller's scopes before the view runs [1].")
+    assert lines[at + 1:at + 6] == ["  ```python", '  @guarded("member")', "  async def dashboard(request):",
+                                    "      ...", "  ```"]
+
+
+def test_a_longer_block_naming_nothing_asked_is_not_shown(ws):
+    """The 11-line program after "The exporter runs as a background job ..." is longer than EXAMPLE_LINES and names
+    nothing the question points at: the sentence stands alone."""
+    assert EXAMPLE_LINES < 11
+    text = ws.ask("How does the exporter write the file?").text
+    assert "- The exporter runs as a background job that streams rows to the file as they are produced [1]." in text
+    assert "Workbook(" not in text
