@@ -21,6 +21,9 @@ LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
+# A definition of a definition list (MyST's and Pandoc's "deflist": a term line, then ": definition", optionally past
+# one blank line, its continuation lines indented).
+DEFINITION = re.compile(r"^ {0,3}:[ \t]+\S")
 TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
 
 
@@ -28,7 +31,7 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$"
 class Block:
     """A block of a chunk text: its kind, its first line (0-based, in the chunk text) and its lines as written."""
 
-    kind: str  # "para", "list", "code", "table", "skip"
+    kind: str  # "para", "list", "deflist" (a definition list's term and definitions), "code", "table", "skip"
     start: int  # 0-based line in the chunk text
     lines: list[str]
 
@@ -91,17 +94,55 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("skip", i, [line]))
             i += 1
             continue
+        if not LIST_ITEM.match(line) and (DEFINITION.match(line) or _definition_after(lines, i) is not None):
+            j = definition_end(lines, i)
+            out.append(Block("deflist", i, lines[i:j]))
+            i = j
+            continue
         kind = "list" if LIST_ITEM.match(line) else "para"
         j = i + 1
         while j < len(lines) and lines[j].strip() and not FENCE_OPEN.match(lines[j]) \
                 and not lines[j].strip().startswith(("#", "|")):
             is_item = bool(LIST_ITEM.match(lines[j]))
-            if kind == "para" and is_item:
-                break
+            if kind == "para" and (is_item or DEFINITION.match(lines[j]) or _definition_after(lines, j) == j + 1):
+                break  # a list, or a definition list's term and definition, starts here
             j += 1
         out.append(Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
+
+
+def _definition_after(lines: list[str], i: int) -> int | None:
+    """When line `i` is the term of a definition list item: the line of its first definition (right after it, or
+    past one blank line). Else None. A term is one line of text: not a heading, a fence or a definition itself."""
+    term = lines[i].strip()
+    if not term or term.startswith(("#", "|", "```", "~~~", "<")) or DEFINITION.match(lines[i]):
+        return None
+    for k in (i + 1, i + 2):
+        if k < len(lines) and DEFINITION.match(lines[k]):
+            return k
+        if k < len(lines) and lines[k].strip():
+            return None
+    return None
+
+
+def definition_end(lines: list[str], i: int) -> int:
+    """The line after a definition list item that starts at line `i` (its term, or a definition whose term is not in
+    the chunk): its term, its definitions (": ..." lines, past one blank line between them) and their continuation
+    lines, up to a blank line not followed by a definition, a fence or a heading."""
+    j = i + 1
+    while j < len(lines):
+        if not lines[j].strip():
+            if j + 1 < len(lines) and DEFINITION.match(lines[j + 1]):
+                j += 1
+                continue
+            break
+        if FENCE_OPEN.match(lines[j]) or lines[j].lstrip().startswith("#"):
+            break
+        j += 1
+    while not lines[j - 1].strip():
+        j -= 1
+    return j
 
 
 def _literal_limit(block: Block) -> int | None:

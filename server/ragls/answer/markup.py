@@ -14,9 +14,13 @@ from ragls.index.headings import REST_ROLE
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
-# `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\})[ \t]*$",
-                             re.MULTILINE)
+# `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text; and MyST's target
+# line `(label)=` above a heading: where a cross-reference points, not text.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\}|"
+                             r"\([\w.:-]+\)=)[ \t]*$", re.MULTILINE)
+# A footnote definition's label (`[^stdlib]: And it's in fact supported ...`, MyST and GFM footnotes): the text after
+# it is prose, read as a paragraph (not removed as a link reference definition).
+_FOOTNOTE_LABEL = re.compile(r"^( {0,3})\[\^[^\]\s]+\]:[ \t]*", re.MULTILINE)
 # A link reference definition (`[license-url]: https://...`, CommonMark 4.7): a target, not prose.
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 # A MyST role, `{func}`password_option``, `{ref}`Title <label>``, `{py:class}`Path``: the same roles as reST's
@@ -26,15 +30,16 @@ _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n
 
 
 def clean_markup(text: str) -> str:
-    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines and link
-    reference definitions `[label]: url` (kept as empty lines, so line numbers do not move), heading ids
-    `{ #anchor }`, reST and MyST roles reduced to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as
-    `` `x` ``), and admonitions (`rest.admonitions`) read as the
-    prose they hold; reST tables, field lists, directive options and literal blocks as `answer/rest.py` rewrites
-    them."""
+    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines, MyST
+    target lines `(label)=` and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
+    move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
+    to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
+    (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
+    (`_myst_admonitions`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
+    rewrites them."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _DIRECTIVE_LINE.sub("", text)
-    text = _LINK_DEFINITION.sub("", text)
+    text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     text = _MYST_ROLE.sub(_myst_role, REST_ROLE.sub(rest.rest_role, text))
     text = rest.directive_options(rest.tables(text))
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
@@ -50,38 +55,83 @@ def _myst_role(m: re.Match[str]) -> str:
 
 _ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
                      "versionadded|versionchanged|deprecated")
-# A MyST admonition fence: ```{note} (or ~~~{tip}, :::{warning}), its body, then a closing fence as long or longer.
-_MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{(" + _ADMONITION_NAMES + r")\}[ \t]*(.*)$")
+_UNTITLED = ("admonition", "versionadded", "versionchanged", "deprecated")  # the text on the opening line is no body
+# A MyST directive fence: ```{name} (or ~~~{name}, :::{name}) with its argument, its body, then a closing fence as long
+# or longer (MyST's syntax, myst-parser "Directives").
+_MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*(.*)$")
 _MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
+# Directives whose body is code: shown as a code block, fenced with the language they name (a doctest is a session).
+_CODE_DIRECTIVES = {"code-block": "", "code": "", "sourcecode": "", "code-cell": "", "literalinclude": "",
+                    "doctest": "pycon", "testcode": "python", "testoutput": "", "ipython": "pycon", "eval-rst": "rst"}
+# Directives whose body is not text a reader sees as prose: Sphinx's hidden test fixtures, tables of contents,
+# includes, images, diagrams, raw output. Their lines are emptied.
+_HIDDEN_DIRECTIVES = ("testsetup", "testcleanup", "toctree", "include", "image", "mermaid", "graphviz", "raw",
+                      "contents", "plantuml", "only", "ifconfig")
+_BARE_COLON_FENCE = re.compile(r"^[ \t]*:{3,}[ \t]*$")  # a colon fence's closing line (MyST: never code)
 
 
 def _myst_admonitions(text: str) -> str:
-    """MyST admonition fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`) as the prose they
-    hold, line for line: the fence lines and the directive's `:option:` lines become empty lines and the body stays,
-    so it is read as paragraphs, not as a code block (as reST's ".. note::" bodies are, `rest.admonitions`). The text
-    on the opening line stays for a note-like directive (MyST reads it as the body's first line); the title of
-    `{admonition}` and the version of `{versionadded}` are dropped. Code fences inside the body stay code."""
+    """MyST directive fences (```` ```{note} ```` ... ```` ``` ````, `:::{tip}` ... `:::`), line for line (fence
+    lines and the directive's `:option:` lines become empty lines, so line numbers never move):
+    - an admonition or any colon fence (MyST writes directives whose body is Markdown with ":::") is the prose it
+      holds, read as paragraphs, not as a code block (as reST's ".. note::" bodies are,
+      `rest.admonitions`). The text on the opening line stays for a note-like directive (MyST reads it as the
+      body's first line); the title of `{admonition}` and the version of `{versionadded}` are dropped. Code fences
+      inside the body stay code; a body the chunk cuts (no closing fence in it) runs to the chunk's end, and a
+      closing ":::" whose opening is in the chunk before is emptied;
+    - a code directive (`{code-block} python`, `{doctest}`, `_CODE_DIRECTIVES`) is a code block fenced with its
+      language ("```python"), not "```{code-block}"; so is `{eval-rst}` ("```rst"): read as reST prose, Click's
+      `.. click:example::` and `.. click:run::` became two code blocks, and the sentence before the example lost
+      the run's words ("--help", "-vvv"; two Keys on Click); the fence moves down past its options (and the blank line
+      after them) so the block opens with its code;
+    - a directive whose body is not prose (`{testsetup}`, `{toctree}`, `{image}`, `_HIDDEN_DIRECTIVES`) is emptied;
+      a `{figure}`'s caption is prose;
+    - any other backtick directive is left as it is (a code block)."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
         m = _MYST_OPEN.match(lines[i])
         if not m:
+            if _BARE_COLON_FENCE.match(lines[i]):
+                lines[i] = ""
             i += 1
             continue
-        fence = m.group(2)
+        indent, fence, name, argument = m.groups()
+        name = name.split(":")[-1]  # {py:function} -> function
         close = re.compile("^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
         j = i + 1
         while j < len(lines) and not close.match(lines[j]):
             j += 1
-        if j == len(lines):  # never closed: leave it as it is
-            i += 1
-            continue
-        keep = m.group(4) if m.group(3) not in ("admonition", "versionadded", "versionchanged", "deprecated") else ""
-        lines[i] = m.group(1) + keep if keep else ""
         k = i + 1
+        options = []
         while k < j and _MYST_OPTION.match(lines[k]):
-            lines[k] = ""
+            options.append(k)
             k += 1
-        lines[j] = ""
-        i = j + 1
+        if name in _CODE_DIRECTIVES:
+            if fence[0] == ":":  # a colon fence cannot hold code for the block reader: leave it
+                i += 1
+                continue
+            language = argument.split()[0] if argument.strip() else _CODE_DIRECTIVES[name]
+            at = k if k < j and not lines[k].strip() else k - 1  # past the options and the blank line after them
+            for x in range(i, at):
+                lines[x] = ""
+            lines[at] = f"{indent}{fence}{language}"
+            i = j + 1
+            continue
+        if name in _HIDDEN_DIRECTIVES:
+            for x in range(i, min(j + 1, len(lines))):
+                lines[x] = ""
+            i = j + 1
+            continue
+        prose = re.fullmatch(_ADMONITION_NAMES, name) or name == "figure" or fence[0] == ":"
+        if not prose or (j == len(lines) and fence[0] == "`" and name not in _ADMONITION_NAMES.split("|")):
+            i += 1  # an unknown directive in backticks: a code block, as it reads
+            continue
+        keep = argument if re.fullmatch(_ADMONITION_NAMES, name) and name not in _UNTITLED else ""
+        lines[i] = indent + keep if keep else ""
+        for x in options:
+            lines[x] = ""
+        if j < len(lines):
+            lines[j] = ""
+        i += 1  # the body is read again: a directive nested in it (a code block in a note) is read in turn
     return "\n".join(lines)

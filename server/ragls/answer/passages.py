@@ -1,7 +1,8 @@
 """Passages of a chunk text for answers and citations: its blocks, and the sentences and list items in them, each
 with the lines it spans.
 
-The text is read as blocks (`answer/blocks.py`): paragraphs (split into sentences), list items, fenced and indented
+The text is read as blocks (`answer/blocks.py`): paragraphs (split into sentences), list items, definition list
+items (MyST's `term` / `: definition`, each definition one unit led by its term, `_definitions`), fenced and indented
 code blocks (Markdown's 4-space blocks, reST's literal blocks after "::"), pipe tables (each data row one unit,
 whole), headings and reST directive lines (skipped).
 A sentence ends at its punctuation, not at a line break: a paragraph or list item hard-wrapped over several source
@@ -14,11 +15,12 @@ directive lines between them; one whose block is not in the chunk is dropped or 
 and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`_introduces`),
 the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
 program's output is shown, not scored (`_output`). Markup that is not text is removed first (`clean_markup`,
-answer/markup.py): heading ids `{ #anchor }`, mkdocstrings
-`::: module.path` lines, include directives `{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps
-its text), reST roles (`:meth:`~a.b`` reads as `b`) and reST section titles with their underlines; admonitions
-(reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ````) are read as the prose they hold; reST tables,
-field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
+answer/markup.py): heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include directives
+`{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps its text, and its target when that names a
+Python object, `_link`), footnote marks, inline HTML tags, reST roles (`:meth:`~a.b`` reads as `b`) and reST section
+titles with their underlines; admonitions (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ```` and
+`:::{note}`) are read as the prose they hold, MyST code directives (```` ```{code-block} python ````) as code; reST
+tables, field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
 right under a heading that names an identifier ("#### `--check`", "## timeout=", "### NO_PROXY") is led by it
 (`heading_label`).
 """
@@ -31,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from ragls.answer import rest
 from ragls.answer.blocks import (
+    DEFINITION,
     FENCE_OPEN,
     LIST_ITEM,
     TABLE_SEPARATOR,
@@ -54,7 +57,7 @@ LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading th
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
-_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\(([^)]*)\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
@@ -75,11 +78,62 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
 
+# A link target that names a Python object, not a page: a dotted name ("structlog.processors.LogfmtRenderer"; MyST
+# resolves it as a cross-reference), not a file ("why.md") nor a host ("example.com").
+_OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
+                         r"io|edu|gov)$")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
+# Inline HTML in prose (`<kbd>Ctrl</kbd>`, `<code>x</code>`, `<br/>`, `<a href="...">text</a>`): the tags are not
+# text. Only these tag names: "Vec<T>" or "<name>" in prose is not a tag.
+_INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|"
+                          r"var|wbr)(?:\s[^<>]*)?/?>", re.IGNORECASE)
+
+
+def _link(m: re.Match[str]) -> str:
+    """A Markdown link as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
+    which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
+    (`structlog.processors.LogfmtRenderer`)", "[`LoggerFactory`](structlog.stdlib.LoggerFactory)" ->
+    "`structlog.stdlib.LoggerFactory`"."""
+    label, target = m.group(1), (m.group(2) or "").strip()
+    if not _OBJECT_TARGET.match(target) or _NOT_OBJECT.search(target):
+        return label
+    name = target.lstrip("~")
+    words = label.strip("`*_ ")
+    if not words or words in (name, name.rsplit(".", 1)[-1]):
+        return f"`{name}`"
+    return f"{label} (`{name}`)"
+
+
+def _inline_html(text: str) -> str:
+    """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
+    `` `x` ``, other tags as the text they hold."""
+    if "<" not in text:
+        return text
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _INLINE_HTML.sub(_tag, parts[k])
+    return "".join(parts)
+
+
+def _tag(m: re.Match[str]) -> str:
+    """An inline HTML tag as Markdown: `<code>`/`<kbd>` and their closing tags as a code span's backtick, `<sup>` as
+    "^(" and `</sup>` as ")" ("2<sup>n</sup>" reads "2^(n)"), `<br>` as a space, any other tag as nothing."""
+    tag = m.group(0).lower()
+    name = re.sub(r"[^a-z].*", "", tag.lstrip("</"), flags=re.DOTALL)
+    if name in ("code", "kbd"):
+        return "`"
+    if name == "sup":
+        return ")" if tag.startswith("</") else "^("
+    return " " if name == "br" else ""
+
+
 def _link_text(text: str) -> str:
-    """Prose markup as the answer (Markdown) shows it: Markdown links reduced to their text, images dropped, reST
-    hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` ->
-    "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
-    text = _LINK.sub(r"\1", _IMAGE.sub("", text))
+    """Prose markup as the answer (Markdown) shows it: Markdown links reduced to their text (with their target when
+    it names a Python object, `_link`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
+    reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
+    -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
+    text = _inline_html(_FOOTNOTE_REF.sub("", _LINK.sub(_link, _IMAGE.sub("", text))))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     return REST_LITERAL.sub(r"`\1`", text)
 
@@ -238,7 +292,7 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
             below.append(b.kind)
         # labelled: the prose right under the heading, up to LABELLED_BLOCKS paragraphs and lists before any code or
         # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls.")
-        label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list"} else ""
+        label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list", "deflist"} else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
@@ -332,9 +386,42 @@ def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
                     out.append(Unit(_cap(item), _attached(body), b.start + j, last, block_end(body), item=True))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last, item=True))
+        elif b.kind == "deflist":
+            out += _definitions(b, label, nxt)
         elif b.kind == "table":
             out += _table_rows(b)
     return tuple(out)
+
+
+def _definitions(block: Block, label: str, nxt: Block | None) -> list[Unit]:
+    """The definitions of a definition list item (`blocks.DEFINITION`), each one unit, whole, led by its term as a
+    list item is by its text: "{func}`~structlog.stdlib.add_log_level`:" / "" / ": Adds the log level to the event
+    dictionary under the key `level`." reads "`add_log_level`: Adds the log level to the event dictionary under
+    the key `level`.", spanning the term's line through the definition's last. The term is what the definition
+    documents (a processor, an option): without it the definition says what it does, never what it is. A definition
+    whose term is not in the chunk is read alone, led by the section's `label`; one ending in ":" comes with the
+    code block right after it ("Compare:" + the code), as a list item's does."""
+    lines = block.lines
+    first = next((k for k, x in enumerate(lines) if DEFINITION.match(x)), len(lines))
+    term = _plain(" ".join(x.strip() for x in lines[:first] if x.strip())).rstrip(":").rstrip()
+    starts = [k for k in range(first, len(lines)) if DEFINITION.match(lines[k])]
+    out: list[Unit] = []
+    for n, k in enumerate(starts):
+        stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        body = [x.strip() for x in lines[k:stop] if x.strip()]
+        text = _plain(" ".join([body[0][1:].strip(), *body[1:]]))
+        if not text:
+            continue
+        last = block.start + k + len(body) - 1
+        sentence = f"{term}: {text}" if term else labelled(text, label)
+        if len(sentence.split()) < MIN_WORDS:
+            continue
+        if _introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind == "code":
+            out.append(Unit(_cap(sentence), _attached(nxt), block.start, last, block_end(nxt),
+                            output=_output(sentence, nxt), item=True))
+        elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
+            out.append(Unit(_cap(sentence), "", block.start, last, item=True))
+    return out
 
 
 def _continues(out: list[Unit], blocks: tuple[Block, ...], k: int) -> bool:

@@ -433,9 +433,12 @@ def admonitions(text: str) -> str:
 def rest_role(m: re.Match[str]) -> str:
     """A reST role as Markdown: `:ref:`Title <label>`` -> "Title" (cross-reference roles read as text; a bare
     label as itself), code roles `:meth:`~flask.make_response`` -> "`make_response`" (a leading "~" shows the last
-    dotted part, "!" is dropped), as Sphinx renders them."""
+    dotted part, "!" is dropped), `:pep:`538`` -> "PEP 538" and `:rfc:`7231`` -> "RFC 7231", as Sphinx renders
+    them."""
     role = m.group(0)[1:].split(":", 1)[0]
     target = m.group(1).strip()
     if role in _TEXT_ROLES:
         return role_target(target)
+    if role in ("pep", "rfc"):
+        return f"{role.upper()} {role_target(target)}"
     return f"`{role_text(target)}`"
