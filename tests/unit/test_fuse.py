@@ -122,3 +122,19 @@ def test_best_similarity_of_all_candidates_decides_not_just_the_returned_hits():
     # a vector candidate outside top_k was relevant
     assert not abstained(RetrievalResult((hit,), best_similarity=0.25), 0.2)
     assert abstained(RetrievalResult((hit,), best_similarity=0.15), 0.2)
+
+
+def test_convex_bonus_is_the_bm25_score_share_of_the_first_places():
+    from ragls.config.settings import RetrievalSettings
+    from ragls.retrieval.search import _convex_bonus
+
+    s = RetrievalSettings()  # top_rank_bonus 0.05, rrf_k 60, bm25_weight 1, convex_alpha 0.6: worth 1.22
+    bonus = _convex_bonus({"a": 0.05, "c": 0.02, "off": 0.0}, [("a", 10.0), ("b", 9.0), ("c", 5.0)], s)
+    assert bonus == {"a": pytest.approx(1.22), "c": pytest.approx(0.61)}  # no bonus, no entry
+    assert _convex_bonus({"a": 0.05}, [("a", 10.0)], RetrievalSettings(bm25_weight=0.0)) == {}
+
+
+def test_compounds_that_name_nothing_are_not_required_literally():
+    from ragls.retrieval.search import _named_compounds
+
+    assert _named_compounds(("e.g", "Rc::weak_count", "2.0", "Cargo.toml", "i.e")) == ("rc::weak_count", "cargo.toml")

@@ -198,7 +198,8 @@ class RetrievalSettings(_Section):
     graph_weight: float = 0.9
     # Added to the fused score of a chunk BM25 ranks 1st (resp. 2nd-3rd) when it contains every content word of
     # the query (qmd's top-rank bonus values): an exact identifier match is not buried under vector-only hits.
-    # 0 turns it off. See retrieval/fuse.py and docs/benchmarks.md.
+    # Under convex fusion the 2nd-3rd get top_rank_bonus x their BM25 score / the best instead of top3_rank_bonus
+    # (retrieval/search.py `_convex_bonus`). 0 turns it off. See retrieval/fuse.py and docs/benchmarks.md.
     top_rank_bonus: float = Field(0.05, ge=0.0)
     top3_rank_bonus: float = Field(0.02, ge=0.0)
     # Fused score factor of chunks of changelog / release-notes / contributing / authors pages when the question

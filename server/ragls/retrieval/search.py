@@ -16,6 +16,7 @@ shared by rag/query and rag/ask.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -212,9 +213,9 @@ def _fuse(scored: dict, rankings: dict, weights: dict, bonus: dict, settings: Re
     """The candidates fused (`fuse.py`): by `convex_fusion` when `retrieval.fusion` is "convex" and the lists are
     the built-in vector and BM25 signals with comparable scores — vector weight `convex_alpha` (times the share of
     chunks embedded, as RRF's), BM25 1 - alpha, the cosine normalised from the relevance floor `min_similarity`,
-    the exact-match bonus worth as many BM25 first places as under RRF; each source lists at most `depth`
-    candidates per signal, so a shorter list is complete. None when the candidates are to be fused by weighted RRF
-    (`fuse.reciprocal_rank_fusion`) — also while only part of the chunks are embedded."""
+    the exact-match bonus worth as many BM25 first places as under RRF (`_convex_bonus`); each source lists at
+    most `depth` candidates per signal, so a shorter list is complete. None when the candidates are to be fused by
+    weighted RRF (`fuse.reciprocal_rank_fusion`) — also while only part of the chunks are embedded."""
     if (settings.fusion != "convex" or not set(scored) <= {"vector", "bm25"}
             or isinstance(scored.get("bm25"), _Ranked)):
         return None
@@ -225,11 +226,29 @@ def _fuse(scored: dict, rankings: dict, weights: dict, bonus: dict, settings: Re
         # cosine, not a cosine of 0, so the scores are not comparable and weighted RRF (whose vector weight scales
         # with the coverage) fuses until every chunk is embedded.
         return None
-    first_places = (settings.rrf_k + 1.0) / settings.bm25_weight if settings.bm25_weight else 0.0
     lists = {name: sorted(lst, key=lambda kv: -kv[1])[:len(rankings[name])] for name, lst in scored.items()}
     return convex_fusion(lists, {"vector": alpha * coverage, "bm25": 1.0 - alpha},
                          {"vector": settings.min_similarity, "bm25": 0.0},
-                         {key: b * first_places * (1.0 - alpha) for key, b in bonus.items()}, depth=depth)
+                         _convex_bonus(bonus, lists.get("bm25", []), settings), depth=depth)
+
+
+def _convex_bonus(bonus: dict, bm25: Sequence[tuple[Key, float]], settings: RetrievalSettings) -> dict:
+    """The exact-match bonus (`_exact_match_bonus`: BM25's top-3 chunks holding every content word) on the convex
+    scale: `top_rank_bonus` x the chunk's BM25 score / BM25's best score, in BM25 first places (rrf_k + 1 /
+    bm25_weight) x the BM25 weight 1 - convex_alpha — BM25's first exact match gets what it got under RRF (1.22 at
+    the defaults, above any fused score: an exact identifier match still comes first). The 2nd-3rd get their
+    score's share of it, not RRF's rank step `top3_rank_bonus` (0.02 of 0.05 whatever the scores): with two exact
+    matches of nearly the same BM25 score (Flask's "url_for" endpoint question: 10.42 against 10.40; the Rust
+    book's "Cargo.toml": the workspaces page against the gold, vector rank 1), the cosine, not BM25's rank, decides
+    which comes first (docs/benchmarks.md, "Exact-match bonus on the convex scale"). `bm25`: the (key, score) list,
+    best first."""
+    if not bonus or not bm25 or not settings.bm25_weight:
+        return {}
+    best = bm25[0][1]
+    scores = dict(bm25)
+    worth = settings.top_rank_bonus * (settings.rrf_k + 1.0) / settings.bm25_weight * (1.0 - settings.convex_alpha)
+    return {key: worth * min(1.0, scores.get(key, 0.0) / best) if best > 0 else 0.0
+            for key, b in bonus.items() if b}
 
 
 class _Ranked(list):
@@ -332,8 +351,10 @@ def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Que
 
 
 def _exact_match_bonus(lookup: ChunkLookup, q: Query, bm25_ranking, settings: RetrievalSettings) -> dict:
-    """{key: bonus} for BM25's top-3 chunks that contain every content word of the query literally:
-    `top_rank_bonus` for the 1st, `top3_rank_bonus` for the 2nd-3rd (fuse.py says why)."""
+    """{key: bonus} for BM25's top-3 chunks that contain every content word of the query literally, and each
+    compound identifier it names (`get_worktrees`, `Rc::weak_count`; `_named_compounds`) as written, in any case:
+    `top_rank_bonus` for the 1st, `top3_rank_bonus` for the 2nd-3rd (fuse.py says why; convex fusion rescales
+    them, `_convex_bonus`). A chunk holding "get" and "worktrees" apart is no exact match of `get_worktrees`."""
     top = list(bm25_ranking[:3])
     if not top or not (settings.top_rank_bonus or settings.top3_rank_bonus):
         return {}
@@ -341,8 +362,25 @@ def _exact_match_bonus(lookup: ChunkLookup, q: Query, bm25_ranking, settings: Re
     if not words:
         return {}
     found = lookup(top)
+    compounds = _named_compounds(q.compounds)
     return {key: settings.top_rank_bonus if rank == 1 else settings.top3_rank_bonus
-            for rank, key in enumerate(top, 1) if key in found and _has_words(found[key], words)}
+            for rank, key in enumerate(top, 1)
+            if key in found and _has_words(found[key], words) and _has_compounds(found[key], compounds)}
+
+
+def _named_compounds(compounds: Sequence[str]) -> tuple[str, ...]:
+    """The query's compound identifiers (`Query.compounds`) lower-cased, without those that name nothing: no
+    letter ("2.0") or only one-character parts ("e.g", "i.e")."""
+    return tuple(c.lower() for c in compounds
+                 if any(ch.isalpha() for ch in c) and any(len(p) > 1 for p in re.split(r"_+|\.|::", c)))
+
+
+def _has_compounds(chunk, compounds: Sequence[str]) -> bool:
+    """True when the chunk's title or text holds each of `compounds` (lower-cased) literally, in any case."""
+    if not compounds:
+        return True
+    text = f"{chunk.title}\n{chunk.text}".lower()
+    return all(c in text for c in compounds)
 
 
 def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings) -> list:
