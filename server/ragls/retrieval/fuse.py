@@ -23,6 +23,8 @@ rare identifier, whose embedding says little — scores 1/61 and sinks under sev
 1-8 (1.125/61...1.125/68). search.py gives BM25's top-3 chunks that contain every content word of the query
 qmd's top-rank bonus (+0.05 for 1st, +0.02 for 2nd-3rd). Applied to every top-ranked chunk, as qmd does, it cost
 0.012 nDCG@10 on Cranfield's long questions (docs/benchmarks.md); restricted to exact matches it is neutral there.
+Under convex fusion the bonus is expressed in BM25 first places and the 2nd-3rd exact matches get their BM25 score's
+share of the 1st's (`search._convex_bonus`), not RRF's rank step.
 """
 
 from __future__ import annotations
