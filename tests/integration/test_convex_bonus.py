@@ -7,10 +7,8 @@ of 0.05, so the cosine decides."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -34,22 +32,11 @@ QUESTION = "session lifetime login cookie"
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder: Path = tmp_path_factory.mktemp("bonus") / "docs"
-    folder.mkdir()
-    (folder / "login.md").write_text(GUIDE)
-    (folder / "settings.md").write_text(SETTINGS)
-    for i, topic in enumerate(["routing", "templates", "static files", "uploads", "websockets"]):
-        (folder / f"topic{i}.md").write_text(f"# {topic.title()}\n\nHow the framework handles {topic}: "
-                                             f"configure {topic} in the application settings.\n")
-    index = tmp_path_factory.mktemp("index")
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    w = RagWorkspace([folder])
-    w.index()
-    w.close()
-    return folder
+    # Filler pages of their own: the shared ones (offline_index.FILLER_TOPICS) include "sessions", a question word.
+    filler = {f"topic{i}.md": f"# {t.title()}\n\nHow the framework handles {t}: configure {t} in the application "
+              f"settings.\n" for i, t in enumerate(["routing", "templates", "static files", "uploads", "websockets"])}
+    return indexed_folder(tmp_path_factory.mktemp("bonus"), {"login.md": GUIDE, "settings.md": SETTINGS, **filler},
+                          filler=False)
 
 
 def test_between_two_exact_matches_the_cosine_decides(folder):
