@@ -1,11 +1,12 @@
-"""A short code example right after the paragraph's last sentence comes with that sentence in an extractive answer
-(`extractive.with_code_after`, EXAMPLE_LINES), on a real index with the offline model (`RagWorkspace.ask`)."""
+"""Extractive answers on a real index with the offline model (`RagWorkspace.ask`): a short code example right after
+the paragraph's last sentence comes with that sentence (`extractive.with_code_after`, EXAMPLE_LINES), and four short
+passages leave room for a fifth (`extractive.extractive_picks`, SHORT_ANSWER_CHARS)."""
 
 from __future__ import annotations
 
 import pytest
 from offline_index import indexed_folder
-from ragls.answer.extractive import EXAMPLE_LINES
+from ragls.answer.extractive import EXAMPLE_LINES, EXTRACTIVE_MAX_SENTENCES, SHORT_ANSWER_CHARS
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -48,13 +49,21 @@ book.close()
 Large reports take a few minutes; the job keeps running when the browser tab is closed.
 """
 
+RANGES = """# Partial downloads
+
+Archive downloads support range requests from any client. A range request with a `Range` header gets the requested
+bytes of the archive back. The `Accept-Ranges` header is sent with every archive download that exists. Only the
+`bytes` unit is understood in a range request for an archive. A range request can be combined with compression of
+the archive download. A range past the end of the archive download gets a `416` status back.
+"""
+
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     if offline_model_dir() is None:
         pytest.skip("needs ragls[offline]")
-    folder = indexed_folder(tmp_path_factory.mktemp("examples"), {"guards.md": GUARDS, "exports.md": EXPORTS},
-                            toml='[generation]\nbackend = "none"\n')
+    files = {"guards.md": GUARDS, "exports.md": EXPORTS, "ranges.md": RANGES}
+    folder = indexed_folder(tmp_path_factory.mktemp("examples"), files, toml='[generation]\nbackend = "none"\n')
     w = RagWorkspace([folder])
     yield w
     w.close()
@@ -76,3 +85,13 @@ def test_a_longer_block_naming_nothing_asked_is_not_shown(ws):
     text = ws.ask("How does the exporter write the file?").text
     assert "- The exporter runs as a background job that streams rows to the file as they are produced [1]." in text
     assert "Workbook(" not in text
+
+
+def test_four_short_passages_leave_room_for_a_fifth(ws):
+    """Five sentences on range requests, each under 100 characters: the four best total less than
+    SHORT_ANSWER_CHARS, so the fifth, the one naming the `416` status, is quoted too (main quoted four)."""
+    bullets = [line for line in ws.ask("How do range requests of archive downloads work?").text.splitlines()
+               if line.startswith("- ")]
+    assert len(bullets) == EXTRACTIVE_MAX_SENTENCES + 1, bullets
+    assert sum(len(b) for b in bullets[:EXTRACTIVE_MAX_SENTENCES]) < SHORT_ANSWER_CHARS
+    assert "- A range past the end of the archive download gets a `416` status back [1]." in bullets

@@ -38,6 +38,7 @@ __all__ = [
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
 EXTRACTIVE_MAX_SENTENCES = 4
+SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in all leave room for a fifth
 
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
@@ -151,7 +152,7 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
 
 
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
-                      max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
+                      max_sentences: int | None = None,
                       embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
                       embed_query: Callable[[str], Any] | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
@@ -160,11 +161,16 @@ def extractive_answer(question: str, sources: list[tuple[int, Hit]],
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
-                     max_sentences: int = EXTRACTIVE_MAX_SENTENCES,
+                     max_sentences: int | None = None,
                      embed: Callable[[list[str]], Any] | None = None,
                      embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
+    Without `max_sentences`, EXTRACTIVE_MAX_SENTENCES passages, and one more when they (sentences and the blocks
+    they introduce) total fewer than SHORT_ANSWER_CHARS characters, about the median answer's length: an answer of
+    four short passages has room for the next-best one, which is often the one naming the value ("If the range is invalid, the response will be a `416 Range Not
+    Satisfiable` response." after four sentences on range requests; measured: docs/benchmarks.md, "Short
+    examples under an answering sentence").
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
     each source's chunk; those outside its best window (`_context_lines`: `Hit.best_window`, else `Hit.window`) have
@@ -222,13 +228,17 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     seen: set[str] = set()
     covered: set[str] = set()  # the question's words the picked passages hold or name
     remaining = list(scored)
-    while remaining and len(picked) < max_sentences:
+    limit = max_sentences or EXTRACTIVE_MAX_SENTENCES
+    while remaining and len(picked) < limit:
         *_, n, unit = remaining.pop(_next_pick(remaining, query, covered) if picked and cosines is not None else 0)
         key = _normalised(unit.text)  # the same passage from two sources (a selection and its file) once
         if key not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
             seen.add(key)
             picked.append((n, unit))
             covered |= _matched(unit, query)
+            if max_sentences is None and len(picked) == limit == EXTRACTIVE_MAX_SENTENCES \
+                    and sum(len(u.text) for _, u in picked) < SHORT_ANSWER_CHARS:
+                limit += 1  # four short passages: room for a fifth
     for *_, n, unit in named:
         if _names_the_question(unit, query - covered) and _normalised(unit.text) not in seen \
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
