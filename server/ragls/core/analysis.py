@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 import tantivy
 
@@ -53,6 +54,18 @@ STOPWORDS = frozenset([
 _CJK_RUN = re.compile(
     "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
     "\u1100-\u11ff\u3130-\u318f\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: Any) -> Any:
+    """`text` with every lone surrogate (U+D800-U+DFFF, never a character) replaced by U+FFFD; anything that is not
+    a `str` is returned as it is (the caller's own check rejects it). User text reaches ragls with them from JSON
+    (`"\\ud800"` is legal JSON) and from argv bytes that are not UTF-8 (PEP 383 "surrogateescape"), and the
+    embedding model's tokenizer, SQLite and an LLM's JSON body all reject them: a question is searched with the
+    rest of its characters instead of failing (a 500 / a traceback)."""
+    return _SURROGATE.sub("\ufffd", text) if isinstance(text, str) else text
 
 
 def has_cjk(text: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 from ragls.config.aliases import OldName
 from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
+from ragls.core.analysis import well_formed
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.ir import MAX_TOP_K, Answer, Chunk, Hit
 from ragls.core.telemetry import traced
@@ -322,7 +323,7 @@ class RagWorkspace:
         """rag/query (`expand`: multi-query expansion for this request, None = `retrieval.expand_n`). Raises
         InvalidParams for an empty query, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
-        query = analyse(text)
+        query = analyse(well_formed(text))
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
@@ -346,6 +347,10 @@ class RagWorkspace:
         from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
+        question = well_formed(question)
+        if history:
+            history = [{**m, "content": well_formed(m.get("content"))} if isinstance(m, dict) else m
+                       for m in history]
         extra_hits: Sequence[Hit] = ()
         if documents:
             extra_hits, doc_prompt = self.retrieve_documents(documents, question, history, top_k)
