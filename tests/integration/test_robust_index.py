@@ -172,3 +172,25 @@ def test_bm25_index_without_the_cjk_field_is_rebuilt_from_the_manifest(tmp_path)
         assert bm25_paths(w, "连接池") == ["zh.md"]
     finally:
         w.close()
+
+
+def test_fifo_and_links_to_devices_are_listed_not_opened(tmp_path):
+    # a FIFO would block open() until a writer comes and /dev/zero never ends: neither is read, both are said
+    folder = tmp_path / "docs"
+    write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
+    os.mkfifo(folder / "pipe.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    (folder / "pipe-link.md").symlink_to(folder / "pipe.md")
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        report = w.index(embed=False)[0]
+        assert report.indexed == ["keep.md"]
+        assert dict(w.status().folders[0].skipped) == {
+            "pipe.md": "not a regular file (a FIFO)", "pipe-link.md": "not a regular file (a FIFO)",
+            "zero.md": "not a regular file (a character device)"}
+        (folder / "pipe.md").unlink()
+        (folder / "pipe-link.md").unlink()
+        w.index(embed=False)  # gone from the folder: gone from the list
+        assert dict(w.status().folders[0].skipped) == {"zero.md": "not a regular file (a character device)"}
+    finally:
+        w.close()

@@ -274,6 +274,16 @@ BROKEN_LINK = "broken symlink: its target does not exist"
 LINK_LOOP = "symlink that cannot be followed"
 SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 SECRET_FILE = "secret (sources.exclude_secrets)"
+NOT_REGULAR = "not a regular file"  # the reason `sources.load.read_bytes` gives too (it never opens one)
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"))
+
+
+def not_regular_reason(mode: int) -> str:
+    """The skip reason of a file (or a link's target) of `st_mode` `mode` that is neither a regular file nor a
+    folder: "not a regular file (a FIFO)" — opening a FIFO blocks until a writer comes, a device never ends."""
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), None)
+    return f"{NOT_REGULAR} ({kind})" if kind else NOT_REGULAR
 
 
 def secret_file(rel_path: str) -> bool:
@@ -325,7 +335,9 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
     `FileFilter.outside` (`sources.follow_outside_links` lists it like the others). Symlinked directories are not
     followed (no loops); a dangling link (or a link loop) the include globs take is recorded in
-    `FileFilter.unreadable` (BROKEN_LINK, or LINK_LOOP with the OS's reason), so the indexer lists it as skipped. A folder that cannot be listed, or
+    `FileFilter.unreadable` (BROKEN_LINK, or LINK_LOOP with the OS's reason), so the indexer lists it as skipped,
+    and so is a FIFO, socket or device, or a link to one (`not_regular_reason`: "not a regular file (a FIFO)").
+    A folder that cannot be listed, or
     whose entries cannot be reached (read but no search permission, e.g. after `chmod -R 644`), is not descended
     into and recorded in `FileFilter.unreadable` ("docs/" -> "unreadable folder: Permission denied"; "./" for the
     root itself). Secret files (`sources.exclude_secrets`) are never listed; those `sources.include` would have
@@ -381,6 +393,8 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                         found.append(path_key(rel))
                     elif stat.S_ISREG(target.st_mode) and (why := file_filter.secret_skip_reason(rel)) is not None:
                         file_filter.secrets[path_key(rel)] = why  # a link named like a secret file
+                    elif not stat.S_ISDIR(target.st_mode) and file_filter._file_reason(rel) is None:
+                        file_filter.unreadable[path_key(rel)] = not_regular_reason(target.st_mode)
                 elif entry.is_dir(follow_symlinks=False):
                     if file_filter.dir_reason(rel) is None:
                         stack.append(rel)
@@ -389,6 +403,9 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                         found.append(path_key(rel))
                     elif (why := file_filter.secret_skip_reason(rel)) is not None:
                         file_filter.secrets[path_key(rel)] = why
+                elif file_filter._file_reason(rel) is None:  # a FIFO, socket or device the include globs take
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                    file_filter.unreadable[path_key(rel)] = not_regular_reason(mode)
             except OSError as exc:
                 log.debug("cannot stat %s: %s", entry.path, exc)
     found.sort()
