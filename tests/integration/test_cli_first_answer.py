@@ -67,3 +67,19 @@ def test_complete_index_answers_without_the_line(folder):
     code, out = run(["query", str(folder), "what does the okapi eat", "--no-server"])
     assert code == 0 and "okapi.md" in out
     assert "answering now" not in out and "embedding the rest" not in out
+
+
+def test_a_reader_does_not_claim_to_embed_what_another_process_writes(folder):
+    # the index is complete and another process (here a workspace of this one, as an editor's server would) holds
+    # its lock: `ragls ask --no-server` reads it, and said "first vector of 0 of N chunks" and "embedding the rest"
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    assert run(["index", str(folder)])[0] == 0
+    writer = RagWorkspace([folder])
+    try:
+        assert writer.indexes[0].writer
+        code, out = run(["ask", str(folder), "what does the okapi eat", "--no-server"])
+    finally:
+        writer.close()
+    assert code == 0 and "okapi.md" in out
+    assert "answering now" not in out and "embedding the rest" not in out

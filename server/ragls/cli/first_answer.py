@@ -76,9 +76,12 @@ def index_for_answer(ws, question: str, budget_s: float | None = None):
         while ready and idx.pending_count() and time.monotonic() < deadline:
             if not idx.embed_pending_batch(BUDGET_BATCH):
                 break
-    chunks = sum(idx.manifest.chunk_count() for idx in ws.indexes)
-    pending = sum(idx.pending_count() for idx in ws.indexes)
-    windows = sum(idx.pending_windows_count() or 0 for idx in ws.indexes) - pending
+    # Only the folders this process writes: another process (an editor's `ragls serve`, `ragls mcp`) embeds the
+    # others, and a reader's pending counts are not its to finish (it said "0 of N chunks" of a complete index).
+    writers = [idx for idx in ws.indexes if idx.writer]
+    chunks = sum(idx.manifest.chunk_count() for idx in writers)
+    pending = sum(idx.pending_count() for idx in writers)
+    windows = sum(idx.pending_windows_count() or 0 for idx in writers) - pending
     return reports, Readiness(chunks, chunks - pending, max(0, windows), errors[0] if errors else None)
 
 
