@@ -214,6 +214,14 @@ async def test_empty_question_is_invalid_params(client):
     assert getattr(info.value, "code", None) == -32602
 
 
+async def test_a_question_past_the_length_limit_is_invalid_params(client):
+    from ragls.core.ir import MAX_QUERY_CHARS
+
+    with pytest.raises(Exception) as info:
+        await request(client, "rag/ask", {"question": "why? " * (MAX_QUERY_CHARS // 5 + 1)})
+    assert getattr(info.value, "code", None) == -32602 and "question is" in str(info.value), info.value
+
+
 async def test_cancel_answers_request_cancelled(client):
     LLM.reset(lambda req: Reply(text="word " * 50, delay_s=2.0))  # the model is slow to start
     msg_id = "ask-to-cancel"

@@ -135,6 +135,20 @@ async def test_bad_params_give_errors_and_server_keeps_serving(client, params, c
     assert res["chunks"]
 
 
+async def test_a_query_past_the_length_limit_is_refused_and_the_server_keeps_serving(client):
+    """A pasted text longer than MAX_QUERY_CHARS (a whole log, a file) is refused with -32602 naming the limit,
+    before any retrieval work; the next request is answered."""
+    from ragls.core.ir import MAX_QUERY_CHARS
+
+    text = "retries and backoff " * (MAX_QUERY_CHARS // 20 + 1)
+    with pytest.raises(Exception) as info:
+        await client.protocol.send_request_async("rag/query", {"query": text})
+    assert getattr(info.value, "code", None) == -32602, info.value
+    assert f"query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}" in str(info.value)
+    res = await request(client, "rag/query", {"query": text[:MAX_QUERY_CHARS], "topK": 1})  # at the limit: searched
+    assert res["chunks"]
+
+
 async def test_execute_command_form(client):
     res = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="ragls.query", arguments=[{"query": "database connection string", "topK": 1}]))

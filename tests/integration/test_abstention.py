@@ -179,6 +179,23 @@ def test_question_names():
     assert question_names('Why does `open("my.txt")` fail but `Vec::new()` not?') == ["Vec::new"]  # code is not a name
 
 
+def test_question_names_judges_each_word_once():
+    """A pasted text repeats its words thousands of times: each distinct word is judged once (a clipping is one set
+    look-up, not a pass over the vocabulary per word; 8,000 words took 10 s), and the names are those of the text
+    said once. A comma series with no "or" (the quadratic case of `_COORDINATED`) gives no listed values."""
+    from ragls.retrieval import names
+
+    once = "Does gevent work with json and Kerberos on my repo? "
+    assert names.question_names(once * 2000) == names.question_names(once) == ["gevent", "json", "Kerberos"]
+    vocabulary = names._english_words()
+    for word in ("repo", "env", "json", "xq", "auth", "gev"):  # the set holds what the pass over the words found
+        assert (word in names._clipping_prefixes(vocabulary)) == \
+            any(w.startswith(word) and len(w) > len(word) + 1 for w in vocabulary)
+    assert names._listed_values(", ".join(["json"] * 3000) + "?") == set()
+    long_series = ", ".join(f"fmt{i}" for i in range(40)) + ", json, csv or table"
+    assert {"json", "csv", "table"} <= names._listed_values(long_series)  # a longer series keeps its last items
+
+
 def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):
     """A name is absent when one of its BM25 terms is in no chunk: `retry.max_attempts=3` (retry, max, attempt, 3
     all indexed) is mentioned, NTLM is not."""

@@ -67,13 +67,14 @@ def test_fit_query_keeps_whole_sentences_from_the_end(ws):
 
 
 @pytest.mark.parametrize("pasted", [
-    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 3000,  # one 192 000-character token
-    "果园里的苹果树在冬末休眠时修剪" * 8000,  # a CJK paragraph: one alphanumeric run without spaces
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 245,  # one 15 680-character token
+    "果园里的苹果树在冬末休眠时修剪" * 1000,  # a CJK paragraph: one alphanumeric run without spaces
 ])
 def test_one_huge_pasted_token_is_answered_promptly(ws, pasted):
     """A query holding one endless alphanumeric run (a pasted hash or minified line, CJK text without spaces) once
     cost O(n^2) regex steps looking for compound identifiers (hours for these, holding the GIL so the whole server
-    froze). The deadline is two orders of magnitude above the real cost."""
+    froze; 192 000 characters, past `MAX_QUERY_CHARS` now, took hours). The deadline is two orders of magnitude
+    above the real cost."""
     import threading
 
     done: dict = {}
@@ -83,6 +84,16 @@ def test_one_huge_pasted_token_is_answered_promptly(ws, pasted):
     thread.join(120)
     assert not thread.is_alive(), "the query did not finish within 120 s"
     assert "orchard.md" in [hit.chunk.path for hit in done["result"].hits]  # the question after it still counts
+
+
+def test_a_query_past_the_limit_is_refused_before_any_work(ws):
+    from ragls.core.errors import InvalidParams
+    from ragls.core.ir import MAX_QUERY_CHARS
+
+    with pytest.raises(InvalidParams, match=f"query is 192,048 characters long; the limit is {MAX_QUERY_CHARS:,}"):
+        ws.query("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" * 3000 + " " + QUESTION)
+    with pytest.raises(InvalidParams, match="question is"):
+        ws.ask("why? " * MAX_QUERY_CHARS)
 
 
 def test_compound_identifiers_unchanged_by_the_linear_pattern():

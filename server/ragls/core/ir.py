@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 # The most hits one request may ask for (rag/query and rag/ask topK, `ragls query/ask --top-k`): a bound on the
 # work and the reply one request can cause, far above any useful top_k (default 5).
 MAX_TOP_K = 200
+# The longest question or query one request may send (rag/query `query`, rag/ask `question`, HTTP, MCP, CLI), in
+# characters: a bound on the work one request causes (ranking, focus and abstention read every word of it). Four
+# times the editors' "Ask About Selection" quote (`MAX_SELECTION_CHARS`, 4,000) with room for the question around
+# it; a longer text is refused with InvalidParams (-32602) naming the limit, as search APIs refuse an over-long
+# query (Algolia: 512 characters) rather than cut it without saying so.
+MAX_QUERY_CHARS = 16_000
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.analysis import well_formed
 from ragls.core.errors import InvalidParams, RaglsError
-from ragls.core.ir import MAX_TOP_K, Answer, Chunk, Hit
+from ragls.core.ir import MAX_QUERY_CHARS, MAX_TOP_K, Answer, Chunk, Hit
 from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
@@ -321,9 +321,9 @@ class RagWorkspace:
     @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: Any = None, expand: bool | None = None) -> QueryResult:
         """rag/query (`expand`: multi-query expansion for this request, None = `retrieval.expand_n`). Raises
-        InvalidParams for an empty query, a bad top_k or an unknown rag."""
+        InvalidParams for an empty query, one longer than MAX_QUERY_CHARS, a bad top_k or an unknown rag."""
         t0 = time.perf_counter()
-        query = analyse(well_formed(text))
+        query = analyse(check_text(text, "query"))
         top_k = check_top_k(top_k)
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
@@ -342,12 +342,13 @@ class RagWorkspace:
             history: list[dict] | None = None, on_delta: Callable[[str], None] | None = None,
             cancel: threading.Event | None = None, expand: bool | None = None) -> Answer:
         """rag/ask: retrieve, generate with the configured backend (or extractively), check citations.
-        Raises InvalidParams / RequestFailed / Cancelled."""
+        Raises InvalidParams (an empty question or one longer than MAX_QUERY_CHARS, a bad top_k, an unknown rag) /
+        RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
         from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
-        question = well_formed(question)
+        question = check_text(question, "question")
         if history:
             history = [{**m, "content": well_formed(m.get("content"))} if isinstance(m, dict) else m
                        for m in history]
@@ -497,3 +498,14 @@ def check_top_k(top_k: Any) -> int | None:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
         raise InvalidParams(f"topK must be an integer between 1 and {MAX_TOP_K}, got {top_k!r}")
     return top_k
+
+
+def check_text(text: Any, field: str) -> Any:
+    """A user's question or query as searched: lone surrogates replaced (`analysis.well_formed`); a non-string is
+    returned as it is for the caller's own check. Raises InvalidParams naming `field` ("query", "question") when it
+    is longer than MAX_QUERY_CHARS characters — every front (LSP, HTTP, MCP, CLI) reaches the index through here."""
+    text = well_formed(text)
+    if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
+        raise InvalidParams(f"{field} is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}: ask about "
+                            "a shorter passage (the part of a log or a file the question is about)")
+    return text
