@@ -73,7 +73,7 @@ def test_an_index_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "docs"
     folder.mkdir()
-    (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 0\n")  # an invalid setting: the open fails
+    (folder / "ragls.toml").write_text("[retrieval]\ntop_k = \"many\"\n")  # an invalid setting: the open fails
     lw = LiveWorkspace([folder], socket_server=None).start()
     try:
         r = TestClient(build_app(lw), base_url="http://localhost", raise_server_exceptions=False).get("/status")

@@ -168,3 +168,60 @@ def test_every_allowed_name_is_a_setting():
     for section, fields in SAFE.items():
         model = Settings.model_fields[section].annotation
         assert set(fields) <= set(model.model_fields), section  # type: ignore[union-attr]
+
+
+BIG_NUMBERS = """
+[sources]
+max_file_bytes = 1000000000000
+[embedding]
+threads = 1000000
+batch_size = 1000000
+[chunking]
+chunk_size = 5
+[retrieval]
+vector_weight = nan
+rrf_k = inf
+[generation]
+max_context_chars = 1000000000
+[rags.notes]
+sources = ["notes/"]
+embedding = {batch_size = 99999}
+"""
+
+
+def test_untrusted_numbers_are_bounded_with_a_warning_naming_setting_and_bound(tmp_path, store):
+    """An untrusted ragls.toml cannot claim a million ONNX threads, a terabyte file bound or the user's whole LLM
+    context: each number past `FOLDER_MAX` (or the schema's bound) is used at the bound, one below the minimum gets
+    the default, nan is left out — the folder still opens, and a warning names each setting and the value used."""
+    from ragls.config.trust_filter import FOLDER_MAX
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "ragls.toml").write_text(BIG_NUMBERS)
+    s, warnings = load_settings(tmp_path)
+    assert s.sources.max_file_bytes == FOLDER_MAX["sources"]["max_file_bytes"] == 20_000_000
+    assert s.embedding.threads == (os.cpu_count() or 1) and s.embedding.batch_size == 16
+    assert s.chunking.chunk_size == 2000  # below the minimum 100: the default
+    assert s.retrieval.vector_weight == 1.125 and s.retrieval.rrf_k == 10_000.0
+    assert s.generation.max_context_chars == 120_000
+    said = "\n".join(warnings)
+    assert "embedding.threads = 1000000 in the folder's ragls.toml is above" in said
+    assert "sources.max_file_bytes" in said and "20,000,000 is used" in said
+    assert "chunking.chunk_size = 5" in said and "the default 2000 is used" in said
+    assert "retrieval.vector_weight = nan" in said and "retrieval.rrf_k = inf" in said
+    assert "embedding.batch_size = 99999" in said  # a [rags.NAME] table's settings too
+    layer = folder_layer(tmp_path)
+    assert layer.data["rags"]["notes"]["embedding"] == {"batch_size": 16}
+
+
+def test_the_users_own_numbers_get_the_wider_schema_bounds(tmp_path, store):
+    """The user's settings (editor, user config) and a trusted folder are not held to `FOLDER_MAX`: only the
+    schema's bounds, and past them the value is an error naming the setting, as any invalid value of theirs."""
+    (tmp_path / "ragls.toml").write_text("[embedding]\nthreads = 512\n")
+    s, _ = load_settings(tmp_path, {"embedding": {"threads": 64, "batch_size": 256}})
+    assert (s.embedding.threads, s.embedding.batch_size) == (64, 256)
+    with pytest.raises(ConfigError, match="embedding.threads"):
+        load_settings(None, {"embedding": {"threads": 1_000_000}})
+    with pytest.raises(ConfigError, match="retrieval.bm25_weight"):
+        load_settings(None, {"retrieval": {"bm25_weight": float("inf")}})
+    trust.trust(tmp_path)
+    assert load_settings(tmp_path)[0].embedding.threads == 512  # trusted: the file's own value, within the schema

@@ -82,7 +82,8 @@ __CHUNK__
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    # nan / inf (legal TOML) are no setting's value: every number has finite bounds (docs/configuration.md, "Bounds")
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, allow_inf_nan=False)
 
 
 class SourcesSettings(_Section):
@@ -90,10 +91,10 @@ class SourcesSettings(_Section):
 
     include: list[str] = Field(default_factory=lambda: list(DEFAULT_INCLUDE))
     exclude: list[str] = Field(default_factory=list)
-    max_file_bytes: int = Field(2_000_000, gt=0)  # 2 MB
+    max_file_bytes: int = Field(2_000_000, gt=0, le=1_000_000_000)  # 2 MB
     respect_gitignore: bool = True
     exclude_secrets: bool = True
-    loader_timeout_s: float = Field(120.0, gt=0)  # each [document_loaders] command
+    loader_timeout_s: float = Field(120.0, gt=0, le=86_400)  # each [document_loaders] command
     # A symlink whose real path is outside the folder is skipped unless this is true (sources/walk.py, inside_folder)
     follow_outside_links: bool = False
 
@@ -103,10 +104,10 @@ class WebSettings(_Section):
     `sources.max_file_bytes`. `delay_s` is the pause between two requests to the same site (politeness; a
     robots.txt `Crawl-delay` that is longer wins)."""
 
-    max_pages: int = Field(500, ge=1)
-    max_depth: int = Field(4, ge=0)
-    delay_s: float = Field(0.5, ge=0)
-    timeout_s: float = Field(30.0, gt=0)
+    max_pages: int = Field(500, ge=1, le=1_000_000)
+    max_depth: int = Field(4, ge=0, le=100)
+    delay_s: float = Field(0.5, ge=0, le=3600)
+    timeout_s: float = Field(30.0, gt=0, le=3600)
     user_agent: str = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
     respect_robots: bool = True
 
@@ -114,8 +115,8 @@ class WebSettings(_Section):
 class ChunkingSettings(_Section):
     """Chunk size in characters; overlap defaults to 5 % of the size (100 for the default 2000)."""
 
-    chunk_size: int = Field(2000, ge=100)
-    chunk_overlap: int | None = Field(None, ge=0)
+    chunk_size: int = Field(2000, ge=100, le=1_000_000)
+    chunk_overlap: int | None = Field(None, ge=0, le=1_000_000)
 
     @property
     def overlap(self) -> int:
@@ -130,8 +131,8 @@ class EmbeddingSettings(_Section):
     model: str = "BAAI/bge-small-en-v1.5"
     model_path: str | None = None
     max_length: int = Field(512, ge=16, le=8192)  # tokens; texts are truncated to this
-    batch_size: int = Field(2, ge=1)  # texts per model call; larger batches are slower on CPU and cost memory
-    threads: int | None = Field(None, ge=1)
+    batch_size: int = Field(2, ge=1, le=1024)  # texts per model call; larger batches are slower on CPU and cost memory
+    threads: int | None = Field(None, ge=1, le=1024)
     offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
     # ONNX Runtime execution provider: "auto" (CUDA when available, else CPU — the behaviour before), "cpu", "cuda",
     # "rocm", "directml"; each falls back to CPU when its provider is not installed (a warning says so).
@@ -156,16 +157,16 @@ class IndexSettings(_Section):
 
     path: str | None = None
     # The user's shared, content-addressed embedding cache (stores/embed_cache.py), LRU-bounded; 0 = per-index only
-    embedding_cache_mb: int = Field(1024, ge=0)
+    embedding_cache_mb: int = Field(1024, ge=0, le=1_048_576)
     # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
     # default. 0 = always exact.
-    ann_threshold: int = Field(50_000, ge=0)
+    ann_threshold: int = Field(50_000, ge=0, le=1_000_000_000)
     backend: Literal["lancedb", "qdrant"] = "lancedb"
     qdrant_location: str | None = None
     qdrant_collection: str | None = None
     qdrant_api_key_env: str | None = None
-    qdrant_replication_factor: int = Field(1, ge=1)  # used when ragls creates the collection on a served cluster
-    qdrant_shards: int | None = Field(None, ge=1)
+    qdrant_replication_factor: int = Field(1, ge=1, le=100)  # used when ragls creates the collection on a served cluster
+    qdrant_shards: int | None = Field(None, ge=1, le=10_000)
     repo_id: str | None = None
     team: bool = False
 
@@ -188,20 +189,20 @@ class RetrievalSettings(_Section):
     # variants) and sources whose BM25 scores are not comparable are always fused by RRF.
     fusion: Literal["convex", "rrf"] = "convex"
     convex_alpha: float = Field(0.6, ge=0.0, le=1.0)
-    rrf_k: float = Field(60.0, gt=0)
-    vector_weight: float = 1.125
-    bm25_weight: float = 1.0
+    rrf_k: float = Field(60.0, gt=0, le=10_000)
+    vector_weight: float = Field(1.125, ge=0.0, le=100.0)
+    bm25_weight: float = Field(1.0, ge=0.0, le=100.0)
     # BM25 score of a query term in a chunk's title (heading path) relative to its body score: 1 = alike (before
     # 2026-12-01), 0 = body only (stores/bm25.py). 0.5: the only value measured that kept or improved every set
     # (docs/benchmarks.md, "BM25 title weight").
     bm25_title_weight: float = Field(0.5, ge=0.0, le=10.0)
-    graph_weight: float = 0.9
+    graph_weight: float = Field(0.9, ge=0.0, le=100.0)
     # Added to the fused score of a chunk BM25 ranks 1st (resp. 2nd-3rd) when it contains every content word of
     # the query (qmd's top-rank bonus values): an exact identifier match is not buried under vector-only hits.
     # Under convex fusion the 2nd-3rd get top_rank_bonus x their BM25 score / the best instead of top3_rank_bonus
     # (retrieval/search.py `_convex_bonus`). 0 turns it off. See retrieval/fuse.py and docs/benchmarks.md.
-    top_rank_bonus: float = Field(0.05, ge=0.0)
-    top3_rank_bonus: float = Field(0.02, ge=0.0)
+    top_rank_bonus: float = Field(0.05, ge=0.0, le=10.0)
+    top3_rank_bonus: float = Field(0.02, ge=0.0, le=10.0)
     # Fused score factor of chunks of changelog / release-notes / contributing / authors pages when the question
     # does not ask about versions, changes or contributing (retrieval/doc_kind.py); 1 = off.
     meta_page_weight: float = Field(0.6, ge=0.0, le=1.0)
@@ -225,7 +226,7 @@ class RetrievalSettings(_Section):
     # generation.max_context_chars (retrieval/parent.py).
     parent_document: bool = False
     # With a reranker: hits whose cross-encoder score is below this are dropped; 0 = off.
-    relevance_floor: float = 0.0
+    relevance_floor: float = Field(0.0, ge=-1000.0, le=1000.0)  # a cross-encoder logit
     # Abstention on the calibrated probability that the index answers (retrieval/abstention.py): abstain below
     # it; 0 turns the rule off (the cosine floor alone, as before).
     abstention_probability: float = Field(0.2, ge=0.0, le=1.0)
@@ -249,7 +250,7 @@ class RetrievalSettings(_Section):
     colbert_model_path: str | None = None
     rerank_llm_candidates: int = Field(20, ge=2, le=100)  # the LLM reranker reorders this many fused candidates
     # Past this budget the fused (RRF) order is returned and the timeout reported; 0 = no budget.
-    rerank_timeout_ms: int = Field(10_000, ge=0)
+    rerank_timeout_ms: int = Field(10_000, ge=0, le=600_000)
     # ONNX Runtime provider of the cross-encoder / ColBERT: auto (CUDA when available, else CPU: fastembed's own
     # choice, the behaviour before), cpu, cuda, rocm, directml; each chain ends on the CPU
     rerank_provider: str = "auto"
@@ -307,8 +308,8 @@ class GenerationSettings(_Section):
     base_url: str | None = None
     api_key_env: str | None = None
     temperature: float = Field(0.1, ge=0.0, le=2.0)
-    timeout_s: float = Field(60.0, gt=0)
-    max_context_chars: int = Field(12000, ge=500)
+    timeout_s: float = Field(60.0, gt=0, le=3600)
+    max_context_chars: int = Field(12000, ge=500, le=4_000_000)
     max_retries: int = Field(2, ge=0, le=10)
     max_tool_rounds: int = Field(2, ge=0, le=10)
     template: str = DEFAULT_TEMPLATE
@@ -349,13 +350,13 @@ class GenerationSettings(_Section):
 
 class CommitSettings(_Section):
     style: Literal["conventional", "plain"] = "conventional"
-    max_diff_chars: int = Field(24000, ge=1000)
-    max_prompt_tokens: int | None = Field(None, ge=2000)
+    max_diff_chars: int = Field(24000, ge=1000, le=4_000_000)
+    max_prompt_tokens: int | None = Field(None, ge=2000, le=1_000_000)
 
 
 class WatchSettings(_Section):
     enabled: bool = True
-    debounce_ms: int = Field(300, ge=0)
+    debounce_ms: int = Field(300, ge=0, le=600_000)
 
 
 class ObservabilitySettings(_Section):

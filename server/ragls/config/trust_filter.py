@@ -17,6 +17,7 @@ tables with a URL, a source outside the folder or a backend table (Qdrant).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -94,20 +95,68 @@ SAFE: dict[str, dict[str, Rule]] = {
     "web": _fields("max_pages", "max_depth", "delay_s", "timeout_s"),
 }
 SAFE_TOP_LEVEL = frozenset({"profile"})
+
+#: section -> field -> the largest value an untrusted folder's ragls.toml may give a number, where the schema's own
+#: bound (settings.py `le=`, which the user's settings and a trusted folder get) is far above what a folder needs:
+#: each one caps the memory, threads, disk or LLM quota one file could otherwise claim. Ten times the default, or the
+#: machine's CPUs for threads. A larger value is used at this bound, with a warning (`bounded`).
+FOLDER_MAX: dict[str, dict[str, float]] = {
+    "sources": {"max_file_bytes": 20_000_000, "loader_timeout_s": 600},
+    "chunking": {"chunk_size": 20_000, "chunk_overlap": 10_000},
+    # ONNX Runtime's intra-op threads; a batch's attention memory grows with its size (16 x 512 tokens ~ 200 MB)
+    "embedding": {"threads": os.cpu_count() or 1, "batch_size": 16},
+    "retrieval": {"rerank_timeout_ms": 60_000, "llm_timeout_s": 120, "graph_concurrency": 16},
+    "generation": {"timeout_s": 600, "max_context_chars": 120_000},
+    "commit": {"max_diff_chars": 240_000, "max_prompt_tokens": 64_000},
+    "watch": {"debounce_ms": 60_000},
+    "web": {"max_pages": 5_000, "max_depth": 10, "delay_s": 60, "timeout_s": 300},
+}
 RAG_KEYS = frozenset({"sources", "description"})  # rags.RAG_KEYS: the keys of a [rags.NAME] table that are not settings
 BUILTIN_LOADER = re.compile(r"^(pdf|docx|html):(?!//)(.+)$")  # sources/resolve.BUILTIN_LOADERS, which run no program
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 
-def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+def bounded(section: str, name: str, value: Any) -> tuple[Any, str | None]:
+    """An untrusted folder's number for `section.name` within bounds: (value, None) when it lies within the schema's
+    bounds (settings.py `ge`/`gt`/`le`) and `FOLDER_MAX`; (the bound, a warning naming the setting and the bound
+    used) above them; (the default, a warning) below the minimum; (None, a warning) for nan, which is dropped. So a
+    folder's file never stops the folder from opening with an out-of-range number, and never claims more than
+    `FOLDER_MAX`. Anything but a number (a bool, a string) is returned as it is, for the schema to judge."""
+    model = Settings.model_fields[section].annotation if section in Settings.model_fields else None
+    field = getattr(model, "model_fields", {}).get(name)
+    if field is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return value, None
+    setting = f"{section}.{name} = {value!r} in the folder's ragls.toml"
+    if math.isnan(value):
+        return None, f"{setting} is not a number: left out"
+    low = next((m.ge if hasattr(m, "ge") else m.gt for m in field.metadata if hasattr(m, "ge") or hasattr(m, "gt")),
+               None)
+    inclusive = any(hasattr(m, "ge") for m in field.metadata)
+    if low is not None and (value < low or (value == low and not inclusive)):
+        return field.default, f"{setting} is below its minimum {low}: the default {field.default} is used"
+    schema_high = min([m.le for m in field.metadata if hasattr(m, "le")], default=math.inf)
+    folder_high = FOLDER_MAX.get(section, {}).get(name, math.inf)
+    if value > min(schema_high, folder_high):
+        high = min(schema_high, folder_high)
+        high = float(high) if isinstance(field.default, float) else int(high)
+        if folder_high < schema_high:
+            return high, (f"{setting} is above {high:,}, the most an untrusted folder may set: {high:,} is used "
+                          "(set a larger one in your own settings, or trust the folder)")
+        return high, f"{setting} is above its maximum {high:,}: {high:,} is used"
+    return value, None
+
+
+def restrict(nested: dict[str, Any], folder: Path | None,
+             notes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
     """The part of a normalized settings layer (`config.normalize`'s nested shape) an untrusted folder may set,
-    and the dotted names of what was left out ("document_loaders", "generation.base_url", "rags.loot"), in
-    order. `folder`: the folder the layer comes from (paths must stay inside it)."""
+    numbers within bounds (`bounded`: a warning for each one changed is added to `notes`), and the dotted names of
+    what was left out ("document_loaders", "generation.base_url", "rags.loot"), in order. `folder`: the folder the
+    layer comes from (paths must stay inside it)."""
     kept: dict[str, Any] = {}
     ignored: list[str] = []
     for key, value in nested.items():
         if key == "rags" and isinstance(value, dict):
-            rags, dropped = _restrict_rags(value, folder)
+            rags, dropped = _restrict_rags(value, folder, notes)
             if rags:
                 kept["rags"] = rags
             ignored += dropped
@@ -116,7 +165,11 @@ def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any
             for name, v in value.items():
                 rule = SAFE.get(key, {}).get(name)
                 if rule is not None and rule(v, folder):
-                    section[name] = v
+                    v, note = bounded(key, name, v)
+                    if note is not None and notes is not None:
+                        notes.append(note)
+                    if v is not None:
+                        section[name] = v
                 else:
                     ignored.append(f"{key}.{name}")
             if section:
@@ -128,7 +181,8 @@ def restrict(nested: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any
     return kept, ignored
 
 
-def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str, Any], list[str]]:
+def _restrict_rags(rags: dict[str, Any], folder: Path | None,
+                   notes: list[str] | None = None) -> tuple[dict[str, Any], list[str]]:
     """[rags.NAME] tables of an untrusted folder: kept when every source is a path inside the folder and nothing
     but sources, a description and allowed settings is set (a backend table such as `qdrant = {...}` reaches a
     server); their settings go through the same allow-list (with no `index.path`: a RAG's index lives in the
@@ -152,7 +206,7 @@ def _restrict_rags(rags: dict[str, Any], folder: Path | None) -> tuple[dict[str,
         if warnings:  # an unknown key may be a backend table (qdrant = {...}): the whole RAG is left out
             ignored.append(f"rags.{name} (not only sources and settings)")
             continue
-        settings, dropped = restrict(own, None)
+        settings, dropped = restrict(own, None, notes)
         kept[name] = {**{k: table[k] for k in RAG_KEYS if k in table}, **settings}
         ignored += [f"rags.{name}.{d}" for d in dropped]
     return kept, ignored
@@ -262,7 +316,7 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
     state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
     if state == "trusted":
         return FolderLayer(nested, True, path, warnings=warnings, raw=raw)
-    kept, ignored = restrict(nested, folder)
+    kept, ignored = restrict(nested, folder, warnings)
     notice = untrusted_notice(path, ignored, state) if ignored else None
     return FolderLayer(kept, False, path, ignored, notice, warnings, raw)
 
