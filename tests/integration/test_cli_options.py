@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import pytest
 from ragls.cli import app as cli
@@ -100,3 +101,14 @@ def test_status_with_json_after_the_path(folder, capsys):
     capsys.readouterr()
     assert cli.main(["status", str(folder), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["folders"][0]["files"] == 2
+
+
+def test_query_shows_relevance_not_the_raw_score(folder, capsys):
+    """Each hit shows its score's share of the best one (the editors' "64%"); the raw score, whose scale depends on
+    the fusion (0.0000 for some convex hits), only with --explain."""
+    assert cli.main(["query", str(folder), "walrus ice floe", "--no-server"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line[:1].isdigit()]
+    assert lines[0].endswith("(relevance 100%)") and all(re.search(r"\(relevance \d+%\)$", x) for x in lines), lines
+    assert cli.main(["query", str(folder), "walrus ice floe", "--no-server", "--explain"]) == 0
+    first = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("1."))
+    assert re.search(r"\(relevance 100%, score \d+\.\d{4}\)", first), first

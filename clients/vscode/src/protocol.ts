@@ -48,7 +48,10 @@ export interface RagInfo {
 export interface Chunk {
   id: string;
   text: string;
+  /** The ranking's own number; its scale depends on the fusion and reranker, so it is not shown. */
   score: number;
+  /** The score as a share of the best chunk's (0..1), shown as "64%"; absent when no share means anything. */
+  relevance?: number;
   source: Source;
   /** 1-based ranks per retrieval signal; `rerank` is the score. */
   signals?: { vector?: number; bm25?: number; graph?: number; rerank?: number };

@@ -41,12 +41,18 @@ export function chunkDetail(chunk: Chunk, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** A quick pick item for a chunk: heading (else path), `path:lines`, first lines, score. */
+/** "64%": a chunk's `relevance` (its score's share of the best hit's); "" when the server sent none. */
+export function relevanceLabel(chunk: Chunk): string {
+  return typeof chunk.relevance === 'number' ? `${Math.round(chunk.relevance * 100)}%` : '';
+}
+
+/** A quick pick item for a chunk: heading (else path), `path:lines` and relevance, the focus lines' text. */
 export function chunkItem(chunk: Chunk): ChunkItem {
   const title = chunk.source.title?.split(' > ').pop();
+  const relevance = relevanceLabel(chunk);
   return {
     label: `$(file) ${title || displayPath(chunk.source)}`,
-    description: `${sourceLabel(chunk.source)} · ${chunk.score.toFixed(3)}`,
+    description: relevance ? `${sourceLabel(chunk.source)} · ${relevance}` : sourceLabel(chunk.source),
     detail: chunkDetail(chunk),
     alwaysShow: true, // the server ranks; the quick pick must not filter by its own fuzzy match
     chunk,

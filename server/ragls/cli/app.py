@@ -227,14 +227,23 @@ def _print_query(args, wire: dict, hits) -> int:
             sims = f" cos={hit.similarity:.3f}" if hit is not None and hit.similarity is not None else ""
             via = f" via {'+'.join(chunk['transforms'])}" if chunk.get("transforms") else ""
             extra = f"  signals={chunk.get('signals')}{sims}{via}"
-        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}  "
-              f"(score {chunk['score']:.4f}){extra}")
+        print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}{_relevance(chunk, args.explain)}"
+              f"{extra}")
         print(f"   {preview_text(chunk)}")
     from ragls.cli.llm_lines import query_lines
 
     for line in query_lines(wire.get("llmCalls"), args.explain):
         print(line)
     return 0
+
+
+def _relevance(chunk: dict, explain: bool) -> str:
+    """The "  (relevance 64%)" of a query hit: its score as a share of the best one (`Chunk.relevance`), as the editors show it;
+    the raw score only with --explain (its scale depends on the fusion and the reranker)."""
+    parts = [f"relevance {round(chunk['relevance'] * 100)}%"] if chunk.get("relevance") is not None else []
+    if explain or not parts:
+        parts.append(f"score {chunk['score']:.4f}")
+    return f"  ({', '.join(parts)})"
 
 
 def cmd_ask(args) -> int:

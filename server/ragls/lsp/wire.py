@@ -201,9 +201,24 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
     return src
 
 
-def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
+def relevance_shares(scores: list[float]) -> list[float] | None:
+    """Each score as a share of the best one, in [0, 1] rounded to 0.001 (`Chunk.relevance`, docs/protocol.md): the
+    only reading of a hit's score that holds across fusions (convex scores run 0 to ~2.2 with the exact-match bonus,
+    RRF's ~0.016 to 0.035, a reranker's its own scale). None when no share means anything: no hits, a best score
+    that is not positive, or a negative score (a cross-encoder's logits)."""
+    if not scores or max(scores) <= 0 or min(scores) < 0:
+        return None
+    top = max(scores)
+    return [round(s / top, 3) for s in scores]
+
+
+def to_wire_chunk(hit: Hit, explain: bool = False, relevance: float | None = None) -> dict:
+    """The `rag/query` Chunk of `hit`; `relevance` (its score's share of the best hit's, `relevance_shares`) is
+    sent when given, `signals` and `transforms` only with `explain`."""
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
            "source": to_wire_source(hit.chunk, hit.focus, hit.window)}
+    if relevance is not None:
+        out["relevance"] = relevance
     if hit.focus is not None:
         out["focusRange"] = to_wire_range(hit.focus)
     if explain:
@@ -217,7 +232,8 @@ def to_wire_chunk(hit: Hit, explain: bool = False) -> dict:
 
 
 def to_wire_query(result, explain: bool = False) -> dict:
-    out = {"query": result.query, "chunks": [to_wire_chunk(h, explain) for h in result.hits],
+    shares = relevance_shares([h.score for h in result.hits]) or [None] * len(result.hits)
+    out = {"query": result.query, "chunks": [to_wire_chunk(h, explain, r) for h, r in zip(result.hits, shares)],
            "abstained": result.abstained, "elapsedMs": round(result.elapsed_ms, 1)}
     if result.truncated:
         out["truncated"] = True  # the embedding model read only the end of the query

@@ -3,7 +3,7 @@
 --- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
 --- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, same preview);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
---- that a picker too). Entries show `path:first-last`, the chunk's heading once, and the score. Choosing an entry
+--- that a picker too). Entries show `path:first-last`, the chunk's heading once, and its relevance (64%). Choosing an entry
 --- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
 --- `<C-q>` in telescope/snacks, `ctrl-q` in fzf-lua, or the last entry of the |vim.ui.select| list, sends all
 --- results to quickfix.
@@ -24,7 +24,9 @@ local M = {}
 
 M.DEBOUNCE_MS = 200
 
---- "path:first-last  Heading  0.032" for a rag/query chunk.
+--- "path:first-last  Heading  64%" for a rag/query chunk: the percentage is its `relevance` (its score's share of
+--- the best hit's), left out when the server sent none; the raw `score` is never shown (its scale depends on the
+--- fusion and the reranker: 0.000 for some hits under convex fusion).
 ---@param chunk table PROTOCOL Chunk
 ---@return string
 function M.format(chunk)
@@ -33,8 +35,8 @@ function M.format(chunk)
   if s.title and s.title ~= "" then
     text = text .. "  " .. s.title
   end
-  if type(chunk.score) == "number" then
-    text = ("%s  %.3f"):format(text, chunk.score)
+  if type(chunk.relevance) == "number" then
+    text = ("%s  %d%%"):format(text, math.floor(chunk.relevance * 100 + 0.5))
   end
   return text
 end

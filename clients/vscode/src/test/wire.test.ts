@@ -146,6 +146,11 @@ describe('ragls server over vscode-jsonrpc', () => {
     assert.ok(top.text.includes('zeta-17'));
     const scores = result.chunks.map((c) => c.score);
     assert.deepEqual([...scores].sort((a, b) => b - a), scores, 'chunks are not sorted by score');
+    // relevance: each score's share of the first's (what the clients show), 1 for the first.
+    assert.equal(result.chunks[0].relevance, 1);
+    for (const c of result.chunks) {
+      assert.ok(Math.abs((c.relevance ?? -1) - c.score / scores[0]) < 0.002, `relevance ${c.relevance}, score ${c.score}`);
+    }
   });
 
   test('rag/ask streams deltas for its partialResultToken and cites the source', async () => {
