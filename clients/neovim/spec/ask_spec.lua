@@ -60,6 +60,10 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   H.ok(vim.iter(lines):any(function(l) return l == label or vim.startswith(l, label .. "-") or vim.startswith(l, label .. " ") end),
     label .. " shown: " .. text)
   H.eq(win, vim.api.nvim_get_current_win(), "float has focus")
+  -- wrapped at words, a list item's (or an LLM error quote's) wrapped lines hanging under its text
+  H.eq({ true, true, "list:-1" }, { vim.wo[win].linebreak, vim.wo[win].breakindent, vim.wo[win].breakindentopt }, "wrap")
+  H.eq(2, vim.fn.matchend("- a bullet", vim.bo[buf].formatlistpat), "a bullet is a list item")
+  H.eq(2, vim.fn.matchend("> The LLM failed", vim.bo[buf].formatlistpat), "a quote hangs under its '> '")
 end)
 
 H.it("<CR> on a source line opens the file at the start of its range", function()

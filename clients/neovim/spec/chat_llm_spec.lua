@@ -161,7 +161,7 @@ H.it(":RagChat new starts over and keeps the old thread; :RagChat list brings it
     cb(items[1])
   end
   vim.cmd("RagChat list")
-  H.eq({ ("%s (%d turns)"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "by its first question; or new")
+  H.eq({ ("%s (%d questions)"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "by its first question; or new")
   H.eq(old, headings(), "the old thread is back")
   H.eq(0, #chat.past, "and the empty one was not kept")
   -- with a current thread: it comes first, marked; "New chat" starts one and keeps it
@@ -170,7 +170,7 @@ H.it(":RagChat new starts over and keeps the old thread; :RagChat list brings it
     cb(items[#items])
   end
   vim.cmd("RagChat list")
-  H.eq({ ("%s (%d turns) · current"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "the current one first")
+  H.eq({ ("%s (%d questions) · current"):format(old[1]:sub(4), #old), "+ New chat" }, offered, "the current one first")
   H.eq(0, #chat.thread.turns, "a new chat")
   H.eq(1, #chat.past, "the old one kept")
   vim.ui.select = function(items, _, cb) cb(items[1]) end

@@ -339,9 +339,7 @@ function M.open()
     win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(win, buf)
   end
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
-  vim.wo[win].conceallevel = 2
+  ui.prose_window(win, buf)
   local hint = M.keys_hint(vim.api.nvim_win_get_width(win))
   if hint and layout == "float" then
     local border = config.values.float.border
@@ -389,7 +387,7 @@ function M.switch(i)
 end
 
 --- |:RagChat| list: the session's threads in one picker — the current one first, then the earlier ones (newest
---- first), each by its first question and number of turns, and "New chat". The choice is opened.
+--- first), each by its first question and number of questions, and "New chat". The choice is opened.
 function M.pick()
   local items = {}
   if #M.thread.turns > 0 then
@@ -407,7 +405,7 @@ function M.pick()
         return "+ New chat"
       end
       local t = item.turns
-      return ("%s (%d turn%s)%s"):format(t[1].question, #t, #t == 1 and "" or "s", item.current and " · current" or "")
+      return ("%s (%d question%s)%s"):format(t[1].question, #t, #t == 1 and "" or "s", item.current and " · current" or "")
     end,
   }, function(item)
     if not item then

@@ -55,6 +55,21 @@ local function size(value, total, min)
   return value
 end
 
+--- Wrap an answer's markdown in `win` for reading: at word boundaries, a list item's wrapped lines hanging under
+--- its text (not at column 0), a quote's (an LLM error) under its "> ", concealed markup hidden. `buf`'s
+--- 'formatlistpat' is set to markdown's list items and quotes ("- ", "* ", "1. ", "> "), so this holds without the
+--- markdown ftplugin too.
+---@param win integer
+---@param buf integer
+function M.prose_window(win, buf)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true
+  vim.wo[win].breakindentopt = "list:-1"
+  vim.wo[win].conceallevel = 2
+  vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*]]
+end
+
 --- Open a scratch float; returns bufnr, winid. `q` closes it.
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
@@ -82,9 +97,7 @@ function M.open_float(lines, opts)
     title = opts.title and (" " .. opts.title .. " ") or nil,
     title_pos = opts.title and "center" or nil,
   })
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
-  vim.wo[win].conceallevel = 2
+  M.prose_window(win, buf)
   vim.keymap.set("n", "q", function()
     if vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
