@@ -44,6 +44,7 @@ export const COMMANDS = {
   answerSettings: 'ragls.openAnswerSettings',
   chatNew: 'ragls.chat.new',
   chatStop: 'ragls.chat.stop',
+  chatHistory: 'ragls.chat.history',
   chatAsk: 'ragls.chat.ask',
 } as const;
 
@@ -285,6 +286,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Deps): 
   register(COMMANDS.answerSettings, () => openSettings('ragls.generation'));
   register(COMMANDS.chatNew, () => deps.chat.newChat());
   register(COMMANDS.chatStop, () => deps.chat.stop());
+  register(COMMANDS.chatHistory, () => deps.chat.showHistory());
   register(COMMANDS.chatAsk, async (question?: string) => {
     const q = typeof question === 'string' ? question : await vscode.window.showInputBox({
       title: 'ragls: Ask in Chat',

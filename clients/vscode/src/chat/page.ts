@@ -1,9 +1,10 @@
 /**
- * The chat view's webview page (`chat/view.ts` sets it once per view): the thread list, the thread, and the input
+ * The chat view's webview page (`chat/view.ts` sets it once per view): the current thread's first question (a button
+ * opening Chat History, a quick pick), the thread, and the input
  * with Send / Stop (New Chat and Stop are also the view's title-bar actions, package.json `view/title`), its styles
  * in the editor's theme colours, and the script that runs in the webview: it replaces the thread with the HTML of
  * each `render` message (following the stream, a new question shown from its heading) and posts `ask`, `stop`,
- * `switch`, `action` and `open` messages back. Everything it shows is rendered in the extension host (view.ts);
+ * `history`, `action` and `open` messages back. Everything it shows is rendered in the extension host (view.ts);
  * the page itself carries no data. The CSP (webview.ts) allows only its own nonce'd style and script.
  */
 import type * as vscode from 'vscode';
@@ -22,7 +23,9 @@ export function chatPage(webview: vscode.Webview): string {
 <style nonce="${nonce}">
   body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0; margin: 0; display: flex; flex-direction: column; height: 100vh; }
   header { display: flex; gap: .4em; padding: .4em .6em; border-bottom: 1px solid var(--vscode-panel-border); }
-  header select { flex: 1; min-width: 0; background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border); }
+  header button#threads { flex: 1; min-width: 0; display: flex; align-items: center; gap: .4em; text-align: left; padding: .2em .4em; font-family: inherit; font-size: inherit; background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border); }
+  header button#threads .label { flex: 1; min-width: 0; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+  header button#threads .more { color: var(--vscode-descriptionForeground); white-space: nowrap; }
   main { flex: 1; overflow-y: auto; padding: 0 .8em; line-height: 1.5; position: relative; }
   section.turn { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .6em; }
   h3.question { font-size: 1.05em; margin: .8em 0 .3em; }
@@ -53,7 +56,7 @@ export function chatPage(webview: vscode.Webview): string {
 </head>
 <body>
 <header>
-  <select id="threads" title="Earlier chats in this workspace (New Chat: + in the title bar)"></select>
+  <button id="threads" title="Chat history"><span class="label">New chat</span><span class="more"></span></button>
 </header>
 <main id="content"><p class="empty">Loading…</p></main>
 <footer>
@@ -83,12 +86,10 @@ export function chatPage(webview: vscode.Webview): string {
       content.scrollTop = newest ? Math.min(content.scrollHeight, newest.offsetTop) : content.scrollHeight;
     }
     stop.hidden = !msg.busy;
-    threads.innerHTML = '';
-    for (const t of msg.threads || []) {
-      const o = document.createElement('option');
-      o.value = t.id; o.textContent = t.label;
-      threads.appendChild(o);
-    }
+    const header = msg.header || { label: 'New chat', title: 'Chat history', earlier: 0 };
+    threads.querySelector('.label').textContent = header.label;
+    threads.querySelector('.more').textContent = header.earlier ? 'History (' + header.earlier + ') ▾' : 'History ▾';
+    threads.title = header.title;
   });
   function submit() {
     const text = input.value.trim();
@@ -99,7 +100,7 @@ export function chatPage(webview: vscode.Webview): string {
   send.addEventListener('click', submit);
   input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); submit(); } });
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
-  threads.addEventListener('change', () => vscode.postMessage({ type: 'switch', id: threads.value }));
+  threads.addEventListener('click', () => vscode.postMessage({ type: 'history' }));
   content.addEventListener('click', (event) => {
     const action = event.target.closest('button[data-action]');
     if (action) {

@@ -1,8 +1,8 @@
 /**
  * The ragls chat view (a webview view in the ragls side bar): a conversation thread — each turn's question, its
  * answer streamed with clickable `[n]` citations, and its sources — an input box for follow-ups, Stop while an
- * answer streams, New Chat, and a list of the workspace's last threads (kept in `workspaceState`, so a reload
- * brings them back).
+ * answer streams, New Chat, and Chat History: the workspace's last threads (kept in `workspaceState`, so a reload
+ * brings them back) in a quick pick.
  *
  * Each turn is tagged with its own `requestId` and its own progress token and cancellation source: deltas and the
  * result are applied only to the turn (in the thread) that started the request, so overlapping asks each land in
@@ -53,6 +53,39 @@ export function answerFooter(result: AskResult): string {
       ? 'extractive (the LLM failed)'
       : result.model || 'extractive';
   return [writer, ...(result.cached ? ['cached'] : []), `${(result.elapsedMs / 1000).toFixed(1)} s`].join(' · ');
+}
+
+/** A chat history pick item: one stored thread. */
+export interface ThreadItem extends vscode.QuickPickItem {
+  id: string;
+}
+
+/** `text` on one line (runs of whitespace as one space), trimmed. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** When a thread started, short: its time today ("09:46"), else its day ("Dec 3"), or its year's too. */
+function startedAt(ms: number, now = new Date()): string {
+  const d = new Date(ms);
+  if (d.toDateString() === now.toDateString()) {
+    return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  const year = d.getFullYear() === now.getFullYear() ? undefined : 'numeric';
+  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year });
+}
+
+/** The history pick's item for `thread`: first question, "current · 3 questions · 09:46", the latest question. */
+export function threadItem(thread: ChatThread, current: boolean): ThreadItem {
+  const n = thread.turns.length;
+  const first = oneLine(thread.turns[0]?.shown ?? '') || 'New chat';
+  const parts = [...(current ? ['current'] : []), ...(n ? [`${n} question${n === 1 ? '' : 's'}`, startedAt(thread.createdAt)] : [])];
+  return {
+    id: thread.id,
+    label: `$(${current ? 'comment-discussion' : 'history'}) ${first}`,
+    description: parts.join(' · '),
+    detail: n > 1 ? `latest: ${oneLine(thread.turns[n - 1].shown)}` : undefined,
+  };
 }
 
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -313,7 +346,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return source ? openSource(source, vscode.ViewColumn.Active) : undefined;
   }
 
-  /** Messages from the webview: ready, ask {text}, stop, new, switch {id}, open {turn, n}, action {turn, action}. */
+  /**
+   * Messages from the webview: ready, ask {text}, stop, new, switch {id}, history, open {turn, n}, action {turn,
+   * action}.
+   */
   async handleMessage(message: unknown): Promise<unknown> {
     const msg = message as { type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown; action?: unknown };
     switch (msg?.type) {
@@ -328,6 +364,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         return this.newChat();
       case 'switch':
         return typeof msg.id === 'string' ? this.switchTo(msg.id) : undefined;
+      case 'history':
+        return this.showHistory();
       case 'open':
         return typeof msg.turn === 'number' && typeof msg.n === 'number' ? this.openSource(msg.turn, msg.n) : undefined;
       case 'action':
@@ -455,11 +493,48 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return turns.map((t) => this.turnHtml(t)).join('\n');
   }
 
-  private threadOptions(): { id: string; label: string }[] {
-    return this.threads.map((t, i) => {
-      const first = t.turns[0]?.shown ?? 'New chat';
-      const label = first.length > 60 ? `${first.slice(0, 59)}…` : first;
-      return { id: t.id, label: i === 0 ? `${label} (current)` : `${label} · ${t.turns.length} turn(s)` };
+  /** The page's header: the current thread's first question (the button that opens `showHistory`). */
+  private header(): { label: string; title: string; earlier: number } {
+    const first = oneLine(this.thread.turns[0]?.shown ?? '') || 'New chat';
+    const earlier = this.threads.length - 1;
+    const more = earlier ? `\n\n${earlier} earlier chat(s): click to pick one (New Chat: + in the title bar)` : '';
+    return { label: first, title: `${first}${more}`, earlier };
+  }
+
+  /** The open history pick (tests drive it). */
+  historyPick: vscode.QuickPick<ThreadItem> | undefined;
+
+  /**
+   * "Show Chat History" (the header's button, the view's title bar): the workspace's threads in a quick pick, the
+   * current one first — each first question whole as the label (the side bar's width cut them), how many
+   * questions and when it started (today: the time) as the description, the latest question as the detail. Picking one makes it the
+   * current thread (`switchTo`); resolves with its id, or undefined when dismissed.
+   */
+  showHistory(): Promise<string | undefined> {
+    this.historyPick?.dispose();
+    const qp = vscode.window.createQuickPick<ThreadItem>();
+    this.historyPick = qp;
+    qp.title = 'ragls: Chat History';
+    qp.placeholder = 'Pick a chat to continue it (type to filter by its questions)';
+    qp.matchOnDetail = true;
+    qp.items = this.threads.map((t, i) => threadItem(t, i === 0));
+    return new Promise((resolve) => {
+      let picked: string | undefined;
+      qp.onDidAccept(() => {
+        picked = qp.activeItems[0]?.id ?? qp.selectedItems[0]?.id;
+        qp.hide();
+      });
+      qp.onDidHide(() => {
+        qp.dispose();
+        if (this.historyPick === qp) {
+          this.historyPick = undefined;
+        }
+        if (picked) {
+          this.switchTo(picked);
+        }
+        resolve(picked);
+      });
+      qp.show();
     });
   }
 
@@ -471,7 +546,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       void vscode.commands.executeCommand('setContext', 'ragls.chatBusy', this.busy);
     }
     this.html = this.bodyHtml();
-    void this.view?.webview.postMessage({ type: 'render', html: this.html, busy: this.busy, threads: this.threadOptions() });
+    void this.view?.webview.postMessage({ type: 'render', html: this.html, busy: this.busy, header: this.header() });
     this._onDidUpdate.fire(this.thread);
   }
 

@@ -6,7 +6,8 @@
  * opens; with a change staged in handbook/, clicks the Source Control title button "Generate Commit Message" and
  * reads the commit message box; asks in a new chat and types a follow-up into it (screenshot `chat-view.png`);
  * asks a question the docs cannot answer and checks that the turn says why once and lists its closest matches,
- * [1] opening its file (screenshot `chat-abstained.png`);
+ * [1] opening its file (screenshot `chat-abstained.png`); opens Chat History from the chat's header and picks the
+ * first thread back (screenshot `chat-history.png`);
  * finally points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
  * Settings above the extractive answer (screenshot `chat-error.png`).
  *
@@ -358,6 +359,22 @@ async function main(): Promise<number> {
       await until(page, 'every editor to close', async () => (await page.locator('.tabs-container .tab').count()) === 0);
       await first.click();
       await page.locator(`.tabs-container .tab.active:has-text("${file}")`).first().waitFor({ state: 'visible', timeout: 30_000 });
+    }, page, shots);
+    await step('the chat header opens Chat History: each chat by its whole first question, the latest question below', async () => {
+      await webview.locator('button#threads').first().click();
+      const widget = page.locator('.quick-input-widget');
+      await widget.locator('.quick-input-title:has-text("Chat History")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The thread of "ragls: Ask" and "Ask in Chat" (three questions), by its first question and its latest.
+      const row = widget.locator('.monaco-list-row:has-text("How do I roll back beacon firmware?")').first();
+      await row.waitFor({ state: 'visible', timeout: 30_000 });
+      const text = (await row.textContent()) ?? '';
+      if (!text.includes('3 questions') || !text.includes('latest: and how do I check which version is running?')) {
+        throw new Error(`the history row reads ${JSON.stringify(text)}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-history.png') });
+      await row.click();
+      await webview.locator('h3.question:has-text("and how do I check which version is running?")').first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
     }, page, shots);
     await step('an LLM that cannot be reached: the turn shows the error, Retry and Open Settings above the answer', async () => {
       const dead = await new Promise<number>((done) => {

@@ -501,6 +501,33 @@ suite('ragls extension in VS Code', () => {
     assert.equal(api.chat.thread.turns.length, 2);
   });
 
+  test('chat: Show Chat History lists each thread by its whole first question; picking one continues it', async () => {
+    const long = 'Which torque wrench is used for calibration, and what torque does the frobnicator housing take?';
+    api.chat.newChat();
+    await api.chat.ask(long);
+    const longId = api.chat.thread.id;
+    api.chat.newChat();
+    await api.chat.ask('How do I roll back beacon firmware?');
+    await api.chat.ask('and how do I check which version is running?');
+    assert.match(api.chat.html, /roll back/);
+    const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('ragls.chat.history'));
+    const qp = await until('the history pick', () => api.chat.historyPick);
+    const [current, ...earlier] = qp.items;
+    assert.equal(current.label, '$(comment-discussion) How do I roll back beacon firmware?');
+    assert.match(current.description ?? '', /^current · 2 questions · \d{1,2}:\d{2}/); // started today: its time
+    assert.equal(current.detail, 'latest: and how do I check which version is running?');
+    const item = earlier.find((i) => i.id === longId);
+    assert.ok(item, JSON.stringify(qp.items));
+    assert.equal(item.label, `$(history) ${long}`, 'the whole question, not cut');
+    // Typing filters by the questions: only the long thread's first question holds "housing".
+    qp.value = 'frobnicator housing';
+    await until('the filtered history', () => (qp.activeItems[0]?.id === longId ? true : undefined));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await picked, longId);
+    assert.equal(api.chat.thread.id, longId);
+    assert.equal(api.chat.thread.turns[0].question, long);
+  });
+
   test('Search Docs: choosing a result opens the file with the chunk selected', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     let done = false;
