@@ -74,6 +74,19 @@ H.it("while the embedding model loads, the statusline, :RagStatus and :checkheal
   H.eq("ragls", require("ragls").statusline(), "statusline once loaded")
 end)
 
+H.it("a long progress line is cut at its end in the statusline, so what it leads with stays", function()
+  local progress = require("ragls.progress")
+  local notice = "using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls's default, "
+    .. "BAAI/bge-small-en-v1.5, is not downloaded and cannot be downloaded now). Nothing to do: indexing, search and "
+    .. "answers work with it. Model files: /home/user/.cache/ragls/models/all-MiniLM-L6-v2-int8"
+  progress.on_progress({ token = "t-long", value = { kind = "begin", title = "ragls: indexing", message = notice,
+    percentage = 0 } })
+  local line = require("ragls").statusline()
+  H.eq(math.max(64, math.floor(vim.o.columns * 0.5)), vim.fn.strdisplaywidth(line), "cut to half the screen: " .. line)
+  H.ok(vim.startswith(line, "ragls: indexing using the bundled offline embedding model") and vim.endswith(line, "…"), line)
+  progress.on_progress({ token = "t-long", value = { kind = "end" } })
+end)
+
 H.it(":checkhealth ragls reports OK for Neovim, config, server and index, and names the fallback model", function()
   vim.cmd("checkhealth ragls")
   H.eq("checkhealth", vim.bo.filetype, "health buffer")

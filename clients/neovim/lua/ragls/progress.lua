@@ -160,12 +160,20 @@ function M.indexing()
   return next(M.active) ~= nil
 end
 
---- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing, "ragls" when attached to the
+--- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing (cut to half the screen, at least 64 columns,
+--- at its end), "ragls" when attached to the
 --- current buffer, "ragls: off" for a buffer outside any project, "" otherwise.
 ---@return string
 function M.statusline()
   for _, p in pairs(M.active) do
-    return M.text(p)
+    -- Cut at its end, to half the screen (at least 64 columns): a long progress line (the offline model's notice) filled the
+    -- statusline, which then cut its start ("<") — the part that says what happens — and hid the file name.
+    local text = M.text(p):gsub("%s*\n%s*", " ")
+    local room = math.max(64, math.floor(vim.o.columns * 0.5))
+    if vim.fn.strdisplaywidth(text) > room then
+      text = vim.fn.strcharpart(text, 0, room - 1) .. "…"
+    end
+    return text
   end
   local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
   if ok and #clients > 0 then
