@@ -158,6 +158,10 @@ H.it("snacks.picker stand-in (not the real plugin): live finder, file items at t
   H.eq(picker.format(best), item.text, "text")
   H.eq({ best_focus.start.line + 1, 0 }, item.pos, "pos: the focus line (1-based), column 0")
   H.eq(vim.fs.joinpath(vim.uv.fs_realpath(H.workspace), best.source.path), vim.uv.fs_realpath(item.file), "file")
+  -- end_pos: the end of the last focus line (snacks' preview lights pos..end_pos, so {last, 0} left it unlit)
+  local last = vim.fn.readfile(item.file)[item.end_pos[1]]
+  H.eq(#last, item.end_pos[2], "end_pos at the end of its line " .. item.end_pos[1])
+  H.ok(item.end_pos[1] >= item.pos[1] and #last > 0, vim.inspect(item.end_pos))
   H.eq({ { item.text } }, opts.format(item), "format")
   local closed = 0
   local fake_picker = { close = function() closed = closed + 1 end }

@@ -3,7 +3,7 @@
 --- With telescope.nvim or snacks.nvim installed the picker re-queries `rag/query` as you type (debounced) and
 --- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, same preview);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
---- that a picker too). Entries show `path:first-last`, the chunk's heading once, and its relevance (64%). Choosing an entry
+--- that a picker too). Entries show the chunk's relevance (64%), `path:first-last` and its heading once. Choosing an entry
 --- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
 --- `<C-q>` in telescope/snacks, `ctrl-q` in fzf-lua, or the last entry of the |vim.ui.select| list, sends all
 --- results to quickfix.
@@ -24,9 +24,10 @@ local M = {}
 
 M.DEBOUNCE_MS = 200
 
---- "path:first-last  Heading  64%" for a rag/query chunk: the percentage is its `relevance` (its score's share of
---- the best hit's), left out when the server sent none; the raw `score` is never shown (its scale depends on the
---- fusion and the reranker: 0.000 for some hits under convex fusion).
+--- " 64%  path:first-last  Heading" for a rag/query chunk: the percentage (a column of 4, first, so a picker
+--- narrower than a long heading never cuts it) is its `relevance` (its score's share of the best hit's), left out
+--- when the server sent none; the raw `score` is never shown (its scale depends on the fusion and the reranker:
+--- 0.000 for some hits under convex fusion).
 ---@param chunk table PROTOCOL Chunk
 ---@return string
 function M.format(chunk)
@@ -36,7 +37,7 @@ function M.format(chunk)
     text = text .. "  " .. s.title
   end
   if type(chunk.relevance) == "number" then
-    text = ("%s  %d%%"):format(text, math.floor(chunk.relevance * 100 + 0.5))
+    text = ("%3d%%  %s"):format(math.floor(chunk.relevance * 100 + 0.5), text)
   end
   return text
 end
@@ -54,16 +55,16 @@ function M.telescope_entry(chunk)
 end
 
 --- snacks.nvim picker item `i` of a rag/query chunk: `pos` is {1-based line, 0-based BYTE column} of its cited
---- lines' start (what snacks' preview, jump and quickfix read), `end_pos` their last line.
+--- lines' start (what snacks' preview, jump and quickfix read), `end_pos` the end of their last line (snacks' preview
+--- lights `pos` to `end_pos`: {last line, 0} left the last cited line unlit).
 ---@param i integer
 ---@param chunk table PROTOCOL Chunk
 ---@return table
 function M.snacks_item(i, chunk)
-  local range = chunk.source.focusRange or chunk.source.range
   local fname = ui.source_fname(chunk.source)
   local lnum, col0 = ui.source_start(chunk.source, fname)
   return { idx = i, score = chunk.score, text = M.format(chunk), file = fname, pos = { lnum, col0 },
-    end_pos = { range["end"].line + 1, 0 }, chunk = chunk }
+    end_pos = { ui.source_end(chunk.source, fname) }, chunk = chunk }
 end
 
 --- fzf-lua's `path:line:col:` of a rag/query chunk's cited lines (col 1-based BYTES, as grep prints it), for its

@@ -296,6 +296,17 @@ function M.source_start(source, fname)
   return lnum, ok and idx or character
 end
 
+--- Where a source's cited lines end, as Neovim counts: the 1-based last line (as the labels count it) and that
+--- line's length in BYTES, so a highlight up to it covers the whole line (0 when its text cannot be read).
+---@param source table PROTOCOL Source
+---@param fname? string defaults to the source's file
+---@return integer lnum, integer col0
+function M.source_end(source, fname)
+  local lnum = last_line(source.focusRange or source.range)
+  local line = source_line_text(source.bufnr, fname or M.source_fname(source), lnum)
+  return lnum, line and #line or 0
+end
+
 --- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
 --- corners and a margin left), else nil.
 ---@param width integer the float's width
