@@ -78,7 +78,7 @@ H.it("a long progress line is cut at its end in the statusline, so what it leads
   local progress = require("ragls.progress")
   local notice = "using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls's default, "
     .. "BAAI/bge-small-en-v1.5, is not downloaded and cannot be downloaded now). Nothing to do: indexing, search and "
-    .. "answers work with it. Model files: /home/user/.cache/ragls/models/all-MiniLM-L6-v2-int8"
+    .. "answers work with it. Model files: ~/.cache/ragls/models/all-MiniLM-L6-v2-int8"
   progress.on_progress({ token = "t-long", value = { kind = "begin", title = "ragls: indexing", message = notice,
     percentage = 0 } })
   local line = require("ragls").statusline()
