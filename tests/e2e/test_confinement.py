@@ -84,10 +84,12 @@ def workspace(tmp_path_factory) -> Path:
     (ws / "pw.md").symlink_to(private / "passwd")
     if PROC_STATUS:
         (ws / "status.md").symlink_to("/proc/self/status")
+    (ws / "vendor").symlink_to(private, target_is_directory=True)  # a folder link out: never followed, but said
     return ws
 
 
 OUTSIDE = ["pw.md", "status.md"] if PROC_STATUS else ["pw.md"]
+SKIPPED = sorted([*OUTSIDE, "vendor/"])
 
 
 @pytest_lsp.fixture(scope="module", loop_scope="module",
@@ -116,7 +118,7 @@ async def test_outside_links_are_skipped_with_their_reason(client):
     (folder,) = (await request(client, "rag/status", {}))["folders"]
     assert folder["files"] == 3
     skipped = {s["path"]: s["reason"] for s in folder["skipped"]}
-    assert sorted(skipped) == OUTSIDE
+    assert sorted(skipped) == SKIPPED
     assert all("outside the indexed folder" in reason for reason in skipped.values())
     res = await request(client, "rag/query", {"query": f"{OUTSIDE_WORD} root account bash", "topK": 10})
     assert all(c["source"]["path"] not in OUTSIDE and OUTSIDE_WORD not in c["text"] for c in res["chunks"])
@@ -208,7 +210,7 @@ async def test_mcp_read_passage_and_resources_are_masked(mcp, workspace):
 async def test_mcp_never_hands_out_an_outside_link(mcp, workspace):
     status = await mcp.data("index_status")
     assert status["folders"][0]["files"] == 3
-    assert sorted(s["path"] for s in status["folders"][0]["skipped"]) == OUTSIDE
+    assert sorted(s["path"] for s in status["folders"][0]["skipped"]) == SKIPPED
     data = await mcp.data("search_docs", {"query": f"{OUTSIDE_WORD} root account", "top_k": 10})
     assert all(r["path"] not in OUTSIDE and OUTSIDE_WORD not in r["text"] for r in data["results"])
     for path in OUTSIDE:

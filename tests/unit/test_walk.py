@@ -169,15 +169,18 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     (ws / "ext.md").symlink_to(outside / "ext.md")
     (ws / "dangling.md").symlink_to(ws / "missing.md")
     (ws / "self.md").symlink_to(ws / "self.md")  # a link to itself: ELOOP
+    (ws / "vendor").symlink_to(outside, target_is_directory=True)  # a folder link out: never followed, but said
     # link.md -> real.md is left out: real.md is indexed under its own name (real-path identity); ext.md points
     # out of the folder: left out and recorded, so the indexer lists it as skipped
     assert walk(ws, settings()) == ["real.md", "sub/s.md"]
     ff = FileFilter(ws, settings())
     walk_mod.walk_with(ff)
     assert ff.outside == ["ext.md"] and ff.aliases == {}
-    # a dangling link or a loop the include globs take is said, not silently left out (the folder links are not)
+    # a dangling link or a loop the include globs take is said, not silently left out, and so is a folder link out
+    # of the folder (folder links inside it, loops included, are not: their files are indexed under the real path)
     assert ff.unreadable == {"dangling.md": walk_mod.BROKEN_LINK,
-                             "self.md": f"{walk_mod.LINK_LOOP}: Too many levels of symbolic links"}
+                             "self.md": f"{walk_mod.LINK_LOOP}: Too many levels of symbolic links",
+                             "vendor/": walk_mod.OUTSIDE_DIR_LINK}
     assert ff.reason("ext.md") == walk_mod.OUTSIDE_LINK and ff.reason("real.md") is None
     assert ff.alias_of_indexed("link.md") and not ff.alias_of_indexed("ext.md")
     # the user's opt-in lists it under its own path, as any other link
@@ -185,6 +188,7 @@ def test_symlinks_loop_file_and_dangling(tmp_path):
     assert walk_mod.walk_with(follow) == ["ext.md", "real.md", "sub/s.md"]
     assert follow.aliases == {os.path.realpath(outside / "ext.md"): ["ext.md"]} and follow.outside == []
     assert follow.reason("ext.md") is None
+    assert follow.unreadable["vendor/"] == walk_mod.OUTSIDE_DIR_LINK  # a folder link is never followed
 
 
 def test_inside_folder_is_the_real_path_rule(tmp_path):

@@ -272,6 +272,7 @@ class FileFilter:
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
 BROKEN_LINK = "broken symlink: its target does not exist"
 LINK_LOOP = "symlink that cannot be followed"
+OUTSIDE_DIR_LINK = "symlink to a folder outside the indexed folder (symlinked folders are never followed)"
 SECRET_LINK = "symlink to a secret file (sources.exclude_secrets)"
 SECRET_FILE = "secret (sources.exclude_secrets)"
 NOT_REGULAR = "not a regular file"  # the reason `sources.load.read_bytes` gives too (it never opens one)
@@ -334,7 +335,8 @@ def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None)
     listed under its own path and recorded in `FileFilter.aliases` (target real path -> alias keys) so the watcher
     can follow the target, unless the target lies outside the folder: such a link is left out and recorded in
     `FileFilter.outside` (`sources.follow_outside_links` lists it like the others). Symlinked directories are not
-    followed (no loops); a dangling link (or a link loop) the include globs take is recorded in
+    followed (no loops); one whose target lies outside the folder is recorded in `FileFilter.unreadable`
+    ("vendor/" -> OUTSIDE_DIR_LINK) when its place is walked, so the indexer lists it as skipped; a dangling link (or a link loop) the include globs take is recorded in
     `FileFilter.unreadable` (BROKEN_LINK, or LINK_LOOP with the OS's reason), so the indexer lists it as skipped,
     and so is a FIFO, socket or device, or a link to one (`not_regular_reason`: "not a regular file (a FIFO)").
     A folder that cannot be listed, or
@@ -393,7 +395,10 @@ def walk_with(file_filter: FileFilter) -> list[str]:
                         found.append(path_key(rel))
                     elif stat.S_ISREG(target.st_mode) and (why := file_filter.secret_skip_reason(rel)) is not None:
                         file_filter.secrets[path_key(rel)] = why  # a link named like a secret file
-                    elif not stat.S_ISDIR(target.st_mode) and file_filter._file_reason(rel) is None:
+                    elif stat.S_ISDIR(target.st_mode):  # never followed; one out of the folder is said
+                        if file_filter.dir_reason(rel) is None and _points_outside(root, entry.path):
+                            file_filter.unreadable[f"{path_key(rel)}/"] = OUTSIDE_DIR_LINK
+                    elif file_filter._file_reason(rel) is None:
                         file_filter.unreadable[path_key(rel)] = not_regular_reason(target.st_mode)
                 elif entry.is_dir(follow_symlinks=False):
                     if file_filter.dir_reason(rel) is None:
@@ -427,6 +432,12 @@ def _norm(rel_path: str) -> str:
     while rel.startswith("./"):
         rel = rel[2:]
     return rel
+
+
+def _points_outside(folder: Path, path: str) -> bool:
+    """True when the real path of `path` (a symlink in `folder`) is neither `folder` nor inside it."""
+    root, real = os.path.realpath(folder), os.path.realpath(path)
+    return real != root and _relative_inside(Path(root), Path(real)) is None
 
 
 def _relative_inside(folder: Path, other: Path) -> str | None:
