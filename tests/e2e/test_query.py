@@ -100,6 +100,14 @@ async def test_special_characters_are_plain_text(client, text):
     assert isinstance(res["chunks"], list)
 
 
+@pytest.mark.parametrize("text", ['( " * :', "*", '"*"', ":", "-", "(("])
+async def test_a_query_of_only_punctuation_finds_nothing_and_abstains(client, text):
+    """User text is never query syntax: a query without a word (only `( " * :`) has nothing to search, so it gets
+    no chunks and abstains, instead of the chunks nearest to an embedding of punctuation."""
+    res = await request(client, "rag/query", {"query": text})
+    assert res["chunks"] == [] and res["abstained"] is True
+
+
 async def test_status_reports_skipped_files(client):
     status = await request(client, "rag/status", {})
     folder = status["folders"][0]

@@ -196,6 +196,17 @@ def test_question_names_judges_each_word_once():
     assert {"json", "csv", "table"} <= names._listed_values(long_series)  # a longer series keeps its last items
 
 
+def test_a_question_of_only_punctuation_abstains_without_passages(ws):
+    """`( " * :` holds no word: no hits, and rag/ask abstains without passages (no LLM call) on every front, which
+    all reach `search.search` through RagWorkspace.query/ask."""
+    for text in ('( " * :', '"*"', "AND OR NOT"):
+        assert ws.query(text).abstained, text
+    assert len(ws.query('( " * :').hits) == 0
+    answer = ws.ask('( " * :')
+    assert answer.abstained and not answer.sources
+    assert answer.text.startswith("Not in your docs: no passage matched the question"), answer.text
+
+
 def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):
     """A name is absent when one of its BM25 terms is in no chunk: `retry.max_attempts=3` (retry, max, attempt, 3
     all indexed) is mentioned, NTLM is not."""

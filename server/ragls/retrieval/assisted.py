@@ -48,6 +48,8 @@ def assisted_search(indexes: Sequence[FolderIndex], embedder: Embedder, query: A
         return search(indexes, embedder, query, settings=settings, top_k=top_k, **search_kwargs)
     indexes = as_sources(indexes)
     q = analyse(query)
+    if not q.searchable:  # nothing to search, nothing to ask an LLM about: `search` returns no hits
+        return search(indexes, embedder, q, settings=settings, top_k=top_k, **search_kwargs)
     trace = LLMTrace()
     llm = StepLLM.for_settings(generation, settings)
 

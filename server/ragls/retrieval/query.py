@@ -45,6 +45,13 @@ class Query:
     cjk_runs: tuple[str, ...] = ()
     vector: np.ndarray | None = None
 
+    @property
+    def searchable(self) -> bool:
+        """False when the query holds no word to search — only punctuation or symbols (`( " * :`, `-`): user text is
+        never query syntax, so such a query matches nothing (`search.search` returns no hits, and the request
+        abstains) instead of the nearest chunks of an embedding of punctuation."""
+        return bool(self.words or self.cjk_runs)
+
     def with_vector(self, vector: np.ndarray) -> Query:
         """The same query with its embedding."""
         return replace(self, vector=vector)

@@ -102,11 +102,14 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     vectors are ready (none yet: BM25 alone), its weight scaled by the fraction of chunks that have a vector (a
     cold index being embedded). `variants` (query transforms, retrieval/transforms.py) add their ranked lists as
     signals of their own, fused (or, with a reranker, re-scored) with the question's; they never change
-    similarity, focus or abstention.
+    similarity, focus or abstention. A query without a word to search (`Query.searchable`: only punctuation such
+    as `( " * :`) has no hits.
     Raises InvalidParams for an empty query, RequestFailed when the reranker cannot be loaded.
     """
     sources = as_sources(sources)
     q = analyse(query)
+    if not q.searchable:  # only punctuation (`( " * :`): no word to search, so no hits and the request abstains
+        return RetrievalResult(query=q)
     top_k = top_k or settings.top_k
     n = max(settings.candidates, top_k)
     ready = [i for i, src in enumerate(sources) if src.vectors_ready]
