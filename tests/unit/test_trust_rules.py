@@ -225,3 +225,26 @@ def test_the_users_own_numbers_get_the_wider_schema_bounds(tmp_path, store):
         load_settings(None, {"retrieval": {"bm25_weight": float("inf")}})
     trust.trust(tmp_path)
     assert load_settings(tmp_path)[0].embedding.threads == 512  # trusted: the file's own value, within the schema
+
+
+def test_an_untrusted_folder_cannot_choose_a_model_download(tmp_path, store):
+    """Before trust nothing the folder writes reaches the network: a model it names (embedding, cross-encoder,
+    ColBERT — or an ONNX reranker, whose default model a first use downloads) is ignored and named in the notice;
+    the user's own default embedding model is used (and downloaded, as for any folder). Trusted, the file applies."""
+    (tmp_path / "ragls.toml").write_text('[embedding]\nmodel = "intfloat/multilingual-e5-large"\n'
+                                         '[retrieval]\nrerank_backend = "colbert"\n'
+                                         'reranker_model = "Xenova/ms-marco-MiniLM-L-12-v2"\n'
+                                         'colbert_model = "answerdotai/answerai-colbert-small-v1"\n')
+    s, warnings = load_settings(tmp_path)
+    default = Settings()
+    assert s.embedding.model == default.embedding.model and s.retrieval.rerank_backend is None
+    assert s.retrieval.reranker_model is None and s.retrieval.colbert_model == default.retrieval.colbert_model
+    [line] = [w for w in warnings if "not trusted" in w]
+    for name in ("embedding.model", "retrieval.rerank_backend", "retrieval.reranker_model", "retrieval.colbert_model"):
+        assert name in line
+    (tmp_path / "ragls.toml").write_text('[retrieval]\nrerank_backend = "none"\n')  # turning reranking off is fine
+    assert load_settings(tmp_path)[1] == []
+    trust.trust(tmp_path)
+    (tmp_path / "ragls.toml").write_text('[embedding]\nmodel = "intfloat/multilingual-e5-large"\n')
+    trust.trust(tmp_path)
+    assert load_settings(tmp_path)[0].embedding.model == "intfloat/multilingual-e5-large"

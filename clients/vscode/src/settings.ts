@@ -29,11 +29,12 @@ export const PASS_THROUGH_KEYS = [
 ] as const;
 
 /**
- * Pass-through keys that point ragls at programs, endpoints, keys or paths outside the folder: in restricted mode
- * (an untrusted workspace) only their user-level value is sent — a cloned folder's .vscode/settings.json must not
- * set them. Also `restrictedConfigurations` in package.json.
+ * Pass-through keys that point ragls at programs, endpoints, keys, paths outside the folder or a model download:
+ * in restricted mode (an untrusted workspace) only their user-level value is sent — a cloned folder's
+ * .vscode/settings.json must not set them. Also `restrictedConfigurations` in package.json.
  */
 export const RESTRICTED_KEYS: ReadonlySet<string> = new Set([
+  'embedding.model',
   'embedding.modelPath',
   'generation.backend',
   'generation.model',

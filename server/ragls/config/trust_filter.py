@@ -6,7 +6,8 @@ the allow-list `SAFE` of settings that tune retrieval inside the folder.
 Everything not listed here is ignored for an untrusted folder — so a setting added later is safe by default and must
 be listed here (with its reason) to take effect without trust. Left out on purpose, because they run programs, reach
 the network, name environment variables, spend the user's LLM quota or read/write outside the folder:
-`document_loaders` (commands), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
+`document_loaders` (commands), the models a first use downloads (`embedding.model`, `retrieval.reranker_model`,
+`colbert_model`, the ONNX `rerank_backend`s), `generation.*` but a few formatting knobs (backend, model, base_url, api_key_env,
 personal_kb, persona, template, auto_start, retries), `index.*` but `ann_threshold` (the index path, Qdrant URLs and keys,
 team collections, the user's shared embedding cache size), model paths
 (`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
@@ -53,10 +54,11 @@ def _inside(path: str, folder: Path | None) -> bool:
     return target == root or root in target.parents
 
 
-def _local_reranker(value: Any, folder: Path | None) -> bool:
-    """The ONNX rerankers run a model of fastembed's list on this machine; "llm" spends the user's quota and an
-    import path runs Python code."""
-    return value in (None, "none", "cross-encoder", "colbert")
+def _no_reranker(value: Any, folder: Path | None) -> bool:
+    """Only turning reranking off: the ONNX rerankers ("cross-encoder", "colbert") download their model on first
+    use (a network connection the folder would choose), "llm" spends the user's quota and an import path runs
+    Python code."""
+    return value in (None, "none")
 
 
 def _any(value: Any, folder: Path | None) -> bool:
@@ -71,9 +73,10 @@ def _fields(*names: str) -> dict[str, Rule]:
 SAFE: dict[str, dict[str, Rule]] = {
     "sources": _fields("include", "exclude", "max_file_bytes", "respect_gitignore", "loader_timeout_s"),
     "chunking": _fields("chunk_size", "chunk_overlap"),
-    # `model` names one of fastembed's listed models (fastembed refuses others): a fixed download, no code.
-    # (`parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
-    "embedding": _fields("model", "max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
+    # (`model` is left out: a model not in the cache is downloaded, a network connection and up to gigabytes the
+    # folder would choose before the user trusts it — the user's own default model is downloaded as ever.
+    # `parallel` is left out: it starts up to 64 worker processes, a choice for the user's machine.)
+    "embedding": _fields("max_length", "batch_size", "threads", "offline_fallback", "provider", "window",
                          "window_stride"),
     # (`path` needs trust: inside the folder it would let the folder ship a ready-made index, links or poisoned
     # stores, for ragls to open and write.)
@@ -83,11 +86,12 @@ SAFE: dict[str, dict[str, Rule]] = {
                   "graph_weight", "top_rank_bonus", "top3_rank_bonus", "meta_page_weight", "bm25_feedback", "bm25_feedback_docs",
                   "bm25_feedback_terms", "bm25_feedback_query_weight", "window_margin", "min_similarity",
                   "hybrid", "dedup_cosine", "parent_document", "relevance_floor",
-                  "abstention_probability", "reranker_model", "graph_hops", "graph_concurrency",
-                  "ingest_concurrency", "colbert_model", "rerank_llm_candidates", "rerank_timeout_ms",
+                  "abstention_probability", "graph_hops", "graph_concurrency",
+                  "ingest_concurrency", "rerank_llm_candidates", "rerank_timeout_ms",
                   "rerank_provider", "transform_weight", "strong_signal_score", "strong_signal_gap",
                   "llm_timeout_s"),
-        "rerank_backend": _local_reranker,
+        # (`reranker_model`, `colbert_model` and the ONNX rerankers are left out: a model download, see `_no_reranker`)
+        "rerank_backend": _no_reranker,
     },
     "generation": _fields("temperature", "timeout_s", "max_context_chars", "memory_max_turns", "cache"),
     "commit": _fields("style", "max_diff_chars", "max_prompt_tokens"),
