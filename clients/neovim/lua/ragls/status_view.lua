@@ -153,15 +153,7 @@ function M.show_status(status)
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "shift:11"
   -- As tall as its text (wrapped lines counted): no empty rows below a short status.
-  if vim.api.nvim_win_text_height then
-    local rows = vim.api.nvim_win_text_height(win, {}).all
-    if rows < vim.api.nvim_win_get_height(win) then
-      local cfg = vim.api.nvim_win_get_config(win)
-      cfg.height = math.max(rows, 1)
-      cfg.row = math.floor((vim.o.lines - cfg.height) / 2) - 1
-      vim.api.nvim_win_set_config(win, cfg)
-    end
-  end
+  require("ragls.ui").fit_float_height(win)
   return buf, win
 end
 

@@ -70,6 +70,23 @@ function M.prose_window(win, buf)
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*]]
 end
 
+--- Shrink the float `win` to its text (wrapped lines counted) when that is shorter, kept centred: a short status or
+--- answer left most of a 70%-high float empty. Never grows it; at least `min` rows (default 1).
+---@param win integer
+---@param min? integer
+function M.fit_float_height(win, min)
+  if not (vim.api.nvim_win_text_height and vim.api.nvim_win_is_valid(win)) then
+    return
+  end
+  local rows = math.max(vim.api.nvim_win_text_height(win, {}).all, min or 1)
+  if rows < vim.api.nvim_win_get_height(win) then
+    local cfg = vim.api.nvim_win_get_config(win)
+    cfg.height = rows
+    cfg.row = math.floor((vim.o.lines - rows) / 2) - 1
+    vim.api.nvim_win_set_config(win, cfg)
+  end
+end
+
 --- Open a scratch float; returns bufnr, winid. `q` closes it.
 ---@param lines string[]
 ---@param opts { title?: string, filetype?: string, enter?: boolean }
@@ -496,6 +513,9 @@ function AnswerView:finish(result)
   end
   vim.b[self.buf].ragls_result = result
   M.last = { question = self.question, result = result }
+  if self.win and vim.api.nvim_win_is_valid(self.win) and vim.api.nvim_win_get_buf(self.win) == self.buf then
+    M.fit_float_height(self.win, 5) -- the answer is complete: no empty rows under a short one
+  end
 end
 
 --- The last finished answer ({ question, result }), for |:RagLast|.
