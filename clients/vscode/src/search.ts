@@ -2,7 +2,8 @@
  * "ragls: Search Docs" as a live QuickPick: each change of the typed text re-queries `rag/query` (debounced, the
  * previous request cancelled), items show the heading as label, `path:lines` as description and the text of those
  * lines (else the chunk's first lines) as detail; moving through the items previews the file at the focus lines (a
- * preview tab, focus kept in the pick), and accepting opens it there with the transient highlight (decorations.ts).
+ * preview tab, focus kept in the pick), and accepting opens it there with the transient highlight (decorations.ts);
+ * dismissing it after previews closes them and goes back to the editor you were in (`backTo`), as Quick Open does.
  */
 import * as vscode from 'vscode';
 import { displayPath, sourceLabel } from './answer';
@@ -59,6 +60,37 @@ export function chunkItem(chunk: Chunk): ChunkItem {
   };
 }
 
+/** The text tabs open now, by URI. */
+function openTextTabs(): Set<string> {
+  return new Set(
+    vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .flatMap((t) => (t.input instanceof vscode.TabInputText ? [t.input.uri.toString()] : [])),
+  );
+}
+
+/**
+ * Remember the editor in front (its selection and column) and the open tabs; the function returned undoes a
+ * dismissed pick's previews: it closes the preview tabs of files that were not open before and shows that editor
+ * again with its selection (nothing to show when there was none).
+ */
+export function backTo(): () => Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const was = editor && { uri: editor.document.uri, selection: editor.selection, column: editor.viewColumn };
+  const open = openTextTabs();
+  return async () => {
+    const previews = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.isPreview && t.input instanceof vscode.TabInputText && !open.has(t.input.uri.toString()));
+    if (previews.length) {
+      await vscode.window.tabGroups.close(previews, true);
+    }
+    if (was) {
+      await vscode.window.showTextDocument(was.uri, { viewColumn: was.column, selection: was.selection });
+    }
+  };
+}
+
 export class DocsSearch implements vscode.Disposable {
   /** The open quick pick (tests drive it). */
   current: vscode.QuickPick<ChunkItem> | undefined;
@@ -90,6 +122,10 @@ export class DocsSearch implements vscode.Disposable {
     let timer: NodeJS.Timeout | undefined;
     let cancel: vscode.CancellationTokenSource | undefined;
     let seq = 0;
+
+    // Where the user was, to go back there when the pick is dismissed after previewing (as Quick Open does).
+    const back = backTo();
+    let previewed = false;
 
     let lastRun: string | undefined;
     const run = async (text: string): Promise<void> => {
@@ -148,6 +184,7 @@ export class DocsSearch implements vscode.Disposable {
       qp.onDidChangeActive((active) => {
         const item = active[0];
         if (item) {
+          previewed = true;
           void revealSource(item.chunk.source, { preserveFocus: true, preview: true }).catch(() => undefined);
         }
       });
@@ -175,7 +212,8 @@ export class DocsSearch implements vscode.Disposable {
         }
         qp.dispose();
         if (!accepted) {
-          finish(undefined);
+          const restored = previewed ? back().catch(() => undefined) : Promise.resolve();
+          void restored.then(() => finish(undefined));
         }
       });
       qp.show();

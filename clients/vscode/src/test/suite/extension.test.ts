@@ -610,6 +610,9 @@ suite('ragls extension in VS Code', () => {
 
   test('Search Docs is live: the results change as you type and the highlighted item is previewed', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Where the user is before searching: Escape after previewing comes back here, the previews closed.
+    const start = await vscode.window.showTextDocument(vscode.Uri.joinPath(notes.uri, 'meeting-notes.md'), { preview: false });
+    start.selection = new vscode.Selection(2, 1, 2, 1);
     const pending = Promise.resolve(vscode.commands.executeCommand<Chunk>('ragls.searchDocs'));
     const qp = await until('the quick pick', () => api.search.current);
     const results = (query: string) =>
@@ -652,6 +655,11 @@ suite('ragls extension in VS Code', () => {
     );
     qp.hide();
     assert.equal(await pending, undefined, 'dismissed: no chunk');
+    const active = vscode.window.activeTextEditor;
+    assert.equal(active?.document.uri.fsPath, start.document.uri.fsPath, 'back in the editor the search started from');
+    assert.deepEqual([active.selection.active.line, active.selection.active.character], [2, 1], 'with its cursor');
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    assert.deepEqual(tabs, ['meeting-notes.md'], 'the previews are closed');
   });
 
   test('Open all sources, Copy answer and Insert at cursor act on the newest answer of the chat', async () => {
