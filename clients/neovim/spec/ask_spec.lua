@@ -64,6 +64,7 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   H.eq({ true, true, "list:-1" }, { vim.wo[win].linebreak, vim.wo[win].breakindent, vim.wo[win].breakindentopt }, "wrap")
   H.eq(2, vim.fn.matchend("- a bullet", vim.bo[buf].formatlistpat), "a bullet is a list item")
   H.eq(2, vim.fn.matchend("> The LLM failed", vim.bo[buf].formatlistpat), "a quote hangs under its '> '")
+  H.eq(4, vim.fn.matchend("[1] guide/frobnicator.md:8-10 — The frobnicator", vim.bo[buf].formatlistpat), "a source")
   -- no empty rows under the finished answer (the float shrinks to its text, never below 5 rows)
   local rows = vim.api.nvim_win_text_height(win, {}).all
   H.ok(vim.api.nvim_win_get_height(win) <= math.max(rows, 5), ("height %d for %d rows of text"):format(

@@ -56,9 +56,9 @@ local function size(value, total, min)
 end
 
 --- Wrap an answer's markdown in `win` for reading: at word boundaries, a list item's wrapped lines hanging under
---- its text (not at column 0), a quote's (an LLM error) under its "> ", concealed markup hidden. `buf`'s
---- 'formatlistpat' is set to markdown's list items and quotes ("- ", "* ", "1. ", "> "), so this holds without the
---- markdown ftplugin too.
+--- its text (not at column 0), a quote's (an LLM error) under its "> ", a source's under its "[n] ", concealed
+--- markup hidden. `buf`'s 'formatlistpat' is set to markdown's list items and quotes and the sources' numbers ("- ",
+--- "* ", "1. ", "> ", "[1] "), so this holds without the markdown ftplugin too.
 ---@param win integer
 ---@param buf integer
 function M.prose_window(win, buf)
@@ -67,7 +67,7 @@ function M.prose_window(win, buf)
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "list:-1"
   vim.wo[win].conceallevel = 2
-  vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*]]
+  vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
 end
 
 --- Shrink the float `win` to its text (wrapped lines counted) when that is shorter, kept centred: a short status or
