@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ragls.config.trust import trust
-from ragls.core.errors import INTERNAL_ERROR, REQUEST_FAILED
+from ragls.core.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, REQUEST_FAILED
 from ragls.http.api import build_app
 from ragls.kb import rags
 from ragls.workspace.live import LiveWorkspace
@@ -81,3 +81,26 @@ def test_an_index_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
         assert "could not be opened" in r.json()["error"]["message"]
     finally:
         lw.close()
+
+
+def test_no_endpoint_and_fields_http_does_not_take_are_json_errors(live):
+    """Every refusal is the documented JSON, Starlette's own 404 / 405 included; `/ask` says it does not take
+    `documents` (a script sending one would otherwise get an answer made without it) and refuses a `stream` that is
+    a string ("false" would stream); the server serves on."""
+    client = TestClient(build_app(live), base_url="http://localhost", raise_server_exceptions=False)
+    r = client.get("/search")
+    assert r.status_code == 404 and r.headers["content-type"] == "application/json"
+    assert r.json()["error"]["code"] == INVALID_REQUEST
+    assert r.json()["error"]["message"].startswith("no endpoint GET /search; ragls http serves GET /healthz")
+    r = client.get("/retrieve")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["error"]["message"].startswith("no endpoint GET /retrieve;")
+    r = client.post("/ask", json={"question": "What is the retry backoff ceiling?", "documents": ["notes.md"]})
+    assert r.status_code == 400 and r.json()["error"]["code"] == INVALID_PARAMS
+    assert r.json()["error"]["message"].startswith("documents: not taken over HTTP")
+    r = client.post("/ask", json={"question": "What is the retry backoff ceiling?", "stream": "false"})
+    assert r.status_code == 400 and r.json()["error"] == {"code": INVALID_PARAMS,
+                                                          "message": "stream: Input should be a valid boolean"}
+    r = client.post("/ask", json={"question": "What is the retry backoff ceiling?", "stream": False})
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    assert r.json()["sources"][0]["path"] == "guide/retries.md"

@@ -11,7 +11,9 @@ Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code, alwa
 status come from the error's type (`errors.error_kind`): 400 for -32602 (bad params), 502 for -32803 (backend
 failure: LLM unreachable…), 503 while the index cannot be opened (`NotReady`), 500 with -32603 for an unexpected
 error (logged with its traceback), 401 without the token, 403 / 415 with -32600 for a request `refusal` turns
-away.
+away, 404 / 405 with -32600 for a path or method no endpoint serves (the message lists the endpoints). `/ask`
+refuses `documents` (-32602: a client of the HTTP API names no local files or commands) rather than answer
+without them.
 
 Security: binds 127.0.0.1 by default. Any other address needs `allow_remote` and a bearer token (read from an
 environment variable, never from a file or the command line); when a token is set, every endpoint but /healthz
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -130,6 +133,19 @@ def _error(exc: BaseException) -> JSONResponse:
     return JSONResponse({"error": to_wire_error(exc)}, status_code=error_kind(exc).http)
 
 
+#: The endpoints and their methods, as the error for any other path or method lists them.
+ENDPOINTS = "GET /healthz, GET /status, POST /retrieve, POST /ask"
+
+
+async def _no_endpoint(request: Request, exc: HTTPException) -> Response:
+    """Starlette's own refusals (an unknown path: 404, a wrong method: 405) as the documented JSON error with
+    -32600 and Starlette's status and headers (`Allow` on a 405), instead of its plain-text "Not Found"."""
+    message = (f"no endpoint {request.method} {request.url.path}; ragls http serves {ENDPOINTS}"
+               if exc.status_code in (404, 405) else exc.detail)
+    return JSONResponse({"error": {"code": INVALID_REQUEST, "message": message}}, status_code=exc.status_code,
+                        headers=exc.headers)
+
+
 async def _body(request: Request) -> dict[str, Any]:
     try:
         body = await request.json()
@@ -182,10 +198,15 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
 
     async def ask(request: Request) -> Response:
         body = await _body(request)
-        p = parse(AskParams, body)  # `documents` is not taken over HTTP: a remote client names no local files
+        if "documents" in body:  # said, not silently dropped: the answer would leave out what the caller sent
+            raise InvalidParams("documents: not taken over HTTP (a client of ragls http names no local files, "
+                                "commands or URLs); index them in the folder, or send rag/ask to the language server")
+        if not isinstance(body.get("stream", False), bool):  # "false" is a string, and bool("false") is True
+            raise InvalidParams("stream: Input should be a valid boolean")
+        p = parse(AskParams, body)
         history = [m.model_dump() for m in p.history] if p.history else None
         kwargs = {"top_k": p.top_k, "rag": p.rag, "history": history}
-        stream = bool(body.get("stream")) or "text/event-stream" in request.headers.get("accept", "")
+        stream = body.get("stream", False) or "text/event-stream" in request.headers.get("accept", "")
         ws = await asyncio.to_thread(live.get_indexed)  # not open: the JSON error (503), before any event
         if not stream:
             answer = await asyncio.to_thread(ws.ask, p.question, **kwargs)
@@ -195,7 +216,8 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
 
     routes = [Route("/healthz", healthz, methods=["GET"]), Route("/status", guarded(status), methods=["GET"]),
               Route("/retrieve", guarded(retrieve), methods=["POST"]), Route("/ask", guarded(ask), methods=["POST"])]
-    return Starlette(routes=routes, middleware=[Middleware(RequestGuard, loopback=loopback)])
+    return Starlette(routes=routes, middleware=[Middleware(RequestGuard, loopback=loopback)],
+                     exception_handlers={HTTPException: _no_endpoint})
 
 
 def _sse(event: str, data: dict) -> bytes:
