@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,33 @@ def test_stop_when_no_server_runs_says_so_and_succeeds(ws, tmp_path):
     assert out.returncode == 0 and out.stdout == f"ragls: no server running for {ws}\n", out
     missing = ragls(None, "serve", "--stop", tmp_path / "nope", check=False)
     assert missing.returncode == 2 and "nope" in missing.stderr, missing
+
+
+def test_a_query_the_server_answers_while_it_builds_the_index_says_so(ws, capsys):
+    """A server still building the index (here its embedding model held back, as a `ragls serve --background` on a
+    fresh folder is until the model loads) answers `ragls query` from keywords alone: the CLI says so on stderr, as
+    its in-process first answer says what it used; once every chunk is embedded it says nothing. The real
+    LiveWorkspace with its local socket, in this process."""
+    from ragls.lsp.local_socket import LocalSocketServer
+    from ragls.workspace.live import LiveWorkspace
+
+    live = LiveWorkspace([ws], hold_vectors=True, socket_server=LocalSocketServer).start()
+    try:
+        live.get_indexed()
+        assert cli.main(["query", str(ws), "retry backoff ceiling", "--top-k", "1"]) == 0
+        out, err = capsys.readouterr()
+        assert "guide/retries.md" in out
+        assert (f"is still building the index of {ws}: its embedding model is still loading, so search uses "
+                "keywords (BM25) alone until it is ready; results may be incomplete") in err
+        live.release_vectors()
+        while True:  # the indexer embeds every chunk (bounded by the test run's timeout)
+            assert cli.main(["status", str(ws), "--json"]) == 0
+            folder = json.loads(capsys.readouterr().out)["folders"][0]
+            if not folder.get("embeddingLoading") and folder["pendingVectors"] == 0 and folder["pending"] == 0:
+                break
+            time.sleep(0.2)
+        assert cli.main(["query", str(ws), "retry backoff ceiling", "--top-k", "1"]) == 0
+        out, err = capsys.readouterr()
+        assert "guide/retries.md" in out and "still building" not in err
+    finally:
+        live.close()

@@ -226,7 +226,38 @@ def _via_server(args, method: str, params: dict, on_delta=None) -> dict | None:
                 raise from_wire_error(msg["error"])
             elif "result" in msg:
                 logging.getLogger("ragls.cli.app").debug("answered by the running server (pid %d, %s)", pid, sock)
+                if method != "rag/status" and (line := _server_building(sock, pid, folder)) is not None:
+                    print(f"ragls: {line}", file=sys.stderr, flush=True)
                 return msg["result"]
     except OSError as exc:
         logging.getLogger("ragls.cli.app").debug("server socket %s failed (%s): answering in-process", sock, exc)
     return None
+
+
+def _server_building(sock: Path, pid: int, folder: Path) -> str | None:
+    """The line a query or ask answered by a running server gets while that server is still building `folder`'s
+    index (from its rag/status), as the in-process first answer says what it used (cli/first_answer.py): a server
+    started on a fresh folder (`ragls serve --background` returns after the text phase) answers searches from
+    keywords until its model loads and from the chunks embedded so far. None when the index is complete or the
+    status cannot be read."""
+    from ragls.core.uris import uri_to_path
+    from ragls.lsp.local_socket import request
+
+    try:
+        status = next((m["result"] for m in request(sock, "rag/status", {}, timeout=10) if "result" in m), None)
+    except (OSError, ValueError):
+        return None
+    mine = [f for f in (status or {}).get("folders", []) if Path(uri_to_path(f["uri"])) == folder]
+    if not mine:
+        return None
+    f = mine[0]
+    parts = [f"{f['pending']} file(s) still queued for indexing"] if f.get("pending") else []
+    if f.get("embeddingLoading"):
+        parts.append("its embedding model is still loading, so search uses keywords (BM25) alone until it is ready")
+    elif f.get("pendingVectors"):
+        parts.append(f"{f['pendingVectors']} of {f['chunks']} chunks are not embedded yet and are found by keywords "
+                     f"(BM25) only")
+    if not parts:
+        return None
+    return (f"the server (pid {pid}) is still building the index of {folder}: " + "; ".join(parts) +
+            "; results may be incomplete (`ragls status` shows the progress)")
