@@ -34,3 +34,25 @@ def test_latin1_name_reads_back(tmp_path, monkeypatch):
             assert passage.path == "caf\ufffd.md" and passage.uri == src["uri"]
     finally:
         ws.close()
+
+
+def test_a_file_the_include_globs_leave_out_is_refused_naming_them(tmp_path, monkeypatch):
+    """`conf.py` beside the docs (code is opt-in) is no indexed file: the refusal names sources.include, the reason
+    a reader of a documentation folder most often meets, beside ignored, excluded, secret or binary files."""
+    from ragls.core.errors import InvalidParams
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "index.rst").write_text("Intro\n=====\n\nThe project documentation.\n")
+    (folder / "conf.py").write_text("project = 'demo'\n")
+    ws = RagWorkspace([folder])
+    try:
+        ws.index()
+        assert read_passage(ws.indexes, "index.rst", 4, 4).text == "The project documentation."
+        with pytest.raises(InvalidParams, match=r"'conf.py' is not an indexed file \(not present, or left out of "
+                                                r"the index: not a type sources.include takes"):
+            read_passage(ws.indexes, "conf.py", 1, 1)
+    finally:
+        ws.close()

@@ -114,8 +114,9 @@ def resolve_indexed(indexes, path: str):
     if outside:
         raise InvalidParams(f"refused: {path!r} is outside the indexed folders ("
                             + ", ".join(str(idx.folder) for idx in indexes) + ")")
-    raise InvalidParams(f"{path!r} is not an indexed file (not present, or left out of the index: ignored, "
-                        "excluded, secret or binary); index_status lists skipped files")
+    raise InvalidParams(f"{path!r} is not an indexed file (not present, or left out of the index: not a type "
+                        "sources.include takes — documentation and text files by default, code is opt-in — or "
+                        "ignored, excluded, secret or binary); index_status lists skipped files")
 
 
 def read_indexed_text(idx, rel: str) -> str:
