@@ -105,3 +105,43 @@ def test_a_query_the_server_answers_while_it_builds_the_index_says_so(ws, capsys
         assert "guide/retries.md" in out and "still building" not in err
     finally:
         live.close()
+
+
+def test_the_local_socket_answers_unreadable_requests_with_clear_errors_and_serves_on(ws):
+    """What the CLI never sends but a broken client may: each gets one JSON error naming what is wrong (not a
+    Python message such as "'list' object has no attribute 'get'", nor "unknown method 'rag/query'" for a string
+    params), and the next request is answered."""
+    import socket
+
+    from ragls.core.errors import INVALID_PARAMS, INVALID_REQUEST
+    from ragls.index.paths import configured_index_dir
+    from ragls.lsp.local_socket import LocalSocketServer, find_server, request
+    from ragls.workspace.live import LiveWorkspace
+
+    def send(raw: bytes) -> dict:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(str(sock))
+            s.sendall(raw)
+            s.shutdown(socket.SHUT_WR)
+            with s.makefile("rb") as f:
+                return json.loads(f.readline())
+
+    live = LiveWorkspace([ws], hold_vectors=True, socket_server=LocalSocketServer).start()
+    try:
+        live.get_indexed()
+        _, sock = find_server(configured_index_dir(ws, None))
+        not_object = {"error": {"code": INVALID_REQUEST, "message": 'invalid request: not a JSON object (one line of '
+                                'UTF-8 JSON, {"method": ..., "params": {...}})'}}
+        for raw in (b"not json\n", b"[1, 2]\n", b"\xff\xfe\n", b"", b'"rag/query"\n'):
+            assert send(raw) == not_object, raw
+        assert send(b'{"method": "rag/nope"}\n')["error"] == {
+            "code": INVALID_REQUEST, "message": "invalid request: unknown method 'rag/nope'; known: rag/query, "
+                                                "rag/ask, rag/status"}
+        for params in (b'"retries"', b"[1]", b"5"):
+            assert send(b'{"method": "rag/query", "params": ' + params + b"}\n")["error"] == {
+                "code": INVALID_PARAMS, "message": "params must be an object"}, params
+        assert send(b'{"method": "rag/query", "params": {"query": 5}}\n')["error"]["message"].startswith("query:")
+        [msg] = request(sock, "rag/query", {"query": "retry backoff ceiling", "topK": 1})
+        assert msg["result"]["chunks"][0]["source"]["path"] == "guide/retries.md"
+    finally:
+        live.close()

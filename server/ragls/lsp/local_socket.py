@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.core.atomic import atomic_target
-from ragls.core.errors import INVALID_REQUEST, RaglsError, to_wire_error
+from ragls.core.errors import INVALID_REQUEST, InvalidParams, RaglsError, to_wire_error
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +70,21 @@ class _Handler(socketserver.StreamRequestHandler):
             self._send({"error": {"code": INVALID_REQUEST, "message": "refused: not the server's user"}})
             return
         try:
-            request = json.loads(self.rfile.readline(1 << 20) or b"{}")
-            method, params = request.get("method"), request.get("params") or {}
-            if method not in METHODS or not isinstance(params, dict):
-                raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
-        except (ValueError, AttributeError) as exc:
-            self._send({"error": {"code": INVALID_REQUEST, "message": f"invalid request: {exc}"}})
+            request = json.loads(self.rfile.readline(1 << 20).decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError included
+            request = None
+        if not isinstance(request, dict):
+            self._send({"error": {"code": INVALID_REQUEST, "message": 'invalid request: not a JSON object (one line '
+                                  'of UTF-8 JSON, {"method": ..., "params": {...}})'}})
+            return
+        method, params = request.get("method"), request.get("params")
+        if method not in METHODS:
+            self._send({"error": {"code": INVALID_REQUEST,
+                                  "message": f"invalid request: unknown method {method!r}; known: {', '.join(METHODS)}"}})
+            return
+        params = {} if params is None else params
+        if not isinstance(params, dict):  # what wire.parse answers over LSP and HTTP
+            self._send({"error": to_wire_error(InvalidParams("params must be an object"))})
             return
         try:
             result = server.dispatch(method, params, lambda piece: self._send({"delta": piece}))
