@@ -282,6 +282,17 @@ def test_an_incidental_context_sentence_does_not_refuse_an_answerable_question(w
     assert ctx.hits.evidence.coverage == pytest.approx(plain.hits.evidence.coverage)
 
 
+def test_a_situation_clause_before_a_semicolon_does_not_dilute_the_focus_coverage(ws):
+    """"<the user's situation>; how long is a replica drained ...?" — the situation's words (nightly chaos drills,
+    datacenters, change windows: in no chunk) would halve the share of the question's words in the focus; the
+    asking clause alone is judged too (`asked_query(clause=True)`), and the better share counts."""
+    plain = ws.query(ANSWERABLE[0]).hits.evidence
+    situated = ws.query("Our platform team runs nightly chaos drills across several datacenters with strict change "
+                        "windows; " + ANSWERABLE[0][0].lower() + ANSWERABLE[0][1:])
+    assert not situated.abstained, situated.hits.evidence
+    assert situated.hits.evidence.focus_coverage >= plain.focus_coverage - 1e-9
+
+
 def test_asking_again_embeds_no_answer_sentence_twice(ws, monkeypatch):
     """The extractive answer's sentence vectors are memoised (Embedder.embed_memoised): a question asked again, or
     another one retrieving the same passages, sends the model only texts it has not embedded yet."""

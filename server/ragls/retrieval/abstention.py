@@ -49,7 +49,11 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
 
 The word-level evidence (coverage, focus_coverage, bm25_top's reach, the rare-term shares) weighs the terms of the
 part of the question that asks (`asked_query`): of several sentences those ending in "?", without a quoted
-selection — an incidental "I run it on Ubuntu inside Docker." does not lower it.
+selection — an incidental "I run it on Ubuntu inside Docker." does not lower it. focus_coverage also weighs the
+asking clause alone when a clause before ";" tells the user's situation ("In my pytest suite with a dozen fixtures;
+how do I ...?", `asked_value.asked_clause`, as the name test reads it) and keeps the better share: held-out questions
+written as users write (21-27 words, a situation first) had half the focus_coverage of the short dev questions the
+model was fitted on (docs/benchmarks.md, "Abstention: one pipeline tried; a situation clause").
 
 They are combined by a logistic model, P(answerable) = σ(b0 + Σ b_f·f) over the features that have a coefficient
 in `COEFFICIENTS` (the others are gathered and reported, weight 0). The features and the operating point were
@@ -82,6 +86,7 @@ from ragls.core.analysis import query_words, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
+    asked_clause,
     asked_sentences,
     measured_terms,
     subject_terms,
@@ -286,20 +291,31 @@ def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_
 
 
 
-def asked_query(query: Query) -> Query:
-    """`query` with only the terms of the part that asks (`asked_sentences`): what the word-level evidence
-    (coverage, focus_coverage, bm25_top's reach, ...) weighs. "How do I set the secret key? I run it on Ubuntu
-    inside Docker." is judged on "set", "secret", "key": an incidental context sentence (a word the documents
-    lack, Ubuntu) or a quoted selection would otherwise lower the share of the question's words the passages hold
-    and refuse an answerable question. Retrieval still searches all of it. `query` itself when the whole text
-    asks or no asked term is among its terms."""
-    asked = asked_sentences(query.text)
+def asked_query(query: Query, clause: bool = False) -> Query:
+    """`query` with only the terms of the part that asks (`asked_sentences`; with `clause`, `asked_clause`: without
+    a clause before ";" that tells the user's situation): what the word-level evidence (coverage, focus_coverage,
+    bm25_top's reach, ...) weighs. "How do I set the secret key? I run it on Ubuntu inside Docker." is judged on
+    "set", "secret", "key": an incidental context sentence (a word the documents lack, Ubuntu) or a quoted
+    selection would otherwise lower the share of the question's words the passages hold and refuse an answerable
+    question. Retrieval still searches all of it. `query` itself when the whole text asks or no asked term is
+    among its terms."""
+    asked = asked_clause(query.text) if clause else asked_sentences(query.text)
     if asked.strip() == query.text.strip():
         return query
     own = set(query.terms)
     terms = tuple(t for w in dict.fromkeys(query_words(asked)) if w in query.bm25_words for t in stems(w)
                   if t in own)
     return replace(query, terms=tuple(dict.fromkeys(terms))) if terms else query
+
+
+def _asked_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query,
+                   own: frozenset[str]) -> tuple[dict[str, float], float]:
+    """`term_weights` of `query` without the user's own material (`own`, `names.user_material`) the corpus lacks
+    (a term of largest IDF), unless that would leave no term."""
+    weights, max_idf = term_weights(stats, query)
+    if own and any(t not in own or w < max_idf for t, w in weights.items()):
+        weights = {t: w for t, w in weights.items() if t not in own or w < max_idf}
+    return weights, max_idf
 
 
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:
@@ -339,13 +355,18 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
-    weights, max_idf = term_weights(stats, asked_query(query))
     own = user_material(query.text)  # the user's quoted message or listed values: absent, no evidence either way
-    if own and any(t not in own or w < max_idf for t, w in weights.items()):
-        weights = {t: w for t, w in weights.items() if t not in own or w < max_idf}
+    weights, max_idf = _asked_weights(stats, asked_query(query), own)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
-    _, focus_top = _coverages(weights, [_focus_stems(h) for h in hits])
+    windows = [_focus_stems(h) for h in hits]
+    _, focus_top = _coverages(weights, windows)
+    clause = asked_query(query, clause=True)
+    if clause.terms != asked_query(query).terms:
+        # "<the user's situation>; how do I ...?": a long situation's own words (their app, their setup) dilute the
+        # share; the asking clause alone (as `question_names` reads it) may be what the passage answers. The better
+        # of the two, so a clause that names nothing of its own ("...; does Black combine the two?") costs nothing.
+        focus_top = max(focus_top, _coverages(_asked_weights(stats, clause, own)[0], windows)[1])
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())
