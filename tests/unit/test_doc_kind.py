@@ -1,16 +1,24 @@
 """The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
-bookkeeping pages, which questions ask about changes, and the fused-score arithmetic."""
+bookkeeping pages, which questions ask about changes, which chunks are API reference entries and which questions name
+an identifier, and the fused-score arithmetic."""
 
 from __future__ import annotations
 
 import pytest
 from ragls.core.ir import Chunk, LineSpan
-from ragls.retrieval.doc_kind import asks_about_changes, is_meta_page, meta_factors
+from ragls.retrieval.doc_kind import (
+    asks_about_changes,
+    is_meta_page,
+    is_reference_entry,
+    meta_factors,
+    names_identifier,
+    reference_factors,
+)
 from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
 
 
-def chunk(path: str, title: str = "") -> Chunk:
-    return Chunk(id=path, path=path, text="text", span=LineSpan(0, 0, 1, 0), text_hash=path, title=title)
+def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
+    return Chunk(id=path, path=path, text=text, span=LineSpan(0, 0, 1, 0), text_hash=path, title=title)
 
 
 @pytest.mark.parametrize("path,title", [
@@ -63,3 +71,41 @@ def test_prior_scales_the_score_and_withdraws_the_bonus():
     assert log.score == pytest.approx(0.6 * (1.125 / 61 + 1.0 / 61))
     assert sum(log.contributions.values()) == pytest.approx(log.score)
     assert apply_prior(fused, {}) is fused
+
+
+@pytest.mark.parametrize("text", [
+    ".. class:: TCPConnector(*, limit=100, limit_per_host=0)\n\n   Connector for working with TCP sockets.",
+    "Intro.\n\n   .. method:: get(url, *, allow_redirects=True, **kwargs)\n      :async:",
+    ".. py:function:: run_app(app, *, host=None, port=None)", ".. autoclass:: Flask\n    :members:",
+    ".. attribute:: limit_per_host", ".. coroutinemethod:: close()", "## Exceptions\n\n::: httpx.HTTPError",
+])
+def test_reference_entries_are_recognised(text):
+    assert is_reference_entry(chunk("api.rst", text=text))
+
+
+@pytest.mark.parametrize("text", [
+    "Pass *limit_per_host* to the connector to cap connections to one host.",
+    ".. py:data:: SEND_FILE_MAX_AGE_DEFAULT\n\n    When serving files, set the cache control max age.",
+    ".. note::\n\n   A note.", ".. code-block:: python\n\n   session.get(url)", ":::{admonition} Summary\n:::",
+    "See :class:`ClientSession` and :meth:`ClientSession.get`.",
+])
+def test_guide_prose_notes_and_values_are_not_reference_entries(text):
+    assert not is_reference_entry(chunk("guide.rst", text=text))
+
+
+@pytest.mark.parametrize("question,names", [
+    ("How do I cap the number of connections to one host?", False), ("How long may a request take?", False),
+    ("What does `trust_env` do?", True), ("How do I pass limit_per_host?", True), ("When is ClientSession closed?", True),
+    ("What does session.get return?", True), ("Why does close() hang?", True), ("What is Vec::new for?", True),
+    ("Is getJSON supported?", True),
+])
+def test_questions_naming_an_identifier(question, names):
+    assert names_identifier(question) is names
+
+
+def test_reference_factors_only_for_entries_and_not_when_an_identifier_is_named_or_off():
+    pairs = [("ref", chunk("client_reference.rst", text=".. class:: TCPConnector(limit_per_host=0)")),
+             ("guide", chunk("client_advanced.rst", text="Pass *limit_per_host* to the connector."))]
+    assert reference_factors("How do I cap connections to one host?", pairs, 0.8) == {"ref": 0.8}
+    assert reference_factors("What does `TCPConnector` take?", pairs, 0.8) == {}
+    assert reference_factors("How do I cap connections to one host?", pairs, 1.0) == {}

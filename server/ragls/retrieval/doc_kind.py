@@ -23,6 +23,19 @@ A chunk is a bookkeeping page's when (any of):
 
 A question is about those pages when it names a version number (`2.0`, `v3`), or a word of `_ASKS` (version,
 release, changelog, deprecated, added in, contribute, pull request, ...): then no chunk is demoted.
+
+API reference entries (`retrieval.reference_entry_weight`, `reference_factors`): a chunk holding a Sphinx object
+description (`.. class::`, `.. method::`, `.. function::`, `.. attribute::`, `.. autoclass::`, ... with or without
+the `py:` domain) or a mkdocstrings block (`::: httpx.HTTPError`) is one entry of an API reference. Such entries name
+every parameter of a call and so match a how-to question's words and meaning as well as the guide page that explains
+the task, and win near ties (issue 27: aiohttp's `client_reference.rst` first for "how do I cap the number of
+connections to one host", whose answer is the guide's paragraph on `limit_per_host`). When the question names no
+identifier (`names_identifier`: a code span, a call `f()`, snake_case, camelCase or an inner capital, `a.b`, `::`)
+they are scored × the weight; a question naming one is asked of the reference and keeps it. The entry is
+recognised by its markup, not its page's name, so a guide page's own entries count and a reference page's prose does
+not. `.. data::` entries are left out: a constant's or a configuration key's entry states a value (Flask's
+`SEND_FILE_MAX_AGE_DEFAULT` for "how long may browsers keep my static assets"), which is what a question about a
+setting asks for, where a signature is only the means (docs/benchmarks.md, "API reference entries").
 """
 
 from __future__ import annotations
@@ -81,3 +94,34 @@ def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: 
     if weight >= 1.0 or asks_about_changes(question):
         return {}
     return {key: weight for key, chunk in chunks if is_meta_page(chunk)}
+
+
+# A Sphinx object description of a callable, class or attribute (any domain prefix `py:`; `auto*` directives of
+# autodoc), or a mkdocstrings block "::: package.name" (a space after the colons: ":::{admonition}" is MyST).
+_REFERENCE_ENTRY = re.compile(
+    r"^[ \t]*(?:\.\.[ \t]+(?:py:)?(?:class|method|function|attribute|coroutinemethod|comethod|coroutinefunction|"
+    r"decorator|decoratormethod|exception|property|classmethod|staticmethod|module|auto[a-z]+)::|:::[ \t]+\w[\w.]*)",
+    re.MULTILINE)
+# What names an identifier in a question: a code span, snake_case, camelCase, an inner capital (ClientSession),
+# a dotted name (also a version "3.0"), a call "f()", a "::" path.
+_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Za-z]+_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+\.\w+|\w\(\)|::")
+
+
+def is_reference_entry(chunk: Chunk) -> bool:
+    """True when `chunk`'s text holds an API reference entry: a Sphinx object description other than `.. data::`, or
+    a mkdocstrings block (module docstring)."""
+    return _REFERENCE_ENTRY.search(chunk.text) is not None
+
+
+def names_identifier(question: str) -> bool:
+    """True when `question` names an identifier (`_IDENTIFIER`): it is then asked of the API reference."""
+    return _IDENTIFIER.search(question) is not None
+
+
+def reference_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose chunk is an API reference entry (`is_reference_entry`); {}
+    when `weight` is 1 (off) or the question names an identifier. `weight` in [0, 1] multiplies the chunk's fused
+    score (`fuse.apply_prior`)."""
+    if weight >= 1.0 or names_identifier(question):
+        return {}
+    return {key: weight for key, chunk in chunks if is_reference_entry(chunk)}

@@ -26,7 +26,7 @@ from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.doc_kind import meta_factors
+from ragls.retrieval.doc_kind import meta_factors, reference_factors
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
@@ -156,7 +156,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                                    top_k, settings)
     else:
         fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
-    fused = _meta_page_prior(lookup, q, fused, top_k, settings)
+    fused = _meta_page_prior(lookup, q, fused, top_k, settings, reference=True)
     stats = _term_stats(sources, per_source, q)
     absent = _absent_names(sources, per_source, q)
     report = None
@@ -386,18 +386,26 @@ def _has_compounds(chunk, compounds: Sequence[str]) -> bool:
     return all(c in text for c in compounds)
 
 
-def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings) -> list:
+def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings,
+                     reference: bool = False) -> list:
     """`fused` with the bookkeeping pages' chunks (changelog, release notes, contributing; doc_kind.py) among the
     first 2 x top_k + 10 scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
-    question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`). Only those
-    chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a
-    bookkeeping chunk further down keeps its (already lower) score."""
-    if settings.meta_page_weight >= 1.0 or not fused:
+    question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`); with
+    `reference`, API reference entries among them too × `retrieval.reference_entry_weight` unless the question names
+    an identifier (`doc_kind.reference_factors`; a chunk of both kinds gets both factors). Only those chunks are
+    looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a chunk further
+    down keeps its (already lower) score. The abstention evidence's RRF list gets the bookkeeping factor only, as
+    when the abstention model was fitted."""
+    weight = settings.reference_entry_weight if reference else 1.0
+    if (settings.meta_page_weight >= 1.0 and weight >= 1.0) or not fused:
         return fused
     head = [f.key for f in fused[:2 * top_k + 10]]
     found = lookup(head)
-    return apply_prior(fused, meta_factors(q.text, ((k, found[k]) for k in head if k in found),
-                                           settings.meta_page_weight), keep_bonus=bool(q.compounds))
+    chunks = [(k, found[k]) for k in head if k in found]
+    factors = meta_factors(q.text, chunks, settings.meta_page_weight)
+    for key, factor in reference_factors(q.text, chunks, weight).items():
+        factors[key] = factors.get(key, 1.0) * factor
+    return apply_prior(fused, factors, keep_bonus=bool(q.compounds))
 
 
 def _has_words(chunk, words: set[str]) -> bool:
