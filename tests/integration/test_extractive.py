@@ -538,3 +538,23 @@ def test_a_sentence_is_quoted_with_the_one_it_refers_back_to(embedder):
     answer = extractive_answer("How often are logs rotated?", [(1, _hit(text, "guide.md"))], max_sentences=1,
                                embed=embedder.embed_documents)
     assert _bullets(answer) == ["- Logs are rotated daily [1]."], answer
+
+
+def test_the_passage_closest_to_the_question_is_quoted_whatever_its_rank(embedder):
+    """The best hit's sentences share the question's words (print, stdout, stderr, function) and fill the answer;
+    the fourth hit says what was asked in other words ("standard error", `err=True`) and reads closer to the
+    question than any of them. The rank prior and the word bonuses put it sixth; it is quoted after the picks
+    (`_closest`). Before, the answer held five sentences on the test runner and no `err=True`."""
+    testing = ("The test runner captures `print()`, `click.echo()` and `sys.stdout.write()` calls. The runner replaces "
+               "`sys.stdout` and `sys.stderr` with wrappers. In this mode `sys.stdout.fileno()` raises an error. The "
+               "text of each `print()` call is kept in `result.output`. A `print()` to `sys.stderr` is kept apart in "
+               "`result.stderr` when the function returns. Warnings that the function writes are captured like any "
+               "other output.")
+    utils = ("The `echo` helper also handles binary data on any terminal. It can output both text and bytes. You can "
+             "also easily print a warning to standard error by passing `err=True`.")
+    sources = [(1, _hit(testing, "testing.md")), (2, _hit("Logs are written to the `logs` folder of the project.", "a.md")),
+               (3, _hit("Icons are stored as SVG files next to the templates.", "b.md")), (4, _hit(utils, "utils.md"))]
+    question = "How do I write a warning to stderr rather than stdout with the print function?"
+    bullets = _bullets(extractive_answer(question, sources, embed=embedder.embed_documents))
+    assert bullets[-1] == "- You can also easily print a warning to standard error by passing `err=True` [4]."
+    assert bullets[0].endswith("[1].") and not any("Logs" in b or "Icons" in b for b in bullets)

@@ -197,7 +197,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     score plus NEW_WORD per question word no earlier pick holds (`_next_pick`): the answer covers what the question
     asks rather than repeating one part of it. A candidate naming, in one identifier, NAMED_WORDS words of the question that no
     picked passage holds or names (`_names_the_question`: the part of the question the picks leave out) is added
-    last, the best-scored one, even below the floor or past `max_sentences` (one passage more). With no candidate
+    last, the best-scored one, even below the floor or past `max_sentences` (one passage more). Without
+    `max_sentences`, the passage whose sentence reads closest to the question (the highest cosine, `_closest`) is
+    quoted after the picks when they do not hold it, whatever its score (one passage more). With no candidate
     at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it
     when on topic, or when it is the paragraph's last sentence and the block at most EXAMPLE_LINES lines
     (`with_code_after`). A sentence
@@ -218,11 +220,13 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     scored = [(-w * weight * rank_prior(rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
     scored.sort(key=lambda t: t[:3])
+    closest = None  # with embed: the passage of the highest cosine, quoted even below the floor (`_closest`)
     named = []  # the best passage naming the question's words in one identifier, even below the floor
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
         strong = max(-t[0] / rank_prior(t[1]) for t in scored) * EVIDENCE_FLOOR  # its own evidence, rank aside
         named = [t for t in scored if _names_the_question(t[4], query)]
+        closest = _closest(scored, candidates, cosines)
         scored = [t for t in scored if -t[0] >= floor or -t[0] / rank_prior(t[1]) >= strong]
     picked: list[tuple[int, Unit]] = []
     seen: set[str] = set()
@@ -239,6 +243,11 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             if max_sentences is None and len(picked) == limit == EXTRACTIVE_MAX_SENTENCES \
                     and sum(len(u.text) for _, u in picked) < SHORT_ANSWER_CHARS:
                 limit += 1  # four short passages: room for a fifth
+    if closest is not None and max_sentences is None:
+        n, unit = closest  # the passage reading closest to the question, whatever its source's rank
+        if _normalised(unit.text) not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
+            seen.add(_normalised(unit.text))
+            picked.append((n, unit))
     for *_, n, unit in named:
         if _names_the_question(unit, query - covered) and _normalised(unit.text) not in seen \
                 and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
@@ -343,6 +352,21 @@ def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[s
     ordering (source rank, then position)."""
     return min(range(len(remaining)), key=lambda j: (
         remaining[j][0] - NEW_WORD * len(_matched(remaining[j][4], query) - covered), remaining[j][1], remaining[j][2]))
+
+
+def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) -> tuple[int, Unit] | None:
+    """`(n, unit)` of the scored candidate (`(-score, rank, pos, n, unit)`, any score, floor or not) whose sentence
+    has the highest cosine similarity to the question, ties to the better-ranked source, then the earlier passage.
+    `extractive_picks` quotes it after its picks when they do not hold it: the rank prior, the window weight and the
+    word and identifier bonuses rank a top hit's sentences that share the question's words above a lower hit's
+    sentence that says what was asked in other words ("You can also easily print to standard error by passing
+    `err=True`:" for "How do I write a warning to stderr rather than stdout with click's print function?", cosine
+    0.56 against at most 0.49 for the picks, second hit, outside its best window). The sentence model was trained on
+    sentence pairs; its single best match is worth a place whatever its source's rank (measured: docs/benchmarks.md,
+    "The passage closest by meaning")."""
+    closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
+    best = min(scored, key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
+    return None if best is None else (best[3], best[4])
 
 
 def rank_prior(rank: int) -> float:
