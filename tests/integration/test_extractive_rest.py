@@ -148,7 +148,7 @@ def test_rest_table_row_wrapped_over_lines_cites_all_of_them(embedder):
     """A grid, list or simple table row wrapped over several source lines is one passage spanning all of them
     (rest.ROW_CONTINUED): the citation (`quoted_focus`) covers the whole row, not only its first line."""
     lines = TABLES.split("\n")
-    rows = {u.sentence.split(" |")[0]: (u.line, u.end) for u in units(TABLES) if " | " in u.sentence}
+    rows = {u.sentence.split(" |")[0]: (u.line, u.end) for u in units(TABLES, markdown=False) if " | " in u.sentence}
     wrapped = {"`verify`: `False`": "this request only.", "`verify`: `True`": "store.",
                "`max_redirects`": "``10`` by default.", "`keep_alive`": "open for reuse."}
     for key, tail in wrapped.items():

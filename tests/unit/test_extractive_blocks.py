@@ -140,7 +140,7 @@ def test_indented_and_rest_literal_blocks_stay_code_after_their_sentence():
                             "  $ pip install flask-sqlalchemy", "  ```"]
     # a short lead-in ("Like this::") joins the sentence before it, so the code is not lost with it
     assert "So how do you register that blueprint? Like this:\n```\nfrom flask import Flask\n" \
-           "app.register_blueprint(simple_page)\n```" in [u.text for u in units(RST)]
+           "app.register_blueprint(simple_page)\n```" in [u.text for u in units(RST, markdown=False)]
     everything = extractive_answer("register blueprint install extension command list line text",
                                    [(1, hit(RST))], max_sentences=10)
     assert "::" not in everything and ".. code-block" not in everything
@@ -253,7 +253,7 @@ def test_units_flag_list_items_table_rows_and_rest_fields_as_items():
     assert found == {"Pools are reused across requests.": False, "Each host gets one.": False,
                      "`maxsize` sets how many connections are kept per host": True,
                      "`block` | `False` | wait for a free connection": True}
-    assert [(u.sentence, u.item) for u in units(rst)] == [
+    assert [(u.sentence, u.item) for u in units(rst, markdown=False)] == [
         ("Creates a pool for the given host.", False), ("`maxsize`: the number of connections kept per host", True)]
 
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
@@ -20,6 +24,11 @@ LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
 # A reST section title's underline (or overline): one punctuation character repeated.
 _REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
+_QUOTE_MARK = re.compile(r"^ {0,3}> ?")
+# A paragraph opening with an HTML tag that is not inline text markup (`<img alt="..."` over several lines, mdBook's
+# `<span class="caption">Figure 4-1: ...</span>`): not prose ("<kbd>Ctrl</kbd>-<kbd>C</kbd> stops it." is)
+_HTML_OPEN = re.compile(r"^\s*</?(?!(?:a|b|code|em|i|kbd|strong|sub|sup)\b)[A-Za-z][\w-]*(?:\s|/?>|$)", re.IGNORECASE)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
 # A definition of a definition list (MyST's and Pandoc's "deflist": a term line, then ": definition", optionally past
 # one blank line, its continuation lines indented).
@@ -36,8 +45,110 @@ class Block:
     lines: list[str]
 
 
+@functools.lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """CommonMark with GFM pipe tables and MyST/Pandoc definition lists (mdit-py-plugins): block structure only (the core "inline" rule is off: passages read their inline markup themselves, and inline parsing
+    of every paragraph was half the parse time, as in `index.chunking`). Imported on first use."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.deflist import deflist_plugin
+
+    md = MarkdownIt("commonmark").enable("table").use(deflist_plugin)
+    md.disable("inline")
+    return md
+
+
+def markdown_blocks(text: str) -> list[Block]:
+    """A Markdown (CommonMark, MyST) chunk text as blocks (see module docstring), from markdown-it's token stream;
+    each block's lines are the source lines its tokens map (`Token.map`), so line numbers are exact. The blocks are
+    the leaves of the tree: a list item's first paragraph (with its marker line) is a "list" block, and consecutive
+    ones (a loose list, nested items) are one; the item's further paragraphs are "para" blocks and a fence or table
+    inside it a "code" or "table" block of its own, so a ":" item introduces the block under it as a sentence does.
+    A definition list's term and its definitions are one "deflist" block per term; a definition whose term the
+    chunk cut off (it opens with ": text") is read as one too, as are the definitions after it. Headings, thematic
+    breaks (and so a front matter's "---" lines) and HTML blocks (one "skip" block per line) are "skip"; so is a
+    paragraph of HTML tags only, or one that opens with a tag that is not inline text markup (`_HTML_OPEN`: an
+    `<img alt="...">` over several lines, mdBook's `<span class="filename">Filename: src/main.rs</span>`). A
+    paragraph of pipe-table rows is a "table" (the chunk cut off its header). A blockquote of a Python session
+    (">>> ") is code; the blocks in another blockquote are read as blocks, their lines without the "> " markers
+    (line numbers unchanged)."""
+    lines = text.split("\n")
+    leaves: list[tuple[str, int, int, int]] = []  # (kind, first line, line after, blockquote depth), in text order
+    item_starts: list[int | None] = []  # per open list item: its marker line until its first paragraph is read
+    skip_to = -1  # the index of the closing token of a blockquote read as code
+    quotes = 0  # how many blockquotes the token is in
+    tokens = _markdown().parse(text)
+    for pos, tok in enumerate(tokens):
+        if pos <= skip_to:
+            continue
+        kind = tok.type
+        quotes += tok.nesting if kind.startswith("blockquote") else 0
+        if kind == "list_item_open":
+            item_starts.append(tok.map[0] if tok.map else None)
+        elif kind == "list_item_close":
+            item_starts.pop()
+        elif kind == "blockquote_open" and tok.map and lines[tok.map[0]].lstrip().startswith(">>>"):
+            depth = 0
+            for skip_to in range(pos, len(tokens)):
+                depth += tokens[skip_to].nesting if tokens[skip_to].type.startswith("blockquote") else 0
+                if depth == 0:
+                    break
+            quotes -= 1
+            leaves.append(("code", *tok.map, quotes))
+        elif kind == "dt_open" and pos + 1 < len(tokens) and tokens[pos + 1].map:
+            first = tokens[pos + 1].map[0]
+            leaves.append(("dt", first, first + 1, quotes))
+        elif kind == "paragraph_open" and tok.map:
+            first, end = tok.map
+            text_lines = [_unquoted(x, quotes) for x in lines[first:end]]
+            if tokens[pos - 1].type == "dd_open":
+                leaves.append(("dd", first, end, quotes))
+            elif item_starts and item_starts[-1] is not None and tokens[pos - 1].type == "list_item_open":
+                leaves.append(("list", item_starts[-1], end, quotes))
+            elif _HTML_OPEN.match(text_lines[0]) or not _HTML_TAG.sub("", " ".join(text_lines)).strip():
+                leaves.append(("skip", first, end, quotes))
+            elif all(x.strip().startswith("|") and x.strip().endswith("|") for x in text_lines):
+                leaves.append(("table", first, end, quotes))  # a table's rows whose header the chunk cut off
+            else:
+                leaves.append(("para", first, end, quotes))
+            if item_starts:
+                item_starts[-1] = None
+        elif kind in ("fence", "code_block") and tok.map:
+            leaves.append(("code", *tok.map, quotes))
+        elif kind == "table_open" and tok.map:
+            leaves.append(("table", *tok.map, quotes))
+        elif kind in ("heading_open", "hr") and tok.map:
+            leaves.append(("skip", *tok.map, quotes))
+        elif kind == "html_block" and tok.map:
+            leaves += [("skip", k, k + 1, quotes) for k in range(*tok.map) if lines[k].strip()]
+        if kind in ("fence", "code_block", "table_open", "html_block", "blockquote_open") and item_starts:
+            item_starts[-1] = None  # a list item opening with a block: its marker line is that block's
+    out: list[Block] = []
+    for kind, first, end, depth in leaves:
+        last = out[-1] if out else None
+        if kind == "para" and DEFINITION.match(_unquoted(lines[first], depth)):
+            kind = "dd" if last is not None and last.kind == "deflist" else "deflist"  # its term is cut off
+        if kind in ("list", "dd") and last is not None and last.kind == ("list" if kind == "list" else "deflist"):
+            last.lines += [_unquoted(x, depth) for x in lines[last.start + len(last.lines):end]]
+            continue
+        out.append(Block("deflist" if kind in ("dt", "dd") else kind, first,
+                         [_unquoted(x, depth) for x in lines[first:end]]))
+    for b in out:
+        while len(b.lines) > 1 and not b.lines[-1].strip():
+            b.lines.pop()
+    return out
+
+
+def _unquoted(line: str, depth: int) -> str:
+    """`line` without the markers of the `depth` blockquotes it is in ("> > text" -> "text"; a lazy continuation
+    line has none)."""
+    for _ in range(depth):
+        line = _QUOTE_MARK.sub("", line, count=1)
+    return line
+
+
 def blocks(text: str) -> list[Block]:
-    """The chunk text as blocks (see module docstring), with their first line."""
+    """A reStructuredText (or plain text) chunk text as blocks (see module docstring), with their first line: read
+    line by line, as docutils is not a dependency. Markdown is read by `markdown_blocks`."""
     out: list[Block] = []
     lines = text.split("\n")
     i = 0
@@ -59,7 +170,7 @@ def blocks(text: str) -> list[Block]:
         if _INDENTED.match(line) and (i == 0 or not lines[i - 1].strip()) \
                 and not (out and out[-1].kind == "list" and limit is None) \
                 and (limit is None or rest.content_indent(line) > limit):
-            # An indented code block (Markdown's 4-space blocks, reST's literal block after "::"): to the next
+            # An indented code block (reST's literal block after "::", a plain text's 4-space block): to the next
             # line that is neither blank nor indented (after "::": indented past the text that introduces it,
             # `_literal_limit`). After a list it is the item's continuation instead.
             j = i + 1
@@ -77,7 +188,7 @@ def blocks(text: str) -> list[Block]:
             i += 2
             continue
         if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
-            j = i + 1  # a Markdown (GFM) pipe table: to the first line that is not a row
+            j = i + 1  # a pipe table (`rest.tables` writes reST's tables so): to the first line that is not a row
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
             out.append(Block("table", i, lines[i:j]))
@@ -94,55 +205,16 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("skip", i, [line]))
             i += 1
             continue
-        if not LIST_ITEM.match(line) and (DEFINITION.match(line) or _definition_after(lines, i) is not None):
-            j = definition_end(lines, i)
-            out.append(Block("deflist", i, lines[i:j]))
-            i = j
-            continue
         kind = "list" if LIST_ITEM.match(line) else "para"
         j = i + 1
         while j < len(lines) and lines[j].strip() and not FENCE_OPEN.match(lines[j]) \
                 and not lines[j].strip().startswith(("#", "|")):
-            is_item = bool(LIST_ITEM.match(lines[j]))
-            if kind == "para" and (is_item or DEFINITION.match(lines[j]) or _definition_after(lines, j) == j + 1):
-                break  # a list, or a definition list's term and definition, starts here
+            if kind == "para" and LIST_ITEM.match(lines[j]):
+                break  # a list starts here
             j += 1
         out.append(Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
-
-
-def _definition_after(lines: list[str], i: int) -> int | None:
-    """When line `i` is the term of a definition list item: the line of its first definition (right after it, or
-    past one blank line). Else None. A term is one line of text: not a heading, a fence or a definition itself."""
-    term = lines[i].strip()
-    if not term or term.startswith(("#", "|", "```", "~~~", "<")) or DEFINITION.match(lines[i]):
-        return None
-    for k in (i + 1, i + 2):
-        if k < len(lines) and DEFINITION.match(lines[k]):
-            return k
-        if k < len(lines) and lines[k].strip():
-            return None
-    return None
-
-
-def definition_end(lines: list[str], i: int) -> int:
-    """The line after a definition list item that starts at line `i` (its term, or a definition whose term is not in
-    the chunk): its term, its definitions (": ..." lines, past one blank line between them) and their continuation
-    lines, up to a blank line not followed by a definition, a fence or a heading."""
-    j = i + 1
-    while j < len(lines):
-        if not lines[j].strip():
-            if j + 1 < len(lines) and DEFINITION.match(lines[j + 1]):
-                j += 1
-                continue
-            break
-        if FENCE_OPEN.match(lines[j]) or lines[j].lstrip().startswith("#"):
-            break
-        j += 1
-    while not lines[j - 1].strip():
-        j -= 1
-    return j
 
 
 def _literal_limit(block: Block) -> int | None:
@@ -183,10 +255,23 @@ def block_end(block: Block) -> int:
 
 
 @functools.lru_cache(maxsize=1024)
-def parsed(text: str) -> tuple[Block, ...]:
-    """The blocks of a chunk text after `clean_markup`, memoised: every query parses its hits' chunks again, and
-    the chunks of a corpus's popular sections come back often. Callers do not modify the blocks."""
-    return tuple(blocks(clean_markup(text)))
+def parsed(text: str, markdown: bool = True) -> tuple[Block, ...]:
+    """The blocks of a chunk text after `clean_markup`: Markdown read by markdown-it (`markdown_blocks`), else
+    (reST, plain text: `is_markdown`) line by line (`blocks`). Memoised: every query parses its hits' chunks again,
+    and the chunks of a corpus's popular sections come back often. Callers do not modify the blocks."""
+    clean = clean_markup(text)
+    return tuple(markdown_blocks(clean) if markdown else blocks(clean))
+
+
+_LINE_READ = frozenset({"rst", "rest", "txt"})  # reST sources (Sphinx projects also write reST in .txt files)
+
+
+def is_markdown(path: str) -> bool:
+    """Whether a chunk of the file at `path` is read as Markdown (`markdown_blocks`): every file but reST and plain
+    text ones (.rst, .rest, .txt), which `blocks` reads. Converted documents (HTML pages, .docx, PDFs) are
+    Markdown."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." not in name or name.rpartition(".")[2] not in _LINE_READ
 
 
 def between(block: Block) -> bool:

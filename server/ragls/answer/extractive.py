@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, units
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, is_markdown, units
 from ragls.core.ir import Hit
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
@@ -282,7 +282,7 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
-        found = units(hit.chunk.text) if hit is not None and unit.line >= 0 else []
+        found = units(hit.chunk.text, markdown=is_markdown(hit.chunk.path)) if hit is not None and unit.line >= 0 else []
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
         if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
@@ -398,15 +398,16 @@ def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | froz
     firsts: list[tuple[int, Unit]] = []
     for rank, (n, hit) in enumerate(sources):
         context = _context_lines(hit)
-        inside = units(hit.chunk.text, context) if context is not None else []
+        markdown = is_markdown(hit.chunk.path)
+        inside = units(hit.chunk.text, context, markdown) if context is not None else []
         near = {(u.line, u.sentence) for u in inside}
-        for pos, unit in enumerate(units(hit.chunk.text)):
+        for pos, unit in enumerate(units(hit.chunk.text, markdown=markdown)):
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
             words = passage_words(unit.scored_text)
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
             candidates.append(Candidate(rank, pos, n, unit, words, weight))
-        first = inside[:1] or units(hit.chunk.text)[:1]
+        first = inside[:1] or units(hit.chunk.text, markdown=markdown)[:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts

@@ -22,7 +22,7 @@ from ragls.answer.extractive import (
     pointed_at,
     with_code_after,
 )
-from ragls.answer.passages import Unit, section_titles
+from ragls.answer.passages import Unit, is_markdown, section_titles
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
@@ -94,7 +94,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
         candidates, _ = candidate_passages([(1, hit)], literal_terms(question))
         words = [c.words for c in candidates]
         scores = passage_scores(query, [c.unit for c in candidates], words)
-        titled = _titled(hit.chunk.text, candidates, query)
+        titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))
         weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
@@ -111,7 +111,8 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     return out
 
 
-def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[str]) -> list[float]:
+def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[str], markdown: bool = True
+            ) -> list[float]:
     """What the heading of its section adds to each candidate passage's score (`candidate_passages`) of chunk `text`
     in `sentence_focus`: the question's words that the nearest heading above it in the chunk holds
     (`passages.section_titles`), each weighted by its rarity among the passages as `passage_scores` weighs words,
@@ -120,7 +121,7 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
     higher." — without it, a sentence of another section sharing the question's common words ("running _Black_")
     outscored the one answering under the heading that asks it. Every passage of a section gains the same, so the
     order within a section is its own words' (a heading word added to the passages' words instead changed it)."""
-    titles = section_titles(text)
+    titles = section_titles(text, markdown)
     if not titles:
         return [0.0] * len(candidates)
     df: dict[str, int] = {}

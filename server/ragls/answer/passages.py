@@ -42,6 +42,7 @@ from ragls.answer.blocks import (
     block_end,
     code_body,
     continuation,
+    is_markdown,
     parsed,
     split_row,
 )
@@ -49,7 +50,7 @@ from ragls.answer.labels import CODE_SPAN, REST_LITERAL, heading_label, labelled
 from ragls.answer.markup import clean_markup
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "clean_markup", "section_titles", "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "clean_markup", "is_markdown", "section_titles", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -268,18 +269,19 @@ def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, 
 
 
 
-def units(text: str, lines: tuple[int, int] | None = None) -> list[Unit]:
+def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
     sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
     example:" with the block it introduces, with the paragraph before it). Memoised per
-    (text, lines): a chunk's windows come back on many queries; callers do not modify the units."""
-    return list(_units(text, None if lines is None else (lines[0], lines[1])))
+    (text, lines): a chunk's windows come back on many queries; callers do not modify the units. `markdown`: whether
+    the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`)."""
+    return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown))
 
 
 @functools.lru_cache(maxsize=2048)
-def _units(text: str, lines: tuple[int, int] | None) -> tuple[Unit, ...]:
-    blocks = parsed(text)
+def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> tuple[Unit, ...]:
+    blocks = parsed(text, markdown)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
     below: list[str] = []  # the kinds of the blocks since that heading
@@ -549,13 +551,13 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
 
 
 @functools.lru_cache(maxsize=1024)
-def section_titles(text: str) -> tuple[tuple[int, str], ...]:
+def section_titles(text: str, markdown: bool = True) -> tuple[tuple[int, str], ...]:
     """The section headings of a chunk text (after `clean_markup`) as (0-based line, heading text), in line
     order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
-    over its underline). A fenced or indented code block's "# comment" is not a heading (`blocks.blocks` reads it as
-    code). Memoised like `units`."""
+    over its underline). A fenced or indented code block's "# comment" is not a heading (`blocks.parsed` reads it as
+    code). `markdown` as for `units`; memoised like it."""
     out = []
-    for b in parsed(text):
+    for b in parsed(text, markdown):
         if b.kind != "skip":
             continue
         first = b.lines[0].strip()
