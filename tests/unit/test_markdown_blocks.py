@@ -62,3 +62,11 @@ def test_html_paragraphs_are_not_prose():
 def test_markdown_paths():
     assert is_markdown("docs/guide.md") and is_markdown("page.html") and is_markdown("[selection]")
     assert not is_markdown("docs/api.rst") and not is_markdown("docs/topics/http.TXT")
+
+
+def test_shortcut_reference_links_read_as_their_text():
+    """"[Rich]" is a link whose definition is mostly outside the chunk (at the end of the file): its text is read,
+    without brackets; "httpx[http2]" and "[x]" stay as written."""
+    text = "Uses [Rich] to render a colorful traceback, see [*orjson*] and httpx[http2] or [x].\n"
+    assert [u.sentence for u in units(text)] == [
+        "Uses Rich to render a colorful traceback, see *orjson* and httpx[http2] or [x]."]

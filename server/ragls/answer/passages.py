@@ -65,6 +65,11 @@ _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
 _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A reST inline literal ``text`` (no backtick inside): the same code span Markdown writes `text`.
+# A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
+# mostly at the end of the file, outside the chunk, so markdown-it cannot resolve it; read as its text. Not a
+# one-character label ("[x]"), nor one with digits or punctuation ("[Errno 98]", "[SSL: ...]", "[x>=0]"), nor after a
+# word or "#" ("httpx[http2]", "#[test]"), nor in a code span (`_shortcut_links`).
+_SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[:_\w])")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 _DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
@@ -129,12 +134,22 @@ def _tag(m: re.Match[str]) -> str:
     return " " if name == "br" else ""
 
 
+def _shortcut_links(text: str) -> str:
+    """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
+    if "[" not in text:
+        return text
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _SHORTCUT_LINK.sub(r"\1", parts[k])
+    return "".join(parts)
+
+
 def _link_text(text: str) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links reduced to their text (with their target when
-    it names a Python object, `_link`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
+    it names a Python object, `_link`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
     reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
     -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
-    text = _inline_html(_FOOTNOTE_REF.sub("", _LINK.sub(_link, _IMAGE.sub("", text))))
+    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_LINK.sub(_link, _IMAGE.sub("", text)))))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     return REST_LITERAL.sub(r"`\1`", text)
 
