@@ -1,8 +1,11 @@
 """The blocks of a chunk text, each with the lines it spans: paragraphs, list items (a loose list is one block),
-fenced and indented code blocks (Markdown's 4-space blocks, reST's literal blocks after "::", doctest sessions), pipe
-tables, and lines that are not prose (headings, reST section titles and directive lines, HTML tag lines: "skip").
-`answer/passages.py` reads them as sentences, list items and table rows; line numbers are 0-based lines of the chunk
-text, which `clean_markup` (answer/markup.py) never moves.
+definition lists, fenced and indented code blocks (reST's literal blocks after "::", doctest sessions), pipe tables,
+and lines that are not prose (headings, reST section titles and directive lines, HTML: "skip").
+Markdown is read by markdown-it (`markdown_blocks`, its tokens' source lines), reST and plain text line by line
+(`blocks`: docutils is not a dependency, and `answer/rest.py` has already rewritten reST's tables, fields and
+literal blocks into these kinds); `is_markdown` tells them apart by the file's name, `parsed` reads either.
+`answer/passages.py` reads the blocks as sentences, list items and table rows; line numbers are 0-based lines of the
+chunk text, which `clean_markup` (answer/markup.py) never moves.
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def markdown_blocks(text: str) -> list[Block]:
                 leaves.append(("dd", first, end, quotes))
             elif item_starts and item_starts[-1] is not None and tokens[pos - 1].type == "list_item_open":
                 leaves.append(("list", item_starts[-1], end, quotes))
-            elif _HTML_OPEN.match(text_lines[0]) or not _HTML_TAG.sub("", " ".join(text_lines)).strip():
+            elif text_lines[0].lstrip().startswith("<") and (_HTML_OPEN.match(text_lines[0])
+                                                             or not _HTML_TAG.sub("", " ".join(text_lines)).strip()):
                 leaves.append(("skip", first, end, quotes))
             elif all(x.strip().startswith("|") and x.strip().endswith("|") for x in text_lines):
                 leaves.append(("table", first, end, quotes))  # a table's rows whose header the chunk cut off
