@@ -63,6 +63,18 @@ def test_no_raw_markup_reaches_the_answer():
         ["# Title", "", "", "", "text"]
 
 
+def test_template_tags_are_the_examples_text():
+    # A Jinja/Django/Liquid tag line is not an include line ({* file *}, {! file !}): the answer about a template
+    # language quotes its example whole.
+    doc = ("Autoescaping can be switched on and off from within the templates with the autoescape tag:\n\n"
+           "```jinja\n{% autoescape true %}\n    Autoescaping is active within this block\n{% endautoescape %}\n```\n")
+    answer = extractive_answer("How do I switch autoescaping on from within a template?", [(1, hit(doc))])
+    for line in ("{% autoescape true %}", "Autoescaping is active within this block", "{% endautoescape %}"):
+        assert line in answer
+    assert clean_markup("{% raw %}\n{{ x }}\n{% endraw %}\n{! inc.md !}").split("\n") == \
+        ["{% raw %}", "{{ x }}", "{% endraw %}", ""]
+
+
 def test_passages_of_the_focus_lines_lead_and_the_rest_of_the_chunk_competes():
     # Focus on the configuration sentence and list (file lines 22-26 = chunk lines 12-16): it leads; the install
     # sentence, which matches the question as well, comes after it (weighted OUTSIDE_WINDOW, not left out).

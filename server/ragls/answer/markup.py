@@ -15,8 +15,9 @@ from ragls.index.headings import REST_ROLE
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
 # `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text; and MyST's target
-# line `(label)=` above a heading: where a cross-reference points, not text.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{[*!%].*[*!%]\}|\{\{#[\w-]+[^{}]*\}\}|"
+# line `(label)=` above a heading: where a cross-reference points, not text. A `{% tag %}` line is a template tag
+# (Jinja, Django, Liquid): in the docs of a template language it is the example's text, never removed.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|"
                              r"\([\w.:-]+\)=)[ \t]*$", re.MULTILINE)
 # A footnote definition's label (`[^stdlib]: And it's in fact supported ...`, MyST and GFM footnotes): the text after
 # it is prose, read as a paragraph (not removed as a link reference definition).
