@@ -55,6 +55,7 @@ def test_first_index_says_the_bundled_model_is_used_and_there_is_nothing_to_do(e
 def test_an_explicit_model_that_cannot_load_names_the_users_setting(env, tmp_path):
     ws = docs(tmp_path / "docs")
     (ws / "ragls.toml").write_text('[embedding]\nmodel = "BAAI/bge-base-en-v1.5"\n')
+    ragls(env, "trust", ws)  # an untrusted folder's model is ignored (docs/security.md): the user's own setting here
     doctor = ragls(env, "doctor", ws).stdout
     line = next(x for x in doctor.splitlines() if MINILM in x and "bundled" in x)
     assert "instead of your embedding.model BAAI/bge-base-en-v1.5" in line
