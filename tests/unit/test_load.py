@@ -79,6 +79,23 @@ def test_binary_is_skipped(tmp_path):
     assert isinstance(late, Document) and late.text.endswith("\x00")
 
 
+def test_random_bytes_without_nul_are_binary_and_legacy_text_is_not(tmp_path):
+    import random
+
+    noise = bytes(b for b in random.Random(7).randbytes(30_000) if b)[:20_000]  # no NUL: git's rule calls it text
+    (tmp_path / "blob.txt").write_bytes(noise)
+    assert load_file(tmp_path, "blob.txt", 100_000) == \
+        Skipped("blob.txt", "binary (not UTF-8, control bytes in first 8 KB)")
+    for name, text, codec in (("fr.txt", "Le café est très chaud.\n", "cp1252"),
+                              ("ru.txt", "Привет, как дела? Всё хорошо.\n", "cp1251"),
+                              ("el.txt", "Καλημέρα κόσμε.\n", "cp1253")):
+        (tmp_path / name).write_bytes((text * 400).encode(codec))  # a legacy code page, most bytes >= 0x80
+        assert isinstance(load_file(tmp_path, name, 100_000), Document), name
+    cut = ("a" * 8191 + "é" + "b" * 100).encode()  # a UTF-8 character cut by the 8 KB probe
+    (tmp_path / "cut.md").write_bytes(cut)
+    assert isinstance(load_file(tmp_path, "cut.md", 100_000), Document)
+
+
 def test_too_large_is_skipped(tmp_path):
     (tmp_path / "big.md").write_bytes(b"x" * 11)
     assert load_file(tmp_path, "big.md", 10) == Skipped("big.md", "too large (11 bytes > max_file_bytes 10)")

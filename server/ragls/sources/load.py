@@ -91,11 +91,37 @@ def _single_byte(data: bytes) -> str:
     return codecs.charmap_decode(data, "strict", _CP1252_TABLE)[0]
 
 
-def is_binary(data: bytes) -> bool:
-    """True when a NUL byte occurs in the first 8 KB (git's heuristic), except in UTF-16 text with a BOM."""
+# Bytes that no text file holds, in any code page: C0 controls but tab, newline, form feed, carriage return, backspace
+# and escape (ANSI colours), and DEL. Random or compressed bytes hold about 10 % of them (26 of 256 values).
+_CONTROL_BYTES = frozenset(range(0x20)) - {0x08, 0x09, 0x0A, 0x0C, 0x0D, 0x1B} | {0x7F}
+CONTROL_SHARE = 0.05  # half of random bytes' share; text in UTF-8, cp1252, cp1251 or any other code page holds ~0
+
+
+def binary_reason(data: bytes) -> str | None:
+    """Why `data` (a file's bytes) is binary, or None for text. Looks at the first BINARY_PROBE_BYTES (8 KB): a NUL
+    byte (git's heuristic), except in UTF-16 text with a BOM; or, when those bytes are not UTF-8, more than
+    CONTROL_SHARE (5 %) of them control bytes (`_CONTROL_BYTES`, the "odd characters" of Perl's -B heuristic without
+    its high bytes, which a Greek or Cyrillic code page is made of): random or compressed bytes without a NUL, which
+    the cp1252 fallback of `decode_bytes` would otherwise read as text."""
     if data.startswith(_BOMS_UTF16):
-        return False
-    return b"\0" in data[:BINARY_PROBE_BYTES]
+        return None
+    head = data[:BINARY_PROBE_BYTES]
+    if b"\0" in head:
+        return "binary (NUL byte in first 8 KB)"
+    try:
+        head.decode("utf-8")
+        return None
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3 and len(data) > len(head):  # a character cut by the 8 KB probe
+            return None
+    if sum(1 for b in head if b in _CONTROL_BYTES) > CONTROL_SHARE * len(head):
+        return "binary (not UTF-8, control bytes in first 8 KB)"
+    return None
+
+
+def is_binary(data: bytes) -> bool:
+    """True when `binary_reason(data)` names a reason (a NUL byte, or control bytes in text that is not UTF-8)."""
+    return binary_reason(data) is not None
 
 
 def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
@@ -124,7 +150,7 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
     (whose `path` is that key), or say why not.
 
     `max_file_bytes` comes from `sources.max_file_bytes` (default 2 MB). Returns `Skipped(rel_path, reason)` with
-    reason "binary (NUL byte in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
+    reason "binary (NUL byte in first 8 KB)" or "binary (not UTF-8, control bytes in first 8 KB)", "too large (N bytes > max_file_bytes M)", "vanished while reading"
     (the file was deleted after it was listed), "not a regular file" (FIFO, socket, device) or
     "unreadable: <OS error>". Never raises for file problems.
     """
@@ -132,8 +158,9 @@ def load_file(folder: Path, rel_path: str, max_file_bytes: int) -> Document | Sk
     if isinstance(raw, Skipped):
         return raw
     data, mtime_ns = raw
-    if is_binary(data):
-        return Skipped(rel_path, "binary (NUL byte in first 8 KB)")
+    reason = binary_reason(data)
+    if reason is not None:
+        return Skipped(rel_path, reason)
     return Document(
         folder=str(folder),
         path=rel_path,
