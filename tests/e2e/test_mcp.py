@@ -79,6 +79,8 @@ async def test_search_returns_exact_path_and_lines(server, workspace):
     assert top["chunk_start_line"] <= top["start_line"] <= backoff_line <= top["end_line"] <= top["chunk_end_line"]
     assert top["heading"] == "Configuring retries > Retry policy"  # the cited lines' section, as rag/query says
     assert top["uri"].startswith("file://") and top["uri"].endswith("/guide/retries.md")
+    shares = [r["relevance"] for r in data["results"]]  # each score's share of the best, as rag/query's Chunk.relevance
+    assert shares[0] == 1.0 and shares == sorted(shares, reverse=True) and all(0 <= s <= 1 for s in shares)
     text = (await server.call("search_docs", {"query": "exponential backoff", "top_k": 3})).content[0].text
     span = f'{top["start_line"]}-{top["end_line"]}' if top["end_line"] > top["start_line"] else f'{top["start_line"]}'
     assert f"[1] guide/retries.md:{span}\n" in text or f"[1] guide/retries.md:{span} — " in text  # never "9-9"

@@ -19,6 +19,7 @@ from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri
 from ragls.retrieval.focus import context_span
+from ragls.retrieval.fuse import relevance_shares
 from ragls.sources.passage import read_passage
 
 ToolResult = tuple[str, dict[str, Any]]
@@ -50,10 +51,12 @@ def chunk_uri(c: Chunk) -> str:
     return path_to_uri(Path(c.folder) / c.path) if c.folder else c.path
 
 
-def hit_record(hit: Hit) -> dict[str, Any]:
+def hit_record(hit: Hit, relevance: float | None = None) -> dict[str, Any]:
     """The structured form of one search hit: `start_line`-`end_line` are the lines to cite (the focus lines —
     the answering sentence — when known), `context_start_line`-`context_end_line` the window around them, widened to
-    cover them (`retrieval/focus.context_span`; the focus lines again without a window), `text` is the whole chunk, lines `chunk_start_line`-`chunk_end_line`."""
+    cover them (`retrieval/focus.context_span`; the focus lines again without a window), `text` is the whole chunk,
+    lines `chunk_start_line`-`chunk_end_line`; `relevance`, when given, is the hit's score as a share of the best
+    hit's (`retrieval.fuse.relevance_shares`, as rag/query's `Chunk.relevance`)."""
     c = hit.chunk
     start, end = hit_lines(hit)
     window = getattr(hit, "window", None)
@@ -62,7 +65,8 @@ def hit_record(hit: Hit) -> dict[str, Any]:
     chunk_start, chunk_end = line_range(c.span)
     return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": hit_heading(hit),
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,
-            "chunk_end_line": chunk_end, "context_start_line": context[0], "context_end_line": context[1]}
+            "chunk_end_line": chunk_end, "context_start_line": context[0], "context_end_line": context[1],
+            **({"relevance": relevance} if relevance is not None else {})}
 
 
 def index_progress(ws) -> dict[str, int] | None:
@@ -105,10 +109,11 @@ def partial_note(progress: dict[str, int]) -> str:
 
 
 def search_result(ws, query: str, top_k: int | None = None, rag=None, expand: bool | None = None) -> ToolResult:
-    """search_docs / ragls_search: `ws.query` → each hit quoted ("[n] path:cite-lines — heading (score s)" and
+    """search_docs / ragls_search: `ws.query` → each hit quoted ("[n] path:cite-lines — heading (score s, relevance r%)" and
     the chunk in a `<passage>` element), best first; an abstention says the matches are weak."""
     result = ws.query(query, top_k, rag, expand)
-    records = [hit_record(h) for h in result.hits]  # servable hits only (RagWorkspace.retrieve)
+    shares = relevance_shares([h.score for h in result.hits]) or [None] * len(result.hits)
+    records = [hit_record(h, r) for h, r in zip(result.hits, shares)]  # servable hits only (RagWorkspace.retrieve)
     data = {"query": result.query, "abstained": result.abstained, "results": records,
             "elapsed_ms": round(result.elapsed_ms, 1), "note": DATA_NOTE}
     if result.llm is not None:  # LLM-assisted retrieval ran (or was skipped, and why): calls, paraphrases
@@ -126,7 +131,8 @@ def search_result(ws, query: str, top_k: int | None = None, rag=None, expand: bo
     for n, r in enumerate(records, 1):
         parts.append(quote_passage(r["text"], r["path"], (r["chunk_start_line"], r["chunk_end_line"]), n=n,
                                    heading=r["heading"] or "", cite=(r["start_line"], r["end_line"]),
-                                   note=f" (score {r['score']:.4f})"))
+                                   note=f" (score {r['score']:.4f}"
+                                        + (f", relevance {r['relevance']:.0%})" if "relevance" in r else ")")))
     return "\n\n".join(parts), data
 
 

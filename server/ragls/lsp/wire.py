@@ -16,6 +16,7 @@ from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.index.titles import source_title
 from ragls.retrieval.focus import context_span
+from ragls.retrieval.fuse import relevance_shares
 from ragls.sources.passage import Passage
 
 
@@ -199,17 +200,6 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         if more_focus:
             src["focusRanges"] = [to_wire_range(r) for r in sorted((focus, *more_focus), key=lambda r: r.start_line)]
     return src
-
-
-def relevance_shares(scores: list[float]) -> list[float] | None:
-    """Each score as a share of the best one, in [0, 1] rounded to 0.001 (`Chunk.relevance`, docs/protocol.md): the
-    only reading of a hit's score that holds across fusions (convex scores run 0 to ~2.2 with the exact-match bonus,
-    RRF's ~0.016 to 0.035, a reranker's its own scale). None when no share means anything: no hits, a best score
-    that is not positive, or a negative score (a cross-encoder's logits)."""
-    if not scores or max(scores) <= 0 or min(scores) < 0:
-        return None
-    top = max(scores)
-    return [round(s / top, 3) for s in scores]
 
 
 def to_wire_chunk(hit: Hit, explain: bool = False, relevance: float | None = None) -> dict:

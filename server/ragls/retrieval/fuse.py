@@ -158,3 +158,14 @@ def apply_prior(fused: list[Fused], factors: Mapping[Hashable, float], keep_bonu
             f.contributions["prior"] = delta
             f.score += delta
     return sorted(fused, key=lambda f: (-f.score, order[id(f)]))
+
+
+def relevance_shares(scores: list[float]) -> list[float] | None:
+    """Each score as a share of the best one, in [0, 1] rounded to 0.001 (`Chunk.relevance`, docs/protocol.md): the
+    only reading of a hit's score that holds across fusions (convex scores run 0 to ~2.2 with the exact-match bonus,
+    RRF's ~0.016 to 0.035, a reranker's its own scale). None when no share means anything: no hits, a best score
+    that is not positive, or a negative score (a cross-encoder's logits)."""
+    if not scores or max(scores) <= 0 or min(scores) < 0:
+        return None
+    top = max(scores)
+    return [round(s / top, 3) for s in scores]
