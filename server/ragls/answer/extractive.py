@@ -235,9 +235,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     limit = max_sentences or EXTRACTIVE_MAX_SENTENCES
     while remaining and len(picked) < limit:
         *_, n, unit = remaining.pop(_next_pick(remaining, query, covered) if picked and cosines is not None else 0)
-        key = _normalised(unit.text)  # the same passage from two sources (a selection and its file) once
-        if key not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
-            seen.add(key)
+        if _fresh(n, unit, picked, seen):
+            seen.add(_normalised(unit.text))
             picked.append((n, unit))
             covered |= _matched(unit, query)
             if max_sentences is None and len(picked) == limit == EXTRACTIVE_MAX_SENTENCES \
@@ -245,12 +244,11 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                 limit += 1  # four short passages: room for a fifth
     if closest is not None and max_sentences is None:
         n, unit = closest  # the passage reading closest to the question, whatever its source's rank
-        if _normalised(unit.text) not in seen and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
+        if _fresh(n, unit, picked, seen):
             seen.add(_normalised(unit.text))
             picked.append((n, unit))
     for *_, n, unit in named:
-        if _names_the_question(unit, query - covered) and _normalised(unit.text) not in seen \
-                and not any(_quotes(m, unit) or _quotes(unit, m) for k, m in picked if k == n):
+        if _names_the_question(unit, query - covered) and _fresh(n, unit, picked, seen):
             picked.append((n, unit))
             break
     picked = _completed(picked, dict(sources), query)
@@ -352,6 +350,14 @@ def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[s
     ordering (source rank, then position)."""
     return min(range(len(remaining)), key=lambda j: (
         remaining[j][0] - NEW_WORD * len(_matched(remaining[j][4], query) - covered), remaining[j][1], remaining[j][2]))
+
+
+def _fresh(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -> bool:
+    """True when `unit` of source `n` is not quoted yet: its normalised text is not in `seen` (the same passage from
+    two sources, a selection and its file, once) and no passage picked from the same source holds it or is held by
+    it (`_quotes`)."""
+    return _normalised(unit.text) not in seen and not any(_quotes(m, unit) or _quotes(unit, m)
+                                                          for k, m in picked if k == n)
 
 
 def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) -> tuple[int, Unit] | None:
