@@ -79,6 +79,13 @@ def test_cjk_substring_query_finds_its_file_first_by_bm25(ws, query, path):
     assert hits[0].signals.get("bm25") == 1
 
 
+@pytest.mark.parametrize("query", ["brulee", "Uberweisung Zurich", "Crème brûlée", "grosse", "geprüft"])
+def test_accents_are_folded_both_ways_by_bm25(ws, query):
+    # "Crème brûlée für Jürgen" is found typed without accents (two accents, or ß: past what fuzzy matching reaches),
+    # and an accented query finds it too
+    assert bm25_paths(ws, query)[:1] == ["stray.md"]
+
+
 def test_cjk_query_is_not_abstained(ws):
     result = ws.query("数据库连接池")
     assert result.hits[0].chunk.path == "zh/db.md" and not result.abstained

@@ -5,7 +5,9 @@ down), the exact-match bonus, focus lines, the abstention evidence and pseudo-re
 - words (`query_words`): lower-case alphanumeric runs ("_" and punctuation separate them), plus the parts of
   camelCase identifiers (`retryMaxAttempts` -> retry, max, attempts); a CJK run gives its character bigrams;
 - terms (`stems`, `EN_STEM`): tantivy's `en_stem` analysis (simple tokenizer, words over 40 bytes dropped, lower
-  case, English Snowball stemmer) — exactly the terms the BM25 index holds for the same text;
+  case, English Snowball stemmer) with ASCII folding before the stemmer ("naïve résumé" -> naiv, resum, as
+  Lucene's ASCIIFoldingFilter) — exactly the terms the BM25 index holds for the same text (the index registers
+  this analyzer as `BM25_TOKENIZER`). Words (`query_words`) are not folded: the exact-match bonus stays literal;
 - CJK (`cjk_runs`, `run_bigrams`, `cjk_bigrams`): Chinese, Japanese and Korean are written without spaces, so
   their runs are indexed as overlapping character bigrams (Lucene's CJKAnalyzer);
 - compound identifiers (`compound_identifiers`): `get_worktrees`, `os.path.join`, `HashMap::new`, searched as
@@ -112,12 +114,18 @@ def query_words(text: str) -> list[str]:
     return words
 
 
+BM25_TOKENIZER = "en_fold"  # the name the BM25 index registers `_analyzer()` under (stores/bm25.py)
+
+
 def _analyzer(stop_words: frozenset[str] = frozenset()) -> tantivy.TextAnalyzer:
     """tantivy's built-in `en_stem` pipeline (SimpleTokenizer, RemoveLongFilter(40), LowerCaser, English Snowball
-    stemmer; tantivy `tokenizer/mod.rs`), optionally dropping `stop_words` (lower case, unstemmed) before
-    stemming. Its tokens are the terms the index holds for the same text."""
+    stemmer; tantivy `tokenizer/mod.rs`) with tantivy's AsciiFoldingFilter after the lower-caser (accented Latin
+    letters to their ASCII form: é -> e, ß -> ss, æ -> ae; other scripts unchanged), optionally dropping
+    `stop_words` (lower case, unstemmed) before stemming. Its tokens are the terms the index holds for the same
+    text."""
     builder = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-               .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase()))
+               .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
+               .filter(tantivy.Filter.ascii_fold()))
     if stop_words:
         builder = builder.filter(tantivy.Filter.custom_stopword(sorted(stop_words)))
     return builder.filter(tantivy.Filter.stemmer("english")).build()
@@ -125,6 +133,12 @@ def _analyzer(stop_words: frozenset[str] = frozenset()) -> tantivy.TextAnalyzer:
 
 EN_STEM = _analyzer()
 EN_STEM_NO_STOP = _analyzer(STOPWORDS)
+
+
+def register_bm25_tokenizer(index: tantivy.Index) -> None:
+    """Register the BM25 fields' analyzer (`_analyzer()`) on a tantivy `index` as `BM25_TOKENIZER`; tantivy needs
+    it before documents are added (a writer without it raises "Error getting tokenizer for field")."""
+    index.register_tokenizer(BM25_TOKENIZER, _analyzer())
 
 
 def indexed_body(text: str) -> str:
@@ -140,7 +154,7 @@ def compound_identifiers(text: str) -> list[str]:
 
 
 def stems(text: str) -> list[str]:
-    """The BM25 terms of `text` (en_stem analysis: lower case, English Snowball stems), stop words included; CJK
+    """The BM25 terms of `text` (en_stem analysis: lower case, ASCII folding, English Snowball stems), stop words included; CJK
     runs give their character bigrams (the `cjk` field's terms) instead."""
     if not has_cjk(text):
         return EN_STEM.analyze(text)

@@ -1,7 +1,7 @@
 """BM25 store: a tantivy index of chunk titles and texts.
 
-Fields: `id` and `path` (raw, for lookups and deletes), `title` and `body` (tantivy's `en_stem` tokenizer: lower
-case, English Snowball stemming). Code-aware tokens: `en_stem` already splits `snake_case` and `foo.bar` at the
+Fields: `id` and `path` (raw, for lookups and deletes), `title` and `body` (`analysis.BM25_TOKENIZER`: tantivy's
+`en_stem` pipeline with ASCII folding — lower case, "é" -> "e", English Snowball stemming). Code-aware tokens: `en_stem` already splits `snake_case` and `foo.bar` at the
 punctuation; camelCase identifiers are additionally indexed as their parts (`retryMaxAttempts` -> `retry max
 attempts`), so either spelling matches. Scores are tantivy's BM25 (k1 = 1.2, b = 0.75).
 
@@ -33,6 +33,7 @@ from pathlib import Path
 import tantivy
 
 from ragls.core.analysis import (
+    BM25_TOKENIZER,
     EN_STEM,
     EN_STEM_NO_STOP,
     cjk_bigrams,
@@ -40,6 +41,7 @@ from ragls.core.analysis import (
     content_words,
     has_cjk,
     indexed_body,
+    register_bm25_tokenizer,
     run_bigrams,
 )
 from ragls.core.analysis import cjk_runs as find_cjk_runs
@@ -48,7 +50,7 @@ from ragls.core.telemetry import traced
 
 log = logging.getLogger(__name__)
 
-TOKENIZER_VERSION = "bm25-en_stem-camel-v1"
+TOKENIZER_VERSION = "bm25-en_stem-camel-fold-v2"  # v2: ASCII folding (an older index is rebuilt)
 
 SEARCH_FIELDS = ("title", "body")
 
@@ -66,10 +68,18 @@ def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("id", stored=True, tokenizer_name="raw")
     sb.add_text_field("path", stored=False, tokenizer_name="raw")
-    sb.add_text_field("title", stored=False, tokenizer_name="en_stem")
-    sb.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    sb.add_text_field("title", stored=False, tokenizer_name=BM25_TOKENIZER)
+    sb.add_text_field("body", stored=False, tokenizer_name=BM25_TOKENIZER)
     sb.add_text_field("cjk", stored=False, tokenizer_name="whitespace")
     return sb.build()
+
+
+def _index(directory: Path | None = None) -> tantivy.Index:
+    """A tantivy index of `_schema()` in `directory` (None: in memory) with the BM25 fields' analyzer registered.
+    Raises ValueError "schema does not match" for an index made with another schema, OSError when unreadable."""
+    index = tantivy.Index(_schema()) if directory is None else tantivy.Index(_schema(), path=str(directory), reuse=True)
+    register_bm25_tokenizer(index)
+    return index
 
 
 class Bm25Store:
@@ -88,12 +98,12 @@ class Bm25Store:
         self.has_cjk = True  # False: an older index without the `cjk` field, opened read-only
         if directory is None:
             self.directory = None
-            self.index = tantivy.Index(_schema())
+            self.index = _index()
             return
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         try:
-            self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+            self.index = _index(self.directory)
         except ValueError as exc:
             if "schema does not match" not in str(exc):
                 raise
@@ -109,7 +119,7 @@ class Bm25Store:
         log.warning("BM25 index %s has an older schema: rebuilding it from the manifest", self.directory)
         shutil.rmtree(self.directory)
         self.directory.mkdir(parents=True)
-        self.index = tantivy.Index(_schema(), path=str(self.directory), reuse=True)
+        self.index = _index(self.directory)
         self.has_cjk = True
 
     def set_writable(self, writable: bool) -> None:
