@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _OFFLINE_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json", "special_tokens_map.json",
                   "sentence_bert_config.json")
-_HUB_PROBE_URL = "https://huggingface.co/api/models/{name}"
+_HUB_PROBE_PATH = "/api/models/{name}"  # on HF_ENDPOINT (huggingface_hub's variable), default https://huggingface.co
 
 
 MEMO_VECTORS = 4096  # vectors Embedder.embed_memoised keeps (LRU); 6 MiB at 384-d float32
@@ -156,13 +156,15 @@ def pinned_model_note(built_with: str, default: str) -> str:
 
 
 def _hub_reachable(name: str, timeout_s: float = 3.0) -> bool:
-    """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no."""
+    """True when the model hub answers quickly; HF_HUB_OFFLINE=1 or RAGLS_OFFLINE=1 mean no. The hub is the one
+    fastembed downloads from: `HF_ENDPOINT` when set (a mirror, as huggingface_hub reads it), else huggingface.co."""
     if os.environ.get("HF_HUB_OFFLINE") == "1" or os.environ.get("RAGLS_OFFLINE") == "1":
         return False
     import httpx
 
+    endpoint = (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
     try:
-        httpx.head(_HUB_PROBE_URL.format(name=name), timeout=timeout_s, follow_redirects=True)
+        httpx.head(endpoint + _HUB_PROBE_PATH.format(name=name), timeout=timeout_s, follow_redirects=True)
         return True
     except httpx.HTTPError:
         return False
