@@ -97,6 +97,13 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
     assert carry_terms("and how do I turn it off?", earlier) == "and how do I turn it off? enable frobnicator"
     assert carry_terms("what about Windows?", earlier) == "what about Windows? enable frobnicator"
     assert carry_terms("why?", earlier) == "why? enable frobnicator"
+    assert carry_terms("Is it thread-safe?", earlier) == "Is it thread-safe? enable frobnicator"
+    assert carry_terms("Can I set a different one instead?", earlier).endswith("enable frobnicator")
+    # A question that stands on its own may still say "it", "that" or "instead of": searched as it is.
+    for standalone in ("How do I configure the logger so that it writes JSON lines to stderr?",
+                       "Can Black just show me what it would change instead of editing my files?",
+                       "Which pre-commit hook should I use so notebooks get formatted too, and where does it go?"):
+        assert carry_terms(standalone, earlier) == standalone
     # No history: the question is searched as it is and no retrievalQuery is reported.
     plain = ask("ownership rules", settings=s, retrieve=retriever)
     assert retriever.calls[-1][0] == "ownership rules" and plain.retrieval_query is None

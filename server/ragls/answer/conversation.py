@@ -50,12 +50,20 @@ SUMMARY_SYSTEM = ("Summarize this conversation between a user and an assistant t
                   "preferences the user stated, in at most 150 words. Keep file names and [n] references out. "
                   "Reply with the summary only.")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
-# A follow-up that refers back to the conversation: a pronoun or "there"/"same"/"else"/"instead"... anywhere, or an
-# opening connective ("and ...", "what about ...", "also ..."). Without one a question stands on its own.
-_REFERS_BACK = re.compile(
+# A follow-up that refers back to the conversation. An opening connective ("and ...", "what about ...") always does.
+# A word that only means something after another turn ("instead" but not "instead of", "else", a clause-final
+# "too", "the previous one") does in a question of at most 2 x FOLLOW_UP_MAX_WORDS distinct content words; pronouns,
+# deictics, "also" and "why" only in a short one (at most FOLLOW_UP_MAX_WORDS: "is it thread-safe?", "how do I test
+# that?"): of 683 standalone questions of ragls' question sets, 256 hold a pronoun ("so that it", "does X have its
+# own") and long situation-first ones say "instead" or "too" of their own subject. A question with no content word
+# of its own ("why?") refers back too.
+_OPENS_ON_THE_LAST_TURN = re.compile(r"^\s*(?:and|but|or|so|then|what about|how about)\b", re.IGNORECASE)
+_REFERS_BACK_STRONG = re.compile(
+    r"\binstead\b(?!\s+of\b)|\b(?:else|previous|former|latter)\b|\btoo\s*(?:[?.!,;:]|$)", re.IGNORECASE)
+_REFERS_BACK_WEAK = re.compile(
     r"\b(?:it|its|it's|itself|this|that|these|those|they|them|their|theirs|there|one|ones|same|such|above|"
-    r"previous|former|latter|else|instead|too|also|either|neither|both)\b"
-    r"|^\s*(?:and|but|or|so|then|what about|how about|and what|why|why not|how come)\b", re.IGNORECASE)
+    r"either|neither|both|also|why)\b", re.IGNORECASE)
+FOLLOW_UP_MAX_WORDS = 3  # distinct content words of a short follow-up: "can I change it per request?" has 2
 SUMMARY_HEADER = "Summary of the earlier conversation (for context; not a source):"
 
 
@@ -94,13 +102,25 @@ def to_turns(history: list[dict] | None) -> list[Turn]:
     return turns
 
 
+def refers_back(question: str) -> bool:
+    """Whether `question` leans on the conversation before it (the marks above `_OPENS_ON_THE_LAST_TURN`): an
+    opening connective; "instead" / "else" / a final "too" in a question of at most 2 x FOLLOW_UP_MAX_WORDS distinct
+    content words (`cite.content_words`); a pronoun in one of at most FOLLOW_UP_MAX_WORDS; or no content word."""
+    words = set(content_words(question))
+    if not words or _OPENS_ON_THE_LAST_TURN.search(question):
+        return True
+    if len(words) <= 2 * FOLLOW_UP_MAX_WORDS and _REFERS_BACK_STRONG.search(question):
+        return True
+    return len(words) <= FOLLOW_UP_MAX_WORDS and bool(_REFERS_BACK_WEAK.search(question))
+
+
 def carry_terms(question: str, turns: list[Turn]) -> str:
     """The rule used without a model: `question` plus up to MAX_CARRIED_TERMS words of the previous question whose
     content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order — when the
-    question refers back (`_REFERS_BACK`: "and how do I turn it off?", "what about Windows?") or has no content
-    word of its own ("why?"). A question that stands on its own ("where are the logs?") is searched as it is, as
+    question refers back (`refers_back`: "and how do I turn it off?", "what about Windows?", "is it thread-safe?")
+    or has no content word of its own ("why?"). A question that stands on its own ("where are the logs?") is searched as it is, as
     it is without history."""
-    if not turns or (content_words(question) and not _REFERS_BACK.search(question)):
+    if not turns or not refers_back(question):
         return question
     have = set(content_words(question))
     extra: list[str] = []
