@@ -51,7 +51,9 @@ The word-level evidence (coverage, focus_coverage, bm25_top's reach, the rare-te
 part of the question that asks (`asked_query`): of several sentences those ending in "?", without a quoted
 selection — an incidental "I run it on Ubuntu inside Docker." does not lower it. focus_coverage also weighs the
 asking clause alone when a clause before ";" tells the user's situation ("In my pytest suite with a dozen fixtures;
-how do I ...?", `asked_value.asked_clause`, as the name test reads it) and keeps the better share: held-out questions
+how do I ...?", `asked_value.asked_clause`, as the name test reads it), or before a comma, dash or colon where the
+question turns to asking ("When the server bounces me through 30x hops, how can I ...?": `asked_clause`'s turns;
+docs/benchmarks.md, "Abstention: a subject term every passage holds"), and keeps the best share: held-out questions
 written as users write (21-27 words, a situation first) had half the focus_coverage of the short dev questions the
 model was fitted on (docs/benchmarks.md, "Abstention: one pipeline tried; a situation clause").
 
@@ -291,7 +293,7 @@ def sentence_cosine(query_vector, hits: Sequence[Hit], embed, n: int = SENTENCE_
 
 
 
-def asked_query(query: Query, clause: bool = False) -> Query:
+def asked_query(query: Query, clause: bool = False, turns: bool = False) -> Query:
     """`query` with only the terms of the part that asks (`asked_sentences`; with `clause`, `asked_clause`: without
     a clause before ";" that tells the user's situation): what the word-level evidence (coverage, focus_coverage,
     bm25_top's reach, ...) weighs. "How do I set the secret key? I run it on Ubuntu inside Docker." is judged on
@@ -299,7 +301,7 @@ def asked_query(query: Query, clause: bool = False) -> Query:
     selection would otherwise lower the share of the question's words the passages hold and refuse an answerable
     question. Retrieval still searches all of it. `query` itself when the whole text asks or no asked term is
     among its terms."""
-    asked = asked_clause(query.text) if clause else asked_sentences(query.text)
+    asked = asked_clause(query.text, turns) if clause else asked_sentences(query.text)
     if asked.strip() == query.text.strip():
         return query
     own = set(query.terms)
@@ -332,7 +334,7 @@ def _value_subject(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[st
     measured = measured_terms(text)
     terms = weights.keys() | {t for ts in names.values() for t in ts} | set(measured)
     dfs = {t: sum(d.get(t, 0) for _, d in stats) for t in terms}
-    return subject_terms(weights, dfs, names, measured=measured)
+    return subject_terms(weights, dfs, names, measured=measured, chunks=sum(n for n, _ in stats))
 
 
 def _value_topic(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
@@ -361,12 +363,15 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     union, top = _coverages(weights, seen)
     windows = [_focus_stems(h) for h in hits]
     _, focus_top = _coverages(weights, windows)
-    clause = asked_query(query, clause=True)
-    if clause.terms != asked_query(query).terms:
-        # "<the user's situation>; how do I ...?": a long situation's own words (their app, their setup) dilute the
-        # share; the asking clause alone (as `question_names` reads it) may be what the passage answers. The better
-        # of the two, so a clause that names nothing of its own ("...; does Black combine the two?") costs nothing.
-        focus_top = max(focus_top, _coverages(_asked_weights(stats, clause, own)[0], windows)[1])
+    tried = {asked_query(query).terms}
+    for clause in (asked_query(query, clause=True, turns=t) for t in (False, True)):
+        if clause.terms not in tried:
+            tried.add(clause.terms)
+            # "<the user's situation>; how do I ...?" (or ", how do I ...?": `asked_clause`'s turns): a long
+            # situation's own words (their app, their setup) dilute the share; the asking clause alone may be what
+            # the passage answers. The best share, so a clause that names nothing of its own ("...; does Black
+            # combine the two?") costs nothing.
+            focus_top = max(focus_top, _coverages(_asked_weights(stats, clause, own)[0], windows)[1])
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())

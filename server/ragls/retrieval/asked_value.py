@@ -28,7 +28,8 @@ round"); the answer type can: the question asks for a value, and no sentence abo
 
 The subject (`subject_terms`, chosen by the caller from the index statistics) is the option or identifier the question
 writes as code (retryBudgetPercent, --max-body-size, cert_reqs), its two rarest terms the corpus holds, without
-the words of the value itself (default, maximum, number, size...), and what it measures (`measured_terms`: the
+the words of the value itself (default, maximum, number, size...) and without a term most passages hold
+(`COMMON_SHARE`: "request" of request.json() on a web framework's docs), and what it measures (`measured_terms`: the
 counted noun of "how many <things>" / "number of <things>", a timeout or port it names): a paraphrase's rarest words
 describe its situation ("If I never pass a timeout and the server stops answering, how long will my call sit
 there?"), which the answering sentence ("requests do not time out") does not repeat. A question that counts
@@ -50,6 +51,7 @@ from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 
 WINDOW = 3  # the sentence holding the subject and the next two: where a field's or an option's value is stated
 SUBJECT_TERMS = 2  # the question's rarest present terms that make a sentence "about" its subject
+COMMON_SHARE = 0.25  # a subject term in more of the chunks than this share says nothing of what a sentence is about
 
 _QUANTITY_NOUNS = (r"size|sizes|port|ports|timeout|timeouts|limit|limits|maximum|minimum|max|min|largest|smallest|"
                    r"highest|lowest|number|count|length|capacity|duration|interval|depth|amount")
@@ -162,25 +164,39 @@ def asked_sentences(text: str) -> str:
 _CLAUSE_END = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|;")
 
 
-def _clauses(text: str) -> list[str]:
-    """`text` split at each ";" that ends a clause (`_CLAUSE_END`); the parts keep their spaces."""
+# Where a question turns from the user's situation to what they ask, besides ";": a comma before a clause that opens
+# with a question word ("When the server bounces me through a couple of 30x hops, how can I look at ...?"), a dash
+# between spaces, a colon before a question word. A fixed English pattern, not fitted to any corpus.
+_QUESTION_WORD = (r"(?:how|what|which|where|why|when|who|whom|whose|can|could|is|are|does|do|did|should|would|will|may|"
+                  r"must|has|have|was|were|if|whether)\b")
+_TURN = re.compile(r",\s+(?=(?:so |and |but |then )?" + _QUESTION_WORD + r")|\s+[—–-]{1,2}\s+|:\s+(?="
+                   + _QUESTION_WORD + r")", re.IGNORECASE)
+_TURN_END = re.compile(_CLAUSE_END.pattern + "|" + _TURN.pattern, re.IGNORECASE)
+
+
+def _clauses(text: str, turns: bool = False) -> list[str]:
+    """`text` split at each ";" that ends a clause (`_CLAUSE_END`), with `turns` also where it turns to asking
+    (`_TURN`); the parts keep their spaces."""
     out, start = [], 0
-    for m in _CLAUSE_END.finditer(text):
-        if m.group(0) == ";":
+    for m in (_TURN_END if turns else _CLAUSE_END).finditer(text):
+        if not m.group(0).startswith(("`", '"', "“")):
             out.append(text[start:m.start()])
             start = m.end()
     return [*out, text[start:]]
 
 
-def asked_clause(text: str) -> str:
+def asked_clause(text: str, turns: bool = False) -> str:
     """The asking sentences (`asked_sentences`) without a clause before a ";" when the last clause asks ("?") and
     names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
     do I send an arbitrary HTTP method?" asks about sending any method — the clause before the ";" is the user's
     situation, as a sentence before the question is. The asking sentences themselves when the last clause names no
     subject ("...; what do I use?", `GENERIC_ASKING`). Where a question's names are read (`abstention.
-    question_names`): a name of its situation the docs lack is no sign the docs miss what it asks."""
+    question_names`): a name of its situation the docs lack is no sign the docs miss what it asks. With `turns`, a
+    comma, dash or colon before a clause opening with a question word ends the situation too (`_TURN`: "When the
+    server bounces me through 30x hops, how can I ...?"): what `abstention.gather`'s focus_coverage also weighs,
+    not the name test (measured there only)."""
     asked = asked_sentences(text)
-    clauses = [c for c in _clauses(asked) if c.strip()]
+    clauses = [c for c in _clauses(asked, turns) if c.strip()]
     if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
         return asked
     if all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(clauses[-1])):
@@ -364,18 +380,25 @@ _CODE_NAME = re.compile(r"[a-z][A-Z]|[A-Za-z0-9][_.:]+[A-Za-z0-9]|^-")
 
 
 def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[str, list[str]] | None = None,
-                  n: int = SUBJECT_TERMS, measured: Iterable[str] = ()) -> list[str]:
+                  n: int = SUBJECT_TERMS, measured: Iterable[str] = (), chunks: int = 0) -> list[str]:
     """The question's subject (BM25 terms): the terms of the names it writes as code (`names`: {name: terms},
     `abstention.name_terms`; `_CODE_NAME`: retryBudgetPercent, cert_reqs, --max-body-size) that the corpus holds,
     and its `n` other asked terms of highest IDF (`weights`) that the corpus holds (document frequency `dfs` > 0)
     — not a word of such a name (retry, budget, percent: the name stands for them) nor of the value itself
-    (`VALUE_WORDS`)."""
+    (`VALUE_WORDS`). With `chunks` (how many chunks `dfs` counts over), a term in more than `COMMON_SHARE` of them
+    is left out unless it is `measured` or nothing else is left: "request" of request.json() on a web framework's
+    docs is in every other passage, so any number near it (a signature's `receive=None`) looked like the asked
+    value."""
     coded = {name: terms for name, terms in (names or {}).items() if _CODE_NAME.search(name.split("=")[0])}
     subject = [t for terms in coded.values() for t in terms if dfs.get(t, 0) > 0]
     parts = {t for name in coded for t in stems(" ".join(query_words(name)))}
     rest = [t for t in weights if dfs.get(t, 0) > 0 and t not in VALUE_WORDS and t not in parts and t not in subject]
-    return list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n]
-                              + [t for t in measured if dfs.get(t, 0) > 0]))
+    measured = [t for t in measured if dfs.get(t, 0) > 0]
+    chosen = list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n] + measured))
+    if chunks <= 0:
+        return chosen
+    specific = [t for t in chosen if t in measured or dfs.get(t, 0) <= COMMON_SHARE * chunks]
+    return specific or chosen
 
 
 def parameter_default(topic: Iterable[str], passages: Sequence[str]) -> bool:
