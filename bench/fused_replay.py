@@ -1,0 +1,195 @@
+"""Fused-list replay (issue 27): record each question's fused candidates once through the product's `search`, then
+score page-level reorderings of them offline in milliseconds.
+
+    python bench/fused_replay.py record bench/questions/click-docs.jsonl click-8.5.1/docs click.json
+    python bench/fused_replay.py replay click.json starlette.json ...     # file Hit@1 / SpanHit@5 per rule
+
+`record` runs the product's retrieval (`RagWorkspace.retrieve`, top 10, read only: the folder's index in the user
+cache is reused, not built) with `retrieval.page_tie_margin` 0 and keeps the first 40 entries of the shown fused list (after the document-kind priors and
+near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path and score
+contributions. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
+questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
+The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
+second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
+the first place given to the page holding more of the first 10 passages (`page_tie`) — all withdrawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import re
+import sys
+from pathlib import Path
+
+HEAD = 40  # fused entries recorded per question
+
+
+def record(questions: Path, folder: Path, out: Path) -> None:
+    """Write [{id, question, answerable, gold, gold_spans, fused: [...]}] for every question of `questions` to `out`."""
+    import ragls.retrieval.search as search_module
+    from ragls.core.ir import Hit
+    from ragls.evaluation import evaluate
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    seen: dict[str, list | None] = {"fused": None}
+    materialize = search_module._materialize
+
+    def capture(lookup, fused, similarity, top_k):  # the first call of a search is the shown ranking
+        if seen["fused"] is None:
+            found = lookup([f.key for f in fused[:HEAD]])
+            seen["fused"] = [{"score": f.score, "contrib": f.contributions, "path": evaluate._norm_path(c.path),
+                              "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score))}
+                             for f in fused[:HEAD] if (c := found.get(f.key)) is not None]
+        return materialize(lookup, fused, similarity, top_k)
+
+    search_module._materialize = capture
+    rows = []
+    ws = RagWorkspace([folder], [], read_only=True)
+    try:
+        for q in evaluate.load_questions(questions):
+            seen["fused"] = None
+            ws.retrieve(q.question, 10)
+            rows.append({"id": q.id, "question": q.question, "answerable": q.answerable,
+                         "gold": sorted({g.path for g in q.gold}),
+                         "gold_spans": [[g.path, g.start, g.end] for g in q.gold if g.start is not None],
+                         "fused": seen["fused"] or []})
+    finally:
+        ws.close()
+        search_module._materialize = materialize
+    out.write_text(json.dumps(rows))
+
+
+def _span_hit(q: dict, order: list) -> bool:
+    """A top-5 chunk overlaps a gold line span (both 1-based inclusive, as `evaluate.matches` judges)."""
+    return any(r["path"] == p and r["lines"][0] <= e and r["lines"][1] >= s
+               for r in order[:5] for p, s, e in q["gold_spans"])
+
+
+def _mrr(q: dict, order: list) -> float:
+    """1 / rank of the first of the top 10 matching a gold item (a line span, or the file when it has no lines)."""
+    spans = q["gold_spans"]
+    for i, r in enumerate(order[:10], 1):
+        if (any(r["path"] == p and r["lines"][0] <= e and r["lines"][1] >= s for p, s, e in spans) if spans
+                else r["path"] in q["gold"]):
+            return 1.0 / i
+    return 0.0
+
+
+def page_support(gamma: float, head: int = 30):
+    """Each chunk + gamma x the fused score (bonus left out) of its page's best other chunk among the first `head`."""
+    def rule(q: dict) -> list:
+        by_page: dict[str, list[float]] = {}
+        for r in q["fused"][:head]:
+            by_page.setdefault(r["path"], []).append(r["score"] - r["contrib"].get("bonus", 0.0))
+        def score(r):
+            rest = sorted(by_page.get(r["path"], []), reverse=True)
+            own = r["score"] - r["contrib"].get("bonus", 0.0)
+            if own in rest:
+                rest.remove(own)
+            return r["score"] + (gamma * rest[0] if rest else 0.0)
+        return sorted(q["fused"], key=lambda r: -score(r))
+    return rule
+
+
+def title_mismatch(delta: float, with_file: bool = True):
+    """Each chunk - delta x the share of its heading path's words (and its file name's, `with_file`) that the question
+    does not hold (stems, stop words and numbers left out)."""
+    from ragls.core.analysis import stem_set
+
+    stop = stem_set("a an the of to in on for and or with by from is are be how do i my what use using your you it")
+
+    def words(r) -> set[str]:
+        text = r["title"] + (" " + re.sub(r"[_\-.]", " ", Path(r["path"]).stem) if with_file else "")
+        return {t for t in stem_set(text) - stop if not t.isdigit()}
+
+    def rule(q: dict) -> list:
+        asked = stem_set(q["question"])
+        def score(r):
+            w = words(r)
+            return r["score"] - (delta * len(w - asked) / len(w) if w else 0.0)
+        return sorted(q["fused"], key=lambda r: -score(r))
+    return rule
+
+
+def page_tie(q: dict, margin: float, lead: int = 2, within: int = 5, head: int = 10) -> list:
+    """The recorded order with its first place given, on a near tie, to another page's passage: the best-placed of
+    the first `within` whose fused score (bonus left out) is within `margin` x the leader's and whose page holds at
+    least `lead` more of the first `head` entries than the leader's. A leader with the exact-match bonus stays."""
+    order = q["fused"]
+    if margin <= 0 or len(order) < 2 or order[0]["contrib"].get("bonus"):
+        return order
+    count: dict[str, int] = {}
+    for r in order[:head]:
+        count[r["path"]] = count.get(r["path"], 0) + 1
+    leader = order[0]
+    for r in order[1:within]:
+        score = r["score"] - r["contrib"].get("bonus", 0.0)
+        if (r["path"] != leader["path"] and leader["score"] - score <= margin * leader["score"]
+                and count[r["path"]] >= count[leader["path"]] + lead):
+            return [r] + [x for x in order if x is not r]
+    return order
+
+
+def first_place(rule, within: int = 5):
+    """`rule` deciding only the first place: its first chunk, when it is another page's and the recorded order has it
+    among the first `within`, moves to the front; every other chunk keeps its recorded place (a tie-breaker for the top, the top 5 unchanged)."""
+    def first(q: dict) -> list:
+        order = q["fused"]
+        top = rule(q)[:1]
+        if (not top or top[0]["path"] == order[0]["path"]  # a sibling page, not another chunk of the leading page
+                or all(r is not top[0] for r in order[:within])):
+            return order
+        return top + [r for r in order if r is not top[0]]
+    return first
+
+
+RULES = {"recorded order (the product)": lambda q: q["fused"], "page support 0.125 (first 40)": page_support(0.125, 40), "page support 0.2 (first 10)": page_support(0.2, 10),
+         "heading words absent x 0.03": title_mismatch(0.03), "heading words absent x 0.05": title_mismatch(0.05),
+         "heading words absent x 0.08": title_mismatch(0.08),
+         "heading path only, absent x 0.05": title_mismatch(0.05, with_file=False),
+         "first place only: heading words absent x 0.05": first_place(title_mismatch(0.05)),
+         "first place only: heading words absent x 0.08": first_place(title_mismatch(0.08)),
+         "first place only: heading words absent x 0.1": first_place(title_mismatch(0.1)),
+         "first place only: page support 0.125": first_place(page_support(0.125, 40)),
+         "first place only: page support 0.2": first_place(page_support(0.2, 40)),
+         **{f"near tie to the page with 2 more of the top 10, margin {m}": functools.partial(page_tie, margin=m) for m in (0.02, 0.04, 0.06, 0.08, 0.1)}}
+
+
+def replay(files: list[Path]) -> None:
+    """Print each rule's file Hit@1 and SpanHit@5 per recorded file, with the questions gained and lost."""
+    for name, rule in RULES.items():
+        cells = []
+        for f in files:
+            qs = [q for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
+            first = lambda q, order: order[0]["path"] in q["gold"]  # noqa: E731
+            won = [q["id"] for q in qs if first(q, rule(q)) and not first(q, q["fused"])]
+            lost = [q["id"] for q in qs if first(q, q["fused"]) and not first(q, rule(q))]
+            spans = [q for q in qs if q["gold_spans"]]
+            span = sum(_span_hit(q, rule(q)) for q in spans) / len(spans) if spans else float("nan")
+            mrr = sum(_mrr(q, rule(q)) for q in qs) / len(qs)
+            cells.append(f"{f.stem} {sum(first(q, rule(q)) for q in qs)}/{len(qs)} {span:.3f} {mrr:.3f}"
+                         + (f" +{won} -{lost}" if won or lost else ""))
+        print(f"{name}: " + " | ".join(cells))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    rec = sub.add_parser("record")
+    rec.add_argument("questions", type=Path)
+    rec.add_argument("folder", type=Path)
+    rec.add_argument("out", type=Path)
+    rep = sub.add_parser("replay")
+    rep.add_argument("files", type=Path, nargs="+")
+    args = ap.parse_args()
+    if args.cmd == "record":
+        record(args.questions, args.folder, args.out)
+    else:
+        replay(args.files)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
