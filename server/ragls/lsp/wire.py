@@ -28,7 +28,7 @@ class QueryParams(_Params):
     query: str
     top_k: int | None = Field(None, alias="topK", ge=1, le=200, strict=True)
     rag: str | list[str] | None = None
-    explain: bool = False
+    explain: bool = Field(False, strict=True)  # strict as `expand`: "yes" or "false" is -32602, not a guess
     expand: bool | None = Field(None, strict=True)  # multi-query expansion for this request (retrieval.expand_n)
 
 
@@ -56,7 +56,7 @@ class RebuildParams(_Params):
 
 class CommitParams(_Params):
     repository: str | None = None
-    staged: bool = True
+    staged: bool = Field(True, strict=True)
     style: Literal["conventional", "plain"] | None = None
 
 
