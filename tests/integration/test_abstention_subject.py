@@ -33,6 +33,10 @@ The request method is available as `request.method` and the request URL as `requ
 There are a few interfaces for returning the body of the request. The request body as bytes: `await
 request.body()`. The request body parsed as JSON: `await request.json()`.
 
+## Streaming
+
+`request.stream()` streams the incoming data by default, meaning that only one chunk is held in memory at a time.
+
 ## Form data
 
 Form data is parsed with `await request.form()`. A form request reads at most 1000 fields and 1000 files by
@@ -101,3 +105,19 @@ def test_a_common_term_stays_in_the_subject_when_it_is_what_is_measured():
     assert subject_terms(weights, dfs, names, chunks=10) == ["json", "bodi"]
     assert subject_terms(weights, dfs, names, measured=["thread"], chunks=10) == ["json", "bodi", "thread"]
     assert subject_terms({"request": 0.1}, {"request": 9}, chunks=10) == ["request"]  # nothing else: kept
+
+
+def test_a_number_word_without_a_unit_states_no_size(ws):
+    """"only one chunk is held in memory" counts chunks; it states no chunk size (`asked_value._BARE_NUMBER_WORD`),
+    so the size question abstains while a count question about the form limits is still answered (above)."""
+    miss = ws.query("What chunk size does request.stream() use when I don't pass one?")
+    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
+
+
+def test_a_number_word_states_a_count_or_with_its_unit_a_duration():
+    from ragls.retrieval.asked_value import value_stated
+
+    held = ["Only one chunk is held in memory at a time."]
+    assert not value_stated("amount", ["chunk"], held)
+    assert value_stated("amount", ["chunk"], held, count=True)
+    assert value_stated("amount", ["idl"], ["Idle connections are closed after five seconds."])

@@ -105,6 +105,10 @@ _COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + _TIME_UNIT + "|" +
 _MEASURE_WORD = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|bytes?|[kKMGT]i?B|timeouts?|"
                            r"expir\w*|ttl|duration|forever|indefinitely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:None|null)\b")
+# A number word without a unit of time or size after it ("only one chunk is held in memory", "a single config key"):
+# a count, or no number at all ("One way is ..."), never the size or duration a "how long / what size" question asks
+_BARE_NUMBER_WORD = re.compile(r"\b(?:" + _NUMBER_WORDS + r")\b(?!\s+(?:" + _TIME_UNIT + "|" + _SIZE_UNIT + r")\b)",
+                               re.IGNORECASE)
 # A signature's keyword defaults, by parameter: ".. class:: SockSite(runner, sock, *, shutdown_timeout=60.0, ..."
 _SIGNATURE = re.compile(r"(?m)^[ \t]*(?:\.\. (?:py:)?(?:function|method|class|classmethod|staticmethod|coroutinefunction|"
                         r"coroutinemethod|decorator)::|(?:async\s+)?def\s|class\s|(?:pub\s+)?fn\s)[^()\n]*\([^)]{0,600}")
@@ -311,6 +315,8 @@ def _states(kind: str, sentence: str, count: bool = False) -> bool:
             return True
         return _amount(sentence) and (_DEFAULT_WORD.search(sentence) is not None
                                       or _SIGNATURE_DEFAULT.search(sentence) is not None)
+    if kind != "default":  # a size or a duration, not a count: a number word states one only with its unit
+        sentence = _BARE_NUMBER_WORD.sub(" ", sentence)
     if kind == "amount":
         return _amount(sentence)
     if _DEFAULT_IS.search(sentence):
