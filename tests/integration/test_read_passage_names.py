@@ -56,3 +56,30 @@ def test_a_file_the_include_globs_leave_out_is_refused_naming_them(tmp_path, mon
             read_passage(ws.indexes, "conf.py", 1, 1)
     finally:
         ws.close()
+
+
+def test_a_skipped_file_is_refused_with_the_reason_it_was_skipped(tmp_path, monkeypatch):
+    """An empty file, a symlink loop or a file over `max_file_bytes` is listed as skipped with its reason by
+    rag/status; reading it (rag/readPassage, MCP read_passage) said only "not present, or left out of the index: …
+    ignored, excluded, secret or binary", none of which was the cause (found reading a symlink loop over LSP)."""
+    from ragls.core.errors import InvalidParams
+
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "index.md").write_text("# Intro\n\nThe project documentation.\n")
+    (folder / "empty.md").write_text("")
+    os.symlink("loop2.md", folder / "loop1.md")
+    os.symlink("loop1.md", folder / "loop2.md")
+    ws = RagWorkspace([folder])
+    try:
+        ws.index()
+        with pytest.raises(InvalidParams, match=r"^'empty.md' is not indexed: empty file$"):
+            read_passage(ws.indexes, "empty.md", 1, 1)
+        with pytest.raises(InvalidParams, match=r"/loop1.md' is not indexed: symlink that cannot be followed"):
+            read_passage(ws.indexes, str(folder / "loop1.md"), 1, 1)
+        with pytest.raises(InvalidParams, match=r"'nope.md' is not an indexed file \(not present"):
+            read_passage(ws.indexes, "nope.md", 1, 1)
+    finally:
+        ws.close()

@@ -85,13 +85,15 @@ def split_lines(text: str) -> list[str]:
 def resolve_indexed(indexes, path: str):
     """(FolderIndex of `indexes`, relative path) of an indexed file given as a folder-relative path, an absolute path or a
     file:// URI. Raises InvalidParams for a path outside every indexed folder (`..`, absolute, symlink escapes)
-    or a file the index does not hold (ignored, excluded, secret, binary, missing)."""
+    or a file the index does not hold (ignored, excluded, secret, binary, missing; a file the index lists as skipped
+    is refused with its skip reason, e.g. "'big.md' is not indexed: too large (…)")."""
     raw = path.strip()
     if raw.startswith("file:"):
         raw = uri_to_path(raw)
     p = Path(raw).expanduser()
     candidates = [p] if p.is_absolute() else [idx.folder / p for idx in indexes]
     outside = True
+    looked: list[tuple[object, str]] = []  # (index, key) of each name tried, for the skip reason below
     for cand in candidates:
         for idx in indexes:
             # the file's real path must lie inside the folder (the path rule of every surface, walk.inside_folder);
@@ -107,6 +109,7 @@ def resolve_indexed(indexes, path: str):
             if "\ufffd" in raw:  # the readable form rag/query shows for such a name (uris.display_path)
                 asked += [k for k in idx.manifest.files() if k.startswith(KEY_MARK) and display_path(k) in
                           (Path(lexical).as_posix(), Path(raw).as_posix())]
+            looked += [(idx, rel) for rel in asked]
             for rel in dict.fromkeys(asked):
                 if (not rel.startswith("../") and rel in idx.manifest.file_records([rel])
                         and idx.filter.included(rel)):
@@ -114,6 +117,10 @@ def resolve_indexed(indexes, path: str):
     if outside:
         raise InvalidParams(f"refused: {path!r} is outside the indexed folders ("
                             + ", ".join(str(idx.folder) for idx in indexes) + ")")
+    for idx, rel in looked:  # a file the index skipped (empty, too large, a symlink loop…): say why, as status does
+        reason = dict(idx.manifest.skipped()).get(rel)
+        if reason:
+            raise InvalidParams(f"{path!r} is not indexed: {reason}")
     raise InvalidParams(f"{path!r} is not an indexed file (not present, or left out of the index: not a type "
                         "sources.include takes — documentation and text files by default, code is opt-in — or "
                         "ignored, excluded, secret or binary); index_status lists skipped files")
