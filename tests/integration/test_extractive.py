@@ -558,3 +558,21 @@ def test_the_passage_closest_to_the_question_is_quoted_whatever_its_rank(embedde
     bullets = _bullets(extractive_answer(question, sources, embed=embedder.embed_documents))
     assert bullets[-1] == "- You can also easily print a warning to standard error by passing `err=True` [4]."
     assert bullets[0].endswith("[1].") and not any("Logs" in b or "Icons" in b for b in bullets)
+
+
+def test_the_next_sentence_naming_another_identifier_the_question_points_at_is_read_with_the_pick(embedder):
+    """The picked sentence names one thing the question points at (`io.UnsupportedOperation`); the sentence right
+    after it names another (`faulthandler`) and with it the fix (`capture="fd"`): the two are one passage
+    (`_completed`), so even a one-passage answer holds the fix. Before, a pick naming anything the question points
+    at was quoted alone. A next sentence naming only what the pick names is not added."""
+    text = ("## Capturing output\n\nThe runner replaces `sys.stdout` with an in-memory wrapper while the command runs. "
+            "In this mode `sys.stdout.fileno()` raises\n`io.UnsupportedOperation` when the command asks for it. C-level "
+            "consumers (`faulthandler`, C extensions)\nthat expect a real file descriptor must opt into the "
+            "`capture=\"fd\"` mode.\n")
+    question = ("Under the test runner my command crashes with io.UnsupportedOperation because it turns on "
+                "faulthandler; how do I make it work?")
+    answer = extractive_answer(question, [(1, _hit(text, "testing.md"))], max_sentences=1,
+                               embed=embedder.embed_documents)
+    assert _bullets(answer) == ["- In this mode `sys.stdout.fileno()` raises `io.UnsupportedOperation` when the "
+                                "command asks for it. C-level consumers (`faulthandler`, C extensions) that expect a "
+                                "real file descriptor must opt into the `capture=\"fd\"` mode [1]."], answer

@@ -263,14 +263,18 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
                ) -> list[tuple[int, Unit]]:
     """`picked` with each passage that refers back to the sentence right before it read with that sentence
-    (`_antecedent`), and each sentence that names no identifier the question's words point at (`pointed_at`) read
-    with the sentence right after it in its chunk (the same paragraph or the next, only a blank line between)
-    when that one names one, in its own words or in the code of at most SHORT_CODE_LINES lines it shows
-    (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
+    (`_antecedent`), and each sentence read with the sentence right after it in its chunk (the same paragraph or
+    the next, only a blank line between) when that one names an identifier the question's words point at
+    (`pointed_at`) that the first does not name, in its own words or in the code of at most SHORT_CODE_LINES lines
+    it shows (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
     solution is to run the tests one at a time." then "If you want more control over the number of threads used,
     you can send the `--test-threads` flag ... Take a look at the following example:" and `cargo test --
     --test-threads=1`). The prose says what to do, the next sentence names how; shown as one passage under the
-    first one's citation. A next sentence the answer quotes anyway stays where it is (two answering sentences of
+    first one's citation. A sentence that names such an identifier already is read with the next one only when the
+    two are shorter than EXTRACTIVE_MAX_SENTENCE_CHARS: "In this mode `sys.stdout.fileno()` ... raise
+    `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
+    for a question naming both (measured: docs/benchmarks.md, "The next sentence naming another identifier").
+    A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
     and are never joined (`Unit.item`); a longer block after the next sentence is an example of something else
@@ -286,11 +290,13 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
         if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
                 and not any(k == n and (_quotes(m, prev) or _quotes(prev, m)) for k, m in picked):
             unit = replace(unit, sentence=f"{prev.sentence} {unit.sentence}", line=prev.line)
-        if at is not None and not own.attached and not pointed_at(identifier_words(own.scored_text), query):
+        mine = pointed_at(identifier_words(own.scored_text), query)
+        if at is not None and not own.attached:
             nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
             if nxt is not None and nxt.line - unit.end <= 2 and not unit.item and not nxt.item \
                     and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
-                    and pointed_at(identifier_words(nxt.text), query) \
+                    and pointed_at(identifier_words(nxt.text), query) - mine \
+                    and (not mine or len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS) \
                     and (n, nxt.line, nxt.sentence) not in quoted \
                     and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
