@@ -564,7 +564,7 @@ def test_the_next_sentence_naming_another_identifier_the_question_points_at_is_r
     """The picked sentence names one thing the question points at (`io.UnsupportedOperation`); the sentence right
     after it names another (`faulthandler`) and with it the fix (`capture="fd"`): the two are one passage
     (`_completed`), so even a one-passage answer holds the fix. Before, a pick naming anything the question points
-    at was quoted alone. A next sentence naming only what the pick names is not added."""
+    at was quoted alone."""
     text = ("## Capturing output\n\nThe runner replaces `sys.stdout` with an in-memory wrapper while the command runs. "
             "In this mode `sys.stdout.fileno()` raises\n`io.UnsupportedOperation` when the command asks for it. C-level "
             "consumers (`faulthandler`, C extensions)\nthat expect a real file descriptor must opt into the "
@@ -573,6 +573,7 @@ def test_the_next_sentence_naming_another_identifier_the_question_points_at_is_r
                 "faulthandler; how do I make it work?")
     answer = extractive_answer(question, [(1, _hit(text, "testing.md"))], max_sentences=1,
                                embed=embedder.embed_documents)
-    assert _bullets(answer) == ["- In this mode `sys.stdout.fileno()` raises `io.UnsupportedOperation` when the "
-                                "command asks for it. C-level consumers (`faulthandler`, C extensions) that expect a "
-                                "real file descriptor must opt into the `capture=\"fd\"` mode [1]."], answer
+    pair = ("- In this mode `sys.stdout.fileno()` raises `io.UnsupportedOperation` when the command asks for it. "
+            "C-level consumers (`faulthandler`, C extensions) that expect a real file descriptor must opt into the "
+            "`capture=\"fd\"` mode [1].")
+    assert _bullets(answer) == [pair], answer
