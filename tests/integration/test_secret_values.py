@@ -95,6 +95,7 @@ Run `docker run -u 1000:1000 app`; pk_live_51HqLzG2eZvKYlo2C8x7Qm4Rt is a publis
 In the test log, `--- PASS: TestParse` and FIRST_PASS: enabled mean the bypass compass=north worked.
 Loops take `pass=1`, `n_pass=1000`, `firstPass: enabled`, `isPass = true`; `auth.pass = process.env.SMTP_PASS`.
 Code names too: `'allPass': 'overEvery'`, `fastPassParams: ChallengeParams`, `newPassLen = (newPassword ? 1 : 0)`.
+A proxy is `scheme://[user:passwd@]proxy.server:port`, e.g. `https://user:password@proxy.example:3128`.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,

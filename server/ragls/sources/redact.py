@@ -12,7 +12,8 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   detect-secrets (Stripe's test keys as gitleaks' `stripe-access-token`: they read test-mode data);
 - JSON Web Tokens (`eyJ….eyJ….…`) and the credential of an `Authorization: Bearer|Basic|Token …` header or a
   bare `Bearer …` (12+ characters with a digit);
-- the password of a URL (`postgres://app:password@host/db`, any scheme) unless it is a template (`${DB_PASS}`);
+- the password of a URL (`postgres://app:Zr8wq3Lp@host/db`, any scheme) unless it is a template (`${DB_PASS}`) or
+  a placeholder word (`https://user:password@host`, `[user:passwd@]proxy.server:port`: documented syntax);
 - the value of an assignment to a name containing KEY/SECRET/TOKEN/PASSWORD (`DB_PASSWORD=…`, `api_key: "…"`)
   when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
   with a PASS word after a prefix (`DB_PASS`, `SMTP_PASS`, `smtp-pass`, `mail.smtp.pass`, `smtpPass`; a bare
@@ -49,9 +50,10 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 5  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 6  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
-# `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names
+# `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
+# 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked)
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -157,7 +159,10 @@ def mask_secrets(text: str) -> tuple[str, int]:
             put(m.start("value"), m.start("value") + len(value), 0)
     for m in _URL_PASSWORD.finditer(text):
         value = m.group("value")
-        if not re.search(r"[${}<>%]|^\*+$", value):
+        # a template (${DB_PASS}, %s) or the documentation's own placeholder (`scheme://[user:passwd@]proxy:port`,
+        # `https://user:password@host`, `user:<your-password>@`) is syntax, not a secret: masking it alters the docs
+        if not (re.search(r"[${}<>%]|^\*+$", value) or value.lower() in _NOT_A_PASSWORD
+                or _PLACEHOLDER.search(value)):
             put(m.start("value"), m.end("value"), 0)
     for m in _WEBHOOK.finditer(text) if "hooks.slack.com" in low else ():
         put(m.start("value"), m.end("value"), 0)
