@@ -33,7 +33,11 @@ class QueryParams(_Params):
 
 
 class Message(_Params):
-    role: str
+    """One earlier turn of `rag/ask` `history`. Only "user" and "assistant": a "system" (or "tool", "developer")
+    turn would let whoever builds the history give the LLM instructions next to ragls's own, so any other role is
+    -32602 naming the field (`parse`), on every front that takes `history` (LSP, local socket, HTTP /ask)."""
+
+    role: Literal["user", "assistant"]
     content: str
 
 
