@@ -82,6 +82,7 @@ def ask(
     embed_query: Callable[[str], Any] | None = None,
     memo: SummaryMemo | None = None,
     answer_cache: AnswerCache | None = None,
+    label: str = EXTRACTIVE_LABEL,
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -106,7 +107,7 @@ def ask(
       numbered sources. Texts of successive rounds are joined by a blank line (streamed as well).
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
       -> (n, dim) normalised vectors` (passages) and `embed_query(question) -> (dim,)` (the model's query side),
-      when given, let it rank sentences by meaning (see `extractive_picks`).
+      when given, let it rank sentences by meaning (see `extractive_picks`), under `label` (why no LLM answers).
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
     Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
@@ -148,7 +149,7 @@ def ask(
     if chat is None:
         picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
         numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
-        text = render_extractive(picked)
+        text = render_extractive(picked, label)
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)

@@ -289,6 +289,21 @@ class FolderLayer:
     notice: str | None = None
     warnings: list[str] = field(default_factory=list)
     raw: bytes | None = None  # the file's bytes this answer is about (what `ragls trust` records the hash of)
+    how: str | None = None  # how to trust it ("read the file, then run `ragls trust DIR` to use them"), when untrusted
+
+    def ignored_llm(self) -> str | None:
+        """One sentence for an answer given without an LLM when this untrusted file named one (`LLM_SETTINGS`):
+        "<path>'s LLM settings (generation.backend, generation.base_url) are ignored until the folder is trusted:
+        read the file, then run `ragls trust DIR` to use them" (the wording of `untrusted_notice`); else None."""
+        names = [name for name in self.ignored if name in LLM_SETTINGS]
+        if self.trusted or not names or self.how is None:
+            return None
+        return (f"{self.path}'s LLM settings ({', '.join(names)}) are ignored until the folder is trusted: "
+                f"{self.how}")
+
+
+#: The settings of a folder's ragls.toml that choose an LLM (`FolderLayer.ignored_llm`).
+LLM_SETTINGS = ("generation.backend", "generation.model", "generation.base_url", "generation.api_key_env")
 
 
 def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str, Any] | None] = ()) -> FolderLayer:
@@ -323,20 +338,27 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
         return FolderLayer(nested, True, path, warnings=warnings, raw=raw)
     kept, ignored = restrict(nested, folder, warnings)
     notice = untrusted_notice(path, ignored, state) if ignored else None
-    return FolderLayer(kept, False, path, ignored, notice, warnings, raw)
+    return FolderLayer(kept, False, path, ignored, notice, warnings, raw, how_to_trust(path, state))
 
 
 def untrusted_notice(path: Path, ignored: list[str], state: str) -> str:
     """The one line saying which settings of an untrusted ragls.toml were ignored and how to trust it. `state`:
     trust.state's "untrusted" / "changed", or "restricted" (the editor's restricted mode)."""
     what = ", ".join(ignored)
-    folder = path.parent
     if state == "restricted":
         return (f"{path}: the editor has not trusted this workspace (restricted mode), so these settings were "
-                f"ignored: {what}; trust the workspace in the editor to use them")
+                f"ignored: {what}; {how_to_trust(path, state)}")
     why = "changed since you trusted it" if state == "changed" else "is not trusted"
-    return (f"{path} {why}, so these settings were ignored: {what}; read the file, then run "
-            f"`ragls trust {shlex.quote(str(folder))}` to use them")
+    return f"{path} {why}, so these settings were ignored: {what}; {how_to_trust(path, state)}"
+
+
+def how_to_trust(path: Path, state: str) -> str:
+    """How the user trusts the ragls.toml at `path` (`state` as in `untrusted_notice`): "read the file, then run
+    `ragls trust DIR` to use them", or in the editor's restricted mode "trust the workspace in the editor to use
+    them"."""
+    if state == "restricted":
+        return "trust the workspace in the editor to use them"
+    return f"read the file, then run `ragls trust {shlex.quote(str(path.parent))}` to use them"
 
 
 def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:

@@ -84,6 +84,8 @@ class RagWorkspace:
         # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
         # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
         self.trust_errors: list[dict[str, str]] = []
+        # Per folder: why its ragls.toml's LLM is not used (untrusted), for an answer given without one.
+        self.ignored_llm: list[str | None] = []
         old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
@@ -92,6 +94,7 @@ class RagWorkspace:
             old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
+            self.ignored_llm.append(layer.ignored_llm())
         self.settings = self.folder_settings[0]
         from ragls.core import telemetry
 
@@ -345,6 +348,7 @@ class RagWorkspace:
         Raises InvalidParams (an empty question or one longer than MAX_QUERY_CHARS, a bad top_k, an unknown rag) /
         RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
+        from ragls.answer.extractive import EXTRACTIVE_LABEL
         from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
@@ -377,10 +381,14 @@ class RagWorkspace:
                 llm_calls.merge(result.llm.counter)
             return result
 
+        ignored = next((self.ignored_llm[n] for n, i in enumerate(self.indexes) if i in folders
+                        and n < len(self.ignored_llm) and self.ignored_llm[n]), None)
+        label = (f"*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
+                 f"{ignored}.*") if ignored else EXTRACTIVE_LABEL
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                      embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
-                     memo=self.summary_memo, answer_cache=self.answer_cache)
+                     memo=self.summary_memo, answer_cache=self.answer_cache, label=label)
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
