@@ -100,8 +100,8 @@ async def test_special_characters_are_plain_text(client, text):
     assert isinstance(res["chunks"], list)
 
 
-@pytest.mark.parametrize("text", ['( " * :', "*", '"*"', ":", "-", "(("])
-async def test_a_query_of_only_punctuation_finds_nothing_and_abstains(client, text):
+@pytest.mark.parametrize("text", ['( " * :', "*", '"*"', ":", "-", "((", "AND OR NOT", "the of and"])
+async def test_a_query_of_only_punctuation_or_stop_words_finds_nothing_and_abstains(client, text):
     """User text is never query syntax: a query without a word (only `( " * :`) has nothing to search, so it gets
     no chunks and abstains, instead of the chunks nearest to an embedding of punctuation."""
     res = await request(client, "rag/query", {"query": text})

@@ -196,15 +196,16 @@ def test_question_names_judges_each_word_once():
     assert {"json", "csv", "table"} <= names._listed_values(long_series)  # a longer series keeps its last items
 
 
-def test_a_question_of_only_punctuation_abstains_without_passages(ws):
-    """`( " * :` holds no word: no hits, and rag/ask abstains without passages (no LLM call) on every front, which
-    all reach `search.search` through RagWorkspace.query/ask."""
-    for text in ('( " * :', '"*"', "AND OR NOT"):
-        assert ws.query(text).abstained, text
-    assert len(ws.query('( " * :').hits) == 0
-    answer = ws.ask('( " * :')
-    assert answer.abstained and not answer.sources
-    assert answer.text.startswith("Not in your docs: no passage matched the question"), answer.text
+def test_a_question_of_only_punctuation_or_stop_words_abstains_without_passages(ws):
+    """`( " * :` holds no word, `AND OR NOT` only stop words: no hits, and rag/ask abstains without passages (no
+    LLM call) on every front, which all reach `search.search` through RagWorkspace.query/ask (`Query.searchable`)."""
+    for text in ('( " * :', '"*"', "AND OR NOT", "the of and", "What is it?"):
+        result = ws.query(text)
+        assert result.abstained and len(result.hits) == 0, text  # stop words only: nothing to search either
+        answer = ws.ask(text)
+        assert answer.abstained and not answer.sources, text
+        assert answer.text.startswith("Not in your docs: no passage matched the question"), answer.text
+    assert ws.query("`the` and `of`").hits  # a stop word quoted as code is a name to look up
 
 
 def test_a_name_counts_as_mentioned_when_all_its_terms_are(ws):

@@ -8,6 +8,7 @@ for documents) into a frozen `Query` that is passed down; the query vector is ad
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -47,14 +48,27 @@ class Query:
 
     @property
     def searchable(self) -> bool:
-        """False when the query holds no word to search — only punctuation or symbols (`( " * :`, `-`): user text is
-        never query syntax, so such a query matches nothing (`search.search` returns no hits, and the request
-        abstains) instead of the nearest chunks of an embedding of punctuation."""
-        return bool(self.words or self.cjk_runs)
+        """False when the query holds no word to search — only punctuation or symbols (`( " * :`, `-`), or only
+        stop words (`AND OR NOT`, `the of and`: `core.analysis.STOPWORDS`) none of which is quoted as code
+        (`` `as` `` is a name to look up): user text is never query syntax, so such a query matches nothing
+        (`search.search` returns no hits, and the request abstains) instead of the nearest chunks of an embedding
+        of punctuation or of the passages richest in "the". (None of the 683 questions of bench/questions is
+        only stop words.)"""
+        if self.content_words or self.cjk_runs:
+            return True
+        return bool(self.words) and any(w in self.words for w in _code_spans(self.text))
 
     def with_vector(self, vector: np.ndarray) -> Query:
         """The same query with its embedding."""
         return replace(self, vector=vector)
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _code_spans(text: str) -> list[str]:
+    """The lower-cased words of the query's `code spans` (a stop word quoted as code is a name: `` `as` ``)."""
+    return [w for span in _CODE_SPAN.findall(text) for w in query_words(span)]
 
 
 def analyse(text: object) -> Query:

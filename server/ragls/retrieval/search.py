@@ -103,12 +103,12 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     cold index being embedded). `variants` (query transforms, retrieval/transforms.py) add their ranked lists as
     signals of their own, fused (or, with a reranker, re-scored) with the question's; they never change
     similarity, focus or abstention. A query without a word to search (`Query.searchable`: only punctuation such
-    as `( " * :`) has no hits.
+    as `( " * :`, or only stop words such as `AND OR NOT`) has no hits.
     Raises InvalidParams for an empty query, RequestFailed when the reranker cannot be loaded.
     """
     sources = as_sources(sources)
     q = analyse(query)
-    if not q.searchable:  # only punctuation (`( " * :`): no word to search, so no hits and the request abstains
+    if not q.searchable:  # only punctuation (`( " * :`) or stop words: no word to search, so no hits and the request abstains
         return RetrievalResult(query=q)
     top_k = top_k or settings.top_k
     n = max(settings.candidates, top_k)
