@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config.aliases import OldName
+from ragls.config.globs import outside_glob_warnings
 from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.analysis import well_formed
@@ -86,6 +87,8 @@ class RagWorkspace:
         self.trust_errors: list[dict[str, str]] = []
         # Per folder: why its ragls.toml's LLM is not used (untrusted), for an answer given without one.
         self.ignored_llm: list[str | None] = []
+        # An include/exclude glob pointing outside its folder matches nothing: said in the logs and rag/status.
+        glob_errors: list[dict[str, str]] = []
         old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
             s, warns, layer = load_folder_settings(folder, *self.overrides)
@@ -95,6 +98,9 @@ class RagWorkspace:
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
             self.ignored_llm.append(layer.ignored_llm())
+            for warning in outside_glob_warnings(s.sources.include, s.sources.exclude, folder):
+                self.warnings.append(f"{folder}: {warning}")
+                glob_errors.append({"path": str(layer.path or folder), "message": warning})
         self.settings = self.folder_settings[0]
         from ragls.core import telemetry
 
@@ -104,7 +110,7 @@ class RagWorkspace:
         # True (the server): queries answer from what is ready — BM25 alone while the model loads. False (CLI,
         # benchmarks): a query first opens the vector stores, loading the model.
         self.progressive = False
-        self.errors: list[dict[str, str]] = list(self.trust_errors)
+        self.errors: list[dict[str, str]] = list(self.trust_errors) + glob_errors
         self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
         self._history_lock = threading.Lock()
         self.read_only = read_only
