@@ -66,6 +66,13 @@ Path parameters are read from the request as `request.path_params`.
     "exceptions.md": "# Exceptions\n\nAn exception handler receives the request and the exception and returns a response.\n",
     "templates.md": "# Templates\n\nA template response renders a template with the request in its context.\n",
 }
+# More pages, each about one endpoint and each holding "request": a share of the chunks says what is common only in a
+# folder of at least COMMON_MIN_CHUNKS chunks (a handful of chunks is one file's topic)
+ENDPOINTS = ("apple", "birch", "cedar", "daisy", "ember", "fjord", "grove", "heron", "iris", "juniper", "kestrel",
+             "lotus", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sage", "thistle", "umber", "violet",
+             "willow", "yarrow", "zinnia", "acorn", "bramble", "clover", "dune", "elm", "fern", "garnet")
+PAGES.update({f"endpoints/{name}.md": f"# The {name} endpoint\n\nThe `/{name}` endpoint answers each request with "
+                                      f"the {name} record and its owner.\n" for name in ENDPOINTS})
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +80,7 @@ def ws(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("subject")
     folder = tmp / "docs"
     folder.mkdir()
+    (folder / "endpoints").mkdir()
     for name, text in PAGES.items():
         (folder / name).write_text(text)
     (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp / "index").as_posix()}"\n[embedding]\n'
@@ -99,12 +107,15 @@ def test_a_common_term_stays_in_the_subject_when_it_is_what_is_measured():
     from ragls.retrieval.asked_value import subject_terms
 
     weights = {"request": 0.1, "json": 1.5, "bodi": 1.2, "thread": 0.2}
-    dfs = {"request": 9, "json": 2, "bodi": 2, "thread": 8}
+    dfs = {"request": 45, "json": 10, "bodi": 10, "thread": 40}
     names = {"request.json()": ["request", "json"]}
     assert subject_terms(weights, dfs, names) == ["request", "json", "bodi", "thread"]
-    assert subject_terms(weights, dfs, names, chunks=10) == ["json", "bodi"]
-    assert subject_terms(weights, dfs, names, measured=["thread"], chunks=10) == ["json", "bodi", "thread"]
-    assert subject_terms({"request": 0.1}, {"request": 9}, chunks=10) == ["request"]  # nothing else: kept
+    assert subject_terms(weights, dfs, names, chunks=50) == ["json", "bodi"]
+    assert subject_terms(weights, dfs, names, measured=["thread"], chunks=50) == ["json", "bodi", "thread"]
+    assert subject_terms({"request": 0.1}, {"request": 45}, chunks=50) == ["request"]  # nothing else: kept
+    # over a handful of chunks a share is one file's topic: nothing is left out
+    assert subject_terms(weights, {"request": 9, "json": 2, "bodi": 2, "thread": 8}, names, chunks=10) == [
+        "request", "json", "bodi", "thread"]
 
 
 def test_a_number_word_without_a_unit_states_no_size(ws):

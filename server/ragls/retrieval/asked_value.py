@@ -52,6 +52,9 @@ from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 WINDOW = 3  # the sentence holding the subject and the next two: where a field's or an option's value is stated
 SUBJECT_TERMS = 2  # the question's rarest present terms that make a sentence "about" its subject
 COMMON_SHARE = 0.25  # a subject term in more of the chunks than this share says nothing of what a sentence is about
+# ...in a folder of at least this many chunks: over a handful of chunks a share is one file's topic, not a common word
+# (a 4-file folder whose retries page is 4 of 11 chunks: "retried" is what the question is about)
+COMMON_MIN_CHUNKS = 40
 
 _QUANTITY_NOUNS = (r"size|sizes|port|ports|timeout|timeouts|limit|limits|maximum|minimum|max|min|largest|smallest|"
                    r"highest|lowest|number|count|length|capacity|duration|interval|depth|amount")
@@ -106,9 +109,10 @@ _MEASURE_WORD = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|w
                            r"expir\w*|ttl|duration|forever|indefinitely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:None|null)\b")
 # A number word without a unit of time or size after it ("only one chunk is held in memory", "a single config key"):
-# a count, or no number at all ("One way is ..."), never the size or duration a "how long / what size" question asks
-_BARE_NUMBER_WORD = re.compile(r"\b(?:" + _NUMBER_WORDS + r")\b(?!\s+(?:" + _TIME_UNIT + "|" + _SIZE_UNIT + r")\b)",
-                               re.IGNORECASE)
+# a count, or no number at all ("One way is ..."), never the size or duration a "how long / what size" question asks.
+# "three times" is a frequency, what a "how often" question asks ("retried three times with exponential backoff").
+_BARE_NUMBER_WORD = re.compile(r"\b(?:" + _NUMBER_WORDS + r")\b(?!\s+(?:" + _TIME_UNIT + "|" + _SIZE_UNIT
+                               + r"|times)\b)", re.IGNORECASE)
 # A signature's keyword defaults, by parameter: ".. class:: SockSite(runner, sock, *, shutdown_timeout=60.0, ..."
 _SIGNATURE = re.compile(r"(?m)^[ \t]*(?:\.\. (?:py:)?(?:function|method|class|classmethod|staticmethod|coroutinefunction|"
                         r"coroutinemethod|decorator)::|(?:async\s+)?def\s|class\s|(?:pub\s+)?fn\s)[^()\n]*\([^)]{0,600}")
@@ -391,8 +395,8 @@ def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[st
     `abstention.name_terms`; `_CODE_NAME`: retryBudgetPercent, cert_reqs, --max-body-size) that the corpus holds,
     and its `n` other asked terms of highest IDF (`weights`) that the corpus holds (document frequency `dfs` > 0)
     — not a word of such a name (retry, budget, percent: the name stands for them) nor of the value itself
-    (`VALUE_WORDS`). With `chunks` (how many chunks `dfs` counts over), a term in more than `COMMON_SHARE` of them
-    is left out unless it is `measured` or nothing else is left: "request" of request.json() on a web framework's
+    (`VALUE_WORDS`). With `chunks` (how many chunks `dfs` counts over; at least `COMMON_MIN_CHUNKS`), a term in more
+    than `COMMON_SHARE` of them is left out unless it is `measured` or nothing else is left: "request" of request.json() on a web framework's
     docs is in every other passage, so any number near it (a signature's `receive=None`) looked like the asked
     value."""
     coded = {name: terms for name, terms in (names or {}).items() if _CODE_NAME.search(name.split("=")[0])}
@@ -401,7 +405,7 @@ def subject_terms(weights: dict[str, float], dfs: dict[str, int], names: dict[st
     rest = [t for t in weights if dfs.get(t, 0) > 0 and t not in VALUE_WORDS and t not in parts and t not in subject]
     measured = [t for t in measured if dfs.get(t, 0) > 0]
     chosen = list(dict.fromkeys(subject + sorted(rest, key=lambda t: -weights[t])[:n] + measured))
-    if chunks <= 0:
+    if chunks < COMMON_MIN_CHUNKS:
         return chosen
     specific = [t for t in chosen if t in measured or dfs.get(t, 0) <= COMMON_SHARE * chunks]
     return specific or chosen
