@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socketserver
 import subprocess
 import sys
 import threading
@@ -26,34 +25,11 @@ from clikit import ragls  # in-process `ragls.cli.app.main`: the CLI's own outpu
 from llm_server import LLMServer
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
 from mcpkit import mcp_server, wait_mcp_indexed
+from netkit import LoopbackRecorder
 from pytest_lsp import make_test_lsp_client
 
 USER_KEY = "sk-user-secret-5f1e0c"
 VAULT = "The vault combination is 4-8-15-16-23-42."
-
-
-class ConnectRecorder:
-    """An HTTPS proxy on loopback that records each CONNECT target ("api.openai.com:443") and refuses it."""
-
-    def __init__(self):
-        self.targets: list[str] = []
-        recorder = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self):
-                line = self.rfile.readline().decode("latin-1").split()
-                if len(line) >= 2 and line[0] == "CONNECT":
-                    recorder.targets.append(line[1])
-                self.wfile.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +40,7 @@ def attacker():
 
 @pytest.fixture(scope="module")
 def vendor_proxy():
-    proxy = ConnectRecorder()
+    proxy = LoopbackRecorder()
     yield proxy
     proxy.close()
 
@@ -298,7 +274,6 @@ async def test_serve_reopens_untrusted_when_a_trusted_ragls_toml_is_edited(clone
 def test_http_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env):
     """`ragls http` (a real process, loopback, no token): the same folder layer as every other front."""
     import re
-    import threading
     import time
 
     import httpx

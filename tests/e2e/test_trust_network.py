@@ -14,47 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socketserver
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 from clikit import ragls
 from llm_server import LLMServer
 from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from netkit import LoopbackRecorder
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import make_test_lsp_client
 
 USER_KEY = "sk-user-secret-9a7c3e"
 QUESTION = "What is the deploy command?"
-
-
-class Recorder:
-    """Any TCP client on loopback: records each request's first line ("GET /collections HTTP/1.1", "CONNECT
-    api.openai.com:443 HTTP/1.1") with its headers, and answers 403 (so nothing goes further)."""
-
-    def __init__(self):
-        self.requests: list[str] = []
-        recorder = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            def handle(self):
-                lines = []
-                while (line := self.rfile.readline().decode("latin-1")) not in ("", "\r\n", "\n"):
-                    lines.append(line.rstrip())
-                if lines:
-                    recorder.requests.append("\n".join(lines))
-                self.wfile.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +37,14 @@ def llm():
 
 @pytest.fixture(scope="module")
 def attacker():
-    rec = Recorder()
+    rec = LoopbackRecorder()
     yield rec
     rec.close()
 
 
 @pytest.fixture(scope="module")
 def vendor_proxy():
-    rec = Recorder()
+    rec = LoopbackRecorder()
     yield rec
     rec.close()
 
