@@ -27,6 +27,7 @@ FILLER_TOPICS = ("routing", "templates", "static files", "sessions", "websockets
 def _write(folder: Path, files: dict[str, str], filler: bool) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
     if filler:
         for i, topic in enumerate(FILLER_TOPICS):

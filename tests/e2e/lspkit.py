@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import make_test_lsp_client
 
 FIXTURE_DOCS = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
 SERVER_COMMAND = [sys.executable, "-m", "ragls", "serve"]
@@ -72,3 +74,20 @@ async def wait_indexed(client, files: int | None = None, timeout: float = 240.0)
             return status
         await asyncio.sleep(0.2)
     raise AssertionError(f"index not ready in {timeout} s: {status}")
+
+
+@contextlib.asynccontextmanager
+async def lsp_server(folder: Path, env: dict[str, str], options: dict):
+    """`ragls serve` started with the whole environment `env`, initialized on `folder` with `options`
+    (initializationOptions); shut down (or killed) on exit."""
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER_COMMAND, env=env)
+    try:
+        await client.initialize_session(init_params([folder], options))
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+        await client.stop()

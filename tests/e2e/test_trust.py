@@ -13,20 +13,17 @@ loopback records where the OpenAI SDK connects (and refuses, so nothing leaves t
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 from clikit import ragls  # in-process `ragls.cli.app.main`: the CLI's own output and exit codes
 from llm_server import LLMServer
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from lspkit import lsp_server, request, server_env, wait_indexed
 from mcpkit import mcp_server, wait_mcp_indexed
 from netkit import LoopbackRecorder
-from pytest_lsp import make_test_lsp_client
 
 USER_KEY = "sk-user-secret-5f1e0c"
 VAULT = "The vault combination is 4-8-15-16-23-42."
@@ -143,21 +140,6 @@ def test_cli_after_trust_the_folder_works_as_configured_until_its_ragls_toml_cha
     assert [r["state"] for r in listed if r["folder"] == str(clone.resolve())] == ["changed since trusted"]
     ragls(env, "trust", "--revoke", clone)
     assert all(r["folder"] != str(clone.resolve()) for r in json.loads(ragls(env, "trust", "--list", "--json").stdout))
-
-
-@contextlib.asynccontextmanager
-async def lsp_server(folder: Path, env: dict[str, str], options: dict):
-    client = make_test_lsp_client()
-    await client.start_io(*SERVER_COMMAND, env=env)
-    try:
-        await client.initialize_session(init_params([folder], options))
-        yield client
-    finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.shutdown_session(), 30)
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
-        await client.stop()
 
 
 @pytest.mark.asyncio

