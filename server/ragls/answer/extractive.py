@@ -28,6 +28,7 @@ __all__ = [
     "candidate_passages",
     "clean_markup",
     "extractive_answer",
+    "extractive_label",
     "extractive_picks",
     "passage_words",
     "render_extractive",
@@ -37,6 +38,16 @@ __all__ = [
 
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
+
+
+def extractive_label(why_no_llm: str | None = None) -> str:
+    """The label over an extractive answer: EXTRACTIVE_LABEL, or with `why_no_llm` (an untrusted folder's ignored
+    LLM settings, `FolderLayer.ignored_llm`) the same label saying why no LLM is used instead of "no LLM
+    configured"."""
+    if not why_no_llm:
+        return EXTRACTIVE_LABEL
+    return (f"*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
+            f"{why_no_llm}.*")
 EXTRACTIVE_MAX_SENTENCES = 4
 SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in all leave room for a fifth
 

@@ -358,12 +358,13 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     if best_similarity is not None:
         sims.append(best_similarity)
     own = user_material(query.text)  # the user's quoted message or listed values: absent, no evidence either way
-    weights, max_idf = _asked_weights(stats, asked_query(query), own)
+    asked = asked_query(query)
+    weights, max_idf = _asked_weights(stats, asked, own)
     seen = [_stems_of(h) for h in hits]
     union, top = _coverages(weights, seen)
     windows = [_focus_stems(h) for h in hits]
     _, focus_top = _coverages(weights, windows)
-    tried = {asked_query(query).terms}
+    tried = {asked.terms}
     for clause in (asked_query(query, clause=True, turns=t) for t in (False, True)):
         if clause.terms not in tried:
             tried.add(clause.terms)

@@ -354,7 +354,7 @@ class RagWorkspace:
         Raises InvalidParams (an empty question or one longer than MAX_QUERY_CHARS, a bad top_k, an unknown rag) /
         RequestFailed / Cancelled."""
         from ragls.answer.ask import ask
-        from ragls.answer.extractive import EXTRACTIVE_LABEL
+        from ragls.answer.extractive import extractive_label
         from ragls.llm.chat import make_chat_model
 
         top_k = check_top_k(top_k)
@@ -389,12 +389,10 @@ class RagWorkspace:
 
         ignored = next((self.ignored_llm[n] for n, i in enumerate(self.indexes) if i in folders
                         and n < len(self.ignored_llm) and self.ignored_llm[n]), None)
-        label = (f"*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
-                 f"{ignored}.*") if ignored else EXTRACTIVE_LABEL
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                      embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
-                     memo=self.summary_memo, answer_cache=self.answer_cache, label=label)
+                     memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored))
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
