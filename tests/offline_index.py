@@ -4,12 +4,15 @@ their assertions compare: one setup for every such module.
 
 - `folder_index(root, files)`: a `FolderIndex` over root/docs, indexed (text and vectors) into root/index — for
   tests that search it directly (`retrieval.search.search`).
+- `fixture_workspace(root)`: an indexed, trusted `RagWorkspace` over a copy of tests/fixtures/docs (a small
+  service's docs: upgrades, retries, auth tokens, health checks), without an LLM.
 - `indexed_folder(root, files)`: a trusted folder root/docs whose ragls.toml names the index root/index and the
   offline model, indexed once by a `RagWorkspace` — for tests that open it again with other settings.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ from ragls.workspace.rag_workspace import RagWorkspace
 
 # Five one-line pages of other topics beside a test's own documents: a site's BM25 document frequencies and vector
 # neighbours, so the documents under test are not the whole corpus.
+FIXTURE_DOCS = Path(__file__).resolve().parent / "fixtures" / "docs"
 FILLER_TOPICS = ("routing", "templates", "static files", "sessions", "websockets")
 
 
@@ -72,3 +76,18 @@ def file_lines(span) -> tuple[int, int]:
 def line_of(text: str, needle: str) -> int:
     """The 1-based number of the first line of `text` holding `needle`."""
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def fixture_workspace(root: Path, extra: str = "") -> RagWorkspace:
+    """An open RagWorkspace over root/docs, a copy of tests/fixtures/docs, indexed (text and vectors) into root/index
+    with the offline model and no LLM (`generation.backend = "none"`); `extra`: more ragls.toml text. The folder is
+    trusted; the caller closes the workspace."""
+    folder = root / "docs"
+    shutil.copytree(FIXTURE_DOCS, folder)
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
+                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
+                                       f'model = "{OFFLINE_MODEL_NAME}"\n[generation]\nbackend = "none"\n{extra}')
+    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
+    ws = RagWorkspace([folder])
+    ws.index()
+    return ws

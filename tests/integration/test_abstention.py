@@ -5,40 +5,23 @@ the cosine floor alone. The rule is retrieval/abstention.py with its fitted coef
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import fixture_workspace
 from ragls.core.lru import LRU
 from ragls.embedding.embed import MEMO_VECTORS, offline_model_dir
 from ragls.retrieval.abstention import Evidence, idf, signal_agreement
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "docs"
 NEAR_MISS = "How do I deploy the service to AWS Lambda with a serverless framework?"
 ANSWERABLE = ["How long is a replica drained before it stops during an upgrade?",
               "retryBudgetPercent",
               "How many days can I keep using a refresh token?"]
 
 
-def workspace(tmp_path: Path, extra: str = "") -> RagWorkspace:
-    folder = tmp_path / "docs"
-    shutil.copytree(FIXTURES, folder)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n' + extra)
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    ws = RagWorkspace([folder])
-    ws.index()
-    return ws
-
-
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    w = workspace(tmp_path_factory.mktemp("abstain"))
+    w = fixture_workspace(tmp_path_factory.mktemp("abstain"))
     yield w
     w.close()
 
@@ -71,7 +54,7 @@ def test_several_knowledge_bases_abstain_like_one(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     garden = tmp_path / "garden.md"
     garden.write_text("# Garden\n\nTomatoes need six hours of sun every day; water them in the morning.\n")
-    w = workspace(tmp_path, f'[rags.garden]\nsources = ["{garden.as_posix()}"]\n')
+    w = fixture_workspace(tmp_path, f'[rags.garden]\nsources = ["{garden.as_posix()}"]\n')
     try:
         one = w.query(NEAR_MISS, rag=["workspace"])
         both = w.query(NEAR_MISS, rag=["workspace", "garden"])
@@ -87,7 +70,7 @@ def test_several_knowledge_bases_abstain_like_one(tmp_path, monkeypatch):
 
 
 def test_probability_zero_keeps_only_the_cosine_floor(tmp_path):
-    w = workspace(tmp_path, "[retrieval]\nabstention_probability = 0\n")
+    w = fixture_workspace(tmp_path, "[retrieval]\nabstention_probability = 0\n")
     try:
         assert w.settings.retrieval.abstention_probability == 0.0
         assert not w.query(NEAR_MISS).abstained  # its best cosine is above min_similarity 0.20
@@ -428,109 +411,6 @@ def test_a_lowercase_name_the_docs_never_mention_abstains(ws):
         assert result.hits.evidence.absent_names == () and not result.abstained, (question, result.hits.evidence)
 
 
-def test_a_value_the_docs_never_state_abstains(ws):
-    """Answer type (retrieval/asked_value.py): a question asking for a value the fixture docs discuss but never state
-    (the retry budget's default percentage, the default log level) abstains and says why, although every word of it
-    is in the docs; value questions the docs answer (three retries by default, port 8080, drained for thirty
-    seconds) are answered. The fixture docs are in no corpus the rule was measured on."""
-    for question in ("What is the default value of retryBudgetPercent?", "What is the default log level?"):
-        miss = ws.query(question)
-        assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, (question, miss.hits.evidence)
-        assert miss.hits.evidence.absent_names == ()  # every word is in the docs: not the name test
-    text = ws.ask("What is the default log level?").text
-    assert text.startswith("Not in your docs: the passages found discuss it but never state the value it asks for."), text
-    assert "%" not in text
-    for question in ("How many times is a request retried by default?", "Which port does the image listen on?",
-                     "How long is a replica drained before it stops?"):
-        result = ws.query(question)
-        assert result.hits.evidence.value_missing == 0.0 and not result.abstained, (question, result.hits.evidence)
-
-
-def test_which_questions_ask_for_a_value():
-    from ragls.retrieval.asked_value import asked_value, value_stated
-
-    assert asked_value("Which port does blackd listen on by default?") == "default-amount"
-    assert asked_value("How many workers does it start when I don't pass --workers?") == "default-amount"
-    assert asked_value("I run it in Docker. How long may a request take?") == "amount"
-    assert asked_value("What does g:black_fast default to?") == "default"
-    # asking how to set a number, or which header sets a length, asks for a way or a name, not a value
-    assert asked_value("How do I set how many parallel workers Black uses?") is None
-    assert asked_value("Which HTTP header sets the line length?") is None
-    assert asked_value("How do I skip git blame commits without passing a flag by default?") is None
-    # a value stated in the sentence holding the subject or in the two after it; references and markup are not values
-    passage = ":param int backlog: the number of unaccepted connections.\n\n``128`` by default.\n"
-    assert value_stated("default-amount", ["backlog"], [passage])
-    assert not value_stated("default-amount", ["linger"], ["lingering_time: Use ``0`` to disable lingering."])
-    assert not value_stated("amount", ["stack"], ['<Listing number="16-1"> See Listing 16-2 for the stack.'])
-    assert value_stated("default", ["worker"], ["The number of parallel workers. Defaults to the number of CPUs."])
-    # "no limit" said in words is a value: a request that never times out answers "how long may it take?"
-    assert value_stated("amount", ["timeout"], ["By default, requests do not time out unless a timeout is set."])
-    assert value_stated("amount", ["session"], ["A session cookie never expires on its own."])
-    assert not value_stated("amount", ["timeout"], ["A timeout can be set on every request."])
-    assert value_stated("amount", ["token"], ["A token won't expire until it is revoked."])
-    assert not value_stated("amount", ["cache"], ["Do not expire the cache by hand."])  # an order, not a value
-    assert not value_stated("amount", ["timeout"], ["There is no timeout parameter; use wait_for."])
-    # an asking sentence that names no subject ("What am I doing wrong?") leaves the whole question asking
-    assert asked_value("My upload hangs for minutes. What am I doing wrong?") is None
-    from ragls.retrieval.asked_value import asked_sentences
-
-    question = "My handler for /users/me never runs; /users/{name} answers instead. What am I doing wrong?"
-    assert asked_sentences(question) == question
-    assert asked_sentences("I run it in Docker. How long may a request take?") == "How long may a request take?"
-
-
-def test_an_address_or_an_example_states_no_value():
-    """A number in a link's target or a bare URL (an issue number, a commit hash) and the literals of a fenced example
-    (what it passes or prints) state no value of the docs' own; a MyST directive's fence holds the docs' text, a
-    configuration file's fence their settings, and a chunk cut inside an example starts in it."""
-    from ragls.retrieval.asked_value import stated_text, value_stated
-
-    linked = "Redirects are not followed [because of this](https://github.com/o/r/discussions/1785)."
-    assert not value_stated("amount", ["redirect"], [linked])
-    assert value_stated("amount", ["redirect"], [linked.replace(".", "; at most 20 are followed.")])
-    example = "How many redirects are followed:\n\n```pycon\n>>> r.status_code\n301\n```\n"
-    assert not value_stated("amount", ["redirect"], [example])
-    assert value_stated("amount", ["redirect"], ["Limits:\n```{eval-rst}\nAt most 20 redirects are followed.\n```\n"])
-    assert value_stated("amount", ["redirect"], ["Redirects:\n```toml\nmax_redirects = 20\n```\n"])
-    assert stated_text("x = 301\n```\nThe limit is 20.\n```python\ny = 7\n```\n") == "\n\nThe limit is 20.\n\n\n\n"
-
-
-def test_a_named_value_is_a_path_a_message_or_a_colour(ws):
-    """"What folder", "what message", "which colour" ask for a value of a named kind (`asked_value.NAMED_VALUES`):
-    answered only by a path, a quoted text, a colour's name near the subject. The fixture docs give the health
-    check's path (`/healthz`) but not the folder client.toml is read from: the first is answered, the second abstains."""
-    from ragls.retrieval.asked_value import asked_value, value_stated
-
-    assert asked_value("What folder does get_app_dir return on macOS?") == "path"
-    assert asked_value("What message does pause() print by default?") == "message"
-    assert asked_value("Which colour does the renderer use for warnings?") == "colour"
-    assert asked_value("What happens with folders?") is None  # asks what happens, not which folder
-    assert value_stated("path", ["config"], ["The config lives in ~/.config/app on Linux."])
-    assert not value_stated("path", ["config"], ["The config is read and/or written at start."])
-    assert value_stated("message", ["paus"], ['pause() prints "Press any key to continue".'])
-    assert not value_stated("message", ["paus"], ["pause() prints a quick message."])
-    assert value_stated("colour", ["warn"], ["Warnings are yellow."])
-    assert not value_stated("colour", ["warn"], ["Warnings are coloured."])
-    found = ws.query("What path do the health checks hit?")
-    assert found.hits.evidence.value_missing == 0.0 and not found.abstained, found.hits.evidence
-    miss = ws.query("Which folder does the client read client.toml from?")
-    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
-
-
-def test_a_one_word_follow_up_asks_about_the_sentences_before_it(ws):
-    """An asking sentence after others that names at most one thing and no wh-word ("Related?", "Is that
-    intended?") points back at them: the whole question asks, and its word coverage is the whole question's. "How
-    do I paginate?" asks on its own."""
-    from ragls.retrieval.asked_value import asked_sentences
-
-    situation = "Upgrades replace one replica at a time and my requests fail while a replica is drained."
-    assert asked_sentences(f"{situation} Related?") == f"{situation} Related?"
-    assert asked_sentences(f"{situation} Is that intended?") == f"{situation} Is that intended?"
-    assert asked_sentences("My app is big. How do I paginate?") == "How do I paginate?"
-    result = ws.query(f"{situation} Related?")
-    assert not result.abstained and result.hits.evidence.focus_coverage > 0.5, result.hits.evidence
-
-
 def test_the_far_off_floor_rises_as_the_question_words_go_missing():
     """Rule 2's cosine floor, with rule 1 on, is `Evidence.needed_cosine`: 0.31 with no question word in the focus,
     falling to the bare 0.2 at focus_coverage 0.62 (bench/abstention_faroff.py). The figures are aiohttp's: the
@@ -582,138 +462,6 @@ def test_a_far_off_question_abstains_where_paraphrases_are_answered(ws):
                      "For how many days does a refresh token stay valid?", "retryBudgetPercent"):
         answered = ws.query(question)
         assert not answered.abstained, (question, answered.hits.evidence)
-
-
-POOL_DOCS = """# Connection pool
-
-The client keeps idle connections in a pool so that later calls reuse them. A call
-may stop early when the peer resets the socket; the pool then opens a fresh connection.
-
-- `max_connections`, the maximum number of open connections, or `None` for no limit.
-  (Default 50)
-- `idle_expiry`, how long an idle connection stays in the pool, in seconds.
-  (Default 90)
-
-## Timeouts
-
-A request that gets no reply is cut off only when you ask for it. If no timeout is given,
-requests never time out.
-"""
-
-RESOLVER_DOCS = """Resolver
-========
-
-The resolver caches the addresses it looks up, so repeated calls to a host skip DNS.
-
-:param int dns_ttl: expire the cached DNS entries after some seconds, ``None`` means cached forever.
-   By default 10 seconds. Use it to refresh each entry after N seconds.
-
-:param int limit: total number of simultaneous lookups. If *limit* is ``0`` there is no limit
-   (default: 100).
-
-.. function:: open_pool(url, *, shutdown_timeout=30.0, backlog=128)
-
-   Opens a pool for *url*. On shutdown, pending requests are given a grace period before they are
-   cancelled.
-"""
-
-
-@pytest.fixture(scope="module")
-def pool_ws(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("pool")
-    folder = tmp / "docs"
-    folder.mkdir()
-    (folder / "pool.md").write_text(POOL_DOCS)
-    (folder / "resolver.rst").write_text(RESOLVER_DOCS)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp / "index").as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n[generation]\nbackend = "none"\n')
-    trust_folder(folder)
-    w = RagWorkspace([folder])
-    w.index()
-    yield w
-    w.close()
-
-
-def test_a_value_is_judged_by_what_the_question_measures(pool_ws):
-    """value_missing's subject includes what a value question measures (`asked_value.measured_terms`): a paraphrase
-    whose rarest words are its situation ("the peer stops replying", "sit there") is answered where the docs state
-    the value beside the thing measured (requests never time out; "(Default 50)" on the `max_connections` item);
-    a signature's keyword default answers a default asked in other words (`shutdown_timeout=30.0` for "a graceful
-    shutdown"). A count asked of a passage that states only a duration for its subject (the DNS entries' expiry),
-    or whose number belongs to the next field (`limit`'s default), abstains. Docs written for this test, in no
-    measured corpus."""
-    for question in ("If I never pass a timeout and the peer stops replying, how long will my call sit there?",
-                     ("How do I cap the total number of connections a client may open, and what is that cap when I "
-                      "don't set it?"),
-                     "How long does open_pool wait for pending requests during a graceful shutdown by default?"):
-        result = pool_ws.query(question)
-        assert result.hits.evidence.value_missing == 0.0 and not result.abstained, (question, result.hits.evidence)
-    miss = pool_ws.query("How many DNS entries can the resolver cache hold before it evicts them?")
-    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
-
-
-def test_what_a_value_question_measures():
-    from ragls.retrieval.asked_value import asked_count, measured_terms, parameter_default, value_stated
-
-    assert measured_terms("If I never pass a timeout and the server stops answering, how long will my call sit "
-                          "there?") == ["timeout"]
-    assert measured_terms("How do I limit the total number of connections a client may open?") == ["connect"]
-    assert measured_terms("How many gunicorn worker processes run by default?") == ["process"]
-    assert measured_terms("How many seconds does the server keep an idle connection open?") == []
-    assert asked_count("How many host entries can the DNS cache hold?")
-    assert not asked_count("How many seconds does the server keep an idle connection open?")
-    assert not asked_count("How long does a session last?")
-    # a count is not answered by a duration or a size, nor by None in a sentence about time
-    entries = ":param int ttl: expire the DNS entries after some seconds, ``None`` means cached forever."
-    assert value_stated("amount", ["entri"], [entries]) and not value_stated("amount", ["entri"], [entries], True)
-    assert value_stated("amount", ["worker"], ["Black starts 4 workers."], True)
-    assert value_stated("default-amount", ["worker"], ["Defaults to the number of CPUs, one worker each."], True)
-    # a field's value does not answer for the field before it
-    fields = ":param dns_ttl: refresh each entry after N seconds.\n:param limit: total lookups (default: 100)."
-    assert not value_stated("default-amount", ["entri"], [fields], True)
-    # a signature's default, by the parameter's name; an example's call is no signature
-    assert parameter_default(["shutdown"], [".. class:: Site(runner, *, \\\n    shutdown_timeout=60.0, ssl=None)"])
-    assert not parameter_default(["dns"], ["conn = TCPConnector(ttl_dns_cache=300)"])
-    assert not parameter_default(["retri"], ["Use the class directly, and pass it (retries=1)."])
-
-
-def test_a_name_in_the_users_situation_before_a_semicolon_does_not_veto(pool_ws):
-    """`asked_clause`: a clause before ";" tells the user's situation, as a sentence before the question does, so a
-    name in it that the docs lack (PROPFIND, WebDAV) does not refuse what the last clause asks; the same name where
-    the question asks still abstains. Docs written for this test, in no measured corpus."""
-    situation = pool_ws.query("My WebDAV gateway only speaks PROPFIND; how does the pool reuse idle connections?")
-    assert situation.hits.evidence.absent_names == () and not situation.abstained, situation.hits.evidence
-    asked = pool_ws.query("How does the pool reuse idle connections for PROPFIND calls to my WebDAV gateway?")
-    assert set(asked.hits.evidence.absent_names) == {"WebDAV", "PROPFIND"} and asked.abstained
-    from ragls.retrieval.asked_value import asked_clause
-
-    assert asked_clause("We use gevent; what do I use?") == "We use gevent; what do I use?"  # asks nothing of its own
-    assert asked_clause("Is it fast; or slow") == "Is it fast; or slow"
-
-
-def test_a_semicolon_in_the_users_code_or_quote_ends_no_clause():
-    """`asked_clause` splits at a ";" of the question's grammar, not at one inside the user's code span or quoted
-    text: `SET x=1; COMMIT` is the user's code (no name), so COMMIT must not become a name of the question, nor a
-    half code span the clause asked."""
-    from ragls.retrieval.asked_value import asked_clause
-    from ragls.retrieval.names import question_names
-
-    q = "What does `SET x=1; COMMIT` do in a gevent worker?"
-    assert asked_clause(q) == q and question_names(q) == ["gevent"]
-    quoted = 'Why does the log say "retry 1; giving up" in Kerberos mode?'
-    assert asked_clause(quoted) == quoted
-    assert asked_clause("The docs say use X; what happens with `a;b`?") == "what happens with `a;b`?"
-
-
-def test_a_word_of_how_help_is_asked_for_is_not_the_means():
-    """The means after with/using/via/use is a name ("with gettext"), but not a word of how help is asked for
-    (`asked_value.GENERIC_ASKING`): "What should I use instead?" names nothing, so a corpus that never says
-    "instead" does not refuse it."""
-    from ragls.retrieval.names import question_names
-
-    assert question_names("Which class should I use instead?") == []
-    assert question_names("How do I translate it into German with gettext?") == ["German", "gettext"]
 
 
 def test_the_users_own_material_is_no_name_and_the_means_asked_about_is(ws):
