@@ -167,6 +167,21 @@ def test_connection_refused(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_vendor_endpoint_unreachable_names_the_network_not_base_url(backend, monkeypatch):
+    """No generation.base_url applies (none set, or an untrusted folder's was ignored): the request goes to the
+    vendor's own endpoint, so the error names that URL and the network, not a setting the user never set."""
+    monkeypatch.setenv("RAGLS_TEST_KEY", KEY)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with held_port() as port:  # the vendor is reached through a proxy that refuses the connection
+        for name in ("HTTPS_PROXY", "https_proxy"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{port}")
+        model = make_chat_model(GenerationSettings(backend=backend, api_key_env="RAGLS_TEST_KEY", max_retries=0))
+        message = expect_failure(model, "cannot connect", f"check the network connection to {model.base_url}")
+    assert model.base_url.startswith("https://api.") and "generation.base_url" not in message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_missing_key(backend):
     model = make_chat_model(GenerationSettings(backend=backend))
     env = "OPENAI_API_KEY" if backend == "openai" else "ANTHROPIC_API_KEY"

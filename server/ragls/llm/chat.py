@@ -214,6 +214,18 @@ class ChatModel(ABC):
     def _where(self) -> str:
         return f"{self.backend} backend at {self.base_url}"
 
+    def _vendor_endpoint(self) -> bool:
+        """True when requests go to the vendor's own endpoint (`DEFAULT_URLS` of openai / anthropic) because no
+        `generation.base_url` applies (none set, or an untrusted folder's was ignored)."""
+        return self.gen.base_url is None and self.backend in ("openai", "anthropic")
+
+    def _check_url(self) -> str:
+        """What to check after a failed connection to `base_url`: the network to the vendor's endpoint, which no
+        setting named (`_vendor_endpoint`), else the server and generation.base_url."""
+        if self._vendor_endpoint():
+            return f"check the network connection to {self.base_url} (and HTTPS_PROXY when one is set)"
+        return "is the server running? Check generation.base_url"
+
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
@@ -293,8 +305,7 @@ class ChatModel(ABC):
             msg = (f"{where}: no reply within {self.gen.timeout_s:g} s; check that the server is up or raise "
                    f"generation.timeout_s")
         elif isinstance(exc, sdk.APIConnectionError):
-            msg = (f"{where}: cannot connect ({self._server_message(exc)}); is the server running? "
-                   f"Check generation.base_url")
+            msg = f"{where}: cannot connect ({self._server_message(exc)}); " + self._check_url()
             if self.backend == "external":
                 from ragls.llm.local import forget_ready
 
@@ -310,7 +321,7 @@ class ChatModel(ABC):
         elif isinstance(exc, sdk.NotFoundError):
             msg = (f"{where}: model {self.model!r} not found (HTTP 404); set generation.model to a model this "
                    f"server has" + (" (e.g. `ollama pull llama3.2`)" if self.backend == "ollama" else "")
-                   + " and check generation.base_url")
+                   + ("" if self._vendor_endpoint() else " and check generation.base_url"))
         elif isinstance(exc, sdk.APIStatusError):
             msg = f"{where}: request failed (HTTP {exc.status_code}): {self._server_message(exc)}"
         elif isinstance(exc, sdk.APIError):
