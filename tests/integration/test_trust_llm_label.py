@@ -9,6 +9,7 @@ import json
 import os
 
 from clikit import ragls
+from llm_server import held_port
 from ragls.answer.extractive import EXTRACTIVE_LABEL
 
 
@@ -33,6 +34,35 @@ def test_an_untrusted_folders_llm_is_named_with_how_to_trust_it(tmp_path):
     assert f"{folder / 'ragls.toml'}'s LLM settings (generation.backend, generation.base_url, generation.model)" in text
     assert f"are ignored until the folder is trusted: read the file, then run `ragls trust {folder}` to use them" in text
 
+    why = text[text.index(f"{folder / 'ragls.toml'}'s LLM settings"):text.index(" to use them") + len(" to use them")]
+    status = ragls(env, "status", folder).stdout  # the status line gives the answer's reason, not "no LLM configured"
+    assert f"generation:  none (extractive answers: no LLM is used: {why})" in status, status
+    assert json.loads(ragls(env, "status", folder, "--json").stdout)["generation"]["ignored"] == why
+
     (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 4\n")  # retrieval tuning only: nothing to trust
     answer = json.loads(ragls(env, "ask", folder, "What is the deploy command?", "--json").stdout)
     assert answer["answer"].startswith(EXTRACTIVE_LABEL)
+    status = ragls(env, "status", folder)
+    assert "generation:  none (extractive answers: no LLM configured)" in status.stdout
+    assert "ignored" not in json.loads(ragls(env, "status", folder, "--json").stdout)["generation"]
+
+
+def test_an_unreachable_vendor_is_named_not_the_ignored_base_url(tmp_path):
+    """A user key in the environment picks the vendor's endpoint; the untrusted folder's base_url is ignored, so the
+    failure names the URL actually used and the network, never the folder's URL or generation.base_url."""
+    env = env_for(tmp_path)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        env.pop(name, None)
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    (folder / "guide.md").write_text("# Deploying\n\nThe deploy command is `make ship`; it takes two minutes.\n")
+    (folder / "ragls.toml").write_text('[generation]\nbackend = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    with held_port() as port:  # the vendor is reached through a proxy that refuses the connection
+        env.update({"OPENAI_API_KEY": "sk-user-key-0123456789", "HTTPS_PROXY": f"http://127.0.0.1:{port}",
+                    "https_proxy": f"http://127.0.0.1:{port}"})
+        answer = json.loads(ragls(env, "ask", folder, "What is the deploy command?", "--json").stdout)
+    message = answer["error"]["message"]
+    assert answer["model"] == "extractive" and "make ship" in answer["answer"]
+    assert "openai backend at https://api.openai.com/v1: cannot connect" in message, message
+    assert "check the network connection to https://api.openai.com/v1" in message
+    assert "generation.base_url" not in message and "127.0.0.1:9" not in message

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ragls.answer.extractive import no_llm_reason
 from ragls.answer.template import DATA_NOTE, quote_passage
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri
@@ -233,8 +234,8 @@ def status_result(ws, writer_name: str) -> ToolResult:
                      f"{vectors}; {writer}")
         lines += [f"  skipped {s['path']}: {s['reason']}" for s in f["skipped"]]
     gen = status.generation
-    lines.append(f"embedding model: {status.embedding_model}; answers: "
-                 f"{gen['backend'] if gen['backend'] != 'none' else 'extractive (no LLM configured)'}"
+    answers = gen["backend"] if gen["backend"] != "none" else f"extractive ({no_llm_reason(gen.get('ignored'))})"
+    lines.append(f"embedding model: {status.embedding_model}; answers: {answers}"
                  f"{' ' + gen['model'] if gen.get('model') else ''}")
     lines += [f"error: {e['message']}" for e in status.errors]
     lines += [f"note: {n}" for n in data["notices"]]

@@ -30,6 +30,7 @@ __all__ = [
     "extractive_answer",
     "extractive_label",
     "extractive_picks",
+    "no_llm_reason",
     "passage_words",
     "render_extractive",
     "split_sentences",
@@ -48,6 +49,12 @@ def extractive_label(why_no_llm: str | None = None) -> str:
         return EXTRACTIVE_LABEL
     return (f"*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
             f"{why_no_llm}.*")
+
+
+def no_llm_reason(why_no_llm: str | None = None) -> str:
+    """Why answers are extractive, for a status line: "no LLM configured", or with `why_no_llm` (as in
+    `extractive_label`) "no LLM is used: <why>"."""
+    return f"no LLM is used: {why_no_llm}" if why_no_llm else "no LLM configured"
 EXTRACTIVE_MAX_SENTENCES = 4
 SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in all leave room for a fifth
 

@@ -79,10 +79,12 @@ def cmd_status(args) -> int:
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
+    from ragls.answer.extractive import no_llm_reason
+
     gen = wire["generation"]
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
-                                              " (extractive answers: no LLM configured)" if gen["backend"] == "none"
-                                              else ""))
+                                              f" (extractive answers: {no_llm_reason(gen.get('ignored'))})"
+                                              if gen["backend"] == "none" else ""))
     from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):

@@ -82,6 +82,8 @@ def workspace_status(ws) -> Status:
         from ragls.llm.chat import default_model
 
         model = gen.model or default_model(backend)
+    # Why an untrusted folder's own LLM is not used (FolderLayer.ignored_llm), the reason rag/ask's label gives.
+    ignored = next((why for why in ws.ignored_llm if why), None)
     first = ws.indexes[0]
     fp = first.fingerprint
     # The vector rows' identity (model + windows): the open store's, else the one the writer last recorded, so a
@@ -101,7 +103,8 @@ def workspace_status(ws) -> Status:
         max_length = int(ws.indexes[0].manifest.get_meta("vectors_max_length") or max_length)
     store = ws.teams[0].store_name() if ws.teams[0] is not None else first.store_name
     return Status(folders=folders, embedding_model=model_name, store=store,
-                  fingerprint=fp, generation={"backend": backend, "model": model},
+                  fingerprint=fp, generation={"backend": backend, "model": model,
+                                              **({"ignored": ignored} if ignored else {})},
                   errors=[{"message": m} for m in sorted(model_errors)] + list(ws.errors)
                   + [e for g in ws.graphs if g is not None for e in g.errors()]
                   + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
