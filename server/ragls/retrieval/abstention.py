@@ -55,7 +55,10 @@ how do I ...?", `asked_value.asked_clause`, as the name test reads it), or befor
 question turns to asking ("When the server bounces me through 30x hops, how can I ...?": `asked_clause`'s turns;
 docs/benchmarks.md, "Abstention: a subject term every passage holds"), and keeps the best share: held-out questions
 written as users write (21-27 words, a situation first) had half the focus_coverage of the short dev questions the
-model was fitted on (docs/benchmarks.md, "Abstention: one pipeline tried; a situation clause").
+model was fitted on (docs/benchmarks.md, "Abstention: one pipeline tried; a situation clause"). The whole question is
+one of the parts weighed: an asking sentence that points back at the situation ("... request.form comes up empty in
+the app. What went wrong?", "... how do I silence that?") names nothing the passage holds, the situation does
+(docs/benchmarks.md, "Abstention: the whole question weighed too").
 
 They are combined by a logistic model, P(answerable) = σ(b0 + Σ b_f·f) over the features that have a coefficient
 in `COEFFICIENTS` (the others are gathered and reported, weight 0). The features and the operating point were
@@ -365,14 +368,16 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     windows = [_focus_stems(h) for h in hits]
     _, focus_top = _coverages(weights, windows)
     tried = {asked.terms}
-    for clause in (asked_query(query, clause=True, turns=t) for t in (False, True)):
-        if clause.terms not in tried:
-            tried.add(clause.terms)
+    for part in (*(asked_query(query, clause=True, turns=t) for t in (False, True)), query):
+        if part.terms not in tried:
+            tried.add(part.terms)
             # "<the user's situation>; how do I ...?" (or ", how do I ...?": `asked_clause`'s turns): a long
             # situation's own words (their app, their setup) dilute the share; the asking clause alone may be what
-            # the passage answers. The best share, so a clause that names nothing of its own ("...; does Black
-            # combine the two?") costs nothing.
-            focus_top = max(focus_top, _coverages(_asked_weights(stats, clause, own)[0], windows)[1])
+            # the passage answers. And the whole question: an asking sentence that points back at the situation
+            # ("... request.form comes up empty. What went wrong?", "I want to pickle a response. Is that
+            # allowed?") holds none of the words the answering passage has. The best share, so a part that names
+            # nothing of its own ("...; does Black combine the two?") costs nothing.
+            focus_top = max(focus_top, _coverages(_asked_weights(stats, part, own)[0], windows)[1])
     found = set().union(*seen) if seen else set()
     missing = max((w for t, w in weights.items() if t not in found), default=0.0) / max_idf if max_idf > 0 else 0.0
     reach = (BM25_K1 + 1.0) * sum(weights.values())

@@ -1,0 +1,69 @@
+"""Abstention on questions written situation first, on a real index (tantivy + LanceDB + the offline MiniLM): an
+asking sentence that points back at the situation before it ("What went wrong?", "Is that allowed?") names nothing
+the answering passage holds, so focus_coverage also weighs the whole question (`abstention.gather`;
+docs/benchmarks.md, "Abstention: the whole question weighed too"). Docs written for this test, in no measured
+corpus."""
+
+from __future__ import annotations
+
+import pytest
+from offline_index import indexed_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+PAGES = {
+    "request_data.md": """# Dealing with request data
+
+## The input stream
+
+The raw request body is the WSGI input stream, `environ["wsgi.input"]`. The stream can be read only once. If a
+middleware reads the input stream before the application, for example to log request bodies, the form parser finds
+it exhausted and `request.form` and `request.files` are empty. Wrap the stream so it can be replayed, or let the
+middleware read `request.get_data(cache=True)` so the body is kept for the parser.
+
+## Limits
+
+Set `max_content_length` to refuse bodies larger than a given number of bytes.
+""",
+    "responses.md": """# Responses
+
+## Pickling
+
+Response objects can be pickled, for example to put them in a cache. Call `response.freeze()` before that: it reads the
+body iterator into a list, so the pickled response holds its whole body.
+
+## Headers
+
+Headers are set from a mapping with `response.headers`.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    folder = indexed_folder(tmp_path_factory.mktemp("context"), PAGES, toml='[generation]\nbackend = "none"\n')
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize("question", [
+    "I added a middleware that reads the input stream to log request bodies, and now request.form comes up empty in "
+    "the app. What went wrong?",
+    "I want to pickle a response object to cache it. Is that allowed, and is there anything to do first?",
+])
+def test_an_asking_sentence_that_points_back_is_read_with_its_situation(ws, question):
+    """The asking sentence alone ("What went wrong?": went, wrong; "Is that allowed, ...?": allowed, first) is in no
+    passage; the situation before it is what the passage answers. Main refused both (focus_coverage 0, P 0.10)."""
+    result = ws.query(question)
+    assert result.hits.evidence.focus_coverage > 0.3 and not result.abstained, result.hits.evidence
+
+
+def test_a_name_the_docs_lack_in_the_asking_sentence_still_abstains(ws):
+    """The whole question's words only raise focus_coverage; a name the docs never mention, asked about after a
+    situation they do cover, still vetoes (`absent_name` reads the asking sentence)."""
+    result = ws.query("I added a middleware that reads the input stream to log request bodies. How do I ship those "
+                      "logs to Kafka?")
+    assert result.hits.evidence.absent_names == ("Kafka",) and result.abstained, result.hits.evidence
