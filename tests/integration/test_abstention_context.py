@@ -38,6 +38,14 @@ body iterator into a list, so the pickled response holds its whole body.
 
 Headers are set from a mapping with `response.headers`.
 """,
+    "routing.md": """# Routing
+
+## Custom converters
+
+A converter turns a placeholder of a URL rule into a Python value. Subclass `BaseConverter` and register the class
+in the map's `converters` dict under a name. A placeholder without a converter uses the `default` converter; set
+`converters["default"]` to your class to change how those placeholders are matched.
+""",
 }
 
 
@@ -59,6 +67,18 @@ def test_an_asking_sentence_that_points_back_is_read_with_its_situation(ws, ques
     passage; the situation before it is what the passage answers. Main refused both (focus_coverage 0, P 0.10)."""
     result = ws.query(question)
     assert result.hits.evidence.focus_coverage > 0.3 and not result.abstained, result.hits.evidence
+
+
+def test_a_prefixed_english_word_is_no_name(ws):
+    """"untyped" is un + typed (`names.lowercase_name`: a bound prefix before a dictionary word), not a product name
+    the docs must mention; main refused this question for "they never mention untyped"."""
+    from ragls.retrieval.names import lowercase_name
+
+    assert not any(lowercase_name(w) for w in ("untyped", "unpickle", "deserialize", "reindexing"))
+    assert all(lowercase_name(w) for w in ("postgres", "redis", "gevent"))  # post + gres, re + dis: too short a rest
+    result = ws.query("After writing my own converter class, how do I register it on the URL map, and how would I "
+                      "make it the default converter for untyped placeholders?")
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
 
 
 def test_a_name_the_docs_lack_in_the_asking_sentence_still_abstains(ws):

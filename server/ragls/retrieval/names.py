@@ -141,6 +141,13 @@ _BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"), (re.
 _ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")  # an inflection of a dictionary word (rebooted, tweakers)
 CLIPPED_MAX_LENGTH = 4  # `lowercase_name`: a word this short that begins a longer word is a clipping (repo, env)
 TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common word, first letter kept, is a typo
+PREFIXED_MIN_REST = 5  # `lowercase_name`: a bound prefix counts before a dictionary word this long (not post + gres)
+
+
+def _in_lexicon(word: str, lexicon: frozenset[str]) -> bool:
+    """True when `word` is in `lexicon` or an inflection of a word in it (`_ENDINGS`: rebooted, tweakers)."""
+    return word in lexicon or any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon)
+                                  for e in _ENDINGS)
 
 
 @functools.cache
@@ -175,7 +182,9 @@ def lowercase_name(word: str) -> bool:
     """True when the lower-case `word` (letters only) names something rather than being English prose: it is in no
     English dictionary — neither a whole word of the model's WordPiece vocabulary (`_english_words`) nor in
     pyspellchecker's English word list (`_lexicon`) — and not explained as a spelling of one: a British spelling
-    (`_BRITISH`: serialise), an inflection (`_ENDINGS`: a dictionary word plus -s, -ed, -ing, -er, -ly), a closed
+    (`_BRITISH`: serialise), an inflection (`_ENDINGS`: a dictionary word plus -s, -ed, -ing, -er, -ly), a bound
+    prefix (`HYPHEN_PREFIXES`: un, re, de, non, ...) before a dictionary word or its inflection of at least
+    `PREFIXED_MIN_REST` letters (untyped, reindexing; not redis: re + dis, nor postgres: post + gres), a closed
     compound of two WordPiece words of 3+ letters (subfolder = sub + folder, codebase, flamegraphs), a clipping
     (`CLIPPED_MAX_LENGTH` letters at most, the start of a longer WordPiece word: repo, diff, env, auth, impl), or, from
     `TYPO_MIN_LENGTH` letters, a typo one edit from a WordPiece word with its first letter kept (recieve, sesion).
@@ -188,7 +197,11 @@ def lowercase_name(word: str) -> bool:
     lexicon = _lexicon()
     if word in lexicon or any(rule.search(word) and rule.sub(american, word) in lexicon for rule, american in _BRITISH):
         return False
-    if any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon) for e in _ENDINGS):
+    if _in_lexicon(word, lexicon):
+        return False
+    # a bound prefix on a dictionary word (untyped = un + typed, reindex, deserialize): English word formation
+    if any(word.startswith(p) and len(word) - len(p) >= PREFIXED_MIN_REST and _in_lexicon(word[len(p):], lexicon)
+           for p in HYPHEN_PREFIXES):
         return False
     # Only splits and edits that can reach a WordPiece word are tried (none is longer than `_longest`), so a pasted
     # 10,000-letter token costs linear time, not the quadratic one of every split and every edit of it
