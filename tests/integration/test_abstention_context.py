@@ -58,8 +58,8 @@ def ws(tmp_path_factory):
 
 
 @pytest.mark.parametrize("question", [
-    "I added a middleware that reads the input stream to log request bodies, and now request.form comes up empty in "
-    "the app. What went wrong?",
+    ("I added a middleware that reads the input stream to log request bodies, and now request.form comes up empty in "
+     "the app. What went wrong?"),
     "I want to pickle a response object to cache it. Is that allowed, and is there anything to do first?",
 ])
 def test_an_asking_sentence_that_points_back_is_read_with_its_situation(ws, question):
