@@ -6,7 +6,7 @@ score page-level reorderings of them offline in milliseconds.
 
 `record` runs the product's retrieval (`RagWorkspace.retrieve`, top 10, read only: the folder's index in the user
 cache is reused, not built) with `retrieval.page_tie_margin` 0 and keeps the first 40 entries of the shown fused list (after the document-kind priors and
-near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path and score
+near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text and score
 contributions. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
@@ -40,7 +40,8 @@ def record(questions: Path, folder: Path, out: Path) -> None:
         if seen["fused"] is None:
             found = lookup([f.key for f in fused[:HEAD]])
             seen["fused"] = [{"score": f.score, "contrib": f.contributions, "path": evaluate._norm_path(c.path),
-                              "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score))}
+                              "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score)),
+                              "text": c.text}
                              for f in fused[:HEAD] if (c := found.get(f.key)) is not None]
         return materialize(lookup, fused, similarity, top_k)
 

@@ -1,6 +1,6 @@
 """The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
 bookkeeping pages, which questions ask about changes, which chunks are API reference entries and which questions name
-an identifier, and the fused-score arithmetic."""
+an identifier, which chunks are stubs, and the fused-score arithmetic."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from ragls.retrieval.doc_kind import (
     asks_about_changes,
     is_meta_page,
     is_reference_entry,
+    is_stub,
     meta_factors,
     names_identifier,
     reference_factors,
+    stub_factors,
 )
 from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
 
@@ -109,3 +111,31 @@ def test_reference_factors_only_for_entries_and_not_when_an_identifier_is_named_
     assert reference_factors("How do I cap connections to one host?", pairs, 0.8) == {"ref": 0.8}
     assert reference_factors("What does `TCPConnector` take?", pairs, 0.8) == {}
     assert reference_factors("How do I cap connections to one host?", pairs, 1.0) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "# Writing your docs\n\nHow to layout and write your Markdown source files.\n\n---",
+    ".. automodule:: werkzeug.middleware.dispatcher",
+    "===========\nURL Helpers\n===========\n\n.. automodule:: werkzeug.urls\n   :members:",
+    "## Formatting options",
+    ("should remain an unpublished draft.\n\n<!-- Old headings. Do not remove or links may break. -->\n\n"
+     '<a id="a-traditional-object-oriented-attempt"></a>'),
+])
+def test_stubs_are_recognised(text):
+    assert is_stub(chunk("page.md", text=text))
+
+
+@pytest.mark.parametrize("text", [
+    "This code is printing a prompt stating what the game is and requesting input\nfrom the user.",
+    "# Hooks\n\nA list of paths to Python scripts (relative to `mkdocs.yml`) that are loaded and used as plugin instances.",
+    ":orphan:\n\neventlet\n========\n\n`Eventlet is no longer maintained.`__ Use :doc:`/deploying/gevent` instead.",
+])
+def test_a_sentence_of_prose_is_no_stub(text):
+    assert not is_stub(chunk("page.md", text=text))
+
+
+def test_stub_factors_only_for_stubs_and_not_when_off():
+    pairs = [("stub", chunk("intro.md", text="# Writing your docs\n\nHow to write.")),
+             ("page", chunk("hooks.md", text="A list of paths to Python scripts (relative to `mkdocs.yml`) that are loaded as plugins."))]
+    assert stub_factors(pairs, 0.9) == {"stub": 0.9}
+    assert stub_factors(pairs, 1.0) == {}

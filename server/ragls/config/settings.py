@@ -209,6 +209,9 @@ class RetrievalSettings(_Section):
     # Fused score factor of API reference entries (a Sphinx object description, a mkdocstrings block) when the
     # question names no identifier (retrieval/doc_kind.py; docs/benchmarks.md "API reference entries"); 1 = off.
     reference_entry_weight: float = Field(1.0, ge=0.0, le=1.0)  # off: docs/configuration.md
+    # Fused score factor of stub chunks: less than a sentence of prose once headings, directives and markup are left
+    # out (retrieval/doc_kind.py; docs/benchmarks.md "Stub chunks"); 1 = off.
+    stub_chunk_weight: float = Field(0.9, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

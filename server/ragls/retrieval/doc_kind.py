@@ -36,6 +36,14 @@ recognised by its markup, not its page's name, so a guide page's own entries cou
 not. `.. data::` entries are left out: a constant's or a configuration key's entry states a value (Flask's
 `SEND_FILE_MAX_AGE_DEFAULT` for "how long may browsers keep my static assets"), which is what a question about a
 setting asks for, where a signature is only the means (docs/benchmarks.md, "API reference entries").
+
+Stub chunks (`retrieval.stub_chunk_weight`, `stub_factors`): a chunk with less than a sentence of prose once its
+headings, directive and field lines, HTML comments and tags are left out — a page's one-line intro cut off by its
+first subheading ("# Writing your docs / How to layout and write your Markdown source files."), an `automodule` page
+whose docstrings are not in the folder, a section's last line split off with a link anchor. Such a chunk's window
+is all title and topic, so its cosine matches a question about the topic as well as the passage that answers it,
+and it wins near ties while saying nothing (docs/benchmarks.md, "Stub chunks"). It is scored × the weight, so it
+still ranks where nothing better matches.
 """
 
 from __future__ import annotations
@@ -105,6 +113,29 @@ _REFERENCE_ENTRY = re.compile(
 # What names an identifier in a question: a code span, snake_case, camelCase, an inner capital (ClientSession),
 # a dotted name (also a version "3.0"), a call "f()", a "::" path.
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b[A-Za-z]+_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+\.\w+|\w\(\)|::")
+
+
+# Lines that are markup, not prose: a Sphinx directive or field line (`.. automodule:: x`, `:members:`), a reST
+# adornment or Markdown thematic break (`=====`, `---`), a Markdown heading; and HTML comments and tags.
+_MARKUP_LINE = re.compile(r"^[ \t]*(?:\.\.[ \t]+[\w:-]+::.*|:[\w-]+:.*|[=\-~^\"*#+`]{3,}[ \t]*|#{1,6}[ \t].*)$", re.MULTILINE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_TAG = re.compile(r"<[^<>\n]+>")
+# Less prose than this many characters (spaces collapsed) is less than a sentence that answers anything.
+STUB_PROSE_CHARS = 80
+
+
+def is_stub(chunk: Chunk) -> bool:
+    """True when `chunk`'s text holds fewer than `STUB_PROSE_CHARS` characters of prose (module docstring)."""
+    text = _TAG.sub(" ", _COMMENT.sub(" ", chunk.text))
+    return len(" ".join(_MARKUP_LINE.sub(" ", text).split())) < STUB_PROSE_CHARS
+
+
+def stub_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose chunk is a stub (`is_stub`); {} when `weight` is 1 (off).
+    `weight` in [0, 1] multiplies the chunk's fused score (`fuse.apply_prior`)."""
+    if weight >= 1.0:
+        return {}
+    return {key: weight for key, chunk in chunks if is_stub(chunk)}
 
 
 def is_reference_entry(chunk: Chunk) -> bool:
