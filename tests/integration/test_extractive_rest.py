@@ -4,10 +4,13 @@ identifier its source documents (issue 27; answer/rest.py, answer/passages.py)."
 from __future__ import annotations
 
 import pytest
+from offline_index import file_lines, indexed_folder, line_of
 from ragls.answer.ask import extractive_answer
 from ragls.answer.extractive import extractive_picks, units
 from ragls.answer.focus import quoted_focus
 from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
 
 
 @pytest.fixture(scope="module")
@@ -241,3 +244,61 @@ def test_field_body_below_its_name_list_item_body_short_answers_and_own_defaults
     answer = _answer("Is the session cookie sent again on every response by default?", BODIES, embedder)
     assert "- `SESSION_REFRESH`: Whether the session cookie is sent again on every response. Default: `True` [1]" \
         in _bullets(answer), answer
+
+
+TABS = """*************************
+ Environment variables
+*************************
+
+Each run starts from a clean environment: only the variables the runner passes on reach the commands.
+
+Replacing PATH
+==============
+
+If you override ``PATH`` in the environment settings, include ``{env_bin_dir}`` in your custom value to keep
+the virtual environment first:
+
+.. tab:: TOML
+
+    .. code-block:: toml
+
+       [env_run_base]
+       set_env.PATH = "{env_bin_dir}:/usr/local/bin"
+
+.. tab:: INI
+
+    .. code-block:: ini
+
+       [testenv]
+       set_env = PATH = {env_bin_dir}:/usr/local/bin
+
+The runner never changes ``PATH`` of the shell it was started from.
+"""
+
+
+@pytest.fixture(scope="module")
+def tabs_ws(tmp_path_factory):
+    if offline_model_dir() is None:
+        pytest.skip("needs ragls[offline]")
+    folder = indexed_folder(tmp_path_factory.mktemp("tabs"), {"env.rst": TABS},
+                            toml='[generation]\nbackend = "none"\n')
+    ws = RagWorkspace([folder])
+    yield ws
+    ws.close()
+
+
+def test_a_code_block_inside_a_tab_comes_with_the_sentence_that_introduces_it(tabs_ws):
+    """A ":" sentence before a sphinx-tabs / sphinx-inline-tabs `.. tab::` holding a `.. code-block::` (tox's
+    docs): the answer quotes the first tab's code under it, cited at the sentence's lines; before, the tab's
+    body was skipped as a directive and the answer quoted the lead-in alone, its ":" turned into "." (answer/rest.py
+    `admonitions`, `_CONTAINER`). A reST title's overline is no sentence (answer/blocks.py)."""
+    answer = tabs_ws.ask("How do I override PATH in the environment settings?")
+    lines = answer.text.splitlines()
+    lead = next(k for k, line in enumerate(lines) if "include `{env_bin_dir}` in your custom value" in line)
+    assert lines[lead].endswith("to keep the virtual environment first [1]:"), answer.text
+    assert lines[lead + 1:lead + 5] == ["  ```", "  [env_run_base]", '  set_env.PATH = "{env_bin_dir}:/usr/local/bin"',
+                                        "  ```"], answer.text
+    assert ".. tab::" not in answer.text and ".. code-block::" not in answer.text and "***" not in answer.text
+    hit = next(h for n, h in answer.sources if n == 1)
+    start, end = file_lines(hit.focus)
+    assert start == line_of(TABS, "If you override") and end >= line_of(TABS, "the virtual environment first")

@@ -186,6 +186,10 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("code", i, lines[i:j]))
             i = j
             continue
+        if _REST_UNDERLINE.match(line) and i + 2 < len(lines) and lines[i + 2].strip() == stripped:
+            out.append(Block("skip", i, [line]))  # a reST title's overline: the title and underline follow
+            i += 1
+            continue
         if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not LIST_ITEM.match(line) \
                 and len(lines[i + 1].strip()) >= len(stripped):
             out.append(Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline

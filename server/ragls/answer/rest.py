@@ -6,7 +6,8 @@ Each function maps a text to a text with the same number of lines (a passage's l
   "Title").
 - `admonitions`: `.. note::` (and mkdocs "!!! note") bodies and Sphinx object descriptions (`.. attribute:: name`,
   `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
-  ("`drain_timeout`: Seconds to wait ...").
+  ("`drain_timeout`: Seconds to wait ..."); a tab or dropdown (`.. tab:: TOML`, `_CONTAINER`) keeps its directive line
+  and has its body dedented, so the `.. code-block::` in a tab reads as code.
 - `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
   `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
   a row `ROW_CONTINUED` (the passage keeps all of its lines), the other lines of the table "|---|---|" separators;
@@ -343,7 +344,7 @@ def content_indent(line: str) -> int:
 # A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
 _LITERAL_MARKER = re.compile(r"(?:^|[^:])::[ \t]*$")
 _CODE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:code-block|code|sourcecode|doctest|testcode|testoutput|"
-                             r"ipython|parsed-literal|productionlist)::")
+                             r"ipython|parsed-literal|productionlist|code-tab)::")
 
 
 def literal_blocks(text: str) -> str:
@@ -390,17 +391,26 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
                                r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
 
 
+# A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
+# sphinx-tabs' ".. tab:: TOML" (".. tabs::", ".. group-tab::"), sphinx-design's ".. tab-set::" / ".. tab-item:: pip",
+# ".. dropdown::", ".. card::", docutils' ".. container::". Its directive line stays (the reader skips it, as the
+# label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads as code.
+_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container)::(.*)$")
+
+
 def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
     is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
     name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it. Directives nested in a body are read too."""
+    it above the text: the sentence that documents an object names it. A container (`_CONTAINER`: a tab, a
+    dropdown) keeps its directive line and has its body dedented the same way, so a ":" sentence before a tab
+    introduces the code block in it. Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i])
+        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i]) or _CONTAINER.match(lines[i])
         if not m:
             i += 1
             continue
@@ -411,7 +421,8 @@ def admonitions(text: str) -> str:
             rest = ""
         if lines[i].lstrip().startswith((".. version", ".. deprecated")):
             rest = rest.split(" ", 1)[1] if " " in rest else ""
-        lines[i] = m.group(1) + rest
+        if m.re is not _CONTAINER:
+            lines[i] = m.group(1) + rest
         j = i + 1
         body = []
         while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
