@@ -96,6 +96,7 @@ In the test log, `--- PASS: TestParse` and FIRST_PASS: enabled mean the bypass c
 Loops take `pass=1`, `n_pass=1000`, `firstPass: enabled`, `isPass = true`; `auth.pass = process.env.SMTP_PASS`.
 Code names too: `'allPass': 'overEvery'`, `fastPassParams: ChallengeParams`, `newPassLen = (newPassword ? 1 : 0)`.
 A proxy is `scheme://[user:passwd@]proxy.server:port`, e.g. `https://user:password@proxy.example:3128`.
+tox passes variables on with `env 'TOX_OVERRIDE=testenv.pass_env=FOO,BAR' tox c -k pass_env -e py`.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
@@ -148,6 +149,8 @@ def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
     setup = ws.query("how do I set the API key", top_k=2).hits
     assert any(h.chunk.path == "setup.md" and "OPENAI_API_KEY=<your key>" in h.chunk.text
                and "max_tokens: 1024" in h.chunk.text for h in setup)  # placeholders and prose are kept
+    names = ws.query("how does tox pass environment variables on", top_k=2).hits  # a list of names after pass_env
+    assert any("TOX_OVERRIDE=testenv.pass_env=FOO,BAR'" in h.chunk.text for h in names)
 
 
 def test_masking_keeps_every_offset():
@@ -160,7 +163,7 @@ def test_masking_keeps_every_offset():
 @pytest.mark.parametrize("line", [
     "SMTP_PASS=hunter2", "export SMTP_PASS='hunter2'", "smtp_pass: hunter2", "MAIL_PASSWD=hunter2",
     "REDIS_PWD=hunter2", "EMAIL_HOST_PASS=s3cret!", "smtp-pass: hunter2", "mail.smtp.pass = Tr0ub4dor",
-    "smtpPass: 'hunter2'", 'dbPass := "pg_Ld93kq"', "MYSQL_ROOT_PASS=AbcDefgh"])
+    "smtpPass: 'hunter2'", 'dbPass := "pg_Ld93kq"', "MYSQL_ROOT_PASS=AbcDefgh", "SMTP_PASS=Xy7,pq9"])
 def test_a_pass_name_in_any_naming_style_masks_its_value(line):
     """`*_PASS`, `*_PASSWD`, `*_PWD` and the same PASS word in kebab-case, dotted and camelCase names."""
     masked, count = mask_secrets(line)

@@ -21,7 +21,8 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   `FIRST_PASS: enabled` and `n_pass=1000` stay) any value of 4 or more characters (`password: hunter2`,
   `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
   type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
-  or a code expression (`password = os.environ[...]`, `get_password()`);
+  or a list of them (tox's `testenv.pass_env=FOO,BAR`) or a code expression (`password = os.environ[...]`,
+  `get_password()`);
 - the password of a `.netrc` entry (`machine host login user password secret`, one line or several; also
   `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
   password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
@@ -50,10 +51,11 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 6  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 7  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
-# 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked)
+# 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
+# 7: a list of names after a PASS name is kept (tox's `testenv.pass_env=FOO,BAR` was masked)
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -140,7 +142,7 @@ def mask_secrets(text: str) -> tuple[str, int]:
     for m in _PASSWORD.finditer(text) if "pass" in low or "pwd" in low else ():
         value = m.group("value").rstrip(",;.)]}")
         if (len(value) < 4 or value.lower() in _NOT_A_PASSWORD or "://" in value or value[0] in "!&*%$("
-                or _PLACEHOLDER.search(value) or _CODE_OR_NAME.fullmatch(value)
+                or _PLACEHOLDER.search(value) or all(_CODE_OR_NAME.fullmatch(part) for part in value.split(","))
                 or (m.group("segment") and (value.isdigit()
                                             or value.isalpha() and (value.islower() or value.istitle())))
                 or (m.group("camel") and (value.isdigit() or value.isalpha()))):
