@@ -11,7 +11,8 @@ contributions. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
-the first place given to the page holding more of the first 10 passages (`page_tie`) — all withdrawn.
+the first place given to the page holding more of the first 10 passages (`page_tie`) — all withdrawn; and the
+chunk priors of "Stub chunks" (`scaled`: stub chunks, shipped; mostly-code chunks and a page's opening chunk, withdrawn).
 """
 
 from __future__ import annotations
@@ -146,6 +147,35 @@ def first_place(rule, within: int = 5):
     return first
 
 
+def scaled(factor):
+    """Each chunk's recorded score x `factor(q, r)` (a document prior replayed), re-sorted; a chunk holding the
+    exact-match bonus is left alone."""
+    def rule(q: dict) -> list:
+        order = q["fused"]
+        score = {id(r): r["score"] * (1.0 if r["contrib"].get("bonus") else factor(q, r)) for r in order}
+        return sorted(order, key=lambda r: -score[id(r)])
+    return rule
+
+
+_FENCED = re.compile(r"^(```|~~~).*?^(```|~~~)[^\n]*$", re.DOTALL | re.MULTILINE)
+
+
+def code_share(text: str) -> float:
+    """The share of `text`'s non-blank lines inside fences, indented blocks, doctests or shell prompts."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    prose = [line for line in _FENCED.sub("", text).splitlines()
+             if line.strip() and not line.startswith(("    ", "\t", ">>>", "...", "$ "))]
+    return 1.0 - len(prose) / len(lines) if lines else 0.0
+
+
+def _stub(r: dict) -> bool:
+    """The recorded chunk is a stub (`doc_kind.is_stub`); False for a list recorded without text."""
+    from ragls.core.ir import Chunk, LineSpan
+    from ragls.retrieval.doc_kind import is_stub
+
+    return "text" in r and is_stub(Chunk(id="", path=r["path"], text=r["text"], span=LineSpan(0, 0, 0, 0), text_hash=""))
+
+
 RULES = {"recorded order (the product)": lambda q: q["fused"], "page support 0.125 (first 40)": page_support(0.125, 40), "page support 0.2 (first 10)": page_support(0.2, 10),
          "heading words absent x 0.03": title_mismatch(0.03), "heading words absent x 0.05": title_mismatch(0.05),
          "heading words absent x 0.08": title_mismatch(0.08),
@@ -155,7 +185,11 @@ RULES = {"recorded order (the product)": lambda q: q["fused"], "page support 0.1
          "first place only: heading words absent x 0.1": first_place(title_mismatch(0.1)),
          "first place only: page support 0.125": first_place(page_support(0.125, 40)),
          "first place only: page support 0.2": first_place(page_support(0.2, 40)),
-         **{f"near tie to the page with 2 more of the top 10, margin {m}": functools.partial(page_tie, margin=m) for m in (0.02, 0.04, 0.06, 0.08, 0.1)}}
+         **{f"near tie to the page with 2 more of the top 10, margin {m}": functools.partial(page_tie, margin=m) for m in (0.02, 0.04, 0.06, 0.08, 0.1)},
+         # docs/benchmarks.md "Stub chunks" (lists recorded before the stub prior shipped; text recorded since then)
+         "stub chunks x 0.9 (shipped: retrieval.stub_chunk_weight)": scaled(lambda q, r: 0.9 if _stub(r) else 1.0),
+         "mostly code (> 50 % of lines) x 0.9": scaled(lambda q, r: 0.9 if code_share(r.get("text", "")) > 0.5 else 1.0),
+         "a page's opening chunk x 1.03": scaled(lambda q, r: 1.03 if r["lines"][0] <= 3 else 1.0)}
 
 
 def replay(files: list[Path]) -> None:
