@@ -101,6 +101,6 @@ def test_a_link_target_naming_an_object_is_kept(ws):
     """"[*logfmt*](pebble.renderers.LogfmtRenderer)": the answer names the class the reader must use; a link to a
     page ("development.md") keeps only its text."""
     answer = ws.ask("Can pebble write its events as logfmt lines?").text
-    assert "- *logfmt* (`pebble.renderers.LogfmtRenderer`) lines for Loki and friends, [1]" in _bullets(answer), answer
+    assert "\n  - *logfmt* (`pebble.renderers.LogfmtRenderer`) lines for Loki and friends,\n" in answer, answer
     assert [u.sentence for u in units(OUTPUT) if "local development" in u.sentence] == \
         ["or a colorful layout for local development."]

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, clean_markup, is_markdown, units
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, LIST_ITEM, Unit, clean_markup, is_markdown, units
 from ragls.core.ir import Hit
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
@@ -253,7 +253,13 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     limit = max_sentences or EXTRACTIVE_MAX_SENTENCES
     while remaining and len(picked) < limit:
         *_, n, unit = remaining.pop(_next_pick(remaining, query, covered) if picked and cosines is not None else 0)
-        if _fresh(n, unit, picked, seen):
+        held = _held_items(n, unit, picked, seen)
+        if held:  # a ":" sentence whose list holds picked items: it and its whole list take the first one's place
+            picked[held[0]] = (n, unit)
+            picked = [p for i, p in enumerate(picked) if i not in held[1:]]
+            seen.add(_normalised(unit.text))
+            covered |= _matched(unit, query)
+        elif _fresh(n, unit, picked, seen):
             seen.add(_normalised(unit.text))
             picked.append((n, unit))
             covered |= _matched(unit, query)
@@ -319,7 +325,31 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
                     and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
         out.append((n, unit))
+        after = _after_block(found, at, own, query) if at is not None else None
+        if after is not None and (n, after.line, after.sentence) not in quoted \
+                and not any(k == n and (_quotes(m, after) or _quotes(after, m)) for k, m in picked):
+            out.append((n, after))
+            quoted.add((n, after.line, after.sentence))
     return out
+
+
+def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str]) -> Unit | None:
+    """The sentence right after the block that passage `found[at]` (`own`, a ":" sentence) carries, when
+    `extractive_picks` quotes it after `own` (`_completed`): it opens the paragraph after the block (only a blank
+    line between), is not a list item, and names an identifier the question's words point at (`pointed_at`) that
+    neither `own` nor its block names. The block shows how, and the sentence after it often names the option that
+    does what the question asks: "The easiest way is creating a small `start-myproject.py` file that runs the
+    application using the builtin server:", its `run_simple(...)` example, then "You can also pass it the
+    `extra_files` keyword argument with a list of additional files (like configuration files) you want to observe."
+    for "How do I make run_simple watch that file too?". Quoted as a passage of its own (its own citation lines).
+    None otherwise."""
+    if not own.attached or own.block_end <= own.end:
+        return None
+    nxt = next((u for u in found[at + 1:] if u.line > own.block_end), None)
+    if nxt is None or nxt.item or nxt.line - own.block_end > 2:
+        return None
+    mine = pointed_at(identifier_words(own.text), query)
+    return nxt if pointed_at(identifier_words(nxt.sentence), query) - mine else None
 
 
 # A sentence opening with a word that refers back to the sentence before it: a connective ("So", "Thus",
@@ -382,6 +412,21 @@ def _fresh(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -
     it (`_quotes`)."""
     return _normalised(unit.text) not in seen and not any(_quotes(m, unit) or _quotes(unit, m)
                                                           for k, m in picked if k == n)
+
+
+def _held_items(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -> list[int]:
+    """Indexes in `picked` of the list items of source `n` that passage `unit` (a ":" sentence) carries in its list
+    (`_quotes`), when `unit` is quoted nowhere else: `extractive_picks` then quotes `unit` with its whole list in the
+    first item's place. An item quoted alone answers less than the list its lead-in introduces: "A title defined in
+    the nav configuration setting for a document." is the first of four ways "MkDocs will attempt to determine the
+    title of a document in the following ways, in order:", and a question asking where a title comes from needs
+    the other three. Empty when `unit` carries no list or one longer than EXAMPLE_LINES lines (an answer stays
+    short), holds no pick, or is quoted already."""
+    if not unit.attached or not LIST_ITEM.match(unit.attached) or _code_lines(unit.attached) > EXAMPLE_LINES \
+            or _normalised(unit.text) in seen \
+            or any(k == n and _quotes(m, unit) for k, m in picked):
+        return []
+    return [i for i, (k, m) in enumerate(picked) if k == n and m.item and _quotes(unit, m)]
 
 
 def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) -> tuple[int, Unit] | None:

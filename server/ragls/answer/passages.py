@@ -72,7 +72,8 @@ _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 _SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[:_\w])")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
-_DEFAULT = re.compile(r"^(?:The )?[Dd]efault(?: value)?(?: is\b|s to\b|:)")  # "Default is ``300``.", "Defaults to None."
+# "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
+_DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
