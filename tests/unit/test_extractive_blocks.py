@@ -298,3 +298,13 @@ def test_a_sentence_read_with_its_antecedent_is_still_cited():
     focus, lines = sources[0][1].focus, text.split("\n")
     cited = " ".join(lines[focus.start_line - 10:focus.end_line - 10 + 1])  # hit() starts the chunk at line 10
     assert "opening a new one" in cited and picks[0][1].sentence.startswith("So repeated calls"), (cited, picks)
+
+
+def test_an_abbreviation_before_a_capital_does_not_end_the_sentence():
+    """"e.g.", "i.e.", "cf." and "vs." before a capital or a digit end no sentence: tox's "... very old (e.g.
+    Python 3.6) and very new (e.g. Python 3.15) interpreters, ..." was quoted from "Python 3.15) interpreters"."""
+    text = ("When a project supports both very old (e.g. Python 3.6) and very new (e.g. Python 3.15)\n"
+            "interpreters, no single release covers both. Pin one (i.e. VIRTUALENV_VERSION) for the old ones.\n")
+    assert [u.sentence for u in units(text, markdown=False)] == [
+        ("When a project supports both very old (e.g. Python 3.6) and very new (e.g. Python 3.15) interpreters, no "
+         "single release covers both."), "Pin one (i.e. VIRTUALENV_VERSION) for the old ones."]

@@ -74,7 +74,10 @@ _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
 _DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[`*_]?[A-Z0-9])")
+# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
+# end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)\s+"
+                             r"(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
 
