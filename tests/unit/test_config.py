@@ -55,6 +55,19 @@ def test_toml_syntax_error_names_file(tmp_path):
     assert "ragls.toml" in str(info.value)
 
 
+def test_an_invalid_value_names_the_file_that_holds_it(tmp_path):
+    """Like a syntax error, an invalid value in the folder's ragls.toml (trusted or not) names that file; one the
+    editor sent does not name the file."""
+    (tmp_path / "ragls.toml").write_text('[retrieval]\ntop_k = "lots"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert str(info.value).startswith(f"invalid settings in {tmp_path / 'ragls.toml'}: retrieval.top_k: ")
+    (tmp_path / "ragls.toml").write_text("[retrieval]\ntop_k = 4\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path, {"retrieval": {"top_k": "lots"}})
+    assert str(info.value).startswith("invalid settings: retrieval.top_k: ")
+
+
 def test_unknown_keys_suggest_the_closest_setting():
     _, warnings = build_settings({"retreival": {"top_k": 3}, "sources": {"exlude": ["a.md"]},
                                   "retrieval": {"topk": 2}, "rag_top_kk": 1})

@@ -526,11 +526,12 @@ def parse_toml(path: Path, data: bytes) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
 
 
-def build_settings(*layers: dict[str, Any] | None) -> tuple[Settings, list[str]]:
+def build_settings(*layers: dict[str, Any] | None, origin: str | None = None) -> tuple[Settings, list[str]]:
     """Merge settings layers (later wins) and validate. Returns (settings, warnings).
 
     Raises ConfigError with the dotted field name and pydantic's reason when a value is invalid, e.g.
-    "generation.template: template must contain the placeholder __CONTEXT__".
+    "invalid settings: generation.template: template must contain the placeholder __CONTEXT__"; with `origin` (the
+    file the layers came from) "invalid settings in <origin>: ...".
     """
     merged: dict[str, Any] = {}
     warnings: list[str] = []
@@ -546,7 +547,8 @@ def build_settings(*layers: dict[str, Any] | None) -> tuple[Settings, list[str]]
             loc = ".".join(str(p) for p in err["loc"]) or "settings"
             msg = err["msg"].removeprefix("Value error, ")
             problems.append(f"{loc}: {msg}")
-        raise ConfigError("invalid settings: " + "; ".join(problems)) from None
+        where = f" in {origin}" if origin else ""
+        raise ConfigError(f"invalid settings{where}: " + "; ".join(problems)) from None
 
 
 # Settings a folder's own ragls.toml cannot turn on, because they reach outside the folder (docs/security.md); the

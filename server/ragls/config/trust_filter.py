@@ -373,7 +373,14 @@ def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] |
 
 def load_folder_settings(folder: str | os.PathLike | None,
                          *overrides: dict[str, Any] | None) -> tuple[Settings, list[str], Any]:
-    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored)."""
+    """`load_settings` with the folder's layer (`FolderLayer`: trusted or not, what was ignored). Raises
+    ConfigError; an invalid value the folder's ragls.toml holds names that file ("invalid settings in
+    /src/app/ragls.toml: retrieval.top_k: ..."), as a syntax error in it does."""
     layer = folder_layer(folder, overrides)
-    settings, warnings = build_settings(layer.data, *overrides)
+    try:
+        settings, warnings = build_settings(layer.data, *overrides)
+    except ConfigError:
+        if layer.path is not None and layer.data:
+            build_settings(layer.data, origin=str(layer.path))  # raises when the file's own values are invalid
+        raise
     return settings, layer.warnings + warnings + ([layer.notice] if layer.notice else []), layer
