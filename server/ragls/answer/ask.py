@@ -223,7 +223,8 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
 
 
 def _evidence_reason(evidence) -> str:
-    """Why the calibrated rule refused, in one plain clause: the vetoes first (`absent_names`, `value_missing`),
+    """Why the calibrated rule refused, in one plain clause: the vetoes first (`absent_names`, `value_missing`,
+    `meaning_absent` with its `absent_words`),
     else `focus_coverage`, the model's word evidence: the IDF-weighted share of the question's words found
     together in one passage's focus lines (retrieval/abstention.py)."""
     names = tuple(getattr(evidence, "absent_names", ()) or ())
@@ -232,6 +233,10 @@ def _evidence_reason(evidence) -> str:
         return f"they never mention {listed}"
     if getattr(evidence, "value_missing", 0.0):
         return "the passages found discuss it but never state the value it asks for"
+    words = tuple(getattr(evidence, "absent_words", ()) or ())
+    if getattr(evidence, "meaning_absent", 0.0) and words:
+        listed = f"word {words[0]}" if len(words) == 1 else "words " + ", ".join(words[:-1]) + " or " + words[-1]
+        return f"they never use the {listed}, and the closest passages are about something else"
     return (f"only {evidence.focus_coverage:.0%} of the question's words occur together in the best passages "
             "(rare words count more)")
 

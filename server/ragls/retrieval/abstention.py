@@ -46,6 +46,14 @@ unanswerable 0.29-0.63 on real docs). The evidence, gathered once per query from
   "Default: ...", a keyword default `name=value`); else 0. A near miss made of the corpus' own words ("Which port
   does blackd listen on by default?": the docs discuss the port option, never its default) matches every word;
   only the missing value tells it from an answerable question. A veto like absent_name.
+- `meaning_absent`: 1.0 when the question holds words no chunk of the searched sources holds (of its asking clause,
+  the user's own material left out) and the top hits' focus texts do not mean them either (`absent_meaning`: MiniLM's
+  best cosine of those texts with the question WITHOUT those words exceeds the one WITH them by ABSENT_MEANING_VETO
+  or more — the missing words only pull the question away from the passages, which speak of the rest), else 0;
+  the words are reported in `absent_words`. A near miss made of the corpus' words plus one it lacks ("How do I
+  export my site as a single PDF file?": no chunk says PDF) finds passages about the rest; a paraphrase's missing
+  words ("blows up") are said by its passage in other words, and the cosine falls without them. A veto like
+  absent_name; computed by `search.search` on the shown hits when the model would otherwise answer.
 
 The word-level evidence (coverage, focus_coverage, bm25_top's reach, the rare-term shares) weighs the terms of the
 part of the question that asks (`asked_query`): of several sentences those ending in "?", without a quoted
@@ -84,6 +92,7 @@ far-off questions (`bench/abstention_faroff.py`; FAR_OFF_RAISE below says where 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -115,7 +124,9 @@ from ragls.retrieval.query import Query
 # one) is a veto like absent_name, with absent_name's weight: P <= 0.07 whatever focus_coverage, below the default
 # floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
 # (docs/benchmarks.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
-COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071}
+# meaning_absent (`absent_meaning`) is a veto with the same weight; its threshold ABSENT_MEANING_VETO below.
+COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
+                "meaning_absent": -6.071}
 
 # The far-off floor (`Evidence.needed_cosine`): fitted by `python bench/abstention_faroff.py` — a logistic model of
 # cosine and focus_coverage, answerable questions of the five dev corpora (aiohttp, black, urllib3, Flask, Rust book:
@@ -129,11 +140,18 @@ FAR_OFF_RAISE = 0.110  # cosine above `retrieval.min_similarity` needed when no 
 FAR_OFF_SLOPE = 0.177  # how much less per unit of focus_coverage (none needed from focus_coverage 0.62 up)
 
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing", "meaning_absent")
 BM25_K1 = 1.2  # tantivy's BM25 k1: a term's body score is below (k1 + 1) x its IDF
 MARGIN_RANK = 10  # cosine_margin: best cosine minus the cosine at this rank
 RARE_IDF_SHARE = 0.5  # rare_terms: IDF at least half the largest possible one (df up to about sqrt(n))
-SENTENCE_HITS = 3  # sentence_cosine: the focus sentences of this many top hits
+SENTENCE_HITS = 3  # sentence_cosine and absent_meaning: the focus sentences of this many top hits
+# absent_meaning's veto: the cosine gain, without the question's words no chunk holds, at which the passages are taken
+# not to mean them. Set leave-one-corpus-out by `python bench/abstention_absent_meaning.py` (the largest gain of any
+# answerable question of the other dev corpora, rounded up, plus 0.01: 0.08 in every fold of 12 corpora, written down
+# in docs/benchmarks.md before it was tried on sets nobody here had seen), MiniLM's cosine. Held out: near misses
+# abstained Werkzeug 3/6 -> 4/6, MkDocs 3/6 -> 5/6, coverage.py 4/6 -> 5/6, Poetry 4/6 -> 5/6 (the last two blind),
+# no answerable question of 16 corpora refused more.
+ABSENT_MEANING_VETO = 0.08
 
 
 @dataclass(frozen=True)
@@ -155,6 +173,8 @@ class Evidence:
     absent_name: float = 0.0
     absent_names: tuple[str, ...] = ()
     value_missing: float = 0.0
+    meaning_absent: float = 0.0
+    absent_words: tuple[str, ...] = ()
 
     def probability(self, coefficients: dict[str, float] | None = None) -> float | None:
         """P(the index answers the query) under the logistic model (`coefficients`, default `COEFFICIENTS`); None
@@ -321,6 +341,49 @@ def _asked_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query,
     if own and any(t not in own or w < max_idf for t, w in weights.items()):
         weights = {t: w for t, w in weights.items() if t not in own or w < max_idf}
     return weights, max_idf
+
+
+def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], embed_query,
+                   embed) -> tuple[float, tuple[str, ...]] | None:
+    """(delta, the words dropped) for `meaning_absent`, or None when it does not apply: no query vector
+    (`query.vector`, the question as embedded for search), no hits, or no word of the asking clause
+    (`asked_query(query, clause=True)`, the user's own material left out) whose every term is in no chunk of the
+    sources of `stats` (document frequency 0 everywhere), or nothing left without them. delta = the best cosine of
+    the first SENTENCE_HITS hits' focus texts (`focus_text`, 1,000 characters at most; embedded with `embed(texts) ->
+    (n, dim)`) with the question without those words (`embed_query(text) -> (dim,)`) minus the best with
+    `query.vector`: above 0 when the dropped words only pulled the question away from the passages. Rows and vectors
+    L2-normalised (cosine = dot product)."""
+    if query.vector is None or not hits:
+        return None
+    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), user_material(query.text))
+    lacking = {t for t, w in weights.items() if w >= max_idf}
+    if not lacking:
+        return None
+    words = re.findall(r"\S+", query.text)
+    dropped = [w for w in words if set(stems(re.sub(r"[^\w-]", " ", w))) & lacking]
+    kept = " ".join(w for w in words if w not in dropped)
+    if not dropped or not kept.strip():
+        return None
+    passages = embed([focus_text(h)[:1000] for h in hits[:SENTENCE_HITS]])
+    delta = float(max(passages @ embed_query(kept))) - float(max(passages @ query.vector))
+    return delta, tuple(dict.fromkeys(w.strip(".,;:!?()\"'`") for w in dropped))
+
+
+def with_absent_meaning(evidence: Evidence | None, stats: Sequence[tuple[int, dict[str, int]]], query: Query,
+                        hits: Sequence[Hit], embed_query, embed, min_probability: float) -> Evidence | None:
+    """`evidence` with `meaning_absent` (1.0 when `absent_meaning`'s delta reaches ABSENT_MEANING_VETO) and
+    `absent_words` set — computed only where it can change the decision: evidence with a probability at or above
+    `min_probability` (`retrieval.abstention_probability`; 0 turns the rule off) and a question word no chunk holds.
+    Costs one query embedding and up to SENTENCE_HITS passage embeddings (memoised by the caller's `embed`)."""
+    if evidence is None or min_probability <= 0:
+        return evidence
+    p = evidence.probability()
+    if p is None or p < min_probability:
+        return evidence
+    found = absent_meaning(stats, query, hits, embed_query, embed)
+    if found is None or found[0] < ABSENT_MEANING_VETO:
+        return evidence
+    return replace(evidence, meaning_absent=1.0, absent_words=found[1])
 
 
 def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK) -> float:

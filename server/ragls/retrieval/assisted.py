@@ -93,8 +93,9 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
     query = result.query or q
     evidence = gather(result.term_stats, query, merged[:settings.top_k], result.best_similarity,
                       absent=result.evidence.absent_names if result.evidence is not None else ())
-    if result.evidence is not None:  # the first round's BM25 scores are not rerun: its bm25_top carries over
-        evidence = replace(evidence, bm25_top=result.evidence.bm25_top)
+    if result.evidence is not None:  # the first round's BM25 scores and meaning veto are not rerun: they carry over
+        evidence = replace(evidence, bm25_top=result.evidence.bm25_top,
+                           meaning_absent=result.evidence.meaning_absent, absent_words=result.evidence.absent_words)
     return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade, evidence=evidence)
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ragls.answer.focus import sentence_focus
 from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import gather
+from ragls.retrieval.abstention import gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import meta_factors, reference_factors, stub_factors
 from ragls.retrieval.focus import keyword_focus, line_span
@@ -159,6 +159,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     fused = _meta_page_prior(lookup, q, fused, top_k, settings, reference=True)
     stats = _term_stats(sources, per_source, q)
     absent = _absent_names(sources, per_source, q)
+    corpus_wide = _corpus_wide(sources, per_source)
     report = None
     if reranker is not None:  # the fused candidates, reordered within retrieval.rerank_timeout_ms (rerankers.py)
         from ragls.retrieval.rerankers import rerank_fused
@@ -169,10 +170,11 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
             hits = _finish(sources, lookup, hits, matches, q, settings, max_context_chars)
+            evidence = gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
+                              absent=absent)
             return _count_rerank_calls(RetrievalResult(
-                hits, best, q, gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
-                                  absent=absent),
-                truncated, report, term_stats=stats))
+                hits, best, q, _meaning_veto(evidence, stats, q, hits, embedder, settings, corpus_wide), truncated, report,
+                term_stats=stats))
         # timed out or failed: the fused order below, with the report saying why
     fused = _distinct(fused, matches, settings)
     raw = _materialize(lookup, fused, similarity, top_k)
@@ -183,9 +185,24 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
         judged = _evidence_hits(sources, lookup, raw, hits, _materialize(
             lookup, _distinct(by_rank, matches, settings), similarity, settings.top_k), matches, q, settings,
             max_context_chars)
+    evidence = gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent)
     return _count_rerank_calls(RetrievalResult(
-        hits, best, q, gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent),
-        truncated, report, term_stats=stats))
+        hits, best, q, _meaning_veto(evidence, stats, q, hits, embedder, settings, corpus_wide), truncated, report,
+        term_stats=stats))
+
+
+def _meaning_veto(evidence, stats, q: Query, hits: list[Hit], embedder, settings: RetrievalSettings,
+                  corpus_wide: bool):
+    """`evidence` with abstention's `meaning_absent` veto judged on the shown `hits` (`with_absent_meaning`: only
+    when the calibrated rule would answer and the question holds a word no chunk holds); the passages are embedded
+    through the embedder's memo when it has one (`Embedder.embed_memoised`). Judged only with vectors and when
+    every source has corpus-wide BM25 statistics (`corpus_wide`): a candidate pool's cannot tell that no chunk
+    holds a word."""
+    if q.vector is None or not corpus_wide:
+        return evidence
+    embed = getattr(embedder, "embed_memoised", None) or embedder.embed_documents
+    return with_absent_meaning(evidence, stats, q, hits, embedder.embed_query, embed,
+                               settings.abstention_probability)
 
 
 def _evidence_hits(sources, lookup: ChunkLookup, raw: list[Hit], shown: list[Hit], judged: list[Hit], matches: dict,
@@ -302,13 +319,18 @@ def _term_stats(sources, per_source: Sequence[Candidates], q: Query) -> tuple[tu
                  for src, c in zip(sources, per_source) if src.has_bm25 or c.stats is not None)
 
 
+def _corpus_wide(sources, per_source: Sequence[Candidates]) -> bool:
+    """Whether every source has corpus-wide BM25 statistics (not a candidate pool's, `Candidates.stats`): only then
+    does a document frequency of 0 mean that no chunk holds a term."""
+    return bool(sources) and all(c.stats is None and src.has_bm25 for src, c in zip(sources, per_source))
+
+
 def _absent_names(sources, per_source: Sequence[Candidates], q: Query) -> tuple[str, ...]:
     """The question's names that no source mentions (`abstention.absent_names`), judged only when every source has
     corpus-wide BM25 statistics: a pool's statistics, or a source without BM25, cannot tell that a name is absent
     (then ())."""
     terms = lookup_terms(q.text)  # the names' terms and their closed-up forms; none without a name
-    if not terms or not sources or any(c.stats is not None or not src.has_bm25
-                                       for src, c in zip(sources, per_source)):
+    if not terms or not _corpus_wide(sources, per_source):
         return ()
 
     def phrase(terms) -> bool:  # a source that cannot look phrases up counts it as present

@@ -1,0 +1,102 @@
+"""abstention's meaning veto (`meaning_absent`, retrieval/abstention.py `absent_meaning`) on a real index (tantivy +
+LanceDB + the offline MiniLM) of a small static-site generator's docs written here: a question whose words the docs
+lack and whose passages speak of the rest abstains and says which words; a paraphrase whose missing word its passage
+means ("blow up" for "stops with an error") and a question with an everyday word the docs lack are answered; with
+`abstention_probability = 0` the veto is off."""
+
+from __future__ import annotations
+
+import pytest
+from offline_index import indexed_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.retrieval.abstention import ABSENT_MEANING_VETO, Evidence, absent_meaning
+from ragls.workspace.rag_workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+DOCS = {
+"building.md": """# Building the site
+
+Run `sitegen build` to render every Markdown page to HTML in the `public/` folder. The build stops with an
+error when a page links to a file that does not exist, and prints the page and the broken link.
+
+## Themes
+
+A theme decides the layout and the colours of every page. Pick one with `theme = "paper"` in `sitegen.toml`;
+the default theme is `plain`.
+""",
+"serving.md": """# Previewing
+
+`sitegen serve` builds the site and serves it on http://localhost:4000, rebuilding a page when you save it.
+Pass `--port` to use another port.
+""",
+"navigation.md": """# Navigation
+
+The menu lists the top-level pages in the order of the `nav` list in `sitegen.toml`. A page missing from the
+list is still built but not shown in the menu.
+""",
+}
+
+NEAR_MISS = "How do I password-protect some pages of the site?"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("meaning"), DOCS, toml='[generation]\nbackend = "none"\n')
+
+
+@pytest.fixture(scope="module")
+def ws(folder):
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+def test_a_question_the_passages_do_not_mean_abstains_and_names_the_words(ws):
+    result = ws.retrieve(NEAR_MISS)
+    delta, words = absent_meaning(result.term_stats, result.query, list(result)[:3], ws.embedder.embed_query,
+                                  ws.embedder.embed_memoised)
+    assert delta >= ABSENT_MEANING_VETO and words == ("password-protect",), (delta, words)
+    assert result.evidence.meaning_absent == 1.0 and result.evidence.absent_words == ("password-protect",)
+    assert result.evidence.absent_names == ()  # an English compound, not a name: not the name veto
+    answer = ws.ask(NEAR_MISS)
+    assert answer.abstained
+    assert answer.text.startswith("Not in your docs: they never use the word password-protect, and the closest "
+                                  "passages are about something else."), answer.text
+
+
+def test_a_missing_word_the_passage_means_is_answered(ws):
+    """"blow up" is in no chunk, but the building page says the build "stops with an error": without the word the
+    question is no closer to the passages (delta below 0), so it is answered; so is a question whose only missing
+    word is an everyday one ("different")."""
+    for question in ("Why does the build blow up when a page links to a missing file?",
+                     "How do I build the site into a different folder?"):
+        result = ws.retrieve(question)
+        delta, _ = absent_meaning(result.term_stats, result.query, list(result)[:3], ws.embedder.embed_query,
+                                  ws.embedder.embed_memoised)
+        assert delta < ABSENT_MEANING_VETO and result.evidence.meaning_absent == 0.0, (question, delta)
+        assert not ws.query(question).abstained, question
+    answer = ws.ask("Why does the build blow up when a page links to a missing file?")
+    assert not answer.abstained and "does not exist" in answer.text, answer.text
+
+
+def test_no_word_missing_means_no_veto(ws):
+    result = ws.retrieve("Which theme is the default?")
+    assert absent_meaning(result.term_stats, result.query, list(result)[:3], ws.embedder.embed_query,
+                          ws.embedder.embed_memoised) is None
+    assert result.evidence.meaning_absent == 0.0 and not ws.query("Which theme is the default?").abstained
+
+
+def test_the_veto_is_off_with_the_probability_rule(folder):
+    (folder / "ragls.toml").write_text((folder / "ragls.toml").read_text() + "[retrieval]\nabstention_probability = 0\n")
+    w = RagWorkspace([folder])
+    try:
+        assert w.retrieve(NEAR_MISS).evidence.meaning_absent == 0.0
+    finally:
+        w.close()
+
+
+def test_the_veto_is_a_veto():
+    """Whatever the word evidence, meaning_absent keeps P(answerable) below the default floor 0.2, as absent_name does."""
+    assert Evidence(cosine=0.6, coverage=1.0, agreement=1.0, focus_coverage=1.0, meaning_absent=1.0).probability() < 0.2
+    assert Evidence(cosine=0.6, coverage=1.0, agreement=1.0, focus_coverage=1.0).probability() > 0.9
