@@ -25,8 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -34,13 +34,11 @@ sys.path.insert(0, str(HERE))
 
 from abstention_audit import near_miss, questions  # noqa: E402
 
-TOP = 3  # the focus texts of this many top hits
+TOP = 3  # the focus texts of this many top hits (abstention.SENTENCE_HITS)
 
 
 def collect(name: str, folder: Path) -> list[dict]:
-    from ragls.core.analysis import stems
-    from ragls.retrieval.abstention import _asked_weights, asked_query, focus_text
-    from ragls.retrieval.names import user_material
+    from ragls.retrieval.abstention import absent_meaning
     from ragls.retrieval.search import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -51,20 +49,15 @@ def collect(name: str, folder: Path) -> list[dict]:
         rows = []
         for q in [q for q in questions(name) if q["set"] != "far-off"]:
             res = ws.retrieve(q["question"])
+            if res.evidence is not None:  # the decision without the veto this measures (shipped as meaning_absent)
+                res = res.with_(evidence=replace(res.evidence, meaning_absent=0.0, absent_words=()))
             decided = abstained(res, r.abstention_floor, min_probability=r.abstention_probability)
             row = {"id": q["id"], "set": q["set"], "kind": q["kind"], "answerable": bool(q["gold"]), "corpus": name,
                    "abstained": decided, "delta": None}
-            query, hits = res.query, list(res)[:TOP]
-            if not decided and query is not None and hits and res.term_stats:
-                weights, max_idf = _asked_weights(res.term_stats, asked_query(query, clause=True),
-                                                  user_material(query.text))
-                lacking = {t for t, w in weights.items() if w >= max_idf}  # document frequency 0 in every source
-                if lacking:
-                    kept = " ".join(w for w in re.findall(r"\S+", query.text)
-                                    if not set(stems(re.sub(r"[^\w-]", " ", w))) & lacking)
-                    passages = ws.embedder.embed_documents([focus_text(h)[:1000] for h in hits])
-                    row["delta"] = (float(max(passages @ ws.embedder.embed_query(kept)))
-                                    - float(max(passages @ ws.embedder.embed_query(query.text))))
+            if not decided and res.query is not None and res.term_stats:
+                found = absent_meaning(res.term_stats, res.query, list(res)[:TOP], ws.embedder.embed_query,
+                                       ws.embedder.embed_documents)  # the product's own computation
+                row["delta"] = None if found is None else found[0]
             rows.append(row)
         return rows
     finally:

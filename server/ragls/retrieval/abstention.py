@@ -348,7 +348,8 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     """(delta, the words dropped) for `meaning_absent`, or None when it does not apply: no query vector
     (`query.vector`, the question as embedded for search), no hits, or no word of the asking clause
     (`asked_query(query, clause=True)`, the user's own material left out) whose every term is in no chunk of the
-    sources of `stats` (document frequency 0 everywhere), or nothing left without them. delta = the best cosine of
+    sources of `stats` (document frequency 0 everywhere) — never a word of the value asked for (`VALUE_WORDS`: how
+    *long*, how *many*; dropped, the question asks something else) — or nothing left without them. delta = the best cosine of
     the first SENTENCE_HITS hits' focus texts (`focus_text`, 1,000 characters at most; embedded with `embed(texts) ->
     (n, dim)`) with the question without those words (`embed_query(text) -> (dim,)`) minus the best with
     `query.vector`: above 0 when the dropped words only pulled the question away from the passages. Rows and vectors
@@ -356,7 +357,7 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     if query.vector is None or not hits:
         return None
     weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), user_material(query.text))
-    lacking = {t for t, w in weights.items() if w >= max_idf}
+    lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
     if not lacking:
         return None
     words = re.findall(r"\S+", query.text)
