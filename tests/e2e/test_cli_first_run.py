@@ -103,6 +103,14 @@ def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
     assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
     # an empty result does not promise matches "below"
     assert ragls(env, "query", ws, "hello").stdout.strip() == "(nothing found)"
+    # rag/status says it too (a notice, not an error), until the folder holds a document
+    status = json.loads(ragls(env, "status", ws, "--json").stdout)
+    assert any(n.startswith(f"{ws.resolve()}: no file here matches sources.include") and "add their globs to sources.include"
+               in n for n in status["notices"]), status["notices"]
+    assert status["errors"] == []
+    (ws / "README.md").write_text("# App\n\nPrints hello.\n")
+    ragls(env, "index", ws)
+    assert not any("no file here matches" in n for n in json.loads(ragls(env, "status", ws, "--json").stdout)["notices"])
 
 
 def test_query_shows_the_text_of_the_lines_it_names(env, tmp_path):

@@ -56,6 +56,7 @@ def _setup_logging(verbose: bool) -> None:
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
     from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
+    from ragls.workspace.status import empty_folder_notice
 
     for idx, rep in zip(ws.indexes, reports):
         print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
@@ -67,10 +68,8 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:
             print(f"  warning: {idx.include_warning}")
-        elif idx.writer and not idx.manifest.file_count() and not rep.skipped:
-            print(f"  warning: no file here matches sources.include {idx.settings.sources.include}: ragls indexes "
-                  f"documentation files by default; to index others, e.g. code, add their globs to sources.include "
-                  f"in {idx.folder / 'ragls.toml'} (docs/configuration.md)")
+        elif idx.writer and not rep.skipped and (empty := empty_folder_notice(idx)):
+            print(f"  warning: {empty}")
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:

@@ -52,6 +52,20 @@ class Status:
     embedding_requested: str = ""  # the configured embedding.model
 
 
+def empty_folder_notice(idx) -> str | None:
+    """What to do about a folder whose index holds no file (`idx`, a FolderIndex): its last full scan listed none,
+    skipped none and kept no older index (`include_warning` says that case) — most often a code-only repository, as
+    ragls indexes documentation files unless `sources.include` says more. None when the folder has files, a skipped
+    file, an include warning, has never been indexed (a first scan may still be running), or another process writes
+    it. `ragls index` prints it as a warning; rag/status lists it among `notices`."""
+    if (idx.other_writer or idx.include_warning or idx.manifest.file_count() or idx.manifest.skipped()
+            or not idx.manifest.get_meta("last_indexed_at")):
+        return None
+    return (f"no file here matches sources.include {idx.settings.sources.include}: ragls indexes documentation "
+            f"files by default; to index others, e.g. code, add their globs to sources.include in "
+            f"{idx.folder / 'ragls.toml'} (docs/configuration.md)")
+
+
 def workspace_status(ws) -> Status:
     """rag/status of the RagWorkspace `ws`. The server (`progressive`) reports every chunk as pending until its
     indexer thread has opened the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB:
@@ -108,6 +122,8 @@ def workspace_status(ws) -> Status:
                   errors=[{"message": m} for m in sorted(model_errors)] + list(ws.errors)
                   + [e for g in ws.graphs if g is not None for e in g.errors()]
                   + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
-                  llm_calls=wire_counts(LLM_COUNTER), notices=list(ws.notices),
+                  llm_calls=wire_counts(LLM_COUNTER),
+                  notices=list(ws.notices) + [f"{idx.folder}: {n}" for idx in ws.indexes
+                                              if (n := empty_folder_notice(idx))],
                   max_length=max_length,
                   embedding_source=ws.embedder.source, embedding_requested=ws.settings.embedding.model)
