@@ -229,16 +229,20 @@ def _evidence_reason(evidence) -> str:
     together in one passage's focus lines (retrieval/abstention.py)."""
     names = tuple(getattr(evidence, "absent_names", ()) or ())
     if names:
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        return f"they never mention {listed}"
+        return f"they never mention {_listed(names)}"
     if getattr(evidence, "value_missing", 0.0):
         return "the passages found discuss it but never state the value it asks for"
     words = tuple(getattr(evidence, "absent_words", ()) or ())
     if getattr(evidence, "meaning_absent", 0.0) and words:
-        listed = f"word {words[0]}" if len(words) == 1 else "words " + ", ".join(words[:-1]) + " or " + words[-1]
-        return f"they never use the {listed}, and the closest passages are about something else"
+        return (f"they never use the word{'s' if len(words) > 1 else ''} {_listed(words)}, and the closest passages "
+                "are about something else")
     return (f"only {evidence.focus_coverage:.0%} of the question's words occur together in the best passages "
             "(rare words count more)")
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    """"a", "a or b", "a, b or c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def _check_cancel(cancel: threading.Event | None) -> None:
