@@ -1,5 +1,5 @@
 """`ragls mcp`'s path to its first answer on an indexed folder loads none of the vector stack: the answer comes
-from SQLite + tantivy (BM25) while the MCP SDK imports, and the embedding model (fastembed, onnxruntime, numpy),
+from SQLite + tantivy (BM25) once the MCP SDK is imported, and the embedding model (fastembed, onnxruntime, numpy),
 LanceDB (pyarrow) and the language server's wire models load only after it (ragls/workspace/live.py `hold_vectors`). A
 regression guard on what is imported, run in a fresh interpreter on a real index; no timing."""
 
@@ -23,14 +23,14 @@ VECTOR_STACK = ["numpy", "onnxruntime", "fastembed", "tokenizers", "lancedb", "p
                 "ragls.lsp.wire", "lsprotocol", "pygls", "networkx", "ragls.stores.vectors"]
 
 # The start-up path of `ragls mcp FOLDER` (cli.cmd_mcp) up to the first search_docs result, without serving
-# stdio: the index opens on its thread (vectors held) while the SDK and the server are built, then one BM25
-# search through the tool's own code.
+# stdio: the SDK is imported, then the index opens on its thread (vectors held) while the server is built, then one
+# BM25 search through the tool's own code.
 START = """
 import json, sys
 from ragls.cli import app as cli
 args = cli.build_parser().parse_args(["mcp", sys.argv[1]])
-live, _ = cli._start_live(args, hold_vectors=True)
 from ragls.mcp.server import RaglsTools, build_server
+live, _ = cli._start_live(args, hold_vectors=True)
 build_server(live)
 ws = live.get_indexed(120)
 result = RaglsTools._search(ws, "How long does the first retry wait?", 3, None)

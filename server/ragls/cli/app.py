@@ -117,15 +117,18 @@ def _start_live(args, hold_vectors: bool = False):
 
 
 def cmd_mcp(args) -> int:
-    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp.server). The index starts
-    opening before the MCP SDK is imported (about a second of CPU), so the two overlap; the embedding model loads
-    after the first answer (BM25), so it does not compete with them. No cyclic GC until the server serves
-    (mcp_server.build_server's lifespan): start-up only allocates long-lived objects (the SDK's models)."""
+    """`ragls mcp [PATH...]`: the Model Context Protocol server on stdio (ragls.mcp.server). The MCP SDK is imported
+    (about a second of CPU) before the index starts opening on its thread: imported at the same time, the two threads
+    once deadlocked on CPython's module locks (`_DeadlockError` on `html.entities`, which the SDK's starlette and the
+    document loaders both import) and the server died at start-up. The embedding model loads after the first answer
+    (BM25), so it does not compete with it. No cyclic GC until the server serves (mcp_server.build_server's
+    lifespan): start-up only allocates long-lived objects (the SDK's models)."""
     import gc
 
     gc.disable()
-    live, _ = _start_live(args, hold_vectors=True)
     from ragls.mcp.server import run
+
+    live, _ = _start_live(args, hold_vectors=True)
 
     run(live)
     return 0
