@@ -79,6 +79,11 @@ def test_a_mistyped_folder_fails_alike_and_creates_no_index(env, tmp_path):
     assert not indexes.exists() or not any(p.name.startswith("no-such-docs") for p in indexes.iterdir())
 
 
+def empty_folder_notice_text(index_out: str) -> str:
+    """The notice `ragls index` printed as its warning (workspace/status.empty_folder_notice)."""
+    return next(x for x in index_out.splitlines() if "warning: " in x).split("warning: ", 1)[1]
+
+
 def test_every_argument_has_a_help_text():
     missing = []
 
@@ -101,8 +106,10 @@ def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
     out = ragls(env, "index", ws).stdout
     assert "0 files, 0 chunks" in out
     assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
-    # an empty result does not promise matches "below"
-    assert ragls(env, "query", ws, "hello").stdout.strip() == "(nothing found)"
+    # an empty result does not promise matches "below", and says why with the same notice (workspace/status.py)
+    query = ragls(env, "query", ws, "hello", "--no-server").stdout.splitlines()
+    assert query[0] == "(nothing found)", query
+    assert query[1:] == [f"note: {ws.resolve()}: {empty_folder_notice_text(out)}"], query
     # rag/status says it too (a notice, not an error), until the folder holds a document
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     assert any(n.startswith(f"{ws.resolve()}: no file here matches sources.include") and "add their globs to sources.include"

@@ -107,6 +107,29 @@ def test_a_query_the_server_answers_while_it_builds_the_index_says_so(ws, capsys
         live.close()
 
 
+def test_a_query_the_server_answers_on_a_folder_of_code_only_says_why_nothing_was_found(tmp_path, capsys, caplog):
+    """`ragls query` answered by a running server on a folder whose index holds no file prints, under "(nothing
+    found)", the server's rag/status notice for that folder (the one wording, workspace/status.empty_folder_notice)."""
+    from ragls.lsp.local_socket import LocalSocketServer
+    from ragls.workspace.live import LiveWorkspace
+
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "main.py").write_text("print('hello')\n")
+    live = LiveWorkspace([app], socket_server=LocalSocketServer).start()
+    try:
+        live.get_indexed()
+        with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
+            assert cli.main(["query", str(app), "hello"]) == 0
+        assert "answered by the running server" in caplog.text
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == "(nothing found)", out
+        assert len(out) == 2 and out[1].startswith(f"note: {app.resolve()}: no file here matches sources.include "), out
+        assert "add their globs to sources.include" in out[1], out
+    finally:
+        live.close()
+
+
 def test_the_local_socket_answers_unreadable_requests_with_clear_errors_and_serves_on(ws):
     """What the CLI never sends but a broken client may: each gets one JSON error naming what is wrong (not a
     Python message such as "'list' object has no attribute 'get'", nor "unknown method 'rag/query'" for a string

@@ -198,15 +198,26 @@ def cmd_query(args) -> int:
     hits = None
     if wire is None:
         from ragls.lsp.wire import to_wire_query
+        from ragls.workspace.status import empty_folder_notices
 
         with _indexed_workspace(args, args.text or "") as ws:  # prints before the rest is embedded
             result = ws.query(args.text, args.top_k, rag=args.rag, expand=expand.get("expand"))
-            return _print_query(args, to_wire_query(result, args.explain), result.hits)
-    return _print_query(args, wire, hits)
+            why = empty_folder_notices(ws.indexes) if not result.hits and not args.rag else []
+            return _print_query(args, to_wire_query(result, args.explain), result.hits, why)
+    return _print_query(args, wire, hits, _server_empty_notices(args) if not wire["chunks"] else [])
 
 
-def _print_query(args, wire: dict, hits) -> int:
-    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain."""
+def _server_empty_notices(args) -> list[str]:
+    """The running server's rag/status notices about the queried folder ("<folder>: no file here matches ...",
+    workspace/status.empty_folder_notices): why its index found nothing. Empty when it has none or cannot say."""
+    status = _via_server(args, "rag/status", {}) or {}
+    folder = f"{Path(args.path).expanduser().resolve()}: "
+    return [n for n in status.get("notices", []) if n.startswith(folder)]
+
+
+def _print_query(args, wire: dict, hits, why_empty: list[str] | None = None) -> int:
+    """Print a rag/query result (`--json`: as is); `hits` (in-process only) add cosine similarities to --explain;
+    `why_empty`: the notices of folders whose index holds no file, printed under "(nothing found)"."""
     if args.json:
         _print_json(wire)
         return 0
@@ -219,6 +230,8 @@ def _print_query(args, wire: dict, hits) -> int:
         print(line)
     if not wire["chunks"]:
         print("(nothing found)")
+        for line in why_empty or []:
+            print(f"note: {line}")
     elif wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):

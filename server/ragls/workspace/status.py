@@ -66,6 +66,13 @@ def empty_folder_notice(idx) -> str | None:
             f"{idx.folder / 'ragls.toml'} (docs/configuration.md)")
 
 
+def empty_folder_notices(indexes) -> list[str]:
+    """`empty_folder_notice` of each FolderIndex in `indexes` that has one, led by its folder ("<folder>: no file
+    here matches sources.include [...]: ..."): the lines rag/status adds to `notices`, and what `ragls query` prints
+    under "(nothing found)". Empty when every folder holds a file (or may still)."""
+    return [f"{idx.folder}: {n}" for idx in indexes if (n := empty_folder_notice(idx))]
+
+
 def workspace_status(ws) -> Status:
     """rag/status of the RagWorkspace `ws`. The server (`progressive`) reports every chunk as pending until its
     indexer thread has opened the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB:
@@ -123,7 +130,6 @@ def workspace_status(ws) -> Status:
                   + [e for g in ws.graphs if g is not None for e in g.errors()]
                   + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
                   llm_calls=wire_counts(LLM_COUNTER),
-                  notices=list(ws.notices) + [f"{idx.folder}: {n}" for idx in ws.indexes
-                                              if (n := empty_folder_notice(idx))],
+                  notices=list(ws.notices) + empty_folder_notices(ws.indexes),
                   max_length=max_length,
                   embedding_source=ws.embedder.source, embedding_requested=ws.settings.embedding.model)
