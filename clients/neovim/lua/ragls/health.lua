@@ -124,9 +124,17 @@ function M.check()
   local status = resp.result
   health.start("ragls: index")
   local gen = status.generation or {}
-  health.ok(("generation backend: %s%s"):format(tostring(gen.backend),
-    (gen.model and gen.model ~= vim.NIL) and (" (" .. gen.model .. ")") or ""))
-  local label = require("ragls.status_view").embedding_label(status)
+  local status_view = require("ragls.status_view")
+  local backend = ("generation backend: %s%s"):format(tostring(gen.backend),
+    (gen.model and gen.model ~= vim.NIL) and (" (" .. gen.model .. ")") or "")
+  local ignored = status_view.ignored_llm(status)
+  if ignored then
+    health.warn(backend .. ": " .. ignored)
+  else
+    health.ok(backend)
+  end
+  local by_folder, others = status_view.split_notices(status)
+  local label = status_view.embedding_label(status)
   if status.embeddingSource == "offline-fallback" then
     health.warn("embedding model: " .. label, {
       "the configured model could not be loaded (not cached, no network): connect once so it downloads, or set "
@@ -137,13 +145,17 @@ function M.check()
   end
   for _, folder in ipairs(status.folders or {}) do
     local where = vim.uri_to_fname(folder.uri)
+    local notices = by_folder[where] or {}
     if (folder.files or 0) > 0 then
       health.ok(("%s: %d files, %d chunks"):format(where, folder.files, folder.chunks or 0))
     elseif (folder.pending or 0) > 0 then
       health.info(("%s: indexing, %d files pending"):format(where, folder.pending))
-    else
+    elseif #notices == 0 then -- the server's notice says why and what to set, when it knows
       health.warn(("%s: no files indexed"):format(where),
         { "check [sources] include/exclude in ragls.toml; :RagStatus lists skipped files" })
+    end
+    for _, notice in ipairs(notices) do
+      health.warn(("%s: %s"):format(where, notice))
     end
     if folder.embeddingLoading == true then
       health.info(("%s: embedding %s"):format(where, require("ragls.status_view").vectors_phrase(folder)))
@@ -159,6 +171,9 @@ function M.check()
   for _, e in ipairs(status.errors or {}) do
     local path = e.path ~= vim.NIL and e.path or nil
     health.warn((path and (path .. ": ") or "") .. tostring(e.message))
+  end
+  for _, notice in ipairs(others) do -- nothing to act on, or a setting's old name that still works
+    health.info(notice)
   end
 end
 

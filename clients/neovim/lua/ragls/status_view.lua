@@ -91,9 +91,50 @@ function M.vectors_phrase(folder)
   return nil
 end
 
---- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times.
+--- rag/status `notices` sorted for people: those about one folder ("<folder>: no file here matches
+--- sources.include ...", docs/protocol.md), which need the user to act, by that folder's path and without it; the
+--- others (e.g. the index keeps the model it was built with: nothing to do) as they are.
 ---@param status table rag/status result
----@return string[]
+---@return table<string, string[]> by_folder  folder path -> its notices
+---@return string[] others
+function M.split_notices(status)
+  local by_folder, others = {}, {}
+  local paths = {}
+  for _, folder in ipairs(status.folders or {}) do
+    table.insert(paths, vim.uri_to_fname(folder.uri))
+  end
+  for _, notice in ipairs(nonnil(status.notices) or {}) do
+    notice = tostring(notice)
+    local owner
+    for _, path in ipairs(paths) do
+      if vim.startswith(notice, path .. ": ") and (not owner or #path > #owner) then
+        owner = path
+      end
+    end
+    if owner then
+      by_folder[owner] = by_folder[owner] or {}
+      table.insert(by_folder[owner], notice:sub(#owner + 3))
+    else
+      table.insert(others, notice)
+    end
+  end
+  return by_folder, others
+end
+
+--- Why a folder's own LLM settings are not used (rag/status `generation.ignored`: its ragls.toml is not trusted), or
+--- nil.
+---@param status table rag/status result
+---@return string|nil
+function M.ignored_llm(status)
+  local ignored = nonnil((status.generation or {}).ignored)
+  return ignored and tostring(ignored) or nil
+end
+
+--- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times. Warnings (a folder's
+--- notice, LLM settings ignored) have their own rows; the other notices are under "Notes".
+---@param status table rag/status result
+---@return string[] lines
+---@return table<integer, string> highlights  0-based line -> highlight group (warnings, errors)
 function M.status_lines(status)
   local gen = status.generation or {}
   local backend = tostring(nonnil(gen.backend) or "?")
@@ -103,15 +144,32 @@ function M.status_lines(status)
   end
   local lines = {
     ("Answers    %s"):format(answers),
+  }
+  local marks = {}
+  local function mark(group)
+    marks[#lines - 1] = group
+  end
+  local ignored = M.ignored_llm(status)
+  if ignored then
+    table.insert(lines, "Warning    " .. one_line(ignored))
+    mark("DiagnosticWarn")
+  end
+  vim.list_extend(lines, {
     "Embedding  " .. M.embedding_label(status),
     ("Store      %s"):format(tostring(nonnil(status.store) or "?")),
-  }
+  })
+  local by_folder, others = M.split_notices(status)
   for _, folder in ipairs(status.folders or {}) do
     table.insert(lines, "")
-    table.insert(lines, vim.fn.fnamemodify(vim.uri_to_fname(folder.uri), ":~"))
+    local path = vim.uri_to_fname(folder.uri)
+    table.insert(lines, vim.fn.fnamemodify(path, ":~"))
     local files, chunks = folder.files or 0, folder.chunks or 0
     table.insert(lines, ("  %d file%s · %d chunk%s · indexed %s"):format(files, files == 1 and "" or "s", chunks,
       chunks == 1 and "" or "s", M.human_time(nonnil(folder.lastIndexedAt))))
+    for _, notice in ipairs(by_folder[path] or {}) do
+      table.insert(lines, "  warning    " .. one_line(notice))
+      mark("DiagnosticWarn")
+    end
     if (folder.pending or 0) > 0 then
       table.insert(lines, ("  queued     %d file%s"):format(folder.pending, folder.pending == 1 and "" or "s"))
     end
@@ -131,23 +189,35 @@ function M.status_lines(status)
       table.insert(lines, "  skipped    none")
     end
   end
+  if #others > 0 then
+    vim.list_extend(lines, { "", "Notes" })
+    for _, notice in ipairs(others) do
+      table.insert(lines, "  " .. one_line(notice))
+    end
+  end
   local errors = status.errors or {}
   if #errors > 0 then
     vim.list_extend(lines, { "", "Errors" })
     for _, e in ipairs(errors) do
       local path = nonnil(e.path)
       table.insert(lines, "  " .. (path and (one_line(path) .. ": ") or "") .. one_line(e.message))
+      mark("DiagnosticError")
     end
   end
-  return lines
+  return lines, marks
 end
+
+local ns = vim.api.nvim_create_namespace("ragls_status")
 
 ---@param status table rag/status result
 ---@return integer bufnr
 ---@return integer winid
 function M.show_status(status)
-  local buf, win = require("ragls.ui").open_float(M.status_lines(status),
-    { title = "ragls status", filetype = "ragls-status" })
+  local lines, marks = M.status_lines(status)
+  local buf, win = require("ragls.ui").open_float(lines, { title = "ragls status", filetype = "ragls-status" })
+  for row, group in pairs(marks) do -- warnings and errors in the colours of diagnostics
+    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = group })
+  end
   -- A long value (a model name with its fallback note, an index path) wraps under its value, not under the label:
   -- the labels are 11 columns wide ("Embedding  ", and "  embedding  " indented by 2 in a folder's rows).
   vim.wo[win].breakindent = true

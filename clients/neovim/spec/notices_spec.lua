@@ -1,0 +1,91 @@
+-- rag/status notices and warnings with the real server on a repository of code only, whose untrusted ragls.toml
+-- names an LLM: the index holds no file (the server's notice says what to set), the LLM settings are ignored
+-- (generation.ignored), and an old setting name is a note. :RagStatus and :checkhealth ragls show them.
+local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
+
+local app = vim.fs.normalize(vim.uv.fs_realpath(vim.fn.tempname()) or vim.fn.tempname()) .. "-app"
+vim.fn.mkdir(app .. "/.git", "p")
+vim.fn.writefile({ "def main():", "    print('hello')" }, app .. "/main.py")
+-- Not trusted (nobody ran `ragls trust` here): its LLM settings are ignored, and said so.
+vim.fn.writefile({ "[generation]", 'backend = "openai"', 'model = "gpt-4o-mini"' }, app .. "/ragls.toml")
+
+-- The offline model and no watcher from the editor's settings; `sufficiency_floor` is the old name of
+-- retrieval.min_similarity (it still works, with a notice naming the new one).
+local settings = {
+  embedding = { model = "sentence-transformers/all-MiniLM-L6-v2", model_path = os.getenv("RAGLS_TEST_MODEL_DIR") },
+  watch = { enabled = false },
+  retrieval = { sufficiency_floor = 0.2 },
+}
+H.load_plugin({ cmd = H.server_cmd, settings = settings })
+vim.cmd.cd(vim.fn.fnameescape(app))
+vim.cmd.edit("main.py")
+local client = H.wait_for(function()
+  local c = vim.lsp.get_clients({ name = "ragls", bufnr = 0 })[1]
+  return c and c.initialized and c
+end, 120000, "the ragls client to attach and initialize")
+local status = H.wait_for(function()
+  local result = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  for _, n in ipairs(result.notices or {}) do
+    if n:find(": no file here matches sources.include", 1, true) then
+      return result
+    end
+  end
+end, 120000, "the first index to finish with the notice of a folder whose index holds no file")
+
+H.it("the server's status: the folder's notice, the ignored LLM settings and a note", function()
+  H.eq(0, status.folders[1].files, "files")
+  H.contains(tostring(status.generation.ignored), "ragls.toml's LLM settings (generation.backend, generation.model)")
+  local joined = table.concat(status.notices, "\n")
+  H.contains(joined, app .. ": no file here matches sources.include")
+  H.contains(joined, "sufficiency_floor is an old name of retrieval.min_similarity")
+end)
+
+H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, and the notes", function()
+  local status_view = require("ragls.status_view")
+  local lines, marks = status_view.status_lines(status)
+  local text = table.concat(lines, "\n")
+  local notice = status.notices[1]:find(app, 1, true) and status.notices[1] or status.notices[2]
+  -- under its folder, without the folder's path (the row above names it)
+  local row
+  for i, l in ipairs(lines) do
+    row = row or (vim.startswith(l, "  warning    no file here matches sources.include") and i or nil)
+  end
+  H.ok(row, "the folder's warning row: " .. text)
+  H.eq("  warning    " .. notice:sub(#app + 3), lines[row])
+  H.eq("  0 files · 0 chunks · indexed just now", lines[row - 1])
+  H.eq("DiagnosticWarn", marks[row - 1], "highlight of the warning row")
+  H.contains(text, "\nWarning    " .. status.generation.ignored .. "\n")
+  H.contains(text, "\nNotes\n  setting ")
+  H.contains(text, "\nErrors\n  " .. app .. "/ragls.toml: ")
+  vim.o.columns, vim.o.lines = 120, 36
+  vim.cmd("RagStatus")
+  local win = H.wait_for(function() return H.floats()[1] end, 20000, "status float")
+  local buf = vim.api.nvim_win_get_buf(win)
+  H.eq(lines, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "the float's lines")
+  local hl = vim.api.nvim_buf_get_extmarks(buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })
+  H.eq("DiagnosticWarn", hl[1] and hl[1][4].line_hl_group, "the float's warning row")
+  H.screenshot("neovim-status-notices")
+  vim.api.nvim_win_close(win, true)
+end)
+
+H.it(":checkhealth ragls warns with the folder's notice and the ignored LLM settings; a note is info", function()
+  vim.cmd("checkhealth ragls")
+  local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  H.contains(health, "WARNING " .. app .. ": no file here matches sources.include")
+  H.ok(not health:find("no files indexed", 1, true), "no second, vaguer warning for the folder: " .. health)
+  H.contains(health, "WARNING generation backend: none: " .. status.generation.ignored)
+  H.contains(health, "\n- setting retrieval.sufficiency_floor is an old name of retrieval.min_similarity")
+  vim.cmd("bwipeout")
+end)
+
+H.it("an older server's status (no notices, no generation.ignored) shows as before", function()
+  local old = vim.deepcopy(status)
+  old.notices, old.generation.ignored, old.errors = nil, nil, {}
+  local lines, marks = require("ragls.status_view").status_lines(old)
+  H.eq("Answers    none (extractive answers, no LLM)", lines[1])
+  H.eq("Embedding  ", lines[2]:sub(1, 11))
+  H.eq({}, marks, "no highlighted row")
+  H.ok(not table.concat(lines, "\n"):find("Notes", 1, true), "no Notes")
+end)
+
+H.finish()
