@@ -103,7 +103,8 @@ class LiveWorkspace:
         self._socket_server = socket_server
         self._lock = threading.Lock()
         self._open_lock = threading.Lock()  # one opening or closing at a time, in order
-        self._gen: _Generation | None = None
+        self._gen: _Generation | None = None  # the newest generation (opening, open or failed)
+        self._opened: _Generation | None = None  # the one open now, until it is retired (under `_open_lock`)
         self._closed = False
         self.lingering: Any = None  # an indexer thread that did not stop in time (the process exit waits on it)
 
@@ -154,20 +155,28 @@ class LiveWorkspace:
                 self.folders = [Path(f).resolve() for f in folders]
             if overrides is not None:
                 self.overrides = list(overrides)
-            previous, gen = self._gen, _Generation(list(self.folders), list(self.overrides))
+            gen = _Generation(list(self.folders), list(self.overrides))
             self._gen = gen
-        threading.Thread(target=self._replace, args=(previous, gen), name="ragls-open", daemon=True).start()
+        threading.Thread(target=self._replace, args=(gen,), name="ragls-open", daemon=True).start()
 
-    def _replace(self, previous: _Generation | None, gen: _Generation) -> None:
+    def _replace(self, gen: _Generation) -> None:
+        """The opening thread of `gen`: under `_open_lock` (one opening or closing at a time), retire the generation
+        that is open and open `gen` — unless a newer generation was made meanwhile (its own thread, which may run
+        before or after this one, opens it). No thread ever waits for another generation's opening while holding
+        the lock: `threading.Lock` is not fair, so the newest thread can take it before an older one, and waiting
+        there for the older one's opening deadlocked every request after a burst of reopens (the editor's
+        didChangeConfiguration per changed setting)."""
         with self._open_lock:
-            if previous is not None:
-                previous.opened.wait()
-                self._retire(previous)
-            if self._gen is not gen:  # replaced again before it opened: the newer one opens
-                gen.error = NotReady("the workspace was reopened")
+            if self._gen is not gen or self._closed:  # replaced (or closed) before it opened: the newer one opens
+                gen.error = NotReady("the server is shutting down" if self._closed else "the workspace was reopened")
                 gen.opened.set()
                 return
+            if self._opened is not None:
+                self._retire(self._opened)
+                self._opened = None
             self._open(gen)
+            if gen.error is None:
+                self._opened = gen
 
     def _open(self, gen: _Generation) -> None:
         from ragls.workspace.watch import FileWatcher, IndexWorker
@@ -215,11 +224,7 @@ class LiveWorkspace:
                 self._retire(gen)
             hooks.failed(exc)
             return
-        gen.opened.set()
-        with self._lock:
-            closed = self._closed
-        if closed:  # close() was called while opening
-            self._retire(gen)
+        gen.opened.set()  # close() during the opening waits for `_open_lock`, then retires it
 
     @staticmethod
     def _sync_rags(ws) -> None:
@@ -378,15 +383,14 @@ class LiveWorkspace:
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop the watcher and the indexer thread, then close the stores (releasing the writer locks); a request
-        still running keeps its workspace until it ends. Waits for an opening in progress first."""
+        still running keeps its workspace until it ends. Waits for an opening in progress first; a generation
+        whose thread has not run yet never opens (`_replace`)."""
         with self._lock:
             self._closed = True
-            gen = self._gen
-        if gen is None:
-            return
         with self._open_lock:
-            if gen.opened.is_set() and not gen.retired:
-                self._retire(gen, timeout)
+            if self._opened is not None:
+                self._retire(self._opened, timeout)
+                self._opened = None
 
 
 def _not_ready(exc: BaseException) -> NotReady:
