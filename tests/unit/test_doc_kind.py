@@ -1,6 +1,6 @@
 """The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
 bookkeeping pages, which questions ask about changes, which chunks are API reference entries and which questions name
-an identifier, which chunks are stubs, and the fused-score arithmetic."""
+an identifier, which chunks are stubs, which repeat other pages' lines, and the fused-score arithmetic."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ragls.retrieval.doc_kind import (
     meta_factors,
     names_identifier,
     reference_factors,
+    repeated_block_factors,
     stub_factors,
 )
 from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
@@ -139,3 +140,21 @@ def test_stub_factors_only_for_stubs_and_not_when_off():
              ("page", chunk("hooks.md", text="A list of paths to Python scripts (relative to `mkdocs.yml`) that are loaded as plugins."))]
     assert stub_factors(pairs, 0.9) == {"stub": 0.9}
     assert stub_factors(pairs, 1.0) == {}
+
+
+HELP = ("  --include=PAT1,PAT2,...  Include only files whose paths match one of these patterns.\n"
+        "  --omit=PAT1,PAT2,...     Omit files whose paths match one of these patterns, shell-style.\n")
+
+
+def test_lines_repeated_on_two_other_pages_scale_the_chunk_by_their_share():
+    """A chunk made of a `--help` block three pages print is × the weight; a chunk half of whose long lines are that
+    block is × 1 - (1 - weight) / 2; a page's own lines, a line only one other page holds, short lines (under
+    REPEATED_LINE_CHARS characters) and weight 1 change nothing."""
+    own = "This page explains how the XML report names each source file it lists in its output.\n"
+    chunks = [("xml", chunk("cmd_xml.rst", text=HELP)), ("json", chunk("cmd_json.rst", text=HELP)),
+              ("lcov", chunk("cmd_lcov.rst", text=HELP + own + own.replace("XML", "LCOV"))),
+              ("run", chunk("cmd_run.rst", text=own.replace("XML report", "run command") + "--omit\n"))]
+    factors = repeated_block_factors(chunks, 0.8)
+    assert factors == pytest.approx({"xml": 0.8, "json": 0.8, "lcov": 0.9})
+    assert repeated_block_factors(chunks[:2] + chunks[3:], 0.8) == {}  # each line on one other page only
+    assert repeated_block_factors(chunks, 1.0) == {}

@@ -156,3 +156,35 @@ def reference_factors(question: str, chunks: Iterable[tuple[object, Chunk]], wei
     if weight >= 1.0 or names_identifier(question):
         return {}
     return {key: weight for key, chunk in chunks if is_reference_entry(chunk)}
+
+
+# A line this long (spaces collapsed) repeated word for word on other pages is generated or copied boilerplate (a
+# `--help` block cog writes into every command page, a shared options table), not a page's own answer.
+REPEATED_LINE_CHARS = 40
+REPEATED_ON_PAGES = 2  # ... when at least this many OTHER pages among the candidates hold it
+
+
+def _long_lines(text: str) -> set[str]:
+    return {line for raw in text.splitlines() if len(line := " ".join(raw.split())) >= REPEATED_LINE_CHARS}
+
+
+def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: factor} for the (key, chunk) pairs with lines of REPEATED_LINE_CHARS+ characters that REPEATED_ON_PAGES or
+    more other pages among `chunks` hold word for word: factor = 1 - (1 - `weight`) x the share of its long lines
+    so repeated (a chunk made only of them x `weight`); {} when `weight` is 1 (off). The repeated block (coverage.py's
+    docs write every reporting command's `--help` into its page) matches many questions about what it lists
+    while answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused
+    list's head), so it costs a split of their texts. Measured in docs/benchmarks.md, "Repeated blocks"."""
+    if weight >= 1.0:
+        return {}
+    items = [(key, chunk.path, _long_lines(chunk.text)) for key, chunk in chunks]
+    pages: dict[str, set[str]] = {}
+    for _, path, lines in items:
+        for line in lines:
+            pages.setdefault(line, set()).add(path)
+    out = {}
+    for key, path, lines in items:
+        repeated = sum(1 for line in lines if len(pages[line] - {path}) >= REPEATED_ON_PAGES)
+        if repeated:
+            out[key] = 1.0 - (1.0 - weight) * repeated / len(lines)
+    return out

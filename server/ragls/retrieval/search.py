@@ -26,7 +26,7 @@ from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.doc_kind import meta_factors, reference_factors, stub_factors
+from ragls.retrieval.doc_kind import meta_factors, reference_factors, repeated_block_factors, stub_factors
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
@@ -414,22 +414,26 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     first 2 x top_k + 10 scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
     question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`); with
     `reference`, API reference entries among them too × `retrieval.reference_entry_weight` unless the question names
-    an identifier (`doc_kind.reference_factors`), and stub chunks without the exact-match bonus ×
-    `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`); a chunk of several kinds gets every factor. Only those
+    an identifier (`doc_kind.reference_factors`), stub chunks without the exact-match bonus ×
+    `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`) and, also without it, chunks of lines repeated on other
+    pages × down to `retrieval.repeated_block_weight` (`doc_kind.repeated_block_factors`, among those chunks); a chunk
+    of several kinds gets every factor. Only those
     chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a chunk
     further down keeps its (already lower) score. The abstention evidence's RRF list gets the bookkeeping factor
     only, as when the abstention model was fitted."""
     weight = settings.reference_entry_weight if reference else 1.0
     stub = settings.stub_chunk_weight if reference else 1.0
-    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0) or not fused:
+    repeated = settings.repeated_block_weight if reference else 1.0
+    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and repeated >= 1.0) or not fused:
         return fused
     head = fused[:2 * top_k + 10]
     found = lookup([f.key for f in head])
     chunks = [(f.key, found[f.key]) for f in head if f.key in found]
     factors = meta_factors(q.text, chunks, settings.meta_page_weight)
     matched = {f.key for f in head if f.contributions.get("bonus")}
-    for key, factor in (*reference_factors(q.text, chunks, weight).items(),
-                        *stub_factors([(k, c) for k, c in chunks if k not in matched], stub).items()):
+    unmatched = [(k, c) for k, c in chunks if k not in matched]
+    for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(unmatched, stub).items(),
+                        *repeated_block_factors(unmatched, repeated).items()):
         factors[key] = factors.get(key, 1.0) * factor
     return apply_prior(fused, factors, keep_bonus=bool(q.compounds))
 
