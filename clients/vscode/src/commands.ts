@@ -26,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { embeddingLabel, embeddingLoading, StatusBar, vectorsPhrase } from './status';
+import { embeddingLabel, embeddingLoading, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
 
 export const COMMANDS = {
   ask: 'ragls.askQuestion',
@@ -208,14 +208,24 @@ export function formatStatus(status: StatusResult): string[] {
     `ragls status — embedding ${embeddingLabel(status)}, store ${status.store}, generation ${status.generation.backend}` +
       (status.generation.model ? ` (${status.generation.model})` : ''),
   ];
+  if (status.generation.ignored) {
+    lines.push(`  warning: ${status.generation.ignored}`);
+  }
+  const { byFolder, notes } = splitNotices(status);
   for (const f of status.folders) {
     lines.push(
       `  ${vscode.Uri.parse(f.uri).fsPath}: ${f.files} files, ${f.chunks} chunks, ${f.pending} queued, ` +
         `${vectorsPhrase(f)}; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
     );
+    for (const notice of byFolder.get(f.uri) ?? []) {
+      lines.push(`    warning: ${notice}`);
+    }
     for (const s of f.skipped) {
       lines.push(`    skipped ${s.path}: ${s.reason}`);
     }
+  }
+  for (const note of notes) {
+    lines.push(`  note: ${note}`);
   }
   for (const e of status.errors) {
     lines.push(`  error${e.path ? ` in ${e.path}` : ''}: ${e.message}`);
@@ -238,8 +248,14 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
       (status.errors.length ? `; ${status.errors.length} error(s)` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
+    // A warning says what to do in the message itself (the first; the others are in the details).
+    const warnings = statusWarnings(status);
+    const more = warnings.length > 1 ? ` (${warnings.length - 1} more warning(s) in the details)` : '';
+    const show = warnings.length
+      ? vscode.window.showWarningMessage(`${summary}. ${warnings[0]}${more}`, 'Show Details')
+      : vscode.window.showInformationMessage(summary, 'Show Details');
     // Not awaited: the command returns while the message is still shown.
-    void vscode.window.showInformationMessage(summary, 'Show Details').then((choice) => {
+    void show.then((choice) => {
       if (choice) {
         deps.output.show(true);
       }

@@ -159,9 +159,15 @@ export interface StatusResult {
   embeddingRequested?: string;
   store: string;
   fingerprint: string;
-  generation: { backend: string; model: string | null };
+  generation: {
+    backend: string;
+    model: string | null;
+    /** Newer servers: why an untrusted folder's own LLM settings are not used (a warning: trust the folder). */
+    ignored?: string;
+  };
   errors: { path?: string; message: string }[];
-  /** Informational lines (not errors), e.g. the index keeps the embedding model it was built with. */
+  /** Lines that are not errors: "<folder>: ..." when that folder's index holds no file (what to set; a warning),
+   * else notes (the index keeps the embedding model it was built with, an old setting name). */
   notices?: string[];
   /** Tokens the embedding model reads per text. */
   embeddingMaxLength?: number;

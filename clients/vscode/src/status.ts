@@ -24,6 +24,40 @@ export function embeddingLabel(status: StatusResult): string {
   return status.embeddingModel;
 }
 
+/**
+ * A rag/status's notices for people (docs/protocol.md, Clients): `byFolder` holds those led by a folder's path
+ * ("<folder>: no file here matches sources.include ...": that folder's index holds no file, and what to set), by
+ * the folder's uri and without the path; `notes` the others (the index keeps the model it was built with, an old
+ * setting name), which need nothing done.
+ */
+export function splitNotices(status: StatusResult): { byFolder: Map<string, string[]>; notes: string[] } {
+  const byFolder = new Map<string, string[]>();
+  const notes: string[] = [];
+  const folders = status.folders.map((f) => ({ uri: f.uri, path: vscode.Uri.parse(f.uri).fsPath }));
+  for (const notice of status.notices ?? []) {
+    const owner = folders
+      .filter((f) => notice.startsWith(`${f.path}: `))
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (owner) {
+      byFolder.set(owner.uri, [...(byFolder.get(owner.uri) ?? []), notice.slice(owner.path.length + 2)]);
+    } else {
+      notes.push(notice);
+    }
+  }
+  return { byFolder, notes };
+}
+
+/**
+ * What the user must act on, as whole sentences: the folders' LLM settings ignored until trusted
+ * (`generation.ignored`), then each folder's notice with its path. Empty when all is well.
+ */
+export function statusWarnings(status: StatusResult): string[] {
+  const folderNotices = (status.notices ?? []).filter((n) =>
+    status.folders.some((f) => n.startsWith(`${vscode.Uri.parse(f.uri).fsPath}: `)),
+  );
+  return [...(status.generation.ignored ? [status.generation.ignored] : []), ...folderNotices];
+}
+
 /** Is the embedding model of any folder still loading (rag/status `embeddingLoading`)? */
 export function embeddingLoading(status: StatusResult): boolean {
   return status.folders.some((f) => f.embeddingLoading === true);
@@ -160,28 +194,56 @@ export class StatusBar implements vscode.Disposable {
     const vectors = loading
       ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${left} chunk(s) not embedded yet)` : ''}.`
       : pendingVectors ? `${pendingVectors} chunk(s) still without vectors (keyword search only for them)` : '';
-    const tooltip = new vscode.MarkdownString(
-      [
-        `**ragls** — ${files} files, ${chunks} chunks in ${status.folders.length} folder(s)`,
-        pending ? `${pending} file(s) queued` : '',
-        vectors,
-        `embedding: ${embeddingLabel(status)}`,
-        `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : ''}`,
-        status.errors.length ? `${status.errors.length} error(s) — click for details` : 'Click for details',
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
-    );
-    const icon = status.errors.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
+    // Warnings (what to set, what to trust) right under the totals, notes after the models; their text is the
+    // server's, shown as text (a glob such as **/*.md is not markdown).
+    const warnings = statusWarnings(status);
+    const tooltip = new vscode.MarkdownString('', true);
+    const paragraph = (markdown: string, text?: string) => {
+      tooltip.appendMarkdown(`${tooltip.value ? '\n\n' : ''}${markdown}${text === undefined ? '' : markdownText(text)}`);
+    };
+    paragraph(`**ragls** — ${files} files, ${chunks} chunks in ${status.folders.length} folder(s)`);
+    for (const warning of warnings) {
+      paragraph('$(warning) ', warning);
+    }
+    for (const line of [pending ? `${pending} file(s) queued` : '', vectors, `embedding: ${embeddingLabel(status)}`,
+      `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : ''}`]) {
+      if (line) {
+        paragraph(line);
+      }
+    }
+    for (const note of splitNotices(status).notes) {
+      paragraph('$(info) ', note);
+    }
+    const problems = [
+      status.errors.length ? `${status.errors.length} error(s)` : '',
+      warnings.length ? `${warnings.length} warning(s)` : '',
+    ].filter(Boolean).join(', ');
+    paragraph(problems ? `${problems} — click for details` : 'Click for details');
+    const icon = status.errors.length || warnings.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
     const model = loading ? ' · loading model' : fallback ? ' (fallback model)' : '';
     this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${model}`, tooltip.value);
     this.item.tooltip = tooltip;
+    // The marker of a status that needs the user: the status bar's warning colours.
+    this.item.backgroundColor = status.errors.length || warnings.length
+      ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.warnings = warnings;
   }
+
+  /** The warnings of the last rag/status shown (`statusWarnings`). */
+  warnings: string[] = [];
 
   dispose(): void {
     this.item.dispose();
     this._onDidChange.dispose();
   }
+}
+
+/**
+ * `text` as markdown that shows it as it is: the characters markdown or a theme icon would read escaped. Unlike
+ * `MarkdownString.appendText`, spaces stay spaces (it writes `&nbsp;`, and a hover then wraps a sentence mid-word).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/[\\`*_[\]<>$~|{}]/g, '\\$&').replace(/\n/g, ' ');
 }
 
 function capitalized(text: string): string {

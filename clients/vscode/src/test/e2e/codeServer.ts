@@ -198,6 +198,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<RunningC
 export interface PwLocator {
   first(): PwLocator;
   click(opts?: { timeout?: number }): Promise<void>;
+  hover(opts?: { timeout?: number }): Promise<void>;
   fill(value: string, opts?: { timeout?: number }): Promise<void>;
   waitFor(opts?: { state?: 'attached' | 'visible'; timeout?: number }): Promise<void>;
   textContent(opts?: { timeout?: number }): Promise<string | null>;

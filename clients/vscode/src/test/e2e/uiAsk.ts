@@ -8,8 +8,10 @@
  * asks a question the docs cannot answer and checks that the turn says why once and lists its closest matches,
  * [1] opening its file (screenshot `chat-abstained.png`); opens Chat History from the chat's header and picks the
  * first thread back (screenshot `chat-history.png`);
- * finally points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
- * Settings above the extractive answer (screenshot `chat-error.png`).
+ * points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
+ * Settings above the extractive answer (screenshot `chat-error.png`); adds a folder of code only to the workspace
+ * and checks that the status bar item warns, its hover says what to set (screenshot `status-warning.png`) and
+ * clicking it shows that warning (screenshot `status-warning-message.png`).
  *
  *   node out/test/e2e/uiAsk.js VSIX [WORK_DIR]
  *
@@ -419,6 +421,31 @@ async function main(): Promise<number> {
         throw new Error(`the extractive answer is missing:\n${answer}`);
       }
       await page.screenshot({ path: join(shots, 'chat-error.png') });
+    }, page, shots);
+    await step('a folder of code only: the status bar item warns; its hover and Show Status say what to set', async () => {
+      const app = join(ws.root, 'app');
+      mkdirSync(app, { recursive: true });
+      writeFileSync(join(app, 'main.py'), "print('hello')\n");
+      // As if added with "Add Folder to Workspace…": the workspace file lists it, the server gets the new folder.
+      const file = JSON.parse(readFileSync(ws.workspaceFile, 'utf8'));
+      file.folders.push({ path: 'app' });
+      writeFileSync(ws.workspaceFile, JSON.stringify(file, null, 2));
+      await page.keyboard.press('Escape');
+      const item = page.locator('.statusbar-item:has-text("ragls: 4 files"):has(.codicon-warning)').first();
+      await item.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      await item.hover();
+      const hover = page.locator('.monaco-hover:has-text("no file here matches sources.include"), .workbench-hover:has-text("no file here matches sources.include")');
+      await hover.first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.screenshot({ path: join(shots, 'status-warning.png') });
+      if (!/no file here matches sources\.include \['\*\*\/\*\.\{md,/.test((await hover.first().textContent()) ?? '')) {
+        throw new Error(`the hover does not show the notice as it is: ${await hover.first().textContent()}`);
+      }
+      await item.click(); // runs "ragls: Show Status"
+      const toast = page.locator('.notifications-toasts .notification-toast:has-text("no file here matches sources.include")');
+      await toast.locator('.monaco-button:has-text("Show Details")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.part.sidebar').first().hover(); // the item in its own colours, not hovered
+      await page.waitForTimeout(500); // the toast slides in
+      await page.screenshot({ path: join(shots, 'status-warning-message.png') });
     }, page, shots);
     await step('the extension\'s page shows its README with no broken image', async () => {
       await page.keyboard.press('Escape');

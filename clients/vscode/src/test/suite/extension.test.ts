@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -20,6 +20,7 @@ import type { SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE, WAITING_FOR_MODEL } from '../../chat/view';
 import { formatStatus } from '../../commands';
+import { markdownText, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { sourceLabel } from '../../answer';
 import {
@@ -772,6 +773,67 @@ suite('ragls extension in VS Code', () => {
       Object.assign(prompts, originals);
       execFileSync('git', ['checkout', '--', '.'], { cwd: handbook.uri.fsPath });
     }
+  });
+
+  test('a folder of code only: the status bar warns, its tooltip and Show Status say what to set', async () => {
+    // A third folder as a user adds one: a repository of code, which ragls does not index by default.
+    const app = join(dirname(handbook.uri.fsPath), 'app');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'main.py'), "print('hello')\n");
+    assert.ok(vscode.workspace.updateWorkspaceFolders(2, 0, { uri: vscode.Uri.file(app), name: 'app' }));
+    try {
+      const lead = `${app}: no file here matches sources.include`;
+      const status = await until('the server\'s notice about the new folder', async () => {
+        const s = await api.server.request(StatusRequest, {});
+        return s.folders.length === 3 && s.notices?.some((n) => n.startsWith(lead)) ? s : undefined;
+      }, FIRST_INDEX_MS);
+      const notice = status.notices!.find((n) => n.startsWith(lead))!;
+      assert.ok(notice.includes('add their globs to sources.include'), notice);
+      assert.deepEqual(statusWarnings(status), [notice]);
+      // Show Status: its message leads with the warning, the details list it under its folder.
+      const shown = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
+      assert.equal(shown?.folders.length, 3);
+      await until('the status bar to warn', () => api.status.state === 'ready' && api.status.text.startsWith('$(warning) ragls: 4 files'));
+      const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes(`$(warning) ${markdownText(notice)}`) && !tooltip.includes('&nbsp;'), tooltip);
+      assert.ok(markdownText(notice).includes('sources.include \\[\'\\*\\*/\\*.\\{md,'), markdownText(notice));
+      assert.ok(tooltip.includes('1 warning(s) — click for details'), tooltip);
+      assert.deepEqual(api.status.item.backgroundColor, new vscode.ThemeColor('statusBarItem.warningBackground'));
+      const lines = formatStatus(status);
+      const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 chunks`));
+      assert.ok(at > 0, lines.join('\n'));
+      assert.equal(lines[at + 1], `    warning: ${notice.slice(app.length + 2)}`);
+      // The other notices are notes; an untrusted folder's ignored LLM settings a warning (as newer servers send).
+      const more: StatusResult = {
+        ...status,
+        generation: { ...status.generation, ignored: '/x/ragls.toml\'s LLM settings (generation.backend) are ignored until the folder is trusted: trust it' },
+        notices: [...status.notices!, 'this index was built with the embedding model m and keeps it; nothing to do'],
+      };
+      assert.deepEqual(statusWarnings(more), [more.generation.ignored, notice]);
+      const text = formatStatus(more).join('\n');
+      assert.ok(text.includes(`\n  warning: ${more.generation.ignored}\n`), text);
+      assert.ok(text.includes('\n  note: this index was built with the embedding model m and keeps it; nothing to do'), text);
+      api.status.showStatus(more);
+      const moreTip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(moreTip.includes('$(info) ') && moreTip.includes('2 warning(s)'), moreTip);
+      // An older server (no notices, no generation.ignored): as before.
+      const old: StatusResult = {
+        ...status,
+        folders: status.folders.map((f) => ({ ...f, embeddingLoading: false })),
+        notices: undefined,
+        generation: { backend: 'none', model: null },
+      };
+      assert.deepEqual(statusWarnings(old), []);
+      api.status.showStatus(old);
+      assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+      assert.equal(api.status.item.backgroundColor, undefined);
+    } finally {
+      vscode.workspace.updateWorkspaceFolders(2, 1);
+    }
+    await until('the server to drop the folder and the status bar its warning', async () => {
+      await api.server.refreshStatus();
+      return api.status.state === 'ready' && api.status.totals?.folders === 2 && api.status.text.startsWith('$(book)');
+    });
   });
 
   test('a missing server gives one clear error and the status bar says how to install it', async () => {
