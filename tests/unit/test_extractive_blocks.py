@@ -163,11 +163,13 @@ def test_rest_roles_and_section_underlines_read_as_text():
     """Sphinx roles (":meth:`~flask.make_response`") and a reST title's underline reached answers verbatim."""
     text = ("The Built-In Debugger\n---------------------\n\nWhile it is possible to set :data:`DEBUG` in your "
             "config, use :meth:`~flask.Flask.make_response` and read :ref:`the responses guide <about-responses>` "
-            "or :ref:`about-responses` first.\n")
+            "or :ref:`about-responses` first. Set :paramref:`.Context.configure.compare_type` or "
+            ":func:`~.context.configure` there.\n")
     assert clean_markup(text).count("\n") == text.count("\n")
     assert [u.text for u in units(text)] == [
         ("While it is possible to set `DEBUG` in your config, use `make_response` and read the responses guide or "
-         "about-responses first.")]
+         "about-responses first."),
+        "Set `Context.configure.compare_type` or `configure` there."]  # a leading dot only guides Sphinx's search
 
 
 def test_a_chunk_opening_mid_sentence_does_not_answer_with_the_fragment():

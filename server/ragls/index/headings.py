@@ -47,8 +47,9 @@ def role_target(target: str) -> str:
 
 def role_text(target: str) -> str:
     """What Sphinx shows for a code role's `target`: `role_target`, then "~pkg.mod.f" -> "f" (the last dotted
-    part) and "!f" -> "f" (no link)."""
-    shown = role_target(target).lstrip("!")
+    part), "!f" -> "f" (no link) and ".Context.configure" -> "Context.configure" (a leading dot only tells Sphinx
+    to search the current module first: its Python domain's `PyXRefRole.process_link` strips it from the title)."""
+    shown = role_target(target).lstrip("!").lstrip(".")
     if shown.startswith("~"):
         shown = shown[1:].rpartition(".")[2]
     return shown.lstrip("!")
