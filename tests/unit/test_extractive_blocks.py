@@ -310,3 +310,24 @@ def test_an_abbreviation_before_a_capital_does_not_end_the_sentence():
     assert [u.sentence for u in units(text, markdown=False)] == [
         ("When a project supports both very old (e.g. Python 3.6) and very new (e.g. Python 3.15) interpreters, no "
          "single release covers both."), "Pin one (i.e. VIRTUALENV_VERSION) for the old ones."]
+
+
+def test_mkdocs_material_content_tabs_and_pymdownx_blocks_read_as_prose():
+    """A content tab's body (`=== "Python 3.9 and above"`, indented 4 spaces) is prose and code, not one indented
+    code block; a pymdownx.blocks fence (`/// note`, `///`) is no part of a sentence. Line numbers never move."""
+    text = ('# Validators\n\n=== "Python 3.9 and above"\n\n    Attach a validator with the `field_validator`\n'
+            '    decorator.\n\n    ```python\n    @field_validator("name")\n    def check(cls, v): ...\n    ```\n\n'
+            '/// note | Errors\n    type: warning\n\nA validator that raises `ValueError` fails the model.\n///\n')
+    cleaned = clean_markup(text)
+    assert cleaned.count("\n") == text.count("\n")
+    assert "///" not in cleaned and "===" not in cleaned and "type: warning" not in cleaned
+    read = [u.text for u in units(text)]
+    assert "Attach a validator with the `field_validator` decorator." in read, read
+    assert "A validator that raises `ValueError` fails the model." in read, read
+    assert '```python\n@field_validator("name")\ndef check(cls, v): ...\n```' in cleaned  # code stays code
+
+
+def test_rust_doc_comments_are_not_pymdownx_fences():
+    """`///` in a code block is a Rust doc comment, kept as it is."""
+    text = "Document it:\n\n```rust\n/// Adds one.\n///\n/// # Examples\nfn add_one(x: i32) -> i32 {\n    x + 1\n}\n```\n"
+    assert clean_markup(text) == text

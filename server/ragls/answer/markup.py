@@ -36,15 +36,47 @@ def clean_markup(text: str) -> str:
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
     (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
-    (`_myst_admonitions`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
+    (`_myst_admonitions`), pymdownx.blocks fences emptied (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
     rewrites them."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _DIRECTIVE_LINE.sub("", text)
+    text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text))
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     text = _MYST_ROLE.sub(_myst_role, REST_ROLE.sub(rest.rest_role, text))
     text = rest.directive_options(rest.tables(text))
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     return rest.literal_blocks(rest.fields(text))
+
+
+# A pymdownx.blocks fence (`/// note | Title`, `/// details | Summary`, `/// tab | Python`, and the closing `///`):
+# its body is Markdown between the fences, not indented. The fence lines and the block's indented YAML options
+# (`    type: warning`) are no prose. Outside code fences only: `///` is also a Rust doc comment.
+_BLOCK_OPEN = re.compile(r"^[ \t]*/{3,}[ \t]+[\w-]+(?:[ \t]*\|.*)?[ \t]*$")
+_BLOCK_CLOSE = re.compile(r"^[ \t]*/{3,}[ \t]*$")
+_BLOCK_OPTION = re.compile(r"^[ \t]+[\w-]+:(?:[ \t].*)?$")
+_CODE_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def _pymdown_blocks(text: str) -> str:
+    """pymdownx.blocks fences emptied, line for line: an opening `/// name` (`_BLOCK_OPEN`) with its indented option
+    lines, and a bare `///` that closes an open block. The body reads as the paragraphs and code blocks it holds
+    ("/// note" no longer opens a quoted sentence). Lines inside code fences are left alone."""
+    lines = text.split("\n")
+    fence, depth, i = "", 0, 0
+    while i < len(lines):
+        code = _CODE_FENCE.match(lines[i])
+        if code and (not fence or code.group(1).startswith(fence)):
+            fence = "" if fence else code.group(1)[:3]
+        elif not fence and _BLOCK_OPEN.match(lines[i]):
+            lines[i] = ""
+            depth += 1
+            while i + 1 < len(lines) and _BLOCK_OPTION.match(lines[i + 1]):
+                i += 1
+                lines[i] = ""
+        elif not fence and depth and _BLOCK_CLOSE.match(lines[i]):
+            lines[i] = ""
+            depth -= 1
+        i += 1
+    return "\n".join(lines)
 
 
 def _myst_role(m: re.Match[str]) -> str:

@@ -396,6 +396,9 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
 # ".. dropdown::", ".. card::", docutils' ".. container::". Its directive line stays (the reader skips it, as the
 # label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads as code.
 _CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container)::(.*)$")
+# A content tab of mkdocs-material / pymdownx.tabbed (`=== "Python 3.9 and above"`, `===+`, `===!`), body indented
+# 4 spaces: a label, not prose (the line becomes empty); its body is dedented like a container's.
+_CONTENT_TAB = re.compile(r"^([ \t]*)===[+!]?[ \t]+\"[^\"]*\"[ \t]*()$")
 
 
 def admonitions(text: str) -> str:
@@ -406,11 +409,13 @@ def admonitions(text: str) -> str:
     name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
     it above the text: the sentence that documents an object names it. A container (`_CONTAINER`: a tab, a
     dropdown) keeps its directive line and has its body dedented the same way, so a ":" sentence before a tab
-    introduces the code block in it. Directives nested in a body are read too."""
+    introduces the code block in it; a mkdocs-material content tab (`_CONTENT_TAB`, `=== "Python 3.10+"`) likewise,
+    its label line emptied. Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
-        m = _ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i]) or _CONTAINER.match(lines[i])
+        m = (_ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i]) or _CONTAINER.match(lines[i])
+             or _CONTENT_TAB.match(lines[i]))
         if not m:
             i += 1
             continue
