@@ -118,7 +118,9 @@ def test_a_query_the_server_answers_on_a_folder_of_code_only_says_why_nothing_wa
     (app / "main.py").write_text("print('hello')\n")
     live = LiveWorkspace([app], socket_server=LocalSocketServer).start()
     try:
-        live.get_indexed()
+        ws = live.get_indexed()
+        # Nothing to embed: the model is not "loading" (clients said "loading model" for good).
+        assert [f.embedding_loading for f in ws.status().folders] == [False]
         with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
             assert cli.main(["query", str(app), "hello"]) == 0
         assert "answered by the running server" in caplog.text

@@ -220,8 +220,11 @@ class VectorPhase:
     def embedding_loading(self) -> bool:
         """True while the embedding model is still loading: a writing or serving process has not opened its vector
         store yet and no error stopped it (a read-only `ragls status` never loads it: its counts are the recorded
-        ones)."""
-        return not self.read_only and self._vectors is None and not self.vectors_error
+        ones). False for a folder indexed with no chunk: nothing waits for a model it never loads (the editor said
+        "loading model" for good)."""
+        if self.read_only or self._vectors is not None or self.vectors_error:
+            return False
+        return not (self.manifest.chunk_count() == 0 and self.manifest.get_meta("last_indexed_at"))
 
     def stored_pending_count(self) -> int | None:
         """Chunks without a stored first vector, known without loading the model: `pending_count()` once the
