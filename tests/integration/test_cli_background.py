@@ -121,6 +121,10 @@ def test_a_query_the_server_answers_on_a_folder_of_code_only_says_why_nothing_wa
         ws = live.get_indexed()
         # Nothing to embed: the model is not "loading" (clients said "loading model" for good).
         assert [f.embedding_loading for f in ws.status().folders] == [False]
+        answer = ws.ask("How do I say hello?")  # an answer says why too (LSP, MCP, HTTP and `ragls ask`)
+        assert answer.abstained and answer.text.startswith(
+            f"Not in your docs: no passage matched the question, and nothing is indexed in {app.resolve()}: no file "
+            "here matches sources.include "), answer.text
         with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
             assert cli.main(["query", str(app), "hello"]) == 0
         assert "answered by the running server" in caplog.text

@@ -83,6 +83,7 @@ def ask(
     memo: SummaryMemo | None = None,
     answer_cache: AnswerCache | None = None,
     label: str = EXTRACTIVE_LABEL,
+    unindexed: Sequence[str] = (),
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -108,6 +109,8 @@ def ask(
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
       -> (n, dim) normalised vectors` (passages) and `embed_query(question) -> (dim,)` (the model's query side),
       when given, let it rank sentences by meaning (see `extractive_picks`), under `label` (why no LLM answers).
+    - `unindexed`: notices of searched folders whose index holds no file (`workspace/status.empty_folder_notices`),
+      added to the abstained answer when no passage matched at all: why the documents hold nothing.
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
     Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
@@ -140,7 +143,7 @@ def ask(
 
     if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor, retrieved.evidence, settings.retrieval.abstention_probability,
-                               retrieved.corrective)
+                               retrieved.corrective, unindexed)
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
@@ -195,13 +198,14 @@ def with_documents(hits: Sequence[Hit], extra: Sequence[Hit], k: int) -> list[Hi
 
 
 def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0,
-                    grade: str | None = None) -> str:
+                    grade: str | None = None, unindexed: Sequence[str] = ()) -> str:
     """The answer given when retrieval found nothing relevant enough: "Not in your docs: <why>." in plain words,
     then what to try — no LLM is called. The closest passages are not repeated here: the abstained answer lists
     them as its sources (at most CLOSEST_MATCHES) and every front shows them once, under "Closest matches".
     `evidence` (retrieval/abstention.py) explains a decision of the calibrated rule by what decided it (a name
     the documents never mention, a value they never state, else the share of the question's words found together);
-    `grade` "insufficient" one of corrective retrieval (retrieval/corrective.py)."""
+    `grade` "insufficient" one of corrective retrieval (retrieval/corrective.py). With no hit at all, `unindexed`
+    (folders whose index holds no file, and what to set) replaces the advice to rephrase."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     p = evidence.probability() if evidence is not None else None
     if not hits:
@@ -219,6 +223,8 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
                f"{floor:.2f})")
     else:
         why = "no passage is close enough to the question"
+    if not hits and unindexed:
+        return f"Not in your docs: {why}, and nothing is indexed in " + "; ".join(unindexed) + "."
     return f"Not in your docs: {why}. Try rephrasing the question, or check that the relevant files are indexed."
 
 

@@ -356,6 +356,7 @@ class RagWorkspace:
         from ragls.answer.ask import ask
         from ragls.answer.extractive import extractive_label
         from ragls.llm.chat import make_chat_model
+        from ragls.workspace.status import empty_folder_notices
 
         top_k = check_top_k(top_k)
         question = check_text(question, "question")
@@ -392,7 +393,8 @@ class RagWorkspace:
         answer = ask(question, settings=settings, retrieve=retrieve, top_k=top_k, history=history,
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                      embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
-                     memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored))
+                     memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
+                     unindexed=empty_folder_notices(folders) if not rags else ())
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
