@@ -1,7 +1,8 @@
 """Markup that is not prose, removed from a chunk text before it is read as passages (`answer/passages.py`): HTML
-comments, mkdocstrings `::: module.path` lines, include directives, link reference definitions, heading ids, reST
-roles, admonitions (reST, mkdocs and MyST) read as the prose they hold; reST tables, field lists, directive options
-and literal blocks as `answer/rest.py` rewrites them. Line numbers never move: what is removed leaves empty lines.
+comments, mkdocstrings `::: module.path` lines, include directives, Hugo shortcode lines, link reference definitions,
+heading ids, reST roles, admonitions (reST, mkdocs and MyST) read as the prose they hold; reST tables, field lists,
+directive options and literal blocks as `answer/rest.py` rewrites them. Line numbers never move: what is removed
+leaves empty lines.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from ragls.index.headings import REST_ROLE
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
 # `{{#rustdoc_include file:anchor}}`, `{{#playground file}}`: where text comes from, not text; and MyST's target
-# line `(label)=` above a heading: where a cross-reference points, not text. A `{% tag %}` line is a template tag
-# (Jinja, Django, Liquid): in the docs of a template language it is the example's text, never removed.
+# line `(label)=` above a heading: where a cross-reference points, not text; and Hugo's shortcode lines
+# (`{{% note %}}` ... `{{% /note %}}`, `{{< tab tabID="pipx" >}}`, `{{< steps >}}`): the frame of the prose they hold
+# (a note, a tab, a step), not text. A `{% tag %}` line is a template tag (Jinja, Django, Liquid): in the docs of a
+# template language it is the example's text, never removed; nor is Hugo's own escaped example `{{</* x */>}}`.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|"
-                             r"\([\w.:-]+\)=)[ \t]*$", re.MULTILINE)
+                             r"\([\w.:-]+\)=|(?:\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}]*)?[>%]\}\}[ \t]*)+)[ \t]*$",
+                             re.MULTILINE)
 # A footnote definition's label (`[^stdlib]: And it's in fact supported ...`, MyST and GFM footnotes): the text after
 # it is prose, read as a paragraph (not removed as a link reference definition).
 _FOOTNOTE_LABEL = re.compile(r"^( {0,3})\[\^[^\]\s]+\]:[ \t]*", re.MULTILINE)
@@ -32,7 +36,7 @@ _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n
 
 def clean_markup(text: str) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines, MyST
-    target lines `(label)=` and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
+    target lines `(label)=`, Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
     (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
