@@ -158,3 +158,21 @@ def test_lines_repeated_on_two_other_pages_scale_the_chunk_by_their_share():
     assert factors == pytest.approx({"xml": 0.8, "json": 0.8, "lcov": 0.9})
     assert repeated_block_factors(chunks[:2] + chunks[3:], 0.8) == {}  # each line on one other page only
     assert repeated_block_factors(chunks, 1.0) == {}
+
+
+def test_question_words_held_only_in_the_repeated_block_scale_the_chunk_further():
+    """With the question's terms: a chunk that holds them only in lines other pages repeat (short wrapped tails
+    included) is × (1 - a × line share) × (1 - 2a × the share of its held terms found only there), a = 1 - weight; a
+    term its own lines or its title hold counts as its own; terms it does not hold at all count for nothing."""
+    own = "This page explains how the XML report names each source file it lists in its output.\n"
+    tail = "  shell-style wildcards.\n"  # a wrapped option's tail: short, but the block's too
+    chunks = [("xml", chunk("cmd_xml.rst", text=HELP + tail)), ("json", chunk("cmd_json.rst", text=HELP + tail)),
+              ("lcov", chunk("cmd_lcov.rst", text=HELP + tail + own + own.replace("XML", "LCOV")))]
+    terms = {"pattern", "wildcard", "xml", "unrelat"}  # BM25 index terms (stems) of the question
+    factors = repeated_block_factors(chunks, 0.8, terms)
+    # xml, json: every long line repeated (x 0.8), both held terms only in the block (x (1 - 0.4 x 2/2))
+    # lcov: half its long lines repeated (x 0.9); it holds pattern, wildcard (block) and xml (own): x (1 - 0.4 x 2/3)
+    assert factors == pytest.approx({"xml": 0.8 * 0.6, "json": 0.8 * 0.6, "lcov": 0.9 * (1 - 0.4 * 2 / 3)})
+    titled = [(k, chunk(c.path, title="Patterns and wildcards", text=c.text)) if k == "xml" else (k, c) for k, c in chunks]
+    assert repeated_block_factors(titled, 0.8, terms)["xml"] == pytest.approx(0.8)  # its heading holds them
+    assert repeated_block_factors(chunks, 0.8, ()) == pytest.approx({"xml": 0.8, "json": 0.8, "lcov": 0.9})

@@ -213,8 +213,8 @@ class RetrievalSettings(_Section):
     # out (retrieval/doc_kind.py; docs/benchmarks.md "Stub chunks"); 1 = off.
     stub_chunk_weight: float = Field(0.9, ge=0.0, le=1.0)
     # Fused score factor of a chunk made of long lines repeated word for word on 2+ other candidate pages (a generated
-    # `--help` block), scaled by the share of its lines so repeated (retrieval/doc_kind.py; docs/benchmarks.md
-    # "Repeated blocks"); 1 = off.
+    # `--help` block), scaled by the share of its lines so repeated and of the question's words it holds only there
+    # (retrieval/doc_kind.py; docs/benchmarks.md "Repeated blocks"); 1 = off.
     repeated_block_weight: float = Field(0.9, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False

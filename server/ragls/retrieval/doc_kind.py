@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ragls.core.analysis import stem_set
 from ragls.core.ir import Chunk
 
 # Path parts (letters only, lower-cased) of bookkeeping pages.
@@ -162,29 +163,51 @@ def reference_factors(question: str, chunks: Iterable[tuple[object, Chunk]], wei
 # `--help` block cog writes into every command page, a shared options table), not a page's own answer.
 REPEATED_LINE_CHARS = 40
 REPEATED_ON_PAGES = 2  # ... when at least this many OTHER pages among the candidates hold it
+# A question's words that a chunk holds only in such boilerplate count this many times the line share: the block
+# matched the question for words every page of its kind prints ("setup.cfg", "pyproject.toml" in the `--rcfile` line)
+REPEATED_TERMS_SCALE = 2.0
 
 
-def _long_lines(text: str) -> set[str]:
-    return {line for raw in text.splitlines() if len(line := " ".join(raw.split())) >= REPEATED_LINE_CHARS}
+def _lines(text: str) -> list[str]:
+    return [line for raw in text.splitlines() if (line := " ".join(raw.split()))]
 
 
-def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float,
+                           terms: Iterable[str] = ()) -> dict[object, float]:
     """{key: factor} for the (key, chunk) pairs with lines of REPEATED_LINE_CHARS+ characters that REPEATED_ON_PAGES or
-    more other pages among `chunks` hold word for word: factor = 1 - (1 - `weight`) x the share of its long lines
-    so repeated (a chunk made only of them x `weight`); {} when `weight` is 1 (off). The repeated block (coverage.py's
-    docs write every reporting command's `--help` into its page) matches many questions about what it lists
-    while answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused
-    list's head), so it costs a split of their texts. Measured in docs/benchmarks.md, "Repeated blocks"."""
+    more other pages among `chunks` hold word for word: factor = (1 - a x the share of its long lines so repeated) x
+    (1 - REPEATED_TERMS_SCALE x a x the share of the question's `terms` (BM25 index terms, `analysis.stems`) the chunk
+    holds that it holds only in repeated lines), a = 1 - `weight` — a chunk made only of such lines and matching the
+    question only there is x `weight` x (1 - 2a); {} when `weight` is 1 (off). For the term share a line of any
+    length counts as repeated when REPEATED_ON_PAGES other pages hold it (a long option's wrapped tail, "deleted
+    after combining.", is the block's too); the chunk's title is its own. The repeated block (coverage.py's docs
+    write every reporting command's `--help` into its page) matches many questions about what it lists while
+    answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused list's
+    head), so it costs a split of their texts. Measured in docs/benchmarks.md, "Repeated blocks" and "Repeated
+    blocks: the question's words only in the block"."""
     if weight >= 1.0:
         return {}
-    items = [(key, chunk.path, _long_lines(chunk.text)) for key, chunk in chunks]
+    alpha = 1.0 - weight
+    wanted = frozenset(terms)
+    items = [(key, chunk, _lines(chunk.text)) for key, chunk in chunks]
     pages: dict[str, set[str]] = {}
-    for _, path, lines in items:
+    for _, chunk, lines in items:
         for line in lines:
-            pages.setdefault(line, set()).add(path)
+            pages.setdefault(line, set()).add(chunk.path)
+
+    def repeated(line: str, path: str) -> bool:
+        return len(pages[line] - {path}) >= REPEATED_ON_PAGES
+
     out = {}
-    for key, path, lines in items:
-        repeated = sum(1 for line in lines if len(pages[line] - {path}) >= REPEATED_ON_PAGES)
-        if repeated:
-            out[key] = 1.0 - (1.0 - weight) * repeated / len(lines)
+    for key, chunk, lines in items:
+        long_lines = {line for line in lines if len(line) >= REPEATED_LINE_CHARS}
+        shared = sum(1 for line in long_lines if repeated(line, chunk.path))
+        if not shared:
+            continue
+        factor = 1.0 - alpha * shared / len(long_lines)
+        held = stem_set(f"{chunk.title}\n{chunk.text}") & wanted if wanted else frozenset()
+        if held:
+            own = "\n".join([chunk.title, *(line for line in lines if not repeated(line, chunk.path))])
+            factor *= 1.0 - REPEATED_TERMS_SCALE * alpha * len(held - stem_set(own)) / len(held)
+        out[key] = factor
     return out

@@ -416,7 +416,8 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     `reference`, API reference entries among them too × `retrieval.reference_entry_weight` unless the question names
     an identifier (`doc_kind.reference_factors`), stub chunks without the exact-match bonus ×
     `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`) and, also without it, chunks of lines repeated on other
-    pages × down to `retrieval.repeated_block_weight` (`doc_kind.repeated_block_factors`, among those chunks); a chunk
+    pages × down to `retrieval.repeated_block_weight` and further as the question's terms they hold are held only there
+    (`doc_kind.repeated_block_factors`, among those chunks); a chunk
     of several kinds gets every factor. Only those
     chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a chunk
     further down keeps its (already lower) score. The abstention evidence's RRF list gets the bookkeeping factor
@@ -433,7 +434,7 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     matched = {f.key for f in head if f.contributions.get("bonus")}
     unmatched = [(k, c) for k, c in chunks if k not in matched]
     for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(unmatched, stub).items(),
-                        *repeated_block_factors(unmatched, repeated).items()):
+                        *repeated_block_factors(unmatched, repeated, q.focus_terms).items()):
         factors[key] = factors.get(key, 1.0) * factor
     return apply_prior(fused, factors, keep_bonus=bool(q.compounds))
 
