@@ -13,6 +13,7 @@ from ragls.retrieval.doc_kind import (
     is_stub,
     meta_factors,
     names_identifier,
+    quoted_factors,
     reference_factors,
     repeated_block_factors,
     stub_factors,
@@ -176,3 +177,17 @@ def test_question_words_held_only_in_the_repeated_block_scale_the_chunk_further(
     titled = [(k, chunk(c.path, title="Patterns and wildcards", text=c.text)) if k == "xml" else (k, c) for k, c in chunks]
     assert repeated_block_factors(titled, 0.8, terms)["xml"] == pytest.approx(0.8)  # its heading holds them
     assert repeated_block_factors(chunks, 0.8, ()) == pytest.approx({"xml": 0.8, "json": 0.8, "lcov": 0.9})
+
+
+def test_quoted_factors_for_chunks_holding_the_quoted_message_word_for_word():
+    """A message of 3+ words the question quotes, held as a run of the same words (case, punctuation and line breaks
+    aside) by a chunk's text or title: × the weight; the same words apart, a one- or two-word quotation, no quotation
+    and weight 1 give nothing."""
+    pairs = [("listed", chunk("messages.rst", text="No source for code: 'filename.py'\n  A source file was traced.")),
+             ("titled", chunk("faq.rst", title="Q: Why do I see No source\nfor code?")),
+             ("apart", chunk("report.rst", text="No report for source code files."))]
+    question = 'coverage report stops with "No source for code" for a temp file. How do I get a report anyway?'
+    assert quoted_factors(question, pairs, 1.05) == {"listed": 1.05, "titled": 1.05}
+    assert quoted_factors(question, pairs, 1.0) == {}
+    assert quoted_factors('It says "No source" for a file.', pairs, 1.05) == {}
+    assert quoted_factors("It says No source for code for a file.", pairs, 1.05) == {}

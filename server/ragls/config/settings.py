@@ -216,6 +216,9 @@ class RetrievalSettings(_Section):
     # `--help` block), scaled by the share of its lines so repeated and of the question's words it holds only there
     # (retrieval/doc_kind.py; docs/benchmarks.md "Repeated blocks"); 1 = off.
     repeated_block_weight: float = Field(0.9, ge=0.0, le=1.0)
+    # Fused score factor (>= 1) of a chunk holding word for word a message of 3+ words the question quotes (an error
+    # the user saw; retrieval/doc_kind.py; docs/benchmarks.md "Quoted messages"); 1 = off.
+    quoted_message_weight: float = Field(1.05, ge=1.0, le=2.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

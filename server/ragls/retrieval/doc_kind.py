@@ -44,6 +44,12 @@ whose docstrings are not in the folder, a section's last line split off with a l
 is all title and topic, so its cosine matches a question about the topic as well as the passage that answers it,
 and it wins near ties while saying nothing (docs/benchmarks.md, "Stub chunks"). It is scored × the weight, so it
 still ranks where nothing better matches.
+
+Quoted messages (`retrieval.quoted_message_weight`, `quoted_factors`): a chunk that holds, word for word, a message
+the question quotes (`names.quoted_messages`: three or more words in quotes — an error the user saw, "No source for
+code") is scored × the weight (above 1). A page that lists the message is where it is explained (an error reference,
+a FAQ entry); a sibling page can match the rest of the question as well and win by a few hundredths (docs/benchmarks.md,
+"Quoted messages").
 """
 
 from __future__ import annotations
@@ -51,8 +57,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ragls.core.analysis import stem_set
+from ragls.core.analysis import query_words, stem_set
 from ragls.core.ir import Chunk
+from ragls.retrieval.names import quoted_messages
 
 # Path parts (letters only, lower-cased) of bookkeeping pages.
 _META_NAMES = frozenset({
@@ -211,3 +218,21 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
             factor *= 1.0 - REPEATED_TERMS_SCALE * alpha * len(held - stem_set(own)) / len(held)
         out[key] = factor
     return out
+
+
+def _word_run(text: str) -> str:
+    """`text`'s BM25 words (`analysis.query_words`) joined by single spaces, with a space at each end."""
+    return f" {' '.join(query_words(text))} "
+
+
+def quoted_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose title or text holds a message `question` quotes
+    (`names.quoted_messages`) as a run of the same words (case, punctuation and spacing aside); {} when `weight` is 1
+    (off) or the question quotes no message. `weight` >= 1 multiplies the chunk's fused score (`fuse.apply_prior`)."""
+    if weight == 1.0:
+        return {}
+    messages = [run for message in quoted_messages(question) if (run := _word_run(message)).strip()]
+    if not messages:
+        return {}
+    return {key: weight for key, chunk in chunks
+            if any(m in _word_run(f"{chunk.title}\n{chunk.text}") for m in messages)}

@@ -76,19 +76,19 @@ def question_names(text: str) -> list[str]:
 
 # A quotation of three or more words — an error message, an output line, a prompt the user saw ("'int' object is not
 # subscriptable", 'No such option'): the user's own text, which docs need not repeat; its words are not names (a
-# quoted term of one or two words, "Happy Eyeballs" or "CERT_REQUIRED", still is). `question_names`, `_quoted_messages`
+# quoted term of one or two words, "Happy Eyeballs" or "CERT_REQUIRED", still is). `question_names`, `quoted_messages`
 _QUOTED = re.compile(r"""(?<![\w'"])(?:"([^"\n]+)"|“([^”\n]+)”|'((?:[^'\n]|(?<=\w)'(?=\w))+)')(?![\w'])""")
 QUOTED_MIN_WORDS = 3  # a quotation this long is a message, not a term
 
 
-def _quoted_messages(text: str) -> list[str]:
+def quoted_messages(text: str) -> list[str]:
     """The quotations of `text` ("...", “...”, '...': an apostrophe inside a word, can't, does not close one) of
     `QUOTED_MIN_WORDS` words or more: `default='abc' ... ('a', 'b')` holds three one-word quotations, none a message."""
     return [q for m in _QUOTED.finditer(text) if len((q := next(g for g in m.groups() if g)).split()) >= QUOTED_MIN_WORDS]
 
 
 def _without_quoted(text: str) -> str:
-    """`text` with its quoted messages (`_quoted_messages`) blanked out."""
+    """`text` with its quoted messages (`quoted_messages`) blanked out."""
     return _QUOTED.sub(lambda m: " " if len(next(g for g in m.groups() if g).split()) >= QUOTED_MIN_WORDS
                        else m.group(0), text)
 # The means a question asks about: the lower-case word right after "with", "using", "via" or "use" (no article or
@@ -112,13 +112,13 @@ _COORDINATED = re.compile(rf"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*){{1,{SERIES_MA
 
 def user_material(text: str) -> frozenset[str]:
     """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
-    the words of a quoted message (`_quoted_messages`) and of a series of values (`_listed_values`). `gather` leaves
+    the words of a quoted message (`quoted_messages`) and of a series of values (`_listed_values`). `gather` leaves
     those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
     asked = asked_sentences(text)
     prose = re.sub(r"`[^`\n]*`", " ", asked)
-    return frozenset(stems(" ".join([*_quoted_messages(prose), *_listed_values(_without_quoted(prose))])))
+    return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose))])))
 
 
 def _listed_values(prose: str) -> set[str]:

@@ -26,7 +26,13 @@ from ragls.core.analysis import stem_set, stems, word_set
 from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
-from ragls.retrieval.doc_kind import meta_factors, reference_factors, repeated_block_factors, stub_factors
+from ragls.retrieval.doc_kind import (
+    meta_factors,
+    quoted_factors,
+    reference_factors,
+    repeated_block_factors,
+    stub_factors,
+)
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
@@ -417,7 +423,8 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     an identifier (`doc_kind.reference_factors`), stub chunks without the exact-match bonus ×
     `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`) and, also without it, chunks of lines repeated on other
     pages × down to `retrieval.repeated_block_weight` and further as the question's terms they hold are held only there
-    (`doc_kind.repeated_block_factors`, among those chunks); a chunk
+    (`doc_kind.repeated_block_factors`, among those chunks), and chunks holding a message the question quotes ×
+    `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1); a chunk
     of several kinds gets every factor. Only those
     chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a chunk
     further down keeps its (already lower) score. The abstention evidence's RRF list gets the bookkeeping factor
@@ -425,7 +432,9 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     weight = settings.reference_entry_weight if reference else 1.0
     stub = settings.stub_chunk_weight if reference else 1.0
     repeated = settings.repeated_block_weight if reference else 1.0
-    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and repeated >= 1.0) or not fused:
+    quoted = settings.quoted_message_weight if reference else 1.0
+    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and repeated >= 1.0 and quoted == 1.0) \
+            or not fused:
         return fused
     head = fused[:2 * top_k + 10]
     found = lookup([f.key for f in head])
@@ -434,7 +443,8 @@ def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     matched = {f.key for f in head if f.contributions.get("bonus")}
     unmatched = [(k, c) for k, c in chunks if k not in matched]
     for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(unmatched, stub).items(),
-                        *repeated_block_factors(unmatched, repeated, q.focus_terms).items()):
+                        *repeated_block_factors(unmatched, repeated, q.focus_terms).items(),
+                        *quoted_factors(q.text, unmatched, quoted).items()):
         factors[key] = factors.get(key, 1.0) * factor
     return apply_prior(fused, factors, keep_bonus=bool(q.compounds))
 
