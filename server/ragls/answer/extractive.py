@@ -7,7 +7,6 @@ introduces; markup that is not text removed).
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable
@@ -15,6 +14,14 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words
+from ragls.answer.identifiers import (
+    IDENTIFIER,
+    LITERAL,
+    identifier_words,
+    literal_terms,
+    passage_words,
+    pointed_at,
+)
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, LIST_ITEM, Unit, clean_markup, is_markdown, units
 from ragls.core.ir import Hit
 
@@ -60,8 +67,6 @@ SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in a
 
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
-MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
-MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
@@ -75,14 +80,8 @@ NEW_WORD = 0.15  # with embed: added to a later pick's score per question word n
 RANK_DAMPING = 0.3  # a passage of the source at 0-based rank r weighs 1 / (1 + RANK_DAMPING * r) (rank_prior)
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
-# What reads as an identifier in prose: a code span, `name=value`, `a.b`, snake_case, CamelCase with an inner capital.
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b\w+=\S*|\b[A-Za-z_]\w*\.[A-Za-z_][\w.]*|\b[a-z]+_\w+|\b[A-Z][a-z0-9]+[A-Z]\w*")
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
 _SELECTION_LABEL = re.compile(r"^Selected text \(.*\):[ \t]*$", re.MULTILINE)  # the clients' label above it
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
-# question naming a version finds nothing by its words.
-_LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
 
 
 class Candidate(NamedTuple):
@@ -94,39 +93,6 @@ class Candidate(NamedTuple):
     unit: Unit
     words: frozenset[str]  # its content words (`passage_words`) with the question's dotted numbers it holds
     weight: float  # 1 within the source's context lines, OUTSIDE_WINDOW elsewhere
-
-
-def literal_terms(text: str) -> set[str]:
-    """The dotted numbers `text` names ("Python 3.9" -> {"3.9"}), terms matched verbatim beside content words."""
-    return set(_LITERAL.findall(text)) if "." in text else set()
-
-
-@functools.lru_cache(maxsize=8192)
-def identifier_words(text: str) -> frozenset[str]:
-    """Content words (`cite.content_words`, stemmed) of the identifiers `text` names: code spans, `name=value`,
-    dotted names, snake_case and CamelCase words, split at "_", ".", "=" and inner capitals ("PoolTimeout" ->
-    {"pool", "timeout"}); memoised (a passage is scored again on every query that retrieves it)."""
-    out: set[str] = set()
-    for m in _IDENTIFIER.finditer(text):
-        out.update(content_words(_CAMEL.sub(" ", m.group(0))))
-    return frozenset(out)
-
-
-def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> frozenset[str]:
-    """The words of `query` that identifier words `named` (`identifier_words`) point at: the same word, or one
-    the identifier abbreviates or extends — the shorter of the two, at least MIN_PREFIX characters, begins the
-    longer (`chars` for "characters", `len` for "length", `Config` for "configuration", `num_pools` for
-    "number"; identifiers are often cut-down words), or a question word of at least MIN_INSIDE characters lies
-    inside the identifier word (`g:black_linelength` for "length": names run words together)."""
-    if not named or not query:
-        return frozenset()
-    out = set(named & query)
-    for a in named:
-        for b in query:
-            short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-            if len(short) >= MIN_PREFIX and long_.startswith(short) or len(b) >= MIN_INSIDE and b in a:
-                out.add(b)
-    return frozenset(out)
 
 
 def _context_lines(hit: Hit) -> tuple[int, int] | None:
@@ -147,7 +113,7 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
     cosine similarity of the passage's sentence to the question (see `extractive_picks` for the rule; also
     retrieval/focus.py). A question word an identifier of the passage points at (`pointed_at`) counts as shared,
     and so does a literal term of the question the passage holds (it also earns IDENTIFIER_BONUS)."""
-    literals = {x for x in query if _LITERAL.fullmatch(x)}
+    literals = {x for x in query if LITERAL.fullmatch(x)}
     pointed = [pointed_at(identifier_words(unit.scored_text), query) | (w & literals) for unit, w in zip(found, words)]
     overlaps = [(w & query) | p for w, p in zip(words, pointed)]
     df: dict[str, int] = {}
@@ -384,7 +350,7 @@ def _antecedent(prev: Unit, unit: Unit) -> bool:
         return False
     words = passage_words(unit.sentence)
     return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
-               for m in _IDENTIFIER.finditer(prev.sentence))
+               for m in IDENTIFIER.finditer(prev.sentence))
 
 
 def _code_lines(block: str) -> int:
@@ -461,7 +427,7 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
     although its sentence reads less like the question. `query`: the question's words not yet answered."""
     text = unit.scored_text
     return any(len(pointed_at(identifier_words(m.group(0)), query)) >= NAMED_WORDS
-               for m in _IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
+               for m in IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
 
 
 def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | frozenset[str] = frozenset()
@@ -592,9 +558,3 @@ def _code_end(body: str) -> bool:
 def split_sentences(text: str) -> list[str]:
     """The candidate sentences (and list items) of a chunk text, without the blocks they introduce."""
     return [u.sentence for u in units(text)]
-
-
-@functools.lru_cache(maxsize=8192)
-def passage_words(text: str) -> frozenset[str]:
-    """The content words of a passage (`cite.content_words`), memoised like the passages themselves."""
-    return frozenset(content_words(text))
