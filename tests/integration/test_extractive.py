@@ -579,3 +579,34 @@ def test_the_next_sentence_naming_another_identifier_the_question_points_at_is_r
             "C-level consumers (`faulthandler`, C extensions) that expect a real file descriptor must opt into the "
             "`capture=\"fd\"` mode [1].")
     assert _bullets(answer) == [pair], answer
+
+
+def test_each_sources_best_sentences_by_words_are_embedded(embedder):
+    """The EMBEDDED_CANDIDATES places go by words damped by source rank: a top hit with many sentences sharing the
+    question's words filled them all, and a lower hit's answering sentence was never embedded, so never picked nor
+    quoted as the closest by meaning. Each source's EMBEDDED_PER_SOURCE best by words are embedded too (Poetry's
+    docs: the `env use` sentence of the fifth hit, the closest of all by meaning)."""
+    from ragls.answer.extractive import EMBEDDED_CANDIDATES, EMBEDDED_PER_SOURCE
+
+    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
+            "March", "April", "May", "June", "July")
+    top = " ".join(f"The Python project team meets on {d} at the switch room; the environment committee reports its "
+                   "version of the minutes." for d in days)
+    others = ["Quokka reads its settings from a file in the project root.",
+              "Plugins add commands of their own to the command line.",
+              "The lock file records the exact version of every dependency."]
+    answering = "To switch the interpreter of the current project, run `quokka env use` with its path."
+    sources = [(1, _hit(top, "paths.md"))] + [(n, _hit(t, f"p{n}.md")) for n, t in enumerate(others, 2)] + [
+        (5, _hit(answering, "environments.md"))]
+    sent: list[str] = []
+
+    def counting(texts):
+        sent.extend(texts)
+        return embedder.embed_documents(texts)
+
+    question = "The project needs the 3.12 interpreter. How do I switch the Python version of its environment?"
+    answer = extractive_answer(question, sources, embed=counting)
+    assert EMBEDDED_PER_SOURCE >= 1 and len(sent) > 1 + EMBEDDED_CANDIDATES
+    assert answering in sent, sent
+    assert "- To switch the interpreter of the current project, run `quokka env use` with its path [5]." in answer, \
+        answer

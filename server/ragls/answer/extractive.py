@@ -71,6 +71,9 @@ NAMED_WORDS = 2  # question words one identifier points at that make its passage
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
+# with embed: the candidates of each source sharing the most question words, embedded beyond EMBEDDED_CANDIDATES
+# (a lower hit's answering sentence was outranked there by the top hit's by rank alone; `_worth_embedding`)
+EMBEDDED_PER_SOURCE = 2
 # with embed: a passage scoring below this share of the best one is off topic (0.6 until session 41: six answering
 # sentences of the dev sets sat within 3 % under it; docs/benchmarks.md, "Extractive answers: the quoting floor")
 RELATIVE_FLOOR = 0.58
@@ -169,7 +172,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     query side: models with query/passage prompts embed the two differently; without it the question goes through
     `embed`, right only for a model that has no such prompts) candidates are ranked by the cosine similarity of
     their sentence (without the block it introduces) to the question instead (only the EMBEDDED_CANDIDATES best by
-    words and source rank are embedded and can be picked, `_worth_embedding`), plus WORD_WEIGHT per shared word; those
+    words and source rank, and each source's EMBEDDED_PER_SOURCE best by words, are embedded and can be picked,
+    `_worth_embedding`), plus WORD_WEIGHT per shared word; those
     sharing no word and below 0.3 cosine are left out, and so are those below RELATIVE_FLOOR of the best score (off
     topic). A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
     at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
@@ -457,15 +461,30 @@ def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | froz
 
 
 def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
-    """Indexes of the EMBEDDED_CANDIDATES `candidates` worth a sentence embedding, in
-    candidate order: those sharing words with the question by lexical score (`passage_scores` without cosines)
-    damped by source rank like the final score, then those sharing none by source rank and position. The model
-    pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A candidate beyond these is not picked
-    (its price: a sentence sharing no word with the question, past that many, is not found by meaning)."""
+    """Indexes of the `candidates` worth a sentence embedding, in candidate order: the EMBEDDED_CANDIDATES best —
+    those sharing words with the question by lexical score (`passage_scores` without cosines) damped by source rank
+    like the final score, then those sharing none by source rank and position — and, beyond them, the
+    EMBEDDED_PER_SOURCE of each source sharing words with the best lexical score, undamped (at most
+    EMBEDDED_CANDIDATES + EMBEDDED_PER_SOURCE x sources; 14 on average on the dev sets, against 12). The rank damping
+    let the top hit's sentences fill every place: "For this specific purpose, you can use the `env use` command to
+    tell Poetry which Python version to use for the current project." (fifth hit, the highest cosine of all
+    candidates) was never embedded, so never picked nor quoted as the closest (`_closest`) for "How do I switch it
+    [to the 3.12 interpreter]?" (measured: docs/benchmarks.md, "Extractive answers: Key misses of coverage.py and
+    Poetry classified"). The model pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A
+    candidate beyond these is not picked (its price: a sentence sharing no word with the question, past that many,
+    is not found by meaning)."""
     lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates])
     order = sorted(range(len(candidates)), key=lambda i: (
         lexical[i] is None, -(lexical[i] or 0.0) * candidates[i].weight * rank_prior(candidates[i].rank), i))
-    return sorted(order[:EMBEDDED_CANDIDATES])
+    chosen = set(order[:EMBEDDED_CANDIDATES])
+    per_source: dict[int, int] = {}
+    for i in sorted((i for i, x in enumerate(lexical) if x is not None),
+                    key=lambda i: (-(lexical[i] or 0.0) * candidates[i].weight, i)):
+        rank = candidates[i].rank
+        if per_source.get(rank, 0) < EMBEDDED_PER_SOURCE:
+            per_source[rank] = per_source.get(rank, 0) + 1
+            chosen.add(i)
+    return sorted(chosen)
 
 
 def _quotes(a: Unit, b: Unit) -> bool:
