@@ -302,3 +302,32 @@ def test_a_code_block_inside_a_tab_comes_with_the_sentence_that_introduces_it(ta
     hit = next(h for n, h in answer.sources if n == 1)
     start, end = file_lines(hit.focus)
     assert start == line_of(TABS, "If you override") and end >= line_of(TABS, "the virtual environment first")
+
+
+ROLE_TABLES = """Where am I running?
+-------------------
+
++----------------------------------------------------------------+------------------------------+
+| situation                                                      | :func:`sprocket.in_worker`   |
++================================================================+==============================+
+| in a thread without an active call to :func:`sprocket.run`     | `False`                      |
++----------------------------------------------------------------+------------------------------+
+| in a thread created by :func:`sprocket.to_thread.start`        | `True`                       |
++----------------------------------------------------------------+------------------------------+
+
+=====================================  ======================================
+Call                                   Effect
+=====================================  ======================================
+:meth:`sprocket.Pool.drain_all_now`    Blocks until every queued job is done.
+=====================================  ======================================
+"""
+
+
+def test_rest_table_cells_with_roles_keep_their_columns(embedder):
+    """Table columns are where the source's border puts them: a role in a cell (":func:`sprocket.run`", which reads
+    shorter, "`sprocket.run`") does not shift the cells after it, so "`False`" is never cut into "`Fal | e`"."""
+    answer = _answer("Am I in a worker when in a thread without an active call to sprocket.run?", ROLE_TABLES,
+                     embedder)
+    assert "- in a thread without an active call to `sprocket.run` | `False` [1]" in _bullets(answer), answer
+    answer = _answer("Which call blocks until every queued job is done?", ROLE_TABLES, embedder)
+    assert "- `sprocket.Pool.drain_all_now` | Blocks until every queued job is done [1]." in _bullets(answer), answer

@@ -29,7 +29,7 @@ from __future__ import annotations
 import csv
 import re
 
-from ragls.index.headings import role_target, role_text
+from ragls.index.headings import REST_ROLE, role_target, role_text
 
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
@@ -58,7 +58,7 @@ def _label(header: list[str]) -> str:
     """The identifier a table's first header cell names ("``ssl``" -> "`ssl`"), else ""."""
     if not header:
         return ""
-    first = re.sub(r"``([^`]+)``", r"`\1`", header[0].strip())
+    first = re.sub(r"``([^`]+)``", r"`\1`", REST_ROLE.sub(rest_role, header[0].strip()))
     return first if _IDENTIFIER_CELL.match(first) else ""
 
 
