@@ -331,3 +331,50 @@ def test_rest_table_cells_with_roles_keep_their_columns(embedder):
     assert "- in a thread without an active call to `sprocket.run` | `False` [1]" in _bullets(answer), answer
     answer = _answer("Which call blocks until every queued job is done?", ROLE_TABLES, embedder)
     assert "- `sprocket.Pool.drain_all_now` | Blocks until every queued job is done [1]." in _bullets(answer), answer
+
+
+TERMS = """Files
+-----
+
+.. glossary::
+
+   pipe object
+       An object with the API of a file object, whose methods that do
+       I/O are async functions.
+
+       Create one with :func:`sprocket.open_pipe`.
+
+``buffer_size``
+    How many bytes a pipe holds before a writer waits. The default is
+    64 KiB.
+
+A pipe is opened like this::
+
+    def example():
+        with open_pipe(path)
+            pass
+
+A pipe is closed like this:
+
+.. code-block:: python
+
+   pipe.close(
+       flush=True)
+"""
+
+
+def test_rest_definition_lists_read_term_colon_definition(embedder):
+    """A definition list item (a glossary's too) reads "term: definition", its later paragraphs as prose (not an
+    indented code block); the lines of a literal block or a directive's body are never terms."""
+    sentences = {u.sentence: u.line for u in units(TERMS, markdown=False)}
+    lines = TERMS.split("\n")
+    term = next(s for s in sentences if s.startswith("pipe object: An object with the API of a file object"))
+    assert lines[sentences[term]].strip() == "pipe object", sentences
+    assert "Create one with `sprocket.open_pipe`." in sentences, sentences
+    answer = _answer("How many bytes does a pipe hold before a writer waits?", TERMS, embedder)
+    assert _bullets(answer)[0].startswith("- `buffer_size`: How many bytes a pipe holds before a writer waits"), \
+        answer
+    answer = _answer("How is a pipe opened?", TERMS, embedder)
+    assert "def example():\n      with open_pipe(path)\n" in answer and "example()::" not in answer, answer
+    answer = _answer("How is a pipe closed?", TERMS, embedder)
+    assert "pipe.close(\n      flush=True)" in answer, answer

@@ -267,7 +267,7 @@ def parsed(text: str, markdown: bool = True) -> tuple[Block, ...]:
     """The blocks of a chunk text after `clean_markup`: Markdown read by markdown-it (`markdown_blocks`), else
     (reST, plain text: `is_markdown`) line by line (`blocks`). Memoised: every query parses its hits' chunks again,
     and the chunks of a corpus's popular sections come back often. Callers do not modify the blocks."""
-    clean = clean_markup(text)
+    clean = clean_markup(text, markdown)
     return tuple(markdown_blocks(clean) if markdown else blocks(clean))
 
 

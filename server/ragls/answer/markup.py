@@ -34,14 +34,15 @@ _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S+.*$", re.MULTILINE)
 _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n]+)`")
 
 
-def clean_markup(text: str) -> str:
+def clean_markup(text: str, markdown: bool = True) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines, MyST
     target lines `(label)=`, Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
     (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
     (`_myst_admonitions`), pymdownx.blocks fences emptied (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
-    rewrites them."""
+    rewrites them. Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
+    "term: definition" (`rest.definitions`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text))
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
@@ -50,7 +51,8 @@ def clean_markup(text: str) -> str:
     text = _MYST_ROLE.sub(_myst_role, REST_ROLE.sub(rest.rest_role, rest.tables(text)))
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
-    return rest.literal_blocks(rest.fields(text))
+    text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
+    return rest.literal_blocks(text)
 
 
 # A pymdownx.blocks fence (`/// note | Title`, `/// details | Summary`, `/// tab | Python`, and the closing `///`):

@@ -20,6 +20,8 @@ Each function maps a text to a text with the same number of lines (a passage's l
 - `fields`: Sphinx info field lists (`:param name: text`, `:raises X: text`, `:returns: text`) become
   list items led by what they document ("- `name`: text", "- Raises `X`: text", "- Returns: text"), one passage each,
   never glued to the sentence before; `:type name:`, `:rtype:` and the like are noise and blanked.
+- `definitions`: definition list items (a term line, its definition indented below; a `.. glossary::`) read
+  "term: definition", the definition dedented.
 - `literal_blocks`: a literal block after "::" (or under `.. code-block::`) may be indented by any amount in reST
   (3 spaces is common); it is indented to at least 4 so that it reads as a code block, not as prose.
 """
@@ -393,9 +395,9 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|met
 
 # A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
 # sphinx-tabs' ".. tab:: TOML" (".. tabs::", ".. group-tab::"), sphinx-design's ".. tab-set::" / ".. tab-item:: pip",
-# ".. dropdown::", ".. card::", docutils' ".. container::". Its directive line stays (the reader skips it, as the
+# ".. dropdown::", ".. card::", docutils' ".. container::", Sphinx's ".. glossary::" (a definition list). Its directive line stays (the reader skips it, as the
 # label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads as code.
-_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container)::(.*)$")
+_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container|glossary)::(.*)$")
 # A content tab of mkdocs-material / pymdownx.tabbed (`=== "Python 3.9 and above"`, `===+`, `===!`), body indented
 # 4 spaces: a label, not prose (the line becomes empty); its body is dedented like a container's.
 _CONTENT_TAB = re.compile(r"^([ \t]*)===[+!]?[ \t]+\"[^\"]*\"[ \t]*()$")
@@ -443,6 +445,48 @@ def admonitions(text: str) -> str:
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
         i += 1
+    return "\n".join(lines)
+
+
+_TERM_END = (".", ":", ";", ",", "!", "?")
+
+
+def definitions(text: str) -> str:
+    """`text` with reST definition list items read as "term: definition" (line for line): a term is a line after a
+    blank line (or after the previous item's definition) whose next line is its definition, indented past it.
+    The term ends in ":" (unless it ends in punctuation already) and the definition is dedented to the term's
+    indentation, so its first sentence reads with its term ("`timeout`: How many seconds ...") and its
+    other paragraphs as paragraphs (not as an indented code block). A literal block (the lines indented past a
+    line ending in "::", the body of a directive or a comment) is never read as definitions; list items, directives, fields,
+    table rows and doctest lines are no terms. Only for reST and plain text: Markdown has no such lists."""
+    lines = text.split("\n")
+    literal = -1  # while >= 0: the indentation a literal block's lines are indented past
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        ind = _indent(line)
+        if literal >= 0 and ind > literal:
+            continue
+        literal = -1
+        if stripped.endswith("::") or stripped.startswith(".."):
+            literal = content_indent(line)  # a literal block, or explicit markup's body (a directive's, a comment's)
+            continue
+        if i + 1 >= len(lines) or not lines[i + 1].strip() or _indent(lines[i + 1]) <= ind:
+            continue
+        prev = lines[i - 1] if i else ""
+        if (prev.strip() and _indent(prev) <= ind) or _ITEM_MARKER.match(line) \
+                or stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")):
+            continue
+        end = i + 1
+        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > ind):
+            end += 1
+        body = [k for k in range(i + 1, end) if lines[k].strip()]
+        cut = min(_indent(lines[k]) for k in body) - ind
+        for k in body:
+            lines[k] = lines[k][cut:]
+        if not stripped.endswith(_TERM_END):
+            lines[i] = line.rstrip() + ":"
     return "\n".join(lines)
 
 
