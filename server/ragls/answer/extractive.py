@@ -68,6 +68,7 @@ SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in a
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
+NEXT_REFERENCE_WORDS = 12  # a sentence this short referring back to a quoted one is read with it (`_explains`)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
@@ -296,6 +297,10 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
                     and (n, nxt.line, nxt.sentence) not in quoted \
                     and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
+            elif _explains(unit, found[at + 1] if at + 1 < len(found) else None) \
+                    and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
+                    and not any(k == n and (_quotes(m, found[at + 1]) or _quotes(found[at + 1], m)) for k, m in picked):
+                unit = replace(found[at + 1], sentence=f"{unit.sentence} {found[at + 1].sentence}", line=unit.line)
         out.append((n, unit))
         after = _after_block(found, at, own, query) if at is not None else None
         if after is not None and (n, after.line, after.sentence) not in quoted \
@@ -303,6 +308,21 @@ def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[
             out.append((n, after))
             quoted.add((n, after.line, after.sentence))
     return out
+
+
+def _explains(unit: Unit, nxt: Unit | None) -> bool:
+    """Whether `nxt`, the passage right after `unit` in its chunk, is read with it (`_completed`): a short sentence of
+    the same paragraph (at most NEXT_REFERENCE_WORDS words, no blank line between) that refers back to it
+    (`_BACK_REFERENCE`: "This happens when returning to the top of a loop." after "A branch can go backwards in a
+    file, so you might see a branch from a later line to an earlier line, like `55->50`."): it says why or what
+    for, which the question often asks, in words it shares with neither (measured: docs/benchmarks.md, "Extractive
+    answers: Key misses of coverage.py and Poetry classified"). Never a list item or table row, a passage carrying a
+    block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS or FOCUS_SENTENCE_LINES lines."""
+    return nxt is not None and not unit.item and not nxt.item and not unit.attached and not nxt.attached \
+        and nxt.line <= unit.end + 1 and len(nxt.sentence.split()) <= NEXT_REFERENCE_WORDS \
+        and _BACK_REFERENCE.match(nxt.sentence) is not None \
+        and len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS \
+        and nxt.end - unit.line < FOCUS_SENTENCE_LINES
 
 
 def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str]) -> Unit | None:
