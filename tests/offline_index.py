@@ -12,7 +12,9 @@ their assertions compare: one setup for every such module.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,22 @@ def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, to
     finally:
         ws.close()
     return folder
+
+
+@contextlib.contextmanager
+def extractive_workspace(root: Path, files: dict[str, str]) -> Iterator[RagWorkspace]:
+    """An open RagWorkspace over `indexed_folder(root, files)` with no LLM (`generation.backend = "none"`: answers
+    are extractive), closed on exit; skips the test when the offline model (ragls[offline]) is missing. For module
+    fixtures: `with extractive_workspace(tmp_path_factory.mktemp("x"), {"a.md": A}) as ws: yield ws`."""
+    import pytest
+
+    if offline_model_dir() is None:
+        pytest.skip("needs ragls[offline]")
+    ws = RagWorkspace([indexed_folder(root, files, toml='[generation]\nbackend = "none"\n')])
+    try:
+        yield ws
+    finally:
+        ws.close()
 
 
 def file_lines(span) -> tuple[int, int]:

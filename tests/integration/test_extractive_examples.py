@@ -5,10 +5,8 @@ passages leave room for a fifth (`extractive.extractive_picks`, SHORT_ANSWER_CHA
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.answer.extractive import EXAMPLE_LINES, EXTRACTIVE_MAX_SENTENCES, SHORT_ANSWER_CHARS
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 GUARDS = """# Guarding views
 
@@ -60,13 +58,9 @@ the archive download. A range past the end of the archive download gets a `416` 
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
     files = {"guards.md": GUARDS, "exports.md": EXPORTS, "ranges.md": RANGES}
-    folder = indexed_folder(tmp_path_factory.mktemp("examples"), files, toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("examples"), files) as w:
+        yield w
 
 
 def test_a_short_example_after_the_answering_sentence_is_shown_whatever_it_names(ws):

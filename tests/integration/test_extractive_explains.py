@@ -5,9 +5,7 @@ quoted one in its paragraph that refers back to it ("This happens when ...") is 
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
+from offline_index import extractive_workspace
 
 REPORT = """# Text report
 
@@ -26,13 +24,8 @@ You can restrict the report to only certain modules by naming them on the comman
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
-    folder = indexed_folder(tmp_path_factory.mktemp("explains"), {"report.md": REPORT},
-                            toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("explains"), {"report.md": REPORT}) as w:
+        yield w
 
 
 def test_a_sentence_referring_back_to_a_quoted_one_is_read_with_it(ws):

@@ -7,10 +7,8 @@ offline model, `RagWorkspace.ask` without an LLM."""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.answer.markup import clean_markup
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 ENVIRONMENTS = """# Managing environments
 
@@ -41,13 +39,8 @@ Removing an environment with `quokka env remove` deletes its site-packages folde
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
-    folder = indexed_folder(tmp_path_factory.mktemp("hugo"), {"environments.md": ENVIRONMENTS},
-                            toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("hugo"), {"environments.md": ENVIRONMENTS}) as w:
+        yield w
 
 
 def test_shortcode_lines_are_no_text_of_the_answer(ws):

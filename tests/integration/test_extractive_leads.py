@@ -6,9 +6,7 @@ list takes the place of a quoted item of that list (`extractive._held_items`).""
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
+from offline_index import extractive_workspace
 
 SETTINGS = """# Settings
 
@@ -78,13 +76,9 @@ Upon finding a title for a page, Quokka does not continue checking any additiona
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
     files = {"settings.md": SETTINGS, "serving.md": SERVING, "titles.md": TITLES}
-    folder = indexed_folder(tmp_path_factory.mktemp("leads"), files, toml='[generation]\nbackend = "none"\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("leads"), files) as w:
+        yield w
 
 
 def _bullets(answer: str) -> list[str]:

@@ -4,13 +4,11 @@ identifier its source documents (issue 27; answer/rest.py, answer/passages.py)."
 from __future__ import annotations
 
 import pytest
-from offline_index import file_lines, indexed_folder, line_of
+from offline_index import extractive_workspace, file_lines, line_of
 from ragls.answer.ask import extractive_answer
 from ragls.answer.extractive import extractive_picks, units
 from ragls.answer.focus import quoted_focus
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 
 @pytest.fixture(scope="module")
@@ -278,13 +276,8 @@ The runner never changes ``PATH`` of the shell it was started from.
 
 @pytest.fixture(scope="module")
 def tabs_ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
-    folder = indexed_folder(tmp_path_factory.mktemp("tabs"), {"env.rst": TABS},
-                            toml='[generation]\nbackend = "none"\n')
-    ws = RagWorkspace([folder])
-    yield ws
-    ws.close()
+    with extractive_workspace(tmp_path_factory.mktemp("tabs"), {"env.rst": TABS}) as ws:
+        yield ws
 
 
 def test_a_code_block_inside_a_tab_comes_with_the_sentence_that_introduces_it(tabs_ws):
