@@ -53,6 +53,11 @@ def test_guide_pages_are_not(path, title):
     ("How do I send a JSON body?", False), ("Can Black just show me what it would change?", False),
     ("What changed in 2.0?", True), ("When was the retry option added?", True), ("Is foo() deprecated?", True),
     ("In which release did Black stop running on Python 3.9?", True), ("How do I contribute a fix?", True),
+    # A project's own subject or the user's situation, not its changes (Alembic: migrations, upgrade, history).
+    ("I changed server_default on a column but the migration doesn't include it. Why?", False),
+    ("How do I upgrade the database to the latest migration?", False), ("How do I show the history?", False),
+    ("Where do the migration versions live?", False), ("Which option was removed in 1.4?", True),
+    ("In which version did background tasks start to run after the response?", True),
 ])
 def test_questions_about_changes(question, asks):
     assert asks_about_changes(question) is asks
