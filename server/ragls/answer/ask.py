@@ -83,7 +83,7 @@ def ask(
     memo: SummaryMemo | None = None,
     answer_cache: AnswerCache | None = None,
     label: str = EXTRACTIVE_LABEL,
-    unindexed: Sequence[str] = (),
+    unindexed: Callable[[], Sequence[str]] | None = None,
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -109,8 +109,8 @@ def ask(
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
       -> (n, dim) normalised vectors` (passages) and `embed_query(question) -> (dim,)` (the model's query side),
       when given, let it rank sentences by meaning (see `extractive_picks`), under `label` (why no LLM answers).
-    - `unindexed`: notices of searched folders whose index holds no file (`workspace/status.empty_folder_notices`),
-      added to the abstained answer when no passage matched at all: why the documents hold nothing.
+    - `unindexed() -> notices` of searched folders whose index holds no file (`workspace/status.empty_folder_notices`),
+      called only when no passage matched at all, and added to the abstained answer: why the documents hold nothing.
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
       or not. `sources` are numbered from 1 in context order.
     Raises InvalidParams (empty question), Cancelled (`cancel` set), and whatever `retrieve` raises for the
@@ -143,7 +143,7 @@ def ask(
 
     if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor, retrieved.evidence, settings.retrieval.abstention_probability,
-                               retrieved.corrective, unindexed)
+                               retrieved.corrective, unindexed() if unindexed is not None and not hits else ())
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.

@@ -158,11 +158,11 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     # evidence is still gathered from them (the RRF arithmetic costs microseconds; the chunks are mostly the same).
     by_rank = None
     if fused is not None:
-        by_rank = _meta_page_prior(lookup, q, reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus),
+        by_rank = _document_priors(lookup, q, reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus),
                                    top_k, settings)
     else:
         fused = reciprocal_rank_fusion(rankings, weights, settings.rrf_k, bonus)
-    fused = _meta_page_prior(lookup, q, fused, top_k, settings, reference=True)
+    fused = _document_priors(lookup, q, fused, top_k, settings, reference=True)
     stats = _term_stats(sources, per_source, q)
     absent = _absent_names(sources, per_source, q)
     corpus_wide = _corpus_wide(sources, per_source)
@@ -414,7 +414,7 @@ def _has_compounds(chunk, compounds: Sequence[str]) -> bool:
     return all(c in text for c in compounds)
 
 
-def _meta_page_prior(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings,
+def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings,
                      reference: bool = False) -> list:
     """`fused` with the bookkeeping pages' chunks (changelog, release notes, contributing; doc_kind.py) among the
     first 2 x top_k + 10 scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
