@@ -32,6 +32,7 @@ from ragls.core.uris import uri_to_path
 from ragls.lsp.handlers import METHODS
 from ragls.lsp.progress import ThreadSafeProgress
 from ragls.lsp.wire import to_plain
+from ragls.workspace import live as live_module
 from ragls.workspace.live import LiveHooks, LiveWorkspace
 from ragls.workspace.rag_workspace import RagWorkspace
 from ragls.workspace.roots import is_too_broad
@@ -269,13 +270,15 @@ class RaglsServer(LanguageServer):
             self.window_show_message, types.ShowMessageParams(type=types.MessageType.Error, message=f"ragls: {exc}"))
 
     async def get_workspace(self) -> RagWorkspace:
-        """The open workspace, waiting for it to open; held until the request ends (`_in_request`). Raises
-        NotReady (a RequestFailed) when it could not be opened or the server is not initialized yet."""
+        """The open workspace, waiting for it to open (up to `live.OPEN_TIMEOUT_S`, 120 s, as MCP and HTTP do); held
+        until the request ends (`_in_request`). Raises NotReady (a RequestFailed) when it could not be opened, is still
+        opening after that wait ("try again": a stuck opening answers instead of holding every request for ever), or
+        the server is not initialized yet."""
         if self.live is None:
             raise NotReady("the server is not initialized yet")
         if self.live.ready():
             return self.live.get()
-        return await asyncio.to_thread(self.live.get, None)
+        return await asyncio.to_thread(self.live.get, live_module.OPEN_TIMEOUT_S)
 
 
 server = RaglsServer()
