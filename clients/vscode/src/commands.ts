@@ -228,7 +228,9 @@ export function formatStatus(status: StatusResult): string[] {
     lines.push(`  note: ${note}`);
   }
   for (const e of status.errors) {
-    lines.push(`  error${e.path ? ` in ${e.path}` : ''}: ${e.message}`);
+    // A message that already leads with its file (an untrusted ragls.toml's notice) is not prefixed with it again.
+    const where = e.path && !e.message.startsWith(e.path) ? ` in ${e.path}` : '';
+    lines.push(`  error${where}: ${e.message}`);
   }
   return lines;
 }

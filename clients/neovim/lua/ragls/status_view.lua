@@ -200,6 +200,10 @@ function M.status_lines(status)
     vim.list_extend(lines, { "", "Errors" })
     for _, e in ipairs(errors) do
       local path = nonnil(e.path)
+      -- a message that already leads with its file (an untrusted ragls.toml's notice) is not prefixed with it again
+      if path and vim.startswith(tostring(e.message), path) then
+        path = nil
+      end
       table.insert(lines, "  " .. (path and (one_line(path) .. ": ") or "") .. one_line(e.message))
       mark("DiagnosticError")
     end

@@ -808,11 +808,18 @@ suite('ragls extension in VS Code', () => {
         ...status,
         generation: { ...status.generation, ignored: '/x/ragls.toml\'s LLM settings (generation.backend) are ignored until the folder is trusted: trust it' },
         notices: [...status.notices!, 'this index was built with the embedding model m and keeps it; nothing to do'],
+        errors: [
+          { path: '/x/ragls.toml', message: '/x/ragls.toml is not trusted, so these settings were ignored: generation.backend' },
+          { path: '/x/ragls.toml', message: 'sources.include pattern ../y matches nothing outside the folder' },
+        ],
       };
       assert.deepEqual(statusWarnings(more), [more.generation.ignored, notice]);
       const text = formatStatus(more).join('\n');
       assert.ok(text.includes(`\n  warning: ${more.generation.ignored}\n`), text);
       assert.ok(text.includes('\n  note: this index was built with the embedding model m and keeps it; nothing to do'), text);
+      // An error that leads with its file is not prefixed with it again; one that does not names it.
+      assert.ok(text.includes('\n  error: /x/ragls.toml is not trusted, so these settings were ignored'), text);
+      assert.ok(text.includes('\n  error in /x/ragls.toml: sources.include pattern ../y'), text);
       api.status.showStatus(more);
       const moreTip = (api.status.item.tooltip as vscode.MarkdownString).value;
       assert.ok(moreTip.includes('$(info) ') && moreTip.includes('2 warning(s)'), moreTip);
