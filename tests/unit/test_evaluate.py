@@ -114,6 +114,7 @@ def test_key_and_focus_metrics(tmp_path):
     rb = judge(qs[1], [window], 5, False, "The Pool timeout is raised")
     assert (ra.key_hit, ra.focus_hit) == (True, True)
     assert (rb.key_hit, rb.focus_hit) == (False, False)
+    assert (ra.focus, rb.focus) == (["x.md:10-11"], ["x.md:35-46"])  # what Focus@k judged, in --json
     assert (ra.answer, judge(qs[0], [sentence], 5, False).answer) == ("set `verify=False` on the client", None)
     s = summarize([ra, rb], 5)
     assert s["answers"]["all"] == {"keyed": 2, "Key": 0.5, "lined": 2, "Focus@5": 0.5}

@@ -68,8 +68,8 @@ class Question:
 @dataclass
 class QuestionResult:
     """One question's outcome: the ranked hits' `path:first-last`, the 1-based rank of the first match (None),
-    which gold items the top k matched, whether the product abstained, and the answer text when answers were
-    measured."""
+    which gold items the top k matched, whether the product abstained, the answer text when answers were
+    measured, and the top k hits' focus lines (what Focus@k judged)."""
 
     id: str
     kind: str
@@ -84,6 +84,7 @@ class QuestionResult:
     focus_hit: bool | None = None  # a top-k focus overlaps a gold span within FOCUS_MAX_LINES (None: no line gold)
     key_hit: bool | None = None  # the answer holds one of the question's keys (None: no key or not measured)
     answer: str | None = None  # the answer text Key was judged on (`--json` carries it to read the answers)
+    focus: list[str] = field(default_factory=list)  # the top k hits' focusRange `path:first-last` ("" without one)
 
 
 def _norm_path(path: str) -> str:
@@ -201,6 +202,7 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str
         has_lines=any(g.start is not None for g in q.gold),
         abstained=abstained,
         focus_hit=any(focus_matches(h, g) for h in topk for g in q.gold) if any(g.start for g in q.gold) else None,
+        focus=[f"{h.chunk.path}:{'-'.join(map(str, lines))}" if (lines := focus_lines(h)) else "" for h in topk],
         key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None,
         answer=answer)
 
