@@ -1,5 +1,5 @@
 """The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
-bookkeeping pages, which questions ask about changes, which chunks are API reference entries and which questions name
+bookkeeping pages, which questions ask about changes, which pages are named as the API reference, which chunks are API reference entries and which questions name
 an identifier, which chunks are stubs, which repeat other pages' lines, and the fused-score arithmetic."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from ragls.core.ir import Chunk, LineSpan
 from ragls.retrieval.doc_kind import (
+    api_page_factors,
     asks_about_changes,
+    is_api_page,
     is_meta_page,
     is_reference_entry,
     is_stub,
@@ -139,6 +141,24 @@ def test_stubs_are_recognised(text):
 ])
 def test_a_sentence_of_prose_is_no_stub(text):
     assert not is_stub(chunk("page.md", text=text))
+
+
+@pytest.mark.parametrize("path", ["api/plugins.rst", "docs/api/config.md", "API.md", "api.rst", "api_reference.rst",
+                                  "docs/API-Reference/index.md"])
+def test_an_api_page_by_its_folder_or_file_name(path):
+    assert is_api_page(chunk(path))
+
+
+@pytest.mark.parametrize("path", ["reference/config.md", "client_reference.rst", "api_coverage.rst", "rapid.md",
+                                  "guides/building-an-api-server.md", "apis.md"])
+def test_other_names_are_no_api_page(path):
+    assert not is_api_page(chunk(path))
+
+
+def test_api_page_factors_only_for_api_pages_and_not_when_off():
+    pairs = [("api", chunk("api/hooks.md")), ("guide", chunk("generating.md"))]
+    assert api_page_factors(pairs, 0.9) == {"api": 0.9}
+    assert api_page_factors(pairs, 1.0) == {}
 
 
 def test_stub_factors_only_for_stubs_and_not_when_off():

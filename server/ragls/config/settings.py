@@ -212,6 +212,9 @@ class RetrievalSettings(_Section):
     # Fused score factor of stub chunks: less than a sentence of prose once headings, directives and markup are left
     # out (retrieval/doc_kind.py; docs/benchmarks.md "Stub chunks"); 1 = off.
     stub_chunk_weight: float = Field(0.9, ge=0.0, le=1.0)
+    # Fused score factor of the chunks of a page named as the API reference (a folder or file "api", "api_reference";
+    # retrieval/doc_kind.py; docs/benchmarks.md "API pages"); 1 = off.
+    api_page_weight: float = Field(0.9, ge=0.0, le=1.0)
     # Fused score factor of a chunk made of long lines repeated word for word on 2+ other candidate pages (a generated
     # `--help` block), scaled by the share of its lines so repeated and of the question's words it holds only there
     # (retrieval/doc_kind.py; docs/benchmarks.md "Repeated blocks"); 1 = off.

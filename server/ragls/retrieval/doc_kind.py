@@ -49,6 +49,17 @@ is all title and topic, so its cosine matches a question about the topic as well
 and it wins near ties while saying nothing (docs/benchmarks.md, "Stub chunks"). It is scored × the weight, so it
 still ranks where nothing better matches.
 
+API pages (`retrieval.api_page_weight`, `api_page_factors`): a chunk of a page named as a project's API reference — a
+folder or file whose name is "api" or "API reference" (`api/plugins.rst`, `api.md`, `api_reference.rst`; letters
+only, lower-cased) — is scored × the weight, whatever the question. Documentation is written in two kinds of page
+(Diataxis' reference and how-to/explanation): the reference describes every object once, its parameters and hooks,
+and so matches a task question's words and meaning wherever the task touches an object, while the guide page states
+what to do. The reference page still ranks where no guide page matches nearly as well (a question about one
+object's parameters: the exact-match bonus keeps a chunk naming the asked identifier first). Named, not marked up:
+a guide page's own `.. autoclass::` is not demoted (the markup rule above, off since two blind sets), and a page
+called "reference" is not either (a configuration or command-line reference states settings, what such questions
+ask for). Measured in docs/benchmarks.md, "API pages".
+
 Quoted messages (`retrieval.quoted_message_weight`, `quoted_factors`): a chunk that holds, word for word, a message
 the question quotes (`names.quoted_messages`: three or more words in quotes — an error the user saw, "No source for
 code") is scored × the weight (above 1). A page that lists the message is where it is explained (an error reference,
@@ -91,10 +102,15 @@ _ASKS = re.compile(
     r"credits?|news\s+fragments?|when\s+(?:was|were|did)\b.*\b(?:added|introduced|dropped))\b")
 
 
+def _path_names(path: str) -> set[str]:
+    """The folder and file names of `path` (the file's without its extension), lower-cased, letters only."""
+    parts = [p.split(".", 1)[0] or p for p in path.replace("\\", "/").split("/")]
+    return {re.sub(r"[^a-z]", "", p.lower()) for p in parts}
+
+
 def is_meta_page(chunk: Chunk) -> bool:
     """True when `chunk` belongs to a changelog / release-notes / contributing / authors page (module docstring)."""
-    parts = [p.split(".", 1)[0] or p for p in chunk.path.replace("\\", "/").split("/")]
-    if any(re.sub(r"[^a-z]", "", p.lower()) in _META_NAMES for p in parts):
+    if _path_names(chunk.path) & _META_NAMES:
         return True
     headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
     if headings and _META_TITLES.match(headings[0]):
@@ -114,6 +130,24 @@ def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: 
     if weight >= 1.0 or asks_about_changes(question):
         return {}
     return {key: weight for key, chunk in chunks if is_meta_page(chunk)}
+
+
+# Folder or file names (letters only, lower-cased) of a project's API reference.
+_API_NAMES = frozenset({"api", "apireference"})
+
+
+def is_api_page(chunk: Chunk) -> bool:
+    """True when `chunk`'s page is a project's API reference by name: a folder or file (without extension) called
+    "api" or "api reference" in any case and spelling (`api/`, `API.md`, `api_reference.rst`; module docstring)."""
+    return bool(_path_names(chunk.path) & _API_NAMES)
+
+
+def api_page_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose chunk is an API page's (`is_api_page`); {} when `weight` is 1
+    (off). `weight` in [0, 1] multiplies the chunk's fused score (`fuse.apply_prior`)."""
+    if weight >= 1.0:
+        return {}
+    return {key: weight for key, chunk in chunks if is_api_page(chunk)}
 
 
 # A Sphinx object description of a callable, class or attribute (any domain prefix `py:`; `auto*` directives of

@@ -27,6 +27,7 @@ from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
+    api_page_factors,
     meta_factors,
     quoted_factors,
     reference_factors,
@@ -421,7 +422,8 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`); with
     `reference`, API reference entries among them too × `retrieval.reference_entry_weight` unless the question names
     an identifier (`doc_kind.reference_factors`), stub chunks without the exact-match bonus ×
-    `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`) and, also without it, chunks of lines repeated on other
+    `retrieval.stub_chunk_weight` (`doc_kind.stub_factors`), API pages' chunks without it ×
+    `retrieval.api_page_weight` (`doc_kind.api_page_factors`) and, also without it, chunks of lines repeated on other
     pages × down to `retrieval.repeated_block_weight` and further as the question's terms they hold are held only there
     (`doc_kind.repeated_block_factors`, among those chunks), and chunks holding a message the question quotes ×
     `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1); a chunk
@@ -431,9 +433,11 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     only, as when the abstention model was fitted."""
     weight = settings.reference_entry_weight if reference else 1.0
     stub = settings.stub_chunk_weight if reference else 1.0
+    api = settings.api_page_weight if reference else 1.0
     repeated = settings.repeated_block_weight if reference else 1.0
     quoted = settings.quoted_message_weight if reference else 1.0
-    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and repeated >= 1.0 and quoted == 1.0) \
+    if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and api >= 1.0 and repeated >= 1.0
+            and quoted == 1.0) \
             or not fused:
         return fused
     head = fused[:2 * top_k + 10]
@@ -443,6 +447,7 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     matched = {f.key for f in head if f.contributions.get("bonus")}
     unmatched = [(k, c) for k, c in chunks if k not in matched]
     for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(unmatched, stub).items(),
+                        *api_page_factors(unmatched, api).items(),
                         *repeated_block_factors(unmatched, repeated, q.focus_terms).items(),
                         *quoted_factors(q.text, unmatched, quoted).items()):
         factors[key] = factors.get(key, 1.0) * factor
