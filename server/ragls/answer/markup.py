@@ -40,11 +40,12 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
     (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
-    (`_myst_admonitions`), pymdownx.blocks fences emptied (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
+    (`_myst_admonitions`), pymdownx.blocks fences and (Markdown) MyST comment lines `% text` emptied
+    (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
     rewrites them. Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
     "term: definition" (`rest.definitions`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text))
+    text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
     # written (":func:`a.run`" -> "`a.run`"), which would shift every cell after it.
@@ -62,18 +63,25 @@ _BLOCK_OPEN = re.compile(r"^[ \t]*/{3,}[ \t]+[\w-]+(?:[ \t]*\|.*)?[ \t]*$")
 _BLOCK_CLOSE = re.compile(r"^[ \t]*/{3,}[ \t]*$")
 _BLOCK_OPTION = re.compile(r"^[ \t]+[\w-]+:(?:[ \t].*)?$")
 _CODE_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+# A MyST comment line (`% TODO ...`, myst-parser "Comments"): the author's note, not rendered; a page commented out
+# line by line reads as nothing (not "% :::{myst-example} % ```{mermaid} % flowchart LR"). Markdown only: in reST and
+# plain text a "%" line is text.
+_MYST_COMMENT = re.compile(r"^ {0,3}%")
 
 
-def _pymdown_blocks(text: str) -> str:
+def _pymdown_blocks(text: str, markdown: bool = True) -> str:
     """pymdownx.blocks fences emptied, line for line: an opening `/// name` (`_BLOCK_OPEN`) with its indented option
     lines, and a bare `///` that closes an open block. The body reads as the paragraphs and code blocks it holds
-    ("/// note" no longer opens a quoted sentence). Lines inside code fences are left alone."""
+    ("/// note" no longer opens a quoted sentence). When `markdown`, MyST comment lines (`_MYST_COMMENT`) are
+    emptied too. Lines inside code fences are left alone."""
     lines = text.split("\n")
     fence, depth, i = "", 0, 0
     while i < len(lines):
         code = _CODE_FENCE.match(lines[i])
         if code and (not fence or code.group(1).startswith(fence)):
             fence = "" if fence else code.group(1)[:3]
+        elif not fence and markdown and _MYST_COMMENT.match(lines[i]):
+            lines[i] = ""
         elif not fence and _BLOCK_OPEN.match(lines[i]):
             lines[i] = ""
             depth += 1

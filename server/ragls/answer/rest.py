@@ -19,7 +19,9 @@ Each function maps a text to a text with the same number of lines (a passage's l
   directive settings, not text: blanked.
 - `fields`: Sphinx info field lists (`:param name: text`, `:raises X: text`, `:returns: text`) become
   list items led by what they document ("- `name`: text", "- Raises `X`: text", "- Returns: text"), one passage each,
-  never glued to the sentence before; `:type name:`, `:rtype:` and the like are noise and blanked.
+  never glued to the sentence before; `:type name:`, `:rtype:` and the like are noise and blanked. Any other field
+  list of two or more top-level fields (":Author: Jane", MyST's ":depth: text") reads one item a field ("- Author:
+  Jane"), not one sentence.
 - `definitions`: definition list items (a term line, its definition indented below; a `.. glossary::`) read
   "term: definition", the definition dedented.
 - `literal_blocks`: a literal block after "::" (or under `.. code-block::`) may be indented by any amount in reST
@@ -278,14 +280,40 @@ _NAMED_FIELDS = {"raises": "Raises", "raise": "Raises", "except": "Raises", "exc
                  "returns": "Returns", "return": "Returns", "yields": "Yields", "yield": "Yields"}
 
 
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def _in_run(lines: list[str], i: int) -> bool:
+    """Whether field line `i` of `lines` (the text as written) opens or continues a top-level field list of two or
+    more fields: a document's ":Author:" / ":Version:" lines, MyST's ":External URL: <...>" lines. It is not
+    indented (an indented field is a directive's option: mkdocs-click's "    :module: x", reST's "   :width: 75"), the
+    line above its run of fields is blank (a field list is a paragraph of its own; a directive's options follow
+    its line), and a field is right above or below it (one ":warning: text" line in Markdown is an emoji, not a list)."""
+    def field(j: int) -> bool:
+        m = _FIELD.match(lines[j]) if 0 <= j < len(lines) else None
+        return bool(m and not m.group(1))
+    top = i
+    while field(top - 1):
+        top -= 1
+    return field(i) and (top == 0 or not lines[top - 1].strip()) and (field(i - 1) or field(i + 1))
+
+
 def fields(text: str) -> str:
     """`text` with its field lists as list items (module docstring), line for line; a noise field's
-    continuation lines (more indented) are blanked with it."""
+    continuation lines (more indented) are blanked with it. Another field (":Author: Jane", ":External URL: <...>")
+    in a run of two or more outside code fences (`_in_run`) is an item "- Author: Jane" (docutils renders a field
+    list as a table of name and body: one line each, never one sentence run together)."""
     if ":" not in text:
         return text
     lines = text.split("\n")
-    i = 0
+    written = list(lines)
+    i, fence = 0, ""
     while i < len(lines):
+        code = _FENCE.match(lines[i])
+        if code and not fence:
+            fence = code.group(1)
+        elif code and re.fullmatch(r"[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*", lines[i]):
+            fence = ""
         m = _FIELD.match(lines[i])
         if not m:
             i += 1
@@ -304,7 +332,9 @@ def fields(text: str) -> str:
             lead = f"`{arg.split()[-1]}`"
         elif low in _NAMED_FIELDS:
             lead = _NAMED_FIELDS[low] + (f" `{arg}`" if arg else "")
-        else:  # another field list (":Author:", or an emoji shortcode ":warning: text" in Markdown): as it is
+        elif not fence and _in_run(written, i):  # ":Author: Jane" among other fields
+            lead = f"{kind} {arg}".strip()
+        else:  # a lone field (an emoji shortcode ":warning: text" in Markdown) or one in code: as it is
             i += 1
             continue
         first = _body_below(lines, i, len(indent)) if not body else None
