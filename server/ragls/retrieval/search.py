@@ -428,9 +428,12 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     (`doc_kind.repeated_block_factors`, among those chunks), and chunks holding a message the question quotes ×
     `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1); a chunk
     of several kinds gets every factor. Only those
-    chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them, and a chunk
-    further down keeps its (already lower) score. The abstention evidence's RRF list gets the bookkeeping factor
-    only, as when the abstention model was fitted."""
+    chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them. With
+    `reference`, the entries a demotion lifts into the first 2 x top_k + 10 from below are weighed in turn, until
+    that head holds only weighed entries: a 7,129-line changelog has hundreds of candidate chunks, and those below
+    the head would otherwise fill the places its demoted chunks left (the repeated lines of a lifted chunk are
+    judged against every chunk weighed so far). The abstention evidence's RRF list gets the bookkeeping factor
+    only, on the first head, as when the abstention model was fitted."""
     weight = settings.reference_entry_weight if reference else 1.0
     stub = settings.stub_chunk_weight if reference else 1.0
     api = settings.api_page_weight if reference else 1.0
@@ -440,18 +443,27 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
             and quoted == 1.0) \
             or not fused:
         return fused
-    head = fused[:2 * top_k + 10]
-    found = lookup([f.key for f in head])
-    chunks = [(f.key, found[f.key]) for f in head if f.key in found]
-    factors = meta_factors(q.text, chunks, settings.meta_page_weight)
-    matched = {f.key for f in head if f.contributions.get("bonus")}
-    unmatched = [(k, c) for k, c in chunks if k not in matched]
-    for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(unmatched, stub).items(),
-                        *api_page_factors(unmatched, api).items(),
-                        *repeated_block_factors(unmatched, repeated, q.focus_terms).items(),
-                        *quoted_factors(q.text, unmatched, quoted).items()):
-        factors[key] = factors.get(key, 1.0) * factor
-    return apply_prior(fused, factors, keep_bonus=bool(q.compounds))
+    size = 2 * top_k + 10
+    weighed: set = set()  # every key whose kinds were weighed
+    judged: list = []  # their (key, chunk) pairs without the exact-match bonus: the repeated lines' other pages
+    matched = {f.key for f in fused[:size] if f.contributions.get("bonus")}
+    new = fused[:size]
+    while new:  # a demotion lifts entries from below the head into it (a long changelog's next chunks): weigh them too
+        weighed.update(f.key for f in new)
+        found = lookup([f.key for f in new])
+        chunks = [(f.key, found[f.key]) for f in new if f.key in found]
+        fresh = [(k, c) for k, c in chunks if k not in matched]
+        judged += fresh
+        factors = meta_factors(q.text, chunks, settings.meta_page_weight)
+        repeated_factors = repeated_block_factors(judged, repeated, q.focus_terms)
+        for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(fresh, stub).items(),
+                            *api_page_factors(fresh, api).items(),
+                            *((k, repeated_factors[k]) for k, _ in fresh if k in repeated_factors),
+                            *quoted_factors(q.text, fresh, quoted).items()):
+            factors[key] = factors.get(key, 1.0) * factor
+        fused = apply_prior(fused, factors, keep_bonus=bool(q.compounds))
+        new = [f for f in fused[:size] if f.key not in weighed] if reference else []
+    return fused
 
 
 def _has_words(chunk, words: set[str]) -> bool:

@@ -1,0 +1,64 @@
+"""The document-kind prior's head on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/search.py
+`_document_priors`): a long changelog has more candidate chunks than the first 2 x top_k + 10 the priors weigh;
+once the head's changelog chunks are demoted, the next ones from below move up into the shown hits, and they are
+demoted too — no shown changelog chunk keeps its undemoted score (near-copy removal off: the sections are alike)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from offline_index import indexed_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+WAYS = ("is retried", "waits longer", "backs off", "times out")
+
+
+def changelog() -> str:
+    rng = random.Random(7)
+
+    def section(i: int) -> str:
+        body = " ".join(f"The retry timeout of the upload client was "
+                        f"{rng.choice(['fixed', 'changed', 'improved', 'reworked', 'adjusted'])} so that a slow server "
+                        f"{way} before the request gives up; issue {100 + i * 7 + j}." for j, way in enumerate(WAYS))
+        return f"## {i // 10}.{i % 10}.0 (2024-0{1 + i % 9}-1{i % 9})\n\n{body}\n"
+
+    return "# Changelog\n\n" + "\n".join(section(i) for i in range(120, 0, -1))
+
+
+GUIDE = """# Uploads
+
+## Retries and timeouts
+
+The upload client retries a request that timed out. Set `retry_timeout` in the `[upload]` section to the number of
+seconds it waits for a slow server before it gives up and retries; the default is 30.
+"""
+QUESTION = "How long does the upload client wait for a slow server before it retries?"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("head"), {"CHANGES.md": changelog(), "uploads.md": GUIDE})
+
+
+def scores(folder: Path, weight: float | None, top_k: int) -> dict[tuple[str, int], float]:
+    layers = [{"retrieval": {"dedup_cosine": 1.0, **({"meta_page_weight": weight} if weight is not None else {})}}]
+    ws = RagWorkspace([folder], layers, read_only=True)
+    try:
+        return {(h.chunk.path, h.chunk.span.start_line): h.score for h in ws.retrieve(QUESTION, top_k=top_k)}
+    finally:
+        ws.close()
+
+
+def test_changelog_chunks_lifted_into_the_head_are_demoted_too(folder):
+    off = scores(folder, 1.0, 60)  # every candidate, the prior off
+    assert sum(path == "CHANGES.md" for path, _ in off) > 2 * 5 + 10  # more changelog candidates than the head holds
+    shown = scores(folder, None, 5)
+    assert next(iter(shown)) == ("uploads.md", 0)
+    changes = [key for key in shown if key[0] == "CHANGES.md"]
+    assert changes  # demoted, not dropped
+    assert all(shown[key] == pytest.approx(0.6 * off[key]) for key in changes)
