@@ -1,7 +1,8 @@
 """Extractive answers over MyST Markdown pages with a field list (":depth: text" lines, myst-parser's `fieldlist`
 extension, as reST writes them) and comment lines ("% text"): each field reads as an item of its own, never one
 sentence running the fields together, and a commented-out line is never quoted (answer/rest.py `fields`,
-answer/markup.py `_MYST_COMMENT`). Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without
+answer/markup.py `_MYST_COMMENT`); a link with no text ("[](#pkg.func)", MyST's implicit text) reads as its target
+(answer/passages.py `_link`). Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without
 an LLM."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ARCHIVE = """# Archives
 % The archive format is chosen with the `--compression` flag.
 
 The `bundle` command writes the archive of the site to the `dist/` folder.
+The layout of the archive is described by [](#bundle.layout.describe), and its manifest by [](manifest.md).
 
 ```console
 % bundle --out dist/
@@ -76,3 +78,11 @@ def test_a_commented_out_line_is_never_quoted(ws):
     assert "zstandard" not in answer and "--compression" not in answer and "TODO" not in answer, answer
     assert clean_markup(ARCHIVE).splitlines()[2:4] == ["", ""]
     assert "% bundle --out dist/" in clean_markup(ARCHIVE)
+
+
+def test_a_link_without_text_reads_as_its_target(ws):
+    """MyST fills "[](#bundle.layout.describe)" with the target's title when it builds; ragls cannot resolve it, so
+    the answer names the target (an object as code, a page as its path) where it read "described by , and its
+    manifest by ."."""
+    answer = ws.ask("What describes the layout of the archive?").text
+    assert "is described by `bundle.layout.describe`, and its manifest by manifest.md" in answer, answer

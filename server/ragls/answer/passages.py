@@ -104,8 +104,13 @@ def _link(m: re.Match[str]) -> str:
     """A Markdown link as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
     which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
     (`structlog.processors.LogfmtRenderer`)", "[`LoggerFactory`](structlog.stdlib.LoggerFactory)" ->
-    "`structlog.stdlib.LoggerFactory`"."""
+    "`structlog.stdlib.LoggerFactory`". A link with no text (MyST's "[](#setup)", whose text Sphinx fills with the
+    target's title) reads as its target: "[](https://example.com)" -> "https://example.com", "[](#pkg.mod.setup)" ->
+    "`pkg.mod.setup`"; a link with neither ("[](){#anchor}", an mkdocs-autorefs anchor) as nothing."""
     label, target = m.group(1), (m.group(2) or "").strip()
+    if not label.strip() and target:  # MyST's implicit text "[](#setup)", "see [](config.md)": the target's title
+        target = target.strip("<>").lstrip("#")  # (resolved at build time, not here), so the target itself
+        return f"`{target}`" if _OBJECT_TARGET.match(target) and not _NOT_OBJECT.search(target) else target
     if not _OBJECT_TARGET.match(target) or _NOT_OBJECT.search(target):
         return label
     name = target.lstrip("~")
