@@ -31,6 +31,7 @@ def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
     ("CHANGES.rst", ""), ("docs/release-notes.md", "Release Notes > 0.47.3 (August 24, 2025)"),
     ("docs/contributing/the_basics.md", "Contributing Basics"), ("HISTORY.md", ""), ("changelog.d/123.md", ""),
     ("whats_new_3_0.rst", ""), ("AUTHORS", ""), ("guide.md", "Changelog > Unreleased"),
+    ("docs/internals/architecture.md", "Model definition"),
     ("guide.md", "What's new in 3.0"), ("notes.md", "Project > 2.0.1 (2024-01-02)"),
     ("notes.md", "Project > v25.1.0 - 2025-01-29"), ("notes.md", "Project > [1.4.0] - 2023-05-02"),
     ("notes.md", "Project > 24.1.0"), ("notes.md", "Project > 3.9.0 (2023-11-18)"), ("notes.md", "Project > 2.0 (unreleased)"),
@@ -43,6 +44,7 @@ def test_bookkeeping_pages_are_recognised(path, title):
     ("ch14-01-release-profiles.md", "Customizing Builds with Release Profiles"), ("advanced-usage.rst", "TLS"),
     ("v2-migration-guide.rst", "Migrating to 2.x"), ("guide.md", "Python 3.9 support > Setup"),
     ("guide.md", "Versioning > Pinning"), ("reference/contrib/socks.rst", "SOCKS proxies"),
+    ("config/internal.md", "Internal environments"),
     # a numbered manual section is not a release
     ("manual.md", "Manual > 2.1: Installing"), ("manual.md", "Manual > 4.2 - Configuration"),
     ("manual.md", "Manual > 1.2 (optional) Setup"), ("manual.md", "Manual > 3.1 Running jobs"),

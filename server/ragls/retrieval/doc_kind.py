@@ -15,7 +15,9 @@ a bookkeeping chunk that is the only good match still ranks.
 A chunk is a bookkeeping page's when (any of):
 - a part of its path (a folder, or the file name without its extension) is one of `_META_NAMES` after lower-casing
   and dropping everything but letters (`CHANGES.rst`, `changelog.d/`, `release-notes.md`, `docs/contributing/the_basics.md`,
-  `HISTORY.md`; not `ch14-01-release-profiles.md`);
+  `HISTORY.md`, `docs/internals/architecture.md`; not `ch14-01-release-profiles.md`) — "internals" pages explain the
+  implementation to the people who work on it (Pydantic's "targeted to contributors"; Django's `docs/internals/` is its
+  contributing guide and release process), in the words of every usage question;
 - its page title (the first part of its heading path) starts with one of `_META_TITLES` ("Changelog", "Release
   Notes", "What's new", "Contributing", ...);
 - a part of its heading path is a version heading (`2.0.1`, `Version 0.47.3 (August 24, 2025)`, `v25.1.0 - 2025-01-
@@ -80,6 +82,7 @@ from ragls.retrieval.names import quoted_messages
 _META_NAMES = frozenset({
     "changelog", "changelogs", "changes", "history", "news", "releasenotes", "releases", "whatsnew",
     "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
+    "internals",
 })
 _META_TITLES = re.compile(
     r"\s*(change\s*log|changes\b|release\s+notes|release\s+history|version\s+history|history\b|news\b|"
