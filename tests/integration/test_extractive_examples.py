@@ -1,5 +1,5 @@
 """Extractive answers on a real index with the offline model (`RagWorkspace.ask`): a short code example right after
-the paragraph's last sentence comes with that sentence (`extractive.with_code_after`, EXAMPLE_LINES), and four short
+the paragraph's last sentence comes with that sentence (`neighbours.with_code_after`, EXAMPLE_LINES), and four short
 passages leave room for a fifth (`extractive.extractive_picks`, SHORT_ANSWER_CHARS)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Extractive answers on a real index with the offline model (`RagWorkspace.ask`): an emphasised default statement
 completes its paragraph (`passages._DEFAULT`), the sentence right after the block a quoted ":" sentence carries
-comes with it when it names what the question asks (`extractive._after_block`), and a ":" sentence with its whole
+comes with it when it names what the question asks (`neighbours._after_block`), and a ":" sentence with its whole
 list takes the place of a quoted item of that list (`extractive._held_items`)."""
 
 from __future__ import annotations

@@ -258,7 +258,7 @@ def test_a_colon_sentence_carries_what_it_introduces_or_is_dropped():
 
 def test_units_flag_list_items_table_rows_and_rest_fields_as_items():
     """`Unit.item`: list items, pipe-table rows and reST fields (made list items by answer/rest.py) are whole units
-    of their own (never read with a neighbour, extractive._completed); paragraph sentences are not."""
+    of their own (never read with a neighbour, neighbours.read_with_neighbours); paragraph sentences are not."""
     md = ("Pools are reused across requests. Each host gets one.\n\n"
           "- `maxsize` sets how many connections are kept per host\n\n"
           "| name | default | meaning |\n|---|---|---|\n| `block` | `False` | wait for a free connection |\n")

@@ -22,10 +22,9 @@ from ragls.answer.identifiers import (
     passage_words,
     pointed_at,
 )
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, LIST_ITEM, Unit, clean_markup, is_markdown, units
+from ragls.answer.neighbours import code_lines, quotes, read_with_neighbours, with_code_after
+from ragls.answer.passages import LIST_ITEM, Unit, clean_markup, is_markdown, units
 from ragls.core.ir import Hit
-
-FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -68,8 +67,6 @@ SHORT_ANSWER_CHARS = 800  # four passages (sentences and blocks) this short in a
 IDENTIFIER_BONUS = 0.1  # a passage naming an identifier the question's words point at (see extractive_answer)
 CODE_BONUS = 0.03  # a passage naming some identifier (code span, `name=`, `Class.method`, CamelCase), on topic
 NAMED_WORDS = 2  # question words one identifier points at that make its passage an answer of its own
-NEXT_REFERENCE_WORDS = 12  # a sentence this short referring back to a quoted one is read with it (`_explains`)
-SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
 EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence comes with it in an answer
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 # with embed: the candidates of each source sharing the most question words, embedded beyond EMBEDDED_CANDIDATES
@@ -248,138 +245,13 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         if _names_the_question(unit, query - covered) and _fresh(n, unit, picked, seen):
             picked.append((n, unit))
             break
-    picked = _completed(picked, dict(sources), query)
+    picked = read_with_neighbours(picked, dict(sources), query)
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
-
-
-def _completed(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
-               ) -> list[tuple[int, Unit]]:
-    """`picked` with each passage that refers back to the sentence right before it read with that sentence
-    (`_antecedent`), and each sentence read with the sentence right after it in its chunk (the same paragraph or
-    the next, only a blank line between) when that one names an identifier the question's words point at
-    (`pointed_at`) that the first does not name, in its own words or in the code of at most SHORT_CODE_LINES lines
-    it shows (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
-    solution is to run the tests one at a time." then "If you want more control over the number of threads used,
-    you can send the `--test-threads` flag ... Take a look at the following example:" and `cargo test --
-    --test-threads=1`). The prose says what to do, the next sentence names how; shown as one passage under the
-    first one's citation. A sentence that names such an identifier already is read with the next one only when the
-    two are shorter than EXTRACTIVE_MAX_SENTENCE_CHARS: "In this mode `sys.stdout.fileno()` ... raise
-    `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
-    for a question naming both (measured: docs/benchmarks.md, "The next sentence naming another identifier").
-    A next sentence the answer quotes anyway stays where it is (two answering sentences of
-    one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
-    ..." each answer one part of a question). List items and table rows are whole units of their own
-    and are never joined (`Unit.item`); a longer block after the next sentence is an example of something else
-    more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
-    them")."""
-    out: list[tuple[int, Unit]] = []
-    quoted = {(n, u.line, u.sentence) for n, u in picked}
-    for n, unit in picked:
-        hit = hits.get(n)
-        found = units(hit.chunk.text, markdown=is_markdown(hit.chunk.path)) if hit is not None and unit.line >= 0 else []
-        at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
-        prev, own = (found[at - 1] if at else None), unit
-        if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
-                and not any(k == n and (_quotes(m, prev) or _quotes(prev, m)) for k, m in picked):
-            unit = replace(unit, sentence=f"{prev.sentence} {unit.sentence}", line=prev.line)
-        mine = pointed_at(identifier_words(own.scored_text), query)
-        if at is not None and not own.attached:
-            nxt = with_code_after(found[at + 1], query) if at + 1 < len(found) else None
-            if nxt is not None and nxt.line - unit.end <= 2 and not unit.item and not nxt.item \
-                    and _code_lines(nxt.attached) <= SHORT_CODE_LINES \
-                    and pointed_at(identifier_words(nxt.text), query) - mine \
-                    and (not mine or len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS) \
-                    and (n, nxt.line, nxt.sentence) not in quoted \
-                    and not any(k == n and (_quotes(m, nxt) or _quotes(nxt, m)) for k, m in picked):
-                unit = replace(nxt, sentence=f"{unit.sentence} {nxt.sentence}", line=unit.line)
-            elif _explains(unit, found[at + 1] if at + 1 < len(found) else None) \
-                    and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
-                    and not any(k == n and (_quotes(m, found[at + 1]) or _quotes(found[at + 1], m)) for k, m in picked):
-                unit = replace(found[at + 1], sentence=f"{unit.sentence} {found[at + 1].sentence}", line=unit.line)
-        out.append((n, unit))
-        after = _after_block(found, at, own, query) if at is not None else None
-        if after is not None and (n, after.line, after.sentence) not in quoted \
-                and not any(k == n and (_quotes(m, after) or _quotes(after, m)) for k, m in picked):
-            out.append((n, after))
-            quoted.add((n, after.line, after.sentence))
-    return out
-
-
-def _explains(unit: Unit, nxt: Unit | None) -> bool:
-    """Whether `nxt`, the passage right after `unit` in its chunk, is read with it (`_completed`): a short sentence of
-    the same paragraph (at most NEXT_REFERENCE_WORDS words, no blank line between) that refers back to it
-    (`_BACK_REFERENCE`: "This happens when returning to the top of a loop." after "A branch can go backwards in a
-    file, so you might see a branch from a later line to an earlier line, like `55->50`."): it says why or what
-    for, which the question often asks, in words it shares with neither (measured: docs/benchmarks.md, "Extractive
-    answers: Key misses of coverage.py and Poetry classified"). Never a list item or table row, a passage carrying a
-    block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS or FOCUS_SENTENCE_LINES lines."""
-    return nxt is not None and not unit.item and not nxt.item and not unit.attached and not nxt.attached \
-        and nxt.line <= unit.end + 1 and len(nxt.sentence.split()) <= NEXT_REFERENCE_WORDS \
-        and _BACK_REFERENCE.match(nxt.sentence) is not None \
-        and len(unit.sentence) + len(nxt.sentence) < EXTRACTIVE_MAX_SENTENCE_CHARS \
-        and nxt.end - unit.line < FOCUS_SENTENCE_LINES
-
-
-def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str]) -> Unit | None:
-    """The sentence right after the block that passage `found[at]` (`own`, a ":" sentence) carries, when
-    `extractive_picks` quotes it after `own` (`_completed`): it opens the paragraph after the block (only a blank
-    line between), is not a list item, and names an identifier the question's words point at (`pointed_at`) that
-    neither `own` nor its block names. The block shows how, and the sentence after it often names the option that
-    does what the question asks: "The easiest way is creating a small `start-myproject.py` file that runs the
-    application using the builtin server:", its `run_simple(...)` example, then "You can also pass it the
-    `extra_files` keyword argument with a list of additional files (like configuration files) you want to observe."
-    for "How do I make run_simple watch that file too?". Quoted as a passage of its own (its own citation lines).
-    None otherwise."""
-    if not own.attached or own.block_end <= own.end:
-        return None
-    nxt = next((u for u in found[at + 1:] if u.line > own.block_end), None)
-    if nxt is None or nxt.item or nxt.line - own.block_end > 2:
-        return None
-    mine = pointed_at(identifier_words(own.text), query)
-    return nxt if pointed_at(identifier_words(nxt.sentence), query) - mine else None
-
-
-# A sentence opening with a word that refers back to the sentence before it: a connective ("So", "Thus",
-# "However", "To do this,") or a pronoun or demonstrative subject ("It", "This", "These", "They").
-_BACK_REFERENCE = re.compile(r"^(?:So|Thus|Therefore|Hence|However|Otherwise|Instead|Also|Then|It|Its|This|That|These|"
-                             r"Those|They|Their|Such|To do (?:this|so|that)|In (?:this|that|which|such a) case|"
-                             r"As a result|For (?:this|that) reason)\b")
-
-
-def _antecedent(prev: Unit, unit: Unit) -> bool:
-    """Whether passage `unit` is read with `prev`, the passage right before it in its chunk (the same paragraph, or
-    the one before with only a blank line between): `unit` refers back to it — it opens with a connective or a
-    pronoun (`_BACK_REFERENCE`: "So if you're making several requests to the same host, the underlying TCP
-    connection will be reused" after "It also persists cookies ... made from the Session instance") — or it
-    speaks in words of an identifier `prev` names and names none itself ("A background task should be attached to
-    a response" after "Starlette includes a `BackgroundTask` class": every word of the name, at least two, in
-    `unit`). A sentence quoted without what it refers to answers less than it says (the antecedent problem of
-    extractive summaries); shown as one passage, display only (the scores are the picked sentence's own).
-    Never list items, table rows or fields (`Unit.item`), a `prev` carrying a block, or a pair longer than
-    EXTRACTIVE_MAX_SENTENCE_CHARS or than FOCUS_SENTENCE_LINES lines (`focus_lines` cites a passage from its first
-    line on: a longer pair's citation would stop before the picked sentence)."""
-
-    if unit.item or prev.item or prev.attached or unit.line - prev.end > 2 \
-            or len(prev.sentence) + len(unit.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
-            or unit.end - prev.line >= FOCUS_SENTENCE_LINES:
-        return False
-    if _BACK_REFERENCE.match(unit.sentence):
-        return True
-    if identifier_words(unit.sentence):
-        return False
-    words = passage_words(unit.sentence)
-    return any(len(named := identifier_words(m.group(0))) >= 2 and named <= words
-               for m in IDENTIFIER.finditer(prev.sentence))
-
-
-def _code_lines(block: str) -> int:
-    """The lines of `block` (a list or code block as `Unit.attached` shows it) that are not blank or fences."""
-    return sum(1 for x in block.split("\n") if x.strip() and not x.startswith(("```", "~~~")))
 
 
 def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
@@ -401,24 +273,24 @@ def _next_pick(remaining: list, query: set[str] | frozenset[str], covered: set[s
 def _fresh(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -> bool:
     """True when `unit` of source `n` is not quoted yet: its normalised text is not in `seen` (the same passage from
     two sources, a selection and its file, once) and no passage picked from the same source holds it or is held by
-    it (`_quotes`)."""
-    return _normalised(unit.text) not in seen and not any(_quotes(m, unit) or _quotes(unit, m)
+    it (`neighbours.quotes`)."""
+    return _normalised(unit.text) not in seen and not any(quotes(m, unit) or quotes(unit, m)
                                                           for k, m in picked if k == n)
 
 
 def _held_items(n: int, unit: Unit, picked: list[tuple[int, Unit]], seen: set[str]) -> list[int]:
     """Indexes in `picked` of the list items of source `n` that passage `unit` (a ":" sentence) carries in its list
-    (`_quotes`), when `unit` is quoted nowhere else: `extractive_picks` then quotes `unit` with its whole list in the
+    (`neighbours.quotes`), when `unit` is quoted nowhere else: `extractive_picks` then quotes `unit` with its whole list in the
     first item's place. An item quoted alone answers less than the list its lead-in introduces: "A title defined in
     the nav configuration setting for a document." is the first of four ways "MkDocs will attempt to determine the
     title of a document in the following ways, in order:", and a question asking where a title comes from needs
     the other three. Empty when `unit` carries no list or one longer than EXAMPLE_LINES lines (an answer stays
     short), holds no pick, or is quoted already."""
-    if not unit.attached or not LIST_ITEM.match(unit.attached) or _code_lines(unit.attached) > EXAMPLE_LINES \
+    if not unit.attached or not LIST_ITEM.match(unit.attached) or code_lines(unit.attached) > EXAMPLE_LINES \
             or _normalised(unit.text) in seen \
-            or any(k == n and _quotes(m, unit) for k, m in picked):
+            or any(k == n and quotes(m, unit) for k, m in picked):
         return []
-    return [i for i, (k, m) in enumerate(picked) if k == n and m.item and _quotes(unit, m)]
+    return [i for i, (k, m) in enumerate(picked) if k == n and m.item and quotes(unit, m)]
 
 
 def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) -> tuple[int, Unit] | None:
@@ -505,40 +377,6 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
             per_source[rank] = per_source.get(rank, 0) + 1
             chosen.add(i)
     return sorted(chosen)
-
-
-def _quotes(a: Unit, b: Unit) -> bool:
-    """Whether passage `a` already shows passage `b` (both of one chunk): `b`'s lines lie within the list or code
-    block `a` carries ("Black will exit with:" and its list, then one of its items) — no text twice in an answer."""
-    return a.block_end > a.end and a.end < b.line and b.end <= a.block_end
-
-
-def with_code_after(unit: Unit, query: set[str] | frozenset[str], example_lines: int = 0) -> Unit:
-    """`unit` showing the code block right after its sentence (`Unit.code_after`) when that code names an
-    identifier pointing at a word of the question (`pointed_at`) that the sentence itself does not name: "it
-    might improve performance to increase this number" answers "how do I raise the number of pools?" with
-    `urllib3.PoolManager(num_pools=50)` under it. Code of at most SHORT_CODE_LINES lines naming such an
-    identifier comes with it even when the sentence names it too: "configure git to ignore revisions listed in a
-    file on every call to `git blame`" answers with its one `git config blame.ignoreRevsFile ...` line. Any
-    sentence of the paragraph above the block can show it (`Unit.code_after`); one that is not the paragraph's
-    last only code that short (the block right after a sentence illustrates that sentence; a long one under an
-    earlier sentence is often about the rest of the paragraph: the 28-line test module under "When valid data is
-    sent in a POST request, create should insert ..."). With `example_lines` (an answer's passages:
-    EXAMPLE_LINES; the focus passes none), a block of at most that many lines right after the paragraph's last
-    sentence comes with it whatever it names: the short example under a sentence shows how to do what the sentence
-    says, and its name is often one the question's own words never point at — "How do I lock a view so that only
-    signed-in users can open it?" is answered by `@requires('authenticated')` under "Alternatively you might want to
-    redirect unauthenticated users to a different page." (measured: docs/benchmarks.md, "Short examples under an
-    answering sentence"). Never a program's output (`Unit.output`). Otherwise `unit` as it is."""
-    if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
-        return unit
-    code = pointed_at(identifier_words(unit.code_after), query)
-    own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
-    short = _code_lines(unit.code_after)
-    example = unit.code_scored and short <= example_lines  # right after the paragraph's last sentence
-    if not example and not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
-        return unit
-    return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
 
 
 def _block_once(picked: list[tuple[int, Unit]]) -> list[tuple[int, Unit]]:

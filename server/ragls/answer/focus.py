@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragls.answer.cite import content_words
-from ragls.answer.extractive import FOCUS_SENTENCE_LINES, Candidate, candidate_passages, passage_scores, with_code_after
+from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
+from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, with_code_after
 from ragls.answer.passages import Unit, is_markdown, section_titles
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan

@@ -212,14 +212,14 @@ class Unit:
     the block it introduces (`attached`), else `end`. `code_after` is the code block right after a paragraph's last
     sentence that does not end in ":" ("... to increase this number." then `PoolManager(num_pools=50)`), as
     `attached` would show it, through line `code_end`: an answer shows it when it names what the question asks
-    (`extractive.with_code_after`). Every sentence of that paragraph carries it, not only the last: "Requests will
+    (`neighbours.with_code_after`). Every sentence of that paragraph carries it, not only the last: "Requests will
     be retried the given number of times on a ConnectError. If you need other forms of retry, use a library." then
     `Transport(retries=1)` answers a question about retries with its first sentence, and the option is in the code.
     Only the last sentence is scored with it (`code_scored`, `scored_text`): the block's words are evidence for the
     sentence right before it; for the others the code is shown, not scored, so a paragraph above a block does not
     rank all of its sentences by the block's words. `item` marks a list item, a table row or a reST field (which
     `rest.fields` makes a list item): a whole unit of its own, never read with the passage before or after it
-    (`extractive._completed`)."""
+    (`neighbours.read_with_neighbours`)."""
 
     sentence: str
     attached: str = ""
@@ -493,7 +493,7 @@ def _output(sentence: str, block: Block) -> bool:
     sentence says it is output (`_OUTPUT_SAID`, or `_OUTPUT_LEAD` in a sentence introducing the block: "If you
     run this code, you will see this output:", "This code will print the following:") and the block does not open
     with a prompt (a transcript's command is what to run). Such a block comes with its sentence but is not scored
-    (`Unit.scored_text`) nor offered as the code after a sentence (`extractive.with_code_after`): a printout
+    (`Unit.scored_text`) nor offered as the code after a sentence (`neighbours.with_code_after`): a printout
     repeats the question's words without saying how to get it."""
     body = code_body(block)
     if not body or _PROMPT.match(body[0]):

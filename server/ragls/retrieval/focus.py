@@ -14,7 +14,7 @@ to the question, not always where the sentence naming the answer sits); the ques
 passage's section add to its score (`answer/focus._titled`: "## Can I run Black with PyPy?" over "Yes, there is
 support for PyPy 3.8"), the same for every passage of the section. The passage comes with the list or code
 block its ":" sentence introduces, or the code right after it when that code names what the question asks for
-(`extractive.with_code_after`, as the answer shows it), and its citation is at most `FOCUS_SENTENCE_LINES` (6)
+(`neighbours.with_code_after`, as the answer shows it), and its citation is at most `FOCUS_SENTENCE_LINES` (6)
 lines (`answer/focus.focus_lines`): a longer sentence-and-block is cut to the sentence and the block's first lines
 (the block's lines naming the question's terms when the sentence itself shares no word with it). The passages
 right before and after it join it while the whole fits in `FOCUS_SENTENCE_LINES` lines, when they share a word with
