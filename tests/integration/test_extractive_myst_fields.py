@@ -36,11 +36,17 @@ The layout of the archive is described by [](#bundle.layout.describe), and its m
 ```
 """
 
+LINKS = """# Writing links
+
+Write a link with no text as `[](#target)`, and the title of its target becomes the text of the link.
+A table cell is addressed as `grid[row][column]` in the templates.
+"""
+
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     with extractive_workspace(tmp_path_factory.mktemp("mystfields"),
-                              {"contents.md": CONTENTS, "archive.md": ARCHIVE}) as ws:
+                              {"contents.md": CONTENTS, "archive.md": ARCHIVE, "links.md": LINKS}) as ws:
         yield ws
 
 
@@ -86,3 +92,12 @@ def test_a_link_without_text_reads_as_its_target(ws):
     manifest by ."."""
     answer = ws.ask("What describes the layout of the archive?").text
     assert "is described by `bundle.layout.describe`, and its manifest by manifest.md" in answer, answer
+
+
+def test_a_link_in_a_code_span_is_code(ws):
+    """"`[](#target)`" shows the syntax: it is quoted as written (it read "`target`"), and so is "`grid[row][column]`"
+    (read as a reference link "[row][column]": "`gridrow`")."""
+    answer = ws.ask("How do I write a link with no text, so that the title of its target is used?").text
+    assert "Write a link with no text as `[](#target)`, and the title" in answer, answer
+    answer = ws.ask("How is a table cell addressed in the templates?").text
+    assert "`grid[row][column]`" in answer, answer

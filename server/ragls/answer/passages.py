@@ -120,6 +120,19 @@ def _link(m: re.Match[str]) -> str:
     return f"{label} (`{name}`)"
 
 
+# A code span or a Markdown link, whichever starts first: a link written inside a code span ("`[](#anchor)`",
+# "`grid[i][j]`") is the code's text, not a link.
+_CODE_OR_LINK = re.compile(r"(`[^`\n]+`)|" + _LINK.pattern)
+
+
+def _links(text: str) -> str:
+    """`text` with its Markdown links read by `_link`, outside code spans (`_CODE_OR_LINK`): "`[](#anchor)`" and
+    "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link."""
+    if "[" not in text:
+        return text
+    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(_LINK.fullmatch(m.group(0))), text)
+
+
 def _inline_html(text: str) -> str:
     """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
     `` `x` ``, other tags as the text they hold."""
@@ -154,11 +167,11 @@ def _shortcut_links(text: str) -> str:
 
 
 def _link_text(text: str) -> str:
-    """Prose markup as the answer (Markdown) shows it: Markdown links reduced to their text (with their target when
-    it names a Python object, `_link`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
+    """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
+    their target when it names a Python object, `_link`, `_links`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
     reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
     -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
-    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_LINK.sub(_link, _IMAGE.sub("", text)))))
+    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_links(_IMAGE.sub("", text)))))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     return REST_LITERAL.sub(r"`\1`", text)
 
