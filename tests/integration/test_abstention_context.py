@@ -87,3 +87,28 @@ def test_a_name_the_docs_lack_in_the_asking_sentence_still_abstains(ws):
     result = ws.query("I added a middleware that reads the input stream to log request bodies. How do I ship those "
                       "logs to Kafka?")
     assert result.hits.evidence.absent_names == ("Kafka",) and result.abstained, result.hits.evidence
+
+
+def test_a_value_the_user_assigns_is_no_name(ws):
+    """`--converter=myconv` gives the user's own value; named again later ("rules using myconv") it is still theirs,
+    no name the docs must mention (`names.assigned_values`), and no word evidence against the question either. Main
+    refused this question for "they never mention myconv"."""
+    from ragls.retrieval.names import assigned_values, question_names, user_material
+
+    question = ("I registered my converter class with --converter=myconv, but URL placeholders without a converter "
+                "still do not use myconv. What am I missing?")
+    assert "myconv" not in question_names(question) and "myconv" in user_material(question)
+    assert assigned_values("set `level=debug` and --source=my_pkg.core") == {"debug", "my_pkg.core", "my", "pkg",
+                                                                             "core"}
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_a_verb_form_of_an_english_clipping_is_no_name():
+    """"diffing" is diff (a clipping of difference) + -ing: English word formation, not a product's name
+    (`names.lowercase_name`); main vetoed an answerable Alembic question ("How do I stop it from diffing column
+    types?") for it. A name stays a name with an -ing or -ed after it."""
+    from ragls.retrieval.names import lowercase_name
+
+    assert not any(lowercase_name(w) for w in ("diffing", "diffed"))
+    assert all(lowercase_name(w) for w in ("tokioing", "gevented", "redis", "nginx"))

@@ -34,6 +34,7 @@ def question_names(text: str) -> list[str]:
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
+    assigned = assigned_values(text)
     text = asked_clause(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
@@ -55,7 +56,7 @@ def question_names(text: str) -> list[str]:
             continue
         seen.add((token, first))
         if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
-                or _USER_LITERAL.fullmatch(token):
+                or _USER_LITERAL.fullmatch(token) or token.lower() in assigned:
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -118,7 +119,27 @@ def user_material(text: str) -> frozenset[str]:
     counts, as when a FAQ quotes the same error)."""
     asked = asked_sentences(text)
     prose = re.sub(r"`[^`\n]*`", " ", asked)
-    return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose))])))
+    return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose)),
+                                     *assigned_values(text)])))
+
+
+# An option or a setting given a value in the question — `--source=myapp`, `name=mysite`, `level=debug` (in code
+# spans too): the value is the user's own (their package, their site, their choice), whatever word it is
+_ASSIGNED = re.compile(r"(?<![\w=])-{0,2}[A-Za-z_][\w.-]*=([\w.:/-]+)")
+
+
+def assigned_values(text: str) -> frozenset[str]:
+    """The lower-case values the question `text` assigns anywhere (`_ASSIGNED`: "--source=myapp" -> {myapp},
+    "prefix=api.v2" -> {api.v2, api, v2}), the whole value and its words. The user's own material: the same word
+    named again later ("... lists files from outside myapp") is no name the docs must hold (`question_names`), and
+    no evidence either way when the docs lack it (`user_material`)."""
+    out: set[str] = set()
+    for m in _ASSIGNED.finditer(text):
+        value = m.group(1).strip(".:/-").lower()
+        if value:
+            out.add(value)
+            out.update(w for w in re.split(r"[^\w]+|_", value) if w)
+    return frozenset(out)
 
 
 def _listed_values(prose: str) -> set[str]:
@@ -139,6 +160,7 @@ _LOWER_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"), (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
             (re.compile(r"our(s|ed|ing|ful)?$"), r"or\1"), (re.compile(r"tre(s)?$"), r"ter\1"))
 _ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")  # an inflection of a dictionary word (rebooted, tweakers)
+_VERB_ENDINGS = ("ing", "ed")  # `lowercase_name`: a verb's inflection of a word English by its other rules
 CLIPPED_MAX_LENGTH = 4  # `lowercase_name`: a word this short that begins a longer word is a clipping (repo, env)
 TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common word, first letter kept, is a typo
 PREFIXED_MIN_REST = 5  # `lowercase_name`: a bound prefix counts before a dictionary word this long (not post + gres)
@@ -210,6 +232,11 @@ def lowercase_name(word: str) -> bool:
            for i in range(max(3, len(word) - longest), min(len(word) - 2, longest + 1))):
         return False
     if len(word) <= CLIPPED_MAX_LENGTH and word in _clipping_prefixes(vocabulary):
+        return False
+    # a verb's -ing / -ed form of a word that is English itself by the rules above (diffing, diffed: diff, a clipping
+    # of difference; repoed): names are nouns, English inflects them only once they are words
+    if any(word.endswith(e) and len(base := word[:-len(e)]) >= 3 and not (lowercase_name(base) and lowercase_name(base + "e"))
+           for e in _VERB_ENDINGS):
         return False
     return not (TYPO_MIN_LENGTH <= len(word) <= longest + 1 and _one_edit_from(word, vocabulary))
 
