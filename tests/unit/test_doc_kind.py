@@ -35,6 +35,9 @@ def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
     ("guide.md", "What's new in 3.0"), ("notes.md", "Project > 2.0.1 (2024-01-02)"),
     ("notes.md", "Project > v25.1.0 - 2025-01-29"), ("notes.md", "Project > [1.4.0] - 2023-05-02"),
     ("notes.md", "Project > 24.1.0"), ("notes.md", "Project > 3.9.0 (2023-11-18)"), ("notes.md", "Project > 2.0 (unreleased)"),
+    # a release's own heading: an announcement in a docs blog, a changelog entry named by the project
+    ("blog/posts/release-hatch-1170.md", "Hatch v1.17.0 > Lockfile support"), ("news.md", "Scrapy 2.11.0"),
+    ("notes.md", "Django 5.0.1 release notes > Bugfixes"),
 ])
 def test_bookkeeping_pages_are_recognised(path, title):
     assert is_meta_page(chunk(path, title))
@@ -45,6 +48,9 @@ def test_bookkeeping_pages_are_recognised(path, title):
     ("v2-migration-guide.rst", "Migrating to 2.x"), ("guide.md", "Python 3.9 support > Setup"),
     ("guide.md", "Versioning > Pinning"), ("reference/contrib/socks.rst", "SOCKS proxies"),
     ("config/internal.md", "Internal environments"),
+    # a topic with a version is no release
+    ("auth.md", "OAuth 2.0 > Tokens"), ("guide.md", "Python 3.12"), ("guide.md", "Using HTTP/1.1"),
+    ("guide.md", "Getting started with v2.0 APIs"),
     # a numbered manual section is not a release
     ("manual.md", "Manual > 2.1: Installing"), ("manual.md", "Manual > 4.2 - Configuration"),
     ("manual.md", "Manual > 1.2 (optional) Setup"), ("manual.md", "Manual > 3.1 Running jobs"),

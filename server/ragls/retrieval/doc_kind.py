@@ -21,7 +21,10 @@ A chunk is a bookkeeping page's when (any of):
 - its page title (the first part of its heading path) starts with one of `_META_TITLES` ("Changelog", "Release
   Notes", "What's new", "Contributing", ...);
 - a part of its heading path is a version heading (`2.0.1`, `Version 0.47.3 (August 24, 2025)`, `v25.1.0 - 2025-01-
-  29`): the structure of a changelog whatever the file is called.
+  29`): the structure of a changelog whatever the file is called; or a release's heading, one to three capitalised
+  words and a version with a "v" or three parts (`Hatch v1.17.0`, `Scrapy 2.11.0`, `Django 5.0.1 release notes`:
+  a release announcement or blog post, `_RELEASE_HEADING`; not a topic with a version, `OAuth 2.0`, `Python 3.12
+  support`).
 
 A question is about those pages when it names a version number (`2.0`, `v3`), or a word of `_ASKS` ("which
 version", release, changelog, deprecated, added in, what's new, contribute, pull request, ...): then no chunk is demoted. Not words a
@@ -97,6 +100,13 @@ _VERSION_HEADING = re.compile(
     r"\s*\[?(?:v(?:ersion)?\s*)?\d+\.\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|dev|post)\d*)?\]?"
     r"\s*(?:$|\(\s*(?:released\s+(?:on\s+)?)?" + _DATE + r"|[-–—:,]\s*(?:released\s+(?:on\s+)?)?" + _DATE + r"|" + _DATE + r")",
     re.IGNORECASE)
+# A release's own heading: a name of one to three capitalised words, then a version with a "v" or of three parts, then
+# at most "release notes" / "released" / "is out" — "Hatch v1.17.0" (a release announcement in a docs blog), "Scrapy
+# 2.11.0"; not "OAuth 2.0", "Python 3.12 support", "Using HTTP/1.1". Over the headings of the 22 corpora measured
+# (docs/benchmarks.md, "Release announcements") it matches only release announcements and changelog entries.
+_RELEASE_HEADING = re.compile(
+    r"\s*[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2}\s+(?:v\d+\.\d+(?:\.\d+)*|\d+\.\d+\.\d+)"
+    r"(?:\s+(?:release\s+notes|released|is\s+out))?\s*$")
 # Words of a question about versions, changes or contributing (matched on the lower-cased question).
 _ASKS = re.compile(
     r"\b(v?\d+\.\d+|v\d+|(?:which|what|in|since|before|after)\s+versions?|versioned|releases?|released|releasing|change\s*logs?|"
@@ -118,7 +128,7 @@ def is_meta_page(chunk: Chunk) -> bool:
     headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
     if headings and _META_TITLES.match(headings[0]):
         return True
-    return any(_VERSION_HEADING.match(h) for h in headings)
+    return any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)
 
 
 def asks_about_changes(question: str) -> bool:

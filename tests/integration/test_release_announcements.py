@@ -1,0 +1,64 @@
+"""Release announcements on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/doc_kind.py
+`_RELEASE_HEADING`): a docs blog's post "# Tool v1.7.0" announces a feature in the words a user asks about it; it is
+a bookkeeping page like a changelog (x retrieval.meta_page_weight unless the question asks about versions), so the
+guide page that says how to use the feature ranks first, and the post is demoted, not dropped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from offline_index import indexed_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.workspace.rag_workspace import RagWorkspace
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+POST = """# Quarry v1.7.0
+
+Quarry v1.7.0 brings lockfiles for your environments and a new check command.
+
+## Lockfiles
+
+Quarry now writes a lockfile for each environment. In CI, the job can now fail when someone changed dependencies
+but forgot to regenerate the lockfile: see the lockfile guide for how.
+"""
+GUIDE = """# Lockfiles
+
+Each environment can be locked: `quarry env lock` resolves its requirements and writes `pylock.toml`.
+
+## Stale lockfiles
+
+Run `quarry env lock --check` in CI: it fails the job when the dependencies changed and `pylock.toml` is out of
+date.
+"""
+QUESTION = "In CI I want the job to fail when someone changed dependencies but forgot to regenerate the lockfile."
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("release"),
+                          {"blog/posts/release-quarry-170.md": POST, "how-to/lockfiles.md": GUIDE})
+
+
+def ranked(folder: Path, weight: float | None, question: str = QUESTION) -> list[tuple[str, float]]:
+    layers = [{"retrieval": {"meta_page_weight": weight}}] if weight is not None else []
+    ws = RagWorkspace([folder], layers, read_only=True)
+    try:
+        return [(h.chunk.path, h.score) for h in ws.retrieve(question, top_k=5)]
+    finally:
+        ws.close()
+
+
+def test_the_guide_ranks_above_the_release_announcement(folder):
+    off = ranked(folder, 1.0)
+    assert off[0][0] == "blog/posts/release-quarry-170.md", off  # the prior off: the announcement wins
+    got = ranked(folder, None)
+    assert got[0][0] == "how-to/lockfiles.md", got
+    post = [score for path, score in got if path == "blog/posts/release-quarry-170.md"]
+    assert post and max(post) == pytest.approx(0.6 * max(s for p, s in off if p.startswith("blog/")))
+
+
+def test_a_question_about_the_release_keeps_the_announcement(folder):
+    question = "What came with release 1.7.0, and how do I fail CI on a stale lockfile?"
+    assert ranked(folder, None, question) == ranked(folder, 1.0, question)
