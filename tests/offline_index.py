@@ -109,3 +109,14 @@ def fixture_workspace(root: Path, extra: str = "") -> RagWorkspace:
     ws = RagWorkspace([folder])
     ws.index()
     return ws
+
+
+def ranked(folder: Path, question: str, retrieval: dict[str, Any] | None = None, top_k: int = 5
+           ) -> list[tuple[str, float]]:
+    """The (path, score) of `question`'s top `top_k` hits over `folder` (indexed by `indexed_folder`), read-only,
+    with the `retrieval` settings given (a prior's weight; None: the defaults)."""
+    ws = RagWorkspace([folder], [{"retrieval": retrieval}] if retrieval else [], read_only=True)
+    try:
+        return [(h.chunk.path, h.score) for h in ws.retrieve(question, top_k=top_k)]
+    finally:
+        ws.close()

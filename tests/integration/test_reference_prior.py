@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import offline_index
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -48,12 +48,7 @@ def folder(tmp_path_factory):
 
 
 def ranked(folder: Path, question: str, weight: float | None) -> list[tuple[str, float]]:
-    layers = [{"retrieval": {"reference_entry_weight": weight}}] if weight is not None else []
-    ws = RagWorkspace([folder], layers, read_only=True)
-    try:
-        return [(h.chunk.path, h.score) for h in ws.retrieve(question, top_k=5)]
-    finally:
-        ws.close()
+    return offline_index.ranked(folder, question, None if weight is None else {"reference_entry_weight": weight})
 
 
 def test_reference_entry_ranks_below_the_guide_on_a_how_to_question(folder):

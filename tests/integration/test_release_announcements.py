@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import offline_index
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -42,12 +42,7 @@ def folder(tmp_path_factory):
 
 
 def ranked(folder: Path, weight: float | None, question: str = QUESTION) -> list[tuple[str, float]]:
-    layers = [{"retrieval": {"meta_page_weight": weight}}] if weight is not None else []
-    ws = RagWorkspace([folder], layers, read_only=True)
-    try:
-        return [(h.chunk.path, h.score) for h in ws.retrieve(question, top_k=5)]
-    finally:
-        ws.close()
+    return offline_index.ranked(folder, question, None if weight is None else {"meta_page_weight": weight})
 
 
 def test_the_guide_ranks_above_the_release_announcement(folder):

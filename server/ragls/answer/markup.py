@@ -62,7 +62,6 @@ def clean_markup(text: str, markdown: bool = True) -> str:
 _BLOCK_OPEN = re.compile(r"^[ \t]*/{3,}[ \t]+[\w-]+(?:[ \t]*\|.*)?[ \t]*$")
 _BLOCK_CLOSE = re.compile(r"^[ \t]*/{3,}[ \t]*$")
 _BLOCK_OPTION = re.compile(r"^[ \t]+[\w-]+:(?:[ \t].*)?$")
-_CODE_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 # A MyST comment line (`% TODO ...`, myst-parser "Comments"): the author's note, not rendered; a page commented out
 # line by line reads as nothing (not "% :::{myst-example} % ```{mermaid} % flowchart LR"). Markdown only: in reST and
 # plain text a "%" line is text.
@@ -77,7 +76,7 @@ def _pymdown_blocks(text: str, markdown: bool = True) -> str:
     lines = text.split("\n")
     fence, depth, i = "", 0, 0
     while i < len(lines):
-        code = _CODE_FENCE.match(lines[i])
+        code = rest.FENCE.match(lines[i])
         if code and (not fence or code.group(1).startswith(fence)):
             fence = "" if fence else code.group(1)[:3]
         elif not fence and markdown and _MYST_COMMENT.match(lines[i]):

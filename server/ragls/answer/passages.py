@@ -100,14 +100,14 @@ _INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|
                           r"var|wbr)(?:\s[^<>]*)?/?>", re.IGNORECASE)
 
 
-def _link(m: re.Match[str]) -> str:
-    """A Markdown link as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
+def _link(label: str, target: str | None) -> str:
+    """A Markdown link (its `label` and `target`, `_LINK`'s two groups) as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
     which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
     (`structlog.processors.LogfmtRenderer`)", "[`LoggerFactory`](structlog.stdlib.LoggerFactory)" ->
     "`structlog.stdlib.LoggerFactory`". A link with no text (MyST's "[](#setup)", whose text Sphinx fills with the
     target's title) reads as its target: "[](https://example.com)" -> "https://example.com", "[](#pkg.mod.setup)" ->
     "`pkg.mod.setup`"; a link with neither ("[](){#anchor}", an mkdocs-autorefs anchor) as nothing."""
-    label, target = m.group(1), (m.group(2) or "").strip()
+    target = (target or "").strip()
     if not label.strip() and target:  # MyST's implicit text "[](#setup)", "see [](config.md)": the target's title
         target = target.strip("<>").lstrip("#")  # (resolved at build time, not here), so the target itself
         return f"`{target}`" if _OBJECT_TARGET.match(target) and not _NOT_OBJECT.search(target) else target
@@ -130,7 +130,7 @@ def _links(text: str) -> str:
     "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link."""
     if "[" not in text:
         return text
-    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(_LINK.fullmatch(m.group(0))), text)
+    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(m.group(2), m.group(3)), text)
 
 
 def _inline_html(text: str) -> str:

@@ -280,7 +280,7 @@ _NAMED_FIELDS = {"raises": "Raises", "raise": "Raises", "except": "Raises", "exc
                  "returns": "Returns", "return": "Returns", "yields": "Yields", "yield": "Yields"}
 
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # a code fence line, its fence in group 1
 
 
 def _in_run(lines: list[str], i: int) -> bool:
@@ -309,11 +309,11 @@ def fields(text: str) -> str:
     written = list(lines)
     i, fence = 0, ""
     while i < len(lines):
-        code = _FENCE.match(lines[i])
+        code = FENCE.match(lines[i])
         if code and not fence:
             fence = code.group(1)
-        elif code and re.fullmatch(r"[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*", lines[i]):
-            fence = ""
+        elif code and (bare := lines[i].strip(" \t")) == fence[0] * len(bare) and len(bare) >= len(fence):
+            fence = ""  # a closing fence: the opening's character, at least as many, nothing else
         m = _FIELD.match(lines[i])
         if not m:
             i += 1
