@@ -2,7 +2,7 @@
 extension, as reST writes them) and comment lines ("% text"): each field reads as an item of its own, never one
 sentence running the fields together, and a commented-out line is never quoted (answer/rest.py `fields`,
 answer/markup.py `_MYST_COMMENT`); a link with no text ("[](#pkg.func)", MyST's implicit text) reads as its target
-(answer/passages.py `_link`). Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without
+(answer/inline.py `_link`). Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without
 an LLM."""
 
 from __future__ import annotations

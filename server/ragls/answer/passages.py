@@ -16,13 +16,13 @@ and code are never flattened into one line; a sentence ending in "..." introduce
 the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
 program's output is shown, not scored (`_output`). Markup that is not text is removed first (`clean_markup`,
 answer/markup.py): heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include directives
-`{* file *}` / `{! file !}`, HTML comments, link targets (a link keeps its text, and its target when that names a
-Python object, `_link`), footnote marks, inline HTML tags, reST roles (`:meth:`~a.b`` reads as `b`) and reST section
+`{* file *}` / `{! file !}`, HTML comments, reST roles (`:meth:`~a.b`` reads as `b`) and reST section
 titles with their underlines; admonitions (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ```` and
 `:::{note}`) are read as the prose they hold, MyST code directives (```` ```{code-block} python ````) as code; reST
-tables, field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`. A passage
-right under a heading that names an identifier ("#### `--check`", "## timeout=", "### NO_PROXY") is led by it
-(`heading_label`).
+tables, field lists, Sphinx object descriptions, roles and literal blocks are rewritten first by `answer/rest.py`;
+each passage's inline markup (links, images, footnote marks, inline HTML tags, reST hyperlink references) is read by
+`answer/inline.py`. A passage right under a heading that names an identifier ("#### `--check`", "## timeout=",
+"### NO_PROXY") is led by it (`heading_label`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ from ragls.answer.blocks import (
     parsed,
     split_row,
 )
-from ragls.answer.labels import CODE_SPAN, REST_LITERAL, heading_label, labelled
+from ragls.answer.inline import link_text, plain
+from ragls.answer.labels import CODE_SPAN, heading_label, labelled
 from ragls.answer.markup import clean_markup
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
@@ -58,19 +59,6 @@ LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading th
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
-_LINK = re.compile(r"!?\[([^\]]*)\](?:\(([^)]*)\)|\[[^\]]*\])")
-# Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
-# READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
-_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
-# A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
-_REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
-# A reST inline literal ``text`` (no backtick inside): the same code span Markdown writes `text`.
-# A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
-# mostly at the end of the file, outside the chunk, so markdown-it cannot resolve it; read as its text. Not a
-# one-character label ("[x]"), nor one with digits or punctuation ("[Errno 98]", "[SSL: ...]", "[x>=0]"), nor after a
-# word or "#" ("httpx[http2]", "#[test]"), nor in a code span (`_shortcut_links`).
-_SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[:_\w])")
-_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
 _DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
@@ -80,112 +68,10 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[
                              r"(?=[\"'(\[`*_]?[A-Z0-9])")
 
 
-
-
-
-
-
-
-
-
-# A link target that names a Python object, not a page: a dotted name ("structlog.processors.LogfmtRenderer"; MyST
-# resolves it as a cross-reference), not a file ("why.md") nor a host ("example.com").
-_OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
-_NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
-                         r"io|edu|gov)$")
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
-# Inline HTML in prose (`<kbd>Ctrl</kbd>`, `<code>x</code>`, `<br/>`, `<a href="...">text</a>`): the tags are not
-# text. Only these tag names: "Vec<T>" or "<name>" in prose is not a tag.
-_INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|"
-                          r"var|wbr)(?:\s[^<>]*)?/?>", re.IGNORECASE)
-
-
-def _link(label: str, target: str | None) -> str:
-    """A Markdown link (its `label` and `target`, `_LINK`'s two groups) as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
-    which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
-    (`structlog.processors.LogfmtRenderer`)", "[`LoggerFactory`](structlog.stdlib.LoggerFactory)" ->
-    "`structlog.stdlib.LoggerFactory`". A link with no text (MyST's "[](#setup)", whose text Sphinx fills with the
-    target's title) reads as its target: "[](https://example.com)" -> "https://example.com", "[](#pkg.mod.setup)" ->
-    "`pkg.mod.setup`"; a link with neither ("[](){#anchor}", an mkdocs-autorefs anchor) as nothing."""
-    target = (target or "").strip()
-    if not label.strip() and target:  # MyST's implicit text "[](#setup)", "see [](config.md)": the target's title
-        target = target.strip("<>").lstrip("#")  # (resolved at build time, not here), so the target itself
-        return f"`{target}`" if _OBJECT_TARGET.match(target) and not _NOT_OBJECT.search(target) else target
-    if not _OBJECT_TARGET.match(target) or _NOT_OBJECT.search(target):
-        return label
-    name = target.lstrip("~")
-    words = label.strip("`*_ ")
-    if not words or words in (name, name.rsplit(".", 1)[-1]):
-        return f"`{name}`"
-    return f"{label} (`{name}`)"
-
-
-# A code span or a Markdown link, whichever starts first: a link written inside a code span ("`[](#anchor)`",
-# "`grid[i][j]`") is the code's text, not a link.
-_CODE_OR_LINK = re.compile(r"(`[^`\n]+`)|" + _LINK.pattern)
-
-
-def _links(text: str) -> str:
-    """`text` with its Markdown links read by `_link`, outside code spans (`_CODE_OR_LINK`): "`[](#anchor)`" and
-    "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link."""
-    if "[" not in text:
-        return text
-    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(m.group(2), m.group(3)), text)
-
-
-def _inline_html(text: str) -> str:
-    """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
-    `` `x` ``, other tags as the text they hold."""
-    if "<" not in text:
-        return text
-    parts = re.split(r"(`[^`\n]+`)", text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _INLINE_HTML.sub(_tag, parts[k])
-    return "".join(parts)
-
-
-def _tag(m: re.Match[str]) -> str:
-    """An inline HTML tag as Markdown: `<code>`/`<kbd>` and their closing tags as a code span's backtick, `<sup>` as
-    "^(" and `</sup>` as ")" ("2<sup>n</sup>" reads "2^(n)"), `<br>` as a space, any other tag as nothing."""
-    tag = m.group(0).lower()
-    name = re.sub(r"[^a-z].*", "", tag.lstrip("</"), flags=re.DOTALL)
-    if name in ("code", "kbd"):
-        return "`"
-    if name == "sup":
-        return ")" if tag.startswith("</") else "^("
-    return " " if name == "br" else ""
-
-
-def _shortcut_links(text: str) -> str:
-    """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
-    if "[" not in text:
-        return text
-    parts = re.split(r"(`[^`\n]+`)", text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _SHORTCUT_LINK.sub(r"\1", parts[k])
-    return "".join(parts)
-
-
-def _link_text(text: str) -> str:
-    """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
-    their target when it names a Python object, `_link`, `_links`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
-    reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
-    -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
-    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_links(_IMAGE.sub("", text)))))
-    text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
-    return REST_LITERAL.sub(r"`\1`", text)
-
-
-def _plain(text: str) -> str:
-    return " ".join(_BARE_MARKER.sub("", _link_text(text)).split())
-
-
 def _cap(sentence: str) -> str:
     if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
         return sentence[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
     return sentence
-
-
 
 
 def _attached(block: Block) -> str:
@@ -212,7 +98,7 @@ def _attached(block: Block) -> str:
         elif cut:
             lines += ["…", fenced.group(1)]
     else:
-        lines = [_link_text(x) for x in lines]
+        lines = [link_text(x) for x in lines]
         if cut:
             lines.append("…")
     return "\n".join(lines)
@@ -297,13 +183,9 @@ def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, 
         raw = text[begin:stop]
         if raw.strip():
             lead = len(raw) - len(raw.lstrip())
-            out.append((_plain(raw), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
+            out.append((plain(raw), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
         begin = m.end() if m else len(text)
     return out
-
-
-
-
 
 
 def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True) -> list[Unit]:
@@ -406,7 +288,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
                     continue
                 cont = continuation(b.lines, j)
                 item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
-                item = _plain(item)
+                item = plain(item)
                 if len(item.split()) + bool(label) < MIN_WORDS:
                     continue
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
@@ -442,13 +324,13 @@ def _definitions(block: Block, label: str, nxt: Block | None) -> list[Unit]:
     code block right after it ("Compare:" + the code), as a list item's does."""
     lines = block.lines
     first = next((k for k, x in enumerate(lines) if DEFINITION.match(x)), len(lines))
-    term = _plain(" ".join(x.strip() for x in lines[:first] if x.strip())).rstrip(":").rstrip()
+    term = plain(" ".join(x.strip() for x in lines[:first] if x.strip())).rstrip(":").rstrip()
     starts = [k for k in range(first, len(lines)) if DEFINITION.match(lines[k])]
     out: list[Unit] = []
     for n, k in enumerate(starts):
         stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
         body = [x.strip() for x in lines[k:stop] if x.strip()]
-        text = _plain(" ".join([body[0][1:].strip(), *body[1:]]))
+        text = plain(" ".join([body[0][1:].strip(), *body[1:]]))
         if not text:
             continue
         last = block.start + k + len(body) - 1
@@ -472,8 +354,6 @@ def _continues(out: list[Unit], blocks: tuple[Block, ...], k: int) -> bool:
     u = out[-1]
     return u.end == block_end(blocks[k - 1]) and u.block_end == u.end and not u.code_after \
         and blocks[k].start - u.end <= 2
-
-
 
 
 def _introduces(sentence: str) -> bool:
@@ -544,8 +424,6 @@ def _dangling(sentence: str) -> str:
     return sentence.rstrip().rstrip(":").rstrip() + "."
 
 
-
-
 def _table_rows(block: Block) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
@@ -560,15 +438,11 @@ def _table_rows(block: Block) -> list[Unit]:
             continue
         if (has_header and k < 2) or TABLE_SEPARATOR.match(line):
             continue
-        cells = [_plain(c) for c in split_row(line)]
+        cells = [plain(c) for c in split_row(line)]
         row = " | ".join(c for c in cells if c)
         if len(row.split()) - row.count(" | ") >= 3:
             out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True))
     return out
-
-
-
-
 
 
 def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
@@ -583,8 +457,6 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
     while sub and not sub[-1].strip():
         sub.pop()
     return (_attached(Block("list", 0, sub)), len(sub)) if sub else ("", 0)
-
-
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,0 +1,123 @@
+"""Inline markup of a passage's text read as the answer (Markdown) shows it: links as their text (with their target
+when it names a Python object), images, footnote marks and inline HTML tags dropped, reST hyperlink references as
+their text and reST inline literals as code spans (`link_text`), and a passage's text on one line without bare
+citation marks ("[1]", `plain`).
+
+The passage reader (answer/passages.py) reads a chunk's blocks (answer/blocks.py) as sentences, list items and table
+rows; each of them, and each line of a list it quotes, goes through here. Code spans are code: nothing inside one
+is read as a link or a tag.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragls.answer.labels import REST_LITERAL
+
+__all__ = ["link_text", "plain"]
+
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\(([^)]*)\)|\[[^\]]*\])")
+# Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
+# READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+# A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
+_REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
+# A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
+# mostly at the end of the file, outside the chunk, so markdown-it cannot resolve it; read as its text. Not a
+# one-character label ("[x]"), nor one with digits or punctuation ("[Errno 98]", "[SSL: ...]", "[x>=0]"), nor after a
+# word or "#" ("httpx[http2]", "#[test]"), nor in a code span (`_shortcut_links`).
+_SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[:_\w])")
+_BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+
+# A link target that names a Python object, not a page: a dotted name ("structlog.processors.LogfmtRenderer"; MyST
+# resolves it as a cross-reference), not a file ("why.md") nor a host ("example.com").
+_OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
+                         r"io|edu|gov)$")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
+# Inline HTML in prose (`<kbd>Ctrl</kbd>`, `<code>x</code>`, `<br/>`, `<a href="...">text</a>`): the tags are not
+# text. Only these tag names: "Vec<T>" or "<name>" in prose is not a tag.
+_INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|"
+                          r"var|wbr)(?:\s[^<>]*)?/?>", re.IGNORECASE)
+
+
+def _link(label: str, target: str | None) -> str:
+    """A Markdown link (its `label` and `target`, `_LINK`'s two groups) as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
+    which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
+    (`structlog.processors.LogfmtRenderer`)", "[`LoggerFactory`](structlog.stdlib.LoggerFactory)" ->
+    "`structlog.stdlib.LoggerFactory`". A link with no text (MyST's "[](#setup)", whose text Sphinx fills with the
+    target's title) reads as its target: "[](https://example.com)" -> "https://example.com", "[](#pkg.mod.setup)" ->
+    "`pkg.mod.setup`"; a link with neither ("[](){#anchor}", an mkdocs-autorefs anchor) as nothing."""
+    target = (target or "").strip()
+    if not label.strip() and target:  # MyST's implicit text "[](#setup)", "see [](config.md)": the target's title
+        target = target.strip("<>").lstrip("#")  # (resolved at build time, not here), so the target itself
+        return f"`{target}`" if _OBJECT_TARGET.match(target) and not _NOT_OBJECT.search(target) else target
+    if not _OBJECT_TARGET.match(target) or _NOT_OBJECT.search(target):
+        return label
+    name = target.lstrip("~")
+    words = label.strip("`*_ ")
+    if not words or words in (name, name.rsplit(".", 1)[-1]):
+        return f"`{name}`"
+    return f"{label} (`{name}`)"
+
+
+# A code span or a Markdown link, whichever starts first: a link written inside a code span ("`[](#anchor)`",
+# "`grid[i][j]`") is the code's text, not a link.
+_CODE_OR_LINK = re.compile(r"(`[^`\n]+`)|" + _LINK.pattern)
+
+
+def _links(text: str) -> str:
+    """`text` with its Markdown links read by `_link`, outside code spans (`_CODE_OR_LINK`): "`[](#anchor)`" and
+    "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link."""
+    if "[" not in text:
+        return text
+    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(m.group(2), m.group(3)), text)
+
+
+def _inline_html(text: str) -> str:
+    """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
+    `` `x` ``, other tags as the text they hold."""
+    if "<" not in text:
+        return text
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _INLINE_HTML.sub(_tag, parts[k])
+    return "".join(parts)
+
+
+def _tag(m: re.Match[str]) -> str:
+    """An inline HTML tag as Markdown: `<code>`/`<kbd>` and their closing tags as a code span's backtick, `<sup>` as
+    "^(" and `</sup>` as ")" ("2<sup>n</sup>" reads "2^(n)"), `<br>` as a space, any other tag as nothing."""
+    tag = m.group(0).lower()
+    name = re.sub(r"[^a-z].*", "", tag.lstrip("</"), flags=re.DOTALL)
+    if name in ("code", "kbd"):
+        return "`"
+    if name == "sup":
+        return ")" if tag.startswith("</") else "^("
+    return " " if name == "br" else ""
+
+
+def _shortcut_links(text: str) -> str:
+    """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
+    if "[" not in text:
+        return text
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _SHORTCUT_LINK.sub(r"\1", parts[k])
+    return "".join(parts)
+
+
+def link_text(text: str) -> str:
+    """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
+    their target when it names a Python object, `_link`, `_links`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
+    reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
+    -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
+    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_links(_IMAGE.sub("", text)))))
+    text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
+    return REST_LITERAL.sub(r"`\1`", text)
+
+
+def plain(text: str) -> str:
+    """`text` on one line (runs of whitespace as one space) with its markup reduced (`link_text`) and bare citation
+    marks ("[1]", "[2, 3]") removed."""
+    return " ".join(_BARE_MARKER.sub("", link_text(text)).split())
