@@ -85,7 +85,7 @@ def test_rest_links_and_literals_read_as_text(embedder):
             "most ``maxsize`` connections are open, see `the pool docs`_ for more.\n")
     answer = extractive_answer("Which service tracks application errors? What does block=True do?",
                                [(1, _hit(text, "errors.rst"))], embed=embedder.embed_documents)
-    # read with the sentence "This is why" refers back to (`_antecedent`)
+    # read with the sentence "This is why" refers back to (`antecedent`)
     assert ("- Log files are rarely read. This is why we recommend using Sentry for dealing with application "
             "errors [1].") in _bullets(answer)
     assert ("- If you specify `block=True` then at most `maxsize` connections are open, see the pool docs for "
@@ -524,7 +524,7 @@ def test_a_short_lead_in_paragraph_brings_its_block_to_the_paragraph_before_it(e
 
 def test_a_sentence_is_quoted_with_the_one_it_refers_back_to(embedder):
     """A picked sentence that opens by referring back ("So ...") or speaks in words of the identifier the sentence
-    before it names ("A sync queue ..." after "`SyncQueue`") is shown with that sentence (`_antecedent`): alone
+    before it names ("A sync queue ..." after "`SyncQueue`") is shown with that sentence (`antecedent`): alone
     it never says what it is about. A sentence doing neither is shown alone."""
     text = ("Quillmark ships a `SyncQueue` class for deferred work.\n\nA sync queue runs its jobs only after the reply "
             "has been sent to the client.\n\nThe Courier object keeps its sockets open between calls. So repeated "

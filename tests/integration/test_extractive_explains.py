@@ -1,6 +1,6 @@
 """Extractive answers on a real index with the offline model (`RagWorkspace.ask`): a short sentence right after a
 quoted one in its paragraph that refers back to it ("This happens when ...") is read with it
-(`neighbours._explains`): it says why, in words the question does not use, and was never quoted before."""
+(`neighbours.explains`): it says why, in words the question does not use, and was never quoted before."""
 
 from __future__ import annotations
 

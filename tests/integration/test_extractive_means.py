@@ -1,6 +1,6 @@
 """Extractive answers on a real index with the offline model (`RagWorkspace.ask`): the sentence right after a quoted
 one in its paragraph that refers back to it in its first words ("... makes this possible with ...") and names an
-identifier the quoted one does not is read with it (`neighbours._explains`): documentation states the need, then
+identifier the quoted one does not is read with it (`neighbours.explains`): documentation states the need, then
 the means, and a question asked in the words of the need shares none with the means. Two sentences led by the
 same heading label read it once (`neighbours._joined`)."""
 

@@ -1,7 +1,8 @@
 """The focus is the answering sentence(s) (issue 27), on real stores (tantivy, LanceDB, the SQLite manifest) and
 the offline all-MiniLM-L6-v2: a two-part answer in two adjacent sentences is cited whole (at most 6 lines), and
 the sentence under the heading that asks the question beats a sentence of another section of the same chunk that
-shares only the question's common words.
+shares only the question's common words, and the sentence naming the means of a need the question states in its
+own words joins the focus as the answer quotes it (`neighbours.explains`).
 """
 
 from __future__ import annotations
@@ -46,9 +47,25 @@ Yes, ARM boards such as the Pi are supported since version 2.1.
 """
 
 
+# The need in one sentence, the means (an option the question never names) in the next, which refers back to it.
+OFFLINE = """# Reviewed deployments
+
+Shipwright can write a change as a script instead of applying it to the database.
+Some teams cannot let a deployment tool connect to the production database, and every
+change has to be reviewed and run by hand by a database administrator.   Shipwright makes
+this possible with the `--emit-script` option of the `apply` command.   The script
+is written to standard output.
+
+## Logging
+
+Shipwright writes its log to standard error, one line per step, with the time each step took.
+"""
+
+
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
-    idx, s = folder_index(tmp_path_factory.mktemp("focus_neighbours"), {"resolver.md": RESOLVER, "faq.md": FAQ})
+    idx, s = folder_index(tmp_path_factory.mktemp("focus_neighbours"),
+                          {"resolver.md": RESOLVER, "faq.md": FAQ, "deploy.md": OFFLINE})
     yield idx, s
     idx.close()
 
@@ -74,3 +91,18 @@ def test_the_sentence_under_the_heading_that_asks_wins(indexed):
     top = hits[0]
     assert top.chunk.path == "faq.md"
     assert file_lines(top.focus) == (line_of(FAQ, "ARM boards"),) * 2
+
+
+def test_the_means_after_the_need_joins_the_focus(indexed):
+    """The question states the need (an administrator who reviews every change, no connection to production); the
+    next sentence names the means (`--emit-script`), refers back ("makes this possible") and shares no word with the
+    question: the focus holds both, as the extractive answer quotes them (without it, it stopped at the need)."""
+    idx, s = indexed
+    hits = search([idx], idx.embedder, "Our DBA will not let the tool connect to production; he wants to review and "
+                  "run every change himself. How?", settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "deploy.md"
+    first, last = file_lines(top.focus)
+    assert last - first + 1 <= 6
+    assert first <= line_of(OFFLINE, "reviewed and run by hand") <= last  # the need
+    assert first <= line_of(OFFLINE, "`--emit-script`") <= last  # the means

@@ -13,7 +13,7 @@ from dataclasses import replace
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
-from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, with_code_after
+from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, antecedent, explains, with_code_after
 from ragls.answer.passages import Unit, is_markdown, section_titles
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
@@ -137,7 +137,10 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     while the whole spans at most FOCUS_SENTENCE_LINES lines: the answer is often two sentences ("By default ...
     cached for 10 seconds." / "This can be changed ... `ttl_dns_cache=300`"; "PEP 8 recommends spaces over tabs."
     / "_Black_ provides no options to configure the indentation style"), and the better of them by shared words
-    is as often the second as the first. The better-scored neighbour is tried first."""
+    is as often the second as the first. A neighbour the extractive answer would read with the sentence joins
+    whatever words it shares (`neighbours.antecedent`: the sentence the focus refers back to; `neighbours.explains`:
+    the next one naming the means of the need it states, "Alembic makes this easy via the `--sql` option", which
+    shares no word with a question asked in the words of the need). The better-scored neighbour is tried first."""
     first, last = span
     covered = set(words[best] & query)
     top = scores[best] or 0.0
@@ -145,13 +148,17 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     while True:
         options = []
         for i in (lo - 1, hi + 1):
-            if not 0 <= i < len(candidates) or scores[i] is None:
+            if not 0 <= i < len(candidates):
                 continue
             unit = candidates[i].unit
+            refers = explains(candidates[hi].unit, unit) if i > hi else antecedent(unit, candidates[lo].unit)
+            if scores[i] is None and not refers:
+                continue
+            score = scores[i] or 0.0
             a, b = min(first, unit.line), max(last, unit.block_end if i > hi else unit.end)
             new = (words[i] & query) - covered
-            if b - a + 1 <= FOCUS_SENTENCE_LINES and (new or scores[i] >= NEIGHBOUR_SHARE * top):
-                options.append((-scores[i], i, a, b))
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or score >= NEIGHBOUR_SHARE * top):
+                options.append((-score, i, a, b))
         if not options:
             return first, last
         _, i, first, last = min(options)

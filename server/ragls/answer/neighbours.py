@@ -15,19 +15,19 @@ from ragls.answer.labels import CODE_SPAN
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, is_markdown, units
 from ragls.core.ir import Hit
 
-__all__ = ["FOCUS_SENTENCE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES", "code_lines",
-           "quotes", "read_with_neighbours", "with_code_after"]
+__all__ = ["FOCUS_SENTENCE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES", "antecedent",
+           "code_lines", "explains", "quotes", "read_with_neighbours", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
-NEXT_REFERENCE_WORDS = 12  # a sentence this short referring back to a quoted one is read with it (`_explains`)
-REFERENCE_HEAD_WORDS = 6  # "this" among a sentence's first words this many refers back (`_explains`)
+NEXT_REFERENCE_WORDS = 12  # a sentence this short referring back to a quoted one is read with it (`explains`)
+REFERENCE_HEAD_WORDS = 6  # "this" among a sentence's first words this many refers back (`explains`)
 
 
 def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
                          ) -> list[tuple[int, Unit]]:
     """`picked` with each passage that refers back to the sentence right before it read with that sentence
-    (`_antecedent`), and each sentence read with the sentence right after it in its chunk (the same paragraph or
+    (`antecedent`), and each sentence read with the sentence right after it in its chunk (the same paragraph or
     the next, only a blank line between) when that one names an identifier the question's words point at
     (`pointed_at`) that the first does not name, in its own words or in the code of at most SHORT_CODE_LINES lines
     it shows (`with_code_after`, or the block it introduces): a lead-in quoted without what completes it ("... another
@@ -39,7 +39,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
     for a question naming both (measured: docs/benchmarks.md, "The next sentence naming another identifier").
     Otherwise the next sentence of its paragraph comes with it when it refers back to it and explains it or names
-    the means of what it says (`_explains`).
+    the means of what it says (`explains`).
     A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
@@ -53,7 +53,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
         found = units(hit.chunk.text, markdown=is_markdown(hit.chunk.path)) if hit is not None and unit.line >= 0 else []
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
-        if prev is not None and _antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
+        if prev is not None and antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \
                 and not any(k == n and (quotes(m, prev) or quotes(prev, m)) for k, m in picked):
             unit = replace(unit, sentence=_joined(prev.sentence, unit.sentence), line=prev.line)
         mine = pointed_at(identifier_words(own.scored_text), query)
@@ -66,7 +66,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and (n, nxt.line, nxt.sentence) not in quoted \
                     and not any(k == n and (quotes(m, nxt) or quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=_joined(unit.sentence, nxt.sentence), line=unit.line)
-            elif _explains(unit, found[at + 1] if at + 1 < len(found) else None) \
+            elif explains(unit, found[at + 1] if at + 1 < len(found) else None) \
                     and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
                     and not any(k == n and (quotes(m, found[at + 1]) or quotes(found[at + 1], m)) for k, m in picked):
                 unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
@@ -93,7 +93,7 @@ def _joined(first: str, second: str) -> str:
 _LABEL = re.compile(r"^`[^`\n]+`(?:, `[^`\n]+`)*: ")  # a heading's label before a sentence (`labels.labelled`)
 
 
-def _explains(unit: Unit, nxt: Unit | None) -> bool:
+def explains(unit: Unit, nxt: Unit | None) -> bool:
     """Whether `nxt`, the passage right after `unit` in its chunk, is read with it (`read_with_neighbours`): a sentence of the
     same paragraph (no blank line between) that refers back to it and says what `unit` leaves out —
     - a short one (at most NEXT_REFERENCE_WORDS words) opening with a back-reference (`_BACK_REFERENCE`: "This
@@ -157,7 +157,7 @@ _BACK_REFERENCE = re.compile(r"^(?:So|Thus|Therefore|Hence|However|Otherwise|Ins
                              r"As a result|For (?:this|that) reason)\b")
 
 
-def _antecedent(prev: Unit, unit: Unit) -> bool:
+def antecedent(prev: Unit, unit: Unit) -> bool:
     """Whether passage `unit` is read with `prev`, the passage right before it in its chunk (the same paragraph, or
     the one before with only a blank line between): `unit` refers back to it — it opens with a connective or a
     pronoun (`_BACK_REFERENCE`: "So if you're making several requests to the same host, the underlying TCP

@@ -19,7 +19,10 @@ lines (`answer/focus.focus_lines`): a longer sentence-and-block is cut to the se
 (the block's lines naming the question's terms when the sentence itself shares no word with it). The passages
 right before and after it join it while the whole fits in `FOCUS_SENTENCE_LINES` lines, when they share a word with
 the question and add one the focus lacks or score at least half as well (`answer/focus._neighbours`): the answer is
-often two sentences (a default, then how to change it). When no passage
+often two sentences (a default, then how to change it); so do the neighbours the extractive answer reads a quoted
+sentence with whatever words they share — the sentence it refers back to (`neighbours.antecedent`) and the next one
+naming the means of the need it states (`neighbours.explains`: "... must be handed off to DBAs." / "Alembic makes
+this easy via the ``--sql`` option"), so the focus holds the line the answer quotes. When no passage
 shares a word with the question (a chunk of code or a table), the focus is the window's run of at most
 `FOCUS_SENTENCE_LINES` lines holding the most query terms (`keyword_focus`), else the window itself. The focus
 can lie outside the best window; the hit's context (`Hit.window`, and so every front's context) is the best window
@@ -31,7 +34,8 @@ block up to 12 lines, placed 79 of 184 questions (aiohttp 10/30, black 26/55, ur
 book 24/49); cutting the block to 6 lines as above, 94; candidates from the whole chunk as the answer takes them,
 99 (17, 27, 9, 19, 27), every retrieval, Key and abstention figure unchanged; the section heading and the
 neighbouring sentences raised it to 111 (20, 32, 9, 21, 29), none lost (docs/benchmarks.md, "Focus: the answering
-sentences and the heading above them"). The sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
+sentences and the heading above them"); the neighbours the answer reads with its sentence, 3 more over 21 sets (Alembic
+6 -> 7, requests 15 -> 16, attrs 14 -> 15), none lost (docs/benchmarks.md, "The focus reads what the answer reads"). The sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
 (docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
 exact UTF-16 positions within the chunk text.
