@@ -172,6 +172,21 @@ def test_ask_without_a_question_prints_the_usage(env, tmp_path):
     assert proc.stderr.startswith("usage: ragls ask ") and "required: question" in proc.stderr, proc.stderr
 
 
+def test_a_question_alone_asks_the_project_around_the_current_directory(env, tmp_path):
+    """`ragls ask "question"` as qmd and aichat users type it: the project around the current directory (the nearest
+    ragls.toml, else .git); the question before the folder works too; a lone mistyped path still fails as one."""
+    project = docs(tmp_path / "proj")
+    (project / ".git").mkdir()
+    sub = project / "notes"
+    sub.mkdir()
+    out = ragls(env, "ask", "How often does the client retry?", cwd=sub).stdout
+    assert "three times with exponential backoff" in out and "guide.md" in out.split("Sources:")[-1], out
+    res = json.loads(ragls(env, "query", "exponential backoff", project, "--json").stdout)
+    assert res["chunks"][0]["source"]["path"].endswith("guide.md")
+    missing = ragls(env, "ask", tmp_path / "no-such-docs", check=False)
+    assert missing.returncode == 2 and "required: question" in missing.stderr, missing.stderr
+
+
 def test_eval_with_a_missing_gold_file_is_bad_input(env, tmp_path):
     proc = ragls(env, "eval", tmp_path / "questions.jsonl", tmp_path, check=False)
     assert proc.returncode == 2 and f"no such gold file: {tmp_path / 'questions.jsonl'}" in proc.stderr, proc.stderr

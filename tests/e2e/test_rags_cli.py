@@ -59,5 +59,5 @@ def test_rag_commands_take_no_folder(env, ws):
     assert res["chunks"][0]["source"]["path"].endswith("frob.md")
     out = ragls(env, ws, "ask", "--rag", "handbook", "When do quotas reset?").stdout
     assert "quota.md" in out.split("Sources:")[-1]
-    missing = run(env, "query", "only text", cwd=ws, check=False)
-    assert missing.returncode == 2 and "required: text" in missing.stderr
+    res = json.loads(run(env, "query", "the project readme", "--json", cwd=ws).stdout)  # no --rag: the project
+    assert res["chunks"][0]["source"]["path"].endswith("readme.md")  # around the current directory, not the RAG

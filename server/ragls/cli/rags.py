@@ -30,24 +30,48 @@ from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 
 
 def rag_positionals(parser, args) -> None:
-    """`--rag NAME` needs no folder: `ragls index --rag NAME`, `ragls query --rag NAME "text"` and `ragls ask --rag
-    NAME "question"` read the one positional as the text and the folder as "." (whose ragls.toml may declare the
-    RAG), as `ragls query PATH "text"` still does with both. Without --rag the folder stays required: exits through
-    `parser.error` (status 2) when it is missing."""
+    """The folder of `ragls query` / `ragls ask` when the user gives the text alone, as qmd, aichat and VectorCode
+    users type it: `ragls ask "how do we configure retries?"` in a project reads the one positional that is not a
+    folder as the text and asks the project around the current directory (`roots.project_root`: the nearest
+    ragls.toml, else .git, else the current directory); `ragls ask "question" .` (the text, then an existing folder)
+    reads them the other way round; a lone word that looks like a path (`_path_like`) stays the folder. `--rag NAME`
+    needs no folder: `ragls index --rag NAME`, `ragls query --rag NAME "text"` and `ragls ask --rag NAME "question"`
+    read the folder as "." (whose ragls.toml may declare the RAG), as `ragls query PATH "text"` still does with
+    both. `ragls index` without a folder or --rag, and `ragls query PATH` / `ragls ask PATH` without text, exit
+    through `parser.error` (status 2) with the usage; so does a text alone in the home directory or the filesystem
+    root (no project to ask)."""
     sub = {a.dest: a for a in parser._subparsers._group_actions}["cmd"].choices.get(args.cmd)
     if args.cmd == "index" and args.path is None:
         if not args.rag:
             sub.error("the following arguments are required: path (or --rag NAME)")
         args.path = "."
-    elif args.cmd == "query" and args.text is None:
-        if not args.rag:
-            sub.error("the following arguments are required: text")
-        args.path, args.text = ".", args.path
-    elif args.cmd == "ask":
-        if args.rag and not args.question and not Path(args.path).is_dir():
-            args.path, args.question = ".", args.path
-        if not args.question:  # `ragls ask PATH`: the usage, as `ragls query PATH` gets
-            sub.error("the following arguments are required: question")
+    elif args.cmd in ("query", "search", "ask"):
+        field = "question" if args.cmd == "ask" else "text"
+        text = getattr(args, field)
+        if not text and not Path(args.path).is_dir() and (args.rag or not _path_like(args.path)):
+            text, args.path = args.path, "." if args.rag else _project(sub)  # the text alone
+        elif text and not Path(args.path).is_dir() and Path(text).is_dir():  # `ragls ask "question" FOLDER`
+            args.path, text = text, args.path
+        if not text:  # `ragls ask PATH`: the usage
+            sub.error(f"the following arguments are required: {field}")
+        setattr(args, field, text)
+
+
+def _path_like(word: str) -> bool:
+    """Whether a lone positional is a mistyped folder rather than a text: one word starting with ".", "~" or "/", or
+    holding a "/" (`docs/`, `../handbook`); `ragls ask ./no-such-docs` keeps saying what is missing."""
+    return not any(c.isspace() for c in word) and (word.startswith((".", "~", "/")) or "/" in word)
+
+
+def _project(sub) -> str:
+    """The project around the current directory (`roots.project_root`) for a text given without a folder; exits
+    through `sub.error` when that is the home directory or the filesystem root."""
+    from ragls.workspace.roots import project_root
+
+    try:
+        return str(project_root(Path.cwd()))
+    except ValueError as e:
+        sub.error(f"{e} (or give the folder: ragls {sub.prog.split()[-1]} FOLDER TEXT)")
 
 
 def add_parser(sub) -> None:
