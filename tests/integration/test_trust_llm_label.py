@@ -35,8 +35,14 @@ def test_an_untrusted_folders_llm_is_named_with_how_to_trust_it(tmp_path):
     assert f"are ignored until the folder is trusted: read the file, then run `ragls trust {folder}` to use them" in text
 
     why = text[text.index(f"{folder / 'ragls.toml'}'s LLM settings"):text.index(" to use them") + len(" to use them")]
-    status = ragls(env, "status", folder).stdout  # the status line gives the answer's reason, not "no LLM configured"
-    assert f"generation:  none (extractive answers: no LLM is used: {why})" in status, status
+    proc = ragls(env, "status", folder)  # the reason once, not "no LLM configured": the error line names the
+    status = proc.stdout  # settings and how to trust the folder; the generation line points at it
+    assert "generation:  none (extractive answers: an untrusted ragls.toml's LLM settings are not used; see the " \
+        "error below)" in status, status
+    error = next(x for x in status.splitlines() if x.startswith("error:"))
+    assert f"{folder / 'ragls.toml'} is not trusted, so these settings were ignored: generation.backend" in error
+    assert f"run `ragls trust {folder}`" in error
+    assert "not trusted" not in proc.stderr, proc.stderr  # not a third time on stderr
     assert json.loads(ragls(env, "status", folder, "--json").stdout)["generation"]["ignored"] == why
 
     (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 4\n")  # retrieval tuning only: nothing to trust

@@ -59,7 +59,10 @@ class Progress:
         self.bars.clear()
 
 
-def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True):
+def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = True, warn: bool = True):
+    """The RagWorkspace of `args.path` for one command, with the CLI's overrides (`--index-path`, the Qdrant
+    options); its config warnings (an untrusted or mistyped ragls.toml) go to stderr unless `warn` is False (`ragls
+    status` prints them among its own lines). Raises InvalidParams for a path that is not a folder."""
     from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = require_folder(args.path, getattr(args, "cmd", None))
@@ -79,7 +82,7 @@ def _workspace(args, progress=None, read_only: bool = False, pin_model: bool = T
     ws = RagWorkspace([folder], [overrides], on_progress=progress,
                       on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only,
                       pin_model=pin_model)
-    for warning in ws.warnings:  # e.g. a typo in ragls.toml
+    for warning in ws.warnings if warn else ():  # e.g. a typo in ragls.toml
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
 

@@ -52,11 +52,15 @@ def cmd_status(args) -> int:
     else:
         from ragls.lsp.wire import to_wire_status
 
-        ws = _workspace(args, read_only=True)  # status never writes (no repair, no rebuild)
+        ws = _workspace(args, read_only=True, warn=False)  # status never writes (no repair, no rebuild)
         try:
             wire = to_wire_status(ws.status())
         finally:
             ws.close()
+        shown = {e["message"] for e in wire["errors"]}  # printed below as "error:" lines: not twice
+        for warning in ws.warnings:
+            if warning not in shown:
+                print(f"ragls: warning: {warning}", file=sys.stderr)
     if args.json:
         _print_json(wire)
         return 0
@@ -82,9 +86,11 @@ def cmd_status(args) -> int:
     from ragls.answer.extractive import no_llm_reason
 
     gen = wire["generation"]
+    # an untrusted ragls.toml's LLM settings: its error line below says which and what to do; said once
+    why = "an untrusted ragls.toml's LLM settings are not used; see the error below" \
+        if gen.get("ignored") and wire["errors"] else no_llm_reason(gen.get("ignored"))
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
-                                              f" (extractive answers: {no_llm_reason(gen.get('ignored'))})"
-                                              if gen["backend"] == "none" else ""))
+                                              f" (extractive answers: {why})" if gen["backend"] == "none" else ""))
     from ragls.cli.llm_lines import status_line
 
     if line := status_line(wire):
