@@ -222,6 +222,10 @@ class RetrievalSettings(_Section):
     # Fused score factor (>= 1) of a chunk holding word for word a message of 3+ words the question quotes (an error
     # the user saw; retrieval/doc_kind.py; docs/benchmarks.md "Quoted messages"); 1 = off.
     quoted_message_weight: float = Field(1.05, ge=1.0, le=2.0)
+    # Fused score factor (>= 1) of a settings page's chunk (a folder or file "config", "configuration", "settings")
+    # among the first 5 fused entries when the question asks which setting to use or what to set
+    # (retrieval/doc_kind.py; docs/benchmarks.md "Settings pages"); 1 = off.
+    settings_page_weight: float = Field(1.2, ge=1.0, le=2.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

@@ -70,6 +70,17 @@ the question quotes (`names.quoted_messages`: three or more words in quotes — 
 code") is scored × the weight (above 1). A page that lists the message is where it is explained (an error reference,
 a FAQ entry); a sibling page can match the rest of the question as well and win by a few hundredths (docs/benchmarks.md,
 "Quoted messages").
+
+Settings pages (`retrieval.settings_page_weight`, `settings_factors`): when the question asks which setting to use
+or what to set ("Which setting does that?", "What do I set in the config?", "What value do I put in my settings?",
+"How do I configure that?"; `asks_for_setting`), a chunk of a page named as the project's settings — a folder or file
+called "config", "configuration" or "settings" (`config/hatch.md`, `topics/settings.rst`, `user-guide/configuration.md`)
+— among the first `SETTINGS_HEAD` fused entries is scored × the weight (above 1). Documentation states each setting
+once, on its settings page, and tells the task around it on tutorial and how-to pages (Diataxis' reference against
+its guides): a question about the task without that asking clause is theirs, a question asking for the setting is the
+settings page's, and the tutorial that mentions the flag in passing otherwise wins the near tie on the task's words
+(docs/benchmarks.md, "Settings pages"). Only the first few entries are weighed: a settings chunk that neither signal
+ranks near the top is not what the question asks for, however the question is phrased.
 """
 
 from __future__ import annotations
@@ -162,6 +173,40 @@ def api_page_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> d
         return {}
     return {key: weight for key, chunk in chunks if is_api_page(chunk)}
 
+
+# Folder or file names (letters only, lower-cased) of a project's settings reference.
+_SETTINGS_NAMES = frozenset({"config", "configuration", "settings"})
+# A question's asking clause naming a setting as what it wants: "which setting", "what option", "what do I set",
+# "in my settings", "to Hatch's own config file", "configure" (matched on the question as written, any case).
+_ASKS_SETTING = re.compile(
+    r"\b(?:which|what|any|a|one|the\s+right)\s+(?:settings?|config(?:uration)?s?|options?)\b"
+    r"|\bwhat\s+(?:do|should|can|must)\s+(?:i|we|you)\s+set\b|\bwhat\s+to\s+set\b"
+    r"|\b(?:in|into|to)\s+(?:the|my|our|its|\w+'s(?:\s+own)?)\s+(?:settings|config(?:uration)?)(?:\s+file)?\b"
+    r"|\bconfigur(?:e|ing)\b", re.IGNORECASE)
+# The fused entries a settings page's chunk must be among to be weighed (docs/benchmarks.md, "Settings pages": the
+# first 3 to 10 gave the same first places, 5 and 10 the widest range of factors that lowers no question).
+SETTINGS_HEAD = 5
+
+
+def is_settings_page(chunk: Chunk) -> bool:
+    """True when `chunk`'s page is a project's settings reference by name: a folder or file (without extension)
+    called "config", "configuration" or "settings" in any case (`config/hatch.md`, `settings.rst`; module docstring)."""
+    return bool(_path_names(chunk.path) & _SETTINGS_NAMES)
+
+
+def asks_for_setting(question: str) -> bool:
+    """True when `question` asks which setting to use or what to set (`_ASKS_SETTING`; module docstring)."""
+    return _ASKS_SETTING.search(question) is not None
+
+
+def settings_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: weight} for the (key, chunk) pairs whose chunk is a settings page's (`is_settings_page`) when `question`
+    asks for a setting (`asks_for_setting`); {} when `weight` is 1 (off) or it does not. `chunks` are the first
+    `SETTINGS_HEAD` fused entries without the exact-match bonus (the caller picks them); `weight` >= 1 multiplies the
+    chunk's fused score (`fuse.apply_prior`)."""
+    if weight == 1.0 or not asks_for_setting(question):
+        return {}
+    return {key: weight for key, chunk in chunks if is_settings_page(chunk)}
 
 # A Sphinx object description of a callable, class or attribute (any domain prefix `py:`; `auto*` directives of
 # autodoc), or a mkdocstrings block "::: package.name" (a space after the colons: ":::{admonition}" is MyST).

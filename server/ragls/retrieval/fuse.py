@@ -145,8 +145,8 @@ def apply_prior(fused: list[Fused], factors: Mapping[Hashable, float], keep_bonu
     `retrieval.meta_page_weight`, doc_kind.py). A factor below 1 also withdraws the bonus — a changelog's literal
     match of a usage question's words says nothing about where it is answered — unless `keep_bonus` (the question
     names an identifier: the only chunk holding it still comes first), when the bonus is added back unscaled.
-    The change is the contribution "prior" (negative for a factor below 1), so contributions still sum to the
-    score. Keys not in `factors`, and factors of 1, are unchanged; an empty `factors` returns `fused` itself."""
+    The change is added to the contribution "prior" (negative for a factor below 1), so contributions still sum to
+    the score when several priors apply. Keys not in `factors`, and factors of 1, are unchanged; an empty `factors` returns `fused` itself."""
     if not factors:
         return fused
     order = {id(f): i for i, f in enumerate(fused)}
@@ -155,7 +155,7 @@ def apply_prior(fused: list[Fused], factors: Mapping[Hashable, float], keep_bonu
         if factor is not None and factor != 1.0:
             bonus = f.contributions.get("bonus", 0.0)
             delta = (f.score - bonus) * factor + (bonus if keep_bonus else 0.0) - f.score
-            f.contributions["prior"] = delta
+            f.contributions["prior"] = f.contributions.get("prior", 0.0) + delta
             f.score += delta
     return sorted(fused, key=lambda f: (-f.score, order[id(f)]))
 

@@ -27,11 +27,14 @@ from ragls.core.ir import Chunk, Hit
 from ragls.retrieval.abstention import gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
+    SETTINGS_HEAD,
     api_page_factors,
+    asks_for_setting,
     meta_factors,
     quoted_factors,
     reference_factors,
     repeated_block_factors,
+    settings_factors,
     stub_factors,
 )
 from ragls.retrieval.focus import keyword_focus, line_span
@@ -427,7 +430,9 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     pages × down to `retrieval.repeated_block_weight` and further as the question's terms they hold are held only there
     (`doc_kind.repeated_block_factors`, among those chunks), and chunks holding a message the question quotes ×
     `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1); a chunk
-    of several kinds gets every factor. Only those
+    of several kinds gets every factor. Then, with `reference` and a question asking for a setting, the settings
+    pages' chunks among the first `doc_kind.SETTINGS_HEAD` entries of that order (without the exact-match bonus) ×
+    `retrieval.settings_page_weight` (`doc_kind.settings_factors`, above 1). Only those
     chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them. With
     `reference`, the entries a demotion lifts into the first 2 x top_k + 10 from below are weighed in turn, until
     that head holds only weighed entries: a 7,129-line changelog has hundreds of candidate chunks, and those below
@@ -439,8 +444,9 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     api = settings.api_page_weight if reference else 1.0
     repeated = settings.repeated_block_weight if reference else 1.0
     quoted = settings.quoted_message_weight if reference else 1.0
+    setting = settings.settings_page_weight if reference else 1.0
     if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and api >= 1.0 and repeated >= 1.0
-            and quoted == 1.0) \
+            and quoted == 1.0 and setting == 1.0) \
             or not fused:
         return fused
     size = 2 * top_k + 10
@@ -463,6 +469,11 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
             factors[key] = factors.get(key, 1.0) * factor
         fused = apply_prior(fused, factors, keep_bonus=bool(q.compounds))
         new = [f for f in fused[:size] if f.key not in weighed] if reference else []
+    if setting != 1.0 and asks_for_setting(q.text):
+        head = [f.key for f in fused[:SETTINGS_HEAD] if not f.contributions.get("bonus")]
+        found = lookup(head)
+        fused = apply_prior(fused, settings_factors(q.text, [(k, found[k]) for k in head if k in found],
+                                                    setting))
     return fused
 
 

@@ -1,0 +1,84 @@
+"""Settings pages on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/doc_kind.py `settings_factors`,
+`retrieval.settings_page_weight`): a question asking what to set in the config has the tutorial that mentions the
+flag first with the prior off; with the default the settings page (config/) that states the setting ranks first,
+scored × the weight, every other chunk as before; a question without that asking clause changes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import offline_index
+import pytest
+from offline_index import indexed_folder
+from ragls.embedding.embed import offline_model_dir
+from ragls.retrieval.doc_kind import asks_for_setting, is_settings_page
+
+pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
+
+TUTORIAL = """# Testing your project
+
+The test command runs your test suite with pytest. Some tests are flaky: they fail now and then for no reason of
+their own. Pass `--retries 2` and the test command will re-run failed tests automatically, up to two times, before
+they count as failures. Pass `--parallel` to spread the tests over every CPU core.
+"""
+SETTINGS = """# Test settings
+
+## Retries
+
+The `retries` key of the `[tool.proj.test]` table is how many times a failing case is tried again before it is
+reported, for every run; the `--retries` flag overrides it.
+
+```toml
+[tool.proj.test]
+retries = 2
+```
+"""
+ASKING = "Some of my tests are flaky. Can the test command re-run failed tests, and what do I set in the config so it always does?"
+TASK = "Some of my tests are flaky. Can the test command re-run failed tests automatically?"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("settings"),
+                          {"tutorials/testing.md": TUTORIAL, "config/testing.md": SETTINGS})
+
+
+def ranked(folder: Path, question: str, weight: float | None) -> list[tuple[str, float]]:
+    return offline_index.ranked(folder, question, None if weight is None else {"settings_page_weight": weight})
+
+
+def test_a_question_asking_for_a_setting_gets_the_settings_page_first(folder):
+    off = ranked(folder, ASKING, 1.0)
+    assert off[0][0] == "tutorials/testing.md"  # the prior off: the tutorial's flag wins the near tie
+    got = ranked(folder, ASKING, None)
+    assert got[0][0] == "config/testing.md"
+    before = dict(off)
+    assert got[0][1] == pytest.approx(1.2 * before["config/testing.md"])
+    assert all(before[path] == pytest.approx(score) for path, score in got[1:])
+
+
+def test_no_asking_clause_no_factor(folder):
+    off, on = ranked(folder, TASK, 1.0), ranked(folder, TASK, None)
+    assert [path for path, _ in on] == [path for path, _ in off]
+    assert [score for _, score in on] == pytest.approx([score for _, score in off])
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Which setting does that?", True), ("What do I set in Hatch's own config file?", True),
+    ("What value do I put in my settings to stay within that?", True), ("How do I configure that?", True),
+    ("Everything should go through our existing logging config; is there one call for that?", False),
+    ("I stored the password with poetry config http-basic, but installs still fail.", False),
+])
+def test_asks_for_setting(question, asks):
+    assert asks_for_setting(question) is asks
+
+
+@pytest.mark.parametrize(("path", "named"), [("config/hatch.md", True), ("topics/settings.rst", True),
+                                             ("user-guide/configuration.md", True), ("Config.md", True),
+                                             ("topics/optimize.rst", False), ("configuring-logging.md", False),
+                                             ("tutorials/testing/overview.md", False)])
+def test_settings_pages_by_name(path, named):
+    from ragls.core.ir import Chunk, LineSpan
+
+    chunk = Chunk(id="", path=path, text="x", span=LineSpan(0, 0, 0, 0), text_hash="")
+    assert is_settings_page(chunk) is named
