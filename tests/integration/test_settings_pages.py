@@ -66,6 +66,9 @@ def test_no_asking_clause_no_factor(folder):
 @pytest.mark.parametrize(("question", "asks"), [
     ("Which setting does that?", True), ("What do I set in Hatch's own config file?", True),
     ("What value do I put in my settings to stay within that?", True), ("How do I configure that?", True),
+    ("How many times does it retry a failed download by default?", True), ("What is the default timeout?", True),
+    ("Can I make that the project default rather than a flag?", True),
+    ("I like the default setup, but can the output go to a file?", False),
     ("Everything should go through our existing logging config; is there one call for that?", False),
     ("I stored the password with poetry config http-basic, but installs still fail.", False),
 ])

@@ -73,7 +73,8 @@ a FAQ entry); a sibling page can match the rest of the question as well and win 
 
 Settings pages (`retrieval.settings_page_weight`, `settings_factors`): when the question asks which setting to use
 or what to set ("Which setting does that?", "What do I set in the config?", "What value do I put in my settings?",
-"How do I configure that?"; `asks_for_setting`), a chunk of a page named as the project's settings — a folder or file
+"How do I configure that?"), or about a default ("How many times does it retry by default?", "What is the
+default timeout?", "Can I make that the project default?"; `asks_for_setting`), a chunk of a page named as the project's settings — a folder or file
 called "config", "configuration" or "settings" (`config/hatch.md`, `topics/settings.rst`, `user-guide/configuration.md`)
 — among the first `SETTINGS_HEAD` fused entries is scored × the weight (above 1). Documentation states each setting
 once, on its settings page, and tells the task around it on tutorial and how-to pages (Diataxis' reference against
@@ -177,12 +178,16 @@ def api_page_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> d
 # Folder or file names (letters only, lower-cased) of a project's settings reference.
 _SETTINGS_NAMES = frozenset({"config", "configuration", "settings"})
 # A question's asking clause naming a setting as what it wants: "which setting", "what option", "what do I set",
-# "in my settings", "to Hatch's own config file", "configure" (matched on the question as written, any case).
+# "in my settings", "to Hatch's own config file", "configure" (matched on the question as written, any case) ...
 _ASKS_SETTING = re.compile(
     r"\b(?:which|what|any|a|one|the\s+right)\s+(?:settings?|config(?:uration)?s?|options?)\b"
     r"|\bwhat\s+(?:do|should|can|must)\s+(?:i|we|you)\s+set\b|\bwhat\s+to\s+set\b"
     r"|\b(?:in|into|to)\s+(?:the|my|our|its|\w+'s(?:\s+own)?)\s+(?:settings|config(?:uration)?)(?:\s+file)?\b"
-    r"|\bconfigur(?:e|ing)\b", re.IGNORECASE)
+    r"|\bconfigur(?:e|ing)\b"
+    # ... or about a default, which the settings page states with each setting: "by default", "the default value",
+    # "what is the default", "make that the default" (not "the default setup", "the default environment").
+    r"|\bby\s+default\b|\bdefault\s+values?\b|\bwhat(?:'s|\s+is|\s+are)\s+the\s+defaults?\b"
+    r"|\b(?:make|set)\s+(?:it|that|this|them)\s+the\s+(?:\w+\s+)?default\b", re.IGNORECASE)
 # The fused entries a settings page's chunk must be among to be weighed (docs/benchmarks.md, "Settings pages": the
 # first 3 to 10 gave the same first places, 5 and 10 the widest range of factors that lowers no question).
 SETTINGS_HEAD = 5
