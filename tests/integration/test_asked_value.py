@@ -246,3 +246,71 @@ def test_a_word_of_how_help_is_asked_for_is_not_the_means():
 
     assert question_names("Which class should I use instead?") == []
     assert question_names("How do I translate it into German with gettext?") == ["German", "gettext"]
+
+
+SETTINGS_DOCS = """Settings
+========
+
+The settings are read from the project's settings module. Each setting below names its
+default first.
+
+.. setting:: FETCH_RETRIES
+
+FETCH_RETRIES
+-------------
+
+Default: ``3``
+
+Maximum number of times to retry a failed fetch, in addition to the first one.
+
+The limit can also be given to a single job with the ``max_retries`` key of its
+metadata, which takes precedence over FETCH_RETRIES for that job.
+
+.. setting:: FETCH_DELAY
+
+FETCH_DELAY
+-----------
+
+Default: ``0``
+
+Seconds to wait between two fetches of the same site.
+"""
+
+HANDBOOK_DOCS = """# Jobs
+
+A job fetches a list of pages, and a failed fetch is retried before the job goes on.
+Jobs are queued in order and run one at a time. Each attempt that fails is logged
+with its reason; a job's `skip` list allows a particular page to be left out.
+
+## Retrying by hand
+
+To fetch a page again, queue a new job for it; the retry log shows every fetch.
+"""
+
+
+@pytest.fixture(scope="module")
+def settings_ws(tmp_path_factory):
+    folder = indexed_folder(tmp_path_factory.mktemp("settings"), {"settings.rst": SETTINGS_DOCS,
+                                                                   "jobs.md": HANDBOOK_DOCS},
+                            filler=False, toml='[generation]\nbackend = "none"\n')
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+def test_the_subject_is_named_in_the_clause_that_asks_for_the_value(settings_ws):
+    """A question asking two things, the value in its first clause (`asked_value.value_clause`): the subject is that
+    clause's ("retry", "fetch"), not the rarest words of the other ("attempts", "particular"), so the default stated
+    beside the setting (``Default: ``3```` above "Maximum number of times to retry a failed fetch") answers it; with
+    the whole question's rarest words no sentence near them stated a number and it abstained."""
+    from ragls.retrieval.asked_value import value_clause
+
+    question = ("How many times is a failed fetch retried by default, and can I allow more attempts for one "
+                "particular job only?")
+    assert value_clause(question) == "How many times is a failed fetch retried by default"
+    assert value_clause("What is the default port, and how do I change it?") == "What is the default port"
+    assert value_clause("Which port does it listen on by default?") == "Which port does it listen on by default?"
+    later = "If I never pass a timeout and the server stops answering, how long will my call sit there?"
+    assert value_clause(later) == later  # a later clause points back at the one before: the whole question
+    result = settings_ws.query(question)
+    assert result.hits.evidence.value_missing == 0.0 and not result.abstained, result.hits.evidence

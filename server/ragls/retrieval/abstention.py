@@ -104,6 +104,7 @@ from ragls.retrieval.asked_value import (
     asked_sentences,
     measured_terms,
     subject_terms,
+    value_clause,
     value_missing,
 )
 from ragls.retrieval.names import name_terms, spelled_out, user_material
@@ -396,7 +397,14 @@ def cosine_margin(similarities: Sequence[float] | None, rank: int = MARGIN_RANK)
 
 
 def _value_subject(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str, float], text: str) -> list[str]:
-    """The subject of a value question (`asked_value.subject_terms`) from the sources' document frequencies."""
+    """The subject of a value question (`asked_value.subject_terms`) from the sources' document frequencies, named
+    in the clause that asks for the value (`asked_value.value_clause`): of "How many times does it retry by default,
+    and can I allow more attempts for one request?" the first clause's terms, not the rarest of the whole question."""
+    clause = value_clause(text)
+    if clause != asked_sentences(text):
+        own = set(stems(clause))
+        weights = {t: w for t, w in weights.items() if t in own} or weights
+        text = clause
     names = name_terms(text)
     measured = measured_terms(text)
     terms = weights.keys() | {t for ts in names.values() for t in ts} | set(measured)

@@ -245,6 +245,24 @@ def asked_value(text: str) -> str | None:
     return "default" if _DEFAULT_Q.search(asked) else None
 
 
+def value_clause(text: str) -> str:
+    """The clause of the asking sentences (`asked_sentences`) that asks for the value (`asked_value`): of a question
+    asking two things ("How many times does Scrapy retry a failed download by default, and can I allow more attempts
+    for one particular request only?"), the part that asks for the value ("How many times does Scrapy retry a failed
+    download by default"), split at sentence ends, ";" and where a clause turns to asking (`_TURN`: ", and can I").
+    The subject of a value question is named there (`subject_terms`): the other part's rarest words ("particular",
+    "attempts") are about another thing, and no sentence near them states the asked value. Only a FIRST clause
+    stands alone: a later one points back at what comes before it ("If I never pass a timeout and the server stops
+    answering, how long will my call sit there?", "How do I limit the total number of connections, and what is that
+    limit when I don't set it?" name their subject in the clause before). The asking sentences themselves
+    otherwise: a single clause, no clause or more than one asking for a value, or the value asked in a later one."""
+    asked = asked_sentences(text)
+    parts = [p.strip() for x in re.split(r"(?<=[.?!])\s+", asked) for p in _clauses(x, turns=True) if p.strip()]
+    asking = [p for p in parts if _AMOUNT_Q.search(p) or _DEFAULT_Q.search(p)
+              or any(pattern.search(p) for pattern in _NAMED_Q.values())]
+    return parts[0] if len(parts) > 1 and asking == parts[:1] else asked
+
+
 # "How many worker processes ...", "the total number of connections": the asking sentence counts things, so a
 # duration or a size is no answer (`value_stated`'s `count`); "how many seconds / bytes" asks for a duration or size
 _UNIT_WORDS = frozenset(("ms", "millisecond", "milliseconds", "second", "seconds", "minute", "minutes", "hour",
