@@ -103,6 +103,19 @@ def test_command_output_runs_in_folder_without_shell(folder):
     assert echo.text == "$HOME; ls *.md\n"  # no shell: nothing expanded or run
 
 
+def test_a_file_named_like_a_command_is_a_file_not_a_command(folder):
+    """A cloned folder is untrusted: a file whose name looks like a command, `%%` or a loader prefix (an editor's
+    "Ask About Selection" sends the selection's file by its relative path) is read as that file; nothing runs."""
+    marker = folder / "pwned"
+    for name in ("`touch pwned`", "%%", "pdf:notes"):  # a command runs in the folder: it would make folder/pwned
+        (folder / name).write_text(f"the text of the file named {name}\n")
+        [doc] = load_documents([name], folder)
+        assert (doc.path, doc.text) == (name, f"the text of the file named {name}\n")
+    assert not marker.exists()
+    [ran] = load_documents(["`touch pwned `"], folder)  # no file has this name: the command runs
+    assert marker.exists() and ran.path.startswith("`")
+
+
 def test_command_failures(folder):
     with pytest.raises(InvalidParams, match="command not found: no-such-cmd-xyz"):
         load_documents(["`no-such-cmd-xyz --flag`"], folder)

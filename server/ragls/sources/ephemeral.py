@@ -1,6 +1,6 @@
 """`documents` of a `rag/ask` request: extra text used for that request only, never written to the index.
 
-Each spec is one of:
+Each spec is one of (an existing file's path first, whatever it looks like):
   - a file path or glob ("notes.md", "docs/**/*.md"), relative to the workspace folder (absolute paths work too);
   - an http(s) URL, fetched with httpx (`web.fetch_page`); HTML, PDF and DOCX are converted (`convert.py`);
   - `%%`: the last assistant message in `history` (the previous answer);
@@ -122,7 +122,10 @@ def load_documents(
     loaders: dict[str, str] | None = None,
 ) -> list[Document]:
     """Load the `documents` of a `rag/ask` request (see the module docstring), in the order given; a file matched
-    twice is loaded once. `timeout_s` bounds each URL fetch and each command; `max_file_bytes` comes from
+    twice is loaded once. An entry that names an existing file (relative to `folder`, or absolute) is that file's
+    text, before it is read as `%%`, a `` `command` ``, a URL or a `NAME:` loader: an editor sends "Ask About
+    Selection"'s file by its path relative to the folder, and a cloned folder's file named "`touch pwned`" or
+    "pdf:x" is data, never a command to run (a folder is untrusted input, docs/security.md). `timeout_s` bounds each URL fetch and each command; `max_file_bytes` comes from
     `sources.max_file_bytes`. Raises InvalidParams (bad spec, missing file, %% without history, unknown command,
     unsupported loader) or RequestFailed (fetch failed, command failed or timed out), naming the spec."""
     folder = Path(folder)
@@ -132,7 +135,9 @@ def load_documents(
         spec = raw.strip() if isinstance(raw, str) else ""
         if not spec:
             raise InvalidParams("documents: empty entry")
-        if spec == "%%":
+        if (folder / spec).is_file():  # a file's own name, whatever it looks like
+            found = [_load_path(folder / spec, folder, max_file_bytes, loaders)]
+        elif spec == "%%":
             found = [previous_answer(history)]
         elif len(spec) >= 2 and spec.startswith("`") and spec.endswith("`"):
             found = [run_command(spec[1:-1].strip(), folder, timeout_s)]
