@@ -174,11 +174,14 @@ def test_ask_without_a_question_prints_the_usage(env, tmp_path):
 
 def test_a_question_alone_asks_the_project_around_the_current_directory(env, tmp_path):
     """`ragls ask "question"` as qmd and aichat users type it: the project around the current directory (the nearest
-    ragls.toml, else .git); the question before the folder works too; a lone mistyped path still fails as one."""
+    ragls.toml, else .git), as do `ragls index` and `ragls status` without a folder; the question before the folder
+    works too; a lone mistyped path still fails as one."""
     project = docs(tmp_path / "proj")
     (project / ".git").mkdir()
     sub = project / "notes"
     sub.mkdir()
+    assert f"{project}: 1 indexed" in ragls(env, "index", cwd=sub).stdout  # index and status: the project too
+    assert f"folder:      {project}\n" in ragls(env, "status", cwd=sub).stdout
     out = ragls(env, "ask", "How often does the client retry?", cwd=sub).stdout
     assert "three times with exponential backoff" in out and "guide.md" in out.split("Sources:")[-1], out
     res = json.loads(ragls(env, "query", "exponential backoff", project, "--json").stdout)

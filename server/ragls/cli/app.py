@@ -405,12 +405,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "ragls.toml, else .git)")
 
     ix = with_path(sub.add_parser("index", help="index (incrementally) a folder, or named RAGs with --rag"),
-                   optional=True, default=None)  # required without --rag (rags.rag_positionals)
+                   optional=True, default=None)  # default: the project here (rags.rag_positionals)
     ix.add_argument("--rag", action="append", metavar="NAME", help="index this named RAG instead; repeatable")
     ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
-    with_path(sub.add_parser("status", help="show a folder's index status"))
+    with_path(sub.add_parser("status", help="show a folder's index status"), optional=True,
+              default=None)  # default: the project around the current directory (rags.rag_positionals)
     # `search`: the word qmd, VectorCode and the editors' "Search Docs" / MCP `search_docs` use for the same thing
     q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals

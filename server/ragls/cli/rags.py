@@ -37,14 +37,12 @@ def rag_positionals(parser, args) -> None:
     reads them the other way round; a lone word that looks like a path (`_path_like`) stays the folder. `--rag NAME`
     needs no folder: `ragls index --rag NAME`, `ragls query --rag NAME "text"` and `ragls ask --rag NAME "question"`
     read the folder as "." (whose ragls.toml may declare the RAG), as `ragls query PATH "text"` still does with
-    both. `ragls index` without a folder or --rag, and `ragls query PATH` / `ragls ask PATH` without text, exit
-    through `parser.error` (status 2) with the usage; so does a text alone in the home directory or the filesystem
-    root (no project to ask)."""
+    both. `ragls index` and `ragls status` without a folder (or --rag) take the project around the current
+    directory too. `ragls query PATH` / `ragls ask PATH` without text exit through `parser.error` (status 2) with
+    the usage; so does a command without a folder in the home directory or the filesystem root (no project)."""
     sub = {a.dest: a for a in parser._subparsers._group_actions}["cmd"].choices.get(args.cmd)
-    if args.cmd == "index" and args.path is None:
-        if not args.rag:
-            sub.error("the following arguments are required: path (or --rag NAME)")
-        args.path = "."
+    if args.cmd in ("index", "status") and args.path is None:  # the project here, or "." holding --rag's table
+        args.path = "." if getattr(args, "rag", None) else _project(sub)
     elif args.cmd in ("query", "search", "ask"):
         field = "question" if args.cmd == "ask" else "text"
         text = getattr(args, field)
