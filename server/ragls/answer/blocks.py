@@ -234,11 +234,12 @@ def _literal_limit(block: Block) -> int | None:
 
 
 def _merge_lists(blocks: list[Block]) -> list[Block]:
-    """Consecutive list blocks (a loose list: items separated by blank lines) become one list block."""
+    """Consecutive list blocks (a loose list: items separated by blank lines) become one list block, with as many
+    blank lines between them as the text has (its lines keep their line numbers)."""
     out: list[Block] = []
     for b in blocks:
         if out and b.kind == "list" and out[-1].kind == "list":
-            out[-1].lines += [""] + b.lines
+            out[-1].lines += [""] * (b.start - out[-1].start - len(out[-1].lines)) + b.lines
         else:
             out.append(b)
     return out
