@@ -58,6 +58,29 @@ def retry_ws(tmp_path_factory):
         yield ws
 
 
+def test_a_comment_is_no_answer_nor_stands_between_a_sentence_and_its_code(retry_ws):
+    """A reST comment (".. FIXME: ...", ".. This page is generated ...", a bare ".." over indented lines) is an
+    author's note Sphinx never renders: before, its text was read as prose (pytest's "FIXME: Use $ instead of !",
+    coverage.py's cog lines glued into "show_configs( ini=r\"\"\" run ..."), and a comment between a ":" sentence
+    and its code block made the sentence lose its code, its ":" turned into "."."""
+    answer = retry_ws.ask("How do I retry a job three times with a pause between tries?")
+    lines = answer.text.splitlines()
+    lead = next(k for k, line in enumerate(lines) if "pass a policy to the queue" in line)
+    assert lines[lead].endswith("pass a policy to the queue [1]:"), answer.text
+    assert "  queue = Queue(retry=RetryPolicy(attempts=3, pause=10))" in lines[lead + 1:lead + 4], answer.text
+    for note in ("FIXME", "issue 88", "cog", "make docs", "Internal", "in sync"):
+        assert note not in answer.text, answer.text
+
+
+def test_a_link_target_right_under_a_body_is_no_part_of_its_sentence(retry_ws):
+    """".. _retry_options:" written right under a warning's body (no blank line between, as pytest's logging page
+    has it) is a link target, not the end of the warning's last sentence (before: "... must be safe to repeat.
+    .. _retry_options.")."""
+    answer = retry_ws.ask("Is a retried job run again from its start?")
+    assert "must be safe to repeat [" in answer.text, answer.text
+    assert "_retry_options" not in answer.text, answer.text
+
+
 def test_a_loose_list_cites_the_lines_of_each_item(retry_ws):
     """The items of a loose list read as one list block; the blank lines between two items are as many as the text
     has (two here, and a version directive's line left empty adds more): before, one blank line stood for all of

@@ -43,8 +43,11 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     (`_myst_admonitions`), pymdownx.blocks fences and (Markdown) MyST comment lines `% text` emptied
     (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
     rewrites them. Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
-    "term: definition" (`rest.definitions`)."""
+    "term: definition" (`rest.definitions`), and explicit markup that is never rendered in place (comments, link
+    targets, substitution definitions) is emptied (`_rest_hidden`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    if not markdown:
+        text = _rest_hidden(text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
@@ -54,6 +57,57 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
     return rest.literal_blocks(text)
+
+
+# reST explicit markup (".. " and what follows, with the lines indented under it; docutils "Explicit Markup
+# Blocks") that a reader never sees where it stands: a hyperlink target (".. _label:", ".. _`Eventlet`: http://...",
+# ".. __: url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
+# text, or a bare ".." with indented lines right below it). A directive (".. note::", ".. code-block::", spaced
+# ".. note ::" too) and a footnote or citation (".. [1] text") are read as before.
+_EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
+_SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs()) - len(line.expandtabs().lstrip())
+
+
+def _rest_hidden(text: str) -> str:
+    """reST text with its hidden explicit markup (`_EXPLICIT` not `_SHOWN`: comments, link targets, substitution
+    definitions) emptied with the lines indented under it, line for line: an author's note (".. This file is
+    processed with cog ...", "..\n    You should *NOT* be adding ... WARNING: Don't drop the next directive!") is no
+    answer, and a target written right under a paragraph or a directive's body (no blank line between) is no part
+    of its last sentence ("... without a deprecation notice. .. _log_release_notes."). A bare ".." above a blank line
+    is an empty comment and hides nothing more. Lines in a literal block (under a "::" line or a code directive,
+    `rest.opens_literal`: a page showing reST source) are left alone."""
+    if ".." not in text:
+        return text
+    lines = text.split("\n")
+    literal = -1  # while >= 0: the indentation a literal block's lines are indented past
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or (literal >= 0 and rest.content_indent(line) > literal):
+            i += 1
+            continue
+        literal = -1
+        m = _EXPLICIT.match(line)
+        if m is None or (m.group(2) and _SHOWN.match(m.group(2))):
+            if rest.opens_literal(line):
+                literal = rest.content_indent(line)
+            i += 1
+            continue
+        outer = len(m.group(1).expandtabs())
+        j = i + 1
+        if m.group(2) or (j < len(lines) and lines[j].strip()):
+            while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > outer):
+                j += 1
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1
+        for k in range(i, j):
+            lines[k] = ""
+        i = j
+    return "\n".join(lines)
 
 
 # A pymdownx.blocks fence (`/// note | Title`, `/// details | Summary`, `/// tab | Python`, and the closing `///`):

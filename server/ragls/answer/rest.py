@@ -379,6 +379,15 @@ _CODE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:code-block|code|sourcecode|doctest
                              r"ipython|parsed-literal|productionlist|code-tab)::")
 
 
+def opens_literal(line: str) -> bool:
+    """Whether the lines indented under `line` are a literal block (code, read as written): `line` ends in reST's
+    literal-block marker "::" ("Example::", "- Installed ::"; a directive's "::" is not one), or it is a code
+    directive (".. code-block:: rst", ".. doctest::")."""
+    if line.lstrip()[:3] == ".. ":
+        return bool(_CODE_DIRECTIVE.match(line))
+    return line.rstrip().endswith("::") and bool(_LITERAL_MARKER.search(line))
+
+
 def literal_blocks(text: str) -> str:
     """`text` with each literal block after a "::" line or code directive indented by at least 4 spaces (line
     for line), so it reads as a code block; the lines' relative indentation is kept."""
@@ -390,8 +399,7 @@ def literal_blocks(text: str) -> str:
         head = line.lstrip()[:3]
         if head in ("```", "~~~") and (not fence or head == fence):
             fence = "" if fence else head
-        if fence or not (_CODE_DIRECTIVE.match(line) if head == ".. "
-                         else line.rstrip().endswith("::") and _LITERAL_MARKER.search(line)):
+        if fence or not opens_literal(line):
             continue
         outer = content_indent(line)
         j = i + 1
