@@ -91,3 +91,24 @@ def test_a_loose_list_cites_the_lines_of_each_item(retry_ws):
              if "the seconds the worker waits" in line)
     hit = next(h for k, h in answer.sources if k == n)
     assert file_lines(hit.focus)[0] == line_of(RETRY, "``pause``"), (file_lines(hit.focus), answer.text)
+
+
+LIMITS = """Worker limits
+-------------
+
+Jobs are taken from the queue in the order the :ref:`queue guide
+<queues>` describes, oldest first.
+
+A worker stops taking new jobs when its memory use passes
+``max_memory`` megabytes, and restarts once its jobs are done.
+"""
+
+
+def test_a_role_wrapped_over_two_lines_keeps_the_lines_after_it(tmp_path):
+    """":ref:`queue guide" / "<queues>` describes" is read over the two lines it is written on: before, it was read on
+    one, every later line of the chunk moved up one, and the sentences after it were cited a line above where they
+    are (coverage.py's "Individual warnings can be disabled with the :ref:`disable_warnings" paragraph)."""
+    with extractive_workspace(tmp_path, {"limits.rst": LIMITS}) as ws:
+        hit = ws.retrieve("When does a worker stop taking new jobs because of its memory use?", top_k=1)[0]
+    assert file_lines(hit.focus) == (line_of(LIMITS, "A worker stops"), line_of(LIMITS, "``max_memory``")), \
+        file_lines(hit.focus)

@@ -52,7 +52,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
     # written (":func:`a.run`" -> "`a.run`"), which would shift every cell after it.
-    text = _MYST_ROLE.sub(_myst_role, REST_ROLE.sub(rest.rest_role, rest.tables(text)))
+    text = _MYST_ROLE.sub(_myst_role, _ROLE.sub(_role, rest.tables(text)))
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
@@ -108,6 +108,37 @@ def _rest_hidden(text: str) -> str:
             lines[k] = ""
         i = j
     return "\n".join(lines)
+
+
+# A reST role and the punctuation and spaces after it on its line (`_role`; not the ":" of a role right after it).
+_ROLE = re.compile(REST_ROLE.pattern + r"((?:[.,;!?)\]'\"]|:(?!\w))*[ \t]*)")
+
+
+def _role(m: re.Match[str]) -> str:
+    """A reST role (`_ROLE`) as `rest.rest_role` reads it, over as many lines as it was written on: a role wrapped
+    over two lines (":ref:`disable_warnings" / "<config_run_disable_warnings>` configuration setting.") read on one
+    line moved every later line of the chunk up one, and a citation pointed a line above its sentence. The text
+    after the role starts its last line, at that line's indentation; when nothing follows it there, the role's text
+    does (or its last words, when nothing but a list marker precedes it on its first line either). A title wrapped inside the role
+    (":ref:`long` / `title <label>`") keeps its own line break, as `rest.rest_role` reads it."""
+    written, after = m.group(0), m.group(2)
+    text = rest.rest_role(m)
+    n = written.count("\n") - text.count("\n")  # a title wrapped inside the role keeps its own line break
+    if n <= 0:
+        return text + after
+    text = " ".join(text.split()) + after.strip(" \t")  # "... <label>`." keeps its "." beside it
+    last = written.rsplit("\n", 1)[1]
+    indent = last[:len(last) - len(last.lstrip())]
+    end = m.string.find("\n", m.end())
+    if m.string[m.end():end if end >= 0 else len(m.string)].strip():
+        return text + "\n" * n + indent
+    before = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
+    if len(before) > rest.content_indent(before + "x"):  # text before it on its line, not only a list marker
+        return "\n" * n + indent + text
+    words = text.split()
+    if len(words) <= n:  # alone on its lines, fewer words than lines: read on one line, as before
+        return text
+    return " ".join(words[:-n]) + "".join(f"\n{indent}{w}" for w in words[-n:])
 
 
 # A pymdownx.blocks fence (`/// note | Title`, `/// details | Summary`, `/// tab | Python`, and the closing `///`):
