@@ -112,3 +112,50 @@ def test_a_role_wrapped_over_two_lines_keeps_the_lines_after_it(tmp_path):
         hit = ws.retrieve("When does a worker stop taking new jobs because of its memory use?", top_k=1)[0]
     assert file_lines(hit.focus) == (line_of(LIMITS, "A worker stops"), line_of(LIMITS, "``max_memory``")), \
         file_lines(hit.focus)
+
+
+QUIET = """Silencing warnings
+------------------
+
+Each warning can be turned off with the ``mute_warnings`` setting.  It lists the
+short names shown in the warning messages.  For example, to silence
+"No jobs were queued (no-jobs)", add this to your configuration file:
+
+.. [[[cog
+    show_configs(
+        ini=r\"\"\"
+            [worker]
+            mute_warnings = no-jobs
+            \"\"\",
+        toml=r\"\"\"
+            [tool.worker]
+            mute_warnings = ["no-jobs"]
+            \"\"\",
+        )
+.. ]]]
+
+.. code-block:: toml
+
+    [tool.worker]
+    mute_warnings = ["no-jobs"]
+
+.. [[[end]]]
+"""
+
+
+@pytest.fixture(scope="module")
+def quiet_ws(tmp_path_factory):
+    with extractive_workspace(tmp_path_factory.mktemp("quiet"), {"quiet.rst": QUIET}) as ws:
+        yield ws
+
+
+def test_the_focus_keeps_the_sentence_before_when_a_comment_parts_a_sentence_from_its_code(quiet_ws):
+    """A ":" sentence whose code block stands past a long comment (coverage.py's cog blocks): its focus ends with the
+    sentence, not in the comment's lines, which show nothing; so the sentence before it that answers too still fits
+    beside it (set 17's cov-i12 lost its focus on "Individual warnings can be disabled with ..." when the comment
+    was first read as nothing). The words of that block (`mute_warnings`) are not in the focus either: the sentence
+    before, whose word "warning" the question asks, joins it (before, the block's "warnings" counted as shown)."""
+    hit = quiet_ws.retrieve("One worker always prints 'No jobs were queued' and that is expected there. How do I silence "
+                            "only that warning?", top_k=1)[0]
+    start, end = file_lines(hit.focus)
+    assert start <= line_of(QUIET, "It lists the") and end >= line_of(QUIET, "add this to your"), (start, end)

@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ragls.answer.blocks import block_end, parsed
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
@@ -140,9 +141,14 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     is as often the second as the first. A neighbour the extractive answer would read with the sentence joins
     whatever words it shares (`neighbours.antecedent`: the sentence the focus refers back to; `neighbours.explains`:
     the next one naming the means of the need it states, "Alembic makes this easy via the `--sql` option", which
-    shares no word with a question asked in the words of the need). The better-scored neighbour is tried first."""
+    shares no word with a question asked in the words of the need). The better-scored neighbour is tried first.
+    The words the focus holds are the lines it shows: a sentence's block that does not fit in it (`focus_lines`,
+    `_shown`) adds none (coverage.py's "add this to your configuration file:" over a block 13 lines below: the
+    "disable_warnings" of its TOML kept "Individual warnings can be disabled with ..." out of the focus)."""
     first, last = span
-    covered = set(words[best] & query)
+    unit = candidates[best].unit
+    shown = words[best] if last > unit.end or unit.block_end <= unit.end else passage_words(unit.sentence)
+    covered = set(shown & query)  # a block past the focus (`_shown`) holds no word the focus shows
     top = scores[best] or 0.0
     lo = hi = best
     while True:
@@ -174,6 +180,19 @@ def _citation_terms(question: str) -> tuple[set[str], frozenset[str], frozenset[
     return set(content_words(question)) | literal_terms(question), terms, frozenset(terms - STOPWORDS) or terms
 
 
+def _shown(hit: Hit, unit: Unit, last: int) -> int:
+    """`last`, the last line of `unit`'s focus, moved up to the last line before it that shows something: the
+    sentence's own, or a line of the block it carries (a list, code). The lines between a sentence and its block can
+    show nothing once markup is read (a reST comment or a directive line: coverage.py's pages put a 12-line cog
+    comment between "add this to your configuration file:" and the TOML it shows); a focus cut there ended in those
+    lines, and the sentence right before it, which answers too, no longer fitted beside it."""
+    if last <= unit.end:
+        return last
+    blocks = parsed(hit.chunk.text, is_markdown(hit.chunk.path))
+    return max((min(last, block_end(b)) for b in blocks if b.kind != "skip" and unit.end < b.start <= last),
+               default=unit.end)
+
+
 def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
                 query: set[str] | frozenset[str]) -> tuple[int, int]:
     """The 0-based lines (first, last) of `hit`'s chunk text that a citation of its passage `unit` points at, at
@@ -190,7 +209,7 @@ def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
     cap = first + FOCUS_SENTENCE_LINES - 1
     if unit.block_end <= cap or not terms or passage_words(unit.sentence) & query \
             or pointed_at(identifier_words(unit.sentence), query):
-        return first, min(unit.block_end, cap)
+        return first, _shown(hit, unit, min(unit.block_end, cap))
     base = hit.chunk.span.start_line
     block = LineSpan(base + unit.end + 1, 0, base + unit.block_end, 0)
     run = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, block)
