@@ -258,17 +258,27 @@ def tables(text: str) -> str:
 
 
 def directive_options(text: str) -> str:
-    """`text` with the `:option:` lines right under each `.. directive::` line blanked (line for line)."""
+    """`text` with the `:option:` lines right under each `.. directive::` line blanked (line for line), but an object
+    description's `:default:` (Sphinx's `.. confval:: cache_dir` / `:default: ``".pytest_cache"``"), which Sphinx
+    shows under the object's name: it reads "The default of `cache_dir` is ``".pytest_cache"``." (`_DEFAULT_LINE`;
+    `admonitions` leads the description below it with the name, not this line)."""
     if ".. " not in text:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if _DIRECTIVE.match(line):
+            obj = _OBJECT_DIRECTIVE.match(line)
             j = i + 1
             while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(line):
-                lines[j] = ""
+                key, _, value = lines[j].strip()[1:].partition(":")
+                name = obj.group(2) if obj else ""
+                default = key == "default" and value.strip() and name and "`" not in name
+                lines[j] = f"{lines[j][:_indent(lines[j])]}The default of `{name}` is {value.strip()}." if default else ""
                 j += 1
     return "\n".join(lines)
+
+
+_DEFAULT_LINE = re.compile(r"^[ \t]*The default of `[^`]+` is ")  # an object's `:default:` option (directive_options)
 
 
 # A Sphinx / reST field: ":param int timeout: text", ":raises ValueError:", ":returns:" (info fields are converted).
@@ -478,7 +488,7 @@ def admonitions(text: str) -> str:
         indent = min((len(lines[k]) - len(lines[k].lstrip()) for k in body if lines[k].strip()), default=0)
         for k in body:
             lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
-        first = next((k for k in body if lines[k].strip()), None)
+        first = next((k for k in body if lines[k].strip() and not _DEFAULT_LINE.match(lines[k])), None)
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
