@@ -42,6 +42,9 @@ def _setup_logging(verbose: bool) -> None:
     # pygls logs every JSON-RPC payload (document text included) at INFO: keep only its warnings and errors.
     for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # trafilatura warns about every page it cannot extract ("readability_lxml failed", "discarding data: None": a
+    # Sphinx project's _templates/*.html on every `ragls ask`); ragls lists such a page as skipped with its reason.
+    logging.getLogger("trafilatura").setLevel(logging.ERROR)
     # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path. loguru reads
     # its default stderr level from LOGURU_LEVEL when first imported: importing it here would cost ~0.1 s on every
     # command, also those that never load a model (issue 18: `ragls query` through a running server).
