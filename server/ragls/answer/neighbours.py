@@ -38,8 +38,8 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     two are shorter than EXTRACTIVE_MAX_SENTENCE_CHARS: "In this mode `sys.stdout.fileno()` ... raise
     `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
     for a question naming both (measured: docs/benchmarks.md, "The next sentence naming another identifier").
-    Otherwise the next sentence of its paragraph comes with it when it refers back to it and explains it or names
-    the means of what it says (`explains`).
+    Otherwise the next sentence of its paragraph (or of the next one, across a directive line) comes with it when
+    it refers back to it and explains it or names the means of what it says, or tells what to do (`explains`).
     A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
@@ -66,7 +66,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and (n, nxt.line, nxt.sentence) not in quoted \
                     and not any(k == n and (quotes(m, nxt) or quotes(nxt, m)) for k, m in picked):
                 unit = replace(nxt, sentence=_joined(unit.sentence, nxt.sentence), line=unit.line)
-            elif explains(unit, found[at + 1] if at + 1 < len(found) else None) \
+            elif explains(unit, found[at + 1] if at + 1 < len(found) else None, hit.chunk.text) \
                     and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
                     and not any(k == n and (quotes(m, found[at + 1]) or quotes(found[at + 1], m)) for k, m in picked):
                 unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
@@ -93,7 +93,7 @@ def _joined(first: str, second: str) -> str:
 _LABEL = re.compile(r"^`[^`\n]+`(?:, `[^`\n]+`)*: ")  # a heading's label before a sentence (`labels.labelled`)
 
 
-def explains(unit: Unit, nxt: Unit | None) -> bool:
+def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
     """Whether `nxt`, the passage right after `unit` in its chunk, is read with it (`read_with_neighbours`): a sentence of the
     same paragraph (no blank line between) that refers back to it and says what `unit` leaves out —
     - a short one (at most NEXT_REFERENCE_WORDS words) opening with a back-reference (`_BACK_REFERENCE`: "This
@@ -109,17 +109,33 @@ def explains(unit: Unit, nxt: Unit | None) -> bool:
       issue, the `model_rebuild()` method can be used:"; "To prune old migration files, simply delete the files." /
       "Then, in the earliest, still-remaining migration file, set `down_revision` to `None`:" — and the question,
       asked in the words of the need, shares none with the means (measured: docs/benchmarks.md, "The means named
-      after the need").
+      after the need");
+    - or one of the same paragraph that tells the reader what to do (`_REMEDY`: an imperative opens it, alone or
+      after "To <goal>,") and names an identifier `unit` does not: a statement of what happens, then the remedy —
+      "999 is a custom response status code used by some sites to throttle requests." / "Try slowing down the
+      crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: docs/benchmarks.md,
+      "The remedy after the statement").
+    The next sentence may open the next paragraph when only lines the built page does not show stand between
+    (`_NOT_SHOWN` in the chunk `text`: a reST directive or target, ".. setting:: IMAGES_THUMBS"; a MyST target)
+    and it refers back: "The Images Pipeline can automatically create thumbnails of the downloaded images." /
+    ".. setting:: IMAGES_THUMBS" / "In order to use this feature, you must set `IMAGES_THUMBS` to a dictionary ...";
+    a blank line alone still ends what a sentence is read with.
     Never a list item or table row, a `unit` carrying a block, or a pair longer than EXTRACTIVE_MAX_SENTENCE_CHARS
-    or FOCUS_SENTENCE_LINES lines (the citation of a passage covers its first lines only)."""
-    if nxt is None or unit.item or nxt.item or unit.attached or nxt.line > unit.end + 1 \
-            or len(unit.sentence) + len(nxt.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS \
-            or nxt.end - unit.line >= FOCUS_SENTENCE_LINES:
+    or FOCUS_SENTENCE_LINES lines, those hidden lines aside (the citation of a passage covers its first lines
+    only)."""
+    if nxt is None or unit.item or nxt.item or unit.attached \
+            or len(unit.sentence) + len(nxt.sentence) >= EXTRACTIVE_MAX_SENTENCE_CHARS:
+        return False
+    gap = text.split("\n")[unit.end + 1:nxt.line] if nxt.line > unit.end + 1 else []
+    if gap and not (text and all(not x.strip() or _NOT_SHOWN.match(x) for x in gap) and any(x.strip() for x in gap)):
+        return False  # the next paragraph only across a directive or target line, which the built page does not show
+    if nxt.end - unit.line - len(gap) >= FOCUS_SENTENCE_LINES:
         return False
     own = _LABEL.sub("", nxt.sentence, count=1)  # its words, without its heading's label
-    if not nxt.attached and len(own.split()) <= NEXT_REFERENCE_WORDS and _BACK_REFERENCE.match(own):
+    if not gap and not nxt.attached and len(own.split()) <= NEXT_REFERENCE_WORDS and _BACK_REFERENCE.match(own):
         return True
-    if not (_BACK_REFERENCE.match(own) or _REFERS_BACK.search(" ".join(own.split()[:REFERENCE_HEAD_WORDS]))):
+    if not (_BACK_REFERENCE.match(own) or _REFERS_BACK.search(" ".join(own.split()[:REFERENCE_HEAD_WORDS]))
+            or (not gap and _REMEDY.match(own))):
         return False
     mine = {m.group(0) for m in IDENTIFIER.finditer(unit.sentence)}
     return any(m.group(0) not in mine for m in IDENTIFIER.finditer(own))
@@ -129,6 +145,15 @@ def explains(unit: Unit, nxt: Unit | None) -> bool:
 # ...", "To circumvent this issue, ...", "Using the X hook, this is straightforward"); "that" is left out: it is as
 # often a conjunction ("Note that ...").
 _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
+# A sentence telling the reader what to do ("Try slowing down the crawling speed by using a download delay ... with
+# the `DOWNLOAD_SLOTS` setting:" after "999 is a custom response status code used by some sites to throttle
+# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,".
+_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that case),\s+)?(?i:try|use|set|pass|add|call|"
+                     r"run|enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
+                     r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b)")
+# Lines a built page does not show between two paragraphs: a reST directive or target (".. setting:: IMAGES_THUMBS",
+# ".. _label:", ".. index:: ...") or a MyST target "(label)=".
+_NOT_SHOWN = re.compile(r"^\s*(?:\.\.\s+\S|\([\w.:-]+\)=\s*$)")
 
 
 def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str]) -> Unit | None:

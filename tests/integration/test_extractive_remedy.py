@@ -1,0 +1,83 @@
+"""Extractive answers on a real index with the offline model (`RagWorkspace.ask`): the sentence after a quoted one is
+read with it (`neighbours.explains`) when it tells the reader what to do and names what to use ("999 is a custom
+status code ... Try slowing down ... with the `DOWNLOAD_SLOTS` setting:"), and when it refers back to it from the
+next paragraph across lines the built page does not show (a reST directive or target between them: ".. setting::
+IMAGES_THUMBS")."""
+
+from __future__ import annotations
+
+import pytest
+from offline_index import extractive_workspace
+
+FAQ = """Frequently asked questions
+==========================
+
+What does the response status code 999 mean?
+--------------------------------------------
+
+999 is a custom response status code used by some sites to throttle requests.
+Try slowing down the crawling speed by using a download delay of ``2`` (or
+higher) for the affected domains, with the :setting:`DOWNLOAD_SLOTS` setting:
+
+.. code-block:: python
+
+    DOWNLOAD_SLOTS = {
+        "example.com": {"delay": 2},
+    }
+
+Can I answer a status code myself?
+----------------------------------
+
+Yes. A status code answered by the site reaches the callback of the request when the spider lists that code
+among the codes it handles; other status codes are dropped before the callback runs.
+"""
+
+IMAGES = """Images
+======
+
+Images are stored in the images store, one file per image, named after a hash of the image's address.
+
+Minimum image sizes
+-------------------
+
+Images smaller than the minimum sizes are dropped: an image must be at least as high as the minimum height and
+at least as wide as the minimum width to be stored. Small images are often icons or tracking pixels. The pipeline
+checks the size of each downloaded image before it stores it. A medium-sized image passes when both of its sides
+reach the minimum sizes.
+
+Thumbnail generation for images
+-------------------------------
+
+The images pipeline can automatically create thumbnails of the downloaded images.
+
+.. setting:: IMAGES_THUMBS
+
+In order to use this feature, you must set :setting:`IMAGES_THUMBS` to a dictionary
+where the keys are the thumbnail names and the values are their dimensions.
+
+Thumbnails are stored in the images store next to the full images, one folder per thumbnail name.
+"""
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    with extractive_workspace(tmp_path_factory.mktemp("remedy"), {"faq.rst": FAQ, "images.rst": IMAGES}) as w:
+        yield w
+
+
+def test_what_to_do_after_a_quoted_statement_is_read_with_it(ws):
+    """The question asks what 999 means and how to get past it; "Try slowing down ... with the `DOWNLOAD_SLOTS`
+    setting:" shares no word with it and comes with the statement, and its code, under the same citation."""
+    answer = ws.ask("One website keeps answering with an odd status code 999. What does it mean and how do I get "
+                    "past it?").text
+    assert "throttle requests. Try slowing down the crawling speed" in answer, answer
+    assert "`DOWNLOAD_SLOTS`" in answer, answer
+
+
+def test_the_next_paragraph_across_a_directive_is_read_with_a_quoted_sentence(ws):
+    """"In order to use this feature, you must set `IMAGES_THUMBS` ..." refers back to the one-sentence paragraph
+    above it across ".. setting:: IMAGES_THUMBS", which the built page does not show."""
+    answer = ws.ask("Along with the downloaded product pictures I also need small and medium-sized previews. Can "
+                    "the pipeline create them?").text
+    assert "thumbnails of the downloaded images. In order to use this feature, you must set `IMAGES_THUMBS`" \
+        in answer, answer
