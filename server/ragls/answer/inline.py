@@ -107,17 +107,21 @@ def _shortcut_links(text: str) -> str:
     return "".join(parts)
 
 
-def link_text(text: str) -> str:
+def link_text(text: str, markdown: bool = True) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
-    their target when it names a Python object, `_link`, `_links`; a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`), images dropped, footnote marks and inline HTML tags dropped (`_inline_html`),
-    reST hyperlink references reduced to their text (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ ``
-    -> "git") and reST inline literals as Markdown code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
-    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(_links(_IMAGE.sub("", text)))))
+    their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
+    the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK` — reST and plain text have none: their
+    brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images dropped,
+    footnote marks and inline HTML tags dropped (`_inline_html`), reST hyperlink references reduced to their text
+    (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
+    code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
+    text = _links(_IMAGE.sub("", text))
+    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else text))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     return REST_LITERAL.sub(r"`\1`", text)
 
 
-def plain(text: str) -> str:
-    """`text` on one line (runs of whitespace as one space) with its markup reduced (`link_text`) and bare citation
-    marks ("[1]", "[2, 3]") removed."""
-    return " ".join(_BARE_MARKER.sub("", link_text(text)).split())
+def plain(text: str, markdown: bool = True) -> str:
+    """`text` on one line (runs of whitespace as one space) with its markup reduced (`link_text`; `markdown` as
+    there) and bare citation marks ("[1]", "[2, 3]") removed."""
+    return " ".join(_BARE_MARKER.sub("", link_text(text, markdown)).split())

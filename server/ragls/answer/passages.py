@@ -74,9 +74,9 @@ def _cap(sentence: str) -> str:
     return sentence
 
 
-def _attached(block: Block) -> str:
+def _attached(block: Block, markdown: bool = True) -> str:
     """A list or code block as kept after a ":" sentence: verbatim lines (links reduced to their text outside
-    code), common indentation removed, at most MAX_ATTACHED_LINES (a cut code block is closed)."""
+    code, `inline.link_text`; `markdown` as there), common indentation removed, at most MAX_ATTACHED_LINES (a cut code block is closed)."""
     lines = list(block.lines)
     while lines and not lines[-1].strip():
         lines.pop()
@@ -98,7 +98,7 @@ def _attached(block: Block) -> str:
         elif cut:
             lines += ["…", fenced.group(1)]
     else:
-        lines = [link_text(x) for x in lines]
+        lines = [link_text(x, markdown) for x in lines]
         if cut:
             lines.append("…")
     return "\n".join(lines)
@@ -174,7 +174,7 @@ def _line_at(where: list[tuple[int, int]], offset: int) -> int:
     return line
 
 
-def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+def _sentences(text: str, where: list[tuple[int, int]], markdown: bool = True) -> list[tuple[str, int, int]]:
     """(sentence, first line, last line) of a joined paragraph: split at sentence punctuation followed by a
     capital (never at a line break), markup reduced (`_plain`)."""
     out, begin = [], 0
@@ -183,7 +183,7 @@ def _sentences(text: str, where: list[tuple[int, int]]) -> list[tuple[str, int, 
         raw = text[begin:stop]
         if raw.strip():
             lead = len(raw) - len(raw.lstrip())
-            out.append((plain(raw), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
+            out.append((plain(raw, markdown), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
         begin = m.end() if m else len(text)
     return out
 
@@ -223,7 +223,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
         if b.kind == "para":
-            sentences = _sentences(*_joined(b.lines, b.start))
+            sentences = _sentences(*_joined(b.lines, b.start), markdown)
             if sentences and _lead_in(sentences[-1][0]) and not introduces:  # what it introduces is not here
                 s, first, last = sentences.pop()
                 sentences += [(d, first, last)] if (d := _dangling(s)) else []
@@ -265,7 +265,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
                 z = z[:-2].rstrip() + ":" if z.endswith("::") else z
                 # reST's expanded form, a paragraph of "::" alone, is not text (the sentence before keeps its end)
                 joined = f"{out[-1].sentence} {z}" if z != ":" else out[-1].sentence
-                out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt), end=sentences[0][2],
+                out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt, markdown), end=sentences[0][2],
                                   block_end=block_end(nxt), output=nxt.kind == "code" and _output(joined, nxt))
                 continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
@@ -275,10 +275,10 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
                     s = s[:-2].rstrip() + ":"
                 s = labelled(s, label)
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
-                    out.append(Unit(_cap(s), _attached(nxt), first, last, block_end(nxt),
+                    out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
                 elif nxt is not None and nxt.kind == "code":  # any sentence of the paragraph; the last scored with it
-                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt), code_end=block_end(nxt),
+                    out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt, markdown), code_end=block_end(nxt),
                                     code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
@@ -288,33 +288,33 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
                     continue
                 cont = continuation(b.lines, j)
                 item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
-                item = plain(item)
+                item = plain(item, markdown)
                 if len(item.split()) + bool(label) < MIN_WORDS:
                     continue
                 if item.endswith("::"):  # reST's literal-block marker, as in a paragraph
                     item = item[:-2].rstrip() + ":"
                 item = labelled(item, label)
-                nested, n_nested = _nested_items(b.lines, j, cont)
+                nested, n_nested = _nested_items(b.lines, j, cont, markdown)
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested, item=True))
                 elif _introduces(item) and last == block_end(b) and nxt is not None and nxt.kind == "code":
-                    out.append(Unit(_cap(item), _attached(nxt), b.start + j, last, block_end(nxt),
+                    out.append(Unit(_cap(item), _attached(nxt, markdown), b.start + j, last, block_end(nxt),
                                     output=_output(item, nxt), item=True))
                 elif item.endswith(":") and last == block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
-                    out.append(Unit(_cap(item), _attached(body), b.start + j, last, block_end(body), item=True))
+                    out.append(Unit(_cap(item), _attached(body, markdown), b.start + j, last, block_end(body), item=True))
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last, item=True))
         elif b.kind == "deflist":
-            out += _definitions(b, label, nxt)
+            out += _definitions(b, label, nxt, markdown)
         elif b.kind == "table":
-            out += _table_rows(b)
+            out += _table_rows(b, markdown)
     return tuple(out)
 
 
-def _definitions(block: Block, label: str, nxt: Block | None) -> list[Unit]:
+def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = True) -> list[Unit]:
     """The definitions of a definition list item (`blocks.DEFINITION`), each one unit, whole, led by its term as a
     list item is by its text: "{func}`~structlog.stdlib.add_log_level`:" / "" / ": Adds the log level to the event
     dictionary under the key `level`." reads "`add_log_level`: Adds the log level to the event dictionary under
@@ -324,13 +324,13 @@ def _definitions(block: Block, label: str, nxt: Block | None) -> list[Unit]:
     code block right after it ("Compare:" + the code), as a list item's does."""
     lines = block.lines
     first = next((k for k, x in enumerate(lines) if DEFINITION.match(x)), len(lines))
-    term = plain(" ".join(x.strip() for x in lines[:first] if x.strip())).rstrip(":").rstrip()
+    term = plain(" ".join(x.strip() for x in lines[:first] if x.strip()), markdown).rstrip(":").rstrip()
     starts = [k for k in range(first, len(lines)) if DEFINITION.match(lines[k])]
     out: list[Unit] = []
     for n, k in enumerate(starts):
         stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
         body = [x.strip() for x in lines[k:stop] if x.strip()]
-        text = plain(" ".join([body[0][1:].strip(), *body[1:]]))
+        text = plain(" ".join([body[0][1:].strip(), *body[1:]]), markdown)
         if not text:
             continue
         last = block.start + k + len(body) - 1
@@ -338,7 +338,7 @@ def _definitions(block: Block, label: str, nxt: Block | None) -> list[Unit]:
         if len(sentence.split()) < MIN_WORDS:
             continue
         if _introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind == "code":
-            out.append(Unit(_cap(sentence), _attached(nxt), block.start, last, block_end(nxt),
+            out.append(Unit(_cap(sentence), _attached(nxt, markdown), block.start, last, block_end(nxt),
                             output=_output(sentence, nxt), item=True))
         elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
             out.append(Unit(_cap(sentence), "", block.start, last, item=True))
@@ -424,7 +424,7 @@ def _dangling(sentence: str) -> str:
     return sentence.rstrip().rstrip(":").rstrip() + "."
 
 
-def _table_rows(block: Block) -> list[Unit]:
+def _table_rows(block: Block, markdown: bool = True) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
     (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
@@ -438,14 +438,14 @@ def _table_rows(block: Block) -> list[Unit]:
             continue
         if (has_header and k < 2) or TABLE_SEPARATOR.match(line):
             continue
-        cells = [plain(c) for c in split_row(line)]
+        cells = [plain(c, markdown) for c in split_row(line)]
         row = " | ".join(c for c in cells if c)
         if len(row.split()) - row.count(" | ") >= 3:
             out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True))
     return out
 
 
-def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
+def _nested_items(lines: list[str], j: int, skip: int = 0, markdown: bool = True) -> tuple[str, int]:
     """(the more-indented lines after list item `j` and its `skip` continuation lines — its sub-list — verbatim,
     dedented; how many source lines that is), ("", 0) without one."""
     base = len(lines[j]) - len(lines[j].lstrip())
@@ -456,7 +456,7 @@ def _nested_items(lines: list[str], j: int, skip: int = 0) -> tuple[str, int]:
         sub.append(line)
     while sub and not sub[-1].strip():
         sub.pop()
-    return (_attached(Block("list", 0, sub)), len(sub)) if sub else ("", 0)
+    return (_attached(Block("list", 0, sub), markdown), len(sub)) if sub else ("", 0)
 
 
 @functools.lru_cache(maxsize=1024)
