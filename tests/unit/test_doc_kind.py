@@ -68,6 +68,10 @@ def test_guide_pages_are_not(path, title):
     ("How do I upgrade the database to the latest migration?", False), ("How do I show the history?", False),
     ("Where do the migration versions live?", False), ("Which option was removed in 1.4?", True),
     ("In which version did background tasks start to run after the response?", True),
+    # A version constraint the user quotes is their project's setting, not a version asked about (uv's uv-p04).
+    ('My project says requires-python = ">=3.9,<4", yet it resolves as though <4 were not there. Why?', False),
+    ("I pinned requests<2.32 and ~=1.4 elsewhere; how do I make the resolver accept both?", False),
+    ("I pinned requests<2.32; which version added retries?", True),
 ])
 def test_questions_about_changes(question, asks):
     assert asks_about_changes(question) is asks

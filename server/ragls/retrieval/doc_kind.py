@@ -143,10 +143,17 @@ def is_meta_page(chunk: Chunk) -> bool:
     return any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)
 
 
+# A version constraint the user writes (`requires-python = ">=3.9,<4"`, "requests<2.32", "~=1.4"): their project's
+# material, not a question about a release
+_CONSTRAINT = re.compile(r"(?:[<>]=?|[=!~]=)\s*v?\d+(?:\.\d+)*")
+
+
 def asks_about_changes(question: str) -> bool:
     """True when `question` asks about versions, releases, changes or contributing (module docstring): the
-    bookkeeping pages are then not demoted."""
-    return _ASKS.search(question.lower()) is not None
+    bookkeeping pages are then not demoted. A version constraint it quotes (`_CONSTRAINT`: ">=3.9,<4") is the
+    user's own setting, not a version asked about: "My project says requires-python = ">=3.9,<4", yet uv resolves as
+    though the <4 part weren't there" asks how resolution reads it, and the internals page won."""
+    return _ASKS.search(_CONSTRAINT.sub(" ", question.lower())) is not None
 
 
 def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
