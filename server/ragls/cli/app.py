@@ -43,8 +43,11 @@ def _setup_logging(verbose: bool) -> None:
     for noisy in ("httpx", "httpx2", "httpcore", "openai", "anthropic", "lancedb", "filelock", "pygls"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # trafilatura warns about every page it cannot extract ("readability_lxml failed", "discarding data: None": a
-    # Sphinx project's _templates/*.html on every `ragls ask`); ragls lists such a page as skipped with its reason.
-    logging.getLogger("trafilatura").setLevel(logging.ERROR)
+    # Sphinx project's _templates/*.html on every `ragls ask`) and logs an ERROR for a page with no HTML tree
+    # ("parsed tree length: 1, wrong data type or not valid HTML", "empty HTML tree": a theme's script-only partial,
+    # mkdocs-material's analytics integration in uv's docs); ragls lists such a page as skipped with its reason, so
+    # none of it reaches the terminal.
+    logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     # fastembed logs through loguru; its "model not in cache" errors are expected on the fallback path. loguru reads
     # its default stderr level from LOGURU_LEVEL when first imported: importing it here would cost ~0.1 s on every
     # command, also those that never load a model (issue 18: `ragls query` through a running server).
