@@ -11,7 +11,6 @@ import offline_index
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.retrieval.doc_kind import asks_for_setting, is_settings_page
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -61,27 +60,3 @@ def test_no_asking_clause_no_factor(folder):
     off, on = ranked(folder, TASK, 1.0), ranked(folder, TASK, None)
     assert [path for path, _ in on] == [path for path, _ in off]
     assert [score for _, score in on] == pytest.approx([score for _, score in off])
-
-
-@pytest.mark.parametrize(("question", "asks"), [
-    ("Which setting does that?", True), ("What do I set in Hatch's own config file?", True),
-    ("What value do I put in my settings to stay within that?", True), ("How do I configure that?", True),
-    ("How many times does it retry a failed download by default?", True), ("What is the default timeout?", True),
-    ("Can I make that the project default rather than a flag?", True),
-    ("I like the default setup, but can the output go to a file?", False),
-    ("Everything should go through our existing logging config; is there one call for that?", False),
-    ("I stored the password with poetry config http-basic, but installs still fail.", False),
-])
-def test_asks_for_setting(question, asks):
-    assert asks_for_setting(question) is asks
-
-
-@pytest.mark.parametrize(("path", "named"), [("config/hatch.md", True), ("topics/settings.rst", True),
-                                             ("user-guide/configuration.md", True), ("Config.md", True),
-                                             ("topics/optimize.rst", False), ("configuring-logging.md", False),
-                                             ("tutorials/testing/overview.md", False)])
-def test_settings_pages_by_name(path, named):
-    from ragls.core.ir import Chunk, LineSpan
-
-    chunk = Chunk(id="", path=path, text="x", span=LineSpan(0, 0, 0, 0), text_hash="")
-    assert is_settings_page(chunk) is named

@@ -1,6 +1,7 @@
 """The document-kind prior's parts (retrieval/doc_kind.py, fuse.apply_prior): which chunks are a project's
 bookkeeping pages, which questions ask about changes, which pages are named as the API reference, which chunks are API reference entries and which questions name
-an identifier, which chunks are stubs, which repeat other pages' lines, and the fused-score arithmetic."""
+an identifier, which chunks are stubs, which repeat other pages' lines, which questions ask for a setting and which pages are
+named as the settings, and the fused-score arithmetic."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from ragls.core.ir import Chunk, LineSpan
 from ragls.retrieval.doc_kind import (
     api_page_factors,
     asks_about_changes,
+    asks_for_setting,
     is_api_page,
     is_meta_page,
     is_reference_entry,
+    is_settings_page,
     is_stub,
     meta_factors,
     names_identifier,
@@ -75,6 +78,27 @@ def test_guide_pages_are_not(path, title):
 ])
 def test_questions_about_changes(question, asks):
     assert asks_about_changes(question) is asks
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Which setting does that?", True), ("What do I set in Hatch's own config file?", True),
+    ("What value do I put in my settings to stay within that?", True), ("How do I configure that?", True),
+    ("How many times does it retry a failed download by default?", True), ("What is the default timeout?", True),
+    ("Can I make that the project default rather than a flag?", True),
+    ("I like the default setup, but can the output go to a file?", False),
+    ("Everything should go through our existing logging config; is there one call for that?", False),
+    ("I stored the password with poetry config http-basic, but installs still fail.", False),
+])
+def test_asks_for_setting(question, asks):
+    assert asks_for_setting(question) is asks
+
+
+@pytest.mark.parametrize(("path", "named"), [("config/hatch.md", True), ("topics/settings.rst", True),
+                                             ("user-guide/configuration.md", True), ("Config.md", True),
+                                             ("topics/optimize.rst", False), ("configuring-logging.md", False),
+                                             ("tutorials/testing/overview.md", False)])
+def test_settings_pages_by_name(path, named):
+    assert is_settings_page(chunk(path)) is named
 
 
 def test_factors_only_for_bookkeeping_chunks_and_not_when_asked_or_off():

@@ -176,7 +176,7 @@ def _line_at(where: list[tuple[int, int]], offset: int) -> int:
 
 def _sentences(text: str, where: list[tuple[int, int]], markdown: bool = True) -> list[tuple[str, int, int]]:
     """(sentence, first line, last line) of a joined paragraph: split at sentence punctuation followed by a
-    capital (never at a line break), markup reduced (`_plain`)."""
+    capital (never at a line break), markup reduced (`inline.plain`)."""
     out, begin = [], 0
     for m in [*_SENTENCE_SPLIT.finditer(text), None]:
         stop = m.start() if m else len(text)
@@ -425,7 +425,7 @@ def _dangling(sentence: str) -> str:
 
 
 def _table_rows(block: Block, markdown: bool = True) -> list[Unit]:
-    """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `_plain`) joined by " | "
+    """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `inline.plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
     (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
     |---| separator) are left out."""

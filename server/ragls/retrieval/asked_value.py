@@ -258,8 +258,7 @@ def value_clause(text: str) -> str:
     otherwise: a single clause, no clause or more than one asking for a value, or the value asked in a later one."""
     asked = asked_sentences(text)
     parts = [p.strip() for x in re.split(r"(?<=[.?!])\s+", asked) for p in _clauses(x, turns=True) if p.strip()]
-    asking = [p for p in parts if _AMOUNT_Q.search(p) or _DEFAULT_Q.search(p)
-              or any(pattern.search(p) for pattern in _NAMED_Q.values())]
+    asking = [p for p in parts if asked_value(p) is not None]
     return parts[0] if len(parts) > 1 and asking == parts[:1] else asked
 
 

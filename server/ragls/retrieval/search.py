@@ -29,7 +29,6 @@ from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
     SETTINGS_HEAD,
     api_page_factors,
-    asks_for_setting,
     meta_factors,
     quoted_factors,
     reference_factors,
@@ -453,11 +452,12 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     weighed: set = set()  # every key whose kinds were weighed
     judged: list = []  # their (key, chunk) pairs without the exact-match bonus: the repeated lines' other pages
     matched = {f.key for f in fused[:size] if f.contributions.get("bonus")}
+    chunk_of: dict = {}  # the chunks looked up so far, by key
     new = fused[:size]
     while new:  # a demotion lifts entries from below the head into it (a long changelog's next chunks): weigh them too
         weighed.update(f.key for f in new)
-        found = lookup([f.key for f in new])
-        chunks = [(f.key, found[f.key]) for f in new if f.key in found]
+        chunk_of.update(lookup([f.key for f in new]))
+        chunks = [(f.key, chunk_of[f.key]) for f in new if f.key in chunk_of]
         fresh = [(k, c) for k, c in chunks if k not in matched]
         judged += fresh
         factors = meta_factors(q.text, chunks, settings.meta_page_weight)
@@ -469,11 +469,9 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
             factors[key] = factors.get(key, 1.0) * factor
         fused = apply_prior(fused, factors, keep_bonus=bool(q.compounds))
         new = [f for f in fused[:size] if f.key not in weighed] if reference else []
-    if setting != 1.0 and asks_for_setting(q.text):
+    if setting != 1.0:  # the head's chunks were all weighed above, so looked up already
         head = [f.key for f in fused[:SETTINGS_HEAD] if not f.contributions.get("bonus")]
-        found = lookup(head)
-        fused = apply_prior(fused, settings_factors(q.text, [(k, found[k]) for k in head if k in found],
-                                                    setting))
+        fused = apply_prior(fused, settings_factors(q.text, [(k, chunk_of[k]) for k in head if k in chunk_of], setting))
     return fused
 
 

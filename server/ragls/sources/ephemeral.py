@@ -125,7 +125,8 @@ def load_documents(
     twice is loaded once. An entry that names an existing file (relative to `folder`, or absolute) is that file's
     text, before it is read as `%%`, a `` `command` ``, a URL or a `NAME:` loader: an editor sends "Ask About
     Selection"'s file by its path relative to the folder, and a cloned folder's file named "`touch pwned`" or
-    "pdf:x" is data, never a command to run (a folder is untrusted input, docs/security.md). `timeout_s` bounds each URL fetch and each command; `max_file_bytes` comes from
+    "pdf:x" is data, never a command to run (a folder is untrusted input, docs/security.md). `timeout_s` bounds
+    each URL fetch and each command; `max_file_bytes` comes from
     `sources.max_file_bytes`. Raises InvalidParams (bad spec, missing file, %% without history, unknown command,
     unsupported loader) or RequestFailed (fetch failed, command failed or timed out), naming the spec."""
     folder = Path(folder)
@@ -143,7 +144,7 @@ def load_documents(
             found = [run_command(spec[1:-1].strip(), folder, timeout_s)]
         elif spec.lower().startswith(("http://", "https://")):
             found = [fetch_url(spec, timeout_s, loaders=loaders)]
-        elif (m := _PREFIX.match(spec)) and not Path(spec).exists():
+        elif m := _PREFIX.match(spec):  # an existing file of that name was read above
             found = _load_with_prefix(m.group(1), m.group(2), folder, max_file_bytes, loaders or {}, timeout_s)
         else:
             found = load_files(spec, folder, max_file_bytes, loaders)
