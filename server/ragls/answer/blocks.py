@@ -286,9 +286,10 @@ def is_markdown(path: str) -> bool:
 def between(block: Block) -> bool:
     """Whether `block` may stand between a ":" sentence and the block it introduces: a reST directive line
     (".. code-block:: python") or its option lines (":caption: schema.sql"), or a line of HTML tags (mdBook's
-    `<Listing number="1-1" ...>`, a `<span class="filename">` caption), which the answer does not show."""
+    `<Listing number="1-1" ...>`, a `<span class="filename">` caption), which the answer does not show. A code
+    block is never one: a literal block showing reST (".. function:: foo(x)") is the example itself."""
     first = block.lines[0].lstrip()
-    return first.startswith(".. ") or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
+    return (block.kind != "code" and first.startswith(".. ")) or (block.kind == "skip" and bool(_HTML_TAG_LINE.match(first))) \
         or (block.kind == "para" and all(_DIRECTIVE_OPTION.match(x) for x in block.lines if x.strip()))
 
 

@@ -35,6 +35,10 @@ _OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
                          r"io|edu|gov)$")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
+# A reST backslash escape: the backslash is never shown, an escaped space not at all. Only where an escape is what the
+# author meant: before a space or punctuation ("\\*args", "``a``\\ b") or a letter right after inline markup
+# ("*PATTERN*\\s"); a backslash between letters ("C:\\Users" in a plain text file) stays.
+_REST_ESCAPE = re.compile(r"(?<=[*`_|])\\(\w)|\\( |[^\w\s])")
 # Inline HTML in prose (`<kbd>Ctrl</kbd>`, `<code>x</code>`, `<br/>`, `<a href="...">text</a>`): the tags are not
 # text. Only these tag names: "Vec<T>" or "<name>" in prose is not a tag.
 _INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|u|"
@@ -112,13 +116,26 @@ def link_text(text: str, markdown: bool = True) -> str:
     their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
     the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK` — reST and plain text have none: their
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images dropped,
-    footnote marks and inline HTML tags dropped (`_inline_html`), reST hyperlink references reduced to their text
+    footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
+    Markdown), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
     code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
     text = _links(_IMAGE.sub("", text))
-    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else text))
+    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else _escapes(text)))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     return REST_LITERAL.sub(r"`\1`", text)
+
+
+def _escapes(text: str) -> str:
+    """reST `text` with its backslash escapes (`_REST_ESCAPE`) outside code spans as the characters they escape
+    ("*EXCLUDE_PATTERN*\\s" -> "*EXCLUDE_PATTERN*s", "``a``\\ b" -> "``a``b"); in ``literals`` and interpreted text
+    (":math:`\\alpha`") nothing changes."""
+    if "\\" not in text:
+        return text
+    parts = re.split(r"(``[^`\n]+``|`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _REST_ESCAPE.sub(lambda m: m.group(1) or m.group(2).strip(), parts[k])
+    return "".join(parts)
 
 
 def plain(text: str, markdown: bool = True) -> str:

@@ -46,8 +46,10 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     "term: definition" (`rest.definitions`), and explicit markup that is never rendered in place (comments, link
     targets, substitution definitions) is emptied (`_rest_hidden`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    held: dict[int, str] = {}
     if not markdown:
-        text = _rest_hidden(text)
+        text, held = rest.hold_literals(_rest_hidden(text))
+        text = rest.note_refs(text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
@@ -56,7 +58,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
-    return rest.literal_blocks(text)
+    return rest.restore_literals(rest.literal_blocks(text), held)
 
 
 # reST explicit markup (".. " and what follows, with the lines indented under it; docutils "Explicit Markup
@@ -78,23 +80,17 @@ def _rest_hidden(text: str) -> str:
     processed with cog ...", "..\n    You should *NOT* be adding ... WARNING: Don't drop the next directive!") is no
     answer, and a target written right under a paragraph or a directive's body (no blank line between) is no part
     of its last sentence ("... without a deprecation notice. .. _log_release_notes."). A bare ".." above a blank line
-    is an empty comment and hides nothing more. Lines in a literal block (under a "::" line or a code directive,
-    `rest.opens_literal`: a page showing reST source) are left alone."""
+    is an empty comment and hides nothing more. Lines in a literal block (`rest.literal_lines`: a page showing reST
+    source) are left alone."""
     if ".." not in text:
         return text
     lines = text.split("\n")
-    literal = -1  # while >= 0: the indentation a literal block's lines are indented past
+    literal = rest.literal_lines(text)
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not line.strip() or (literal >= 0 and rest.content_indent(line) > literal):
-            i += 1
-            continue
-        literal = -1
-        m = _EXPLICIT.match(line)
+        m = None if not line.strip() or literal[i] else _EXPLICIT.match(line)
         if m is None or (m.group(2) and _SHOWN.match(m.group(2))):
-            if rest.opens_literal(line):
-                literal = rest.content_indent(line)
             i += 1
             continue
         outer = len(m.group(1).expandtabs())
@@ -118,27 +114,42 @@ def _role(m: re.Match[str]) -> str:
     """A reST role (`_ROLE`) as `rest.rest_role` reads it, over as many lines as it was written on: a role wrapped
     over two lines (":ref:`disable_warnings" / "<config_run_disable_warnings>` configuration setting.") read on one
     line moved every later line of the chunk up one, and a citation pointed a line above its sentence. The text
-    after the role starts its last line, at that line's indentation; when nothing follows it there, the role's text
-    does (or its last words, when nothing but a list marker precedes it on its first line either). A title wrapped inside the role
+    after the role starts its last line, at that line's indentation, and the role's words fill the lines before
+    it; when nothing follows it there, the role's words end on its last line (`_spread`; all of them on its first
+    line when it starts a line of a paragraph and has fewer words than lines). A title wrapped inside the role
     (":ref:`long` / `title <label>`") keeps its own line break, as `rest.rest_role` reads it."""
     written, after = m.group(0), m.group(2)
     text = rest.rest_role(m)
-    n = written.count("\n") - text.count("\n")  # a title wrapped inside the role keeps its own line break
-    if n <= 0:
+    if written.count("\n") <= text.count("\n"):  # on one line, or a title wrapped inside the role
         return text + after
-    text = " ".join(text.split()) + after.strip(" \t")  # "... <label>`." keeps its "." beside it
+    words = (" ".join(text.split()) + after.strip(" \t")).split()  # "... <label>`." keeps its "." beside it
+    n = written.count("\n")
     last = written.rsplit("\n", 1)[1]
     indent = last[:len(last) - len(last.lstrip())]
     end = m.string.find("\n", m.end())
-    if m.string[m.end():end if end >= 0 else len(m.string)].strip():
-        return text + "\n" * n + indent
     before = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
-    if len(before) > rest.content_indent(before + "x"):  # text before it on its line, not only a list marker
-        return "\n" * n + indent + text
-    words = text.split()
-    if len(words) <= n:  # alone on its lines, fewer words than lines: read on one line, as before
-        return text
-    return " ".join(words[:-n]) + "".join(f"\n{indent}{w}" for w in words[-n:])
+    texted = len(before) > rest.content_indent(before + "x")  # text before it on its first line, not only a marker
+    if m.string[m.end():end if end >= 0 else len(m.string)].strip():  # text follows: the words before its line
+        return _spread(words, n, indent, texted) + "\n" + indent
+    if texted:  # the words below the first line
+        return "\n" + _spread(words, n, indent, True, lead=indent)
+    return _spread(words, n + 1, indent, False)
+
+
+def _spread(words: list[str], k: int, indent: str, empty_first: bool, lead: str = "") -> str:
+    """`words` on `k` lines (joined by newlines, each line after the first at `indent`, the first at `lead`): the
+    first line takes all but one word for each other line; with fewer words than lines the lines left empty come
+    first when `empty_first` (the role's first line holds the start of its sentence), else last (a line with no
+    more than a list marker is no list item: "-   " over "    `HttpCompressionMiddleware`" read as a term), and hold
+    `_NOTHING`: a blank line would end the paragraph there."""
+    if len(words) >= k:
+        rows = [" ".join(words[:len(words) - k + 1]), *words[len(words) - k + 1:]]
+    else:
+        rows = [_NOTHING] * (k - len(words)) + words if empty_first else words + [_NOTHING] * (k - len(words))
+    return lead + rows[0] + "".join(f"\n{indent}{w}" for w in rows[1:])
+
+
+_NOTHING = "\\ "  # reST's escaped space: a line that reads as nothing (`inline.link_text`) and ends no paragraph
 
 
 # A pymdownx.blocks fence (`/// note | Title`, `/// details | Summary`, `/// tab | Python`, and the closing `///`):

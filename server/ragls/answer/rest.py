@@ -268,7 +268,7 @@ def directive_options(text: str) -> str:
     for i, line in enumerate(lines):
         if _DIRECTIVE.match(line):
             obj = _OBJECT_DIRECTIVE.match(line)
-            j = i + 1
+            j = _signature_end(lines, i) if obj else i + 1
             while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(line):
                 key, _, value = lines[j].strip()[1:].partition(":")
                 name = obj.group(2) if obj else ""
@@ -279,6 +279,17 @@ def directive_options(text: str) -> str:
 
 
 _DEFAULT_LINE = re.compile(r"^[ \t]*The default of `[^`]+` is ")  # an object's `:default:` option (directive_options)
+
+
+def _signature_end(lines: list[str], i: int) -> int:
+    """The line after the signatures of the object description at line `i`: its directive line and the lines right
+    below it, indented past it, that are no option (".. function:: foo(x)" / "              foo(y, z)", Sphinx's
+    ".. rst:directive:option:: numbered" / "numbered: depth", aiohttp's signatures wrapped over lines): each is a
+    signature Sphinx shows in the object's heading, not its text."""
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and not _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(lines[i]):
+        j += 1
+    return j
 
 
 # A Sphinx / reST field: ":param int timeout: text", ":raises ValueError:", ":returns:" (info fields are converted).
@@ -398,6 +409,80 @@ def opens_literal(line: str) -> bool:
     return line.rstrip().endswith("::") and bool(_LITERAL_MARKER.search(line))
 
 
+# A footnote reference ("[1]_", "[#]_", "[#label]_", "[*]_"; docutils shows a superscript mark) with the space before
+# it, or a citation reference ("[CIT2002]_", shown "[CIT2002]"). Inline literals and interpreted text are as written.
+_NOTE_REF = re.compile(r"[ \t]*\[(?:\d+|#[\w.-]*|\*)\]_(?![\w`])")
+_CITATION_REF = re.compile(r"(\[[A-Za-z][\w.-]*\])_(?![\w`])")
+_INLINE_CODE = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
+
+
+def note_refs(text: str) -> str:
+    """reST prose without footnote references (line for line), which docutils shows as a superscript mark, no text
+    of the sentence ("the ``literalinclude`` directive. [#]_ For example" read as one sentence; "**gettext** [1]_ is"
+    read "gettext _ is"), and citation references as their label ("[CIT2002]_" -> "[CIT2002]"); inside inline
+    literals and interpreted text nothing changes."""
+    if "]_" not in text:
+        return text
+    parts = _INLINE_CODE.split(text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _CITATION_REF.sub(r"\1", _NOTE_REF.sub("", parts[k]))
+    return "".join(parts)
+
+
+def literal_lines(text: str) -> list[bool]:
+    """Per line of reST `text`, whether it is a line of a literal block: indented past a line that opens one
+    (`opens_literal`: "Looking at this example, ::" with a blank line after it, ".. code-block:: rst" past its own
+    ":caption:" option lines, which are the directive's settings). Such a line is an example as written — on a
+    page that teaches reST, markup ("   .. function:: foo(x)", ":py:func:`f`", ":param x:") that is no markup of
+    the page itself. Blank lines are never literal lines."""
+    lines = text.split("\n")
+    out = [False] * len(lines)
+    literal = -1  # while >= 0: the column a literal block's lines are indented past
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        if literal >= 0 and _indent(line) > literal:
+            out[i] = True
+            i += 1
+            continue
+        literal = -1
+        i += 1
+        if not opens_literal(line):
+            continue
+        if line.lstrip()[:3] == ".. ":  # a code directive: its option lines first
+            while i < len(lines) and _OPTION.match(lines[i]) and _indent(lines[i]) > _indent(line):
+                i += 1
+        elif i < len(lines) and lines[i].strip():  # "::" opens a literal block only past a blank line
+            continue
+        literal = content_indent(line)
+    return out
+
+
+_HELD = re.compile("\x00(\\d+)\x00")  # a held literal line's mark, its 0-based line (`hold_literals`): no markup rule reads it
+
+
+def hold_literals(text: str) -> tuple[str, dict[int, str]]:
+    """reST `text` with each literal block line (`literal_lines`) replaced by its indentation and a mark, and the
+    lines held (0-based line -> line as written), so that the markup rules of answer/markup.py (roles,
+    directives, options, fields, tables), which move and dedent lines but never add or remove one, leave the
+    examples alone; `restore_literals` puts them back."""
+    lines = text.split("\n")
+    held = {k: lines[k] for k, lit in enumerate(literal_lines(text)) if lit}
+    for k, line in held.items():
+        lines[k] = f"{line[:_indent(line)]}\x00{k}\x00"
+    return "\n".join(lines), held
+
+
+def restore_literals(text: str, held: dict[int, str]) -> str:
+    """`text` (from `hold_literals`, rewritten since) with the held lines back as written, each where its mark is
+    now and at the indentation the mark has (a block dedented with the note holding it keeps its relative
+    indentation)."""
+    return _HELD.sub(lambda m: held[int(m.group(1))].lstrip(), text) if held else text
+
+
 def literal_blocks(text: str) -> str:
     """`text` with each literal block after a "::" line or code directive indented by at least 4 spaces (line
     for line), so it reads as a code block; the lines' relative indentation is kept."""
@@ -435,10 +520,13 @@ _ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|c
 
 
 # A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
-# ".. confval:: timeout" — its indented body is the prose that documents the object.
-_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:[a-z]+:)?(?:function|class|method|attribute|data|exception|module|"
-                               r"decorator|classmethod|staticmethod|property|type|var|member|macro|struct|enum|"
-                               r"confval|option|envvar|describe|object|event|setting)::[ \t]*([^`\n]*?)[ \t]*$")
+# ".. confval:: timeout", and the reST domain's ".. rst:directive:: toctree" with its ".. rst:directive:option::
+# maxdepth" and ".. rst:role:: doc" (how Sphinx's and its extensions' docs document their markup) — its indented
+# body is the prose that documents the object.
+_OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:(?:[a-z]+:)?(?:function|class|method|attribute|data|exception|"
+                               r"module|decorator|classmethod|staticmethod|property|type|var|member|macro|struct|"
+                               r"enum|confval|option|envvar|describe|object|event|setting)|"
+                               r"rst:(?:directive(?::option)?|role))::[ \t]*([^`\n]*?)[ \t]*$")
 
 
 # A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
@@ -455,8 +543,8 @@ def admonitions(text: str) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
-    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS") puts its object's
-    name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
+    is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS"; its other signatures
+    on the lines below it, `_signature_end`, emptied) puts its object's name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
     it above the text: the sentence that documents an object names it. A container (`_CONTAINER`: a tab, a
     dropdown) keeps its directive line and has its body dedented the same way, so a ":" sentence before a tab
     introduces the code block in it; a mkdocs-material content tab (`_CONTENT_TAB`, `=== "Python 3.10+"`) likewise,
@@ -472,6 +560,8 @@ def admonitions(text: str) -> str:
         outer = len(m.group(1).expandtabs())
         rest = m.group(2)
         name = rest if m.re is _OBJECT_DIRECTIVE else ""
+        if name.endswith("\\") or name.count("(") > name.count(")"):  # a signature wrapped over lines: its name
+            name = name.split("(", 1)[0].strip()
         if name:
             rest = ""
         if lines[i].lstrip().startswith((".. version", ".. deprecated")):
@@ -479,6 +569,9 @@ def admonitions(text: str) -> str:
         if m.re is not _CONTAINER:
             lines[i] = m.group(1) + rest
         j = i + 1
+        if m.re is _OBJECT_DIRECTIVE:  # its other signatures: in its heading, with its name
+            for k in range(j, _signature_end(lines, i)):
+                lines[k] = ""
         body = []
         while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > outer):
             body.append(j)
