@@ -44,13 +44,7 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
         if unit.line < 0:  # a pointer to the source, not a quoted passage
             continue
         a, b = focus_lines(hits[n], unit, named, query)
-        mine = groups.setdefault(n, [])
-        for g in mine:
-            if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES:
-                g[0], g[1] = min(a, g[0]), max(b, g[1])
-                break
-        else:
-            mine.append([a, b])
+        _join_quote(groups.setdefault(n, []), a, b)
     out: list[tuple[int, Hit]] = []
     for n, hit in sources:
         mine = groups.get(n)
@@ -64,6 +58,24 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
         more = tuple(sorted(spans[1:], key=lambda s: s.start_line))
         out.append((n, replace(hit, focus=focus, window=window, more_focus=more)))
     return out, list(picked)
+
+
+def _join_quote(groups: list[list[int]], a: int, b: int) -> None:
+    """Quoted lines `a`..`b` (0-based, inclusive) added to a source's `groups` of quoted lines ([first, last], in
+    pick order; changed in place): into a group they overlap or touch, else the first group the union fits in
+    `focus.MAX_FOCUS_LINES` lines with, else as a group of their own; a group grown over another it now overlaps
+    or touches takes it in. No two groups overlap: a quote joining a group it merely fitted with, beside one it
+    overlapped, was cited "348-349, 349-360" (Sphinx's build-finished event)."""
+    touching = [g for g in groups if a <= g[1] + 1 and b >= g[0] - 1]
+    fits = [g for g in groups if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES]
+    if not touching and not fits:
+        groups.append([a, b])
+        return
+    into = (touching or fits)[0]
+    into[0], into[1] = min(a, into[0]), max(b, into[1])
+    for g in [g for g in groups if g is not into and into[0] <= g[1] + 1 and into[1] >= g[0] - 1]:
+        into[0], into[1] = min(g[0], into[0]), max(g[1], into[1])
+        groups.remove(g)
 
 
 def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:

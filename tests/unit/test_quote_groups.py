@@ -1,0 +1,31 @@
+"""The lines an extractive answer's quotes from one source are cited as (answer/focus.py `_join_quote`): a quote
+joins a group of quoted lines it overlaps or touches before one it merely fits with, so no two cited ranges of a
+source overlap (Sphinx's build-finished event was cited "348-349, 349-360": a quote of lines 349-350 joined the
+group of line 360, as it fit within MAX_FOCUS_LINES, beside the group 348-349 it overlaps)."""
+
+from __future__ import annotations
+
+import itertools
+
+from ragls.answer.focus import _join_quote
+
+
+def _groups(quotes: list[tuple[int, int]]) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for a, b in quotes:
+        _join_quote(groups, a, b)
+    return groups
+
+
+def test_a_quote_joins_the_group_it_overlaps():
+    assert _groups([(360, 360), (348, 349), (349, 350), (352, 353)]) == [[352, 360], [348, 350]]
+
+
+def test_no_two_groups_overlap():
+    for quotes in ([(10, 10), (0, 1), (1, 9)], [(20, 20), (5, 6), (6, 12), (12, 15)], [(0, 3), (14, 16), (3, 14)]):
+        spans = sorted(_groups(quotes))
+        assert all(x[1] < y[0] for x, y in itertools.pairwise(spans)), (quotes, spans)
+
+
+def test_quotes_far_apart_stay_apart_and_close_ones_join():
+    assert _groups([(0, 1), (40, 41), (3, 4)]) == [[0, 4], [40, 41]]
