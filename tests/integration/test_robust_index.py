@@ -201,3 +201,36 @@ def test_fifo_and_links_to_devices_are_listed_not_opened(tmp_path):
         assert dict(w.status().folders[0].skipped) == {"zero.md": "not a regular file (a character device)"}
     finally:
         w.close()
+
+
+def test_an_unchanged_skipped_file_is_not_read_again(tmp_path, monkeypatch):
+    # A folder of script-only HTML partials or scanned PDFs was converted again on every start (trafilatura or pypdf
+    # per file, per `ragls ask`) to find, again, that it holds no text: its reason is kept with the file's size and
+    # mtime and it is read again only when those change (convert.read_stamp)
+    folder = tmp_path / "docs"
+    write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
+    write(folder, "partial.html", '<script src="https://example.org/a.js" defer></script>\n')
+    write(folder, "rule.md", "---\n")
+    read: list[str] = []
+    real_load = indexer_mod.load_source
+
+    def counting_load(folder_, rel, *args, **kwargs):
+        read.append(rel)
+        return real_load(folder_, rel, *args, **kwargs)
+
+    monkeypatch.setattr(indexer_mod, "load_source", counting_load)
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        w.index(embed=False)
+        first = dict(w.status().folders[0].skipped)
+        assert set(first) == {"partial.html", "rule.md"} and sorted(read) == ["keep.md", "partial.html", "rule.md"]
+        read.clear()
+        report = w.index(embed=False)[0]
+        assert read == []  # nothing changed: nothing read
+        assert {s.path: s.reason for s in report.skipped} == first and dict(w.status().folders[0].skipped) == first
+        write(folder, "partial.html", "<html><body><p>The ferry leaves at noon from the north pier.</p></body></html>\n")
+        report = w.index(embed=False)[0]
+        assert read == ["partial.html"] and report.indexed == ["partial.html"]
+        assert dict(w.status().folders[0].skipped) == {"rule.md": first["rule.md"]}
+    finally:
+        w.close()

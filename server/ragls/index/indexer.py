@@ -53,7 +53,7 @@ from ragls.index.ownership import WriterLock
 from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.index.windows import Window, embedding_input, plan_windows
-from ragls.sources.convert import load_source
+from ragls.sources.convert import UNSTAMPED, load_source, read_stamp
 from ragls.sources.redact import REDACT_VERSION, mask_document
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
@@ -84,6 +84,8 @@ class SyncReport:
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    # path -> `convert.read_stamp` of the skipped files whose reason follows from their bytes (Manifest.set_skipped)
+    stamps: dict[str, str] = field(default_factory=dict)
     chunks_added: int = 0
     from_cache: int = 0
     elapsed_ms: float = 0.0
@@ -343,6 +345,7 @@ class FolderIndex(VectorPhase):
                                and (why := self.filter.secret_skip_reason(p)) is not None]
         docs: list[Document] = []
         deleted: list[str] = []
+        skips = self.manifest.skip_stamps() if only is None else {}
         total = len(candidates)
         for n, rel in enumerate(candidates, 1):
             if n % 200 == 0:
@@ -364,6 +367,11 @@ class FolderIndex(VectorPhase):
                 if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
                     report.unchanged += 1
                     continue
+            stamp = read_stamp(path, rel, self.settings.sources.max_file_bytes, self.settings.document_loaders)
+            if only is None and rec is None and stamp is not None and (old := skips.get(rel)) and old[1] == stamp:
+                report.skipped.append(Skipped(rel, old[0]))  # skipped before, unchanged since: not read again
+                report.stamps[rel] = stamp
+                continue
             loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
                                  self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
             if not isinstance(loaded, Skipped):
@@ -371,6 +379,8 @@ class FolderIndex(VectorPhase):
                 if why is not None:
                     loaded = Skipped(rel, why)
             if isinstance(loaded, Skipped):
+                if stamp is not None and not loaded.reason.startswith(UNSTAMPED):
+                    report.stamps[rel] = stamp
                 # vanished: listed, then deleted before it was read (recorded until the next full scan, which no
                 # longer lists it); a watcher hint for a deleted file is a plain deletion
                 if not (loaded.reason.startswith("vanished") and only is not None):
@@ -507,7 +517,7 @@ class FolderIndex(VectorPhase):
             done += len(batch)
             self.on_progress("files", done, total, f"{done}/{total} files")
         for s in report.skipped:  # after their old rows left every store (see _write_text)
-            self.manifest.set_skipped(s.path, s.reason)
+            self.manifest.set_skipped(s.path, s.reason, report.stamps.get(s.path))
         report.indexed = [d.path for d in docs]
         report.deleted = deleted
         if total or report.skipped:

@@ -216,6 +216,28 @@ def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "") 
                     size=len(data), mtime_ns=0, marks=marks)
 
 
+# Bump when a built-in converter or `index.chunking.no_text_reason` decides differently: every skipped file is read
+# again on the next scan (`read_stamp`).
+SKIP_VERSION = 1
+# Skip reasons that can change while a file's size and mtime do not (its permissions, a race): never stamped.
+UNSTAMPED = ("unreadable", "vanished", "not a regular file")
+
+
+def read_stamp(path: Path, rel_path: str, max_file_bytes: int, loaders: dict[str, str] | None = None) -> str | None:
+    """What `load_source` decides a skip on when ragls reads the file itself: "size:mtime_ns:max_file_bytes:
+    SKIP_VERSION". The indexer records it with a skip reason (not one starting with `UNSTAMPED`) and does not read
+    a file with the same stamp again on the next full scan: a folder of scanned PDFs or script-only HTML pages is not
+    converted on every start. None when a configured `[document_loaders]` program reads the file (the program may
+    change, the file not) or it cannot be stat'ed."""
+    if extension(rel_path) in (loaders or {}):
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}:{max_file_bytes}:{SKIP_VERSION}"
+
+
 def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[str, str] | None = None,
                 loader: str | None = None, timeout_s: float = 120) -> Document | Skipped:
     """`load.load_file` for every documentation type: `folder / rel_path` → `Document` or `Skipped` (never

@@ -2,7 +2,7 @@
 
 Tables: `files` (path, size, mtime_ns, content_hash, indexed_at), `chunks` (id, path, ordinal, text_hash, range,
 title, text), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
-rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason), `journal` (paths being rewritten),
+rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason, stamp), `journal` (paths being rewritten),
 `vector_dirty` (paths whose vector rows may be stale: their chunks changed here and the vector store has not
 dropped the old rows yet — it may not even be open) and `meta` (key/value: fingerprints, last indexed time).
 
@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, ordi
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE TABLE IF NOT EXISTS embeddings (fingerprint TEXT, text_hash TEXT, vector BLOB,
                                        PRIMARY KEY (fingerprint, text_hash));
-CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT);
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT, stamp TEXT);
 CREATE TABLE IF NOT EXISTS journal (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS vector_dirty (path TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -76,6 +76,8 @@ class Manifest:
             for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT")):  # manifests written before them
                 if name not in columns:
                     self.db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {sql_type}")
+            if "stamp" not in {r[1] for r in self.db.execute("PRAGMA table_info(skipped)")}:
+                self.db.execute("ALTER TABLE skipped ADD COLUMN stamp TEXT")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -219,12 +221,18 @@ class Manifest:
             yield [self._row_to_chunk(r) for r in rows]
 
     # -- skipped files -------------------------------------------------------------------------------------
-    def set_skipped(self, path: str, reason: str) -> None:
-        """Record a skipped file (and drop any rows it had)."""
+    def set_skipped(self, path: str, reason: str, stamp: str | None = None) -> None:
+        """Record a skipped file (and drop any rows it had). `stamp`: what the reason was decided on (the file's size
+        and mtime and the reading settings, `indexer.skip_stamp`) when it follows from the file's bytes alone, so an
+        unchanged file is not read again (`skip_stamps`); None when it may change without the file changing."""
         with self._tx() as db:
             db.execute("DELETE FROM chunks WHERE path=?", (path,))
             db.execute("DELETE FROM files WHERE path=?", (path,))
-            db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?)", (path, reason))
+            db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", (path, reason, stamp))
+
+    def skip_stamps(self) -> dict[str, tuple[str, str]]:
+        """{path: (reason, stamp)} of the skipped files recorded with a stamp (`set_skipped`)."""
+        return {r[0]: (r[1], r[2]) for r in self.db.execute("SELECT path, reason, stamp FROM skipped WHERE stamp IS NOT NULL")}
 
     def clear_skipped(self, keep: set[str]) -> None:
         """Forget skipped entries whose path is not in `keep` (the file is gone or no longer included)."""
