@@ -30,10 +30,10 @@ GOLD = [
     {"id": "q4", "kind": "b", "question": "descale the kettle", "gold": ["nowhere.md"]},   # never found
     {"id": "q5", "kind": "unanswerable", "question": "What is the capital of Mongolia?", "gold": []},
 ]
-# By hand (answerable q1-q4): Hit@2 = 3/4, SpanHit@2 = 2/2 (q1, q3 have lines), Recall@2 = (1 + 1 + 0.5 + 0)/4,
+# By hand (answerable q1-q4): Hit@1 = 3/4 (q1-q3 have their gold file first), Hit@2 = 3/4, SpanHit@2 = 2/2 (q1, q3 have lines), Recall@2 = (1 + 1 + 0.5 + 0)/4,
 # MRR@10 = (1 + 1 + 1 + 0)/4. Abstention (ragls.toml below: today's keyword rule alone): only q5 has no BM25
 # hit holding all its content words, so 1 of 1 unanswerable abstained and 0 of 4 answerable: precision 1, recall 1.
-EXPECTED_ALL = {"n": 4, "unanswerable": 1, "Hit@2": 0.75, "SpanHit@2": 1.0, "Recall@2": 0.625, "MRR@10": 0.75,
+EXPECTED_ALL = {"n": 4, "unanswerable": 1, "Hit@1": 0.75, "Hit@2": 0.75, "SpanHit@2": 1.0, "Recall@2": 0.625, "MRR@10": 0.75,
                 "abstained": 0.2}
 
 
@@ -58,12 +58,12 @@ def test_eval_prints_the_hand_computed_metrics(setup):
     env, folder, gold = setup
     lines = ragls(env, "eval", gold, folder, "--k", "2").splitlines()
     assert lines[0].startswith("5 questions from") and "k=2" in lines[0]
-    assert lines[1].split() == ["kind", "n", "unans", "Hit@2", "SpanHit@2", "Recall@2", "MRR@10", "abstained"]
+    assert lines[1].split() == ["kind", "n", "unans", "Hit@1", "Hit@2", "SpanHit@2", "Recall@2", "MRR@10", "abstained"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:6]}
-    assert rows["all"] == ["4", "1", "0.750", "1.000", "0.625", "0.750", "0.200"]
-    assert rows["a"] == ["2", "0", "1.000", "1.000", "1.000", "1.000", "0.000"]
-    assert rows["b"] == ["2", "0", "0.500", "1.000", "0.250", "0.500", "0.000"]
-    assert rows["unanswerable"] == ["0", "1", "-", "-", "-", "-", "1.000"]
+    assert rows["all"] == ["4", "1", "0.750", "0.750", "1.000", "0.625", "0.750", "0.200"]
+    assert rows["a"] == ["2", "0", "1.000", "1.000", "1.000", "1.000", "1.000", "0.000"]
+    assert rows["b"] == ["2", "0", "0.500", "0.500", "1.000", "0.250", "0.500", "0.000"]
+    assert rows["unanswerable"] == ["0", "1", "-", "-", "-", "-", "-", "1.000"]
     assert lines[6].startswith("abstention: precision 1.000, recall 1.000 (1 of 1 unanswerable abstained; "
                                "0 of 4 answerable abstained, rate 0.000)")
 

@@ -75,9 +75,11 @@ def test_metrics_by_hand(tmp_path):
     abstained = {"s": False, "t": True, "f": False, "u": True, "v": False}
     results = [judge(q, runs[q.id], 2, abstained[q.id]) for q in qs]
     s = summarize(results, 2)
-    assert s["all"] == pytest.approx({"n": 3, "unanswerable": 2, "Hit@2": 2 / 3, "SpanHit@2": 1 / 2,
+    # Hit@1: only s has a gold file first (a.md); t and f start with x.md
+    assert s["all"] == pytest.approx({"n": 3, "unanswerable": 2, "Hit@1": 1 / 3, "Hit@2": 2 / 3, "SpanHit@2": 1 / 2,
                                       "Recall@2": (0 + 0.5 + 0) / 3, "MRR@10": (1 / 3 + 1 / 2 + 1 / 4) / 3,
                                       "abstained": 2 / 5})
+    assert s["kinds"]["k1"]["Hit@1"] == 0.5 and s["kinds"]["k2"]["Hit@1"] == 0.0
     assert s["kinds"]["k1"]["Hit@2"] == 1.0 and s["kinds"]["k1"]["MRR@10"] == pytest.approx(5 / 12)
     assert s["kinds"]["k2"]["SpanHit@2"] is None and s["kinds"]["k2"]["abstained"] == pytest.approx(1 / 3)
     # abstained: t (answerable) and u (unanswerable) -> precision 1/2; recall 1/2 (v answered); false rate 1/3

@@ -77,6 +77,7 @@ class QuestionResult:
     hits: list[str]
     first_rank: int | None
     file_hit: bool
+    file_first: bool  # the first hit is in a gold file (file Hit@1: the page the user opens first is the right one)
     gold_found: list[bool]
     has_lines: bool
     abstained: bool
@@ -198,6 +199,7 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str
         hits=[f"{h.chunk.path}:{'-'.join(map(str, hit_lines(h)))}" for h in hits[:MRR_DEPTH]],
         first_rank=round(1 / rr) if rr else None,
         file_hit=any(_norm_path(h.chunk.path) in gold_paths for h in topk),
+        file_first=bool(topk) and _norm_path(topk[0].chunk.path) in gold_paths,
         gold_found=[any(matches(h, g) for h in topk) for g in q.gold],
         has_lines=any(g.start is not None for g in q.gold),
         abstained=abstained,
@@ -214,14 +216,16 @@ def _mean(values: Sequence[float]) -> float | None:
 def summarize(results: Sequence[QuestionResult], k: int) -> dict[str, Any]:
     """{"all": row, "kinds": {kind: row}, "abstention": {...}} from per-question results.
 
-    A row: n (answerable), unanswerable, Hit@k, SpanHit@k (None without line gold), Recall@k, MRR@10 (None
-    without answerable questions), abstained (share of the row's questions abstained on).
+    A row: n (answerable), unanswerable, Hit@1 (the first hit is in a gold file), Hit@k, SpanHit@k (None without
+    line gold), Recall@k, MRR@10 (None without answerable questions), abstained (share of the row's questions
+    abstained on).
     """
     def row(rs: Sequence[QuestionResult]) -> dict[str, Any]:
         ans = [r for r in rs if r.answerable]
         lined = [r for r in ans if r.has_lines]
         return {
             "n": len(ans), "unanswerable": len(rs) - len(ans),
+            "Hit@1": _mean([float(r.file_first) for r in ans]),
             f"Hit@{k}": _mean([float(r.file_hit) for r in ans]),
             f"SpanHit@{k}": _mean([float(any(r.gold_found)) for r in lined]),
             f"Recall@{k}": _mean([sum(r.gold_found) / len(r.gold_found) for r in ans]),
@@ -330,10 +334,15 @@ def _fmt(v: float | None) -> str:
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
 
 
+def _columns(k: int) -> list[str]:
+    """The metrics of a row, as printed: file Hit@1 first (once when k is 1)."""
+    return [*(["Hit@1"] if k != 1 else []), f"Hit@{k}", f"SpanHit@{k}", f"Recall@{k}", f"MRR@{MRR_DEPTH}", "abstained"]
+
+
 def format_report(summary: dict[str, Any]) -> str:
     """The human table: one row for all questions, one per kind, then the abstention line."""
     k = summary["k"]
-    cols = [f"Hit@{k}", f"SpanHit@{k}", f"Recall@{k}", f"MRR@{MRR_DEPTH}", "abstained"]
+    cols = _columns(k)
     lines = [f"{'kind':14s} {'n':>4s} {'unans':>5s} " + " ".join(f"{c:>10s}" for c in cols)]
     rows = [("all", summary["all"]), *summary["kinds"].items()]
     for name, r in rows:
@@ -353,8 +362,7 @@ def format_report(summary: dict[str, Any]) -> str:
 
 def format_compare(label_a: str, a: dict[str, Any], label_b: str, b: dict[str, Any]) -> str:
     """Two summaries side by side: one line per (row, metric) with A, B and B − A."""
-    k = a["k"]
-    cols = [f"Hit@{k}", f"SpanHit@{k}", f"Recall@{k}", f"MRR@{MRR_DEPTH}", "abstained"]
+    cols = _columns(a["k"])
     width = max(12, len(label_a), len(label_b))
     lines = [f"A = {label_a}", f"B = {label_b}",
              f"{'kind':14s} {'metric':11s} {'A':>{width}s} {'B':>{width}s} {'B-A':>8s}"]
