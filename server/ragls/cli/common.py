@@ -22,12 +22,16 @@ PHASE_LABELS = {"embed": "embed (first vector of each chunk)",
 
 
 class Progress:
-    """Progress callback for the indexer: tqdm bars on a terminal, a log line every few seconds otherwise."""
+    """Progress callback for the indexer: tqdm bars on a terminal; otherwise (a log, CI, a coding agent reading the
+    output) a line when a phase starts or ends and at most one per LOG_EVERY_S seconds between."""
+
+    LOG_EVERY_S = 10.0  # was 2: a slow machine printed a line per batch, ~100 lines for one corpus into an agent's context
 
     def __init__(self):
         self.tty = sys.stderr.isatty()
         self.bars: dict[str, object] = {}
         self.last_log = 0.0
+        self.last_phase = ""
         self.embed_done = 0
         self.windows_done = 0
 
@@ -49,8 +53,8 @@ class Progress:
             bar.total = total
             bar.n = done
             bar.refresh()
-        elif time.monotonic() - self.last_log > 2 or done == total:
-            self.last_log = time.monotonic()
+        elif phase != self.last_phase or time.monotonic() - self.last_log > self.LOG_EVERY_S or done == total:
+            self.last_log, self.last_phase = time.monotonic(), phase
             print(f"ragls: {PHASE_LABELS.get(phase, phase)} {done}/{total}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
