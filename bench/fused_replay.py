@@ -5,9 +5,9 @@ score page-level reorderings of them offline in milliseconds.
     python bench/fused_replay.py replay click.json starlette.json ...     # file Hit@1 / SpanHit@5 per rule
 
 `record` runs the product's retrieval (`RagWorkspace.retrieve`, top 10, read only: the folder's index in the user
-cache is reused, not built) with `retrieval.page_tie_margin` 0 and keeps the first 40 entries of the shown fused list (after the document-kind priors and
-near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text and score
-contributions. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
+cache is reused, not built) with `retrieval.page_support_weight` 0 (the order page support is fitted on) and keeps the first 40 entries of the shown fused list (after the document-kind priors and
+near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text, score
+contributions, per-signal ranks, best-window cosine and its page's length in characters. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
@@ -35,6 +35,13 @@ def record(questions: Path, folder: Path, out: Path) -> None:
     from ragls.workspace.rag_workspace import RagWorkspace
 
     seen: dict[str, list | None] = {"fused": None}
+
+    @functools.cache
+    def page_chars(path: str) -> int:  # the page's length in characters (0 when it cannot be read)
+        try:
+            return len((folder / path).read_text(errors="replace"))
+        except OSError:
+            return 0
     materialize = search_module._materialize
 
     def capture(lookup, fused, similarity, top_k):  # the first call of a search is the shown ranking
@@ -42,13 +49,14 @@ def record(questions: Path, folder: Path, out: Path) -> None:
             found = lookup([f.key for f in fused[:HEAD]])
             seen["fused"] = [{"score": f.score, "contrib": f.contributions, "path": evaluate._norm_path(c.path),
                               "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score)),
-                              "text": c.text}
+                              "text": c.text, "ranks": f.ranks, "cosine": similarity.get(f.key),
+                              "page_chars": page_chars(c.path)}
                              for f in fused[:HEAD] if (c := found.get(f.key)) is not None]
         return materialize(lookup, fused, similarity, top_k)
 
     search_module._materialize = capture
     rows = []
-    ws = RagWorkspace([folder], [], read_only=True)
+    ws = RagWorkspace([folder], [{"retrieval": {"page_support_weight": 0.0}}], read_only=True)
     try:
         for q in evaluate.load_questions(questions):
             seen["fused"] = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.retrieval.fuse import convex_fusion, reciprocal_rank_fusion
+from ragls.retrieval.fuse import Fused, convex_fusion, page_support, reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -138,3 +138,20 @@ def test_compounds_that_name_nothing_are_not_required_literally():
     from ragls.retrieval.search import _named_compounds
 
     assert _named_compounds(("e.g", "Rc::weak_count", "2.0", "Cargo.toml", "i.e")) == ("rc::weak_count", "cargo.toml")
+
+
+def test_page_support_raises_a_page_by_its_second_passage_in_the_head():
+    def entry(key, score, bonus=0.0):
+        return Fused(key, score + bonus, {}, {"vector": score, **({"bonus": bonus} if bonus else {})})
+
+    fused = [entry("t1", 0.9, bonus=1.0), entry("g1", 0.88), entry("g2", 0.8), entry("x1", 0.5), entry("g3", 0.7)]
+    pages = {"t1": "test.md", "g1": "guide.md", "g2": "guide.md", "x1": "other.md", "g3": "guide.md"}
+    out = page_support(fused, pages, 0.1, head=4)
+    by_key = {f.key: f for f in out}
+    # the guide's second-best among the first 4 (g2, 0.8) over the leader's score without its bonus (0.9)
+    assert by_key["g1"].contributions["page"] == pytest.approx(0.1 * 0.8 / 0.9)
+    assert by_key["g2"].score == pytest.approx(0.8 + 0.1 * 0.8 / 0.9)
+    assert "page" not in by_key["t1"].contributions and "page" not in by_key["x1"].contributions  # one passage each
+    assert "page" not in by_key["g3"].contributions  # below the head
+    assert [f.key for f in out] == ["t1", "g1", "g2", "g3", "x1"]
+    assert page_support(fused, pages, 0.0, head=4) is fused

@@ -226,6 +226,11 @@ class RetrievalSettings(_Section):
     # among the first 5 fused entries when the question asks which setting to use or what to set
     # (retrieval/doc_kind.py; docs/benchmarks.md "Settings pages"); 1 = off.
     settings_page_weight: float = Field(1.2, ge=1.0, le=2.0)
+    # Added to each of the first 30 fused entries (convex fusion only): this x the fused score of its page's
+    # second-best entry among them / the first entry's (retrieval/fuse.py `page_support`): a page answering with two
+    # passages beats a sibling page with one. 0.1: chosen by leave-one-corpus-out over the 23 docs sets
+    # (docs/benchmarks.md, "Page support by leave-one-corpus-out"); 0 = off.
+    page_support_weight: float = Field(0.1, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
     bm25_feedback_docs: int = Field(10, ge=1, le=100)

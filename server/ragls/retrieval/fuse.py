@@ -160,6 +160,37 @@ def apply_prior(fused: list[Fused], factors: Mapping[Hashable, float], keep_bonu
     return sorted(fused, key=lambda f: (-f.score, order[id(f)]))
 
 
+def page_support(fused: list[Fused], pages: Mapping[Hashable, str], weight: float, head: int) -> list[Fused]:
+    """`fused` with each of its first `head` entries raised by `weight` x the fused score of its page's second-best
+    entry among them, as a share of the first entry's score (the exact-match bonus left out of both), re-sorted: a
+    page that answers with two passages beats a sibling page with one about as good (passage evidence: Callan, "Passage-
+    level evidence in document retrieval", SIGIR 1994). `pages[key]` is the entry's page (file path); entries not in
+    it, pages with one entry in the head and entries below the head are unchanged. The raise is added to the
+    contribution "page". Meant for convex scores (0 to 1 without the bonus): on RRF's scale `weight` would dwarf them.
+    Where `retrieval.page_support_weight` (0.1) and `head` (30) come from: leave-one-corpus-out over the 23 docs sets
+    (docs/benchmarks.md, "Page support by leave-one-corpus-out"). `weight` <= 0 or fewer than 2 entries: `fused`
+    itself."""
+    if weight <= 0 or len(fused) < 2:
+        return fused
+    top = fused[0].score - fused[0].contributions.get("bonus", 0.0)
+    if top <= 0:
+        return fused
+    by_page: dict[str, list[float]] = {}
+    for f in fused[:head]:
+        if f.key in pages:
+            by_page.setdefault(pages[f.key], []).append(f.score - f.contributions.get("bonus", 0.0))
+    second = {page: sorted(scores, reverse=True)[1] for page, scores in by_page.items() if len(scores) > 1}
+    if not second:
+        return fused
+    order = {id(f): i for i, f in enumerate(fused)}
+    for f in fused[:head]:
+        extra = weight * second.get(pages.get(f.key, ""), 0.0) / top
+        if extra:
+            f.contributions["page"] = extra
+            f.score += extra
+    return sorted(fused, key=lambda f: (-f.score, order[id(f)]))
+
+
 def relevance_shares(scores: list[float]) -> list[float] | None:
     """Each score as a share of the best one, in [0, 1] rounded to 0.001 (`Chunk.relevance`, docs/protocol.md): the
     only reading of a hit's score that holds across fusions (convex scores run 0 to ~2.2 with the exact-match bonus,

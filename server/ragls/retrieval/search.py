@@ -8,7 +8,8 @@ lists of all sources are merged by their raw score (BM25 lists of sources whose 
 own chunks are interleaved by rank instead), then fused by weighted RRF (`fuse.py`) with the exact-match bonus.
 With a `reranker` (`rerankers.py`: cross-encoder, ColBERT, LLM or a user class) the fused candidates are reordered
 by it, and extra signals (graph) are not computed. Chunks with identical text appear once (the best ranked),
-near-copies by vector too (`dedup.py`); focus lines (`focus.py`), parent documents (`parent.py`) and the abstention
+near-copies by vector too (`dedup.py`); under convex fusion a page's second passage among the first 30 raises its
+others (`fuse.page_support`, `retrieval.page_support_weight`); focus lines (`focus.py`), parent documents (`parent.py`) and the abstention
 evidence (`abstention.py`) are added here, for every source alike. `abstained(hits, floor)` is the relevance test
 shared by rag/query and rag/ask.
 """
@@ -37,7 +38,7 @@ from ragls.retrieval.doc_kind import (
     stub_factors,
 )
 from ragls.retrieval.focus import keyword_focus, line_span
-from ragls.retrieval.fuse import apply_prior, convex_fusion, reciprocal_rank_fusion
+from ragls.retrieval.fuse import apply_prior, convex_fusion, page_support, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse
@@ -57,6 +58,9 @@ SIGNALS = ("vector", "bm25")
 # Extra signal hook (graph RAG): (query, query vector, candidates) -> list of ((source position, chunk id), score).
 ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 Key = tuple[int, str]  # (position of the source in the searched list, chunk id)
+# Fused entries whose pages `_page_support` weighs: the document priors' head at top_k 10 (2 x 10 + 10), the head the
+# leave-one-corpus-out fit measured (docs/benchmarks.md, "Page support by leave-one-corpus-out").
+PAGE_HEAD = 30
 
 
 def check_query(text: object) -> str:
@@ -186,6 +190,8 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                 term_stats=stats))
         # timed out or failed: the fused order below, with the report saying why
     fused = _distinct(fused, matches, settings)
+    if by_rank is not None:  # convex scores: a page's second passage in the head is evidence for its first
+        fused = _page_support(lookup, fused, settings)
     raw = _materialize(lookup, fused, similarity, top_k)
     hits = _finish(sources, lookup, raw, matches, q, settings, max_context_chars)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
@@ -473,6 +479,17 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
         head = [f.key for f in fused[:SETTINGS_HEAD] if not f.contributions.get("bonus")]
         fused = apply_prior(fused, settings_factors(q.text, [(k, chunk_of[k]) for k in head if k in chunk_of], setting))
     return fused
+
+
+def _page_support(lookup: ChunkLookup, fused: list, settings: RetrievalSettings) -> list:
+    """`fused` (convex scores, after the priors and near-copy removal) with `fuse.page_support` at
+    `retrieval.page_support_weight` over its first `PAGE_HEAD` entries: each raised by the weight x its page's
+    second-best score there / the first's. Their chunks are mostly looked up already (`_document_priors`' head at
+    top_k 10); the head does not depend on top_k, so rag/query at k 5 and `ragls eval` at 10 rank alike."""
+    if settings.page_support_weight <= 0:
+        return fused
+    found = lookup([f.key for f in fused[:PAGE_HEAD]])
+    return page_support(fused, {k: c.path for k, c in found.items()}, settings.page_support_weight, PAGE_HEAD)
 
 
 def _has_words(chunk, words: set[str]) -> bool:

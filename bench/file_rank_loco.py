@@ -1,0 +1,240 @@
+"""File Hit@1 by leave-one-corpus-out (issue 27): which ranking change transfers to a corpus it was not chosen on.
+
+    python bench/fused_replay.py record bench/questions/<set>.jsonl <folder> rec/<set>.json   # once per set
+    python bench/file_rank_loco.py rec/*.json [--quiet NAME ...]                              # the LOCO tables
+
+Reads the fused lists `bench/fused_replay.py record` wrote (each question's first 40 fused entries as the product
+ranks them, after the document-kind priors and near-duplicate removal, with each entry's score contributions,
+per-signal ranks, best-window cosine and page length). Each entry's score is split into its parts: the normalised
+cosine n_v and BM25 score n_b (the contributions over the shipped `retrieval.convex_alpha`), the exact-match bonus
+and the factor of the document-kind priors. A rule re-scores every entry as
+
+    factor x (alpha x n_v + (1 - alpha) x n_b) + bonus x (1 - alpha) / (1 - alpha shipped) + w x feature(page)
+
+and re-sorts; the page features are few and general (`FEATURES`): how many of the first 10 entries the page holds,
+its second-best entry, the share of the question's words in its file name and headings, its length, its best
+cosine against the list's best, the pages' entries in the first 40, and the entry's own RRF score (1.125 / (60 +
+vector rank) + 1 / (60 + BM25 rank), x 61: the old fusion as a third signal). A rule family is one feature (or alpha) with a grid of weights (`FAMILIES`).
+
+Leave-one-corpus-out: for each corpus (the Rust book's two sets are one corpus), the family's weight is chosen on
+the other corpora (most file Hit@1 summed, then MRR@10 summed, then the weight nearest the shipped ranking) and
+measured on the held-out corpus. Prints, per family, the LOCO file Hit@1 / MRR@10 per corpus against the recorded
+order (which reproduces the product's top hit), the corpora helped and hurt, and the weights chosen; and the
+Rust book hard set's SpanHit@5 / MRR@10 under the LOCO weight. `--sets` limits the per-corpus lines printed
+(aggregate figures always cover every file given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ALPHA = 0.6  # the shipped retrieval.convex_alpha the lists were recorded with
+HEAD = 10  # entries counted as "the first 10" for page counts
+
+
+def _words(text: str, stop: frozenset[str]) -> set[str]:
+    from ragls.core.analysis import stem_set
+
+    return {t for t in stem_set(text) - stop if not t.isdigit() and len(t) > 1}
+
+
+def _parts(r: dict) -> tuple[float, float, float, float]:
+    """(n_v, n_b, bonus as applied, prior factor) of a recorded entry: score = factor x (0.6 n_v + 0.4 n_b) + bonus."""
+    c = r["contrib"]
+    v, b = c.get("vector", 0.0), c.get("bm25", 0.0)
+    bonus, prior = c.get("bonus", 0.0), c.get("prior", 0.0)
+    base = v + b
+    if not prior or base <= 0:
+        return v / ALPHA, b / (1 - ALPHA), bonus, 1.0
+    kept = (r["score"] - bonus) / base  # the bonus kept (a question naming an identifier)
+    dropped = r["score"] / base  # a factor withdrew it
+    if bonus and 0.0 < kept <= 3.0 and (dropped > 3.0 or abs(kept - round(kept, 2)) < abs(dropped - round(dropped, 2))):
+        return v / ALPHA, b / (1 - ALPHA), bonus, kept
+    return v / ALPHA, b / (1 - ALPHA), 0.0, dropped
+
+
+def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
+    """Per entry, the page-level features of its page (each entry of a page gets the page's value)."""
+    fused = q["fused"]
+    paths = [r["path"] for r in fused]
+    asked = _words(q["question"], stop)
+    count10: dict[str, int] = {}
+    for p in paths[:HEAD]:
+        count10[p] = count10.get(p, 0) + 1
+    scores: dict[str, list[float]] = {}
+    for r in fused:
+        scores.setdefault(r["path"], []).append(r["score"] - r["contrib"].get("bonus", 0.0))
+    heads: dict[str, set[str]] = {}
+    for r in fused:
+        name = re.sub(r"[_\-./]", " ", r["path"].rsplit(".", 1)[0])
+        heads.setdefault(r["path"], _words(name, stop)).update(_words(r["title"], stop))
+    cos = [r.get("cosine") for r in fused]
+    top_cos = max((c for c in cos if c is not None), default=0.0)
+    best_cos: dict[str, float] = {}
+    for p, c in zip(paths, cos):
+        if c is not None:
+            best_cos[p] = max(best_cos.get(p, -1.0), c)
+    s30: dict[str, list[float]] = {}
+    for r in fused[:30]:
+        s30.setdefault(r["path"], []).append(r["score"] - r["contrib"].get("bonus", 0.0))
+    head: dict[str, list[float]] = {}
+    for r in fused[:HEAD]:
+        head.setdefault(r["path"], []).append(r["score"] - r["contrib"].get("bonus", 0.0))
+    top = fused[0]["score"] - fused[0]["contrib"].get("bonus", 0.0) if fused else 1.0
+    out = {
+        "count10": [min(count10.get(p, 0), 4) - 1 for p in paths],
+        "second": [(sorted(scores[p], reverse=True)[1] / top if len(scores[p]) > 1 and top > 0 else 0.0) for p in paths],
+        "second30": [(sorted(s30[p], reverse=True)[1] / top if i < 30 and len(s30.get(p, ())) > 1 and top > 0
+                      else 0.0) for i, p in enumerate(paths)],
+        "second10": [(sorted(head[p], reverse=True)[1] / top if len(head.get(p, ())) > 1 and top > 0 else 0.0)
+                     for p in paths],
+        "title_share": [len(asked & heads[p]) / len(asked) if asked else 0.0 for p in paths],
+        "file_share": [len(asked & _words(re.sub(r"[_\-./]", " ", p.rsplit(".", 1)[0]), stop)) / len(asked)
+                       if asked else 0.0 for p in paths],
+        "log_length": [math.log10(max(r.get("page_chars", 0), 100)) - 4.0 for r in fused],
+        "page_cosine": [best_cos.get(p, top_cos) - top_cos for p in paths],
+        "count40": [min(len(scores[p]), 8) / 8 for p in paths],
+        "rrf": [61 * (1.125 / (60 + r["ranks"]["vector"]) if "vector" in r["ranks"] else 0.0)
+                + 61 * (1.0 / (60 + r["ranks"]["bm25"]) if "bm25" in r["ranks"] else 0.0) for r in fused],
+    }
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+
+
+FEATURES = ("count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf")
+WEIGHTS = (-0.2, -0.15, -0.1, -0.07, -0.05, -0.03, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2)
+ALPHAS = tuple(round(0.4 + 0.05 * i, 2) for i in range(9))  # 0.4 .. 0.8
+
+
+class Question:
+    """One answerable question's recorded entries as arrays."""
+
+    def __init__(self, q: dict, stop: frozenset[str]):
+        parts = np.asarray([_parts(r) for r in q["fused"]], dtype=float)
+        self.nv, self.nb, self.bonus, self.factor = parts.T
+        self.feat = _features(q, stop)
+        gold = set(q["gold"])
+        self.gold_file = np.asarray([r["path"] in gold for r in q["fused"]])
+        spans = q["gold_spans"]
+        self.has_spans = bool(spans)
+        self.gold_span = np.asarray([any(r["path"] == p and r["lines"][0] <= e and r["lines"][1] >= s
+                                         for p, s, e in spans) for r in q["fused"]]) if spans else self.gold_file
+        self.id = q["id"]
+
+    def order(self, alpha: float, feature: str | None, w: float) -> np.ndarray:
+        """Entry indices, best first, under the rule; the recorded order for (ALPHA, None, 0)."""
+        score = self.factor * (alpha * self.nv + (1 - alpha) * self.nb) + self.bonus * (1 - alpha) / (1 - ALPHA)
+        if feature and w:  # one feature and its weight, or "a+b" and a tuple of weights
+            for name, weight in zip(feature.split("+"), w if isinstance(w, tuple) else (w,)):
+                score = score + weight * self.feat[name]
+        return np.argsort(-score, kind="stable")
+
+    def metrics(self, alpha: float, feature: str | None, w: float) -> tuple[int, float, int]:
+        """(file Hit@1, MRR@10 as `ragls eval` counts it, SpanHit@5)."""
+        o = self.order(alpha, feature, w)
+        hit1 = int(self.gold_file[o[0]])
+        ranks = np.nonzero(self.gold_span[o[:10]])[0]
+        mrr = 1.0 / (ranks[0] + 1) if len(ranks) else 0.0
+        span = int(self.gold_span[o[:5]].any())
+        return hit1, mrr, span
+
+
+def load(files: list[Path]) -> dict[str, dict[str, list[Question]]]:
+    """{corpus: {set: [Question]}}; rust-book and rust-keywords form one corpus."""
+    from ragls.core.analysis import STOPWORDS, stem_set
+
+    stop = stem_set(" ".join(STOPWORDS)) | stem_set("use using can want way get make work need doc docs")
+    out: dict[str, dict[str, list[Question]]] = {}
+    for f in files:
+        corpus = "rust-book" if f.stem.startswith("rust-") else f.stem
+        qs = [Question(q, stop) for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
+        out.setdefault(corpus, {})[f.stem] = qs
+    return out
+
+
+def _total(qs: list[Question], alpha: float, feature: str | None, w: float) -> tuple[int, float]:
+    hit = mrr = 0.0
+    for q in qs:
+        h, m, _ = q.metrics(alpha, feature, w)
+        hit += h
+        mrr += m
+    return int(hit), mrr
+
+
+def loco(data: dict[str, dict[str, list[Question]]], grid: list[tuple[float, str | None, float]]) -> dict:
+    """{corpus: (chosen rule, {set: (base hit, base mrr, loco hit, loco mrr, n)})}."""
+    per = {c: {s: {rule: _total(qs, *rule) for rule in grid} for s, qs in sets.items()} for c, sets in data.items()}
+
+    def closeness(rule):  # ties: the rule nearest the shipped ranking
+        a, _, w = rule
+        return -(abs(a - ALPHA) * 2 + sum(map(abs, w if isinstance(w, tuple) else (w,))))
+
+    out = {}
+    for held, sets in data.items():
+        def train(rule, held=held):
+            hit = sum(per[c][s][rule][0] for c in data if c != held for s in per[c])
+            mrr = sum(per[c][s][rule][1] for c in data if c != held for s in per[c])
+            return hit, round(mrr, 6), closeness(rule)
+        rule = max(grid, key=train)
+        base = (ALPHA, None, 0.0)
+        out[held] = (rule, {s: (*_total(qs, *base), *per[held][s][rule], len(qs)) for s, qs in sets.items()})
+    return out
+
+
+def families() -> dict[str, list[tuple[float, str | None, float]]]:
+    """Rule families: alpha alone, each feature alone (alpha shipped), and every feature with any weight (the
+    feature chosen in the fold too)."""
+    fam = {"alpha": [(a, None, 0.0) for a in ALPHAS]}
+    for f in FEATURES:
+        fam[f] = [(ALPHA, f, w) for w in WEIGHTS]
+    fam["any one feature"] = [(ALPHA, None, 0.0)] + [(ALPHA, f, w) for f in FEATURES for w in WEIGHTS if w]
+    fam["second + page_cosine"] = [(ALPHA, "second+page_cosine", (a, b)) for a in (0.0, 0.05, 0.07, 0.1, 0.15)
+                                   for b in (0.0, 0.05, 0.1, 0.2)]
+    fam["alpha and any one feature"] = [(a, None, 0.0) for a in ALPHAS] + [
+        (a, f, w) for a in ALPHAS for f in FEATURES for w in WEIGHTS if w]
+    return fam
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", type=Path, nargs="+")
+    ap.add_argument("--sets", nargs="*", help="print per-corpus lines only for these sets (default: every set)")
+    ap.add_argument("--family", nargs="*", help="only these families")
+    args = ap.parse_args()
+    data = load(args.files)
+    for name, grid in families().items():
+        if args.family and name not in args.family:
+            continue
+        res = loco(data, grid)
+        helped = hurt = 0
+        bh = lh = 0
+        bm = lm = 0.0
+        lines = []
+        for rule, sets in res.values():
+            for s, (b_hit, b_mrr, l_hit, l_mrr, n) in sets.items():
+                bh, lh, bm, lm = bh + b_hit, lh + l_hit, bm + b_mrr, lm + l_mrr
+                helped += l_hit > b_hit
+                hurt += l_hit < b_hit
+                if args.sets is None or s in args.sets:
+                    a, f, w = rule
+                    lines.append(f"  {s:14s} {b_hit:3d} -> {l_hit:3d} /{n:3d}   MRR {b_mrr / n:.3f} -> {l_mrr / n:.3f}"
+                                 f"   chosen: alpha {a} {f or ''} {w if f else ''}")
+        print(f"{name}: file Hit@1 {bh} -> {lh}, MRR@10 sum {bm:.2f} -> {lm:.2f}, sets helped {helped}, hurt {hurt}")
+        print("\n".join(lines))
+        hard = data.get("rust-book", {}).get("rust-book")
+        if hard:
+            rule = res["rust-book"][0]
+            span = sum(q.metrics(*rule)[2] for q in hard if q.has_spans) / max(1, sum(q.has_spans for q in hard))
+            mrr = sum(q.metrics(*rule)[1] for q in hard) / len(hard)
+            print(f"  Rust book hard under its LOCO rule: SpanHit@5 {span:.3f}, MRR@10 {mrr:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
