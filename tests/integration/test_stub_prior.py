@@ -38,7 +38,9 @@ def folder(tmp_path_factory):
 
 
 def ranked(folder: Path, weight: float | None) -> list[tuple[str, int, float]]:
-    layers = [{"retrieval": {"stub_chunk_weight": weight}}] if weight is not None else []
+    # page support off (`retrieval.page_support_weight`): the prior alone; writing.md's second passage would otherwise
+    # lift its stub too (tests/integration/test_page_support.py)
+    layers = [{"retrieval": {"page_support_weight": 0.0, **({"stub_chunk_weight": weight} if weight is not None else {})}}]
     ws = RagWorkspace([folder], layers, read_only=True)
     try:
         return [(h.chunk.path, h.chunk.span.start_line, h.score) for h in ws.retrieve(QUESTION, top_k=5)]
