@@ -17,6 +17,7 @@ from ragls.answer.cite import content_words
 from ragls.answer.identifiers import (
     IDENTIFIER,
     LITERAL,
+    SHORT_OPTION,
     identifier_words,
     literal_terms,
     passage_words,
@@ -113,8 +114,9 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
     (`cite.content_words`, with its `literal_terms`), None for one left out; `cosines[i]`, when given, is the
     cosine similarity of the passage's sentence to the question (see `extractive_picks` for the rule; also
     retrieval/focus.py). A question word an identifier of the passage points at (`pointed_at`) counts as shared,
-    and so does a literal term of the question the passage holds (it also earns IDENTIFIER_BONUS)."""
-    literals = {x for x in query if LITERAL.fullmatch(x)}
+    and so does a literal term of the question the passage holds (a dotted number, a short option: it also earns
+    IDENTIFIER_BONUS)."""
+    literals = {x for x in query if LITERAL.fullmatch(x) or SHORT_OPTION.fullmatch(x)}
     pointed = [pointed_at(identifier_words(unit.scored_text), query) | (w & literals) for unit, w in zip(found, words)]
     overlaps = [(w & query) | p for w, p in zip(words, pointed)]
     df: dict[str, int] = {}
@@ -320,8 +322,13 @@ def rank_prior(rank: int) -> float:
 def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
     """Whether one identifier of `unit` (`Unit.scored_text`), one token (a code span holding spaces is a phrase
     or a command, not a name), is pointed at by NAMED_WORDS or more words of the question (`pointed_at`): `X-Line-Length` for "which header sets the line length" — the name the user asks for,
-    although its sentence reads less like the question. `query`: the question's words not yet answered."""
+    although its sentence reads less like the question — or that names a short option the question names (`-j`:
+    "-j N, --jobs N: Distribute the build over N processes" reads little like "What does the -j option do?").
+    `query`: the question's words not yet answered."""
     text = unit.scored_text
+    options = {x for x in query if SHORT_OPTION.fullmatch(x)}
+    if options and options & literal_terms(text):
+        return True
     return any(len(pointed_at(identifier_words(m.group(0)), query)) >= NAMED_WORDS
                for m in IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
 

@@ -1,7 +1,8 @@
 """What a passage names and what the question's words point at, for the extractive answer and the focus
 (`answer/extractive.py`, `answer/focus.py`): a passage's content words, the identifiers it names (code spans,
 `name=value`, dotted names, snake_case, CamelCase) as words, the question words those point at (the same word, an
-abbreviation, a word run into a name), and dotted numbers ("3.9") matched verbatim.
+abbreviation, a word run into a name), and dotted numbers ("3.9") and short command-line options ("-j") matched
+verbatim.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import re
 
 from ragls.answer.cite import content_words
 
-__all__ = ["IDENTIFIER", "LITERAL", "MIN_INSIDE", "MIN_PREFIX", "identifier_words", "literal_terms", "passage_words",
-           "pointed_at"]
+__all__ = ["IDENTIFIER", "LITERAL", "MIN_INSIDE", "MIN_PREFIX", "SHORT_OPTION", "identifier_words", "literal_terms",
+           "passage_words", "pointed_at"]
 
 MIN_PREFIX = 3  # an identifier word this long that begins a question word (or the reverse) points at it
 MIN_INSIDE = 4  # a question word this long inside an identifier word ("length" in "linelength") is pointed at
@@ -23,11 +24,17 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # A dotted number in prose ("3.9", "25.12.0", "1.1.1.1"): content words drop its parts (single digits), so a
 # question naming a version finds nothing by its words.
 LITERAL = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")
+# A short command-line option ("-j", "-e", "-vv"): content words drop one-letter words, so "What does the -j option
+# do?" scored the "-d" option's sentence of the same chunk as well as "-j N, --jobs N" (Sphinx's sphinx-build page).
+# Not inside a word or a longer option ("e-mail", "-jobs", "--j"), not a number ("-1").
+SHORT_OPTION = re.compile(r"(?<![\w-])-[A-Za-z]{1,2}(?![\w-])")
 
 
 def literal_terms(text: str) -> set[str]:
-    """The dotted numbers `text` names ("Python 3.9" -> {"3.9"}), terms matched verbatim beside content words."""
-    return set(LITERAL.findall(text)) if "." in text else set()
+    """The dotted numbers ("Python 3.9" -> {"3.9"}) and short options ("-j N" -> {"-j"}) `text` names: terms
+    matched verbatim beside content words, which drop both (their parts are one character long)."""
+    found = set(LITERAL.findall(text)) if "." in text else set()
+    return found | set(SHORT_OPTION.findall(text)) if "-" in text else found
 
 
 @functools.lru_cache(maxsize=8192)
