@@ -196,6 +196,9 @@ def families() -> dict[str, list[tuple[float, str | None, float]]]:
     fam["any one feature"] = [(ALPHA, None, 0.0)] + [(ALPHA, f, w) for f in FEATURES for w in WEIGHTS if w]
     fam["second + page_cosine"] = [(ALPHA, "second+page_cosine", (a, b)) for a in (0.0, 0.05, 0.07, 0.1, 0.15)
                                    for b in (0.0, 0.05, 0.1, 0.2)]
+    fam["page support (second30 0.1) + any one feature"] = [(ALPHA, "second30", 0.1)] + [
+        (ALPHA, f"second30+{f}", (0.1, w)) for f in FEATURES if not f.startswith("second") for w in WEIGHTS if w]
+    fam["page support (second30 0.1) + alpha"] = [(a, "second30", 0.1) for a in ALPHAS]
     fam["alpha and any one feature"] = [(a, None, 0.0) for a in ALPHAS] + [
         (a, f, w) for a in ALPHAS for f in FEATURES for w in WEIGHTS if w]
     return fam
