@@ -167,3 +167,21 @@ def test_roles_wrapped_over_more_lines_than_words_keep_every_line(tmp_path):
     assert "`CompressionMiddleware` now logs a warning when it drops a response for exceeding the size limit" \
         in answer.text, answer.text
     assert "`reactor.listenTCP()`, `twisted.web.client` etc.) is not supported in callbacks" in calls.text, calls.text
+
+
+ROLES = """Roles
+-----
+
+A role is an inline piece of explicit markup that says how its text is read.
+The general syntax of a role is ``:rolename:`content```, and an inline
+literal is written ````literal````.
+"""
+
+
+def test_a_role_written_in_an_inline_literal_is_its_example(tmp_path):
+    """"``:rolename:`content```" shows how a role is written: before, the role inside the literal was rendered and
+    the answer read "The general syntax of a role is ```content```"."""
+    with extractive_workspace(tmp_path, {"roles.rst": ROLES}) as ws:
+        answer = ws.ask("What is the general syntax of a role?")
+    assert "The general syntax of a role is `` :rolename:`content` ``, and an inline literal is written " \
+           "`` ``literal`` ``" in answer.text, answer.text

@@ -119,11 +119,23 @@ def link_text(text: str, markdown: bool = True) -> str:
     footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
     Markdown), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
-    code spans (``` ``maxsize`` ``` -> `` `maxsize` ``)."""
+    code spans (``` ``maxsize`` ``` -> `` `maxsize` ``; one holding a backtick, `_ticked`, fenced by two)."""
     text = _links(_IMAGE.sub("", text))
     text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else _escapes(text)))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
-    return REST_LITERAL.sub(r"`\1`", text)
+    text = REST_LITERAL.sub(r"`\1`", text)
+    return _TICKED_LITERAL.sub(_ticked, text) if not markdown and "``" in text else text
+
+
+# A reST inline literal holding backticks ("``:rolename:`content```", "````literal````"; docutils ends one at "``"
+# followed by no third "`"): a Markdown code span needs a longer fence and a space inside it (`_ticked`).
+_TICKED_LITERAL = re.compile(r"(?<!`)``(\S(?:[^\n]*?\S)??)``(?!`)")
+
+
+def _ticked(m: re.Match[str]) -> str:
+    """A reST inline literal (`_TICKED_LITERAL`) holding a backtick as a Markdown code span ("`` :rolename:`content`
+    ``"); any other as written (`REST_LITERAL` reads it)."""
+    return f"`` {m.group(1)} ``" if "`" in m.group(1) else m.group(0)
 
 
 def _escapes(text: str) -> str:

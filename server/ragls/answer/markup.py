@@ -54,7 +54,8 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
     # written (":func:`a.run`" -> "`a.run`"), which would shift every cell after it.
-    text = _MYST_ROLE.sub(_myst_role, _ROLE.sub(_role, rest.tables(text)))
+    text = rest.tables(text)
+    text = _MYST_ROLE.sub(_myst_role, _ROLE.sub(_role, text) if markdown else _unmask(_ROLE.sub(_role, _mask(text))))
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
@@ -104,6 +105,27 @@ def _rest_hidden(text: str) -> str:
             lines[k] = ""
         i = j
     return "\n".join(lines)
+
+
+# A reST inline literal on one line (docutils: "``" ends it where no third "`" follows, so "``:rolename:`content```"
+# holds ":rolename:`content`" and "````literal````" holds "``literal``"), and the characters a role is written with,
+# masked inside one (`_mask`) by characters no rule reads, one for one, so no line moves.
+_INLINE_LITERAL = re.compile(r"``\S(?:[^\n]*?\S)??``(?!`)")
+_MASKED = str.maketrans("`:", "\x01\x02")
+_UNMASKED = str.maketrans("\x01\x02", "`:")
+
+
+def _mask(text: str) -> str:
+    """reST `text` with the backticks and colons inside its inline literals masked (`_MASKED`): a role written in
+    one is its example, not a role ("The general syntax is ``:rolename:`content```" read "```content```")."""
+    if "``" not in text:
+        return text
+    return _INLINE_LITERAL.sub(lambda m: m.group(0)[:2] + m.group(0)[2:-2].translate(_MASKED) + "``", text)
+
+
+def _unmask(text: str) -> str:
+    """`text` with what `_mask` masked back as written."""
+    return text.translate(_UNMASKED) if "\x01" in text or "\x02" in text else text
 
 
 # A reST role and the punctuation and spaces after it on its line (`_role`; not the ":" of a role right after it).
