@@ -29,3 +29,15 @@ def test_no_two_groups_overlap():
 
 def test_quotes_far_apart_stay_apart_and_close_ones_join():
     assert _groups([(0, 1), (40, 41), (3, 4)]) == [[0, 4], [40, 41]]
+
+
+def test_a_range_never_runs_into_the_next_section():
+    """Quotes on both sides of a section heading are two ranges: the citation's title names the section of its
+    first line (Sphinx's tutorial cited 125-133 under "Cross-referencing Python objects" for a figure caption and a
+    sentence of "Including doctests", whose heading is line 129)."""
+    groups: list[list[int]] = []
+    for a, b in [(124, 124), (131, 132)]:
+        _join_quote(groups, a, b, headings=[128])
+    assert groups == [[124, 124], [131, 132]]
+    _join_quote(groups, 126, 126, headings=[128])
+    assert groups == [[124, 126], [131, 132]]

@@ -44,7 +44,8 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
         if unit.line < 0:  # a pointer to the source, not a quoted passage
             continue
         a, b = focus_lines(hits[n], unit, named, query)
-        _join_quote(groups.setdefault(n, []), a, b)
+        chunk = hits[n].chunk
+        _join_quote(groups.setdefault(n, []), a, b, [k for k, _ in section_titles(chunk.text, is_markdown(chunk.path))])
     out: list[tuple[int, Hit]] = []
     for n, hit in sources:
         mine = groups.get(n)
@@ -60,14 +61,16 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
     return out, list(picked)
 
 
-def _join_quote(groups: list[list[int]], a: int, b: int) -> None:
+def _join_quote(groups: list[list[int]], a: int, b: int, headings: Sequence[int] = ()) -> None:
     """Quoted lines `a`..`b` (0-based, inclusive) added to a source's `groups` of quoted lines ([first, last], in
     pick order; changed in place): into a group they overlap or touch, else the first group the union fits in
-    `focus.MAX_FOCUS_LINES` lines with, else as a group of their own; a group grown over another it now overlaps
-    or touches takes it in. No two groups overlap: a quote joining a group it merely fitted with, beside one it
-    overlapped, was cited "348-349, 349-360" (Sphinx's build-finished event)."""
+    `focus.MAX_FOCUS_LINES` lines with and holds none of the section `headings` (0-based lines: a citation's title
+    is its first line's section, so one range never runs into the next section), else as a group of their own; a
+    group grown over another it now overlaps or touches takes it in. No two groups overlap: a quote joining a group
+    it merely fitted with, beside one it overlapped, was cited "348-349, 349-360" (Sphinx's build-finished event)."""
     touching = [g for g in groups if a <= g[1] + 1 and b >= g[0] - 1]
-    fits = [g for g in groups if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES]
+    fits = [g for g in groups if max(b, g[1]) - min(a, g[0]) + 1 <= MAX_FOCUS_LINES
+            and not any(min(a, g[0]) < k <= max(b, g[1]) for k in headings)]
     if not touching and not fits:
         groups.append([a, b])
         return
