@@ -80,6 +80,9 @@ EVIDENCE_FLOOR = 0.85  # with embed: ... unless its score before the rank prior 
 WORD_WEIGHT = 0.05  # with embed: added to a passage's cosine per question word it shares (see extractive_picks)
 NEW_WORD = 0.15  # with embed: added to a later pick's score per question word no earlier pick holds (_next_pick)
 RANK_DAMPING = 0.3  # a passage of the source at 0-based rank r weighs 1 / (1 + RANK_DAMPING * r) (rank_prior)
+# with embed: the sources a passage quoted from a source the answer cites nothing from comes from (`_closest_elsewhere`)
+ELSEWHERE_SOURCES = 5
+ELSEWHERE_SHARE = 0.7  # ... and the share of the best cosine its own cosine reaches
 OUTSIDE_WINDOW = 0.8  # the weight of a passage of a hit's chunk outside its context lines (see extractive_picks)
 
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)  # fenced blocks
@@ -217,6 +220,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         strong = max(-t[0] / rank_prior(t[1]) for t in scored) * EVIDENCE_FLOOR  # its own evidence, rank aside
         named = [t for t in scored if _names_the_question(t[4], query)]
         closest = _closest(scored, candidates, cosines)
+        every = list(scored)  # floor or not: `_closest_elsewhere` reads them after the picks
         scored = [t for t in scored if -t[0] >= floor or -t[0] / rank_prior(t[1]) >= strong]
     picked: list[tuple[int, Unit]] = []
     seen: set[str] = set()
@@ -243,6 +247,11 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         if _fresh(n, unit, picked, seen):
             seen.add(_normalised(unit.text))
             picked.append((n, unit))
+    if cosines is not None and max_sentences is None:
+        elsewhere = _closest_elsewhere(every, candidates, cosines, {k for k, _ in picked})
+        if elsewhere is not None and _fresh(*elsewhere, picked, seen):
+            seen.add(_normalised(elsewhere[1].text))
+            picked.append(elsewhere)
     for *_, n, unit in named:
         if _names_the_question(unit, query - covered) and _fresh(n, unit, picked, seen):
             picked.append((n, unit))
@@ -308,6 +317,29 @@ def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) ->
     closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
     best = min(scored, key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
     return None if best is None else (best[3], best[4])
+
+
+def _closest_elsewhere(scored: list, candidates: list[Candidate], cosines: list[float], cited: set[int]
+                       ) -> tuple[int, Unit] | None:
+    """`(n, unit)` of the scored candidate (`(-score, rank, pos, n, unit)`, any score) of the first
+    ELSEWHERE_SOURCES sources whose source `n` is not in `cited` (the sources the answer quotes already) with the
+    highest cosine similarity to the question, when its sentence names an identifier (`IDENTIFIER`) and its cosine
+    reaches ELSEWHERE_SHARE of the best cosine of all candidates; else None. `extractive_picks` quotes it after
+    its picks. Retrieval often ranks a sibling page first (a guide that mentions what the question is about before
+    the page that says how), and the rank prior then gives the first source every pick, so the page that names the
+    means is cited and never quoted: "To use different ones, pass an identifier in the `cookiejar` request meta
+    key." (second source) for a question on separate cookie sessions per spider, or "The `expires` argument
+    defines an optional expiry time ..." (third source) for throwing away a task that has not started within a
+    minute. The best match by meaning of a source the answer leaves out, naming what to use, earns one place —
+    added, never in a pick's place: replacing the first source's weaker picks lost far more keys than it gained
+    (measured: docs/benchmarks.md, "The closest sentence of a source the answer leaves out")."""
+    closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
+    best = min((t for t in scored if t[1] < ELSEWHERE_SOURCES and t[3] not in cited),
+               key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
+    if best is None or not IDENTIFIER.search(best[4].sentence) \
+            or closeness[id(best[4])] < ELSEWHERE_SHARE * max(cosines):
+        return None
+    return best[3], best[4]
 
 
 def rank_prior(rank: int) -> float:
