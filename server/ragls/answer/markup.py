@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ragls.answer import rest
+from ragls.answer import rest, rest_literals
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
 
@@ -48,8 +48,8 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     held: dict[int, str] = {}
     if not markdown:
-        text, held = rest.hold_literals(_rest_hidden(text))
-        text = rest.note_refs(text)
+        text, held = rest_literals.hold_literals(_rest_hidden(text))
+        text = rest_literals.note_refs(text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
@@ -59,7 +59,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
-    return rest.restore_literals(rest.literal_blocks(text), held)
+    return rest_literals.restore_literals(rest_literals.literal_blocks(text), held)
 
 
 # reST explicit markup (".. " and what follows, with the lines indented under it; docutils "Explicit Markup
@@ -81,12 +81,12 @@ def _rest_hidden(text: str) -> str:
     processed with cog ...", "..\n    You should *NOT* be adding ... WARNING: Don't drop the next directive!") is no
     answer, and a target written right under a paragraph or a directive's body (no blank line between) is no part
     of its last sentence ("... without a deprecation notice. .. _log_release_notes."). A bare ".." above a blank line
-    is an empty comment and hides nothing more. Lines in a literal block (`rest.literal_lines`: a page showing reST
+    is an empty comment and hides nothing more. Lines in a literal block (`rest_literals.literal_lines`: a page showing reST
     source) are left alone."""
     if ".." not in text:
         return text
     lines = text.split("\n")
-    literal = rest.literal_lines(text)
+    literal = rest_literals.literal_lines(text)
     i = 0
     while i < len(lines):
         line = lines[i]

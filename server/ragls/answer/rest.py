@@ -24,8 +24,8 @@ Each function maps a text to a text with the same number of lines (a passage's l
   Jane"), not one sentence.
 - `definitions`: definition list items (a term line, its definition indented below; a `.. glossary::`) read
   "term: definition", the definition dedented.
-- `literal_blocks`: a literal block after "::" (or under `.. code-block::`) may be indented by any amount in reST
-  (3 spaces is common); it is indented to at least 4 so that it reads as a code block, not as prose.
+Literal blocks (which lines are code, held as written while these rules run, indented to read as code) and
+footnote references are in answer/rest_literals.py.
 """
 
 from __future__ import annotations
@@ -46,11 +46,12 @@ ROW_CONTINUED = "| |"
 _GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 _SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 _DIRECTIVE = re.compile(r"^([ \t]*)\.\. ([\w:-]+)::(.*)$")
-_OPTION = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t]|$)")
+OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t]|$)")
 _IDENTIFIER_CELL = re.compile(r"^(?:`[^`]+`|[A-Za-z_][\w.]*(?:=|\(\))|[A-Za-z_]\w*[._]\w[\w.]*)$")
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
+    """Leading whitespace characters of `line`."""
     return len(line) - len(line.lstrip())
 
 
@@ -122,7 +123,7 @@ def _grid(lines: list[str], i: int) -> int:
         for c in range(len(cols) - 1):
             cur[c].append(line[cols[c] + 1:cols[c + 1]].strip(" |"))
     close(j - 1)
-    _emit(lines, i, j, border[:_indent(border)], rows, header, spans)
+    _emit(lines, i, j, border[:indent_of(border)], rows, header, spans)
     return j
 
 
@@ -160,22 +161,22 @@ def _simple(lines: list[str], i: int) -> int:
         if header_end is not None and k < header_end:
             header = cells if not header else [f"{x} {y}".strip() for x, y in zip(header, cells)]
         rows.append((k, cells))
-    _emit(lines, i, end + 1, border[:_indent(border)], rows, header, spans)
+    _emit(lines, i, end + 1, border[:indent_of(border)], rows, header, spans)
     return end + 1
 
 
 def _directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
     """(first body line after the options, the options, the line after the body) of the directive at line `i`."""
-    outer = _indent(lines[i])
+    outer = indent_of(lines[i])
     options: dict[str, str] = {}
     j = i + 1
-    while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > outer:
+    while j < len(lines) and OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > outer:
         name, _, value = lines[j].strip()[1:].partition(":")
         options[name] = value.strip()
         j += 1
     body = j
     end = j
-    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > outer):
+    while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > outer):
         end += 1
     while end > body and not lines[end - 1].strip():
         end -= 1
@@ -207,7 +208,7 @@ def _list_table(lines: list[str], i: int) -> int:
     header = rows[0][1] if n_header else []
     for k in range(i + 1, body):
         lines[k] = ""
-    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header, spans)
+    _emit(lines, body, end, lines[i][:indent_of(lines[i])], rows, header, spans)
     return end
 
 
@@ -231,7 +232,7 @@ def _csv_table(lines: list[str], i: int) -> int:
         return i + 1
     for k in range(i + 1, body):
         lines[k] = ""
-    _emit(lines, body, end, lines[i][:_indent(lines[i])], rows, header)
+    _emit(lines, body, end, lines[i][:indent_of(lines[i])], rows, header)
     return end
 
 
@@ -269,11 +270,11 @@ def directive_options(text: str) -> str:
         if _DIRECTIVE.match(line):
             obj = _OBJECT_DIRECTIVE.match(line)
             j = _signature_end(lines, i) if obj else i + 1
-            while j < len(lines) and _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(line):
+            while j < len(lines) and OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > indent_of(line):
                 key, _, value = lines[j].strip()[1:].partition(":")
                 name = obj.group(2) if obj else ""
                 default = key == "default" and value.strip() and name and "`" not in name
-                lines[j] = f"{lines[j][:_indent(lines[j])]}The default of `{name}` is {value.strip()}." if default else ""
+                lines[j] = f"{lines[j][:indent_of(lines[j])]}The default of `{name}` is {value.strip()}." if default else ""
                 j += 1
     return "\n".join(lines)
 
@@ -287,7 +288,7 @@ def _signature_end(lines: list[str], i: int) -> int:
     ".. rst:directive:option:: numbered" / "numbered: depth", aiohttp's signatures wrapped over lines): each is a
     signature Sphinx shows in the object's heading, not its text."""
     j = i + 1
-    while j < len(lines) and lines[j].strip() and not _OPTION.match(lines[j]) and _indent(lines[j]) > _indent(lines[i]):
+    while j < len(lines) and lines[j].strip() and not OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > indent_of(lines[i]):
         j += 1
     return j
 
@@ -344,7 +345,7 @@ def fields(text: str) -> str:
         if low in _NOISE_FIELDS:
             lines[i] = ""
             j = i + 1
-            while j < len(lines) and lines[j].strip() and _indent(lines[j]) > len(indent):
+            while j < len(lines) and lines[j].strip() and indent_of(lines[j]) > len(indent):
                 lines[j] = ""
                 j += 1
             i = j
@@ -377,7 +378,7 @@ def _body_below(lines: list[str], i: int, outer: int) -> int | None:
     j = i + 1
     while j < len(lines) and not lines[j].strip():
         j += 1
-    if j == len(lines) or _indent(lines[j]) <= outer:
+    if j == len(lines) or indent_of(lines[j]) <= outer:
         return None
     text = lines[j].strip()
     if _ITEM_MARKER.match(text) or text.startswith((".. ", ":", "```", ">>>")) or text.endswith("::"):
@@ -391,126 +392,7 @@ _ITEM_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)]|#\.)[ \t]+(?=\S)")
 def content_indent(line: str) -> int:
     """The column where `line`'s text starts: past a list marker ("-   Installed ::" -> 4), else its indentation."""
     m = _ITEM_MARKER.match(line)
-    return len(m.group(0).expandtabs()) if m else _indent(line)
-
-
-# A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
-_LITERAL_MARKER = re.compile(r"(?:^|[^:])::[ \t]*$")
-_CODE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:code-block|code|sourcecode|doctest|testcode|testoutput|"
-                             r"ipython|parsed-literal|productionlist|code-tab)::")
-
-
-def opens_literal(line: str) -> bool:
-    """Whether the lines indented under `line` are a literal block (code, read as written): `line` ends in reST's
-    literal-block marker "::" ("Example::", "- Installed ::"; a directive's "::" is not one), or it is a code
-    directive (".. code-block:: rst", ".. doctest::")."""
-    if line.lstrip()[:3] == ".. ":
-        return bool(_CODE_DIRECTIVE.match(line))
-    return line.rstrip().endswith("::") and bool(_LITERAL_MARKER.search(line))
-
-
-# A footnote reference ("[1]_", "[#]_", "[#label]_", "[*]_"; docutils shows a superscript mark) with the space before
-# it, or a citation reference ("[CIT2002]_", shown "[CIT2002]"). Inline literals and interpreted text are as written.
-_NOTE_REF = re.compile(r"[ \t]*\[(?:\d+|#[\w.-]*|\*)\]_(?![\w`])")
-_CITATION_REF = re.compile(r"(\[[A-Za-z][\w.-]*\])_(?![\w`])")
-_INLINE_CODE = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
-
-
-def note_refs(text: str) -> str:
-    """reST prose without footnote references (line for line), which docutils shows as a superscript mark, no text
-    of the sentence ("the ``literalinclude`` directive. [#]_ For example" read as one sentence; "**gettext** [1]_ is"
-    read "gettext _ is"), and citation references as their label ("[CIT2002]_" -> "[CIT2002]"); inside inline
-    literals and interpreted text nothing changes."""
-    if "]_" not in text:
-        return text
-    parts = _INLINE_CODE.split(text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _CITATION_REF.sub(r"\1", _NOTE_REF.sub("", parts[k]))
-    return "".join(parts)
-
-
-def literal_lines(text: str) -> list[bool]:
-    """Per line of reST `text`, whether it is a line of a literal block: indented past a line that opens one
-    (`opens_literal`: "Looking at this example, ::" with a blank line after it, ".. code-block:: rst" past its own
-    ":caption:" option lines, which are the directive's settings). Such a line is an example as written — on a
-    page that teaches reST, markup ("   .. function:: foo(x)", ":py:func:`f`", ":param x:") that is no markup of
-    the page itself. Blank lines are never literal lines."""
-    lines = text.split("\n")
-    out = [False] * len(lines)
-    literal = -1  # while >= 0: the column a literal block's lines are indented past
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            i += 1
-            continue
-        if literal >= 0 and _indent(line) > literal:
-            out[i] = True
-            i += 1
-            continue
-        literal = -1
-        i += 1
-        if not opens_literal(line):
-            continue
-        if line.lstrip()[:3] == ".. ":  # a code directive: its option lines first
-            while i < len(lines) and _OPTION.match(lines[i]) and _indent(lines[i]) > _indent(line):
-                i += 1
-        elif i < len(lines) and lines[i].strip():  # "::" opens a literal block only past a blank line
-            continue
-        literal = content_indent(line)
-    return out
-
-
-_HELD = re.compile("\x00(\\d+)\x00")  # a held literal line's mark, its 0-based line (`hold_literals`): no markup rule reads it
-
-
-def hold_literals(text: str) -> tuple[str, dict[int, str]]:
-    """reST `text` with each literal block line (`literal_lines`) replaced by its indentation and a mark, and the
-    lines held (0-based line -> line as written), so that the markup rules of answer/markup.py (roles,
-    directives, options, fields, tables), which move and dedent lines but never add or remove one, leave the
-    examples alone; `restore_literals` puts them back."""
-    lines = text.split("\n")
-    held = {k: lines[k] for k, lit in enumerate(literal_lines(text)) if lit}
-    for k, line in held.items():
-        lines[k] = f"{line[:_indent(line)]}\x00{k}\x00"
-    return "\n".join(lines), held
-
-
-def restore_literals(text: str, held: dict[int, str]) -> str:
-    """`text` (from `hold_literals`, rewritten since) with the held lines back as written, each where its mark is
-    now and at the indentation the mark has (a block dedented with the note holding it keeps its relative
-    indentation)."""
-    return _HELD.sub(lambda m: held[int(m.group(1))].lstrip(), text) if held else text
-
-
-def literal_blocks(text: str) -> str:
-    """`text` with each literal block after a "::" line or code directive indented by at least 4 spaces (line
-    for line), so it reads as a code block; the lines' relative indentation is kept."""
-    if "::" not in text:
-        return text
-    lines = text.split("\n")
-    fence = ""
-    for i, line in enumerate(lines):
-        head = line.lstrip()[:3]
-        if head in ("```", "~~~") and (not fence or head == fence):
-            fence = "" if fence else head
-        if fence or not opens_literal(line):
-            continue
-        outer = content_indent(line)
-        j = i + 1
-        while j < len(lines) and not lines[j].strip():
-            j += 1
-        if j == i + 1 and not _CODE_DIRECTIVE.match(line) or j >= len(lines) or _indent(lines[j]) <= outer:
-            continue
-        end = j
-        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > outer):
-            end += 1
-        body = [k for k in range(j, end) if lines[k].strip()]
-        add = 4 - min(_indent(lines[k]) for k in body)
-        if add > 0:
-            for k in body:
-                lines[k] = " " * add + lines[k]
-    return "\n".join(lines)
+    return len(m.group(0).expandtabs()) if m else indent_of(line)
 
 
 # An admonition: reST ".. note:: text" (its body indented below) or Python-Markdown / mkdocs "!!! note" / "??? tip".
@@ -606,24 +488,24 @@ def definitions(text: str) -> str:
         stripped = line.strip()
         if not stripped:
             continue
-        ind = _indent(line)
+        ind = indent_of(line)
         if literal >= 0 and ind > literal:
             continue
         literal = -1
         if stripped.endswith("::") or stripped.startswith(".."):
             literal = content_indent(line)  # a literal block, or explicit markup's body (a directive's, a comment's)
             continue
-        if i + 1 >= len(lines) or not lines[i + 1].strip() or _indent(lines[i + 1]) <= ind:
+        if i + 1 >= len(lines) or not lines[i + 1].strip() or indent_of(lines[i + 1]) <= ind:
             continue
         prev = lines[i - 1] if i else ""
-        if (prev.strip() and _indent(prev) <= ind) or _ITEM_MARKER.match(line) \
+        if (prev.strip() and indent_of(prev) <= ind) or _ITEM_MARKER.match(line) \
                 or stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")):
             continue
         end = i + 1
-        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > ind):
+        while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > ind):
             end += 1
         body = [k for k in range(i + 1, end) if lines[k].strip()]
-        cut = min(_indent(lines[k]) for k in body) - ind
+        cut = min(indent_of(lines[k]) for k in body) - ind
         for k in body:
             lines[k] = lines[k][cut:]
         if not stripped.endswith(_TERM_END):
