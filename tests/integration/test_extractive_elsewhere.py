@@ -57,3 +57,16 @@ def test_a_source_the_answer_leaves_out_gives_its_closest_sentence_naming_the_me
     assert paths[:2] == ["guide.md", "reference.md"], paths
     assert "keep separate sessions, even when they run in the same process [1]" in answer.text, answer.text
     assert "multiple cookie sessions per spider by using the `cookiejar` request meta key [2]" in answer.text, answer.text
+
+
+def test_a_question_no_passage_scores_for_is_answered_not_crashed(offline_embedder):
+    # every candidate shares no word with the question and reads far from it (cosine under 0.3): nothing scores,
+    # and the answer falls back to the first sentences instead of raising (`_closest_elsewhere` had no list to read)
+    from ragls.answer.ask import extractive_answer
+    from ragls.core.ir import Chunk, Hit, LineSpan
+
+    text = "The kettle boils water quickly. Descale it every month with citric acid."
+    hit = Hit(chunk=Chunk(id="k", path="kettle.md", text=text, span=LineSpan(0, 0, 1, 0), text_hash="k"), score=1.0)
+    answer = extractive_answer("Which quarterback won the 1987 Super Bowl?", [(1, hit)],
+                               embed=offline_embedder.embed_documents)
+    assert "The kettle boils water quickly" in answer, answer

@@ -215,6 +215,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     scored.sort(key=lambda t: t[:3])
     closest = None  # with embed: the passage of the highest cosine, quoted even below the floor (`_closest`)
     named = []  # the best passage naming the question's words in one identifier, even below the floor
+    every: list = []  # with embed: every scored passage, floor or not (`_closest_elsewhere`); none when none scores
     if cosines is not None and scored:
         floor = -scored[0][0] * RELATIVE_FLOOR
         strong = max(-t[0] / rank_prior(t[1]) for t in scored) * EVIDENCE_FLOOR  # its own evidence, rank aside
