@@ -88,6 +88,26 @@ def test_an_address_or_an_example_states_no_value():
     assert stated_text("x = 301\n```\nThe limit is 20.\n```python\ny = 7\n```\n") == "\n\nThe limit is 20.\n\n\n\n"
 
 
+def test_a_paragraph_opening_by_default_states_the_default_of_its_later_sentences():
+    """"By default, auto-reload is enabled. ... It also listens on the IP address `127.0.0.1`" (FastAPI's `fastapi
+    dev`): the opening "By default" speaks for the sentence naming the subject, whose value is the default asked for
+    ("Which address does it listen on by default?" was refused as a value the docs never state). Without that
+    opening, or without a value in the subject's sentence, nothing is stated."""
+    from ragls.core.analysis import stems
+    from ragls.retrieval.asked_value import value_stated
+
+    listen = set(stems("listen"))
+    docs = ("By default, auto-reload is enabled, reloading the server on every change. You should only use it for "
+            "development. It also listens on the IP address `127.0.0.1`, for your machine alone.")
+    assert value_stated("default", listen, [docs])
+    assert value_stated("default-amount", listen, [docs])
+    assert not value_stated("default", listen, [docs.replace("By default, auto", "Auto")])
+    assert not value_stated("default", listen, [docs.replace(" on the IP address `127.0.0.1`", " for requests")])
+    # more than DEFAULT_SCOPE sentences later the opening no longer speaks for it
+    far = docs.replace("You should only", "It is slower. It may be less stable. You should only")
+    assert not value_stated("default", listen, [far])
+
+
 def test_a_named_value_is_a_path_a_message_or_a_colour(ws):
     """"What folder", "what message", "which colour" ask for a value of a named kind (`asked_value.NAMED_VALUES`):
     answered only by a path, a quoted text, a colour's name near the subject. The fixture docs give the health

@@ -21,7 +21,8 @@ round"); the answer type can: the question asks for a value, and no sentence abo
   keyword default (".. function:: run_app(app, *, shutdown_timeout=60.0"); a "default" question needs a sentence saying what the default is: "defaults to ..." / "the
   default is ..." / "Default: ..." / a keyword default `name=value` or `name = value` (a signature, a config
   file), or a sentence holding "default" and a value (an amount, a literal in backticks or quotes, True / False,
-  on / off, enabled / disabled).
+  on / off, enabled / disabled); a paragraph opening "By default, ..." also speaks for the value a sentence up to
+  `DEFAULT_SCOPE` sentences later states ("It also listens on the IP address `127.0.0.1`": `_default_scope`).
 - `value_missing(text, passages, subject)`: the question asks for a value and no passage states one (the
   evidence `value_missing` in `abstention.gather`, over the top hits' titles and texts — whole chunks, not only
   their focus lines, so a focus chosen elsewhere in the chunk does not make the value look missing).
@@ -50,6 +51,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ragls.core.analysis import STOPWORDS, query_words, stem_set, stems
 
 WINDOW = 3  # the sentence holding the subject and the next two: where a field's or an option's value is stated
+DEFAULT_SCOPE = 2  # sentences back a paragraph's opening "By default, ..." still speaks for (`_default_scope`)
 SUBJECT_TERMS = 2  # the question's rarest present terms that make a sentence "about" its subject
 COMMON_SHARE = 0.25  # a subject term in more of the chunks than this share says nothing of what a sentence is about
 # ...in a folder of at least this many chunks: over a handful of chunks a share is one file's topic, not a common word
@@ -120,6 +122,7 @@ _PARAMETER_DEFAULT = re.compile(r"[(,]\s*(?:\*\s*,\s*)?(?:\\\s*)?([A-Za-z_]\w*)\
                                 r"(?:-?\d|None\b)")
 _TAG = re.compile(r"<[^<>\n]*>")  # an HTML/XML tag (<Listing number="16-1">): markup, not a value
 _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
+_BY_DEFAULT = re.compile(r"\s*(?:\*\*|_)?by default\b", re.IGNORECASE)  # a sentence opening "By default, ..."
 # A new block opens at a list item or a reST/Markdown field, heading or directive: a value stated after one belongs
 # to that item, not to the sentence before it (":param int ttl_dns_cache: ... DNS entries ..." then ":param int
 # limit: ... (default: 100)")
@@ -398,7 +401,17 @@ def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], cou
                     continue
                 if any(_states(kind, t, count) for t in parts[i:i + WINDOW]):
                     return True
+                if kind.startswith("default") and _default_scope(parts[max(0, i - DEFAULT_SCOPE):i]) \
+                        and (_amount(_TAG.sub(" ", s)) or (kind == "default" and _LITERAL.search(s) is not None)):
+                    return True
     return False
+
+
+def _default_scope(before: Sequence[str]) -> bool:
+    """Whether one of the sentences `before` a sentence opens with "By default": its default speaks for the
+    sentences after it ("By default, auto-reload is enabled. ... It also listens on the IP address `127.0.0.1`":
+    FastAPI's `fastapi dev`), so a value they state is the default asked for."""
+    return any(_BY_DEFAULT.match(t) for t in before)
 
 
 # A name written as code: camelCase (retryBudgetPercent, CookieJar), joined by "_", ".", "::" (cert_reqs,
