@@ -34,7 +34,9 @@ def literal_terms(text: str) -> set[str]:
     """The dotted numbers ("Python 3.9" -> {"3.9"}) and short options ("-j N" -> {"-j"}) `text` names: terms
     matched verbatim beside content words, which drop both (their parts are one character long)."""
     found = set(LITERAL.findall(text)) if "." in text else set()
-    return found | set(SHORT_OPTION.findall(text)) if "-" in text else found
+    if "-" in text:
+        found |= set(SHORT_OPTION.findall(text))
+    return found
 
 
 @functools.lru_cache(maxsize=8192)

@@ -138,13 +138,17 @@ def _ticked(m: re.Match[str]) -> str:
     return f"`` {m.group(1)} ``" if "`" in m.group(1) else m.group(0)
 
 
+# reST inline literals and interpreted text (``x``, `x`): what `_escapes` and `rest_literals.note_refs` leave as written
+CODE_SPANS = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
+
+
 def _escapes(text: str) -> str:
     """reST `text` with its backslash escapes (`_REST_ESCAPE`) outside code spans as the characters they escape
     ("*EXCLUDE_PATTERN*\\s" -> "*EXCLUDE_PATTERN*s", "``a``\\ b" -> "``a``b"); in ``literals`` and interpreted text
     (":math:`\\alpha`") nothing changes."""
     if "\\" not in text:
         return text
-    parts = re.split(r"(``[^`\n]+``|`[^`\n]+`)", text)
+    parts = CODE_SPANS.split(text)
     for k in range(0, len(parts), 2):
         parts[k] = _REST_ESCAPE.sub(lambda m: m.group(1) or m.group(2).strip(), parts[k])
     return "".join(parts)

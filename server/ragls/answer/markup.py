@@ -72,7 +72,8 @@ _SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[
 
 
 def _indent(line: str) -> int:
-    return len(line.expandtabs()) - len(line.expandtabs().lstrip())
+    """`rest.indent_of` with tabs expanded (an explicit markup block's body may be indented by tabs)."""
+    return rest.indent_of(line.expandtabs())
 
 
 def _rest_hidden(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ragls.answer.inline import CODE_SPANS
 from ragls.answer.rest import OPTION_LINE, content_indent, indent_of
 
 # A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
@@ -32,7 +33,6 @@ def opens_literal(line: str) -> bool:
 # it, or a citation reference ("[CIT2002]_", shown "[CIT2002]"). Inline literals and interpreted text are as written.
 _NOTE_REF = re.compile(r"[ \t]*\[(?:\d+|#[\w.-]*|\*)\]_(?![\w`])")
 _CITATION_REF = re.compile(r"(\[[A-Za-z][\w.-]*\])_(?![\w`])")
-_INLINE_CODE = re.compile(r"(``[^`\n]+``|`[^`\n]+`)")
 
 
 def note_refs(text: str) -> str:
@@ -42,7 +42,7 @@ def note_refs(text: str) -> str:
     literals and interpreted text nothing changes."""
     if "]_" not in text:
         return text
-    parts = _INLINE_CODE.split(text)
+    parts = CODE_SPANS.split(text)
     for k in range(0, len(parts), 2):
         parts[k] = _CITATION_REF.sub(r"\1", _NOTE_REF.sub("", parts[k]))
     return "".join(parts)

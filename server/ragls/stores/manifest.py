@@ -223,7 +223,7 @@ class Manifest:
     # -- skipped files -------------------------------------------------------------------------------------
     def set_skipped(self, path: str, reason: str, stamp: str | None = None) -> None:
         """Record a skipped file (and drop any rows it had). `stamp`: what the reason was decided on (the file's size
-        and mtime and the reading settings, `indexer.skip_stamp`) when it follows from the file's bytes alone, so an
+        and mtime and the reading settings, `sources.convert.read_stamp`) when it follows from the file's bytes alone, so an
         unchanged file is not read again (`skip_stamps`); None when it may change without the file changing."""
         with self._tx() as db:
             db.execute("DELETE FROM chunks WHERE path=?", (path,))
