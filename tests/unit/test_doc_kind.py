@@ -22,6 +22,8 @@ from ragls.retrieval.doc_kind import (
     reference_factors,
     repeated_block_factors,
     stub_factors,
+    written_factors,
+    written_names,
 )
 from ragls.retrieval.fuse import apply_prior, reciprocal_rank_fusion
 
@@ -252,3 +254,23 @@ def test_quoted_factors_for_chunks_holding_the_quoted_message_word_for_word():
     assert quoted_factors(question, pairs, 1.0) == {}
     assert quoted_factors('It says "No source" for a file.', pairs, 1.05) == {}
     assert quoted_factors("It says No source for code for a file.", pairs, 1.05) == {}
+
+
+@pytest.mark.parametrize(("question", "compounds", "names"), [
+    ("Does `--warn-unreachable` need setting too?", [], ["--warn-unreachable"]),
+    ("I put `# type: ignore` first; can --strict or warn_unreachable in mypy.ini help?", ["warn_unreachable", "mypy.ini"],
+     ["# type: ignore", "--strict", "warn_unreachable", "mypy.ini"]),
+    ("Is this brand-new check thread-safe, with -e or `x`?", [], []),  # prose compounds, a two-character option, `x`
+])
+def test_written_names(question, compounds, names):
+    assert written_names(question, compounds) == names
+
+
+def test_written_factors_by_the_share_of_names_written_as_written():
+    pairs = [("cli", chunk("command_line.md", text="--warn-unreachable and --strict")),
+             ("conf", chunk("config_file.md", text="warn_unreachable = True; strict")),
+             ("half", chunk("guide.md", "Using --STRICT", "text"))]
+    factors = written_factors(["--warn-unreachable", "--strict"], pairs, 1.05)
+    assert factors == {"cli": pytest.approx(1.05), "half": pytest.approx(1.025)}  # title counts, case aside
+    assert written_factors(["--strict"], pairs, 1.0) == {}
+    assert written_factors([], pairs, 1.05) == {}

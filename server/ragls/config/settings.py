@@ -226,6 +226,11 @@ class RetrievalSettings(_Section):
     # among the first 5 fused entries when the question asks which setting to use or what to set
     # (retrieval/doc_kind.py; docs/benchmarks.md "Settings pages"); 1 = off.
     settings_page_weight: float = Field(1.2, ge=1.0, le=2.0)
+    # Fused score factor (>= 1) of a chunk among the first 2 x top_k + 10 fused entries holding, as written, the names
+    # the question writes as names (code spans, `--options`, compound identifiers): 1 + (this - 1) x the share held
+    # (retrieval/doc_kind.py `written_factors`; docs/benchmarks.md "Sibling pages: the name as the question writes
+    # it", chosen by leave-one-corpus-out); 1 = off.
+    written_name_weight: float = Field(1.05, ge=1.0, le=2.0)
     # Added to each of the first 30 fused entries (convex fusion only): this x the fused score of its page's
     # second-best entry among them / the first entry's (retrieval/fuse.py `page_support`): a page answering with two
     # passages beats a sibling page with one. 0.1: chosen by leave-one-corpus-out over the 23 docs sets

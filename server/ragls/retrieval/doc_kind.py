@@ -71,6 +71,15 @@ code") is scored × the weight (above 1). A page that lists the message is where
 a FAQ entry); a sibling page can match the rest of the question as well and win by a few hundredths (docs/benchmarks.md,
 "Quoted messages").
 
+Written names (`retrieval.written_name_weight`, `written_factors`): a question that writes a name as a name — a code
+span (`` `# type: ignore` ``), a command-line option (`--junit-xml`), a compound identifier (`warn_unreachable`,
+`mypy.ini`) — is answered by the passage that writes it the same way: sibling pages document one thing in its
+several forms (a command-line reference's `--warn-unreachable`, a configuration reference's `warn_unreachable`, a
+guide's "unreachable code"), and BM25's words and the embedding do not see the form. A chunk whose title or text
+holds the written names as written (case aside) is scored × (1 + (weight - 1) × the share of them it holds).
+Chosen by leave-one-corpus-out over 25 docs sets (docs/benchmarks.md, "Sibling pages: the name as the question
+writes it").
+
 Settings pages (`retrieval.settings_page_weight`, `settings_factors`): when the question asks which setting to use
 or what to set ("Which setting does that?", "What do I set in the config?", "What value do I put in my settings?",
 "How do I configure that?"), or about a default ("How many times does it retry by default?", "What is the
@@ -92,6 +101,7 @@ from collections.abc import Iterable
 from ragls.core.analysis import query_words, stem_set
 from ragls.core.ir import Chunk
 from ragls.retrieval.names import quoted_messages
+from ragls.retrieval.query import CODE_SPAN
 
 # Path parts (letters only, lower-cased) of bookkeeping pages.
 _META_NAMES = frozenset({
@@ -344,3 +354,32 @@ def quoted_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight
         return {}
     return {key: weight for key, chunk in chunks
             if any(m in _word_run(f"{chunk.title}\n{chunk.text}") for m in messages)}
+
+
+# A command-line option as a question writes it: `--junit-xml`, `-rcfile`; not a "-" compound of prose (brand-new).
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]+")
+
+
+def written_names(question: str, compounds: Iterable[str]) -> list[str]:
+    """The names `question` writes as names, lower-cased, each once, of three characters or more: its code spans
+    whole (`# type: ignore`), its command-line options (`--strict`, `_OPTION`) and `compounds` (the compound
+    identifiers the caller took from it, `search._named_compounds`: `warn_unreachable`, `mypy.ini`)."""
+    names = [m.strip().lower() for m in CODE_SPAN.findall(question)]
+    names += [m.lower() for m in _OPTION.findall(question)]
+    names += [c.lower() for c in compounds]
+    return [n for n in dict.fromkeys(names) if len(n) > 2]
+
+
+def written_factors(names: list[str], chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
+    """{key: 1 + (weight - 1) x share} for the (key, chunk) pairs whose title or text holds a share > 0 of `names`
+    (`written_names`) as written, case aside; {} when `weight` is 1 (off) or there are no names. `weight` >= 1: the
+    factor of a chunk holding every name (`fuse.apply_prior`)."""
+    if weight == 1.0 or not names:
+        return {}
+    out = {}
+    for key, chunk in chunks:
+        text = f"{chunk.title}\n{chunk.text}".lower()
+        held = sum(n in text for n in names)
+        if held:
+            out[key] = 1.0 + (weight - 1.0) * held / len(names)
+    return out

@@ -63,12 +63,12 @@ class Query:
         return replace(self, vector=vector)
 
 
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def _code_spans(text: str) -> list[str]:
     """The lower-cased words of the query's `code spans` (a stop word quoted as code is a name: `` `as` ``)."""
-    return [w for span in _CODE_SPAN.findall(text) for w in query_words(span)]
+    return [w for span in CODE_SPAN.findall(text) for w in query_words(span)]
 
 
 def analyse(text: object) -> Query:

@@ -36,6 +36,8 @@ from ragls.retrieval.doc_kind import (
     repeated_block_factors,
     settings_factors,
     stub_factors,
+    written_factors,
+    written_names,
 )
 from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, page_support, reciprocal_rank_fusion
@@ -434,7 +436,8 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     `retrieval.api_page_weight` (`doc_kind.api_page_factors`) and, also without it, chunks of lines repeated on other
     pages × down to `retrieval.repeated_block_weight` and further as the question's terms they hold are held only there
     (`doc_kind.repeated_block_factors`, among those chunks), and chunks holding a message the question quotes ×
-    `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1); a chunk
+    `retrieval.quoted_message_weight` (`doc_kind.quoted_factors`, above 1), and chunks holding names the question writes
+    as names (`--strict`, `warn_unreachable`) × up to `retrieval.written_name_weight` (`doc_kind.written_factors`); a chunk
     of several kinds gets every factor. Then, with `reference` and a question asking for a setting, the settings
     pages' chunks among the first `doc_kind.SETTINGS_HEAD` entries of that order (without the exact-match bonus) ×
     `retrieval.settings_page_weight` (`doc_kind.settings_factors`, above 1). Only those
@@ -450,8 +453,10 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     repeated = settings.repeated_block_weight if reference else 1.0
     quoted = settings.quoted_message_weight if reference else 1.0
     setting = settings.settings_page_weight if reference else 1.0
+    written = settings.written_name_weight if reference else 1.0
+    names = written_names(q.text, _named_compounds(q.compounds)) if written != 1.0 else []
     if (settings.meta_page_weight >= 1.0 and weight >= 1.0 and stub >= 1.0 and api >= 1.0 and repeated >= 1.0
-            and quoted == 1.0 and setting == 1.0) \
+            and quoted == 1.0 and setting == 1.0 and not names) \
             or not fused:
         return fused
     size = 2 * top_k + 10
@@ -471,7 +476,7 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
         for key, factor in (*reference_factors(q.text, chunks, weight).items(), *stub_factors(fresh, stub).items(),
                             *api_page_factors(fresh, api).items(),
                             *((k, repeated_factors[k]) for k, _ in fresh if k in repeated_factors),
-                            *quoted_factors(q.text, fresh, quoted).items()):
+                            *quoted_factors(q.text, fresh, quoted).items(), *written_factors(names, fresh, written).items()):
             factors[key] = factors.get(key, 1.0) * factor
         fused = apply_prior(fused, factors, keep_bonus=bool(q.compounds))
         new = [f for f in fused[:size] if f.key not in weighed] if reference else []
