@@ -14,7 +14,12 @@ and the factor of the document-kind priors. A rule re-scores every entry as
 and re-sorts; the page features are few and general (`FEATURES`): how many of the first 10 entries the page holds,
 its second-best entry, the share of the question's words in its file name and headings, its length, its best
 cosine against the list's best, the pages' entries in the first 40, and the entry's own RRF score (1.125 / (60 +
-vector rank) + 1 / (60 + BM25 rank), x 61: the old fusion as a third signal). A rule family is one feature (or alpha) with a grid of weights (`FAMILIES`).
+vector rank) + 1 / (60 + BM25 rank), x 61: the old fusion as a third signal); and the entry's own text against the
+question's names (`_text_features`, docs/benchmarks.md "Sibling pages: the name as the question writes it"): a
+definition entry naming the question's words, a name the question writes held as written or in another form only, a
+name held only in a cross-reference role; the pages other head entries link to (`_link_features`). A rule family is one feature (or alpha) with a grid of weights
+(`families`). `--base second30=0.1` adds main's page support to every rule and to the base order (the lists are
+recorded without it), so the base reproduces the product's file Hit@1.
 
 Leave-one-corpus-out: for each corpus (the Rust book's two sets are one corpus), the family's weight is chosen on
 the other corpora (most file Hit@1 summed, then MRR@10 summed, then the weight nearest the shipped ranking) and
@@ -58,6 +63,138 @@ def _parts(r: dict) -> tuple[float, float, float, float]:
     if bonus and 0.0 < kept <= 3.0 and (dropped > 3.0 or abs(kept - round(kept, 2)) < abs(dropped - round(dropped, 2))):
         return v / ALPHA, b / (1 - ALPHA), bonus, kept
     return v / ALPHA, b / (1 - ALPHA), 0.0, dropped
+
+
+# Definition entries (issue 27, rank46): a reST object / option / setting directive, a reST or Markdown heading, a
+# definition-list term or a line opening with a code span — the line that states a name, where a passing mention only
+# uses it. `_entry_names` gives each entry's text.
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:[\w-]+:)?[\w-]+::\s*(\S.*)$")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_UNDERLINE = re.compile(r"^([=\-~^*+#\"'`])\1{2,}\s*$")
+_CODE_LEAD = re.compile(r"^\s*(?:[-*]\s+)?``?([^`]+)``?")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_NAME = re.compile(r"``?([^`\n]+?)``?|(?<![\w.-])(--?[A-Za-z][\w-]*|[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
+
+
+def _entry_names(text: str) -> list[str]:
+    """The names stated by `text`'s definition entries (directive arguments, headings, definition-list terms, lines
+    opening with a code span), in order."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        if (m := _DIRECTIVE.match(line)) or (m := _MD_HEADING.match(line)):
+            out.append(m.group(1))
+        elif i + 1 < len(lines) and line.strip() and _UNDERLINE.match(lines[i + 1]) and \
+                len(lines[i + 1].strip()) >= len(line.strip()) - 2:
+            out.append(line.strip())
+        elif line[:1] not in " \t" and line.strip() and i + 1 < len(lines) and lines[i + 1][:1] in " \t" and \
+                lines[i + 1].strip() and (i == 0 or not lines[i - 1].strip()) and len(line) < 80:
+            out.append(line.strip())  # a definition-list term: its definition indented below
+        elif (m := _CODE_LEAD.match(line)) and line.lstrip().startswith(("`", "- `", "* `")):
+            out.append(m.group(1))
+    return out
+
+
+def _q_names(question: str) -> set[str]:
+    """The names the question writes as names (code spans, flags, snake_case, camelCase, dotted), lower-cased."""
+    out = set()
+    for m in _NAME.finditer(question):
+        name = (m.group(1) or m.group(2) or "").strip().lower()
+        if len(name) > 2:
+            out.add(name)
+    return out
+
+
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]+")
+
+
+def _written(question: str) -> list[str]:
+    """The names a question writes as names, lower-cased, as the product would read them: code spans whole, command-line
+    options (`--junit-xml`) and compound identifiers (`warn_unreachable`, `mypy.ini`; `search._named_compounds`)."""
+    from ragls.core.analysis import compound_identifiers
+
+    spans = [m.strip().lower() for m in re.findall(r"`([^`\n]+)`", question)]
+    opts = [m.lower() for m in _OPTION.findall(question)]
+    comps = [c.lower() for c in compound_identifiers(question)
+             if any(ch.isalpha() for ch in c) and any(len(p) > 1 for p in re.split(r"_+|\.|::", c))]
+    return list(dict.fromkeys(n for n in spans + opts + comps if len(n) > 2))
+
+
+def _norm(name: str) -> str:
+    """A name's letters and digits only: `--warn-unreachable`, `warn_unreachable` and `WARN_UNREACHABLE` alike."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _text_features(q: dict, stop: frozenset[str]) -> dict[str, list[float]]:
+    """Per entry: `def_cover` 1 when one of the chunk's definition entries names words all in the question (an entry
+    with an identifier-like name: directive, code span or a name with _ - .), `def_share` the best share of an
+    entry's words the question holds; `form_same` the share of the question's written names found as written in the
+    chunk, `form_other` 1 when the chunk holds a question's name only in another form (`warn_unreachable` for
+    `--warn-unreachable`); `role_only` 1 when the chunk holds a question's name only inside a cross-reference role."""
+    asked = _words(q["question"], stop)
+    names = _q_names(q["question"])
+    norms = {_norm(n) for n in names if _norm(n)}
+    out: dict[str, list[float]] = {"def_cover": [], "def_share": [], "form_same": [], "form_other": [], "role_only": [],
+                                   "def_named": [], "written": [], "written_any": [], "written_all": [], "written_x": [],
+                                   "written_head": []}
+    written = _written(q["question"])
+    for r in q["fused"]:
+        text = r["text"]
+        low = text.lower()
+        cover = share = 0.0
+        for e in _entry_names(text):
+            ew = _words(re.sub(r"[_\-./:`*]", " ", e), stop)
+            if not ew or len(ew) > 6:
+                continue
+            s = len(ew & asked) / len(ew)
+            share = max(share, s)
+            if s == 1.0 and (re.search(r"[_\-.`]", e) or "::" in text):
+                cover = 1.0
+        out["def_cover"].append(cover)
+        full = (r["title"] + "\n" + text).lower()
+        held = [n in full for n in written]
+        out["written"].append(sum(held) / len(held) if held else 0.0)
+        out["written_any"].append(float(any(held)))
+        out["written_all"].append(float(bool(held) and all(held)))
+        own = r["score"] - r["contrib"].get("bonus", 0.0)
+        out["written_x"].append(own * (sum(held) / len(held)) if held else 0.0)
+        out["written_head"].append(own * (sum(held) / len(held)) if held and len(out["written_head"]) < 30 and
+                                   not r["contrib"].get("bonus") else 0.0)
+        stated = {_norm(t) for e in _entry_names(text) for t in re.split(r"[\s,/()\[\]{}=:]+", e.strip("`*"))}
+        out["def_named"].append(float(any(n in stated for n in norms if len(n) > 3)))
+        out["def_share"].append(share)
+        same = sum(n in low for n in names) / len(names) if names else 0.0
+        out["form_same"].append(same)
+        flat = _norm(low)
+        out["form_other"].append(float(bool(norms) and any(n in flat for n in norms) and
+                                       not any(n in low for n in names)))
+        roles = " ".join(re.findall(r":\w+:`[^`]*`", low))
+        out["role_only"].append(float(bool(names) and any(n in roles for n in names) and
+                                      not any(n in re.sub(r":\w+:`[^`]*`", " ", low) for n in names)))
+    return out
+
+
+def _link_features(q: dict) -> dict[str, list[float]]:
+    """Per entry, from the recorded `links` (the files its chunk links to; 0 when the lists were recorded without them):
+    `in<K>` how many other pages among the first K entries link to its page (capped at 2, / 2), `in<K>s` the best
+    such linking entry's score / the first's, `defers<K>` 1 when its own chunk links to another page of the first K."""
+    fused = q["fused"]
+    top = fused[0]["score"] - fused[0]["contrib"].get("bonus", 0.0) if fused else 1.0
+    out: dict[str, list[float]] = {}
+    for k in (5, 10, 20):
+        pages: dict[str, set[str]] = {}
+        best: dict[str, float] = {}
+        for r in fused[:k]:
+            for target in r.get("links", ()):
+                if target != r["path"]:
+                    pages.setdefault(target, set()).add(r["path"])
+                    best[target] = max(best.get(target, 0.0), (r["score"] - r["contrib"].get("bonus", 0.0)) / top)
+        head = {r["path"] for r in fused[:k]}
+        out[f"in{k}"] = [min(len(pages.get(r["path"], ())), 2) / 2 for r in fused]
+        out[f"in{k}s"] = [best.get(r["path"], 0.0) for r in fused]
+        if k < 20:
+            out[f"defers{k}"] = [float(bool(set(r.get("links", ())) & (head - {r["path"]}))) for r in fused]
+    return out
 
 
 def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
@@ -104,10 +241,16 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
         "rrf": [61 * (1.125 / (60 + r["ranks"]["vector"]) if "vector" in r["ranks"] else 0.0)
                 + 61 * (1.0 / (60 + r["ranks"]["bm25"]) if "bm25" in r["ranks"] else 0.0) for r in fused],
     }
+    out.update(_text_features(q, stop))
+    out.update(_link_features(q))
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-FEATURES = ("count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf")
+FEATURES = ("count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
+            "def_cover", "def_share", "form_same", "form_other", "role_only", "def_named",
+            "written", "written_any", "written_all", "written_x", "written_head",
+            "in5", "in10", "in20", "in5s", "in10s", "in20s", "defers5", "defers10")
+BASE: list[tuple[str, float]] = []  # features every rule, the recorded order included, adds (`--base`: what main ships)
 WEIGHTS = (-0.2, -0.15, -0.1, -0.07, -0.05, -0.03, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2)
 ALPHAS = tuple(round(0.4 + 0.05 * i, 2) for i in range(9))  # 0.4 .. 0.8
 
@@ -130,6 +273,8 @@ class Question:
     def order(self, alpha: float, feature: str | None, w: float) -> np.ndarray:
         """Entry indices, best first, under the rule; the recorded order for (ALPHA, None, 0)."""
         score = self.factor * (alpha * self.nv + (1 - alpha) * self.nb) + self.bonus * (1 - alpha) / (1 - ALPHA)
+        for name, weight in BASE:
+            score = score + weight * self.feat[name]
         if feature and w:  # one feature and its weight, or "a+b" and a tuple of weights
             for name, weight in zip(feature.split("+"), w if isinstance(w, tuple) else (w,)):
                 score = score + weight * self.feat[name]
@@ -209,7 +354,10 @@ def main() -> int:
     ap.add_argument("files", type=Path, nargs="+")
     ap.add_argument("--sets", nargs="*", help="print per-corpus lines only for these sets (default: every set)")
     ap.add_argument("--family", nargs="*", help="only these families")
+    ap.add_argument("--base", nargs="*", default=[], metavar="FEATURE=WEIGHT",
+                    help="features every rule adds, the base order included (main's page support: second30=0.1)")
     args = ap.parse_args()
+    BASE[:] = [(f, float(w)) for f, w in (b.split("=") for b in args.base)]
     data = load(args.files)
     for name, grid in families().items():
         if args.family and name not in args.family:

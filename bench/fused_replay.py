@@ -7,7 +7,9 @@ score page-level reorderings of them offline in milliseconds.
 `record` runs the product's retrieval (`RagWorkspace.retrieve`, top 10, read only: the folder's index in the user
 cache is reused, not built) with `retrieval.page_support_weight` 0 (the order page support is fitted on) and keeps the first 40 entries of the shown fused list (after the document-kind priors and
 near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text, score
-contributions, per-signal ranks, best-window cosine and its page's length in characters. `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
+contributions, per-signal ranks, best-window cosine, its page's length in characters and the pages its text links to
+(`links`: Sphinx `:ref:` / `:doc:` / `:option:` / `:setting:` / `:confval:` / `:envvar:` roles and relative Markdown
+links, resolved to the folder's files; `_LinkTargets`). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
@@ -20,11 +22,65 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import re
 import sys
 from pathlib import Path
 
 HEAD = 40  # fused entries recorded per question
+
+_LABEL = re.compile(r"^\.\.\s+_([^:`]+):\s*$", re.MULTILINE)
+_OBJECT = re.compile(r"^\s*\.\.\s+(?:std:)?(option|setting|confval|envvar|cmdoption)::\s*(.+)$", re.MULTILINE)
+_ROLE = re.compile(r":(ref|doc|option|setting|confval|envvar):`([^`]+)`")
+_MD_LINK = re.compile(r"\]\(([^)\s#]+\.md)(?:#[^)]*)?\)|\]\(([^)\s#:]+/)(?:#[^)]*)?\)")
+
+
+class _LinkTargets:
+    """The folder's link targets: reST labels (`.. _name:`), option / setting / confval / envvar entries, and its
+    .rst / .md / .txt files (paths relative to the folder, as recorded)."""
+
+    def __init__(self, folder: Path):
+        self.labels: dict[str, str] = {}
+        self.objects: dict[tuple[str, str], str] = {}
+        self.files: set[str] = set()
+        for p in sorted(folder.rglob("*")):
+            if p.suffix not in (".rst", ".md", ".txt") or not p.is_file():
+                continue
+            rel = p.relative_to(folder).as_posix()
+            self.files.add(rel)
+            text = p.read_text(errors="replace")
+            for m in _LABEL.finditer(text):
+                self.labels.setdefault(m.group(1).strip().lower(), rel)
+            for m in _OBJECT.finditer(text):
+                kind = m.group(1).replace("cmdoption", "option")
+                for part in re.split(r",\s*", m.group(2)):
+                    if part.strip():
+                        self.objects.setdefault((kind, part.split()[0].lower().split("=")[0]), rel)
+
+    def __call__(self, path: str, text: str) -> list[str]:
+        """The files (other than `path`) that `text`, a chunk of `path`, links to."""
+        out = set()
+        here = Path(path).parent
+        for kind, arg in _ROLE.findall(text):
+            target = re.search(r"<([^>]+)>\s*$", arg)
+            arg = (target.group(1) if target else arg).strip().lstrip("~!")
+            if kind == "ref":
+                found = self.labels.get(arg.lower())
+            elif kind == "doc":
+                stems = [(here / arg).as_posix(), arg.lstrip("/")]
+                found = next((c + e for c in stems for e in (".rst", ".md", ".txt") if c + e in self.files), None)
+            else:
+                found = self.objects.get((kind, arg.split()[-1].lower().split("=")[0])) if arg.split() else None
+            if found:
+                out.add(found)
+        for md, folder in _MD_LINK.findall(text):
+            for candidate in ([md] if md else [folder + "index.md", folder.rstrip("/") + ".md"]):
+                resolved = os.path.normpath((here / candidate).as_posix())
+                if resolved in self.files:
+                    out.add(resolved)
+                    break
+        out.discard(path)
+        return sorted(out)
 
 
 def record(questions: Path, folder: Path, out: Path) -> None:
@@ -43,6 +99,7 @@ def record(questions: Path, folder: Path, out: Path) -> None:
         except OSError:
             return 0
     materialize = search_module._materialize
+    links = _LinkTargets(folder)
 
     def capture(lookup, fused, similarity, top_k):  # the first call of a search is the shown ranking
         if seen["fused"] is None:
@@ -50,7 +107,8 @@ def record(questions: Path, folder: Path, out: Path) -> None:
             seen["fused"] = [{"score": f.score, "contrib": f.contributions, "path": evaluate._norm_path(c.path),
                               "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score)),
                               "text": c.text, "ranks": f.ranks, "cosine": similarity.get(f.key),
-                              "page_chars": page_chars(c.path)}
+                              "page_chars": page_chars(c.path),
+                              "links": links(evaluate._norm_path(c.path), c.text)}
                              for f in fused[:HEAD] if (c := found.get(f.key)) is not None]
         return materialize(lookup, fused, similarity, top_k)
 
