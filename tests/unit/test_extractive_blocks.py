@@ -331,3 +331,33 @@ def test_rust_doc_comments_are_not_pymdownx_fences():
     """`///` in a code block is a Rust doc comment, kept as it is."""
     text = "Document it:\n\n```rust\n/// Adds one.\n///\n/// # Examples\nfn add_one(x: i32) -> i32 {\n    x + 1\n}\n```\n"
     assert clean_markup(text) == text
+
+
+# Litestar's docs: a directive option's value wrapped onto the next line (docutils reads options as a field list, so
+# a value continues on lines indented past its ":"), then more options, then the code.
+WRAPPED_OPTIONS = """Alternatively you can specify the number of seconds to cache the responses like so:
+
+.. code-block:: python
+    :caption: Caching the response for 120 seconds by setting the :paramref:`~litestar.handlers.HTTPRouteHandler.cache`
+      parameter to the number of seconds to cache the response.
+    :emphasize-lines: 1
+
+    @get("/cached-path", cache=120)
+    def my_cached_handler() -> str: ...
+
+.. confval:: response_cache
+    :default: ``120 seconds,
+      then refreshed``
+
+    How long a response is cached."""
+
+
+def test_a_directive_option_wrapped_over_lines_is_no_code_and_no_text():
+    """A `:caption:` wrapped over two lines, and the options after it, are the directive's settings: the ":" sentence
+    carries the code below them (before: the caption's second line and ":emphasize-lines: 1" read as the code, the
+    real code as a second block); a wrapped `:default:` reads whole (`rest.directive_options`)."""
+    texts = [u.text for u in units(WRAPPED_OPTIONS, markdown=False)]
+    assert "Alternatively you can specify the number of seconds to cache the responses like so:\n```\n" \
+           '@get("/cached-path", cache=120)\ndef my_cached_handler() -> str: ...\n```' in texts, texts
+    assert not any("emphasize" in t or "parameter to the number" in t for t in texts), texts
+    assert any("The default of `response_cache` is `120 seconds, then refreshed`" in t for t in texts), texts

@@ -55,6 +55,28 @@ def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def option_end(lines: list[str], j: int, outer: int) -> int:
+    """The line after the option that starts at line `j` (`OPTION_LINE`, indented past `outer`, the directive's
+    indentation): its own line and the non-blank lines right below it indented past its ":" (docutils reads a
+    directive's options as a field list, whose value may wrap: a `:caption:` over two lines); `j` itself when line
+    `j` is no option of that directive."""
+    if j >= len(lines) or not OPTION_LINE.match(lines[j]) or indent_of(lines[j]) <= outer:
+        return j
+    own = indent_of(lines[j])
+    j += 1
+    while j < len(lines) and lines[j].strip() and indent_of(lines[j]) > own:
+        j += 1
+    return j
+
+
+def options_end(lines: list[str], j: int, outer: int) -> int:
+    """The line after the options of a directive indented by `outer` whose options may start at line `j`: the
+    first line that no option (`option_end`, with its wrapped value) takes."""
+    while (k := option_end(lines, j, outer)) > j:
+        j = k
+    return j
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -165,15 +187,16 @@ def _simple(lines: list[str], i: int) -> int:
     return end + 1
 
 
-def _directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
-    """(first body line after the options, the options, the line after the body) of the directive at line `i`."""
+def directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
+    """(first body line after the options, the options, the line after the body) of the directive at line `i` of
+    `lines` (0-based): options by name, a value wrapped over lines joined by spaces (`option_end`)."""
     outer = indent_of(lines[i])
     options: dict[str, str] = {}
     j = i + 1
-    while j < len(lines) and OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > outer:
-        name, _, value = lines[j].strip()[1:].partition(":")
+    while (k := option_end(lines, j, outer)) > j:
+        name, _, value = " ".join(x.strip() for x in lines[j:k])[1:].partition(":")
         options[name] = value.strip()
-        j += 1
+        j = k
     body = j
     end = j
     while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > outer):
@@ -184,7 +207,7 @@ def _directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]
 
 
 def _list_table(lines: list[str], i: int) -> int:
-    body, options, end = _directive_body(lines, i)
+    body, options, end = directive_body(lines, i)
     rows: list[tuple[int, list[str]]] = []
     spans: dict[int, int] = {}
     cell_indent = -1
@@ -213,7 +236,7 @@ def _list_table(lines: list[str], i: int) -> int:
 
 
 def _csv_table(lines: list[str], i: int) -> int:
-    body, options, end = _directive_body(lines, i)
+    body, options, end = directive_body(lines, i)
     delim = options.get("delim", ",")
     delim = {"tab": "\t", "space": " "}.get(delim, delim[:1] or ",")
     header = next(csv.reader([options["header"]], skipinitialspace=True), []) if "header" in options else []
@@ -270,12 +293,13 @@ def directive_options(text: str) -> str:
         if _DIRECTIVE.match(line):
             obj = _OBJECT_DIRECTIVE.match(line)
             j = _signature_end(lines, i) if obj else i + 1
-            while j < len(lines) and OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > indent_of(line):
-                key, _, value = lines[j].strip()[1:].partition(":")
+            while (k := option_end(lines, j, indent_of(line))) > j:
+                key, _, value = " ".join(x.strip() for x in lines[j:k])[1:].partition(":")
                 name = obj.group(2) if obj else ""
                 default = key == "default" and value.strip() and name and "`" not in name
-                lines[j] = f"{lines[j][:indent_of(lines[j])]}The default of `{name}` is {value.strip()}." if default else ""
-                j += 1
+                lead = lines[j][:indent_of(lines[j])]
+                lines[j:k] = [f"{lead}The default of `{name}` is {value.strip()}." if default else ""] + [""] * (k - j - 1)
+                j = k
     return "\n".join(lines)
 
 
@@ -288,8 +312,9 @@ def _signature_end(lines: list[str], i: int) -> int:
     ".. rst:directive:option:: numbered" / "numbered: depth", aiohttp's signatures wrapped over lines): each is a
     signature Sphinx shows in the object's heading, not its text."""
     j = i + 1
-    while j < len(lines) and lines[j].strip() and not OPTION_LINE.match(lines[j]) and indent_of(lines[j]) > indent_of(lines[i]):
-        j += 1
+    while j < len(lines) and lines[j].strip() and not OPTION_LINE.match(lines[j]) \
+            and not _DEFAULT_LINE.match(lines[j]) and indent_of(lines[j]) > indent_of(lines[i]):
+        j += 1  # a `:default:` option read as a sentence (directive_options) is no signature
     return j
 
 

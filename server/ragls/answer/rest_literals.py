@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer.inline import CODE_SPANS
-from ragls.answer.rest import OPTION_LINE, content_indent, indent_of
+from ragls.answer.rest import content_indent, indent_of, options_end
 
 # A line ending in reST's literal-block marker "::" (not a directive: ".. code-block::" is handled by name).
 _LITERAL_MARKER = re.compile(r"(?:^|[^:])::[ \t]*$")
@@ -72,8 +72,7 @@ def literal_lines(text: str) -> list[bool]:
         if not opens_literal(line):
             continue
         if line.lstrip()[:3] == ".. ":  # a code directive: its option lines first
-            while i < len(lines) and OPTION_LINE.match(lines[i]) and indent_of(lines[i]) > indent_of(line):
-                i += 1
+            i = options_end(lines, i, indent_of(line))
         elif i < len(lines) and lines[i].strip():  # "::" opens a literal block only past a blank line
             continue
         literal = content_indent(line)
