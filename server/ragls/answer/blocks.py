@@ -46,6 +46,7 @@ class Block:
     kind: str  # "para", "list", "deflist" (a definition list's term and definitions), "code", "table", "skip"
     start: int  # 0-based line in the chunk text
     lines: list[str]
+    last: int = -1  # the block's last chunk-text line when its lines are not the text's (an included file's code)
 
 
 @functools.lru_cache(maxsize=1)
@@ -256,7 +257,9 @@ def code_body(block: Block) -> list[str]:
 
 
 def block_end(block: Block) -> int:
-    """The 0-based chunk-text line of the last non-blank line of `block`."""
+    """The 0-based chunk-text line of the last non-blank line of `block` (`Block.last` when set)."""
+    if block.last >= 0:
+        return block.last
     n = len(block.lines)
     while n > 1 and not block.lines[n - 1].strip():
         n -= 1

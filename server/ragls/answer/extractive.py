@@ -24,7 +24,7 @@ from ragls.answer.identifiers import (
     pointed_at,
 )
 from ragls.answer.neighbours import code_lines, quotes, read_with_neighbours, with_code_after
-from ragls.answer.passages import LIST_ITEM, Unit, clean_markup, is_markdown, units
+from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.core.ir import Hit
 
 __all__ = [
@@ -377,16 +377,15 @@ def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | froz
     firsts: list[tuple[int, Unit]] = []
     for rank, (n, hit) in enumerate(sources):
         context = _context_lines(hit)
-        markdown = is_markdown(hit.chunk.path)
-        inside = units(hit.chunk.text, context, markdown) if context is not None else []
+        inside = chunk_units(hit.chunk, context) if context is not None else []
         near = {(u.line, u.sentence) for u in inside}
-        for pos, unit in enumerate(units(hit.chunk.text, markdown=markdown)):
+        for pos, unit in enumerate(chunk_units(hit.chunk)):
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
             words = passage_words(unit.scored_text)
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
             candidates.append(Candidate(rank, pos, n, unit, words, weight))
-        first = inside[:1] or units(hit.chunk.text, markdown=markdown)[:1]
+        first = inside[:1] or chunk_units(hit.chunk)[:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts

@@ -12,7 +12,7 @@ from dataclasses import replace
 from ragls.answer.cite import content_words
 from ragls.answer.identifiers import IDENTIFIER, identifier_words, passage_words, pointed_at
 from ragls.answer.labels import CODE_SPAN
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, is_markdown, units
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, chunk_units
 from ragls.core.ir import Hit
 
 __all__ = ["FOCUS_SENTENCE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES", "antecedent",
@@ -50,7 +50,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
-        found = units(hit.chunk.text, markdown=is_markdown(hit.chunk.path)) if hit is not None and unit.line >= 0 else []
+        found = chunk_units(hit.chunk) if hit is not None and unit.line >= 0 else []
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
         if prev is not None and antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \

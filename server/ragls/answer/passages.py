@@ -30,8 +30,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from ragls.answer import rest
+from ragls.answer import includes, rest
 from ragls.answer.blocks import (
     DEFINITION,
     FENCE_OPEN,
@@ -46,12 +47,17 @@ from ragls.answer.blocks import (
     parsed,
     split_row,
 )
+from ragls.answer.includes import included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import CODE_SPAN, heading_label, labelled
 from ragls.answer.markup import clean_markup
 
+if TYPE_CHECKING:
+    from ragls.core.ir import Chunk
+
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "clean_markup", "is_markdown", "section_titles", "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "chunk_units", "clean_markup", "is_markdown", "section_titles",
+           "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -188,18 +194,30 @@ def _sentences(text: str, where: list[tuple[int, int]], markdown: bool = True) -
     return out
 
 
-def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True) -> list[Unit]:
+def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True, source: str = "",
+          folder: str = "") -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
     sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
     example:" with the block it introduces, with the paragraph before it). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units. `markdown`: whether
-    the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`)."""
-    return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown))
+    the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`). `source`
+    (the chunk's path, relative to the indexed `folder`): a reST ":" sentence over a `.. literalinclude::` carries
+    the included file's code (`includes.included_block`); the memo is keyed by the included files' modification
+    times, so an edited example shows as it is now."""
+    key = (source, folder, includes.stamps(text, source, folder)) if source and not markdown else ("", "", ())
+    return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key))
+
+
+def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None) -> list[Unit]:
+    """`units` of a chunk's text: read as its path's markup (`blocks.is_markdown`), its literalinclude lines with
+    the code they include."""
+    return units(chunk.text, lines, is_markdown(chunk.path), chunk.path, chunk.folder)
 
 
 @functools.lru_cache(maxsize=2048)
-def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> tuple[Unit, ...]:
+def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, source: str = "", folder: str = "",
+           _stamps: tuple[tuple[str, int], ...] = ()) -> tuple[Unit, ...]:
     blocks = parsed(text, markdown)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
@@ -219,6 +237,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True) -> t
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
         # (mdBook's `<Listing ...>`, `<span class="filename">Filename: src/main.rs</span>`) in between is skipped
         nxt = next((x for x in blocks[k + 1:k + 4] if not between(x)), None)
+        if _stamps and k + 1 < len(blocks) and blocks[k + 1].kind == "skip":  # a literalinclude: its file's code
+            nxt = included_block(text, blocks[k + 1].start, source, folder) or nxt
         if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")

@@ -1,0 +1,137 @@
+"""The code a reST `.. literalinclude::` shows, read from the included file (Sphinx's `literalinclude`): a page that
+writes "Litestar comes with a simple mechanism for caching:" above `.. literalinclude:: /examples/caching/cache.py`
+shows that file's code there, and the index holds only the page's text (the directive line and its options), so
+an answer would show nothing under the sentence. `included_block` reads it when the answer is built.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+
+from ragls.answer import rest
+from ragls.answer.blocks import Block
+
+_LITERALINCLUDE = re.compile(r"^([ \t]*)\.\. literalinclude::[ \t]+(\S.*?)[ \t]*$")
+MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
+
+
+def _srcdir(doc: Path, folder: Path) -> Path:
+    """Sphinx's source directory for the page `doc`: the nearest folder above it, up to the indexed `folder`, that
+    holds conf.py; else `folder` (a "/examples/x.py" argument is relative to the source directory)."""
+    for parent in doc.parents:
+        if (parent / "conf.py").is_file():
+            return parent
+        if parent == folder or folder not in parent.parents:
+            break
+    return folder
+
+
+def _target(argument: str, doc: Path, folder: Path) -> Path | None:
+    """The file a literalinclude `argument` names (absolute: from the source directory; else from the page's
+    folder), if it is a file inside the indexed `folder` (never outside it: what a page includes from elsewhere,
+    "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
+    MAX_INCLUDE_BYTES; else None."""
+    base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
+    path = Path(os.path.normpath(base / argument.lstrip("/")))
+    if folder not in path.parents:
+        return None
+    try:
+        return path if path.is_file() and path.stat().st_size <= MAX_INCLUDE_BYTES else None
+    except OSError:
+        return None
+
+
+def stamps(text: str, source: str, folder: str) -> tuple[tuple[str, int], ...]:
+    """(file, modification time in ns) of every file the literalinclude lines of reST chunk `text` name, for the
+    page at `source` (relative to `folder`): a key that changes when an included example is edited."""
+    if "literalinclude::" not in text or not folder:
+        return ()
+    doc, root = Path(folder) / source, Path(folder)
+    out = []
+    for line in text.split("\n"):
+        if (m := _LITERALINCLUDE.match(line)) and (path := _target(m.group(2), doc, root)) is not None:
+            out.append((str(path), path.stat().st_mtime_ns))
+    return tuple(out)
+
+
+def _ranges(spec: str, n: int) -> list[int]:
+    """The 0-based lines of a `:lines:` option ("1, 4-8", "3-", "-5") in a file of `n` lines."""
+    out: list[int] = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            a = int(first) if first else 1
+            b = (int(last) if last else n) if dash else a
+        except ValueError:
+            return list(range(n))
+        out += range(max(a, 1) - 1, min(b, n))
+    return out
+
+
+def _pyobject(lines: list[str], name: str) -> list[str]:
+    """The lines of the class or function `name` ("Cls.method") of Python `lines`; all of them if not found."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return lines
+    body = tree.body
+    node = None
+    for part in name.split("."):
+        node = next((x for x in body if isinstance(x, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                     and x.name == part), None)
+        if node is None:
+            return lines
+        body = node.body
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return lines[start - 1:node.end_lineno]
+
+
+def _cut(lines: list[str], options: dict[str, str]) -> list[str]:
+    """`lines` as Sphinx's LiteralIncludeReader filters them, in its order: `pyobject`, `start-after` / `start-at`,
+    `end-before` / `end-at`, `lines`."""
+    if options.get("pyobject"):
+        lines = _pyobject(lines, options["pyobject"])
+    for key, after in (("start-after", True), ("start-at", False)):
+        if options.get(key):
+            k = next((i for i, x in enumerate(lines) if options[key] in x), None)
+            lines = lines[k + after:] if k is not None else lines
+    for key, at in (("end-before", False), ("end-at", True)):
+        if options.get(key):
+            k = next((i for i, x in enumerate(lines) if options[key] in x), None)
+            lines = lines[:k + at] if k is not None else lines
+    if options.get("lines"):
+        lines = [lines[i] for i in _ranges(options["lines"], len(lines))]
+    return lines
+
+
+def included_block(text: str, line: int, source: str, folder: str) -> Block | None:
+    """The code block the `.. literalinclude::` at 0-based `line` of reST chunk `text` shows, for the page at
+    `source` relative to the indexed `folder`: the included file's lines as its options cut them, fenced with its
+    `:language:`; its chunk lines are the directive's (`Block.last`: the directive line and its options), so a
+    citation of the sentence and its code stays on the page. None when `line` is no literalinclude or the file
+    cannot be read (outside the folder's tree, missing, larger than MAX_INCLUDE_BYTES, not UTF-8)."""
+    lines = text.split("\n")
+    m = _LITERALINCLUDE.match(lines[line]) if 0 <= line < len(lines) else None
+    if m is None or not folder:
+        return None
+    path = _target(m.group(2), Path(folder) / source, Path(folder))
+    if path is None:
+        return None
+    try:
+        code = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    body, options, _ = rest.directive_body(lines, line)
+    code = _cut(code, options)
+    while code and not code[-1].strip():
+        code.pop()
+    if not any(x.strip() for x in code):
+        return None
+    last = body - 1
+    while last > line and not lines[last].strip():
+        last -= 1
+    fence = "```" + options.get("language", "")
+    return Block("code", line, [fence, *code, "```"], last=last)
