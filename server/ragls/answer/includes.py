@@ -13,6 +13,8 @@ from pathlib import Path
 
 from ragls.answer import rest
 from ragls.answer.blocks import Block
+from ragls.sources.redact import mask_secrets
+from ragls.sources.walk import inside_folder, secret_file
 
 _LITERALINCLUDE = re.compile(r"^([ \t]*)\.\. literalinclude::[ \t]+(\S.*?)[ \t]*$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
@@ -33,10 +35,15 @@ def _target(argument: str, doc: Path, folder: Path) -> Path | None:
     """The file a literalinclude `argument` names (absolute: from the source directory; else from the page's
     folder), if it is a file inside the indexed `folder` (never outside it: what a page includes from elsewhere,
     "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
-    MAX_INCLUDE_BYTES; else None."""
+    MAX_INCLUDE_BYTES; else None. A folder is untrusted input: the real path must lie inside the folder too
+    (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
+    may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
     path = Path(os.path.normpath(base / argument.lstrip("/")))
     if folder not in path.parents:
+        return None
+    real = inside_folder(folder, path)
+    if real is None or secret_file(real) or secret_file(path.relative_to(folder).as_posix()):
         return None
     try:
         return path if path.is_file() and path.stat().st_size <= MAX_INCLUDE_BYTES else None
@@ -112,7 +119,8 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
     `source` relative to the indexed `folder`: the included file's lines as its options cut them, fenced with its
     `:language:`; its chunk lines are the directive's (`Block.last`: the directive line and its options), so a
     citation of the sentence and its code stays on the page. None when `line` is no literalinclude or the file
-    cannot be read (outside the folder's tree, missing, larger than MAX_INCLUDE_BYTES, not UTF-8)."""
+    cannot be read (outside the folder's tree, a secret file, missing, larger than MAX_INCLUDE_BYTES, not UTF-8);
+    secret values in the code are masked (`redact.mask_secrets`), as in every passage shown."""
     lines = text.split("\n")
     m = _LITERALINCLUDE.match(lines[line]) if 0 <= line < len(lines) else None
     if m is None or not folder:
@@ -121,7 +129,7 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
     if path is None:
         return None
     try:
-        code = path.read_text(encoding="utf-8").split("\n")
+        code = mask_secrets(path.read_text(encoding="utf-8"))[0].split("\n")
     except (OSError, UnicodeDecodeError):
         return None
     body, options, _ = rest.directive_body(lines, line)

@@ -1,0 +1,53 @@
+"""A literalinclude is read from an untrusted folder (answer/includes.py): never outside it through a link, never a
+secret file, and secret values in an included example masked, as for every passage shown."""
+
+from __future__ import annotations
+
+import os
+
+from ragls.answer.includes import included_block
+
+PAGE = "Caching\n=======\n\nUse it like so:\n\n.. literalinclude:: {target}\n    :language: python\n"
+
+
+def _block(folder, target: str):
+    (folder / "docs").mkdir(exist_ok=True)
+    (folder / "docs" / "conf.py").write_text("project = 'x'\n")
+    text = PAGE.format(target=target)
+    return included_block(text, 5, "docs/caching.rst", str(folder))
+
+
+def test_an_example_inside_the_folder_is_shown(tmp_path):
+    (tmp_path / "docs" / "examples").mkdir(parents=True)
+    (tmp_path / "docs" / "examples" / "app.py").write_text("cache = True\n")
+    block = _block(tmp_path, "/examples/app.py")
+    assert block is not None and block.lines == ["```python", "cache = True", "```"]
+
+
+def test_a_link_out_of_the_folder_is_not_followed(tmp_path):
+    outside = tmp_path / "home"
+    outside.mkdir()
+    (outside / "notes.py").write_text("PRIVATE_MARKER = 1\n")
+    folder = tmp_path / "project"
+    (folder / "docs").mkdir(parents=True)
+    os.symlink(outside, folder / "docs" / "examples")
+    assert _block(folder, "/examples/notes.py") is None
+    os.symlink(outside / "notes.py", folder / "docs" / "mine.py")
+    assert _block(folder, "mine.py") is None
+
+
+def test_a_secret_file_is_never_shown(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdefghij\n")
+    assert _block(tmp_path, "/.env") is None
+    os.symlink(tmp_path / "docs" / ".env", tmp_path / "docs" / "settings.py")  # an innocent name linking to it
+    assert _block(tmp_path, "settings.py") is None
+
+
+def test_secret_values_in_an_example_are_masked(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "client.py").write_text('api_key = "sk-live-0123456789abcdefghij"\nclient = Client(api_key)\n')
+    block = _block(tmp_path, "client.py")
+    assert block is not None
+    shown = "\n".join(block.lines)
+    assert "sk-live-0123456789abcdefghij" not in shown and "client = Client(api_key)" in shown
