@@ -112,3 +112,20 @@ def test_a_verb_form_of_an_english_clipping_is_no_name():
 
     assert not any(lowercase_name(w) for w in ("diffing", "diffed"))
     assert all(lowercase_name(w) for w in ("tokioing", "gevented", "redis", "nginx"))
+
+
+def test_a_placeholder_name_is_the_users_own(ws):
+    """"somelib" is "some" closed up with the kind of thing it stands for (`names.placeholder`: myapp, somelib,
+    yourpackage): the user's stand-in for their own library, no name the docs must mention and no word evidence
+    while no chunk holds it. Main refused this question for "they never mention somelib" (mypy's docs: "the
+    equivalent of a [mypy-somelib] per-module section"). A product written the same way is still a name, and a
+    tool asked about still vetoes."""
+    from ragls.retrieval.names import placeholder, question_names, user_material
+
+    question = "How do I register the converter class from somelib on the URL map as the default converter?"
+    assert "somelib" not in question_names(question) and "somelib" in user_material(question)
+    assert question_names("How do I write a [mypy-somelib] per-module section?") == ["mypy"]
+    assert not any(placeholder(w) for w in ("mysql", "mypy", "mypyc", "anyio", "anyhow", "somelibrary2"))
+    assert question_names("How do I set up fuzz testing with cargo-fuzz?") == ["cargo-fuzz"]
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence

@@ -33,13 +33,15 @@ def question_names(text: str) -> list[str]:
     too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
-    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x) and "I" are not names."""
+    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x), the user's placeholders
+    (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib) and "I" are not
+    names."""
     assigned = assigned_values(text)
     text = asked_clause(text)
     names: list[str] = []
     for m in re.finditer(r"`([^`\n]+)`", text):
         span = m.group(1).strip()
-        if _ONE_IDENTIFIER.fullmatch(span):  # `trust_env=False`, `Vec::new()`; not code (`open("my.txt")`, `x + 1`)
+        if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span):  # `trust_env=False`, `Vec::new()`; not code
             names.append(span.removesuffix("()"))
     prose = _without_quoted(re.sub(r"`[^`\n]*`", " ", text))  # code and quoted messages are the user's
     values = _listed_values(prose)
@@ -56,7 +58,7 @@ def question_names(text: str) -> list[str]:
             continue
         seen.add((token, first))
         if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
-                or _USER_LITERAL.fullmatch(token) or token.lower() in assigned:
+                or _USER_LITERAL.fullmatch(token) or token.lower() in assigned or placeholder(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -71,7 +73,7 @@ def question_names(text: str) -> list[str]:
             if token in instruments and lower not in STOPWORDS:  # "... with gettext?", "using celery": the means asked
                 names.append(lower)
             elif token not in values:  # "accept only json, csv or table": the user's own values, not names
-                names += [p for p in lower.split("-") if lowercase_name(p)]
+                names += [p for p in lower.split("-") if lowercase_name(p) and not placeholder(p)]
     return list(dict.fromkeys(names))
 
 
@@ -113,14 +115,15 @@ _COORDINATED = re.compile(rf"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*){{1,{SERIES_MA
 
 def user_material(text: str) -> frozenset[str]:
     """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
-    the words of a quoted message (`quoted_messages`) and of a series of values (`_listed_values`). `gather` leaves
+    the words of a quoted message (`quoted_messages`), of a series of values (`_listed_values`), the values it assigns
+    (`assigned_values`) and its placeholders (`placeholders`, anywhere in `text`). `gather` leaves
     those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
     asked = asked_sentences(text)
     prose = re.sub(r"`[^`\n]*`", " ", asked)
     return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose)),
-                                     *assigned_values(text)])))
+                                     *assigned_values(text), *placeholders(text)])))
 
 
 # An option or a setting given a value in the question — `--source=myapp`, `name=mysite`, `level=debug` (in code
@@ -140,6 +143,27 @@ def assigned_values(text: str) -> frozenset[str]:
             out.add(value)
             out.update(w for w in re.split(r"[^\w]+|_", value) if w)
     return frozenset(out)
+
+
+# A placeholder name: "my", "our", "your", "some" or "any" closed up with the kind of thing it stands for (myapp,
+# somelib, yourpackage, ourservice, mymodule): how people write "a library of mine" when its name does not matter
+# (Flask's docs write myapp, Django's mysite, mypy's somelibrary). The user's own, like an assigned value: no
+# name the docs must hold, and no word evidence while no chunk holds it. Products read otherwise: mysql, mypy,
+# mypyc, anyio, anyhow name no kind of thing after the determiner. `placeholder`, `placeholders`
+_PLACEHOLDER = re.compile(r"(?:my|our|your|some|any)(?:app|application|lib|library|package|pkg|project|module|mod|"
+                          r"service|site|tool|plugin|api|db|server|client|repo|program|script|crate|model|class)s?")
+
+
+def placeholder(word: str) -> bool:
+    """True when `word` (any case) is a placeholder name (`_PLACEHOLDER`): "somelib", "MyApp", "yourpackages";
+    not "mysql", "mypy", "mylibrary2"."""
+    return _PLACEHOLDER.fullmatch(word.lower()) is not None
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The lower-case placeholder names (`placeholder`) among the words of `text`: "a [mypy-somelib] section" ->
+    {somelib}."""
+    return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if placeholder(w))
 
 
 def _listed_values(prose: str) -> set[str]:
@@ -358,7 +382,8 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
         parts = _kebab_parts(name)
         if parts is not None:  # cargo-fuzz: a word of it in no chunk, unless a prefix or the docs write it closed up
             closed = any(dfs.get(t, 0) > 0 for t in closed_compound(name) for _, dfs in stats)
-            if not closed and any(p not in HYPHEN_PREFIXES and any(unknown(t) for t in stems(p)) for p in parts):
+            if not closed and any(p not in HYPHEN_PREFIXES and not placeholder(p) and any(unknown(t) for t in stems(p))
+                                  for p in parts):
                 out.append(name)
         elif any(unknown(t) for t in terms) or (phrase is not None and len(terms) > 1 and _PHRASE_NAME.fullmatch(name)
                                                  and not phrase(terms)):
