@@ -72,7 +72,8 @@ TEXT_BATCH_FILES = 64
 # Embedding report: (chunks computed by the model, chunks whose vector came from the cache).
 EmbeddedFn = Callable[[int, int], None]
 
-# Progress callback: (phase, done, total, message). Phases: "files", "embed".
+# Progress callback: (phase, done, total, message). Phases: "scan" (files checked for changes), "files" (files
+# indexed), "embed", "windows".
 ProgressFn = Callable[[str, int, int, str], None]
 
 
@@ -348,8 +349,8 @@ class FolderIndex(VectorPhase):
         skips = self.manifest.skip_stamps() if only is None else {}
         total = len(candidates)
         for n, rel in enumerate(candidates, 1):
-            if n % 200 == 0:
-                self.on_progress("files", n, total, f"{n}/{total} files scanned")
+            if n % 200 == 0 or n == total:  # "scan": checking for changes, before any file is (re)indexed
+                self.on_progress("scan", n, total, f"{n}/{total} files scanned")
             path = self.folder / key_path(rel)
             if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
                 if rel in known:
