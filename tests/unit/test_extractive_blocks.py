@@ -361,3 +361,24 @@ def test_a_directive_option_wrapped_over_lines_is_no_code_and_no_text():
            '@get("/cached-path", cache=120)\ndef my_cached_handler() -> str: ...\n```' in texts, texts
     assert not any("emphasize" in t or "parameter to the number" in t for t in texts), texts
     assert any("The default of `response_cache` is `120 seconds, then refreshed`" in t for t in texts), texts
+
+
+FIGURE = """Since handlers are defined on every layer, multiple layers of exception handlers are needed to handle errors:
+
+
+.. figure:: /images/exception-handlers.jpg
+    :width: 400px
+
+    The layers of exception handlers, from the app down to a route handler.
+
+Handlers defined on a lower layer override those above them."""
+
+
+def test_a_figures_caption_is_prose_not_the_code_a_colon_sentence_introduces():
+    """A `.. figure::` body is its caption (docutils), read as a paragraph: before, the indented caption was a code
+    block that the ":" sentence before the figure showed as its example (Litestar's exceptions page)."""
+    texts = [u.text for u in units(FIGURE, markdown=False)]
+    assert not any("```" in t for t in texts), texts
+    assert "The layers of exception handlers, from the app down to a route handler." in texts, texts
+    assert "Since handlers are defined on every layer, multiple layers of exception handlers are needed to handle " \
+           "errors." in texts, texts

@@ -438,9 +438,12 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:(?:[a-z]+:)?(?:function|class|
 
 # A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
 # sphinx-tabs' ".. tab:: TOML" (".. tabs::", ".. group-tab::"), sphinx-design's ".. tab-set::" / ".. tab-item:: pip",
-# ".. dropdown::", ".. card::", docutils' ".. container::", Sphinx's ".. glossary::" (a definition list). Its directive line stays (the reader skips it, as the
-# label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads as code.
-_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container|glossary)::(.*)$")
+# ".. dropdown::", ".. card::", docutils' ".. container::", Sphinx's ".. glossary::" (a definition list), docutils'
+# ".. figure:: image.png" (its body is the caption and legend, prose under the image). Its directive line stays (the
+# reader skips it, as the label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads
+# as code and a figure's caption as a paragraph, not as a code block under the ":" sentence before the figure.
+_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container|glossary|"
+                        r"figure)::(.*)$")
 # A content tab of mkdocs-material / pymdownx.tabbed (`=== "Python 3.9 and above"`, `===+`, `===!`), body indented
 # 4 spaces: a label, not prose (the line becomes empty); its body is dedented like a container's.
 _CONTENT_TAB = re.compile(r"^([ \t]*)===[+!]?[ \t]+\"[^\"]*\"[ \t]*()$")
