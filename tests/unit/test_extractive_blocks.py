@@ -382,3 +382,27 @@ def test_a_figures_caption_is_prose_not_the_code_a_colon_sentence_introduces():
     assert "The layers of exception handlers, from the app down to a route handler." in texts, texts
     assert "Since handlers are defined on every layer, multiple layers of exception handlers are needed to handle " \
            "errors." in texts, texts
+
+
+NOTE_THEN_CODE = """A WebSocket connection can be handled with a `@websocket()` route handler.
+
+.. note:: The websocket handler is a low level approach, requiring to handle the socket directly.
+
+    For a more high level approach to handling WebSockets, see the websockets page.
+
+.. code-block:: python
+
+    @websocket(path="/socket")
+    async def my_websocket_handler(socket: WebSocket) -> None: ...
+"""
+
+
+def test_the_code_after_a_note_is_not_the_notes_last_sentences():
+    """A note's body reads as prose (dedented, `rest.admonitions`), but the code block after the note is outside it:
+    it is not shown with the note's last paragraph (`passages._closed`: the paragraph is indented deeper as written
+    than the block after it). A paragraph at the code's own level still carries it."""
+    found = units(NOTE_THEN_CODE, markdown=False)
+    note = next(u for u in found if "high level approach" in u.sentence)
+    assert note.code_after == "" and note.attached == "", note
+    found = units(NOTE_THEN_CODE.replace("    For a more", "For a more"), markdown=False)
+    assert "@websocket" in next(u for u in found if "high level approach" in u.sentence).code_after

@@ -297,7 +297,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
-                elif nxt is not None and nxt.kind == "code":  # any sentence of the paragraph; the last scored with it
+                elif nxt is not None and nxt.kind == "code" and not _closed(text, b, blocks[k + 1], markdown):
+                    # any sentence of the paragraph; the last scored with it
                     out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt, markdown), code_end=block_end(nxt),
                                     code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
                 else:
@@ -426,6 +427,19 @@ def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
         return False
     column = rest.content_indent(item_line)
     return all(len(x) - len(x.lstrip()) >= column for x in after[0].lines if x.strip())
+
+
+def _closed(text: str, block: Block, after: Block, markdown: bool) -> bool:
+    """Whether reST `block` (a paragraph) is the end of a body that `after`, the block right after it, is outside
+    of: its last line is indented deeper in `text` (the chunk text as written) than `after`'s first line. A
+    `.. note::` body is dedented to read as prose (`rest.admonitions`), and the `.. code-block::` after the note
+    then followed the note's last paragraph ("For a more high level approach ..., see /usage/websockets" carried
+    the `@websocket` example of the sentence before the note)."""
+    if markdown:
+        return False
+    lines = text.split("\n")
+    last, first = block_end(block), after.start
+    return last < len(lines) and first < len(lines) and rest.indent_of(lines[last]) > rest.indent_of(lines[first])
 
 
 def _lead_in(sentence: str) -> bool:
