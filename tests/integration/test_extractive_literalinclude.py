@@ -75,3 +75,28 @@ def test_a_literalinclude_shows_the_included_files_code(tmp_path):
         (tmp_path / "docs" / "examples/caching/key_builder.py").write_text(KEY_BUILDER_PY.replace("accept", "x-tenant"))
         answer = ws.ask("How do I provide a key builder to change the cache key?")
         assert 'request.headers.get("x-tenant", "")' in answer.text, answer.text
+
+
+DROPDOWN = """JWT Auth Backend
+----------------
+
+It sends the JWT token using a header and expects requests to send it under the same header key.
+
+.. dropdown:: Click to see the code
+
+    .. literalinclude:: /examples/jwt_auth.py
+        :language: python
+"""
+
+
+def test_a_literalinclude_inside_a_dropdown_is_the_code_after_the_paragraph(tmp_path):
+    """Litestar puts most examples in a `.. dropdown:: Click to see the code` (or a tab) right after the paragraph
+    they illustrate: the include past those directive lines is that paragraph's code (`passages._included`)."""
+    from ragls.answer.passages import units
+
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "conf.py").write_text("project = 'sprocket'\n")
+    (tmp_path / "examples/jwt_auth.py").write_text("jwt_auth = JWTAuth(token_secret='x')\n")
+    found = units(DROPDOWN, markdown=False, source="jwt.rst", folder=str(tmp_path))
+    sends = next(u for u in found if u.sentence.startswith("It sends the JWT token"))
+    assert sends.code_after == "```python\njwt_auth = JWTAuth(token_secret='x')\n```", sends

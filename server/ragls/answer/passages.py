@@ -237,8 +237,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
         # (mdBook's `<Listing ...>`, `<span class="filename">Filename: src/main.rs</span>`) in between is skipped
         nxt = next((x for x in blocks[k + 1:k + 4] if not between(x)), None)
-        if _stamps and k + 1 < len(blocks) and blocks[k + 1].kind == "skip":  # a literalinclude: its file's code
-            nxt = included_block(text, blocks[k + 1].start, source, folder) or nxt
+        if _stamps:  # a literalinclude, maybe inside a dropdown or a tab (their directive lines): its file's code
+            nxt = _included(text, blocks[k + 1:k + 4], source, folder) or nxt
         if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
@@ -427,6 +427,18 @@ def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
         return False
     column = rest.content_indent(item_line)
     return all(len(x) - len(x.lstrip()) >= column for x in after[0].lines if x.strip())
+
+
+def _included(text: str, after: tuple[Block, ...], source: str, folder: str) -> Block | None:
+    """The code of the first `.. literalinclude::` among the directive lines right after a block (`between`: a
+    `.. dropdown::` or `.. tab-item::` line may stand before it, as in Litestar's "Click to see the code"), as
+    `includes.included_block` reads it; None when a block that is no directive line comes first."""
+    for x in after:
+        if x.kind != "skip" or not between(x):
+            return None
+        if (code := included_block(text, x.start, source, folder)) is not None:
+            return code
+    return None
 
 
 def _closed(text: str, block: Block, after: Block, markdown: bool) -> bool:
