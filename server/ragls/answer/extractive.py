@@ -72,7 +72,7 @@ EXAMPLE_LINES = 8  # a code block this short after a paragraph's last sentence c
 EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer (`_worth_embedding`)
 # with embed: the candidates of each source sharing the most question words, embedded beyond EMBEDDED_CANDIDATES
 # (a lower hit's answering sentence was outranked there by the top hit's by rank alone; `_worth_embedding`)
-EMBEDDED_PER_SOURCE = 2
+EMBEDDED_PER_SOURCE = 3  # 2 until session 46: a lower hit's third sentence by words named the means
 # with embed: a passage scoring below this share of the best one is off topic (0.6 until session 41: six answering
 # sentences of the dev sets sat within 3 % under it; docs/benchmarks.md, "Extractive answers: the quoting floor")
 RELATIVE_FLOOR = 0.58
@@ -396,7 +396,9 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
     those sharing words with the question by lexical score (`passage_scores` without cosines) damped by source rank
     like the final score, then those sharing none by source rank and position — and, beyond them, the
     EMBEDDED_PER_SOURCE of each source sharing words with the best lexical score, undamped (at most
-    EMBEDDED_CANDIDATES + EMBEDDED_PER_SOURCE x sources; 14 on average on the dev sets, against 12). The rank damping
+    EMBEDDED_CANDIDATES + EMBEDDED_PER_SOURCE x sources; 16.6 on average on the dev sets, against 12; 14.3 with
+    two per source, which missed a lower page's sentence naming the means after two restating the question's
+    words: docs/benchmarks.md, "Three sentences of each source embedded"). The rank damping
     let the top hit's sentences fill every place: "For this specific purpose, you can use the `env use` command to
     tell Poetry which Python version to use for the current project." (fifth hit, the highest cosine of all
     candidates) was never embedded, so never picked nor quoted as the closest (`_closest`) for "How do I switch it
