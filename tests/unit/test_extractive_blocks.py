@@ -406,3 +406,41 @@ def test_the_code_after_a_note_is_not_the_notes_last_sentences():
     assert note.code_after == "" and note.attached == "", note
     found = units(NOTE_THEN_CODE.replace("    For a more", "For a more"), markdown=False)
     assert "@websocket" in next(u for u in found if "high level approach" in u.sentence).code_after
+
+
+EXTENSION_PAGE = """---
+title: Mask Errors
+---
+
+# `MaskErrors`
+
+This extension hides error messages from the client to prevent exposing
+sensitive details. By default it masks all errors raised in any field resolver.
+
+## Usage example:
+
+Add the extension to the schema's extensions.
+"""
+
+
+def test_a_sentence_referring_back_to_an_identifier_page_title_is_led_by_it():
+    """A page titled by the identifier it documents ("# `MaskErrors`") says "This extension hides ..." and never
+    names it again: that sentence is read led by the title's name, as a sentence right under a section's identifier
+    heading is; the page's other sentences are not (a README titled by its package is not what each sentence
+    documents)."""
+    lines = body(extractive_answer("hide error messages from the client, mask errors in resolvers",
+                                   [(1, hit(EXTENSION_PAGE))]))
+    assert "- `MaskErrors`: This extension hides error messages from the client to prevent exposing sensitive " \
+           "details [1]." in lines, lines
+    assert not any("`MaskErrors`: By default" in line for line in lines), lines
+
+
+def test_only_the_first_sentence_under_an_identifier_title_is_led_by_it():
+    """"It blocks ..." after a sentence that named the extension, or "It helps ..." in a later paragraph, is not
+    led by the page title's name: only the first sentence under the title refers back to it."""
+    page = ("# `DisableIntrospection`\n\nThe `DisableIntrospection` extension disables introspection queries for "
+            "the schema. It blocks fields such as `__schema` and `__type`.\n\nMore text here about the schema.\n\n"
+            "It helps to keep introspection queries away from production schemas.\n")
+    lines = body(extractive_answer("disable introspection queries blocks fields __schema __type production",
+                                   [(1, hit(page))]))
+    assert lines and not any("`DisableIntrospection`: It" in line for line in lines), lines

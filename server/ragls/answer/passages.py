@@ -49,7 +49,7 @@ from ragls.answer.blocks import (
 )
 from ragls.answer.includes import included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import CODE_SPAN, heading_label, labelled
+from ragls.answer.labels import CODE_SPAN, heading_label, labelled, refers_back
 from ragls.answer.markup import clean_markup
 
 if TYPE_CHECKING:
@@ -221,17 +221,22 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
     blocks = parsed(text, markdown)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
+    title = False  # that heading is the page's title ("# `MaskErrors`")
     below: list[str] = []  # the kinds of the blocks since that heading
     for k, b in enumerate(blocks):
         if b.kind == "skip" and (b.lines[0].lstrip().startswith("#") or len(b.lines) == 2):
-            # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents
-            heading = "" if b.lines[0].lstrip().startswith("# ") else heading_label(b.lines[0])
+            # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents, only
+            # what the first sentence under it does when it refers back to it ("This extension hides ...",
+            # `refers_back`)
+            title = b.lines[0].lstrip().startswith("# ")
+            heading = heading_label(b.lines[0])
             below = []
         elif b.kind != "skip":
             below.append(b.kind)
         # labelled: the prose right under the heading, up to LABELLED_BLOCKS paragraphs and lists before any code or
         # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls.")
         label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list", "deflist"} else ""
+        title_label, label = (label, "") if title else ("", label)
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
@@ -293,7 +298,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
-                s = labelled(s, label)
+                s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and refers_back(s) else ""))
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
