@@ -581,13 +581,12 @@ def test_the_next_sentence_naming_another_identifier_the_question_points_at_is_r
     assert _bullets(answer) == [pair], answer
 
 
-def test_each_sources_best_sentences_by_words_are_embedded(embedder):
-    """The EMBEDDED_CANDIDATES places go by words damped by source rank: a top hit with many sentences sharing the
-    question's words filled them all, and a lower hit's answering sentence was never embedded, so never picked nor
-    quoted as the closest by meaning. Each source's EMBEDDED_PER_SOURCE best by words are embedded too (Poetry's
-    docs: the `env use` sentence of the fifth hit, the closest of all by meaning)."""
-    from ragls.answer.extractive import EMBEDDED_CANDIDATES, EMBEDDED_PER_SOURCE
+QUESTION_SWITCH = "The project needs the 3.12 interpreter. How do I switch the Python version of its environment?"
 
+
+def _lower_source_answer(embedder, answering: str) -> tuple[str, list[str]]:
+    """(the extractive answer, the sentences embedded) for QUESTION_SWITCH over a first hit of fourteen sentences
+    sharing the question's words, three unrelated hits and `answering` as the fifth hit."""
     days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
             "March", "April", "May", "June", "July")
     top = " ".join(f"The Python project team meets on {d} at the switch room; the environment committee reports its "
@@ -595,7 +594,6 @@ def test_each_sources_best_sentences_by_words_are_embedded(embedder):
     others = ["Quokka reads its settings from a file in the project root.",
               "Plugins add commands of their own to the command line.",
               "The lock file records the exact version of every dependency."]
-    answering = "To switch the interpreter of the current project, run `quokka env use` with its path."
     sources = [(1, _hit(top, "paths.md"))] + [(n, _hit(t, f"p{n}.md")) for n, t in enumerate(others, 2)] + [
         (5, _hit(answering, "environments.md"))]
     sent: list[str] = []
@@ -604,8 +602,18 @@ def test_each_sources_best_sentences_by_words_are_embedded(embedder):
         sent.extend(texts)
         return embedder.embed_documents(texts)
 
-    question = "The project needs the 3.12 interpreter. How do I switch the Python version of its environment?"
-    answer = extractive_answer(question, sources, embed=counting)
+    return extractive_answer(QUESTION_SWITCH, sources, embed=counting), sent
+
+
+def test_each_sources_best_sentences_by_words_are_embedded(embedder):
+    """The EMBEDDED_CANDIDATES places go by words damped by source rank: a top hit with many sentences sharing the
+    question's words filled them all, and a lower hit's answering sentence was never embedded, so never picked nor
+    quoted as the closest by meaning. Each source's EMBEDDED_PER_SOURCE best by words are embedded too (Poetry's
+    docs: the `env use` sentence of the fifth hit, the closest of all by meaning)."""
+    from ragls.answer.extractive import EMBEDDED_CANDIDATES, EMBEDDED_PER_SOURCE
+
+    answering = "To switch the interpreter of the current project, run `quokka env use` with its path."
+    answer, sent = _lower_source_answer(embedder, answering)
     assert EMBEDDED_PER_SOURCE >= 1 and len(sent) > 1 + EMBEDDED_CANDIDATES
     assert answering in sent, sent
     assert "- To switch the interpreter of the current project, run `quokka env use` with its path [5]." in answer, \
@@ -616,24 +624,8 @@ def test_a_lower_sources_third_sentence_by_words_is_embedded(embedder):
     """EMBEDDED_PER_SOURCE is 3: a lower hit's page often holds two sentences restating the question's words before
     the one naming the means, which shares only one of them; with two places per source that one was never embedded
     (Poetry's po-i13 and po-p02, Scrapy's sc-t04: docs/benchmarks.md, "Three sentences of each source embedded")."""
-    days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
-            "March", "April", "May", "June", "July")
-    top = " ".join(f"The Python project team meets on {d} at the switch room; the environment committee reports its "
-                   "version of the minutes." for d in days)
-    others = ["Quokka reads its settings from a file in the project root.",
-              "Plugins add commands of their own to the command line.",
-              "The lock file records the exact version of every dependency."]
     page = ("Each project environment records the Python interpreter version it was created with. "
             "The interpreter version of a project environment is shown by the `quokka env info` command. "
             "To switch to another one, run `quokka env use` with its path.")
-    sources = [(1, _hit(top, "paths.md"))] + [(n, _hit(t, f"p{n}.md")) for n, t in enumerate(others, 2)] + [
-        (5, _hit(page, "environments.md"))]
-    sent: list[str] = []
-
-    def counting(texts):
-        sent.extend(texts)
-        return embedder.embed_documents(texts)
-
-    question = "The project needs the 3.12 interpreter. How do I switch the Python version of its environment?"
-    extractive_answer(question, sources, embed=counting)
+    _, sent = _lower_source_answer(embedder, page)
     assert "To switch to another one, run `quokka env use` with its path." in sent, sent
