@@ -29,3 +29,18 @@ def test_an_unchanged_folder_of_200_files_prints_no_scan_line(tmp_path, capsys):
         assert "ragls: files 1/1" in capsys.readouterr().err
     finally:
         ws.close()
+
+
+def test_a_quick_check_at_the_end_of_a_long_run_prints_nothing(capsys):
+    """The check for changed files is timed from its own start (its 0/N report), not from the command's: after a
+    first `ask` had embedded for minutes, the check that followed printed "ragls: files checked for changes 9/9"
+    under the answer."""
+    import time
+
+    progress = Progress()
+    progress.tty = False
+    for name in ("started", "scan_started", "last_log"):  # the run so far took 100 s
+        setattr(progress, name, time.monotonic() - 100)
+    progress("scan", 0, 9, "0/9 files scanned")
+    progress("scan", 9, 9, "9/9 files scanned")
+    assert "ragls:" not in capsys.readouterr().err

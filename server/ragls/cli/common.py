@@ -24,8 +24,9 @@ PHASE_LABELS = {"scan": "files checked for changes", "embed": "embed (first vect
 class Progress:
     """Progress callback for the indexer: tqdm bars on a terminal; otherwise (a log, CI, a coding agent reading the
     output) a line when a phase starts or ends and at most one per LOG_EVERY_S seconds between; the check for
-    changed files ("scan") only when it has run for LOG_EVERY_S (every `ask` on an unchanged folder of 200+ files
-    printed "ragls: files 200/204", which read as 4 files missing)."""
+    changed files ("scan") only when that check itself has run for LOG_EVERY_S, timed from its 0/N report (every
+    `ask` on an unchanged folder of 200+ files printed "ragls: files 200/204", which read as 4 files missing; a check
+    at the end of a long first `ask` printed "files checked for changes 9/9" after the answer)."""
 
     LOG_EVERY_S = 10.0  # was 2: a slow machine printed a line per batch, ~100 lines for one corpus into an agent's context
 
@@ -33,7 +34,7 @@ class Progress:
         self.tty = sys.stderr.isatty()
         self.bars: dict[str, object] = {}
         self.last_log = 0.0
-        self.started = time.monotonic()
+        self.scan_started = time.monotonic()  # when the current check for changed files began (its 0/N report)
         self.last_phase = ""
         self.embed_done = 0
         self.windows_done = 0
@@ -56,7 +57,9 @@ class Progress:
             bar.total = total
             bar.n = done
             bar.refresh()
-        elif phase == "scan" and time.monotonic() - self.started <= self.LOG_EVERY_S:
+        elif phase == "scan" and done == 0:
+            self.scan_started = time.monotonic()
+        elif phase == "scan" and time.monotonic() - self.scan_started <= self.LOG_EVERY_S:
             return
         elif phase != self.last_phase or time.monotonic() - self.last_log > self.LOG_EVERY_S or done == total:
             self.last_log, self.last_phase = time.monotonic(), phase

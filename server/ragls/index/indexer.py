@@ -348,6 +348,8 @@ class FolderIndex(VectorPhase):
         deleted: list[str] = []
         skips = self.manifest.skip_stamps() if only is None else {}
         total = len(candidates)
+        if total:
+            self.on_progress("scan", 0, total, f"0/{total} files scanned")  # the scan's start (cli Progress times it)
         for n, rel in enumerate(candidates, 1):
             if n % 200 == 0 or n == total:  # "scan": checking for changes, before any file is (re)indexed
                 self.on_progress("scan", n, total, f"{n}/{total} files scanned")
