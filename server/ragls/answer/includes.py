@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from pathlib import Path
 
 from ragls.answer import rest
@@ -31,11 +32,11 @@ def _srcdir(doc: Path, folder: Path) -> Path:
     return folder
 
 
-def _target(argument: str, doc: Path, folder: Path) -> Path | None:
+def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     """The file a literalinclude `argument` names (absolute: from the source directory; else from the page's
     folder), if it is a file inside the indexed `folder` (never outside it: what a page includes from elsewhere,
     "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
-    MAX_INCLUDE_BYTES; else None. A folder is untrusted input: the real path must lie inside the folder too
+    MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the real path must lie inside the folder too
     (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
     may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
@@ -46,9 +47,10 @@ def _target(argument: str, doc: Path, folder: Path) -> Path | None:
     if real is None or secret_file(real) or secret_file(path.relative_to(folder).as_posix()):
         return None
     try:
-        return path if path.is_file() and path.stat().st_size <= MAX_INCLUDE_BYTES else None
+        st = path.stat()
     except OSError:
         return None
+    return (path, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_INCLUDE_BYTES else None
 
 
 def stamps(text: str, source: str, folder: str) -> tuple[tuple[str, int], ...]:
@@ -59,8 +61,8 @@ def stamps(text: str, source: str, folder: str) -> tuple[tuple[str, int], ...]:
     doc, root = Path(folder) / source, Path(folder)
     out = []
     for line in text.split("\n"):
-        if (m := _LITERALINCLUDE.match(line)) and (path := _target(m.group(2), doc, root)) is not None:
-            out.append((str(path), path.stat().st_mtime_ns))
+        if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(2), doc, root)) is not None:
+            out.append((str(found[0]), found[1]))
     return tuple(out)
 
 
@@ -125,9 +127,10 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
     m = _LITERALINCLUDE.match(lines[line]) if 0 <= line < len(lines) else None
     if m is None or not folder:
         return None
-    path = _target(m.group(2), Path(folder) / source, Path(folder))
-    if path is None:
+    found = _target(m.group(2), Path(folder) / source, Path(folder))
+    if found is None:
         return None
+    path = found[0]
     try:
         code = mask_secrets(path.read_text(encoding="utf-8"))[0].split("\n")
     except (OSError, UnicodeDecodeError):
