@@ -1,7 +1,8 @@
 """Reading `git diff` robustly: run git from an argument list, parse its patch into per-file entries, and render a
 digest that fits a character budget.
 
-Used by `commit/message.py`. Git always runs as `git -c core.quotepath=false -C ROOT diff --no-color --no-ext-diff
+Used by `commit/message.py`. Git always runs through `index.repo.run_git` (a repository's own config runs no
+program: docs/security.md), the diff as `git -C ROOT -c core.quotepath=false diff --no-color --no-ext-diff
 --no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
 drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
 names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
@@ -25,6 +26,7 @@ from pathlib import Path, PurePosixPath
 import pathspec
 
 from ragls.core.errors import RequestFailed
+from ragls.index import repo
 from ragls.sources.load import decode_bytes
 from ragls.sources.redact import mask_secrets
 
@@ -88,20 +90,15 @@ def decode(data: bytes) -> str:
     return text.translate(_CONTROLS) if _HAS_CONTROL.search(text) else text
 
 
-def run_git(args: list[str], cwd: Path | None = None, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run `git ARGS` (argument list, no shell, English messages, no optional index locks); stdin gets `stdin`,
-    or is closed.
+def run_git(folder: Path, args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run `git -C folder ARGS` (`index.repo.run_git`: an argument list, no shell, English messages, no optional
+    index locks, nothing the repository's own config names run); stdin gets `stdin`, or is closed.
 
     Returns the completed process whatever its exit code. Raises RequestFailed when git is not installed or does
     not finish within GIT_TIMEOUT_S seconds.
     """
-    env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
-        if stdin is not None:
-            return subprocess.run(["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True,
-                                  timeout=GIT_TIMEOUT_S, check=False)
-        return subprocess.run(["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=GIT_TIMEOUT_S, check=False)
+        return repo.run_git(folder, args, stdin=stdin, timeout=GIT_TIMEOUT_S)
     except FileNotFoundError:
         raise RequestFailed("git is not installed (no `git` executable on PATH)") from None
     except subprocess.TimeoutExpired:
@@ -117,12 +114,14 @@ def repo_root(path: Path) -> Path:
     """The top-level directory of the git work tree containing `path` (a directory or a file in one).
 
     Raises RequestFailed("not a git repository: PATH") when there is none, RequestFailed with git's reason for other
-    failures (e.g. "detected dubious ownership"), or when git is missing.
+    failures (e.g. "detected dubious ownership"), or when git is missing; RequestFailed naming core.worktree when
+    the work tree git reports belongs to another repository (a folder's `.git/config` moving its work tree to the
+    user's home, itself under version control, would describe that repository's changes).
     """
     folder = path if path.is_dir() else path.parent
     if not folder.is_dir():
         raise RequestFailed(f"not a git repository: {path} (no such directory)")
-    proc = run_git(["-C", str(folder), "rev-parse", "--show-toplevel"])
+    proc = run_git(folder, ["rev-parse", "--show-toplevel"])
     if proc.returncode != 0:
         reason = _first_error_line(proc)
         if "not a git repository" in reason:
@@ -131,11 +130,20 @@ def repo_root(path: Path) -> Path:
     top = os.fsdecode(proc.stdout.rstrip(b"\r\n"))
     if not top:  # inside .git or a bare repository
         raise RequestFailed(f"not a git work tree: {path}")
+    if _git_dir(folder) != _git_dir(Path(top)):
+        raise RequestFailed(f"the repository of {path} names another repository's folder as its work tree "
+                            f"(core.worktree = {top}): not read")
     return Path(top)
 
 
+def _git_dir(folder: Path) -> str | None:
+    """The real path of the git directory git finds from `folder`, None when it finds none."""
+    proc = run_git(folder, ["rev-parse", "--absolute-git-dir"])
+    return os.path.realpath(os.fsdecode(proc.stdout.rstrip(b"\r\n"))) if proc.returncode == 0 else None
+
+
 def _empty_tree(root: Path) -> str:
-    proc = run_git(["-C", str(root), "hash-object", "-t", "tree", "/dev/null"])
+    proc = run_git(root, ["hash-object", "-t", "tree", "/dev/null"])
     if proc.returncode != 0:
         raise RequestFailed(f"git hash-object failed: {_first_error_line(proc)}")
     return proc.stdout.decode("ascii").strip()
@@ -145,10 +153,10 @@ def merge_message(root: Path) -> str | None:
     """Git's prepared message of a merge in progress (MERGE_HEAD exists): `.git/MERGE_MSG` without its "#" comment
     lines (e.g. "Merge branch 'topic'"), as `git commit` would propose it; None when no merge is in progress or
     git prepared no message."""
-    head = run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
+    head = run_git(root, ["rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
     if head.returncode != 0:
         return None
-    proc = run_git(["-C", str(root), "rev-parse", "--path-format=absolute", "--git-path", "MERGE_MSG"])
+    proc = run_git(root, ["rev-parse", "--path-format=absolute", "--git-path", "MERGE_MSG"])
     try:
         text = decode(Path(os.fsdecode(proc.stdout.strip())).read_bytes()) if proc.returncode == 0 else ""
     except OSError:
@@ -159,7 +167,7 @@ def merge_message(root: Path) -> str | None:
 
 def has_commit(root: Path) -> bool:
     """True when the repository's HEAD names a commit (False before the first commit: an unborn branch)."""
-    return run_git(["-C", str(root), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).returncode == 0
+    return run_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).returncode == 0
 
 
 def read_diff(root: Path, *, staged: bool = True) -> bytes:
@@ -170,14 +178,14 @@ def read_diff(root: Path, *, staged: bool = True) -> bytes:
     commit (vs the empty tree before the first commit). Untracked files are not included.
     Raises RequestFailed when git fails. An empty result means there is nothing to describe.
     """
-    args = ["-c", "core.quotepath=false", "-C", str(root), "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+    args = ["-c", "core.quotepath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
             "-M", "-U3", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/"]
     if staged:
         args.append("--cached")
     else:
         args.append("HEAD" if has_commit(root) else _empty_tree(root))
     args.append("--")
-    proc = run_git(args)
+    proc = run_git(root, args)
     if proc.returncode != 0:
         raise RequestFailed(f"git diff failed in {root}: {_first_error_line(proc)}")
     return proc.stdout
@@ -190,7 +198,7 @@ def mark_generated(root: Path, files: list[FileDiff]) -> list[FileDiff]:
     if not candidates:
         return files
     paths = b"".join(f.path.encode("utf-8", "surrogateescape") + b"\0" for f in candidates)
-    proc = run_git(["-C", str(root), "check-attr", "-z", "--stdin", "linguist-generated"], stdin=paths)
+    proc = run_git(root, ["check-attr", "-z", "--stdin", "linguist-generated"], stdin=paths)
     if proc.returncode != 0:
         return files
     fields = proc.stdout.split(b"\0")

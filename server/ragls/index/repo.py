@@ -14,12 +14,18 @@ A workspace folder below the repository root adds its path inside the repository
 fingerprint)>`, so one repository indexed with one model and one chunker is one collection everywhere.
 `local_changes` lists what the working tree changed since a commit: modified, added (untracked, not ignored)
 and deleted relative paths, renames counted as a deletion plus an addition.
+
+Every git command ragls runs on a folder goes through `run_git`: a repository's own `.git/config` is the folder's
+input (docs/security.md), and git runs programs it names while reading the index or the work tree
+(`core.fsmonitor`, a filter driver's `clean` / `smudge` / `process` that `.gitattributes` selects): they are switched
+off for each run (`neutral_config`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -30,14 +36,64 @@ log = logging.getLogger(__name__)
 GIT_TIMEOUT_S = 20
 
 
-def git(folder: Path, *args: str) -> str | None:
-    """stdout of `git -C folder args...` stripped, or None when git fails or is missing (never raises)."""
+#: What a repository's config can make git run while it diffs, hashes or lists files, with the value that turns it
+#: off: the file-system monitor hook and hooks (no command ragls runs has one, kept off all the same).
+_NEUTRAL = (("core.fsmonitor", "false"), ("core.hooksPath", os.devnull))
+_FILTER_KEY = re.compile(r"^filter\..*\.(?:clean|smudge|process|required)$", re.DOTALL)
+
+
+def _git_env(extra: list[tuple[str, str]] = ()) -> dict[str, str]:
+    """The environment of a git run: English messages, no optional index locks, no credential prompt, and the
+    `extra` settings as command-line configuration (GIT_CONFIG_COUNT: key and value apart, so a filter driver named
+    "a=b" is still one key), after any the user set."""
+    env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
-        res = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+        base = int(env.get("GIT_CONFIG_COUNT") or 0)
+    except ValueError:
+        base = 0
+    for i, (key, value) in enumerate(extra, base):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    if extra:
+        env["GIT_CONFIG_COUNT"] = str(base + len(extra))
+    return env
+
+
+def neutral_config(folder: Path) -> list[tuple[str, str]]:
+    """(key, value) settings that switch off every program the configuration git reads in `folder` (the
+    repository's own `.git/config` and what it includes) could run: `_NEUTRAL`, and each filter driver's
+    `clean`, `smudge` and `process` set empty, `required` false (Git LFS's filter too: a file the work tree changed
+    is then compared as it is on disk). Listing the settings runs nothing."""
+    try:
+        res = subprocess.run(["git", "-C", str(folder), "config", "-z", "--name-only", "--get-regexp", r"^filter\."],
+                             env=_git_env(list(_NEUTRAL)), stdin=subprocess.DEVNULL, capture_output=True,
                              timeout=GIT_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
+        names: list[str] = []
+    else:
+        names = [os.fsdecode(n) for n in res.stdout.split(b"\0") if n]
+    drivers = {name.rsplit(".", 1)[0] for name in names if _FILTER_KEY.match(name)}
+    return [*_NEUTRAL, *((f"{d}.{k}", "false" if k == "required" else "")
+                         for d in sorted(drivers) for k in ("clean", "smudge", "process", "required"))]
+
+
+def run_git(folder: Path, args: list[str], stdin: bytes | None = None,
+            timeout: float = GIT_TIMEOUT_S) -> subprocess.CompletedProcess[bytes]:
+    """`git -C folder ARGS` (an argument list, no shell) with `neutral_config(folder)`, stdout and stderr as bytes,
+    stdin `stdin` or closed; the completed process whatever its exit code. Raises OSError when git cannot be run
+    (FileNotFoundError: not installed), subprocess.TimeoutExpired after `timeout` seconds."""
+    env = _git_env(neutral_config(folder))
+    return subprocess.run(["git", "-C", str(folder), *args], env=env, input=stdin, capture_output=True,
+                          stdin=None if stdin is not None else subprocess.DEVNULL, timeout=timeout, check=False)
+
+
+def git(folder: Path, *args: str) -> str | None:
+    """stdout of `git -C folder args...` (`run_git`) stripped, or None when git fails or is missing (never
+    raises)."""
+    try:
+        res = run_git(Path(folder), list(args))
+    except (OSError, subprocess.TimeoutExpired):
         return None
-    return res.stdout.strip() if res.returncode == 0 else None
+    return os.fsdecode(res.stdout).strip() if res.returncode == 0 else None
 
 
 def normalize_remote(url: str) -> str:
