@@ -186,3 +186,25 @@ def test_no_secret_value_reaches_the_llm_prompt(indexed, llm_server):
     assert f"machine mirror.internal login deploy password {'*' * len(NETRC_PASSWORD)}" in sent
     assert f"curl -u deploy:{'*' * len(CURL_PASSWORD)} https://mirror.internal/health" in sent
     assert not any(secret in sent or secret in answer.text for secret in SECRETS)
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ('os.environ["OPENAI_API_KEY"] = "Tq4wZr8Lm2Xv9Kp3Yd7Hs5Jc"', "Tq4wZr8Lm2Xv9Kp3Yd7Hs5Jc"),
+    ("config['db_password'] = 'Wq7ePostgr3s'", "Wq7ePostgr3s"),
+    ('env["SMTP_PASS"]="hunter2!"', "hunter2!"),
+    ("CACHE_URL=redis://:Zr8wq3LpQ9@cache.internal:6379/0", "Zr8wq3LpQ9"),
+    ("client = Groq(api_key=key)  # gsk_Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5",
+     "Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5"),
+])
+def test_a_key_set_in_a_subscript_a_redis_password_and_a_groq_key_are_masked(line, value):
+    """Shapes a red-team run found quoted whole in an extractive answer (session 47): a notebook's
+    `os.environ["OPENAI_API_KEY"] = "..."`, a URL password without a user name (Redis), a bare Groq key."""
+    masked, count = mask_secrets(line)
+    assert count >= 1 and value not in masked and len(masked) == len(line)
+
+
+@pytest.mark.parametrize("line", [
+    'value = os.environ["API_TOKEN"]', 'headers["Authorization"] = f"Bearer {token}"',
+    'os.environ["SECRET_KEY"] = get_random_secret_key()', "http://[::1]:8000/docs", "redis://:${REDIS_PASS}@host/0"])
+def test_code_reading_a_key_is_not_masked(line):
+    assert mask_secrets(line) == (line, 0)

@@ -8,14 +8,16 @@ every other file. Only high-precision shapes are masked, so documentation stays 
 
 - provider key formats (OpenAI/Anthropic `sk-…`, AWS `AKIA…`, GitHub `ghp_…`/`github_pat_…`, GitLab `glpat-…`,
   Slack `xox?-…`, Google `AIza…`, Stripe secret and restricted keys `sk_live_…`/`sk_test_…`/`rk_live_…`, Hugging
-  Face `hf_…`, npm `npm_…`, PyPI `pypi-…`), after the key-format lists of GitHub secret scanning, gitleaks and
+  Face `hf_…`, Groq `gsk_…`, npm `npm_…`, PyPI `pypi-…`), after the key-format lists of GitHub secret scanning, gitleaks and
   detect-secrets (Stripe's test keys as gitleaks' `stripe-access-token`: they read test-mode data);
 - JSON Web Tokens (`eyJ….eyJ….…`) and the credential of an `Authorization: Bearer|Basic|Token …` header or a
   bare `Bearer …` (12+ characters with a digit);
-- the password of a URL (`postgres://app:Zr8wq3Lp@host/db`, any scheme) unless it is a template (`${DB_PASS}`) or
+- the password of a URL (`postgres://app:Zr8wq3Lp@host/db`, any scheme; also without a user name,
+  `redis://:Zr8wq3Lp@host/0`) unless it is a template (`${DB_PASS}`) or
   a placeholder word (`https://user:password@host`, `[user:passwd@]proxy.server:port`: documented syntax);
 - the value of an assignment to a name containing KEY/SECRET/TOKEN/PASSWORD (`DB_PASSWORD=…`, `api_key: "…"`)
-  when it is at least 12 characters with a letter and a digit; for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
+  when it is at least 12 characters with a letter and a digit (the name may be a subscript's key:
+  `os.environ["OPENAI_API_KEY"] = "…"`, `config['db_password'] = '…'`); for PASSWORD/PASSWD/PWD/PASSPHRASE names and names
   with a PASS word after a prefix (`DB_PASS`, `SMTP_PASS`, `smtp-pass`, `mail.smtp.pass`, `smtpPass`; a bare
   `PASS:` is a test log's, `pass=1` code; there with a letter and a digit, a symbol or mixed case, so
   `FIRST_PASS: enabled` and `n_pass=1000` stay) any value of 4 or more characters (`password: hunter2`,
@@ -51,11 +53,12 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 7  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 8  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
-# 7: a list of names after a PASS name is kept (tox's `testenv.pass_env=FOO,BAR` was masked)
+# 7: a list of names after a PASS name is kept (tox's `testenv.pass_env=FOO,BAR` was masked); 8: a subscript's key
+# as the name (`os.environ["OPENAI_API_KEY"] = "…"`), a URL password without a user name, Groq's `gsk_…`
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -67,6 +70,7 @@ _PROVIDER_KEY = re.compile(
     r"|AIza[0-9A-Za-z_-]{35}"
     r"|[rs]k_(?:live|test|prod)_[0-9A-Za-z]{16,}"
     r"|hf_[A-Za-z0-9]{30,}"
+    r"|gsk_[A-Za-z0-9]{40,}"
     r"|npm_[A-Za-z0-9]{36,}"
     r"|pypi-[A-Za-z0-9_-]{50,}"
     r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"  # a JWT: header.payload.signature
@@ -76,14 +80,14 @@ _AUTH_HEADER = re.compile(
     r"(?i)(?:authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token)|(?<![A-Za-z0-9_-])bearer)[ \t]+"
     r"(?P<value>[A-Za-z0-9._~+/-]{12,}=*)")
 # The password of a URL with credentials: scheme://user:password@host
-_URL_PASSWORD = re.compile(r"(?<=://)[^\s/:@\"'<>]{1,100}:(?P<value>[^\s/@\"'<>]{1,200})@")
+_URL_PASSWORD = re.compile(r"(?<=://)[^\s/:@\"'<>\[\]]{0,100}:(?P<value>[^\s/@\"'<>]{1,200})@")
 # Any value of 4+ characters assigned to a password name (the general rule above wants 12+).
 _PASSWORD = re.compile(
     r"(?i)(?<![A-Za-z0-9_])(?:[A-Za-z0-9_]{0,40}?(?:passw(?:or)?d|pwd|passphrase)[A-Za-z0-9_]{0,40}"
     # DB_PASS, smtp-pass, mail.smtp.pass, smtpPass (a PASS word after a prefix); not PASS, pass, bypass, compass
     r"|(?P<segment>(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?:[_.-][A-Za-z0-9]{1,40}){0,3})"
     r"|(?P<camel>(?-i:[a-z][a-z0-9]{0,39}(?:[A-Z][a-z0-9]{0,39}){0,3}Pass(?:[A-Z][a-z0-9]{0,39}){0,2})))"
-    r"[\"']?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
+    r"[\"']?\]?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
 # A .netrc entry's password: `machine host login user password secret` (newlines between tokens allowed).
 _NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not "the default login and ...")
     r"(?m)(?P<start>^[ \t]*[\"'`>#]?[ \t]*|[\"'`])?(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+[^\s]{1,253}|default)"
@@ -103,7 +107,7 @@ _CODE_OR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[.(\[].*|[A-Z][A-Z0-9]*_[A-Z0
 _ASSIGNMENT = re.compile(
     # Bounded name parts and a start only at a name's start keep it linear on one endless token (see bm25.py).
     r"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?(?:api[_-]?key|secret|token(?!s)|passw(?:or)?d|access[_-]?key"
-    r"|private[_-]?key|account[_-]?key|(?:signing|master|encryption)[_-]?key)[A-Za-z0-9_]{0,40}[\"']?[ \t]*"
+    r"|private[_-]?key|account[_-]?key|(?:signing|master|encryption)[_-]?key)[A-Za-z0-9_]{0,40}[\"']?\]?[ \t]*"
     r"(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>;]{12,})")
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>.*?)"
                           r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)
