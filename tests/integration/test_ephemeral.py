@@ -73,6 +73,23 @@ def test_absolute_path_outside_folder(folder, tmp_path_factory):
     assert (doc.folder, doc.path, doc.text) == ("", other.resolve().as_posix(), "outside\n")
 
 
+def test_a_glob_follows_no_link_out_of_the_folder_and_reads_no_secret_file(folder, tmp_path_factory):
+    """A cloned folder's planted links (`docs/notes.md -> ~/.aws/...`, `docs/vendor -> ~/.ssh`) and secret files
+    are no match of a glob the user sends (red team, session 47: `docs/**/*.md` read the linked file outside)."""
+    outside = tmp_path_factory.mktemp("home")
+    (outside / "creds.md").write_text("outside secret\n")
+    (folder / "docs" / "notes.md").symlink_to(outside / "creds.md")
+    (folder / "docs" / "vendor").symlink_to(outside, target_is_directory=True)
+    (folder / "docs" / "deploy.pem").write_text("-----BEGIN CERTIFICATE-----\nMIIB\n")
+    docs = load_documents(["docs/**/*.md", "docs/*"], folder)
+    assert sorted(d.path for d in docs) == ["docs/a.md", "docs/c.txt", "docs/sub/b.md"]
+    with pytest.raises(InvalidParams, match="outside the folder or secret"):
+        load_documents(["docs/vendor/*.md"], folder)
+    other = tmp_path_factory.mktemp("other")  # a glob the user writes outside the folder is read as written
+    (other / "x.md").write_text("outside\n")
+    assert [d.text for d in load_documents([str(other / "*.md")], folder)] == ["outside\n"]
+
+
 @pytest.mark.parametrize(("spec", "needle"), [
     ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
     ("bin.dat", "binary"), ("epub:manual.epub", "unsupported loader"), ("", "empty"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import os
 import re
 import shlex
 import subprocess
@@ -25,6 +26,7 @@ from ragls.core.errors import InvalidParams, RequestFailed, Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import load_source
 from ragls.sources.load import decode_bytes, load_text
+from ragls.sources.walk import inside_folder, secret_file
 
 MAX_FETCH_BYTES = 5_000_000
 MAX_COMMAND_OUTPUT_BYTES = 5_000_000
@@ -95,15 +97,36 @@ def _load_path(path: Path, folder: Path, max_file_bytes: int, loaders: dict[str,
     return result
 
 
+def _within_glob(path: Path, pattern: str, folder: Path) -> bool:
+    """Whether glob match `path` is one to read: its real path inside `folder` when `pattern` lies in it, else
+    inside the pattern's literal base folder ("/notes/**/*.md": /notes), and no secret file."""
+    written = Path(os.path.normpath(pattern))
+    base = folder
+    if folder not in written.parents:  # as written, not resolved: "docs/vendor/*.md" is in the folder
+        parts = written.parts
+        cut = next((i for i, part in enumerate(parts) if _GLOB_CHARS.search(part)), len(parts))
+        base = Path(*parts[:cut])
+    real = inside_folder(base, path)
+    return real is not None and not secret_file(real) and not secret_file(path.name)
+
+
 def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders: dict[str, str] | None = None,
                loader: str | None = None) -> list[Document]:
-    """A path or glob (`**` recursive) relative to `folder` → Documents, sorted by path. InvalidParams when nothing
-    matches, for a directory, or for a binary/too large file."""
+    """A path or glob (`**` recursive) relative to `folder` → Documents, sorted by path. A glob names no file, so
+    its matches are what the folder holds (a folder is untrusted input, docs/security.md): a match whose real path
+    lies outside the folder (a planted link `notes.md -> ~/.aws/credentials`, a linked folder) or that is a secret
+    file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
+    literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
+    binary/too large file."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
     if _GLOB_CHARS.search(spec):
-        paths = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
-        if not paths:
+        found = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+        if not found:
             raise InvalidParams(f"documents: no file matches {spec!r} in {folder}")
+        paths = [p for p in found if _within_glob(p, pattern, folder)]
+        if not paths:
+            raise InvalidParams(f"documents: the files {spec!r} matches in {folder} are links outside the folder or "
+                                "secret files; name a file to read it")
         return [_load_path(p, folder, max_file_bytes, loaders, loader) for p in paths]
     path = Path(pattern)
     if path.is_dir():
