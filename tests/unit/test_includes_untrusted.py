@@ -51,3 +51,16 @@ def test_secret_values_in_an_example_are_masked(tmp_path):
     assert block is not None
     shown = "\n".join(block.lines)
     assert "sk-live-0123456789abcdefghij" not in shown and "client = Client(api_key)" in shown
+
+
+def test_the_repositorys_own_git_data_is_never_shown(tmp_path):
+    """`.git/` is git's data about the user's clone (the remote URL, http.extraheader, the user's name and e-mail in
+    logs/HEAD), never a page's example; the index never walks it (red team, session 47: '.. literalinclude::
+    ../.git/config' showed the clone's config in the answer)."""
+    (tmp_path / ".git" / "logs").mkdir(parents=True)
+    (tmp_path / ".git" / "config").write_text('[remote "origin"]\n\turl = https://github.com/me/private\n')
+    (tmp_path / ".git" / "logs" / "HEAD").write_text("0000 1111 Jane Doe <jane@example.com> clone\n")
+    assert _block(tmp_path, "../.git/config") is None
+    assert _block(tmp_path, "/../.git/logs/HEAD") is None
+    os.symlink(tmp_path / ".git" / "config", tmp_path / "docs" / "git.cfg")
+    assert _block(tmp_path, "git.cfg") is None

@@ -19,6 +19,9 @@ from ragls.sources.walk import inside_folder, secret_file
 
 _LITERALINCLUDE = re.compile(r"^([ \t]*)\.\. literalinclude::[ \t]+(\S.*?)[ \t]*$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
+# Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
+# e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _srcdir(doc: Path, folder: Path) -> Path:
@@ -38,13 +41,16 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
     MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the real path must lie inside the folder too
     (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
-    may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back."""
+    may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back,
+    nor lie in version control data (`_VCS_DIRS`: `../.git/config`)."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
     path = Path(os.path.normpath(base / argument.lstrip("/")))
     if folder not in path.parents:
         return None
     real = inside_folder(folder, path)
-    if real is None or secret_file(real) or secret_file(path.relative_to(folder).as_posix()):
+    written = path.relative_to(folder).as_posix()
+    if (real is None or secret_file(real) or secret_file(written)
+            or not _VCS_DIRS.isdisjoint([*real.split("/"), *written.split("/")])):
         return None
     try:
         st = path.stat()
