@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
+from ragls.retrieval.query import CODE_SPAN
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
@@ -39,11 +40,11 @@ def question_names(text: str) -> list[str]:
     assigned = assigned_values(text)
     text = asked_clause(text)
     names: list[str] = []
-    for m in re.finditer(r"`([^`\n]+)`", text):
+    for m in CODE_SPAN.finditer(text):
         span = m.group(1).strip()
         if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span):  # `trust_env=False`, `Vec::new()`; not code
             names.append(span.removesuffix("()"))
-    prose = _without_quoted(re.sub(r"`[^`\n]*`", " ", text))  # code and quoted messages are the user's
+    prose = _without_quoted(CODE_SPAN.sub(" ", text))  # code and quoted messages are the user's
     values = _listed_values(prose)
     instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose)
                    if (m.group(2) is None or m.group(2) in STOPWORDS) and m.group(1) not in GENERIC_ASKING}
@@ -121,7 +122,7 @@ def user_material(text: str) -> frozenset[str]:
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
     asked = asked_sentences(text)
-    prose = re.sub(r"`[^`\n]*`", " ", asked)
+    prose = CODE_SPAN.sub(" ", asked)
     return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose)),
                                      *assigned_values(text), *placeholders(text)])))
 
