@@ -43,6 +43,9 @@ def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
     # a release's own heading: an announcement in a docs blog, a changelog entry named by the project
     ("blog/posts/release-hatch-1170.md", "Hatch v1.17.0 > Lockfile support"), ("news.md", "Scrapy 2.11.0"),
     ("notes.md", "Django 5.0.1 release notes > Bugfixes"),
+    # a file named by a version: one release's page, whatever its folder
+    ("docs/breaking-changes/0.279.0.md", "v0.279.0 Breaking Changes > What Changed"), ("doc/changes/7.4.rst", ""),
+    ("upgrading/v2.1.md", "Upgrading"), ("notes/3.0.0rc1.txt", ""),
 ])
 def test_bookkeeping_pages_are_recognised(path, title):
     assert is_meta_page(chunk(path, title))
@@ -52,7 +55,7 @@ def test_bookkeeping_pages_are_recognised(path, title):
     ("ch14-01-release-profiles.md", "Customizing Builds with Release Profiles"), ("advanced-usage.rst", "TLS"),
     ("v2-migration-guide.rst", "Migrating to 2.x"), ("guide.md", "Python 3.9 support > Setup"),
     ("guide.md", "Versioning > Pinning"), ("reference/contrib/socks.rst", "SOCKS proxies"),
-    ("config/internal.md", "Internal environments"),
+    ("config/internal.md", "Internal environments"), ("docs/http2.md", "HTTP/2"), ("guide/v2.md", "Guide"),
     # a topic with a version is no release
     ("auth.md", "OAuth 2.0 > Tokens"), ("guide.md", "Python 3.12"), ("guide.md", "Using HTTP/1.1"),
     ("guide.md", "Getting started with v2.0 APIs"),

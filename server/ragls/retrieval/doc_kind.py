@@ -18,6 +18,8 @@ A chunk is a bookkeeping page's when (any of):
   `HISTORY.md`, `docs/internals/architecture.md`; not `ch14-01-release-profiles.md`) — "internals" pages explain the
   implementation to the people who work on it (Pydantic's "targeted to contributors"; Django's `docs/internals/` is its
   contributing guide and release process), in the words of every usage question;
+- its file is named by a version (`breaking-changes/0.279.0.md`, `changes/7.4.rst`: one release's notes or breaking
+  changes, `_VERSION_FILE`), whatever its folder is called;
 - its page title (the first part of its heading path) starts with one of `_META_TITLES` ("Changelog", "Release
   Notes", "What's new", "Contributing", ...);
 - a part of its heading path is a version heading (`2.0.1`, `Version 0.47.3 (August 24, 2025)`, `v25.1.0 - 2025-01-
@@ -143,9 +145,17 @@ def _path_names(path: str) -> set[str]:
     return {re.sub(r"[^a-z]", "", p.lower()) for p in parts}
 
 
+# A file named by a version ("0.279.0.md", "v2.1.rst", "7.4.rst", "3.0.0rc1.txt"): one release's page (its notes, its
+# breaking changes), not a topic ("v2-migration-guide.rst", "http2.md").
+_VERSION_FILE = re.compile(r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|dev|post)\d*)?", re.IGNORECASE)
+
+
 def is_meta_page(chunk: Chunk) -> bool:
     """True when `chunk` belongs to a changelog / release-notes / contributing / authors page (module docstring)."""
     if _path_names(chunk.path) & _META_NAMES:
+        return True
+    stem = chunk.path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if _VERSION_FILE.fullmatch(stem):
         return True
     headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
     if headings and _META_TITLES.match(headings[0]):
