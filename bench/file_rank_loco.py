@@ -17,7 +17,10 @@ cosine against the list's best, the pages' entries in the first 40, and the entr
 vector rank) + 1 / (60 + BM25 rank), x 61: the old fusion as a third signal); and the entry's own text against the
 question's names (`_text_features`, docs/benchmarks.md "Sibling pages: the name as the question writes it"): a
 definition entry naming the question's words, a name the question writes held as written or in another form only, a
-name held only in a cross-reference role; the pages other head entries link to (`_link_features`). A rule family is one feature (or alpha) with a grid of weights
+name held only in a cross-reference role; the pages other head entries link to (`_link_features`); the question's
+shape against the page's kind, a page that says it is deprecated, the page title's / outline's / best sentence's
+cosine (`_page_features`, from `record`'s meaning fields and `<set>.pages`; docs/benchmarks.md "Page kind, page titles,
+deprecated pages and sentence cosines"). `--weights` replaces the weight grid. A rule family is one feature (or alpha) with a grid of weights
 (`families`). `--base second30=0.1` adds main's page support to every rule and to the base order (the lists are
 recorded without it), so the base reproduces the product's file Hit@1.
 
@@ -197,6 +200,83 @@ def _link_features(q: dict) -> dict[str, list[float]]:
     return out
 
 
+_HOW = re.compile(r"\b(?:how (?:do|can|could|should|would|to|does one)|i (?:want|need|'d like|would like|am trying|'m trying) to|"
+                  r"is there a way|what(?:'s| is) the (?:best |right |recommended )?way|steps? to)\b", re.IGNORECASE)
+_WHAT = re.compile(r"\b(?:what (?:is|are|does)|which|what's the (?:default|difference)|default)\b", re.IGNORECASE)
+_DEPRECATED = re.compile(r"\b(?:is|are|has been|have been|was|were|now|considered|being)\s+(?:\*\*)?(?:deprecated|obsolete|"
+                         r"legacy|discouraged|superseded)\b|^\s*\.\.\s+(?:version-)?deprecated::|historical purposes|"
+                         r"no longer (?:maintained|supported|recommended)", re.IGNORECASE | re.MULTILINE)
+_OLD_Q = re.compile(r"\b(?:deprecat\w*|legacy|obsolete|old|older|historic\w*|migrat\w*|still|used to|no longer|"
+                    r"removed|anymore)\b", re.IGNORECASE)
+
+
+DEPRECATED_CHARS = 800
+
+
+def _body_start(head: str) -> str:
+    """A page's first 1,500 characters after its title (its first heading and underline / overline)."""
+    lines = head.split("\n")
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or re.match(r"^([=\-~^*+#\"'`])\1{2,}\s*$", lines[i])
+                              or lines[i].lstrip().startswith(("#", ":", "---")) and i < 6):
+        i += 1
+    return "\n".join(lines[i + 1:])[:DEPRECATED_CHARS]
+
+
+def _page_features(q: dict, pages: dict) -> dict[str, list[float]]:
+    """Per entry, from the page table `fused_replay.py record` writes beside the lists (`<set>.pages`) and the
+    question's recorded meaning (`outline_cos`, `title_cos`, `sent_cos`): the question's shape against the page's
+    kind, a deprecated page, the page outline's and the best sentence's cosine (each minus the list's best)."""
+    fused = q["fused"]
+    how = bool(_HOW.search(q["question"]))
+    what = bool(_WHAT.search(q["question"])) and not how
+    old_q = bool(_OLD_Q.search(q["question"]))
+    out: dict[str, list[float]] = {k: [] for k in ("how_you", "how_steps", "how_entries", "what_entries", "how_imp",
+                                                   "guide", "deprecated", "dep_top", "outline", "title_cos",
+                                                   "outline10", "sent", "sent_page")}
+    oc = q.get("outline_cos") or {}
+    tc = q.get("title_cos") or {}
+    top_o = max((oc.get(r["path"], -1.0) for r in fused[:10]), default=0.0)
+    top_t = max((tc.get(r["path"], -1.0) for r in fused[:10]), default=0.0)
+    sc = [r.get("sent_cos") for r in fused]
+    top_s = max((c for c in sc if c is not None), default=0.0)
+    page_s: dict[str, float] = {}
+    for r, c in zip(fused, sc):
+        if c is not None:
+            page_s[r["path"]] = max(page_s.get(r["path"], -1.0), c)
+    own = [r["score"] for r in fused]
+    for m in (0.02, 0.04, 0.08):  # tie-breakers: the cosine features only for entries within m x the first's score
+        near = [o >= own[0] * (1 - m) for o in own]
+        for name, vals in (("title_cos", [tc.get(r["path"], top_t) - top_t if tc else 0.0 for r in fused]),
+                           ("outline", [oc.get(r["path"], top_o) - top_o if oc else 0.0 for r in fused]),
+                           ("sent", [(c - top_s) if c is not None else -0.3 for c in sc])):
+            out[f"{name}_tie{int(m * 100)}"] = [v if ok else -1.0 for v, ok in zip(vals, near)]
+    for i, r in enumerate(fused):
+        pg = pages.get(r["path"], {})
+        kchars = max(pg.get("chars", 0), 500) / 1000
+        you = min(pg.get("you", 0) / kchars / 5, 1.0)
+        steps = min(pg.get("steps", 0) / kchars, 1.0)
+        imp = min(pg.get("imperative", 0) / kchars, 1.0)
+        entries = min(pg.get("entries", 0) / kchars, 1.0)
+        guide = (you + steps + imp) / 3 - entries
+        out["how_you"].append(you if how else 0.0)
+        out["how_steps"].append(steps if how else 0.0)
+        out["how_imp"].append(imp if how else 0.0)
+        out["how_entries"].append(entries if how else 0.0)
+        out["what_entries"].append(entries if what else 0.0)
+        out["guide"].append(guide if how else (-guide if what else 0.0))
+        body = _body_start(pg.get("head", ""))
+        dep = float(bool(_DEPRECATED.search(body)) and not old_q)
+        out["deprecated"].append(dep)
+        out["dep_top"].append(dep if i < 10 else 0.0)
+        out["outline"].append(oc.get(r["path"], top_o) - top_o if oc else 0.0)
+        out["outline10"].append(oc.get(r["path"], top_o) - top_o if oc and i < 10 else 0.0)
+        out["title_cos"].append(tc.get(r["path"], top_t) - top_t if tc else 0.0)
+        out["sent"].append((sc[i] - top_s) if sc[i] is not None else -0.3)
+        out["sent_page"].append(page_s.get(r["path"], top_s - 0.3) - top_s if page_s else 0.0)
+    return out
+
+
 def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
     """Per entry, the page-level features of its page (each entry of a page gets the page's value)."""
     fused = q["fused"]
@@ -243,13 +323,17 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
     }
     out.update(_text_features(q, stop))
     out.update(_link_features(q))
+    out.update(_page_features(q, q.get("_pages", {})))
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
 FEATURES = ("count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
             "def_cover", "def_share", "form_same", "form_other", "role_only", "def_named",
             "written", "written_any", "written_all", "written_x", "written_head",
-            "in5", "in10", "in20", "in5s", "in10s", "in20s", "defers5", "defers10")
+            "in5", "in10", "in20", "in5s", "in10s", "in20s", "defers5", "defers10",
+            "how_you", "how_steps", "how_entries", "what_entries", "how_imp", "guide", "deprecated", "dep_top",
+            "outline", "outline10", "title_cos", "sent", "sent_page",
+            *(f"{n}_tie{m}" for n in ("title_cos", "outline", "sent") for m in (2, 4, 8)))
 BASE: list[tuple[str, float]] = []  # features every rule, the recorded order included, adds (`--base`: what main ships)
 WEIGHTS = (-0.2, -0.15, -0.1, -0.07, -0.05, -0.03, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2)
 ALPHAS = tuple(round(0.4 + 0.05 * i, 2) for i in range(9))  # 0.4 .. 0.8
@@ -298,7 +382,9 @@ def load(files: list[Path]) -> dict[str, dict[str, list[Question]]]:
     out: dict[str, dict[str, list[Question]]] = {}
     for f in files:
         corpus = "rust-book" if f.stem.startswith("rust-") else f.stem
-        qs = [Question(q, stop) for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
+        side = f.with_suffix(".pages")
+        pages = json.loads(side.read_text()) if side.exists() else {}
+        qs = [Question({**q, "_pages": pages}, stop) for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
         out.setdefault(corpus, {})[f.stem] = qs
     return out
 
@@ -339,6 +425,8 @@ def families() -> dict[str, list[tuple[float, str | None, float]]]:
     for f in FEATURES:
         fam[f] = [(ALPHA, f, w) for w in WEIGHTS]
     fam["any one feature"] = [(ALPHA, None, 0.0)] + [(ALPHA, f, w) for f in FEATURES for w in WEIGHTS if w]
+    fam["any one page-kind / meaning feature"] = [(ALPHA, None, 0.0)] + [(ALPHA, f, w) for f in FEATURES[-22:]
+                                                                          for w in WEIGHTS if w]
     fam["second + page_cosine"] = [(ALPHA, "second+page_cosine", (a, b)) for a in (0.0, 0.05, 0.07, 0.1, 0.15)
                                    for b in (0.0, 0.05, 0.1, 0.2)]
     fam["page support (second30 0.1) + any one feature"] = [(ALPHA, "second30", 0.1)] + [
@@ -356,8 +444,12 @@ def main() -> int:
     ap.add_argument("--family", nargs="*", help="only these families")
     ap.add_argument("--base", nargs="*", default=[], metavar="FEATURE=WEIGHT",
                     help="features every rule adds, the base order included (main's page support: second30=0.1)")
+    ap.add_argument("--weights", nargs="*", type=float, help="the weight grid (default: WEIGHTS, ±0.01 to ±0.2)")
     args = ap.parse_args()
     BASE[:] = [(f, float(w)) for f, w in (b.split("=") for b in args.base)]
+    if args.weights:
+        global WEIGHTS
+        WEIGHTS = tuple(sorted({0.0, *args.weights}))
     data = load(args.files)
     for name, grid in families().items():
         if args.family and name not in args.family:

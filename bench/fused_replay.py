@@ -9,7 +9,11 @@ cache is reused, not built) with `retrieval.page_support_weight` 0 (the order pa
 near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text, score
 contributions, per-signal ranks, best-window cosine, its page's length in characters and the pages its text links to
 (`links`: Sphinx `:ref:` / `:doc:` / `:option:` / `:setting:` / `:confval:` / `:envvar:` roles and relative Markdown
-links, resolved to the folder's files; `_LinkTargets`). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
+links, resolved to the folder's files; `_LinkTargets`); for each answerable question also the cosine of the question
+with each fused page's title (`title_cos`: its first chunk's heading) and outline (`outline_cos`: the page's distinct
+chunk headings joined), and each of the first SENTENCE_HEAD entries' best sentence (`sent_cos`), with the index's model
+(`_Meaning`); beside the lists, `<out>.pages` holds each fused page's headings, its first 4,000 characters and counts
+of its text (`page_counts`: numbered steps, object / option entries, second-person words, imperative openings). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
@@ -101,9 +105,12 @@ def record(questions: Path, folder: Path, out: Path) -> None:
     materialize = search_module._materialize
     links = _LinkTargets(folder)
 
+    raw: dict[str, str] = {}
+
     def capture(lookup, fused, similarity, top_k):  # the first call of a search is the shown ranking
         if seen["fused"] is None:
             found = lookup([f.key for f in fused[:HEAD]])
+            raw.update({evaluate._norm_path(c.path): c.path for c in found.values()})
             seen["fused"] = [{"score": f.score, "contrib": f.contributions, "path": evaluate._norm_path(c.path),
                               "title": c.title, "lines": evaluate.hit_lines(Hit(chunk=c, score=f.score)),
                               "text": c.text, "ranks": f.ranks, "cosine": similarity.get(f.key),
@@ -115,18 +122,97 @@ def record(questions: Path, folder: Path, out: Path) -> None:
     search_module._materialize = capture
     rows = []
     ws = RagWorkspace([folder], [{"retrieval": {"page_support_weight": 0.0}}], read_only=True)
+    pages: dict[str, dict] = {}
     try:
+        meaning = _Meaning(ws, folder, pages)
         for q in evaluate.load_questions(questions):
             seen["fused"] = None
             ws.retrieve(q.question, 10)
-            rows.append({"id": q.id, "question": q.question, "answerable": q.answerable,
-                         "gold": sorted({g.path for g in q.gold}),
-                         "gold_spans": [[g.path, g.start, g.end] for g in q.gold if g.start is not None],
-                         "fused": seen["fused"] or []})
+            fused = seen["fused"] or []
+            row = {"id": q.id, "question": q.question, "answerable": q.answerable,
+                   "gold": sorted({g.path for g in q.gold}),
+                   "gold_spans": [[g.path, g.start, g.end] for g in q.gold if g.start is not None],
+                   "fused": fused}
+            if q.answerable and fused:
+                meaning.raw.update(raw)
+                meaning(q.question, row)
+            rows.append(row)
     finally:
         ws.close()
         search_module._materialize = materialize
     out.write_text(json.dumps(rows))
+    out.with_suffix(".pages").write_text(json.dumps(pages))
+
+
+_STEP = re.compile(r"^\s*(?:\d+[.)]|#\.)\s+\S", re.MULTILINE)
+_ENTRY = re.compile(r"^\s*(?:\.\.\s+(?:\w+:)?(?:auto)?(?:function|class|method|attribute|option|cmdoption|confval|setting|"
+                    r"envvar|data|exception|decorator|module|describe|object|property)::|:::\s+\w)", re.MULTILINE)
+_YOU = re.compile(r"\b(?:you|your|you're|you'll)\b", re.IGNORECASE)
+_IMPERATIVE = re.compile(r"(?:^|[.!?]\s+|^\s*(?:[-*]|\d+[.)])\s+)(?:To \w+[^.]*?, )?(?:Run|Add|Create|Install|Use|Set|Open|"
+                         r"Make|Put|Write|Call|Pass|Import|Define|Configure|Enable|Disable|Change|Remove|Replace|"
+                         r"Update|Edit|Start|Check|Try|Note|Install|Navigate|Go|Type|Copy|Move|Save)\b", re.MULTILINE)
+
+
+def page_counts(text: str) -> dict:
+    """Raw counts of a page's text for page-kind features: characters, numbered-list items (`steps`), object /
+    option / setting entries (`entries`: reST directives, mkdocstrings `:::`), second-person words (`you`),
+    sentences opening with an imperative verb (`imperative`), headings opening with "How" or a gerund."""
+    heads = [m.group(1) for m in re.finditer(r"^\s{0,3}#{1,6}\s+(.+)$", text, re.MULTILINE)]
+    lines = text.split("\n")
+    heads += [lines[i].strip() for i in range(len(lines) - 1)
+              if lines[i].strip() and re.match(r"^([=\-~^*+#\"'`])\1{2,}\s*$", lines[i + 1])]
+    first = [h.split()[0].lower() for h in heads if h.split()]
+    return {"chars": len(text), "steps": len(_STEP.findall(text)), "entries": len(_ENTRY.findall(text)),
+            "you": len(_YOU.findall(text)), "imperative": len(_IMPERATIVE.findall(text)),
+            "headings": len(heads), "how_headings": sum(w == "how" for w in first),
+            "ing_headings": sum(w.endswith("ing") and len(w) > 5 for w in first)}
+
+
+SENTENCE_HEAD = 12  # fused entries whose sentences are embedded (`sent_cos`)
+
+
+class _Meaning:
+    """Per question, the cosine of the question with each fused page's outline (`outline_cos`: its title and every
+    heading path of its chunks, as the index holds them; `title_cos`: its first chunk's heading path) and each of the
+    first SENTENCE_HEAD entries' best sentence (`sent_cos`: the extractive answer's candidates, `answer.passages.units`);
+    `pages` collects each page's outline and its text's first 4,000 characters for offline page features."""
+
+    def __init__(self, ws, folder: Path, pages: dict):
+        self.ws, self.folder, self.pages = ws, folder, pages
+        self.outline: dict[str, tuple[str, str]] = {}
+        self.raw: dict[str, str] = {}  # recorded (normalised) path -> the index's path
+
+    def _outline(self, path: str) -> tuple[str, str]:
+        if path not in self.outline:
+            chunks = self.ws.indexes[0].manifest.chunks_of(self.raw.get(path, path))
+            titles = list(dict.fromkeys(c.title for c in chunks if c.title))
+            first = titles[0] if titles else Path(path).stem
+            self.outline[path] = (first, ". ".join(titles) or first)
+            try:
+                text = (self.folder / path).read_text(errors="replace")
+            except OSError:
+                text = ""
+            self.pages[path] = {"titles": titles, "head": text[:4000], **page_counts(text)}
+        return self.outline[path]
+
+    def __call__(self, question: str, row: dict) -> None:
+        from ragls.answer.blocks import is_markdown
+        from ragls.answer.passages import units
+
+        emb = self.ws.embedder
+        qv = emb.embed_query(question)
+        paths = list(dict.fromkeys(r["path"] for r in row["fused"]))
+        full = {}
+        for r in row["fused"]:
+            full.setdefault(r["path"], r)
+        outlines = [self._outline(p) for p in paths]
+        vecs = emb.embed_memoised([o[1] for o in outlines] + [o[0] for o in outlines])
+        n = len(paths)
+        row["outline_cos"] = {p: float(vecs[i] @ qv) for i, p in enumerate(paths)}
+        row["title_cos"] = {p: float(vecs[n + i] @ qv) for i, p in enumerate(paths)}
+        for r in row["fused"][:SENTENCE_HEAD]:
+            found = units(r["text"], None, is_markdown(r["path"]))
+            r["sent_cos"] = float((emb.embed_memoised([u.sentence for u in found]) @ qv).max()) if found else 0.0
 
 
 def _span_hit(q: dict, order: list) -> bool:
