@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from docgen import write_docx, write_pdf
+from ragls.core.errors import Skipped
 from ragls.lsp.wire import to_wire_source
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -85,3 +86,33 @@ def test_permalink_glyphs_outside_headings_are_dropped():
     assert "¶" not in text
     assert "ffi_call" in text and "see preparing a call." in text  # other in-page links keep their text
     assert text.startswith("# Calling")
+
+
+def test_a_docx_that_unzips_to_more_than_its_bound_is_skipped_unread(tmp_path):
+    """A zip bomb named .docx (red team, session 47): 195 kB that unzip to 200 MB of XML took python-docx 420 MB of
+    memory, so a 2 MB one (the default max_file_bytes) would take ~4 GB and a 20 MB one (the most an untrusted
+    ragls.toml may set) the machine. Its declared sizes are read first (zipfile enforces them when it inflates)."""
+    import zipfile
+
+    from ragls.sources.convert import MAX_DOCX_UNZIPPED_BYTES, load_source
+
+    write_docx(tmp_path / "fine.docx", [("h1", "Notes"), ("p", "A normal document.")])
+    with zipfile.ZipFile(tmp_path / "fine.docx") as src, zipfile.ZipFile(tmp_path / "bomb.docx", "w",
+                                                                          zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            if item.filename != "word/document.xml":
+                out.writestr(item, src.read(item))
+                continue
+            xml = src.read(item)
+            cut = xml.index(b"A normal document.")
+            with out.open("word/document.xml", "w", force_zip64=True) as part:
+                part.write(xml[:cut])
+                pad = b" " * 1_000_000
+                for _ in range(MAX_DOCX_UNZIPPED_BYTES // len(pad) + 1):
+                    part.write(pad)
+                part.write(xml[cut:])
+    assert (tmp_path / "bomb.docx").stat().st_size < 2_000_000
+    bomb = load_source(tmp_path, "bomb.docx", 2_000_000)
+    assert isinstance(bomb, Skipped) and "unzips to" in bomb.reason
+    fine = load_source(tmp_path, "fine.docx", 2_000_000)
+    assert not isinstance(fine, Skipped) and "A normal document." in fine.text

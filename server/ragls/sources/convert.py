@@ -32,6 +32,9 @@ from ragls.sources.load import decode_bytes, is_binary, load_file, read_bytes
 HTML_EXTENSIONS = frozenset({"html", "htm", "xhtml"})
 CONVERTED_EXTENSIONS = HTML_EXTENSIONS | {"pdf", "docx"}
 PAGE_SEPARATOR = "\n\f\n"
+# A .docx is a zip: its declared unzipped size (zipfile enforces it when it inflates) is bounded before python-docx
+# reads it, so a zip bomb named .docx (2 MB unzipping to 2 GB of XML) cannot claim the machine's memory.
+MAX_DOCX_UNZIPPED_BYTES = 100_000_000
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*$", re.MULTILINE)
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -169,11 +172,21 @@ def pdf_text(data: bytes) -> tuple[str, tuple[tuple[int, int | None, str], ...]]
 
 def docx_text(data: bytes) -> str:
     """A Word document's text as Markdown: "Heading N" paragraphs as `#` headings, tables as `a | b` rows.
-    Raises ValueError when the bytes are not a readable .docx."""
+    Raises ValueError when the bytes are not a readable .docx, or unzip to more than MAX_DOCX_UNZIPPED_BYTES."""
+    import zipfile
+
     import docx
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    try:  # python-docx holds every part in memory, and its XML tree takes about twice that
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unzipped = sum(item.file_size for item in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ValueError(f"not a readable .docx: {exc}") from None
+    if unzipped > MAX_DOCX_UNZIPPED_BYTES:
+        raise ValueError(f"not read: it unzips to {unzipped} bytes, more than {MAX_DOCX_UNZIPPED_BYTES} "
+                         "(a zip bomb, or no document to index)")
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - python-docx raises zipfile/KeyError/ValueError/PackageNotFoundError variants
