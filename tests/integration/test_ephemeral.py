@@ -25,6 +25,13 @@ class _Pages(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path.startswith("/moved"):  # a page that moves the fetch to the cloud's metadata service
+            self.send_response(302)
+            self.send_header("location", "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
+                             if self.path == "/moved" else "/page.html")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
         routes = {"/page.html": ("text/html; charset=utf-8", PAGE), "/notes.txt": ("text/plain", b"plain notes\n"),
                   "/blob": ("application/octet-stream", b"\x00\x01\x02")}
         if self.path not in routes:
@@ -152,6 +159,16 @@ def test_url_html_is_reduced_to_text(folder, pages):
     assert "secret" not in doc.text and "color" not in doc.text and "enable js" not in doc.text
     [txt] = load_documents([pages + "/notes.txt"], folder)
     assert txt.text == "plain notes\n"
+
+
+def test_a_redirect_to_a_link_local_address_is_refused_before_it_is_followed(folder, pages):
+    """A fetched site is untrusted input: its redirect to 169.254.169.254 (the cloud's instance metadata, with the
+    machine's credentials) is refused before any connection to it (red team, session 47: httpx followed it, and a
+    single URL source indexed what it returned); a redirect within the site is followed as before."""
+    with pytest.raises(RequestFailed, match="redirected to 169.254.169.254, a link-local address"):
+        load_documents([pages + "/moved"], folder, timeout_s=5)
+    [doc] = load_documents([pages + "/moved-here"], folder)
+    assert "three" in doc.text
 
 
 def test_url_failures(folder, pages):

@@ -18,6 +18,7 @@ robots.txt, redirected outside the crawl, limit reached, not a page) is a `Skipp
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import sqlite3
 import threading
@@ -135,10 +136,43 @@ def _markdown_links(text: str, base: str) -> list[str]:
     return list(out)
 
 
+def _address_kind(host: str) -> str | None:
+    """"link-local", "loopback" or "private" for a host that names one (a literal address, or localhost), else
+    None. Names are not resolved."""
+    host = host.strip("[]").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return "loopback"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    ip = getattr(ip, "ipv4_mapped", None) or ip
+    if ip.is_link_local:
+        return "link-local"
+    if ip.is_loopback or ip.is_unspecified:
+        return "loopback"
+    return "private" if ip.is_private or ip.is_reserved else None
+
+
+def _refuse_redirect_inward(response: httpx.Response) -> None:
+    """An httpx response hook (it runs before a redirect is followed): a fetched site is untrusted input, so its
+    redirect may not move the fetch to a link-local address (169.254.169.254: the cloud's instance metadata, with
+    the machine's credentials) nor, from a host that is not one, to a loopback or private address (the user's own
+    services). Raises FetchError, so nothing is sent there. A URL the user configures may name any of them."""
+    location = response.headers.get("location") if response.is_redirect else None
+    if not location:
+        return
+    target = response.url.join(location)
+    kind = _address_kind(target.host)
+    if kind == "link-local" or (kind is not None and _address_kind(response.url.host) is None):
+        raise FetchError(f"redirected to {target.host}, a {kind} address: not followed")
+
+
 def new_client(timeout_s: float = 30.0, user_agent: str = DEFAULT_USER_AGENT) -> httpx.Client:
-    """An httpx client with ragls's User-Agent, `timeout_s` per operation and redirects followed (at most 5)."""
+    """An httpx client with ragls's User-Agent, `timeout_s` per operation and redirects followed (at most 5; never
+    to the machine's or its network's own services, `_refuse_redirect_inward`)."""
     return httpx.Client(timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS,
-                        headers={"user-agent": user_agent})
+                        headers={"user-agent": user_agent}, event_hooks={"response": [_refuse_redirect_inward]})
 
 
 def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float = 30.0,
@@ -149,7 +183,8 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
     a .md path). `pages_only` (a crawl): only HTML, Markdown and plain text (`PAGE_TYPES`), with their links.
     Raises FetchError with the reason: "timed out after N s", "cannot connect: …", "HTTP 404", "too large (…)",
     "not HTML, Markdown or text (type)" (`pages_only`),
-    "not a document (type)" for binary content, "too many redirects", or a converter's error."""
+    "not a document (type)" for binary content, "too many redirects", "redirected to 169.254.169.254, a link-local
+    address: not followed" (`new_client`), or a converter's error."""
     own = client is None
     client = client or new_client(timeout_s, user_agent)
     headers = {}
