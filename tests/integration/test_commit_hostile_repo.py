@@ -6,6 +6,8 @@ local changes (`index.repo.local_changes`) run git there: nothing it names may r
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from commitkit import git, settings_for, write
 from ragls.commit.message import generate_commit_message
@@ -74,3 +76,35 @@ def test_a_work_tree_moved_out_of_the_folder_is_refused(tmp_path):
     git(clone, "config", "core.worktree", str(home))
     with pytest.raises(RequestFailed, match="core.worktree"):
         generate_commit_message(clone, settings=settings_for(), staged=True)
+
+
+def test_a_submodules_own_config_runs_nothing_either(tmp_path):
+    """git diff HEAD asks each submodule whether its work tree is dirty by running git status there, which reads the
+    submodule's own config (filters the repository's settings never named): submodules are compared by the commit
+    the superproject records (--ignore-submodules=dirty)."""
+    repo, marks = tmp_path / "clone", tmp_path / "marks"
+    sub = repo / "vendor"
+    sub.mkdir(parents=True)
+    marks.mkdir()
+    for where in (repo, sub):
+        git(where, "init", "-q")
+        git(where, "config", "user.name", "Test")
+        git(where, "config", "user.email", "test@example.com")
+    write(sub, "lib.md", "library\n")
+    git(sub, "add", "lib.md")
+    git(sub, "commit", "-q", "-m", "lib")
+    write(repo, "notes.md", "# Notes\n")
+    git(repo, "add", "notes.md", "vendor")
+    git(repo, "commit", "-q", "-m", "init")
+    write(repo, "notes.md", "# Notes\n\nMore.\n")
+    git(sub, "config", "filter.sub.clean", f"touch {marks / 'clean'}; cat")
+    git(sub, "config", "core.fsmonitor", f"touch {marks / 'fsmonitor'}; echo")
+    write(sub, ".gitattributes", "*.md filter=sub\n")
+    os.utime(sub / "lib.md", (1, 1))  # same size, new time: git status hashes the file through its filter
+    for staged in (False, True):
+        if staged:
+            git(repo, "add", "notes.md")
+        msg = generate_commit_message(repo, settings=settings_for(), staged=staged)
+        assert msg.files == ["notes.md"]
+    assert local_changes(repo, git(repo, "rev-parse", "HEAD").strip()) is not None
+    assert sorted(p.name for p in marks.iterdir()) == []

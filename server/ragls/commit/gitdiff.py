@@ -3,8 +3,9 @@ digest that fits a character budget.
 
 Used by `commit/message.py`. Git always runs through `index.repo.run_git` (a repository's own config runs no
 program: docs/security.md), the diff as `git -C ROOT -c core.quotepath=false diff --no-color --no-ext-diff
---no-textconv -M -U3 --submodule=short --src-prefix=a/ --dst-prefix=b/`, so user config (colours, external diff
-drivers, textconv filters, prefixes, context size) cannot change the output. Output is read as bytes; text and file
+--no-textconv -M -U3 --submodule=short --ignore-submodules=dirty --src-prefix=a/ --dst-prefix=b/`, so user config
+(colours, external diff drivers, textconv filters, prefixes, context size) cannot change the output, and no git
+status runs in a submodule under its own config. Output is read as bytes; text and file
 names are decoded as UTF-8, bytes that are not UTF-8 line by line as cp1252 (never fails), control characters
 replaced. Lockfiles, generated files (by name, or
 marked `linguist-generated` in .gitattributes), binary and deleted files are described by one line, never by content.
@@ -179,7 +180,7 @@ def read_diff(root: Path, *, staged: bool = True) -> bytes:
     Raises RequestFailed when git fails. An empty result means there is nothing to describe.
     """
     args = ["-c", "core.quotepath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-            "-M", "-U3", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/"]
+            "-M", "-U3", "--submodule=short", "--ignore-submodules=dirty", "--src-prefix=a/", "--dst-prefix=b/"]
     if staged:
         args.append("--cached")
     else:

@@ -18,7 +18,9 @@ and deleted relative paths, renames counted as a deletion plus an addition.
 Every git command ragls runs on a folder goes through `run_git`: a repository's own `.git/config` is the folder's
 input (docs/security.md), and git runs programs it names while reading the index or the work tree
 (`core.fsmonitor`, a filter driver's `clean` / `smudge` / `process` that `.gitattributes` selects): they are switched
-off for each run (`neutral_config`).
+off for each run (`neutral_config`). A diff of the work tree compares submodules by the commit the superproject
+records (`--ignore-submodules=dirty`): asking whether a submodule's work tree is dirty runs git status there, under
+the submodule's own config (filters this repository's settings never named).
 """
 
 from __future__ import annotations
@@ -168,7 +170,8 @@ def local_changes(folder: Path, commit: str) -> LocalChanges | None:
     """Files of `folder` that differ from `commit` in the working tree (staged or not) plus untracked files not
     ignored. None when git cannot answer (not a repository, commit unknown locally: fetch it)."""
     folder = Path(folder)
-    diff = git(folder, "diff", "--name-status", "--no-renames", "--relative", "-z", commit, "--", ".")
+    diff = git(folder, "diff", "--name-status", "--no-renames", "--relative", "-z", "--ignore-submodules=dirty",
+               commit, "--", ".")
     if diff is None:
         return None
     out = LocalChanges(commit)
