@@ -5,14 +5,15 @@ a `str` with lone surrogates (PEP 383 "surrogateescape", as `os.fsdecode` gives)
 and JSON all reject. Such a relative path is stored under a *key* (`path_key`): the path itself when it is valid
 Unicode (so existing indexes keep their keys), else `KEY_MARK` + its bytes percent-encoded. `key_path` turns a key
 back into the `str` the OS accepts, `display_path` into readable text (undecodable bytes shown as U+FFFD), and URIs
-carry the raw bytes percent-encoded (`%E9`), as VS Code and Neovim send them.
+carry the raw bytes percent-encoded (`%E9`), as VS Code and Neovim send them. `display_url` shows a network
+URL without its credentials.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import quote, unquote_to_bytes, urlparse
+from urllib.parse import quote, unquote_to_bytes, urlparse, urlsplit
 
 # A Unicode noncharacter (never assigned, never in a real file name) marking a percent-encoded key; a valid path
 # that happens to start with it is encoded too, so keys and paths correspond one to one.
@@ -75,3 +76,19 @@ def uri_to_path(uri: str) -> str:
     if len(path) >= 3 and path[0] == "/" and path[2] == ":":
         path = path[1:]  # /c:/x -> c:/x
     return path
+
+
+def display_url(url: str) -> str:
+    """`url` as status lines, errors and logs show it: scheme, host, port and path, without a user name, password,
+    query string or fragment, where credentials ride ("https://user:pw@gw.example/v1?api-key=k" ->
+    "https://gw.example/v1"). Text that is no URL (no scheme and host) is returned as it is."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return url.split("@", 1)[-1].split("?", 1)[0] if "://" in url else url
+    if not parts.scheme or not parts.netloc:
+        return url
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{port}' if port else ''}{parts.path}"

@@ -27,6 +27,7 @@ from typing import Any
 from ragls.config.settings import GenerationSettings
 from ragls.core.errors import Cancelled, RequestFailed
 from ragls.core.telemetry import traced
+from ragls.core.uris import display_url
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -188,8 +189,9 @@ class ChatModel(ABC):
                          cancel=cancel).text
 
     def describe(self) -> str:
-        """"backend model at URL", for status lines and logs (never includes the key)."""
-        return f"{self.backend} {self.model} at {self.base_url}"
+        """"backend model at URL", for status lines and logs (never includes the key, nor credentials of the URL:
+        `uris.display_url`)."""
+        return f"{self.backend} {self.model} at {display_url(self.base_url)}"
 
     # -- shared helpers -----------------------------------------------------------------------------------------
 
@@ -212,7 +214,7 @@ class ChatModel(ABC):
         return "no-key"  # local OpenAI-compatible servers ignore it, but the SDK wants a string
 
     def _where(self) -> str:
-        return f"{self.backend} backend at {self.base_url}"
+        return f"{self.backend} backend at {display_url(self.base_url)}"
 
     def _vendor_endpoint(self) -> bool:
         """True when requests go to the vendor's own endpoint (`DEFAULT_URLS` of openai / anthropic) because no
@@ -223,7 +225,7 @@ class ChatModel(ABC):
         """What to check after a failed connection to `base_url`: the network to the vendor's endpoint, which no
         setting named (`_vendor_endpoint`), else the server and generation.base_url."""
         if self._vendor_endpoint():
-            return f"check the network connection to {self.base_url} (and HTTPS_PROXY when one is set)"
+            return f"check the network connection to {display_url(self.base_url)} (and HTTPS_PROXY when one is set)"
         return "is the server running? Check generation.base_url"
 
     def _get_client(self) -> Any:
@@ -245,7 +247,8 @@ class ChatModel(ABC):
                 models = models or local.list_models(self.base_url, min(self.gen.timeout_s,
                                                                         local.READY_TIMEOUT_S))
                 if not models:
-                    raise RequestFailed(f"external backend at {self.base_url} lists no model; set generation.model")
+                    raise RequestFailed(f"external backend at {display_url(self.base_url)} lists no model; set "
+                                        "generation.model")
                 self.model = models[0]
         elif self.backend == "ollama" and self.gen.auto_start:
             local.ensure_ollama(local.root_of(self.base_url))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ragls.core.errors import RequestFailed
+from ragls.core.uris import display_url
 
 log = logging.getLogger(__name__)
 
@@ -178,12 +179,12 @@ def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
         try:
             payload = _get_json(url, timeout)
         except Exception as exc:  # noqa: BLE001 - reported in the message
-            tried.append(f"GET {url}: {_reason(exc)}")
+            tried.append(f"GET {display_url(url)}: {_reason(exc)}")
             continue
         with _ready_lock:
             _ready.add(base_url)
         return _model_ids(payload) if is_models else []
-    raise RequestFailed(f"external backend at {base_url} is not reachable ({'; '.join(tried)}); start the server "
+    raise RequestFailed(f"external backend at {display_url(base_url)} is not reachable ({'; '.join(tried)}); start the server "
                         f"(ragls never launches an external backend) or fix generation.base_url")
 
 
@@ -230,12 +231,12 @@ def models_at(base_url: str, api_key_env: str | None = None, timeout: float = RE
             resp.raise_for_status()
             return Probe(base_url, _model_ids(resp.json()), key_used=True)
         if resp.status_code in (401, 403):
-            return Probe(base_url, error=f"GET {url}: HTTP {resp.status_code} - this server needs an API key; set "
+            return Probe(base_url, error=f"GET {display_url(url)}: HTTP {resp.status_code} - this server needs an API key; set "
                                          f"{env} in the environment the editor starts ragls from")
         resp.raise_for_status()
         return Probe(base_url, _model_ids(resp.json()))
     except Exception as exc:  # noqa: BLE001 - reported as the probe's error
-        return Probe(base_url, error=f"GET {url}: {_reason(exc)}")
+        return Probe(base_url, error=f"GET {display_url(url)}: {_reason(exc)}")
 
 
 def _reason(exc: Exception) -> str:

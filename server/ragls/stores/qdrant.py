@@ -41,6 +41,7 @@ import numpy as np
 from ragls.core.errors import ConfigError, RequestFailed
 from ragls.core.hashing import text_hash
 from ragls.core.ir import Chunk, LineSpan
+from ragls.core.uris import display_url
 from ragls.stores.term_vectors import doc_vector, query_vector
 
 log = logging.getLogger(__name__)
@@ -72,15 +73,9 @@ def bypasses_proxy(url: str) -> bool:
 
 
 def display_location(location: str) -> str:
-    """A location as status and logs show it: a URL without user/password or query string."""
-    if not is_url(location):
-        return location
-    parts = urlsplit(location)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    """A location as status and logs show it: a URL without user/password or query string (`uris.display_url`);
+    a path as it is."""
+    return display_url(location) if is_url(location) else location
 
 
 def api_key_from_env(api_key_env: str | None) -> str | None:
