@@ -10,4 +10,7 @@ return {
       return require("ragls.rpc").progress_handler(...)
     end,
   },
+  on_exit = function(...)
+    return require("ragls.rpc").on_exit(...)
+  end,
 }

@@ -265,4 +265,48 @@ H.it("codecompanion.nvim (real): /ragls asks for a search and adds the cited pas
   H.screenshot("codecompanion-ragls-slash-command")
 end)
 
+H.it("the server dies while an answer is pending: the float and a notification say so; the next :RagAsk restarts it",
+  function()
+  close_floats()
+  local before = #H.notes
+  vim.cmd("RagAsk (please-wait) What does the frobnicator do?")
+  local win = H.wait_for(function()
+    return H.floats()[1]
+  end, 10000, "the float")
+  local buf = vim.api.nvim_win_get_buf(win)
+  local killed
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local f = io.open(("/proc/%d/cmdline"):format(pid), "rb")
+    local cmdline = f and f:read("*a") or ""
+    if f then
+      f:close()
+    end
+    if cmdline:find("serve", 1, true) then
+      vim.uv.kill(pid, "sigkill")
+      killed = pid
+    end
+  end
+  H.ok(killed, "found the server process")
+  H.wait_for(function()
+    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find("server stopped", 1, true)
+  end, 10000, "the float to say the server stopped")
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  H.ok(text:find("killed by signal 9", 1, true), "says how: " .. text)
+  H.ok(not text:find("^%s*…%s*$"), "no placeholder left")
+  local errors = {}
+  for i = before + 1, #H.notes do
+    if H.notes[i].level >= vim.log.levels.ERROR then
+      table.insert(errors, H.notes[i].msg)
+    end
+  end
+  H.ok(#errors == 1 and errors[1]:find("answer failed: the server stopped", 1, true), vim.inspect(errors))
+  close_floats()
+  vim.cmd("RagAsk How long is the frobnicator timeout?")
+  local ok, answered = pcall(H.wait_for, function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 90000, "the answer from a restarted server")
+  H.ok(ok, answered)
+end)
+
 H.finish()

@@ -16,6 +16,12 @@ local has_011 = vim.fn.has("nvim-0.11") == 1
 -- partialResultToken -> function(delta: string)
 local streams = {}
 local token_seq = 0
+-- client id -> { [request_id] = handler }: requests sent through `M.request` and not answered yet, failed by
+-- `M.on_exit` when their server stops (Neovim never calls a request's handler once its server has gone).
+local pending = {}
+
+--- The `err.code` of a request whose server stopped before it answered (not a JSON-RPC code: set by the plugin).
+M.SERVER_EXITED = "server-exited"
 
 --- Install instructions shown when the server command is missing.
 M.install_hint = "Install the server from a ragls checkout with `python3 -m pip install '/path/to/ragls[offline]'` "
@@ -132,7 +138,26 @@ function M.client_config(root)
     init_options = init,
     settings = { ragls = cfg.settings },
     handlers = { ["$/progress"] = M.progress_handler },
+    on_exit = M.on_exit,
   }
+end
+
+--- `on_exit` of the ragls client (also in `lsp/ragls.lua`): every request still waiting on that server fails with
+--- `err.code` `SERVER_EXITED` and a message saying how it stopped, so an answer float or a chat turn
+--- streaming when the server crashed (or was killed) says so instead of waiting forever. Runs scheduled (the
+--- exit callback comes from libuv).
+---@param code integer exit code of the server process
+---@param signal integer the signal that ended it, 0 when none
+---@param client_id integer
+function M.on_exit(code, signal, client_id)
+  vim.schedule(function()
+    local waiting = pending[client_id] or {}
+    pending[client_id] = nil
+    local how = (signal or 0) ~= 0 and ("killed by signal %d"):format(signal) or ("exit code %d"):format(code or 0)
+    for _, handler in pairs(waiting) do
+      handler({ code = M.SERVER_EXITED, message = ("the server stopped (%s) before it answered"):format(how) })
+    end
+  end)
 end
 
 --- Is the server command runnable?
@@ -278,9 +303,13 @@ function M.client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+--- Cancel a request: Neovim calls no handler for it afterwards, so it no longer waits on the server (`M.on_exit`).
 ---@param client vim.lsp.Client
 ---@param request_id integer
 function M.cancel(client, request_id)
+  if pending[client.id] then
+    pending[client.id][request_id] = nil
+  end
   if has_011 then
     client:cancel_request(request_id)
   else
@@ -310,6 +339,9 @@ function M.error_text(method, err)
   if err.code == -32800 then
     return ("ragls: %s cancelled"):format(what)
   end
+  if err.code == M.SERVER_EXITED then
+    return ("ragls: %s failed: %s; run the command again to restart it (%s)"):format(what, message, M.log_hint)
+  end
   if err.code == -32602 or err.code == -32803 then
     return ("ragls: %s failed: %s"):format(what, message)
   end
@@ -327,7 +359,16 @@ end
 function M.request(method, params, on_result, opts)
   opts = opts or {}
   M.with_client(function(client)
-    local ok, request_id = M.client_request(client, method, params, function(err, result)
+    local request_id
+    local answered = false
+    local function handler(err, result)
+      if answered then -- a reply after the exit handler failed it (cannot happen once the process is gone)
+        return
+      end
+      answered = true
+      if pending[client.id] and request_id then
+        pending[client.id][request_id] = nil
+      end
       if err then
         if opts.on_error then
           opts.on_error(err)
@@ -343,7 +384,13 @@ function M.request(method, params, on_result, opts)
         M.notify(("ragls: could not show the %s result (a plugin bug, please report it): %s"):format(method, perr),
           vim.log.levels.ERROR)
       end
-    end, 0)
+    end
+    local ok
+    ok, request_id = M.client_request(client, method, params, handler, 0)
+    if ok and request_id then
+      pending[client.id] = pending[client.id] or {}
+      pending[client.id][request_id] = handler
+    end
     if not ok then
       M.notify("ragls: the server has shut down; run the command again to restart it (" .. M.log_hint .. ")",
         vim.log.levels.ERROR)
