@@ -108,6 +108,42 @@ H.it("sources render as `[n] path:first-last — title` with 1-based inclusive l
     vim.inspect(lines))
 end)
 
+H.it("a [n] of a source quoted at two places opens the place its own item quotes, not the first quote's", function()
+  local fname = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
+  local r = function(a, b, c)
+    return { start = { line = a, character = 0 }, ["end"] = { line = b, character = c } }
+  end
+  local place_a, place_b = r(2, 3, 40), r(13, 14, 30) -- lines 3-4 (what it is), 14-15 (turning it off)
+  local result = { model = "none", elapsedMs = 10, citations = {},
+    answer = "- Set `frobnicator = false` to turn merging off; Quillmark then keeps the newest copy of each note\n"
+      .. "  and moves the older copy to the `.trash` folder [1].\n"
+      .. "- The frobnicator is the Quillmark component that merges edits made on two machines into one note [1].",
+    sources = { { n = 1, path = "guide/frobnicator.md", uri = vim.uri_from_fname(fname), title = "The frobnicator",
+      range = r(0, 15, 0), focusRange = place_a, focusRanges = { place_a, place_b } } } }
+  local origin = vim.api.nvim_get_current_win()
+  local function follow(pattern)
+    local view = ui.reopen_answer("What is the frobnicator?", result)
+    local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
+    for i, l in ipairs(lines) do
+      local s = l:find(pattern, 1, true)
+      if s then
+        local col = l:find("[1]", s, true)
+        vim.api.nvim_win_set_cursor(view.win, { i, col })
+        ui.follow(view.buf)
+        H.eq(origin, vim.api.nvim_get_current_win(), "opened in the window the answer came from")
+        return vim.api.nvim_win_get_cursor(0)[1]
+      end
+    end
+    error("no line with " .. pattern .. ": " .. vim.inspect(lines))
+  end
+  H.eq(14, follow("`.trash` folder [1]"), "[1] on the continuation line of the first item: lines 14-15")
+  H.eq(3, follow("into one note [1]"), "[1] of the second item: lines 3-4")
+  H.eq("- A quote   that goes on [2].", require("ragls.answer_text").item_text(
+    { "Intro.", "", "- A quote", "  that goes on [2].", "- Next [3]." }, 4),
+    "item_text: the list item with its continuation line, not the next item")
+  vim.cmd("bwipeout! " .. vim.fn.bufnr(fname))
+end)
+
 H.it("answer_lines shows abstention, answer, and maps source lines", function()
   local lines, by_line = ui.answer_lines("How long?", {
     answer = "It is 42 seconds [2].",

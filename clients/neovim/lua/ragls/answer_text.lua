@@ -167,4 +167,107 @@ function M.citation_at(line, col)
   return best
 end
 
+--- The answer item holding line `lnum` (1-based) of `lines`: a list item (`- `, `* `, `1. `) with its continuation
+--- lines, else the paragraph; stops at blank lines and headings. The text a `[n]` on that line cites.
+---@param lines string[]
+---@param lnum integer
+---@return string
+function M.item_text(lines, lnum)
+  local function item_start(l)
+    return l:match("^%s*[-*]%s") or l:match("^%s*%d+[.)]%s")
+  end
+  local function stop(l)
+    return l == nil or vim.trim(l) == "" or l:match("^#")
+  end
+  if stop(lines[lnum]) then
+    return lines[lnum] or ""
+  end
+  local first = lnum
+  while not item_start(lines[first]) and not stop(lines[first - 1]) do
+    first = first - 1
+  end
+  local last = lnum
+  while not stop(lines[last + 1]) and not item_start(lines[last + 1]) do
+    last = last + 1
+  end
+  return table.concat(vim.list_slice(lines, first, last), " ")
+end
+
+local function words(text)
+  local set = {}
+  for w in text:lower():gmatch("[%w_]+") do
+    if #w >= 3 then
+      set[w] = true
+    end
+  end
+  return set
+end
+
+--- The place a `[n]` leads to. A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`)
+--- opens, for a `[n]` in `quote` (|ragls.answer_text.item_text|), at the place whose lines share the most words
+--- with it: the extractive answer quotes each place in its own item, and `focusRange` is only the first quote's.
+--- Any other source (or no word in common) is returned as it is.
+---@param source table a rag/ask source
+---@param quote string the answer's text around the `[n]`
+---@param read_lines fun(first: integer, last: integer): string[] the source's lines first..last (1-based)
+---@return table source  a copy with `focusRange` set to the chosen place, or `source`
+function M.cited_place(source, quote, read_lines)
+  local places = source.focusRanges
+  if type(places) ~= "table" or #places < 2 then
+    return source
+  end
+  local wanted = words(quote:gsub("%[%d+%]", ""))
+  local best, best_score = nil, 0
+  for _, place in ipairs(places) do
+    local e = place["end"]
+    local last = (e.character == 0 and e.line > place.start.line) and e.line or e.line + 1
+    local score = 0
+    for w in pairs(words(table.concat(read_lines(place.start.line + 1, last), " "))) do
+      score = score + (wanted[w] and 1 or 0)
+    end
+    if score > best_score then
+      best, best_score = place, score
+    end
+  end
+  return best and vim.tbl_extend("force", source, { focusRange = best }) or source
+end
+
+--- Local file name of a Source, or nil when it is not a file (a URL, `%%`, a command's output).
+--- Accepts `file://` URIs (as docs/protocol.md specifies) and, defensively, bare absolute paths.
+---@param source table  PROTOCOL Source
+---@return string|nil
+function M.source_fname(source)
+  local uri = source.uri or ""
+  if uri:match("^file:") then
+    return vim.uri_to_fname(uri)
+  end
+  if not uri:match("^%a[%w+.-]*:") and (uri:sub(1, 1) == "/" or uri:match("^%a:[/\\]")) then
+    return uri
+  end
+  return nil
+end
+
+--- `source` for its `[n]` on line `lnum` of the answer in `buf`: at the quoted place the answer item there cites
+--- (|ragls.M.cited_place|), read from the source's loaded buffer, else its file.
+---@param source table
+---@param buf integer the answer float's or the chat's buffer
+---@param lnum integer 1-based
+---@return table
+function M.cited_source(source, buf, lnum)
+  local quote = M.item_text(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum)
+  local bufnr = source.bufnr
+  local fname = M.source_fname(source)
+  if not bufnr and fname then
+    local b = vim.fn.bufnr(fname)
+    bufnr = b > 0 and b or nil
+  end
+  return M.cited_place(source, quote, function(first, last)
+    if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then
+      return vim.api.nvim_buf_get_lines(bufnr, first - 1, last, false)
+    end
+    local ok, lines = pcall(vim.fn.readfile, fname or "", "", last)
+    return ok and vim.list_slice(lines, first, last) or {}
+  end)
+end
+
 return M

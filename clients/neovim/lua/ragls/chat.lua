@@ -220,7 +220,7 @@ function M.source_at_cursor()
   local result = t.turns[idx].result
   for _, s in ipairs(result and result.sources or {}) do
     if s.n == n then
-      return s
+      return ui.cited_source(s, t.buf, lnum)
     end
   end
   return nil, ("ragls: this answer has no source [%d]"):format(n)

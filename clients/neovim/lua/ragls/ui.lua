@@ -16,21 +16,6 @@ local ns = vim.api.nvim_create_namespace("ragls")
 -- bufnr -> { by_line = {lnum -> source}, by_n = {n -> source}, origin_win = winid }
 local answer_state = {}
 
---- Local file name of a Source, or nil when it is not a file (a URL, `%%`, a command's output).
---- Accepts `file://` URIs (as docs/protocol.md specifies) and, defensively, bare absolute paths.
----@param source table  PROTOCOL Source
----@return string|nil
-function M.source_fname(source)
-  local uri = source.uri or ""
-  if uri:match("^file:") then
-    return vim.uri_to_fname(uri)
-  end
-  if not uri:match("^%a[%w+.-]*:") and (uri:sub(1, 1) == "/" or uri:match("^%a:[/\\]")) then
-    return uri
-  end
-  return nil
-end
-
 -- The text of answers and their source labels lives in ragls.answer_text; these names stay for callers of ragls.ui.
 local answer_text = require("ragls.answer_text")
 M.source_location = answer_text.source_location
@@ -41,6 +26,8 @@ M.answer_lines = answer_text.answer_lines
 M.error_lines = answer_text.error_lines
 M.footer = answer_text.footer
 M.citation_at = answer_text.citation_at
+M.source_fname = answer_text.source_fname
+M.cited_source = answer_text.cited_source
 
 --- Float size from the `float.width`/`float.height` option: a fraction (<= 1) of `total`, at least `min`; a
 --- larger number is a count of columns/lines. The caller clamps it to the editor.
@@ -245,6 +232,7 @@ function M.follow(buf)
       vim.notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN, { title = "ragls" })
       return
     end
+    source = source and M.cited_source(source, buf, lnum)
   end
   if not source then
     return
