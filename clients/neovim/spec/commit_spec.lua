@@ -70,8 +70,33 @@ H.it(":RagCommit elsewhere opens the message in a scratch gitcommit buffer", fun
     local b = vim.api.nvim_get_current_buf()
     return b ~= before and vim.bo[b].filetype == "gitcommit" and b
   end, 60000, "the scratch buffer")
-  H.eq("nofile", vim.bo[buf].buftype, "scratch")
-  H.eq(vim.split(vim.trim(expected_message()), "\n"), vim.api.nvim_buf_get_lines(buf, 0, -1, false), "message")
+  local message = vim.split(vim.trim(expected_message()), "\n")
+  local want = vim.list_extend(vim.deepcopy(message), { "",
+    "# :w commits the staged changes with this message (lines starting with '#' are left out);", "# :q! drops it." })
+  H.eq(want, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "message, then how to commit it")
+  H.eq(false, vim.bo[buf].modified, "unmodified: :q closes it without a question")
+end)
+
+H.it(":w in the scratch commit buffer commits the staged changes with its message (the # hint left out)", function()
+  local buf = vim.api.nvim_get_current_buf()
+  H.eq("ragls://commit-message", vim.api.nvim_buf_get_name(buf), "still in the scratch buffer")
+  vim.api.nvim_buf_set_lines(buf, 0, 1, false, { "docs: say how to encrypt backups" }) -- the user edits the subject
+  local body = vim.list_slice(vim.api.nvim_buf_get_lines(buf, 0, -1, false), 1, 1)
+  H.notes = {}
+  vim.cmd("write")
+  H.wait_for(function()
+    return not vim.api.nvim_buf_is_valid(buf)
+  end, 30000, "the buffer to close after the commit")
+  H.eq("docs: say how to encrypt backups", vim.trim(git("log", "-1", "--format=%s")), "committed with the edited subject")
+  H.ok(not git("log", "-1", "--format=%B"):find("#", 1, true), "no # hint in the commit")
+  H.eq("", git("diff", "--cached", "--name-only"), "nothing staged any more")
+  H.ok(H.notes_matching("docs: say how to encrypt backups")[1], "git's summary line notified: " .. vim.inspect(H.notes))
+  H.eq({ "docs: say how to encrypt backups" }, body, "subject as edited")
+  -- A new staged edit for the specs below (nothing staged / :RagCommit!).
+  local more = vim.fn.readfile(faq)
+  vim.list_extend(more, { "", "## Where do encrypted backups go?", "", "To the `backups` folder, as before." })
+  vim.fn.writefile(more, faq)
+  git("add", "faq.md")
 end)
 
 H.it("nothing staged is reported with the server's message", function()
@@ -100,7 +125,10 @@ H.it(":RagCommit! writes the message from the unstaged changes (staged = false)"
     local b = vim.api.nvim_get_current_buf()
     return b ~= before and vim.bo[b].filetype == "gitcommit" and b
   end, 60000, "the scratch buffer")
-  H.eq(vim.split(vim.trim(resp.result.message), "\n"), vim.api.nvim_buf_get_lines(buf, 0, -1, false), "message")
+  H.eq(vim.split(vim.trim(resp.result.message), "\n"), vim.list_slice(vim.api.nvim_buf_get_lines(buf, 0, -1, false), 1,
+    #vim.split(vim.trim(resp.result.message), "\n")), "message")
+  H.contains(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
+    "# :w commits the changes to tracked files (git commit -a) with this message", "the hint says what :w commits")
   H.eq({}, H.notes_matching("request failed"), "no error")
 end)
 

@@ -44,19 +44,66 @@ function M.insert_commit_message(bufnr, message)
   end
 end
 
---- Show a commit message in a scratch `gitcommit` buffer (split below).
+--- Show a commit message in a scratch `gitcommit` buffer (split below). With `opts.root` (the repository) the
+--- buffer commits as git's own message buffer does: `:w` runs `git commit --cleanup=strip -F <buffer>` there
+--- (`-a` too with `opts.all`, the message of |:RagCommit!|), reports git's summary line and closes the buffer;
+--- `#` lines (the hint at the end) are left out of the commit. Without it the buffer is only text to copy.
 ---@param message string
+---@param opts? { root?: string, all?: boolean }
 ---@return integer bufnr
-function M.show_commit_scratch(message)
+function M.show_commit_scratch(message, opts)
+  opts = opts or {}
   vim.cmd("botright new")
   local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].buftype = opts.root and "acwrite" or "nofile"
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].swapfile = false
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, split_lines(vim.trim(message)))
+  local lines = split_lines(vim.trim(message))
+  if opts.root then
+    vim.list_extend(lines, { "", ("# :w commits the %s with this message (lines starting with '#' are left out);")
+      :format(opts.all and "changes to tracked files (git commit -a)" or "staged changes"), "# :q! drops it." })
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modified = false
   vim.bo[buf].filetype = "gitcommit"
   pcall(vim.api.nvim_buf_set_name, buf, "ragls://commit-message")
+  if opts.root then
+    vim.api.nvim_create_autocmd("BufWriteCmd", {
+      buffer = buf,
+      callback = function()
+        M.commit_buffer(buf, opts.root, opts.all)
+      end,
+    })
+  end
   return buf
+end
+
+--- `:w` in the scratch commit buffer: `git commit` with its text (see `show_commit_scratch`),
+--- asynchronously; on success the buffer is closed and git's summary line notified, else git's error.
+---@param buf integer
+---@param root string the repository
+---@param all? boolean commit every change to tracked files (`-a`)
+function M.commit_buffer(buf, root, all)
+  local file = vim.fn.tempname()
+  vim.fn.writefile(vim.api.nvim_buf_get_lines(buf, 0, -1, false), file)
+  local cmd = { "git", "-C", root, "commit", "--cleanup=strip", "-F", file }
+  if all then
+    table.insert(cmd, 5, "-a") -- git -C root commit -a ...
+  end
+  vim.system(cmd, { text = true }, vim.schedule_wrap(function(res)
+    os.remove(file)
+    if res.code ~= 0 then
+      local why = vim.trim((res.stderr or "") ~= "" and res.stderr or (res.stdout or ""))
+      vim.notify("ragls: git commit failed: " .. why, vim.log.levels.ERROR, { title = "ragls" })
+      return
+    end
+    vim.notify("ragls: " .. (vim.split(vim.trim(res.stdout or ""), "\n")[1] or "committed"), vim.log.levels.INFO,
+      { title = "ragls" })
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.bo[buf].modified = false
+      vim.api.nvim_buf_delete(buf, { force = true })
+    end
+  end))
 end
 
 return M

@@ -374,7 +374,7 @@ function M.commit(opts)
     if vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].filetype == "gitcommit" and vim.bo[bufnr].modifiable then
       ui.insert_commit_message(bufnr, result.message)
     else
-      ui.show_commit_scratch(result.message)
+      ui.show_commit_scratch(result.message, { root = root, all = not staged })
     end
     if result.truncated then
       rpc.notify(("ragls: the %s diff was truncated for the message; check it covers everything")
