@@ -9,7 +9,7 @@
 import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import { escapeHtml } from './webview';
-import { focusOf, revealSource } from './decorations';
+import { focusOf, lineRange, revealSource } from './decorations';
 import type { Source } from './protocol';
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
@@ -84,6 +84,47 @@ function linesOf(range: Source['range']): string {
   // One line entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI and Neovim print it, so
   // two chunks of that line are told apart.
   return range.start.character > 0 ? `${start}:${range.start.character + 1}` : `${start}`;
+}
+
+/** The distinct words (3+ letters or digits, lower-cased) of `text`, for `citedPlace`. */
+function wordsOf(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}_]{3,}/gu) ?? []));
+}
+
+/**
+ * The source to open for a `[n]` cited in `quote` (the answer's list item or paragraph holding it). A source an
+ * extractive answer quotes at places far apart (`focusRanges`, labelled "path:4-10, 22-27") opens at the place whose
+ * lines share the most words with `quote`: `focusRange` is only the first quote's place, so every other item's
+ * `[n]` led there. Any other source (or one whose file cannot be read, or no word in common) is returned as it is.
+ * Neovim's answer_text.cited_place does the same.
+ */
+export async function citedPlace(source: Source, quote: string): Promise<Source> {
+  const places = source.focusRanges;
+  if (!places || places.length < 2 || !quote) {
+    return source;
+  }
+  let doc: vscode.TextDocument;
+  try {
+    doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(source.uri));
+  } catch {
+    return source;
+  }
+  const wanted = wordsOf(quote.replace(/\[\d+\]/g, ' '));
+  let best: Source['range'] | undefined;
+  let bestScore = 0;
+  for (const place of places) {
+    const lines = lineRange(place);
+    const text = doc.getText(new vscode.Range(lines.start.line, 0, Math.min(lines.end.line, doc.lineCount - 1), Number.MAX_SAFE_INTEGER));
+    let score = 0;
+    for (const w of wordsOf(text)) {
+      score += wanted.has(w) ? 1 : 0;
+    }
+    if (score > bestScore) {
+      best = place;
+      bestScore = score;
+    }
+  }
+  return best ? { ...source, focusRange: best } : source;
 }
 
 /**

@@ -68,6 +68,10 @@ export function describeError(error: unknown): string {
     if (error.code === ErrorCodes.RequestFailed || error.code === ErrorCodes.InvalidParams) {
       return `ragls: ${error.message}`;
     }
+    if (error.code === ErrorCodes.PendingResponseRejected) {
+      // The server process ended under a pending request; the language client restarts it.
+      return 'ragls: the server stopped before it answered (Output → ragls says why); ask again, or run "ragls: Restart Server" if it keeps stopping.';
+    }
     return `ragls: the server failed (${error.code}): ${error.message}. See Output → ragls.`;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -28,7 +28,8 @@ export interface Source {
   /** The answering lines inside `range` (best embedding window or densest query terms); optional. */
   focusRange?: Range;
   /** An extractive answer's source quoted at places too far apart for one `focusRange`: every quoted place, in
-   * line order (`focusRange` is one of them, where opening goes); optional, absent with one place. */
+   * line order (`focusRange` is one of them, where a source entry opens; a `[n]` opens the place its answer item
+   * quotes: answer.ts citedPlace); optional, absent with one place. */
   focusRanges?: Range[];
 }
 
@@ -237,6 +238,9 @@ export const ErrorCodes = {
   InvalidParams: -32602,
   RequestFailed: -32803,
   RequestCancelled: -32800,
+  /** Not the server's: vscode-jsonrpc rejects the requests still pending when the connection closes (the server
+   * process died). */
+  PendingResponseRejected: -32097,
 } as const;
 
 export interface ModelsParams {

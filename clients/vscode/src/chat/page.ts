@@ -114,7 +114,9 @@ export function chatPage(webview: vscode.Webview): string {
     const turn = link.closest('section.turn');
     const n = Number(link.dataset.n);
     if (turn && link.dataset.n !== undefined && Number.isInteger(n)) {
-      vscode.postMessage({ type: 'open', turn: Number(turn.dataset.turn), n });
+      // The answer's item holding a [n] picks the place of a source quoted at several (answer.ts citedPlace).
+      const item = link.classList.contains('cite') ? link.closest('li, p') : null;
+      vscode.postMessage({ type: 'open', turn: Number(turn.dataset.turn), n, quote: item ? item.textContent : '' });
     }
   });
   vscode.postMessage({ type: 'ready' });

@@ -19,7 +19,7 @@
  */
 import * as vscode from 'vscode';
 import { escapeHtml } from '../webview';
-import { createRenderer, openSource, sourceLabel } from '../answer';
+import { citedPlace, createRenderer, openSource, sourceLabel } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
@@ -339,19 +339,24 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return action === 'copy' ? copyAnswer(result) : action === 'insert' ? insertAnswer(result) : openAllSources(result);
   }
 
-  /** Open source `n` of turn `requestId` beside the chat; returns the editor. */
-  async openSource(requestId: number, n: number): Promise<vscode.TextEditor | undefined> {
+  /**
+   * Open source `n` of turn `requestId` beside the chat; returns the editor. `quote`: the text of the answer's item
+   * holding the clicked `[n]`, which picks the place of a source quoted at several (`citedPlace`).
+   */
+  async openSource(requestId: number, n: number, quote = ''): Promise<vscode.TextEditor | undefined> {
     const turn = this.find(this.thread, requestId);
     const source = turn?.result?.sources.find((s) => s.n === n);
-    return source ? openSource(source, vscode.ViewColumn.Active) : undefined;
+    return source ? openSource(await citedPlace(source, quote), vscode.ViewColumn.Active) : undefined;
   }
 
   /**
-   * Messages from the webview: ready, ask {text}, stop, new, switch {id}, history, open {turn, n}, action {turn,
-   * action}.
+   * Messages from the webview: ready, ask {text}, stop, new, switch {id}, history, open {turn, n, quote?}, action
+   * {turn, action}.
    */
   async handleMessage(message: unknown): Promise<unknown> {
-    const msg = message as { type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown; action?: unknown };
+    const msg = message as {
+      type?: string; text?: unknown; id?: unknown; turn?: unknown; n?: unknown; quote?: unknown; action?: unknown;
+    };
     switch (msg?.type) {
       case 'ready':
         this.post();
@@ -367,7 +372,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       case 'history':
         return this.showHistory();
       case 'open':
-        return typeof msg.turn === 'number' && typeof msg.n === 'number' ? this.openSource(msg.turn, msg.n) : undefined;
+        return typeof msg.turn === 'number' && typeof msg.n === 'number'
+          ? this.openSource(msg.turn, msg.n, typeof msg.quote === 'string' ? msg.quote : '')
+          : undefined;
       case 'action':
         return typeof msg.turn === 'number' && TURN_ACTIONS.includes(msg.action as TurnAction)
           ? this.runAction(msg.turn, msg.action as TurnAction)

@@ -19,10 +19,11 @@ import type { GitAPI, GitRepository } from '../../git';
 import type { SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE, WAITING_FOR_MODEL } from '../../chat/view';
-import { formatStatus } from '../../commands';
+import { describeError, formatStatus } from '../../commands';
+import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
-import { sourceLabel } from '../../answer';
+import { citedPlace, sourceLabel } from '../../answer';
 import {
   AskResult,
   Chunk,
@@ -134,6 +135,26 @@ suite('ragls extension in VS Code', () => {
     // an extractive answer quoting one chunk at two far places: one label with both (`focusRanges`, line order)
     assert.equal(sourceLabel({ ...at(0, 0, 40, 0), focusRange: at(21, 0, 26, 0).range,
       focusRanges: [at(3, 0, 9, 5).range, at(21, 0, 26, 0).range] }), 'handbook/docs/calibration.md:4-10, 22-26');
+  });
+
+  test('a [n] of a source quoted at two places opens the place its own answer item quotes', async () => {
+    const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'calibration.md').toString();
+    const tools = { start: { line: 6, character: 0 }, end: { line: 6, character: 98 } };
+    const steps = { start: { line: 10, character: 0 }, end: { line: 13, character: 64 } };
+    const source: Source = { uri, path: 'docs/calibration.md', range: { start: { line: 0, character: 0 }, end: { line: 14, character: 0 } },
+      focusRange: tools, focusRanges: [tools, steps] };
+    assert.deepEqual((await citedPlace(source, '2. Loosen the three housing bolts with the zeta-17 wrench [1].')).focusRange, steps);
+    assert.deepEqual((await citedPlace(source, 'Use the zeta-17 torque wrench, set to 42 newton-metres [1].')).focusRange, tools);
+    assert.equal(await citedPlace(source, ''), source, 'no item text (a source list entry): as the server sent it');
+    const one: Source = { ...source, focusRanges: undefined };
+    assert.equal(await citedPlace(one, 'Loosen the three housing bolts [1].'), one, 'one place: as the server sent it');
+  });
+
+  test('a request pending when the server dies says so in words, not as a JSON-RPC code', () => {
+    // What vscode-jsonrpc rejects pending requests with when the server's connection closes.
+    const text = describeError(new ResponseError(-32097, 'Pending response rejected since connection got disposed'));
+    assert.equal(text, 'ragls: the server stopped before it answered (Output → ragls says why); ask again, or run "ragls: Restart Server" if it keeps stopping.');
+    assert.equal(describeError(new ResponseError(-32803, 'query must not be empty')), 'ragls: query must not be empty');
   });
 
   test('status bar shows files and chunks and runs Show Status', () => {
