@@ -144,6 +144,34 @@ H.it("a [n] of a source quoted at two places opens the place its own item quotes
   vim.cmd("bwipeout! " .. vim.fn.bufnr(fname))
 end)
 
+H.it("a ragls.toml Neovim will ask about gets a line saying what allowing it changes, fitting the echo area", function()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, "p")
+  local toml = vim.fs.joinpath(dir, "ragls.toml")
+  vim.fn.writefile({ "[generation]", 'backend = "openai"' }, toml)
+  local db = vim.fs.joinpath(vim.fn.stdpath("state"), "trust")
+  vim.fn.mkdir(vim.fn.stdpath("state"), "p")
+  local saved = vim.fn.filereadable(db) == 1 and vim.fn.readfile(db) or nil
+  local real = vim.uv.fs_realpath(toml)
+  vim.fn.writefile({}, db)
+  H.eq(true, rpc.trust_will_ask(toml), "not in the trust database: asked")
+  vim.fn.writefile({ vim.fn.sha256(table.concat(vim.fn.readfile(toml), "\n") .. "\n") .. " " .. real }, db)
+  H.eq(false, rpc.trust_will_ask(toml), "this version allowed: not asked")
+  vim.fn.writefile({ "[generation]", 'backend = "ollama"' }, toml)
+  H.eq(true, rpc.trust_will_ask(toml), "edited since: asked again")
+  vim.fn.writefile({ "! " .. real }, db)
+  H.eq(false, rpc.trust_will_ask(toml), "denied: not asked")
+  if saved then
+    vim.fn.writefile(saved, db)
+  else
+    os.remove(db)
+  end
+  local text = require("ragls.text")
+  H.eq(rpc.trust_context[1], text.longest_fitting(rpc.trust_context, 200), "wide: the whole sentence")
+  local narrow = text.longest_fitting(rpc.trust_context, 50)
+  H.ok(narrow and vim.fn.strdisplaywidth(narrow) <= 46, "narrow echo area: a shorter one: " .. tostring(narrow))
+end)
+
 H.it("answer_lines shows abstention, answer, and maps source lines", function()
   local lines, by_line = ui.answer_lines("How long?", {
     answer = "It is 42 seconds [2].",

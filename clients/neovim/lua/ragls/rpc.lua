@@ -69,6 +69,38 @@ function M.progress_handler(err, result, ctx, cfg)
   return vim.lsp.handlers["$/progress"](err, result, ctx, cfg)
 end
 
+--- Shown above Neovim's trust question for a folder's ragls.toml: the longest that fits in |v:echospace| (a longer
+--- one makes Neovim ask for Enter before the question).
+M.trust_context = {
+  "ragls: allowing this ragls.toml lets it set LLM endpoints, keys, loaders and outside sources; "
+    .. "otherwise it only tunes retrieval.",
+  "ragls: allow = its LLM/key/loader settings apply; else it only tunes retrieval",
+  "ragls: allow = its LLM and loader settings apply",
+  "ragls: allow = its LLM settings apply",
+}
+
+--- Will |vim.secure.read()| ask about `path`? Not when Neovim's trust database (stdpath("state") .. "/trust",
+--- lines "<sha256> <path>", "! <path>" for denied) already allows this version of the file or denies it.
+---@param path string
+---@return boolean
+function M.trust_will_ask(path)
+  local full = vim.uv.fs_realpath(vim.fs.normalize(path))
+  local ok, db = pcall(vim.fn.readfile, vim.fs.joinpath(vim.fn.stdpath("state"), "trust"))
+  local f = full and io.open(full, "rb")
+  if not (ok and f) then
+    return true
+  end
+  local digest = vim.fn.sha256(f:read("*a") or "")
+  f:close()
+  for _, line in ipairs(db) do
+    local hash, file = line:match("^(%S+) (.+)$")
+    if file == full and (hash == "!" or hash == digest) then
+      return false
+    end
+  end
+  return true
+end
+
 --- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
 --- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
 --- true when allowed, with the SHA-256 of the version the user allowed ("sha256:<hex>"): the server applies all of
@@ -82,6 +114,13 @@ function M.workspace_trusted(root)
   local path = root .. "/ragls.toml"
   if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
     return nil
+  end
+  if M.trust_will_ask(path) then
+    -- vim.secure.read's own question names only the file: say what allowing it changes first.
+    local text = require("ragls.text").longest_fitting(M.trust_context, vim.v.echospace + 4) -- no hit-enter
+    if text then
+      vim.api.nvim_echo({ { text, "WarningMsg" } }, true, {})
+    end
   end
   local ok, content = pcall(vim.secure.read, path)
   if not (ok and content ~= nil) then
