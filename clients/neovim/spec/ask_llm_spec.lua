@@ -274,6 +274,10 @@ H.it("the server dies while an answer is pending: the float and a notification s
     return H.floats()[1]
   end, 10000, "the float")
   local buf = vim.api.nvim_win_get_buf(win)
+  -- The LLM takes 20 s: after 2 s the placeholder counts the seconds.
+  H.wait_for(function()
+    return (vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1] or ""):match("^_… waiting for the answer: %d+ s %(q stops it%)_$")
+  end, 10000, "the placeholder to count the seconds")
   local killed
   for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
     local f = io.open(("/proc/%d/cmdline"):format(pid), "rb")

@@ -384,16 +384,24 @@ M.PENDING_REFRESH_MS = 500
 
 --- The placeholder under the question until the answer's first words: "_…_", or while the server indexes (work-done
 --- progress, |ragls-progress|) "_… the index is being built: embedding 120/333 chunks (36%)_", so a first answer
---- that waits for the index does not look hung.
+--- that waits for the index does not look hung; after `PENDING_SECONDS_AFTER_MS` without either, the seconds waited
+--- ("_… waiting for the answer: 7 s (q stops it)_": a slow or unreachable LLM takes a while to answer or fail).
+---@param elapsed_ms? integer since the question was sent
 ---@return string
-function M.pending_line()
+function M.pending_line(elapsed_ms)
   local progress = require("ragls.progress")
   for _, p in pairs(progress.active) do
     local text = progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")
     return ("_… the index is being built: %s_"):format(one_line(text))
   end
+  if elapsed_ms and elapsed_ms >= M.PENDING_SECONDS_AFTER_MS then
+    return ("_… waiting for the answer: %d s (q stops it)_"):format(math.floor(elapsed_ms / 1000))
+  end
   return "_…_"
 end
+
+--- How long the placeholder stays a bare "…" before it counts the seconds (ms).
+M.PENDING_SECONDS_AFTER_MS = 2000
 
 ---@class ragls.AnswerView
 ---@field buf integer
@@ -410,7 +418,8 @@ AnswerView.__index = AnswerView
 function M.answer_view(question)
   local origin = vim.api.nvim_get_current_win()
   local buf, win = M.open_float({ "## " .. question, "", M.pending_line() }, { title = "ragls" })
-  local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false }, AnswerView)
+  local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false,
+    started = vim.uv.now() }, AnswerView)
   -- Until the first words come, the placeholder says what the index is doing (a first index takes a while).
   view.pending_timer = vim.uv.new_timer()
   view.pending_timer:start(M.PENDING_REFRESH_MS, M.PENDING_REFRESH_MS, vim.schedule_wrap(function()
@@ -418,7 +427,7 @@ function M.answer_view(question)
       view:stop_pending()
       return
     end
-    set_lines(buf, { M.pending_line() }, 2)
+    set_lines(buf, { M.pending_line(vim.uv.now() - view.started) }, 2)
   end))
   answer_state[buf] = { by_line = {}, by_n = {}, origin_win = origin }
   vim.keymap.set("n", "<CR>", function()
