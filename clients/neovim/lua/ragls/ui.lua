@@ -1,4 +1,4 @@
----@mod ragls.ui Floats, source jumps, quickfix, and commit-message insertion.
+---@mod ragls.ui Floats, source jumps and highlights, the answer float; quickfix lists in `ragls.quickfix`.
 --- (The text of an answer and its source labels lives in `ragls.answer_text`, re-exported here.)
 ---
 --- Pure rendering: this module never talks to the server. Positions from the server are LSP positions
@@ -274,7 +274,7 @@ end
 --- The 1-based last line of a PROTOCOL Range (an end at character 0 ends on the line before), as the labels count.
 ---@param range table
 ---@return integer
-local function last_line(range)
+function M.last_line(range)
   local e = range["end"]
   return (e.character == 0 and e.line > range.start.line) and e.line or e.line + 1
 end
@@ -307,7 +307,7 @@ end
 ---@param fname? string defaults to the source's file
 ---@return integer lnum, integer col0
 function M.source_end(source, fname)
-  local lnum = last_line(source.focusRange or source.range)
+  local lnum = M.last_line(source.focusRange or source.range)
   local line = source_line_text(source.bufnr, fname or M.source_fname(source), lnum)
   return lnum, line and #line or 0
 end
@@ -322,42 +322,6 @@ function M.answer_keys(width)
     " <CR> open · <C-q> quickfix · r retry · q close ",
     " <CR> open · <C-q> qf · q close ",
   }, width)
-end
-
---- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
---- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
---- message, for an answer without sources).
----@param question string
----@param result table|nil rag/ask result
----@return integer
-function M.quickfix_sources(question, result)
-  if not (result and result.sources and #result.sources > 0) then
-    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
-    return 0
-  end
-  local items = {}
-  for _, source in ipairs(result.sources) do
-    local fname = not source.bufnr and M.source_fname(source) or nil
-    local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
-    -- A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`): an item per place.
-    local places = (type(source.focusRanges) == "table" and #source.focusRanges > 1) and source.focusRanges
-      or { source.focusRange or source.range }
-    for _, range in ipairs(places) do
-      local lnum, col0 = M.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
-      table.insert(items, {
-        bufnr = source.bufnr,
-        filename = fname,
-        module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
-        lnum = lnum,
-        col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
-        end_lnum = last_line(range),
-        text = ("[%d]%s"):format(source.n, title),
-      })
-    end
-  end
-  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
-  vim.cmd("botright copen")
-  return #items
 end
 
 --- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
@@ -580,100 +544,11 @@ function M.body_lines(text, title)
   return vim.list_slice(lines, i)
 end
 
---- The text of a chunk's focus lines (`focusRange`) as one line (whitespace collapsed, at most `max` characters),
---- when they start below the chunk's first line and lie within its text (the file's lines `range.start.line` ..
---- `range.end.line`); else nil (the chunk's first lines say it then).
----@param chunk table  PROTOCOL Chunk
----@param max integer|nil  default 200
----@return string|nil
-function M.focus_text(chunk, max)
-  local source = chunk.source
-  local focus = source.focusRange
-  if not focus or focus.start.line <= source.range.start.line then
-    return nil
-  end
-  local lines = split_lines(chunk.text or "")
-  local a = focus.start.line - source.range.start.line + 1
-  local b = focus["end"].line - source.range.start.line + 1
-  if b < a or b > #lines then
-    return nil
-  end
-  local flat = vim.trim((table.concat(vim.list_slice(lines, a, b), " "):gsub("%s+", " ")))
-  if flat == "" then
-    return nil
-  end
-  return vim.fn.strcharpart(flat, 0, max or 200)
-end
-
-local function end_lnum_of(source)
-  return last_line(source.focusRange or source.range)
-end
-
---- `text` cut with "…" to the columns a quickfix line has left after "path|4-10 col 3| " in a full-width quickfix
---- window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines: a 200-character
---- preview took three lines, and the fifth result fell below the window). At least 30 columns.
-local function fit_quickfix_text(text, path, lnum, end_lnum, col0)
-  local where = end_lnum > lnum and ("%d-%d"):format(lnum, end_lnum) or tostring(lnum)
-  if col0 > 0 then
-    where = where .. (" col %d"):format(col0 + 1)
-  end
-  local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
-  local room = math.max(30, vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1)
-  if vim.fn.strdisplaywidth(text) <= room then
-    return text
-  end
-  local cut = vim.fn.strcharpart(text, 0, room - 1)
-  while vim.fn.strdisplaywidth(cut) > room - 1 do -- wide characters take two columns
-    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
-  end
-  return cut .. "…"
-end
-
---- `path:line:col: title — text` quickfix items for rag/query chunks: the text of the focus lines (the line the
---- item names) when known, else the chunk's first line.
----@param chunks table[]  PROTOCOL Chunk[]
----@return table[] items  for setqflist
-function M.quickfix_items(chunks)
-  local items = {}
-  for _, chunk in ipairs(chunks) do
-    local source = chunk.source
-    local fname = M.source_fname(source)
-    local first = M.focus_text(chunk) or M.body_lines(chunk.text, source.title)[1]
-    first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
-    local text = first or ""
-    if source.title and source.title ~= "" then
-      text = one_line(source.title) .. (first and (" — " .. first) or "")
-    end
-    local lnum, col0 = M.source_start(source, fname)
-    table.insert(items, {
-      filename = fname,
-      module = not fname and (source.path or source.uri) or nil,
-      lnum = lnum,
-      -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
-      col = col0 > 0 and col0 + 1 or 0,
-      end_lnum = last_line(source.focusRange or source.range),
-      text = fit_quickfix_text(text, fname or source.path or source.uri or "", lnum, end_lnum_of(source), col0),
-      user_data = { score = chunk.score, id = chunk.id },
-    })
-  end
-  return items
-end
-
---- Fill the quickfix list with rag/query results and open it.
----@param query string
----@param result table rag/query result
-function M.show_query(query, result)
-  local items = M.quickfix_items(result.chunks or {})
-  vim.fn.setqflist({}, " ", { title = "RagQuery: " .. query, items = items })
-  if #items == 0 or result.abstained then
-    vim.notify(
-      ("ragls: nothing relevant found for %q%s"):format(query, #items > 0 and " (closest matches listed)" or ""),
-      vim.log.levels.WARN,
-      { title = "ragls" }
-    )
-  end
-  if #items > 0 then
-    vim.cmd("botright copen")
+-- The quickfix lists (an answer's sources, rag/query results) live in ragls.quickfix; these names stay for callers of
+-- ragls.ui (required on first use: ragls.quickfix itself uses ragls.ui's source positions).
+for _, name in ipairs({ "quickfix_sources", "focus_text", "quickfix_items", "show_query" }) do
+  M[name] = function(...)
+    return require("ragls.quickfix")[name](...)
   end
 end
 

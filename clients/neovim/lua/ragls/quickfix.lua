@@ -1,0 +1,145 @@
+---@mod ragls.quickfix The quickfix lists: an answer's sources (`:RagAsk`'s <C-q>, the chat's) and rag/query results.
+---
+--- Pure rendering, as ragls.ui (whose source positions it uses): LSP positions (0-based lines, UTF-16 characters)
+--- in, 1-based lines and byte columns out.
+
+local ui = require("ragls.ui")
+local one_line = require("ragls.text").one_line
+local split_lines = require("ragls.text").split_lines
+
+local M = {}
+
+--- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
+--- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
+--- message, for an answer without sources).
+---@param question string
+---@param result table|nil rag/ask result
+---@return integer
+function M.quickfix_sources(question, result)
+  if not (result and result.sources and #result.sources > 0) then
+    vim.notify("ragls: this answer has no sources (yet)", vim.log.levels.INFO, { title = "ragls" })
+    return 0
+  end
+  local items = {}
+  for _, source in ipairs(result.sources) do
+    local fname = not source.bufnr and ui.source_fname(source) or nil
+    local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
+    -- A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`): an item per place.
+    local places = (type(source.focusRanges) == "table" and #source.focusRanges > 1) and source.focusRanges
+      or { source.focusRange or source.range }
+    for _, range in ipairs(places) do
+      local lnum, col0 = ui.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
+      table.insert(items, {
+        bufnr = source.bufnr,
+        filename = fname,
+        module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+        lnum = lnum,
+        col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
+        end_lnum = ui.last_line(range),
+        text = ("[%d]%s"):format(source.n, title),
+      })
+    end
+  end
+  vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
+  vim.cmd("botright copen")
+  return #items
+end
+
+--- The text of a chunk's focus lines (`focusRange`) as one line (whitespace collapsed, at most `max` characters),
+--- when they start below the chunk's first line and lie within its text (the file's lines `range.start.line` ..
+--- `range.end.line`); else nil (the chunk's first lines say it then).
+---@param chunk table  PROTOCOL Chunk
+---@param max integer|nil  default 200
+---@return string|nil
+function M.focus_text(chunk, max)
+  local source = chunk.source
+  local focus = source.focusRange
+  if not focus or focus.start.line <= source.range.start.line then
+    return nil
+  end
+  local lines = split_lines(chunk.text or "")
+  local a = focus.start.line - source.range.start.line + 1
+  local b = focus["end"].line - source.range.start.line + 1
+  if b < a or b > #lines then
+    return nil
+  end
+  local flat = vim.trim((table.concat(vim.list_slice(lines, a, b), " "):gsub("%s+", " ")))
+  if flat == "" then
+    return nil
+  end
+  return vim.fn.strcharpart(flat, 0, max or 200)
+end
+
+local function end_lnum_of(source)
+  return ui.last_line(source.focusRange or source.range)
+end
+
+--- `text` cut with "…" to the columns a quickfix line has left after "path|4-10 col 3| " in a full-width quickfix
+--- window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines: a 200-character
+--- preview took three lines, and the fifth result fell below the window). At least 30 columns.
+local function fit_quickfix_text(text, path, lnum, end_lnum, col0)
+  local where = end_lnum > lnum and ("%d-%d"):format(lnum, end_lnum) or tostring(lnum)
+  if col0 > 0 then
+    where = where .. (" col %d"):format(col0 + 1)
+  end
+  local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
+  local room = math.max(30, vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1)
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  local cut = vim.fn.strcharpart(text, 0, room - 1)
+  while vim.fn.strdisplaywidth(cut) > room - 1 do -- wide characters take two columns
+    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  end
+  return cut .. "…"
+end
+
+--- `path:line:col: title — text` quickfix items for rag/query chunks: the text of the focus lines (the line the
+--- item names) when known, else the chunk's first line.
+---@param chunks table[]  PROTOCOL Chunk[]
+---@return table[] items  for setqflist
+function M.quickfix_items(chunks)
+  local items = {}
+  for _, chunk in ipairs(chunks) do
+    local source = chunk.source
+    local fname = ui.source_fname(source)
+    local first = M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
+    first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
+    local text = first or ""
+    if source.title and source.title ~= "" then
+      text = one_line(source.title) .. (first and (" — " .. first) or "")
+    end
+    local lnum, col0 = ui.source_start(source, fname)
+    table.insert(items, {
+      filename = fname,
+      module = not fname and (source.path or source.uri) or nil,
+      lnum = lnum,
+      -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
+      col = col0 > 0 and col0 + 1 or 0,
+      end_lnum = ui.last_line(source.focusRange or source.range),
+      text = fit_quickfix_text(text, fname or source.path or source.uri or "", lnum, end_lnum_of(source), col0),
+      user_data = { score = chunk.score, id = chunk.id },
+    })
+  end
+  return items
+end
+
+--- Fill the quickfix list with rag/query results and open it.
+---@param query string
+---@param result table rag/query result
+function M.show_query(query, result)
+  local items = M.quickfix_items(result.chunks or {})
+  vim.fn.setqflist({}, " ", { title = "RagQuery: " .. query, items = items })
+  if #items == 0 or result.abstained then
+    vim.notify(
+      ("ragls: nothing relevant found for %q%s"):format(query, #items > 0 and " (closest matches listed)" or ""),
+      vim.log.levels.WARN,
+      { title = "ragls" }
+    )
+  end
+  if #items > 0 then
+    vim.cmd("botright copen")
+  end
+end
+
+return M
