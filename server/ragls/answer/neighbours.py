@@ -15,8 +15,8 @@ from ragls.answer.labels import CODE_SPAN
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, chunk_units
 from ragls.core.ir import Hit
 
-__all__ = ["FOCUS_SENTENCE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES", "antecedent",
-           "code_lines", "explains", "quotes", "read_with_neighbours", "with_code_after"]
+__all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
+           "antecedent", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -45,7 +45,11 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     ..." each answer one part of a question). List items and table rows are whole units of their own
     and are never joined (`Unit.item`); a longer block after the next sentence is an example of something else
     more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
-    them")."""
+    them"). A sentence that runs on across a block ("If you put the following configuration in your
+    pyproject.toml:" / the block / "then you can implement ...", `continues`) is quoted whole: a picked
+    continuation after its ":" lead and the lead's short block (`_lead_of`), a picked lead with its continuation
+    (`_after_block`). A passage whose lines another passage of the answer shows already (read with its neighbour,
+    or inside a block it carries) is not added again (`_shown`)."""
     out: list[tuple[int, Unit]] = []
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
@@ -70,13 +74,24 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
                     and (n, found[at + 1].line, found[at + 1].sentence) not in quoted \
                     and not any(k == n and (quotes(m, found[at + 1]) or quotes(found[at + 1], m)) for k, m in picked):
                 unit = replace(found[at + 1], sentence=_joined(unit.sentence, found[at + 1].sentence), line=unit.line)
+        lead = _lead_of(found, at, own, hit.chunk.text) if at is not None else None
+        if lead is not None and (n, lead.line, lead.sentence) not in quoted and not _shown(n, lead, [*picked, *out]):
+            out.append((n, lead))
+            quoted.add((n, lead.line, lead.sentence))
         out.append((n, unit))
-        after = _after_block(found, at, own, query) if at is not None else None
-        if after is not None and (n, after.line, after.sentence) not in quoted \
-                and not any(k == n and (quotes(m, after) or quotes(after, m)) for k, m in picked):
+        after = _after_block(found, at, own, query, hit.chunk.text) if at is not None else None
+        if after is not None and (n, after.line, after.sentence) not in quoted and not _shown(n, after, [*picked, *out]):
             out.append((n, after))
             quoted.add((n, after.line, after.sentence))
     return out
+
+
+def _shown(n: int, unit: Unit, passages: list[tuple[int, Unit]]) -> bool:
+    """Whether one of `passages` of source `n` already shows `unit`: its lines lie within that passage's sentence
+    lines (a passage read with the sentence after it, `read_with_neighbours`, spans both) or within the block it
+    carries, or `unit` carries that passage (`quotes`)."""
+    return any(k == n and ((m.line <= unit.line and unit.end <= m.end) or quotes(m, unit) or quotes(unit, m))
+               for k, m in passages)
 
 
 def _joined(first: str, second: str) -> str:
@@ -156,7 +171,8 @@ _REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that 
 _NOT_SHOWN = re.compile(r"^\s*(?:\.\.\s+\S|\([\w.:-]+\)=\s*$)")
 
 
-def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str]) -> Unit | None:
+def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozenset[str], text: str = ""
+                 ) -> Unit | None:
     """The sentence right after the block that passage `found[at]` (`own`, a ":" sentence) carries, when
     `extractive_picks` quotes it after `own` (`read_with_neighbours`): it opens the paragraph after the block (only a blank
     line between), is not a list item, and names an identifier the question's words point at (`pointed_at`) that
@@ -164,15 +180,57 @@ def _after_block(found: list[Unit], at: int, own: Unit, query: set[str] | frozen
     does what the question asks: "The easiest way is creating a small `start-myproject.py` file that runs the
     application using the builtin server:", its `run_simple(...)` example, then "You can also pass it the
     `extra_files` keyword argument with a list of additional files (like configuration files) you want to observe."
-    for "How do I make run_simple watch that file too?". Quoted as a passage of its own (its own citation lines).
-    None otherwise."""
+    for "How do I make run_simple watch that file too?". Or, whatever it names, the paragraph after the block
+    continues the sentence `own` opens (`continues`, up to CONTINUATION_GAP lines after the block) and carries no
+    program's output nor a block longer than LEAD_CODE_LINES: "Let's assume we have the following SDL file:", the
+    schema, "by running the following command:" and `strawberry schema-codegen schema.graphql`. Quoted as a passage
+    of its own (its own citation lines). None otherwise."""
     if not own.attached or own.block_end <= own.end:
         return None
     nxt = next((u for u in found[at + 1:] if u.line > own.block_end), None)
-    if nxt is None or nxt.item or nxt.line - own.block_end > 2:
+    if nxt is None or nxt.item or nxt.line - own.block_end > CONTINUATION_GAP:
+        return None
+    if continues(nxt, text) and not nxt.output and code_lines(nxt.attached) <= LEAD_CODE_LINES:
+        return nxt  # the rest of the sentence `own` opens, across its block; a long block of its own is another example
+    if nxt.line - own.block_end > 2:
         return None
     mine = pointed_at(identifier_words(own.text), query)
     return nxt if pointed_at(identifier_words(nxt.sentence), query) - mine else None
+
+
+LEAD_CODE_LINES = 8  # a continuation's block, or the block of the ":" passage it continues, is shown up to this long
+
+
+def continues(unit: Unit, text: str = "") -> bool:
+    """Whether passage `unit` continues a sentence across the code block before it: it opens in lower case ("by
+    running the following command:", "then you can implement a thin wrapper ...", "which would be equivalent to:")
+    with a word the chunk `text` never writes as code (`uv`, `brotli`: a name opening a sentence of its own) and
+    no enumerator ("b. At some point ..."), and is no list item."""
+    if not unit.sentence[:1].islower() or unit.item or _ENUMERATOR.match(unit.sentence):
+        return False
+    first = unit.sentence.split()[0].rstrip(",;:")
+    return not any(m.group(0).strip("`").split()[:1] == [first] for m in CODE_SPAN.finditer(text))
+
+
+_ENUMERATOR = re.compile(r"^[a-z][.)]\s")  # "a. If it was in the experimental module ...", "b) ..."
+CONTINUATION_GAP = 3  # lines from a block's last line to the paragraph continuing its sentence (reST: two blank)
+
+
+def _lead_of(found: list[Unit], at: int, own: Unit, text: str = "") -> Unit | None:
+    """The ":" passage right before passage `found[at]` (`own`) when `own` continues its sentence across the block
+    it introduces (`continues`; only blank lines between), the block being no program's output and at most
+    LEAD_CODE_LINES lines: "If you put the following configuration in your ``pyproject.toml``:" /
+    `backend-path = ["_custom_build"]` / "then you can implement a thin wrapper around ``build_meta`` ...". Quoted
+    alone, the continuation leaves out the half of the sentence, and the code, that its lead shows; quoted before
+    `own` as a passage of its own (`read_with_neighbours`). None otherwise."""
+    if at <= 0 or not continues(own, text):
+        return None
+    prev = found[at - 1]
+    if prev.item or prev.output or not prev.attached or prev.block_end <= prev.end \
+            or not 0 < own.line - prev.block_end <= CONTINUATION_GAP \
+            or code_lines(prev.attached) > LEAD_CODE_LINES:
+        return None
+    return prev
 
 
 # A sentence opening with a word that refers back to the sentence before it: a connective ("So", "Thus",
