@@ -148,10 +148,13 @@ def _escapes(text: str) -> str:
     (":math:`\\alpha`") nothing changes."""
     if "\\" not in text:
         return text
-    parts = CODE_SPANS.split(text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _REST_ESCAPE.sub(lambda m: m.group(1) or m.group(2).strip(), parts[k])
-    return "".join(parts)
+    return _SPAN_OR_ESCAPE.sub(lambda m: m.group(1) or m.group(2) or m.group(3).strip(), text)
+
+
+# A code span (kept as written, group 1) or an escape (`_REST_ESCAPE`, groups 2 and 3), matched in one pass over the
+# whole text: an escape right after a span ("`Item`\\s", a role read as code) sees the backtick before it, which a
+# text split into spans hid from `_REST_ESCAPE`'s look-behind.
+_SPAN_OR_ESCAPE = re.compile(f"{CODE_SPANS.pattern}|{_REST_ESCAPE.pattern}")
 
 
 def plain(text: str, markdown: bool = True) -> str:
