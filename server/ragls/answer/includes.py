@@ -1,7 +1,9 @@
 """The code a reST `.. literalinclude::` shows, read from the included file (Sphinx's `literalinclude`): a page that
 writes "Litestar comes with a simple mechanism for caching:" above `.. literalinclude:: /examples/caching/cache.py`
 shows that file's code there, and the index holds only the page's text (the directive line and its options), so
-an answer would show nothing under the sentence. `included_block` reads it when the answer is built.
+an answer would show nothing under the sentence. `included_block` reads it when the answer is built. A MyST
+page writes the same directive as a fence (```` ```{literalinclude} examples/example.py ```` with `:start-after:`
+option lines), read the same way.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from ragls.answer.blocks import Block
 from ragls.sources.redact import mask_secrets
 from ragls.sources.walk import inside_folder, secret_file
 
-_LITERALINCLUDE = re.compile(r"^([ \t]*)\.\. literalinclude::[ \t]+(\S.*?)[ \t]*$")
+# reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
+# group 3 when MyST, the path in group 2.
+_LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
+_MYST_OPTION = re.compile(r"^[ \t]*:([\w-]+):(.*)$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
 # Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
 # e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
@@ -60,14 +65,14 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
 
 
 def stamps(text: str, source: str, folder: str) -> tuple[tuple[str, int], ...]:
-    """(file, modification time in ns) of every file the literalinclude lines of reST chunk `text` name, for the
-    page at `source` (relative to `folder`): a key that changes when an included example is edited."""
-    if "literalinclude::" not in text or not folder:
+    """(file, modification time in ns) of every file the literalinclude lines of chunk `text` (reST or MyST) name,
+    for the page at `source` (relative to `folder`): a key that changes when an included example is edited."""
+    if "literalinclude" not in text or not folder:
         return ()
     doc, root = Path(folder) / source, Path(folder)
     out = []
     for line in text.split("\n"):
-        if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(2), doc, root)) is not None:
+        if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(3), doc, root)) is not None:
             out.append((str(found[0]), found[1]))
     return tuple(out)
 
@@ -122,10 +127,29 @@ def _cut(lines: list[str], options: dict[str, str]) -> list[str]:
     return lines
 
 
+def _myst_options(lines: list[str], line: int, fence: str) -> tuple[dict[str, str], int]:
+    """The `:name: value` option lines right under the MyST directive fence at `line` of `lines`, and the 0-based line
+    of its closing fence (a bare fence of its character, at least as long; its last option line when the chunk
+    cuts it)."""
+    options: dict[str, str] = {}
+    k = line + 1
+    while k < len(lines) and (m := _MYST_OPTION.match(lines[k])):
+        options[m.group(1)] = m.group(2).strip()
+        k += 1
+    cut = k - 1
+    while k < len(lines):
+        bare = lines[k].strip(" \t")
+        if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+            return options, k
+        k += 1
+    return options, cut
+
+
 def included_block(text: str, line: int, source: str, folder: str) -> Block | None:
-    """The code block the `.. literalinclude::` at 0-based `line` of reST chunk `text` shows, for the page at
-    `source` relative to the indexed `folder`: the included file's lines as its options cut them, fenced with its
-    `:language:`; its chunk lines are the directive's (`Block.last`: the directive line and its options), so a
+    """The code block the `.. literalinclude::` (or MyST ```` ```{literalinclude} ````) at 0-based `line` of chunk
+    `text` shows, for the page at `source` relative to the indexed `folder`: the included file's lines as its
+    options cut them, fenced with its `:language:`; its chunk lines are the directive's (`Block.last`: the
+    directive line and its options; a MyST fence through its closing fence), so a
     citation of the sentence and its code stays on the page. None when `line` is no literalinclude or the file
     cannot be read (outside the folder's tree, a secret file, missing, larger than MAX_INCLUDE_BYTES, not UTF-8);
     secret values in the code are masked (`redact.mask_secrets`), as in every passage shown."""
@@ -133,7 +157,7 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
     m = _LITERALINCLUDE.match(lines[line]) if 0 <= line < len(lines) else None
     if m is None or not folder:
         return None
-    found = _target(m.group(2), Path(folder) / source, Path(folder))
+    found = _target(m.group(3), Path(folder) / source, Path(folder))
     if found is None:
         return None
     path = found[0]
@@ -141,14 +165,17 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
         code = mask_secrets(path.read_text(encoding="utf-8"))[0].split("\n")
     except (OSError, UnicodeDecodeError):
         return None
-    body, options, _ = rest.directive_body(lines, line)
+    if m.group(2):
+        options, last = _myst_options(lines, line, m.group(2))
+    else:
+        body, options, _ = rest.directive_body(lines, line)
+        last = body - 1
+        while last > line and not lines[last].strip():
+            last -= 1
     code = _cut(code, options)
     while code and not code[-1].strip():
         code.pop()
     if not any(x.strip() for x in code):
         return None
-    last = body - 1
-    while last > line and not lines[last].strip():
-        last -= 1
     fence = "```" + options.get("language", "")
     return Block("code", line, [fence, *code, "```"], last=last)

@@ -35,6 +35,13 @@ _OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
                          r"io|edu|gov)$")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
+# An attribute list (`{.class}`, `{#id}`, `{key=value}`, several in one, kramdown's `{: .class}`): MyST's attrs_inline
+# and attrs_block, Python-Markdown's attr_list (mkdocs-material's `{ .annotate }`), pandoc. Markup, never words.
+_ATTR = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+))"""
+ATTRIBUTES = r"\{:?[ \t]*" + _ATTR + r"(?:[ \t]+" + _ATTR + r")*[ \t]*\}"
+# A code span with the attribute list right after it ("`print(1)`{l=python}": the span as written, group 1), or an
+# attribute list right after a link, an image or a bracketed span ("[Next](x.md){.md-button}").
+_ATTRIBUTED = re.compile(r"(``[^`\n]+``|`[^`\n]+`)(?:" + ATTRIBUTES + r")?|(?<=[)\]])" + ATTRIBUTES)
 # A reST backslash escape: the backslash is never shown, an escaped space not at all. Only where an escape is what the
 # author meant: before a space or punctuation ("\\*args", "``a``\\ b") or a letter right after inline markup
 # ("*PATTERN*\\s"); a backslash between letters ("C:\\Users" in a plain text file) stays.
@@ -117,9 +124,12 @@ def link_text(text: str, markdown: bool = True) -> str:
     the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK` — reST and plain text have none: their
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images dropped,
     footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
-    Markdown), reST hyperlink references reduced to their text
+    Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
+    reads "`x = 1`"), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
     code spans (``` ``maxsize`` ``` -> `` `maxsize` ``; one holding a backtick, `_ticked`, fenced by two)."""
+    if markdown and "{" in text:
+        text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", text))
     text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else _escapes(text)))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)

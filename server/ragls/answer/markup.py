@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer import rest, rest_literals
+from ragls.answer.inline import ATTRIBUTES
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
 
@@ -20,9 +21,14 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # (`{{% note %}}` ... `{{% /note %}}`, `{{< tab tabID="pipx" >}}`, `{{< steps >}}`): the frame of the prose they hold
 # (a note, a tab, a step), not text. A `{% tag %}` line is a template tag (Jinja, Django, Liquid): in the docs of a
 # template language it is the example's text, never removed; nor is Hugo's own escaped example `{{</* x */>}}`.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|"
-                             r"\([\w.:-]+\)=|(?:\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}]*)?[>%]\}\}[ \t]*)+)[ \t]*$",
-                             re.MULTILINE)
+_PREPROCESSED = r"\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|(?:\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}]*)?[>%]\}\}[ \t]*)+"
+# A line holding only an attribute list (`inline.ATTRIBUTES`: MyST's block attributes "{.glossary}" above a definition
+# list, mkdocs-material's "{ .annotate }" under a code block or list, "{#my-id}"): settings of the block next to it.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\([\w.:-]+\)=|" + ATTRIBUTES + "|" + _PREPROCESSED
+                             + r")[ \t]*$", re.MULTILINE)
+# The include and shortcode lines among them, which their tool replaces inside a code fence too (mdBook's
+# "```console" / "{{#include ../listings/output.txt}}"): never an example shown as written (`fenced_lines`).
+_PREPROCESSOR_LINE = re.compile(r"^[ \t]*(?:" + _PREPROCESSED + r")[ \t]*$")
 # A footnote definition's label (`[^stdlib]: And it's in fact supported ...`, MyST and GFM footnotes): the text after
 # it is prose, read as a paragraph (not removed as a link reference definition).
 _FOOTNOTE_LABEL = re.compile(r"^( {0,3})\[\^[^\]\s]+\]:[ \t]*", re.MULTILINE)
@@ -36,18 +42,20 @@ _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n
 
 def clean_markup(text: str, markdown: bool = True) -> str:
     """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines, MyST
-    target lines `(label)=`, Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
+    target lines `(label)=`, attribute list lines (`{.glossary}`, `{ .annotate }`), Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
     (`rest.admonitions`) read as the prose they hold, and MyST directive fences as prose, code or nothing
     (`_myst_admonitions`), pymdownx.blocks fences and (Markdown) MyST comment lines `% text` emptied
     (`_pymdown_blocks`); reST tables, field lists, directive options and literal blocks as `answer/rest.py`
-    rewrites them. Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
+    rewrites them. In Markdown, the lines inside code fences (`fenced_lines`) are examples as written: none of
+    these rules reads them (a MyST page showing "{math}`x`" or "(label)=" in a ```` ```md ```` fence). Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
     "term: definition" (`rest.definitions`), and explicit markup that is never rendered in place (comments, link
     targets, substitution definitions) is emptied (`_rest_hidden`)."""
     text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    held: dict[int, str] = {}
-    if not markdown:
+    if markdown:
+        text, held = rest_literals.hold_literals(text, fenced_lines(text))
+    else:
         text, held = rest_literals.hold_literals(_rest_hidden(text))
         text = rest_literals.note_refs(text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
@@ -220,6 +228,42 @@ def _myst_role(m: re.Match[str]) -> str:
     return rest.rest_role(same) if same else m.group(0)
 
 
+def fenced_lines(text: str) -> list[bool]:
+    """Per line of Markdown `text`, whether it is a line of code inside a fence, shown as written: the body of a
+    code fence (```` ```python ````, ``~~~``, a longer ```` ```` ```` fence holding shorter ones) and of a MyST code
+    directive (```` ```{code-block} md ````, `_CODE_DIRECTIVES`, past its `:option:` lines; not `{eval-rst}`, whose
+    body is rendered reST, nor `{literalinclude}`, whose body is options). A fence closes at a bare fence of its
+    character at least as long (CommonMark). Another backtick directive (```` ```{note} ````) holds Markdown: its body
+    is read line by line, and the fence that closes it is no opening. Fence lines and blank lines are never held,
+    nor an include or shortcode line (`_PREPROCESSOR_LINE`: its tool replaces it inside a fence too)."""
+    lines = text.split("\n")
+    out = [False] * len(lines)
+    directives: list[str] = []  # the fences of the open non-code directives, innermost last
+    code, options = "", False  # the open code fence; whether a code directive's option lines may still follow
+    for i, line in enumerate(lines):
+        m = rest.FENCE.match(line)
+        bare = line.strip(" \t")
+        if code:
+            if m and bare == code[0] * len(bare) and len(bare) >= len(code):
+                code = ""
+            elif not (options and _MYST_OPTION.match(line)):
+                out[i], options = bool(line.strip()) and not _PREPROCESSOR_LINE.match(line), False
+            continue
+        if not m:
+            continue
+        if directives and bare == directives[-1][0] * len(bare) and len(bare) >= len(directives[-1]):
+            directives.pop()
+            continue
+        info = line.strip(" \t")[len(m.group(1)):].strip()
+        name = re.match(r"\{([\w:-]+)\}", info)
+        if name and (name.group(1).split(":")[-1] not in _CODE_DIRECTIVES
+                     or name.group(1) in ("eval-rst", "literalinclude")):
+            directives.append(m.group(1))
+        else:
+            code, options = m.group(1), bool(name)
+    return out
+
+
 _ADMONITION_NAMES = ("note|warning|tip|hint|important|caution|attention|danger|error|seealso|admonition|"
                      "versionadded|versionchanged|deprecated")
 _UNTITLED = ("admonition", "versionadded", "versionchanged", "deprecated")  # the text on the opening line is no body
@@ -250,7 +294,8 @@ def _myst_admonitions(text: str) -> str:
       language ("```python"), not "```{code-block}"; so is `{eval-rst}` ("```rst"): read as reST prose, Click's
       `.. click:example::` and `.. click:run::` became two code blocks, and the sentence before the example lost
       the run's words ("--help", "-vvv"; two Keys on Click); the fence moves down past its options (and the blank line
-      after them) so the block opens with its code;
+      after them) so the block opens with its code; a `{literalinclude}` (a path and options, no code) is an
+      empty code block at its lines, which answer/includes.py fills with the file's code;
     - a directive whose body is not prose (`{testsetup}`, `{toctree}`, `{image}`, `_HIDDEN_DIRECTIVES`) is emptied;
       a `{figure}`'s caption is prose;
     - any other backtick directive is left as it is (a code block)."""
@@ -274,6 +319,14 @@ def _myst_admonitions(text: str) -> str:
         while k < j and _MYST_OPTION.match(lines[k]):
             options.append(k)
             k += 1
+        if name == "literalinclude":  # its argument is a path, its body options: an empty code block at its line
+            for x in range(i + 1, j if j < len(lines) else i + 1 + len(options)):  # (answer/includes.py shows
+                lines[x] = ""  # the file's code in its place)
+            lines[i] = indent + "```" if j < len(lines) else ""
+            if j < len(lines):
+                lines[j] = indent + "```"
+            i = j + 1 if j < len(lines) else i + 1
+            continue
         if name in _CODE_DIRECTIVES:
             if fence[0] == ":":  # a colon fence cannot hold code for the block reader: leave it
                 i += 1

@@ -202,10 +202,11 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
     example:" with the block it introduces, with the paragraph before it). Memoised per
     (text, lines): a chunk's windows come back on many queries; callers do not modify the units. `markdown`: whether
     the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`). `source`
-    (the chunk's path, relative to the indexed `folder`): a reST ":" sentence over a `.. literalinclude::` carries
+    (the chunk's path, relative to the indexed `folder`): a ":" sentence over a `.. literalinclude::` (MyST:
+    ```` ```{literalinclude} ````) carries
     the included file's code (`includes.included_block`); the memo is keyed by the included files' modification
     times, so an edited example shows as it is now."""
-    key = (source, folder, includes.stamps(text, source, folder)) if source and not markdown else ("", "", ())
+    key = (source, folder, includes.stamps(text, source, folder)) if source else ("", "", ())
     return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key))
 
 
@@ -437,12 +438,13 @@ def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
 def _included(text: str, after: tuple[Block, ...], source: str, folder: str) -> Block | None:
     """The code of the first `.. literalinclude::` among the directive lines right after a block (`between`: a
     `.. dropdown::` or `.. tab-item::` line may stand before it, as in Litestar's "Click to see the code"), as
-    `includes.included_block` reads it; None when a block that is no directive line comes first."""
+    `includes.included_block` reads it (a MyST ```` ```{literalinclude} ```` fence is a code block of its own); None
+    when a block that is no directive line comes first."""
     for x in after:
-        if x.kind != "skip" or not between(x):
-            return None
         if (code := included_block(text, x.start, source, folder)) is not None:
             return code
+        if x.kind != "skip" or not between(x):
+            return None
     return None
 
 

@@ -82,13 +82,14 @@ def literal_lines(text: str) -> list[bool]:
 _HELD = re.compile("\x00(\\d+)\x00")  # a held literal line's mark, its 0-based line (`hold_literals`): no markup rule reads it
 
 
-def hold_literals(text: str) -> tuple[str, dict[int, str]]:
-    """reST `text` with each literal block line (`literal_lines`) replaced by its indentation and a mark, and the
-    lines held (0-based line -> line as written), so that the markup rules of answer/markup.py (roles,
-    directives, options, fields, tables), which move and dedent lines but never add or remove one, leave the
-    examples alone; `restore_literals` puts them back."""
+def hold_literals(text: str, literal: list[bool] | None = None) -> tuple[str, dict[int, str]]:
+    """reST `text` with each literal block line (`literal_lines`, or the lines `literal` marks: a Markdown page's
+    fenced code, `markup.fenced_lines`) replaced by its indentation and a mark, and the lines held (0-based line ->
+    line as written), so that the markup rules of answer/markup.py (roles, directives, options, fields, tables),
+    which move and dedent lines but never add or remove one, leave the examples alone; `restore_literals` puts them
+    back."""
     lines = text.split("\n")
-    held = {k: lines[k] for k, lit in enumerate(literal_lines(text)) if lit}
+    held = {k: lines[k] for k, lit in enumerate(literal_lines(text) if literal is None else literal) if lit}
     for k, line in held.items():
         lines[k] = f"{line[:indent_of(line)]}\x00{k}\x00"
     return "\n".join(lines), held
