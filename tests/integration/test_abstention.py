@@ -162,6 +162,19 @@ def test_question_names():
     assert question_names('Why does `open("my.txt")` fail but `Vec::new()` not?') == ["Vec::new"]  # code is not a name
 
 
+def test_a_name_made_an_adjective_is_the_name():
+    """"LaTeX-style formulas", "a Unix-like system", "S3-compatible storage" name LaTeX, Unix and S3: the docs write
+    the name, not the compound, so a question about typesetting LaTeX formulas is not refused because no chunk holds
+    "LaTeX-style" as a phrase (a blind set's question was). A compound that is a name stays whole."""
+    from ragls.retrieval.names import question_names
+
+    assert question_names("How do I get LaTeX-style formulas typeset?") == ["LaTeX"]
+    assert question_names("Does it run on a Unix-like system with S3-compatible storage?") == ["Unix", "S3"]
+    assert question_names("Is a gevent-based server supported, and HTTP/3 or User-Agent?") == \
+        ["gevent", "HTTP/3", "User-Agent"]
+    assert question_names("Can the files be read-only?") == []
+
+
 def test_question_names_judges_each_word_once():
     """A pasted text repeats its words thousands of times: each distinct word is judged once (a clipping is one set
     look-up, not a pass over the vocabulary per word; 8,000 words took 10 s), and the names are those of the text

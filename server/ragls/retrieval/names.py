@@ -58,6 +58,7 @@ def question_names(text: str) -> list[str]:
         if (token, first) in seen:  # it gave the same names (or none) the first time
             continue
         seen.add((token, first))
+        token = _MODIFIED.sub("", token)  # LaTeX-style, Unix-like, JSON-based: the name is LaTeX, Unix, JSON
         if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
                 or _USER_LITERAL.fullmatch(token) or token.lower() in assigned or placeholder(token):
             continue
@@ -76,6 +77,13 @@ def question_names(text: str) -> list[str]:
             elif token not in values:  # "accept only json, csv or table": the user's own values, not names
                 names += [p for p in lower.split("-") if lowercase_name(p) and not placeholder(p)]
     return list(dict.fromkeys(names))
+
+
+# A name made an adjective by an English word after "-" (`question_names`): "LaTeX-style formulas", "a Unix-like
+# system", "JSON-based", "S3-compatible storage" name LaTeX, Unix, JSON, S3; the docs write the name, not the compound
+# ("LaTeX-style" as a phrase in no chunk made a question about typesetting LaTeX formulas "never mention LaTeX-style")
+_MODIFIED = re.compile(r"(?<=[^\W_])-(?:style|like|based|compatible|powered|flavou?red|friendly|aware|specific|"
+                       r"enabled|related|only|ish)$", re.IGNORECASE)
 
 
 # A quotation of three or more words — an error message, an output line, a prompt the user saw ("'int' object is not
