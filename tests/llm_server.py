@@ -248,7 +248,7 @@ class LLMServer:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/") == "/v1/models":
+                if self.path.split("?")[0].rstrip("/") == "/v1/models":
                     models = sorted(server.known_models or {"test-model"})
                     self._json(200, {"object": "list", "data": [
                         {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in models]})

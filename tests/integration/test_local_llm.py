@@ -147,3 +147,16 @@ def run_auto_start(port: int) -> None:
         if proc is not None:
             proc.terminate()
             proc.wait(10)
+
+
+def test_probe_urls_keep_a_base_urls_query_after_the_path():
+    """A gateway's base_url with a query string (`?api-version=2`): /health and /models go on its path, before the
+    query (appended to the whole string the probes asked for `...?api-version=2/models`)."""
+    base = "http://gw.internal:8080/openai/v1?api-version=2"
+    assert local.under(base, "/models") == "http://gw.internal:8080/openai/v1/models?api-version=2"
+    assert local.under(local.root_of(base), "/health") == "http://gw.internal:8080/openai/health?api-version=2"
+    assert local.root_of("http://127.0.0.1:11434/v1/") == "http://127.0.0.1:11434"
+    assert local.under("http://127.0.0.1:1234/v1/", "/models") == "http://127.0.0.1:1234/v1/models"
+    with LLMServer(known_models={"qwen2.5-7b"}) as srv:  # the stub answers /v1/models whatever the query
+        probe = local.models_at(srv.openai_url + "?api-version=2")
+        assert probe.error is None and probe.models == ["qwen2.5-7b"], probe

@@ -17,7 +17,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from ragls.core.errors import RequestFailed
 from ragls.core.uris import display_url
@@ -160,9 +160,18 @@ _ready_lock = threading.Lock()
 
 
 def root_of(base_url: str) -> str:
-    """`http://host:port/v1` → `http://host:port` (the path's trailing `/v1` removed)."""
-    url = base_url.rstrip("/")
-    return url.removesuffix("/v1")
+    """`http://host:port/v1` → `http://host:port` (the path's trailing `/v1` removed; a query string, a gateway's
+    `?api-version=...`, stays after the path)."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/").removesuffix("/v1"), fragment=""))
+
+
+def under(base_url: str, path: str) -> str:
+    """`path` ("/models", "/health") appended to the path of `base_url`, before its query string:
+    `http://gw/v1?api-version=2` + "/models" → `http://gw/v1/models?api-version=2` (appended to the whole string it
+    read `...?api-version=2/models`)."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path, fragment=""))
 
 
 def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
@@ -175,7 +184,7 @@ def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
             return []
     root = root_of(base_url)
     tried = []
-    for url, is_models in ((root + "/health", False), (base_url.rstrip("/") + "/models", True)):
+    for url, is_models in ((under(root, "/health"), False), (under(base_url, "/models"), True)):
         try:
             payload = _get_json(url, timeout)
         except Exception as exc:  # noqa: BLE001 - reported in the message
@@ -191,7 +200,7 @@ def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
 def list_models(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
     """Model names from `GET <base_url>/models`; [] when it fails."""
     try:
-        return _model_ids(_get_json(base_url.rstrip("/") + "/models", timeout))
+        return _model_ids(_get_json(under(base_url, "/models"), timeout))
     except Exception:  # noqa: BLE001
         return []
 
@@ -219,7 +228,7 @@ def models_at(base_url: str, api_key_env: str | None = None, timeout: float = RE
     is never returned or logged. Never raises: a failure is `Probe.error`, naming the URL and what it got."""
     import httpx
 
-    url = base_url.rstrip("/") + "/models"
+    url = under(base_url, "/models")
     if not url.startswith(("http://", "https://")):
         return Probe(base_url, error=f"{base_url!r} is not an http(s) URL")
     env = api_key_env or "OPENAI_API_KEY"
