@@ -7,9 +7,9 @@ Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without an
 from __future__ import annotations
 
 import pytest
+from offline_index import extractive_workspace
 from ragls.answer.passages import units
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -72,22 +72,10 @@ def keep_one_in(n):
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mystex")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("RAGLS_CACHE_DIR", str(root / "cache"))
-    mp.setenv("RAGLS_OFFLINE", "1")
-    folder = root / "docs"
-    (folder / "syntax" / "examples").mkdir(parents=True)
-    (folder / "syntax" / "math.md").write_text(MATH)
-    (folder / "syntax" / "code.md").write_text(CODE)
-    (folder / "syntax" / "attrs.md").write_text(ATTRS)
-    (folder / "syntax" / "examples" / "sampler.py").write_text(SAMPLER)
-    (folder / ".env").write_text("API_TOKEN=sk-live-0123456789abcdef0123456789\n")
-    ws = RagWorkspace([folder])
-    ws.index()
-    yield ws
-    ws.close()
-    mp.undo()
+    files = {"syntax/math.md": MATH, "syntax/code.md": CODE, "syntax/attrs.md": ATTRS,
+             "syntax/examples/sampler.py": SAMPLER, ".env": "API_TOKEN=sk-live-0123456789abcdef0123456789\n"}
+    with extractive_workspace(tmp_path_factory.mktemp("mystex"), files) as ws:
+        yield ws
 
 
 def test_a_role_in_a_code_fence_is_shown_as_written(ws):

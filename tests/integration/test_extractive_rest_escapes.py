@@ -5,9 +5,9 @@ Real stores (tantivy, LanceDB), the offline model, `RagWorkspace.ask` without an
 from __future__ import annotations
 
 import pytest
+from offline_index import extractive_workspace
 from ragls.answer.passages import units
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -25,18 +25,8 @@ Use :class:`pebble.Stash` on ``Item``\\s and :class:`~pebble.Node`\\ s instead.
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    root = tmp_path_factory.mktemp("rstesc")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("RAGLS_CACHE_DIR", str(root / "cache"))
-    mp.setenv("RAGLS_OFFLINE", "1")
-    folder = root / "docs"
-    folder.mkdir()
-    (folder / "hooks.rst").write_text(HOOKS)
-    ws = RagWorkspace([folder])
-    ws.index()
-    yield ws
-    ws.close()
-    mp.undo()
+    with extractive_workspace(tmp_path_factory.mktemp("rstesc"), {"hooks.rst": HOOKS}) as ws:
+        yield ws
 
 
 def test_an_escape_right_after_a_role_reads_as_its_character(ws):
