@@ -22,7 +22,6 @@ from ragls.sources.walk import inside_folder, secret_file
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
-_MYST_OPTION = re.compile(r"^[ \t]*:([\w-]+):(.*)$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
 # Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
 # e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
@@ -133,13 +132,12 @@ def _myst_options(lines: list[str], line: int, fence: str) -> tuple[dict[str, st
     cuts it)."""
     options: dict[str, str] = {}
     k = line + 1
-    while k < len(lines) and (m := _MYST_OPTION.match(lines[k])):
+    while k < len(lines) and (m := rest.MYST_OPTION.match(lines[k])):
         options[m.group(1)] = m.group(2).strip()
         k += 1
     cut = k - 1
     while k < len(lines):
-        bare = lines[k].strip(" \t")
-        if bare and bare == fence[0] * len(bare) and len(bare) >= len(fence):
+        if rest.closes_fence(lines[k], fence):
             return options, k
         k += 1
     return options, cut

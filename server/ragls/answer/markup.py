@@ -242,16 +242,15 @@ def fenced_lines(text: str) -> list[bool]:
     code, options = "", False  # the open code fence; whether a code directive's option lines may still follow
     for i, line in enumerate(lines):
         m = rest.FENCE.match(line)
-        bare = line.strip(" \t")
         if code:
-            if m and bare == code[0] * len(bare) and len(bare) >= len(code):
+            if m and rest.closes_fence(line, code):
                 code = ""
-            elif not (options and _MYST_OPTION.match(line)):
+            elif not (options and rest.MYST_OPTION.match(line)):
                 out[i], options = bool(line.strip()) and not _PREPROCESSOR_LINE.match(line), False
             continue
         if not m:
             continue
-        if directives and bare == directives[-1][0] * len(bare) and len(bare) >= len(directives[-1]):
+        if directives and rest.closes_fence(line, directives[-1]):
             directives.pop()
             continue
         info = line.strip(" \t")[len(m.group(1)):].strip()
@@ -270,7 +269,6 @@ _UNTITLED = ("admonition", "versionadded", "versionchanged", "deprecated")  # th
 # A MyST directive fence: ```{name} (or ~~~{name}, :::{name}) with its argument, its body, then a closing fence as long
 # or longer (MyST's syntax, myst-parser "Directives").
 _MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*(.*)$")
-_MYST_OPTION = re.compile(r"^[ \t]*:[\w-]+:")
 # Directives whose body is code: shown as a code block, fenced with the language they name (a doctest is a session).
 _CODE_DIRECTIVES = {"code-block": "", "code": "", "sourcecode": "", "code-cell": "", "literalinclude": "",
                     "doctest": "pycon", "testcode": "python", "testoutput": "", "ipython": "pycon", "eval-rst": "rst"}
@@ -310,13 +308,12 @@ def _myst_admonitions(text: str) -> str:
             continue
         indent, fence, name, argument = m.groups()
         name = name.split(":")[-1]  # {py:function} -> function
-        close = re.compile("^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
         j = i + 1
-        while j < len(lines) and not close.match(lines[j]):
+        while j < len(lines) and not rest.closes_fence(lines[j], fence):
             j += 1
         k = i + 1
         options = []
-        while k < j and _MYST_OPTION.match(lines[k]):
+        while k < j and rest.MYST_OPTION.match(lines[k]):
             options.append(k)
             k += 1
         if name == "literalinclude":  # its argument is a path, its body options: an empty code block at its line

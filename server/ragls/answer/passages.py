@@ -296,6 +296,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
             sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
+            code_next = nxt is not None and nxt.kind == "code" and not _closed(text, b, blocks[k + 1], markdown)
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
@@ -303,7 +304,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if pos == len(sentences) - 1 and _introduces(s) and introduces:
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and _output(s, nxt)))
-                elif nxt is not None and nxt.kind == "code" and not _closed(text, b, blocks[k + 1], markdown):
+                elif code_next:
                     # any sentence of the paragraph; the last scored with it
                     out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt, markdown), code_end=block_end(nxt),
                                     code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))

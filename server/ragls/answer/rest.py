@@ -328,6 +328,15 @@ _NAMED_FIELDS = {"raises": "Raises", "raise": "Raises", "except": "Raises", "exc
 
 
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # a code fence line, its fence in group 1
+# A MyST directive's option line right under its fence (":language: python", ":start-after: x"): name, value
+MYST_OPTION = re.compile(r"^[ \t]*:([\w-]+):(.*)$")
+
+
+def closes_fence(line: str, fence: str) -> bool:
+    """Whether `line` closes the fence `fence` opened (```` ``` ````, ``~~~~``, MyST's ``:::``): the opening's
+    character and nothing else, at least as many (CommonMark's closing code fence)."""
+    bare = line.strip(" \t")
+    return bool(bare) and bare == fence[0] * len(bare) and len(bare) >= len(fence)
 
 
 def _in_run(lines: list[str], i: int) -> bool:
@@ -359,7 +368,7 @@ def fields(text: str) -> str:
         code = FENCE.match(lines[i])
         if code and not fence:
             fence = code.group(1)
-        elif code and (bare := lines[i].strip(" \t")) == fence[0] * len(bare) and len(bare) >= len(fence):
+        elif code and closes_fence(lines[i], fence):
             fence = ""  # a closing fence: the opening's character, at least as many, nothing else
         m = _FIELD.match(lines[i])
         if not m:
