@@ -25,6 +25,11 @@ local client = H.wait_for(function()
 end, 120000, "the ragls client to attach and initialize")
 local status = H.wait_for(function()
   local result = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  -- the notice can come before the index run ends (its files are counted first): wait for lastIndexedAt too
+  local folder = result.folders and result.folders[1]
+  if not (folder and folder.lastIndexedAt and folder.lastIndexedAt ~= vim.NIL) then
+    return nil
+  end
   for _, n in ipairs(result.notices or {}) do
     if n:find(": no file here matches sources.include", 1, true) then
       return result
