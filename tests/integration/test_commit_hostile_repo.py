@@ -12,7 +12,7 @@ import pytest
 from commitkit import git, settings_for, write
 from ragls.commit.message import generate_commit_message
 from ragls.core.errors import RequestFailed
-from ragls.index.repo import local_changes
+from ragls.index.repo import head_commit, local_changes, repo_identity
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 
@@ -108,3 +108,86 @@ def test_a_submodules_own_config_runs_nothing_either(tmp_path):
         assert msg.files == ["notes.md"]
     assert local_changes(repo, git(repo, "rev-parse", "HEAD").strip()) is not None
     assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def other_repository(tmp_path):
+    """The user's own repository next to the cloned folder: `private.md` committed, a line staged, an `origin`
+    remote; returns its work tree."""
+    other = tmp_path / "private-repo"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "config", "user.name", "Test")
+    git(other, "config", "user.email", "test@example.com")
+    git(other, "remote", "add", "origin", "git@github.com:victim/private.git")
+    write(other, "private.md", "salary list\n")
+    git(other, "add", "private.md")
+    git(other, "commit", "-q", "-m", "init")
+    write(other, "private.md", "salary list\nstaged secret line\n")
+    git(other, "add", "private.md")
+    return other
+
+
+def assert_not_described(clone, other):
+    """Neither a commit message, the team index's local changes, the repository identity nor the commit comes
+    from `other`'s repository."""
+    for staged in (True, False):
+        with pytest.raises(RequestFailed, match="another repository"):
+            generate_commit_message(clone, settings=settings_for(), staged=staged)
+    assert local_changes(clone, git(other, "rev-parse", "HEAD").strip()) is None
+    assert head_commit(clone) is None
+    assert "victim" not in repo_identity(clone)
+
+
+def test_a_git_file_naming_another_repository_is_refused(tmp_path):
+    """A folder's `.git` FILE (`gitdir: ../private-repo/.git`) would make git describe that repository: its staged
+    change, its HEAD's text under the folder's file names, its remote."""
+    other = other_repository(tmp_path)
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    write(clone, ".git", "gitdir: ../private-repo/.git\n")
+    write(clone, "private.md", "\n")
+    assert_not_described(clone, other)
+
+
+def test_a_git_directory_sharing_another_repositorys_is_refused(tmp_path):
+    """A `.git` directory whose `commondir` names another repository's (the layout of a linked worktree) reads that
+    repository's objects, refs and remote."""
+    other = other_repository(tmp_path)
+    clone = tmp_path / "clone"
+    write(clone, ".git/HEAD", "ref: refs/heads/master\n")
+    write(clone, ".git/commondir", str(other / ".git") + "\n")
+    write(clone, "private.md", "\n")
+    assert_not_described(clone, other)
+
+
+def test_a_git_file_naming_another_submodules_directory_is_refused(tmp_path):
+    """A submodule's git directory sets core.worktree to the submodule's folder: a `.git` file naming it from
+    another folder would describe that submodule."""
+    other = other_repository(tmp_path)
+    git(other, "commit", "-q", "-m", "staged")
+    sup = tmp_path / "super"
+    sup.mkdir()
+    git(sup, "init", "-q")
+    git(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(other), "sub")
+    write(sup / "sub", "private.md", "edited in the submodule\n")
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    write(clone, ".git", f"gitdir: {sup / '.git' / 'modules' / 'sub'}\n")
+    assert_not_described(clone, other)
+    msg = generate_commit_message(sup / "sub", settings=settings_for(), staged=False)  # the real one is read
+    assert msg.files == ["private.md"]
+
+
+def test_linked_worktrees_and_submodules_are_their_own_repositories(tmp_path):
+    """A `git worktree add` checkout (its `.git` file names `<main>/.git/worktrees/NAME`, which names it back) and a
+    submodule are read as before."""
+    other = other_repository(tmp_path)
+    tree = tmp_path / "linked"
+    git(other, "worktree", "add", "-q", str(tree))
+    write(tree, "private.md", "salary list\nworktree line\n")
+    git(tree, "add", "private.md")
+    assert generate_commit_message(tree, settings=settings_for(), staged=True).files == ["private.md"]
+    head = git(tree, "rev-parse", "HEAD").strip()
+    assert head_commit(tree) == head
+    assert local_changes(tree, head).modified == ["private.md"]
+    assert repo_identity(tree) == "github.com/victim/private"

@@ -115,9 +115,10 @@ def repo_root(path: Path) -> Path:
     """The top-level directory of the git work tree containing `path` (a directory or a file in one).
 
     Raises RequestFailed("not a git repository: PATH") when there is none, RequestFailed with git's reason for other
-    failures (e.g. "detected dubious ownership"), or when git is missing; RequestFailed naming core.worktree when
-    the work tree git reports belongs to another repository (a folder's `.git/config` moving its work tree to the
-    user's home, itself under version control, would describe that repository's changes).
+    failures (e.g. "detected dubious ownership"), or when git is missing; RequestFailed with
+    `index.repo.foreign_repository`'s reason when the folder's `.git` names another repository (`core.worktree`
+    moving the work tree to the user's home, a `.git` file or `commondir` naming another repository's git
+    directory: that repository's changes would be described).
     """
     folder = path if path.is_dir() else path.parent
     if not folder.is_dir():
@@ -131,16 +132,10 @@ def repo_root(path: Path) -> Path:
     top = os.fsdecode(proc.stdout.rstrip(b"\r\n"))
     if not top:  # inside .git or a bare repository
         raise RequestFailed(f"not a git work tree: {path}")
-    if _git_dir(folder) != _git_dir(Path(top)):
-        raise RequestFailed(f"the repository of {path} names another repository's folder as its work tree "
-                            f"(core.worktree = {top}): not read")
+    foreign = repo.foreign_repository(folder)
+    if foreign:
+        raise RequestFailed(foreign)
     return Path(top)
-
-
-def _git_dir(folder: Path) -> str | None:
-    """The real path of the git directory git finds from `folder`, None when it finds none."""
-    proc = run_git(folder, ["rev-parse", "--absolute-git-dir"])
-    return os.path.realpath(os.fsdecode(proc.stdout.rstrip(b"\r\n"))) if proc.returncode == 0 else None
 
 
 def _empty_tree(root: Path) -> str:

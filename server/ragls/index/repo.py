@@ -98,6 +98,68 @@ def git(folder: Path, *args: str) -> str | None:
     return os.fsdecode(res.stdout).strip() if res.returncode == 0 else None
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _names_back(git_dir: str, top: str) -> bool:
+    """True when `git_dir`, outside the work tree `top`, was made for it by git: a linked worktree's directory
+    (`<main>/.git/worktrees/NAME`, whose `gitdir` file names `top/.git`) or a submodule's (`core.worktree` in its
+    own config, the folder git then reports as `top`)."""
+    try:
+        back = Path(git_dir, "gitdir").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        back = ""
+    if back and os.path.realpath(os.path.join(git_dir, back)) == os.path.join(top, ".git"):
+        return True
+    try:
+        res = subprocess.run(["git", "config", "--file", os.path.join(git_dir, "config"), "--get", "core.worktree"],
+                             env=_git_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT_S,
+                             check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    tree = os.fsdecode(res.stdout).strip()
+    return res.returncode == 0 and bool(tree) and os.path.realpath(os.path.join(git_dir, tree)) == top
+
+
+def _absolute_git_dir(folder: Path) -> str | None:
+    """The real path of the git directory git finds from `folder`, None when it finds none."""
+    try:
+        res = run_git(folder, ["rev-parse", "--absolute-git-dir"])
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return os.path.realpath(os.fsdecode(res.stdout).strip()) if res.returncode == 0 else None
+
+
+def foreign_repository(folder: Path) -> str | None:
+    """Why the repository git finds from `folder` is not one the folder may speak for, or None (it is, or there is
+    none: callers see that themselves). A folder's `.git` is its input (docs/security.md): a `.git` file
+    (`gitdir: ../private/.git`), a `.git` directory whose `commondir` names another repository's, a `core.worktree`
+    moving the work tree out, or a `.git` file naming another checkout's submodule directory would make git describe
+    another repository of the user's — its staged changes, its files' text under the folder's names, its remote.
+    Accepted: git directories inside the work tree, and linked worktrees and submodules (`_names_back`), with the
+    folder inside the work tree git reports."""
+    try:
+        res = run_git(Path(folder), ["rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir",
+                                     "--git-common-dir"])
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = os.fsdecode(res.stdout).splitlines()
+    if res.returncode != 0 or len(lines) != 3:
+        return None
+    top, git_dir, common = (os.path.realpath(p) for p in lines)
+    if not _inside(os.path.realpath(folder), top) or _absolute_git_dir(Path(top)) != git_dir:
+        return (f"the repository of {folder} names another repository's folder as its work tree (core.worktree = "
+                f"{top}): not read")
+    own = _inside(git_dir, top) or _names_back(git_dir, top)
+    if not own:
+        return f"the .git of {folder} names another repository's git directory ({git_dir}): not read"
+    linked = os.path.dirname(git_dir) == os.path.join(common, "worktrees") and _names_back(git_dir, top)
+    if common != git_dir and not _inside(common, top) and not linked:
+        return f"the git directory of {folder} shares another repository's (commondir {common}): not read"
+    return None
+
+
 def normalize_remote(url: str) -> str:
     """A remote URL reduced to `host/owner/name` in lower case (module docstring). Local paths keep their path
     (lower-cased, `.git` dropped)."""
@@ -117,6 +179,10 @@ def repo_identity(folder: Path, configured: str | None = None) -> str:
     folder = Path(folder)
     if configured:
         return configured.strip()
+    foreign = foreign_repository(folder)
+    if foreign:
+        log.warning("%s; the shared index is named after the folder name", foreign)
+        return f"name:{folder.resolve().name}"
     prefix = (git(folder, "rev-parse", "--show-prefix") or "").strip("/")
     suffix = f"//{prefix}" if prefix else ""
     remotes = (git(folder, "remote") or "").split()
@@ -142,8 +208,9 @@ def collection_name(identity: str, model_fp: str, chunker_fp: str) -> str:
 
 
 def head_commit(folder: Path) -> str | None:
-    """The full sha of HEAD, None outside a git repository or before the first commit."""
-    return git(Path(folder), "rev-parse", "HEAD")
+    """The full sha of HEAD, None outside a git repository, before the first commit, or when the folder's `.git`
+    names another repository (`foreign_repository`)."""
+    return None if foreign_repository(Path(folder)) else git(Path(folder), "rev-parse", "HEAD")
 
 
 @dataclass
@@ -168,8 +235,11 @@ class LocalChanges:
 
 def local_changes(folder: Path, commit: str) -> LocalChanges | None:
     """Files of `folder` that differ from `commit` in the working tree (staged or not) plus untracked files not
-    ignored. None when git cannot answer (not a repository, commit unknown locally: fetch it)."""
+    ignored. None when git cannot answer (not a repository, commit unknown locally: fetch it) or the folder's
+    `.git` names another repository (`foreign_repository`)."""
     folder = Path(folder)
+    if foreign_repository(folder):
+        return None
     diff = git(folder, "diff", "--name-status", "--no-renames", "--relative", "-z", "--ignore-submodules=dirty",
                commit, "--", ".")
     if diff is None:
