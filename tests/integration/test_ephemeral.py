@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import shlex
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from llm_server import held_port
@@ -25,6 +28,15 @@ class _Pages(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path.startswith("http://"):  # a proxy's request (absolute form): serve the path
+            url = urlsplit(self.path)
+            if url.path == "/moved-by-name":  # a public site moving the fetch to a name of this machine
+                self.send_response(302)
+                self.send_header("location", f"http://{socket.gethostname()}:{self.server.server_address[1]}/page.html")
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
+            self.path = url.path
         if self.path.startswith("/moved"):  # a page that moves the fetch to the cloud's metadata service
             self.send_response(302)
             self.send_header("location", "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
@@ -169,6 +181,26 @@ def test_a_redirect_to_a_link_local_address_is_refused_before_it_is_followed(fol
         load_documents([pages + "/moved"], folder, timeout_s=5)
     [doc] = load_documents([pages + "/moved-here"], folder)
     assert "three" in doc.text
+
+
+def test_a_redirect_to_a_name_of_this_machine_is_refused(folder, pages, monkeypatch):
+    """Names are resolved before a redirect is followed: a public site's redirect to a host name that resolves to
+    a loopback or private address (this machine's own name here; an attacker's DNS name answering 127.0.0.1 or
+    169.254.169.254) is refused like the address itself (red team, session 48: only literal addresses and
+    `localhost` were). The public site is reached through a proxy (the loopback server), as a `.test` name never
+    resolves."""
+    try:
+        kinds = {ipaddress.ip_address(a[4][0]) for a in socket.getaddrinfo(socket.gethostname(), None)}
+    except OSError:
+        pytest.skip("this machine's name does not resolve")
+    if not all(ip.is_loopback or ip.is_private for ip in kinds):
+        pytest.skip("this machine's name resolves to a public address")
+    monkeypatch.setenv("HTTP_PROXY", pages)
+    monkeypatch.setenv("NO_PROXY", "")
+    [doc] = load_documents(["http://docs.example.test/page.html"], folder, timeout_s=5)  # the proxy serves it
+    assert "three" in doc.text
+    with pytest.raises(RequestFailed, match=f"redirected to {socket.gethostname()}, a (loopback|private) address"):
+        load_documents(["http://docs.example.test/moved-by-name"], folder, timeout_s=5)
 
 
 def test_url_failures(folder, pages):

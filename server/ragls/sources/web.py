@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 import sqlite3
 import threading
 import time
@@ -136,16 +137,11 @@ def _markdown_links(text: str, base: str) -> list[str]:
     return list(out)
 
 
-def _address_kind(host: str) -> str | None:
-    """"link-local", "loopback" or "private" for a host that names one (a literal address, or localhost), else
-    None. Names are not resolved."""
-    host = host.strip("[]").lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return "loopback"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return None
+#: How inward an address kind reaches, for a name with several addresses (the most inward one counts).
+_INWARD = {"link-local": 3, "loopback": 2, "private": 1}
+
+
+def _ip_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     ip = getattr(ip, "ipv4_mapped", None) or ip
     if ip.is_link_local:
         return "link-local"
@@ -154,11 +150,32 @@ def _address_kind(host: str) -> str | None:
     return "private" if ip.is_private or ip.is_reserved else None
 
 
+def _address_kind(host: str) -> str | None:
+    """"link-local", "loopback" or "private" for a host that names one — a literal address, `localhost`, or a name
+    any of whose addresses is one (resolved with the system resolver: a site's DNS name may answer 127.0.0.1 or
+    169.254.169.254; the most inward kind counts) —, else None (a public host, or a name that does not resolve)."""
+    host = host.strip("[]").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return "loopback"
+    try:
+        return _ip_kind(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return None
+    kinds = {_ip_kind(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in found}
+    return max(kinds - {None}, key=_INWARD.__getitem__, default=None)
+
+
 def _refuse_redirect_inward(response: httpx.Response) -> None:
     """An httpx response hook (it runs before a redirect is followed): a fetched site is untrusted input, so its
     redirect may not move the fetch to a link-local address (169.254.169.254: the cloud's instance metadata, with
     the machine's credentials) nor, from a host that is not one, to a loopback or private address (the user's own
-    services). Raises FetchError, so nothing is sent there. A URL the user configures may name any of them."""
+    services). Host names are resolved for the check (`_address_kind`); httpx resolves the name again to connect, so
+    a name whose answer changes between the two (DNS rebinding with a zero TTL) is not covered. Raises FetchError,
+    so nothing is sent there. A URL the user configures may name any of them."""
     location = response.headers.get("location") if response.is_redirect else None
     if not location:
         return
