@@ -4,6 +4,7 @@ rest of the file is indexed and cited at its own lines. Real tantivy, LanceDB an
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -207,4 +208,37 @@ def test_a_key_set_in_a_subscript_a_redis_password_and_a_groq_key_are_masked(lin
     'value = os.environ["API_TOKEN"]', 'headers["Authorization"] = f"Bearer {token}"',
     'os.environ["SECRET_KEY"] = get_random_secret_key()', "http://[::1]:8000/docs", "redis://:${REDIS_PASS}@host/0"])
 def test_code_reading_a_key_is_not_masked(line):
+    assert mask_secrets(line) == (line, 0)
+
+
+_PEM_KEY = (b"-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oG4WpcSqZ0f5oAoGCCqGSM49\n"
+            b"-----END EC PRIVATE KEY-----\n")
+_KEY_DATA = base64.b64encode(_PEM_KEY).decode()
+_DOCKER_AUTH = base64.b64encode(b"deploybot:Zr8wq3Lp9xkQ").decode()
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    (f'{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{_DOCKER_AUTH}"}}}}}}', _DOCKER_AUTH),
+    (f'    "ghcr.io": {{\n      "auth": "{_DOCKER_AUTH}"\n    }}', _DOCKER_AUTH),
+    (f"//registry.npmjs.org/:_auth={_DOCKER_AUTH}", _DOCKER_AUTH),
+    (f"    client-key-data: {_KEY_DATA}", _KEY_DATA),
+    (f"  tls.key: {_KEY_DATA}", _KEY_DATA),
+    (f'{{"private_key_b64": "{_KEY_DATA}"}}', _KEY_DATA),
+])
+def test_a_registry_login_and_a_base64_private_key_are_masked(line, value):
+    """Shapes a red-team run found whole in the index (session 48): a Docker config's `auth` (base64 of
+    `user:password`; npm's `_auth` too) and a PEM private key in base64 (a kubeconfig's `client-key-data`, a
+    Kubernetes secret's `tls.key`)."""
+    masked, count = mask_secrets(line)
+    assert count >= 1 and value not in masked and len(masked) == len(line)
+    assert masked.replace("*", "") == line.replace(value, "")
+
+
+@pytest.mark.parametrize("line", [
+    '"auth": "oauth2"', "auth: required", '{{"auth": "{}"}}'.format(base64.b64encode(b"no colon in it at all").decode()),
+    "    client-certificate-data: {}".format(base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIC5zCCAc+gAwIBAgIBATANBg"
+                                                         b"\n-----END CERTIFICATE-----\n").decode()),
+    "auth = basic_auth(user, password_hash)"])
+def test_an_auth_setting_that_is_no_credential_is_kept(line):
+    """A public certificate, an `auth` naming a method, base64 text that is no `user:password` stay searchable."""
     assert mask_secrets(line) == (line, 0)

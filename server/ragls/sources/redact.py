@@ -29,7 +29,11 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
   password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
   backslash-continued line of the command), as gitleaks' `curl-auth-user` rule, unless it is a template (`$PASS`);
-- the body of a `-----BEGIN … PRIVATE KEY-----` block (also PGP's `PRIVATE KEY BLOCK`);
+- the body of a `-----BEGIN … PRIVATE KEY-----` block (also PGP's `PRIVATE KEY BLOCK`), and such a block in base64
+  (`LS0tLS1CRUdJTi…` decoding to a PRIVATE KEY line: a kubeconfig's `client-key-data`, a Kubernetes secret's
+  `tls.key`; a certificate's `client-certificate-data` is public and kept);
+- a registry login: the value of an `auth` / `_auth` setting (a Docker `config.json`, an `.npmrc`) that is base64
+  of `user:password`;
 - the secret path of a Slack webhook URL (`https://hooks.slack.com/services/T…/B…/…`).
 
 Why our own regular expressions rather than detect-secrets (PyPI, 1.5.0), evaluated for issue 25: its plugins miss
@@ -46,6 +50,7 @@ Raising `REDACT_VERSION` re-chunks indexes built with an older masker (it is par
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import re
 
@@ -53,12 +58,13 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 8  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 9  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
 # 7: a list of names after a PASS name is kept (tox's `testenv.pass_env=FOO,BAR` was masked); 8: a subscript's key
-# as the name (`os.environ["OPENAI_API_KEY"] = "…"`), a URL password without a user name, Groq's `gsk_…`
+# as the name (`os.environ["OPENAI_API_KEY"] = "…"`), a URL password without a user name, Groq's `gsk_…`;
+# 9: a Docker/npm `auth` login (base64 `user:password`), a base64 PEM private key (kubeconfig `client-key-data`)
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -113,7 +119,21 @@ _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<
                           r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)
 # The secret path of a Slack incoming webhook (https://hooks.slack.com/services/T…/B…/…): whoever has it can post.
 _WEBHOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<value>[A-Za-z0-9_/-]{20,})")
+# A PEM block in base64 ("-----BEGIN " is "LS0tLS1CRUdJTi"): masked when it decodes to a PRIVATE KEY line.
+_PEM_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}")
+# A registry login (Docker config.json `"auth": "…"`, .npmrc `_auth=…`): base64 of `user:password`.
+_REGISTRY_AUTH = re.compile(r"(?i)(?<![A-Za-z0-9_-])_?auth[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{8,}={0,2})"
+                            r"(?![A-Za-z0-9+/=])")
 _PLACEHOLDER = re.compile(r"(?i)[${}<>]|\.\.\.|xxxx|\*\*\*|your|change_?me|example|placeholder|redacted|dummy")
+
+
+def _base64_text(value: str, limit: int = 400) -> str:
+    """The first bytes of base64 `value` decoded as Latin-1 text ("" when it is not base64)."""
+    head = value[:limit - limit % 4]
+    try:
+        return base64.b64decode(head + "=" * (-len(head) % 4), validate=True).decode("latin-1")
+    except ValueError:
+        return ""
 
 
 def _masked(value: str, keep: int = 0) -> str:
@@ -136,6 +156,9 @@ def mask_secrets(text: str) -> tuple[str, int]:
 
     for m in _PRIVATE_KEY.finditer(text):
         put(m.start("body"), m.end("body"), 0)
+    for m in _PEM_BASE64.finditer(text):
+        if "PRIVATE KEY" in _base64_text(m.group()).split("\n", 1)[0]:
+            put(m.start(), m.end(), 0)
     for m in _ASSIGNMENT.finditer(text):
         value = m.group("value")
         if (_PLACEHOLDER.search(value) or not re.search(r"[A-Za-z]", value) or not re.search(r"[0-9]", value)
@@ -169,6 +192,10 @@ def mask_secrets(text: str) -> tuple[str, int]:
         # `https://user:password@host`, `user:<your-password>@`) is syntax, not a secret: masking it alters the docs
         if not (re.search(r"[${}<>%]|^\*+$", value) or value.lower() in _NOT_A_PASSWORD
                 or _PLACEHOLDER.search(value)):
+            put(m.start("value"), m.end("value"), 0)
+    for m in _REGISTRY_AUTH.finditer(text) if "auth" in low else ():
+        login = _base64_text(m.group("value"))
+        if re.fullmatch(r"[\x20-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,200}", login):
             put(m.start("value"), m.end("value"), 0)
     for m in _WEBHOOK.finditer(text) if "hooks.slack.com" in low else ():
         put(m.start("value"), m.end("value"), 0)
