@@ -16,7 +16,8 @@ from clikit import ragls
 from livekit import eventually, running_server
 from llm_server import LLMServer, Reply, route
 from lspkit import copy_docs, request, server_env, wait_indexed
-from mcpkit import McpProcess, mcp_server, wait_mcp_indexed
+from mcp.shared.exceptions import MCPError
+from mcpkit import MCP_COMMAND, McpProcess, mcp_server, wait_mcp_indexed
 from ragls.config.trust import trust as trust_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -136,6 +137,11 @@ async def test_read_passage_refuses_outside_and_unindexed(server, workspace):
         assert result.is_error, path
         assert "outside the indexed folders" in result.content[0].text
         assert OUTSIDE_WORD not in result.content[0].text
+    for uri in (outside.as_uri(), "file:///etc/passwd", (workspace / ".." / "outside.txt").as_uri()):
+        with pytest.raises(MCPError) as refused:  # resources/read: the protocol's bad-parameters code, as tools
+            await server.session.read_resource(uri)
+        assert refused.value.error.code == -32602, uri
+        assert "outside the indexed folders" in refused.value.error.message and OUTSIDE_WORD not in str(refused.value)
     for path, said in ((".env", "not an indexed file"), ("logo.txt", "is not indexed: binary"),  # skipped: why
                        ("missing.md", "not an indexed file")):
         result = await server.call("read_passage", {"path": path})
@@ -249,6 +255,43 @@ async def test_malformed_settings_do_not_kill_the_server(tmp_path):
         result = await proc.call("search_docs", {"query": "retries"})
         assert result.is_error and "chunk_size" in result.content[0].text
         assert (await proc.session.list_tools()).tools  # still serving
+
+
+async def test_malformed_lines_on_stdin_do_not_stop_the_server(tmp_path):
+    """A line that is not JSON, not a JSON-RPC message, or a request whose params fail the protocol's schema: the
+    server answers the next request. The MCP SDK's stdio transport drops such lines without a JSON-RPC error
+    (modelcontextprotocol/python-sdk#2751; the spec forbids a client to send them), docs/agents.md."""
+    ws = copy_docs(tmp_path / "docs")
+    proc = await asyncio.create_subprocess_exec(*MCP_COMMAND, str(ws), stdin=asyncio.subprocess.PIPE,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+                                                env=server_env(tmp_path / "cache"), limit=2**22)
+
+    async def send(line: bytes | dict) -> None:
+        proc.stdin.write((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
+        await proc.stdin.drain()
+
+    async def answer(request_id: int) -> dict:
+        while True:
+            reply = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
+            if reply.get("id") == request_id:
+                return reply
+
+    try:
+        await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert "result" in await answer(1)
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for n, bad in enumerate([b"{not json", b"[]", b"\xff\xfe", b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call",'
+                                 b' "params": "x"}', b"x" * 3_000_000], start=2):
+            await send(bad)
+            await send({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
+                        "params": {"name": "read_passage", "arguments": {"path": "../../etc/passwd"}}})
+            reply = await answer(100 + n)
+            assert reply["result"]["isError"] and "outside the indexed folders" in reply["result"]["content"][0]["text"]
+    finally:
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 60)
+    assert proc.returncode == 0
 
 
 async def test_cli_refuses_home_directory(tmp_path):

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from pydantic import Field, ValidationError
@@ -196,13 +197,17 @@ class RaglsTools:
             return await asyncio.to_thread(_list_resources, ws)
 
     async def read_file(self, uri: str) -> str:
+        """The text of the indexed file `uri` (masked, `read_indexed_text`). Raises MCPError with the code of the
+        one error mapping (`to_wire_error`: -32602 for a URI outside the folders or not indexed, as the tools'),
+        not the SDK's -32603 for a resource that fails."""
         try:
             with self.live.request():
                 ws = await self._ws()
                 idx, rel = await asyncio.to_thread(resolve_indexed, ws.indexes, uri)
                 return await asyncio.to_thread(read_indexed_text, idx, rel)
         except RaglsError as exc:
-            raise ResourceError(str(exc)) from None
+            wire = to_wire_error(exc)
+            raise MCPError(code=wire["code"], message=wire["message"], data={"uri": uri}) from None
 
 
 def _list_resources(ws) -> list[MCPResource]:
