@@ -281,8 +281,8 @@ async def test_malformed_lines_on_stdin_do_not_stop_the_server(tmp_path):
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
         assert "result" in await answer(1)
         await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        for n, bad in enumerate([b"{not json", b"[]", b"\xff\xfe", b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call",'
-                                 b' "params": "x"}', b"x" * 3_000_000], start=2):
+        bad_params = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"}'
+        for n, bad in enumerate([b"{not json", b"[]", b"\xff\xfe", bad_params, b"x" * 3_000_000], start=2):
             await send(bad)
             await send({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
                         "params": {"name": "read_passage", "arguments": {"path": "../../etc/passwd"}}})
