@@ -70,15 +70,17 @@ def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, to
 
 
 @contextlib.contextmanager
-def extractive_workspace(root: Path, files: dict[str, str]) -> Iterator[RagWorkspace]:
-    """An open RagWorkspace over `indexed_folder(root, files)` with no LLM (`generation.backend = "none"`: answers
-    are extractive), closed on exit; skips the test when the offline model (ragls[offline]) is missing. For module
-    fixtures: `with extractive_workspace(tmp_path_factory.mktemp("x"), {"a.md": A}) as ws: yield ws`."""
+def extractive_workspace(root: Path, files: dict[str, str], *, filler: bool = True, toml: str = ""
+                         ) -> Iterator[RagWorkspace]:
+    """An open RagWorkspace over `indexed_folder(root, files, filler=filler)` with no LLM (`generation.backend =
+    "none"`: answers are extractive; `toml`: more ragls.toml text), closed on exit; skips the test when the offline
+    model (ragls[offline]) is missing. For module fixtures:
+    `with extractive_workspace(tmp_path_factory.mktemp("x"), {"a.md": A}) as ws: yield ws`."""
     import pytest
 
     if offline_model_dir() is None:
         pytest.skip("needs ragls[offline]")
-    ws = RagWorkspace([indexed_folder(root, files, toml='[generation]\nbackend = "none"\n')])
+    ws = RagWorkspace([indexed_folder(root, files, filler=filler, toml=f'[generation]\nbackend = "none"\n{toml}')])
     try:
         yield ws
     finally:

@@ -4,12 +4,9 @@ search (retrieval/search.py exact-match bonus, stores/bm25.py compound-identifie
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -18,30 +15,20 @@ ANIMALS = ["otter", "heron", "badger", "beaver", "kingfisher", "salmon", "vole",
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    folder: Path = tmp_path_factory.mktemp("exact") / "docs"
-    folder.mkdir()
-    for i, animal in enumerate(ANIMALS):
-        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe {animal} lives near the river and eats fish.\n")
+    files = {f"note{i}.md": f"# Note {i}\n\nThe {animal} lives near the river and eats fish.\n"
+             for i, animal in enumerate(ANIMALS)}
     fence = ["\n".join(f"let value_{n} = compute({n});" for n in range(a, b)) for a, b in ((0, 30), (30, 120))]
     # The rare word between code fences, in the middle of full-size, code-dominated embedding windows
-    (folder / "fence.md").write_text(f"# Build script\n\n```rust\n{fence[0]}\n```\n\nBetween the fences: the "
-                                     f"manatee.\n\n```rust\n{fence[1]}\n```\n")
+    files["fence.md"] = (f"# Build script\n\n```rust\n{fence[0]}\n```\n\nBetween the fences: the manatee.\n\n"
+                         f"```rust\n{fence[1]}\n```\n")
     # The words of get_worktrees, apart, in a short chunk; the identifier itself once, in a long chunk.
-    (folder / "options.md").write_text("# Options\n\nWorktrees: to get one, get a branch first; worktrees share "
-                                       "objects.\n")
+    files["options.md"] = "# Options\n\nWorktrees: to get one, get a branch first; worktrees share objects.\n"
     notes = " ".join(f"Release {n} fixed the {ANIMALS[n % 10]} exporter and tuned caching." for n in range(4))
-    (folder / "api.md").write_text(f"# Release notes\n\n{notes}\nThe helper get_worktrees() lists checkouts.\n")
-    index = tmp_path_factory.mktemp("index")
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{index.as_posix()}"\n[embedding]\n'
-                                       f'model_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
-                                       # fewer vector candidates than notes: the fence chunk is BM25's alone
-                                       '[retrieval]\ncandidates = 8\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    w = RagWorkspace([folder])
-    w.index()
-    yield w
-    w.close()
+    files["api.md"] = f"# Release notes\n\n{notes}\nThe helper get_worktrees() lists checkouts.\n"
+    # fewer vector candidates than notes: the fence chunk is BM25's alone
+    with extractive_workspace(tmp_path_factory.mktemp("exact"), files, filler=False,
+                              toml="[retrieval]\ncandidates = 8\n") as w:
+        yield w
 
 
 def test_rare_word_in_a_code_heavy_chunk_ranks_first(ws):

@@ -6,10 +6,9 @@ from __future__ import annotations
 import logging
 
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import extractive_workspace
 from ragls.embedding.embed import offline_model_dir
 from ragls.retrieval.query_fit import fit_query
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -27,25 +26,15 @@ QUESTION = "When are the apple trees in the orchard pruned?"
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("longq") / "docs"
-    folder.mkdir()
-    for rel, text in TOPICS.items():
-        (folder / rel).write_text(text)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{tmp_path_factory.mktemp("index").as_posix()}"\n'
-                                       f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    w = RagWorkspace([folder])
-    w.index()
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("longq"), TOPICS, filler=False) as w:
+        yield w
 
 
 def test_long_query_keeps_its_question_and_says_it_was_cut(ws, caplog):
     text = LOG + "\n\n" + QUESTION
-    assert ws.embedder.query_token_count(text) == ws.embedder.max_length  # the model would cut it
     with caplog.at_level(logging.INFO, logger="ragls.retrieval.search"):
         result = ws.query(text, top_k=4)
+    assert ws.embedder.query_token_count(text) == ws.embedder.max_length  # the model would cut it (loaded now)
     assert result.truncated is True
     assert any("longer than the embedding model reads" in r.getMessage() for r in caplog.records)
     vector_only = ws.retrieve(text, top_k=1, signals=("vector",))

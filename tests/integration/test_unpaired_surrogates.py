@@ -5,10 +5,9 @@ raise TypeError (HTTP 500, a CLI traceback); now the rest of the question is sea
 from __future__ import annotations
 
 import pytest
-from ragls.config.trust import trust as trust_folder
+from offline_index import extractive_workspace
 from ragls.core.analysis import well_formed
 from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
@@ -20,19 +19,8 @@ TOPICS = {
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("surrogates") / "docs"
-    folder.mkdir()
-    for rel, text in TOPICS.items():
-        (folder / rel).write_text(text)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{tmp_path_factory.mktemp("index").as_posix()}"\n'
-                                       f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
-                                       'model = "sentence-transformers/all-MiniLM-L6-v2"\n'
-                                       '[generation]\nbackend = "none"\n')
-    trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
-    w = RagWorkspace([folder])
-    w.index()
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("surrogates"), TOPICS, filler=False) as w:
+        yield w
 
 
 def test_well_formed_replaces_only_lone_surrogates():
