@@ -64,3 +64,22 @@ def test_the_repositorys_own_git_data_is_never_shown(tmp_path):
     assert _block(tmp_path, "/../.git/logs/HEAD") is None
     os.symlink(tmp_path / ".git" / "config", tmp_path / "docs" / "git.cfg")
     assert _block(tmp_path, "git.cfg") is None
+
+
+def test_a_file_the_index_never_reads_is_never_shown(tmp_path):
+    """What the folder's `.gitignore` ignores (the user's untracked `terraform.tfvars`, a `private/` folder), a junk
+    folder or `.git/info/exclude` keeps out is not the page's to show either (red team, session 48: a page of a
+    cloned repository showed the user's gitignored terraform.tfvars in an answer); an included example the index
+    merely does not take (`sources.include` has no `*.py` by default) is still shown."""
+    (tmp_path / ".gitignore").write_text("terraform.tfvars\nprivate/\n!docs/kept.py\n")
+    (tmp_path / "terraform.tfvars").write_text('vpn_shared_phrase = "correct horse battery staple"\n')
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "notes.txt").write_text("salary table\n")
+    (tmp_path / "node_modules" / "pkg").mkdir(parents=True)
+    (tmp_path / "node_modules" / "pkg" / "index.js").write_text("module.exports = 1\n")
+    (tmp_path / "docs").mkdir()
+    os.symlink(tmp_path / "terraform.tfvars", tmp_path / "docs" / "vars.py")  # a tracked name linking to it
+    (tmp_path / "docs" / "kept.py").write_text("kept = 1\n")
+    for target in ("../terraform.tfvars", "/../private/notes.txt", "../node_modules/pkg/index.js", "vars.py"):
+        assert _block(tmp_path, target) is None, target
+    assert _block(tmp_path, "kept.py").lines == ["```python", "kept = 1", "```"]

@@ -12,12 +12,14 @@ import ast
 import os
 import re
 import stat
+import time
 from pathlib import Path
 
 from ragls.answer import rest
 from ragls.answer.blocks import Block
+from ragls.config.settings import SourcesSettings
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import inside_folder, secret_file
+from ragls.sources.walk import FileFilter, inside_folder, secret_file
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
@@ -26,6 +28,21 @@ MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: n
 # Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
 # e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+FILTER_TTL_S = 5.0
+_FILTERS: dict[str, tuple[float, FileFilter]] = {}
+
+
+def _filter(folder: Path) -> FileFilter:
+    """A FileFilter of `folder` with the default sources settings (its `.gitignore` files, junk and secret names),
+    built again after FILTER_TTL_S so an edited `.gitignore` counts (building one takes ~3 ms; the answer path asks
+    once per literalinclude line of every chunk it reads)."""
+    key = str(folder)
+    found = _FILTERS.get(key)
+    if found is None or time.monotonic() - found[0] > FILTER_TTL_S:
+        if len(_FILTERS) > 64:
+            _FILTERS.clear()
+        found = _FILTERS[key] = (time.monotonic(), FileFilter(folder, SourcesSettings()))
+    return found[1]
 
 
 def _srcdir(doc: Path, folder: Path) -> Path:
@@ -46,7 +63,9 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the real path must lie inside the folder too
     (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
     may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back,
-    nor lie in version control data (`_VCS_DIRS`: `../.git/config`)."""
+    nor lie in version control data (`_VCS_DIRS`: `../.git/config`), nor be what the index never reads whatever
+    `sources.include` says (`FileFilter.hidden_reason` with the default sources settings: a file or folder the
+    folder's `.gitignore` ignores — the user's untracked `terraform.tfvars` —, a junk folder)."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
     path = Path(os.path.normpath(base / argument.lstrip("/")))
     if folder not in path.parents:
@@ -55,6 +74,9 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     written = path.relative_to(folder).as_posix()
     if (real is None or secret_file(real) or secret_file(written)
             or not _VCS_DIRS.isdisjoint([*real.split("/"), *written.split("/")])):
+        return None
+    hidden = _filter(folder)
+    if hidden.hidden_reason(written) or hidden.hidden_reason(real):
         return None
     try:
         st = path.stat()

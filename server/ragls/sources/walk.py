@@ -99,6 +99,17 @@ class FileFilter:
                 return why
         return self._file_reason(rel_path) or self.outside_reason(rel_path) or self.secret_target_reason(rel_path)
 
+    def hidden_reason(self, rel_path: str) -> str | None:
+        """Why the file at `rel_path` is left out whatever `sources.include` says — a junk, excluded or ignored
+        directory above it, or its own name excluded, ignored (`.gitignore`, `.git/info/exclude`) or a secret
+        file's — or None. `sources.include` chooses what is indexed; this is what nothing may read: a page's
+        literalinclude of the user's gitignored `terraform.tfvars` is refused by it (`answer.includes`)."""
+        rel_path = _norm(key_path(rel_path))
+        if not rel_path:
+            return "not a file path"
+        parent, _, _ = rel_path.rpartition("/")
+        return (self.dir_reason(parent) if parent else None) or self._common_reason(rel_path, is_dir=False)
+
     def outside_reason(self, rel_path: str) -> str | None:
         """`OUTSIDE_LINK` when the file at `rel_path` (an index key) resolves outside the folder (a symlink
         pointing out: `pw.md -> /etc/passwd`) and `sources.follow_outside_links` is off, else None. A path that
