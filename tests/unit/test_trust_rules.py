@@ -248,3 +248,19 @@ def test_an_untrusted_folder_cannot_choose_a_model_download(tmp_path, store):
     (tmp_path / "ragls.toml").write_text('[embedding]\nmodel = "intfloat/multilingual-e5-large"\n')
     trust.trust(tmp_path)
     assert load_settings(tmp_path)[0].embedding.model == "intfloat/multilingual-e5-large"
+
+
+def test_an_untrusted_folder_cannot_switch_off_the_users_gitignore(tmp_path, store):
+    """`.gitignore` keeps the user's own untracked files out of a clone's index (a `terraform.tfvars`, local notes,
+    `*.tfstate`): a folder's `respect_gitignore = false` would index them for search, prompts and agents (red team,
+    session 48). It is ignored and named in the notice; `true` (stricter) applies; trusted, the file applies."""
+    (tmp_path / "ragls.toml").write_text("[sources]\nrespect_gitignore = false\n")
+    s, warnings = load_settings(tmp_path)
+    assert s.sources.respect_gitignore is True
+    [line] = [w for w in warnings if "not trusted" in w]
+    assert "sources.respect_gitignore" in line
+    (tmp_path / "ragls.toml").write_text("[sources]\nrespect_gitignore = true\n")
+    assert load_settings(tmp_path)[1] == []
+    (tmp_path / "ragls.toml").write_text("[sources]\nrespect_gitignore = false\n")
+    trust.trust(tmp_path)
+    assert load_settings(tmp_path)[0].sources.respect_gitignore is False

@@ -12,7 +12,7 @@ personal_kb, persona, template, auto_start, retries), `index.*` but `ann_thresho
 team collections, the user's shared embedding cache size), model paths
 (`embedding.model_path`, `retrieval.*_model_path`), `embedding.parallel` (worker processes), LLM-calling retrieval
 steps (contextual, extractor, hyde, step_back, expand_n, corrective, the "llm" and import-path rerankers),
-`observability.otel_endpoint`, `sources.exclude_secrets`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
+`observability.otel_endpoint`, `sources.exclude_secrets`, `sources.respect_gitignore = false`, `web.user_agent` / `web.respect_robots`, and `[rags.*]`
 tables with a URL, a source outside the folder or a backend table (Qdrant).
 """
 
@@ -61,6 +61,12 @@ def _no_reranker(value: Any, folder: Path | None) -> bool:
     return value in (None, "none")
 
 
+def _only_on(value: Any, folder: Path | None) -> bool:
+    """Only the stricter choice: `sources.respect_gitignore = false` would index what the user's `.gitignore` keeps
+    out of a clone (their own untracked `terraform.tfvars`, local notes) for search, prompts and agents."""
+    return value is True
+
+
 def _any(value: Any, folder: Path | None) -> bool:
     return True
 
@@ -71,7 +77,7 @@ def _fields(*names: str) -> dict[str, Rule]:
 
 #: section -> field -> rule(value, folder): the settings an untrusted folder may set.
 SAFE: dict[str, dict[str, Rule]] = {
-    "sources": _fields("include", "exclude", "max_file_bytes", "respect_gitignore", "loader_timeout_s"),
+    "sources": {**_fields("include", "exclude", "max_file_bytes", "loader_timeout_s"), "respect_gitignore": _only_on},
     "chunking": _fields("chunk_size", "chunk_overlap"),
     # (`model` is left out: a model not in the cache is downloaded, a network connection and up to gigabytes the
     # folder would choose before the user trusts it — the user's own default model is downloaded as ever.
