@@ -30,6 +30,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     location_text,
     one_line,
     preview_text,
+    terminal_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.ir import MAX_TOP_K
@@ -241,7 +242,7 @@ def _print_query(args, wire: dict, hits, why_empty: list[str] | None = None) -> 
     elif wire["abstained"]:
         print("(nothing relevant enough was found; best matches below)")
     for n, chunk in enumerate(wire["chunks"], 1):
-        title = f"  {chunk['source'].get('title', '')}" if chunk["source"].get("title") else ""
+        title = f"  {one_line(chunk['source']['title'])}" if chunk["source"].get("title") else ""
         extra = ""
         if args.explain:
             hit = hits[n - 1] if hits else None
@@ -250,7 +251,7 @@ def _print_query(args, wire: dict, hits, why_empty: list[str] | None = None) -> 
             extra = f"  signals={chunk.get('signals')}{sims}{via}"
         print(f"{n}. {_line(chunk['source'])}{title}{_chunk_lines(chunk['source'])}{_relevance(chunk, args.explain)}"
               f"{extra}")
-        print(f"   {preview_text(chunk)}")
+        print(f"   {one_line(preview_text(chunk))}")
     from ragls.cli.llm_lines import query_lines
 
     for line in query_lines(wire.get("llmCalls"), args.explain):
@@ -273,7 +274,7 @@ def cmd_ask(args) -> int:
     def on_delta(piece: str) -> None:
         streamed.append(piece)
         if not args.json:
-            sys.stdout.write(piece)
+            sys.stdout.write(terminal_text(piece))
             sys.stdout.flush()
 
     wire = None
@@ -298,7 +299,7 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
         _print_json(wire)
         return 0
     if not streamed:
-        print(wire["answer"])
+        print(terminal_text(wire["answer"]))
     else:
         print()
     if wire["sources"]:  # an abstained answer's sources are the closest passages, none of them cited

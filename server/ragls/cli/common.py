@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -127,11 +128,28 @@ def lines_text(r: dict) -> str:
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group()
+    return _ESCAPES.get(c, f"\\x{ord(c):02x}")
+
+
 def one_line(text: str) -> str:
-    """`text` with control characters written as escapes ("\\n", "\\x1b"), as git quotes such a path: a file named
-    "odd\\nname.md" or a multi-line reason stays on its one output line (and an ESC in a name cannot drive the
-    terminal)."""
-    return "".join(_ESCAPES.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in text)
+    """`text` with control characters (C0, DEL, C1) written as escapes ("\\n", "\\x1b"), as git quotes such a path:
+    a file named "odd\\nname.md" or a multi-line reason stays on its one output line (and an ESC in a name cannot
+    drive the terminal)."""
+    return _CONTROL.sub(_escape, text)
+
+
+def terminal_text(text: str) -> str:
+    """`text` to print on the user's terminal: line breaks and tabs kept, every other control character (C0, DEL,
+    C1) written as an escape ("\\x1b"). A document's text and an answer built from it are the folder's input: an
+    ESC in them would start a sequence that sets the window title, writes the clipboard (OSC 52: a command for the
+    next paste) or clears the screen."""
+    return _CONTROL_BUT_LINES.sub(_escape, text)
 
 
 def _line(src: dict) -> str:

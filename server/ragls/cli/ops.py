@@ -20,6 +20,7 @@ from ragls.cli.common import (
     _workspace,
     one_line,
     require_folder,
+    terminal_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
@@ -368,13 +369,14 @@ def cmd_graph(args) -> int:
                                         for d, u, v, t, w in ring]})
             return 0
         aliases = f"  (also: {', '.join(entity['aliases'])})" if entity["aliases"] else ""
-        print(f"{entity['name']} [{entity['type']}]{aliases}")
+        print(one_line(f"{entity['name']} [{entity['type']}]{aliases}"))
         for cid, desc in entity["chunks"].items():
             where = _line_of(chunks[cid]) if cid in chunks else "(chunk no longer indexed)"
-            print(f"  mentioned in {where}" + (f": {desc}" if desc else ""))
+            print("  " + one_line(f"mentioned in {where}" + (f": {desc}" if desc else "")))
         for d, u, v, t, w in ring:
-            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: {store.graph.nodes[u]['name']} -[{t} {w:g}]- "
-                  f"{store.graph.nodes[v]['name']} [{store.graph.nodes[v]['type']}]")
+            print(f"  {'  ' * (d - 1)}{d} hop{'s' if d > 1 else ''}: " + one_line(
+                f"{store.graph.nodes[u]['name']} -[{t} {w:g}]- {store.graph.nodes[v]['name']} "
+                f"[{store.graph.nodes[v]['type']}]"))
         if not ring:
             print(f"  no neighbours within {hops} hop{'s' if hops != 1 else ''}")
     finally:
@@ -399,7 +401,7 @@ def cmd_commit_msg(args) -> int:
 
         _print_json(to_wire_commit(result))
     else:
-        print(result.message)
+        print(terminal_text(result.message))
     return 0
 
 
