@@ -20,15 +20,20 @@ def pdf_bytes(pages: list[list[str]]) -> bytes:
                        f"/Resources << /Font << /F1 {font_id} 0 R >> >> >>")
         objects.append(f"<< /Length {len(content)} >>\nstream\n{content}\nendstream")
     objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return _pdf_file([body.encode("latin-1") for body in objects])
+
+
+def _pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF file of `objects` (object 1 the catalog): the objects, then an xref table with byte offsets."""
     out = b"%PDF-1.4\n"
     offsets = []
     for n, body in enumerate(objects, 1):
         offsets.append(len(out))
-        out += f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1")
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, body)
     xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return out
 
 
@@ -49,3 +54,19 @@ def write_docx(path: Path, blocks: list[tuple[str, str]]) -> Path:
             document.add_paragraph(text)
     document.save(str(path))
     return path
+
+
+def stalling_pdf_bytes(n_pages: int, operators: int) -> bytes:
+    """A small PDF whose `n_pages` pages all draw one shared, compressed content stream of about `operators`
+    text operators: a few kilobytes that pypdf parses once per page."""
+    import zlib
+
+    content = zlib.compress(b"BT /F1 12 Tf 10 10 Td (a) Tj ET\n" * (operators // 5), 9)
+    page_ids = [5 + i for i in range(n_pages)]
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % p for p in page_ids), n_pages),
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(content), content),
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    page = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R "
+            b"/Resources << /Font << /F1 4 0 R >> >> >>")
+    return _pdf_file(objects + [page] * n_pages)

@@ -116,3 +116,20 @@ def test_a_docx_that_unzips_to_more_than_its_bound_is_skipped_unread(tmp_path):
     assert isinstance(bomb, Skipped) and "unzips to" in bomb.reason
     fine = load_source(tmp_path, "fine.docx", 2_000_000)
     assert not isinstance(fine, Skipped) and "A normal document." in fine.text
+
+
+def test_a_pdf_whose_text_takes_longer_than_the_loader_timeout_is_skipped(tmp_path):
+    """A PDF is the folder's input: 60 pages sharing one compressed content stream of 150,000 operators (a few
+    kilobytes; red team, session 48: 20 pages of a 15 kB file took pypdf 36 s each, so a thousand would stall
+    indexing for hours) is read within `sources.loader_timeout_s` or skipped with the reason; a normal PDF is read."""
+    from docgen import stalling_pdf_bytes
+    from ragls.sources.convert import load_source
+
+    (tmp_path / "stall.pdf").write_bytes(stalling_pdf_bytes(60, 150_000))
+    assert (tmp_path / "stall.pdf").stat().st_size < 50_000
+    stalled = load_source(tmp_path, "stall.pdf", 2_000_000, timeout_s=2)
+    assert isinstance(stalled, Skipped), stalled
+    assert stalled.reason.startswith("not read: reading its text took more than 2 s (sources.loader_timeout_s; page ")
+    write_pdf(tmp_path / "manual.pdf", [["Torque settings"], ["Tighten the bolts to 42 Nm."]])
+    manual = load_source(tmp_path, "manual.pdf", 2_000_000, timeout_s=2)
+    assert not isinstance(manual, Skipped) and "42 Nm" in manual.text

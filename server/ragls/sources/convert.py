@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import io
 import re
+import time
 from pathlib import Path, PurePosixPath
 
 from ragls.core.errors import Skipped
@@ -143,24 +144,48 @@ def html_to_markdown(html: str) -> tuple[str, tuple[tuple[int, int | None, str],
     return text, tuple(marks)
 
 
-def pdf_pages(data: bytes) -> list[str]:
-    """The text of each page of a PDF (pypdf). Raises ValueError for an unreadable or encrypted PDF."""
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+class _TooSlow(Exception):
+    """Raised from the text extraction's operator callback when the PDF's time is up (`pdf_pages`)."""
 
+
+def pdf_pages(data: bytes, timeout_s: float | None = None) -> list[str]:
+    """The text of each page of a PDF (pypdf). Raises ValueError for an unreadable or encrypted PDF, or when
+    reading its text takes more than `timeout_s` seconds (`sources.loader_timeout_s`; None: no bound): a PDF is the
+    folder's input, and a few kilobytes can make pypdf parse for hours — pages sharing one content stream that
+    inflates to a million operators, a form drawn thousands of times per page (measured: 20 pages of one 15 KB
+    file, 36 s each). The time is checked before each page and at each operator, so it overruns by at most one
+    stream's parse (pypdf bounds that: `stream_parsing_work_maximum_count`)."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError, PyPdfError
+
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+
+    def on_operator(*_args) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise _TooSlow
+
+    pages: list[str] = []
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise ValueError("encrypted PDF")
-        return [page.extract_text() or "" for page in reader.pages]
-    except (PdfReadError, OSError, KeyError, TypeError) as exc:
+        total = len(reader.pages)
+        for page in reader.pages:
+            on_operator()
+            pages.append(page.extract_text(visitor_operand_before=on_operator) or "")
+    except _TooSlow:
+        raise ValueError(f"not read: reading its text took more than {timeout_s:g} s (sources.loader_timeout_s; "
+                         f"page {len(pages) + 1} of {total}): raise it, then `ragls rebuild`") from None
+    except (PdfReadError, PyPdfError, OSError, KeyError, TypeError) as exc:
         raise ValueError(f"not a readable PDF: {exc}") from None
+    return pages
 
 
-def pdf_text(data: bytes) -> tuple[str, tuple[tuple[int, int | None, str], ...]]:
-    """A PDF's text, pages joined by a form-feed line, and one mark per page start ((offset, page, None))."""
+def pdf_text(data: bytes, timeout_s: float | None = None) -> tuple[str, tuple[tuple[int, int | None, str], ...]]:
+    """A PDF's text, pages joined by a form-feed line, and one mark per page start ((offset, page, None));
+    `timeout_s` as in `pdf_pages`."""
     parts, marks, offset = [], [], 0
-    for n, page in enumerate(pdf_pages(data), 1):
+    for n, page in enumerate(pdf_pages(data, timeout_s), 1):
         if n > 1:
             parts.append(PAGE_SEPARATOR)
             offset += len(PAGE_SEPARATOR)
@@ -209,12 +234,14 @@ def docx_text(data: bytes) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip() + "\n"
 
 
-def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "") -> Document:
+def convert_bytes(label: str, data: bytes, ext: str, *, content_type: str = "",
+                  timeout_s: float | None = None) -> Document:
     """Bytes of a PDF, DOCX or HTML document (by `ext`, or an HTML `content_type`) → a `Document` labelled
-    `label` (folder "", `content_hash` of the bytes). Raises ValueError when the bytes cannot be converted."""
+    `label` (folder "", `content_hash` of the bytes). Raises ValueError when the bytes cannot be converted, or a
+    PDF's text takes more than `timeout_s` seconds to read (`pdf_pages`)."""
     marks: tuple = ()
     if ext == "pdf":
-        text, marks = pdf_text(data)
+        text, marks = pdf_text(data, timeout_s)
         kind = "text"
     elif ext == "docx":
         text, kind = docx_text(data), "markdown"
@@ -255,8 +282,8 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
                 loader: str | None = None, timeout_s: float = 120) -> Document | Skipped:
     """`load.load_file` for every documentation type: `folder / rel_path` → `Document` or `Skipped` (never
     raises for file problems). A loader named `loader` (a `name:` prefix) or configured for the extension in
-    `loaders` (`[document_loaders]`) runs first; then the built-in converters (PDF, DOCX, HTML); anything else
-    is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting."""
+    `loaders` (`[document_loaders]`) runs first; then the built-in converters (PDF, DOCX, HTML; a PDF within
+    `timeout_s` too); anything else is read as text. Sizes are checked against `max_file_bytes` (`sources.max_file_bytes`) before converting."""
     ext = extension(rel_path)
     loaders = loaders or {}
     name = loader or (ext if ext in loaders else None)
@@ -273,7 +300,7 @@ def load_source(folder: Path, rel_path: str, max_file_bytes: int, loaders: dict[
         return raw
     data, mtime_ns = raw
     try:
-        doc = convert_bytes(rel_path, data, name or ext)
+        doc = convert_bytes(rel_path, data, name or ext, timeout_s=timeout_s)
     except ValueError as exc:
         return Skipped(rel_path, str(exc))
     except Exception as exc:  # noqa: BLE001 - a converter bug on one odd file must not stop the rest
