@@ -264,3 +264,13 @@ def test_an_untrusted_folder_cannot_switch_off_the_users_gitignore(tmp_path, sto
     (tmp_path / "ragls.toml").write_text("[sources]\nrespect_gitignore = false\n")
     trust.trust(tmp_path)
     assert load_settings(tmp_path)[0].sources.respect_gitignore is False
+
+
+def test_an_untrusted_folder_cannot_give_its_pdfs_more_time(tmp_path, store):
+    """Without trust `sources.loader_timeout_s` bounds only the built-in PDF reader, whose whole time a folder's PDF
+    can claim (a few kB that parse for hours): a folder may lower it, not raise it past the default."""
+    (tmp_path / "ragls.toml").write_text("[sources]\nloader_timeout_s = 600\n")
+    s, warnings = load_settings(tmp_path)
+    assert s.sources.loader_timeout_s == 120 and any("sources.loader_timeout_s = 600" in w for w in warnings)
+    (tmp_path / "ragls.toml").write_text("[sources]\nloader_timeout_s = 30\n")
+    assert load_settings(tmp_path)[0].sources.loader_timeout_s == 30

@@ -114,7 +114,9 @@ SAFE_TOP_LEVEL = frozenset({"profile"})
 #: each one caps the memory, threads, disk or LLM quota one file could otherwise claim. Ten times the default, or the
 #: machine's CPUs for threads. A larger value is used at this bound, with a warning (`bounded`).
 FOLDER_MAX: dict[str, dict[str, float]] = {
-    "sources": {"max_file_bytes": 20_000_000, "loader_timeout_s": 600},
+    # (loader_timeout_s: without trust it bounds only the built-in PDF reader, whose time a folder's PDF can claim
+    # whole: the default, so the folder may only lower it)
+    "sources": {"max_file_bytes": 20_000_000, "loader_timeout_s": 120},
     "chunking": {"chunk_size": 20_000, "chunk_overlap": 10_000},
     # ONNX Runtime's intra-op threads; a batch's attention memory grows with its size (16 x 512 tokens ~ 200 MB)
     "embedding": {"threads": os.cpu_count() or 1, "batch_size": 16},
