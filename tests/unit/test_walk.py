@@ -307,3 +307,26 @@ def test_a_folder_its_repository_ignores_is_indexed_when_asked_for(tmp_path):
     assert walk(repo / "vendor" / "lib", settings()) == ["docs/guide.md"]
     assert walk(repo / "docs", settings()) == ["a.md"]
     assert walk(repo, settings()) == ["docs/a.md"]
+
+
+def test_the_users_own_ignore_file_applies_in_a_repository(tmp_path, monkeypatch):
+    """git's `core.excludesFile` (default `$XDG_CONFIG_HOME/git/ignore`) is the user's own list of what never belongs
+    in a repository (their notes, their editor's files); a clone's `.gitignore` is its author's, who cannot know it
+    (red team, session 48: a clone's untracked `notes.local.md`, ignored by the user's global ignore file, was
+    indexed). Lowest priority, as in git: the repository's files can take a name back; outside a repository it does
+    not apply."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    make(home, {".config/git/ignore": "*.local.md\nscratch/\n"})
+    repo = tmp_path / "clone"
+    make(repo, {".git/HEAD": "ref: refs/heads/main\n", "README.md": "", "notes.local.md": "", "scratch/a.md": "",
+                "docs/b.local.md": "", "docs/.gitignore": "!b.local.md\n"})
+    assert walk(repo, settings()) == ["README.md", "docs/b.local.md"]
+    assert FileFilter(repo, settings()).reason("notes.local.md") == f"ignored by {home / '.config' / 'git' / 'ignore'}"
+    make(home, {".gitconfig": "[core]\n\texcludesFile = ~/my-ignore\n", "my-ignore": "README.md\n"})
+    assert walk(repo, settings()) == ["docs/b.local.md", "notes.local.md", "scratch/a.md"]
+    make(tmp_path, {"plain/README.md": "", "plain/notes.local.md": ""})
+    assert walk(tmp_path / "plain", settings()) == ["README.md", "notes.local.md"]

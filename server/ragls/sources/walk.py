@@ -20,6 +20,7 @@ import functools
 import logging
 import os
 import stat
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -243,7 +244,9 @@ class FileFilter:
 
     def _outer_specs(self) -> list[tuple[str, GitIgnoreSpec, str]]:
         """(folder path relative to the spec's directory, spec, label) for the ignore files of the enclosing git
-        repository that lie outside the folder, lowest priority first. [] when the folder is not in a repo."""
+        repository that lie outside the folder, lowest priority first: the user's own (`user_ignore_file`), the
+        repository's `.git/info/exclude`, the `.gitignore` files above the folder. [] when the folder is not in a
+        repo."""
         if self._outer is None:
             self._outer = []
             root = Path(os.path.realpath(self.folder))
@@ -253,7 +256,7 @@ class FileFilter:
                 repo = next((p for p in root.parents if (p / ".git").exists()), None)
             if repo is not None:
                 chain = [repo, *[p for p in reversed(root.parents) if repo in p.parents]]
-                candidates = [(repo, repo / ".git" / "info" / "exclude")]
+                candidates = [(repo, user_ignore_file()), (repo, repo / ".git" / "info" / "exclude")]
                 candidates += [(d, d / GITIGNORE) for d in chain if d != root]
                 for base, path in candidates:
                     spec = _read_ignore_file(path)
@@ -322,6 +325,38 @@ def inside_folder(folder: Path, path: Path) -> str | None:
     except (ValueError, OSError, RuntimeError):
         return None
     return None if rel in ("", ".") else rel
+
+
+def user_ignore_file() -> Path:
+    """The user's own ignore file, which git applies to every repository at the lowest priority: `core.excludesFile`
+    of the user's global git config (`git config --global`: the user's files only, never a repository's), else
+    `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`). A clone's `.gitignore` is its author's; this one lists
+    what the user keeps out of every repository (their notes, their editor's files)."""
+    home, xdg = os.environ.get("HOME"), os.environ.get("XDG_CONFIG_HOME")
+    configs = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home or "~", ".gitconfig"),
+               os.path.join(xdg or os.path.join(home or "~", ".config"), "git", "config")]
+    stamps = []
+    for config in configs:
+        try:
+            stamps.append(os.stat(os.path.expanduser(config)).st_mtime_ns)
+        except OSError:
+            stamps.append(None)
+    return _user_ignore_file(home, xdg, tuple(configs), tuple(stamps))
+
+
+@functools.lru_cache(maxsize=4)
+def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamps: tuple) -> Path:
+    """`user_ignore_file` for one environment and one version of the user's git config files (the key)."""
+    try:
+        res = subprocess.run(["git", "config", "--global", "--type=path", "--get", "core.excludesFile"],
+                             capture_output=True, stdin=subprocess.DEVNULL, timeout=10, check=False,
+                             cwd=home or None)
+        named = os.fsdecode(res.stdout).strip() if res.returncode == 0 else ""
+    except (OSError, subprocess.TimeoutExpired):
+        named = ""
+    if named:
+        return Path(named).expanduser()
+    return Path(xdg or Path(home or "~").expanduser() / ".config") / "git" / "ignore"
 
 
 def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
