@@ -191,3 +191,24 @@ def test_linked_worktrees_and_submodules_are_their_own_repositories(tmp_path):
     assert head_commit(tree) == head
     assert local_changes(tree, head).modified == ["private.md"]
     assert repo_identity(tree) == "github.com/victim/private"
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_merge_message_that_is_no_regular_file_is_not_read(tmp_path, kind):
+    """git's prepared merge message (`.git/MERGE_MSG`, read while MERGE_HEAD exists) is the folder's input: a link
+    there to a file outside (`~/.bash_history`) became the commit message (red team, session 48), and a FIFO would
+    block the read. Only a regular file is read; otherwise the message is made as for any commit."""
+    repo, _marks = hostile_repo(tmp_path)
+    private = tmp_path / "private-history"
+    private.write_text("mysql -u root -phunter2 production\n")
+    git(repo, "rev-parse", "HEAD")
+    write(repo, ".git/MERGE_HEAD", git(repo, "rev-parse", "HEAD"))
+    if kind == "link":
+        os.symlink(private, repo / ".git" / "MERGE_MSG")
+    else:
+        os.mkfifo(repo / ".git" / "MERGE_MSG")
+    msg = generate_commit_message(repo, settings=settings_for(), staged=True)
+    assert "hunter2" not in msg.message and msg.files == ["notes.md"]
+    (repo / ".git" / "MERGE_MSG").unlink()
+    write(repo, ".git/MERGE_MSG", "Merge branch 'topic'\n# Conflicts:\n")
+    assert generate_commit_message(repo, settings=settings_for(), staged=True).message == "Merge branch 'topic'"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from collections import Counter
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from ragls.sources.load import decode_bytes
 from ragls.sources.redact import mask_secrets
 
 GIT_TIMEOUT_S = 60.0
+MAX_MERGE_MSG_BYTES = 100_000  # git's prepared merge message: a subject and a list of conflicts
 
 # Dependency lockfiles: summarized as one line each, their hunks are never sent to the model.
 LOCKFILE_NAMES = frozenset({
@@ -148,17 +150,36 @@ def _empty_tree(root: Path) -> str:
 def merge_message(root: Path) -> str | None:
     """Git's prepared message of a merge in progress (MERGE_HEAD exists): `.git/MERGE_MSG` without its "#" comment
     lines (e.g. "Merge branch 'topic'"), as `git commit` would propose it; None when no merge is in progress or
-    git prepared no message."""
+    git prepared no message, or MERGE_MSG is no regular file (`_regular_file_bytes`: a link out is not followed)."""
     head = run_git(root, ["rev-parse", "--verify", "--quiet", "MERGE_HEAD"])
     if head.returncode != 0:
         return None
-    proc = run_git(root, ["rev-parse", "--path-format=absolute", "--git-path", "MERGE_MSG"])
-    try:
-        text = decode(Path(os.fsdecode(proc.stdout.strip())).read_bytes()) if proc.returncode == 0 else ""
-    except OSError:
+    # (not `--git-path MERGE_MSG`: git gives the real path of a link there, its target)
+    proc = run_git(root, ["rev-parse", "--absolute-git-dir"])
+    data = _regular_file_bytes(os.path.join(os.fsdecode(proc.stdout.strip()), "MERGE_MSG")) \
+        if proc.returncode == 0 else None
+    if data is None:
         return None
+    text = decode(data)
     lines = [line.rstrip() for line in text.splitlines() if not line.startswith("#")]
     return "\n".join(lines).strip() or None
+
+
+def _regular_file_bytes(path: str, limit: int = MAX_MERGE_MSG_BYTES) -> bytes | None:
+    """The first `limit` bytes of the regular file at `path`, None for anything else: a symbolic link (not
+    followed: a folder's `.git/MERGE_MSG -> ~/.bash_history` would show that file), a FIFO (opened without
+    blocking, never read), a device, or an error."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        try:
+            return fh.read(limit)
+        except OSError:
+            return None
 
 
 def has_commit(root: Path) -> bool:
