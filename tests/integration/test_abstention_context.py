@@ -129,3 +129,36 @@ def test_a_placeholder_name_is_the_users_own(ws):
     assert question_names("How do I set up fuzz testing with cargo-fuzz?") == ["cargo-fuzz"]
     result = ws.query(question)
     assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_a_quoted_lower_case_word_is_the_users_string(ws):
+    """'slugx' in quotes is a string the user typed (a label, a value: `names.quoted_literals`), not a name the docs
+    must mention, and no word evidence while no chunk holds it. Main refused this question for "they never mention
+    slugx" (Material for MkDocs: "When a reader picks 'conda' on one page, how can every other tab set switch to
+    'conda' too?"). A quoted name keeps its form, code without backticks keeps its string, and the bare word is
+    still a name."""
+    from ragls.retrieval.names import question_names, quoted_literals, user_material
+
+    question = ("Some URL rules of mine use placeholders I label 'slugx'. How do I register my converter class on "
+                "the URL map so that 'slugx' placeholders use it?")
+    assert "slugx" not in question_names(question) and "slugx" in user_material(question)
+    assert quoted_literals("""It says "Happy Eyeballs", 'CERT_REQUIRED', on_event("startup") and 'not found'.""") \
+        == ["not found"]
+    assert question_names("How do I register a converter for slugx placeholders?") == ["slugx"]
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_an_acronym_the_user_owns_in_their_situation_is_no_name(ws):
+    """"Our DBA" in a sentence that tells the user's situation is their person (`names.possessed_acronyms`), not a
+    name the docs must mention; main refused this question for "they never mention DBA" (Psycopg: "Our DBA sees my
+    long-running service sitting 'idle in transaction' ... Why, and how do I avoid it?"). In the asking sentence
+    an owned acronym is still a name, and the veto stands."""
+    from ragls.retrieval.names import question_names
+
+    question = ("Our DBA sees a middleware that reads the input stream to log request bodies, and request.form comes "
+                "up empty in the app. Why, and how do I avoid it?")
+    assert "DBA" not in question_names(question)
+    assert question_names("How do I authenticate requests against our LDAP?") == ["LDAP"]
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence

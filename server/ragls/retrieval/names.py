@@ -35,8 +35,9 @@ def question_names(text: str) -> list[str]:
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
     (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x), the user's placeholders
-    (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib) and "I" are not
-    names."""
+    (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
+    lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
+    (`possessed_acronyms`: "Our DBA sees ...") and "I" are not names."""
     assigned = assigned_values(text)
     text = asked_clause(text)
     names: list[str] = []
@@ -44,8 +45,9 @@ def question_names(text: str) -> list[str]:
         span = m.group(1).strip()
         if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span):  # `trust_env=False`, `Vec::new()`; not code
             names.append(span.removesuffix("()"))
-    prose = _without_quoted(CODE_SPAN.sub(" ", text))  # code and quoted messages are the user's
+    prose = _without_quoted(CODE_SPAN.sub(" ", text))  # code, quoted messages and quoted literals are the user's
     values = _listed_values(prose)
+    owned = possessed_acronyms(text)  # "Our DBA sees ...": the user's person, not a name
     instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose)
                    if (m.group(2) is None or m.group(2) in STOPWORDS) and m.group(1) not in GENERIC_ASKING}
     sentence_start = True
@@ -70,7 +72,8 @@ def question_names(text: str) -> list[str]:
         capitalised = token[0].isupper() and not first
         kebab = token.startswith("-") and _KEBAB.fullmatch(token) is not None  # --line-length, not brand-new
         if inner_cap or mixed or joints or capitalised or kebab:
-            names.append(token)
+            if token.removesuffix("s") not in owned:
+                names.append(token)
         elif _LOWER_WORDS.fullmatch(lower := token.lower() if first else token):  # gevent, pytest-xdist
             if token in instruments and lower not in STOPWORDS:  # "... with gettext?", "using celery": the means asked
                 names.append(lower)
@@ -93,6 +96,29 @@ _QUOTED = re.compile(r"""(?<![\w'"])(?:"([^"\n]+)"|“([^”\n]+)”|'((?:[^'\n]
 QUOTED_MIN_WORDS = 3  # a quotation this long is a message, not a term
 
 
+# A quotation in prose of one or two lower-case words — picks 'conda', answer 'not found', fails with "cannot pickle":
+# a string the user typed or saw (a tab's label, a value, a fragment of a message), not a name, whatever the word
+# (`question_names`, `user_material`). A quoted name keeps its form ("Happy Eyeballs", 'CERT_REQUIRED', 'HTML5'), and
+# a string inside code written without backticks (on_event("startup"), bind(service='billing'), ('a', 'b')) is code
+_LITERAL = re.compile(r"[a-z]+(?:-[a-z]+)*(?: [a-z]+(?:-[a-z]+)*)?")
+
+
+def _literal(m: re.Match) -> bool:
+    """True when the `_QUOTED` match `m` is a quoted literal (`quoted_literals`)."""
+    text, a, b = m.string, m.start(), m.end()
+    return (a == 0 or text[a - 1].isspace() and (a == 1 or text[a - 2].isalnum())) \
+        and (b == len(text) or text[b].isspace() or text[b] in ".,;:!?)") \
+        and _LITERAL.fullmatch(next(g for g in m.groups() if g)) is not None
+
+
+def quoted_literals(text: str) -> list[str]:
+    """The quotations of `text` (as `quoted_messages` reads them) of one or two lower-case words (`_LITERAL`) that
+    stand in prose (a word and a space before, a space or punctuation after): "When a reader picks 'conda' ..." ->
+    ["conda"]; not 'CERT_REQUIRED', "Happy Eyeballs", a message, the "startup" of on_event("startup") or the items
+    of a tuple ('a', 'b')."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text) if _literal(m)]
+
+
 def quoted_messages(text: str) -> list[str]:
     """The quotations of `text` ("...", “...”, '...': an apostrophe inside a word, can't, does not close one) of
     `QUOTED_MIN_WORDS` words or more: `default='abc' ... ('a', 'b')` holds three one-word quotations, none a message."""
@@ -100,9 +126,10 @@ def quoted_messages(text: str) -> list[str]:
 
 
 def _without_quoted(text: str) -> str:
-    """`text` with its quoted messages (`quoted_messages`) blanked out."""
-    return _QUOTED.sub(lambda m: " " if len(next(g for g in m.groups() if g).split()) >= QUOTED_MIN_WORDS
-                       else m.group(0), text)
+    """`text` with its quoted messages (`quoted_messages`) and quoted literals (`quoted_literals`) blanked out."""
+    def blank(m: re.Match) -> str:
+        return " " if len(next(g for g in m.groups() if g).split()) >= QUOTED_MIN_WORDS or _literal(m) else m.group(0)
+    return _QUOTED.sub(blank, text)
 # The means a question asks about: the lower-case word right after "with", "using", "via" or "use" (no article or
 # possessive between) that ends its phrase — followed by punctuation, the end, "'s" or a function word ("... into German
 # with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
@@ -124,15 +151,17 @@ _COORDINATED = re.compile(rf"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*){{1,{SERIES_MA
 
 def user_material(text: str) -> frozenset[str]:
     """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
-    the words of a quoted message (`quoted_messages`), of a series of values (`_listed_values`), the values it assigns
-    (`assigned_values`) and its placeholders (`placeholders`, anywhere in `text`). `gather` leaves
+    the words of a quoted message (`quoted_messages`) or a quoted literal (`quoted_literals`), of a series of values
+    (`_listed_values`), the values it assigns (`assigned_values`), its placeholders (`placeholders`, anywhere in
+    `text`) and the acronyms it owns in its situation (`possessed_acronyms`). `gather` leaves
     those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
     asked = asked_sentences(text)
     prose = CODE_SPAN.sub(" ", asked)
-    return frozenset(stems(" ".join([*quoted_messages(prose), *_listed_values(_without_quoted(prose)),
-                                     *assigned_values(text), *placeholders(text)])))
+    return frozenset(stems(" ".join([*quoted_messages(prose), *quoted_literals(prose),
+                                     *_listed_values(_without_quoted(prose)), *assigned_values(text),
+                                     *placeholders(text), *possessed_acronyms(text)])))
 
 
 # An option or a setting given a value in the question — `--source=myapp`, `name=mysite`, `level=debug` (in code
@@ -173,6 +202,21 @@ def placeholders(text: str) -> frozenset[str]:
     """The lower-case placeholder names (`placeholder`) among the words of `text`: "a [mypy-somelib] section" ->
     {somelib}."""
     return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if placeholder(w))
+
+
+# An acronym owned by the user in a sentence that tells their situation (one not ending in "?"): "Our DBA sees my
+# service idle in transaction. Why?", "My PM wants ...": their person, their system — the user's own, like a
+# placeholder (`possessed_acronyms`). In the asking sentence ("... against our LDAP?") it stays a name
+_POSSESSED = re.compile(r"\b(?:[Mm]y|[Oo]ur|[Yy]our|[Tt]heir)\s+([A-Z]{2,6})s?\b")
+
+
+def possessed_acronyms(text: str) -> frozenset[str]:
+    """The acronyms (2-6 capitals, a plural "s" aside) that follow "my", "our", "your" or "their" in a sentence of
+    `text` not ending in "?" (`_POSSESSED`): "Our DBA sees ... . Why, and how do I avoid it?" -> {DBA}; none from
+    "How do I authenticate against our LDAP?". Not names (`question_names`) and the user's material
+    (`user_material`)."""
+    sentences = re.split(r"(?<=[.?!])\s+", text)
+    return frozenset(a for x in sentences if not x.rstrip().endswith("?") for a in _POSSESSED.findall(x))
 
 
 def _listed_values(prose: str) -> set[str]:
