@@ -330,3 +330,15 @@ def test_the_users_own_ignore_file_applies_in_a_repository(tmp_path, monkeypatch
     assert walk(repo, settings()) == ["docs/b.local.md", "notes.local.md", "scratch/a.md"]
     make(tmp_path, {"plain/README.md": "", "plain/notes.local.md": ""})
     assert walk(tmp_path / "plain", settings()) == ["README.md", "notes.local.md"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_an_ignore_file_that_is_no_regular_file_is_not_read(tmp_path, kind):
+    """A `.gitignore` is the folder's input: a FIFO there blocked the walk forever (`ragls index` hung; red team,
+    session 48) and a link to /dev/zero would read until memory ran out. Only a regular file is read as one."""
+    make(tmp_path, {"a.md": "", "docs/b.md": ""})
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "docs" / ".gitignore")
+    else:
+        os.symlink("/dev/zero", tmp_path / "docs" / ".gitignore")
+    assert walk(tmp_path, settings()) == ["a.md", "docs/b.md"]

@@ -28,7 +28,9 @@ from pathspec import GitIgnoreSpec
 
 from ragls.config.globs import expand_braces
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
+from ragls.core.errors import Skipped
 from ragls.core.uris import key_path, path_key
+from ragls.sources.load import read_bytes
 
 log = logging.getLogger(__name__)
 
@@ -283,6 +285,8 @@ class FileFilter:
         return source if verdict else None
 
 
+MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobytes
+
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
 BROKEN_LINK = "broken symlink: its target does not exist"
 LINK_LOOP = "symlink that cannot be followed"
@@ -360,11 +364,15 @@ def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamp
 
 
 def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
-    """The parsed ignore file at `path`, or None when it is missing, unreadable or malformed (logged)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    """The parsed ignore file at `path`, or None when it is missing, unreadable, no regular file (a FIFO would
+    block the walk, a link to /dev/zero never end: `load.read_bytes`), larger than MAX_IGNORE_FILE_BYTES or
+    malformed (logged)."""
+    raw = read_bytes(path, path.name, MAX_IGNORE_FILE_BYTES)
+    if isinstance(raw, Skipped):
+        if not raw.reason.startswith("vanished"):
+            log.warning("ignoring %s: %s", path, raw.reason)
         return None
+    text = raw[0].decode("utf-8", errors="replace")
     try:
         return GitIgnoreSpec.from_lines(text.splitlines())
     except ValueError as exc:  # a malformed pattern must not stop indexing
