@@ -57,3 +57,39 @@ def test_the_guide_ranks_above_the_release_announcement(folder):
 def test_a_question_about_the_release_keeps_the_announcement(folder):
     question = "What came with release 1.7.0, and how do I fail CI on a stale lockfile?"
     assert ranked(folder, None, question) == ranked(folder, 1.0, question)
+
+
+# A docs blog's post with no version in its title: it tells, in a user's words, what a release brought; the setup page
+# states how to do it. Under `blog/posts/` it is a bookkeeping page (doc_kind._POST_FOLDERS); a page called `blog.md`
+# (about the blog feature) is not.
+STORY = """---
+date: 2021-09-26
+---
+
+# Excluding content from search
+
+The latest release brings new ways to keep a single page out of the search index, so internal pages no longer
+clutter the search results. Before, every page of your site was in the search index.
+"""
+SETUP = """# Setting up site search
+
+## Search exclusion
+
+Pages can be excluded from search with the front matter `search: exclude: true`, so the page is kept out of the
+index and no longer shows in the results.
+"""
+EXCLUDE = "Some internal pages clutter the search results. How do I keep a single page out of the search index?"
+
+
+@pytest.fixture(scope="module")
+def blog(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("blog"),
+                          {"blog/posts/excluding-content-from-search.md": STORY, "setup/site-search.md": SETUP})
+
+
+def test_the_setup_page_ranks_above_a_blog_post(blog):
+    off = ranked(blog, 1.0, EXCLUDE)
+    assert off[0][0] == "blog/posts/excluding-content-from-search.md", off  # the prior off: the post wins
+    got = ranked(blog, None, EXCLUDE)
+    assert got[0][0] == "setup/site-search.md", got
+    assert "blog/posts/excluding-content-from-search.md" in [path for path, _ in got]  # demoted, not dropped

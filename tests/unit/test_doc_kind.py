@@ -46,6 +46,12 @@ def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
     # a file named by a version: one release's page, whatever its folder
     ("docs/breaking-changes/0.279.0.md", "v0.279.0 Breaking Changes > What Changed"), ("doc/changes/7.4.rst", ""),
     ("upgrading/v2.1.md", "Upgrading"), ("notes/3.0.0rc1.txt", ""),
+    # a name holding a three-part version; a release announcements folder
+    ("doc/en/announce/release-2.2.0.rst", "py.test 2.2.0: test marking++, parametrization++"),
+    ("release/1.26.0-notes.rst", "Highlights"), ("doc/en/announce/sprint2016.rst", "python testing sprint June 2016"),
+    # a docs blog's posts, and the blog's index
+    ("blog/posts/excluding-content-from-search.md", "Excluding content from search > Search exclusion"),
+    ("docs/blog/index.md", "Blog"), ("site/_posts/2023-01-15-welcome.md", "Welcome"),
 ])
 def test_bookkeeping_pages_are_recognised(path, title):
     assert is_meta_page(chunk(path, title))
@@ -62,6 +68,11 @@ def test_bookkeeping_pages_are_recognised(path, title):
     # a numbered manual section is not a release
     ("manual.md", "Manual > 2.1: Installing"), ("manual.md", "Manual > 4.2 - Configuration"),
     ("manual.md", "Manual > 1.2 (optional) Setup"), ("manual.md", "Manual > 3.1 Running jobs"),
+    # pages about blogs are no posts; a topic file names a two-part version
+    ("plugins/blog.md", "Built-in blog plugin"), ("tutorial/blog.rst", "Blog Blueprint"),
+    ("setup/setting-up-a-blog.md", "Setting up a blog"), ("tutorials/blogs/engage.md", "Engagement and dissemination"),
+    ("guide/python-3.12.md", "Python 3.12"), ("auth/oauth-2.0.md", "OAuth 2.0"),
+    ("upgrading-to-3.0.0.rst", "Upgrading to newer releases"),
 ])
 def test_guide_pages_are_not(path, title):
     assert not is_meta_page(chunk(path, title))

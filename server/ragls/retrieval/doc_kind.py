@@ -1,5 +1,5 @@
 """Document-kind prior: chunks of a project's own bookkeeping pages — changelog / release notes / history / news,
-contributing guide, authors, release process — ranked lower unless the question asks about versions, changes,
+a docs blog's posts, contributing guide, authors, release process — ranked lower unless the question asks about versions, changes,
 releases or contributing (`retrieval.meta_page_weight`).
 
 Why: such pages mention every feature of the project once, in its own words ("async handlers", "Queue", "list all
@@ -19,7 +19,14 @@ A chunk is a bookkeeping page's when (any of):
   implementation to the people who work on it (Pydantic's "targeted to contributors"; Django's `docs/internals/` is its
   contributing guide and release process), in the words of every usage question;
 - its file is named by a version (`breaking-changes/0.279.0.md`, `changes/7.4.rst`: one release's notes or breaking
-  changes, `_VERSION_FILE`), whatever its folder is called;
+  changes, `_VERSION_FILE`), or its name holds a version of three parts (`announce/release-2.2.0.rst`,
+  `release/1.26.0-notes.rst`, `_VERSION_IN_NAME`; a topic names a two-part version, `python-3.12.md`, `oauth-2.0.md`),
+  whatever its folder is called;
+- it is under a folder of a docs blog's posts (`_POST_FOLDERS`: `blog/`, `posts/`, `_posts/`; a file called
+  `blog.md` is a page about blogs, not a post): a dated post tells what a release brought or how the project
+  changed, in a user's words, like release notes (Material for MkDocs' `blog/posts/excluding-content-from-search.md`,
+  "The latest Insiders release brings three new simple ways to exclude ...", won a question the setup page's
+  "Search exclusion" section answers);
 - its page title (the first part of its heading path) starts with one of `_META_TITLES` ("Changelog", "Release
   Notes", "What's new", "Contributing", ...);
 - a part of its heading path is a version heading (`2.0.1`, `Version 0.47.3 (August 24, 2025)`, `v25.1.0 - 2025-01-
@@ -109,8 +116,10 @@ from ragls.retrieval.query import CODE_SPAN
 _META_NAMES = frozenset({
     "changelog", "changelogs", "changes", "history", "news", "releasenotes", "releases", "whatsnew",
     "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
-    "internals",
+    "internals", "announce", "announcements",
 })
+# Folder names (letters only, lower-cased) of a docs blog's posts: a folder only, a file "blog.md" is a topic page.
+_POST_FOLDERS = frozenset({"blog", "posts"})
 _META_TITLES = re.compile(
     r"\s*(change\s*log|changes\b|release\s+notes|release\s+history|version\s+history|history\b|news\b|"
     r"what'?s\s+new|contributing|contributors|how\s+to\s+contribute|authors\b|release\s+process|releasing\b)",
@@ -148,14 +157,22 @@ def _path_names(path: str) -> set[str]:
 # A file named by a version ("0.279.0.md", "v2.1.rst", "7.4.rst", "3.0.0rc1.txt"): one release's page (its notes, its
 # breaking changes), not a topic ("v2-migration-guide.rst", "http2.md").
 _VERSION_FILE = re.compile(r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|dev|post)\d*)?", re.IGNORECASE)
+# A version of three parts in a file's name ("release-2.2.0", "1.26.0-notes"): a release's page; a topic page names
+# at most a two-part version ("python-3.12", "oauth-2.0", "http-1.1"), and a guide to moving to a release is a guide
+# ("upgrading-to-3.0.0", "migration-2.0.0": `_MOVING`; marshmallow's upgrading.rst answers nine of its set's questions).
+_VERSION_IN_NAME = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?![.\d])", re.IGNORECASE)
+_MOVING = re.compile(r"migrat|upgrad|porting|moving|guide", re.IGNORECASE)
 
 
 def is_meta_page(chunk: Chunk) -> bool:
     """True when `chunk` belongs to a changelog / release-notes / contributing / authors page (module docstring)."""
     if _path_names(chunk.path) & _META_NAMES:
         return True
-    stem = chunk.path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    if _VERSION_FILE.fullmatch(stem):
+    folders, _, name = chunk.path.replace("\\", "/").rpartition("/")
+    if folders and _path_names(folders) & _POST_FOLDERS:
+        return True
+    stem = name.rsplit(".", 1)[0]
+    if _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem)):
         return True
     headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
     if headings and _META_TITLES.match(headings[0]):
