@@ -154,6 +154,7 @@ async def test_serve_start_up_scan_and_rag_ask_follow_the_editors_workspace_trus
         assert not marker.exists()
         [err] = [e for e in status["errors"] if e.get("path") == str(clone / "ragls.toml")]
         assert "is not trusted" in err["message"] and "document_loaders" in err["message"]
+        assert err["severity"] == "warning"  # nothing failed: the user decides (docs/protocol.md rag/status)
         before = len(vendor_proxy.targets)
         answer = await request(client, "rag/ask", {"question": "What is the deploy command?"})
         assert answer["error"] and attacker.requests == []

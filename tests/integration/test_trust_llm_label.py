@@ -35,15 +35,18 @@ def test_an_untrusted_folders_llm_is_named_with_how_to_trust_it(tmp_path):
     assert f"are ignored until the folder is trusted: read the file, then run `ragls trust {folder}` to use them" in text
 
     why = text[text.index(f"{folder / 'ragls.toml'}'s LLM settings"):text.index(" to use them") + len(" to use them")]
-    proc = ragls(env, "status", folder)  # the reason once, not "no LLM configured": the error line names the
-    status = proc.stdout  # settings and how to trust the folder; the generation line points at it
+    proc = ragls(env, "status", folder)  # the reason once, not "no LLM configured": the warning line names the
+    status = proc.stdout  # settings and how to trust the folder (nothing failed: not an error); the generation line
     assert "generation:  none (extractive answers: an untrusted ragls.toml's LLM settings are not used; see the " \
-        "error below)" in status, status
-    error = next(x for x in status.splitlines() if x.startswith("error:"))
+        "warning below)" in status, status  # points at it
+    assert not [x for x in status.splitlines() if x.startswith("error:")], status
+    error = next(x for x in status.splitlines() if x.startswith("warning:     "))
     assert f"{folder / 'ragls.toml'} is not trusted, so these settings were ignored: generation.backend" in error
     assert f"run `ragls trust {folder}`" in error
     assert "not trusted" not in proc.stderr, proc.stderr  # not a third time on stderr
-    assert json.loads(ragls(env, "status", folder, "--json").stdout)["generation"]["ignored"] == why
+    wire = json.loads(ragls(env, "status", folder, "--json").stdout)
+    assert wire["generation"]["ignored"] == why
+    assert [e["severity"] for e in wire["errors"]] == ["warning"]  # docs/protocol.md: clients show it as a warning
 
     (folder / "ragls.toml").write_text("[retrieval]\ntop_k = 4\n")  # retrieval tuning only: nothing to trust
     answer = json.loads(ragls(env, "ask", folder, "What is the deploy command?", "--json").stdout)

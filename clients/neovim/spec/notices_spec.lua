@@ -1,6 +1,7 @@
 -- rag/status notices and warnings with the real server on a repository of code only, whose untrusted ragls.toml
 -- names an LLM: the index holds no file (the server's notice says what to set), the LLM settings are ignored
--- (generation.ignored), and an old setting name is a note. :RagStatus and :checkhealth ragls show them.
+-- (its rag/status errors entry of severity "warning", and generation.ignored), and an old setting name is a note.
+-- :RagStatus and :checkhealth ragls show them, the untrusted file once.
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 local app = vim.fs.normalize(vim.uv.fs_realpath(vim.fn.tempname()) or vim.fn.tempname()) .. "-app"
@@ -59,10 +60,20 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   H.eq("  warning    " .. notice:sub(#app + 3), lines[row])
   H.eq("  0 files · 0 chunks · indexed just now", lines[row - 1])
   H.eq("DiagnosticWarn", marks[row - 1], "highlight of the warning row")
-  H.contains(text, "\nWarning    " .. status.generation.ignored .. "\n")
   H.contains(text, "\nNotes\n  setting ")
-  -- the untrusted ragls.toml's notice leads with its path: the row does not repeat it
-  H.contains(text, "\nErrors\n  " .. app .. "/ragls.toml is not trusted")
+  -- the untrusted ragls.toml is one warning (its errors entry, severity "warning"), said once and not as an error:
+  -- its row leads with the file (not repeated), the Answers row says only why answers are extractive
+  local warning = vim.tbl_filter(function(e) return e.severity == "warning" end, status.errors)
+  H.eq(1, #warning, "the server's warning entry: " .. vim.inspect(status.errors))
+  H.eq("Answers    none (" .. status_view.IGNORED_LLM_NOTE .. ")", lines[1])
+  H.eq("Warning    " .. warning[1].message, lines[2])
+  H.eq("DiagnosticWarn", marks[1], "highlight of the Warning row")
+  H.ok(vim.startswith(warning[1].message, app .. "/ragls.toml is not trusted, so these settings were ignored: "),
+    warning[1].message)
+  H.ok(not text:find("Errors", 1, true), "no Errors section: " .. text)
+  H.ok(not text:find(status.generation.ignored, 1, true), "generation.ignored not a second time: " .. text)
+  local _, named = text:gsub("generation%.model", "")
+  H.eq(1, named, "the ignored settings are named once: " .. text)
   vim.o.columns, vim.o.lines = 120, 36
   vim.cmd("RagStatus")
   local win = H.wait_for(function() return H.floats()[1] end, 20000, "status float")
@@ -79,9 +90,24 @@ H.it(":checkhealth ragls warns with the folder's notice and the ignored LLM sett
   local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
   H.contains(health, "WARNING " .. app .. ": no file here matches sources.include")
   H.ok(not health:find("no files indexed", 1, true), "no second, vaguer warning for the folder: " .. health)
-  H.contains(health, "WARNING generation backend: none: " .. status.generation.ignored)
+  H.contains(health, "- generation backend: none: " .. require("ragls.status_view").IGNORED_LLM_NOTE)
+  H.contains(health, "WARNING " .. app .. "/ragls.toml is not trusted, so these settings were ignored: ")
+  H.ok(not health:find(status.generation.ignored, 1, true), "generation.ignored not a second time: " .. health)
+  H.ok(not health:find(app .. "/ragls.toml: " .. app, 1, true), "the file not named twice: " .. health)
   H.contains(health, "\n- setting retrieval.sufficiency_floor is an old name of retrieval.min_similarity")
   vim.cmd("bwipeout")
+end)
+
+H.it("from a server that sends no severity the entry is an error and generation.ignored the warning", function()
+  local older = vim.deepcopy(status)
+  for _, e in ipairs(older.errors) do
+    e.severity = nil
+  end
+  local lines = require("ragls.status_view").status_lines(older)
+  local text = table.concat(lines, "\n")
+  H.eq("Answers    none (extractive answers, no LLM)", lines[1])
+  H.contains(text, "\nWarning    " .. status.generation.ignored .. "\n")
+  H.contains(text, "\nErrors\n  " .. app .. "/ragls.toml is not trusted")
 end)
 
 H.it("an older server's status (no notices, no generation.ignored) shows as before", function()

@@ -17,7 +17,7 @@ local ui = require("ragls.ui")
 local config = require("ragls.config")
 
 local QUERY = "frobnicator timeout seconds"
-local direct = H.request_sync(client, "rag/query", { query = QUERY }).result
+local direct = H.request_sync(client, "rag/query", { query = QUERY, topK = 20 }).result -- as the pickers ask
 local best = direct.chunks[1]
 local best_focus = best.source.focusRange or best.source.range
 

@@ -48,7 +48,7 @@ end)
 
 H.it(":RagQuery lists results as relevance%  path:lines  heading, best first, with a quickfix entry last", function()
   local query = "frobnicator timeout seconds"
-  local direct = H.request_sync(client, "rag/query", { query = query }).result
+  local direct = H.request_sync(client, "rag/query", { query = query, topK = 20 }).result
   local calls = with_select(function() return nil end, function(calls)
     vim.cmd("RagQuery " .. query)
     H.wait_for(function() return #calls > 0 end, 30000, "the picker")
@@ -65,6 +65,29 @@ H.it(":RagQuery lists results as relevance%  path:lines  heading, best first, wi
   end
   H.eq(("→ all %d results to the quickfix list"):format(#direct.chunks), shown[#shown], "quickfix entry")
   H.eq("RagQuery: " .. query, calls[1].prompt, "prompt")
+end)
+
+H.it("the picker and :RagQuery! list search_top_k results (20), not top_k, the chunks of an answer", function()
+  local config = require("ragls.config").values
+  local query = "where are backups stored"
+  local all = #H.request_sync(client, "rag/query", { query = query, topK = 20 }).result.chunks
+  H.ok(all > 2, "the fixture has more than 2 chunks: " .. all)
+  local listed = function()
+    local calls = with_select(function() return nil end, function(calls)
+      vim.cmd("RagQuery " .. query)
+      H.wait_for(function() return #calls > 0 end, 30000, "the picker")
+    end)
+    return #calls[1].items - 1 -- the last entry sends them to quickfix
+  end
+  config.top_k = 2 -- answers read 2 chunks; a search still lists every hit up to search_top_k
+  H.eq(all, listed(), "entries with top_k = 2")
+  config.search_top_k = 1
+  H.eq(1, listed(), "entries with search_top_k = 1")
+  vim.fn.setqflist({}, "r")
+  vim.cmd("RagQuery! " .. query)
+  H.wait_for(function() return #vim.fn.getqflist() > 0 end, 30000, "quickfix items")
+  H.eq(1, #vim.fn.getqflist(), "quickfix items with search_top_k = 1")
+  config.top_k, config.search_top_k = nil, 20
 end)
 
 H.it("each query is live: another text lists other results", function()

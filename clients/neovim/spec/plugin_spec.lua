@@ -27,6 +27,9 @@ H.it("setup rejects bad options with a message naming the field and keeps the pr
   local ok3, err3 = config.set({ top_k = 0 })
   H.eq(false, ok3, "top_k 0 rejected")
   H.contains(err3, "top_k")
+  local ok4, err4 = config.set({ search_top_k = 500 })
+  H.eq(false, ok4, "search_top_k 500 rejected")
+  H.contains(err4, "`search_top_k` must be a whole number from 1 to 200")
   H.ok(config.set({ cmd = { "ragls-not-installed-xyz", "serve" } }), "valid options accepted")
 end)
 
@@ -389,6 +392,31 @@ H.it(":checkhealth ragls reports the missing server as an ERROR with the install
   H.contains(text, "ERROR ragls: server command `ragls-not-installed-xyz` not found")
   H.contains(text, "OK setup() options are valid")
   H.contains(text, "python3 -m pip install")
+end)
+
+H.it(":checkhealth ragls says which keymaps are set, how to set them, and a key another plugin maps too", function()
+  local function health()
+    vim.cmd("checkhealth ragls")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    vim.cmd("bwipeout")
+    return text
+  end
+  local before = vim.deepcopy(config.values)
+  H.ok(config.set({ cmd = before.cmd, keymaps = false }), "no keymaps")
+  H.contains(health(), "- keymaps: none (the default): `keymaps = true` in setup() maps <leader>ra ask, <leader>rq "
+    .. "search, <leader>rs status, <leader>rc commit message, <leader>rl last answer where ragls is attached; or map "
+    .. "the <Plug> mappings, :help |ragls-mappings|") -- checkhealth makes it a help link
+  vim.g.mapleader = " "
+  vim.keymap.set("n", "<leader>rq", "<cmd>echo 'grep'<CR>", { desc = "another plugin's grep" })
+  H.ok(config.set({ cmd = before.cmd, keymaps = true }), "default keymaps")
+  local text = health()
+  H.contains(text, "OK keymaps: <leader>ra ask, <leader>rq query, <leader>rs status, <leader>rc commit, "
+    .. "<leader>rl last")
+  H.contains(text, "WARNING keymaps: <leader>rq (query) is also mapped globally in mode n to another plugin's grep")
+  H.ok(not text:find("<leader>ra (ask) is also", 1, true), "only the key in use: " .. text)
+  vim.keymap.del("n", "<leader>rq")
+  vim.g.mapleader = nil
+  H.ok(config.set(before), "restore")
 end)
 
 H.it(":checkhealth ragls shows why `cmd ... --version` failed instead of guessing", function()

@@ -37,7 +37,7 @@ end)
 
 H.it(":RagQuery! fills the quickfix list with path:line of the matching section and opens it", function()
   local query = "frobnicator timeout seconds"
-  local direct = H.request_sync(client, "rag/query", { query = query })
+  local direct = H.request_sync(client, "rag/query", { query = query, topK = 20 }) -- search_top_k's default
   H.eq(nil, direct.err, "rag/query error")
   vim.fn.setqflist({}, "r")
   vim.cmd("RagQuery! " .. query)

@@ -26,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { embeddingLabel, embeddingLoading, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
+import { embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
 
 export const COMMANDS = {
   ask: 'ragls.askQuestion',
@@ -212,8 +212,13 @@ export function formatStatus(status: StatusResult): string[] {
     `ragls status — embedding ${embeddingLabel(status)}, store ${status.store}, generation ${status.generation.backend}` +
       (status.generation.model ? ` (${status.generation.model})` : ''),
   ];
-  if (status.generation.ignored) {
-    lines.push(`  warning: ${status.generation.ignored}`);
+  const { warnings, errors } = splitErrors(status);
+  const ignored = ignoredLlmNote(status);
+  if (ignored) {
+    lines.push(`  ${warnings.length ? 'generation' : 'warning'}: ${ignored}`);
+  }
+  for (const w of warnings) {
+    lines.push(`  warning: ${w.message}`);
   }
   const { byFolder, notes } = splitNotices(status);
   for (const f of status.folders) {
@@ -231,7 +236,7 @@ export function formatStatus(status: StatusResult): string[] {
   for (const note of notes) {
     lines.push(`  note: ${note}`);
   }
-  for (const e of status.errors) {
+  for (const e of errors) {
     // A message that already leads with its file (an untrusted ragls.toml's notice) is not prefixed with it again.
     const where = e.path && !e.message.startsWith(e.path) ? ` in ${e.path}` : '';
     lines.push(`  error${where}: ${e.message}`);
@@ -248,11 +253,12 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
       deps.output.appendLine(line);
     }
     const t = deps.status.totals!;
+    const errors = splitErrors(status).errors.length;
     const summary =
       `ragls: ${t.files} files, ${t.chunks} chunks in ${t.folders} folder(s); ` +
       `generation: ${status.generation.backend}` +
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
-      (status.errors.length ? `; ${status.errors.length} error(s)` : '') +
+      (errors ? `; ${errors} error(s)` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
     // A warning says what to do in the message itself (the first; the others are in the details).
     const warnings = statusWarnings(status);

@@ -163,10 +163,13 @@ export interface StatusResult {
   generation: {
     backend: string;
     model: string | null;
-    /** Newer servers: why an untrusted folder's own LLM settings are not used (a warning: trust the folder). */
+    /** Newer servers: why an untrusted folder's own LLM settings are not used. Part of that folder's `errors`
+     * warning when the server sends one (then shown only as the reason answers are extractive). */
     ignored?: string;
   };
-  errors: { path?: string; message: string }[];
+  /** `severity: 'warning'` (newer servers): nothing failed, the user decides (an untrusted ragls.toml's ignored
+   * settings); shown as a warning. Without it: an error. */
+  errors: { path?: string; message: string; severity?: 'warning' }[];
   /** Lines that are not errors: "<folder>: ..." when that folder's index holds no file (what to set; a warning),
    * else notes (the index keeps the embedding model it was built with, an old setting name). */
   notices?: string[];

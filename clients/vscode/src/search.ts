@@ -14,6 +14,12 @@ import { ServerManager } from './server';
 /** Wait after the last keystroke before querying (ms). */
 export const DEBOUNCE_MS = 200;
 
+/** Results a search lists (`ragls.search.topK`, default 20): a list to scan, unlike the 5 chunks of an answer. */
+export function searchTopK(): number {
+  const value = vscode.workspace.getConfiguration('ragls').get<number>('search.topK', 20);
+  return Number.isInteger(value) && value >= 1 && value <= 200 ? value : 20;
+}
+
 export interface ChunkItem extends vscode.QuickPickItem {
   chunk: Chunk;
 }
@@ -146,7 +152,11 @@ export class DocsSearch implements vscode.Disposable {
       qp.busy = true;
       let result: QueryResult | undefined;
       try {
-        result = await this.server.request(QueryRequest, { query: text.trim(), rag: this.rag() }, source.token);
+        result = await this.server.request(
+          QueryRequest,
+          { query: text.trim(), topK: searchTopK(), rag: this.rag() },
+          source.token,
+        );
       } catch (error) {
         if (mine === seq && !source.token.isCancellationRequested) {
           qp.busy = false;

@@ -48,14 +48,43 @@ export function splitNotices(status: StatusResult): { byFolder: Map<string, stri
 }
 
 /**
- * What the user must act on, as whole sentences: the folders' LLM settings ignored until trusted
- * (`generation.ignored`), then each folder's notice with its path. Empty when all is well.
+ * `errors` split by their `severity` (docs/protocol.md, Clients): `warnings` need the user to decide (an untrusted
+ * ragls.toml's ignored settings: nothing failed), `errors` are failures. An older server sends no severity: all
+ * are errors.
+ */
+export function splitErrors(status: StatusResult): { warnings: StatusResult['errors']; errors: StatusResult['errors'] } {
+  return {
+    warnings: status.errors.filter((e) => e.severity === 'warning'),
+    errors: status.errors.filter((e) => e.severity !== 'warning'),
+  };
+}
+
+/**
+ * Why answers are extractive when an untrusted folder named an LLM (`generation.ignored`), said where the
+ * generation backend is shown; undefined otherwise. With the folder's warning there it only points at it (the
+ * warning names every ignored setting and how to trust the folder), else it is the whole sentence.
+ */
+export function ignoredLlmNote(status: StatusResult): string | undefined {
+  if (!status.generation.ignored) {
+    return undefined;
+  }
+  return splitErrors(status).warnings.length
+    ? "extractive answers: the folder's LLM settings wait until you trust it; see the warning"
+    : status.generation.ignored;
+}
+
+/**
+ * What the user must act on, as whole sentences, each once: the `errors` of severity warning (an untrusted
+ * ragls.toml: what was ignored, how to trust it), else from an older server the folders' LLM settings ignored until
+ * trusted (`generation.ignored`); then each folder's notice with its path. Empty when all is well.
  */
 export function statusWarnings(status: StatusResult): string[] {
   const folderNotices = (status.notices ?? []).filter((n) =>
     status.folders.some((f) => n.startsWith(`${vscode.Uri.parse(f.uri).fsPath}: `)),
   );
-  return [...(status.generation.ignored ? [status.generation.ignored] : []), ...folderNotices];
+  const trust = splitErrors(status).warnings.map((e) => e.message);
+  const ignored = status.generation.ignored && !trust.length ? [status.generation.ignored] : [];
+  return [...trust, ...ignored, ...folderNotices];
 }
 
 /** Is the embedding model of any folder still loading (rag/status `embeddingLoading`)? */
@@ -205,8 +234,9 @@ export class StatusBar implements vscode.Disposable {
     for (const warning of warnings) {
       paragraph('$(warning) ', warning);
     }
+    const why = status.generation.ignored && splitErrors(status).warnings.length ? ` (${ignoredLlmNote(status)})` : '';
     for (const line of [pending ? `${pending} file(s) queued` : '', vectors, `embedding: ${embeddingLabel(status)}`,
-      `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : ''}`]) {
+      `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : why}`]) {
       if (line) {
         paragraph(line);
       }
@@ -214,17 +244,18 @@ export class StatusBar implements vscode.Disposable {
     for (const note of splitNotices(status).notes) {
       paragraph('$(info) ', note);
     }
+    const errors = splitErrors(status).errors;
     const problems = [
-      status.errors.length ? `${status.errors.length} error(s)` : '',
+      errors.length ? `${errors.length} error(s)` : '',
       warnings.length ? `${warnings.length} warning(s)` : '',
     ].filter(Boolean).join(', ');
     paragraph(problems ? `${problems} — click for details` : 'Click for details');
-    const icon = status.errors.length || warnings.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
+    const icon = errors.length || warnings.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
     const model = loading ? ' · loading model' : fallback ? ' (fallback model)' : '';
     this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${model}`, tooltip.value);
     this.item.tooltip = tooltip;
     // The marker of a status that needs the user: the status bar's warning colours.
-    this.item.backgroundColor = status.errors.length || warnings.length
+    this.item.backgroundColor = errors.length || warnings.length
       ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.warnings = warnings;
   }

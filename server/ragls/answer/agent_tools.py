@@ -237,7 +237,7 @@ def status_result(ws, writer_name: str) -> ToolResult:
     answers = gen["backend"] if gen["backend"] != "none" else f"extractive ({no_llm_reason(gen.get('ignored'))})"
     lines.append(f"embedding model: {status.embedding_model}; answers: {answers}"
                  f"{' ' + gen['model'] if gen.get('model') else ''}")
-    lines += [f"error: {e['message']}" for e in status.errors]
+    lines += [f"{e.get('severity', 'error')}: {e['message']}" for e in status.errors]  # "warning": nothing failed
     lines += [f"note: {n}" for n in data["notices"]]
     if progress is not None:
         lines.append(partial_note(progress))

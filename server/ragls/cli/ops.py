@@ -87,9 +87,10 @@ def cmd_status(args) -> int:
     from ragls.answer.extractive import no_llm_reason
 
     gen = wire["generation"]
-    # an untrusted ragls.toml's LLM settings: its error line below says which and what to do; said once
-    why = "an untrusted ragls.toml's LLM settings are not used; see the error below" \
-        if gen.get("ignored") and wire["errors"] else no_llm_reason(gen.get("ignored"))
+    # an untrusted ragls.toml's LLM settings: its warning line below says which and what to do; said once
+    warned = any(e.get("severity") == "warning" for e in wire["errors"])
+    why = "an untrusted ragls.toml's LLM settings are not used; see the warning below" \
+        if gen.get("ignored") and warned else no_llm_reason(gen.get("ignored"))
     print(f"generation:  {gen['backend']}" + (f" {gen['model']}" if gen["model"] else
                                               f" (extractive answers: {why})" if gen["backend"] == "none" else ""))
     from ragls.cli.llm_lines import status_line
@@ -98,8 +99,9 @@ def cmd_status(args) -> int:
         print(line)
     for notice in wire.get("notices", []):
         print(f"note:        {notice}")
-    for e in wire["errors"]:
-        print(f"error:       {e['message']}")
+    for e in wire["errors"]:  # severity "warning": nothing failed, the user decides (an untrusted ragls.toml)
+        label = "warning:" if e.get("severity") == "warning" else "error:"
+        print(f"{label:<13}{e['message']}")
     return 0
 
 

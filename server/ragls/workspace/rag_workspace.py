@@ -83,7 +83,8 @@ class RagWorkspace:
         self.warnings: list[str] = []
         self.folder_settings: list[Settings] = []
         # One line per untrusted folder whose ragls.toml asked for more than retrieval tuning (config/trust_filter.py):
-        # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path`).
+        # in `warnings` for the logs and stderr, and in rag/status errors (with the file as `path` and severity
+        # "warning": nothing failed, the user decides whether to trust it; docs/protocol.md rag/status).
         self.trust_errors: list[dict[str, str]] = []
         # Per folder: why its ragls.toml's LLM is not used (untrusted), for an answer given without one.
         self.ignored_llm: list[str | None] = []
@@ -96,7 +97,7 @@ class RagWorkspace:
             self.warnings += [w for w in warns if not isinstance(w, OldName)]
             old_names += [w for w in warns if isinstance(w, OldName) and w not in old_names]
             if layer.notice:
-                self.trust_errors.append({"path": str(layer.path), "message": layer.notice})
+                self.trust_errors.append({"path": str(layer.path), "message": layer.notice, "severity": "warning"})
             self.ignored_llm.append(layer.ignored_llm())
             for warning in outside_glob_warnings(s.sources.include, s.sources.exclude, folder):
                 self.warnings.append(f"{folder}: {warning}")

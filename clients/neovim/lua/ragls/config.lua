@@ -22,7 +22,8 @@ local M = {}
 ---                                  first :Rag* command.
 ---@field filetypes string[]|nil     Only attach to these filetypes (nil: all file buffers).
 ---@field keymaps ragls.Keymaps|boolean  `true`: the default maps below; `false`: none (default); a table: your maps.
----@field top_k integer|nil          `topK` for :RagAsk/:RagQuery (nil: the server's setting).
+---@field top_k integer|nil          `topK` for :RagAsk and :RagChat (nil: the server's setting).
+---@field search_top_k integer       `topK` of :RagQuery's picker and quickfix list (default 20: a list to scan).
 ---@field start_timeout_ms integer   How long a :Rag* command waits for the server to initialize (default 30000).
 ---@field float table                Float window options: `width`, `height` (a fraction of the editor in (0, 1], or
 ---                                  whole columns/lines), `border` (a name from `border_styles` or a border list).
@@ -45,6 +46,7 @@ M.defaults = {
   filetypes = nil,
   keymaps = false,
   top_k = nil,
+  search_top_k = 20,
   start_timeout_ms = 30000,
   float = { width = 0.8, height = 0.7, border = "rounded" },
   commit_style = nil,
@@ -79,8 +81,8 @@ local function is_string_list(v)
 end
 
 -- Every top-level option (the ones whose default is nil are listed too).
-local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, start_timeout_ms, float, "
-  .. "commit_style, index_confirm_minutes, progress, picker, highlight_ms, chat"
+local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, search_top_k, "
+  .. "start_timeout_ms, float, commit_style, index_confirm_minutes, progress, picker, highlight_ms, chat"
 local known_keys = {}
 for key in known_list:gmatch("[%w_]+") do
   known_keys[key] = true
@@ -178,6 +180,10 @@ function M.check(cfg)
   end
   if cfg.top_k ~= nil and (type(cfg.top_k) ~= "number" or cfg.top_k < 1 or cfg.top_k % 1 ~= 0) then
     return false, "ragls: `top_k` must be a positive integer or nil"
+  end
+  local search = cfg.search_top_k
+  if type(search) ~= "number" or search < 1 or search > 200 or search % 1 ~= 0 then
+    return false, "ragls: `search_top_k` must be a whole number from 1 to 200 (default 20)"
   end
   if type(cfg.start_timeout_ms) ~= "number" or cfg.start_timeout_ms <= 0 then
     return false, "ragls: `start_timeout_ms` must be a positive number"

@@ -52,6 +52,42 @@ local function server_version(cmd)
   return out, nil
 end
 
+--- Names of `keymaps` in the order :help lists them.
+local KEYMAP_ORDER = { "ask", "query", "status", "commit", "last" }
+
+--- The keymaps of `setup()` for :checkhealth: none by default (telescope, fzf-lua and snacks map no keys either;
+--- the user picks them), said as info with how to turn them on; the maps set, with a warning for each key that a
+--- global mapping of another plugin also uses (ragls's buffer-local one hides it where ragls is attached).
+---@param config table ragls.config
+function M.check_keymaps(config)
+  local maps = config.keymaps()
+  if next(maps) == nil then
+    local d = config.default_keymaps
+    health.info(("keymaps: none (the default): `keymaps = true` in setup() maps %s ask, %s search, %s status, %s "
+      .. "commit message, %s last answer where ragls is attached; or map the <Plug> mappings, :help ragls-mappings")
+      :format(d.ask, d.query, d.status, d.commit, d.last))
+    return
+  end
+  local set = {}
+  for _, name in ipairs(KEYMAP_ORDER) do
+    local lhs = maps[name]
+    if lhs then
+      table.insert(set, ("%s %s"):format(lhs, name))
+      local mine = require("ragls").plug[name]
+      for _, mode in ipairs(mine.modes) do
+        for _, m in ipairs(vim.api.nvim_get_keymap(mode)) do
+          if vim.keycode(m.lhs) == vim.keycode(lhs) then
+            health.warn(("keymaps: %s (%s) is also mapped globally in mode %s to %s; ragls's map hides it in the "
+              .. "buffers ragls attaches to"):format(lhs, name, mode, m.desc or m.rhs or "a Lua function"),
+              { "pick another key in setup({ keymaps = { " .. name .. " = ... } })" })
+          end
+        end
+      end
+    end
+  end
+  health.ok("keymaps: " .. table.concat(set, ", "))
+end
+
 function M.check()
   local config = require("ragls.config")
   local rpc = require("ragls.rpc")
@@ -71,6 +107,7 @@ function M.check()
   else
     health.error(err)
   end
+  M.check_keymaps(config)
 
   health.start("ragls: server")
   local cmd = config.values.cmd
@@ -127,11 +164,18 @@ function M.check()
   local status_view = require("ragls.status_view")
   local backend = ("generation backend: %s%s"):format(tostring(gen.backend),
     (gen.model and gen.model ~= vim.NIL) and (" (" .. gen.model .. ")") or "")
+  -- an untrusted ragls.toml is said once: its warning below names every ignored setting and how to trust it
+  local trust_warnings, errors = status_view.split_errors(status)
   local ignored = status_view.ignored_llm(status)
-  if ignored then
+  if ignored and #trust_warnings > 0 then
+    health.info(backend .. ": " .. status_view.IGNORED_LLM_NOTE)
+  elseif ignored then
     health.warn(backend .. ": " .. ignored)
   else
     health.ok(backend)
+  end
+  for _, e in ipairs(trust_warnings) do
+    health.warn(status_view.error_line(e))
   end
   local by_folder, others = status_view.split_notices(status)
   local label = status_view.embedding_label(status)
@@ -168,9 +212,8 @@ function M.check()
       health.info(("%s: %d skipped files (see :RagStatus)"):format(where, #skipped))
     end
   end
-  for _, e in ipairs(status.errors or {}) do
-    local path = e.path ~= vim.NIL and e.path or nil
-    health.warn((path and (path .. ": ") or "") .. tostring(e.message))
+  for _, e in ipairs(errors) do
+    health.error(status_view.error_line(e))
   end
   for _, notice in ipairs(others) do -- nothing to act on, or a setting's old name that still works
     health.info(notice)

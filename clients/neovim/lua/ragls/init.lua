@@ -298,7 +298,7 @@ function M.query(text, opts)
     rpc.notify("ragls: :RagQuery! needs a search text, e.g. :RagQuery! install on windows", vim.log.levels.WARN)
     return
   end
-  local params = { query = text, topK = config.values.top_k, rag = require("ragls.rags").param((opts or {}).rag) }
+  local params = { query = text, topK = config.values.search_top_k, rag = require("ragls.rags").param((opts or {}).rag) }
   rpc.request("rag/query", params, function(result)
     ui.show_query(text, result)
   end)

@@ -17,7 +17,7 @@ local picker_rag = nil
 
 --- `rag/query` params for `text` in the current picker.
 local function query_params(text)
-  return { query = text, topK = config.values.top_k, rag = require("ragls.rags").param(picker_rag) }
+  return { query = text, topK = config.values.search_top_k, rag = require("ragls.rags").param(picker_rag) }
 end
 
 local M = {}

@@ -121,6 +121,32 @@ function M.split_notices(status)
   return by_folder, others
 end
 
+--- rag/status `errors` split by their `severity` (docs/protocol.md, Clients): `warnings` need the user to decide
+--- (an untrusted ragls.toml's ignored settings: nothing failed), `errors` are failures. An older server sends no
+--- severity: all are errors.
+---@param status table rag/status result
+---@return table[] warnings
+---@return table[] errors
+function M.split_errors(status)
+  local warnings, errors = {}, {}
+  for _, e in ipairs(nonnil(status.errors) or {}) do
+    table.insert(nonnil(e.severity) == "warning" and warnings or errors, e)
+  end
+  return warnings, errors
+end
+
+--- An `errors` entry as one line: its message, after its file unless the message already leads with it (an
+--- untrusted ragls.toml's notice).
+---@param e table {path?, message}
+---@return string
+function M.error_line(e)
+  local path, message = nonnil(e.path), tostring(e.message)
+  if path and not vim.startswith(message, path) then
+    return one_line(path) .. ": " .. one_line(message)
+  end
+  return one_line(message)
+end
+
 --- Why a folder's own LLM settings are not used (rag/status `generation.ignored`: its ragls.toml is not trusted), or
 --- nil.
 ---@param status table rag/status result
@@ -128,6 +154,16 @@ end
 function M.ignored_llm(status)
   local ignored = nonnil((status.generation or {}).ignored)
   return ignored and tostring(ignored) or nil
+end
+
+--- What the Answers row says after "none" when an untrusted folder named an LLM and its warning (an `errors` entry
+--- of severity "warning", naming every ignored setting and how to trust the folder) is shown too; nil otherwise.
+M.IGNORED_LLM_NOTE = "extractive answers: the folder's LLM settings wait until you trust it; see the warning"
+
+---@param status table rag/status result
+---@return string|nil
+function M.ignored_llm_note(status)
+  return M.ignored_llm(status) and #M.split_errors(status) > 0 and M.IGNORED_LLM_NOTE or nil
 end
 
 --- Lines of the :RagStatus summary: a compact aligned layout, paths with ~, human times. Warnings (a folder's
@@ -138,7 +174,9 @@ end
 function M.status_lines(status)
   local gen = status.generation or {}
   local backend = tostring(nonnil(gen.backend) or "?")
-  local answers = backend == "none" and "none (extractive answers, no LLM)" or backend
+  local trust_warnings, errors = M.split_errors(status)
+  local note = M.ignored_llm_note(status)
+  local answers = backend == "none" and ("none (%s)"):format(note or "extractive answers, no LLM") or backend
   if nonnil(gen.model) then
     answers = answers .. " · " .. gen.model
   end
@@ -149,8 +187,13 @@ function M.status_lines(status)
   local function mark(group)
     marks[#lines - 1] = group
   end
+  -- what to trust, said once: the untrusted ragls.toml's warning, else (an older server) its ignored LLM settings
+  for _, e in ipairs(trust_warnings) do
+    table.insert(lines, "Warning    " .. M.error_line(e))
+    mark("DiagnosticWarn")
+  end
   local ignored = M.ignored_llm(status)
-  if ignored then
+  if ignored and not note then
     table.insert(lines, "Warning    " .. one_line(ignored))
     mark("DiagnosticWarn")
   end
@@ -195,16 +238,10 @@ function M.status_lines(status)
       table.insert(lines, "  " .. one_line(notice))
     end
   end
-  local errors = status.errors or {}
   if #errors > 0 then
     vim.list_extend(lines, { "", "Errors" })
     for _, e in ipairs(errors) do
-      local path = nonnil(e.path)
-      -- a message that already leads with its file (an untrusted ragls.toml's notice) is not prefixed with it again
-      if path and vim.startswith(tostring(e.message), path) then
-        path = nil
-      end
-      table.insert(lines, "  " .. (path and (one_line(path) .. ": ") or "") .. one_line(e.message))
+      table.insert(lines, "  " .. M.error_line(e))
       mark("DiagnosticError")
     end
   end

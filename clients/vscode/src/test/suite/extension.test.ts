@@ -630,6 +630,43 @@ suite('ragls extension in VS Code', () => {
     await until('rag/query to return several chunks again', async () => ((await query()).chunks.length > 1 ? true : undefined));
   });
 
+  test('Search Docs lists ragls.search.topK results (20), not the chunks an answer is written from', async () => {
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    const listed = async (query: string): Promise<number> => {
+      const pending = Promise.resolve(vscode.commands.executeCommand<Chunk>('ragls.searchDocs'));
+      const qp = await until('the quick pick', () => api.search.current);
+      const shown = new Promise<number>((resolve) => {
+        const sub = api.search.onDidUpdate((e) => {
+          if (e.query === query) {
+            sub.dispose();
+            resolve(e.items.length);
+          }
+        });
+      });
+      qp.value = query;
+      const n = await shown;
+      qp.hide();
+      await pending;
+      await until('the pick to close', () => api.search.current === undefined);
+      return n;
+    };
+    const query = 'beacon firmware calibration frobnicator';
+    // An answer reads 2 chunks: the search still lists every hit up to 20 (it asks for its own topK).
+    await cfg.update('retrieval.topK', 2, vscode.ConfigurationTarget.Workspace);
+    try {
+      await until('rag/query to answer with 2 chunks', async () =>
+        ((await api.server.request(QueryRequest, { query })).chunks.length === 2 ? true : undefined));
+      const all = (await api.server.request(QueryRequest, { query, topK: 20 })).chunks.length; // the fixture's hits
+      assert.ok(all > 2, `the fixture has ${all} hits`);
+      assert.equal(await listed(query), all);
+      await cfg.update('search.topK', 3, vscode.ConfigurationTarget.Workspace);
+      assert.equal(await listed(`${query} wrench`), 3);
+    } finally {
+      await cfg.update('search.topK', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg.update('retrieval.topK', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   test('Search Docs is live: the results change as you type and the highlighted item is previewed', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     // Where the user is before searching: Escape after previewing comes back here, the previews closed.
@@ -824,26 +861,37 @@ suite('ragls extension in VS Code', () => {
       const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 chunks`));
       assert.ok(at > 0, lines.join('\n'));
       assert.equal(lines[at + 1], `    warning: ${notice.slice(app.length + 2)}`);
-      // The other notices are notes; an untrusted folder's ignored LLM settings a warning (as newer servers send).
+      // The other notices are notes. An untrusted folder's notice is one warning (its errors entry of severity
+      // 'warning', as newer servers send it), listed once: its ignored LLM settings (generation.ignored) only say
+      // why answers are extractive, and it is not counted or listed as an error.
+      const ignored = '/x/ragls.toml\'s LLM settings (generation.backend) are ignored until the folder is trusted: trust it';
+      const untrusted = '/x/ragls.toml is not trusted, so these settings were ignored: generation.backend; trust it';
       const more: StatusResult = {
         ...status,
-        generation: { ...status.generation, ignored: '/x/ragls.toml\'s LLM settings (generation.backend) are ignored until the folder is trusted: trust it' },
+        generation: { ...status.generation, ignored },
         notices: [...status.notices!, 'this index was built with the embedding model m and keeps it; nothing to do'],
         errors: [
-          { path: '/x/ragls.toml', message: '/x/ragls.toml is not trusted, so these settings were ignored: generation.backend' },
+          { path: '/x/ragls.toml', message: untrusted, severity: 'warning' },
           { path: '/x/ragls.toml', message: 'sources.include pattern ../y matches nothing outside the folder' },
         ],
       };
-      assert.deepEqual(statusWarnings(more), [more.generation.ignored, notice]);
+      assert.deepEqual(statusWarnings(more), [untrusted, notice]);
       const text = formatStatus(more).join('\n');
-      assert.ok(text.includes(`\n  warning: ${more.generation.ignored}\n`), text);
+      assert.ok(text.includes(`\n  warning: ${untrusted}\n`), text);
+      assert.ok(!text.includes(ignored) && !text.includes(`error: ${untrusted}`), text);
+      assert.ok(text.includes('\n  generation: extractive answers: the folder\'s LLM settings wait until you trust it; see the warning\n'), text);
       assert.ok(text.includes('\n  note: this index was built with the embedding model m and keeps it; nothing to do'), text);
-      // An error that leads with its file is not prefixed with it again; one that does not names it.
-      assert.ok(text.includes('\n  error: /x/ragls.toml is not trusted, so these settings were ignored'), text);
+      // An error that does not lead with its file names it.
       assert.ok(text.includes('\n  error in /x/ragls.toml: sources.include pattern ../y'), text);
       api.status.showStatus(more);
       const moreTip = (api.status.item.tooltip as vscode.MarkdownString).value;
-      assert.ok(moreTip.includes('$(info) ') && moreTip.includes('2 warning(s)'), moreTip);
+      assert.ok(moreTip.includes('$(info) ') && moreTip.includes('1 error(s), 2 warning(s) — click'), moreTip);
+      assert.equal(moreTip.split(markdownText('generation.backend')).length - 1, 1, `the settings are named once:\n${moreTip}`);
+      // From a server that sends no severity the entry is an error, and generation.ignored the warning (as before).
+      const older: StatusResult = { ...more, errors: more.errors.map(({ path, message }) => ({ path, message })) };
+      assert.deepEqual(statusWarnings(older), [ignored, notice]);
+      const olderText = formatStatus(older).join('\n');
+      assert.ok(olderText.includes(`\n  warning: ${ignored}\n`) && olderText.includes(`\n  error: ${untrusted}`), olderText);
       // An older server (no notices, no generation.ignored): as before.
       const old: StatusResult = {
         ...status,
@@ -918,4 +966,5 @@ suite('ragls extension in VS Code', () => {
     assert.ok(!text.includes('exited with signal SIGKILL'), 'the server was killed on a restart');
     assert.ok(plain.some((l) => l.includes('request answered with error -32803: nothing staged')), 'one line for it');
   });
+
 });
