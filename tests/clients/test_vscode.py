@@ -204,7 +204,8 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     shots = [RESULTS / name for name in ("answer-panel.png", "source-opened.png", "search-live.png",
                                          "search-opened-highlight.png", "progress.png", "walkthrough.png",
                                          "chat-view.png", "chat-abstained.png", "chat-history.png",
-                                         "chat-error.png", "status-warning.png", "status-warning-message.png")]
+                                         "chat-error.png", "chat-server-stopped.png", "chat-server-retried.png",
+                                         "status-warning.png", "status-warning-message.png")]
     for shot in shots:
         shot.unlink(missing_ok=True)
     result = _run([NODE, "out/test/e2e/uiAsk.js", str(VSIX), str(tmp_path / "ui")], timeout=600,

@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const search = new DocsSearch(server, () => rags.param());
   const rags = new RagSelection(context.workspaceState, server);
   const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing,
-    () => rags.param(), () => status.embeddingLoading);
+    () => rags.param(), () => status.embeddingLoading, () => output.show(true));
   context.subscriptions.push(status.onDidChange(() => chat.statusChanged()));
   manager = server;
   context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });
@@ -72,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
     vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
   );
 
-  void server.start();
+  void server.start(true); // asks first before a long first index
   return { server, status, rags, search, chat, chatIntegrations, logUri: context.logUri };
 }
 

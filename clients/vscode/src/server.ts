@@ -17,9 +17,10 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { resolveLaunch } from './launch';
+import { estimateArgs, firstIndexQuestion, longFirstIndexes, runEstimate } from './firstIndex';
+import { Launch, resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
-import { initializationOptions, serverSettings } from './settings';
+import { initializationOptions, SECTION, serverSettings } from './settings';
 import { StatusBar } from './status';
 import { openSettings } from './walkthrough';
 
@@ -48,13 +49,57 @@ export class ServerManager implements vscode.Disposable {
     return this.client?.state === State.Running ? this.client : undefined;
   }
 
-  /** Start unless running (queued behind any restart in progress). Resolves when the attempt is over. */
-  start(): Promise<void> {
+  /** How the question before a long first index is asked (tests replace it). */
+  askFirstIndex: (message: string, ...items: string[]) => Thenable<string | undefined> = (message, ...items) =>
+    vscode.window.showWarningMessage(message, ...items);
+
+  /**
+   * Start unless running (queued behind any restart in progress). Resolves when the attempt is over. `confirm`
+   * (activation): first ask before a long first index (firstIndex.ts); a start a command needs never asks.
+   */
+  start(confirm = false): Promise<void> {
     return this.enqueue(async () => {
       if (!this.client) {
-        await this.doStart();
+        await this.doStart(confirm);
       }
     });
+  }
+
+  /**
+   * Whether to index now: true unless a workspace folder not indexed yet would take longer than
+   * `ragls.indexConfirmMinutes` (`ragls estimate`) and the user does not choose "Index Now".
+   */
+  async firstIndexApproved(launch: Extract<Launch, { ok: true }>, env: NodeJS.ProcessEnv): Promise<boolean> {
+    const minutes = vscode.workspace.getConfiguration(SECTION).get<number>('indexConfirmMinutes', 10);
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (!(minutes > 0) || !folders.length) {
+      return true;
+    }
+    const settings = initializationOptions();
+    const estimates = await Promise.all(folders.map((f) => {
+      const args = estimateArgs(launch.args, f.uri.fsPath, settings);
+      return args ? runEstimate(launch.command, args, env) : Promise.resolve(undefined);
+    }));
+    folders.forEach((f, i) => {
+      const e = estimates[i];
+      this.output.appendLine(e
+        ? `ragls: estimate for ${f.uri.fsPath}: ${e.files} files, ~${e.chunks} chunks, ${e.seconds} s to embed${e.indexed ? ' (indexed before)' : ''}`
+        : `ragls: no estimate for ${f.uri.fsPath} (the server will index it)`);
+    });
+    const long = longFirstIndexes(estimates, minutes);
+    if (!long.length) {
+      return true;
+    }
+    this.status.set('starting', '$(question) ragls: index?', 'ragls: waiting for your answer: index now?');
+    const name = (folder: string) => folders.find((f) => f.uri.fsPath === folder)?.name ?? folder;
+    const choice = await this.askFirstIndex(firstIndexQuestion(long, name), 'Index Now', 'Not Now');
+    if (choice === 'Index Now') {
+      return true;
+    }
+    this.output.appendLine(`ragls: not indexing ${long.map((e) => e.folder).join(', ')} now; any ragls command starts it`);
+    this.status.set('stopped', '$(book) ragls: not indexed',
+      'ragls: the first index was not started — click here (or run any ragls command) to start it');
+    return false;
   }
 
   /** Stop then start again; queued, so two quick restarts never overlap. */
@@ -77,7 +122,7 @@ export class ServerManager implements vscode.Disposable {
     return next;
   }
 
-  private async doStart(): Promise<void> {
+  private async doStart(confirm = false): Promise<void> {
     this.status.set('starting', '$(sync~spin) ragls: starting', 'ragls: starting the server');
     if (!vscode.workspace.isTrusted) {
       // Restricted mode: the server starts (from the user's own ragls.server.* settings), told the workspace is
@@ -97,6 +142,9 @@ export class ServerManager implements vscode.Disposable {
           }
         });
       }
+      return;
+    }
+    if (confirm && !(await this.firstIndexApproved(launch, env))) {
       return;
     }
     this.output.appendLine(`ragls: starting ${launch.command} ${launch.args.join(' ')} (${launch.how})`);
@@ -133,14 +181,26 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
+    let started = false;
     client.onDidChangeState((e) => {
-      if (e.newState === State.Stopped && this.client === client) {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Stopped) {
+        this.status.resetProgress(); // the stopped server's progress will never end
         this.status.set('stopped', '$(debug-disconnect) ragls', 'ragls: server stopped — click for status');
+      } else if (started && e.newState === State.Starting) {
+        // The language client starts a server that stopped again (its error handler), up to 5 times in 3 minutes.
+        this.status.set('starting', '$(sync~spin) ragls: restarting',
+          'ragls: the server stopped (Output → ragls says why); starting it again');
+      } else if (started && e.newState === State.Running) {
+        void this.refreshStatus();
       }
     });
     this.client = client;
     try {
       await client.start();
+      started = true;
     } catch (error) {
       this.client = undefined;
       const message = `ragls: the server did not start: ${error instanceof Error ? error.message : String(error)}`;
@@ -187,7 +247,13 @@ export class ServerManager implements vscode.Disposable {
       await this.start();
     }
     await this.queue;
-    const client = this.running;
+    let client = this.running;
+    if (!client && this.client?.state === State.Starting) {
+      // The language client starting the server again after it stopped (its error handler restarts a server that
+      // exits): wait for that start (client.start() returns it) instead of failing the request.
+      await this.client.start().catch(() => undefined);
+      client = this.running;
+    }
     if (!client) {
       throw new Error(this.lastError ?? 'ragls: the server is not running. See Output → ragls, then run "ragls: Restart Server".');
     }

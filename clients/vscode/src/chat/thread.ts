@@ -25,6 +25,9 @@ export interface ChatTurn {
   result?: AskResult;
   /** The request failed (the user-facing sentence); the turn has no result. */
   error?: string;
+  /** The server process ended before it answered (the language client starts it again): Retry and Show Output,
+   * not the answer settings. */
+  serverStopped?: boolean;
   /** `documents` sent with the question (e.g. the selection's file); Retry sends them again. */
   documents?: string[];
   /** A note shown under the answer, e.g. that the index was still being built while it was answered. */

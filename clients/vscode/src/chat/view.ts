@@ -34,7 +34,7 @@ export interface ChatAskOptions {
 }
 
 /** The buttons under a turn (`data-action`), run by `ChatView.runAction`. */
-export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup'] as const;
+export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup', 'output'] as const;
 export type TurnAction = (typeof TURN_ACTIONS)[number];
 
 /** A waiting turn's line while the embedding model loads (answers wait for it; search uses keywords meanwhile). */
@@ -116,6 +116,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly rag: () => string | string[] | undefined = () => undefined,
     /** Is the embedding model still loading (status.ts)? An answer waits for it; its turn says so. */
     private readonly modelLoading: () => boolean = () => false,
+    /** Show the "ragls" output channel (a turn whose server stopped: the log says how). */
+    private readonly showOutput: () => void = () => undefined,
   ) {
     this.threads = store.load();
     if (!this.threads.length) {
@@ -232,6 +234,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         target.status = cancelled ? 'stopped' : 'error';
         if (!cancelled) {
           target.error = this.describeError(error);
+          target.serverStopped = error instanceof Error && 'code' in error
+            && (error as { code: number }).code === ErrorCodes.PendingResponseRejected;
         }
       }
       return undefined;
@@ -329,6 +333,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         return vscode.commands.executeCommand('ragls.openAnswerSettings');
       case 'setup':
         return vscode.commands.executeCommand('ragls.chooseAnswerBackend');
+      case 'output':
+        return this.showOutput();
       default:
         break;
     }
@@ -438,11 +444,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         ? '<p><strong>The LLM failed</strong>, so below is an extractive answer (quoted from your docs).</p>' +
           `<p class="detail">${escapeHtml(r.error.message)}</p>`
         : `<p>${escapeHtml(turn.error ?? '')}</p>`;
+      // The server stopped under the request: the answer settings have nothing to do with it; the log says how.
+      const help = turn.serverStopped && !r?.error
+        ? button('output', 'Show Output', 'The ragls log: how the server stopped')
+        : button('settings', 'Open Settings', 'The ragls answer settings (backend, model, base URL)') +
+          button('setup', 'Set Up Answers…', 'ragls: Choose How Answers Are Written');
       parts.push(
         `<div class="error" role="alert">${what}<div class="actions">` +
-          button('retry', 'Retry', 'Ask this question again', true) +
-          button('settings', 'Open Settings', 'The ragls answer settings (backend, model, base URL)') +
-          button('setup', 'Set Up Answers…', 'ragls: Choose How Answers Are Written') +
+          button('retry', 'Retry', 'Ask this question again', true) + help +
           '</div></div>',
       );
     }

@@ -17,6 +17,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
+import { estimateArgs, firstIndexQuestion, humanDuration, longFirstIndexes, runEstimate } from '../firstIndex';
 import { INSTALL_HINT, resolveLaunch } from '../launch';
 import type { AskResult, QueryResult, StatusResult } from '../protocol';
 import { defaultPython, fileUri, makeWorkspace, Workspace } from './fixture';
@@ -225,5 +226,39 @@ describe('server launch resolution (launch.ts)', () => {
     assert.equal(noModule.ok, false);
     assert.ok(!noModule.ok && /No module named .?ragls/.test(noModule.message), !noModule.ok ? noModule.message : '');
     assert.ok(!noModule.ok && noModule.message.includes("python3 -m pip install '/path/to/ragls[offline]'"));
+  });
+});
+
+describe('the question before a long first index (firstIndex.ts)', () => {
+  test('asks the real `ragls estimate` from the server launch; a folder over the limit is asked about, once', async () => {
+    const python = defaultPython();
+    const launch = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { ...process.env, PATH: '/nonexistent' });
+    assert.ok(launch.ok, !launch.ok ? launch.message : '');
+    const dir = mkdtempSync(join(tmpdir(), 'ragls-estimate-'));
+    const folder = join(dir, 'docs');
+    mkdirSync(folder);
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(join(folder, `page${i}.md`), `# Page ${i}\n\n${'Beacons blink in fog. '.repeat(80)}\n`);
+    }
+    const env = { ...process.env, RAGLS_CACHE_DIR: join(dir, 'cache'), RAGLS_OFFLINE: '1' };
+    const args = estimateArgs(launch.args, folder, { retrieval: { topK: 3 } });
+    assert.deepEqual(args, ['-m', 'ragls', 'estimate', '--json', '--settings', '{"retrieval":{"topK":3}}', folder]);
+    const est = await runEstimate(launch.command, args!, env);
+    assert.ok(est, 'no estimate');
+    assert.equal(est.folder, folder);
+    assert.equal(est.files, 3);
+    assert.equal(est.indexed, false);
+    assert.ok(est.chunks >= 3 && est.seconds > 0, JSON.stringify(est));
+    // Over a limit below its seconds it is asked about; under the default 10 minutes (or indexed) it is not.
+    assert.deepEqual(longFirstIndexes([est, undefined], est.seconds / 120), [est]);
+    assert.deepEqual(longFirstIndexes([est], 10), []);
+    assert.deepEqual(longFirstIndexes([{ ...est, indexed: true }], 0.0001), []);
+    const question = firstIndexQuestion([{ ...est, seconds: 840, wallSeconds: 1500 }], () => 'docs');
+    assert.equal(question, `ragls: first index of docs: 3 files, ~${est.chunks} chunks, about 14 min to embed on a quiet machine, about 25 min now with start-up. Index it now?`);
+    assert.deepEqual([humanDuration(40.4), humanDuration(89), humanDuration(840), humanDuration(5400)], ['about 40 s', 'about 89 s', 'about 14 min', 'about 1.5 h']);
+    // A launcher without `serve` (unknown): no estimate, no question; an older server without `estimate`: none.
+    assert.equal(estimateArgs(['--stdio'], folder, {}), undefined);
+    assert.equal(await runEstimate(launch.command, ['-m', 'ragls', 'no-such-command', folder], env), undefined);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -9,7 +9,9 @@
  * [1] opening its file (screenshot `chat-abstained.png`); opens Chat History from the chat's header and picks the
  * first thread back (screenshot `chat-history.png`);
  * points the answers at a dead LLM server and checks that the turn shows the error with Retry and Open
- * Settings above the extractive answer (screenshot `chat-error.png`); adds a folder of code only to the workspace
+ * Settings above the extractive answer (screenshot `chat-error.png`); kills the server (SIGKILL) while an LLM holds
+ * its answer: the turn says the server stopped, with Retry and Show Output (screenshot `chat-server-stopped.png`),
+ * and Retry answers from the server the language client started again (`chat-server-retried.png`); adds a folder of code only to the workspace
  * and checks that the status bar item warns, its hover says what to set (screenshot `status-warning.png`) and
  * clicking it shows that warning (screenshot `status-warning-message.png`).
  *
@@ -20,6 +22,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -58,6 +61,25 @@ function serverLogTail(count: number): string[] {
   };
   walk(logs);
   return found.flatMap((path) => readFileSync(path, 'utf8').split('\n')).filter((line) => line).slice(-count);
+}
+
+/** Pids of the `ragls serve` processes in code-server's process group (`pgid`: it runs detached, its own group):
+ * this test's server only, never another one running on the machine. */
+function raglsServers(pgid: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (group === pgid && args.some((a) => a === 'ragls' || a.endsWith('/ragls')) && args.includes('serve')) {
+        found.push(Number(name));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 async function step(name: string, run: () => Promise<void>, page?: PwPage, shots?: string): Promise<void> {
@@ -421,6 +443,76 @@ async function main(): Promise<number> {
         throw new Error(`the extractive answer is missing:\n${answer}`);
       }
       await page.screenshot({ path: join(shots, 'chat-error.png') });
+    }, page, shots);
+    await step('the server killed mid-answer: the turn says so with Retry and Show Output; Retry answers', async () => {
+      // A loopback LLM that lists a model and holds every chat request open: the answer is under way when the
+      // server dies (SIGKILL, as the kernel's OOM killer ends it).
+      const held: ServerResponse[] = [];
+      const llm = createHttpServer((req, res) => {
+        if (req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ object: 'list', data: [{ id: 'slow-model', object: 'model' }] }));
+          return;
+        }
+        held.push(res);
+      });
+      await new Promise<void>((done) => llm.listen(0, '127.0.0.1', done));
+      try {
+        const file = JSON.parse(readFileSync(ws.workspaceFile, 'utf8'));
+        file.settings['ragls.generation.backend'] = 'external';
+        file.settings['ragls.generation.baseUrl'] = `http://127.0.0.1:${(llm.address() as { port: number }).port}/v1`;
+        writeFileSync(ws.workspaceFile, JSON.stringify(file, null, 2));
+        await page.locator('.part.auxiliarybar .action-label[aria-label^="New Chat"]').first().click();
+        await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
+        // The new settings reach the server asynchronously: ask until the LLM holds a request (Stop ends the turns
+        // answered before, by the failing LLM of the step above).
+        const deadline = Date.now() + STEP_TIMEOUT_MS;
+        while (!held.length) {
+          await webview.locator('#input').first().click();
+          await page.keyboard.type(QUESTION, { delay: 5 });
+          await page.keyboard.press('Enter');
+          const turn = webview.locator('section.turn:last-of-type');
+          while (!held.length && (await turn.locator('p.meta').count()) === 0 && Date.now() < deadline) {
+            await page.waitForTimeout(200);
+          }
+          if (Date.now() > deadline) {
+            throw new Error('the LLM was never asked');
+          }
+        }
+        const servers = raglsServers(server.proc.pid!);
+        if (servers.length !== 1) {
+          throw new Error(`expected one ragls server under code-server, found ${JSON.stringify(servers)}`);
+        }
+        process.kill(servers[0], 'SIGKILL');
+        const error = webview.locator('section.turn:last-of-type .error').first();
+        await error.waitFor({ state: 'visible', timeout: 30_000 });
+        const text = (await error.textContent()) ?? '';
+        if (!text.includes('the server stopped before it answered')) {
+          throw new Error(`error text is ${JSON.stringify(text)}`);
+        }
+        for (const [label, count] of [['Retry', 1], ['Show Output', 1], ['Open Settings', 0]] as const) {
+          if ((await error.locator(`button:text-is("${label}")`).count()) !== count) {
+            throw new Error(`${count ? 'no' : 'a'} ${label} button in the error: ${await error.textContent()}`);
+          }
+        }
+        await page.screenshot({ path: join(shots, 'chat-server-stopped.png') });
+      } finally {
+        held.forEach((res) => res.destroy());
+        llm.close();
+      }
+      // Back to extractive answers; Retry asks the server the language client started again.
+      const file = JSON.parse(readFileSync(ws.workspaceFile, 'utf8'));
+      delete file.settings['ragls.generation.backend'];
+      delete file.settings['ragls.generation.baseUrl'];
+      writeFileSync(ws.workspaceFile, JSON.stringify(file, null, 2));
+      await webview.locator('section.turn:last-of-type .error button:text-is("Retry")').first().click();
+      const retried = webview.locator('section.turn:last-of-type');
+      await retried.locator('p.meta').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const answer = (await retried.locator('.answer').first().textContent()) ?? '';
+      if (!answer.includes('beacon push --previous')) {
+        throw new Error(`no answer after Retry: ${await retried.textContent()}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-server-retried.png') });
     }, page, shots);
     await step('a folder of code only: the status bar item warns; its hover and Show Status say what to set', async () => {
       const app = join(ws.root, 'app');

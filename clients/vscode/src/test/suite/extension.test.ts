@@ -927,8 +927,8 @@ suite('ragls extension in VS Code', () => {
     const status = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
     assert.equal(status?.folders.length, 2);
   });
-  test('the output channel has each line once and no Python traceback for expected errors', async () => {
-    // VS Code writes each output channel to <logs>/…/output_logging_*/N-ragls.log, beside this extension's logUri.
+  /** The "ragls" output channel as VS Code wrote it (N-ragls.log in an output_logging folder beside logUri). */
+  const outputLog = (): string => {
     const found: string[] = [];
     const walk = (dir: string, depth: number): void => {
       for (const name of existsSync(dir) ? readdirSync(dir) : []) {
@@ -942,7 +942,11 @@ suite('ragls extension in VS Code', () => {
     };
     walk(dirname(dirname(api.logUri.fsPath)), 3);
     assert.ok(found.length >= 1, `no ragls output log under ${dirname(dirname(api.logUri.fsPath))}`);
-    const text = found.map((f) => readFileSync(f, 'utf8')).join('\n');
+    return found.map((f) => readFileSync(f, 'utf8')).join('\n');
+  };
+
+  test('the output channel has each line once and no Python traceback for expected errors', async () => {
+    const text = outputLog();
     // Server log lines (stderr and window/logMessage), without the wire trace of ragls.trace.server.
     const plain = text
       .split('\n')
@@ -967,4 +971,111 @@ suite('ragls extension in VS Code', () => {
     assert.ok(plain.some((l) => l.includes('request answered with error -32803: nothing staged')), 'one line for it');
   });
 
+  // Last: the output test above reads the log for a server killed on a restart; this one kills it on purpose.
+  test('the server killed mid-answer: the turn says so, with Retry and Show Output; Retry answers from a new server', async () => {
+    // A loopback LLM that lists one model and never answers a chat request: the answer is pending when the server dies.
+    const held: import('node:http').ServerResponse[] = [];
+    let asked = 0;
+    const llm = createServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'slow-model', object: 'model' }] }));
+        return;
+      }
+      asked += 1;
+      held.push(res);
+    });
+    await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`;
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    await cfg.update('generation.baseUrl', url, vscode.ConfigurationTarget.Workspace);
+    await cfg.update('generation.backend', 'external', vscode.ConfigurationTarget.Workspace);
+    let pid: number | undefined;
+    let turn;
+    try {
+      const status = await until('rag/status to show the external backend', async () => {
+        const s = await api.server.request(StatusRequest, {});
+        return s.generation.backend === 'external' ? s : undefined;
+      });
+      const writer = status.folders[0].writerProcess; // the server holds its index: its pid
+      assert.equal(writer?.role, 'ragls serve', JSON.stringify(writer));
+      pid = writer.pid;
+      api.chat.newChat();
+      const pending = api.chat.ask('How do I roll back beacon firmware?');
+      await until('the LLM to be asked (the answer is under way)', () => asked > 0);
+      const shown: string[] = [];
+      const watch = api.status.onDidChange(() => shown.push(api.status.text));
+      process.kill(pid, 'SIGKILL');
+      assert.equal(await pending, undefined);
+      turn = api.chat.thread.turns[0];
+      assert.equal(turn.status, 'error');
+      assert.equal(turn.error, 'ragls: the server stopped before it answered (Output → ragls says why); ask again, or run "ragls: Restart Server" if it keeps stopping.');
+      const html = api.chat.html;
+      const error = html.slice(html.indexOf('class="error"'));
+      assert.ok(error.includes('data-action="retry"') && error.includes('data-action="output"'), html);
+      assert.ok(!error.includes('data-action="settings"') && !error.includes('data-action="setup"'), 'no answer settings for a crash');
+      // What the message promises: the log says how the server stopped.
+      await until('the log to say how the server stopped', () => outputLog().includes('Server process exited with signal SIGKILL.'));
+      // The status bar says the server starts again (not "stopped" for good), then shows the index once it runs.
+      await until('the status bar to show the index again', () => api.status.state === 'ready' && api.status.totals?.files === 4);
+      watch.dispose();
+      assert.ok(shown.includes('$(sync~spin) ragls: restarting'), JSON.stringify(shown));
+      assert.ok(shown.indexOf('$(sync~spin) ragls: restarting') > shown.lastIndexOf('$(debug-disconnect) ragls'), JSON.stringify(shown));
+    } finally {
+      await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg.update('generation.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      held.forEach((res) => res.destroy());
+      llm.close();
+    }
+    // The language client started the server again; Retry asks it (waiting for its start), extractive again.
+    const again = (await api.chat.runAction(turn.requestId, 'retry')) as AskResult | undefined;
+    assert.ok(again && again.answer.includes('beacon push --previous'), JSON.stringify(again));
+    assert.equal(again.model, 'extractive');
+    assert.deepEqual(api.chat.thread.turns.map((t) => t.status), ['done'], 'the failed turn is replaced by its retry');
+    const after = await api.server.request(StatusRequest, {});
+    assert.notEqual(after.folders[0].writerProcess?.pid, pid, 'a new server process');
+    await until('the status bar to show the index again', () => api.status.state === 'ready' && api.status.totals?.files === 4);
+  });
+  test('a long first index is asked about at start: Not Now leaves the server stopped until a command starts it', async function () {
+    this.timeout(2 * FIRST_INDEX_MS + 60_000); // a first index, then the server without the folder
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    // A folder never indexed, added while no server runs (as if the window opened on it).
+    const extra = join(dirname(handbook.uri.fsPath), 'extra');
+    mkdirSync(extra, { recursive: true });
+    writeFileSync(join(extra, 'pumps.md'), '# Pumps\n\nThe bilge pump runs for ninety seconds after each tide.\n');
+    writeFileSync(join(extra, 'valves.md'), '# Valves\n\nClose the brass valve before draining the cistern.\n');
+    const asked: string[] = [];
+    const ask = api.server.askFirstIndex;
+    await api.server.stop();
+    try {
+      await cfg.update('indexConfirmMinutes', 0.0001, vscode.ConfigurationTarget.Workspace); // every first index is "long"
+      await until('the setting to apply', () =>
+        vscode.workspace.getConfiguration('ragls').get<number>('indexConfirmMinutes') === 0.0001);
+      assert.ok(vscode.workspace.updateWorkspaceFolders(2, 0, { uri: vscode.Uri.file(extra), name: 'extra' }));
+      await until('the third folder', () => vscode.workspace.workspaceFolders?.length === 3);
+      api.server.askFirstIndex = (message, ...items) => {
+        asked.push(`${message} [${items.join('|')}]`);
+        return Promise.resolve('Not Now');
+      };
+      await api.server.start(true); // as at activation
+      // Only the folder not indexed yet is asked about.
+      assert.equal(asked.length, 1, asked.join('\n'));
+      assert.match(asked[0], /^ragls: first index of extra: 2 files, ~\d+ chunks, about \d+ s to embed on a quiet machine(, about [\d.]+ (s|min|h) now with start-up)?\. Index it now\? \[Index Now\|Not Now\]$/);
+      assert.equal(api.server.running, undefined, 'not started');
+      assert.equal(api.status.text, '$(book) ragls: not indexed');
+      // A command (here the status bar's Show Status) starts it without asking again, and it indexes the folder.
+      const status = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
+      assert.equal(status?.folders.length, 3);
+      assert.equal(asked.length, 1, 'asked once');
+      await until('the new folder indexed', () => api.status.state === 'ready' && api.status.totals?.files === 6, FIRST_INDEX_MS);
+    } finally {
+      api.server.askFirstIndex = ask;
+      await cfg.update('indexConfirmMinutes', undefined, vscode.ConfigurationTarget.Workspace);
+      vscode.workspace.updateWorkspaceFolders(2, 1);
+    }
+    await until('the server to drop the folder', async () => {
+      await api.server.refreshStatus();
+      return api.status.state === 'ready' && api.status.totals?.folders === 2 && api.status.totals.files === 4;
+    }, FIRST_INDEX_MS);
+  });
 });
