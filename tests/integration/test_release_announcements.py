@@ -93,3 +93,11 @@ def test_the_setup_page_ranks_above_a_blog_post(blog):
     got = ranked(blog, None, EXCLUDE)
     assert got[0][0] == "setup/site-search.md", got
     assert "blog/posts/excluding-content-from-search.md" in [path for path, _ in got]  # demoted, not dropped
+
+
+def test_the_users_own_changelog_is_no_question_about_changes(blog):
+    # "a changelog archive" is a page of the user's site (doc_kind._OWN), so the post is still demoted
+    question = "Some internal pages (e.g. a changelog archive) clutter the search results. How do I keep a single " \
+               "page out of the search index?"
+    assert ranked(blog, 1.0, question)[0][0] == "blog/posts/excluding-content-from-search.md"
+    assert ranked(blog, None, question)[0][0] == "setup/site-search.md"

@@ -91,6 +91,12 @@ def test_guide_pages_are_not(path, title):
     ('My project says requires-python = ">=3.9,<4", yet it resolves as though <4 were not there. Why?', False),
     ("I pinned requests<2.32 and ~=1.4 elsewhere; how do I make the resolver accept both?", False),
     ("I pinned requests<2.32; which version added retries?", True),
+    # A thing the question gives "a", "my", "our" ... is the user's own page, tag or build, not the project's releases.
+    ("Some internal pages (e.g. a changelog archive) clutter the search results. How do I hide one?", False),
+    ("I put a release notice in the announcement bar. Can visitors close it?", False),
+    ("I published a broken release. How do I yank it?", False), ("How do I pin it to a release tag?", False),
+    ("Is there a new release?", True), ("What will my next release need?", True), ("Where is the changelog?", True),
+    ("Can I get a 2.0 release?", True), ("My changelog lists a release; which version added retries?", True),
 ])
 def test_questions_about_changes(question, asks):
     assert asks_about_changes(question) is asks

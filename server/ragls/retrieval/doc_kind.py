@@ -189,8 +189,20 @@ def asks_about_changes(question: str) -> bool:
     """True when `question` asks about versions, releases, changes or contributing (module docstring): the
     bookkeeping pages are then not demoted. A version constraint it quotes (`_CONSTRAINT`: ">=3.9,<4") is the
     user's own setting, not a version asked about: "My project says requires-python = ">=3.9,<4", yet uv resolves as
-    though the <4 part weren't there" asks how resolution reads it, and the internals page won."""
-    return _ASKS.search(_CONSTRAINT.sub(" ", question.lower())) is not None
+    though the <4 part weren't there" asks how resolution reads it, and the internals page won. So is a thing the
+    question gives an indefinite or possessive determiner (`_OWN`: "a changelog archive", "my release notice", "a
+    broken release", "a release tag"): the user's own page, tag or build, not the project's releases ("Some internal
+    pages (e.g. a changelog archive) clutter the search results" asks how to exclude a page, and the docs blog's post
+    about search exclusion won over the setup page)."""
+    text = _CONSTRAINT.sub(" ", question.lower())
+    return any(not _OWN.search(text, 0, m.start()) for m in _ASKS.finditer(text))
+
+
+# An indefinite or possessive determiner, and at most one word, right before a word of `_ASKS`: the user's own thing
+# ("a changelog", "our release notice", "a broken release"); not "a new release", "my next release" (a release asked
+# about) or a version number ("a 2.0 release": `_ASKS` matches the number first).
+_OWN = re.compile(r"\b(?:a|an|my|our|your|their)\s+(?:(?!new\b|newer\b|next\b|upcoming\b|recent\b|latest\b|"
+                  r"future\b|previous\b|older\b|earlier\b|later\b|major\b|minor\b)[a-z-]+\s+)?$")
 
 
 def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
