@@ -352,6 +352,22 @@ H.it("$/progress values with `delta` go to their stream, not to the work-done pr
   H.eq({ "Hel", "lo" }, got, "closed stream ignores deltas")
 end)
 
+H.it("a server that stops mid-index leaves no 'indexing' behind: its progress is forgotten, another's kept", function()
+  local progress = require("ragls.progress")
+  progress.on_progress({ token = "dead", value = { kind = "begin", title = "ragls: indexing", message = "12/80 files",
+    percentage = 15 } }, 999)
+  progress.on_progress({ token = "alive", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
+    percentage = 33 } }, 998)
+  H.ok(progress.indexing(), "indexing")
+  rpc.on_exit(0, 9, 999) -- the server of client 999 was killed
+  H.wait_for(function() return progress.active.dead == nil end, 5000, "the dead server's progress to go")
+  H.ok(progress.active.alive ~= nil, "the other server's progress stays")
+  H.ok(not progress.statusline():find("12/80", 1, true), progress.statusline())
+  rpc.on_exit(0, 0, 998)
+  H.wait_for(function() return not progress.indexing() end, 5000, "no indexing left")
+  H.eq("", progress.statusline(), "the statusline of a buffer no client serves")
+end)
+
 -- A project for the commands below (outside one they would say "not inside a project" instead).
 local project = vim.fn.tempname() .. "-project"
 vim.fn.mkdir(project, "p")

@@ -119,10 +119,12 @@ end
 
 --- Feed one work-done progress notification (`$/progress` params whose value has `kind`).
 ---@param params { token: string|integer, value: table }
-function M.on_progress(params)
+---@param client_id? integer the client whose server reports it (`M.reset` forgets its progress when it stops)
+function M.on_progress(params, client_id)
   local token, value = params.token, params.value
   if value.kind == "begin" then
-    M.active[token] = { title = value.title, message = value.message, percentage = value.percentage }
+    M.active[token] = { title = value.title, message = value.message, percentage = value.percentage,
+      client_id = client_id }
   elseif value.kind == "report" then
     local p = M.active[token]
     if not p then
@@ -149,9 +151,20 @@ function M.on_progress(params)
   vim.cmd("redrawstatus")
 end
 
---- Forget progress of a client that stopped (its `end` will never come).
-function M.reset()
-  M.active, records, shown_at = {}, {}, {}
+--- Forget the progress of a client whose server stopped (its `end` will never come): the statusline and
+--- :RagAsk's placeholder would say "indexing 40%" for good. Without `client_id`: every client's.
+---@param client_id? integer
+function M.reset(client_id)
+  for token, p in pairs(M.active) do
+    if client_id == nil or p.client_id == client_id then
+      if records[token] ~= nil then -- a notifier's lasting "indexing 40%" note: replaced, then it times out
+        vim.notify("ragls: indexing stopped: the server stopped", vim.log.levels.WARN, { id = "ragls-progress-"
+          .. tostring(token), title = "ragls", replace = records[token], timeout = 3000, ragls_progress = "end" })
+      end
+      M.active[token], records[token], shown_at[token] = nil, nil, nil
+    end
+  end
+  vim.cmd("redrawstatus")
 end
 
 --- Whether the server is indexing (vectors still filling in).

@@ -58,7 +58,7 @@ function M.progress_handler(err, result, ctx, cfg)
     return vim.NIL
   end
   if type(value) == "table" and value.kind ~= nil then
-    local ok, perr = pcall(require("ragls.progress").on_progress, result)
+    local ok, perr = pcall(require("ragls.progress").on_progress, result, ctx and ctx.client_id)
     if not ok then
       vim.schedule(function()
         M.notify("ragls: could not show the indexing progress (a plugin bug, please report it): " .. perr,
@@ -183,13 +183,14 @@ end
 
 --- `on_exit` of the ragls client (also in `lsp/ragls.lua`): every request still waiting on that server fails with
 --- `err.code` `SERVER_EXITED` and a message saying how it stopped, so an answer float or a chat turn
---- streaming when the server crashed (or was killed) says so instead of waiting forever. Runs scheduled (the
---- exit callback comes from libuv).
+--- streaming when the server crashed (or was killed) says so instead of waiting forever; its indexing progress is
+--- forgotten (the statusline said "indexing 40%" for good). Runs scheduled (the exit callback comes from libuv).
 ---@param code integer exit code of the server process
 ---@param signal integer the signal that ended it, 0 when none
 ---@param client_id integer
 function M.on_exit(code, signal, client_id)
   vim.schedule(function()
+    require("ragls.progress").reset(client_id) -- an index run it reported never ends now
     local waiting = pending[client_id] or {}
     pending[client_id] = nil
     local how = (signal or 0) ~= 0 and ("killed by signal %d"):format(signal) or ("exit code %d"):format(code or 0)
