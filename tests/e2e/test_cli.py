@@ -164,6 +164,33 @@ def test_index_while_another_process_holds_the_index_fails_clearly(env, ws):
     assert proc.returncode == 1 and "another ragls process" in proc.stderr and "nothing was rebuilt" in proc.stderr
 
 
+def test_eval_of_an_index_another_process_is_building_is_refused(env, tmp_path):
+    """`ragls eval` only reads an index another process writes: a half-built one would give its figures as the
+    product's. A complete one (indexed before) is measured read-only."""
+    from filelock import FileLock
+
+    gold = tmp_path / "q.jsonl"
+    gold.write_text('{"question": "how long is the retry backoff ceiling", "gold": ["guide/retries.md"]}\n')
+    fresh = docs_copy(tmp_path / "fresh")  # never indexed: its index is where its ragls.toml says
+    with (fresh / "ragls.toml").open("a") as toml:
+        toml.write(f'[index]\npath = "{(tmp_path / "fresh-index").as_posix()}"\n')
+    trust_folder(fresh)  # the user trusts this test's own folder (ragls/config/trust.py)
+    done = docs_copy(tmp_path / "done")
+    ragls(env, "index", done)
+    for folder, held_ok in ((fresh, False), (done, True)):
+        index_path = (tmp_path / "fresh-index" if folder == fresh else
+                      Path(json.loads(ragls(env, "status", folder, "--json").stdout)["folders"][0]["indexPath"]))
+        index_path.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(index_path / "index.lock"), thread_local=False).acquire(timeout=5):
+            proc = ragls_process(env, "eval", "--no-server", "--json", gold, folder, check=False)
+        if held_ok:
+            assert proc.returncode == 0, proc.stderr
+            assert json.loads(proc.stdout)["all"]["Hit@1"] == 1.0
+        else:
+            assert proc.returncode == 1 and "has indexed nothing yet" in proc.stderr, proc.stderr
+            assert "partial index" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_unusable_index_path_is_a_message_not_a_traceback(env, tmp_path):
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
     (tmp_path / "ragls.toml").write_text('[index]\npath = "/proc/nope"\n')

@@ -323,6 +323,7 @@ def cmd_eval(args) -> int:
     for label, layer in sides:
         args.overrides = layer
         with _indexed_workspace(args) as ws:
+            _check_complete(ws)
             if len(sides) > 1:
                 print(f"ragls: evaluating {label}", file=sys.stderr)
             results = evaluate.run(questions, lambda text, depth: ws.retrieve(text, depth), ws.abstains, args.k,
@@ -341,6 +342,27 @@ def cmd_eval(args) -> int:
         (la, a, _), (lb, b, _) = summaries
         print(evaluate.format_compare(la, a, lb, b))
     return 0
+
+
+def _check_complete(ws) -> None:
+    """Raise RequestFailed when another process writes one of `ws`'s indexes and it is not complete (no chunk yet,
+    chunks without a first vector, or windows still to embed, as that process last recorded them in the manifest;
+    no record: every chunk counts as pending): `ragls eval` only reads it (`FolderIndex.writer` False) and would
+    report the figures of a half-built index as the product's (a second eval of the same folder, started while the
+    first embedded, measured file Hit@1 24 where the whole index gives 26)."""
+    for idx in ws.indexes:
+        if idx.writer:
+            continue
+        chunks = idx.manifest.chunk_count()
+        recorded = None if idx.vectors_loaded else idx.recorded_vector_progress()  # as the writer last recorded
+        pending, windows = recorded or (idx.pending_count(), idx.pending_windows_count() or 0)
+        if not chunks or pending or windows:
+            state = ("has indexed nothing yet" if not chunks else
+                     f"is still embedding it ({pending} of {chunks} chunks without a vector" +
+                     (f", {windows} with windows to embed)" if windows else ")"))
+            raise RequestFailed(f"{idx.writer_holder()} writes the index of {display_path(str(idx.folder))} and "
+                                f"{state}: the figures would be those of a partial index; run ragls eval again when "
+                                "it has finished")
 
 
 def cmd_graph(args) -> int:
