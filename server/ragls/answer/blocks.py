@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
+from ragls.index.chunking import leading_front_matter
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -69,18 +70,19 @@ def markdown_blocks(text: str) -> list[Block]:
     inside it a "code" or "table" block of its own, so a ":" item introduces the block under it as a sentence does.
     A definition list's term and its definitions are one "deflist" block per term; a definition whose term the
     chunk cut off (it opens with ": text") is read as one too, as are the definitions after it. Headings, thematic
-    breaks (and so a front matter's "---" lines) and HTML blocks (one "skip" block per line) are "skip"; so is a
-    paragraph of HTML tags only, or one that opens with a tag that is not inline text markup (`_HTML_OPEN`: an
-    `<img alt="...">` over several lines, mdBook's `<span class="filename">Filename: src/main.rs</span>`). A
-    paragraph of pipe-table rows is a "table" (the chunk cut off its header). A blockquote of a Python session
-    (">>> ") is code; the blocks in another blockquote are read as blocks, their lines without the "> " markers
-    (line numbers unchanged)."""
+    breaks and HTML blocks (one "skip" block per line) are "skip"; so is a paragraph of HTML tags only, or one
+    that opens with a tag that is not inline text markup (`_HTML_OPEN`: an `<img alt="...">` over several lines,
+    mdBook's `<span class="filename">Filename: src/main.rs</span>`). A paragraph of pipe-table rows is a "table"
+    (the chunk cut off its header). A blockquote of a Python session (">>> ") is code; the blocks in another blockquote are read as blocks, their lines without the "> " markers
+    (line numbers unchanged). A front matter block the text opens with (`index.chunking.leading_front_matter`) is
+    no block at all: never quoted, never a focus line."""
     lines = text.split("\n")
     leaves: list[tuple[str, int, int, int]] = []  # (kind, first line, line after, blockquote depth), in text order
     item_starts: list[int | None] = []  # per open list item: its marker line until its first paragraph is read
     skip_to = -1  # the index of the closing token of a blockquote read as code
     quotes = 0  # how many blockquotes the token is in
-    tokens = _markdown().parse(text)
+    front = leading_front_matter(text)  # a page's YAML/TOML block: not prose, nor a setext heading
+    tokens = _markdown().parse("\n" * front + "\n".join(lines[front:]) if front else text)
     for pos, tok in enumerate(tokens):
         if pos <= skip_to:
             continue

@@ -14,7 +14,15 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Chunk, LineSpan
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
-from ragls.index.chunking import LineIndex, _heading_text, _markdown_parser, _text_titles, _title_at
+from ragls.index.chunking import (
+    LineIndex,
+    _heading_text,
+    _markdown_parser,
+    _text_titles,
+    _title_at,
+    front_matter_title,
+    leading_front_matter,
+)
 from ragls.index.headings import heading_paths, text_headings
 
 
@@ -36,7 +44,8 @@ def focus_title(chunk: Chunk, line: int) -> str:
 
     kind = kind_for(chunk.path)
     if kind == "markdown":
-        return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line))
+        return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line),
+                                     front=chunk.span.start_line == 0)
     if " > " in chunk.title or kind != "text":
         return chunk.title
     section = chunk.title
@@ -129,21 +138,25 @@ def _bounded_paths(text: str, rel: str) -> tuple[tuple[int, str], ...]:
 
 
 @lru_cache(maxsize=256)
-def _markdown_headings(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(0-based line, level, text) of the headings of a Markdown text (ATX and setext; not "#" lines in code)."""
-    tokens = _markdown_parser().parse(text)
+def _markdown_headings(text: str, front: bool = False) -> tuple[tuple[int, int, str], ...]:
+    """(0-based line, level, text) of the headings of a Markdown text (ATX and setext; not "#" lines in code).
+    `front`: the text opens its file, so a front matter block it opens with (`leading_front_matter`) is no
+    heading (markdown-it reads "title: x" over its closing "---" as a setext heading)."""
+    n = leading_front_matter(text) if front else 0
+    tokens = _markdown_parser().parse("\n" * n + "".join(text.splitlines(keepends=True)[n:]) if n else text)
     return tuple((tok.map[0], int(tok.tag[1:]), _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else "")
                  for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map is not None)
 
 
-def _markdown_focus_title(text: str, title: str, line: int) -> str:
+def _markdown_focus_title(text: str, title: str, line: int, front: bool = False) -> str:
     """The heading path of the section holding 0-based line `line` of a Markdown chunk `text` titled `title`: the
     chunk's headings above `line` (a stack by level) after the part of `title` above the chunk's first heading
     (`_group_title` titles merged sections by their common parent, or by the first one's path when the others are
-    its subsections). `title` when no heading of the chunk is above `line`."""
-    headings = [h for h in _markdown_headings(text) if h[0] <= line]
+    its subsections). `title` when no heading of the chunk is above `line`; for a chunk that opens its file
+    (`front`) without a title, its front matter's `title` (`front_matter_title`), else ""."""
+    headings = [h for h in _markdown_headings(text, front) if h[0] <= line]
     if not headings:
-        return title
+        return title or (front_matter_title(text) if front else "")
     prefix = title.split(" > ") if title else []
     if headings[0][0] == 0 and prefix and prefix[-1] == headings[0][2]:
         prefix = prefix[:-1]  # the title is the first heading's path: its own name comes from the chunk
