@@ -68,6 +68,60 @@ def stem(word: str) -> str:
     return w
 
 
+# A passage in another language than an English question's (a README's translations beside it, README.de.md,
+# README.ja.md, which share its code, names and commands): mostly letters of a script beyond Latin, or more of the
+# frequent function words of other languages written in Latin letters (FOREIGN_WORDS: Spanish, Portuguese,
+# French, German, Italian, Dutch, Indonesian, Swedish, Turkish, Polish; none an English word or a common English
+# abbreviation, so no "mit" (MIT License), "os", "es", "em", "sin", "till", "di") than English stop
+# words, at least two of them — or one in a passage of OTHER_LANGUAGE_MIN_WORDS words or more of which under
+# OTHER_LANGUAGE_SHARE are English stop words. Terse English (a changelog's "Fixed Text.expand_tabs assertion
+# error", a table row) holds few stop words but none of these. Measured on Rich's 16 translated READMEs and the
+# English docs here (docs/benchmarks.md, "A new corpus tried as a newcomer: Rich and nox").
+OTHER_LANGUAGE_MIN_WORDS = 6
+OTHER_LANGUAGE_SHARE = 0.1
+FOREIGN_WORDS = frozenset([
+    "de", "la", "que", "el", "en", "los", "las", "del", "se", "por", "con", "una", "para", "lo", "como", "más",
+    "pero", "sus", "sobre", "también", "usted", "puede", "este", "esta", "não", "uma", "com", "da",
+    "das", "dos", "você", "mais", "pode", "ao", "muito", "isso", "le", "les", "et", "une", "du",
+    "est", "pour", "qui", "dans", "pas", "sur", "vous", "avec", "cette", "il", "sont", "peut", "ou", "aussi",
+    "être", "der", "das", "und", "ist", "nicht", "dem", "ein", "eine", "zu", "von", "für", "auf", "auch",
+    "sie", "sich", "wird", "kann", "oder", "wenn", "werden", "wie", "ich", "wir", "che", "della", "sono",
+    "puoi", "anche", "questo", "questa", "può", "essere", "gli", "het", "een", "niet", "zijn", "voor", "ook", "je",
+    "wordt", "yang", "dengan", "ini", "itu", "dari", "dalam", "tidak", "anda", "dapat", "akan", "pada", "juga",
+    "atau", "bisa", "untuk", "och", "att", "det", "som", "är", "på", "för", "av", "inte", "också", "bir",
+    "bu", "için", "ile", "olarak", "gibi", "daha", "çok", "się", "nie", "jest", "że", "dla", "lub", "oraz", "można",
+    "jak"
+])
+_LETTERS = re.compile(r"[^\W\d_]+")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+")
+_PUNCTUATION = ".,;:!?¿¡()[]{}\"'«»“”‘’*_"
+
+
+def english_question(question: str) -> bool:
+    """Whether `question` reads as English: at least two of its words, and a fifth of them, are English stop words
+    ("How do I install it?"; not a keyword query "pipx install nox", nor "Wie installiere ich Rich?")."""
+    words = _LETTERS.findall(question.casefold())
+    stops = sum(w in STOP_WORDS for w in words)
+    return stops >= 2 and stops >= 0.2 * len(words)
+
+
+def other_language(passage: str) -> bool:
+    """Whether `passage` (a sentence or list item) reads as another language than English, by its words outside
+    code spans, fenced code and URLs (see FOREIGN_WORDS): "Anda dapat menentukan spinner yang hendak digunakan
+    dengan ...", "Para renderizar markdown, importe a classe ...", "スピナーのスタイルが表示されます". For
+    `english_question`s only."""
+    text = _URL.sub(" ", _CODE.sub(" ", passage)).casefold()
+    letters = [c for c in text if c.isalpha()]
+    if letters and sum(c >= "\u0250" for c in letters) > len(letters) / 2:
+        return True
+    words = [w for w in (t.strip(_PUNCTUATION) for t in text.split()) if w.isalpha()]  # not "para-02", "x86"
+    foreign = sum(w in FOREIGN_WORDS for w in words)
+    stops = sum(w in STOP_WORDS for w in words)
+    if foreign >= 2 and foreign > stops:
+        return True
+    return foreign >= 1 and len(words) >= OTHER_LANGUAGE_MIN_WORDS and stops < OTHER_LANGUAGE_SHARE * len(words)
+
+
 def content_words(text: str) -> list[str]:
     """Stemmed content words of `text`, in order, repeats kept (see the module docstring)."""
     out = []

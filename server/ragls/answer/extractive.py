@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from ragls.answer.cite import content_words
+from ragls.answer.cite import content_words, english_question, other_language
 from ragls.answer.identifiers import (
     IDENTIFIER,
     LITERAL,
@@ -201,7 +201,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     question = asked_text(question)
     query = set(content_words(question)) | literal_terms(question)
-    candidates, firsts = candidate_passages(sources, literal_terms(question))
+    candidates, firsts = candidate_passages(sources, literal_terms(question), question)
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
@@ -366,26 +366,34 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
                for m in IDENTIFIER.finditer(text) if not any(c.isspace() for c in m.group(0)))
 
 
-def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | frozenset[str] = frozenset()
-                       ) -> tuple[list[Candidate], list[tuple[int, Unit]]]:
+def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | frozenset[str] = frozenset(),
+                       question: str = "") -> tuple[list[Candidate], list[tuple[int, Unit]]]:
     """(candidates, firsts) of `extractive_picks` (and of `answer/focus.sentence_focus`, one source at a time):
     every passage of each source's chunk as a `Candidate` — its words with the `literals` (dotted numbers) of the
     question it holds, weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW elsewhere
     (all 1 when the context holds no passage) — and the first passage of the context of each of the two best
-    sources (the answer when nothing scores)."""
+    sources (the answer when nothing scores). For an English `question` (`cite.english_question`), passages in
+    another language (`cite.other_language`: a README's translations beside it) are left out, unless the sources
+    hold no other passage."""
     candidates: list[Candidate] = []
     firsts: list[tuple[int, Unit]] = []
+    foreign = english_question(question)
+    keep = (lambda u: True) if not foreign else (lambda u: not other_language(u.sentence))
+    if foreign and not any(keep(u) for _, hit in sources for u in chunk_units(hit.chunk)):
+        keep = (lambda u: True)  # nothing in the question's language: a folder of one other language
     for rank, (n, hit) in enumerate(sources):
         context = _context_lines(hit)
-        inside = chunk_units(hit.chunk, context) if context is not None else []
+        inside = [u for u in chunk_units(hit.chunk, context) if keep(u)] if context is not None else []
         near = {(u.line, u.sentence) for u in inside}
         for pos, unit in enumerate(chunk_units(hit.chunk)):
+            if not keep(unit):
+                continue
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
             words = passage_words(unit.scored_text)
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
             candidates.append(Candidate(rank, pos, n, unit, words, weight))
-        first = inside[:1] or chunk_units(hit.chunk)[:1]
+        first = inside[:1] or [u for u in chunk_units(hit.chunk) if keep(u)][:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts
