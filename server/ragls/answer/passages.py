@@ -47,10 +47,13 @@ from ragls.answer.blocks import (
     parsed,
     split_row,
 )
+from ragls.answer.code_passages import code_passages
 from ragls.answer.includes import included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import CODE_SPAN, heading_label, labelled, refers_back
 from ragls.answer.markup import clean_markup
+from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
+from ragls.sources.load import kind_for
 
 if TYPE_CHECKING:
     from ragls.core.ir import Chunk
@@ -212,7 +215,12 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
 
 def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None) -> list[Unit]:
     """`units` of a chunk's text: read as its path's markup (`blocks.is_markdown`), its literalinclude lines with
-    the code they include."""
+    the code they include; a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
+    they document (`code_passages.code_passages`, each of at least MIN_WORDS words); not an HTML page's, converted to
+    Markdown text when indexed."""
+    if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS and "://" not in chunk.path:
+        return [Unit(_cap(p.sentence), p.attached, p.line, p.end, p.end)
+                for p in code_passages(chunk.text, lines) if len(p.sentence.split()) >= MIN_WORDS]
     return units(chunk.text, lines, is_markdown(chunk.path), chunk.path, chunk.folder)
 
 

@@ -1,0 +1,133 @@
+"""The passages of a source-code chunk (`sources.load.kind_for` "code": `sources.include` opted code in) for an
+extractive answer: what its docstrings and comments say, each with the code it documents as a code block.
+
+A code file read as Markdown made prose of its code: "- def test_null_session_function() -> None: session =
+mock.Mock(spec=("skip",)) _null_session_func(session) assert session.skip.called [5]" was an answer's bullet. Here
+a code line is never a sentence. A docstring (Python's triple-quoted string right under a `def` or `class`, or
+opening the chunk; its first paragraph, inline reST read as text) is a passage with the definition lines above it ("def skip(self, *args: Any) -> NoReturn:"); a run of
+comment lines ("#", "//", "--", "/* ... */", "*" of a block comment) is a passage with the code right below it, up
+to a blank line (at most CODE_LINES lines) — a comment in most languages says what the next lines do, and a
+docstring's definition is its name. Comments that are no prose are left out: a shebang, a license or encoding
+line, linter and type-checker pragmas, commented-out code (a line ending in one of "{};:(),=").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ragls.answer.inline import plain
+from ragls.answer.markup import clean_markup
+
+CODE_LINES = 8  # the most lines of code shown under a comment, or of a definition over its docstring
+DEFINITION_LINES = 6  # how far above a docstring its `def` / `class` line is looked for (a long signature)
+
+_DOCSTRING = re.compile(r'^\s*[rRuUbB]{0,2}("""|\'\'\')')
+_TRIPLE = re.compile(r'"""|\'\'\'')
+_DEFINITION = re.compile(r"^\s*(?:@|(?:async\s+)?def\s|class\s)")
+_COMMENT = re.compile(r"^\s*(?://+|#+|--|/\*+|\*+(?!/))(?:\s|$)(.*)$")
+_COMMENT_END = re.compile(r"\s*\*+/\s*$")
+_NOT_PROSE = re.compile(r"^(?:!|-\*-|(?:noqa|type:|pragma|pylint:|fmt:|mypy:|isort:|eslint|ts-|@ts-|prettier|nolint|"
+                        r"SPDX|Copyright|coding[:=]|vim?:|TODO\b|FIXME\b|XXX\b))", re.IGNORECASE)
+_CODE_END = re.compile(r"[{};:(),=\[\]]\s*$")
+
+
+class CodePassage(NamedTuple):
+    """A docstring's or comment's text (inline markup read, on one line) and the code it documents as a fenced
+    block ("" when none); `line`..`end`: the 0-based chunk lines of the definition and docstring, or of the comment
+    and its code. `passages.chunk_units` reads it as a `Unit`."""
+
+    sentence: str
+    attached: str
+    line: int
+    end: int
+
+
+def code_passages(text: str, lines: tuple[int, int] | None = None) -> list[CodePassage]:
+    """The passages of code chunk `text` (module docstring), in text order: the docstring's first paragraph or the
+    comment run's text, ending in ":" when it has code to show, with that code. `lines` (inclusive): only the
+    passages overlapping those 0-based chunk lines."""
+    rows = text.split("\n")
+    out: list[CodePassage] = []
+    k = 0
+    while k < len(rows):
+        m = _DOCSTRING.match(rows[k])
+        if not m and len(_TRIPLE.findall(rows[k])) % 2:  # a string opened mid-line (`x = """`): no comments
+            k = next((j for j in range(k + 1, len(rows)) if len(_TRIPLE.findall(rows[j])) % 2), len(rows)) + 1
+            continue
+        first = _definition(rows, k) if m else None
+        if m and first is None and any(x.strip() for x in rows[:k]):
+            k += 1  # no definition above and text before it: the close of a docstring the chunk opened inside
+            continue
+        if m:
+            end, body = _docstring(rows, k, m.group(1))
+            code = rows[first:k] if first is not None else []
+            _add(out, body, code, k if first is None else first, end, lines)
+            k = end + 1
+            continue
+        if _COMMENT.match(rows[k]) and not rows[k].lstrip().startswith("#!"):
+            start = k
+            words: list[str] = []
+            while k < len(rows) and (c := _COMMENT.match(rows[k])):
+                words.append(_COMMENT_END.sub("", c.group(1)))
+                k += 1
+            code = []
+            while k < len(rows) and rows[k].strip() and not _COMMENT.match(rows[k]) and len(code) < CODE_LINES:
+                code.append(rows[k])
+                k += 1
+            prose = [w for w in words if w.strip() and not _NOT_PROSE.match(w.strip()) and not _CODE_END.search(w)]
+            if len(prose) == len([w for w in words if w.strip()]):  # commented-out code or a pragma: no passage
+                _add(out, " ".join(prose), code, start, start + len(words) + len(code) - 1, lines)
+            continue
+        k += 1
+    return out
+
+
+def _docstring(rows: list[str], k: int, quote: str) -> tuple[int, str]:
+    """(last line, first paragraph) of the docstring opening on line `k` with `quote`."""
+    first = rows[k].split(quote, 1)[1]
+    if quote in first:
+        return k, first.split(quote, 1)[0]
+    body = [first]
+    end = k + 1
+    while end < len(rows) and quote not in rows[end]:
+        body.append(rows[end])
+        end += 1
+    if end < len(rows):
+        body.append(rows[end].split(quote, 1)[0])
+    paragraph: list[str] = []
+    for line in body:
+        if not line.strip():
+            if paragraph:
+                break
+            continue
+        paragraph.append(line)
+    return min(end, len(rows) - 1), " ".join(paragraph)
+
+
+def _definition(rows: list[str], k: int) -> int | None:
+    """The first line of the `def` / `class` statement (with its decorators) a docstring on line `k` documents:
+    the nearest such line at most DEFINITION_LINES above, with no blank line between; None for a module's."""
+    for up in range(k - 1, max(-1, k - 1 - DEFINITION_LINES), -1):
+        if not rows[up].strip():
+            return None
+        if _DEFINITION.match(rows[up]):
+            while up > 0 and rows[up - 1].lstrip().startswith("@"):
+                up -= 1
+            return up
+    return None
+
+
+def _add(out: list[CodePassage], prose: str, code: list[str], line: int, end: int,
+         lines: tuple[int, int] | None) -> None:
+    if lines is not None and (end < lines[0] or line > lines[1]):
+        return
+    sentence = plain(clean_markup(prose, False), False)
+    if not sentence:
+        return
+    code = code[:CODE_LINES]
+    indent = min((len(x) - len(x.lstrip()) for x in code if x.strip()), default=0)
+    attached = "```\n" + "\n".join(x[indent:] for x in code) + "\n```" if any(x.strip() for x in code) else ""
+    if attached and not sentence.endswith((":", "…")):
+        sentence = sentence.rstrip(".") + ":"
+    out.append(CodePassage(sentence, attached, line, end))
