@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer, units
+from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer, split_sentences, units
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 DOC = """## Install { #install }
@@ -111,6 +111,20 @@ def test_badges_images_and_link_definitions_never_reach_the_answer():
     assert "- See the getting started guide for installing the widget charts library [1]." in lines
     assert "- Charts are drawn with the canvas renderer by default [1]" in lines
     assert clean_markup(README).count("\n") == README.count("\n")
+
+
+def test_a_badge_line_is_no_passage():
+    """A link whose text is images only (a badge) is nothing: with its image dropped it read as an empty link, whose
+    target stands for its text, so nox's and Rich's badge lines were quoted as rows of URLs ("- https://github.com/
+    wntrblm/nox https://pypi.python.org/pypi/nox ... [5]")."""
+    text = ("# Widget\n\n[![PyPI](https://img.shields.io/pypi/v/widget.svg)](https://pypi.org/project/widget)\n"
+            "[![CI](https://github.com/o/widget/workflows/CI/badge.svg)](https://github.com/o/widget/actions)\n"
+            "[ ![Docs](https://readthedocs.org/badge.svg) ](https://widget.readthedocs.io)\n"
+            "[![License](https://img.shields.io/github/license/o/widget)](https://github.com/o/widget)\n\n"
+            "The widget package draws charts with the canvas renderer, see [the guide](https://widget.dev).\n")
+    assert split_sentences(text) == ["The widget package draws charts with the canvas renderer, see the guide."]
+    answer = extractive_answer("widget pypi ci docs badge", [(1, hit(text))])
+    assert "https://" not in answer, answer
 
 
 RST = """Blueprints

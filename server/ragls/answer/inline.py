@@ -20,6 +20,9 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\(([^)]*)\)|\[[^\]]*\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+# A link whose text is images only (a badge linking to its service): nothing, not its target — with the images gone
+# it read as an empty link, MyST's implicit text, so a README's badge line was quoted as a row of URLs.
+_IMAGE_LINK = re.compile(r"\[\s*(?:" + _IMAGE.pattern + r"\s*)+\](?:\([^)]*\)|\[[^\]]*\])")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
 _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
@@ -122,7 +125,8 @@ def link_text(text: str, markdown: bool = True) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
     their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
     the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK` — reST and plain text have none: their
-    brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images dropped,
+    brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images and links
+    of images only (badges, `_IMAGE_LINK`) dropped,
     footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
     Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
@@ -130,7 +134,7 @@ def link_text(text: str, markdown: bool = True) -> str:
     code spans (``` ``maxsize`` ``` -> `` `maxsize` ``; one holding a backtick, `_ticked`, fenced by two)."""
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
-    text = _links(_IMAGE.sub("", text))
+    text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
     text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else _escapes(text)))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     text = REST_LITERAL.sub(r"`\1`", text)
