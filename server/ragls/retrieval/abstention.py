@@ -422,13 +422,16 @@ def _value_topic(stats: Sequence[tuple[int, dict[str, int]]], weights: dict[str,
 
 def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit], best_similarity: float | None,
            similarities: Sequence[float] | None = None, bm25_top: float | None = None, embed=None,
-           absent: Sequence[str] = ()) -> Evidence:
+           absent: Sequence[str] = (), shown: Sequence[Hit] = ()) -> Evidence:
     """The Evidence for the analysed `query` from its top `hits` (best first, with their focus lines) over
     sources with the term statistics `stats` (`term_weights`); `best_similarity` is the best cosine over all vector candidates (None without
     vectors), `similarities` every vector candidate's pooled cosine, `bm25_top` the best raw BM25 score (None
     without a comparable BM25 score: then `Evidence.bm25_top` is None and the model without it decides); `absent` the question's names no source mentions (`absent_names`, computed by the caller over
-    corpus-wide statistics only); `embed` (optional) the model's embed function for `sentence_cosine`. All from
-    what retrieval computed already: no search is repeated."""
+    corpus-wide statistics only); `embed` (optional) the model's embed function for `sentence_cosine`; `shown`
+    the hits the user is shown when they are not `hits` (convex fusion judges RRF's top hits): a value one of them
+    states is not missing (`value_missing` reads both: "Which port does the web interface listen on by default?"
+    was refused while the third hit shown said "**port**: The server port. Default: 8337."). All from what
+    retrieval computed already: no search is repeated."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     if best_similarity is not None:
         sims.append(best_similarity)
@@ -459,7 +462,8 @@ def gather(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequ
     _, rare_top = _coverages(rare, seen)
     sent = sentence_cosine(query.vector, hits, embed) if embed is not None else 0.0
     absent = tuple(a for a in absent if not spelled_out(a, hits))
-    value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in hits],
+    read = [*hits, *(h for h in shown if all(h.chunk.id != j.chunk.id for j in hits))]
+    value = value_missing(query.text, [f"{h.chunk.title}\n{h.chunk.text}" for h in read],
                           lambda: _value_subject(stats, weights, query.text),
                           lambda: _value_topic(stats, weights, query.text))
     return Evidence(cosine=max(sims) if sims else None, coverage=union, agreement=signal_agreement(hits),

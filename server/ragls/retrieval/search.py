@@ -202,7 +202,8 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
         judged = _evidence_hits(sources, lookup, raw, hits, _materialize(
             lookup, _distinct(by_rank, matches, settings), similarity, settings.top_k), matches, q, settings,
             max_context_chars)
-    evidence = gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent)
+    evidence = gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent,
+                      shown=hits[:settings.top_k])
     return _count_rerank_calls(RetrievalResult(
         hits, best, q, _meaning_veto(evidence, stats, q, hits, embedder, settings, corpus_wide), truncated, report,
         term_stats=stats))
