@@ -118,6 +118,10 @@ def test_a_named_value_is_a_path_a_message_or_a_colour(ws):
     assert asked_value("What message does pause() print by default?") == "message"
     assert asked_value("Which colour does the renderer use for warnings?") == "colour"
     assert asked_value("What happens with folders?") is None  # asks what happens, not which folder
+    # The named noun as the form of another thing asks for that form, not a path or a message (held-out set 32).
+    assert asked_value("I want multi-disc albums in 'Disc 1' subfolders. What path format does that?") is None
+    assert asked_value("Which message template is used for the prompt?") is None
+    assert asked_value("What path does the exporter write the log to?") == "path"
     assert value_stated("path", ["config"], ["The config lives in ~/.config/app on Linux."])
     assert not value_stated("path", ["config"], ["The config is read and/or written at start."])
     assert value_stated("message", ["paus"], ['pause() prints "Press any key to continue".'])

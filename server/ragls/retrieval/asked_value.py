@@ -230,9 +230,14 @@ NAMED_VALUES = {
     "colour": (r"colou?rs?", re.compile(r"\b(?:red|green|blue|yellow|cyan|magenta|white|black|gr[ae]y|orange|purple|"
                                        r"pink|brown|violet)\b", re.IGNORECASE)),
 }
+# A noun of `NAMED_VALUES` that names the form of another thing is no value of its type: "What path format does
+# that?" asks for a format (a template such as `$albumartist/$album/$title`, held-out set 32), "which message template",
+# "what colour scheme" — not a path, a message or a colour the docs must spell out.
+_FORM_NOUNS = r"formats?|templates?|patterns?|layouts?|structures?|schemes?|styles?|syntax|settings?|options?"
 _NAMED_Q = {kind: re.compile(_LEAD + r"(?:what|which)\s+(?:(?:is|are|was)\s+)?(?:the\s+)?(?:(?!(?:about|with|for|in|of|on|to|"
                              r"happens|do|does|did|can|should|would|will)\b)[\w-]+\s+){0,2}?(?:"
-                             + nouns + r")\b", re.IGNORECASE) for kind, (nouns, _) in NAMED_VALUES.items()}
+                             + nouns + r")\b(?!\s+(?:" + _FORM_NOUNS + r")\b)", re.IGNORECASE)
+            for kind, (nouns, _) in NAMED_VALUES.items()}
 
 
 def asked_value(text: str) -> str | None:
