@@ -34,7 +34,8 @@ def question_names(text: str) -> list[str]:
     too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
-    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x), the user's placeholders
+    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x), version numbers
+    (`_VERSION`: v1.2.0, 1.0.0-b0), the user's placeholders
     (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
     (`possessed_acronyms`: "Our DBA sees ...") and "I" are not names."""
@@ -62,7 +63,7 @@ def question_names(text: str) -> list[str]:
         seen.add((token, first))
         token = _MODIFIED.sub("", token)  # LaTeX-style, Unix-like, JSON-based: the name is LaTeX, Unix, JSON
         if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
-                or _USER_LITERAL.fullmatch(token) or token.lower() in assigned or placeholder(token):
+                or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned or placeholder(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -345,6 +346,9 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}")
 # A number written with "x" standing for its digits — HTTP's status classes 4xx / 5XX (RFC 9110 §15 writes them so),
 # a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
 _NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
+# A version number written with a "v" or a pre-release part (v1.2.0, 1.0.0-b0, 2.1rc1, 3.0.0.dev2): a number, as
+# 1.2.0 is (`question_names`); "put a `v` in front of the tags, like v1.2.0" was refused for "they never mention v1.2.0"
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[-.+]?(?:a|b|c|rc|alpha|beta|pre|dev|post)\.?\d*)?")
 # The user's own literals, which docs never need to mention: an address with a port (localhost:3000,
 # 127.0.0.1:8080, db.internal.example.com:5432), a URL (https://api.example.com/v1), a path (/users/me, ~/.config/app,
 # ./build), a host name under a top-level domain (api.mycompany.com, db.internal.io; with one dot only under
