@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from data import dataset  # noqa: E402
 
 SETS = {"rust-book.jsonl": "rust-book", "flask-docs.jsonl": "flask-docs"}
-KINDS = ("deep", "paraphrase", "identifier", "two-part", "unanswerable", "near-miss", "near-miss-known", "far-off")
+KINDS = ("deep", "paraphrase", "identifier", "keyword", "two-part", "unanswerable", "near-miss", "near-miss-known", "far-off")
 NO_ANSWER = ("unanswerable", "near-miss", "near-miss-known", "far-off")
 DEEP_OFFSET = 1200
 _KIND_KEPT = re.compile(r"^\s*//\s*kind kept:\s*(\S+)")
@@ -104,6 +104,13 @@ def check_file(path: Path, root: Path, fill: bool) -> list[str]:
         if kind == "two-part" and len(gold) < 2:
             problems.append(f"{where}: a two-part question needs two gold items")
         for item in gold:
+            if isinstance(item, str):  # "path" or "path:first-last" (docs/evaluation.md): no text to locate
+                rel, _, span = item.partition(":")
+                if not (root / rel).is_file():
+                    problems.append(f"{where}: gold file not found: {rel}")
+                elif span and int(span.split("-")[-1]) > len((root / rel).read_text(encoding="utf-8").splitlines()):
+                    problems.append(f"{where}: lines {span} past the end of {rel}")
+                continue
             rel = item["path"]
             if rel not in texts:
                 texts[rel] = (root / rel).read_text(encoding="utf-8")
