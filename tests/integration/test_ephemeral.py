@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
 import socket
 import sys
@@ -24,15 +23,18 @@ PAGE = b"""<!doctype html><html><head><title>Retry  guide</title><style>body { c
 
 
 class _Pages(BaseHTTPRequestHandler):
+    inside_hits = 0  # requests that reached /inside.html, a service of this machine
+
     def log_message(self, *args):
         pass
 
     def do_GET(self):
         if self.path.startswith("http://"):  # a proxy's request (absolute form): serve the path
             url = urlsplit(self.path)
-            if url.path == "/moved-by-name":  # a public site moving the fetch to a name of this machine
+            if url.path in ("/moved-by-name", "/moved-by-rebinding"):  # a public site moving the fetch to a name
+                name = "inward.example.test" if url.path == "/moved-by-name" else "rebind.example.test"
                 self.send_response(302)
-                self.send_header("location", f"http://{socket.gethostname()}:{self.server.server_address[1]}/page.html")
+                self.send_header("location", f"http://{name}:{self.server.server_address[1]}/inside.html")
                 self.send_header("content-length", "0")
                 self.end_headers()
                 return
@@ -44,7 +46,9 @@ class _Pages(BaseHTTPRequestHandler):
             self.send_header("content-length", "0")
             self.end_headers()
             return
-        routes = {"/page.html": ("text/html; charset=utf-8", PAGE), "/notes.txt": ("text/plain", b"plain notes\n"),
+        if self.path == "/inside.html":  # a service of this machine: count the requests that reach it
+            _Pages.inside_hits += 1
+        routes = {"/page.html": ("text/html; charset=utf-8", PAGE), "/inside.html": ("text/html", PAGE), "/notes.txt": ("text/plain", b"plain notes\n"),
                   "/blob": ("application/octet-stream", b"\x00\x01\x02")}
         if self.path not in routes:
             self.send_error(404)
@@ -183,24 +187,51 @@ def test_a_redirect_to_a_link_local_address_is_refused_before_it_is_followed(fol
     assert "three" in doc.text
 
 
+def _answers(monkeypatch, answers: dict[str, list[str]]) -> dict[str, int]:
+    """socket.getaddrinfo answering each name of `answers` with its next address in turn (the last one from then
+    on; other names as before); returns how often each was asked."""
+    real, asked = socket.getaddrinfo, dict.fromkeys(answers, 0)
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in answers:
+            return real(host, port, *args, **kwargs)
+        asked[host] += 1
+        address = answers[host][min(asked[host], len(answers[host])) - 1]
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port or 0))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return asked
+
+
 def test_a_redirect_to_a_name_of_this_machine_is_refused(folder, pages, monkeypatch):
     """Names are resolved before a redirect is followed: a public site's redirect to a host name that resolves to
-    a loopback or private address (this machine's own name here; an attacker's DNS name answering 127.0.0.1 or
-    169.254.169.254) is refused like the address itself (red team, session 48: only literal addresses and
-    `localhost` were). The public site is reached through a proxy (the loopback server), as a `.test` name never
-    resolves."""
-    try:
-        kinds = {ipaddress.ip_address(a[4][0]) for a in socket.getaddrinfo(socket.gethostname(), None)}
-    except OSError:
-        pytest.skip("this machine's name does not resolve")
-    if not all(ip.is_loopback or ip.is_private for ip in kinds):
-        pytest.skip("this machine's name resolves to a public address")
+    a loopback or private address (an attacker's DNS name answering 127.0.0.1 or 10.0.0.7) is refused like the
+    address itself (red team, session 48: only literal addresses and `localhost` were). The public site is reached
+    through a proxy (the loopback server), as a `.test` name never resolves."""
     monkeypatch.setenv("HTTP_PROXY", pages)
-    monkeypatch.setenv("NO_PROXY", "")
+    monkeypatch.setenv("NO_PROXY", "inward.example.test")
     [doc] = load_documents(["http://docs.example.test/page.html"], folder, timeout_s=5)  # the proxy serves it
     assert "three" in doc.text
-    with pytest.raises(RequestFailed, match=f"redirected to {socket.gethostname()}, a (loopback|private) address"):
-        load_documents(["http://docs.example.test/moved-by-name"], folder, timeout_s=5)
+    for address, kind in (("127.0.0.1", "loopback"), ("10.0.0.7", "private")):
+        asked = _answers(monkeypatch, {"inward.example.test": [address]})
+        with pytest.raises(RequestFailed, match=f"redirected to inward.example.test, a {kind} address"):
+            load_documents(["http://docs.example.test/moved-by-name"], folder, timeout_s=5)
+        assert asked == {"inward.example.test": 1}
+    assert _Pages.inside_hits == 0
+
+
+def test_a_name_answering_another_address_to_the_connection_is_not_reached(folder, pages, monkeypatch):
+    """DNS rebinding against the redirect check: a name answering a public address to the check and 127.0.0.1
+    (or 169.254.169.254) a moment later is connected only at the address checked (`web.Resolver`; red team,
+    session 49: httpx resolved the name again to connect, and the loopback service answered the page)."""
+    monkeypatch.setenv("HTTP_PROXY", pages)
+    monkeypatch.setenv("NO_PROXY", "rebind.example.test")  # the redirect's target is connected directly
+    # a public address (example.com's; no documentation range: those count as private), then this machine's
+    asked = _answers(monkeypatch, {"rebind.example.test": ["93.184.215.14", "127.0.0.1"]})
+    with pytest.raises(RequestFailed, match="timed out|cannot fetch"):  # nothing listens there for the test
+        load_documents(["http://docs.example.test/moved-by-rebinding"], folder, timeout_s=1)
+    assert asked == {"rebind.example.test": 1}
+    assert _Pages.inside_hits == 0
 
 
 def test_url_failures(folder, pages):

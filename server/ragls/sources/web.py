@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from ragls.core.errors import Skipped
@@ -150,46 +151,104 @@ def _ip_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     return "private" if ip.is_private or ip.is_reserved else None
 
 
-def _address_kind(host: str) -> str | None:
+class Resolver:
+    """A client's name → addresses answers, each name resolved once (system resolver) for the client's life, so the
+    redirect check (`_address_kind`) and the connection (`_PinnedBackend`) see the very same addresses: a name
+    answering a public address to the check and 169.254.169.254 or 127.0.0.1 to the connection (DNS rebinding with
+    a zero TTL) reaches only the address that was checked. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._answers: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def addresses(self, host: str) -> list[str]:
+        """The addresses of `host` (a literal address is its own), in the resolver's order; [] when it does not
+        resolve (tried again next time)."""
+        host = host.strip("[]").lower().rstrip(".")
+        try:
+            return [str(ipaddress.ip_address(host.split("%")[0]))]
+        except ValueError:
+            pass
+        with self._lock:
+            if host in self._answers:
+                return self._answers[host]
+        try:
+            found = [str(info[4][0]) for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+        except (OSError, UnicodeError):
+            return []
+        with self._lock:
+            return self._answers.setdefault(host, list(dict.fromkeys(found)))
+
+
+class _PinnedBackend(httpcore.SyncBackend):
+    """httpcore's network backend connecting a host name only to the addresses `resolver` gave it (each tried in
+    turn): the connection goes where the redirect check looked. TLS still names the host (SNI, certificate)."""
+
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options=None) -> httpcore.NetworkStream:
+        addresses = self.resolver.addresses(host)
+        if not addresses:
+            raise httpcore.ConnectError(f"cannot resolve {host}")
+        failure: httpcore.ConnectError | None = None
+        for address in addresses:
+            try:
+                return super().connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore.ConnectError as exc:
+                failure = exc
+        raise failure  # type: ignore[misc] - addresses is not empty
+
+
+def _address_kind(host: str, resolver: Resolver | None = None) -> str | None:
     """"link-local", "loopback" or "private" for a host that names one — a literal address, `localhost`, or a name
-    any of whose addresses is one (resolved with the system resolver: a site's DNS name may answer 127.0.0.1 or
-    169.254.169.254; the most inward kind counts) —, else None (a public host, or a name that does not resolve)."""
+    any of whose addresses is one (`resolver`'s answer, a fresh `Resolver` without one: a site's DNS name may answer
+    127.0.0.1 or 169.254.169.254; the most inward kind counts) —, else None (a public host, or a name that does not
+    resolve)."""
     host = host.strip("[]").lower().rstrip(".")
     if host == "localhost" or host.endswith(".localhost"):
         return "loopback"
-    try:
-        return _ip_kind(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    try:
-        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
-        return None
-    kinds = {_ip_kind(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in found}
+    kinds = {_ip_kind(ipaddress.ip_address(a.split("%")[0])) for a in (resolver or Resolver()).addresses(host)}
     return max(kinds - {None}, key=_INWARD.__getitem__, default=None)
 
 
-def _refuse_redirect_inward(response: httpx.Response) -> None:
+def _refuse_redirect_inward(resolver: Resolver) -> Callable[[httpx.Response], None]:
     """An httpx response hook (it runs before a redirect is followed): a fetched site is untrusted input, so its
     redirect may not move the fetch to a link-local address (169.254.169.254: the cloud's instance metadata, with
     the machine's credentials) nor, from a host that is not one, to a loopback or private address (the user's own
-    services). Host names are resolved for the check (`_address_kind`); httpx resolves the name again to connect, so
-    a name whose answer changes between the two (DNS rebinding with a zero TTL) is not covered. Raises FetchError,
-    so nothing is sent there. A URL the user configures may name any of them."""
-    location = response.headers.get("location") if response.is_redirect else None
-    if not location:
-        return
-    target = response.url.join(location)
-    kind = _address_kind(target.host)
-    if kind == "link-local" or (kind is not None and _address_kind(response.url.host) is None):
-        raise FetchError(f"redirected to {target.host}, a {kind} address: not followed")
+    services). Host names are resolved for the check with the client's `resolver`, whose answer the connection is
+    pinned to (`_PinnedBackend`), so a name cannot answer differently to the connection. The hook raises
+    FetchError, so nothing is sent there. A URL the user configures may name any of them."""
+
+    def hook(response: httpx.Response) -> None:
+        location = response.headers.get("location") if response.is_redirect else None
+        if not location:
+            return
+        target = response.url.join(location)
+        kind = _address_kind(target.host, resolver)
+        if kind == "link-local" or (kind is not None and _address_kind(response.url.host, resolver) is None):
+            raise FetchError(f"redirected to {target.host}, a {kind} address: not followed")
+
+    return hook
 
 
 def new_client(timeout_s: float = 30.0, user_agent: str = DEFAULT_USER_AGENT) -> httpx.Client:
     """An httpx client with ragls's User-Agent, `timeout_s` per operation and redirects followed (at most 5; never
-    to the machine's or its network's own services, `_refuse_redirect_inward`)."""
-    return httpx.Client(timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS,
-                        headers={"user-agent": user_agent}, event_hooks={"response": [_refuse_redirect_inward]})
+    to the machine's or its network's own services, `_refuse_redirect_inward`), each host name resolved once and
+    connected only at the addresses checked (`Resolver`; a proxy from the environment resolves names itself)."""
+    resolver = Resolver()
+    client = httpx.Client(timeout=timeout_s, follow_redirects=True, max_redirects=MAX_REDIRECTS,
+                          headers={"user-agent": user_agent},
+                          event_hooks={"response": [_refuse_redirect_inward(resolver)]})
+    # httpx passes no network backend through (and a `transport=` of our own would drop the environment's proxies):
+    # set it on the direct transport's connection pool; a proxy's transports are left as they are
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if not isinstance(pool, httpcore.ConnectionPool) or not hasattr(pool, "_network_backend"):
+        client.close()
+        raise RuntimeError(f"httpx {httpx.__version__} has no connection pool to pin addresses on")
+    pool._network_backend = _PinnedBackend(resolver)
+    return client
 
 
 def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float = 30.0,
