@@ -242,3 +242,45 @@ def test_a_registry_login_and_a_base64_private_key_are_masked(line, value):
 def test_an_auth_setting_that_is_no_credential_is_kept(line):
     """A public certificate, an `auth` naming a method, base64 text that is no `user:password` stay searchable."""
     assert mask_secrets(line) == (line, 0)
+
+
+_SHAPES = {  # gitleaks' shapes of tokens the masker once let through whole (red team, session 49)
+    "Slack app-level token": "xapp-1-A0123456789-1234567890123-" + "0a1b2c3d4e5f" * 5,
+    "Slack refresh token": "xoxe-1-My0xLTA2NDQ4NDQ5NzQ4ODctNTk3MjE4OTA0MTc2",
+    "Stripe webhook secret": "whsec_5f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    "SendGrid": "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",
+    "Twilio": "SK0123456789abcdef0123456789abcdef",
+    "DigitalOcean": "dop_v1_" + "0123456789abcdef" * 4,
+    "Databricks": "dapi0123456789abcdef0123456789abcdef",
+    "Shopify": "shpat_0123456789abcdef0123456789abcdef",
+    "Docker Hub": "dckr_pat_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5",
+    "Linear": "lin_api_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Qm",
+    "Atlassian": "ATATT3xFfGF0Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Qm",
+    "Heroku": "HRKU-AAZp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Qm",
+    "Postman": "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
+    "Grafana": "glsa_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh_0a1b2c3d",
+    "Vault": "hvs.CAESIZp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2",
+    "Doppler": "dp.pt.Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2QmZp4R7",
+    "Sentry": "sntrys_eyJpYXQiOjE2ODQ5MzQ1NjcuMDEsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIn0",
+    "Replicate": "r8_Zp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh4Ka2Qm",
+    "Perplexity": "pplx-" + "Zp4R7kLm2Qx9Vb3N" * 3,
+    "xAI": "xai-" + "Zp4R7kLm2Qx9Vb3Nc8Wd" * 4,
+    "age": "AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" + "QPZRY9X8GF2TVDW0S3JN54KHCE",
+    "Telegram bot": "123456789:AAFZp4R7kLm2Qx9Vb3Nc8Wd1Ys6Tf5Hg0Jh",
+    "GitLab runner": "glrt-Zp4R7kLm2Qx9Vb3Nc8Wd1",
+    "Google OAuth client secret": "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",
+    "Azure SAS": "sig=AbCdEf0123456789AbCdEf0123456789AbCdEfGh%3D",
+}
+
+
+@pytest.mark.parametrize(("kind", "token"), _SHAPES.items())
+def test_more_provider_tokens_are_masked(kind, token):
+    """A notes file's token of each kind is masked in place (its first four characters kept when it is a provider
+    key), in prose, an assignment to an innocent name and a URL query."""
+    value = token.removeprefix("sig=")
+    lines = ([f"https://acme.blob.core.windows.net/c/f.txt?sv=2021-08-06&sp=r&{token}",
+              f"SharedAccessSignature=sv=2021-08-06;{token};se=2027-01-01"] if token.startswith("sig=") else
+             [f"The {kind} token is {token} for now.", f"deploy_with = {token}", f"`{token}`"])
+    for line in lines:
+        masked, count = mask_secrets(line)
+        assert count >= 1 and value[4:] not in masked and len(masked) == len(line), (kind, masked)

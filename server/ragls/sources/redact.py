@@ -6,10 +6,16 @@ same way (`sources.passage.read_indexed_text`).
 `sources.exclude_secrets` already keeps whole secret files (`.env*`, `*.pem`, ...) out; this masks the values in
 every other file. Only high-precision shapes are masked, so documentation stays searchable:
 
-- provider key formats (OpenAI/Anthropic `sk-…`, AWS `AKIA…`, GitHub `ghp_…`/`github_pat_…`, GitLab `glpat-…`,
-  Slack `xox?-…`, Google `AIza…`, Stripe secret and restricted keys `sk_live_…`/`sk_test_…`/`rk_live_…`, Hugging
-  Face `hf_…`, Groq `gsk_…`, npm `npm_…`, PyPI `pypi-…`), after the key-format lists of GitHub secret scanning, gitleaks and
-  detect-secrets (Stripe's test keys as gitleaks' `stripe-access-token`: they read test-mode data);
+- provider key formats (OpenAI/Anthropic `sk-…`, AWS `AKIA…`, GitHub `ghp_…`/`github_pat_…`, GitLab `glpat-…`
+  and its other tokens (`glrt-…`, `gldt-…`, …), Slack `xox?-…`/`xapp-…`, Google `AIza…` and OAuth client secrets
+  `GOCSPX-…`, Stripe secret and restricted keys `sk_live_…`/`sk_test_…`/`rk_live_…` and webhook secrets `whsec_…`,
+  Hugging Face `hf_…`, Groq `gsk_…`, npm `npm_…`, PyPI `pypi-…`, SendGrid `SG.….…`, Twilio `SK…`, DigitalOcean
+  `dop_v1_…`, Databricks `dapi…`, Shopify `shpat_…`, Docker Hub `dckr_pat_…`, Linear `lin_api_…`, Atlassian
+  `ATATT3…`, Heroku `HRKU-…`, Postman `PMAK-…`, Grafana `glsa_…`, Vault `hvs.…`, Doppler `dp.pt.…`, Sentry
+  `sntrys_…`, Replicate `r8_…`, Perplexity `pplx-…`, xAI `xai-…`, age `AGE-SECRET-KEY-1…`, Telegram bot tokens),
+  after the key-format lists of GitHub secret scanning, gitleaks and detect-secrets (Stripe's test keys as
+  gitleaks' `stripe-access-token`: they read test-mode data);
+- an Azure shared access signature (`…?sv=…&sig=…` in a storage URL, `;sig=` in a connection string);
 - JSON Web Tokens (`eyJ….eyJ….…`) and the credential of an `Authorization: Bearer|Basic|Token …` header or a
   bare `Bearer …` (12+ characters with a digit);
 - the password of a URL (`postgres://app:Zr8wq3Lp@host/db`, any scheme; also without a user name,
@@ -58,23 +64,33 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 9  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 10  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
 # 7: a list of names after a PASS name is kept (tox's `testenv.pass_env=FOO,BAR` was masked); 8: a subscript's key
 # as the name (`os.environ["OPENAI_API_KEY"] = "…"`), a URL password without a user name, Groq's `gsk_…`;
-# 9: a Docker/npm `auth` login (base64 `user:password`), a base64 PEM private key (kubeconfig `client-key-data`)
+# 9: a Docker/npm `auth` login (base64 `user:password`), a base64 PEM private key (kubeconfig `client-key-data`);
+# 10: gitleaks' provider shapes for Slack app/refresh, Stripe webhook, SendGrid, Twilio, DigitalOcean, Databricks,
+# Shopify, Docker Hub, Linear, Atlassian, Heroku, Postman, Grafana, Vault, Doppler, Sentry, Replicate, Perplexity,
+# xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
     r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
     r"|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}"
-    r"|glpat-[A-Za-z0-9_-]{20,}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|AIza[0-9A-Za-z_-]{35}"
-    r"|[rs]k_(?:live|test|prod)_[0-9A-Za-z]{16,}"
+    r"|gl(?:pat|dt|rt|ptt|cbt|imt|oas|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"
+    r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{20,}"
+    r"|AIza[0-9A-Za-z_-]{35}|GOCSPX-[A-Za-z0-9_-]{24,}"
+    r"|[rs]k_(?:live|test|prod)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9+/=]{24,}"
+    r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}|SK[0-9a-f]{32}"
+    r"|do[opr]_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}(?:-[0-9])?|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
+    r"|dckr_pat_[A-Za-z0-9_-]{27,}|lin_api_[A-Za-z0-9]{32,}|ATATT3[A-Za-z0-9_=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}"
+    r"|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|hv[sb]\.[A-Za-z0-9_-]{24,}"
+    r"|dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|sntry[su]_[A-Za-z0-9+/=_]{40,}"
+    r"|r8_[A-Za-z0-9]{32,}|pplx-[A-Za-z0-9]{48}|xai-[A-Za-z0-9]{60,}"
+    r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
     r"|hf_[A-Za-z0-9]{30,}"
     r"|gsk_[A-Za-z0-9]{40,}"
     r"|npm_[A-Za-z0-9]{36,}"
@@ -124,6 +140,8 @@ _PEM_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0
 # A registry login (Docker config.json `"auth": "…"`, .npmrc `_auth=…`): base64 of `user:password`.
 _REGISTRY_AUTH = re.compile(r"(?i)(?<![A-Za-z0-9_-])_?auth[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{8,}={0,2})"
                             r"(?![A-Za-z0-9+/=])")
+# An Azure shared access signature's `sig=` (a storage or Service Bus SAS URL or connection string): it signs access.
+_SAS_SIGNATURE = re.compile(r"(?i)(?<=[?&;])sig=(?P<value>[A-Za-z0-9%+/=]{20,200})")
 _PLACEHOLDER = re.compile(r"(?i)[${}<>]|\.\.\.|xxxx|\*\*\*|your|change_?me|example|placeholder|redacted|dummy")
 
 
@@ -197,6 +215,8 @@ def mask_secrets(text: str) -> tuple[str, int]:
         login = _base64_text(m.group("value"))
         if re.fullmatch(r"[\x20-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,200}", login):
             put(m.start("value"), m.end("value"), 0)
+    for m in _SAS_SIGNATURE.finditer(text) if "sig=" in low else ():
+        put(m.start("value"), m.end("value"), 0)
     for m in _WEBHOOK.finditer(text) if "hooks.slack.com" in low else ():
         put(m.start("value"), m.end("value"), 0)
     for m in _AUTH_HEADER.finditer(text) if "bearer" in low or "authorization" in low else ():
