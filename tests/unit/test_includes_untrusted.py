@@ -83,3 +83,28 @@ def test_a_file_the_index_never_reads_is_never_shown(tmp_path):
     for target in ("../terraform.tfvars", "/../private/notes.txt", "../node_modules/pkg/index.js", "vars.py"):
         assert _block(tmp_path, target) is None, target
     assert _block(tmp_path, "kept.py").lines == ["```python", "kept = 1", "```"]
+
+
+def test_the_open_index_decides_what_a_page_may_show(tmp_path):
+    """With the folder's index open, a literalinclude asks that index's own filter (`walk.live_filter`): a file the
+    folder's `sources.exclude` keeps out is not shown, and a `.gitignore` edit counts as soon as the watcher has
+    invalidated the filter (answer/includes.py kept a second filter of default settings, rebuilt every 5 s)."""
+    from ragls.config.settings import build_settings
+    from ragls.embedding.embed import Embedder
+    from ragls.index.indexer import FolderIndex
+
+    folder = tmp_path / "project"
+    (folder / "docs" / "drafts").mkdir(parents=True)
+    (folder / "docs" / "drafts" / "plan.py").write_text("launch = 'friday'\n")
+    (folder / "docs" / "app.py").write_text("cache = True\n")
+    assert _block(folder, "drafts/plan.py") is not None  # no index open: the default sources settings
+    settings = build_settings({"sources": {"exclude": ["docs/drafts/**"]}, "index": {"path": str(tmp_path / "i")}})[0]
+    index = FolderIndex(folder, settings, Embedder(settings.embedding))
+    try:
+        assert _block(folder, "drafts/plan.py") is None
+        assert _block(folder, "app.py").lines == ["```python", "cache = True", "```"]
+        (folder / ".gitignore").write_text("docs/app.py\n")
+        index.filter.invalidate()  # what the watcher does when a .gitignore changes
+        assert _block(folder, "app.py") is None
+    finally:
+        index.close()

@@ -12,14 +12,14 @@ import ast
 import os
 import re
 import stat
-import time
 from pathlib import Path
 
 from ragls.answer import rest
 from ragls.answer.blocks import Block
 from ragls.config.settings import SourcesSettings
+from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import FileFilter, inside_folder, secret_file
+from ragls.sources.walk import FileFilter, inside_folder, live_filter, secret_file
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
@@ -28,21 +28,12 @@ MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: n
 # Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
 # e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
-FILTER_TTL_S = 5.0
-_FILTERS: dict[str, tuple[float, FileFilter]] = {}
 
 
 def _filter(folder: Path) -> FileFilter:
-    """A FileFilter of `folder` with the default sources settings (its `.gitignore` files, junk and secret names),
-    built again after FILTER_TTL_S so an edited `.gitignore` counts (building one takes ~3 ms; the answer path asks
-    once per literalinclude line of every chunk it reads)."""
-    key = str(folder)
-    found = _FILTERS.get(key)
-    if found is None or time.monotonic() - found[0] > FILTER_TTL_S:
-        if len(_FILTERS) > 64:
-            _FILTERS.clear()
-        found = _FILTERS[key] = (time.monotonic(), FileFilter(folder, SourcesSettings()))
-    return found[1]
+    """The FileFilter of `folder`'s open index (`walk.live_filter`: its sources settings, its `.gitignore` files as
+    the watcher keeps them current), else one with the default sources settings, built for this call."""
+    return live_filter(folder) or FileFilter(folder, SourcesSettings())
 
 
 def _srcdir(doc: Path, folder: Path) -> Path:
@@ -64,8 +55,9 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
     may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back,
     nor lie in version control data (`_VCS_DIRS`: `../.git/config`), nor be what the index never reads whatever
-    `sources.include` says (`FileFilter.hidden_reason` with the default sources settings: a file or folder the
-    folder's `.gitignore` ignores — the user's untracked `terraform.tfvars` —, a junk folder)."""
+    `sources.include` says (`FileFilter.hidden_reason` of the folder's open index, `_filter`: a file or folder the
+    folder's `.gitignore` ignores — the user's untracked `terraform.tfvars` —, one its `sources.exclude` names, a
+    junk folder)."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
     path = Path(os.path.normpath(base / argument.lstrip("/")))
     if folder not in path.parents:
@@ -180,10 +172,13 @@ def included_block(text: str, line: int, source: str, folder: str) -> Block | No
     found = _target(m.group(3), Path(folder) / source, Path(folder))
     if found is None:
         return None
-    path = found[0]
+    read = read_bytes(found[0], source, MAX_INCLUDE_BYTES)  # a regular file within the bound, or Skipped
     try:
-        code = mask_secrets(path.read_text(encoding="utf-8"))[0].split("\n")
-    except (OSError, UnicodeDecodeError):
+        text = read[0].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if isinstance(read, tuple) else None
+        code = mask_secrets(text)[0].split("\n") if text is not None else None
+    except UnicodeDecodeError:
+        code = None
+    if code is None:
         return None
     if m.group(2):
         options, last = _myst_options(lines, line, m.group(2))

@@ -55,7 +55,7 @@ from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, Vect
 from ragls.index.windows import Window, embedding_input, plan_windows
 from ragls.sources.convert import UNSTAMPED, load_source, read_stamp
 from ragls.sources.redact import REDACT_VERSION, mask_document
-from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
+from ragls.sources.walk import OUTSIDE_LINK, FileFilter, register_live, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 
@@ -152,6 +152,7 @@ class FolderIndex(VectorPhase):
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
         self._vec_lock = threading.RLock()
         self.filter = FileFilter(self.folder, settings.sources, self.index_dir)
+        register_live(self.filter)  # what a page's literalinclude may show (answer/includes.py) asks it
         self.embedded_chunks = 0  # chunks whose vectors this process computed (not from the cache)
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)

@@ -21,6 +21,7 @@ import logging
 import os
 import stat
 import subprocess
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -283,6 +284,21 @@ class FileFilter:
                 if result.include is not None:
                     verdict, source = result.include, label
         return source if verdict else None
+
+
+#: The FileFilter of each folder's open index (`register_live`), by the folder's resolved path.
+_LIVE: weakref.WeakValueDictionary[str, FileFilter] = weakref.WeakValueDictionary()
+
+
+def register_live(file_filter: FileFilter) -> None:
+    """Make `file_filter` (an open index's, whose `.gitignore` cache the watcher invalidates) the one `live_filter`
+    answers with for its folder; it is forgotten when nothing else holds it."""
+    _LIVE[str(file_filter.folder)] = file_filter
+
+
+def live_filter(folder: str | os.PathLike) -> FileFilter | None:
+    """The FileFilter of the open index of `folder` (as an index names it: resolved), or None when none is open."""
+    return _LIVE.get(str(Path(folder)))
 
 
 MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobytes
