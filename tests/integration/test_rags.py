@@ -282,3 +282,28 @@ def test_rebuild_of_a_deferred_rag_says_another_workspace_writes_it(env):
         for ws in (old, new):
             if ws is not None:
                 ws.close()
+
+
+def test_a_rag_name_cannot_move_its_index_out_of_the_cache(env):
+    """A RAG's index lives at <cache>/rags/<name>-<hash>: a cloned folder's `[rags."../../x"]` or `[rags."/abs/x"]`
+    (untrusted: its sources are inside the folder, so the table is kept) made `ragls index --rag`, and the server's
+    start-up sync, create and write an index directory there (red team, session 49). Such a name is refused, with
+    the reason in the registry's errors; a plain name next to it works as before."""
+    tmp_path, project, _ = env
+    (project / "docs").mkdir()
+    (project / "docs" / "a.md").write_text("# Widgets\n\nWidgets are sprockets with a handle.\n")
+    escaped, absolute = tmp_path / "escaped", tmp_path / "absolute"
+    (project / "ragls.toml").write_text(
+        f'[rags."../../../../../../../../..{escaped}"]\nsources = ["docs/*.md"]\n'
+        f'[rags."{absolute}"]\nsources = ["docs/*.md"]\n'
+        '[rags."a\\u0000b"]\nsources = ["docs/*.md"]\n'
+        '[rags.plain]\nsources = ["docs/*.md"]\n')
+    ws = RagWorkspace([project])
+    try:
+        assert ws.rags.names() == ["plain"]
+        assert sum("invalid RAG name" in e["message"] for e in ws.rags.errors) == 3
+        assert ws.index_rag("plain").indexed
+        assert ws.rags.index_dir(ws.rags.specs["plain"]).parent == tmp_path / "cache" / "rags"
+    finally:
+        ws.close()
+    assert not list(tmp_path.glob("escaped*")) and not list(tmp_path.glob("absolute*"))

@@ -49,6 +49,18 @@ RAG_KEYS = frozenset({"sources", "description"})
 LOCAL_RESCAN_S = 2.0
 
 
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a RAG, or None. A RAG's index lives at <cache>/rags/<name>-<hash> (`index_dir`), so a
+    name is one plain file name: a `[rags."../../x"]` or `[rags."/home/me/x"]` table of a cloned folder's ragls.toml
+    made ragls create and write an index directory outside the cache (red team, session 49). Refused: a path
+    separator, a drive colon, a control character, "." / "..", more than 100 characters."""
+    if (not name or name in (".", "..") or len(name) > 100
+            or any(c in "/\\:" or ord(c) < 32 or ord(c) == 127 for c in name)):
+        return (f"invalid RAG name {name!r}: a name is one plain file name (no '/', '\\', ':', control characters, "
+                "nor '.' / '..'; at most 100 characters)")
+    return None
+
+
 def user_config_file() -> Path:
     """The user-level config file: $RAGLS_CONFIG_DIR/ragls.toml, else platformdirs' user config dir
     (~/.config/ragls/ragls.toml on Linux, honouring XDG_CONFIG_HOME)."""
@@ -413,6 +425,8 @@ class RagRegistry:
     def _spec(self, name: str, origin: Path, table: Any, layers: list) -> RagSpec:
         if name in RESERVED:
             raise InvalidParams(f"the name {name!r} is reserved for the workspace")
+        if (problem := name_problem(name)) is not None:
+            raise InvalidParams(problem)
         if not isinstance(table, dict):
             raise InvalidParams("must be a table")
         backend = next((k for k in table if k in BACKENDS and k != "sources"), "sources")
