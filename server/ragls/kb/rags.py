@@ -51,9 +51,9 @@ LOCAL_RESCAN_S = 2.0
 
 def name_problem(name: str) -> str | None:
     """Why `name` cannot name a RAG, or None. A RAG's index lives at <cache>/rags/<name>-<hash> (`index_dir`), so a
-    name is one plain file name: a `[rags."../../x"]` or `[rags."/home/me/x"]` table of a cloned folder's ragls.toml
-    made ragls create and write an index directory outside the cache (red team, session 49). Refused: a path
-    separator, a drive colon, a control character, "." / "..", more than 100 characters."""
+    name is one plain file name: a `[rags."../../x"]` or an absolute `[rags."/srv/x"]` table of a cloned folder's
+    ragls.toml made ragls create and write an index directory outside the cache (red team, session 49). Refused: a
+    path separator, a drive colon, a control character, "." / "..", more than 100 characters."""
     if (not name or name in (".", "..") or len(name) > 100
             or any(c in "/\\:" or ord(c) < 32 or ord(c) == 127 for c in name)):
         return (f"invalid RAG name {name!r}: a name is one plain file name (no '/', '\\', ':', control characters, "
