@@ -77,13 +77,13 @@ async def wait_indexed(client, files: int | None = None, timeout: float = 240.0)
 
 
 @contextlib.asynccontextmanager
-async def lsp_server(folder: Path, env: dict[str, str], options: dict):
-    """`ragls serve` started with the whole environment `env`, initialized on `folder` with `options`
-    (initializationOptions); shut down (or killed) on exit."""
+async def lsp_server(folder: Path | list[Path], env: dict[str, str], options: dict):
+    """`ragls serve` started with the whole environment `env`, initialized on `folder` (or the workspace folders
+    of a list) with `options` (initializationOptions); shut down (or killed) on exit."""
     client = make_test_lsp_client()
     await client.start_io(*SERVER_COMMAND, env=env)
     try:
-        await client.initialize_session(init_params([folder], options))
+        await client.initialize_session(init_params(folder if isinstance(folder, list) else [folder], options))
         yield client
     finally:
         with contextlib.suppress(Exception):

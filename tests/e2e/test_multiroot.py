@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lspkit import FIXTURE_DOCS, SERVER_COMMAND, init_params, request, server_env, wait_indexed
+from lspkit import FIXTURE_DOCS, SERVER_COMMAND, init_params, lsp_server, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -57,3 +57,22 @@ async def test_results_from_each_folder_carry_their_uri(client, roots):
 async def test_rag_selects_one_folder(client):
     res = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 3, "rag": "guides"})
     assert res["chunks"] and all("/guides/" in c["source"]["uri"] for c in res["chunks"])
+
+
+async def test_one_index_path_for_two_folders_gives_each_its_own_directory(roots, tmp_path):
+    """`index.path` set once for the whole workspace (VS Code's `ragls.index.path`, a Neovim `settings` table): each
+    folder gets its own subdirectory there, both writable and indexed. Before, the second folder found the first
+    one's writer lock and stayed read-only (never indexed) for the server's whole life."""
+    shared = tmp_path / "ssd-indexes"
+    env = server_env(Path(tempfile.mkdtemp(prefix="ragls-e2e-multi-shared-")))
+    async with lsp_server(list(roots), env, {"index": {"path": str(shared)}}) as lsp:
+        status = await wait_indexed(lsp, files=3)
+        folders = {f["uri"].rsplit("/", 1)[1]: f for f in status["folders"]}
+        assert [folders[n]["writer"] for n in ("guides", "other")] == [True, True]
+        paths = {n: Path(folders[n]["indexPath"]) for n in ("guides", "other")}
+        assert paths["guides"] != paths["other"]
+        assert all(p.parent == shared and p.name.startswith(f"{n}-") for n, p in paths.items())
+        assert (folders["guides"]["files"], folders["other"]["files"]) == (2, 1)
+        assert not [e for e in status["errors"] if "index" in e["message"]]
+        res = await request(lsp, "rag/query", {"query": "bearer token expiry", "topK": 1})
+        assert res["chunks"][0]["source"]["uri"].endswith("/other/api/authentication.rst")

@@ -67,6 +67,18 @@ def resolve_index_dir(folder: Path, settings, index_dir: Path | None = None) -> 
     return path if path.is_absolute() else folder / path
 
 
+def workspace_index_dirs(folders: list[Path], settings: list) -> list[Path]:
+    """Each workspace folder's index directory (`resolve_index_dir`), kept apart: folders whose `index.path`
+    resolves to one directory (a path set once for the whole workspace — VS Code's `ragls.index.path`, a Neovim
+    `settings` table, the user's ragls.toml) each get their own subdirectory there, named as in the cache
+    (`<index.path>/<folder name>-<hash of its path>`, `default_index_dir`). One index directory is one folder's
+    index: a second folder sharing it would find the first one's writer lock and stay read-only. A folder alone at
+    its path keeps the path itself (a single-folder workspace is unchanged). Pure: creates nothing."""
+    dirs = [resolve_index_dir(f, s) for f, s in zip(folders, settings)]
+    shared = {d for d in dirs if dirs.count(d) > 1}
+    return [d / default_index_dir(f).name if d in shared else d for f, d in zip(folders, dirs)]
+
+
 def check_index_dir(index_dir: Path) -> None:
     """Refuse an index directory that holds a symbolic link anywhere below it (`manifest.sqlite -> ~/x`, `bm25 ->
     /elsewhere`): ragls creates every entry there itself, so a link was planted — e.g. shipped in a cloned folder

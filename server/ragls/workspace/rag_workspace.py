@@ -27,6 +27,7 @@ from ragls.core.telemetry import traced
 from ragls.core.uris import uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
+from ragls.index.paths import workspace_index_dirs
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
@@ -118,15 +119,17 @@ class RagWorkspace:
         # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (kb/team.py).
         self.teams: list[Any] = [None] * len(self.folders)
         self.indexes = []
-        for i, (f, s) in enumerate(zip(self.folders, self.folder_settings)):
+        index_dirs = workspace_index_dirs(self.folders, self.folder_settings)  # one directory per folder
+        for i, (f, s, d) in enumerate(zip(self.folders, self.folder_settings, index_dirs)):
             if s.index.team:
                 from ragls.kb.team import TeamIndex
 
-                self.teams[i] = TeamIndex(f, s, self.embedder)
+                self.teams[i] = TeamIndex(f, s, self.embedder, index_dir=d)
                 self.teams[i].overlay.on_progress = on_progress or self.teams[i].overlay.on_progress
                 self.indexes.append(self.teams[i].overlay)
             else:
-                self.indexes.append(FolderIndex(f, s, self.embedder, on_progress=on_progress, read_only=read_only))
+                self.indexes.append(FolderIndex(f, s, self.embedder, index_dir=d, on_progress=on_progress,
+                                                read_only=read_only))
         self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
