@@ -57,6 +57,16 @@ async def test_top_result_has_exact_file_and_range(client):
     assert len(res["chunks"]) == 3  # rag_top_k from initializationOptions
 
 
+async def test_a_long_list_holds_no_hit_that_no_signal_found(client):
+    """The 20 results a search picker asks for: a hit no signal found better than unrelated (relevance 0, a
+    convex score of 0) is left out instead of listed as "0%"; the abstention decision is that of the whole list."""
+    res = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 20})
+    shares = [c["relevance"] for c in res["chunks"]]
+    assert res["chunks"][0]["source"]["path"] == "api/authentication.rst" and shares[0] == 1.0
+    assert shares and min(shares) > 0, shares
+    assert shares == sorted(shares, reverse=True)
+
+
 async def test_other_documents_found(client):
     res = await request(client, "rag/query", {"query": "when do access tokens expire", "topK": 1})
     assert res["chunks"][0]["source"]["path"] == "api/authentication.rst"

@@ -48,9 +48,16 @@ export function chunkDetail(chunk: Chunk, max = 160): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** "64%": a chunk's `relevance` (its score's share of the best hit's); "" when the server sent none. */
+/**
+ * "64%": a chunk's `relevance` (its score's share of the best hit's); "<1%" for a share under 0.5 % (the server
+ * leaves out the hits no signal found, share 0); "" when the server sent none.
+ */
 export function relevanceLabel(chunk: Chunk): string {
-  return typeof chunk.relevance === 'number' ? `${Math.round(chunk.relevance * 100)}%` : '';
+  if (typeof chunk.relevance !== 'number') {
+    return '';
+  }
+  const pct = Math.round(chunk.relevance * 100);
+  return pct === 0 && chunk.relevance > 0 ? '<1%' : `${pct}%`;
 }
 
 /** A quick pick item for a chunk: heading (else path), `path:lines` and relevance, the focus lines' text. */

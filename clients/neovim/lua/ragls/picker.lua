@@ -26,8 +26,8 @@ M.DEBOUNCE_MS = 200
 
 --- " 64%  path:first-last  Heading" for a rag/query chunk: the percentage (a column of 4, first, so a picker
 --- narrower than a long heading never cuts it) is its `relevance` (its score's share of the best hit's), left out
---- when the server sent none; the raw `score` is never shown (its scale depends on the fusion and the reranker:
---- 0.000 for some hits under convex fusion).
+--- when the server sent none ("<1%" for a share under 0.5 %); the raw `score` is never shown (its scale depends on
+--- the fusion and the reranker).
 ---@param chunk table PROTOCOL Chunk
 ---@return string
 function M.format(chunk)
@@ -37,7 +37,10 @@ function M.format(chunk)
     text = text .. "  " .. s.title
   end
   if type(chunk.relevance) == "number" then
-    text = ("%3d%%  %s"):format(math.floor(chunk.relevance * 100 + 0.5), text)
+    local pct = math.floor(chunk.relevance * 100 + 0.5)
+    -- a share under 0.5 % is not nothing: "<1%" (the server leaves out the hits no signal found, share 0)
+    local label = (pct == 0 and chunk.relevance > 0) and "<1%" or (pct .. "%")
+    text = ("%4s  %s"):format(label, text)
   end
   return text
 end
