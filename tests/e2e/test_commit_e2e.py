@@ -133,7 +133,7 @@ def test_commit_msg_cli_without_a_model(tmp_path):
     (repo / "src/core.py").write_text(CORE_PY + "# unstaged\n", encoding="utf-8")
     out = run_cli(cwd=repo)
     assert out.returncode == 0, out.stderr
-    assert out.stdout == "docs: update guide.md\n\nChanged files:\n- modified: docs/guide.md (+2 -0)\n"
+    assert out.stdout == "docs: update guide.md\n"
     out = run_cli(str(repo), "--all", "--style", "plain", cwd=tmp_path)
     assert out.stdout.startswith("Update guide.md and core.py\n"), out.stderr
     out = run_cli(str(tmp_path), cwd=tmp_path)

@@ -186,20 +186,23 @@ def test_a_doc_that_gains_sections_says_which():
         "@@ -9,1 +9,1 @@\n-Each job has a timeout (default 300).\n+Each job has a timeout (default 600).",
         "@@ -18,0 +19,4 @@\n+\n+## Metrics\n+\n+Set `metrics_port` to expose Prometheus metrics.",))
     assert added_sections(md) == ["Metrics"]
-    assert deterministic_message([md], "conventional")[0].startswith("docs: add Metrics section to configuration.md\n")
-    assert deterministic_message([md], "plain")[0].startswith("Add Metrics section to configuration.md\n")
+    assert deterministic_message([md], "conventional")[0] == "docs: add Metrics section to configuration.md"
+    assert deterministic_message([md], "plain")[0] == "Add Metrics section to configuration.md"
     rst = FileDiff("docs/deploy.rst", "modified", added=8, hunks=(
         "@@ -20,0 +21,8 @@\n+Upgrading\n+---------\n+\n+Stop the workers.\n+\n+Rolling back\n+============\n+Restore.",))
     assert added_sections(rst) == ["Upgrading", "Rolling back"]
-    assert deterministic_message([rst], "conventional")[0].startswith(
-        "docs: add Upgrading and Rolling back sections to deploy.rst\n")
+    assert deterministic_message([rst], "conventional")[0] == "docs: add Upgrading and Rolling back sections to deploy.rst"
     # a reworded heading is an edit; a rewrite is an update; code and several files keep the generic subject
     reworded = FileDiff("guide.md", "modified", added=1, removed=1, hunks=("@@ -1 +1 @@\n-# Setup\n+# Install",))
     rewrite = FileDiff("guide.md", "modified", added=6, removed=5, hunks=(
         "@@ -1,5 +1,6 @@\n-a\n-b\n-c\n-d\n-e\n+# New\n+a\n+b\n+c\n+d\n+e",))
     code = FileDiff("app.py", "modified", added=2, hunks=("@@ -1,0 +2,2 @@\n+# Notes\n+x = 1",))
     assert added_sections(reworded) == added_sections(rewrite) == added_sections(code) == []
-    assert deterministic_message([md, rst], "conventional")[0].startswith("docs: update ")
+    # several files: the subject names them, the body says the sections each gains (git's record does not)
+    body = "- configuration.md: add Metrics section\n- deploy.rst: add Upgrading and Rolling back sections"
+    assert deterministic_message([md, rst], "conventional") == (
+        f"docs: update deploy.rst and configuration.md\n\n{body}", False)
+    assert deterministic_message([md, rst, code], "plain")[0].endswith(f"\n\n{body}")
 
 
 def test_a_comment_in_an_added_code_block_is_no_section():
@@ -211,12 +214,11 @@ def test_a_comment_in_an_added_code_block_is_no_section():
                          b"@@ -10,0 +11,6 @@\n+To work on ragls itself:\n+\n+```sh\n"
                          b"+# install the dev dependencies\n+pip install -e '.[dev]'\n+```\n")
     assert added_sections(fence) == []
-    assert deterministic_message([fence], "conventional")[0].startswith("docs: update setup.md\n")
+    assert deterministic_message([fence], "conventional")[0] == "docs: update setup.md"
     section = FileDiff("docs/configuration.md", "modified", added=7, hunks=(
         "@@ -18,0 +19,7 @@\n+## Metrics\n+\n+```toml\n+# scrape every 15 s\n+metrics_port = 9100\n+```\n+Done.",))
     assert added_sections(section) == ["Metrics"]
-    assert deterministic_message([section], "conventional")[0].startswith(
-        "docs: add Metrics section to configuration.md\n")
+    assert deterministic_message([section], "conventional")[0] == "docs: add Metrics section to configuration.md"
 
 
 def test_a_title_and_an_underline_from_separate_added_runs_are_no_section():
@@ -227,4 +229,4 @@ def test_a_title_and_an_underline_from_separate_added_runs_are_no_section():
                          b"+++ b/docs/deploy.rst\n@@ -4,2 +4,4 @@\n Stop the workers.\n+See also\n"
                          b" Restart them.\n+==========\n")
     assert added_sections(split) == []
-    assert deterministic_message([split], "conventional")[0].startswith("docs: update deploy.rst\n")
+    assert deterministic_message([split], "conventional")[0] == "docs: update deploy.rst"
