@@ -64,6 +64,11 @@ def test_the_repositorys_own_git_data_is_never_shown(tmp_path):
     assert _block(tmp_path, "/../.git/logs/HEAD") is None
     os.symlink(tmp_path / ".git" / "config", tmp_path / "docs" / "git.cfg")
     assert _block(tmp_path, "git.cfg") is None
+    (tmp_path / ".GIT").mkdir()  # `.git` itself on a case-insensitive file system (macOS, Windows)
+    (tmp_path / ".GIT" / "config").write_text('[http]\n\textraheader = "AUTHORIZATION: basic Zm9vOmJhcg=="\n')
+    (tmp_path / "docs" / ".Env").write_text("DB_PASSWORD=hunter2\n")
+    assert _block(tmp_path, "../.GIT/config") is None
+    assert _block(tmp_path, ".Env") is None
 
 
 def test_a_file_the_index_never_reads_is_never_shown(tmp_path):

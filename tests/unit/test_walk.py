@@ -137,6 +137,20 @@ def test_secrets_excluded_by_default(tmp_path):
     assert len(walk(tmp_path, settings(include=ALL, exclude_secrets=False))) == 8
 
 
+def test_secret_and_git_names_in_any_case_are_left_out(tmp_path):
+    """On a case-insensitive file system (macOS, Windows) `.ENV` is `.env` and `.GIT/config` is `.git/config`: a
+    cloned folder's `notes.md -> .ENV` read the user's `.env` there, and `sources.include = [".GIT/**"]` git's
+    config (red team, session 49: the names were matched in their own case only). The case of a name never
+    matters to these rules; this file system is case-sensitive, so the files here are distinct."""
+    make(tmp_path, {".ENV": "K=1", "Deploy.PEM": "", "ID_RSA": "", ".GIT/config.md": "url", ".Hg/hgrc.md": "",
+                    "notes/guide.md": ""})
+    os.symlink(".ENV", tmp_path / "notes.md")
+    assert walk(tmp_path, settings(include=ALL)) == ["notes/guide.md"]
+    f = FileFilter(tmp_path, settings(include=ALL))
+    assert f.reason("notes.md") == "symlink to a secret file (sources.exclude_secrets)"
+    assert f.reason(".GIT/config.md") == "junk directory .GIT"
+
+
 def test_editor_temp_files_always_excluded(tmp_path):
     make(tmp_path, {
         "notes.md": "", "notes.md~": "", ".notes.md.swp": "", ".notes.md.swx": "", "4913": "", "sub/4913": "",

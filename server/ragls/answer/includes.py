@@ -19,15 +19,12 @@ from ragls.answer.blocks import Block
 from ragls.config.settings import SourcesSettings
 from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import FileFilter, inside_folder, live_filter, secret_file
+from ragls.sources.walk import VCS_DIRS, FileFilter, inside_folder, live_filter, secret_file
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
-# Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
-# e-mail) is git's about the user's copy, never a page's example: not read, by name or by real path.
-_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _filter(folder: Path) -> FileFilter:
@@ -51,13 +48,13 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     """The file a literalinclude `argument` names (absolute: from the source directory; else from the page's
     folder), if it is a file inside the indexed `folder` (never outside it: what a page includes from elsewhere,
     "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
-    MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the real path must lie inside the folder too
-    (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed out) and neither the name nor its real path
-    may be a secret file (`walk.secret_file`: `.. literalinclude:: /.env` shows nothing), as for every read-back,
-    nor lie in version control data (`_VCS_DIRS`: `../.git/config`), nor be what the index never reads whatever
-    `sources.include` says (`FileFilter.hidden_reason` of the folder's open index, `_filter`: a file or folder the
-    folder's `.gitignore` ignores — the user's untracked `terraform.tfvars` —, one its `sources.exclude` names, a
-    junk folder)."""
+    MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the
+    real path must lie inside the folder too (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed
+    out) and neither the name nor its real path may be a secret file (`walk.secret_file`: `.. literalinclude::
+    /.env` shows nothing), as for every read-back, nor lie in version control data (`walk.VCS_DIRS`, in any case:
+    `../.git/config`, `../.GIT/config`), nor be what the index never reads whatever `sources.include` says
+    (`FileFilter.hidden_reason` of the folder's open index, `_filter`: a file or folder the folder's `.gitignore`
+    ignores — the user's untracked `terraform.tfvars` —, one its `sources.exclude` names, a junk folder)."""
     base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
     path = Path(os.path.normpath(base / argument.lstrip("/")))
     if folder not in path.parents:
@@ -65,7 +62,7 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     real = inside_folder(folder, path)
     written = path.relative_to(folder).as_posix()
     if (real is None or secret_file(real) or secret_file(written)
-            or not _VCS_DIRS.isdisjoint([*real.split("/"), *written.split("/")])):
+            or not VCS_DIRS.isdisjoint([*real.lower().split("/"), *written.lower().split("/")])):
         return None
     hidden = _filter(folder)
     if hidden.hidden_reason(written) or hidden.hidden_reason(real):

@@ -184,7 +184,7 @@ class FileFilter:
         name = rel_dir.rpartition("/")[2]
         if self._index_rel is not None and rel_dir == self._index_rel:
             return "index directory"
-        if name in self._junk:
+        if name in self._junk or name.lower() in VCS_DIRS:
             return f"junk directory {name}"
         return self._common_reason(rel_dir, is_dir=True)
 
@@ -301,6 +301,9 @@ def live_filter(folder: str | os.PathLike) -> FileFilter | None:
     return _LIVE.get(str(Path(folder)))
 
 
+#: Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
+#: e-mail), git's about the user's copy: never read, in any case of the name (`.GIT` is `.git` on macOS and Windows).
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobytes
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
@@ -325,8 +328,9 @@ def secret_file(rel_path: str) -> bool:
     """True when folder-relative `rel_path` ("/"-separated) names a secret file (`config.SECRET_GLOBS`: `.env*`,
     `*.pem`, `.netrc`, ...): the one secret-file rule, applied by `FileFilter` (with `sources.exclude_secrets`), a
     read-back (`passage.read_back`) and the commit diff (`commit.gitdiff.classify`). For a read-back, pass the real
-    path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too."""
-    return _compiled_secrets(tuple(SECRET_GLOBS)).match_file(rel_path)
+    path (`inside_folder`), so an indexed name swapped for a link to `.env` is refused too. Names match in any case
+    (`.ENV`, `Deploy.PEM`): on a case-insensitive file system (macOS, Windows) `notes.md -> .ENV` opens `.env`."""
+    return _compiled_secrets(tuple(SECRET_GLOBS)).match_file(rel_path.lower())
 
 
 @functools.lru_cache(maxsize=4)
