@@ -37,3 +37,21 @@ def test_loader_prefix_applies_to_each_file_of_a_list_and_unknown_prefix_is_a_pa
     (tmp_path / "c:d.md").write_text("x\n")
     r = resolve_sources(["c:d.md"], tmp_path, SourcesSettings())
     assert r.files == {f"{tmp_path}/c:d.md": None}  # "c" is no loader: a file name with a colon
+
+
+def test_a_secret_file_a_source_names_is_not_read(tmp_path):
+    """A named file or a glob's match that is a secret file (`.env`, `.netrc`, `*.pem`, a link to one) is skipped
+    with the reason, as a directory walk skips it: a cloned folder's `[rags.notes] sources = [".env", ".net*"]`
+    (untrusted, but inside the folder, so kept) indexed the `.env` its README asked the user to fill in (red team,
+    session 49). `sources.exclude_secrets = false` (the user's own settings) reads them."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / ".env").write_text("ADMIN_PIN=7731\n")
+    (tmp_path / ".netrc").write_text("machine x login y password hunter2\n")
+    (tmp_path / "docs" / "deploy.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    (tmp_path / "docs" / "a.md").write_text("# A\n")
+    (tmp_path / "docs" / "notes.md").symlink_to(tmp_path / ".env")
+    r = resolve_sources([".env", ".net*", "docs/*.pem;docs/notes.md", "docs/*.md"], tmp_path, SourcesSettings())
+    assert r.files == {f"{tmp_path}/docs/a.md": None}
+    assert sorted(s.path.removeprefix(f"{tmp_path}/") for s in r.skipped if s.reason.startswith("secret")) == [
+        ".env", ".netrc", "docs/deploy.pem", "docs/notes.md"]  # (docs/*.md's notes.md leads out of docs/: skipped so)
+    assert len(resolve_sources([".env", ".net*"], tmp_path, SourcesSettings(exclude_secrets=False)).files) == 2

@@ -20,7 +20,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.walk import OUTSIDE_LINK, inside_folder, walk
+from ragls.sources.walk import OUTSIDE_LINK, SECRET_FILE, inside_folder, secret_file, walk
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -85,6 +85,8 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             # path leaves the glob's fixed directory is an outside link, as in a directory walk (walk.inside_folder)
             if not settings.follow_outside_links and inside_folder(Path(root), Path(p)) is None:
                 out.skipped.append(Skipped(Path(p).as_posix(), OUTSIDE_LINK))
+            elif _secret(p, settings):
+                out.skipped.append(Skipped(Path(p).as_posix(), SECRET_FILE))
             else:
                 found.add(os.path.realpath(p))
         for p in sorted(found):
@@ -99,9 +101,23 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             out.files.setdefault((root / rel).as_posix(), loader)
         return
     if os.path.isfile(path):
-        out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
+        if _secret(path, settings):
+            out.skipped.append(Skipped(Path(path).as_posix(), SECRET_FILE))
+        else:
+            out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
         return
     out.skipped.append(Skipped(source, f"not found: {path}"))
+
+
+def _secret(path: str, settings: SourcesSettings) -> bool:
+    """Whether a file a source names (or a glob matched) is a secret file, by its name or its real path's
+    (`walk.secret_file`: `.env`, `.netrc`, `*.pem`, a link to one), with `sources.exclude_secrets` on: never read,
+    as in a directory walk (a cloned folder's `[rags.x] sources = [".env"]` indexed the `.env` its README asked the
+    user to fill in)."""
+    # the name with its folder's (`**/.aws/credentials`), not the whole absolute path: the user's own folders above
+    # the source are no part of it
+    return settings.exclude_secrets and any(secret_file("/".join(Path(p).parts[1:][-2:]))
+                                            for p in (path, os.path.realpath(path)))
 
 
 def _glob_root(pattern: str) -> str:
