@@ -40,8 +40,9 @@ def test_loader_prefix_applies_to_each_file_of_a_list_and_unknown_prefix_is_a_pa
 
 
 def test_a_secret_file_a_source_names_is_not_read(tmp_path):
-    """A named file or a glob's match that is a secret file (`.env`, `.netrc`, `*.pem`, a link to one) is skipped
-    with the reason, as a directory walk skips it: a cloned folder's `[rags.notes] sources = [".env", ".net*"]`
+    """A named file or a glob's match that is a secret file (`.env`, `.netrc`, `*.pem`, a link to one) or lies in
+    `.git/` is skipped with the reason, as a directory walk skips it: a cloned folder's `[rags.notes] sources =
+    [".env", ".net*", ".git/config"]`
     (untrusted, but inside the folder, so kept) indexed the `.env` its README asked the user to fill in (red team,
     session 49). `sources.exclude_secrets = false` (the user's own settings) reads them."""
     (tmp_path / "docs").mkdir()
@@ -50,8 +51,14 @@ def test_a_secret_file_a_source_names_is_not_read(tmp_path):
     (tmp_path / "docs" / "deploy.pem").write_text("-----BEGIN CERTIFICATE-----\n")
     (tmp_path / "docs" / "a.md").write_text("# A\n")
     (tmp_path / "docs" / "notes.md").symlink_to(tmp_path / ".env")
-    r = resolve_sources([".env", ".net*", "docs/*.pem;docs/notes.md", "docs/*.md"], tmp_path, SourcesSettings())
+    (tmp_path / ".git" / "logs").mkdir(parents=True)
+    (tmp_path / ".git" / "config").write_text('[remote "origin"]\n\turl = https://me:tok3n@example.com/r.git\n')
+    (tmp_path / ".git" / "logs" / "HEAD").write_text("0 1 Jane Doe <jane@example.com> clone\n")
+    r = resolve_sources([".env", ".net*", "docs/*.pem;docs/notes.md", "docs/*.md", ".git/config", ".git/logs/*"],
+                        tmp_path, SourcesSettings())
     assert r.files == {f"{tmp_path}/docs/a.md": None}
+    assert sorted(s.path.removeprefix(f"{tmp_path}/") for s in r.skipped if s.reason.startswith("version")) == [
+        ".git/config", ".git/logs/HEAD"]
     assert sorted(s.path.removeprefix(f"{tmp_path}/") for s in r.skipped if s.reason.startswith("secret")) == [
         ".env", ".netrc", "docs/deploy.pem", "docs/notes.md"]  # (docs/*.md's notes.md leads out of docs/: skipped so)
     assert len(resolve_sources([".env", ".net*"], tmp_path, SourcesSettings(exclude_secrets=False)).files) == 2

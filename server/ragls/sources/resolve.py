@@ -20,7 +20,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.walk import OUTSIDE_LINK, SECRET_FILE, inside_folder, secret_file, walk
+from ragls.sources.walk import OUTSIDE_LINK, SECRET_FILE, VCS_DATA, VCS_DIRS, inside_folder, secret_file, walk
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -85,8 +85,8 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             # path leaves the glob's fixed directory is an outside link, as in a directory walk (walk.inside_folder)
             if not settings.follow_outside_links and inside_folder(Path(root), Path(p)) is None:
                 out.skipped.append(Skipped(Path(p).as_posix(), OUTSIDE_LINK))
-            elif _secret(p, settings):
-                out.skipped.append(Skipped(Path(p).as_posix(), SECRET_FILE))
+            elif why := _left_out(p, settings):
+                out.skipped.append(Skipped(Path(p).as_posix(), why))
             else:
                 found.add(os.path.realpath(p))
         for p in sorted(found):
@@ -101,23 +101,29 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             out.files.setdefault((root / rel).as_posix(), loader)
         return
     if os.path.isfile(path):
-        if _secret(path, settings):
-            out.skipped.append(Skipped(Path(path).as_posix(), SECRET_FILE))
+        if why := _left_out(path, settings):
+            out.skipped.append(Skipped(Path(path).as_posix(), why))
         else:
             out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
         return
     out.skipped.append(Skipped(source, f"not found: {path}"))
 
 
-def _secret(path: str, settings: SourcesSettings) -> bool:
-    """Whether a file a source names (or a glob matched) is a secret file, by its name or its real path's
-    (`walk.secret_file`: `.env`, `.netrc`, `*.pem`, a link to one), with `sources.exclude_secrets` on: never read,
-    as in a directory walk (a cloned folder's `[rags.x] sources = [".env"]` indexed the `.env` its README asked the
-    user to fill in)."""
-    # the name with its folder's (`**/.aws/credentials`), not the whole absolute path: the user's own folders above
-    # the source are no part of it
-    return settings.exclude_secrets and any(secret_file("/".join(Path(p).parts[1:][-2:]))
-                                            for p in (path, os.path.realpath(path)))
+def _left_out(path: str, settings: SourcesSettings) -> str | None:
+    """Why a file a source names (or a glob matched) is never read, or None: a secret file, by its name or its real
+    path's (`walk.secret_file`: `.env`, `.netrc`, `*.pem`, a link to one), with `sources.exclude_secrets` on; or a
+    file of version control data (`walk.VCS_DIRS`: `.git/config` holds the clone's remote URL and credentials,
+    `.git/logs/HEAD` the user's name and e-mail), as in a directory walk. A cloned folder's
+    `[rags.notes] sources = [".env", ".git/config"]` (untrusted, but inside the folder, so kept) indexed them."""
+    for p in (path, os.path.realpath(path)):
+        parts = Path(p).parts[1:]
+        if not VCS_DIRS.isdisjoint(part.lower() for part in parts):
+            return VCS_DATA
+        # the name with its folder's (`**/.aws/credentials`), not the whole path: the user's folders above the
+        # source are no part of it
+        if settings.exclude_secrets and secret_file("/".join(parts[-2:])):
+            return SECRET_FILE
+    return None
 
 
 def _glob_root(pattern: str) -> str:

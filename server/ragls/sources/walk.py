@@ -304,6 +304,7 @@ def live_filter(folder: str | os.PathLike) -> FileFilter | None:
 #: Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and
 #: e-mail), git's about the user's copy: never read, in any case of the name (`.GIT` is `.git` on macOS and Windows).
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+VCS_DATA = "version control data (never read)"
 MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobytes
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
