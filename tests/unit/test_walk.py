@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from privileges import unprivileged
+from ragls.answer.blocks import is_markdown
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.sources import walk as walk_mod
+from ragls.sources.load import kind_for
 from ragls.sources.walk import FileFilter, walk
 
 ALL = ["**/*"]
@@ -288,6 +290,16 @@ def test_gitignore_above_the_folder_in_the_same_repo(tmp_path):
 def test_upper_case_extensions_match_default_includes(tmp_path):
     make(tmp_path, {"NOTES.MD": "x", "docs/README.TXT": "x", "Guide.Rst": "x", "photo.JPG": "x", "MD": "x"})
     assert walk(tmp_path, settings()) == ["Guide.Rst", "NOTES.MD", "docs/README.TXT"]
+
+
+def test_rest_include_fragments_are_documentation(tmp_path):
+    """`.rst.inc` (the reST a Sphinx page pulls in with `.. include::`) matches the default includes in any case,
+    and reads as reST; another `.inc` (a PHP or C include file) is no documentation."""
+    make(tmp_path, {"usage/init.rst.inc": "x", "usage/LIST.RST.INC": "x", "lib/config.inc": "x",
+                    "src/tables.h.inc": "x"})
+    assert walk(tmp_path, settings()) == ["usage/LIST.RST.INC", "usage/init.rst.inc"]
+    assert [kind_for(p) for p in ("usage/init.rst.inc", "lib/config.inc", "src/tables.h.inc")] == ["text", "text", "code"]
+    assert [is_markdown(p) for p in ("usage/init.rst.inc", "notes.md.inc", "lib/config.inc")] == [False, True, True]
     assert FileFilter(tmp_path, settings()).included("docs/README.TXT")
     assert not FileFilter(tmp_path, settings(include=["**/*.md"])).included("photo.JPG")
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
 from ragls.index.chunking import leading_front_matter
+from ragls.sources.load import markup_extension
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -283,9 +284,9 @@ _LINE_READ = frozenset({"rst", "rest", "txt"})  # reST sources (Sphinx projects 
 def is_markdown(path: str) -> bool:
     """Whether a chunk of the file at `path` is read as Markdown (`markdown_blocks`): every file but reST and plain
     text ones (.rst, .rest, .txt), which `blocks` reads. Converted documents (HTML pages, .docx, PDFs) are
-    Markdown."""
-    name = path.rsplit("/", 1)[-1].lower()
-    return "." not in name or name.rpartition(".")[2] not in _LINE_READ
+    Markdown. An include fragment reads as the extension before ".inc" says (`usage/init.rst.inc`: reST,
+    `sources.load.markup_extension`)."""
+    return "." not in path.rsplit("/", 1)[-1] or markup_extension(path) not in _LINE_READ
 
 
 def between(block: Block) -> bool:

@@ -29,8 +29,10 @@ EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 
 CONFIG_FILE = "ragls.toml"
 
-# Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking.
-DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,txt,adoc,org,pdf,html,htm}"]
+# Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking. `.rst.inc`:
+# the reST fragments Sphinx pages pull in with `.. include::` (Symfony's form options, QEMU's devices, Borg's command
+# usages live only there), read as reST (`sources.load.markup_extension`).
+DEFAULT_INCLUDE = ["**/*.{md,markdown,mdx,rst,rst.inc,txt,adoc,org,pdf,html,htm}"]
 # Built-in junk directories: never walked, whatever the include globs say.
 JUNK_DIRS = [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", "target", "site-packages",
              ".ragls-index", ".hg", ".svn", ".tox", ".mypy_cache", ".pytest_cache"]

@@ -42,10 +42,27 @@ _UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf
                              rb"|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}")
 
 
-def kind_for(path: str) -> str:
-    """The chunker kind of a path by its extension: "markdown", "code", or "text" (rst, txt, adoc, org, unknown)."""
+# A fragment's last extension: `name.rst.inc` is reST that a page includes (`.. include::`), read as its own
+# extension says (`markup_extension`).
+FRAGMENT_EXTENSIONS = frozenset({"inc"})
+
+
+def markup_extension(path: str) -> str:
+    """The lower-case extension that says how the file at `path` (a path or key) is read, without the dot ("" when
+    none): its last one ("md", "rst"), but the one before it for an include fragment (`usage/init.rst.inc` -> "rst",
+    FRAGMENT_EXTENSIONS), which is the markup the including page is written in."""
     name = PurePosixPath(key_path(path).replace("\\", "/")).name.lower()
-    ext = name.rpartition(".")[2] if "." in name else ""
+    stem, dot, ext = name.rpartition(".")
+    if dot and ext in FRAGMENT_EXTENSIONS and "." in stem:
+        return stem.rpartition(".")[2]
+    return ext if dot else ""
+
+
+def kind_for(path: str) -> str:
+    """The chunker kind of a path by its extension (`markup_extension`): "markdown", "code", or "text" (rst, txt,
+    adoc, org, unknown)."""
+    name = PurePosixPath(key_path(path).replace("\\", "/")).name.lower()
+    ext = markup_extension(path)
     if ext in MARKDOWN_EXTENSIONS:
         return "markdown"
     if ext in CODE_EXTENSIONS or name in CODE_FILENAMES:

@@ -31,7 +31,7 @@ from ragls.config.globs import expand_braces
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.errors import Skipped
 from ragls.core.uris import key_path, path_key
-from ragls.sources.load import read_bytes
+from ragls.sources.load import FRAGMENT_EXTENSIONS, read_bytes
 
 log = logging.getLogger(__name__)
 
@@ -493,12 +493,16 @@ def walk_with(file_filter: FileFilter) -> list[str]:
 
 
 def _lower_extension(rel_path: str) -> str:
-    """`rel_path` with its file name's extension in lower case ("docs/NOTES.MD" -> "docs/NOTES.md"), so the
-    include globs ("**/*.md") match upper-case extensions as Windows and macOS users expect."""
+    """`rel_path` with its file name's extension in lower case ("docs/NOTES.MD" -> "docs/NOTES.md"; both of an include
+    fragment's, "INIT.RST.INC" -> "INIT.rst.inc"), so the include globs ("**/*.md") match upper-case extensions as
+    Windows and macOS users expect."""
     head, slash, name = rel_path.rpartition("/")
     stem, dot, ext = name.rpartition(".")
     if not dot or not stem:
         return rel_path
+    if ext.lower() in FRAGMENT_EXTENSIONS and "." in stem.strip("."):
+        stem, _, inner = stem.rpartition(".")
+        ext = f"{inner}.{ext}"
     return f"{head}{slash}{stem}.{ext.lower()}"
 
 
