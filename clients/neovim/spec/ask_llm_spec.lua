@@ -305,12 +305,46 @@ H.it("the server dies while an answer is pending: the float and a notification s
   end
   H.ok(#errors == 1 and errors[1]:find("answer failed: the server stopped", 1, true), vim.inspect(errors))
   close_floats()
+  local readme = vim.fn.bufnr(vim.fs.normalize(vim.uv.fs_realpath(H.workspace)) .. "/README.md")
+  vim.api.nvim_set_current_buf(readme)
+  -- The statusline was blank: no client attached any more and the buffer is inside a project.
+  H.eq("ragls: stopped (killed by signal 9)", require("ragls").statusline(), "statusline after the crash")
   vim.cmd("RagAsk How long is the frobnicator timeout?")
   local ok, answered = pcall(H.wait_for, function()
     local w = H.floats()[1]
     return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
   end, 90000, "the answer from a restarted server")
   H.ok(ok, answered)
+  close_floats()
+  vim.api.nvim_set_current_buf(readme)
+  H.eq("ragls", require("ragls").statusline(), "the restarted server has the buffers of the stopped one")
+end)
+
+H.it("a server that dies with nothing pending says so once, and the statusline until a :Rag* command restarts it",
+  function()
+  local readme = vim.api.nvim_get_current_buf()
+  H.notes = {}
+  H.ok(vim.lsp.get_clients({ name = "ragls", bufnr = readme })[1], "attached")
+  local killed = 0
+  for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    local f = io.open(("/proc/%d/cmdline"):format(pid), "rb")
+    if f and f:read("*a"):find("serve", 1, true) then
+      vim.uv.kill(pid, "sigkill")
+      killed = killed + 1
+    end
+    if f then
+      f:close()
+    end
+  end
+  H.eq(1, killed, "the server process")
+  local note = H.wait_for(function()
+    return H.notes_matching("ragls: the server stopped (killed by signal 9); run any :Rag* command to restart it")[1]
+  end, 10000, "a notification")
+  H.eq(vim.log.levels.WARN, note.level, "a warning")
+  H.eq("ragls: stopped (killed by signal 9)", require("ragls").statusline(), "statusline")
+  vim.cmd("RagStatus")
+  H.wait_for(function() return require("ragls").statusline() == "ragls" end, 60000, "the restarted server attached")
+  H.eq(1, #H.notes_matching("the server stopped"), "said once")
 end)
 
 H.finish()

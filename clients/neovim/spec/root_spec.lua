@@ -14,7 +14,10 @@ local settings = {
   generation = { backend = "none" },
   watch = { enabled = false },
 }
--- The stray folder is the cwd, as in `cd ~ && nvim todo.txt`.
+-- The stray folder is the cwd and the home directory, as in `cd ~ && nvim todo.txt` (HOME is given back before
+-- :RagIndex: the server refuses to index the home directory).
+local real_home = vim.env.HOME
+vim.env.HOME = stray
 H.load_plugin({ cmd = H.server_cmd, settings = settings })
 vim.cmd.cd(vim.fn.fnameescape(stray))
 local rootmod = require("ragls.root")
@@ -36,7 +39,8 @@ H.it("a stray file outside any project attaches nothing and indexes nothing", fu
   -- The scheduled attach (plugin/ragls.lua) decides once; wait for its decision, not for a fixed time.
   H.wait_for(function() return vim.b.ragls_detached end, 5000, "the attach decision")
   H.eq(0, #vim.lsp.get_clients(), "no client")
-  H.contains(vim.b.ragls_detached, "todo.md is not inside a project (no ragls.toml, .git above it)")
+  H.contains(vim.b.ragls_detached, "todo.md is not inside a project (no ragls.toml, .git above it, nor below a "
+    .. "working directory other than ~)")
   H.eq({}, index_dirs(), "no index folder written")
   H.eq("ragls: off", require("ragls").statusline(), "statusline")
 end)
@@ -71,6 +75,7 @@ H.it(":Rag* commands say why nothing started and how to index the folder anyway"
 end)
 
 H.it(":RagIndex indexes the folder on request and attaches its buffers; progress arrives through vim.notify", function()
+  vim.env.HOME = real_home
   H.notes = {}
   vim.cmd("RagIndex")
   local client = H.wait_for(function()
@@ -184,6 +189,39 @@ H.it("root_dir: ragls.toml wins over .git, else .git, else none", function()
   H.contains(why, "c.md is not inside a project")
   require("ragls").setup({ cmd = H.server_cmd, root_markers = { "c.md" } })
   H.eq(real .. "/plain", rpc.root_dir(buf), "configurable root_markers")
+end)
+
+H.it("no root marker: the cwd is the root of the files below it (`cd docs && nvim index.md`), never ~ or above it",
+  function()
+  require("ragls").setup({ cmd = H.server_cmd })
+  local base = vim.fs.normalize(vim.uv.fs_realpath(vim.fn.tempname() .. "-docs") or vim.fn.tempname())
+  local docs = base .. "/site/docs"
+  vim.fn.mkdir(docs .. "/guide", "p")
+  vim.fn.writefile({ "x" }, docs .. "/guide/install.md")
+  vim.fn.writefile({ "x" }, base .. "/site/outside.md")
+  docs = vim.fs.normalize(vim.uv.fs_realpath(docs))
+  local rpc = require("ragls.rpc")
+  local prev = vim.fn.getcwd()
+  vim.cmd.cd(vim.fn.fnameescape(docs))
+  local inside = vim.fn.bufadd(docs .. "/guide/install.md")
+  local outside = vim.fn.bufadd(base .. "/site/outside.md")
+  H.eq(docs, rpc.root_dir(inside), "a file below the cwd: the cwd")
+  local root, why = rpc.root_dir(outside)
+  H.eq(nil, root, "a file above the cwd has no root")
+  H.contains(why, "outside.md is not inside a project")
+  vim.cmd.cd(vim.fn.fnameescape(base))
+  local home = vim.env.HOME
+  vim.env.HOME = docs -- the cwd (base) is above the home directory
+  H.eq(nil, rpc.root_dir(inside), "never the home directory or above it")
+  vim.env.HOME = home
+  H.eq(vim.fs.normalize(vim.uv.fs_realpath(base)), rpc.root_dir(inside), "any other cwd")
+  require("ragls").setup({ cmd = H.server_cmd, root_fallback = false })
+  H.eq(nil, rpc.root_dir(inside), "root_fallback = false: detached")
+  H.notes = {}
+  H.eq(false, require("ragls").setup({ cmd = H.server_cmd, root_fallback = "home" }), "a bad root_fallback is refused")
+  H.ok(H.notes_matching("`root_fallback` must be 'cwd' or false")[1], vim.inspect(H.notes))
+  require("ragls").setup({ cmd = H.server_cmd })
+  vim.cmd.cd(vim.fn.fnameescape(prev))
 end)
 
 H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; an edit made after it is not trusted "

@@ -14,8 +14,10 @@ local M = {}
 
 ---@class ragls.Config
 ---@field cmd string[]                Server command; default `{ "ragls", "serve" }`.
----@field root_markers string[]      Files/dirs that mark a workspace root; default `{ "ragls.toml", ".git" }`. A buffer
----                                  outside every root stays detached (nothing indexed) unless |:RagIndex| is used.
+---@field root_markers string[]      Files/dirs that mark a workspace root; default `{ "ragls.toml", ".git" }`.
+---@field root_fallback "cwd"|false  Without a root marker: the cwd is the root of the files below it (default "cwd"),
+---                                  unless the cwd is the home directory or above it; false: such a buffer stays
+---                                  detached (nothing indexed) unless |:RagIndex| is used.
 ---@field settings table             ragls settings (see docs/configuration.md); sent as initializationOptions and
 ---                                  as `workspace/didChangeConfiguration` section `ragls`.
 ---@field autostart boolean          Attach to every file buffer (default true). When false, the client starts on the
@@ -41,6 +43,7 @@ local M = {}
 M.defaults = {
   cmd = { "ragls", "serve" },
   root_markers = { "ragls.toml", ".git" },
+  root_fallback = "cwd",
   settings = {},
   autostart = true,
   filetypes = nil,
@@ -81,7 +84,7 @@ local function is_string_list(v)
 end
 
 -- Every top-level option (the ones whose default is nil are listed too).
-local known_list = "cmd, root_markers, settings, autostart, filetypes, keymaps, top_k, search_top_k, "
+local known_list = "cmd, root_markers, root_fallback, settings, autostart, filetypes, keymaps, top_k, search_top_k, "
   .. "start_timeout_ms, float, commit_style, index_confirm_minutes, progress, picker, highlight_ms, chat"
 local known_keys = {}
 for key in known_list:gmatch("[%w_]+") do
@@ -155,6 +158,9 @@ function M.check(cfg)
   end
   if not is_string_list(cfg.root_markers) then
     return false, "ragls: `root_markers` must be a non-empty list of strings"
+  end
+  if cfg.root_fallback ~= "cwd" and cfg.root_fallback ~= false then
+    return false, "ragls: `root_fallback` must be 'cwd' or false"
   end
   if type(cfg.settings) ~= "table" then
     return false, "ragls: `settings` must be a table"

@@ -174,8 +174,9 @@ function M.indexing()
 end
 
 --- Statusline component: "ragls: indexing 320/871 files (37%)" while indexing (cut to half the screen, at least 64 columns,
---- at its end), "ragls" when attached to the
---- current buffer, "ragls: off" for a buffer outside any project, "" otherwise.
+--- at its end), "ragls" when attached to the current buffer, "ragls: stopped (exit code 1)" when its server
+--- stopped on its own (until a :Rag* command restarts it), "ragls: off" for a buffer outside any project, ""
+--- otherwise.
 ---@return string
 function M.statusline()
   for _, p in pairs(M.active) do
@@ -191,6 +192,11 @@ function M.statusline()
   local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
   if ok and #clients > 0 then
     return "ragls"
+  end
+  local rpc = package.loaded["ragls.rpc"] -- (no server can have stopped before it was loaded)
+  local stopped = rpc and rpc.exited_text(vim.api.nvim_get_current_buf())
+  if stopped then
+    return stopped
   end
   if vim.b.ragls_detached then
     return "ragls: off"

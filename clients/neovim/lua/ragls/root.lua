@@ -1,8 +1,10 @@
 ---@mod ragls.root Where the client may start: project roots, explicit folders, and the large-first-index question.
 ---
 --- The client attaches only to buffers inside a project: the nearest directory holding one of `root_markers`
---- (`ragls.toml`, `.git` by default), or a folder the user asked to index with |:RagIndex|. A stray file outside
---- any project (`nvim ~/todo.txt`) stays detached and nothing is indexed; :Rag* commands then say why.
+--- (`ragls.toml`, `.git` by default), a folder the user asked to index with |:RagIndex|, else the cwd for the
+--- files below it (`root_fallback`, as LSP setups fall back to the cwd: `cd docs && nvim index.md`), unless the
+--- cwd is the home directory or above it. A stray file outside all of these (`nvim ~/todo.txt` from ~) stays
+--- detached and nothing is indexed; :Rag* commands then say why.
 ---
 --- Before the first index of a folder the server is asked for a cheap estimate (`ragls estimate --json`: files,
 --- chunks and embedding time, nothing indexed, no model loaded). When it is over `index_confirm_minutes` the user
@@ -58,8 +60,26 @@ local function explicit_for(path)
   return best
 end
 
---- Workspace root for a buffer: its project root (root markers), else an explicit folder holding it. For a
---- buffer without a file (a scratch buffer, a help page) the same search starts from the cwd.
+--- The cwd as the root of `path` (a file below it, or the cwd itself) when no marker names one: what
+--- `root_fallback = "cwd"` means. Never the home directory or a directory above it (`/`, `/home`): a stray
+--- `nvim ~/todo.txt` must not index the home folder (the server refuses it too).
+---@param path string normalized
+---@return string|nil
+local function cwd_root(path)
+  if config.values.root_fallback ~= "cwd" then
+    return nil
+  end
+  local cwd = norm(vim.fn.getcwd())
+  local home = vim.uv.os_homedir()
+  if cwd == "/" or (home and contains(cwd, norm(home))) then
+    return nil
+  end
+  return contains(cwd, path) and cwd or nil
+end
+
+--- Workspace root for a buffer: its project root (root markers), else an explicit folder holding it, else the
+--- cwd when the file lies below it (`cwd_root`). For a buffer without a file (a scratch buffer, a help page) the
+--- same search starts from the cwd.
 ---@param bufnr? integer
 ---@return string|nil root
 ---@return string|nil why  when nil: a sentence saying why there is no root
@@ -68,13 +88,15 @@ function M.for_buffer(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
   local is_file = name ~= "" and vim.bo[bufnr].buftype == ""
   local where = is_file and norm(vim.fs.dirname(name)) or norm(vim.fn.getcwd())
-  local root = M.find(is_file and bufnr or where) or explicit_for(is_file and norm(name) or where)
+  local path = is_file and norm(name) or where
+  local root = M.find(is_file and bufnr or where) or explicit_for(path) or cwd_root(path)
   if root then
     return root, nil
   end
   local markers = table.concat(config.values.root_markers, ", ")
-  return nil, ("%s is not inside a project (no %s above it)"):format(
-    vim.fn.fnamemodify(is_file and name or where, ":~"), markers)
+  local cwd = config.values.root_fallback == "cwd" and ", nor below a working directory other than ~" or ""
+  return nil, ("%s is not inside a project (no %s above it%s)"):format(
+    vim.fn.fnamemodify(is_file and name or where, ":~"), markers, cwd)
 end
 
 --- The folder |:RagIndex| indexes by default: the current file's directory, else the cwd.

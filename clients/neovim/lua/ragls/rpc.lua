@@ -20,6 +20,12 @@ local token_seq = 0
 -- `M.on_exit` when their server stops (Neovim never calls a request's handler once its server has gone).
 local pending = {}
 
+--- root -> { how = "exit code 1" | "killed by signal 9", buffers = { [bufnr] = true } }: a server that stopped
+--- on its own (a crash, a kill; not a clean shutdown), until another starts for that root (|M.start|: a :Rag*
+--- command, or a file opened below the root), which attaches those buffers again. The statusline says
+--- "ragls: stopped (…)" for them meanwhile.
+M.exited = {}
+
 --- The `err.code` of a request whose server stopped before it answered (not a JSON-RPC code: set by the plugin).
 M.SERVER_EXITED = "server-exited"
 
@@ -189,6 +195,10 @@ end
 ---@param signal integer the signal that ended it, 0 when none
 ---@param client_id integer
 function M.on_exit(code, signal, client_id)
+  -- (the client object is still there while its exit callbacks run; Neovim drops it in a scheduled step)
+  local client = vim.lsp.get_client_by_id(client_id)
+  local root = client and client.root_dir and vim.fs.normalize(client.root_dir)
+  local buffers = vim.deepcopy(client and client.attached_buffers or {})
   vim.schedule(function()
     require("ragls.progress").reset(client_id) -- an index run it reported never ends now
     local waiting = pending[client_id] or {}
@@ -197,7 +207,28 @@ function M.on_exit(code, signal, client_id)
     for _, handler in pairs(waiting) do
       handler({ code = M.SERVER_EXITED, message = ("the server stopped (%s) before it answered"):format(how) })
     end
+    local crashed = (code or 0) ~= 0 or (signal or 0) ~= 0
+    if not (crashed and root) or vim.v.exiting ~= vim.NIL or M.find_client(root) then
+      return -- a clean shutdown (:lua vim.lsp.stop_client, quitting Neovim), or another server serves the root
+    end
+    M.exited[root] = { how = how, buffers = buffers }
+    vim.cmd("redrawstatus")
+    if next(waiting) == nil then -- (a request it failed has said so already)
+      M.notify(("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
+        vim.log.levels.WARN)
+    end
   end)
+end
+
+--- "ragls: stopped (exit code 1)" for a buffer whose server stopped on its own (|M.exited|), else nil.
+---@param bufnr integer
+---@return string|nil
+function M.exited_text(bufnr)
+  for _, rec in pairs(M.exited) do
+    if rec.buffers[bufnr] then
+      return ("ragls: stopped (%s)"):format(rec.how)
+    end
+  end
 end
 
 --- Is the server command runnable?
@@ -252,17 +283,26 @@ function M.start(bufnr, root)
     return nil
   end
   local cfg = M.client_config(root)
+  local id
   if bufnr then
-    return vim.lsp.start(cfg, { bufnr = bufnr })
+    id = vim.lsp.start(cfg, { bufnr = bufnr })
+  else
+    local existing = M.find_client(root)
+    if existing then
+      return existing.id
+    end
+    id = has_011 and vim.lsp.start(cfg, { attach = false }) or vim.lsp.start_client(cfg)
   end
-  local existing = M.find_client(root)
-  if existing then
-    return existing.id
+  local stopped = M.exited[root]
+  if id and stopped then -- a restart after a crash: the buffers the stopped server had are attached again
+    M.exited[root] = nil
+    for b in pairs(stopped.buffers) do
+      if b ~= bufnr and vim.api.nvim_buf_is_loaded(b) then
+        vim.lsp.buf_attach_client(b, id)
+      end
+    end
   end
-  if has_011 then
-    return vim.lsp.start(cfg, { attach = false })
-  end
-  return vim.lsp.start_client(cfg)
+  return id
 end
 
 --- Hint for a server that exited or failed to start (commands that exist in stock Neovim).
