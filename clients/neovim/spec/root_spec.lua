@@ -117,8 +117,17 @@ H.it("progress text and statusline while indexing: 'ragls: indexing 320/871 file
   progress.on_progress({ token = "t-test", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
     percentage = 33 } })
   H.eq("ragls: indexing 3/9 files (33%)", require("ragls").statusline(), "statusline while indexing")
+  -- A search that finds nothing while the first index runs says so (it said "nothing relevant found").
+  H.notes = {}
+  require("ragls.quickfix").show_query("verbose flag", { chunks = {}, abstained = true })
+  H.eq({ 'ragls: nothing found for "verbose flag" yet: the index is still being built' },
+    vim.tbl_map(function(n) return n.msg end, H.notes), "while indexing")
   progress.on_progress({ token = "t-test", value = { kind = "end" } })
   H.eq(false, progress.indexing(), "ended")
+  H.notes = {}
+  require("ragls.quickfix").show_query("verbose flag", { chunks = {}, abstained = true })
+  H.eq({ 'ragls: nothing relevant found for "verbose flag"' }, vim.tbl_map(function(n) return n.msg end, H.notes),
+    "once indexed")
 end)
 
 H.it("before a large first index the user is asked once, with files, chunks and the time estimate", function()

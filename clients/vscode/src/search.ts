@@ -112,9 +112,15 @@ export class DocsSearch implements vscode.Disposable {
   readonly onDidUpdate = this._onDidUpdate.event;
 
   /** `rag` names the knowledge bases picked for searches (rags.ts); undefined: the workspace. */
+  /**
+   * `rag` names the knowledge bases picked for searches (rags.ts); undefined: the workspace. `indexing` says
+   * whether the server reports indexing progress now (status.ts): a search that finds nothing then says the index
+   * is still being built instead of "no docs match".
+   */
   constructor(
     private readonly server: ServerManager,
     private readonly rag: () => string | string[] | undefined = () => undefined,
+    private readonly indexing: () => boolean = () => false,
   ) {}
 
   /**
@@ -180,7 +186,9 @@ export class DocsSearch implements vscode.Disposable {
       qp.items = items;
       qp.title = result.chunks.length
         ? `ragls: ${result.chunks.length} result(s) for “${text.trim()}”${result.abstained ? ' (weak matches)' : ''}`
-        : `ragls: no docs match “${text.trim()}”`;
+        : this.indexing()
+          ? `ragls: nothing found for “${text.trim()}” yet: the index is still being built`
+          : `ragls: no docs match “${text.trim()}”`;
       this._onDidUpdate.fire({ query: text, items });
     };
 

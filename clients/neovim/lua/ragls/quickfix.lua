@@ -130,7 +130,10 @@ end
 function M.show_query(query, result)
   local items = M.quickfix_items(result.chunks or {})
   vim.fn.setqflist({}, " ", { title = "RagQuery: " .. query, items = items })
-  if #items == 0 or result.abstained then
+  if #items == 0 and require("ragls.progress").indexing() then -- the first index has not reached those files yet
+    vim.notify(("ragls: nothing found for %q yet: the index is still being built"):format(query),
+      vim.log.levels.WARN, { title = "ragls" })
+  elseif #items == 0 or result.abstained then
     vim.notify(
       ("ragls: nothing relevant found for %q%s"):format(query, #items > 0 and " (closest matches listed)" or ""),
       vim.log.levels.WARN,
