@@ -342,6 +342,8 @@ H.it("a server that dies with nothing pending says so once, and the statusline u
   end, 10000, "a notification")
   H.eq(vim.log.levels.WARN, note.level, "a warning")
   H.eq("ragls: stopped (killed by signal 9)", require("ragls").statusline(), "statusline")
+  vim.o.statusline = "%f %=%{v:lua.require'ragls'.statusline()} "
+  H.screenshot("neovim-statusline-stopped")
   vim.cmd("RagStatus")
   H.wait_for(function() return require("ragls").statusline() == "ragls" end, 60000, "the restarted server attached")
   H.eq(1, #H.notes_matching("the server stopped"), "said once")
