@@ -62,3 +62,29 @@ def test_changelog_entry_ranks_below_the_guide_on_a_usage_question(folder):
 
 def test_a_question_about_versions_keeps_the_changelog_first(folder):
     assert paths(folder, ASKS, None)[0] == paths(folder, ASKS, 1.0)[0] == "release-notes.md"
+
+
+PROXY = """# Behind a reverse proxy
+
+When the application runs behind a reverse proxy such as nginx, every request seems to come from the proxy's
+address. Wrap the application in `ProxyFix` so the client address is read from the `X-Forwarded-For` header the
+proxy sets, and tell it how many proxies sit in front of it.
+"""
+PROXY_CHANGES = """# Changes
+
+## 3.1.0 (May 2, 2025)
+
+- `ProxyFix` reads the client address from `X-Forwarded-For` when the application runs behind a reverse proxy such
+  as nginx, so requests no longer seem to come from the proxy at 127.0.0.1.
+"""
+ADDRESS = "My app sits behind nginx and every visitor seems to come from 127.0.0.1. What do I do?"
+
+
+def test_an_address_in_the_question_is_no_version(tmp_path):
+    # "127.0" of an IPv4 address read as a version made this a question about releases: the changelog kept its
+    # undemoted first place (Flask's and Werkzeug's proxy questions, docs/benchmarks.md "The right file first").
+    folder = indexed_folder(tmp_path, {"proxy.md": PROXY, "changes.md": PROXY_CHANGES})
+    assert paths(folder, ADDRESS, 1.0)[0] == "changes.md"  # the prior off: the changelog entry wins
+    got = paths(folder, ADDRESS, None)
+    assert got[0] == "proxy.md"
+    assert "changes.md" in got

@@ -91,6 +91,10 @@ def test_guide_pages_are_not(path, title):
     ('My project says requires-python = ">=3.9,<4", yet it resolves as though <4 were not there. Why?', False),
     ("I pinned requests<2.32 and ~=1.4 elsewhere; how do I make the resolver accept both?", False),
     ("I pinned requests<2.32; which version added retries?", True),
+    # ... nor is an IPv4 address: its "127.0" is no version (Flask's and Werkzeug's proxy questions)
+    ("My app sits behind nginx and every visitor seems to come from 127.0.0.1. What do I do?", False),
+    ("mkdocs serve always comes up on 127.0.0.1:8000; how do I change the port?", False),
+    ("Which version stopped binding to 0.0.0.0 by default?", True), ("What's new for 10.0.0.1?", True),
     # A word of changes that modifies a thing the question gives "a", "my", "our" ... is the user's own page, tag or
     # build, not the project's releases; the head of its phrase still asks (a release tool's docs: releasing is its
     # subject, and held-out set 31's release tutorial fell out of the top 8 when "a release" was the user's own too).

@@ -181,14 +181,16 @@ def is_meta_page(chunk: Chunk) -> bool:
 
 
 # A version constraint the user writes (`requires-python = ">=3.9,<4"`, "requests<2.32", "~=1.4"): their project's
-# material, not a question about a release
-_CONSTRAINT = re.compile(r"(?:[<>]=?|[=!~]=)\s*v?\d+(?:\.\d+)*")
+# material, not a question about a release; and an IPv4 address ("127.0.0.1", "10.0.0.5:8000"), whose "127.0" is no
+# version number
+_CONSTRAINT = re.compile(r"(?:[<>]=?|[=!~]=)\s*v?\d+(?:\.\d+)*|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)")
 
 
 def asks_about_changes(question: str) -> bool:
     """True when `question` asks about versions, releases, changes or contributing (module docstring): the
     bookkeeping pages are then not demoted. A version constraint it quotes (`_CONSTRAINT`: ">=3.9,<4") is the
-    user's own setting, not a version asked about: "My project says requires-python = ">=3.9,<4", yet uv resolves as
+    user's own setting, not a version asked about (nor is an IPv4 address, "every visitor seems to come from
+    127.0.0.1"): "My project says requires-python = ">=3.9,<4", yet uv resolves as
     though the <4 part weren't there" asks how resolution reads it, and the internals page won. So is a word of
     `_ASKS` that modifies a thing of the user's: after an indefinite or possessive determiner (`_OWN`) and before a
     noun of its own (`_modifier`: "a changelog archive", "my release notice", "a release tag", "a release binary"):
