@@ -20,7 +20,9 @@ definition entry naming the question's words, a name the question writes held as
 name held only in a cross-reference role; the pages other head entries link to (`_link_features`); the question's
 shape against the page's kind, a page that says it is deprecated, the page title's / outline's / best sentence's
 cosine (`_page_features`, from `record`'s meaning fields and `<set>.pages`; docs/benchmarks.md "Page kind, page titles,
-deprecated pages and sentence cosines"). `--weights` replaces the weight grid. A rule family is one feature (or alpha) with a grid of weights
+deprecated pages and sentence cosines"); the page's kind by its name (`_kind_features`: a folder or file called
+"reference", "faq", "guides" / "tutorial", "cli" / "commands", "config" / "settings"; docs/benchmarks.md "The right
+file first: page names, section-headed windows"). `--weights` replaces the weight grid. A rule family is one feature (or alpha) with a grid of weights
 (`families`). `--base second30=0.1` adds main's page support to every rule and to the base order (the lists are
 recorded without it), so the base reproduces the product's file Hit@1.
 
@@ -277,6 +279,29 @@ def _page_features(q: dict, pages: dict) -> dict[str, list[float]]:
     return out
 
 
+def _name_parts(path: str) -> set[str]:
+    """The folder and file names of `path` (the file's without its extension), lower-cased, letters only (as
+    `doc_kind._path_names` reads them)."""
+    parts = [p.split(".", 1)[0] or p for p in path.split("/")]
+    return {re.sub(r"[^a-z]", "", p.lower()) for p in parts}
+
+
+_KINDS = {"ref_page": {"reference"}, "faq_page": {"faq", "faqs"}, "guide_page": {"guide", "guides", "tutorial",
+                                                                               "tutorials", "quickstart"},
+          "cli_page": {"cli", "commands"}, "cfg_page": {"config", "configuration", "settings"}}
+
+
+def _kind_features(q: dict) -> dict[str, list[float]]:
+    """Per entry, 1.0 when its page is of a kind named by its path (`_KINDS`: a folder or file called "reference",
+    "faq", ...), else 0.0; and the same for the first 10 entries only (`<kind>10`)."""
+    out: dict[str, list[float]] = {}
+    for kind, names in _KINDS.items():
+        vals = [float(bool(_name_parts(r["path"]) & names)) for r in q["fused"]]
+        out[kind] = vals
+        out[kind + "10"] = [v if i < 10 else 0.0 for i, v in enumerate(vals)]
+    return out
+
+
 def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
     """Per entry, the page-level features of its page (each entry of a page gets the page's value)."""
     fused = q["fused"]
@@ -321,13 +346,15 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
         "rrf": [61 * (1.125 / (60 + r["ranks"]["vector"]) if "vector" in r["ranks"] else 0.0)
                 + 61 * (1.0 / (60 + r["ranks"]["bm25"]) if "bm25" in r["ranks"] else 0.0) for r in fused],
     }
+    out.update(_kind_features(q))
     out.update(_text_features(q, stop))
     out.update(_link_features(q))
     out.update(_page_features(q, q.get("_pages", {})))
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-FEATURES = ("count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
+FEATURES = (*_KINDS, *(k + "10" for k in _KINDS),
+            "count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
             "def_cover", "def_share", "form_same", "form_other", "role_only", "def_named",
             "written", "written_any", "written_all", "written_x", "written_head",
             "in5", "in10", "in20", "in5s", "in10s", "in20s", "defers5", "defers10",

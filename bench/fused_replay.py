@@ -13,7 +13,9 @@ links, resolved to the folder's files; `_LinkTargets`); for each answerable ques
 with each fused page's title (`title_cos`: its first chunk's heading) and outline (`outline_cos`: the page's distinct
 chunk headings joined), and each of the first SENTENCE_HEAD entries' best sentence (`sent_cos`), with the index's model
 (`_Meaning`); beside the lists, `<out>.pages` holds each fused page's headings, its first 4,000 characters and counts
-of its text (`page_counts`: numbered steps, object / option entries, second-person words, imperative openings). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
+of its text (`page_counts`: numbered steps, object / option entries, second-person words, imperative openings). With
+`RECORD_NO_MEANING=1` in the environment the meaning fields are left out (no model pass per question: a set records
+in about a minute under load instead of several; the page-name, link and text features need none of them). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
 The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
@@ -133,7 +135,7 @@ def record(questions: Path, folder: Path, out: Path) -> None:
                    "gold": sorted({g.path for g in q.gold}),
                    "gold_spans": [[g.path, g.start, g.end] for g in q.gold if g.start is not None],
                    "fused": fused}
-            if q.answerable and fused:
+            if q.answerable and fused and not os.environ.get("RECORD_NO_MEANING"):
                 meaning.raw.update(raw)
                 meaning(q.question, row)
             rows.append(row)
