@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from ragls.answer.extractive import EXTRACTIVE_LABEL, clean_markup, extractive_answer, split_sentences, units
 from ragls.core.ir import Chunk, Hit, LineSpan
 
@@ -458,3 +459,15 @@ def test_only_the_first_sentence_under_an_identifier_title_is_led_by_it():
     lines = body(extractive_answer("disable introspection queries blocks fields __schema __type production",
                                    [(1, hit(page))]))
     assert lines and not any("`DisableIntrospection`: It" in line for line in lines), lines
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("pattern", ["[widget ", "![widget ", "[a](widget "])
+def test_a_chunk_of_open_brackets_reads_in_linear_time(pattern):
+    """A folder's chunk of unclosed brackets ("[widget [widget ...", "[a](" without ")") is read in time linear in
+    its length: each link pattern scanned to the chunk's end from every bracket (red team, session 49: 10 s for
+    one 20,000-character chunk under load, on every answer that read it; 200,000 characters take minutes). The
+    timeout is a hang guard, two orders of magnitude above the linear time."""
+    text = pattern * (200_000 // len(pattern))
+    [unit] = units(text, None)
+    assert unit.text.endswith("…") and text.startswith(unit.text[:-1].rstrip())  # no link in it: as written, cut

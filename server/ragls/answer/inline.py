@@ -16,13 +16,16 @@ from ragls.answer.labels import REST_LITERAL
 
 __all__ = ["link_text", "plain"]
 
-_LINK = re.compile(r"!?\[([^\]]*)\](?:\(([^)]*)\)|\[[^\]]*\])")
+# Link texts and targets are bounded (`_TEXT`, `_TARGET`): unbounded, a chunk of 20,000 "[" (or "[a](") made each
+# pattern scan to its end from every bracket, quadratic — 10 s for one chunk's `plain`, on every answer that read it.
+_TEXT, _TARGET = r"[^\]]{0,1000}", r"[^)]{0,4000}"
+_LINK = re.compile(rf"!?\[({_TEXT})\](?:\(({_TARGET})\)|\[{_TEXT}\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
-_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_IMAGE = re.compile(rf"!\[{_TEXT}\](?:\({_TARGET}\)|\[{_TEXT}\])")
 # A link whose text is images only (a badge linking to its service): nothing, not its target — with the images gone
 # it read as an empty link, MyST's implicit text, so a README's badge line was quoted as a row of URLs.
-_IMAGE_LINK = re.compile(r"\[\s*(?:" + _IMAGE.pattern + r"\s*)+\](?:\([^)]*\)|\[[^\]]*\])")
+_IMAGE_LINK = re.compile(r"\[\s*(?:" + _IMAGE.pattern + rf"\s*)+\](?:\({_TARGET}\)|\[{_TEXT}\])")
 # A reST hyperlink reference: `text <target>`_ (or __, anonymous), `name`_ — read as its text.
 _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
@@ -37,7 +40,7 @@ _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
 _OBJECT_TARGET = re.compile(r"^~?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _NOT_OBJECT = re.compile(r"\.(?:md|rst|txt|html?|ipynb|py|png|svg|jpe?g|gif|pdf|toml|ya?ml|json|cfg|ini|com|org|net|"
                          r"io|edu|gov)$")
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\]")  # a footnote mark, "colorful[^win]"
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]{1,200}\]")  # a footnote mark, "colorful[^win]"
 # An attribute list (`{.class}`, `{#id}`, `{key=value}`, several in one, kramdown's `{: .class}`): MyST's attrs_inline
 # and attrs_block, Python-Markdown's attr_list (mkdocs-material's `{ .annotate }`), pandoc. Markup, never words.
 _ATTR = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+))"""
