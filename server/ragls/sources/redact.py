@@ -111,8 +111,9 @@ _PASSWORD = re.compile(
     r"|(?P<camel>(?-i:[a-z][a-z0-9]{0,39}(?:[A-Z][a-z0-9]{0,39}){0,3}Pass(?:[A-Z][a-z0-9]{0,39}){0,2})))"
     r"[\"']?\]?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
 # A .netrc entry's password: `machine host login user password secret` (newlines between tokens allowed).
+# (One `[ \t]*` where no quote or `>` stands: two in a row split a line of spaces every way, quadratic in its length.)
 _NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not "the default login and ...")
-    r"(?m)(?P<start>^[ \t]*[\"'`>#]?[ \t]*|[\"'`])?(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+[^\s]{1,253}|default)"
+    r"(?m)(?P<start>^[ \t]*(?:[\"'`>#][ \t]*)?|[\"'`])?(?<![A-Za-z0-9_.-])(?:machine[ \t\r\n]+[^\s]{1,253}|default)"
     r"(?:[ \t\r\n]+(?:login|account|port)[ \t\r\n]+[^\s]{1,200}){1,3}[ \t\r\n]+password[ \t\r\n]+"
     r"[\"']?(?P<value>[^\s\"']{1,200})")
 # curl's `-u user:password` / `--user user:password`, on the curl line or a backslash-continued one after it.
