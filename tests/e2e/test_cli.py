@@ -208,11 +208,34 @@ def test_status_never_rebuilds_an_index_whose_settings_changed(env, tmp_path):
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     assert status["folders"][0]["files"] == 1 and status["folders"][0]["chunks"] == 1  # still the old index
     assert status["folders"][0]["writer"]  # no other process holds it
-    assert any("index settings changed" in e["message"] for e in status["errors"])
+    assert any("index settings changed: " in e["message"] and "chunking.chunk_size 2000 -> 500 since it was built"
+               in e["message"] for e in status["errors"]), status["errors"]
     out = ragls(env, "index", ws).stdout
     assert "1 indexed" in out
     status = json.loads(ragls(env, "status", ws, "--json").stdout)
     assert status["folders"][0]["chunks"] > 1 and status["errors"] == []
+
+
+def test_an_index_of_another_ragls_version_is_rebuilt_without_blaming_the_settings(env, tmp_path, caplog):
+    """An index whose fingerprint parts differ only in ragls's own reading of text (here the chunk layout of an
+    older ragls) is rebuilt with a line saying so, not "index settings changed" — before, an upgrade that masks more
+    secret shapes (REDACT_VERSION) told a user who had changed nothing that their chunking settings had."""
+    from ragls.stores.manifest import Manifest
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.md").write_text("# A\n\nQuokkas are small marsupials.\n")
+    ragls(env, "index", ws)
+    index_dir = Path(json.loads(ragls(env, "status", ws, "--json").stdout)["folders"][0]["indexPath"])
+    manifest = Manifest(index_dir / "manifest.sqlite", folder=str(ws))
+    parts = json.loads(manifest.get_meta("fingerprint_parts"))
+    manifest.set_meta("fingerprint_parts", json.dumps({**parts, "layout": parts["layout"] - 1}))
+    manifest.set_meta("fingerprint", "0" * 16)
+    manifest.close()
+    result = ragls(env, "index", ws)
+    assert "index built by another ragls version (it splits or masks text differently; no setting changed): " \
+           "rebuilding" in caplog.text, caplog.text
+    assert "index settings changed" not in caplog.text and "1 indexed" in result.stdout
 
 
 def test_an_abstained_ask_says_why_once_and_lists_the_closest_passages_once(env, ws):

@@ -30,3 +30,29 @@ def fingerprint(parts: dict) -> str:
     When it changes the index is rebuilt."""
     raw = json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(raw).hexdigest()[:16]
+
+
+# The fingerprint parts a user sets (`Indexer` records them in the manifest), by the setting that changes them.
+_SETTING_PARTS = {"chunk_size": "chunking.chunk_size", "chunk_overlap": "chunking.overlap",
+                  "contextual": "retrieval.contextual_model", "contextual_prompt": "retrieval.contextual_prompt"}
+
+
+def rebuild_reason(old_parts: str | None, new_parts: dict) -> str:
+    """Why an index whose fingerprint no longer matches is rebuilt, for a log line or a status error: the settings
+    that changed ("index settings changed: chunking.chunk_size 2000 -> 500"), else ragls's own way of reading text
+    (the tokenizer, the chunk layout or the secret masking of another ragls version: the user changed nothing).
+    `old_parts`: the JSON the manifest recorded at the last build (None or unreadable: an index of a ragls that did
+    not record it), `new_parts`: the parts `fingerprint` hashes now."""
+    try:
+        old = json.loads(old_parts) if old_parts else None
+    except ValueError:
+        old = None
+    if not isinstance(old, dict):
+        return "index built with other chunking settings or by another ragls version"
+    changed = [k for k in sorted(old.keys() | new_parts.keys()) if old.get(k) != new_parts.get(k)]
+    mine = [f"{_SETTING_PARTS[k]} {old.get(k)} -> {new_parts.get(k)}" for k in changed if k in _SETTING_PARTS]
+    if "redact" in changed and ("redact" in old) != ("redact" in new_parts):
+        mine.append(f"sources.exclude_secrets {str('redact' in old).lower()} -> {str('redact' in new_parts).lower()}")
+    if mine:
+        return "index settings changed: " + ", ".join(mine)
+    return "index built by another ragls version (it splits or masks text differently; no setting changed)"

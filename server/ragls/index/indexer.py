@@ -31,6 +31,7 @@ snapshot of a commit), LanceDB (each call reads a consistent version).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from ragls.config.settings import Settings
 from ragls.core.errors import Skipped
-from ragls.core.hashing import fingerprint, text_hash
+from ragls.core.hashing import fingerprint, rebuild_reason, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
 from ragls.core.uris import key_path
@@ -132,7 +133,7 @@ class FolderIndex(VectorPhase):
         # retrieval.contextual: LLM-written chunk contexts (index/contextual.py); None when off
         self.contextualizer = Contextualizer.from_settings(settings, self.index_dir)
         # What the text stores depend on; the vectors' own identity (model) is `embed_fp`, known once loaded.
-        self.fingerprint = fingerprint({
+        self.fingerprint_parts = {
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: (b466282-d9d35e8, withdrawn)
             # text titles as heading paths; 6: text titles are the leaf section without inline markup
@@ -140,13 +141,17 @@ class FolderIndex(VectorPhase):
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
-        })
+        }
+        self.fingerprint = fingerprint(self.fingerprint_parts)
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
         self.vectors_fp: str | None = None  # embed_fp + window settings: the identity of the vector rows
         self.window: tuple[int, int] | None = None  # effective (window, stride) in wordpieces, once loaded
         # The index was built with other chunking/tokenizer settings; the writer rebuilds it when it opens.
         built_with = self.manifest.get_meta("fingerprint")
         self.settings_changed = built_with is not None and built_with != self.fingerprint
+        # why (core.hashing.rebuild_reason), for the rebuild's log line and `ragls status`
+        self.rebuild_reason = rebuild_reason(self.manifest.get_meta("fingerprint_parts"), self.fingerprint_parts) \
+            if self.settings_changed else None
         self._vectors: VectorStore | None = None
         self.vectors_error: str | None = None  # why the vector store could not be opened (no embedding model)
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
@@ -245,13 +250,17 @@ class FolderIndex(VectorPhase):
 
     # -- start-up ------------------------------------------------------------------------------------------
     def _check_fingerprint(self) -> None:
-        old = self.manifest.get_meta("fingerprint")
+        old, parts = self.manifest.get_meta("fingerprint"), json.dumps(self.fingerprint_parts, sort_keys=True)
         if old == self.fingerprint:
+            if self.manifest.get_meta("fingerprint_parts") != parts:  # an index of a ragls that did not record them
+                self.manifest.set_meta("fingerprint_parts", parts)
             return
         if old is not None:
-            log.warning("index settings changed (chunking or tokenizer): rebuilding %s", self.folder)
+            why = rebuild_reason(self.manifest.get_meta("fingerprint_parts"), self.fingerprint_parts)
+            log.warning("%s: rebuilding %s (unchanged text reuses its cached vectors)", why, self.folder)
         self._wipe()
         self.manifest.set_meta("fingerprint", self.fingerprint)
+        self.manifest.set_meta("fingerprint_parts", parts)
 
     def _wipe(self) -> None:
         """Empty all three stores (the embedding cache stays) and forget `last_indexed_at` (the index counts as

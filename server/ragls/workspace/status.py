@@ -114,8 +114,8 @@ def workspace_status(ws) -> Status:
         fp = fingerprint({"text": first.fingerprint, "embedding": vectors_fp})
     model_errors = {f"embedding model: {idx.vectors_error}" for idx in ws.indexes if idx.vectors_error}
     model_errors |= {idx.include_warning for idx in ws.indexes if idx.include_warning}
-    model_errors |= {f"{idx.folder}: index settings changed (chunking or tokenizer) since it was built; the next "
-                     f"index run rebuilds it" for idx in ws.indexes if idx.settings_changed and not idx.writer}
+    model_errors |= {f"{idx.folder}: {idx.rebuild_reason} since it was built; the next index run rebuilds it"
+                     for idx in ws.indexes if idx.settings_changed and not idx.writer}
     model_name, max_length = ws.embedder.model_name, ws.embedder.max_length
     if ws.embedder._model is None and ws.embedder.pinned_model:  # loading: the model it will load
         model_name = ws.embedder.pinned_model
