@@ -80,11 +80,34 @@ PROXY_CHANGES = """# Changes
 ADDRESS = "My app sits behind nginx and every visitor seems to come from 127.0.0.1. What do I do?"
 
 
-def test_an_address_in_the_question_is_no_version(tmp_path):
-    # "127.0" of an IPv4 address read as a version made this a question about releases: the changelog kept its
-    # undemoted first place (Flask's and Werkzeug's proxy questions, docs/benchmarks.md "The right file first").
-    folder = indexed_folder(tmp_path, {"proxy.md": PROXY, "changes.md": PROXY_CHANGES})
-    assert paths(folder, ADDRESS, 1.0)[0] == "changes.md"  # the prior off: the changelog entry wins
-    got = paths(folder, ADDRESS, None)
-    assert got[0] == "proxy.md"
-    assert "changes.md" in got
+AUTHORS = """# Authors
+
+Several people write the posts on our blog. The authors, with the name, avatar and description each one gave:
+
+- Jane Doe (avatar: jane.png), who writes posts about the theme.
+- John Roe (avatar: john.png), who writes posts about the plugins.
+"""
+BLOG = """# Setting up a blog
+
+List the people who write for your site in `.authors.yml` in the blog directory: one entry per person with a
+display name, a picture and a one-line bio; a post refers to its writers by their entry key.
+"""
+BLOG_AUTHORS = "Several people write posts on our blog. Where do I define the authors (name, avatar, description)?"
+
+
+@pytest.mark.parametrize("files,question", [
+    # "127.0" of an IPv4 address read as a version (Flask's and Werkzeug's proxy questions)
+    ({"proxy.md": PROXY, "changes.md": PROXY_CHANGES}, ADDRESS),
+    # "the authors" of the user's own blog posts (a commit's author, a schema's author field) read as a question about
+    # the project's authors page
+    ({"setup/blog.md": BLOG, "AUTHORS.md": AUTHORS}, BLOG_AUTHORS),
+])
+def test_the_users_own_words_are_no_question_about_changes(tmp_path, files, question):
+    # Read as a question about releases or the project's people, these kept the bookkeeping page's undemoted first
+    # place (docs/benchmarks.md "The right file first").
+    guide, meta = files
+    folder = indexed_folder(tmp_path, files)
+    assert paths(folder, question, 1.0)[0] == meta  # the prior off: the bookkeeping page wins
+    got = paths(folder, question, None)
+    assert got[0] == guide
+    assert meta in got  # demoted, not dropped

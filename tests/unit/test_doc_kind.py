@@ -104,6 +104,10 @@ def test_guide_pages_are_not(path, title):
     ("Our versions come only from git tags, so there is no file to write. How do we cut a release?", True),
     ("I published a broken release. How do I yank it?", True), ("Can I take back a release I pushed?", True),
     ("Is there a new release?", True), ("What will my next release need?", True), ("Where is the changelog?", True),
+    # An author is the user's data (a commit's, a record's, a blog post's), not the project's authors page.
+    ("Our reformatting commit now shows up as the author of every line in git blame. How do I hide it?", False),
+    ("How do I dump only the author's email of a nested schema?", False),
+    ("Where do I define the authors of the posts on our blog?", False),
     ("Can I get a 2.0 release?", True), ("My changelog lists a release; which version added retries?", True),
 ])
 def test_questions_about_changes(question, asks):
