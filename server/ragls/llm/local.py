@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -183,18 +184,27 @@ def check_ready(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
         if base_url in _ready:
             return []
     root = root_of(base_url)
-    tried = []
+    tried: list[tuple[str, str]] = []  # (probe, reason)
     for url, is_models in ((under(root, "/health"), False), (under(base_url, "/models"), True)):
         try:
             payload = _get_json(url, timeout)
         except Exception as exc:  # noqa: BLE001 - reported in the message
-            tried.append(f"GET {display_url(url)}: {_reason(exc)}")
+            tried.append((f"GET {display_url(url)}", _reason(exc)))
             continue
         with _ready_lock:
             _ready.add(base_url)
         return _model_ids(payload) if is_models else []
-    raise RequestFailed(f"external backend at {display_url(base_url)} is not reachable ({'; '.join(tried)}); start the server "
-                        f"(ragls never launches an external backend) or fix generation.base_url")
+    raise RequestFailed(f"external backend at {display_url(base_url)} is not reachable ({_probes_text(tried)}); start the "
+                        f"server (ragls never launches an external backend) or fix generation.base_url")
+
+
+def _probes_text(tried: list[str]) -> str:
+    """What each readiness probe got, one reason once: [("GET u1", "Connection refused"), ("GET u2", "Connection
+    refused")] -> "Connection refused: GET u1, GET u2"; different reasons -> "GET u1: HTTP 404; GET u2: timed out"."""
+    reasons = {reason for _, reason in tried}
+    if len(reasons) == 1:
+        return f"{reasons.pop()}: {', '.join(probe for probe, _ in tried)}"
+    return "; ".join(f"{probe}: {reason}" for probe, reason in tried)
 
 
 def list_models(base_url: str, timeout: float = READY_TIMEOUT_S) -> list[str]:
@@ -253,7 +263,7 @@ def _reason(exc: Exception) -> str:
     if status is not None:
         return f"HTTP {status}"
     text = str(exc) or type(exc).__name__
-    return text.splitlines()[0][:120]
+    return re.sub(r"^\[Errno -?\d+\] ", "", text.splitlines()[0])[:120]  # "[Errno 111] Connection refused"
 
 
 # -- generation.auto_start --------------------------------------------------------------------------------------
