@@ -29,7 +29,7 @@ function M.setup(opts)
 end
 
 --- Attach the ragls client to a buffer if it is a file buffer that matches `filetypes` and lies inside a project
---- (|ragls.root|: a `root_markers` directory or a |:RagIndex| folder). A buffer outside every project stays
+--- (|ragls.root|: a `root_markers` directory, a |:RagIndex| folder or the cwd). A buffer outside every project stays
 --- detached (`b:ragls_detached` holds the reason) and nothing is indexed. Before a large first index the user is
 --- asked once. Used by the autocmd in plugin/ragls.lua when `autostart` is on.
 ---@param bufnr integer
