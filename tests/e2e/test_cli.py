@@ -78,9 +78,11 @@ def test_chunks_of_one_long_line_are_told_apart_by_column(env, tmp_path):
     start), as grep and compilers print it; they were all "long.md:3"."""
     ws = tmp_path / "long"
     ws.mkdir()
-    line = " ".join(f"filler{i}" for i in range(130)) + " the quokka password is marmalade."
+    # every chunk says "quokka", so each is a hit (a chunk no signal finds is not listed)
+    line = " ".join(f"filler{i} quokka" if i % 10 == 0 else f"filler{i}" for i in range(130)) + \
+        " the quokka password is marmalade."
     (ws / "long.md").write_text(f"# Long\n\n{line}\n", encoding="utf-8")
-    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n")  # a 1,200-character line: several chunks
+    (ws / "ragls.toml").write_text("[chunking]\nchunk_size = 300\n")  # a 1,300-character line: several chunks
     ragls(env, "index", ws)
     res = json.loads(ragls(env, "query", ws, "quokka password marmalade", "--json").stdout)
     starts = {c["source"]["range"]["start"]["character"] for c in res["chunks"] if c["source"]["range"]["start"]["line"] == 2}
