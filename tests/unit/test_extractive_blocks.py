@@ -471,3 +471,20 @@ def test_a_chunk_of_open_brackets_reads_in_linear_time(pattern):
     text = pattern * (200_000 // len(pattern))
     [unit] = units(text, None)
     assert unit.text.endswith("…") and text.startswith(unit.text[:-1].rstrip())  # no link in it: as written, cut
+
+
+@pytest.mark.timeout(60)
+def test_a_heading_of_spaces_reads_in_linear_time():
+    """A folder's heading holding a long run of spaces ("# a" + spaces + "b"; an HTML heading so, or its permalink
+    anchor) is labelled and converted in linear time: the label's separators and the permalink glyph pattern were
+    tried from every space of the run, quadratic (red team, session 49: 19 s and 22 s for 20,000 spaces under load).
+    200,000 spaces here; the timeout is a hang guard."""
+    from ragls.answer.labels import heading_label
+    from ragls.sources.convert import html_to_markdown
+
+    spaces = " " * 200_000
+    assert heading_label(f"### HTTP_PROXY,{spaces}ALL_PROXY") == ""  # too long to be a list of names
+    assert heading_label("### HTTP_PROXY, HTTPS_PROXY") == "`HTTP_PROXY`, `HTTPS_PROXY`"
+    text, _ = html_to_markdown(f"<html><body><main><h2 id='x'>Retries{spaces}now ¶</h2>"
+                               "<p>The client retries three times and then gives up.</p></main></body></html>")
+    assert "three times" in text

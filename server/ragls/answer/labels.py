@@ -19,6 +19,11 @@ _CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|
 _TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
 
 
+#: A heading line longer than this names no identifier (a list of them is tens of characters); not read, as the
+#: patterns below take time quadratic in a run of spaces (a folder's 20,000-character heading: 19 s under load).
+MAX_LABEL_LINE = 1000
+
+
 def heading_label(line: str) -> str:
     """The identifier a Markdown heading line ("#### `--check`", "## timeout=", "### NO_PROXY") or reST section
     title names, as Markdown code ("`--check`", "`timeout=`", "`NO_PROXY`"), or "" for a heading in words
@@ -26,6 +31,8 @@ def heading_label(line: str) -> str:
     constants, upper case with "_") is labelled with all of them. A section headed by a
     flag, a parameter or a function documents it in prose that often never repeats its name ("Don't write the
     files back, just return the status."): the passages right under it are labelled with it (`labelled`)."""
+    if len(line) > MAX_LABEL_LINE:
+        return ""
     text = REST_LITERAL.sub(r"`\1`", _HEADING_MARK.sub("", line).strip())
     if not text:
         return ""
