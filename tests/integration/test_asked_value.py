@@ -338,3 +338,14 @@ def test_the_subject_is_named_in_the_clause_that_asks_for_the_value(settings_ws)
     assert value_clause(later) == later  # a later clause points back at the one before: the whole question
     result = settings_ws.query(question)
     assert result.hits.evidence.value_missing == 0.0 and not result.abstained, result.hits.evidence
+
+
+@pytest.mark.timeout(60)
+def test_a_passage_of_blank_lines_is_read_in_linear_time():
+    """A folder's chunk with a long run of blank lines is split into blocks in linear time: the block-start lookahead
+    scanned the whole run from each of its newlines (red team, session 49: 35 s for 20,000 newlines under load, on
+    every question whose shown hits held it). 200,000 here; the timeout is a hang guard."""
+    from ragls.retrieval.asked_value import value_stated
+
+    passage = "The backlog is the queue of pending connections." + "\n" * 200_000 + "- backlog: default 128"
+    assert value_stated("default-amount", ["backlog"], [passage])
