@@ -106,3 +106,51 @@ def test_the_means_after_the_need_joins_the_focus(indexed):
     assert last - first + 1 <= 6
     assert first <= line_of(OFFLINE, "reviewed and run by hand") <= last  # the need
     assert first <= line_of(OFFLINE, "`--emit-script`") <= last  # the means
+
+
+# What happens (one paragraph), then the means in a ":" sentence over a code block longer than a focus: the block
+# is cut, the sentence is not.
+NETRC = """# Credentials file
+
+If no credentials are given, the client takes them from a netrc file in the home
+directory of the user and sends the password with every request to a matching host.
+
+Reading the netrc file is turned off by setting `use_netrc` to `False` on the
+session:
+
+```python
+import client
+
+session = client.Session()
+session.use_netrc = False
+session.get("https://example.com")
+```
+
+## Retries
+
+Failed requests are retried three times, waiting one second between attempts.
+"""
+
+
+def test_a_neighbour_carrying_a_long_block_joins_with_its_sentence(netrc_indexed):
+    """The two sentences answer together (the netrc file is used; `use_netrc` turns it off), but the second carries
+    an 8-line example: the focus holds both sentences and as much of the block as fits in 6 lines (without it, the
+    neighbour's whole block had to fit, so the focus stopped at one of the two)."""
+    idx, s = netrc_indexed
+    hits = search([idx], idx.embedder, "The client keeps sending the password from my netrc file with every request; "
+                  "how do I stop it reading that file?", settings=s.retrieval, top_k=2)
+    top = hits[0]
+    assert top.chunk.path == "netrc.md"
+    first, last = file_lines(top.focus)
+    assert last - first + 1 <= 6
+    assert first <= line_of(NETRC, "takes them from a netrc file") <= last  # what happens
+    assert first <= line_of(NETRC, "by setting `use_netrc`") <= last  # the means
+    w_first, w_last = file_lines(top.window)  # the context still holds the focus
+    assert w_first <= first and last <= w_last
+
+
+@pytest.fixture(scope="module")
+def netrc_indexed(tmp_path_factory):
+    idx, s = folder_index(tmp_path_factory.mktemp("focus_netrc"), {"netrc.md": NETRC, "faq.md": FAQ})
+    yield idx, s
+    idx.close()

@@ -150,7 +150,11 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one
     of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
-    while the whole spans at most FOCUS_SENTENCE_LINES lines: the answer is often two sentences ("By default ...
+    while the whole spans at most FOCUS_SENTENCE_LINES lines — a neighbour after it comes with its sentence and as
+    much of the list or code block it carries as fits (its whole block had to fit, which kept "Usage of netrc file
+    can be disabled by setting `trust_env` to `False` in the Requests session:", over an 8-line example, out of a
+    focus on the sentence before it saying where the netrc file is read; docs/benchmarks.md, "Focus: a
+    neighbour's block no longer keeps its sentence out"): the answer is often two sentences ("By default ...
     cached for 10 seconds." / "This can be changed ... `ttl_dns_cache=300`"; "PEP 8 recommends spaces over tabs."
     / "_Black_ provides no options to configure the indentation style"), and the better of them by shared words
     is as often the second as the first. A neighbour the extractive answer would read with the sentence joins
@@ -177,6 +181,8 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
                 continue
             score = scores[i] or 0.0
             a, b = min(first, unit.line), max(last, unit.block_end if i > hi else unit.end)
+            if b - a + 1 > FOCUS_SENTENCE_LINES and i > hi:  # its sentence, and as much of its block as fits
+                b = max(last, unit.end, min(unit.block_end, a + FOCUS_SENTENCE_LINES - 1))
             new = (words[i] & query) - covered
             if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or score >= NEIGHBOUR_SHARE * top):
                 options.append((-score, i, a, b))

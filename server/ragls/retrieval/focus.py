@@ -17,7 +17,8 @@ block its ":" sentence introduces, or the code right after it when that code nam
 (`neighbours.with_code_after`, as the answer shows it), and its citation is at most `FOCUS_SENTENCE_LINES` (6)
 lines (`answer/focus.focus_lines`): a longer sentence-and-block is cut to the sentence and the block's first lines
 (the block's lines naming the question's terms when the sentence itself shares no word with it). The passages
-right before and after it join it while the whole fits in `FOCUS_SENTENCE_LINES` lines, when they share a word with
+right before and after it join it while the whole fits in `FOCUS_SENTENCE_LINES` lines (one after it with as much of
+the block it carries as fits), when they share a word with
 the question and add one the focus lacks or score at least half as well (`answer/focus._neighbours`): the answer is
 often two sentences (a default, then how to change it); so do the neighbours the extractive answer reads a quoted
 sentence with whatever words they share — the sentence it refers back to (`neighbours.antecedent`) and the next one
