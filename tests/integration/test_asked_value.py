@@ -349,3 +349,14 @@ def test_a_passage_of_blank_lines_is_read_in_linear_time():
 
     passage = "The backlog is the queue of pending connections." + "\n" * 200_000 + "- backlog: default 128"
     assert value_stated("default-amount", ["backlog"], [passage])
+
+
+@pytest.mark.timeout(60)
+def test_a_sentence_of_one_long_name_is_read_in_linear_time():
+    """A folder's sentence holding one very long name ("aaaa…", no `=`) is searched for a keyword default
+    (`name=5`) in linear time: the search scanned to the name's end from each of its characters (red team, session
+    49: 19 s for 20,000 characters under load). 200,000 here; the timeout is a hang guard."""
+    from ragls.retrieval.asked_value import value_stated
+
+    assert not value_stated("default", [], ["w" * 200_000 + " is the worker."])
+    assert value_stated("default", [], ["workers=4 is used when none is given."])

@@ -93,7 +93,9 @@ _LITERAL = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|'[^'\n]+'|\b(?:True|False|true|fa
 _DEFAULT_IS_WORD = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\s+[\w`\"']|\bdefault\s*:\s*[\w`\"']",
                               re.IGNORECASE)  # what is left of `_DEFAULT_IS` once a duration or size is taken out
 _DEFAULT_IS = re.compile(r"\bdefaults?\s+(?:to|is|are|value is)\b\s*\S|\bdefault\s*:\s*\S", re.IGNORECASE)
-_KEYWORD_DEFAULT = re.compile(r"[\w.-]+\s?=\s?(?:[\d\"'(\[{]|-\d|None\b|True\b|False\b)")
+# (A match starts at a name's start: from every character of one long name the search scanned to its end, quadratic;
+# `search` finds a match exactly when it did before, as a match inside a name extends to the name's start.)
+_KEYWORD_DEFAULT = re.compile(r"(?<![\w.-])[\w.-]+\s?=\s?(?:[\d\"'(\[{]|-\d|None\b|True\b|False\b)")
 # A keyword default in a signature (".. function:: run_app(app, *, shutdown_timeout=60.0", "def f(x=5)"): the
 # reference's way of stating a default amount; a call or a command line in an example (timeout=4.0,
 # --test-threads=1) is not one
