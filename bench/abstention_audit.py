@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "absent_name", "value_missing")
+            "bm25_top", "rare_focus", "rare_top", "absent_name", "value_missing", "meaning_absent")
 
 
 def questions(name: str) -> list[dict]:
@@ -50,7 +50,7 @@ def collect(name: str, folder: Path) -> list[dict]:
             ev = res.evidence
             rows.append({"id": q["id"], "set": q["set"], "kind": q["kind"], "answerable": bool(q["gold"]),
                          "corpus": name, "question": q["question"], **{f: getattr(ev, f) for f in FEATURES},
-                         "absent_names": list(ev.absent_names), "p": ev.probability(),
+                         "absent_names": list(ev.absent_names), "absent_words": list(ev.absent_words), "p": ev.probability(),
                          "needed": ev.needed_cosine(r.abstention_floor), "rule2": abstained(res, r.abstention_floor),
                          "abstained": abstained(res, r.abstention_floor, min_probability=r.abstention_probability)})
         return rows
@@ -80,7 +80,8 @@ def line(r: dict) -> str:
     p = "-" if r["p"] is None else f"{r['p']:.2f}"
     return (f"{r['id']:11s} {r['kind'][:16]:16s} {'ABSTAINED' if r['abstained'] else 'answered '} p={p} "
             f"cos={r['cosine'] or 0:.2f} need={r['needed']:.2f} focus_cov={r['focus_coverage']:.2f} "
-            f"rare_focus={r['rare_focus']:.2f} names={r['absent_names']} value_missing={r['value_missing']:.0f} | "
+            f"rare_focus={r['rare_focus']:.2f} names={r['absent_names']} value_missing={r['value_missing']:.0f} "
+            f"meaning_absent={r.get('meaning_absent', 0):.0f}{r.get('absent_words', [])} | "
             f"{r['question'][:100]}")
 
 

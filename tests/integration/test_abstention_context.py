@@ -104,6 +104,25 @@ def test_a_value_the_user_assigns_is_no_name(ws):
     assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
 
 
+def test_a_variable_the_users_code_binds_is_no_name(ws):
+    """`payload = request.get_data()` binds the user's own variable (`names.bound_names`): named again later ("to log
+    `payload`") it is no name the docs must mention. Main refused this question for "they never mention payload"
+    (attrs' "I mixed `name = field()` and `age: int = 0` in one class and `age` silently disappeared ..."). A keyword
+    argument binds nothing: its parameter is the library's. The name is the user's material too (`user_material`):
+    attrs' question, its name veto gone, was refused by the meaning veto for "age" until it was."""
+    from ragls.retrieval.names import bound_names, question_names, user_material
+
+    question = ("My middleware reads `payload = request.get_data()` to log `payload`, and now `request.form` comes "
+                "up empty in the app. Why?")
+    assert bound_names(question) == {"payload"} and question_names(question) == ["request.form"]
+    assert "payload" in user_material(question)  # in no chunk: no word evidence against the question either
+    assert bound_names("I mixed `name = field()` and `age: int = 0`; is `count: int` required?") == {"name", "age",
+                                                                                                     "count"}
+    assert bound_names("It expects `x=`, `timeout=4.0` and `a == b`") == frozenset()
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
 def test_a_verb_form_of_an_english_clipping_is_no_name():
     """"diffing" is diff (a clipping of difference) + -ing: English word formation, not a product's name
     (`names.lowercase_name`); main vetoed an answerable Alembic question ("How do I stop it from diffing column

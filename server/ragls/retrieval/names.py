@@ -40,11 +40,12 @@ def question_names(text: str) -> list[str]:
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
     (`possessed_acronyms`: "Our DBA sees ...") and "I" are not names."""
     assigned = assigned_values(text)
+    defined = bound_names(text)
     text = asked_clause(text)
     names: list[str] = []
     for m in CODE_SPAN.finditer(text):
         span = m.group(1).strip()
-        if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span):  # `trust_env=False`, `Vec::new()`; not code
+        if _ONE_IDENTIFIER.fullmatch(span) and not placeholder(span) and span not in defined:  # `trust_env=False`
             names.append(span.removesuffix("()"))
     prose = _without_quoted(CODE_SPAN.sub(" ", text))  # code, quoted messages and quoted literals are the user's
     values = _listed_values(prose)
@@ -63,7 +64,8 @@ def question_names(text: str) -> list[str]:
         seen.add((token, first))
         token = _MODIFIED.sub("", token)  # LaTeX-style, Unix-like, JSON-based: the name is LaTeX, Unix, JSON
         if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
-                or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned or placeholder(token):
+                or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
+                or token in defined or placeholder(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -153,8 +155,9 @@ _COORDINATED = re.compile(rf"\b[a-z][a-z-]*(?:\s*,\s*[a-z][a-z-]*){{1,{SERIES_MA
 def user_material(text: str) -> frozenset[str]:
     """The BM25 terms of what the question `text` quotes or lists of the user's own where it asks (`asked_sentences`):
     the words of a quoted message (`quoted_messages`) or a quoted literal (`quoted_literals`), of a series of values
-    (`_listed_values`), the values it assigns (`assigned_values`), its placeholders (`placeholders`, anywhere in
-    `text`) and the acronyms it owns in its situation (`possessed_acronyms`). `gather` leaves
+    (`_listed_values`), the values it assigns (`assigned_values`), the names its code binds (`bound_names`), its
+    placeholders (`placeholders`, anywhere in `text`) and the acronyms it owns in its situation
+    (`possessed_acronyms`). `gather` leaves
     those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
@@ -162,6 +165,7 @@ def user_material(text: str) -> frozenset[str]:
     prose = CODE_SPAN.sub(" ", asked)
     return frozenset(stems(" ".join([*quoted_messages(prose), *quoted_literals(prose),
                                      *_listed_values(_without_quoted(prose)), *assigned_values(text),
+                                     *bound_names(text),
                                      *placeholders(text), *possessed_acronyms(text)])))
 
 
@@ -181,6 +185,25 @@ def assigned_values(text: str) -> frozenset[str]:
         if value:
             out.add(value)
             out.update(w for w in re.split(r"[^\w]+|_", value) if w)
+    return frozenset(out)
+
+
+# A variable or field the question's own code binds to a value or a type: `age: int = 0`, `name = field()`,
+# `tags: list = []`, `count: int`. The user's name for their own thing: named again later ("... and `age` silently
+# disappeared") it is no name the docs must hold. A bare keyword (`x=`, `--level=`) binds nothing: the parameter is
+# the library's. `bound_names`
+_BINDING = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]|, ]+?\s*)?=(?!=)\s*\S.*|\s*([A-Za-z_]\w*)\s*:\s*[\w.\[\]|]+\s*")
+
+
+def bound_names(text: str) -> frozenset[str]:
+    """The identifiers a code span of `text` binds (`_BINDING`): "I mixed `name = field()` and `age: int = 0`" ->
+    {name, age}; nothing from `x=`, `timeout=4.0` (a keyword argument: the library's parameter, with the user's
+    value, `assigned_values`) or `a == b`. Not names (`question_names`)."""
+    out: set[str] = set()
+    for m in CODE_SPAN.finditer(text):
+        span = m.group(1)
+        if (b := _BINDING.fullmatch(span)) and not re.fullmatch(r"\s*[\w.]+=\S*\s*", span):
+            out.add(b.group(1) or b.group(2))
     return frozenset(out)
 
 
