@@ -360,3 +360,39 @@ def test_a_sentence_of_one_long_name_is_read_in_linear_time():
 
     assert not value_stated("default", [], ["w" * 200_000 + " is the worker."])
     assert value_stated("default", [], ["workers=4 is used when none is given."])
+
+
+WORKER_DOCS = """# Workers
+
+The server runs your handlers in worker processes. Pass `--worker-class` to run one of the bundled worker types
+instead of the default sync worker. Each worker restarts when it crashes, since release 2.4.0, and a request that
+finds no live worker gets a `503 Service Unavailable` response. One way to see the workers is the status page.
+"""
+
+
+@pytest.fixture(scope="module")
+def worker_ws(tmp_path_factory):
+    folder = indexed_folder(tmp_path_factory.mktemp("workers"), {"workers.md": WORKER_DOCS}, filler=False,
+                            toml='[generation]\nbackend = "none"\n')
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+def test_a_number_that_names_a_thing_states_no_value(worker_ws):
+    """"one of the bundled worker types", "One way", release 2.4.0 and "503 Service Unavailable" name a thing, they
+    measure nothing (`asked_value._REFERENCE`): a passage about workers that holds only such numbers does not answer
+    "How many worker processes ... when I don't pass --workers?". Main answered it, as it answered aiohttp's
+    "How many worker processes does gunicorn start ...?" for "one of the Gunicorn default worker types". A number
+    that measures still states the value."""
+    from ragls.retrieval.asked_value import value_stated
+
+    miss = worker_ws.query("How many worker processes does the server start when I don't pass --workers?")
+    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
+    worker = ["worker"]
+    assert not value_stated("amount", worker, ["Black can run one of the worker types, or each one in turn."], True)
+    assert not value_stated("amount", ["bodi"], ["A body that is too large gets a `413 Content Too Large` response."])
+    assert not value_stated("amount", ["cach"], ["The cache is kept for files formatted as 3.6+ only, since 22.1.0."])
+    assert value_stated("amount", worker, ["It starts one worker per CPU."], True)
+    assert value_stated("amount", ["bodi"], ["A body larger than 100 MB is refused with a 413 response."])
+    assert value_stated("amount", ["listen"], ["It listens on 127.0.0.1:8000."])

@@ -80,9 +80,16 @@ VALUE_WORDS = frozenset(stems(
 
 _NUMBER_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
                  r"sixty|hundred|thousand|million|billion|single|dozen|half")
-# A number that names a place, not a value (Listing 16-2, Chapter 4, RFC 8305, Python 3.5, v2.0): not an amount
+# A number that names a place, not a value (Listing 16-2, Chapter 4, RFC 8305, Python 3.5, v2.0): not an amount.
+# Nor does a number that names a thing rather than measures one: a release (22.1.0, 3.6+: three parts, or a series
+# with "+"), an HTTP status with its reason phrase ("a `206 Partial Content` response", 404 Not Found: RFC 9110
+# §15), or "one" as a pronoun ("one of the default worker types", "One way is to ...", "each one"). Such a number
+# near the subject stated a value for "How many worker processes does gunicorn start ...?" (aiohttp), "What is the
+# largest JSON request body ...?" (Starlette), "How long does Black keep entries in its cache ...?" ("3.6+")
 _REFERENCE = re.compile(r"\b(?:listing|chapter|figure|fig|table|section|appendix|step|rfc|pep|issue|python|version|"
-                        r"v)\s?\d[\d.-]*", re.IGNORECASE)
+                        r"v)\s?\d[\d.-]*|(?<![\w.])\d+\.\d+\.\d+(?:[.-]?[A-Za-z]+\d*)?(?!\w|\.\w)|(?<![\w.])\d+(?:\.\d+)+\+"
+                        r"|\b[1-5]\d\d\s+(?-i:[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*\b(?!\s*[a-z]))|\bone\s+(?:of|or|another|way|by)\b"
+                        r"|\b(?:the|this|that|each|any|no|every|which)\s+one\b", re.IGNORECASE)
 AMOUNT = re.compile(r"(?<![A-Za-z_])\d[\d,._]*(?:\s*[A-Za-z%]+)?|\b(?:" + _NUMBER_WORDS + r")\b|\bunlimited\b|"
                     r"\bno (?:\w+ )?limit\b|\bunbounded\b|\binfinite(?:ly)?\b|\bforever\b|\bindefinitely\b|\bNone\b|\bnull\b|"
                     r"(?<!^)(?<![.!?]\s)\b(?:do|does|will|would|can|did|wo|ca)(?:\s+not|n't|n’t)\s+(?:ever\s+)?(?:time\s?out|expire)|"
