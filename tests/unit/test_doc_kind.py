@@ -274,6 +274,24 @@ def test_question_words_held_only_in_the_repeated_block_scale_the_chunk_further(
     assert repeated_block_factors(chunks, 0.8, ()) == pytest.approx({"xml": 0.8, "json": 0.8, "lcov": 0.9})
 
 
+def test_what_a_chunk_is_follows_its_text_not_its_id():
+    """The kinds and lines memoised per chunk (`_lines`, `_line_terms`, `_prose_chars`) are keyed by its text: a
+    chunk edited under the same id and path is judged as it reads now, by every test, on the next query."""
+    own = "This page explains how the XML report names each source file it lists in its output.\n"
+    prose = "A sentence of prose long enough to be more than a stub, about the reporting commands and their flags."
+    before = [("xml", chunk("cmd_xml.rst", text=HELP)), ("json", chunk("cmd_json.rst", text=HELP)),
+              ("lcov", chunk("cmd_lcov.rst", text=HELP)), ("stub", chunk("intro.rst", text="# Intro\n\nShort."))]
+    terms = {"pattern", "xml"}
+    assert repeated_block_factors(before, 0.8, terms) == pytest.approx({"xml": 0.48, "json": 0.48, "lcov": 0.48})
+    assert stub_factors(before, 0.9) == {"stub": 0.9}
+    # the same ids and paths: lcov's page now holds its own prose, intro.rst a sentence
+    after = [*before[:2], ("lcov", chunk("cmd_lcov.rst", text=own)), ("stub", chunk("intro.rst", text=prose))]
+    assert repeated_block_factors(after, 0.8, terms) == {}  # the block is on one other page only now
+    assert stub_factors(after, 0.9) == {}
+    edited = [*before[:2], ("lcov", chunk("cmd_lcov.rst", text=HELP + own))]  # the question's xml is its own now
+    assert repeated_block_factors(edited, 0.8, terms)["lcov"] == pytest.approx((1 - 0.2 * 2 / 3) * (1 - 0.4 / 2))
+
+
 def test_quoted_factors_for_chunks_holding_the_quoted_message_word_for_word():
     """A message of 3+ words the question quotes, held as a run of the same words (case, punctuation and line breaks
     aside) by a chunk's text or title: × the weight; the same words apart, a one- or two-word quotation, no quotation

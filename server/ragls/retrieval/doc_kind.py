@@ -107,10 +107,14 @@ ranks near the top is not what the question asks for, however the question is ph
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
+from typing import NamedTuple
 
-from ragls.core.analysis import STOPWORDS, query_words, stem_set
+from ragls.core.analysis import STOPWORDS, query_words, stems
 from ragls.core.ir import Chunk
 from ragls.retrieval.names import quoted_messages
 from ragls.retrieval.query import CODE_SPAN
@@ -151,10 +155,22 @@ _ASKS = re.compile(
     r"news\s+fragments?|when\s+(?:was|were|did)\b.*\b(?:added|introduced|dropped))\b")
 
 
-def _path_names(path: str) -> set[str]:
-    """The folder and file names of `path` (the file's without its extension), lower-cased, letters only."""
+# Memos of what a chunk is (LRU, keyed by its path, title or text itself: an edited chunk is a new key, nothing to
+# invalidate). The same candidates are weighed on every query, and splitting their texts again cost ~8 ms of a warm
+# Rust-book rag/query (session 49). Paths and (path, heading path) pairs (`_path_names`, `_meta_page`): a few hundred
+# bytes each; chunk texts (`_lines`, `_prose_chars`): 2,048 texts of ~2 KB and their lines are ~10 MB at most;
+# distinct lines and their terms (`_line_terms`): 8,192 are ~6 MB at most.
+PAGES_MEMO = 4096
+LINES_MEMO = 2048
+LINE_TERMS_MEMO = 8192
+
+
+@functools.lru_cache(maxsize=PAGES_MEMO)
+def _path_names(path: str) -> frozenset[str]:
+    """The folder and file names of `path` (the file's without its extension), lower-cased, letters only
+    (memoised)."""
     parts = [p.split(".", 1)[0] or p for p in path.replace("\\", "/").split("/")]
-    return {re.sub(r"[^a-z]", "", p.lower()) for p in parts}
+    return frozenset(re.sub(r"[^a-z]", "", p.lower()) for p in parts)
 
 
 # A file named by a version ("0.279.0.md", "v2.1.rst", "7.4.rst", "3.0.0rc1.txt"): one release's page (its notes, its
@@ -169,15 +185,22 @@ _MOVING = re.compile(r"migrat|upgrad|porting|moving|guide", re.IGNORECASE)
 
 def is_meta_page(chunk: Chunk) -> bool:
     """True when `chunk` belongs to a changelog / release-notes / contributing / authors page (module docstring)."""
-    if _path_names(chunk.path) & _META_NAMES:
+    return _meta_page(chunk.path, chunk.title)
+
+
+@functools.lru_cache(maxsize=PAGES_MEMO)
+def _meta_page(path: str, title: str) -> bool:
+    """`is_meta_page` of a chunk's `path` and `title` (heading path), memoised: the same pages are weighed on every
+    query."""
+    if _path_names(path) & _META_NAMES:
         return True
-    folders, _, name = chunk.path.replace("\\", "/").rpartition("/")
+    folders, _, name = path.replace("\\", "/").rpartition("/")
     if folders and _path_names(folders) & _POST_FOLDERS:
         return True
     stem = name.rsplit(".", 1)[0]
     if _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem)):
         return True
-    headings = [h for h in chunk.title.split(" > ") if h.strip()] if chunk.title else []
+    headings = [h for h in title.split(" > ") if h.strip()] if title else []
     if headings and _META_TITLES.match(headings[0]):
         return True
     return any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)
@@ -309,8 +332,14 @@ STUB_PROSE_CHARS = 80
 
 def is_stub(chunk: Chunk) -> bool:
     """True when `chunk`'s text holds fewer than `STUB_PROSE_CHARS` characters of prose (module docstring)."""
-    text = _TAG.sub(" ", _COMMENT.sub(" ", chunk.text))
-    return len(" ".join(_MARKUP_LINE.sub(" ", text).split())) < STUB_PROSE_CHARS
+    return _prose_chars(chunk.text) < STUB_PROSE_CHARS
+
+
+@functools.lru_cache(maxsize=LINES_MEMO)
+def _prose_chars(text: str) -> int:
+    """The characters of prose in a chunk `text` (spaces collapsed; `is_stub`), memoised per text."""
+    text = _TAG.sub(" ", _COMMENT.sub(" ", text))
+    return len(" ".join(_MARKUP_LINE.sub(" ", text).split()))
 
 
 def stub_factors(chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
@@ -350,8 +379,26 @@ REPEATED_ON_PAGES = 2  # ... when at least this many OTHER pages among the candi
 REPEATED_TERMS_SCALE = 2.0
 
 
-def _lines(text: str) -> list[str]:
-    return [line for raw in text.splitlines() if (line := " ".join(raw.split()))]
+class _Lines(NamedTuple):
+    """The lines of a chunk text as `repeated_block_factors` compares them."""
+
+    distinct: frozenset[str]  # its non-blank lines, whitespace runs as single spaces, each once
+    long: frozenset[str]  # those of REPEATED_LINE_CHARS characters or more
+
+
+@functools.lru_cache(maxsize=LINES_MEMO)
+def _lines(text: str) -> _Lines:
+    """`_Lines` of a chunk `text`, memoised per text (`LINES_MEMO`)."""
+    lines = frozenset(line for raw in text.splitlines() if (line := " ".join(raw.split())))
+    return _Lines(lines, frozenset(x for x in lines if len(x) >= REPEATED_LINE_CHARS))
+
+
+@functools.lru_cache(maxsize=LINE_TERMS_MEMO)
+def _line_terms(line: str) -> frozenset[str]:
+    """`analysis.stems` of one line (or title) as a set, memoised (`LINE_TERMS_MEMO`). The terms of several lines
+    joined by line breaks are the union of each line's: the analysis splits at every character that is not a
+    letter or digit, whitespace and line breaks included, and a CJK run never spans a line break."""
+    return frozenset(stems(line))
 
 
 def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float,
@@ -365,32 +412,30 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
     after combining.", is the block's too); the chunk's title is its own. The repeated block (coverage.py's docs
     write every reporting command's `--help` into its page) matches many questions about what it lists while
     answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused list's
-    head), so it costs a split of their texts. Measured in docs/benchmarks.md, "Repeated blocks" and "Repeated
-    blocks: the question's words only in the block"."""
+    head), so it costs a split of their texts (memoised per text, `_lines`, and per line, `_line_terms`). Measured
+    in docs/benchmarks.md, "Repeated blocks" and "Repeated blocks: the question's words only in the block"."""
     if weight >= 1.0:
         return {}
     alpha = 1.0 - weight
     wanted = frozenset(terms)
     items = [(key, chunk, _lines(chunk.text)) for key, chunk in chunks]
-    pages: dict[str, set[str]] = {}
-    for _, chunk, lines in items:
-        for line in lines:
-            pages.setdefault(line, set()).add(chunk.path)
-
-    def repeated(line: str, path: str) -> bool:
-        return len(pages[line] - {path}) >= REPEATED_ON_PAGES
-
+    by_page: dict[str, frozenset[str]] = {}
+    for _, chunk, text in items:
+        by_page[chunk.path] = by_page.get(chunk.path, frozenset()) | text.distinct
+    # a chunk's own page holds each of its lines, so a line REPEATED_ON_PAGES other pages hold is on one page more
+    pages = Counter(chain.from_iterable(by_page.values()))
+    repeated = frozenset(line for line, n in pages.items() if n > REPEATED_ON_PAGES)
     out = {}
-    for key, chunk, lines in items:
-        long_lines = {line for line in lines if len(line) >= REPEATED_LINE_CHARS}
-        shared = sum(1 for line in long_lines if repeated(line, chunk.path))
+    for key, chunk, text in items:
+        shared = len(text.long & repeated)
         if not shared:
             continue
-        factor = 1.0 - alpha * shared / len(long_lines)
-        held = stem_set(f"{chunk.title}\n{chunk.text}") & wanted if wanted else frozenset()
+        factor = 1.0 - alpha * shared / len(text.long)
+        title = _line_terms(chunk.title) if wanted else frozenset()
+        held = {t for t in wanted if t in title or any(t in _line_terms(line) for line in text.distinct)}
         if held:
-            own = "\n".join([chunk.title, *(line for line in lines if not repeated(line, chunk.path))])
-            factor *= 1.0 - REPEATED_TERMS_SCALE * alpha * len(held - stem_set(own)) / len(held)
+            own = title.union(*(_line_terms(line) for line in text.distinct - repeated))
+            factor *= 1.0 - REPEATED_TERMS_SCALE * alpha * len(held - own) / len(held)
         out[key] = factor
     return out
 
