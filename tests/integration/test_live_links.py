@@ -139,3 +139,28 @@ def test_a_link_out_of_the_folder_is_skipped_and_never_served(live, tmp_path):
     assert "outside the indexed folder" in skipped()["notes.md"]
     assert bm25(ws, "osprey ledger account") == [] and ws.status().folders[0].files == 1
     assert all("osprey" not in h.chunk.text for h in ws.query("osprey ledger account", top_k=5).hits)
+
+
+def test_a_watch_event_ends_the_remembered_verdict(tmp_path):
+    """The hits' file verdicts are remembered between queries (`FileFilter.served`): the watcher's event on a file
+    swapped for a link out of the folder ends it, before any re-index, so the next query never serves the file."""
+    from ragls.core.ir import Chunk, LineSpan
+
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(tmp_path / "index").as_posix()}"\n')
+    (folder / "notes.md").write_text("# Notes\n\nThe harbour master keeps the tide tables.\n")
+    (tmp_path / "credentials").write_text("aws_access_key_id = the osprey ledger account\n")
+    ws = RagWorkspace([folder])
+    try:
+        chunk = Chunk(id="c", path="notes.md", text="The harbour master keeps the tide tables.",
+                      span=LineSpan(2, 0, 2, 41), text_hash="h", folder=str(ws.indexes[0].folder))
+        assert ws.servable(chunk)
+        (folder / "notes.md").unlink()
+        (folder / "notes.md").symlink_to(tmp_path / "credentials")
+        assert ws.servable(chunk)  # remembered: no event seen yet
+        worker = IndexWorker(ws)  # not started: its notify only marks the file, nothing is re-indexed
+        assert worker.notify([folder / "notes.md"]) == 1
+        assert not ws.servable(chunk)
+    finally:
+        ws.close()

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from privileges import unprivileged
@@ -368,3 +369,53 @@ def test_an_ignore_file_that_is_no_regular_file_is_not_read(tmp_path, kind):
     else:
         os.symlink("/dev/zero", tmp_path / "docs" / ".gitignore")
     assert walk(tmp_path, settings()) == ["a.md", "docs/b.md"]
+
+
+def test_served_verdicts_are_forgotten_at_a_change(tmp_path, monkeypatch):
+    """`FileFilter.served` remembers a file's verdict for the hits of later queries, and never past a change it
+    is told of (`changed`: the watcher's events; `invalidate`: an ignore file edited) or SERVED_TTL_S seconds."""
+    ws = tmp_path / "ws"
+    make(ws, {"a.md": "a", "b.md": "b", "c.md": "c"})
+    make(tmp_path / "private", {"key.md": "k"})
+    filt = FileFilter(ws, settings())
+    assert filt.served("a.md") and filt.served("b.md") and filt.served("c.md")
+    # a.md swapped for a link out of the folder: remembered until the watcher's event, then refused
+    (ws / "a.md").unlink()
+    (ws / "a.md").symlink_to(tmp_path / "private" / "key.md")
+    assert filt.served("a.md")
+    filt.changed()
+    assert not filt.served("a.md")
+    # b.md ignored by a new .gitignore: refused once the filter is invalidated (the watcher does it for .gitignore)
+    (ws / ".gitignore").write_text("b.md\n")
+    assert filt.served("b.md")
+    filt.invalidate()
+    assert not filt.served("b.md")
+    # c.md swapped for a link out with no event seen (a reader process without a watcher): refused after the TTL
+    assert filt.served("c.md")
+    (ws / "c.md").unlink()
+    (ws / "c.md").symlink_to(tmp_path / "private" / "key.md")
+    later = walk_mod.time.monotonic() + walk_mod.SERVED_TTL_S + 1
+    monkeypatch.setattr(walk_mod, "time", SimpleNamespace(monotonic=lambda: later))
+    assert not filt.served("c.md")
+
+
+def test_a_verdict_computed_across_a_change_is_not_remembered(tmp_path, monkeypatch):
+    """A change reported while `served` computes a verdict (the watcher's thread beside a query's) leaves that
+    verdict unremembered: the next query judges the file again."""
+    ws = tmp_path / "ws"
+    make(ws, {"a.md": "a"})
+    make(tmp_path / "private", {"key.md": "k"})
+    filt = FileFilter(ws, settings())
+    included = filt.included
+
+    def racing(rel):  # the verdict is taken, then the file is swapped and the watcher reports it
+        verdict = included(rel)
+        (ws / "a.md").unlink()
+        (ws / "a.md").symlink_to(tmp_path / "private" / "key.md")
+        filt.changed()
+        return verdict
+
+    monkeypatch.setattr(filt, "included", racing)
+    assert filt.served("a.md")
+    monkeypatch.setattr(filt, "included", included)
+    assert not filt.served("a.md")

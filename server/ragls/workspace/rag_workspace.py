@@ -307,11 +307,12 @@ class RagWorkspace:
         """The chunk's file may be handed out under its workspace folder's current source rules (`FileFilter.
         reason`: excluded, ignored, secret, a symlink out of the folder — `walk.inside_folder`), so an index
         built before a rule, or before a file became excluded or a link, never serves it; every surface's hits
-        pass here (`retrieve`). Chunks of named RAGs (`[rags.*]`) pass: their sources were filtered by their own
-        index."""
+        pass here (`retrieve`). The verdict is remembered a few seconds and forgotten at the file watcher's next
+        event in the folder (`FileFilter.served`). Chunks of named RAGs (`[rags.*]`) pass: their sources were
+        filtered by their own index."""
         for idx in self.indexes:
             if str(idx.folder) == chunk.folder or not chunk.folder:
-                return idx.filter.included(chunk.path)
+                return idx.filter.served(chunk.path)
         return True
 
     def _settings_for(self, folders, rags) -> Settings:

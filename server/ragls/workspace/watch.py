@@ -170,6 +170,7 @@ class IndexWorker:
                         continue
                     if rel in ("", ".") or idx.index_dir == p or idx.index_dir in p.parents:
                         continue
+                    idx.filter.changed()  # the file verdicts rag/query remembers (`FileFilter.served`)
                     if rel == ".git/info/exclude":  # the repository's own ignore rules changed
                         idx.filter.invalidate()
                         self._mark(i, None, now)
