@@ -24,6 +24,7 @@ A number cited in several sentences is supported only when every one of them is.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -46,8 +47,19 @@ _VOWELS = set("aeiouy")
 _TRAILING_DECORATION = re.compile(r"[^\w\n]+$")
 
 
+# Memos (LRU, keyed by the text itself: nothing to invalidate). Every answer checks its citations against whole
+# chunks and reads each candidate passage's language, and the same chunks and passages come back for every
+# question on a topic: stems of distinct words (~150 bytes each), passages' language verdicts (~300 bytes each) and
+# chunks' content words (1,024 chunk texts and their words: ~6 MB at most).
+STEM_MEMO = 16384
+PASSAGE_MEMO = 8192
+CHUNK_WORDS_MEMO = 1024
+
+
+@functools.lru_cache(maxsize=STEM_MEMO)
 def stem(word: str) -> str:
-    """Light suffix stripping (see the module docstring); words of 3 characters or fewer are kept as they are."""
+    """Light suffix stripping (see the module docstring); words of 3 characters or fewer are kept as they are.
+    Memoised (`STEM_MEMO`)."""
     w = word
     if len(w) <= 3:
         return w
@@ -105,11 +117,12 @@ def english_question(question: str) -> bool:
     return stops >= 2 and stops >= 0.2 * len(words)
 
 
+@functools.lru_cache(maxsize=PASSAGE_MEMO)
 def other_language(passage: str) -> bool:
     """Whether `passage` (a sentence or list item) reads as another language than English, by its words outside
     code spans, fenced code and URLs (see FOREIGN_WORDS): "Anda dapat menentukan spinner yang hendak digunakan
     dengan ...", "Para renderizar markdown, importe a classe ...", "スピナーのスタイルが表示されます". For
-    `english_question`s only."""
+    `english_question`s only. Memoised (`PASSAGE_MEMO`)."""
     text = _URL.sub(" ", _CODE.sub(" ", passage)).casefold()
     letters = [c for c in text if c.isalpha()]
     if letters and sum(c >= "\u0250" for c in letters) > len(letters) / 2:
@@ -137,8 +150,14 @@ def supports(sentence: str, chunk_text: str) -> bool:
     s = set(content_words(strip_markers(sentence)))
     if not s:
         return False
-    shared = len(s & set(content_words(chunk_text)))
+    shared = len(s & _content_word_set(chunk_text))
     return shared >= min(MIN_SHARED, len(s)) and shared >= MIN_SHARED_RATIO * len(s)
+
+
+@functools.lru_cache(maxsize=CHUNK_WORDS_MEMO)
+def _content_word_set(text: str) -> frozenset[str]:
+    """The distinct `content_words` of a cited chunk's `text` (with its title), memoised (`CHUNK_WORDS_MEMO`)."""
+    return frozenset(content_words(text))
 
 
 def strip_markers(text: str) -> str:

@@ -119,6 +119,7 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
     retrieval/focus.py). A question word an identifier of the passage points at (`pointed_at`) counts as shared,
     and so does a literal term of the question the passage holds (a dotted number, a short option: it also earns
     IDENTIFIER_BONUS)."""
+    query = frozenset(query)  # one key for `pointed_at`'s memo
     literals = {x for x in query if LITERAL.fullmatch(x) or SHORT_OPTION.fullmatch(x)}
     pointed = [pointed_at(identifier_words(unit.scored_text), query) | (w & literals) for unit, w in zip(found, words)]
     overlaps = [(w & query) | p for w, p in zip(words, pointed)]

@@ -55,9 +55,15 @@ def pointed_at(named: frozenset[str], query: set[str] | frozenset[str]) -> froze
     the identifier abbreviates or extends — the shorter of the two, at least MIN_PREFIX characters, begins the
     longer (`chars` for "characters", `len` for "length", `Config` for "configuration", `num_pools` for
     "number"; identifiers are often cut-down words), or a question word of at least MIN_INSIDE characters lies
-    inside the identifier word (`g:black_linelength` for "length": names run words together)."""
+    inside the identifier word (`g:black_linelength` for "length": names run words together). Memoised per
+    (`named`, `query`): a question's passages are scored by the focus of each hit and again by its answer."""
     if not named or not query:
         return frozenset()
+    return _pointed_at(frozenset(named), frozenset(query))
+
+
+@functools.lru_cache(maxsize=8192)
+def _pointed_at(named: frozenset[str], query: frozenset[str]) -> frozenset[str]:
     out = set(named & query)
     for a in named:
         for b in query:

@@ -165,8 +165,23 @@ def stems(text: str) -> list[str]:
 def stem_set(text: str) -> frozenset[str]:
     """The distinct `stems` of `text`, memoised: the abstention evidence reads the terms of every top hit's text on
     every query, and the same chunks come back for every question on a topic. Keyed by the text itself (an edited
-    chunk is a new key: nothing to invalidate). 256 Rust-book chunks and their terms are ~3.5 MB."""
-    return frozenset(stems(text))
+    chunk is a new key: nothing to invalidate). 256 Rust-book chunks and their terms are ~3.5 MB. Computed as the
+    union of its lines' terms (`line_terms`, memoised per line): a chunk, its windows and its focus lines share
+    their lines, and so do overlapping chunks."""
+    return frozenset().union(*map(line_terms, text.splitlines()))
+
+
+# Distinct lines whose terms `line_terms` keeps: ~1 KB each with the line, ~16 MB at most.
+LINE_TERMS_MEMO = 16384
+
+
+@functools.lru_cache(maxsize=LINE_TERMS_MEMO)
+def line_terms(line: str) -> frozenset[str]:
+    """The distinct `stems` of one line (or title), memoised per line (`LINE_TERMS_MEMO`). The terms of lines joined
+    by line breaks are the union of each line's: the analysis splits at every character that is not a letter or a
+    digit (line breaks, whitespace and punctuation alike: `str.splitlines`' separators are none of them) and a CJK
+    run never spans a line break."""
+    return frozenset(stems(line))
 
 
 @functools.lru_cache(maxsize=256)

@@ -114,7 +114,7 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import NamedTuple
 
-from ragls.core.analysis import STOPWORDS, query_words, stems
+from ragls.core.analysis import STOPWORDS, line_terms, query_words
 from ragls.core.ir import Chunk
 from ragls.retrieval.names import quoted_messages
 from ragls.retrieval.query import CODE_SPAN
@@ -158,11 +158,10 @@ _ASKS = re.compile(
 # Memos of what a chunk is (LRU, keyed by its path, title or text itself: an edited chunk is a new key, nothing to
 # invalidate). The same candidates are weighed on every query, and splitting their texts again cost ~8 ms of a warm
 # Rust-book rag/query (session 49). Paths and (path, heading path) pairs (`_path_names`, `_meta_page`): a few hundred
-# bytes each; chunk texts (`_lines`, `_prose_chars`): 2,048 texts of ~2 KB and their lines are ~10 MB at most;
-# distinct lines and their terms (`_line_terms`): 8,192 are ~6 MB at most.
+# bytes each; chunk texts (`_lines`, `_prose_chars`): 2,048 texts of ~2 KB and their lines are ~10 MB at most (a
+# line's terms: `analysis.line_terms`).
 PAGES_MEMO = 4096
 LINES_MEMO = 2048
-LINE_TERMS_MEMO = 8192
 
 
 @functools.lru_cache(maxsize=PAGES_MEMO)
@@ -393,14 +392,6 @@ def _lines(text: str) -> _Lines:
     return _Lines(lines, frozenset(x for x in lines if len(x) >= REPEATED_LINE_CHARS))
 
 
-@functools.lru_cache(maxsize=LINE_TERMS_MEMO)
-def _line_terms(line: str) -> frozenset[str]:
-    """`analysis.stems` of one line (or title) as a set, memoised (`LINE_TERMS_MEMO`). The terms of several lines
-    joined by line breaks are the union of each line's: the analysis splits at every character that is not a
-    letter or digit, whitespace and line breaks included, and a CJK run never spans a line break."""
-    return frozenset(stems(line))
-
-
 def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float,
                            terms: Iterable[str] = ()) -> dict[object, float]:
     """{key: factor} for the (key, chunk) pairs with lines of REPEATED_LINE_CHARS+ characters that REPEATED_ON_PAGES or
@@ -412,7 +403,7 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
     after combining.", is the block's too); the chunk's title is its own. The repeated block (coverage.py's docs
     write every reporting command's `--help` into its page) matches many questions about what it lists while
     answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused list's
-    head), so it costs a split of their texts (memoised per text, `_lines`, and per line, `_line_terms`). Measured
+    head), so it costs a split of their texts (memoised per text, `_lines`, and per line, `analysis.line_terms`). Measured
     in docs/benchmarks.md, "Repeated blocks" and "Repeated blocks: the question's words only in the block"."""
     if weight >= 1.0:
         return {}
@@ -431,10 +422,10 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
         if not shared:
             continue
         factor = 1.0 - alpha * shared / len(text.long)
-        title = _line_terms(chunk.title) if wanted else frozenset()
-        held = {t for t in wanted if t in title or any(t in _line_terms(line) for line in text.distinct)}
+        title = line_terms(chunk.title) if wanted else frozenset()
+        held = {t for t in wanted if t in title or any(t in line_terms(line) for line in text.distinct)}
         if held:
-            own = title.union(*(_line_terms(line) for line in text.distinct - repeated))
+            own = title.union(*(line_terms(line) for line in text.distinct - repeated))
             factor *= 1.0 - REPEATED_TERMS_SCALE * alpha * len(held - own) / len(held)
         out[key] = factor
     return out
