@@ -23,7 +23,7 @@ from ragls.answer.identifiers import (
     passage_words,
     pointed_at,
 )
-from ragls.answer.neighbours import code_lines, quotes, read_with_neighbours, with_code_after
+from ragls.answer.neighbours import block_across, code_lines, quotes, read_with_neighbours, with_code_after
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.core.ir import Hit
 
@@ -259,6 +259,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             picked.append((n, unit))
             break
     picked = read_with_neighbours(picked, dict(sources), query)
+    picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts

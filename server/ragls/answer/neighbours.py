@@ -12,11 +12,11 @@ from dataclasses import replace
 from ragls.answer.cite import content_words
 from ragls.answer.identifiers import IDENTIFIER, identifier_words, passage_words, pointed_at
 from ragls.answer.labels import CODE_SPAN
-from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, chunk_units
+from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, block_opening, chunk_units
 from ragls.core.ir import Hit
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
-           "antecedent", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
+           "antecedent", "block_across", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
 
 FOCUS_SENTENCE_LINES = 6  # the most lines a focus sentence (or list item) spans on its own (answer/focus.py)
 SHORT_CODE_LINES = 3  # a code block after a sentence this short (lines of code) comes with it when on topic
@@ -84,6 +84,33 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
             out.append((n, after))
             quoted.add((n, after.line, after.sentence))
     return out
+
+
+def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
+    """Passage `unit` of source `n` with the list or code block its ":" introduces when the chunker put that block
+    in the next chunk of the file and another source `hits[k]` is that chunk (`passages.block_opening`): `unit`
+    ends its chunk (only blank lines after it) on a line that ends in ":" (reST "::"), so it was read as a lead-in
+    with nothing under it (`passages._dangling`: ":" became "."). "... automatic retries ... within a Requests
+    `Session` using the urllib3.util.Retry class::" ends one chunk of Requests' advanced guide and its
+    `Retry(total=3, backoff_factor=0.1, ...)` example opens the next; quoted alone it names the class but not how
+    to use it. The ":" comes back and the block is carried under it (its lines are the other chunk's: the
+    citation stays on the sentence). `unit` as it is otherwise."""
+    hit = hits.get(n)
+    if hit is None or unit.line < 0 or unit.attached or unit.code_after or not unit.sentence.endswith("."):
+        return unit
+    lines = hit.chunk.text.split("\n")
+    if unit.end >= len(lines) or not lines[unit.end].rstrip().endswith(":") \
+            or any(x.strip() for x in lines[unit.end + 1:]):
+        return unit
+    at = hit.chunk.span.start_line + unit.end  # the lead-in's last line in the file
+    for k, other in hits.items():
+        chunk = other.chunk
+        if k == n or chunk.path != hit.chunk.path or chunk.folder != hit.chunk.folder \
+                or not chunk.span.start_line <= at + 1 <= chunk.span.end_line:
+            continue
+        if block := block_opening(chunk, at - chunk.span.start_line):
+            return replace(unit, sentence=unit.sentence[:-1] + ":", attached=block)
+    return unit
 
 
 def _shown(n: int, unit: Unit, passages: list[tuple[int, Unit]]) -> bool:

@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from ragls.core.ir import Chunk
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "chunk_units", "clean_markup", "is_markdown", "section_titles",
-           "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "is_markdown",
+           "section_titles", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -348,6 +348,25 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         elif b.kind == "table":
             out += _table_rows(b, markdown)
     return tuple(out)
+
+
+def block_opening(chunk: Chunk, after: int) -> str:
+    """The list or code block of `chunk` that opens right after its 0-based chunk-text line `after` (only blank
+    lines, reST directive lines or HTML tag lines between: `blocks.between`), as a ":" sentence carries it
+    (`Unit.attached`); "" when another block comes first, the chunk ends or the code block is empty (an
+    mdBook ```` ```toml ```` fence around a `{{#include}}` line, which `clean_markup` removes). The reader of a lead-in whose block
+    the chunker put in the next chunk (`neighbours.block_across`)."""
+    markdown = is_markdown(chunk.path)
+    for b in parsed(chunk.text, markdown):
+        if block_end(b) <= after:
+            continue
+        if b.start <= after:  # the lead-in's own paragraph runs on past `after`: no block opens there
+            return ""
+        if b.kind in ("code", "list"):  # not a fence whose include the markup cleaning removed (mdBook)
+            return _attached(b, markdown) if b.kind == "list" or code_body(b) else ""
+        if not between(b):
+            return ""
+    return ""
 
 
 def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = True) -> list[Unit]:
