@@ -160,7 +160,9 @@ async def test_configuration_change_can_clear_a_setting_from_initialization_opti
         deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while True:  # the workspace reopens with the new settings
             try:
-                res = await request(client, "rag/query", {"query": "exponential backoff retries tokens"})
+                # a word of each of the 4 files, so each is a hit (a chunk no signal finds is not listed)
+                res = await request(client, "rag/query",
+                                    {"query": "exponential backoff retries tokens image incidents"})
                 if len(res["chunks"]) == expected:
                     return
             except Exception:  # noqa: BLE001 - the workspace may be reopening
