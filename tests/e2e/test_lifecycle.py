@@ -125,12 +125,12 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
     client = await start(init_params([ws]))
     try:
         await wait_indexed(client, files=4)
-        res = await request(client, "rag/query", {"query": "exponential backoff"})
+        res = await request(client, "rag/query", {"query": "exponential backoff tokens image incidents"})
         assert res["chunks"][0]["source"]["path"] == "guide/retries.md" and len(res["chunks"]) > 1
         (ws / "ragls.toml").write_text('[sources]\nexclude = ["guide/retries.md"]\n[retrieval]\ntop_k = 1\n')
         deadline = asyncio.get_running_loop().time() + DEADLINE_S
         while True:  # the watcher sees the file; the workspace reopens (requests wait for it) with the new settings
-            res = await request(client, "rag/query", {"query": "exponential backoff"})
+            res = await request(client, "rag/query", {"query": "exponential backoff tokens image incidents"})
             if len(res["chunks"]) == 1 and res["chunks"][0]["source"]["path"] != "guide/retries.md":
                 break
             assert asyncio.get_running_loop().time() < deadline, res
@@ -143,7 +143,7 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         while not any("keeping the previous settings" in m.message for m in client.messages):
             assert asyncio.get_running_loop().time() < deadline, [m.message for m in client.messages]
             await asyncio.sleep(0.2)
-        res = await request(client, "rag/query", {"query": "exponential backoff"})
+        res = await request(client, "rag/query", {"query": "exponential backoff tokens image incidents"})
         assert len(res["chunks"]) == 1
     finally:
         await client.shutdown_session()
