@@ -8,10 +8,8 @@ closing quotes as a new docstring holding the code after it. Real stores (tantiv
 from __future__ import annotations
 
 import pytest
-from offline_index import indexed_folder
+from offline_index import extractive_workspace
 from ragls.answer.code_passages import code_passages
-from ragls.embedding.embed import offline_model_dir
-from ragls.workspace.rag_workspace import RagWorkspace
 
 SESSIONS = '''"""The session object handed to every task function."""
 
@@ -54,13 +52,9 @@ INSIDE = '''        Args:
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    if offline_model_dir() is None:
-        pytest.skip("needs ragls[offline]")
-    folder = indexed_folder(tmp_path_factory.mktemp("code"), {"tasks/sessions.py": SESSIONS, "tests/test_skip.py": TESTS},
-                            toml='[generation]\nbackend = "none"\n[sources]\ninclude = ["**/*.py", "**/*.md"]\n')
-    w = RagWorkspace([folder])
-    yield w
-    w.close()
+    with extractive_workspace(tmp_path_factory.mktemp("code"), {"tasks/sessions.py": SESSIONS, "tests/test_skip.py": TESTS},
+                              toml='[sources]\ninclude = ["**/*.py", "**/*.md"]\n') as w:
+        yield w
 
 
 def test_docstring_is_quoted_with_its_definition(ws):

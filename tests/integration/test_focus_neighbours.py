@@ -70,14 +70,20 @@ def indexed(tmp_path_factory):
     idx.close()
 
 
-def test_a_two_sentence_answer_is_cited_whole(indexed):
+def _top_focus(indexed, question: str, path: str):
+    """(top hit, first, last) for `question`: the top hit is `path`'s, its focus (file lines first..last) at most 6
+    lines."""
     idx, s = indexed
-    question = "How long is a DNS lookup cached by default, and how do I change that time?"
-    hits = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)
-    top = hits[0]
-    assert top.chunk.path == "resolver.md"
+    top = search([idx], idx.embedder, question, settings=s.retrieval, top_k=2)[0]
+    assert top.chunk.path == path
     first, last = file_lines(top.focus)
     assert last - first + 1 <= 6
+    return top, first, last
+
+
+def test_a_two_sentence_answer_is_cited_whole(indexed):
+    top, first, last = _top_focus(indexed, "How long is a DNS lookup cached by default, and how do I change that time?",
+                                  "resolver.md")
     assert first <= line_of(RESOLVER, "By default every lookup is cached") <= last  # the default
     assert first <= line_of(RESOLVER, "can be changed with the `ttl_cache`") <= last  # how to change it
     assert first > line_of(RESOLVER, "so that lookups never block")  # not the paragraph's opening
@@ -97,13 +103,8 @@ def test_the_means_after_the_need_joins_the_focus(indexed):
     """The question states the need (an administrator who reviews every change, no connection to production); the
     next sentence names the means (`--emit-script`), refers back ("makes this possible") and shares no word with the
     question: the focus holds both, as the extractive answer quotes them (without it, it stopped at the need)."""
-    idx, s = indexed
-    hits = search([idx], idx.embedder, "Our DBA will not let the tool connect to production; he wants to review and "
-                  "run every change himself. How?", settings=s.retrieval, top_k=2)
-    top = hits[0]
-    assert top.chunk.path == "deploy.md"
-    first, last = file_lines(top.focus)
-    assert last - first + 1 <= 6
+    _, first, last = _top_focus(indexed, "Our DBA will not let the tool connect to production; he wants to review and "
+                                "run every change himself. How?", "deploy.md")
     assert first <= line_of(OFFLINE, "reviewed and run by hand") <= last  # the need
     assert first <= line_of(OFFLINE, "`--emit-script`") <= last  # the means
 
@@ -136,13 +137,8 @@ def test_a_neighbour_carrying_a_long_block_joins_with_its_sentence(netrc_indexed
     """The two sentences answer together (the netrc file is used; `use_netrc` turns it off), but the second carries
     an 8-line example: the focus holds both sentences and as much of the block as fits in 6 lines (without it, the
     neighbour's whole block had to fit, so the focus stopped at one of the two)."""
-    idx, s = netrc_indexed
-    hits = search([idx], idx.embedder, "The client keeps sending the password from my netrc file with every request; "
-                  "how do I stop it reading that file?", settings=s.retrieval, top_k=2)
-    top = hits[0]
-    assert top.chunk.path == "netrc.md"
-    first, last = file_lines(top.focus)
-    assert last - first + 1 <= 6
+    top, first, last = _top_focus(netrc_indexed, "The client keeps sending the password from my netrc file with every "
+                                  "request; how do I stop it reading that file?", "netrc.md")
     assert first <= line_of(NETRC, "takes them from a netrc file") <= last  # what happens
     assert first <= line_of(NETRC, "by setting `use_netrc`") <= last  # the means
     w_first, w_last = file_lines(top.window)  # the context still holds the focus
