@@ -12,7 +12,9 @@ down), the exact-match bonus, focus lines, the abstention evidence and pseudo-re
   their runs are indexed as overlapping character bigrams (Lucene's CJKAnalyzer);
 - compound identifiers (`compound_identifiers`): `get_worktrees`, `os.path.join`, `HashMap::new`, searched as
   phrases;
-- `STOPWORDS`: NLTK's English list, dropped from queries unless nothing else is left (`content_words`).
+- `STOPWORDS`: NLTK's English list, dropped from queries unless nothing else is left (`content_words`);
+- spelling variants (`spelling_variant`): a word's other spelling, British or American ("colours" <-> "colors"),
+  which BM25 also searches for the word.
 """
 
 from __future__ import annotations
@@ -189,6 +191,48 @@ def word_set(text: str) -> frozenset[str]:
     """The distinct `query_words` of `text`, memoised like `stem_set` (the exact-match bonus and the keyword rule
     of abstention ask whether the top chunks hold the query's words)."""
     return frozenset(query_words(text))
+
+
+# The regular differences of British and American spelling (British part, American part): colour / color,
+# serialise / serialize, analyse / analyze, centre / center, fibre / fiber, cancelled / canceled, licence / license, catalogue /
+# catalog (Wikipedia, "American and British English spelling differences": -our, -ise, -yse, -re, doubled
+# consonants, -ence, -ogue).
+_REGULAR = (("our", "or"), ("is", "iz"), ("ys", "yz"), ("re", "er"), ("ll", "l"), ("ence", "ense"), ("ogue", "og"))
+
+
+def _regular_pair(british: str, american: str) -> bool:
+    """True when `american` is `british` with one or two of the `_REGULAR` differences applied (colourised ->
+    colorized takes two): a spelling of one word, not two words (disc / disk, programme / program, connexion /
+    connection, tonne / ton, draught / draft, philtre / filter are each two words in technical writing)."""
+    found = {british}
+    for _ in range(2):
+        found |= {w[:i] + us + w[i + len(uk):] for w in found for uk, us in _REGULAR
+                  for i in range(len(w)) if w.startswith(uk, i)}
+        if american in found:
+            return True
+    return False
+
+
+@functools.cache
+def _spellings() -> dict[str, str]:
+    """{word: its other spelling} for the words English spells two ways by a regular difference (`_regular_pair`),
+    British to American ("colour" -> "color", "serialise" -> "serialize", "cancelled" -> "canceled") and back,
+    from breame's list of 1,730 British spellings and their American ones (Wikipedia's "American and British
+    English spelling differences"); empty when the package cannot be read. Read once per process (~20 ms)."""
+    try:
+        from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+    except ImportError:
+        return {}
+    pairs = [(uk, us) for uk, us in BRITISH_ENGLISH_SPELLINGS.items() if _regular_pair(uk, us)]
+    return {**{us: uk for uk, us in pairs}, **dict(pairs)}
+
+
+def spelling_variant(word: str) -> str | None:
+    """The other English spelling of the lower-case `word` ("colours" -> "colors", "behavior" -> "behaviour"), or
+    None when English spells it one way. Documentation is written in one spelling and questions in either (Zola's
+    CLI page says "Colored output" and "colors", its highlighting page "colours"; a user asks to switch "the
+    colours" off): BM25 searches a word and its variant as one word (`stores/bm25.py`)."""
+    return _spellings().get(word)
 
 
 def content_words(text: str) -> list[str]:

@@ -43,6 +43,7 @@ from ragls.core.analysis import (
     indexed_body,
     register_bm25_tokenizer,
     run_bigrams,
+    spelling_variant,
 )
 from ragls.core.analysis import cjk_runs as find_cjk_runs
 from ragls.core.ir import Chunk
@@ -241,15 +242,39 @@ class Bm25Store:
     def _word_terms(self, words: Iterable[str], title_weight: float = 1.0) -> list[tantivy.Query]:
         """One query per analysed term of each query word: its BM25 score in `body` plus `title_weight` times its
         score in `title` (with weight 1 the query tantivy's parser builds for the same words over both fields).
-        A word whose terms repeat another's counts again, as in the parsed query."""
+        A word whose terms repeat another's counts again, as in the parsed query. A one-term word English spells
+        two ways (`analysis.spelling_variant`: "colours" / "colors") is scored by whichever of its two terms
+        scores higher in a chunk (a disjunction max, tie-breaker 0): a chunk in either spelling matches, and one
+        holding both counts once."""
         schema = self.index.schema
-        return [self._fields(lambda f, t=term: tantivy.Query.term_query(schema, f, t, index_option="freq"),
-                             title_weight)
-                for word in words for term in EN_STEM.analyze(word)]
+
+        def term_query(term: str) -> tantivy.Query:
+            return self._fields(lambda f, t=term: tantivy.Query.term_query(schema, f, t, index_option="freq"),
+                                title_weight)
+
+        out = []
+        for word in words:
+            terms = EN_STEM.analyze(word)
+            other = self._variant_term(word, terms)
+            if other is None:
+                out += [term_query(term) for term in terms]
+            else:
+                out.append(tantivy.Query.disjunction_max_query([term_query(terms[0]), term_query(other)], 0.0))
+        return out
+
+    @staticmethod
+    def _variant_term(word: str, terms: Sequence[str]) -> str | None:
+        """The analysed term of `word`'s other spelling (`analysis.spelling_variant`) when `word` is one term and
+        its variant is one other term; else None."""
+        variant = spelling_variant(word)
+        if variant is None or len(terms) != 1:
+            return None
+        other = EN_STEM.analyze(variant)
+        return other[0] if len(other) == 1 and other[0] != terms[0] else None
 
     def _fuzzy_terms(self, words: Iterable[str], title_weight: float = 1.0) -> list[tantivy.Query]:
         """Fuzzy term queries (title, weighted by `title_weight`, and body) for the query words none of whose
-        terms the index holds."""
+        terms the index holds, in neither spelling (`_variant_term`)."""
         out = []
         searcher = self.index.searcher()
         schema = self.index.schema
@@ -257,7 +282,11 @@ class Bm25Store:
             distance = fuzzy_distance(word)
             if not distance:
                 continue
-            for term in EN_STEM.analyze(word):
+            terms = EN_STEM.analyze(word)
+            other = self._variant_term(word, terms)
+            if other is not None and (searcher.doc_freq("body", other) or searcher.doc_freq("title", other)):
+                continue  # the other spelling is indexed: the word is found as it is spelt there
+            for term in terms:
                 if searcher.doc_freq("body", term) or searcher.doc_freq("title", term):
                     continue
                 fields = self._fields(lambda f, t=term, d=distance: tantivy.Query.fuzzy_term_query(
@@ -332,7 +361,7 @@ class Bm25Store:
                      title_weight: float = 1.0) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, score) for a weighted bag of indexed terms, best first: score = sum over terms of
         weight x (`title_weight` x BM25(term) in `title` + BM25(term) in `body`) (with all weights 1 this equals
-        `search` on the same words). Terms are term objects, never parsed. [] when no term has a positive
+        `search` on the same words, spelling variants aside). Terms are term objects, never parsed. [] when no term has a positive
         weight."""
         terms = [(t, w) for t, w in weights.items() if t and w > 0]
         if not terms or limit <= 0:
