@@ -132,6 +132,27 @@ def test_query_shows_the_text_of_the_lines_it_names(env, tmp_path):
     assert preview.strip() == "The walrus basks on the ice floe every morning.", out
 
 
+def test_query_previews_a_line_as_the_page_reads_not_its_markup(env, tmp_path):
+    """break50 (HTTPie's README, fish's Sphinx pages): the preview under `path:line` showed the line's markup — a
+    link's target, a reST role's label, ``literals`` — where the rendered page, and the answer, show text. The
+    preview is now the server's (`answer/preview.chunk_preview`, the protocol's Chunk `preview`)."""
+    ws = tmp_path / "tools"
+    ws.mkdir()
+    filler = "\n\n".join(f"Paragraph {i} is about the opening hours of the aquarium and its ticket desk." for i in range(8))
+    (ws / "walrus.md").write_text(f"# Animals\n\n{filler}\n\nThe **walrus** basks on the [ice floe](https://ice.example/floe)"
+                                  " every morning.\n")
+    (ws / "seal.rst").write_text(f"Seals\n=====\n\n{filler}\n\nThe harbour seal dozes on :ref:`sandbanks <banks-label>`"
+                                 " at ``low tide``.\n")
+    out = ragls(env, "query", ws, "where does the walrus bask", "--top-k", "1").stdout.splitlines()
+    assert "walrus.md:19 " in out[0], out
+    assert out[1].strip() == "The walrus basks on the ice floe every morning.", out
+    out = ragls(env, "query", ws, "where does the harbour seal doze", "--top-k", "1").stdout.splitlines()
+    assert "seal.rst:20 " in out[0], out
+    assert out[1].strip() == "The harbour seal dozes on sandbanks at `low tide`.", out
+    wire = json.loads(ragls(env, "query", ws, "where does the walrus bask", "--top-k", "1", "--json").stdout)
+    assert wire["chunks"][0]["preview"] == "The walrus basks on the ice floe every morning.", wire
+
+
 def test_trust_and_prune_say_what_they_did_in_plain_words(env, tmp_path):
     env = {**env, "RAGLS_DATA_DIR": str(tmp_path / "data")}
     bare = tmp_path / "bare"

@@ -248,6 +248,10 @@ H.it("quickfix items: absolute file, 1-based line/col, `title — first line` wi
     text = "## Frobnicator timeout\n\nEach merge must finish.\nThe timeout is\n  42 seconds.\nMore." } })
   H.eq(9, items[1].lnum, "lnum of the focus")
   H.eq("Frobnicator timeout — The timeout is 42 seconds.", items[1].text, "the focus lines' text")
+  -- A newer server's preview (the focus lines read as text: a link's label, no emphasis marks) is shown instead.
+  items = ui.quickfix_items({ { id = "c4", score = 0.9, source = focused, preview = "The timeout is 42 seconds (see merging).",
+    text = "## Frobnicator timeout\n\nEach merge must finish.\nThe **timeout** is\n  42 seconds (see [merging](merge.md)).\nMore." } })
+  H.eq("Frobnicator timeout — The timeout is 42 seconds (see merging).", items[1].text, "the server's preview")
   vim.o.columns = columns
 end)
 

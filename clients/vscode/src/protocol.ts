@@ -53,6 +53,8 @@ export interface Chunk {
   score: number;
   /** The score as a share of the best chunk's (0..1), shown as "64%"; absent when no share means anything. */
   relevance?: number;
+  /** Newer servers: the focus lines (else the chunk's first) as the page reads them, on one line, ≤ 200 chars. */
+  preview?: string;
   source: Source;
   /** 1-based ranks per retrieval signal; `rerank` is the score. */
   signals?: { vector?: number; bm25?: number; graph?: number; rerank?: number };

@@ -25,11 +25,15 @@ export interface ChunkItem extends vscode.QuickPickItem {
 }
 
 /**
- * One line under the item: the text of the chunk's focus lines (the lines its `path:lines` names) when they start
+ * One line under the item: the server's `preview` (newer servers: the focus lines read as text, not markup); else
+ * the text of the chunk's focus lines (the lines its `path:lines` names) when they start
  * below the chunk's first line and lie within its text (the file's lines `range.start.line`..`range.end.line`);
  * else the chunk's first lines without its heading line (already the label). Flattened, at most `max` characters.
  */
 export function chunkDetail(chunk: Chunk, max = 160): string {
+  if (chunk.preview) {
+    return chunk.preview.length > max ? `${chunk.preview.slice(0, max - 1)}…` : chunk.preview;
+  }
   const { range, focusRange } = chunk.source;
   const all = chunk.text.split(/\r?\n/);
   if (focusRange && focusRange.start.line > range.start.line) {

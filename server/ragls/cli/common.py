@@ -173,6 +173,8 @@ def preview_text(chunk: dict, limit: int = 200) -> str:
     """One line of a rag/query chunk to show under its `path:lines`: the text of its focus lines (`focusRange`, the
     lines the location names) when they lie within the chunk's text, else the chunk's start; whitespace collapsed,
     at most `limit` characters. The chunk's `text` holds the file's lines `range.start.line`..`range.end.line`."""
+    if chunk.get("preview") is not None:  # the server's reading of those lines (`answer/preview.chunk_preview`)
+        return chunk["preview"][:limit]
     src, lines = chunk["source"], chunk["text"].split("\n")
     focus, first = src.get("focusRange"), src["range"]["start"]["line"]
     if focus is not None:

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
+from ragls.answer.preview import chunk_preview
 from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
@@ -207,10 +208,12 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
 
 
 def to_wire_chunk(hit: Hit, explain: bool = False, relevance: float | None = None) -> dict:
-    """The `rag/query` Chunk of `hit`; `relevance` (its score's share of the best hit's, `relevance_shares`) is
+    """The `rag/query` Chunk of `hit`: `preview` (its focus lines as the answer reads them, one line,
+    `answer/preview.chunk_preview`); `relevance` (its score's share of the best hit's, `relevance_shares`) is
     sent when given, `signals` and `transforms` only with `explain`."""
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
-           "source": to_wire_source(hit.chunk, hit.focus, hit.window)}
+           "source": to_wire_source(hit.chunk, hit.focus, hit.window),
+           "preview": chunk_preview(hit.chunk, hit.focus)}
     if relevance is not None:
         out["relevance"] = relevance
     if hit.focus is not None:

@@ -94,8 +94,9 @@ local function fit_quickfix_text(text, path, lnum, end_lnum, col0)
   return cut .. "…"
 end
 
---- `path:line:col: title — text` quickfix items for rag/query chunks: the text of the focus lines (the line the
---- item names) when known, else the chunk's first line.
+--- `path:line:col: title — text` quickfix items for rag/query chunks: the chunk's `preview` (the server's reading
+--- of the focus lines), else the text of the focus lines (the line the item names) when known, else the chunk's
+--- first line.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
 function M.quickfix_items(chunks)
@@ -103,7 +104,10 @@ function M.quickfix_items(chunks)
   for _, chunk in ipairs(chunks) do
     local source = chunk.source
     local fname = ui.source_fname(source)
-    local first = M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
+    -- The server's preview (PROTOCOL Chunk.preview: the focus lines read as text, not markup); older servers send
+    -- none: the focus lines, else the chunk's first line below its heading, as written.
+    local preview = type(chunk.preview) == "string" and chunk.preview ~= "" and chunk.preview or nil
+    local first = preview or M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
     first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local text = first or ""
     if source.title and source.title ~= "" then

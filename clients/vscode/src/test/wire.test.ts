@@ -145,6 +145,9 @@ describe('ragls server over vscode-jsonrpc', () => {
     const covered = linesOf(file, top.source.range.start.line, top.source.range.end.line);
     assert.ok(covered.includes('zeta-17'), `range ${JSON.stringify(top.source.range)} covers:\n${covered}`);
     assert.ok(top.text.includes('zeta-17'));
+    // preview: the focus lines as one line of text (newer servers), what the Search Docs list shows under the item
+    assert.equal(typeof top.preview, 'string');
+    assert.ok(top.preview?.includes('zeta-17 torque wrench'), top.preview);
     const scores = result.chunks.map((c) => c.score);
     assert.deepEqual([...scores].sort((a, b) => b - a), scores, 'chunks are not sorted by score');
     // relevance: each score's share of the first's (what the clients show), 1 for the first.

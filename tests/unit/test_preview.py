@@ -1,0 +1,70 @@
+"""answer/preview.py: the one line a search result shows of its focus lines reads as the rendered page, not as markup.
+
+The texts are shaped as the pages a newcomer searched (break50: HTTPie's README, the Helix book's keymap tables,
+fish-shell's Sphinx pages): before, `ragls search` showed "To install [MacPorts](https://www.macports.org/), see [its
+installation](...)", "fish variables are all :ref:`lists <variables-lists>`", "| `d` | Go to definition (**LSP**) |"
+and a grid table's "+------+" borders."""
+
+from ragls.answer.preview import chunk_preview
+from ragls.core.ir import Chunk, LineSpan
+
+
+def _chunk(path: str, text: str, first_line: int = 0) -> Chunk:
+    n = text.count("\n")
+    return Chunk(id="c", path=path, text=text, span=LineSpan(first_line, 0, first_line + n, 0), text_hash="h")
+
+
+def _lines(first: int, last: int) -> LineSpan:
+    return LineSpan(first, 0, last, 0)
+
+
+def test_markdown_links_emphasis_fences_and_table_pipes_are_read_as_text():
+    text = ("#### MacPorts\n\nTo install [MacPorts](https://www.macports.org/), see [its\ninstallation]"
+            "(https://www.macports.org/install.php).\n\n```bash\n# Install httpie\n$ port install httpie\n```\n\n"
+            "| Key | Description | Command |\n| --- | --- | --- |\n| `d` | Go to definition (**LSP**) | `goto_definition` |\n")
+    chunk = _chunk("docs/README.md", text, first_line=95)
+    assert chunk_preview(chunk, _lines(97, 98)) == "To install MacPorts, see its installation."
+    # the code a sentence introduces is shown as written (its shell comment too), without its fence
+    assert chunk_preview(chunk, _lines(97, 103)) == ("To install MacPorts, see its installation. # Install httpie "
+                                                     "$ port install httpie")
+    assert chunk_preview(chunk, _lines(107, 107)) == "`d` | Go to definition (LSP) | `goto_definition`"
+    # no focus: the chunk's text from below its heading
+    assert chunk_preview(chunk, None).startswith("To install MacPorts, see its installation. # Install httpie")
+
+
+def test_rest_roles_literals_grid_tables_and_literal_markers_are_read_as_sphinx_shows_them():
+    text = ("Quoting variables\n-----------------\n\n"
+            "fish variables are all :ref:`lists <variables-lists>`, split when they are *set*, see\n"
+            ":doc:`set <cmds/set>` and ``set -x``. For example::\n\n"
+            "    # a comment of the example\n    > set foo 1 2 3\n\n"
+            "+--------------+----------------+\n| Variable     | Meaning        |\n+==============+================+\n"
+            "| ``$status``  | the exit code  |\n+--------------+----------------+\n")
+    chunk = _chunk("doc_src/language.rst", text)
+    assert chunk_preview(chunk, _lines(3, 4)) == ("fish variables are all lists, split when they are set, see set and "
+                                                  "`set -x`. For example:")
+    shown = chunk_preview(chunk, _lines(9, 15))
+    assert "`$status`" in shown and "the exit code" in shown and "+--" not in shown and "==" not in shown, shown
+    # in reST a line of a literal block opening with "#" or ">" is the example's text, not a heading or a quote
+    assert chunk_preview(chunk, _lines(6, 7)) == "# a comment of the example > set foo 1 2 3"
+    # no focus: below the section title and its underline
+    assert chunk_preview(chunk, None).startswith("fish variables are all lists")
+
+
+def test_every_item_of_a_list_and_row_of_a_table_is_shown_apart():
+    """HTTPie's auth plugins: the answer's passages leave out list items under four words; the preview shows the
+    lines its location names, each item, " · " between them."""
+    text = ("Additional auth plugins:\n\n- [httpie-aws-auth](https://github.com/x): AWS / Amazon S3\n"
+            "- [httpie-edgegrid](https://github.com/y): EdgeGrid\n- *httpie-hmac-auth*: HMAC\n\n"
+            "| Key | Action |\n|-----|--------|\n| `Ctrl-i` | Jump forward |\n| `Ctrl-o` | Jump backward |\n")
+    chunk = _chunk("docs/README.md", text)
+    assert chunk_preview(chunk, _lines(2, 4)) == ("httpie-aws-auth: AWS / Amazon S3 · httpie-edgegrid: EdgeGrid · "
+                                                  "httpie-hmac-auth: HMAC")
+    assert chunk_preview(chunk, _lines(8, 9)) == "`Ctrl-i` | Jump forward · `Ctrl-o` | Jump backward"
+
+
+def test_a_code_file_is_shown_as_written_and_a_long_preview_is_cut():
+    code = _chunk("src/app.py", "def f(x):\n    return x ** 2  # *squared*\n")
+    assert chunk_preview(code, _lines(0, 1)) == "def f(x): return x ** 2 # *squared*"
+    long = _chunk("guide.md", "word " * 100 + "\n")
+    shown = chunk_preview(long, _lines(0, 0), limit=40)
+    assert len(shown) == 40 and shown.endswith("…")
