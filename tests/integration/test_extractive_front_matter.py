@@ -67,3 +67,30 @@ def test_front_matter_inside_a_file_is_two_thematic_breaks():
     assert [b.kind for b in markdown_blocks(text) if b.kind == "para"] == ["para", "para"]
     assert leading_front_matter(TWICE) == 5 and front_matter_title(SILENT) == "The worker exits without a message."
     assert [b.start for b in markdown_blocks(SILENT)] == [6, 8]  # the YAML lines (0-4) are no block
+
+
+SECTION = """+++
+title = "Section"
+weight = 20
++++
+
+A section is created whenever a directory holds an `_index.md` file.
+
+## Sorting pages
+
+Set `sort_by` in the section's front matter. Pages without a date are ignored when the section sorts by date:
+they are not rendered in the section's listing.
+
+## Pagination
+
+Set `paginate_by` to a positive number to split the listing into pages.
+"""
+
+
+def test_a_page_titled_by_its_front_matter_is_the_root_of_its_indexed_titles(tmp_path):
+    """A page without a "# " title (Zola, Hugo) is indexed under its front matter's title: the section that
+    answers is "Section > Sorting pages", its page's name searchable with its own (layout 7)."""
+    with extractive_workspace(tmp_path, {"content/section.md": SECTION}) as w:
+        hits = w.retrieve("Why did posts without a date vanish from the section sorted by date?", 5)
+        top = next(h for h in hits if h.chunk.path == "content/section.md")
+        assert top.chunk.title == "Section > Sorting pages"  # main: "Sorting pages"

@@ -512,6 +512,44 @@ def test_front_matter_needs_a_key_line():
     assert {c.title for c in parts[1:]} == {"H"}
 
 
+ZOLA_PAGE = """+++
+title = "Section"
+weight = 20
++++
+
+A section is created whenever a directory holds an `_index.md` file.
+
+## Front matter
+
+""" + "The front matter sets the section's variables. " * 8 + """
+
+## Pagination
+
+Set `paginate_by` to a positive number.
+
+## Sorting pages
+
+""" + "Pages without a date are ignored when sorting by date. " * 8 + "\n"
+
+
+def test_a_page_titled_by_its_front_matter_heads_its_heading_paths():
+    """A page without a "# " title (Hugo, Zola, Jekyll, Docusaurus show the front matter's `title` as its heading)
+    is titled by its front matter, as a page with a "# " title is by it: "Section > Pagination", not
+    "Pagination". Merged sibling sections keep the first one's path under that title."""
+    chunks = chunk_document(doc(ZOLA_PAGE, "content/section.md"), chunk_size=420, overlap=0)
+    titles = [c.title for c in chunks]
+    assert titles[0].startswith("Section")
+    assert "Section > Front matter" in titles
+    assert any(t in ("Section > Pagination", "Section > Sorting pages") for t in titles), titles
+    assert all(t == "Section" or t.startswith("Section > ") for t in titles), titles
+    assert "Section > Pagination" in {c.title for c in chunk_document(doc(ZOLA_PAGE, "s.md"), chunk_size=150,
+                                                                            overlap=0)}
+    # a page with its own "# " title keeps it as the root, front matter or not
+    titled = ZOLA_PAGE.replace("A section is created", "# Sections\n\nA section is created")
+    assert {c.title.split(" > ")[0] for c in chunk_document(doc(titled, "t.md"), chunk_size=420, overlap=0)
+            if c.title} == {"Sections"}
+
+
 def test_long_whitespace_runs_are_skipped():
     text = "alpha\n" + "   \n" * 500 + "\t" * 900 + "omega\n"
     chunks = chunk_document(doc(text), chunk_size=200, overlap=50)

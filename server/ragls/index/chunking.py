@@ -11,7 +11,8 @@ included (Markdown with code blocks is packed that much smaller).
   consecutive sections are merged up to `chunk_size` (not across a higher-level heading; the title is their common
   parent heading path, or the first one when the others are its subsections); a larger section is split at blank lines / block starts,
   then at line starts, never inside a fenced code block (or HTML / indented code block) unless that block alone
-  exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading.
+  exceeds `chunk_size`. Front matter (YAML or TOML) is not a heading; on a page without a "# " heading its
+  `title` heads every heading path ("Section > Pagination"), as static site generators show it as the page's title.
 - Code and plain text are split at line starts, preferring the line after a blank line. The title is the nearest
   symbol (def/class/fn/func/...) for code and the nearest heading-like line for text (inline markup stripped:
   `index.headings`).
@@ -455,6 +456,11 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
         # Blank the front matter out for the parser, keeping its line count so token maps stay right.
         source = "\n" * fm_lines + text[line_offset(fm_lines):]
     tokens = _markdown_parser().parse(source)
+    # A page titled only by its front matter (Hugo, Zola, Jekyll, Docusaurus render that title as the page's
+    # heading): its title heads every heading path, as a "# " title does on a page that has one.
+    root = front_matter_title(text) if fm_lines else ""
+    if root and any(tok.type == "heading_open" and tok.tag == "h1" and tok.level == 0 for tok in tokens):
+        root = ""
 
     forbidden = [(0, fm_lines)] if fm_lines else []
     block_starts: set[int] = set()
@@ -520,6 +526,8 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
             for s, e in _pack(lines, sec.start, sec.end, size, overlap, pref, allowed):
                 pieces.append((s, e, sec.title))
     flush()
+    if root:  # after `_group_title`, which titles merged sections by their own headings
+        pieces = [(s, e, f"{root} > {title}" if title else root) for s, e, title in pieces]
     return pieces
 
 

@@ -136,8 +136,9 @@ class FolderIndex(VectorPhase):
         self.fingerprint_parts = {
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: (b466282-d9d35e8, withdrawn)
-            # text titles as heading paths; 6: text titles are the leaf section without inline markup
-            "tokenizer": TOKENIZER_VERSION, "layout": 6,
+            # text titles as heading paths; 6: text titles are the leaf section without inline markup; 7: a Markdown
+            # page without a "# " title heads its heading paths with its front matter's title
+            "tokenizer": TOKENIZER_VERSION, "layout": 7,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
