@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import offline_model_dir
-from ragls.index import indexer as indexer_mod
+from ragls.index import scan as scan_mod  # the text phase's scan: what it walks and reads
 from ragls.index.chunking import is_markup_only
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -127,22 +127,22 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
     write(folder, "keep.md", "# Keep\n\nThe heron waits by the weir.\n")
     write(folder, "gone.md", "# Gone\n\nThe ferry leaves at noon.\n")
     write(folder, "gone2.md", "# Gone too\n\nThe tram is late.\n")
-    real_walk = indexer_mod.walk_with
+    real_walk = scan_mod.walk_with
 
     def walk_then_delete(*args, **kwargs):
         listed = real_walk(*args, **kwargs)
         os.unlink(folder / "gone.md")  # deleted after it was listed
         return listed
 
-    monkeypatch.setattr(indexer_mod, "walk_with", walk_then_delete)
-    real_load = indexer_mod.load_source
+    monkeypatch.setattr(scan_mod, "walk_with", walk_then_delete)
+    real_load = scan_mod.load_source
 
     def load_after_delete(folder_, rel, *args, **kwargs):
         if rel == "gone2.md":
             os.unlink(folder / rel)  # deleted between the stat and the read
         return real_load(folder_, rel, *args, **kwargs)
 
-    monkeypatch.setattr(indexer_mod, "load_source", load_after_delete)
+    monkeypatch.setattr(scan_mod, "load_source", load_after_delete)
     w = make_ws(folder, tmp_path / "index")
     try:
         report = w.index(embed=False)[0]
@@ -150,7 +150,7 @@ def test_file_vanishing_between_walk_and_read_is_listed(tmp_path, monkeypatch):
         assert reasons["gone.md"].startswith("vanished") and reasons["gone2.md"].startswith("vanished")
         assert dict(w.status().folders[0].skipped).keys() == {"gone.md", "gone2.md"}
         assert report.indexed == ["keep.md"]
-        monkeypatch.setattr(indexer_mod, "walk_with", real_walk)
+        monkeypatch.setattr(scan_mod, "walk_with", real_walk)
         w.index(embed=False)  # the next full scan no longer lists them: the entries go
         assert w.status().folders[0].skipped == []
     finally:
@@ -212,13 +212,13 @@ def test_an_unchanged_skipped_file_is_not_read_again(tmp_path, monkeypatch):
     write(folder, "partial.html", '<script src="https://example.org/a.js" defer></script>\n')
     write(folder, "rule.md", "---\n")
     read: list[str] = []
-    real_load = indexer_mod.load_source
+    real_load = scan_mod.load_source
 
     def counting_load(folder_, rel, *args, **kwargs):
         read.append(rel)
         return real_load(folder_, rel, *args, **kwargs)
 
-    monkeypatch.setattr(indexer_mod, "load_source", counting_load)
+    monkeypatch.setattr(scan_mod, "load_source", counting_load)
     w = make_ws(folder, tmp_path / "index")
     try:
         w.index(embed=False)

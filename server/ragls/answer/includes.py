@@ -9,7 +9,6 @@ option lines), read the same way.
 from __future__ import annotations
 
 import ast
-import os
 import re
 import stat
 from pathlib import Path
@@ -19,7 +18,8 @@ from ragls.answer.blocks import Block
 from ragls.config.settings import SourcesSettings
 from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
-from ragls.sources.walk import VCS_DIRS, FileFilter, inside_folder, live_filter, secret_file
+from ragls.sources.rest_include import include_target
+from ragls.sources.walk import FileFilter, live_filter
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
@@ -33,39 +33,13 @@ def _filter(folder: Path) -> FileFilter:
     return live_filter(folder) or FileFilter(folder, SourcesSettings())
 
 
-def _srcdir(doc: Path, folder: Path) -> Path:
-    """Sphinx's source directory for the page `doc`: the nearest folder above it, up to the indexed `folder`, that
-    holds conf.py; else `folder` (a "/examples/x.py" argument is relative to the source directory)."""
-    for parent in doc.parents:
-        if (parent / "conf.py").is_file():
-            return parent
-        if parent == folder or folder not in parent.parents:
-            break
-    return folder
-
-
 def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
-    """The file a literalinclude `argument` names (absolute: from the source directory; else from the page's
-    folder), if it is a file inside the indexed `folder` (never outside it: what a page includes from elsewhere,
-    "../examples/app.py" above a docs folder, is not read, as the index reads nothing outside it) of at most
-    MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None. A folder is untrusted input: the
-    real path must lie inside the folder too (`walk.inside_folder`: a link `examples -> ~/.ssh` is not followed
-    out) and neither the name nor its real path may be a secret file (`walk.secret_file`: `.. literalinclude::
-    /.env` shows nothing), as for every read-back, nor lie in version control data (`walk.VCS_DIRS`, in any case:
-    `../.git/config`, `../.GIT/config`), nor be what the index never reads whatever `sources.include` says
-    (`FileFilter.hidden_reason` of the folder's open index, `_filter`: a file or folder the folder's `.gitignore`
-    ignores — the user's untracked `terraform.tfvars` —, one its `sources.exclude` names, a junk folder)."""
-    base = _srcdir(doc, folder) if argument.startswith("/") else doc.parent
-    path = Path(os.path.normpath(base / argument.lstrip("/")))
-    if folder not in path.parents:
-        return None
-    real = inside_folder(folder, path)
-    written = path.relative_to(folder).as_posix()
-    if (real is None or secret_file(real) or secret_file(written)
-            or not VCS_DIRS.isdisjoint([*real.lower().split("/"), *written.lower().split("/")])):
-        return None
-    hidden = _filter(folder)
-    if hidden.hidden_reason(written) or hidden.hidden_reason(real):
+    """The file a literalinclude `argument` of the page `doc` names, as `sources.rest_include.include_target` allows
+    it (the one rule of what a page may pull in from the untrusted folder: inside it, no link out, no secret file,
+    no version control data, nothing its open index's filter hides, `_filter`), if it is a regular file of at most
+    MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None."""
+    path = include_target(argument, doc, folder, _filter(folder))
+    if path is None:
         return None
     try:
         st = path.stat()

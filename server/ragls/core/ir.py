@@ -6,6 +6,7 @@ A line ends only at "\\n", "\\r\\n" or "\\r".
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 # The most hits one request may ask for (rag/query and rag/ask topK, `ragls query/ask --top-k`): a bound on the
@@ -30,6 +31,20 @@ class LineSpan:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a stretch of a `Document`'s text lives on disk: from character `start` of the text up to the next
+    origin's start, the lines of file `path` (an index key) from 0-based line `line` on. A reST page whose
+    `.. include::` lines were replaced by the included files' text (`sources.rest_include.expand`) has one per
+    stretch, its own and each fragment's; `literal`: the stretch is shown as a literal block (`:literal:`, `:code:`
+    includes), so its underlined lines are no headings."""
+
+    start: int
+    path: str
+    line: int
+    literal: bool = False
+
+
+@dataclass(frozen=True)
 class Document:
     """One decoded source file.
 
@@ -48,6 +63,17 @@ class Document:
     # a page or a heading with an id starts, ascending. `chunking.chunk_document` gives each chunk the page and
     # anchor of the last mark at or before its start. Empty for plain files.
     marks: tuple[tuple[int, int | None, str], ...] = ()
+    # A reST page with its includes resolved: where each stretch of `text` lives (ascending `start`, the first at 0);
+    # `chunking.chunk_document` keeps every chunk within one stretch and gives it that file's path and lines.
+    # Empty: the whole text is the file at `path`, from its first line.
+    origins: tuple[Origin, ...] = ()
+
+    def origin_at(self, offset: int) -> Origin:
+        """The `origins` entry whose stretch holds character `offset` of `text`; an origin of the whole file at
+        `path` when there are none."""
+        if not self.origins:
+            return Origin(0, self.path, 0)
+        return self.origins[max(0, bisect_right([o.start for o in self.origins], offset) - 1)]
 
 
 @dataclass(frozen=True)
@@ -71,6 +97,16 @@ class Chunk:
     # Contextual retrieval (index/contextual.py): 1-2 LLM-written sentences situating the chunk in its document,
     # prepended to its embedded and BM25-indexed text only; `text` and `span` stay the file's own (citations).
     context: str = ""
+    # The document (index key) this chunk is part of when its text lives in another file: a reST page that
+    # includes `path` (`.. include::`, `Document.origins`); `path` and `span` are then the included file's, so a
+    # citation opens the file that holds the text. "" when the chunk is `path`'s own.
+    included_in: str = ""
+
+    @property
+    def document(self) -> str:
+        """The index key of the document this chunk belongs to (`included_in`, else `path`): the stores add,
+        replace and delete a document's chunks under it, and retrieval counts a page's chunks by it."""
+        return self.included_in or self.path
 
 
 @dataclass(frozen=True)

@@ -150,8 +150,12 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         pieces = _markdown_pieces(text, lines, size, min(overlap, size // 2), fences)
     else:
         titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
-        # A paged document (PDF) is packed page by page, so each chunk cites exactly one page.
-        bounds = [at for at, page, _ in doc.marks if page is not None and 0 < at < len(text)]
+        if doc.origins:  # a literal include's underlined lines are no headings
+            titles = [t for t in titles if not doc.origin_at(t[0]).literal]
+        # A paged document (PDF) is packed page by page, so each chunk cites exactly one page; a page with its
+        # includes resolved stretch by stretch, so each chunk cites one file.
+        bounds = sorted({at for at, page, _ in doc.marks if page is not None and 0 < at < len(text)}
+                        | {o.start for o in doc.origins if 0 < o.start < len(text)})
         regions = list(zip([0, *bounds], [*bounds, len(text)]))
         spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
         pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
@@ -171,13 +175,21 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         last_end = end
         line0, col0 = index.position(start)
         line1, col1 = index.position(end)
+        path, included_in = doc.path, ""
+        if doc.origins:  # lines of the file the stretch lives in; titled at its first line, not the blank before
+            title = _title_at(titles, start, end)
+            origin = doc.origin_at(start)
+            shift = origin.line - index.line_of(origin.start)
+            line0, line1 = line0 + shift, line1 + shift
+            if origin.path != doc.path:
+                path, included_in = origin.path, doc.path
         digest = text_hash(piece)
         ordinal = len(chunks)
         page, anchor = _mark_at(doc.marks, start)
         chunks.append(Chunk(
-            id=chunk_id(doc.path, ordinal, digest), path=doc.path, text=piece,
+            id=chunk_id(doc.path, ordinal, digest), path=path, text=piece,
             span=LineSpan(line0, col0, line1, col1), text_hash=digest, ordinal=ordinal, title=title,
-            folder=doc.folder, page=page, anchor=anchor,
+            folder=doc.folder, page=page, anchor=anchor, included_in=included_in,
         ))
     return chunks
 

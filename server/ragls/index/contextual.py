@@ -172,7 +172,7 @@ class Contextualizer:
     def _keys(self, docs: list[Document], chunks: list[Chunk]) -> dict[str, str]:
         """{chunk id: cache key}."""
         doc_hash = {d.path: d.content_hash for d in docs}
-        return {c.id: context_key(c.text_hash, doc_hash.get(c.path, ""), self.model, self.prompt) for c in chunks}
+        return {c.id: context_key(c.text_hash, doc_hash.get(c.document, ""), self.model, self.prompt) for c in chunks}
 
     def missing(self, docs: list[Document], chunks: list[Chunk]) -> int:
         """How many LLM calls `apply(docs, chunks)` would make: distinct keys not in the cache."""
@@ -222,7 +222,7 @@ class Contextualizer:
                     state["skipped"] += 1
                 return
             chunk = todo[key]
-            doc = docs.get(chunk.path)
+            doc = docs.get(chunk.document)
             prompt = self.prompt.replace("__DOCUMENT__", document_excerpt(doc.text if doc else chunk.text, chunk.text))
             prompt = prompt.replace("__CHUNK__", chunk.text)
             error = ""

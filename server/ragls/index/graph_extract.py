@@ -149,7 +149,7 @@ class GraphBuilder:
         try:
             self.store.forget_paths(paths)
             for c in chunks:
-                self.store.register(c.id, c.path, extraction_key(self.model, self.prompt, c.text_hash))
+                self.store.register(c.id, c.document, extraction_key(self.model, self.prompt, c.text_hash))
             self.store.save()
         except Exception:  # logged; indexing goes on
             log.exception("graph update failed for %d path(s)", len(paths))
@@ -167,7 +167,7 @@ class GraphBuilder:
         self.store.forget_chunks(stale)
         for start in range(0, len(missing), 500):
             for cid, c in self.index.manifest.get_chunks(missing[start:start + 500]).items():
-                self.store.register(cid, c.path, extraction_key(self.model, self.prompt, c.text_hash))
+                self.store.register(cid, c.document, extraction_key(self.model, self.prompt, c.text_hash))
         if stale or missing:
             self.store.save()
         self._kick()

@@ -37,24 +37,21 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragls.config.settings import Settings
-from ragls.core.errors import Skipped
 from ragls.core.hashing import fingerprint, rebuild_reason, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
-from ragls.core.uris import key_path
 from ragls.embedding.embed import Embedder
-from ragls.index import ownership
-from ragls.index.chunking import chunk_document, no_text_reason
+from ragls.index import inclusion, ownership
+from ragls.index.chunking import chunk_document
 from ragls.index.ownership import WriterLock
 from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
+from ragls.index.scan import VANISHED, SyncReport, TextScan  # noqa: F401 - SyncReport, VANISHED re-exported
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.index.windows import Window, embedding_input, plan_windows
-from ragls.sources.convert import UNSTAMPED, load_source, read_stamp
 from ragls.sources.redact import REDACT_VERSION, mask_document
 from ragls.sources.walk import OUTSIDE_LINK, FileFilter, register_live, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
@@ -67,7 +64,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-VANISHED = "vanished while indexing (deleted after it was listed)"
 TEXT_BATCH_FILES = 64
 
 # Embedding report: (chunks computed by the model, chunks whose vector came from the cache).
@@ -78,23 +74,7 @@ EmbeddedFn = Callable[[int, int], None]
 ProgressFn = Callable[[str, int, int, str], None]
 
 
-@dataclass
-class SyncReport:
-    """Outcome of one sync: counts of files (re)indexed, deleted, unchanged; skipped files with reasons."""
-
-    indexed: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    # path -> `convert.read_stamp` of the skipped files whose reason follows from their bytes (Manifest.set_skipped)
-    stamps: dict[str, str] = field(default_factory=dict)
-    chunks_added: int = 0
-    from_cache: int = 0
-    elapsed_ms: float = 0.0
-    vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
-
-
-class FolderIndex(VectorPhase):
+class FolderIndex(TextScan, VectorPhase):
     """The index of one workspace folder: manifest (SQLite), BM25 (tantivy) and vectors (LanceDB).
 
     Opening takes the folder's writer lock if it is free; otherwise the index is read-only (`writer` False) and
@@ -137,8 +117,9 @@ class FolderIndex(VectorPhase):
             "chunk_size": settings.chunking.chunk_size, "chunk_overlap": settings.chunking.overlap,
             # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: (b466282-d9d35e8, withdrawn)
             # text titles as heading paths; 6: text titles are the leaf section without inline markup; 7: a Markdown
-            # page without a "# " title heads its heading paths with its front matter's title
-            "tokenizer": TOKENIZER_VERSION, "layout": 7,
+            # page without a "# " title heads its heading paths with its front matter's title; 8: reST pages hold
+            # the text of their `.. include::` files (index/inclusion.py)
+            "tokenizer": TOKENIZER_VERSION, "layout": 8,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
@@ -311,117 +292,12 @@ class FolderIndex(VectorPhase):
             # else the pending set is computed when the store opens; until then every chunk counts as pending
         return repaired
 
-    # -- text phase ----------------------------------------------------------------------------------------
-    def _scan(self, only: Iterable[str] | None) -> tuple[list[Document], list[str], SyncReport]:
-        """Decide what changed. `only`: relative paths hinted by the watcher (always re-hashed)."""
-        report = SyncReport()
-        allowed = self.restrict_to() if self.restrict_to is not None else None
-        if only is None:
-            known = self.manifest.files()
-            walker = FileFilter(self.folder, self.settings.sources, self.index_dir)
-            listed = walk_with(walker)
-            self.symlink_targets = walker.aliases
-            report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
-            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.secrets.items())]  # never read
-            if allowed is not None:  # a team overlay indexes only the locally changed files
-                listed = [p for p in listed if p in allowed]
-            if allowed is None and not listed and known and self._indexed_files_exist(known):
-                # Most likely a typo in sources.include: emptying the index would answer every query with
-                # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
-                warning = (f"no file of {self.folder} matches the sources settings (include "
-                           f"{self.settings.sources.include}), though the {len(known)} indexed files still exist: "
-                           f"the index was kept; fix sources.include (or run rebuild to empty the index)")
-                if warning != self.include_warning:
-                    log.warning("%s", warning)
-                    self.manifest.set_meta("include_warning", warning)
-                return [], [], report
-            if self.include_warning:
-                self.manifest.set_meta("include_warning", "")
-            candidates = sorted(set(listed) | set(known))
-            listed_set = set(listed)
-            self.manifest.clear_skipped(keep=listed_set | set(walker.unreadable) | set(walker.outside)
-                                        | set(walker.secrets))
-            # a folder the walk could not enter: one entry; the files it held leave the index (they cannot be read)
-            report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.unreadable.items())]
-        else:
-            candidates = sorted(set(only))
-            known = self.manifest.file_records(candidates)  # O(hinted paths), not O(index)
-            listed_set = {p for p in candidates if self.filter.included(p) and not self.filter.alias_of_indexed(p)
-                          and (allowed is None or p in allowed)}
-            # a file replaced by a link out of the folder (or such a link created) is listed as skipped at once
-            report.skipped += [Skipped(p, OUTSIDE_LINK) for p in candidates
-                               if p not in listed_set and self.filter.outside_reason(p) is not None]
-            # so is a secret file the include globs take (`.netrc` under include "**/*"), never read
-            report.skipped += [Skipped(p, why) for p in candidates if p not in listed_set
-                               and os.path.lexists(self.folder / key_path(p))
-                               and (why := self.filter.secret_skip_reason(p)) is not None]
-        docs: list[Document] = []
-        deleted: list[str] = []
-        skips = self.manifest.skip_stamps() if only is None else {}
-        total = len(candidates)
-        if total:
-            self.on_progress("scan", 0, total, f"0/{total} files scanned")  # the scan's start (cli Progress times it)
-        for n, rel in enumerate(candidates, 1):
-            if n % 200 == 0 or n == total:  # "scan": checking for changes, before any file is (re)indexed
-                self.on_progress("scan", n, total, f"{n}/{total} files scanned")
-            path = self.folder / key_path(rel)
-            if rel not in listed_set or not os.path.isfile(path):  # False, not raising, for EACCES
-                if rel in known:
-                    deleted.append(rel)
-                if only is None and rel in listed_set:  # listed by the walk a moment ago, gone now
-                    report.skipped.append(Skipped(rel, VANISHED))
-                continue
-            rec = known.get(rel)
-            if only is None and rec is not None:
-                try:
-                    st = path.stat()
-                except OSError:
-                    deleted.append(rel)
-                    continue
-                if rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
-                    report.unchanged += 1
-                    continue
-            stamp = read_stamp(path, rel, self.settings.sources.max_file_bytes, self.settings.document_loaders)
-            if only is None and rec is None and stamp is not None and (old := skips.get(rel)) and old[1] == stamp:
-                report.skipped.append(Skipped(rel, old[0]))  # skipped before, unchanged since: not read again
-                report.stamps[rel] = stamp
-                continue
-            loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
-                                 self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
-            if not isinstance(loaded, Skipped):
-                why = no_text_reason(loaded.text)
-                if why is not None:
-                    loaded = Skipped(rel, why)
-            if isinstance(loaded, Skipped):
-                if stamp is not None and not loaded.reason.startswith(UNSTAMPED):
-                    report.stamps[rel] = stamp
-                # vanished: listed, then deleted before it was read (recorded until the next full scan, which no
-                # longer lists it); a watcher hint for a deleted file is a plain deletion
-                if not (loaded.reason.startswith("vanished") and only is not None):
-                    report.skipped.append(loaded)
-                if rel in known:
-                    deleted.append(rel)
-                continue
-            if rec is not None and rec.content_hash == loaded.content_hash:
-                self.manifest.touch_file(FileRecord(rel, loaded.size, loaded.mtime_ns, loaded.content_hash))
-                report.unchanged += 1
-                continue
-            docs.append(loaded)
-        return docs, deleted, report
-
-    @property
-    def include_warning(self) -> str | None:
-        """Set by the last full scan when it listed no file while the indexed files still exist (the index was
-        kept, see `_scan`); kept in the manifest so read-only processes (`ragls status`) show it too."""
-        return self.manifest.get_meta("include_warning") or None
-
-    def _indexed_files_exist(self, known: dict[str, FileRecord]) -> bool:
-        """True when some file of the index is still on disk (the walk lists none: the settings exclude them)."""
-        return any(os.path.lexists(self.folder / key_path(p)) for p in known)
-
-    def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False) -> tuple[list[Chunk], int]:
-        """Steps 1-4 of the write order for one batch. Returns the new chunks and how many of them got their
-        vector from the embedding cache at once; the others join the pending set (`urgent`: at its front)."""
+    # -- text phase: writing (`TextScan._scan` decides what changed) ------------------------------------------
+    def _write_text(self, docs: list[Document], deleted: list[str], *, urgent: bool = False,
+                    includes: inclusion.Includes | None = None) -> tuple[list[Chunk], int]:
+        """Steps 1-4 of the write order for one batch (`includes`: what its reST pages include, `index.inclusion`).
+        Returns the new chunks and how many of them got their vector from the embedding cache at once; the others
+        join the pending set (`urgent`: at its front)."""
         paths = [d.path for d in docs] + deleted
         self.manifest.journal_add(paths)
         _crash_point("after_journal")
@@ -441,7 +317,7 @@ class FolderIndex(VectorPhase):
         _crash_point("after_bm25")
         records = [FileRecord(d.path, d.size, d.mtime_ns, d.content_hash) for d in docs]
         with self._vec_lock:
-            self.manifest.replace_files(records, chunks, deleted)
+            self.manifest.replace_files(records, chunks, deleted, includes)
             _crash_point("after_manifest")
             for i in old_ids:
                 self._pending.pop(i, None)
@@ -517,6 +393,10 @@ class FolderIndex(VectorPhase):
         if not self.writer:
             return SyncReport()
         docs, deleted, report = self._scan(only)
+        # reST pages hold the text of the files they include (index/inclusion.py)
+        folder = inclusion.Folder(self.folder, self.settings, self.filter, self.manifest,
+                                  self.restrict_to() if self.restrict_to is not None else None)
+        docs, includes = inclusion.resolve(folder, docs, deleted, [s.path for s in report.skipped])
         total = len(docs) + len(deleted)
         done = 0
         urgent = only is not None
@@ -525,7 +405,8 @@ class FolderIndex(VectorPhase):
             done += len(deleted)
         for start in range(0, len(docs), TEXT_BATCH_FILES):
             batch = docs[start:start + TEXT_BATCH_FILES]
-            chunks, from_cache = self._write_text(batch, [], urgent=urgent)
+            chunks, from_cache = self._write_text(batch, [], urgent=urgent,
+                                                  includes={d.path: includes[d.path] for d in batch if d.path in includes})
             report.chunks_added += len(chunks)
             report.from_cache += from_cache
             done += len(batch)

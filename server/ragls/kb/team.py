@@ -176,4 +176,4 @@ class SharedSource(PooledSource):
 
     def _chunk(self, payload: dict, hidden):
         chunk = dataclasses.replace(chunk_from_payload(payload), folder=str(self.team.folder))
-        return None if chunk.path in hidden or not chunk.text else chunk
+        return None if chunk.document in hidden or chunk.path in hidden or not chunk.text else chunk

@@ -412,7 +412,7 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
     items = [(key, chunk, _lines(chunk.text)) for key, chunk in chunks]
     by_page: dict[str, frozenset[str]] = {}
     for _, chunk, text in items:
-        by_page[chunk.path] = by_page.get(chunk.path, frozenset()) | text.distinct
+        by_page[chunk.document] = by_page.get(chunk.document, frozenset()) | text.distinct
     # a chunk's own page holds each of its lines, so a line REPEATED_ON_PAGES other pages hold is on one page more
     pages = Counter(chain.from_iterable(by_page.values()))
     repeated = frozenset(line for line, n in pages.items() if n > REPEATED_ON_PAGES)

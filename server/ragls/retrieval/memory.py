@@ -73,7 +73,7 @@ class DocumentsSource:
         return {cid: self.chunks[cid] for cid in ids if cid in self.chunks}
 
     def chunks_of(self, path: str) -> list[Chunk]:
-        return sorted((c for c in self.chunks.values() if c.path == path), key=lambda c: c.ordinal)
+        return sorted((c for c in self.chunks.values() if c.document == path), key=lambda c: c.ordinal)
 
     def term_stats(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         return self.bm25.num_docs(), {t: self.bm25.doc_freq(t) for t in terms}

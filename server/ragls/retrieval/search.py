@@ -387,7 +387,7 @@ def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Que
 
         def chunks_of(hit: Hit):
             key = lookup.key_of.get(id(hit.chunk))
-            return sources[key[0]].chunks_of(hit.chunk.path) if key is not None else []
+            return sources[key[0]].chunks_of(hit.chunk.document) if key is not None else []
 
         out = expand_hits(out, chunks_of, max_context_chars)
     return out
@@ -495,7 +495,7 @@ def _page_support(lookup: ChunkLookup, fused: list, settings: RetrievalSettings)
     if settings.page_support_weight <= 0:
         return fused
     found = lookup([f.key for f in fused[:PAGE_HEAD]])
-    return page_support(fused, {k: c.path for k, c in found.items()}, settings.page_support_weight, PAGE_HEAD)
+    return page_support(fused, {k: c.document for k, c in found.items()}, settings.page_support_weight, PAGE_HEAD)
 
 
 def _has_words(chunk, words: set[str]) -> bool:

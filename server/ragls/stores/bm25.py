@@ -150,7 +150,7 @@ class Bm25Store:
             for c in chunks:
                 # a contextual chunk's LLM-written context (index/contextual.py) is searchable with its text
                 text = f"{c.context}\n\n{c.text}" if c.context else c.text
-                w.add_document(tantivy.Document(id=c.id, path=c.path, title=c.title or "", body=indexed_body(text),
+                w.add_document(tantivy.Document(id=c.id, path=c.document, title=c.title or "", body=indexed_body(text),
                                                 cjk=" ".join(cjk_bigrams(f"{c.title}\n{text}"))))
 
     def delete_paths(self, paths: Iterable[str]) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,8 +39,10 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns 
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER, text_hash TEXT,
                                    start_line INTEGER, start_char INTEGER, end_line INTEGER, end_char INTEGER,
                                    title TEXT, text TEXT, page INTEGER, anchor TEXT,
-                                   context TEXT);
+                                   context TEXT, file TEXT);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE TABLE IF NOT EXISTS includes (path TEXT, included TEXT, resolved INTEGER, PRIMARY KEY (path, included));
+CREATE INDEX IF NOT EXISTS includes_included ON includes(included);
 CREATE TABLE IF NOT EXISTS embeddings (fingerprint TEXT, text_hash TEXT, vector BLOB,
                                        PRIMARY KEY (fingerprint, text_hash));
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT, stamp TEXT);
@@ -73,7 +75,7 @@ class Manifest:
         with self._write_lock:
             self.db.executescript(_SCHEMA)  # executescript manages its own transaction
             columns = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
-            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT")):  # manifests written before them
+            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT"), ("file", "TEXT")):  # manifests written before them
                 if name not in columns:
                     self.db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {sql_type}")
             if "stamp" not in {r[1] for r in self.db.execute("PRAGMA table_info(skipped)")}:
@@ -162,13 +164,17 @@ class Manifest:
         """Ids of the chunks of the given paths."""
         return [r[0] for r in self._select_in("SELECT id FROM chunks WHERE path IN ({})", paths)]
 
-    def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = ()) -> None:
+    def replace_files(self, records: Sequence[FileRecord], chunks: Sequence[Chunk], deleted: Iterable[str] = (),
+                      includes: Mapping[str, Mapping[str, bool]] | None = None) -> None:
         """In one transaction: drop every row of `records`' paths and of `deleted`, insert the new file and chunk
-        rows, clear those paths from the journal and the skipped list, and mark them `vector_dirty`."""
+        rows and the files each page of `records` includes (`includes`: {page: {included file: whether its text
+        was read into the page}}, `sources.rest_include.expand`), clear those paths from the journal and the
+        skipped list, and mark them `vector_dirty`."""
         now = time.time()
         paths = [r.path for r in records] + list(deleted)
         with self._tx() as db:
             for p in paths:
+                db.execute("DELETE FROM includes WHERE path=?", (p,))
                 db.execute("DELETE FROM chunks WHERE path=?", (p,))
                 db.execute("DELETE FROM files WHERE path=?", (p,))
                 db.execute("DELETE FROM journal WHERE path=?", (p,))
@@ -176,11 +182,13 @@ class Manifest:
             db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
             db.executemany("INSERT INTO files VALUES (?,?,?,?,?)",
                            [(r.path, r.size, r.mtime_ns, r.content_hash, now) for r in records])
+            db.executemany("INSERT OR REPLACE INTO includes VALUES (?,?,?)",
+                           [(page, key, int(read)) for page, found in (includes or {}).items()
+                            for key, read in found.items()])
             db.executemany(
                 "INSERT OR REPLACE INTO chunks (id, path, ordinal, text_hash, start_line, start_char, end_line, "
-                "end_char, title, text, page, anchor, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(c.id, c.path, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
-                  c.span.end_char, c.title, c.text, c.page, c.anchor, c.context) for c in chunks],
+                "end_char, title, text, page, anchor, context, file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _chunk_rows(chunks),
             )
 
     def stage_chunks(self, chunks: Sequence[Chunk]) -> None:
@@ -191,10 +199,23 @@ class Manifest:
         with self._tx() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO chunks (id, path, ordinal, text_hash, start_line, start_char, end_line, "
-                "end_char, title, text, page, anchor, context) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(c.id, c.path, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
-                  c.span.end_char, c.title, c.text, c.page, c.anchor, c.context) for c in chunks],
+                "end_char, title, text, page, anchor, context, file) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _chunk_rows(chunks),
             )
+
+    def includers(self, keys: Iterable[str] | None = None, *, read: bool = False) -> dict[str, set[str]]:
+        """{included file: the pages that include it} (`replace_files`' `includes`) for the files `keys` (all when
+        None); `read`: only where the file's text was read into the page (else also where it could not be read:
+        missing, too large)."""
+        sql = "SELECT included, path FROM includes" + (" WHERE resolved=1" if read else "")
+        if keys is None:
+            rows = self.db.execute(sql).fetchall()
+        else:
+            rows = self._select_in(sql + (" AND" if read else " WHERE") + " included IN ({})", keys)
+        out: dict[str, set[str]] = {}
+        for key, page in rows:
+            out.setdefault(key, set()).add(page)
+        return out
 
     def touch_file(self, record: FileRecord) -> None:
         """Update size/mtime of a file whose content hash did not change (nothing to re-index)."""
@@ -202,9 +223,10 @@ class Manifest:
             db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (record.size, record.mtime_ns, record.path))
 
     def _row_to_chunk(self, r) -> Chunk:
-        return Chunk(id=r[0], path=r[1], ordinal=r[2], text_hash=r[3], span=LineSpan(r[4], r[5], r[6], r[7]),
+        file = r[13] if len(r) > 13 else None  # a page's included text: `path` is the page's (Chunk.included_in)
+        return Chunk(id=r[0], path=file or r[1], ordinal=r[2], text_hash=r[3], span=LineSpan(r[4], r[5], r[6], r[7]),
                      title=r[8] or "", text=r[9], folder=self.folder, page=r[10], anchor=r[11] or "",
-                     context=(r[12] if len(r) > 12 else "") or "")
+                     context=(r[12] if len(r) > 12 else "") or "", included_in=r[1] if file else "")
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
         """Chunks by id (missing ids are absent from the result)."""
@@ -226,6 +248,7 @@ class Manifest:
         and mtime and the reading settings, `sources.convert.read_stamp`) when it follows from the file's bytes alone, so an
         unchanged file is not read again (`skip_stamps`); None when it may change without the file changing."""
         with self._tx() as db:
+            db.execute("DELETE FROM includes WHERE path=?", (path,))
             db.execute("DELETE FROM chunks WHERE path=?", (path,))
             db.execute("DELETE FROM files WHERE path=?", (path,))
             db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", (path, reason, stamp))
@@ -259,6 +282,7 @@ class Manifest:
         with self._tx() as db:
             db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
             for p in paths:
+                db.execute("DELETE FROM includes WHERE path=?", (p,))
                 db.execute("DELETE FROM chunks WHERE path=?", (p,))
                 db.execute("DELETE FROM files WHERE path=?", (p,))
                 db.execute("DELETE FROM journal WHERE path=?", (p,))
@@ -310,7 +334,7 @@ class Manifest:
     def clear(self) -> None:
         """Forget everything but the embedding cache (used by a rebuild)."""
         with self._tx() as db:
-            for table in ("files", "chunks", "skipped", "journal", "vector_dirty"):
+            for table in ("files", "chunks", "skipped", "journal", "vector_dirty", "includes"):
                 db.execute(f"DELETE FROM {table}")
 
     def close(self) -> None:
@@ -318,3 +342,11 @@ class Manifest:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _chunk_rows(chunks: Sequence[Chunk]) -> list[tuple]:
+    """The `chunks` table rows of `chunks`: `path` is the document that holds the chunk (`Chunk.document`: rows are
+    replaced and deleted by it), `file` the file its text lives in when another (a page's included text)."""
+    return [(c.id, c.document, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
+             c.span.end_char, c.title, c.text, c.page, c.anchor, c.context, c.path if c.included_in else None)
+            for c in chunks]

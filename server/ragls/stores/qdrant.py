@@ -146,14 +146,17 @@ def point_id(chunk_id: str, model_fp: str) -> str:
 
 def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback_id: str = "") -> Chunk:
     """A `Chunk` from a point payload: text from `text_field`; path from `path`, `source` or `metadata.source`
-    (LangChain); lines from `start_line`/`end_line` (ragls, 0-based), else `metadata.start_line`/`line`/`page`
-    (a page becomes `path#page=N` with no line range)."""
+    (LangChain), but `file` for a page's included text (then `path` is the page: `Chunk.included_in`); lines from
+    `start_line`/`end_line` (ragls, 0-based), else `metadata.start_line`/`line`/`page` (a page becomes
+    `path#page=N` with no line range)."""
 
     meta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
     text = payload.get(text_field)
     if not isinstance(text, str):
         text = meta.get(text_field) if isinstance(meta.get(text_field), str) else ""
-    path = payload.get("path") or payload.get("source") or meta.get("source") or meta.get("path") or ""
+    included_in = str(payload.get("included_in") or "") if payload.get("file") else ""
+    path = payload.get("file") or payload.get("path") or payload.get("source") or meta.get("source") \
+        or meta.get("path") or ""
     path = str(path)
 
     def num(*keys):
@@ -175,7 +178,7 @@ def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback
     title = payload.get("title") or meta.get("title") or ""
     return Chunk(id=str(payload.get("chunk_id") or fallback_id), path=path, text=text, span=span,
                  text_hash=str(payload.get("content_hash") or text_hash(text)),
-                 ordinal=int(payload.get("ordinal") or 0), title=str(title))
+                 ordinal=int(payload.get("ordinal") or 0), title=str(title), included_in=included_in)
 
 
 class QdrantChunkStore:
@@ -260,11 +263,13 @@ class QdrantChunkStore:
                 if idx:
                     vec[SPARSE] = m.SparseVector(indices=idx, values=vals)
             payload = {
-                "chunk_id": c.id, "window": w.index, "windows": w.count, "path": c.path, "page_content": c.text,
+                "chunk_id": c.id, "window": w.index, "windows": w.count, "path": c.document, "page_content": c.text,
                 "metadata": {"source": c.path}, "start_line": c.span.start_line, "end_line": c.span.end_line,
                 "start_char": c.span.start_char, "end_char": c.span.end_char, "title": c.title,
                 "content_hash": c.text_hash, "text_hash": th, "focus_lines": [w.start_line, w.end_line],
                 "ordinal": c.ordinal, "commit": self.commit, "model": self.model_fp,
+                # a page's included text (Chunk.included_in): `path` is the page, deleted with it; the text's file
+                **({"file": c.path, "included_in": c.included_in} if c.included_in else {}),
             }
             points.append(m.PointStruct(id=point_id(f"{c.id}#{w.index}", self.model_fp), vector=vec,
                                         payload=payload))

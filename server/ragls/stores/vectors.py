@@ -124,7 +124,7 @@ class VectorStore:
             "window": pa.array([w.index for w in windows], pa.int32()),
             "windows": pa.array([w.count for w in windows], pa.int32()),
             "folder": [c.folder for c in owners],
-            "path": [c.path for c in owners],
+            "path": [c.document for c in owners],  # deleted by the document that holds them
             "text_hash": list(text_hashes),
             "start_line": pa.array([w.start_line for w in windows], pa.int32()),
             "end_line": pa.array([w.end_line for w in windows], pa.int32()),
