@@ -100,3 +100,18 @@ def test_a_literalinclude_inside_a_dropdown_is_the_code_after_the_paragraph(tmp_
     found = units(DROPDOWN, markdown=False, source="jwt.rst", folder=str(tmp_path))
     sends = next(u for u in found if u.sentence.startswith("It sends the JWT token"))
     assert sends.code_after == "```python\njwt_auth = JWTAuth(token_secret='x')\n```", sends
+
+
+def test_the_workspace_hands_its_indexes_filter_down(tmp_path):
+    """What a page's literalinclude may show is the open index's decision (its `sources.exclude`), handed down by
+    the workspace to the answer and to the hits' focus (`RagWorkspace.ask`'s `files`, `search.file_filters`):
+    an example under an excluded folder is not shown, one beside it is. With the default settings (what
+    answer/includes.py used without a filter handed down) the excluded example showed."""
+    files = {"conf.py": "project = 'sprocket'\n", "usage/caching.rst": CACHING,
+             "examples/caching/cache.py": CACHE_PY, "examples/caching/key_builder.py": KEY_BUILDER_PY}
+    toml = '[sources]\nexclude = ["examples/caching/cache.py"]\n'
+    with extractive_workspace(tmp_path, files, toml=toml) as ws:
+        answer = ws.ask("How do I cache the response of a handler for a number of seconds?")
+        assert "seconds_handler" not in answer.text and "from sprocket import get" not in answer.text, answer.text
+        answer = ws.ask("How do I provide a key builder to change the cache key?")
+        assert "def key_builder(request) -> str:" in answer.text, answer.text

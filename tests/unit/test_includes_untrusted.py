@@ -10,11 +10,11 @@ from ragls.answer.includes import included_block
 PAGE = "Caching\n=======\n\nUse it like so:\n\n.. literalinclude:: {target}\n    :language: python\n"
 
 
-def _block(folder, target: str):
+def _block(folder, target: str, files=None):
     (folder / "docs").mkdir(exist_ok=True)
     (folder / "docs" / "conf.py").write_text("project = 'x'\n")
     text = PAGE.format(target=target)
-    return included_block(text, 5, "docs/caching.rst", str(folder))
+    return included_block(text, 5, "docs/caching.rst", str(folder), files)
 
 
 def test_an_example_inside_the_folder_is_shown(tmp_path):
@@ -91,9 +91,10 @@ def test_a_file_the_index_never_reads_is_never_shown(tmp_path):
 
 
 def test_the_open_index_decides_what_a_page_may_show(tmp_path):
-    """With the folder's index open, a literalinclude asks that index's own filter (`walk.live_filter`): a file the
-    folder's `sources.exclude` keeps out is not shown, and a `.gitignore` edit counts as soon as the watcher has
-    invalidated the filter (answer/includes.py kept a second filter of default settings, rebuilt every 5 s)."""
+    """With the folder's index open, a literalinclude asks that index's own filter (`FolderIndex.filter`, handed
+    down by the workspace): a file the folder's `sources.exclude` keeps out is not shown, and a `.gitignore` edit
+    counts as soon as the watcher has invalidated the filter (answer/includes.py kept a second filter of default
+    settings, rebuilt every 5 s)."""
     from ragls.config.settings import build_settings
     from ragls.embedding.embed import Embedder
     from ragls.index.indexer import FolderIndex
@@ -106,10 +107,10 @@ def test_the_open_index_decides_what_a_page_may_show(tmp_path):
     settings = build_settings({"sources": {"exclude": ["docs/drafts/**"]}, "index": {"path": str(tmp_path / "i")}})[0]
     index = FolderIndex(folder, settings, Embedder(settings.embedding))
     try:
-        assert _block(folder, "drafts/plan.py") is None
-        assert _block(folder, "app.py").lines == ["```python", "cache = True", "```"]
+        assert _block(folder, "drafts/plan.py", index.filter) is None
+        assert _block(folder, "app.py", index.filter).lines == ["```python", "cache = True", "```"]
         (folder / ".gitignore").write_text("docs/app.py\n")
         index.filter.invalidate()  # what the watcher does when a .gitignore changes
-        assert _block(folder, "app.py") is None
+        assert _block(folder, "app.py", index.filter) is None
     finally:
         index.close()

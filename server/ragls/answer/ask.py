@@ -25,6 +25,7 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     split_sentences,
 )
 from ragls.answer.focus import quoted_focus
+from ragls.answer.includes import FileFilters
 from ragls.answer.persona import with_user_context
 from ragls.answer.template import render_prompt, source_label
 from ragls.config.settings import Settings
@@ -84,6 +85,7 @@ def ask(
     answer_cache: AnswerCache | None = None,
     label: str = EXTRACTIVE_LABEL,
     unindexed: Callable[[], Sequence[str]] | None = None,
+    files: FileFilters | None = None,
 ) -> Answer:
     """Answer `question` from the documents `retrieve(query, k) -> hits (best first)` finds.
 
@@ -109,6 +111,8 @@ def ask(
     - Without `chat`: an extractive answer (model "extractive"), sent to `on_delta` in one piece; `embed(texts)
       -> (n, dim) normalised vectors` (passages) and `embed_query(question) -> (dim,)` (the model's query side),
       when given, let it rank sentences by meaning (see `extractive_picks`), under `label` (why no LLM answers).
+    - `files`: the open indexes' file filters by folder, handed down by the workspace: what a page's literalinclude
+      may show in an extractive answer (`passages.chunk_units`).
     - `unindexed() -> notices` of searched folders whose index holds no file (`workspace/status.empty_folder_notices`),
       called only when no passage matched at all, and added to the abstained answer: why the documents hold nothing.
     - Citations are then checked (`cite.check_citations`): unknown `[n]` removed, each used n flagged supported
@@ -150,7 +154,7 @@ def ask(
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
+        picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
         numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
         text = render_extractive(picked, label)
         if on_delta is not None:
@@ -177,7 +181,7 @@ def ask(
                 continue
             break
     _check_cancel(cancel)
-    picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query)
+    picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
     numbered, picked = quoted_focus(numbered, picked, query)
     text = render_extractive(picked, FALLBACK_LABEL)
     if on_delta is not None:

@@ -23,6 +23,7 @@ from ragls.answer.identifiers import (
     passage_words,
     pointed_at,
 )
+from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import block_across, code_lines, quotes, read_with_neighbours, with_code_after
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.core.ir import Hit
@@ -147,16 +148,17 @@ def passage_scores(query: set[str] | frozenset[str], found: list[Unit], words: l
 def extractive_answer(question: str, sources: list[tuple[int, Hit]],
                       max_sentences: int | None = None,
                       embed: Callable[[list[str]], Any] | None = None, label: str = EXTRACTIVE_LABEL,
-                      embed_query: Callable[[str], Any] | None = None) -> str:
+                      embed_query: Callable[[str], Any] | None = None, files: FileFilters | None = None) -> str:
     """The `label` line (default EXTRACTIVE_LABEL), then the passages `extractive_picks` chooses as a list
     (`render_extractive`)."""
-    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query), label)
+    return render_extractive(extractive_picks(question, sources, max_sentences, embed, embed_query, files), label)
 
 
 def extractive_picks(question: str, sources: list[tuple[int, Hit]],
                      max_sentences: int | None = None,
                      embed: Callable[[list[str]], Any] | None = None,
-                     embed_query: Callable[[str], Any] | None = None) -> list[tuple[int, Unit]]:
+                     embed_query: Callable[[str], Any] | None = None, files: FileFilters | None = None
+                     ) -> list[tuple[int, Unit]]:
     """Up to `max_sentences` passages `(n, unit)` of `sources` that answer `question`, best first; `unit.line` is
     the passage's 0-based line in source n's chunk text, -1 for a "See <source>" pointer (no prose found).
     Without `max_sentences`, EXTRACTIVE_MAX_SENTENCES passages, and one more when they (sentences and the blocks
@@ -202,7 +204,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
 
     question = asked_text(question)
     query = set(content_words(question)) | literal_terms(question)
-    candidates, firsts = candidate_passages(sources, literal_terms(question), question)
+    candidates, firsts = candidate_passages(sources, literal_terms(question), question, files)
     cosines = None
     if embed is not None and candidates:
         candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
@@ -258,7 +260,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         if _names_the_question(unit, query - covered) and _fresh(n, unit, picked, seen):
             picked.append((n, unit))
             break
-    picked = read_with_neighbours(picked, dict(sources), query)
+    picked = read_with_neighbours(picked, dict(sources), query, files)
     picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
@@ -369,25 +371,27 @@ def _names_the_question(unit: Unit, query: set[str] | frozenset[str]) -> bool:
 
 
 def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | frozenset[str] = frozenset(),
-                       question: str = "") -> tuple[list[Candidate], list[tuple[int, Unit]]]:
+                       question: str = "", files: FileFilters | None = None
+                       ) -> tuple[list[Candidate], list[tuple[int, Unit]]]:
     """(candidates, firsts) of `extractive_picks` (and of `answer/focus.sentence_focus`, one source at a time):
     every passage of each source's chunk as a `Candidate` — its words with the `literals` (dotted numbers) of the
     question it holds, weight 1 within the source's context lines (`_context_lines`), OUTSIDE_WINDOW elsewhere
     (all 1 when the context holds no passage) — and the first passage of the context of each of the two best
     sources (the answer when nothing scores). For an English `question` (`cite.english_question`), passages in
     another language (`cite.other_language`: a README's translations beside it) are left out, unless the sources
-    hold no other passage."""
+    hold no other passage. `files`: the open indexes' file filters by folder (`passages.chunk_units`: what a
+    page's literalinclude may show)."""
     candidates: list[Candidate] = []
     firsts: list[tuple[int, Unit]] = []
     foreign = english_question(question)
     keep = (lambda u: True) if not foreign else (lambda u: not other_language(u.sentence))
-    if foreign and not any(keep(u) for _, hit in sources for u in chunk_units(hit.chunk)):
+    if foreign and not any(keep(u) for _, hit in sources for u in chunk_units(hit.chunk, files=files)):
         keep = (lambda u: True)  # nothing in the question's language: a folder of one other language
     for rank, (n, hit) in enumerate(sources):
         context = _context_lines(hit)
-        inside = [u for u in chunk_units(hit.chunk, context) if keep(u)] if context is not None else []
+        inside = [u for u in chunk_units(hit.chunk, context, files) if keep(u)] if context is not None else []
         near = {(u.line, u.sentence) for u in inside}
-        for pos, unit in enumerate(chunk_units(hit.chunk)):
+        for pos, unit in enumerate(chunk_units(hit.chunk, files=files)):
             if not keep(unit):
                 continue
             weight = 1.0 if not inside or (unit.line, unit.sentence) in near else OUTSIDE_WINDOW
@@ -395,7 +399,7 @@ def candidate_passages(sources: list[tuple[int, Hit]], literals: set[str] | froz
             if literals:
                 words = words | (literal_terms(unit.scored_text) & literals)
             candidates.append(Candidate(rank, pos, n, unit, words, weight))
-        first = inside[:1] or [u for u in chunk_units(hit.chunk) if keep(u)][:1]
+        first = inside[:1] or [u for u in chunk_units(hit.chunk, files=files) if keep(u)][:1]
         if first and len(firsts) < 2:
             firsts.append((n, first[0]))
     return candidates, firsts

@@ -14,6 +14,7 @@ from ragls.answer.blocks import block_end, parsed
 from ragls.answer.cite import content_words
 from ragls.answer.extractive import Candidate, candidate_passages, passage_scores
 from ragls.answer.identifiers import identifier_words, literal_terms, passage_words, pointed_at
+from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import FOCUS_SENTENCE_LINES, antecedent, explains, with_code_after
 from ragls.answer.passages import Unit, is_markdown, section_titles
 from ragls.core.analysis import STOPWORDS, stems
@@ -81,7 +82,7 @@ def _join_quote(groups: list[list[int]], a: int, b: int, headings: Sequence[int]
         groups.remove(g)
 
 
-def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
+def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None = None) -> list[Hit]:
     """`hits` with each `focus` narrowed to its answering passage(s) (see retrieval/focus.py): the passage of its
     chunk an extractive answer without a model would quote from it — every passage of the chunk, scored by
     `passage_scores`, those outside its best window weighted by OUTSIDE_WINDOW, as `extractive_picks` ranks them
@@ -90,7 +91,8 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
     (`focus_lines`), then joined by the passages right before and after it that answer too (`_neighbours`) while
     the whole fits in FOCUS_SENTENCE_LINES lines. The best window (`Hit.best_window`, set here from the incoming
     `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
-    so calling it again gives the same hits. Hits without a window or focus are returned as they are."""
+    so calling it again gives the same hits. Hits without a window or focus are returned as they are. `files`: the
+    open indexes' file filters by folder (what a page's literalinclude may show, `passages.chunk_units`)."""
     query, terms, named = _citation_terms(question)
     out = []
     for hit in hits:
@@ -99,7 +101,7 @@ def sentence_focus(hits: Sequence[Hit], question: str) -> list[Hit]:
             out.append(hit)
             continue
         hit = replace(hit, window=window, best_window=window)
-        candidates, _ = candidate_passages([(1, hit)], literal_terms(question))
+        candidates, _ = candidate_passages([(1, hit)], literal_terms(question), files=files)
         words = [c.words for c in candidates]
         scores = passage_scores(query, [c.unit for c in candidates], words)
         titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from ragls.answer import rest
@@ -19,26 +20,30 @@ from ragls.config.settings import SourcesSettings
 from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
 from ragls.sources.rest_include import include_target
-from ragls.sources.walk import FileFilter, live_filter
+from ragls.sources.walk import FileFilter
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
+# {folder (as its index names it, resolved): the FileFilter of its open index} — handed down by the workspace
+# (`RagWorkspace.file_filters`) to everything that reads a page's literalinclude
+FileFilters = Mapping[str, FileFilter]
 
 
-def _filter(folder: Path) -> FileFilter:
-    """The FileFilter of `folder`'s open index (`walk.live_filter`: its sources settings, its `.gitignore` files as
-    the watcher keeps them current), else one with the default sources settings, built for this call."""
-    return live_filter(folder) or FileFilter(folder, SourcesSettings())
+def _filter(folder: Path, files: FileFilter | None) -> FileFilter:
+    """`files`, the FileFilter of `folder`'s open index (its sources settings, its `.gitignore` files as the
+    watcher keeps them current: `FolderIndex.filter`, handed down by the workspace), else one with the default
+    sources settings, built for this call (no index open)."""
+    return files if files is not None else FileFilter(folder, SourcesSettings())
 
 
-def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
+def _target(argument: str, doc: Path, folder: Path, files: FileFilter | None) -> tuple[Path, int] | None:
     """The file a literalinclude `argument` of the page `doc` names, as `sources.rest_include.include_target` allows
     it (the one rule of what a page may pull in from the untrusted folder: inside it, no link out, no secret file,
     no version control data, nothing its open index's filter hides, `_filter`), if it is a regular file of at most
     MAX_INCLUDE_BYTES, with its modification time in ns (one stat); else None."""
-    path = include_target(argument, doc, folder, _filter(folder))
+    path = include_target(argument, doc, folder, _filter(folder, files))
     if path is None:
         return None
     try:
@@ -48,15 +53,16 @@ def _target(argument: str, doc: Path, folder: Path) -> tuple[Path, int] | None:
     return (path, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_INCLUDE_BYTES else None
 
 
-def stamps(text: str, source: str, folder: str) -> tuple[tuple[str, int], ...]:
+def stamps(text: str, source: str, folder: str, files: FileFilter | None = None) -> tuple[tuple[str, int], ...]:
     """(file, modification time in ns) of every file the literalinclude lines of chunk `text` (reST or MyST) name,
-    for the page at `source` (relative to `folder`): a key that changes when an included example is edited."""
+    for the page at `source` (relative to `folder`, whose open index's filter is `files`): a key that changes when
+    an included example is edited."""
     if "literalinclude" not in text or not folder:
         return ()
     doc, root = Path(folder) / source, Path(folder)
     out = []
     for line in text.split("\n"):
-        if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(3), doc, root)) is not None:
+        if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(3), doc, root, files)) is not None:
             out.append((str(found[0]), found[1]))
     return tuple(out)
 
@@ -128,19 +134,20 @@ def _myst_options(lines: list[str], line: int, fence: str) -> tuple[dict[str, st
     return options, cut
 
 
-def included_block(text: str, line: int, source: str, folder: str) -> Block | None:
+def included_block(text: str, line: int, source: str, folder: str, files: FileFilter | None = None) -> Block | None:
     """The code block the `.. literalinclude::` (or MyST ```` ```{literalinclude} ````) at 0-based `line` of chunk
     `text` shows, for the page at `source` relative to the indexed `folder`: the included file's lines as its
     options cut them, fenced with its `:language:`; its chunk lines are the directive's (`Block.last`: the
     directive line and its options; a MyST fence through its closing fence), so a
-    citation of the sentence and its code stays on the page. None when `line` is no literalinclude or the file
+    citation of the sentence and its code stays on the page. `files`: the FileFilter of the folder's open index
+    (`FolderIndex.filter`), which decides what the page may show (`_filter`). None when `line` is no literalinclude or the file
     cannot be read (outside the folder's tree, a secret file, missing, larger than MAX_INCLUDE_BYTES, not UTF-8);
     secret values in the code are masked (`redact.mask_secrets`), as in every passage shown."""
     lines = text.split("\n")
     m = _LITERALINCLUDE.match(lines[line]) if 0 <= line < len(lines) else None
     if m is None or not folder:
         return None
-    found = _target(m.group(3), Path(folder) / source, Path(folder))
+    found = _target(m.group(3), Path(folder) / source, Path(folder), files)
     if found is None:
         return None
     read = read_bytes(found[0], source, MAX_INCLUDE_BYTES)  # a regular file within the bound, or Skipped

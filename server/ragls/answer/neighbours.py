@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ragls.answer.cite import content_words
 from ragls.answer.identifiers import IDENTIFIER, identifier_words, passage_words, pointed_at
+from ragls.answer.includes import FileFilters
 from ragls.answer.labels import CODE_SPAN
 from ragls.answer.passages import EXTRACTIVE_MAX_SENTENCE_CHARS, Unit, block_opening, chunk_units
 from ragls.core.ir import Hit
@@ -24,8 +25,8 @@ NEXT_REFERENCE_WORDS = 12  # a sentence this short referring back to a quoted on
 REFERENCE_HEAD_WORDS = 6  # "this" among a sentence's first words this many refers back (`explains`)
 
 
-def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str]
-                         ) -> list[tuple[int, Unit]]:
+def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], query: set[str] | frozenset[str],
+                         files: FileFilters | None = None) -> list[tuple[int, Unit]]:
     """`picked` with each passage that refers back to the sentence right before it read with that sentence
     (`antecedent`), and each sentence read with the sentence right after it in its chunk (the same paragraph or
     the next, only a blank line between) when that one names an identifier the question's words point at
@@ -49,12 +50,13 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     pyproject.toml:" / the block / "then you can implement ...", `continues`) is quoted whole: a picked
     continuation after its ":" lead and the lead's short block (`_lead_of`), a picked lead with its continuation
     (`_after_block`). A passage whose lines another passage of the answer shows already (read with its neighbour,
-    or inside a block it carries) is not added again (`_shown`)."""
+    or inside a block it carries) is not added again (`_shown`). `files`: the open indexes' file filters by folder
+    (`passages.chunk_units`)."""
     out: list[tuple[int, Unit]] = []
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
-        found = chunk_units(hit.chunk) if hit is not None and unit.line >= 0 else []
+        found = chunk_units(hit.chunk, files=files) if hit is not None and unit.line >= 0 else []
         at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
         prev, own = (found[at - 1] if at else None), unit
         if prev is not None and antecedent(prev, unit) and (n, prev.line, prev.sentence) not in quoted \

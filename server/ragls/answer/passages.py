@@ -48,7 +48,7 @@ from ragls.answer.blocks import (
     split_row,
 )
 from ragls.answer.code_passages import code_passages
-from ragls.answer.includes import included_block
+from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import CODE_SPAN, heading_label, labelled, refers_back
 from ragls.answer.markup import clean_markup
@@ -57,6 +57,7 @@ from ragls.sources.load import kind_for
 
 if TYPE_CHECKING:
     from ragls.core.ir import Chunk
+    from ragls.sources.walk import FileFilter
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
 __all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "is_markdown",
@@ -198,7 +199,7 @@ def _sentences(text: str, where: list[tuple[int, int]], markdown: bool = True) -
 
 
 def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True, source: str = "",
-          folder: str = "") -> list[Unit]:
+          folder: str = "", files: FileFilter | None = None) -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
     sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
@@ -207,26 +208,30 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
     the text is Markdown (`blocks.is_markdown` of its path), else reST or plain text (`blocks.parsed`). `source`
     (the chunk's path, relative to the indexed `folder`): a ":" sentence over a `.. literalinclude::` (MyST:
     ```` ```{literalinclude} ````) carries
-    the included file's code (`includes.included_block`); the memo is keyed by the included files' modification
-    times, so an edited example shows as it is now."""
-    key = (source, folder, includes.stamps(text, source, folder)) if source else ("", "", ())
+    the included file's code (`includes.included_block`, as `files` allows: the FileFilter of the folder's open
+    index); the memo is keyed by the included files' modification times, so an edited example shows as it is
+    now."""
+    key = (source, folder, files, includes.stamps(text, source, folder, files)) if source else ("", "", None, ())
     return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key))
 
 
-def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None) -> list[Unit]:
+def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileFilters | None = None
+                ) -> list[Unit]:
     """`units` of a chunk's text: read as its path's markup (`blocks.is_markdown`), its literalinclude lines with
-    the code they include; a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
+    the code they include (as the FileFilter of the chunk's folder in `files` allows: {folder: the filter of its
+    open index}, handed down by the workspace; a folder without one: the default sources settings); a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
     they document (`code_passages.code_passages`, each of at least MIN_WORDS words); not an HTML page's, converted to
     Markdown text when indexed."""
     if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS and "://" not in chunk.path:
         return [Unit(_cap(p.sentence), p.attached, p.line, p.end, p.end)
                 for p in code_passages(chunk.text, lines) if len(p.sentence.split()) >= MIN_WORDS]
-    return units(chunk.text, lines, is_markdown(chunk.path), chunk.path, chunk.folder)
+    return units(chunk.text, lines, is_markdown(chunk.path), chunk.path, chunk.folder,
+                 files.get(chunk.folder) if files else None)
 
 
 @functools.lru_cache(maxsize=2048)
 def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, source: str = "", folder: str = "",
-           _stamps: tuple[tuple[str, int], ...] = ()) -> tuple[Unit, ...]:
+           files: FileFilter | None = None, _stamps: tuple[tuple[str, int], ...] = ()) -> tuple[Unit, ...]:
     blocks = parsed(text, markdown)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
@@ -252,7 +257,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         # (mdBook's `<Listing ...>`, `<span class="filename">Filename: src/main.rs</span>`) in between is skipped
         nxt = next((x for x in blocks[k + 1:k + 4] if not between(x)), None)
         if _stamps:  # a literalinclude, maybe inside a dropdown or a tab (their directive lines): its file's code
-            nxt = _included(text, blocks[k + 1:k + 4], source, folder) or nxt
+            nxt = _included(text, blocks[k + 1:k + 4], source, folder, files) or nxt
         if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
@@ -463,13 +468,14 @@ def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
     return all(len(x) - len(x.lstrip()) >= column for x in after[0].lines if x.strip())
 
 
-def _included(text: str, after: tuple[Block, ...], source: str, folder: str) -> Block | None:
+def _included(text: str, after: tuple[Block, ...], source: str, folder: str, files: FileFilter | None
+              ) -> Block | None:
     """The code of the first `.. literalinclude::` among the directive lines right after a block (`between`: a
     `.. dropdown::` or `.. tab-item::` line may stand before it, as in Litestar's "Click to see the code"), as
     `includes.included_block` reads it (a MyST ```` ```{literalinclude} ```` fence is a code block of its own); None
     when a block that is no directive line comes first."""
     for x in after:
-        if (code := included_block(text, x.start, source, folder)) is not None:
+        if (code := included_block(text, x.start, source, folder, files)) is not None:
             return code
         if x.kind != "skip" or not between(x):
             return None

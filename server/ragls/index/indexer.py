@@ -53,7 +53,7 @@ from ragls.index.scan import VANISHED, SyncReport, TextScan  # noqa: F401 - Sync
 from ragls.index.vector_phase import EMBED_BATCH, EMBED_STEP, WINDOW_BATCH, VectorPhase, _crash_point, _pause_point  # noqa: F401
 from ragls.index.windows import Window, embedding_input, plan_windows
 from ragls.sources.redact import REDACT_VERSION, mask_document
-from ragls.sources.walk import OUTSIDE_LINK, FileFilter, register_live, walk, walk_with  # noqa: F401 - walk re-exported
+from ragls.sources.walk import OUTSIDE_LINK, FileFilter, walk, walk_with  # noqa: F401 - walk re-exported
 from ragls.stores.bm25 import TOKENIZER_VERSION, Bm25Store
 from ragls.stores.manifest import FileRecord, Manifest
 
@@ -139,7 +139,6 @@ class FolderIndex(TextScan, VectorPhase):
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
         self._vec_lock = threading.RLock()
         self.filter = FileFilter(self.folder, settings.sources, self.index_dir)
-        register_live(self.filter)  # what a page's literalinclude may show (answer/includes.py) asks it
         self.embedded_chunks = 0  # chunks whose vectors this process computed (not from the cache)
         self.cached_chunks = 0  # chunks whose vectors this process took from the embedding cache
         self._pending: dict[str, None] = {}  # chunk ids without a vector, in indexing order (writer only)

@@ -22,7 +22,6 @@ import os
 import stat
 import subprocess
 import time
-import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -318,21 +317,6 @@ class FileFilter:
                 if result.include is not None:
                     verdict, source = result.include, label
         return source if verdict else None
-
-
-#: The FileFilter of each folder's open index (`register_live`), by the folder's resolved path.
-_LIVE: weakref.WeakValueDictionary[str, FileFilter] = weakref.WeakValueDictionary()
-
-
-def register_live(file_filter: FileFilter) -> None:
-    """Make `file_filter` (an open index's, whose `.gitignore` cache the watcher invalidates) the one `live_filter`
-    answers with for its folder; it is forgotten when nothing else holds it."""
-    _LIVE[str(file_filter.folder)] = file_filter
-
-
-def live_filter(folder: str | os.PathLike) -> FileFilter | None:
-    """The FileFilter of the open index of `folder` (as an index names it: resolved), or None when none is open."""
-    return _LIVE.get(str(Path(folder)))
 
 
 #: Version control data (a clone's .git/config: its remote URL, http.extraheader; logs/HEAD: the user's name and

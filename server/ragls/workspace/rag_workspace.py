@@ -409,7 +409,8 @@ class RagWorkspace:
                      extra_hits=extra_hits, chat=chat, on_delta=on_delta, cancel=cancel,
                      embed=self.embedder.embed_memoised, embed_query=self.embedder.embed_query_memoised,
                      memo=self.summary_memo, answer_cache=self.answer_cache, label=extractive_label(ignored),
-                     unindexed=None if rags else lambda: empty_folder_notices(folders))
+                     unindexed=None if rags else lambda: empty_folder_notices(folders),
+                     files={str(idx.folder): idx.filter for idx in folders})  # what a page's literalinclude shows
         return replace(answer, llm_calls=llm_calls) if llm_calls.snapshot() else answer
 
     def retrieve_documents(self, specs: Sequence[str], question: Any, history, top_k: int | None):
