@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from ragls.core.analysis import EN_STEM, content_words, indexed_body
+from ragls.core.analysis import EN_STEM, content_words, indexed_body, spelling_variant
 
 K1 = 1.2
 B = 0.75
@@ -44,9 +44,12 @@ def doc_terms(text: str, title: str = "") -> list[str]:
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct analyzed terms of user text (English stop words dropped unless nothing else is left); user text is
-    never query syntax."""
-    return list(dict.fromkeys(t for w in content_words(text) for t in EN_STEM.analyze(w)))
+    """Distinct analyzed terms of user text (English stop words dropped unless nothing else is left), each word's
+    other English spelling's terms too ("colours" -> colour, color; `analysis.spelling_variant`, as the tantivy
+    store searches it: here a chunk holding both spellings counts both); user text is never query syntax."""
+    words = content_words(text)
+    variants = [v for w in words if (v := spelling_variant(w))]
+    return list(dict.fromkeys(t for w in [*words, *variants] for t in EN_STEM.analyze(w)))
 
 
 def doc_vector(text: str, title: str = "", avgdl: float = AVG_DOC_TERMS) -> tuple[list[int], list[float]]:
