@@ -1,8 +1,12 @@
 """Throughput and footprint knobs (issue 18): `embedding.parallel` worker processes give the same vectors as one
-process (real offline model, real worker processes); `embedding.provider` chains end on the CPU and an unknown or
+process (real offline model, real worker processes), and `embedding.threads` batches run side by side give the
+vectors of one batch after another; `embedding.provider` chains end on the CPU and an unknown or
 missing provider warns; `profile = "low-ram"` overrides every other layer."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import numpy as np
 from ragls.config.settings import build_settings
@@ -28,6 +32,43 @@ def test_parallel_workers_match_one_process():
         assert np.allclose(small, expected[:3], atol=1e-5)
     finally:
         pooled.close()
+
+
+class _Overlap:
+    """An ONNX Runtime session whose `run` records how many calls were in it at once (each lasts at least 50 ms,
+    so calls that can overlap do)."""
+
+    def __init__(self, session):
+        self.session, self.active, self.most = session, 0, 0
+        self.lock = threading.Lock()
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+    def run(self, *args, **kwargs):
+        with self.lock:
+            self.active += 1
+            self.most = max(self.most, self.active)
+        try:
+            time.sleep(0.05)
+            return self.session.run(*args, **kwargs)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def test_batches_run_side_by_side_with_the_vectors_of_one_thread():
+    texts = [f"Sentence {i} says that " + "a borrowed reference outlives its owner " * (i % 5 + 1) for i in range(11)]
+    one = Embedder(embedding(threads=1))
+    two = Embedder(embedding(threads=2))
+    expected = one.embed_documents(texts)
+    inner = two.ensure_loaded().model
+    assert inner.model.get_session_options().intra_op_num_threads == 1  # each batch on one thread
+    inner.model = overlap = _Overlap(inner.model)
+    got = two.embed_documents(texts)
+    assert overlap.most == 2  # two batches (of embedding.batch_size 2 texts) in the model at once
+    assert got.shape == (11, two.dim) and np.array_equal(got, expected)  # bit for bit, rows in input order
+    assert two.texts_embedded == 11
 
 
 def test_provider_chains_end_on_cpu():

@@ -174,7 +174,8 @@ def session_options(threads: int | None):
     """ONNX Runtime session options: fastembed's (graph optimisation ORT_ENABLE_ALL, `threads` intra- and inter-op
     threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
     with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
-    (docs/benchmarks.md). Results do not change: only where tensors are allocated does."""
+    (docs/benchmarks.md). Results do not change: only where tensors are allocated does. The embedder's own session
+    gets `threads=1` (`Embedder._start_session`): it runs batches side by side instead (`embedding_workers`)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -184,6 +185,21 @@ def session_options(threads: int | None):
         so.inter_op_num_threads = threads
     so.enable_mem_pattern = False
     return so
+
+
+def embedding_workers(threads: int | None) -> int:
+    """Batches `Embedder.embed_documents` runs at once, each on one thread of a one-thread ONNX Runtime session:
+    `embedding.threads` when set, else the CPUs this process may run on (`os.sched_getaffinity`, else
+    `os.cpu_count()`). Side by side, a call's batches keep every core busy with no synchronisation between
+    them; ONNX Runtime's own intra-op threads split each operator of a small batch (2 sentences of ~35 tokens)
+    and spin between operators, which cost ~75 % more process CPU for the same vectors (docs/benchmarks.md,
+    "Sentence batches side by side")."""
+    if threads is not None:
+        return max(1, threads)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no sched_getaffinity
+        return max(1, os.cpu_count() or 1)
 
 
 # embedding.provider -> the ONNX Runtime execution provider it asks for (each chain ends on CPU).
@@ -247,7 +263,7 @@ class Embedder:
             return model
 
         s = self.settings
-        common = {"max_length": s.max_length, "threads": s.threads}
+        common = {"max_length": s.max_length, "threads": 1}  # one thread per batch: `embedding_workers` batches at once
         fe_cache = str(cache_root() / "fastembed")
         if s.model_path:
             path = Path(s.model_path).expanduser()
@@ -320,9 +336,9 @@ class Embedder:
     def _start_session(self, model) -> None:
         """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.embedding.onnx_prep`: same
         vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
-        optimisation ORT_ENABLE_ALL; `threads` for intra- and inter-op threads) and `session_options()`. Falls
-        back to fastembed's own loader when the model has extra files (external data) or fastembed's internals
-        are not as expected."""
+        optimisation ORT_ENABLE_ALL; one intra-op thread: `embed_documents` runs batches side by side) and
+        `session_options()`. Falls back to fastembed's own loader when the model has extra files (external data)
+        or fastembed's internals are not as expected."""
         inner = getattr(model, "model", None)
         if inner is None or getattr(inner, "model", None) is not None:
             return  # fastembed ignored lazy_load: its session exists already
@@ -338,7 +354,7 @@ class Embedder:
 
         path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
         providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
-        inner.model = ort.InferenceSession(str(path), sess_options=session_options(self.settings.threads),
+        inner.model = ort.InferenceSession(str(path), sess_options=session_options(1),
                                            providers=providers)
         inner._ensure_tokenizer()
 
@@ -385,6 +401,9 @@ class Embedder:
         """Embed `texts` -> float32 array (len(texts), dim), rows in input order.
 
         Texts are sorted by length before batching so each batch pads to similar lengths (less wasted compute).
+        Up to `embedding_workers` batches run at once, each on its own thread (the session has one intra-op
+        thread; ONNX Runtime runs concurrent calls of one session in parallel): the same vectors as one batch after
+        another, bit for bit (each batch's arithmetic does not depend on the thread running it).
         """
         import numpy as np
 
@@ -397,10 +416,22 @@ class Embedder:
         pool = self._pool_for(len(texts))
         if pool is not None:  # embedding.parallel: worker processes, each an interleaved share of the sorted texts
             out[order] = pool.embed([texts[i] for i in order])
-        for start in range(0, 0 if pool is not None else len(order), bs):
-            idx = order[start:start + bs]
-            vecs = list(model.embed([texts[i] for i in idx], batch_size=bs))
-            out[idx] = np.asarray(vecs, dtype=np.float32)
+        batches = [] if pool is not None else [order[start:start + bs] for start in range(0, len(order), bs)]
+
+        def run(idx: list[int]) -> np.ndarray:
+            return np.asarray(list(model.embed([texts[i] for i in idx], batch_size=bs)), dtype=np.float32)
+
+        workers = min(embedding_workers(self.settings.threads), len(batches))
+        if workers > 1:  # a pool per call: a rag/ask's batches never queue behind an indexing call's
+            from concurrent.futures import ThreadPoolExecutor
+
+            batches.reverse()  # the longest first: a thread free early takes the short ones (balanced threads)
+            with ThreadPoolExecutor(workers, thread_name_prefix="ragls-embed") as threads:
+                for idx, vecs in zip(batches, threads.map(run, batches)):
+                    out[idx] = vecs
+        else:
+            for idx in batches:
+                out[idx] = run(idx)
         self.texts_embedded += len(texts)
         return out
 
