@@ -5,12 +5,13 @@ missing provider warns; `profile = "low-ram"` overrides every other layer."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 import numpy as np
 from ragls.config.settings import build_settings
-from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir
+from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, execution_providers, offline_model_dir, thread_split
 
 
 def embedding(**extra):
@@ -69,6 +70,14 @@ def test_batches_run_side_by_side_with_the_vectors_of_one_thread():
     assert overlap.most == 2  # two batches (of embedding.batch_size 2 texts) in the model at once
     assert got.shape == (11, two.dim) and np.array_equal(got, expected)  # bit for bit, rows in input order
     assert two.texts_embedded == 11
+
+
+def test_threads_split_into_two_batches_at_once():
+    assert thread_split(1) == (1, 1)  # one batch after another
+    assert thread_split(2) == (2, 1) and thread_split(3) == (2, 1)  # two batches of one thread each
+    assert thread_split(16) == (2, 8)  # never more than two batches' activations in memory
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    assert thread_split(None) == (min(2, cpus), max(1, cpus // min(2, cpus)))  # default: the CPUs ragls may run on
 
 
 def test_provider_chains_end_on_cpu():

@@ -175,7 +175,7 @@ def session_options(threads: int | None):
     threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
     with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
     (docs/benchmarks.md). Results do not change: only where tensors are allocated does. The embedder's own session
-    gets `threads=1` (`Embedder._start_session`): it runs batches side by side instead (`embedding_workers`)."""
+    gets the intra-op threads of `thread_split` (one on up to 3 CPUs): it runs two batches side by side."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -187,19 +187,26 @@ def session_options(threads: int | None):
     return so
 
 
-def embedding_workers(threads: int | None) -> int:
-    """Batches `Embedder.embed_documents` runs at once, each on one thread of a one-thread ONNX Runtime session:
-    `embedding.threads` when set, else the CPUs this process may run on (`os.sched_getaffinity`, else
-    `os.cpu_count()`). Side by side, a call's batches keep every core busy with no synchronisation between
-    them; ONNX Runtime's own intra-op threads split each operator of a small batch (2 sentences of ~35 tokens)
-    and spin between operators, which cost ~75 % more process CPU for the same vectors (docs/benchmarks.md,
-    "Sentence batches side by side")."""
-    if threads is not None:
-        return max(1, threads)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # macOS and Windows have no sched_getaffinity
-        return max(1, os.cpu_count() or 1)
+SIDE_BY_SIDE = 2  # the most batches `Embedder.embed_documents` runs at once (each holds its activations in memory)
+
+
+def thread_split(threads: int | None) -> tuple[int, int]:
+    """(batches run at once, ONNX Runtime intra-op threads of the session) for `embedding.threads` (when None, the
+    CPUs this process may run on: `os.sched_getaffinity`, else `os.cpu_count()`): min(SIDE_BY_SIDE, threads)
+    batches side by side, each on threads // that many intra-op threads — on 2 CPUs two batches of one thread
+    each. Side by side, two small batches (2 sentences of ~35 tokens, the extractive answer's candidates) keep two
+    cores busy with no synchronisation between them; ONNX Runtime's intra-op threads split each operator of such
+    a batch and spin between operators, which cost ~90 % more process CPU for the same vectors, bit for bit
+    (docs/benchmarks.md, "Sentence batches side by side"). Two at most: each batch running holds its activations
+    in ONNX Runtime's memory arena (+44 MB peak when indexing 256-token windows on 2 CPUs), so more cores go to
+    intra-op threads, not to more batches."""
+    if threads is None:
+        try:
+            threads = len(os.sched_getaffinity(0))
+        except AttributeError:  # macOS and Windows have no sched_getaffinity
+            threads = os.cpu_count() or 1
+    workers = max(1, min(SIDE_BY_SIDE, threads))
+    return workers, max(1, threads // workers)
 
 
 # embedding.provider -> the ONNX Runtime execution provider it asks for (each chain ends on CPU).
@@ -263,7 +270,7 @@ class Embedder:
             return model
 
         s = self.settings
-        common = {"max_length": s.max_length, "threads": 1}  # one thread per batch: `embedding_workers` batches at once
+        common = {"max_length": s.max_length, "threads": thread_split(s.threads)[1]}  # per batch run side by side
         fe_cache = str(cache_root() / "fastembed")
         if s.model_path:
             path = Path(s.model_path).expanduser()
@@ -336,9 +343,9 @@ class Embedder:
     def _start_session(self, model) -> None:
         """Create the ONNX Runtime session on the memory-lean copy of the model file (`ragls.embedding.onnx_prep`: same
         vectors, less memory) with fastembed's settings (providers: CUDA when available else CPU; graph
-        optimisation ORT_ENABLE_ALL; one intra-op thread: `embed_documents` runs batches side by side) and
-        `session_options()`. Falls back to fastembed's own loader when the model has extra files (external data)
-        or fastembed's internals are not as expected."""
+        optimisation ORT_ENABLE_ALL; the intra-op threads of `thread_split`: `embed_documents` runs two batches
+        side by side) and `session_options()`. Falls back to fastembed's own loader when the model has extra files
+        (external data) or fastembed's internals are not as expected."""
         inner = getattr(model, "model", None)
         if inner is None or getattr(inner, "model", None) is not None:
             return  # fastembed ignored lazy_load: its session exists already
@@ -354,8 +361,8 @@ class Embedder:
 
         path = lean_model(Path(model_dir) / desc.model_file, models_root() / "lean")
         providers = execution_providers(self.settings.provider, ort.get_available_providers(), log.warning)
-        inner.model = ort.InferenceSession(str(path), sess_options=session_options(1),
-                                           providers=providers)
+        intra_op = thread_split(self.settings.threads)[1]
+        inner.model = ort.InferenceSession(str(path), sess_options=session_options(intra_op), providers=providers)
         inner._ensure_tokenizer()
 
     def _apply_truncation(self, model) -> None:
@@ -401,9 +408,9 @@ class Embedder:
         """Embed `texts` -> float32 array (len(texts), dim), rows in input order.
 
         Texts are sorted by length before batching so each batch pads to similar lengths (less wasted compute).
-        Up to `embedding_workers` batches run at once, each on its own thread (the session has one intra-op
-        thread; ONNX Runtime runs concurrent calls of one session in parallel): the same vectors as one batch after
-        another, bit for bit (each batch's arithmetic does not depend on the thread running it).
+        Up to SIDE_BY_SIDE batches run at once, each on its own thread (`thread_split`; ONNX Runtime runs
+        concurrent calls of one session in parallel): the same vectors as one batch after another, bit for bit
+        (each batch's arithmetic does not depend on the thread running it).
         """
         import numpy as np
 
@@ -421,7 +428,7 @@ class Embedder:
         def run(idx: list[int]) -> np.ndarray:
             return np.asarray(list(model.embed([texts[i] for i in idx], batch_size=bs)), dtype=np.float32)
 
-        workers = min(embedding_workers(self.settings.threads), len(batches))
+        workers = min(thread_split(self.settings.threads)[0], len(batches))
         if workers > 1:  # a pool per call: a rag/ask's batches never queue behind an indexing call's
             from concurrent.futures import ThreadPoolExecutor
 
