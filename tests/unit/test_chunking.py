@@ -44,12 +44,18 @@ def naive_offset(text: str, starts: list[int], line: int, col: int) -> int:
 
 def assert_exact(doc_text: str, chunks) -> None:
     """Every chunk's text is the slice of the document between its span positions, but for the fence lines that
-    balance a split code block (an opening line before, a closing fence after)."""
+    balance a split code block: an opening line in place of the span's first line (the block's opening line or
+    a code line before the chunk's own), a closing fence after."""
     starts = naive_line_starts(doc_text)
     for c in chunks:
         s = naive_offset(doc_text, starts, c.span.start_line, c.span.start_char)
         e = naive_offset(doc_text, starts, c.span.end_line, c.span.end_char)
-        assert without_added_fences(c.text, doc_text[s:e]) == doc_text[s:e], (c.ordinal, c.span)
+        first, _, rest = c.text.partition("\n")
+        if FENCE_RE.match(first) and not doc_text[s:e].startswith(c.text[:len(first) + 1]):
+            s = doc_text.index("\n", s) + 1  # an added opener stands in for the span's first line
+            assert without_added_fences(rest, doc_text[s:e]) == doc_text[s:e], (c.ordinal, c.span)
+        else:
+            assert without_added_fences(c.text, doc_text[s:e]) == doc_text[s:e], (c.ordinal, c.span)
 
 
 def without_added_fences(text: str, expected: str) -> str:
@@ -611,6 +617,28 @@ def test_split_fenced_block_is_balanced_in_every_chunk():
     inner = next(c for c in chunks if "compute(30)" in c.text)
     assert inner.text.startswith("```rust\n") and inner.text.endswith("\n```")
     assert any("manatee" in c.text for c in chunks)
+
+
+def test_a_chunk_starting_inside_a_code_block_keeps_its_lines_on_the_file_lines():
+    """Line k of a chunk's text is line k of its span (how windows and the focus cite a chunk's lines), also for
+    a chunk that starts inside a code block: its prepended opening line stands in for the file line before its
+    first line of code. The opener was prepended before a span starting on that code line, so every line of the
+    chunk, and every focus on it, was cited one line early."""
+    code = "\n".join(f"let value_{n} = compute({n});" for n in range(60))
+    text = f"# Build\n\nIntro text before the code.\n\n```rust\n{code}\n```\n\nAfter the fence: the manatee.\n"
+    lines = text.split("\n")
+    chunks = chunk_document(doc(text, "b.md"), chunk_size=400, overlap=0)
+    inner = [c for c in chunks if c.text.startswith("```rust\n") and "Intro" not in c.text]
+    assert len(inner) >= 2
+    for c in chunks:
+        own = c.text.split("\n")
+        for k, line in enumerate(own):
+            if FENCE_RE.match(line) and k in (0, len(own) - 1):
+                continue  # an added fence line
+            assert lines[c.span.start_line + k] == line, (c.ordinal, k, line)
+    second = next(c for c in chunks if "compute(30)" in c.text)
+    at = second.text.split("\n").index("let value_30 = compute(30);")
+    assert lines[second.span.start_line + at] == "let value_30 = compute(30);"
 
 
 def test_text_after_an_unterminated_fence_is_still_quoted():

@@ -296,7 +296,11 @@ def _balance_fences(text: str, index: LineIndex, fences: list[_Fence], start: in
     an opening fence line (nothing of the block after it) ends before that line, and one that starts with a
     closing fence line starts after it; then a chunk starting inside a block gets the block's opening line
     ("```python") prepended, and one ending inside it — or inside a block never closed — gets the closing fence
-    appended, so every chunk renders its code as code. start == end: nothing is left."""
+    appended, so every chunk renders its code as code. The prepended opener stands in for the file line before the
+    chunk's first line (the block's own opening line, or a code line of it the chunk before holds): the returned
+    start is that line's start, so line k of the chunk text is line k of its span, as every reader of a chunk's
+    lines counts them (windows, focus, titles). Prepended before a span starting on the chunk's first line, it
+    put every focus and window of the chunk one line early. start == end: nothing is left."""
     for f in fences:
         if f.open_start <= end <= f.content_start or not text[f.content_start:end].strip() and f.open_start < end:
             if start < f.open_start:
@@ -310,12 +314,14 @@ def _balance_fences(text: str, index: LineIndex, fences: list[_Fence], start: in
     if start >= end:
         return start, start, ""
     piece = text[start:end]
+    first = start
     for f in fences:
         if f.content_start <= start < f.close_start:
             piece = f.opener + "\n" + piece
+            first = index.starts[index.line_of(start) - 1]  # after the opening line: never line 0
         if max(start, f.open_start) < end <= f.close_start:
             piece = piece + "\n" + f.closer
-    return start, end, piece
+    return first, end, piece
 
 
 def _char_break(text: str, start: int, limit: int) -> int:

@@ -118,8 +118,9 @@ class FolderIndex(TextScan, VectorPhase):
             # layout 3: embedding windows; 4: balanced fences, no markup-only chunks; 5: (b466282-d9d35e8, withdrawn)
             # text titles as heading paths; 6: text titles are the leaf section without inline markup; 7: a Markdown
             # page without a "# " title heads its heading paths with its front matter's title; 8: reST pages hold
-            # the text of their `.. include::` files (index/inclusion.py)
-            "tokenizer": TOKENIZER_VERSION, "layout": 8,
+            # the text of their `.. include::` files (index/inclusion.py); 9: a chunk starting inside a code block
+            # starts on the line its prepended fence stands in for
+            "tokenizer": TOKENIZER_VERSION, "layout": 9,
             # a masker that finds more secret shapes re-chunks old indexes, so their stores lose the values too
             **({"redact": REDACT_VERSION} if settings.sources.exclude_secrets else {}),
             **(self.contextualizer.identity() if self.contextualizer is not None else {}),
