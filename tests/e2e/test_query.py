@@ -67,6 +67,17 @@ async def test_a_long_list_holds_no_hit_that_no_signal_found(client):
     assert shares == sorted(shares, reverse=True)
 
 
+async def test_an_answer_lists_the_sources_a_search_shows(client):
+    """rag/ask's sources follow rag/query's rule (`RetrievalResult.shown`): a hit no signal found is no source of
+    the answer either (a small folder listed an unrelated note under "Sources")."""
+    listed = await request(client, "rag/query", {"query": "bearer token expiry", "topK": 20})
+    answer = await request(client, "rag/ask", {"question": "bearer token expiry", "topK": 20})
+    shown = [(c["source"]["path"], c["source"]["range"]["start"]["line"]) for c in listed["chunks"]]
+    sources = [(s["path"], s["range"]["start"]["line"]) for s in answer["sources"]]
+    assert not answer["abstained"] and sources[0] == shown[0] and len(shown) < 20
+    assert set(sources) <= set(shown) and len(sources) == len(shown), (sources, shown)
+
+
 async def test_other_documents_found(client):
     res = await request(client, "rag/query", {"query": "when do access tokens expire", "topK": 1})
     assert res["chunks"][0]["source"]["path"] == "api/authentication.rst"

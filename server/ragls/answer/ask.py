@@ -134,7 +134,8 @@ def ask(
     index_relevant = not abstained(retrieved, floor, query, min_probability=settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
     # index's hits join them only when they pass the relevance test on their own.
-    hits = with_documents(retrieved if index_relevant or not extra_hits else [], extra_hits or [], k)
+    # the sources a user is shown: not the hits no signal found (`RetrievalResult.shown`, as rag/query lists them)
+    hits = with_documents(retrieved.shown() if index_relevant or not extra_hits else [], extra_hits or [], k)
     model_name = chat.model if chat is not None else EXTRACTIVE_MODEL
 
     def done(text: str, sources: list[tuple[int, Hit]], is_abstained: bool = False, *, model: str = model_name,

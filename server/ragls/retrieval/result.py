@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, overload
 
 from ragls.core.ir import Hit
 from ragls.retrieval.abstention import Evidence
+from ragls.retrieval.fuse import relevance_shares
 from ragls.retrieval.llm_steps import LLMTrace
 
 if TYPE_CHECKING:
@@ -83,6 +84,18 @@ class RetrievalResult(Sequence[Hit]):
     def with_(self, **changes) -> RetrievalResult:
         """A copy with `changes` (field name -> value), e.g. `with_(hits=..., corrective="sufficient")`."""
         return replace(self, **changes)
+
+    def shown(self) -> RetrievalResult:
+        """The hits a user is shown — rag/query's list, rag/ask's sources — without those whose relevance share is
+        0 (`fuse.relevance_shares`: no signal found them any better than unrelated, a convex score of 0; a list
+        of 20 in a small folder, or an unrelated note beside the one answering page, listed as "0%"). The one
+        rule for both; decisions on the retrieval (abstention) and `ragls eval`'s ranking read the whole result.
+        Fusion scores only: after a reranker (its scale is its own, or its timed-out fused order) the result as
+        it is."""
+        shares = relevance_shares([h.score for h in self.hits]) if self.rerank is None else None
+        if not shares or 0.0 not in shares:
+            return self
+        return self.with_(hits=tuple(h for h, share in zip(self.hits, shares) if share > 0.0))
 
     # -- several knowledge bases ---------------------------------------------------------------------------
     @classmethod

@@ -30,7 +30,6 @@ from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.index.paths import workspace_index_dirs
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
-from ragls.retrieval.fuse import relevance_shares
 from ragls.retrieval.query import analyse
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import SIGNALS, abstained, search
@@ -336,9 +335,8 @@ class RagWorkspace:
     @traced("rag/query")
     def query(self, text: Any, top_k: Any = None, rag: Any = None, expand: bool | None = None) -> QueryResult:
         """rag/query (`expand`: multi-query expansion for this request, None = `retrieval.expand_n`): at most
-        `top_k` hits, best first, without the hits whose relevance share is 0 (`relevance_shares`: no signal found
-        them any better than unrelated — a convex score of 0; a list of 20 in a small folder or for a weak query
-        held rows shown as "0%"; not after a reranker, whose scale is its own). The abstention decision is taken on the hits before that cut, as `ragls eval`
+        `top_k` hits, best first, those a user is shown (`RetrievalResult.shown`: not the hits no signal found,
+        as rag/ask's sources). The abstention decision is taken on the hits before that cut, as `ragls eval`
         judges it. Raises InvalidParams for an empty query, one longer than MAX_QUERY_CHARS, a bad top_k or an
         unknown rag."""
         t0 = time.perf_counter()
@@ -347,11 +345,7 @@ class RagWorkspace:
         settings = self._settings_for(*self._targets(rag))
         hits = self.retrieve(query, top_k, rag, expand=expand)
         abstains = self.abstains(query, hits, settings)
-        # (fusion scores only: a reranker's scores, or its timed-out fused order, are listed as they come)
-        shares = relevance_shares([h.score for h in hits]) if hits.rerank is None else None
-        if shares and 0.0 in shares:
-            hits = hits.with_(hits=tuple(h for h, share in zip(hits, shares) if share > 0.0))
-        return QueryResult(query.text, hits, abstains, (time.perf_counter() - t0) * 1000)
+        return QueryResult(query.text, hits.shown(), abstains, (time.perf_counter() - t0) * 1000)
 
     def abstains(self, query: Any, hits: RetrievalResult, settings: Settings | None = None) -> bool:
         """The abstention decision for `hits` retrieved for `query` (text or analysed Query): retrieval.search.
