@@ -461,8 +461,19 @@ def test_only_the_first_sentence_under_an_identifier_title_is_led_by_it():
     assert lines and not any("`DisableIntrospection`: It" in line for line in lines), lines
 
 
+def test_a_link_whose_text_is_code_holding_a_bracket_reads_as_its_text():
+    """The Helix book links its config tables as "[`[editor.lsp]`](./editor.md#editorlsp-section)": the link text
+    is a code span holding "]", which ended the link text before, so the answer and the search preview (break50)
+    showed the link as written."""
+    text = ("The [`[editor.lsp]`](./editor.md#editorlsp-section) section of `config.toml` toggles the language server"
+            " features, and [`[editor.soft-wrap]` Section](#editorsoft-wrap-section) wraps long lines.\n")
+    [unit] = units(text, None)
+    assert unit.sentence == ("The `[editor.lsp]` section of `config.toml` toggles the language server features, and "
+                             "`[editor.soft-wrap]` Section wraps long lines."), unit.sentence
+
+
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("pattern", ["[widget ", "![widget ", "[a](widget "])
+@pytest.mark.parametrize("pattern", ["[widget ", "![widget ", "[a](widget ", "[`a]` ", "[`widget "])
 def test_a_chunk_of_open_brackets_reads_in_linear_time(pattern):
     """A folder's chunk of unclosed brackets ("[widget [widget ...", "[a](" without ")") is read in time linear in
     its length: each link pattern scanned to the chunk's end from every bracket (red team, session 49: 10 s for

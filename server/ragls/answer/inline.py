@@ -85,10 +85,23 @@ _CODE_OR_LINK = re.compile(r"(`[^`\n]+`)|" + _LINK.pattern)
 
 def _links(text: str) -> str:
     """`text` with its Markdown links read by `_link`, outside code spans (`_CODE_OR_LINK`): "`[](#anchor)`" and
-    "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link."""
+    "`grid[i][j]`" stay as written; a link whose text is code ("[`Sampler`](pkg.Sampler)") is still a link, also
+    when the code holds brackets (the Helix book's "[`[editor.lsp]`](./editor.md#editorlsp-section)" reads
+    "`[editor.lsp]`"): the brackets inside code spans are set aside first (`_HIDE_BRACKETS`), so the link text's
+    bounded pattern (`_TEXT`) stays one character class."""
     if "[" not in text:
         return text
-    return _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(m.group(2), m.group(3)), text)
+    hidden = "`" in text and "]" in text
+    if hidden:
+        text = CODE_SPANS.sub(lambda m: m.group(0).translate(_HIDE_BRACKETS), text)
+    text = _CODE_OR_LINK.sub(lambda m: m.group(1) or _link(m.group(2), m.group(3)), text)
+    return text.translate(_SHOW_BRACKETS) if hidden else text
+
+
+# The brackets of a code span, set aside while links are read (`_links`): characters no text holds (Unicode
+# noncharacters).
+_HIDE_BRACKETS = str.maketrans("[]", "\ufdd0\ufdd1")
+_SHOW_BRACKETS = str.maketrans("\ufdd0\ufdd1", "[]")
 
 
 def _inline_html(text: str) -> str:
