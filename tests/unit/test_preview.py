@@ -48,6 +48,11 @@ def test_rest_roles_literals_grid_tables_and_literal_markers_are_read_as_sphinx_
     assert chunk_preview(chunk, _lines(6, 7)) == "# a comment of the example > set foo 1 2 3"
     # no focus: below the section title and its underline
     assert chunk_preview(chunk, None).startswith("fish variables are all lists")
+    # a footnote is shown (fish's "Piping" page: the preview of its footnote line was empty)
+    note = _chunk("doc_src/language.rst", "The ``less`` pager. [#]_\n\n.. [#] A \"pager\" here is a program that"
+                  " paginates output.\n")
+    assert chunk_preview(note, _lines(2, 2)) == 'A "pager" here is a program that paginates output.'
+
 
 
 def test_every_item_of_a_list_and_row_of_a_table_is_shown_apart():

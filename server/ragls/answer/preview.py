@@ -32,6 +32,8 @@ PREVIEW_CHARS = 200  # what a result list shows of a hit on one line (the CLI's 
 # A line that frames a block and holds no text: a code fence (with its info string), a reST section underline, a
 # horizontal rule, a grid or simple table's border ("+-----+----+", "=====  =====").
 _FRAME = re.compile(r"^\s*(?:(?:```|~~~).*|([=\-~^\"'`#*+<>:._])\1{2,}|\+[-=+:]+\+|(?:[-=:]{3,}[ \t|+]*)+|::)\s*$")
+# A reST footnote or citation, ".. [#] text", ".. [1] text", ".. [Ref] text": its text (group 1) is shown.
+_REST_NOTE = re.compile(r"^\s*\.\.\s+\[[^\]\s]+\]\s+(\S.*)$")
 # What opens a line without being its text: a list item's marker; in Markdown also quote marks and a heading's "#"s
 # (in reST a ">" or "#" opening a line is text: a shell prompt or comment of an indented literal block).
 _LINE_MARKS = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -62,8 +64,10 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
         for n, line in enumerate(block.lines, block.start):
             if n < first or n > last or not line.strip() or _FRAME.match(line) or TABLE_SEPARATOR.match(line):
                 continue
-            if block.kind == "skip" and not ((markdown and line.lstrip().startswith("#")) or
-                                             (not markdown and not line.lstrip().startswith((".. ", "<")))):
+            if block.kind == "skip" and not markdown and (note := _REST_NOTE.match(line)):
+                line = note.group(1)  # a footnote or citation: Sphinx shows its text
+            elif block.kind == "skip" and not ((markdown and line.lstrip().startswith("#")) or
+                                               (not markdown and not line.lstrip().startswith((".. ", "<")))):
                 continue  # a directive or HTML tag line
             if block.kind in ("code", "table"):
                 runs.append(("code" if block.kind == "code" else "row", [line.strip()], k))
@@ -79,6 +83,8 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
         text += (" · " if kind == before and kind in ("item", "row") else " ") + \
             (run[0] if kind == "code" else _read([_unmarked(r, markdown) for r in run] if kind == "row" else run, markdown))
         before = kind
+    if not text.strip():  # nothing read as text (a line the blocks leave out): the lines as written, as before
+        text = plain(" ".join(lines[max(first, 0):last + 1]), markdown)
     return _cut(text, limit)
 
 
