@@ -104,7 +104,7 @@ def test_a_literalinclude_inside_a_dropdown_is_the_code_after_the_paragraph(tmp_
 
 def test_the_workspace_hands_its_indexes_filter_down(tmp_path):
     """What a page's literalinclude may show is the open index's decision (its `sources.exclude`), handed down by
-    the workspace to the answer and to the hits' focus (`RagWorkspace.ask`'s `files`, `search.file_filters`):
+    the workspace to the answer and to the hits' focus (`RagWorkspace.ask`'s `files`, `source.file_filters`):
     an example under an excluded folder is not shown, one beside it is. With the default settings (what
     answer/includes.py used without a filter handed down) the excluded example showed."""
     files = {"conf.py": "project = 'sprocket'\n", "usage/caching.rst": CACHING,

@@ -27,7 +27,7 @@ from ragls.sources.walk import FileFilter
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
 # {folder (as its index names it, resolved): the FileFilter of its open index} — handed down by the workspace
-# (`RagWorkspace.file_filters`) to everything that reads a page's literalinclude
+# (`RagWorkspace.ask`'s `files`, `retrieval.source.file_filters`) to everything that reads a page's literalinclude
 FileFilters = Mapping[str, FileFilter]
 
 

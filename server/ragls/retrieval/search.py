@@ -46,13 +46,12 @@ from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.source import Candidates, FolderSource, as_sources, vector_weight_coverage
+from ragls.retrieval.source import Candidates, as_sources, file_filters, vector_weight_coverage
 from ragls.retrieval.transforms import Variant, variant_lists
 
 if TYPE_CHECKING:
     from ragls.config.settings import RetrievalSettings
     from ragls.embedding.embed import Embedder
-    from ragls.sources.walk import FileFilter
 
 log = logging.getLogger(__name__)
 
@@ -368,12 +367,6 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
     trace = LLMTrace()
     trace.counter.add("rerank", n, n if "error" in result.rerank else 0)
     return result.with_(llm=trace)
-
-
-def file_filters(sources) -> dict[str, FileFilter]:
-    """{folder: its index's FileFilter} of the folder indexes among `sources` (`FolderSource`): what a page of the
-    folder may show of another file (a literalinclude, `answer/includes.py`), as the open index decides."""
-    return {str(s.index.folder): s.index.filter for s in sources if isinstance(s, FolderSource)}
 
 
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ragls.config.settings import RetrievalSettings
     from ragls.index.indexer import FolderIndex
     from ragls.retrieval.query import Query
+    from ragls.sources.walk import FileFilter
 
 
 @dataclass
@@ -150,6 +151,12 @@ class FolderSource:
 def as_sources(items: Sequence) -> list:
     """`items` as pipeline sources: a `FolderIndex` becomes a `FolderSource`, a source stays as it is."""
     return [it if isinstance(it, Source) else FolderSource(it) for it in items]
+
+
+def file_filters(sources) -> dict[str, FileFilter]:
+    """{folder: its index's FileFilter} of the folder indexes among `sources` (`FolderSource`): what a page of the
+    folder may show of another file (a literalinclude, `answer/includes.py`), as the open index decides."""
+    return {str(s.index.folder): s.index.filter for s in sources if isinstance(s, FolderSource)}
 
 
 def pool_bm25(q: Query, chunks: Mapping[str, Chunk]) -> tuple[list[tuple[str, float]], tuple[int, dict[str, int]]]:
