@@ -173,12 +173,7 @@ class Manifest:
         now = time.time()
         paths = [r.path for r in records] + list(deleted)
         with self._tx() as db:
-            for p in paths:
-                db.execute("DELETE FROM includes WHERE path=?", (p,))
-                db.execute("DELETE FROM chunks WHERE path=?", (p,))
-                db.execute("DELETE FROM files WHERE path=?", (p,))
-                db.execute("DELETE FROM journal WHERE path=?", (p,))
-                db.execute("DELETE FROM skipped WHERE path=?", (p,))
+            _drop_rows(db, paths, (*_DOCUMENT_TABLES, "journal", "skipped"))
             db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
             db.executemany("INSERT INTO files VALUES (?,?,?,?,?)",
                            [(r.path, r.size, r.mtime_ns, r.content_hash, now) for r in records])
@@ -248,9 +243,7 @@ class Manifest:
         and mtime and the reading settings, `sources.convert.read_stamp`) when it follows from the file's bytes alone, so an
         unchanged file is not read again (`skip_stamps`); None when it may change without the file changing."""
         with self._tx() as db:
-            db.execute("DELETE FROM includes WHERE path=?", (path,))
-            db.execute("DELETE FROM chunks WHERE path=?", (path,))
-            db.execute("DELETE FROM files WHERE path=?", (path,))
+            _drop_rows(db, [path], _DOCUMENT_TABLES)
             db.execute("INSERT OR REPLACE INTO skipped VALUES (?, ?, ?)", (path, reason, stamp))
 
     def skip_stamps(self) -> dict[str, tuple[str, str]]:
@@ -281,11 +274,7 @@ class Manifest:
         paths = list(paths)
         with self._tx() as db:
             db.executemany("INSERT OR IGNORE INTO vector_dirty VALUES (?)", [(p,) for p in paths])
-            for p in paths:
-                db.execute("DELETE FROM includes WHERE path=?", (p,))
-                db.execute("DELETE FROM chunks WHERE path=?", (p,))
-                db.execute("DELETE FROM files WHERE path=?", (p,))
-                db.execute("DELETE FROM journal WHERE path=?", (p,))
+            _drop_rows(db, paths, (*_DOCUMENT_TABLES, "journal"))
 
     # -- vector store bookkeeping --------------------------------------------------------------------------
     def vector_dirty(self) -> list[str]:
@@ -350,3 +339,13 @@ def _chunk_rows(chunks: Sequence[Chunk]) -> list[tuple]:
     return [(c.id, c.document, c.ordinal, c.text_hash, c.span.start_line, c.span.start_char, c.span.end_line,
              c.span.end_char, c.title, c.text, c.page, c.anchor, c.context, c.path if c.included_in else None)
             for c in chunks]
+
+
+# The tables holding a document's rows by its `path`: what it includes, its chunks, its file record.
+_DOCUMENT_TABLES = ("includes", "chunks", "files")
+
+
+def _drop_rows(db: sqlite3.Connection, paths: Sequence[str], tables: Sequence[str]) -> None:
+    """Delete the rows of `paths` from each of `tables` (all keyed by `path`), inside the caller's transaction."""
+    for table in tables:
+        db.executemany(f"DELETE FROM {table} WHERE path=?", [(p,) for p in paths])

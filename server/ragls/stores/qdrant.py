@@ -154,7 +154,7 @@ def chunk_from_payload(payload: dict, text_field: str = "page_content", fallback
     text = payload.get(text_field)
     if not isinstance(text, str):
         text = meta.get(text_field) if isinstance(meta.get(text_field), str) else ""
-    included_in = str(payload.get("included_in") or "") if payload.get("file") else ""
+    included_in = str(payload.get("path") or "") if payload.get("file") else ""  # the page holding the text
     path = payload.get("file") or payload.get("path") or payload.get("source") or meta.get("source") \
         or meta.get("path") or ""
     path = str(path)
@@ -269,7 +269,7 @@ class QdrantChunkStore:
                 "content_hash": c.text_hash, "text_hash": th, "focus_lines": [w.start_line, w.end_line],
                 "ordinal": c.ordinal, "commit": self.commit, "model": self.model_fp,
                 # a page's included text (Chunk.included_in): `path` is the page, deleted with it; the text's file
-                **({"file": c.path, "included_in": c.included_in} if c.included_in else {}),
+                **({"file": c.path} if c.included_in else {}),
             }
             points.append(m.PointStruct(id=point_id(f"{c.id}#{w.index}", self.model_fp), vector=vec,
                                         payload=payload))
