@@ -385,7 +385,23 @@ H.it("while the server indexes, the pending answer says what the index is doing 
     percentage = 90 } })
   H.wait_for(function() return placeholder(view):find("300/333", 1, true) end, 5000, "the placeholder to follow")
   H.screenshot("neovim-answer-pending-index")
+  -- The editor window's statusline under the float (which has the focus) follows the progress too.
+  local statusline, laststatus = vim.o.statusline, vim.o.laststatus
+  vim.o.laststatus = 2
+  vim.o.statusline = "%{v:lua.require'ragls'.statusline()}"
+  local status_row = vim.o.lines - vim.o.cmdheight
+  local function status_text()
+    vim.cmd("redraw")
+    local cells = {}
+    for col = 1, vim.o.columns do
+      cells[col] = vim.fn.screenstring(status_row, col)
+    end
+    return vim.trim(table.concat(cells))
+  end
+  H.ok(status_text():find("300/333", 1, true), "statusline while indexing: " .. status_text())
   progress.on_progress({ token = "spec-indexing", value = { kind = "end" } })
+  H.eq("ragls", status_text(), "the statusline under the answer float once indexing ended")
+  vim.o.statusline, vim.o.laststatus = statusline, laststatus
   -- once indexing ended: a bare …, or after 2 s the seconds waited
   H.wait_for(function()
     return placeholder(view) == "_…_" or placeholder(view):match("^_… waiting for the answer: %d+ s %(q stops it%)_$")

@@ -142,13 +142,13 @@ function M.on_progress(params, client_id)
     M.first_done = true
     M.active[token] = nil
     shown_at[token] = nil
-    vim.cmd("redrawstatus")
+    M.redraw_statuslines()
     return
   else
     return
   end
   render(token, value.kind)
-  vim.cmd("redrawstatus")
+  M.redraw_statuslines()
 end
 
 --- Forget the progress of a client whose server stopped (its `end` will never come): the statusline and
@@ -164,7 +164,14 @@ function M.reset(client_id)
       M.active[token], records[token], shown_at[token] = nil, nil, nil
     end
   end
-  vim.cmd("redrawstatus")
+  M.redraw_statuslines()
+end
+
+--- Redraw the statusline of every window (`:redrawstatus!`), not only the current one's: while the :RagAsk float
+--- or a picker has the focus, the editor window's statusline stayed at "ragls: indexing 22%" after the index was
+--- done, until something else redrew it (the float has no statusline of its own).
+function M.redraw_statuslines()
+  vim.cmd("redrawstatus!")
 end
 
 --- Whether the server is indexing (vectors still filling in).

@@ -212,7 +212,7 @@ function M.on_exit(code, signal, client_id)
       return -- a clean shutdown (:lua vim.lsp.stop_client, quitting Neovim), or another server serves the root
     end
     M.exited[root] = { how = how, buffers = buffers }
-    vim.cmd("redrawstatus")
+    require("ragls.progress").redraw_statuslines()
     if next(waiting) == nil then -- (a request it failed has said so already)
       M.notify(("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
         vim.log.levels.WARN)
