@@ -213,6 +213,10 @@ local function telescope(text)
     sorter = sorters.empty(),
     previewer = previewers.new_buffer_previewer({
       title = "ragls",
+      -- shown instead of `title` with telescope's `dynamic_preview_title` (as its file previewers show the path)
+      dyn_title = function(_, entry)
+        return ui.source_location(entry.value.source)
+      end,
       define_preview = function(self, entry)
         local chunk = entry.value
         local fname = ui.source_fname(chunk.source)
@@ -228,6 +232,9 @@ local function telescope(text)
           -- shows from its top.
           vim.schedule(function()
             if vim.api.nvim_win_is_valid(winid) and vim.api.nvim_win_get_buf(winid) == bufnr then
+              -- Prose wraps at words (telescope turns 'wrap' off in its previews): the cited lines of a docs page
+              -- were cut at the preview's edge, half of each sentence unreadable (snacks' preview wraps).
+              vim.wo[winid].wrap, vim.wo[winid].linebreak = true, true
               pcall(vim.api.nvim_win_set_cursor, winid, { range.start.line + 1, 0 })
               vim.api.nvim_win_call(winid, function()
                 vim.cmd("normal! zz")
