@@ -122,9 +122,24 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   H.contains(footer, "<C-q>", "key hint in the footer")
   H.ok(vim.endswith(footer, "q close "), "the whole hint fits the border: " .. footer)
   H.ok(vim.fn.strdisplaywidth(footer) <= vim.api.nvim_win_get_width(win) - 4, "fits: " .. footer)
-  H.eq(" <CR> open · <C-q> quickfix · r retry · q close ", require("ragls.ui").answer_keys(60), "narrower float")
+  H.eq(" <CR> open · <C-q> quickfix · Y yank · r retry · q close ", require("ragls.ui").answer_keys(70),
+    "narrower float")
   H.eq(nil, require("ragls.ui").answer_keys(20), "no hint in a float too narrow for one")
+  H.contains(footer, "Y yank", "the yank key in the footer")
   H.screenshot("neovim-answer-keys")
+  -- Y: the answer with its numbered sources, into the unnamed register (or the one typed before it), to paste
+  vim.fn.setreg('"', "before")
+  vim.api.nvim_feedkeys("Y", "mx", false)
+  local yanked = vim.fn.getreg('"')
+  H.eq("V", vim.fn.getregtype('"'), "linewise")
+  H.ok(vim.startswith(yanked, vim.trim(result.answer) .. "\n\nSources:\n\n"), "the answer, then its sources: " .. yanked)
+  for _, source in ipairs(result.sources) do
+    H.contains(yanked, ("[%d] %s"):format(source.n, ui.source_location(source)), "source " .. source.n)
+  end
+  H.contains(yanked, "[1] ", "a numbered source")
+  vim.api.nvim_feedkeys('"aY', "mx", false)
+  H.eq(yanked, vim.fn.getreg("a"), "into the register typed before Y")
+  H.ok(vim.api.nvim_win_is_valid(win), "the float stays open")
   vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   local qf = vim.fn.getqflist({ title = 1, items = 1 })

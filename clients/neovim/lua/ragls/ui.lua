@@ -318,8 +318,9 @@ end
 ---@return string|nil
 function M.answer_keys(width)
   return longest_fitting({
-    " <CR> open source · <C-q> sources to quickfix · r ask again · q close ",
-    " <CR> open · <C-q> quickfix · r retry · q close ",
+    " <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
+    " <CR> open · <C-q> quickfix · Y yank · r retry · q close ",
+    " <CR> open · <C-q> qf · Y yank · q close ",
     " <CR> open · <C-q> qf · q close ",
   }, width)
 end
@@ -341,6 +342,25 @@ function M.sources_to_quickfix(buf)
     vim.api.nvim_set_current_win(state.origin_win)
   end
   return M.quickfix_sources(state.question, state.result)
+end
+
+--- `Y` in an answer float: the finished answer with its numbered sources (`answer_text.answer_markdown`) into
+--- `register` (|v:register|: the unnamed one, `+` with 'clipboard' unnamedplus, or the one typed before Y, as a
+--- yank does), linewise. Returns the text, nil (and says so) while the answer is not finished.
+---@param buf integer the answer float's buffer
+---@param register? string default `"`
+---@return string|nil
+function M.yank_answer(buf, register)
+  local state = answer_state[buf]
+  if not (state and state.result) then
+    vim.notify("ragls: nothing to yank until the answer is finished", vim.log.levels.WARN)
+    return nil
+  end
+  local text = answer_text.answer_markdown(state.result)
+  vim.fn.setreg(register or '"', text, "l")
+  local n = #(state.result.sources or {})
+  vim.notify(("ragls: answer yanked with %d source%s"):format(n, n == 1 and "" or "s"), vim.log.levels.INFO)
+  return text
 end
 
 --- How often the answer float's placeholder re-reads the indexing progress (ms).
@@ -406,6 +426,10 @@ function M.answer_view(question)
   vim.keymap.set("n", "<C-q>", function()
     M.sources_to_quickfix(buf)
   end, { buffer = buf, nowait = true, desc = "ragls: sources to the quickfix list" })
+  -- Y: the answer with its sources into a register (VS Code: Copy), to `p` into notes, a commit or an issue
+  vim.keymap.set("n", "Y", function()
+    M.yank_answer(buf, vim.v.register)
+  end, { buffer = buf, nowait = true, desc = "ragls: yank the answer with its sources" })
   -- The keys, where a user looks for them (VS Code shows buttons); a border is needed for a footer.
   local border = config.values.float and config.values.float.border
   local hint = M.answer_keys(vim.api.nvim_win_get_width(win))
