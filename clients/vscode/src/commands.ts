@@ -27,6 +27,7 @@ import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
 import { embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
+import { counted } from './words';
 
 export const COMMANDS = {
   ask: 'ragls.askQuestion',
@@ -199,7 +200,7 @@ export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<
     );
     const skipped = result.skipped.length ? `, ${result.skipped.length} skipped` : '';
     void vscode.window.showInformationMessage(
-      `ragls: indexed ${result.files} files, ${result.chunks} chunks${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
+      `ragls: indexed ${counted(result.files, 'file')}, ${counted(result.chunks, 'chunk')}${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
     );
     await deps.server.refreshStatus();
     return result;
@@ -223,7 +224,7 @@ export function formatStatus(status: StatusResult): string[] {
   const { byFolder, notes } = splitNotices(status);
   for (const f of status.folders) {
     lines.push(
-      `  ${vscode.Uri.parse(f.uri).fsPath}: ${f.files} files, ${f.chunks} chunks, ${f.pending} queued, ` +
+      `  ${vscode.Uri.parse(f.uri).fsPath}: ${counted(f.files, 'file')}, ${counted(f.chunks, 'chunk')}, ${f.pending} queued, ` +
         `${vectorsPhrase(f)}; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
     );
     for (const notice of byFolder.get(f.uri) ?? []) {
@@ -255,14 +256,14 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     const t = deps.status.totals!;
     const errors = splitErrors(status).errors.length;
     const summary =
-      `ragls: ${t.files} files, ${t.chunks} chunks in ${t.folders} folder(s); ` +
+      `ragls: ${counted(t.files, 'file')}, ${counted(t.chunks, 'chunk')} in ${counted(t.folders, 'folder')}; ` +
       `generation: ${status.generation.backend}` +
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
-      (errors ? `; ${errors} error(s)` : '') +
+      (errors ? `; ${counted(errors, 'error')}` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
     // A warning says what to do in the message itself (the first; the others are in the details).
     const warnings = statusWarnings(status);
-    const more = warnings.length > 1 ? ` (${warnings.length - 1} more warning(s) in the details)` : '';
+    const more = warnings.length > 1 ? ` (${counted(warnings.length - 1, 'more warning', 'more warnings')} in the details)` : '';
     const show = warnings.length
       ? vscode.window.showWarningMessage(`${summary}. ${warnings[0]}${more}`, 'Show Details')
       : vscode.window.showInformationMessage(summary, 'Show Details');

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { ListRagsRequest, RagInfo } from './protocol';
 import { ServerManager } from './server';
+import { counted } from './words';
 
 export const PICK_RAGS_COMMAND = 'ragls.pickRags';
 const STATE_KEY = 'ragls.rags';
@@ -42,7 +43,7 @@ export class RagSelection implements vscode.Disposable {
     const current = new Set(this.names ?? ['workspace']);
     const items = rags.map((r) => ({
       label: r.name,
-      description: `${r.files} files, ${r.chunks} chunks`,
+      description: `${counted(r.files, 'file')}, ${counted(r.chunks, 'chunk')}`,
       detail: r.errors.length ? `$(warning) ${r.errors[0].message}` : r.sources.join('  ·  '),
       picked: current.has(r.name),
     }));

@@ -10,6 +10,7 @@ import { displayPath, sourceLabel } from './answer';
 import { revealSource } from './decorations';
 import { Chunk, QueryRequest, QueryResult } from './protocol';
 import { ServerManager } from './server';
+import { counted } from './words';
 
 /** Wait after the last keystroke before querying (ms). */
 export const DEBOUNCE_MS = 200;
@@ -189,7 +190,7 @@ export class DocsSearch implements vscode.Disposable {
       const items = result.chunks.map(chunkItem);
       qp.items = items;
       qp.title = result.chunks.length
-        ? `ragls: ${result.chunks.length} result(s) for “${text.trim()}”${result.abstained ? ' (weak matches)' : ''}`
+        ? `ragls: ${counted(result.chunks.length, 'result')} for “${text.trim()}”${result.abstained ? ' (weak matches)' : ''}`
         : this.indexing()
           ? `ragls: nothing found for “${text.trim()}” yet: the index is still being built`
           : `ragls: no docs match “${text.trim()}”`;

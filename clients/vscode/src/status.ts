@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport } from 'vscode-languageclient';
 import { EMBEDDING_LOADING_MESSAGE, EMBEDDING_LOADING_NOTE, INDEXING_TITLE, StatusResult } from './protocol';
+import { counted } from './words';
 
 /** Longest progress message shown in the status bar itself (longer ones are in its tooltip). */
 export const SHORT_MESSAGE_CHARS = 28;
@@ -221,8 +222,8 @@ export class StatusBar implements vscode.Disposable {
     const stored = status.folders.map((f) => f.storedPendingVectors);
     const left = stored.every((n) => typeof n === 'number') ? stored.reduce<number>((n, s) => n + (s as number), 0) : undefined;
     const vectors = loading
-      ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${left} chunk(s) not embedded yet)` : ''}.`
-      : pendingVectors ? `${pendingVectors} chunk(s) still without vectors (keyword search only for them)` : '';
+      ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${counted(left, 'chunk')} not embedded yet)` : ''}.`
+      : pendingVectors ? `${counted(pendingVectors, 'chunk')} still without vectors (keyword search only for them)` : '';
     // Warnings (what to set, what to trust) right under the totals, notes after the models; their text is the
     // server's, shown as text (a glob such as **/*.md is not markdown).
     const warnings = statusWarnings(status);
@@ -230,12 +231,12 @@ export class StatusBar implements vscode.Disposable {
     const paragraph = (markdown: string, text?: string) => {
       tooltip.appendMarkdown(`${tooltip.value ? '\n\n' : ''}${markdown}${text === undefined ? '' : markdownText(text)}`);
     };
-    paragraph(`**ragls** — ${files} files, ${chunks} chunks in ${status.folders.length} folder(s)`);
+    paragraph(`**ragls** — ${counted(files, 'file')}, ${counted(chunks, 'chunk')} in ${counted(status.folders.length, 'folder')}`);
     for (const warning of warnings) {
       paragraph('$(warning) ', warning);
     }
     const why = status.generation.ignored && splitErrors(status).warnings.length ? ` (${ignoredLlmNote(status)})` : '';
-    for (const line of [pending ? `${pending} file(s) queued` : '', vectors, `embedding: ${embeddingLabel(status)}`,
+    for (const line of [pending ? `${counted(pending, 'file')} queued` : '', vectors, `embedding: ${embeddingLabel(status)}`,
       `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : why}`]) {
       if (line) {
         paragraph(line);
@@ -246,13 +247,13 @@ export class StatusBar implements vscode.Disposable {
     }
     const errors = splitErrors(status).errors;
     const problems = [
-      errors.length ? `${errors.length} error(s)` : '',
-      warnings.length ? `${warnings.length} warning(s)` : '',
+      errors.length ? `${counted(errors.length, 'error')}` : '',
+      warnings.length ? `${counted(warnings.length, 'warning')}` : '',
     ].filter(Boolean).join(', ');
     paragraph(problems ? `${problems} — click for details` : 'Click for details');
     const icon = errors.length || warnings.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
     const model = loading ? ' · loading model' : fallback ? ' (fallback model)' : '';
-    this.set('ready', `${icon} ragls: ${files} files · ${chunks} chunks${model}`, tooltip.value);
+    this.set('ready', `${icon} ragls: ${counted(files, 'file')} · ${counted(chunks, 'chunk')}${model}`, tooltip.value);
     this.item.tooltip = tooltip;
     // The marker of a status that needs the user: the status bar's warning colours.
     this.item.backgroundColor = errors.length || warnings.length

@@ -25,6 +25,7 @@ import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } fr
 import type { ServerManager } from '../server';
 import { chatPage } from './page';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
+import { counted } from '../words';
 
 export interface ChatAskOptions {
   /** Heading shown for the turn (default: the question). */
@@ -79,7 +80,7 @@ function startedAt(ms: number, now = new Date()): string {
 export function threadItem(thread: ChatThread, current: boolean): ThreadItem {
   const n = thread.turns.length;
   const first = oneLine(thread.turns[0]?.shown ?? '') || 'New chat';
-  const parts = [...(current ? ['current'] : []), ...(n ? [`${n} question${n === 1 ? '' : 's'}`, startedAt(thread.createdAt)] : [])];
+  const parts = [...(current ? ['current'] : []), ...(n ? [counted(n, 'question'), startedAt(thread.createdAt)] : [])];
   return {
     id: thread.id,
     label: `$(${current ? 'comment-discussion' : 'history'}) ${first}`,

@@ -686,6 +686,8 @@ suite('ragls extension in VS Code', () => {
     const first = results('zeta-17 torque wrench');
     qp.value = 'zeta-17 torque wrench';
     const a = await first;
+    // The title counts them as words ("2 results", "1 result"), never "2 result(s)".
+    assert.equal(qp.title, `ragls: ${a.length} result${a.length === 1 ? '' : 's'} for “zeta-17 torque wrench”`);
     // The best hit is 100%; the others their score's share of it; none shows the raw score (0.000 on convex fusion).
     assert.match(a[0], /^handbook\/docs\/calibration\.md:\d+(-\d+)? · 100%$/);
     assert.ok(a.every((d) => /\.md:\d[^·]* · \d{1,3}%$/.test(d)), `descriptions: ${a.join(' | ')}`);
@@ -855,7 +857,7 @@ suite('ragls extension in VS Code', () => {
       const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
       assert.ok(tooltip.includes(`$(warning) ${markdownText(notice)}`) && !tooltip.includes('&nbsp;'), tooltip);
       assert.ok(markdownText(notice).includes('sources.include \\[\'\\*\\*/\\*.\\{md,'), markdownText(notice));
-      assert.ok(tooltip.includes('1 warning(s) — click for details'), tooltip);
+      assert.ok(tooltip.includes('1 warning — click for details'), tooltip);
       assert.deepEqual(api.status.item.backgroundColor, new vscode.ThemeColor('statusBarItem.warningBackground'));
       const lines = formatStatus(status);
       const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 chunks`));
@@ -885,7 +887,7 @@ suite('ragls extension in VS Code', () => {
       assert.ok(text.includes('\n  error in /x/ragls.toml: sources.include pattern ../y'), text);
       api.status.showStatus(more);
       const moreTip = (api.status.item.tooltip as vscode.MarkdownString).value;
-      assert.ok(moreTip.includes('$(info) ') && moreTip.includes('1 error(s), 2 warning(s) — click'), moreTip);
+      assert.ok(moreTip.includes('$(info) ') && moreTip.includes('1 error, 2 warnings — click'), moreTip);
       assert.equal(moreTip.split(markdownText('generation.backend')).length - 1, 1, `the settings are named once:\n${moreTip}`);
       // From a server that sends no severity the entry is an error, and generation.ignored the warning (as before).
       const older: StatusResult = { ...more, errors: more.errors.map(({ path, message }) => ({ path, message })) };
