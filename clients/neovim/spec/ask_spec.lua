@@ -51,6 +51,19 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   for _, s in ipairs(result.sources) do
     H.ok(find_line(buf, ui.source_line(s)), "source line " .. ui.source_line(s))
   end
+  -- The cited sources under "### Sources", those the answer does not cite below them, apart.
+  local cited_ns = {}
+  for _, c in ipairs(result.citations) do
+    cited_ns[c.n] = true
+  end
+  local uncited = vim.tbl_filter(function(s) return not cited_ns[s.n] end, result.sources)
+  H.ok(#uncited > 0 and cited_ns[1], "the fixture's answer cites [1], not every source: " .. vim.inspect(result.citations))
+  local apart = find_line(buf, "### Also retrieved, not cited")
+  H.ok(apart and apart > find_line(buf, "### Sources"), "the uncited sources' heading below the sources")
+  for _, s in ipairs(result.sources) do
+    local at = find_line(buf, ui.source_line(s))
+    H.eq(not cited_ns[s.n], at > apart, ("[%d] under the heading that fits it"):format(s.n))
+  end
   H.ok(frobnicator_source(result), "a source covers the line that states the timeout")
   -- the label is the cited lines (focusRange, as the CLI prints and <CR> opens), not the whole chunk's range
   local src = frobnicator_source(result)

@@ -10,7 +10,7 @@ import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import { escapeHtml } from './webview';
 import { focusOf, lineRange, revealSource } from './decorations';
-import type { Source } from './protocol';
+import type { AskResult, Source } from './protocol';
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
 export function createRenderer(): (
@@ -140,4 +140,21 @@ export async function openSource(
     return undefined;
   }
   return revealSource(source, { column, preview: true });
+}
+
+/**
+ * An answer's sources split into those its text cites (rag/ask `citations`, in `sources` order) and the others it
+ * was written from. Everything is `cited` when nothing says otherwise: an abstained answer (its sources are the
+ * closest matches, none cited), a server that sends no `citations`, or an answer citing none of them.
+ */
+export function citedSources(result: Pick<AskResult, 'sources' | 'citations' | 'abstained'> | undefined): {
+  cited: AskResult['sources'];
+  uncited: AskResult['sources'];
+} {
+  const sources = result?.sources ?? [];
+  const ns = new Set((result?.citations ?? []).map((c) => c.n));
+  if (!result || result.abstained || !sources.some((s) => ns.has(s.n))) {
+    return { cited: sources, uncited: [] };
+  }
+  return { cited: sources.filter((s) => ns.has(s.n)), uncited: sources.filter((s) => !ns.has(s.n)) };
 }

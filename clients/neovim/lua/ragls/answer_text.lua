@@ -44,9 +44,35 @@ function M.range_lines(range)
   return ("%d"):format(first)
 end
 
---- The "### Sources" lines of an answer (`rag/ask` result): one per source, marked when the server found its
---- citation unsupported by the source's text. Returns a list of { text = string, source = table }.
-function M.source_entries(result)
+--- An answer's sources split into those its text cites (`citations`, in `sources` order) and the others it was
+--- written from (listed apart: flask-docs' "load config from a TOML file" listed five sources under an answer citing
+--- [1] only). Everything is cited when nothing says otherwise: an abstained answer (its closest matches, none
+--- cited), a server that sends no `citations`, or an answer citing none of its sources. As VS Code's citedSources.
+---@param result table  rag/ask result
+---@return table[] cited
+---@return table[] uncited
+function M.cited_sources(result)
+  local sources = result.sources or {}
+  local ns = {}
+  for _, citation in ipairs(result.citations or {}) do
+    ns[citation.n] = true
+  end
+  local cited = vim.tbl_filter(function(s) return ns[s.n] == true end, sources)
+  if result.abstained or #cited == 0 then
+    return sources, {}
+  end
+  return cited, vim.tbl_filter(function(s) return not ns[s.n] end, sources)
+end
+
+--- The heading above the sources an answer was written from but does not cite (`cited_sources`).
+M.UNCITED_HEADING = "### Also retrieved, not cited"
+
+--- The "### Sources" lines of an answer (`rag/ask` result): one per source (of `sources`, default all of the
+--- answer's), marked when the server found its citation unsupported by the source's text. Returns a list of
+--- { text = string, source = table }.
+---@param result table  rag/ask result
+---@param sources? table[]
+function M.source_entries(result, sources)
   local unsupported = {}
   for _, citation in ipairs(result.citations or {}) do
     if citation.supported == false then
@@ -54,7 +80,7 @@ function M.source_entries(result)
     end
   end
   local out = {}
-  for _, source in ipairs(result.sources or {}) do
+  for _, source in ipairs(sources or result.sources or {}) do
     local line = M.source_line(source)
     if unsupported[source.n] then
       line = line .. "  (citation not supported by this text)"
@@ -115,10 +141,18 @@ function M.answer_lines(question, result)
   vim.list_extend(lines, split_lines(vim.trim(result.answer or "")))
   local by_line = {}
   if result.sources and #result.sources > 0 then
+    local cited, uncited = M.cited_sources(result)
     vim.list_extend(lines, { "", M.sources_heading(result), "" })
-    for _, entry in ipairs(M.source_entries(result)) do
+    for _, entry in ipairs(M.source_entries(result, cited)) do
       table.insert(lines, entry.text)
       by_line[#lines] = entry.source
+    end
+    if #uncited > 0 then
+      vim.list_extend(lines, { "", M.UNCITED_HEADING, "" })
+      for _, entry in ipairs(M.source_entries(result, uncited)) do
+        table.insert(lines, entry.text)
+        by_line[#lines] = entry.source
+      end
     end
   end
   vim.list_extend(lines, { "", M.footer(result) })

@@ -13,6 +13,7 @@
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
+local answer_text = require("ragls.answer_text")
 local ui = require("ragls.ui")
 local longest_fitting = require("ragls.text").longest_fitting
 
@@ -109,11 +110,17 @@ function M.render_lines()
       vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed"), "_`r` asks it again_" })
     end
     if r and r.sources and #r.sources > 0 then
-      vim.list_extend(lines, { "", ui.sources_heading(r) })
-      for _, entry in ipairs(ui.source_entries(r)) do
-        table.insert(lines, entry.text)
-        line_source[#lines] = entry.source
-        line_turn[#lines] = i
+      -- the cited sources, then those the answer was written from but does not cite (as the :RagAsk float)
+      local cited, uncited = answer_text.cited_sources(r)
+      for _, group in ipairs({ { ui.sources_heading(r), cited }, { answer_text.UNCITED_HEADING, uncited } }) do
+        if #group[2] > 0 then
+          vim.list_extend(lines, { "", group[1] })
+        end
+        for _, entry in ipairs(ui.source_entries(r, group[2])) do
+          table.insert(lines, entry.text)
+          line_source[#lines] = entry.source
+          line_turn[#lines] = i
+        end
       end
     end
     if r then

@@ -46,6 +46,7 @@ export function chatPage(webview: vscode.Webview): string {
   details.sources ol { padding-left: .6em; list-style: none; margin: .2em 0; }
   details.sources li { margin-bottom: .3em; }
   details.sources a.source { overflow-wrap: anywhere; }
+  details.sources.uncited summary { color: var(--vscode-descriptionForeground); }
   details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; padding-left: 1.9em; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
   textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }

@@ -19,7 +19,7 @@
  */
 import * as vscode from 'vscode';
 import { escapeHtml } from '../webview';
-import { citedPlace, createRenderer, openSource, sourceLabel } from '../answer';
+import { citedPlace, citedSources, createRenderer, openSource, sourceLabel } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
@@ -473,7 +473,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
     if (sources.length) {
       const supported = new Map((r?.citations ?? []).map((c) => [c.n, c.supported]));
-      const items = sources
+      const items = (list: typeof sources) => list
         .map((s) => {
           // The heading on a line of its own under the path (a side bar is narrow).
           const title = s.title ? `<span class="heading">${escapeHtml(s.title)}</span>` : '';
@@ -481,7 +481,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${flag}${title}</li>`;
         })
         .join('');
-      parts.push(`<details class="sources" open><summary>${r?.abstained ? 'Closest matches' : 'Sources'} (${sources.length})</summary><ol>${items}</ol></details>`);
+      // The sources the answer cites, then (closed) those it was written from but never cites: flask-docs' "load
+      // config from a TOML file" listed "Sources (5)" under an answer citing [1] only.
+      const { cited, uncited } = citedSources(r);
+      parts.push(`<details class="sources" open><summary>${r?.abstained ? 'Closest matches' : 'Sources'} (${cited.length})</summary><ol>${items(cited)}</ol></details>`);
+      if (uncited.length) {
+        parts.push(`<details class="sources uncited"><summary>Also retrieved, not cited (${uncited.length})</summary><ol>${items(uncited)}</ol></details>`);
+      }
     }
     if (r && turn.status === 'done') {
       const actions = [

@@ -251,6 +251,16 @@ suite('ragls extension in VS Code', () => {
       assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
     }
     assert.ok(!html.includes('class="abstained"') && !html.includes('class="error"'));
+    // "Sources" counts the sources the answer cites; the others it was written from are listed apart, closed.
+    const citedNs = new Set(result.citations.map((c) => c.n));
+    const uncited = result.sources.filter((s) => !citedNs.has(s.n));
+    assert.ok(uncited.length > 0 && citedNs.has(1), `the fixture's answer cites [1] only: ${JSON.stringify(result.citations)}`);
+    assert.ok(html.includes(`<summary>Sources (${result.sources.length - uncited.length})</summary>`), html);
+    const more = html.indexOf(`<details class="sources uncited"><summary>Also retrieved, not cited (${uncited.length})</summary>`);
+    assert.ok(more > html.indexOf('<summary>Sources ('), html);
+    for (const s of uncited) {
+      assert.ok(html.indexOf(`class="source" data-n="${s.n}"`) > more, `[${s.n}] under "Also retrieved":\n${html}`);
+    }
     // The footer names no LLM: none ran (backend none).
     assert.ok(html.includes('<p class="meta">extractive · '), html);
 
