@@ -11,6 +11,7 @@ chunk text, which `clean_markup` (answer/markup.py) never moves.
 from __future__ import annotations
 
 import functools
+import html
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,6 +36,7 @@ _QUOTE_MARK = re.compile(r"^ {0,3}> ?")
 _HTML_OPEN = re.compile(r"^\s*</?(?!(?:a|b|code|em|i|kbd|strong|sub|sup)\b)[A-Za-z][\w-]*(?:\s|/?>|$)", re.IGNORECASE)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _HTML_TAG_LINE = re.compile(r"^</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")  # a line opening with an HTML tag
+_HTML_PRE = re.compile(r"^\s*<pre\b", re.IGNORECASE)  # an HTML block of preformatted text: code written in HTML
 # A definition of a definition list (MyST's and Pandoc's "deflist": a term line, then ": definition", optionally past
 # one blank line, its continuation lines indented).
 DEFINITION = re.compile(r"^ {0,3}:[ \t]+\S")
@@ -126,6 +128,8 @@ def markdown_blocks(text: str) -> list[Block]:
             leaves.append(("table", *tok.map, quotes))
         elif kind in ("heading_open", "hr") and tok.map:
             leaves.append(("skip", *tok.map, quotes))
+        elif kind == "html_block" and tok.map and _HTML_PRE.match(lines[tok.map[0]]):
+            leaves.append(("pre", *tok.map, quotes))
         elif kind == "html_block" and tok.map:
             leaves += [("skip", k, k + 1, quotes) for k in range(*tok.map) if lines[k].strip()]
         if kind in ("fence", "code_block", "table_open", "html_block", "blockquote_open") and item_starts:
@@ -138,12 +142,29 @@ def markdown_blocks(text: str) -> list[Block]:
         if kind in ("list", "dd") and last is not None and last.kind == ("list" if kind == "list" else "deflist"):
             last.lines += [_unquoted(x, depth) for x in lines[last.start + len(last.lines):end]]
             continue
+        if kind == "pre":
+            if (pre := _preformatted(lines, first, end, depth)) is not None:
+                out.append(pre)
+            continue
         out.append(Block("deflist" if kind in ("dt", "dd") else kind, first,
                          [_unquoted(x, depth) for x in lines[first:end]]))
     for b in out:
         while len(b.lines) > 1 and not b.lines[-1].strip():
             b.lines.pop()
     return out
+
+
+def _preformatted(lines: list[str], first: int, end: int, depth: int) -> Block | None:
+    """An HTML `<pre>` block (lines `first` to `end` - 1 of a Markdown text, in `depth` blockquotes) as the code
+    block it shows: each line's text without its tags, entities decoded (`<pre><code class="cmd bash">sudo
+    systemctl reload caddy</code></pre>` -> `sudo systemctl reload caddy`; mdBook's `<pre><code>match
+    <em>VALUE</em> {` -> `match VALUE {`), starting at its first line holding text; None when it holds none. Sites
+    that style their commands write them so (Caddy's docs: 184 such blocks): read as HTML lines (\"skip\"), the
+    command under "you can gracefully reload Caddy after making any changes:" was never shown, and the sentence
+    lost its ":"."""
+    text = [html.unescape(_HTML_TAG.sub("", _unquoted(x, depth))).rstrip() for x in lines[first:end]]
+    start = next((k for k, x in enumerate(text) if x.strip()), None)
+    return None if start is None else Block("code", first + start, text[start:])
 
 
 def _unquoted(line: str, depth: int) -> str:

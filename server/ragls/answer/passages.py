@@ -69,6 +69,8 @@ LABELLED_BLOCKS = 3  # paragraphs and lists right under an identifier heading th
 MAX_ATTACHED_LINES = 25  # lines of a list or code block kept after a sentence ending in ":"
 MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence joins the one after it in its paragraph
 
+# A paragraph that is one emphasised phrase: an inline HTML element ("<i>Experimental</i>") or Markdown emphasis.
+_STATUS = re.compile(r"^\s*(?:<(\w+)[^<>]*>[^<>]+</\1>|\*{1,2}[^*]+\*{1,2}|_{1,2}[^_]+_{1,2})\s*$")
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
 _DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
@@ -245,11 +247,14 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             title = b.lines[0].lstrip().startswith("# ")
             heading = heading_label(b.lines[0])
             below = []
-        elif b.kind != "skip":
+        elif b.kind != "skip" and not _status_line(b):
             below.append(b.kind)
         # labelled: the prose right under the heading, up to LABELLED_BLOCKS paragraphs and lists before any code or
-        # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls.")
-        label = heading if len(below) <= LABELLED_BLOCKS and set(below) <= {"para", "list", "deflist"} else ""
+        # table ("### NO_PROXY" / "Valid values: a list of hostnames" / "Disables the proxy for specific urls."); a
+        # code block first under the heading is its synopsis, not an example that ends the prose ("### `caddy
+        # validate`" / `caddy validate [-c, --config <path>]` / "Validates a configuration file, then exits.")
+        prose = below[1:] if below[:1] == ["code"] and len(below) > 1 else below
+        label = heading if len(prose) <= LABELLED_BLOCKS and set(prose) <= {"para", "list", "deflist"} else ""
         title_label, label = (label, "") if title else ("", label)
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
@@ -403,6 +408,14 @@ def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = T
         elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
             out.append(Unit(_cap(sentence), "", block.start, last, item=True))
     return out
+
+
+def _status_line(block: Block) -> bool:
+    """Whether `block` is a paragraph that is one emphasised phrase of fewer than MIN_WORDS words, a status note
+    under a heading rather than prose (`_STATUS`: Caddy's "<i>⚠️ Experimental</i>" over a command's synopsis,
+    "*Introduced in 2.4.0*"): it neither counts among the blocks a heading labels nor ends them."""
+    return block.kind == "para" and len(block.lines) == 1 and len(block.lines[0].split()) < MIN_WORDS \
+        and bool(_STATUS.match(block.lines[0]))
 
 
 def _continues(out: list[Unit], blocks: tuple[Block, ...], k: int) -> bool:
