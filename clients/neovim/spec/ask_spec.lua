@@ -146,8 +146,15 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   local yanked = vim.fn.getreg('"')
   H.eq("V", vim.fn.getregtype('"'), "linewise")
   H.ok(vim.startswith(yanked, vim.trim(result.answer) .. "\n\nSources:\n\n"), "the answer, then its sources: " .. yanked)
+  -- the sources the answer cites (listed under "### Sources"), not those under "Also retrieved, not cited"
+  local cited_ns = {}
+  for _, c in ipairs(result.citations) do
+    cited_ns[c.n] = true
+  end
+  H.ok(#result.sources > #result.citations, "the fixture's answer leaves a source uncited")
   for _, source in ipairs(result.sources) do
-    H.contains(yanked, ("[%d] %s"):format(source.n, ui.source_location(source)), "source " .. source.n)
+    local line = ("[%d] %s"):format(source.n, ui.source_location(source))
+    H.eq(cited_ns[source.n] == true, yanked:find(line, 1, true) ~= nil, "source " .. source.n .. " yanked iff cited")
   end
   H.contains(yanked, "[1] ", "a numbered source")
   vim.api.nvim_feedkeys('"aY', "mx", false)

@@ -4,7 +4,7 @@
  * focus, since the chat view itself takes it). The buttons under each chat turn run these.
  */
 import * as vscode from 'vscode';
-import { sourceLabel } from './answer';
+import { citedSources, sourceLabel } from './answer';
 import { focusOf, lineRange, revealSource } from './decorations';
 import type { AskResult, NumberedSource } from './protocol';
 
@@ -34,12 +34,14 @@ export async function citationTitles(result: AskResult): Promise<Map<number, str
   return titles;
 }
 
-/** The answer as markdown followed by its numbered sources (`[n] path:lines — title`). */
+/** The answer as markdown followed by the numbered sources it cites (`[n] path:lines — title`; all of them when
+ * `citedSources` cannot tell): what the view lists as "Sources", not the ones it was written from but never cites. */
 export function answerMarkdown(result: AskResult): string {
   const lines = [result.answer.trim()];
-  if (result.sources.length) {
+  const { cited } = citedSources(result);
+  if (cited.length) {
     lines.push('', 'Sources:', '');
-    for (const s of result.sources) {
+    for (const s of cited) {
       lines.push(`[${s.n}] ${sourceLabel(s)}${s.title ? ` — ${s.title}` : ''}`);
     }
   }

@@ -101,15 +101,17 @@ function M.source_line(source)
   return line
 end
 
---- The answer as Markdown followed by its numbered sources, as VS Code's "Copy" writes it: the answer, a blank line,
---- "Sources:", a blank line, then one `source_line` per source (none of that without sources). Ends with a newline.
+--- The answer as Markdown followed by the numbered sources it cites (`cited_sources`: those listed under "###
+--- Sources"), as VS Code's "Copy" writes it: the answer, a blank line, "Sources:", a blank line, then one
+--- `source_line` per source (none of that without sources). Ends with a newline.
 ---@param result table  rag/ask result
 ---@return string
 function M.answer_markdown(result)
   local lines = { vim.trim(result.answer or "") }
-  if result.sources and #result.sources > 0 then
+  local cited = M.cited_sources(result)
+  if #cited > 0 then
     vim.list_extend(lines, { "", "Sources:", "" })
-    for _, source in ipairs(result.sources) do
+    for _, source in ipairs(cited) do
       table.insert(lines, M.source_line(source))
     end
   end

@@ -745,6 +745,13 @@ suite('ragls extension in VS Code', () => {
     assert.equal(await vscode.env.clipboard.readText(), copied);
     assert.ok(copied!.startsWith(result.answer.trim()), copied);
     assert.match(copied!, /\nSources:\n\n\[1\] handbook\/docs\/deployment\.md:\d+/);
+    // Only the sources the answer cites (the view's "Sources"), not those under "Also retrieved, not cited".
+    const citedNs = new Set(result.citations.map((c) => c.n));
+    const uncited = result.sources.filter((s) => !citedNs.has(s.n));
+    assert.ok(uncited.length > 0, `the fixture's answer leaves a source uncited: ${JSON.stringify(result.citations)}`);
+    for (const s of uncited) {
+      assert.ok(!copied!.includes(`[${s.n}] `), `uncited [${s.n}] copied:\n${copied}`);
+    }
     const doc = await vscode.workspace.openTextDocument({ content: 'Before.\n', language: 'markdown' });
     const editor = await vscode.window.showTextDocument(doc);
     editor.selection = new vscode.Selection(1, 0, 1, 0);
