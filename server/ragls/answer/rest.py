@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import re
+from itertools import pairwise
 
 from ragls.index.headings import REST_ROLE, role_target, role_text
 
@@ -108,9 +109,12 @@ def _emit(lines: list[str], start: int, end: int, indent: str, rows: list[tuple[
         lines[k] = indent + "| " + " | ".join(cells) + " |"
 
 
-def _grid(lines: list[str], i: int) -> int:
-    """The grid table starting at border line `i`, rewritten; returns the line after it."""
-    border = lines[i]
+def _grid(lines: list[str], i: int, border: str | None = None) -> int:
+    """The grid table starting at border line `i`, rewritten; returns the line after it. With `border` (a border
+    line of the table further down), the table's rows start at line `i` itself: its top border lies before the
+    text (`_headless_grid`)."""
+    headless = border is not None
+    border = border if border is not None else lines[i]
     cols = [k for k, ch in enumerate(border) if ch == "+"]
     j = i + 1
     while j < len(lines) and lines[j].strip()[:1] in ("+", "|"):
@@ -133,7 +137,7 @@ def _grid(lines: list[str], i: int) -> int:
             spans[first] = last
         cur = None
 
-    for k in range(i + 1, j):
+    for k in range(i + (not headless), j):
         line = lines[k]
         if _GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
             close(k - 1)
@@ -145,15 +149,34 @@ def _grid(lines: list[str], i: int) -> int:
         for c in range(len(cols) - 1):
             cur[c].append(line[cols[c] + 1:cols[c + 1]].strip(" |"))
     close(j - 1)
+    if headless and rows and not "".join(rows[0][1][:1]).strip():
+        del rows[0]  # the tail of a row whose head (its key) is in the text before: no row to read alone
     _emit(lines, i, j, border[:indent_of(border)], rows, header, spans)
     return j
+
+
+def _headless_grid(lines: list[str], i: int) -> str | None:
+    """The border line of the grid table whose rows start at line `i` when its top border is not in `lines` (a
+    chunk that starts inside a long table: Pelican's tips.rst, 5 columns over 60 lines) — the first border below
+    a run of "|" lines, each with a "|" at that border's first and last "+" — else None (a Markdown pipe table, a
+    line block)."""
+    j = i
+    while j < len(lines) and lines[j].lstrip().startswith("|"):
+        j += 1
+    if j >= len(lines) or j == i or not _GRID_BORDER.match(lines[j]):
+        return None
+    cols = [k for k, ch in enumerate(lines[j]) if ch == "+"]
+    if all(len(x) > cols[-1] and x[cols[0]] == "|" and x[cols[-1]] == "|" for x in lines[i:j]):
+        return lines[j]
+    return None
 
 
 def _simple(lines: list[str], i: int) -> int:
     """The simple table starting at border line `i`, rewritten; returns the line after it (or i + 1 when the
     border starts no table)."""
     border = lines[i]
-    starts = [m.start() for m in re.finditer(r"=+", border)]
+    columns = [m.span() for m in re.finditer(r"=+", border)]
+    starts = [a for a, _ in columns]
     borders = [i]
     j = i + 1
     while j < len(lines):
@@ -164,7 +187,7 @@ def _simple(lines: list[str], i: int) -> int:
         elif not lines[j].strip() and len(borders) == 1:
             pass  # blank lines may separate rows
         j += 1
-    if len(borders) < 2:
+    if len(borders) < 2 or not _in_columns(lines, i, borders[-1], columns):
         return i + 1
     end = borders[-1]
     header_end = borders[1] if len(borders) == 3 else None
@@ -185,6 +208,22 @@ def _simple(lines: list[str], i: int) -> int:
         rows.append((k, cells))
     _emit(lines, i, end + 1, border[:indent_of(border)], rows, header, spans)
     return end + 1
+
+
+def _in_columns(lines: list[str], i: int, end: int, columns: list[tuple[int, int]]) -> bool:
+    """Whether lines i+1..end-1 read as the rows of a simple table with `columns` (the border's "=" runs, start and
+    end offsets): no text in the margin between two columns (docutils rejects a table with "Text in column margin";
+    the last column may run on). A chunk that starts with the closing border of a table whose top lies in the
+    chunk before is such a border too: the prose after it, up to the next table's border, is no table (Pelican's
+    "to the ``TAG_SAVE_AS`` setting" read as the cells "to the ``TAG_SAV" and "E_AS``")."""
+    gaps = [(a_end, b_start) for (_, a_end), (b_start, _) in pairwise(columns)]
+    for k in range(i + 1, end):
+        line = lines[k]
+        if _SIMPLE_BORDER.match(line) or not line.strip():
+            continue
+        if any(line[a:b].strip() for a, b in gaps):
+            return False
+    return True
 
 
 def directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
@@ -265,6 +304,10 @@ def tables(text: str) -> str:
         return text
     lines = text.split("\n")
     i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i < len(lines) and (border := _headless_grid(lines, i)) is not None:
+        i = _grid(lines, i, border)  # the text starts inside a grid table
     while i < len(lines):
         line = lines[i]
         head = line.lstrip()[:1]

@@ -210,8 +210,15 @@ def _mark_at(marks, offset: int) -> tuple[int | None, str]:
 
 # -- packing -------------------------------------------------------------------------------------------------
 
+# A reST grid table's border line ("+-----+----+", "+=====+"): a break before it ends a chunk after a whole row.
+_GRID_BORDER = re.compile(r"[ \t]*\+(?:[-=]+\+)+[ \t]*\r?\n?")
+
+
 class _Lines:
-    """Line starts of a text and the starts of lines that follow a blank line (preferred breaks)."""
+    """Line starts of a text, the starts of lines that follow a blank line (preferred breaks), and the starts of a
+    grid table's row borders (`rows`, `_GRID_BORDER`: the next best break, so a long table is split between rows,
+    never inside a row's wrapped cells, whose halves read as no row — Pelican's tips.rst, a 5-column table of 60
+    lines with no blank line)."""
 
     def __init__(self, text: str, index: LineIndex) -> None:
         self.text = text
@@ -220,6 +227,14 @@ class _Lines:
         starts = self.starts
         self.pref = [starts[i] for i in range(1, len(starts))
                      if starts[i] < len(text) and not text[starts[i - 1]:starts[i]].strip()]
+        self.rows = [starts[i] for i in range(1, len(starts))
+                     if starts[i] < len(text) and text[starts[i]] in " \t+"
+                     and _GRID_BORDER.fullmatch(text, starts[i], _end(starts, i, text))]
+
+
+def _end(starts: list[int], i: int, text: str) -> int:
+    """The offset where line `i` (of line starts `starts`) ends, its line break included."""
+    return starts[i + 1] if i + 1 < len(starts) else len(text)
 
 
 def _last_in(sorted_list: list[int], lo: int, hi: int) -> int | None:
@@ -244,7 +259,8 @@ def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap:
 
     Each break lies past the first non-whitespace character after the previous break, so every piece adds new
     text (never only its overlap). Breaks are tried in order: the last preferred break (`pref`, sorted offsets)
-    that fits; the last allowed line start (`allowed`, or every line start when None) that fits; the last line
+    that fits; the last grid table row border (`lines.rows`) that fits; the last allowed line start (`allowed`, or
+    every line start when None) that fits; the last line
     start of any kind (only reached inside a block that alone exceeds `size`); a character split, at whitespace if
     possible. Each next piece starts at the first allowed line start within `overlap` characters before the
     break, when that still fits; a long run of whitespace after a break is skipped.
@@ -260,6 +276,8 @@ def _pack(lines: _Lines, region_start: int, region_end: int, size: int, overlap:
             break
         limit = start + size
         brk = _last_in(pref, floor, limit)
+        if brk is None:
+            brk = _last_in(lines.rows, floor, limit)
         if brk is None:
             brk = _last_in(allowed_starts, floor, limit)
         if brk is None and allowed is not None:
