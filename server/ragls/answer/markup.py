@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer import rest, rest_literals
-from ragls.answer.inline import ATTRIBUTES
+from ragls.answer.inline import ATTRIBUTES, CODE_SPANS
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
 
@@ -41,7 +41,7 @@ _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n
 
 
 def clean_markup(text: str, markdown: bool = True) -> str:
-    """`text` without markup that is not prose: HTML comments, `::: module.path` and `{* include *}` lines, MyST
+    """`text` without markup that is not prose: HTML comments (not in code, `_html_comments`), `::: module.path` and `{* include *}` lines, MyST
     target lines `(label)=`, attribute list lines (`{.glossary}`, `{ .annotate }`), Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
@@ -52,7 +52,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     these rules reads them (a MyST page showing "{math}`x`" or "(label)=" in a ```` ```md ```` fence). Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
     "term: definition" (`rest.definitions`), and explicit markup that is never rendered in place (comments, link
     targets, substitution definitions) is emptied (`_rest_hidden`)."""
-    text = _HTML_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = _html_comments(text, markdown)
     if markdown:
         text, held = rest_literals.hold_literals(text, fenced_lines(text))
     else:
@@ -68,6 +68,30 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
     return rest_literals.restore_literals(rest_literals.literal_blocks(text), held)
+
+
+def _html_comments(text: str, markdown: bool) -> str:
+    """`text` without its HTML comments (`_HTML_COMMENT`; line breaks kept), but those in a code example (a fenced
+    code block, `fenced_lines`; a reST literal block, `rest_literals.literal_lines`): there they are what the reader
+    must type — Ruff's "<!-- fmt:off -->" around a Markdown code block, an HTML template's comment — and the answer
+    quoted Ruff's example without them; so are those in a code span ("`<!-- blacken-docs:off -->`" read "``"). Which lines are code is read with every comment masked (a comment holding a
+    fence line opens no code block)."""
+    if "<!--" not in text:
+        return text
+    masked = _SPAN_OR_COMMENT.sub(lambda m: m.group(1) or re.sub(r"[^\n]+", "\x01", m.group(0)), text)
+    code = fenced_lines(masked) if markdown else rest_literals.literal_lines(masked)
+
+    def drop(m: re.Match[str]) -> str:
+        if m.group(1) or code[text.count("\n", 0, m.start())]:
+            return m.group(0)
+        return "\n" * m.group(0).count("\n")
+
+    return _SPAN_OR_COMMENT.sub(drop, text)
+
+
+# A code span (group 1) or an HTML comment, whichever starts first: a comment written in a code span
+# ("`<!-- blacken-docs:off -->`") is the code's text.
+_SPAN_OR_COMMENT = re.compile(f"{CODE_SPANS.pattern}|{_HTML_COMMENT.pattern}", re.DOTALL)
 
 
 # reST explicit markup (".. " and what follows, with the lines indented under it; docutils "Explicit Markup
