@@ -472,8 +472,20 @@ def test_a_link_whose_text_is_code_holding_a_bracket_reads_as_its_text():
                              "`[editor.soft-wrap]` Section wraps long lines."), unit.sentence
 
 
+def test_a_link_target_in_angle_brackets_or_with_parentheses_reads_as_its_text():
+    """CommonMark link targets may be written in angle brackets or hold balanced parentheses: Ruff's docs link
+    "[`vim.lsp.config`](<https://neovim.io/doc/user/lsp.html#vim.lsp.config()>)", which the answer read to the
+    first ")" and showed as "`vim.lsp.config`>)" (break51)."""
+    text = ("The Ruff language server can be set up using [`vim.lsp.config`](<https://neovim.io/doc/user/lsp.html"
+            "#vim.lsp.config()>) (Neovim 0.11+) or [Lisp](https://en.wikipedia.org/wiki/Lisp_(language)) (a joke).\n")
+    [unit] = units(text, None)
+    assert unit.sentence == ("The Ruff language server can be set up using `vim.lsp.config` (Neovim 0.11+) or Lisp "
+                             "(a joke)."), unit.sentence
+
+
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("pattern", ["[widget ", "![widget ", "[a](widget ", "[`a]` ", "[`widget "])
+@pytest.mark.parametrize("pattern", ["[widget ", "![widget ", "[a](widget ", "[`a]` ", "[`widget ", "[a](<w ",
+                                     "[a](w(w "])
 def test_a_chunk_of_open_brackets_reads_in_linear_time(pattern):
     """A folder's chunk of unclosed brackets ("[widget [widget ...", "[a](" without ")") is read in time linear in
     its length: each link pattern scanned to the chunk's end from every bracket (red team, session 49: 10 s for

@@ -18,7 +18,10 @@ __all__ = ["link_text", "plain"]
 
 # Link texts and targets are bounded (`_TEXT`, `_TARGET`): unbounded, a chunk of 20,000 "[" (or "[a](") made each
 # pattern scan to its end from every bracket, quadratic — 10 s for one chunk's `plain`, on every answer that read it.
-_TEXT, _TARGET = r"[^\]]{0,1000}", r"[^)]{0,4000}"
+# A target may be written in angle brackets ("(<https://neovim.io/doc/user/lsp.html#vim.lsp.config()>)", Ruff's docs)
+# or hold balanced parentheses ("(https://en.wikipedia.org/wiki/Lisp_(language))"), CommonMark 6.3: read to its first
+# ")", the link left ">)" or ")" behind in the answer ("`vim.lsp.config`>)").
+_TEXT, _TARGET = r"[^\]]{0,1000}", r"(?:<[^<>\n]{0,4000}>[^)]{0,400}|(?:[^()]|\([^()]{0,400}\)){0,4000})"
 _LINK = re.compile(rf"!?\[({_TEXT})\](?:\(({_TARGET})\)|\[{_TEXT}\])")
 # Images are not answer text: badges (`[![npm](shield.svg)](npmjs.com/...)`, a whole line of them atop most
 # READMEs) went through _LINK as "![npm](npmjs.com/...)", raw markup in the answer.
