@@ -24,8 +24,11 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _PREPROCESSED = r"\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|(?:\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}]*)?[>%]\}\}[ \t]*)+"
 # A line holding only an attribute list (`inline.ATTRIBUTES`: MyST's block attributes "{.glossary}" above a definition
 # list, mkdocs-material's "{ .annotate }" under a code block or list, "{#my-id}"): settings of the block next to it.
+# A GitHub alert's marker line ("> [!TIP]", "> [!WARNING]" atop a blockquote): GitHub shows it as the alert's icon
+# and title, never as words; the answer quoted "[!TIP] This preset will become the default ..." (Starship's docs).
+_ALERT = r"(?:>[ \t]*)+\[!(?i:note|tip|important|warning|caution)\]"
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\([\w.:-]+\)=|" + ATTRIBUTES + "|" + _PREPROCESSED
-                             + r")[ \t]*$", re.MULTILINE)
+                             + "|" + _ALERT + r")[ \t]*$", re.MULTILINE)
 # The include and shortcode lines among them, which their tool replaces inside a code fence too (mdBook's
 # "```console" / "{{#include ../listings/output.txt}}"): never an example shown as written (`fenced_lines`).
 _PREPROCESSOR_LINE = re.compile(r"^[ \t]*(?:" + _PREPROCESSED + r")[ \t]*$")
@@ -41,7 +44,7 @@ _MYST_ROLE = re.compile(r"(?<![$\w`])\{([a-z][\w+-]*(?::[a-z][\w+-]*)*)\}`([^`\n
 
 
 def clean_markup(text: str, markdown: bool = True) -> str:
-    """`text` without markup that is not prose: HTML comments (not in code, `_html_comments`), `::: module.path` and `{* include *}` lines, MyST
+    """`text` without markup that is not prose: HTML comments (not in code, `_html_comments`), `::: module.path` and `{* include *}` lines, GitHub alert markers (`> [!NOTE]`), MyST
     target lines `(label)=`, attribute list lines (`{.glossary}`, `{ .annotate }`), Hugo shortcode lines (`{{% note %}}`, `{{< /tab >}}`) and link reference definitions `[label]: url` (kept as empty lines, so line numbers do not
     move), footnote labels (`[^1]: text` reads as its text), heading ids `{ #anchor }`, reST and MyST roles reduced
     to their text (`rest.rest_role`: `{func}`x`` and `:func:`x`` read as `` `x` ``), admonitions
