@@ -25,6 +25,16 @@ def make_hit(path: str, text: str, similarity: float | None, score: float, first
                score=score, signals={"vector": 1.0}, similarity=similarity)
 
 
+def extractive_over(question: str, text: str, path: str, embed) -> str:
+    """The extractive answer to `question` from one hit: a chunk of the whole `text` at `path` (line 0 on),
+    sentences embedded by `embed` (the real offline model's `embed_documents`)."""
+    from ragls.answer.ask import extractive_answer
+
+    hit = Hit(chunk=Chunk(id=path, path=path, text=text, span=LineSpan(0, 0, text.count("\n"), 0), text_hash=path),
+              score=1.0)
+    return extractive_answer(question, [(1, hit)], embed=embed)
+
+
 HITS = [make_hit("book/ownership.md", OWNERSHIP, 0.62, 0.9, 10, "Ownership"),
         make_hit("book/borrowing.md", BORROWING, 0.41, 0.8, 0, "References"),
         make_hit("book/cargo.md", CARGO, 0.12, 0.5, 4)]

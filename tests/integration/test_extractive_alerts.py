@@ -4,9 +4,9 @@ real offline model: Starship's presets page quoted "[!TIP] This preset will beco
 from __future__ import annotations
 
 import pytest
-from ragls.answer.ask import extractive_answer
+from askkit import extractive_over
 from ragls.answer.preview import chunk_preview
-from ragls.core.ir import Chunk, Hit, LineSpan
+from ragls.core.ir import Chunk, LineSpan
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +42,11 @@ def _chunk() -> Chunk:
 
 
 def test_an_alerts_marker_is_no_word_of_the_answer(embedder):
-    answer = extractive_answer("Will the no nerd font preset become the default preset?", [(1, Hit(chunk=_chunk(), score=1.0))],
-                               embed=embedder.embed_documents)
+    answer = extractive_over("Will the no nerd font preset become the default preset?", PRESETS, "presets.md",
+                             embedder.embed_documents)
     assert "- This preset will become the default preset in a future release of starship [1]." in answer, answer
     assert "[!TIP]" not in answer, answer
-    answer = extractive_answer("Which elvish version is supported?", [(1, Hit(chunk=_chunk(), score=1.0))],
-                               embed=embedder.embed_documents)
+    answer = extractive_over("Which elvish version is supported?", PRESETS, "presets.md", embedder.embed_documents)
     assert "Only elvish v0.18 or higher is supported" in answer and "[!warning]" not in answer, answer
 
 

@@ -5,9 +5,8 @@ offline model: Ruff's formatter docs show "<!-- fmt:off -->" around a Markdown c
 from __future__ import annotations
 
 import pytest
-from ragls.answer.ask import extractive_answer
+from askkit import extractive_over
 from ragls.answer.markup import clean_markup
-from ragls.core.ir import Chunk, Hit, LineSpan
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +37,7 @@ to `<!-- fmt:off -->` and `<!-- fmt:on -->` respectively.
 
 
 def _answer(question: str, text: str, path: str, embedder) -> str:
-    hit = Hit(chunk=Chunk(id=path, path=path, text=text, span=LineSpan(0, 0, text.count("\n"), 0), text_hash=path),
-              score=1.0)
-    return extractive_answer(question, [(1, hit)], embed=embedder.embed_documents)
+    return extractive_over(question, text, path, embedder.embed_documents)
 
 
 def test_comments_in_a_code_block_and_a_code_span_are_quoted(embedder):

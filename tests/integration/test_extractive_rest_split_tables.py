@@ -5,9 +5,9 @@ and a long grid table split between its rows, never inside a row's wrapped cells
 from __future__ import annotations
 
 import pytest
-from ragls.answer.ask import extractive_answer
+from askkit import extractive_over
 from ragls.answer.markup import clean_markup
-from ragls.core.ir import Chunk, Document, Hit, LineSpan
+from ragls.core.ir import Document
 from ragls.index.chunking import chunk_document
 
 
@@ -17,9 +17,7 @@ def embedder(offline_embedder):
 
 
 def _answer(question: str, text: str, embedder) -> str:
-    hit = Hit(chunk=Chunk(id="themes.rst", path="themes.rst", text=text, span=LineSpan(0, 0, text.count("\n"), 0),
-                          text_hash="themes.rst"), score=1.0)
-    return extractive_answer(question, [(1, hit)], embed=embedder.embed_documents)
+    return extractive_over(question, text, "themes.rst", embedder.embed_documents)
 
 
 # A chunk of Pelican's themes.rst as the index cut it: it starts with the closing border of page.html's table.
