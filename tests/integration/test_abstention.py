@@ -304,6 +304,8 @@ def test_asking_again_embeds_no_answer_sentence_twice(ws, monkeypatch):
         return real(texts)
 
     monkeypatch.setattr(ws.embedder, "embed_documents", counting)
+    # the memo alone: not the sentence vectors the index's sentence pass cached (test_sentence_vectors.py)
+    monkeypatch.setattr(ws.embedder, "stored", None)
     first = ws.ask(ANSWERABLE[0])
     after_first = len(sent)
     assert first.model == "extractive" and not first.abstained and after_first > 5  # question + its candidates
@@ -339,6 +341,7 @@ def test_the_extractive_answer_embeds_the_question_as_a_query(ws, monkeypatch):
     recording = _Recording(ws.embedder.ensure_loaded())
     monkeypatch.setattr(ws.embedder, "_model", recording)
     monkeypatch.setattr(ws.embedder, "_memo", LRU(MEMO_VECTORS))  # nothing memoised by the tests before
+    monkeypatch.setattr(ws.embedder, "stored", None)  # nor cached by the index's sentence pass
     question = "Which refresh token lifetime applies, in days, to the mobile app?"
     answer = ws.ask(question)
     assert answer.model == "extractive" and not answer.abstained

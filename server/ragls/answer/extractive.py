@@ -26,13 +26,14 @@ from ragls.answer.identifiers import (
 from ragls.answer.includes import FileFilters
 from ragls.answer.neighbours import block_across, code_lines, quotes, read_with_neighbours, with_code_after
 from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
-from ragls.core.ir import Hit
+from ragls.core.ir import Chunk, Hit
 
 __all__ = [
     "EXTRACTIVE_LABEL",
     "EXTRACTIVE_MAX_SENTENCES",
     "Candidate",
     "Unit",
+    "answer_sentences",
     "candidate_passages",
     "clean_markup",
     "extractive_answer",
@@ -485,6 +486,13 @@ def _code_end(body: str) -> bool:
     span, or a lone "." / "?" after a space ("python -m black --no-cache ." — the command's argument), so the
     citation marker must go after it, never inside the code."""
     return body.count("`") % 2 == 1 or (len(body) > 1 and body[-2].isspace())
+
+
+def answer_sentences(chunk: Chunk, files: FileFilters | None = None) -> list[str]:
+    """The texts `extractive_picks` may embed for passages of `chunk` (each candidate's `Unit.sentence`, from
+    `passages.chunk_units` with the open indexes' file filters `files`), in passage order: what the index's
+    sentence pass embeds ahead (index/vector_phase.py), so a first answer finds their vectors cached."""
+    return [u.sentence for u in chunk_units(chunk, files=files)]
 
 
 def split_sentences(text: str) -> list[str]:

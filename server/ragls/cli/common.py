@@ -17,9 +17,11 @@ from ragls.cli.folder import require_folder
 from ragls.core.errors import RaglsError, from_wire_error
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal.
+#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal; the
+#: answer sentences (index/vector_phase.py, the sentence pass) spare a first answer the model's time.
 PHASE_LABELS = {"scan": "files checked for changes", "embed": "embed (first vector of each chunk)",
-                "windows": "embed windows (rest of each long chunk; the index is already searchable)"}
+                "windows": "embed windows (rest of each long chunk; the index is already searchable)",
+                "sentences": "embed answer sentences (first answers faster; search and answers already work)"}
 
 
 class Progress:
@@ -39,6 +41,7 @@ class Progress:
         self.last_phase = ""
         self.embed_done = 0
         self.windows_done = 0
+        self.sentences_done = 0
 
     def __call__(self, phase: str, done: int, total: int, message: str) -> None:
         if phase == "embed":  # done = chunks embedded in this batch, total = still pending
@@ -47,10 +50,13 @@ class Progress:
         elif phase == "windows":  # done = chunks whose windows completed in this batch, total = still pending
             self.windows_done += done
             done, total = self.windows_done, self.windows_done + total
+        elif phase == "sentences":  # done = chunks whose answer sentences were embedded in this batch, total = pending
+            self.sentences_done += done
+            done, total = self.sentences_done, self.sentences_done + total
         if self.tty:
             from tqdm import tqdm
 
-            unit = "chunks" if phase in ("embed", "windows") else "files"
+            unit = "chunks" if phase in ("embed", "windows", "sentences") else "files"
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),

@@ -163,6 +163,10 @@ class IndexSettings(_Section):
     # Window rows past which the vector store gets an approximate (IVF_PQ) index, built in the background; raggity's
     # default. 0 = always exact.
     ann_threshold: int = Field(50_000, ge=0, le=1_000_000_000)
+    # Embed the candidate sentences of the extractive answer (answer/passages.chunk_units) in the background, after
+    # every window (index/vector_phase.py `_sentence_batch`): a first rag/ask then reads their vectors from the
+    # embedding cache instead of running the model (~70 % more background embedding; docs/benchmarks.md).
+    sentence_vectors: bool = True
     backend: Literal["lancedb", "qdrant"] = "lancedb"
     qdrant_location: str | None = None
     qdrant_collection: str | None = None

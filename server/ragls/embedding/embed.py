@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ragls.core.atomic import atomic_target
 from ragls.core.errors import RequestFailed
-from ragls.core.hashing import fingerprint
+from ragls.core.hashing import fingerprint, text_hash
 from ragls.core.lru import LRU
 from ragls.core.telemetry import traced
 from ragls.index.paths import cache_root, models_root  # cache_root re-exported: callers import it from here
@@ -257,6 +257,9 @@ class Embedder:
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
         self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised, embed_query: (kind, text) -> vector
+        # {text hash: vector} of this model's vectors stored for those hashes (`core.hashing.text_hash`; missing ones
+        # absent): the embedding caches the index's sentence pass fills (RagWorkspace._stored_vectors); None: none
+        self.stored: Callable[[list[str]], dict[str, np.ndarray]] | None = None
 
     # -- loading -------------------------------------------------------------------------------------------
     def _load(self):
@@ -448,13 +451,24 @@ class Embedder:
         query/passage prompts embeds a question differently): only texts not seen lately reach the model (one call,
         length-sorted), repeats within `texts` once. For the answer sentences `rag/ask` scores
         (answer/extractive.py): the same passages come back for every question on a topic, and ~32 sentences cost a
-        MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Bounded: 4096 vectors of 384 float32 are 6 MiB. The vectors
-        of the unmemoised call (to float rounding: batches pad differently), float32 (len(texts), dim)."""
+        MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Texts not in the memo are looked up in `stored` (the vectors
+        the index's sentence pass cached, keyed by `text_hash`) before the model runs. Bounded: 4096 vectors of 384
+        float32 are 6 MiB. The vectors of the unmemoised call (bit for bit: a text's vector does not depend on the
+        batch it is embedded in, docs/benchmarks.md "Answer sentences embedded at index time"), float32
+        (len(texts), dim)."""
         import numpy as np
 
         self.ensure_loaded()
         known = {t: v for t in dict.fromkeys(texts) if (v := self._memo.get(("document", t))) is not None}
         missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing and self.stored is not None:
+            keys = {t: text_hash(t) for t in missing}
+            found = self.stored(list(keys.values()))
+            for t in missing:
+                if (v := found.get(keys[t])) is not None and v.shape == (self.dim,):
+                    known[t] = v = np.array(v, dtype=np.float32)  # its own writable row
+                    self._memo.put(("document", t), v)
+            missing = [t for t in missing if t not in known]
         for t, v in zip(missing, self.embed_documents(missing) if missing else ()):
             known[t] = v = v.copy()  # a row of its own: a view would keep the whole call's array alive
             self._memo.put(("document", t), v)

@@ -149,6 +149,11 @@ class FolderIndex(TextScan, VectorPhase):
         self.symlink_targets: dict[str, list[str]] = {}
         # Chunks with their first window embedded but not all the others: chunk id -> window indexes it has.
         self._pending_windows: dict[str, set[int]] = {}
+        # Chunk ids whose answer sentences may still lack a cached vector (the sentence pass, vector_phase.py), and
+        # what those sentences are: `chunk -> texts`, given by the workspace (the answer layer's `chunk_units`); None
+        # (a named RAG's or a team overlay's index, `index.sentence_vectors` false): no sentence pass.
+        self._pending_sentences: dict[str, None] = {}
+        self.answer_sentences: Callable[[Chunk], list[str]] | None = None
         # Paths whose old vector rows are still to be deleted (`drop_stale_vectors`; a delete that failed is retried).
         self._stale_vector_paths: set[str] = set()
         if self.writer:
@@ -261,6 +266,7 @@ class FolderIndex(TextScan, VectorPhase):
             self._pending.clear()
             self._urgent.clear()
             self._pending_windows.clear()
+            self._pending_sentences.clear()
         self.manifest.set_meta("wipe", "")
 
     def reconcile(self) -> dict[str, int]:
@@ -323,8 +329,10 @@ class FolderIndex(TextScan, VectorPhase):
                 self._pending.pop(i, None)
                 self._urgent.pop(i, None)
                 self._pending_windows.pop(i, None)
+                self._pending_sentences.pop(i, None)
             for c in chunks:  # pending first: a vector-store failure below (a full disk) loses no chunk
                 self._pending[c.id] = None
+                self._pending_sentences[c.id] = None
                 if urgent:
                     self._urgent[c.id] = None
             hits: set[str] = set()
@@ -458,7 +466,7 @@ class FolderIndex(TextScan, VectorPhase):
         """Writer with open vectors, nothing left to embed, past `index.ann_threshold` window rows and no
         approximate index yet: the indexer thread should call `build_ann()`."""
         threshold = self.settings.index.ann_threshold
-        if not self.writer or self._vectors is None or threshold <= 0 or self.vector_work():
+        if not self.writer or self._vectors is None or threshold <= 0 or not self.windows_complete():
             return False
         from ragls.stores.vectors import ANN_MIN_ROWS
 

@@ -5,6 +5,10 @@
 first), and once every chunk has its first vector, the remaining windows (index/windows.py) of up to `WINDOW_BATCH`
 chunks — so a save that arrives during a long cold index is searchable after at most one model call
 (`EMBED_STEP` texts). Vectors are cached by text hash (the manifest's embedding cache): nothing is embedded twice.
+Last, when every window has its vector, the sentence pass (`_sentence_batch`) puts the vectors of the extractive
+answer's candidate sentences (`FolderIndex.answer_sentences`) into that cache, `SENTENCE_BATCH` chunks at a time:
+a first `rag/ask` reads them there (`Embedder.embed_memoised`) instead of running the model. Nothing waits for it:
+search and answers work before it ends, and its vectors are the model's for the same texts, bit for bit.
 
 The mixin also opens the vector store on first use (`open_vectors`: the embedding model, LanceDB or Qdrant) and,
 for the writer, reconciles its rows with the manifest (`_reconcile_vectors`).
@@ -37,6 +41,7 @@ log = logging.getLogger(__name__)
 EMBED_BATCH = 32  # chunks per vector-store write
 EMBED_STEP = 8  # texts per model call; between two calls the worker can yield to a save
 WINDOW_BATCH = 8  # chunks whose remaining windows are embedded per window-pass batch (about 20 texts)
+SENTENCE_BATCH = 4  # chunks whose answer sentences are embedded per sentence-pass batch (about 35 texts)
 
 
 def _crash_point(name: str) -> None:
@@ -153,6 +158,7 @@ class VectorPhase:
                 store.delete_all()
                 self.manifest.clear_vector_dirty()
             self.manifest.prune_cache(self.embed_fp)
+            self.manifest.mark_sentences(None)  # the cached sentence vectors are another model's
             self.manifest.set_meta("vectors_fp", self.vectors_fp)
             repaired["vectors_wiped"] = 1
         if self.manifest.get_meta("vectors_model") != self.embedder.model_name:
@@ -185,6 +191,8 @@ class VectorPhase:
         self._urgent = {i: None for i in self._urgent if i in self._pending}
         self._pending_windows = {cid: ws for cid, ws in have.items()
                                  if 0 in ws and len(ws) < next(iter(counts[cid]))}
+        self._pending_sentences = dict.fromkeys(self.manifest.sentence_pending_ids()) \
+            if self.answer_sentences is not None else {}
         # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
         self._record_vector_progress()
         return repaired
@@ -247,10 +255,20 @@ class VectorPhase:
         return len(self._pending) + len(self._pending_windows)
 
     def vector_work(self) -> int:
-        """Chunks the vector phase still has to embed something for (first vector or other windows); writer."""
+        """Chunks the vector phase still has to embed something for (first vector, other windows or answer
+        sentences); writer."""
         if self._vectors is None or not self.writer:
             return 0
-        return len(self._pending) + len(self._pending_windows)
+        return len(self._pending) + len(self._pending_windows) + self.pending_sentences_count()
+
+    def pending_sentences_count(self) -> int:
+        """Chunks whose answer sentences the sentence pass has still to embed (writer; 0 elsewhere)."""
+        return len(self._pending_sentences) if self.writer and self.answer_sentences is not None else 0
+
+    def windows_complete(self) -> bool:
+        """Writer with the vector store open: every window of every chunk has its vector row (the sentence pass may
+        still run)."""
+        return self._vectors is not None and self.writer and not self._pending and not self._pending_windows
 
     def prioritize(self, chunk_ids: Iterable[str]) -> int:
         """Embed the first vector of these chunks (those still pending) before any other, e.g. the BM25 candidates
@@ -269,7 +287,8 @@ class VectorPhase:
     def embed_pending_batch(self, batch: int = EMBED_BATCH, should_yield: Callable[[], bool] | None = None) -> int:
         """One step of the vector phase: the first window of up to `batch` pending chunks (those of changed
         files first), or, once every chunk has its first vector, the remaining windows of up to `WINDOW_BATCH`
-        chunks; writes their vector rows.
+        chunks (writing their vector rows), or, once every window has its vector, the answer sentences of up to
+        `SENTENCE_BATCH` chunks (`_sentence_batch`, into the embedding cache).
 
         The model runs on `EMBED_STEP` texts at a time; when `should_yield()` turns true between two steps
         (a save is waiting) what is embedded so far is written and the call returns early. Returns how many
@@ -283,7 +302,10 @@ class VectorPhase:
             done = self._first_window_batch(batch, should_yield)
         elif self._pending_windows:
             done = self._window_batch(WINDOW_BATCH, should_yield)
+        elif self._pending_sentences and self.answer_sentences is not None:
+            return self._sentence_batch(SENTENCE_BATCH, should_yield)
         else:
+            self._pending_sentences.clear()
             return 0
         self._record_vector_progress()
         return done
@@ -402,3 +424,31 @@ class VectorPhase:
                 done += 1
         self.on_progress("windows", done, len(self._pending_windows), "embedding windows")
         return max(done, len(ids) - len(chunks), 1 if ready else 0)
+
+    def _sentence_batch(self, batch: int, should_yield) -> int:
+        """The sentence pass: the answer sentences (`answer_sentences`) of up to `batch` chunks whose vectors the
+        embedding cache lacks, embedded and cached (`_embed_texts`); the chunks whose sentences all have a vector are
+        marked in the manifest (`mark_sentences`: a restart does not read them again). Returns how many chunks
+        were done (at least 1 while any was taken: the caller's loop ends)."""
+        ids = list(self._pending_sentences)[:batch]
+        found = self.manifest.get_chunks(ids)
+        texts = {cid: self._sentences_of(found[cid]) for cid in ids if cid in found}
+        keys = {t: text_hash(t) for ts in texts.values() for t in ts}
+        cached = self.manifest.cached_vectors(self.embed_fp, set(keys.values()))
+        todo = {h: t for t, h in keys.items() if h not in cached}
+        fresh = self._embed_texts(todo, should_yield)
+        have = cached.keys() | fresh.keys()
+        done = [cid for cid, ts in texts.items() if all(keys[t] in have for t in ts)]
+        self.manifest.mark_sentences(done)
+        for cid in [*done, *(i for i in ids if i not in found)]:
+            self._pending_sentences.pop(cid, None)
+        self.on_progress("sentences", len(done), len(self._pending_sentences), "embedding answer sentences")
+        return max(1, len(done))
+
+    def _sentences_of(self, chunk) -> list[str]:
+        """`answer_sentences(chunk)`; none (logged) when reading the chunk fails: the sentence pass only saves time."""
+        try:
+            return self.answer_sentences(chunk)
+        except Exception:  # noqa: BLE001 - its sentences are embedded when an answer quotes them instead
+            log.exception("answer sentences of %s (chunk %s) not embedded ahead", chunk.path, chunk.id)
+            return []

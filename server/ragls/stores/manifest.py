@@ -1,7 +1,8 @@
 """The manifest: SQLite file that is the source of truth of an index.
 
 Tables: `files` (path, size, mtime_ns, content_hash, indexed_at), `chunks` (id, path, ordinal, text_hash, range,
-title, text), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
+title, text; `sentences` 1 once the chunk's answer sentences are in the embedding cache, NULL before: a chunk row
+written again is pending again), `embeddings` (fingerprint, text_hash -> float32 vector blob: the content-addressed cache that makes a
 rename, a revert or a branch switch re-embed nothing), `skipped` (path, reason, stamp), `journal` (paths being rewritten),
 `vector_dirty` (paths whose vector rows may be stale: their chunks changed here and the vector store has not
 dropped the old rows yet — it may not even be open) and `meta` (key/value: fingerprints, last indexed time).
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns 
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER, text_hash TEXT,
                                    start_line INTEGER, start_char INTEGER, end_line INTEGER, end_char INTEGER,
                                    title TEXT, text TEXT, page INTEGER, anchor TEXT,
-                                   context TEXT, file TEXT);
+                                   context TEXT, file TEXT, sentences INTEGER);
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE TABLE IF NOT EXISTS includes (path TEXT, included TEXT, resolved INTEGER, PRIMARY KEY (path, included));
 CREATE INDEX IF NOT EXISTS includes_included ON includes(included);
@@ -75,7 +76,8 @@ class Manifest:
         with self._write_lock:
             self.db.executescript(_SCHEMA)  # executescript manages its own transaction
             columns = {r[1] for r in self.db.execute("PRAGMA table_info(chunks)")}
-            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT"), ("file", "TEXT")):  # manifests written before them
+            for name, sql_type in (("page", "INTEGER"), ("anchor", "TEXT"), ("context", "TEXT"), ("file", "TEXT"),
+                                   ("sentences", "INTEGER")):  # manifests written before them
                 if name not in columns:
                     self.db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {sql_type}")
             if "stamp" not in {r[1] for r in self.db.execute("PRAGMA table_info(skipped)")}:
@@ -236,6 +238,20 @@ class Manifest:
         cur = self.db.execute("SELECT * FROM chunks ORDER BY path, ordinal")
         while rows := cur.fetchmany(batch):
             yield [self._row_to_chunk(r) for r in rows]
+
+    def sentence_pending_ids(self) -> list[str]:
+        """Ids of the chunks whose answer sentences the vector phase has not embedded (`sentences` NULL), ordered by
+        path and position."""
+        return [r[0] for r in self.db.execute("SELECT id FROM chunks WHERE sentences IS NULL ORDER BY path, ordinal")]
+
+    def mark_sentences(self, ids: Iterable[str] | None) -> None:
+        """Record that the answer sentences of the chunks `ids` are embedded; None: forget it for every chunk
+        (another embedding model: the cached vectors are another model's)."""
+        with self._tx() as db:
+            if ids is None:
+                db.execute("UPDATE chunks SET sentences=NULL")
+            else:
+                db.executemany("UPDATE chunks SET sentences=1 WHERE id=?", [(i,) for i in ids])
 
     # -- skipped files -------------------------------------------------------------------------------------
     def set_skipped(self, path: str, reason: str, stamp: str | None = None) -> None:

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,12 @@ class RagWorkspace:
             else:
                 self.indexes.append(FolderIndex(f, s, self.embedder, index_dir=d, on_progress=on_progress,
                                                 read_only=read_only))
+                if s.index.sentence_vectors:  # the sentence pass (index/vector_phase.py): what answers embed
+                    from ragls.answer.extractive import answer_sentences
+
+                    self.indexes[-1].answer_sentences = partial(answer_sentences, files={str(f): self.indexes[-1].filter})
+        # a first rag/ask reads the answer sentences' vectors the sentence pass cached (Embedder.embed_memoised)
+        self.embedder.stored = self._stored_vectors
         self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
         if pin_model:
             self._pin_index_model()
@@ -504,6 +511,18 @@ class RagWorkspace:
         if folders:
             return self.index(self.indexes.index(folders[0]))[0]
         return rags[0].sync()
+
+    def _stored_vectors(self, hashes: list[str]) -> dict:
+        """{text hash: vector} of the embedding model's vectors the folders' embedding caches hold for `hashes`
+        (`Manifest.cached_vectors` under the model's fingerprint; missing hashes absent): `Embedder.stored`."""
+        found: dict = {}
+        fp = self.embedder.fingerprint
+        for idx in self.indexes:
+            left = [h for h in hashes if h not in found]
+            if not left:
+                break
+            found.update(idx.manifest.cached_vectors(fp, left))
+        return found
 
     def close(self) -> None:
         self.rags.close()

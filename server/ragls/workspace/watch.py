@@ -455,18 +455,22 @@ class IndexWorker:
                                 f"works: {idx.vectors_error}")
 
     def _embed_one_batch(self) -> None:
-        """One vector-phase batch of the first folder with work: first vectors, then the remaining windows
-        (`FolderIndex.embed_pending_batch`)."""
+        """One vector-phase batch of the first folder with work: first vectors, then the remaining windows, then
+        the answer sentences (`FolderIndex.embed_pending_batch`)."""
         for idx in self.ws.indexes:
             if idx.vector_work():
                 total = idx.manifest.chunk_count()
                 pending = idx.pending_count()
+                windows = idx.pending_windows_count() or 0
                 if pending:
                     done = total - pending
                     message = f"embedding {done}/{total} chunks"
-                else:
-                    done = total - (idx.pending_windows_count() or 0)
+                elif windows:
+                    done = total - windows
                     message = f"embedding windows {done}/{total} chunks"
+                else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
+                    done = max(0, total - idx.pending_sentences_count())
+                    message = f"embedding answer sentences {done}/{total} chunks"
                 pct = int(100 * done / total) if total else None
                 self._set_busy(True, message, pct)
                 idx.embed_pending_batch(should_yield=self.text_work_due)
