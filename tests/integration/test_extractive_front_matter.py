@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from offline_index import extractive_workspace, file_lines
 from ragls.answer.blocks import markdown_blocks
-from ragls.index.chunking import front_matter_title, leading_front_matter
+from ragls.index.front_matter import front_matter_title, leading_front_matter
 from ragls.lsp.wire import to_wire_source
 
 TWICE = """---

@@ -12,7 +12,8 @@ from bench_datasets import dataset_or_skip
 from markdown_it import MarkdownIt
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Document
-from ragls.index.chunking import chunk_document, is_markup_only, no_text_reason, offset_to_position, position_to_offset
+from ragls.index.chunking import chunk_document, is_markup_only, no_text_reason
+from ragls.index.lines import offset_to_position, position_to_offset
 from ragls.sources.load import load_file, load_text
 
 # -- an independent reference for LSP positions (character loop, UTF-16 via the codec) --------------------------

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
-from ragls.index.chunking import leading_front_matter
+from ragls.index.front_matter import leading_front_matter
 from ragls.sources.load import markup_extension
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def markdown_blocks(text: str) -> list[Block]:
     that opens with a tag that is not inline text markup (`_HTML_OPEN`: an `<img alt="...">` over several lines,
     mdBook's `<span class="filename">Filename: src/main.rs</span>`). A paragraph of pipe-table rows is a "table"
     (the chunk cut off its header). A blockquote of a Python session (">>> ") is code; the blocks in another blockquote are read as blocks, their lines without the "> " markers
-    (line numbers unchanged). A front matter block the text opens with (`index.chunking.leading_front_matter`) is
+    (line numbers unchanged). A front matter block the text opens with (`index.front_matter.leading_front_matter`) is
     no block at all: never quoted, never a focus line."""
     lines = text.split("\n")
     leaves: list[tuple[str, int, int, int]] = []  # (kind, first line, line after, blockquote depth), in text order

@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING
 
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Chunk, Document, LineSpan
+from ragls.index.front_matter import front_matter_lines, front_matter_title
 from ragls.index.headings import strip_heading_ids, text_headings
+from ragls.index.lines import LineIndex
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -41,9 +43,7 @@ if TYPE_CHECKING:
 DEFAULT_CHUNK_SIZE = 2000
 DEFAULT_OVERLAP = 100
 
-_EOL = re.compile(r"\r\n|\r|\n")
 _NON_SPACE = re.compile(r"\S")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Anything but whitespace, ASCII punctuation (markup), control characters and invisible format characters (zero-width
 # space/joiners, direction marks, word joiner, BOM, soft hyphen): a file of those alone has no text to index.
 _CONTENT = re.compile("[^\\s!-/:-@\\[-`{-~\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
@@ -66,65 +66,10 @@ def no_text_reason(text: str) -> str | None:
     if is_markup_only(text):
         return "markup only (no text)"
     index = LineIndex(text)
-    fm_lines = _front_matter_lines(text, index)
+    fm_lines = front_matter_lines(text, index)
     if fm_lines and (fm_lines >= len(index.starts) or is_markup_only(text[index.starts[fm_lines]:])):
         return "front matter only (no text)"
     return None
-
-
-class LineIndex:
-    """Offsets <-> LSP positions for one text, precomputed once (line starts and astral-plane characters), so each
-    lookup is O(log n). Lines end at "\\n", "\\r\\n" or "\\r" only."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0, *(m.end() for m in _EOL.finditer(text))]
-        # Characters outside the BMP take two UTF-16 code units.
-        self.astral = [m.start() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
-
-    def line_of(self, offset: int) -> int:
-        """0-based line containing `offset` (0 <= offset <= len(text))."""
-        return bisect_right(self.starts, offset) - 1
-
-    def position(self, offset: int) -> tuple[int, int]:
-        """(line, UTF-16 column) of a character offset. Raises ValueError if the offset is out of range."""
-        if not 0 <= offset <= len(self.text):
-            raise ValueError(f"offset {offset} outside 0..{len(self.text)}")
-        line = self.line_of(offset)
-        start = self.starts[line]
-        col = offset - start
-        if self.astral:
-            col += bisect_left(self.astral, offset) - bisect_left(self.astral, start)
-        return line, col
-
-    def offset(self, line: int, utf16_col: int) -> int:
-        """Character offset of an LSP position (inverse of `position`); the column is clamped to the line."""
-        if not 0 <= line < len(self.starts):
-            raise ValueError(f"line {line} outside 0..{len(self.starts) - 1}")
-        start = self.starts[line]
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        units = 0
-        for i in range(start, end):
-            if units >= utf16_col or self.text[i] in "\r\n":
-                return i
-            units += 2 if ord(self.text[i]) > 0xFFFF else 1
-        return end
-
-
-@lru_cache(maxsize=4)
-def _line_index(text: str) -> LineIndex:
-    return LineIndex(text)
-
-
-def offset_to_position(text: str, offset: int) -> tuple[int, int]:
-    """(0-based line, UTF-16 column) of character `offset` in `text`. The line index of the last few texts is
-    cached, so calling this repeatedly on one document is O(log n) per call."""
-    return _line_index(text).position(offset)
-
-
-def position_to_offset(text: str, line: int, utf16_col: int) -> int:
-    """Character offset in `text` of an LSP position (0-based line, UTF-16 column)."""
-    return _line_index(text).offset(line, utf16_col)
 
 
 def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
@@ -370,10 +315,6 @@ def _trim(text: str, index: LineIndex, start: int, end: int) -> tuple[int, int]:
 # -- markdown ------------------------------------------------------------------------------------------------
 
 _FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[^\r\n]*", re.MULTILINE)
-_FRONT_MATTER_OPEN = re.compile(r"(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)")
-_FRONT_MATTER_KEY = re.compile(r"[\w\"'.-]+[ \t]*[:=]")
-# a line inside front matter: a key, an indented line (a nested map, a folded value), a "- " item, a comment, a table
-_FRONT_MATTER_BODY = re.compile(r"[\w\"'.-]+[ \t]*[:=]|[ \t]|-(?:[ \t]|$)|#|\[")
 _ATOMIC_BLOCKS = frozenset({"fence", "code_block", "html_block"})
 
 
@@ -404,51 +345,6 @@ def _inline_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark")
-
-
-def _front_matter_lines(text: str, index: LineIndex, strict: bool = False) -> int:
-    """Number of lines of a leading front matter block (YAML "---" ... "---"/"...", or TOML "+++" ... "+++"),
-    0 when there is none. The first line inside must look like a key ("title: x", "title = x") so that a leading
-    thematic break is not taken for front matter. `strict`: every line inside must also read as front matter (a
-    key, an indented or "- " line, a comment, a TOML table, a blank line; `_FRONT_MATTER_BODY`), for a text that
-    may be a chunk from inside a file, where "---" / "Note: ..." / prose / "---" is two thematic breaks."""
-    opener = _FRONT_MATTER_OPEN.match(text)
-    if not opener:
-        return 0
-    closers = ("---", "...") if opener.group(1) == "---" else ("+++",)
-    starts = index.starts
-    for line in range(1, len(starts)):
-        end = starts[line + 1] if line + 1 < len(starts) else len(text)
-        body = text[starts[line]:end].rstrip("\r\n").rstrip(" \t")
-        if body in closers:
-            return line + 1
-        if line == 1 and not _FRONT_MATTER_KEY.match(body):
-            return 0
-        if strict and body and not _FRONT_MATTER_BODY.match(body):
-            return 0
-    return 0
-
-
-def leading_front_matter(text: str) -> int:
-    """Number of lines of the front matter block `text` opens with (`_front_matter_lines`, strict: every line
-    inside reads as YAML or TOML), 0 when there is none. For chunk texts read as Markdown after indexing (the
-    blocks an answer quotes, the heading a citation shows): markdown-it reads "---" / "title: x" / "---" as a
-    thematic break and a setext heading "title: x"."""
-    return _front_matter_lines(text, LineIndex(text), strict=True)
-
-
-_FRONT_MATTER_TITLE = re.compile(r"^title[ \t]*[:=][ \t]*(.*?)[ \t]*$", re.MULTILINE)
-
-
-def front_matter_title(text: str) -> str:
-    """The `title` value of the front matter `text` opens with (`leading_front_matter`; Jekyll, Hugo, Docusaurus,
-    MkDocs pages without a "# " heading are titled so), quotes removed; "" when there is none."""
-    n = leading_front_matter(text)
-    if not n:
-        return ""
-    block = "".join(text.splitlines(keepends=True)[:n])
-    m = _FRONT_MATTER_TITLE.search(block)
-    return " ".join(m.group(1).strip("\"'").split()) if m else ""
 
 
 def _heading_text(inline) -> str:
@@ -486,7 +382,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
     def line_offset(line: int) -> int:
         return starts[line] if line < n_lines else len(text)
 
-    fm_lines = _front_matter_lines(text, index)
+    fm_lines = front_matter_lines(text, index)
     source = text
     if fm_lines:
         # Blank the front matter out for the parser, keeping its line count so token maps stay right.

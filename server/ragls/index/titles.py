@@ -14,16 +14,10 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Chunk, LineSpan
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
-from ragls.index.chunking import (
-    LineIndex,
-    _heading_text,
-    _markdown_parser,
-    _text_titles,
-    _title_at,
-    front_matter_title,
-    leading_front_matter,
-)
+from ragls.index.chunking import _heading_text, _markdown_parser, _text_titles, _title_at
+from ragls.index.front_matter import front_matter_title, leading_front_matter
 from ragls.index.headings import heading_paths, text_headings
+from ragls.index.lines import LineIndex
 
 
 def focus_title(chunk: Chunk, line: int) -> str:

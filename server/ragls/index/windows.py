@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragls.core.ir import Chunk
-from ragls.index.chunking import LineIndex, strip_heading_ids
+from ragls.index.headings import strip_heading_ids
+from ragls.index.lines import LineIndex
 
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (BERT-style models); a small safety margin for other tokenizers too
 MIN_BODY_TOKENS = 16

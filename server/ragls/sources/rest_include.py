@@ -29,7 +29,7 @@ _OPTION = re.compile(r"^[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 REST_EXTENSIONS = frozenset({"rst", "rest"})
 MAX_DEPTH = 8  # includes nested deeper are left as written (docutils has no bound; a cycle is refused anyway)
 MAX_INCLUDES = 256  # include directives resolved per page; further ones are left as written
-_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")  # after each line end "\n", "\r\n", "\r" (as `chunking.LineIndex`)
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")  # after each line end "\n", "\r\n", "\r" (as `lines.LineIndex`)
 
 
 def _lines(text: str) -> list[str]:
