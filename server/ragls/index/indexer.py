@@ -129,12 +129,9 @@ class FolderIndex(TextScan, VectorPhase):
         self.embed_fp: str | None = None  # the embedding model's identity: keys the embedding cache
         self.vectors_fp: str | None = None  # embed_fp + window settings: the identity of the vector rows
         self.window: tuple[int, int] | None = None  # effective (window, stride) in wordpieces, once loaded
-        # The index was built with other chunking/tokenizer settings; the writer rebuilds it when it opens.
-        built_with = self.manifest.get_meta("fingerprint")
-        self.settings_changed = built_with is not None and built_with != self.fingerprint
-        # why (core.hashing.rebuild_reason), for the rebuild's log line and `ragls status`
-        self.rebuild_reason = rebuild_reason(self.manifest.get_meta("fingerprint_parts"), self.fingerprint_parts) \
-            if self.settings_changed else None
+        # The index was built with other chunking/tokenizer settings (`settings_changed`, why: `rebuild_reason`, for
+        # the rebuild's log line and `ragls status`); the writer rebuilds it when it opens.
+        self._read_built_with(self.manifest.get_meta("fingerprint"))
         self._vectors: VectorStore | None = None
         self.vectors_error: str | None = None  # why the vector store could not be opened (no embedding model)
         # Serialises opening the vector store (any thread) with the writer's manifest-then-vectors steps.
@@ -236,6 +233,15 @@ class FolderIndex(TextScan, VectorPhase):
             self._lock.release()
 
     # -- start-up ------------------------------------------------------------------------------------------
+    def _read_built_with(self, built_with: str | None) -> None:
+        """Remember the fingerprint the manifest records (`built_with`, None for a new index) and, when it is not
+        this index's, `settings_changed` and why (`core.hashing.rebuild_reason`, computed here once per fingerprint
+        read)."""
+        self._built_with = built_with
+        self.settings_changed = built_with is not None and built_with != self.fingerprint
+        self.rebuild_reason = rebuild_reason(self.manifest.get_meta("fingerprint_parts"), self.fingerprint_parts) \
+            if self.settings_changed else None
+
     def _check_fingerprint(self) -> None:
         old, parts = self.manifest.get_meta("fingerprint"), json.dumps(self.fingerprint_parts, sort_keys=True)
         if old == self.fingerprint:
@@ -243,8 +249,9 @@ class FolderIndex(TextScan, VectorPhase):
                 self.manifest.set_meta("fingerprint_parts", parts)
             return
         if old is not None:
-            why = rebuild_reason(self.manifest.get_meta("fingerprint_parts"), self.fingerprint_parts)
-            log.warning("%s: rebuilding %s (unchanged text reuses its cached vectors)", why, self.folder)
+            if old != self._built_with:  # another process built it since this one opened it (a takeover)
+                self._read_built_with(old)
+            log.warning("%s: rebuilding %s (unchanged text reuses its cached vectors)", self.rebuild_reason, self.folder)
         self._wipe()
         self.manifest.set_meta("fingerprint", self.fingerprint)
         self.manifest.set_meta("fingerprint_parts", parts)
