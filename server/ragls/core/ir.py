@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 
 # The most hits one request may ask for (rag/query and rag/ask topK, `ragls query/ask --top-k`): a bound on the
 # work and the reply one request can cause, far above any useful top_k (default 5).
@@ -73,7 +74,12 @@ class Document:
         `path` when there are none."""
         if not self.origins:
             return Origin(0, self.path, 0)
-        return self.origins[max(0, bisect_right([o.start for o in self.origins], offset) - 1)]
+        return self.origins[max(0, bisect_right(self._origin_starts, offset) - 1)]
+
+    @cached_property
+    def _origin_starts(self) -> list[int]:
+        """The `start` of each of `origins`, listed once per document (`origin_at` runs per chunk and title)."""
+        return [o.start for o in self.origins]
 
 
 @dataclass(frozen=True)
