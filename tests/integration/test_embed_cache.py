@@ -79,3 +79,19 @@ def test_lru_bound_evicts_least_recently_used(tmp_path):
     assert sum(f"old{i}" in kept for i in range(100)) == 70  # refreshed ones outlive the never-reused ones
     assert not any(f"old{i}" in kept for i in range(100, 200))
     cache.close()
+
+
+def test_a_lookup_without_touch_writes_nothing(tmp_path):
+    """A request's lookup (`touch=False`: the answer sentences `rag/ask` reads, RagWorkspace._stored_vectors) finds
+    the vectors without refreshing their access time: no write, so it never waits for another process's."""
+    cache = EmbeddingCache(tmp_path / "cache.sqlite", limit_bytes=300 * 1536)
+    vec = np.ones(384, dtype=np.float32)
+    cache.put("fp", {"a": vec, "b": vec})
+    db = cache._db(create=False)
+    db.execute("UPDATE embeddings SET used_at=1")
+    got = cache.get("fp", ["a", "b", "c"], touch=False)
+    assert set(got) == {"a", "b"} and np.array_equal(got["a"], vec)
+    assert db.execute("SELECT MAX(used_at) FROM embeddings").fetchone()[0] == 1
+    cache.get("fp", ["a"])  # a lookup that touches: "a" becomes most recent
+    assert db.execute("SELECT used_at > 1 FROM embeddings WHERE text_hash='a'").fetchone()[0] == 1
+    cache.close()

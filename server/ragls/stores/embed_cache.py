@@ -80,8 +80,9 @@ class EmbeddingCache:
             self._local.conn = conn
         return conn
 
-    def get(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
-        """Cached vectors by text hash for fingerprint `fp` (missing hashes are absent); hits become most recent."""
+    def get(self, fp: str, text_hashes: Iterable[str], touch: bool = True) -> dict[str, np.ndarray]:
+        """Cached vectors by text hash for fingerprint `fp` (missing hashes are absent); hits become most recent
+        (`touch`; False: a read only, which never waits for another process's write, for a request's lookups)."""
         import numpy as np
 
         db = self._db(create=False)
@@ -95,7 +96,7 @@ class EmbeddingCache:
             for h, blob in db.execute(f"SELECT text_hash, vector FROM embeddings WHERE fingerprint=? AND "
                                       f"text_hash IN ({marks})", (fp, *part)):
                 out[h] = np.frombuffer(blob, dtype=np.float32)
-        if out:
+        if out and touch:
             now = time.time()
             try:
                 with self._write_lock:

@@ -306,9 +306,10 @@ class Manifest:
                 db.executemany("DELETE FROM vector_dirty WHERE path=?", [(p,) for p in paths])
 
     # -- embedding cache -----------------------------------------------------------------------------------
-    def cached_vectors(self, fp: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+    def cached_vectors(self, fp: str, text_hashes: Iterable[str], touch: bool = True) -> dict[str, np.ndarray]:
         """Cached vectors for (fingerprint, text hash); missing hashes are absent. This index's own table first
-        (indexes built before the shared cache), then the user's shared cache."""
+        (indexes built before the shared cache), then the user's shared cache (`touch`: its hits become most
+        recent, a write; False for a request's lookups, which never wait for another process's write)."""
         import numpy as np
 
         wanted = set(text_hashes)
@@ -316,7 +317,7 @@ class Manifest:
                                wanted, fp)
         found = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
         if self.shared_cache is not None and len(found) < len(wanted):
-            found.update(self.shared_cache.get(fp, wanted - found.keys()))
+            found.update(self.shared_cache.get(fp, wanted - found.keys(), touch=touch))
         return found
 
     def cache_vectors(self, fp: str, vectors: dict[str, np.ndarray]) -> None:

@@ -521,7 +521,7 @@ class RagWorkspace:
             left = [h for h in hashes if h not in found]
             if not left:
                 break
-            found.update(idx.manifest.cached_vectors(fp, left))
+            found.update(idx.manifest.cached_vectors(fp, left, touch=False))  # an answer never waits for a write
         return found
 
     def close(self) -> None:
