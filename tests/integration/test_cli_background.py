@@ -125,6 +125,8 @@ def test_a_query_the_server_answers_on_a_folder_of_code_only_says_why_nothing_wa
         assert answer.abstained and answer.text.startswith(
             f"Not in your docs: no passage matched the question, and nothing is indexed in {app.resolve()}: no file "
             "here matches sources.include "), answer.text
+        # The answer is markdown: each include glob is a code span, so `**/*.{md,...}` keeps its stars when rendered.
+        assert "sources.include `**/*.{md," in answer.text, answer.text
         with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
             assert cli.main(["query", str(app), "hello"]) == 0
         assert "answered by the running server" in caplog.text

@@ -61,7 +61,10 @@ def empty_folder_notice(idx) -> str | None:
     if (idx.other_writer or idx.include_warning or idx.manifest.file_count() or idx.manifest.skipped()
             or not idx.manifest.get_meta("last_indexed_at")):
         return None
-    return (f"no file here matches sources.include {idx.settings.sources.include}: ragls indexes documentation "
+    # each glob as a code span: this text also goes into an abstained answer, which is markdown, where a bare
+    # `**/*.{md,...}` lost its stars to emphasis (Neovim's float showed "/.{md,...")
+    globs = ", ".join(f"`{g}`" for g in idx.settings.sources.include)
+    return (f"no file here matches sources.include {globs}: ragls indexes documentation "
             f"files by default; to index others, e.g. code, add their globs to sources.include in "
             f"{idx.folder / 'ragls.toml'} (docs/configuration.md)")
 
