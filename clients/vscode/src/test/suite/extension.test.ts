@@ -873,7 +873,7 @@ suite('ragls extension in VS Code', () => {
       await until('the status bar to warn', () => api.status.state === 'ready' && api.status.text.startsWith('$(warning) ragls: 4 files'));
       const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
       assert.ok(tooltip.includes(`$(warning) ${markdownText(notice)}`) && !tooltip.includes('&nbsp;'), tooltip);
-      assert.ok(markdownText(notice).includes('sources.include \\[\'\\*\\*/\\*.\\{md,'), markdownText(notice));
+      assert.ok(markdownText(notice).includes('sources.include \\`\\*\\*/\\*.\\{md,'), markdownText(notice));
       assert.ok(tooltip.includes('1 warning — click for details'), tooltip);
       assert.deepEqual(api.status.item.backgroundColor, new vscode.ThemeColor('statusBarItem.warningBackground'));
       const lines = formatStatus(status);
