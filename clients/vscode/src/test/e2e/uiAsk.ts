@@ -529,7 +529,7 @@ async function main(): Promise<number> {
       const hover = page.locator('.monaco-hover:has-text("no file here matches sources.include"), .workbench-hover:has-text("no file here matches sources.include")');
       await hover.first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: join(shots, 'status-warning.png') });
-      if (!/no file here matches sources\.include \['\*\*\/\*\.\{md,/.test((await hover.first().textContent()) ?? '')) {
+      if (!/no file here matches sources\.include `\*\*\/\*\.\{md,/.test((await hover.first().textContent()) ?? '')) {
         throw new Error(`the hover does not show the notice as it is: ${await hover.first().textContent()}`);
       }
       await item.click(); // runs "ragls: Show Status"
