@@ -34,6 +34,7 @@ import csv
 import re
 from itertools import pairwise
 
+from ragls.index.chunking import GRID_BORDER
 from ragls.index.headings import REST_ROLE, role_target, role_text
 
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
@@ -44,7 +45,6 @@ _BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps
 # whole row, not only its first line.
 ROW_CONTINUED = "| |"
 
-_GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 _SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 _DIRECTIVE = re.compile(r"^([ \t]*)\.\. ([\w:-]+)::(.*)$")
 OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t]|$)")
@@ -139,7 +139,7 @@ def _grid(lines: list[str], i: int, border: str | None = None) -> int:
 
     for k in range(i + (not headless), j):
         line = lines[k]
-        if _GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
+        if GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
             close(k - 1)
             if "=" in line and not header and rows:
                 header = rows[-1][1]
@@ -163,7 +163,7 @@ def _headless_grid(lines: list[str], i: int) -> str | None:
     j = i
     while j < len(lines) and lines[j].lstrip().startswith("|"):
         j += 1
-    if j >= len(lines) or j == i or not _GRID_BORDER.match(lines[j]):
+    if j >= len(lines) or j == i or not GRID_BORDER.match(lines[j]):
         return None
     cols = [k for k, ch in enumerate(lines[j]) if ch == "+"]
     if all(len(x) > cols[-1] and x[cols[0]] == "|" and x[cols[-1]] == "|" for x in lines[i:j]):
@@ -313,7 +313,7 @@ def tables(text: str) -> str:
         head = line.lstrip()[:1]
         if head not in ("+", "=", "."):
             i += 1
-        elif _GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
+        elif GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
             i = _grid(lines, i)
         elif _SIMPLE_BORDER.match(line) and (i == 0 or not lines[i - 1].strip()):
             i = _simple(lines, i)

@@ -155,13 +155,14 @@ def _mark_at(marks, offset: int) -> tuple[int | None, str]:
 
 # -- packing -------------------------------------------------------------------------------------------------
 
-# A reST grid table's border line ("+-----+----+", "+=====+"): a break before it ends a chunk after a whole row.
-_GRID_BORDER = re.compile(r"[ \t]*\+(?:[-=]+\+)+[ \t]*\r?\n?")
+# A reST grid table's border line without its line break ("+-----+----+", "+=====+"): a break before it ends a chunk
+# after a whole row (`_Lines.rows`); the answer layer reads grid tables by it too (answer/rest.py).
+GRID_BORDER = re.compile(r"^[ \t]*\+(?:[-=]+\+)+[ \t]*$")
 
 
 class _Lines:
     """Line starts of a text, the starts of lines that follow a blank line (preferred breaks), and the starts of a
-    grid table's row borders (`rows`, `_GRID_BORDER`: the next best break, so a long table is split between rows,
+    grid table's row borders (`rows`, `GRID_BORDER`: the next best break, so a long table is split between rows,
     never inside a row's wrapped cells, whose halves read as no row — Pelican's tips.rst, a 5-column table of 60
     lines with no blank line)."""
 
@@ -174,7 +175,7 @@ class _Lines:
                      if starts[i] < len(text) and not text[starts[i - 1]:starts[i]].strip()]
         self.rows = [starts[i] for i in range(1, len(starts))
                      if starts[i] < len(text) and text[starts[i]] in " \t+"
-                     and _GRID_BORDER.fullmatch(text, starts[i], _end(starts, i, text))]
+                     and GRID_BORDER.match(text[starts[i]:_end(starts, i, text)].rstrip("\r\n"))]
 
 
 def _end(starts: list[int], i: int, text: str) -> int:
