@@ -149,6 +149,100 @@ async def test_editing_ragls_toml_applies_the_new_settings(tmp_path):
         await client.shutdown_session()
 
 
+async def wait_for(check, what, timeout: float = DEADLINE_S):
+    """Poll the coroutine function `check` until it returns a true value (returned)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        got = await check()
+        if got:
+            return got
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.3)
+
+
+async def test_a_malformed_ragls_toml_the_editor_trusts_keeps_the_open_workspace(tmp_path):
+    """Neovim's trust prompt allows an edited ragls.toml that does not parse (:w, then "allow"): the editor sends
+    its hash as trusted (didChangeConfiguration), and the reopen must not drop the workspace that answers. Before
+    the fix every request failed "workspace could not be opened: ... Expected ']'" until the file was fixed. Now
+    the open workspace goes on with its settings; the error is shown once and listed in rag/status with its file;
+    fixing the file (trusted again) applies the new settings and clears the error."""
+    import hashlib
+
+    ws = copy_docs(tmp_path / "docs")
+    toml = ws / "ragls.toml"
+    toml.write_text("[retrieval]\ntop_k = 1\n")
+    query = {"query": "exponential backoff retries tokens image incidents"}
+
+    def trusting(text: str) -> types.DidChangeConfigurationParams:
+        toml.write_text(text)
+        digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        return types.DidChangeConfigurationParams(settings={"ragls": {
+            "workspaceTrusted": True, "workspaceTrustedConfigs": {str(ws.resolve()): digest}}})
+
+    client = await start(init_params([ws], {"workspaceTrusted": True}))
+    try:
+        await wait_indexed(client, files=4)
+        assert len((await request(client, "rag/query", query))["chunks"]) == 1
+        client.workspace_did_change_configuration(trusting("[retrieval\ntop_k = 2\n"))
+
+        async def listed():
+            status = await request(client, "rag/status", {})
+            return [e for e in status["errors"] if "keeping the previous settings" in e["message"]]
+
+        [err] = await wait_for(listed, "rag/status never listed the invalid ragls.toml")
+        assert err["path"] == str(toml.resolve()) and "Expected ']'" in err["message"], err
+        assert "severity" not in err  # an error: the file is not applied
+        res = await request(client, "rag/query", query)  # the open workspace answers, with its settings
+        assert len(res["chunks"]) == 1
+        await asyncio.sleep(1.0)  # the watcher's look at the saved file (the same error) comes and goes
+        shown = [m.message for m in client.messages if "Expected ']'" in m.message]
+        assert shown == [f"ragls: {err['message']}"], shown
+
+        client.workspace_did_change_configuration(trusting("[retrieval]\ntop_k = 2\n"))
+
+        async def applied():
+            try:
+                res = await request(client, "rag/query", query)
+            except Exception:  # noqa: BLE001 - the workspace is reopening
+                return False
+            return len(res["chunks"]) == 2
+
+        await wait_for(applied, "the fixed ragls.toml was never applied")
+        status = await request(client, "rag/status", {})
+        assert status["errors"] == [], status["errors"]
+    finally:
+        await client.shutdown_session()
+
+
+async def test_a_workspace_that_could_not_open_opens_when_its_ragls_toml_is_fixed(tmp_path):
+    """A folder whose ragls.toml does not parse when the server starts cannot be opened (nothing was open to keep):
+    requests say why. Saving the fixed file (the editor's didSave) opens it, without restarting the server."""
+    ws = copy_docs(tmp_path / "docs")
+    toml = ws / "ragls.toml"
+    toml.write_text("[retrieval\ntop_k = 1\n")
+    client = await start(init_params([ws], {"workspaceTrusted": True}))
+    try:
+        with pytest.raises(Exception) as info:
+            await request(client, "rag/query", {"query": "retries"})
+        assert "workspace could not be opened" in str(info.value) and "Expected ']'" in str(info.value)
+        toml.write_text("[retrieval]\ntop_k = 1\n")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=toml.resolve().as_uri())))
+
+        async def opened():
+            try:
+                return await request(client, "rag/status", {})
+            except Exception:  # noqa: BLE001 - still the failed opening, or opening
+                return None
+
+        await wait_for(opened, "the fixed ragls.toml never opened the workspace")
+        await wait_indexed(client, files=4)
+        res = await request(client, "rag/query", {"query": "exponential backoff retries tokens image incidents"})
+        assert len(res["chunks"]) == 1  # with the fixed file's top_k
+    finally:
+        await client.shutdown_session()
+
+
 async def test_configuration_change_can_clear_a_setting_from_initialization_options(tmp_path):
     """didChangeConfiguration carries the editor's whole configuration: a setting the user reset (absent now)
     goes back to ragls.toml/the default, even though it came in initializationOptions; and returning to the

@@ -177,6 +177,13 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   H.eq(origin, vim.api.nvim_get_current_win(), "back in the window the question came from")
 end)
 
+H.it("an answer without sources names only the keys that do something in its border", function()
+  local view = ui.reopen_answer("Is there a GUI?", { answer = "The docs do not say.", sources = {}, citations = {} })
+  local footer = vim.iter(vim.api.nvim_win_get_config(view.win).footer or {}):map(function(c) return c[1] end):join("")
+  H.eq(" Y yank · r ask again · q close ", footer, "no <CR> open / <C-q> quickfix: there is nothing to open")
+  vim.api.nvim_win_close(view.win, true)
+end)
+
 H.it("a visual range is sent as an ephemeral document; its source jumps back to the selected lines", function()
   -- A file outside the index, so only the selection can answer.
   local notes = vim.fn.tempname() .. "-notes.md"

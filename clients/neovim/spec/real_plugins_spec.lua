@@ -196,6 +196,10 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   local marks = vim.api.nvim_buf_get_extmarks(buf, ui.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "the cited lines are highlighted")
   H.eq(focus.start.line, marks[1][2], "from the first focus line")
+  -- prose wraps at words (fzf-lua's own default is nowrap: sentences were cut at the preview's edge)
+  H.eq({ true, true }, { vim.wo[win].wrap, vim.wo[win].linebreak }, "the preview wraps at words")
+  local title = vim.iter(vim.api.nvim_win_get_config(win).title or {}):map(function(c) return c[1] end):join("")
+  H.eq((" %s "):format(ui.source_location(best.source)), title, "titled path:lines, as telescope's preview")
   H.screenshot("fzf-lua-preview")
   -- <CR> in fzf's terminal: the default action opens the entry
   vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\r")

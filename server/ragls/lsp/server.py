@@ -26,7 +26,13 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
 from ragls.config.settings import normalize
-from ragls.config.trust_filter import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
+from ragls.config.trust_filter import (
+    EDITOR_TRUST_CONFIGS_KEY,
+    EDITOR_TRUST_KEY,
+    editor_trust,
+    editor_trusted_configs,
+    load_folder_settings,
+)
 from ragls.core.errors import ConfigError, NotReady, RequestFailed
 from ragls.core.uris import uri_to_path
 from ragls.lsp.handlers import METHODS
@@ -172,16 +178,21 @@ class RaglsServer(LanguageServer):
         """The index worker of the open workspace (watch.IndexWorker), None while opening."""
         return self.live.worker if self.live is not None else None
 
-    def _open_workspace(self, folders, overrides, on_status) -> RagWorkspace:
-        """`LiveWorkspace`'s factory: the workspace with the editor's settings (`_workspace_with_valid_settings`).
-        The embedding model loads later, on the indexer thread after the start-up text phase (BM25 first); its
-        loading (or, on a first run, downloading) is part of the same "ragls: indexing" progress."""
+    def _open_workspace(self, folders, settings, on_status) -> RagWorkspace:
+        """`LiveWorkspace`'s factory: the workspace with the layers `_valid_settings` chose. The embedding model loads
+        later, on the indexer thread after the start-up text phase (BM25 first); its loading (or, on a first run,
+        downloading) is part of the same "ragls: indexing" progress."""
+        layers, ignored = settings
         self.progress_sender.indexing(True, "opening the index")
         try:
-            return self._workspace_with_valid_settings(list(folders), on_status)
+            ws = RagWorkspace(list(folders), layers, on_status=on_status)
         except Exception:
             self.progress_sender.indexing(False, "failed")
             raise
+        if ignored is not None:
+            ws.errors.append({"message": ignored})
+            self._warn_once(ignored)
+        return ws
 
     def _hooks(self) -> LiveHooks:
         """Where the lifecycle's messages go in an editor: progress, window/logMessage, a warning shown once."""
@@ -197,10 +208,11 @@ class RaglsServer(LanguageServer):
                          act=self._warn_once,
                          failed=self._report_open_failure)
 
-    def _workspace_with_valid_settings(self, folders: list[Path], on_status) -> RagWorkspace:
-        """Open with initializationOptions + the latest configuration; when the client's settings are invalid,
-        say so once and fall back to the last layers that validate (initializationOptions only, then the folders'
-        ragls.toml alone). An invalid ragls.toml is still an error: only the user can fix it."""
+    def _valid_settings(self, folders, overrides) -> tuple[list[dict[str, Any]], str | None]:
+        """`LiveWorkspace`'s settings check: the layers to open with — initializationOptions + the latest
+        configuration; when the client's settings are invalid, the last layers that validate (initializationOptions
+        only, then the folders' ragls.toml alone) and the line saying so. An invalid ragls.toml is still an error
+        (ConfigError): only the user can fix it, and an open workspace is kept meanwhile."""
         if not folders:
             raise NoFolderOpen("no workspace folder is open: open a project folder to index its documents")
         first_error: ConfigError | None = None
@@ -212,15 +224,13 @@ class RaglsServer(LanguageServer):
             trust[0][EDITOR_TRUST_CONFIGS_KEY] = self.editor_trust_configs
         for layers in ([self.client_settings()], *fallbacks, []):
             try:
-                ws = RagWorkspace(folders, layers + trust, on_status=on_status)
+                for folder in folders:
+                    load_folder_settings(folder, *layers, *trust)
             except ConfigError as exc:
                 first_error = first_error or exc
                 continue
-            if first_error is not None:
-                message = f"ragls: ignoring the editor's settings: {first_error}"
-                ws.errors.append({"message": message})
-                self._warn_once(message)
-            return ws
+            ignored = None if first_error is None else f"ragls: ignoring the editor's settings: {first_error}"
+            return layers + trust, ignored
         raise first_error
 
     def client_settings(self) -> dict[str, Any]:
@@ -258,7 +268,7 @@ class RaglsServer(LanguageServer):
 
         if self.live is None:
             self.live = LiveWorkspace(self.folders(), socket_server=LocalSocketServer, hooks=self._hooks(),
-                                      factory=self._open_workspace).start()
+                                      factory=self._open_workspace, settings=self._valid_settings).start()
         else:
             self.live.reopen(self.folders())
 

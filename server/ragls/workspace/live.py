@@ -55,13 +55,23 @@ class LiveHooks:
     failed: Callable[[BaseException], None] = field(default=lambda exc: None)
 
 
-WorkspaceFactory = Callable[[Sequence[Path], Sequence[dict[str, Any] | None], Callable[[str], None]], Any]
+WorkspaceFactory = Callable[[Sequence[Path], Any, Callable[[str], None]], Any]
+SettingsCheck = Callable[[Sequence[Path], Sequence[dict[str, Any] | None]], Any]
 
 
 def _default_factory(folders, overrides, on_status):
     from ragls.workspace.rag_workspace import RagWorkspace
 
     return RagWorkspace(folders, overrides, on_status=on_status)
+
+
+def _default_settings(folders, overrides):
+    """Load each folder's settings (raises ConfigError, as the RagWorkspace would); returns `overrides`."""
+    from ragls.config.trust_filter import load_folder_settings
+
+    for folder in folders:
+        load_folder_settings(folder, *overrides)
+    return overrides
 
 
 class _Generation:
@@ -75,6 +85,7 @@ class _Generation:
         self.worker: Any = None
         self.watcher: Any = None
         self.socket: Any = None
+        self.settings_error: dict[str, str] | None = None  # a ragls.toml that failed to load, in ws.errors
         self.holders = 0  # requests holding this workspace (`LiveWorkspace.request`)
         self.retired = False  # replaced or closed: close the stores when the last holder lets go
         self.stores_closed = False
@@ -88,17 +99,21 @@ class LiveWorkspace:
     ragls.toml. `hold_vectors`: no embedding model (and no named-RAG sync) until `release_vectors()`.
     `socket_server(ws, hold)`: makes the local socket server (`lsp.local_socket.LocalSocketServer`, passed by the
     front so this layer imports none); `hold()` is the context a socket request runs in; None: no socket (required,
-    so no caller forgets it). `hooks`: where messages go (`LiveHooks`). `factory(folders, overrides, on_status)`:
-    opens the RagWorkspace (default: `RagWorkspace(...)`; the language server falls back to valid settings).
-    Thread-safe."""
+    so no caller forgets it). `hooks`: where messages go (`LiveHooks`). `settings(folders, overrides)`: the settings
+    a generation opens with, checked before the open one is retired — raises ConfigError when they do not load (an
+    invalid ragls.toml: the open workspace is kept, `_replace`); default: each folder's settings load, `overrides`
+    returned. `factory(folders, settings, on_status)`: opens the RagWorkspace with what `settings` returned
+    (default: `RagWorkspace(...)`; the language server falls back to valid settings). Thread-safe."""
 
     def __init__(self, folders: Sequence[Path], overrides: Sequence[dict[str, Any] | None] = (),
                  hold_vectors: bool = False, *, socket_server: Callable[..., Any] | None,
-                 hooks: LiveHooks | None = None, factory: WorkspaceFactory | None = None):
+                 hooks: LiveHooks | None = None, factory: WorkspaceFactory | None = None,
+                 settings: SettingsCheck | None = None):
         self.folders = [Path(f).resolve() for f in folders]
         self.overrides = list(overrides)
         self.hooks = hooks or LiveHooks()
         self._factory = factory or _default_factory
+        self._settings = settings or _default_settings
         self._vectors_held = hold_vectors
         self._socket_server = socket_server
         self._lock = threading.Lock()
@@ -165,25 +180,74 @@ class LiveWorkspace:
         before or after this one, opens it). No thread ever waits for another generation's opening while holding
         the lock: `threading.Lock` is not fair, so the newest thread can take it before an older one, and waiting
         there for the older one's opening deadlocked every request after a burst of reopens (the editor's
-        didChangeConfiguration per changed setting)."""
+        didChangeConfiguration per changed setting).
+
+        The new generation's settings are loaded first: when they do not (an invalid ragls.toml the editor's trust
+        prompt allowed, say) the open generation on the same folders stays the served one — its requests go on, its
+        watcher sees the fix — and the error is said once (`LiveHooks.act`) and kept in its rag/status `errors`, as
+        when the file is saved (`_settings_file_changed`)."""
         with self._open_lock:
             if self._gen is not gen or self._closed:  # replaced (or closed) before it opened: the newer one opens
                 gen.error = NotReady("the server is shutting down" if self._closed else "the workspace was reopened")
                 gen.opened.set()
                 return
+            try:
+                settings, failure = self._settings(gen.folders, gen.overrides), None
+            except ConfigError as exc:
+                if self._keep_open(gen, exc):
+                    return
+                settings, failure = None, exc
+            except BaseException as exc:  # noqa: BLE001 - delivered to every request by get()
+                settings, failure = None, exc
             if self._opened is not None:
                 self._retire(self._opened)
                 self._opened = None
-            self._open(gen)
+            if failure is not None:
+                self._fail(gen, failure)
+                return
+            self._open(gen, settings)
             if gen.error is None:
                 self._opened = gen
 
-    def _open(self, gen: _Generation) -> None:
+    def _keep_open(self, gen: _Generation, exc: ConfigError) -> bool:
+        """`gen`'s settings did not load: make the open generation on the same folders the served one again (False
+        when there is none: `gen` fails)."""
+        old = self._opened
+        if old is None or old.folders != gen.folders:
+            return False
+        with self._lock:
+            if self._gen is gen:
+                self._gen = old
+        gen.error = NotReady("the workspace was reopened")  # its waiting requests go on to `old`
+        gen.opened.set()
+        self._settings_failed(old, exc)
+        return True
+
+    def _settings_failed(self, gen: _Generation, exc: ConfigError | None) -> None:
+        """Record (`exc`) or clear (None) the ragls.toml that failed to load in `gen`'s rag/status `errors`; a new
+        error is said once to the user (`LiveHooks.act`)."""
+        entry = None
+        if exc is not None:
+            entry = {"message": f"{exc} (keeping the previous settings)"}
+            path = next((str(f / "ragls.toml") for f in gen.folders if str(f / "ragls.toml") in str(exc)), None)
+            if path:
+                entry = {"path": path, **entry}
+        with self._lock:
+            errors = gen.ws.errors
+            if gen.settings_error in errors:
+                errors.remove(gen.settings_error)
+            if entry is not None:
+                errors.append(entry)
+            gen.settings_error = entry
+        if entry is not None:
+            self.hooks.act(f"ragls: {entry['message']}")
+
+    def _open(self, gen: _Generation, settings: Any) -> None:
         from ragls.workspace.watch import FileWatcher, IndexWorker
 
         hooks = self.hooks
         try:
-            ws = self._factory(gen.folders, gen.overrides, hooks.status)
+            ws = self._factory(gen.folders, settings, hooks.status)
             trust_lines = {e["message"] for e in getattr(ws, "trust_errors", [])}
             for warning in ws.warnings:  # an untrusted ragls.toml: the user must act
                 if warning in trust_lines:
@@ -217,14 +281,18 @@ class LiveWorkspace:
                 gen.watcher = FileWatcher(worker, ws.folders)
                 gen.watcher.start()
         except BaseException as exc:  # noqa: BLE001 - delivered to every request by get()
-            log.error("ragls: cannot open the workspace: %s", exc)
-            gen.error = exc
-            gen.opened.set()
-            if gen.ws is not None or gen.worker is not None:
-                self._retire(gen)
-            hooks.failed(exc)
+            self._fail(gen, exc)
             return
         gen.opened.set()  # close() during the opening waits for `_open_lock`, then retires it
+
+    def _fail(self, gen: _Generation, exc: BaseException) -> None:
+        """`gen` could not be opened: every request gets `exc` (`get`) until a reopen."""
+        log.error("ragls: cannot open the workspace: %s", exc)
+        gen.error = exc
+        gen.opened.set()
+        if gen.ws is not None or gen.worker is not None:
+            self._retire(gen)
+        self.hooks.failed(exc)
 
     @staticmethod
     def _sync_rags(ws) -> None:
@@ -244,10 +312,16 @@ class LiveWorkspace:
                 self._sync_rags(gen.ws)
 
     def notify(self, paths) -> None:
-        """Files changed (the editor's didSave / watched-files notifications): index them."""
-        worker = self.worker
+        """Files changed (the editor's didSave / watched-files notifications): index them. When the workspace could
+        not be opened because of its settings (no indexer runs), a change to a folder's ragls.toml opens it again."""
+        gen = self._gen
+        worker = gen.worker if gen is not None else None
         if worker is not None:
             worker.notify(paths)
+        elif gen is not None and isinstance(gen.error, ConfigError) and any(
+                Path(p).name == "ragls.toml" and Path(p).resolve().parent in gen.folders for p in paths):
+            self.hooks.info("ragls: ragls.toml changed: opening the workspace again")
+            self.reopen()
 
     def _settings_file_changed(self, gen: _Generation) -> None:
         """A folder's ragls.toml changed (watcher or didSave; indexer thread): reopen when the settings it gives —
@@ -263,8 +337,10 @@ class LiveWorkspace:
         try:
             loaded = [load_folder_settings(folder, *ws.overrides) for folder in ws.folders]
         except ConfigError as exc:
-            self.hooks.act(f"ragls: {exc} (keeping the previous settings)")
+            self._settings_failed(gen, exc)
             return
+        if gen.settings_error is not None:
+            self._settings_failed(gen, None)  # fixed (or back to what is open): nothing to say any more
         fresh = [_beyond_rags(settings) for settings, _, _ in loaded]
         notices = {layer.notice for _, _, layer in loaded if layer.notice}  # an edit nobody trusted yet, say
         if (fresh != [_beyond_rags(s) for s in ws.folder_settings]

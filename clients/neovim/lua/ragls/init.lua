@@ -262,8 +262,9 @@ function M.ask(question, opts)
   end, {
     on_error = function(err)
       done()
-      if view then
+      if view and vim.api.nvim_win_is_valid(view.win) then
         view:fail(rpc.error_text("rag/ask", err))
+        return true -- the float says it: no notification besides
       end
     end,
     on_sent = function(client, request_id)

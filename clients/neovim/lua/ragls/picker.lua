@@ -323,6 +323,8 @@ local function fzf_previewer(chunk_of)
     local entry = P.super.parse_entry(self, M.fzf_location(chunk), cb)
     if type(entry) == "table" then
       entry.ragls_range = chunk.source.focusRange or chunk.source.range
+      -- titled path:lines, as telescope's preview (fzf-lua's own title of a loaded file is "buf 11: name.md")
+      entry.title = (" %s "):format(ui.source_location(chunk.source))
     end
     return entry
   end
@@ -378,15 +380,20 @@ local function fzf(text)
       end, { on_error = function() cb() end })
     end
   end
+  -- Prose wraps at words in the preview (fzf-lua's default is nowrap: the cited sentences of a docs page were cut
+  -- at the preview's edge; F3 still toggles it), as in telescope's and snacks' previews.
+  local winopts = { preview = { wrap = true, winopts = { linebreak = true } } }
   if type(fzf_lua.fzf_live) == "function" then
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
-    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer })
+    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer,
+      winopts = winopts })
     return
   end
   local function show(q)
-    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer })
+    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer,
+      winopts = winopts })
   end
   if text ~= "" then
     show(text)

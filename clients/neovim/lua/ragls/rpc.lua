@@ -429,12 +429,14 @@ function M.error_text(method, err)
 end
 
 --- Send a request to the workspace's ragls server.
---- `on_result(result, client)` runs only on success; errors are reported with `vim.notify` (cancellation silently).
+--- `on_result(result, client)` runs only on success; errors are reported with `vim.notify` (cancellation silently),
+--- unless `opts.on_error(err)` returns true: it showed the error itself (the answer float says it; a notification
+--- besides would repeat it, and one wider than the command line stops on a hit-enter prompt).
 ---@param method string  e.g. "rag/query"
 ---@param params table
 ---@param on_result fun(result: any, client: vim.lsp.Client)
 --- `opts.error_text(err)` may return the text to notify instead of `M.error_text(method, err)` (nil: the default).
----@param opts? { on_error?: fun(err: table), on_sent?: fun(client: vim.lsp.Client, request_id: integer),
+---@param opts? { on_error?: fun(err: table): boolean|nil, on_sent?: fun(client: vim.lsp.Client, request_id: integer),
 ---               error_text?: fun(err: table): string|nil }
 function M.request(method, params, on_result, opts)
   opts = opts or {}
@@ -450,10 +452,8 @@ function M.request(method, params, on_result, opts)
         pending[client.id][request_id] = nil
       end
       if err then
-        if opts.on_error then
-          opts.on_error(err)
-        end
-        if err.code ~= -32800 then
+        local shown = opts.on_error and opts.on_error(err) == true
+        if err.code ~= -32800 and not shown then
           local text = opts.error_text and opts.error_text(err) or M.error_text(method, err)
           M.notify(text, vim.log.levels.ERROR)
         end

@@ -315,8 +315,15 @@ end
 --- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
 --- corners and a margin left), else nil.
 ---@param width integer the float's width
+---@param kind? "no sources"|"failed" the keys that do something then (nil: an answer with sources, or streaming)
 ---@return string|nil
-function M.answer_keys(width)
+function M.answer_keys(width, kind)
+  if kind == "failed" then -- nothing to open, quickfix or yank
+    return longest_fitting({ " r ask again · q close ", " r retry · q close " }, width)
+  end
+  if kind == "no sources" then -- an answer that cites nothing (abstained): <CR> and <C-q> have nothing to open
+    return longest_fitting({ " Y yank · r ask again · q close ", " Y yank · r retry · q close " }, width)
+  end
   return longest_fitting({
     " <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
     " <CR> open · <C-q> quickfix · Y yank · r retry · q close ",
@@ -430,12 +437,7 @@ function M.answer_view(question)
   vim.keymap.set("n", "Y", function()
     M.yank_answer(buf, vim.v.register)
   end, { buffer = buf, nowait = true, desc = "ragls: yank the answer with its sources" })
-  -- The keys, where a user looks for them (VS Code shows buttons); a border is needed for a footer.
-  local border = config.values.float and config.values.float.border
-  local hint = M.answer_keys(vim.api.nvim_win_get_width(win))
-  if hint and border ~= "none" and border ~= "" then
-    pcall(vim.api.nvim_win_set_config, win, { footer = hint, footer_pos = "right" })
-  end
+  view:show_keys()
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -447,6 +449,20 @@ function M.answer_view(question)
     end,
   })
   return view
+end
+
+--- The keys, where a user looks for them (VS Code shows buttons), as the float's footer (it needs a border):
+--- those that do something for this answer (`kind`: nil while it streams or with sources, "no sources", "failed").
+---@param kind? "no sources"|"failed"
+function AnswerView:show_keys(kind)
+  local border = config.values.float and config.values.float.border
+  if border == "none" or border == "" or not vim.api.nvim_win_is_valid(self.win) then
+    return
+  end
+  local hint = M.answer_keys(vim.api.nvim_win_get_width(self.win), kind)
+  if hint then
+    pcall(vim.api.nvim_win_set_config, self.win, { footer = hint, footer_pos = "right" })
+  end
 end
 
 --- Stop refreshing the placeholder (the answer started, finished or failed, or the float closed).
@@ -500,6 +516,9 @@ function AnswerView:finish(result)
   M.last = { question = self.question, result = result }
   if self.win and vim.api.nvim_win_is_valid(self.win) and vim.api.nvim_win_get_buf(self.win) == self.buf then
     M.fit_float_height(self.win, 5) -- the answer is complete: no empty rows under a short one
+    if #(result.sources or {}) == 0 then
+      self:show_keys("no sources")
+    end
   end
 end
 
@@ -533,7 +552,10 @@ function AnswerView:fail(message)
   self.done = true
   self:stop_pending()
   if self:valid() then
-    set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message, "", "_`r` retries · `q` closes_" }, 0)
+    -- (the float is titled ragls: the message's own "ragls: " would say it twice)
+    set_lines(self.buf, { "## " .. self.question, "", "**Error:** " .. message:gsub("^ragls:%s*", ""), "",
+      "_`r` retries · `q` closes_" }, 0)
+    self:show_keys("failed")
   end
 end
 
