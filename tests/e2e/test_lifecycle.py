@@ -214,9 +214,11 @@ async def test_a_malformed_ragls_toml_the_editor_trusts_keeps_the_open_workspace
         await client.shutdown_session()
 
 
-async def test_a_workspace_that_could_not_open_opens_when_its_ragls_toml_is_fixed(tmp_path):
+@pytest.mark.parametrize("told_by", ["didSave", "didChangeWatchedFiles"])
+async def test_a_workspace_that_could_not_open_opens_when_its_ragls_toml_is_fixed(tmp_path, told_by):
     """A folder whose ragls.toml does not parse when the server starts cannot be opened (nothing was open to keep):
-    requests say why. Saving the fixed file (the editor's didSave) opens it, without restarting the server."""
+    requests say why. Saving the fixed file (Neovim's didSave; VS Code's watcher of ragls.toml sends
+    didChangeWatchedFiles) opens it, without restarting the server."""
     ws = copy_docs(tmp_path / "docs")
     toml = ws / "ragls.toml"
     toml.write_text("[retrieval\ntop_k = 1\n")
@@ -226,8 +228,12 @@ async def test_a_workspace_that_could_not_open_opens_when_its_ragls_toml_is_fixe
             await request(client, "rag/query", {"query": "retries"})
         assert "workspace could not be opened" in str(info.value) and "Expected ']'" in str(info.value)
         toml.write_text("[retrieval]\ntop_k = 1\n")
-        client.text_document_did_save(types.DidSaveTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=toml.resolve().as_uri())))
+        if told_by == "didSave":
+            client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=toml.resolve().as_uri())))
+        else:
+            client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+                uri=toml.resolve().as_uri(), type=types.FileChangeType.Changed)]))
 
         async def opened():
             try:

@@ -470,4 +470,33 @@ H.it("a source on one line entered mid-way is labelled path:line:column, as the 
   H.eq("[1] huge.md:3:299996", ui.source_line(focused), "the focus lines decide")
 end)
 
+H.it("asked while the server starts: the float opens at once and says so, then shows the answer", function()
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local old = vim.lsp.get_clients({ name = "ragls" })[1]
+  if vim.fn.has("nvim-0.11") == 1 then old:stop() else old.stop() end
+  H.wait_for(function() return #vim.lsp.get_clients({ name = "ragls" }) == 0 end, 20000, "the server to stop")
+  vim.o.laststatus = 2
+  vim.o.statusline = "%{v:lua.require'ragls'.statusline()}"
+  vim.cmd("RagAsk How long is the frobnicator timeout?")
+  -- At once (before the server answered initialize): the float, saying what it waits for; the statusline too.
+  local win = H.floats()[1]
+  H.ok(win, "the float opened at once")
+  local buf = vim.api.nvim_win_get_buf(win)
+  H.ok((vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1] or ""):find("^_… starting the server"), "the placeholder: "
+    .. (vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1] or ""))
+  H.eq("ragls: starting the server", require("ragls").statusline(), "the statusline while it starts")
+  local footer = vim.iter(vim.api.nvim_win_get_config(win).footer or {}):map(function(c) return c[1] end):join("")
+  H.eq(" r ask again · q stop ", footer, "only the keys that act before the answer")
+  H.screenshot("neovim-answer-starting")
+  local result = H.wait_for(function() return vim.b[buf].ragls_result end, 90000, "the answer once started")
+  H.ok(#result.sources > 0, "answered with sources")
+  H.eq(win, H.floats()[1], "in the same float")
+  vim.api.nvim_win_close(win, true)
+  H.ok(require("ragls").statusline() ~= "ragls: starting the server", "the statusline once started")
+  vim.o.statusline = ""
+end)
+
 H.finish()

@@ -321,4 +321,35 @@ function M.cited_source(source, buf, lnum)
   end)
 end
 
+--- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
+--- path "Guide > Section") and the blank lines around it. A heading line is the title or its last part, as a
+--- Markdown `#` heading or a plain line, with a reST underline (`====`, `----`, …) below it.
+---@param text string|nil
+---@param title string|nil
+---@return string[]
+function M.body_lines(text, title)
+  local lines = split_lines(text or "")
+  local names = {}
+  if title and title ~= "" then
+    names[title] = true
+    names[vim.trim(title:match("([^>]+)$") or title)] = true
+  end
+  local i = 1
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  local first = lines[i] and vim.trim(lines[i]):gsub("^#+%s*", "") or nil
+  if first and names[first] then
+    i = i + 1
+    local under = lines[i] and vim.trim(lines[i]) or ""
+    if #under >= 2 and under == under:sub(1, 1):rep(#under) and under:sub(1, 1):match("[=%-~^\"'`#*+.:_]") then
+      i = i + 1 -- reST underline
+    end
+  end
+  while lines[i] and vim.trim(lines[i]) == "" do
+    i = i + 1
+  end
+  return vim.list_slice(lines, i)
+end
+
 return M

@@ -237,9 +237,29 @@ function M.ask(question, opts)
       view:append(delta)
     end
   end)
+  local finished = false
   local function done()
-    rpc.close_stream(token)
-    cleanup()
+    if not finished then
+      finished = true
+      rpc.close_stream(token)
+      cleanup()
+    end
+  end
+  --- The float: opened once the question is sent, or at once while the server starts (it says so meanwhile).
+  local function open_view()
+    if view then
+      return view
+    end
+    view = ui.answer_view(question)
+    view.on_abort = done -- closed before the question was sent: it never is (on_sent)
+    -- `r` in the float: close it (stopping the answer if it still streams) and ask again.
+    view.on_retry = function()
+      if vim.api.nvim_win_is_valid(view.win) then
+        vim.api.nvim_win_close(view.win, true)
+      end
+      M.ask(question, vim.tbl_extend("force", opts, { bufnr = bufnr }))
+    end
+    return view
   end
   local indexing = require("ragls.progress").indexing()
   rpc.request("rag/ask", {
@@ -267,18 +287,22 @@ function M.ask(question, opts)
         return true -- the float says it: no notification besides
       end
     end,
+    on_wait = open_view,
+    on_fail = function(msg) -- the server did not start: the float (open while it started) says why
+      done()
+      if view and vim.api.nvim_win_is_valid(view.win) then
+        view:fail(msg)
+        return true
+      end
+    end,
     on_sent = function(client, request_id)
-      view = ui.answer_view(question)
-      view.on_abort = function()
+      if view and not view:valid() then -- closed while the server started: nobody waits for this answer
+        rpc.cancel(client, request_id)
+        return
+      end
+      open_view().on_abort = function()
         done()
         rpc.cancel(client, request_id)
-      end
-      -- `r` in the float: close it (stopping the answer if it still streams) and ask again.
-      view.on_retry = function()
-        if vim.api.nvim_win_is_valid(view.win) then
-          vim.api.nvim_win_close(view.win, true)
-        end
-        M.ask(question, vim.tbl_extend("force", opts, { bufnr = bufnr }))
       end
     end,
   })

@@ -184,6 +184,7 @@ function M.client_config(root)
     settings = { ragls = cfg.settings },
     handlers = { ["$/progress"] = M.progress_handler },
     on_exit = M.on_exit,
+    on_init = M.on_init,
   }
 end
 
@@ -293,6 +294,11 @@ function M.start(bufnr, root)
     end
     id = has_011 and vim.lsp.start(cfg, { attach = false }) or vim.lsp.start_client(cfg)
   end
+  local started = id and vim.lsp.get_client_by_id(id)
+  if started and not started.initialized then
+    M.starting[id] = M.starting[id] or vim.uv.now()
+    require("ragls.progress").redraw_statuslines() -- "ragls: starting the server"
+  end
   local stopped = M.exited[root]
   if id and stopped then -- a restart after a crash: the buffers the stopped server had are attached again
     M.exited[root] = nil
@@ -308,12 +314,54 @@ end
 --- Hint for a server that exited or failed to start (commands that exist in stock Neovim).
 M.log_hint = "see :checkhealth ragls and the log (:lua vim.cmd.edit(vim.lsp.log.get_filename()))"
 
---- Call `fn(client)` once `client` is initialized; notifies and gives up after `start_timeout_ms`.
+--- Say `msg` through `hooks.on_fail(msg)` when it returns true (the caller showed it, e.g. in the answer float),
+--- else as a notification at `level`.
+local function fail(hooks, msg, level)
+  if not (hooks and hooks.on_fail and hooks.on_fail(msg) == true) then
+    M.notify(msg, level)
+  end
+end
+
+--- client id -> when it started (|vim.uv.now()| ms): servers started by the plugin that have not answered
+--- `initialize` yet (Python loading ragls: a few seconds, more on a busy machine). Neovim's |vim.lsp.get_clients()|
+--- lists a client only once it is initialized.
+M.starting = {}
+
+--- Since when (ms) a ragls server has been starting, nil when none is.
+---@return integer|nil
+function M.starting_since()
+  local since
+  for id, at in pairs(M.starting) do
+    local c = vim.lsp.get_client_by_id(id)
+    if not c or c.initialized or M.is_stopped(c) then
+      M.starting[id] = nil
+    elseif not since or at < since then
+      since = at
+    end
+  end
+  return since
+end
+
+--- `on_init` of the ragls client: it started (the statusline stops saying "starting").
+---@param client vim.lsp.Client
+function M.on_init(client)
+  M.starting[client.id] = nil
+  vim.schedule(function()
+    require("ragls.progress").redraw_statuslines()
+  end)
+end
+
+--- Call `fn(client)` once `client` is initialized (`hooks.on_wait(client)` first when it must wait for that);
+--- says why and gives up after `start_timeout_ms`, or when the server exits first.
 ---@param client vim.lsp.Client
 ---@param fn fun(client: vim.lsp.Client)
-local function when_initialized(client, fn)
+---@param hooks? { on_wait?: fun(client: vim.lsp.Client), on_fail?: fun(msg: string): boolean|nil }
+local function when_initialized(client, fn, hooks)
   if client.initialized then
     return fn(client)
+  end
+  if hooks and hooks.on_wait then
+    hooks.on_wait(client)
   end
   local timer = assert(vim.uv.new_timer())
   local waited = 0
@@ -323,11 +371,12 @@ local function when_initialized(client, fn)
     if c and c.initialized then
       timer:stop()
       timer:close()
+      require("ragls.progress").redraw_statuslines()
       fn(c)
     elseif not c or waited >= config.values.start_timeout_ms then
       timer:stop()
       timer:close()
-      M.notify(
+      fail(hooks,
         c and ("ragls: the server did not initialize within %d ms; %s"):format(config.values.start_timeout_ms,
           M.log_hint) or ("ragls: the server exited during startup; " .. M.log_hint),
         vim.log.levels.ERROR
@@ -340,14 +389,18 @@ end
 --- needed. Outside every project nothing starts: the reason is notified, with |:RagIndex| as the way to index
 --- the folder anyway (a running client of another project is used instead, as nothing new is indexed then).
 --- A missing server command is reported once per session (|vim.notify_once|).
+--- `hooks.on_wait(client)`: called when `fn` must wait for the server to start (the answer float opens at once
+--- then, saying so); `hooks.on_fail(msg)` returning true: the caller showed why `fn` will never run (no
+--- notification then).
 ---@param fn fun(client: vim.lsp.Client)
-function M.with_client(fn)
+---@param hooks? { on_wait?: fun(client: vim.lsp.Client), on_fail?: fun(msg: string): boolean|nil }
+function M.with_client(fn, hooks)
   local rootmod = require("ragls.root")
   local bufnr = vim.api.nvim_get_current_buf()
   local root, why = rootmod.for_buffer(bufnr)
   local client = M.find_client(root)
   if client then
-    return when_initialized(client, fn)
+    return when_initialized(client, fn, hooks)
   end
   if not root then
     M.notify(("ragls: not started: %s. Run :RagIndex to index %s anyway, or add a ragls.toml to the project's root.")
@@ -363,10 +416,10 @@ function M.with_client(fn)
     local id = M.start(nil, root)
     local c = id and vim.lsp.get_client_by_id(id)
     if not c then
-      M.notify("ragls: the server exited during startup; " .. M.log_hint, vim.log.levels.ERROR)
+      fail(hooks, "ragls: the server exited during startup; " .. M.log_hint, vim.log.levels.ERROR)
       return
     end
-    when_initialized(c, fn)
+    when_initialized(c, fn, hooks)
   end)
   if not allowed then
     M.notify("ragls: " .. declined, vim.log.levels.INFO)
@@ -436,8 +489,10 @@ end
 ---@param params table
 ---@param on_result fun(result: any, client: vim.lsp.Client)
 --- `opts.error_text(err)` may return the text to notify instead of `M.error_text(method, err)` (nil: the default).
+--- `opts.on_wait` / `opts.on_fail`: as |M.with_client|'s hooks, while the server starts.
 ---@param opts? { on_error?: fun(err: table): boolean|nil, on_sent?: fun(client: vim.lsp.Client, request_id: integer),
----               error_text?: fun(err: table): string|nil }
+---               error_text?: fun(err: table): string|nil, on_wait?: fun(client: vim.lsp.Client),
+---               on_fail?: fun(msg: string): boolean|nil }
 function M.request(method, params, on_result, opts)
   opts = opts or {}
   M.with_client(function(client)
@@ -479,7 +534,7 @@ function M.request(method, params, on_result, opts)
     if opts.on_sent then
       opts.on_sent(client, request_id)
     end
-  end)
+  end, { on_wait = opts.on_wait, on_fail = opts.on_fail })
 end
 
 --- A fresh `partialResultToken` whose deltas are passed to `on_delta`. Release it with `M.close_stream`.

@@ -25,6 +25,7 @@ M.sources_heading = answer_text.sources_heading
 M.answer_lines = answer_text.answer_lines
 M.error_lines = answer_text.error_lines
 M.footer = answer_text.footer
+M.body_lines = answer_text.body_lines
 M.citation_at = answer_text.citation_at
 M.source_fname = answer_text.source_fname
 M.cited_source = answer_text.cited_source
@@ -315,9 +316,12 @@ end
 --- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
 --- corners and a margin left), else nil.
 ---@param width integer the float's width
----@param kind? "no sources"|"failed" the keys that do something then (nil: an answer with sources, or streaming)
+---@param kind? "pending"|"no sources"|"failed" the keys that act then (nil: an answer with sources)
 ---@return string|nil
 function M.answer_keys(width, kind)
+  if kind == "pending" then -- no answer yet: nothing to open, quickfix or yank
+    return longest_fitting({ " r ask again · q stop ", " q stop " }, width)
+  end
   if kind == "failed" then -- nothing to open, quickfix or yank
     return longest_fitting({ " r ask again · q close ", " r retry · q close " }, width)
   end
@@ -373,13 +377,18 @@ end
 --- How often the answer float's placeholder re-reads the indexing progress (ms).
 M.PENDING_REFRESH_MS = 500
 
---- The placeholder under the question until the answer's first words: "_…_", or while the server indexes (work-done
+--- The placeholder under the question until the answer's first words: "_…_"; while the server starts "_… starting
+--- the server: 3 s (Python loads ragls; q stops waiting)_"; while it indexes (work-done
 --- progress, |ragls-progress|) "_… the index is being built: embedding 120/333 chunks (36%)_", so a first answer
 --- that waits for the index does not look hung; after `PENDING_SECONDS_AFTER_MS` without either, the seconds waited
 --- ("_… waiting for the answer: 7 s (q stops it)_": a slow or unreachable LLM takes a while to answer or fail).
 ---@param elapsed_ms? integer since the question was sent
 ---@return string
 function M.pending_line(elapsed_ms)
+  if require("ragls.rpc").starting_since() then -- the question waits for the server to answer `initialize`
+    local waited = elapsed_ms and elapsed_ms >= 1000 and (": %d s"):format(math.floor(elapsed_ms / 1000)) or ""
+    return ("_… starting the server%s (Python loads ragls; q stops waiting)_"):format(waited)
+  end
   local progress = require("ragls.progress")
   for _, p in pairs(progress.active) do
     local text = progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")
@@ -437,7 +446,7 @@ function M.answer_view(question)
   vim.keymap.set("n", "Y", function()
     M.yank_answer(buf, vim.v.register)
   end, { buffer = buf, nowait = true, desc = "ragls: yank the answer with its sources" })
-  view:show_keys()
+  view:show_keys("pending")
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -452,8 +461,9 @@ function M.answer_view(question)
 end
 
 --- The keys, where a user looks for them (VS Code shows buttons), as the float's footer (it needs a border):
---- those that do something for this answer (`kind`: nil while it streams or with sources, "no sources", "failed").
----@param kind? "no sources"|"failed"
+--- those that do something for this answer (`kind`: "pending" until it is finished, nil with sources, "no
+--- sources", "failed").
+---@param kind? "pending"|"no sources"|"failed"
 function AnswerView:show_keys(kind)
   local border = config.values.float and config.values.float.border
   if border == "none" or border == "" or not vim.api.nvim_win_is_valid(self.win) then
@@ -516,9 +526,7 @@ function AnswerView:finish(result)
   M.last = { question = self.question, result = result }
   if self.win and vim.api.nvim_win_is_valid(self.win) and vim.api.nvim_win_get_buf(self.win) == self.buf then
     M.fit_float_height(self.win, 5) -- the answer is complete: no empty rows under a short one
-    if #(result.sources or {}) == 0 then
-      self:show_keys("no sources")
-    end
+    self:show_keys(#(result.sources or {}) == 0 and "no sources" or nil)
   end
 end
 
@@ -557,37 +565,6 @@ function AnswerView:fail(message)
       "_`r` retries · `q` closes_" }, 0)
     self:show_keys("failed")
   end
-end
-
---- The lines of a chunk's `text` without its leading heading (already shown as the source's `title`, a heading
---- path "Guide > Section") and the blank lines around it. A heading line is the title or its last part, as a
---- Markdown `#` heading or a plain line, with a reST underline (`====`, `----`, …) below it.
----@param text string|nil
----@param title string|nil
----@return string[]
-function M.body_lines(text, title)
-  local lines = split_lines(text or "")
-  local names = {}
-  if title and title ~= "" then
-    names[title] = true
-    names[vim.trim(title:match("([^>]+)$") or title)] = true
-  end
-  local i = 1
-  while lines[i] and vim.trim(lines[i]) == "" do
-    i = i + 1
-  end
-  local first = lines[i] and vim.trim(lines[i]):gsub("^#+%s*", "") or nil
-  if first and names[first] then
-    i = i + 1
-    local under = lines[i] and vim.trim(lines[i]) or ""
-    if #under >= 2 and under == under:sub(1, 1):rep(#under) and under:sub(1, 1):match("[=%-~^\"'`#*+.:_]") then
-      i = i + 1 -- reST underline
-    end
-  end
-  while lines[i] and vim.trim(lines[i]) == "" do
-    i = i + 1
-  end
-  return vim.list_slice(lines, i)
 end
 
 -- The quickfix lists (an answer's sources, rag/query results) live in ragls.quickfix; these names stay for callers of
