@@ -350,9 +350,16 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
     out.update(_text_features(q, stop))
     out.update(_link_features(q))
     out.update(_page_features(q, q.get("_pages", {})))
+    out.update({k: v for k, v in q.get("_feat", {}).items() if len(v) == len(fused)})  # bench/heading_features.py
+    for name in SIDE_FEATURES:  # a side file not written for this set: the feature is 0 there
+        out.setdefault(name, [0.0] * len(fused))
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
+# Features read from side files beside a list: `<set>.feat` (bench/heading_features.py), `<set>.about`
+# (bench/page_aboutness.py); docs/benchmarks.md "File Hit@1 misses by cause".
+SIDE_FEATURES = ("qhead", "qhead_rel", "qhead_best", "head", "head_rel", "head_lead", "sent_best", "sent_best_rel",
+                 "page_centroid", "page_mean", "page_top3", "page_near")
 FEATURES = (*_KINDS, *(k + "10" for k in _KINDS),
             "count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
             "def_cover", "def_share", "form_same", "form_other", "role_only", "def_named",
@@ -360,7 +367,8 @@ FEATURES = (*_KINDS, *(k + "10" for k in _KINDS),
             "in5", "in10", "in20", "in5s", "in10s", "in20s", "defers5", "defers10",
             "how_you", "how_steps", "how_entries", "what_entries", "how_imp", "guide", "deprecated", "dep_top",
             "outline", "outline10", "title_cos", "sent", "sent_page",
-            *(f"{n}_tie{m}" for n in ("title_cos", "outline", "sent") for m in (2, 4, 8)))
+            *(f"{n}_tie{m}" for n in ("title_cos", "outline", "sent") for m in (2, 4, 8)),
+            *SIDE_FEATURES)
 BASE: list[tuple[str, float]] = []  # features every rule, the recorded order included, adds (`--base`: what main ships)
 WEIGHTS = (-0.2, -0.15, -0.1, -0.07, -0.05, -0.03, -0.02, -0.01, 0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2)
 ALPHAS = tuple(round(0.4 + 0.05 * i, 2) for i in range(9))  # 0.4 .. 0.8
@@ -411,7 +419,13 @@ def load(files: list[Path]) -> dict[str, dict[str, list[Question]]]:
         corpus = "rust-book" if f.stem.startswith("rust-") else f.stem
         side = f.with_suffix(".pages")
         pages = json.loads(side.read_text()) if side.exists() else {}
-        qs = [Question({**q, "_pages": pages}, stop) for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
+        feat: dict = {}
+        for suffix in (".feat", ".about"):  # bench/heading_features.py, bench/page_aboutness.py
+            if f.with_suffix(suffix).exists():
+                for qid, values in json.loads(f.with_suffix(suffix).read_text()).items():
+                    feat.setdefault(qid, {}).update(values)
+        qs = [Question({**q, "_pages": pages, "_feat": feat.get(q["id"], {})}, stop)
+              for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]]
         out.setdefault(corpus, {})[f.stem] = qs
     return out
 
