@@ -33,7 +33,11 @@ export function chatPage(webview: vscode.Webview): string {
   a:hover { text-decoration: underline; }
   a.cite { font-size: .85em; vertical-align: super; }
   code, pre { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); }
-  pre { padding: .6em; overflow-x: auto; }
+  /* Code wraps inside the narrow side bar (indentation kept) instead of scrolling sideways, where the end of a
+     command was hidden behind a scroll bar; a long token breaks only where nothing else fits. */
+  pre { padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere; }
+  code { overflow-wrap: anywhere; }
+  table { display: block; max-width: 100%; overflow-x: auto; }
   .abstained { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: .4em .8em; margin: .6em 0; }
   .error { border-left: 3px solid var(--vscode-editorError-foreground); padding: .4em .8em; margin: .6em 0; }
   .status, .meta, .empty, .note { color: var(--vscode-descriptionForeground); }

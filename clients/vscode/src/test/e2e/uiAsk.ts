@@ -34,6 +34,7 @@ const QUESTION = 'How do I roll back beacon firmware?';
  * "Not in your docs: they never mention Zigbee."). */
 const UNANSWERABLE = 'How do I roll back beacon firmware over Zigbee?';
 const STEP_TIMEOUT_MS = 120_000;
+const LONG_COMMAND = 'beacon status --cluster lighthouse-north --fields name,firmware_version,last_seen,uptime --sort firmware_version --format table';
 /** The first index: code-server's extension host, the server's start and model load, then 4 files — 40-50 s with the
  * machine at load 12-20 on 2 cores; the wait returns as soon as the status bar shows it. */
 const FIRST_INDEX_TIMEOUT_MS = 240_000;
@@ -170,6 +171,8 @@ async function main(): Promise<number> {
   mkdirSync(dir, { recursive: true });
   mkdirSync(shots, { recursive: true });
   const ws = makeWorkspace(join(dir, 'ws'));
+  // A command longer than the chat view is wide, in a code block (the step "a code block in an answer wraps").
+  appendFileSync(join(ws.handbook, 'docs', 'deployment.md'), `\n## Checking the firmware version\n\nTo list the firmware version of every beacon, run:\n\n\`\`\`sh\n${LONG_COMMAND}\n\`\`\`\n`);
   // A staged change for the Source Control step.
   appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
   execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
@@ -383,6 +386,29 @@ async function main(): Promise<number> {
       await until(page, 'every editor to close', async () => (await page.locator('.tabs-container .tab').count()) === 0);
       await first.click();
       await page.locator(`.tabs-container .tab.active:has-text("${file}")`).first().waitFor({ state: 'visible', timeout: 30_000 });
+    }, page, shots);
+    await step('a code block in an answer wraps inside the chat view: the whole command shows, nothing scrolls sideways', async () => {
+      await page.locator('.part.auxiliarybar .action-label[aria-label^="New Chat"]').first().click();
+      await webview.locator('p.empty').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await webview.locator('#input').first().click();
+      await page.keyboard.type('How do I list the firmware version of every beacon?', { delay: 5 });
+      await page.keyboard.press('Enter');
+      const turn = webview.locator('section.turn').first();
+      await turn.locator('.turn-actions').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      const block = turn.locator('.answer pre').first();
+      await block.waitFor({ state: 'visible', timeout: 10_000 });
+      const text = ((await block.textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      if (text !== LONG_COMMAND) {
+        throw new Error(`the code block reads ${JSON.stringify(text)}`);
+      }
+      // Every box of the turn fits the view's width: no sideways scroll bar, no text cut at the edge.
+      const wide = await turn.evaluate((el) => [el, ...Array.from(el.querySelectorAll('*'))]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`));
+      if (wide.length) {
+        throw new Error(`wider than the view: ${wide.join('; ')}`);
+      }
+      await page.screenshot({ path: join(shots, 'chat-code-block.png') });
     }, page, shots);
     await step('the chat header opens Chat History: each chat by its whole first question, the latest question below', async () => {
       await webview.locator('button#threads').first().click();
