@@ -86,6 +86,7 @@ class _Generation:
         self.watcher: Any = None
         self.socket: Any = None
         self.settings_error: dict[str, str] | None = None  # a ragls.toml that failed to load, in ws.errors
+        self.settings_touched = False  # a ragls.toml changed while it was opening (`notify`)
         self.holders = 0  # requests holding this workspace (`LiveWorkspace.request`)
         self.retired = False  # replaced or closed: close the stores when the last holder lets go
         self.stores_closed = False
@@ -286,13 +287,19 @@ class LiveWorkspace:
         gen.opened.set()  # close() during the opening waits for `_open_lock`, then retires it
 
     def _fail(self, gen: _Generation, exc: BaseException) -> None:
-        """`gen` could not be opened: every request gets `exc` (`get`) until a reopen."""
+        """`gen` could not be opened: every request gets `exc` (`get`) until a reopen — at once when its settings did
+        not load and a ragls.toml changed meanwhile (the fix may have come while it was opening)."""
         log.error("ragls: cannot open the workspace: %s", exc)
-        gen.error = exc
-        gen.opened.set()
+        with self._lock:
+            gen.error = exc
+            gen.opened.set()
+            touched = gen.settings_touched and gen is self._gen
         if gen.ws is not None or gen.worker is not None:
             self._retire(gen)
         self.hooks.failed(exc)
+        if touched and isinstance(exc, ConfigError):
+            self.hooks.info("ragls: ragls.toml changed: opening the workspace again")
+            self.reopen()
 
     @staticmethod
     def _sync_rags(ws) -> None:
@@ -318,8 +325,14 @@ class LiveWorkspace:
         worker = gen.worker if gen is not None else None
         if worker is not None:
             worker.notify(paths)
-        elif gen is not None and isinstance(gen.error, ConfigError) and any(
-                Path(p).name == "ragls.toml" and Path(p).resolve().parent in gen.folders for p in paths):
+            return
+        if gen is None or not any(Path(p).name == "ragls.toml" and Path(p).resolve().parent in gen.folders
+                                  for p in paths):
+            return
+        with self._lock:
+            opening = not gen.opened.is_set()
+            gen.settings_touched = True  # still opening: `_fail` opens it again if its settings do not load
+        if not opening and isinstance(gen.error, ConfigError):
             self.hooks.info("ragls: ragls.toml changed: opening the workspace again")
             self.reopen()
 
