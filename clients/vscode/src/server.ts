@@ -36,6 +36,9 @@ export class ServerManager implements vscode.Disposable {
   private lastError: string | undefined;
   private readonly _onDidStart = new vscode.EventEmitter<LanguageClient>();
   private reloadTimer: NodeJS.Timeout | undefined;
+  /** The folders' ragls.toml changed on disk, for every client this manager starts (the clients do not dispose a
+   * watcher given in their options: it is disposed with the manager). */
+  private readonly settingsFiles = vscode.workspace.createFileSystemWatcher('**/ragls.toml');
   /** Fires each time a client reaches the running state. */
   readonly onDidStart = this._onDidStart.event;
 
@@ -76,6 +79,7 @@ export class ServerManager implements vscode.Disposable {
       return true;
     }
     const settings = initializationOptions();
+    this.status.starting('measuring the documents to index, to ask first if the first index would take long (ragls estimate)');
     const estimates = await Promise.all(folders.map((f) => {
       const args = estimateArgs(launch.args, f.uri.fsPath, settings);
       return args ? runEstimate(launch.command, args, env) : Promise.resolve(undefined);
@@ -105,6 +109,7 @@ export class ServerManager implements vscode.Disposable {
   /** Stop then start again; queued, so two quick restarts never overlap. */
   restart(): Promise<void> {
     return this.enqueue(async () => {
+      this.output.appendLine('ragls: restarting the server');
       await this.doStop();
       this.lastError = undefined;
       await this.doStart();
@@ -123,7 +128,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(confirm = false): Promise<void> {
-    this.status.set('starting', '$(sync~spin) ragls: starting', 'ragls: starting the server');
+    this.status.starting('finding the ragls server');
     if (!vscode.workspace.isTrusted) {
       // Restricted mode: the server starts (from the user's own ragls.server.* settings), told the workspace is
       // untrusted, so the folders' ragls.toml only tunes retrieval (docs/security.md, "Folder trust").
@@ -148,6 +153,8 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     this.output.appendLine(`ragls: starting ${launch.command} ${launch.args.join(' ')} (${launch.how})`);
+    // Until the server answers `initialize`; its indexing progress ("opening the index", ...) takes over then.
+    this.status.starting(`starting the server (${launch.how}): Python loads ragls and its libraries, a few seconds (longer on a busy machine)`);
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
@@ -155,7 +162,10 @@ export class ServerManager implements vscode.Disposable {
       options: { env },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', pattern: DOCUMENT_PATTERN }],
+      // ragls.toml too: its didSave makes the server reopen with it, also when the workspace could not be opened
+      // because of it (and so runs no watcher of its own); the watcher below tells it of a change made elsewhere.
+      documentSelector: [{ scheme: 'file', pattern: DOCUMENT_PATTERN }, { scheme: 'file', pattern: '**/ragls.toml' }],
+      synchronize: { fileEvents: this.settingsFiles },
       initializationOptions: initializationOptions(),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -191,8 +201,7 @@ export class ServerManager implements vscode.Disposable {
         this.status.set('stopped', '$(debug-disconnect) ragls', 'ragls: server stopped — click for status');
       } else if (started && e.newState === State.Starting) {
         // The language client starts a server that stopped again (its error handler), up to 5 times in 3 minutes.
-        this.status.set('starting', '$(sync~spin) ragls: restarting',
-          'ragls: the server stopped (Output → ragls says why); starting it again');
+        this.status.starting('the server stopped (Output → ragls says why); starting it again', 'restarting');
       } else if (started && e.newState === State.Running) {
         void this.refreshStatus();
       }
@@ -211,6 +220,9 @@ export class ServerManager implements vscode.Disposable {
       return;
     }
     this._onDidStart.fire(client);
+    if (this.status.state === 'starting') { // no indexing progress yet: rag/status answers once the index is open
+      this.status.starting('the server is opening the index');
+    }
     if (!this.status.indexing) {
       await this.refreshStatus();
     }
@@ -300,12 +312,19 @@ export class ServerManager implements vscode.Disposable {
       return status;
     } catch (error) {
       this.output.appendLine(`ragls: rag/status failed: ${String(error)}`);
+      if (this.running === client) {
+        // The workspace could not be opened (e.g. its ragls.toml does not parse): say why instead of "starting"
+        // for ever; the server opens it when the file is fixed (the ragls.toml watcher above tells it).
+        const message = error instanceof Error ? error.message : String(error);
+        this.status.set('error', '$(error) ragls', `ragls: ${message}`);
+      }
       return undefined;
     }
   }
 
   dispose(): void {
     clearTimeout(this.reloadTimer);
+    this.settingsFiles.dispose();
     void this.stop();
     this._onDidStart.dispose();
   }

@@ -152,7 +152,33 @@ export class StatusBar implements vscode.Disposable {
     return this.indexing ? (this.progressMessage ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) : this.loadingModel;
   }
 
-  set(state: StatusState, text: string, tooltip: string): void {
+  /** After this long in one start-up step the item counts its seconds ("ragls: starting · 12 s"). */
+  static STARTING_SECONDS_AFTER_MS = 3000;
+  private startingTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * The server is not answering yet: `label` ("starting", "restarting") in the item, `step` (what it waits for, in
+   * the user's words) in the tooltip; after `STARTING_SECONDS_AFTER_MS` the seconds it has waited, each second, so a
+   * slow start (a busy machine loading Python modules, a large folder sized first) never looks hung.
+   */
+  starting(step: string, label = 'starting'): void {
+    clearInterval(this.startingTimer);
+    const started = Date.now();
+    const show = () => {
+      const seconds = Math.floor((Date.now() - started) / 1000);
+      const counting = Date.now() - started >= StatusBar.STARTING_SECONDS_AFTER_MS;
+      this.set('starting', `$(sync~spin) ragls: ${label}${counting ? ` · ${seconds} s` : ''}`,
+        `ragls: ${step}${counting ? ` (${seconds} s so far)` : ''}`, true);
+    };
+    show();
+    this.startingTimer = setInterval(show, 1000);
+  }
+
+  set(state: StatusState, text: string, tooltip: string, keepTimer = false): void {
+    if (!keepTimer && this.startingTimer) {
+      clearInterval(this.startingTimer);
+      this.startingTimer = undefined;
+    }
     this._state = state;
     this.item.text = text;
     this.item.tooltip = tooltip;
@@ -265,6 +291,7 @@ export class StatusBar implements vscode.Disposable {
   warnings: string[] = [];
 
   dispose(): void {
+    clearInterval(this.startingTimer);
     this.item.dispose();
     this._onDidChange.dispose();
   }

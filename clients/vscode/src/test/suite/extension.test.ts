@@ -21,7 +21,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE, WAITING_FOR_MODEL } from '../../chat/view';
 import { describeError, formatStatus } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
-import { markdownText, statusWarnings } from '../../status';
+import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { citedPlace, sourceLabel } from '../../answer';
 import {
@@ -780,6 +780,48 @@ suite('ragls extension in VS Code', () => {
       await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
     }
     await until('the status bar to be ready', () => api.status.state === 'ready' && api.status.totals?.files === 4);
+  });
+
+  test('a start says what it waits for, counting seconds; a ragls.toml that does not parse is said, and fixing it opens the index', async function () {
+    this.timeout(4 * 60_000);
+    const toml = join(handbook.uri.fsPath, 'ragls.toml');
+    const good = readFileSync(toml, 'utf8');
+    const shown: string[] = [];
+    const watch = api.status.onDidChange(() => shown.push(`${api.status.text} | ${String(api.status.item.tooltip)}`));
+    const after = StatusBar.STARTING_SECONDS_AFTER_MS;
+    StatusBar.STARTING_SECONDS_AFTER_MS = 0; // count from the first second (a start here takes a few)
+    try {
+      writeFileSync(toml, `[retrieval\n${good}`);
+      await vscode.commands.executeCommand('ragls.restartServer');
+      await until('the status bar to say the workspace could not be opened', () => api.status.state === 'error');
+      const why = String(api.status.item.tooltip);
+      assert.ok(why.includes('could not be opened') && why.includes(toml) && why.includes("Expected ']'"), why);
+      assert.equal(api.status.text, '$(error) ragls');
+      // While it started: what it waited for, with the seconds so far (never a bare "starting" for 25 s).
+      assert.ok(shown.some((l) => /^\$\(sync~spin\) ragls: starting · \d+ s \| ragls: starting the server \(.+\): Python loads ragls/.test(l)),
+        shown.join('\n'));
+      // Fixed in the editor and saved: the server is told (didSave) and opens the workspace, without a restart.
+      let restarts = 0;
+      const sub = api.server.onDidStart(() => (restarts += 1));
+      const doc = await vscode.workspace.openTextDocument(toml);
+      const editor = await vscode.window.showTextDocument(doc);
+      await editor.edit((e) => e.replace(new vscode.Range(0, 0, 1, 0), ''));
+      assert.equal(doc.getText(), good);
+      await doc.save();
+      try {
+        await until('the status bar to show the index again', () => api.status.state === 'ready' && api.status.totals?.files === 4, 120_000);
+      } catch (error) {
+        const asked = await api.server.request(StatusRequest, {}).then(() => 'answers', (e) => String(e));
+        throw new Error(`${String(error)}; the status bar: ${api.status.text}; rag/status: ${asked}; the log's end:\n${outputLog().split('\n').slice(-25).join('\n')}`);
+      }
+      sub.dispose();
+      assert.equal(restarts, 0, 'no restart');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    } finally {
+      StatusBar.STARTING_SECONDS_AFTER_MS = after;
+      watch.dispose();
+      writeFileSync(toml, good);
+    }
   });
 
   test('Generate Commit Message keeps a typed draft (Append / Replace / dismiss)', async () => {
