@@ -83,3 +83,30 @@ def test_a_reader_does_not_claim_to_embed_what_another_process_writes(folder):
         writer.close()
     assert code == 0 and "okapi.md" in out
     assert "answering now" not in out and "embedding the rest" not in out
+
+
+def sentences_pending(folder) -> int:
+    """Chunks whose answer sentences the index's sentence pass has not embedded (the manifest's marks)."""
+    from pathlib import Path
+
+    from ragls.stores.manifest import Manifest
+
+    m = Manifest(Path(status(folder)["folders"][0]["indexPath"]) / "manifest.sqlite", folder=str(folder))
+    try:
+        return len(m.sentence_pending_ids())
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize("command", ["ask", "query"])
+def test_a_one_shot_command_leaves_the_sentence_pass_to_ragls_index(folder, command):
+    # README command 1 ran the sentence pass after printing its answer (37 s more before it exited): a one-shot
+    # command embeds what search needs (every first vector and window) and leaves the answer sentences to the next
+    # `ragls index` or server start
+    code, out = run([command, str(folder), "what does the okapi eat", "--no-server"])
+    assert code == 0 and "okapi.md" in out
+    after = status(folder)["folders"][0]
+    assert after["pendingVectors"] == 0 and after["pendingWindows"] == 0
+    assert sentences_pending(folder) == after["chunks"] > 0
+    assert run(["index", str(folder)])[0] == 0
+    assert sentences_pending(folder) == 0

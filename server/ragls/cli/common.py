@@ -190,15 +190,29 @@ def preview_text(chunk: dict, limit: int = 200) -> str:
     return " ".join(" ".join(lines).split())[:limit]
 
 
+def without_sentence_pass(args) -> None:
+    """Turn the index's sentence pass (`index.sentence_vectors`, index/vector_phase.py) off for this command unless
+    its own overrides set it: a one-shot command (`ragls query`, `ragls ask`, `ragls eval`) prints its result and
+    exits, and the pass only saves a later first answer the model time of its sentences (the vectors are the same
+    bit for bit), so the user would wait for work done for someone else: README command 1 took 237 s instead of
+    200 s with it (docs/benchmarks.md "One-shot commands leave the sentence pass"). It runs on the next `ragls index`
+    or server start; what an index holds already is still read (`Embedder.stored`)."""
+    layer = dict(getattr(args, "overrides", None) or {})
+    args.overrides = {**layer, "index": {"sentence_vectors": False, **layer.get("index", {})}}
+
+
 @contextlib.contextmanager
 def _indexed_workspace(args, question: str | None = None):
     """The folder's workspace, brought up to date first (progress on stderr); closed afterwards.
 
     With `question` (query, ask) a fresh index answers early (cli/first_answer.py): the body runs once BM25 and the
     first vectors that matter exist (one stderr line says so), and the rest is embedded after it returns — its
-    output flushed first; Ctrl-C there stops safely and the next run resumes."""
+    output flushed first; Ctrl-C there stops safely and the next run resumes. With `question` the sentence pass
+    does not run (`without_sentence_pass`)."""
     from ragls.cli.first_answer import finish_embedding, index_for_answer
 
+    if question is not None:
+        without_sentence_pass(args)
     progress = Progress()
     ws = _workspace(args, progress)
     try:

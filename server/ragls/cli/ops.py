@@ -21,6 +21,7 @@ from ragls.cli.common import (
     one_line,
     require_folder,
     terminal_text,
+    without_sentence_pass,
 )
 from ragls.core.errors import InvalidParams, RaglsError, RequestFailed
 from ragls.core.uris import display_path, uri_to_path
@@ -321,9 +322,8 @@ def cmd_eval(args) -> int:
     sides = [evaluate.parse_setting_side(s) for s in args.compare] if args.compare else [("current settings", {})]
     summaries = []
     for label, layer in sides:
-        # the sentence pass (index.sentence_vectors) only saves a first answer's time: an evaluation, whose answers
-        # are the same bit for bit without it, does not wait for it (unless its layer asks for it)
-        args.overrides = {**layer, "index": {"sentence_vectors": False, **layer.get("index", {})}}
+        args.overrides = layer
+        without_sentence_pass(args)  # an evaluation's answers are the same without it (unless its layer asks)
         with _indexed_workspace(args) as ws:
             _check_complete(ws)
             if len(sides) > 1:
