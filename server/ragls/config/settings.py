@@ -17,17 +17,12 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.config.aliases import ALIASES, RENAMED, OldName, did_you_mean, snake_case
+from ragls.config.trust import (  # noqa: F401 - defined where the language server reads them before pydantic loads
+    CONFIG_FILE,
+    EDITOR_TRUST_CONFIGS_KEY,
+    EDITOR_TRUST_KEY,
+)
 from ragls.core.errors import ConfigError
-
-# An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
-# user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
-EDITOR_TRUST_KEY = "workspaceTrusted"
-# With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
-# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
-# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
-EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
-
-CONFIG_FILE = "ragls.toml"
 
 # Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking. `.rst.inc`:
 # the reST fragments Sphinx pages pull in with `.. include::` (Symfony's form options, QEMU's devices, Borg's command

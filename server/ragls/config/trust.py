@@ -9,7 +9,8 @@ until the user says so once more.
 
 The store is one JSON file in the user's data dir (platformdirs; `~/.local/share/ragls/trusted-folders.json` on
 Linux; `$RAGLS_DATA_DIR` overrides the directory). It is never read from or written into a workspace folder.
-This module imports nothing heavy: the CLI's fast paths use it.
+This module imports nothing heavy: the CLI's fast paths use it, and the language server reads the editor's
+word on trust (`editor_trust`, `editor_trusted_configs`) with it before it answers `initialize`.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-CONFIG_FILE = "ragls.toml"  # config.CONFIG_FILE (not imported: config pulls in pydantic)
+CONFIG_FILE = "ragls.toml"  # a folder's settings file (config.settings re-exports it)
+# An editor's word on folder trust, in initializationOptions / didChangeConfiguration (not a setting): true = the
+# user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
+EDITOR_TRUST_KEY = "workspaceTrusted"
+# With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
+# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
+# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
+EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 STORE_FILE = "trusted-folders.json"
 NO_FILE = "absent"  # the recorded hash of a folder trusted while it had no ragls.toml
 
@@ -163,3 +173,34 @@ def carry_over(folder: str | os.PathLike, before: bytes | None) -> bool:
         return False
     trust(folder)
     return True
+
+
+def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
+    """The editor's word on workspace trust (`workspaceTrusted` in the last layer that has it, as a boolean, also
+    under a "ragls" wrapper), None when no layer says."""
+    verdict = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_KEY), bool):
+            verdict = layer[EDITOR_TRUST_KEY]
+    return verdict
+
+
+def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str, str] | None:
+    """The ragls.toml versions the editor's user approved (`workspaceTrustedConfigs` in the last layer that has it,
+    also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
+    None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
+    does). Entries that are not a path and a string are dropped."""
+
+    found = None
+    for layer in layers:
+        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+            layer = layer["ragls"]
+        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_CONFIGS_KEY), dict):
+            found = {}
+            for folder, digest in layer[EDITOR_TRUST_CONFIGS_KEY].items():
+                if isinstance(folder, str) and folder.strip() and isinstance(digest, str) and digest.strip():
+                    digest = digest.strip().lower()
+                    found[folder_key(folder)] = digest if ":" in digest else "sha256:" + digest
+    return found

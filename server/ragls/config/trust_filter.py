@@ -39,6 +39,7 @@ from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are 
     normalize,
     parse_toml,
 )
+from ragls.config.trust import editor_trust, editor_trusted_configs
 from ragls.core.errors import ConfigError
 
 Rule = Callable[[Any, Path | None], bool]
@@ -253,37 +254,6 @@ def _source_problem(source: str, folder: Path | None) -> str | None:
             if ".." in Path(pattern).parts or not _inside(prefix or ".", folder):
                 return "a source outside the folder"
     return None
-
-
-def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
-    """The editor's word on workspace trust (`workspaceTrusted` in the last layer that has it, as a boolean, also
-    under a "ragls" wrapper), None when no layer says."""
-    verdict = None
-    for layer in layers:
-        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
-            layer = layer["ragls"]
-        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_KEY), bool):
-            verdict = layer[EDITOR_TRUST_KEY]
-    return verdict
-
-
-def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str, str] | None:
-    """The ragls.toml versions the editor's user approved (`workspaceTrustedConfigs` in the last layer that has it,
-    also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
-    None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
-    does). Entries that are not a path and a string are dropped."""
-
-    found = None
-    for layer in layers:
-        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
-            layer = layer["ragls"]
-        if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_CONFIGS_KEY), dict):
-            found = {}
-            for folder, digest in layer[EDITOR_TRUST_CONFIGS_KEY].items():
-                if isinstance(folder, str) and folder.strip() and isinstance(digest, str) and digest.strip():
-                    digest = digest.strip().lower()
-                    found[trust.folder_key(folder)] = digest if ":" in digest else "sha256:" + digest
-    return found
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""One async function per `rag/*` method (and `ragls.*` command): parse params, run the workspace operation off the
-event loop, convert the result to the wire. RaglsErrors become JSON-RPC errors (see lsp/errors.py)."""
+"""One async function per `rag/*` method (and `ragls.*` command; lsp/server.py `METHODS` maps them, and imports this
+module on the first request): parse params, run the workspace operation off the event loop, convert the result to
+the wire. RaglsErrors become JSON-RPC errors (see lsp/errors.py)."""
 
 from __future__ import annotations
 
@@ -212,16 +213,3 @@ async def rag_models(ls: RaglsServer, params: Any) -> dict:
     found = await asyncio.to_thread(discover)
     return to_wire_models(found)
 
-
-# method -> handler; the same handlers serve the `ragls.*` workspace/executeCommand commands.
-METHODS = {
-    "rag/query": ("ragls.query", rag_query),
-    "rag/ask": ("ragls.ask", rag_ask),
-    "rag/rebuild": ("ragls.rebuild", rag_rebuild),
-    "rag/status": ("ragls.status", rag_status),
-    "rag/list": ("ragls.listRags", rag_list),
-    "rag/commitMessage": ("ragls.commitMessage", rag_commit_message),
-    "rag/readPassage": ("ragls.readPassage", rag_read_passage),
-    "rag/models": ("ragls.models", rag_models),
-    "rag/tool": ("ragls.tool", rag_tool),
-}

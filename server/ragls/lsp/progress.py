@@ -6,6 +6,7 @@ pygls writes to the client from the event loop, so every send is marshalled with
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from typing import Any
 
@@ -20,6 +21,7 @@ class ThreadSafeProgress:
         self.loop = loop
         self._indexing_token: str | None = None
         self._state: dict = {}
+        self._shown = threading.Event()  # the client has the indexing progress (begin sent, no end yet)
 
     def _call(self, fn, *args) -> None:
         self.loop.call_soon_threadsafe(fn, *args)
@@ -35,6 +37,12 @@ class ThreadSafeProgress:
             return
         self._call(self._indexing, active, message, percentage)
 
+    def wait_shown(self, timeout: float) -> bool:
+        """Block (not on the event loop) until the client has the indexing progress — its `begin` sent after the
+        client answered `window/workDoneProgress/create` — or `timeout` seconds passed; at once for a client
+        without work-done progress. True when shown."""
+        return not self.client_supports_work_done() or self._shown.wait(timeout)
+
     def _indexing(self, active: bool, message: str, percentage: int | None) -> None:
         # Runs on the event loop. The client must answer window/workDoneProgress/create before `begin`, so
         # reports and the end are queued until it has.
@@ -48,6 +56,8 @@ class ThreadSafeProgress:
                 wdp.begin(token, types.WorkDoneProgressBegin(title="ragls: indexing", message=message,
                                                              percentage=percentage or 0, cancellable=False))
                 state["ready"] = True
+                if self._indexing_token == token:
+                    self._shown.set()
                 for action in state["queued"]:
                     action()
 
@@ -61,6 +71,7 @@ class ThreadSafeProgress:
                 wdp.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
         else:
             self._indexing_token = None
+            self._shown.clear()
 
             def action():
                 wdp.end(token, types.WorkDoneProgressEnd(message=message))

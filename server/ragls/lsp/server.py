@@ -8,6 +8,11 @@ stores, and the watcher starts. This module adds what is the editor's: its folde
 valid ones), progress and messages. Requests that arrive meanwhile wait
 for the (short) open; queries during indexing answer from what is indexed so far — BM25 alone until the model is
 loaded.
+
+An editor shows "starting" until `initialize` is answered and the "ragls: indexing" progress begins, so this module
+imports only what those need (pygls, lsprotocol, the editor's trust keys): the settings (pydantic), the workspace and
+the handlers are imported by the opening thread once the progress is shown, and by the first request
+(docs/benchmarks.md "What an editor waits for when ragls starts").
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import functools
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
@@ -25,25 +30,24 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ragls import __version__
-from ragls.config.settings import normalize
-from ragls.config.trust_filter import (
-    EDITOR_TRUST_CONFIGS_KEY,
-    EDITOR_TRUST_KEY,
-    editor_trust,
-    editor_trusted_configs,
-    load_folder_settings,
-)
+from ragls.config.trust import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.core.errors import ConfigError, NotReady, RequestFailed
 from ragls.core.uris import uri_to_path
-from ragls.lsp.handlers import METHODS
+from ragls.embedding import MODEL_LOADING
+from ragls.lsp.plain import to_plain
 from ragls.lsp.progress import ThreadSafeProgress
-from ragls.lsp.wire import to_plain
 from ragls.workspace import live as live_module
 from ragls.workspace.live import LiveHooks, LiveWorkspace
-from ragls.workspace.rag_workspace import RagWorkspace
 from ragls.workspace.roots import is_too_broad
 
+if TYPE_CHECKING:
+    from ragls.workspace.rag_workspace import RagWorkspace
+
 log = logging.getLogger(__name__)
+
+
+OPENING = "opening the index"  # the progress message from `initialized` until the workspace is open
+SHOWN_WAIT_S = 1.0  # at most this long the opening waits for the editor to have the progress (an answer to its create)
 
 
 class NoFolderOpen(RequestFailed):
@@ -148,6 +152,7 @@ class RaglsServer(LanguageServer):
         # The workspace's lifecycle (ragls.workspace.live, shared with `ragls mcp` and `ragls http`); made at `initialized`.
         self.live: LiveWorkspace | None = None
         self.progress_sender: ThreadSafeProgress | None = None
+        self._opening_shown = False  # the first opening began the progress (`_valid_settings`)
         self._warned: set[str] = set()
 
     # -- workspace lifecycle -------------------------------------------------------------------------------
@@ -182,8 +187,10 @@ class RaglsServer(LanguageServer):
         """`LiveWorkspace`'s factory: the workspace with the layers `_valid_settings` chose. The embedding model loads
         later, on the indexer thread after the start-up text phase (BM25 first); its loading (or, on a first run,
         downloading) is part of the same "ragls: indexing" progress."""
+        from ragls.workspace.rag_workspace import RagWorkspace
+
         layers, ignored = settings
-        self.progress_sender.indexing(True, "opening the index")
+        self.progress_sender.indexing(True, OPENING)
         try:
             ws = RagWorkspace(list(folders), layers, on_status=on_status)
         except Exception:
@@ -198,8 +205,10 @@ class RaglsServer(LanguageServer):
         """Where the lifecycle's messages go in an editor: progress, window/logMessage, a warning shown once."""
 
         def status(msg: str) -> None:
+            # The embedding model's loading notes (a download, the offline fallback): the progress keeps saying that
+            # the model loads (docs/protocol.md; clients key "loading model" on the prefix) for the seconds it takes.
             self._log(msg, types.MessageType.Info)
-            self.progress_sender.indexing(True, msg)
+            self.progress_sender.indexing(True, msg if msg.startswith(MODEL_LOADING) else f"{MODEL_LOADING}: {msg}")
 
         return LiveHooks(status=status, busy=self.progress_sender.indexing,
                          detail=lambda msg: self._log(msg, types.MessageType.Log),
@@ -215,6 +224,21 @@ class RaglsServer(LanguageServer):
         (ConfigError): only the user can fix it, and an open workspace is kept meanwhile."""
         if not folders:
             raise NoFolderOpen("no workspace folder is open: open a project folder to index its documents")
+        if not self._opening_shown:
+            # The first thing the opening thread does. Importing the settings (pydantic) and then the workspace
+            # holds the GIL for long stretches (~0.4 s of CPU quiet, ~3 s at load 14 on 2 cores): first the event loop
+            # finishes the progress handshake, so the editor shows "indexing: opening the index" instead of
+            # "starting" meanwhile (docs/benchmarks.md "What an editor waits for when ragls starts").
+            self._opening_shown = True
+            self.progress_sender.indexing(True, OPENING)
+            self.progress_sender.wait_shown(SHOWN_WAIT_S)
+            try:
+                return self._valid_settings(folders, overrides)
+            except BaseException:
+                self.progress_sender.indexing(False, "failed")
+                raise
+        from ragls.config.trust_filter import load_folder_settings
+
         first_error: ConfigError | None = None
         fallbacks = [[self.init_options]] if self.config_layer is not None else []
         # The editor's word on workspace trust (initializationOptions, or a later configuration) holds for every
@@ -322,6 +346,8 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
     # previous notification, so going back to the start-up values also takes effect.
     trust = editor_trust([settings])
     configs = editor_trusted_configs([settings])
+    from ragls.config.settings import normalize
+
     if (normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust)
             and configs in (None, ls.editor_trust_configs)):
         ls.config_layer = settings
@@ -402,9 +428,50 @@ def _in_request(handler):
     return run
 
 
+# method -> (its workspace/executeCommand name, its handler in lsp/handlers.py, imported on the first request)
+METHODS = {
+    "rag/query": ("ragls.query", "rag_query"),
+    "rag/ask": ("ragls.ask", "rag_ask"),
+    "rag/rebuild": ("ragls.rebuild", "rag_rebuild"),
+    "rag/status": ("ragls.status", "rag_status"),
+    "rag/list": ("ragls.listRags", "rag_list"),
+    "rag/commitMessage": ("ragls.commitMessage", "rag_commit_message"),
+    "rag/readPassage": ("ragls.readPassage", "rag_read_passage"),
+    "rag/models": ("ragls.models", "rag_models"),
+    "rag/tool": ("ragls.tool", "rag_tool"),
+}
+
+
+def _import_handlers(ls: RaglsServer):
+    """lsp/handlers.py (and kb/rags.py, which a request's scope uses: `LiveWorkspace.request`), imported on a worker
+    thread once the editor shows the indexing progress — as the opening does (`_open_workspace`): an import on the
+    event loop would wait there for the opening thread's imports of the same modules, and any import holds the
+    GIL through the progress handshake."""
+    import importlib
+
+    if ls.progress_sender is not None:
+        ls.progress_sender.wait_shown(SHOWN_WAIT_S)
+    importlib.import_module("ragls.kb.rags")
+    return importlib.import_module("ragls.lsp.handlers")
+
+
+def _handler(name: str):
+    """The handler `name` of lsp/handlers.py (imported off the event loop when first called), run as one request of
+    the live workspace (`_in_request`)."""
+
+    async def run(ls: RaglsServer, params: Any):
+        import sys
+
+        handlers = sys.modules.get("ragls.lsp.handlers") or await asyncio.to_thread(_import_handlers, ls)
+        return await _in_request(getattr(handlers, name))(ls, params)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
 def _register() -> None:
-    for method, (command, handler) in METHODS.items():
-        handler = _in_request(handler)
+    for method, (command, name) in METHODS.items():
+        handler = _handler(name)
         server.feature(method)(handler)
         server.command(command)(_command(handler))
 

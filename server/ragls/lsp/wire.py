@@ -16,6 +16,7 @@ from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
 from ragls.index.titles import source_title
+from ragls.lsp.plain import to_plain
 from ragls.retrieval.focus import context_span
 from ragls.retrieval.fuse import relevance_shares
 from ragls.sources.passage import Passage
@@ -130,22 +131,6 @@ def to_wire_models(found: list) -> dict:
                             "models": list(f.models),
                             **({"keyUsed": True} if f.key_used else {}), **({"error": f.error} if f.error else {})})
     return {"servers": servers}
-
-
-def to_plain(obj: Any) -> Any:
-    """pygls hands custom params over as nested namedtuples; turn them (and lsprotocol attrs) into dicts. Absent
-    params (None) become {}; a null inside stays None (a setting reset to its default)."""
-    return {} if obj is None else _plain(obj)
-
-
-def _plain(obj: Any) -> Any:
-    if hasattr(obj, "_asdict"):
-        return {k: _plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    return obj
 
 
 def parse(model: type[BaseModel], params: Any) -> Any:

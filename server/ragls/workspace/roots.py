@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragls.config.settings import CONFIG_FILE
+from ragls.config.trust import CONFIG_FILE
 
 ROOT_MARKERS = (CONFIG_FILE, ".git")
 
