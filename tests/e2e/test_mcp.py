@@ -346,8 +346,14 @@ async def test_first_answer_comes_before_the_model_loads(tmp_path):
     chunks = indexed["folders"][0]["chunks"]
     # The time-based release is pushed out of reach: only the first answer lets the model load.
     async with mcp_server([ws], cache, extra_env={"RAGLS_TEST_VECTORS_AFTER_S": "3600"}) as proc:
-        (folder,) = (await proc.data("index_status"))["folders"]
+        first = await proc.call("index_status")
+        (folder,) = first.structured_content["folders"]
         assert (folder["files"], folder["chunks"], folder["pending_vectors"]) == (4, chunks, chunks)
+        # its start-up scan checks every file but none changed: nothing is queued, and nothing is "being built"
+        # (it said "4 files queued ... the index is still being built" while the scan ran)
+        assert folder["pending_files"] == 0 and "0 files queued" in first.content[0].text
+        assert "still being built" not in first.content[0].text
+        assert "the embedding model is still loading" in first.content[0].text
         result = await proc.call("search_docs", {"query": "How long does the first retry wait?"})
         data = result.structured_content
         assert data["results"][0]["path"] == "guide/retries.md"

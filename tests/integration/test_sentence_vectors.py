@@ -118,3 +118,31 @@ def test_the_manifest_forgets_what_a_rewritten_row_or_another_model_needs(tmp_pa
         assert m.sentence_pending_ids() == ["c0"]
     finally:
         m.close()
+
+
+def test_other_passage_code_checks_every_chunk_again(tmp_path, monkeypatch):
+    # a chunk's `sentences` mark says its answer sentences were embedded by the code that read its passages then; a
+    # ragls that reads them differently (another `sentences_version`) checks every chunk again: the sentences that
+    # stayed the same are in the embedding cache, so the check runs no model on them
+    from ragls.answer import extractive
+
+    folder = folder_with_docs(tmp_path)
+    first_ask(folder)
+    monkeypatch.setattr(extractive, "sentences_version", lambda: "passages read another way")
+    ws = RagWorkspace([folder])
+    try:
+        idx = ws.indexes[0]
+        idx.open_vectors()
+        assert idx.pending_sentences_count() == idx.manifest.chunk_count() > 0
+        before = ws.embedder.texts_embedded
+        ws.index()
+        assert idx.pending_sentences_count() == 0 and idx.manifest.sentence_pending_ids() == []
+        assert ws.embedder.texts_embedded == before
+    finally:
+        ws.close()
+    ws = RagWorkspace([folder])  # the same code again: nothing to check
+    try:
+        ws.indexes[0].open_vectors()
+        assert ws.indexes[0].pending_sentences_count() == 0
+    finally:
+        ws.close()

@@ -77,7 +77,7 @@ def index_progress(ws) -> dict[str, int] | None:
     `"chunks_not_embedded"`, the chunks really left to embed, when known); None when complete (nothing queued, every
     chunk has its first vector). A chunk without a vector is found by keywords (BM25) only and a queued file not at all,
     so an agent is told its results are partial instead of trusting a document's absence (issue 29)."""
-    queued = sum(getattr(ws, "queued", {}).values())
+    queued = sum(ws.files_queued().values())
     counts = [(idx.manifest.chunk_count(), idx.pending_count()) for idx in ws.indexes]
     chunks = sum(c for c, _ in counts)
     without = sum(min(c, p) for c, p in counts)
@@ -93,7 +93,12 @@ def index_progress(ws) -> dict[str, int] | None:
 
 
 def partial_note(progress: dict[str, int]) -> str:
-    """The one line a tool result carries while the index is incomplete (`index_progress`)."""
+    """The one line a tool result carries while the index is incomplete (`index_progress`); while only the embedding
+    model loads on a complete index, that it loads (the index is not "being built")."""
+    if not progress["files_queued"] and progress.get("embedding_model_loading") \
+            and progress.get("chunks_not_embedded") == 0:
+        return ("Note: the embedding model is still loading, so search uses keywords until it is ready and answers "
+                "wait for it; every file is indexed and embedded already. index_status shows when it is ready.")
     parts = []
     if progress["files_queued"]:
         parts.append(f"{progress['files_queued']} file(s) still queued for indexing")

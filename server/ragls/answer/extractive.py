@@ -7,6 +7,7 @@ introduces; markup that is not text removed).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -493,6 +494,17 @@ def answer_sentences(chunk: Chunk, files: FileFilters | None = None) -> list[str
     `passages.chunk_units` with the open indexes' file filters `files`), in passage order: what the index's
     sentence pass embeds ahead (index/vector_phase.py), so a first answer finds their vectors cached."""
     return [u.sentence for u in chunk_units(chunk, files=files)]
+
+
+@functools.cache
+def sentences_version() -> str:
+    """The version of the code `answer_sentences` runs: `core.hashing.source_digest` of answer/passages.py and every
+    ragls module it imports (16 hex chars; computed once per process). The index records it beside its sentence
+    marks: after an upgrade or an edit that may read passages differently, the sentence pass checks every chunk
+    again (its unchanged sentences are found in the embedding cache; only new ones go through the model)."""
+    from ragls.core.hashing import source_digest
+
+    return source_digest("ragls.answer.passages")
 
 
 def split_sentences(text: str) -> list[str]:

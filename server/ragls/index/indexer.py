@@ -149,8 +149,14 @@ class FolderIndex(TextScan, VectorPhase):
         # Chunk ids whose answer sentences may still lack a cached vector (the sentence pass, vector_phase.py), and
         # what those sentences are: `chunk -> texts`, given by the workspace (the answer layer's `chunk_units`); None
         # (a named RAG's or a team overlay's index, `index.sentence_vectors` false): no sentence pass.
+        # While `sync` runs: the changed or deleted files it found and has still to write (None before its scan
+        # found them, and when no sync runs): what a start-up scan of an indexed folder really has queued.
+        self.sync_left: int | None = None
         self._pending_sentences: dict[str, None] = {}
         self.answer_sentences: Callable[[Chunk], list[str]] | None = None
+        # The version of the code `answer_sentences` runs (a digest of its source, given with it): recorded beside the
+        # marks, so a ragls that reads passages differently embeds the new sentences ahead (`_reconcile_vectors`).
+        self.sentences_version: Callable[[], str] | None = None
         # Paths whose old vector rows are still to be deleted (`drop_stale_vectors`; a delete that failed is retried).
         self._stale_vector_paths: set[str] = set()
         if self.writer:
@@ -407,30 +413,11 @@ class FolderIndex(TextScan, VectorPhase):
         t0 = time.perf_counter()
         if not self.writer:
             return SyncReport()
-        docs, deleted, report = self._scan(only)
-        # reST pages hold the text of the files they include (index/inclusion.py)
-        folder = inclusion.Folder(self.folder, self.settings, self.filter, self.manifest,
-                                  self.restrict_to() if self.restrict_to is not None else None)
-        docs, includes = inclusion.resolve(folder, docs, deleted, [s.path for s in report.skipped])
-        total = len(docs) + len(deleted)
-        done = 0
-        urgent = only is not None
-        if deleted:
-            self._write_text([], deleted, urgent=urgent)
-            done += len(deleted)
-        for start in range(0, len(docs), TEXT_BATCH_FILES):
-            batch = docs[start:start + TEXT_BATCH_FILES]
-            chunks, from_cache = self._write_text(batch, [], urgent=urgent,
-                                                  includes={d.path: includes[d.path] for d in batch if d.path in includes})
-            report.chunks_added += len(chunks)
-            report.from_cache += from_cache
-            done += len(batch)
-            self.on_progress("files", done, total, f"{done}/{total} files")
-        for s in report.skipped:  # after their old rows left every store (see _write_text)
-            self.manifest.set_skipped(s.path, s.reason, report.stamps.get(s.path))
-        report.indexed = [d.path for d in docs]
-        report.deleted = deleted
-        if total or report.skipped:
+        try:
+            report = self._sync_text(only)
+        finally:
+            self.sync_left = None
+        if report.indexed or report.deleted or report.skipped:
             self.manifest.set_meta("last_indexed_at", str(time.time()))
         elif not self.manifest.get_meta("last_indexed_at"):
             self.manifest.set_meta("last_indexed_at", str(time.time()))  # an empty folder is indexed too
@@ -442,6 +429,37 @@ class FolderIndex(TextScan, VectorPhase):
             else:  # keyword search works without a model; the caller shows the reason
                 report.vectors_error = self.vectors_error
         report.elapsed_ms = (time.perf_counter() - t0) * 1000
+        return report
+
+    def _sync_text(self, only: Iterable[str] | None) -> SyncReport:
+        """`sync`'s text phase: scan (stat-only for unchanged files), then write the changed and deleted files,
+        `sync_left` counting those still to write once the scan has found them."""
+        docs, deleted, report = self._scan(only)
+        # reST pages hold the text of the files they include (index/inclusion.py)
+        folder = inclusion.Folder(self.folder, self.settings, self.filter, self.manifest,
+                                  self.restrict_to() if self.restrict_to is not None else None)
+        docs, includes = inclusion.resolve(folder, docs, deleted, [s.path for s in report.skipped])
+        total = len(docs) + len(deleted)
+        self.sync_left = total
+        done = 0
+        urgent = only is not None
+        if deleted:
+            self._write_text([], deleted, urgent=urgent)
+            done += len(deleted)
+            self.sync_left = total - done
+        for start in range(0, len(docs), TEXT_BATCH_FILES):
+            batch = docs[start:start + TEXT_BATCH_FILES]
+            chunks, from_cache = self._write_text(batch, [], urgent=urgent,
+                                                  includes={d.path: includes[d.path] for d in batch if d.path in includes})
+            report.chunks_added += len(chunks)
+            report.from_cache += from_cache
+            done += len(batch)
+            self.sync_left = total - done
+            self.on_progress("files", done, total, f"{done}/{total} files")
+        for s in report.skipped:  # after their old rows left every store (see _write_text)
+            self.manifest.set_skipped(s.path, s.reason, report.stamps.get(s.path))
+        report.indexed = [d.path for d in docs]
+        report.deleted = deleted
         return report
 
     def _record_indexed_commit(self) -> None:

@@ -191,8 +191,13 @@ class VectorPhase:
         self._urgent = {i: None for i in self._urgent if i in self._pending}
         self._pending_windows = {cid: ws for cid, ws in have.items()
                                  if 0 in ws and len(ws) < next(iter(counts[cid]))}
-        self._pending_sentences = dict.fromkeys(self.manifest.sentence_pending_ids()) \
-            if self.answer_sentences is not None else {}
+        self._pending_sentences = {}
+        if self.answer_sentences is not None:
+            version = self.sentences_version() if self.sentences_version is not None else None
+            if version is not None and self.manifest.get_meta("sentences_version") != version:
+                self.manifest.mark_sentences(None)  # marked by other code: its sentences may not be today's
+                self.manifest.set_meta("sentences_version", version)
+            self._pending_sentences = dict.fromkeys(self.manifest.sentence_pending_ids())
         # A run stopped after writing rows but before recording them (Ctrl-C, kill -9) left stale counts behind.
         self._record_vector_progress()
         return repaired

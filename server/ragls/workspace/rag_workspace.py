@@ -114,7 +114,8 @@ class RagWorkspace:
         # benchmarks): a query first opens the vector stores, loading the model.
         self.progressive = False
         self.errors: list[dict[str, str]] = list(self.trust_errors) + glob_errors
-        self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer
+        self.queued: dict[int, int] = {}  # folder index -> files waiting for the indexer (watch.IndexWorker)
+        self.syncing: dict[int, int] = {}  # folder index -> files of the sync in progress, estimated (IndexWorker)
         self._history_lock = threading.Lock()
         self.read_only = read_only
         # Team mode (index.team): the folder's FolderIndex is the local overlay of a shared Qdrant index (kb/team.py).
@@ -132,9 +133,10 @@ class RagWorkspace:
                 self.indexes.append(FolderIndex(f, s, self.embedder, index_dir=d, on_progress=on_progress,
                                                 read_only=read_only))
                 if s.index.sentence_vectors:  # the sentence pass (index/vector_phase.py): what answers embed
-                    from ragls.answer.extractive import answer_sentences
+                    from ragls.answer.extractive import answer_sentences, sentences_version
 
                     self.indexes[-1].answer_sentences = partial(answer_sentences, files={str(f): self.indexes[-1].filter})
+                    self.indexes[-1].sentences_version = sentences_version
         # a first rag/ask reads the answer sentences' vectors the sentence pass cached (Embedder.embed_memoised)
         self.embedder.stored = self._stored_vectors
         self.notices: list[str] = list(old_names)  # informational lines for status / doctor (not errors)
@@ -156,6 +158,16 @@ class RagWorkspace:
         # Named RAGs ([rags.*] of the user config and the first folder's ragls.toml), opened on first use.
         self.rags = RagRegistry(self.folders[0], self.overrides, self.embedder, read_only=read_only)
         self.warnings += [e["message"] for e in self.rags.errors]
+
+    def files_queued(self) -> dict[int, int]:
+        """Folder index -> files still to index: those waiting for the indexer, plus the sync in progress's — the
+        changed files its scan found and it has not written yet (`FolderIndex.sync_left`), the indexer's estimate
+        before the scan has found them. Folders with none are absent."""
+        counts = dict(self.queued)
+        for i, estimate in self.syncing.items():
+            left = self.indexes[i].sync_left
+            counts[i] = counts.get(i, 0) + (estimate if left is None else left)
+        return {i: n for i, n in counts.items() if n}
 
     def _pin_index_model(self) -> None:
         """No silent model switches: while `embedding.model` / `model_path` are not set explicitly, keep the model

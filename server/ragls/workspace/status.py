@@ -85,6 +85,7 @@ def workspace_status(ws) -> Status:
     from ragls.retrieval.llm_steps import wire_counts
 
     folders = []
+    queued = ws.files_queued()
     for i, idx in enumerate(ws.indexes):
         if not ws.progressive and not ws.read_only:
             idx.try_open_vectors()  # a failure is in idx.vectors_error, reported below
@@ -93,7 +94,7 @@ def workspace_status(ws) -> Status:
         last = idx.manifest.get_meta("last_indexed_at")
         folders.append(FolderStatus(
             folder=idx.folder, files=idx.manifest.file_count(), chunks=idx.manifest.chunk_count(),
-            pending=ws.queued.get(i, 0), pending_vectors=idx.pending_count(),
+            pending=queued.get(i, 0), pending_vectors=idx.pending_count(),
             pending_windows=idx.pending_windows_count(),
             embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
             last_indexed_at=float(last) if last else None, index_path=idx.index_dir,

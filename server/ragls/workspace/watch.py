@@ -33,6 +33,7 @@ from pathlib import Path
 from ragls.core import heap
 from ragls.core.errors import RequestFailed, disk_full
 from ragls.core.uris import path_key
+from ragls.embedding import MODEL_LOADING
 from ragls.sources.walk import OUTSIDE_LINK
 from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -221,14 +222,18 @@ class IndexWorker:
         self._first_event.setdefault(folder, now)
 
     def _update_queued(self) -> None:
-        """Files waiting for the indexer, per folder (a pending full scan counts every known file, at least 1);
-        the sync in progress counts as queued until it is done. Caller holds _cond."""
-        queued = {i: (len(v) if v is not None else max(1, self.ws.indexes[i].manifest.file_count()))
-                  for i, v in self._dirty.items()}
-        if self._active is not None:
-            folder, files = self._active
-            queued[folder] = queued.get(folder, 0) + files
-        self.ws.queued = queued
+        """Files waiting for the indexer, per folder (`ws.queued`: hinted files, and for a pending full scan
+        `_scan_estimate`), and those of the sync in progress (`ws.syncing`, until its scan has found the changed
+        files: `RagWorkspace.files_queued`). Caller holds _cond."""
+        self.ws.queued = {i: (len(v) if v is not None else self._scan_estimate(i)) for i, v in self._dirty.items()}
+        self.ws.syncing = dict([self._active]) if self._active is not None else {}
+
+    def _scan_estimate(self, folder: int) -> int:
+        """Files a full scan of `folder` is expected to index before it has looked: every file of a folder never
+        indexed (at least 1), none of one indexed before — the scan checks every file but queues only what changed
+        (an agent was told "16 files queued … still being built" by a fresh server on a complete index)."""
+        manifest = self.ws.indexes[folder].manifest
+        return 0 if manifest.get_meta("last_indexed_at") else max(1, manifest.file_count())
 
     def submit(self, fn: Callable[[], object]) -> Future:
         """Run `fn` on the indexer thread (e.g. a rebuild); the Future carries its result or exception."""
@@ -278,8 +283,7 @@ class IndexWorker:
                 if folder is not None:
                     paths = self._dirty.pop(folder)
                     self._first_event.pop(folder, None)
-                    self._active = (folder, len(paths) if paths is not None else max(
-                        1, self.ws.indexes[folder].manifest.file_count()))
+                    self._active = (folder, len(paths) if paths is not None else self._scan_estimate(folder))
                     self._update_queued()
                     return ("sync", folder, paths)
                 if now >= self._next_handover_check:
@@ -447,7 +451,7 @@ class IndexWorker:
         for idx in self.ws.indexes:
             if idx.vectors_ready or idx.vectors_error is not None:
                 continue
-            self._set_busy(True, "loading the embedding model")
+            self._set_busy(True, MODEL_LOADING)
             try:
                 idx.open_vectors()  # a full disk raises: retried after a back-off (`_failed`)
             except RequestFailed:  # not retried in a loop: vectors_error stops _next from asking again

@@ -1,0 +1,46 @@
+"""`core.hashing.source_digest`: the version of the code a stored result was computed by (the index's sentence marks
+record it): it changes with the module and with every ragls module it imports, directly or inside a function, and
+with nothing else. Real files in a package laid out as ragls is."""
+
+from __future__ import annotations
+
+import ragls
+from ragls.core.hashing import source_digest
+
+
+def fake_package(tmp_path, monkeypatch):
+    root = tmp_path / "ragls"
+    (root / "answer").mkdir(parents=True)
+    (root / "__init__.py").write_text('__version__ = "1.0"\n')
+    (root / "answer" / "__init__.py").write_text("")
+    (root / "answer" / "passages.py").write_text(
+        "from ragls.answer import blocks\n\ndef units():\n    from ragls.core.text import words\n    return words\n")
+    (root / "answer" / "blocks.py").write_text("import ragls.core.ir\nDEFINITION = 1\n")
+    (root / "core").mkdir()
+    (root / "core" / "__init__.py").write_text("")
+    for name in ("text", "ir", "unrelated"):
+        (root / "core" / f"{name}.py").write_text(f"# {name}\n")
+    monkeypatch.setattr(ragls, "__file__", str(root / "__init__.py"))
+    return root
+
+
+def test_the_digest_follows_every_module_the_code_imports(tmp_path, monkeypatch):
+    root = fake_package(tmp_path, monkeypatch)
+    first = source_digest("ragls.answer.passages")
+    assert first == source_digest("ragls.answer.passages") and len(first) == 16
+    (root / "core" / "unrelated.py").write_text("# changed, imported by nobody\n")
+    assert source_digest("ragls.answer.passages") == first
+    # a module named in `from package import module`, one imported inside a function, one two steps away
+    for changed in ("answer/blocks.py", "core/text.py", "core/ir.py", "answer/passages.py"):
+        (root / changed).write_text((root / changed).read_text() + "# changed\n")
+        now = source_digest("ragls.answer.passages")
+        assert now != first, changed
+        first = now
+    monkeypatch.setattr(ragls, "__version__", "2.0")
+    assert source_digest("ragls.answer.passages") != first  # an install of bytecode only: its version decides
+
+
+def test_the_real_passage_code_has_a_version():
+    from ragls.answer.extractive import sentences_version
+
+    assert sentences_version() == source_digest("ragls.answer.passages") != source_digest("ragls.answer.blocks")
