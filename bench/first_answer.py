@@ -13,6 +13,12 @@
 
 The load average (`os.getloadavg`) is printed before and after each step: quote it with the figures.
 The embedding model is the `offline` extra's MiniLM (RAGLS_OFFLINE=1: this machine reaches no model hub).
+
+    python bench/first_answer.py --timeline [--code DIR]
+
+only step 2, with this interpreter (`python -m ragls`, the checkout's `server/` or DIR's on PYTHONPATH, bytecode
+written as an install has it): the time split of the `ask` — each `ragls:` line of stderr and the first line of the
+answer, with the seconds since launch and the process's CPU seconds at the end.
 """
 
 from __future__ import annotations
@@ -43,18 +49,54 @@ def run_timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, subprocess.C
     return time.perf_counter() - t0, proc
 
 
-def first_answer(ragls: Path, question: str, env: dict) -> tuple[float | None, float, str]:
-    """(seconds to the first stdout line, seconds to exit, stderr) of `ragls ask docs QUESTION` run in the repo."""
+def first_answer(ragls: Path | list[str], question: str, env: dict,
+                 timeline: list | None = None) -> tuple[float | None, float, str]:
+    """(seconds to the first stdout line, seconds to exit, stderr) of `ragls ask docs QUESTION` run in the repo;
+    `timeline` (optional) gets (seconds since launch, "stdout"/"stderr", line) of every line."""
+    import threading
+
     t0 = time.perf_counter()
-    proc = subprocess.Popen([str(ragls), "ask", "docs", question], env=env, cwd=REPO, stdout=subprocess.PIPE,
+    cmd = [str(ragls)] if isinstance(ragls, Path) else list(ragls)
+    proc = subprocess.Popen([*cmd, "ask", "docs", question], env=env, cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, bufsize=1)
+    err_lines: list[str] = []
+
+    def read_err() -> None:
+        for line in proc.stderr:
+            err_lines.append(line)
+            if timeline is not None:
+                timeline.append((time.perf_counter() - t0, "stderr", line.rstrip()))
+
+    reader = threading.Thread(target=read_err)
+    reader.start()
     first = None
     for line in proc.stdout:
         if first is None and line.strip():
             first = time.perf_counter() - t0
-    err = proc.stderr.read()
+        if timeline is not None:
+            timeline.append((time.perf_counter() - t0, "stdout", line.rstrip()))
+    reader.join()
     proc.wait()
-    return first, time.perf_counter() - t0, err
+    return first, time.perf_counter() - t0, "".join(err_lines)
+
+
+def run_timeline(args, env: dict) -> None:
+    """`--timeline`: README command 1's `ask` alone, with this interpreter and the checkout's (or --code's) code."""
+    code = (args.code or REPO / "server").resolve()
+    env = {**env, "PYTHONPATH": str(code)}
+    print(f"start: {load()}; code {code}")
+    timeline: list = []
+    before = os.times()
+    first, total, _ = first_answer([sys.executable, "-m", "ragls"], args.question, env, timeline)
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    shown = 0
+    for t, stream, line in timeline:
+        if stream == "stderr" and line.startswith("ragls:") or stream == "stdout" and shown < 1 and line.strip():
+            shown += stream == "stdout"
+            print(f"{t:8.1f} s  {stream}: {line[:150]}")
+    print(f"answer after {first if first is None else round(first, 1)} s, command ends after {total:.1f} s, "
+          f"process CPU {cpu:.1f} s; {load()}")
 
 
 def main() -> None:
@@ -62,6 +104,8 @@ def main() -> None:
     ap.add_argument("--question", default=QUESTION)
     ap.add_argument("--warm-runs", type=int, default=10)
     ap.add_argument("--venv", type=Path, help="where to create the venv (default: a temp dir, deleted after)")
+    ap.add_argument("--timeline", action="store_true", help="only the ask, with this interpreter: its time split")
+    ap.add_argument("--code", type=Path, help="with --timeline: the server/ folder whose code runs")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ragls-first-answer-"))
     venv = args.venv or tmp / "venv"
@@ -72,6 +116,13 @@ def main() -> None:
                 "RAGLS_CACHE_DIR": str(tmp / "cache"), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
                 "PIP_CONFIG_FILE": os.environ.get("PIP_CONFIG_FILE", "/etc/pip.conf")})
     (tmp / "home").mkdir()
+    if args.timeline:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        try:
+            run_timeline(args, env)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     try:
         print(f"start: {load()}")
         t_venv, proc = run_timed([sys.executable, "-m", "venv", "--upgrade-deps", str(venv)], env, REPO)
