@@ -108,9 +108,11 @@ def cold_index(tmp: Path) -> dict:
 # -- (b) a minimal JSON-RPC client over stdio --------------------------------------------------------------------
 class RpcClient:
     """LSP base protocol (Content-Length framing) over a subprocess's stdio. Server requests get a null result
-    (workspace/configuration: one null per item)."""
+    (workspace/configuration: one null per item). `on_message(msg)` (optional, on the reader thread) sees every
+    message from the server that is not an answer to a request (notifications and server requests)."""
 
-    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path):
+    def __init__(self, cmd: list[str], env: dict[str, str], cwd: Path, on_message=None):
+        self.on_message = on_message
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=env, cwd=cwd)
         self._next = 0
@@ -140,6 +142,8 @@ class RpcClient:
                 if name.lower() == "content-length":
                     length = int(value)
             msg = json.loads(out.read(length))
+            if "method" in msg and self.on_message is not None:
+                self.on_message(msg)
             if "id" in msg and "method" in msg:  # a request from the server
                 result = [None] * len(msg.get("params", {}).get("items", [])) \
                     if msg["method"] == "workspace/configuration" else None

@@ -449,7 +449,7 @@ def _import_handlers(ls: RaglsServer):
     GIL through the progress handshake."""
     import importlib
 
-    if ls.progress_sender is not None:
+    if ls.progress_sender is not None and ls.live is not None and not ls.live.ready():  # still opening
         ls.progress_sender.wait_shown(SHOWN_WAIT_S)
     importlib.import_module("ragls.kb.rags")
     return importlib.import_module("ragls.lsp.handlers")
