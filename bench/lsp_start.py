@@ -8,7 +8,8 @@ and again every 0.5 s, and prints one line per message with the seconds since th
 `initialize` result, every `$/progress` begin/report/end with its message, `window/logMessage` lines, and each
 `rag/status` answer's folder state (files, pending, pendingVectors, embeddingLoading). It stops at the first
 `rag/status` answer (default) or, with `--until-ready`, once no folder has files queued or the model loading. The
-server is shut down politely after. The load average is printed at the start and the end: quote it with the figures.
+server is shut down politely after. `--configuration` sends `workspace/didChangeConfiguration` right after
+`initialized`, as Neovim's client does with its settings. The load average is printed at the start and the end: quote it with the figures.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def main() -> None:
     ap.add_argument("folder", type=Path)
     ap.add_argument("--until-ready", action="store_true")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--configuration", action="store_true",
+                    help="send workspace/didChangeConfiguration right after initialized, as Neovim does")
     args = ap.parse_args()
     folder = args.folder.resolve()
     env = {**os.environ, "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
@@ -66,6 +69,8 @@ def main() -> None:
         "capabilities": {"window": {"workDoneProgress": True}}, "initializationOptions": {}})
     stamp(f"initialize result ({init.get('serverInfo')})")
     client.notify("initialized", {})
+    if args.configuration:
+        client.notify("workspace/didChangeConfiguration", {"settings": {"ragls": {}}})
     deadline = time.perf_counter() + args.timeout
     while time.perf_counter() < deadline:
         sent = time.perf_counter()

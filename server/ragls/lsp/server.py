@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -341,13 +343,26 @@ async def on_did_change_configuration(ls: RaglsServer, params: types.DidChangeCo
         return
     if isinstance(settings.get("ragls"), dict):
         settings = settings["ragls"]
+    async with _CONFIGURATION_ORDER:
+        if "ragls.config.settings" not in sys.modules:
+            # Neovim sends its settings right after `initialized`: the settings (pydantic) are imported off the event
+            # loop, which meanwhile finishes the progress handshake; the lock keeps the notifications in order.
+            await asyncio.to_thread(importlib.import_module, "ragls.config.settings")
+        _apply_configuration(ls, settings)
+
+
+# didChangeConfiguration notifications apply one at a time, in the order they came (asyncio.Lock is FIFO).
+_CONFIGURATION_ORDER = asyncio.Lock()
+
+
+def _apply_configuration(ls: RaglsServer, settings: dict[str, Any]) -> None:
     # The notification carries the client's whole current configuration: it replaces initializationOptions (a
     # setting the user reset is simply absent, or null) and is compared with what is in force, not with the
     # previous notification, so going back to the start-up values also takes effect.
-    trust = editor_trust([settings])
-    configs = editor_trusted_configs([settings])
     from ragls.config.settings import normalize
 
+    trust = editor_trust([settings])
+    configs = editor_trusted_configs([settings])
     if (normalize(settings)[0] == normalize(ls.client_settings())[0] and trust in (None, ls.editor_trust)
             and configs in (None, ls.editor_trust_configs)):
         ls.config_layer = settings
@@ -447,8 +462,6 @@ def _import_handlers(ls: RaglsServer):
     thread once the editor shows the indexing progress — as the opening does (`_open_workspace`): an import on the
     event loop would wait there for the opening thread's imports of the same modules, and any import holds the
     GIL through the progress handshake."""
-    import importlib
-
     if ls.progress_sender is not None and ls.live is not None and not ls.live.ready():  # still opening
         ls.progress_sender.wait_shown(SHOWN_WAIT_S)
     importlib.import_module("ragls.kb.rags")
@@ -460,8 +473,6 @@ def _handler(name: str):
     the live workspace (`_in_request`)."""
 
     async def run(ls: RaglsServer, params: Any):
-        import sys
-
         handlers = sys.modules.get("ragls.lsp.handlers") or await asyncio.to_thread(_import_handlers, ls)
         return await _in_request(getattr(handlers, name))(ls, params)
 
