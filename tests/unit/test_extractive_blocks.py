@@ -511,3 +511,42 @@ def test_a_heading_of_spaces_reads_in_linear_time():
     text, _ = html_to_markdown(f"<html><body><main><h2 id='x'>Retries{spaces}now ¶</h2>"
                                "<p>The client retries three times and then gives up.</p></main></body></html>")
     assert "three times" in text
+
+
+INSET_TITLES = """#############
+ Install pipx
+#############
+
+Get pipx onto your system and add its app directory to your ``PATH``.
+
+**********************************
+ Run an app without installing
+**********************************
+
+``pipx run`` executes an app in a temporary environment and cleans up after itself:
+
+.. code-block:: console
+
+    $ pipx run pycowsay moo
+
+^^^^^^^^^^^^^^^^^^
+  Uninstall all
+^^^^^^^^^^^^^^^^^^
+
+Record what you have first with ``pipx list --short`` if you plan to reinstall later.
+"""
+
+
+def test_an_overlined_title_set_in_from_its_adornment_is_no_definition_list():
+    """A reST title may be inset from its overline and underline (docutils allows it; pipx's and Celery's docs
+    write " Install pipx" between two rows of "#"): the overline is no definition list term with the title as its
+    definition. pipx answered "**********************************: Run an app without installing ******..." and
+    its search preview read "******: Uninstall all"."""
+    cleaned = clean_markup(INSET_TITLES, markdown=False)
+    assert cleaned.count("\n") == INSET_TITLES.count("\n")
+    assert ":\n" not in cleaned.replace("itself:\n", "")  # no "****:" term line
+    assert [u.text for u in units(INSET_TITLES, markdown=False)] == [
+        "Get pipx onto your system and add its app directory to your `PATH`.",
+        "`pipx run` executes an app in a temporary environment and cleans up after itself:\n```\n"
+        "$ pipx run pycowsay moo\n```",
+        "Record what you have first with `pipx list --short` if you plan to reinstall later."]

@@ -35,7 +35,7 @@ import re
 from itertools import pairwise
 
 from ragls.index.chunking import GRID_BORDER
-from ragls.index.headings import REST_ROLE, role_target, role_text
+from ragls.index.headings import ADORNMENT, REST_ROLE, role_target, role_text
 
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
@@ -561,7 +561,9 @@ def definitions(text: str) -> str:
     indentation, so its first sentence reads with its term ("`timeout`: How many seconds ...") and its
     other paragraphs as paragraphs (not as an indented code block). A literal block (the lines indented past a
     line ending in "::", the body of a directive or a comment) is never read as definitions; list items, directives, fields,
-    table rows and doctest lines are no terms. Only for reST and plain text: Markdown has no such lists."""
+    table rows, doctest lines and a title's overline (`index.headings.ADORNMENT`: " Install pipx" set in between two
+    rows of "*" is a title, not a definition) are no terms. Only for reST and plain text: Markdown has no such
+    lists."""
     lines = text.split("\n")
     literal = -1  # while >= 0: the indentation a literal block's lines are indented past
     for i, line in enumerate(lines):
@@ -579,7 +581,7 @@ def definitions(text: str) -> str:
             continue
         prev = lines[i - 1] if i else ""
         if (prev.strip() and indent_of(prev) <= ind) or _ITEM_MARKER.match(line) \
-                or stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")):
+                or stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")) or ADORNMENT.fullmatch(stripped):
             continue
         end = i + 1
         while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > ind):

@@ -16,7 +16,9 @@ from pathlib import PurePosixPath
 _MD_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _ADOC_HEADING = re.compile(r"(={1,6})[ \t]+(\S.*?)[ \t]*$")
 _ORG_HEADING = re.compile(r"(\*+)[ \t]+(\S.*?)[ \t]*$")
-_UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
+# A reST section title's underline or overline (docutils: a row of one non-alphanumeric printable character, at least
+# as long as the title; these are the characters its docs recommend): matched in full against a line.
+ADORNMENT = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*")
 
 # A heading id / attribute list at the end of a heading: "Setup { #setup }", "Setup {#setup .cls}" (Python-Markdown
 # attr_list, mkdocs, pandoc). It is markup, not words: stripped from titles, embedding input and extractive answers.
@@ -98,8 +100,8 @@ def _heading_lines(text: str, starts: list[int], path: str) -> list[tuple[int, s
             name = plain_heading(m.group(2))
             if name:
                 out.append((start, name, (m.group(1)[0], len(m.group(1)))))
-        elif prev is not None and (u := _UNDERLINE.fullmatch(body)) and prev[1].strip() \
-                and not _UNDERLINE.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
+        elif prev is not None and (u := ADORNMENT.fullmatch(body)) and prev[1].strip() \
+                and not ADORNMENT.fullmatch(prev[1]) and len(body.rstrip()) >= len(prev[1].rstrip()):
             over = before is not None and before[1].rstrip() == body.rstrip()
             name = plain_heading(prev[1].strip())
             if name:
