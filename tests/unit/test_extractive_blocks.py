@@ -547,6 +547,39 @@ def test_an_overlined_title_set_in_from_its_adornment_is_no_definition_list():
     assert ":\n" not in cleaned.replace("itself:\n", "")  # no "****:" term line
     assert [u.text for u in units(INSET_TITLES, markdown=False)] == [
         "Get pipx onto your system and add its app directory to your `PATH`.",
-        "`pipx run` executes an app in a temporary environment and cleans up after itself:\n```\n"
-        "$ pipx run pycowsay moo\n```",
+        ("`pipx run` executes an app in a temporary environment and cleans up after itself:\n```\n"
+        "$ pipx run pycowsay moo\n```"),
         "Record what you have first with `pipx list --short` if you plan to reinstall later."]
+
+
+TILDE_TITLE = """Examples
+~~~~~~~~
+
+And here is the same function rewritten asynchronously as a native coroutine:
+
+.. testcode::
+
+   from tornado.httpclient import AsyncHTTPClient
+
+   async def asynchronous_fetch(url):
+       http_client = AsyncHTTPClient()
+       response = await http_client.fetch(url)
+       return response.body
+"""
+
+
+def test_a_title_underlined_with_tildes_opens_no_code_fence_in_rest():
+    """In reST "~~~~~~~~" under a title is its underline (a common third-level style), not a Markdown tilde fence:
+    Tornado's "asynchronous HTTP request" example, a `.. testcode::` block indented by 3 spaces under an
+    "Examples / ~~~~~~~~" title, was answered as the run-on sentence "async def asynchronous_fetch(url):
+    http_client = AsyncHTTPClient() response = ..." (the literal block was never indented to read as code)."""
+    assert [u.text for u in units(TILDE_TITLE, markdown=False)] == [
+        ("And here is the same function rewritten asynchronously as a native coroutine:\n```\n"
+        "from tornado.httpclient import AsyncHTTPClient\n\nasync def asynchronous_fetch(url):\n"
+        "    http_client = AsyncHTTPClient()\n    response = await http_client.fetch(url)\n"
+        "    return response.body\n```")]
+    # in Markdown a row of tildes is a fence: what it holds is code as written
+    fenced = "Run these two lines in the shell first:\n\n~~~~~~~~\n  a = 1\n::\n   b\n~~~~~~~~\n"
+    assert [u.text for u in units(fenced)] == [
+        "Run these two lines in the shell first:\n~~~~~~~~\n  a = 1\n::\n   b\n~~~~~~~~"]
+

@@ -70,7 +70,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
-    return rest_literals.restore_literals(rest_literals.literal_blocks(text), held)
+    return rest_literals.restore_literals(rest_literals.literal_blocks(text, markdown), held)
 
 
 def _html_comments(text: str, markdown: bool) -> str:

@@ -102,16 +102,18 @@ def restore_literals(text: str, held: dict[int, str]) -> str:
     return _HELD.sub(lambda m: held[int(m.group(1))].lstrip(), text) if held else text
 
 
-def literal_blocks(text: str) -> str:
+def literal_blocks(text: str, markdown: bool = True) -> str:
     """`text` with each literal block after a "::" line or code directive indented by at least 4 spaces (line
-    for line), so it reads as a code block; the lines' relative indentation is kept."""
+    for line), so it reads as a code block; the lines' relative indentation is kept. In Markdown (`markdown`) a
+    fence's lines are left as they are; in reST a row of "~" is a title's underline, no fence (Tornado's
+    "Examples / ~~~~~~~~" kept every 3-space example after it from reading as code)."""
     if "::" not in text:
         return text
     lines = text.split("\n")
     fence = ""
     for i, line in enumerate(lines):
         head = line.lstrip()[:3]
-        if head in ("```", "~~~") and (not fence or head == fence):
+        if head in ("```", "~~~") and (not fence or head == fence) and (markdown or head == "```"):
             fence = "" if fence else head
         if fence or not opens_literal(line):
             continue
