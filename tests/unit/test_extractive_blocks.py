@@ -583,3 +583,29 @@ def test_a_title_underlined_with_tildes_opens_no_code_fence_in_rest():
     assert [u.text for u in units(fenced)] == [
         "Run these two lines in the shell first:\n~~~~~~~~\n  a = 1\n::\n   b\n~~~~~~~~"]
 
+
+INDENTED_TITLES = """``tornado.web`` --- ``RequestHandler`` and ``Application`` classes
+==================================================================
+
+.. automodule:: tornado.web
+
+   Request handlers
+   ----------------
+   .. autoclass:: RequestHandler(...)
+
+   Entry points
+   ^^^^^^^^^^^^
+
+   Implement any of the following methods (collectively known as the
+   HTTP verb methods) to handle the corresponding HTTP method.
+"""
+
+
+def test_a_title_inside_a_directive_is_no_text():
+    """Sphinx reads section titles in an `.. automodule::` body (Tornado's API pages title their parts so, indented
+    as the body is): the title and its underline are no sentence. Tornado answered "Request handlers
+    ---------------- .. autoclass:: RequestHandler(...)" and "HTTP client interfaces ----------------------"."""
+    assert [u.text for u in units(INDENTED_TITLES, markdown=False)] == [
+        ("Implement any of the following methods (collectively known as the HTTP verb methods) to handle the "
+        "corresponding HTTP method.")]
+

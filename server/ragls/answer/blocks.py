@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
 from ragls.index.front_matter import leading_front_matter
+from ragls.index.headings import ADORNMENT
 from ragls.sources.load import markup_extension
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
 LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
-# A reST section title's underline (or overline): one punctuation character repeated.
-_REST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?")
 # A paragraph opening with an HTML tag that is not inline text markup (`<img alt="..."` over several lines, mdBook's
@@ -211,13 +210,17 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("code", i, lines[i:j]))
             i = j
             continue
-        if _REST_UNDERLINE.match(line) and i + 2 < len(lines) and lines[i + 2].strip() == stripped:
+        if ADORNMENT.fullmatch(stripped) and i + 2 < len(lines) and lines[i + 2].strip() == stripped:
             out.append(Block("skip", i, [line]))  # a reST title's overline: the title and underline follow
             i += 1
             continue
-        if i + 1 < len(lines) and _REST_UNDERLINE.match(lines[i + 1]) and not LIST_ITEM.match(line) \
-                and len(lines[i + 1].strip()) >= len(stripped):
-            out.append(Block("skip", i, lines[i:i + 2]))  # a reST section title and its underline
+        under = lines[i + 1] if i + 1 < len(lines) else ""
+        if ADORNMENT.fullmatch(under.strip()) and not LIST_ITEM.match(line) \
+                and rest.indent_of(under) <= rest.indent_of(line) and len(under.strip()) >= len(stripped):
+            # a reST section title and its underline: also an inset one (" Install pipx" under its overline) and
+            # one in a directive's body, indented as the body is (Sphinx reads the titles of the parts of an
+            # `.. automodule::`: Tornado's API pages)
+            out.append(Block("skip", i, lines[i:i + 2]))
             i += 2
             continue
         if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
