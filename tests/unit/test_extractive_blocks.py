@@ -609,3 +609,41 @@ def test_a_title_inside_a_directive_is_no_text():
         ("Implement any of the following methods (collectively known as the HTTP verb methods) to handle the "
         "corresponding HTTP method.")]
 
+
+CODE_ONLY_STEP = """List apps
+=========
+
+Show what pipx manages:
+
+.. code-block:: console
+
+    $ pipx list
+
+**************
+ Uninstall all
+**************
+
+.. code-block:: console
+
+    $ pipx uninstall-all
+
+Record what you have first with ``pipx list --short`` if you plan to reinstall later.
+"""
+
+
+def test_a_code_block_right_under_a_title_is_quoted_with_the_title():
+    """A section whose step is only a code block ("Uninstall all" / `$ pipx uninstall-all`) had no passage of its
+    own: pipx's "How do I uninstall everything pipx installed?" retrieved that section and quoted the getting-started
+    page's `pipx uninstall pycowsay` instead. The title introduces the block as a ":" sentence would, cited from the
+    title's line through the code."""
+    found = {u.text: (u.line, u.block_end) for u in units(CODE_ONLY_STEP, markdown=False)}
+    assert found.get("Uninstall all:\n```\n$ pipx uninstall-all\n```") == (10, 15), found
+    rst = Hit(chunk=Chunk(id="b", path="apps.rst", text=CODE_ONLY_STEP, span=LineSpan(0, 0, 18, 0), text_hash="b"),
+              score=1.0)
+    answer = extractive_answer("How do I uninstall everything pipx installed?", [(1, rst)], max_sentences=1)
+    assert body(answer)[:4] == ["- Uninstall all [1]:", "  ```", "  $ pipx uninstall-all", "  ```"]
+    # in Markdown the same: "## Reset" / a fenced block; a title with prose before its code is left as it was
+    markdown = "## Reset the cache\n\n```sh\nfoo cache --reset\n```\n\n## Build\n\nRun the build in release mode:\n\n```sh\nfoo build\n```\n"
+    assert [u.text for u in units(markdown)] == ["Reset the cache:\n```sh\nfoo cache --reset\n```",
+                                                 "Run the build in release mode:\n```sh\nfoo build\n```"]
+

@@ -130,7 +130,10 @@ class Unit:
     sentence right before it; for the others the code is shown, not scored, so a paragraph above a block does not
     rank all of its sentences by the block's words. `item` marks a list item, a table row or a reST field (which
     `rest.fields` makes a list item): a whole unit of its own, never read with the passage before or after it
-    (`neighbours.read_with_neighbours`)."""
+    (`neighbours.read_with_neighbours`). `titled` marks a section title standing in as the lead-in of the code block
+    right under it ("Uninstall all:" / `$ pipx uninstall-all`): scored on the title's words alone, as the block's
+    words are the section's, not evidence that this step is what a question asks (a "# Settings" title over a
+    TOML example would otherwise answer for every key in it)."""
 
     sentence: str
     attached: str = ""
@@ -142,6 +145,7 @@ class Unit:
     code_scored: bool = True
     output: bool = False
     item: bool = False
+    titled: bool = False
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -157,8 +161,8 @@ class Unit:
         names a question asks for), without a list or table it introduces (each item or row is a unit of its own,
         scored on its own), and without a block that is a program's output (`output`, `_output`): a log printout
         or transcript repeats the question's words ("DEBUG ... debug logging") without saying how to get it, and
-        outranked the `logging.basicConfig(level=logging.DEBUG)` that produces it."""
-        if self.output:  # what a program prints is evidence of the topic, not the answer (`_output`)
+        outranked the `logging.basicConfig(level=logging.DEBUG)` that produces it; a `titled` unit on its title."""
+        if self.output or self.titled:  # a program's output is evidence of the topic, not the answer (`_output`)
             return self.sentence
         carried = self.attached and not LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
         text = self.text if carried else self.sentence
@@ -266,6 +270,12 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         if nxt is not None and nxt.kind == "code" and not code_body(nxt):
             nxt = None  # a code block that only included a file (its include line removed): nothing to show
         introduces = nxt is not None and nxt.kind in ("list", "code", "table")
+        if b.kind == "skip" and nxt is not None and nxt.kind == "code" and (name := _title(b)):
+            # a step that is only a code block under its title ("Uninstall all" / `$ pipx uninstall-all`): the
+            # title introduces it as a ":" sentence would (no other passage shows that block)
+            name = plain(name, markdown).rstrip(":")
+            out.append(Unit(_cap(f"{name}:"), _attached(nxt, markdown), b.start, b.start, block_end(nxt), titled=True))
+            continue
         if b.kind == "para":
             sentences = _sentences(*_joined(b.lines, b.start), markdown)
             if sentences and _lead_in(sentences[-1][0]) and not introduces:  # what it introduces is not here
@@ -565,13 +575,15 @@ def section_titles(text: str, markdown: bool = True) -> tuple[tuple[int, str], .
     order: Markdown ATX headings ("## Can I run Black with PyPy?", the "#" marks dropped) and reST titles (a line
     over its underline). A fenced or indented code block's "# comment" is not a heading (`blocks.parsed` reads it as
     code). `markdown` as for `units`; memoised like it."""
-    out = []
-    for b in parsed(text, markdown):
-        if b.kind != "skip":
-            continue
-        first = b.lines[0].strip()
-        if len(b.lines) == 2:
-            out.append((b.start, first))
-        elif re.match(r"#{1,6}\s", first):
-            out.append((b.start, first.lstrip("#").strip()))
-    return tuple(out)
+    return tuple((b.start, name) for b in parsed(text, markdown) if (name := _title(b)))
+
+
+def _title(block: Block) -> str:
+    """The heading text of a block (`blocks.parsed`) that is a section title: a reST title over its underline, a
+    Markdown ATX heading without its "#" marks; else ""."""
+    if block.kind != "skip":
+        return ""
+    first = block.lines[0].strip()
+    if len(block.lines) == 2:
+        return first
+    return first.lstrip("#").strip() if re.match(r"#{1,6}\s", first) else ""
