@@ -667,3 +667,18 @@ def test_text_after_an_unterminated_fence_is_still_quoted():
 def test_files_without_text_are_named(text, reason):
     """Junk files (issue 29: control-character, zero-width and front-matter-only files became chunks) say why."""
     assert no_text_reason(text) == reason
+
+
+def test_a_rest_line_of_equals_signs_and_words_is_no_heading():
+    """reST has no marker headings: a simple table's border ("======  =====") and a line starting "== " (Pelican's
+    settings: "== .html. ``{base_name}``") titled chunks as AsciiDoc headings would ("===================================
+    ======================="); in an AsciiDoc file "== Install" is still one."""
+    table = ("======  ==================\nprefix  namespace\n======  ==================\nre      regular expressions\n"
+             "======  ==================\n\n")
+    text = "Selectors\n=========\n\n" + "Selector words. " * 30 + "\n\n" + table + "== .html. ``{base_name}`` below\n\n" + \
+        "More words. " * 30 + "\n"
+    chunks = chunk_document(doc(text, "topics/selectors.rst"), chunk_size=300, overlap=0)
+    assert {c.title for c in chunks} == {"Selectors"}, [c.title for c in chunks]
+    adoc = chunk_document(doc("= Book\n\n== Install\n\n" + "Install words. " * 40 + "\n", "guide.adoc"), chunk_size=300,
+                          overlap=0)
+    assert adoc[-1].title == "Install"

@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from ragls.sources.load import markup_extension
+from ragls.sources.rest_include import REST_EXTENSIONS
+
 _MD_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _ADOC_HEADING = re.compile(r"(={1,6})[ \t]+(\S.*?)[ \t]*$")
 _ORG_HEADING = re.compile(r"(\*+)[ \t]+(\S.*?)[ \t]*$")
@@ -79,7 +82,8 @@ def plain_heading(text: str) -> str:
 
 def text_headings(text: str, starts: list[int], path: str) -> list[tuple[int, str]]:
     """(offset, plain name) of the heading-like lines of `text` (line start offsets `starts`) in order: "# x", "= x"
-    (AsciiDoc), "* x" (Org files only), and a line underlined with a row of one punctuation character at least as
+    (AsciiDoc), "* x" (Org files only) — none in reST, where "== x" or a simple table's "======  ====" border is
+    no title — and a line underlined with a row of one punctuation character at least as
     long (reStructuredText / setext), optionally overlined with the same row (then the offset is the overline's).
     Names are `plain_heading`; headings with no words are skipped."""
     return [(offset, name) for offset, name, _ in _heading_lines(text, starts, path)]
@@ -89,13 +93,14 @@ def _heading_lines(text: str, starts: list[int], path: str) -> list[tuple[int, s
     """`text_headings` with each heading's style: ("#", n), ("=", n), ("*", n) for a marker heading of level n,
     (c, overlined) for a title adorned with the character c."""
     org = PurePosixPath(path).suffix.lower() == ".org"
+    markers = markup_extension(path) not in REST_EXTENSIONS  # reST has no marker headings: "== x" is no title
     out: list[tuple[int, str, tuple]] = []
     before: tuple[int, str] | None = None  # the line before `prev`
     prev: tuple[int, str] | None = None
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         body = text[start:end].rstrip("\r\n")
-        m = _MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (org and _ORG_HEADING.match(body))
+        m = markers and (_MD_HEADING.match(body) or _ADOC_HEADING.match(body) or (org and _ORG_HEADING.match(body)))
         if m:
             name = plain_heading(m.group(2))
             if name:
