@@ -647,3 +647,36 @@ def test_a_code_block_right_under_a_title_is_quoted_with_the_title():
     assert [u.text for u in units(markdown)] == ["Reset the cache:\n```sh\nfoo cache --reset\n```",
                                                  "Run the build in release mode:\n```sh\nfoo build\n```"]
 
+
+HIDDEN_REST = """Intro
+=====
+
+.. testsetup::
+
+   from tornado.web import *
+   import asyncio
+
+pipx splits its files across three locations, each with an override of its own:
+
+.. mermaid::
+
+    flowchart TD
+        H1["PIPX_HOME"]
+
+.. code-block:: console
+
+    $ pipx environment
+
+.. only:: html
+
+   The default home is the local share folder on Linux.
+"""
+
+
+def test_rest_directives_no_reader_sees_as_text_are_no_passages():
+    """A `.. testsetup::` body (Tornado: "from tornado.web import * import asyncio" read as a sentence) and a
+    `.. mermaid::` diagram's source (pipx: a 20-line flowchart quoted under its lead-in) are not shown as text or
+    code, as in MyST; an `.. only:: html` body is the page's text."""
+    assert [u.text for u in units(HIDDEN_REST, markdown=False)] == [
+        "pipx splits its files across three locations, each with an override of its own:\n```\n$ pipx environment\n```",
+        "The default home is the local share folder on Linux."]

@@ -113,7 +113,10 @@ def _indent(line: str) -> int:
 
 def _rest_hidden(text: str) -> str:
     """reST text with its hidden explicit markup (`_EXPLICIT` not `_SHOWN`: comments, link targets, substitution
-    definitions) emptied with the lines indented under it, line for line: an author's note (".. This file is
+    definitions; and the directives whose body no reader sees as text, `_REST_HIDDEN`: Sphinx's doctest fixtures,
+    diagrams, tables of contents, raw output — Tornado's `.. testsetup::` read "from tornado.web import * import
+    asyncio", pipx's `.. mermaid::` flowcharts were quoted as code) emptied with the lines indented under it, line
+    for line: an author's note (".. This file is
     processed with cog ...", "..\n    You should *NOT* be adding ... WARNING: Don't drop the next directive!") is no
     answer, and a target written right under a paragraph or a directive's body (no blank line between) is no part
     of its last sentence ("... without a deprecation notice. .. _log_release_notes."). A bare ".." above a blank line
@@ -127,7 +130,7 @@ def _rest_hidden(text: str) -> str:
     while i < len(lines):
         line = lines[i]
         m = None if not line.strip() or literal[i] else _EXPLICIT.match(line)
-        if m is None or (m.group(2) and _SHOWN.match(m.group(2))):
+        if m is None or (m.group(2) and _SHOWN.match(m.group(2)) and not _REST_HIDDEN.match(m.group(2))):
             i += 1
             continue
         outer = len(m.group(1).expandtabs())
@@ -303,6 +306,10 @@ _CODE_DIRECTIVES = {"code-block": "", "code": "", "sourcecode": "", "code-cell":
 # includes, images, diagrams, raw output. Their lines are emptied.
 _HIDDEN_DIRECTIVES = ("testsetup", "testcleanup", "toctree", "include", "image", "mermaid", "graphviz", "raw",
                       "contents", "plantuml", "only", "ifconfig")
+# The same in reST (`_rest_hidden`), but for `.. only::` and `.. ifconfig::`, whose bodies are the page's text in
+# the builds they name (beets' `.. only:: html`), and `.. include::`, whose file's text the index reads in its place.
+_REST_HIDDEN = re.compile("(?:{})[ ]?::".format("|".join(x for x in _HIDDEN_DIRECTIVES
+                                                         if x not in ("only", "ifconfig", "include"))))
 _BARE_COLON_FENCE = re.compile(r"^[ \t]*:{3,}[ \t]*$")  # a colon fence's closing line (MyST: never code)
 
 
