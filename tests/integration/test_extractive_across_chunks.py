@@ -73,3 +73,35 @@ def test_an_empty_fence_in_the_next_chunk_is_no_block():
     lead, block = _chunk(text, 0, 3, "ch14.md"), _chunk(text, 3, 8, "ch14.md")
     unit = chunk_units(lead.chunk)[-1]
     assert unit.sentence.endswith("like this.") and block_across(1, unit, {1: lead, 2: block}) == unit
+
+
+OAUTH = """Third party authentication
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+
+Here is an example handler that uses Google for authentication, saving
+the Google credentials in a cookie for later access:
+
+.. testcode::
+
+    class GoogleOAuth2LoginHandler(RequestHandler, GoogleOAuth2Mixin):
+        async def get(self):
+            user = await self.get_authenticated_user(code=self.get_argument('code'))
+
+See the auth module documentation for more details.
+"""
+
+
+def test_a_directive_line_left_with_the_lead_in_does_not_keep_its_block_away():
+    """Tornado's "Here is an example handler that uses Google for authentication ...:" ended one chunk with the
+    `.. testcode::` line under it, and the example opened the next chunk: the sentence was quoted with "." and no
+    code, though the next chunk was a source too. A directive line (and its options) between the lead-in and the
+    chunk's end is no block of its own."""
+    from ragls.answer.neighbours import block_across
+    from ragls.answer.passages import chunk_units
+
+    lead, block = _chunk(OAUTH, 0, 6, "guide/security.rst"), _chunk(OAUTH, 4, 13, "guide/security.rst")
+    unit = next(u for u in chunk_units(lead.chunk) if "Google" in u.sentence)
+    assert unit.sentence.endswith("for later access.")
+    carried = block_across(1, unit, {1: lead, 2: block})
+    assert carried.sentence.endswith("for later access:"), carried
+    assert carried.attached.split("\n")[:2] == ["```", "class GoogleOAuth2LoginHandler(RequestHandler, GoogleOAuth2Mixin):"]

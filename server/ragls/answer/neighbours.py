@@ -88,11 +88,16 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     return out
 
 
+# A reST directive line (".. testcode::", ".. code-block:: python") or one of its option lines (":caption: x").
+_DIRECTIVE = re.compile(r"^[ \t]*(?:\.\. [\w:-]+ ?::|:[\w-]+:)")
+
+
 def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     """Passage `unit` of source `n` with the list or code block its ":" introduces when the chunker put that block
     in the next chunk of the file and another source `hits[k]` is that chunk (`passages.block_opening`): `unit`
-    ends its chunk (only blank lines after it) on a line that ends in ":" (reST "::"), so it was read as a lead-in
-    with nothing under it (`passages._dangling`: ":" became "."). "... automatic retries ... within a Requests
+    ends its chunk (only blank lines after it, or the reST directive line that opens the block, with its options:
+    Tornado's Google login example under ".. testcode::") on a line that ends in ":" (reST "::"), so it was read as
+    a lead-in with nothing under it (`passages._dangling`: ":" became "."). "... automatic retries ... within a Requests
     `Session` using the urllib3.util.Retry class::" ends one chunk of Requests' advanced guide and its
     `Retry(total=3, backoff_factor=0.1, ...)` example opens the next; quoted alone it names the class but not how
     to use it. The ":" comes back and the block is carried under it (its lines are the other chunk's: the
@@ -102,7 +107,7 @@ def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
         return unit
     lines = hit.chunk.text.split("\n")
     if unit.end >= len(lines) or not lines[unit.end].rstrip().endswith(":") \
-            or any(x.strip() for x in lines[unit.end + 1:]):
+            or any(x.strip() and not _DIRECTIVE.match(x) for x in lines[unit.end + 1:]):
         return unit
     at = hit.chunk.span.start_line + unit.end  # the lead-in's last line in the file
     for k, other in hits.items():
