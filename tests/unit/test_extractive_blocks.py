@@ -680,3 +680,14 @@ def test_rest_directives_no_reader_sees_as_text_are_no_passages():
     assert [u.text for u in units(HIDDEN_REST, markdown=False)] == [
         "pipx splits its files across three locations, each with an override of its own:\n```\n$ pipx environment\n```",
         "The default home is the local share folder on Linux."]
+
+
+def test_mkdocstrings_options_under_an_identifier_line_are_no_code():
+    """mkdocstrings' `::: module.path` line with its YAML options indented under it is the generated reference's
+    settings: the line was removed and its options read as an indented code block, which MkDocs' theme guide then
+    quoted under its title ("AnchorLink:" / "options: show_root_heading: false ...")."""
+    text = ("#### AnchorLink\n\n::: mkdocs.structure.toc.AnchorLink\n    options:\n        show_root_heading: false\n"
+            "        heading_level: 5\n\n### Navigation Objects\n\nNavigation objects hold the pages of the site.\n")
+    cleaned = clean_markup(text)
+    assert cleaned.count("\n") == text.count("\n") and "options" not in cleaned and "heading_level" not in cleaned
+    assert [u.text for u in units(text)] == ["Navigation objects hold the pages of the site."]

@@ -29,6 +29,11 @@ _PREPROCESSED = r"\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|(?:\{\{[<%][ \t]*/?[
 _ALERT = r"(?:>[ \t]*)+\[!(?i:note|tip|important|warning|caution)\]"
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?::::+[ \t]*[\w.]+.*|\([\w.:-]+\)=|" + ATTRIBUTES + "|" + _PREPROCESSED
                              + "|" + _ALERT + r")[ \t]*$", re.MULTILINE)
+# mkdocstrings' `::: module.path` line with the YAML settings indented under it ("    options:" / "        heading_level:
+# 5"): the generated reference's settings, not text. Emptied line for line before `_DIRECTIVE_LINE` empties the
+# identifier line alone (their options read as an indented code block, quoted under the section's title).
+_MKDOCSTRINGS = re.compile(r"^([ \t]*):::[ \t]*[\w.]+[ \t]*\n\1[ \t]+(?:options|handler|selection|rendering):"
+                           r"[^\n]*(?:\n(?:\1[ \t]+\S[^\n]*)?(?=\n|$))*", re.MULTILINE)
 # The include and shortcode lines among them, which their tool replaces inside a code fence too (mdBook's
 # "```console" / "{{#include ../listings/output.txt}}"): never an example shown as written (`fenced_lines`).
 _PREPROCESSOR_LINE = re.compile(r"^[ \t]*(?:" + _PREPROCESSED + r")[ \t]*$")
@@ -61,6 +66,8 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     else:
         text, held = rest_literals.hold_literals(_rest_hidden(text))
         text = rest_literals.note_refs(text)
+    if markdown and ":::" in text:
+        text = _MKDOCSTRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     text = _pymdown_blocks(_DIRECTIVE_LINE.sub("", text), markdown)
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
