@@ -396,7 +396,8 @@ def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = T
     the key `level`.", spanning the term's line through the definition's last. The term is what the definition
     documents (a processor, an option): without it the definition says what it does, never what it is. A definition
     whose term is not in the chunk is read alone, led by the section's `label`; one ending in ":" comes with the
-    code block right after it ("Compare:" + the code), as a list item's does."""
+    code block, list or table right after it ("Compare:" + the code; Cargo's "`--color` when: Control when colored
+    output is used. Valid values:" + its list), as a paragraph's last sentence does."""
     lines = block.lines
     first = next((k for k, x in enumerate(lines) if DEFINITION.match(x)), len(lines))
     term = plain(" ".join(x.strip() for x in lines[:first] if x.strip()), markdown).rstrip(":").rstrip()
@@ -412,9 +413,9 @@ def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = T
         sentence = f"{term}: {text}" if term else labelled(text, label)
         if len(sentence.split()) < MIN_WORDS:
             continue
-        if _introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind == "code":
+        if _introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind in ("code", "list", "table"):
             out.append(Unit(_cap(sentence), _attached(nxt, markdown), block.start, last, block_end(nxt),
-                            output=_output(sentence, nxt), item=True))
+                            output=nxt.kind == "code" and _output(sentence, nxt), item=True))
         elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
             out.append(Unit(_cap(sentence), "", block.start, last, item=True))
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragls.answer.blocks import LIST_ITEM, TABLE_SEPARATOR, is_markdown, parsed
+from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, is_markdown, parsed
 from ragls.answer.inline import CODE_SPANS, plain
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -73,6 +73,10 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
                 runs.append(("code" if block.kind == "code" else "row", [line.strip()], k))
             elif LIST_ITEM.match(line):
                 runs.append(("item", [_unmarked(line, markdown)], k))
+            elif block.kind == "deflist" and DEFINITION.match(line) and runs and runs[-1][2] == k:
+                # a definition after its term: "term: definition", as the answer reads it (not "term : definition")
+                runs[-1][1][-1] = runs[-1][1][-1].rstrip().rstrip(":") + ":"
+                runs[-1][1].append(line.strip()[1:].strip())
             elif runs and runs[-1][2] == k and runs[-1][0] in ("prose", "item"):
                 runs[-1][1].append(_unmarked(line, markdown))
             else:

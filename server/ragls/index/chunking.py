@@ -2,9 +2,11 @@
 
 Every chunk's `text` is exactly `doc.text[start:end]` for two offsets — except that a Markdown chunk that starts
 or ends inside a fenced code block gets the block's opening line prepended / its closing fence appended (so split
-code blocks stay balanced, and text after a fence that is never closed is still quoted as code) — and its `span`
+code blocks stay balanced, and text after a fence that is never closed is still quoted as code), and that a
+Markdown document is chunked with its HTML blocks read as the Markdown they render as, line for line
+(`index.html_blocks.read_html_blocks`: no tag or attribute reaches a chunk) — and its `span`
 gives those offsets as LSP positions in the file on disk: 0-based lines, columns in UTF-16 code units, end exclusive; a line ends only at
-"\\n", "\\r\\n" or "\\r". Chunks are at most `chunk_size` characters (Python code points) long, fence lines
+"\\n", "\\r\\n" or "\\r" (on a line whose HTML was read, a column other than 0 is the file line's end). Chunks are at most `chunk_size` characters (Python code points) long, fence lines
 included (Markdown with code blocks is packed that much smaller).
 
 - Markdown is split at headings first (the title is the heading path, "Installation > Retries"); small
@@ -35,6 +37,7 @@ from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Chunk, Document, LineSpan
 from ragls.index.front_matter import front_matter_lines, front_matter_title
 from ragls.index.headings import strip_heading_ids, text_headings
+from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import LineIndex
 
 if TYPE_CHECKING:
@@ -86,6 +89,9 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
     if not text.strip():
         return []
     index = LineIndex(text)
+    # a Markdown page's HTML blocks read as Markdown (index/html_blocks.py): chunks are cut from the file's text as
+    # ever, and then hold their lines' reading
+    reading = _reading(text) if doc.kind == "markdown" else None
     lines = _Lines(text, index)
     fences: list[_Fence] = []
     if doc.kind == "markdown":
@@ -120,6 +126,10 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         last_end = end
         line0, col0 = index.position(start)
         line1, col1 = index.position(end)
+        if reading is not None:
+            piece, line0, col0, line1, col1 = _read_piece(piece, index, reading, line0, col0, line1, col1)
+            if is_markup_only(piece):
+                continue  # HTML tags only: nothing to find or cite
         path, included_in = doc.path, ""
         if doc.origins:  # lines of the file the stretch lives in; titled at its first line, not the blank before
             title = _title_at(titles, start, end)
@@ -137,6 +147,59 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
             folder=doc.folder, page=page, anchor=anchor, included_in=included_in,
         ))
     return chunks
+
+
+def _reading(text: str) -> list[str] | None:
+    """The lines of a Markdown `text` with its HTML blocks read as Markdown (`read_html_blocks`), without their
+    line breaks; None when it has none."""
+    read = read_html_blocks(text)
+    return None if read is text or read == text else _LINE_BREAK.split(read)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _read_piece(piece: str, index: LineIndex, reading: list[str], line0: int, col0: int, line1: int,
+                col1: int) -> tuple[str, int, int, int, int]:
+    """A Markdown chunk's text `piece` (file lines `line0`..`line1`, columns `col0`, `col1`) with each whole file
+    line of it replaced by its reading (`_reading`: an HTML block's line read as Markdown), blank lines at either
+    end dropped, and its span narrowed to the lines left (a trailing line's end column is the file line's end).
+    A piece line that is not its file line as a whole (a prepended fence line, a character split) stays as it is."""
+    lines = piece.split("\n")
+    changed = False
+    for k, line in enumerate(lines):
+        n = line0 + k
+        if n >= len(reading) or n > line1:
+            break
+        own = _line_text(index, n)
+        if reading[n] != own and line.rstrip("\r").rstrip() == own.rstrip() and (k or col0 == 0):
+            lines[k] = reading[n] + ("\r" if line.endswith("\r") else "")
+            changed = True
+    if not changed:
+        return piece, line0, col0, line1, col1
+    first = next((k for k, x in enumerate(lines) if x.strip()), len(lines))
+    last = next((k for k in range(len(lines) - 1, -1, -1) if lines[k].strip()), -1)
+    if first > last:
+        return "", line0, col0, line0, col0
+    if last < len(lines) - 1 or lines[last] != piece.split("\n")[last]:
+        line1 = line0 + last
+        col1 = index.position(_line_end(index, line1))[1]
+    if first:
+        line0, col0 = line0 + first, 0
+    return "\n".join(lines[first:last + 1]).rstrip(), line0, col0, line1, col1
+
+
+def _line_text(index: LineIndex, line: int) -> str:
+    """Line `line` of `index`'s text, without its line break."""
+    return index.text[index.starts[line]:_line_end(index, line)]
+
+
+def _line_end(index: LineIndex, line: int) -> int:
+    """The offset where line `line` of `index`'s text ends, its line break excluded."""
+    end = index.starts[line + 1] if line + 1 < len(index.starts) else len(index.text)
+    while end > index.starts[line] and index.text[end - 1] in "\r\n":
+        end -= 1
+    return end
 
 
 def _mark_at(marks, offset: int) -> tuple[int | None, str]:
