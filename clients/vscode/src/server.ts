@@ -26,6 +26,8 @@ import { openSettings } from './walkthrough';
 
 /** File types the server indexes by default; their open/save events are forwarded to it. */
 const DOCUMENT_PATTERN = '**/*.{md,markdown,mdx,rst,txt,adoc,org}';
+/** How long after a ragls.toml changed the status is asked again (then after 3 times as long). */
+const SETTINGS_STATUS_MS = 2000;
 /** How often the status is asked again while the embedding model loads. */
 const STATUS_RELOAD_MS = 2000;
 
@@ -45,7 +47,32 @@ export class ServerManager implements vscode.Disposable {
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly status: StatusBar,
-  ) {}
+  ) {
+    // A ragls.toml saved on an open workspace: the server keeps or applies it (a reopen shows its progress, whose
+    // end refreshes the item); one that does not load is only in rag/status `errors`: ask for it again shortly.
+    this.subscriptions.push(
+      this.settingsFiles.onDidChange(() => this.statusSoon()),
+      this.settingsFiles.onDidCreate(() => this.statusSoon()),
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (doc.uri.scheme === 'file' && doc.uri.path.endsWith('/ragls.toml')) {
+          this.statusSoon();
+        }
+      }),
+    );
+  }
+
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private settingsTimers: NodeJS.Timeout[] = [];
+
+  /** Refresh the status item after the server had time to read a changed ragls.toml (twice: a busy machine). */
+  private statusSoon(): void {
+    this.settingsTimers.forEach(clearTimeout);
+    this.settingsTimers = [SETTINGS_STATUS_MS, 3 * SETTINGS_STATUS_MS].map((ms) => setTimeout(() => {
+      if (!this.status.indexing && this.status.state !== 'starting') {
+        void this.refreshStatus();
+      }
+    }, ms));
+  }
 
   /** The running client, if any. */
   get running(): LanguageClient | undefined {
@@ -324,6 +351,8 @@ export class ServerManager implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.reloadTimer);
+    this.settingsTimers.forEach(clearTimeout);
+    this.subscriptions.forEach((d) => d.dispose());
     this.settingsFiles.dispose();
     void this.stop();
     this._onDidStart.dispose();

@@ -258,6 +258,10 @@ export class StatusBar implements vscode.Disposable {
       tooltip.appendMarkdown(`${tooltip.value ? '\n\n' : ''}${markdown}${text === undefined ? '' : markdownText(text)}`);
     };
     paragraph(`**ragls** — ${counted(files, 'file')}, ${counted(chunks, 'chunk')} in ${counted(status.folders.length, 'folder')}`);
+    // Errors too, as the server words them (a ragls.toml that does not load: its path and why), not only counted.
+    for (const error of splitErrors(status).errors) {
+      paragraph('$(error) ', error.path && !error.message.includes(error.path) ? `${error.path}: ${error.message}` : error.message);
+    }
     for (const warning of warnings) {
       paragraph('$(warning) ', warning);
     }

@@ -816,6 +816,18 @@ suite('ragls extension in VS Code', () => {
       }
       sub.dispose();
       assert.equal(restarts, 0, 'no restart');
+      // Broken again while the workspace is open: the server keeps it (answers go on) and the item says why.
+      await editor.edit((e) => e.insert(new vscode.Position(0, 0), '[retrieval\n'));
+      await doc.save();
+      await until('the status bar to show the ragls.toml error', () => api.status.text.startsWith('$(warning) ragls: 4 files')
+        && (api.status.item.tooltip as vscode.MarkdownString).value.includes('keeping the previous settings'));
+      const hover = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(hover.includes('$(error) ') && hover.includes('Expected') && hover.includes('1 error — click for details'), hover);
+      assert.ok((await api.server.request(QueryRequest, { query: 'roll back beacon firmware' })).chunks.length > 0);
+      await editor.edit((e) => e.delete(new vscode.Range(0, 0, 1, 0)));
+      await doc.save();
+      await until('the error to go once the file is fixed', () => api.status.state === 'ready'
+        && api.status.text.startsWith('$(book) ragls: 4 files'));
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     } finally {
       StatusBar.STARTING_SECONDS_AFTER_MS = after;
