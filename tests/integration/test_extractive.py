@@ -192,26 +192,31 @@ def test_code_right_after_a_sentence_comes_with_it_when_it_names_what_is_asked(e
     assert lines[at + 1:at + 4] == ["  ```", "  scheduler = Scheduler(num_workers=16)", "  ```"]
 
 
-def test_only_the_candidates_the_words_cannot_rule_out_are_embedded(embedder):
-    """Of many candidate sentences, EMBEDDED_CANDIDATES reach the model (with the question): those sharing the most
-    question words first, then the best-ranked sources' others in order. (A sentence sharing no word, past that
-    many, is not embedded: the price of the cap, docs/benchmarks.md.)"""
-    from ragls.answer.extractive import EMBEDDED_CANDIDATES
+def test_only_the_candidates_the_words_cannot_rule_out_can_be_picked(embedder):
+    """Of many candidate sentences, EMBEDDED_CANDIDATES can be picked (`_worth_embedding`): those sharing the most
+    question words first, then the best-ranked sources' others in order. Every candidate is embedded, with the
+    question, in one call (the closest of all is quoted when the words left it out, `_rescued`; the index's
+    sentence pass stores their vectors)."""
+    from ragls.answer.cite import content_words
+    from ragls.answer.extractive import EMBEDDED_CANDIDATES, _worth_embedding, candidate_passages
 
-    filler = " ".join(f"The {w} office keeps its own coffee machine." for w in (
-        "north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic", "annex",
-        "harbour", "river", "market", "station"))
+    offices = ("north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic",
+               "annex", "harbour", "river", "market", "station")
+    filler = " ".join(f"The {w} office keeps its own coffee machine." for w in offices)
+    question = "When do production deployments reach customers?"
+    sources = [(1, _hit(filler + " " + TEXT, "office.md"))]
     sent: list[str] = []
 
     def counting(texts):
         sent.extend(texts)
         return embedder.embed_documents(texts)
 
-    answer = extractive_answer("When do production deployments reach customers?",
-                               [(1, _hit(filler + " " + TEXT, "office.md"))], embed=counting)
-    assert len(sent) == 1 + EMBEDDED_CANDIDATES and sent[0] == "When do production deployments reach customers?"
-    assert sent[1:] == [f"The {w} office keeps its own coffee machine." for w in (  # in candidate order
-        "north", "south", "east", "west", "upper", "lower", "front", "back", "corner", "garden", "attic")] + [
+    answer = extractive_answer(question, sources, embed=counting)
+    candidates, _ = candidate_passages(sources, question=question)
+    assert sent == [question] + [c.unit.sentence for c in candidates] and len(candidates) == 19
+    worth = [candidates[i].unit.sentence for i in _worth_embedding(set(content_words(question)), candidates)]
+    assert len(worth) == EMBEDDED_CANDIDATES
+    assert worth == [f"The {w} office keeps its own coffee machine." for w in offices[:11]] + [  # candidate order
         "Production deployments go out every Tuesday at noon."]
     assert _bullets(answer)[0] == "- Production deployments go out every Tuesday at noon [1]."
 
@@ -585,8 +590,13 @@ QUESTION_SWITCH = "The project needs the 3.12 interpreter. How do I switch the P
 
 
 def _lower_source_answer(embedder, answering: str) -> tuple[str, list[str]]:
-    """(the extractive answer, the sentences embedded) for QUESTION_SWITCH over a first hit of fourteen sentences
-    sharing the question's words, three unrelated hits and `answering` as the fifth hit."""
+    """(the extractive answer, the sentences that can be picked: `_worth_embedding`'s choice) for QUESTION_SWITCH
+    over a first hit of fourteen sentences sharing the question's words, three unrelated hits and `answering` as the
+    fifth hit."""
+    from ragls.answer.cite import content_words
+    from ragls.answer.extractive import _worth_embedding, candidate_passages
+    from ragls.answer.identifiers import literal_terms
+
     days = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
             "March", "April", "May", "June", "July")
     top = " ".join(f"The Python project team meets on {d} at the switch room; the environment committee reports its "
@@ -596,36 +606,34 @@ def _lower_source_answer(embedder, answering: str) -> tuple[str, list[str]]:
               "The lock file records the exact version of every dependency."]
     sources = [(1, _hit(top, "paths.md"))] + [(n, _hit(t, f"p{n}.md")) for n, t in enumerate(others, 2)] + [
         (5, _hit(answering, "environments.md"))]
-    sent: list[str] = []
-
-    def counting(texts):
-        sent.extend(texts)
-        return embedder.embed_documents(texts)
-
-    return extractive_answer(QUESTION_SWITCH, sources, embed=counting), sent
+    candidates, _ = candidate_passages(sources, literal_terms(QUESTION_SWITCH), QUESTION_SWITCH)
+    query = set(content_words(QUESTION_SWITCH)) | literal_terms(QUESTION_SWITCH)
+    worth = [candidates[i].unit.sentence for i in _worth_embedding(query, candidates)]
+    return extractive_answer(QUESTION_SWITCH, sources, embed=embedder.embed_documents), worth
 
 
 def test_each_sources_best_sentences_by_words_are_embedded(embedder):
     """The EMBEDDED_CANDIDATES places go by words damped by source rank: a top hit with many sentences sharing the
     question's words filled them all, and a lower hit's answering sentence was never embedded, so never picked nor
-    quoted as the closest by meaning. Each source's EMBEDDED_PER_SOURCE best by words are embedded too (Poetry's
+    quoted as the closest by meaning. Each source's EMBEDDED_PER_SOURCE best by words can be picked too (Poetry's
     docs: the `env use` sentence of the fifth hit, the closest of all by meaning)."""
     from ragls.answer.extractive import EMBEDDED_CANDIDATES, EMBEDDED_PER_SOURCE
 
     answering = "To switch the interpreter of the current project, run `quokka env use` with its path."
-    answer, sent = _lower_source_answer(embedder, answering)
-    assert EMBEDDED_PER_SOURCE >= 1 and len(sent) > 1 + EMBEDDED_CANDIDATES
-    assert answering in sent, sent
+    answer, worth = _lower_source_answer(embedder, answering)
+    assert EMBEDDED_PER_SOURCE >= 1 and len(worth) > EMBEDDED_CANDIDATES
+    assert answering in worth, worth
     assert "- To switch the interpreter of the current project, run `quokka env use` with its path [5]." in answer, \
         answer
 
 
 def test_a_lower_sources_third_sentence_by_words_is_embedded(embedder):
     """EMBEDDED_PER_SOURCE is 3: a lower hit's page often holds two sentences restating the question's words before
-    the one naming the means, which shares only one of them; with two places per source that one was never embedded
-    (Poetry's po-i13 and po-p02, Scrapy's sc-t04: docs/benchmarks.md, "Three sentences of each source embedded")."""
+    the one naming the means, which shares only one of them; with two places per source that one could never be
+    picked (Poetry's po-i13 and po-p02, Scrapy's sc-t04: docs/benchmarks.md, "Three sentences of each source
+    embedded")."""
     page = ("Each project environment records the Python interpreter version it was created with. "
             "The interpreter version of a project environment is shown by the `quokka env info` command. "
             "To switch to another one, run `quokka env use` with its path.")
-    _, sent = _lower_source_answer(embedder, page)
-    assert "To switch to another one, run `quokka env use` with its path." in sent, sent
+    _, worth = _lower_source_answer(embedder, page)
+    assert "To switch to another one, run `quokka env use` with its path." in worth, worth

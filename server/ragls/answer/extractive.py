@@ -179,9 +179,10 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     texts -> normalised vectors, the model's document side) and `embed_query` (question -> normalised vector, its
     query side: models with query/passage prompts embed the two differently; without it the question goes through
     `embed`, right only for a model that has no such prompts) candidates are ranked by the cosine similarity of
-    their sentence (without the block it introduces) to the question instead (only the EMBEDDED_CANDIDATES best by
-    words and source rank, and each source's EMBEDDED_PER_SOURCE best by words, are embedded and can be picked,
-    `_worth_embedding`), plus WORD_WEIGHT per shared word; those
+    their sentence (without the block it introduces) to the question instead (every candidate is embedded — the
+    index's sentence pass stores their vectors — but only the EMBEDDED_CANDIDATES best by words and source rank,
+    and each source's EMBEDDED_PER_SOURCE best by words, can be picked, `_worth_embedding`), plus WORD_WEIGHT per
+    shared word; those
     sharing no word and below 0.3 cosine are left out, and so are those below RELATIVE_FLOOR of the best score (off
     topic). A candidate naming an identifier (`identifier_words`) gains IDENTIFIER_BONUS when the identifier points
     at a word of the question (`pointed_at`: the same word, one it abbreviates — `chars` for "characters" — or one
@@ -197,7 +198,8 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     picked passage holds or names (`_names_the_question`: the part of the question the picks leave out) is added
     last, the best-scored one, even below the floor or past `max_sentences` (one passage more). Without
     `max_sentences`, the passage whose sentence reads closest to the question (the highest cosine, `_closest`) is
-    quoted after the picks when they do not hold it, whatever its score (one passage more). With no candidate
+    quoted after the picks when they do not hold it, whatever its score (one passage more), and so is the closest
+    of all candidates when the pre-selection left it out (`_rescued`). With no candidate
     at all, the first sentence of each of the two best sources is used. A passage shows a short code block after it
     when on topic, or when it is the paragraph's last sentence and the block at most EXAMPLE_LINES lines
     (`with_code_after`). A sentence
@@ -208,12 +210,16 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     query = set(content_words(question)) | literal_terms(question)
     candidates, firsts = candidate_passages(sources, literal_terms(question), question, files)
     cosines = None
+    rescued = None  # with embed: the closest candidate of all when the word pre-selection left it out (`_rescued`)
     if embed is not None and candidates:
-        candidates = [candidates[i] for i in _worth_embedding(query, candidates)]  # the others cannot be picked
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
-        vecs = embed([c.unit.sentence for c in candidates])
-        cosines = [float(v) for v in (vecs @ qvec)]
+        vecs = embed([c.unit.sentence for c in candidates])  # all: the index's sentence pass stored them
+        every_cosine = [float(v) for v in (vecs @ qvec)]
+        worth = _worth_embedding(query, candidates)  # the others cannot be picked
+        rescued = _rescued(query, candidates, every_cosine, worth)
+        candidates = [candidates[i] for i in worth]
+        cosines = [every_cosine[i] for i in worth]
     weights = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates], cosines)
     scored = [(-w * weight * rank_prior(rank), rank, pos, n, unit)
               for w, (rank, pos, n, unit, _, weight) in zip(weights, candidates) if w is not None]
@@ -253,6 +259,9 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         if _fresh(n, unit, picked, seen):
             seen.add(_normalised(unit.text))
             picked.append((n, unit))
+    if rescued is not None and max_sentences is None and _fresh(*rescued, picked, seen):
+        seen.add(_normalised(rescued[1].text))
+        picked.append(rescued)
     if cosines is not None and max_sentences is None:
         elsewhere = _closest_elsewhere(every, candidates, cosines, {k for k, _ in picked})
         if elsewhere is not None and _fresh(*elsewhere, picked, seen):
@@ -324,6 +333,29 @@ def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) ->
     closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
     best = min(scored, key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
     return None if best is None else (best[3], best[4])
+
+
+def _rescued(query: set[str], candidates: list[Candidate], cosines: list[float], worth: list[int]
+             ) -> tuple[int, Unit] | None:
+    """`(n, unit)` of the candidate whose sentence has the highest cosine similarity to the question among all
+    `candidates` (`cosines[i]` for candidate i; ties to the better-ranked source, then the earlier passage), when it
+    is none of those `_worth_embedding` chose (indexes `worth`) and `passage_scores` would score it (it shares a
+    word with the question or reaches 0.3); else None. `extractive_picks` quotes it after `_closest` (one passage
+    more): the word pre-selection ranks a top hit's sentences that repeat the question's words above a lower one's
+    that answers in other words, and only the pre-selected candidates can be picked ("So you are expected to reuse a
+    session object and make many requests from it." for "Is it fine to create a brand-new ClientSession ... for
+    every URL?", "By default, requests do not time out unless a timeout value is set explicitly." for "how long
+    will my call sit there?"). Its price is a vector per candidate, which the index's sentence pass
+    stores (`answer_sentences`); measured: docs/benchmarks.md, "Key: the closest sentence of every candidate"."""
+    if not candidates:
+        return None
+    best = min(range(len(candidates)), key=lambda i: (-cosines[i], candidates[i].rank, candidates[i].pos))
+    if best in set(worth):
+        return None
+    c = candidates[best]
+    if passage_scores(query, [c.unit], [c.words], [cosines[best]])[0] is None:
+        return None
+    return c.n, c.unit
 
 
 def _closest_elsewhere(scored: list, candidates: list[Candidate], cosines: list[float], cited: set[int]
@@ -419,9 +451,9 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
     tell Poetry which Python version to use for the current project." (fifth hit, the highest cosine of all
     candidates) was never embedded, so never picked nor quoted as the closest (`_closest`) for "How do I switch it
     [to the 3.12 interpreter]?" (measured: docs/benchmarks.md, "Extractive answers: Key misses of coverage.py and
-    Poetry classified"). The model pass is most of `rag/ask`'s time (~30 sentences, docs/benchmarks.md). A
-    candidate beyond these is not picked (its price: a sentence sharing no word with the question, past that many,
-    is not found by meaning)."""
+    Poetry classified"). A candidate beyond these is not picked: the words are part of the ranking (picking from
+    every candidate by its cosine lost more answer keys than it found, docs/benchmarks.md "What limits the key
+    identifier in the answer"); it is quoted only as the closest of all (`_rescued`)."""
     lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates])
     order = sorted(range(len(candidates)), key=lambda i: (
         lexical[i] is None, -(lexical[i] or 0.0) * candidates[i].weight * rank_prior(candidates[i].rank), i))
