@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ragls.answer.blocks import FENCE_OPEN
 from ragls.answer.inline import plain
 from ragls.answer.markup import clean_markup
 
@@ -30,6 +31,11 @@ _COMMENT_END = re.compile(r"\s*\*+/\s*$")
 _NOT_PROSE = re.compile(r"^(?:!|-\*-|(?:noqa|type:|pragma|pylint:|fmt:|mypy:|isort:|eslint|ts-|@ts-|prettier|nolint|"
                         r"SPDX|Copyright|coding[:=]|vim?:|TODO\b|FIXME\b|XXX\b))", re.IGNORECASE)
 _CODE_END = re.compile(r"[{};:(),=\[\]]\s*$")
+# the languages whose comments document the setting below them (`config_comments`)
+CONFIG_LANGUAGES = frozenset({"toml", "yaml", "yml", "ini", "cfg", "conf", "properties", "dotenv", "env"})
+_CODE_DIRECTIVE = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode)::\s*(\S+)")  # reST's code directive, language
+# a comment run holding settings commented out ("# branch = \"master\"", "# copy: no # Use files in place"), not prose
+_COMMENTED_OUT = re.compile(r"^[\w.-]+\s*=|\s#\s")
 
 
 class CodePassage(NamedTuple):
@@ -131,3 +137,29 @@ def _add(out: list[CodePassage], prose: str, code: list[str], line: int, end: in
     if attached and not sentence.endswith((":", "…")):
         sentence = sentence.rstrip(".") + ":"
     out.append(CodePassage(sentence, attached, line, end))
+
+
+def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
+    """The comment passages of a documentation page's code block `lines` (fences included) when it is
+    configuration — its language, the fence's info string (```` ```toml ````) or the argument of the reST
+    `directive` line before it (``.. code-block:: ini``), is one of CONFIG_LANGUAGES — else []: each run of comment
+    lines with the setting right below it (`code_passages`), the block shown in that language, with no setting
+    commented out (`_COMMENTED_OUT`); `line`/`end` are 0-based lines of the block. Zola documents every setting of
+    `config.toml` only in the comment above it. A program's comments narrate its steps ("# Don't send the API key for
+    this particular request.") and outranked the prose explaining the example: those are no passages
+    (docs/benchmarks.md, "Key: the closest sentence of every candidate")."""
+    fenced = bool(lines) and FENCE_OPEN.match(lines[0])
+    if fenced:
+        language = lines[0].strip().lstrip("`~").strip("{} ")
+    else:
+        found = _CODE_DIRECTIVE.match(directive)
+        language = found.group(1) if found else ""
+    if (language.split() or [""])[0].lower() not in CONFIG_LANGUAGES:
+        return []
+    body = lines[1:] if fenced else lines
+    if fenced and body and FENCE_OPEN.match(body[-1]):
+        body = body[:-1]  # the closing fence
+    first = 1 if fenced else 0
+    tag = language.split()[0]  # the answer's block shows the language, as the page does
+    return [p._replace(attached=p.attached.replace("```", f"```{tag}", 1), line=p.line + first, end=p.end + first)
+            for p in code_passages("\n".join(body)) if not _COMMENTED_OUT.search(p.sentence)]

@@ -4,7 +4,9 @@ with the lines it spans.
 The text is read as blocks (`answer/blocks.py`): paragraphs (split into sentences), list items, definition list
 items (MyST's `term` / `: definition`, each definition one unit led by its term, `_definitions`), fenced and indented
 code blocks (Markdown's 4-space blocks, reST's literal blocks after "::"), pipe tables (each data row one unit,
-whole), headings and reST directive lines (skipped).
+whole), headings and reST directive lines (skipped); in a fenced configuration block (```` ```toml ````, YAML, INI:
+`code_passages.CONFIG_LANGUAGES`) each comment with the setting under it is a passage (`_commented`), as in a code
+file.
 A sentence ends at its punctuation, not at a line break: a paragraph or list item hard-wrapped over several source
 lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`Unit.end`), which is what
 `focusRange` cites (retrieval/focus.py). A list item is one unit, all of its lines (its sentences are not split:
@@ -47,7 +49,7 @@ from ragls.answer.blocks import (
     parsed,
     split_row,
 )
-from ragls.answer.code_passages import code_passages
+from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import CODE_SPAN, heading_label, labelled, refers_back
@@ -367,7 +369,17 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             out += _definitions(b, label, nxt, markdown)
         elif b.kind == "table":
             out += _table_rows(b, markdown)
+        elif b.kind == "code":
+            out += _commented(b, blocks[k - 1] if k else None)
     return tuple(out)
+
+
+def _commented(block: Block, before: Block | None) -> list[Unit]:
+    """The comment passages of a configuration code block (`code_passages.config_comments`; `before`: the block
+    before it, a reST code directive's line), of at least MIN_WORDS words, as chunk-text lines."""
+    directive = before.lines[-1] if before is not None and before.kind == "skip" else ""
+    return [Unit(_cap(p.sentence), p.attached, block.start + p.line, block.start + p.end, block.start + p.end)
+            for p in config_comments(block.lines, directive) if len(p.sentence.split()) >= MIN_WORDS]
 
 
 def block_opening(chunk: Chunk, after: int) -> str:
