@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Document
 from ragls.index.chunking import chunk_document, is_markup_only, no_text_reason
+from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import offset_to_position, position_to_offset
 from ragls.sources.load import load_file, load_text
 
@@ -43,10 +44,11 @@ def naive_offset(text: str, starts: list[int], line: int, col: int) -> int:
     return start + len(units.decode("utf-16-le"))
 
 
-def assert_exact(doc_text: str, chunks) -> None:
+def assert_exact(doc_text: str, chunks, markdown: bool = False) -> None:
     """Every chunk's text is the slice of the document between its span positions, but for the fence lines that
     balance a split code block: an opening line in place of the span's first line (the block's opening line or
-    a code line before the chunk's own), a closing fence after."""
+    a code line before the chunk's own), a closing fence after; and, in a `markdown` document, for the lines of its
+    HTML blocks, read as Markdown (`index.html_blocks.read_html_blocks`)."""
     starts = naive_line_starts(doc_text)
     for c in chunks:
         s = naive_offset(doc_text, starts, c.span.start_line, c.span.start_char)
@@ -55,6 +57,16 @@ def assert_exact(doc_text: str, chunks) -> None:
         if FENCE_RE.match(first) and not doc_text[s:e].startswith(c.text[:len(first) + 1]):
             s = doc_text.index("\n", s) + 1  # an added opener stands in for the span's first line
             assert without_added_fences(rest, doc_text[s:e]) == doc_text[s:e], (c.ordinal, c.span)
+        elif without_added_fences(c.text, doc_text[s:e]) != doc_text[s:e] and markdown:
+            # a Markdown chunk holds its HTML blocks' lines read as Markdown (index/html_blocks.py), line for line:
+            # each line of the chunk is its file line or that line's reading
+            reading = re.split(r"\r\n|\r|\n", read_html_blocks(doc_text))
+            lines = [x.rstrip("\r") for x in c.text.split("\n")]
+            own = re.split(r"\r\n|\r|\n", doc_text[s:e])
+            assert len(lines) == len(own), (c.ordinal, c.span)
+            for k, (line, file_line) in enumerate(zip(lines, own, strict=True)):
+                assert line in (file_line, reading[c.span.start_line + k]), (c.ordinal, c.span, k)
+            assert lines != own, (c.ordinal, c.span)
         else:
             assert without_added_fences(c.text, doc_text[s:e]) == doc_text[s:e], (c.ordinal, c.span)
 
@@ -71,8 +83,9 @@ def without_added_fences(text: str, expected: str) -> str:
     return text
 
 
-def assert_covers(doc_text: str, chunks) -> None:
-    """Nothing but whitespace and markup-only text (dropped chunks such as a lone "```") is lost between chunks."""
+def assert_covers(doc_text: str, chunks, markdown: bool = False) -> None:
+    """Nothing but whitespace and markup-only text (dropped chunks such as a lone "```"; in a `markdown` document,
+    HTML that reads as nothing, such as a lone "</figure>", `index.html_blocks`) is lost between chunks."""
     starts = naive_line_starts(doc_text)
     ranges = sorted(
         (naive_offset(doc_text, starts, c.span.start_line, c.span.start_char),
@@ -80,11 +93,16 @@ def assert_covers(doc_text: str, chunks) -> None:
     pos = 0
     for s, e in ranges:
         if s > pos:
-            assert is_markup_only(doc_text[pos:s]), repr(doc_text[pos:s][:80])
+            assert lost_nothing(doc_text[pos:s], markdown), repr(doc_text[pos:s][:80])
         pos = max(pos, e)
-    assert is_markup_only(doc_text[pos:])
+    assert lost_nothing(doc_text[pos:], markdown)
     ends = [e for _, e in ranges]
     assert all(a < b for a, b in itertools.pairwise(ends)), "a chunk adds nothing after its predecessor"
+
+
+def lost_nothing(gap: str, markdown: bool) -> bool:
+    """`gap` (text between chunks) holds nothing to find or cite."""
+    return is_markup_only(gap) or (markdown and is_markup_only(read_html_blocks(gap)))
 
 
 def doc(text: str, path: str = "notes.txt", kind: str | None = None) -> Document:
@@ -492,18 +510,20 @@ def test_rust_book_chunks_are_exact(rust_book, chunk_size, overlap):
         chunks = chunk_document(d, chunk_size, overlap)
         assert chunks, name
         total += len(chunks)
-        assert_exact(d.text, chunks)
-        assert_covers(d.text, chunks)
+        assert_exact(d.text, chunks, markdown=d.kind == "markdown")
+        assert_covers(d.text, chunks, markdown=d.kind == "markdown")
         assert all(0 < len(c.text) <= chunk_size for c in chunks), name
         assert [c.ordinal for c in chunks] == list(range(len(chunks)))
         if d.kind == "markdown" and not name.startswith("crlf-"):
-            positions = [(d.text.find(c.text), c) for c in chunks]
+            starts = naive_line_starts(d.text)  # each chunk's span (its text may hold HTML blocks read as Markdown)
+            spans = [(naive_offset(d.text, starts, c.span.start_line, c.span.start_char),
+                      naive_offset(d.text, starts, c.span.end_line, c.span.end_char)) for c in chunks]
             # markdown with code blocks is packed smaller by the room its balancing fence lines may need
             reserve = max((2 * len(m.group(0).strip()) + 2 for m in re.finditer(
                 r"^ {0,3}(?:`{3,}|~{3,})[^\r\n]*", d.text, re.MULTILINE)), default=0)
             for fs, fe in fence_ranges(d.text):
                 if fe - fs <= chunk_size - overlap - reserve:
-                    assert any(s <= fs and fe <= s + len(c.text) for s, c in positions), (name, fs)
+                    assert any(s <= fs and fe <= e for s, e in spans), (name, fs)
     assert total > len(files)
 
 
