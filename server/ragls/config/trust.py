@@ -179,12 +179,17 @@ def editor_trust(layers: Sequence[dict[str, Any] | None]) -> bool | None:
     """The editor's word on workspace trust (`workspaceTrusted` in the last layer that has it, as a boolean, also
     under a "ragls" wrapper), None when no layer says."""
     verdict = None
-    for layer in layers:
-        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
-            layer = layer["ragls"]
+    for layer in map(_unwrapped, layers):
         if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_KEY), bool):
             verdict = layer[EDITOR_TRUST_KEY]
     return verdict
+
+
+def _unwrapped(layer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An editor's settings layer without its "ragls" wrapper ({"ragls": {...}} alone, as VS Code sends a section)."""
+    if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
+        return layer["ragls"]
+    return layer
 
 
 def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str, str] | None:
@@ -194,9 +199,7 @@ def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str,
     does). Entries that are not a path and a string are dropped."""
 
     found = None
-    for layer in layers:
-        if isinstance(layer, dict) and isinstance(layer.get("ragls"), dict) and len(layer) == 1:
-            layer = layer["ragls"]
+    for layer in map(_unwrapped, layers):
         if isinstance(layer, dict) and isinstance(layer.get(EDITOR_TRUST_CONFIGS_KEY), dict):
             found = {}
             for folder, digest in layer[EDITOR_TRUST_CONFIGS_KEY].items():
