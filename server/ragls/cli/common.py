@@ -195,7 +195,7 @@ def without_sentence_pass(args) -> None:
     its own overrides set it: a one-shot command (`ragls query`, `ragls ask`, `ragls eval`) prints its result and
     exits, and the pass only saves a later first answer the model time of its sentences (the vectors are the same
     bit for bit), so the user would wait for work done for someone else: README command 1 took 237 s instead of
-    200 s with it (docs/benchmarks.md "What a newcomer and an editor wait for"). It runs on the next `ragls index`
+    200 s with it (bench/history/session-52.md "What a newcomer and an editor wait for"). It runs on the next `ragls index`
     or server start; what an index holds already is still read (`Embedder.stored`)."""
     layer = dict(getattr(args, "overrides", None) or {})
     args.overrides = {**layer, "index": {"sentence_vectors": False, **layer.get("index", {})}}
