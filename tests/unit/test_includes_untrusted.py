@@ -114,3 +114,35 @@ def test_the_open_index_decides_what_a_page_may_show(tmp_path):
         assert _block(folder, "app.py", index.filter) is None
     finally:
         index.close()
+
+
+def test_a_snippet_reads_by_the_same_rule(tmp_path):
+    """A pymdownx.snippets fence (`--8<-- "path"`, answer/includes.py `snippets`) is read by the literalinclude's
+    rule: a name above the folder ("../notes.py", the project root's files when `docs/` is indexed), a link out of
+    it, a secret file or a gitignored file leaves the fence as written; a file inside it is shown."""
+    from ragls.answer.blocks import markdown_blocks
+    from ragls.answer.includes import snippets
+
+    outside = tmp_path / "home"
+    outside.mkdir()
+    (outside / "notes.py").write_text("PRIVATE_MARKER = 1\n")
+    folder = tmp_path / "project"
+    (folder / "docs" / "examples").mkdir(parents=True)
+    (folder / "notes.py").write_text("ROOT_MARKER = 1\n")
+    (folder / "docs").mkdir(exist_ok=True)
+    (folder / "docs" / ".gitignore").write_text("local.py\n")
+    (folder / "docs" / "local.py").write_text("IGNORED_MARKER = 1\n")
+    (folder / "docs" / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdefghij\n")
+    (folder / "docs" / "examples" / "app.py").write_text("cache = True\n")
+    os.symlink(outside / "notes.py", folder / "docs" / "examples" / "linked.py")
+    docs = folder / "docs"
+
+    def shown(name: str) -> list[str]:
+        page = f'Use it like so:\n\n```python\n--8<-- "{name}"\n```\n'
+        return snippets(markdown_blocks(page), "guide.md", str(docs))[-1].lines
+
+    assert shown("docs/examples/app.py") == ["```python", "cache = True", "```"]
+    assert shown("examples/app.py") == ["```python", "cache = True", "```"]
+    for name in ("../notes.py", "notes.py", "examples/linked.py", "docs/examples/linked.py", ".env", "local.py",
+                 "../.git/config"):
+        assert shown(name) == ["```python", f'--8<-- "{name}"', "```"], name

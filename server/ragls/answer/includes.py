@@ -4,6 +4,11 @@ shows that file's code there, and the index holds only the page's text (the dire
 an answer would show nothing under the sentence. `included_block` reads it when the answer is built. A MyST
 page writes the same directive as a fence (```` ```{literalinclude} examples/example.py ```` with `:start-after:`
 option lines), read the same way.
+
+A MkDocs page (pymdownx.snippets) writes the file's name in the fence instead: ```` ```python ```` /
+`--8<-- "docs/examples/guide/input/binding01.py"` / ```` ``` ```` (Textual: 731 such lines in 151 pages); `snippets`
+puts the file's code in that block, so the sentence before it ("The following example binds the keys ...") shows
+the example, not its file name.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ from __future__ import annotations
 import ast
 import re
 import stat
-from collections.abc import Mapping
-from pathlib import Path
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
 
 from ragls.answer import rest
-from ragls.answer.blocks import Block
+from ragls.answer.blocks import FENCE_OPEN, Block, block_end, code_body
 from ragls.config.settings import SourcesSettings
 from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
@@ -25,6 +31,11 @@ from ragls.sources.walk import FileFilter
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
+# pymdownx.snippets' one-line form, `--8<-- "path"` (any number of dashes either side; a `;` before it escapes it):
+# the quoted name in group 2, which may end in line ranges (":3:8", ":3:8,12:14") or a section name (":setup")
+_SNIPPET = re.compile(r"""^[ \t]*-+8<-+[ \t]+(["'])(.+?)\1[ \t]*$""")
+_SNIPPET_CUT = re.compile(r"^(.+?)(?::((?:\d*:\d*|\d+)(?:,(?:\d*:\d*|\d+))*)|:([A-Za-z_][\w-]*))?$")
+_SECTION_MARK = re.compile(r"-+8<-+[ \t]*\[(start|end):([\w-]+)\]")
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
 # {folder (as its index names it, resolved): the FileFilter of its open index} — handed down by the workspace
 # (`RagWorkspace.ask`'s `files`, `retrieval.source.file_filters`) to everything that reads a page's literalinclude
@@ -57,13 +68,100 @@ def stamps(text: str, source: str, folder: str, files: FileFilter | None = None)
     """(file, modification time in ns) of every file the literalinclude lines of chunk `text` (reST or MyST) name,
     for the page at `source` (relative to `folder`, whose open index's filter is `files`): a key that changes when
     an included example is edited."""
-    if "literalinclude" not in text or not folder:
+    if ("literalinclude" not in text and "8<" not in text) or not folder:
         return ()
     doc, root = Path(folder) / source, Path(folder)
     out = []
     for line in text.split("\n"):
         if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(3), doc, root, files)) is not None:
             out.append((str(found[0]), found[1]))
+        elif (m := _SNIPPET.match(line)) and (found := _snippet_target(m.group(2), doc, root, files)) is not None:
+            out.append((str(found[0][0]), found[0][1]))
+    return tuple(out)
+
+
+def _snippet_target(name: str, doc: Path, folder: Path, files: FileFilter | None
+                    ) -> tuple[tuple[Path, int], str, str] | None:
+    """The file a pymdownx.snippets name of the page `doc` names, (path, modification time in ns) as `_target`
+    allows it, with the name's line ranges ("3:8,12:14") and section name (both "" when it has none). The name is
+    relative to the MkDocs project's root (snippets' default `base_path`, "."), which is the indexed `folder` or a
+    folder above it: "docs/examples/app.py" of a `docs/` folder is its "examples/app.py" (the name's first parts
+    that are the folder's last ones are dropped); else the page's own folder. None when no such file is allowed."""
+    m = _SNIPPET_CUT.match(name.strip())
+    if m is None:
+        return None
+    path, ranges, section = m.group(1), m.group(2) or "", m.group(3) or ""
+    parts = PurePosixPath(path).parts
+    tails = [k for k in range(1, len(parts)) if folder.parts[-k:] == parts[:k]] if parts[:1] != ("/",) else []
+    for candidate in [path.lstrip("/"), *("/".join(parts[k:]) for k in tails)]:
+        if (found := _target("/" + candidate, folder / "page", folder, files)) is not None:
+            return found, ranges, section
+    found = _target(path, doc, folder, files) if not path.startswith("/") else None
+    return (found, ranges, section) if found is not None else None
+
+
+def _snippet_cut(lines: list[str], ranges: str, section: str) -> list[str]:
+    """`lines` of a snippet file as pymdownx.snippets includes them: the 1-based inclusive `ranges` ("3:8,12:",
+    ":5", "7"), else the lines between `--8<-- [start:section]` and `--8<-- [end:section]`; the section marker
+    lines themselves never show, and a cut's common indentation is removed (a method cut out of its class reads
+    from column 0, as snippets' `dedent_subsections` shows it)."""
+    if ranges:
+        out: list[str] = []
+        for part in ranges.split(","):
+            first, colon, last = part.partition(":")
+            a = int(first) if first else 1
+            b = (int(last) if last else len(lines)) if colon else a
+            out += lines[max(a, 1) - 1:b]
+        lines = out
+    elif section:
+        start = next((k for k, x in enumerate(lines) if (m := _SECTION_MARK.search(x)) and m.groups() == ("start", section)), None)
+        if start is not None:
+            end = next((k for k in range(start + 1, len(lines)) if (m := _SECTION_MARK.search(lines[k]))
+                        and m.groups() == ("end", section)), len(lines))
+            lines = lines[start + 1:end]
+    lines = [x for x in lines if not _SECTION_MARK.search(x)]
+    return textwrap.dedent("\n".join(lines)).split("\n") if ranges or section else lines
+
+
+def _read_code(path: Path, source: str) -> list[str] | None:
+    """The lines of the included file `path` (a regular file within MAX_INCLUDE_BYTES, UTF-8), secret values
+    masked (`redact.mask_secrets`), as in every passage shown; None when it cannot be read."""
+    read = read_bytes(path, source, MAX_INCLUDE_BYTES)  # a regular file within the bound, or Skipped
+    try:
+        text = read[0].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if isinstance(read, tuple) else None
+    except UnicodeDecodeError:
+        return None
+    return mask_secrets(text)[0].split("\n") if text is not None else None
+
+
+def snippets(blocks: Sequence[Block], source: str, folder: str, files: FileFilter | None = None
+             ) -> tuple[Block, ...]:
+    """`blocks` of the page at `source` (relative to the indexed `folder`) with each fenced code block whose lines
+    are only pymdownx.snippets lines (`--8<-- "docs/examples/app.py"`) holding those files' code instead, cut by
+    the names' line ranges or sections (`_snippet_cut`), within its fences; its chunk lines stay the block's own
+    (`Block.last`), so a citation of the sentence and its code stays on the page. A name that cannot be read
+    (outside the folder, a secret file, missing, too large, hidden by the open index's filter `files`) leaves the
+    block as written."""
+    out = list(blocks)
+    for k, b in enumerate(blocks):
+        body = code_body(b) if b.kind == "code" and FENCE_OPEN.match(b.lines[0]) else []
+        names = [m.group(2) for x in body if (m := _SNIPPET.match(x))]
+        if not body or len(names) < len(body):
+            continue
+        code: list[str] = []
+        for name in names:
+            found = _snippet_target(name, Path(folder) / source, Path(folder), files)
+            read = _read_code(found[0][0], source) if found is not None else None
+            if found is None or read is None:
+                break
+            code += _snippet_cut(read, found[1], found[2])
+        else:
+            while code and not code[-1].strip():
+                code.pop()
+            if any(x.strip() for x in code):
+                indent = b.lines[0][:len(b.lines[0]) - len(b.lines[0].lstrip())]
+                out[k] = Block("code", b.start, [b.lines[0], *(indent + x if x else x for x in code), indent + "```"],
+                               last=block_end(b))
     return tuple(out)
 
 
@@ -150,12 +248,7 @@ def included_block(text: str, line: int, source: str, folder: str, files: FileFi
     found = _target(m.group(3), Path(folder) / source, Path(folder), files)
     if found is None:
         return None
-    read = read_bytes(found[0], source, MAX_INCLUDE_BYTES)  # a regular file within the bound, or Skipped
-    try:
-        text = read[0].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if isinstance(read, tuple) else None
-        code = mask_secrets(text)[0].split("\n") if text is not None else None
-    except UnicodeDecodeError:
-        code = None
+    code = _read_code(found[0], source)
     if code is None:
         return None
     if m.group(2):

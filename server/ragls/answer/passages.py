@@ -217,7 +217,8 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
     (the chunk's path, relative to the indexed `folder`): a ":" sentence over a `.. literalinclude::` (MyST:
     ```` ```{literalinclude} ````) carries
     the included file's code (`includes.included_block`, as `files` allows: the FileFilter of the folder's open
-    index); the memo is keyed by the included files' modification times, so an edited example shows as it is
+    index), and a fence of pymdownx.snippets lines (`--8<-- "docs/examples/app.py"`) the code of the files they
+    name (`includes.snippets`); the memo is keyed by the included files' modification times, so an edited example shows as it is
     now."""
     key = (source, folder, files, includes.stamps(text, source, folder, files)) if source else ("", "", None, ())
     return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key))
@@ -241,6 +242,8 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
 def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, source: str = "", folder: str = "",
            files: FileFilter | None = None, _stamps: tuple[tuple[str, int], ...] = ()) -> tuple[Unit, ...]:
     blocks = parsed(text, markdown)
+    if _stamps and markdown:  # a fence of pymdownx.snippets lines: the code of the files they name
+        blocks = includes.snippets(blocks, source, folder, files)
     out: list[Unit] = []
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
     title = False  # that heading is the page's title ("# `MaskErrors`")
