@@ -17,7 +17,7 @@ computed for the questions the product answers that have such a word (the others
 nothing to drop). Printed: leave-one-corpus-out over the non-`--check` corpora — the veto "delta >= threshold", the
 threshold the largest answerable delta of the other corpora plus 0.01 — near misses abstained and answerable refused
 before and after per corpus, then the `--check` corpora (counts only) at the thresholds the folds chose.
-docs/benchmarks.md, "Abstention: the whole question weighed too; prefixed English words": measured, not shipped.
+bench/history/sessions-40-41.md, "Abstention: the whole question weighed too; prefixed English words": measured, not shipped.
 """
 
 from __future__ import annotations

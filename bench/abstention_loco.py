@@ -8,7 +8,7 @@
 
 Questions: each corpus' own dev set — bench/questions/rust-book.jsonl, flask-docs.jsonl, urllib3-docs.jsonl,
 black-docs.jsonl (the fourth: first run once as a pure held-out check of the rule fitted on the other three,
-docs/benchmarks.md "Abstention on a fourth corpus", then added to the fits) — its
+bench/history/early-retrieval-quality.md "Abstention on a fourth corpus", then added to the fits) — its
 answerable questions (gold non-empty) against its near misses (no gold: the corpus' own topic, but something it
 does not cover). No far-off questions: they are easy and would flatter every figure (the far-off floor
 has its own fit and test set: bench/abstention_faroff.py). Each corpus is indexed by

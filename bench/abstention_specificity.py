@@ -17,7 +17,7 @@ Evidence per form: `coverage_<form>` (the shipped coverage with those weights) a
 specificity-weighted IDF share of the absent terms). Same 223 questions and leave-one-corpus-out protocol as
 bench/abstention_sentences.py; the decision is the product's (probability below the floor, or the cosine/keyword
 rule), also for the far-off questions. Needs `pip install wordfreq` (not a ragls dependency: tried and rejected,
-docs/benchmarks.md).
+bench/history/early-retrieval-quality.md, "Abstention: a background-language prior for absent terms").
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
   (noramtboraas/information-retrieval), each at a pinned commit.
 
 Every file is checked against the sha256 in `bench/data_manifest.json` (taken from the copies the figures in
-docs/benchmarks.md were measured on); a data set is written only when all of its files match, into
+docs/benchmarks.md and bench/history/ were measured on); a data set is written only when all of its files match, into
 `<user cache dir>/ragls/bench-data/<layout>` — the last place `bench/data.py` looks, so the benchmarks find it
 with no flag. Needs internet (github.com); CI never runs it (CI has the shared data folder).
 `--write-manifest` re-creates the manifest from the data sets found locally (maintainers only).

@@ -15,13 +15,13 @@ and re-sorts; the page features are few and general (`FEATURES`): how many of th
 its second-best entry, the share of the question's words in its file name and headings, its length, its best
 cosine against the list's best, the pages' entries in the first 40, and the entry's own RRF score (1.125 / (60 +
 vector rank) + 1 / (60 + BM25 rank), x 61: the old fusion as a third signal); and the entry's own text against the
-question's names (`_text_features`, docs/benchmarks.md "Sibling pages: the name as the question writes it"): a
+question's names (`_text_features`, bench/history/sessions-46-47.md "Sibling pages: the name as the question writes it"): a
 definition entry naming the question's words, a name the question writes held as written or in another form only, a
 name held only in a cross-reference role; the pages other head entries link to (`_link_features`); the question's
 shape against the page's kind, a page that says it is deprecated, the page title's / outline's / best sentence's
-cosine (`_page_features`, from `record`'s meaning fields and `<set>.pages`; docs/benchmarks.md "Page kind, page titles,
+cosine (`_page_features`, from `record`'s meaning fields and `<set>.pages`; bench/history/sessions-46-47.md "Page kind, page titles,
 deprecated pages and sentence cosines"); the page's kind by its name (`_kind_features`: a folder or file called
-"reference", "faq", "guides" / "tutorial", "cli" / "commands", "config" / "settings"; docs/benchmarks.md "The right
+"reference", "faq", "guides" / "tutorial", "cli" / "commands", "config" / "settings"; bench/history/sessions-48-49.md "The right
 file first: page names, section-headed windows"). `--weights` replaces the weight grid. A rule family is one feature (or alpha) with a grid of weights
 (`families`). `--base second30=0.1` adds main's page support to every rule and to the base order (the lists are
 recorded without it), so the base reproduces the product's file Hit@1.
@@ -357,7 +357,7 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
 
 
 # Features read from side files beside a list: `<set>.feat` (bench/heading_features.py), `<set>.about`
-# (bench/page_aboutness.py); docs/benchmarks.md "File Hit@1 misses by cause".
+# (bench/page_aboutness.py); bench/history/session-52.md "File Hit@1 misses by cause".
 SIDE_FEATURES = ("qhead", "qhead_rel", "qhead_best", "head", "head_rel", "head_lead", "sent_best", "sent_best_rel",
                  "page_centroid", "page_mean", "page_top3", "page_near")
 FEATURES = (*_KINDS, *(k + "10" for k in _KINDS),

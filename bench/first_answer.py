@@ -6,7 +6,8 @@
    README says (timed; pip's output is scanned for "does not provide the extra" warnings, issue 29 item 9: there
    must be none).
 2. `VENV/bin/ragls ask docs QUESTION` with a fresh HOME and cache (nothing indexed, no model copy): seconds from
-   launch to the answer's first line on stdout, and to the command's end. Target: answer ≤ 30 s after pip install
+   launch to the answer's first line on stdout, and to the command's end; each `ragls:` line of stderr with its
+   time since launch (the time split: model load, index, embedding) and the sources the answer cites. Target: answer ≤ 30 s after pip install
    ends, on a quiet 2-core machine.
 3. `ragls serve --background docs`, then `--warm-runs` calls of `ragls query docs ...` (a fresh CLI process each,
    through the background server's socket): median and min wall. Target ≤ 0.3 s. The server is stopped after.
@@ -37,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "How do I use a local Ollama model for answers?"
 EXTRA_WARNING = re.compile(r"does not provide the extra", re.IGNORECASE)
+SOURCE_LINE = re.compile(r"^\[\d+\] \S")  # `ragls ask`'s "[n] path:lines  title" lines (cli/app.py)
 
 
 def load() -> str:
@@ -80,6 +82,18 @@ def first_answer(ragls: Path | list[str], question: str, env: dict,
     return first, time.perf_counter() - t0, "".join(err_lines)
 
 
+def print_timeline(timeline: list) -> None:
+    """Each `ragls:` line of stderr and the answer's first line, with seconds since launch; then the sources the
+    answer cites (its stdout lines that name a file and line range, after the answer text)."""
+    shown = 0
+    for t, stream, line in timeline:
+        if stream == "stderr" and line.startswith("ragls:") or stream == "stdout" and shown < 1 and line.strip():
+            shown += stream == "stdout"
+            print(f"{t:8.1f} s  {stream}: {line[:150]}")
+    sources = [line for _, stream, line in timeline if stream == "stdout" and SOURCE_LINE.search(line)]
+    print("sources cited:" + "".join(f"\n  {line.strip()[:150]}" for line in sources))
+
+
 def run_timeline(args, env: dict) -> None:
     """`--timeline`: README command 1's `ask` alone, with this interpreter and the checkout's (or --code's) code."""
     code = (args.code or REPO / "server").resolve()
@@ -90,11 +104,7 @@ def run_timeline(args, env: dict) -> None:
     first, total, _ = first_answer([sys.executable, "-m", "ragls"], args.question, env, timeline)
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    shown = 0
-    for t, stream, line in timeline:
-        if stream == "stderr" and line.startswith("ragls:") or stream == "stdout" and shown < 1 and line.strip():
-            shown += stream == "stdout"
-            print(f"{t:8.1f} s  {stream}: {line[:150]}")
+    print_timeline(timeline)
     print(f"answer after {first if first is None else round(first, 1)} s, command ends after {total:.1f} s, "
           f"process CPU {cpu:.1f} s; {load()}")
 
@@ -135,10 +145,14 @@ def main() -> None:
         extra_warnings = [line for line in output.splitlines() if EXTRA_WARNING.search(line)]
         print(f"venv --upgrade-deps {t_venv:.1f} s, pip install -e '.[offline]' {t_pip:.1f} s; "
               f"'does not provide the extra' warnings: {len(extra_warnings)} {extra_warnings}; {load()}")
-        first, total, err = first_answer(venv / "bin/ragls", args.question, env)
+        timeline: list = []
+        before = os.times()
+        first, total, _ = first_answer(venv / "bin/ragls", args.question, env, timeline)
+        after = os.times()
+        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        print_timeline(timeline)
         print(f"README command 1 ask: answer after {first if first is None else round(first, 1)} s, command ends "
-              f"after {total:.1f} s; {load()}")
-        print("  stderr:", " | ".join(line for line in err.splitlines() if line.startswith("ragls:"))[:600])
+              f"after {total:.1f} s, process CPU {cpu:.1f} s; {load()}")
         ragls = str(venv / "bin/ragls")
         subprocess.run([ragls, "serve", "--background", "docs", "--idle-exit", "10"], env=env, cwd=REPO, check=True,
                        capture_output=True)

@@ -17,7 +17,7 @@ of its text (`page_counts`: numbered steps, object / option entries, second-pers
 `RECORD_NO_MEANING=1` in the environment the meaning fields are left out (no model pass per question: a set records
 in about a minute under load instead of several; the page-name, link and text features need none of them). `replay` prints, per rule and file, file Hit@1 and SpanHit@5 over the answerable questions and the
 questions whose file Hit@1 the rule gains or loses against the recorded order (which reproduces the product's top hit).
-The rules are the page-level signals tried in docs/benchmarks.md ("Page-level evidence on near ties"): a page's
+The rules are the page-level signals tried in bench/history/sessions-40-41.md ("Page-level evidence on near ties"): a page's
 second-best chunk (passage evidence, Callan 1994), heading-path words absent from the question, and a near tie for
 the first place given to the page holding more of the first 10 passages (`page_tie`) — all withdrawn; and the
 chunk priors of "Stub chunks" (`scaled`: stub chunks, shipped; mostly-code chunks and a page's opening chunk, withdrawn).
@@ -340,7 +340,7 @@ RULES = {"recorded order (the product)": lambda q: q["fused"], "page support 0.1
          "first place only: page support 0.125": first_place(page_support(0.125, 40)),
          "first place only: page support 0.2": first_place(page_support(0.2, 40)),
          **{f"near tie to the page with 2 more of the top 10, margin {m}": functools.partial(page_tie, margin=m) for m in (0.02, 0.04, 0.06, 0.08, 0.1)},
-         # docs/benchmarks.md "Stub chunks" (lists recorded before the stub prior shipped; text recorded since then)
+         # bench/history/sessions-40-41.md "Stub chunks" (lists recorded before the stub prior shipped; text recorded since then)
          "stub chunks x 0.9 (shipped: retrieval.stub_chunk_weight)": scaled(lambda q, r: 0.9 if _stub(r) else 1.0),
          "mostly code (> 50 % of lines) x 0.9": scaled(lambda q, r: 0.9 if code_share(r.get("text", "")) > 0.5 else 1.0),
          "a page's opening chunk x 1.03": scaled(lambda q, r: 1.03 if r["lines"][0] <= 3 else 1.0)}

@@ -7,7 +7,8 @@ No real LLM is reachable here, so the model is the loopback OpenAI-compatible se
 (tests/llm_server.py) answering at once or after `--latency-ms` (a stand-in for a provider's time to answer).
 Contexts are a fixed sentence; the LLM reranker's reply is "[2] > [1]". What is measured is ragls' own cost
 around the calls (counting, prompts, SDK/HTTP, the extra embedded text) plus the model's time as the concurrency
-bounds it. Quality gains need a real model: see docs/benchmarks.md for `ragls eval --compare`.
+bounds it. Quality gains need a real model: see bench/history/early-speed-and-operations.md,
+"Measuring the quality gain once a real LLM is reachable" for `ragls eval --compare`.
 
 (a) Contextual retrieval: the same files indexed plain and with `retrieval.contextual` (ingest_concurrency 4),
     each into a fresh index with an empty embedding cache; LLM calls, calls per chunk, wall seconds, added ms per

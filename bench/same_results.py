@@ -11,7 +11,7 @@ ranges, signals, abstained), the raw scores and cosines, the abstention evidence
 in its wire form (answer text, sources, citations); timings left out. `compare` counts the records whose query,
 evidence or answer differ beyond 1e-5 and those byte-identical. The folder must be indexed and have no LLM
 configured. Fix PYTHONHASHSEED for both dumps: the extractive passage score sums over a set, so a near tie can
-break differently from one process to the next (docs/benchmarks.md, "Warm query latency: third round").
+break differently from one process to the next (bench/history/early-speed-and-operations.md, "Warm query latency: third round").
 """
 
 from __future__ import annotations

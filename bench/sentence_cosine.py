@@ -14,7 +14,7 @@ in total over the answerable questions:
   rule helps and hurts;
 - Focus@5 over the questions with line gold (as `ragls eval` judges it: a top-5 hit whose lines, at most 6, overlap
   a gold span) of the product's `focusRange` and of the best-cosine sentence's lines instead.
-Measured over 22 sets in session 45 (docs/benchmarks.md, "Sentence cosines: neither the page nor the lines"): neither
+Measured over 22 sets in session 45 (bench/history/sessions-44-45.md, "Sentence cosines: neither the page nor the lines"): neither
 beats what ships.
 """
 

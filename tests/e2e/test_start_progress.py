@@ -1,4 +1,4 @@
-"""What an editor sees while `ragls serve` starts (docs/benchmarks.md "What a newcomer and an editor wait for"):
+"""What an editor sees while `ragls serve` starts (bench/history/session-52.md "What a newcomer and an editor wait for"):
 `initialize` is answered before the settings, the stores and the workspace are imported, and while the embedding
 model loads every progress message says so — also the offline fallback's note, which used to replace it (VS Code and
 Neovim show "loading model" on the prefix, docs/protocol.md). A real LSP client over stdio; the offline MiniLM."""

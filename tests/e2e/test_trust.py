@@ -172,6 +172,30 @@ async def test_serve_start_up_scan_and_rag_ask_follow_the_editors_workspace_trus
 
 
 @pytest.mark.asyncio
+async def test_serve_trusts_on_neovims_word_only_the_folders_whose_file_it_approved(clone, env, tmp_path):
+    """Neovim's vim.secure.read approves one version of one folder's ragls.toml and sends its hash with
+    workspaceTrusted: true. A second workspace folder (`vim.lsp.buf.add_workspace_folder()`, a session's folders)
+    was never asked about: its ragls.toml is not trusted on that word (red team, session 53: the cloned folder's
+    loader ran at the start-up scan); the folder approved applies in full."""
+    import hashlib
+
+    marker = clone.parent / "pwned.txt"
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "notes.md").write_text("# Notes\n\nThe release happens on Fridays.\n")
+    own_marker = tmp_path / "own-loader-ran.txt"
+    (own / "ragls.toml").write_text(f"[document_loaders]\nmd = \"sh -c 'echo ran > {own_marker}; cat \\\"$0\\\"' $1\"\n")
+    digest = "sha256:" + hashlib.sha256((own / "ragls.toml").read_bytes()).hexdigest()
+    word = {"workspaceTrusted": True, "workspaceTrustedConfigs": {str(own): digest}}
+    async with lsp_server([own, clone], env, word) as client:
+        status = await wait_indexed(client, files=2)
+        assert not marker.exists() and own_marker.read_text().strip() == "ran"
+        [err] = [e for e in status["errors"] if e.get("path") == str(clone / "ragls.toml")]
+        assert "is not trusted" in err["message"] and "document_loaders" in err["message"]
+        assert all(e.get("path") != str(own / "ragls.toml") for e in status["errors"])
+
+
+@pytest.mark.asyncio
 async def test_mcp_start_up_scan_of_an_untrusted_folder_runs_no_loader(clone, env, tmp_path):
     marker = clone.parent / "pwned.txt"
     extra = {k: env[k] for k in ("OPENAI_API_KEY", "HTTPS_PROXY", "https_proxy")}

@@ -1,7 +1,7 @@
 """Abstention on questions written situation first, on a real index (tantivy + LanceDB + the offline MiniLM): an
 asking sentence that points back at the situation before it ("What went wrong?", "Is that allowed?") names nothing
 the answering passage holds, so focus_coverage also weighs the whole question (`abstention.gather`;
-docs/benchmarks.md, "Abstention: the whole question weighed too"). Docs written for this test, in no measured
+bench/history/sessions-40-41.md, "Abstention: the whole question weighed too"). Docs written for this test, in no measured
 corpus."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A value question's subject on a real index (tantivy + LanceDB + the offline MiniLM): a term in most passages of
 the docs ("request" on a web framework's) says nothing of what a sentence is about, so a number beside it — a
 signature's `receive=None` — does not state the value a near miss asks for (`asked_value.subject_terms`,
-`COMMON_SHARE`; docs/benchmarks.md, "Abstention: a subject term every passage holds"). Docs written for this test,
+`COMMON_SHARE`; bench/history/sessions-38-39.md, "Abstention: a subject term every passage holds"). Docs written for this test,
 in no measured corpus."""
 
 from __future__ import annotations

@@ -28,3 +28,32 @@ def test_query_and_ask_print_a_documents_control_characters_as_escapes(tmp_path)
         assert not any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) < 0xA0 for c in out), repr(out)
         assert "\\x1b[31mmake install\\x1b[0m" in out and "\\x1b]52;c;cm0gLXJmIH4K\\x07" in out
     assert "\\x1b]0;owned title\\x07" in ragls(env, "query", folder, "setup owned title").stdout
+
+
+def test_what_a_ragls_toml_names_reaches_the_terminal_as_escapes(tmp_path):
+    """The CLI's warnings and notes name what a folder's ragls.toml wrote — an unknown key, a RAG's name, a glob —
+    on stderr and stdout: an ESC there set the window title, wrote the clipboard (OSC 52) or erased the untrusted
+    notice itself (red team, session 53: `ragls query` and `ragls doctor` printed them raw). Every control character
+    but line breaks and tabs is written as a `\\u001b` escape (`cli.common.TerminalStream`), and `--json` output
+    stays JSON that reads back to the same text."""
+    import json
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    env.update({"RAGLS_CACHE_DIR": str(tmp_path / "cache"), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+                "RAGLS_DATA_DIR": str(tmp_path / "data"), "RAGLS_CONFIG_DIR": str(tmp_path / "config")})
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    (folder / "guide.md").write_text("# Guide\n\nThe install step runs make install \x9b2J quietly.\n")
+    (folder / "ragls.toml").write_text('[rags."\\u001b]52;c;cm0gLXJmIH4K\\u0007"]\nsources = ["../"]\n\n'
+                                       '[retrieval]\n"\\u001b[2K\\u001b[1A" = 3\n')
+
+    def raw(text: str) -> bool:
+        return any(ord(c) < 32 and c not in "\n\t" or 0x7F <= ord(c) < 0xA0 for c in text)
+
+    for args in (("query", folder, "install step"), ("doctor", folder)):
+        proc = ragls(env, *args, check=False)
+        assert not raw(proc.stdout + proc.stderr), repr(proc.stderr)
+        assert "rags.\\u001b]52;c;cm0gLXJmIH4K\\u0007" in proc.stdout + proc.stderr
+        assert "unknown setting retrieval.\\u001b[2K\\u001b[1A" in proc.stdout + proc.stderr
+    out = ragls(env, "query", folder, "install step", "--json").stdout
+    assert not raw(out) and "make install \x9b2J quietly" in json.dumps(json.loads(out), ensure_ascii=False)

@@ -60,6 +60,29 @@ def test_a_repositorys_own_config_runs_nothing_for_local_changes(tmp_path):
     assert sorted(p.name for p in marks.iterdir()) == []
 
 
+@pytest.mark.parametrize("remote", ["local", "ssh", "ext"])
+@pytest.mark.parametrize("staged", [True, False])
+def test_a_partial_clone_fetches_nothing_for_a_commit_message(tmp_path, staged, remote):
+    """A partial clone (`extensions.partialClone`) fetches an object it lacks from its promisor remote while git
+    diffs: the remote's `uploadpack` (a local path), `core.sshCommand` (ssh) or an `ext::` URL is a program the
+    folder's `.git/config` names (red team, session 53: `ragls commit-msg --all` ran it). No transport runs: the
+    diff fails with git's reason, nothing runs."""
+    repo, marks = hostile_repo(tmp_path)
+    blob = git(repo, "rev-parse", "HEAD:notes.md").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    url = {"local": str(repo), "ssh": "ssh://example.invalid/x.git",
+           "ext": f"ext::sh -c touch% {marks / 'ext'}"}[remote]
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.url", url), ("remote.origin.promisor", "true"),
+                       ("remote.origin.uploadpack", f"touch {marks / 'uploadpack'}; false"),
+                       ("core.sshCommand", f"touch {marks / 'ssh'}; false"),
+                       ("protocol.allow", "always"), ("protocol.ext.allow", "always")):
+        git(repo, "config", key, value)
+    with pytest.raises(RequestFailed, match="git diff failed"):
+        generate_commit_message(repo, settings=settings_for(), staged=staged)
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
 def test_a_work_tree_moved_out_of_the_folder_is_refused(tmp_path):
     """core.worktree naming another repository (the user's home under version control) would describe that
     repository's changes; the folder's git directory must be the one of the work tree git reports."""

@@ -104,7 +104,7 @@ BLOG_AUTHORS = "Several people write posts on our blog. Where do I define the au
 ])
 def test_the_users_own_words_are_no_question_about_changes(tmp_path, files, question):
     # Read as a question about releases or the project's people, these kept the bookkeeping page's undemoted first
-    # place (docs/benchmarks.md "The right file first").
+    # place (bench/history/sessions-48-49.md "The right file first: page names").
     guide, meta = files
     folder = indexed_folder(tmp_path, files)
     assert paths(folder, question, 1.0)[0] == meta  # the prior off: the bookkeeping page wins

@@ -630,7 +630,7 @@ def test_each_sources_best_sentences_by_words_are_embedded(embedder):
 def test_a_lower_sources_third_sentence_by_words_is_embedded(embedder):
     """EMBEDDED_PER_SOURCE is 3: a lower hit's page often holds two sentences restating the question's words before
     the one naming the means, which shares only one of them; with two places per source that one could never be
-    picked (Poetry's po-i13 and po-p02, Scrapy's sc-t04: docs/benchmarks.md, "Three sentences of each source
+    picked (Poetry's po-i13 and po-p02, Scrapy's sc-t04: bench/history/sessions-46-47.md, "Three sentences of each source
     embedded")."""
     page = ("Each project environment records the Python interpreter version it was created with. "
             "The interpreter version of a project environment is shown by the `quokka env info` command. "

@@ -3,6 +3,7 @@ chunks of such a page: their text holds no tag or attribute, their spans are the
 
 from __future__ import annotations
 
+import pytest
 from ragls.core.ir import Document
 from ragls.index.chunking import chunk_document
 from ragls.index.html_blocks import read_html_blocks
@@ -131,3 +132,21 @@ def test_a_definition_ending_in_a_colon_carries_the_list_under_it():
     source = OPTIONS.split("\n")
     assert (unit.line, unit.block_end) == (next(k for k, x in enumerate(source) if 'cargo-build---color"' in x),
                                            next(k for k, x in enumerate(source) if "Never display" in x))
+
+
+@pytest.mark.timeout(60)
+def test_a_hostile_html_block_reads_in_linear_time():
+    """A folder's Markdown file is read whole at index time: html.parser scans on from every "<" it cannot end to
+    the text's end (CPython 3.11, gh-135462: 20,000 `<a ` read for 200 s under load) and the reader looked through
+    every open element at each tag (20,000 unclosed `<dl><dt>a</dt><dd>` took minutes) — a 2 MB file would have held
+    up indexing for days (red team, session 53). A block that leaves a tag, a comment or a quoted value open is
+    left as written; deep nesting reads as before. Seconds with the fix; the timeout is a hang guard."""
+    for unit in ("<a ", '<a b="', "<!--", "<a x=y <"):
+        block = "<div>\n" + unit * 20_000 + "\n"
+        assert read_html_blocks(block) == block, unit
+    assert read_html_blocks("<div>\n<p>a <b>b</b> <!-- c --> 1 < 2</p>\n</div>\n") == "\na b 1 < 2\n\n"
+    deep = read_html_blocks("<div>\n" + "<dl><dt>a</dt><dd>b\n" * 20_000).split("\n")
+    assert deep[1] == "a: b" and deep[2:-1] == ["  a: b"] * 19_999
+    lists = read_html_blocks("<ul>\n" + "<li>x\n" * 20_000).split("\n")
+    assert lists[1:-1] == ["- x"] * 20_000
+    assert read_html_blocks("<p>" + "x<br>" * 50_000 + "\n") == " ".join(["x"] * 50_000) + "\n"

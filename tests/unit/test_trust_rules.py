@@ -110,8 +110,11 @@ def test_the_editors_word_holds_for_the_version_of_the_file_the_user_approved(tm
     assert "is not trusted" in warnings[-1] and "unknown setting" not in " ".join(warnings)
     trust.trust(tmp_path, approved)  # the store has the approved version only: still not this one
     assert "changed since you trusted it" in load_settings(tmp_path, word)[1][-1]
+    # A folder the editor approved no file of (one added to Neovim's workspace later): the store decides (red team,
+    # session 53: it was trusted on the word about another folder)
     other = {"workspaceTrusted": True, "workspaceTrustedConfigs": {str(tmp_path / "elsewhere"): "sha256:00"}}
-    assert load_settings(tmp_path, other)[0].generation.base_url is not None  # no word on this folder: trusted
+    assert load_settings(tmp_path, other)[0].generation.base_url is None
+    assert load_settings(tmp_path, {"workspaceTrusted": True})[0].generation.base_url is not None  # VS Code's word
 
 
 def test_editor_settings_are_the_users_and_never_filtered(tmp_path, store):

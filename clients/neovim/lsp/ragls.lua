@@ -13,4 +13,11 @@ return {
   on_exit = function(...)
     return require("ragls.rpc").on_exit(...)
   end,
+  -- the statusline says "ragls: starting the server" until it answers initialize, as when the plugin starts it
+  before_init = function(...)
+    return require("ragls.rpc").before_init(...)
+  end,
+  on_init = function(...)
+    return require("ragls.rpc").on_init(...)
+  end,
 }

@@ -151,11 +151,13 @@ H.it("snacks.picker stand-in (not the real plugin): live finder, file items at t
   local opts = snacks.opts
   H.eq(true, opts.live, "live: the search goes to the finder as you type")
   H.eq(QUERY, opts.search, "the typed text is the search")
-  H.eq("file", opts.preview, "file preview at the item's pos")
+  -- snacks' "preview" previewer: each item says how, a result as its file ("file") at its pos, a notice as its text
+  H.eq("preview", opts.preview, "each item's own preview")
   local items = opts.finder({}, { filter = { search = QUERY } })
   H.eq(#direct.chunks, #items, "one item per result")
   local item = items[1]
   H.eq(picker.format(best), item.text, "text")
+  H.eq("file", item.preview, "file preview at the item's pos")
   H.eq({ best_focus.start.line + 1, 0 }, item.pos, "pos: the focus line (1-based), column 0")
   H.eq(vim.fs.joinpath(vim.uv.fs_realpath(H.workspace), best.source.path), vim.uv.fs_realpath(item.file), "file")
   -- end_pos: the end of the last focus line (snacks' preview lights pos..end_pos, so {last, 0} left it unlit)

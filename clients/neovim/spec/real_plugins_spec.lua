@@ -208,4 +208,104 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   vim.cmd("stopinsert")
 end)
 
+--- Stop the running ragls server (the next :RagQuery starts one again); forced: one that has just started may
+--- still be busy opening its workspace.
+local function stop_server()
+  for _, c in ipairs(vim.lsp.get_clients({ name = "ragls" })) do
+    if vim.fn.has("nvim-0.11") == 1 then c:stop(true) else c.stop(true) end
+  end
+  H.wait_for(function() return #vim.lsp.get_clients({ name = "ragls" }) == 0 end, 20000, "the server to stop")
+end
+
+H.it("telescope and snacks opened while the server starts: one entry says so at once, then the results fill in",
+  function()
+    local tele, plenary, snacks_dir = plugin("telescope.nvim"), plugin("plenary.nvim"), plugin("snacks.nvim")
+    if not (tele and plenary and snacks_dir) then
+      H.out("# SKIP telescope.nvim / plenary.nvim / snacks.nvim not found in " .. plugins)
+      return
+    end
+    vim.o.columns, vim.o.lines = 160, 40
+    local picker_mod = require("ragls.picker")
+    -- telescope
+    config.values.picker = "telescope"
+    reset()
+    stop_server()
+    vim.cmd("RagQuery " .. QUERY)
+    local picker
+    local first = H.wait_for(function()
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.bo[b].filetype == "TelescopePrompt" then
+          picker = require("telescope.actions.state").get_current_picker(b)
+        end
+      end
+      local entry = picker and type(picker.manager) == "table" and picker.manager:num_results() > 0
+        and picker.manager:get_entry(1)
+      return entry and entry.display
+    end, 10000, "the telescope picker open before the server answered")
+    H.eq(picker_mod.STARTING, first, "its one entry says what it waits for")
+    H.ok(#vim.lsp.get_clients({ name = "ragls" }) == 0, "shown before the server answered initialize")
+    H.screenshot("telescope-starting")
+    -- <CR> on the notice opens nothing and keeps the picker
+    require("telescope.actions").select_default(picker.prompt_bufnr)
+    H.ok(vim.api.nvim_buf_is_valid(picker.prompt_bufnr), "the picker stays open on the notice")
+    H.wait_for(function()
+      local entry = picker.manager:num_results() > 0 and picker.manager:get_entry(1)
+      return entry and entry.value.source ~= nil
+    end, 60000, "the results once the server answered")
+    H.ok(picker.manager:get_entry(1).display:find("guide/frobnicator.md", 1, true), picker.manager:get_entry(1).display)
+    vim.cmd("stopinsert")
+    -- snacks
+    package.loaded["telescope.pickers"] = nil
+    local Snacks = require("snacks")
+    config.values.picker = "snacks"
+    reset()
+    stop_server()
+    vim.cmd("RagQuery " .. QUERY)
+    local sp
+    local item = H.wait_for(function()
+      sp = Snacks.picker.get()[1]
+      return sp and #sp:items() > 0 and sp:items()[1]
+    end, 10000, "the snacks picker open before the server answered")
+    H.eq(picker_mod.STARTING, item.text, "its one item says what it waits for")
+    H.ok(#vim.lsp.get_clients({ name = "ragls" }) == 0, "shown before the server answered initialize")
+    H.screenshot("snacks-starting")
+    H.wait_for(function()
+      local it = #sp:items() > 0 and sp:items()[1]
+      return it and it.file ~= nil
+    end, 60000, "the results once the server answered")
+    sp:close()
+    vim.cmd("stopinsert")
+  end)
+
+H.it("fzf-lua opened while the server starts: its header says the results come once it has started", function()
+  local fzf_dir = plugin("fzf-lua")
+  if not fzf_dir or vim.fn.executable("fzf") == 0 then
+    H.out("# SKIP fzf-lua or the fzf binary not found")
+    return
+  end
+  for _, name in ipairs({ "telescope", "telescope.pickers", "snacks" }) do
+    package.loaded[name] = nil
+  end
+  config.values.picker = "fzf-lua"
+  vim.o.columns, vim.o.lines = 100, 30
+  reset()
+  stop_server()
+  vim.cmd("RagQuery " .. QUERY)
+  local function screen()
+    local w = require("fzf-lua.win").__SELF()
+    local buf = w and w.fzf_bufnr
+    return buf and vim.api.nvim_buf_is_valid(buf) and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+      or ""
+  end
+  H.wait_for(function() return screen():find("ragls: results appear once", 1, true) end, 10000,
+    "fzf open with the header before the server answered")
+  H.ok(#vim.lsp.get_clients({ name = "ragls" }) == 0, "shown before the server answered initialize")
+  H.screenshot("fzf-lua-starting")
+  H.wait_for(function() return screen():find("guide/frobnicator.md", 1, true) end, 60000,
+    "the results once the server answered")
+  local w = require("fzf-lua.win").__SELF()
+  vim.api.nvim_chan_send(vim.bo[w.fzf_bufnr].channel, "\027") -- <Esc>: close fzf
+  vim.cmd("stopinsert")
+end)
+
 H.finish()

@@ -88,7 +88,7 @@ def stem(word: str) -> str:
 # words, at least two of them — or one in a passage of OTHER_LANGUAGE_MIN_WORDS words or more of which under
 # OTHER_LANGUAGE_SHARE are English stop words. Terse English (a changelog's "Fixed Text.expand_tabs assertion
 # error", a table row) holds few stop words but none of these. Measured on Rich's 16 translated READMEs and the
-# English docs here (docs/benchmarks.md, "A new corpus tried as a newcomer: Rich and nox").
+# English docs here (bench/history/sessions-48-49.md, "A new corpus tried as a newcomer: Rich and nox").
 OTHER_LANGUAGE_MIN_WORDS = 6
 OTHER_LANGUAGE_SHARE = 0.1
 FOREIGN_WORDS = frozenset([

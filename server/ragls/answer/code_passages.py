@@ -147,7 +147,7 @@ def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
     commented out (`_COMMENTED_OUT`); `line`/`end` are 0-based lines of the block. Zola documents every setting of
     `config.toml` only in the comment above it. A program's comments narrate its steps ("# Don't send the API key for
     this particular request.") and outranked the prose explaining the example: those are no passages
-    (docs/benchmarks.md, "Key: the closest sentence of every candidate")."""
+    (bench/history/session-52.md, "Key: the closest sentence of every candidate")."""
     fenced = bool(lines) and FENCE_OPEN.match(lines[0])
     if fenced:
         language = lines[0].strip().lstrip("`~").strip("{} ")

@@ -77,7 +77,7 @@ EMBEDDED_CANDIDATES = 12  # with embed: the most candidates embedded per answer 
 # (a lower hit's answering sentence was outranked there by the top hit's by rank alone; `_worth_embedding`)
 EMBEDDED_PER_SOURCE = 3  # 2 until session 46: a lower hit's third sentence by words named the means
 # with embed: a passage scoring below this share of the best one is off topic (0.6 until session 41: six answering
-# sentences of the dev sets sat within 3 % under it; docs/benchmarks.md, "Extractive answers: the quoting floor")
+# sentences of the dev sets sat within 3 % under it; bench/history/sessions-40-41.md, "Extractive answers: the quoting floor")
 RELATIVE_FLOOR = 0.58
 EVIDENCE_FLOOR = 0.85  # with embed: ... unless its score before the rank prior is this share of the best such score
 WORD_WEIGHT = 0.05  # with embed: added to a passage's cosine per question word it shares (see extractive_picks)
@@ -166,7 +166,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     Without `max_sentences`, EXTRACTIVE_MAX_SENTENCES passages, and one more when they (sentences and the blocks
     they introduce) total fewer than SHORT_ANSWER_CHARS characters, about the median answer's length: an answer of
     four short passages has room for the next-best one, which is often the one naming the value ("If the range is invalid, the response will be a `416 Range Not
-    Satisfiable` response." after four sentences on range requests; measured: docs/benchmarks.md, "Short
+    Satisfiable` response." after four sentences on range requests; measured: bench/history/sessions-38-39.md, "Short
     examples under an answering sentence").
 
     Candidates (`passages.units`: sentences read across hard line wraps, whole list items) are the passages of
@@ -328,7 +328,7 @@ def _closest(scored: list, candidates: list[Candidate], cosines: list[float]) ->
     sentence that says what was asked in other words ("You can also easily print to standard error by passing
     `err=True`:" for "How do I write a warning to stderr rather than stdout with click's print function?", cosine
     0.56 against at most 0.49 for the picks, second hit, outside its best window). The sentence model was trained on
-    sentence pairs; its single best match is worth a place whatever its source's rank (measured: docs/benchmarks.md,
+    sentence pairs; its single best match is worth a place whatever its source's rank (measured: bench/history/sessions-38-39.md,
     "The passage closest by meaning")."""
     closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
     best = min(scored, key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
@@ -346,7 +346,7 @@ def _rescued(query: set[str], candidates: list[Candidate], cosines: list[float],
     session object and make many requests from it." for "Is it fine to create a brand-new ClientSession ... for
     every URL?", "By default, requests do not time out unless a timeout value is set explicitly." for "how long
     will my call sit there?"). Its price is a vector per candidate, which the index's sentence pass
-    stores (`answer_sentences`); measured: docs/benchmarks.md, "Key: the closest sentence of every candidate"."""
+    stores (`answer_sentences`); measured: bench/history/session-52.md, "Key: the closest sentence of every candidate"."""
     if not candidates:
         return None
     best = min(range(len(candidates)), key=lambda i: (-cosines[i], candidates[i].rank, candidates[i].pos))
@@ -371,7 +371,7 @@ def _closest_elsewhere(scored: list, candidates: list[Candidate], cosines: list[
     defines an optional expiry time ..." (third source) for throwing away a task that has not started within a
     minute. The best match by meaning of a source the answer leaves out, naming what to use, earns one place —
     added, never in a pick's place: replacing the first source's weaker picks lost far more keys than it gained
-    (measured: docs/benchmarks.md, "The closest sentence of a source the answer leaves out")."""
+    (measured: bench/history/sessions-44-45.md, "The closest sentence of a source the answer leaves out")."""
     closeness = {id(c.unit): x for c, x in zip(candidates, cosines)}
     best = min((t for t in scored if t[1] < ELSEWHERE_SOURCES and t[3] not in cited),
                key=lambda t: (-closeness[id(t[4])], t[1], t[2]), default=None)
@@ -383,7 +383,7 @@ def _closest_elsewhere(scored: list, candidates: list[Candidate], cosines: list[
 
 def rank_prior(rank: int) -> float:
     """The weight of a passage of the source at 0-based `rank` (0 = the best hit): 1 / (1 + RANK_DAMPING * rank).
-    Measured, not assumed (docs/benchmarks.md, "Passages across hits"): on the five dev sets and their probes any
+    Measured, not assumed (bench/history/sessions-36-37.md, "Passages across hits"): on the five dev sets and their probes any
     weaker damping (0, 0.1, 0.2) or stronger one (0.4, 0.5) lost more answer keys than it gained: a sentence's own
     evidence (its cosine, shared words, the identifier the question points at) does not yet tell a lower hit's
     answering sentence from its off-topic ones as well as the hit's rank does."""
@@ -446,13 +446,13 @@ def _worth_embedding(query: set[str], candidates: list[Candidate]) -> list[int]:
     EMBEDDED_PER_SOURCE of each source sharing words with the best lexical score, undamped (at most
     EMBEDDED_CANDIDATES + EMBEDDED_PER_SOURCE x sources; 16.6 on average on the dev sets, against 12; 14.3 with
     two per source, which missed a lower page's sentence naming the means after two restating the question's
-    words: docs/benchmarks.md, "Three sentences of each source embedded"). The rank damping
+    words: bench/history/sessions-46-47.md, "Three sentences of each source embedded"). The rank damping
     let the top hit's sentences fill every place: "For this specific purpose, you can use the `env use` command to
     tell Poetry which Python version to use for the current project." (fifth hit, the highest cosine of all
     candidates) was never embedded, so never picked nor quoted as the closest (`_closest`) for "How do I switch it
-    [to the 3.12 interpreter]?" (measured: docs/benchmarks.md, "Extractive answers: Key misses of coverage.py and
+    [to the 3.12 interpreter]?" (measured: bench/history/sessions-42-43.md, "Extractive answers: Key misses of coverage.py and
     Poetry classified"). A candidate beyond these is not picked: the words are part of the ranking (picking from
-    every candidate by its cosine lost more answer keys than it found, docs/benchmarks.md "What limits the key
+    every candidate by its cosine lost more answer keys than it found, bench/history/session-51.md "What limits the key
     identifier in the answer"); it is quoted only as the closest of all (`_rescued`)."""
     lexical = passage_scores(query, [c.unit for c in candidates], [c.words for c in candidates])
     order = sorted(range(len(candidates)), key=lambda i: (

@@ -155,7 +155,7 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
     while the whole spans at most FOCUS_SENTENCE_LINES lines — a neighbour after it comes with its sentence and as
     much of the list or code block it carries as fits (its whole block had to fit, which kept "Usage of netrc file
     can be disabled by setting `trust_env` to `False` in the Requests session:", over an 8-line example, out of a
-    focus on the sentence before it saying where the netrc file is read; docs/benchmarks.md, "Focus: a
+    focus on the sentence before it saying where the netrc file is read; bench/history/sessions-48-49.md, "Focus: a
     neighbour's block no longer keeps its sentence out"): the answer is often two sentences ("By default ...
     cached for 10 seconds." / "This can be changed ... `ttl_dns_cache=300`"; "PEP 8 recommends spaces over tabs."
     / "_Black_ provides no options to configure the indentation style"), and the better of them by shared words
@@ -227,7 +227,7 @@ def focus_lines(hit: Hit, unit: Unit, terms: frozenset[str] | set[str],
     `passage_scores` counts them: it was chosen for its block's words); then the FOCUS_SENTENCE_LINES lines ending
     at the last of the block's lines naming the most of `terms` (BM25 terms of the question without stop words,
     `keyword_focus`). Measured on five dev sets: ending at those lines whenever they keep the sentence's last line
-    instead placed one focus better and two worse (docs/benchmarks.md, "Focus on the answering passage")."""
+    instead placed one focus better and two worse (bench/history/held-out-sets-4-to-6.md, "Focus on the answering passage")."""
     first = unit.line
     cap = first + FOCUS_SENTENCE_LINES - 1
     if unit.block_end <= cap or not terms or passage_words(unit.sentence) & query \

@@ -38,14 +38,14 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     first one's citation. A sentence that names such an identifier already is read with the next one only when the
     two are shorter than EXTRACTIVE_MAX_SENTENCE_CHARS: "In this mode `sys.stdout.fileno()` ... raise
     `io.UnsupportedOperation`" then "C-level consumers (`faulthandler`, ...) must opt into the `capture="fd"` mode"
-    for a question naming both (measured: docs/benchmarks.md, "The next sentence naming another identifier").
+    for a question naming both (measured: bench/history/sessions-40-41.md, "The next sentence naming another identifier").
     Otherwise the next sentence of its paragraph (or of the next one, across a directive line) comes with it when
     it refers back to it and explains it or names the means of what it says, or tells what to do (`explains`).
     A next sentence the answer quotes anyway stays where it is (two answering sentences of
     one paragraph are not one passage: "This is why we recommend Sentry ..." and "If you specify `block=True`
     ..." each answer one part of a question). List items and table rows are whole units of their own
     and are never joined (`Unit.item`); a longer block after the next sentence is an example of something else
-    more often than the line the user needs (measured: docs/benchmarks.md, "Lead-ins read with what completes
+    more often than the line the user needs (measured: bench/history/sessions-36-37.md, "Lead-ins read with what completes
     them"). A sentence that runs on across a block ("If you put the following configuration in your
     pyproject.toml:" / the block / "then you can implement ...", `continues`) is quoted whole: a picked
     continuation after its ":" lead and the lead's short block (`_lead_of`), a picked lead with its continuation
@@ -148,7 +148,7 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
     - a short one (at most NEXT_REFERENCE_WORDS words) opening with a back-reference (`_BACK_REFERENCE`: "This
       happens when returning to the top of a loop." after "A branch can go backwards in a file, so you might see a
       branch from a later line to an earlier line, like `55->50`."): it says why or what for, which the question
-      often asks, in words it shares with neither (measured: docs/benchmarks.md, "Extractive answers: Key misses
+      often asks, in words it shares with neither (measured: bench/history/sessions-42-43.md, "Extractive answers: Key misses
       of coverage.py and Poetry classified");
     - or one that refers back in its first REFERENCE_HEAD_WORDS words (`_BACK_REFERENCE`, or "this", "these",
       "those", "such" anywhere there: `_REFERS_BACK`) and names an identifier `unit` does not name (`IDENTIFIER`),
@@ -157,12 +157,12 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
       "... annotations refer to symbols not defined when the model class is being created." / "To circumvent this
       issue, the `model_rebuild()` method can be used:"; "To prune old migration files, simply delete the files." /
       "Then, in the earliest, still-remaining migration file, set `down_revision` to `None`:" — and the question,
-      asked in the words of the need, shares none with the means (measured: docs/benchmarks.md, "The means named
+      asked in the words of the need, shares none with the means (measured: bench/history/sessions-42-43.md, "The means named
       after the need");
     - or one of the same paragraph that tells the reader what to do (`_REMEDY`: an imperative opens it, alone or
       after "To <goal>,") and names an identifier `unit` does not: a statement of what happens, then the remedy —
       "999 is a custom response status code used by some sites to throttle requests." / "Try slowing down the
-      crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: docs/benchmarks.md,
+      crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: bench/history/sessions-44-45.md,
       "The remedy after the statement").
     The next sentence may open the next paragraph when only lines the built page does not show stand between
     (`_NOT_SHOWN` in the chunk `text`: a reST directive or target, ".. setting:: IMAGES_THUMBS"; a MyST target)
@@ -326,7 +326,7 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str], example_lines:
     sentence comes with it whatever it names: the short example under a sentence shows how to do what the sentence
     says, and its name is often one the question's own words never point at — "How do I lock a view so that only
     signed-in users can open it?" is answered by `@requires('authenticated')` under "Alternatively you might want to
-    redirect unauthenticated users to a different page." (measured: docs/benchmarks.md, "Short examples under an
+    redirect unauthenticated users to a different page." (measured: bench/history/sessions-38-39.md, "Short examples under an
     answering sentence"). Never a program's output (`Unit.output`). Otherwise `unit` as it is."""
     if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit

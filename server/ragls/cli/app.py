@@ -30,6 +30,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     location_text,
     one_line,
     preview_text,
+    terminal_streams,
     terminal_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
@@ -540,6 +541,12 @@ def main(argv: list[str] | None = None) -> int:
     from ragls.cli.rags import rag_positionals
 
     rag_positionals(parser, args)
+    with terminal_streams(stdout=args.cmd not in ("serve", "mcp")):  # their stdout is the protocol's
+        return _run(args)
+
+
+def _run(args) -> int:
+    """`main` after parsing: logging set up, the command run, its errors as messages and exit codes."""
     _setup_logging(args.verbose)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from ragls.index import ownership

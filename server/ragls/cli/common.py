@@ -60,7 +60,7 @@ class Progress:
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
-                                              file=sys.stderr, leave=False)
+                                              file=getattr(sys.stderr, "raw", sys.stderr), leave=False)
             bar.total = total
             bar.n = done
             bar.refresh()
@@ -143,6 +143,38 @@ def _escape(m: re.Match) -> str:
     return _ESCAPES.get(c, f"\\x{ord(c):02x}")
 
 
+class TerminalStream:
+    """A text stream (stdout or stderr) that writes every control character but line breaks and tabs (C0, DEL, C1)
+    as a `\\u001b` escape: the CLI's warnings, notes, errors and log lines name what a folder wrote — a ragls.toml's
+    keys, globs and RAG names, file names —, and an ESC in them set the window title, wrote the clipboard (OSC 52)
+    or erased the warning itself (red team, session 53). `\\uXXXX` keeps JSON output valid (json.dumps writes DEL
+    and C1 as they are) and decodes to the same character. `raw` is the stream wrapped (tqdm's own bars)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def write(self, text: str) -> int:
+        self.raw.write(_CONTROL_BUT_LINES.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+        return len(text)
+
+    def __getattr__(self, name: str):  # flush, fileno, isatty, encoding, buffer: the wrapped stream's
+        return getattr(self.raw, name)
+
+
+@contextlib.contextmanager
+def terminal_streams(stdout: bool = True):
+    """Within: sys.stderr (and sys.stdout unless `stdout` is False: a protocol's channel, `ragls serve` / `ragls
+    mcp`) are `TerminalStream`s; restored after."""
+    saved = sys.stdout, sys.stderr
+    sys.stderr = TerminalStream(sys.stderr)
+    if stdout:
+        sys.stdout = TerminalStream(sys.stdout)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 def one_line(text: str) -> str:
     """`text` with control characters (C0, DEL, C1) written as escapes ("\\n", "\\x1b"), as git quotes such a path:
     a file named "odd\\nname.md" or a multi-line reason stays on its one output line (and an ESC in a name cannot
@@ -195,7 +227,7 @@ def without_sentence_pass(args) -> None:
     its own overrides set it: a one-shot command (`ragls query`, `ragls ask`, `ragls eval`) prints its result and
     exits, and the pass only saves a later first answer the model time of its sentences (the vectors are the same
     bit for bit), so the user would wait for work done for someone else: README command 1 took 237 s instead of
-    200 s with it (docs/benchmarks.md "What a newcomer and an editor wait for"). It runs on the next `ragls index`
+    200 s with it (bench/history/session-52.md "What a newcomer and an editor wait for"). It runs on the next `ragls index`
     or server start; what an index holds already is still read (`Embedder.stored`)."""
     layer = dict(getattr(args, "overrides", None) or {})
     args.overrides = {**layer, "index": {"sentence_vectors": False, **layer.get("index", {})}}

@@ -160,7 +160,7 @@ class IndexSettings(_Section):
     ann_threshold: int = Field(50_000, ge=0, le=1_000_000_000)
     # Embed the candidate sentences of the extractive answer (answer/passages.chunk_units) in the background, after
     # every window (index/vector_phase.py `_sentence_batch`): a first rag/ask then reads their vectors from the
-    # embedding cache instead of running the model (~70 % more background embedding; docs/benchmarks.md).
+    # embedding cache instead of running the model (~70 % more background embedding; bench/history/session-51.md, "Answer sentences embedded at index time").
     sentence_vectors: bool = True
     backend: Literal["lancedb", "qdrant"] = "lancedb"
     qdrant_location: str | None = None
@@ -185,7 +185,7 @@ class RetrievalSettings(_Section):
     candidates: int = Field(30, ge=1, le=1000)
     # How the vector and BM25 lists are fused (retrieval/fuse.py): "convex" = convex_alpha x the normalised cosine
     # + (1 - convex_alpha) x the normalised BM25 score (Bruch et al. 2023; the default since session 37: it ranked
-    # the right file first more often on every held-out set, docs/benchmarks.md "Convex fusion"); "rrf" = weighted
+    # the right file first more often on every held-out set, bench/history/sessions-36-37.md "Convex fusion: the right file first"); "rrf" = weighted
     # Reciprocal Rank Fusion with rrf_k and the weights below (the default before). Extra signals (graph, query
     # variants) and sources whose BM25 scores are not comparable are always fused by RRF.
     fusion: Literal["convex", "rrf"] = "convex"
@@ -195,47 +195,48 @@ class RetrievalSettings(_Section):
     bm25_weight: float = Field(1.0, ge=0.0, le=100.0)
     # BM25 score of a query term in a chunk's title (heading path) relative to its body score: 1 = alike (before
     # 2026-12-01), 0 = body only (stores/bm25.py). 0.5: the only value measured that kept or improved every set
-    # (docs/benchmarks.md, "BM25 title weight").
+    # (bench/history/early-retrieval-quality.md, "BM25 title weight").
     bm25_title_weight: float = Field(0.5, ge=0.0, le=10.0)
     graph_weight: float = Field(0.9, ge=0.0, le=100.0)
     # Added to the fused score of a chunk BM25 ranks 1st (resp. 2nd-3rd) when it contains every content word of
     # the query (qmd's top-rank bonus values): an exact identifier match is not buried under vector-only hits.
     # Under convex fusion the 2nd-3rd get top_rank_bonus x their BM25 score / the best instead of top3_rank_bonus
-    # (retrieval/search.py `_convex_bonus`). 0 turns it off. See retrieval/fuse.py and docs/benchmarks.md.
+    # (retrieval/search.py `_convex_bonus`). 0 turns it off. See retrieval/fuse.py and
+    # bench/history/sessions-38-39.md, "the exact-match bonus on the convex scale".
     top_rank_bonus: float = Field(0.05, ge=0.0, le=10.0)
     top3_rank_bonus: float = Field(0.02, ge=0.0, le=10.0)
     # Fused score factor of chunks of changelog / release-notes / contributing / authors pages when the question
     # does not ask about versions, changes or contributing (retrieval/doc_kind.py); 1 = off.
     meta_page_weight: float = Field(0.6, ge=0.0, le=1.0)
     # Fused score factor of API reference entries (a Sphinx object description, a mkdocstrings block) when the
-    # question names no identifier (retrieval/doc_kind.py; docs/benchmarks.md "API reference entries"); 1 = off.
+    # question names no identifier (retrieval/doc_kind.py; bench/history/sessions-38-39.md "API reference entries"); 1 = off.
     reference_entry_weight: float = Field(1.0, ge=0.0, le=1.0)  # off: docs/configuration.md
     # Fused score factor of stub chunks: less than a sentence of prose once headings, directives and markup are left
-    # out (retrieval/doc_kind.py; docs/benchmarks.md "Stub chunks"); 1 = off.
+    # out (retrieval/doc_kind.py; bench/history/sessions-40-41.md "Stub chunks"); 1 = off.
     stub_chunk_weight: float = Field(0.9, ge=0.0, le=1.0)
     # Fused score factor of the chunks of a page named as the API reference (a folder or file "api", "api_reference";
-    # retrieval/doc_kind.py; docs/benchmarks.md "API pages"); 1 = off.
+    # retrieval/doc_kind.py; bench/history/sessions-42-43.md "API pages"); 1 = off.
     api_page_weight: float = Field(0.9, ge=0.0, le=1.0)
     # Fused score factor of a chunk made of long lines repeated word for word on 2+ other candidate pages (a generated
     # `--help` block), scaled by the share of its lines so repeated and of the question's words it holds only there
-    # (retrieval/doc_kind.py; docs/benchmarks.md "Repeated blocks"); 1 = off.
+    # (retrieval/doc_kind.py; bench/history/sessions-42-43.md "Repeated blocks"); 1 = off.
     repeated_block_weight: float = Field(0.9, ge=0.0, le=1.0)
     # Fused score factor (>= 1) of a chunk holding word for word a message of 3+ words the question quotes (an error
-    # the user saw; retrieval/doc_kind.py; docs/benchmarks.md "Quoted messages"); 1 = off.
+    # the user saw; retrieval/doc_kind.py; bench/history/sessions-42-43.md "Quoted messages"); 1 = off.
     quoted_message_weight: float = Field(1.05, ge=1.0, le=2.0)
     # Fused score factor (>= 1) of a settings page's chunk (a folder or file "config", "configuration", "settings")
     # among the first 5 fused entries when the question asks which setting to use or what to set
-    # (retrieval/doc_kind.py; docs/benchmarks.md "Settings pages"); 1 = off.
+    # (retrieval/doc_kind.py; bench/history/sessions-44-45.md "Settings pages"); 1 = off.
     settings_page_weight: float = Field(1.2, ge=1.0, le=2.0)
     # Fused score factor (>= 1) of a chunk among the first 2 x top_k + 10 fused entries holding, as written, the names
     # the question writes as names (code spans, `--options`, compound identifiers): 1 + (this - 1) x the share held
-    # (retrieval/doc_kind.py `written_factors`; docs/benchmarks.md "Sibling pages: the name as the question writes
+    # (retrieval/doc_kind.py `written_factors`; bench/history/sessions-46-47.md "Sibling pages: the name as the question writes
     # it", chosen by leave-one-corpus-out); 1 = off.
     written_name_weight: float = Field(1.05, ge=1.0, le=2.0)
     # Added to each of the first 30 fused entries (convex fusion only): this x the fused score of its page's
     # second-best entry among them / the first entry's (retrieval/fuse.py `page_support`): a page answering with two
     # passages beats a sibling page with one. 0.1: chosen by leave-one-corpus-out over the 23 docs sets
-    # (docs/benchmarks.md, "Page support by leave-one-corpus-out"); 0 = off.
+    # (bench/history/sessions-44-45.md, "Page support by leave-one-corpus-out"); 0 = off.
     page_support_weight: float = Field(0.1, ge=0.0, le=1.0)
     # BM25 pseudo-relevance feedback, RM3 (retrieval/feedback.py); Anserini's BM25+RM3 defaults 10 / 10 / 0.5.
     bm25_feedback: bool = False
@@ -243,7 +244,7 @@ class RetrievalSettings(_Section):
     bm25_feedback_terms: int = Field(10, ge=1, le=100)
     bm25_feedback_query_weight: float = Field(0.5, ge=0.0, le=1.0)
     # A chunk's vector score: max(window 0's cosine, best window's cosine - window_margin) (retrieval/pooling.py);
-    # 0 = best window only (the default: 0.03 lifts Cranfield but lowers the dev sets' MRR, docs/benchmarks.md,
+    # 0 = best window only (the default: 0.03 lifts Cranfield but lowers the dev sets' MRR, bench/history/early-speed-and-operations.md,
     # "Window pooling").
     window_margin: float = Field(0.0, ge=0.0, le=1.0)
     # Abstention floor on the best cosine similarity; see docs/configuration.md for how it was measured. Its old

@@ -30,8 +30,9 @@ CONFIG_FILE = "ragls.toml"  # a folder's settings file (config.settings re-expor
 # user trusted the workspace in the editor (VS Code Workspace Trust, Neovim's vim.secure), false = restricted.
 EDITOR_TRUST_KEY = "workspaceTrusted"
 # With it, the versions of the folders' ragls.toml the user approved in the editor ({folder path: "sha256:<hex>"}, as
-# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since is not trusted by the
-# editor's word (the user's trust store decides), so an edit between the approval and the server's start is not.
+# Neovim's vim.secure.read approves one version of a file): a folder whose file changed since, or that is not listed,
+# is not trusted by the editor's word (the user's trust store decides), so an edit between the approval and the
+# server's start is not, nor a folder added to the workspace without being asked about.
 EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 STORE_FILE = "trusted-folders.json"
 NO_FILE = "absent"  # the recorded hash of a folder trusted while it had no ragls.toml
@@ -196,7 +197,9 @@ def editor_trusted_configs(layers: Sequence[dict[str, Any] | None]) -> dict[str,
     """The ragls.toml versions the editor's user approved (`workspaceTrustedConfigs` in the last layer that has it,
     also under a "ragls" wrapper): {trust.folder_key(folder): "sha256:<hex>"}; a bare hex digest gets the prefix.
     None when no layer says (then `workspaceTrusted: true` trusts every folder's file, as VS Code's Workspace Trust
-    does). Entries that are not a path and a string are dropped."""
+    does); when one does, a folder it does not list is not trusted on the editor's word (Neovim asks about one
+    folder's file: a folder added to the workspace later was never approved). Entries that are not a path and a
+    string are dropped."""
 
     found = None
     for layer in map(_unwrapped, layers):

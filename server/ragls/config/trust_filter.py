@@ -289,8 +289,8 @@ LLM_SETTINGS = ("generation.backend", "generation.model", "generation.base_url",
 def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str, Any] | None] = ()) -> FolderLayer:
     """The settings a folder's ragls.toml may give — the one place folder trust is decided, so every front (LSP,
     CLI, MCP, HTTP) and its start-up scan get the same answer. Trusted when the editor says so (`editor_trust` of
-    `overrides`: the user's own settings; for the very version of the file the user approved when the editor sent
-    `editor_trusted_configs`), else when the user's trust store (config/trust.py) has the folder with this
+    `overrides`: the user's own settings; when the editor sent `editor_trusted_configs`, only for the folders listed
+    there and the very version of the file the user approved), else when the user's trust store (config/trust.py) has the folder with this
     very file's hash; an untrusted file keeps only `trust_filter.SAFE` settings. The user's own layers (editor
     settings, `~/.config/ragls`) are never filtered. Raises ConfigError for a file that cannot be read or parsed."""
 
@@ -310,9 +310,11 @@ def folder_layer(folder: str | os.PathLike | None, overrides: Sequence[dict[str,
             warnings.append(f"ignored {section}.{name} in the folder's ragls.toml: a folder cannot let itself reach "
                             "files outside it; set it in your editor's settings")
     verdict = editor_trust(overrides)
-    approved = (editor_trusted_configs(overrides) or {}).get(trust.folder_key(folder)) if verdict else None
-    if approved is not None and approved != trust.config_hash(raw):
-        verdict = None  # the user approved another version of this file in the editor: the trust store decides
+    approved = editor_trusted_configs(overrides) if verdict else None
+    if approved is not None and approved.get(trust.folder_key(folder)) != trust.config_hash(raw):
+        # the user approved another version of this file in the editor, or the editor approved files one by one and
+        # never this folder's (a folder added to Neovim's workspace): the trust store decides
+        verdict = None
     state = trust.state(folder, raw) if verdict is None else ("trusted" if verdict else "restricted")
     if state == "trusted":
         return FolderLayer(nested, True, path, warnings=warnings, raw=raw)

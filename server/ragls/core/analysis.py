@@ -30,7 +30,7 @@ _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # A compound identifier of the query: alphanumeric runs joined by "_", "." or "::" (get_worktrees, os.path.join,
 # HashMap::new). Its words are also searched as a phrase (stores/bm25.py). Not "-": hyphenated English ("boundary-layer")
-# is prose, and phrase-matching it cost 0.010 BM25 nDCG@10 on Cranfield (docs/benchmarks.md).
+# is prose, and phrase-matching it cost 0.010 BM25 nDCG@10 on Cranfield (bench/history/early-retrieval-quality.md, "Exact identifier matches").
 # A match starts only at the start of an alphanumeric run (the lookbehind): a start inside a run fails whenever the
 # run's start failed, and trying every position of a long run made one pasted token (a 20 000-character hash, log
 # line or CJK paragraph) cost O(n^2) regex steps -- 17 s for 20 000 characters, holding the GIL.

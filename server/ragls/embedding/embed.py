@@ -12,7 +12,8 @@ Vectors are float32, L2-normalised, shape (n, dim), so cosine similarity is a do
 Truncation: texts are cut to min(`embedding.max_length`, the model's declared `max_seq_length` from a
 sentence-transformers `sentence_bert_config.json` in its folder) tokens. fastembed itself ignores a `max_length`
 argument and truncates at `model_max_length` of tokenizer_config.json (512 for all-MiniLM-L6-v2, whose declared
-length is 256), so the limit is applied to the loaded tokenizer here. See docs/benchmarks.md for the effect.
+length is 256), so the limit is applied to the loaded tokenizer here. See bench/history/early-retrieval-quality.md,
+"What was measured on the way", for the effect.
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ def session_options(threads: int | None):
     """ONNX Runtime session options: fastembed's (graph optimisation ORT_ENABLE_ALL, `threads` intra- and inter-op
     threads when given) plus `enable_mem_pattern=False`. A memory pattern pre-plans one block per input shape;
     with variable-length text batches it kept 33 MB more resident after 96 Rust-book chunks at the same CPU time
-    (docs/benchmarks.md). Results do not change: only where tensors are allocated does. The embedder's own session
+    (bench/history/early-speed-and-operations.md, "Memory levers"). Results do not change: only where tensors are allocated does. The embedder's own session
     gets the intra-op threads of `thread_split` (one on up to 3 CPUs): it runs two batches side by side."""
     import onnxruntime as ort
 
@@ -201,7 +202,7 @@ def thread_split(threads: int | None) -> tuple[int, int]:
     each. Side by side, two small batches (2 sentences of ~35 tokens, the extractive answer's candidates) keep two
     cores busy with no synchronisation between them; ONNX Runtime's intra-op threads split each operator of such
     a batch and spin between operators, which cost ~90 % more process CPU for the same vectors, bit for bit
-    (docs/benchmarks.md, "Sentence batches side by side"). Two at most: each batch running holds its activations
+    (bench/history/session-50.md, "Sentence batches side by side"). Two at most: each batch running holds its activations
     in ONNX Runtime's memory arena (+44 MB peak when indexing 256-token windows on 2 CPUs), so more cores go to
     intra-op threads, not to more batches."""
     if threads is None:
@@ -455,10 +456,10 @@ class Embedder:
         query/passage prompts embeds a question differently): only texts not seen lately reach the model (one call,
         length-sorted), repeats within `texts` once. For the answer sentences `rag/ask` scores
         (answer/extractive.py): the same passages come back for every question on a topic, and ~32 sentences cost a
-        MiniLM pass of ~0.1-2 s (docs/benchmarks.md). Texts not in the memo are looked up in `stored` (the vectors
+        MiniLM pass of ~0.1-2 s (bench/history/early-retrieval-quality.md, "`rag/ask` latency: sentence vectors memoised"). Texts not in the memo are looked up in `stored` (the vectors
         the index's sentence pass cached, keyed by `text_hash`) before the model runs. Bounded: 4096 vectors of 384
         float32 are 6 MiB. The vectors of the unmemoised call (bit for bit: a text's vector does not depend on the
-        batch it is embedded in, docs/benchmarks.md "Answer sentences embedded at index time"), float32
+        batch it is embedded in, bench/history/session-51.md "Answer sentences embedded at index time"), float32
         (len(texts), dim)."""
         import numpy as np
 

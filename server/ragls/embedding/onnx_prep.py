@@ -6,7 +6,7 @@ folding (`ORT_ENABLE_ALL`, the level fastembed uses) turns that into a float32 t
 word embeddings, plus transient copies while the session is created. The equivalent graph
 `Mul(Cast(Gather(q, ids)), Gather(scale, ids))` computes the very same float32 products (each output element is
 still `float(q[id, j]) * scale[id]`, one IEEE multiplication), so the vectors are bit-identical, while the table
-stays int8 in memory. Measured on the offline model: session peak -90 MB, resident -34 MB (docs/benchmarks.md).
+stays int8 in memory. Measured on the offline model: session peak -90 MB, resident -34 MB (bench/history/early-speed-and-operations.md, "Memory levers").
 
 The rewritten model is written once into the cache dir, named by the SHA-256 of the source file and
 `REWRITE_VERSION`. Models without the pattern, or with external data, are used as they are. Needs the `onnx`

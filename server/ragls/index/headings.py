@@ -4,7 +4,7 @@ A text chunk is titled by the nearest heading-like line (`index.chunking._text_t
 stripped ("**✨ Optimized for Python 3.10+**" reads "✨ Optimized for Python 3.10+", ":class:`~a.Retry`" reads
 "Retry"), as a Markdown chunk's heading is (`chunking._heading_text`). Text titles are the leaf section, not the
 heading path Markdown chunks carry: reST heading paths (levels by the order in which adornment styles first appear,
-the document title left out) were measured in docs/benchmarks.md ("reST heading paths") and cost answer keys. A
+the document title left out) were measured in bench/history/held-out-sets-4-to-6.md ("reST heading paths and plain-word titles") and cost answer keys. A
 source's displayed title reads the path from the whole file instead (`heading_paths`, `index.titles.focus_title`).
 """
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections import Counter
 from html import unescape
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
@@ -80,6 +81,9 @@ _PRE_OPEN = re.compile(r"^ {0,3}<pre[\s>]", re.IGNORECASE)
 _PRE_CLOSE = re.compile(r"</pre\s*>\s*$", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _EOL = re.compile(r"(\r\n|\r|\n)")
+# A start or end tag as html.parser ends it: a name, then attributes whose quoted values may hold "<" and ">", up to
+# its ">" (possessive: a tag that does not end fails at once instead of backtracking).
+_WHOLE_TAG = re.compile(r"</?[A-Za-z][^\s/>\x00]*+(?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+>")
 _SPACES = re.compile(r"\s+")
 
 
@@ -143,10 +147,43 @@ def _read_group(lines: list[str], first: int, end: int) -> list[str]:
     if _PRE_OPEN.match(lines[first]) and _PRE_CLOSE.search(lines[end - 1]):
         code = _indented(lines, first, end)
         return lines[first:end] if code is None else code  # after a paragraph line: answer/blocks.py reads it
+    html = "\n".join(lines[first:end])
+    if not _well_formed(html):
+        return lines[first:end]
     reader = _Reader()
-    reader.feed("\n".join(lines[first:end]))
+    reader.feed(html)
     reader.close()
     return reader.markdown(end - first)
+
+
+def _well_formed(html: str) -> bool:
+    """Whether every tag, comment, declaration and processing instruction `html` opens also ends — the only HTML
+    html.parser reads in linear time. It scans on from each "<" it cannot end for the rest of the text (CPython
+    3.11's tokenizer, gh-135462: a block of 20,000 `<a ` read for 200 s, an unclosed `<a b="` or `<!--` likewise),
+    so a block that leaves one open is left as written (red team, session 53). Linear: each construct is scanned
+    once, up to its end or, for the first one without an end, to the end of the text."""
+    at = html.find("<")
+    while at >= 0:
+        nxt = html[at + 1:at + 2]
+        if html.startswith("<!--", at):
+            end = html.find("-->", at + 4)
+            if end < 0:
+                return False
+            at = end + 3
+        elif nxt in ("!", "?") or (nxt == "/" and not html[at + 2:at + 3].isalpha()):
+            end = html.find(">", at + 2)
+            if end < 0:
+                return False
+            at = end + 1
+        elif nxt.isascii() and (nxt.isalpha() or nxt == "/"):
+            m = _WHOLE_TAG.match(html, at)
+            if m is None:
+                return False
+            at = m.end()
+        else:  # "<" then a space, a digit, ...: text
+            at += 1
+        at = html.find("<", at)
+    return True
 
 
 def _indented(lines: list[str], first: int, end: int) -> list[str] | None:
@@ -170,6 +207,8 @@ class _Reader(HTMLParser):
         self.text: dict[int, list[str]] = {}  # 0-based line -> pieces of its Markdown
         self.marker: dict[int, str] = {}  # 0-based line -> its block marker (": ", "- ", "## ", "  ")
         self.stack: list[str] = []  # open elements
+        self.open: Counter[str] = Counter()  # how many of each are open (the stack may be deep: no scan of it)
+        self.filled: set[int] = set()  # lines holding text (not only spaces)
         self.fresh: str | None = None  # the marker of a block opened since the last text ("" for a paragraph)
         self.hidden = 0  # depth inside an element whose content is not text (`_HIDDEN`)
         self.code: list[str] | None = None  # the text of an open code span
@@ -186,6 +225,7 @@ class _Reader(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in _VOID:
             self.stack.append(tag)
+            self.open[tag] += 1
         if tag in _HIDDEN:
             self.hidden += tag not in _VOID
             return
@@ -199,7 +239,7 @@ class _Reader(HTMLParser):
         if tag in _BREAK:
             self._put(" ")
             return
-        if tag in _CODE and self.code is None and "pre" not in self.stack:
+        if tag in _CODE and self.code is None and not self.open["pre"]:
             self.code, self.code_line = [], self._line()
             return
         if tag in ("ul", "ol"):
@@ -218,10 +258,11 @@ class _Reader(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag not in self.stack:
+        if not self.open[tag]:
             return
         while self.stack:
             top = self.stack.pop()
+            self.open[top] -= 1
             self._close(top)
             if top == tag:
                 break
@@ -232,7 +273,7 @@ class _Reader(HTMLParser):
             return
         if self.hidden:
             return
-        if tag in _CODE and self.code is not None and not any(t in _CODE for t in self.stack):
+        if tag in _CODE and self.code is not None and not any(self.open[t] for t in _CODE):
             body = " ".join("".join(self.code).split())
             self.code, line = None, self.code_line
             if body:
@@ -266,8 +307,8 @@ class _Reader(HTMLParser):
     # -- writing -------------------------------------------------------------------------------------------------
     def _block_marker(self, tag: str) -> str:
         """The Markdown marker a block element's first text line gets."""
-        lists = sum(1 for t in self.stack if t in ("ul", "ol")) - (tag in ("ul", "ol"))
-        in_dd = "dd" in self.stack[:-1]
+        lists = self.open["ul"] + self.open["ol"] - (tag in ("ul", "ol"))
+        in_dd = self.open["dd"] - (self.stack[-1:] == ["dd"]) > 0  # a <dd> open below the top element
         indent = "  " * (max(0, lists - 1) + in_dd)
         if tag == "dd":
             return ": "
@@ -297,15 +338,17 @@ class _Reader(HTMLParser):
             return
         pieces = self.text.setdefault(line, [])
         if self.fresh is not None and piece.strip():
-            if any(x.strip() for x in pieces):
+            if line in self.filled:
                 pieces.append(": " if self.fresh == ": " else " ")
             elif line not in self.marker:
                 self.marker[line] = self.fresh
             self.fresh = None
-        elif not any(x.strip() for x in pieces) and line not in self.marker and piece.strip():
+        elif line not in self.filled and line not in self.marker and piece.strip():
             # a further line of a definition or list item: indented under its marker
-            self.marker[line] = "  " if any(t in ("dd", "li") for t in self.stack) else ""
+            self.marker[line] = "  " if self.open["dd"] or self.open["li"] else ""
         pieces.append(piece)
+        if piece.strip():
+            self.filled.add(line)
 
     def _end_row(self) -> None:
         """Write the open table row as a pipe-table row on its first text line."""
@@ -316,6 +359,7 @@ class _Reader(HTMLParser):
         cells = [_SPACES.sub(" ", "".join(c)).strip().replace("|", "\\|") for c in row]
         if any(cells):
             self.text.setdefault(line, []).append("| " + " | ".join(cells) + " |")
+            self.filled.add(line)
             self.marker.setdefault(line, "")
 
     def markdown(self, n: int) -> list[str]:

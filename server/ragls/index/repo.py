@@ -18,9 +18,11 @@ and deleted relative paths, renames counted as a deletion plus an addition.
 Every git command ragls runs on a folder goes through `run_git`: a repository's own `.git/config` is the folder's
 input (docs/security.md), and git runs programs it names while reading the index or the work tree
 (`core.fsmonitor`, a filter driver's `clean` / `smudge` / `process` that `.gitattributes` selects): they are switched
-off for each run (`neutral_config`). A diff of the work tree compares submodules by the commit the superproject
-records (`--ignore-submodules=dirty`): asking whether a submodule's work tree is dirty runs git status there, under
-the submodule's own config (filters this repository's settings never named).
+off for each run (`neutral_config`). No transport runs either (`_NO_PROTOCOL`): a partial clone
+(`extensions.partialClone`) fetches an object it lacks from its promisor remote while git diffs, running the
+remote's `uploadpack` or `core.sshCommand`. A diff of the work tree compares submodules by the commit the
+superproject records (`--ignore-submodules=dirty`): asking whether a submodule's work tree is dirty runs git status
+there, under the submodule's own config (filters this repository's settings never named).
 """
 
 from __future__ import annotations
@@ -41,14 +43,21 @@ GIT_TIMEOUT_S = 20
 #: What a repository's config can make git run while it diffs, hashes or lists files, with the value that turns it
 #: off: the file-system monitor hook and hooks (no command ragls runs has one, kept off all the same).
 _NEUTRAL = (("core.fsmonitor", "false"), ("core.hooksPath", os.devnull))
+#: No transport at all (GIT_ALLOW_PROTOCOL lists the allowed ones, over any `protocol.*.allow` of the repository):
+#: ragls never fetches, but git fetches an object a partial clone lacks from its promisor remote while it diffs or
+#: lists commits, running the remote's `uploadpack`, `core.sshCommand`, an `ext::` command or a credential helper
+#: and reaching the remote's URL. GIT_NO_LAZY_FETCH (git 2.44+) skips even the attempt.
+_NO_PROTOCOL = "none"
 _FILTER_KEY = re.compile(r"^filter\..*\.(?:clean|smudge|process|required)$", re.DOTALL)
 
 
 def _git_env(extra: list[tuple[str, str]] = ()) -> dict[str, str]:
-    """The environment of a git run: English messages, no optional index locks, no credential prompt, and the
-    `extra` settings as command-line configuration (GIT_CONFIG_COUNT: key and value apart, so a filter driver named
-    "a=b" is still one key), after any the user set."""
-    env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    """The environment of a git run: English messages, no optional index locks, no credential prompt, no transport
+    (`_NO_PROTOCOL`: no lazy fetch of a partial clone's missing objects), and the `extra` settings as command-line
+    configuration (GIT_CONFIG_COUNT: key and value apart, so a filter driver named "a=b" is still one key), after
+    any the user set."""
+    env = {**os.environ, "LC_ALL": "C", "LANGUAGE": "", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
+           "GIT_ALLOW_PROTOCOL": _NO_PROTOCOL, "GIT_NO_LAZY_FETCH": "1"}
     try:
         base = int(env.get("GIT_CONFIG_COUNT") or 0)
     except ValueError:

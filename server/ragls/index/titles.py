@@ -28,8 +28,8 @@ def focus_title(chunk: Chunk, line: int) -> str:
     sibling sections together and is titled by the section in force at its start, so "[n] options.rst:230-239"
     citing the section "Counting" would otherwise read "Tuples as Multi Value Options". Its path ("Options >
     Counting") is read from the file itself (`_file_path`: the one read-back path, bounded), at display time only:
-    the chunk's indexed title stays the leaf section (a path there changed retrieval, docs/benchmarks.md "reST
-    heading paths"); without a readable file whose heading at `line` is that section (changed since it was indexed;
+    the chunk's indexed title stays the leaf section (a path there changed retrieval, bench/history/held-out-sets-4-to-6.md
+    "reST heading paths and plain-word titles"); without a readable file whose heading at `line` is that section (changed since it was indexed;
     a FIFO, device, symlink out of the folder, or a file over a bound) the section alone. A Markdown chunk of
     merged sibling sections (titled by their common parent, "A" for "A > x" and "A > y") gets the heading path of
     the section holding `line` ("A > y", `_markdown_focus_title`). Converted documents with heading paths and code

@@ -132,7 +132,7 @@ def tail_starts(n: int, body: int, step: int) -> list[int]:
     `step` apart: 0, step, 2 x step, ... until a window reaches the end. The last window covers only what remains
     from its own stride step (it may hold fewer than `body` wordpieces), so it is a passage of its own rather
     than a near-copy of the window before it pulled back to end at the chunk's end (on 300-wordpiece abstracts
-    that copy repeated 75-80 % of window 0 and let the best-window score gain from noise; docs/benchmarks.md,
+    that copy repeated 75-80 % of window 0 and let the best-window score gain from noise; bench/history/early-speed-and-operations.md,
     "Window tail"). A remainder shorter than `MIN_TAIL` of a window (possible only when the stride exceeds half
     the window) is too short to embed alone: that window is pulled back to hold `MIN_TAIL` of a window.
     Returns at least [0]; every start is < n when n > 0."""

@@ -134,7 +134,7 @@ class SharedSource(PooledSource):
     and deleted paths are excluded by a payload filter (and again when chunks are read: never trust one place).
     Dense search returns each chunk's best window (focus lines, vector for dedup); the keyword list is Qdrant's
     sparse BM25 on a served Qdrant (one round trip for both), BM25 over the dense candidates' payloads in embedded
-    local mode (which scores sparse vectors in Python, ~11 s/query at 10k chunks, docs/benchmarks.md). Its BM25
+    local mode (which scores sparse vectors in Python, ~11 s/query at 10k chunks, bench/history/early-speed-and-operations.md, "Qdrant backend"). Its BM25
     scores are not tantivy's, so the pipeline interleaves its keyword list with the overlay's by rank. Chunks are
     cited as files of the local folder. `retrieval.bm25_feedback` and `parent_document` do not apply to it."""
 

@@ -12,7 +12,7 @@ loaded.
 An editor shows "starting" until `initialize` is answered and the "ragls: indexing" progress begins, so this module
 imports only what those need (pygls, lsprotocol, the editor's trust keys): the settings (pydantic), the workspace and
 the handlers are imported by the opening thread once the progress is shown, and by the first request
-(docs/benchmarks.md "What a newcomer and an editor wait for").
+(bench/history/session-52.md "What a newcomer and an editor wait for").
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ class RaglsServer(LanguageServer):
             # The first thing the opening thread does. Importing the settings (pydantic) and then the workspace
             # holds the GIL for long stretches (~0.4 s of CPU quiet, ~3 s at load 14 on 2 cores): first the event loop
             # finishes the progress handshake, so the editor shows "indexing: opening the index" instead of
-            # "starting" meanwhile (docs/benchmarks.md "What a newcomer and an editor wait for").
+            # "starting" meanwhile (bench/history/session-52.md "What a newcomer and an editor wait for").
             self._opening_shown = True
             self.progress_sender.indexing(True, OPENING)
             self.progress_sender.wait_shown(SHOWN_WAIT_S)

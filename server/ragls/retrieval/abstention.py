@@ -61,17 +61,17 @@ selection — an incidental "I run it on Ubuntu inside Docker." does not lower i
 asking clause alone when a clause before ";" tells the user's situation ("In my pytest suite with a dozen fixtures;
 how do I ...?", `asked_value.asked_clause`, as the name test reads it), or before a comma, dash or colon where the
 question turns to asking ("When the server bounces me through 30x hops, how can I ...?": `asked_clause`'s turns;
-docs/benchmarks.md, "Abstention: a subject term every passage holds"), and keeps the best share: held-out questions
+bench/history/sessions-38-39.md, "Abstention: a subject term every passage holds"), and keeps the best share: held-out questions
 written as users write (21-27 words, a situation first) had half the focus_coverage of the short dev questions the
-model was fitted on (docs/benchmarks.md, "Abstention: one pipeline tried; a situation clause"). The whole question is
+model was fitted on (bench/history/sessions-38-39.md, "Abstention: one pipeline tried; a situation clause"). The whole question is
 one of the parts weighed: an asking sentence that points back at the situation ("... request.form comes up empty in
 the app. What went wrong?", "... how do I silence that?") names nothing the passage holds, the situation does
-(docs/benchmarks.md, "Abstention: the whole question weighed too").
+(bench/history/sessions-40-41.md, "Abstention: the whole question weighed too").
 
 They are combined by a logistic model, P(answerable) = σ(b0 + Σ b_f·f) over the features that have a coefficient
 in `COEFFICIENTS` (the others are gathered and reported, weight 0). The features and the operating point were
 chosen leave-one-corpus-out over four corpora (`bench/abstention_loco.py`, `bench/abstention_cooccur.py`;
-docs/benchmarks.md, "Abstention that generalises" and "Abstention on a fourth corpus"): fitted on the others, each
+bench/history/early-retrieval-quality.md, "Abstention that generalises" and "Abstention on a fourth corpus"): fitted on the others, each
 corpus and class weighted alike (how many near misses a new folder's questions hold is unknown), the floor set
 where at most 3 % of each training corpus' answerable questions are refused, tested on the held-out one.
 focus_coverage and absent_name carried over best: as many near misses as coverage + bm25_top + absent_name with
@@ -113,18 +113,18 @@ from ragls.retrieval.query import Query
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
 # urllib3 and black dev sets (199 questions, 45 near misses), each corpus and class weighted alike; its operating
 # point (at most 3 % of each corpus' answerable questions refused) fell at the default floor 0.2. Refitted with
-# kebab-case names (docs/benchmarks.md, "Abstention: third round"): no decision on the 199 questions moves at a floor
+# kebab-case names (bench/history/held-out-sets-4-to-6.md, "Abstention: third round"): no decision on the 199 questions moves at a floor
 # refusing none of them, so these stay. In sample at 0.2: Rust book 4 of 12 near misses abstained / 0 of 49
 # answerable refused, Flask 7 of 10 / 0 of 34, urllib3 10 of 12 / 0 of 16, black 3 of 11 / 0 of 55 (the Rust book
 # had 6 of 12 while a bare prose compound counted as a name — cargo-fuzz, codegen-units —; that rule refused an
 # answerable question on a fifth, unseen corpus for its "brand-new", so only options and backticked compounds are
-# names: docs/benchmarks.md, "Kebab-case names: options and backticks only"). Held out (fitted on the other three
+# names: bench/history/held-out-sets-4-to-6.md, "Kebab-case names: options and backticks only"). Held out (fitted on the other three
 # corpora), with the prose-compound rule: Rust book 6 of 12 / 1 of 49, Flask 7 of 10 / 3 of 34, urllib3 10 of 12 /
 # 0 of 16, black 3 of 11 / 1 of 55.
 # value_missing (retrieval/asked_value.py: the question asks for a value, no top-hit sentence about its subject states
 # one) is a veto like absent_name, with absent_name's weight: P <= 0.07 whatever focus_coverage, below the default
 # floor. Not fitted: a hand rule from a fixed English vocabulary, measured on five dev corpora and a value probe set
-# (docs/benchmarks.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
+# (bench/history/held-out-sets-4-to-6.md, "Answer type: a value asked, none stated"); fitted leave-one-corpus-out it gets -6.08.
 # meaning_absent (`absent_meaning`) is a veto with the same weight; its threshold ABSENT_MEANING_VETO below.
 COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.071, "value_missing": -6.071,
                 "meaning_absent": -6.071}
@@ -136,7 +136,7 @@ COEFFICIENTS = {"intercept": -2.176, "focus_coverage": 5.541, "absent_name": -6.
 # operating point the least answerable question the rule could refuse, moved 0.02 lower (margin for an unseen
 # corpus). Boundary: cosine 0.310 at focus_coverage 0, falling 0.177 per unit, meeting the floor 0.2 at 0.62.
 # Tested on 40 far-off questions written for that purpose and never fitted on (bench/questions/far-off.jsonl) and on
-# httpx's docs: docs/benchmarks.md, "Far-off questions: a cosine floor that rises as the question's words go missing".
+# httpx's docs: bench/history/sessions-36-37.md, "Far-off questions: a cosine floor that rises as the question's words go missing".
 FAR_OFF_RAISE = 0.110  # cosine above `retrieval.min_similarity` needed when no question word is in the focus
 FAR_OFF_SLOPE = 0.177  # how much less per unit of focus_coverage (none needed from focus_coverage 0.62 up)
 
@@ -149,7 +149,7 @@ SENTENCE_HITS = 3  # sentence_cosine and absent_meaning: the focus sentences of 
 # absent_meaning's veto: the cosine gain, without the question's words no chunk holds, at which the passages are taken
 # not to mean them. Set leave-one-corpus-out by `python bench/abstention_absent_meaning.py` (the largest gain of any
 # answerable question of the other dev corpora, rounded up, plus 0.01: 0.08 in every fold of 12 corpora, written down
-# in docs/benchmarks.md before it was tried on sets nobody here had seen), MiniLM's cosine. Held out: near misses
+# in bench/history/sessions-40-41.md, "Abstention: the meaning veto", before it was tried on sets nobody here had seen), MiniLM's cosine. Held out: near misses
 # abstained Werkzeug 3/6 -> 4/6, MkDocs 3/6 -> 5/6, coverage.py 4/6 -> 5/6, Poetry 4/6 -> 5/6 (the last two blind),
 # no answerable question of 16 corpora refused more.
 ABSENT_MEANING_VETO = 0.08

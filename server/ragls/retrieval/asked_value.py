@@ -2,7 +2,7 @@
 
 A near miss made of the corpus' own words ("Which port does blackd listen on by default?", "How many threads does
 cargo test use?") finds passages that discuss its subject — every word matches, the cosine is high — but the asked
-fact, a number or a default, is not there. Word statistics cannot see that (docs/benchmarks.md, "Abstention: third
+fact, a number or a default, is not there. Word statistics cannot see that (bench/history/held-out-sets-4-to-6.md, "Abstention: third
 round"); the answer type can: the question asks for a value, and no sentence about its subject states one.
 
 - `asked_value(text)`: what the asking sentences (`asked_sentences`) ask for. "amount" when a sentence
@@ -39,7 +39,7 @@ value after a list item or field opens belongs to it, not to the sentence before
 also stated by a signature whose parameter is named with one of the question's words (`parameter_default`:
 `shutdown_timeout=60.0` for "a graceful shutdown"). Every list here is a
 fixed English vocabulary of how values are asked for and stated, not fitted to any corpus; the rule and its
-measurement (leave-one-corpus-out on five dev corpora and a value probe set over them): docs/benchmarks.md,
+measurement (leave-one-corpus-out on five dev corpora and a value probe set over them): bench/history/held-out-sets-4-to-6.md,
 "Answer type: a value asked, none stated".
 """
 

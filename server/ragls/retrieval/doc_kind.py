@@ -8,7 +8,7 @@ answers sits at rank 2-8. Seen on held-out sets (issue 27: a release-notes chunk
 contributing page's "Releasing" section ranked 1); on the dev sets a bookkeeping chunk ranked above the gold in 4 of
 55 black questions (contributing pages; 1 at rank 1) and 1 of 30 aiohttp ones (a "what's new" page at rank 1), in none
 of the others, whose changelog files are one-line `include` stubs; demoting them moved those 5 up and no first gold hit down
-(docs/benchmarks.md, "Document-kind prior"). A document prior in the sense of Kraaij, Westerveld & Hiemstra, "The
+(bench/history/sessions-36-37.md, "Document-kind prior"). A document prior in the sense of Kraaij, Westerveld & Hiemstra, "The
 importance of prior probabilities for entry page search" (SIGIR 2002): a factor on the fused score, not a filter —
 a bookkeeping chunk that is the only good match still ranks.
 
@@ -40,7 +40,7 @@ version", release, changelog, deprecated, added in, what's new, contribute, pull
 project's own subject uses or a user's situation tells ("version(s)", "migration", "upgrade", "history", "changed",
 "removed": Alembic's docs are about migrations, upgrades, the history command and the versions folder, and "I
 changed server_default ..." tells what the user did), which left its 7,129-line changelog undemoted on every question
-(set 19: file Hit@1 22 -> 24, MRR@10 0.528 -> 0.571; every other set identical; docs/benchmarks.md). Nor "author(s)"
+(set 19: file Hit@1 22 -> 24, MRR@10 0.528 -> 0.571; every other set identical; bench/history/sessions-42-43.md, "a project's own words are not"). Nor "author(s)"
 or "credits": in a question they are the user's data — a commit's author in `git blame`, a schema's `author` field,
 the authors of the user's blog posts (black, marshmallow and Material for MkDocs questions; none of the 1,331 asks
 who wrote the project), while the authors page stays demoted only × the weight when it is what is asked for.
@@ -56,14 +56,14 @@ they are scored × the weight; a question naming one is asked of the reference a
 recognised by its markup, not its page's name, so a guide page's own entries count and a reference page's prose does
 not. `.. data::` entries are left out: a constant's or a configuration key's entry states a value (Flask's
 `SEND_FILE_MAX_AGE_DEFAULT` for "how long may browsers keep my static assets"), which is what a question about a
-setting asks for, where a signature is only the means (docs/benchmarks.md, "API reference entries").
+setting asks for, where a signature is only the means (bench/history/sessions-38-39.md, "API reference entries").
 
 Stub chunks (`retrieval.stub_chunk_weight`, `stub_factors`): a chunk with less than a sentence of prose once its
 headings, directive and field lines, HTML comments and tags are left out — a page's one-line intro cut off by its
 first subheading ("# Writing your docs / How to layout and write your Markdown source files."), an `automodule` page
 whose docstrings are not in the folder, a section's last line split off with a link anchor. Such a chunk's window
 is all title and topic, so its cosine matches a question about the topic as well as the passage that answers it,
-and it wins near ties while saying nothing (docs/benchmarks.md, "Stub chunks"). It is scored × the weight, so it
+and it wins near ties while saying nothing (bench/history/sessions-40-41.md, "Stub chunks"). It is scored × the weight, so it
 still ranks where nothing better matches.
 
 API pages (`retrieval.api_page_weight`, `api_page_factors`): a chunk of a page named as a project's API reference — a
@@ -75,12 +75,12 @@ what to do. The reference page still ranks where no guide page matches nearly as
 object's parameters: the exact-match bonus keeps a chunk naming the asked identifier first). Named, not marked up:
 a guide page's own `.. autoclass::` is not demoted (the markup rule above, off since two blind sets), and a page
 called "reference" is not either (a configuration or command-line reference states settings, what such questions
-ask for). Measured in docs/benchmarks.md, "API pages".
+ask for). Measured in bench/history/sessions-42-43.md, "API pages".
 
 Quoted messages (`retrieval.quoted_message_weight`, `quoted_factors`): a chunk that holds, word for word, a message
 the question quotes (`names.quoted_messages`: three or more words in quotes — an error the user saw, "No source for
 code") is scored × the weight (above 1). A page that lists the message is where it is explained (an error reference,
-a FAQ entry); a sibling page can match the rest of the question as well and win by a few hundredths (docs/benchmarks.md,
+a FAQ entry); a sibling page can match the rest of the question as well and win by a few hundredths (bench/history/sessions-42-43.md,
 "Quoted messages").
 
 Written names (`retrieval.written_name_weight`, `written_factors`): a question that writes a name as a name — a code
@@ -89,7 +89,7 @@ span (`` `# type: ignore` ``), a command-line option (`--junit-xml`), a compound
 several forms (a command-line reference's `--warn-unreachable`, a configuration reference's `warn_unreachable`, a
 guide's "unreachable code"), and BM25's words and the embedding do not see the form. A chunk whose title or text
 holds the written names as written (case aside) is scored × (1 + (weight - 1) × the share of them it holds).
-Chosen by leave-one-corpus-out over 25 docs sets (docs/benchmarks.md, "Sibling pages: the name as the question
+Chosen by leave-one-corpus-out over 25 docs sets (bench/history/sessions-46-47.md, "Sibling pages: the name as the question
 writes it").
 
 Settings pages (`retrieval.settings_page_weight`, `settings_factors`): when the question asks which setting to use
@@ -101,7 +101,7 @@ called "config", "configuration" or "settings" (`config/hatch.md`, `topics/setti
 once, on its settings page, and tells the task around it on tutorial and how-to pages (Diataxis' reference against
 its guides): a question about the task without that asking clause is theirs, a question asking for the setting is the
 settings page's, and the tutorial that mentions the flag in passing otherwise wins the near tie on the task's words
-(docs/benchmarks.md, "Settings pages"). Only the first few entries are weighed: a settings chunk that neither signal
+(bench/history/sessions-44-45.md, "Settings pages"). Only the first few entries are weighed: a settings chunk that neither signal
 ranks near the top is not what the question asks for, however the question is phrased.
 """
 
@@ -143,7 +143,7 @@ _VERSION_HEADING = re.compile(
 # A release's own heading: a name of one to three capitalised words, then a version with a "v" or of three parts, then
 # at most "release notes" / "released" / "is out" — "Hatch v1.17.0" (a release announcement in a docs blog), "Scrapy
 # 2.11.0"; not "OAuth 2.0", "Python 3.12 support", "Using HTTP/1.1". Over the headings of the 22 corpora measured
-# (docs/benchmarks.md, "Release announcements") it matches only release announcements and changelog entries.
+# (bench/history/sessions-42-43.md, "Release announcements (coordinator") it matches only release announcements and changelog entries.
 _RELEASE_HEADING = re.compile(
     r"\s*[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2}\s+(?:v\d+\.\d+(?:\.\d+)*|\d+\.\d+\.\d+)"
     r"(?:\s+(?:release\s+notes|released|is\s+out))?\s*$")
@@ -284,7 +284,7 @@ _ASKS_SETTING = re.compile(
     # "what is the default", "make that the default" (not "the default setup", "the default environment").
     r"|\bby\s+default\b|\bdefault\s+values?\b|\bwhat(?:'s|\s+is|\s+are)\s+the\s+defaults?\b"
     r"|\b(?:make|set)\s+(?:it|that|this|them)\s+the\s+(?:\w+\s+)?default\b", re.IGNORECASE)
-# The fused entries a settings page's chunk must be among to be weighed (docs/benchmarks.md, "Settings pages": the
+# The fused entries a settings page's chunk must be among to be weighed (bench/history/sessions-44-45.md, "Settings pages": the
 # first 3 to 10 gave the same first places, 5 and 10 the widest range of factors that lowers no question).
 SETTINGS_HEAD = 5
 
@@ -404,7 +404,7 @@ def repeated_block_factors(chunks: Iterable[tuple[object, Chunk]], weight: float
     write every reporting command's `--help` into its page) matches many questions about what it lists while
     answering none of them; its page's own prose is elsewhere. Judged among the candidates only (the fused list's
     head), so it costs a split of their texts (memoised per text, `_lines`, and per line, `analysis.line_terms`). Measured
-    in docs/benchmarks.md, "Repeated blocks" and "Repeated blocks: the question's words only in the block"."""
+    in bench/history/sessions-42-43.md, "Repeated blocks" and "Repeated blocks: the question's words only in the block"."""
     if weight >= 1.0:
         return {}
     alpha = 1.0 - weight

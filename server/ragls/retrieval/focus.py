@@ -30,15 +30,15 @@ can lie outside the best window; the hit's context (`Hit.window`, and so every f
 widened to cover the focus (`context_span`, applied where the focus is set), so it always contains the focus.
 
 Measured with `ragls eval` (Focus@5: a top-5 hit whose focus overlaps the gold lines within 6 lines; 2026-12-03,
-docs/benchmarks.md "Focus on the answering passage"): the focus inside the window, widened to a whole list or code
+bench/history/held-out-sets-4-to-6.md "Focus on the answering passage"): the focus inside the window, widened to a whole list or code
 block up to 12 lines, placed 79 of 184 questions (aiohttp 10/30, black 26/55, urllib3 4/16, Flask 15/34, Rust
 book 24/49); cutting the block to 6 lines as above, 94; candidates from the whole chunk as the answer takes them,
 99 (17, 27, 9, 19, 27), every retrieval, Key and abstention figure unchanged; the section heading and the
-neighbouring sentences raised it to 111 (20, 32, 9, 21, 29), none lost (docs/benchmarks.md, "Focus: the answering
+neighbouring sentences raised it to 111 (20, 32, 9, 21, 29), none lost (bench/history/sessions-36-37.md, "Focus: the answering
 sentences and the heading above them"); the neighbours the answer reads with its sentence, 3 more over 21 sets (Alembic
-6 -> 7, requests 15 -> 16, attrs 14 -> 15), none lost (docs/benchmarks.md, "The focus reads what the answer reads"). The sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
+6 -> 7, requests 15 -> 16, attrs 14 -> 15), none lost (bench/history/sessions-44-45.md, "The focus reads what the answer reads"). The sentences' cosine with the question is not used: measured on the Flask and urllib3 sets it placed the focus no better
 (Focus@5 17/50 with cosine for every passage, 16/50 without) and costs a MiniLM pass per sentence on every query
-(docs/benchmarks.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
+(bench/history/early-retrieval-quality.md, "Sentence focus"); the window the vector signal chose already carries the meaning. Columns are
 exact UTF-16 positions within the chunk text.
 """
 

@@ -22,7 +22,7 @@ Bonus (optional, per key): with truncated lists, a chunk that only BM25 ranks fi
 rare identifier, whose embedding says little — scores 1/61 and sinks under several hits the vector signal ranks
 1-8 (1.125/61...1.125/68). search.py gives BM25's top-3 chunks that contain every content word of the query
 qmd's top-rank bonus (+0.05 for 1st, +0.02 for 2nd-3rd). Applied to every top-ranked chunk, as qmd does, it cost
-0.012 nDCG@10 on Cranfield's long questions (docs/benchmarks.md); restricted to exact matches it is neutral there.
+0.012 nDCG@10 on Cranfield's long questions (bench/history/early-retrieval-quality.md, "Exact identifier matches"); restricted to exact matches it is neutral there.
 Under convex fusion the bonus is expressed in BM25 first places and the 2nd-3rd exact matches get their BM25 score's
 share of the 1st's (`search._convex_bonus`), not RRF's rank step.
 """
@@ -168,7 +168,7 @@ def page_support(fused: list[Fused], pages: Mapping[Hashable, str], weight: floa
     it, pages with one entry in the head and entries below the head are unchanged. The raise is added to the
     contribution "page". Meant for convex scores (0 to 1 without the bonus): on RRF's scale `weight` would dwarf them.
     Where `retrieval.page_support_weight` (0.1) and `head` (30) come from: leave-one-corpus-out over the 23 docs sets
-    (docs/benchmarks.md, "Page support by leave-one-corpus-out"). `weight` <= 0 or fewer than 2 entries: `fused`
+    (bench/history/sessions-44-45.md, "Page support by leave-one-corpus-out"). `weight` <= 0 or fewer than 2 entries: `fused`
     itself."""
     if weight <= 0 or len(fused) < 2:
         return fused

@@ -2,9 +2,9 @@
 about — a library, a tool, a feature, an API name — and which are the user's own material (their quoted error
 message, their option's values, their addresses and paths, their situation before the question), and which of the
 names no chunk holds (`absent_names`). A question about a named thing the documents never mention is one they do
-not answer (`abstention.Evidence.absent_name`); docs/benchmarks.md, "Everyday shorthand is no absent name",
-"Lower-case names: a word in no English dictionary" and "Names: the user's own material and the means asked
-about", measure each rule."""
+not answer (`abstention.Evidence.absent_name`); bench/history/held-out-sets-4-to-6.md,
+"Everyday shorthand is no absent name" and "Lower-case names: a word in no English dictionary", and
+bench/history/sessions-36-37.md, "Names: the user's own material and the means asked about", measure each rule."""
 
 from __future__ import annotations
 
@@ -313,7 +313,7 @@ def lowercase_name(word: str) -> bool:
     `TYPO_MIN_LENGTH` letters, a typo one edit from a WordPiece word with its first letter kept (recieve, sesion).
     gevent, uvloop, nginx, redis, kubernetes, protobuf, xdist are names; a library whose name is also an English
     word (celery, rayon, clap, alembic, ruff) or a closed compound (hypercorn = hyper + corn, nextest) is not seen.
-    A general dictionary, not one fitted to questions (docs/benchmarks.md, "Lower-case names")."""
+    A general dictionary, not one fitted to questions (bench/history/held-out-sets-4-to-6.md, "Lower-case names")."""
     vocabulary = _english_words()
     if len(word) < 3 or word in vocabulary:
         return False
@@ -434,7 +434,7 @@ def everyday_acronym(name: str) -> bool:
     everyday shorthand for a thing docs may call by its meaning ("memory" for RAM), so its absence does not say
     that the documents miss the question's subject (`absent_names`). A homograph counts too (SOAP, ARM, REST):
     a near miss about it is left to the word-level evidence. A general vocabulary, not one fitted to questions
-    (docs/benchmarks.md, "Everyday shorthand is no absent name")."""
+    (bench/history/held-out-sets-4-to-6.md, "Everyday shorthand is no absent name")."""
     return _ACRONYM.fullmatch(name) is not None and name.lower() in _english_words()
 
 

@@ -14,9 +14,9 @@ counts only by what it adds beyond the noise:
     score = max(window-0 cosine, best window cosine - margin),     margin = `retrieval.window_margin`
 
 A chunk with one window scores its cosine; margin 0 is MaxP (the default: a margin lifts Cranfield but demotes
-answers deep in long technical sections, docs/benchmarks.md). The hit's `similarity` (shown to users, used by
+answers deep in long technical sections, bench/history/early-speed-and-operations.md, "Window pooling"). The hit's `similarity` (shown to users, used by
 abstention and the cosine floor) stays the best window's cosine; only the vector signal's ranking uses the pooled
-score. docs/benchmarks.md ("Window pooling") has the measurements.
+score. bench/history/early-speed-and-operations.md ("Window pooling") has the measurements.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ SIGNALS = ("vector", "bm25")
 ExtraSignal = Callable[[str, object, int], list[tuple[tuple[int, str], float]]]
 Key = tuple[int, str]  # (position of the source in the searched list, chunk id)
 # Fused entries whose pages `_page_support` weighs: the document priors' head at top_k 10 (2 x 10 + 10), the head the
-# leave-one-corpus-out fit measured (docs/benchmarks.md, "Page support by leave-one-corpus-out").
+# leave-one-corpus-out fit measured (bench/history/sessions-44-45.md, "Page support by leave-one-corpus-out").
 PAGE_HEAD = 30
 
 
@@ -278,7 +278,7 @@ def _convex_bonus(bonus: dict, bm25: Sequence[tuple[Key, float]], settings: Retr
     score's share of it, not RRF's rank step `top3_rank_bonus` (0.02 of 0.05 whatever the scores): with two exact
     matches of nearly the same BM25 score (Flask's "url_for" endpoint question: 10.42 against 10.40; the Rust
     book's "Cargo.toml": the workspaces page against the gold, vector rank 1), the cosine, not BM25's rank, decides
-    which comes first (docs/benchmarks.md, "Exact-match bonus on the convex scale"). `bm25`: the (key, score) list,
+    which comes first (bench/history/sessions-38-39.md, "Exact-match bonus on the convex scale"). `bm25`: the (key, score) list,
     best first."""
     if not bonus or not bm25 or not settings.bm25_weight:
         return {}

@@ -18,7 +18,7 @@ Each transform is opt-in (`[retrieval]`) and costs one LLM call per question (ca
 The skip rule keeps cheap questions cheap (qmd's "strong signal"): no LLM step when BM25's best hit is strong
 and clearly ahead — its score normalised as s / (1 + s) (qmd's mapping of a raw BM25 score into [0, 1)) is at
 least `retrieval.strong_signal_score` and leads the second one's by at least `retrieval.strong_signal_gap`
-(0.85 / 0.15, qmd's values; docs/benchmarks.md measures how often it fires with tantivy's scores and whether
+(0.85 / 0.15, qmd's values; bench/history/early-speed-and-operations.md, "The skip rule on the dev sets", measures how often it fires with tantivy's scores and whether
 the skipped questions' top hits are right).
 """
 

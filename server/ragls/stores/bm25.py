@@ -18,7 +18,7 @@ to lower-case alphanumeric words and builds term objects of their analysed terms
 `a AND (b`, `-v` or `{0}` are plain words. English stop words
 (NLTK's list: articles, pronouns, question words, auxiliaries) are dropped from the query unless nothing else is
 left: questions ("what ... must be obeyed when ...") otherwise match documents on rare function words such as
-"what" or "when" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see docs/benchmarks.md). The index keeps every word.
+"what" or "when" (Cranfield BM25 nDCG@10 0.355 -> 0.366, see bench/history/early-retrieval-quality.md, "What was measured on the way"). The index keeps every word.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ TABLE = "windows"
 OLD_TABLES = ("chunks",)  # one row per chunk (before multi-window vectors): dropped when found
 ROWS_PER_CHUNK_SEARCHED = 4  # window rows fetched per wanted chunk before taking each chunk's best window
 # IVF_PQ search parameters: partitions probed and exact re-ranking factor. Measured by bench/scale.py (recall@10
-# against exact search >= 0.95 at 100k rows, docs/benchmarks.md).
+# against exact search >= 0.95 at 100k rows, bench/history/early-speed-and-operations.md, "Approximate vector index").
 ANN_NPROBES = 32
 ANN_REFINE = 10
 ANN_MIN_ROWS = 256  # PQ trains 256 centroids per sub-vector: fewer rows cannot build the index
@@ -220,7 +220,7 @@ class VectorStore:
         """The `n` window rows nearest `vector` by cosine distance, nearest first: id, window, start_line, end_line,
         vector, _distance. An exact search goes to LanceDB's asynchronous table (the one behind the synchronous
         `LanceTable`) as one request: the synchronous query builder makes six round trips to LanceDB's event-loop
-        thread (the schema three times), ~1.5 ms of CPU more per query for the same rows (docs/benchmarks.md). With
+        thread (the schema three times), ~1.5 ms of CPU more per query for the same rows (bench/history/early-speed-and-operations.md, "Warm query latency: third round"). With
         an approximate index, or when that table is not there (another lancedb), the synchronous builder."""
         columns = ["id", "window", "start_line", "end_line", "vector", "_distance"]
         if not self.has_ann():

@@ -11,7 +11,7 @@ out, as the indexer skips them (a large log once made a 4-second folder an estim
 `workspace.estimate_embed_seconds` (measured throughput on a quiet 2-core machine, conservative). That is not what
 a busy machine takes: the wall time (`wall_seconds`) adds the start-up (START_SECONDS) and scales by the machine's
 load (`load_factor`): urllib3's docs, 58 chunks, estimated 0.2 min, took 104-135 s wall at load averages 9-12 on 2
-cores (docs/benchmarks.md, "First-index estimate vs wall time"). The load is the one when estimating: a load that
+cores (bench/history/sessions-36-37.md, "First-index estimate vs wall time"). The load is the one when estimating: a load that
 rises during the index makes it longer still.
 """
 
@@ -65,7 +65,7 @@ class IndexEstimate:
 # Embedding windows per second on a quiet 2-core machine, by window length in wordpieces: the one source of the
 # embedding-time figure (`estimate_embed_seconds`, `embed_rate_text`). A window is one embedding input: a
 # 2,000-character chunk is 3 windows of 256 wordpieces for all-MiniLM-L6-v2, one text of 512 for a model reading
-# 512 (`index.windows.windows_per_chunk`). 12 windows/s at 256 is conservative: docs/benchmarks.md ("Embedding rate
+# 512 (`index.windows.windows_per_chunk`). 12 windows/s at 256 is conservative: bench/history/sessions-36-37.md ("Embedding rate
 # of the estimate") measured 16-23 texts of up to 256 wordpieces per second on a quiet machine and 9-10 full
 # 256-wordpiece windows per CPU-second; a cold index of 313 chunks (939 windows) took 1.3 min there.
 WINDOWS_PER_SECOND = {256: 12.0, 512: 4.5}

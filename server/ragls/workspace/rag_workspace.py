@@ -190,7 +190,7 @@ class RagWorkspace:
             if embed:
                 # The server's indexer thread does both when idle. Without the compaction an index built here (the
                 # CLI) keeps one vector-table fragment per embedding batch: the Rust book's 114 fragments made a
-                # warm query ~10x slower (docs/benchmarks.md, "Warm rag/query at top_k 10").
+                # warm query ~10x slower (bench/history/early-speed-and-operations.md, "Warm rag/query at top_k 10").
                 self.indexes[i].compact()
                 if self.indexes[i].ann_due():
                     self.indexes[i].build_ann()

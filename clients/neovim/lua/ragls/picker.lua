@@ -24,6 +24,33 @@ local M = {}
 
 M.DEBOUNCE_MS = 200
 
+--- The one entry of a live picker opened while its server starts (|:RagQuery| right after opening Neovim): the
+--- picker opens at once saying so, and is filled once the server answers.
+M.STARTING = "… starting the ragls server: results appear when it answers"
+
+--- What the open picker says instead of results while it has no server to ask: M.STARTING while the server
+--- starts, why it did not start when it failed; nil once a server answers (|M.pick|).
+local waiting_notice = nil
+
+--- `{ query, chunks }`: the results the open picker's next finder call lists for `query` without asking the server
+--- again (fetched with a request that does not block the editor once the server started, |M.pick|).
+local prefetched = nil
+
+--- A picker entry that is a notice, not a result (`ragls_notice`): shown as its text, previewed as it, never opened
+--- and never sent to quickfix.
+---@param text string
+---@return table
+function M.notice(text)
+  return { ragls_notice = text }
+end
+
+--- `chunks` without notices.
+---@param chunks table[]
+---@return table[]
+local function results(chunks)
+  return vim.tbl_filter(function(c) return not c.ragls_notice end, chunks or {})
+end
+
 --- " 64%  path:first-last  Heading" for a rag/query chunk: the percentage (a column of 4, first, so a picker
 --- narrower than a long heading never cuts it) is its `relevance` (its score's share of the best hit's), left out
 --- when the server sent none ("<1%" for a share under 0.5 %); the raw `score` is never shown (its scale depends on
@@ -51,6 +78,9 @@ end
 ---@param chunk table PROTOCOL Chunk
 ---@return table
 function M.telescope_entry(chunk)
+  if chunk.ragls_notice then
+    return { value = chunk, display = chunk.ragls_notice, ordinal = chunk.ragls_notice }
+  end
   local fname = ui.source_fname(chunk.source)
   local lnum, col0 = ui.source_start(chunk.source, fname)
   return { value = chunk, display = M.format(chunk), ordinal = M.format(chunk), filename = fname, lnum = lnum,
@@ -64,10 +94,13 @@ end
 ---@param chunk table PROTOCOL Chunk
 ---@return table
 function M.snacks_item(i, chunk)
+  if chunk.ragls_notice then
+    return { idx = i, text = chunk.ragls_notice, preview = { text = chunk.ragls_notice }, chunk = chunk }
+  end
   local fname = ui.source_fname(chunk.source)
   local lnum, col0 = ui.source_start(chunk.source, fname)
   return { idx = i, score = chunk.score, text = M.format(chunk), file = fname, pos = { lnum, col0 },
-    end_pos = { ui.source_end(chunk.source, fname) }, chunk = chunk }
+    end_pos = { ui.source_end(chunk.source, fname) }, chunk = chunk, preview = "file" }
 end
 
 --- fzf-lua's `path:line:col:` of a rag/query chunk's cited lines (col 1-based BYTES, as grep prints it), for its
@@ -100,15 +133,21 @@ function M.query(text, cb, opts)
   end, opts)
 end
 
---- Blocking query for pickers whose finders are synchronous (telescope's dynamic finder). Empty on error.
+--- Blocking query for pickers whose finders are synchronous (telescope's dynamic finder). Empty on error; one
+--- notice entry (|M.notice|) while the picker waits for its server to start (or says why it did not).
 ---@param text string
 ---@return table[] chunks
 function M.query_sync(text)
-  if vim.trim(text or "") == "" then
-    return {}
+  if prefetched and prefetched.query == vim.trim(text or "") then
+    local chunks = prefetched.chunks
+    prefetched = nil
+    return chunks
   end
   local client = rpc.find_client(require("ragls.root").for_buffer(0)) or rpc.find_client(nil)
   if not client or not client.initialized then
+    return waiting_notice and { M.notice(waiting_notice) } or {}
+  end
+  if vim.trim(text or "") == "" then
     return {}
   end
   local resp
@@ -130,7 +169,7 @@ end
 ---@param text string
 ---@param chunks table[]
 function M.to_quickfix(text, chunks)
-  ui.show_query(text, { chunks = chunks })
+  ui.show_query(text, { chunks = results(chunks) })
 end
 
 --- Which picker to use: `config.picker` when it is installed, else the first installed of telescope, snacks,
@@ -191,6 +230,8 @@ end
 
 --- telescope.nvim: dynamic finder (one rag/query per prompt change, debounced), buffer previewer at the lines.
 ---@param text string
+---@return { prompt: fun(): string|nil, refresh: fun() } handle  the open picker's prompt (nil once closed) and a
+---  refresh running its finder again (the picker was opened while its server started)
 local function telescope(text)
   local pickers = require("telescope.pickers")
   local finders = require("telescope.finders")
@@ -199,7 +240,7 @@ local function telescope(text)
   local actions = require("telescope.actions")
   local state = require("telescope.actions.state")
   local last, last_query = {}, nil
-  pickers.new({}, {
+  local picker = pickers.new({}, {
     prompt_title = "RagQuery",
     default_text = text,
     debounce = M.DEBOUNCE_MS,
@@ -215,10 +256,17 @@ local function telescope(text)
       title = "ragls",
       -- shown instead of `title` with telescope's `dynamic_preview_title` (as its file previewers show the path)
       dyn_title = function(_, entry)
-        return ui.source_location(entry.value.source)
+        return entry.value.source and ui.source_location(entry.value.source) or "ragls"
       end,
       define_preview = function(self, entry)
         local chunk = entry.value
+        if chunk.ragls_notice then
+          vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, { chunk.ragls_notice })
+          if self.state.winid and vim.api.nvim_win_is_valid(self.state.winid) then
+            vim.wo[self.state.winid].wrap, vim.wo[self.state.winid].linebreak = true, true
+          end
+          return
+        end
         local fname = ui.source_fname(chunk.source)
         local lines = fname and vim.fn.filereadable(fname) == 1 and vim.fn.readfile(fname) or M.preview_lines(chunk)
         vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, lines)
@@ -247,6 +295,9 @@ local function telescope(text)
     attach_mappings = function(bufnr, map)
       actions.select_default:replace(function()
         local entry = state.get_selected_entry()
+        if entry and entry.value.ragls_notice then
+          return -- a notice ("starting the server"): nothing to open, the picker stays
+        end
         actions.close(bufnr)
         if entry then
           M.open(entry.value)
@@ -260,15 +311,30 @@ local function telescope(text)
       end)
       return true
     end,
-  }):find()
+  })
+  picker:find()
+  local function open()
+    return picker.prompt_bufnr ~= nil and vim.api.nvim_buf_is_valid(picker.prompt_bufnr)
+  end
+  return {
+    prompt = function()
+      return open() and picker:_get_prompt() or nil
+    end,
+    refresh = function()
+      if open() then
+        picker:refresh()
+      end
+    end,
+  }
 end
 
 --- snacks.nvim picker: live (re-queried as you type), file preview at the chunk.
 ---@param text string
+---@return { prompt: fun(): string|nil, refresh: fun() } handle  as telescope's
 local function snacks(text)
   local Snacks = require("snacks")
   local last, last_query = {}, text
-  Snacks.picker.pick({
+  local picker = Snacks.picker.pick({
     title = "RagQuery",
     search = text,
     live = true,
@@ -284,8 +350,11 @@ local function snacks(text)
     format = function(item)
       return { { item.text } }
     end,
-    preview = "file",
+    preview = "preview", -- each item says how: "file" for a result, its own text for a notice
     confirm = function(picker, item)
+      if item and item.chunk.ragls_notice then
+        return -- a notice ("starting the server"): nothing to open, the picker stays
+      end
       picker:close()
       if item then
         M.open(item.chunk)
@@ -299,6 +368,16 @@ local function snacks(text)
     },
     win = { input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } } },
   })
+  return {
+    prompt = function()
+      return picker and not picker.closed and picker:filter().search or nil
+    end,
+    refresh = function()
+      if picker and not picker.closed then
+        picker:refresh()
+      end
+    end,
+  }
 end
 
 --- fzf-lua's builtin file previewer (|fzf-lua| `previewer.builtin.buffer_or_file`, the one its `files` and `grep`
@@ -344,8 +423,11 @@ end
 --- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end), and fzf-lua's builtin
 --- previewer shows the chunk's file at its cited lines. Older fzf-lua without `fzf_live`: the results of one query
 --- through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results of the current query to quickfix.
+--- `starting`: opened while the server starts; a header says the results come once it answers (fzf's list
+--- streams in as each query's results arrive, so nothing needs refreshing).
 ---@param text string
-local function fzf(text)
+---@param starting? boolean
+local function fzf(text, starting)
   local fzf_lua = require("fzf-lua")
   local by_line, last, last_query = {}, {}, text
   local previewer = fzf_previewer(function(line)
@@ -377,23 +459,24 @@ local function fzf(text)
           cb(line)
         end
         cb()
-      end, { on_error = function() cb() end })
+      end, { on_error = function() cb() end, on_fail = function() cb() end })
     end
   end
   -- Prose wraps at words in the preview (fzf-lua's default is nowrap: the cited sentences of a docs page were cut
   -- at the preview's edge; F3 still toggles it), as in telescope's and snacks' previews.
   local winopts = { preview = { wrap = true, winopts = { linebreak = true } } }
+  local fzf_opts = starting and { ["--header"] = M.FZF_STARTING } or nil
   if type(fzf_lua.fzf_live) == "function" then
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
     end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer,
-      winopts = winopts })
+      winopts = winopts, fzf_opts = fzf_opts })
     return
   end
   local function show(q)
     fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer,
-      winopts = winopts })
+      winopts = winopts, fzf_opts = fzf_opts })
   end
   if text ~= "" then
     show(text)
@@ -406,8 +489,14 @@ local function fzf(text)
   end
 end
 
+--- fzf-lua's header when it opens while the server starts (true before the results come and after).
+M.FZF_STARTING = "ragls: results appear once the server has started"
+
 --- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
---- open with an empty prompt; vim.ui.select asks for the text first.
+--- open with an empty prompt; vim.ui.select asks for the text first. While the server starts (the first
+--- :RagQuery after opening Neovim) the picker opens at once: telescope and snacks list one entry saying so
+--- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's header says
+--- so and its results stream in.
 ---@param text? string
 function M.pick(text, rag)
   text = vim.trim(text or "")
@@ -415,17 +504,53 @@ function M.pick(text, rag)
   local backend = M.backend()
   local run = ({ telescope = telescope, snacks = snacks, ["fzf-lua"] = fzf })[backend]
   if run then
-    -- Start the client first so that the synchronous finder has one to ask.
-    rpc.with_client(function()
-      local ok, err = pcall(run, text)
+    local opened, handle = false, nil
+    local function open(starting)
+      opened = true
+      local ok, ret = pcall(run, text, starting)
       if not ok then
-        rpc.notify(("ragls: the %s picker failed (%s); using vim.ui.select"):format(backend, err),
+        rpc.notify(("ragls: the %s picker failed (%s); using vim.ui.select"):format(backend, ret),
           vim.log.levels.WARN)
         if text ~= "" then
           M.select(text)
         end
+        return
       end
-    end)
+      handle = ret
+    end
+    -- The synchronous finders need an initialized client: while it starts they list `waiting_notice`.
+    rpc.with_client(function()
+      waiting_notice = nil
+      if not opened then
+        open(false)
+        return
+      end
+      -- Opened while the server started: its results, fetched without blocking the editor (the first query of a
+      -- server that has just started waits for its workspace to open: longer than the finder's sync timeout).
+      local prompt = handle and handle.prompt()
+      if not prompt then
+        return
+      elseif vim.trim(prompt) == "" then
+        return handle.refresh() -- nothing to search: the notice goes
+      end
+      M.query(vim.trim(prompt), function(chunks)
+        prefetched = { query = vim.trim(prompt), chunks = chunks }
+        handle.refresh()
+      end, { on_error = function() handle.refresh() end })
+    end, {
+      on_wait = function()
+        waiting_notice = M.STARTING
+        open(true)
+      end,
+      on_fail = function(msg) -- the server did not start: the open picker says why
+        if not (opened and handle) then
+          return false
+        end
+        waiting_notice = msg
+        handle.refresh()
+        return true
+      end,
+    })
     return
   end
   if text ~= "" then

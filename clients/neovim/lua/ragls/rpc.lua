@@ -200,6 +200,9 @@ function M.on_exit(code, signal, client_id)
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir and vim.fs.normalize(client.root_dir)
   local buffers = vim.deepcopy(client and client.attached_buffers or {})
+  if client and client.config then
+    M.starting_configs[client.config] = nil -- it exited before initialize answered
+  end
   vim.schedule(function()
     require("ragls.progress").reset(client_id) -- an index run it reported never ends now
     local waiting = pending[client_id] or {}
@@ -327,6 +330,10 @@ end
 --- lists a client only once it is initialized.
 M.starting = {}
 
+--- client config -> when it started (ms): servers Neovim started itself (`vim.lsp.enable("ragls")` with
+--- `lsp/ragls.lua`), from `before_init` (the client exists, its id is not passed) until `on_init` or `on_exit`.
+M.starting_configs = setmetatable({}, { __mode = "k" })
+
 --- Since when (ms) a ragls server has been starting, nil when none is.
 ---@return integer|nil
 function M.starting_since()
@@ -339,13 +346,32 @@ function M.starting_since()
       since = at
     end
   end
+  for cfg, at in pairs(M.starting_configs) do
+    if vim.uv.now() - at > config.values.start_timeout_ms then
+      M.starting_configs[cfg] = nil -- never initialized nor exited: the client gave up
+    elseif not since or at < since then
+      since = at
+    end
+  end
   return since
+end
+
+--- `before_init` of the ragls client of `lsp/ragls.lua` (`vim.lsp.enable`): it is starting (the statusline says
+--- so until `M.on_init`).
+---@param _ table InitializeParams
+---@param cfg table the client's config (`client.config`)
+function M.before_init(_, cfg)
+  M.starting_configs[cfg] = vim.uv.now()
+  vim.schedule(function()
+    require("ragls.progress").redraw_statuslines()
+  end)
 end
 
 --- `on_init` of the ragls client: it started (the statusline stops saying "starting").
 ---@param client vim.lsp.Client
 function M.on_init(client)
   M.starting[client.id] = nil
+  M.starting_configs[client.config or {}] = nil
   vim.schedule(function()
     require("ragls.progress").redraw_statuslines()
   end)
