@@ -167,3 +167,46 @@ def test_crawl_indexes_skips_and_recrawls_conditionally(workspace, site):
     [info] = [r for r in workspace.rag_list() if r.name == "widget"]
     assert {"path": f"{site}/docs/a.html",
             "message": f"{site}/docs/a.html: HTTP 503 Service Unavailable; the indexed copy is kept"} in info.errors
+
+
+class SlowSite(BaseHTTPRequestHandler):
+    """A site whose robots.txt asks for a day between two requests."""
+
+    robots_served = threading.Event()
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path == "/robots.txt":
+            body, ctype = b"User-agent: *\nCrawl-delay: 86400\n", "text/plain"
+            SlowSite.robots_served.set()
+        else:
+            body, ctype = page("Docs", "<p>The widget docs.</p><a href='next.html'>next</a>"), "text/html"
+        self.send_response(200)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.timeout(60)
+def test_a_sites_crawl_delay_is_bounded_and_a_stop_ends_the_wait():
+    """A site is untrusted input: its robots.txt's `Crawl-delay: 86400` held the crawl a day before each page (red
+    team, session 53). The pause is at most MAX_CRAWL_DELAY_S, and a crawl asked to stop stops waiting."""
+    from ragls.sources.web import MAX_CRAWL_DELAY_S, Crawler, CrawlResult
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), SlowSite)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    SlowSite.robots_served.clear()
+    crawler = Crawler(cache=None, known=lambda url: False, max_bytes=100_000, delay_s=0,
+                      should_stop=SlowSite.robots_served.is_set)
+    try:
+        result = CrawlResult()
+        crawler.crawl(f"http://127.0.0.1:{httpd.server_address[1]}/docs/**", result)
+    finally:
+        crawler.close()
+        httpd.shutdown()
+        httpd.server_close()
+    assert crawler._delay == MAX_CRAWL_DELAY_S == 30.0
+    assert result.interrupted and [p.final_url.rsplit("/", 2)[-2:] for p in result.pages] == [["docs", ""]]

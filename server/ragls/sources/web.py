@@ -7,8 +7,8 @@ DOCX are converted as files are (`convert.py`: main content, headings kept, head
 Crawling: breadth first from the start URL, following `<a href>` links that stay within the same origin (scheme,
 host, port) and path prefix (the start URL's path up to the `/**`), fragments dropped, each URL once; at most
 `web.max_pages` pages (default 500) and `web.max_depth` link hops (default 4); robots.txt honoured
-(`urllib.robotparser`, our User-Agent; a `Crawl-delay` longer than `web.delay_s` wins); `web.delay_s` seconds
-between two requests; pages are HTML, Markdown (`text/markdown`, e.g. a raw docs site) or plain text (`text/plain`,
+(`urllib.robotparser`, our User-Agent; a `Crawl-delay` longer than `web.delay_s` wins, up to
+`MAX_CRAWL_DELAY_S`); `web.delay_s` seconds between two requests, a wait a crawl's stop ends; pages are HTML, Markdown (`text/markdown`, e.g. a raw docs site) or plain text (`text/plain`,
 e.g. `llms.txt`) — Markdown and text are indexed as they are, with their own line numbers, and their Markdown links
 `[title](url)` are followed —, other types (PDF, images) are skipped. On a re-crawl every page already indexed is requested with its
 validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page costs one 304 and no conversion;
@@ -41,6 +41,12 @@ from ragls.sources.load import decode_bytes, is_binary, load_text
 
 DEFAULT_USER_AGENT = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
 MAX_REDIRECTS = 5
+#: The longest pause between two requests a site's robots.txt `Crawl-delay` gets (Apache Nutch's
+#: fetcher.max.crawl.delay, 30 s): a site is untrusted input, and `Crawl-delay: 100000` held its crawl — the named
+#: RAG's sync, and a server's reopen behind it — for a day a page (red team, session 53).
+MAX_CRAWL_DELAY_S = 30.0
+#: How often a pause between two requests checks whether the crawl is to stop.
+_WAIT_SLICE_S = 0.2
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 MARKDOWN_TYPES = ("text/markdown", "text/x-markdown")
 #: What a crawl indexes and follows links from: HTML, Markdown and plain text.
@@ -404,9 +410,10 @@ class Crawler:
         self.client.close()
 
     def _wait(self) -> None:
-        pause = self._last_request + self._delay - time.monotonic()
-        if pause > 0:
-            time.sleep(pause)
+        """Pause until `delay_s` (or the site's `Crawl-delay`) has passed since the last request; a stop ends it."""
+        until = self._last_request + self._delay
+        while (pause := until - time.monotonic()) > 0 and not self.should_stop():
+            time.sleep(min(pause, _WAIT_SLICE_S))
         self._last_request = time.monotonic()
 
     def _robots_for(self, url: str) -> urllib.robotparser.RobotFileParser | str:
@@ -426,7 +433,7 @@ class Crawler:
                     result = parser
                     delay = parser.crawl_delay(self.user_agent)
                     if delay:
-                        self._delay = max(self._delay, float(delay))
+                        self._delay = max(self._delay, min(float(delay), MAX_CRAWL_DELAY_S))
             except httpx.HTTPError as exc:
                 result = f"robots.txt unreachable: {exc}"
             self._robots[key] = result
