@@ -277,3 +277,17 @@ def test_an_untrusted_folder_cannot_give_its_pdfs_more_time(tmp_path, store):
     assert s.sources.loader_timeout_s == 120 and any("sources.loader_timeout_s = 600" in w for w in warnings)
     (tmp_path / "ragls.toml").write_text("[sources]\nloader_timeout_s = 30\n")
     assert load_settings(tmp_path)[0].sources.loader_timeout_s == 30
+
+
+def test_a_huge_ragls_toml_is_not_read(tmp_path, store):
+    """Every command and server start reads and parses a folder's ragls.toml: a clone's 55 MB file of `kN = N` lines
+    kept `ragls query` parsing for over 5 minutes (red team, session 53). Past MAX_CONFIG_BYTES it is an error
+    naming the file, like a file that does not parse; a file of that size is read."""
+    line = "# padding to the bound\n"
+    body = "[retrieval]\ntop_k = 4\n"
+    (tmp_path / "ragls.toml").write_text(body + line * ((trust.MAX_CONFIG_BYTES - len(body)) // len(line)))
+    assert load_settings(tmp_path)[0].retrieval.top_k == 4
+    with (tmp_path / "ragls.toml").open("a") as f:
+        f.write("k = 1\n" * 10)
+    with pytest.raises(ConfigError, match="ragls.toml: larger than 1,000,000 bytes"):
+        load_settings(tmp_path)

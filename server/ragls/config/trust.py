@@ -15,6 +15,7 @@ word on trust (`editor_trust`, `editor_trusted_configs`) with it before it answe
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -36,6 +37,7 @@ EDITOR_TRUST_KEY = "workspaceTrusted"
 EDITOR_TRUST_CONFIGS_KEY = "workspaceTrustedConfigs"
 STORE_FILE = "trusted-folders.json"
 NO_FILE = "absent"  # the recorded hash of a folder trusted while it had no ragls.toml
+MAX_CONFIG_BYTES = 1_000_000  # a ragls.toml larger than this is not read (read_config_bytes)
 
 
 def data_dir() -> Path:
@@ -65,11 +67,18 @@ def config_hash(data: bytes | None) -> str:
 
 
 def read_config_bytes(folder: str | os.PathLike) -> bytes | None:
-    """The bytes of `folder`/ragls.toml, None when there is none. Raises OSError when it exists but cannot be read."""
+    """The bytes of `folder`/ragls.toml, None when there is none (or it is no regular file: a FIFO, a device).
+    Raises OSError when it exists but cannot be read, or holds more than MAX_CONFIG_BYTES: a folder's file is read
+    and parsed by every command and server start (tomllib: ~10 s and gigabytes for 100 MB), so a clone cannot claim
+    the machine with it (red team, session 53)."""
     path = Path(folder) / CONFIG_FILE
     if not path.is_file():
         return None
-    return path.read_bytes()
+    with path.open("rb") as f:
+        data = f.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES:,} bytes, not read (a settings file is a few kB)")
+    return data
 
 
 @dataclass(frozen=True)
