@@ -63,6 +63,7 @@ def _setup_logging(verbose: bool) -> None:
 
 
 def _print_sync(ws, reports, elapsed_s: float) -> None:
+    from ragls.index.autodoc import notice as autodoc_notice
     from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
     from ragls.workspace.status import empty_folder_notice
 
@@ -78,6 +79,8 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
             print(f"  warning: {idx.include_warning}")
         elif idx.writer and not rep.skipped and (empty := empty_folder_notice(idx)):
             print(f"  warning: {empty}")
+        if (api := autodoc_notice(idx.manifest)) is not None:
+            print(f"  note: {api}")
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:

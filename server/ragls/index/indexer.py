@@ -45,7 +45,7 @@ from ragls.core.hashing import fingerprint, rebuild_reason, text_hash
 from ragls.core.ir import Chunk, Document
 from ragls.core.telemetry import traced
 from ragls.embedding.embed import Embedder
-from ragls.index import inclusion, ownership
+from ragls.index import autodoc, inclusion, ownership
 from ragls.index.chunking import chunk_document
 from ragls.index.ownership import WriterLock
 from ragls.index.paths import check_index_dir, default_index_dir, resolve_index_dir  # noqa: F401 - re-exported
@@ -338,6 +338,7 @@ class FolderIndex(TextScan, VectorPhase):
         records = [FileRecord(d.path, d.size, d.mtime_ns, d.content_hash) for d in docs]
         with self._vec_lock:
             self.manifest.replace_files(records, chunks, deleted, includes)
+            autodoc.record(self.manifest, docs, deleted)  # API pages filled from docstrings (the status notice)
             _crash_point("after_manifest")
             for i in old_ids:
                 self._pending.pop(i, None)

@@ -152,6 +152,11 @@ class Manifest:
     def file_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM files").fetchone()[0]
 
+    def has_suffix(self, suffixes: Iterable[str]) -> bool:
+        """Whether an indexed file's path ends in one of `suffixes` (".py"), case-insensitively."""
+        return any(self.db.execute("SELECT 1 FROM files WHERE lower(path) LIKE ? LIMIT 1", (f"%{s.lower()}",)).fetchone()
+                   for s in suffixes)
+
     def chunk_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
 

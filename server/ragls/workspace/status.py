@@ -76,6 +76,15 @@ def empty_folder_notices(indexes) -> list[str]:
     return [f"{idx.folder}: {n}" for idx in indexes if (n := empty_folder_notice(idx))]
 
 
+def autodoc_notices(indexes) -> list[str]:
+    """`index.autodoc.notice` of each FolderIndex in `indexes` that has one, led by its folder ("<folder>: 116
+    pages (...) document Python APIs ... with autodoc directives ..."): lines rag/status adds to `notices` and
+    `ragls index` prints."""
+    from ragls.index.autodoc import notice
+
+    return [f"{idx.folder}: {n}" for idx in indexes if (n := notice(idx.manifest))]
+
+
 def workspace_status(ws) -> Status:
     """rag/status of the RagWorkspace `ws`. The server (`progressive`) reports every chunk as pending until its
     indexer thread has opened the vector stores. `read_only` (`ragls status`) loads neither the model nor LanceDB:
@@ -134,6 +143,6 @@ def workspace_status(ws) -> Status:
                   + [e for g in ws.graphs if g is not None for e in g.errors()]
                   + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
                   llm_calls=wire_counts(LLM_COUNTER),
-                  notices=list(ws.notices) + empty_folder_notices(ws.indexes),
+                  notices=list(ws.notices) + empty_folder_notices(ws.indexes) + autodoc_notices(ws.indexes),
                   max_length=max_length,
                   embedding_source=ws.embedder.source, embedding_requested=ws.settings.embedding.model)
