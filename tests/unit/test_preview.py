@@ -73,3 +73,22 @@ def test_a_code_file_is_shown_as_written_and_a_long_preview_is_cut():
     long = _chunk("guide.md", "word " * 100 + "\n")
     shown = chunk_preview(long, _lines(0, 0), limit=40)
     assert len(shown) == 40 and shown.endswith("…")
+
+
+def test_pymdownx_keys_read_as_the_keys_the_page_shows():
+    """Textual's pages (108 pymdownx.keys combinations): the preview and the answer showed "binds the keys ++r++,
+    ++g++, and ++b++" and "the Command Palette (++ctrl+p++)"; they read as the rendered page's keys, in code spans
+    as a `<kbd>` reads. C++ and a code span's "++" stay as written."""
+    from ragls.answer.passages import units
+
+    text = ("## Bindings\n\nThe following example binds the keys ++r++, ++g++, and ++b++ to an action.\n\n"
+            "The theme can be changed at runtime via the Command Palette (++ctrl+p++) or ++shift+page-up++.\n\n"
+            "Write C++ and g++ as they are, and `i++ + ++j` too.\n")
+    chunk = _chunk("docs/guide/input.md", text)
+    assert chunk_preview(chunk, _lines(2, 2)) == "The following example binds the keys `R`, `G`, and `B` to an action."
+    assert chunk_preview(chunk, _lines(4, 4)) == ("The theme can be changed at runtime via the Command Palette "
+                                                  "(`Ctrl+P`) or `Shift+Page Up`.")
+    assert chunk_preview(chunk, _lines(6, 6)) == "Write C++ and g++ as they are, and `i++ + ++j` too."
+    assert [u.sentence for u in units(text)][:2] == [
+        "The following example binds the keys `R`, `G`, and `B` to an action.",
+        "The theme can be changed at runtime via the Command Palette (`Ctrl+P`) or `Shift+Page Up`."]

@@ -130,6 +130,28 @@ def _tag(m: re.Match[str]) -> str:
     return " " if name == "br" else ""
 
 
+# pymdownx.keys' key combination, "++ctrl+alt+delete++", "++r++" (Textual's docs: 108, MkDocs Material's: 26): the
+# keys in group 1
+_KEYS = re.compile(r"(?<![+\w])\+\+([A-Za-z0-9][\w-]*(?:\+[A-Za-z0-9][\w-]*)*)\+\+(?![+\w])")
+
+
+def _key(m: re.Match[str]) -> str:
+    """A pymdownx.keys combination as the page shows it, a code span as `<kbd>` reads (`_tag`): "++ctrl+p++" ->
+    "`Ctrl+P`", "++page-up++" -> "`Page Up`"."""
+    return "`" + "+".join(k.upper() if len(k) == 1 else k.replace("-", " ").replace("_", " ").title()
+                          for k in m.group(1).split("+")) + "`"
+
+
+def _keys(text: str) -> str:
+    """`text` with its pymdownx.keys combinations outside code spans as code spans (`_KEYS`, `_key`)."""
+    if "++" not in text:
+        return text
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = _KEYS.sub(_key, parts[k])
+    return "".join(parts)
+
+
 def _shortcut_links(text: str) -> str:
     """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
     if "[" not in text:
@@ -143,7 +165,8 @@ def _shortcut_links(text: str) -> str:
 def link_text(text: str, markdown: bool = True) -> str:
     """Prose markup as the answer (Markdown) shows it: Markdown links outside code spans reduced to their text (with
     their target when it names a Python object, `_link`, `_links`; in Markdown (`markdown`, `blocks.is_markdown` of
-    the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK` — reST and plain text have none: their
+    the file) a shortcut reference "[Rich]" as "Rich", `_SHORTCUT_LINK`, and a pymdownx.keys "++ctrl+p++" as
+    "`Ctrl+P`" (`_keys`) — reST and plain text have none: their
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images and links
     of images only (badges, `_IMAGE_LINK`) dropped,
     footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
@@ -154,7 +177,7 @@ def link_text(text: str, markdown: bool = True) -> str:
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
-    text = _inline_html(_FOOTNOTE_REF.sub("", _shortcut_links(text) if markdown else _escapes(text)))
+    text = _inline_html(_FOOTNOTE_REF.sub("", _keys(_shortcut_links(text)) if markdown else _escapes(text)))
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     text = REST_LITERAL.sub(r"`\1`", text)
     return _TICKED_LITERAL.sub(_ticked, text) if not markdown and "``" in text else text
