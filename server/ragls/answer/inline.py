@@ -107,15 +107,18 @@ _HIDE_BRACKETS = str.maketrans("[]", "\ufdd0\ufdd1")
 _SHOW_BRACKETS = str.maketrans("\ufdd0\ufdd1", "[]")
 
 
+def _outside_code(text: str, pattern: re.Pattern[str], repl) -> str:
+    """`text` with `pattern` replaced by `repl` (a template or a function of the match) outside its code spans."""
+    parts = re.split(r"(`[^`\n]+`)", text)
+    for k in range(0, len(parts), 2):
+        parts[k] = pattern.sub(repl, parts[k])
+    return "".join(parts)
+
+
 def _inline_html(text: str) -> str:
     """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
     `` `x` ``, other tags as the text they hold."""
-    if "<" not in text:
-        return text
-    parts = re.split(r"(`[^`\n]+`)", text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _INLINE_HTML.sub(_tag, parts[k])
-    return "".join(parts)
+    return _outside_code(text, _INLINE_HTML, _tag) if "<" in text else text
 
 
 def _tag(m: re.Match[str]) -> str:
@@ -144,22 +147,12 @@ def _key(m: re.Match[str]) -> str:
 
 def _keys(text: str) -> str:
     """`text` with its pymdownx.keys combinations outside code spans as code spans (`_KEYS`, `_key`)."""
-    if "++" not in text:
-        return text
-    parts = re.split(r"(`[^`\n]+`)", text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _KEYS.sub(_key, parts[k])
-    return "".join(parts)
+    return _outside_code(text, _KEYS, _key) if "++" in text else text
 
 
 def _shortcut_links(text: str) -> str:
     """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
-    if "[" not in text:
-        return text
-    parts = re.split(r"(`[^`\n]+`)", text)
-    for k in range(0, len(parts), 2):
-        parts[k] = _SHORTCUT_LINK.sub(r"\1", parts[k])
-    return "".join(parts)
+    return _outside_code(text, _SHORTCUT_LINK, r"\1") if "[" in text else text
 
 
 def link_text(text: str, markdown: bool = True) -> str:
