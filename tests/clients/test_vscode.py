@@ -202,7 +202,7 @@ def test_extension_in_vscode(built: Path, tmp_path: Path) -> None:
 def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     assert TOOLCHAIN is not None, MISSING_TOOLCHAIN
     shots = [RESULTS / name for name in ("answer-panel.png", "source-opened.png", "search-live.png",
-                                         "search-opened-highlight.png", "progress.png", "walkthrough.png",
+                                         "search-opened-highlight.png", "progress.png", "status-starting.png", "walkthrough.png",
                                          "chat-view.png", "chat-abstained.png", "chat-code-block.png", "chat-history.png",
                                          "chat-error.png", "chat-server-stopped.png", "chat-server-retried.png",
                                          "status-warning.png", "status-warning-message.png")]

@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   const search = new DocsSearch(server, () => rags.param(), () => status.indexing);
   const rags = new RagSelection(context.workspaceState, server);
   const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing,
-    () => rags.param(), () => status.embeddingLoading, () => output.show(true));
+    () => rags.param(), () => status.embeddingLoading, () => output.show(true), () => status.step);
   context.subscriptions.push(status.onDidChange(() => chat.statusChanged()));
   manager = server;
   context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });

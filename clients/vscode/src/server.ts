@@ -106,7 +106,8 @@ export class ServerManager implements vscode.Disposable {
       return true;
     }
     const settings = initializationOptions();
-    this.status.starting('measuring the documents to index, to ask first if the first index would take long (ragls estimate)');
+    this.status.starting('measuring the documents to index, to ask first if the first index would take long (ragls estimate)',
+      'measuring the folder');
     const estimates = await Promise.all(folders.map((f) => {
       const args = estimateArgs(launch.args, f.uri.fsPath, settings);
       return args ? runEstimate(launch.command, args, env) : Promise.resolve(undefined);
@@ -155,7 +156,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(confirm = false): Promise<void> {
-    this.status.starting('finding the ragls server');
+    this.status.starting('finding the ragls server', 'finding the server');
     if (!vscode.workspace.isTrusted) {
       // Restricted mode: the server starts (from the user's own ragls.server.* settings), told the workspace is
       // untrusted, so the folders' ragls.toml only tunes retrieval (docs/security.md, "Folder trust").
@@ -181,7 +182,8 @@ export class ServerManager implements vscode.Disposable {
     }
     this.output.appendLine(`ragls: starting ${launch.command} ${launch.args.join(' ')} (${launch.how})`);
     // Until the server answers `initialize`; its indexing progress ("opening the index", ...) takes over then.
-    this.status.starting(`starting the server (${launch.how}): Python loads ragls and its libraries, a few seconds (longer on a busy machine)`);
+    this.status.starting(`starting the server (${launch.how}): Python loads ragls and its libraries, a few seconds (longer on a busy machine)`,
+      'starting the server');
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,
@@ -228,7 +230,7 @@ export class ServerManager implements vscode.Disposable {
         this.status.set('stopped', '$(debug-disconnect) ragls', 'ragls: server stopped — click for status');
       } else if (started && e.newState === State.Starting) {
         // The language client starts a server that stopped again (its error handler), up to 5 times in 3 minutes.
-        this.status.starting('the server stopped (Output → ragls says why); starting it again', 'restarting');
+        this.status.starting('the server stopped (Output → ragls says why); starting it again', 'restarting the server');
       } else if (started && e.newState === State.Running) {
         void this.refreshStatus();
       }
@@ -248,7 +250,7 @@ export class ServerManager implements vscode.Disposable {
     }
     this._onDidStart.fire(client);
     if (this.status.state === 'starting') { // no indexing progress yet: rag/status answers once the index is open
-      this.status.starting('the server is opening the index');
+      this.status.starting('the server is opening the index', 'opening the index');
     }
     if (!this.status.indexing) {
       await this.refreshStatus();

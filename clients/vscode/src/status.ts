@@ -10,8 +10,25 @@ import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 import { EMBEDDING_LOADING_MESSAGE, EMBEDDING_LOADING_NOTE, INDEXING_TITLE, StatusResult } from './protocol';
 import { counted } from './words';
 
-/** Longest progress message shown in the status bar itself (longer ones are in its tooltip). */
-export const SHORT_MESSAGE_CHARS = 28;
+/** Longest progress message shown whole in the status bar itself ("embedding answer sentences 120/894 chunks");
+ * a longer one is cut there (`barMessage`) and whole in its tooltip. */
+export const SHORT_MESSAGE_CHARS = 44;
+
+/** A progress message as the status bar item shows it: whole up to SHORT_MESSAGE_CHARS; else its step alone, the
+ * part before its first ": " ("loading the embedding model: using the bundled offline embedding model …" is the
+ * step "loading the embedding model" and a notice); else cut at a word with "…" (the tooltip has it whole). */
+export function barMessage(message: string): string {
+  if (message.length <= SHORT_MESSAGE_CHARS) {
+    return message;
+  }
+  const step = message.split(': ')[0];
+  if (step !== message && step.length <= SHORT_MESSAGE_CHARS) {
+    return step;
+  }
+  const cut = message.slice(0, SHORT_MESSAGE_CHARS - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > SHORT_MESSAGE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,:;(]+$/, '')}…`;
+}
 
 /**
  * The embedding model for people: "all-MiniLM-L6-v2 (fallback for BAAI/bge-small-en-v1.5)" when the server fell back
@@ -119,6 +136,7 @@ export class StatusBar implements vscode.Disposable {
   totals: { files: number; chunks: number; folders: number; pendingVectors: number } | undefined;
   private loadingModel = false;
   private progressMessage: string | undefined;
+  private progressPercentage: number | undefined;
 
   constructor(showStatusCommand: string) {
     this.item = vscode.window.createStatusBarItem('ragls.status', vscode.StatusBarAlignment.Left, 10);
@@ -157,9 +175,10 @@ export class StatusBar implements vscode.Disposable {
   private startingTimer: NodeJS.Timeout | undefined;
 
   /**
-   * The server is not answering yet: `label` ("starting", "restarting") in the item, `step` (what it waits for, in
-   * the user's words) in the tooltip; after `STARTING_SECONDS_AFTER_MS` the seconds it has waited, each second, so a
-   * slow start (a busy machine loading Python modules, a large folder sized first) never looks hung.
+   * The server is not answering yet: `label`, the step in a few words ("starting the server", "opening the index"),
+   * in the item, `step` (what it waits for, in whole sentences) in the tooltip; after `STARTING_SECONDS_AFTER_MS`
+   * the seconds it has waited, each second, so a slow start (a busy machine loading Python modules, a large folder
+   * sized first) never looks hung and says which step takes the time without hovering.
    */
   starting(step: string, label = 'starting'): void {
     clearInterval(this.startingTimer);
@@ -167,17 +186,25 @@ export class StatusBar implements vscode.Disposable {
     const show = () => {
       const seconds = Math.floor((Date.now() - started) / 1000);
       const counting = Date.now() - started >= StatusBar.STARTING_SECONDS_AFTER_MS;
-      this.set('starting', `$(sync~spin) ragls: ${label}${counting ? ` · ${seconds} s` : ''}`,
-        `ragls: ${step}${counting ? ` (${seconds} s so far)` : ''}`, true);
+      this.step = `${label}${counting ? ` · ${seconds} s` : ''}`;
+      this.set('starting', `$(sync~spin) ragls: ${this.step}`, `ragls: ${step}${counting ? ` (${seconds} s so far)` : ''}`, true);
     };
     show();
     this.startingTimer = setInterval(show, 1000);
   }
 
+  /** While the server starts or indexes: what it is doing, in a few words, as the item says it ("starting the
+   * server · 4 s", "indexing 36% · embedding 120/333 chunks"); undefined otherwise. A question asked meanwhile says
+   * what it waits for with it (chat/view.ts). */
+  step: string | undefined;
+
   set(state: StatusState, text: string, tooltip: string, keepTimer = false): void {
     if (!keepTimer && this.startingTimer) {
       clearInterval(this.startingTimer);
       this.startingTimer = undefined;
+    }
+    if (state !== 'starting' && state !== 'indexing') {
+      this.step = undefined;
     }
     this._state = state;
     this.item.text = text;
@@ -200,6 +227,7 @@ export class StatusBar implements vscode.Disposable {
         return false;
       }
       this.indexingTokens.add(token);
+      this.progressPercentage = value.percentage;
       this.showIndexing(value.message, value.percentage);
       return false;
     }
@@ -207,7 +235,9 @@ export class StatusBar implements vscode.Disposable {
       return false;
     }
     if (value.kind === 'report') {
-      this.showIndexing(value.message, value.percentage);
+      // A report without a percentage or a message keeps the last one (LSP: both optional in a report).
+      this.progressPercentage = value.percentage ?? this.progressPercentage;
+      this.showIndexing(value.message ?? this.progressMessage, this.progressPercentage);
       return false;
     }
     this.indexingTokens.delete(token);
@@ -217,12 +247,13 @@ export class StatusBar implements vscode.Disposable {
   private showIndexing(message: string | undefined, percentage: number | undefined): void {
     this.progressMessage = message;
     const pct = percentage !== undefined ? ` ${Math.round(percentage)}%` : '';
-    // A count ("120/456 files") fits the status bar; a long message (a model download, the fallback) goes to the
-    // tooltip only.
-    const short = message && message.length <= SHORT_MESSAGE_CHARS ? ` · ${message}` : '';
+    // The step in the item ("embedding 120/456 chunks", "loading the embedding model"), a long one (a model
+    // download) cut there and whole in the tooltip.
+    const short = message ? ` · ${barMessage(message)}` : '';
     const loading = (message ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) ? `\n\n${capitalized(EMBEDDING_LOADING_NOTE)}.` : '';
     const tooltip = `ragls: indexing${pct}${message ? `\n\n${message}` : ''}${loading}`;
-    this.set('indexing', `$(sync~spin) ragls: indexing${pct}${short}`, tooltip);
+    this.step = `indexing${pct}${short}`;
+    this.set('indexing', `$(sync~spin) ragls: ${this.step}`, tooltip);
   }
 
   /** Forget indexing progress of a server that is gone (its `end` will never come). */

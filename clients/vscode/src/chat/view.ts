@@ -119,6 +119,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly modelLoading: () => boolean = () => false,
     /** Show the "ragls" output channel (a turn whose server stopped: the log says how). */
     private readonly showOutput: () => void = () => undefined,
+    /** What the server is doing while it starts or indexes (status.ts `StatusBar.step`), undefined otherwise. */
+    private readonly serverStep: () => string | undefined = () => undefined,
   ) {
     this.threads = store.load();
     if (!this.threads.length) {
@@ -432,9 +434,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       parts.push(`<p class="meta">searched: ${escapeHtml(r.retrievalQuery)}</p>`);
     }
     if (turn.status === 'waiting') {
+      // What it waits for, as the status bar item says it ("starting the server · 4 s"), not a bare "Searching".
+      const step = this.serverStep();
       parts.push(this.modelLoading()
         ? `<p class="status">${escapeHtml(WAITING_FOR_MODEL)}</p>`
-        : '<p class="status">Searching your docs…</p>');
+        : `<p class="status">${escapeHtml(step ? `Waiting for ragls: ${step}…` : 'Searching your docs…')}</p>`);
     }
     const button = (action: TurnAction, label: string, title: string, primary = false) =>
       `<button data-action="${action}" class="${primary ? '' : 'secondary'}" title="${escapeHtml(title)}">${label}</button>`;
@@ -520,7 +524,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private header(): { label: string; title: string; earlier: number } {
     const first = oneLine(this.thread.turns[0]?.shown ?? '') || 'New chat';
     const earlier = this.threads.length - 1;
-    const more = earlier ? `\n\n${earlier} earlier chat(s): click to pick one (New Chat: + in the title bar)` : '';
+    const more = earlier ? `\n\n${counted(earlier, 'earlier chat')}: click to pick one (New Chat: + in the title bar)` : '';
     return { label: first, title: `${first}${more}`, earlier };
   }
 

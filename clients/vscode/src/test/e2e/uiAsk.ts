@@ -191,6 +191,12 @@ async function main(): Promise<number> {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${server.base}/?workspace=${encodeURIComponent(ws.workspaceFile)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
+    await step('while the server starts, the status bar item names the step (not only its hover)', async () => {
+      const item = page.locator('.statusbar-item:has-text("ragls: starting the server"), .statusbar-item:has-text("ragls: opening the index"), .statusbar-item:has-text("ragls: indexing")').first();
+      await item.waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
+      await page.screenshot({ path: join(shots, 'status-starting.png') });
+    }, page, shots);
+
     await step('the status bar shows the indexed docs', async () => {
       await page.locator('.statusbar-item:has-text("ragls: 4 files")').first().waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
     }, page, shots);

@@ -171,6 +171,48 @@ suite('ragls extension in VS Code', () => {
     assert.equal(status.generation.backend, 'none');
   });
 
+  test('the status bar item says the indexing step itself (the hover has it whole)', async () => {
+    // The server's own messages (workspace/watch.py, embedding/embed.py), fed as its work-done progress.
+    const token = 'ragls-test-step';
+    try {
+      api.status.onWorkDoneProgress(token, { kind: 'begin', title: 'ragls: indexing', message: 'loading the embedding model', percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.equal(api.status.step, 'indexing 0% · loading the embedding model', 'the step a waiting chat turn names');
+      // As the server sends it with the fallback model's notice (lsp/server.py): the step alone, the notice in the hover.
+      const notice = 'using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls\'s default is not downloaded)';
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: `loading the embedding model: ${notice}`, percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.ok(String(api.status.item.tooltip).includes(notice), String(api.status.item.tooltip));
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'embedding answer sentences 120/894 chunks', percentage: 13 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · embedding answer sentences 120/894 chunks');
+      // a report with neither keeps both (it was "ragls: indexing · …" with the percentage gone)
+      api.status.onWorkDoneProgress(token, { kind: 'report' });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · embedding answer sentences 120/894 chunks');
+      const download = 'downloading embedding model BAAI/bge-small-en-v1.5 (first run only)';
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: download, percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · downloading embedding model…');
+      assert.ok(String(api.status.item.tooltip).includes(download), String(api.status.item.tooltip));
+    } finally {
+      api.status.onWorkDoneProgress(token, { kind: 'end' });
+      await api.server.refreshStatus();
+    }
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+    assert.equal(api.status.step, undefined, 'no step once ready');
+    // A question asked while the server starts says what it waits for (the item's step), not "Searching your docs…".
+    let step: string | undefined = 'starting the server · 4 s';
+    const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    const view = new ChatView(api.server, new ThreadStore(memento), String, () => false, () => undefined, () => false,
+      () => undefined, () => step);
+    try {
+      const answer = view.ask('How do I roll back beacon firmware?');
+      assert.ok(view.html.includes('Waiting for ragls: starting the server · 4 s…') && !view.html.includes('Searching your docs'), view.html);
+      step = undefined;
+      assert.ok((await answer)?.answer.includes('beacon push --previous'));
+    } finally {
+      view.dispose();
+    }
+  });
+
   test('while the embedding model loads, the status bar, Show Status and a waiting answer say so', async () => {
     // The server's status once the model is ready, then the same folders as a server sends them while its model
     // still loads (every chunk counted without vectors, storedPendingVectors what is really left).
@@ -798,7 +840,8 @@ suite('ragls extension in VS Code', () => {
       assert.ok(why.includes('could not be opened') && why.includes(toml) && why.includes("Expected ']'"), why);
       assert.equal(api.status.text, '$(error) ragls');
       // While it started: what it waited for, with the seconds so far (never a bare "starting" for 25 s).
-      assert.ok(shown.some((l) => /^\$\(sync~spin\) ragls: starting · \d+ s \| ragls: starting the server \(.+\): Python loads ragls/.test(l)),
+      // The step in the item itself ("starting the server · 3 s"), not only in its hover.
+      assert.ok(shown.some((l) => /^\$\(sync~spin\) ragls: starting the server · \d+ s \| ragls: starting the server \(.+\): Python loads ragls/.test(l)),
         shown.join('\n'));
       // Fixed in the editor and saved: the server is told (didSave) and opens the workspace, without a restart.
       let restarts = 0;
@@ -1092,8 +1135,8 @@ suite('ragls extension in VS Code', () => {
       // The status bar says the server starts again (not "stopped" for good), then shows the index once it runs.
       await until('the status bar to show the index again', () => api.status.state === 'ready' && api.status.totals?.files === 4);
       watch.dispose();
-      assert.ok(shown.includes('$(sync~spin) ragls: restarting'), JSON.stringify(shown));
-      assert.ok(shown.indexOf('$(sync~spin) ragls: restarting') > shown.lastIndexOf('$(debug-disconnect) ragls'), JSON.stringify(shown));
+      assert.ok(shown.includes('$(sync~spin) ragls: restarting the server'), JSON.stringify(shown));
+      assert.ok(shown.indexOf('$(sync~spin) ragls: restarting the server') > shown.lastIndexOf('$(debug-disconnect) ragls'), JSON.stringify(shown));
     } finally {
       await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
       await cfg.update('generation.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
