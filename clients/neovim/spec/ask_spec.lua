@@ -121,6 +121,28 @@ H.it("<CR> on a [n] citation in the answer opens source n", function()
   H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
 end)
 
+H.it("<Tab> / <S-Tab> move the cursor from [n] to [n] (citations, then source lines); <CR> there opens it", function()
+  local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
+  vim.api.nvim_win_set_cursor(win, { 1, 0 })
+  local seen = {}
+  for _ = 1, 3 do
+    vim.api.nvim_feedkeys(vim.keycode("<Tab>"), "mx", false)
+    local lnum, col0 = unpack(vim.api.nvim_win_get_cursor(win))
+    local line = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1]
+    H.ok(line:sub(col0 + 1):match("^%[%d+%]"), ("on a [n]: %q at column %d"):format(line, col0))
+    table.insert(seen, { lnum, col0 })
+  end
+  H.ok(seen[1][1] > 1 and (seen[2][1] > seen[1][1] or seen[2][2] > seen[1][2]), "forward: " .. vim.inspect(seen))
+  vim.api.nvim_feedkeys(vim.keycode("<S-Tab>"), "mx", false)
+  H.eq(seen[2], vim.api.nvim_win_get_cursor(win), "<S-Tab> back to the previous one")
+  vim.api.nvim_win_set_cursor(win, seen[1])
+  local n = tonumber(vim.api.nvim_get_current_line():sub(seen[1][2] + 1):match("^%[(%d+)%]"))
+  local source = vim.iter(result.sources):find(function(s) return s.n == n end)
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
+  H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "the file of [n]")
+end)
+
 H.it("q closes the answer float", function()
   local win = ask("RagAsk Where are backups stored?")
   vim.api.nvim_feedkeys("q", "mx", false)

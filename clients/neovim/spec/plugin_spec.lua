@@ -480,6 +480,26 @@ H.it(":help ragls works from a packpath install: doc/tags ships with the plugin 
     "doc/tags is current (regenerate: nvim --clean --headless -c 'helptags clients/neovim/doc' -c q)")
 end)
 
+H.it("<CR> on an answer line without [n] (a code line under a bullet) follows its item's citation", function()
+  local at = require("ragls.answer_text").item_citation
+  local lines = {
+    "- It is also possible to load configuration from a file, for example TOML [2]:",
+    "  ```",
+    "  app.config.from_file(\"config.toml\", load=tomllib.load, text=False)",
+    "  ```",
+    "- Other methods load from individual files [1].",
+    "",
+    "A paragraph wrapped by hand, the first line",
+    "without its citation, which ends the sentence [3]. Then [4].",
+  }
+  H.eq(2, at(lines, 1, 3), "on the bullet's line: its [n]")
+  H.eq(2, at(lines, 3, 5), "a code line under the bullet: the bullet's [n] above")
+  H.eq(1, at(lines, 5, 1), "the next bullet: its own")
+  H.eq(nil, at(lines, 6, 1), "a blank line cites nothing")
+  H.eq(3, at(lines, 7, 1), "a wrapped sentence: the first [n] after it in its paragraph")
+  H.eq(4, at(lines, 8, 58), "on a line with several: the nearest")
+end)
+
 if vim.fn.has("nvim-0.11") == 1 then
   H.it("lsp/ragls.lua is found by vim.lsp.config (Neovim 0.11)", function()
     local cfg = vim.lsp.config.ragls

@@ -218,12 +218,14 @@ function M.citation_at(line, col)
   return best
 end
 
---- The answer item holding line `lnum` (1-based) of `lines`: a list item (`- `, `* `, `1. `) with its continuation
---- lines, else the paragraph; stops at blank lines and headings. The text a `[n]` on that line cites.
+--- The lines (first, last; 1-based) of the answer item holding line `lnum` of `lines`: a list item (`- `, `* `,
+--- `1. `) with its continuation lines, else the paragraph; stops at blank lines and headings (a blank line or a
+--- heading is an item of its own).
 ---@param lines string[]
 ---@param lnum integer
----@return string
-function M.item_text(lines, lnum)
+---@return integer first
+---@return integer last
+local function item_bounds(lines, lnum)
   local function item_start(l)
     return l:match("^%s*[-*]%s") or l:match("^%s*%d+[.)]%s")
   end
@@ -231,7 +233,7 @@ function M.item_text(lines, lnum)
     return l == nil or vim.trim(l) == "" or l:match("^#")
   end
   if stop(lines[lnum]) then
-    return lines[lnum] or ""
+    return lnum, lnum
   end
   local first = lnum
   while not item_start(lines[first]) and not stop(lines[first - 1]) do
@@ -241,7 +243,46 @@ function M.item_text(lines, lnum)
   while not stop(lines[last + 1]) and not item_start(lines[last + 1]) do
     last = last + 1
   end
+  return first, last
+end
+
+--- The answer item holding line `lnum` (1-based) of `lines` (`item_bounds`) as one line: the text a `[n]` on that
+--- line cites.
+---@param lines string[]
+---@param lnum integer
+---@return string
+function M.item_text(lines, lnum)
+  local first, last = item_bounds(lines, lnum)
   return table.concat(vim.list_slice(lines, first, last), " ")
+end
+
+--- The `[n]` that <CR> on line `lnum`, 1-based byte column `col`, of an answer follows: the one under (or nearest
+--- to) the cursor on that line (`citation_at`); on a line without one (the first line of a wrapped sentence), the
+--- first `[n]` of the item's following lines (a sentence ends with its citation), else the last of its earlier ones.
+--- nil when the item cites nothing.
+---@param lines string[]
+---@param lnum integer
+---@param col integer
+---@return integer|nil n
+function M.item_citation(lines, lnum, col)
+  local n = M.citation_at(lines[lnum] or "", col)
+  if n then
+    return n
+  end
+  local first, last = item_bounds(lines, lnum)
+  for l = lnum + 1, last do
+    n = lines[l]:match("%[(%d+)%]")
+    if n then
+      return tonumber(n)
+    end
+  end
+  for l = lnum - 1, first, -1 do
+    n = lines[l]:match(".*%[(%d+)%]")
+    if n then
+      return tonumber(n)
+    end
+  end
+  return nil
 end
 
 local function words(text)

@@ -219,8 +219,7 @@ function M.source_at_cursor()
   if not idx then
     return nil
   end
-  local line = vim.api.nvim_buf_get_lines(t.buf, lnum - 1, lnum, false)[1] or ""
-  local n = ui.citation_at(line, col0 + 1)
+  local n = require("ragls.answer_text").item_citation(vim.api.nvim_buf_get_lines(t.buf, 0, -1, false), lnum, col0 + 1)
   if not n then
     return nil
   end

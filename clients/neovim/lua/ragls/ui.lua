@@ -226,8 +226,7 @@ function M.follow(buf)
   local lnum, col0 = unpack(vim.api.nvim_win_get_cursor(0))
   local source = state.by_line[lnum]
   if not source then
-    local line = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1] or ""
-    local n = M.citation_at(line, col0 + 1)
+    local n = answer_text.item_citation(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum, col0 + 1)
     source = n and state.by_n[n]
     if n and not source then
       vim.notify(("ragls: the answer has no source [%d]"):format(n), vim.log.levels.WARN, { title = "ragls" })
@@ -329,6 +328,8 @@ function M.answer_keys(width, kind)
     return longest_fitting({ " Y yank · r ask again · q close ", " Y yank · r retry · q close " }, width)
   end
   return longest_fitting({
+    " <Tab> next [n] · <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
+    " <Tab> next · <CR> open · <C-q> quickfix · Y yank · r ask again · q close ",
     " <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
     " <CR> open · <C-q> quickfix · Y yank · r retry · q close ",
     " <CR> open · <C-q> qf · Y yank · q close ",
@@ -353,6 +354,15 @@ function M.sources_to_quickfix(buf)
     vim.api.nvim_set_current_win(state.origin_win)
   end
   return M.quickfix_sources(state.question, state.result)
+end
+
+--- `<Tab>` / `<S-Tab>` in an answer float: the cursor to the next / previous `[n]` in the current window (a
+--- citation in the answer or the number of a source line), wrapping around the end. Returns its line (1-based), 0
+--- when the answer has none.
+---@param flags "w"|"bw" |search()| flags: "w" forward, "bw" backward
+---@return integer
+function M.next_citation(flags)
+  return vim.fn.search("\\[\\d\\+\\]", flags)
 end
 
 --- `Y` in an answer float: the finished answer with its numbered sources (`answer_text.answer_markdown`) into
@@ -442,6 +452,13 @@ function M.answer_view(question)
   vim.keymap.set("n", "<C-q>", function()
     M.sources_to_quickfix(buf)
   end, { buffer = buf, nowait = true, desc = "ragls: sources to the quickfix list" })
+  -- <Tab> / <S-Tab>: the cursor to the next / previous `[n]` (a citation or a source line), for <CR>
+  for lhs, flags in pairs({ ["<Tab>"] = "w", ["<S-Tab>"] = "bw" }) do
+    vim.keymap.set("n", lhs, function()
+      M.next_citation(flags)
+    end, { buffer = buf, nowait = true, desc = "ragls: cursor to the " .. (flags == "w" and "next" or "previous")
+      .. " citation or source" })
+  end
   -- Y: the answer with its sources into a register (VS Code: Copy), to `p` into notes, a commit or an issue
   vim.keymap.set("n", "Y", function()
     M.yank_answer(buf, vim.v.register)
