@@ -85,6 +85,12 @@ H.it("a long progress line is cut at its end in the statusline, so what it leads
   H.eq(math.max(64, math.floor(vim.o.columns * 0.5)), vim.fn.strdisplaywidth(line), "cut to half the screen: " .. line)
   H.ok(vim.startswith(line, "ragls: indexing using the bundled offline embedding model") and vim.endswith(line, "…"), line)
   progress.on_progress({ token = "t-long", value = { kind = "end" } })
+  -- As the server sends it while the model loads (lsp/server.py: "loading the embedding model: <its notice>"): the
+  -- step alone, not a cut notice ("ragls: loading the embedding model: using the bundled offline embeddi…").
+  progress.on_progress({ token = "t-long", value = { kind = "begin", title = "ragls: indexing",
+    message = progress.EMBEDDING_LOADING .. ": " .. notice } })
+  H.eq("ragls: loading the embedding model (keyword search meanwhile)", require("ragls").statusline(), "the step")
+  progress.on_progress({ token = "t-long", value = { kind = "end" } })
 end)
 
 H.it(":checkhealth ragls reports OK for Neovim, config, server and index, and names the fallback model", function()

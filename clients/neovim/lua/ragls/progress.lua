@@ -70,6 +70,27 @@ function M.text(p)
   return text
 end
 
+--- `M.text(p)` in at most `room` display columns: whole when it fits; else with the message's step alone, the part
+--- before its first ": " ("loading the embedding model: using the bundled offline embedding model …" is the step
+--- "loading the embedding model" and what it does meanwhile); else cut at its end with "…".
+---@param p { title?: string, message?: string, percentage?: number }
+---@param room integer
+---@return string
+function M.fitting_text(p, room)
+  local text = M.text(p):gsub("%s*\n%s*", " ")
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  local step = (p.message or ""):match("^(.-):%s")
+  if step and step ~= "" then
+    text = M.text({ title = p.title, message = step, percentage = p.percentage })
+    if vim.fn.strdisplaywidth(text) <= room then
+      return text
+    end
+  end
+  return vim.fn.strcharpart(text, 0, room - 1) .. "…"
+end
+
 --- Whether vim.notify is still Neovim's own (echo + message history) rather than a notification plugin's.
 ---@return boolean
 function M.default_notify()
@@ -98,7 +119,7 @@ local function render(token, kind)
   local done_msg = p.message ~= nil and not plain[p.message] and (" — " .. p.message) or ""
   local text = kind == "end" and ("ragls: indexed" .. done_msg) or M.text(p)
   if M.default_notify() then
-    text = M.fit(text)
+    text = kind == "end" and M.fit(text) or M.fitting_text(p, math.max(20, vim.v.echospace - 1))
     if kind ~= "end" then
       if not (M.last_error_at and now - M.last_error_at < M.ERROR_HOLD_MS) then
         vim.api.nvim_echo({ { text } }, false, {})
@@ -187,14 +208,10 @@ end
 ---@return string
 function M.statusline()
   for _, p in pairs(M.active) do
-    -- Cut at its end, to half the screen (at least 64 columns): a long progress line (the offline model's notice) filled the
-    -- statusline, which then cut its start ("<") — the part that says what happens — and hid the file name.
-    local text = M.text(p):gsub("%s*\n%s*", " ")
-    local room = math.max(64, math.floor(vim.o.columns * 0.5))
-    if vim.fn.strdisplaywidth(text) > room then
-      text = vim.fn.strcharpart(text, 0, room - 1) .. "…"
-    end
-    return text
+    -- At most half the screen (at least 64 columns): a long progress line (the offline model's notice) filled the
+    -- statusline, which then cut its start ("<") — the part that says what happens — and hid the file name. A
+    -- long one says its step alone ("ragls: loading the embedding model (keyword search meanwhile)").
+    return M.fitting_text(p, math.max(64, math.floor(vim.o.columns * 0.5)))
   end
   local ok, clients = pcall(vim.lsp.get_clients, { name = "ragls", bufnr = 0 })
   if ok and #clients > 0 then
