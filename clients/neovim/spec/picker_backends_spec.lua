@@ -130,6 +130,15 @@ H.it("telescope stand-in (not the real plugin): dynamic finder, entries, preview
   tele.prompt = QUERY
   mapped["<C-q>"].fn()
   assert_quickfix("telescope <C-q>")
+  -- A search that fails says why in the list (one notice entry, opening nothing), not an empty picker.
+  tele.found = nil
+  vim.cmd("RagQuery rag=nope " .. QUERY)
+  H.wait_for(function() return tele.found end, 20000, "pickers.new(...):find() for rag=nope")
+  local failed = tele.spec.finder.fn(QUERY)
+  H.eq(1, #failed, "one entry: " .. vim.inspect(failed))
+  H.contains(failed[1].ragls_notice, "ragls: search failed: unknown rag 'nope'", "the server's reason")
+  H.eq(failed[1].ragls_notice, tele.spec.finder.entry_maker(failed[1]).display, "shown as its text")
+  H.ok(picker.nothing_found("frobnicator"):find("no docs match “frobnicator”", 1, true), picker.nothing_found("x"))
 end)
 
 -- snacks.nvim -----------------------------------------------------------------------------------------------------

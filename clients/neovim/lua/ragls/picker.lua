@@ -133,15 +133,20 @@ function M.query(text, cb, opts)
   end, opts)
 end
 
---- Blocking query for pickers whose finders are synchronous (telescope's dynamic finder). Empty on error; one
---- notice entry (|M.notice|) while the picker waits for its server to start (or says why it did not).
+--- How long a synchronous finder's query may block the editor (ms).
+M.SYNC_TIMEOUT_MS = 5000
+
+--- Blocking query for pickers whose finders are synchronous (telescope's and snacks' finders). Empty for an empty
+--- text; else the results, or one notice entry (|M.notice|) saying why there are none: the server is starting (or
+--- did not start), nothing matched (`M.nothing_found`), the search failed, or it took longer than
+--- SYNC_TIMEOUT_MS.
 ---@param text string
 ---@return table[] chunks
 function M.query_sync(text)
   if prefetched and prefetched.query == vim.trim(text or "") then
     local chunks = prefetched.chunks
     prefetched = nil
-    return chunks
+    return #chunks > 0 and chunks or { M.notice(M.nothing_found(text)) }
   end
   local client = rpc.find_client(require("ragls.root").for_buffer(0)) or rpc.find_client(nil)
   if not client or not client.initialized then
@@ -152,11 +157,29 @@ function M.query_sync(text)
   end
   local resp
   if vim.fn.has("nvim-0.11") == 1 then
-    resp = client:request_sync("rag/query", query_params(text), 5000, 0)
+    resp = client:request_sync("rag/query", query_params(text), M.SYNC_TIMEOUT_MS, 0)
   else
-    resp = client.request_sync("rag/query", query_params(text), 5000, 0)
+    resp = client.request_sync("rag/query", query_params(text), M.SYNC_TIMEOUT_MS, 0)
   end
-  return resp and resp.result and resp.result.chunks or {}
+  if not resp then -- request_sync's timeout: the picker said nothing at all
+    return { M.notice(("… no results within %d s: the server is busy; type on to search again"):format(
+      M.SYNC_TIMEOUT_MS / 1000)) }
+  elseif resp.err then
+    return { M.notice(rpc.error_text("rag/query", resp.err)) }
+  end
+  local chunks = resp.result and resp.result.chunks or {}
+  return #chunks > 0 and chunks or { M.notice(M.nothing_found(text)) }
+end
+
+--- What a live picker lists for a search that found nothing, as VS Code's Search Docs title says it: while the
+--- server indexes, that the index is still being built (the file may not be in it yet).
+---@param text string
+---@return string
+function M.nothing_found(text)
+  if require("ragls.progress").indexing() then
+    return ("nothing found for “%s” yet: the index is still being built"):format(vim.trim(text))
+  end
+  return ("no docs match “%s”"):format(vim.trim(text))
 end
 
 --- Open a chunk chosen in a picker: jump with the transient highlight and remember it for |:RagLast|.
@@ -457,6 +480,9 @@ local function fzf(text, starting)
           local line = M.format(chunk)
           by_line[line] = chunk
           cb(line)
+        end
+        if #chunks == 0 then
+          cb(M.nothing_found(q)) -- (no chunk behind it: choosing it opens nothing)
         end
         cb()
       end, { on_error = function() cb() end, on_fail = function() cb() end })
