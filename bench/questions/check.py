@@ -13,8 +13,9 @@ A gold item is {"path", "lines": [first, last] (1-based, inclusive), "text"}; "t
   "near-miss-known", "far-off"): no gold item, and no other kind has none.
 Lines starting with `//` are comments (as for `ragls eval`); --fill keeps them where they are. A comment
 `// kind kept: <id> <reason>` records a question that no longer keeps its kind's promise (the chunker moved its
-answer) but keeps its kind because published per-kind figures (bench/history/early-retrieval-quality.md, "Dev sets: hard developer questions") were measured with it: its
-failure is printed as a NOTE, not counted; a note on a question that keeps the promise again is a problem.
+answer) but keeps its kind because published per-kind figures (bench/history/early-retrieval-quality.md, "Dev sets:
+hard developer questions") were measured with it: its failure is printed as a NOTE, not counted; a note on a
+question that keeps the promise again is a problem.
 The corpus is found by bench/data.py (rust-book / flask-docs; --corpus to override). Exits 1 on any failure.
 """
 
