@@ -18,7 +18,7 @@ The following example binds the keys ++r++, ++g++, and ++b++ to an action which 
 
 === "binding01.py"
 
-    ```python title="binding01.py"
+    ```python title="binding01.py" hl_lines="6-10"
     --8<-- "docs/examples/guide/input/binding01.py"
     ```
 
@@ -50,14 +50,24 @@ The project's credentials are read from the environment:
 """
 
 BINDING01_PY = """from textual.app import App
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 
 class BindingApp(App):
     BINDINGS = [
         ("r", "add_bar('red')", "Add Red"),
         ("g", "add_bar('green')", "Add Green"),
+        ("b", "add_bar('blue')", "Add Blue"),
     ]
+
+    def compose(self):
+        yield Footer()
+
+    def action_add_bar(self, color: str) -> None:
+        bar = Static(color)
+        bar.styles.background = color
+        self.mount(bar)
+        self.call_after_refresh(self.screen.scroll_end, animate=False)
 """
 
 MOUSE01_PY = """from textual.app import App
@@ -76,8 +86,8 @@ class MouseApp(App):
 def test_a_snippet_fence_shows_the_files_code(tmp_path):
     """A fence holding only `--8<-- "path"` lines shows the code of the files it names, as MkDocs builds the page:
     the name relative to the project's root (the indexed `docs/` folder's parent: "docs/examples/..." is the
-    folder's "examples/..."), cut by a section name or line ranges, without its section marker lines; the
-    citation stays on the page's own lines. Before, the answer showed the file's name as the code
+    folder's "examples/..."), cut by a section name or line ranges, without its section marker lines, or to
+    the lines its fence highlights (`hl_lines`); the citation stays on the page's own lines. Before, the answer showed the file's name as the code
     (`--8<-- "docs/examples/guide/input/binding01.py"`), and a sentence under which the code is the example had
     nothing to show. A secret file a page names is never shown."""
     files = {"guide/input.md": INPUT, "examples/guide/input/binding01.py": BINDING01_PY,
@@ -94,7 +104,10 @@ def test_a_snippet_fence_shows_the_files_code(tmp_path):
         assert any(a <= line_of(INPUT, "call its capture method") <= b for a, b in spans), spans
         answer = ws.ask("How do I release the captured mouse?")
         assert "  ```python\n  def on_unmount(self) -> None:\n      self.release_mouse()\n  ```" in answer.text, answer.text
-        answer = ws.ask("How do I bind the r key to add a red bar?")
-        assert "BINDINGS = [" in answer.text and '("r", "add_bar(\'red\')", "Add Red"),' in answer.text, answer.text
+        # the lines the fence highlights (`hl_lines`) under the sentence that is no ":" lead-in: the whole 19-line
+        # module was too long to come with it, and the file's name was all it showed before
+        answer = ws.ask("How do I bind a key to an action?")
+        assert '  ```python title="binding01.py"\n  BINDINGS = [\n      ("r", "add_bar(\'red\')", "Add Red"),\n' \
+               in answer.text and "def compose" not in answer.text and "hl_lines" not in answer.text, answer.text
         answer = ws.ask("Where are the project's credentials read from?")
         assert "sk-proj" not in answer.text and "OPENAI_API_KEY" not in answer.text, answer.text

@@ -36,6 +36,8 @@ _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{
 _SNIPPET = re.compile(r"""^[ \t]*-+8<-+[ \t]+(["'])(.+?)\1[ \t]*$""")
 _SNIPPET_CUT = re.compile(r"^(.+?)(?::((?:\d*:\d*|\d+)(?:,(?:\d*:\d*|\d+))*)|:([A-Za-z_][\w-]*))?$")
 _SECTION_MARK = re.compile(r"-+8<-+[ \t]*\[(start|end):([\w-]+)\]")
+_HL_LINES = re.compile(r"""[ \t]*\bhl_lines=["']([\d\s-]+)["']""")  # a fence's highlighted lines, "12-16", "9 28-29 31"
+HIGHLIGHT_MAX_LINES = 12  # highlighted lines spanning more are no short example: the whole file is shown
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
 # {folder (as its index names it, resolved): the FileFilter of its open index} — handed down by the workspace
 # (`RagWorkspace.ask`'s `files`, `retrieval.source.file_filters`) to everything that reads a page's literalinclude
@@ -141,7 +143,7 @@ def snippets(blocks: Sequence[Block], source: str, folder: str, files: FileFilte
     the names' line ranges or sections (`_snippet_cut`), within its fences; its chunk lines stay the block's own
     (`Block.last`), so a citation of the sentence and its code stays on the page. A name that cannot be read
     (outside the folder, a secret file, missing, too large, hidden by the open index's filter `files`) leaves the
-    block as written."""
+    block as written. A fence that highlights a few lines (`hl_lines`) shows those (`_highlighted`)."""
     out = list(blocks)
     for k, b in enumerate(blocks):
         body = code_body(b) if b.kind == "code" and FENCE_OPEN.match(b.lines[0]) else []
@@ -156,13 +158,28 @@ def snippets(blocks: Sequence[Block], source: str, folder: str, files: FileFilte
                 break
             code += _snippet_cut(read, found[1], found[2])
         else:
+            cut = _highlighted(code, b.lines[0])
+            fence = b.lines[0] if cut is code else _HL_LINES.sub("", b.lines[0])  # its numbers are the file's
+            code = cut
             while code and not code[-1].strip():
                 code.pop()
             if any(x.strip() for x in code):
                 indent = b.lines[0][:len(b.lines[0]) - len(b.lines[0].lstrip())]
-                out[k] = Block("code", b.start, [b.lines[0], *(indent + x if x else x for x in code), indent + "```"],
+                out[k] = Block("code", b.start, [fence, *(indent + x if x else x for x in code), indent + "```"],
                                last=block_end(b))
     return tuple(out)
+
+
+def _highlighted(code: list[str], fence: str) -> list[str]:
+    """`code` cut to the lines its fence's `hl_lines="12-16"` highlights (first through last, 1-based, dedented),
+    when they are at most HIGHLIGHT_MAX_LINES: the lines the page points the reader at ("binds the keys ... to an
+    action" / binding01.py's `BINDINGS` list and action method), which an answer can show under its sentence where
+    the whole 25-line module is too long (`neighbours.with_code_after`); else `code` whole."""
+    m = _HL_LINES.search(fence)
+    numbers = [int(x) for x in re.findall(r"\d+", m.group(1))] if m else []
+    if not numbers or max(numbers) - min(numbers) + 1 > HIGHLIGHT_MAX_LINES or max(numbers) > len(code):
+        return code
+    return textwrap.dedent("\n".join(code[min(numbers) - 1:max(numbers)])).split("\n")
 
 
 def _ranges(spec: str, n: int) -> list[int]:
