@@ -147,7 +147,7 @@ def test_rest_table_rows_answer_whole_with_their_key(embedder):
 
 def test_rest_table_row_wrapped_over_lines_cites_all_of_them(embedder):
     """A grid, list or simple table row wrapped over several source lines is one passage spanning all of them
-    (rest.ROW_CONTINUED): the citation (`quoted_focus`) covers the whole row, not only its first line."""
+    (rest_tables.ROW_CONTINUED): the citation (`quoted_focus`) covers the whole row, not only its first line."""
     lines = TABLES.split("\n")
     rows = {u.sentence.split(" |")[0]: (u.line, u.end) for u in units(TABLES, markdown=False) if " | " in u.sentence}
     wrapped = {"`verify`: `False`": "this request only.", "`verify`: `True`": "store.",

@@ -1,4 +1,4 @@
-"""reST tables cut by a chunk boundary (answer/rest.py `tables`, index/chunking.py `_Lines.pref`), with the real
+"""reST tables cut by a chunk boundary (answer/rest_tables.py `tables`, index/chunking.py `_Lines.pref`), with the real
 offline model: a chunk that starts with the closing border of a simple table, one that starts inside a grid table,
 and a long grid table split between its rows, never inside a row's wrapped cells (break51, Pelican's docs)."""
 

@@ -224,7 +224,7 @@ def blocks(text: str) -> list[Block]:
             i += 2
             continue
         if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
-            j = i + 1  # a pipe table (`rest.tables` writes reST's tables so): to the first line that is not a row
+            j = i + 1  # a pipe table (`rest_tables.tables` writes reST's tables so): to the first line that is not a row
             while j < len(lines) and lines[j].strip().startswith("|"):
                 j += 1
             out.append(Block("table", i, lines[i:j]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ragls.answer import rest, rest_literals
+from ragls.answer import rest, rest_literals, rest_tables
 from ragls.answer.inline import ATTRIBUTES, CODE_SPANS
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
@@ -72,7 +72,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = _LINK_DEFINITION.sub("", _FOOTNOTE_LABEL.sub(r"\1", text))
     # Tables first: their columns are where the source's borders put them, and a role reads shorter than it is
     # written (":func:`a.run`" -> "`a.run`"), which would shift every cell after it.
-    text = rest.tables(text)
+    text = rest_tables.tables(text)
     text = _MYST_ROLE.sub(_myst_role, _ROLE.sub(_role, text) if markdown else _unmask(_ROLE.sub(_role, _mask(text))))
     text = rest.directive_options(text)
     text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))

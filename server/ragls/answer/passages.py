@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ragls.answer import includes, rest
+from ragls.answer import includes, rest, rest_tables
 from ragls.answer.blocks import (
     DEFINITION,
     FENCE_OPEN,
@@ -99,7 +99,7 @@ def _attached(block: Block, markdown: bool = True) -> str:
     indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
     lines = [x[indent:] for x in lines]
     if block.kind == "table":  # a reST table's separator lines (answer/rest.py): one, under its first row
-        lines = [x for x in lines if x.strip() != rest.ROW_CONTINUED]
+        lines = [x for x in lines if x.strip() != rest_tables.ROW_CONTINUED]
         rows = [x for x in lines if not TABLE_SEPARATOR.match(x)]
         first = next((k for k, x in enumerate(lines) if not TABLE_SEPARATOR.match(x)), len(lines))
         if len(rows) > 1 and first + 1 < len(lines) and TABLE_SEPARATOR.match(lines[first + 1]):
@@ -553,12 +553,12 @@ def _dangling(sentence: str) -> str:
 def _table_rows(block: Block, markdown: bool = True) -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `inline.plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
-    (`rest.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
+    (`rest_tables.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
     |---| separator) are left out."""
     out: list[Unit] = []
     has_header = len(block.lines) > 1 and bool(TABLE_SEPARATOR.match(block.lines[1]))
     for k, line in enumerate(block.lines):
-        if line.strip() == rest.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
+        if line.strip() == rest_tables.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
             if out and out[-1].end == block.start + k - 1:
                 out[-1].end = out[-1].block_end = block.start + k
             continue

@@ -8,13 +8,6 @@ Each function maps a text to a text with the same number of lines (a passage's l
   `.. method:: f(x)`, `.. class:: C`, nested ones too) as dedented prose; an object's body opens with its name
   ("`drain_timeout`: Seconds to wait ..."); a tab or dropdown (`.. tab:: TOML`, `_CONTAINER`) keeps its directive line
   and has its body dedented, so the `.. code-block::` in a tab reads as code.
-- `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
-  `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of
-  a row `ROW_CONTINUED` (the passage keeps all of its lines), the other lines of the table "|---|---|" separators;
-  a row of a grid table whose first cell spans from the row above (or a simple
-  table's continuation line) keeps that first cell, so every row reads with its key ("`ssl` | `False` | Skip SSL
-  verification"). When the header's first cell names an identifier (``ssl``), each row is led by it
-  ("`ssl`: `False` | ...") — the parameter the table documents.
 - `directive_options`: the `:option:` lines right under a directive (`:type: int`, `:noindex:`, `:linenos:`) are
   directive settings, not text: blanked.
 - `fields`: Sphinx info field lists (`:param name: text`, `:raises X: text`, `:returns: text`) become
@@ -24,31 +17,21 @@ Each function maps a text to a text with the same number of lines (a passage's l
   Jane"), not one sentence.
 - `definitions`: definition list items (a term line, its definition indented below; a `.. glossary::`) read
   "term: definition", the definition dedented.
-Literal blocks (which lines are code, held as written while these rules run, indented to read as code) and
-footnote references are in answer/rest_literals.py.
+Tables (grid, simple, list and CSV tables as pipe-table rows) are in answer/rest_tables.py; literal blocks (which
+lines are code, held as written while these rules run, indented to read as code) and footnote references in
+answer/rest_literals.py.
 """
 
 from __future__ import annotations
 
-import csv
 import re
-from itertools import pairwise
 
-from ragls.index.chunking import GRID_BORDER
-from ragls.index.headings import ADORNMENT, REST_ROLE, role_target, role_text
+from ragls.index.headings import ADORNMENT, role_target, role_text
 
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
-_BLANK_ROW = "|---|---|"  # a pipe-table separator line (skipped as a row, keeps the table block contiguous)
-# A line that continues the row above it (a grid-table row or a simple-table row wrapped over several source lines):
-# the passage reader extends that row's lines over it (answer/passages.py `_table_rows`), so a citation covers the
-# whole row, not only its first line.
-ROW_CONTINUED = "| |"
-
-_SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
-_DIRECTIVE = re.compile(r"^([ \t]*)\.\. ([\w:-]+)::(.*)$")
+DIRECTIVE = re.compile(r"^([ \t]*)\.\. ([\w:-]+)::(.*)$")  # a directive line: indentation, name, argument
 OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t]|$)")
-_IDENTIFIER_CELL = re.compile(r"^(?:`[^`]+`|[A-Za-z_][\w.]*(?:=|\(\))|[A-Za-z_]\w*[._]\w[\w.]*)$")
 
 
 def indent_of(line: str) -> int:
@@ -78,154 +61,6 @@ def options_end(lines: list[str], j: int, outer: int) -> int:
     return j
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def _label(header: list[str]) -> str:
-    """The identifier a table's first header cell names ("``ssl``" -> "`ssl`"), else ""."""
-    if not header:
-        return ""
-    first = re.sub(r"``([^`]+)``", r"`\1`", REST_ROLE.sub(rest_role, header[0].strip()))
-    return first if _IDENTIFIER_CELL.match(first) else ""
-
-
-def _emit(lines: list[str], start: int, end: int, indent: str, rows: list[tuple[int, list[str]]],
-          header: list[str], spans: dict[int, int] | None = None) -> None:
-    """Lines start..end-1 of `lines` as the pipe table of `rows` (line, cells): each row on its line, the lines
-    it continues over (`spans`: its first line -> its last) ROW_CONTINUED, the rest separators; rows led by the
-    header's identifier (`_label`)."""
-    label = _label(header)
-    at = dict(rows)
-    continued = {k for a, b in (spans or {}).items() if a in at for k in range(a + 1, b + 1)}
-    for k in range(start, end):
-        cells = at.get(k)
-        if cells is None:
-            lines[k] = indent + (ROW_CONTINUED if k in continued else _BLANK_ROW)
-            continue
-        cells = [_cell(c) for c in cells]
-        if label and cells and cells != [_cell(h) for h in header]:
-            cells[0] = f"{label}: {cells[0]}"
-        lines[k] = indent + "| " + " | ".join(cells) + " |"
-
-
-def _grid(lines: list[str], i: int, border: str | None = None) -> int:
-    """The grid table starting at border line `i`, rewritten; returns the line after it. With `border` (a border
-    line of the table further down), the table's rows start at line `i` itself: its top border lies before the
-    text (`_headless_grid`)."""
-    headless = border is not None
-    border = border if border is not None else lines[i]
-    cols = [k for k, ch in enumerate(border) if ch == "+"]
-    j = i + 1
-    while j < len(lines) and lines[j].strip()[:1] in ("+", "|"):
-        j += 1
-    rows: list[tuple[int, list[str]]] = []
-    spans: dict[int, int] = {}
-    header: list[str] = []
-    cur: list[list[str]] | None = None
-    first = 0
-    prev_key = ""
-
-    def close(last: int) -> None:
-        nonlocal cur, prev_key
-        if cur is not None:
-            cells = [" ".join(x) for x in cur]
-            if cells and not cells[0].strip() and prev_key:
-                cells[0] = prev_key  # a first cell spanning from the row above
-            prev_key = cells[0] if cells else prev_key
-            rows.append((first, cells))
-            spans[first] = last
-        cur = None
-
-    for k in range(i + (not headless), j):
-        line = lines[k]
-        if GRID_BORDER.match(line) or (line.strip().startswith("|") and re.search(r"\+[-=]{3,}", line)):
-            close(k - 1)
-            if "=" in line and not header and rows:
-                header = rows[-1][1]
-            continue
-        if cur is None:
-            cur, first = [[] for _ in range(len(cols) - 1)], k
-        for c in range(len(cols) - 1):
-            cur[c].append(line[cols[c] + 1:cols[c + 1]].strip(" |"))
-    close(j - 1)
-    if headless and rows and not "".join(rows[0][1][:1]).strip():
-        del rows[0]  # the tail of a row whose head (its key) is in the text before: no row to read alone
-    _emit(lines, i, j, border[:indent_of(border)], rows, header, spans)
-    return j
-
-
-def _headless_grid(lines: list[str], i: int) -> str | None:
-    """The border line of the grid table whose rows start at line `i` when its top border is not in `lines` (a
-    chunk that starts inside a long table: Pelican's tips.rst, 5 columns over 60 lines) — the first border below
-    a run of "|" lines, each with a "|" at that border's first and last "+" — else None (a Markdown pipe table, a
-    line block)."""
-    j = i
-    while j < len(lines) and lines[j].lstrip().startswith("|"):
-        j += 1
-    if j >= len(lines) or j == i or not GRID_BORDER.match(lines[j]):
-        return None
-    cols = [k for k, ch in enumerate(lines[j]) if ch == "+"]
-    if all(len(x) > cols[-1] and x[cols[0]] == "|" and x[cols[-1]] == "|" for x in lines[i:j]):
-        return lines[j]
-    return None
-
-
-def _simple(lines: list[str], i: int) -> int:
-    """The simple table starting at border line `i`, rewritten; returns the line after it (or i + 1 when the
-    border starts no table)."""
-    border = lines[i]
-    columns = [m.span() for m in re.finditer(r"=+", border)]
-    starts = [a for a, _ in columns]
-    borders = [i]
-    j = i + 1
-    while j < len(lines):
-        if _SIMPLE_BORDER.match(lines[j]):
-            borders.append(j)
-            if j + 1 >= len(lines) or not lines[j + 1].strip() or len(borders) == 3:
-                break
-        elif not lines[j].strip() and len(borders) == 1:
-            pass  # blank lines may separate rows
-        j += 1
-    if len(borders) < 2 or not _in_columns(lines, i, borders[-1], columns):
-        return i + 1
-    end = borders[-1]
-    header_end = borders[1] if len(borders) == 3 else None
-    rows: list[tuple[int, list[str]]] = []
-    spans: dict[int, int] = {}
-    header: list[str] = []
-    for k in range(i + 1, end):
-        line = lines[k]
-        if k in borders or not line.strip() or re.match(r"^[ \t]*-+(?:[ \t]+-+)*[ \t]*$", line):
-            continue
-        cells = [line[a:b].strip() for a, b in zip(starts, [*starts[1:], len(line) + 1])]
-        if not cells[0] and rows and (header_end is None or k > header_end):
-            rows[-1] = (rows[-1][0], [f"{x} {y}".strip() for x, y in zip(rows[-1][1], cells)])
-            spans[rows[-1][0]] = k
-            continue
-        if header_end is not None and k < header_end:
-            header = cells if not header else [f"{x} {y}".strip() for x, y in zip(header, cells)]
-        rows.append((k, cells))
-    _emit(lines, i, end + 1, border[:indent_of(border)], rows, header, spans)
-    return end + 1
-
-
-def _in_columns(lines: list[str], i: int, end: int, columns: list[tuple[int, int]]) -> bool:
-    """Whether lines i+1..end-1 read as the rows of a simple table with `columns` (the border's "=" runs, start and
-    end offsets): no text in the margin between two columns (docutils rejects a table with "Text in column margin";
-    the last column may run on). A chunk that starts with the closing border of a table whose top lies in the
-    chunk before is such a border too: the prose after it, up to the next table's border, is no table (Pelican's
-    "to the ``TAG_SAVE_AS`` setting" read as the cells "to the ``TAG_SAV" and "E_AS``")."""
-    gaps = [(a_end, b_start) for (_, a_end), (b_start, _) in pairwise(columns)]
-    for k in range(i + 1, end):
-        line = lines[k]
-        if _SIMPLE_BORDER.match(line) or not line.strip():
-            continue
-        if any(line[a:b].strip() for a, b in gaps):
-            return False
-    return True
-
-
 def directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
     """(first body line after the options, the options, the line after the body) of the directive at line `i` of
     `lines` (0-based): options by name, a value wrapped over lines joined by spaces (`option_end`)."""
@@ -245,85 +80,6 @@ def directive_body(lines: list[str], i: int) -> tuple[int, dict[str, str], int]:
     return body, options, end
 
 
-def _list_table(lines: list[str], i: int) -> int:
-    body, options, end = directive_body(lines, i)
-    rows: list[tuple[int, list[str]]] = []
-    spans: dict[int, int] = {}
-    cell_indent = -1
-    for k in range(body, end):
-        line = lines[k]
-        m = re.match(r"^([ \t]*)[*-][ \t]+-[ \t]+(.*)$", line)
-        if m:
-            rows.append((k, [m.group(2)]))
-            cell_indent = len(m.group(1)) + 2
-            continue
-        m = re.match(r"^([ \t]*)-[ \t]+(.*)$", line)
-        if m and rows and len(m.group(1)) == cell_indent:
-            rows[-1][1].append(m.group(2))
-            spans[rows[-1][0]] = k
-        elif line.strip() and rows:
-            rows[-1][1][-1] += " " + line.strip()
-            spans[rows[-1][0]] = k
-    if not rows:
-        return i + 1
-    n_header = int(options.get("header-rows", "0") or 0) if options.get("header-rows", "0").isdigit() else 0
-    header = rows[0][1] if n_header else []
-    for k in range(i + 1, body):
-        lines[k] = ""
-    _emit(lines, body, end, lines[i][:indent_of(lines[i])], rows, header, spans)
-    return end
-
-
-def _csv_table(lines: list[str], i: int) -> int:
-    body, options, end = directive_body(lines, i)
-    delim = options.get("delim", ",")
-    delim = {"tab": "\t", "space": " "}.get(delim, delim[:1] or ",")
-    header = next(csv.reader([options["header"]], skipinitialspace=True), []) if "header" in options else []
-    rows: list[tuple[int, list[str]]] = []
-    text = [x.strip() for x in lines[body:end]]
-    reader = csv.reader(text, delimiter=delim, skipinitialspace=True)
-    start = 0
-    try:
-        for row in reader:
-            if any(c.strip() for c in row):
-                rows.append((body + start + next(n for n, x in enumerate(text[start:]) if x), row))
-            start = reader.line_num
-    except (csv.Error, StopIteration):
-        return i + 1
-    if not rows:
-        return i + 1
-    for k in range(i + 1, body):
-        lines[k] = ""
-    _emit(lines, body, end, lines[i][:indent_of(lines[i])], rows, header)
-    return end
-
-
-def tables(text: str) -> str:
-    """`text` with its reST tables as pipe-table rows (module docstring), line for line."""
-    if "+-" not in text and "==" not in text and "-table::" not in text:
-        return text
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i < len(lines) and (border := _headless_grid(lines, i)) is not None:
-        i = _grid(lines, i, border)  # the text starts inside a grid table
-    while i < len(lines):
-        line = lines[i]
-        head = line.lstrip()[:1]
-        if head not in ("+", "=", "."):
-            i += 1
-        elif GRID_BORDER.match(line) and i + 1 < len(lines) and lines[i + 1].strip().startswith("|"):
-            i = _grid(lines, i)
-        elif _SIMPLE_BORDER.match(line) and (i == 0 or not lines[i - 1].strip()):
-            i = _simple(lines, i)
-        elif (m := _DIRECTIVE.match(line)) and m.group(2) in ("list-table", "csv-table"):
-            i = (_list_table if m.group(2) == "list-table" else _csv_table)(lines, i)
-        else:
-            i += 1
-    return "\n".join(lines)
-
-
 def directive_options(text: str) -> str:
     """`text` with the `:option:` lines right under each `.. directive::` line blanked (line for line), but an object
     description's `:default:` (Sphinx's `.. confval:: cache_dir` / `:default: ``".pytest_cache"``"), which Sphinx
@@ -333,7 +89,7 @@ def directive_options(text: str) -> str:
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if _DIRECTIVE.match(line):
+        if DIRECTIVE.match(line):
             obj = _OBJECT_DIRECTIVE.match(line)
             j = _signature_end(lines, i) if obj else i + 1
             while (k := option_end(lines, j, indent_of(line))) > j:
