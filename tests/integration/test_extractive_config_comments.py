@@ -42,11 +42,13 @@ def test_each_commented_setting_of_a_config_block_is_a_passage():
     found = [(u.sentence, u.attached, u.line, u.end) for u in units(CONFIG) if u.line > 2]  # inside the block
     assert found[0] == ("The base URL of the site; the only required configuration variable:",
                         "```toml\nbase_url = \"https://mywebsite.com\"\n```", 5, 6)
-    assert found[1] == (("Whether dotfiles at the root level of the output directory are preserved when (re)building "
+    # a configuration comment ending in ")" is prose (`code_passages._CONFIG_CODE_END`), not a setting commented out
+    assert found[1] == ('For overriding the default output directory `public`, set it to another value (e.g.: "docs"):',
+                        "```toml\noutput_dir = \"public\"\n```", 8, 9)
+    assert found[2] == (("Whether dotfiles at the root level of the output directory are preserved when (re)building "
                          "the site. Enabling this also prevents the deletion of the output folder itself on rebuilds:"),
                         "```toml\npreserve_dotfiles_in_output = false\n```", 11, 13)
-    # the output_dir comment ends in ")", read as commented-out code (`code_passages`): no passage
-    assert len(found) == 4 and found[-1][0] == "Every page can override the title of the site."
+    assert len(found) == 5 and found[-1][0] == "Every page can override the title of the site."
 
 
 def test_a_rest_code_block_in_a_configuration_language_is_read_too():
@@ -63,6 +65,48 @@ def test_settings_commented_out_are_no_passages():
     toml = ("```toml\n[dependencies]\n# branch = \"master\"\n# tag = \"v1.0.1\"\nregex = { git = \"https://example.com\" }\n"
             "```\n")
     yaml = "```yaml\nimport:\n    # copy: no  # Use files in place\n    write: no\n```\n"
+    assert [u for u in units(toml) if u.line > 0] == [] and [u for u in units(yaml) if u.line > 0] == []
+
+
+# Jujutsu's config.md (jj-vcs/jj 9d905d5, docs/config.md "Diff format" and "Paging"): comment lines wrapped at ","
+# and ending in ")" or ":" are prose; until session 53 they read as commented-out code and the block had no passage.
+JJ = """### Diff format
+
+```toml
+[ui]
+# Builtin formats: ":color-words" (default), ":git",
+#                  ":summary", ":stat", ":types", ":name-only"
+# or external command name and arguments (see below)
+diff-formatter = ":git"
+```
+
+In color-words diffs, changed words are displayed inline by default when color output is enabled.
+
+Additionally, paging behavior can be toggled via `ui.paginate` like so:
+
+```toml
+[ui]
+# Enable pagination for commands that support it (default)
+paginate = "auto"
+# Disable all pagination, equivalent to using --no-pager
+paginate = "never"
+```
+"""
+
+
+def test_a_comment_wrapped_at_commas_and_ending_in_a_bracket_is_prose():
+    found = {u.line: (u.sentence, u.attached) for u in units(JJ)}
+    assert found[4] == (('Builtin formats: ":color-words" (default), ":git", ":summary", ":stat", ":types", '
+                         '":name-only" or external command name and arguments (see below):'),
+                        '```toml\ndiff-formatter = ":git"\n```')
+    assert found[16] == ("Enable pagination for commands that support it (default):", '```toml\npaginate = "auto"\n```')
+
+
+def test_a_setting_or_section_commented_out_in_configuration_is_still_code():
+    """Only a line that reads as a setting ("# key = value", "# args: [--fix]", a YAML "# extra:") or a section
+    ("# [tool.black]") makes a configuration comment code."""
+    toml = "```toml\n# [tool.black]\n# line-length = 88\nx = 1\n```\n"
+    yaml = "```yaml\n# Arguments to show as an example\n# args: [--rules, \"LT02\"]\nrepos: []\n```\n"
     assert [u for u in units(toml) if u.line > 0] == [] and [u for u in units(yaml) if u.line > 0] == []
 
 

@@ -371,3 +371,62 @@ def test_rest_definition_lists_read_term_colon_definition(embedder):
     assert "def example():\n      with open_pipe(path)\n" in answer and "example()::" not in answer, answer
     answer = _answer("How is a pipe closed?", TERMS, embedder)
     assert "pipe.close(\n      flush=True)" in answer, answer
+
+
+# Falcon's FAQ (falconry/falcon ce0a35b, docs/user/faq.rst): the converter is named only as the target of a role
+# with an explicit title, which Sphinx shows as "field converter", linked.
+FIELD_CONVERTER = """How can I handle forward slashes within a route template field?
+---------------------------------------------------------------
+
+Falcon 4.0 shipped initial support for
+:ref:`field converters <routing_field_converters>` that can match multiple
+segments. The ``path`` :class:`field converter <falcon.routing.PathConverter>`
+is capable of consuming multiple path segments when placed at the end of the
+URL template.
+
+In previous versions, you can work around the issue by implementing a Falcon
+middleware component to rewrite the path before it is routed.
+"""
+
+
+def test_a_code_role_with_a_title_names_its_object(embedder):
+    """`rest.rest_role`: an answer has no link to follow, so a titled code role names the object it links to;
+    a text role (`:ref:`) reads as its title, and a title that ends in the object's name reads as written."""
+    answer = _answer("My route is /files/{name} but names with slashes never match. How can one field capture "
+                     "several segments?", FIELD_CONVERTER, embedder)
+    assert "- The `path` `field converter` (`PathConverter`) is capable of consuming multiple path segments when " \
+           "placed at the end of the URL template [1]." in answer, answer
+    assert "support for field converters that can match" in " ".join(u.sentence for u in units(FIELD_CONVERTER,
+                                                                                                 markdown=False))
+    assert [u.sentence for u in units(":attr:`resp.text <falcon.Response.text>` is set to the body of the response.",
+                                      markdown=False)] == ["`resp.text` is set to the body of the response."]
+
+
+# Celery's task guide (celery/celery v5.7.0, docs/userguide/tasks.rst, `.. attribute:: Task.rate_limit`): a chunk
+# that opens in the attribute's fourth paragraph, its directive line in the chunk before.
+RATE_LIMIT_TAIL = """    Note that this is a *per worker instance* rate limit, and not a global
+    rate limit. To enforce a global rate limit (e.g., for an API with a
+    maximum number of  requests per second), you must restrict to a given
+    queue.
+
+    If a task is called with ``countdown`` or ``eta``, the ETA takes
+    precedence: the task will not start before its ETA, and the rate
+    limit is enforced afterwards, once the ETA has passed.
+
+.. attribute:: Task.time_limit
+
+    The hard time limit, in seconds, for this task.
+    When not set the workers default is used.
+"""
+
+
+def test_a_chunk_opening_inside_a_directive_body_reads_it_as_prose(embedder):
+    """`rest.opening_body`: the body's lines were read as an indented code block, and its sentences were no
+    passages; a body that reads as code stays code."""
+    answer = _answer("I put rate_limit='10/m' on a task, but with four workers running the API still gets about "
+                     "forty calls a minute.", RATE_LIMIT_TAIL, embedder)
+    assert "- Note that this is a *per worker instance* rate limit, and not a global rate limit [1]." in answer, answer
+    found = {u.line: u.sentence for u in units(RATE_LIMIT_TAIL, markdown=False)}
+    assert found[0] == "Note that this is a *per worker instance* rate limit, and not a global rate limit."
+    code = "    app = Celery('tasks')\n    app.conf.task_default_rate_limit = '10/m'\n\nThe default applies to every task.\n"
+    assert [u.sentence for u in units(code, markdown=False)] == ["The default applies to every task."]

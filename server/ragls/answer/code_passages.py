@@ -31,6 +31,12 @@ _COMMENT_END = re.compile(r"\s*\*+/\s*$")
 _NOT_PROSE = re.compile(r"^(?:!|-\*-|(?:noqa|type:|pragma|pylint:|fmt:|mypy:|isort:|eslint|ts-|@ts-|prettier|nolint|"
                         r"SPDX|Copyright|coding[:=]|vim?:|TODO\b|FIXME\b|XXX\b))", re.IGNORECASE)
 _CODE_END = re.compile(r"[{};:(),=\[\]]\s*$")
+# A configuration comment's line that is a setting or section commented out (`config_comments`): it ends in "{", "[",
+# "]" or "=" ("# [tool.black]", "# exclude = ["), or is a YAML key with at most one value ("# extra:", "# args:
+# [--fix]"). Prose in a configuration comment wraps at "," and ends in ")" or ":" ("# Builtin formats:
+# \":color-words\" (default), \":git\"," / "# or external command name and arguments (see below)"), which a program's
+# comment does only when it is code.
+_CONFIG_CODE_END = re.compile(r"""(?:[{\[\]=]|^\s*[\w.-]+:(?:\s+(?:\[.*\]|\{.*\}|"[^"]*"|'[^']*'|[\w.-]+))?)\s*$""")
 # the languages whose comments document the setting below them (`config_comments`)
 CONFIG_LANGUAGES = frozenset({"toml", "yaml", "yml", "ini", "cfg", "conf", "properties", "dotenv", "env"})
 _CODE_DIRECTIVE = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode)::\s*(\S+)")  # reST's code directive, language
@@ -49,10 +55,12 @@ class CodePassage(NamedTuple):
     end: int
 
 
-def code_passages(text: str, lines: tuple[int, int] | None = None) -> list[CodePassage]:
+def code_passages(text: str, lines: tuple[int, int] | None = None, config: bool = False) -> list[CodePassage]:
     """The passages of code chunk `text` (module docstring), in text order: the docstring's first paragraph or the
     comment run's text, ending in ":" when it has code to show, with that code. `lines` (inclusive): only the
-    passages overlapping those 0-based chunk lines."""
+    passages overlapping those 0-based chunk lines. `config`: `text` is a configuration block (`config_comments`),
+    whose comment lines are code only when they read as a setting or section (`_CONFIG_CODE_END`)."""
+    code_end = _CONFIG_CODE_END if config else _CODE_END
     rows = text.split("\n")
     out: list[CodePassage] = []
     k = 0
@@ -81,7 +89,7 @@ def code_passages(text: str, lines: tuple[int, int] | None = None) -> list[CodeP
             while k < len(rows) and rows[k].strip() and not _COMMENT.match(rows[k]) and len(code) < CODE_LINES:
                 code.append(rows[k])
                 k += 1
-            prose = [w for w in words if w.strip() and not _NOT_PROSE.match(w.strip()) and not _CODE_END.search(w)]
+            prose = [w for w in words if w.strip() and not _NOT_PROSE.match(w.strip()) and not code_end.search(w)]
             if len(prose) == len([w for w in words if w.strip()]):  # commented-out code or a pragma: no passage
                 _add(out, " ".join(prose), code, start, start + len(words) + len(code) - 1, lines)
             continue
@@ -144,7 +152,7 @@ def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
     configuration — its language, the fence's info string (```` ```toml ````) or the argument of the reST
     `directive` line before it (``.. code-block:: ini``), is one of CONFIG_LANGUAGES — else []: each run of comment
     lines with the setting right below it (`code_passages`), the block shown in that language, with no setting
-    commented out (`_COMMENTED_OUT`); `line`/`end` are 0-based lines of the block. Zola documents every setting of
+    commented out (`_COMMENTED_OUT`, `_CONFIG_CODE_END`); `line`/`end` are 0-based lines of the block. Zola documents every setting of
     `config.toml` only in the comment above it. A program's comments narrate its steps ("# Don't send the API key for
     this particular request.") and outranked the prose explaining the example: those are no passages
     (bench/history/session-52.md, "Key: the closest sentence of every candidate")."""
@@ -162,4 +170,4 @@ def config_comments(lines: list[str], directive: str = "") -> list[CodePassage]:
     first = 1 if fenced else 0
     tag = language.split()[0]  # the answer's block shows the language, as the page does
     return [p._replace(attached=p.attached.replace("```", f"```{tag}", 1), line=p.line + first, end=p.end + first)
-            for p in code_passages("\n".join(body)) if not _COMMENTED_OUT.search(p.sentence)]
+            for p in code_passages("\n".join(body), config=True) if not _COMMENTED_OUT.search(p.sentence)]
