@@ -342,8 +342,8 @@ def opening_body(text: str) -> str:
     ("Note that this is a *per worker instance* rate limit", the fourth paragraph of Celery's `.. attribute::
     Task.rate_limit`). Code (a `.. code-block::`'s body, a literal block) does not read as prose and stays. On the
     dev corpora's 2,572 reST chunks that open indented: 584 of the 1,753 in a prose body are read as prose, 11 of
-    the 819 in a code body too (a docstring, a footnote) (docs/benchmarks.md, "Key: chunks that open inside a
-    body")."""
+    the 819 in a code body too (a docstring, a footnote) (bench/history/session-53.md, "chunks that open inside
+    a body")."""
     lines = text.split("\n")
     first = next((k for k, x in enumerate(lines) if x.strip()), None)
     if first is None or not indent_of(lines[first]):
