@@ -14,9 +14,9 @@ lines is read whole, and each sentence knows the lines it spans (`Unit.line`..`U
 ":" keeps the list or code block that follows it (`Unit.attached`, through line `Unit.block_end`), verbatim and
 indented under its bullet, so a "run these steps:" answers with the steps (found past HTML tag lines and reST
 directive lines between them; one whose block is not in the chunk is dropped or ends in ".", `_dangling`); lists
-and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`_introduces`),
+and code are never flattened into one line; a sentence ending in "..." introduces its block as ":" does (`program_output.introduces`),
 the code block after a paragraph can come with any of its sentences (`Unit.code_after`), and a block that shows a
-program's output is shown, not scored (`_output`). Markup that is not text is removed first (`clean_markup`,
+program's output is shown, not scored (`program_output.is_output`). Markup that is not text is removed first (`clean_markup`,
 answer/markup.py): heading ids `{ #anchor }`, mkdocstrings `::: module.path` lines, include directives
 `{* file *}` / `{! file !}`, HTML comments, reST roles (`:meth:`~a.b`` reads as `b`) and reST section
 titles with their underlines; admonitions (reST `.. note::`, mkdocs `!!! note`, MyST ```` ```{note} ```` and
@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ragls.answer import includes, rest, rest_tables
+from ragls.answer import includes, program_output, rest, rest_tables
 from ragls.answer.blocks import (
     DEFINITION,
     FENCE_OPEN,
@@ -52,7 +52,7 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import CODE_SPAN, heading_label, labelled, refers_back
+from ragls.answer.labels import heading_label, labelled, refers_back
 from ragls.answer.markup import clean_markup
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -161,10 +161,10 @@ class Unit:
     def scored_text(self) -> str:
         """What the unit is scored on: the sentence with the code block or paragraph it introduces (code holds the
         names a question asks for), without a list or table it introduces (each item or row is a unit of its own,
-        scored on its own), and without a block that is a program's output (`output`, `_output`): a log printout
+        scored on its own), and without a block that is a program's output (`output`, `program_output.is_output`): a log printout
         or transcript repeats the question's words ("DEBUG ... debug logging") without saying how to get it, and
         outranked the `logging.basicConfig(level=logging.DEBUG)` that produces it; a `titled` unit on its title."""
-        if self.output or self.titled:  # a program's output is evidence of the topic, not the answer (`_output`)
+        if self.output or self.titled:  # a program's output is evidence of the topic, not the answer (`program_output.is_output`)
             return self.sentence
         carried = self.attached and not LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
         text = self.text if carried else self.sentence
@@ -325,7 +325,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 # reST's expanded form, a paragraph of "::" alone, is not text (the sentence before keeps its end)
                 joined = f"{out[-1].sentence} {z}" if z != ":" else out[-1].sentence
                 out[-1] = replace(out[-1], sentence=_cap(joined), attached=_attached(nxt, markdown), end=sentences[0][2],
-                                  block_end=block_end(nxt), output=nxt.kind == "code" and _output(joined, nxt))
+                                  block_end=block_end(nxt), output=nxt.kind == "code" and program_output.is_output(joined, nxt))
                 continue
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
             sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
@@ -334,13 +334,13 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
                 s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and refers_back(s) else ""))
-                if pos == len(sentences) - 1 and _introduces(s) and introduces:
+                if pos == len(sentences) - 1 and program_output.introduces(s) and introduces:
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
-                                    output=nxt.kind == "code" and _output(s, nxt)))
+                                    output=nxt.kind == "code" and program_output.is_output(s, nxt)))
                 elif code_next:
                     # any sentence of the paragraph; the last scored with it
                     out.append(Unit(_cap(s), "", first, last, code_after=_attached(nxt, markdown), code_end=block_end(nxt),
-                                    code_scored=pos == len(sentences) - 1, output=_output(sentences[-1][0], nxt)))
+                                    code_scored=pos == len(sentences) - 1, output=program_output.is_output(sentences[-1][0], nxt)))
                 else:
                     out.append(Unit(_cap(s), "", first, last))
         elif b.kind == "list":
@@ -359,9 +359,9 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 last = b.start + j + cont
                 if item.endswith(":") and nested:
                     out.append(Unit(_cap(item), nested, b.start + j, last, last + n_nested, item=True))
-                elif _introduces(item) and last == block_end(b) and nxt is not None and nxt.kind == "code":
+                elif program_output.introduces(item) and last == block_end(b) and nxt is not None and nxt.kind == "code":
                     out.append(Unit(_cap(item), _attached(nxt, markdown), b.start + j, last, block_end(nxt),
-                                    output=_output(item, nxt), item=True))
+                                    output=program_output.is_output(item, nxt), item=True))
                 elif item.endswith(":") and last == block_end(b) and _item_body(line, blocks[k + 1:k + 2]):
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
@@ -428,9 +428,9 @@ def _definitions(block: Block, label: str, nxt: Block | None, markdown: bool = T
         sentence = f"{term}: {text}" if term else labelled(text, label)
         if len(sentence.split()) < MIN_WORDS:
             continue
-        if _introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind in ("code", "list", "table"):
+        if program_output.introduces(sentence) and n == len(starts) - 1 and nxt is not None and nxt.kind in ("code", "list", "table"):
             out.append(Unit(_cap(sentence), _attached(nxt, markdown), block.start, last, block_end(nxt),
-                            output=nxt.kind == "code" and _output(sentence, nxt), item=True))
+                            output=nxt.kind == "code" and program_output.is_output(sentence, nxt), item=True))
         elif (sentence := _dangling(sentence) if _lead_in(sentence) else sentence):
             out.append(Unit(_cap(sentence), "", block.start, last, item=True))
     return out
@@ -453,47 +453,6 @@ def _continues(out: list[Unit], blocks: tuple[Block, ...], k: int) -> bool:
     u = out[-1]
     return u.end == block_end(blocks[k - 1]) and u.block_end == u.end and not u.code_after \
         and blocks[k].start - u.end <= 2
-
-
-def _introduces(sentence: str) -> bool:
-    """Whether `sentence`, the last of its paragraph, introduces the block right after it and so comes with it,
-    whatever that block's words: it ends in ":" ("Install it with:"), or in an ellipsis ("You can do so by first
-    making sure to install the optional dependencies..." before `pip install pkg[http2]`): the sentence says what
-    to do and the block is how. Only the block's own words can tell whether a plain sentence before a block is
-    about it (`Unit.code_after`); an introducing one says so itself."""
-    return sentence.endswith((":", "...", "…"))
-
-
-# Words saying the block after a sentence is what a program prints: anywhere in it ("you'll see output like
-# this."), or in a sentence introducing the block (":", "This code will print the following:", "Running it gives:").
-_OUTPUT_SAID = re.compile(r"\b(?:output (?:like|similar to|such as|(?:should|will|would|might) look)|(?:the )?"
-                          r"following output|(?:will|should|would) print|prints? (?:out|the following|something)|"
-                          r"(?:you|we)(?:'ll| will| should)? see (?:this|the following|something|output|an? \w+ like))",
-                          re.IGNORECASE)
-_OUTPUT_LEAD = re.compile(r"\b(?:(?:you|we|will|should|would|'ll) see|(?:will|should|would) (?:print|display|produce)|"
-                          r"(?:it|this|which|that|and) (?:prints|displays|produces|outputs))\b", re.IGNORECASE)
-# A line of a log: a level or a timestamp first ("DEBUG [2024-01-01 ...]", "2024-01-01 12:00:01,123 INFO ...").
-_LOG_LINE = re.compile(r"^\s*(?:\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL)\b|\[?\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d)")
-# A shell or REPL prompt opening a transcript ("$ cargo run", "(.venv)$ pip install", ">>> import x"): its command
-# is what to run, so the block is not output only.
-_PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:\$|%|>>>|>|[A-Z]:\\[^>]*>)\s")
-
-
-def _output(sentence: str, block: Block) -> bool:
-    """Whether code `block` after `sentence` (the last sentence of the paragraph before it) shows a program's
-    output rather than code to write or run: every line reads as a log line (a level or a timestamp first), or the
-    sentence says it is output (`_OUTPUT_SAID`, or `_OUTPUT_LEAD` in a sentence introducing the block: "If you
-    run this code, you will see this output:", "This code will print the following:") and the block does not open
-    with a prompt (a transcript's command is what to run). Such a block comes with its sentence but is not scored
-    (`Unit.scored_text`) nor offered as the code after a sentence (`neighbours.with_code_after`): a printout
-    repeats the question's words without saying how to get it."""
-    body = code_body(block)
-    if not body or _PROMPT.match(body[0]):
-        return False
-    if all(_LOG_LINE.match(x) for x in body):
-        return True
-    words = CODE_SPAN.sub("", sentence)  # "implement both `Display` and `Summary`:" names code, says no output
-    return bool(_OUTPUT_SAID.search(words) or (_introduces(words) and _OUTPUT_LEAD.search(words)))
 
 
 def _item_body(item_line: str, after: tuple[Block, ...]) -> bool:
