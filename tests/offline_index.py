@@ -8,6 +8,11 @@ their assertions compare: one setup for every such module.
   service's docs: upgrades, retries, auth tokens, health checks), without an LLM.
 - `indexed_folder(root, files)`: a trusted folder root/docs whose ragls.toml names the index root/index and the
   offline model, indexed once by a `RagWorkspace` — for tests that open it again with other settings.
+
+The two workspace indexes skip the sentence pass (`index.sentence_vectors = false`): it only caches the vectors
+a first answer would compute with the model, bit for bit, and answers the same (the pass has its own tests,
+tests/integration/test_sentence_vectors.py); most of these tests ask nothing, and the pass was a third of the
+CPU of the largest such index.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from ragls.workspace.rag_workspace import RagWorkspace
 # neighbours, so the documents under test are not the whole corpus.
 FIXTURE_DOCS = Path(__file__).resolve().parent / "fixtures" / "docs"
 FILLER_TOPICS = ("routing", "templates", "static files", "sessions", "websockets")
+NO_SENTENCE_PASS = "sentence_vectors = false\n"  # an [index] line: see the module docstring
 
 
 def _write(folder: Path, files: dict[str, str], filler: bool) -> None:
@@ -57,7 +63,8 @@ def indexed_folder(root: Path, files: dict[str, str], *, filler: bool = True, to
     root/index, the offline model, then `toml`) trusted, indexed once by a RagWorkspace that is closed again."""
     folder = root / "docs"
     _write(folder, files, filler)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n{NO_SENTENCE_PASS}'
+                                       f'[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        f'model = "{OFFLINE_MODEL_NAME}"\n{toml}')
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
@@ -104,7 +111,8 @@ def fixture_workspace(root: Path, extra: str = "") -> RagWorkspace:
     trusted; the caller closes the workspace."""
     folder = root / "docs"
     shutil.copytree(FIXTURE_DOCS, folder)
-    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n[embedding]\n'
+    (folder / "ragls.toml").write_text(f'[index]\npath = "{(root / "index").as_posix()}"\n{NO_SENTENCE_PASS}'
+                                       f'[embedding]\n'
                                        f'model_path = "{offline_model_dir().as_posix()}"\n'
                                        f'model = "{OFFLINE_MODEL_NAME}"\n[generation]\nbackend = "none"\n{extra}')
     trust_folder(folder)  # the user trusts this test's own folder (ragls/config/trust.py)
