@@ -29,14 +29,16 @@ def pytest_configure(config):
 
 
 def pytest_addoption(parser):
-    """Without pytest-xdist (a venv made before it joined the dev extra), pyproject's `-n auto --dist loadfile` still
-    parse, and the tests run in this one process; the report header says so."""
+    """Without pytest-xdist (a venv made before it joined the dev extra), pyproject's `-n auto --dist loadfile
+    --no-loadscope-reorder` still parse, and the tests run in this one process; the report header says so."""
     try:
         import xdist  # noqa: F401
     except ImportError:
         group = parser.getgroup("xdist")
         group._addoption("-n", "--numprocesses", dest="numprocesses", default=None, help="ignored: no pytest-xdist")
         group._addoption("--dist", dest="dist", default="no", help="ignored: no pytest-xdist")
+        group._addoption("--no-loadscope-reorder", dest="loadscopereorder", action="store_false", default=True,
+                         help="ignored: no pytest-xdist")
 
 
 def pytest_report_header(config):
@@ -49,9 +51,13 @@ def pytest_report_header(config):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
-    """`-n auto` (pyproject addopts): 2 workers, fewer when this process may use only 1 CPU. Each worker starts its own
-    servers, editors and browsers; more than 2 is untried (and memory-hungry), `-n N` asks for N explicitly."""
-    return max(1, min(2, len(os.sched_getaffinity(0))))
+    """`-n auto` (pyproject addopts): one worker more than the CPUs this process may use, at most 3 (1 on 1 CPU).
+    The tests wait on servers, editors, browsers and loopback models as much as they compute: with 2 workers on
+    2 cores, CI used 153 % CPU (session 52, quiet machine), so a third worker runs while the other two wait
+    (docs/benchmarks.md, session 53). Each worker starts its own servers, editors and browsers (about 1-2 GB at
+    most); `-n N` asks for N explicitly."""
+    cpus = len(os.sched_getaffinity(0))
+    return 1 if cpus < 2 else min(3, cpus + 1)
 
 
 def pytest_unconfigure(config):
