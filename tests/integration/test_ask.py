@@ -70,11 +70,8 @@ def test_extractive_answer_without_llm():
     assert answer.model == "extractive" and answer.abstained is False
     assert answer.text.startswith(EXTRACTIVE_LABEL)
     lines = answer.text.splitlines()[2:]
-    assert "- When the owner goes out of scope, the value will be dropped [1]." in lines
+    assert lines[0] == "- When the owner goes out of scope, the value will be dropped [1]."
     assert all(line.startswith("- ") for line in lines)
-    # the passages of one source read in its order, not by score (reading_order)
-    quoted = [OWNERSHIP.index(line[2:].split(" [")[0]) for line in lines if line.endswith("[1].")]
-    assert len(quoted) > 1 and quoted == sorted(quoted), lines
     assert [n for n, _ in answer.sources] == [1, 2, 3]
     assert answer.citations and answer.citations[0] == Citation(1, True)
     assert all(c.supported for c in answer.citations)

@@ -21,7 +21,6 @@ from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers impor
     EXTRACTIVE_MAX_SENTENCES,
     extractive_answer,
     extractive_picks,
-    reading_order,
     render_extractive,
     split_sentences,
 )
@@ -158,7 +157,7 @@ def ask(
     if chat is None:
         picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
         numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
-        text = render_extractive(reading_order(picked, numbered), label)
+        text = render_extractive(picked, label)
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -185,7 +184,7 @@ def ask(
     _check_cancel(cancel)
     picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
     numbered, picked = quoted_focus(numbered, picked, query)
-    text = render_extractive(reading_order(picked, numbered), FALLBACK_LABEL)
+    text = render_extractive(picked, FALLBACK_LABEL)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))

@@ -42,7 +42,6 @@ __all__ = [
     "extractive_picks",
     "no_llm_reason",
     "passage_words",
-    "reading_order",
     "render_extractive",
     "split_sentences",
     "units",
@@ -500,44 +499,6 @@ def asked_text(question: str) -> str:
     or it has no fence."""
     prose = _SELECTION_LABEL.sub(" ", _FENCED.sub(" ", question))
     return prose if content_words(prose) else question
-
-
-def reading_order(picked: list[tuple[int, Unit]], sources: list[tuple[int, Hit]]) -> list[tuple[int, Unit]]:
-    """`picked` (passages `(n, unit)` of `sources`, best first) in the order a reader of the documents meets them:
-    grouped by file, the files in the order of their first pick (the best passage's file leads), each file's
-    passages by their line in it (the chunk's first line plus `unit.line`; ties keep pick order). A procedure
-    quoted from one page reads as its steps ("Run the canary first." before "Then deploy to every region."), not
-    by score; which passages are quoted does not change. Two passages starting on one line go by where each starts
-    in it (`_column`). A pointer without a line ("See <source>", line -1) sorts at its source's first line."""
-    hits = dict(sources)
-
-    def path(n: int) -> str:
-        hit = hits.get(n)
-        return hit.chunk.path if hit is not None else f"#{n}"
-
-    first: dict[str, int] = {}
-    for i, (n, _) in enumerate(picked):
-        first.setdefault(path(n), i)
-
-    def place(item: tuple[int, tuple[int, Unit]]) -> tuple[int, int, int, int]:
-        i, (n, unit) = item
-        hit = hits.get(n)
-        if hit is None or unit.line < 0:
-            return first[path(n)], hit.chunk.span.start_line if hit is not None else 0, 0, i
-        lines = hit.chunk.text.split("\n")
-        line = lines[unit.line] if unit.line < len(lines) else ""
-        return first[path(n)], hit.chunk.span.start_line + unit.line, _column(unit.sentence, line), i
-
-    return [p for _, p in sorted(enumerate(picked), key=place)]
-
-
-def _column(sentence: str, line: str) -> int:
-    """Where `sentence` (a passage's text, its markup cleaned) starts in `line` (the chunk line it starts on): the
-    first match of its first three words with anything but word characters between them (markup, a line's
-    wrapping), 0 when not found."""
-    words = re.findall(r"\w+", sentence)[:3]
-    found = re.search(r"\W+".join(map(re.escape, words)), line) if words else None
-    return found.start() if found else 0
 
 
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
