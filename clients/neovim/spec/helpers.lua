@@ -98,6 +98,13 @@ function H.it(name, fn)
   else
     failed = failed + 1
     out("not ok - " .. name .. "\n" .. tostring(err))
+    -- a failed test leaves its floats open: close them, so the next test starts clean (one left open at a changed
+    -- 'columns' once crashed headless Neovim's tabline drawing when the next test opened a tab)
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= "" then
+        pcall(vim.api.nvim_win_close, win, true)
+      end
+    end
   end
 end
 

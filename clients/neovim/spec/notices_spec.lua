@@ -31,12 +31,17 @@ local status = H.wait_for(function()
   if not (folder and folder.lastIndexedAt and folder.lastIndexedAt ~= vim.NIL) then
     return nil
   end
+  -- and for the opened buffer's file to leave the queue: :RagStatus below asks again, and its "queued" row must
+  -- match this snapshot (CI once saw "queued 1 file" here and none in the float)
+  if (tonumber(folder.pending) or 0) > 0 then
+    return nil
+  end
   for _, n in ipairs(result.notices or {}) do
     if n:find(": no file here matches sources.include", 1, true) then
       return result
     end
   end
-end, 120000, "the first index to finish with the notice of a folder whose index holds no file")
+end, 120000, "the first index to finish, nothing queued, with the notice of a folder whose index holds no file")
 
 H.it("the server's status: the folder's notice, the ignored LLM settings and a note", function()
   H.eq(0, status.folders[1].files, "files")
