@@ -111,3 +111,26 @@ def test_the_users_own_words_are_no_question_about_changes(tmp_path, files, ques
     got = paths(folder, question, None)
     assert got[0] == guide
     assert meta in got  # demoted, not dropped
+
+
+HISTORY = """# History
+
+The shell keeps the commands you type in its history, one session file per shell. Old commands are removed once
+the history holds more than `HISTORY_SIZE` entries; set `HISTORY_SIZE = (100000, 'commands')` in your run control
+file to keep more of them. `history show` lists the commands kept.
+"""
+VARIABLES = """# Environment variables
+
+Every variable the shell reads. `PROMPT` sets the prompt; `PATH` the folders searched for commands; `HISTORY_SIZE`
+how many commands are kept; `HISTORY_FILE` the file where the commands of a session go.
+"""
+HISTORY_SIZE = "My old commands disappear from the history after a few thousand entries. Which variable keeps more?"
+
+
+def test_a_page_named_by_the_feature_asked_about_is_no_changelog(tmp_path):
+    # xonsh's history.rst, its tutorial on command history, was weighed as a changelog and lost its first place on
+    # held-out set 42 (bench/history/session-54.md, "The right file first on corpora nobody tuned on")
+    folder = indexed_folder(tmp_path, {"history.md": HISTORY, "variables.md": VARIABLES})
+    assert paths(folder, HISTORY_SIZE, 1.0)[0] == "history.md"  # the prior off
+    assert paths(folder, HISTORY_SIZE, None)[0] == "history.md"
+    assert paths(folder, "Which variable sets the prompt?", None)[0] == "variables.md"

@@ -142,6 +142,22 @@ def test_factors_only_for_bookkeeping_chunks_and_not_when_asked_or_off():
     assert meta_factors("How do I stream a body?", pairs, 1.0) == {}
 
 
+def test_a_page_named_by_a_feature_the_question_names_is_not_weighed():
+    # xonsh's history.rst ("History", a tutorial on the shell's command history) was weighed as a changelog on
+    # "Which variable controls how much history is kept?" and fell from the first place (held-out set 42, i03 / i04)
+    pairs = [("page", chunk("history.rst", "History > Basics")), ("news", chunk("news.md", "News")),
+             ("log", chunk("HISTORY.rst", "History > 2.0.1 (2024-01-02)")), ("posts", chunk("blog/history.md", "History")),
+             ("authors", chunk("AUTHORS.md", "Authors")), ("changes", chunk("changes.rst", "Changes"))]
+    assert meta_factors("Which variable controls how much history is kept?", pairs, 0.6) == {
+        "news": 0.6, "log": 0.6, "posts": 0.6, "authors": 0.6, "changes": 0.6}
+    # the name must be the question's: a usage question without it weighs the page as before
+    assert "page" in meta_factors("How do I set the prompt?", pairs, 0.6)
+    # only a feature's name: the blog's authors and the user's own changes are no such page
+    assert meta_factors("Where do I list the authors of my changes?", pairs, 0.6) == {
+        "page": 0.6, "news": 0.6, "log": 0.6, "posts": 0.6, "authors": 0.6, "changes": 0.6}
+    assert is_meta_page(pairs[0][1])  # still a bookkeeping page by its name
+
+
 def test_prior_scales_the_score_and_withdraws_the_bonus():
     fused = reciprocal_rank_fusion({"vector": ["log", "guide"], "bm25": ["log", "guide"]}, k=60,
                                    bonus={"log": 0.05})

@@ -44,6 +44,12 @@ changed server_default ..." tells what the user did), which left its 7,129-line 
 or "credits": in a question they are the user's data — a commit's author in `git blame`, a schema's `author` field,
 the authors of the user's blog posts (black, marshmallow and Material for MkDocs questions; none of the 1,331 asks
 who wrote the project), while the authors page stays demoted only × the weight when it is what is asked for.
+One page is not demoted for a question that names it: a page that is a bookkeeping page only by its name and title
+(no version file, blog folder or version heading), when that name is also a feature a tool documents (`_TOPIC_NAMES`:
+"history", "news") and the question uses the word — xonsh's `history.rst`, "History", its tutorial on the shell's
+command history, lost the first place to other pages on two questions about history (held-out set 42: file Hit@1
+19 -> 21 with it undemoted, the 38 other dev sets unchanged; bench/history/session-54.md, "The right file first on
+corpora nobody tuned on"). A changelog called `HISTORY.rst` stays demoted under its version headings.
 
 API reference entries (`retrieval.reference_entry_weight`, `reference_factors`): a chunk holding a Sphinx object
 description (`.. class::`, `.. method::`, `.. function::`, `.. attribute::`, `.. autoclass::`, ... with or without
@@ -125,6 +131,12 @@ _META_NAMES = frozenset({
     "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
     "internals", "announce", "announcements",
 })
+# Bookkeeping names that are also a feature a tool documents: a shell's, a version control system's or a browser's
+# history, a site's news. A page called only that ("history.rst", titled "History", no version heading) about which the
+# question asks by that word is the feature's page (xonsh's history tutorial: "Which variable controls how much history
+# is kept?"); `meta_factors` leaves it undemoted. Not "authors" (the user's blog authors, a commit's author: the
+# project's authors page is still no answer) nor "changes" (a user's own changes).
+_TOPIC_NAMES = frozenset({"history", "news"})
 # Folder names (letters only, lower-cased) of a docs blog's posts: a folder only, a file "blog.md" is a topic page.
 _POST_FOLDERS = frozenset({"blog", "posts"})
 _META_TITLES = re.compile(
@@ -157,7 +169,7 @@ _ASKS = re.compile(
 
 # Memos of what a chunk is (LRU, keyed by its path, title or text itself: an edited chunk is a new key, nothing to
 # invalidate). The same candidates are weighed on every query, and splitting their texts again cost ~8 ms of a warm
-# Rust-book rag/query (session 49). Paths and (path, heading path) pairs (`_path_names`, `_meta_page`): a few hundred
+# Rust-book rag/query (session 49). Paths and (path, heading path) pairs (`_path_names`, `_meta_words`): a few hundred
 # bytes each; chunk texts (`_lines`, `_prose_chars`): 2,048 texts of ~2 KB and their lines are ~10 MB at most (a
 # line's terms: `analysis.line_terms`).
 PAGES_MEMO = 4096
@@ -187,22 +199,30 @@ def is_meta_page(chunk: Chunk) -> bool:
     return _meta_page(chunk.path, chunk.title)
 
 
-@functools.lru_cache(maxsize=PAGES_MEMO)
 def _meta_page(path: str, title: str) -> bool:
-    """`is_meta_page` of a chunk's `path` and `title` (heading path), memoised: the same pages are weighed on every
-    query."""
-    if _path_names(path) & _META_NAMES:
-        return True
+    """`is_meta_page` of a chunk's `path` and `title` (heading path)."""
+    return _meta_words(path, title) is not None
+
+
+@functools.lru_cache(maxsize=PAGES_MEMO)
+def _meta_words(path: str, title: str) -> frozenset[str] | None:
+    """Why a chunk's page (`path`, heading path `title`) is a bookkeeping page, memoised (the same pages are weighed on
+    every query): None when it is not one; the words that alone make it one when only its name does — its path's
+    bookkeeping names (`_META_NAMES`: "history") and its title's words matched by `_META_TITLES` ("History") —; the
+    empty set when its structure does too (a version file, a blog's post folder, a version or release heading),
+    whatever it is called."""
     folders, _, name = path.replace("\\", "/").rpartition("/")
-    if folders and _path_names(folders) & _POST_FOLDERS:
-        return True
     stem = name.rsplit(".", 1)[0]
-    if _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem)):
-        return True
     headings = [h for h in title.split(" > ") if h.strip()] if title else []
-    if headings and _META_TITLES.match(headings[0]):
-        return True
-    return any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)
+    if ((folders and _path_names(folders) & _POST_FOLDERS)
+            or _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem))
+            or any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)):
+        return frozenset()
+    words = _path_names(path) & _META_NAMES
+    m = _META_TITLES.match(headings[0]) if headings else None
+    if m:
+        words |= set(re.findall(r"[a-z]+", m.group(1).lower()))
+    return frozenset(words) if words else None
 
 
 # A version constraint the user writes (`requires-python = ">=3.9,<4"`, "requests<2.32", "~=1.4"): their project's
@@ -247,10 +267,18 @@ _OWN = re.compile(r"\b(?:a|an|my|our|your|their)\s+(?:(?!new\b|newer\b|next\b|up
 
 def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
     """{key: weight} for the (key, chunk) pairs whose chunk is a bookkeeping page's, {} when `weight` is 1 (off) or
-    the question asks about changes. `weight` in [0, 1] multiplies the chunk's fused score (`fuse.apply_prior`)."""
+    the question asks about changes. A page that is one only by its name (`_meta_words`) when that name is a feature
+    (`_TOPIC_NAMES`: "history") the question names is not weighed. `weight` in [0, 1] multiplies the chunk's fused
+    score (`fuse.apply_prior`)."""
     if weight >= 1.0 or asks_about_changes(question):
         return {}
-    return {key: weight for key, chunk in chunks if is_meta_page(chunk)}
+    asked = frozenset(re.findall(r"[a-z]+", question.lower())) & _TOPIC_NAMES
+    out = {}
+    for key, chunk in chunks:
+        words = _meta_words(chunk.path, chunk.title)
+        if words is not None and not (words and words <= asked):
+            out[key] = weight
+    return out
 
 
 # Folder or file names (letters only, lower-cased) of a project's API reference.
