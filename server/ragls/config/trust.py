@@ -51,6 +51,18 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("ragls", appauthor=False))
 
 
+def user_config_file() -> Path:
+    """The user-level config file: $RAGLS_CONFIG_DIR/ragls.toml, else platformdirs' user config dir
+    (~/.config/ragls/ragls.toml on Linux, honouring XDG_CONFIG_HOME). Its `[rags.*]` tables declare named RAGs
+    (kb/rags.py); its settings are the lowest layer of every folder's (`trust_filter.user_layer`)."""
+    env = os.environ.get("RAGLS_CONFIG_DIR")
+    if env:
+        return Path(env).expanduser() / CONFIG_FILE
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("ragls", appauthor=False)) / CONFIG_FILE
+
+
 def store_path() -> Path:
     """The trust store file (`data_dir() / "trusted-folders.json"`)."""
     return data_dir() / STORE_FILE

@@ -38,8 +38,9 @@ from ragls.config.settings import (  # noqa: F401 - the editor's trust keys are 
     build_settings,
     normalize,
     parse_toml,
+    read_toml_file,
 )
-from ragls.config.trust import editor_trust, editor_trusted_configs
+from ragls.config.trust import editor_trust, editor_trusted_configs, user_config_file
 from ragls.core.errors import ConfigError
 
 Rule = Callable[[Any, Path | None], bool]
@@ -343,9 +344,17 @@ def how_to_trust(path: Path, state: str) -> str:
     return f"read the file, then run `ragls trust {shlex.quote(str(path.parent))}` to use them"
 
 
+def user_layer() -> dict[str, Any]:
+    """The settings of the user's own ragls.toml (`trust.user_config_file()`: `~/.config/ragls/ragls.toml` on Linux)
+    as a layer: the whole file but its `[rags.*]` tables (named RAGs, kb/rags.py), never filtered (the user wrote
+    it; a `USER_ONLY` setting such as `sources.follow_outside_links` is set there). {} without the file. Read each
+    time a front loads a folder's settings. Raises ConfigError naming the file on a syntax error."""
+    return {k: v for k, v in read_toml_file(user_config_file()).items() if k != "rags"}
+
+
 def load_settings(folder: str | os.PathLike | None, *overrides: dict[str, Any] | None) -> tuple[Settings, list[str]]:
-    """Settings for a workspace folder: its ragls.toml (for an untrusted folder only what `SAFE`
-    allows; never a `USER_ONLY` setting: see `folder_layer`), then each override
+    """Settings for a workspace folder: the user's ragls.toml (`user_layer`), then the folder's (for an untrusted
+    folder only what `SAFE` allows; never a `USER_ONLY` setting: see `folder_layer`), then each override
     (initializationOptions, then didChangeConfiguration). Returns (settings, warnings; the untrusted-file notice
     is one of them). Raises ConfigError."""
     settings, warnings, _ = load_folder_settings(folder, *overrides)
@@ -358,9 +367,12 @@ def load_folder_settings(folder: str | os.PathLike | None,
     ConfigError; an invalid value the folder's ragls.toml holds names that file ("invalid settings in
     /src/app/ragls.toml: retrieval.top_k: ..."), as a syntax error in it does."""
     layer = folder_layer(folder, overrides)
+    user = user_layer()
     try:
-        settings, warnings = build_settings(layer.data, *overrides)
+        settings, warnings = build_settings(user, layer.data, *overrides)
     except ConfigError:
+        if user:
+            build_settings(user, origin=str(user_config_file()))  # raises when the user file's values are invalid
         if layer.path is not None and layer.data:
             build_settings(layer.data, origin=str(layer.path))  # raises when the file's own values are invalid
         raise

@@ -20,7 +20,6 @@ import contextlib
 import contextvars
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragls.config.settings import CONFIG_FILE, TABLES, Settings, build_settings, read_toml_file
+from ragls.config.trust import user_config_file  # noqa: F401 - re-exported: cli/rags.py, tests
 from ragls.config.trust_filter import folder_layer
 from ragls.core.errors import ConfigError, InvalidParams, RequestFailed
 from ragls.core.hashing import text_hash
@@ -59,17 +59,6 @@ def name_problem(name: str) -> str | None:
         return (f"invalid RAG name {name!r}: a name is one plain file name (no '/', '\\', ':', control characters, "
                 "nor '.' / '..'; at most 100 characters)")
     return None
-
-
-def user_config_file() -> Path:
-    """The user-level config file: $RAGLS_CONFIG_DIR/ragls.toml, else platformdirs' user config dir
-    (~/.config/ragls/ragls.toml on Linux, honouring XDG_CONFIG_HOME)."""
-    env = os.environ.get("RAGLS_CONFIG_DIR")
-    if env:
-        return Path(env).expanduser() / CONFIG_FILE
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("ragls", appauthor=False)) / CONFIG_FILE
 
 
 class Rag(Protocol):
