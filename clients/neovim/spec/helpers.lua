@@ -101,7 +101,8 @@ function H.it(name, fn)
     -- a failed test leaves its floats open: close them, so the next test starts clean (one left open at a changed
     -- 'columns' once crashed headless Neovim's tabline drawing when the next test opened a tab)
     for _, win in ipairs(vim.api.nvim_list_wins()) do
-      if vim.api.nvim_win_get_config(win).relative ~= "" then
+      -- (closing one float can close others: fzf-lua's preview goes with its list)
+      if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_config(win).relative ~= "" then
         pcall(vim.api.nvim_win_close, win, true)
       end
     end
@@ -200,9 +201,17 @@ end
 local shot_seq = 0
 
 --- Attach the TUI; returns { job, chunks, text(), on_output? }.
+--- While it is attached, messages never wait for a key (hit-enter becomes 'messagesopt' wait:0): a spec's vim.wait
+--- does not redraw, so messages that arrive meanwhile (progress echoed during a first index) pile up into a
+--- hit-enter prompt once a UI is attached, and `nvim -l` reads that key from its closed stdin and exits 0 mid-spec
+--- (picker_spec "ran no tests" under load).
 local function attach_tui()
   vim.o.termguicolors = true -- what the TUI of a truecolor terminal turns on at start-up
   local tui = { chunks = {} }
+  if vim.fn.exists("+messagesopt") == 1 then
+    tui.messagesopt = vim.o.messagesopt
+    vim.o.messagesopt = vim.o.messagesopt:gsub("hit%-enter", "wait:0")
+  end
   function tui.text()
     return table.concat(tui.chunks)
   end
@@ -227,6 +236,9 @@ end
 local function detach_tui(tui)
   vim.fn.jobstop(tui.job)
   H.wait_for(function() return #vim.api.nvim_list_uis() == 0 end, 20000, "the screenshot UI to detach")
+  if tui.messagesopt then
+    vim.o.messagesopt = tui.messagesopt
+  end
 end
 
 --- Redraw and wait until the TUI has written that redraw: the title is set to a fresh marker with the redraw, and

@@ -86,4 +86,18 @@ H.it("progress does not overwrite a ragls error on the cmdline", function()
   progress.reset()
 end)
 
+H.it("messages piling up while the screenshot UI is attached never wait on a hit-enter prompt", function()
+  -- (a spec's vim.wait does not redraw; with a UI attached the third line asked for <Enter>, and `nvim -l`, reading
+  -- it from a closed stdin, exited 0 in the middle of the spec: picker_spec's screenshot during the first index)
+  H.with_ui(function()
+    for i = 1, 3 do
+      vim.schedule(function() echo({ { "ragls: a message that arrives during a screenshot " .. i } }, false, {}) end)
+    end
+    local done = false
+    vim.schedule(function() done = true end)
+    H.wait_for(function() return done end, 5000, "the messages")
+    vim.cmd("redraw")
+  end)
+end)
+
 H.finish()
