@@ -143,6 +143,22 @@ H.it("<Tab> / <S-Tab> move the cursor from [n] to [n] (citations, then source li
   H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "the file of [n]")
 end)
 
+H.it("an answer asked during an index pass that leaves nothing out has no partial-index note", function()
+  -- (the sentence pass of a first index runs after every chunk has its vector: "embedding answer sentences 4/288")
+  local progress = require("ragls.progress")
+  progress.active["t-sentences"] = { title = "ragls: indexing", message = "embedding answer sentences 4/288 chunks" }
+  local ok, err = pcall(function()
+    local _, buf = ask("RagAsk How long is the frobnicator timeout?")
+    local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+    H.ok(not text:find("still being built", 1, true), "no note: " .. text)
+    H.eq(false, require("ragls").index_incomplete({ folders = { { pending = 0, pendingVectors = 0 } } }), "complete")
+    H.eq(true, require("ragls").index_incomplete({ folders = { { pending = 0, pendingVectors = 3 } } }), "vectors")
+    H.eq(true, require("ragls").index_incomplete({ folders = { { pending = 2, pendingVectors = 0 } } }), "files")
+  end)
+  progress.active["t-sentences"] = nil
+  assert(ok, err)
+end)
+
 H.it("q closes the answer float", function()
   local win = ask("RagAsk Where are backups stored?")
   vim.api.nvim_feedkeys("q", "mx", false)
@@ -157,10 +173,20 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   H.contains(footer, "<C-q>", "key hint in the footer")
   H.ok(vim.endswith(footer, "q close "), "the whole hint fits the border: " .. footer)
   H.ok(vim.fn.strdisplaywidth(footer) <= vim.api.nvim_win_get_width(win) - 4, "fits: " .. footer)
-  H.eq(" <CR> open · <C-q> quickfix · Y yank · r retry · q close ", require("ragls.ui").answer_keys(70),
-    "narrower float")
+  H.eq(" <Tab> next · <CR> open · <C-q> quickfix · g? keys · q close ", require("ragls.ui").answer_keys(70),
+    "narrower float: g? lists the keys left out")
+  H.eq(" <Tab> next · <CR> open · <C-q> qf · g? keys · q close ", require("ragls.ui").answer_keys(64),
+    "the float of an 80-column editor keeps <Tab>")
   H.eq(nil, require("ragls.ui").answer_keys(20), "no hint in a float too narrow for one")
-  H.contains(footer, "Y yank", "the yank key in the footer")
+  H.contains(footer, "<Tab> next", "the 80-column editor's float names <Tab>")
+  -- g?: every key, those the footer has no room for too
+  H.notes = {}
+  vim.api.nvim_feedkeys("g?", "mx", false)
+  local keys = H.wait_for(function() return H.notes_matching("ragls answer keys:")[1] end, 5000, "g?'s list").msg
+  for _, key in ipairs({ "<Tab>/<S-Tab>", "<CR>", "<C-q>", "Y ", "r ", "q " }) do
+    H.ok(keys:find("\n" .. key, 1, true), key .. " listed: " .. keys)
+  end
+  H.ok(vim.api.nvim_win_is_valid(win), "g? leaves the float open")
   H.screenshot("neovim-answer-keys")
   -- Y: the answer with its numbered sources, into the unnamed register (or the one typed before it), to paste
   vim.fn.setreg('"', "before")

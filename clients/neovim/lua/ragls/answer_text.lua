@@ -6,6 +6,7 @@
 
 local one_line = require("ragls.text").one_line
 local split_lines = require("ragls.text").split_lines
+local longest_fitting = require("ragls.text").longest_fitting
 
 local M = {}
 
@@ -392,5 +393,42 @@ function M.body_lines(text, title)
   end
   return vim.list_slice(lines, i)
 end
+
+--- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
+--- corners and a margin left), else nil.
+---@param width integer the float's width
+---@param kind? "pending"|"no sources"|"failed" the keys that act then (nil: an answer with sources)
+---@return string|nil
+function M.answer_keys(width, kind)
+  if kind == "pending" then -- no answer yet: nothing to open, quickfix or yank
+    return longest_fitting({ " r ask again · q stop ", " q stop " }, width)
+  end
+  if kind == "failed" then -- nothing to open, quickfix or yank
+    return longest_fitting({ " r ask again · q close ", " r retry · q close " }, width)
+  end
+  if kind == "no sources" then -- an answer that cites nothing (abstained): <CR> and <C-q> have nothing to open
+    return longest_fitting({ " Y yank · r ask again · q close ", " Y yank · r retry · q close " }, width)
+  end
+  -- Narrower: <Tab> and <CR> (reading the sources) stay longest; the keys left out are behind g? (ragls.ui.show_keys).
+  return longest_fitting({
+    " <Tab> next [n] · <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
+    " <Tab> next · <CR> open · <C-q> quickfix · Y yank · r ask again · q close ",
+    " <Tab> next · <CR> open · <C-q> quickfix · g? keys · q close ",
+    " <Tab> next · <CR> open · <C-q> qf · g? keys · q close ", -- 80 columns (the float's 0.8: 64)
+    " <Tab> next · <CR> open · g? keys · q close ",
+    " <CR> open · g? keys · q close ",
+    " g? keys · q close ",
+  }, width)
+end
+
+--- Every key of the answer float, one a line (what `g?` shows): the footer names only those it has room for.
+M.ANSWER_KEYS = {
+  "<Tab>/<S-Tab>  the cursor to the next / previous [n]",
+  "<CR>           open the source of the [n] (or source line) under the cursor",
+  "<C-q>          every source to the quickfix list",
+  "Y              yank the answer with its sources",
+  "r              ask the same question again",
+  "q              close",
+}
 
 return M

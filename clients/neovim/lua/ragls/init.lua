@@ -203,6 +203,21 @@ function M.remap_selection_sources(result, path, bufnr, line1)
   end
 end
 
+--- The note under an answer asked while the index still missed documents.
+M.PARTIAL_INDEX_NOTE = "The index is still being built: this answer may miss documents not yet embedded."
+
+--- Does a rag/status result say the index misses documents: files queued, or chunks without vectors?
+---@param status table PROTOCOL rag/status result
+---@return boolean
+function M.index_incomplete(status)
+  for _, f in ipairs(status and status.folders or {}) do
+    if (tonumber(f.pending) or 0) > 0 or (tonumber(f.pendingVectors) or 0) > 0 then
+      return true
+    end
+  end
+  return false
+end
+
 --- Ask a question; the answer streams into a float, then lists its sources (`<CR>` opens one, `q` closes).
 --- With no question, prompts for one. `opts.range = { line1, line2 }` sends those lines of the current buffer
 --- as an ephemeral document.
@@ -268,16 +283,29 @@ function M.ask(question, opts)
     rag = require("ragls.rags").param(opts.rag),
     documents = documents,
     partialResultToken = token,
-  }, function(result)
+  }, function(result, client)
     done()
     if selection then
       M.remap_selection_sources(result, selection, bufnr, opts.range[1])
     end
-    if indexing or require("ragls.progress").indexing() then
-      result.ragls_note = "The index is still being built: this answer may miss documents not yet embedded."
+    local function finish(incomplete)
+      if incomplete then
+        result.ragls_note = M.PARTIAL_INDEX_NOTE
+      end
+      if view then
+        view:finish(result)
+      end
     end
-    if view then
-      view:finish(result)
+    if not (indexing or require("ragls.progress").indexing()) then
+      return finish(false)
+    end
+    -- An index pass runs, but one that leaves nothing out (the sentence pass after every chunk has its vector, a
+    -- pass over unchanged files) gets no note: only files still queued or chunks without vectors (as VS Code).
+    local sent_ok = rpc.client_request(client, "rag/status", vim.empty_dict(), function(err, status)
+      finish(err ~= nil or M.index_incomplete(status))
+    end, 0)
+    if not sent_ok then
+      finish(true)
     end
   end, {
     on_error = function(err)

@@ -7,7 +7,6 @@
 local config = require("ragls.config")
 local one_line = require("ragls.text").one_line
 local split_lines = require("ragls.text").split_lines
-local longest_fitting = require("ragls.text").longest_fitting
 
 local M = {}
 
@@ -25,6 +24,8 @@ M.sources_heading = answer_text.sources_heading
 M.answer_lines = answer_text.answer_lines
 M.error_lines = answer_text.error_lines
 M.footer = answer_text.footer
+M.answer_keys = answer_text.answer_keys
+M.ANSWER_KEYS = answer_text.ANSWER_KEYS
 M.body_lines = answer_text.body_lines
 M.citation_at = answer_text.citation_at
 M.source_fname = answer_text.source_fname
@@ -312,29 +313,10 @@ function M.source_end(source, fname)
   return lnum, line and #line or 0
 end
 
---- The key hint in the answer float's bottom border: the longest of these that fits `width` columns (the border's
---- corners and a margin left), else nil.
----@param width integer the float's width
----@param kind? "pending"|"no sources"|"failed" the keys that act then (nil: an answer with sources)
----@return string|nil
-function M.answer_keys(width, kind)
-  if kind == "pending" then -- no answer yet: nothing to open, quickfix or yank
-    return longest_fitting({ " r ask again · q stop ", " q stop " }, width)
-  end
-  if kind == "failed" then -- nothing to open, quickfix or yank
-    return longest_fitting({ " r ask again · q close ", " r retry · q close " }, width)
-  end
-  if kind == "no sources" then -- an answer that cites nothing (abstained): <CR> and <C-q> have nothing to open
-    return longest_fitting({ " Y yank · r ask again · q close ", " Y yank · r retry · q close " }, width)
-  end
-  return longest_fitting({
-    " <Tab> next [n] · <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
-    " <Tab> next · <CR> open · <C-q> quickfix · Y yank · r ask again · q close ",
-    " <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
-    " <CR> open · <C-q> quickfix · Y yank · r retry · q close ",
-    " <CR> open · <C-q> qf · Y yank · q close ",
-    " <CR> open · <C-q> qf · q close ",
-  }, width)
+--- `g?` in an answer float: list its keys (a notification: it stays readable beside the float).
+function M.show_keys()
+  local text = "ragls answer keys:\n" .. table.concat(answer_text.ANSWER_KEYS, "\n")
+  vim.notify(text, vim.log.levels.INFO, { title = "ragls" })
 end
 
 --- `<C-q>` in an answer float: its sources to the quickfix list (`quickfix_sources`), the float closed first and
@@ -459,6 +441,7 @@ function M.answer_view(question)
     end, { buffer = buf, nowait = true, desc = "ragls: cursor to the " .. (flags == "w" and "next" or "previous")
       .. " citation or source" })
   end
+  vim.keymap.set("n", "g?", M.show_keys, { buffer = buf, nowait = true, desc = "ragls: list the answer's keys" })
   -- Y: the answer with its sources into a register (VS Code: Copy), to `p` into notes, a commit or an issue
   vim.keymap.set("n", "Y", function()
     M.yank_answer(buf, vim.v.register)
