@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, is_markdown, parsed
+from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, Block, is_markdown, parsed
 from ragls.answer.inline import CODE_SPANS, plain
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -81,6 +81,8 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
                 runs[-1][1].append(_unmarked(line, markdown))
             else:
                 runs.append(("prose", [_unmarked(line, markdown)], k))
+    if focus is not None and runs and runs[0][0] == "prose" and found[runs[0][2]].kind == "para":
+        runs[0] = (runs[0][0], _from_sentence_start(found[runs[0][2]], first, runs[0][1], markdown), runs[0][2])
     # " · " between the items of a list and the rows of a table, which read as one run of words otherwise
     text, before = "", ""
     for kind, run, _ in runs:
@@ -90,6 +92,33 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
     if not text.strip():  # nothing read as text (a line the blocks leave out): the lines as written, as before
         text = plain(" ".join(lines[max(first, 0):last + 1]), markdown)
     return _cut(text, limit)
+
+
+# Where a sentence ends inside a line: ".", "!" or "?" (after a closing bracket or quote, "lower)."), spaces, then
+# what opens a sentence (a capital, a code span, a quote, emphasis, a bracket).
+_SENTENCE_END = re.compile(r"[.!?][)\]\"'*_`]*\s+(?=[A-Z`\"'*(\[:])")
+# A line that ends a sentence (or a lead-in: ":", ";"): the next line starts one.
+_ENDS_SENTENCE = re.compile(r"[.!?:;][)\]\"'*_`]*$")
+
+
+def _from_sentence_start(block: Block, first: int, run: list[str], markdown: bool) -> list[str]:
+    """The lines `run` of paragraph `block` from focus line `first` on, starting where a sentence does. Focus lines
+    are whole lines, and in hard-wrapped prose a sentence starts inside one: a focus on "The Python Imaging Library
+    uses ..." starts at the line "lower). The Python Imaging Library uses a coordinate system ..." (Pillow's
+    tutorial), one on "Each pixel is processed according to that function:" at "pixel is processed according to
+    ...", the line after "Each". So: a paragraph that starts on `first`, or whose line before it ends a sentence,
+    is read from `first` as it is; else from the first sentence that starts on that line ("The Python ..."); else
+    (none does) from the start of the sentence it continues, the words of the line before ("Each pixel ...")."""
+    before = first - block.start
+    if before <= 0 or before > len(block.lines) or not run:
+        return run
+    above = _unmarked(block.lines[before - 1], markdown)
+    if not above or _ENDS_SENTENCE.search(above):
+        return run
+    if end := _SENTENCE_END.search(run[0]):
+        return [run[0][end.end():], *run[1:]]
+    ends = list(_SENTENCE_END.finditer(above))
+    return [above[ends[-1].end():] if ends else above, *run]
 
 
 def _read(prose: list[str], markdown: bool) -> str:
