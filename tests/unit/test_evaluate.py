@@ -7,6 +7,8 @@ from ragls.core.errors import InvalidParams
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.evaluation.evaluate import (
     GoldItem,
+    first_passage,
+    format_report,
     judge,
     load_questions,
     parse_setting_side,
@@ -119,6 +121,41 @@ def test_key_and_focus_metrics(tmp_path):
     assert (ra.focus, rb.focus) == (["x.md:10-11"], ["x.md:35-46"])  # what Focus@k judged, in --json
     assert (ra.answer, judge(qs[0], [sentence], 5, False).answer) == ("set `verify=False` on the client", None)
     s = summarize([ra, rb], 5)
-    assert s["answers"]["all"] == {"keyed": 2, "Key": 0.5, "lined": 2, "Focus@5": 0.5}
+    assert s["answers"]["all"] == {"keyed": 2, "Key": 0.5, "KeyFirst": 0.5, "lined": 2, "Focus@5": 0.5}
     with pytest.raises(InvalidParams, match="key"):
         load_questions(write(tmp_path, '{"question": "a?", "key": [1], "gold": []}\n'))
+
+
+EXTRACTIVE = """*Extractive answer (no LLM configured): the passages of your documents that best match the question.*
+
+- Once you've built the app, you may test it locally by running `npm run preview` command [1].
+  ```bash
+  $ npm run preview
+  ```
+
+  (the block may hold a blank line)
+- Set this to `0.0.0.0` or `true` to listen on all addresses [2].
+- `server.host`: This can be set via the CLI using `--host` [2]."""
+
+
+def test_key_first_judges_the_first_passage(tmp_path):
+    """KeyFirst (`first_passage`): the first list item with what is indented under it (its block, blank lines
+    too), without the label; an answer without a list (an abstention) is judged on its first paragraph; an LLM's
+    answer opening with a paragraph on that paragraph."""
+    first = first_passage(EXTRACTIVE)
+    assert first.startswith("- Once you've built") and first.endswith("(the block may hold a blank line)"), first
+    assert "0.0.0.0" not in first
+    assert first_passage("Not in your docs: they never mention VM. Try rephrasing.\n\nMore.") == \
+        "Not in your docs: they never mention VM. Try rephrasing."
+    assert first_passage("Use `--host` to listen on all addresses [1].\n\n1. Run `vite --host`.\n") == \
+        "Use `--host` to listen on all addresses [1]."
+    assert first_passage("1) Run `vite --host` [1].\n2) Open the LAN URL [1].") == "1) Run `vite --host` [1]."
+    assert first_passage("") == ""
+    qs = load_questions(write(tmp_path, '{"id": "a", "question": "a?", "key": ["npm run preview"], "gold": []}\n'
+                                        '{"id": "b", "question": "b?", "key": "--host", "gold": []}\n'))
+    ra, rb = (judge(q, [], 5, False, EXTRACTIVE) for q in qs)
+    assert (ra.key_hit, ra.key_first, rb.key_hit, rb.key_first) == (True, True, True, False)
+    s = summarize([ra, rb], 5)
+    assert s["answers"]["all"]["KeyFirst"] == 0.5 and s["answers"]["all"]["Key"] == 1.0
+    report = format_report(s)
+    assert "KeyFirst" in report and "     1.000      0.500" in report, report

@@ -20,7 +20,8 @@ lines, the hit's chunk lines overlap them):
   share of answerable questions abstained on (false abstentions);
 - answers (a separate table, when measured): Key = share of the questions with a `key` whose answer (`rag/ask`,
   extractive without an LLM) contains one of its key strings (case-sensitive: the identifier the user needs, e.g.
-  "verify=False"); Focus@k = share of the questions with line gold whose top k holds a hit whose focus lines
+  "verify=False"); KeyFirst = share of the same questions whose answer's first passage (`first_passage`: the
+  first list item with the lines under it, else the first paragraph) holds one; Focus@k = share of the questions with line gold whose top k holds a hit whose focus lines
   (`focusRange`) overlap a gold span and span at most FOCUS_MAX_LINES lines.
 """
 
@@ -41,6 +42,8 @@ from ragls.evaluation.metrics import reciprocal_rank_at
 MRR_DEPTH = 10
 FOCUS_MAX_LINES = 6  # a citation points at the answering sentence(s), not a window (issue 27)
 _SPAN = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+_LABEL = re.compile(r"^\*[^*\n].*\*$")  # an answer's italic label line (`answer.extractive.extractive_label`)
+_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]")  # a list item at the margin (Markdown bullet or numbered)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class QuestionResult:
     extra: dict[str, Any] = field(default_factory=dict)
     focus_hit: bool | None = None  # a top-k focus overlaps a gold span within FOCUS_MAX_LINES (None: no line gold)
     key_hit: bool | None = None  # the answer holds one of the question's keys (None: no key or not measured)
+    key_first: bool | None = None  # its first passage (`first_passage`) holds one (None as for key_hit)
     answer: str | None = None  # the answer text Key was judged on (`--json` carries it to read the answers)
     focus: list[str] = field(default_factory=list)  # the top k hits' focusRange `path:first-last` ("" without one)
 
@@ -186,6 +190,27 @@ def focus_matches(hit: Hit, item: GoldItem) -> bool:
     return lines[1] - lines[0] + 1 <= FOCUS_MAX_LINES and lines[0] <= item.end and lines[1] >= item.start
 
 
+def first_passage(answer: str) -> str:
+    """The part of `answer` a reader takes in first, which KeyFirst judges: without its italic label line (the
+    extractive answer's "*Extractive answer ...*"), the first list item at the margin ("- ", "* ", "+ ", "1. ",
+    "1) ") with every line under it up to the next line at the margin — its `[n]`, and the list or code block its
+    sentence introduces, indented or blank lines — else (an answer without a list: an abstention's "Not in your
+    docs: ...", an LLM's prose) its first paragraph (up to a blank line); "" for an empty answer. An answer that
+    opens with a paragraph before its list (an LLM's) is judged on that paragraph."""
+    lines = answer.strip("\n").split("\n")
+    if lines and _LABEL.match(lines[0].strip()):
+        lines = lines[1:]
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    if not lines:
+        return ""
+    if _ITEM.match(lines[0]):
+        end = next((i for i in range(1, len(lines)) if lines[i][:1] not in ("", " ", "\t")), len(lines))
+    else:
+        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+    return "\n".join(lines[:end]).rstrip()
+
+
 def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str | None = None) -> QuestionResult:
     """Score one question's ranked `hits` (best first, at least MRR_DEPTH when available) at cut-off `k`;
     `answer` is its answer text when answers are measured."""
@@ -206,6 +231,7 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str
         focus_hit=any(focus_matches(h, g) for h in topk for g in q.gold) if any(g.start for g in q.gold) else None,
         focus=[f"{h.chunk.path}:{'-'.join(map(str, lines))}" if (lines := focus_lines(h)) else "" for h in topk],
         key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None,
+        key_first=any(key in first_passage(answer) for key in q.keys) if q.keys and answer is not None else None,
         answer=answer)
 
 
@@ -239,7 +265,8 @@ def summarize(results: Sequence[QuestionResult], k: int) -> dict[str, Any]:
         def answer_row(rs: Sequence[QuestionResult]) -> dict[str, Any]:
             keyed = [r for r in rs if r.key_hit is not None]
             lined = [r for r in rs if r.focus_hit is not None]
-            return {"keyed": len(keyed), "Key": _mean([float(r.key_hit) for r in keyed]), "lined": len(lined),
+            return {"keyed": len(keyed), "Key": _mean([float(r.key_hit) for r in keyed]),
+                    "KeyFirst": _mean([float(bool(r.key_first)) for r in keyed]), "lined": len(lined),
                     f"Focus@{k}": _mean([float(r.focus_hit) for r in lined])}
 
         answers = {"all": answer_row(results),
@@ -353,9 +380,9 @@ def format_report(summary: dict[str, Any]) -> str:
                  f"{a['abstained_answerable']} of {summary['all']['n']} answerable abstained, "
                  f"rate {_fmt(a['false_abstention_rate'])})")
     if "answers" in summary:
-        lines.append(f"{'answers':14s} {'keyed':>5s} {'Key':>10s} {'lined':>5s} {f'Focus@{k}':>10s}")
+        lines.append(f"{'answers':14s} {'keyed':>5s} {'Key':>10s} {'KeyFirst':>10s} {'lined':>5s} {f'Focus@{k}':>10s}")
         for name, r in [("all", summary["answers"]["all"]), *summary["answers"]["kinds"].items()]:
-            lines.append(f"{name:14s} {r['keyed']:5d} {_fmt(r['Key']):>10s} {r['lined']:5d} "
+            lines.append(f"{name:14s} {r['keyed']:5d} {_fmt(r['Key']):>10s} {_fmt(r['KeyFirst']):>10s} {r['lined']:5d} "
                          f"{_fmt(r[f'Focus@{k}']):>10s}")
     return "\n".join(lines)
 
