@@ -110,6 +110,17 @@ def test_a_setting_or_section_commented_out_in_configuration_is_still_code():
     assert [u for u in units(toml) if u.line > 0] == [] and [u for u in units(yaml) if u.line > 0] == []
 
 
+def test_a_configuration_comment_led_by_a_label_is_prose():
+    """"# Note:" on a line of its own is the label of the prose after it, not a YAML key commented out; a lower-case
+    key ("# extra:") still is."""
+    yaml = ("```yaml\n# Note:\n# the cache directory must be writable by the user running the hook.\n"
+            "cache_dir: .cache\n```\n")
+    assert [(u.sentence, u.attached) for u in units(yaml)] == [
+        ("Note: the cache directory must be writable by the user running the hook:", "```yaml\ncache_dir: .cache\n```")]
+    section = "```yaml\n# extra:\n#   analytics: true\ntheme: material\n```\n"
+    assert [u for u in units(section) if u.line > 0] == []
+
+
 def test_a_program_examples_comments_are_no_passages():
     """Only a configuration language's block: a program's comments narrate its steps ("# Don't send the API key
     for this particular request."), and quoted as passages they outranked the prose that explains the example."""

@@ -36,7 +36,9 @@ _CODE_END = re.compile(r"[{};:(),=\[\]]\s*$")
 # [--fix]"). Prose in a configuration comment wraps at "," and ends in ")" or ":" ("# Builtin formats:
 # \":color-words\" (default), \":git\"," / "# or external command name and arguments (see below)"), which a program's
 # comment does only when it is code.
-_CONFIG_CODE_END = re.compile(r"""(?:[{\[\]=]|^\s*[\w.-]+:(?:\s+(?:\[.*\]|\{.*\}|"[^"]*"|'[^']*'|[\w.-]+))?)\s*$""")
+# A capitalised word alone before its ":" ("# Note:", "# Example:") is prose's label for the lines after it, not a key.
+_CONFIG_CODE_END = re.compile(r"""(?:[{\[\]=]|^(?!\s*[A-Z][a-z]+:\s*$)\s*[\w.-]+:"""
+                              r"""(?:\s+(?:\[.*\]|\{.*\}|"[^"]*"|'[^']*'|[\w.-]+))?)\s*$""")
 # the languages whose comments document the setting below them (`config_comments`)
 CONFIG_LANGUAGES = frozenset({"toml", "yaml", "yml", "ini", "cfg", "conf", "properties", "dotenv", "env"})
 _CODE_DIRECTIVE = re.compile(r"^\s*\.\. (?:code-block|code|sourcecode)::\s*(\S+)")  # reST's code directive, language

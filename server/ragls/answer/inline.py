@@ -162,7 +162,8 @@ def link_text(text: str, markdown: bool = True) -> str:
     "`Ctrl+P`" (`_keys`) — reST and plain text have none: their
     brackets are text, "use [include] vs [source] in your .coveragerc" names two INI sections), images and links
     of images only (badges, `_IMAGE_LINK`) dropped,
-    footnote marks and inline HTML tags dropped (`_inline_html`), reST backslash escapes read (`_escapes`; not in
+    footnote marks outside code spans (a regular expression's "`[^:]`" stays) and inline HTML tags dropped
+    (`_inline_html`), reST backslash escapes read (`_escapes`; not in
     Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
     (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
@@ -170,7 +171,8 @@ def link_text(text: str, markdown: bool = True) -> str:
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
-    text = _inline_html(_FOOTNOTE_REF.sub("", _keys(_shortcut_links(text)) if markdown else _escapes(text)))
+    text = _keys(_shortcut_links(text)) if markdown else _escapes(text)
+    text = _inline_html(_outside_code(text, _FOOTNOTE_REF, "") if "[^" in text else text)
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     text = REST_LITERAL.sub(r"`\1`", text)
     return _TICKED_LITERAL.sub(_ticked, text) if not markdown and "``" in text else text

@@ -10,12 +10,13 @@ import re
 REST_LITERAL = re.compile(r"(?<!`)``([^`\n]+?)``(?!`)")
 
 # A heading that names an identifier: only code spans and separators ("`-h`, `--help`", "`--color` / `--no-color`"),
-# or one bare token that reads as code: a flag ("--check"), `name=`, `func()`, a dotted or snake_case name.
+# or one bare token that reads as code: a flag ("--check"), `name=`, `func()`, a dotted, snake_case or camelCase
+# name ("## clearScreen": a configuration option; a word has no capital inside it).
 _HEADING_MARK = re.compile(r"^[ \t]*#{1,6}[ \t]+|[ \t]+#+[ \t]*$")
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 _SPAN_SEPARATORS = re.compile(r"^(?:[\s,/|]|\band\b|\bor\b)*$")
 _CODE_TOKEN = re.compile(r"^(?:--?[\w][\w-]*(?:[= ]\S*)?|[A-Za-z_][\w.]*(?:\(\)|=|\.[A-Za-z_]\w*)|[a-z]+_[\w]+"
-                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
+                         r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)$")
 _TOKEN_LIST = re.compile(r"\s*(?:,|/|\bor\b|\band\b)\s*")  # "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY"
 
 

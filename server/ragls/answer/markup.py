@@ -59,13 +59,15 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     rewrites them. In Markdown, the lines inside code fences (`fenced_lines`) are examples as written: none of
     these rules reads them (a MyST page showing "{math}`x`" or "(label)=" in a ```` ```md ```` fence). Unless `markdown` (reST and plain text, `blocks.is_markdown`): definition lists read as
     "term: definition" (`rest.definitions`), a chunk opening inside an indented body reads it as prose when it is
-    (`rest.opening_body`), and explicit markup that is never rendered in place (comments, link
-    targets, substitution definitions) is emptied (`_rest_hidden`)."""
+    (`rest.opening_body`) — as table rows when it is a list table's (`rest_tables.opening_list_table`) — and
+    explicit markup that is never rendered in place (comments, link targets, substitution definitions) is emptied
+    (`_rest_hidden`)."""
     text = _html_comments(text, markdown)
     if markdown:
         text, held = rest_literals.hold_literals(text, fenced_lines(text))
     else:
-        text, held = rest_literals.hold_literals(_rest_hidden(rest.opening_body(text)))
+        opened = text if rest_tables.opening_list_table(text.split("\n")) else rest.opening_body(text)
+        text, held = rest_literals.hold_literals(_rest_hidden(opened))
         text = rest_literals.note_refs(text)
     if markdown and ":::" in text:
         text = _MKDOCSTRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)

@@ -292,8 +292,10 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 # following example:" + code: a short lead-in joins the sentence that says what the block shows
                 (a, first, _), (z, _, last) = sentences[-2:]
                 sentences[-2:] = [(f"{a} {z}", first, last)]
-            if b.start == 0 and sentences and sentences[0][0][:1].islower():
-                sentences = sentences[1:]  # the chunk opens mid-sentence (its overlap with the one before)
+            if sentences and sentences[0][0][:1].islower() and (b.start == 0 or _resumes(out, blocks, k)):
+                # the chunk opens mid-sentence (its overlap with the one before), or the paragraph ends a sentence
+                # its code block broke off ("..., you can set" / `$X = True` / "in your xonsh RC.")
+                sentences = sentences[1:]
             for pos in range(len(sentences) - 1, 0, -1):
                 if _DEFAULT.match(sentences[pos][0]) and len(sentences[pos][0].split()) <= LEAD_IN_MAX_WORDS:
                     # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
@@ -334,7 +336,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
                 s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and refers_back(s) else ""))
-                if pos == len(sentences) - 1 and program_output.introduces(s) and introduces:
+                if pos == len(sentences) - 1 and introduces and (program_output.introduces(s) or (
+                        nxt.kind == "code" and program_output.broken_off(s))):
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
                                     output=nxt.kind == "code" and program_output.is_output(s, nxt)))
                 elif code_next:
@@ -491,6 +494,13 @@ def _closed(text: str, block: Block, after: Block, markdown: bool) -> bool:
     lines = text.split("\n")
     last, first = block_end(block), after.start
     return last < len(lines) and first < len(lines) and rest.indent_of(lines[last]) > rest.indent_of(lines[first])
+
+
+def _resumes(out: list[Unit], blocks: list[Block], k: int) -> bool:
+    """Whether paragraph `blocks[k]` comes right after the code block that the last passage `out[-1]`, a sentence
+    broken off by it (`program_output.broken_off`), carries: its first words end that sentence."""
+    return bool(out) and k > 0 and blocks[k - 1].kind == "code" and bool(out[-1].attached) \
+        and out[-1].block_end == block_end(blocks[k - 1]) and program_output.broken_off(out[-1].sentence)
 
 
 def _lead_in(sentence: str) -> bool:

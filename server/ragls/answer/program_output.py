@@ -21,6 +21,14 @@ def introduces(sentence: str) -> bool:
     return sentence.endswith((":", "...", "…"))
 
 
+def broken_off(sentence: str) -> bool:
+    """Whether `sentence`, the last of its paragraph right before a code block, is broken off by that block: it ends
+    in a lower-case word, no punctuation ("If you would prefer to not automatically execute the line, you can set"
+    / `$COMPLETIONS_CONFIRM = True` / "in your xonsh RC."; "You can view the available styles by typing" / `xonfig
+    styles`): the block is the object of its verb, as after a ":" (`introduces`), and comes with it."""
+    return sentence[-1:].islower()
+
+
 # Words saying the block after a sentence is what a program prints: anywhere in it ("you'll see output like
 # this."), or in a sentence introducing the block (":", "This code will print the following:", "Running it gives:").
 _OUTPUT_SAID = re.compile(r"\b(?:output (?:like|similar to|such as|(?:should|will|would|might) look)|(?:the )?"

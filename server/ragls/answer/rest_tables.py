@@ -3,7 +3,8 @@ reads, one passage a row (split from answer/rest.py, which reads the other reST 
 
 `tables`: grid tables (`+---+`), simple tables (`===  ===`), `.. list-table::` (`* - a` / `  - b`) and
 `.. csv-table::` become pipe-table rows, one row on its first line (multi-line cells joined), the other lines of a
-row `ROW_CONTINUED` (the passage keeps all of its lines), the other lines of the table "|---|---|" separators; a row
+row `ROW_CONTINUED` (the passage keeps all of its lines) — also the rows of a text that opens inside a list table's body
+(`opening_list_table`: a chunk cut inside one) — the other lines of the table "|---|---|" separators; a row
 of a grid table whose first cell spans from the row above (or a simple table's continuation line) keeps that first
 cell, so every row reads with its key ("`ssl` | `False` | Skip SSL verification"). When the header's first cell
 names an identifier (``ssl``), each row is led by it ("`ssl`: `False` | ...") — the parameter the table documents.
@@ -177,25 +178,41 @@ def _in_columns(lines: list[str], i: int, end: int, columns: list[tuple[int, int
     return True
 
 
-def _list_table(lines: list[str], i: int) -> int:
-    body, options, end = directive_body(lines, i)
+# A row of a list table ("* - cell", as `- - cell` too), and a later cell of a row ("  - cell")
+_LIST_ROW = re.compile(r"^([ \t]*)[*-][ \t]+-[ \t]+(.*)$")
+_LIST_CELL = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
+
+
+def _list_rows(lines: list[str], body: int, end: int, cell_indent: int = -1
+               ) -> tuple[list[tuple[int, list[str]]], dict[int, int]]:
+    """(rows as (line, cells), spans: a row's first line -> its last) of the list-table body lines body..end-1;
+    `cell_indent`: where a row's later cells ("- b") start when the body opens inside a row (-1: unknown yet)."""
     rows: list[tuple[int, list[str]]] = []
     spans: dict[int, int] = {}
-    cell_indent = -1
     for k in range(body, end):
         line = lines[k]
-        m = re.match(r"^([ \t]*)[*-][ \t]+-[ \t]+(.*)$", line)
+        m = _LIST_ROW.match(line)
         if m:
             rows.append((k, [m.group(2)]))
             cell_indent = len(m.group(1)) + 2
             continue
-        m = re.match(r"^([ \t]*)-[ \t]+(.*)$", line)
-        if m and rows and len(m.group(1)) == cell_indent:
+        m = _LIST_CELL.match(line)
+        if m and not rows and len(m.group(1)) == cell_indent:
+            rows.append((k, [m.group(2)]))  # the body opens on a later cell of a row
+        elif m and rows and len(m.group(1)) == cell_indent:
             rows[-1][1].append(m.group(2))
             spans[rows[-1][0]] = k
         elif line.strip() and rows:
             rows[-1][1][-1] += " " + line.strip()
             spans[rows[-1][0]] = k
+        elif line.strip():
+            rows.append((k, [line.strip()]))  # the body opens inside a cell's text
+    return rows, spans
+
+
+def _list_table(lines: list[str], i: int) -> int:
+    body, options, end = directive_body(lines, i)
+    rows, spans = _list_rows(lines, body, end)
     if not rows:
         return i + 1
     n_header = int(options.get("header-rows", "0") or 0) if options.get("header-rows", "0").isdigit() else 0
@@ -204,6 +221,36 @@ def _list_table(lines: list[str], i: int) -> int:
         lines[k] = ""
     _emit(lines, body, end, lines[i][:indent_of(lines[i])], rows, header, spans)
     return end
+
+
+LIST_TABLE_ROWS = 2  # a text opening indented with this many list-table rows at one indentation opens in one
+
+
+def opening_list_table(lines: list[str]) -> tuple[int, int, int] | None:
+    """(first line, end, the rows' indentation) of the list-table body `lines` open in — a chunk cut inside a
+    `.. list-table::`, its directive line in the chunk before: the first non-blank line is indented, and before
+    the first line indented less than the rows ("* - a" at one indentation, LIST_TABLE_ROWS or more of them, each
+    with a later cell "  - b") only rows and the cells and cell text of a row opened above; else None. Such a body
+    is a table (`tables`), not prose nor code (`rest.opening_body` leaves it)."""
+    first = next((k for k, x in enumerate(lines) if x.strip()), None)
+    if first is None or not indent_of(lines[first]):
+        return None
+    row = next((k for k in range(first, len(lines)) if _LIST_ROW.match(lines[k])), None)
+    if row is None:
+        return None
+    outer = indent_of(lines[row])
+    if any(x.strip() and indent_of(x) <= outer for x in lines[first:row]):
+        return None
+    end = row
+    while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) >= outer):
+        end += 1
+    rows = [k for k in range(row, end) if indent_of(lines[k]) == outer and lines[k].strip()]
+    if len(rows) < LIST_TABLE_ROWS or not all(_LIST_ROW.match(lines[k]) for k in rows) \
+            or not all(k + 1 < len(lines) and _LIST_CELL.match(lines[k + 1]) for k in rows[:LIST_TABLE_ROWS]):
+        return None
+    while end > first and not lines[end - 1].strip():
+        end -= 1
+    return first, end, outer
 
 
 def _csv_table(lines: list[str], i: int) -> int:
@@ -232,7 +279,7 @@ def _csv_table(lines: list[str], i: int) -> int:
 
 def tables(text: str) -> str:
     """`text` with its reST tables as pipe-table rows (module docstring), line for line."""
-    if "+-" not in text and "==" not in text and "-table::" not in text:
+    if "+-" not in text and "==" not in text and "-table::" not in text and "- " not in text:
         return text
     lines = text.split("\n")
     i = 0
@@ -240,6 +287,11 @@ def tables(text: str) -> str:
         i += 1
     if i < len(lines) and (border := _headless_grid(lines, i)) is not None:
         i = _grid(lines, i, border)  # the text starts inside a grid table
+    elif (opening := opening_list_table(lines)) is not None:  # ... inside a list table's body
+        first, end, outer = opening
+        rows, spans = _list_rows(lines, first, end, outer + 2)
+        _emit(lines, first, end, "", rows, [], spans)
+        i = end
     while i < len(lines):
         line = lines[i]
         head = line.lstrip()[:1]
