@@ -155,6 +155,7 @@ def test_a_page_named_by_a_feature_the_question_names_is_not_weighed():
     # only a feature's name: the blog's authors and the user's own changes are no such page
     assert meta_factors("Where do I list the authors of my changes?", pairs, 0.6) == {
         "page": 0.6, "news": 0.6, "log": 0.6, "posts": 0.6, "authors": 0.6, "changes": 0.6}
+    assert "news" in meta_factors("How do I add a news feed to my site?", pairs, 0.6)  # "history" only
     assert is_meta_page(pairs[0][1])  # still a bookkeeping page by its name
 
 
