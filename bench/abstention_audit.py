@@ -26,9 +26,9 @@ FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "f
             "bm25_top", "rare_focus", "rare_top", "absent_name", "value_missing", "meaning_absent")
 
 
-def questions(name: str) -> list[dict]:
+def questions(name: str, far_off: bool = True) -> list[dict]:
     out = []
-    for s in (name, f"value-probe-{name}", "far-off"):
+    for s in (name, f"value-probe-{name}", *(["far-off"] if far_off else [])):
         path = HERE / "questions" / f"{s}.jsonl"
         if path.exists():
             out += [{**json.loads(line), "set": s} for line in path.read_text().splitlines()
@@ -36,7 +36,21 @@ def questions(name: str) -> list[dict]:
     return out
 
 
-def collect(name: str, folder: Path) -> list[dict]:
+def hit_rows(res) -> list[dict]:
+    """The top hits as the evidence read them (`--hits`): chunk id, path, title, focus text, window lines, cosine, ranks."""
+    from ragls.retrieval.abstention import focus_text
+
+    out = []
+    for h in list(res)[:5]:
+        win = h.window or h.focus
+        out.append({"chunk": h.chunk.id, "path": h.chunk.path, "span": [h.chunk.span.start_line, h.chunk.span.end_line],
+                    "title": h.chunk.title, "focus": focus_text(h)[:1000], "text": h.chunk.text[:3000],
+                    "window": [win.start_line - h.chunk.span.start_line, win.end_line - h.chunk.span.start_line]
+                    if win else None, "similarity": h.similarity, "signals": h.signals})
+    return out
+
+
+def collect(name: str, folder: Path, with_hits: bool = False, far_off: bool = True) -> list[dict]:
     from ragls.retrieval.search import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
@@ -45,14 +59,15 @@ def collect(name: str, folder: Path) -> list[dict]:
         ws.index()
         r = ws.settings.retrieval
         rows = []
-        for q in questions(name):
+        for q in questions(name, far_off):
             res = ws.retrieve(q["question"])
             ev = res.evidence
             rows.append({"id": q["id"], "set": q["set"], "kind": q["kind"], "answerable": bool(q["gold"]),
                          "corpus": name, "question": q["question"], **{f: getattr(ev, f) for f in FEATURES},
                          "absent_names": list(ev.absent_names), "absent_words": list(ev.absent_words), "p": ev.probability(),
                          "needed": ev.needed_cosine(r.abstention_floor), "rule2": abstained(res, r.abstention_floor),
-                         "abstained": abstained(res, r.abstention_floor, min_probability=r.abstention_probability)})
+                         "abstained": abstained(res, r.abstention_floor, min_probability=r.abstention_probability),
+                         **({"hits": hit_rows(res)} if with_hits else {})})
         return rows
     finally:
         ws.close()
@@ -90,12 +105,14 @@ def main() -> int:
     ap.add_argument("sets", nargs="*", help="<set>=<docs folder>")
     ap.add_argument("--json", type=Path, help="write (and merge into) the rows here")
     ap.add_argument("--rows", type=Path, help="reuse the rows of an earlier --json")
+    ap.add_argument("--hits", action="store_true", help="also record the top 5 hits' titles, focus and texts")
+    ap.add_argument("--no-far-off", action="store_true", help="leave far-off.jsonl out (near misses and answerable only)")
     ap.add_argument("--compare", type=Path, help="rows of another run: list the decisions that changed")
     args = ap.parse_args()
     rows = json.loads(args.rows.read_text())["rows"] if args.rows else []
     for spec in args.sets:
         name, folder = spec.split("=", 1)
-        rows = [r for r in rows if r["corpus"] != name] + collect(name, Path(folder))
+        rows = [r for r in rows if r["corpus"] != name] + collect(name, Path(folder), args.hits, not args.no_far_off)
         print(f"{name}: done", flush=True)
         if args.json:
             old = json.loads(args.json.read_text())["rows"] if args.json.exists() else []

@@ -5,6 +5,12 @@
     python bench/abstention_loco.py --urllib3-docs urllib3-2.8.0/docs --black-docs black-26.10.1/docs --json loco.json
     python bench/abstention_loco.py --rows loco.json --features cosine,coverage,rare_focus       # figures again
     python bench/abstention_loco.py --rows audit.json --corpora click-docs,httpx-docs,...        # audit rows
+    python bench/abstention_loco.py --rows auditA.json auditB.json --table     # per corpus: shipped and LOCO refit
+
+`--table` (rows of `bench/abstention_audit.py --no-far-off` over every dev set; without `--corpora`, every corpus
+of the rows with near misses) prints one row per corpus: the AUROC of the shipped probability and the product's own
+decisions (near misses abstained, answerable refused), then `--features` (default the shipped ones) refitted on the
+other corpora: AUROC, the floor their operating point gives, and the decisions at it.
 
 Questions: each corpus' own dev set — bench/questions/rust-book.jsonl, flask-docs.jsonl, urllib3-docs.jsonl,
 black-docs.jsonl (the fourth: first run once as a pure held-out check of the rule fitted on the other three,
@@ -42,8 +48,9 @@ from data import dataset
 
 CORPORA = ["rust-book", "flask-docs", "urllib3-docs", "black-docs"]  # --rows --corpora replaces them
 FEATURES = ("cosine", "coverage", "agreement", "coverage_top", "missing_idf", "focus_coverage", "cosine_margin",
-            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing")
-SHIPPED = ("focus_coverage", "absent_name")
+            "bm25_top", "rare_focus", "rare_top", "sentence_cosine", "absent_name", "value_missing", "meaning_absent",
+            "meaning_delta", "hit_gain", "sent_best", "sent_asked")  # the last four: bench/abstention_hit_absent.py
+SHIPPED = ("focus_coverage", "absent_name", "value_missing", "meaning_absent")  # abstention.COEFFICIENTS' features
 REFUSED = 0.03  # the operating point: the largest floor that refuses at most this share of answerable questions
 SETS = (
     SHIPPED,
@@ -156,6 +163,37 @@ def report(rows: list[dict], features: tuple[str, ...]) -> dict:
     return out
 
 
+def table(rows: list[dict], features: tuple[str, ...]) -> None:
+    """One row per corpus: the product's own decisions in the rows (`abstained`: the shipped COEFFICIENTS at the
+    default floor, the vetoes and rule 2, as `bench/abstention_audit.py` recorded them) with the AUROC of its
+    probability `p`; then `features` refitted leave-one-corpus-out (`report`): AUROC, the floor the other corpora's
+    operating point gives, near misses abstained and answerable refused at it. Totals and the mean AUROC last."""
+    held = report(rows, features)
+    print(f"| corpus | answerable | near misses | shipped: AUROC of P | shipped: near misses abstained | "
+          f"shipped: answerable refused | LOCO ({', '.join(features)}): AUROC | floor | near misses abstained | "
+          "answerable refused |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    tot = np.zeros(6, dtype=int)
+    aucs, loco_aucs = [], []
+    for g in CORPORA:
+        if g not in held:
+            continue
+        mine = [r for r in rows if r["corpus"] == g]
+        yt = np.array([1.0 if r["answerable"] else 0.0 for r in mine])
+        p = np.array([0.0 if r.get("p") is None else r["p"] for r in mine])
+        decided = np.array([bool(r.get("abstained", False)) for r in mine])
+        a = auroc(p, yt)
+        h = held[g]
+        near, refused = int((decided & (yt == 0)).sum()), int((decided & (yt == 1)).sum())
+        tot += [near, int((yt == 0).sum()), refused, int((yt == 1).sum()), h["near"], h["refused"]]
+        aucs.append(a)
+        loco_aucs.append(h["auroc"])
+        print(f"| {g} | {h['n_ans']} | {h['n_near']} | {a:.3f} | {near}/{h['n_near']} | {refused}/{h['n_ans']} | "
+              f"{h['auroc']:.3f} | {h['floor']:.2f} | {h['near']}/{h['n_near']} | {h['refused']}/{h['n_ans']} |")
+    print(f"| all {len(aucs)} corpora | {tot[3]} | {tot[1]} | mean {np.nanmean(aucs):.3f} | {tot[0]}/{tot[1]} | "
+          f"{tot[2]}/{tot[3]} | mean {np.nanmean(loco_aucs):.3f} | | {tot[4]}/{tot[1]} | {tot[5]}/{tot[3]} |")
+
+
 def shipped(rows: list[dict], features: tuple[str, ...], floor: float) -> dict[str, float]:
     """Coefficients fitted (balanced) on every corpus, the intercept moved so that the operating point falls at
     the product's default floor `floor` (retrieval.abstention_probability): same decisions, same setting."""
@@ -169,6 +207,7 @@ def shipped(rows: list[dict], features: tuple[str, ...], floor: float) -> dict[s
 
 
 def main() -> int:
+    global REFUSED
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rust-book", type=Path)
     ap.add_argument("--flask-docs", type=Path)
@@ -176,12 +215,18 @@ def main() -> int:
     ap.add_argument("--black-docs", type=Path, help="the docs/ folder of the black 26.10.1 sdist")
     ap.add_argument("--corpora", default=",".join(CORPORA))
     ap.add_argument("--floor", type=float, default=0.2)
+    ap.add_argument("--refused", type=float, default=REFUSED, help="the operating point's largest share of each "
+                    "training corpus' answerable questions refused (default 0.03: none of 30; 0.034 allows 1 of 30)")
     ap.add_argument("--features", help="comma list of Evidence fields (default: a fixed list of sets)")
     ap.add_argument("--json", type=Path, help="write (and merge into) the per-question rows here")
-    ap.add_argument("--rows", type=Path, help="reuse the rows of an earlier --json (no indexing)")
+    ap.add_argument("--rows", type=Path, nargs="+", help="reuse the rows of earlier --json runs, or of "
+                    "bench/abstention_audit.py (no indexing)")
+    ap.add_argument("--table", action="store_true", help="one row per corpus for --features (default the shipped "
+                    "ones): the product's decisions in the rows and the leave-one-corpus-out refit")
     args = ap.parse_args()
 
-    rows = json.loads(args.rows.read_text())["rows"] if args.rows else []
+    REFUSED = args.refused
+    rows = [r for p in args.rows for r in json.loads(p.read_text())["rows"]] if args.rows else []
     if not args.rows:
         old = json.loads(args.json.read_text())["rows"] if args.json and args.json.exists() else []
         for name in args.corpora.split(","):
@@ -198,12 +243,18 @@ def main() -> int:
         if args.json:
             args.json.write_text(json.dumps({"rows": rows}, indent=1))
     if args.rows:  # the rows of bench/abstention_audit.py too: each corpus' own set, an unmeasured feature 0
-        chosen = args.corpora.split(",")
+        chosen = args.corpora.split(",") if args.corpora != ",".join(CORPORA) else list(dict.fromkeys(
+            r["corpus"] for r in rows if any(not q["answerable"] and q["corpus"] == r["corpus"] for q in rows)))
         CORPORA[:] = chosen
         rows = [{**{f: 0.0 for f in FEATURES}, **r} for r in rows
                 if r["corpus"] in chosen and r.get("set", r["corpus"]) == r["corpus"]]
     rows = [r for r in rows if r["kind"] not in ("far-off", "out-of-scope")]
     y = np.array([1.0 if r["answerable"] else 0.0 for r in rows])
+    if args.table:
+        print(f"{len(rows)} questions: {int(y.sum())} answerable, {int((1 - y).sum())} near misses, "
+              f"{len(CORPORA)} corpora")
+        table(rows, tuple(args.features.split(",")) if args.features else SHIPPED)
+        return 0
     print(f"{len(rows)} questions: {int(y.sum())} answerable, {int((1 - y).sum())} near misses")
     print("AUROC of each piece of evidence alone, per corpus:")
     for f in FEATURES:

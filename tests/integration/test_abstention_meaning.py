@@ -100,3 +100,36 @@ def test_the_veto_is_a_veto():
     """Whatever the word evidence, meaning_absent keeps P(answerable) below the default floor 0.2, as absent_name does."""
     assert Evidence(cosine=0.6, coverage=1.0, agreement=1.0, focus_coverage=1.0, meaning_absent=1.0).probability() < 0.2
     assert Evidence(cosine=0.6, coverage=1.0, agreement=1.0, focus_coverage=1.0).probability() > 0.9
+
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+def test_with_an_llm_its_grade_is_the_last_word(ws, llm_server, backend):
+    """With corrective grading on (retrieval.corrective; an OpenAI- or Anthropic-compatible server on 127.0.0.1), the
+    LLM's grade decides, not the evidence: the near miss the meaning veto refuses is answered, by the model, when it
+    grades the passages SUFFICIENT; a question the evidence answers is refused after two INSUFFICIENT grades."""
+    from llm_server import route
+    from ragls.retrieval.llm_steps import CACHE
+
+    base = ws.settings
+    url = llm_server.openai_url if backend == "openai" else llm_server.anthropic_url
+    ws.settings = base.model_copy(update={
+        "retrieval": base.retrieval.model_copy(update={"corrective": True}),
+        "generation": base.generation.model_copy(update={"backend": backend, "base_url": url, "model": "test-model"})})
+    try:
+        CACHE.clear()
+        llm_server.reset(route({"judge": "SUFFICIENT"}, default="Use the password option [1]."))
+        result = ws.retrieve(NEAR_MISS)
+        assert result.corrective == "sufficient" and result.evidence.meaning_absent == 1.0  # the evidence alone refuses
+        assert not ws.query(NEAR_MISS).abstained
+        answer = ws.ask(NEAR_MISS)
+        assert not answer.abstained and answer.text.startswith("Use the password option"), answer.text
+        CACHE.clear()
+        llm_server.reset(route({"judge": "INSUFFICIENT\nQuery: default theme name"}, default="unexpected answer call"))
+        question = "Which theme is the default?"
+        assert ws.query(question).abstained
+        answer = ws.ask(question)
+        assert answer.abstained and "insufficient" in answer.text, answer.text
+        assert all("judge" in r.system for r in llm_server.requests)  # graded twice, no answer call
+    finally:
+        ws.settings = base
+        CACHE.clear()
