@@ -38,6 +38,20 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
+def corpus_indexes(rows: list[dict], folders: dict[str, str]):
+    """Yield (corpus, its BM25 index, its rows) for each corpus in `folders`, its index opened as `RagWorkspace`
+    does (the index in the cache dir is reused) and closed after its rows are read."""
+    from ragls.workspace.rag_workspace import RagWorkspace
+
+    for corpus, folder in folders.items():
+        ws = RagWorkspace([Path(folder)])
+        try:
+            ws.index()
+            yield corpus, ws.indexes[0].bm25, [r for r in rows if r["corpus"] == corpus]
+        finally:
+            ws.close()
+
+
 def phrase_pairs(rows: list[dict], folders: dict[str, str]) -> dict[tuple[str, str], list[str]]:
     """{(corpus, id): the words of the asking clause's adjacent content-word pairs that no chunk holds as a phrase
     ("rate limiting", "watch mode"), each word in some chunk, nor closed up ("ratelimit")} for the rows of the
@@ -45,39 +59,30 @@ def phrase_pairs(rows: list[dict], folders: dict[str, str]) -> dict[tuple[str, s
     from ragls.core.analysis import STOPWORDS, stems
     from ragls.retrieval.asked_value import asked_clause
     from ragls.retrieval.names import user_material
-    from ragls.workspace.rag_workspace import RagWorkspace
 
     out = {}
-    for corpus, folder in folders.items():
-        ws = RagWorkspace([Path(folder)])
-        try:
-            ws.index()
-            bm25 = ws.indexes[0].bm25
-            for r in rows:
-                if r["corpus"] != corpus:
-                    continue
-                own = user_material(r["question"])
-                words = []
-                for run in re.split(r"[^\w\s'-]+", asked_clause(r["question"], True)):
-                    ws_ = [w.lower().strip("'-") for w in run.split()]
-                    words.append([w for w in ws_ if w])
-                dropped = []
-                for run in words:
-                    for a, b in itertools.pairwise(run):
-                        if a in STOPWORDS or b in STOPWORDS:
-                            continue
-                        ta, tb = stems(a), stems(b)
-                        if not ta or not tb or set(ta + tb) & own:
-                            continue
-                        if not all(bm25.phrase_count([t]) for t in ta + tb):
-                            continue  # a word no chunk holds: the meaning veto's
-                        if bm25.phrase_count(ta + tb) or bm25.phrase_count(stems(a + b)):
-                            continue
-                        dropped += [a, b]
-                out[(corpus, r["id"])] = list(dict.fromkeys(dropped))
-            print(f"{corpus}: pairs", flush=True)
-        finally:
-            ws.close()
+    for corpus, bm25, mine in corpus_indexes(rows, folders):
+        for r in mine:
+            own = user_material(r["question"])
+            words = []
+            for run in re.split(r"[^\w\s'-]+", asked_clause(r["question"], True)):
+                ws_ = [w.lower().strip("'-") for w in run.split()]
+                words.append([w for w in ws_ if w])
+            dropped = []
+            for run in words:
+                for a, b in itertools.pairwise(run):
+                    if a in STOPWORDS or b in STOPWORDS:
+                        continue
+                    ta, tb = stems(a), stems(b)
+                    if not ta or not tb or set(ta + tb) & own:
+                        continue
+                    if not all(bm25.phrase_count([t]) for t in ta + tb):
+                        continue  # a word no chunk holds: the meaning veto's
+                    if bm25.phrase_count(ta + tb) or bm25.phrase_count(stems(a + b)):
+                        continue
+                    dropped += [a, b]
+            out[(corpus, r["id"])] = list(dict.fromkeys(dropped))
+        print(f"{corpus}: pairs", flush=True)
     return out
 
 
@@ -90,30 +95,23 @@ def meaning_deltas(rows: list[dict], folders: dict[str, str], embed_query, embed
 
     from ragls.retrieval import abstention
     from ragls.retrieval.query import analyse
-    from ragls.workspace.rag_workspace import RagWorkspace
 
     out = {}
     plain = abstention.focus_text
     abstention.focus_text = lambda h: h.focus_text if isinstance(h, SimpleNamespace) else plain(h)
     try:
-        for corpus, folder in folders.items():
-            ws = RagWorkspace([Path(folder)])
-            try:
-                ws.index()
-                bm25 = ws.indexes[0].bm25
-                for r in rows:
-                    if r["corpus"] != corpus or not r.get("hits"):
-                        continue
-                    q = analyse(r["question"])
-                    q = replace(q, vector=embed_query(r["question"]))
-                    stats = [(bm25.num_docs(), {t: bm25.doc_freq(t) for t in q.terms})]
-                    hits = [SimpleNamespace(focus_text=h["focus"]) for h in r["hits"]]
-                    found = abstention.absent_meaning(stats, q, hits, embed_query, embed)
-                    if found is not None:
-                        out[(corpus, r["id"])] = found[0]
-                print(f"{corpus}: deltas", flush=True)
-            finally:
-                ws.close()
+        for corpus, bm25, mine in corpus_indexes(rows, folders):
+            for r in mine:
+                if not r.get("hits"):
+                    continue
+                q = analyse(r["question"])
+                q = replace(q, vector=embed_query(r["question"]))
+                stats = [(bm25.num_docs(), {t: bm25.doc_freq(t) for t in q.terms})]
+                hits = [SimpleNamespace(focus_text=h["focus"]) for h in r["hits"]]
+                found = abstention.absent_meaning(stats, q, hits, embed_query, embed)
+                if found is not None:
+                    out[(corpus, r["id"])] = found[0]
+            print(f"{corpus}: deltas", flush=True)
     finally:
         abstention.focus_text = plain
     return out
