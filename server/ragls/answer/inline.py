@@ -150,6 +150,35 @@ def _keys(text: str) -> str:
     return _outside_code(text, _KEYS, _key) if "++" in text else text
 
 
+# A reST substitution reference, "|@example|", "|st.composite|", "|~settings.deadline|", "|command-line-tool|" (with
+# "_" or "__" after it a link too): the name in group 1. docutils' inline markup rules: no whitespace just inside the
+# bars, none of word characters or bars right outside ("| cell |" of a table and "a|b" are not one).
+_SUBSTITUTION = re.compile(r"(?<![\w|`\\])\|([^|\s`](?:[^|\n`]{0,78}[^|\s`])?)\|(?:__?)?(?![\w|])")
+# A substitution's name that is a Python name ("@example", "st.composite", ".filter", "settings.max_examples",
+# "HealthCheck.too_slow", "run_state_machine_as_test", "DeadlineExceeded"): Hypothesis's prolog replaces each with its
+# cross-reference (".. |@example| replace:: :func:`@example <hypothesis.example>`"), so the page shows it as code
+_CODE_NAME = re.compile(r"^[@.~]?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(\))?$")
+
+
+def _substitution(m: re.Match[str]) -> str:
+    """A reST substitution reference (`_SUBSTITUTION`) as the page shows its replacement, read from its name (the
+    definition, ".. |name| replace:: ...", is mostly in another chunk or the build's `rst_prolog`): a Python name
+    (`_CODE_NAME` with a ".", "_", "@", "()" or an inner capital) as a code span, "~" keeping its last part as
+    Sphinx's "~" does ("|~settings.deadline|" -> "`deadline`"); any other name as its text ("|test cases|" -> "test
+    cases", "|version|" -> "version")."""
+    name = m.group(1)
+    if not _CODE_NAME.match(name):
+        return name
+    shown = name[1:].rsplit(".", 1)[-1] if name.startswith("~") else name
+    code = any(c in name for c in "._@(") or re.search(r"[a-z][A-Z]", name)
+    return f"`{shown}`" if code else shown
+
+
+def _substitutions(text: str) -> str:
+    """reST `text` with its substitution references outside code spans read (`_SUBSTITUTION`, `_substitution`)."""
+    return _outside_code(text, _SUBSTITUTION, _substitution) if "|" in text else text
+
+
 def _shortcut_links(text: str) -> str:
     """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
     return _outside_code(text, _SHORTCUT_LINK, r"\1") if "[" in text else text
@@ -166,12 +195,13 @@ def link_text(text: str, markdown: bool = True) -> str:
     (`_inline_html`), reST backslash escapes read (`_escapes`; not in
     Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
-    (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git") and reST inline literals as Markdown
+    (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git"), reST substitution references as their
+    name ("|@example|" -> "`@example`", `_substitutions`) and reST inline literals as Markdown
     code spans (``` ``maxsize`` ``` -> `` `maxsize` ``; one holding a backtick, `_ticked`, fenced by two)."""
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
-    text = _keys(_shortcut_links(text)) if markdown else _escapes(text)
+    text = _keys(_shortcut_links(text)) if markdown else _escapes(_substitutions(text))
     text = _inline_html(_outside_code(text, _FOOTNOTE_REF, "") if "[^" in text else text)
     text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
     text = REST_LITERAL.sub(r"`\1`", text)
