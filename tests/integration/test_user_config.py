@@ -65,3 +65,18 @@ def test_the_user_config_is_the_lowest_layer_and_named_when_invalid(tmp_path):
     user.write_text("[retrieval]\ntop_k = -3\n")
     out = ragls(env, "query", docs, "ansible-lint", check=False)
     assert out.returncode != 0 and f"invalid settings in {user}: retrieval.top_k" in out.stderr
+
+
+def test_many_files_skipped_for_one_reason_are_one_line_of_the_index_report(tmp_path):
+    """ansible-lint's docs/ printed 53 "skipped rules/...: symlink to a file outside the indexed folder" lines; more
+    than five files of one reason are one line naming the first three (cli/common.skipped_lines)."""
+    env, docs = _env(tmp_path), _clone(tmp_path)
+    for k in range(7):
+        os.symlink("../../src/rules/no_changed_when.md", docs / "rules" / f"rule-{k}.md")
+    os.symlink("missing.md", docs / "gone.md")
+    out = ragls(env, "index", docs).stdout
+    assert "  skipped 8 files (rules/" in out and ", ...): symlink to a file outside the indexed folder" in out, out
+    assert out.count("symlink to a file outside") == 1, out
+    assert "  skipped gone.md: broken symlink: its target does not exist" in out, out
+    status = json.loads(ragls(env, "status", docs, "--json").stdout)
+    assert sum("outside" in s["reason"] for f in status["folders"] for s in f["skipped"]) == 8, status

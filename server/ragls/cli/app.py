@@ -30,12 +30,13 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     location_text,
     one_line,
     preview_text,
+    skipped_lines,
     terminal_streams,
     terminal_text,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.ir import MAX_TOP_K
-from ragls.core.uris import display_path, uri_to_path
+from ragls.core.uris import uri_to_path
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -71,8 +72,8 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
         print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
               f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
               f"({elapsed_s:.1f} s)")
-        for s in rep.skipped:
-            print(f"  skipped {one_line(display_path(s.path))}: {one_line(s.reason)}")
+        for line in skipped_lines(rep.skipped):
+            print(line)
         if not idx.writer:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
         if idx.include_warning:

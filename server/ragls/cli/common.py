@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ragls.cli.folder import require_folder
 from ragls.core.errors import RaglsError, from_wire_error
+from ragls.core.uris import display_path
 
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
 #: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal; the
@@ -348,3 +349,24 @@ def _server_building(sock: Path, pid: int, folder: Path) -> str | None:
         return None
     return (f"the server (pid {pid}) is still building the index of {folder}: " + "; ".join(parts) +
             "; results may be incomplete (`ragls status` shows the progress)")
+
+
+SKIPPED_GROUP = 5  # more files than this skipped for one reason are one line in `ragls index`'s report
+
+
+def skipped_lines(skipped) -> list[str]:
+    """`ragls index`'s lines for the files a sync skipped (`SyncReport.skipped`: path and reason), in their order:
+    one line per file, but the files of a reason more than SKIPPED_GROUP share on one line, naming the first three
+    ("  skipped 53 files (rules/args.md, rules/avoid-implicit.md, ...): symlink to a file outside the indexed folder
+    ..."; ansible-lint's docs/ printed 53 lines of it). `ragls status` lists each."""
+    by_reason: dict[str, list[str]] = {}
+    for s in skipped:
+        by_reason.setdefault(one_line(s.reason), []).append(one_line(display_path(s.path)))
+    out = []
+    for reason, paths in by_reason.items():
+        if len(paths) > SKIPPED_GROUP:
+            out.append(f"  skipped {len(paths)} files ({', '.join(paths[:3])}, ...): {reason}; `ragls status` "
+                       "lists them")
+        else:
+            out += [f"  skipped {path}: {reason}" for path in paths]
+    return out
