@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ragls.lsp.errors import JsonRpcRequestFailed, install_log_filter
 
 
-def _log_exception(exc: Exception) -> str:
+def _log_exception(exc: Exception, *call: object) -> str:
     logger = logging.getLogger("pygls.protocol.json_rpc")
     buf = io.StringIO()
     handler = logging.StreamHandler(buf)
@@ -22,18 +22,20 @@ def _log_exception(exc: Exception) -> str:
         try:
             raise exc
         except Exception:
-            logger.exception('Exception occurred for message "%s"', 7)
+            logger.exception(*(call or ('Exception occurred for message "%s"', 7)))
     finally:
         logger.removeHandler(handler)
         logger.setLevel(old)
     return buf.getvalue()
 
 
-def test_expected_errors_are_one_line():
+def test_expected_errors_are_one_line_naming_the_request():
+    # pygls' two calls: a failed future names the message id; a handler that raised, its method too
     assert _log_exception(JsonRpcRequestFailed(message="nothing staged")) == (
-        "request answered with error -32803: nothing staged\n")
-    assert _log_exception(JsonRpcInvalidParams(message="topK must be >= 1")) == (
-        "request answered with error -32602: topK must be >= 1\n")
+        "request 7 answered with error -32803: nothing staged\n")
+    assert _log_exception(JsonRpcInvalidParams(message="topK must be >= 1"), "Failed to handle request %s %s %s", 9,
+                          "rag/query", {"topK": 0}) == (
+        "rag/query (request 9) answered with error -32602: topK must be >= 1\n")
     assert len(logging.getLogger("pygls.protocol.json_rpc").filters) == 1
 
 

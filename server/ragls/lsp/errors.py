@@ -38,15 +38,27 @@ def to_jsonrpc(exc: BaseException, rename: Callable[[str], str] | None = None) -
 EXPECTED_CODES = frozenset({JsonRpcInvalidParams.CODE, JsonRpcRequestFailed.CODE, JsonRpcRequestCancelled.CODE})
 
 
+def _request_named(args: object) -> str:
+    """"rag/status (request 12)" or "request 12" from the arguments of pygls' two error log calls:
+    ("Failed to handle request %s %s %s", id, method, params) for a handler that raised, ('Exception occurred for
+    message "%s"', id) for one whose future failed. Two failed requests then never log the same line twice in a row
+    (they did when a status refresh and another request met the same unopened workspace)."""
+    args = args if isinstance(args, tuple) else ()
+    if len(args) >= 3 and isinstance(args[1], str):
+        return f"{args[1]} (request {args[0]})"
+    return f"request {args[0]}" if args else "request"
+
+
 class ExpectedErrorLogFilter(logging.Filter):
     """pygls logs every error answer with its Python traceback. An expected one (invalid params, request failed,
-    cancelled: the user's input or state, e.g. "nothing staged") becomes one INFO line with its code and message;
-    anything else (a bug) keeps its traceback. Installed on pygls' JSON-RPC logger by `install_log_filter`."""
+    cancelled: the user's input or state, e.g. "nothing staged") becomes one INFO line with the request, its code and
+    message; anything else (a bug) keeps its traceback. Installed on pygls' JSON-RPC logger by `install_log_filter`."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, JsonRpcException) and exc.code in EXPECTED_CODES:
-            record.msg, record.args = "request answered with error %s: %s", (exc.code, exc.message)
+            record.msg, record.args = "%s answered with error %s: %s", (_request_named(record.args), exc.code,
+                                                                         exc.message)
             record.exc_info, record.exc_text = None, None
             record.levelno, record.levelname = logging.INFO, "INFO"
         return True
