@@ -17,6 +17,7 @@ import { DocsSearch } from './search';
 import { ServerManager } from './server';
 import { needsRestart, touchesPassThrough } from './settings';
 import { StatusBar } from './status';
+import { revealChatOnFirstRun } from './walkthrough';
 
 export interface RaglsApi {
   server: ServerManager;
@@ -73,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   );
 
   void server.start(true); // asks first before a long first index
+  void revealChatOnFirstRun(context.workspaceState, ChatView.viewType);
   return { server, status, rags, search, chat, chatIntegrations, logUri: context.logUri };
 }
 

@@ -67,8 +67,10 @@ export class ServerManager implements vscode.Disposable {
   /** Refresh the status item after the server had time to read a changed ragls.toml (twice: a busy machine). */
   private statusSoon(): void {
     this.settingsTimers.forEach(clearTimeout);
+    // Not while the workspace could not be opened ('error'): the server opens it once the file is fixed and the
+    // progress of that opening refreshes the item; asking meanwhile only logs the same failure again.
     this.settingsTimers = [SETTINGS_STATUS_MS, 3 * SETTINGS_STATUS_MS].map((ms) => setTimeout(() => {
-      if (!this.status.indexing && this.status.state !== 'starting') {
+      if (!this.status.indexing && this.status.state !== 'starting' && this.status.state !== 'error') {
         void this.refreshStatus();
       }
     }, ms));

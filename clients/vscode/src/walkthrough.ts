@@ -8,7 +8,8 @@
  * already listening on their default ports are offered first. The probing is the server's; this file only asks.
  *
  * `openSettings` opens the Settings UI filtered to ragls settings, on the Remote tab for the machine-scoped
- * `ragls.server.*` in a remote window (code-server, SSH, WSL, Codespaces).
+ * `ragls.server.*` in a remote window (code-server, SSH, WSL, Codespaces). `revealChatOnFirstRun` shows the chat
+ * view once in a new workspace where VS Code's own Chat view would be an empty pane.
  */
 import * as vscode from 'vscode';
 import type { LlmServer, ModelsParams } from './protocol';
@@ -270,4 +271,27 @@ export function openSettings(query = '', machine = false): Thenable<unknown> {
   const filter = `@ext:ragls.ragls-vscode ${query}`.trim();
   const command = machine && vscode.env.remoteName ? 'workbench.action.openRemoteSettings' : 'workbench.action.openSettings';
   return vscode.commands.executeCommand(command, { query: filter });
+}
+
+/** workspaceState: the chat view was shown once on its own (`revealChatOnFirstRun`). */
+const FIRST_RUN_KEY = 'ragls.chat.revealedOnFirstRun';
+/** The extension that fills VS Code's own Chat view; without it that view is an empty pane. */
+const COPILOT_CHAT = 'GitHub.copilot-chat';
+
+/**
+ * The first time ragls runs in a workspace, bring its chat view (`viewType`) into sight when VS Code's own Chat view
+ * has nothing to show (no Copilot Chat installed): VS Code opens the Secondary Side Bar of a new workspace on that
+ * Chat view, and it stayed an empty pane ("Drag a view here") beside a ragls tab nobody had clicked. Once per
+ * workspace (`state`), so a view the user closed stays closed; the editor keeps the focus.
+ */
+export async function revealChatOnFirstRun(state: vscode.Memento, viewType: string): Promise<void> {
+  if (state.get<boolean>(FIRST_RUN_KEY) || vscode.extensions.getExtension(COPILOT_CHAT)) {
+    return;
+  }
+  await state.update(FIRST_RUN_KEY, true);
+  const editor = vscode.window.activeTextEditor;
+  await vscode.commands.executeCommand(`${viewType}.focus`).then(undefined, () => undefined);
+  if (editor) {
+    await vscode.window.showTextDocument(editor.document, editor.viewColumn).then(undefined, () => undefined);
+  }
 }

@@ -8,11 +8,23 @@
  * the page itself carries no data. The CSP (webview.ts) allows only its own nonce'd style and script.
  */
 import type * as vscode from 'vscode';
-import { webviewPolicy } from '../webview';
+import { escapeHtml, webviewPolicy } from '../webview';
 
-/** The HTML of the chat view's page, with a fresh nonce for `webview`. */
-export function chatPage(webview: vscode.Webview): string {
+/** What the page shows when it loads (the view's current `render` message), so it is never blank or "Loading…". */
+export interface ChatPageInitial {
+  /** The thread's HTML, rendered in the extension host (view.ts). */
+  html: string;
+  header: { label: string; title: string; earlier: number };
+  busy: boolean;
+}
+
+/**
+ * The HTML of the chat view's page, with a fresh nonce for `webview`, showing `initial` from its first paint: the
+ * view opened at start-up showed nothing until the page had loaded, asked for its content and got it back.
+ */
+export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): string {
   const { nonce, csp } = webviewPolicy(webview);
+  const header = initial?.header ?? { label: 'New chat', title: 'Chat history', earlier: 0 };
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -61,13 +73,13 @@ export function chatPage(webview: vscode.Webview): string {
 </head>
 <body>
 <header>
-  <button id="threads" title="Chat history"><span class="label">New chat</span><span class="more"></span></button>
+  <button id="threads" title="${escapeHtml(header.title)}"><span class="label">${escapeHtml(header.label)}</span><span class="more">${header.earlier ? `History (${header.earlier}) ▾` : 'History ▾'}</span></button>
 </header>
-<main id="content"><p class="empty">Loading…</p></main>
+<main id="content">${initial?.html ?? '<p class="empty">Loading…</p>'}</main>
 <footer>
   <textarea id="input" rows="2" placeholder="Ask your docs, or follow up…" title="Enter sends, Shift+Enter starts a new line"></textarea>
   <button id="send">Send</button>
-  <button id="stop" class="secondary" hidden>Stop</button>
+  <button id="stop" class="secondary"${initial?.busy ? '' : ' hidden'}>Stop</button>
 </footer>
 <script nonce="${nonce}">
   const vscode = acquireVsCodeApi();

@@ -147,7 +147,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     view.webview.options = { enableScripts: true, localResourceRoots: [] };
-    view.webview.html = chatPage(view.webview);
+    this.html = this.bodyHtml();
+    view.webview.html = chatPage(view.webview, { html: this.html, header: this.header(), busy: this.busy });
     view.webview.onDidReceiveMessage((message) => void this.handleMessage(message));
     // Closing the view (hiding it from the side bar) disposes it: answers still streaming are stopped.
     view.onDidDispose(() => {
@@ -261,7 +262,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   /** The status changed (status.ts): a waiting turn's line may say the embedding model loads, or no more. */
   statusChanged(): void {
-    if (this.thread.turns.some((t) => t.status === 'waiting')) {
+    // A waiting turn says what it waits for; an empty thread what the server is doing (or nothing once it is ready).
+    if (!this.thread.turns.length || this.thread.turns.some((t) => t.status === 'waiting')) {
       this.changed(false);
     }
   }
@@ -515,7 +517,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private bodyHtml(): string {
     const turns = this.thread.turns;
     if (!turns.length) {
-      return '<p class="empty">Ask a question about the docs in this workspace. Follow-up questions continue the thread.</p>';
+      // While the server starts or indexes, what it is doing and what that means for a question asked now.
+      const step = this.serverStep();
+      const then = this.indexing()
+        ? 'Answers meanwhile come from the documents indexed so far.'
+        : 'A question asked now is answered once it is ready.';
+      const now = step ? `<p class="status">ragls: ${escapeHtml(step)}. ${then}</p>` : '';
+      return `<p class="empty">Ask a question about the docs in this workspace. Follow-up questions continue the thread.</p>${now}`;
     }
     return turns.map((t) => this.turnHtml(t)).join('\n');
   }

@@ -194,6 +194,10 @@ async function main(): Promise<number> {
     await step('while the server starts, the status bar item names the step (not only its hover)', async () => {
       const item = page.locator('.statusbar-item:has-text("ragls: starting the server"), .statusbar-item:has-text("ragls: opening the index"), .statusbar-item:has-text("ragls: indexing")').first();
       await item.waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
+      // The chat view (open in the Secondary Side Bar) shows its page meanwhile: the empty thread's invitation, and
+      // what the server is doing while it still is (its first paint used to be blank, then "Loading…").
+      const chat = page.frameLocator('iframe.webview.ready[src*="purpose=webviewView"]').frameLocator('#active-frame');
+      await chat.locator('main#content p.empty').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await page.screenshot({ path: join(shots, 'status-starting.png') });
     }, page, shots);
 

@@ -252,6 +252,60 @@ suite('ragls extension in VS Code', () => {
     assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
   });
 
+  test('the chat view\'s page shows its thread from its first paint; an empty one says what the server is doing', async () => {
+    // The page used to load showing "Loading…" (blank in the side bar opened at start-up) until it had asked for its
+    // content and got it back; now the thread is in its HTML.
+    const stored = {
+      threads: [{ id: 't1', createdAt: Date.now(), turns: [{
+        requestId: 1, question: 'How do I roll back beacon firmware?', shown: 'How do I roll back beacon firmware?',
+        markdown: 'Run `beacon push --previous` [1].', streamed: '', status: 'done',
+      }] }],
+    };
+    let stateStored: unknown = stored;
+    const memento = { get: () => stateStored, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    let step: string | undefined = 'starting the server · 3 s';
+    let indexing = false;
+    const page = (view: ChatView): string => {
+      const fake = {
+        webview: { options: {}, html: '', cspSource: 'vscode-resource:', onDidReceiveMessage: () => ({ dispose() {} }),
+          postMessage: async () => true },
+        onDidDispose: () => ({ dispose() {} }),
+        visible: true,
+        show() {},
+      };
+      view.resolveWebviewView(fake as unknown as vscode.WebviewView);
+      return fake.webview.html;
+    };
+    const make = () => new ChatView(api.server, new ThreadStore(memento), String, () => indexing, () => undefined,
+      () => false, () => undefined, () => step);
+    const withThread = make();
+    try {
+      const html = page(withThread);
+      assert.ok(html.includes('<h3 class="question">How do I roll back beacon firmware?</h3>'), html);
+      assert.ok(html.includes('<code>beacon push --previous</code>') && !html.includes('Loading…'), html);
+      assert.ok(html.includes('<span class="label">How do I roll back beacon firmware?</span>'), 'the header names the thread');
+    } finally {
+      withThread.dispose();
+    }
+    stateStored = undefined;
+    const empty = make();
+    try {
+      assert.ok(page(empty).includes('ragls: starting the server · 3 s. A question asked now is answered once it is ready.'),
+        empty.html);
+      step = 'indexing 13% · embedding 120/894 chunks';
+      indexing = true;
+      empty.statusChanged();
+      await until('the empty thread to say the server indexes', () => empty.html.includes(
+        'ragls: indexing 13% · embedding 120/894 chunks. Answers meanwhile come from the documents indexed so far.'));
+      step = undefined;
+      indexing = false;
+      empty.statusChanged();
+      await until('the empty thread to say nothing of the server once it is ready', () => !empty.html.includes('ragls: '));
+    } finally {
+      empty.dispose();
+    }
+  });
+
   test('Ask streams the answer into a chat turn with hover titles and its buttons; a citation opens the cited lines', async () => {
     // The view needs no chat model: this editor has none (code-server, no Copilot), and it answers all the same.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -1084,7 +1138,7 @@ suite('ragls extension in VS Code', () => {
     assert.ok(!text.includes('Traceback (most recent call last)'), 'no Python traceback in the log');
     // Restart Server (run by the settings test above) stops the server within the client's grace period.
     assert.ok(!text.includes('exited with signal SIGKILL'), 'the server was killed on a restart');
-    assert.ok(plain.some((l) => l.includes('request answered with error -32803: nothing staged')), 'one line for it');
+    assert.ok(plain.some((l) => /request \d+\)? answered with error -32803: nothing staged/.test(l)), 'one line for it, naming the request');
   });
 
   // Last: the output test above reads the log for a server killed on a restart; this one kills it on purpose.
