@@ -446,8 +446,8 @@ end
 --- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end), and fzf-lua's builtin
 --- previewer shows the chunk's file at its cited lines. Older fzf-lua without `fzf_live`: the results of one query
 --- through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results of the current query to quickfix.
---- `starting`: opened while the server starts; the prompt says the results come once it has started, until the
---- first list loads (fzf's list streams in as each query's results arrive, so nothing needs refreshing).
+--- `starting`: opened while the server starts; a header says the results come once it answers (fzf's list
+--- streams in as each query's results arrive, so nothing needs refreshing).
 ---@param text string
 ---@param starting? boolean
 local function fzf(text, starting)
@@ -471,12 +471,8 @@ local function fzf(text, starting)
   local function contents(q)
     return function(cb)
       if vim.trim(q or "") == "" then
-        if not starting then
-          cb()
-          return
-        end
-        -- opened while the server starts: this (empty) list ends once it has started, and the prompt with it
-        return rpc.with_client(function() cb() end, { on_fail = function(msg) cb(msg) cb() end })
+        cb()
+        return
       end
       M.query(q, function(chunks)
         by_line, last, last_query = {}, chunks, q
@@ -489,27 +485,24 @@ local function fzf(text, starting)
           cb(M.nothing_found(q)) -- (no chunk behind it: choosing it opens nothing)
         end
         cb()
-      end, { on_error = function() cb() end, on_fail = function(msg) cb(msg) cb() end }) -- why, as an entry
+      end, { on_error = function() cb() end, on_fail = function() cb() end })
     end
   end
   -- Prose wraps at words in the preview (fzf-lua's default is nowrap: the cited sentences of a docs page were cut
   -- at the preview's edge; F3 still toggles it), as in telescope's and snacks' previews.
   local winopts = { preview = { wrap = true, winopts = { linebreak = true } } }
-  -- Opened while the server starts, the prompt says so until the first list has loaded (fzf's `load` event: the
-  -- server answered the query, or started when there is none); Debian's fzf 0.38 has no change-header.
-  local prompt = starting and M.FZF_STARTING or "RagQuery> "
-  local cli_args = starting and ("--bind=" .. vim.fn.shellescape("load:change-prompt(RagQuery> )")) or nil
+  local fzf_opts = starting and { ["--header"] = M.FZF_STARTING } or nil
   if type(fzf_lua.fzf_live) == "function" then
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
-    end, { prompt = prompt, query = text, exec_empty_query = false, actions = actions, previewer = previewer,
-      winopts = winopts, fzf_cli_args = cli_args })
+    end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer,
+      winopts = winopts, fzf_opts = fzf_opts })
     return
   end
   local function show(q)
-    fzf_lua.fzf_exec(contents(q), { prompt = prompt, actions = actions, previewer = previewer,
-      winopts = winopts, fzf_cli_args = cli_args })
+    fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer,
+      winopts = winopts, fzf_opts = fzf_opts })
   end
   if text ~= "" then
     show(text)
@@ -522,14 +515,14 @@ local function fzf(text, starting)
   end
 end
 
---- fzf-lua's prompt when it opens while the server starts, until its first list loads ("RagQuery> " then).
-M.FZF_STARTING = "RagQuery (starting the server…)> "
+--- fzf-lua's header when it opens while the server starts (true before the results come and after).
+M.FZF_STARTING = "ragls: results appear once the server has started"
 
 --- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
 --- open with an empty prompt; vim.ui.select asks for the text first. While the server starts (the first
 --- :RagQuery after opening Neovim) the picker opens at once: telescope and snacks list one entry saying so
---- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's prompt says
---- so until its results stream in.
+--- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's header says
+--- so and its results stream in.
 ---@param text? string
 function M.pick(text, rag)
   text = vim.trim(text or "")
