@@ -468,12 +468,25 @@ def _import_handlers(ls: RaglsServer):
     return importlib.import_module("ragls.lsp.handlers")
 
 
+async def _handlers_module(ls: RaglsServer):
+    """lsp/handlers.py once its import has finished: from sys.modules when it has, else imported (or waited for)
+    on a worker thread (`_import_handlers`). A module another thread is still importing is in sys.modules already,
+    half run (`__spec__._initializing`, as importlib's own `_find_and_load` tests): taking it from there answered a
+    rag/status with "partially initialized module 'ragls.lsp.handlers' has no attribute 'rag_status'" when it came
+    while the opening thread imported the handlers (CI, session 54); the import on a worker thread waits for that
+    thread's import to end."""
+    handlers = sys.modules.get("ragls.lsp.handlers")
+    if handlers is None or getattr(getattr(handlers, "__spec__", None), "_initializing", False):
+        handlers = await asyncio.to_thread(_import_handlers, ls)
+    return handlers
+
+
 def _handler(name: str):
-    """The handler `name` of lsp/handlers.py (imported off the event loop when first called), run as one request of
-    the live workspace (`_in_request`)."""
+    """The handler `name` of lsp/handlers.py (imported off the event loop when first called: `_handlers_module`),
+    run as one request of the live workspace (`_in_request`)."""
 
     async def run(ls: RaglsServer, params: Any):
-        handlers = sys.modules.get("ragls.lsp.handlers") or await asyncio.to_thread(_import_handlers, ls)
+        handlers = await _handlers_module(ls)
         return await _in_request(getattr(handlers, name))(ls, params)
 
     run.__name__ = run.__qualname__ = name
