@@ -26,6 +26,12 @@ def pytest_configure(config):
     # (`server_env(...)` in a fixture's config) inherit it too.
     config._ragls_data_dir = tempfile.mkdtemp(prefix="ragls-test-data-")
     os.environ["RAGLS_DATA_DIR"] = config._ragls_data_dir
+    # Nor the user's own ragls.toml (`~/.config/ragls/ragls.toml`, config/trust.user_config_file): since session 54 its
+    # settings are the lowest layer of every folder's, so a developer's backend or include globs there would change
+    # what the tests see. An empty folder of the run's own; a test that needs a user file writes one in its own
+    # RAGLS_CONFIG_DIR (tests/integration/test_user_config.py).
+    config._ragls_config_dir = tempfile.mkdtemp(prefix="ragls-test-config-")
+    os.environ["RAGLS_CONFIG_DIR"] = config._ragls_config_dir
 
 
 def pytest_addoption(parser):
@@ -61,9 +67,9 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_unconfigure(config):
-    data_dir = getattr(config, "_ragls_data_dir", None)
-    if data_dir:
-        shutil.rmtree(data_dir, ignore_errors=True)
+    for name in ("_ragls_data_dir", "_ragls_config_dir"):
+        if folder := getattr(config, name, None):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
