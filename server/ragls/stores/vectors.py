@@ -13,7 +13,9 @@ exactly alongside it until the next `compact` folds them in. LanceDB's `_distanc
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -67,6 +69,45 @@ def _schema(dim: int) -> pa.Schema:
     ])
 
 
+# lancedb/db.py imports lance_namespace, which re-exports the request/response models of this package; importing any
+# of its submodules runs the package's __init__ first, and that imports its nine REST API modules (366 functions under
+# pydantic's validate_call, each building its schema): ~1.2 of the ~2.2 CPU-s of `import lancedb`, for a REST client
+# a local LanceDB directory never calls (bench/history/session-55.md, "The test suite's time").
+LANCE_REST_CLIENT = "lance_namespace_urllib3_client"
+
+
+def import_lancedb():
+    """`import lancedb`, with the package `LANCE_REST_CLIENT` deferred (the first import in this process only): its
+    submodules (the models lance_namespace re-exports) import as they are, and the package's own `__init__` (the REST
+    API classes and clients) runs at the first read of a name the package does not have yet, so code that does use the
+    REST client gets the complete package. Without that package installed (another lance-namespace), a plain import.
+    Returns the lancedb module."""
+    if LANCE_REST_CLIENT not in sys.modules and "lancedb" not in sys.modules:
+        spec = importlib.util.find_spec(LANCE_REST_CLIENT)
+        if spec is not None and spec.loader is not None and spec.submodule_search_locations is not None:
+            sys.modules[LANCE_REST_CLIENT] = _deferred_package(spec)
+    import lancedb
+
+    return lancedb
+
+
+def _deferred_package(spec):
+    """A package module made from `spec` whose `__init__` has not run: `__path__` is set, so its submodules import;
+    a module-level `__getattr__` (PEP 562) runs the `__init__` once, on the first missing name, then answers it."""
+    package = importlib.util.module_from_spec(spec)
+    lock = threading.Lock()
+
+    def __getattr__(name: str):
+        with lock:
+            if package.__dict__.get("__getattr__") is __getattr__:
+                del package.__getattr__
+                spec.loader.exec_module(package)
+        return getattr(package, name)
+
+    package.__getattr__ = __getattr__
+    return package
+
+
 def _quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -80,8 +121,7 @@ class VectorStore:
     def __init__(self, directory: Path, dim: int):
         self.directory = Path(directory)
         self.dim = dim
-        import lancedb  # imported on first use: ~1 s of imports the text phase (BM25) does not need
-
+        lancedb = import_lancedb()  # imported on first use: ~1 s of imports the text phase (BM25) does not need
         self.db = lancedb.connect(str(self.directory))
         self._lock = threading.Lock()
         self.table = self._open()
