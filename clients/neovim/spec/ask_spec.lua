@@ -547,4 +547,28 @@ H.it("asked while the server starts: the float opens at once and says so, then s
   vim.o.statusline = ""
 end)
 
+H.it("a code block reads as code without a markdown treesitter: its ``` fences are hidden, its lines kept", function()
+  -- A --clean Neovim highlights the float with Vim's markdown syntax, which showed "```python" and "```" raw.
+  local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
+  local source = { n = 1, path = "guide/frobnicator.md", uri = vim.uri_from_fname(path), title = "The frobnicator",
+    range = { start = { line = 7, character = 0 }, ["end"] = { line = 10, character = 0 } } }
+  local answer = table.concat({ "- Raise the timeout in `quillmark.toml` [1]:", "  ```toml", "  [merge]",
+    "  frobnicator_timeout = 90", "  ```", "- A merge that runs longer is stopped [1]." }, "\n")
+  local view = ui.reopen_answer("How do I raise the frobnicator timeout?",
+    { answer = answer, sources = { source }, citations = { { n = 1 } }, abstained = false })
+  local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
+  H.ok(vim.tbl_contains(lines, "  ```toml") and vim.tbl_contains(lines, "  frobnicator_timeout = 90"),
+    "the buffer keeps the markdown: " .. table.concat(lines, "\n"))
+  H.eq(nil, vim.treesitter.highlighter.active[view.buf], "no treesitter highlighter (as in --clean)")
+  -- Each fence line is hidden (Neovim 0.11: conceal_lines; 0.10: its text concealed, the row blank).
+  local shown = vim.api.nvim_win_text_height(view.win, {}).all
+  if vim.fn.has("nvim-0.11") == 1 then
+    H.eq(#lines - 2, shown, "the window shows every line but the two fences")
+  end
+  local marks = vim.api.nvim_buf_get_extmarks(view.buf, ui.fence_ns, 0, -1, { details = true })
+  H.eq({ "  ```toml", "  ```" }, vim.tbl_map(function(m) return lines[m[2] + 1] end, marks), "the fence lines concealed")
+  H.screenshot("neovim-answer-code-block")
+  vim.api.nvim_win_close(view.win, true)
+end)
+
 H.finish()

@@ -480,6 +480,25 @@ H.it(":help ragls works from a packpath install: doc/tags ships with the plugin 
     "doc/tags is current (regenerate: nvim --clean --headless -c 'helptags clients/neovim/doc' -c q)")
 end)
 
+H.it("the wait for a server that has gone fails once, with no Lua error from ticks queued behind a prompt", function()
+  -- A server that exits while it starts (a Python without ragls' libraries): Neovim's "Client ragls quit with
+  -- exit code 1" waits on a hit-enter prompt, the wait's timer ticks pile up meanwhile, and each one after the
+  -- first closed the closed timer: "Error executing vim.schedule lua callback: ... handle ... is already closing".
+  local fails = {}
+  vim.v.errmsg = ""
+  rpc.when_initialized({ id = 424242, initialized = false }, function() error("the wait must not run fn") end,
+    { on_fail = function(msg) table.insert(fails, msg) return true end })
+  -- libuv alone, as while a prompt waits: the ticks run and queue their scheduled callbacks, none of which runs yet
+  local started = vim.uv.hrtime()
+  while vim.uv.hrtime() - started < 300e6 do
+    vim.uv.run("once")
+  end
+  vim.wait(200, function() return false end) -- then the queued callbacks run (an error in one is raised here)
+  H.eq("", vim.v.errmsg, "no error from a queued tick")
+  H.eq(1, #fails, "failed once: " .. vim.inspect(fails))
+  H.contains(fails[1], "the server exited during startup")
+end)
+
 H.it("<CR> on an answer line without [n] (a code line under a bullet) follows its item's citation", function()
   local at = require("ragls.answer_text").item_citation
   local lines = {

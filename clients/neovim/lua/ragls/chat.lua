@@ -148,6 +148,7 @@ function M.render(reveal)
   end
   vim.bo[t.buf].modifiable = true
   vim.api.nvim_buf_set_lines(t.buf, 0, -1, false, lines)
+  ui.conceal_fences(t.buf)
   vim.bo[t.buf].modifiable = false
   vim.bo[t.buf].modified = false
   vim.api.nvim_buf_clear_namespace(t.buf, ns, 0, -1)

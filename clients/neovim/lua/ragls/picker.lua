@@ -446,8 +446,9 @@ end
 --- streamed to fzf through the contents callback (`cb(line)` per entry, `cb()` at the end), and fzf-lua's builtin
 --- previewer shows the chunk's file at its cited lines. Older fzf-lua without `fzf_live`: the results of one query
 --- through `fzf_exec` (fzf filters them further). `ctrl-q` sends the results of the current query to quickfix.
---- `starting`: opened while the server starts; a header says the results come once it answers (fzf's list
---- streams in as each query's results arrive, so nothing needs refreshing).
+--- `starting`: opened while the server starts; the window's title says so (|M.FZF_STARTING|) until the first
+--- results (or the failure) come, and fzf's list streams in as each query's results arrive, so nothing else needs
+--- refreshing. (Not fzf's --header: Debian's fzf 0.38 has no change-header, so the notice outlived the results.)
 ---@param text string
 ---@param starting? boolean
 local function fzf(text, starting)
@@ -456,6 +457,17 @@ local function fzf(text, starting)
   local previewer = fzf_previewer(function(line)
     return by_line[line]
   end)
+  --- The starting notice goes with the first answer (results, an error or the server's failure to start).
+  local function started()
+    if not starting then
+      return
+    end
+    starting = false
+    local ok, win = pcall(function() return require("fzf-lua").win.__SELF() end)
+    if ok and win and win.update_main_title then
+      pcall(win.update_main_title, win, nil)
+    end
+  end
   local actions = {
     ["default"] = function(selected)
       local chunk = selected and by_line[selected[1]]
@@ -475,6 +487,7 @@ local function fzf(text, starting)
         return
       end
       M.query(q, function(chunks)
+        started()
         by_line, last, last_query = {}, chunks, q
         for _, chunk in ipairs(chunks) do
           local line = M.format(chunk)
@@ -485,24 +498,35 @@ local function fzf(text, starting)
           cb(M.nothing_found(q)) -- (no chunk behind it: choosing it opens nothing)
         end
         cb()
-      end, { on_error = function() cb() end, on_fail = function() cb() end })
+      end, {
+        on_error = function()
+          started()
+          cb()
+        end,
+        on_fail = function()
+          started()
+          cb()
+        end,
+      })
     end
   end
   -- Prose wraps at words in the preview (fzf-lua's default is nowrap: the cited sentences of a docs page were cut
   -- at the preview's edge; F3 still toggles it), as in telescope's and snacks' previews.
   local winopts = { preview = { wrap = true, winopts = { linebreak = true } } }
-  local fzf_opts = starting and { ["--header"] = M.FZF_STARTING } or nil
+  if starting then
+    winopts.title, winopts.title_pos = " " .. M.FZF_STARTING .. " ", "center"
+  end
   if type(fzf_lua.fzf_live) == "function" then
     fzf_lua.fzf_live(function(args)
       -- fzf-lua passes the query as args[1] (older releases: the query string itself)
       return contents(type(args) == "table" and args[1] or args)
     end, { prompt = "RagQuery> ", query = text, exec_empty_query = false, actions = actions, previewer = previewer,
-      winopts = winopts, fzf_opts = fzf_opts })
+      winopts = winopts })
     return
   end
   local function show(q)
     fzf_lua.fzf_exec(contents(q), { prompt = "RagQuery> ", actions = actions, previewer = previewer,
-      winopts = winopts, fzf_opts = fzf_opts })
+      winopts = winopts })
   end
   if text ~= "" then
     show(text)
@@ -515,14 +539,14 @@ local function fzf(text, starting)
   end
 end
 
---- fzf-lua's header when it opens while the server starts (true before the results come and after).
-M.FZF_STARTING = "ragls: results appear once the server has started"
+--- fzf-lua's window title when it opens while the server starts, until the first results come.
+M.FZF_STARTING = "ragls: starting the server… results appear when it answers"
 
 --- :RagQuery [text]: the live picker (or vim.ui.select with one query). Without text, telescope/snacks/fzf-lua
 --- open with an empty prompt; vim.ui.select asks for the text first. While the server starts (the first
 --- :RagQuery after opening Neovim) the picker opens at once: telescope and snacks list one entry saying so
---- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's header says
---- so and its results stream in.
+--- (|M.STARTING|, or why the server did not start) and fill in the results once it answers; fzf-lua's window title
+--- says so until its results stream in.
 ---@param text? string
 function M.pick(text, rag)
   text = vim.trim(text or "")

@@ -391,7 +391,13 @@ local function when_initialized(client, fn, hooks)
   end
   local timer = assert(vim.uv.new_timer())
   local waited = 0
+  -- Each tick is scheduled: while the main loop waits (a hit-enter prompt: "Client ragls quit with exit code 1")
+  -- ticks pile up, and those after the one that settles the wait must do nothing (they closed the closed timer:
+  -- "handle ... is already closing", a Lua error shown to the user, once per tick).
   timer:start(50, 50, vim.schedule_wrap(function()
+    if timer:is_closing() then
+      return
+    end
     waited = waited + 50
     local c = vim.lsp.get_client_by_id(client.id)
     if c and c.initialized then
@@ -410,6 +416,8 @@ local function when_initialized(client, fn, hooks)
     end
   end))
 end
+
+M.when_initialized = when_initialized -- (for tests)
 
 --- Call `fn(client)` once the ragls client for the current buffer's project is initialized, starting it if
 --- needed. Outside every project nothing starts: the reason is notified, with |:RagIndex| as the way to index

@@ -59,6 +59,33 @@ function M.prose_window(win, buf)
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
 end
 
+M.fence_ns = vim.api.nvim_create_namespace("ragls_fences")
+
+--- Hide the ``` / ~~~ fence lines of the code blocks in an answer buffer (|conceal_lines| from Neovim 0.11; before,
+--- their text is concealed and the line stays blank), so code reads as code without a markdown treesitter set-up:
+--- Vim's markdown syntax (a `--clean` Neovim) showed the fences and the info string ("```python") raw. The code
+--- between them keeps the syntax' highlight, the buffer's text is unchanged (|Y| yanks the fences), and a window
+--- with 'conceallevel' 0 shows them. Call it after each change of the buffer's lines.
+---@param buf integer
+function M.conceal_fences(buf)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(buf, M.fence_ns, 0, -1)
+  local fence = nil -- the open block's fence ("```", "~~~~", ...): only the same or a longer one closes it
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local marks = line:match("^%s*(```+)") or line:match("^%s*(~~~+)")
+    local closes = fence and marks and marks:sub(1, 1) == fence:sub(1, 1) and #marks >= #fence
+      and vim.trim(line) == marks
+    if closes or (not fence and marks) then
+      fence = not closes and marks or nil
+      if not pcall(vim.api.nvim_buf_set_extmark, buf, M.fence_ns, i - 1, 0, { conceal_lines = "" }) then
+        vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, 0, { end_col = #line, conceal = "" })
+      end
+    end
+  end
+end
+
 --- Shrink the float `win` to its text (wrapped lines counted) when that is shorter, kept centred: a short status or
 --- answer left most of a 70%-high float empty. Never grows it; at least `min` rows (default 1).
 ---@param win integer
@@ -122,6 +149,7 @@ local function set_lines(buf, lines, start)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, start or 0, -1, false, lines)
   vim.bo[buf].modifiable = false
+  M.conceal_fences(buf)
 end
 
 --- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `range`'s start.
