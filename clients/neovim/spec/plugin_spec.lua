@@ -499,6 +499,39 @@ H.it("the wait for a server that has gone fails once, with no Lua error from tic
   H.contains(fails[1], "the server exited during startup")
 end)
 
+H.it("a server that exits while it starts: the answer float names the Python exception it printed", function()
+  -- A Python that imports ragls but not its libraries: the float said only "the server exited during startup";
+  -- the reason was in Neovim's LSP log.
+  local dir = vim.fs.normalize(vim.fn.tempname() .. "-broken")
+  vim.fn.mkdir(dir .. "/.git", "p")
+  vim.fn.writefile({ "# Notes", "", "Beacons blink in fog." }, dir .. "/notes.md")
+  local program = vim.fn.tempname() .. "-ragls"
+  vim.fn.writefile({ "#!/bin/sh", [[echo "Traceback (most recent call last):" >&2]],
+    [[echo '  File "/x/ragls/lsp/server.py", line 29, in <module>' >&2]],
+    [[echo "ModuleNotFoundError: No module named 'lsprotocol'" >&2]], "exit 1" }, program)
+  vim.fn.setfperm(program, "rwxr-xr-x")
+  local saved = config.values.cmd
+  config.values.cmd = { program, "serve" }
+  local ok, err = pcall(function()
+    vim.cmd.cd(vim.fn.fnameescape(dir))
+    vim.cmd.edit("notes.md")
+    vim.cmd("RagAsk How long?")
+    local text = H.wait_for(function()
+      local w = H.floats()[1]
+      local t = w and table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n")
+      return t and t:find("exited during startup", 1, true) and t
+    end, 30000, "the answer float to say the server exited")
+    H.contains(text, "exited during startup: ModuleNotFoundError: No module named 'lsprotocol'")
+    H.contains(text, "lacks a library ragls needs")
+  end)
+  config.values.cmd = saved
+  for _, w in ipairs(H.floats()) do
+    pcall(vim.api.nvim_win_close, w, true)
+  end
+  vim.cmd("silent! %bwipeout!")
+  assert(ok, err)
+end)
+
 H.it("<CR> on an answer line without [n] (a code line under a bullet) follows its item's citation", function()
   local at = require("ragls.answer_text").item_citation
   local lines = {

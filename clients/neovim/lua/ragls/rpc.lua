@@ -200,6 +200,7 @@ function M.on_exit(code, signal, client_id)
   local client = vim.lsp.get_client_by_id(client_id)
   local root = client and client.root_dir and vim.fs.normalize(client.root_dir)
   local buffers = vim.deepcopy(client and client.attached_buffers or {})
+  local never_initialized = client ~= nil and not client.initialized
   if client and client.config then
     M.starting_configs[client.config] = nil -- it exited before initialize answered
   end
@@ -218,7 +219,10 @@ function M.on_exit(code, signal, client_id)
     M.exited[root] = { how = how, buffers = buffers }
     require("ragls.progress").redraw_statuslines()
     if next(waiting) == nil then -- (a request it failed has said so already)
-      M.notify(("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
+      -- one that stopped before it answered `initialize` says why when it printed a Python exception
+      local why = never_initialized and M.startup_error()
+      M.notify(why and M.startup_failure()
+        or ("ragls: the server stopped (%s); run any :Rag* command to restart it (%s)"):format(how, M.log_hint),
         vim.log.levels.WARN)
     end
   end)
@@ -317,6 +321,58 @@ end
 --- Hint for a server that exited or failed to start (commands that exist in stock Neovim).
 M.log_hint = "see :checkhealth ragls and the log (:lua vim.cmd.edit(vim.lsp.log.get_filename()))"
 
+--- The Python exception a server that exited while it started printed on stderr ("ModuleNotFoundError: No module
+--- named 'lsprotocol'": a Python that imports ragls but not its libraries), read from the end of Neovim's LSP log,
+--- where |vim.lsp| writes a server's stderr ("rpc" <cmd> "stderr" "<text>" lines at ERROR); nil when the log has
+--- none (its level set to OFF, or another cause).
+---@return string|nil
+function M.startup_error()
+  local ok, path = pcall(function() return vim.lsp.log.get_filename() end)
+  local f = ok and path and io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local size = f:seek("end")
+  f:seek("set", math.max(0, size - 16384))
+  local tail = f:read("*a") or ""
+  f:close()
+  local text = {}
+  for line in tail:gmatch("[^\n]+") do
+    local chunk = line:match('"stderr"%s+"(.*)"%s*$')
+    if chunk then
+      table.insert(text, (chunk:gsub('\\n', "\n"):gsub('\\"', '"'):gsub("\\\\", "\\")))
+    end
+  end
+  local all = table.concat(text)
+  local at = all:match(".*()Traceback %(most recent call last%):")
+  if not at then
+    return nil
+  end
+  local found
+  for line in all:sub(at):gmatch("[^\n]+") do
+    if line:match("^[%a_][%w_.]*Error%f[^%w]") or line:match("^[%a_][%w_.]*Exception%f[^%w]") then
+      found = line
+    end
+  end
+  return found and vim.trim(found)
+end
+
+--- "ragls: the server exited during startup" and why: the exception it printed (|M.startup_error()|), with what to
+--- do for one of an import, else where the log is.
+---@return string
+function M.startup_failure()
+  local err = M.startup_error()
+  if not err then
+    return "ragls: the server exited during startup; " .. M.log_hint
+  end
+  if err:match("^ModuleNotFoundError") or err:match("^ImportError") then
+    return ("ragls: the server exited during startup: %s. The Python that runs it lacks a library ragls needs: "
+      .. "install ragls there again (python -m pip install '/path/to/ragls[offline]'), or set `cmd` to the "
+      .. "ragls that has it (:checkhealth ragls)"):format(err)
+  end
+  return ("ragls: the server exited during startup: %s (%s)"):format(err, M.log_hint)
+end
+
 --- Say `msg` through `hooks.on_fail(msg)` when it returns true (the caller showed it, e.g. in the answer float),
 --- else as a notification at `level`.
 local function fail(hooks, msg, level)
@@ -410,7 +466,7 @@ local function when_initialized(client, fn, hooks)
       timer:close()
       fail(hooks,
         c and ("ragls: the server did not initialize within %d ms; %s"):format(config.values.start_timeout_ms,
-          M.log_hint) or ("ragls: the server exited during startup; " .. M.log_hint),
+          M.log_hint) or M.startup_failure(),
         vim.log.levels.ERROR
       )
     end
@@ -450,7 +506,7 @@ function M.with_client(fn, hooks)
     local id = M.start(nil, root)
     local c = id and vim.lsp.get_client_by_id(id)
     if not c then
-      fail(hooks, "ragls: the server exited during startup; " .. M.log_hint, vim.log.levels.ERROR)
+      fail(hooks, M.startup_failure(), vim.log.levels.ERROR)
       return
     end
     when_initialized(c, fn, hooks)
