@@ -40,7 +40,11 @@ export function run(): Promise<void> {
     runner.on('fail', (test, error) => {
       const err = error as Error;
       emit(`not ok - ${test.fullTitle()}`);
-      for (const line of String(err?.stack ?? err).split('\n').slice(0, 12)) {
+      // The whole message (an assertion quotes what it saw: the log around a traceback, a page's HTML; up to 300
+      // lines), then the first stack frames: CI's output alone must say why it failed.
+      const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      const frames = String(err?.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 6);
+      for (const line of [...message.split('\n').slice(0, 300), ...frames]) {
         emit(`#   ${line}`);
       }
     });

@@ -54,7 +54,8 @@ async function main(): Promise<number> {
     const lines = existsSync(report) ? readFileSync(report, 'utf8') : '';
     process.stdout.write(lines);
     if (code === -1) {
-      console.error(`runInHost: no exit from VS Code after ${TEST_TIMEOUT_MS} ms; see ${dir}/console.log and code-server.log`);
+      // The report so far is printed above; the console's end says where it stood (CI keeps no temporary dir).
+      console.error(`runInHost: no exit from VS Code after ${TEST_TIMEOUT_MS} ms; the console's last lines:\n${consoleLines.slice(-60).join('\n')}`);
       return 1;
     }
     if (!lines.includes('ok - ')) {

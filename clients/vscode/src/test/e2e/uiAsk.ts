@@ -266,8 +266,12 @@ async function main(): Promise<number> {
       // the first row: the new results (deployment.md may also be a lower row of the previous query)
       await page.locator('.quick-input-list .monaco-list-row[data-index="0"]:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
       await page.keyboard.press('Enter');
-      await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
-      await page.waitForTimeout(300);
+      // Enter hides the pick, then opens the file pinned (its preview tab, italic, was already active) with the focus
+      // in its editor. Until that lands, a palette opened by the next step was closed by it ("Rebuild Index": the
+      // palette's input hidden under fill(), at load 40).
+      await page.locator('.tabs-container .tab.active:has-text("deployment.md"):not(:has(.monaco-icon-label.italic))').first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      await page.locator('.editor-group-container.active .monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: join(shots, 'search-opened-highlight.png') });
     }, page, shots);
 
