@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -178,6 +179,13 @@ def test_vsix_is_bundled_and_its_page_has_no_broken_image(built: Path) -> None:
     assert all(image.startswith("https://") for image in images), images
     assert re.findall(r"!\[[^\]]*\]\(media/screenshots/", (EXT / "README.md").read_text(encoding="utf-8"))
     assert '"secondarySidebar"' in manifest  # the chat view's home
+    # The cited lines' highlight has its own colour, visible in a dark theme (editor.rangeHighlightBackground is
+    # #ffffff0b in Dark Modern): alpha at least 0x60 over VS Code's selection blue.
+    colors = {c["id"]: c["defaults"] for c in json.loads(manifest)["contributes"].get("colors", [])}
+    assert int(colors.get("ragls.sourceHighlightBackground", {}).get("dark", "#00000000")[7:9], 16) >= 0x60, colors
+    with zipfile.ZipFile(VSIX) as z:
+        bundle = z.read("extension/dist/extension.js").decode("utf-8")
+    assert re.search(r"ThemeColor\(\s*[\"']ragls\.sourceHighlightBackground[\"']\s*\)", bundle), "the highlight does not use it"
     # A link to another setting is `#id#` in backticks; bare, the Settings UI shows the raw #id#.
     assert not re.search(r"(?<!`)#ragls\.[\w.]+#", manifest), re.findall(r".{20}#ragls\.[\w.]+#.{5}", manifest)
 

@@ -1,7 +1,7 @@
 /**
  * Opening a source: the file is shown with the cursor at the cited lines — the source's `focusRange` when the
  * server sends one (docs/protocol.md), else its chunk range — and those whole lines get a transient highlight
- * (the editor's range-highlight colour and an overview-ruler mark) instead of a selection of the whole chunk.
+ * (the colour `ragls.sourceHighlightBackground` and an overview-ruler mark) instead of a selection of the whole chunk.
  * The highlight goes away after `HIGHLIGHT_MS`, or when another source is highlighted in that editor.
  */
 import * as vscode from 'vscode';
@@ -14,7 +14,9 @@ let decoration: vscode.TextEditorDecorationType | undefined;
 function decorationType(): vscode.TextEditorDecorationType {
   decoration ??= vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
-    backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
+    // ragls' own colour (package.json `colors`): editor.rangeHighlightBackground is #ffffff0b in Dark Modern, and the
+    // cited lines could not be told from the others.
+    backgroundColor: new vscode.ThemeColor('ragls.sourceHighlightBackground'),
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.rangeHighlightForeground'),
     overviewRulerLane: vscode.OverviewRulerLane.Full,
   });

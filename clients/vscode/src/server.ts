@@ -20,6 +20,7 @@ import {
 import { estimateArgs, firstIndexQuestion, longFirstIndexes, runEstimate } from './firstIndex';
 import { Launch, resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
+import { pythonError, RecordingChannel, startFailureMessage } from './startFailure';
 import { initializationOptions, SECTION, serverSettings } from './settings';
 import { StatusBar } from './status';
 import { openSettings } from './walkthrough';
@@ -44,10 +45,17 @@ export class ServerManager implements vscode.Disposable {
   /** Fires each time a client reaches the running state. */
   readonly onDidStart = this._onDidStart.event;
 
+  /** The output channel as the language client writes to it (the server's stderr), its end kept for
+   * `pythonError`: why a server stopped while it started. */
+  private readonly recording: RecordingChannel;
+  private readonly clientOutput: vscode.OutputChannel;
+
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly status: StatusBar,
   ) {
+    this.recording = new RecordingChannel(output);
+    this.clientOutput = this.recording.wrapped;
     // A ragls.toml saved on an open workspace: the server keeps or applies it (a reopen shows its progress, whose
     // end refreshes the item); one that does not load is only in rag/status `errors`: ask for it again shortly.
     this.subscriptions.push(
@@ -192,18 +200,32 @@ export class ServerManager implements vscode.Disposable {
       transport: TransportKind.stdio,
       options: { env },
     };
+    let failed = false; // initialize failed: a Python error printed after it still names the cause
     const clientOptions: LanguageClientOptions = {
       // ragls.toml too: its didSave makes the server reopen with it, also when the workspace could not be opened
       // because of it (and so runs no watcher of its own); the watcher below tells it of a change made elsewhere.
       documentSelector: [{ scheme: 'file', pattern: DOCUMENT_PATTERN }, { scheme: 'file', pattern: '**/ragls.toml' }],
       synchronize: { fileEvents: this.settingsFiles },
       initializationOptions: initializationOptions(),
-      outputChannel: this.output,
+      outputChannel: this.clientOutput,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationFailedHandler: (error) => {
-        const message = `ragls: the server failed to initialize: ${error instanceof Error ? error.message : String(error)}. See Output → ragls.`;
+        // A server that exits before it answers fails as "Pending response rejected since connection got
+        // disposed": the Python exception it printed says why (also when its stderr comes after: onText below).
+        failed = true;
+        const cause = pythonError(this.recording.text);
+        const message = cause
+          ? startFailureMessage(cause, launch.command)
+          : `ragls: the server failed to initialize: ${error instanceof Error ? error.message : String(error)}. See Output → ragls.`;
         this.status.set('error', '$(error) ragls', message);
-        void vscode.window.showErrorMessage(message);
+        if (message !== this.lastError) { // the language client starts a crashed server again, up to 4 times
+          this.lastError = message;
+          void vscode.window.showErrorMessage(message, 'Show Output').then((choice) => {
+            if (choice) {
+              this.output.show(true);
+            }
+          });
+        }
         return false;
       },
       middleware: {
@@ -220,6 +242,13 @@ export class ServerManager implements vscode.Disposable {
           }
         },
       },
+    };
+    this.recording.reset();
+    this.recording.onText = (recent) => {
+      const cause = failed && this.status.state === 'error' ? pythonError(recent) : undefined;
+      if (cause && !String(this.status.item.tooltip).includes(cause)) {
+        this.status.set('error', '$(error) ragls', startFailureMessage(cause, launch.command));
+      }
     };
     const client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
     let started = false;

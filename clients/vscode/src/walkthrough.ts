@@ -279,13 +279,31 @@ const FIRST_RUN_KEY = 'ragls.chat.revealedOnFirstRun';
 const COPILOT_CHAT = 'GitHub.copilot-chat';
 
 /**
+ * Whether VS Code's own Chat view has something to show: Copilot Chat is installed, or another extension contributes
+ * chat models (`languageModelChatProviders`: a bring-your-own-key or local-model extension). A chat participant alone
+ * does not count: without a model, VS Code's Chat view only offers to set up Copilot. `extensions`: VS Code's
+ * installed extensions (`vscode.extensions.all`); read from their manifests, so nothing waits for them to activate
+ * (`vscode.lm.selectChatModels()` did not answer within 10 s in code-server).
+ */
+export function chatViewIsServed(
+  extensions: readonly { id: string; packageJSON?: { contributes?: Record<string, unknown> } }[],
+): boolean {
+  return extensions.some(
+    (e) => e.id.toLowerCase() === COPILOT_CHAT.toLowerCase() || e.packageJSON?.contributes?.languageModelChatProviders !== undefined,
+  );
+}
+
+/**
  * The first time ragls runs in a workspace, bring its chat view (`viewType`) into sight when VS Code's own Chat view
- * has nothing to show (no Copilot Chat installed): VS Code opens the Secondary Side Bar of a new workspace on that
- * Chat view, and it stayed an empty pane ("Drag a view here") beside a ragls tab nobody had clicked. Once per
- * workspace (`state`), so a view the user closed stays closed; the editor keeps the focus.
+ * has nothing to show (`chatViewIsServed`): VS Code opens the Secondary Side Bar of a new workspace on that Chat
+ * view, and it stayed an empty pane ("Drag a view here") beside a ragls tab nobody had clicked. Once per workspace
+ * (`state`), so a view the user closed stays closed; the editor keeps the focus.
  */
 export async function revealChatOnFirstRun(state: vscode.Memento, viewType: string): Promise<void> {
-  if (state.get<boolean>(FIRST_RUN_KEY) || vscode.extensions.getExtension(COPILOT_CHAT)) {
+  if (state.get<boolean>(FIRST_RUN_KEY)) {
+    return;
+  }
+  if (chatViewIsServed(vscode.extensions.all)) {
     return;
   }
   await state.update(FIRST_RUN_KEY, true);

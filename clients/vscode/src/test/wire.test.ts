@@ -5,7 +5,7 @@
  * `<python> -m ragls serve` with the Python from fixture.ts's defaultPython().
  */
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { estimateArgs, firstIndexQuestion, humanDuration, longFirstIndexes, runEstimate } from '../firstIndex';
 import { INSTALL_HINT, resolveLaunch } from '../launch';
+import { pythonError, startFailureMessage } from '../startFailure';
 import type { AskResult, QueryResult, StatusResult } from '../protocol';
 import { defaultPython, fileUri, makeWorkspace, Workspace } from './fixture';
 
@@ -229,6 +230,25 @@ describe('server launch resolution (launch.ts)', () => {
     assert.equal(noModule.ok, false);
     assert.ok(!noModule.ok && /No module named .?ragls/.test(noModule.message), !noModule.ok ? noModule.message : '');
     assert.ok(!noModule.ok && noModule.message.includes("python3 -m pip install '/path/to/ragls[offline]'"));
+  });
+});
+
+describe('why the server stopped while it started (startFailure.ts)', () => {
+  test("the Python exception a real interpreter printed is the message's cause, with what to do for an import", () => {
+    const python = defaultPython();
+    // A Python that runs `-m ragls` but lacks one of its libraries: the server's stderr, as the output channel has it.
+    const run = spawnSync(python, ['-c', 'import json\nimport ragls_missing_library_x'], { encoding: 'utf8' });
+    const log = `ragls: starting ${python} -m ragls serve (python3 -m ragls)\n${run.stderr}[Info  - 5:34:05 AM] Connection to server got closed. Server will restart.\n`;
+    const error = pythonError(log);
+    assert.equal(error, "ModuleNotFoundError: No module named 'ragls_missing_library_x'", log);
+    const message = startFailureMessage(error, python);
+    assert.ok(message.startsWith(`ragls: the server stopped while starting: ${error} — the Python that runs it (${python}) lacks a library`), message);
+    assert.ok(message.includes('ragls.server.pythonPath'), message);
+    // Another exception is said as it is; no traceback, no cause.
+    const other = spawnSync(python, ['-c', 'raise ValueError("bad port")'], { encoding: 'utf8' });
+    assert.equal(startFailureMessage(pythonError(other.stderr)!, python),
+      'ragls: the server stopped while starting: ValueError: bad port. Output → ragls has the whole log.');
+    assert.equal(pythonError('[Error - 5:34:05 AM] Server process exited with code 1.\n'), undefined);
   });
 });
 
