@@ -176,3 +176,36 @@ def test_the_local_socket_answers_unreadable_requests_with_clear_errors_and_serv
         assert msg["result"]["chunks"][0]["source"]["path"] == "guide/retries.md"
     finally:
         live.close()
+
+
+def test_a_background_server_started_while_another_process_indexes_the_folder_answers_the_cli(ws, capsys, caplog):
+    """`ragls index` in one terminal (a first index of a large docs tree takes minutes), `ragls serve --background`
+    in another: the new server reads the index the other process writes, and still answers the CLI over its socket
+    (it used to bind one only for an index it writes: the start waited 120 s, printed "the background server did not
+    start" and killed it), and keeps answering once the writer is gone. The writer here is a LiveWorkspace without a
+    socket in this process, as `ragls index` is (its embedding held back: the reader answers from keywords)."""
+    from ragls.workspace.live import LiveWorkspace
+
+    writer = LiveWorkspace([ws], hold_vectors=True, socket_server=None).start()
+    try:
+        writer.get_indexed()
+        assert cli.main(["serve", "--background", str(ws), "--idle-exit", "2"]) == 0  # bounded if the test fails
+        out = capsys.readouterr().out
+        assert "background server (pid" in out, out
+        pid, index_dir = server_info(capsys, ws)
+        with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
+            assert cli.main(["query", str(ws), "retry backoff ceiling", "--json"]) == 0
+        assert f"answered by the running server (pid {pid}" in caplog.text
+        assert json.loads(capsys.readouterr().out)["chunks"][0]["source"]["path"] == "guide/retries.md"
+    finally:
+        writer.close()
+    # the writer is gone: the background server still answers (it takes the index over once the lock is free)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="ragls.cli.app"):
+        assert cli.main(["query", str(ws), "retry backoff ceiling", "--json"]) == 0
+    assert f"answered by the running server (pid {pid}" in caplog.text
+    capsys.readouterr()
+    assert cli.main(["serve", "--stop", str(ws)]) == 0
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert not (index_dir / "server.json").exists()

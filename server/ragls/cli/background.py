@@ -10,6 +10,7 @@ serves the folder just says so. An editor's `ragls serve` on the same folder pla
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -132,7 +133,8 @@ def run_headless(path: str, idle_exit_min: float) -> int:
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the terminal that started it may close
-    live = LiveWorkspace([folder], socket_server=LocalSocketServer).start()  # the CLI asks it over this socket
+    # the CLI asks it over this socket, also while another process (`ragls index`) writes the index
+    live = LiveWorkspace([folder], socket_server=functools.partial(LocalSocketServer, readers=True)).start()
     log.info("ragls: background server (pid %d) for %s", os.getpid(), folder)
     try:
         live.get(timeout=None)

@@ -6,7 +6,8 @@ Transport: a Unix domain socket, one request per connection, newline-delimited J
   server → client: zero or more `{"delta": "..."}` (rag/ask streaming), then `{"result": {...}}` (the protocol result)
                    or `{"error": {"code": int, "message": str}}` (the JSON-RPC codes of lsp/errors.py).
 
-Where: the writer process writes `server.json` (`{"pid", "socket"}`) into the index directory. The socket itself is
+Where: the writer process writes `server.json` (`{"pid", "socket"}`) into the index directory (a background server
+also for an index it only reads while no process serves it: `ragls index` writes it, `LocalSocketServer.readers`). The socket itself is
 `<index dir>/ragls.sock` when that path fits the 107-byte limit of `sun_path`, else `<runtime dir>/ragls-<hash>.sock`
 in an owner-only (0700) directory. Both files are owner-only (0600).
 
@@ -110,10 +111,14 @@ class LocalSocketServer:
     """Serves `rag/query`, `rag/ask`, `rag/status` for `ws` (a RagWorkspace) on one socket per writer index.
 
     `start()` binds and writes each index's `server.json`; `stop()` removes both. Results are the wire dicts of
-    lsp/wire.py, so a CLI answer is the same whichever process computes it."""
+    lsp/wire.py, so a CLI answer is the same whichever process computes it. With `readers` (`ragls serve
+    --background`, whose whole job is answering the CLI) it also serves an index it only reads while no other process
+    serves it: the writer is then a process without a socket (`ragls index` building a large folder's first index),
+    and a reader answers as the writer would (it reloads the writer's commits before each query)."""
 
-    def __init__(self, ws: Any, hold: Callable[[], Any] | None = None):
+    def __init__(self, ws: Any, hold: Callable[[], Any] | None = None, readers: bool = False):
         self.ws = ws
+        self.readers = readers
         # hold(): the context each request runs in, yielding the workspace (`live.LiveWorkspace` keeps a workspace
         # open until its requests end); default: `ws` as is.
         self._hold = hold or (lambda: contextlib.nullcontext(ws))
@@ -127,14 +132,27 @@ class LocalSocketServer:
 
     def sync_writers(self) -> None:
         """Bind the indexes this process now writes and unbind those it no longer writes: after a takeover the
-        new writer answers `ragls query`; after a handover the old one stops claiming to. Idempotent."""
+        new writer answers `ragls query`; after a handover the old one stops claiming to. With `readers`, also the
+        indexes it reads that no other live process serves (`find_server`). Idempotent."""
         with self._lock:
-            writing = {idx.index_dir: idx for idx in self.ws.indexes if idx.writer}
-            for index_dir in [d for d in self._servers if d not in writing]:
+            serving = {idx.index_dir: idx for idx in self.ws.indexes
+                       if idx.writer or self._serves_read(idx.index_dir)}
+            for index_dir in [d for d in self._servers if d not in serving]:
                 self._unbind(index_dir)
-            for index_dir, idx in writing.items():
+            for index_dir, idx in serving.items():
                 if index_dir not in self._servers:
                     self._bind(idx)
+
+    def _serves_read(self, index_dir: Path) -> bool:
+        """Whether this process (with `readers`) serves an index it reads: when it does already, or no other live
+        process does (a `server.json` naming another user's files is no server to replace)."""
+        if not self.readers:
+            return False
+        try:
+            found = find_server(index_dir)
+        except SocketRefused:
+            return False
+        return found is None or found[0] == os.getpid()
 
     def _bind(self, idx: Any) -> None:
         path = _socket_path(idx.index_dir)
