@@ -115,10 +115,18 @@ def _outside_code(text: str, pattern: re.Pattern[str], repl) -> str:
     return "".join(parts)
 
 
+# A dotted name a narrow table column wraps at its dot with a line break between two code spans, "`http.redirections.`
+# <br />`entryPoint.to`" (Traefik's reference tables: 229 such names): one name, so one code span.
+_WRAPPED_NAME = re.compile(r"(`[^`\s]*\.)`[ \t]*<br[ \t]*/?>[ \t]*`(?=[^`\s]+`)", re.IGNORECASE)
+
+
 def _inline_html(text: str) -> str:
     """`text` without inline HTML tags outside code spans (`_INLINE_HTML`, `_tag`): `<code>x</code>` reads as
-    `` `x` ``, other tags as the text they hold."""
-    return _outside_code(text, _INLINE_HTML, _tag) if "<" in text else text
+    `` `x` ``, other tags as the text they hold; a code span ending in "." and a `<br>` before another code span
+    read as one dotted name (`_WRAPPED_NAME`: "`a.`<br/>`b`" -> "`a.b`")."""
+    if "<" not in text:
+        return text
+    return _outside_code(_WRAPPED_NAME.sub(r"\1", text), _INLINE_HTML, _tag)
 
 
 def _tag(m: re.Match[str]) -> str:
