@@ -138,6 +138,18 @@ EXTRACTIVE = """*Extractive answer (no LLM configured): the passages of your doc
 - `server.host`: This can be set via the CLI using `--host` [2]."""
 
 
+def test_first_passage_leaves_out_only_the_extractive_answers_own_label_lines():
+    """The label lines `first_passage` leaves out are those answer/extractive.py writes (`is_extractive_label`):
+    the plain one, the LLM-failed one and one with the reason no LLM is used; an LLM's answer opening with an
+    italic line of its own is judged on that line (a pattern of "any italic line" dropped it)."""
+    from ragls.answer.extractive import EXTRACTIVE_LABEL, FALLBACK_LABEL, extractive_label
+    body = "- Use `--host` [1].\n- Other [2]."
+    for label in (EXTRACTIVE_LABEL, FALLBACK_LABEL, extractive_label("the folder is not trusted")):
+        assert first_passage(f"{label}\n\n{body}") == "- Use `--host` [1]."
+    assert first_passage("*Set `--host` to listen on all addresses.*\n\n- More [1].") == \
+        "*Set `--host` to listen on all addresses.*"
+
+
 def test_key_first_judges_the_first_passage(tmp_path):
     """KeyFirst (`first_passage`): the first list item with what is indented under it (its block, blank lines
     too), without the label; an answer without a list (an abstention) is judged on its first paragraph; an LLM's

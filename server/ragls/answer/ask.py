@@ -19,6 +19,7 @@ from ragls.answer.conversation import SummaryMemo, prepare
 from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
     EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
+    FALLBACK_LABEL,
     extractive_answer,
     extractive_picks,
     render_extractive,
@@ -38,8 +39,6 @@ from ragls.retrieval.search import abstained
 Retrieve = Callable[[str, int], RetrievalResult]  # a plain list of hits is judged without evidence
 
 EXTRACTIVE_MODEL = "extractive"
-FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
-                  "match the question.*")
 # A context-length failure (OpenAI "context_length_exceeded", Anthropic "prompt is too long", llama.cpp / Ollama /
 # vLLM wordings) is retried once with half the context.
 _CONTEXT_ERROR = re.compile(r"context[ _-]?length|context window|maximum context|prompt is too long|too many tokens"

@@ -32,6 +32,7 @@ from ragls.core.ir import Chunk, Hit
 __all__ = [
     "EXTRACTIVE_LABEL",
     "EXTRACTIVE_MAX_SENTENCES",
+    "FALLBACK_LABEL",
     "Candidate",
     "Unit",
     "answer_sentences",
@@ -40,6 +41,7 @@ __all__ = [
     "extractive_answer",
     "extractive_label",
     "extractive_picks",
+    "is_extractive_label",
     "no_llm_reason",
     "passage_words",
     "render_extractive",
@@ -49,6 +51,10 @@ __all__ = [
 
 EXTRACTIVE_LABEL = ("*Extractive answer (no LLM configured): the passages of your documents that best match "
                     "the question.*")
+# over the extractive answer given when the configured LLM failed (answer/ask.py)
+FALLBACK_LABEL = ("*Extractive answer (the LLM failed, see the error): the passages of your documents that best "
+                  "match the question.*")
+_WHY_LABEL = "*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
 
 
 def extractive_label(why_no_llm: str | None = None) -> str:
@@ -57,8 +63,16 @@ def extractive_label(why_no_llm: str | None = None) -> str:
     configured"."""
     if not why_no_llm:
         return EXTRACTIVE_LABEL
-    return (f"*Extractive answer: the passages of your documents that best match the question. No LLM is used: "
-            f"{why_no_llm}.*")
+    return f"{_WHY_LABEL}{why_no_llm}.*"
+
+
+def is_extractive_label(line: str) -> bool:
+    """True when `line` (surrounding whitespace ignored) is a label line an extractive answer opens with:
+    EXTRACTIVE_LABEL, FALLBACK_LABEL or one `extractive_label` writes with a reason. What `ragls eval` leaves out
+    of an answer's first passage (`evaluation.evaluate.first_passage`), so the two cannot drift apart; an LLM's
+    answer opening with an italic line of its own keeps it."""
+    line = line.strip()
+    return line in (EXTRACTIVE_LABEL, FALLBACK_LABEL) or (line.startswith(_WHY_LABEL) and line.endswith(".*"))
 
 
 def no_llm_reason(why_no_llm: str | None = None) -> str:

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragls.answer.extractive import is_extractive_label
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Hit
 from ragls.evaluation.metrics import reciprocal_rank_at
@@ -42,7 +43,6 @@ from ragls.evaluation.metrics import reciprocal_rank_at
 MRR_DEPTH = 10
 FOCUS_MAX_LINES = 6  # a citation points at the answering sentence(s), not a window (issue 27)
 _SPAN = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
-_LABEL = re.compile(r"^\*[^*\n].*\*$")  # an answer's italic label line (`answer.extractive.extractive_label`)
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]")  # a list item at the margin (Markdown bullet or numbered)
 
 
@@ -198,7 +198,7 @@ def first_passage(answer: str) -> str:
     docs: ...", an LLM's prose) its first paragraph (up to a blank line); "" for an empty answer. An answer that
     opens with a paragraph before its list (an LLM's) is judged on that paragraph."""
     lines = answer.strip("\n").split("\n")
-    if lines and _LABEL.match(lines[0].strip()):
+    if lines and is_extractive_label(lines[0]):
         lines = lines[1:]
     while lines and not lines[0].strip():
         lines = lines[1:]
