@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ragls.answer import rest
 from ragls.answer.markup import clean_markup
 from ragls.index.front_matter import leading_front_matter
-from ragls.index.headings import ADORNMENT
+from ragls.index.headings import ADORNMENT, SUBSTITUTION
 from ragls.sources.load import markup_extension
 
 if TYPE_CHECKING:
@@ -237,20 +237,27 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("code", i, lines[i:j]))
             i = j
             continue
-        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")):
+        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")) and not _substituted(stripped):
             out.append(Block("skip", i, [line]))
             i += 1
             continue
         kind = "list" if LIST_ITEM.match(line) else "para"
         j = i + 1
         while j < len(lines) and lines[j].strip() and not FENCE_OPEN.match(lines[j]) \
-                and not lines[j].strip().startswith(("#", "|")):
+                and not (lines[j].strip().startswith(("#", "|")) and not _substituted(lines[j].strip())):
             if kind == "para" and LIST_ITEM.match(lines[j]):
                 break  # a list starts here
             j += 1
         out.append(Block(kind, i, lines[i:j]))
         i = j
     return _merge_lists(out)
+
+
+def _substituted(line: str) -> bool:
+    """Whether `line` (stripped) opens with a reST substitution reference ("|kitty| looks for a config file ...",
+    `index.headings.SUBSTITUTION`): prose, not a line block ("| text") or a table row ("| a | b |") — kitty's docs
+    open 83 sentences with "|kitty|", and each one's first line was dropped as markup."""
+    return bool(SUBSTITUTION.match(line))
 
 
 def _literal_limit(block: Block) -> int | None:

@@ -25,8 +25,15 @@ from ragls.answer.identifiers import (
     pointed_at,
 )
 from ragls.answer.includes import FileFilters
-from ragls.answer.neighbours import block_across, code_lines, quotes, read_with_neighbours, with_code_after
-from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
+from ragls.answer.neighbours import (
+    block_across,
+    block_continued,
+    code_lines,
+    quotes,
+    read_with_neighbours,
+    with_code_after,
+)
+from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, shown_fences, units
 from ragls.core.ir import Chunk, Hit
 
 __all__ = [
@@ -287,6 +294,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
             break
     picked = read_with_neighbours(picked, dict(sources), query, files)
     picked = [(n, block_across(n, unit, dict(sources))) for n, unit in picked]  # a lead-in's block in the next chunk
+    picked = [(n, block_continued(n, unit, dict(sources))) for n, unit in picked]  # a block the chunk's end cut
     introduced = {(n, u.block_end) for n, u in picked if u.attached}  # blocks a picked ":" sentence shows
     picked = _block_once([(n, unit if (n, unit.code_end) in introduced else with_code_after(unit, query, EXAMPLE_LINES))
                           for n, unit in picked]) or firsts
@@ -517,14 +525,15 @@ def asked_text(question: str) -> str:
 
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
     """The `label` line, then each passage `(n, unit)` as a list item followed by its `[n]`; a passage that
-    introduces a list or code block (ends in ":") carries it, indented under its bullet."""
+    introduces a list or code block (ends in ":") carries it, indented under its bullet, its fences showing their
+    language only (`passages.shown_fences`)."""
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()
         end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:
-            lines += ["  " + x if x else "" for x in unit.attached.split("\n")]
+            lines += ["  " + x if x else "" for x in shown_fences(unit.attached).split("\n")]
     return label + "\n\n" + "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer.labels import REST_LITERAL
+from ragls.index.headings import SUBSTITUTION
 
 __all__ = ["link_text", "plain"]
 
@@ -158,10 +159,10 @@ def _keys(text: str) -> str:
     return _outside_code(text, _KEYS, _key) if "++" in text else text
 
 
-# A reST substitution reference, "|@example|", "|st.composite|", "|~settings.deadline|", "|command-line-tool|" (with
-# "_" or "__" after it a link too): the name in group 1. docutils' inline markup rules: no whitespace just inside the
-# bars, none of word characters or bars right outside ("| cell |" of a table and "a|b" are not one).
-_SUBSTITUTION = re.compile(r"(?<![\w|`\\])\|([^|\s`](?:[^|\n`]{0,78}[^|\s`])?)\|(?:__?)?(?![\w|])")
+# A reST substitution reference (`index.headings.SUBSTITUTION`), "|@example|", "|st.composite|", "|~settings.deadline|",
+# "|command-line-tool|" (with "_" or "__" after it a link too): the name in group 1. docutils' inline markup rules: no
+# whitespace just inside the bars, none of word characters or bars right outside ("| cell |" of a table and "a|b" are
+# not one).
 # A substitution's name that is a Python name ("@example", "st.composite", ".filter", "settings.max_examples",
 # "HealthCheck.too_slow", "run_state_machine_as_test", "DeadlineExceeded"): Hypothesis's prolog replaces each with its
 # cross-reference (".. |@example| replace:: :func:`@example <hypothesis.example>`"), so the page shows it as code
@@ -169,7 +170,7 @@ _CODE_NAME = re.compile(r"^[@.~]?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(\))?$")
 
 
 def _substitution(m: re.Match[str]) -> str:
-    """A reST substitution reference (`_SUBSTITUTION`) as the page shows its replacement, read from its name (the
+    """A reST substitution reference (`SUBSTITUTION`) as the page shows its replacement, read from its name (the
     definition, ".. |name| replace:: ...", is mostly in another chunk or the build's `rst_prolog`): a Python name
     (`_CODE_NAME` with a ".", "_", "@", "()" or an inner capital) as a code span, "~" keeping its last part as
     Sphinx's "~" does ("|~settings.deadline|" -> "`deadline`"); any other name as its text ("|test cases|" -> "test
@@ -183,8 +184,8 @@ def _substitution(m: re.Match[str]) -> str:
 
 
 def _substitutions(text: str) -> str:
-    """reST `text` with its substitution references outside code spans read (`_SUBSTITUTION`, `_substitution`)."""
-    return _outside_code(text, _SUBSTITUTION, _substitution) if "|" in text else text
+    """reST `text` with its substitution references outside code spans read (`SUBSTITUTION`, `_substitution`)."""
+    return _outside_code(text, SUBSTITUTION, _substitution) if "|" in text else text
 
 
 def _shortcut_links(text: str) -> str:

@@ -62,8 +62,8 @@ if TYPE_CHECKING:
     from ragls.sources.walk import FileFilter
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
-__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "is_markdown",
-           "section_titles", "units"]
+__all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "code_shown",
+           "fence_line", "is_markdown", "section_titles", "shown_fences", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -115,6 +115,54 @@ def _attached(block: Block, markdown: bool = True) -> str:
         lines = [link_text(x, markdown) for x in lines]
         if cut:
             lines.append("…")
+    return "\n".join(lines)
+
+
+# An opening fence's info string: its language, then what the page's tools read ("```python title="main.py"",
+# "```js twoslash [vite.config.js]", "```console exec="1" source="console"", "```rust,ignore"), or attributes
+# only ("``` { .yaml .no-copy }")
+_FENCE_INFO = re.compile(r"^(\s*(?:`{3,}|~{3,}))\s*(?:\{\s*\.)?([\w+#-]*)(.*)$")
+
+
+def fence_line(line: str) -> str:
+    """An opening code fence line as an answer shows it: the fence and the block's language only ("```python"),
+    without the rest of its info string — a file title (`title="main.py"`, VitePress' `[vite.config.js]`), line
+    highlights (`hl_lines="2 3"`, `{12}`), a tool's attributes (markdown-exec's `exec="1" source="console"`,
+    Pydantic's `{test="skip"}`, mdBook's `,ignore`). CommonMark reads the info string's first word as the language
+    and renders none of the rest, which in an answer's plain text reads as noise; an attribute list opening with a
+    class (`{ .yaml .no-copy }`) names the language by it. `line` as it is when it opens no fence or is a MyST
+    directive's (```` ```{code-block} python ````)."""
+    m = _FENCE_INFO.match(line)
+    if not m or not m.group(3).strip() or not (m.group(2) or m.group(3).lstrip().startswith("[")):
+        return line  # no info beyond the language, or a MyST directive ("```{code-block} python")
+    return m.group(1) + m.group(2)
+
+
+def code_shown(lines: list[str], markdown: bool = True) -> str:
+    """The code block of chunk-text `lines` as a passage carries it (`Unit.attached`): an indented one fenced,
+    common indentation removed, at most MAX_ATTACHED_LINES (then "…")."""
+    return _attached(Block("code", 0, lines), markdown)
+
+
+def shown_fences(block: str) -> str:
+    """`block` (a passage's list or code block, `Unit.attached`) as an answer shows it: each opening code fence with
+    its language only (`fence_line`); the lines inside a fence as written. Display only — the info string's words
+    stay in what a passage is scored on (Hatch's ```` ```toml tab="config.toml" ```` names the file a question asks
+    about)."""
+    if "`" not in block and "~" not in block:
+        return block
+    lines = block.split("\n")
+    fence = ""
+    for k, line in enumerate(lines):
+        m = FENCE_OPEN.match(line)
+        if m is None:
+            continue
+        mark = re.match(r"\s*(`{3,}|~{3,})", line).group(1)
+        if not fence:
+            fence = mark
+            lines[k] = fence_line(line)
+        elif mark.startswith(fence) and not line.strip()[len(mark):].strip():
+            fence = ""
     return "\n".join(lines)
 
 

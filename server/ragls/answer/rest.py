@@ -27,9 +27,10 @@ answer/rest_literals.py.
 
 from __future__ import annotations
 
+import ast
 import re
 
-from ragls.index.headings import ADORNMENT, role_target, role_text
+from ragls.index.headings import ADORNMENT, SUBSTITUTION, role_target, role_text
 
 _TEXT_ROLES = ("ref", "doc", "term", "abbr", "command", "program", "dfn", "guilabel", "menuselection")
 
@@ -250,11 +251,19 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:(?:[a-z]+:)?(?:function|class|
 # A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
 # sphinx-tabs' ".. tab:: TOML" (".. tabs::", ".. group-tab::"), sphinx-design's ".. tab-set::" / ".. tab-item:: pip",
 # ".. dropdown::", ".. card::", docutils' ".. container::", Sphinx's ".. glossary::" (a definition list), docutils'
-# ".. figure:: image.png" (its body is the caption and legend, prose under the image). Its directive line stays (the
+# ".. figure:: image.png" (its body is the caption and legend, prose under the image), Sphinx's ".. only:: html" (see
+# `_ONLY`) and sphinx.ext.ifconfig's ".. ifconfig:: x". Its directive line stays (the
 # reader skips it, as the label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads
 # as code and a figure's caption as a paragraph, not as a code block under the ":" sentence before the figure.
 _CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container|glossary|"
-                        r"figure)::(.*)$")
+                        r"figure|only|ifconfig)::(.*)$")
+# Sphinx's ".. only:: <expression of builder tags>": content of some builds. What the HTML docs show (".. only:: html",
+# ".. only:: not man") is read as a container's; the rest (".. only:: latex", ".. only:: man") is emptied, line for
+# line: Borg gives each usage page's options twice, as an HTML table and for LaTeX, and kitty's pages open with a
+# section title in ".. only:: man", which read as a code block under the page's title.
+_ONLY = re.compile(r"^[ \t]*\.\. only::[ \t]*(.*?)[ \t]*$")
+_HTML_TAGS = frozenset({"html", "format_html", "builder_html", "dirhtml", "singlehtml", "builder_dirhtml",
+                        "builder_singlehtml"})
 # A content tab of mkdocs-material / pymdownx.tabbed (`=== "Python 3.9 and above"`, `===+`, `===!`), body indented
 # 4 spaces: a label, not prose (the line becomes empty); its body is dedented like a container's.
 _CONTENT_TAB = re.compile(r"^([ \t]*)===[+!]?[ \t]+\"[^\"]*\"[ \t]*()$")
@@ -266,7 +275,8 @@ def admonitions(text: str) -> str:
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
     is dropped. An object description (`_OBJECT_DIRECTIVE`, ".. py:data:: TRAP_HTTP_EXCEPTIONS"; its other signatures
     on the lines below it, `_signature_end`, emptied) puts its object's name before the first line of its body ("`TRAP_HTTP_EXCEPTIONS`: If there is no handler ..."), as Sphinx shows
-    it above the text: the sentence that documents an object names it. A container (`_CONTAINER`: a tab, a
+    it above the text: the sentence that documents an object names it (not a body that opens with a doctest,
+    ">>> from PIL.ExifTags import Base", which stays code). A container (`_CONTAINER`: a tab, a
     dropdown) keeps its directive line and has its body dedented the same way, so a ":" sentence before a tab
     introduces the code block in it; a mkdocs-material content tab (`_CONTENT_TAB`, `=== "Python 3.10+"`) likewise,
     its label line emptied. Directives nested in a body are read too."""
@@ -279,6 +289,13 @@ def admonitions(text: str) -> str:
             i += 1
             continue
         outer = len(m.group(1).expandtabs())
+        if (only := _ONLY.match(lines[i])) and not _in_html(only.group(1)):
+            lines[i] = ""
+            i += 1
+            while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > outer):
+                lines[i] = ""
+                i += 1
+            continue
         rest = m.group(2)
         name = rest if m.re is _OBJECT_DIRECTIVE else ""
         if name.endswith("\\") or name.count("(") > name.count(")"):  # a signature wrapped over lines: its name
@@ -303,11 +320,35 @@ def admonitions(text: str) -> str:
         for k in body:
             lines[k] = m.group(1) + lines[k][indent:] if lines[k].strip() else ""
         first = next((k for k in body if lines[k].strip() and not _DEFAULT_LINE.match(lines[k])), None)
-        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```")) \
+        if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```", ">>>")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
         i += 1
     return "\n".join(lines)
+
+
+def _in_html(expression: str) -> bool:
+    """Whether Sphinx's HTML build includes an `.. only::` block of `expression` (tags joined by "and", "or", "not"
+    and brackets, as Sphinx's `Tags.eval_condition` reads them): true of the tags of the HTML builders
+    (`_HTML_TAGS`), false of any other tag; an expression it cannot read counts as included."""
+    words = re.findall(r"[\w.-]+|[()]", expression)
+    python = " ".join(w if w in ("and", "or", "not", "(", ")") else str(w in _HTML_TAGS) for w in words)
+    try:
+        tree = ast.parse(python or "True", mode="eval")
+    except SyntaxError:
+        return True
+    return bool(_truth(tree.body))
+
+
+def _truth(node: ast.AST) -> bool:
+    if isinstance(node, ast.BoolOp):
+        values = [_truth(v) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _truth(node.operand)
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    return True
 
 
 OPENING_MIN_WORDS = 8  # an opening run of fewer words is left as it is (`_reads_as_prose`)
@@ -388,7 +429,8 @@ def definitions(text: str) -> str:
             continue
         prev = lines[i - 1] if i else ""
         if (prev.strip() and indent_of(prev) <= ind) or _ITEM_MARKER.match(line) \
-                or stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")) or ADORNMENT.fullmatch(stripped):
+                or (stripped.startswith(("..", ":", "|", ">>>", "```", "#", "+")) and not SUBSTITUTION.match(stripped)) \
+                or ADORNMENT.fullmatch(stripped):
             continue
         end = i + 1
         while end < len(lines) and (not lines[end].strip() or indent_of(lines[end]) > ind):

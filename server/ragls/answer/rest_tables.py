@@ -30,8 +30,15 @@ _SIMPLE_BORDER = re.compile(r"^[ \t]*=+(?:[ \t]+=+)+[ \t]*$")
 _IDENTIFIER_CELL = re.compile(r"^(?:`[^`]+`|[A-Za-z_][\w.]*(?:=|\(\))|[A-Za-z_]\w*[._]\w[\w.]*)$")
 
 
+# A cell holding a directive (".. image:: ../example/imageops_fit.webp", ".. figure::"): a picture, no text.
+_DIRECTIVE_CELL = re.compile(r"^\s*\.\. [\w:-]+::")
+
+
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """A table cell's text on one line ("|" escaped); empty for a cell that is a directive (`_DIRECTIVE_CELL`: an
+    image shown in the cell, whose path a reader cannot see — a row of them, "Resulting image | .. image:: ...",
+    is then too short to be a passage)."""
+    return "" if _DIRECTIVE_CELL.match(text) else " ".join(text.split()).replace("|", "\\|")
 
 
 def _label(header: list[str]) -> str:

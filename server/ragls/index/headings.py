@@ -37,6 +37,10 @@ _STRONG = re.compile(r"(?<![\w*])\*\*(\S(?:.*?\S)?)\*\*(?![\w*])")
 _EMPHASIS = re.compile(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])")
 _INTERPRETED = re.compile(r"(?<![\w`])`(\S(?:[^`]*?\S)?)`(?![\w`])")
 _TARGET = re.compile(r"\s*<[^<>]*>$")  # "text <target>" in a role or link: the text is what reads
+# A reST substitution reference "|name|" (or "|name|_", "|name|__": one that is also a link), read as its name in
+# titles (`plain_heading`) and answers (`answer.inline.link_text`): its definition (".. |name| replace:: ...") is
+# mostly in another file or the build's `rst_prolog`. Not inside a word or a code span, nor "||" / "a | b".
+SUBSTITUTION = re.compile(r"(?<![\w|`\\])\|([^|\s`](?:[^|\n`]{0,78}[^|\s`])?)\|(?:__?)?(?![\w|])")
 
 
 def strip_heading_ids(text: str) -> str:
@@ -53,9 +57,11 @@ def role_target(target: str) -> str:
 def role_text(target: str) -> str:
     """What Sphinx shows for a code role's `target`: `role_target`, then "~pkg.mod.f" -> "f" (the last dotted
     part), "!f" -> "f" (no link) and ".Context.configure" -> "Context.configure" (a leading dot only tells Sphinx
-    to search the current module first: its Python domain's `PyXRefRole.process_link` strips it from the title)."""
+    to search the current module first: its Python domain's `PyXRefRole.process_link` strips it from the title).
+    A "~" in a path is the path's own: ":file:`~/.config/kitty/kitty.conf`" stays "~/.config/kitty/kitty.conf" (it
+    read "conf")."""
     shown = role_target(target).lstrip("!").lstrip(".")
-    if shown.startswith("~"):
+    if shown.startswith("~") and "/" not in shown:
         shown = shown[1:].rpartition(".")[2]
     return shown.lstrip("!")
 
@@ -66,9 +72,13 @@ def _role_text(m: re.Match) -> str:
 
 def plain_heading(text: str) -> str:
     """A heading's words without inline markup: "**x**", "*x*", "``x``", "`x`" -> "x"; ":role:`x`" -> "x"
-    (":role:`text <target>`" -> "text", Sphinx ":func:`~a.b`" -> "b"); "`text <url>`_" -> "text"; a trailing
-    "::" (reST literal-block marker) and heading ids `{ #id }` dropped; runs of whitespace collapsed."""
+    (":role:`text <target>`" -> "text", Sphinx ":func:`~a.b`" -> "b"); "`text <url>`_" -> "text"; a reST
+    substitution reference "|@example|" -> "@example" (`SUBSTITUTION`; "|~settings.deadline|" -> "deadline", as
+    Sphinx's "~"); a trailing "::" (reST literal-block marker) and heading ids `{ #id }` dropped; runs of whitespace
+    collapsed."""
     text = strip_heading_ids(text)
+    if "|" in text:
+        text = SUBSTITUTION.sub(lambda m: role_text(m.group(1)), text)
     if any(c in text for c in "*`:"):
         text = REST_ROLE.sub(_role_text, text)
         text = _LINK.sub(lambda m: _TARGET.sub("", m.group(1)) or m.group(1), text)
