@@ -1,8 +1,9 @@
 """The text of extractive answers (issue 27) with the real offline model, on real pages: a reST line opening with a
 substitution reference is prose, a `:file:` role keeps its "~", a `.. only::` body is no code block, a literal
 block the chunk's end cut is read on from the file, a fence shows its language only, a doctest under an object
-description stays code and a grid-table row of images is no passage (answer/blocks.py, index/headings.py,
-answer/rest.py, answer/neighbours.py, answer/passages.py, answer/rest_tables.py)."""
+description stays code, a grid-table row of images is no passage and the first sentence under an identifier page
+title is led by it (answer/blocks.py, index/headings.py, answer/rest.py, answer/neighbours.py, answer/passages.py,
+answer/rest_tables.py)."""
 
 from __future__ import annotations
 
@@ -183,3 +184,33 @@ def test_a_rest_title_reads_a_substitution_as_its_name():
     doc = Document(folder="", path="examples.rst", text=text, content_hash="x", kind="text")
     assert [c.title for c in chunk_document(doc)] == ["Using @example to run a specific input"]
 
+
+# Lefthook's docs/configuration/no_tty.md (8d9cfec5): a page per option, titled by it; its text never names it
+NO_TTY = """\
+---
+title: "no_tty"
+---
+
+# `no_tty`
+
+**Default: `false`**
+
+Whether hide spinner and other interactive things. This can be also controlled with `--no-tty` option for `lefthook run` command.
+
+#### Example
+
+```yml
+# lefthook.yml
+
+no_tty: true
+```
+"""
+
+
+def test_the_first_sentence_under_an_identifier_page_title_is_led_by_it(embedder):
+    """Only a first sentence that referred back ("This extension ...") was led by the page's title: "Whether hide
+    spinner and other interactive things." answered without the option's name."""
+    answer = _answer("In CI the lefthook spinner and other interactive output garble the logs. How do I switch "
+                     "that off?", _hit("configuration/no_tty.md", NO_TTY), embedder)
+    assert "- `no_tty`: Whether hide spinner and other interactive things [1]." in answer, answer
+    assert "`no_tty`: This can be" not in answer, answer

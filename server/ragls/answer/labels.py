@@ -55,15 +55,3 @@ def labelled(sentence: str, label: str) -> str:
     if any(x in sentence for x in names):
         return sentence
     return f"{label}: {sentence}"
-
-
-# A sentence whose subject is the thing its section's heading names, referred back to, not named: "This extension
-# hides error messages ...", "It masks ...", "These options ...".
-_REFERS_BACK = re.compile(r"^(?:This|These|It|Its)\b")
-
-
-def refers_back(sentence: str) -> bool:
-    """True when `sentence` opens by referring back to what its heading names ("This extension hides error
-    messages from the client ..."): under a page title that is an identifier ("# `MaskErrors`") such a sentence
-    is read led by it (answer/passages.py), as every sentence right under a section's identifier heading is."""
-    return bool(_REFERS_BACK.match(sentence))

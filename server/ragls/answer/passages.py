@@ -52,7 +52,7 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import heading_label, labelled, refers_back
+from ragls.answer.labels import heading_label, labelled
 from ragls.answer.markup import clean_markup
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
@@ -76,6 +76,9 @@ _STATUS = re.compile(r"^\s*(?:<(\w+)[^<>]*>[^<>]+</\1>|\*{1,2}[^*]+\*{1,2}|_{1,2
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
 _DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
+# A version note: "Added in lefthook `2.0.17`", "New in version 3.2.", "Deprecated since 2.0" (what the page's title
+# names is not what it says)
+_VERSION_NOTE = re.compile(r"^(?:Added|Introduced|New|Changed|Deprecated|Removed)\b[^.]{0,40}?\d")
 # Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
 # end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)\s+"
@@ -299,8 +302,9 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
     for k, b in enumerate(blocks):
         if b.kind == "skip" and (b.lines[0].lstrip().startswith("#") or len(b.lines) == 2):
             # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents, only
-            # what the first sentence under it does when it refers back to it ("This extension hides ...",
-            # `refers_back`)
+            # what the first sentence of its first paragraph does: "This extension hides ..." under "# `MaskErrors`"
+            # (Strawberry), "Whether hide spinner and other interactive things." under "# `no_tty`" (Lefthook, a
+            # page per option; not a "**Default:** ..." line or a version note)
             title = b.lines[0].lstrip().startswith("# ")
             heading = heading_label(b.lines[0])
             below = []
@@ -383,7 +387,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
-                s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and refers_back(s) else ""))
+                s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and not _DEFAULT.match(s)
+                                          and not _VERSION_NOTE.match(s) else ""))
                 if pos == len(sentences) - 1 and introduces and (program_output.introduces(s) or (
                         nxt.kind == "code" and program_output.broken_off(s))):
                     out.append(Unit(_cap(s), _attached(nxt, markdown), first, last, block_end(nxt),
