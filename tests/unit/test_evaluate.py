@@ -126,6 +126,15 @@ def test_key_and_focus_metrics(tmp_path):
         load_questions(write(tmp_path, '{"question": "a?", "key": [1], "gold": []}\n'))
 
 
+def test_key_does_not_read_the_line_naming_what_the_sources_do_not_mention(tmp_path):
+    """An extractive answer's last line "*None of these sources mentions PyPI.*" (answer/ask.py `unmentioned_line`)
+    repeats a name of the question: it holds no answer, so a key equal to that name is not found there."""
+    qs = load_questions(write(tmp_path, '{"id": "a", "question": "a?", "key": "PyPI", "gold": []}\n'))
+    hedged = "*Extractive answer.*\n\n- Publish with `poetry publish` [1].\n\n*None of these sources mentions PyPI.*"
+    assert judge(qs[0], [], 5, False, hedged).key_hit is False
+    assert judge(qs[0], [], 5, False, hedged.replace("with `poetry publish`", "to PyPI")).key_hit is True
+
+
 EXTRACTIVE = """*Extractive answer (no LLM configured): the passages of your documents that best match the question.*
 
 - Once you've built the app, you may test it locally by running `npm run preview` command [1].

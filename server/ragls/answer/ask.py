@@ -33,6 +33,7 @@ from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall
+from ragls.retrieval.names import unmentioned_names
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -156,7 +157,7 @@ def ask(
     if chat is None:
         picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
         numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
-        text = render_extractive(picked, label)
+        text = unmentioned_line(render_extractive(picked, label), query, numbered)
         if on_delta is not None:
             on_delta(text)
         return done(text, numbered)
@@ -183,7 +184,7 @@ def ask(
     _check_cancel(cancel)
     picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
     numbered, picked = quoted_focus(numbered, picked, query)
-    text = render_extractive(picked, FALLBACK_LABEL)
+    text = unmentioned_line(render_extractive(picked, FALLBACK_LABEL), query, numbered)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
@@ -248,6 +249,19 @@ def _evidence_reason(evidence) -> str:
                 "are about something else")
     return (f"only {evidence.focus_coverage:.0%} of the question's words occur together in the best passages "
             "(rare words count more)")
+
+
+def unmentioned_line(text: str, question: str, sources: Sequence[tuple[int, Hit]]) -> str:
+    """An extractive answer `text` with a last line naming what `question` names that none of its `sources`
+    mentions (`names.unmentioned_names`): "*None of these sources mentions Postgres.*". The passages quoted are
+    the closest the documents came; when they never name the thing asked about, the user reads that before
+    trusting them (answered near misses, bench/history/session-55.md "Abstention: the passage's side and the
+    user's side"). `text` itself when every name is mentioned."""
+    names = unmentioned_names(question, [hit for _, hit in sources])
+    return f"{text}\n\n{UNMENTIONED_PREFIX}{_listed(names)}.*" if names else text
+
+
+UNMENTIONED_PREFIX = "*None of these sources mentions "  # `unmentioned_line`; `ragls eval` judges Key without it
 
 
 def _listed(items: tuple[str, ...]) -> str:

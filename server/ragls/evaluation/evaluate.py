@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragls.answer.ask import UNMENTIONED_PREFIX
 from ragls.answer.extractive import is_extractive_label
 from ragls.core.errors import InvalidParams
 from ragls.core.ir import Hit
@@ -190,6 +191,14 @@ def focus_matches(hit: Hit, item: GoldItem) -> bool:
     return lines[1] - lines[0] + 1 <= FOCUS_MAX_LINES and lines[0] <= item.end and lines[1] >= item.start
 
 
+def answer_body(answer: str) -> str:
+    """`answer` without the extractive answer's last line naming what its sources do not mention
+    (`answer.ask.unmentioned_line`: "*None of these sources mentions PyPI.*"): a name the question asks about
+    repeated there is no answer holding it, so Key does not read that line."""
+    head, sep, last = answer.rstrip("\n").rpartition("\n")
+    return head if sep and last.startswith(UNMENTIONED_PREFIX) else answer
+
+
 def first_passage(answer: str) -> str:
     """The part of `answer` a reader takes in first, which KeyFirst judges: without its italic label line (the
     extractive answer's "*Extractive answer ...*"), the first list item at the margin ("- ", "* ", "+ ", "1. ",
@@ -230,7 +239,7 @@ def judge(q: Question, hits: Sequence[Hit], k: int, abstained: bool, answer: str
         abstained=abstained,
         focus_hit=any(focus_matches(h, g) for h in topk for g in q.gold) if any(g.start for g in q.gold) else None,
         focus=[f"{h.chunk.path}:{'-'.join(map(str, lines))}" if (lines := focus_lines(h)) else "" for h in topk],
-        key_hit=any(key in answer for key in q.keys) if q.keys and answer is not None else None,
+        key_hit=any(key in answer_body(answer) for key in q.keys) if q.keys and answer is not None else None,
         key_first=any(key in first_passage(answer) for key in q.keys) if q.keys and answer is not None else None,
         answer=answer)
 

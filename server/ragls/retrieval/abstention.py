@@ -357,18 +357,29 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     L2-normalised (cosine = dot product)."""
     if query.vector is None or not hits:
         return None
-    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), user_material(query.text))
-    lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
-    if not lacking:
-        return None
     words = re.findall(r"\S+", query.text)
-    dropped = [w for w in words if set(stems(re.sub(r"[^\w-]", " ", w))) & lacking]
+    dropped = lacking_words(stats, query, words)
     kept = " ".join(w for w in words if w not in dropped)
     if not dropped or not kept.strip():
         return None
     passages = embed([focus_text(h)[:1000] for h in hits[:SENTENCE_HITS]])
     delta = float(max(passages @ embed_query(kept))) - float(max(passages @ query.vector))
     return delta, tuple(dict.fromkeys(w.strip(".,;:!?()\"'`") for w in dropped))
+
+
+def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, words: Sequence[str] | None = None
+                  ) -> list[str]:
+    """The words of `query.text` (split at whitespace, punctuation kept; or the given `words` of it) with a term
+    of the asking clause (`asked_query(query, clause=True)`, the user's own material left out: `names.
+    user_material`) that no chunk of the sources of `stats` holds (document frequency 0 everywhere), never a
+    word of the value asked for (`VALUE_WORDS`): what `absent_meaning` drops. [] when every such term is held."""
+    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), user_material(query.text))
+    lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
+    if not lacking:
+        return []
+    if words is None:
+        words = re.findall(r"\S+", query.text)
+    return [w for w in words if set(stems(re.sub(r"[^\w-]", " ", w))) & lacking]
 
 
 def with_absent_meaning(evidence: Evidence | None, stats: Sequence[tuple[int, dict[str, int]]], query: Query,

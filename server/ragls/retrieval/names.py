@@ -13,13 +13,14 @@ import json
 import re
 from collections.abc import Sequence
 
-from ragls.core.analysis import STOPWORDS, stems
+from ragls.core.analysis import STOPWORDS, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
 from ragls.retrieval.query import CODE_SPAN
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
+_FIRST_PERSON = re.compile(r"I(?:['’](?:m|d|ve|ll))?")  # "I", "I'm", "I'd", "I've", "I'll": capitalised, no name
 
 
 def question_names(text: str) -> list[str]:
@@ -38,7 +39,7 @@ def question_names(text: str) -> list[str]:
     (`_VERSION`: v1.2.0, 1.0.0-b0), the user's placeholders
     (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
-    (`possessed_acronyms`: "Our DBA sees ...") and "I" are not names."""
+    (`possessed_acronyms`: "Our DBA sees ...") and "I" (with its contractions: I'm, I'd, I've) are not names."""
     assigned = assigned_values(text)
     defined = bound_names(text)
     text = asked_clause(text)
@@ -63,7 +64,8 @@ def question_names(text: str) -> list[str]:
             continue
         seen.add((token, first))
         token = _MODIFIED.sub("", token)  # LaTeX-style, Unix-like, JSON-based: the name is LaTeX, Unix, JSON
-        if len(token) < 2 or not any(c.isalpha() for c in token) or _NUMBER_PATTERN.fullmatch(token) \
+        if len(token) < 2 or not any(c.isalpha() for c in token) or _FIRST_PERSON.fullmatch(token) \
+                or _NUMBER_PATTERN.fullmatch(token) \
                 or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
                 or token in defined or placeholder(token):
             continue
@@ -469,6 +471,26 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
                                                  and not phrase(terms)):
             out.append(name)
     return tuple(out)
+
+
+def unmentioned_names(text: str, hits: Sequence[Hit]) -> tuple[str, ...]:
+    """The names the question `text` mentions where it asks (`question_names`) that none of `hits` mentions: a term
+    of the name (`name_terms`) is in no hit's title or text — "How do I create a Postgres table partitioned by
+    month?" answered from passages about migrations that never say Postgres. An everyday acronym
+    (`everyday_acronym`: RAM, CPU, API) and an acronym a hit spells out (`spelled_out`: VS for "Visual Studio")
+    count as mentioned, as in `absent_names`, whose names no chunk at all holds; these are in some chunk, but not
+    in the passages an answer is made of. A piece of the user's code read as a name (a call or an assignment
+    written without backticks: "structlog.get_logger().bind(service='billing") is left out: it is theirs, and
+    shown back it reads as garbage. () without hits or names."""
+    names = {n: terms for n, terms in name_terms(text).items() if not _CODE_FRAGMENT.search(n)}
+    if not hits or not names:
+        return ()
+    held = frozenset().union(*(stem_set(f"{h.chunk.title}\n{h.chunk.text}") for h in hits))
+    return tuple(n for n, terms in names.items()
+                 if not set(terms) <= held and not everyday_acronym(n) and not spelled_out(n, hits))
+
+
+_CODE_FRAGMENT = re.compile(r"[()=\"'`]")  # `unmentioned_names`: a call, an assignment, a quoted value
 
 
 def spelled_out(name: str, hits: Sequence[Hit]) -> bool:
