@@ -20,7 +20,15 @@ model (MiniLM, offline):
   list item) of the top SENTENCE_HITS hits' focus texts (MiniLM was trained on sentence pairs);
   `sent_asked`: the same for the asking clause alone.
 
-Then `bench/abstention_loco.py --rows probe.json --table --features ...` reads them like any Evidence field.
+With `--relation` (and `--folders`; no embedding, the indexes opened as they stand) only the columns of
+`relations` instead — the question's rare terms in one sentence of a top hit (`rel_*`), the capability shape, the
+words no chunk holds and the names no top hit mentions — from the rows' recorded hits, or with `--eval` from the
+top hits of `ragls eval --json` outputs (`eval_hits`):
+
+    python bench/abstention_hit_absent.py rows.json --relation --eval <outputs> --folders <set>=<folder> ... --json rel.json
+
+Then `bench/abstention_loco.py --rows probe.json --table --features ...` reads them like any Evidence field
+(bench/history/session-55.md, "Abstention: the passage's side and the user's side").
 """
 
 from __future__ import annotations
@@ -38,15 +46,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 
-def corpus_indexes(rows: list[dict], folders: dict[str, str]):
+def corpus_indexes(rows: list[dict], folders: dict[str, str], sync: bool = True):
     """Yield (corpus, its BM25 index, its rows) for each corpus in `folders`, its index opened as `RagWorkspace`
-    does (the index in the cache dir is reused) and closed after its rows are read."""
+    does (the index in the cache dir is reused; synced first unless `sync` is False: the index as it stands) and
+    closed after its rows are read."""
     from ragls.workspace.rag_workspace import RagWorkspace
 
     for corpus, folder in folders.items():
         ws = RagWorkspace([Path(folder)])
         try:
-            ws.index()
+            if sync:
+                ws.index()
             yield corpus, ws.indexes[0].bm25, [r for r in rows if r["corpus"] == corpus]
         finally:
             ws.close()
@@ -117,6 +127,109 @@ def meaning_deltas(rows: list[dict], folders: dict[str, str], embed_query, embed
     return out
 
 
+# A capability question: "Can I ...?", "Does lefthook ...?", "Is it possible / there a way to ...?", "Is X
+# supported?" — its answerable kind needs a sentence relating the thing to the action; its near miss (a neighbouring
+# option's page) names every word apart.
+CAPABILITY = re.compile(r"^\W*(?:(?:can|could|does|do|is|are|will|would|may)\b|how (?:can|do) i\b)", re.IGNORECASE)
+
+
+def eval_hits(corpus: str, folder: str, results: Path) -> dict[str, list[dict]]:
+    """{question id: its top 5 hits} read from `ragls eval --json`'s per-question `hits` and `focus`
+    ("path:start-end", 1-based lines) in `results` (a file, or a folder holding `<corpus>.base.json`) and the
+    corpus files under `folder`: each hit's text its chunk's lines, its focus the focus lines (the whole chunk
+    when the eval gives none), no title (the eval does not record it) — for rows recorded without `--hits`."""
+    path = results / f"{corpus}.base.json" if results.is_dir() else results
+    files: dict[str, list[str]] = {}
+
+    def lines(span: str) -> tuple[str, str]:
+        name, rng = span.rsplit(":", 1)
+        a, b = (int(x) for x in rng.split("-"))
+        if name not in files:
+            files[name] = (Path(folder) / name).read_text(errors="replace").splitlines()
+        return name, "\n".join(files[name][a - 1:b])
+
+    out = {}
+    for res in json.loads(path.read_text())["results"]:
+        hits = []
+        focus = res.get("focus") or []
+        for k, span in enumerate(res.get("hits", [])[:5]):
+            name, text = lines(span)
+            f = focus[k] if k < len(focus) and focus[k].rsplit(":", 1)[0] == name else span
+            hits.append({"path": name, "title": "", "text": text, "focus": lines(f)[1]})
+        out[res["id"]] = hits
+    return out
+
+
+def relations(rows: list[dict], folders: dict[str, str], results: Path | None = None) -> dict[tuple[str, str], dict]:
+    """{(corpus, id): columns} for the rows of the corpora in `folders` with recorded top hits (`--relation`;
+    with `results`, the hits of `ragls eval --json` instead: `eval_hits`):
+
+    - `rel_pair_focus` / `rel_pair_chunk`: 1.0 when the asking clause's two rarest terms the corpus holds
+      (`asked_query(clause=True, turns)`, the user's own material left out; IDF over the corpus) stand in ONE answer
+      unit (`answer.passages.units`: a sentence or a whole list item; the hit's title terms count in each) of the
+      focus text / the whole chunk text of one of the top SENTENCE_HITS hits; 0.0 when they do not; 1.0 with
+      fewer than two such terms (nothing to relate);
+    - `rel_share_focus` / `rel_share_chunk`: the best IDF share of those held terms in one such unit;
+    - `rel_all_focus`: the same share over all the asking clause's terms (a term no chunk holds weighs the largest
+      IDF): focus_coverage at the sentence level;
+    - `capability`: the asking clause opens as a capability question (`CAPABILITY`);
+    - `lack_words`: `abstention.lacking_words` (words whose every term no chunk holds; the meaning veto's);
+    - `hit_names`: the question's names (`names.question_names`) none of whose terms the top 5 hits' titles and
+      texts hold; `lack_names` those of them no chunk holds at all.
+    """
+    from ragls.answer.passages import units
+    from ragls.core.analysis import stem_set
+    from ragls.retrieval.abstention import SENTENCE_HITS, _asked_weights, asked_query, lacking_words
+    from ragls.retrieval.asked_value import asked_clause
+    from ragls.retrieval.names import name_terms, user_material
+    from ragls.retrieval.query import analyse
+
+    out = {}
+    for corpus, bm25, mine in corpus_indexes(rows, folders, sync=False):
+        n_docs = bm25.num_docs()
+        recorded = eval_hits(corpus, folders[corpus], results) if results else {}
+        for r in mine:
+            hits = recorded.get(r["id"], []) if results else r.get("hits") or []
+            q = analyse(r["question"])
+            names = name_terms(r["question"])
+            terms = set(q.terms) | {t for ts in names.values() for t in ts}
+            stats = [(n_docs, {t: bm25.doc_freq(t) for t in terms})]
+            weights, max_idf = _asked_weights(stats, asked_query(asked_query(q, clause=True), clause=True),
+                                              user_material(q.text))
+            clause = asked_clause(r["question"], True)
+            cw = stem_set(clause)
+            weights = {t: w for t, w in weights.items() if t in cw} or weights
+            held = {t: w for t, w in weights.items() if w < max_idf}
+            rare2 = sorted(held, key=held.get, reverse=True)[:2]
+            row = {"capability": bool(CAPABILITY.match(clause)), "lack_words": [
+                w.strip(".,;:!?()\"'`") for w in lacking_words(stats, q)]}
+            seen = set().union(*(stem_set(h["title"] + "\n" + h["text"]) for h in hits[:5])) if hits else set()
+            row["hit_names"] = [n for n, ts in names.items() if not set(ts) & seen]
+            row["lack_names"] = [n for n in row["hit_names"] if all(stats[0][1].get(t, 0) == 0 for t in names[n])]
+            for where in ("focus", "chunk"):
+                best_pair, best_share, best_all = 0.0, 0.0, 0.0
+                for h in hits[:SENTENCE_HITS]:
+                    title = stem_set(h["title"])
+                    text = h["focus"] if where == "focus" else h["text"]
+                    md = not h["path"].endswith((".rst", ".txt"))
+                    for u in units(text, markdown=md) or []:
+                        have = stem_set(u.scored_text) | title
+                        if len(rare2) < 2 or set(rare2) <= have:
+                            best_pair = 1.0
+                        if held:
+                            best_share = max(best_share, sum(w for t, w in held.items() if t in have) / sum(held.values()))
+                        if weights:
+                            best_all = max(best_all, sum(w for t, w in weights.items() if t in have)
+                                           / sum(weights.values()))
+                row[f"rel_pair_{where}"] = best_pair if hits else 0.0
+                row[f"rel_share_{where}"] = best_share if held else 1.0
+                if where == "focus":
+                    row["rel_all_focus"] = best_all
+            out[(corpus, r["id"])] = row
+        print(f"{corpus}: relations", flush=True)
+    return out
+
+
 def main() -> int:
     from ragls.answer.passages import units
     from ragls.config.settings import build_settings
@@ -131,8 +244,19 @@ def main() -> int:
     ap.add_argument("--json", type=Path, required=True)
     ap.add_argument("--folders", nargs="*", default=[], help="<set>=<docs folder>: also `meaning_delta` (below)")
     ap.add_argument("--pairs", action="store_true", help="also `pair_gain` (below; with --folders)")
+    ap.add_argument("--relation", action="store_true", help="only the columns of `relations` (with --folders; no "
+                    "embedding): the question's rare terms in one sentence of a top hit, the hedge's words")
+    ap.add_argument("--eval", type=Path, help="with --relation: the top hits from `ragls eval --json` output (a "
+                    "file, or a folder of <set>.base.json), not from the rows")
     args = ap.parse_args()
     rows = [r for p in args.rows for r in json.loads(p.read_text())["rows"] if r["kind"] != "far-off"]
+    if args.relation:
+        found = relations(rows, dict(f.split("=", 1) for f in args.folders), args.eval)
+        rows = [{**r, **found[(r["corpus"], r["id"])]} for r in rows if (r["corpus"], r["id"]) in found]
+        for r in rows:
+            r.pop("hits", None)
+        args.json.write_text(json.dumps({"rows": rows}, indent=0))
+        return 0
     emb = Embedder(build_settings()[0].embedding)
     cache: dict[str, np.ndarray] = {}
 
