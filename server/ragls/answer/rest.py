@@ -250,13 +250,14 @@ _OBJECT_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?:(?:[a-z]+:)?(?:function|class|
 
 # A container whose indented body is the page's own content, shown in a tab or box: sphinx-inline-tabs' and
 # sphinx-tabs' ".. tab:: TOML" (".. tabs::", ".. group-tab::"), sphinx-design's ".. tab-set::" / ".. tab-item:: pip",
-# ".. dropdown::", ".. card::", docutils' ".. container::", Sphinx's ".. glossary::" (a definition list), docutils'
+# ".. dropdown::", ".. card::", ".. grid::" / ".. grid-item::" / ".. grid-item-card::" (a page's opening laid out
+# in columns: Dask's deploying.rst), docutils' ".. container::", Sphinx's ".. glossary::" (a definition list), docutils'
 # ".. figure:: image.png" (its body is the caption and legend, prose under the image), Sphinx's ".. only:: html" (see
 # `_ONLY`) and sphinx.ext.ifconfig's ".. ifconfig:: x". Its directive line stays (the
 # reader skips it, as the label of a tab is no sentence); its body is dedented, so a ".. code-block::" in a tab reads
 # as code and a figure's caption as a paragraph, not as a code block under the ":" sentence before the figure.
-_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|container|glossary|"
-                        r"figure|only|ifconfig)::(.*)$")
+_CONTAINER = re.compile(r"^([ \t]*)\.\. (?:tab|tabs|group-tab|tab-set|tab-item|dropdown|card|grid|grid-item|"
+                        r"grid-item-card|container|glossary|figure|only|ifconfig)::(.*)$")
 # Sphinx's ".. only:: <expression of builder tags>": content of some builds. What the HTML docs show (".. only:: html",
 # ".. only:: not man") is read as a container's; the rest (".. only:: latex", ".. only:: man") is emptied, line for
 # line: Borg gives each usage page's options twice, as an HTML table and for LaTeX, and kitty's pages open with a
