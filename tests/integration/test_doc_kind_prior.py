@@ -134,3 +134,26 @@ def test_a_page_named_by_the_feature_asked_about_is_no_changelog(tmp_path):
     assert paths(folder, HISTORY_SIZE, 1.0)[0] == "history.md"  # the prior off
     assert paths(folder, HISTORY_SIZE, None)[0] == "history.md"
     assert paths(folder, "Which variable sets the prompt?", None)[0] == "variables.md"
+
+
+NEWS = """# News
+
+The reader fetches the news of every feed you follow once an hour and keeps the unread items for 30 days. Set
+`news.refresh = "15m"` in your profile to check the feeds more often; `news.keep_days` keeps items for longer.
+"""
+FEEDS = """# Feeds
+
+Every feed you follow is listed in your profile, with the hour it was last read. Press `r` to read a feed again
+now, `d` to stop following it.
+"""
+NEWS_REFRESH = "The news from my feeds shows up an hour late. How do I make the reader check them more often?"
+
+
+def test_any_bookkeeping_name_the_question_uses_is_the_features_page(tmp_path):
+    # The rule of the history test above without its one-word list: a page that is a bookkeeping page only by its own
+    # name ("News", which is also a feed reader's feature) is the feature's page for a question using that word,
+    # unless the chunk is a list of releases, people or changes (the authors test above) or its folder holds such
+    # pages (bench/history/session-55.md, "The right file first on kitty and Lefthook")
+    folder = indexed_folder(tmp_path, {"news.md": NEWS, "feeds.md": FEEDS})
+    assert paths(folder, NEWS_REFRESH, 1.0)[0] == "news.md"  # the prior off
+    assert paths(folder, NEWS_REFRESH, None)[0] == "news.md"

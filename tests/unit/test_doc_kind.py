@@ -144,18 +144,24 @@ def test_factors_only_for_bookkeeping_chunks_and_not_when_asked_or_off():
 
 def test_a_page_named_by_a_feature_the_question_names_is_not_weighed():
     # xonsh's history.rst ("History", a tutorial on the shell's command history) was weighed as a changelog on
-    # "Which variable controls how much history is kept?" and fell from the first place (held-out set 42, i03 / i04)
-    pairs = [("page", chunk("history.rst", "History > Basics")), ("news", chunk("news.md", "News")),
-             ("log", chunk("HISTORY.rst", "History > 2.0.1 (2024-01-02)")), ("posts", chunk("blog/history.md", "History")),
-             ("authors", chunk("AUTHORS.md", "Authors")), ("changes", chunk("changes.rst", "Changes"))]
+    # "Which variable controls how much history is kept?" and fell from the first place (held-out set 42, i03 / i04).
+    # Any bookkeeping name counts (session 55: no word list), unless more than the page's own name makes it one.
+    prose = "The shell keeps what you did in a file; set the size to keep more."
+    listing = "- Jane Doe, who writes about the theme.\n- John Roe, who writes about the plugins.\n"
+    pairs = [("page", chunk("history.rst", "History > Basics", prose)), ("news", chunk("news.md", "News", prose)),
+             ("log", chunk("HISTORY.rst", "History > 2.0.1 (2024-01-02)", prose)),
+             ("posts", chunk("blog/history.md", "History", prose)),
+             ("authors", chunk("AUTHORS.md", "Authors", "Several people write for us:\n\n" + listing)),
+             ("changes", chunk("changes/watch.md", "Watching files", prose))]
     assert meta_factors("Which variable controls how much history is kept?", pairs, 0.6) == {
         "news": 0.6, "log": 0.6, "posts": 0.6, "authors": 0.6, "changes": 0.6}
     # the name must be the question's: a usage question without it weighs the page as before
     assert "page" in meta_factors("How do I set the prompt?", pairs, 0.6)
-    # only a feature's name: the blog's authors and the user's own changes are no such page
+    # a list of people (or releases, or changes) is the bookkeeping page the name says; a folder of such pages
+    # (Vite's `changes/`, notes on breaking changes) is one by more than a name
     assert meta_factors("Where do I list the authors of my changes?", pairs, 0.6) == {
         "page": 0.6, "news": 0.6, "log": 0.6, "posts": 0.6, "authors": 0.6, "changes": 0.6}
-    assert "news" in meta_factors("How do I add a news feed to my site?", pairs, 0.6)  # "history" only
+    assert "news" not in meta_factors("How do I add a news feed to my site?", pairs, 0.6)  # a feed reader's news
     assert is_meta_page(pairs[0][1])  # still a bookkeeping page by its name
 
 

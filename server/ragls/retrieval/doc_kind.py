@@ -44,12 +44,17 @@ changed server_default ..." tells what the user did), which left its 7,129-line 
 or "credits": in a question they are the user's data — a commit's author in `git blame`, a schema's `author` field,
 the authors of the user's blog posts (black, marshmallow and Material for MkDocs questions; none of the 1,331 asks
 who wrote the project), while the authors page stays demoted only × the weight when it is what is asked for.
-One page is not demoted for a question that names it: a page that is a bookkeeping page only by its name and title
-(no version file, blog folder or version heading), when that name is also a feature a tool documents (`_TOPIC_NAMES`:
-"history") and the question uses the word — xonsh's `history.rst`, "History", its tutorial on the shell's command
+One page is not demoted for a question that names it: a page that is a bookkeeping page only by its own name and
+title (no version file, blog folder, folder of bookkeeping pages or version heading), when the question uses that name
+and the chunk is not a list (`_listing`: at least half its lines list items — releases, people, changes) — the
+name is then a feature the tool documents: xonsh's `history.rst`, "History", its tutorial on the shell's command
 history, lost the first place to other pages on two questions about history (held-out set 42: file Hit@1 19 -> 21
 with it undemoted, the 40 other dev sets unchanged per question; bench/history/session-54.md, "The right file first
-on corpora nobody tuned on"). A changelog called `HISTORY.rst` stays demoted under its version headings.
+on corpora nobody tuned on"); a feed reader's "News", a version control system's "Changes" likewise. Session 54's
+rule listed only "history"; the list became the page's structure (session 55: over the 43 recorded dev sets it
+weighs every recorded entry as the list did; without its two conditions a question's "changes" of a file would lift
+Vite's `changes/` folder of breaking-change notes, and a blog's `AUTHORS` list; bench/history/session-55.md, "The
+right file first on kitty and Lefthook"). A changelog called `HISTORY.rst` stays demoted under its version headings.
 
 API reference entries (`retrieval.reference_entry_weight`, `reference_factors`): a chunk holding a Sphinx object
 description (`.. class::`, `.. method::`, `.. function::`, `.. attribute::`, `.. autoclass::`, ... with or without
@@ -131,13 +136,6 @@ _META_NAMES = frozenset({
     "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
     "internals", "announce", "announcements",
 })
-# Bookkeeping names that are also a feature a tool documents: a shell's, a version control system's or a browser's
-# history. A page called only that ("history.rst", titled "History", no version heading) about which the
-# question asks by that word is the feature's page (xonsh's history tutorial: "Which variable controls how much history
-# is kept?"); `meta_factors` leaves it undemoted. Not "authors" (the user's blog authors, a commit's author: the
-# project's authors page is still no answer) nor "changes" (a user's own changes); nor "news" (a site's news), which no
-# dev question measured.
-_TOPIC_NAMES = frozenset({"history"})
 # Folder names (letters only, lower-cased) of a docs blog's posts: a folder only, a file "blog.md" is a topic page.
 _POST_FOLDERS = frozenset({"blog", "posts"})
 _META_TITLES = re.compile(
@@ -208,18 +206,18 @@ def _meta_page(path: str, title: str) -> bool:
 @functools.lru_cache(maxsize=PAGES_MEMO)
 def _meta_words(path: str, title: str) -> frozenset[str] | None:
     """Why a chunk's page (`path`, heading path `title`) is a bookkeeping page, memoised (the same pages are weighed on
-    every query): None when it is not one; the words that alone make it one when only its name does — its path's
-    bookkeeping names (`_META_NAMES`: "history") and its title's words matched by `_META_TITLES` ("History") —; the
-    empty set when its structure does too (a version file, a blog's post folder, a version or release heading),
-    whatever it is called."""
+    every query): None when it is not one; the words that alone make it one when only its own name does — its file
+    name's bookkeeping name (`_META_NAMES`: "history") and its title's words matched by `_META_TITLES` ("History") —;
+    the empty set when more than its name does, whatever it is called: a version file, a blog's post folder, a
+    version or release heading, or a folder of such pages (`changes/`, `contributing/`)."""
     folders, _, name = path.replace("\\", "/").rpartition("/")
     stem = name.rsplit(".", 1)[0]
     headings = [h for h in title.split(" > ") if h.strip()] if title else []
-    if ((folders and _path_names(folders) & _POST_FOLDERS)
+    if ((folders and _path_names(folders) & (_POST_FOLDERS | _META_NAMES))
             or _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem))
             or any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)):
         return frozenset()
-    words = _path_names(path) & _META_NAMES
+    words = _path_names(name) & _META_NAMES
     m = _META_TITLES.match(headings[0]) if headings else None
     if m:
         words |= set(re.findall(r"[a-z]+", m.group(1).lower()))
@@ -268,18 +266,30 @@ _OWN = re.compile(r"\b(?:a|an|my|our|your|their)\s+(?:(?!new\b|newer\b|next\b|up
 
 def meta_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
     """{key: weight} for the (key, chunk) pairs whose chunk is a bookkeeping page's, {} when `weight` is 1 (off) or
-    the question asks about changes. A page that is one only by its name (`_meta_words`) when that name is a feature
-    (`_TOPIC_NAMES`: "history") the question names is not weighed. `weight` in [0, 1] multiplies the chunk's fused
+    the question asks about changes. A page that is one only by its own name (`_meta_words`) is not weighed when the
+    question uses that name and the chunk is no list (`_listing`): the name is a feature the page documents. `weight` in [0, 1] multiplies the chunk's fused
     score (`fuse.apply_prior`)."""
     if weight >= 1.0 or asks_about_changes(question):
         return {}
-    asked = frozenset(re.findall(r"[a-z]+", question.lower())) & _TOPIC_NAMES
+    asked = frozenset(re.findall(r"[a-z]+", question.lower()))
     out = {}
     for key, chunk in chunks:
         words = _meta_words(chunk.path, chunk.title)
-        if words is not None and not (words and words <= asked):
+        if words is not None and not (words and words <= asked and not _listing(chunk.text)):
             out[key] = weight
     return out
+
+
+# A list item's line ("- ", "* ", "1. ", "#. ") and a heading's (Markdown "# ", a reST underline or overline).
+_LIST_LINE = re.compile(r"\s*(?:[-*+•]|\d+[.)]|#\.)\s+\S")
+_HEADING_LINE = re.compile(r"\s*(?:#{1,6}\s|([=\-~^*+#\"'`])\1{2,}\s*$)")
+
+
+def _listing(text: str) -> bool:
+    """True when at least half of `text`'s lines (blank lines and headings left out) are list items: a list of
+    releases, people or changes, what a bookkeeping page holds; a feature's page explains in sentences and code."""
+    lines = [ln for ln in text.split("\n") if ln.strip() and not _HEADING_LINE.match(ln)]
+    return bool(lines) and 2 * sum(bool(_LIST_LINE.match(ln)) for ln in lines) >= len(lines)
 
 
 # Folder or file names (letters only, lower-cased) of a project's API reference.
