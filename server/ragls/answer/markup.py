@@ -13,6 +13,7 @@ from ragls.answer import rest, rest_literals, rest_tables
 from ragls.answer.inline import ATTRIBUTES, CODE_SPANS
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
+from ragls.index.rest_hidden import EXPLICIT, SHOWN
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
@@ -111,9 +112,9 @@ _SPAN_OR_COMMENT = re.compile(f"{CODE_SPANS.pattern}|{_HTML_COMMENT.pattern}", r
 # Blocks") that a reader never sees where it stands: a hyperlink target (".. _label:", ".. _`Eventlet`: http://...",
 # ".. __: url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
 # text, or a bare ".." with indented lines right below it). A directive (".. note::", ".. code-block::", spaced
-# ".. note ::" too) and a footnote or citation (".. [1] text") are read as before.
-_EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
-_SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
+# ".. note ::" too) and a footnote or citation (".. [1] text") are read as before. The chunker drops a reST chunk of
+# nothing else with the same two patterns (index/rest_hidden.py).
+_EXPLICIT, _SHOWN = EXPLICIT, SHOWN
 
 
 def _indent(line: str) -> int:

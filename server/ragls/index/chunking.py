@@ -22,7 +22,8 @@ included (Markdown with code blocks is packed that much smaller).
 - Consecutive chunks of one section overlap: the next chunk starts at the first allowed line start within the
   last `overlap` characters of the previous one (no overlap when that would not make progress).
 - Leading blank lines and trailing whitespace are trimmed off each chunk; chunks of nothing but whitespace and ASCII
-  punctuation (markup only: "#", "---", "* * *", a lone fence) are dropped.
+  punctuation (markup only: "#", "---", "* * *", a lone fence) are dropped, and so are a reST page's chunks of
+  nothing but hidden markup (comments, targets, substitution definitions: `index.rest_hidden`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from ragls.index.front_matter import front_matter_lines, front_matter_title
 from ragls.index.headings import strip_heading_ids, text_headings
 from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import LineIndex
+from ragls.index.rest_hidden import hidden_only
+from ragls.sources.rest_include import is_rest
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -112,13 +115,15 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
     chunks: list[Chunk] = []
     last_end = -1
+    rest = is_rest(doc.path)
     for start, end, title in pieces:
         start, end = _trim(text, index, start, end)
         if start >= end:
             continue
         piece = text[start:end]
-        if is_markup_only(piece):
-            continue  # markup only ("#", "---", "* * *", a lone fence): nothing to find or cite
+        if is_markup_only(piece) or (rest and hidden_only(piece)):
+            continue  # markup only ("#", "---", "* * *", a lone fence; reST comments, targets, substitution
+            # definitions): nothing to find or cite
         if fences:
             start, end, piece = _balance_fences(text, index, fences, start, end)
             if start >= end or is_markup_only(piece) or end <= last_end:

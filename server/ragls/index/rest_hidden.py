@@ -1,0 +1,41 @@
+"""reST explicit markup that no reader sees as text: comments, hyperlink targets and substitution definitions.
+
+A Sphinx project can keep hundreds of substitution definitions in a file of their own (Hypothesis' `prolog.rst`:
+234 `.. |st.composite| replace:: ...` lines, read into every page through `rst_prolog` and excluded from the build).
+Such a file's chunks are all API names, so BM25 ranks them first for any question naming one (three of the first five
+hits for "How do I disable the deadline for slow tests?"), while an answer reads nothing in them
+(`answer.markup._rest_hidden` empties the same markup). `hidden_only` tells the chunker such a chunk holds nothing
+to find or cite.
+"""
+
+from __future__ import annotations
+
+import re
+
+# An explicit markup line (docutils: ".." then whitespace or the line's end) and, in group 2, what follows the dots.
+EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
+# What follows the dots of an explicit markup block that is shown: a directive ("note::", "code-block:: python") or a
+# footnote / citation ("[1]", "[#note]"). Any other block is a comment, a target ("_label:") or a substitution
+# definition ("|name| replace:: ...").
+SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs()) - len(line.expandtabs().lstrip())
+
+
+def hidden_only(text: str) -> bool:
+    """True when every non-blank line of the reST `text` belongs to a hidden explicit markup block: a comment, a
+    hyperlink target or a substitution definition (`EXPLICIT` not `SHOWN`) with the lines indented under it. False
+    for text with any other line (a heading, a sentence, a directive such as `.. note::`)."""
+    outer = None  # the indent of the hidden block the lines below may continue
+    seen = False
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        m = EXPLICIT.match(line)
+        if m is not None and not (m.group(2) and SHOWN.match(m.group(2))):
+            outer, seen = _indent(line), True
+        elif outer is None or _indent(line) <= outer:
+            return False
+    return seen
