@@ -565,9 +565,28 @@ H.it("a code block reads as code without a markdown treesitter: its ``` fences a
   if vim.fn.has("nvim-0.11") == 1 then
     H.eq(#lines - 2, shown, "the window shows every line but the two fences")
   end
-  local marks = vim.api.nvim_buf_get_extmarks(view.buf, ui.fence_ns, 0, -1, { details = true })
+  local marks = vim.tbl_filter(function(m) return m[4].conceal_lines ~= nil or m[4].conceal == "" end,
+    vim.api.nvim_buf_get_extmarks(view.buf, ui.fence_ns, 0, -1, { details = true }))
   H.eq({ "  ```toml", "  ```" }, vim.tbl_map(function(m) return lines[m[2] + 1] end, marks), "the fence lines concealed")
   H.screenshot("neovim-answer-code-block")
+  vim.api.nvim_win_close(view.win, true)
+end)
+
+H.it("with a user's treesitter for markdown, a citation and a source line keep their brackets", function()
+  -- Its markdown_inline queries read "[1]" as a shortcut link and conceal the brackets: "... 42 seconds 1."
+  local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
+  local source = { n = 1, path = "guide/frobnicator.md", uri = vim.uri_from_fname(path), title = "The frobnicator",
+    range = { start = { line = 7, character = 0 }, ["end"] = { line = 10, character = 0 } } }
+  local view = ui.reopen_answer("How long is the frobnicator timeout?", { answer = "- It defaults to `42` seconds [1].",
+    sources = { source }, citations = { { n = 1 } }, abstained = false })
+  H.ok(pcall(vim.treesitter.start, view.buf, "markdown"), "Neovim's bundled markdown parser") -- as a FileType autocmd
+  vim.api.nvim_win_set_cursor(view.win, { 1, 0 }) -- (the cursor's line is shown unconcealed)
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return table.concat(H.screen_text(), "\n")
+  end)
+  H.contains(rows, "- It defaults to 42 seconds [1].", "the citation, its code's backticks hidden")
+  H.contains(rows, "[1] guide/frobnicator.md:8-10", "the source line")
   vim.api.nvim_win_close(view.win, true)
 end)
 

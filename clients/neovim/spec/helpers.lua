@@ -271,6 +271,9 @@ local function screen_text()
   return rows
 end
 
+--- The screen's rows as text (`screenstring()`, floats included), e.g. from inside |H.with_ui()| after a redraw.
+H.screen_text = screen_text
+
 local function save_shot(name, ansi)
   local dir = os.getenv("RAGLS_TEST_SCREENSHOTS")
   vim.fn.mkdir(dir, "p")

@@ -65,7 +65,10 @@ M.fence_ns = vim.api.nvim_create_namespace("ragls_fences")
 --- their text is concealed and the line stays blank), so code reads as code without a markdown treesitter set-up:
 --- Vim's markdown syntax (a `--clean` Neovim) showed the fences and the info string ("```python") raw. The code
 --- between them keeps the syntax' highlight, the buffer's text is unchanged (|Y| yanks the fences), and a window
---- with 'conceallevel' 0 shows them. Call it after each change of the buffer's lines.
+--- with 'conceallevel' 0 shows them. And keep every `[n]` whole: with a user's treesitter for markdown, the
+--- markdown_inline queries read "[1]" as a shortcut link and conceal its brackets, so citations and source lines
+--- read "1" (each bracket gets a conceal mark of higher priority replacing it by itself: a no-op without one).
+--- Call it after each change of the buffer's lines.
 ---@param buf integer
 function M.conceal_fences(buf)
   if not vim.api.nvim_buf_is_valid(buf) then
@@ -81,6 +84,13 @@ function M.conceal_fences(buf)
       fence = not closes and marks or nil
       if not pcall(vim.api.nvim_buf_set_extmark, buf, M.fence_ns, i - 1, 0, { conceal_lines = "" }) then
         vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, 0, { end_col = #line, conceal = "" })
+      end
+    elseif not fence then
+      for first, after in line:gmatch("()%[%d+%]()") do
+        for _, col in ipairs({ first - 1, after - 2 }) do
+          vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, col,
+            { end_col = col + 1, conceal = line:sub(col + 1, col + 1), priority = 300 })
+        end
       end
     end
   end
