@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   CancellationToken,
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
   ProgressType,
@@ -37,6 +39,8 @@ export class ServerManager implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
   /** Last launch failure message, so the same error is shown only once. */
   private lastError: string | undefined;
+  /** The last rag/status failure logged, until one succeeds: logged once, not per refresh. */
+  private lastStatusFailure: string | undefined;
   private readonly _onDidStart = new vscode.EventEmitter<LanguageClient>();
   private reloadTimer: NodeJS.Timeout | undefined;
   /** The folders' ragls.toml changed on disk, for every client this manager starts (the clients do not dispose a
@@ -201,6 +205,7 @@ export class ServerManager implements vscode.Disposable {
       options: { env },
     };
     let failed = false; // initialize failed: a Python error printed after it still names the cause
+    let fallback: ErrorHandler | undefined; // the language client's default error handler, once the server ran
     const clientOptions: LanguageClientOptions = {
       // ragls.toml too: its didSave makes the server reopen with it, also when the workspace could not be opened
       // because of it (and so runs no watcher of its own); the watcher below tells it of a change made elsewhere.
@@ -227,6 +232,13 @@ export class ServerManager implements vscode.Disposable {
           });
         }
         return false;
+      },
+      // A server that stops before it ever answered `initialize` is not started again and again (the language
+      // client's default: up to 5 times in 3 minutes, each with its toast): initializationFailedHandler has said
+      // why. Once it has run, a crash gets the default restarts.
+      errorHandler: {
+        error: (error, message, count) => (fallback ??= client.createDefaultErrorHandler()).error(error, message, count),
+        closed: () => (started ? (fallback ??= client.createDefaultErrorHandler()).closed() : { action: CloseAction.DoNotRestart, handled: true }),
       },
       middleware: {
         handleWorkDoneProgress: (token, params, next) => {
@@ -258,6 +270,9 @@ export class ServerManager implements vscode.Disposable {
       }
       if (e.newState === State.Stopped) {
         this.status.resetProgress(); // the stopped server's progress will never end
+        if (failed && this.status.state === 'error') {
+          return; // it stopped while starting: the item keeps saying why (initializationFailedHandler)
+        }
         this.status.set('stopped', '$(debug-disconnect) ragls', 'ragls: server stopped — click for status');
       } else if (started && e.newState === State.Starting) {
         // The language client starts a server that stopped again (its error handler), up to 5 times in 3 minutes.
@@ -269,9 +284,14 @@ export class ServerManager implements vscode.Disposable {
     this.client = client;
     try {
       await client.start();
+      if (!client.isRunning()) {
+        // (start() resolves when the connection closed before initialize failed: the client is "startFailed")
+        throw new Error(failed ? 'the server stopped while starting' : `the client is ${client.state === State.Stopped ? 'stopped' : 'not running'}`);
+      }
       started = true;
     } catch (error) {
       this.client = undefined;
+      void Promise.resolve(client.dispose()).catch(() => undefined);
       const message = `ragls: the server did not start: ${error instanceof Error ? error.message : String(error)}`;
       this.output.appendLine(message);
       if (this.status.state !== 'error') {
@@ -297,7 +317,8 @@ export class ServerManager implements vscode.Disposable {
       } catch (error) {
         this.output.appendLine(`ragls: stop failed: ${String(error)}`);
       }
-      await client.dispose();
+      // (a client that never started throws here as stop() did: the restart must go on to start a new one)
+      await Promise.resolve(client.dispose()).catch(() => undefined);
     }
     this.status.resetProgress();
     this.status.set('stopped', '$(book) ragls', 'ragls: server not running');
@@ -361,6 +382,7 @@ export class ServerManager implements vscode.Disposable {
     }
     try {
       const status = await client.sendRequest(StatusRequest, {});
+      this.lastStatusFailure = undefined;
       this.status.showStatus(status);
       if (this.status.embeddingLoading && !this.reloadTimer) {
         // Shown outside an indexing progress, whose end would refresh it: ask again until the model is ready.
@@ -371,7 +393,13 @@ export class ServerManager implements vscode.Disposable {
       }
       return status;
     } catch (error) {
-      this.output.appendLine(`ragls: rag/status failed: ${String(error)}`);
+      // Once per failure: two refreshes that met the same unopened workspace (the first index's end and a
+      // ragls.toml change, 1 of 6 runs at load 30) logged the same line twice in a row.
+      const line = `ragls: rag/status failed: ${String(error)}`;
+      if (line !== this.lastStatusFailure) {
+        this.output.appendLine(line);
+      }
+      this.lastStatusFailure = line;
       if (this.running === client) {
         // The workspace could not be opened (e.g. its ragls.toml does not parse): say why instead of "starting"
         // for ever; the server opens it when the file is fixed (the ragls.toml watcher above tells it).

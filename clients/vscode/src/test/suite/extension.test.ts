@@ -1282,10 +1282,12 @@ suite('ragls extension in VS Code', () => {
     // printed its traceback to Output only; VS Code said "Pending response rejected since connection got disposed".
     const dir = mkdtempSync(join(tmpdir(), 'ragls-broken-'));
     const program = join(dir, 'ragls');
-    writeFileSync(program, ['#!/bin/sh', 'echo "Traceback (most recent call last):" >&2',
+    const runs = join(dir, 'runs');
+    writeFileSync(program, ['#!/bin/sh', `echo run >> '${runs}'`, 'echo "Traceback (most recent call last):" >&2',
       'echo "  File \\"/x/ragls/lsp/server.py\\", line 29, in <module>" >&2',
       'echo "ModuleNotFoundError: No module named \'lsprotocol\'" >&2', 'exit 1', ''].join('\n'));
     chmodSync(program, 0o755);
+    const logged = outputLog().length; // what this test's server adds comes after
     const cfg = vscode.workspace.getConfiguration('ragls');
     await cfg.update('server.command', program, vscode.ConfigurationTarget.Workspace);
     try {
@@ -1296,8 +1298,12 @@ suite('ragls extension in VS Code', () => {
       assert.ok(!tooltip.includes('Pending response'), tooltip);
     } finally {
       await cfg.update('server.command', undefined, vscode.ConfigurationTarget.Workspace);
-      rmSync(dir, { recursive: true, force: true });
     }
     await until('the server to run again', () => api.server.running !== undefined && api.status.state === 'ready');
+    // Not started again and again (the language client's default: up to 5 times, a toast each, each restart at once
+    // after the crash, long before the good server above runs): once, and the cause is said.
+    const started = readFileSync(runs, 'utf8').trim().split('\n').length;
+    rmSync(dir, { recursive: true, force: true });
+    assert.equal(started, 1, `started ${started} times:\n${outputLog().slice(logged).slice(-3000)}`);
   });
 });
