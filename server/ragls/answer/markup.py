@@ -14,6 +14,7 @@ from ragls.answer.inline import ATTRIBUTES, CODE_SPANS
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
 from ragls.index.rest_hidden import EXPLICIT, SHOWN
+from ragls.index.rest_hidden import indent as block_indent
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # mkdocstrings `::: module.path`, include lines `{* file *}` / `{! file !}` and mdBook's `{{#include file}}`,
@@ -113,17 +114,11 @@ _SPAN_OR_COMMENT = re.compile(f"{CODE_SPANS.pattern}|{_HTML_COMMENT.pattern}", r
 # ".. __: url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
 # text, or a bare ".." with indented lines right below it). A directive (".. note::", ".. code-block::", spaced
 # ".. note ::" too) and a footnote or citation (".. [1] text") are read as before. The chunker drops a reST chunk of
-# nothing else with the same two patterns (index/rest_hidden.py).
-_EXPLICIT, _SHOWN = EXPLICIT, SHOWN
-
-
-def _indent(line: str) -> int:
-    """`rest.indent_of` with tabs expanded (an explicit markup block's body may be indented by tabs)."""
-    return rest.indent_of(line.expandtabs())
+# nothing else with the same two patterns (index/rest_hidden.py: EXPLICIT, SHOWN).
 
 
 def _rest_hidden(text: str) -> str:
-    """reST text with its hidden explicit markup (`_EXPLICIT` not `_SHOWN`: comments, link targets, substitution
+    """reST text with its hidden explicit markup (`EXPLICIT` not `SHOWN`: comments, link targets, substitution
     definitions; and the directives whose body no reader sees as text, `_REST_HIDDEN`: Sphinx's doctest fixtures,
     diagrams, tables of contents, raw output — Tornado's `.. testsetup::` read "from tornado.web import * import
     asyncio", pipx's `.. mermaid::` flowcharts were quoted as code) emptied with the lines indented under it, line
@@ -140,14 +135,14 @@ def _rest_hidden(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        m = None if not line.strip() or literal[i] else _EXPLICIT.match(line)
-        if m is None or (m.group(2) and _SHOWN.match(m.group(2)) and not _REST_HIDDEN.match(m.group(2))):
+        m = None if not line.strip() or literal[i] else EXPLICIT.match(line)
+        if m is None or (m.group(2) and SHOWN.match(m.group(2)) and not _REST_HIDDEN.match(m.group(2))):
             i += 1
             continue
         outer = len(m.group(1).expandtabs())
         j = i + 1
         if m.group(2) or (j < len(lines) and lines[j].strip()):
-            while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > outer):
+            while j < len(lines) and (not lines[j].strip() or block_indent(lines[j]) > outer):
                 j += 1
             while j > i + 1 and not lines[j - 1].strip():
                 j -= 1

@@ -20,7 +20,9 @@ EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
 SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
 
 
-def _indent(line: str) -> int:
+def indent(line: str) -> int:
+    """The width of `line`'s leading whitespace, tabs expanded (an explicit markup block's body may be indented by
+    tabs); also how `answer.markup` measures the blocks it empties."""
     return len(line.expandtabs()) - len(line.expandtabs().lstrip())
 
 
@@ -35,7 +37,7 @@ def hidden_only(text: str) -> bool:
             continue
         m = EXPLICIT.match(line)
         if m is not None and not (m.group(2) and SHOWN.match(m.group(2))):
-            outer, seen = _indent(line), True
-        elif outer is None or _indent(line) <= outer:
+            outer, seen = indent(line), True
+        elif outer is None or indent(line) <= outer:
             return False
     return seen

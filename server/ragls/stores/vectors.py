@@ -74,6 +74,7 @@ def _schema(dim: int) -> pa.Schema:
 # pydantic's validate_call, each building its schema): ~1.2 of the ~2.2 CPU-s of `import lancedb`, for a REST client
 # a local LanceDB directory never calls (bench/history/session-55.md, "The test suite's time").
 LANCE_REST_CLIENT = "lance_namespace_urllib3_client"
+_IMPORT_LOCK = threading.Lock()  # `import_lancedb`
 
 
 def import_lancedb():
@@ -82,11 +83,12 @@ def import_lancedb():
     API classes and clients) runs at the first read of a name the package does not have yet, so code that does use the
     REST client gets the complete package. Without that package installed (another lance-namespace), a plain import.
     Returns the lancedb module."""
-    if LANCE_REST_CLIENT not in sys.modules and "lancedb" not in sys.modules:
-        spec = importlib.util.find_spec(LANCE_REST_CLIENT)
-        if spec is not None and spec.loader is not None and spec.submodule_search_locations is not None:
-            sys.modules[LANCE_REST_CLIENT] = _deferred_package(spec)
-    import lancedb
+    with _IMPORT_LOCK:  # two threads opening their first vector stores install one deferred package, not two
+        if LANCE_REST_CLIENT not in sys.modules and "lancedb" not in sys.modules:
+            spec = importlib.util.find_spec(LANCE_REST_CLIENT)
+            if spec is not None and spec.loader is not None and spec.submodule_search_locations is not None:
+                sys.modules[LANCE_REST_CLIENT] = _deferred_package(spec)
+        import lancedb
 
     return lancedb
 
