@@ -63,3 +63,19 @@ def test_i_m_is_no_name(ws):
     answer = ws.ask("How do I undo a migration I'm not happy with?")
     assert not answer.abstained, answer.text
     assert "shift downgrade" in answer.text and "None of these sources" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ("How do I give each migration a name with today's date?", "today"),  # a deictic word of time
+    ("Can one migration file hold upgrades with different on_upgrade hooks?", "different"),  # before a name
+    ("How do I run a migration inside a with block?", "block"),  # "a with block": Python's statement, a noun
+    ("Can shift migrate stop once its memory use goes over a limit?", "goes"),  # "its ... use": a noun
+    ("Can shift migrate print a label like 'Uploading' while it runs?", "Uploading"),  # a quoted label
+])
+def test_prose_words_are_no_names(ws, question, word):
+    """Words abstain55's hedge line named on answered dev questions (bench/history/session-56.md): the word after
+    "with" or "use" is the means asked about only where they are a preposition and a verb, and a quoted English
+    word capitalised as a label is the user's text, not a name."""
+    answer = ws.ask(question)
+    said = [line for line in answer.text.splitlines() if "mention" in line]  # the hedge line or a refusal's reason
+    assert not any(word in line for line in said), answer.text

@@ -51,8 +51,9 @@ def question_names(text: str) -> list[str]:
     prose = _without_quoted(CODE_SPAN.sub(" ", text))  # code, quoted messages and quoted literals are the user's
     values = _listed_values(prose)
     owned = possessed_acronyms(text)  # "Our DBA sees ...": the user's person, not a name
-    instruments = {m.group(1) for m in _INSTRUMENT.finditer(prose)
-                   if (m.group(2) is None or m.group(2) in STOPWORDS) and m.group(1) not in GENERIC_ASKING}
+    instruments = {m.group("means") for m in _INSTRUMENT.finditer(prose)
+                   if (m.group("next") is None or m.group("next") in STOPWORDS) and m.group("means") not in GENERIC_ASKING
+                   and _preposition(prose, m)}
     sentence_start = True
     seen: set[tuple[str, bool]] = set()  # each word is judged once: a pasted text repeats its words thousands of times
     for raw in prose.split():
@@ -101,8 +102,9 @@ _QUOTED = re.compile(r"""(?<![\w'"])(?:"([^"\n]+)"|“([^”\n]+)”|'((?:[^'\n]
 QUOTED_MIN_WORDS = 3  # a quotation this long is a message, not a term
 
 
-# A quotation in prose of one or two lower-case words — picks 'conda', answer 'not found', fails with "cannot pickle":
-# a string the user typed or saw (a tab's label, a value, a fragment of a message), not a name, whatever the word
+# A quotation in prose of one or two lower-case words — picks 'conda', answer 'not found', fails with "cannot pickle" —
+# or of one capitalised English word (`_label`: a description like 'Uploading'): a string the user typed or saw (a
+# tab's label, a value, a fragment of a message), not a name, whatever the word
 # (`question_names`, `user_material`). A quoted name keeps its form ("Happy Eyeballs", 'CERT_REQUIRED', 'HTML5'), and
 # a string inside code written without backticks (on_event("startup"), bind(service='billing'), ('a', 'b')) is code
 _LITERAL = re.compile(r"[a-z]+(?:-[a-z]+)*(?: [a-z]+(?:-[a-z]+)*)?")
@@ -113,7 +115,14 @@ def _literal(m: re.Match) -> bool:
     text, a, b = m.string, m.start(), m.end()
     return (a == 0 or text[a - 1].isspace() and (a == 1 or text[a - 2].isalnum())) \
         and (b == len(text) or text[b].isspace() or text[b] in ".,;:!?)") \
-        and _LITERAL.fullmatch(next(g for g in m.groups() if g)) is not None
+        and (_LITERAL.fullmatch(quoted := next(g for g in m.groups() if g)) is not None or _label(quoted))
+
+
+def _label(quoted: str) -> bool:
+    """True when `quoted` is one English word capitalised as a label is ('Uploading', 'Bonus', 'Example': a
+    progress bar's text, a folder's name, a call-out's title the user wants), not a name: only its first letter is
+    a capital and its lower-case form is in the English word list (`_lexicon`, `_in_lexicon`)."""
+    return re.fullmatch(r"[A-Z][a-z]+", quoted) is not None and _in_lexicon(quoted.lower(), _lexicon())
 
 
 def quoted_literals(text: str) -> list[str]:
@@ -140,9 +149,29 @@ def _without_quoted(text: str) -> str:
 # with gettext?", "jobs with celery?", "with clap's derive macros", "with prettier in one hook"): a library, a tool or a
 # feature the docs must mention to answer, even when the word is also English (celery, gettext, anyhow). A word that
 # goes on into a noun ("with relative URLs", "with several workers") describes; it is not the means, and neither is a
-# word of how help is asked for (`asked_value.GENERIC_ASKING`: "What should I use instead?"). `question_names`
-_INSTRUMENT = re.compile(r"\b(?:[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+([a-z]+(?:-[a-z]+)*)(?:['’]s\b|(?=\s*[.,;:!?)]|$)"
-                         r"|(?=\s+([a-z]+)))")
+# word of how help is asked for (`asked_value.GENERIC_ASKING`: "What should I use instead?"). The function word after
+# it is a whole word: "with different on_get methods" goes on into the name on_get. `question_names`, `_preposition`
+_INSTRUMENT = re.compile(r"\b(?P<prep>[Ww]ith|[Uu]sing|[Vv]ia|[Uu]se)\s+(?P<means>[a-z]+(?:-[a-z]+)*)"
+                         r"(?:['’]s\b|(?=\s*[.,;:!?)]|$)|(?=\s+(?P<next>[a-z]+)\b(?![-.]\w)))")
+# A determiner or possessive right before "use", or one word before it, makes it a noun ("its memory use goes over a
+# limit": goes is no means; "the use of"); after anything else it is the verb ("Can I use gettext", "make the JSON
+# output use orjson"). `_preposition`
+_DETERMINERS = frozenset({"a", "an", "the", "its", "my", "your", "our", "their", "his", "her", "this", "that", "of"})
+# Deictic words of time, whose possessive dates what follows ("with today's date"): no means
+_DEICTIC = frozenset({"today", "tomorrow", "yesterday", "tonight"})
+
+
+def _preposition(prose: str, m: re.Match) -> bool:
+    """True when the `_INSTRUMENT` match `m` in `prose` is a preposition (or the verb "use") before the means it
+    names: not "with" after an article (a noun: "a with block", Python's statement), not "use" as a noun (a
+    `_DETERMINERS` word right before it or one word before: "its memory use goes"), and not
+    before a deictic word of time (`_DEICTIC`: "with today's date")."""
+    if m.group("means") in _DEICTIC:
+        return False
+    before = [w.lower() for w in prose[:m.start()].split()[-2:]]
+    if m.group("prep").lower() != "use":
+        return before[-1:] != ["a"] and before[-1:] != ["an"] and before[-1:] != ["the"]
+    return not (set(before) & _DETERMINERS)
 # A series of three or more bare lower-case words ("json, csv or table"; a pair, "app and nginx", may join longer
 # phrases): words listed together are of one kind, so when one of them is an everyday English word (a whole WordPiece
 # word: table) the list holds the user's own values — formats, modes, levels of their option —, not products, which
