@@ -106,7 +106,7 @@ def test_a_snippet_fence_shows_the_files_code(tmp_path):
         assert "  ```python\n  def on_unmount(self) -> None:\n      self.release_mouse()\n  ```" in answer.text, answer.text
         # the lines the fence highlights (`hl_lines`) under the sentence that is no ":" lead-in: the whole 19-line
         # module was too long to come with it, and the file's name was all it showed before; the fence shows its
-        # language only (`passages.shown_fences`: not `title="binding01.py"`)
+        # language only (`fences.shown_fences`: not `title="binding01.py"`)
         answer = ws.ask("How do I bind a key to an action?")
         assert '  ```python\n  BINDINGS = [\n      ("r", "add_bar(\'red\')", "Add Red"),\n' \
                in answer.text and "def compose" not in answer.text and "hl_lines" not in answer.text, answer.text

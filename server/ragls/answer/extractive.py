@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ragls.answer.cite import content_words, english_question, other_language
+from ragls.answer.fences import shown_fences
 from ragls.answer.identifiers import (
     IDENTIFIER,
     LITERAL,
@@ -33,7 +34,7 @@ from ragls.answer.neighbours import (
     read_with_neighbours,
     with_code_after,
 )
-from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, shown_fences, units
+from ragls.answer.passages import LIST_ITEM, Unit, chunk_units, clean_markup, units
 from ragls.core.ir import Chunk, Hit
 
 __all__ = [
@@ -526,7 +527,7 @@ def asked_text(question: str) -> str:
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
     """The `label` line, then each passage `(n, unit)` as a list item followed by its `[n]`; a passage that
     introduces a list or code block (ends in ":") carries it, indented under its bullet, its fences showing their
-    language only (`passages.shown_fences`)."""
+    language only (`fences.shown_fences`)."""
     lines = []
     for n, unit in picked:
         body = unit.sentence.rstrip()

@@ -54,6 +54,7 @@ from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import heading_label, labelled
 from ragls.answer.markup import clean_markup
+from ragls.answer.sentences import joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
 
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 
 # clean_markup is re-exported: answer/extractive.py reads it from here
 __all__ = ["EXTRACTIVE_MAX_SENTENCE_CHARS", "Unit", "block_opening", "chunk_units", "clean_markup", "code_shown",
-           "fence_line", "is_markdown", "section_titles", "shown_fences", "units"]
+           "is_markdown", "section_titles", "units"]
 
 EXTRACTIVE_MAX_SENTENCE_CHARS = 400
 LEAD_IN_MAX_WORDS = 8  # a paragraph's last sentence this short that ends in ":" joins the sentence before it
@@ -73,18 +74,11 @@ MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence join
 
 # A paragraph that is one emphasised phrase: an inline HTML element ("<i>Experimental</i>") or Markdown emphasis.
 _STATUS = re.compile(r"^\s*(?:<(\w+)[^<>]*>[^<>]+</\1>|\*{1,2}[^*]+\*{1,2}|_{1,2}[^_]+_{1,2})\s*$")
-_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
 # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
 _DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
 # A version note: "Added in lefthook `2.0.17`", "New in version 3.2.", "Deprecated since 2.0" (what the page's title
 # names is not what it says)
 _VERSION_NOTE = re.compile(r"^(?:Added|Introduced|New|Changed|Deprecated|Removed)\b[^.]{0,40}?\d")
-# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
-# end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)\s+"
-                             r"(?=[\"'(\[`*_]?[A-Z0-9])")
-
-
 def _cap(sentence: str) -> str:
     if len(sentence) > EXTRACTIVE_MAX_SENTENCE_CHARS:
         return sentence[:EXTRACTIVE_MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
@@ -121,52 +115,10 @@ def _attached(block: Block, markdown: bool = True) -> str:
     return "\n".join(lines)
 
 
-# An opening fence's info string: its language, then what the page's tools read ("```python title="main.py"",
-# "```js twoslash [vite.config.js]", "```console exec="1" source="console"", "```rust,ignore"), or attributes
-# only ("``` { .yaml .no-copy }")
-_FENCE_INFO = re.compile(r"^(\s*(?:`{3,}|~{3,}))\s*(?:\{\s*\.)?([\w+#-]*)(.*)$")
-
-
-def fence_line(line: str) -> str:
-    """An opening code fence line as an answer shows it: the fence and the block's language only ("```python"),
-    without the rest of its info string — a file title (`title="main.py"`, VitePress' `[vite.config.js]`), line
-    highlights (`hl_lines="2 3"`, `{12}`), a tool's attributes (markdown-exec's `exec="1" source="console"`,
-    Pydantic's `{test="skip"}`, mdBook's `,ignore`). CommonMark reads the info string's first word as the language
-    and renders none of the rest, which in an answer's plain text reads as noise; an attribute list opening with a
-    class (`{ .yaml .no-copy }`) names the language by it. `line` as it is when it opens no fence or is a MyST
-    directive's (```` ```{code-block} python ````)."""
-    m = _FENCE_INFO.match(line)
-    if not m or not m.group(3).strip() or not (m.group(2) or m.group(3).lstrip().startswith("[")):
-        return line  # no info beyond the language, or a MyST directive ("```{code-block} python")
-    return m.group(1) + m.group(2)
-
-
 def code_shown(lines: list[str], markdown: bool = True) -> str:
     """The code block of chunk-text `lines` as a passage carries it (`Unit.attached`): an indented one fenced,
     common indentation removed, at most MAX_ATTACHED_LINES (then "…")."""
     return _attached(Block("code", 0, lines), markdown)
-
-
-def shown_fences(block: str) -> str:
-    """`block` (a passage's list or code block, `Unit.attached`) as an answer shows it: each opening code fence with
-    its language only (`fence_line`); the lines inside a fence as written. Display only — the info string's words
-    stay in what a passage is scored on (Hatch's ```` ```toml tab="config.toml" ```` names the file a question asks
-    about)."""
-    if "`" not in block and "~" not in block:
-        return block
-    lines = block.split("\n")
-    fence = ""
-    for k, line in enumerate(lines):
-        m = FENCE_OPEN.match(line)
-        if m is None:
-            continue
-        mark = re.match(r"\s*(`{3,}|~{3,})", line).group(1)
-        if not fence:
-            fence = mark
-            lines[k] = fence_line(line)
-        elif mark.startswith(fence) and not line.strip()[len(mark):].strip():
-            fence = ""
-    return "\n".join(lines)
 
 
 @dataclass
@@ -220,41 +172,6 @@ class Unit:
         carried = self.attached and not LIST_ITEM.match(self.attached) and not self.attached.startswith("|")
         text = self.text if carried else self.sentence
         return f"{text}\n{self.code_after}" if self.code_after and self.code_scored else text
-
-
-def _joined(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
-    """The lines of a paragraph or list item as one text (line prefixes "- ", "> " removed, joined by a space),
-    with (offset in the text, 0-based chunk line) of each line's first character."""
-    parts, where, pos = [], [], 0
-    for k, line in enumerate(lines):
-        piece = _LINE_PREFIX.sub("", line.strip(), count=1)
-        where.append((pos, start + k))
-        parts.append(piece)
-        pos += len(piece) + 1
-    return " ".join(parts), where
-
-
-def _line_at(where: list[tuple[int, int]], offset: int) -> int:
-    line = where[0][1]
-    for pos, n in where:
-        if pos > offset:
-            break
-        line = n
-    return line
-
-
-def _sentences(text: str, where: list[tuple[int, int]], markdown: bool = True) -> list[tuple[str, int, int]]:
-    """(sentence, first line, last line) of a joined paragraph: split at sentence punctuation followed by a
-    capital (never at a line break), markup reduced (`inline.plain`)."""
-    out, begin = [], 0
-    for m in [*_SENTENCE_SPLIT.finditer(text), None]:
-        stop = m.start() if m else len(text)
-        raw = text[begin:stop]
-        if raw.strip():
-            lead = len(raw) - len(raw.lstrip())
-            out.append((plain(raw, markdown), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
-        begin = m.end() if m else len(text)
-    return out
 
 
 def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True, source: str = "",
@@ -334,7 +251,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             out.append(Unit(_cap(f"{name}:"), _attached(nxt, markdown), b.start, b.start, block_end(nxt), titled=True))
             continue
         if b.kind == "para":
-            sentences = _sentences(*_joined(b.lines, b.start), markdown)
+            sentences = sentence_spans(*joined_lines(b.lines, b.start), markdown)
             if sentences and _lead_in(sentences[-1][0]) and not introduces:  # what it introduces is not here
                 s, first, last = sentences.pop()
                 sentences += [(d, first, last)] if (d := _dangling(s)) else []
@@ -404,7 +321,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                 if not LIST_ITEM.match(line):
                     continue
                 cont = continuation(b.lines, j)
-                item = _joined(b.lines[j:j + 1 + cont], b.start + j)[0]
+                item = joined_lines(b.lines[j:j + 1 + cont], b.start + j)[0]
                 item = plain(item, markdown)
                 if len(item.split()) + bool(label) < MIN_WORDS:
                     continue

@@ -1,0 +1,55 @@
+"""The sentences of a paragraph or list item (answer/passages.py): its source lines joined, line prefixes ("- ",
+"> ") removed, split at sentence punctuation followed by a capital — never at a line break, nor after "e.g.", "i.e.",
+"cf." or "vs." — each sentence with the chunk lines it spans (`joined_lines`, `sentence_spans`)."""
+
+from __future__ import annotations
+
+import re
+
+from ragls.answer.inline import plain
+
+__all__ = ["joined_lines", "sentence_spans"]
+
+# a list item's marker or a blockquote's ">" opening a line
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+
+# Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
+# end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\b[cC]f\.)(?<!\bvs\.)\s+"
+                             r"(?=[\"'(\[`*_]?[A-Z0-9])")
+
+
+def joined_lines(lines: list[str], start: int) -> tuple[str, list[tuple[int, int]]]:
+    """The lines of a paragraph or list item as one text (line prefixes "- ", "> " removed, joined by a space),
+    with (offset in the text, 0-based chunk line) of each line's first character."""
+    parts, where, pos = [], [], 0
+    for k, line in enumerate(lines):
+        piece = _LINE_PREFIX.sub("", line.strip(), count=1)
+        where.append((pos, start + k))
+        parts.append(piece)
+        pos += len(piece) + 1
+    return " ".join(parts), where
+
+
+def _line_at(where: list[tuple[int, int]], offset: int) -> int:
+    """The chunk line of character `offset` of a `joined_lines` text (`where` as it returns)."""
+    line = where[0][1]
+    for pos, n in where:
+        if pos > offset:
+            break
+        line = n
+    return line
+
+
+def sentence_spans(text: str, where: list[tuple[int, int]], markdown: bool = True) -> list[tuple[str, int, int]]:
+    """(sentence, first line, last line) of a joined paragraph: split at sentence punctuation followed by a
+    capital (never at a line break), markup reduced (`inline.plain`)."""
+    out, begin = [], 0
+    for m in [*_SENTENCE_SPLIT.finditer(text), None]:
+        stop = m.start() if m else len(text)
+        raw = text[begin:stop]
+        if raw.strip():
+            lead = len(raw) - len(raw.lstrip())
+            out.append((plain(raw, markdown), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
+        begin = m.end() if m else len(text)
+    return out
