@@ -44,3 +44,33 @@ def test_a_quick_check_at_the_end_of_a_long_run_prints_nothing(capsys):
     progress("scan", 0, 9, "0/9 files scanned")
     progress("scan", 9, 9, "9/9 files scanned")
     assert "ragls:" not in capsys.readouterr().err
+
+
+def test_a_terminal_bar_shows_no_rate_in_its_first_second(tmp_path, monkeypatch):
+    """On a terminal, a phase that reports its first batch (or all of its files) within microseconds of its start
+    showed tqdm's quotient of the two: a first index of Prometheus' docs printed "files: 27/27 [00:00<00:00,
+    1272429.30files/s]" and "32/368 [00:00<00:00, 2982616.18chunks/s]". A bar shows no rate (nor time left) before
+    it has run `RATE_AFTER_S`, so every "[00:00<...]" it prints says "?files/s" or "?chunks/s"."""
+    import io
+    import re
+    import sys
+
+    if offline_model_dir() is None:
+        pytest.skip("needs ragls[offline]")
+    folder = indexed_folder(tmp_path, {"intro.md": "# Intro\n\nThe guide starts here.\n"}, filler=False)
+    for i in range(12):  # twelve new pages, indexed in one run below: files, then their first vectors
+        (folder / f"page{i:02}.md").write_text(f"# Page {i}\n\nTopic number {i} of the guide, in its own words.\n")
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", screen)
+    progress = Progress()
+    progress.tty = True  # as on a terminal: tqdm bars
+    ws = RagWorkspace([folder], on_progress=progress)
+    try:
+        ws.index()
+    finally:
+        progress.close()
+        ws.close()
+    shown = re.findall(r"(\d+)/(\d+) \[(\d\d:\d\d)<[^,\]]*, ([^\]]*)\]", screen.getvalue())
+    assert any(done == total == "12" for done, total, _, _ in shown), screen.getvalue()  # the files bar was drawn
+    quick = [(done, rate) for done, _, elapsed, rate in shown if elapsed == "00:00"]
+    assert quick and all(rate.startswith("?") for _, rate in quick), quick

@@ -6,6 +6,7 @@ lines, and asking a running `ragls serve` over its local socket before answering
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -23,6 +24,28 @@ from ragls.core.uris import display_path
 PHASE_LABELS = {"scan": "files checked for changes", "embed": "embed (first vector of each chunk)",
                 "windows": "embed windows (rest of each long chunk; the index is already searchable)",
                 "sentences": "embed answer sentences (first answers faster; search and answers already work)"}
+
+
+#: A bar shows a rate (and the time left) only once it has run this long (seconds): tqdm divides the work done by the
+#: time since the bar appeared, and a phase that reports its first batch (or all of its files) within microseconds of
+#: its start printed "27/27 [00:00<00:00, 1272429.30files/s]" and "32/368 [00:00<00:00, 2982616.18chunks/s]".
+RATE_AFTER_S = 1.0
+
+
+@functools.cache
+def _bar_class():
+    """tqdm's bar class without a rate before RATE_AFTER_S (tqdm is imported on a terminal's first report only)."""
+    from tqdm import tqdm
+
+    class Bar(tqdm):
+        @property
+        def format_dict(self):
+            shown = super().format_dict
+            if shown["rate"] is None and shown["elapsed"] < RATE_AFTER_S:
+                shown["elapsed"] = 0  # tqdm derives no rate from 0 s: "?chunks/s", and "<?" for the time left
+            return shown
+
+    return Bar
 
 
 class Progress:
@@ -55,12 +78,10 @@ class Progress:
             self.sentences_done += done
             done, total = self.sentences_done, self.sentences_done + total
         if self.tty:
-            from tqdm import tqdm
-
             unit = "chunks" if phase in ("embed", "windows", "sentences") else "files"
             bar = self.bars.get(phase)
             if bar is None:
-                bar = self.bars[phase] = tqdm(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
+                bar = self.bars[phase] = _bar_class()(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
                                               file=getattr(sys.stderr, "raw", sys.stderr), leave=False)
             bar.total = total
             bar.n = done
