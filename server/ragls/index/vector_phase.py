@@ -251,11 +251,14 @@ class VectorPhase:
 
     def pending_windows_count(self) -> int | None:
         """Chunks whose windows are not all embedded yet (those without a first vector included); None when
-        unknown (vector store not open, or a reader: only the writer tracks windows)."""
-        if self._vectors is None and self.read_only:
+        unknown (the writer's vector store not open yet; a reader when the writer recorded nothing). Only the writer
+        tracks windows: a reader (`ragls status`, or a `ragls serve --background` beside a running `ragls index`)
+        says what the writer last recorded (`recorded_vector_progress`), so status through a server has the same
+        "windows" line as without one."""
+        if not self.writer:
             recorded = self.recorded_vector_progress()
             return recorded[0] + recorded[1] if recorded else None
-        if self._vectors is None or not self.writer:
+        if self._vectors is None:
             return None
         return len(self._pending) + len(self._pending_windows)
 
