@@ -499,19 +499,26 @@ H.it("the wait for a server that has gone fails once, with no Lua error from tic
   H.contains(fails[1], "the server exited during startup")
 end)
 
-H.it("a server that exits while it starts: the answer float names the Python exception it printed", function()
-  -- A Python that imports ragls but not its libraries: the float said only "the server exited during startup";
-  -- the reason was in Neovim's LSP log.
+--- A project folder (a git repository with notes.md) and, in it, `.ragls`: a server that exits while it starts, as
+--- a Python without one of ragls' libraries does: a traceback on stderr in two reads (Neovim's log quotes the
+--- first with ' since it holds a "), ending "ModuleNotFoundError: No module named '<module>'".
+local function broken_server(module)
   local dir = vim.fs.normalize(vim.fn.tempname() .. "-broken")
   vim.fn.mkdir(dir .. "/.git", "p")
   vim.fn.writefile({ "# Notes", "", "Beacons blink in fog." }, dir .. "/notes.md")
-  local program = vim.fn.tempname() .. "-ragls"
   vim.fn.writefile({ "#!/bin/sh", [[echo "Traceback (most recent call last):" >&2]],
-    [[echo '  File "/x/ragls/lsp/server.py", line 29, in <module>' >&2]],
-    [[echo "ModuleNotFoundError: No module named 'lsprotocol'" >&2]], "exit 1" }, program)
-  vim.fn.setfperm(program, "rwxr-xr-x")
+    [[echo '  File "<frozen runpy>", line 198, in _run_module_as_main' >&2]], "sleep 0.3",
+    ([[echo "ModuleNotFoundError: No module named '%s'" >&2]]):format(module), "exit 1" }, dir .. "/.ragls")
+  vim.fn.setfperm(dir .. "/.ragls", "rwxr-xr-x")
+  return dir
+end
+
+H.it("a server that exits while it starts: the answer float names the Python exception it printed", function()
+  -- A Python that imports ragls but not its libraries: the float said only "the server exited during startup";
+  -- the reason was in Neovim's LSP log.
+  local dir = broken_server("lsprotocol")
   local saved = config.values.cmd
-  config.values.cmd = { program, "serve" }
+  config.values.cmd = { dir .. "/.ragls", "serve" }
   local ok, err = pcall(function()
     vim.cmd.cd(vim.fn.fnameescape(dir))
     vim.cmd.edit("notes.md")
@@ -523,11 +530,40 @@ H.it("a server that exits while it starts: the answer float names the Python exc
     end, 30000, "the answer float to say the server exited")
     H.contains(text, "exited during startup: ModuleNotFoundError: No module named 'lsprotocol'")
     H.contains(text, "lacks a library ragls needs")
+    -- one message: the float's; neither Neovim's "Client ragls quit with exit code 1 ... Check log for errors"
+    -- nor the same words again as a notification
+    vim.wait(500, function() return false end)
+    local said = vim.tbl_map(function(n) return n.msg end, H.notes_matching("ragls"))
+    H.eq({}, vim.tbl_filter(function(m) return m:find("quit with exit code", 1, true) or m:find("startup", 1, true) end,
+      said), "no second message")
   end)
   config.values.cmd = saved
   for _, w in ipairs(H.floats()) do
     pcall(vim.api.nvim_win_close, w, true)
   end
+  vim.cmd("silent! %bwipeout!")
+  assert(ok, err)
+end)
+
+H.it("a server that exits as a file opens (autostart): one notification, naming the exception", function()
+  -- Neovim's own "Client ragls quit with exit code 1 and signal 0. Check log for errors: <path>" came beside
+  -- ragls' message, and ragls' said only "the server stopped (exit code 1)" when Neovim's log quoted the first
+  -- piece of the traceback with ' (it holds a ")
+  local dir = broken_server("pygls")
+  local saved = config.values.cmd
+  config.values.cmd = { dir .. "/.ragls", "serve" }
+  local before = #H.notes
+  local ok, err = pcall(function()
+    vim.cmd.cd(vim.fn.fnameescape(dir))
+    vim.cmd.edit("notes.md")
+    H.wait_for(function() return #H.notes_matching("No module named 'pygls'") > 0 end, 30000,
+      "a notification naming the exception")
+    vim.wait(500, function() return false end)
+    local said = vim.tbl_map(function(n) return n.msg end, { unpack(H.notes, before + 1) })
+    H.eq(1, #said, "one message: " .. vim.inspect(said))
+    H.contains(said[1], "the server exited during startup: ModuleNotFoundError: No module named 'pygls'")
+  end)
+  config.values.cmd = saved
   vim.cmd("silent! %bwipeout!")
   assert(ok, err)
 end)

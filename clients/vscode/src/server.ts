@@ -9,6 +9,7 @@ import {
   CancellationToken,
   CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
   ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
@@ -31,8 +32,23 @@ import { openSettings } from './walkthrough';
 const DOCUMENT_PATTERN = '**/*.{md,markdown,mdx,rst,txt,adoc,org}';
 /** How long after a ragls.toml changed the status is asked again (then after 3 times as long). */
 const SETTINGS_STATUS_MS = 2000;
+/** How long a failed start's toast waits for the Python exception on the server's stderr (ms): it often comes
+ * after the connection failed. */
+const STDERR_GRACE_MS = 1500;
 /** How often the status is asked again while the embedding model loads. */
 const STATUS_RELOAD_MS = 2000;
+
+/** The language client, without its own toasts while ragls' message says what went wrong: a server that stopped
+ * while it started showed "ragls client: couldn't create connection to server." (and after an automatic restart
+ * "Restarting server failed") beside ragls' message naming the cause. They still go to its output channel. */
+class RaglsLanguageClient extends LanguageClient {
+  /** True when ragls has shown its own message about the current failure. */
+  saidWhy: () => boolean = () => false;
+
+  override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, this.saidWhy() ? false : showNotification);
+  }
+}
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -216,28 +232,37 @@ export class ServerManager implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationFailedHandler: (error) => {
         // A server that exits before it answers fails as "Pending response rejected since connection got
-        // disposed": the Python exception it printed says why (also when its stderr comes after: onText below).
+        // disposed" or "write EPIPE": the Python exception it printed says why (also when its stderr comes after:
+        // onText below updates the item; the toast waits STDERR_GRACE_MS for it).
         failed = true;
-        const cause = pythonError(this.recording.text);
-        const message = cause
-          ? startFailureMessage(cause, launch.command)
-          : `ragls: the server failed to initialize: ${error instanceof Error ? error.message : String(error)}. See Output → ragls.`;
-        this.status.set('error', '$(error) ragls', message);
-        if (message !== this.lastError) { // the language client starts a crashed server again, up to 4 times
-          this.lastError = message;
-          void vscode.window.showErrorMessage(message, 'Show Output').then((choice) => {
-            if (choice) {
-              this.output.show(true);
-            }
-          });
-        }
+        const why = (): string => {
+          const cause = pythonError(this.recording.text);
+          return cause
+            ? startFailureMessage(cause, launch.command)
+            : `ragls: the server failed to initialize: ${error instanceof Error ? error.message : String(error)}. See Output → ragls.`;
+        };
+        this.status.set('error', '$(error) ragls', why());
+        setTimeout(() => {
+          const message = why();
+          if (message !== this.lastError) { // the language client starts a crashed server again, up to 4 times
+            this.lastError = message;
+            void vscode.window.showErrorMessage(message, 'Show Output').then((choice) => {
+              if (choice) {
+                this.output.show(true);
+              }
+            });
+          }
+        }, pythonError(this.recording.text) ? 0 : STDERR_GRACE_MS);
         return false;
       },
       // A server that stops before it ever answered `initialize` is not started again and again (the language
-      // client's default: up to 5 times in 3 minutes, each with its toast): initializationFailedHandler has said
-      // why. Once it has run, a crash gets the default restarts.
+      // client's default: up to 5 times in 3 minutes, each with its toast), and the writes that failed meanwhile
+      // ("write EPIPE", a toast each) are only logged: initializationFailedHandler says why. Once it has run, a
+      // crash gets the default handling and restarts.
       errorHandler: {
-        error: (error, message, count) => (fallback ??= client.createDefaultErrorHandler()).error(error, message, count),
+        error: (error, message, count) => (started
+          ? (fallback ??= client.createDefaultErrorHandler()).error(error, message, count)
+          : { action: ErrorAction.Continue, handled: true }),
         closed: () => (started ? (fallback ??= client.createDefaultErrorHandler()).closed() : { action: CloseAction.DoNotRestart, handled: true }),
       },
       middleware: {
@@ -262,7 +287,8 @@ export class ServerManager implements vscode.Disposable {
         this.status.set('error', '$(error) ragls', startFailureMessage(cause, launch.command));
       }
     };
-    const client = new LanguageClient('ragls', 'ragls', serverOptions, clientOptions);
+    const client = new RaglsLanguageClient('ragls', 'ragls', serverOptions, clientOptions);
+    client.saidWhy = () => failed; // initializationFailedHandler said why
     let started = false;
     client.onDidChangeState((e) => {
       if (this.client !== client) {

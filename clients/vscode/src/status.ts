@@ -10,9 +10,10 @@ import type { WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 import { EMBEDDING_LOADING_MESSAGE, EMBEDDING_LOADING_NOTE, INDEXING_TITLE, StatusResult } from './protocol';
 import { counted } from './words';
 
-/** Longest progress message shown whole in the status bar itself ("embedding answer sentences 120/894 chunks");
- * a longer one is cut there (`barMessage`) and whole in its tooltip. */
-export const SHORT_MESSAGE_CHARS = 44;
+/** Longest progress message shown whole in the status bar itself ("for meaning search in long sections
+ * 10400/12000", the longest of the server's steps with their counts); a longer one is cut there (`barMessage`) and
+ * whole in its tooltip. */
+export const SHORT_MESSAGE_CHARS = 48;
 
 /** A progress message as the status bar item shows it: whole up to SHORT_MESSAGE_CHARS; else its step alone, the
  * part before its first ": " ("loading the embedding model: using the bundled offline embedding model …" is the
@@ -247,7 +248,7 @@ export class StatusBar implements vscode.Disposable {
   private showIndexing(message: string | undefined, percentage: number | undefined): void {
     this.progressMessage = message;
     const pct = percentage !== undefined ? ` ${Math.round(percentage)}%` : '';
-    // The step in the item ("embedding 120/456 chunks", "loading the embedding model"), a long one (a model
+    // The step in the item ("for meaning search 120/456 sections", "loading the embedding model"), a long one (a model
     // download) cut there and whole in the tooltip.
     const short = message ? ` · ${barMessage(message)}` : '';
     const loading = (message ?? '').startsWith(EMBEDDING_LOADING_MESSAGE) ? `\n\n${capitalized(EMBEDDING_LOADING_NOTE)}.` : '';

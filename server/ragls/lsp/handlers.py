@@ -138,7 +138,7 @@ async def rag_rebuild(ls: RaglsServer, params: Any) -> dict:
         worker = ls.worker  # the writer thread of this very workspace (a reopen in between has its own)
         if worker is None or worker.ws is not ws:
             raise NotReady("the workspace is reopening; try again")
-        reports = await asyncio.wrap_future(worker.submit(lambda: ws.rebuild(folder)))
+        reports = await asyncio.wrap_future(worker.submit(lambda: ws.rebuild(folder), "from scratch"))
     finally:
         if p.work_done_token is not None:
             ls.progress_sender.partial(p.work_done_token, {"kind": "end"})

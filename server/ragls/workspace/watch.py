@@ -86,7 +86,7 @@ class IndexWorker:
         self._cond = threading.Condition()
         self._dirty: dict[int, set[str] | None] = {}  # folder -> relative paths, None = full scan
         self._first_event: dict[int, float] = {}  # folder -> monotonic time of its oldest unhandled event
-        self._jobs: deque[tuple[Callable[[], object], Future]] = deque()
+        self._jobs: deque[tuple[Callable[[], object], Future, str]] = deque()
         self._last_event = 0.0
         self._stop = threading.Event()
         self._busy = False
@@ -235,11 +235,12 @@ class IndexWorker:
         manifest = self.ws.indexes[folder].manifest
         return 0 if manifest.get_meta("last_indexed_at") else max(1, manifest.file_count())
 
-    def submit(self, fn: Callable[[], object]) -> Future:
-        """Run `fn` on the indexer thread (e.g. a rebuild); the Future carries its result or exception."""
+    def submit(self, fn: Callable[[], object], message: str = "working") -> Future:
+        """Run `fn` on the indexer thread (e.g. a rebuild), `message` its progress text (after "ragls: indexing");
+        the Future carries its result or exception."""
         fut: Future = Future()
         with self._cond:
-            self._jobs.append((fn, fut))
+            self._jobs.append((fn, fut, message))
             self._cond.notify_all()
         return fut
 
@@ -330,8 +331,8 @@ class IndexWorker:
         while (work := self._next()) is not None:
             try:
                 if work[0] == "job":
-                    _, fn, fut = work
-                    self._set_busy(True, "working")
+                    _, fn, fut, message = work
+                    self._set_busy(True, message)
                     try:
                         fut.set_result(fn())
                     except BaseException as exc:  # noqa: BLE001 - delivered to the requester
@@ -345,7 +346,7 @@ class IndexWorker:
                 elif work[0] == "handover":
                     self._handover()
                 elif work[0] == "ann":
-                    self._set_busy(True, "building the approximate vector index")
+                    self._set_busy(True, "for fast search of a large index")  # the approximate vector index
                     for idx in self.ws.indexes:
                         if idx.ann_due():
                             idx.build_ann()
@@ -466,15 +467,17 @@ class IndexWorker:
                 total = idx.manifest.chunk_count()
                 pending = idx.pending_count()
                 windows = idx.pending_windows_count() or 0
-                if pending:
+                # The progress message says what the user gets, not the step's name (docs/protocol.md: the
+                # client shows it after its title, "ragls: indexing for meaning search 340/1200 sections (28%)").
+                if pending:  # first vectors: until then a chunk is found by its words alone
                     done = total - pending
-                    message = f"embedding {done}/{total} chunks"
-                elif windows:
+                    message = f"for meaning search {done}/{total} sections"
+                elif windows:  # the rest of each long chunk's windows
                     done = total - windows
-                    message = f"embedding windows {done}/{total} chunks"
+                    message = f"for meaning search in long sections {done}/{total}"
                 else:  # the sentence pass (vector_phase.py): the answer sentences of the chunks
                     done = max(0, total - idx.pending_sentences_count())
-                    message = f"embedding answer sentences {done}/{total} chunks"
+                    message = f"for faster answers {done}/{total} sections"
                 pct = int(100 * done / total) if total else None
                 self._set_busy(True, message, pct)
                 idx.embed_pending_batch(should_yield=self.text_work_due)

@@ -204,7 +204,7 @@ function M.remap_selection_sources(result, path, bufnr, line1)
 end
 
 --- The note under an answer asked while the index still missed documents.
-M.PARTIAL_INDEX_NOTE = "The index is still being built: this answer may miss documents not yet embedded."
+M.PARTIAL_INDEX_NOTE = "The index is still being built: this answer may miss parts of your docs not indexed yet; ask again when it is done."
 
 --- Does a rag/status result say the index misses documents: files queued, or chunks without vectors?
 ---@param status table PROTOCOL rag/status result

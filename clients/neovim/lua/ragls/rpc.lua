@@ -204,6 +204,8 @@ function M.on_exit(code, signal, client_id)
   if client and client.config then
     M.starting_configs[client.config] = nil -- it exited before initialize answered
   end
+  -- ragls says what happened below (or the request that waited does): Neovim's own notice is a second message
+  local unhush = root and vim.v.exiting == vim.NIL and M.hush_exit_notice(client and client.name or M.name, code, signal)
   vim.schedule(function()
     require("ragls.progress").reset(client_id) -- an index run it reported never ends now
     local waiting = pending[client_id] or {}
@@ -214,11 +216,15 @@ function M.on_exit(code, signal, client_id)
     end
     local crashed = (code or 0) ~= 0 or (signal or 0) ~= 0
     if not (crashed and root) or vim.v.exiting ~= vim.NIL or M.find_client(root) then
+      if unhush then
+        unhush() -- nothing of ragls' own: Neovim's notice stays
+      end
       return -- a clean shutdown (:lua vim.lsp.stop_client, quitting Neovim), or another server serves the root
     end
     M.exited[root] = { how = how, buffers = buffers }
     require("ragls.progress").redraw_statuslines()
-    if next(waiting) == nil then -- (a request it failed has said so already)
+    -- (a request it failed has said so already; so does a command waiting for it to start, |when_initialized|)
+    if next(waiting) == nil and not (never_initialized and M.waiting_start[client_id]) then
       -- one that stopped before it answered `initialize` says why when it printed a Python exception
       local why = never_initialized and M.startup_error()
       M.notify(why and M.startup_failure()
@@ -226,6 +232,40 @@ function M.on_exit(code, signal, client_id)
         vim.log.levels.WARN)
     end
   end)
+end
+
+--- Leave out Neovim's own notice of a server that stopped ("Client ragls quit with exit code 1 and signal 0. Check
+--- log for errors: <path>", |vim.lsp| notifies it in a step it schedules after the client's `on_exit`), which
+--- ragls' own message replaces: a user got two for one failed start, the second one about a log. Wraps
+--- |vim.notify| (the current one: Neovim's or a notification plugin's) until that notice passed through it, or
+--- for 5 s; every other message goes on. Returns a function that ends it at once; nil when Neovim will say
+--- nothing (exit code 0, SIGTERM).
+---@param name string the LSP client's name
+---@param code integer|nil exit code
+---@param signal integer|nil
+---@return fun()|nil
+function M.hush_exit_notice(name, code, signal)
+  if (code or 0) == 0 and ((signal or 0) == 0 or signal == 15) then
+    return nil
+  end
+  local prefix = ("Client %s quit with exit code"):format(name)
+  local inner, active = vim.notify, true
+  local hush
+  local function done()
+    active = false
+    if vim.notify == hush then -- (a plugin that replaced vim.notify meanwhile keeps its own)
+      vim.notify = inner
+    end
+  end
+  hush = function(msg, ...)
+    if active and type(msg) == "string" and msg:sub(1, #prefix) == prefix then
+      return done()
+    end
+    return inner(msg, ...)
+  end
+  vim.notify = hush
+  vim.defer_fn(done, 5000)
+  return done
 end
 
 --- "ragls: stopped (exit code 1)" for a buffer whose server stopped on its own (|M.exited|), else nil.
@@ -338,9 +378,10 @@ function M.startup_error()
   f:close()
   local text = {}
   for line in tail:gmatch("[^\n]+") do
-    local chunk = line:match('"stderr"%s+"(.*)"%s*$')
+    -- (vim.inspect quotes a chunk with ' when it holds a " and no ': "Traceback ... File "<frozen runpy>" ...")
+    local _, chunk = line:match([=["stderr"%s+(["'])(.*)%1%s*$]=])
     if chunk then
-      table.insert(text, (chunk:gsub('\\n', "\n"):gsub('\\"', '"'):gsub("\\\\", "\\")))
+      table.insert(text, (chunk:gsub('\\n', "\n"):gsub([=[\(["'])]=], "%1"):gsub("\\\\", "\\")))
     end
   end
   local all = table.concat(text)
@@ -433,6 +474,10 @@ function M.on_init(client)
   end)
 end
 
+--- client id -> how many commands wait for that server to answer `initialize` (|when_initialized|): each says
+--- itself why when it exits first, so |M.on_exit| does not.
+M.waiting_start = {}
+
 --- Call `fn(client)` once `client` is initialized (`hooks.on_wait(client)` first when it must wait for that);
 --- says why and gives up after `start_timeout_ms`, or when the server exits first.
 ---@param client vim.lsp.Client
@@ -447,6 +492,13 @@ local function when_initialized(client, fn, hooks)
   end
   local timer = assert(vim.uv.new_timer())
   local waited = 0
+  M.waiting_start[client.id] = (M.waiting_start[client.id] or 0) + 1
+  local function settled()
+    timer:stop()
+    timer:close()
+    local n = (M.waiting_start[client.id] or 1) - 1
+    M.waiting_start[client.id] = n > 0 and n or nil
+  end
   -- Each tick is scheduled: while the main loop waits (a hit-enter prompt: "Client ragls quit with exit code 1")
   -- ticks pile up, and those after the one that settles the wait must do nothing (they closed the closed timer:
   -- "handle ... is already closing", a Lua error shown to the user, once per tick).
@@ -457,13 +509,11 @@ local function when_initialized(client, fn, hooks)
     waited = waited + 50
     local c = vim.lsp.get_client_by_id(client.id)
     if c and c.initialized then
-      timer:stop()
-      timer:close()
+      settled()
       require("ragls.progress").redraw_statuslines()
       fn(c)
     elseif not c or waited >= config.values.start_timeout_ms then
-      timer:stop()
-      timer:close()
+      settled()
       fail(hooks,
         c and ("ragls: the server did not initialize within %d ms; %s"):format(config.values.start_timeout_ms,
           M.log_hint) or M.startup_failure(),

@@ -41,7 +41,7 @@ export type TurnAction = (typeof TURN_ACTIONS)[number];
 /** A waiting turn's line while the embedding model loads (answers wait for it; search uses keywords meanwhile). */
 export const WAITING_FOR_MODEL = 'Waiting for the embedding model to load (search uses keywords until it is ready)…';
 /** Shown under an answer asked while the index was still being built (as Neovim's float does). */
-export const PARTIAL_INDEX_NOTE = 'The index is still being built: this answer may miss documents not yet embedded.';
+export const PARTIAL_INDEX_NOTE = 'The index is still being built: this answer may miss parts of your docs not indexed yet; ask again when it is done.';
 
 /**
  * The footer of a finished turn: who wrote the answer and how long it took. An LLM model is named only when the

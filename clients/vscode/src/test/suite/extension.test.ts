@@ -192,11 +192,14 @@ suite('ragls extension in VS Code', () => {
       api.status.onWorkDoneProgress(token, { kind: 'report', message: `loading the embedding model: ${notice}`, percentage: 0 });
       assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
       assert.ok(String(api.status.item.tooltip).includes(notice), String(api.status.item.tooltip));
-      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'embedding answer sentences 120/894 chunks', percentage: 13 });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · embedding answer sentences 120/894 chunks');
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for faster answers 120/894 sections', percentage: 13 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
       // a report with neither keeps both (it was "ragls: indexing · …" with the percentage gone)
       api.status.onWorkDoneProgress(token, { kind: 'report' });
-      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · embedding answer sentences 120/894 chunks');
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
+      // the server's longest step, with a big folder's count, whole: the count is what the user watches
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for meaning search in long sections 10400/12000', percentage: 86 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 86% · for meaning search in long sections 10400/12000');
       const download = 'downloading embedding model BAAI/bge-small-en-v1.5 (first run only)';
       api.status.onWorkDoneProgress(token, { kind: 'report', message: download, percentage: 0 });
       assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · downloading embedding model…');
@@ -1289,6 +1292,14 @@ suite('ragls extension in VS Code', () => {
     chmodSync(program, 0o755);
     const logged = outputLog().length; // what this test's server adds comes after
     const cfg = vscode.workspace.getConfiguration('ragls');
+    // The error toasts shown meanwhile, ragls' and the language client's ("ragls client: couldn't create connection
+    // to server." came beside ragls' own): one, ragls'.
+    const toasts: string[] = [];
+    const show = vscode.window.showErrorMessage;
+    (vscode.window as { showErrorMessage: unknown }).showErrorMessage = (message: string, ...rest: unknown[]) => {
+      toasts.push(message);
+      return (show as (m: string, ...r: unknown[]) => Thenable<unknown>)(message, ...rest);
+    };
     await cfg.update('server.command', program, vscode.ConfigurationTarget.Workspace);
     try {
       const cause = "ModuleNotFoundError: No module named 'lsprotocol'";
@@ -1296,7 +1307,12 @@ suite('ragls extension in VS Code', () => {
       const tooltip = String(api.status.item.tooltip);
       assert.ok(tooltip.startsWith(`ragls: the server stopped while starting: ${cause} — the Python that runs it (${program}) lacks a library`), tooltip);
       assert.ok(!tooltip.includes('Pending response'), tooltip);
+      await until('the language client to log its failure', () => outputLog().slice(logged).includes("couldn't create connection"));
+      await until('ragls\' toast', () => toasts.find((t) => t.startsWith('ragls:')));
+      assert.deepEqual(toasts.map((t) => t.split(':')[0]), ['ragls'], `one toast, ragls': ${JSON.stringify(toasts)}`);
+      assert.ok(toasts[0].includes(cause), toasts[0]);
     } finally {
+      (vscode.window as { showErrorMessage: unknown }).showErrorMessage = show;
       await cfg.update('server.command', undefined, vscode.ConfigurationTarget.Workspace);
     }
     await until('the server to run again', () => api.server.running !== undefined && api.status.state === 'ready');
