@@ -8,7 +8,7 @@ score page-level reorderings of them offline in milliseconds.
 cache is reused, not built) with `retrieval.page_support_weight` 0 (the order page support is fitted on) and keeps the first 40 entries of the shown fused list (after the document-kind priors and
 near-duplicate removal, as `search._materialize` receives it) with each chunk's path, lines, heading path, text, score
 contributions, per-signal ranks, best-window cosine, its page's length in characters and the pages its text links to
-(`links`: Sphinx `:ref:` / `:doc:` / `:option:` / `:setting:` / `:confval:` / `:envvar:` roles and relative Markdown
+(`links`: Sphinx `:ref:` / `:doc:` / `:option:` / `:setting:` / `:confval:` / `:envvar:` roles and relative or site-absolute Markdown
 links, resolved to the folder's files; `_LinkTargets`); for each answerable question also the cosine of the question
 with each fused page's title (`title_cos`: its first chunk's heading) and outline (`outline_cos`: the page's distinct
 chunk headings joined), and each of the first SENTENCE_HEAD entries' best sentence (`sent_cos`), with the index's model
@@ -63,30 +63,58 @@ class _LinkTargets:
                     if part.strip():
                         self.objects.setdefault((kind, part.split()[0].lower().split("=")[0]), rel)
 
+    def _role(self, here: Path, kind: str, arg: str) -> str | None:
+        """The file a Sphinx role's target names (None: not in the folder)."""
+        target = re.search(r"<([^>]+)>\s*$", arg)
+        arg = (target.group(1) if target else arg).strip().lstrip("~!")
+        if kind == "ref":
+            return self.labels.get(arg.lower())
+        if kind == "doc":
+            stems = [(here / arg).as_posix(), arg.lstrip("/")]
+            return next((c + e for c in stems for e in (".rst", ".md", ".txt") if c + e in self.files), None)
+        return self.objects.get((kind, arg.split()[-1].lower().split("=")[0])) if arg.split() else None
+
+    def _markdown(self, here: Path, md: str, folder: str) -> str | None:
+        """The file a Markdown link's target names: relative to the page, or from the folder's root when it starts
+        with "/" (a site-absolute link, as Hugo and MkDocs sites write them); a folder is its index page."""
+        for candidate in ([md] if md else [folder + "index.md", folder + "_index.md", folder.rstrip("/") + ".md"]):
+            base = Path(candidate.lstrip("/")) if candidate.startswith("/") else here / candidate
+            resolved = os.path.normpath(base.as_posix())
+            if resolved in self.files:
+                return resolved
+        return None
+
+    def links(self, path: str, text: str):
+        """(target file, offset of the link in `text`) for each link of `text`, a chunk or the whole of `path`, to
+        another file of the folder, in the text's order."""
+        here = Path(path).parent
+        found = [(self._role(here, m.group(1), m.group(2)), m.start()) for m in _ROLE.finditer(text)]
+        found += [(self._markdown(here, m.group(1), m.group(2)), m.start()) for m in _MD_LINK.finditer(text)]
+        return sorted((t, at) for t, at in found if t and t != path)
+
     def __call__(self, path: str, text: str) -> list[str]:
         """The files (other than `path`) that `text`, a chunk of `path`, links to."""
-        out = set()
-        here = Path(path).parent
-        for kind, arg in _ROLE.findall(text):
-            target = re.search(r"<([^>]+)>\s*$", arg)
-            arg = (target.group(1) if target else arg).strip().lstrip("~!")
-            if kind == "ref":
-                found = self.labels.get(arg.lower())
-            elif kind == "doc":
-                stems = [(here / arg).as_posix(), arg.lstrip("/")]
-                found = next((c + e for c in stems for e in (".rst", ".md", ".txt") if c + e in self.files), None)
-            else:
-                found = self.objects.get((kind, arg.split()[-1].lower().split("=")[0])) if arg.split() else None
-            if found:
-                out.add(found)
-        for md, folder in _MD_LINK.findall(text):
-            for candidate in ([md] if md else [folder + "index.md", folder.rstrip("/") + ".md"]):
-                resolved = os.path.normpath((here / candidate).as_posix())
-                if resolved in self.files:
-                    out.add(resolved)
-                    break
-        out.discard(path)
-        return sorted(out)
+        return sorted({t for t, _ in self.links(path, text)})
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n")
+
+
+def anchor_texts(folder: Path) -> dict[str, list[str]]:
+    """{page: the sentences of other pages that link to it}, the corpus's own anchor text (McBryan 1994; Craswell,
+    Hawking & Robertson, "Effective site finding using link anchor information", SIGIR 2001: the words others use to
+    point at a page describe it): for every link `_LinkTargets` resolves (Sphinx roles, Markdown links), the sentence
+    around it (from the previous sentence end or blank line to the next), whitespace collapsed, at most 400
+    characters."""
+    targets = _LinkTargets(folder)
+    out: dict[str, list[str]] = {}
+    for rel in sorted(targets.files):
+        text = (folder / rel).read_text(errors="replace")
+        for target, at in targets.links(rel, text):
+            start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+            end = next((m.end() for m in _SENTENCE_END.finditer(text, at)), len(text))
+            out.setdefault(target, []).append(" ".join(text[start:end].split())[:400])
+    return out
 
 
 def record(questions: Path, folder: Path, out: Path) -> None:

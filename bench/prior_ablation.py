@@ -17,6 +17,14 @@ chosen (`PRIOR_SESSION`, `WRITTEN`), or over the sets `--held-out` names. The la
 issue 27 names), re-sorts only the recorded 40: a chunk both lists rank midway that convex fusion put below them is
 missed, so it is an upper estimate of what RRF loses. Approximate where a prior removed the exact-match bonus (the
 bonus is not restored) or lifted entries from below the recorded 40.
+
+Candidate signals beside the priors (bench/history/session-56.md, "The right file first on uWSGI and GoReleaser"):
+the convex weight of the cosine lowered for long questions (`alpha_long`: questions of more than N content words),
+and, with `--folders` (a file of `set=folder` items, whitespace-separated, as a shell variable lists them), the
+corpus's anchor text: each page's BM25 score over the sentences of other pages that link to it
+(`fused_replay.anchor_texts`) as a share of the best page's, x w, added to every recorded entry of the page.
+`--loco` chooses each family's weight (the shipped order among them) by leave-one-corpus-out: for each set, the
+weight best over the other sets (file Hit@1, then MRR@10), scored on that set.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +51,7 @@ PRIOR_SESSION = {"meta": 36, "stub": 41, "repeated": 42, "quoted": 42, "api": 43
 WRITTEN = {"alembic": 42, "pydantic": 42, "hatch": 43, "scrapy": 43, "uv": 44, "celery": 44, "fastapi": 45, "mypy": 45,
            "strawberry": 46, "setuptools": 46, "mkdocs-material": 47, "psycopg": 47, "commitizen": 48, "beets": 48,
            "zola": 49, "borg": 49, "caddy": 50, "pyramid": 50, "sqlfluff": 51, "cargo": 51, "jj": 52, "falcon": 52,
-           "vite": 53, "xonsh": 53}
+           "vite": 53, "xonsh": 53, "kitty": 54, "lefthook": 54, "uwsgi": 55, "goreleaser": 55}
 
 
 def held_out(row: str, set_name: str) -> bool:
@@ -110,19 +119,25 @@ class Q:
         qa = analyse(q["question"])
         self.n_words = len(qa.content_words)
         self.names = bool(qa.compounds) or names_identifier(q["question"])
+        self.anchor = np.zeros(len(self.paths))
+
 
     def order(self, off: set[str], support: bool, bonus: bool = True, recomputed: bool = False,
-              on: tuple[str, ...] = (), rrf: float = 0.0) -> np.ndarray:
+              on: tuple[str, ...] = (), rrf: float = 0.0, alpha_long: tuple[int, float] | None = None,
+              anchor: float = 0.0) -> np.ndarray:
         """Entry indices, best first: the recorded factor without the priors `off` (with `on`'s variants), x the convex
         score — or with `rrf` (the vector weight) x RRF's score of the two lists' ranks (k 60, BM25 weight 1), the
         exact-match bonus converted to RRF's scale (BM25 first places: 0.4 under convex, 1/61 under RRF) and page
-        support in proportion to the first entry's score."""
+        support in proportion to the first entry's score. `alpha_long` (N, a): the cosine's weight a instead of
+        ALPHA for a question of more than N content words; `anchor`: w x the page's anchor-text share (`self.anchor`)
+        added after page support."""
         factor = np.prod([self.pf[p] for p in PRIORS], axis=0) if recomputed else self.factor.copy()
         for p in off:
             factor = factor / self.pf[p]
         for p in on:
             factor = factor * self.pf[p]
-        score = factor * (ALPHA * self.nv + (1 - ALPHA) * self.nb)
+        alpha = alpha_long[1] if alpha_long and self.n_words > alpha_long[0] else ALPHA
+        score = factor * (alpha * self.nv + (1 - alpha) * self.nb)
         add = self.bonus
         if rrf:
             score = factor * np.asarray([rrf * (1.0 / (60 + rv) if rv else 0.0) + (1.0 / (60 + rb) if rb else 0.0)
@@ -140,6 +155,8 @@ class Q:
                 if len(sc) > 1 and top > 0:
                     extra[i] = 0.1 * sc[1] * (1.0 if rrf else 1.0 / top)
             score = score + extra
+        if anchor:
+            score = score + anchor * self.anchor
         if bonus is True or (bonus == "names" and self.names) or (
                 isinstance(bonus, int) and not isinstance(bonus, bool) and self.n_words <= bonus):
             score = score + add
@@ -152,6 +169,35 @@ class Q:
     def metrics(self, o: np.ndarray) -> tuple[int, float]:
         ranks = np.nonzero(self.gold_span[o[:10]])[0]
         return int(self.gold_file[o[0]]), (1.0 / (ranks[0] + 1) if len(ranks) else 0.0)
+
+
+def anchor_shares(data: dict[str, list[Q]], questions: dict[str, dict[str, str]], folders: dict[str, Path]) -> None:
+    """Set each question's `anchor`: per recorded entry, its page's BM25 score (k1 1.2, b 0.75, the index's stems)
+    over the anchor-text documents of the set's folder (one per linked page: `fused_replay.anchor_texts` joined) as a
+    share of the best page's; 0 for a page no other page links to, or a set without a folder."""
+    import math
+    from collections import Counter
+
+    from fused_replay import anchor_texts
+    from ragls.core.analysis import stems
+
+    for name, qs in data.items():
+        if name not in folders:
+            continue
+        docs = {p: Counter(stems(" ".join(texts))) for p, texts in anchor_texts(folders[name]).items()}
+        n = len(docs)
+        avg = sum(sum(c.values()) for c in docs.values()) / max(n, 1)
+        df = Counter(t for c in docs.values() for t in c)
+        for q in qs:
+            terms = set(stems(questions[name][q.id]))
+            score = {}
+            for page, c in docs.items():
+                length = sum(c.values())
+                score[page] = sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * c[t] * 2.2
+                                  / (c[t] + 1.2 * (0.25 + 0.75 * length / avg)) for t in terms if t in c)
+            top = max(score.values(), default=0.0)
+            if top > 0:
+                q.anchor = np.asarray([score.get(p, 0.0) / top for p in q.paths])
 
 
 def rows():
@@ -172,6 +218,11 @@ def rows():
     yield "RRF (vector 1.125) + the priors + bonus", set(), False, True, False, (), 1.125
     yield "RRF (vector 1.125) + the priors + bonus + page support", set(), True, True, False, (), 1.125
     yield "RRF (vector 1.0) + the priors + bonus + page support", set(), True, True, False, (), 1.0
+    for n, a in ((10, 0.55), (12, 0.55), (15, 0.55), (12, 0.5), (12, 0.65)):
+        yield f"alpha_long: the cosine's weight {a} for questions of > {n} content words", set(), True, True, False, (), \
+            0.0, (n, a)
+    for w in (0.01, 0.02, 0.03, 0.05, 0.1):
+        yield f"anchor: + {w} x the page's anchor-text share", set(), True, True, False, (), 0.0, None, w
 
 
 def main() -> int:
@@ -179,9 +230,17 @@ def main() -> int:
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("--held-out", nargs="*", default=[], help="set names (file stems) to report apart")
     ap.add_argument("--show", help="print the questions a row gains / loses (its row number, 1-based)")
+    ap.add_argument("--folders", type=Path, help="a file of set=folder items: adds the anchor-text rows' feature")
+    ap.add_argument("--loco", action="store_true", help="each family's weight by leave-one-corpus-out")
     args = ap.parse_args()
-    data = {f.stem: [Q(q) for q in json.loads(f.read_text()) if q["answerable"] and q["fused"]] for f in args.files}
+    recorded = {f.stem: json.loads(f.read_text()) for f in args.files}
+    data = {s: [Q(q) for q in rows_ if q["answerable"] and q["fused"]] for s, rows_ in recorded.items()}
+    if args.folders:
+        folders = dict(item.split("=", 1) for item in args.folders.read_text().split() if "=" in item)
+        anchor_shares(data, {s: {q["id"]: q["question"] for q in rows_} for s, rows_ in recorded.items()},
+                      {s: Path(p) for s, p in folders.items()})
     base = {s: [q.metrics(q.order(set(), True)) for q in qs] for s, qs in data.items()}
+    by_row: dict[str, dict[str, list]] = {}
     print("| row | file Hit@1 | MRR@10 sum | gained / lost | sets losing | held-out Hit@1 | held-out gained / lost |")
     print("|---|---|---|---|---|---|---|")
     for n, (name, off, support, bonus, *recomputed) in enumerate(rows(), 1):
@@ -189,6 +248,7 @@ def main() -> int:
         losing, moved = [], []
         for s, qs in data.items():
             m = [q.metrics(q.rrf_order() if off is None else q.order(off, support, bonus, *recomputed)) for q in qs]
+            by_row.setdefault(name, {})[s] = m
             dh = sum(a for a, _ in m) - sum(a for a, _ in base[s])
             hit += sum(a for a, _ in m)
             mrr += sum(b for _, b in m)
@@ -207,7 +267,31 @@ def main() -> int:
               f"{hh or ''} | {f'+{hg} / -{hl}' if hh else ''} |")
         if args.show and int(args.show) == n:
             print(" ".join(moved))
+    if args.loco:
+        for family in ("alpha_long", "anchor"):
+            loco(family, {r: m for r, m in by_row.items() if r.startswith(family + ":")}, base)
     return 0
+
+
+def loco(family: str, rows_: dict[str, dict[str, list]], base: dict[str, list]) -> None:
+    """Print the family's leave-one-corpus-out figures: for each set the row (or the shipped order) best over the
+    other sets by file Hit@1, then MRR@10, scored on the set; and the sets that lose against the shipped order."""
+    rows_ = {"shipped": base, **rows_}
+    hit = mrr = 0.0
+    losing, chosen = [], []
+    for s, shipped_s in base.items():
+        others = [t for t in base if t != s]
+        best = max(rows_, key=lambda r, others=others: (sum(a for t in others for a, _ in rows_[r][t]),
+                                                         sum(b for t in others for _, b in rows_[r][t])))
+        chosen.append(best)
+        h = sum(a for a, _ in rows_[best][s])
+        hit += h
+        mrr += sum(b for _, b in rows_[best][s])
+        if h < sum(a for a, _ in shipped_s):
+            losing.append(f"{s} {h - sum(a for a, _ in shipped_s)}")
+    shipped = sum(a for m in base.values() for a, _ in m)
+    print(f"LOCO {family}: file Hit@1 {int(hit)} (shipped {shipped}), MRR@10 sum {mrr:.2f}; sets losing: "
+          f"{', '.join(losing) or 'none'}; chosen: {dict(Counter(chosen))}")
 
 
 if __name__ == "__main__":

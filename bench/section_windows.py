@@ -19,7 +19,11 @@ comes from an exact numpy search over every window row (window margin 0: the bes
   chunks, normalised from `min_similarity` as the vector list is), weighted S x `convex_alpha`, the vector list
   (1 - S) x `convex_alpha` (the fusion wrapper `search._fuse` replaced for the run; the vector list itself as `base`);
 - `rocchio:K:B`: the query vector plus B x the mean of the best windows of the first K chunks (Rocchio 1971; dense
-  pseudo-relevance feedback), searched again.
+  pseudo-relevance feedback), searched again;
+- `ask:B` / `asks:B`: the query vector plus B x the embedding of the question's asking part (`asked_value.asked_clause`
+  with its turns / `asked_sentences`: a question written situation first, "I host 30 sites on one server. Can one
+  process watch a folder of config files ...?", is embedded with its ask weighted up), both unit vectors; a question
+  that is all ask keeps its vector.
 
 Prints, per rule, file Hit@1 and file MRR@10 over the answerable questions and the questions whose first gold-file
 rank changed against the first rule; `--json` writes {rule: {question id: rank or null}}.
@@ -173,12 +177,30 @@ def main() -> int:
         np.maximum.at(best, owner, sims)
         return best
 
-    def vector_list(rule: str, qv: np.ndarray, n: int):
+    asked_vectors: dict[str, np.ndarray | None] = {}
+
+    def asked_vector(text: str) -> np.ndarray | None:
+        """The embedding of the question's asking part (`asked_value.asked_clause` with its turns, or
+        `asked_sentences` for `asks`), None when that is the whole question."""
+        from ragls.retrieval.asked_value import asked_clause, asked_sentences
+
+        key = state["rule"].split(":")[0] + "|" + text
+        if key not in asked_vectors:
+            asked = asked_sentences(text) if key.startswith("asks|") else asked_clause(text, turns=True)
+            asked_vectors[key] = None if asked.strip() == text.strip() else ws.embedder.embed_query(asked)
+        return asked_vectors[key]
+
+    def vector_list(rule: str, qv: np.ndarray, n: int, text: str = ""):
         qv = qv / np.linalg.norm(qv)
+        kind, *params = rule.split(":")
+        if kind in ("ask", "asks"):  # the question's vector plus B x its asking part's
+            av = asked_vector(text)
+            if av is not None:
+                qv = qv + float(params[0]) * av / np.linalg.norm(av)
+                qv = qv / np.linalg.norm(qv)
         sims = vecs @ qv
         best = best_of(sims)
         score = best
-        kind, *params = rule.split(":")
         if kind == "rocchio":
             k, beta = int(params[0]), float(params[1])
             top = np.argsort(-best)[:k]
@@ -216,7 +238,7 @@ def main() -> int:
             lst = out.lists["vector"] = []
             out.similarity.clear()
             out.matches.clear()
-            for m, s in vector_list(state["rule"], np.asarray(q.vector, dtype=np.float32), n):
+            for m, s in vector_list(state["rule"], np.asarray(q.vector, dtype=np.float32), n, q.text):
                 lst.append((m.chunk_id, s))
                 out.similarity[m.chunk_id] = m.similarity
                 out.matches[m.chunk_id] = m
