@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -14,11 +15,29 @@ from llm_server import LLMServer
 pytest_plugins = ["askkit", "commitkit"]
 
 
+def _compile_ragls() -> None:
+    """Under PYTHONDONTWRITEBYTECODE no Python process writes `__pycache__`, so each of the hundreds of ragls
+    processes the tests start (servers, CLI commands, the editors' servers) compiled every ragls module it imports
+    from source again: ~0.45 CPU-s for all of server/ragls, most of it in every server start. The run compiles the
+    package once instead (what Python does by itself without the variable; `__pycache__` is git-ignored): seconds
+    the first time, a stat per module after. Processes still read nothing but valid bytecode (a changed source's
+    timestamp no longer matches its .pyc, which Python then ignores)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("ragls")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        if os.access(folder, os.W_OK):
+            compileall.compile_dir(folder, quiet=2)
+
+
 def pytest_configure(config):
     """One folder of derived model files (the offline model copy, the memory-lean ONNX copy) for every cache dir
     the tests create, in this process and the servers it starts: a fresh RAGLS_CACHE_DIR would otherwise copy the
     model and rewrite it again (~1 CPU-s each). Its contents are keyed by the source model (index_paths.models_root),
     so runs and xdist workers share it safely."""
+    if sys.dont_write_bytecode and not os.environ.get("PYTEST_XDIST_WORKER"):  # once, before the workers start
+        _compile_ragls()
     os.environ.setdefault("RAGLS_MODELS_DIR", str(Path(tempfile.gettempdir()) / f"ragls-test-models-{os.getuid()}"))
     # Folder trust (ragls/config/trust.py) reads and writes the run's own store, never the user's: a test that needs a
     # folder's loaders, endpoints or outside sources trusts it with `ragls.config.trust.trust(folder)` (or `ragls trust`)

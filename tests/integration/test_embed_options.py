@@ -72,6 +72,23 @@ def test_batches_run_side_by_side_with_the_vectors_of_one_thread():
     assert two.texts_embedded == 11
 
 
+def test_embedders_of_one_model_file_share_its_session_and_its_vectors():
+    """A second Embedder of the same model file, providers and threads takes the session the first built (graph
+    optimisation once per process), also after the first is gone; other threads get a session of their own."""
+    texts = [f"Line {i}: the retry budget resets after " + "a successful health check " * (i % 3 + 1) for i in range(5)]
+    first = Embedder(embedding())
+    expected = first.embed_documents(texts)
+    session = first.ensure_loaded().model.model
+    del first
+    again = Embedder(embedding())
+    assert again.ensure_loaded().model.model is session
+    assert np.array_equal(again.embed_documents(texts), expected)
+    wider = Embedder(embedding(threads=4))  # two batches of two intra-op threads each
+    inner = wider.ensure_loaded().model.model
+    assert inner is not session and inner.get_session_options().intra_op_num_threads == 2
+    assert np.allclose(wider.embed_documents(texts), expected, atol=1e-6)
+
+
 def test_threads_split_into_two_batches_at_once():
     assert thread_split(1) == (1, 1)  # one batch after another
     assert thread_split(2) == (2, 1) and thread_split(3) == (2, 1)  # two batches of one thread each

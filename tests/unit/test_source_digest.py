@@ -40,6 +40,50 @@ def test_the_digest_follows_every_module_the_code_imports(tmp_path, monkeypatch)
     assert source_digest("ragls.answer.passages") != first  # an install of bytecode only: its version decides
 
 
+NESTED = """\
+try:
+    import ragls.core.in_try
+except ImportError:
+    from ragls.core import in_except
+else:
+    import ragls.core.in_else
+finally:
+    import ragls.core.in_finally
+for _ in ():
+    pass
+else:
+    with open(__file__):
+        import ragls.core.in_with
+while False:
+    import ragls.core.in_while
+
+class Reader:
+    import ragls.core.in_class
+
+    async def read(self, kind):
+        match kind:
+            case "x":
+                from ragls.core.in_match import x
+                return x
+"""
+
+
+def test_imports_in_every_kind_of_block_count(tmp_path, monkeypatch):
+    """An import in a `try`, `except`, `else`, `finally`, `with`, `while`, class body or `match` case is followed
+    too (the digest reads statement lists, not every node)."""
+    root = fake_package(tmp_path, monkeypatch)
+    names = ("in_try", "in_except", "in_else", "in_finally", "in_with", "in_while", "in_class", "in_match")
+    for name in names:
+        (root / "core" / f"{name}.py").write_text(f"# {name}\nx = 1\n")
+    (root / "answer" / "passages.py").write_text(NESTED)
+    first = source_digest("ragls.answer.passages")
+    for name in names:
+        (root / "core" / f"{name}.py").write_text((root / "core" / f"{name}.py").read_text() + "# changed\n")
+        now = source_digest("ragls.answer.passages")
+        assert now != first, name
+        first = now
+
+
 def test_the_real_passage_code_has_a_version():
     from ragls.answer.extractive import sentences_version
 
