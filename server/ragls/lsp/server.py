@@ -23,6 +23,7 @@ import importlib
 import json
 import logging
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,6 +157,7 @@ class RaglsServer(LanguageServer):
         self.progress_sender: ThreadSafeProgress | None = None
         self._opening_shown = False  # the first opening began the progress (`_valid_settings`)
         self._warned: set[str] = set()
+        self._warned_lock = threading.Lock()
 
     # -- workspace lifecycle -------------------------------------------------------------------------------
     def folders(self) -> list[Path]:
@@ -268,14 +270,18 @@ class RaglsServer(LanguageServer):
         put in the same output channel) gets it once too, at warning level. Every reopen repeats the warning while
         its cause lasts (each `didChangeConfiguration` of a setting changed in several steps reopens, and which
         steps see the invalid settings depends on timing), so a repeat is logged at debug: `rag/status` `errors`
-        carries it for as long as it holds."""
-        if message in self._warned:
+        carries it for as long as it holds. Thread-safe: two reopens (a setting changed, the watcher's look at the
+        saved file) that meet the same invalid ragls.toml at once show it once."""
+        with self._warned_lock:
+            repeat = message in self._warned
+            if not repeat and self.progress_sender is not None:
+                self._warned.add(message)
+        if repeat:
             log.debug("%s", message)
             return
         log.warning("%s", message)
         if self.progress_sender is None:
             return
-        self._warned.add(message)
         self.progress_sender.loop.call_soon_threadsafe(
             self.window_show_message, types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
