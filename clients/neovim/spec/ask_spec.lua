@@ -567,7 +567,18 @@ H.it("a code block reads as code without a markdown treesitter: its ``` fences a
   end
   local marks = vim.tbl_filter(function(m) return m[4].conceal_lines ~= nil or m[4].conceal == "" end,
     vim.api.nvim_buf_get_extmarks(view.buf, ui.fence_ns, 0, -1, { details = true }))
-  H.eq({ "  ```toml", "  ```" }, vim.tbl_map(function(m) return lines[m[2] + 1] end, marks), "the fence lines concealed")
+  H.eq({ "## How do I raise the frobnicator timeout?", "  ```toml", "  ```", "### Sources" },
+    vim.tbl_map(function(m) return lines[m[2] + 1] end, marks), "the fence lines (and the headings' \"## \") concealed")
+  -- The headings read without their "## " (it showed before the question, the cursor's line, and "### Sources").
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  local function row(needle)
+    return vim.iter(rows):find(function(r) return r:find(needle, 1, true) end) or ""
+  end
+  H.ok(row("How do I raise the frobnicator timeout?"):match("│How do I raise") ~= nil, "the question: " .. row("How do I raise"))
+  H.ok(row("Sources"):match("│Sources") ~= nil, "the sources' heading: " .. row("Sources"))
   H.screenshot("neovim-answer-code-block")
   vim.api.nvim_win_close(view.win, true)
 end)

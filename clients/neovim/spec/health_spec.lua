@@ -83,7 +83,7 @@ H.it("a long progress line is cut at its end in the statusline, so what it leads
     percentage = 0 } })
   local line = require("ragls").statusline()
   H.eq(math.max(64, math.floor(vim.o.columns * 0.5)), vim.fn.strdisplaywidth(line), "cut to half the screen: " .. line)
-  H.ok(vim.startswith(line, "ragls: indexing using the bundled offline embedding model") and vim.endswith(line, "…"), line)
+  H.ok(vim.startswith(line, "ragls: using the bundled offline embedding model") and vim.endswith(line, "…"), line)
   progress.on_progress({ token = "t-long", value = { kind = "end" } })
   -- As the server sends it while the model loads (lsp/server.py: "loading the embedding model: <its notice>"): the
   -- step alone, not a cut notice ("ragls: loading the embedding model: using the bundled offline embeddi…").

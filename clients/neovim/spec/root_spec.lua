@@ -114,6 +114,11 @@ H.it("progress text and statusline while indexing: 'ragls: indexing 320/871 file
   -- The server's phase names start with a verb of their own: "indexing workspace" is not "indexing indexing …".
   H.eq("ragls: indexing workspace (0%)", progress.text({ title = "ragls: indexing", message = "indexing workspace",
     percentage = 0 }))
+  -- (it read "ragls: indexing opening the index (0%)" at every start)
+  H.eq("ragls: opening the index (0%)", progress.text({ title = "ragls: indexing", message = "opening the index",
+    percentage = 0 }))
+  H.eq("ragls: indexing for meaning search 3/9 sections (33%)", progress.text({ title = "ragls: indexing",
+    message = "for meaning search 3/9 sections", percentage = 33 }))
   progress.on_progress({ token = "t-test", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
     percentage = 33 } })
   H.eq("ragls: indexing 3/9 files (33%)", require("ragls").statusline(), "statusline while indexing")

@@ -56,9 +56,11 @@ function M.text(p)
     return "ragls: " .. p.message .. " (keyword search meanwhile)"
   end
   if p.message and p.message ~= "" then
-    -- "ragls: indexing" + "indexing workspace" reads "ragls: indexing workspace", not "indexing indexing".
+    -- "ragls: indexing" + "indexing workspace" reads "ragls: indexing workspace", not "indexing indexing"; a step
+    -- that says its own verb ("opening the index") reads "ragls: opening the index", not "indexing opening …".
     local verb = title:match("(%S+)$")
-    if verb and p.message:sub(1, #verb + 1) == verb .. " " and title:sub(1, #title - #verb):match("^ragls:%s*$") then
+    local own = p.message:match("^(%a+ing)%s") -- (a lone word, "embedding", stays after the title)
+    if verb and own and title:sub(1, #title - #verb):match("^ragls:%s*$") then
       parts = { "ragls:" }
     end
     table.insert(parts, p.message)

@@ -56,6 +56,7 @@ function M.prose_window(win, buf)
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "list:-1"
   vim.wo[win].conceallevel = 2
+  vim.wo[win].concealcursor = "n"
   vim.bo[buf].formatlistpat = [[^\s*\d\+[.)]\s\+\|^\s*[-*+]\s\+\|^\s*>\s*\|^\[\d\+\]\s\+]]
 end
 
@@ -68,6 +69,8 @@ M.fence_ns = vim.api.nvim_create_namespace("ragls_fences")
 --- with 'conceallevel' 0 shows them. And keep every `[n]` whole: with a user's treesitter for markdown, the
 --- markdown_inline queries read "[1]" as a shortcut link and conceal its brackets, so citations and source lines
 --- read "1" (each bracket gets a conceal mark of higher priority replacing it by itself: a no-op without one).
+--- Without such a treesitter the "## " of the question and of "### Sources" is hidden too (the heading keeps its
+--- colour), also on the cursor's line ('concealcursor' n in the float: it is for reading).
 --- Call it after each change of the buffer's lines.
 ---@param buf integer
 function M.conceal_fences(buf)
@@ -75,6 +78,8 @@ function M.conceal_fences(buf)
     return
   end
   vim.api.nvim_buf_clear_namespace(buf, M.fence_ns, 0, -1)
+  -- (a user's treesitter for markdown, and the plugins that draw on it, show headings their own way)
+  local highlighted = vim.treesitter.highlighter.active[buf] ~= nil
   local fence = nil -- the open block's fence ("```", "~~~~", ...): only the same or a longer one closes it
   for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     local marks = line:match("^%s*(```+)") or line:match("^%s*(~~~+)")
@@ -86,6 +91,10 @@ function M.conceal_fences(buf)
         vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, 0, { end_col = #line, conceal = "" })
       end
     elseif not fence then
+      local marker = not highlighted and line:match("^#+ ")
+      if marker then -- "## How do I …?", "### Sources": the heading's colour says it is one
+        vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, 0, { end_col = #marker, conceal = "" })
+      end
       for first, after in line:gmatch("()%[%d+%]()") do
         for _, col in ipairs({ first - 1, after - 2 }) do
           vim.api.nvim_buf_set_extmark(buf, M.fence_ns, i - 1, col,
