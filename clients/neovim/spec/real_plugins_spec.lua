@@ -217,6 +217,9 @@ local function stop_server()
     if vim.fn.has("nvim-0.11") == 1 then c:stop(true) else c.stop(true) end
   end
   H.wait_for(function() return #vim.lsp.get_clients({ name = "ragls" }) == 0 end, 20000, "the server to stop")
+  vim.wait(300, function() return false end) -- (the exit's scheduled steps)
+  -- a server stopped on purpose (SIGTERM) is no crash: nothing to restart
+  H.eq({}, vim.tbl_map(function(n) return n.msg end, H.notes_matching("the server stopped")), "no crash notice")
 end
 
 H.it("telescope and snacks opened while the server starts: one entry says so at once, then the results fill in",

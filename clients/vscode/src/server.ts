@@ -23,7 +23,7 @@ import {
 import { estimateArgs, firstIndexQuestion, longFirstIndexes, runEstimate } from './firstIndex';
 import { Launch, resolveLaunch } from './launch';
 import { StatusRequest, StatusResult } from './protocol';
-import { pythonError, RecordingChannel, startFailureMessage } from './startFailure';
+import { crashedMessage, pythonError, RecordingChannel, startFailureMessage } from './startFailure';
 import { initializationOptions, SECTION, serverSettings } from './settings';
 import { StatusBar } from './status';
 import { openSettings } from './walkthrough';
@@ -263,7 +263,16 @@ export class ServerManager implements vscode.Disposable {
         error: (error, message, count) => (started
           ? (fallback ??= client.createDefaultErrorHandler()).error(error, message, count)
           : { action: ErrorAction.Continue, handled: true }),
-        closed: () => (started ? (fallback ??= client.createDefaultErrorHandler()).closed() : { action: CloseAction.DoNotRestart, handled: true }),
+        closed: async () => {
+          if (!started) {
+            return { action: CloseAction.DoNotRestart, handled: true };
+          }
+          const result = await (fallback ??= client.createDefaultErrorHandler()).closed();
+          // its last word, when it gives up restarting: ragls' (the cause the server printed, when it did)
+          return result.action === CloseAction.DoNotRestart && !result.handled
+            ? { ...result, message: crashedMessage(pythonError(this.recording.text)) }
+            : result;
+        },
       },
       middleware: {
         handleWorkDoneProgress: (token, params, next) => {

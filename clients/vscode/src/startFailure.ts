@@ -31,6 +31,16 @@ export function startFailureMessage(error: string, command: string): string {
   return `ragls: the server stopped while starting: ${error}${what}. Output → ragls has the whole log.`;
 }
 
+/** The one message of a server that stopped again and again after it had run, which the language client no longer
+ * restarts (its default handler: 5 restarts in 3 minutes), in ragls' words and with `error` (a `pythonError`
+ * line of the last run) when there is one; the language client's own said "The ragls server crashed 5 times in
+ * the last 3 minutes. The server will not be restarted. See the output for more information." */
+export function crashedMessage(error: string | undefined): string {
+  const why = error ? `: ${error}` : '';
+  return `ragls: the server stopped 5 times in 3 minutes and is not started again${why}. ` +
+    'Output → ragls has the whole log; “ragls: Restart Server” starts it again.';
+}
+
 /**
  * An output channel that passes everything on to `channel` and keeps the last `keep` characters written since
  * `reset()`, for `pythonError`. `onText` is called after each write (the text kept so far).

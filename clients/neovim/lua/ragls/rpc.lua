@@ -214,7 +214,9 @@ function M.on_exit(code, signal, client_id)
     for _, handler in pairs(waiting) do
       handler({ code = M.SERVER_EXITED, message = ("the server stopped (%s) before it answered"):format(how) })
     end
-    local crashed = (code or 0) ~= 0 or (signal or 0) ~= 0
+    -- (SIGTERM is how Neovim stops a server that did not exit when asked, `client:stop(true)`: no crash, as vim.lsp
+    -- has it; it said "the server stopped (killed by signal 15); run any :Rag* command to restart it")
+    local crashed = (code or 0) ~= 0 or ((signal or 0) ~= 0 and signal ~= 15)
     if not (crashed and root) or vim.v.exiting ~= vim.NIL or M.find_client(root) then
       if unhush then
         unhush() -- nothing of ragls' own: Neovim's notice stays

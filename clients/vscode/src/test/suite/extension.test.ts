@@ -24,6 +24,7 @@ import { describeError, formatStatus } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
+import { defaultPython } from '../fixture';
 import { citedPlace, sourceLabel } from '../../answer';
 import {
   AskResult,
@@ -1321,5 +1322,47 @@ suite('ragls extension in VS Code', () => {
     const started = readFileSync(runs, 'utf8').trim().split('\n').length;
     rmSync(dir, { recursive: true, force: true });
     assert.equal(started, 1, `started ${started} times:\n${outputLog().slice(logged).slice(-3000)}`);
+  });
+
+  test('a server that runs, then stops again and again: one toast, in ragls\' words with the exception it printed', async () => {
+    // The language client restarts a crashed server 4 times in 3 minutes, then gave up with its own toast: "The
+    // ragls server crashed 5 times in the last 3 minutes. The server will not be restarted. See the output ...".
+    const dir = mkdtempSync(join(tmpdir(), 'ragls-crashing-'));
+    const program = join(dir, 'ragls');
+    const runs = join(dir, 'runs');
+    // A server that answers `initialize` (so it ran), then prints a traceback and exits.
+    writeFileSync(program, [`#!${defaultPython()}`, 'import json, sys, time',
+      `open(${JSON.stringify(runs)}, 'a').write('run\\n')`,
+      'head = b""',
+      'while not head.endswith(b"\\r\\n\\r\\n"):',
+      '    head += sys.stdin.buffer.read(1)',
+      'length = int([l for l in head.decode().split("\\r\\n") if l.lower().startswith("content-length")][0].split(":")[1])',
+      'request = json.loads(sys.stdin.buffer.read(length))',
+      'body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"capabilities": {}}}).encode()',
+      'sys.stdout.buffer.write(b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body)',
+      'sys.stdout.flush()',
+      'time.sleep(1)',
+      'raise RuntimeError("the index lock is broken")', ''].join('\n'));
+    chmodSync(program, 0o755);
+    const toasts: string[] = [];
+    const show = vscode.window.showErrorMessage;
+    (vscode.window as { showErrorMessage: unknown }).showErrorMessage = (message: string, ...rest: unknown[]) => {
+      toasts.push(message);
+      return (show as (m: string, ...r: unknown[]) => Thenable<unknown>)(message, ...rest);
+    };
+    const cfg = vscode.workspace.getConfiguration('ragls');
+    await cfg.update('server.command', program, vscode.ConfigurationTarget.Workspace);
+    try {
+      await until('the language client to give up', () => toasts.length > 0 ? toasts : undefined, 90_000);
+      const count = readFileSync(runs, 'utf8').trim().split('\n').length;
+      assert.equal(count, 5, `ran ${count} times`);
+      assert.deepEqual(toasts, ['ragls: the server stopped 5 times in 3 minutes and is not started again: ' +
+        'RuntimeError: the index lock is broken. Output → ragls has the whole log; “ragls: Restart Server” starts it again.']);
+    } finally {
+      (vscode.window as { showErrorMessage: unknown }).showErrorMessage = show;
+      await cfg.update('server.command', undefined, vscode.ConfigurationTarget.Workspace);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await until('the server to run again', () => api.server.running !== undefined && api.status.state === 'ready');
   });
 });
