@@ -21,9 +21,12 @@ from ragls.core.uris import display_path
 #: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
 #: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal; the
 #: answer sentences (index/vector_phase.py, the sentence pass) spare a first answer the model's time.
-PHASE_LABELS = {"scan": "files checked for changes", "embed": "embed (first vector of each chunk)",
-                "windows": "embed windows (rest of each long chunk; the index is already searchable)",
-                "sentences": "embed answer sentences (first answers faster; search and answers already work)"}
+#: What each indexing phase gives the user, in the words the server's work-done progress uses (workspace/watch.py,
+#: docs/protocol.md: "for meaning search", "for faster answers"), not the step's name ("embed windows" was jargon).
+PHASE_LABELS = {"scan": "files checked for changes",
+                "embed": "indexing for meaning search (search by words works already)",
+                "windows": "indexing long chunks for meaning search (search works already)",
+                "sentences": "indexing for faster answers (search and answers work already)"}
 
 
 #: A bar shows a rate (and the time left) only once it has run this long (seconds): tqdm divides the work done by the
