@@ -23,7 +23,8 @@ comes from an exact numpy search over every window row (window margin 0: the bes
 - `ask:B` / `asks:B`: the query vector plus B x the embedding of the question's asking part (`asked_value.asked_clause`
   with its turns / `asked_sentences`: a question written situation first, "I host 30 sites on one server. Can one
   process watch a folder of config files ...?", is embedded with its ask weighted up), both unit vectors; a question
-  that is all ask keeps its vector.
+  that is all ask keeps its vector; `askmax:M`: a chunk scores max(its best window's cosine with the question, its
+  best window's cosine with the asking part - M).
 
 Prints, per rule, file Hit@1 and file MRR@10 over the answerable questions and the questions whose first gold-file
 rank changed against the first rule; `--json` writes {rule: {question id: rank or null}}.
@@ -193,14 +194,15 @@ def main() -> int:
     def vector_list(rule: str, qv: np.ndarray, n: int, text: str = ""):
         qv = qv / np.linalg.norm(qv)
         kind, *params = rule.split(":")
-        if kind in ("ask", "asks"):  # the question's vector plus B x its asking part's
-            av = asked_vector(text)
-            if av is not None:
-                qv = qv + float(params[0]) * av / np.linalg.norm(av)
-                qv = qv / np.linalg.norm(qv)
+        av = asked_vector(text) if kind in ("ask", "asks", "askmax") else None
+        if av is not None and kind != "askmax":  # the question's vector plus B x its asking part's
+            qv = qv + float(params[0]) * av / np.linalg.norm(av)
+            qv = qv / np.linalg.norm(qv)
         sims = vecs @ qv
         best = best_of(sims)
         score = best
+        if av is not None and kind == "askmax":  # max(the question's best window, the asking part's best - M)
+            score = np.maximum(best, best_of(vecs @ (av / np.linalg.norm(av))) - float(params[0]))
         if kind == "rocchio":
             k, beta = int(params[0]), float(params[1])
             top = np.argsort(-best)[:k]
