@@ -36,8 +36,10 @@ _CODE_END = re.compile(r"[{};:(),=\[\]]\s*$")
 # [--fix]"). Prose in a configuration comment wraps at "," and ends in ")" or ":" ("# Builtin formats:
 # \":color-words\" (default), \":git\"," / "# or external command name and arguments (see below)"), which a program's
 # comment does only when it is code.
-# A capitalised word alone before its ":" ("# Note:", "# Example:") is prose's label for the lines after it, not a key.
-_CONFIG_CODE_END = re.compile(r"""(?:[{\[\]=]|^(?!\s*[A-Z][a-z]+:\s*$)\s*[\w.-]+:"""
+# A capitalised word before its ":" ("# Note:", "# Example:", "# Default: false.", "# Templates: allowed.") is prose's
+# label, not a key: GoReleaser's configuration reference ends 434 comments with "# Templates: allowed.", and reading
+# that line as a setting commented out left every one of those settings without a passage.
+_CONFIG_CODE_END = re.compile(r"""(?:[{\[\]=]|^(?!\s*[A-Z][a-z]+:)\s*[\w.-]+:"""
                               r"""(?:\s+(?:\[.*\]|\{.*\}|"[^"]*"|'[^']*'|[\w.-]+))?)\s*$""")
 # the languages whose comments document the setting below them (`config_comments`)
 CONFIG_LANGUAGES = frozenset({"toml", "yaml", "yml", "ini", "cfg", "conf", "properties", "dotenv", "env"})

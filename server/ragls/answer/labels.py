@@ -55,3 +55,23 @@ def labelled(sentence: str, label: str) -> str:
     if any(x in sentence for x in names):
         return sentence
     return f"{label}: {sentence}"
+
+
+# A list item opening with a name in bold or code, then "is", "-", ":" or "(" ("- **stream_close_delay** is a
+# duration value ...", "* ``die-on-term``: ..."; an inline tag between, "**x** <span id="x"/> is"): a definition of that
+# name (`item_label`)
+_ITEM_TERM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*\n]+)\*\*|``?([^`\n]+)``?)(?:\s*<[^<>\n]*>)*\s*"
+                        r"(?:[-:(–—]|is\b|are\b)")
+
+
+def item_label(line: str) -> str:
+    """The identifier a list item's first `line` opens with, defining it — "- **stream_close_delay** is ...",
+    "- `--reload`: ..." — as Markdown code ("`stream_close_delay`"), or "" (a word in bold, "**Note**", is no
+    identifier: it must read as code, `_CODE_TOKEN`, or be written as code). The later sentences of an item quoted
+    sentence by sentence are led by it (answer/passages.py), as a heading's identifier leads its section's
+    passages: "Enabling this may be a good idea ..." says nothing without the option it enables."""
+    m = _ITEM_TERM.match(line)
+    if not m:
+        return ""
+    name = (m.group(1) or m.group(2)).strip()
+    return f"`{name}`" if m.group(2) or _CODE_TOKEN.match(name) else ""

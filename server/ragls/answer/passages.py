@@ -52,9 +52,9 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import heading_label, labelled
+from ragls.answer.labels import heading_label, item_label, labelled
 from ragls.answer.markup import clean_markup
-from ragls.answer.sentences import joined_lines, sentence_spans
+from ragls.answer.sentences import item_sentences, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
 
@@ -339,6 +339,13 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                     # "2. Disable the check entirely:", a blank line, then "   ``await resp.json(content_type=None)``."
                     body = blocks[k + 1]
                     out.append(Unit(_cap(item), _attached(body, markdown), b.start + j, last, block_end(body), item=True))
+                elif len(item) > EXTRACTIVE_MAX_SENTENCE_CHARS and not _lead_in(item) \
+                        and len(pieces := item_sentences(b.lines[j:j + 1 + cont], b.start + j, MIN_WORDS, markdown)) > 1:
+                    # an item as long as a paragraph, which whole would be cut: its sentences, as a paragraph's, the
+                    # later ones led by the name it opens with ("**stream_close_delay** is ... Enabling this ...")
+                    lead = item_label(b.lines[j])
+                    out += [Unit(_cap(labelled(x, label if not k else lead)), "", first, end)
+                            for k, (x, first, end) in enumerate(pieces)]
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last, item=True))
         elif b.kind == "deflist":

@@ -8,7 +8,7 @@ import re
 
 from ragls.answer.inline import plain
 
-__all__ = ["joined_lines", "sentence_spans"]
+__all__ = ["item_sentences", "joined_lines", "sentence_spans"]
 
 # a list item's marker or a blockquote's ">" opening a line
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
@@ -53,3 +53,17 @@ def sentence_spans(text: str, where: list[tuple[int, int]], markdown: bool = Tru
             out.append((plain(raw, markdown), _line_at(where, begin + lead), _line_at(where, begin + len(raw.rstrip()) - 1)))
         begin = m.end() if m else len(text)
     return out
+
+
+def item_sentences(lines: list[str], start: int, min_words: int, markdown: bool = True) -> list[tuple[str, int, int]]:
+    """(sentence, first line, last line) of a list item's `lines` (its first at 0-based chunk line `start`) read as
+    a paragraph's sentences (`sentence_spans`), one under `min_words` words read with the next, or the last with
+    the one before ("... after a config reload. Default: no delay."): what answer/passages.py quotes of an item too
+    long to quote whole."""
+    pieces = sentence_spans(*joined_lines(lines, start), markdown)
+    for pos in range(len(pieces) - 1, -1, -1):
+        if len(pieces) > 1 and len(pieces[pos][0].split()) < min_words:
+            pos = min(pos, len(pieces) - 2)
+            (a, first, _), (z, _, last) = pieces[pos:pos + 2]
+            pieces[pos:pos + 2] = [(f"{a} {z}", first, last)]
+    return pieces
