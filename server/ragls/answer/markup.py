@@ -80,7 +80,7 @@ def clean_markup(text: str, markdown: bool = True) -> str:
     text = rest_tables.tables(text)
     text = _MYST_ROLE.sub(_myst_role, _ROLE.sub(_role, text) if markdown else _unmask(_ROLE.sub(_role, _mask(text))))
     text = rest.directive_options(text)
-    text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)))
+    text = rest.admonitions(_myst_admonitions(strip_heading_ids(text)), markdown)
     text = rest.fields(text) if markdown else rest.definitions(rest.fields(text))
     return rest_literals.restore_literals(rest_literals.literal_blocks(text, markdown), held)
 

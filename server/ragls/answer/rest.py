@@ -268,9 +268,15 @@ _HTML_TAGS = frozenset({"html", "format_html", "builder_html", "dirhtml", "singl
 # A content tab of mkdocs-material / pymdownx.tabbed (`=== "Python 3.9 and above"`, `===+`, `===!`), body indented
 # 4 spaces: a label, not prose (the line becomes empty); its body is dedented like a container's.
 _CONTENT_TAB = re.compile(r"^([ \t]*)===[+!]?[ \t]+\"[^\"]*\"[ \t]*()$")
+# In Markdown, a reST-style directive is mistune's (its `RSTDirective` plugin): ".. name:: title" over an indented
+# body of Markdown. Sanic's guide lays out every page in ".. column::" pairs (864 of them: prose beside its code) and
+# wraps lines in ".. attrs::", ".. new::"; their bodies read as indented code blocks, so the guide's prose was never a
+# sentence. Any such directive is a container in Markdown (`admonitions`) but these, whose body is not Markdown text.
+_MARKDOWN_DIRECTIVE = re.compile(r"^([ \t]*)\.\. (?!(?:code|code-block|sourcecode|literalinclude|include|raw|math|"
+                                 r"mermaid|graphviz|plantuml|uml|toctree|csv-table|list-table)::)[a-z][\w-]*::(.*)$")
 
 
-def admonitions(text: str) -> str:
+def admonitions(text: str, markdown: bool = False) -> str:
     """Admonitions and object descriptions as plain paragraphs, line for line: the directive line keeps only its
     text (".. note:: When using X," -> "When using X,"; a bare "!!! note" line becomes empty) and its indented body
     is dedented, so its sentences are prose, not an indented code block. A version directive's own argument ("2.0")
@@ -280,12 +286,13 @@ def admonitions(text: str) -> str:
     ">>> from PIL.ExifTags import Base", which stays code). A container (`_CONTAINER`: a tab, a
     dropdown) keeps its directive line and has its body dedented the same way, so a ":" sentence before a tab
     introduces the code block in it; a mkdocs-material content tab (`_CONTENT_TAB`, `=== "Python 3.10+"`) likewise,
-    its label line emptied. Directives nested in a body are read too."""
+    its label line emptied; in Markdown (`markdown`), any other directive but those of code (`_MARKDOWN_DIRECTIVE`,
+    mistune's). Directives nested in a body are read too."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
         m = (_ADMONITION.match(lines[i]) or _OBJECT_DIRECTIVE.match(lines[i]) or _CONTAINER.match(lines[i])
-             or _CONTENT_TAB.match(lines[i]))
+             or _CONTENT_TAB.match(lines[i]) or (markdown and _MARKDOWN_DIRECTIVE.match(lines[i])))
         if not m:
             i += 1
             continue
@@ -305,7 +312,7 @@ def admonitions(text: str) -> str:
             rest = ""
         if lines[i].lstrip().startswith((".. version", ".. deprecated")):
             rest = rest.split(" ", 1)[1] if " " in rest else ""
-        if m.re is not _CONTAINER:
+        if m.re is not _CONTAINER and m.re is not _MARKDOWN_DIRECTIVE:
             lines[i] = m.group(1) + rest
         j = i + 1
         if m.re is _OBJECT_DIRECTIVE:  # its other signatures: in its heading, with its name
