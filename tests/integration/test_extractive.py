@@ -167,8 +167,8 @@ def test_a_table_row_answers_whole(embedder):
             "`TypeError` when the client is created.\n")
     answer = extractive_answer("How do I stop the client from reading proxy settings from environment variables?",
                                [(1, _hit(text))], embed=embedder.embed_documents)
-    assert _bullets(answer)[0] == ("- `trust_env` | `True` | Read proxy settings and certificates from environment "
-                                   "variables [1].")
+    assert _bullets(answer)[0] == ("- `trust_env` | Default: `True` | Read proxy settings and certificates from "
+                                   "environment variables [1].")  # its value under its column's name
     assert "|---|" not in answer.split("[1]", 1)[0]
 
 

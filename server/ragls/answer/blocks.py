@@ -39,7 +39,9 @@ _HTML_PRE = re.compile(r"^\s*<pre\b", re.IGNORECASE)  # an HTML block of preform
 # A definition of a definition list (MyST's and Pandoc's "deflist": a term line, then ": definition", optionally past
 # one blank line, its continuation lines indented).
 DEFINITION = re.compile(r"^ {0,3}:[ \t]+\S")
-TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
+# A pipe table's delimiter row: cells of one hyphen or more (GFM; Sanic's "|--|--|--|--|" under its header read as a
+# data row, and the header "Key | Type | Default | Description" was quoted as one), each maybe with colons.
+TABLE_SEPARATOR = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
 
 
 @dataclass

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ragls.answer import includes, program_output, rest, rest_tables
+from ragls.answer import includes, program_output, rest, rest_tables, table_columns
 from ragls.answer.blocks import (
     DEFINITION,
     FENCE_OPEN,
@@ -138,7 +138,8 @@ class Unit:
     (`neighbours.read_with_neighbours`). `titled` marks a section title standing in as the lead-in of the code block
     right under it ("Uninstall all:" / `$ pipx uninstall-all`): scored on the title's words alone, as the block's
     words are the section's, not evidence that this step is what a question asks (a "# Settings" title over a
-    TOML example would otherwise answer for every key in it)."""
+    TOML example would otherwise answer for every key in it). `shown`, when set, is what an answer shows instead of
+    `sentence` (a table row with its columns' names, `table_columns`), which is what is scored and embedded."""
 
     sentence: str
     attached: str = ""
@@ -151,6 +152,7 @@ class Unit:
     output: bool = False
     item: bool = False
     titled: bool = False
+    shown: str = ""
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -175,7 +177,7 @@ class Unit:
 
 
 def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True, source: str = "",
-          folder: str = "", files: FileFilter | None = None) -> list[Unit]:
+          folder: str = "", files: FileFilter | None = None, table_header: str = "") -> list[Unit]:
     """Answer candidates of a chunk text (after `clean_markup`), restricted to blocks overlapping the 0-based
     chunk-text `lines` (inclusive) when given. Sentences and list items have at least MIN_WORDS words (a shorter
     sentence is read with the one after it; a paragraph "Default: ``False``", or a short lead-in paragraph "For
@@ -187,9 +189,9 @@ def units(text: str, lines: tuple[int, int] | None = None, markdown: bool = True
     the included file's code (`includes.included_block`, as `files` allows: the FileFilter of the folder's open
     index), and a fence of pymdownx.snippets lines (`--8<-- "docs/examples/app.py"`) the code of the files they
     name (`includes.snippets`); the memo is keyed by the included files' modification times, so an edited example shows as it is
-    now."""
+    now. `table_header`: the header row of the pipe table the text opens inside (`table_columns.header_above`)."""
     key = (source, folder, files, includes.stamps(text, source, folder, files)) if source else ("", "", None, ())
-    return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key))
+    return list(_units(text, None if lines is None else (lines[0], lines[1]), markdown, *key, table_header))
 
 
 def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileFilters | None = None
@@ -198,17 +200,22 @@ def chunk_units(chunk: Chunk, lines: tuple[int, int] | None = None, files: FileF
     the code they include (as the FileFilter of the chunk's folder in `files` allows: {folder: the filter of its
     open index}, handed down by the workspace; a folder without one: the default sources settings); a code file's (`sources.load.kind_for`) are its docstrings and comments with the code
     they document (`code_passages.code_passages`, each of at least MIN_WORDS words); not an HTML page's, converted to
-    Markdown text when indexed."""
+    Markdown text when indexed. A Markdown chunk that opens inside a pipe table reads its rows under the table's
+    header from the file (`table_columns.header_above`)."""
     if kind_for(chunk.path) == "code" and extension(chunk.path) not in CONVERTED_EXTENSIONS and "://" not in chunk.path:
         return [Unit(_cap(p.sentence), p.attached, p.line, p.end, p.end)
                 for p in code_passages(chunk.text, lines) if len(p.sentence.split()) >= MIN_WORDS]
-    return units(chunk.text, lines, is_markdown(chunk.path), chunk.path, chunk.folder,
-                 files.get(chunk.folder) if files else None)
+    markdown = is_markdown(chunk.path)
+    header = table_columns.header_above(chunk) if markdown and extension(chunk.path) not in CONVERTED_EXTENSIONS \
+        else ""
+    return units(chunk.text, lines, markdown, chunk.path, chunk.folder, files.get(chunk.folder) if files else None,
+                 header)
 
 
 @functools.lru_cache(maxsize=2048)
 def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, source: str = "", folder: str = "",
-           files: FileFilter | None = None, _stamps: tuple[tuple[str, int], ...] = ()) -> tuple[Unit, ...]:
+           files: FileFilter | None = None, _stamps: tuple[tuple[str, int], ...] = (), table_header: str = ""
+           ) -> tuple[Unit, ...]:
     blocks = parsed(text, markdown)
     if _stamps and markdown:  # a fence of pymdownx.snippets lines: the code of the files they name
         blocks = includes.snippets(blocks, source, folder, files)
@@ -351,7 +358,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         elif b.kind == "deflist":
             out += _definitions(b, label, nxt, markdown)
         elif b.kind == "table":
-            out += _table_rows(b, markdown)
+            out += _table_rows(b, markdown, table_header if k == 0 else "")
         elif b.kind == "code":
             out += _commented(b, blocks[k - 1] if k else None)
     return tuple(out)
@@ -496,13 +503,23 @@ def _dangling(sentence: str) -> str:
     return sentence.rstrip().rstrip(":").rstrip() + "."
 
 
-def _table_rows(block: Block, markdown: bool = True) -> list[Unit]:
+def _table_rows(block: Block, markdown: bool = True, header: str = "") -> list[Unit]:
     """The data rows of a pipe table, each one unit, whole: its cells (markup reduced, `inline.plain`) joined by " | "
     ("`timeout` | `5.0` | The default timeout, in seconds"), spanning the source lines a reST row was wrapped over
     (`rest_tables.ROW_CONTINUED`); a row of fewer than 3 words (cells are terse) and the header row (the row above the
-    |---| separator) are left out."""
+    |---| separator) are left out. As an answer shows a row (`Unit.shown`; it is scored and embedded as written),
+    the cells of a column of values but the first (the row's key) are led by the column's name (`table_columns`:
+    "`--config.file` | Prometheus configuration file path. | Default: `prometheus.yml`"), from the table's header
+    row or, for a chunk that opens inside a table, `header` (the header row above the chunk,
+    `table_columns.header_above`)."""
     out: list[Unit] = []
     has_header = len(block.lines) > 1 and bool(TABLE_SEPARATOR.match(block.lines[1]))
+    if has_header:
+        header = block.lines[0]
+    # Markdown's own pipe tables only: a reST table rewritten into rows (`rest_tables`) has border lines where a header
+    # would be, and leads its rows with the header's identifier itself
+    names = table_columns.value_columns(header, block.lines[2 if has_header else 0:], markdown) \
+        if header and markdown and not TABLE_SEPARATOR.match(header) else []
     for k, line in enumerate(block.lines):
         if line.strip() == rest_tables.ROW_CONTINUED:  # a reST row wrapped over several lines: the row spans them all
             if out and out[-1].end == block.start + k - 1:
@@ -513,7 +530,10 @@ def _table_rows(block: Block, markdown: bool = True) -> list[Unit]:
         cells = [plain(c, markdown) for c in split_row(line)]
         row = " | ".join(c for c in cells if c)
         if len(row.split()) - row.count(" | ") >= 3:
-            out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True))
+            shown = " | ".join(table_columns.under(c, names[j] if j < len(names) else "")
+                               for j, c in enumerate(cells) if c)
+            out.append(Unit(_cap(row), "", block.start + k, block.start + k, item=True,
+                            shown=_cap(shown) if shown != row else ""))
     return out
 
 
