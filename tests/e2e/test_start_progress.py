@@ -31,7 +31,8 @@ async def test_every_progress_message_says_the_model_loads_while_it_does(tmp_pat
         messages = [getattr(v, "message", None) or "" for reports in client.progress_reports.values() for v in reports]
     assert messages[0] == "opening the index"  # the first thing the editor is told, once `initialized` arrives
     loading = messages.index(LOADING)
-    done = next(i for i, m in enumerate(messages) if m.startswith("embedding"))
+    # the vector pass's first message ("for meaning search 0/4 sections", workspace/watch.py) ends the loading
+    done = next(i for i, m in enumerate(messages) if m.startswith("for meaning search"))
     fallback = [m for m in messages[loading:done] if "bundled offline embedding model" in m]
     assert fallback, messages  # ragls's default model cannot be downloaded here: the bundled MiniLM loads
     assert all(m.startswith(LOADING) for m in messages[loading:done]), messages[loading:done]
