@@ -39,3 +39,28 @@ def test_a_row_in_a_chunk_that_opens_inside_the_table_shows_the_header_above_it(
     [source] = [h for _, h in answer.sources if "REQUEST_MAX_SIZE" in h.chunk.text]
     assert "**Variable**" not in source.chunk.text  # the cited chunk opens inside the table, under its header
     assert "REQUEST_MAX_SIZE | Default: 100000000 | How big a request may be (bytes)" in answer.text, answer.text
+
+
+def test_the_header_is_never_read_through_a_name_relinked_outside_the_folder(ws, tmp_path):
+    """The header above a chunk is read back from the indexed file through `sources.passage.read_back`: a name
+    relinked since indexing to a file outside the folder (a folder is untrusted input) gives no header, not a line
+    of that file."""
+    from pathlib import Path
+
+    from ragls.answer.table_columns import header_above
+
+    answer = ws.ask("How big may a request be? What is the default of REQUEST_MAX_SIZE?")
+    [source] = [h for _, h in answer.sources if "REQUEST_MAX_SIZE" in h.chunk.text]
+    chunk = source.chunk
+    assert header_above(chunk) == SETTINGS[0]
+    target = Path(chunk.folder) / chunk.path
+    outside = tmp_path / "outside.md"
+    outside.write_text(CONFIGURATION.replace("**Default**", "**Outside**"))
+    saved = target.read_text()
+    target.unlink()
+    target.symlink_to(outside)
+    try:
+        assert header_above(chunk) == ""
+    finally:
+        target.unlink()
+        target.write_text(saved)

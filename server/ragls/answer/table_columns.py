@@ -59,22 +59,28 @@ def header_above(chunk: Chunk) -> str:
         return ""
     if chunk.included_in or not chunk.folder or "://" in chunk.path or chunk.page is not None:
         return ""
-    path = Path(chunk.folder) / chunk.path
     try:
-        stamp = os.stat(path).st_mtime_ns
+        stamp = os.stat(Path(chunk.folder) / chunk.path).st_mtime_ns
     except OSError:
         return ""
-    return _header_in_file(str(path), stamp, chunk.span.start_line + first)
+    return _header_in_file(str(chunk.folder), chunk.path, stamp, chunk.span.start_line + first)
 
 
 @functools.lru_cache(maxsize=256)
-def _header_in_file(path: str, _stamp: int, line: int) -> str:
-    """The header row of the pipe table running up to 0-based `line` of the file at `path` (memoised per file
-    modification time), else ""."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read().split("\n")
-    except OSError:
+def _header_in_file(folder: str, rel: str, _stamp: int, line: int) -> str:
+    """The header row of the pipe table running up to 0-based `line` of the indexed file `rel` of `folder`
+    (memoised per file modification time), else "". The file is read through the one read-back path
+    (`sources.passage.read_back`: its real path inside the folder — a name relinked to a file outside since it
+    was indexed is not read —, no secret file, at most `neighbours.FILE_MAX_BYTES`)."""
+    from ragls.answer.neighbours import FILE_MAX_BYTES
+    from ragls.core.errors import Skipped
+    from ragls.sources.passage import read_back
+
+    doc = read_back(folder, rel, FILE_MAX_BYTES)
+    if isinstance(doc, Skipped):
+        return ""
+    text = doc.text.split("\n")
+    if not 0 < line <= len(text):  # the file shrank since it was indexed
         return ""
     k = line - 1
     while k > 0 and k > line - HEADER_LOOKBACK_LINES and _row(text[k]) and not TABLE_SEPARATOR.match(text[k]):
