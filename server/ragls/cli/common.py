@@ -18,11 +18,11 @@ from ragls.cli.folder import require_folder
 from ragls.core.errors import RaglsError, from_wire_error
 from ragls.core.uris import display_path
 
-#: What each indexing phase is, as the terminal shows it: the first vector of every chunk makes the index fully
-#: searchable; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal; the
-#: answer sentences (index/vector_phase.py, the sentence pass) spare a first answer the model's time.
-#: What each indexing phase gives the user, in the words the server's work-done progress uses (workspace/watch.py,
-#: docs/protocol.md: "for meaning search", "for faster answers"), not the step's name ("embed windows" was jargon).
+#: What each indexing phase gives the user, as the terminal shows it, in the words the server's work-done progress
+#: uses (workspace/watch.py, docs/protocol.md), not the step's name ("embed windows" was jargon): the first vector of
+#: every chunk makes the index searchable by meaning; the later windows (index/windows.py) make the rest of each long
+#: chunk reach the vector signal; the answer sentences (index/vector_phase.py, the sentence pass) spare a first
+#: answer the model's time.
 PHASE_LABELS = {"scan": "files checked for changes",
                 "embed": "indexing for meaning search (search by words works already)",
                 "windows": "indexing long chunks for meaning search (search works already)",
