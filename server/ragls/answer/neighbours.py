@@ -25,6 +25,7 @@ from ragls.answer.passages import (
 from ragls.core.ir import Hit
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
+from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES
 
 __all__ = ["FOCUS_SENTENCE_LINES", "LEAD_CODE_LINES", "NEXT_REFERENCE_WORDS", "REFERENCE_HEAD_WORDS", "SHORT_CODE_LINES",
            "antecedent", "block_across", "code_lines", "continues", "explains", "quotes", "read_with_neighbours", "with_code_after"]
@@ -130,7 +131,7 @@ def block_across(n: int, unit: Unit, hits: dict[int, Hit]) -> Unit:
     return unit
 
 
-FILE_MAX_BYTES = 1_000_000  # a file read back for the rest of a code block its chunk cut (`block_continued`)
+FILE_MAX_BYTES = ANSWER_READ_BACK_MAX_BYTES  # a file read back for the rest of a code block its chunk cut (`block_continued`)
 _INDENT = re.compile(r"^[ \t]*")
 
 

@@ -71,12 +71,11 @@ def _header_in_file(folder: str, rel: str, _stamp: int, line: int) -> str:
     """The header row of the pipe table running up to 0-based `line` of the indexed file `rel` of `folder`
     (memoised per file modification time), else "". The file is read through the one read-back path
     (`sources.passage.read_back`: its real path inside the folder — a name relinked to a file outside since it
-    was indexed is not read —, no secret file, at most `neighbours.FILE_MAX_BYTES`)."""
-    from ragls.answer.neighbours import FILE_MAX_BYTES
+    was indexed is not read —, no secret file, at most `sources.passage.ANSWER_READ_BACK_MAX_BYTES`)."""
     from ragls.core.errors import Skipped
-    from ragls.sources.passage import read_back
+    from ragls.sources.passage import ANSWER_READ_BACK_MAX_BYTES, read_back
 
-    doc = read_back(folder, rel, FILE_MAX_BYTES)
+    doc = read_back(folder, rel, ANSWER_READ_BACK_MAX_BYTES)
     if isinstance(doc, Skipped):
         return ""
     text = doc.text.split("\n")

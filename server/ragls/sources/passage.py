@@ -140,6 +140,11 @@ def read_indexed_text(idx, rel: str) -> str:
     return loaded.text
 
 
+#: The most bytes an extractive answer reads back of an indexed file at answer time (`answer.neighbours`: the rest of
+#: a code block its chunk cut; `answer.table_columns`: a table's header above its chunk). Bytes.
+ANSWER_READ_BACK_MAX_BYTES = 1_000_000
+
+
 def read_back(folder: Path | str, rel: str, max_file_bytes: int, loaders: dict[str, str] | None = None,
               timeout_s: float = 120, mask: bool = True) -> Document | Skipped:
     """The one read-back path of an indexed file after indexing: `folder / rel` (`rel` an index key,
