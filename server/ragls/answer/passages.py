@@ -351,8 +351,8 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                     # an item as long as a paragraph, which whole would be cut: its sentences, as a paragraph's, the
                     # later ones led by the name it opens with ("**stream_close_delay** is ... Enabling this ...")
                     lead = item_label(b.lines[j])
-                    out += [Unit(_cap(labelled(x, label if not k else lead)), "", first, end)
-                            for k, (x, first, end) in enumerate(pieces)]
+                    out += [Unit(_cap(labelled(x, lead if n else label)), "", first, end)
+                            for n, (x, first, end) in enumerate(pieces)]
                 elif (item := _dangling(item) if _lead_in(item) else item):  # no sub-list: it introduces nothing
                     out.append(Unit(_cap(item), "", b.start + j, last, item=True))
         elif b.kind == "deflist":
