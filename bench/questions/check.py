@@ -65,18 +65,28 @@ def line_of(text: str, offset: int) -> int:
 
 
 def chunk_offsets(root: Path, rel: str) -> list[tuple[int, int]]:
-    """(start, end) character offsets of the file's default ragls chunks."""
+    """(start, end) character offsets of the file's default ragls chunks: where its text is found in the file's,
+    else (a chunk whose text is not the file's word for word: HTML blocks read as Markdown) from its span."""
     from ragls.index.chunking import chunk_document
     from ragls.sources.load import load_file
 
     doc = load_file(root, rel, 5_000_000)
+    line_starts = [0] + [i + 1 for i, ch in enumerate(doc.text) if ch == "\n"]
+
+    def at(line: int, char: int) -> int:  # a span position as an offset into the text (columns read as code points)
+        return line_starts[line] + char if line < len(line_starts) else len(doc.text)
+
     out, cursor = [], 0
     for c in chunk_document(doc):
         start = doc.text.find(c.text, max(0, cursor - len(c.text)))
         if start < 0:
             start = doc.text.find(c.text)
-        out.append((start, start + len(c.text)))
-        cursor = start + len(c.text)
+        if start >= 0:
+            end = start + len(c.text)
+        else:  # its text is not the file's word for word (a Markdown HTML block read as Markdown): its span says where
+            start, end = at(c.span.start_line, c.span.start_char), at(c.span.end_line, c.span.end_char)
+        out.append((start, end))
+        cursor = end
     return out
 
 
