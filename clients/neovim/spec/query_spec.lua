@@ -127,4 +127,36 @@ H.it(":RagRebuild re-indexes and reports files and chunks", function()
   H.contains(note.msg, (" %d chunks, "):format(status.folders[1].chunks))
 end)
 
+H.it(":RagQuery! under a long heading path: the quickfix line shows the passage, the path gives way", function()
+  -- Sanic's "Guide > Best practices > Blueprints > Static files — Blu…": the heading path took the line, and three
+  -- letters of the passage were left. A page four headings deep, under a long path (two screen lines per entry).
+  local rel = "guide/syncing/shared-notebooks-and-conflicts/merge-banners.md"
+  vim.fn.mkdir(H.workspace .. "/" .. vim.fs.dirname(rel), "p")
+  vim.fn.writefile({ "# Quillmark user guide", "", "## Syncing notes between machines", "",
+    "### Conflicts in shared notebooks", "", "#### Dismissing a merge banner", "",
+    "Click the banner's Keep mine button to drop the other machine's version of the paragraph.",
+    "Shift-click keeps both versions side by side until you delete one of them by hand." },
+    H.workspace .. "/" .. rel)
+  H.notes = {}
+  vim.cmd("RagRebuild")
+  H.wait_for(function() return H.notes_matching("ragls: indexed 4 files")[1] end, 120000, "the rebuild")
+  vim.o.columns, vim.o.lines = 100, 30
+  local query = "how do I dismiss a merge banner"
+  vim.fn.setqflist({}, "r")
+  vim.cmd("RagQuery! " .. query)
+  local items = H.wait_for(function()
+    local info = vim.fn.getqflist({ title = 1, items = 1 })
+    return info.title == "RagQuery: " .. query and #info.items > 0 and info.items
+  end, 30000, "quickfix items")
+  local first = items[1]
+  H.eq(rel, H.rel(vim.api.nvim_buf_get_name(first.bufnr)), "the banner page first")
+  -- the section's own heading, then the passage, readable: the start of both sentences
+  H.contains(first.text, "Dismissing a merge banner — ")
+  H.contains(first.text, "Click the banner's Keep mine button to drop the other machine's")
+  H.ok(not first.text:find("Quillmark user guide", 1, true), "the leading headings gave way: " .. first.text)
+  local entry = ("%s|%d-%d| %s"):format(rel, first.lnum, first.end_lnum, first.text)
+  H.ok(vim.fn.strdisplaywidth(entry) < 2 * vim.o.columns, "two screen lines at most: " .. entry)
+  H.screenshot("neovim-query-quickfix")
+end)
+
 H.finish()

@@ -74,24 +74,69 @@ local function end_lnum_of(source)
   return ui.last_line(source.focusRange or source.range)
 end
 
---- `text` cut with "…" to the columns a quickfix line has left after "path|4-10 col 3| " in a full-width quickfix
---- window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines: a 200-character
---- preview took three lines, and the fifth result fell below the window). At least 30 columns.
-local function fit_quickfix_text(text, path, lnum, end_lnum, col0)
+--- `text` cut with "…" to at most `room` display columns (wide characters take two).
+local function cut_to(text, room)
+  if vim.fn.strdisplaywidth(text) <= room then
+    return text
+  end
+  local cut = vim.fn.strcharpart(text, 0, math.max(room - 1, 0))
+  while vim.fn.strdisplaywidth(cut) > room - 1 and cut ~= "" do
+    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  end
+  return cut .. "…"
+end
+
+--- The heading path `title` ("Guide > Syncing > Conflicts > Merge banners") in at most `room` columns: its last
+--- headings, as many as fit (the section's own name is the one that tells results apart), the last one cut with "…"
+--- when even it is wider.
+local function fit_title(title, room)
+  if vim.fn.strdisplaywidth(title) <= room then
+    return title
+  end
+  local parts = vim.split(title, " > ", { plain = true })
+  local kept = parts[#parts]
+  for i = #parts - 1, 1, -1 do
+    local longer = parts[i] .. " > " .. kept
+    if vim.fn.strdisplaywidth(longer) > room then
+      break
+    end
+    kept = longer
+  end
+  return cut_to(kept, room)
+end
+
+--- The quickfix text "title — preview" in the columns a quickfix line has left after "path|4-10 col 3| " in a
+--- full-width quickfix window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines:
+--- a 200-character preview took three lines, and the fifth result fell below the window); two when a long path
+--- leaves less than 50 columns on the first (30 left "Dismissing a… — Click the banner'…"). The preview is what tells a hit's worth, so a long heading path gives way first: it keeps at most what the preview
+--- leaves, and no less than 2/5 of the room ("Blueprints > Static files — Blu…" showed three letters of it).
+---@param title string|nil  the section's heading path, one line
+---@param preview string|nil  the focus lines as one line
+---@param path string
+---@param lnum integer  1-based
+---@param end_lnum integer
+---@param col0 integer  0-based byte column, 0: none shown
+---@return string
+local function fit_quickfix_text(title, preview, path, lnum, end_lnum, col0)
   local where = end_lnum > lnum and ("%d-%d"):format(lnum, end_lnum) or tostring(lnum)
   if col0 > 0 then
     where = where .. (" col %d"):format(col0 + 1)
   end
   local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
-  local room = math.max(30, vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1)
-  if vim.fn.strdisplaywidth(text) <= room then
-    return text
+  local room = vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1
+  if room < 50 then -- a long path: the text has a second screen line (a title and a few words fitted on one)
+    room = room + vim.o.columns
   end
-  local cut = vim.fn.strcharpart(text, 0, room - 1)
-  while vim.fn.strdisplaywidth(cut) > room - 1 do -- wide characters take two columns
-    cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+  if not (title and title ~= "") then
+    return cut_to(preview or "", room)
   end
-  return cut .. "…"
+  if not (preview and preview ~= "") then
+    return fit_title(title, room)
+  end
+  local sep = " — "
+  local title_room = math.max(room - vim.fn.strdisplaywidth(preview .. sep), math.floor(room * 2 / 5))
+  local shown = fit_title(title, title_room)
+  return shown .. sep .. cut_to(preview, room - vim.fn.strdisplaywidth(shown .. sep))
 end
 
 --- `path:line:col: title — text` quickfix items for rag/query chunks: the chunk's `preview` (the server's reading
@@ -109,10 +154,7 @@ function M.quickfix_items(chunks)
     local preview = type(chunk.preview) == "string" and chunk.preview ~= "" and chunk.preview or nil
     local first = preview or M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
     first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
-    local text = first or ""
-    if source.title and source.title ~= "" then
-      text = one_line(source.title) .. (first and (" — " .. first) or "")
-    end
+    local title = source.title and source.title ~= "" and one_line(source.title) or nil
     local lnum, col0 = ui.source_start(source, fname)
     table.insert(items, {
       filename = fname,
@@ -121,7 +163,8 @@ function M.quickfix_items(chunks)
       -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
       col = col0 > 0 and col0 + 1 or 0,
       end_lnum = ui.last_line(source.focusRange or source.range),
-      text = fit_quickfix_text(text, fname or source.path or source.uri or "", lnum, end_lnum_of(source), col0),
+      text = fit_quickfix_text(title, first and one_line(first), fname or source.path or source.uri or "", lnum,
+        end_lnum_of(source), col0),
       user_data = { score = chunk.score, id = chunk.id },
     })
   end
