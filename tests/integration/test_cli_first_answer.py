@@ -52,21 +52,37 @@ def test_first_answer_before_the_rest_is_embedded(folder, command):
     code, out = run([command, str(folder), "what does the okapi eat", "--no-server"])
     assert code == 0, out
     early = next(line for line in out.splitlines() if line.startswith("ragls: answering now"))
-    assert "from BM25 and the first vector of" in early
-    done, total = (int(w) for w in early.split("first vector of ")[1].split(" chunks")[0].split(" of "))
+    # in the words of the server's progress ("sections", "meaning search"), not the indexer's ("BM25", "vector")
+    assert "from word search, and meaning search over " in early and "BM25" not in early and "vector" not in early
+    done, total = (int(w) for w in early.split("meaning search over ")[1].split(" sections")[0].split(" of "))
     assert 2 <= done < total == len(ANIMALS) * status(folder)["folders"][0]["chunks"] // len(ANIMALS)
     answer_at = out.index("okapi.md")
-    rest_at = out.index("ragls: embedding the rest")
+    rest_at = out.index("ragls: indexing the rest")
     assert early and out.index(early) < answer_at < rest_at  # said, answered, then the rest
     after = status(folder)["folders"][0]
     assert after["pendingVectors"] == 0 and after["pendingWindows"] == 0  # nothing lost
+
+
+def test_first_answer_with_every_first_vector_names_the_long_sections_left(folder, monkeypatch):
+    # the budget is enough for every first vector: the line said "the other windows of N long chunks are embedded
+    # after the answer", the indexer's words, where the progress says "meaning search" and "sections"
+    monkeypatch.setattr(first_answer, "FIRST_ANSWER_BUDGET_S", 600.0)
+    code, out = run(["query", str(folder), "what does the okapi eat", "--no-server"])
+    assert code == 0, out
+    early = next(line for line in out.splitlines() if line.startswith("ragls: answering now"))
+    assert early.startswith("ragls: answering now: every section can be found by meaning; ")
+    assert early.endswith(" long sections are indexed for meaning search in full after the answer")
+    left = int(early.split("; ")[1].split(" long sections")[0])
+    assert 0 < left <= status(folder)["folders"][0]["chunks"]
+    assert "window" not in early and "chunk" not in early
+    assert status(folder)["folders"][0]["pendingWindows"] == 0  # then indexed, after the answer
 
 
 def test_complete_index_answers_without_the_line(folder):
     assert run(["index", str(folder)])[0] == 0
     code, out = run(["query", str(folder), "what does the okapi eat", "--no-server"])
     assert code == 0 and "okapi.md" in out
-    assert "answering now" not in out and "embedding the rest" not in out
+    assert "answering now" not in out and "indexing the rest" not in out
 
 
 def test_a_reader_does_not_claim_to_embed_what_another_process_writes(folder):
@@ -82,7 +98,7 @@ def test_a_reader_does_not_claim_to_embed_what_another_process_writes(folder):
     finally:
         writer.close()
     assert code == 0 and "okapi.md" in out
-    assert "answering now" not in out and "embedding the rest" not in out
+    assert "answering now" not in out and "indexing the rest" not in out
 
 
 def sentences_pending(folder) -> int:

@@ -50,7 +50,7 @@ def test_a_terminal_bar_shows_no_rate_in_its_first_second(tmp_path, monkeypatch)
     """On a terminal, a phase that reports its first batch (or all of its files) within microseconds of its start
     showed tqdm's quotient of the two: a first index of Prometheus' docs printed "files: 27/27 [00:00<00:00,
     1272429.30files/s]" and "32/368 [00:00<00:00, 2982616.18chunks/s]". A bar shows no rate (nor time left) before
-    it has run `RATE_AFTER_S`, so every "[00:00<...]" it prints says "?files/s" or "?chunks/s"."""
+    it has run `RATE_AFTER_S`, so every "[00:00<...]" it prints says "?files/s" or "?sections/s"."""
     import io
     import re
     import sys

@@ -19,13 +19,13 @@ from ragls.core.errors import RaglsError, from_wire_error
 from ragls.core.uris import display_path
 
 #: What each indexing phase gives the user, as the terminal shows it, in the words the server's work-done progress
-#: uses (workspace/watch.py, docs/protocol.md), not the step's name ("embed windows" was jargon): the first vector of
-#: every chunk makes the index searchable by meaning; the later windows (index/windows.py) make the rest of each long
-#: chunk reach the vector signal; the answer sentences (index/vector_phase.py, the sentence pass) spare a first
-#: answer the model's time.
+#: uses (workspace/watch.py, docs/protocol.md: "sections", "meaning search"), not the step's name ("embed windows"
+#: was jargon, and so was "chunks" as a bar's unit): the first vector of every chunk makes the index searchable by
+#: meaning; the later windows (index/windows.py) make the rest of each long chunk reach the vector signal; the answer
+#: sentences (index/vector_phase.py, the sentence pass) spare a first answer the model's time.
 PHASE_LABELS = {"scan": "files checked for changes",
                 "embed": "indexing for meaning search (search by words works already)",
-                "windows": "indexing long chunks for meaning search (search works already)",
+                "windows": "indexing for meaning search in long sections (search works already)",
                 "sentences": "indexing for faster answers (search and answers work already)"}
 
 
@@ -81,7 +81,7 @@ class Progress:
             self.sentences_done += done
             done, total = self.sentences_done, self.sentences_done + total
         if self.tty:
-            unit = "chunks" if phase in ("embed", "windows", "sentences") else "files"
+            unit = "sections" if phase in ("embed", "windows", "sentences") else "files"
             bar = self.bars.get(phase)
             if bar is None:
                 bar = self.bars[phase] = _bar_class()(total=total, unit=unit, desc=PHASE_LABELS.get(phase, phase),
@@ -287,12 +287,12 @@ def _indexed_workspace(args, question: str | None = None):
         yield ws
         if readiness is not None and not readiness.complete and readiness.error is None:
             sys.stdout.flush()
-            print("ragls: embedding the rest so the next answers use every vector (Ctrl-C stops safely; the next "
+            print("ragls: indexing the rest for meaning search, for the next answers (Ctrl-C stops safely; the next "
                   "run resumes)", file=sys.stderr, flush=True)
             try:
                 finish_embedding(ws)
             except KeyboardInterrupt:
-                print("\nragls: stopped; the embeddings done so far are kept and the next run resumes",
+                print("\nragls: stopped; the indexing done so far is kept and the next run resumes",
                       file=sys.stderr)
             finally:
                 progress.close()

@@ -46,10 +46,10 @@ class Readiness:
         if self.error or self.complete:
             return None
         if self.vectors == self.chunks:
-            return (f"answering now: every chunk has its first vector; the other windows of {self.windows} long "
-                    f"chunks are embedded after the answer")
-        return (f"answering now from BM25 and the first vector of {self.vectors} of {self.chunks} chunks (the "
-                f"question's keyword matches first); the rest is embedded after the answer")
+            return (f"answering now: every section can be found by meaning; {self.windows} long sections are "
+                    f"indexed for meaning search in full after the answer")
+        return (f"answering now from word search, and meaning search over {self.vectors} of {self.chunks} sections "
+                f"(those with the question's words first); the rest is indexed for meaning search after the answer")
 
 
 def index_for_answer(ws, question: str, budget_s: float | None = None):
