@@ -108,8 +108,9 @@ end
 --- The quickfix text "title — preview" in the columns a quickfix line has left after "path|4-10 col 3| " in a
 --- full-width quickfix window (`botright copen`), so every result is one screen line (Neovim wraps quickfix lines:
 --- a 200-character preview took three lines, and the fifth result fell below the window); two when a long path
---- leaves less than 50 columns on the first (30 left "Dismissing a… — Click the banner'…"). The preview is what tells a hit's worth, so a long heading path gives way first: it keeps at most what the preview
---- leaves, and no less than 2/5 of the room ("Blueprints > Static files — Blu…" showed three letters of it).
+--- leaves less than 40 columns on the first (31 showed "Dismissing a… — Click the banner'…"). The preview is what
+--- tells a hit's worth, so a long heading path gives way first: it keeps at most what the preview leaves, and no
+--- less than 2/5 of the room ("Blueprints > Static files — Blu…" showed three letters of the preview).
 ---@param title string|nil  the section's heading path, one line
 ---@param preview string|nil  the focus lines as one line
 ---@param path string
@@ -124,7 +125,7 @@ local function fit_quickfix_text(title, preview, path, lnum, end_lnum, col0)
   end
   local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
   local room = vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1
-  if room < 50 then -- a long path: the text has a second screen line (a title and a few words fitted on one)
+  if room < 40 then -- a long path: the text has a second screen line (a title and a few words fitted on one)
     room = room + vim.o.columns
   end
   if not (title and title ~= "") then
