@@ -2,7 +2,11 @@
 -- the options given to require("ragls").setup(); use this file only if you manage LSP configs yourself, and then
 -- call require("ragls").setup({ autostart = false }) so the two do not both start a server.
 return {
-  cmd = { "ragls", "serve" },
+  -- setup()'s `cmd` (default { "ragls", "serve" }), started so that a server that fails is reported once, by ragls
+  -- (|ragls-server-exit|); a `cmd` list given to vim.lsp.config() works too, with Neovim's own notice beside it
+  cmd = function(dispatchers, config)
+    return require("ragls.rpc").server_cmd(require("ragls.config").values.cmd)(dispatchers, config)
+  end,
   root_markers = { "ragls.toml", ".git" },
   settings = { ragls = {} },
   handlers = {

@@ -299,7 +299,9 @@ H.it("the server dies while an answer is pending: the float says so (no notifica
   H.ok(not text:find("^%s*…%s*$"), "no placeholder left")
   H.contains(text, "**Error:** answer failed: the server stopped", "the float says it (titled ragls: no 'ragls: ')")
   -- The float says it: a notification besides repeated it, and (wider than the command line) stopped on a
-  -- hit-enter prompt over the float. (Neovim's own "Client ragls quit with exit code 0 and signal 9" is not ours.)
+  -- hit-enter prompt over the float; so did Neovim's own "Client ragls quit with exit code 0 and signal 9 ...".
+  vim.wait(300, function() return false end) -- (vim.lsp says it in a step it schedules)
+  H.eq({}, H.notes_matching("quit with exit code"), "no notice of Neovim's beside the float")
   local said = {}
   for i = before + 1, #H.notes do
     if H.notes[i].level >= vim.log.levels.WARN and H.notes[i].msg:find("^ragls") then
@@ -352,6 +354,7 @@ H.it("a server that dies with nothing pending says so once, and the statusline u
   vim.cmd("RagStatus")
   H.wait_for(function() return require("ragls").statusline() == "ragls" end, 60000, "the restarted server attached")
   H.eq(1, #H.notes_matching("the server stopped"), "said once")
+  H.eq({}, H.notes_matching("quit with exit code"), "not again by Neovim (ragls-server-exit)")
 end)
 
 H.finish()

@@ -13,7 +13,7 @@ if vim.fn.has("nvim-0.11") ~= 1 then
   H.finish()
 end
 
-vim.lsp.config("ragls", { cmd = H.server_cmd })
+-- (lsp/ragls.lua's `cmd` starts setup()'s: the test server, H.load_plugin_for_workspace)
 vim.lsp.enable("ragls")
 vim.o.laststatus = 2
 vim.o.statusline = "%f %=%{v:lua.require'ragls'.statusline()} "

@@ -178,7 +178,7 @@ function M.client_config(root)
   end
   return {
     name = M.name,
-    cmd = cfg.cmd,
+    cmd = M.server_cmd(cfg.cmd, root),
     root_dir = root,
     init_options = init,
     settings = { ragls = cfg.settings },
@@ -188,11 +188,60 @@ function M.client_config(root)
   }
 end
 
+--- a server's RPC client (`client.rpc`) -> { code, signal, explained } of its exit as the process ended (weak keys):
+--- |M.server_cmd| reports an exit that ragls explains to vim.lsp as a clean one, and |M.on_exit| reads the real one.
+local exits = setmetatable({}, { __mode = "k" })
+
+--- Does ragls say itself that the server of `root` stopped (|M.on_exit|)? A crash (an exit code other than 0, or a
+--- signal other than SIGTERM, which is how Neovim stops a server that did not exit when asked: what |vim.lsp| calls
+--- "quit with exit code ..."), while Neovim is not quitting and no other ragls server serves that folder.
+---@param root string|nil the server's root dir, normalized
+---@param code integer|nil
+---@param signal integer|nil
+---@param rpc_client table|nil the stopped server's `client.rpc` (not another server, while it is still listed)
+---@return boolean
+local function explains_exit(root, code, signal, rpc_client)
+  local crashed = (code or 0) ~= 0 or ((signal or 0) ~= 0 and signal ~= 15)
+  return crashed and root ~= nil and vim.v.exiting == vim.NIL and M.find_client(root, rpc_client) == nil
+end
+
+--- The `cmd` of the ragls client's config (|vim.lsp.ClientConfig| takes a function there): starts `command` with
+--- |vim.lsp.rpc.start()| as vim.lsp does a `cmd` list, and reports the exit of a server whose stop ragls explains
+--- itself (|M.on_exit|: the Python exception a failed start printed, "killed by signal 9", "run any :Rag* command to
+--- restart it") to vim.lsp as a clean one (exit code 0, no signal). vim.lsp uses that code only for its own notice,
+--- "Client ragls quit with exit code 1 and signal 0. Check log for errors: <path>", which came as a second message
+--- for the one failure; |M.on_exit| gets the real code and signal. Every other exit reaches vim.lsp as it was.
+---@param command string[] the server command, e.g. { "ragls", "serve" }
+---@param root? string the root dir (for Neovim 0.10, which passes `cmd` no config)
+---@return fun(dispatchers: vim.lsp.rpc.Dispatchers, client_config?: table): vim.lsp.rpc.PublicClient
+function M.server_cmd(command, root)
+  return function(dispatchers, client_config)
+    local cfg = client_config or {}
+    local dir = type(cfg.root_dir) == "string" and cfg.root_dir or root
+    local on_exit = dispatchers.on_exit
+    local rpc_client
+    local ours = vim.tbl_extend("force", dispatchers, {
+      on_exit = function(code, signal)
+        local explained = explains_exit(dir and vim.fs.normalize(dir), code, signal, rpc_client)
+        exits[rpc_client or {}] = { code = code, signal = signal, explained = explained }
+        if explained then
+          return on_exit(0, 0)
+        end
+        return on_exit(code, signal)
+      end,
+    })
+    rpc_client = vim.lsp.rpc.start(command, ours, { cwd = cfg.cmd_cwd, env = cfg.cmd_env, detached = cfg.detached })
+    return rpc_client
+  end
+end
+
 --- `on_exit` of the ragls client (also in `lsp/ragls.lua`): every request still waiting on that server fails with
 --- `err.code` `SERVER_EXITED` and a message saying how it stopped, so an answer float or a chat turn
 --- streaming when the server crashed (or was killed) says so instead of waiting forever; its indexing progress is
---- forgotten (the statusline said "indexing 40%" for good). Runs scheduled (the exit callback comes from libuv).
----@param code integer exit code of the server process
+--- forgotten (the statusline said "indexing 40%" for good). A crash (|explains_exit|) is said once: by the request
+--- or command that waited, else by a notification (vim.lsp's own notice is left out, |M.server_cmd|). Runs
+--- scheduled (the exit callback comes from libuv).
+---@param code integer exit code of the server process (0 when |M.server_cmd| left vim.lsp's notice out)
 ---@param signal integer the signal that ended it, 0 when none
 ---@param client_id integer
 function M.on_exit(code, signal, client_id)
@@ -204,8 +253,12 @@ function M.on_exit(code, signal, client_id)
   if client and client.config then
     M.starting_configs[client.config] = nil -- it exited before initialize answered
   end
-  -- ragls says what happened below (or the request that waited does): Neovim's own notice is a second message
-  local unhush = root and vim.v.exiting == vim.NIL and M.hush_exit_notice(client and client.name or M.name, code, signal)
+  local real = client and client.rpc and exits[client.rpc]
+  if real then
+    code, signal = real.code, real.signal
+  end
+  -- (a server started with a `cmd` list of the user's own, not |M.server_cmd|: Neovim's notice comes too)
+  local explained = real and real.explained or (not real and explains_exit(root, code, signal, client and client.rpc))
   vim.schedule(function()
     require("ragls.progress").reset(client_id) -- an index run it reported never ends now
     local waiting = pending[client_id] or {}
@@ -216,11 +269,7 @@ function M.on_exit(code, signal, client_id)
     end
     -- (SIGTERM is how Neovim stops a server that did not exit when asked, `client:stop(true)`: no crash, as vim.lsp
     -- has it; it said "the server stopped (killed by signal 15); run any :Rag* command to restart it")
-    local crashed = (code or 0) ~= 0 or ((signal or 0) ~= 0 and signal ~= 15)
-    if not (crashed and root) or vim.v.exiting ~= vim.NIL or M.find_client(root) then
-      if unhush then
-        unhush() -- nothing of ragls' own: Neovim's notice stays
-      end
+    if not explained then
       return -- a clean shutdown (:lua vim.lsp.stop_client, quitting Neovim), or another server serves the root
     end
     M.exited[root] = { how = how, buffers = buffers }
@@ -234,40 +283,6 @@ function M.on_exit(code, signal, client_id)
         vim.log.levels.WARN)
     end
   end)
-end
-
---- Leave out Neovim's own notice of a server that stopped ("Client ragls quit with exit code 1 and signal 0. Check
---- log for errors: <path>", |vim.lsp| notifies it in a step it schedules after the client's `on_exit`), which
---- ragls' own message replaces: a user got two for one failed start, the second one about a log. Wraps
---- |vim.notify| (the current one: Neovim's or a notification plugin's) until that notice passed through it, or
---- for 5 s; every other message goes on. Returns a function that ends it at once; nil when Neovim will say
---- nothing (exit code 0, SIGTERM).
----@param name string the LSP client's name
----@param code integer|nil exit code
----@param signal integer|nil
----@return fun()|nil
-function M.hush_exit_notice(name, code, signal)
-  if (code or 0) == 0 and ((signal or 0) == 0 or signal == 15) then
-    return nil
-  end
-  local prefix = ("Client %s quit with exit code"):format(name)
-  local inner, active = vim.notify, true
-  local hush
-  local function done()
-    active = false
-    if vim.notify == hush then -- (a plugin that replaced vim.notify meanwhile keeps its own)
-      vim.notify = inner
-    end
-  end
-  hush = function(msg, ...)
-    if active and type(msg) == "string" and msg:sub(1, #prefix) == prefix then
-      return done()
-    end
-    return inner(msg, ...)
-  end
-  vim.notify = hush
-  vim.defer_fn(done, 5000)
-  return done
 end
 
 --- "ragls: stopped (exit code 1)" for a buffer whose server stopped on its own (|M.exited|), else nil.
@@ -303,12 +318,13 @@ end
 
 --- The running ragls client for `root` (or any ragls client when `root` is nil).
 ---@param root? string
+---@param except_rpc? table leave out the client with this `client.rpc` (one whose server just exited)
 ---@return vim.lsp.Client|nil
-function M.find_client(root)
+function M.find_client(root, except_rpc)
   local clients = vim.lsp.get_clients({ name = M.name })
   local fallback
   for _, client in ipairs(clients) do
-    if not M.is_stopped(client) then
+    if not M.is_stopped(client) and (except_rpc == nil or client.rpc ~= except_rpc) then
       if root == nil or vim.fs.normalize(client.root_dir or "") == root then
         return client
       end
