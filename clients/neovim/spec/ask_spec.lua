@@ -467,12 +467,18 @@ H.it("while the server indexes, the pending answer says what the index is doing 
   local progress = require("ragls.progress")
   local function placeholder(view) return vim.api.nvim_buf_get_lines(view.buf, 2, 3, false)[1] end
   -- the $/progress notifications a first index sends (the client's handler feeds them to on_progress)
+  -- (the server's messages, docs/protocol.md: "12/80 files", then what the index is built for)
   progress.on_progress({ token = "spec-indexing", value = { kind = "begin", title = "ragls: indexing",
-    message = "embedding 120/333 chunks", percentage = 36 } })
+    message = "12/80 files", percentage = 15 } })
   local view = ui.answer_view("What is pending?")
-  H.eq("_… the index is being built: embedding 120/333 chunks (36%)_", placeholder(view), "at once")
-  progress.on_progress({ token = "spec-indexing", value = { kind = "report", message = "embedding 300/333 chunks",
-    percentage = 90 } })
+  H.eq("_… the index is being built: 12/80 files (15%)_", placeholder(view), "at once")
+  progress.on_progress({ token = "spec-indexing", value = { kind = "report",
+    message = "for meaning search 120/333 sections", percentage = 36 } })
+  H.wait_for(function() return placeholder(view):find("120/333", 1, true) end, 5000, "the placeholder to follow")
+  H.eq("_… the index is being built for meaning search 120/333 sections (36%)_", placeholder(view),
+    "one sentence, not 'being built: for meaning search'")
+  progress.on_progress({ token = "spec-indexing", value = { kind = "report",
+    message = "for meaning search 300/333 sections", percentage = 90 } })
   H.wait_for(function() return placeholder(view):find("300/333", 1, true) end, 5000, "the placeholder to follow")
   H.screenshot("neovim-answer-pending-index")
   -- The editor window's statusline under the float (which has the focus) follows the progress too.

@@ -418,7 +418,7 @@ M.PENDING_REFRESH_MS = 500
 
 --- The placeholder under the question until the answer's first words: "_…_"; while the server starts "_… starting
 --- the server: 3 s (Python loads ragls; q stops waiting)_"; while it indexes (work-done
---- progress, |ragls-progress|) "_… the index is being built: embedding 120/333 chunks (36%)_", so a first answer
+--- progress, |ragls-progress|) "_… the index is being built for meaning search 120/333 sections (36%)_", so a first answer
 --- that waits for the index does not look hung; after `PENDING_SECONDS_AFTER_MS` without either, the seconds waited
 --- ("_… waiting for the answer: 7 s (q stops it)_": a slow or unreachable LLM takes a while to answer or fail).
 ---@param elapsed_ms? integer since the question was sent
@@ -430,8 +430,11 @@ function M.pending_line(elapsed_ms)
   end
   local progress = require("ragls.progress")
   for _, p in pairs(progress.active) do
-    local text = progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")
-    return ("_… the index is being built: %s_"):format(one_line(text))
+    -- the server's message says what the index is being built for ("for meaning search 120/333 sections", "from
+    -- scratch") or a count ("12/80 files"): "being built: for meaning search" read as two sentences
+    local text = one_line((progress.text(p):gsub("^ragls:%s*", ""):gsub("^indexing%s+", "")))
+    local joined = (text:match("^for ") or text:match("^from ")) and " " or ": "
+    return ("_… the index is being built%s%s_"):format(joined, text)
   end
   if elapsed_ms and elapsed_ms >= M.PENDING_SECONDS_AFTER_MS then
     return ("_… waiting for the answer: %d s (q stops it)_"):format(math.floor(elapsed_ms / 1000))
