@@ -460,6 +460,7 @@ AnswerView.__index = AnswerView
 function M.answer_view(question)
   local origin = vim.api.nvim_get_current_win()
   local buf, win = M.open_float({ "## " .. question, "", M.pending_line() }, { title = "ragls" })
+  M.conceal_fences(buf) -- the question's "## " hidden from the start (it showed until the first refresh)
   local view = setmetatable({ buf = buf, win = win, question = question, text = "", done = false,
     started = vim.uv.now() }, AnswerView)
   -- Until the first words come, the placeholder says what the index is doing (a first index takes a while).
