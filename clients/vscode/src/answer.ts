@@ -64,11 +64,20 @@ export function displayPath(source: Source): string {
  * extractive answer quotes at places far apart lists them all (`focusRanges`): "path:4-10, 22-27".
  */
 export function sourceLabel(source: Source): string {
+  const { path, lines } = sourceLabelParts(source);
+  return `${path}:${lines}`;
+}
+
+/**
+ * `sourceLabel`'s two parts: the path, and the lines after its colon ("12-18"; "4-10, 22-27" for a source quoted at
+ * places far apart), for a view that lays them out itself (the chat view keeps the lines on one line).
+ */
+export function sourceLabelParts(source: Source): { path: string; lines: string } {
   const path = displayPath(source);
   if (source.focusRanges && source.focusRanges.length > 1) {
-    return `${path}:${source.focusRanges.map(linesOf).join(', ')}`;
+    return { path, lines: source.focusRanges.map(linesOf).join(', ') };
   }
-  return `${path}:${linesOf(focusOf(source))}`;
+  return { path, lines: linesOf(focusOf(source)) };
 }
 
 /** "12-18", "12", or "3:1996" for one line entered mid-way: the 1-based lines of a wire range as labels show them. */

@@ -60,10 +60,11 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
   .actions button { padding: .15em .7em; }
   .unsupported { color: var(--vscode-editorWarning-foreground); font-size: .85em; }
   details.sources ol { padding-left: .6em; list-style: none; margin: .2em 0; }
-  details.sources li { margin-bottom: .3em; }
+  details.sources li { margin-bottom: .3em; padding-left: 1.9em; text-indent: -1.9em; }
   details.sources a.source { overflow-wrap: anywhere; }
+  details.sources a.source .lines { white-space: nowrap; }
   details.sources.uncited summary { color: var(--vscode-descriptionForeground); }
-  details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; padding-left: 1.9em; }
+  details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; text-indent: 0; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }
   textarea { flex: 1; resize: none; font-family: inherit; font-size: inherit; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, transparent); padding: .3em; }
   button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: .3em .8em; cursor: pointer; }

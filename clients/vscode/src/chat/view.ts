@@ -19,7 +19,7 @@
  */
 import * as vscode from 'vscode';
 import { escapeHtml } from '../webview';
-import { citedPlace, citedSources, createRenderer, openSource, sourceLabel } from '../answer';
+import { citedPlace, citedSources, createRenderer, openSource, sourceLabelParts } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
@@ -484,7 +484,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           // The heading on a line of its own under the path (a side bar is narrow).
           const title = s.title ? `<span class="heading">${escapeHtml(s.title)}</span>` : '';
           const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
-          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${escapeHtml(sourceLabel(s))}</a>${flag}${title}</li>`;
+          // A narrow side bar wraps the path after a "/" and keeps the lines whole: "deployment.md:12-" above "16"
+          // read as line 12.
+          const { path, lines } = sourceLabelParts(s);
+          const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}<span class="lines">:${escapeHtml(lines)}</span>`;
+          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${where}</a>${flag}${title}</li>`;
         })
         .join('');
       // The sources the answer cites, then (closed) those it was written from but never cites: flask-docs' "load

@@ -236,6 +236,15 @@ async function main(): Promise<number> {
       if ((await webview.locator('.answer a.cite[data-n="1"]').count()) < 1) {
         throw new Error('no clickable [1] citation in the answer');
       }
+      // In the narrow side bar each source's lines stay on one line ("deployment.md:12-" above "16" read as line 12).
+      const whole: string[] = await webview.locator('section.turn').first().evaluate((turn) =>
+        Array.from(turn.querySelectorAll('details.sources[open] a.source')).map((a: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+          const lines = a.querySelector('.lines');
+          return lines ? `${lines.textContent} on ${lines.getClientRects().length} line(s)` : `${a.textContent}: no lines`;
+        }));
+      if (!whole.length || whole.some((w) => !w.endsWith(' on 1 line(s)'))) {
+        throw new Error(`the sources' lines: ${JSON.stringify(whole)}`);
+      }
       // The view lives in the Secondary Side Bar (beside the editor), and answers without any chat model.
       const aux = page.locator('.part.auxiliarybar');
       const labelled = aux.locator('[aria-label*="ragls" i]');

@@ -362,13 +362,15 @@ suite('ragls extension in VS Code', () => {
     assert.ok(title.includes('beacon push --previous'), title);
     const html = api.chat.html;
     assert.ok(html.includes('<code>beacon push --previous</code>'), html);
-    assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/docs\/deployment\.md:\d+(-\d+)?<\/a>/);
+    // (the path may wrap after a "/", the lines stay on one line: uiAsk checks the layout)
+    assert.match(html, /<a href="#" class="source" data-n="1">\[1\] handbook\/<wbr>docs\/<wbr>deployment\.md<span class="lines">:\d+(-\d+)?<\/span><\/a>/);
     // The label is the cited lines (focusRange, as the CLI prints them and opening goes there), not the chunk's range.
     assert.ok(source.focusRange, `an extractive source has focus lines: ${JSON.stringify(source)}`);
     const f = source.focusRange;
     const last = f.end.character === 0 && f.end.line > f.start.line ? f.end.line : f.end.line + 1;
     const lines = last === f.start.line + 1 ? `${last}` : `${f.start.line + 1}-${last}`;
-    assert.ok(html.includes(`data-n="1">[1] handbook/docs/deployment.md:${lines}</a>`), `${lines}:\n${html}`);
+    assert.ok(html.includes(`data-n="1">[1] handbook/<wbr>docs/<wbr>deployment.md<span class="lines">:${lines}</span></a>`),
+      `${lines}:\n${html}`);
     for (const action of ['copy', 'insert', 'retry', 'openAll']) {
       assert.ok(html.includes(`<button data-action="${action}"`), `no ${action} button:\n${html}`);
     }
@@ -534,7 +536,7 @@ suite('ragls extension in VS Code', () => {
     assert.equal(turn.status, 'done');
     assert.ok(turn.question.includes('rename the gizmo service'), turn.question);
     // Its sources are named relative to their workspace folder, never by an absolute path.
-    assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/meeting-notes\.md:\d+/);
+    assert.match(api.chat.html, /class="source" data-n="\d+">\[\d+\] notes\/<wbr>meeting-notes\.md<span class="lines">:\d+/);
     assert.ok(!api.chat.html.includes(notes.uri.fsPath), api.chat.html);
   });
 
