@@ -308,7 +308,9 @@ class FolderIndex(TextScan, VectorPhase):
             repaired["bm25_rebuilt"] = 1
         with self._vec_lock:
             self._urgent = {}
-            if self._vectors is not None:  # a reader taking over: its store is open already
+            if self._vectors is not None:  # a reader taking over: its store is open already, at the version it
+                # last read; the rows the old writer added since would count as missing (and be added twice)
+                self._vectors.refresh()
                 repaired.update(self._reconcile_vectors(self._vectors))
             # else the pending set is computed when the store opens; until then every chunk counts as pending
         return repaired
