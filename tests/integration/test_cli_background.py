@@ -209,3 +209,29 @@ def test_a_background_server_started_while_another_process_indexes_the_folder_an
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert not (index_dir / "server.json").exists()
+
+
+def test_the_background_server_runs_this_ragls_never_the_folders_nor_another(ws, tmp_path, capsys, monkeypatch):
+    """The server process imports the ragls the CLI runs. A folder is untrusted: one holding a `ragls/` package at
+    its root had that package run instead of ragls (`python -m ragls` started in the folder imports from there
+    first) — here it would leave a marker file and exit, and the start failed. And a relative PYTHONPATH entry (a
+    `PYTHONPATH=server` given to the CLI) is the same directory for the server: it was read against the server's
+    own working directory, so the server ran another ragls (the installed one) beside the CLI; here the entry holds
+    a `sitecustomize` that leaves a marker when the server imports it."""
+    planted = ws / "ragls"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("")
+    (planted / "__main__.py").write_text(f"open({str(tmp_path / 'planted-ran')!r}, 'w').write('ran')\n")
+    probe = tmp_path / "shell" / "probe"
+    probe.mkdir(parents=True)
+    (probe / "sitecustomize.py").write_text(f"open({str(tmp_path / 'probe-imported')!r}, 'w').write('imported')\n")
+    monkeypatch.chdir(tmp_path / "shell")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["probe", *filter(None, [os.environ.get("PYTHONPATH")])]))
+    assert cli.main(["serve", "--background", str(ws), "--idle-exit", "2"]) == 0  # bounded if the test fails
+    assert "background server (pid" in capsys.readouterr().out
+    pid, _ = server_info(capsys, ws)
+    assert not (tmp_path / "planted-ran").exists()
+    assert (tmp_path / "probe-imported").read_text() == "imported"
+    assert cli.main(["serve", "--stop", str(ws)]) == 0
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

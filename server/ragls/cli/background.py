@@ -68,6 +68,16 @@ def _indexed(index_dir: Path) -> bool:
     return False
 
 
+def _child_env() -> dict[str, str]:
+    """The background server's environment: this process's, with each relative PYTHONPATH entry made absolute
+    against the current directory, so the server (started elsewhere) imports the ragls this process runs — a
+    `PYTHONPATH=server` given to the CLI once started the installed ragls, another version, beside it."""
+    env = dict(os.environ)
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep))
+    return env
+
+
 def start(path: str | None, idle_exit_min: float) -> int:
     """Start the background server for PATH (or report the one running) and return once it has indexed the folder's
     text (BM25 answers; the model loads and embeds behind); print how to use and stop it. Returns the exit code:
@@ -87,9 +97,12 @@ def start(path: str | None, idle_exit_min: float) -> int:
     check_index_dir(index_dir)  # the log is appended to: never through a planted link
     log_path = index_dir / LOG_FILE
     with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
+        # Started in its index directory, never in the folder: `python -m` imports from its working directory
+        # first, and a folder is untrusted (a `ragls/` package at its root ran instead of ragls).
         child = subprocess.Popen(
             [sys.executable, "-m", "ragls", "serve", "--headless", str(folder), "--idle-exit", str(idle_exit_min)],
-            stdin=devnull, stdout=log_file, stderr=log_file, start_new_session=True, cwd=folder)
+            stdin=devnull, stdout=log_file, stderr=log_file, start_new_session=True, cwd=index_dir,
+            env=_child_env())
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline and child.poll() is None:
         if _running(index_dir) == child.pid and _indexed(index_dir):
