@@ -48,6 +48,19 @@ def test_markdown_focus_title_is_the_heading_path_of_the_focus_section():
     assert focus_title(chunk, 0) == "Guide"
 
 
+def test_a_page_headed_under_its_front_matter_names_its_heading_once():
+    """lefthook's pages open with front matter titled as their "# " heading: the sources read "parallel >
+    parallel" and "group > group > Example" (the chunk's title is the heading; the heading path repeated it, as
+    the heading was not on the chunk's first line)."""
+    page = ('---\ntitle: "parallel"\n---\n\n# `parallel`\n\n**Default: `false`**\n\n'
+            "Run commands and scripts concurrently.\n\n#### Example\n\n```yml\npre-commit:\n  parallel: true\n```\n")
+    [chunk] = chunk_document(load_text("configuration/parallel.md", page))
+    lines = page.splitlines()
+    assert chunk.title == "parallel"
+    assert focus_title(chunk, lines.index("Run commands and scripts concurrently.")) == "parallel"
+    assert focus_title(chunk, lines.index("  parallel: true")) == "parallel > Example"
+
+
 def test_rest_focus_title_is_in_plain_words():
     """The section of a reST chunk's focus lines reads without inline markup, as the chunk's own title does."""
     text = ("Proxies\n=======\n\nA proxy manager tunnels requests.\n\n"

@@ -142,6 +142,18 @@ def _markdown_headings(text: str, front: bool = False) -> tuple[tuple[int, int, 
                  for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map is not None)
 
 
+def _first_text_line(text: str, front: bool) -> int:
+    """0-based line of the first non-blank line of a Markdown chunk `text`, after the front matter block a chunk
+    opening its file (`front`) starts with: a page's "# x" under its front matter heads the chunk as much as one on
+    its first line (lefthook's "parallel" page, front matter `title: "parallel"` over "# `parallel`", showed
+    "parallel > parallel")."""
+    lines = text.splitlines()
+    at = leading_front_matter(text) if front else 0
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    return at
+
+
 def _markdown_focus_title(text: str, title: str, line: int, front: bool = False) -> str:
     """The heading path of the section holding 0-based line `line` of a Markdown chunk `text` titled `title`: the
     chunk's headings above `line` (a stack by level) after the part of `title` above the chunk's first heading
@@ -152,7 +164,7 @@ def _markdown_focus_title(text: str, title: str, line: int, front: bool = False)
     if not headings:
         return title or (front_matter_title(text) if front else "")
     prefix = title.split(" > ") if title else []
-    if headings[0][0] == 0 and prefix and prefix[-1] == headings[0][2]:
+    if headings[0][0] == _first_text_line(text, front) and prefix and prefix[-1] == headings[0][2]:
         prefix = prefix[:-1]  # the title is the first heading's path: its own name comes from the chunk
     stack: list[tuple[int, str]] = []
     for _, level, name in headings:
