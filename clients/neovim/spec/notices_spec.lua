@@ -65,7 +65,7 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   H.eq("  warning    " .. notice:sub(#app + 3), lines[row])
   H.eq("  0 files · 0 chunks · indexed just now", lines[row - 1])
   H.eq("DiagnosticWarn", marks[row - 1], "highlight of the warning row")
-  H.contains(text, "\nNotes\n  setting ")
+  H.contains(text, "\n\nNote       setting ") -- a labelled row: wrapped, it goes on under its text
   -- the untrusted ragls.toml is one warning (its errors entry, severity "warning"), said once and not as an error:
   -- its row leads with the file (not repeated), the Answers row says only why answers are extractive
   local warning = vim.tbl_filter(function(e) return e.severity == "warning" end, status.errors)
@@ -75,7 +75,7 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   H.eq("DiagnosticWarn", marks[1], "highlight of the Warning row")
   H.ok(vim.startswith(warning[1].message, app .. "/ragls.toml is not trusted, so these settings were ignored: "),
     warning[1].message)
-  H.ok(not text:find("Errors", 1, true), "no Errors section: " .. text)
+  H.ok(not text:find("\nError ", 1, true), "no Error row: " .. text)
   H.ok(not text:find(status.generation.ignored, 1, true), "generation.ignored not a second time: " .. text)
   local _, named = text:gsub("generation%.model", "")
   H.eq(1, named, "the ignored settings are named once: " .. text)
@@ -86,6 +86,16 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   H.eq(lines, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "the float's lines")
   local hl = vim.api.nvim_buf_get_extmarks(buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })
   H.eq("DiagnosticWarn", hl[1] and hl[1][4].line_hl_group, "the float's warning row")
+  -- a long note wraps under its own text (column 12 in the float), not 11 columns further in
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  local at = vim.iter(ipairs(rows)):find(function(_, r) return r:find("│Note       setting", 1, true) end)
+  H.ok(at, "the note's row: " .. table.concat(rows, "\n"))
+  local first = rows[at]:find("setting", 1, true)
+  local next_text = rows[at + 1]:find("%S", rows[at]:find("│", 1, true) + #"│")
+  H.eq(first, next_text, "the note's second line starts under its first: " .. rows[at] .. "\n" .. rows[at + 1])
   H.screenshot("neovim-status-notices")
   vim.api.nvim_win_close(win, true)
 end)
@@ -112,7 +122,7 @@ H.it("from a server that sends no severity the entry is an error and generation.
   local text = table.concat(lines, "\n")
   H.eq("Answers    none (extractive answers, no LLM)", lines[1])
   H.contains(text, "\nWarning    " .. status.generation.ignored .. "\n")
-  H.contains(text, "\nErrors\n  " .. app .. "/ragls.toml is not trusted")
+  H.contains(text, "\nError      " .. app .. "/ragls.toml is not trusted")
 end)
 
 H.it("an older server's status (no notices, no generation.ignored) shows as before", function()
@@ -122,7 +132,7 @@ H.it("an older server's status (no notices, no generation.ignored) shows as befo
   H.eq("Answers    none (extractive answers, no LLM)", lines[1])
   H.eq("Embedding  ", lines[2]:sub(1, 11))
   H.eq({}, marks, "no highlighted row")
-  H.ok(not table.concat(lines, "\n"):find("Notes", 1, true), "no Notes")
+  H.ok(not table.concat(lines, "\n"):find("\nNote ", 1, true), "no Note")
 end)
 
 H.finish()

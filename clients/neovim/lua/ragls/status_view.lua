@@ -232,16 +232,18 @@ function M.status_lines(status)
       table.insert(lines, "  skipped    none")
     end
   end
+  -- Labelled rows like the ones above ("Note       ", "Error      "), so a long one wraps under its own text: under
+  -- a "Notes" heading its second line was indented 11 columns past its first (the float's 'breakindentopt').
   if #others > 0 then
-    vim.list_extend(lines, { "", "Notes" })
+    table.insert(lines, "")
     for _, notice in ipairs(others) do
-      table.insert(lines, "  " .. one_line(notice))
+      table.insert(lines, "Note       " .. one_line(notice))
     end
   end
   if #errors > 0 then
-    vim.list_extend(lines, { "", "Errors" })
+    table.insert(lines, "")
     for _, e in ipairs(errors) do
-      table.insert(lines, "  " .. M.error_line(e))
+      table.insert(lines, "Error      " .. M.error_line(e))
       mark("DiagnosticError")
     end
   end
