@@ -79,3 +79,18 @@ def test_prose_words_are_no_names(ws, question, word):
     answer = ws.ask(question)
     said = [line for line in answer.text.splitlines() if "mention" in line]  # the hedge line or a refusal's reason
     assert not any(word in line for line in said), answer.text
+
+
+@pytest.mark.parametrize(("question", "named", "alone"), [
+    ("How do I run shift migrate from VS Code?", "VS Code", "mention Code"),
+    ("Can shift migrate read its database URL from GitHub Actions secrets?", "GitHub Actions", "GitHub or Actions"),
+])
+def test_a_name_of_two_words_is_named_whole(ws, question, named, alone):
+    """A product named by two capitalised words is one name (retrieval/names.py `name_phrases`), in the refusal's
+    reason ("they never mention ...") as in the hedge line (`unmentioned_line`): both named the second word alone
+    ("... mentions Code.", lefthook-p01; "Encrypt" of "Let's Encrypt", uwsgi-n03), which names something else, or
+    each word as a name of its own."""
+    answer = ws.ask(question)
+    said = [line for line in answer.text.splitlines() if "mention" in line]
+    assert said and all(f"mention {named}." in line or f"mentions {named}." in line for line in said), answer.text
+    assert not any(alone in line for line in said), answer.text

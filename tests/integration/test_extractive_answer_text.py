@@ -214,3 +214,20 @@ def test_the_first_sentence_under_an_identifier_page_title_is_led_by_it(embedder
                      "that off?", _hit("configuration/no_tty.md", NO_TTY), embedder)
     assert "- `no_tty`: Whether hide spinner and other interactive things [1]." in answer, answer
     assert "`no_tty`: This can be" not in answer, answer
+
+
+GENERATING_MD = """\
+# Generating sources
+
+Sometimes source files need to be preprocessed before they are passed to the actual compiler. In Meson this is done
+with [[generator]] or [[custom_target]], which run a program of yours over the inputs at build time.
+"""
+
+
+def test_a_double_bracketed_name_stays_as_written(embedder):
+    """Meson's reference to a function, "[[custom_target]]" (a wiki link, TOML's "[[tool.x]]" in prose), read as a
+    shortcut reference link inside its outer brackets: the answer showed "[custom_target]", a citation mark's look
+    (answer/inline.py `_SHORTCUT_LINK`). It stays as written; a single "[Rich]" still reads as its text."""
+    answer = _answer("How do I preprocess source files before compiling them?",
+                     _hit("Generating-sources.md", GENERATING_MD), embedder)
+    assert "In Meson this is done with [[generator]] or [[custom_target]], which run" in answer, answer

@@ -37,9 +37,24 @@ Removing an environment with `quokka env remove` deletes its site-packages folde
 """
 
 
+# GoReleaser's configuration reference: a badge shortcode inside a YAML comment and inside a sentence
+PUBLISH = """# Publishing
+
+Quokka can publish the built wheels to an index {{< g_inline_pro >}} after every tagged release.
+
+```yaml
+publish:
+  # Whether to sign the wheels before uploading them to the index. {{< g_inline_pro >}}
+  # {{< g_inline_version "v2.6" >}} Default: false.
+  sign_wheels: true
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    with extractive_workspace(tmp_path_factory.mktemp("hugo"), {"environments.md": ENVIRONMENTS}) as w:
+    with extractive_workspace(tmp_path_factory.mktemp("hugo"), {"environments.md": ENVIRONMENTS,
+                                                               "publishing.md": PUBLISH}) as w:
         yield w
 
 
@@ -57,3 +72,15 @@ def test_shortcode_lines_leave_empty_lines():
     Hugo's escaped example `{{</* note */>}}` (how Hugo's own docs show a shortcode) and template tags stay text."""
     text = "{{% note %}}\nA note.\n{{% /note %}}\n{{< /tab >}}{{< tab tabID=\"x\" >}}\n{{</* note */>}}\n{% raw %}"
     assert clean_markup(text).split("\n") == ["", "A note.", "", "", "{{</* note */>}}", "{% raw %}"]
+
+
+def test_inline_shortcodes_are_no_text_of_the_answer(ws):
+    """A shortcode inside a line (a "Pro" badge, a version badge; answer/inline.py `SHORTCODE`) is no text: the YAML
+    comment over `sign_wheels` and the sentence read without it (GoReleaser's comments read "{{< g_inline_pro >}}
+    Default: ..."), and the setting still answers. (A code block an answer shows is shown as written.)"""
+    answer = ws.ask("How do I make Quokka sign the wheels before uploading them to the index?").text
+    assert "sign_wheels: true" in answer, answer
+    bullets = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert "- Whether to sign the wheels before uploading them to the index. Default: false [1]:" in bullets, answer
+    assert "- Quokka can publish the built wheels to an index after every tagged release [1]." in bullets, answer
+    assert not any("{{" in line or "}}" in line for line in bullets), answer

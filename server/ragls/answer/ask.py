@@ -33,7 +33,7 @@ from ragls.config.settings import Settings
 from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFailed
 from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall
-from ragls.retrieval.names import unmentioned_names
+from ragls.retrieval.names import name_phrases, unmentioned_names
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -148,7 +148,7 @@ def ask(
 
     if not extra_hits and not index_relevant:
         text = abstention_text(hits, floor, retrieved.evidence, settings.retrieval.abstention_probability,
-                               retrieved.corrective, unindexed() if unindexed is not None and not hits else ())
+                               retrieved.corrective, unindexed() if unindexed is not None and not hits else (), query)
         if on_delta is not None:
             on_delta(text)
         # The nearest passages stay listed as sources (not cited): the user sees where the index came closest.
@@ -203,14 +203,15 @@ def with_documents(hits: Sequence[Hit], extra: Sequence[Hit], k: int) -> list[Hi
 
 
 def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probability: float = 0.0,
-                    grade: str | None = None, unindexed: Sequence[str] = ()) -> str:
+                    grade: str | None = None, unindexed: Sequence[str] = (), question: str = "") -> str:
     """The answer given when retrieval found nothing relevant enough: "Not in your docs: <why>." in plain words,
     then what to try — no LLM is called. The closest passages are not repeated here: the abstained answer lists
     them as its sources (at most CLOSEST_MATCHES) and every front shows them once, under "Closest matches".
     `evidence` (retrieval/abstention.py) explains a decision of the calibrated rule by what decided it (a name
     the documents never mention, a value they never state, else the share of the question's words found together);
     `grade` "insufficient" one of corrective retrieval (retrieval/corrective.py). With no hit at all, `unindexed`
-    (folders whose index holds no file, and what to set) replaces the advice to rephrase."""
+    (folders whose index holds no file, and what to set) replaces the advice to rephrase. `question` (the question
+    asked) names a product of two words whole ("they never mention VS Code", `names.name_phrases`)."""
     sims = [h.similarity for h in hits if h.similarity is not None]
     p = evidence.probability() if evidence is not None else None
     if not hits:
@@ -218,7 +219,7 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
     elif grade == "insufficient":
         why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
     elif p is not None and p < min_probability:
-        why = _evidence_reason(evidence)
+        why = _evidence_reason(evidence, question)
     elif sims and evidence is not None and min_probability > 0 and evidence.needed_cosine(floor) > floor:
         why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the "
                f"{evidence.needed_cosine(floor):.2f} needed when only {evidence.focus_coverage:.0%} of its words "
@@ -233,12 +234,14 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
     return f"Not in your docs: {why}. Try rephrasing the question, or check that the relevant files are indexed."
 
 
-def _evidence_reason(evidence) -> str:
+def _evidence_reason(evidence, question: str = "") -> str:
     """Why the calibrated rule refused, in one plain clause: the vetoes first (`absent_names`, `value_missing`,
     `meaning_absent` with its `absent_words`),
     else `focus_coverage`, the model's word evidence: the IDF-weighted share of the question's words found
-    together in one passage's focus lines (retrieval/abstention.py)."""
-    names = tuple(getattr(evidence, "absent_names", ()) or ())
+    together in one passage's focus lines (retrieval/abstention.py); an absent name as the name of several words of
+    `question` it is a word of (`names.name_phrases`: "VS Code", not "Code")."""
+    phrases = name_phrases(question) if question else {}
+    names = tuple(dict.fromkeys(phrases.get(n, n) for n in getattr(evidence, "absent_names", ()) or ()))
     if names:
         return f"they never mention {_listed(names)}"
     if getattr(evidence, "value_missing", 0.0):

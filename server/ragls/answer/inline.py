@@ -15,7 +15,7 @@ import re
 from ragls.answer.labels import REST_LITERAL
 from ragls.index.headings import SUBSTITUTION
 
-__all__ = ["link_text", "plain"]
+__all__ = ["SHORTCODE", "link_text", "plain"]
 
 # Link texts and targets are bounded (`_TEXT`, `_TARGET`): unbounded, a chunk of 20,000 "[" (or "[a](") made each
 # pattern scan to its end from every bracket, quadratic — 10 s for one chunk's `plain`, on every answer that read it.
@@ -35,9 +35,17 @@ _REST_LINK = re.compile(r"(?<![`\w])`([^`<>\n]+?)(?:\s*<[^<>`\n]+>)?`__?(?!\w)")
 # A shortcut reference link, "[Rich]" / "[*orjson*]" (CommonMark 6.3): its definition ("[Rich]: https://...") is
 # mostly at the end of the file, outside the chunk, so markdown-it cannot resolve it; read as its text. Not a
 # one-character label ("[x]"), nor one with digits or punctuation ("[Errno 98]", "[SSL: ...]", "[x>=0]"), nor after a
-# word or "#" ("httpx[http2]", "#[test]"), nor in a code span (`_shortcut_links`).
-_SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[:_\w])")
+# word or "#" ("httpx[http2]", "#[test]"), nor in a code span (`_shortcut_links`), nor the inside of a double bracket:
+# "[[custom_target]]" (Meson's reference to a function, a wiki link, TOML's array of tables "[[tool.x]]") stays as
+# written — read as "[custom_target]" it looked like a citation and was neither.
+_SHORTCUT_LINK = re.compile(r"(?<![\w\]\\!`#\[])\[([*_]?[A-Za-z][A-Za-z*_ .'/-]+)\](?![\(\[\]:_\w])")
 _BARE_MARKER = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+# A Hugo shortcode, `{{< g_inline_pro >}}`, `{{% note %}}`, `{{< g_inline_version "v2.6" >}}`: its template replaces it
+# with HTML (a badge, a frame) when the site is built, so written inside a line of prose or a configuration comment
+# ("# {{< g_inline_pro >}} Default: ...", GoReleaser's reference) it is no text; not Hugo's escaped example
+# `{{</* x */>}}`. answer/markup.py removes a line that is only shortcodes (`_PREPROCESSED`).
+SHORTCODE = r"\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}\n]*)?[>%]\}\}"
+_SHORTCODE = re.compile(SHORTCODE + r"[ \t]*")
 
 # A link target that names a Python object, not a page: a dotted name ("structlog.processors.LogfmtRenderer"; MyST
 # resolves it as a cross-reference), not a file ("why.md") nor a host ("example.com").
@@ -204,9 +212,12 @@ def link_text(text: str, markdown: bool = True) -> str:
     (`_inline_html`), reST backslash escapes read (`_escapes`; not in
     Markdown), Markdown attribute lists after a code span, link or image dropped (`_ATTRIBUTED`: "`x = 1`{l=python}"
     reads "`x = 1`"), reST hyperlink references reduced to their text
-    (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git"), reST substitution references as their
+    (`` `Sentry <https://sentry.io/>`_ `` -> "Sentry", `` `git`_ `` -> "git"), Hugo shortcodes outside code spans
+    dropped (`SHORTCODE`: "{{< g_inline_pro >}} Default: ..." reads "Default: ..."), reST substitution references as their
     name ("|@example|" -> "`@example`", `_substitutions`) and reST inline literals as Markdown
     code spans (``` ``maxsize`` ``` -> `` `maxsize` ``; one holding a backtick, `_ticked`, fenced by two)."""
+    if "{{" in text:  # Hugo's shortcodes, in any text its pages hold (a YAML comment is read as plain text)
+        text = _outside_code(text, _SHORTCODE, "")
     if markdown and "{" in text:
         text = _ATTRIBUTED.sub(lambda m: m.group(1) or "", text)
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer import rest, rest_literals, rest_tables
-from ragls.answer.inline import ATTRIBUTES, CODE_SPANS
+from ragls.answer.inline import ATTRIBUTES, CODE_SPANS, SHORTCODE
 from ragls.index.chunking import strip_heading_ids
 from ragls.index.headings import REST_ROLE
 from ragls.index.rest_hidden import EXPLICIT, SHOWN
@@ -23,7 +23,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # (`{{% note %}}` ... `{{% /note %}}`, `{{< tab tabID="pipx" >}}`, `{{< steps >}}`): the frame of the prose they hold
 # (a note, a tab, a step), not text. A `{% tag %}` line is a template tag (Jinja, Django, Liquid): in the docs of a
 # template language it is the example's text, never removed; nor is Hugo's own escaped example `{{</* x */>}}`.
-_PREPROCESSED = r"\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|(?:\{\{[<%][ \t]*/?[\w-]+(?:[ \t][^{}]*)?[>%]\}\}[ \t]*)+"
+_PREPROCESSED = r"\{\*.*\*\}|\{!.*!\}|\{\{#[\w-]+[^{}]*\}\}|(?:" + SHORTCODE + r"[ \t]*)+"
 # A line holding only an attribute list (`inline.ATTRIBUTES`: MyST's block attributes "{.glossary}" above a definition
 # list, mkdocs-material's "{ .annotate }" under a code block or list, "{#my-id}"): settings of the block next to it.
 # A GitHub alert's marker line ("> [!TIP]", "> [!WARNING]" atop a blockquote): GitHub shows it as the alert's icon

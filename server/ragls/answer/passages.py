@@ -54,7 +54,7 @@ from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
 from ragls.answer.labels import heading_label, item_label, labelled
 from ragls.answer.markup import clean_markup
-from ragls.answer.sentences import item_sentences, joined_lines, sentence_spans
+from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
 
@@ -266,8 +266,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
                     and sentences[-1][0].endswith(":"):
                 # "So how do you register it? Like this::" + code, "... to the test binary. Take a look at the
                 # following example:" + code: a short lead-in joins the sentence that says what the block shows
-                (a, first, _), (z, _, last) = sentences[-2:]
-                sentences[-2:] = [(f"{a} {z}", first, last)]
+                join_next(sentences, len(sentences) - 2)
             if sentences and sentences[0][0][:1].islower() and (b.start == 0 or _resumes(out, blocks, k)):
                 # the chunk opens mid-sentence (its overlap with the one before), or the paragraph ends a sentence
                 # its code block broke off ("..., you can set" / `$X = True` / "in your xonsh RC.")
@@ -275,19 +274,16 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             for pos in range(len(sentences) - 1, 0, -1):
                 if _DEFAULT.match(sentences[pos][0]) and len(sentences[pos][0].split()) <= LEAD_IN_MAX_WORDS:
                     # "A delay for the graceful shutdown in seconds. Default is ``60.0``.": the value stays
-                    (a, first, _), (z, _, last) = sentences[pos - 1:pos + 1]
-                    sentences[pos - 1:pos + 1] = [(f"{a} {z}", first, last)]
+                    join_next(sentences, pos - 1)
             for pos in range(len(sentences) - 2, -1, -1):
                 if sentences[pos][0].endswith("?") and not sentences[pos + 1][0].endswith("?"):
                     # "Q: Why do my jobs run twice? A: A job that exceeds its timeout is retried.": a question in
                     # the docs is read with the sentence that answers it, never quoted alone as an answer
-                    (a, first, _), (z, _, last) = sentences[pos:pos + 2]
-                    sentences[pos:pos + 2] = [(f"{a} {z}", first, last)]
+                    join_next(sentences, pos)
             for pos in range(len(sentences) - 2, -1, -1):
                 if len(sentences[pos][0].split()) < MIN_WORDS and not _lead_in(sentences[pos][0]):
                     # "It's impossible. Choosing what to compress ... is a tricky matter.": the short answer stays
-                    (a, first, _), (z, _, last) = sentences[pos:pos + 2]
-                    sentences[pos:pos + 2] = [(f"{a} {z}", first, last)]
+                    join_next(sentences, pos)
             if len(sentences) == 1 and _DEFAULT.match(sentences[0][0]) and _continues(out, blocks, k):
                 # "Default: ``False``" as a paragraph of its own under the paragraph it completes (Flask's config
                 # values): read with that paragraph's last sentence, which no longer ends its passage

@@ -8,7 +8,7 @@ import re
 
 from ragls.answer.inline import plain
 
-__all__ = ["item_sentences", "joined_lines", "sentence_spans"]
+__all__ = ["item_sentences", "join_next", "joined_lines", "sentence_spans"]
 
 # a list item's marker or a blockquote's ">" opening a line
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
@@ -55,6 +55,14 @@ def sentence_spans(text: str, where: list[tuple[int, int]], markdown: bool = Tru
     return out
 
 
+def join_next(pieces: list[tuple[str, int, int]], pos: int) -> None:
+    """Read sentence `pos` of `pieces` ((sentence, first line, last line), as `sentence_spans` gives them) with the
+    one after it, in place: one piece, the two texts joined by a space, spanning the first's first line through the
+    second's last. `pos` must be below len(pieces) - 1 (IndexError otherwise)."""
+    (a, first, _), (z, _, last) = pieces[pos:pos + 2]
+    pieces[pos:pos + 2] = [(f"{a} {z}", first, last)]
+
+
 def item_sentences(lines: list[str], start: int, min_words: int, markdown: bool = True) -> list[tuple[str, int, int]]:
     """(sentence, first line, last line) of a list item's `lines` (its first at 0-based chunk line `start`) read as
     a paragraph's sentences (`sentence_spans`), one under `min_words` words read with the next, or the last with
@@ -63,7 +71,5 @@ def item_sentences(lines: list[str], start: int, min_words: int, markdown: bool 
     pieces = sentence_spans(*joined_lines(lines, start), markdown)
     for pos in range(len(pieces) - 1, -1, -1):
         if len(pieces) > 1 and len(pieces[pos][0].split()) < min_words:
-            pos = min(pos, len(pieces) - 2)
-            (a, first, _), (z, _, last) = pieces[pos:pos + 2]
-            pieces[pos:pos + 2] = [(f"{a} {z}", first, last)]
+            join_next(pieces, min(pos, len(pieces) - 2))
     return pieces

@@ -515,8 +515,38 @@ def unmentioned_names(text: str, hits: Sequence[Hit]) -> tuple[str, ...]:
     if not hits or not names:
         return ()
     held = frozenset().union(*(stem_set(f"{h.chunk.title}\n{h.chunk.text}") for h in hits))
-    return tuple(n for n, terms in names.items()
-                 if not set(terms) <= held and not everyday_acronym(n) and not spelled_out(n, hits))
+    phrases = name_phrases(text)
+    return tuple(dict.fromkeys(phrases.get(n, n) for n, terms in names.items()
+                               if not set(terms) <= held and not everyday_acronym(n) and not spelled_out(n, hits)))
+
+
+# Words written together, each capitalised at its first letter ("VS Code", "Let's Encrypt", "GitHub Actions",
+# "GoReleaser Pro"): `name_phrases`
+_CAPITALISED_RUN = re.compile(r"[A-Z][^\s`]*(?:[ \t]+[A-Z][^\s`]*)+")
+
+
+def name_phrases(text: str) -> dict[str, str]:
+    """{name: the name of several words it is a word of} for the names of the question `text` (`question_names`)
+    that stand next to another of its names, each capitalised at its first letter, where it asks: "Committing from
+    VS Code, ..." -> {"VS": "VS Code", "Code": "VS Code"}, "Let's Encrypt certificates" -> {"Let": "Let's Encrypt",
+    "Encrypt": ...}. A product named by two words is one name; said alone, its second word ("None of these sources
+    mentions Code") names something else. A capitalised word that is no name (a sentence's first word, "Does") ends
+    the phrase. Names in no such run are not keys."""
+    names = set(question_names(text))
+    out: dict[str, str] = {}
+    for m in _CAPITALISED_RUN.finditer(CODE_SPAN.sub(" ", asked_clause(text))):
+        run: list[tuple[str, str]] = []  # (the word as written, its name)
+        for raw in [*m.group(0).split(), ""]:
+            word = raw.strip(_TOKEN_EDGES).rstrip(".")
+            token = re.sub(r"['’]s$", "", word)
+            if raw and token in names:
+                run.append((word, token))
+                if not raw.endswith((",", ";", ":", ".", "?", "!", ")")):
+                    continue
+            if len(run) > 1:
+                out.update({token: " ".join(w for w, _ in run) for _, token in run})
+            run = []
+    return out
 
 
 _CODE_FRAGMENT = re.compile(r"[()=\"'`]")  # `unmentioned_names`: a call, an assignment, a quoted value
