@@ -26,6 +26,7 @@ from ragls.answer.identifiers import (
     pointed_at,
 )
 from ragls.answer.includes import FileFilters
+from ragls.answer.labels import labelled
 from ragls.answer.neighbours import (
     block_across,
     block_continued,
@@ -527,10 +528,11 @@ def asked_text(question: str) -> str:
 def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LABEL) -> str:
     """The `label` line, then each passage `(n, unit)` as a list item followed by its `[n]`; a passage that
     introduces a list or code block (ends in ":") carries it, indented under its bullet, its fences showing their
-    language only (`fences.shown_fences`); a table row as `Unit.shown` (with its columns' names)."""
+    language only (`fences.shown_fences`); a table row as `Unit.shown` (with its columns' names); a passage led by
+    its `Unit.lead` (the bare name its section's heading is)."""
     lines = []
     for n, unit in picked:
-        body = (unit.shown or unit.sentence).rstrip()
+        body = labelled((unit.shown or unit.sentence).rstrip(), unit.lead)
         end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:

@@ -45,6 +45,24 @@ def heading_label(line: str) -> str:
     return ""
 
 
+# A heading that is one bare lower-case name: "languages" (beets' configuration reference, a reST title), "## allow-features"
+# (Cargo), "log-big" (uWSGI's 1,047 options), "### base" (Vite): a reference page titles an option, a command or a
+# file by its own name, and a section title in words is capitalised ("## Usage"). `bare_heading_label`
+_BARE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-.][a-z0-9]+)*$")
+
+
+def bare_heading_label(line: str) -> str:
+    """The bare lower-case name (`_BARE_NAME`) a Markdown heading line or reST section title is, as Markdown code
+    ("languages" -> "`languages`", "## allow-features" -> "`allow-features`"), or "". Not `heading_label`'s
+    identifiers: an English word is a name here only by the heading's form, so answer/passages.py shows it before
+    the passages under it (`Unit.lead`) but does not score it — scored, the names' words ranked the fields of a
+    reference page above the sentence answering (bench/history/session-56.md)."""
+    if len(line) > MAX_LABEL_LINE:
+        return ""
+    text = _HEADING_MARK.sub("", line).strip()
+    return f"`{text}`" if _BARE_NAME.match(text) else ""
+
+
 def labelled(sentence: str, label: str) -> str:
     """`sentence` led by the identifier `label` of its section's heading ("`--check`: Don't write the files
     back ..."), as Sphinx shows an object's name above its text; as it is without a label or when it names the

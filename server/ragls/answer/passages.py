@@ -52,7 +52,7 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import heading_label, item_label, labelled
+from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled
 from ragls.answer.markup import clean_markup
 from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
@@ -139,7 +139,10 @@ class Unit:
     right under it ("Uninstall all:" / `$ pipx uninstall-all`): scored on the title's words alone, as the block's
     words are the section's, not evidence that this step is what a question asks (a "# Settings" title over a
     TOML example would otherwise answer for every key in it). `shown`, when set, is what an answer shows instead of
-    `sentence` (a table row with its columns' names, `table_columns`), which is what is scored and embedded."""
+    `sentence` (a table row with its columns' names, `table_columns`), which is what is scored and embedded. `lead`,
+    when set, is the name an answer shows the passage led by (`labels.labelled`) and nothing scores: the bare name
+    its section's heading is (`labels.bare_heading_label`: "languages" over "A list of locale names to search for
+    preferred aliases.")."""
 
     sentence: str
     attached: str = ""
@@ -153,6 +156,7 @@ class Unit:
     item: bool = False
     titled: bool = False
     shown: str = ""
+    lead: str = ""
 
     def __post_init__(self) -> None:
         self.end = max(self.end, self.line)
@@ -223,7 +227,11 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
     heading = ""  # the identifier the section's heading names ("`--check`"), else ""
     title = False  # that heading is the page's title ("# `MaskErrors`")
     below: list[str] = []  # the kinds of the blocks since that heading
+    named = ""  # the bare name the section's heading is ("languages", `bare_heading_label`), shown, not scored
+    mark, shown_by = 0, ""  # where the current block's passages start in `out`, and the name they are shown led by
     for k, b in enumerate(blocks):
+        _lead(out[mark:], shown_by)
+        mark, shown_by = len(out), ""
         if b.kind == "skip" and (b.lines[0].lstrip().startswith("#") or len(b.lines) == 2):
             # a page's title ("# `@scope/widget`", the package) is not what each of its sentences documents, only
             # what the first sentence of its first paragraph does: "This extension hides ..." under "# `MaskErrors`"
@@ -231,6 +239,7 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             # page per option; not a "**Default:** ..." line or a version note)
             title = b.lines[0].lstrip().startswith("# ")
             heading = heading_label(b.lines[0])
+            named = "" if heading else bare_heading_label(b.lines[0])
             below = []
         elif b.kind != "skip" and not _status_line(b):
             below.append(b.kind)
@@ -239,8 +248,10 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
         # code block first under the heading is its synopsis, not an example that ends the prose ("### `caddy
         # validate`" / `caddy validate [-c, --config <path>]` / "Validates a configuration file, then exits.")
         prose = below[1:] if below[:1] == ["code"] and len(below) > 1 else below
-        label = heading if len(prose) <= LABELLED_BLOCKS and set(prose) <= {"para", "list", "deflist"} else ""
+        fits = len(prose) <= LABELLED_BLOCKS and set(prose) <= {"para", "list", "deflist"}
+        label = heading if fits else ""
         title_label, label = (label, "") if title else ("", label)
+        shown_by = named if fits and not title and b.kind in ("para", "list", "deflist") else ""
         if lines is not None and (b.start + len(b.lines) - 1 < lines[0] or b.start > lines[1]):
             continue
         # the block a ":" sentence introduces; a reST directive line (".. code-block:: python") or an HTML tag line
@@ -357,7 +368,15 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             out += _table_rows(b, markdown, table_header if k == 0 else "")
         elif b.kind == "code":
             out += _commented(b, blocks[k - 1] if k else None)
+    _lead(out[mark:], shown_by)
     return tuple(out)
+
+
+def _lead(passages: list[Unit], name: str) -> None:
+    """Set `Unit.lead` of `passages` (the passages of one block, being built) to `name` where none is set."""
+    for u in passages:
+        if name and not u.lead:
+            u.lead = name
 
 
 def _commented(block: Block, before: Block | None) -> list[Unit]:
