@@ -59,6 +59,13 @@ def test_a_page_headed_under_its_front_matter_names_its_heading_once():
     assert chunk.title == "parallel"
     assert focus_title(chunk, lines.index("Run commands and scripts concurrently.")) == "parallel"
     assert focus_title(chunk, lines.index("  parallel: true")) == "parallel > Example"
+    # titled by its front matter alone, headed by the same words one level down ("lefthook run > lefthook run")
+    page = ('---\ntitle: "lefthook run"\n---\n\n## `lefthook run`\n\nExecutes the commands of a hook.\n\n'
+            "#### Example\n\n```bash\nlefthook run pre-commit\n```\n")
+    [chunk] = chunk_document(load_text("usage/commands/run.md", page))
+    lines = page.splitlines()
+    assert focus_title(chunk, lines.index("Executes the commands of a hook.")) == "lefthook run"
+    assert focus_title(chunk, lines.index("lefthook run pre-commit")) == "lefthook run > Example"
 
 
 def test_rest_focus_title_is_in_plain_words():

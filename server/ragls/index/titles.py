@@ -55,7 +55,7 @@ def focus_title(chunk: Chunk, line: int) -> str:
 def source_title(chunk: Chunk, focus: LineSpan | None) -> str:
     """The title a source of `chunk` shows: of the section holding its `focus` lines (`focus_title`), else (no
     focus) the chunk's own. Every front titles a source so (LSP/HTTP `to_wire_source`, MCP `agent_tools`)."""
-    return chunk.title if focus is None else focus_title(chunk, focus.start_line)
+    return _once(chunk.title) if focus is None else focus_title(chunk, focus.start_line)
 
 
 # A source's heading path is read from its file at display time (`_file_path`), so that read is bounded: files over
@@ -162,7 +162,7 @@ def _markdown_focus_title(text: str, title: str, line: int, front: bool = False)
     (`front`) without a title, its front matter's `title` (`front_matter_title`), else ""."""
     headings = [h for h in _markdown_headings(text, front) if h[0] <= line]
     if not headings:
-        return title or (front_matter_title(text) if front else "")
+        return _once(title or (front_matter_title(text) if front else ""))
     prefix = title.split(" > ") if title else []
     if headings[0][0] == _first_text_line(text, front) and prefix and prefix[-1] == headings[0][2]:
         prefix = prefix[:-1]  # the title is the first heading's path: its own name comes from the chunk
@@ -171,7 +171,15 @@ def _markdown_focus_title(text: str, title: str, line: int, front: bool = False)
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, name))
-    return " > ".join([*prefix, *(n for _, n in stack if n)])
+    return _once(" > ".join([*prefix, *(n for _, n in stack if n)]))
+
+
+def _once(path: str) -> str:
+    """Heading path `path` with a heading that repeats the one above it left out: a page titled by its front matter
+    and headed by the same words ("lefthook run" over "## `lefthook run`") read "lefthook run > lefthook run"."""
+    parts = path.split(" > ")
+    kept = [p for i, p in enumerate(parts) if i == 0 or p.casefold() != parts[i - 1].casefold()]
+    return " > ".join(kept)
 
 
 def document_headings(text: str, path: str) -> list[tuple[int, str]]:
