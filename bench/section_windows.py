@@ -25,6 +25,20 @@ comes from an exact numpy search over every window row (window margin 0: the bes
   process watch a folder of config files ...?", is embedded with its ask weighted up), both unit vectors; a question
   that is all ask keeps its vector; `askmax:M`: a chunk scores max(its best window's cosine with the question, its
   best window's cosine with the asking part - M).
+- `hub:K:B`: hubness (Radovanovic et al., JMLR 2010; the CSLS correction of Conneau et al., ICLR 2018): each window's
+  cosine minus B x (its hubness - the corpus mean), its hubness the mean of its K highest cosines with the windows of
+  other files (`hubness` below): a window near everything (an overview's opening, a short generic page) scores less
+  for every question alike; `cent:B` the same with the window's cosine to the corpus's mean window as its hubness
+  (centring, Suzuki et al., EMNLP 2013: the query less B x the corpus's mean direction; B < 0 favours the centre),
+  `pcent:B` to the mean of the pages' mean windows (every page weighing the same);
+- `drop:F`: the question embedded without its words that a share F or more of the corpus's chunks hold (every stem
+  of the word; stop words kept): the product's name and its core nouns, a query-side dense analogue of IDF;
+- `ens:R1+R2+...`: the mean of the rules' chunk scores (a rule's ":" written "/"; query-variant fusion, Belkin et
+  al. 1995), each chunk's window and similarity the first rule's.
+
+`--centrality` prints, per set, how far the gold file's best window (by cosine, over every window row) stands from
+the corpus's mean direction compared with the best window of another file (`cent`'s hubness of the one minus the
+other's), for the questions whose gold window is ahead by cosine and for those behind.
 
 Prints, per rule, file Hit@1 and file MRR@10 over the answerable questions and the questions whose first gold-file
 rank changed against the first rule; `--json` writes {rule: {question id: rank or null}}.
@@ -119,6 +133,19 @@ def section_leads(chunk, limit: int = SECTION_WORDS) -> list[tuple[int, int, str
     return out
 
 
+def hubness(vecs: np.ndarray, doc: np.ndarray, k: int, block: int = 512) -> np.ndarray:
+    """(n,) the mean of each row's `k` highest cosines with the rows of other documents (`vecs`: (n, d) unit rows;
+    `doc`: (n,) document ids); 0 for a row with fewer than `k` rows elsewhere."""
+    out = np.zeros(len(vecs), dtype=np.float32)
+    for a in range(0, len(vecs), block):
+        s = vecs[a:a + block] @ vecs.T
+        s[doc[a:a + block, None] == doc[None, :]] = -2.0
+        if s.shape[1] > k:
+            top = np.partition(s, s.shape[1] - k, axis=1)[:, -k:]
+            out[a:a + block] = np.where(top > -2.0, top, 0.0).mean(axis=1)
+    return out
+
+
 def main() -> int:
     from ragls.evaluation import evaluate
     from ragls.retrieval import search as search_mod
@@ -133,6 +160,7 @@ def main() -> int:
     ap.add_argument("--rules", default="base;section:20:0")
     ap.add_argument("--cache", type=Path, default=Path("bench/results/section_windows"))
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--centrality", action="store_true", help="the gold window's centrality against the rival's")
     ap.add_argument("--misses", action="store_true", help="for each question the first rule misses: the gold file's "
                     "rank by the best ordinary window alone and by the best section window alone, and the top section")
     args = ap.parse_args()
@@ -173,6 +201,30 @@ def main() -> int:
             sections[words] = (np.array([u[0] for u in units], dtype=int), sv)
         return sections[words]
 
+    hubs: dict[str, np.ndarray] = {}
+
+    def hub_of(kind: str, k: int) -> np.ndarray:
+        key = f"{kind}:{k}"
+        if key not in hubs:
+            paths = {c: chunks[c].path if c in chunks else c for c in uid}
+            names = sorted(set(paths.values()))
+            doc_id = {p: i for i, p in enumerate(names)}
+            doc = np.array([doc_id[paths[uid[o]]] for o in owner])
+            if kind in ("cent", "pcent"):
+                if kind == "pcent":  # every page weighs the same: the mean of the pages' mean windows
+                    sums = np.zeros((len(names), vecs.shape[1]), dtype=np.float64)
+                    np.add.at(sums, doc, vecs)
+                    c = (sums / np.bincount(doc, minlength=len(names))[:, None]).mean(axis=0)
+                else:
+                    c = vecs.mean(axis=0)
+                h = vecs @ (c / np.linalg.norm(c)).astype(np.float32)
+            else:
+                t0 = time.time()
+                h = hubness(vecs, doc, k)
+                print(f"  hubness of {len(vecs)} windows in {time.time() - t0:.1f} s", file=sys.stderr)
+            hubs[key] = (h - h.mean()).astype(np.float32)
+        return hubs[key]
+
     def best_of(sims):
         best = np.full(len(uid), -2.0, dtype=np.float32)
         np.maximum.at(best, owner, sims)
@@ -180,27 +232,73 @@ def main() -> int:
 
     asked_vectors: dict[str, np.ndarray | None] = {}
 
-    def asked_vector(text: str) -> np.ndarray | None:
+    def asked_vector(text: str, kind: str = "") -> np.ndarray | None:
         """The embedding of the question's asking part (`asked_value.asked_clause` with its turns, or
         `asked_sentences` for `asks`), None when that is the whole question."""
         from ragls.retrieval.asked_value import asked_clause, asked_sentences
 
-        key = state["rule"].split(":")[0] + "|" + text
+        key = (kind or state["rule"].split(":")[0]) + "|" + text
         if key not in asked_vectors:
             asked = asked_sentences(text) if key.startswith("asks|") else asked_clause(text, turns=True)
             asked_vectors[key] = None if asked.strip() == text.strip() else ws.embedder.embed_query(asked)
         return asked_vectors[key]
 
+    dropped: dict[str, np.ndarray | None] = {}
+
+    def common_dropped(text: str, share: float) -> np.ndarray | None:
+        """The question's embedding with its words that most of the corpus's chunks hold (each stem of the word in
+        at least `share` of them: the product's name, its core nouns) left out; None when it holds none."""
+        from ragls.core.analysis import EN_STEM, STOPWORDS
+
+        key = f"{share}|{text}"
+        if key not in dropped:
+            bm25 = idx.bm25
+            total = max(1, bm25.num_docs())
+            out, gone = [], []
+            for token in re.split(r"(\s+)", text):
+                word = re.sub(r"^\W+|\W+$", "", token)
+                stems_ = EN_STEM.analyze(word) if word else []
+                if stems_ and word.lower() not in STOPWORDS and all(bm25.doc_freq(t) / total >= share for t in stems_):
+                    gone.append(word)
+                    continue
+                out.append(token)
+            rest = re.sub(r"\s+", " ", "".join(out)).strip()
+            dropped[key] = ws.embedder.embed_query(rest) if gone and rest else None
+        return dropped[key]
+
     def vector_list(rule: str, qv: np.ndarray, n: int, text: str = ""):
+        if rule.startswith("ens:"):  # the mean of the rules' chunk scores; the window and similarity the first's
+            parts = [rule_scores(r.replace("/", ":"), qv, n, text) for r in rule[4:].split("+")]
+            sims, score = parts[0][0], np.mean([p[1] for p in parts], axis=0)
+        else:
+            sims, score = rule_scores(rule, qv, n, text)
+        out = []
+        for c in np.argsort(-score, kind="stable")[:n]:
+            rows = rows_of[c]
+            r = rows[np.argmax(sims[rows])]
+            first = rows[win[rows] == 0]
+            out.append((WindowMatch(uid[c], float(sims[r]), int(win[r]), int(l0[r]), int(l1[r]), vecs[r],
+                                    float(sims[first[0]]) if len(first) else None), float(score[c])))
+        return out
+
+    def rule_scores(rule: str, qv: np.ndarray, n: int, text: str = ""):
+        """(each window's cosine, each chunk's score) under one rule."""
         qv = qv / np.linalg.norm(qv)
         kind, *params = rule.split(":")
-        av = asked_vector(text) if kind in ("ask", "asks", "askmax") else None
+        if kind == "drop":  # the question embedded without the words most chunks hold
+            dv = common_dropped(text, float(params[0]))
+            if dv is not None:
+                qv = dv / np.linalg.norm(dv)
+        av = asked_vector(text, kind) if kind in ("ask", "asks", "askmax") else None
         if av is not None and kind != "askmax":  # the question's vector plus B x its asking part's
             qv = qv + float(params[0]) * av / np.linalg.norm(av)
             qv = qv / np.linalg.norm(qv)
         sims = vecs @ qv
         best = best_of(sims)
         score = best
+        if kind in ("hub", "cent", "pcent"):  # each window's cosine less B x its hubness (above the corpus mean)
+            h = hub_of(kind, int(params[0]) if kind == "hub" else 0)
+            score = best = best_of(sims - float(params[-1]) * h)
         if av is not None and kind == "askmax":  # max(the question's best window, the asking part's best - M)
             score = np.maximum(best, best_of(vecs @ (av / np.linalg.norm(av))) - float(params[0]))
         if kind == "rocchio":
@@ -222,14 +320,7 @@ def main() -> int:
             sbest = np.full(len(uid), -2.0, dtype=np.float32)
             np.maximum.at(sbest, owners, sv @ qv)
             state["third"] = [((0, uid[c]), float(sbest[c])) for c in np.argsort(-sbest, kind="stable")[:n]]
-        out = []
-        for c in np.argsort(-score, kind="stable")[:n]:
-            rows = rows_of[c]
-            r = rows[np.argmax(sims[rows])]
-            first = rows[win[rows] == 0]
-            out.append((WindowMatch(uid[c], float(sims[r]), int(win[r]), int(l0[r]), int(l1[r]), vecs[r],
-                                    float(sims[first[0]]) if len(first) else None), float(score[c])))
-        return out
+        return sims, score
 
     state = {"rule": "product"}
     original = source_mod.FolderSource.candidates
@@ -276,6 +367,22 @@ def main() -> int:
             moved = {k: (first[k], r) for k, r in ranks.items() if r != first[k]}
             print(f"{args.questions.stem:24} {rule:18} file Hit@1 {sum(r == 1 for r in ranks.values()):3}/{len(ranks)}"
                   f"  MRR@10 {sum(1 / r for r in ranks.values() if r) / len(ranks):.3f}  {moved or ''}")
+        if args.centrality:
+            h = hub_of("cent", 0)
+            path_of = np.array([evaluate._norm_path(chunks[uid[o]].path) if uid[o] in chunks else "" for o in owner])
+            ahead, behind = [], []
+            for q in questions:
+                qv = ws.embedder.embed_query(q.question)
+                sims = vecs @ (qv / np.linalg.norm(qv))
+                order = np.argsort(-sims)
+                gold = {g.path for g in q.gold}
+                g = next((r for r in order if path_of[r] in gold), None)
+                o = next((r for r in order if path_of[r] not in gold), None)
+                if g is not None and o is not None:
+                    (ahead if sims[g] >= sims[o] else behind).append(float(h[g] - h[o]))
+            print(f"{args.questions.stem:24} centrality, gold window minus the best other file's: ahead by cosine "
+                  f"{np.mean(ahead) if ahead else float('nan'):+.3f} (n {len(ahead)}), behind "
+                  f"{np.mean(behind) if behind else float('nan'):+.3f} (n {len(behind)}); sd over windows {h.std():.3f}")
         if args.misses:
             owners, sv = section_vectors(SECTION_WORDS)
             texts = [text for c in uid if c in chunks for _, _, text in section_leads(chunks[c], SECTION_WORDS)]
