@@ -10,7 +10,9 @@ per new turn that leaves the window, not one per ask).
   query that stands on its own (the technique of LangChain's history-aware retriever / LlamaIndex's
   condense-question chat engine). Without one, or when that call fails, a rule carries the previous question's
   key terms (content words, see `cite.content_words`) the follow-up lacks — only when it refers back ("and how do
-  I turn it off?"); a question that stands on its own is searched as it is.
+  I turn it off?", "what about Windows?"); a question that stands on its own is searched as it is, also when it
+  opens with "and" / "so" ("And which version is running?"): the earlier question's rarer words would otherwise
+  outrank its own and the answer would lead with the earlier subject.
 - Prompt: the most recent PROMPT_TURNS turns verbatim (fewer when `memory_max_turns` is smaller), preceded by the summary when there is one.
 - Memory (`generation.memory_max_turns`, default 20; 0 = none): when the conversation, counting the new question,
   has more turns than that, every turn older than the verbatim window is folded into one summary by one LLM call
@@ -50,14 +52,21 @@ SUMMARY_SYSTEM = ("Summarize this conversation between a user and an assistant t
                   "preferences the user stated, in at most 150 words. Keep file names and [n] references out. "
                   "Reply with the summary only.")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
-# A follow-up that refers back to the conversation. An opening connective ("and ...", "what about ...") always does.
-# A word that only means something after another turn ("instead" but not "instead of", "else", a clause-final
+# A follow-up that refers back to the conversation. "What about ..." / "how about ..." / "what if ..." always does
+# (it names only what changes). After an opening connective ("and", "but", "or", "so", "then", "also") a fragment does ("and on
+# Windows?", "and the timeout?", "and for the second one?"), one of at most 2 x FOLLOW_UP_MAX_WORDS content words;
+# a whole question of its own (a question word or auxiliary first: "And which version is running?") is judged by
+# the marks below like any other. A word that only means something after another turn ("instead" but not "instead of", "else", a clause-final
 # "too", "the previous one") does in a question of at most 2 x FOLLOW_UP_MAX_WORDS distinct content words; pronouns,
 # deictics, "also" and "why" only in a short one (at most FOLLOW_UP_MAX_WORDS: "is it thread-safe?", "how do I test
 # that?"): of 683 standalone questions of ragls' question sets, 256 hold a pronoun ("so that it", "does X have its
 # own") and long situation-first ones say "instead" or "too" of their own subject. A question with no content word
 # of its own ("why?") refers back too.
-_OPENS_ON_THE_LAST_TURN = re.compile(r"^\s*(?:and|but|or|so|then|what about|how about)\b", re.IGNORECASE)
+_CONNECTIVES = re.compile(r"^\W*(?:(?:and|but|or|so|then|also)\b\W*)+", re.IGNORECASE)
+_WHAT_ABOUT = re.compile(r"(?:(?:what|how)\s+about|what\s+if)\b", re.IGNORECASE)
+_OWN_CLAUSE = re.compile(
+    r"(?:what|what's|which|who|whom|whose|where|when|why|how|is|isn't|are|aren't|was|were|am|do|does|doesn't|did|"
+    r"don't|can|can't|could|should|would|will|won't|shall|may|might|must|has|have|had)\b", re.IGNORECASE)
 _REFERS_BACK_STRONG = re.compile(
     r"\binstead\b(?!\s+of\b)|\b(?:else|previous|former|latter)\b|\btoo\s*(?:[?.!,;:]|$)", re.IGNORECASE)
 _REFERS_BACK_WEAK = re.compile(
@@ -103,15 +112,24 @@ def to_turns(history: list[dict] | None) -> list[Turn]:
 
 
 def refers_back(question: str) -> bool:
-    """Whether `question` leans on the conversation before it (the marks above `_OPENS_ON_THE_LAST_TURN`): an
-    opening connective; "instead" / "else" / a final "too" in a question of at most 2 x FOLLOW_UP_MAX_WORDS distinct
-    content words (`cite.content_words`); a pronoun in one of at most FOLLOW_UP_MAX_WORDS; or no content word."""
+    """Whether `question` leans on the conversation before it (the marks above `_CONNECTIVES`): no content word;
+    an opening "what about" / "how about" / "what if" (after any connectives); an opening connective followed by a fragment,
+    not a question word or auxiliary, in a question of at most 2 x FOLLOW_UP_MAX_WORDS distinct content words
+    (`cite.content_words`); "instead" / "else" / a final "too" in one of at most 2 x FOLLOW_UP_MAX_WORDS; a pronoun
+    in one of at most FOLLOW_UP_MAX_WORDS (the last two looked for after the opening connectives: a leading "Also,"
+    is one, not a mark)."""
     words = set(content_words(question))
-    if not words or _OPENS_ON_THE_LAST_TURN.search(question):
+    if not words:
         return True
-    if len(words) <= 2 * FOLLOW_UP_MAX_WORDS and _REFERS_BACK_STRONG.search(question):
+    opener = _CONNECTIVES.match(question)
+    rest = question[opener.end():] if opener else question.lstrip()
+    if _WHAT_ABOUT.match(rest):
         return True
-    return len(words) <= FOLLOW_UP_MAX_WORDS and bool(_REFERS_BACK_WEAK.search(question))
+    if opener and len(words) <= 2 * FOLLOW_UP_MAX_WORDS and not _OWN_CLAUSE.match(rest):
+        return True
+    if len(words) <= 2 * FOLLOW_UP_MAX_WORDS and _REFERS_BACK_STRONG.search(rest):
+        return True
+    return len(words) <= FOLLOW_UP_MAX_WORDS and bool(_REFERS_BACK_WEAK.search(rest))
 
 
 def carry_terms(question: str, turns: list[Turn]) -> str:
