@@ -247,7 +247,7 @@ def test_neovim_spec(spec: Path, tmp_path: Path, model_dir: Path, request: pytes
         llm = request.getfixturevalue("llm_server")  # tests/conftest.py
         llm.reset(_llm_reply)
     (workspace / "ragls.toml").write_text(_ragls_toml(model_dir, llm.openai_url if llm else None), encoding="utf-8")
-    trust_folder(workspace)  # headless Neovim asks nobody (rpc.workspace_trusted): the user's ragls trust store decides
+    trust_folder(workspace)  # headless Neovim asks nobody (trust.workspace_trusted): the user's ragls trust store decides
     result = _run_spec(spec, workspace, tmp_path, model_dir)
     print(result.stdout)
     print(f"exit code {result.returncode}")

@@ -5,7 +5,7 @@ return {
   -- setup()'s `cmd` (default { "ragls", "serve" }), started so that a server that fails is reported once, by ragls
   -- (|ragls-server-exit|); a `cmd` list given to vim.lsp.config() works too, with Neovim's own notice beside it
   cmd = function(dispatchers, config)
-    return require("ragls.rpc").server_cmd(require("ragls.config").values.cmd)(dispatchers, config)
+    return require("ragls.server").server_cmd(require("ragls.config").values.cmd)(dispatchers, config)
   end,
   root_markers = { "ragls.toml", ".git" },
   settings = { ragls = {} },
@@ -15,13 +15,13 @@ return {
     end,
   },
   on_exit = function(...)
-    return require("ragls.rpc").on_exit(...)
+    return require("ragls.server").on_exit(...)
   end,
   -- the statusline says "ragls: starting the server" until it answers initialize, as when the plugin starts it
   before_init = function(...)
-    return require("ragls.rpc").before_init(...)
+    return require("ragls.server").before_init(...)
   end,
   on_init = function(...)
-    return require("ragls.rpc").on_init(...)
+    return require("ragls.server").on_init(...)
   end,
 }

@@ -38,8 +38,8 @@ vim.api.nvim_create_autocmd("BufWritePost", {
   pattern = "ragls.toml",
   desc = "ragls: ask vim.secure about the saved ragls.toml of a running server and tell the server",
   callback = function(args)
-    if package.loaded["ragls.rpc"] then -- no client can be running before ragls.rpc is loaded
-      require("ragls.rpc").retrust(args.buf)
+    if package.loaded["ragls.server"] then -- no client can be running before ragls.server is loaded
+      require("ragls.trust").retrust(args.buf)
     end
   end,
 })

@@ -5,6 +5,8 @@ local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")
 H.load_plugin({ cmd = { "ragls-not-installed-xyz", "serve" } })
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
+local server = require("ragls.server")
+local trust = require("ragls.trust")
 local ui = require("ragls.ui")
 
 H.it("plugin/ragls.lua defines the user commands", function()
@@ -157,21 +159,21 @@ H.it("a ragls.toml Neovim will ask about gets a line saying what allowing it cha
   local saved = vim.fn.filereadable(db) == 1 and vim.fn.readfile(db) or nil
   local real = vim.uv.fs_realpath(toml)
   vim.fn.writefile({}, db)
-  H.eq(true, rpc.trust_will_ask(toml), "not in the trust database: asked")
+  H.eq(true, trust.trust_will_ask(toml), "not in the trust database: asked")
   vim.fn.writefile({ vim.fn.sha256(table.concat(vim.fn.readfile(toml), "\n") .. "\n") .. " " .. real }, db)
-  H.eq(false, rpc.trust_will_ask(toml), "this version allowed: not asked")
+  H.eq(false, trust.trust_will_ask(toml), "this version allowed: not asked")
   vim.fn.writefile({ "[generation]", 'backend = "ollama"' }, toml)
-  H.eq(true, rpc.trust_will_ask(toml), "edited since: asked again")
+  H.eq(true, trust.trust_will_ask(toml), "edited since: asked again")
   vim.fn.writefile({ "! " .. real }, db)
-  H.eq(false, rpc.trust_will_ask(toml), "denied: not asked")
+  H.eq(false, trust.trust_will_ask(toml), "denied: not asked")
   if saved then
     vim.fn.writefile(saved, db)
   else
     os.remove(db)
   end
   local text = require("ragls.text")
-  H.eq(rpc.trust_context[1], text.longest_fitting(rpc.trust_context, 200), "wide: the whole sentence")
-  local narrow = text.longest_fitting(rpc.trust_context, 50)
+  H.eq(trust.trust_context[1], text.longest_fitting(trust.trust_context, 200), "wide: the whole sentence")
+  local narrow = text.longest_fitting(trust.trust_context, 50)
   H.ok(narrow and vim.fn.strdisplaywidth(narrow) <= 46, "narrow echo area: a shorter one: " .. tostring(narrow))
 end)
 
@@ -363,11 +365,11 @@ H.it("a server that stops mid-index leaves no 'indexing' behind: its progress is
   progress.on_progress({ token = "alive", value = { kind = "begin", title = "ragls: indexing", message = "3/9 files",
     percentage = 33 } }, 998)
   H.ok(progress.indexing(), "indexing")
-  rpc.on_exit(0, 9, 999) -- the server of client 999 was killed
+  server.on_exit(0, 9, 999) -- the server of client 999 was killed
   H.wait_for(function() return progress.active.dead == nil end, 5000, "the dead server's progress to go")
   H.ok(progress.active.alive ~= nil, "the other server's progress stays")
   H.ok(not progress.statusline():find("12/80", 1, true), progress.statusline())
-  rpc.on_exit(0, 0, 998)
+  server.on_exit(0, 0, 998)
   H.wait_for(function() return not progress.indexing() end, 5000, "no indexing left")
   H.eq("", progress.statusline(), "the statusline of a buffer no client serves")
 end)
@@ -486,7 +488,7 @@ H.it("the wait for a server that has gone fails once, with no Lua error from tic
   -- first closed the closed timer: "Error executing vim.schedule lua callback: ... handle ... is already closing".
   local fails = {}
   vim.v.errmsg = ""
-  rpc.when_initialized({ id = 424242, initialized = false }, function() error("the wait must not run fn") end,
+  server.when_initialized({ id = 424242, initialized = false }, function() error("the wait must not run fn") end,
     { on_fail = function(msg) table.insert(fails, msg) return true end })
   -- libuv alone, as while a prompt waits: the ticks run and queue their scheduled callbacks, none of which runs yet
   local started = vim.uv.hrtime()
@@ -591,7 +593,7 @@ end)
 if vim.fn.has("nvim-0.11") == 1 then
   H.it("lsp/ragls.lua is found by vim.lsp.config (Neovim 0.11)", function()
     local cfg = vim.lsp.config.ragls
-    -- setup()'s `cmd`, started by rpc.server_cmd (|ragls-server-exit|): a function vim.lsp calls with its dispatchers
+    -- setup()'s `cmd`, started by server.server_cmd (|ragls-server-exit|): a function vim.lsp calls with its dispatchers
     H.eq("function", type(cfg.cmd), "cmd")
     H.eq({ "ragls.toml", ".git" }, cfg.root_markers, "root_markers")
     H.eq("function", type(cfg.handlers["$/progress"]), "streaming-aware $/progress handler")

@@ -254,12 +254,12 @@ H.it("vim.secure: the server gets the hash of the ragls.toml the user allowed; a
   vim.secure.trust({ action = "allow", bufnr = buf })
   vim.api.nvim_buf_delete(buf, { force = true })
   vim.o.eventignore = ""
-  local rpc = require("ragls.rpc")
-  local cfg = H.with_ui(function() return rpc.client_config(dir) end)
+  local server = require("ragls.server")
+  local cfg = H.with_ui(function() return server.client_config(dir) end)
   H.eq(true, cfg.init_options.workspaceTrusted, "allowed")
   local digest = "sha256:" .. vim.fn.sha256(table.concat(allowed, "\n") .. "\n")
   H.eq({ [dir] = digest }, cfg.init_options.workspaceTrustedConfigs, "the allowed version's hash")
-  H.eq(nil, rpc.client_config(dir).init_options.workspaceTrusted, "headless: no prompt, the trust store decides")
+  H.eq(nil, server.client_config(dir).init_options.workspaceTrusted, "headless: no prompt, the trust store decides")
   -- The file changes between the answer and the server's start: the server does not take the editor's word for it.
   vim.fn.writefile({ "[document_loaders]", 'md = "sh -c id"' }, dir .. "/ragls.toml")
   cfg.settings = { ragls = settings }

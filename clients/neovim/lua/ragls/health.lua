@@ -91,6 +91,7 @@ end
 function M.check()
   local config = require("ragls.config")
   local rpc = require("ragls.rpc")
+  local server = require("ragls.server")
 
   health.start("ragls: Neovim")
   if vim.fn.has("nvim-0.10") == 1 then
@@ -111,9 +112,9 @@ function M.check()
 
   health.start("ragls: server")
   local cmd = config.values.cmd
-  local found, cmd_err = rpc.check_cmd()
+  local found, cmd_err = server.check_cmd()
   if not found then
-    health.error(cmd_err, { rpc.install_hint })
+    health.error(cmd_err, { server.install_hint })
   else
     health.ok(("server command found: %s (%s)"):format(table.concat(cmd, " "), vim.fn.exepath(cmd[1])))
     local version, version_err = server_version(cmd)
@@ -125,7 +126,7 @@ function M.check()
   end
 
   local root, why = rpc.root_dir(0)
-  local client = rpc.find_client(root) or rpc.find_client(nil)
+  local client = server.find_client(root) or server.find_client(nil)
   if not client then
     if root then
       health.info(("no ragls client running (workspace root would be %s); open a file or run :RagStatus"):format(root))

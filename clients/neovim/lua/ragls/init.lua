@@ -13,6 +13,7 @@
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
+local server = require("ragls.server")
 local ui = require("ragls.ui")
 
 local M = {}
@@ -61,7 +62,7 @@ function M.attach(bufnr)
   vim.b[bufnr].ragls_detached = nil
   rootmod.gate(root, function()
     if vim.api.nvim_buf_is_valid(bufnr) then
-      rpc.start(bufnr, root)
+      server.start(bufnr, root)
     end
   end)
   return root
@@ -78,7 +79,7 @@ function M.index_folder(dir)
     rpc.notify(("ragls: %s is not a folder"):format(dir), vim.log.levels.ERROR)
     return nil
   end
-  local ok, err = rpc.check_cmd()
+  local ok, err = server.check_cmd()
   if not ok then
     vim.notify_once(err, vim.log.levels.ERROR, { title = "ragls" })
     return nil
@@ -91,7 +92,7 @@ function M.index_folder(dir)
     end
   end
   if not attached then
-    rpc.start(nil, dir)
+    server.start(nil, dir)
   end
   rpc.notify(("ragls: starting the index of %s"):format(vim.fn.fnamemodify(dir, ":~")))
   return dir

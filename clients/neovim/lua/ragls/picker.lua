@@ -10,6 +10,7 @@
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
+local server = require("ragls.server")
 local ui = require("ragls.ui")
 
 --- The knowledge base(s) of the picker in use (`rag=NAME` on :RagQuery, else |:RagUse|'s choice).
@@ -148,7 +149,7 @@ function M.query_sync(text)
     prefetched = nil
     return #chunks > 0 and chunks or { M.notice(M.nothing_found(text)) }
   end
-  local client = rpc.find_client(require("ragls.root").for_buffer(0)) or rpc.find_client(nil)
+  local client = server.find_client(require("ragls.root").for_buffer(0)) or server.find_client(nil)
   if not client or not client.initialized then
     return waiting_notice and { M.notice(waiting_notice) } or {}
   end
@@ -569,7 +570,7 @@ function M.pick(text, rag)
       handle = ret
     end
     -- The synchronous finders need an initialized client: while it starts they list `waiting_notice`.
-    rpc.with_client(function()
+    server.with_client(function()
       waiting_notice = nil
       if not opened then
         open(false)

@@ -219,17 +219,17 @@ function M.statusline()
   if ok and #clients > 0 then
     return "ragls"
   end
-  local rpc = package.loaded["ragls.rpc"] -- (no server can have stopped before it was loaded)
+  local server = package.loaded["ragls.server"] -- (no server can have stopped before it was loaded)
   -- The size of a first index measured before the server starts (|ragls-config-index_confirm_minutes|: `ragls estimate`).
   local root = package.loaded["ragls.root"]
   if root and vim.tbl_contains(vim.tbl_values(root.decisions or {}), "pending") then
     return "ragls: measuring the folder before indexing"
   end
   -- A server not answering `initialize` yet (its buffers attach once it does): Python loading ragls, a few seconds.
-  if rpc and rpc.starting_since() then
+  if server and server.starting_since() then
     return "ragls: starting the server"
   end
-  local stopped = rpc and rpc.exited_text(vim.api.nvim_get_current_buf())
+  local stopped = server and server.exited_text(vim.api.nvim_get_current_buf())
   if stopped then
     return stopped
   end

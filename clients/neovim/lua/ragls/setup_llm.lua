@@ -53,7 +53,7 @@ function M.apply(generation)
     settings.generation.base_url = nil
   end
   config.values.settings = settings
-  for _, client in ipairs(vim.lsp.get_clients({ name = rpc.name })) do
+  for _, client in ipairs(vim.lsp.get_clients({ name = require("ragls.server").name })) do
     client.settings = { ragls = settings }
     local params = { settings = { ragls = settings } }
     if vim.fn.has("nvim-0.11") == 1 then

@@ -424,7 +424,7 @@ M.PENDING_REFRESH_MS = 500
 ---@param elapsed_ms? integer since the question was sent
 ---@return string
 function M.pending_line(elapsed_ms)
-  if require("ragls.rpc").starting_since() then -- the question waits for the server to answer `initialize`
+  if require("ragls.server").starting_since() then -- the question waits for the server to answer `initialize`
     local waited = elapsed_ms and elapsed_ms >= 1000 and (": %d s"):format(math.floor(elapsed_ms / 1000)) or ""
     return ("_… starting the server%s (Python loads ragls; q stops waiting)_"):format(waited)
   end

@@ -1,0 +1,103 @@
+---@mod ragls.trust Folder trust: asking about a workspace's ragls.toml the |exrc| way.
+---
+--- A workspace's own ragls.toml only tunes retrieval until it is trusted: |vim.secure.read()| asks once per version
+--- of the file, and the server is told the hash of the version allowed (at start, |ragls.server.client_config|, and
+--- after the file is saved, |M.retrust|).
+
+local config = require("ragls.config")
+
+local M = {}
+
+local has_011 = vim.fn.has("nvim-0.11") == 1
+
+--- Shown above Neovim's trust question for a folder's ragls.toml: the longest that fits in |v:echospace| (a longer
+--- one makes Neovim ask for Enter before the question).
+M.trust_context = {
+  "ragls: allowing this ragls.toml lets it set LLM endpoints, keys, loaders and outside sources; "
+    .. "otherwise it only tunes retrieval.",
+  "ragls: allow = its LLM/key/loader settings apply; else it only tunes retrieval",
+  "ragls: allow = its LLM and loader settings apply",
+  "ragls: allow = its LLM settings apply",
+}
+
+--- Will |vim.secure.read()| ask about `path`? Not when Neovim's trust database (stdpath("state") .. "/trust",
+--- lines "<sha256> <path>", "! <path>" for denied) already allows this version of the file or denies it.
+---@param path string
+---@return boolean
+function M.trust_will_ask(path)
+  local full = vim.uv.fs_realpath(vim.fs.normalize(path))
+  local ok, db = pcall(vim.fn.readfile, vim.fs.joinpath(vim.fn.stdpath("state"), "trust"))
+  local f = full and io.open(full, "rb")
+  if not (ok and f) then
+    return true
+  end
+  local digest = vim.fn.sha256(f:read("*a") or "")
+  f:close()
+  for _, line in ipairs(db) do
+    local hash, file = line:match("^(%S+) (.+)$")
+    if file == full and (hash == "!" or hash == digest) then
+      return false
+    end
+  end
+  return true
+end
+
+--- Folder trust, the |exrc| way: when `root` has a ragls.toml and a UI is attached, |vim.secure.read()| asks
+--- once per version of the file ("allow" is remembered in Neovim's trust database; an edited file asks again).
+--- true when allowed, with the SHA-256 of the version the user allowed ("sha256:<hex>"): the server applies all of
+--- that file, and only of that version (an edit between the answer and the server's start is not trusted). nil
+--- otherwise (no file, headless, ignored or denied): the user's ragls trust store (`ragls trust`) decides, and
+--- untrusted the file only tunes retrieval.
+---@param root string
+---@return boolean|nil trusted
+---@return string|nil digest "sha256:<hex>" of the allowed ragls.toml
+function M.workspace_trusted(root)
+  local path = root .. "/ragls.toml"
+  if vim.fn.filereadable(path) == 0 or not (vim.secure and vim.secure.read) or #vim.api.nvim_list_uis() == 0 then
+    return nil
+  end
+  if M.trust_will_ask(path) then
+    -- vim.secure.read's own question names only the file: say what allowing it changes first.
+    local text = require("ragls.text").longest_fitting(M.trust_context, vim.v.echospace + 4) -- no hit-enter
+    if text then
+      vim.api.nvim_echo({ { text, "WarningMsg" } }, true, {})
+    end
+  end
+  local ok, content = pcall(vim.secure.read, path)
+  if not (ok and content ~= nil) then
+    return nil
+  end
+  return true, "sha256:" .. vim.fn.sha256(content)
+end
+
+--- After you saved a running server's `<root>/ragls.toml`: ask |vim.secure.read()| about the new version (an
+--- edited file asks again, as 'exrc' does) and, allowed, send its hash with `workspaceTrusted` in a
+--- `workspace/didChangeConfiguration`, so the server keeps applying all of the file. Not allowed (or headless):
+--- nothing is sent, and the edited file only tunes retrieval until the trust store or a later answer says so.
+---@param bufnr integer the ragls.toml buffer just written
+function M.retrust(bufnr)
+  local path = vim.uv.fs_realpath(vim.api.nvim_buf_get_name(bufnr))
+  if not path or vim.fs.basename(path) ~= "ragls.toml" then
+    return
+  end
+  local root = vim.fs.normalize(vim.fs.dirname(path))
+  local client = require("ragls.server").find_client(root)
+  if not client then
+    return
+  end
+  local trusted, digest = M.workspace_trusted(root)
+  if not trusted then
+    return
+  end
+  local settings = vim.deepcopy((client.settings or {}).ragls or config.values.settings or {})
+  settings.workspaceTrusted = true
+  settings.workspaceTrustedConfigs = { [root] = digest }
+  local params = { settings = { ragls = settings } }
+  if has_011 then
+    client:notify("workspace/didChangeConfiguration", params)
+  else
+    client.notify("workspace/didChangeConfiguration", params)
+  end
+end
+
+return M
