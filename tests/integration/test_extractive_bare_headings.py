@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 from offline_index import extractive_workspace
+from ragls.answer.extractive import render_extractive
 from ragls.answer.labels import bare_heading_label
-from ragls.answer.passages import units
+from ragls.answer.passages import Unit, units
 
 CONFIG_RST = """\
 Configuration
@@ -71,3 +72,14 @@ def test_the_name_is_shown_not_scored():
                                                                    "`id3v23`"]
     assert [bare_heading_label(x) for x in ("## log-big", "### base", "## Usage", "## `--check`", "socket")] == [
         "`log-big`", "`base`", "", "", "`socket`"]
+
+
+def test_a_passage_naming_it_in_another_case_is_not_led_by_it():
+    """Werkzeug's "nginx" page: "Installing and running Nginx itself ..." names it already (a bare name is a
+    word; its capital is the sentence's), and "`nginx`: Installing ..." repeated it."""
+    answer = render_extractive([(1, Unit("Installing and running Nginx itself is outside the scope of this doc.",
+                                         lead="`nginx`")),
+                                (2, Unit("A list of locale names to search for preferred aliases.",
+                                         lead="`languages`"))])
+    assert answer.endswith("\n- Installing and running Nginx itself is outside the scope of this doc [1].\n"
+                           "- `languages`: A list of locale names to search for preferred aliases [2]."), answer

@@ -532,7 +532,7 @@ def render_extractive(picked: list[tuple[int, Unit]], label: str = EXTRACTIVE_LA
     its `Unit.lead` (the bare name its section's heading is)."""
     lines = []
     for n, unit in picked:
-        body = labelled((unit.shown or unit.sentence).rstrip(), unit.lead)
+        body = labelled((unit.shown or unit.sentence).rstrip(), unit.lead, any_case=True)
         end = body[-1] if body[-1] in ".!?:" and not body.endswith((". .", "..")) and not _code_end(body) else ""
         lines.append(f"- {body[: len(body) - len(end)].rstrip()} [{n}]{end}")
         if unit.attached:

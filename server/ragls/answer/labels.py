@@ -63,14 +63,15 @@ def bare_heading_label(line: str) -> str:
     return f"`{text}`" if _BARE_NAME.match(text) else ""
 
 
-def labelled(sentence: str, label: str) -> str:
+def labelled(sentence: str, label: str, any_case: bool = False) -> str:
     """`sentence` led by the identifier `label` of its section's heading ("`--check`: Don't write the files
     back ..."), as Sphinx shows an object's name above its text; as it is without a label or when it names the
-    identifier itself."""
+    identifier itself — in any letter case with `any_case` (a bare name, `bare_heading_label`: "nginx" is named by
+    "Installing and running Nginx ...")."""
     if not label:
         return sentence
     names = [m.group(0).strip("`") for m in CODE_SPAN.finditer(label)]
-    if any(x in sentence for x in names):
+    if any(x in sentence or (any_case and x.lower() in sentence.lower()) for x in names):
         return sentence
     return f"{label}: {sentence}"
 
