@@ -86,8 +86,9 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
 
 
 def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
-    """`{}`, a JSON array/number, a non-UTF-8 body, a wrong version, a numeric method, an id without a method: each
-    gets -32600 (or -32700 for the bytes), never a pygls 'Error in server' pop-up; params may be omitted."""
+    """`{}`, a JSON array/number, a non-UTF-8 body, a wrong version, a numeric method, an id without a method, an
+    object, array or boolean id: each gets -32600 (or -32700 for the bytes), never a pygls 'Error in server'
+    pop-up; params may be omitted."""
     client = RawClient(server_env(tmp_path / "cache"))
     try:
         client.send({"id": 1, "method": "initialize",
@@ -103,6 +104,12 @@ def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
             answer = client.response(None)
             client.received.remove(answer)
             assert answer["error"]["code"] == -32600 and "not a JSON-RPC 2.0 message" in answer["error"]["message"]
+        for bad_id in (b'{"a": 1}', b"[1]", b"true"):  # was -32603 "TypeError: unhashable type: 'dict'" + traceback
+            client.send_raw(b'{"jsonrpc": "2.0", "id": ' + bad_id + b', "method": "rag/status", "params": {}}')
+            answer = client.response(None)
+            client.received.remove(answer)
+            assert answer["error"] == {"code": -32600, "message": "Invalid Request: id must be a string, a number or "
+                                                                  "null"}, bad_id
         client.send_raw(b'{"jsonrpc": "2.0", "id": 4, "method": "rag/query", "params": {"query": "\xff\xfe"}}')
         assert client.response(None)["error"]["code"] == -32700
         client.send_raw(b'{"jsonrpc": "1.0", "id": 5, "method": "rag/status", "params": {}}')

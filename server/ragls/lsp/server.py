@@ -68,7 +68,7 @@ class RaglsProtocol(LanguageServerProtocol):
     `textDocument/hover` with `{}`) gets -32602 InvalidParams for its id — pygls 2 only logs it, so the client
     would wait forever; a body that is not JSON (or not UTF-8) gets -32700 ParseError with id null (JSON-RPC 2.0,
     section 5); JSON that is not a JSON-RPC message (`{}`, `[]`, `42`, a non-string method, an id without a
-    method) gets -32600 InvalidRequest. A request or notification may omit `params` (JSON-RPC 2.0, section 4.2):
+    method, an id that is an object, an array or a boolean) gets -32600 InvalidRequest. A request or notification may omit `params` (JSON-RPC 2.0, section 4.2):
     its handler gets none, as with `"params": null`. A notification that cannot be read is only logged.
     """
 
@@ -81,6 +81,9 @@ class RaglsProtocol(LanguageServerProtocol):
                 self._answer_invalid_request(data, 'only "jsonrpc": "2.0" is spoken')
             if "method" in data and not isinstance(method, str):
                 self._answer_invalid_request(data, "method must be a string")
+            msg_id = data.get("id")
+            if msg_id is not None and (isinstance(msg_id, bool) or not isinstance(msg_id, (str, int, float))):
+                self._answer_invalid_request(data, "id must be a string, a number or null")
             if isinstance(method, str) and "params" not in data:
                 data = {**data, "params": None}
             if "id" in data and "method" not in data and "result" not in data and "error" not in data:
@@ -97,7 +100,8 @@ class RaglsProtocol(LanguageServerProtocol):
 
     def _answer_invalid_request(self, data: dict[str, Any], why: str):
         msg_id = data.get("id")
-        self._send_data({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (str, int)) else None,
+        readable = isinstance(msg_id, (str, int, float)) and not isinstance(msg_id, bool)
+        self._send_data({"jsonrpc": "2.0", "id": msg_id if readable else None,
                          "error": {"code": JsonRpcInvalidRequest.CODE, "message": f"Invalid Request: {why}"}})
         raise _Answered(f"invalid request: {why}")
 
