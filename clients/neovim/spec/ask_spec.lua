@@ -3,6 +3,8 @@ local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")
 
 H.load_plugin_for_workspace()
 local client = H.open_and_wait_indexed("README.md", 3)
+local jump = require("ragls.jump")
+local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
 
 --- Run :RagAsk (with an optional range prefix) and wait for the finished answer float.
@@ -226,7 +228,7 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
 end)
 
 H.it("an answer without sources names only the keys that do something in its border", function()
-  local view = ui.reopen_answer("Is there a GUI?", { answer = "The docs do not say.", sources = {}, citations = {} })
+  local view = answer_float.reopen_answer("Is there a GUI?", { answer = "The docs do not say.", sources = {}, citations = {} })
   local footer = vim.iter(vim.api.nvim_win_get_config(view.win).footer or {}):map(function(c) return c[1] end):join("")
   H.eq(" Y yank · r ask again · q close ", footer, "no <CR> open / <C-q> quickfix: there is nothing to open")
   vim.api.nvim_win_close(view.win, true)
@@ -354,7 +356,7 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   local file_buf = vim.api.nvim_get_current_buf()
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(file_buf)), "jumped")
-  local marks = vim.api.nvim_buf_get_extmarks(file_buf, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(file_buf, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "one highlight")
   local _, row, _, details = unpack(marks[1])
   local focus = source.focusRange or source.range
@@ -363,7 +365,7 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   H.eq(last + 1, details.end_row, "ends after the source's last line")
   H.eq("RaglsSource", details.hl_group, "highlight group")
   H.wait_for(function()
-    return #vim.api.nvim_buf_get_extmarks(file_buf, ui.highlight_ns, 0, -1, {}) == 0
+    return #vim.api.nvim_buf_get_extmarks(file_buf, jump.highlight_ns, 0, -1, {}) == 0
   end, 5000, "the highlight to go away")
   vim.cmd("RagLast")
   local reopened = H.wait_for(function() return H.floats()[1] end, 5000, "the reopened answer")
@@ -433,9 +435,9 @@ H.it("a source's focusRange, when the server sends one, is what the jump highlig
     range = { start = { line = 0, character = 0 }, ["end"] = { line = 12, character = 0 } },
     focusRange = { start = { line = 6, character = 0 }, ["end"] = { line = 7, character = 0 } },
   }
-  ui.jump_to_source(source)
+  jump.jump_to_source(source)
   H.eq(7, vim.api.nvim_win_get_cursor(0)[1], "cursor on the focus line")
-  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
   H.eq(6, marks[1][2], "highlight starts at the focus line")
   H.eq(7, marks[1][4].end_row, "one line")
 end)
@@ -470,7 +472,7 @@ H.it("while the server indexes, the pending answer says what the index is doing 
   -- (the server's messages, docs/protocol.md: "12/80 files", then what the index is built for)
   progress.on_progress({ token = "spec-indexing", value = { kind = "begin", title = "ragls: indexing",
     message = "12/80 files", percentage = 15 } })
-  local view = ui.answer_view("What is pending?")
+  local view = answer_float.answer_view("What is pending?")
   H.eq("_… the index is being built: 12/80 files (15%)_", placeholder(view), "at once")
   progress.on_progress({ token = "spec-indexing", value = { kind = "report",
     message = "for meaning search 120/333 sections", percentage = 36 } })
@@ -568,7 +570,7 @@ H.it("a code block reads as code without a markdown treesitter: its ``` fences a
     range = { start = { line = 7, character = 0 }, ["end"] = { line = 10, character = 0 } } }
   local answer = table.concat({ "- Raise the timeout in `quillmark.toml` [1]:", "  ```toml", "  [merge]",
     "  frobnicator_timeout = 90", "  ```", "- A merge that runs longer is stopped [1]." }, "\n")
-  local view = ui.reopen_answer("How do I raise the frobnicator timeout?",
+  local view = answer_float.reopen_answer("How do I raise the frobnicator timeout?",
     { answer = answer, sources = { source }, citations = { { n = 1 } }, abstained = false })
   local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
   H.ok(vim.tbl_contains(lines, "  ```toml") and vim.tbl_contains(lines, "  frobnicator_timeout = 90"),
@@ -602,7 +604,7 @@ H.it("with a user's treesitter for markdown, a citation and a source line keep t
   local path = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
   local source = { n = 1, path = "guide/frobnicator.md", uri = vim.uri_from_fname(path), title = "The frobnicator",
     range = { start = { line = 7, character = 0 }, ["end"] = { line = 10, character = 0 } } }
-  local view = ui.reopen_answer("How long is the frobnicator timeout?", { answer = "- It defaults to `42` seconds [1].",
+  local view = answer_float.reopen_answer("How long is the frobnicator timeout?", { answer = "- It defaults to `42` seconds [1].",
     sources = { source }, citations = { { n = 1 } }, abstained = false })
   H.ok(pcall(vim.treesitter.start, view.buf, "markdown"), "Neovim's bundled markdown parser") -- as a FileType autocmd
   vim.api.nvim_win_set_cursor(view.win, { 1, 0 }) -- (the cursor's line is shown unconcealed)

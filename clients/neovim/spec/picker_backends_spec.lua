@@ -13,6 +13,7 @@ local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")
 H.load_plugin_for_workspace()
 local client = H.open_and_wait_indexed("README.md", 3)
 local picker = require("ragls.picker")
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local config = require("ragls.config")
 
@@ -40,7 +41,7 @@ end
 local function assert_opened(what)
   H.eq(best.source.path, H.rel(vim.api.nvim_buf_get_name(0)), what .. ": file")
   H.eq(best_focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], what .. ": line")
-  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, what .. ": one highlight")
   H.eq(best_focus.start.line, marks[1][2], what .. ": highlight at the focus line")
 end
@@ -117,7 +118,7 @@ H.it("telescope stand-in (not the real plugin): dynamic finder, entries, preview
   -- (placed in a vim.schedule: the real telescope shows the buffer in the window only then; real_plugins_spec)
   H.wait_for(function() return vim.api.nvim_win_get_cursor(pwin)[1] == best_focus.start.line + 1 end, 5000,
     "preview: at the focus line")
-  H.eq(1, #vim.api.nvim_buf_get_extmarks(pbuf, ui.highlight_ns, 0, -1, {}), "preview: lines highlighted")
+  H.eq(1, #vim.api.nvim_buf_get_extmarks(pbuf, jump.highlight_ns, 0, -1, {}), "preview: lines highlighted")
   vim.api.nvim_win_close(pwin, true)
   -- Mappings: <CR> (select_default) opens the entry; <C-q> sends the results to quickfix.
   local mapped = {}

@@ -20,6 +20,7 @@ vim.api.nvim_create_autocmd("LspProgress", {
 })
 local client = H.open_and_wait_indexed("README.md", 3)
 vim.notify = H.notify_recorder
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local picker = require("ragls.picker")
 
@@ -113,7 +114,7 @@ H.it("choosing an entry opens the file at the chunk's lines and highlights them 
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file")
   local focus = chosen.source.focusRange or chosen.source.range
   H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "cursor on the chunk's first (focus) line")
-  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "one highlight extmark")
   H.eq(focus.start.line, marks[1][2], "highlight from the first line")
   H.eq("RaglsSource", marks[1][4].hl_group, "group")
@@ -135,7 +136,7 @@ H.it("the real vim.ui.select (no picker plugin) lists the results and opens the 
   local focus = chosen.source.focusRange or chosen.source.range
   H.eq(chosen.source.path, H.rel(vim.api.nvim_buf_get_name(0)), "the first entry's file")
   H.eq(focus.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at its first (focus) line")
-  local marks = vim.api.nvim_buf_get_extmarks(0, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(0, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "one highlight extmark")
   H.eq(focus.start.line, marks[1][2], "from the focus line")
   H.screenshot("neovim-picker-opened-highlight")

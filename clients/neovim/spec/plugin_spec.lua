@@ -7,6 +7,8 @@ local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local server = require("ragls.server")
 local trust = require("ragls.trust")
+local jump = require("ragls.jump")
+local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
 
 H.it("plugin/ragls.lua defines the user commands", function()
@@ -127,14 +129,14 @@ H.it("a [n] of a source quoted at two places opens the place its own item quotes
       range = r(0, 15, 0), focusRange = place_a, focusRanges = { place_a, place_b } } } }
   local origin = vim.api.nvim_get_current_win()
   local function follow(pattern)
-    local view = ui.reopen_answer("What is the frobnicator?", result)
+    local view = answer_float.reopen_answer("What is the frobnicator?", result)
     local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
     for i, l in ipairs(lines) do
       local s = l:find(pattern, 1, true)
       if s then
         local col = l:find("[1]", s, true)
         vim.api.nvim_win_set_cursor(view.win, { i, col })
-        ui.follow(view.buf)
+        answer_float.follow(view.buf)
         H.eq(origin, vim.api.nvim_get_current_win(), "opened in the window the answer came from")
         return vim.api.nvim_win_get_cursor(0)[1]
       end
@@ -281,7 +283,7 @@ H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, 
   local chunk = { id = "c", score = 1, text = "# Title\n" .. prefix .. "GIRAFFE and more",
     source = { uri = vim.uri_from_fname(path), path = "x.md", title = "Title",
       range = { start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 56 } }, focusRange = mid } }
-  H.eq({ 2, 70 }, { ui.source_start(chunk.source) }, "line and 0-based byte column of GIRAFFE")
+  H.eq({ 2, 70 }, { jump.source_start(chunk.source) }, "line and 0-based byte column of GIRAFFE")
   local entry = picker.telescope_entry(chunk)
   H.eq({ 2, 70 }, { entry.lnum, entry.col }, "telescope: the focus line, col for nvim_win_set_cursor")
   H.eq({ 2, 70 }, picker.snacks_item(1, chunk).pos, "snacks: pos {line, byte col}")

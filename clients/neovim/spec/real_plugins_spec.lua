@@ -30,6 +30,7 @@ if fidget_dir then
 end
 H.load_plugin_for_workspace()
 local client = H.open_and_wait_indexed("README.md", 3)
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local config = require("ragls.config")
 
@@ -123,7 +124,7 @@ H.it("telescope.nvim (real): the preview's cursor is on the cited line, lit; <CR
   local win = picker.layout.preview.winid
   H.wait_for(function() return preview_at_focus(win) end, 20000, "the preview at the focus line")
   local buf = vim.api.nvim_win_get_buf(win)
-  local marks = vim.api.nvim_buf_get_extmarks(buf, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "the cited lines are highlighted")
   H.eq(focus.start.line, marks[1][2], "from the first focus line")
   -- the cited lines read whole: wrapped at words, not cut at the preview's edge
@@ -195,7 +196,7 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   end, 30000, "the fzf-lua picker previewing the best result at its focus line")
   local win = fzf_win.preview_winid
   local buf = vim.api.nvim_win_get_buf(win)
-  local marks = vim.api.nvim_buf_get_extmarks(buf, ui.highlight_ns, 0, -1, { details = true })
+  local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, { details = true })
   H.eq(1, #marks, "the cited lines are highlighted")
   H.eq(focus.start.line, marks[1][2], "from the first focus line")
   -- prose wraps at words (fzf-lua's own default is nowrap: sentences were cut at the preview's edge)

@@ -409,7 +409,7 @@ function M.answer_keys(width, kind)
   if kind == "no sources" then -- an answer that cites nothing (abstained): <CR> and <C-q> have nothing to open
     return longest_fitting({ " Y yank · r ask again · q close ", " Y yank · r retry · q close " }, width)
   end
-  -- Narrower: <Tab> and <CR> (reading the sources) stay longest; the keys left out are behind g? (ragls.ui.show_keys).
+  -- Narrower: <Tab> and <CR> (reading the sources) stay longest; the keys left out are behind g? (ragls.answer_float.show_keys).
   return longest_fitting({
     " <Tab> next [n] · <CR> open source · <C-q> sources to quickfix · Y yank · r ask again · q close ",
     " <Tab> next · <CR> open · <C-q> quickfix · Y yank · r ask again · q close ",

@@ -14,6 +14,7 @@
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local answer_text = require("ragls.answer_text")
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local longest_fitting = require("ragls.text").longest_fitting
 
@@ -253,7 +254,7 @@ function M.follow()
     t.origin_win = target
   end
   local is_float = vim.api.nvim_win_get_config(chat_win).relative ~= ""
-  local jumped = ui.jump_to_source(source, target)
+  local jumped = jump.jump_to_source(source, target)
   if jumped and is_float and vim.api.nvim_win_is_valid(chat_win) then
     vim.api.nvim_win_close(chat_win, true)
   end

@@ -14,6 +14,7 @@
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local server = require("ragls.server")
+local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
 
 local M = {}
@@ -175,7 +176,7 @@ end
 
 --- Point sources that come from the selection file back at the buffer lines they were taken from. A named
 --- buffer's sources get its file's `uri` and relative `path`; an unnamed buffer's get `bufnr` (no `uri`) and the
---- path "[selection]", which |ragls.ui.jump_to_source| follows to that buffer.
+--- path "[selection]", which |ragls.jump.jump_to_source| follows to that buffer.
 ---@param result table rag/ask result (modified in place)
 ---@param path string the selection file
 ---@param bufnr integer
@@ -266,7 +267,7 @@ function M.ask(question, opts)
     if view then
       return view
     end
-    view = ui.answer_view(question)
+    view = answer_float.answer_view(question)
     view.on_abort = done -- closed before the question was sent: it never is (on_sent)
     -- `r` in the float: close it (stopping the answer if it still streams) and ask again.
     view.on_retry = function()
@@ -360,7 +361,7 @@ end
 
 --- Reopen the last answer (|:RagLast|).
 function M.last()
-  return ui.show_last()
+  return answer_float.show_last()
 end
 
 --- Re-index every workspace folder of the server; progress shows through |ragls.progress| and |LspProgress|.

@@ -49,7 +49,7 @@ local function check()
     return
   end
   M.disarm()
-  local view = require("ragls.ui").reopen_answer(p.question, p.result)
+  local view = require("ragls.answer_float").reopen_answer(p.question, p.result)
   if view and vim.api.nvim_win_is_valid(view.win) then
     local count = vim.api.nvim_buf_line_count(view.buf)
     pcall(vim.api.nvim_win_set_cursor, view.win, { math.min(p.answer_lnum, count), 0 })

@@ -4,13 +4,14 @@
 --- previews the chunk's file at its lines; fzf-lua re-queries as you type too (`fzf_live`, same preview);
 --- otherwise |vim.ui.select| lists the results of one query (a UI plugin such as dressing or snacks.input makes
 --- that a picker too). Entries show the chunk's relevance (64%), `path:first-last` and its heading once. Choosing an entry
---- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.ui.jump_to_source|);
+--- opens the file at the chunk (or its `focusRange`) with a transient highlight (|ragls.jump.jump_to_source|);
 --- `<C-q>` in telescope/snacks, `ctrl-q` in fzf-lua, or the last entry of the |vim.ui.select| list, sends all
 --- results to quickfix.
 
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local server = require("ragls.server")
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 
 --- The knowledge base(s) of the picker in use (`rag=NAME` on :RagQuery, else |:RagUse|'s choice).
@@ -83,7 +84,7 @@ function M.telescope_entry(chunk)
     return { value = chunk, display = chunk.ragls_notice, ordinal = chunk.ragls_notice }
   end
   local fname = ui.source_fname(chunk.source)
-  local lnum, col0 = ui.source_start(chunk.source, fname)
+  local lnum, col0 = jump.source_start(chunk.source, fname)
   return { value = chunk, display = M.format(chunk), ordinal = M.format(chunk), filename = fname, lnum = lnum,
     col = col0 }
 end
@@ -99,9 +100,9 @@ function M.snacks_item(i, chunk)
     return { idx = i, text = chunk.ragls_notice, preview = { text = chunk.ragls_notice }, chunk = chunk }
   end
   local fname = ui.source_fname(chunk.source)
-  local lnum, col0 = ui.source_start(chunk.source, fname)
+  local lnum, col0 = jump.source_start(chunk.source, fname)
   return { idx = i, score = chunk.score, text = M.format(chunk), file = fname, pos = { lnum, col0 },
-    end_pos = { ui.source_end(chunk.source, fname) }, chunk = chunk, preview = "file" }
+    end_pos = { jump.source_end(chunk.source, fname) }, chunk = chunk, preview = "file" }
 end
 
 --- fzf-lua's `path:line:col:` of a rag/query chunk's cited lines (col 1-based BYTES, as grep prints it), for its
@@ -113,7 +114,7 @@ function M.fzf_location(chunk)
   if not fname then
     return nil
   end
-  local lnum, col0 = ui.source_start(chunk.source, fname)
+  local lnum, col0 = jump.source_start(chunk.source, fname)
   return ("%s:%d:%d:"):format(fname, lnum, col0 + 1)
 end
 
@@ -186,7 +187,7 @@ end
 --- Open a chunk chosen in a picker: jump with the transient highlight and remember it for |:RagLast|.
 ---@param chunk table
 function M.open(chunk)
-  ui.jump_to_source(chunk.source)
+  jump.jump_to_source(chunk.source)
 end
 
 --- Put chunks into the quickfix list and open it (the |:RagQuery!| behaviour).
@@ -298,7 +299,7 @@ local function telescope(text)
           local bufnr, winid = self.state.bufnr, self.state.winid
           vim.bo[bufnr].filetype = vim.filetype.match({ filename = fname }) or ""
           local range = chunk.source.focusRange or chunk.source.range
-          ui.highlight_range(bufnr, range, 0)
+          jump.highlight_range(bufnr, range, 0)
           -- telescope puts this buffer into the preview window in a vim.schedule after define_preview returns;
           -- the cursor is placed after that (a later schedule), else it lands in the old buffer and the new one
           -- shows from its top.
@@ -436,7 +437,7 @@ local function fzf_previewer(chunk_of)
     local buf = self.preview_bufnr
     -- a scratch buffer of the preview only: never a highlight left in one of the user's buffers
     if entry and entry.ragls_range and buf and vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].buflisted then
-      ui.highlight_range(buf, entry.ragls_range, 0)
+      jump.highlight_range(buf, entry.ragls_range, 0)
     end
   end
   -- fzf-lua instantiates `_ctor()(spec, opts)`: a fresh previewer per picker, like its own builtins

@@ -1,8 +1,9 @@
 ---@mod ragls.quickfix The quickfix lists: an answer's sources (`:RagAsk`'s <C-q>, the chat's) and rag/query results.
 ---
---- Pure rendering, as ragls.ui (whose source positions it uses): LSP positions (0-based lines, UTF-16 characters)
+--- Pure rendering, as ragls.ui (with ragls.jump's source positions): LSP positions (0-based lines, UTF-16 characters)
 --- in, 1-based lines and byte columns out.
 
+local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local one_line = require("ragls.text").one_line
 local split_lines = require("ragls.text").split_lines
@@ -28,14 +29,14 @@ function M.quickfix_sources(question, result)
     local places = (type(source.focusRanges) == "table" and #source.focusRanges > 1) and source.focusRanges
       or { source.focusRange or source.range }
     for _, range in ipairs(places) do
-      local lnum, col0 = ui.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
+      local lnum, col0 = jump.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
       table.insert(items, {
         bufnr = source.bufnr,
         filename = fname,
         module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
         lnum = lnum,
         col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
-        end_lnum = ui.last_line(range),
+        end_lnum = jump.last_line(range),
         text = ("[%d]%s"):format(source.n, title),
       })
     end
@@ -71,7 +72,7 @@ function M.focus_text(chunk, max)
 end
 
 local function end_lnum_of(source)
-  return ui.last_line(source.focusRange or source.range)
+  return jump.last_line(source.focusRange or source.range)
 end
 
 --- `text` cut with "…" to at most `room` display columns (wide characters take two).
@@ -156,14 +157,14 @@ function M.quickfix_items(chunks)
     local first = preview or M.focus_text(chunk) or ui.body_lines(chunk.text, source.title)[1]
     first = first and vim.fn.strcharpart(vim.trim(first), 0, 200) -- a minified file's one line is megabytes
     local title = source.title and source.title ~= "" and one_line(source.title) or nil
-    local lnum, col0 = ui.source_start(source, fname)
+    local lnum, col0 = jump.source_start(source, fname)
     table.insert(items, {
       filename = fname,
       module = not fname and (source.path or source.uri) or nil,
       lnum = lnum,
       -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
       col = col0 > 0 and col0 + 1 or 0,
-      end_lnum = ui.last_line(source.focusRange or source.range),
+      end_lnum = jump.last_line(source.focusRange or source.range),
       text = fit_quickfix_text(title, first and one_line(first), fname or source.path or source.uri or "", lnum,
         end_lnum_of(source), col0),
       user_data = { score = chunk.score, id = chunk.id },

@@ -1,0 +1,168 @@
+---@mod ragls.jump Opening a source at its cited lines, with the transient highlight; where those lines are.
+---
+--- A source (PROTOCOL Source) is opened in a window with the cursor at its focus (|M.jump_to_source|) and its lines
+--- highlighted with |hl-RaglsSource| for a moment (|M.highlight_range|). PROTOCOL positions are LSP positions (0-based
+--- lines, UTF-16 characters); |M.source_start| and |M.source_end| give them as Neovim counts (1-based lines, byte
+--- columns) for the quickfix list and the pickers.
+
+local config = require("ragls.config")
+local source_fname = require("ragls.answer_text").source_fname
+
+local M = {}
+
+--- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `range`'s start.
+---@param bufnr integer
+---@param range table LSP range
+---@param win? integer
+---@return boolean jumped
+local function jump_to_buffer(bufnr, range, win)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    vim.notify("ragls: the buffer of that selection is gone", vim.log.levels.WARN, { title = "ragls" })
+    return false
+  end
+  if win and vim.api.nvim_win_is_valid(win) then
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.cmd("normal! m'") -- <C-o> comes back here
+  vim.api.nvim_win_set_buf(0, bufnr)
+  local lnum = math.min(range.start.line + 1, vim.api.nvim_buf_line_count(bufnr))
+  -- The range's character counts UTF-16 code units (a chunk starting mid-line in a huge one-line file).
+  local line = vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1] or ""
+  local ok, col = pcall(vim.str_byteindex, line, "utf-16", range.start.character or 0, false)
+  vim.api.nvim_win_set_cursor(0, { lnum, ok and math.min(col, math.max(#line - 1, 0)) or 0 })
+  vim.cmd("normal! zv")
+  M.highlight_range(bufnr, range)
+  return true
+end
+
+--- Namespace of the transient highlight of cited lines.
+M.highlight_ns = vim.api.nvim_create_namespace("ragls-highlight")
+vim.api.nvim_set_hl(0, "RaglsSource", { default = true, link = "Visual" })
+
+--- Highlight the lines of `range` (LSP, end exclusive at character 0) in `bufnr` with |hl-RaglsSource| for
+--- `ms` milliseconds (default `highlight_ms`; 0 or less: until the buffer's next highlight). Returns the extmark.
+---@param bufnr integer
+---@param range table LSP range
+---@param ms? integer
+---@return integer|nil extmark
+function M.highlight_range(bufnr, range, ms)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return nil
+  end
+  ms = ms or config.values.highlight_ms
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  local first = math.min(range.start.line, count - 1)
+  local last = range["end"].line
+  if range["end"].character == 0 and last > first then
+    last = last - 1 -- the end is the start of the next line
+  end
+  last = math.min(math.max(last, first), count - 1)
+  vim.api.nvim_buf_clear_namespace(bufnr, M.highlight_ns, 0, -1)
+  local id = vim.api.nvim_buf_set_extmark(bufnr, M.highlight_ns, first, 0, {
+    end_row = last + 1,
+    end_col = 0,
+    hl_group = "RaglsSource",
+    hl_eol = true,
+    priority = 200,
+    strict = false,
+  })
+  if ms and ms > 0 then
+    vim.defer_fn(function()
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        pcall(vim.api.nvim_buf_del_extmark, bufnr, M.highlight_ns, id)
+      end
+    end, ms)
+  end
+  return id
+end
+
+--- Open `source.uri` at `source.range` in `win` (default: the current window). A source with `bufnr` (a
+--- selection of an unnamed buffer, see |ragls.remap_selection_sources|) opens that buffer instead.
+---@param source table  PROTOCOL Source, or a Source with `bufnr` and no `uri`
+---@param win? integer
+---@return boolean jumped
+function M.jump_to_source(source, win)
+  local range = source.focusRange or source.range
+  if source.bufnr then
+    return jump_to_buffer(source.bufnr, range, win)
+  end
+  local fname = source_fname(source)
+  if not fname then
+    if (source.uri or ""):match("^https?://") and vim.ui.open then
+      vim.ui.open(source.uri)
+      return true
+    end
+    vim.notify(("ragls: source %s is not a file"):format(source.path or source.uri), vim.log.levels.WARN,
+      { title = "ragls" })
+    return false
+  end
+  -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
+  -- blank line, so a source could not be opened from there.
+  local bufnr = vim.fn.bufadd(fname)
+  vim.bo[bufnr].buflisted = true
+  return jump_to_buffer(bufnr, range, win)
+end
+
+--- The text of line `lnum` (1-based) of a source: from its buffer (`bufnr`, or the loaded buffer of `fname`: what
+--- the user sees, unsaved edits included), else read from `fname`. nil when neither has that line.
+---@param bufnr integer|nil
+---@param fname string|nil
+---@param lnum integer
+---@return string|nil
+local function source_line_text(bufnr, fname, lnum)
+  if not bufnr and fname then
+    local b = vim.fn.bufnr(fname)
+    bufnr = b > 0 and b or nil
+  end
+  if bufnr and vim.api.nvim_buf_is_valid(bufnr) and vim.api.nvim_buf_is_loaded(bufnr) then
+    return vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1]
+  end
+  if not fname then
+    return nil
+  end
+  local ok, lines = pcall(vim.fn.readfile, fname, "", lnum)
+  return ok and lines[lnum] or nil
+end
+
+--- The 1-based last line of a PROTOCOL Range (an end at character 0 ends on the line before), as the labels count.
+---@param range table
+---@return integer
+function M.last_line(range)
+  local e = range["end"]
+  return (e.character == 0 and e.line > range.start.line) and e.line or e.line + 1
+end
+
+--- Where a source's cited lines start (`focusRange`, else `range`), as Neovim counts: the 1-based line and the
+--- 0-based BYTE column. PROTOCOL positions count UTF-16 code units (the CLI's `path:line:column` label too), while
+--- quickfix `col`, |nvim_win_set_cursor()| and the pickers' positions are bytes: "é😀 " is 4 units and 7 bytes.
+--- Converted with |vim.str_byteindex()| on the line's text (its buffer, else its file); a source at column 0 needs
+--- no text. `fname` defaults to the source's file (|ragls.answer_text.source_fname|).
+---@param source table PROTOCOL Source (`bufnr` for a selection's source)
+---@param fname? string
+---@return integer lnum, integer col0
+function M.source_start(source, fname)
+  local start = (source.focusRange or source.range).start
+  local lnum, character = start.line + 1, start.character or 0
+  if character == 0 then
+    return lnum, 0
+  end
+  local line = source_line_text(source.bufnr, fname or source_fname(source), lnum)
+  if not line then
+    return lnum, character
+  end
+  local ok, idx = pcall(vim.str_byteindex, line, "utf-16", character, false)
+  return lnum, ok and idx or character
+end
+
+--- Where a source's cited lines end, as Neovim counts: the 1-based last line (as the labels count it) and that
+--- line's length in BYTES, so a highlight up to it covers the whole line (0 when its text cannot be read).
+---@param source table PROTOCOL Source
+---@param fname? string defaults to the source's file
+---@return integer lnum, integer col0
+function M.source_end(source, fname)
+  local lnum = M.last_line(source.focusRange or source.range)
+  local line = source_line_text(source.bufnr, fname or source_fname(source), lnum)
+  return lnum, line and #line or 0
+end
+
+return M
