@@ -275,7 +275,6 @@ end)
 
 H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, not its UTF-16 one", function()
   -- PROTOCOL characters count UTF-16 units ("é😀 " = 4 units, 7 bytes); Neovim's columns are bytes.
-  local picker = require("ragls.picker")
   local path = vim.fn.tempname() .. ".md"
   local prefix = string.rep("é😀 ", 10)
   vim.fn.writefile({ "# Title", prefix .. "GIRAFFE and more" }, path)
@@ -284,10 +283,11 @@ H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, 
     source = { uri = vim.uri_from_fname(path), path = "x.md", title = "Title",
       range = { start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 56 } }, focusRange = mid } }
   H.eq({ 2, 70 }, { jump.source_start(chunk.source) }, "line and 0-based byte column of GIRAFFE")
-  local entry = picker.telescope_entry(chunk)
+  local entry = require("ragls.picker_telescope").telescope_entry(chunk)
   H.eq({ 2, 70 }, { entry.lnum, entry.col }, "telescope: the focus line, col for nvim_win_set_cursor")
-  H.eq({ 2, 70 }, picker.snacks_item(1, chunk).pos, "snacks: pos {line, byte col}")
-  H.eq(path .. ":2:71:", picker.fzf_location(chunk), "fzf-lua: path:line:col (1-based bytes, as grep)")
+  H.eq({ 2, 70 }, require("ragls.picker_snacks").snacks_item(1, chunk).pos, "snacks: pos {line, byte col}")
+  H.eq(path .. ":2:71:", require("ragls.picker_fzf").fzf_location(chunk),
+    "fzf-lua: path:line:col (1-based bytes, as grep)")
   -- Where each lands in the real file: the cursor on the cited word.
   vim.cmd("edit " .. vim.fn.fnameescape(path))
   vim.api.nvim_win_set_cursor(0, { entry.lnum, entry.col })

@@ -312,7 +312,7 @@ H.it("fzf-lua opened while the server starts: its title says so until the result
     local t = vim.api.nvim_win_get_config(w.fzf_winid).title
     return type(t) == "table" and table.concat(vim.tbl_map(function(c) return c[1] end, t)) or (t or "")
   end
-  H.wait_for(function() return title():find(require("ragls.picker").FZF_STARTING, 1, true) end, 10000,
+  H.wait_for(function() return title():find(require("ragls.picker_fzf").FZF_STARTING, 1, true) end, 10000,
     "fzf open, its title saying the server starts, before the server answered")
   H.ok(#vim.lsp.get_clients({ name = "ragls" }) == 0, "shown before the server answered initialize")
   H.screenshot("fzf-lua-starting")
