@@ -235,3 +235,24 @@ def test_the_background_server_runs_this_ragls_never_the_folders_nor_another(ws,
     assert cli.main(["serve", "--stop", str(ws)]) == 0
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_a_background_server_whose_folder_and_index_were_deleted_still_exits_when_idle(ws, tmp_path, capsys):
+    """The folder and its index directory deleted under a running background server: every sync failed (tantivy
+    could not take its lock in the vanished directory) and was retried after a back-off, and the failed work, queued
+    again, counted as work to do, so the server never exited (one was found still running 32 minutes after its
+    2-minute idle exit). A failure that repeats no longer keeps it alive: it exits after `--idle-exit` as usual."""
+    assert cli.main(["serve", "--background", str(ws), "--idle-exit", "0.05"]) == 0  # 3 s
+    pid, index_dir = server_info(capsys, ws)
+    shutil.rmtree(ws)
+    shutil.rmtree(index_dir)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+            return
+        time.sleep(0.2)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    raise AssertionError("the background server did not exit within 60 s of idling")

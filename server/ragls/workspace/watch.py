@@ -125,7 +125,12 @@ class IndexWorker:
         return not self._thread.is_alive()
 
     def busy(self) -> bool:
-        """True while the indexer thread works or has work queued (text changes, vectors, windows)."""
+        """True while the indexer thread works or has work queued (text changes, vectors, windows). While a failure
+        repeats (the indexer backs off and retries: a full disk, a deleted index directory), only the retry in
+        progress counts: work that keeps failing kept a background server (`cli/background.run_headless`) alive
+        for good, e.g. one whose folder and index had been deleted."""
+        if self._failure is not None:
+            return self._busy
         return self._busy or self.text_work_due() or any(idx.vector_work() for idx in self.ws.indexes)
 
     def hold_vectors(self) -> None:
