@@ -35,7 +35,7 @@ let manager: ServerManager | undefined;
 export function activate(context: vscode.ExtensionContext): RaglsApi {
   const output = vscode.window.createOutputChannel('ragls');
   const status = new StatusBar(COMMANDS.status);
-  const server = new ServerManager(output, status);
+  const server = new ServerManager(output, status, context.globalStorageUri.fsPath);
   const search = new DocsSearch(server, () => rags.param(), () => status.indexing);
   const rags = new RagSelection(context.workspaceState, server);
   const chat = new ChatView(server, new ThreadStore(context.workspaceState), describeError, () => status.indexing,

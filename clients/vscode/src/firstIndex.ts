@@ -32,11 +32,12 @@ export function estimateArgs(args: string[], folder: string, settings: Record<st
   return [...args.slice(0, at), 'estimate', '--json', ...withSettings, folder];
 }
 
-/** Run the estimate; undefined when it fails (an older server without `estimate`: the server then says what is
- * wrong, if anything) or does not answer within `timeoutMs`. */
-export function runEstimate(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Estimate | undefined> {
+/** Run the estimate in `cwd` (the launch's: never a workspace folder, launch.ts); undefined when it fails (an older
+ * server without `estimate`: the server then says what is wrong, if anything) or does not answer within `timeoutMs`. */
+export function runEstimate(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 30_000):
+  Promise<Estimate | undefined> {
   return new Promise((resolve) => {
-    execFile(command, args, { env, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => {
+    execFile(command, args, { env, cwd, timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, stdout) => {
       if (error) {
         resolve(undefined);
         return;

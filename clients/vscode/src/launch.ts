@@ -4,6 +4,11 @@
  * Order (issue 5): `ragls.server.command` + `ragls.server.args` when a command is set; else `ragls serve` when
  * `ragls` is on PATH; else `<pythonPath or python3> -m ragls serve` when that interpreter can import ragls.
  * When none works, the result carries one message saying what was tried and how to install the server.
+ *
+ * Every launch starts in `cwd`, a directory the workspace does not control (the extension's global storage), never
+ * in a workspace folder: a folder is untrusted input (docs/security.md), and `python -m ragls` (or `-c`) imports from
+ * its working directory first, so a `ragls/` package at a cloned folder's root ran instead of ragls — also in
+ * restricted mode. The Python fallback also gets `-P` (safe path, Python >= 3.11) when its interpreter has it.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
@@ -19,7 +24,7 @@ export interface ServerSettings {
 }
 
 export type Launch =
-  | { ok: true; command: string; args: string[]; how: string }
+  | { ok: true; command: string; args: string[]; how: string; cwd: string }
   | { ok: false; message: string };
 
 export const INSTALL_HINT =
@@ -57,25 +62,31 @@ export function findExecutable(program: string, pathEnv: string | undefined): st
   return undefined;
 }
 
-/** Whether `python` can `import ragls`; resolves to undefined when it can, else the reason (stderr's last line). */
-export function checkPythonModule(python: string, env: NodeJS.ProcessEnv, timeoutMs = 30000): Promise<string | undefined> {
+/**
+ * Whether `python`, run in `cwd`, can `import ragls`: `{ safePath }` when it can (whether it takes `-P`, Python >=
+ * 3.11), else `{ problem }`, the reason (stderr's last line).
+ */
+export function checkPythonModule(python: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 30000):
+  Promise<{ problem: string } | { safePath: boolean }> {
   return new Promise((resolve) => {
-    execFile(python, ['-c', 'import ragls'], { env, timeout: timeoutMs }, (error, _stdout, stderr) => {
+    const probe = 'import sys, ragls; print(int(sys.version_info >= (3, 11)))';
+    execFile(python, ['-c', probe], { env, cwd, timeout: timeoutMs }, (error, stdout, stderr) => {
       if (!error) {
-        resolve(undefined);
+        resolve({ safePath: String(stdout).trim() === '1' });
         return;
       }
       const lines = String(stderr).trim().split('\n');
-      resolve(lines[lines.length - 1] || error.message);
+      resolve({ problem: lines[lines.length - 1] || error.message });
     });
   });
 }
 
 /**
- * Decide how to start the server. `env` is the environment the server will get (its PATH is searched).
- * Never throws; a failure comes back as `{ ok: false, message }` with the install hint.
+ * Decide how to start the server. `env` is the environment the server will get (its PATH is searched); `cwd` the
+ * existing directory it starts in, one no workspace folder controls (the folders reach the server as its LSP
+ * workspace folders). Never throws; a failure comes back as `{ ok: false, message }` with the install hint.
  */
-export async function resolveLaunch(settings: ServerSettings, env: NodeJS.ProcessEnv): Promise<Launch> {
+export async function resolveLaunch(settings: ServerSettings, env: NodeJS.ProcessEnv, cwd: string): Promise<Launch> {
   const args = settings.args.length ? settings.args : ['serve'];
   if (settings.command.trim()) {
     const command = settings.command.trim();
@@ -86,11 +97,11 @@ export async function resolveLaunch(settings: ServerSettings, env: NodeJS.Proces
         message: `ragls: the server program \`${command}\` (setting ragls.server.command) was not found or is not executable. ${INSTALL_HINT}`,
       };
     }
-    return { ok: true, command: found, args, how: 'ragls.server.command' };
+    return { ok: true, command: found, args, how: 'ragls.server.command', cwd };
   }
   const onPath = findExecutable('ragls', env.PATH);
   if (onPath) {
-    return { ok: true, command: onPath, args, how: '`ragls` on PATH' };
+    return { ok: true, command: onPath, args, how: '`ragls` on PATH', cwd };
   }
   const python = settings.pythonPath.trim() || 'python3';
   const pythonExe = findExecutable(python, env.PATH);
@@ -100,12 +111,13 @@ export async function resolveLaunch(settings: ServerSettings, env: NodeJS.Proces
       message: `ragls: the server was not found: \`ragls\` is not on PATH and the Python \`${python}\` does not exist. ${INSTALL_HINT}`,
     };
   }
-  const problem = await checkPythonModule(pythonExe, env);
-  if (problem) {
+  const check = await checkPythonModule(pythonExe, env, cwd);
+  if ('problem' in check) {
     return {
       ok: false,
-      message: `ragls: the server was not found: \`ragls\` is not on PATH and \`${python} -m ragls\` fails (${problem}). ${INSTALL_HINT}`,
+      message: `ragls: the server was not found: \`ragls\` is not on PATH and \`${python} -m ragls\` fails (${check.problem}). ${INSTALL_HINT}`,
     };
   }
-  return { ok: true, command: pythonExe, args: ['-m', 'ragls', ...args], how: `${python} -m ragls` };
+  const safePath = check.safePath ? ['-P'] : [];
+  return { ok: true, command: pythonExe, args: [...safePath, '-m', 'ragls', ...args], how: `${python} -m ragls`, cwd };
 }

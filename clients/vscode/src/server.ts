@@ -4,6 +4,7 @@
  * `request()`, which waits for the server to be running and starts it if needed.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import * as vscode from 'vscode';
 import {
   CancellationToken,
@@ -70,9 +71,14 @@ export class ServerManager implements vscode.Disposable {
   private readonly recording: RecordingChannel;
   private readonly clientOutput: vscode.OutputChannel;
 
+  /**
+   * @param serverDir where the server (and `ragls estimate`) starts: the extension's global storage, a directory no
+   * workspace folder controls (launch.ts); created when missing.
+   */
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly status: StatusBar,
+    private readonly serverDir: string,
   ) {
     this.recording = new RecordingChannel(output);
     this.clientOutput = this.recording.wrapped;
@@ -140,7 +146,7 @@ export class ServerManager implements vscode.Disposable {
       'measuring the folder');
     const estimates = await Promise.all(folders.map((f) => {
       const args = estimateArgs(launch.args, f.uri.fsPath, settings);
-      return args ? runEstimate(launch.command, args, env) : Promise.resolve(undefined);
+      return args ? runEstimate(launch.command, args, env, launch.cwd) : Promise.resolve(undefined);
     }));
     folders.forEach((f, i) => {
       const e = estimates[i];
@@ -193,7 +199,8 @@ export class ServerManager implements vscode.Disposable {
       this.output.appendLine('ragls: restricted mode: the folders\' ragls.toml settings that run programs, reach the network or read outside the folder are ignored until you trust this workspace');
     }
     const env = { ...process.env };
-    const launch = await resolveLaunch(serverSettings(), env);
+    mkdirSync(this.serverDir, { recursive: true });
+    const launch = await resolveLaunch(serverSettings(), env, this.serverDir);
     if (!launch.ok) {
       this.status.set('error', '$(error) ragls', launch.message);
       this.output.appendLine(launch.message);
@@ -218,7 +225,8 @@ export class ServerManager implements vscode.Disposable {
       command: launch.command,
       args: launch.args,
       transport: TransportKind.stdio,
-      options: { env },
+      // Never a workspace folder (the language client's default): a folder is untrusted input (launch.ts).
+      options: { env, cwd: launch.cwd },
     };
     let failed = false; // initialize failed: a Python error printed after it still names the cause
     let fallback: ErrorHandler | undefined; // the language client's default error handler, once the server ran

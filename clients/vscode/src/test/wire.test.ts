@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -197,39 +197,75 @@ describe('ragls server over vscode-jsonrpc', () => {
 });
 
 describe('server launch resolution (launch.ts)', () => {
+  const storage = mkdtempSync(join(tmpdir(), 'ragls-storage-')); // the extension's global storage
+  after(() => rmSync(storage, { recursive: true, force: true }));
+
   test('uses ragls.server.command when it is executable', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragls-launch-'));
     const prog = join(dir, 'my-ragls');
     writeFileSync(prog, '#!/bin/sh\n');
     chmodSync(prog, 0o755);
-    const launch = await resolveLaunch({ command: prog, args: ['serve', '--x'], pythonPath: '' }, { PATH: '' });
-    assert.deepEqual(launch, { ok: true, command: prog, args: ['serve', '--x'], how: 'ragls.server.command' });
+    const launch = await resolveLaunch({ command: prog, args: ['serve', '--x'], pythonPath: '' }, { PATH: '' }, storage);
+    assert.deepEqual(launch, { ok: true, command: prog, args: ['serve', '--x'], how: 'ragls.server.command', cwd: storage });
     rmSync(dir, { recursive: true, force: true });
   });
 
   test('prefers `ragls` on PATH, else python -m ragls', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragls-launch-'));
-    const onPath = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir });
+    const onPath = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir }, storage);
     assert.equal(onPath.ok, false);
     writeFileSync(join(dir, 'ragls'), '#!/bin/sh\n');
     chmodSync(join(dir, 'ragls'), 0o755);
-    const found = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir });
-    assert.deepEqual(found, { ok: true, command: join(dir, 'ragls'), args: ['serve'], how: '`ragls` on PATH' });
+    const found = await resolveLaunch({ command: '', args: [], pythonPath: '' }, { PATH: dir }, storage);
+    assert.deepEqual(found, { ok: true, command: join(dir, 'ragls'), args: ['serve'], how: '`ragls` on PATH', cwd: storage });
     const python = defaultPython();
-    const viaPython = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { PATH: '/nonexistent' });
+    const viaPython = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { PATH: '/nonexistent' }, storage);
     assert.equal(viaPython.ok, true);
-    assert.deepEqual(viaPython.ok && viaPython.args, ['-m', 'ragls', 'serve']);
+    const safePath = spawnSync(python, ['-c', 'import sys; print(int(sys.version_info >= (3, 11)))'], { encoding: 'utf8' }).stdout.trim() === '1';
+    assert.deepEqual(viaPython.ok && viaPython.args, [...(safePath ? ['-P'] : []), '-m', 'ragls', 'serve']);
+    assert.equal(viaPython.ok && viaPython.cwd, storage);
     rmSync(dir, { recursive: true, force: true });
   });
 
   test('a missing server gives one message with how to install it', async () => {
-    const missingCmd = await resolveLaunch({ command: '/nonexistent/ragls', args: [], pythonPath: '' }, { PATH: '' });
+    const missingCmd = await resolveLaunch({ command: '/nonexistent/ragls', args: [], pythonPath: '' }, { PATH: '' }, storage);
     assert.equal(missingCmd.ok, false);
     assert.ok(!missingCmd.ok && missingCmd.message.includes('/nonexistent/ragls') && missingCmd.message.includes(INSTALL_HINT));
-    const noModule = await resolveLaunch({ command: '', args: [], pythonPath: '/usr/bin/python3' }, { PATH: '/nonexistent' });
+    const noModule = await resolveLaunch({ command: '', args: [], pythonPath: '/usr/bin/python3' }, { PATH: '/nonexistent' }, storage);
     assert.equal(noModule.ok, false);
     assert.ok(!noModule.ok && /No module named .?ragls/.test(noModule.message), !noModule.ok ? noModule.message : '');
     assert.ok(!noModule.ok && noModule.message.includes("python3 -m pip install '/path/to/ragls[offline]'"));
+  });
+
+  test("a workspace folder's own `ragls/` package never runs: the launch starts in the storage dir", async () => {
+    // A folder is untrusted input (also in restricted mode): `python -m ragls` (and the `-c 'import ragls'` check)
+    // import from the working directory first, and the language client starts a server in the workspace folder
+    // unless told otherwise — with a `ragls/` package planted at the folder's root, that package ran.
+    const dir = mkdtempSync(join(tmpdir(), 'ragls-planted-'));
+    const folder = join(dir, 'cloned');
+    const marker = join(dir, 'planted-ran');
+    mkdirSync(join(folder, 'ragls'), { recursive: true });
+    const plant = `open(${JSON.stringify(marker)}, 'a').write('ran')\n`;
+    writeFileSync(join(folder, 'ragls', '__init__.py'), plant);
+    writeFileSync(join(folder, 'ragls', '__main__.py'), plant);
+    const python = defaultPython();
+    const here = process.cwd();
+    process.chdir(folder); // the extension host's own directory may be the folder too
+    try {
+      const env = { ...process.env, PATH: '/nonexistent' };
+      const launch = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, env, storage);
+      assert.ok(launch.ok, !launch.ok ? launch.message : '');
+      assert.equal(existsSync(marker), false, "the planted package ran: resolveLaunch's import check");
+      assert.equal(launch.cwd, storage);
+      // As server.ts starts it (ServerOptions.options.cwd = launch.cwd), with `--version` for `serve`.
+      const run = spawnSync(launch.command, [...launch.args.slice(0, -1), '--version'], { env, cwd: launch.cwd, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /ragls/);
+      assert.equal(existsSync(marker), false, 'the planted package ran: the server start');
+    } finally {
+      process.chdir(here);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -255,9 +291,9 @@ describe('why the server stopped while it started (startFailure.ts)', () => {
 describe('the question before a long first index (firstIndex.ts)', () => {
   test('asks the real `ragls estimate` from the server launch; a folder over the limit is asked about, once', async () => {
     const python = defaultPython();
-    const launch = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { ...process.env, PATH: '/nonexistent' });
-    assert.ok(launch.ok, !launch.ok ? launch.message : '');
     const dir = mkdtempSync(join(tmpdir(), 'ragls-estimate-'));
+    const launch = await resolveLaunch({ command: '', args: ['serve'], pythonPath: python }, { ...process.env, PATH: '/nonexistent' }, dir);
+    assert.ok(launch.ok, !launch.ok ? launch.message : '');
     const folder = join(dir, 'docs');
     mkdirSync(folder);
     for (let i = 0; i < 3; i++) {
@@ -265,8 +301,9 @@ describe('the question before a long first index (firstIndex.ts)', () => {
     }
     const env = { ...process.env, RAGLS_CACHE_DIR: join(dir, 'cache'), RAGLS_OFFLINE: '1' };
     const args = estimateArgs(launch.args, folder, { retrieval: { topK: 3 } });
-    assert.deepEqual(args, ['-m', 'ragls', 'estimate', '--json', '--settings', '{"retrieval":{"topK":3}}', folder]);
-    const est = await runEstimate(launch.command, args!, env);
+    assert.deepEqual(args, [...launch.args.slice(0, -1), 'estimate', '--json', '--settings', '{"retrieval":{"topK":3}}', folder]);
+    assert.deepEqual(launch.args.slice(-3), ['-m', 'ragls', 'serve']);
+    const est = await runEstimate(launch.command, args!, env, launch.cwd);
     assert.ok(est, 'no estimate');
     assert.equal(est.folder, folder);
     assert.equal(est.files, 3);
@@ -281,7 +318,7 @@ describe('the question before a long first index (firstIndex.ts)', () => {
     assert.deepEqual([humanDuration(40.4), humanDuration(89), humanDuration(840), humanDuration(5400)], ['about 40 s', 'about 89 s', 'about 14 min', 'about 1.5 h']);
     // A launcher without `serve` (unknown): no estimate, no question; an older server without `estimate`: none.
     assert.equal(estimateArgs(['--stdio'], folder, {}), undefined);
-    assert.equal(await runEstimate(launch.command, ['-m', 'ragls', 'no-such-command', folder], env), undefined);
+    assert.equal(await runEstimate(launch.command, ['-m', 'ragls', 'no-such-command', folder], env, launch.cwd), undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 });
