@@ -33,7 +33,8 @@ local function server_version(cmd)
   table.insert(argv, "--version")
   local shown = "`" .. table.concat(argv, " ") .. "`"
   local ok, obj = pcall(function()
-    return vim.system(argv, { text = true }):wait(15000)
+    local server = require("ragls.server")
+    return vim.system(server.spawn_cmd(argv), { text = true, cwd = server.spawn_dir() }):wait(15000)
   end)
   if not ok then
     return nil, ("%s could not be run: %s"):format(shown, last_line(tostring(obj)) or "?")

@@ -216,7 +216,9 @@ function M.gate(root, on_ok)
     M.decide(root, "approved")
     return true
   end
-  vim.system(cmd, { text = true, timeout = 30000 }, vim.schedule_wrap(function(res)
+  local server = require("ragls.server")
+  local opts = { text = true, timeout = 30000, cwd = server.spawn_dir() } -- never the folder (|ragls-trust|)
+  vim.system(server.spawn_cmd(cmd), opts, vim.schedule_wrap(function(res)
     local ok, est = pcall(vim.json.decode, res.stdout or "")
     if res.code ~= 0 or not ok or type(est) ~= "table" then
       -- An older server without `estimate`, or an unreadable folder: the server will say what is wrong.

@@ -71,12 +71,38 @@ local function explains_exit(root, code, signal, rpc_client)
   return crashed and root ~= nil and vim.v.exiting == vim.NIL and M.find_client(root, rpc_client) == nil
 end
 
+--- The directory a ragls process this plugin starts runs in (the server, its `estimate`, its `--version`): ragls
+--- under Neovim's cache dir (|stdpath()| "cache"), created when missing; never the project or |:pwd|. A folder is
+--- untrusted input: `python -m ragls` imports from its working directory first, so a `ragls/` package at a cloned
+--- folder's root ran instead of ragls when Neovim's current directory was that folder. The folder still reaches the
+--- server as its root dir (LSP rootUri, workspace folders) or as the command's argument.
+---@return string
+function M.spawn_dir()
+  local dir = vim.fs.joinpath(vim.fn.stdpath("cache"), "ragls")
+  vim.fn.mkdir(dir, "p", tonumber("700", 8))
+  return dir
+end
+
+--- `command` (a list, e.g. `{ "ragls", "serve" }`) with its program as an absolute path when Neovim finds it
+--- (|exepath()|): a relative one (`.venv/bin/ragls`) names the same program from |M.spawn_dir|.
+---@param command string[]
+---@return string[]
+function M.spawn_cmd(command)
+  local out = vim.deepcopy(command)
+  local exe = vim.fn.exepath(out[1])
+  if exe ~= "" then
+    out[1] = exe
+  end
+  return out
+end
+
 --- The `cmd` of the ragls client's config (|vim.lsp.ClientConfig| takes a function there): starts `command` with
 --- |vim.lsp.rpc.start()| as vim.lsp does a `cmd` list, and reports the exit of a server whose stop ragls explains
 --- itself (|M.on_exit|: the Python exception a failed start printed, "killed by signal 9", "run any :Rag* command to
 --- restart it") to vim.lsp as a clean one (exit code 0, no signal). vim.lsp uses that code only for its own notice,
 --- "Client ragls quit with exit code 1 and signal 0. Check log for errors: <path>", which came as a second message
 --- for the one failure; |M.on_exit| gets the real code and signal. Every other exit reaches vim.lsp as it was.
+--- The server starts in |M.spawn_dir| (the config's `cmd_cwd` when one is set), never in Neovim's current directory.
 ---@param command string[] the server command, e.g. { "ragls", "serve" }
 ---@param root? string the root dir (for Neovim 0.10, which passes `cmd` no config)
 ---@return fun(dispatchers: vim.lsp.rpc.Dispatchers, client_config?: table): vim.lsp.rpc.PublicClient
@@ -96,7 +122,8 @@ function M.server_cmd(command, root)
         return on_exit(code, signal)
       end,
     })
-    rpc_client = vim.lsp.rpc.start(command, ours, { cwd = cfg.cmd_cwd, env = cfg.cmd_env, detached = cfg.detached })
+    rpc_client = vim.lsp.rpc.start(M.spawn_cmd(command), ours,
+      { cwd = cfg.cmd_cwd or M.spawn_dir(), env = cfg.cmd_env, detached = cfg.detached })
     return rpc_client
   end
 end
