@@ -98,9 +98,12 @@ def start(path: str | None, idle_exit_min: float) -> int:
     log_path = index_dir / LOG_FILE
     with open(log_path, "ab") as log_file, open(os.devnull, "rb") as devnull:
         # Started in its index directory, never in the folder: `python -m` imports from its working directory
-        # first, and a folder is untrusted (a `ragls/` package at its root ran instead of ragls).
+        # first, and a folder is untrusted (a `ragls/` package at its root ran instead of ragls). And with `-P` (safe
+        # path, Python >= 3.11: not even the index directory is searched; its worker processes inherit the flag).
+        safe_path = ["-P"] if sys.version_info >= (3, 11) else []
         child = subprocess.Popen(
-            [sys.executable, "-m", "ragls", "serve", "--headless", str(folder), "--idle-exit", str(idle_exit_min)],
+            [sys.executable, *safe_path, "-m", "ragls", "serve", "--headless", str(folder),
+             "--idle-exit", str(idle_exit_min)],
             stdin=devnull, stdout=log_file, stderr=log_file, start_new_session=True, cwd=index_dir,
             env=_child_env())
     deadline = time.monotonic() + START_TIMEOUT_S
