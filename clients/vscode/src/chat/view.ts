@@ -15,16 +15,19 @@
  * answers still streaming.
  *
  * Markdown is rendered in the extension host by markdown-it with raw HTML disabled (answer.ts); the webview's CSP
- * allows no remote resources and only its own nonce'd script and style.
+ * allows no remote resources and only its own nonce'd script and style. A turn's HTML is written by turnHtml.ts,
+ * Chat History's items by history.ts.
  */
 import * as vscode from 'vscode';
 import { escapeHtml } from '../webview';
-import { citedPlace, citedSources, createRenderer, openSource, sourceLabelParts } from '../answer';
+import { citedPlace, createRenderer, openSource } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
 import { chatPage } from './page';
 import { ChatThread, ChatTurn, historyOf, newThread, ThreadStore } from './thread';
+import { oneLine, ThreadItem, threadItem } from './history';
+import { TURN_ACTIONS, TurnAction, turnHtml } from './turnHtml';
 import { counted } from '../words';
 
 export interface ChatAskOptions {
@@ -34,60 +37,8 @@ export interface ChatAskOptions {
   documents?: string[];
 }
 
-/** The buttons under a turn (`data-action`), run by `ChatView.runAction`. */
-export const TURN_ACTIONS = ['copy', 'insert', 'retry', 'openAll', 'settings', 'setup', 'output'] as const;
-export type TurnAction = (typeof TURN_ACTIONS)[number];
-
-/** A waiting turn's line while the embedding model loads (answers wait for it; search uses keywords meanwhile). */
-export const WAITING_FOR_MODEL = 'Waiting for the embedding model to load (search uses keywords until it is ready)…';
 /** Shown under an answer asked while the index was still being built (as Neovim's float does). */
 export const PARTIAL_INDEX_NOTE = 'The index is still being built: this answer may miss parts of your docs not indexed yet; ask again when it is done.';
-
-/**
- * The footer of a finished turn: who wrote the answer and how long it took. An LLM model is named only when the
- * LLM wrote the answer: an abstention ("no answer") and an extractive fallback after an LLM error never name one.
- */
-export function answerFooter(result: AskResult): string {
-  const writer = result.abstained
-    ? 'no answer (no LLM call)'
-    : result.error
-      ? 'extractive (the LLM failed)'
-      : result.model || 'extractive';
-  return [writer, ...(result.cached ? ['cached'] : []), `${(result.elapsedMs / 1000).toFixed(1)} s`].join(' · ');
-}
-
-/** A chat history pick item: one stored thread. */
-export interface ThreadItem extends vscode.QuickPickItem {
-  id: string;
-}
-
-/** `text` on one line (runs of whitespace as one space), trimmed. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** When a thread started, short: its time today ("09:46"), else its day ("Dec 3"), or its year's too. */
-function startedAt(ms: number, now = new Date()): string {
-  const d = new Date(ms);
-  if (d.toDateString() === now.toDateString()) {
-    return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  }
-  const year = d.getFullYear() === now.getFullYear() ? undefined : 'numeric';
-  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year });
-}
-
-/** The history pick's item for `thread`: first question, "current · 3 questions · 09:46", the latest question. */
-export function threadItem(thread: ChatThread, current: boolean): ThreadItem {
-  const n = thread.turns.length;
-  const first = oneLine(thread.turns[0]?.shown ?? '') || 'New chat';
-  const parts = [...(current ? ['current'] : []), ...(n ? [counted(n, 'question'), startedAt(thread.createdAt)] : [])];
-  return {
-    id: thread.id,
-    label: `$(${current ? 'comment-discussion' : 'history'}) ${first}`,
-    description: parts.join(' · '),
-    detail: n > 1 ? `latest: ${oneLine(thread.turns[n - 1].shown)}` : undefined,
-  };
-}
 
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewType = 'ragls.chat';
@@ -427,96 +378,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
   }
 
-  private turnHtml(turn: ChatTurn): string {
-    const r = turn.result;
-    const sources = r?.sources ?? [];
-    const known = new Set(sources.map((s) => s.n));
-    const parts = [`<section class="turn" data-turn="${turn.requestId}">`, `<h3 class="question">${escapeHtml(turn.shown)}</h3>`];
-    if (r?.retrievalQuery && r.retrievalQuery !== turn.question) {
-      parts.push(`<p class="meta">searched: ${escapeHtml(r.retrievalQuery)}</p>`);
-    }
-    if (turn.status === 'waiting') {
-      // What it waits for, as the status bar item says it ("starting the server · 4 s"), not a bare "Searching".
-      const step = this.serverStep();
-      parts.push(this.modelLoading()
-        ? `<p class="status">${escapeHtml(WAITING_FOR_MODEL)}</p>`
-        : `<p class="status">${escapeHtml(step ? `Waiting for ragls: ${step}…` : 'Searching your docs…')}</p>`);
-    }
-    const button = (action: TurnAction, label: string, title: string, primary = false) =>
-      `<button data-action="${action}" class="${primary ? '' : 'secondary'}" title="${escapeHtml(title)}">${label}</button>`;
-    if (r?.error || turn.error) {
-      // The error first, what to do about it, then (for an LLM failure) the extractive answer below.
-      // The headline, then the error text on its own (a long URL or errno breaks anywhere, in the editor's font).
-      const what = r?.error
-        ? '<p><strong>The LLM failed</strong>, so below is an extractive answer (quoted from your docs).</p>' +
-          `<p class="detail">${escapeHtml(r.error.message)}</p>`
-        : `<p>${escapeHtml(turn.error ?? '')}</p>`;
-      // The server stopped under the request: the answer settings have nothing to do with it; the log says how.
-      const help = turn.serverStopped && !r?.error
-        ? button('output', 'Show Output', 'The ragls log: how the server stopped')
-        : button('settings', 'Open Settings', 'The ragls answer settings (backend, model, base URL)') +
-          button('setup', 'Set Up Answers…', 'ragls: Choose How Answers Are Written');
-      parts.push(
-        `<div class="error" role="alert">${what}<div class="actions">` +
-          button('retry', 'Retry', 'Ask this question again', true) + help +
-          '</div></div>',
-      );
-    }
-    if (turn.markdown) {
-      // An abstained answer says itself why ("Not in your docs: ..."): shown once, as a note; its sources are the
-      // passages that came closest.
-      const body = this.render(turn.markdown, known, this.titles.get(turn.requestId));
-      parts.push(r?.abstained ? `<div class="abstained" role="note">${body}</div>` : `<div class="answer">${body}</div>`);
-    }
-    if (turn.status === 'streaming') {
-      parts.push('<p class="status">…</p>');
-    }
-    if (turn.status === 'stopped') {
-      parts.push('<p class="status stopped">Stopped.</p>');
-    }
-    if (turn.note) {
-      parts.push(`<p class="note" role="note">${escapeHtml(turn.note)}</p>`);
-    }
-    if (sources.length) {
-      const supported = new Map((r?.citations ?? []).map((c) => [c.n, c.supported]));
-      const items = (list: typeof sources) => list
-        .map((s) => {
-          // The heading on a line of its own under the path (a side bar is narrow).
-          const title = s.title ? `<span class="heading">${escapeHtml(s.title)}</span>` : '';
-          const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
-          // A narrow side bar wraps the path after a "/" and keeps the lines whole: "deployment.md:12-" above "16"
-          // read as line 12.
-          const { path, lines } = sourceLabelParts(s);
-          const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}<span class="lines">:${escapeHtml(lines)}</span>`;
-          return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${where}</a>${flag}${title}</li>`;
-        })
-        .join('');
-      // The sources the answer cites, then (closed) those it was written from but never cites: flask-docs' "load
-      // config from a TOML file" listed "Sources (5)" under an answer citing [1] only.
-      const { cited, uncited } = citedSources(r);
-      parts.push(`<details class="sources" open><summary>${r?.abstained ? 'Closest matches' : 'Sources'} (${cited.length})</summary><ol>${items(cited)}</ol></details>`);
-      if (uncited.length) {
-        parts.push(`<details class="sources uncited"><summary>Also retrieved, not cited (${uncited.length})</summary><ol>${items(uncited)}</ol></details>`);
-      }
-    }
-    if (r && turn.status === 'done') {
-      const actions = [
-        ...(r.abstained ? [] : [button('copy', 'Copy', 'Copy the answer and its sources as markdown'),
-          button('insert', 'Insert', 'Insert the answer at the cursor of the last editor')]),
-        ...(r.error ? [] : [button('retry', 'Retry', 'Ask this question again')]),
-        ...(sources.length && !r.abstained ? [button('openAll', 'Open all sources', 'Open every source at its cited lines')] : []),
-      ];
-      parts.push(`<div class="actions turn-actions">${actions.join('')}</div>`);
-    }
-    if (turn.status === 'stopped') {
-      parts.push(`<div class="actions">${button('retry', 'Retry', 'Ask this question again')}</div>`);
-    }
-    if (r) {
-      parts.push(`<p class="meta">${escapeHtml(answerFooter(r))}</p>`);
-    }
-    parts.push('</section>');
-    return parts.join('\n');
-  }
 
   private bodyHtml(): string {
     const turns = this.thread.turns;
@@ -529,7 +390,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       const now = step ? `<p class="status">ragls: ${escapeHtml(step)}. ${then}</p>` : '';
       return `<p class="empty">Ask a question about the docs in this workspace. Follow-up questions continue the thread.</p>${now}`;
     }
-    return turns.map((t) => this.turnHtml(t)).join('\n');
+    return turns
+      .map((t) => turnHtml(t, {
+        render: this.render, titles: this.titles.get(t.requestId), modelLoading: this.modelLoading,
+        serverStep: this.serverStep,
+      }))
+      .join('\n');
   }
 
   /** The page's header: the current thread's first question (the button that opens `showHistory`). */
