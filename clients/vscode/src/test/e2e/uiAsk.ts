@@ -363,12 +363,12 @@ async function main(): Promise<number> {
         throw new Error(`the chat answer lacks the wrench:\n${first}`);
       }
       await chat.locator('#input').first().click();
-      await page.keyboard.type('and how do I check which version is running?', { delay: 10 });
+      await page.keyboard.type('and how do I check which version of it is running?', { delay: 10 });
       await page.keyboard.press('Enter');
       const next = chat.locator(`section.turn:nth-of-type(${before + 2})`);
       await next.locator('details.sources').first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       const heading = (await next.locator('h3.question').first().textContent()) ?? '';
-      if (heading !== 'and how do I check which version is running?') {
+      if (heading !== 'and how do I check which version of it is running?') {
         throw new Error(`the follow-up's heading is ${JSON.stringify(heading)}`);
       }
       await page.screenshot({ path: join(shots, 'chat-view.png') });
@@ -441,12 +441,12 @@ async function main(): Promise<number> {
       const row = widget.locator('.monaco-list-row:has-text("How do I roll back beacon firmware?")').first();
       await row.waitFor({ state: 'visible', timeout: 30_000 });
       const text = (await row.textContent()) ?? '';
-      if (!text.includes('3 questions') || !text.includes('latest: and how do I check which version is running?')) {
+      if (!text.includes('3 questions') || !text.includes('latest: and how do I check which version of it is running?')) {
         throw new Error(`the history row reads ${JSON.stringify(text)}`);
       }
       await page.screenshot({ path: join(shots, 'chat-history.png') });
       await row.click();
-      await webview.locator('h3.question:has-text("and how do I check which version is running?")').first()
+      await webview.locator('h3.question:has-text("and how do I check which version of it is running?")').first()
         .waitFor({ state: 'visible', timeout: 30_000 });
     }, page, shots);
     await step('an LLM that cannot be reached: the turn shows the error, Retry and Open Settings above the answer', async () => {

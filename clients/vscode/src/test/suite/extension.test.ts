@@ -566,9 +566,9 @@ suite('ragls extension in VS Code', () => {
       `turns ${t1.requestId} and ${t2.requestId} in:\n${api.chat.html}`);
 
     // A follow-up sends the thread as history; the server returns the query it searched.
-    const c = await api.chat.ask('and how do I check which version is running?');
+    const c = await api.chat.ask('and how do I check which version of it is running?');
     assert.ok(c, 'the follow-up returned nothing');
-    assert.ok(c.retrievalQuery && c.retrievalQuery.startsWith('and how do I check which version is running?'), c.retrievalQuery);
+    assert.ok(c.retrievalQuery && c.retrievalQuery.startsWith('and how do I check which version of it is running?'), c.retrievalQuery);
     assert.ok(api.chat.html.includes('searched: '), api.chat.html);
 
     // A citation of the second turn opens its own source.
@@ -578,7 +578,7 @@ suite('ragls extension in VS Code', () => {
     // Kept in workspaceState: a reload brings the thread back.
     const stored = api.chat.store.load();
     assert.equal(stored[0].id, api.chat.thread.id);
-    assert.deepEqual(stored[0].turns.map((t) => t.question), [q1, q2, 'and how do I check which version is running?']);
+    assert.deepEqual(stored[0].turns.map((t) => t.question), [q1, q2, 'and how do I check which version of it is running?']);
   });
 
   test('the ragls_search language-model tool answers agent mode where VS Code has the API', async function () {
@@ -666,14 +666,14 @@ suite('ragls extension in VS Code', () => {
     const longId = api.chat.thread.id;
     api.chat.newChat();
     await api.chat.ask('How do I roll back beacon firmware?');
-    await api.chat.ask('and how do I check which version is running?');
+    await api.chat.ask('and how do I check which version of it is running?');
     assert.match(api.chat.html, /roll back/);
     const picked = Promise.resolve(vscode.commands.executeCommand<string | undefined>('ragls.chat.history'));
     const qp = await until('the history pick', () => api.chat.historyPick);
     const [current, ...earlier] = qp.items;
     assert.equal(current.label, '$(comment-discussion) How do I roll back beacon firmware?');
     assert.match(current.description ?? '', /^current · 2 questions · \d{1,2}:\d{2}/); // started today: its time
-    assert.equal(current.detail, 'latest: and how do I check which version is running?');
+    assert.equal(current.detail, 'latest: and how do I check which version of it is running?');
     const item = earlier.find((i) => i.id === longId);
     assert.ok(item, JSON.stringify(qp.items));
     assert.equal(item.label, `$(history) ${long}`, 'the whole question, not cut');
