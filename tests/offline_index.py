@@ -32,6 +32,9 @@ from ragls.workspace.rag_workspace import RagWorkspace
 # Five one-line pages of other topics beside a test's own documents: a site's BM25 document frequencies and vector
 # neighbours, so the documents under test are not the whole corpus.
 FIXTURE_DOCS = Path(__file__).resolve().parent / "fixtures" / "docs"
+# Sections of ~1,500 characters: more than the model's 256 wordpieces, so each chunk has windows after its first.
+LONG_SECTION = "\n".join(f"Step {i} of the harbour checklist is written down here in plain words, line by line."
+                         for i in range(20))
 FILLER_TOPICS = ("routing", "templates", "static files", "sessions", "websockets")
 NO_SENTENCE_PASS = "sentence_vectors = false\n"  # an [index] line: see the module docstring
 
@@ -130,3 +133,19 @@ def ranked(folder: Path, question: str, retrieval: dict[str, Any] | None = None,
         return [(h.chunk.path, h.score) for h in ws.retrieve(question, top_k=top_k)]
     finally:
         ws.close()
+
+
+def write_long_pages(docs: Path) -> None:
+    """Three Markdown pages in `docs` (created), harbour.md, lighthouse.md and ferry.md, each one `LONG_SECTION`
+    naming its own subject: three chunks that each have windows after their first vector."""
+    docs.mkdir()
+    for name in ("harbour", "lighthouse", "ferry"):
+        (docs / f"{name}.md").write_text(f"# The {name}\n\n{LONG_SECTION.replace('harbour', name)}\n")
+
+
+def embed_first_vectors(index: FolderIndex) -> None:
+    """Index the writer `index`'s text and embed every chunk's first vector only: its window pass has not started."""
+    index.sync(embed=False)
+    index.open_vectors()
+    while index.pending_count():
+        index.embed_pending_batch()

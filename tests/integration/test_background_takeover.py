@@ -11,14 +11,12 @@ import time
 from collections import Counter
 
 import pytest
+from offline_index import embed_first_vectors, write_long_pages
 from ragls.cli import app as cli
 from ragls.embedding.embed import offline_model_dir
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
-# Sections of ~1,500 characters: more than the model's 256 wordpieces, so each chunk has windows after its first.
-LONG = "\n".join(f"Step {i} of the harbour checklist is written down here in plain words, line by line."
-                 for i in range(20))
 
 
 def status(capsys, folder) -> dict:
@@ -39,17 +37,12 @@ def test_a_background_server_taking_over_from_a_finished_writer_adds_no_row_twic
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("RAGLS_OFFLINE", "1")
     docs = tmp_path / "docs"
-    docs.mkdir()
-    for name in ("harbour", "lighthouse", "ferry"):
-        (docs / f"{name}.md").write_text(f"# The {name}\n\n{LONG.replace('harbour', name)}\n")
+    write_long_pages(docs)
     writer = RagWorkspace([docs])
     idx = writer.indexes[0]
     try:
         assert idx.writer
-        idx.sync(embed=False)
-        idx.open_vectors()
-        while idx.pending_count():  # first vectors only: the window pass has not started
-            idx.embed_pending_batch()
+        embed_first_vectors(idx)
         assert idx.pending_windows_count() == idx.manifest.chunk_count() >= 3
         assert cli.main(["serve", "--background", str(docs), "--idle-exit", "2"]) == 0  # bounded if the test fails
         pid = json.loads((idx.index_dir / "server.json").read_text())["pid"]

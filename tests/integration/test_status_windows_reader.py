@@ -5,6 +5,7 @@ this process (the index lock is held by the first), real LanceDB, tantivy and th
 from __future__ import annotations
 
 import pytest
+from offline_index import embed_first_vectors, write_long_pages
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
@@ -13,8 +14,6 @@ MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")
 
 # Sections of ~1,500 characters: more than the model's 256 wordpieces, so each chunk has windows after its first.
-LONG = "\n".join(f"Step {i} of the {topic} checklist is written down here in plain words, line by line." for i in
-                 range(20) for topic in ("harbour",))
 
 
 def test_a_reader_reports_the_windows_the_writer_has_left(tmp_path):
@@ -23,19 +22,14 @@ def test_a_reader_reports_the_windows_the_writer_has_left(tmp_path):
     status` without a server (read-only) printed it from the count the writer records. A reader now reports that
     recorded count too, whether or not its own vector store is open."""
     docs = tmp_path / "docs"
-    docs.mkdir()
-    for name in ("harbour", "lighthouse", "ferry"):
-        (docs / f"{name}.md").write_text(f"# The {name}\n\n{LONG.replace('harbour', name)}\n")
+    write_long_pages(docs)
     s = build_settings({"embedding": {"model": OFFLINE_MODEL_NAME, "model_path": str(MODEL_DIR)},
                         "index": {"path": str(tmp_path / "index")}})[0]
     writer = FolderIndex(docs, s, Embedder(s.embedding))
     reader = None
     try:
         assert writer.writer
-        writer.sync(embed=False)
-        writer.open_vectors()
-        while writer.pending_count():  # first vectors only: the window pass has not started
-            writer.embed_pending_batch()
+        embed_first_vectors(writer)
         left = writer.pending_windows_count()
         assert left == writer.manifest.chunk_count() >= 3  # every chunk still has windows to embed
         reader = FolderIndex(docs, s, Embedder(s.embedding))

@@ -374,8 +374,10 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
 
 def _lead(passages: list[Unit], name: str) -> None:
     """Set `Unit.lead` of `passages` (the passages of one block, being built) to `name` where none is set."""
+    if not name:
+        return
     for u in passages:
-        if name and not u.lead:
+        if not u.lead:
             u.lead = name
 
 
