@@ -258,9 +258,10 @@ async def test_malformed_settings_do_not_kill_the_server(tmp_path):
 
 
 async def test_malformed_lines_on_stdin_do_not_stop_the_server(tmp_path):
-    """A line that is not JSON, not a JSON-RPC message, or a request whose params fail the protocol's schema: the
-    server answers the next request. The MCP SDK's stdio transport drops such lines without a JSON-RPC error
-    (modelcontextprotocol/python-sdk#2751; the spec forbids a client to send them), docs/agents.md."""
+    """A line that is not JSON, not a JSON-RPC message, or a request whose params fail the protocol's schema is
+    answered with a JSON-RPC error at once (-32700 id null; -32600 with the request's id when it has one, so its
+    sender does not wait for a timeout), and the server answers the next request. The MCP SDK's stdio transport
+    alone drops such lines (modelcontextprotocol/python-sdk#2751); ragls.mcp.stdio answers them."""
     ws = copy_docs(tmp_path / "docs")
     proc = await asyncio.create_subprocess_exec(*MCP_COMMAND, str(ws), stdin=asyncio.subprocess.PIPE,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
@@ -270,10 +271,10 @@ async def test_malformed_lines_on_stdin_do_not_stop_the_server(tmp_path):
         proc.stdin.write((line if isinstance(line, bytes) else json.dumps(line).encode()) + b"\n")
         await proc.stdin.drain()
 
-    async def answer(request_id: int) -> dict:
+    async def answer(request_id: int | None) -> dict:
         while True:
             reply = json.loads(await asyncio.wait_for(proc.stdout.readline(), 60))
-            if reply.get("id") == request_id:
+            if reply.get("id") == request_id and "method" not in reply:
                 return reply
 
     try:
@@ -282,8 +283,15 @@ async def test_malformed_lines_on_stdin_do_not_stop_the_server(tmp_path):
         assert "result" in await answer(1)
         await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         bad_params = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"}'
-        for n, bad in enumerate([b"{not json", b"[]", b"\xff\xfe", bad_params, b"x" * 3_000_000], start=2):
+        no_method = b'{"jsonrpc": "2.0", "id": "q", "params": {}}'
+        cases = [(b"{not json", None, -32700), (b"[]", None, -32600), (b"\xff\xfe", None, -32700),
+                 (bad_params, 7, -32600), (no_method, "q", -32600), (b"42", None, -32600),
+                 (b"x" * 3_000_000, None, -32700)]
+        for n, (bad, bad_id, code) in enumerate(cases, start=2):
             await send(bad)
+            error = (await answer(bad_id))["error"]
+            assert error["code"] == code, (bad[:40], error)
+            assert error["message"].startswith("Parse error" if code == -32700 else "Invalid Request"), error
             await send({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
                         "params": {"name": "read_passage", "arguments": {"path": "../../etc/passwd"}}})
             reply = await answer(100 + n)

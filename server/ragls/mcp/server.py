@@ -43,6 +43,7 @@ from ragls.answer.agent_tools import hit_lines, hit_record, line_range  # noqa: 
 from ragls.answer.template import DATA_NOTE
 from ragls.core.errors import INTERNAL, InvalidParams, RaglsError, error_kind, invalid_params, to_wire_error
 from ragls.core.uris import path_to_uri
+from ragls.mcp.stdio import answering_stdio_server
 from ragls.sources.passage import MAX_PASSAGE_CHARS, MAX_PASSAGE_LINES, read_indexed_text, resolve_indexed
 from ragls.workspace.live import LiveWorkspace
 
@@ -257,6 +258,13 @@ class RaglsMCP(MCPServer):
 
         text = await self.ragls.read_file(str(uri))
         return [ReadResourceContents(content=text, mime_type=_mime(str(uri)))]
+
+    async def run_stdio_async(self) -> None:
+        """MCPServer.run_stdio_async on the SDK's stdio transport, with unreadable lines answered -32700 / -32600
+        instead of dropped (`mcp.stdio.answering_stdio_server`)."""
+        async with answering_stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
 
 def build_server(live: LiveWorkspace) -> RaglsMCP:
