@@ -3,6 +3,8 @@ folder, rag/status lists both."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -76,3 +78,59 @@ async def test_one_index_path_for_two_folders_gives_each_its_own_directory(roots
         assert not [e for e in status["errors"] if "index" in e["message"]]
         res = await request(lsp, "rag/query", {"query": "bearer token expiry", "topK": 1})
         assert res["chunks"][0]["source"]["uri"].endswith("/other/api/authentication.rst")
+
+
+async def test_a_root_uri_alone_is_a_workspace_folder_that_folder_changes_keep(roots):
+    """A client that initializes with `rootUri` only (no `workspaceFolders`) and then sends
+    `workspace/didChangeWorkspaceFolders`: the root is its first workspace folder, so adding `/` leaves it served
+    (and `/` is refused with a warning, never indexed), adding a folder serves both, and removing the root leaves
+    the added folder. Before, the first folder added replaced the root: adding `/` left nothing served."""
+    from lsprotocol import types
+    from pygls.exceptions import JsonRpcException
+    from pytest_lsp import make_test_lsp_client
+    from ragls.core.uris import path_to_uri
+
+    guides, other = roots
+
+    def change(added: list[str], removed: list[str]) -> None:
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[types.WorkspaceFolder(uri=u, name="x") for u in added],
+                                                    removed=[types.WorkspaceFolder(uri=u, name="x") for u in removed])))
+
+    async def served(names: list[str]) -> dict:
+        for _ in range(600):
+            status = await request(client, "rag/status", {})
+            if sorted(f["uri"].rsplit("/", 1)[1] for f in status["folders"]) == names and all(
+                    f["lastIndexedAt"] for f in status["folders"]):
+                return status
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"not serving {names}: {status}")
+
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER_COMMAND, env=server_env(CACHE_DIR))
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+            root_uri=path_to_uri(guides)))
+        assert [f["files"] for f in (await served(["guides"]))["folders"]] == [2]
+        change(["file:///"], [])
+        change([path_to_uri(other)], [])
+        status = await served(["guides", "other"])
+        assert sorted(f["files"] for f in status["folders"]) == [1, 2]
+        assert any("not indexing /" in m.message for m in client.messages), client.messages
+        change([], [path_to_uri(guides)])
+        assert [f["files"] for f in (await served(["other"]))["folders"]] == [1]
+        change([], [path_to_uri(other)])
+        for _ in range(600):  # no folder left: requests say so (the server does not fall back to its directory)
+            try:
+                await request(client, "rag/status", {})
+            except JsonRpcException as exc:
+                assert "no workspace folder is open" in str(exc)
+                break
+            await asyncio.sleep(0.2)
+        else:
+            raise AssertionError("still serving a folder after both were removed")
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        await client.stop()

@@ -165,13 +165,16 @@ class RaglsServer(LanguageServer):
 
     # -- workspace lifecycle -------------------------------------------------------------------------------
     def folders(self) -> list[Path]:
-        """Workspace folders from the client (multi-root), else its root URI. Never the server's current directory,
-        and never the filesystem root or the home directory unless they hold a ragls.toml: an editor opened on a
-        stray file must not start embedding a whole disk."""
-        ws = self.workspace
-        folders = [Path(uri_to_path(f.uri)) for f in ws.folders.values()]
-        if not folders and ws.root_path:
-            folders = [Path(ws.root_path)]
+        """The workspace folders: the client's (multi-root; a root URI alone is the first, `on_initialize`) as
+        `workspace/didChangeWorkspaceFolders` changed them. Never the server's current directory, and never the
+        filesystem root or the home directory unless they hold a ragls.toml: an editor opened on a stray file,
+        or a folder `/` added to the workspace, must not start embedding a whole disk (the other folders stay)."""
+        folders = []
+        for f in self.workspace.folders.values():
+            if f.uri.lower().startswith("file:"):
+                folders.append(Path(uri_to_path(f.uri)))
+            else:  # a virtual folder (vscode-vfs://, a remote): nothing on this disk to index
+                self._warn_once(f"ragls: not indexing {f.uri} (not a file: folder)")
         kept = []
         for folder in folders:
             if is_too_broad(folder):
@@ -338,6 +341,13 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     ls.client_name = params.client_info.name if params.client_info else None
     ls.editor_trust = editor_trust([ls.init_options])
     ls.editor_trust_configs = editor_trusted_configs([ls.init_options])
+    workspace = ls.workspace
+    if not workspace.folders and (workspace.root_uri or "").lower().startswith("file:"):
+        # A client that names only a root (rootUri, or the older rootPath) has one workspace folder, that root:
+        # a later didChangeWorkspaceFolders adds to it or removes it, as in VS Code and Neovim (which send the
+        # root as workspaceFolders too); without this, the first folder added replaced the root.
+        workspace.add_folder(types.WorkspaceFolder(uri=workspace.root_uri,
+                                                   name=Path(uri_to_path(workspace.root_uri)).name or "/"))
 
 
 @server.feature(types.INITIALIZED)
