@@ -66,6 +66,24 @@ def test_files_the_indexer_skips_as_too_large_are_not_estimated(tmp_path):
     assert est.seconds < 60
 
 
+def test_degenerate_text_the_indexer_skips_has_no_chunks_in_the_estimate(tmp_path):
+    """A 1.9 MB line of one letter (`chunking.no_text_reason`: degenerate text) was estimated at ~950 chunks; the
+    indexer skips it, so the estimate counts the other files' chunks alone (every file sampled: exact)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"readme{n}.md").write_text(readme(n))
+    (folder / "letters.txt").write_text("a" * 1_900_000)
+    est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
+    ws = RagWorkspace([folder], [{"index": {"path": str(tmp_path / "index")}}])
+    try:
+        ws.index(embed=False)
+        real = ws.indexes[0].manifest.chunk_count()
+    finally:
+        ws.close()
+    assert est.files == 4 and 0 < real == est.chunks < 100
+
+
 def test_the_embedding_time_counts_every_window_of_a_chunk(tmp_path):
     """Every window of a chunk is embedded (index/windows.py): a 2,000-character chunk (~450 wordpieces) is 3
     windows of 256 for all-MiniLM-L6-v2, one text of 512 for a model reading 512. Counting chunks alone said

@@ -234,3 +234,37 @@ def test_an_unchanged_skipped_file_is_not_read_again(tmp_path, monkeypatch):
         assert dict(w.status().folders[0].skipped) == {"rule.md": first["rule.md"]}
     finally:
         w.close()
+
+
+def test_degenerate_text_is_skipped_with_its_reason(tmp_path):
+    # A 1.9 MB line of one letter was ~950 chunks to embed; one log line repeated, a base64 blob under a heading
+    # and minified CSS cost as much and hold nothing to search (sources.load.degenerate_reason). A real page with
+    # as many characters is indexed as before.
+    import base64
+    import random
+
+    folder = tmp_path / "docs"
+    write(folder, "letters.txt", "a" * 1_900_000)
+    write(folder, "repeated.txt", "2026-01-01 12:00:00 INFO worker started processing queue item 7\n" * 30_000)
+    blob = base64.b64encode(random.Random(5).randbytes(150_000)).decode()
+    write(folder, "logo.md", f"# Logo\n\n![logo](data:image/png;base64,{blob})\n")
+    minified = "".join(f'.icon-{i}:before{{content:"\\e{i:03x}";color:#{i * 4099 % 4096:03x}}}' for i in range(3_000))
+    write(folder, "bundle.txt", minified)  # minified CSS (a JavaScript bundle keeps spaces: `function e(t)`)
+    security = Path(__file__).resolve().parents[2] / "docs" / "security.md"
+    write(folder, "security.md", security.read_bytes())
+    w = make_ws(folder, tmp_path / "index")
+    try:
+        report = w.index(embed=False)[0]
+        skipped = dict(w.status().folders[0].skipped)  # what rag/status `skipped` and MCP index_status list
+        assert skipped == {
+            "letters.txt": "degenerate text (too few distinct characters: 0.0 bits per character)",
+            "repeated.txt": skipped["repeated.txt"], "logo.md": skipped["logo.md"], "bundle.txt": skipped["bundle.txt"]}
+        assert skipped["repeated.txt"].startswith("degenerate text (repetitive: compresses ")
+        no_breaks = "runs of 256+ characters without a space, such as minified code or encoded data)"
+        assert skipped["logo.md"].startswith("degenerate text (no word breaks: 100% in ")
+        assert skipped["logo.md"].endswith(no_breaks) and skipped["bundle.txt"].endswith(no_breaks)
+        assert report.indexed == ["security.md"]
+        assert list(w.indexes[0].manifest.files()) == ["security.md"]
+        assert len(w.indexes[0].manifest.chunks_of("security.md")) > 10
+    finally:
+        w.close()

@@ -41,6 +41,7 @@ from ragls.index.headings import strip_heading_ids, text_headings
 from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import LineIndex
 from ragls.index.rest_hidden import hidden_only
+from ragls.sources.load import degenerate_reason
 from ragls.sources.rest_include import is_rest
 
 if TYPE_CHECKING:
@@ -63,8 +64,9 @@ def is_markup_only(text: str) -> bool:
 
 def no_text_reason(text: str) -> str | None:
     """Why a decoded file yields no chunk worth indexing: "empty file", "whitespace only", "markup only (no text)"
-    ("# ", "---", control or zero-width characters) or "front matter only (no text)" (a YAML/TOML block and nothing
-    after it); None when it has text to index."""
+    ("# ", "---", control or zero-width characters), "front matter only (no text)" (a YAML/TOML block and nothing
+    after it) or "degenerate text (…)" (`sources.load.degenerate_reason`: one letter repeated, one line repeated,
+    minified or encoded data); None when it has text to index."""
     if not text:
         return "empty file"
     if not text.strip():
@@ -75,7 +77,7 @@ def no_text_reason(text: str) -> str | None:
     fm_lines = front_matter_lines(text, index)
     if fm_lines and (fm_lines >= len(index.starts) or is_markup_only(text[index.starts[fm_lines]:])):
         return "front matter only (no text)"
-    return None
+    return degenerate_reason(text)
 
 
 def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:

@@ -9,9 +9,13 @@ they were, so line numbers always match the file on disk.
 from __future__ import annotations
 
 import codecs
+import math
 import os
 import re
 import stat
+import string
+import zlib
+from collections import Counter
 from pathlib import Path, PurePosixPath
 
 from ragls.core.errors import Skipped
@@ -139,6 +143,56 @@ def binary_reason(data: bytes) -> str | None:
 def is_binary(data: bytes) -> bool:
     """True when `binary_reason(data)` names a reason (a NUL byte, or control bytes in text that is not UTF-8)."""
     return binary_reason(data) is not None
+
+
+# Degenerate text (`degenerate_reason`): judged only in a text this long (about five chunks; a shorter one costs
+# little to embed, and a few characters' statistics say nothing).
+DEGENERATE_MIN_CHARS = 10_000
+# Bits per character (Shannon, over characters) below which a text is too uniform to be prose or code: the dev
+# corpora's 4,123 documentation files measure 2.8 (a CLI reference of option tables) to 5 (session 58); one letter
+# repeated is 0, two letters at random 1.
+MIN_BITS_PER_CHAR = 1.5
+ENTROPY_SAMPLE_CHARS = 65_536  # characters the entropy is measured over: four slices spread over the text
+# zlib (level 1) compression ratio above which a text is one thing repeated: the same files compress 2x to 12x (an
+# SVG, a colour table), a table of 5,000 numbered rows 18x; a line or table row repeated 5,000 times 135x to 230x.
+MAX_COMPRESSION_RATIO = 50
+# A run of this many printable ASCII characters without a space, at least half of them letters or digits, is no
+# prose (base64, hex, minified code, a data: URI); a text that is mostly (BLOB_SHARE) such runs has no words to
+# search. Real pages hold long runs too (a line of links, a base64 certificate in a YAML example: up to 41 % of a
+# 40 kB page of the dev corpora), so only a text nearly all made of them is judged degenerate.
+BLOB_RUN_CHARS = 256
+BLOB_SHARE = 0.9
+_BLOB_RUN = re.compile(rf"[!-~]{{{BLOB_RUN_CHARS},}}")
+_DROP_ALNUM = str.maketrans("", "", string.ascii_letters + string.digits)
+
+
+def degenerate_reason(text: str) -> str | None:
+    """Why `text` (a decoded document of at least DEGENERATE_MIN_CHARS characters) is not worth embedding, or None:
+    "degenerate text (…)" for too few distinct characters (under MIN_BITS_PER_CHAR bits per character: one letter
+    repeated over a 2 MB line was ~950 chunks to embed), one thing repeated (compresses over MAX_COMPRESSION_RATIO
+    times), or no word breaks (over BLOB_SHARE of it in runs of BLOB_RUN_CHARS characters without a space: minified
+    or encoded data). Linear time; a few tens of milliseconds for 2 MB."""
+    n = len(text)
+    if n < DEGENERATE_MIN_CHARS:
+        return None
+    step = max(1, n // 4)
+    sample = "".join(text[i:i + ENTROPY_SAMPLE_CHARS // 4] for i in range(0, n, step)[:4])
+    counts = Counter(sample)
+    bits = -sum(c / len(sample) * math.log2(c / len(sample)) for c in counts.values())
+    if bits < MIN_BITS_PER_CHAR:
+        return f"degenerate text (too few distinct characters: {abs(bits):.1f} bits per character)"
+    data = text.encode("utf-8", "surrogatepass")
+    ratio = len(data) / len(zlib.compress(data, 1))
+    if ratio > MAX_COMPRESSION_RATIO:
+        return f"degenerate text (repetitive: compresses {ratio:.0f} times)"
+    spaces = sum(text.count(c) for c in " \n\t\r")
+    if spaces <= n * (1 - BLOB_SHARE) + n / BLOB_RUN_CHARS:  # else the runs cannot make up BLOB_SHARE of it
+        runs = (m.group() for m in _BLOB_RUN.finditer(text))
+        blob = sum(len(r) for r in runs if len(r.translate(_DROP_ALNUM)) * 2 <= len(r))
+        if blob >= BLOB_SHARE * n:
+            return (f"degenerate text (no word breaks: {blob / n:.0%} in runs of {BLOB_RUN_CHARS}+ characters "
+                    f"without a space, such as minified code or encoded data)")
+    return None
 
 
 def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:

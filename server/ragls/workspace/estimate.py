@@ -156,9 +156,9 @@ SAMPLE_FILES = 48  # files chunked to measure chunks per byte; chunking them tak
 
 def _chunks_per_byte(root: Path, listed: list[str], settings) -> float | None:
     """Chunks per file byte over up to SAMPLE_FILES of `listed`, evenly spread (every file when there are fewer),
-    read and chunked as the indexer does (`sources.load.load_file`, `chunking.chunk_document`). None when no
-    sampled file could be read."""
-    from ragls.index.chunking import chunk_document
+    read and chunked as the indexer does (`sources.load.load_file`, `chunking.chunk_document`; a file the indexer
+    skips for its text, `chunking.no_text_reason`, has no chunk). None when no sampled file could be read."""
+    from ragls.index.chunking import chunk_document, no_text_reason
     from ragls.sources.load import load_file
 
     step = max(1, -(-len(listed) // SAMPLE_FILES))
@@ -168,5 +168,6 @@ def _chunks_per_byte(root: Path, listed: list[str], settings) -> float | None:
         if not isinstance(doc, Document) or not doc.size:
             continue
         n_bytes += doc.size  # the file's bytes, as `size` above counts them
-        n_chunks += len(chunk_document(doc, settings.chunking.chunk_size, settings.chunking.overlap))
+        if no_text_reason(doc.text) is None:
+            n_chunks += len(chunk_document(doc, settings.chunking.chunk_size, settings.chunking.overlap))
     return n_chunks / n_bytes if n_bytes else None
