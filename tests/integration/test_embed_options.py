@@ -35,6 +35,30 @@ def test_parallel_workers_match_one_process():
         pooled.close()
 
 
+def test_parallel_workers_run_no_module_of_the_working_directory(tmp_path, monkeypatch):
+    """multiprocessing starts a worker as `python -c …` in the working directory, and `-c` puts it first on
+    sys.path: a cloned folder's `multiprocessing/` package ran in every worker (and the resource tracker) when ragls
+    ran there (an agent's `ragls mcp`). The pool starts its workers with PYTHONSAFEPATH (pool.py)."""
+    folder = tmp_path / "clone"
+    for name in ("multiprocessing", "numpy", "ragls"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "__init__.py").write_text(
+            f"open({str(tmp_path / ('ran-' + name))!r}, 'w').write('ran')\nraise SystemExit(3)\n")
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("PYTHONSAFEPATH", raising=False)
+    texts = [f"Paragraph {i}: the ferry leaves the north pier at noon " * (i % 3 + 1) for i in range(16)]
+    pooled = Embedder(embedding(parallel=2))
+    try:
+        got = pooled.embed_documents(texts)
+        assert pooled._pool is not None and got.shape[0] == 16
+    finally:
+        pooled.close()
+    assert sorted(p.name for p in tmp_path.glob("ran-*")) == []
+    assert "PYTHONSAFEPATH" not in os.environ  # the environment is as it was
+    expected = Embedder(embedding()).embed_documents(texts)
+    assert np.allclose(got, expected, atol=1e-5)
+
+
 class _Overlap:
     """An ONNX Runtime session whose `run` records how many calls were in it at once (each lasts at least 50 ms,
     so calls that can overlap do)."""

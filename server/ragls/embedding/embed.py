@@ -289,6 +289,7 @@ class Embedder:
         # model that becomes downloadable later must not silently re-embed every index (see RagWorkspace).
         self.pinned_model: str | None = None
         self._pool = None  # pool.EmbedPool when embedding.parallel > 1, started on first large call
+        self._pool_refused = False  # Python 3.10: the pool is never started (said once)
         self._memo: LRU[np.ndarray] = LRU(MEMO_VECTORS)  # embed_memoised, embed_query: (kind, text) -> vector
         # {text hash: vector} of this model's vectors stored for those hashes (`core.hashing.text_hash`; missing ones
         # absent): the embedding caches the index's sentence pass fills (RagWorkspace._stored_vectors); None: none
@@ -534,8 +535,13 @@ class Embedder:
         if p <= 1 or n < 4 * p:
             return None
         if self._pool is None:
-            from ragls.embedding.pool import EmbedPool
+            from ragls.embedding.pool import SAFE_PATH_SUPPORTED, EmbedPool
 
+            if not SAFE_PATH_SUPPORTED:  # no way to keep a folder's modules out of the workers (pool.py)
+                if not self._pool_refused:
+                    log.warning("embedding.parallel needs Python 3.11 or newer; embedding in this process")
+                    self._pool_refused = True
+                return None
             self._pool = EmbedPool(type(self), self.settings, self.model_name, p)
         return self._pool
 
