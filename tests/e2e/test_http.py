@@ -89,6 +89,17 @@ def test_bad_bodies_get_400_and_the_server_serves_on(api):
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
     r = httpx.post(f"{base}/retrieve", json={"query": "   "}, headers=AUTH)
     assert r.status_code == 400 and r.json()["error"]["code"] == -32602
+    # A body over 16 MB is refused unread (413), whether it says its length or comes in chunks
+    big = b'{"query": "' + b"a" * (17 * 1024 * 1024) + b'"}'
+    r = httpx.post(f"{base}/retrieve", content=big, headers={**AUTH, "Content-Type": "application/json"}, timeout=60)
+    assert r.status_code == 413 and r.json()["error"] == {"code": -32600,
+                                                          "message": "the request body is over 16,777,216 bytes"}
+    r = httpx.post(f"{base}/retrieve", content=(big[i:i + 2**20] for i in range(0, len(big), 2**20)),
+                   headers={**AUTH, "Content-Type": "application/json"}, timeout=60)
+    assert r.status_code == 413
+    r = httpx.post(f"{base}/retrieve", json={"query": "how long is the retry backoff ceiling"}, headers=AUTH,
+                   timeout=120)
+    assert r.status_code == 200 and r.json()["chunks"]
     assert httpx.get(f"{base}/healthz").json()["status"] == "ok"
 
 

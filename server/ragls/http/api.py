@@ -10,7 +10,7 @@ Endpoints (JSON bodies and results are the docs/protocol.md shapes, camelCase):
 Errors: `{"error": {"code", "message"}}` with the protocol's JSON-RPC code, always JSON; the code and the HTTP
 status come from the error's type (`errors.error_kind`): 400 for -32602 (bad params), 502 for -32803 (backend
 failure: LLM unreachable…), 503 while the index cannot be opened (`NotReady`), 500 with -32603 for an unexpected
-error (logged with its traceback), 401 without the token, 403 / 415 with -32600 for a request `refusal` turns
+error (logged with its traceback), 413 with -32600 for a body over MAX_BODY_BYTES (16 MB), 401 without the token, 403 / 415 with -32600 for a request `refusal` turns
 away, 404 / 405 with -32600 for a path or method no endpoint serves (the message lists the endpoints). `/ask`
 refuses `documents` (-32602: a client of the HTTP API names no local files or commands) rather than answer
 without them.
@@ -146,9 +146,32 @@ async def _no_endpoint(request: Request, exc: HTTPException) -> Response:
                         headers=exc.headers)
 
 
+#: Largest request body read (bytes): a query is at most 16,000 characters, a conversation's history a few hundred
+#: kB. A larger body (its Content-Length, or a chunked one once past it) is answered 413 without reading the rest;
+#: before, every byte was held in memory first (a 1 GB body, a gigabyte of the server's memory).
+MAX_BODY_BYTES = 16 * 1024 * 1024
+
+
+class _TooLarge(Exception):
+    """A request body over MAX_BODY_BYTES (answered 413, -32600)."""
+
+
 async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object. Raises InvalidParams for a body that is not JSON or not an object, _TooLarge past
+    MAX_BODY_BYTES (read no further)."""
     try:
-        body = await request.json()
+        declared = int(request.headers.get("content-length") or 0)
+    except ValueError:
+        declared = 0
+    if declared > MAX_BODY_BYTES:
+        raise _TooLarge
+    data = bytearray()
+    async for piece in request.stream():
+        data += piece
+        if len(data) > MAX_BODY_BYTES:
+            raise _TooLarge
+    try:
+        body = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         raise InvalidParams("the request body is not JSON") from None
     if not isinstance(body, dict):
@@ -176,6 +199,10 @@ def build_app(live, token: str | None = None, loopback: bool = True) -> Starlett
             try:
                 with live.request():  # the workspace it uses is not closed under it (a reopen waits)
                     return await handler(request)
+            except _TooLarge:
+                return JSONResponse({"error": {"code": INVALID_REQUEST, "message": (
+                    f"the request body is over {MAX_BODY_BYTES:,} bytes")}}, status_code=413,
+                    headers={"Connection": "close"})
             except Exception as exc:  # noqa: BLE001 - every failure is a JSON answer, the server keeps serving
                 if not isinstance(exc, RaglsError):
                     log.exception("%s %s failed", request.method, request.url.path)
