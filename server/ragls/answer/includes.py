@@ -18,24 +18,19 @@ import re
 import stat
 import textwrap
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ragls.answer import rest
 from ragls.answer.blocks import FENCE_OPEN, Block, block_end, code_body
 from ragls.config.settings import SourcesSettings
 from ragls.sources.load import read_bytes
 from ragls.sources.redact import mask_secrets
-from ragls.sources.rest_include import include_target
+from ragls.sources.rest_include import SECTION_MARK, SNIPPET, include_target, snippet_lines, snippet_target
 from ragls.sources.walk import FileFilter
 
 # reST's `.. literalinclude:: path` or MyST's ```` ```{literalinclude} path ```` (also `~~~`, `:::`): the fence in
 # group 3 when MyST, the path in group 2.
 _LITERALINCLUDE = re.compile(r"^([ \t]*)(?:\.\. literalinclude::|(`{3,}|~{3,}|:{3,})\{literalinclude\})[ \t]+(\S.*?)[ \t]*$")
-# pymdownx.snippets' one-line form, `--8<-- "path"` (any number of dashes either side; a `;` before it escapes it):
-# the quoted name in group 2, which may end in line ranges (":3:8", ":3:8,12:14") or a section name (":setup")
-_SNIPPET = re.compile(r"""^[ \t]*-+8<-+[ \t]+(["'])(.+?)\1[ \t]*$""")
-_SNIPPET_CUT = re.compile(r"^(.+?)(?::((?:\d*:\d*|\d+)(?:,(?:\d*:\d*|\d+))*)|:([A-Za-z_][\w-]*))?$")
-_SECTION_MARK = re.compile(r"-+8<-+[ \t]*\[(start|end):([\w-]+)\]")
 _HL_LINES = re.compile(r"""[ \t]*\bhl_lines=["']([\d\s-]+)["']""")  # a fence's highlighted lines, "12-16", "9 28-29 31"
 HIGHLIGHT_MAX_LINES = 12  # highlighted lines spanning more are no short example: the whole file is shown
 MAX_INCLUDE_BYTES = 200_000  # a larger file is no example a page shows whole: not read
@@ -77,51 +72,32 @@ def stamps(text: str, source: str, folder: str, files: FileFilter | None = None)
     for line in text.split("\n"):
         if (m := _LITERALINCLUDE.match(line)) and (found := _target(m.group(3), doc, root, files)) is not None:
             out.append((str(found[0]), found[1]))
-        elif (m := _SNIPPET.match(line)) and (found := _snippet_target(m.group(2), doc, root, files)) is not None:
+        elif (m := SNIPPET.match(line)) and (found := _snippet_target(m.group(2), doc, root, files)) is not None:
             out.append((str(found[0][0]), found[0][1]))
     return tuple(out)
 
 
 def _snippet_target(name: str, doc: Path, folder: Path, files: FileFilter | None
                     ) -> tuple[tuple[Path, int], str, str] | None:
-    """The file a pymdownx.snippets name of the page `doc` names, (path, modification time in ns) as `_target`
-    allows it, with the name's line ranges ("3:8,12:14") and section name (both "" when it has none). The name is
-    relative to the MkDocs project's root (snippets' default `base_path`, "."), which is the indexed `folder` or a
-    folder above it: "docs/examples/app.py" of a `docs/` folder is its "examples/app.py" (the name's first parts
-    that are the folder's last ones are dropped); else the page's own folder. None when no such file is allowed."""
-    m = _SNIPPET_CUT.match(name.strip())
-    if m is None:
+    """The file a pymdownx.snippets name of the page `doc` names (`sources.rest_include.snippet_target`: where
+    MkDocs reads it, as `include_target` allows it), (path, modification time in ns) as `_target` allows it, with
+    the name's line ranges ("3:8,12:14") and section name (both "" when it has none). None when no such file is
+    allowed."""
+    found = snippet_target(name, doc, folder, _filter(folder, files))
+    if found is None:
         return None
-    path, ranges, section = m.group(1), m.group(2) or "", m.group(3) or ""
-    parts = PurePosixPath(path).parts
-    tails = [k for k in range(1, len(parts)) if folder.parts[-k:] == parts[:k]] if parts[:1] != ("/",) else []
-    for candidate in [path.lstrip("/"), *("/".join(parts[k:]) for k in tails)]:
-        if (found := _target("/" + candidate, folder / "page", folder, files)) is not None:
-            return found, ranges, section
-    found = _target(path, doc, folder, files) if not path.startswith("/") else None
-    return (found, ranges, section) if found is not None else None
+    path, ranges, section = found
+    target = _target("/" + path.relative_to(folder).as_posix(), folder / "page", folder, files)
+    return (target, ranges, section) if target is not None else None
 
 
 def _snippet_cut(lines: list[str], ranges: str, section: str) -> list[str]:
-    """`lines` of a snippet file as pymdownx.snippets includes them: the 1-based inclusive `ranges` ("3:8,12:",
-    ":5", "7"), else the lines between `--8<-- [start:section]` and `--8<-- [end:section]`; the section marker
-    lines themselves never show, and a cut's common indentation is removed (a method cut out of its class reads
-    from column 0, as snippets' `dedent_subsections` shows it)."""
-    if ranges:
-        out: list[str] = []
-        for part in ranges.split(","):
-            first, colon, last = part.partition(":")
-            a = int(first) if first else 1
-            b = (int(last) if last else len(lines)) if colon else a
-            out += lines[max(a, 1) - 1:b]
-        lines = out
-    elif section:
-        start = next((k for k, x in enumerate(lines) if (m := _SECTION_MARK.search(x)) and m.groups() == ("start", section)), None)
-        if start is not None:
-            end = next((k for k in range(start + 1, len(lines)) if (m := _SECTION_MARK.search(lines[k]))
-                        and m.groups() == ("end", section)), len(lines))
-            lines = lines[start + 1:end]
-    lines = [x for x in lines if not _SECTION_MARK.search(x)]
+    """`lines` of a snippet file as pymdownx.snippets includes them (`sources.rest_include.snippet_lines`: the
+    1-based inclusive `ranges` ("3:8,12:", ":5", "7"), else the lines between `--8<-- [start:section]` and
+    `--8<-- [end:section]`); the section marker lines themselves never show, and a cut's common indentation is
+    removed (a method cut out of its class reads from column 0, as snippets' `dedent_subsections` shows it)."""
+    lines = [x for a, b in snippet_lines(len(lines), ranges, section, lines) for x in lines[a:b]]
+    lines = [x for x in lines if not SECTION_MARK.search(x)]
     return textwrap.dedent("\n".join(lines)).split("\n") if ranges or section else lines
 
 
@@ -147,7 +123,7 @@ def snippets(blocks: Sequence[Block], source: str, folder: str, files: FileFilte
     out = list(blocks)
     for k, b in enumerate(blocks):
         body = code_body(b) if b.kind == "code" and FENCE_OPEN.match(b.lines[0]) else []
-        names = [m.group(2) for x in body if (m := _SNIPPET.match(x))]
+        names = [m.group(2) for x in body if (m := SNIPPET.match(x))]
         if not body or len(names) < len(body):
             continue
         code: list[str] = []

@@ -104,6 +104,8 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         reserve = max((2 * len(m.group(0).strip()) + 2 for m in _FENCE_LINE.finditer(text)), default=0)
         size = chunk_size - reserve if chunk_size > 4 * reserve else chunk_size
         pieces = _markdown_pieces(text, lines, size, min(overlap, size // 2), fences)
+        if doc.origins:  # a page with its MkDocs includes resolved: each chunk cites one file
+            pieces = _split_at(pieces, sorted(o.start for o in doc.origins if 0 < o.start < len(text)))
     else:
         titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
         if doc.origins:  # a literal include's underlined lines are no headings
@@ -126,6 +128,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         if is_markup_only(piece) or (rest and hidden_only(piece)):
             continue  # markup only ("#", "---", "* * *", a lone fence; reST comments, targets, substitution
             # definitions): nothing to find or cite
+        cited = start  # where the stretch it cites starts, before `_balance_fences` puts an opener's line first
         if fences:
             start, end, piece = _balance_fences(text, index, fences, start, end)
             if start >= end or is_markup_only(piece) or end <= last_end:
@@ -139,10 +142,10 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
                 continue  # HTML tags only: nothing to find or cite
         path, included_in = doc.path, ""
         if doc.origins:  # lines of the file the stretch lives in; titled at its first line, not the blank before
-            title = _title_at(titles, start, end)
-            origin = doc.origin_at(start)
-            shift = origin.line - index.line_of(origin.start)
-            line0, line1 = line0 + shift, line1 + shift
+            title = title if doc.kind == "markdown" else _title_at(titles, start, end)  # Markdown: its heading path
+            origin = doc.origin_at(cited)  # (an included stretch opening a page's code block: never the page's line
+            shift = origin.line - index.line_of(origin.start)  # before it, its fence opener stands in for no line)
+            line0, line1 = max(line0 + shift, origin.line), line1 + shift
             if origin.path != doc.path:
                 path, included_in = origin.path, doc.path
         digest = text_hash(piece)
@@ -154,6 +157,17 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
             folder=doc.folder, page=page, anchor=anchor, included_in=included_in,
         ))
     return chunks
+
+
+def _split_at(pieces: list[tuple[int, int, str]], bounds: list[int]) -> list[tuple[int, int, str]]:
+    """`pieces` ((start, end, title), in order) cut at `bounds` (sorted offsets), parts inside earlier ones left out."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, title in pieces:
+        cuts = bounds[bisect_right(bounds, start):bisect_left(bounds, end)]
+        for a, b in zip([start, *cuts], [*cuts, end]):
+            if not any(x <= a and b <= y for x, y, _ in out):
+                out.append((a, b, title))
+    return out
 
 
 def _reading(text: str) -> list[str] | None:

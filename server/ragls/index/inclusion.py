@@ -1,4 +1,5 @@
-"""Which documents a sync writes once reST `.. include::` lines are resolved (`sources.rest_include`): a page holds
+"""Which documents a sync writes once reST `.. include::` lines and MkDocs includes are resolved
+(`sources.rest_include`): a page holds
 the text of the files it includes, so
 
 - a page is read again when a file it includes (or names but could not read) changes, appears or goes away;
@@ -24,7 +25,7 @@ from ragls.core.uris import key_path
 from ragls.index.chunking import no_text_reason
 from ragls.sources.convert import extension, load_source
 from ragls.sources.load import markup_extension
-from ragls.sources.rest_include import expand, is_rest
+from ragls.sources.rest_include import expand, resolves_includes
 from ragls.sources.walk import FileFilter
 from ragls.stores.manifest import Manifest
 
@@ -100,9 +101,9 @@ def _included(included: set[str], docs: set[str], includes: Includes) -> set[str
 
 
 def _expanded(index: Folder, doc: Document, includes: Includes) -> Document:
-    """`doc` with its includes resolved when it is a reST page read as text (not by a `[document_loaders]`
-    loader), recording what it includes in `includes`."""
-    if not is_rest(doc.path) or doc.marks or extension(doc.path) in index.settings.document_loaders:
+    """`doc` with its includes resolved when it is a reST or Markdown page read as text (not by a
+    `[document_loaders]` loader; `rest_include.resolves_includes`), recording what it includes in `includes`."""
+    if not resolves_includes(doc.path) or doc.marks or extension(doc.path) in index.settings.document_loaders:
         return doc
     exp = expand(doc, index.filter, index.settings.sources.max_file_bytes)
     if exp.included or exp.wanted:
