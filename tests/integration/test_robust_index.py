@@ -268,3 +268,31 @@ def test_degenerate_text_is_skipped_with_its_reason(tmp_path):
         assert len(w.indexes[0].manifest.chunks_of("security.md")) > 10
     finally:
         w.close()
+
+
+def test_globs_that_could_take_minutes_per_file_are_ignored_with_a_warning(tmp_path):
+    # pathspec matches globs with backtracking regular expressions: a folder's `a*a*a*a*a*b/**` took 141 s per
+    # 250-character name under load, and an include glob of eleven brace sets stopped `ragls index` with a
+    # ValueError traceback. Both come from the folder (its ragls.toml and .gitignore, and its file names): such a
+    # glob is ignored and named in the workspace's errors; the other globs apply (config/globs.glob_problem).
+    folder = tmp_path / "docs"
+    long_name = "a" * 240 + ".md"
+    write(folder, long_name, "# Long\n\nThe heron waits by the weir.\n")
+    write(folder, "keep.md", "# Keep\n\nThe ferry leaves at noon.\n")
+    write(folder, "drop.md", "# Drop\n\nExcluded by the .gitignore.\n")
+    write(folder, ".gitignore", "a*a*a*a*a*b\ndrop.md\n")
+    w = make_ws(folder, tmp_path / "index")  # writes ragls.toml with the index path and the offline model
+    toml = (folder / "ragls.toml").read_text()
+    (folder / "ragls.toml").write_text(toml + '[sources]\ninclude = ["**/*.md", "*a*a*a*a*a*b/**", "'
+                                       + "{a,b}" * 11 + 'x"]\n')
+    w.close()
+    trust_folder(folder)
+    w = RagWorkspace([folder])
+    try:
+        report = w.index(embed=False)[0]
+        assert sorted(report.indexed) == sorted([long_name, "keep.md"])
+        messages = [e["message"] for e in w.errors]
+        assert any("sources.include glob '*a*a*a*a*a*b/**' has more than 3 wildcards" in m for m in messages), messages
+        assert any("expands to more than 1024 patterns; it is ignored" in m for m in messages), messages
+    finally:
+        w.close()

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from privileges import unprivileged
 from ragls.answer.blocks import is_markdown
-from ragls.config.globs import expand_braces
+from ragls.config.globs import expand_braces, glob_problem
 from ragls.config.settings import SourcesSettings
 from ragls.sources import walk as walk_mod
 from ragls.sources.load import kind_for
@@ -43,6 +43,16 @@ def test_expand_braces():
     assert expand_braces("ch{1..3}.md") == ["ch1.md", "ch2.md", "ch3.md"]
     with pytest.raises(ValueError):
         expand_braces("{a,b,c,d}" * 6)
+
+
+def test_glob_problem_allows_real_globs_and_refuses_backtracking_bombs():
+    """Real include/exclude/.gitignore globs pass; one that makes pathspec's regular expression backtrack for
+    minutes on a long name or a deep path, or expands past the brace limit, is named (config/globs.py)."""
+    for ok in ("**/*.md", "**/*.{md,txt}", "docs/**/*_test*.py", "!**/*.min.*", "/libexec/*/*.class", "*.py[cod]"):
+        assert glob_problem(ok) is None, ok
+    for bad in ("*a*a*a*b", "a*a*a*a*a*b/**", "**/a/**/a/**/a/**/b", "{x,*a*a*a*}.md"):
+        assert "wildcards" in glob_problem(bad), bad
+    assert glob_problem("{a,b,c,d}" * 6) == "expands to more than 1024 patterns"
 
 
 def test_default_include_and_braces(tmp_path):

@@ -184,9 +184,9 @@ def _doctor_checks(args, report, note) -> None:
         settings, warnings = load_settings(folder)
         report(True, "settings",
                f"settings ({folder / 'ragls.toml'} {'found' if (folder / 'ragls.toml').exists() else 'absent'})")
-        from ragls.config.globs import outside_glob_warnings
+        from ragls.config.globs import glob_warnings
 
-        for w in [*warnings, *outside_glob_warnings(settings.sources.include, settings.sources.exclude, folder)]:
+        for w in [*warnings, *glob_warnings(settings.sources.include, settings.sources.exclude, folder)]:
             note(f"warning: {w}")
     except RaglsError as exc:
         report(False, "settings", f"settings: {exc}")

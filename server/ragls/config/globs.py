@@ -11,6 +11,14 @@ from pathlib import Path, PurePosixPath
 
 # More expansions than this is a mistake or an attack ("{a,b}{c,d}…" grows as a product), not a real glob.
 MAX_BRACE_EXPANSIONS = 1024
+# Wildcards a glob may hold (a run of `*` counts once): pathspec matches a glob with a backtracking regular
+# expression, whose time grows as a path's length to the power of the wildcards of one name (`*a*a*a*b` against a
+# 250-character name: 3 s; `a*a*a*a*a*b/**`: 141 s, per file, under load) and of the `**` of a path (120 folders
+# deep). A folder writes both the glob (its ragls.toml, its .gitignore) and the names. Real globs hold one or two
+# (`**/*.md`, `**/*_test*.py`; the most in 886 .gitignore lines on a developer machine: 2, session 58).
+MAX_WILDCARDS = 3
+MAX_NAME_WILDCARDS = 2  # in one `/`-separated part
+_STARS = re.compile(r"\*+")
 
 
 def expand_braces(pattern: str) -> list[str]:
@@ -24,6 +32,32 @@ def expand_braces(pattern: str) -> list[str]:
         return bracex.expand(pattern, keep_escapes=True, limit=MAX_BRACE_EXPANSIONS)
     except bracex.ExpansionLimitException:
         raise ValueError(f"glob {pattern!r} expands to more than {MAX_BRACE_EXPANSIONS} patterns") from None
+
+
+def glob_problem(glob: str) -> str | None:
+    """Why `glob` (one include/exclude/.gitignore line, a leading `!` allowed) is ignored, or None: it expands to
+    more than MAX_BRACE_EXPANSIONS patterns, or one expansion holds more than MAX_WILDCARDS wildcards or more than
+    MAX_NAME_WILDCARDS in one name (matching it could take minutes per file)."""
+    try:
+        expansions = expand_braces(glob.strip().removeprefix("!"))
+    except ValueError:
+        return f"expands to more than {MAX_BRACE_EXPANSIONS} patterns"
+    for pattern in expansions:
+        parts = pattern.split("/")
+        if len(_STARS.findall(pattern)) > MAX_WILDCARDS or \
+                any(len(_STARS.findall(part)) > MAX_NAME_WILDCARDS for part in parts):
+            return (f"has more than {MAX_WILDCARDS} wildcards, or more than {MAX_NAME_WILDCARDS} in one name "
+                    "(matching it could take minutes per file)")
+    return None
+
+
+def glob_warnings(include: list[str], exclude: list[str], folder: Path) -> list[str]:
+    """`outside_glob_warnings`, and one warning per glob `glob_problem` rejects (the walk ignores it: "sources.include
+    glob '*a*a*a*b' has more than 3 wildcards, …; it is ignored")."""
+    warnings = [f"sources.{kind} glob {glob.strip()!r} {problem}; it is ignored"
+                for kind, globs in (("include", include), ("exclude", exclude)) for glob in globs
+                if (problem := glob_problem(glob)) is not None]
+    return warnings + outside_glob_warnings(include, exclude, folder)
 
 
 def outside_glob_warnings(include: list[str], exclude: list[str], folder: Path) -> list[str]:

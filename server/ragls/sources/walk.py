@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from ragls.config.globs import expand_braces
+from ragls.config.globs import expand_braces, glob_problem
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.errors import Skipped
 from ragls.core.uris import key_path, path_key
@@ -45,9 +45,15 @@ SERVED_MEMO = 4096
 
 
 def compile_globs(globs: Iterable[str]) -> GitIgnoreSpec:
-    """A `GitIgnoreSpec` of gitignore-style globs after brace expansion (a leading "!" negates, last match wins)."""
+    """A `GitIgnoreSpec` of gitignore-style globs after brace expansion (a leading "!" negates, last match wins). A
+    glob `globs.glob_problem` rejects (too many expansions or wildcards) is left out and logged; the workspace's
+    warnings name it (`globs.glob_warnings`)."""
     lines: list[str] = []
     for glob in globs:
+        problem = glob_problem(glob)
+        if problem is not None:
+            log.warning("ignoring the glob %r: it %s", glob.strip(), problem)
+            continue
         lines += expand_braces(glob.strip())
     return GitIgnoreSpec.from_lines([line for line in lines if line])
 
@@ -405,15 +411,21 @@ def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamp
 def _read_ignore_file(path: Path) -> GitIgnoreSpec | None:
     """The parsed ignore file at `path`, or None when it is missing, unreadable, no regular file (a FIFO would
     block the walk, a link to /dev/zero never end: `load.read_bytes`), larger than MAX_IGNORE_FILE_BYTES or
-    malformed (logged)."""
+    malformed (logged). A line with too many wildcards (`globs.glob_problem`) is left out (logged)."""
     raw = read_bytes(path, path.name, MAX_IGNORE_FILE_BYTES)
     if isinstance(raw, Skipped):
         if not raw.reason.startswith("vanished"):
             log.warning("ignoring %s: %s", path, raw.reason)
         return None
     text = raw[0].decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    # gitignore has no brace sets, but its wildcards cost what an include glob's do (`globs.glob_problem`)
+    kept = [line for line in lines if line.lstrip().startswith("#") or glob_problem(line.replace("{", "[{]")) is None]
+    if len(kept) < len(lines):
+        log.warning("ignoring %d line(s) of %s with too many wildcards (matching could take minutes per file)",
+                    len(lines) - len(kept), path)
     try:
-        return GitIgnoreSpec.from_lines(text.splitlines())
+        return GitIgnoreSpec.from_lines(kept)
     except ValueError as exc:  # a malformed pattern must not stop indexing
         log.warning("ignoring %s: %s", path, exc)
         return None

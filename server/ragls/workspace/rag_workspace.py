@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragls.config.aliases import OldName
-from ragls.config.globs import outside_glob_warnings
+from ragls.config.globs import glob_warnings
 from ragls.config.settings import Settings
 from ragls.config.trust_filter import load_folder_settings
 from ragls.core.analysis import well_formed
@@ -101,7 +101,7 @@ class RagWorkspace:
             if layer.notice:
                 self.trust_errors.append({"path": str(layer.path), "message": layer.notice, "severity": "warning"})
             self.ignored_llm.append(layer.ignored_llm())
-            for warning in outside_glob_warnings(s.sources.include, s.sources.exclude, folder):
+            for warning in glob_warnings(s.sources.include, s.sources.exclude, folder):
                 self.warnings.append(f"{folder}: {warning}")
                 glob_errors.append({"path": str(layer.path or folder), "message": warning})
         self.settings = self.folder_settings[0]
