@@ -83,8 +83,8 @@ async def test_one_index_path_for_two_folders_gives_each_its_own_directory(roots
 async def test_a_root_uri_alone_is_a_workspace_folder_that_folder_changes_keep(roots):
     """A client that initializes with `rootUri` only (no `workspaceFolders`) and then sends
     `workspace/didChangeWorkspaceFolders`: the root is its first workspace folder, so adding `/` leaves it served
-    (and `/` is refused with a warning, never indexed), adding a folder serves both, and removing the root leaves
-    the added folder. Before, the first folder added replaced the root: adding `/` left nothing served."""
+    (and `/` is refused with a warning, never indexed, as is a URI with `%00`, which raised in every reopen), adding a
+    folder serves both, and removing the root leaves the added folder. Before, the first folder added replaced the root: adding `/` left nothing served."""
     from lsprotocol import types
     from pygls.exceptions import JsonRpcException
     from pytest_lsp import make_test_lsp_client
@@ -113,11 +113,13 @@ async def test_a_root_uri_alone_is_a_workspace_folder_that_folder_changes_keep(r
             capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
             root_uri=path_to_uri(guides)))
         assert [f["files"] for f in (await served(["guides"]))["folders"]] == [2]
+        change(["file:///tmp/a%00b"], [])  # a NUL in the path: refused with a warning, the root still served
         change(["file:///"], [])
         change([path_to_uri(other)], [])
         status = await served(["guides", "other"])
         assert sorted(f["files"] for f in status["folders"]) == [1, 2]
         assert any("not indexing /" in m.message for m in client.messages), client.messages
+        assert any("a NUL character in its path" in m.message for m in client.messages), client.messages
         change([], [path_to_uri(guides)])
         assert [f["files"] for f in (await served(["other"]))["folders"]] == [1]
         change([], [path_to_uri(other)])

@@ -171,10 +171,12 @@ class RaglsServer(LanguageServer):
         or a folder `/` added to the workspace, must not start embedding a whole disk (the other folders stay)."""
         folders = []
         for f in self.workspace.folders.values():
-            if f.uri.lower().startswith("file:"):
-                folders.append(Path(uri_to_path(f.uri)))
-            else:  # a virtual folder (vscode-vfs://, a remote): nothing on this disk to index
+            if not f.uri.lower().startswith("file:"):  # a virtual folder (vscode-vfs://, a remote): not on this disk
                 self._warn_once(f"ragls: not indexing {f.uri} (not a file: folder)")
+            elif "\0" in (path := uri_to_path(f.uri)):  # `%00`: no path can hold it (every file call would raise)
+                self._warn_once(f"ragls: not indexing {f.uri} (a NUL character in its path)")
+            else:
+                folders.append(Path(path))
         kept = []
         for folder in folders:
             if is_too_broad(folder):
