@@ -102,6 +102,7 @@ from ragls.retrieval.asked_value import (
     VALUE_WORDS,
     asked_clause,
     asked_sentences,
+    measure_compounds,
     measured_terms,
     subject_terms,
     value_clause,
@@ -372,8 +373,12 @@ def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, wor
     """The words of `query.text` (split at whitespace, punctuation kept; or the given `words` of it) with a term
     of the asking clause (`asked_query(query, clause=True)`, the user's own material left out: `names.
     user_material`) that no chunk of the sources of `stats` holds (document frequency 0 everywhere), never a
-    word of the value asked for (`VALUE_WORDS`): what `absent_meaning` drops. [] when every such term is held."""
-    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), user_material(query.text))
+    word of the value asked for (`VALUE_WORDS`) nor of a "-" compound that measures (`asked_value.
+    measure_compounds`: "a multi-gigabyte TeX distribution" asks about TeX; the docs need not write the user's
+    measure, nor a word only their URL or path holds: `names.literal_words`): what `absent_meaning` drops. [] when
+    every such term is held."""
+    own = user_material(query.text) | set(stems(" ".join(measure_compounds(query.text))))
+    weights, max_idf = _asked_weights(stats, asked_query(query, clause=True), frozenset(own))
     lacking = {t for t, w in weights.items() if w >= max_idf and t not in VALUE_WORDS}
     if not lacking:
         return []

@@ -295,6 +295,23 @@ _NUMBER_OF = re.compile(_LEAD + r"(?:what|which)\s+(?:is|are|was)\s+the\s+(?:[\w
 _MEASURED_NOUNS = re.compile(r"\b(?:timeouts?|ports?|durations?|intervals?|depths?)\b", re.IGNORECASE)
 
 
+# A "-" compound that measures: one of its words a unit of time or size ("a multi-gigabyte TeX distribution", "a
+# 10-minute build", "a week-long job"). It says how big or how long the user's thing is, as a number does; it is not
+# the subject asked about (`measure_compounds`)
+_UNIT = r"(?:milli)?seconds?|minutes?|hours?|days?|weeks?|months?|years?|(?:kilo|mega|giga|tera|kibi|mebi|gibi)?bytes?"
+# (a unit first: not "second", an ordinal there: a second-level domain)
+_MEASURE_COMPOUND = re.compile(rf"(?<![\w-])[\w]+(?:-[\w]+)*-(?:{_UNIT})(?:-[\w]+)*(?![\w-])|"
+                               rf"(?<![\w-])(?!second-)(?:{_UNIT})(?:-[\w]+)+(?![\w-])", re.IGNORECASE)
+
+
+def measure_compounds(text: str) -> list[str]:
+    """The "-" compounds of `text` with a word that is a unit of time or size (`_MEASURE_COMPOUND`), in order:
+    "installing a multi-gigabyte TeX distribution" -> ["multi-gigabyte"], "a week-long job" -> ["week-long"]; none
+    from "password-protect", "self-contained" or "semi-transparent", which may be just what the docs lack. A measure
+    the docs never write is the user's description, not the subject they do not cover (`abstention.lacking_words`)."""
+    return _MEASURE_COMPOUND.findall(text)
+
+
 def _head(words: str) -> str | None:
     """The counted noun of the words after "how many" / "number of": up to the first stop word, the last plural
     (English counts plural nouns: "host entries", "gunicorn worker processes run" -> processes), else the

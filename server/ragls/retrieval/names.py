@@ -188,7 +188,7 @@ def user_material(text: str) -> frozenset[str]:
     the words of a quoted message (`quoted_messages`) or a quoted literal (`quoted_literals`), of a series of values
     (`_listed_values`), the values it assigns (`assigned_values`), the names its code binds (`bound_names`), its
     placeholders (`placeholders`, anywhere in `text`) and the acronyms it owns in its situation
-    (`possessed_acronyms`). `gather` leaves
+    (`possessed_acronyms`), and the words only its addresses, URLs and paths hold (`literal_words`). `gather` leaves
     those of them that no chunk holds out of the word-level evidence: docs need not repeat a user's error message
     or their option's values, so their absence says nothing about whether the docs answer (their presence still
     counts, as when a FAQ quotes the same error)."""
@@ -196,8 +196,25 @@ def user_material(text: str) -> frozenset[str]:
     prose = CODE_SPAN.sub(" ", asked)
     return frozenset(stems(" ".join([*quoted_messages(prose), *quoted_literals(prose),
                                      *_listed_values(_without_quoted(prose)), *assigned_values(text),
-                                     *bound_names(text),
+                                     *bound_names(text), *literal_words(text),
                                      *placeholders(text), *possessed_acronyms(text)])))
+
+
+def literal_words(text: str) -> list[str]:
+    """The BM25 terms of `text` that stand only inside its literals (`user_literals`), not in its other words: "My
+    app is served under example.com/shop ... removes the /shop part" -> ["shop", ...]; not "metrics" from "expose
+    Prometheus metrics on a /metrics endpoint", where the prose names it too."""
+    literals = user_literals(text)
+    rest = set(stems(" ".join(w for w in text.split() if w.strip(_TOKEN_EDGES).rstrip(".") not in literals)))
+    return [t for t in dict.fromkeys(stems(" ".join(literals))) if t not in rest]
+
+
+def user_literals(text: str) -> list[str]:
+    """The words of `text` that are the user's own literals (`_USER_LITERAL`: an address, a URL, a path, a host
+    name), in order: "My app is served under example.com/shop ... removes the /shop part" -> ["example.com/shop",
+    "/shop"]. Their words ("shop") are the user's, not the subject the docs must name (`user_material`)."""
+    tokens = (raw.strip(_TOKEN_EDGES).rstrip(".") for raw in text.split())
+    return [t for t in tokens if any(c.isalpha() for c in t) and _USER_LITERAL.fullmatch(t)]
 
 
 # An option or a setting given a value in the question — `--source=myapp`, `name=mysite`, `level=debug` (in code
