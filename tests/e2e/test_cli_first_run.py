@@ -104,7 +104,7 @@ def test_a_folder_of_code_only_says_why_nothing_was_indexed(env, tmp_path):
     ws.mkdir()
     (ws / "main.py").write_text("print('hello')\n")
     out = ragls(env, "index", ws).stdout
-    assert "0 files, 0 chunks" in out
+    assert "0 files, 0 sections" in out
     assert "warning: no file here matches sources.include" in out and "add their globs to sources.include" in out
     # an empty result does not promise matches "below", and says why with the same notice (workspace/status.py)
     query = ragls(env, "query", ws, "hello", "--no-server").stdout.splitlines()

@@ -39,7 +39,7 @@ def ragls(env, cwd, *args):
 
 def test_rag_list_after_rebuild_counts_no_chunk_without_vectors(env, ws):
     out = ragls(env, ws, "rag", "rebuild", "handbook").stdout
-    assert "handbook: 2 files, 2 chunks" in out
+    assert "handbook: 2 files, 2 sections" in out
     entries = {e["name"]: e for e in json.loads(ragls(env, ws, "rag", "list", "--json").stdout)}
     assert entries["handbook"]["files"] == 2 and entries["handbook"]["chunks"] == 2
     assert entries["handbook"]["pendingVectors"] == 0  # the rebuild embedded them (its query shows vector ranks)

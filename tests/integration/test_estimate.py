@@ -145,7 +145,7 @@ def test_the_printed_rate_is_the_rate_the_minutes_are_computed_with(tmp_path):
     for max_length, windows in ((256, 3), (512, 1)):
         settings = json.dumps({"embedding": {"max_length": max_length, "model_path": str(model)}})
         out = ragls(env, "estimate", "--settings", settings, folder).stdout
-        chunks = int(re.search(r"~([0-9]+) chunks", out)[1])
+        chunks = int(re.search(r"~([0-9]+) sections", out)[1])
         said = re.search(r"~([0-9.]+) min to embed on a quiet 2-core machine \(([0-9.]+) windows of ([0-9]+) "
                          r"wordpieces per second\)", out)
         assert said and chunks > 150, out

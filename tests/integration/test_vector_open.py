@@ -211,7 +211,7 @@ def test_status_while_the_embedding_model_loads_says_so(tmp_path):
         (f,) = to_wire_status(ws.status())["folders"]
         assert (f["chunks"], f["pendingVectors"], f["embeddingLoading"], f["storedPendingVectors"]) == (2, 2, True, 0)
         assert vectors_phrase(f) == ("embedding model still loading (search uses keywords until it is ready, "
-                                     "answers wait for it; every chunk is embedded)")
+                                     "answers wait for it; every section is embedded)")
         progress = index_progress(ws)
         assert progress == {"files_queued": 0, "chunks": 2, "chunks_without_vectors": 2,
                             "embedding_model_loading": True, "chunks_not_embedded": 0}

@@ -48,11 +48,11 @@ H.it("while the embedding model loads, the statusline, :RagStatus and :checkheal
   end
   local status = as_loading(H.request_sync(client, "rag/status", vim.empty_dict()).result, 2)
   local text = table.concat(status_view.status_lines(status), "\n")
-  H.contains(text, "  embedding  model loading: keyword search meanwhile; 2 chunks left to embed")
-  H.ok(not text:find(" of %d+ chunks left"), "not 'N of N chunks left': " .. text)
+  H.contains(text, "  embedding  model loading: keyword search meanwhile; 2 sections left to embed")
+  H.ok(not text:find(" of %d+ sections left"), "not 'N of N sections left': " .. text)
   status.folders[1].storedPendingVectors = vim.NIL -- not recorded
   H.eq("model loading: keyword search meanwhile", status_view.vectors_phrase(status.folders[1]))
-  H.eq("3 of 9 chunks left (keyword search meanwhile)",
+  H.eq("3 of 9 sections left (keyword search meanwhile)",
     status_view.vectors_phrase({ pendingVectors = 3, chunks = 9, embeddingLoading = false }))
   H.eq(nil, status_view.vectors_phrase({ pendingVectors = 0, chunks = 9, embeddingLoading = false }))
   -- :checkhealth reads the server's answer through the client: the same answer, marked as while loading.
@@ -68,7 +68,7 @@ H.it("while the embedding model loads, the statusline, :RagStatus and :checkheal
   client.request_sync = request_sync
   assert(ok, err)
   local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
-  H.contains(health, ": embedding model loading: keyword search meanwhile; every chunk is embedded")
+  H.contains(health, ": embedding model loading: keyword search meanwhile; every section is embedded")
   vim.cmd("bwipeout")
   progress.on_progress({ token = "t-model", value = { kind = "end" } })
   H.eq("ragls", require("ragls").statusline(), "statusline once loaded")

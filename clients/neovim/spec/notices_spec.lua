@@ -63,7 +63,7 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   end
   H.ok(row, "the folder's warning row: " .. text)
   H.eq("  warning    " .. notice:sub(#app + 3), lines[row])
-  H.eq("  0 files · 0 chunks · indexed just now", lines[row - 1])
+  H.eq("  0 files · 0 sections · indexed just now", lines[row - 1])
   H.eq("DiagnosticWarn", marks[row - 1], "highlight of the warning row")
   H.contains(text, "\n\nNote       setting ") -- a labelled row: wrapped, it goes on under its text
   -- the untrusted ragls.toml is one warning (its errors entry, severity "warning"), said once and not as an error:

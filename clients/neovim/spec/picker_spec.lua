@@ -185,7 +185,7 @@ H.it(":RagStatus is a compact readable layout: no markdown, human times, ~ paths
   H.eq("Answers    none (extractive answers, no LLM)", lines[1], "first line")
   H.contains(text, "Embedding  sentence-transformers/all-MiniLM-L6-v2")
   H.contains(text, "  3 files · ")
-  H.contains(text, " chunks · indexed just now")
+  H.contains(text, " sections · indexed just now")
   H.contains(text, "  skipped    none")
   H.ok(not text:find("##", 1, true) and not text:find("- ", 1, true), "no markdown: " .. text)
   vim.api.nvim_win_close(win, true)

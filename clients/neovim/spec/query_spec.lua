@@ -116,7 +116,7 @@ H.it(":RagStatus shows folders, skipped files and the generation backend in a fl
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed by q")
 end)
 
-H.it(":RagRebuild re-indexes and reports files and chunks", function()
+H.it(":RagRebuild re-indexes and reports files and sections", function()
   H.notes = {}
   vim.cmd("RagRebuild")
   local note = H.wait_for(function()
@@ -124,7 +124,7 @@ H.it(":RagRebuild re-indexes and reports files and chunks", function()
   end, 120000, "rebuild notification")
   H.contains(note.msg, "indexed 3 files, ")
   local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
-  H.contains(note.msg, (" %d chunks, "):format(status.folders[1].chunks))
+  H.contains(note.msg, (" %d sections, "):format(status.folders[1].chunks))
 end)
 
 H.it(":RagQuery! under a long heading path: the quickfix line shows the passage, the path gives way", function()

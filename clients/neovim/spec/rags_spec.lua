@@ -54,7 +54,7 @@ H.it(":RagUse picks the knowledge base for later requests", function()
     return require("ragls.rags").selected
   end, 20000, "the choice")
   H.eq({ "notes" }, require("ragls.rags").selected, "selected")
-  H.contains(offered[2], "notes  (1 files, 1 chunks)", "items show counts")
+  H.contains(offered[2], "notes  (1 file, 1 section)", "items show counts")
   local items = query_items("RagQuery! tomatoes sun hours", "RagQuery: tomatoes sun hours")
   H.eq(vim.fs.normalize(notes .. "/garden.md"), vim.fs.normalize(vim.api.nvim_buf_get_name(items[1].bufnr)),
     "a plain :RagQuery now goes to the chosen RAG")

@@ -135,7 +135,7 @@ H.it("progress text and statusline while indexing: 'ragls: indexing 320/871 file
     "once indexed")
 end)
 
-H.it("before a large first index the user is asked once, with files, chunks and the time estimate", function()
+H.it("before a large first index the user is asked once, with files, sections and the time estimate", function()
   for _, c in ipairs(vim.lsp.get_clients()) do
     c:stop(true)
   end
@@ -158,7 +158,7 @@ H.it("before a large first index the user is asked once, with files, chunks and 
   local prompt = asked[1].prompt
   H.contains(prompt, "first index of ")
   H.contains(prompt, " 3 files, ~")
-  H.contains(prompt, " chunks, about ")
+  H.contains(prompt, " sections, about ")
   H.contains(prompt, "to embed on a quiet machine, about ")
   H.contains(prompt, " now with start-up. Index it now?")
   H.eq("Index now", asked[1].items[1], "first choice")

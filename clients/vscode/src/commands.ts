@@ -200,7 +200,7 @@ export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<
     );
     const skipped = result.skipped.length ? `, ${result.skipped.length} skipped` : '';
     void vscode.window.showInformationMessage(
-      `ragls: indexed ${counted(result.files, 'file')}, ${counted(result.chunks, 'chunk')}${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
+      `ragls: indexed ${counted(result.files, 'file')}, ${counted(result.chunks, 'section')}${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
     );
     await deps.server.refreshStatus();
     return result;
@@ -224,7 +224,7 @@ export function formatStatus(status: StatusResult): string[] {
   const { byFolder, notes } = splitNotices(status);
   for (const f of status.folders) {
     lines.push(
-      `  ${vscode.Uri.parse(f.uri).fsPath}: ${counted(f.files, 'file')}, ${counted(f.chunks, 'chunk')}, ${f.pending} queued, ` +
+      `  ${vscode.Uri.parse(f.uri).fsPath}: ${counted(f.files, 'file')}, ${counted(f.chunks, 'section')}, ${f.pending} queued, ` +
         `${vectorsPhrase(f)}; index ${f.indexPath}${f.writer ? '' : ' (read-only: another process holds the lock)'}`,
     );
     for (const notice of byFolder.get(f.uri) ?? []) {
@@ -256,7 +256,7 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     const t = deps.status.totals!;
     const errors = splitErrors(status).errors.length;
     const summary =
-      `ragls: ${counted(t.files, 'file')}, ${counted(t.chunks, 'chunk')} in ${counted(t.folders, 'folder')}; ` +
+      `ragls: ${counted(t.files, 'file')}, ${counted(t.chunks, 'section')} in ${counted(t.folders, 'folder')}; ` +
       `generation: ${status.generation.backend}` +
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
       (errors ? `; ${counted(errors, 'error')}` : '') +

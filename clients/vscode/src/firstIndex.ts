@@ -68,12 +68,12 @@ export function longFirstIndexes(estimates: (Estimate | undefined)[], minutes: n
   return estimates.filter((e): e is Estimate => !!e && !e.indexed && e.seconds > minutes * 60);
 }
 
-/** The question: each long folder's files, chunks and embedding time (and the whole first index at the current
+/** The question: each long folder's files, sections and embedding time (and the whole first index at the current
  * load when the server says). */
 export function firstIndexQuestion(long: Estimate[], name: (folder: string) => string): string {
   const parts = long.map((e) => {
     const now = typeof e.wallSeconds === 'number' ? `, ${humanDuration(e.wallSeconds)} now with start-up` : '';
-    return `${name(e.folder)}: ${e.files} files, ~${e.chunks} chunks, ${humanDuration(e.seconds)} to embed on a quiet machine${now}`;
+    return `${name(e.folder)}: ${e.files} files, ~${e.chunks} sections, ${humanDuration(e.seconds)} to embed on a quiet machine${now}`;
   });
   return `ragls: first index of ${parts.join('; ')}. Index it now?`;
 }

@@ -43,7 +43,7 @@ export class RagSelection implements vscode.Disposable {
     const current = new Set(this.names ?? ['workspace']);
     const items = rags.map((r) => ({
       label: r.name,
-      description: `${counted(r.files, 'file')}, ${counted(r.chunks, 'chunk')}`,
+      description: `${counted(r.files, 'file')}, ${counted(r.chunks, 'section')}`,
       detail: r.errors.length ? `$(warning) ${r.errors[0].message}` : r.sources.join('  ·  '),
       picked: current.has(r.name),
     }));

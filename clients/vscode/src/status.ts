@@ -1,7 +1,7 @@
 /**
  * The one status bar item: "starting", indexing progress with its percentage (from the server's `$/progress`
  * work-done reports titled "ragls: indexing"; the language client's own progress item is not shown for them,
- * see server.ts), then files/chunks from `rag/status`, with "(fallback model)" when the index uses the bundled
+ * see server.ts), then files/sections (`chunks`) from `rag/status`, with "(fallback model)" when the index uses the bundled
  * embedding model instead of the configured one, and "loading model" while the embedding model loads (search
  * uses keywords meanwhile). Clicking it runs "ragls: Show Status".
  */
@@ -112,15 +112,15 @@ export function embeddingLoading(status: StatusResult): boolean {
 }
 
 /**
- * A folder's vector count for people: "N chunks without vectors", or while the embedding model loads (when every
- * chunk counts as without vectors) that it is loading, with the chunks really left to embed when the index knows.
+ * A folder's vector count for people: "N sections without vectors", or while the embedding model loads (when every
+ * section counts as without vectors) that it is loading, with the sections really left to embed when the index knows.
  */
 export function vectorsPhrase(folder: { pendingVectors: number; embeddingLoading?: boolean; storedPendingVectors?: number | null }): string {
   if (!folder.embeddingLoading) {
-    return `${folder.pendingVectors} chunks without vectors`;
+    return `${counted(folder.pendingVectors, 'section')} without vectors`;
   }
   const stored = folder.storedPendingVectors;
-  const left = stored === undefined || stored === null ? '' : stored === 0 ? '; every chunk is embedded' : `; ${stored} chunks not embedded yet`;
+  const left = stored === undefined || stored === null ? '' : stored === 0 ? '; every section is embedded' : `; ${counted(stored, 'section')} not embedded yet`;
   return `${EMBEDDING_LOADING_NOTE}${left}`;
 }
 
@@ -195,7 +195,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   /** While the server starts or indexes: what it is doing, in a few words, as the item says it ("starting the
-   * server · 4 s", "indexing 36% · embedding 120/333 chunks"); undefined otherwise. A question asked meanwhile says
+   * server · 4 s", "indexing 36% · for meaning search 120/333 sections"); undefined otherwise. A question asked meanwhile says
    * what it waits for with it (chat/view.ts). */
   step: string | undefined;
 
@@ -280,8 +280,8 @@ export class StatusBar implements vscode.Disposable {
     const stored = status.folders.map((f) => f.storedPendingVectors);
     const left = stored.every((n) => typeof n === 'number') ? stored.reduce<number>((n, s) => n + (s as number), 0) : undefined;
     const vectors = loading
-      ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${counted(left, 'chunk')} not embedded yet)` : ''}.`
-      : pendingVectors ? `${counted(pendingVectors, 'chunk')} still without vectors (keyword search only for them)` : '';
+      ? `${capitalized(EMBEDDING_LOADING_NOTE)}${left ? ` (${counted(left, 'section')} not embedded yet)` : ''}.`
+      : pendingVectors ? `${counted(pendingVectors, 'section')} still without vectors (keyword search only for them)` : '';
     // Warnings (what to set, what to trust) right under the totals, notes after the models; their text is the
     // server's, shown as text (a glob such as **/*.md is not markdown).
     const warnings = statusWarnings(status);
@@ -289,7 +289,7 @@ export class StatusBar implements vscode.Disposable {
     const paragraph = (markdown: string, text?: string) => {
       tooltip.appendMarkdown(`${tooltip.value ? '\n\n' : ''}${markdown}${text === undefined ? '' : markdownText(text)}`);
     };
-    paragraph(`**ragls** — ${counted(files, 'file')}, ${counted(chunks, 'chunk')} in ${counted(status.folders.length, 'folder')}`);
+    paragraph(`**ragls** — ${counted(files, 'file')}, ${counted(chunks, 'section')} in ${counted(status.folders.length, 'folder')}`);
     // Errors too, as the server words them (a ragls.toml that does not load: its path and why), not only counted.
     for (const error of splitErrors(status).errors) {
       paragraph('$(error) ', error.path && !error.message.includes(error.path) ? `${error.path}: ${error.message}` : error.message);
@@ -315,7 +315,7 @@ export class StatusBar implements vscode.Disposable {
     paragraph(problems ? `${problems} — click for details` : 'Click for details');
     const icon = errors.length || warnings.length ? '$(warning)' : loading ? '$(loading~spin)' : '$(book)';
     const model = loading ? ' · loading model' : fallback ? ' (fallback model)' : '';
-    this.set('ready', `${icon} ragls: ${counted(files, 'file')} · ${counted(chunks, 'chunk')}${model}`, tooltip.value);
+    this.set('ready', `${icon} ragls: ${counted(files, 'file')} · ${counted(chunks, 'section')}${model}`, tooltip.value);
     this.item.tooltip = tooltip;
     // The marker of a status that needs the user: the status bar's warning colours.
     this.item.backgroundColor = errors.length || warnings.length

@@ -70,7 +70,7 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
 
     for idx, rep in zip(ws.indexes, reports):
         print(f"{idx.folder}: {len(rep.indexed)} indexed, {len(rep.deleted)} deleted, {rep.unchanged} unchanged, "
-              f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} chunks "
+              f"{len(rep.skipped)} skipped; {idx.manifest.file_count()} files, {idx.manifest.chunk_count()} sections "
               f"({elapsed_s:.1f} s)")
         for line in skipped_lines(rep.skipped):
             print(line)
@@ -85,7 +85,7 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
         pending = idx.pending_count()
         est = estimate_embed_seconds(pending, ws.embedder.max_length)
         if pending and est > LONG_EMBED_WARNING_S:
-            print(f"  warning: {pending} chunks still need embeddings (~{est / 60:.0f} min)")
+            print(f"  warning: {pending} sections still need embeddings (~{est / 60:.0f} min)")
 
 
 # -- commands ------------------------------------------------------------------------------------------------

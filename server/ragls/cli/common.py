@@ -367,7 +367,7 @@ def _server_building(sock: Path, pid: int, folder: Path) -> str | None:
     if f.get("embeddingLoading"):
         parts.append("its embedding model is still loading, so search uses keywords (BM25) alone until it is ready")
     elif f.get("pendingVectors"):
-        parts.append(f"{f['pendingVectors']} of {f['chunks']} chunks are not embedded yet and are found by keywords "
+        parts.append(f"{f['pendingVectors']} of {f['chunks']} sections are not embedded yet and are found by keywords "
                      f"(BM25) only")
     if not parts:
         return None

@@ -35,7 +35,7 @@ def vectors_phrase(folder: dict) -> str:
     if not folder.get("embeddingLoading"):
         return f"without vectors: {folder['pendingVectors']}"
     stored = folder.get("storedPendingVectors")
-    left = "" if stored is None else "; every chunk is embedded" if stored == 0 else f"; {stored} not embedded yet"
+    left = "" if stored is None else "; every section is embedded" if stored == 0 else f"; {stored} not embedded yet"
     return f"embedding model still loading (search uses keywords until it is ready, answers wait for it{left})"
 
 
@@ -72,16 +72,16 @@ def cmd_status(args) -> int:
     for f in wire["folders"]:
         print(f"folder:      {uri_to_path(f['uri'])}")
         print(f"index:       {f['indexPath']}{'' if f['writer'] else '  (read-only: another process indexes it)'}")
-        print(f"files:       {f['files']}   chunks: {f['chunks']}   {vectors_phrase(f)}")
+        print(f"files:       {f['files']}   sections: {f['chunks']}   {vectors_phrase(f)}")
         if f.get("pendingWindows") is not None:
-            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} chunks fully embedded")
+            print(f"windows:     {f['chunks'] - f['pendingWindows']}/{f['chunks']} sections fully embedded")
         print(f"last index:  {f['lastIndexedAt'] or 'never'}")
         if max_length is not None:
             from ragls.workspace.estimate import LONG_EMBED_WARNING_S, estimate_embed_seconds
 
             est = estimate_embed_seconds(f["chunks"], max_length)
             note = "  WARNING: over 10 minutes" if est > LONG_EMBED_WARNING_S else ""
-            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} chunks on 2 cores{note}")
+            print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} sections on 2 cores{note}")
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
@@ -232,7 +232,7 @@ def _doctor_checks(args, report, note) -> None:
                         "model" not in settings.embedding.model_fields_set:
                     report("note", "embedding_model_pinned", pinned_model_note(built_with, settings.embedding.model))
                 files, chunks = idx.manifest.file_count(), idx.manifest.chunk_count()
-                report(True, "stores", f"stores readable: {files} files, {chunks} chunks, {idx.bm25.count()} BM25 "
+                report(True, "stores", f"stores readable: {files} files, {chunks} sections, {idx.bm25.count()} BM25 "
                                        f"docs, {idx.vectors.count()} vectors")
             finally:
                 idx.close()
@@ -245,7 +245,7 @@ def _doctor_checks(args, report, note) -> None:
                                      f"— check the globs (and sources.exclude, .gitignore)")
         else:
             report("warn" if est.long else "ok", "sources",
-                   f"{est.files} files to index, ~{est.chunks} chunks, ~{est.seconds / 60:.1f} min to embed on a "
+                   f"{est.files} files to index, ~{est.chunks} sections, ~{est.seconds / 60:.1f} min to embed on a "
                    f"quiet 2-core machine, ~{est.wall_seconds / 60:.1f} min at the current load"
                    + (" — consider narrowing sources.include" if est.long else ""))
     except Exception as exc:  # noqa: BLE001 - doctor reports every failure
@@ -287,7 +287,7 @@ def cmd_estimate(args) -> int:
         print(json.dumps(est.to_json()))
         return 0
     state = "already indexed; only changes will be indexed" if est.indexed else "not indexed yet"
-    print(f"{est.folder}: {est.files} files, ~{est.chunks} chunks ({state})")
+    print(f"{est.folder}: {est.files} files, ~{est.chunks} sections ({state})")
     print(f"  ~{est.seconds / 60:.1f} min to embed on a quiet 2-core machine ({embed_rate_text(est.max_length)})")
     print(f"  ~{est.wall_seconds / 60:.1f} min wall for a first index now, with start-up"
           + (f", at the current load (load average {est.load_average:.1f} on {est.cores} cores: "
@@ -360,7 +360,7 @@ def _check_complete(ws) -> None:
         pending, windows = recorded or (idx.pending_count(), idx.pending_windows_count() or 0)
         if not chunks or pending or windows:
             state = ("has indexed nothing yet" if not chunks else
-                     f"is still embedding it ({pending} of {chunks} chunks without a vector" +
+                     f"is still embedding it ({pending} of {chunks} sections without a vector" +
                      (f", {windows} with windows to embed)" if windows else ")"))
             raise RequestFailed(f"{idx.writer_holder()} writes the index of {display_path(str(idx.folder))} and "
                                 f"{state}: the figures would be those of a partial index; run ragls eval again when "

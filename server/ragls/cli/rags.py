@@ -168,7 +168,7 @@ def _list(args) -> int:
         return 0
     for e in entries:
         when = e["lastIndexedAt"] or "never indexed"
-        print(f"{e['name']}: {e['files']} files, {e['chunks']} chunks, {e['pendingVectors']} without vectors "
+        print(f"{e['name']}: {e['files']} files, {e['chunks']} sections, {e['pendingVectors']} without vectors "
               f"({when})")
         for s in e["sources"]:
             print(f"  source {s}")
@@ -237,7 +237,7 @@ def _rebuild(args) -> int:
     if args.json:
         print(json.dumps(wire, indent=2, ensure_ascii=False))
         return 0
-    print(f"{wire['rag']}: {wire['files']} files, {wire['chunks']} chunks ({wire['elapsedMs'] / 1000:.1f} s)")
+    print(f"{wire['rag']}: {wire['files']} files, {wire['chunks']} sections ({wire['elapsedMs'] / 1000:.1f} s)")
     for s in wire["skipped"]:
         print(f"  skipped {s['path']}: {s['reason']}")
     return 0
@@ -257,7 +257,7 @@ def index_rags(ws, args, progress, t0: float) -> int:
             print(json.dumps(to_wire_rag(info), indent=2, ensure_ascii=False))
             continue
         print(f"{name}: {len(report.indexed)} indexed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
-              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} chunks "
+              f"{len(report.skipped)} skipped; {info.files} files, {info.chunks} sections "
               f"({time.perf_counter() - t0:.1f} s)")
         for sk in report.skipped:
             print(f"  skipped {sk.path}: {sk.reason}")

@@ -6,6 +6,7 @@
 local M = {}
 
 local health = vim.health
+local counted = require("ragls.text").counted
 
 --- The last non-empty line of a command's error output: argparse's "error: …" line, a traceback's exception.
 ---@param text string|nil
@@ -193,7 +194,7 @@ function M.check()
     local where = vim.uri_to_fname(folder.uri)
     local notices = by_folder[where] or {}
     if (folder.files or 0) > 0 then
-      health.ok(("%s: %d files, %d chunks"):format(where, folder.files, folder.chunks or 0))
+      health.ok(("%s: %s, %s"):format(where, counted(folder.files, "file"), counted(folder.chunks or 0, "section")))
     elseif (folder.pending or 0) > 0 then
       health.info(("%s: indexing, %d files pending"):format(where, folder.pending))
     elseif #notices == 0 then -- the server's notice says why and what to set, when it knows

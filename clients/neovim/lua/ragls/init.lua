@@ -16,6 +16,7 @@ local rpc = require("ragls.rpc")
 local server = require("ragls.server")
 local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
+local counted = require("ragls.text").counted
 
 local M = {}
 
@@ -369,8 +370,8 @@ function M.rebuild()
   rpc.notify("ragls: rebuilding the index…")
   rpc.request("rag/rebuild", { workDoneToken = "ragls-rebuild-" .. vim.uv.hrtime() }, function(result)
     local skipped = result.skipped or {}
-    rpc.notify(("ragls: indexed %d files, %d chunks, %d skipped (%.1f s)"):format(
-      result.files or 0, result.chunks or 0, #skipped, (result.elapsedMs or 0) / 1000))
+    rpc.notify(("ragls: indexed %s, %s, %d skipped (%.1f s)"):format(counted(result.files or 0, "file"),
+      counted(result.chunks or 0, "section"), #skipped, (result.elapsedMs or 0) / 1000))
   end)
 end
 

@@ -1,6 +1,7 @@
 -- ragls: named RAGs (knowledge bases) for :RagAsk / :RagQuery (`rag=NAME`, `rag=a,b`) and :RagUse.
 -- The choice made with :RagUse applies to later questions of this Neovim session until changed.
 local rpc = require("ragls.rpc")
+local counted = require("ragls.text").counted
 
 local M = {}
 
@@ -74,7 +75,8 @@ function M.complete(arglead)
 end
 
 local function describe(entry)
-  local text = string.format("%s  (%d files, %d chunks)", entry.name, entry.files or 0, entry.chunks or 0)
+  local text = ("%s  (%s, %s)"):format(entry.name, counted(entry.files or 0, "file"),
+    counted(entry.chunks or 0, "section"))
   if entry.errors and #entry.errors > 0 then
     text = text .. "  ! " .. entry.errors[1].message
   end

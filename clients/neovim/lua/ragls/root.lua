@@ -175,7 +175,7 @@ function M.ask(root, est)
   -- `seconds` is a quiet-machine figure; `wallSeconds` (newer servers) the whole first index at the current load.
   local now = type(est.wallSeconds) == "number"
       and (" on a quiet machine, %s now with start-up"):format(M.human_duration(est.wallSeconds)) or ""
-  local prompt = ("ragls: first index of %s: %d files, ~%d chunks, %s to embed%s. Index it now?"):format(
+  local prompt = ("ragls: first index of %s: %d files, ~%d sections, %s to embed%s. Index it now?"):format(
     vim.fn.fnamemodify(root, ":~"), est.files or 0, est.chunks or 0, M.human_duration(est.seconds or 0), now)
   vim.ui.select({ "Index now", "Not now (:RagIndex indexes it later)" }, { prompt = prompt, kind = "ragls.confirm" },
     function(_, idx)

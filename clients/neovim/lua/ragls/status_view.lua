@@ -2,6 +2,7 @@
 
 local M = {}
 local one_line = require("ragls.text").one_line
+local counted = require("ragls.text").counted
 
 --- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
 ---@param iso any
@@ -72,21 +73,22 @@ function M.embedding_label(status)
   return model
 end
 
---- What a folder's vector count means for people (after "embedding"), or nil when every chunk has its vectors:
---- "N of M chunks left (keyword search meanwhile)", or while the server's embedding model is still loading (rag/status
---- `embeddingLoading`: every chunk then counts in pendingVectors) that it is loading, with the chunks really left
---- to embed when the index recorded them (`storedPendingVectors`).
+--- What a folder's vector count means for people (after "embedding"), or nil when every section (chunk) has its
+--- vectors: "N of M sections left (keyword search meanwhile)", or while the server's embedding model is still loading
+--- (rag/status `embeddingLoading`: every section then counts in pendingVectors) that it is loading, with the
+--- sections really left to embed when the index recorded them (`storedPendingVectors`).
 ---@param folder table a rag/status folder
 ---@return string|nil
 function M.vectors_phrase(folder)
   if folder.embeddingLoading == true then
     local stored = nonnil(folder.storedPendingVectors)
-    local left = stored == nil and "" or stored == 0 and "; every chunk is embedded"
-      or ("; %d chunk%s left to embed"):format(stored, stored == 1 and "" or "s")
+    local left = stored == nil and "" or stored == 0 and "; every section is embedded"
+      or ("; %s left to embed"):format(counted(stored, "section"))
     return M.EMBEDDING_LOADING_NOTE .. left
   end
   if (folder.pendingVectors or 0) > 0 then
-    return ("%d of %d chunks left (keyword search meanwhile)"):format(folder.pendingVectors, folder.chunks or 0)
+    return ("%d of %s left (keyword search meanwhile)"):format(folder.pendingVectors, counted(folder.chunks or 0,
+      "section"))
   end
   return nil
 end
@@ -206,9 +208,8 @@ function M.status_lines(status)
     table.insert(lines, "")
     local path = vim.uri_to_fname(folder.uri)
     table.insert(lines, vim.fn.fnamemodify(path, ":~"))
-    local files, chunks = folder.files or 0, folder.chunks or 0
-    table.insert(lines, ("  %d file%s · %d chunk%s · indexed %s"):format(files, files == 1 and "" or "s", chunks,
-      chunks == 1 and "" or "s", M.human_time(nonnil(folder.lastIndexedAt))))
+    table.insert(lines, ("  %s · %s · indexed %s"):format(counted(folder.files or 0, "file"),
+      counted(folder.chunks or 0, "section"), M.human_time(nonnil(folder.lastIndexedAt))))
     for _, notice in ipairs(by_folder[path] or {}) do
       table.insert(lines, "  warning    " .. one_line(notice))
       mark("DiagnosticWarn")

@@ -14,6 +14,16 @@ function M.one_line(s)
   end))
 end
 
+--- `n` and the noun, singular for exactly 1, else `plural` (default: the noun + "s"): "1 file", "6 sections",
+--- never "1 files" (as VS Code's `counted`).
+---@param n integer
+---@param noun string
+---@param plural? string
+---@return string
+function M.counted(n, noun, plural)
+  return ("%d %s"):format(n, n == 1 and noun or (plural or noun .. "s"))
+end
+
 --- The lines of `text` (split at "\n" and "\r\n"), for nvim_buf_set_lines.
 ---@param text string
 ---@return string[]

@@ -314,7 +314,7 @@ describe('the question before a long first index (firstIndex.ts)', () => {
     assert.deepEqual(longFirstIndexes([est], 10), []);
     assert.deepEqual(longFirstIndexes([{ ...est, indexed: true }], 0.0001), []);
     const question = firstIndexQuestion([{ ...est, seconds: 840, wallSeconds: 1500 }], () => 'docs');
-    assert.equal(question, `ragls: first index of docs: 3 files, ~${est.chunks} chunks, about 14 min to embed on a quiet machine, about 25 min now with start-up. Index it now?`);
+    assert.equal(question, `ragls: first index of docs: 3 files, ~${est.chunks} sections, about 14 min to embed on a quiet machine, about 25 min now with start-up. Index it now?`);
     assert.deepEqual([humanDuration(40.4), humanDuration(89), humanDuration(840), humanDuration(5400)], ['about 40 s', 'about 89 s', 'about 14 min', 'about 1.5 h']);
     // A launcher without `serve` (unknown): no estimate, no question; an older server without `estimate`: none.
     assert.equal(estimateArgs(['--stdio'], folder, {}), undefined);

@@ -168,8 +168,8 @@ suite('ragls extension in VS Code', () => {
     assert.equal(describeError(new ResponseError(-32803, 'query must not be empty')), 'ragls: query must not be empty');
   });
 
-  test('status bar shows files and chunks and runs Show Status', () => {
-    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+  test('status bar shows files and sections and runs Show Status', () => {
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
     assert.equal(api.status.item.command, 'ragls.showStatus');
   });
 
@@ -210,7 +210,7 @@ suite('ragls extension in VS Code', () => {
       api.status.onWorkDoneProgress(token, { kind: 'end' });
       await api.server.refreshStatus();
     }
-    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
     assert.equal(api.status.step, undefined, 'no step once ready');
     // A question asked while the server starts says what it waits for (the item's step), not "Searching your docs…".
     let step: string | undefined = 'starting the server · 4 s';
@@ -239,14 +239,14 @@ suite('ragls extension in VS Code', () => {
     };
     try {
       api.status.showStatus(loading);
-      assert.match(api.status.text, /^\$\(loading~spin\) ragls: 4 files · \d+ chunks · loading model$/);
+      assert.match(api.status.text, /^\$\(loading~spin\) ragls: 4 files · \d+ sections · loading model$/);
       assert.ok(api.status.embeddingLoading, `embeddingLoading is ${api.status.embeddingLoading}`);
       const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
       assert.ok(tooltip.includes('The embedding model is loading: search uses keywords until it is ready.'), tooltip);
       assert.ok(!tooltip.includes('without vectors'), tooltip); // not "12 chunk(s) still without vectors"
       const lines = formatStatus(loading).join('\n');
-      assert.ok(lines.includes('the embedding model is loading: search uses keywords until it is ready; every chunk is embedded'), lines);
-      assert.ok(!lines.includes('chunks without vectors'), lines);
+      assert.ok(lines.includes('the embedding model is loading: search uses keywords until it is ready; every section is embedded'), lines);
+      assert.ok(!lines.includes('without vectors'), lines);
       // An answer waits for the model: its turn says so instead of "Searching your docs…".
       let modelLoading = true;
       const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
@@ -265,7 +265,7 @@ suite('ragls extension in VS Code', () => {
       await api.server.refreshStatus();
     }
     assert.ok(!api.status.embeddingLoading, `embeddingLoading is ${api.status.embeddingLoading}; the item: ${api.status.text}`);
-    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
   });
 
   test('the chat view\'s page shows its thread from its first paint; an empty one says what the server is doing', async () => {
@@ -308,11 +308,11 @@ suite('ragls extension in VS Code', () => {
     try {
       assert.ok(page(empty).includes('ragls: starting the server · 3 s. A question asked now is answered once it is ready.'),
         empty.html);
-      step = 'indexing 13% · embedding 120/894 chunks';
+      step = 'indexing 13% · for meaning search 120/894 sections';
       indexing = true;
       empty.statusChanged();
       await until('the empty thread to say the server indexes', () => empty.html.includes(
-        'ragls: indexing 13% · embedding 120/894 chunks. Answers meanwhile come from the documents indexed so far.'));
+        'ragls: indexing 13% · for meaning search 120/894 sections. Answers meanwhile come from the documents indexed so far.'));
       step = undefined;
       indexing = false;
       empty.statusChanged();
@@ -1060,7 +1060,7 @@ suite('ragls extension in VS Code', () => {
       assert.ok(tooltip.includes('1 warning — click for details'), tooltip);
       assert.deepEqual(api.status.item.backgroundColor, new vscode.ThemeColor('statusBarItem.warningBackground'));
       const lines = formatStatus(status);
-      const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 chunks`));
+      const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 sections`));
       assert.ok(at > 0, lines.join('\n'));
       assert.equal(lines[at + 1], `    warning: ${notice.slice(app.length + 2)}`);
       // The other notices are notes. An untrusted folder's notice is one warning (its errors entry of severity
@@ -1103,7 +1103,7 @@ suite('ragls extension in VS Code', () => {
       };
       assert.deepEqual(statusWarnings(old), []);
       api.status.showStatus(old);
-      assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ chunks$/);
+      assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
       assert.equal(api.status.item.backgroundColor, undefined);
     } finally {
       vscode.workspace.updateWorkspaceFolders(2, 1);
@@ -1264,7 +1264,7 @@ suite('ragls extension in VS Code', () => {
       await api.server.start(true); // as at activation
       // Only the folder not indexed yet is asked about.
       assert.equal(asked.length, 1, asked.join('\n'));
-      assert.match(asked[0], /^ragls: first index of extra: 2 files, ~\d+ chunks, about \d+ s to embed on a quiet machine(, about [\d.]+ (s|min|h) now with start-up)?\. Index it now\? \[Index Now\|Not Now\]$/);
+      assert.match(asked[0], /^ragls: first index of extra: 2 files, ~\d+ sections, about \d+ s to embed on a quiet machine(, about [\d.]+ (s|min|h) now with start-up)?\. Index it now\? \[Index Now\|Not Now\]$/);
       assert.equal(api.server.running, undefined, 'not started');
       assert.equal(api.status.text, '$(book) ragls: not indexed');
       // A command (here the status bar's Show Status) starts it without asking again, and it indexes the folder.
