@@ -50,7 +50,9 @@ H.it(":RagAsk streams the answer into the float as deltas arrive, then lists the
   end
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   H.eq("The frobnicator timeout defaults to 42 seconds [1].", lines[3], "answer line after streaming")
-  H.ok(vim.tbl_contains(lines, require("ragls.ui").source_line(result.sources[1])), "source [1] listed")
+  local answer_text = require("ragls.answer_text")
+  H.ok(vim.tbl_contains(lines, answer_text.source_line(result.sources[1], answer_text.SHOWN_RANGE_DASH)),
+    "source [1] listed")
   H.eq({ { n = 1, supported = true } }, result.citations, "citation [1] supported")
 end)
 

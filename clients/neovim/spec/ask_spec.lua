@@ -21,6 +21,11 @@ local function ask(cmd)
   return win, buf, vim.b[buf].ragls_result
 end
 
+--- A source's line as the float shows it: its range's hyphen the non-breaking one (answer_text.SHOWN_RANGE_DASH).
+local function shown(source)
+  return ui.source_line(source, require("ragls.answer_text").SHOWN_RANGE_DASH)
+end
+
 local function find_line(buf, text)
   for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
     if l == text then
@@ -51,7 +56,7 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   H.contains(result.answer, "42 seconds", "extractive answer quotes the fixture")
   H.ok(find_line(buf, "### Sources"), "sources heading")
   for _, s in ipairs(result.sources) do
-    H.ok(find_line(buf, ui.source_line(s)), "source line " .. ui.source_line(s))
+    H.ok(find_line(buf, shown(s)), "source line " .. shown(s))
   end
   -- The cited sources under "### Sources", those the answer does not cite below them, apart.
   local cited_ns = {}
@@ -63,7 +68,7 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   local apart = find_line(buf, "### Also retrieved, not cited")
   H.ok(apart and apart > find_line(buf, "### Sources"), "the uncited sources' heading below the sources")
   for _, s in ipairs(result.sources) do
-    local at = find_line(buf, ui.source_line(s))
+    local at = find_line(buf, shown(s))
     H.eq(not cited_ns[s.n], at > apart, ("[%d] under the heading that fits it"):format(s.n))
   end
   H.ok(frobnicator_source(result), "a source covers the line that states the timeout")
@@ -72,7 +77,8 @@ H.it(":RagAsk renders the answer and its sources in a markdown float", function(
   H.ok(src.focusRange, "an extractive source has focus lines: " .. vim.inspect(src))
   local first = src.focusRange.start.line + 1
   local label = ("[%d] guide/frobnicator.md:%d"):format(src.n, first)
-  H.ok(vim.iter(lines):any(function(l) return l == label or vim.startswith(l, label .. "-") or vim.startswith(l, label .. " ") end),
+  local NB = require("ragls.answer_text").SHOWN_RANGE_DASH -- "8‑10": the range's hyphen a non-breaking one
+  H.ok(vim.iter(lines):any(function(l) return l == label or vim.startswith(l, label .. NB) or vim.startswith(l, label .. " ") end),
     label .. " shown: " .. text)
   H.eq(win, vim.api.nvim_get_current_win(), "float has focus")
   -- wrapped at words, a list item's (or an LLM error quote's) wrapped lines hanging under its text
@@ -89,7 +95,7 @@ end)
 H.it("<CR> on a source line opens the file at the start of its range", function()
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   local source = frobnicator_source(result)
-  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, shown(source)), 0 })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(false, vim.api.nvim_win_is_valid(win), "float closed")
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "file opened")
@@ -266,7 +272,7 @@ H.it("a visual range is sent as an ephemeral document; its source jumps back to 
   end
   H.ok(source, "a source points at the selected buffer: " .. vim.inspect(result.sources))
   H.ok(source.range.start.line >= 4 and source.range["end"].line <= 8, "source range lies in the selection")
-  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, shown(source)), 0 })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(vim.fs.normalize(notes), vim.fs.normalize(vim.api.nvim_buf_get_name(0)), "jumped to the selected buffer")
   H.eq(source.range.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the selected lines")
@@ -288,7 +294,7 @@ H.it("a range of an unnamed buffer: its source is labelled [selection] and jumps
   H.ok(source, "a source points at the unnamed buffer: " .. vim.inspect(result.sources))
   H.eq("[selection]", source.path, "label")
   H.ok(source.range.start.line <= 4 and source.range["end"].line >= 4, "source range covers the answer line")
-  local lnum = find_line(buf, ui.source_line(source))
+  local lnum = find_line(buf, shown(source))
   H.ok(lnum, "source line shown")
   H.contains(vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1], "[selection]:")
   vim.api.nvim_win_set_cursor(win, { lnum, 0 })
@@ -352,7 +358,7 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   local source = frobnicator_source(result)
   H.ok(source, "frobnicator source")
-  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(source)), 0 })
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, shown(source)), 0 })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   local file_buf = vim.api.nvim_get_current_buf()
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(file_buf)), "jumped")
@@ -371,7 +377,7 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   local reopened = H.wait_for(function() return H.floats()[1] end, 5000, "the reopened answer")
   local text = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(reopened), 0, -1, false), "\n")
   H.contains(text, "## How long is the frobnicator timeout?")
-  H.contains(text, ui.source_line(source))
+  H.contains(text, shown(source))
   vim.api.nvim_win_close(reopened, true)
 end)
 
@@ -382,7 +388,7 @@ H.it("<C-o> from a source opened from the answer float brings the answer float b
   require("ragls.config").values.highlight_ms = 0 -- stays for the screenshot
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   local source = frobnicator_source(result)
-  local source_lnum = find_line(buf, ui.source_line(source))
+  local source_lnum = find_line(buf, shown(source))
   vim.api.nvim_win_set_cursor(win, { source_lnum, 0 })
   H.screenshot("neovim-answer-float")
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
@@ -399,7 +405,7 @@ H.it("<C-o> from a source opened from the answer float brings the answer float b
   H.eq(false, vim.api.nvim_buf_is_valid(buf), "a new float (the old one's buffer was wiped)")
   local lines = vim.api.nvim_buf_get_lines(back_buf, 0, -1, false)
   H.eq("## How long is the frobnicator timeout?", lines[1], "the same answer")
-  H.eq(ui.source_line(source), lines[vim.api.nvim_win_get_cursor(back)[1]], "cursor on the source it was left from")
+  H.eq(shown(source), lines[vim.api.nvim_win_get_cursor(back)[1]], "cursor on the source it was left from")
   H.eq(origin_buf, vim.api.nvim_win_get_buf(origin_win), "behind it, the window is back in README.md")
   H.eq(2, vim.api.nvim_win_get_cursor(origin_win)[1], "at the line the question was asked from")
   H.screenshot("neovim-answer-back")
@@ -416,7 +422,7 @@ H.it("going back to the asking buffer without the jumplist (:buffer) does not re
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
   local readme = vim.api.nvim_get_current_buf()
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
-  vim.api.nvim_win_set_cursor(win, { find_line(buf, ui.source_line(frobnicator_source(result))), 0 })
+  vim.api.nvim_win_set_cursor(win, { find_line(buf, shown(frobnicator_source(result))), 0 })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "jumped")
   vim.cmd.buffer(readme)
@@ -613,7 +619,34 @@ H.it("with a user's treesitter for markdown, a citation and a source line keep t
     return table.concat(H.screen_text(), "\n")
   end)
   H.contains(rows, "- It defaults to 42 seconds [1].", "the citation, its code's backticks hidden")
-  H.contains(rows, "[1] guide/frobnicator.md:8-10", "the source line")
+  H.contains(rows, "[1] guide/frobnicator.md:8" .. require("ragls.answer_text").SHOWN_RANGE_DASH .. "10", "the source line")
+  vim.api.nvim_win_close(view.win, true)
+end)
+
+H.it("a source label that wraps is never split inside its line range", function()
+  -- 'linebreak' wraps after any 'breakat' character ("-" too): "[1] …/rollout.md:12-16" at a window's edge read
+  -- "…:12-" / "16 — …". The user's 'breakat' (a global option) is left as it is.
+  local breakat = vim.o.breakat
+  local question = "Where is the rollout?"
+  local function result(width)
+    -- the path fills the first screen row up to the range's "-", which falls on the row's last column but one
+    local path = ("d/"):rep(width):sub(1, width - #"[1] " - #":12" - 2 - #"x.md") .. "x.md"
+    local source = { n = 1, path = path, uri = vim.uri_from_fname("/nowhere/" .. path), title = "Rollout",
+      range = { start = { line = 11, character = 0 }, ["end"] = { line = 16, character = 0 } } }
+    return { answer = "It rolls out in waves [1].", sources = { source }, citations = { { n = 1 } } }, path
+  end
+  local view = answer_float.reopen_answer(question, result(60))
+  local width = vim.api.nvim_win_get_width(view.win)
+  local r, path = result(width)
+  view:finish(r)
+  local NB = require("ragls.answer_text").SHOWN_RANGE_DASH
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return table.concat(H.screen_text(), "\n")
+  end)
+  H.contains(rows, "12" .. NB .. "16 — Rollout", "the range whole on one row, its hyphen the shown one")
+  H.ok(not rows:find(path .. ":12", 1, true), "the label did wrap (the test's premise):\n" .. rows)
+  H.eq(breakat, vim.o.breakat, "the user's 'breakat' unchanged")
   vim.api.nvim_win_close(view.win, true)
 end)
 

@@ -10,6 +10,7 @@ local trust = require("ragls.trust")
 local jump = require("ragls.jump")
 local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
+local NB = require("ragls.answer_text").SHOWN_RANGE_DASH -- the range hyphen the float and the chat show
 
 H.it("plugin/ragls.lua defines the user commands", function()
   local cmds = vim.api.nvim_get_commands({})
@@ -110,6 +111,8 @@ H.it("sources render as `[n] path:first-last — title` with 1-based inclusive l
   quoted.focusRanges = { { start = { line = 3, character = 0 }, ["end"] = { line = 9, character = 5 } },
     quoted.focusRange }
   H.eq("[2] guide/frobnicator.md:4-10, 22-26 — Frobnicator timeout", ui.source_line(quoted), "every quoted place")
+  H.eq("[2] guide/frobnicator.md:4" .. NB .. "10, 22" .. NB .. "26 — Frobnicator timeout", ui.source_line(quoted, NB),
+    "shown in a wrapped window: each range's hyphen a non-breaking one")
   local lines = ui.answer_lines("Why?", { answer = "A [2]. B [2].", sources = { quoted }, citations = {} })
   H.eq(1, #vim.tbl_filter(function(l) return l:find("[2] ", 1, true) == 1 end, lines), "listed once: " ..
     vim.inspect(lines))
@@ -195,7 +198,7 @@ H.it("answer_lines shows abstention, answer, and maps source lines", function()
   H.ok(not text:find("### Sources", 1, true), "sources listed once, as closest matches")
   local idx
   for i, l in ipairs(lines) do
-    if l == "[2] guide/frobnicator.md:6-10 — Frobnicator timeout" then
+    if l == "[2] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout" then
       idx = i
     end
   end
@@ -213,8 +216,8 @@ H.it("answer_lines marks a cited source whose text does not support the sentence
     citations = { { n = 2, supported = true }, { n = 3, supported = false } },
   })
   local text = table.concat(lines, "\n")
-  H.contains(text, "[2] guide/frobnicator.md:6-10 — Frobnicator timeout\n")
-  H.contains(text, "[3] guide/frobnicator.md:6-10 — Frobnicator timeout  (citation not supported by this text)")
+  H.contains(text, "[2] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout\n")
+  H.contains(text, "[3] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout  (citation not supported by this text)")
 end)
 
 H.it("citation_at finds the [n] under or nearest the cursor", function()

@@ -1,8 +1,8 @@
 ---@mod ragls.answer_text The text of an answer: its lines, source labels, footer and `[n]` citations.
 ---
 --- Pure text from PROTOCOL values (docs/protocol.md): no windows, no server. Positions are LSP positions (0-based
---- lines, UTF-16 characters); labels show 1-based lines, as the CLI prints them. |ragls.ui| re-exports every function
---- here under its old name (`require("ragls.ui").source_line`, ...).
+--- lines, UTF-16 characters); labels show 1-based lines, as the CLI prints them. |ragls.ui| re-exports the functions
+--- that lived there under their old names (`require("ragls.ui").source_line`, ...).
 
 local one_line = require("ragls.text").one_line
 local split_lines = require("ragls.text").split_lines
@@ -10,24 +10,34 @@ local longest_fitting = require("ragls.text").longest_fitting
 
 local M = {}
 
+--- The "-" of a line range in the labels the answer float and the chat show (`source_entries`): U+2011
+--- NON-BREAKING HYPHEN, which reads as "-" and is one cell wide under any 'ambiwidth'. With 'linebreak' Neovim wraps
+--- a line after any 'breakat' character, "-" among them, so a label at a window's edge read "guide.md:12-" / "16";
+--- 'breakat' is a global option (the user's, for every window) and Neovim never breaks at a multibyte character.
+--- Text that leaves the editor — |Y|, the quickfix list, codecompanion's prompt, the pickers — keeps "-".
+M.SHOWN_RANGE_DASH = "\226\128\145"
+
 --- `path:start-end` (1-based, inclusive) for a Source (`path:line:column` for one line entered mid-way): the cited
 --- lines (`focusRange`, else the chunk's `range`), as the CLI prints them and where opening the source puts the cursor.
 --- A source an extractive answer quotes at places far apart lists them all (`focusRanges`): `path:4-10, 22-27`.
 ---@param source table  PROTOCOL Source
+---@param dash? string  between a range's first and last line (default "-"; `SHOWN_RANGE_DASH` in wrapped windows)
 ---@return string
-function M.source_location(source)
+function M.source_location(source, dash)
   local path = one_line(source.path or source.uri or "?") -- a file may be named "we\nird.md"
   if type(source.focusRanges) == "table" and #source.focusRanges > 1 then
-    return path .. ":" .. table.concat(vim.tbl_map(M.range_lines, source.focusRanges), ", ")
+    return path .. ":" .. table.concat(vim.tbl_map(function(r) return M.range_lines(r, dash) end, source.focusRanges),
+      ", ")
   end
-  return path .. ":" .. M.range_lines(source.focusRange or source.range)
+  return path .. ":" .. M.range_lines(source.focusRange or source.range, dash)
 end
 
 --- `start-end` (1-based, inclusive) of a PROTOCOL Range, `line` for one line, `line:column` for one line entered
 --- mid-way (the column counts UTF-16 units, as the CLI prints it).
 ---@param range table  PROTOCOL Range
+---@param dash? string  default "-"
 ---@return string
-function M.range_lines(range)
+function M.range_lines(range, dash)
   local first = range.start.line + 1
   local last = range["end"].line + 1
   -- An end at character 0 means "up to the end of the previous line".
@@ -35,7 +45,7 @@ function M.range_lines(range)
     last = last - 1
   end
   if last > first then
-    return ("%d-%d"):format(first, last)
+    return ("%d%s%d"):format(first, dash or "-", last)
   end
   -- One line, entered mid-way (a chunk of a line longer than a chunk): ":column", as the CLI prints it, so two
   -- chunks of that line are told apart.
@@ -68,9 +78,9 @@ end
 --- The heading above the sources an answer was written from but does not cite (`cited_sources`).
 M.UNCITED_HEADING = "### Also retrieved, not cited"
 
---- The "### Sources" lines of an answer (`rag/ask` result): one per source (of `sources`, default all of the
---- answer's), marked when the server found its citation unsupported by the source's text. Returns a list of
---- { text = string, source = table }.
+--- The "### Sources" lines of an answer (`rag/ask` result) as the answer float and the chat show them: one per source
+--- (of `sources`, default all of the answer's), its range never split by a wrap (`SHOWN_RANGE_DASH`), marked when
+--- the server found its citation unsupported by the source's text. Returns a list of { text = string, source = table }.
 ---@param result table  rag/ask result
 ---@param sources? table[]
 function M.source_entries(result, sources)
@@ -82,7 +92,7 @@ function M.source_entries(result, sources)
   end
   local out = {}
   for _, source in ipairs(sources or result.sources or {}) do
-    local line = M.source_line(source)
+    local line = M.source_line(source, M.SHOWN_RANGE_DASH)
     if unsupported[source.n] then
       line = line .. "  (citation not supported by this text)"
     end
@@ -93,9 +103,10 @@ end
 
 --- One line per source: `[n] path:start-end — title`.
 ---@param source table  Source & { n }
+---@param dash? string  of the range (`source_location`)
 ---@return string
-function M.source_line(source)
-  local line = ("[%d] %s"):format(source.n, M.source_location(source))
+function M.source_line(source, dash)
+  local line = ("[%d] %s"):format(source.n, M.source_location(source, dash))
   if source.title and source.title ~= "" then
     line = line .. " — " .. one_line(source.title)
   end

@@ -14,6 +14,7 @@
 --- <
 --- Then `@{ragls}` in a chat message lets the LLM call it, and `/ragls` inserts passages yourself.
 
+local answer_text = require("ragls.answer_text")
 local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local ui = require("ragls.ui")
@@ -47,14 +48,16 @@ function M.format(query, result)
   for i, chunk in ipairs(chunks) do
     local src = chunk.source
     local focus = src.focusRange or src.range
-    local label = ui.source_line(vim.tbl_extend("force", src, { n = i, range = focus }))
+    local numbered = vim.tbl_extend("force", src, { n = i, range = focus })
+    local label = ui.source_line(numbered)
     local text = chunk.text or ""
     if #text > M.MAX_PASSAGE_CHARS then
       text = text:sub(1, M.MAX_PASSAGE_CHARS) .. "…"
     end
     table.insert(llm, ("%s\n<passage path=%q lines=\"%d-%d\">\n%s\n</passage>"):format(label, src.path or "",
       focus.start.line + 1, focus["end"].line + 1, text))
-    table.insert(user, label)
+    -- (the chat wraps the user's lines: a range kept whole, answer_text.SHOWN_RANGE_DASH)
+    table.insert(user, answer_text.source_line(numbered, answer_text.SHOWN_RANGE_DASH))
   end
   return table.concat(llm, "\n\n"), table.concat(user, "\n")
 end
