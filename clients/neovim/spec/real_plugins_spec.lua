@@ -160,6 +160,12 @@ H.it("snacks.nvim picker (real): the preview's cursor is on the cited line; conf
   end, 30000, "the snacks picker with results and its preview")
   local win = picker.preview.win.win
   H.wait_for(function() return preview_at_focus(win) end, 20000, "the preview at the focus line")
+  -- prose wraps at words (snacks' default preview wrapped mid-word), titled path:lines as telescope's and fzf-lua's
+  H.eq({ true, true }, { vim.wo[win].wrap, vim.wo[win].linebreak }, "the preview wraps at words")
+  local title = vim.api.nvim_win_get_config(win).title or ""
+  title = type(title) == "table" and vim.iter(title):map(function(c) return c[1] end):join("") or title
+  H.ok(title:find(ui.source_location(picker:current().chunk.source), 1, true), "titled path:lines: " .. title)
+  H.ok(title:find("guide/frobnicator.md:", 1, true), "the best result's path:lines: " .. title)
   H.screenshot("snacks-preview")
   picker:action("confirm")
   H.wait_for(function() return vim.uv.fs_realpath(vim.api.nvim_buf_get_name(0)) == best_file end, 10000, "opened")

@@ -8,7 +8,8 @@ local M = {}
 
 --- snacks.nvim picker item `i` of a rag/query chunk: `pos` is {1-based line, 0-based BYTE column} of its cited
 --- lines' start (what snacks' preview, jump and quickfix read), `end_pos` the end of their last line (snacks' preview
---- lights `pos` to `end_pos`: {last line, 0} left the last cited line unlit).
+--- lights `pos` to `end_pos`: {last line, 0} left the last cited line unlit), `preview_title` its `path:lines` (as
+--- telescope's and fzf-lua's previews are titled; snacks' own title is the file's name alone).
 ---@param i integer
 ---@param chunk table PROTOCOL Chunk
 ---@return table
@@ -19,7 +20,8 @@ function M.snacks_item(i, chunk)
   local fname = ui.source_fname(chunk.source)
   local lnum, col0 = jump.source_start(chunk.source, fname)
   return { idx = i, score = chunk.score, text = ragls_picker.format(chunk), file = fname, pos = { lnum, col0 },
-    end_pos = { jump.source_end(chunk.source, fname) }, chunk = chunk, preview = "file" }
+    end_pos = { jump.source_end(chunk.source, fname) }, chunk = chunk, preview = "file",
+    preview_title = ui.source_location(chunk.source) }
 end
 
 --- snacks.nvim picker: live (re-queried as you type), file preview at the chunk.
@@ -60,7 +62,11 @@ function M.pick(text)
         ragls_picker.to_quickfix(last_query, last)
       end,
     },
-    win = { input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } } },
+    win = {
+      input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } },
+      -- prose wraps at words, as in telescope's and fzf-lua's previews (snacks' wraps mid-word: "conflicti" / "ng")
+      preview = { wo = { wrap = true, linebreak = true } },
+    },
   })
   return {
     prompt = function()
