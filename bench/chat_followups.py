@@ -76,8 +76,14 @@ def main() -> int:
     ap.add_argument("sets", nargs="*", type=Path, default=DEFAULT_SETS)
     ap.add_argument("--corpus", action="append", default=[], help="NAME=PATH (default: bench/data.py's)")
     ap.add_argument("--json", type=Path, help="write the per-follow-up results here")
+    ap.add_argument("--context-weight", type=float, help="retrieval.query.CONTEXT_WEIGHT for this run (a sweep)")
     args = ap.parse_args()
     from ragls.workspace.rag_workspace import RagWorkspace
+
+    if args.context_weight is not None:
+        import ragls.retrieval.query
+
+        ragls.retrieval.query.CONTEXT_WEIGHT = args.context_weight
 
     explicit = dict(c.split("=", 1) for c in args.corpus)
     results = []

@@ -83,3 +83,17 @@ def test_query_syntax_stays_plain_words(store):
     # parser syntax in user text is never interpreted, at any weight
     for w in (0.0, 0.5, 1.0):
         assert scores(store, 'title:borrowing AND (vector', title_weight=w).keys() >= {"body"}
+
+
+def test_word_weights_multiply_a_listed_words_score(store):
+    # A chat follow-up's borrowed words (`Query.word_weights`) weigh less: the listed word's score, fuzzy or
+    # exact, is multiplied by its weight, the other words' are unchanged; no weights is the plain search.
+    vec = scores(store, "vector", fuzzy=False)
+    clo = scores(store, "closure", fuzzy=False)
+    both = scores(store, "vector closure", fuzzy=False)
+    assert scores(store, "vector closure", fuzzy=False, weights={}) == both
+    weighted = scores(store, "vector closure", fuzzy=False, weights={"closure": 0.25})
+    assert weighted["body"] == pytest.approx(vec["body"], rel=1e-5)
+    assert weighted["other"] == pytest.approx(0.25 * clo["other"], rel=1e-5)
+    typo = scores(store, "closrue", weights={"closrue": 0.5})
+    assert typo["other"] == pytest.approx(0.5 * scores(store, "closrue")["other"], rel=1e-5)

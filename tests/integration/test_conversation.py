@@ -20,6 +20,7 @@ from ragls.answer.conversation import (
 )
 from ragls.answer.template import render_prompt
 from ragls.core.ir import Chunk, Hit
+from ragls.retrieval.query import CONTEXT_WEIGHT
 
 pytestmark = pytest.mark.usefixtures("ask_key")
 
@@ -85,10 +86,14 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
     history = [{"role": "user", "content": "How does the borrow checker treat references?"},
                {"role": "assistant", "content": "It checks lifetimes [1]."}]
     answer = ask("and what about tests?", settings=s, retrieve=retriever, history=history)
-    query = retriever.calls[0][0]
+    searched = retriever.calls[0][0]  # the analysed query: the borrowed words weigh less than the follow-up's own
+    query = searched.text
     assert query.startswith("and what about tests?")
     for term in ("borrow", "checker", "references"):
         assert term in query
+    assert searched.own_text == "and what about tests?"
+    assert searched.word_weights == dict.fromkeys(("borrow", "checker", "treat", "references"), CONTEXT_WEIGHT)
+    assert 0 < CONTEXT_WEIGHT < 1
     assert answer.retrieval_query == query
     assert carry_terms("tests?", []) == "tests?"
     # Only a follow-up that refers back carries terms: a question on a new topic is searched as it is.
@@ -117,7 +122,7 @@ def test_a_failing_rewrite_falls_back_to_the_rule(llm_server):
     retriever = Retriever(HITS)
     answer = ask("and tests?", settings=s, retrieve=retriever, chat=chat_for(s),
                  history=[{"role": "user", "content": "ownership rules"}])
-    assert retriever.calls[0][0] == "and tests? ownership rules"
+    assert retriever.calls[0][0].text == "and tests? ownership rules"
     assert answer.error is None and answer.text == "ok [1]."
 
 

@@ -58,12 +58,37 @@ def test_a_follow_up_that_names_its_own_subject_is_answered_on_it(ws, question):
     assert "torque" not in answer.text.lower(), answer.text
 
 
+def test_a_follow_up_searched_with_borrowed_words_is_decided_by_its_own(ws):
+    # "it" makes the rule borrow the earlier subject's words, but they only weigh CONTEXT_WEIGHT: the follow-up's
+    # own words (which version is running) find the daemon's page; before, the earlier question's rarer words
+    # (torque, wrench, calibration) outranked them and the answer led with the wrench.
+    question = "and how do I check which version of it is running?"
+    answer = ws.ask(question, history=EARLIER)
+    assert answer.retrieval_query == f"{question} torque wrench calibration due"
+    assert answer.sources[0][1].chunk.path == "ops/daemon.md", [h.chunk.path for _, h in answer.sources]
+    first = next(line for line in answer.text.splitlines() if line.startswith("- "))
+    assert "benchctl version" in first, answer.text
+
+
+@pytest.mark.parametrize("question", ["And what about the telemetry?", "and what about telemetry?"])
+def test_a_topic_switch_after_and_is_not_dragged_back_to_the_earlier_subject(ws, question):
+    # "what about" always borrows the earlier subject (it names only what changes), but a new subject of its own
+    # decides: the daemon's telemetry, not the wrench's calibration, and the answer leads with it.
+    answer = ws.ask(question, history=EARLIER)
+    assert answer.retrieval_query == f"{question} torque wrench calibration due"
+    assert answer.sources[0][1].chunk.path == "ops/daemon.md", [h.chunk.path for _, h in answer.sources]
+    first = next(line for line in answer.text.splitlines() if line.startswith("- "))
+    assert "telemetry.enabled = false" in first, answer.text
+    assert "torque" not in answer.text.lower(), answer.text
+
+
 @pytest.mark.parametrize("question", ["And how do I turn it off?", "Can I switch it off?"])
 def test_a_follow_up_that_leans_on_the_earlier_turn_borrows_its_subject(ws, question):
     answer = ws.ask(question, history=EARLIER)
     assert answer.retrieval_query == f"{question} torque wrench calibration due"
     assert answer.sources[0][1].chunk.path.endswith("tools/wrench.md"), [h.chunk.path for _, h in answer.sources]
-    # The answer leads with what the follow-up asks of the earlier subject, not with the earlier answer.
+    # Both pages say how to turn something off: the borrowed words tell which. The answer leads with what the
+    # follow-up asks of the earlier subject, not with the earlier answer.
     first = next(line for line in answer.text.splitlines() if line.startswith("- "))
     assert "wrench.reminder = false" in first, answer.text
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ragls.answer.cache import AnswerCache, CachedAnswer, cache_key
 from ragls.answer.cite import check_citations
-from ragls.answer.conversation import SummaryMemo, prepare
+from ragls.answer.conversation import Conversation, SummaryMemo, prepare
 from ragls.answer.extractive import (  # noqa: F401 - re-exported: callers import them from here
     EXTRACTIVE_LABEL,
     EXTRACTIVE_MAX_SENTENCES,
@@ -34,10 +34,13 @@ from ragls.core.errors import Cancelled, InvalidParams, RaglsError, RequestFaile
 from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.names import name_phrases, unmentioned_names
+from ragls.retrieval.query import Query, blend
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
-Retrieve = Callable[[str, int], RetrievalResult]  # a plain list of hits is judged without evidence
+# (query text, or the analysed query of a follow-up with borrowed words, `Conversation.search`; k) -> hits; a plain
+# list of hits is judged without evidence
+Retrieve = Callable[[str | Query, int], RetrievalResult]
 
 EXTRACTIVE_MODEL = "extractive"
 # A context-length failure (OpenAI "context_length_exceeded", Anthropic "prompt is too long", llama.cpp / Ollama /
@@ -129,7 +132,7 @@ def ask(
     conv = prepare(question, history, chat=chat, memory_max_turns=gen.memory_max_turns, memo=memo, cancel=cancel)
     query = conv.retrieval_query
     _check_cancel(cancel)
-    retrieved = RetrievalResult.of(retrieve(query, k))
+    retrieved = RetrievalResult.of(retrieve(conv.search or query, k))
     floor = settings.retrieval.abstention_floor
     index_relevant = not abstained(retrieved, floor, query, min_probability=settings.retrieval.abstention_probability)
     # Documents the user handed over are relevant by definition ("summarize this" resembles no text); the
@@ -155,7 +158,8 @@ def ask(
         return done(text, list(enumerate(hits[:CLOSEST_MATCHES], 1)), True)
     numbered = list(enumerate(hits, 1))
     if chat is None:
-        picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
+        by, by_vector = picked_by(conv, query, embed_query)
+        picked = extractive_picks(by, numbered, embed=embed, embed_query=by_vector, files=files)
         numbered, picked = quoted_focus(numbered, picked, query)  # each [n] prints the lines quoted with it
         text = unmentioned_line(render_extractive(picked, label), query, numbered)
         if on_delta is not None:
@@ -182,12 +186,27 @@ def ask(
                 continue
             break
     _check_cancel(cancel)
-    picked = extractive_picks(query, numbered, embed=embed, embed_query=embed_query, files=files)
+    by, by_vector = picked_by(conv, query, embed_query)
+    picked = extractive_picks(by, numbered, embed=embed, embed_query=by_vector, files=files)
     numbered, picked = quoted_focus(numbered, picked, query)
     text = unmentioned_line(render_extractive(picked, FALLBACK_LABEL), query, numbered)
     if on_delta is not None:
         on_delta(("\n\n" if streamed else "") + text)
     return done(text, numbered, model=EXTRACTIVE_MODEL, error=str(failure))
+
+
+def picked_by(conv: Conversation, query: str, embed_query: Callable[[str], Any] | None
+              ) -> tuple[str, Callable[[str], Any] | None]:
+    """(text, embed_query) the extractive answer's sentences are picked by (`extractive_picks`): `query` and
+    `embed_query`, or for a follow-up searched with borrowed words (`Conversation.search`) the follow-up's own words,
+    embedded `blend`ed with the whole query's embedding: the sources are already about the earlier subject, and
+    the sentence that answers is the one the follow-up's own words find, not the one the borrowed words repeat."""
+    search = conv.search
+    if search is None or not search.own_text:
+        return query, embed_query
+    if embed_query is None:
+        return search.own_text, None
+    return search.own_text, lambda text: blend(embed_query(text), embed_query(search.text))
 
 
 def with_documents(hits: Sequence[Hit], extra: Sequence[Hit], k: int) -> list[Hit]:

@@ -6,13 +6,16 @@ the client as `{role, content}` messages (the protocol's shape), oldest first; t
 state of its own except `SummaryMemo`, a content-keyed memo of summaries (so a rolling summary costs one LLM call
 per new turn that leaves the window, not one per ask).
 
-- Rewrite (`standalone_query`): with a model, one short non-streamed call turns "and how do I test that?" into a
-  query that stands on its own (the technique of LangChain's history-aware retriever / LlamaIndex's
+- Rewrite (`prepare`): with a model, one short non-streamed call (`model_rewrite`) turns "and how do I test
+  that?" into a query that stands on its own (the technique of LangChain's history-aware retriever / LlamaIndex's
   condense-question chat engine). Without one, or when that call fails, a rule carries the previous question's
-  key terms (content words, see `cite.content_words`) the follow-up lacks — only when it refers back ("and how do
-  I turn it off?", "what about Windows?"); a question that stands on its own is searched as it is, also when it
-  opens with "and" / "so" ("And which version is running?"): the earlier question's rarer words would otherwise
-  outrank its own and the answer would lead with the earlier subject.
+  key terms (content words, see `cite.content_words`) the follow-up lacks (`borrowed_terms`) — only when it refers
+  back ("and how do I turn it off?", "what about Windows?"); a question that stands on its own is searched as it
+  is, also when it opens with "and" / "so" ("And which version is running?"). The borrowed words weigh less than
+  the follow-up's own in BM25 and in the embedded query (`retrieval.query.CONTEXT_WEIGHT`): they tell the
+  subject apart ("it"), and the follow-up's own words decide what is found — else the earlier question's rarer
+  words outrank them and the answer leads with the earlier subject ("and how do I check which version of it is
+  running?" after a question about a torque wrench).
 - Prompt: the most recent PROMPT_TURNS turns verbatim (fewer when `memory_max_turns` is smaller), preceded by the summary when there is one.
 - Memory (`generation.memory_max_turns`, default 20; 0 = none): when the conversation, counting the new question,
   has more turns than that, every turn older than the verbatim window is folded into one summary by one LLM call
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from ragls.answer.cite import content_words
 from ragls.core.errors import Cancelled, RaglsError
 from ragls.core.lru import LRU
+from ragls.retrieval.query import Query, analyse
 
 log = logging.getLogger(__name__)
 
@@ -132,14 +136,14 @@ def refers_back(question: str) -> bool:
     return len(words) <= FOLLOW_UP_MAX_WORDS and bool(_REFERS_BACK_WEAK.search(rest))
 
 
-def carry_terms(question: str, turns: list[Turn]) -> str:
-    """The rule used without a model: `question` plus up to MAX_CARRIED_TERMS words of the previous question whose
-    content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order — when the
-    question refers back (`refers_back`: "and how do I turn it off?", "what about Windows?", "is it thread-safe?")
-    or has no content word of its own ("why?"). A question that stands on its own ("where are the logs?") is searched as it is, as
-    it is without history."""
+def borrowed_terms(question: str, turns: list[Turn]) -> str:
+    """The words the rule without a model adds to `question`: up to MAX_CARRIED_TERMS words of the previous
+    question whose content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order,
+    joined by spaces — when the question refers back (`refers_back`: "and how do I turn it off?", "what about
+    Windows?", "is it thread-safe?") or has no content word of its own ("why?"); else "" (a question that stands on
+    its own, "where are the logs?", is searched as it is, as it is without history)."""
     if not turns or not refers_back(question):
-        return question
+        return ""
     have = set(content_words(question))
     extra: list[str] = []
     for word in _WORD.findall(turns[-1].question):
@@ -148,8 +152,13 @@ def carry_terms(question: str, turns: list[Turn]) -> str:
             continue
         have.add(stems[0])
         extra.append(word)
-    extra = extra[:MAX_CARRIED_TERMS]
-    return f"{question} {' '.join(extra)}" if extra else question
+    return " ".join(extra[:MAX_CARRIED_TERMS])
+
+
+def carry_terms(question: str, turns: list[Turn]) -> str:
+    """`question` followed by its `borrowed_terms` (the text searched and shown as the retrieval query)."""
+    extra = borrowed_terms(question, turns)
+    return f"{question} {extra}" if extra else question
 
 
 def _transcript(turns: list[Turn]) -> str:
@@ -161,31 +170,27 @@ def _transcript(turns: list[Turn]) -> str:
     return "\n".join(lines)
 
 
-def standalone_query(question: str, turns: list[Turn], chat=None,
-                     cancel: threading.Event | None = None) -> str:
-    """The retrieval query for `question` after `turns`: the model's one-line rewrite (one short call, non-streamed,
-    the last REWRITE_TURNS turns; stopped when `cancel` is set), else `carry_terms`. A failed or empty rewrite falls back to the rule; a reply
-    longer than 3x the question plus 200 chars (a model answering instead of rewriting) too.
-    Raises Cancelled only."""
-    if not turns:
-        return question
-    if chat is not None:
-        prompt = (f"Conversation:\n{_transcript(turns[-REWRITE_TURNS:])}\n\nFollow-up question: {question}\n\n"
-                  f"Standalone search query:")
-        try:
-            reply = chat.chat([{"role": "user", "content": prompt}], system=REWRITE_SYSTEM, cancel=cancel)
-        except Cancelled:
-            raise
-        except RaglsError as exc:
-            log.info("query rewrite failed, using the previous question's terms: %s", exc)
-        else:
-            lines = [ln.strip().strip('"').strip() for ln in reply.text.splitlines() if ln.strip()]
-            text = lines[0] if lines else ""
-            if text.lower().startswith(("standalone search query:", "query:")):
-                text = text.split(":", 1)[1].strip()
-            if text and len(text) <= 3 * len(question) + 200:
-                return text
-    return carry_terms(question, turns)
+def model_rewrite(question: str, turns: list[Turn], chat, cancel: threading.Event | None = None) -> str | None:
+    """The model's one-line standalone rewrite of `question` after `turns` (one short call, non-streamed, the last
+    REWRITE_TURNS turns; stopped when `cancel` is set); None without a model, when the call fails, or when the reply
+    is empty or longer than 3x the question plus 200 chars (a model answering instead of rewriting). Raises
+    Cancelled only."""
+    if chat is None or not turns:
+        return None
+    prompt = (f"Conversation:\n{_transcript(turns[-REWRITE_TURNS:])}\n\nFollow-up question: {question}\n\n"
+              f"Standalone search query:")
+    try:
+        reply = chat.chat([{"role": "user", "content": prompt}], system=REWRITE_SYSTEM, cancel=cancel)
+    except Cancelled:
+        raise
+    except RaglsError as exc:
+        log.info("query rewrite failed, using the previous question's terms: %s", exc)
+        return None
+    lines = [ln.strip().strip('"').strip() for ln in reply.text.splitlines() if ln.strip()]
+    text = lines[0] if lines else ""
+    if text.lower().startswith(("standalone search query:", "query:")):
+        text = text.split(":", 1)[1].strip()
+    return text if text and len(text) <= 3 * len(question) + 200 else None
 
 
 class SummaryMemo:
@@ -244,6 +249,9 @@ class Conversation:
     retrieval_query: str
     messages: list[dict]
     summary: str | None = None
+    # The analysed query searched when the rule borrowed words (`borrowed_terms`): they weigh less than the
+    # follow-up's own (`retrieval.query.analyse` with `context`). None: `retrieval_query` is searched as it is.
+    search: Query | None = None
 
 
 def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_turns: int = 20,
@@ -257,7 +265,13 @@ def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_
     turns = to_turns(history)
     if not turns:
         return Conversation(question, [])
-    query = (rewrite or (lambda q, t: standalone_query(q, t, chat, cancel)))(question, turns)
+    search = None
+    if rewrite is not None:
+        query = rewrite(question, turns)
+    elif (query := model_rewrite(question, turns, chat, cancel)) is None:
+        borrowed = borrowed_terms(question, turns)
+        search = analyse(question, context=borrowed) if borrowed else None
+        query = search.text if search is not None else question
     window = min(PROMPT_TURNS, memory_max_turns) if memory_max_turns > 0 else PROMPT_TURNS
     recent = turns[-window:]
     old = turns[:-window] if len(turns) > window else []
@@ -278,4 +292,4 @@ def prepare(question: str, history: list[dict] | None, *, chat=None, memory_max_
         fixed.append(m)
     if fixed and fixed[-1]["role"] == "user":
         fixed.append({"role": "assistant", "content": "(no answer)"})
-    return Conversation(query, fixed, summary)
+    return Conversation(query, fixed, summary, search)

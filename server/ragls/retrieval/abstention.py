@@ -109,7 +109,7 @@ from ragls.retrieval.asked_value import (
     value_missing,
 )
 from ragls.retrieval.names import name_terms, spelled_out, user_material
-from ragls.retrieval.query import Query
+from ragls.retrieval.query import Query, blend
 
 # Fitted by `python bench/abstention_loco.py` on the answerable questions and near misses of the Rust book, Flask,
 # urllib3 and black dev sets (199 questions, 45 near misses), each corpus and class weighted alike; its operating
@@ -355,7 +355,8 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     the first SENTENCE_HITS hits' focus texts (`focus_text`, 1,000 characters at most; embedded with `embed(texts) ->
     (n, dim)`) with the question without those words (`embed_query(text) -> (dim,)`) minus the best with
     `query.vector`: above 0 when the dropped words only pulled the question away from the passages. Rows and vectors
-    L2-normalised (cosine = dot product)."""
+    L2-normalised (cosine = dot product). For a chat follow-up with borrowed words the question without those words
+    is embedded as `query.vector` was (`query.blend`), so the two cosines compare alike."""
     if query.vector is None or not hits:
         return None
     words = re.findall(r"\S+", query.text)
@@ -364,7 +365,11 @@ def absent_meaning(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hi
     if not dropped or not kept.strip():
         return None
     passages = embed([focus_text(h)[:1000] for h in hits[:SENTENCE_HITS]])
-    delta = float(max(passages @ embed_query(kept))) - float(max(passages @ query.vector))
+    without = embed_query(kept)
+    own_kept = " ".join(w for w in re.findall(r"\S+", query.own_text) if w not in dropped)
+    if query.context and own_kept.strip():  # a follow-up's vector blends its own words' in: so does this one
+        without = blend(embed_query(own_kept), without)
+    delta = float(max(passages @ without)) - float(max(passages @ query.vector))
     return delta, tuple(dict.fromkeys(w.strip(".,;:!?()\"'`") for w in dropped))
 
 

@@ -66,7 +66,8 @@ class DocumentsSource:
                 out.matches[cid] = WindowMatch(cid, sim, 0, span.start_line, span.end_line, self.vectors[r])
         if "bm25" in signals:
             out.lists["bm25"] = self.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds,
-                                                 cjk_runs=q.cjk_runs, title_weight=settings.bm25_title_weight)
+                                                 cjk_runs=q.cjk_runs, title_weight=settings.bm25_title_weight,
+                                                 weights=q.word_weights)
         return out
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:

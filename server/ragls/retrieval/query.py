@@ -12,11 +12,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ragls.core.analysis import STOPWORDS, cjk_runs, compound_identifiers, query_words, stems
 from ragls.core.errors import InvalidParams
+from ragls.retrieval.query_fit import fit_query
 
 if TYPE_CHECKING:
-    import numpy as np
+    from ragls.embedding.embed import Embedder
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,11 @@ class Query:
       a BM25-only hit must hold.
     - `cjk_runs`: the query's runs of CJK characters (BM25 searches their bigrams in its `cjk` field).
     - `vector`: the query embedding (float32, L2-normalised) once computed, else None.
+    - `own_text` / `context`: for a chat follow-up searched with words borrowed from the earlier question
+      (`answer/conversation.py`), the follow-up as typed and the `bm25_words` only the borrowed words gave; they
+      weigh CONTEXT_WEIGHT of the follow-up's own (`word_weights` for BM25, `query_vector` for the
+      embedding): the follow-up's words decide what is found, the borrowed ones only tell its subject apart. ""
+      and empty otherwise.
     """
 
     text: str
@@ -45,6 +53,13 @@ class Query:
     focus_terms: frozenset[str] = frozenset()
     cjk_runs: tuple[str, ...] = ()
     vector: np.ndarray | None = None
+    own_text: str = ""
+    context: frozenset[str] = frozenset()
+
+    @property
+    def word_weights(self) -> dict[str, float]:
+        """{BM25 word: weight} for the words that do not weigh 1 (the borrowed `context` words); {} for most."""
+        return dict.fromkeys(self.context, CONTEXT_WEIGHT)
 
     @property
     def searchable(self) -> bool:
@@ -63,6 +78,10 @@ class Query:
         return replace(self, vector=vector)
 
 
+# What a word borrowed from the earlier question weighs against the follow-up's own (BM25 term boost, and the share of
+# the embedded query, `query_vector`): measured on bench/followups (bench/history/session-58.md, "Chat
+# follow-ups").
+CONTEXT_WEIGHT = 0.5
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -71,14 +90,23 @@ def _code_spans(text: str) -> list[str]:
     return [w for span in CODE_SPAN.findall(text) for w in query_words(span)]
 
 
-def analyse(text: object) -> Query:
-    """Analyse a user query (an analysed `Query` is returned as it is). Raises InvalidParams for a non-string or an
-    empty/whitespace-only query."""
+def analyse(text: object, *, context: str = "") -> Query:
+    """Analyse a user query (an analysed `Query` is returned as it is). `context`: words borrowed from an earlier
+    question of a chat (`answer/conversation.borrowed_terms`): the query is `text` followed by them, the words only
+    they give weighing CONTEXT_WEIGHT (`Query.own_text`, `Query.context`); not when `text` has no content word of
+    its own ("why?": the borrowed words are then all there is to search). Raises InvalidParams for a non-string or
+    an empty/whitespace-only query."""
     if isinstance(text, Query):
         return text
     if not isinstance(text, str) or not text.strip():
         raise InvalidParams("query must be a non-empty string")
     text = text.strip()
+    if context.strip():
+        own = analyse(text)
+        whole = analyse(f"{text} {context.strip()}")
+        if not own.content_words:
+            return whole
+        return replace(whole, own_text=text, context=frozenset(w for w in whole.bm25_words if w not in own.words))
     words = tuple(query_words(text))
     content = [w for w in words if w not in STOPWORDS]
     bm25_words = tuple(dict.fromkeys(content or words))
@@ -88,3 +116,22 @@ def analyse(text: object) -> Query:
                  terms=tuple(dict.fromkeys(t for w in bm25_words for t in stemmed[w])),
                  focus_terms=frozenset(t for w in (content or bm25_words) for t in stemmed[w]),
                  cjk_runs=tuple(cjk_runs(text)))
+
+
+def query_vector(embedder: Embedder, q: Query, model_text: str) -> np.ndarray:
+    """The embedding searched for `q` (float32 (dim,), L2-normalised): `model_text`'s (the query as the model reads
+    it, `query_fit.fit_query`); for a chat follow-up with borrowed words (`Query.context`) `blend`ed with the
+    follow-up's own text's: its own words decide which passages are close, the borrowed ones pull toward the
+    earlier subject."""
+    whole = embedder.embed_query(model_text)
+    if not (q.context and q.own_text):
+        return whole
+    own_text, _ = fit_query(q.own_text, embedder.query_token_count, embedder.max_length)
+    return blend(embedder.embed_query(own_text), whole)
+
+
+def blend(own: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """`own` (the embedding of a follow-up as typed) plus CONTEXT_WEIGHT x `whole` (of it with the borrowed words),
+    L2-normalised, float32 (dim,)."""
+    mixed = np.asarray(own, dtype=np.float32) + CONTEXT_WEIGHT * np.asarray(whole, dtype=np.float32)
+    return mixed / max(float(np.linalg.norm(mixed)), 1e-12)

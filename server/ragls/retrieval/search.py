@@ -43,7 +43,7 @@ from ragls.retrieval.focus import keyword_focus, line_span
 from ragls.retrieval.fuse import apply_prior, convex_fusion, page_support, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.names import absent_names, lookup_terms
-from ragls.retrieval.query import Query, analyse
+from ragls.retrieval.query import Query, analyse, query_vector
 from ragls.retrieval.query_fit import fit_query
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.source import Candidates, as_sources, file_filters, vector_weight_coverage
@@ -139,7 +139,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
                      "characters are embedded, BM25 searches all of it", len(q.text), embedder.max_length,
                      len(model_text))
     if use_vectors:
-        q = q.with_vector(embedder.embed_query(model_text))
+        q = q.with_vector(query_vector(embedder, q, model_text))
     asked = [s for s in ("vector", "bm25") if s in signals and (s != "vector" or use_vectors)]
     per_source = [src.candidates(q, n, settings, asked) for src in sources]
     scored, similarity, matches, known = _merge_candidates(sources, per_source, asked)

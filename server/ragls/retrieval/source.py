@@ -121,7 +121,8 @@ class FolderSource:
         idx = self.index
         if plain or not settings.bm25_feedback:
             return idx.bm25.search(q.text, n, words=q.bm25_words, compounds=q.compounds, cjk_runs=q.cjk_runs,
-                                   title_weight=settings.bm25_title_weight)
+                                   title_weight=settings.bm25_title_weight,
+                                   weights=q.word_weights)
         from ragls.retrieval.feedback import feedback_search
 
         def chunk_texts(ids: list[str]) -> dict[str, str]:

@@ -203,7 +203,7 @@ class Bm25Store:
     @traced("bm25.search")
     def search(self, text: str, limit: int, *, words: Iterable[str] | None = None,
                compounds: Iterable[str] | None = None, cjk_runs: Iterable[str] | None = None, fuzzy: bool = True,
-               title_weight: float = 1.0) -> list[tuple[str, float]]:
+               title_weight: float = 1.0, weights: dict[str, float] | None = None) -> list[tuple[str, float]]:
         """Top `limit` (chunk id, BM25 score) for free text, best first. [] when the text has no words.
 
         `words`/`compounds`/`cjk_runs`: the query already analysed (`retrieval.query.Query.bm25_words` /
@@ -212,14 +212,23 @@ class Bm25Store:
         title and body: "HashMpa" finds "HashMap". CJK in `text` is searched by its bigrams in the `cjk` field (`_cjk_queries`). `title_weight`
         (`retrieval.bm25_title_weight`) multiplies each term's BM25 score in the `title` field (1: title and body
         count alike; 0: body only). User text never becomes query syntax: words become term objects of their
-        analysed terms, fuzzy terms too."""
+        analysed terms, fuzzy terms too. `weights` ({word: weight}, `Query.word_weights`) multiplies the score of
+        each listed word (its terms, fuzzy terms too); words not listed weigh 1."""
         words = [w for w in words if not has_cjk(w)] if words is not None else content_words(text)
         cjk = self._cjk_queries(find_cjk_runs(text) if cjk_runs is None else list(cjk_runs))
         if not (words or cjk) or limit <= 0:
             return []
-        clauses = self._word_terms(words, title_weight)
-        clauses += self._compound_phrases(text if compounds is None else None, compounds)
-        clauses += (self._fuzzy_terms(words, title_weight) if fuzzy else []) + cjk
+        by_weight: dict[float, list[str]] = {}
+        for w in words:
+            by_weight.setdefault(float((weights or {}).get(w, 1.0)), []).append(w)
+        exact: list[tantivy.Query] = []
+        near: list[tantivy.Query] = []
+        for weight, group in by_weight.items():
+            boost = (lambda qs: qs) if weight == 1.0 else (  # noqa: E731
+                lambda qs, b=weight: [tantivy.Query.boost_query(q, b) for q in qs])
+            exact += boost(self._word_terms(group, title_weight))
+            near += boost(self._fuzzy_terms(group, title_weight)) if fuzzy else []
+        clauses = exact + self._compound_phrases(text if compounds is None else None, compounds) + near + cjk
         if not clauses:
             return []
         query = clauses[0] if len(clauses) == 1 else tantivy.Query.boolean_query(

@@ -410,7 +410,7 @@ class RagWorkspace:
 
         llm_calls = LLMCallCounter()  # this answer's retrieval LLM calls, over every retrieval it makes
 
-        def retrieve(q: str, k: int) -> RetrievalResult:
+        def retrieve(q, k: int) -> RetrievalResult:  # q: text or an analysed Query (a follow-up)
             result = self.retrieve(q, k, rag, expand=expand)
             if result.llm is not None:
                 llm_calls.merge(result.llm.counter)
