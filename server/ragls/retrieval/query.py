@@ -81,7 +81,7 @@ class Query:
 # What a word borrowed from the earlier question weighs against the follow-up's own (BM25 term boost, and the share of
 # the embedded query, `query_vector`): measured on bench/followups (bench/history/session-58.md, "Chat
 # follow-ups").
-CONTEXT_WEIGHT = 0.5
+CONTEXT_WEIGHT = 0.25
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
