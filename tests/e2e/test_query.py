@@ -26,7 +26,7 @@ def workspace(tmp_path_factory):
     (ws / "windows.md").write_bytes(b"# Windows notes\r\n\r\nLine endings are CRLF here.\r\nThe zebra crossing "
                                     b"protocol is documented on this line.\r\n")
     (ws / "empty.md").write_text("")
-    (ws / "minified.txt").write_text("tok " * 3000)  # one 12000-char line
+    (ws / "minified.txt").write_text(" ".join(f"tok{i}" for i in range(1600)))  # one 12,000-character line
     (ws / "node_modules").mkdir()
     (ws / "node_modules" / "junk.md").write_text("# junk that must not be indexed: xylophone\n")
     (ws / ".gitignore").write_text("ignored/\n")

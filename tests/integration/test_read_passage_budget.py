@@ -10,8 +10,13 @@ from ragls.lsp.wire import to_wire_passage
 from ragls.sources.passage import MAX_PASSAGE_CHARS, read_passage
 from ragls.workspace.rag_workspace import RagWorkspace
 
-HUGE = "word " * 60_000 + "the secret flag is pelican."
-LONG = "x" * 3_000
+# Words that differ (one word repeated, or one letter, is degenerate text the indexer skips: sources.load)
+HUGE = " ".join(f"word{i}" for i in range(40_000)) + " the secret flag is pelican."
+
+
+def long_line(n: int) -> str:
+    """Line `n` of long.md: 3,000 characters of words of its own, starting "x"."""
+    return " ".join(f"x{n}.{i}" for i in range(600))[:3_000]
 
 
 def test_a_read_stays_within_the_character_budget_and_says_what_it_left_out(tmp_path, monkeypatch):
@@ -20,7 +25,7 @@ def test_a_read_stays_within_the_character_budget_and_says_what_it_left_out(tmp_
     folder = tmp_path / "ws"
     folder.mkdir()
     (folder / "huge.md").write_text(f"# Huge\n\n{HUGE}\nlast line\n", encoding="utf-8")
-    (folder / "long.md").write_text("\n".join(f"{n} {LONG}" for n in range(1, 21)) + "\n", encoding="utf-8")
+    (folder / "long.md").write_text("\n".join(f"{n} {long_line(n)}" for n in range(1, 21)) + "\n", encoding="utf-8")
     ws = RagWorkspace([folder])
     try:
         ws.index(embed=False)
