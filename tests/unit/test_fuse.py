@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ragls.core.ir import Chunk, Hit, LineSpan
-from ragls.retrieval.fuse import Fused, convex_fusion, page_support, reciprocal_rank_fusion
+from ragls.retrieval.fuse import NEAR_TIE, Fused, convex_fusion, lexical_tie_break, page_support, reciprocal_rank_fusion
 from ragls.retrieval.result import RetrievalResult
 from ragls.retrieval.search import abstained
 
@@ -155,3 +155,22 @@ def test_page_support_raises_a_page_by_its_second_passage_in_the_head():
     assert "page" not in by_key["g3"].contributions  # below the head
     assert [f.key for f in out] == ["t1", "g1", "g2", "g3", "x1"]
     assert page_support(fused, pages, 0.0, head=4) is fused
+
+
+def test_lexical_tie_break_gives_a_tie_for_the_first_place_to_the_page_matching_the_words():
+    def entry(key, score, bm25, bonus=0.0):
+        return Fused(key, score + bonus, {}, {"vector": score - bm25, "bm25": bm25, **({"bonus": bonus} if bonus else {})})
+
+    pages = {"a1": "guide.md", "a2": "guide.md", "r1": "reference.md", "o1": "other.md"}
+    # tr07's shape: the generated option list leads the reference page by 0.0003, with less of the question's words
+    tied = [entry("a1", 1.0531, 0.205), entry("a2", 1.0529, 0.39), entry("r1", 1.0528, 0.291), entry("o1", 0.9, 0.4)]
+    assert [f.key for f in lexical_tie_break(tied, pages)] == ["r1", "a1", "a2", "o1"]  # a1's own passage is skipped
+    assert lexical_tie_break(tied, pages, margin=0.0) is tied
+    # not a tie (0.01 apart), fewer words in the other page, or a leader holding the exact-match bonus: unchanged
+    apart = [entry("a1", 1.06, 0.205), entry("r1", 1.05, 0.291)]
+    assert lexical_tie_break(apart, pages) is apart
+    fewer = [entry("a1", 1.0531, 0.3), entry("r1", 1.0528, 0.291)]
+    assert lexical_tie_break(fewer, pages) is fewer
+    exact = [entry("a1", 0.0531, 0.205, bonus=1.0), entry("r1", 1.0528, 0.291)]
+    assert lexical_tie_break(exact, pages) is exact
+    assert NEAR_TIE == 0.005

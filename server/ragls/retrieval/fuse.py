@@ -191,6 +191,30 @@ def page_support(fused: list[Fused], pages: Mapping[Hashable, str], weight: floa
     return sorted(fused, key=lambda f: (-f.score, order[id(f)]))
 
 
+# Fused scores (convex, after page support) this close are a tie for the first place (`lexical_tie_break`).
+NEAR_TIE = 0.005
+
+
+def lexical_tie_break(fused: list[Fused], pages: Mapping[Hashable, str], margin: float = NEAR_TIE,
+                      within: int = 4) -> list[Fused]:
+    """`fused` with its first place given to another page's entry when the two are tied: the best-placed entry of
+    another page among the first `within` (`pages[key]`: the entry's page) whose score is within `margin` of the
+    first's and whose BM25 contribution is larger goes first; the rest keep their order. A first entry holding the
+    exact-match bonus stays. Under convex fusion a difference of a few thousandths is no evidence either way, and
+    the page that matches the question's words beats the one that matches its meaning as well. `margin` <= 0:
+    `fused` itself."""
+    if margin <= 0 or len(fused) < 2 or fused[0].contributions.get("bonus"):
+        return fused
+    lead = fused[0]
+    for f in fused[1:within]:
+        if pages.get(f.key) == pages.get(lead.key):
+            continue
+        if lead.score - f.score <= margin and f.contributions.get("bm25", 0.0) > lead.contributions.get("bm25", 0.0):
+            return [f, *(x for x in fused if x is not f)]
+        break
+    return fused
+
+
 def relevance_shares(scores: list[float]) -> list[float] | None:
     """Each score as a share of the best one, in [0, 1] rounded to 0.001 (`Chunk.relevance`, docs/protocol.md): the
     only reading of a hit's score that holds across fusions (convex scores run 0 to ~2.2 with the exact-match bonus,

@@ -9,7 +9,8 @@ own chunks are interleaved by rank instead), then fused by weighted RRF (`fuse.p
 With a `reranker` (`rerankers.py`: cross-encoder, ColBERT, LLM or a user class) the fused candidates are reordered
 by it, and extra signals (graph) are not computed. Chunks with identical text appear once (the best ranked),
 near-copies by vector too (`dedup.py`); under convex fusion a page's second passage among the first 30 raises its
-others (`fuse.page_support`, `retrieval.page_support_weight`); focus lines (`focus.py`), parent documents (`parent.py`) and the abstention
+others (`fuse.page_support`, `retrieval.page_support_weight`) and a tie for the first place (within
+`fuse.NEAR_TIE`) goes to the page with more of BM25's score (`fuse.lexical_tie_break`); focus lines (`focus.py`), parent documents (`parent.py`) and the abstention
 evidence (`abstention.py`) are added here, for every source alike. `abstained(hits, floor)` is the relevance test
 shared by rag/query and rag/ask.
 """
@@ -40,7 +41,7 @@ from ragls.retrieval.doc_kind import (
     written_names,
 )
 from ragls.retrieval.focus import keyword_focus, line_span
-from ragls.retrieval.fuse import apply_prior, convex_fusion, page_support, reciprocal_rank_fusion
+from ragls.retrieval.fuse import apply_prior, convex_fusion, lexical_tie_break, page_support, reciprocal_rank_fusion
 from ragls.retrieval.llm_steps import LLMTrace
 from ragls.retrieval.names import absent_names, lookup_terms
 from ragls.retrieval.query import Query, analyse, query_vector
@@ -490,12 +491,13 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
 def _page_support(lookup: ChunkLookup, fused: list, settings: RetrievalSettings) -> list:
     """`fused` (convex scores, after the priors and near-copy removal) with `fuse.page_support` at
     `retrieval.page_support_weight` over its first `PAGE_HEAD` entries: each raised by the weight x its page's
-    second-best score there / the first's. Their chunks are mostly looked up already (`_document_priors`' head at
+    second-best score there / the first's; then a tie for the first place broken by BM25 (`fuse.lexical_tie_break`). Their chunks are mostly looked up already (`_document_priors`' head at
     top_k 10); the head does not depend on top_k, so rag/query at k 5 and `ragls eval` at 10 rank alike."""
     if settings.page_support_weight <= 0:
         return fused
     found = lookup([f.key for f in fused[:PAGE_HEAD]])
-    return page_support(fused, {k: c.document for k, c in found.items()}, settings.page_support_weight, PAGE_HEAD)
+    pages = {k: c.document for k, c in found.items()}
+    return lexical_tie_break(page_support(fused, pages, settings.page_support_weight, PAGE_HEAD), pages)
 
 
 def _has_words(chunk, words: set[str]) -> bool:
