@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
 _INDENTED = re.compile(r"^(?: {4}|\t)\s*\S")  # a line of an indented code block
-LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+")
+LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+[.)]|#\.)\s+")  # "#.": reST's auto-numbered item
 _DIRECTIVE_OPTION = re.compile(r"^[ \t]+:[\w-]+:")  # a reST directive's option line, under it
 _QUOTE_MARK = re.compile(r"^ {0,3}> ?")
 # A paragraph opening with an HTML tag that is not inline text markup (`<img alt="..."` over several lines, mdBook's
@@ -239,7 +239,8 @@ def blocks(text: str) -> list[Block]:
             out.append(Block("code", i, lines[i:j]))
             i = j
             continue
-        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")) and not _substituted(stripped):
+        if stripped.startswith(("#", "<", "{{", "|", "---", "===", ".. ")) and not _substituted(stripped) \
+                and not LIST_ITEM.match(line):
             out.append(Block("skip", i, [line]))
             i += 1
             continue

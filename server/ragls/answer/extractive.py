@@ -27,6 +27,7 @@ from ragls.answer.identifiers import (
 )
 from ragls.answer.includes import FileFilters
 from ragls.answer.labels import labelled
+from ragls.answer.lead_ins import lead_in_text
 from ragls.answer.neighbours import (
     block_across,
     block_continued,
@@ -238,7 +239,7 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
         # the sentence alone: a code block it introduces would pull its cosine away from the question it answers
         qvec = embed_query(question) if embed_query is not None else embed([question])[0]
         vecs = embed([c.unit.sentence for c in candidates])  # all: the index's sentence pass stored them
-        every_cosine = [float(v) for v in (vecs @ qvec)]
+        every_cosine = _with_lead_ins([float(v) for v in (vecs @ qvec)], candidates, embed, qvec)
         worth = _worth_embedding(query, candidates)  # the others cannot be picked
         rescued = _rescued(query, candidates, every_cosine, worth)
         candidates = [candidates[i] for i in worth]
@@ -303,6 +304,19 @@ def extractive_picks(question: str, sources: list[tuple[int, Hit]],
     if not picked:  # chunks with no prose at all (code only): point at them
         picked = [(n, Unit(f"See {source_label(hit)}", line=-1)) for n, hit in sources[:2]]
     return picked
+
+
+def _with_lead_ins(cosines: list[float], candidates: list[Candidate], embed: Callable[[list[str]], Any],
+                   qvec: Any) -> list[float]:
+    """`cosines` (of each candidate's sentence to the question vector `qvec`) with each short lead-in's
+    (`lead_in_text`) raised to the cosine of its sentence read with its block when that is higher."""
+    leads = [(i, t) for i, c in enumerate(candidates) if (t := lead_in_text(c.unit))]
+    if not leads:
+        return cosines
+    out = list(cosines)
+    for (i, _), x in zip(leads, embed([t for _, t in leads]) @ qvec):
+        out[i] = max(out[i], float(x))
+    return out
 
 
 def _matched(unit: Unit, query: set[str] | frozenset[str]) -> frozenset[str]:
@@ -549,20 +563,22 @@ def _code_end(body: str) -> bool:
 
 def answer_sentences(chunk: Chunk, files: FileFilters | None = None) -> list[str]:
     """The texts `extractive_picks` may embed for passages of `chunk` (each candidate's `Unit.sentence`, from
-    `passages.chunk_units` with the open indexes' file filters `files`), in passage order: what the index's
-    sentence pass embeds ahead (index/vector_phase.py), so a first answer finds their vectors cached."""
-    return [u.sentence for u in chunk_units(chunk, files=files)]
+    `passages.chunk_units` with the open indexes' file filters `files`, in passage order, then each short lead-in's
+    sentence with its block, `passages.lead_in_text`): what the index's sentence pass embeds ahead
+    (index/vector_phase.py), so a first answer finds their vectors cached."""
+    found = chunk_units(chunk, files=files)
+    return [u.sentence for u in found] + [t for u in found if (t := lead_in_text(u))]
 
 
 @functools.cache
 def sentences_version() -> str:
-    """The version of the code `answer_sentences` runs: `core.hashing.source_digest` of answer/passages.py and every
-    ragls module it imports (16 hex chars; computed once per process). The index records it beside its sentence
+    """The version of the code `answer_sentences` runs: `core.hashing.source_digest` of answer/lead_ins.py (which
+    imports answer/passages.py) and every ragls module it imports (16 hex chars; computed once per process). The index records it beside its sentence
     marks: after an upgrade or an edit that may read passages differently, the sentence pass checks every chunk
     again (its unchanged sentences are found in the embedding cache; only new ones go through the model)."""
     from ragls.core.hashing import source_digest
 
-    return source_digest("ragls.answer.passages")
+    return source_digest("ragls.answer.lead_ins")
 
 
 def split_sentences(text: str) -> list[str]:

@@ -111,15 +111,18 @@ _SPAN_OR_COMMENT = re.compile(f"{CODE_SPANS.pattern}|{_HTML_COMMENT.pattern}", r
 
 # reST explicit markup (".. " and what follows, with the lines indented under it; docutils "Explicit Markup
 # Blocks") that a reader never sees where it stands: a hyperlink target (".. _label:", ".. _`Eventlet`: http://...",
-# ".. __: url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
+# ".. __: url", "__ url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
 # text, or a bare ".." with indented lines right below it). A directive (".. note::", ".. code-block::", spaced
 # ".. note ::" too) and a footnote or citation (".. [1] text") are read as before. The chunker drops a reST chunk of
 # nothing else with the same two patterns (index/rest_hidden.py: EXPLICIT, SHOWN).
 
 
+_ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S+[ \t]*$")  # docutils' short anonymous hyperlink target
+
+
 def _rest_hidden(text: str) -> str:
     """reST text with its hidden explicit markup (`EXPLICIT` not `SHOWN`: comments, link targets, substitution
-    definitions; and the directives whose body no reader sees as text, `_REST_HIDDEN`: Sphinx's doctest fixtures,
+    definitions, "__ url" anonymous targets; and the directives whose body no reader sees as text, `_REST_HIDDEN`: Sphinx's doctest fixtures,
     diagrams, tables of contents, raw output — Tornado's `.. testsetup::` read "from tornado.web import * import
     asyncio", pipx's `.. mermaid::` flowcharts were quoted as code) emptied with the lines indented under it, line
     for line: an author's note (".. This file is
@@ -135,6 +138,10 @@ def _rest_hidden(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
+        if not literal[i] and _ANONYMOUS_TARGET.match(line):  # "__ url": ".. __: url" written short
+            lines[i] = ""
+            i += 1
+            continue
         m = None if not line.strip() or literal[i] else EXPLICIT.match(line)
         if m is None or (m.group(2) and SHOWN.match(m.group(2)) and not _REST_HIDDEN.match(m.group(2))):
             i += 1
@@ -309,9 +316,9 @@ _MYST_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,}|:{3,})\{([\w:-]+)\}[ \t]*(.*)$")
 _CODE_DIRECTIVES = {"code-block": "", "code": "", "sourcecode": "", "code-cell": "", "literalinclude": "",
                     "doctest": "pycon", "testcode": "python", "testoutput": "", "ipython": "pycon", "eval-rst": "rst"}
 # Directives whose body is not text a reader sees as prose: Sphinx's hidden test fixtures, tables of contents,
-# includes, images, diagrams, raw output. Their lines are emptied.
+# includes, images, diagrams, raw output, index entries. Their lines are emptied.
 _HIDDEN_DIRECTIVES = ("testsetup", "testcleanup", "toctree", "include", "image", "mermaid", "graphviz", "raw",
-                      "contents", "plantuml", "only", "ifconfig")
+                      "contents", "plantuml", "only", "ifconfig", "index")
 # The same in reST (`_rest_hidden`), but for `.. only::` and `.. ifconfig::`, whose bodies are the page's text in
 # the builds they name (beets' `.. only:: html`), and `.. include::`, whose file's text the index reads in its place.
 _REST_HIDDEN = re.compile("(?:{})[ ]?::".format("|".join(x for x in _HIDDEN_DIRECTIVES

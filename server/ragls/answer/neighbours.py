@@ -64,6 +64,7 @@ def read_with_neighbours(picked: list[tuple[int, Unit]], hits: dict[int, Hit], q
     or inside a block it carries) is not added again (`_shown`). `files`: the open indexes' file filters by folder
     (`passages.chunk_units`)."""
     out: list[tuple[int, Unit]] = []
+    picked = _leads_first(picked, hits, files)
     quoted = {(n, u.line, u.sentence) for n, u in picked}
     for n, unit in picked:
         hit = hits.get(n)
@@ -190,6 +191,30 @@ def _shown(n: int, unit: Unit, passages: list[tuple[int, Unit]]) -> bool:
     carries, or `unit` carries that passage (`quotes`)."""
     return any(k == n and ((m.line <= unit.line and unit.end <= m.end) or quotes(m, unit) or quotes(unit, m))
                for k, m in passages)
+
+
+def _leads_first(picked: list[tuple[int, Unit]], hits: dict[int, Hit], files: FileFilters | None = None
+                 ) -> list[tuple[int, Unit]]:
+    """`picked` with a continuation's ":" lead (`_lead_of`) that is picked after it moved right before it: a sentence
+    running on across a block reads in its order ("If you put the following configuration in your pyproject.toml:",
+    its block, then "then you can implement ..."), also when the lead was picked on its own merit (a short lead-in
+    read with its block, `lead_ins.lead_in_text`)."""
+    out = list(picked)
+    for n, unit in picked:
+        hit = hits.get(n)
+        if hit is None or unit.line < 0:
+            continue
+        found = chunk_units(hit.chunk, files=files)
+        at = next((i for i, u in enumerate(found) if u.line == unit.line and u.sentence == unit.sentence), None)
+        lead = _lead_of(found, at, unit, hit.chunk.text) if at is not None else None
+        if lead is None:
+            continue
+        i = out.index((n, unit))
+        j = next((j for j, (k, m) in enumerate(out) if k == n and m.line == lead.line and m.sentence == lead.sentence),
+                 None)
+        if j is not None and j > i:
+            out.insert(i, out.pop(j))
+    return out
 
 
 def _joined(first: str, second: str) -> str:

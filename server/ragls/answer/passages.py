@@ -109,7 +109,7 @@ def _attached(block: Block, markdown: bool = True) -> str:
         elif cut:
             lines += ["…", fenced.group(1)]
     else:
-        lines = [link_text(x, markdown) for x in lines]
+        lines = [link_text(x, markdown) if markdown else rest.list_line(link_text(x, markdown)) for x in lines]
         if cut:
             lines.append("…")
     return "\n".join(lines)

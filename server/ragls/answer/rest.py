@@ -484,3 +484,15 @@ def _titled(target: str) -> str:
 
 def _letters(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).lower()
+
+
+_AUTO_NUMBER = re.compile(r"^(\s*)#\.(?=\s)")  # reST's auto-numbered item marker
+_LITERAL_MARK = re.compile(r"(\s*)::$")  # reST's literal-block marker at a line's end
+
+
+def list_line(line: str) -> str:
+    """A line of a reST list as an answer (Markdown) shows it: an auto-numbered item's "#." as "1." (Markdown
+    numbers a list's items itself) and the literal-block marker at its end as reST renders it ("text::" ->
+    "text:", "text ::" -> "text")."""
+    line = _AUTO_NUMBER.sub(r"\g<1>1.", line)
+    return _LITERAL_MARK.sub(lambda m: "" if m.group(1) else ":", line.rstrip())

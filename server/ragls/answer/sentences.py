@@ -11,7 +11,7 @@ from ragls.answer.inline import plain
 __all__ = ["item_sentences", "join_next", "joined_lines", "sentence_spans"]
 
 # a list item's marker or a blockquote's ">" opening a line
-_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?")
+_LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+|#\.\s+)?")
 
 # Sentence punctuation, whitespace, then a capital or digit; never after "e.g.", "i.e.", "cf." or "vs.", which do not
 # end a sentence ("very old (e.g. Python 3.6) and very new ..." is one sentence).
