@@ -12,6 +12,9 @@ import { escapeHtml } from './webview';
 import { focusOf, lineRange, revealSource } from './decorations';
 import type { AskResult, Source } from './protocol';
 
+/** The longest word of inline code kept on one line (`createRenderer`): a command's words and options. */
+export const NOWRAP_CODE_WORD = 24;
+
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
 export function createRenderer(): (
   markdown: string,
@@ -38,6 +41,16 @@ export function createRenderer(): (
     // Hover shows the cited text (answerActions.citationTitles) once it is read, else what a click does.
     const title = escapeHtml(hover.get(n) ?? `Open source ${n}`);
     return `<a href="#" class="cite" data-n="${n}" title="${title}">[${n}]</a>`;
+  };
+  // Inline code breaks only at its spaces: the browser breaks after a hyphen, so in the narrow side bar
+  // "beacon push --previous" read "beacon push --" / "previous". Each word up to NOWRAP_CODE_WORD characters is kept
+  // whole (a longer one still breaks where nothing else fits); the text copied is the same.
+  md.renderer.rules.code_inline = (tokens, idx, _options, _env, self) => {
+    const words = tokens[idx].content.split(/(\s+)/).map((w) => {
+      const text = md.utils.escapeHtml(w);
+      return w.length && w.length <= NOWRAP_CODE_WORD && !/^\s+$/.test(w) ? `<span class="nw">${text}</span>` : text;
+    });
+    return `<code${self.renderAttrs(tokens[idx])}>${words.join('')}</code>`;
   };
   // Links in answers open outside the webview only through VS Code (never navigate the webview itself).
   return (markdown, sources, titles) => {

@@ -49,6 +49,7 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
      command was hidden behind a scroll bar; a long token breaks only where nothing else fits. */
   pre { padding: .6em; white-space: pre-wrap; overflow-wrap: anywhere; }
   code { overflow-wrap: anywhere; }
+  code .nw { white-space: nowrap; } /* a word of inline code kept whole (answer.ts createRenderer) */
   table { display: block; max-width: 100%; overflow-x: auto; }
   .abstained { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: .4em .8em; margin: .6em 0; }
   .error { border-left: 3px solid var(--vscode-editorError-foreground); padding: .4em .8em; margin: .6em 0; }

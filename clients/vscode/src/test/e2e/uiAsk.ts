@@ -245,6 +245,31 @@ async function main(): Promise<number> {
       if (!whole.length || whole.some((w) => !w.endsWith(' on 1 line(s)'))) {
         throw new Error(`the sources' lines: ${JSON.stringify(whole)}`);
       }
+      // Inline code wraps only at its spaces: each word of a command on one line ("beacon push --" above "previous"
+      // read as two things). Words of answer.ts' NOWRAP_CODE_WORD (24) characters or fewer; a longer one may break.
+      const split: string[] = await webview.locator('.answer').first().evaluate((answer) => {
+        const most = 24;
+        const doc = answer.ownerDocument; // (the webview's; this file compiles without the DOM library)
+        const out: string[] = [];
+        for (const code of Array.from(answer.querySelectorAll('code')).filter((c: any) => c.parentElement?.tagName !== 'PRE')) { // eslint-disable-line @typescript-eslint/no-explicit-any
+          const walker = doc.createTreeWalker(code, 4 /* NodeFilter.SHOW_TEXT */);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of (node.textContent ?? '').matchAll(/\S+/g)) {
+              const range = doc.createRange();
+              range.setStart(node, m.index ?? 0);
+              range.setEnd(node, (m.index ?? 0) + m[0].length);
+              const rows = new Set(Array.from(range.getClientRects() as ArrayLike<{ top: number }>).map((r) => Math.round(r.top)));
+              if (m[0].length <= most && rows.size > 1) {
+                out.push(`${m[0]} on ${rows.size} lines`);
+              }
+            }
+          }
+        }
+        return out;
+      });
+      if (split.length) {
+        throw new Error(`inline code split inside a word: ${JSON.stringify(split)}`);
+      }
       // The view lives in the Secondary Side Bar (beside the editor), and answers without any chat model.
       const aux = page.locator('.part.auxiliarybar');
       const labelled = aux.locator('[aria-label*="ragls" i]');
