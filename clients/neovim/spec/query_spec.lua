@@ -156,6 +156,20 @@ H.it(":RagQuery! under a long heading path: the quickfix line shows the passage,
   H.ok(not first.text:find("Quillmark user guide", 1, true), "the leading headings gave way: " .. first.text)
   local entry = ("%s|%d-%d| %s"):format(rel, first.lnum, first.end_lnum, first.text)
   H.ok(vim.fn.strdisplaywidth(entry) < 2 * vim.o.columns, "two screen lines at most: " .. entry)
+  -- The entry's second screen line starts at a word, not inside one ("Click t" / "he banner's Keep mine button")
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  local at = vim.iter(ipairs(rows)):find(function(_, r) return vim.startswith(r, rel .. "|") end)
+  H.ok(at and rows[at + 1], "the entry on screen:\n" .. table.concat(rows, "\n"))
+  local words = {}
+  for w in first.text:gmatch("%S+") do
+    words[w] = true
+  end
+  local last_word, next_word = vim.trim(rows[at]):match("(%S+)$"), rows[at + 1]:match("^%s*(%S+)")
+  H.ok(words[last_word] and words[next_word], ("the wrap between %q and %q splits no word:\n%s\n%s"):format(
+    last_word, next_word, rows[at], rows[at + 1]))
   H.screenshot("neovim-query-quickfix")
 end)
 

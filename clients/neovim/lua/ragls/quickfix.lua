@@ -10,6 +10,18 @@ local split_lines = require("ragls.text").split_lines
 
 local M = {}
 
+--- Columns a wrapped quickfix line may lose at the end of its first screen line: the list's window wraps at words
+--- (`open_list`), so the text fitted to two screen lines gives up about a word's width.
+local WORD_SLACK = 12
+
+--- Open the quickfix list full-width and focused (`botright copen`), its long lines wrapped at words in that window
+--- only (a window-local 'linebreak'): "…merge-banners.md|9| … — Click t" / "he banner's Keep mine button" read as
+--- two words. Neovim's own quickfix window wraps at any character.
+local function open_list()
+  vim.cmd("botright copen")
+  vim.api.nvim_set_option_value("linebreak", true, { scope = "local", win = vim.api.nvim_get_current_win() })
+end
+
 --- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
 --- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
 --- message, for an answer without sources).
@@ -42,7 +54,7 @@ function M.quickfix_sources(question, result)
     end
   end
   vim.fn.setqflist({}, " ", { title = "RagAsk: " .. (question or ""), items = items })
-  vim.cmd("botright copen")
+  open_list()
   return #items
 end
 
@@ -127,7 +139,7 @@ local function fit_quickfix_text(title, preview, path, lnum, end_lnum, col0)
   local prefix = vim.fn.fnamemodify(path, ":~:.") .. "|" .. where .. "| "
   local room = vim.o.columns - vim.fn.strdisplaywidth(prefix) - 1
   if room < 40 then -- a long path: the text has a second screen line (a title and a few words fitted on one)
-    room = room + vim.o.columns
+    room = room + vim.o.columns - WORD_SLACK -- (the first screen line breaks at a word: `open_list`)
   end
   if not (title and title ~= "") then
     return cut_to(preview or "", room)
@@ -190,7 +202,7 @@ function M.show_query(query, result)
     )
   end
   if #items > 0 then
-    vim.cmd("botright copen")
+    open_list()
   end
 end
 
