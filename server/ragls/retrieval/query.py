@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ragls.core.analysis import STOPWORDS, cjk_runs, compound_identifiers, query_words, stems
 from ragls.core.errors import InvalidParams
 from ragls.retrieval.query_fit import fit_query
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragls.embedding.embed import Embedder
 
 
@@ -133,5 +133,7 @@ def query_vector(embedder: Embedder, q: Query, model_text: str) -> np.ndarray:
 def blend(own: np.ndarray, whole: np.ndarray) -> np.ndarray:
     """`own` (the embedding of a follow-up as typed) plus CONTEXT_WEIGHT x `whole` (of it with the borrowed words),
     L2-normalised, float32 (dim,)."""
+    import numpy as np  # here: a BM25-only first answer (MCP, CLI) imports no numpy (tests/integration/test_mcp_start)
+
     mixed = np.asarray(own, dtype=np.float32) + CONTEXT_WEIGHT * np.asarray(whole, dtype=np.float32)
     return mixed / max(float(np.linalg.norm(mixed)), 1e-12)
