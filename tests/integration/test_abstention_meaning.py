@@ -100,6 +100,20 @@ def test_the_users_path_or_measure_is_no_missing_subject(ws):
     assert answer.abstained and "never use the word password-protect," in answer.text, answer.text
 
 
+def test_a_port_stated_in_a_url_is_a_stated_value(ws):
+    """"serves it on http://localhost:4000" states the preview's port: the value check reads a URL's host and port
+    (`asked_value.stated_text`), so the port question is answered, from the serving page. A port asked of what the
+    docs give none (the menu), or a duration the URL's number does not measure, is still a value never stated."""
+    question = "Which port does the preview use?"
+    assert ws.retrieve(question).evidence.value_missing == 0.0
+    answer = ws.ask(question)
+    assert not answer.abstained and answer.sources[0][1].chunk.path.endswith("serving.md"), answer.text
+    for question in ("Which port does the navigation menu use?",
+                     "How long does the preview wait before rebuilding a page?"):
+        assert ws.retrieve(question).evidence.value_missing == 1.0, question
+        answer = ws.ask(question)
+        assert answer.abstained and "never state the value it asks for" in answer.text, (question, answer.text)
+
 def test_no_word_missing_means_no_veto(ws):
     result = ws.retrieve("Which theme is the default?")
     assert absent_meaning(result.term_stats, result.query, list(result)[:3], ws.embedder.embed_query,

@@ -87,6 +87,24 @@ def test_an_address_or_an_example_states_no_value():
     assert value_stated("amount", ["redirect"], ["Redirects:\n```toml\nmax_redirects = 20\n```\n"])
     assert stated_text("x = 301\n```\nThe limit is 20.\n```python\ny = 7\n```\n") == "\n\nThe limit is 20.\n\n\n\n"
 
+def test_a_urls_host_and_port_are_stated():
+    """A URL's host and port are the docs' statement of a value ("serves it on http://localhost:4000": the port), in
+    prose, a code span or a link's target; its path, query and a user's password are not kept. A port is the
+    answer to a question asking for a port only: it is no count, duration or size."""
+    from ragls.core.analysis import stems
+    from ragls.retrieval.asked_value import stated_text, value_stated
+
+    serve = set(stems("serve"))
+    for said in ("It serves the site on http://localhost:4000, rebuilding pages.",
+                 "It serves the site on `http://127.0.0.1:4000/`.", "It serves [the site](http://localhost:4000/a).",
+                 "It serves the site on <https://example.org:4000>."):
+        assert value_stated("amount", serve, [said], port=True), said
+        assert not value_stated("amount", serve, [said]), said  # a port is no duration, size ...
+        assert not value_stated("amount", serve, [said], count=True), said  # ... nor count
+    assert not value_stated("amount", serve, ["It serves the site on http://localhost/pages/4000."], port=True)
+    assert stated_text("see https://u:s3cret@host.example:8443/x/1785?a=2#f now") == "see  host.example:8443  now"
+    assert stated_text("[guide](../a/1785.md) and [x](https://x/1785)") == "[guide] and [x] x"
+
 
 def test_a_paragraph_opening_by_default_states_the_default_of_its_later_sentences():
     """"By default, auto-reload is enabled. ... It also listens on the IP address `127.0.0.1`" (FastAPI's `fastapi
@@ -100,7 +118,7 @@ def test_a_paragraph_opening_by_default_states_the_default_of_its_later_sentence
     docs = ("By default, auto-reload is enabled, reloading the server on every change. You should only use it for "
             "development. It also listens on the IP address `127.0.0.1`, for your machine alone.")
     assert value_stated("default", listen, [docs])
-    assert value_stated("default-amount", listen, [docs])
+    assert value_stated("default-amount", listen, [docs], port=True)  # an address answers "which port by default"
     assert not value_stated("default", listen, [docs.replace("By default, auto", "Auto")])
     assert not value_stated("default", listen, [docs.replace(" on the IP address `127.0.0.1`", " for requests")])
     # more than DEFAULT_SCOPE sentences later the opening no longer speaks for it
@@ -395,4 +413,4 @@ def test_a_number_that_names_a_thing_states_no_value(worker_ws):
     assert not value_stated("amount", ["cach"], ["The cache is kept for files formatted as 3.6+ only, since 22.1.0."])
     assert value_stated("amount", worker, ["It starts one worker per CPU."], True)
     assert value_stated("amount", ["bodi"], ["A body larger than 100 MB is refused with a 413 response."])
-    assert value_stated("amount", ["listen"], ["It listens on 127.0.0.1:8000."])
+    assert value_stated("amount", ["listen"], ["It listens on 127.0.0.1:8000."], port=True)

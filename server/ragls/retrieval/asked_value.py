@@ -23,6 +23,9 @@ round"); the answer type can: the question asks for a value, and no sentence abo
   file), or a sentence holding "default" and a value (an amount, a literal in backticks or quotes, True / False,
   on / off, enabled / disabled); a paragraph opening "By default, ..." also speaks for the value a sentence up to
   `DEFAULT_SCOPE` sentences later states ("It also listens on the IP address `127.0.0.1`": `_default_scope`).
+  A link's target or a URL states its host and port, not its path ("serves it on http://localhost:4000":
+  `stated_text`); an address's numbers (localhost:4000, 127.0.0.1) answer a question that asks for a port only,
+  never how many, how long or how large (`_ADDRESS_NUMBER`).
 - `value_missing(text, passages, subject)`: the question asks for a value and no passage states one (the
   evidence `value_missing` in `abstention.gather`, over the top hits' titles and texts — whole chunks, not only
   their focus lines, so a focus chosen elsewhere in the chunk does not make the value look missing).
@@ -116,6 +119,11 @@ _COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + _TIME_UNIT + "|" +
                           r"\bindefinitely\b|\b(?:do|does|will|would|can|did|wo|ca)(?:\s+not|n't|n’t)\s+(?:ever\s+)?"
                           r"(?:time\s?out|expire)|\bcannot\s+(?:ever\s+)?(?:time\s?out|expire)|\bnever\s+(?:times?\s?out|"
                           r"expires?)\b|\b(?:no|without\s+(?:a|any))\s+timeout\b", re.IGNORECASE)
+# The numbers of an address: a host's port and an IP address (localhost:4000, 127.0.0.1). They answer a question
+# that asks for a port, not one that asks how many, how long or how large ("How long does the preview wait before
+# rebuilding?" is not answered by "serves it on http://localhost:4000, rebuilding a page when you save it")
+_ADDRESS_NUMBER = re.compile(r"(?<=[\w\]]):\d{1,5}\b(?![.:]\d)|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])")
+_PORT_Q = re.compile(r"\bports?\b", re.IGNORECASE)
 _MEASURE_WORD = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|bytes?|[kKMGT]i?B|timeouts?|"
                            r"expir\w*|ttl|duration|forever|indefinitely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:None|null)\b")
@@ -356,12 +364,15 @@ def _amount(sentence: str) -> bool:
     return AMOUNT.search(_REFERENCE.sub(" ", sentence)) is not None
 
 
-def _states(kind: str, sentence: str, count: bool = False) -> bool:
+def _states(kind: str, sentence: str, count: bool = False, port: bool = False) -> bool:
     """Whether `sentence` states a value of `kind` (`asked_value`); with `count`, one that is a number of things,
-    not a duration or a size (`_COUNT_NOISE`)."""
+    not a duration or a size (`_COUNT_NOISE`); an address's numbers (`_ADDRESS_NUMBER`) are an amount only for a
+    question asking for a `port`."""
     sentence = _TAG.sub(" ", sentence)
     if kind in NAMED_VALUES:
         return NAMED_VALUES[kind][1].search(sentence) is not None
+    if kind != "default" and not port:
+        sentence = _ADDRESS_NUMBER.sub(" ", sentence)
     if count and kind != "default":
         measure = _MEASURE_WORD.search(sentence) is not None
         sentence = _COUNT_NOISE.sub(" ", sentence)
@@ -386,12 +397,15 @@ def _states(kind: str, sentence: str, count: bool = False) -> bool:
                                                                       or _LITERAL.search(sentence) is not None))
 
 
-# Where a passage states no value of its own: an address (a link's target, a bare URL: discussions/1785, a commit
-# hash) and a fenced example (```python / ```pycon / ``` ...: an example's literals — `r.status_code 301`, `while
+# Where a passage states no value of its own: an address's path (a link's target, a bare URL: discussions/1785, a
+# commit hash) and a fenced example (```python / ```pycon / ``` ...: an example's literals — `r.status_code 301`, `while
 # request is not None` — are what the example passes or prints, not a default or a limit the docs state); a fence
 # opened with a MyST directive (```{eval-rst}, ```{note}) holds the docs' own text and stays, and so does a
 # configuration file (```toml: `_CONFIG_LANGUAGES`)
 _ADDRESS = re.compile(r"\]\([^)\s]*\)|<https?://[^>\s]*>|\bhttps?://[^\s)>\]\"'`]+")
+# A URL's host and port are a value the docs state ("serves it on http://localhost:4000": the port asked for); its
+# user name and password are not (nor kept); its path, query and fragment are an address, not a value
+_AUTHORITY = re.compile(r"https?://(?:[^@/?#\s)>\]\"'`]*@)?([^/?#\s)>\]\"'`]+)")
 _FENCE = re.compile(r"[ \t]*(`{3,})(.*)")  # a Markdown code fence; not ~~~, which in reST underlines a heading
 # A configuration file's settings are the docs' own statement of a value (`max_attempts = 5`), not an example's literal
 _CONFIG_LANGUAGES = frozenset(("toml", "ini", "cfg", "conf", "yaml", "yml", "json", "properties", "env", "dotenv"))
@@ -400,8 +414,8 @@ _CONFIG_LANGUAGES = frozenset(("toml", "ini", "cfg", "conf", "yaml", "yml", "jso
 def stated_text(passage: str) -> str:
     """`passage` without what states no value of its own (`_ADDRESS`; a fenced example, whose lines become blank
     lines; a fence opened with a MyST directive, ```{eval-rst}, or holding a configuration file, ```toml, keeps its
-    lines); a link keeps its words
-    ("[the guide](https://x/1785)" -> "[the guide]"). A chunk cut inside a fence (an odd number of fence lines,
+    lines); a link keeps its words and a URL its host and port (`_authority`:
+    "[the guide](https://x/1785)" -> "[the guide] x"). A chunk cut inside a fence (an odd number of fence lines,
     the first without an info string) opens in the example: its first fence closes it."""
     lines = passage.split("\n")
     fences = [m for line in lines if (m := _FENCE.fullmatch(line))]
@@ -418,14 +432,24 @@ def stated_text(passage: str) -> str:
             out.append(line)
             continue
         out.append("")
-    return _ADDRESS.sub(lambda m: "]" if m.group(0).startswith("]") else " ", "\n".join(out))
+    return _ADDRESS.sub(_authority, "\n".join(out))
 
 
-def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], count: bool = False) -> bool:
+def _authority(address: re.Match) -> str:
+    """What an address (`_ADDRESS`) states: its URL's host and port between spaces ("http://user:pw@localhost:4000/x"
+    -> " localhost:4000 ", a link's target after its "]"), nothing of a relative link ("](../a/1785.md)" -> "]")."""
+    m = _AUTHORITY.search(address.group(0))
+    host = f" {m.group(1)} " if m else " "
+    return "]" + host.rstrip() if address.group(0).startswith("]") else host
+
+
+def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], count: bool = False,
+                 port: bool = False) -> bool:
     """True when some passage states a value of `kind` ("amount" / "default") within `WINDOW` sentences from a
     sentence holding a `subject` term (BM25 terms, `analysis.stems`), in the same block (a list item or field
     ends the window: `_BLOCK_START`); any sentence counts without a subject. With `count` (the question asks how
-    many: `asked_count`) a duration or a size is no answer (`_COUNT_NOISE`)."""
+    many: `asked_count`) a duration or a size is no answer (`_COUNT_NOISE`); a host's port or an IP address
+    (`_ADDRESS_NUMBER`: localhost:4000, 127.0.0.1) is an amount only with `port` (the question asks for one)."""
     subject = set(subject)
     for passage in passages:
         for block in _BLOCK.split(stated_text(passage)):
@@ -433,10 +457,11 @@ def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], cou
             for i, s in enumerate(parts):
                 if subject and not (stem_set(s) & subject):
                     continue
-                if any(_states(kind, t, count) for t in parts[i:i + WINDOW]):
+                if any(_states(kind, t, count, port) for t in parts[i:i + WINDOW]):
                     return True
                 if kind.startswith("default") and _default_scope(parts[max(0, i - DEFAULT_SCOPE):i]) \
-                        and (_amount(_TAG.sub(" ", s)) or (kind == "default" and _LITERAL.search(s) is not None)):
+                        and (_amount(_TAG.sub(" ", s if kind == "default" or port else _ADDRESS_NUMBER.sub(" ", s)))
+                             or (kind == "default" and _LITERAL.search(s) is not None)):
                     return True
     return False
 
@@ -500,7 +525,8 @@ def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | C
     kind = asked_value(text)
     if kind is None:
         return False
-    if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text)):
+    port = _PORT_Q.search(asked_sentences(text)) is not None
+    if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text), port):
         return False
     return kind == "amount" or kind in NAMED_VALUES or not parameter_default(topic() if callable(topic) else topic,
                                                                               passages)
