@@ -31,36 +31,6 @@ def _compile_ragls() -> None:
             compileall.compile_dir(folder, quiet=2)
 
 
-def _rewrite_tests_once(config) -> None:
-    """Under PYTHONDONTWRITEBYTECODE pytest keeps each test module's assertion-rewritten code in memory only, so each
-    xdist worker parsed, rewrote and compiled all ~230 test modules again: half of a worker's collection (21 -> 10
-    CPU-s with the rewritten modules cached, bench/history/session-58.md, "The test suite's time"). The controller
-    writes pytest's own cache of them once before the workers start (hash-checked pycs in `__pycache__`, which
-    pytest reads even when it may not write), as pytest itself does without the variable. The same rewritten code
-    either way; on any difference in pytest's internals this does nothing and the workers rewrite as before."""
-    import fnmatch
-
-    try:
-        from _pytest.assertion import rewrite
-
-        state = config.stash[rewrite.assertstate_key]
-    except Exception:  # noqa: BLE001 - pytest's private rewrite API moved: the workers rewrite as they did
-        return
-    patterns = config.getini("python_files")
-    here = Path(__file__).parent  # tests/ and its test folders; never tests/fixtures (corpora the tests copy)
-    folders = [here, *(d for d in sorted(here.iterdir()) if d.is_dir() and d.name not in ("fixtures", "__pycache__"))]
-    for fn in (fn for folder in folders for fn in sorted(folder.glob("*.py"))):
-        if fn.name != "conftest.py" and not any(fnmatch.fnmatch(fn.name, pat) for pat in patterns):
-            continue
-        try:
-            pyc = rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
-            if rewrite._read_pyc(fn, pyc) is None and rewrite.try_makedirs(pyc.parent):
-                source_hash, co = rewrite._rewrite_test(fn, config)
-                rewrite._write_pyc(state, co, source_hash, pyc)
-        except Exception:  # noqa: BLE001, S112 - a file that does not parse: its worker reports it as before
-            continue
-
-
 def pytest_configure(config):
     """One folder of derived model files (the offline model copy, the memory-lean ONNX copy) for every cache dir
     the tests create, in this process and the servers it starts: a fresh RAGLS_CACHE_DIR would otherwise copy the
@@ -68,8 +38,6 @@ def pytest_configure(config):
     so runs and xdist workers share it safely."""
     if sys.dont_write_bytecode and not os.environ.get("PYTEST_XDIST_WORKER"):  # once, before the workers start
         _compile_ragls()
-        if config.getoption("numprocesses", None):  # workers will collect: once here instead of in each
-            _rewrite_tests_once(config)
     os.environ.setdefault("RAGLS_MODELS_DIR", str(Path(tempfile.gettempdir()) / f"ragls-test-models-{os.getuid()}"))
     # Folder trust (ragls/config/trust.py) reads and writes the run's own store, never the user's: a test that needs a
     # folder's loaders, endpoints or outside sources trusts it with `ragls.config.trust.trust(folder)` (or `ragls trust`)
