@@ -23,6 +23,16 @@ def readme(n: int) -> str:
     return f"# Package {n}\n\n" + "\n".join(sections)
 
 
+def indexed_chunk_count(folder, index_path) -> int:
+    """The chunks a real index of `folder` (no embedding) holds: what the estimate is checked against."""
+    ws = RagWorkspace([folder], [{"index": {"path": str(index_path)}}])
+    try:
+        ws.index(embed=False)
+        return ws.indexes[0].manifest.chunk_count()
+    finally:
+        ws.close()
+
+
 def test_chunks_are_counted_by_the_real_chunker(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
     folder = tmp_path / "docs"
@@ -32,12 +42,7 @@ def test_chunks_are_counted_by_the_real_chunker(tmp_path, monkeypatch):
     est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
     size = sum(p.stat().st_size for p in folder.iterdir())
     assert est.files == 20 and est.bytes == size and 20 <= SAMPLE_FILES
-    ws = RagWorkspace([folder], [{"index": {"path": str(tmp_path / "index")}}])
-    try:
-        ws.index(embed=False)
-        real = ws.indexes[0].manifest.chunk_count()
-    finally:
-        ws.close()
+    real = indexed_chunk_count(folder, tmp_path / "index")
     assert est.chunks == real  # every file sampled: exact
     assert real > -(-size // 2000) * 1.3  # what bytes / chunk_size would have said is far off
     assert not est.indexed  # estimated before any index existed
@@ -75,12 +80,7 @@ def test_degenerate_text_the_indexer_skips_has_no_chunks_in_the_estimate(tmp_pat
         (folder / f"readme{n}.md").write_text(readme(n))
     (folder / "letters.txt").write_text("a" * 1_900_000)
     est = estimate_first_index(folder, {"index": {"path": str(tmp_path / "index")}})
-    ws = RagWorkspace([folder], [{"index": {"path": str(tmp_path / "index")}}])
-    try:
-        ws.index(embed=False)
-        real = ws.indexes[0].manifest.chunk_count()
-    finally:
-        ws.close()
+    real = indexed_chunk_count(folder, tmp_path / "index")
     assert est.files == 4 and 0 < real == est.chunks < 100
 
 

@@ -83,6 +83,11 @@ def _index(directory: Path | None = None) -> tantivy.Index:
     return index
 
 
+def _boosted(queries: list[tantivy.Query], weight: float) -> list[tantivy.Query]:
+    """`queries` with each score multiplied by `weight` (themselves at 1)."""
+    return queries if weight == 1.0 else [tantivy.Query.boost_query(q, weight) for q in queries]
+
+
 class Bm25Store:
     """tantivy index in `directory` (None: in memory, for a request's ephemeral documents). One writer per process
     (guarded by a lock); any number of readers.
@@ -224,10 +229,8 @@ class Bm25Store:
         exact: list[tantivy.Query] = []
         near: list[tantivy.Query] = []
         for weight, group in by_weight.items():
-            boost = (lambda qs: qs) if weight == 1.0 else (  # noqa: E731
-                lambda qs, b=weight: [tantivy.Query.boost_query(q, b) for q in qs])
-            exact += boost(self._word_terms(group, title_weight))
-            near += boost(self._fuzzy_terms(group, title_weight)) if fuzzy else []
+            exact += _boosted(self._word_terms(group, title_weight), weight)
+            near += _boosted(self._fuzzy_terms(group, title_weight), weight) if fuzzy else []
         clauses = exact + self._compound_phrases(text if compounds is None else None, compounds) + near + cjk
         if not clauses:
             return []
