@@ -49,6 +49,8 @@ def chunk(path: str, title: str = "", text: str = "text") -> Chunk:
     # a name holding a three-part version; a release announcements folder
     ("doc/en/announce/release-2.2.0.rst", "py.test 2.2.0: test marking++, parametrization++"),
     ("release/1.26.0-notes.rst", "Highlights"), ("doc/en/announce/sprint2016.rst", "python testing sprint June 2016"),
+    # one release's announcement page, named by a two-part version
+    ("docs/community/3.0-announcement.md", "Django REST framework 3.0 > Serializers"),
     # a docs blog's posts, and the blog's index
     ("blog/posts/excluding-content-from-search.md", "Excluding content from search > Search exclusion"),
     ("docs/blog/index.md", "Blog"), ("site/_posts/2023-01-15-welcome.md", "Welcome"),
@@ -73,6 +75,8 @@ def test_bookkeeping_pages_are_recognised(path, title):
     ("setup/setting-up-a-blog.md", "Setting up a blog"), ("tutorials/blogs/engage.md", "Engagement and dissemination"),
     ("guide/python-3.12.md", "Python 3.12"), ("auth/oauth-2.0.md", "OAuth 2.0"),
     ("upgrading-to-3.0.0.rst", "Upgrading to newer releases"),
+    # a page about a product's announcement bar is no release announcement
+    ("setup/announcement-bar.md", "Announcement bar"),
 ])
 def test_guide_pages_are_not(path, title):
     assert not is_meta_page(chunk(path, title))

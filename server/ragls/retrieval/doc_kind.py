@@ -15,7 +15,8 @@ a bookkeeping chunk that is the only good match still ranks.
 A chunk is a bookkeeping page's when (any of):
 - a part of its path (a folder, or the file name without its extension) is one of `_META_NAMES` after lower-casing
   and dropping everything but letters (`CHANGES.rst`, `changelog.d/`, `release-notes.md`, `docs/contributing/the_basics.md`,
-  `HISTORY.md`, `docs/internals/architecture.md`; not `ch14-01-release-profiles.md`) — "internals" pages explain the
+  `HISTORY.md`, `docs/internals/architecture.md`, a release's `community/3.0-announcement.md`; not
+  `ch14-01-release-profiles.md`) — "internals" pages explain the
   implementation to the people who work on it (Pydantic's "targeted to contributors"; Django's `docs/internals/` is its
   contributing guide and release process), in the words of every usage question;
 - its file is named by a version (`breaking-changes/0.279.0.md`, `changes/7.4.rst`: one release's notes or breaking
@@ -134,7 +135,7 @@ from ragls.retrieval.query import CODE_SPAN
 _META_NAMES = frozenset({
     "changelog", "changelogs", "changes", "history", "news", "releasenotes", "releases", "whatsnew",
     "contributing", "contribute", "contributors", "authors", "releaseprocess", "releasing", "codeofconduct",
-    "internals", "announce", "announcements",
+    "internals", "announce", "announcement", "announcements",
 })
 # Folder names (letters only, lower-cased) of a docs blog's posts: a folder only, a file "blog.md" is a topic page.
 _POST_FOLDERS = frozenset({"blog", "posts"})
@@ -177,10 +178,11 @@ LINES_MEMO = 2048
 
 @functools.lru_cache(maxsize=PAGES_MEMO)
 def _path_names(path: str) -> frozenset[str]:
-    """The folder and file names of `path` (the file's without its extension), lower-cased, letters only
-    (memoised)."""
-    parts = [p.split(".", 1)[0] or p for p in path.replace("\\", "/").split("/")]
-    return frozenset(re.sub(r"[^a-z]", "", p.lower()) for p in parts)
+    """The folder and file names of `path` (the file's without its extensions: up to its first dot, and up to its
+    last, for a name that starts with a version, "3.0-announcement.md"), lower-cased, letters only (memoised)."""
+    parts = path.replace("\\", "/").split("/")
+    stems = {q for p in parts for q in (p.split(".", 1)[0] or p, p.rsplit(".", 1)[0] or p)}
+    return frozenset(re.sub(r"[^a-z]", "", p.lower()) for p in stems)
 
 
 # A file named by a version ("0.279.0.md", "v2.1.rst", "7.4.rst", "3.0.0rc1.txt"): one release's page (its notes, its
