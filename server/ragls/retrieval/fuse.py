@@ -200,16 +200,18 @@ def lexical_tie_break(fused: list[Fused], pages: Mapping[Hashable, str], margin:
     """`fused` with its first place given to another page's entry when the two are tied: the best-placed entry of
     another page among the first `within` (`pages[key]`: the entry's page) whose score is within `margin` of the
     first's and whose BM25 contribution is larger goes first; the rest keep their order. A first entry holding the
-    exact-match bonus stays. Under convex fusion a difference of a few thousandths is no evidence either way, and
-    the page that matches the question's words beats the one that matches its meaning as well. `margin` <= 0:
-    `fused` itself."""
+    exact-match bonus stays, and so does one a document prior demoted less than the other (`apply_prior`'s
+    "prior" contribution: a tie-break never undoes an API page's or a changelog's demotion). Under convex fusion
+    a difference of a few thousandths is no evidence either way, and the page that matches the question's words
+    beats the one that matches its meaning as well. `margin` <= 0: `fused` itself."""
     if margin <= 0 or len(fused) < 2 or fused[0].contributions.get("bonus"):
         return fused
     lead = fused[0]
     for f in fused[1:within]:
         if pages.get(f.key) == pages.get(lead.key):
             continue
-        if lead.score - f.score <= margin and f.contributions.get("bm25", 0.0) > lead.contributions.get("bm25", 0.0):
+        if lead.score - f.score <= margin and f.contributions.get("bm25", 0.0) > lead.contributions.get("bm25", 0.0) \
+                and f.contributions.get("prior", 0.0) >= lead.contributions.get("prior", 0.0):
             return [f, *(x for x in fused if x is not f)]
         break
     return fused
