@@ -70,5 +70,5 @@ def test_doctor_and_estimate_agree(tmp_path, env, capsys):
     assert cli.main(["doctor", str(ws), "--json"]) in (0, 1)
     doctor = json.loads(capsys.readouterr().out)
     sources = next(c for c in doctor["checks"] if c["name"] == "sources")
-    assert (f"{estimate['files']} files to index, ~{estimate['chunks']} chunks, "
+    assert (f"{estimate['files']} files to index, ~{estimate['chunks']} sections, "
             f"~{estimate['seconds'] / 60:.1f} min to embed") in sources["message"]
