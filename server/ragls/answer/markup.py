@@ -11,8 +11,7 @@ import re
 
 from ragls.answer import rest, rest_literals, rest_tables
 from ragls.answer.inline import ATTRIBUTES, CODE_SPANS, SHORTCODE
-from ragls.index.chunking import strip_heading_ids
-from ragls.index.headings import REST_ROLE
+from ragls.index.headings import REST_ROLE, strip_heading_ids
 from ragls.index.rest_hidden import EXPLICIT, SHOWN
 from ragls.index.rest_hidden import indent as block_indent
 

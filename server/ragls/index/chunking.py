@@ -31,21 +31,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ragls.core.hashing import chunk_id, text_hash
 from ragls.core.ir import Chunk, Document, LineSpan
 from ragls.index.front_matter import front_matter_lines, front_matter_title
-from ragls.index.headings import strip_heading_ids, text_headings
+from ragls.index.headings import code_titles, heading_text, markdown_parser, text_titles, title_at
 from ragls.index.html_blocks import read_html_blocks
 from ragls.index.lines import LineIndex
 from ragls.index.rest_hidden import hidden_only
 from ragls.sources.load import degenerate_reason
 from ragls.sources.rest_include import is_rest
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
 
 DEFAULT_CHUNK_SIZE = 2000
 DEFAULT_OVERLAP = 100
@@ -107,7 +102,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
         if doc.origins:  # a page with its MkDocs includes resolved: each chunk cites one file
             pieces = _split_at(pieces, sorted(o.start for o in doc.origins if 0 < o.start < len(text)))
     else:
-        titles = _code_titles(text, index) if doc.kind == "code" else _text_titles(text, index, doc.path)
+        titles = code_titles(text, index) if doc.kind == "code" else text_titles(text, index, doc.path)
         if doc.origins:  # a literal include's underlined lines are no headings
             titles = [t for t in titles if not doc.origin_at(t[0]).literal]
         # A paged document (PDF) is packed page by page, so each chunk cites exactly one page; a page with its
@@ -116,7 +111,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
                         | {o.start for o in doc.origins if 0 < o.start < len(text)})
         regions = list(zip([0, *bounds], [*bounds, len(text)]))
         spans = [s for a, b in regions for s in _pack(lines, a, b, chunk_size, overlap, lines.pref, None)]
-        pieces = [(s, e, _title_at(titles, s, e)) for s, e in spans]
+        pieces = [(s, e, title_at(titles, s, e)) for s, e in spans]
     chunks: list[Chunk] = []
     last_end = -1
     rest = is_rest(doc.path)
@@ -142,7 +137,7 @@ def chunk_document(doc: Document, chunk_size: int = DEFAULT_CHUNK_SIZE, overlap:
                 continue  # HTML tags only: nothing to find or cite
         path, included_in = doc.path, ""
         if doc.origins:  # lines of the file the stretch lives in; titled at its first line, not the blank before
-            title = title if doc.kind == "markdown" else _title_at(titles, start, end)  # Markdown: its heading path
+            title = title if doc.kind == "markdown" else title_at(titles, start, end)  # Markdown: its heading path
             origin = doc.origin_at(cited)  # (an included stretch opening a page's code block: never the page's line
             shift = origin.line - index.line_of(origin.start)  # before it, its fence opener stands in for no line)
             line0, line1 = max(line0 + shift, origin.line), line1 + shift
@@ -411,41 +406,6 @@ class _Section:
     title: str
 
 
-@lru_cache(maxsize=1)
-def _markdown_parser() -> MarkdownIt:
-    """Block structure only: the core "inline" rule is off, since chunking needs block boundaries and heading
-    lines, and inline parsing of every paragraph was half the parse time (headings are parsed inline one by one
-    in `_heading_text`). markdown-it is imported here, on first use: opening an index to answer from it (BM25)
-    parses Markdown only to name the section of a cited line in a chunk of several sections
-    (`index.titles.focus_title`)."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark").enable("table")
-    md.disable("inline")
-    return md
-
-
-@lru_cache(maxsize=1)
-def _inline_parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
-
-
-def _heading_text(inline) -> str:
-    """Plain text of a heading's inline token: markup stripped, code spans and image alt text kept."""
-    parsed = _inline_parser().parseInline(inline.content) if inline.content else []
-    parts: list[str] = []
-    for child in (parsed[0].children or []) if parsed else []:
-        if child.type in ("text", "code_inline"):
-            parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append(" ")
-        elif child.type == "image":
-            parts.append(child.content)
-    return strip_heading_ids(" ".join("".join(parts).split()))
-
-
 @dataclass
 class _Fence:
     """A fenced code block: offsets of its opening line, of its content, of its closing line (len(text) when it
@@ -472,7 +432,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
     if fm_lines:
         # Blank the front matter out for the parser, keeping its line count so token maps stay right.
         source = "\n" * fm_lines + text[line_offset(fm_lines):]
-    tokens = _markdown_parser().parse(source)
+    tokens = markdown_parser().parse(source)
     # A page titled only by its front matter (Hugo, Zola, Jekyll, Docusaurus render that title as the page's
     # heading): its title heads every heading path, as a "# " title does on a page that has one.
     root = front_matter_title(text) if fm_lines else ""
@@ -503,7 +463,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
             block_starts.add(first)
         if tok.type == "heading_open" and tok.level == 0:
             level = int(tok.tag[1:])
-            name = _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            name = heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, name))
@@ -561,43 +521,3 @@ def _group_title(titles: list[str]) -> str:
             n += 1
         common = common[:n]
     return " > ".join(common) if common else " > ".join(paths[0])
-
-
-# -- titles for code and text ----------------------------------------------------------------------------------
-
-_SYMBOL = re.compile(
-    r"[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|async"
-    r"|unsafe|extern|inline|override|local|const)\s+)*"
-    r"(?:def|class|function|fn|func|struct|enum|trait|impl|interface|module|object)\b\s*\*?\s*"
-    r"(?:\([^)]*\)\s*)?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*)"
-)
-
-
-def _code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
-    """(offset of line, symbol name) for every line that defines a function, class, etc."""
-    out: list[tuple[int, str]] = []
-    starts = index.starts
-    for i, start in enumerate(starts):
-        end = starts[i + 1] if i + 1 < len(starts) else len(text)
-        m = _SYMBOL.match(text, start, end)
-        if m:
-            out.append((start, m.group(1)))
-    return out
-
-
-def _text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
-    """(offset of line, heading) for the heading-like lines of a text document ("# x", "= x" AsciiDoc, "* x" Org,
-    reStructuredText / setext underlined titles), inline markup stripped (`index.headings.text_headings`)."""
-    return text_headings(text, index.starts, path)
-
-
-def _title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
-    """The title in force at `start` (the last one at or before it), else the first one inside the piece."""
-    if not titles:
-        return ""
-    i = bisect_right(titles, (start, "\U0010ffff")) - 1
-    if i >= 0:
-        return titles[i][1]
-    if titles[0][0] < end:
-        return titles[0][1]
-    return ""

@@ -1,8 +1,8 @@
 """Headings of text documents (reStructuredText, AsciiDoc, Org, plain text), in plain words.
 
-A text chunk is titled by the nearest heading-like line (`index.chunking._text_titles`), with its inline markup
+A text chunk is titled by the nearest heading-like line (`text_titles`), with its inline markup
 stripped ("**✨ Optimized for Python 3.10+**" reads "✨ Optimized for Python 3.10+", ":class:`~a.Retry`" reads
-"Retry"), as a Markdown chunk's heading is (`chunking._heading_text`). Text titles are the leaf section, not the
+"Retry"), as a Markdown chunk's heading is (`heading_text`). Text titles are the leaf section, not the
 heading path Markdown chunks carry: reST heading paths (levels by the order in which adornment styles first appear,
 the document title left out) were measured in bench/history/held-out-sets-4-to-6.md ("reST heading paths and plain-word titles") and cost answer keys. A
 source's displayed title reads the path from the whole file instead (`heading_paths`, `index.titles.focus_title`).
@@ -11,10 +11,18 @@ source's displayed title reads the path from the whole file instead (`heading_pa
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ragls.sources.load import markup_extension
 from ragls.sources.rest_include import REST_EXTENSIONS
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+    from ragls.index.lines import LineIndex
 
 _MD_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*?)[ \t#]*$")
 _ADOC_HEADING = re.compile(r"(={1,6})[ \t]+(\S.*?)[ \t]*$")
@@ -148,3 +156,80 @@ def heading_paths(text: str, starts: list[int], path: str) -> list[tuple[int, st
         stack.append((level, name))
         out.append((offset, " > ".join(n for _, n in stack)))
     return out
+
+
+# -- Markdown headings ----------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def markdown_parser() -> MarkdownIt:
+    """Block structure only: the core "inline" rule is off, since chunking needs block boundaries and heading
+    lines, and inline parsing of every paragraph was half the parse time (headings are parsed inline one by one
+    in `heading_text`). markdown-it is imported here, on first use: opening an index to answer from it (BM25)
+    parses Markdown only to name the section of a cited line in a chunk of several sections
+    (`index.titles.focus_title`)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    md.disable("inline")
+    return md
+
+
+@lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def heading_text(inline) -> str:
+    """Plain text of a heading's inline token: markup stripped, code spans and image alt text kept."""
+    parsed = _inline_parser().parseInline(inline.content) if inline.content else []
+    parts: list[str] = []
+    for child in (parsed[0].children or []) if parsed else []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return strip_heading_ids(" ".join("".join(parts).split()))
+
+
+# -- titles for code and text ----------------------------------------------------------------------------------
+
+_SYMBOL = re.compile(
+    r"[ \t]*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|abstract|final|async"
+    r"|unsafe|extern|inline|override|local|const)\s+)*"
+    r"(?:def|class|function|fn|func|struct|enum|trait|impl|interface|module|object)\b\s*\*?\s*"
+    r"(?:\([^)]*\)\s*)?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*)"
+)
+
+
+def code_titles(text: str, index: LineIndex) -> list[tuple[int, str]]:
+    """(offset of line, symbol name) for every line that defines a function, class, etc."""
+    out: list[tuple[int, str]] = []
+    starts = index.starts
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        m = _SYMBOL.match(text, start, end)
+        if m:
+            out.append((start, m.group(1)))
+    return out
+
+
+def text_titles(text: str, index: LineIndex, path: str) -> list[tuple[int, str]]:
+    """(offset of line, heading) for the heading-like lines of a text document ("# x", "= x" AsciiDoc, "* x" Org,
+    reStructuredText / setext underlined titles), inline markup stripped (`index.headings.text_headings`)."""
+    return text_headings(text, index.starts, path)
+
+
+def title_at(titles: list[tuple[int, str]], start: int, end: int) -> str:
+    """The title in force at `start` (the last one at or before it), else the first one inside the piece."""
+    if not titles:
+        return ""
+    i = bisect_right(titles, (start, "\U0010ffff")) - 1
+    if i >= 0:
+        return titles[i][1]
+    if titles[0][0] < end:
+        return titles[0][1]
+    return ""

@@ -14,9 +14,8 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Chunk, LineSpan
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
-from ragls.index.chunking import _heading_text, _markdown_parser, _text_titles, _title_at
 from ragls.index.front_matter import front_matter_title, leading_front_matter
-from ragls.index.headings import heading_paths, text_headings
+from ragls.index.headings import heading_paths, heading_text, markdown_parser, text_headings, text_titles, title_at
 from ragls.index.lines import LineIndex
 
 
@@ -24,7 +23,7 @@ def focus_title(chunk: Chunk, line: int) -> str:
     """The title a source shows: the heading path of the section holding 0-based file line `line` of `chunk`.
 
     For a chunk of a text document (reST, AsciiDoc, Org, plain text: `sources.load.kind_for`), the section is the
-    nearest heading (`_text_titles`) at or above `line` within the chunk, else `chunk.title`. A text chunk packs
+    nearest heading (`text_titles`) at or above `line` within the chunk, else `chunk.title`. A text chunk packs
     sibling sections together and is titled by the section in force at its start, so "[n] options.rst:230-239"
     citing the section "Counting" would otherwise read "Tuples as Multi Value Options". Its path ("Options >
     Counting") is read from the file itself (`_file_path`: the one read-back path, bounded), at display time only:
@@ -47,7 +46,7 @@ def focus_title(chunk: Chunk, line: int) -> str:
         text = chunk.text
         index = LineIndex(text)
         offset = index.starts[min(line - chunk.span.start_line, len(index.starts) - 1)]
-        section = _title_at([t for t in _text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset) \
+        section = title_at([t for t in text_titles(text, index, chunk.path) if t[0] <= offset], offset, offset) \
             or chunk.title
     return (_file_path(chunk, line, section) if section else "") or section
 
@@ -137,8 +136,8 @@ def _markdown_headings(text: str, front: bool = False) -> tuple[tuple[int, int, 
     `front`: the text opens its file, so a front matter block it opens with (`leading_front_matter`) is no
     heading (markdown-it reads "title: x" over its closing "---" as a setext heading)."""
     n = leading_front_matter(text) if front else 0
-    tokens = _markdown_parser().parse("\n" * n + "".join(text.splitlines(keepends=True)[n:]) if n else text)
-    return tuple((tok.map[0], int(tok.tag[1:]), _heading_text(tokens[i + 1]) if i + 1 < len(tokens) else "")
+    tokens = markdown_parser().parse("\n" * n + "".join(text.splitlines(keepends=True)[n:]) if n else text)
+    return tuple((tok.map[0], int(tok.tag[1:]), heading_text(tokens[i + 1]) if i + 1 < len(tokens) else "")
                  for i, tok in enumerate(tokens) if tok.type == "heading_open" and tok.map is not None)
 
 
