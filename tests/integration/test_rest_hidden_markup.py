@@ -64,3 +64,17 @@ def test_a_closing_block_of_link_targets_is_no_chunk(tmp_path):
     # every sentence is still indexed, with the targets a chunk of prose holds; none is targets alone
     assert sum(c.text.count("plugin adds") for c in chunks) >= len(NAMES)
     assert all("plugin adds" in c.text for c in chunks)
+
+
+def test_short_anonymous_targets_are_hidden_markup_as_their_long_form_is():
+    # "__ url" is ".. __: url" written short (docutils): a block of them is no chunk, as the long form is not, and
+    # an answer hides both the same way (answer.markup reads the same ANONYMOUS_TARGET)
+    from ragls.answer.markup import _rest_hidden
+    from ragls.index.rest_hidden import hidden_only
+
+    short = "__ https://example.org/a\n__ https://example.org/b\n"
+    long = ".. __: https://example.org/a\n.. __: https://example.org/b\n"
+    assert hidden_only(short) and hidden_only(long)
+    assert not hidden_only("See `the docs`__ for the options.\n\n" + short)
+    assert _rest_hidden("See `the docs`__ for the options.\n\n" + short).split("\n") == [
+        "See `the docs`__ for the options.", "", "", "", ""]

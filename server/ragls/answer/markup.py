@@ -12,7 +12,7 @@ import re
 from ragls.answer import rest, rest_literals, rest_tables
 from ragls.answer.inline import ATTRIBUTES, CODE_SPANS, SHORTCODE
 from ragls.index.headings import REST_ROLE, strip_heading_ids
-from ragls.index.rest_hidden import EXPLICIT, SHOWN
+from ragls.index.rest_hidden import ANONYMOUS_TARGET, EXPLICIT, SHOWN
 from ragls.index.rest_hidden import indent as block_indent
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -113,10 +113,8 @@ _SPAN_OR_COMMENT = re.compile(f"{CODE_SPANS.pattern}|{_HTML_COMMENT.pattern}", r
 # ".. __: url", "__ url"), a substitution definition (".. |logo| image:: logo.png" with its options) and a comment (any other
 # text, or a bare ".." with indented lines right below it). A directive (".. note::", ".. code-block::", spaced
 # ".. note ::" too) and a footnote or citation (".. [1] text") are read as before. The chunker drops a reST chunk of
-# nothing else with the same two patterns (index/rest_hidden.py: EXPLICIT, SHOWN).
+# nothing else with the same patterns (index/rest_hidden.py: EXPLICIT, SHOWN, ANONYMOUS_TARGET).
 
-
-_ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S+[ \t]*$")  # docutils' short anonymous hyperlink target
 
 
 def _rest_hidden(text: str) -> str:
@@ -130,14 +128,14 @@ def _rest_hidden(text: str) -> str:
     of its last sentence ("... without a deprecation notice. .. _log_release_notes."). A bare ".." above a blank line
     is an empty comment and hides nothing more. Lines in a literal block (`rest_literals.literal_lines`: a page showing reST
     source) are left alone."""
-    if ".." not in text:
+    if ".." not in text and "__" not in text:
         return text
     lines = text.split("\n")
     literal = rest_literals.literal_lines(text)
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not literal[i] and _ANONYMOUS_TARGET.match(line):  # "__ url": ".. __: url" written short
+        if not literal[i] and ANONYMOUS_TARGET.match(line):  # "__ url": ".. __: url" written short
             lines[i] = ""
             i += 1
             continue

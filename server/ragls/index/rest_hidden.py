@@ -18,6 +18,8 @@ EXPLICIT = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(\S.*?))?[ \t]*$")
 # footnote / citation ("[1]", "[#note]"). Any other block is a comment, a target ("_label:") or a substitution
 # definition ("|name| replace:: ...").
 SHOWN = re.compile(r"^(?:[A-Za-z0-9][\w:.+-]*[ ]?::(?:[ \t]|$)|\[[^\]\s]+\](?:[ \t]|$))")
+# docutils' short anonymous hyperlink target: "__ url" is ".. __: url" written short, hidden like it.
+ANONYMOUS_TARGET = re.compile(r"^[ \t]*__[ \t]+\S+[ \t]*$")
 
 
 def indent(line: str) -> int:
@@ -28,7 +30,7 @@ def indent(line: str) -> int:
 
 def hidden_only(text: str) -> bool:
     """True when every non-blank line of the reST `text` belongs to a hidden explicit markup block: a comment, a
-    hyperlink target or a substitution definition (`EXPLICIT` not `SHOWN`) with the lines indented under it. False
+    hyperlink target (also "__ url", `ANONYMOUS_TARGET`) or a substitution definition (`EXPLICIT` not `SHOWN`) with the lines indented under it. False
     for text with any other line (a heading, a sentence, a directive such as `.. note::`)."""
     outer = None  # the indent of the hidden block the lines below may continue
     seen = False
@@ -36,7 +38,7 @@ def hidden_only(text: str) -> bool:
         if not line.strip():
             continue
         m = EXPLICIT.match(line)
-        if m is not None and not (m.group(2) and SHOWN.match(m.group(2))):
+        if ANONYMOUS_TARGET.match(line) or m is not None and not (m.group(2) and SHOWN.match(m.group(2))):
             outer, seen = indent(line), True
         elif outer is None or indent(line) <= outer:
             return False
