@@ -19,10 +19,14 @@ from typing import Any
 
 import anyio
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
+
+try:  # the SDK's own streams (they carry the sender's contextvars to the session); a private module of mcp 2.3
+    from mcp.shared._context_streams import create_context_streams as _streams
+except ImportError:  # a later SDK without it: anyio's memory streams, which its wrappers are duck-typed after
+    _streams = anyio.create_memory_object_stream
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +73,7 @@ async def answering_stdio_server():
     """`stdio_server()` whose read stream carries only readable messages; an unreadable line is answered on the
     write stream (`error_for`) and logged. Yields (read_stream, write_stream) as `stdio_server` does."""
     async with stdio_server() as (read_stream, write_stream):
-        send, receive = create_context_streams[SessionMessage | Exception](0)
+        send, receive = _streams[SessionMessage | Exception](0)
 
         async def forward() -> None:
             async with send, read_stream:
