@@ -171,6 +171,16 @@ class Request:
         self.requests.remove(self)
         self.ctx.run(self.scope.__exit__, None, None, None)
 
+    def state(self) -> dict:
+        """What the RAG's index holds now, for an assertion message: a search that comes back empty says whether
+        the RAG was the writer, whether its sync recorded the file as skipped (and why), and what each store holds."""
+        idx = self.rag.index
+        m = idx.manifest
+        return {"writer": idx.writer, "deferred": self.rag.deferred, "last_indexed_at": m.get_meta("last_indexed_at"),
+                "fingerprint_current": m.get_meta("fingerprint") == idx.fingerprint, "files": m.file_count(),
+                "chunks": m.chunk_count(), "bm25_docs": idx.bm25.count(), "skipped": m.skipped(),
+                "vector_rows": idx.vectors.count() if idx.vectors_ready else None, "vectors_error": idx.vectors_error}
+
 
 def test_a_rag_replaced_twice_while_in_use_is_never_read_half_rebuilt(env):
     """Two edits of a RAG's table while requests search it, the first one changing what its index is built with
@@ -203,7 +213,7 @@ def test_a_rag_replaced_twice_while_in_use_is_never_read_half_rebuilt(env):
         assert fourth.search() == expected
         fourth.end()
         last = Request(ws, "notes", requests)  # no other RAG on the index: rebuilt with chunk_size 200, searched
-        assert last.search() == expected
+        assert last.search() == expected, last.state()
         index = last.rag.index
         assert index.writer and index.manifest.get_meta("fingerprint") == index.fingerprint
         assert last.rag.spec.settings.chunking.chunk_size == 200 and last.rag.spec.settings.retrieval.top_k == 3
@@ -243,7 +253,7 @@ def test_a_reopened_workspace_never_empties_a_rag_index_the_previous_one_searche
         assert searching.search("kitchen sourdough") == expected  # still held: still the RAG it opened
         searching.end()
         rebuilt = Request(new, "notes", requests)
-        assert rebuilt.search() == expected and rebuilt.rag.index.writer
+        assert rebuilt.search() == expected and rebuilt.rag.index.writer, rebuilt.state()
         assert rebuilt.rag.index.manifest.get_meta("fingerprint") == rebuilt.rag.index.fingerprint
     finally:
         while requests:
