@@ -294,6 +294,55 @@ def test_rebuild_of_a_deferred_rag_says_another_workspace_writes_it(env):
                 ws.close()
 
 
+HOLD_RAG = """
+import sys
+from ragls.kb.rags import RagRegistry
+rag = RagRegistry(None).get("notes")  # the user config's RAG, opened as its index's writer
+print(rag.index.writer, flush=True)
+sys.stdin.readline()  # killed here, before any sync
+"""
+
+
+def test_a_rag_another_process_left_emptied_is_rebuilt_once_that_process_is_gone(env):
+    """Another ragls process (a `ragls index --rag` run, a second editor) opens a RAG after its chunking changed —
+    taking the writer lock and emptying the index for the rebuild — and is killed before it syncs. This server's
+    RAG, opened meanwhile, is read-only: it searches the empty index while that process lives, and once the lock
+    is free its next request takes the index over and rebuilds it (before the fix it stayed read-only and empty
+    until the server restarted)."""
+    import os
+    import subprocess
+    import sys
+
+    tmp_path, project, notes = env
+    body = f'[rags.notes]\nsources = ["{notes}/b.md"]\nchunk_size = 300\n'
+    write_user_rags(tmp_path, body)
+    ws = RagWorkspace([project])
+    expected, requests = [f"{notes}/b.md"], []
+    other = None
+    try:
+        ws.index_rag("notes")
+        write_user_rags(tmp_path, body.replace("300", "200"))
+        ws.rags.reload()
+        other = subprocess.Popen([sys.executable, "-c", HOLD_RAG], env=dict(os.environ), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+        assert other.stdout.readline().strip() == "True"  # it writes the index now, emptied for the rebuild
+        waiting = Request(ws, "notes", requests)
+        assert waiting.search() == [] and not waiting.rag.index.writer and not waiting.rag.deferred
+        waiting.end()
+        other.kill()  # as a Ctrl-C'd run or a crashed editor: the OS frees the lock
+        other.wait()
+        after = Request(ws, "notes", requests)
+        assert after.search() == expected, after.state()
+        assert after.rag.index.writer and after.rag.index.manifest.get_meta("fingerprint") == after.rag.index.fingerprint
+    finally:
+        while requests:
+            requests[-1].end()
+        if other is not None and other.poll() is None:
+            other.kill()
+            other.wait()
+        ws.close()
+
+
 def test_a_rag_name_cannot_move_its_index_out_of_the_cache(env):
     """A RAG's index lives at <cache>/rags/<name>-<hash>: a cloned folder's `[rags."../../x"]` or `[rags."/abs/x"]`
     (untrusted: its sources are inside the folder, so the table is kept) made `ragls index --rag`, and the server's

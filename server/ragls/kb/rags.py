@@ -122,13 +122,20 @@ class SourcesRag:
         """Index the RAG now if it was never indexed (first use, or emptied by a rebuild for changed chunking
         settings: `FolderIndex._wipe`), its source list changed since its last sync, or its sources are all local
         and its last sync in this process is LOCAL_RESCAN_S old (a stat scan: only changed files are re-read) —
-        waits for a sync already running. A read-only RAG (not the writer) does nothing: it searches what the
-        writer committed."""
+        waits for a sync already running. Not the writer because another process held the index's writer lock
+        when this RAG opened: when it would sync, it first takes the lock over if that process has let go
+        (`FolderIndex.try_become_writer`, which also rebuilds an index built with other chunking settings), so an
+        index that process left emptied or stale is indexed here without a restart; while the lock stays taken
+        it does nothing and searches what the writer commits. A deferred RAG (opened read-only) waits for its
+        registry to reopen it as the writer (`RagRegistry.get`)."""
         with self._lock:
             m = self.index.manifest
-            if (not m.get_meta("last_indexed_at") or m.get_meta("sources") != "\n".join(self.spec.sources)
-                    or (self._local_only() and self.index.writer
-                        and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S)):
+            needed = not m.get_meta("last_indexed_at") or m.get_meta("sources") != "\n".join(self.spec.sources)
+            rescan = self._local_only() and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S
+            if not self.index.writer and (needed or rescan):
+                self._synced_at = time.monotonic()  # a local-only RAG tries the lock at most once per interval
+                needed = self.index.try_become_writer() or needed
+            if needed or (rescan and self.index.writer):
                 self.sync()
 
     def sync(self) -> SyncReport:
