@@ -1,7 +1,8 @@
 """Settings pages on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/doc_kind.py `settings_factors`,
 `retrieval.settings_page_weight`): a question asking what to set in the config has the tutorial that mentions the
 flag first with the prior off; with the default the settings page (config/) that states the setting ranks first,
-scored × the weight, every other chunk as before; a question without that asking clause changes nothing."""
+scored × the weight, every other chunk as before; a question without that asking clause changes nothing. A page not
+named as the settings whose table of options states the flag (`doc_kind.defines_setting`) is weighed alike."""
 
 from __future__ import annotations
 
@@ -60,3 +61,31 @@ def test_no_asking_clause_no_factor(folder):
     off, on = ranked(folder, TASK, 1.0), ranked(folder, TASK, None)
     assert [path for path, _ in on] == [path for path, _ in off]
     assert [score for _, score in on] == pytest.approx([score for _, score in off])
+
+
+REFERENCE = """# The test command
+
+Runs the project's test suite and reports the failures.
+
+## Options
+
+| Option | Description | Default |
+|---|---|---|
+| `--retries` | How many times a failed test is run again before it counts as a failure. | 0 |
+| `--parallel` | Spread the tests over every CPU core. | false |
+"""
+WHICH = "Some tests are flaky and fail now and then for no reason. Which option re-runs failed tests automatically?"
+
+
+@pytest.fixture(scope="module")
+def reference_folder(tmp_path_factory):
+    return indexed_folder(tmp_path_factory.mktemp("options"),
+                          {"tutorials/testing.md": TUTORIAL, "reference/test-command.md": REFERENCE})
+
+
+def test_a_table_of_options_is_weighed_as_a_settings_page(reference_folder):
+    off = ranked(reference_folder, WHICH, 1.0)
+    assert off[0][0] == "tutorials/testing.md"  # the prior off: the tutorial's prose wins
+    got = ranked(reference_folder, WHICH, None)
+    assert got[0][0] == "reference/test-command.md"
+    assert got[0][1] == pytest.approx(1.2 * dict(off)["reference/test-command.md"])

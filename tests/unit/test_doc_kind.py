@@ -11,6 +11,7 @@ from ragls.retrieval.doc_kind import (
     api_page_factors,
     asks_about_changes,
     asks_for_setting,
+    defines_setting,
     is_api_page,
     is_meta_page,
     is_reference_entry,
@@ -21,6 +22,7 @@ from ragls.retrieval.doc_kind import (
     quoted_factors,
     reference_factors,
     repeated_block_factors,
+    settings_factors,
     stub_factors,
     written_factors,
     written_names,
@@ -113,6 +115,10 @@ def test_guide_pages_are_not(path, title):
     ("How do I dump only the author's email of a nested schema?", False),
     ("Where do I define the authors of the posts on our blog?", False),
     ("Can I get a 2.0 release?", True), ("My changelog lists a release; which version added retries?", True),
+    # ... nor a number in quotes: the value the user saw (a price rendered as a string, drf-docs df19)
+    ('Prices in my API responses come out as strings like "12.50" instead of JSON numbers. Why?', False),
+    ("My log shows \u201c3.5\u201d seconds for every request; where does that come from?", False),
+    ('I saw "2.2.0" in the log; which release added it?', True), ("What's new in 2.0?", True),
 ])
 def test_questions_about_changes(question, asks):
     assert asks_about_changes(question) is asks
@@ -137,6 +143,40 @@ def test_asks_for_setting(question, asks):
                                              ("tutorials/testing/overview.md", False)])
 def test_settings_pages_by_name(path, named):
     assert is_settings_page(chunk(path)) is named
+
+
+OPTION_TABLE = """| Field | Description | Default |
+|:------|:------------|:--------|
+| `accesslog.filters.statusCodes` | Limit the access logs to requests with a status code in the range. | [ ] |
+| <a id="opt-retry" href="#opt-retry">retryAttempts</a> | Keep the access logs when a retry happened. | false |
+"""
+PROSE_TABLE = """| Browser | Supported |
+|---|---|
+| Firefox | yes |
+| Safari | from version 14 |
+"""
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    (OPTION_TABLE, True), (PROSE_TABLE, False),
+    (".. confval:: intersphinx_mapping\n   :type: dict\n\n   Locations of other projects.", True),
+    (".. option:: -W\n\n   Turn warnings into errors.", True), (".. std:setting:: DEBUG\n\n   Debug mode.", True),
+    (".. autoclass:: Session\n\n   A session.", False),
+    ("| `--dry-run` | Only print what would change. |", False),  # one row is no table of options
+    ("Set `retries` in the config to re-run failed tests.", False),
+])
+def test_chunks_that_state_settings_by_markup(text, states):
+    assert defines_setting(chunk("reference/logs.md", "Logs > Options", text)) is states
+
+
+def test_settings_factor_for_settings_pages_and_chunks_stating_settings():
+    pairs = [("guide", chunk("observe/logs.md", "Logs > Filters", "You can keep only the lines you need.")),
+             ("table", chunk("reference/logs.md", "Logs > Options", OPTION_TABLE)),
+             ("named", chunk("config/logs.md", "Logs", "The access log is written to stdout."))]
+    asking = "The access log is huge. Which option keeps only lines with certain status codes?"
+    assert settings_factors(asking, pairs, 1.2) == {"table": 1.2, "named": 1.2}
+    assert settings_factors("How do I keep only the error lines in the access log?", pairs, 1.2) == {}
+    assert settings_factors(asking, pairs, 1.0) == {}
 
 
 def test_factors_only_for_bookkeeping_chunks_and_not_when_asked_or_off():

@@ -224,8 +224,8 @@ class RetrievalSettings(_Section):
     # Fused score factor (>= 1) of a chunk holding word for word a message of 3+ words the question quotes (an error
     # the user saw; retrieval/doc_kind.py; bench/history/sessions-42-43.md "Quoted messages"); 1 = off.
     quoted_message_weight: float = Field(1.05, ge=1.0, le=2.0)
-    # Fused score factor (>= 1) of a settings page's chunk (a folder or file "config", "configuration", "settings")
-    # among the first 5 fused entries when the question asks which setting to use or what to set
+    # Fused score factor (>= 1) of a settings page's chunk (a folder or file "config", "configuration", "settings") or
+    # of a chunk stating settings by its markup (`.. confval::`, a table of options) among the first 5 fused entries when the question asks which setting to use or what to set
     # (retrieval/doc_kind.py; bench/history/sessions-44-45.md "Settings pages"); 1 = off.
     settings_page_weight: float = Field(1.2, ge=1.0, le=2.0)
     # Fused score factor (>= 1) of a chunk among the first 2 x top_k + 10 fused entries holding, as written, the names

@@ -115,6 +115,13 @@ its guides): a question about the task without that asking clause is theirs, a q
 settings page's, and the tutorial that mentions the flag in passing otherwise wins the near tie on the task's words
 (bench/history/sessions-44-45.md, "Settings pages"). Only the first few entries are weighed: a settings chunk that neither signal
 ranks near the top is not what the question asks for, however the question is phrased.
+A chunk that states settings by its markup counts as one too (`defines_setting`): a reST description of an option,
+configuration value, setting or environment variable (`.. confval::`, `.. option::`), or a Markdown table whose rows
+each name an option in their first cell (`accesslog.filters.statusCodes`, `--dry-run`). Projects document settings
+on pages not called "settings" — a configuration value on its extension's page (Sphinx's `intersphinx_mapping` on
+`intersphinx.rst`), an option table on each component's reference page (Traefik's `entrypoints.md`,
+`logs-and-accesslogs.md`) — and there the guide page that tells the task in prose won the near tie (bench/history/
+session-59.md, "Ranking").
 """
 
 from __future__ import annotations
@@ -229,14 +236,17 @@ def _meta_words(path: str, title: str) -> frozenset[str] | None:
 # A version constraint the user writes (`requires-python = ">=3.9,<4"`, "requests<2.32", "~=1.4"): their project's
 # material, not a question about a release; and an IPv4 address ("127.0.0.1", "10.0.0.5:8000"), whose "127.0" is no
 # version number
-_CONSTRAINT = re.compile(r"(?:[<>]=?|[=!~]=)\s*v?\d+(?:\.\d+)*|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)")
+_CONSTRAINT = re.compile(r"(?:[<>]=?|[=!~]=)\s*v?\d+(?:\.\d+)*|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)"
+                         # ... and a number the user quotes as what they saw ("12.50", a value in their output)
+                         r"|[\"'\u201c\u2018]\s*[$\u20ac\u00a3]?\d[\d.,]*\s*[\"'\u201d\u2019]")
 
 
 def asks_about_changes(question: str) -> bool:
     """True when `question` asks about versions, releases, changes or contributing (module docstring): the
     bookkeeping pages are then not demoted. A version constraint it quotes (`_CONSTRAINT`: ">=3.9,<4") is the
     user's own setting, not a version asked about (nor is an IPv4 address, "every visitor seems to come from
-    127.0.0.1"): "My project says requires-python = ">=3.9,<4", yet uv resolves as
+    127.0.0.1", nor a number in quotes, the value the user saw: "Prices come out as strings like "12.50"" asks why
+    a decimal is rendered as a string, and a 3.0 release announcement won over the settings page): "My project says requires-python = ">=3.9,<4", yet uv resolves as
     though the <4 part weren't there" asks how resolution reads it, and the internals page won. So is a word of
     `_ASKS` that modifies a thing of the user's: after an indefinite or possessive determiner (`_OWN`) and before a
     noun of its own (`_modifier`: "a changelog archive", "my release notice", "a release tag", "a release binary"):
@@ -336,19 +346,42 @@ def is_settings_page(chunk: Chunk) -> bool:
     return bool(_path_names(chunk.path) & _SETTINGS_NAMES)
 
 
+# A setting's own entry, by its markup: a reST description of an option, a configuration value, a setting or an
+# environment variable (`.. confval:: html_css_files`, `.. option:: -W`, `.. std:setting::`) ...
+_SETTING_ENTRY = re.compile(r"^[ \t]*\.\.[ \t]+(?:\w+:)?(?:confval|option|cmdoption|setting|envvar)::", re.MULTILINE)
+# ... or the rows of a table of options, each row's first cell naming one: a code span, an HTML anchor, a command-line
+# option or a dotted, snake_case or camelCase name (`accesslog.filters.statusCodes`, `--dry-run`, `maxIdleConns`).
+_TABLE_ROW = re.compile(r"^[ \t]*\|([^|\n]*)\|", re.MULTILINE)
+_NAMED_CELL = re.compile(r"`[^`\n]+`|<a\s[^>]*\bid=|(?<![\w-])--?[A-Za-z][\w-]+|\b\w+[._]\w+|\b[a-z]+[A-Z]\w*")
+_RULE_CELL = re.compile(r"[\s:-]*")  # a Markdown table's delimiter row's cell, `---` / `:--:`
+
+
+def defines_setting(chunk: Chunk) -> bool:
+    """True when `chunk` states settings by its markup: a reST option / configuration value / setting / environment
+    variable description (`_SETTING_ENTRY`), or a Markdown table of at least two rows whose first cells name
+    something in at least half the rows (`_NAMED_CELL`; delimiter rows left out): the entry of the setting a question
+    asks for, wherever its page is and whatever it is called (module docstring, "Settings pages")."""
+    if _SETTING_ENTRY.search(chunk.text):
+        return True
+    cells = [c for c in _TABLE_ROW.findall(chunk.text) if not _RULE_CELL.fullmatch(c)]
+    named = sum(bool(_NAMED_CELL.search(c)) for c in cells)
+    return named >= 2 and 2 * named >= len(cells)
+
+
 def asks_for_setting(question: str) -> bool:
     """True when `question` asks which setting to use or what to set (`_ASKS_SETTING`; module docstring)."""
     return _ASKS_SETTING.search(question) is not None
 
 
 def settings_factors(question: str, chunks: Iterable[tuple[object, Chunk]], weight: float) -> dict[object, float]:
-    """{key: weight} for the (key, chunk) pairs whose chunk is a settings page's (`is_settings_page`) when `question`
-    asks for a setting (`asks_for_setting`); {} when `weight` is 1 (off) or it does not. `chunks` are the first
+    """{key: weight} for the (key, chunk) pairs whose chunk is a settings page's (`is_settings_page`) or states
+    settings by its markup (`defines_setting`) when `question` asks for a setting (`asks_for_setting`); {} when
+    `weight` is 1 (off) or it does not. `chunks` are the first
     `SETTINGS_HEAD` fused entries without the exact-match bonus (the caller picks them); `weight` >= 1 multiplies the
     chunk's fused score (`fuse.apply_prior`)."""
     if weight == 1.0 or not asks_for_setting(question):
         return {}
-    return {key: weight for key, chunk in chunks if is_settings_page(chunk)}
+    return {key: weight for key, chunk in chunks if is_settings_page(chunk) or defines_setting(chunk)}
 
 # A Sphinx object description of a callable, class or attribute (any domain prefix `py:`; `auto*` directives of
 # autodoc), or a mkdocstrings block "::: package.name" (a space after the colons: ":::{admonition}" is MyST).
