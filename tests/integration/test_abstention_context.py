@@ -181,3 +181,21 @@ def test_an_acronym_the_user_owns_in_their_situation_is_no_name(ws):
     assert question_names("How do I authenticate requests against our LDAP?") == ["LDAP"]
     result = ws.query(question)
     assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+
+
+def test_a_name_the_user_gives_their_own_thing_or_a_numbers_plural_is_no_name(ws):
+    """"a method called reset_pin" in a sentence about the user's own code names their thing (`names.bound_names`),
+    and "404s" is the plural of a number: neither is a name the docs must mention. Main refused two answerable
+    Django REST framework questions for "they never mention reset_pin" / "404s" (drf-docs df26, df21). Asked about
+    ("Is there a method called reset_pin?"), the name stands, and the veto with it."""
+    from ragls.retrieval.names import bound_names, question_names, user_material
+
+    question = ("My converter is a class called slug_pin, so its rule ends in slug_pin/. I want the placeholder "
+                "without a converter to use my class. How?")
+    assert bound_names(question) == {"slug_pin"} and question_names(question) == []
+    assert {"slug", "pin"} <= user_material(question)
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+    assert question_names("The middleware logs 404s and 500s but request.form comes up empty. Why?") == ["request.form"]
+    assert question_names("Is there a method called reset_pin?") == ["reset_pin"]
+    assert question_names("Does it have a converter called slug_pin for 404s?") == ["slug_pin"]

@@ -35,7 +35,7 @@ def question_names(text: str) -> list[str]:
     too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
-    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x), version numbers
+    (`_NUMBER_PATTERN`: the status classes 4xx / 5XX, a version series 3.x, a factor 10x, a plural: 404s), version numbers
     (`_VERSION`: v1.2.0, 1.0.0-b0), the user's placeholders
     (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
@@ -68,7 +68,7 @@ def question_names(text: str) -> list[str]:
         if len(token) < 2 or not any(c.isalpha() for c in token) or _FIRST_PERSON.fullmatch(token) \
                 or _NUMBER_PATTERN.fullmatch(token) \
                 or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
-                or token in defined or placeholder(token):
+                or token.strip("/") in defined or placeholder(token):
             continue
         inner_cap = any(c.isupper() for c in token[1:])
         mixed = any(c.isdigit() for c in token)
@@ -243,15 +243,31 @@ def assigned_values(text: str) -> frozenset[str]:
 _BINDING = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]|, ]+?\s*)?=(?!=)\s*\S.*|\s*([A-Za-z_]\w*)\s*:\s*[\w.\[\]|]+\s*")
 
 
+# A thing of the user's own code or project named in prose by a sentence that speaks of the user ("My extra viewset
+# action is a method called reset_pin", "I added an attribute called _cache", "our variables are called APP_DEBUG"):
+# a kind of thing people define and name themselves (not a library, a tool or a service, which they name because the
+# docs may), then "called" or "named". `bound_names`
+_NAMED_OWN = re.compile(r"\b(?:method|function|class|field|attribute|property|variable|model|view|viewset|action|"
+                        r"endpoint|route|column|table|page|file|folder|directory|heading|section|task|job|test|fixture|"
+                        r"template|branch|argument|parameter|object|instance|resource|handler|callback|key)s?\s+"
+                        r"(?:(?:is|are|was|were|to\s+be|gets?)\s+)?(?:called|named)\s+[`'\"“]?([A-Za-z_][\w.:-]*\w)")
+_USER_WORD = re.compile(r"\b(?:I|[Mm]y|[Oo]ur|[Ww]e|me|us)\b")
+
+
 def bound_names(text: str) -> frozenset[str]:
     """The identifiers a code span of `text` binds (`_BINDING`): "I mixed `name = field()` and `age: int = 0`" ->
     {name, age}; nothing from `x=`, `timeout=4.0` (a keyword argument: the library's parameter, with the user's
-    value, `assigned_values`) or `a == b`. Not names (`question_names`)."""
+    value, `assigned_values`) or `a == b`. And the names a sentence speaking of the user (I, my, our, we before)
+    gives a thing of theirs (`_NAMED_OWN`): "My action is a method called reset_pin" -> {reset_pin}; not "Is
+    there a method called reset_pin?". Not names (`question_names`)."""
     out: set[str] = set()
     for m in CODE_SPAN.finditer(text):
         span = m.group(1)
         if (b := _BINDING.fullmatch(span)) and not re.fullmatch(r"\s*[\w.]+=\S*\s*", span):
             out.add(b.group(1) or b.group(2))
+    for sentence in re.split(r"(?<=[.?!])\s+", text):
+        out.update(m.group(1) for m in _NAMED_OWN.finditer(sentence)
+                   if m.group(1).lower() not in STOPWORDS and _USER_WORD.search(sentence[:m.start()]))
     return frozenset(out)
 
 
@@ -415,8 +431,9 @@ def name_terms(text: str) -> dict[str, list[str]]:
 _PHRASE_NAME = re.compile(r"[^\W_]+(?:(?:[-/]|(?<=\d)\.(?=\d))[^\W_]+)+")
 _ACRONYM = re.compile(r"[A-Z]{2,6}")
 # A number written with "x" standing for its digits — HTTP's status classes 4xx / 5XX (RFC 9110 §15 writes them so),
-# a version series 3.x / 1.2.x, a factor 10x: a range of numbers, not a name (`question_names`)
-_NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+")
+# a version series 3.x / 1.2.x, a factor 10x —, or a number's plural ("reformats 404s", the 1990s): numbers, not a
+# name (`question_names`)
+_NUMBER_PATTERN = re.compile(r"\d+(?:\.\d+)*(?:\.?[xX])+|\d+s")
 # A version number written with a "v" or a pre-release part (v1.2.0, 1.0.0-b0, 2.1rc1, 3.0.0.dev2): a number, as
 # 1.2.0 is (`question_names`); "put a `v` in front of the tags, like v1.2.0" was refused for "they never mention v1.2.0"
 _VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[-.+]?(?:a|b|c|rc|alpha|beta|pre|dev|post)\.?\d*)?")
