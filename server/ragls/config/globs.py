@@ -7,6 +7,7 @@ globs that point outside the folder."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 # More expansions than this is a mistake or an attack ("{a,b}{c,d}…" grows as a product), not a real glob.
@@ -38,8 +39,9 @@ def glob_problem(glob: str) -> str | None:
     """Why `glob` (one include/exclude/.gitignore line, a leading `!` allowed) is ignored, or None: it expands to
     more than MAX_BRACE_EXPANSIONS patterns, or one expansion holds more than MAX_WILDCARDS wildcards or more than
     MAX_NAME_WILDCARDS in one name (matching it could take minutes per file)."""
+    pattern = glob.strip().removeprefix("!")
     try:
-        expansions = expand_braces(glob.strip().removeprefix("!"))
+        expansions = expand_braces(pattern) if "{" in pattern else [pattern]  # a .gitignore line has no braces
     except ValueError:
         return f"expands to more than {MAX_BRACE_EXPANSIONS} patterns"
     for pattern in expansions:
@@ -51,12 +53,79 @@ def glob_problem(glob: str) -> str | None:
     return None
 
 
+def widened(pattern: str, braces: bool = True) -> str:
+    """A glob `glob_problem` accepts that matches every path `pattern` (one gitignore-style glob, without a leading
+    "!") matches, and maybe more: what an exclude or .gitignore line too costly to match keeps out is kept out by
+    it (fail closed). A name with more than MAX_NAME_WILDCARDS `*` runs keeps its text before the first run, after
+    the last and its longest text between two (`*a*b*c*key*` -> `*key*`, `a*b*cd*e` -> `a*cd*e`; a name holding a
+    backslash escape becomes `*`); a trailing `/**` becomes `/` (the folder, so all inside it); then, still over
+    MAX_WILDCARDS, the names between the leading literal folders and the last name become one `**`
+    (`**/secrets/**/*key*` -> `**/*key*`, `docs/*/**/x*y*z` -> `docs/**/x*y*z`). With `braces` (include/exclude
+    globs; .gitignore lines have none), each brace set becomes `*`, or, when one holds a "/", the result is
+    everything below the leading literal folders (`docs/**`) — also the last resort, for a result `glob_problem`
+    would still reject (never seen). Linear in the pattern."""
+    if braces and "{" in pattern:
+        while (inner := re.search(r"(?<!\\)\{[^{}]*\}", pattern)) is not None and "/" not in inner.group():
+            pattern = pattern[:inner.start()] + "*" + pattern[inner.end():]
+        if "{" in pattern.replace("\\{", ""):
+            return _below_literal_folders(pattern)
+    names = pattern.split("/")
+    if len(names) > 1 and names[-1] == "**" and names[-2] not in ("", "**"):
+        names[-1] = ""  # "x/**" (all inside x) -> "x/" (x, so all inside it)
+    for i, name in enumerate(names):
+        if len(_STARS.findall(name)) > MAX_NAME_WILDCARDS:
+            texts = _STARS.split(name)  # a match holds them in this order: its first, longest middle and last
+            middle = max(reversed(texts[1:-1]), key=len)
+            names[i] = "*" if "\\" in name else "*".join([texts[0], *([middle] if middle else []), texts[-1]])
+    if sum(len(_STARS.findall(name)) for name in names) > MAX_WILDCARDS:
+        last = len(names) - 2 if names[-1] == "" else len(names) - 1  # the last name ("x/" ends with "")
+        first = next(i for i, name in enumerate(names) if _STARS.search(name) or "?" in name or "[" in name)
+        if first < last:
+            names = [*names[:first], "**", *names[last:]]
+    out = "/".join(names)
+    return out if glob_problem(out) is None else _below_literal_folders(pattern)
+
+
+def _below_literal_folders(pattern: str) -> str:
+    """Everything below the leading folders of `pattern` that hold no glob character ("docs/a{b/c,d}" -> "docs/**";
+    none: "*", every path)."""
+    literal = re.match(r"[^*?\[{\\]*", pattern).group()
+    folders = literal[:literal.rfind("/") + 1]
+    return folders + "**" if folders.strip("/") else "*"
+
+
+def kept_out(globs: Iterable[str], excluding: bool, braces: bool = True) -> tuple[list[str], list[str]]:
+    """The lines to compile for `globs` (gitignore-style lines; with `excluding`, of a list that keeps files out:
+    sources.exclude, a .gitignore; else of one that lets files in: sources.include), and one message per line
+    `glob_problem` rejects. Such a line that keeps files out (an exclude line; an include's "!" line) is compiled
+    `widened`: it still keeps out every file it matched (and maybe more); one that lets files in (an include line;
+    an exclude's "!" line) is left out: those files stay out. Fail closed either way. Messages:
+    "'*a*a*a*b' has more than 3 wildcards, …; it is ignored" / "…; the files it matches are kept out by the wider
+    glob '*b'"."""
+    lines: list[str] = []
+    messages: list[str] = []
+    for glob in globs:
+        line = glob.strip()
+        problem = glob_problem(line if braces else line.replace("{", "[{]"))
+        if problem is None or line.startswith("#"):
+            lines.append(glob)
+            continue
+        negated = line.startswith("!")
+        if negated == excluding:
+            messages.append(f"{line!r} {problem}; it is ignored")
+            continue
+        wide = ("!" if negated else "") + widened(line.removeprefix("!"), braces)
+        lines.append(wide)
+        messages.append(f"{line!r} {problem}; the files it matches are kept out by the wider glob {wide!r}")
+    return lines, messages
+
+
 def glob_warnings(include: list[str], exclude: list[str], folder: Path) -> list[str]:
-    """`outside_glob_warnings`, and one warning per glob `glob_problem` rejects (the walk ignores it: "sources.include
-    glob '*a*a*a*b' has more than 3 wildcards, …; it is ignored")."""
-    warnings = [f"sources.{kind} glob {glob.strip()!r} {problem}; it is ignored"
-                for kind, globs in (("include", include), ("exclude", exclude)) for glob in globs
-                if (problem := glob_problem(glob)) is not None]
+    """`outside_glob_warnings`, and one warning per glob `glob_problem` rejects, saying what the walk does with it
+    (`kept_out`: "sources.include glob '*a*a*a*b' has more than 3 wildcards, …; it is ignored", "sources.exclude
+    glob '**/secrets/**/*key*' …; the files it matches are kept out by the wider glob '**/*key*'")."""
+    warnings = [f"sources.{kind} glob {message}" for kind, globs in (("include", include), ("exclude", exclude))
+                for message in kept_out(globs, excluding=kind == "exclude")[1]]
     return warnings + outside_glob_warnings(include, exclude, folder)
 
 

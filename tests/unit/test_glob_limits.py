@@ -1,0 +1,80 @@
+"""Globs and ignore files too costly to match fail closed (config/globs.kept_out, sources/walk._read_ignore_file):
+what the folder's author (or the user) meant to keep out stays out, matched by a wider glob or by leaving out all
+below the ignore file; a glob that would let files in is left out. Real folders, real pathspec."""
+
+from __future__ import annotations
+
+import pytest
+from pathspec import GitIgnoreSpec
+from ragls.config.globs import glob_problem, glob_warnings, widened
+from ragls.config.settings import SourcesSettings
+from ragls.sources import walk as walk_mod
+from ragls.sources.walk import FileFilter, walk
+
+ALL = ["**/*"]
+
+
+def make(root, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.mark.parametrize(("glob", "wide"), [
+    ("**/secrets/**/*key*", "**/*key*"),
+    ("*a*a*a*b", "*a*b"),
+    ("*a*b*c*key*", "*key*"),
+    ("a*a*a*a*a*b/**", "a*a*b/"),
+    ("docs/**/x/**/y*z*", "docs/**/y*z*"),
+    ("**/a/**/a/**/a/**/b", "**/b"),
+    ("{x,*a*a*a*}.md", "*.md"),
+    ("x/{a/b,c}*d*e*f", "x/**"),
+])
+def test_a_widened_glob_is_cheap_and_matches_all_the_original_matches(glob, wide):
+    assert glob_problem(glob) is not None and widened(glob) == wide and glob_problem(wide) is None
+    original, wider = GitIgnoreSpec.from_lines([glob.replace("{x,*a*a*a*}", "*a*a*a*")]), GitIgnoreSpec.from_lines([wide])
+    for path in ("app/secrets/prod/api_key.txt", "aXaYaZb", "q/aaab/c.md", "docs/x/m/y1z2", "n/a/o/a/p/a/b",
+                 "x/a/b1d2e3f", "xaaaa.md", "secrets/key"):
+        assert wider.match_file(path) or not original.match_file(path), path
+
+
+def test_an_ignore_line_or_exclude_too_costly_to_match_still_keeps_its_files_out(tmp_path):
+    """Session 58 dropped such a line with a warning, so `app/secrets/prod/api_key.txt` was indexed although the
+    folder's .gitignore names it. Now the line is matched by a wider glob (`**/*key*`: `docs/keyboard.md` goes too,
+    the price of failing closed), and a "!" line too costly to match is left out (its files stay ignored). The
+    same for sources.exclude; an include glob too costly to match is still left out (its files stay out)."""
+    make(tmp_path, {
+        ".gitignore": "**/secrets/**/*key*\n!**/secrets/**/*key*.pub*\n*.log\n",
+        "app/secrets/prod/api_key.txt": "k", "app/secrets/prod/api_key.pub.txt": "p", "app/main.md": "m",
+        "docs/keyboard.md": "k", "docs/guide.md": "g", "run.log": "l", "notes/private/x/my_token.md": "t",
+        "aaab.md": "a",
+    })
+    assert walk(tmp_path, SourcesSettings(include=ALL)) == [
+        ".gitignore", "aaab.md", "app/main.md", "docs/guide.md", "notes/private/x/my_token.md"]
+    s = SourcesSettings(include=["*a*a*a*b.md", "**/*.md"], exclude=["**/private/**/*token*", "!**/x/**/*my*token*"])
+    assert walk(tmp_path, s) == ["aaab.md", "app/main.md", "docs/guide.md"]
+    f = FileFilter(tmp_path, s)
+    assert f.reason("app/secrets/prod/api_key.txt") == "ignored by .gitignore"
+    assert f.reason("notes/private/x/my_token.md") == "excluded by sources.exclude"
+    costly = "has more than 3 wildcards, or more than 2 in one name (matching it could take minutes per file)"
+    wider = "the files it matches are kept out by the wider glob"
+    assert glob_warnings(s.include, s.exclude, tmp_path) == [
+        f"sources.include glob '*a*a*a*b.md' {costly}; it is ignored",
+        f"sources.exclude glob '**/private/**/*token*' {costly}; {wider} '**/*token*'",
+        f"sources.exclude glob '!**/x/**/*my*token*' {costly}; it is ignored"]
+
+
+def test_an_ignore_file_of_too_many_patterns_leaves_out_all_below_it(tmp_path):
+    """A .gitignore of more than MAX_IGNORE_PATTERNS patterns (pathspec matches every path against each one: a
+    folder's 20,000-line file cost 3.7 CPU-s to compile and 15 ms per path) is not compiled: everything below its
+    directory is left out. One above the folder (in the same repository) leaves out the whole folder — it is not
+    taken for "the folder itself is ignored", which would drop the rules above it."""
+    many = "".join(f"build-{i}/\n" for i in range(walk_mod.MAX_IGNORE_PATTERNS + 1))
+    make(tmp_path / "ws", {"a.md": "a", "gen/.gitignore": "# generated\n" + many, "gen/b.md": "b", "gen/c/d.md": "d"})
+    assert walk(tmp_path / "ws", SourcesSettings()) == ["a.md"]
+    assert FileFilter(tmp_path / "ws", SourcesSettings()).reason("gen/c/d.md") == "ignored by gen/.gitignore"
+    repo = tmp_path / "repo"
+    make(repo, {".git/HEAD": "", ".gitignore": many, "docs/a.md": "a", "docs/sub/b.md": "b", "top.md": "t"})
+    assert walk(repo / "docs", SourcesSettings()) == []
+    assert FileFilter(repo / "docs", SourcesSettings()).reason("sub/b.md") == f"ignored by {repo / '.gitignore'}"
