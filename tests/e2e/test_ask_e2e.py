@@ -17,6 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, default_converter, register_lsp_features
 from ragls.answer.ask import CLOSEST_MATCHES
+from ragls.answer.extractive import EXTRACTIVE_LABEL, FALLBACK_LABEL
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -96,7 +97,7 @@ async def test_answer_cites_sources_with_ranges_and_streams_in_order(client):
     assert src["path"] == "guide/retries.md"
     assert src["range"] == {"start": {"line": 5, "character": 0}, "end": {"line": 9, "character": 81}}
     assert res["citations"] == [{"n": n, "supported": True}]
-    assert res["abstained"] is False and res["model"].endswith("test-model")
+    assert res["abstained"] is False and res["model"].endswith("test-model") and "label" not in res
     # Streaming: the deltas, in order, spell the answer before the result arrived.
     assert "".join(client.deltas["tok-1"]) == res["answer"]
     assert len(client.deltas["tok-1"]) > 5
@@ -123,6 +124,7 @@ async def test_abstains_without_calling_the_llm(client):
     assert 1 <= len(res["sources"]) <= CLOSEST_MATCHES
     assert [s["n"] for s in res["sources"]] == list(range(1, len(res["sources"]) + 1))
     assert "\n" not in res["answer"] and all(s["path"] not in res["answer"] for s in res["sources"])
+    assert "label" not in res  # nothing for a client to leave out
     assert LLM.requests == []
 
 
@@ -134,6 +136,8 @@ async def test_llm_errors_keep_the_sources_and_the_server_keeps_serving(client):
     assert res["model"] == "extractive"
     assert any(s["path"] == "guide/retries.md" for s in res["sources"])
     assert "[" in res["answer"]  # the extractive answer cites its sources
+    # its label line, which clients leave out (their footer and the error say it), is named as the answer opens with it
+    assert res["label"] == FALLBACK_LABEL and res["answer"].startswith(FALLBACK_LABEL + "\n")
     res = await request(client, "rag/query", {"query": "disable retries", "topK": 1})
     assert res["chunks"][0]["source"]["path"] == "guide/retries.md"
 
@@ -266,6 +270,7 @@ async def test_extractive_backend_via_configuration_change(client):
     await wait_indexed(client)
     res = await request(client, "rag/ask", {"question": "Which port does the container listen on?"})
     assert res["model"] == "extractive"
+    assert res["label"] == EXTRACTIVE_LABEL and res["answer"].startswith(EXTRACTIVE_LABEL + "\n")
     assert "8080" in res["answer"]
     assert any(s["path"] == "guide/deployment.md" for s in res["sources"])
     assert LLM.requests == []

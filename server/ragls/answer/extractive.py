@@ -54,6 +54,7 @@ __all__ = [
     "is_extractive_label",
     "no_llm_reason",
     "passage_words",
+    "plain_label",
     "render_extractive",
     "split_sentences",
     "units",
@@ -83,6 +84,15 @@ def is_extractive_label(line: str) -> bool:
     answer opening with an italic line of its own keeps it."""
     line = line.strip()
     return line in (EXTRACTIVE_LABEL, FALLBACK_LABEL) or (line.startswith(_WHY_LABEL) and line.endswith(".*"))
+
+
+def plain_label(text: str) -> str | None:
+    """The label line an extractive answer's `text` opens with when it says no more than that the answer is
+    extractive (EXTRACTIVE_LABEL, FALLBACK_LABEL: the client's footer and `error` say as much), else None: a label
+    with a reason (`extractive_label(why_no_llm)`: the client knows nothing else of it), an abstention, an LLM's
+    answer. rag/ask's `label` (docs/protocol.md): what a client may leave out of the answer it shows."""
+    first = text.split("\n", 1)[0]
+    return first if first.strip() in (EXTRACTIVE_LABEL, FALLBACK_LABEL) else None
 
 
 def no_llm_reason(why_no_llm: str | None = None) -> str:

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
+from ragls.answer.extractive import plain_label
 from ragls.answer.preview import chunk_preview
 from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
@@ -228,8 +229,9 @@ def to_wire_query(result, explain: bool = False) -> dict:
 
 
 def to_wire_answer(answer: Answer) -> dict:
-    """The `rag/ask` result; `retrievalQuery` (follow-ups), `cached` (true only) and `error` ({message}, the LLM
-    failed and `answer` is extractive) are present only when they apply."""
+    """The `rag/ask` result; `retrievalQuery` (follow-ups), `cached` (true only), `error` ({message}, the LLM
+    failed and `answer` is extractive) and `label` (the extractive answer's first line, `extractive.plain_label`)
+    are present only when they apply."""
     out = {
         "answer": answer.text,
         "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window, hit.more_focus)}
@@ -245,6 +247,9 @@ def to_wire_answer(answer: Answer) -> dict:
         out["cached"] = True
     if answer.error is not None:
         out["error"] = {"message": answer.error}
+    label = plain_label(answer.text) if not answer.abstained else None
+    if label is not None:
+        out["label"] = label
     if answer.llm_calls is not None:
         from ragls.retrieval.llm_steps import wire_counts
 
