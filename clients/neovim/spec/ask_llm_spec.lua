@@ -51,8 +51,9 @@ H.it(":RagAsk streams the answer into the float as deltas arrive, then lists the
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   H.eq("The frobnicator timeout defaults to 42 seconds [1].", lines[3], "answer line after streaming")
   local answer_text = require("ragls.answer_text")
-  H.ok(vim.tbl_contains(lines, answer_text.source_line(result.sources[1], answer_text.SHOWN_RANGE_DASH)),
-    "source [1] listed")
+  -- (a source line wider than the float wraps after a "/" of its path or at a space: answer_text.wrap_source_line)
+  local unwrapped = table.concat(lines, "\n"):gsub("/\n%s+", "/"):gsub("\n +", " ")
+  H.contains(unwrapped, answer_text.source_line(result.sources[1], answer_text.SHOWN_RANGE_DASH), "source [1] listed")
   H.eq({ { n = 1, supported = true } }, result.citations, "citation [1] supported")
 end)
 
@@ -128,6 +129,10 @@ H.it("an LLM that fails: the float shows its error above the extractive answer, 
   H.contains(lines[3], "overloaded", "the error text")
   H.contains(lines[4], "`r` retries", "the retry key")
   H.contains(text, "42 seconds", "the extractive answer below it")
+  -- what it is, said once in the client's words: the server's label line (rag/ask `label`) is left out
+  H.ok(type(result.label) == "string" and vim.startswith(result.answer, result.label), vim.inspect(result.label))
+  H.eq("_Below: the passages of your docs that match best (no LLM)._", lines[6], "what follows the error")
+  H.ok(not text:find("Extractive answer", 1, true), "no label line: " .. text)
   H.contains(lines[#lines], "_extractive (the LLM failed) · ", "the footer names no LLM")
   H.screenshot("neovim-ask-llm-error")
   vim.api.nvim_set_current_win(win)

@@ -141,7 +141,8 @@ H.it(":RagStatus names the fallback too", function()
     local n = H.notes_matching("fallback")[1]
     return n and n.msg
   end, 20000, ":RagStatus naming the fallback")
-  H.contains(text, "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)")
+  -- (the float's rows wrap at spaces, a value under its value: status_view.wrap_rows)
+  H.contains(text:gsub("\n%s+", " "), "all-MiniLM-L6-v2 (bundled fallback for BAAI/bge-small-en-v1.5)")
 end)
 
 H.it("screenshot: :RagStatus and the statusline while the embedding model loads", function()
@@ -164,6 +165,17 @@ H.it("screenshot: :RagStatus and the statusline while the embedding model loads"
   local rows = vim.api.nvim_win_text_height(win, {}).all
   H.eq(rows, vim.api.nvim_win_get_height(win), "the float is as tall as its text: no empty rows")
   H.eq({ true, "shift:11" }, { vim.wo[win].breakindent, vim.wo[win].breakindentopt }, "wrapped values stay in their column")
+  -- The model names read whole on screen: 'linebreak' wrapped the row after a "-" ("BAAI/bge-small-" / "en-v1.5").
+  local screen = H.with_ui(function()
+    vim.cmd("redraw")
+    return H.screen_text()
+  end)
+  local at = vim.iter(ipairs(screen)):find(function(_, r) return r:find("│Embedding  ", 1, true) end)
+  H.ok(at, "the Embedding row: " .. table.concat(screen, "\n"))
+  local col = screen[at]:find("sentence-transformers", 1, true)
+  H.ok(col and screen[at]:find("sentence-transformers/all-MiniLM-L6-v2 (bundled fallback", 1, true), screen[at])
+  H.ok(screen[at + 1]:find("BAAI/bge-small-en-v1.5)", 1, true) == col, "the fallback's model whole, under the value: "
+    .. screen[at] .. "\n" .. screen[at + 1])
   H.screenshot("ragstatus-model-loading")
   vim.cmd("close")
   progress.on_progress({ token = "t-model", value = { kind = "end" } })

@@ -83,9 +83,30 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
   vim.cmd("RagStatus")
   local win = H.wait_for(function() return H.floats()[1] end, 20000, "status float")
   local buf = vim.api.nvim_win_get_buf(win)
-  H.eq(lines, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "the float's lines")
-  local hl = vim.api.nvim_buf_get_extmarks(buf, -1, { row - 1, 0 }, { row - 1, -1 }, { details = true })
-  H.eq("DiagnosticWarn", hl[1] and hl[1][4].line_hl_group, "the float's warning row")
+  local width = vim.api.nvim_win_get_width(win)
+  local shown = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  -- the rows wrapped at spaces to the float's width (never inside a word, as 'linebreak' wraps at "-", "." or "/"),
+  -- each wrapped value under its value; joined again they are the status' rows
+  H.eq((status_view.wrap_rows(lines, marks, width)), shown, "the float's lines")
+  for _, l in ipairs(shown) do
+    H.ok(vim.fn.strdisplaywidth(l) <= width, ("a line fits the float (%d columns): %q"):format(width, l))
+  end
+  local warn_at = vim.iter(ipairs(shown)):find(function(_, l) return #l > 13 and l == lines[row]:sub(1, #l) end)
+  H.ok(warn_at and #shown[warn_at + 1]:match("^%s*") == #"  warning    ", "the warning goes on under its text: "
+    .. table.concat(shown, "\n"))
+  local parts = { shown[warn_at] }
+  for r = warn_at + 1, #shown do
+    if #shown[r]:match("^%s*") ~= #"  warning    " then
+      break
+    end
+    table.insert(parts, shown[r])
+  end
+  local function words(l) return table.concat(vim.split(l, "%s+", { trimempty = true }), " ") end
+  H.eq(words(lines[row]), words(table.concat(parts, " ")), "the warning's words, none split")
+  for r = warn_at, warn_at + 1 do
+    local hl = vim.api.nvim_buf_get_extmarks(buf, -1, { r - 1, 0 }, { r - 1, -1 }, { details = true })
+    H.eq("DiagnosticWarn", hl[1] and hl[1][4].line_hl_group, "the float's warning rows")
+  end
   -- a long note wraps under its own text (column 12 in the float), not 11 columns further in
   local rows = H.with_ui(function()
     vim.cmd("redraw")

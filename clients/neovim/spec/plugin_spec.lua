@@ -220,6 +220,36 @@ H.it("answer_lines marks a cited source whose text does not support the sentence
   H.contains(text, "[3] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout  (citation not supported by this text)")
 end)
 
+H.it("the chat wraps a source line wider than its window after a '/' of its path, each part the source's", function()
+  -- (Neovim's 'linebreak' broke such a line after any 'breakat' character: "…/x.md:" / "12-16", "x." / "md:12-16")
+  local chat = require("ragls.chat")
+  local path = ("docs/"):rep(12) .. "x.md"
+  local source = { n = 1, path = path, uri = vim.uri_from_fname("/nowhere/" .. path), title = "Rollout",
+    range = { start = { line = 11, character = 0 }, ["end"] = { line = 16, character = 0 } } }
+  chat.thread.turns = {
+    { question = "Where is the rollout?", text = "", status = "done", result = { answer = "In waves [1].",
+      sources = { source }, citations = { { n = 1, supported = true } }, model = "extractive", elapsedMs = 10 } },
+    { question = "And after?", text = "", status = "done", result = { answer = "Nothing [1].", sources = { source },
+      citations = { { n = 1, supported = true } }, model = "extractive", elapsedMs = 10 } },
+  }
+  config.values.chat.layout = "vsplit"
+  local win = chat.open()
+  vim.api.nvim_win_set_width(win, 40)
+  chat.render() -- (WinResized does this in a running Neovim; a headless `-l` script has no main loop)
+  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
+  local at = vim.iter(ipairs(lines)):find(function(_, l) return vim.startswith(l, "[1] ") end)
+  H.eq({ "[1] docs/docs/docs/docs/docs/docs/docs/", "    docs/docs/docs/docs/docs/x.md:12" .. NB .. "16", "    — Rollout" },
+    { lines[at], lines[at + 1], lines[at + 2] }, "the path after a '/' that fits, the rest hanging under it")
+  for l = at, at + 2 do
+    H.eq(source, chat.thread.line_source[l], "line " .. l .. " is the source's")
+    H.eq(1, chat.thread.line_turn[l], "line " .. l .. " is the first turn's")
+  end
+  H.eq("## And after?", lines[chat.thread.heading_line[2]], "the second turn's heading line, after the wrap")
+  vim.api.nvim_win_close(win, true)
+  config.values.chat.layout = "vsplit"
+  chat.thread.turns = {}
+end)
+
 H.it("citation_at finds the [n] under or nearest the cursor", function()
   local line = "Merges time out [1] after 42 s [12]."
   H.eq(1, ui.citation_at(line, 18), "inside [1]")

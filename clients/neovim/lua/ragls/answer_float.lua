@@ -267,6 +267,9 @@ function AnswerView:finish(result)
     return
   end
   local lines, by_line = answer_text.answer_lines(self.question, result)
+  if self.win and vim.api.nvim_win_is_valid(self.win) then -- a source's location never split at its ":" or "-"
+    lines, by_line = answer_text.wrap_sources(lines, by_line, vim.api.nvim_win_get_width(self.win))
+  end
   set_lines(self.buf, lines, 0)
   local by_n = {}
   for _, source in ipairs(result.sources or {}) do

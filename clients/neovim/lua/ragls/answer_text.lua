@@ -7,6 +7,7 @@
 local one_line = require("ragls.text").one_line
 local split_lines = require("ragls.text").split_lines
 local longest_fitting = require("ragls.text").longest_fitting
+local wrap = require("ragls.text").wrap
 
 local M = {}
 
@@ -113,13 +114,85 @@ function M.source_line(source, dash)
   return line
 end
 
+--- The answer's text as the clients show it: `answer` without its label line when the server names one as saying
+--- no more than the footer does (rag/ask `label`, newer servers: "*Extractive answer (no LLM configured): …*"), nor
+--- the blank lines after it; else `answer`, trimmed.
+---@param result table  rag/ask result
+---@return string
+function M.answer_body(result)
+  local answer = vim.trim(result.answer or "")
+  local label = type(result.label) == "string" and vim.trim(result.label) or ""
+  if label ~= "" and answer:sub(1, #label) == label then
+    return vim.trim(answer:sub(#label + 1))
+  end
+  return answer
+end
+
+--- A source line (`source_line`) broken into lines at most `width` columns wide for a window that wraps: never
+--- inside its location but after a "/" of its path ("[1] docs/guide/" above "    x.md:12‑16 — Title", the later
+--- lines hanging under the path), then at spaces (text.wrap). A window's 'linebreak' breaks after any 'breakat'
+--- character, and one wider than its location read "…/x.md:" / "12-16" or "huge.md:3:" / "1996" ('breakat' is
+--- global: the user's). A path part wider than the window stays whole (the window wraps it).
+---@param line string
+---@param width integer
+---@return string[]
+function M.wrap_source_line(line, width)
+  if vim.fn.strdisplaywidth(line) <= width then
+    return { line }
+  end
+  local lead = line:match("^%[%d+%] ") or ""
+  local pad = (" "):rep(#lead)
+  local location, tail = line:sub(#lead + 1):match("^(%S*)(.*)$")
+  local out, cur, pos = {}, lead, 1
+  while pos <= #location do
+    local slash = location:find("/", pos, true)
+    local part = location:sub(pos, slash or #location)
+    pos = (slash or #location) + 1
+    if cur ~= lead and cur ~= pad and vim.fn.strdisplaywidth(cur .. part) > width then
+      table.insert(out, cur)
+      cur = pad .. part
+    else
+      cur = cur .. part
+    end
+  end
+  -- the rest at spaces, "[n]" kept with its path (a no-break space glues them while wrapping)
+  local nbsp = "\194\160"
+  local glue = lead ~= "" and vim.startswith(cur, lead)
+  local text = glue and (lead:sub(1, -2) .. nbsp .. cur:sub(#lead + 1)) or cur
+  for _, l in ipairs(wrap(text .. tail, width, #lead)) do
+    table.insert(out, glue and #out == 0 and (l:gsub("^(%[%d+%])" .. nbsp, "%1 ")) or l)
+  end
+  return out
+end
+
+--- `lines` (`answer_lines`) with each source line (a key of `by_line`) wrapped by `wrap_source_line` to `width`;
+--- every part of it maps to its source in the `by_line` returned, and `moved[i]` is where line i (its first part) is
+--- now.
+---@param lines string[]
+---@param by_line table<integer, table>
+---@param width integer
+---@return string[] lines
+---@return table<integer, table> by_line
+---@return integer[] moved
+function M.wrap_sources(lines, by_line, width)
+  local out, out_by, moved = {}, {}, {}
+  for i, line in ipairs(lines) do
+    moved[i] = #out + 1
+    for _, part in ipairs(by_line[i] and M.wrap_source_line(line, width) or { line }) do
+      table.insert(out, part)
+      out_by[#out] = by_line[i]
+    end
+  end
+  return out, out_by, moved
+end
+
 --- The answer as Markdown followed by the numbered sources it cites (`cited_sources`: those listed under "###
 --- Sources"), as VS Code's "Copy" writes it: the answer, a blank line, "Sources:", a blank line, then one
 --- `source_line` per source (none of that without sources). Ends with a newline.
 ---@param result table  rag/ask result
 ---@return string
 function M.answer_markdown(result)
-  local lines = { vim.trim(result.answer or "") }
+  local lines = { M.answer_body(result) }
   local cited = M.cited_sources(result)
   if #cited > 0 then
     vim.list_extend(lines, { "", "Sources:", "" })
@@ -152,7 +225,7 @@ function M.answer_lines(question, result)
     vim.list_extend(lines, { "> " .. result.ragls_note, "" })
   end
   -- An abstained answer says so itself ("Not in your docs: ..."); its sources are the closest passages.
-  vim.list_extend(lines, split_lines(vim.trim(result.answer or "")))
+  vim.list_extend(lines, split_lines(M.answer_body(result)))
   local by_line = {}
   if result.sources and #result.sources > 0 then
     local cited, uncited = M.cited_sources(result)
@@ -183,12 +256,15 @@ function M.error_lines(result, retry)
     return {}
   end
   local msg = result.error.message:gsub("%s*\n%s*", " ")
-  -- (the extractive answer below says itself that it is one)
-  return {
+  local lines = {
     "> **The LLM failed:** " .. msg,
     "> " .. retry .. "; `:RagSetup` chooses another LLM (`:checkhealth ragls` shows the one in use)",
     "",
   }
+  if type(result.label) == "string" then -- the server's label saying so is left out (`answer_body`)
+    vim.list_extend(lines, { "_Below: the passages of your docs that match best (no LLM)._", "" })
+  end
+  return lines
 end
 
 --- "_model · cached · 1.2 s_": who wrote the answer. An LLM is named only when it wrote the answer: an abstention
@@ -196,9 +272,10 @@ end
 ---@param result table rag/ask result
 ---@return string
 function M.footer(result)
+  local model = (result.model and result.model ~= "") and result.model or "extractive"
   local writer = result.abstained and "no answer (no LLM call)"
     or (result.error and "extractive (the LLM failed)")
-    or ((result.model and result.model ~= "") and result.model or "extractive")
+    or (model == "extractive" and "extractive (no LLM)") or model
   local parts = { writer }
   if result.cached then
     table.insert(parts, "cached")

@@ -97,7 +97,7 @@ function M.render_lines()
     if r then
       vim.list_extend(lines, ui.error_lines(r, "`r` on this turn asks it again"))
     end
-    local body = vim.trim((r and r.answer) or turn.text)
+    local body = r and answer_text.answer_body(r) or vim.trim(turn.text)
     if body == "" and turn.status == "streaming" then
       body = "_…_"
     end
@@ -141,6 +141,25 @@ function M.render(reveal)
     return
   end
   local lines, line_turn, line_source, heading_line = M.render_lines()
+  -- a source line wider than the narrowest window showing the chat wraps after a "/" of its path or at a space,
+  -- never inside its location (answer_text.wrap_source_line; again when a window's width changes: M.open)
+  local width
+  for _, w in ipairs(vim.fn.win_findbuf(t.buf)) do
+    width = math.min(width or math.huge, vim.api.nvim_win_get_width(w) - vim.fn.getwininfo(w)[1].textoff)
+  end
+  if width then
+    local moved
+    lines, line_source, moved = answer_text.wrap_sources(lines, line_source, width)
+    local turns = {}
+    for i, turn in pairs(line_turn) do
+      local last = (moved[i + 1] or #lines + 1) - 1 -- every part of line i
+      for l = moved[i], last do
+        turns[l] = turn
+      end
+    end
+    line_turn = turns
+    heading_line = vim.tbl_map(function(l) return moved[l] end, heading_line)
+  end
   t.line_turn, t.line_source, t.heading_line = line_turn, line_source, heading_line
   local follow = {}
   for _, w in ipairs(vim.fn.win_findbuf(t.buf)) do
@@ -358,8 +377,22 @@ function M.open()
     vim.wo[win].winbar = "%#Comment#" .. hint:gsub("%%", "%%%%")
   end
   t.win = win
+  M.render() -- wrapped to this window's width
   local last = vim.api.nvim_buf_line_count(buf)
   vim.api.nvim_win_set_cursor(win, { last, 0 })
+  if not t.resize_autocmd then -- the chat's source lines wrapped again to a window's new width
+    t.resize_autocmd = vim.api.nvim_create_autocmd("WinResized", {
+      group = vim.api.nvim_create_augroup("ragls_chat_resize", { clear = true }),
+      desc = "ragls: wrap the chat's source lines to its window's new width",
+      callback = function()
+        for _, w in ipairs(vim.v.event.windows or {}) do
+          if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_buf(w) == M.thread.buf then
+            return M.render()
+          end
+        end
+      end,
+    })
+  end
   return win
 end
 

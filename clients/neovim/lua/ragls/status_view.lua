@@ -3,6 +3,7 @@
 local M = {}
 local one_line = require("ragls.text").one_line
 local counted = require("ragls.text").counted
+local wrap = require("ragls.text").wrap
 
 --- Seconds since the epoch of an ISO 8601 UTC time ("2026-12-01T16:05:03.12+00:00"); nil when unparsable.
 ---@param iso any
@@ -251,6 +252,29 @@ function M.status_lines(status)
   return lines, marks
 end
 
+--- `lines` (and their `marks`, 0-based line -> highlight group) wrapped at spaces to `width` columns (text.wrap), a
+--- labelled row's value ("Embedding  ", "  warning    ") wrapping under the value, any other row under its own text:
+--- a model name or a glob never split at its "-" or "." as the window's 'linebreak' split it.
+---@param lines string[]
+---@param marks table<integer, string>
+---@param width integer
+---@return string[] lines
+---@return table<integer, string> marks
+function M.wrap_rows(lines, marks, width)
+  local out, out_marks = {}, {}
+  for i, line in ipairs(lines) do
+    local value_at = #(line:match("^%s*%S+%s%s+") or line:match("^%s*"))
+    if value_at > width / 2 then
+      value_at = #line:match("^%s*")
+    end
+    for _, part in ipairs(wrap(line, width, value_at)) do
+      table.insert(out, part)
+      out_marks[#out - 1] = marks[i - 1]
+    end
+  end
+  return out, out_marks
+end
+
 local ns = vim.api.nvim_create_namespace("ragls_status")
 
 ---@param status table rag/status result
@@ -259,11 +283,16 @@ local ns = vim.api.nvim_create_namespace("ragls_status")
 function M.show_status(status)
   local lines, marks = M.status_lines(status)
   local buf, win = require("ragls.ui").open_float(lines, { title = "ragls status", filetype = "ragls-status" })
+  -- wrapped at spaces to the float's width, a long value under its value (wrap_rows)
+  lines, marks = M.wrap_rows(lines, marks, vim.api.nvim_win_get_width(win))
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
   for row, group in pairs(marks) do -- warnings and errors in the colours of diagnostics
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = group })
   end
-  -- A long value (a model name with its fallback note, an index path) wraps under its value, not under the label:
-  -- the labels are 11 columns wide ("Embedding  ", and "  embedding  " indented by 2 in a folder's rows).
+  -- A word wider than the float (a long index path) still wraps, under its value: the labels are 11 columns wide
+  -- ("Embedding  ", and "  embedding  " indented by 2 in a folder's rows).
   vim.wo[win].breakindent = true
   vim.wo[win].breakindentopt = "shift:11"
   -- As tall as its text (wrapped lines counted): no empty rows below a short status.

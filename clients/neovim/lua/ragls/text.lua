@@ -45,4 +45,31 @@ function M.longest_fitting(hints, width)
   return nil
 end
 
+--- `line` broken at its spaces into lines at most `width` display columns wide, each later one indented by `indent`
+--- spaces (a hanging indent: a labelled value wraps under the value). Never breaks inside a word, where a window's
+--- 'linebreak' breaks after any 'breakat' character ("all-MiniLM-" / "L6-v2", "src/**/*." / "py"; 'breakat' is a
+--- global option, the user's); a word wider than the room left stays whole on a line of its own.
+---@param line string
+---@param width integer columns
+---@param indent integer columns of the lines after the first
+---@return string[]
+function M.wrap(line, width, indent)
+  if vim.fn.strdisplaywidth(line) <= width then
+    return { line }
+  end
+  local pad = (" "):rep(indent)
+  local out, cur = {}, line:match("^%s*")
+  local bare = true -- `cur` holds no word yet
+  for gap, word in line:sub(#cur + 1):gmatch("(%s*)(%S+)") do
+    if bare or vim.fn.strdisplaywidth(cur .. gap .. word) <= width then
+      cur, bare = cur .. (bare and "" or gap) .. word, false
+    else
+      table.insert(out, cur)
+      cur = pad .. word
+    end
+  end
+  table.insert(out, cur)
+  return out
+end
+
 return M
