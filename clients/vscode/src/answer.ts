@@ -15,6 +15,17 @@ import type { AskResult, Source } from './protocol';
 /** The longest word of inline code kept on one line (`createRenderer`): a command's words and options. */
 export const NOWRAP_CODE_WORD = 24;
 
+/**
+ * The answer's markdown as the view shows, copies and inserts it: `answer` without the label line the server names
+ * as saying no more than the turn's footer does (`label`, newer servers: "*Extractive answer (no LLM configured):
+ * …*") and the blank lines after it; else `answer`. Trimmed.
+ */
+export function answerBody(result: Pick<AskResult, 'answer' | 'label'>): string {
+  const answer = result.answer.trim();
+  const label = result.label?.trim();
+  return label && answer.startsWith(label) ? answer.slice(label.length).trim() : answer;
+}
+
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */
 export function createRenderer(): (
   markdown: string,

@@ -4,7 +4,7 @@
  * focus, since the chat view itself takes it). The buttons under each chat turn run these.
  */
 import * as vscode from 'vscode';
-import { citedSources, sourceLabel } from './answer';
+import { answerBody, citedSources, sourceLabel } from './answer';
 import { focusOf, lineRange, revealSource } from './decorations';
 import type { AskResult, NumberedSource } from './protocol';
 
@@ -37,7 +37,7 @@ export async function citationTitles(result: AskResult): Promise<Map<number, str
 /** The answer as markdown followed by the numbered sources it cites (`[n] path:lines — title`; all of them when
  * `citedSources` cannot tell): what the view lists as "Sources", not the ones it was written from but never cites. */
 export function answerMarkdown(result: AskResult): string {
-  const lines = [result.answer.trim()];
+  const lines = [answerBody(result)];
   const { cited } = citedSources(result);
   if (cited.length) {
     lines.push('', 'Sources:', '');

@@ -107,6 +107,9 @@ export interface AskResult {
   cached?: true;
   /** The LLM failed: `answer` is the extractive answer over `sources`. */
   error?: { message: string };
+  /** Newer servers: the label line `answer` opens with when it says no more than `model` "extractive" and `error`
+   * ("*Extractive answer (no LLM configured): …*"); the view shows the answer without it (`answerBody`). */
+  label?: string;
 }
 
 export interface RebuildParams {

@@ -25,7 +25,7 @@ export function answerFooter(result: AskResult): string {
     ? 'no answer (no LLM call)'
     : result.error
       ? 'extractive (the LLM failed)'
-      : result.model || 'extractive';
+      : !result.model || result.model === 'extractive' ? 'extractive (no LLM)' : result.model;
   return [writer, ...(result.cached ? ['cached'] : []), `${(result.elapsedMs / 1000).toFixed(1)} s`].join(' · ');
 }
 

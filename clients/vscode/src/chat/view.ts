@@ -20,7 +20,7 @@
  */
 import * as vscode from 'vscode';
 import { escapeHtml } from '../webview';
-import { citedPlace, createRenderer, openSource } from '../answer';
+import { answerBody, citedPlace, createRenderer, openSource } from '../answer';
 import { citationTitles, copyAnswer, insertAnswer, openAllSources } from '../answerActions';
 import { AskDeltaProgress, AskRequest, AskResult, ErrorCodes, StatusRequest } from '../protocol';
 import type { ServerManager } from '../server';
@@ -165,7 +165,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         return undefined;
       }
       target.result = result;
-      target.markdown = result.answer;
+      target.markdown = answerBody(result); // without the server's label line: the footer says who wrote it
       target.status = 'done';
       if (indexingAtStart || this.indexing()) {
         // An index pass is running — but a pass over unchanged files (after a settings change) leaves nothing

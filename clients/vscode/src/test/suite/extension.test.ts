@@ -26,7 +26,7 @@ import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { defaultPython } from '../fixture';
-import { citedPlace, sourceLabel } from '../../answer';
+import { answerBody, citedPlace, sourceLabel } from '../../answer';
 import {
   AskResult,
   Chunk,
@@ -356,6 +356,11 @@ suite('ragls extension in VS Code', () => {
     assert.equal(turn.status, 'done');
     assert.equal(turn.result, result);
     assert.equal(turn.streamed, result.answer, 'the answer was streamed into its turn');
+    // The server's label line ("*Extractive answer (no LLM configured): …*", `label`) is left out: the footer says
+    // who wrote the answer, and the answer starts right under the question.
+    assert.ok(result.label && result.answer.startsWith(`${result.label}\n`), `the server names its label: ${JSON.stringify(result)}`);
+    assert.equal(turn.markdown, result.answer.slice(result.label.length).trim());
+    assert.ok(!api.chat.html.includes('Extractive answer'), api.chat.html);
     // Hover on [1] shows the cited lines (read after the result arrives).
     const title = await until('the hover title of [1]', () =>
       /class="cite" data-n="1" title="(\[1\][^"]*)"/.exec(api.chat.html)?.[1]);
@@ -388,7 +393,7 @@ suite('ragls extension in VS Code', () => {
       assert.ok(html.indexOf(`class="source" data-n="${s.n}"`) > more, `[${s.n}] under "Also retrieved":\n${html}`);
     }
     // The footer names no LLM: none ran (backend none).
-    assert.ok(html.includes('<p class="meta">extractive · '), html);
+    assert.ok(html.includes('<p class="meta">extractive (no LLM) · '), html);
 
     const editor = await api.chat.handleMessage({ type: 'open', turn: turn.requestId, n: 1 }) as vscode.TextEditor;
     assertOpensAt(editor, source);
@@ -445,7 +450,7 @@ suite('ragls extension in VS Code', () => {
     assert.equal(api.chat.thread.turns[1].result, again);
     // Copy on a turn's button copies that turn's answer.
     const copied = await api.chat.handleMessage({ type: 'action', turn: t2.requestId, action: 'copy' }) as string;
-    assert.ok(copied.startsWith(b.answer.trim()), copied);
+    assert.ok(b.label && copied.startsWith(`${b.answer.slice(b.label.length).trim()}\n\nSources:\n\n`), copied);
     assert.equal(await vscode.env.clipboard.readText(), copied);
   });
 
@@ -476,6 +481,9 @@ suite('ragls extension in VS Code', () => {
         assert.ok(html.slice(error, answer).includes(`data-action="${action}"`), `no ${action} in the error:\n${html}`);
       }
       assert.ok(html.includes('<p class="meta">extractive (the LLM failed) · '), `the footer names no LLM that did not answer:\n${html}`);
+      // what the answer below is, said once (the error's headline): the server's label line is left out
+      assert.ok(result.label?.startsWith('*Extractive answer (the LLM failed'), JSON.stringify(result.label));
+      assert.ok(!html.includes('Extractive answer'), html);
     } finally {
       await cfg.update('generation.backend', undefined, vscode.ConfigurationTarget.Workspace);
       await cfg.update('generation.baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
@@ -560,8 +568,8 @@ suite('ragls extension in VS Code', () => {
     assert.equal(t2.result, b);
     assert.equal(t1.streamed, a.answer);
     assert.equal(t2.streamed, b.answer);
-    assert.equal(t1.markdown, a.answer);
-    assert.equal(t2.markdown, b.answer);
+    assert.equal(t1.markdown, answerBody(a)); // (without the server's label line)
+    assert.equal(t2.markdown, answerBody(b));
     assert.equal((api.chat.html.match(/<section class="turn"/g) ?? []).length, 2);
     assert.ok(api.chat.html.includes(`data-turn="${t1.requestId}"`) && api.chat.html.includes(`data-turn="${t2.requestId}"`),
       `turns ${t1.requestId} and ${t2.requestId} in:\n${api.chat.html}`);
@@ -650,7 +658,7 @@ suite('ragls extension in VS Code', () => {
     const [first, second] = api.chat.thread.turns;
     assert.equal(first.status, 'stopped');
     assert.ok(!first.markdown.includes('zeta-17'), first.markdown);
-    assert.equal(second.markdown, next.answer);
+    assert.equal(second.markdown, answerBody(next));
     assert.ok(api.chat.html.includes('Stopped.'), api.chat.html);
     const oldId = api.chat.thread.id;
     api.chat.newChat();
@@ -871,7 +879,7 @@ suite('ragls extension in VS Code', () => {
     );
     const copied = await vscode.commands.executeCommand<string>('ragls.copyAnswer');
     assert.equal(await vscode.env.clipboard.readText(), copied);
-    assert.ok(copied!.startsWith(result.answer.trim()), copied);
+    assert.ok(copied!.startsWith(answerBody(result)), copied);
     assert.match(copied!, /\nSources:\n\n\[1\] handbook\/docs\/deployment\.md:\d+/);
     // Only the sources the answer cites (the view's "Sources"), not those under "Also retrieved, not cited".
     const citedNs = new Set(result.citations.map((c) => c.n));
