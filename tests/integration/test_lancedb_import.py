@@ -1,7 +1,8 @@
 """`import lancedb` without lance-namespace's REST client (stores/vectors.import_lancedb): a fresh process opens a real
 LanceDB table, writes and searches it without running that package's `__init__` (its nine REST API modules, ~1.2
 CPU-s of every server and CLI process that opens vectors), and a later read of one of the package's own names still
-gets the complete package: the real classes, the API modules imported then."""
+gets the complete package: the real classes, the API modules imported then. On Python < 3.12 the `overrides`
+package's decorator is a marker while lancedb imports (`_override_as_marker`), and its own again afterwards."""
 
 from __future__ import annotations
 
@@ -30,7 +31,11 @@ found = [cid for cid, _ in store.search(np.array([0, 1, 0.1, 0], dtype=np.float3
 api_before = sorted(m for m in sys.modules if m.startswith(LANCE_REST_CLIENT + ".api"))
 client = sys.modules[LANCE_REST_CLIENT]
 from lance_namespace_urllib3_client import TableApi  # a name of the package itself: its __init__ runs now
+overrides = sys.modules.get("overrides")
+import lancedb.db
 print(json.dumps({
+    "override_after": overrides and f"{overrides.override.__module__}.{overrides.override.__name__}",
+    "marked": getattr(lancedb.db.LanceDBConnection.open_table, "__override__", None),
     "found": found, "api_before": api_before, "models_before": LANCE_REST_CLIENT + ".models" in sys.modules,
     "api_after": LANCE_REST_CLIENT + ".api.table_api" in sys.modules,
     "table_api": f"{TableApi.__module__}.{TableApi.__name__}",
@@ -53,3 +58,8 @@ def test_vectors_open_without_the_rest_client_which_still_loads_when_read(tmp_pa
     assert got["table_api"] == "lance_namespace_urllib3_client.api.table_api.TableApi"
     assert got["api_client"] == "lance_namespace_urllib3_client.api_client.ApiClient"
     assert got["version"] and got["same_module"] is True
+    # On Python < 3.12 the `overrides` package's check was a marker while lancedb imported (as `typing.override` is
+    # on 3.12+): the methods carry the mark, and the package's own decorator is back afterwards.
+    assert got["marked"] is True
+    if sys.version_info < (3, 12):
+        assert got["override_after"] == "overrides.overrides.override"
