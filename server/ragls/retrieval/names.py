@@ -17,6 +17,7 @@ from ragls.core.analysis import STOPWORDS, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
 from ragls.retrieval.query import CODE_SPAN
+from ragls.retrieval.word_list import spelling_words
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
@@ -343,14 +344,9 @@ def _lexicon() -> frozenset[str]:
     words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
     and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
     whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
-    cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (~0.3-0.8 s)."""
-    try:
-        from spellchecker import SpellChecker
-
-        words = SpellChecker(language="en").word_frequency.dictionary
-    except (ImportError, OSError, ValueError, TypeError):
-        words = {}
-    return frozenset(w for w in words if w.isalpha() and w.islower()) | _english_words()
+    cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (the list from
+    its kept copy, `word_list.spelling_words`: ~0.03 CPU-s after the first process's ~0.3-0.4)."""
+    return spelling_words() | _english_words()
 
 
 def _one_edit_from(word: str, vocabulary: frozenset[str]) -> bool:

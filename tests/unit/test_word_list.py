@@ -1,0 +1,32 @@
+"""retrieval/word_list.py: pyspellchecker's English words, kept on disk once read (`spelling_words`)."""
+
+from __future__ import annotations
+
+import pytest
+from ragls.retrieval import word_list
+
+
+@pytest.fixture
+def models_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGLS_MODELS_DIR", str(tmp_path / "models"))
+    return tmp_path / "models"
+
+
+def test_the_kept_copy_holds_the_lists_words_and_is_read_back(models_dir):
+    if word_list._list_file() is None:
+        pytest.skip("pyspellchecker is not installed")
+    loaded = word_list._load()
+    assert {"verbose", "knead", "hundredth"} <= loaded and "kubernetes" not in loaded
+    assert word_list.spelling_words() == loaded  # first call: loaded, then kept
+    (kept,) = models_dir.glob("english-words-*.txt")
+    assert frozenset(kept.read_text(encoding="utf-8").split("\n")) == loaded
+    kept.write_text("alpha\nbeta", encoding="utf-8")  # a later process reads the copy, not the list
+    assert word_list.spelling_words() == {"alpha", "beta"}
+
+
+def test_a_copy_that_cannot_be_written_only_costs_the_load(models_dir):
+    if word_list._list_file() is None:
+        pytest.skip("pyspellchecker is not installed")
+    models_dir.parent.mkdir(exist_ok=True)
+    models_dir.write_text("not a folder")  # neither readable nor writable as the models folder
+    assert word_list.spelling_words() == word_list._load()
