@@ -57,12 +57,13 @@ def test_rest_roles_literals_grid_tables_and_literal_markers_are_read_as_sphinx_
 
 def test_every_item_of_a_list_and_row_of_a_table_is_shown_apart():
     """HTTPie's auth plugins: the answer's passages leave out list items under four words; the preview shows the
-    lines its location names, each item, " · " between them."""
+    lines its location names, each item, " · " between them; a package named by a link reads as code
+    (`inline._named`), one in emphasis as written."""
     text = ("Additional auth plugins:\n\n- [httpie-aws-auth](https://github.com/x): AWS / Amazon S3\n"
             "- [httpie-edgegrid](https://github.com/y): EdgeGrid\n- *httpie-hmac-auth*: HMAC\n\n"
             "| Key | Action |\n|-----|--------|\n| `Ctrl-i` | Jump forward |\n| `Ctrl-o` | Jump backward |\n")
     chunk = _chunk("docs/README.md", text)
-    assert chunk_preview(chunk, _lines(2, 4)) == ("httpie-aws-auth: AWS / Amazon S3 · httpie-edgegrid: EdgeGrid · "
+    assert chunk_preview(chunk, _lines(2, 4)) == ("`httpie-aws-auth`: AWS / Amazon S3 · `httpie-edgegrid`: EdgeGrid · "
                                                   "httpie-hmac-auth: HMAC")
     assert chunk_preview(chunk, _lines(8, 9)) == "`Ctrl-i` | Jump forward · `Ctrl-o` | Jump backward"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ragls.answer.labels import REST_LITERAL
+from ragls.embedding.vocabulary import wordpiece_words
 from ragls.index.headings import SUBSTITUTION
 
 __all__ = ["SHORTCODE", "link_text", "plain"]
@@ -70,6 +71,26 @@ _INLINE_HTML = re.compile(r"</?(?:a|abbr|b|br|cite|code|del|em|i|ins|kbd|mark|q|
                           r"var|wbr)(?:\s[^<>]*)?/?>", re.IGNORECASE)
 
 
+# A link text that is one lower-case name of parts joined by "-", "_" or "." ("django-cors-headers", "sphinx-autobuild",
+# "columns.py"): a package, tool, command or file the link points at (`_named`)
+_NAME_TEXT = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+_NAME_PARTS = re.compile(r"[-_.]")
+
+
+def _named(text: str) -> str:
+    """A link's `text` as the answer shows it: as code when it is one lower-case name of parts joined by "-", "_"
+    or "." (`_NAME_TEXT`) of which some part is no English word the model's tokenizer knows whole
+    (`vocabulary.wordpiece_words`: "django-cors-headers", `` `sphinx-autobuild`_ ``, "crates.io") — a package, a
+    command or a file, which is what the reader must type, and what `identifiers.IDENTIFIER` recognises as the
+    means an answer names (`neighbours.explains`: "It will detect changes and reload the page any time you make
+    edits." / "To do so, use `sphinx-autobuild` to run the following command:"); as it is otherwise (an English
+    compound, "open-source", "read-only"; a title, "Sentry", "the docs")."""
+    if not _NAME_TEXT.fullmatch(text):
+        return text
+    words = wordpiece_words()
+    return f"`{text}`" if any(p not in words for p in _NAME_PARTS.split(text)) else text
+
+
 def _link(label: str, target: str | None) -> str:
     """A Markdown link (its `label` and `target`, `_LINK`'s two groups) as its text; when its target names a Python object (`_OBJECT_TARGET`), with that name as code,
     which is what the reader must write: "[*logfmt*](structlog.processors.LogfmtRenderer)" -> "*logfmt*
@@ -82,7 +103,7 @@ def _link(label: str, target: str | None) -> str:
         target = target.strip("<>").lstrip("#")  # (resolved at build time, not here), so the target itself
         return f"`{target}`" if _OBJECT_TARGET.match(target) and not _NOT_OBJECT.search(target) else target
     if not _OBJECT_TARGET.match(target) or _NOT_OBJECT.search(target):
-        return label
+        return _named(label)
     name = target.lstrip("~")
     words = label.strip("`*_ ")
     if not words or words in (name, name.rsplit(".", 1)[-1]):
@@ -198,7 +219,7 @@ def _substitutions(text: str) -> str:
 
 def _shortcut_links(text: str) -> str:
     """`text` with its shortcut reference links ("[Rich]", `_SHORTCUT_LINK`) outside code spans read as their text."""
-    return _outside_code(text, _SHORTCUT_LINK, r"\1") if "[" in text else text
+    return _outside_code(text, _SHORTCUT_LINK, lambda m: _named(m.group(1))) if "[" in text else text
 
 
 def link_text(text: str, markdown: bool = True) -> str:
@@ -223,7 +244,7 @@ def link_text(text: str, markdown: bool = True) -> str:
     text = _links(_IMAGE.sub("", _IMAGE_LINK.sub("", text)))
     text = _keys(_shortcut_links(text)) if markdown else _escapes(_substitutions(text))
     text = _inline_html(_outside_code(text, _FOOTNOTE_REF, "") if "[^" in text else text)
-    text = _REST_LINK.sub(lambda m: m.group(1).strip(), text)
+    text = _REST_LINK.sub(lambda m: _named(m.group(1).strip()), text)
     text = REST_LITERAL.sub(r"`\1`", text)
     return _TICKED_LITERAL.sub(_ticked, text) if not markdown and "``" in text else text
 

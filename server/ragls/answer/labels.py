@@ -94,3 +94,18 @@ def item_label(line: str) -> str:
         return ""
     name = (m.group(1) or m.group(2)).strip()
     return f"`{name}`" if m.group(2) or _CODE_TOKEN.match(name) else ""
+
+
+# A paragraph's first sentence that opens with a name in code and a colon, "`drain_timeout`: Seconds to wait ...": how
+# answer/rest.py writes the first line of an object description's body (".. confval::", ".. option:: -e, --separate",
+# ".. rst:directive:: .. testsetup:: [group]") and a definition's term (`paragraph_label`)
+_DEFINED = re.compile(r"^(`[^`\n]+`):\s")
+
+
+def paragraph_label(sentence: str) -> str:
+    """The name in code a paragraph's first `sentence` opens with, defining it ("`drain_timeout`: Seconds to wait
+    ..." -> "`drain_timeout`"), or "". The paragraph's later sentences are led by it (answer/passages.py), as a long
+    list item's are by `item_label`: Sphinx shows an object's name above its whole description, and "This code is
+    not shown in the output for other builders, ..." says nothing without the directive it describes."""
+    m = _DEFINED.match(sentence)
+    return m.group(1) if m else ""

@@ -52,7 +52,7 @@ from ragls.answer.blocks import (
 from ragls.answer.code_passages import code_passages, config_comments
 from ragls.answer.includes import FileFilters, included_block
 from ragls.answer.inline import link_text, plain
-from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled
+from ragls.answer.labels import bare_heading_label, heading_label, item_label, labelled, paragraph_label
 from ragls.answer.markup import clean_markup
 from ragls.answer.sentences import item_sentences, join_next, joined_lines, sentence_spans
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
@@ -315,10 +315,11 @@ def _units(text: str, lines: tuple[int, int] | None, markdown: bool = True, sour
             # the heading's name counts as a word of a passage it labels: "### NO_PROXY" / "Disables the proxy."
             sentences = [s for s in sentences if len(s[0].split()) + bool(label) >= MIN_WORDS]
             code_next = nxt is not None and nxt.kind == "code" and not _closed(text, b, blocks[k + 1], markdown)
+            opener = paragraph_label(sentences[0][0]) if sentences and not label else ""
             for pos, (s, first, last) in enumerate(sentences):
                 if s.endswith("::"):  # reST's literal-block marker reads as one ":" ("Example::", "Example ::")
                     s = s[:-2].rstrip() + ":"
-                s = labelled(s, label or (title_label if pos == 0 and below == ["para"] and not _DEFAULT.match(s)
+                s = labelled(s, label or (opener if pos else "") or (title_label if pos == 0 and below == ["para"] and not _DEFAULT.match(s)
                                           and not _VERSION_NOTE.match(s) else ""))
                 if pos == len(sentences) - 1 and introduces and (program_output.introduces(s) or (
                         nxt.kind == "code" and program_output.broken_off(s))):

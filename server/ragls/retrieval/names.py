@@ -9,12 +9,12 @@ bench/history/sessions-36-37.md, "Names: the user's own material and the means a
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Sequence
 
 from ragls.core.analysis import STOPWORDS, stem_set, stems
 from ragls.core.ir import Hit
+from ragls.embedding.vocabulary import wordpiece_words as _english_words
 from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
 from ragls.retrieval.query import CODE_SPAN
 from ragls.retrieval.word_list import spelling_words
@@ -470,21 +470,6 @@ def lookup_terms(text: str) -> list[str]:
     names' terms (`name_terms`) and their closed-up forms (`closed_compound`), each once."""
     names = name_terms(text)
     return list(dict.fromkeys([t for ts in names.values() for t in ts] + [t for n in names for t in closed_compound(n)]))
-
-
-@functools.cache
-def _english_words() -> frozenset[str]:
-    """The whole words of BERT's uncased WordPiece vocabulary (the tokenizer of the bundled all-MiniLM-L6-v2,
-    `embed.BUNDLED_TOKENIZER_DIR`: 21,745 of its 30,522 entries are whole ASCII words — WordPiece gives a word its
-    own entry when it is frequent in English Wikipedia and BookCorpus, and splits rarer ones, NTLM into pieces);
-    empty when the file cannot be read. Read once per process (~0.5 MB of JSON, ~50 ms)."""
-    from ragls.embedding.embed import BUNDLED_TOKENIZER_DIR
-
-    try:
-        vocab = json.loads((BUNDLED_TOKENIZER_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return frozenset()
-    return frozenset(w for w in vocab if w.isalpha() and w.isascii())
 
 
 def everyday_acronym(name: str) -> bool:
