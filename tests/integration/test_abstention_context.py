@@ -199,3 +199,17 @@ def test_a_name_the_user_gives_their_own_thing_or_a_numbers_plural_is_no_name(ws
     assert question_names("The middleware logs 404s and 500s but request.form comes up empty. Why?") == ["request.form"]
     assert question_names("Is there a method called reset_pin?") == ["reset_pin"]
     assert question_names("Does it have a converter called slug_pin for 404s?") == ["slug_pin"]
+
+
+def test_what_the_user_would_do_without_is_no_name(ws):
+    """"... so I don't need nvm?" names what the user wants to avoid, not what they ask about (`names._AVOIDED`):
+    main refused pnpm's "How do I get pnpm to install Node.js LTS for me globally, so I don't need nvm?" (pnpm-docs
+    pn29) for "they never mention nvm". Asked about, the name stands."""
+    from ragls.retrieval.names import question_names
+
+    question = "How do I keep the request body for the form parser, so I don't need gunicorn?"
+    assert question_names(question) == []
+    assert question_names("Can the form parser read the body with gunicorn instead of uwsgi?") == ["gunicorn"]
+    result = ws.query(question)
+    assert result.hits.evidence.absent_names == () and not result.abstained, result.hits.evidence
+    assert ws.query("How do I keep the request body for the form parser under gunicorn?").abstained

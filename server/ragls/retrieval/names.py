@@ -40,10 +40,12 @@ def question_names(text: str) -> list[str]:
     (`_VERSION`: v1.2.0, 1.0.0-b0), the user's placeholders
     (`placeholder`: somelib, myapp; a word of a "-" compound too, the somelib of mypy-somelib), a quotation of
     lower-case words (`quoted_literals`: picks 'conda'), an acronym the user owns in their situation
-    (`possessed_acronyms`: "Our DBA sees ...") and "I" (with its contractions: I'm, I'd, I've) are not names."""
+    (`possessed_acronyms`: "Our DBA sees ..."), what the user would do without (`_AVOIDED`: "so I don't need nvm")
+    and "I" (with its contractions: I'm, I'd, I've) are not names."""
     assigned = assigned_values(text)
     defined = bound_names(text)
     text = asked_clause(text)
+    defined |= {m.group(1).strip(_TOKEN_EDGES).rstrip(".") for m in _AVOIDED.finditer(text)}
     names: list[str] = []
     for m in CODE_SPAN.finditer(text):
         span = m.group(1).strip()
@@ -87,6 +89,12 @@ def question_names(text: str) -> list[str]:
             elif token not in values:  # "accept only json, csv or table": the user's own values, not names
                 names += [p for p in lower.split("-") if lowercase_name(p) and not placeholder(p)]
     return list(dict.fromkeys(names))
+
+
+# What the user wants to do without ("... globally, so I don't need nvm?", "without Docker", "instead of JSON"): the
+# thing they would avoid, not the one they ask about; the docs need not name it (`question_names`)
+_AVOIDED = re.compile(r"\b(?:without|instead\s+of|rather\s+than|(?:don['’]t|do\s+not|no\s+longer)\s+(?:need|use)|"
+                      r"avoid(?:ing)?)\s+(?:(?:using|installing|running|a|an|the|any)\s+)?([^\s,;:?!]+)")
 
 
 # A name made an adjective by an English word after "-" (`question_names`): "LaTeX-style formulas", "a Unix-like
@@ -244,10 +252,8 @@ def assigned_values(text: str) -> frozenset[str]:
 _BINDING = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*[\w.\[\]|, ]+?\s*)?=(?!=)\s*\S.*|\s*([A-Za-z_]\w*)\s*:\s*[\w.\[\]|]+\s*")
 
 
-# A thing of the user's own code or project named in prose by a sentence that speaks of the user ("My extra viewset
-# action is a method called reset_pin", "I added an attribute called _cache", "our variables are called APP_DEBUG"):
-# a kind of thing people define and name themselves (not a library, a tool or a service, which they name because the
-# docs may), then "called" or "named". `bound_names`
+# A thing of a kind people define and name themselves (not a library, a tool, a service), "called" or "named" so in a
+# sentence about the user ("My action is a method called reset_pin", "our variables are called APP_DEBUG"): `bound_names`
 _NAMED_OWN = re.compile(r"\b(?:method|function|class|field|attribute|property|variable|model|view|viewset|action|"
                         r"endpoint|route|column|table|page|file|folder|directory|heading|section|task|job|test|fixture|"
                         r"template|branch|argument|parameter|object|instance|resource|handler|callback|key)s?\s+"
