@@ -16,6 +16,10 @@ from ragls.workspace.rag_workspace import RagWorkspace
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 WAYS = ("is retried", "waits longer", "backs off", "times out")
+# One release section (~520 characters) per chunk (CHUNKING): 48 changelog chunks, more than twice the head's 20;
+# 120 sections at the default chunk size made 46 chunks (126 windows to embed): 30 CPU-s for this test, now 8.
+SECTIONS = 48
+CHUNKING = "[chunking]\nchunk_size = 600\n"
 
 
 def changelog() -> str:
@@ -27,7 +31,7 @@ def changelog() -> str:
                         f"{way} before the request gives up; issue {100 + i * 7 + j}." for j, way in enumerate(WAYS))
         return f"## {i // 10}.{i % 10}.0 (2024-0{1 + i % 9}-1{i % 9})\n\n{body}\n"
 
-    return "# Changelog\n\n" + "\n".join(section(i) for i in range(120, 0, -1))
+    return "# Changelog\n\n" + "\n".join(section(i) for i in range(SECTIONS, 0, -1))
 
 
 GUIDE = """# Uploads
@@ -42,7 +46,8 @@ QUESTION = "How long does the upload client wait for a slow server before it ret
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    return indexed_folder(tmp_path_factory.mktemp("head"), {"CHANGES.md": changelog(), "uploads.md": GUIDE})
+    return indexed_folder(tmp_path_factory.mktemp("head"), {"CHANGES.md": changelog(), "uploads.md": GUIDE},
+                          toml=CHUNKING)
 
 
 def scores(folder: Path, weight: float | None, top_k: int) -> dict[tuple[str, int], float]:
