@@ -39,6 +39,11 @@ def pytest_configure(config):
     if sys.dont_write_bytecode and not os.environ.get("PYTEST_XDIST_WORKER"):  # once, before the workers start
         _compile_ragls()
     os.environ.setdefault("RAGLS_MODELS_DIR", str(Path(tempfile.gettempdir()) / f"ragls-test-models-{os.getuid()}"))
+    # The run's one embedding cache (`_run_embedding_cache`): made by the first process (the controller, before the
+    # xdist workers start, which inherit the variable) and removed by it at the end.
+    if not os.environ.get("RAGLS_TEST_RUN_EMBEDDING_CACHE"):
+        config._ragls_run_cache_dir = tempfile.mkdtemp(prefix="ragls-test-embeddings-")
+        os.environ["RAGLS_TEST_RUN_EMBEDDING_CACHE"] = str(Path(config._ragls_run_cache_dir) / "cache.sqlite")
     # Folder trust (ragls/config/trust.py) reads and writes the run's own store, never the user's: a test that needs a
     # folder's loaders, endpoints or outside sources trusts it with `ragls.config.trust.trust(folder)` (or `ragls trust`)
     # after writing its ragls.toml. Set before test modules are imported, so environments built at import time
@@ -86,7 +91,7 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_unconfigure(config):
-    for name in ("_ragls_data_dir", "_ragls_config_dir"):
+    for name in ("_ragls_data_dir", "_ragls_config_dir", "_ragls_run_cache_dir"):
         if folder := getattr(config, name, None):
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -98,19 +103,38 @@ def llm_server():
         yield server
 
 
+def _run_embedding_cache(request) -> str | None:
+    """The run's one embedding cache file when the test's module sets `SHARED_EMBEDDING_CACHE = True`, else None.
+
+    The offline MiniLM took ~0.1 CPU-s per 128-token text on the CI machine (2 cores, loaded; bench/history/
+    session-59.md), and many end-to-end tests index the same small corpora (tests/fixtures/docs, the Neovim specs'
+    workspace) in servers of their own. A module whose tests count nothing the model embedded ("embedded N",
+    "from cache", model totals) and need no embedding to take time (a kill or Ctrl-C while it runs) may share this
+    file with every other such module, in every xdist worker and every server they start (SQLite in WAL mode: safe
+    across processes), so each text is embedded once per run. Its vectors are the model's own, bit for bit. Servers
+    whose environment a module builds at import time (a `ClientServerConfig`) keep the cache of their cache dir."""
+    if not getattr(request.module, "SHARED_EMBEDDING_CACHE", False):
+        return None
+    return os.environ["RAGLS_TEST_RUN_EMBEDDING_CACHE"]
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _module_embedding_cache(tmp_path_factory):
-    """Module-scoped fixtures (servers, workspaces) get a shared embedding cache of their own module."""
+def _module_embedding_cache(tmp_path_factory, request):
+    """Module-scoped fixtures (servers, workspaces) get a shared embedding cache of their own module (or the run's:
+    `_run_embedding_cache`)."""
+    path = _run_embedding_cache(request) or str(tmp_path_factory.mktemp("embedding-cache") / "cache.sqlite")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("RAGLS_EMBEDDING_CACHE", str(tmp_path_factory.mktemp("embedding-cache") / "cache.sqlite"))
+        mp.setenv("RAGLS_EMBEDDING_CACHE", path)
         yield
 
 
 @pytest.fixture(autouse=True)
-def _own_embedding_cache(tmp_path, monkeypatch):
+def _own_embedding_cache(tmp_path, monkeypatch, request):
     """Each test gets its own shared embedding cache file (stores/embed_cache.py), so one test's vectors never turn
-    another's "embedded N texts" into cache hits. Servers started by a test inherit it through the environment."""
-    monkeypatch.setenv("RAGLS_EMBEDDING_CACHE", str(tmp_path / "embedding-cache.sqlite"))
+    another's "embedded N texts" into cache hits (unless its module shares the run's: `_run_embedding_cache`).
+    Servers started by a test inherit it through the environment."""
+    monkeypatch.setenv("RAGLS_EMBEDDING_CACHE",
+                       _run_embedding_cache(request) or str(tmp_path / "embedding-cache.sqlite"))
 
 
 @pytest.fixture(scope="module")

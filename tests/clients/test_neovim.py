@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "clients" / "neovim"
 SPEC_DIR = PLUGIN / "spec"

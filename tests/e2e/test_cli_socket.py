@@ -14,6 +14,8 @@ from clikit import ragls_batch, ragls_process
 from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio
 
 

@@ -11,6 +11,8 @@ from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexe
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio
 
 CACHE_DIR = Path(tempfile.mkdtemp(prefix="ragls-e2e-caps-"))

@@ -21,6 +21,8 @@ from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexe
 from mcpkit import McpProcess, wait_mcp_indexed
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 OUTSIDE_WORD = "quokkaledger"  # only in the file outside the folder

@@ -19,6 +19,8 @@ from llm_server import LLMServer
 from lspkit import copy_docs, server_env
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 TOKEN = "test-token-5f1c"
 
 

@@ -12,6 +12,8 @@ from lspkit import SERVER_COMMAND, copy_docs, init_params, request, server_env, 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio
 
 HOME = Path(tempfile.mkdtemp(prefix="ragls-e2e-home-"))

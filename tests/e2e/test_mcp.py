@@ -20,6 +20,8 @@ from mcp.shared.exceptions import MCPError
 from mcpkit import MCP_COMMAND, McpProcess, mcp_server, wait_mcp_indexed
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SECRET_WORD = "zanzibarquokka"

@@ -14,6 +14,8 @@ import pytest_lsp
 from lspkit import FIXTURE_DOCS, SERVER_COMMAND, init_params, lsp_server, request, server_env, wait_indexed
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CACHE_DIR = Path(tempfile.mkdtemp(prefix="ragls-e2e-multi-"))

@@ -14,6 +14,8 @@ from lspkit import SERVER_COMMAND, init_params, request, server_env, wait_indexe
 from lsprotocol import types
 from pytest_lsp import make_test_lsp_client
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 OPTIONS = {"watch": {"debounceMs": 200}}

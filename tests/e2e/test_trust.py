@@ -25,6 +25,8 @@ from lspkit import lsp_server, request, server_env, wait_indexed
 from mcpkit import mcp_server, wait_mcp_indexed
 from netkit import LoopbackRecorder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 USER_KEY = "sk-user-secret-5f1e0c"
 VAULT = "The vault combination is 4-8-15-16-23-42."
 

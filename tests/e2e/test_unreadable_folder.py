@@ -20,6 +20,8 @@ from lspkit import init_params, request, server_env, wait_indexed
 from privileges import unprivileged
 from pytest_lsp import make_test_lsp_client
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 
 
