@@ -80,6 +80,21 @@ def test_feedback_uses_only_fb_docs_chunks(store):
     assert set(q) - {"kelp", "otter"} <= set(store.text_terms(ALL[top]))
 
 
+def test_a_follow_ups_borrowed_words_weigh_less_in_feedback_too(store):
+    """A chat follow-up's borrowed words (`Query.word_weights`, CONTEXT_WEIGHT 0.25) weigh less in both passes, as
+    in plain BM25: "when do trains run" with "otters" borrowed finds the train chunk first and keeps "train" the
+    heaviest query term; unweighted, "otters" (a rarer word) brought its own chunks and terms first."""
+    text = "when do trains run otters"
+    plain = feedback_query(store, text, texts_of, fb_docs=2, fb_terms=10, query_weight=0.5)
+    weighted = feedback_query(store, text, texts_of, fb_docs=2, fb_terms=10, query_weight=0.5,
+                              word_weights={"otters": 0.25})
+    assert weighted["otter"] < plain["otter"] and weighted["train"] > plain["train"]
+    assert weighted["train"] == pytest.approx(max(weighted.values()))
+    assert sum(weighted.values()) == pytest.approx(1.0)
+    hits = feedback_search(store, text, 3, texts_of, word_weights={"otters": 0.25})
+    assert hits[0][0] == "trains"
+
+
 def test_feedback_with_query_syntax_characters(store):
     for text in ('otters AND (kelp', '"unterminated otters', 'otters:kelp -v {0}', 'otters^2 OR *', "otters~ [x TO"):
         hits = feedback_search(store, text, 5, texts_of)

@@ -42,3 +42,6 @@ def test_expanded_query_interpolates_query_and_model():
     assert sum(q.values()) == pytest.approx(1.0)
     assert expanded_query(["otter"], {}, 0.5) == {"otter": 1.0}
     assert expanded_query(["otter"], {"kelp": 1.0}, 1.0) == {"otter": 1.0, "kelp": 0.0}
+    # a borrowed word's term counts at its weight: P(t|Q) = 1 / 1.25 and 0.25 / 1.25
+    q = expanded_query(["otter", "kelp"], {}, 0.5, [1.0, 0.25])
+    assert q == pytest.approx({"otter": 0.8, "kelp": 0.2})

@@ -10,8 +10,9 @@ query — RM3 (Abdul-Jaleel et al. 2004, "UMass at TREC 2004") — computed as A
    the chunks (Anserini's df cut, castorini/anserini PR 289), pruned to its `fb_terms` most frequent terms.
 3. Relevance model: P(w|R) ∝ sum_d s_d · tf(w, d) / |d|, pruned to the `fb_terms` heaviest terms and scaled to
    sum 1.
-4. Query model: the query's terms, counted, scaled to sum 1. Expanded query: w(t) = λ · P(t|Q) + (1 − λ) · P(t|R),
-   λ = `query_weight`.
+4. Query model: the query's terms, counted (a chat follow-up's borrowed word at its weight, `query.CONTEXT_WEIGHT`,
+   here and in the first pass, as plain BM25 weighs it), scaled to sum 1. Expanded query:
+   w(t) = λ · P(t|Q) + (1 − λ) · P(t|R), λ = `query_weight`.
 5. Second pass: BM25 over the whole index with the weighted term query (`Bm25Store.search_terms`: each term's
    BM25 score times its weight, in the title and body fields). The second pass's ranking is the BM25 signal.
 
@@ -25,6 +26,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+from ragls.core.analysis import content_words
 
 if TYPE_CHECKING:
     from ragls.stores.bm25 import Bm25Store
@@ -70,10 +73,15 @@ def relevance_model(doc_terms: Sequence[Sequence[str]], scores: Sequence[float],
     return _unit(_top(dict(model), fb_terms))
 
 
-def expanded_query(query_terms: Sequence[str], model: dict[str, float], query_weight: float) -> dict[str, float]:
-    """Step 4: {term: weight} = λ · P(t|Q) + (1 − λ) · P(t|R), λ = `query_weight`; P(t|Q) from term counts.
-    Weights sum to 1 when both parts are non-empty."""
-    query = _unit(dict(Counter(query_terms)))
+def expanded_query(query_terms: Sequence[str], model: dict[str, float], query_weight: float,
+                   term_weights: Sequence[float] | None = None) -> dict[str, float]:
+    """Step 4: {term: weight} = λ · P(t|Q) + (1 − λ) · P(t|R), λ = `query_weight`; P(t|Q) from term counts, each
+    occurrence counted as its `term_weights` entry (parallel to `query_terms`; 1 each without: a chat follow-up's
+    borrowed words weigh `query.CONTEXT_WEIGHT`). Weights sum to 1 when both parts are non-empty."""
+    counts: Counter[str] = Counter()
+    for term, w in zip(query_terms, term_weights or [1.0] * len(query_terms), strict=True):
+        counts[term] += w
+    query = _unit(dict(counts))
     if not model:
         return query
     out = {t: query_weight * w for t, w in query.items()}
@@ -84,28 +92,32 @@ def expanded_query(query_terms: Sequence[str], model: dict[str, float], query_we
 
 def feedback_query(store: Bm25Store, text: str, chunk_texts: Callable[[list[str]], dict[str, str]], *,
                    fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5,
-                   title_weight: float = 1.0) -> dict[str, float]:
+                   title_weight: float = 1.0, word_weights: dict[str, float] | None = None) -> dict[str, float]:
     """The expanded query (steps 1-4) for free `text`: {indexed term: weight}; {} when the text has no words.
     Without a first-pass match (or an eligible feedback term) it is the original query's terms alone.
 
-    `chunk_texts(ids)` returns {chunk id: chunk text} (the manifest's; missing ids are skipped).
+    `chunk_texts(ids)` returns {chunk id: chunk text} (the manifest's; missing ids are skipped). `word_weights`
+    ({query word: weight}, `Query.word_weights`: a chat follow-up's borrowed words at `query.CONTEXT_WEIGHT`)
+    weighs those words in the first pass (as `Bm25Store.search` does) and their terms in P(t|Q); other words 1.
     """
-    query_terms = store.query_terms(text)
-    if not query_terms:
+    weights = word_weights or {}
+    weighted = [(t, float(weights.get(w, 1.0))) for w in content_words(text) for t in store.query_terms(w)]
+    if not weighted:
         return {}
-    first = store.search(text, fb_docs, title_weight=title_weight)
+    first = store.search(text, fb_docs, title_weight=title_weight, weights=weights or None)
     texts = chunk_texts([cid for cid, _ in first]) if first else {}
     fb = [(store.text_terms(texts[cid]), score) for cid, score in first if cid in texts]
     model = relevance_model([t for t, _ in fb], [s for _, s in fb], store.doc_freq, store.num_docs(), fb_terms)
-    return expanded_query(query_terms, model, query_weight)
+    return expanded_query([t for t, _ in weighted], model, query_weight, [w for _, w in weighted])
 
 
 def feedback_search(store: Bm25Store, text: str, limit: int, chunk_texts: Callable[[list[str]], dict[str, str]],
                     *, fb_docs: int = 10, fb_terms: int = 10, query_weight: float = 0.5,
-                    title_weight: float = 1.0) -> list[tuple[str, float]]:
+                    title_weight: float = 1.0, word_weights: dict[str, float] | None = None
+                    ) -> list[tuple[str, float]]:
     """Top `limit` (chunk id, score) of the RM3 second pass (step 5) for free `text`, best first; [] when the
     text has no words. Arguments as `feedback_query`; `title_weight` as `Bm25Store.search`. Raises what the
     store raises (OSError)."""
     weights = feedback_query(store, text, chunk_texts, fb_docs=fb_docs, fb_terms=fb_terms, query_weight=query_weight,
-                             title_weight=title_weight)
+                             title_weight=title_weight, word_weights=word_weights)
     return store.search_terms(weights, limit, title_weight=title_weight)

@@ -130,7 +130,7 @@ class FolderSource:
 
         return feedback_search(idx.bm25, q.text, n, chunk_texts, fb_docs=settings.bm25_feedback_docs,
                                fb_terms=settings.bm25_feedback_terms, query_weight=settings.bm25_feedback_query_weight,
-                               title_weight=settings.bm25_title_weight)
+                               title_weight=settings.bm25_title_weight, word_weights=q.word_weights)
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, Chunk]:
         return self.index.manifest.get_chunks(list(ids))
