@@ -104,6 +104,11 @@ def test_without_an_llm_the_rule_carries_the_previous_key_terms():
     assert carry_terms("why?", earlier) == "why? enable frobnicator"
     assert carry_terms("Is it thread-safe?", earlier) == "Is it thread-safe? enable frobnicator"
     assert carry_terms("Can I set a different one instead?", earlier).endswith("enable frobnicator")
+    # A chain of follow-ups: the last one reads the previous with what it borrowed, so the older subject carries on.
+    chain = [Turn("How do I spawn a new thread?", "Call thread::spawn [1]."), Turn("how do I wait for it?", "join [1].")]
+    assert carry_terms("and what does it return?", chain) == "and what does it return? wait spawn new thread"
+    assert carry_terms("and what does it return?", chain[1:]) == "and what does it return? wait"
+    assert carry_terms("where are the logs?", chain) == "where are the logs?"
     # A question that stands on its own may still say "it", "that" or "instead of": searched as it is.
     for standalone in ("How do I configure the logger so that it writes JSON lines to stderr?",
                        "Can Black just show me what it would change instead of editing my files?",

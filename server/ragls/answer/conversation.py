@@ -136,17 +136,23 @@ def refers_back(question: str) -> bool:
     return len(words) <= FOLLOW_UP_MAX_WORDS and bool(_REFERS_BACK_WEAK.search(rest))
 
 
-def borrowed_terms(question: str, turns: list[Turn]) -> str:
+def borrowed_terms(question: str, turns: list[Turn], depth: int = REWRITE_TURNS) -> str:
     """The words the rule without a model adds to `question`: up to MAX_CARRIED_TERMS words of the previous
     question whose content-word stem (see `cite.content_words`) `question` lacks, as the user wrote them, in order,
     joined by spaces — when the question refers back (`refers_back`: "and how do I turn it off?", "what about
     Windows?", "is it thread-safe?") or has no content word of its own ("why?"); else "" (a question that stands on
-    its own, "where are the logs?", is searched as it is, as it is without history)."""
+    its own, "where are the logs?", is searched as it is, as it is without history). When the previous question
+    referred back itself, it is read with what it borrowed (up to `depth` turns back): "and what does it return?"
+    after "How do I spawn a thread?" and "how do I wait for it?" borrows wait and then spawn and thread — its
+    referent is the older turn's subject, not only the last question's words."""
     if not turns or not refers_back(question):
         return ""
     have = set(content_words(question))
     extra: list[str] = []
-    for word in _WORD.findall(turns[-1].question):
+    previous = turns[-1].question
+    if depth > 1 and (older := borrowed_terms(previous, turns[:-1], depth - 1)):
+        previous = f"{previous} {older}"
+    for word in _WORD.findall(previous):
         stems = content_words(word)
         if not stems or stems[0] in have:
             continue
