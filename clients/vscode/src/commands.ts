@@ -26,7 +26,7 @@ import { DocsSearch } from './search';
 import { chooseAnswerBackend, openSettings, SetupAnswers } from './walkthrough';
 import { RagSelection } from './rags';
 import { ServerManager } from './server';
-import { embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
+import { answersLabel, embeddingLabel, embeddingLoading, ignoredLlmNote, splitErrors, splitNotices, StatusBar, statusWarnings, vectorsPhrase } from './status';
 import { counted } from './words';
 
 export const COMMANDS = {
@@ -210,13 +210,13 @@ export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<
 /** The status as plain text lines (for the output channel). */
 export function formatStatus(status: StatusResult): string[] {
   const lines = [
-    `ragls status — embedding ${embeddingLabel(status)}, store ${status.store}, generation ${status.generation.backend}` +
-      (status.generation.model ? ` (${status.generation.model})` : ''),
+    `ragls status — embedding ${embeddingLabel(status)}, store ${status.store}`,
+    `  answers: ${answersLabel(status)}`, // (with the untrusted folder's warning below: why they are extractive)
   ];
   const { warnings, errors } = splitErrors(status);
   const ignored = ignoredLlmNote(status);
-  if (ignored) {
-    lines.push(`  ${warnings.length ? 'generation' : 'warning'}: ${ignored}`);
+  if (ignored && !warnings.length) { // an older server: no warning names the ignored settings
+    lines.push(`  warning: ${ignored}`);
   }
   for (const w of warnings) {
     lines.push(`  warning: ${w.message}`);
@@ -257,7 +257,7 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
     const errors = splitErrors(status).errors.length;
     const summary =
       `ragls: ${counted(t.files, 'file')}, ${counted(t.chunks, 'section')} in ${counted(t.folders, 'folder')}; ` +
-      `generation: ${status.generation.backend}` +
+      `answers: ${answersLabel(status)}` +
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
       (errors ? `; ${counted(errors, 'error')}` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');

@@ -93,6 +93,18 @@ export function ignoredLlmNote(status: StatusResult): string | undefined {
 }
 
 /**
+ * Who writes answers, as Neovim's :RagStatus says it: "none (extractive answers, no LLM)", "openai · gpt-4o-mini";
+ * when an untrusted folder's LLM settings wait and its warning is shown, why answers are extractive
+ * (`ignoredLlmNote`) in place of "extractive answers, no LLM". (It was "generation: none".)
+ */
+export function answersLabel(status: StatusResult): string {
+  const { backend, model } = status.generation;
+  const note = splitErrors(status).warnings.length ? ignoredLlmNote(status) : undefined;
+  const who = backend === 'none' ? `none (${note ?? 'extractive answers, no LLM'})` : backend;
+  return model ? `${who} · ${model}` : who;
+}
+
+/**
  * What the user must act on, as whole sentences, each once: the `errors` of severity warning (an untrusted
  * ragls.toml: what was ignored, how to trust it), else from an older server the folders' LLM settings ignored until
  * trusted (`generation.ignored`); then each folder's notice with its path. Empty when all is well.
@@ -297,9 +309,8 @@ export class StatusBar implements vscode.Disposable {
     for (const warning of warnings) {
       paragraph('$(warning) ', warning);
     }
-    const why = status.generation.ignored && splitErrors(status).warnings.length ? ` (${ignoredLlmNote(status)})` : '';
     for (const line of [pending ? `${counted(pending, 'file')} queued` : '', vectors, `embedding: ${embeddingLabel(status)}`,
-      `generation: ${status.generation.backend}${status.generation.model ? ` (${status.generation.model})` : why}`]) {
+      `answers: ${answersLabel(status)}`]) {
       if (line) {
         paragraph(line);
       }

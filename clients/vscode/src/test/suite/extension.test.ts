@@ -171,6 +171,9 @@ suite('ragls extension in VS Code', () => {
   test('status bar shows files and sections and runs Show Status', () => {
     assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
     assert.equal(api.status.item.command, 'ragls.showStatus');
+    // who writes answers, in words (it was "generation: none")
+    const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+    assert.ok(tooltip.includes('answers: none (extractive answers, no LLM)'), tooltip);
   });
 
   test('Show Status returns both folders of the multi-root workspace', async () => {
@@ -1090,7 +1093,9 @@ suite('ragls extension in VS Code', () => {
       const text = formatStatus(more).join('\n');
       assert.ok(text.includes(`\n  warning: ${untrusted}\n`), text);
       assert.ok(!text.includes(ignored) && !text.includes(`error: ${untrusted}`), text);
-      assert.ok(text.includes('\n  generation: extractive answers: the folder\'s LLM settings wait until you trust it; see the warning\n'), text);
+      // who writes answers, as Neovim's :RagStatus says it (it was "generation none"), and why they are extractive
+      assert.equal(formatStatus(more)[1], '  answers: none (extractive answers: the folder\'s LLM settings wait until you trust it; see the warning)');
+      assert.ok(!text.includes('\n  generation'), text);
       assert.ok(text.includes('\n  note: this index was built with the embedding model m and keeps it; nothing to do'), text);
       // An error that does not lead with its file names it.
       assert.ok(text.includes('\n  error in /x/ragls.toml: sources.include pattern ../y'), text);
@@ -1098,6 +1103,7 @@ suite('ragls extension in VS Code', () => {
       const moreTip = (api.status.item.tooltip as vscode.MarkdownString).value;
       assert.ok(moreTip.includes('$(info) ') && moreTip.includes('1 error, 2 warnings — click'), moreTip);
       assert.equal(moreTip.split(markdownText('generation.backend')).length - 1, 1, `the settings are named once:\n${moreTip}`);
+      assert.ok(moreTip.includes(markdownText("answers: none (extractive answers: the folder's LLM settings wait until you trust it; see the warning)")), moreTip);
       // From a server that sends no severity the entry is an error, and generation.ignored the warning (as before).
       const older: StatusResult = { ...more, errors: more.errors.map(({ path, message }) => ({ path, message })) };
       assert.deepEqual(statusWarnings(older), [ignored, notice]);
