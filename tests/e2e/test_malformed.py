@@ -86,9 +86,9 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
 
 
 def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
-    """`{}`, a JSON array/number, a non-UTF-8 body, a wrong version, a numeric method, an id without a method, an
-    object, array or boolean id: each gets -32600 (or -32700 for the bytes), never a pygls 'Error in server'
-    pop-up; params may be omitted."""
+    """`{}`, a JSON array/number, a non-UTF-8 body, JSON nested 100,000 deep, a wrong version, a numeric method, an
+    id without a method, an object, array or boolean id: each gets -32600 (or -32700 for the bytes and the nesting),
+    never a pygls 'Error in server' pop-up; params may be omitted."""
     client = RawClient(server_env(tmp_path / "cache"))
     try:
         client.send({"id": 1, "method": "initialize",
@@ -111,7 +111,13 @@ def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
             assert answer["error"] == {"code": -32600, "message": "Invalid Request: id must be a string, a number or "
                                                                   "null"}, bad_id
         client.send_raw(b'{"jsonrpc": "2.0", "id": 4, "method": "rag/query", "params": {"query": "\xff\xfe"}}')
-        assert client.response(None)["error"]["code"] == -32700
+        answer = client.response(None)
+        client.received.remove(answer)
+        assert answer["error"]["code"] == -32700
+        client.send_raw(b'{"jsonrpc": "2.0", "id": 9, "method": "rag/query", "params": {"query": '
+                        + b"[" * 100_000 + b"]" * 100_000 + b"}}")  # valid JSON past the json module's depth
+        assert client.response(None)["error"] == {"code": -32700,  # was only logged: the sender waited forever
+                                                  "message": "Parse error: JSON nested too deeply to read"}
         client.send_raw(b'{"jsonrpc": "1.0", "id": 5, "method": "rag/status", "params": {}}')
         assert client.response(5)["error"]["code"] == -32600
         client.send_raw(b'{"jsonrpc": "2.0", "id": 6, "method": 5, "params": {}}')

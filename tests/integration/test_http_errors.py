@@ -86,7 +86,8 @@ def test_an_index_that_cannot_be_opened_is_503(tmp_path, monkeypatch):
 def test_no_endpoint_and_fields_http_does_not_take_are_json_errors(live):
     """Every refusal is the documented JSON, Starlette's own 404 / 405 included; `/ask` says it does not take
     `documents` (a script sending one would otherwise get an answer made without it) and refuses a `stream` that is
-    a string ("false" would stream); the server serves on."""
+    a string ("false" would stream); a body nested past what the json module reads is a 400, not a 500 with a
+    RecursionError traceback; the server serves on."""
     client = TestClient(build_app(live), base_url="http://localhost", raise_server_exceptions=False)
     r = client.get("/search")
     assert r.status_code == 404 and r.headers["content-type"] == "application/json"
@@ -104,3 +105,9 @@ def test_no_endpoint_and_fields_http_does_not_take_are_json_errors(live):
     r = client.post("/ask", json={"question": "What is the retry backoff ceiling?", "stream": False})
     assert r.status_code == 200 and r.headers["content-type"] == "application/json"
     assert r.json()["sources"][0]["path"] == "guide/retries.md"
+    deep = b'{"query": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"  # valid JSON, 100,000 levels: 0.2 MB
+    r = client.post("/retrieve", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"] == {
+        "code": INVALID_PARAMS, "message": "the request body is JSON nested too deeply to read"}
+    r = client.post("/retrieve", json={"query": "retry backoff ceiling", "topK": 1})
+    assert r.status_code == 200 and r.json()["chunks"][0]["source"]["path"] == "guide/retries.md"

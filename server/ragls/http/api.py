@@ -157,8 +157,9 @@ class _TooLarge(Exception):
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object. Raises InvalidParams for a body that is not JSON or not an object, _TooLarge past
-    MAX_BODY_BYTES (read no further)."""
+    """The request's JSON object. Raises InvalidParams for a body that is not JSON, not an object or nested past
+    what Python's json module reads (RecursionError: some 1,000 levels of `[`), _TooLarge past MAX_BODY_BYTES (read
+    no further)."""
     try:
         declared = int(request.headers.get("content-length") or 0)
     except ValueError:
@@ -174,6 +175,8 @@ async def _body(request: Request) -> dict[str, Any]:
         body = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         raise InvalidParams("the request body is not JSON") from None
+    except RecursionError:  # was a 500 "internal error (RecursionError)" with a traceback in the log
+        raise InvalidParams("the request body is JSON nested too deeply to read") from None
     if not isinstance(body, dict):
         raise InvalidParams("the request body must be a JSON object")
     return body

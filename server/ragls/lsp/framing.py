@@ -8,7 +8,7 @@ This loop instead:
 
 - matches header names case-insensitively and accepts LF line ends;
 - answers a frame without a usable length (missing, not a number, over MAX_MESSAGE_BYTES) or whose body is not JSON
-  with a JSON-RPC error -32700 (id null) and goes on;
+  (or JSON nested past what the json module reads, ~1,000 levels) with a JSON-RPC error -32700 (id null) and goes on;
 - resynchronises on the next `Content-Length` header, even one glued to the end of a body that was longer than
   declared (the bytes before it are dropped).
 """
@@ -81,7 +81,11 @@ async def run_async(stop_event, reader, protocol, logger=None, error_handler=Non
         if len(body) < want:
             return  # end of input inside a body
         try:  # as pygls: a body that is not JSON (or cut short) reaches the error handler, which answers -32700
-            message = json.loads(body, object_hook=protocol.structure_message)
+            try:
+                message = json.loads(body, object_hook=protocol.structure_message)
+            except RecursionError:  # nested too deeply for the json module: was only logged, the sender left waiting
+                _parse_error(protocol, "JSON nested too deeply to read")
+                continue
             protocol.handle_message(message)
         except Exception as exc:  # noqa: BLE001 - log, report, keep serving
             logger.debug("Unable to handle message", exc_info=True)
