@@ -163,7 +163,8 @@ def test_the_local_socket_answers_unreadable_requests_with_clear_errors_and_serv
         _, sock = find_server(configured_index_dir(ws, None))
         not_object = {"error": {"code": INVALID_REQUEST, "message": 'invalid request: not a JSON object (one line of '
                                 'UTF-8 JSON, {"method": ..., "params": {...}})'}}
-        for raw in (b"not json\n", b"[1, 2]\n", b"\xff\xfe\n", b"", b'"rag/query"\n'):
+        deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"  # valid JSON: its RecursionError closed the socket unanswered
+        for raw in (b"not json\n", b"[1, 2]\n", b"\xff\xfe\n", b"", b'"rag/query"\n', deep):
             assert send(raw) == not_object, raw
         assert send(b'{"method": "rag/nope"}\n')["error"] == {
             "code": INVALID_REQUEST, "message": "invalid request: unknown method 'rag/nope'; known: rag/query, "

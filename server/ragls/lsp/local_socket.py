@@ -72,7 +72,7 @@ class _Handler(socketserver.StreamRequestHandler):
             return
         try:
             request = json.loads(self.rfile.readline(1 << 20).decode("utf-8"))
-        except ValueError:  # UnicodeDecodeError included
+        except (ValueError, RecursionError):  # UnicodeDecodeError included; JSON nested ~1,000 deep: RecursionError
             request = None
         if not isinstance(request, dict):
             self._send({"error": {"code": INVALID_REQUEST, "message": 'invalid request: not a JSON object (one line '
