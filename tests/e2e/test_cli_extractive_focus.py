@@ -20,6 +20,8 @@ from pathlib import Path
 from clikit import ragls
 from lspkit import server_env
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 DOC = """# Utilities
 
 ## Showing Progress Bars

@@ -26,6 +26,8 @@ from lspkit import request, server_env
 from mcpkit import McpProcess
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 BASE = "[chunking]\nchunk_size = 300\n"

@@ -8,6 +8,8 @@ from livekit import eventually, running_server
 from lspkit import request, wait_indexed
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 

@@ -12,6 +12,8 @@ from livekit import running_server
 from lspkit import request, wait_indexed
 from pygls.exceptions import JsonRpcException
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
 

@@ -22,6 +22,8 @@ from lspkit import lsp_server, request, server_env, wait_indexed
 from netkit import LoopbackRecorder
 from pygls.exceptions import JsonRpcException
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 USER_KEY = "sk-user-secret-9a7c3e"
 QUESTION = "What is the deploy command?"
 
