@@ -57,3 +57,21 @@ def test_what_a_ragls_toml_names_reaches_the_terminal_as_escapes(tmp_path):
         assert "unknown setting retrieval.\\u001b[2K\\u001b[1A" in proc.stdout + proc.stderr
     out = ragls(env, "query", folder, "install step", "--json").stdout
     assert not raw(out) and "make install \x9b2J quietly" in json.dumps(json.loads(out), ensure_ascii=False)
+
+
+def test_bidi_overrides_in_a_file_name_and_its_text_are_printed_as_escapes(tmp_path):
+    """A right-to-left override (U+202E) makes a terminal that lays out bidirectional text show what follows it
+    reversed: "invoice\u202egnp.md" read "invoicedm.png" in `ragls query`'s `path:line`, and a sentence could show
+    other words than it holds (Trojan Source). `ragls query` and `ragls ask` print overrides and isolates as
+    "\\u202e"; letters of right-to-left scripts are printed as they are."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    env.update({"RAGLS_CACHE_DIR": str(tmp_path / "cache"), "RAGLS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+                "RAGLS_DATA_DIR": str(tmp_path / "data"), "RAGLS_CONFIG_DIR": str(tmp_path / "config")})
+    folder = tmp_path / "clone"
+    folder.mkdir()
+    (folder / "invoice\u202egnp.md").write_text("# Totals\n\nThe invoice total is \u2067shalom \u05e9\u05dc\u05d5\u05dd"
+                                                "\u2069 kept as 42 euros.\n")
+    for args in (("query", folder, "invoice total euros"), ("ask", folder, "What is the invoice total?")):
+        out = ragls(env, *args).stdout
+        assert "invoice\\u202egnp.md:3" in out and "\\u2067shalom \u05e9\u05dc\u05d5\u05dd\\u2069" in out, out
+        assert not any(0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in out), repr(out)

@@ -159,13 +159,17 @@ def lines_text(r: dict) -> str:
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Unicode's bidirectional embeddings, overrides and isolates (LRE..RLO, LRI..PDI): a terminal that lays out
+#: bidirectional text shows what follows one reversed, so a file "report\u202egnp.md" read "reportdm.png" and a line
+#: of a document could show other text than it holds (Trojan Source, CVE-2021-42574). Escaped like a control.
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def _escape(m: re.Match) -> str:
     c = m.group()
-    return _ESCAPES.get(c, f"\\x{ord(c):02x}")
+    return _ESCAPES.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
 class TerminalStream:
@@ -201,7 +205,8 @@ def terminal_streams(stdout: bool = True):
 
 
 def one_line(text: str) -> str:
-    """`text` with control characters (C0, DEL, C1) written as escapes ("\\n", "\\x1b"), as git quotes such a path:
+    """`text` with control characters (C0, DEL, C1, bidi overrides: `_BIDI`) written as escapes ("\\n", "\\x1b",
+    "\\u202e"), as git quotes such a path:
     a file named "odd\\nname.md" or a multi-line reason stays on its one output line (and an ESC in a name cannot
     drive the terminal)."""
     return _CONTROL.sub(_escape, text)
@@ -209,9 +214,9 @@ def one_line(text: str) -> str:
 
 def terminal_text(text: str) -> str:
     """`text` to print on the user's terminal: line breaks and tabs kept, every other control character (C0, DEL,
-    C1) written as an escape ("\\x1b"). A document's text and an answer built from it are the folder's input: an
-    ESC in them would start a sequence that sets the window title, writes the clipboard (OSC 52: a command for the
-    next paste) or clears the screen."""
+    C1, bidi overrides: `_BIDI`) written as an escape ("\\x1b", "\\u202e"). A document's text and an answer built
+    from it are the folder's input: an ESC in them would start a sequence that sets the window title, writes the
+    clipboard (OSC 52: a command for the next paste) or clears the screen."""
     return _CONTROL_BUT_LINES.sub(_escape, text)
 
 
