@@ -13,6 +13,8 @@ from clikit import ragls, ragls_process
 from lspkit import copy_docs, server_env
 from ragls.config.trust import trust as trust_folder
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):

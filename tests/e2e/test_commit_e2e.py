@@ -17,6 +17,8 @@ from pytest_lsp import ClientServerConfig, client_capabilities
 from ragls.core.uris import path_to_uri
 from ragls.embedding.embed import offline_model_dir
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 KEY_ENV = "RAGLS_E2E_COMMIT_KEY"
 CONTRIBUTING = ("# Contributing\n\n## Commit messages\n\nCommit messages use the form `area: change`. "
                 "Allowed areas: core, docs. Keep the subject short.\n")

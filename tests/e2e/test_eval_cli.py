@@ -10,6 +10,8 @@ from clikit import ragls as run
 from lspkit import server_env
 from ragls.embedding.embed import offline_model_dir
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 DOCS = {

@@ -14,6 +14,8 @@ import time
 from lspkit import FIXTURE_DOCS, server_env
 from ragls.core.uris import path_to_uri
 
+SHARED_EMBEDDING_CACHE = True  # tests/conftest.py `_run_embedding_cache`: nothing here counts what the model embedded
+
 
 class RawClient:
     """Content-Length framed JSON-RPC over the server's stdin/stdout, nothing checked on the way out."""
