@@ -8,7 +8,7 @@ import re
 
 from ragls.answer.inline import plain
 
-__all__ = ["item_sentences", "join_next", "joined_lines", "sentence_spans"]
+__all__ = ["item_sentences", "join_next", "joined_lines", "last_sentence", "sentence_spans"]
 
 # a list item's marker or a blockquote's ">" opening a line
 _LINE_PREFIX = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+|#\.\s+)?")
@@ -73,3 +73,11 @@ def item_sentences(lines: list[str], start: int, min_words: int, markdown: bool 
         if len(pieces) > 1 and len(pieces[pos][0].split()) < min_words:
             join_next(pieces, min(pos, len(pieces) - 2))
     return pieces
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of a passage's `text` (split as `sentence_spans` splits a paragraph): the short lead-in
+    "For example:" of "The policy may be set globally, using the `RATES` setting. For example:", which
+    answer/passages.py reads with the sentence before it."""
+    parts = _SENTENCE_SPLIT.split(text)
+    return parts[-1] if parts else text
