@@ -77,6 +77,17 @@ def test_unknown_keys_suggest_the_closest_setting():
                         "unknown setting rag_top_kk (did you mean rag_top_k?)"]
 
 
+def test_a_section_written_as_a_value_is_named_as_a_section():
+    """`retrieval = 5` or `[[sources]]` (TOML's array of tables) said "unknown setting retrieval (did you mean
+    retrieval?)": nothing the user could act on."""
+    _, warnings = build_settings({"retrieval": 5, "sources": [{"include": ["*.md"]}], "generation": "ollama"})
+    tail = ", one name = value a line (docs/configuration.md); ignored"
+    assert warnings == [
+        "setting retrieval is a section, not a number: write its settings under [retrieval]" + tail,
+        "setting sources is a section, not an array of tables ([[...]]): write its settings under [sources]" + tail,
+        "setting generation is a section, not a string: write its settings under [generation]" + tail]
+
+
 def test_a_folder_cannot_let_itself_follow_links_out_of_it(tmp_path):
     (tmp_path / "ragls.toml").write_text("[sources]\nfollow_outside_links = true\nexclude = [\"drafts/\"]\n")
     s, warnings = load_settings(tmp_path)

@@ -511,6 +511,13 @@ def normalize(data: dict[str, Any] | None) -> tuple[dict[str, dict[str, Any]], l
             put(*ALIASES[key], value)
         elif key in RENAMED:
             put(*RENAMED[key], value, old=raw_key)
+        elif key in sections and key not in TOP_LEVEL:  # `retrieval = 5`, `[[sources]]`: was "unknown setting
+            # retrieval (did you mean retrieval?)"
+            what = ("an array of tables ([[...]])" if isinstance(value, list) and value and isinstance(value[0], dict)
+                    else {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+                          list: "a list"}.get(type(value), "a value"))
+            warnings.append(f"setting {raw_key} is a section, not {what}: write its settings under [{key}], one "
+                            f"name = value a line (docs/configuration.md); ignored")
         else:
             warnings.append(f"unknown setting {raw_key}{did_you_mean(key, list(sections) + list(ALIASES))}")
     return out, warnings
