@@ -79,5 +79,4 @@ def last_sentence(text: str) -> str:
     """The last sentence of a passage's `text` (split as `sentence_spans` splits a paragraph): the short lead-in
     "For example:" of "The policy may be set globally, using the `RATES` setting. For example:", which
     answer/passages.py reads with the sentence before it."""
-    parts = _SENTENCE_SPLIT.split(text)
-    return parts[-1] if parts else text
+    return _SENTENCE_SPLIT.split(text)[-1]  # no groups: split gives at least [text]
