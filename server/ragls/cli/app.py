@@ -76,6 +76,8 @@ def _print_sync(ws, reports, elapsed_s: float) -> None:
             print(line)
         if not idx.writer:
             print(f"  {idx.writer_holder()} is indexing this folder; showing its index read-only")
+        for path, why in idx.ignore_warnings:
+            print(f"  warning: {path}: {why}")
         if idx.include_warning:
             print(f"  warning: {idx.include_warning}")
         elif idx.writer and not rep.skipped and (empty := empty_folder_notice(idx)):

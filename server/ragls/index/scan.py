@@ -5,6 +5,7 @@ hinted; then which documents that makes once reST pages hold the text of what th
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterable
@@ -54,6 +55,7 @@ class TextScan:
             self.symlink_targets = walker.aliases
             report.skipped += [Skipped(rel, OUTSIDE_LINK) for rel in walker.outside]
             report.skipped += [Skipped(rel, why) for rel, why in sorted(walker.secrets.items())]  # never read
+            self._record_ignore_warnings(walker.ignore_problems)
             if allowed is not None:  # a team overlay indexes only the locally changed files
                 listed = [p for p in listed if p in allowed]
             if allowed is None and not listed and known and self._indexed_files_exist(known):
@@ -61,7 +63,8 @@ class TextScan:
                 # nothing, silently. Keep it and say why (rag/status, doctor); a rebuild empties it on purpose.
                 warning = (f"no file of {self.folder} matches the sources settings (include "
                            f"{self.settings.sources.include}), though the {len(known)} indexed files still exist: "
-                           f"the index was kept; fix sources.include (or run rebuild to empty the index)")
+                           f"the index was kept; fix sources.include (or run rebuild to empty the index)"
+                           + "".join(f"; {path}: {why}" for path, why in self.ignore_warnings))
                 if warning != self.include_warning:
                     log.warning("%s", warning)
                     self.manifest.set_meta("include_warning", warning)
@@ -145,6 +148,23 @@ class TextScan:
         """Set by the last full scan when it listed no file while the indexed files still exist (the index was
         kept, see `_scan`); kept in the manifest so read-only processes (`ragls status`) show it too."""
         return self.manifest.get_meta("include_warning") or None
+
+    @property
+    def ignore_warnings(self) -> list[tuple[str, str]]:
+        """(ignore file's path, why) of each ignore file whose rules the last full scan could not apply as written
+        (`FileFilter.ignore_problems`: too large or of too many patterns, so all below it is left out; unreadable,
+        malformed, a line too costly to match). The path is absolute. Kept in the manifest, like `include_warning`,
+        so read-only processes (`ragls status`) show them too: rag/status lists each among `errors` (severity
+        "warning"), `ragls index` prints it, the server's watcher shows it once."""
+        raw = self.manifest.get_meta("ignore_warnings")
+        return [tuple(pair) for pair in json.loads(raw)] if raw else []
+
+    def _record_ignore_warnings(self, problems: dict[str, str]) -> None:
+        """Store the full scan's `FileFilter.ignore_problems` as `ignore_warnings` (absolute paths), when changed."""
+        pairs = [[k if os.path.isabs(k) else str(self.folder / key_path(k)), why] for k, why in sorted(problems.items())]
+        value = json.dumps(pairs) if pairs else ""
+        if value != (self.manifest.get_meta("ignore_warnings") or ""):
+            self.manifest.set_meta("ignore_warnings", value)
 
     def _indexed_files_exist(self, known: dict[str, FileRecord]) -> bool:
         """True when some file of the index is still on disk (the walk lists none: the settings exclude them)."""

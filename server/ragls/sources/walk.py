@@ -90,11 +90,17 @@ class FileFilter:
         # Secret files the include globs would have taken (`secret_skip_reason`), as index keys -> reason: the
         # indexer lists them as skipped, so rag/status says why `.netrc` is not indexed. Filled by `walk_with`.
         self.secrets: dict[str, str] = {}
+        # Ignore files whose rules could not be applied as written (`_read_ignore_file`: too large or of too many
+        # patterns, so all below them is left out; unreadable or malformed, so their rules are not applied), as
+        # index keys (an ignore file above the folder: its absolute path) -> why: the indexer lists each as skipped,
+        # so rag/status says why a folder indexes nothing. Filled as the ignore files are read (and cached with them).
+        self.ignore_problems: dict[str, str] = {}
 
     def invalidate(self) -> None:
         """Forget the cached `.gitignore` files and directory verdicts (e.g. after a `.gitignore` was edited), and the
         file verdicts `served` remembers."""
         self._gitignores.clear()
+        self.ignore_problems.clear()
         self._outer = None
         self._dir_reasons.clear()
         self.changed()
@@ -281,7 +287,10 @@ class FileFilter:
     def _gitignore(self, rel_dir: str) -> GitIgnoreSpec | None:
         if rel_dir not in self._gitignores:
             path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
-            self._gitignores[rel_dir] = _read_ignore_file(path)
+            problems: list[str] = []
+            self._gitignores[rel_dir] = _read_ignore_file(path, problems=problems)
+            if problems:
+                self.ignore_problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
         return self._gitignores[rel_dir]
 
     def _outer_specs(self) -> list[tuple[str, GitIgnoreSpec, str]]:
@@ -302,7 +311,10 @@ class FileFilter:
                 candidates += [(d, d / GITIGNORE) for d in chain if d != root]
                 for base, path in candidates:
                     prefix = root.relative_to(base).as_posix()
-                    spec = _read_ignore_file(path, f"/{_escaped(prefix)}/?*" if prefix != "." else "*")
+                    problems: list[str] = []
+                    spec = _read_ignore_file(path, f"/{_escaped(prefix)}/?*" if prefix != "." else "*", problems)
+                    if problems:
+                        self.ignore_problems[str(path)] = "; ".join(problems)
                     if spec is not None:
                         self._outer.append(("" if prefix == "." else prefix, spec, str(path)))
             if (ignored_by := self._outer_ignores_folder()) is not None:
@@ -411,36 +423,44 @@ def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamp
     return Path(xdg or Path(home or "~").expanduser() / ".config") / "git" / "ignore"
 
 
-def _read_ignore_file(path: Path, everything: str = "*") -> GitIgnoreSpec | None:
+def _read_ignore_file(path: Path, everything: str = "*", problems: list[str] | None = None) -> GitIgnoreSpec | None:
     """The parsed ignore file at `path`, or None when it is missing, unreadable, no regular file (a FIFO would
-    block the walk, a link to /dev/zero never end: `load.read_bytes`) or malformed (logged). A line with too many
-    wildcards (`globs.glob_problem`) fails closed (`globs.kept_out`, logged). A file larger than
-    MAX_IGNORE_FILE_BYTES or of more than MAX_IGNORE_PATTERNS patterns fails closed too: it becomes the one pattern
-    `everything` (all below its directory; an ignore file above the folder gives "/<folder>/?*": all in the folder, not
-    the folder itself, which would drop the rules above it: `FileFilter._outer_ignores_folder`), logged."""
+    block the walk, a link to /dev/zero never end: `load.read_bytes`) or malformed. A line with too many
+    wildcards (`globs.glob_problem`) fails closed (`globs.kept_out`). A file larger than MAX_IGNORE_FILE_BYTES or of
+    more than MAX_IGNORE_PATTERNS patterns fails closed too: it becomes the one pattern `everything` (all below its
+    directory; an ignore file above the folder gives "/<folder>/?*": all in the folder, not the folder itself, which
+    would drop the rules above it: `FileFilter._outer_ignores_folder`). Each such problem is logged and appended to
+    `problems` (when given) as a sentence for rag/status: "ignore file of 5,001 patterns (more than 5,000, each
+    matched against every path): everything below its folder is left out"."""
+    def problem(message: str) -> None:
+        log.warning("%s: %s", path, message)
+        if problems is not None:
+            problems.append(message)
+
+    below = "everything below its folder is left out" if everything == "*" else "every file of the folder is left out"
     raw = read_bytes(path, path.name, MAX_IGNORE_FILE_BYTES)
     if isinstance(raw, Skipped):
         if raw.reason.startswith("too large"):
-            log.warning("%s is %s: everything it could ignore is left out", path, raw.reason)
+            problem(f"ignore file larger than {MAX_IGNORE_FILE_BYTES:,} bytes: {below}")
             return GitIgnoreSpec.from_lines([everything])
         if not raw.reason.startswith("vanished"):
-            log.warning("ignoring %s: %s", path, raw.reason)
+            problem(f"ignore file not read ({raw.reason}): its rules are not applied")
         return None
     text = raw[0].decode("utf-8", errors="replace")
     patterns = sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
     if patterns > MAX_IGNORE_PATTERNS:
-        log.warning("%s holds %d patterns (more than %d, each matched against every path): everything it could "
-                    "ignore is left out", path, patterns, MAX_IGNORE_PATTERNS)
+        problem(f"ignore file of {patterns:,} patterns (more than {MAX_IGNORE_PATTERNS:,}, each matched against every "
+                f"path): {below}")
         return GitIgnoreSpec.from_lines([everything])
     # gitignore has no brace sets, but its wildcards cost what an include glob's do (`globs.glob_problem`): a line
     # that keeps files out is matched by a wider glob, a "!" line that lets some back in is left out
     kept, messages = kept_out(text.splitlines(), excluding=True, braces=False)
     for message in messages:
-        log.warning("%s: the line %s", path, message)
+        problem(f"the line {message}")
     try:
         return GitIgnoreSpec.from_lines(kept)
     except ValueError as exc:  # a malformed pattern must not stop indexing
-        log.warning("ignoring %s: %s", path, exc)
+        problem(f"malformed ignore file ({exc}): its rules are not applied")
         return None
 
 

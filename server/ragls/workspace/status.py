@@ -58,7 +58,7 @@ def empty_folder_notice(idx) -> str | None:
     ragls indexes documentation files unless `sources.include` says more. None when the folder has files, a skipped
     file, an include warning, has never been indexed (a first scan may still be running), or another process writes
     it. `ragls index` prints it as a warning; rag/status lists it among `notices`."""
-    if (idx.other_writer or idx.include_warning or idx.manifest.file_count() or idx.manifest.skipped()
+    if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped()
             or not idx.manifest.get_meta("last_indexed_at")):
         return None
     # each glob as a code span: this text also goes into an abstained answer, which is markdown, where a bare
@@ -141,7 +141,9 @@ def workspace_status(ws) -> Status:
                                               **({"ignored": ignored} if ignored else {})},
                   errors=[{"message": m} for m in sorted(model_errors)] + list(ws.errors)
                   + [e for g in ws.graphs if g is not None for e in g.errors()]
-                  + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()],
+                  + [e for i in ws.indexes if getattr(i, "contextualizer", None) for e in i.contextualizer.errors()]
+                  + [{"path": path, "message": f"{path}: {why}", "severity": "warning"}
+                     for idx in ws.indexes for path, why in idx.ignore_warnings],
                   llm_calls=wire_counts(LLM_COUNTER),
                   notices=list(ws.notices) + empty_folder_notices(ws.indexes) + autodoc_notices(ws.indexes),
                   max_length=max_length,

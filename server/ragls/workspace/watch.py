@@ -94,7 +94,7 @@ class IndexWorker:
         self._next_takeover = 0.0
         self._next_handover_check = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
-        self._warned: dict[int, str | None] = {}  # folder -> include warning shown last (shown once)
+        self._warned: dict[int, tuple] = {}  # folder -> include and ignore-file warnings shown last (shown once)
         # After a failure: no work but explicit jobs before `_retry_at` (monotonic); `_failure` is the error entry
         # shown in workspace.errors (one per failure streak, removed when a retry succeeds).
         self._backoff = 0.0
@@ -435,9 +435,12 @@ class IndexWorker:
             with self._cond:
                 self._active = None
                 self._update_queued()
-        if idx.include_warning and idx.include_warning != self._warned.get(folder):
-            self.on_warning(f"ragls: {idx.include_warning}")
-        self._warned[folder] = idx.include_warning
+        warned = (idx.include_warning, tuple(map(tuple, idx.ignore_warnings)))
+        if warned != self._warned.get(folder):
+            for line in ([idx.include_warning] if idx.include_warning else []) + [
+                    f"{path}: {why}" for path, why in idx.ignore_warnings]:
+                self.on_warning(f"ragls: {line}")
+        self._warned[folder] = warned
         if report.indexed or report.deleted:
             self._writes_since_compact += 1
             self.on_log(f"ragls: indexed {len(report.indexed)} file(s), deleted {len(report.deleted)} in "
