@@ -32,6 +32,10 @@ def test_globs_pointing_outside_the_folder_are_named_and_read_nothing_outside(tm
     messages = [e["message"] for e in status["errors"] if e.get("path") == str(folder / "ragls.toml")]
     assert sum("sources.include glob" in m for m in messages) == 3
     assert any("sources.exclude glob '../private/**' climbs out of the folder" in m for m in messages)
+    # one wording on every surface: a warning (nothing failed), as `ragls index` and `query` print it
+    assert {e.get("severity") for e in status["errors"] if e.get("path") == str(folder / "ragls.toml")} == {"warning"}
+    plain = ragls(env, "status", folder).stdout
+    assert "warning:     sources.exclude glob '../private/**' climbs out" in plain and "error:" not in plain, plain
     doctor = ragls(env, "doctor", folder, check=False)
     assert "glob '../private/*.md' climbs out of the folder" in doctor.stdout + doctor.stderr
     res = json.loads(ragls(env, "query", folder, "vault combination", "--json").stdout)

@@ -90,7 +90,9 @@ class RagWorkspace:
         self.trust_errors: list[dict[str, str]] = []
         # Per folder: why its ragls.toml's LLM is not used (untrusted), for an answer given without one.
         self.ignored_llm: list[str | None] = []
-        # An include/exclude glob pointing outside its folder matches nothing: said in the logs and rag/status.
+        # An include/exclude glob pointing outside its folder matches nothing (or one too costly to match, matched
+        # wider or left out): said in the logs and rag/status, severity "warning" — nothing failed, the user fixes a
+        # glob — as `ragls index` and `query` print it ("ragls: warning: ...") and `ragls status` ("warning:").
         glob_errors: list[dict[str, str]] = []
         old_names: list[str] = []  # old setting names used (config.RENAMED): notices naming the setting to use
         for folder in self.folders:
@@ -103,7 +105,7 @@ class RagWorkspace:
             self.ignored_llm.append(layer.ignored_llm())
             for warning in glob_warnings(s.sources.include, s.sources.exclude, folder):
                 self.warnings.append(f"{folder}: {warning}")
-                glob_errors.append({"path": str(layer.path or folder), "message": warning})
+                glob_errors.append({"path": str(layer.path or folder), "message": warning, "severity": "warning"})
         self.settings = self.folder_settings[0]
         from ragls.core import telemetry
 
