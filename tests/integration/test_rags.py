@@ -366,3 +366,38 @@ def test_a_rag_name_cannot_move_its_index_out_of_the_cache(env):
     finally:
         ws.close()
     assert not list(tmp_path.glob("escaped*")) and not list(tmp_path.glob("absolute*"))
+
+
+def test_a_rag_skips_degenerate_text_and_a_file_it_cannot_stat_with_their_reasons(env, monkeypatch):
+    """A RAG's scan reads as the workspace's does (`index.scan.load_indexable`): a page of one line repeated is
+    skipped as degenerate text, not embedded chunk by chunk; a file listed but gone before its stat is skipped
+    (and leaves the index) with its reason, not dropped silently while its old chunks stay searchable."""
+    from ragls.sources import resolve
+
+    tmp_path, project, notes = env
+    (notes / "a" / "log.md").write_text("The same line repeated, again and again.\n" * 1000)
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/a/**/*.{{md,txt}}"]\n')
+    ws = RagWorkspace([project])
+    try:
+        report = ws.index_rag("notes")
+        assert sorted(report.indexed) == [f"{notes}/a/deep/bees.txt", f"{notes}/a/garden.md"]
+        [(path, reason)] = [(s.path, s.reason) for s in report.skipped]
+        assert path == f"{notes}/a/log.md" and reason.startswith("degenerate text (repetitive: compresses")
+        assert ws.rags.get("notes").index.manifest.skipped() == [(path, reason)]
+
+        real = resolve.resolve_sources
+
+        def resolve_then_delete(*args, **kwargs):  # the file goes between the listing and its stat
+            resolved = real(*args, **kwargs)
+            (notes / "a" / "garden.md").unlink()
+            return resolved
+
+        monkeypatch.setattr(resolve, "resolve_sources", resolve_then_delete)
+        (notes / "a" / "deep" / "bees.txt").write_text("Bees visit the thyme at noon.\n")  # a change: a sync runs
+        report = ws.rags.get("notes").sync()
+        assert report.deleted == [f"{notes}/a/garden.md"]
+        assert (f"{notes}/a/garden.md", "vanished while indexing (deleted after it was listed)") in [
+            (s.path, s.reason) for s in report.skipped]
+        assert indexed(ws, "notes") == [f"{notes}/a/deep/bees.txt"]
+    finally:
+        ws.close()

@@ -10,7 +10,9 @@ import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ragls.config.settings import Settings
 from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.core.uris import key_path
@@ -38,6 +40,19 @@ class SyncReport:
     from_cache: int = 0
     elapsed_ms: float = 0.0
     vectors_error: str | None = None  # the vector phase could not run (no embedding model): BM25 only
+
+
+def load_indexable(folder: Path, rel: str, settings: Settings, loader: str | None = None) -> Document | Skipped:
+    """The file `folder / rel` read for indexing (`convert.load_source`, with `settings.sources.max_file_bytes`,
+    `[document_loaders]`, `loader` — a `name:` source prefix — and `sources.loader_timeout_s`), or why it is skipped:
+    its reading failed, or its text holds nothing to index (`chunking.no_text_reason`: empty, whitespace or markup
+    only, degenerate text such as one line repeated or encoded data). The one check of what a scan indexes: the
+    workspace's scan and a sources RAG's (`kb.sources_index`) both read through it."""
+    loaded = load_source(folder, rel, settings.sources.max_file_bytes, settings.document_loaders, loader,
+                         settings.sources.loader_timeout_s)
+    if not isinstance(loaded, Skipped) and (why := no_text_reason(loaded.text)) is not None:
+        return Skipped(rel, why)
+    return loaded
 
 
 class TextScan:
@@ -120,12 +135,7 @@ class TextScan:
                 report.skipped.append(Skipped(rel, old[0]))  # skipped before, unchanged since: not read again
                 report.stamps[rel] = stamp
                 continue
-            loaded = load_source(self.folder, rel, self.settings.sources.max_file_bytes,
-                                 self.settings.document_loaders, timeout_s=self.settings.sources.loader_timeout_s)
-            if not isinstance(loaded, Skipped):
-                why = no_text_reason(loaded.text)
-                if why is not None:
-                    loaded = Skipped(rel, why)
+            loaded = load_indexable(self.folder, rel, self.settings)
             if isinstance(loaded, Skipped):
                 if stamp is not None and not loaded.reason.startswith(UNSTAMPED):
                     report.stamps[rel] = stamp

@@ -105,7 +105,6 @@ class SourcesRag:
             others.append(self)
         self._lock = threading.RLock()
         self._reranker = None
-        self._skipped: list[tuple[str, str]] = []
         self._synced_at = float("-inf")  # time.monotonic() of this process's last sync
         from ragls.index.graph_extract import GraphBuilder
 

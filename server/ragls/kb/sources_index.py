@@ -14,6 +14,7 @@ from ragls.config.settings import Settings
 from ragls.core.errors import RequestFailed, Skipped
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
+from ragls.index.scan import VANISHED, load_indexable  # the workspace scan's reading and no-text check
 
 
 @dataclasses.dataclass
@@ -66,7 +67,6 @@ class SourcesIndex(FolderIndex):
                 f"`ragls rag rebuild {self.spec.name}` to rebuild it from its sources")
 
     def _scan(self, only):
-        from ragls.sources.convert import load_source
         from ragls.sources.resolve import resolve_sources
         from ragls.stores.manifest import FileRecord
 
@@ -83,13 +83,15 @@ class SourcesIndex(FolderIndex):
             p = Path(path)
             try:
                 st = p.stat()
-            except OSError:
+            except OSError as exc:  # listed a moment ago, now gone or unreachable: skipped with its reason
+                report.skipped.append(Skipped(path, VANISHED if isinstance(exc, FileNotFoundError)
+                                              else f"unreadable: {exc.strerror or exc}"))
+                listed.discard(path)
                 continue
             if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:
                 report.unchanged += 1
                 continue
-            loaded = load_source(p.parent, p.name, s.sources.max_file_bytes, s.document_loaders, loader,
-                                 s.sources.loader_timeout_s)
+            loaded = load_indexable(p.parent, p.name, s, loader)
             if isinstance(loaded, Skipped):
                 report.skipped.append(Skipped(path, loaded.reason))
                 listed.discard(path)
