@@ -114,7 +114,9 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
             continue
         best = ranked[0][1]
         u = with_code_after(candidates[best].unit, query)
-        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
+        headings = [k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path))]
+        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query,
+                                  headings)
         base = hit.chunk.span.start_line
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
         out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
@@ -148,11 +150,15 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
 
 
 def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores: list[float | None], best: int,
-                span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
+                span: tuple[int, int], query: set[str] | frozenset[str], headings: Sequence[int] = ()
+                ) -> tuple[int, int]:
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one
     of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
-    while the whole spans at most FOCUS_SENTENCE_LINES lines — a neighbour after it comes with its sentence and as
+    while the whole spans at most FOCUS_SENTENCE_LINES lines and holds none of the section `headings` (0-based chunk
+    lines, `passages.section_titles`: a focus stays in its section, as `_join_quote` keeps a quote's group; a small
+    page is one chunk of several sections, and the last sentence of one joined the first of the next across its
+    title) — a neighbour after it comes with its sentence and as
     much of the list or code block it carries as fits (its whole block had to fit, which kept "Usage of netrc file
     can be disabled by setting `trust_env` to `False` in the Requests session:", over an 8-line example, out of a
     focus on the sentence before it saying where the netrc file is read; bench/history/sessions-48-49.md, "Focus: a
@@ -186,7 +192,8 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
             if b - a + 1 > FOCUS_SENTENCE_LINES and i > hi:  # its sentence, and as much of its block as fits
                 b = max(last, unit.end, min(unit.block_end, a + FOCUS_SENTENCE_LINES - 1))
             new = (words[i] & query) - covered
-            if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or score >= NEIGHBOUR_SHARE * top):
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and not any(a < k <= b for k in headings) \
+                    and (refers or new or score >= NEIGHBOUR_SHARE * top):
                 options.append((-score, i, a, b))
         if not options:
             return first, last
