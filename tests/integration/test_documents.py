@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 from docgen import write_docx, write_pdf
+from ragls.answer.agent_tools import hit_record
+from ragls.answer.template import human_lines, quote_passage, source_label
+from ragls.cli.common import _line
 from ragls.core.errors import Skipped
 from ragls.lsp.wire import to_wire_source
 from ragls.workspace.rag_workspace import RagWorkspace
@@ -56,6 +59,19 @@ def test_pdf_html_docx_are_converted_and_cited(workspace):
     assert proxy.chunk.title == "Proxy guide > Timeouts"  # heading path from the HTML, permalink glyph dropped
     assert proxy.chunk.anchor == "timeouts"
     assert "#" not in to_wire_source(proxy.chunk)["uri"]  # a local file opens at its range, not a fragment
+    # the lines of a converted document count the extracted text, not the HTML the user opens: every citation says so
+    first, last = human_lines(proxy.chunk.span)
+    assert source_label(proxy) == f"proxy.html:{first}-{last} (extracted text)"
+    assert to_wire_source(proxy.chunk)["extractedText"] is True and hit_record(proxy)["extracted_text"] is True
+    lines = f"{first}-{last}" if last > first else f"{first}"  # the CLI prints one line as "path:7"
+    assert _line(to_wire_source(proxy.chunk)) == f"proxy.html:{lines} (extracted text)"
+    assert _line(to_wire_source(hit.chunk)).endswith(" (page 2, extracted text)")
+    assert quote_passage("x", "proxy.html", (1, 2), n=1).startswith("[1] proxy.html:1-2 (extracted text)\n")
+    (workspace.folders[0] / "plain.md").write_text("# Plain\n\nThe plain page names the walrus.\n")
+    workspace.index()
+    md = workspace.query("plain page walrus", top_k=1).hits[0]
+    assert md.chunk.path == "plain.md" and "extractedText" not in to_wire_source(md.chunk)
+    assert "extracted" not in source_label(md) and "extracted_text" not in hit_record(md)
     all_text = " ".join(c.text for batch in workspace.indexes[0].manifest.iter_chunks() for c in batch)
     assert "zzscript" not in all_text and "Copyright" not in all_text and "Blog" not in all_text
 

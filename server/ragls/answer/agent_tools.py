@@ -21,6 +21,7 @@ from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.core.uris import path_to_uri
 from ragls.retrieval.focus import context_span
 from ragls.retrieval.fuse import relevance_shares
+from ragls.sources.convert import extracted_text
 from ragls.sources.passage import read_passage
 
 ToolResult = tuple[str, dict[str, Any]]
@@ -67,7 +68,8 @@ def hit_record(hit: Hit, relevance: float | None = None) -> dict[str, Any]:
     return {"path": c.path, "uri": chunk_uri(c), "start_line": start, "end_line": end, "heading": hit_heading(hit),
             "score": round(hit.score, 6), "text": c.text, "chunk_start_line": chunk_start,
             "chunk_end_line": chunk_end, "context_start_line": context[0], "context_end_line": context[1],
-            **({"relevance": relevance} if relevance is not None else {})}
+            **({"relevance": relevance} if relevance is not None else {}),
+            **({"extracted_text": True} if extracted_text(c.path) else {})}
 
 
 def index_progress(ws) -> dict[str, int] | None:
@@ -156,7 +158,8 @@ def ask_result(ws, question: str, top_k: int | None = None, rag=None, expand: bo
         sources.append({"n": n, "path": hit.chunk.path, "uri": chunk_uri(hit.chunk), "start_line": start,
                         "end_line": end, "heading": hit_heading(hit),
                         "supported": supported.get(n), "text": hit.chunk.text,
-                        "chunk_start_line": chunk_start, "chunk_end_line": chunk_end})
+                        "chunk_start_line": chunk_start, "chunk_end_line": chunk_end,
+                        **({"extracted_text": True} if extracted_text(hit.chunk.path) else {})})
         if hit.more_focus:  # more quoted places of the chunk (extractive answer): 1-based [start, end] each
             sources[-1]["more_lines"] = [list(line_range(span)) for span in hit.more_focus]
     data = {"answer": answer.text, "abstained": answer.abstained, "model": answer.model, "sources": sources,

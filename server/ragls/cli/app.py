@@ -33,6 +33,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
     skipped_lines,
     terminal_streams,
     terminal_text,
+    where_note,
 )
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.ir import MAX_TOP_K
@@ -317,8 +318,7 @@ def _print_answer(args, wire: dict, streamed: list[str]) -> int:
             title = f"  {one_line(src['title'])}" if src.get("title") else ""
             where = one_line(uri_to_path(src["uri"]) if src["uri"].startswith("file:") else src["uri"])
             lines = ", ".join(location_text(r) for r in src.get("focusRanges") or [src.get("focusRange") or src["range"]])
-            page = f" (page {src['page']})" if src.get("page") else ""
-            print(f"[{src['n']}] {where}:{lines}{page}{title}{mark}")
+            print(f"[{src['n']}] {where}:{lines}{where_note(src)}{title}{mark}")
     print(f"\n({wire['model']}, {wire['elapsedMs'] / 1000:.1f} s)", file=sys.stderr)
     if wire.get("llmCalls"):
         from ragls.cli.llm_lines import calls_text

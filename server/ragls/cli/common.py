@@ -222,11 +222,19 @@ def terminal_text(text: str) -> str:
 
 def _line(src: dict) -> str:
     """`path:first-last` (1-based; `path:first` for one line, `lines_text`) of the focus lines when the source has
-    them, else of the chunk; a web source shows its URL (with #fragment), a PDF its page."""
+    them, else of the chunk; a web source shows its URL (with #fragment), a PDF its page, a converted document that
+    its lines are the extracted text's (`where_note`)."""
     r = src.get("focusRange") or src["range"]
     where = src["uri"] if src["uri"].startswith(("http://", "https://")) else src["path"]
-    page = f" (page {src['page']})" if src.get("page") else ""
-    return f"{one_line(where)}:{location_text(r)}{page}"
+    return f"{one_line(where)}:{location_text(r)}{where_note(src)}"
+
+
+def where_note(src: dict) -> str:
+    """What a rag/query or rag/ask source's line numbers need beside them: " (page 3)" for a PDF's, " (extracted
+    text)" when they count the text ragls extracted from an HTML, PDF or DOCX file (`extractedText`), both as
+    " (page 3, extracted text)"; else ""."""
+    notes = ([f"page {src['page']}"] if src.get("page") else []) + (["extracted text"] if src.get("extractedText") else [])
+    return f" ({', '.join(notes)})" if notes else ""
 
 
 def _chunk_lines(src: dict) -> str:

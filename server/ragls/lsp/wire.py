@@ -20,6 +20,7 @@ from ragls.index.titles import source_title
 from ragls.lsp.plain import to_plain
 from ragls.retrieval.focus import context_span
 from ragls.retrieval.fuse import relevance_shares
+from ragls.sources.convert import extracted_text
 from ragls.sources.passage import Passage
 
 
@@ -183,6 +184,8 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
         src["title"] = title
     if chunk.page is not None:
         src["page"] = chunk.page
+    if extracted_text(chunk.path):  # its lines count the text ragls extracted (HTML, PDF, DOCX), not the file's
+        src["extractedText"] = True
     if focus is not None:
         src["focusRange"] = to_wire_range(focus)
         context = context_span(focus, context)  # the window widened to cover the focus: it always contains it

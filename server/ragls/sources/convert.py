@@ -10,7 +10,8 @@ pages and the ephemeral `documents` of `rag/ask` alike.
   page number (`Source.page`).
 - DOCX (python-docx): paragraphs in order, "Heading N" styles as Markdown headings, table rows as `a | b` lines.
 
-Line ranges of converted documents refer to the extracted text, not to the bytes on disk.
+Line ranges of converted documents refer to the extracted text, not to the bytes on disk: every citation of one
+says so (`extracted_text`).
 A document loader configured for the extension (`[document_loaders]`, `sources/loaders.py`) replaces the
 built-in converter.
 """
@@ -43,6 +44,18 @@ _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # only after a character that is neither (the leftmost match anyway): tried from every space of a long run of them, a
 # heading of 20,000 spaces took 22 s under load, quadratic.
 _PERMALINK = re.compile(r"(?<![\s#¶§🔗])(?:\s*[#¶§🔗])+$")
+
+
+EXTRACTED = "extracted text"  # what a converted document's line numbers count: said beside them (`extracted_text`)
+
+
+def extracted_text(path: str) -> bool:
+    """True when the line numbers of the document at `path` (an index key, a display path or a URL) count lines of
+    the text ragls extracted from it — an HTML, PDF or DOCX file (`CONVERTED_EXTENSIONS`) or a web page — not lines
+    of the file the user opens: every citation of it says "(extracted text)" beside them (`rag/query`'s
+    `extractedText`, the CLI's and the answers' labels, MCP's `extracted_text`). A file a `[document_loaders]`
+    command converts is not known here (its settings are not), and is cited as its own."""
+    return path.startswith(("http://", "https://")) or extension(path) in CONVERTED_EXTENSIONS
 
 
 def extension(path: str) -> str:
