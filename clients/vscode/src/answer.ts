@@ -21,9 +21,18 @@ export const NOWRAP_CODE_WORD = 24;
  * …*") and the blank lines after it; else `answer`. Trimmed.
  */
 export function answerBody(result: Pick<AskResult, 'answer' | 'label'>): string {
-  const answer = result.answer.trim();
-  const label = result.label?.trim();
-  return label && answer.startsWith(label) ? answer.slice(label.length).trim() : answer;
+  return withoutLabel(result.answer.trim(), result.label).trim();
+}
+
+/**
+ * `text` without the label line it opens with (after any blank lines: an extractive answer streamed after an LLM's
+ * failed start) and the blank lines after that line, when `label` (rag/ask `label`) is given and `text` opens with
+ * it; else `text` unchanged.
+ */
+export function withoutLabel(text: string, label: string | undefined): string {
+  const line = label?.trim();
+  const lead = /^\s*/.exec(text)?.[0] ?? '';
+  return line && text.startsWith(line, lead.length) ? lead + text.slice(lead.length + line.length).trimStart() : text;
 }
 
 /** Render answer markdown; `[n]` becomes a citation link when `n` is a known source number. */

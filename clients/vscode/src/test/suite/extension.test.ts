@@ -21,6 +21,7 @@ import { chatViewIsServed, type SetupResult } from '../../walkthrough';
 import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
+import { answerInChat, PieceBehind } from '../../chat/participant';
 import { describeError, formatStatus } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, StatusBar, statusWarnings } from '../../status';
@@ -28,6 +29,7 @@ import { escapeHtml } from '../../webview';
 import { defaultPython } from '../fixture';
 import { answerBody, citedPlace, sourceLabel } from '../../answer';
 import {
+  AskRequest,
   AskResult,
   Chunk,
   CommitMessageResult,
@@ -591,6 +593,35 @@ suite('ragls extension in VS Code', () => {
     const stored = api.chat.store.load();
     assert.equal(stored[0].id, api.chat.thread.id);
     assert.deepEqual(stored[0].turns.map((t) => t.question), [q1, q2, 'and how do I check which version of it is running?']);
+  });
+
+  test('@ragls in VS Code\'s Chat streams the answer without the extractive label line; its footer says who wrote it', async () => {
+    const question = 'Which torque wrench is used for calibration?';
+    const parts: string[] = [];
+    const references: vscode.Location[] = [];
+    const stream = {
+      markdown: (md: string) => parts.push(md),
+      reference: (location: vscode.Location) => references.push(location),
+      button: () => undefined,
+    };
+    const reply = await answerInChat(api.server, { prompt: question }, { history: [] }, stream,
+      new vscode.CancellationTokenSource().token);
+    const asked = await api.server.request(AskRequest, { question });
+    assert.ok(asked.label && asked.answer.startsWith(asked.label), `the server labels its extractive answer: ${asked.answer}`);
+    const shown = parts.join('');
+    assert.ok(!parts.some((p) => p.includes(asked.label!)), `the label was streamed: ${JSON.stringify(parts)}`);
+    assert.ok(shown.startsWith(answerBody(asked)), shown);
+    assert.match(shown, /\n\n\*extractive \(no LLM\) · \d+\.\d s\*$/);
+    assert.equal(references.length, asked.sources.length);
+    assert.equal(reply.metadata.answer, answerBody(asked), 'the answer later turns send as history');
+    // An LLM's answer streams piece by piece, one piece behind; a label only leaves the last piece.
+    const written: string[] = [];
+    const behind = new PieceBehind((md) => written.push(md));
+    behind.push('The wrench ');
+    behind.push('is the zeta-17 [1].');
+    assert.deepEqual(written, ['The wrench ']);
+    behind.finish('*Extractive answer*');
+    assert.deepEqual(written, ['The wrench ', 'is the zeta-17 [1].']);
   });
 
   test('the ragls_search language-model tool answers agent mode where VS Code has the API', async function () {
