@@ -211,14 +211,17 @@ export class DocsSearch implements vscode.Disposable {
         }
         timer = setTimeout(() => void run(value), DEBOUNCE_MS);
       });
+      let accepted: ChunkItem | undefined;
+      let hidden = false;
       qp.onDidChangeActive((active) => {
         const item = active[0];
-        if (item) {
+        // Not once an item is accepted or the pick is gone: a change of the active item on its way (new results
+        // landing as Enter was pressed) opened its preview over the file just opened, or after the previews closed.
+        if (item && !accepted && !hidden) {
           previewed = true;
           void revealSource(item.chunk.source, { preserveFocus: true, preview: true }).catch(() => undefined);
         }
       });
-      let accepted: ChunkItem | undefined;
       qp.onDidAccept(async () => {
         const item = qp.activeItems[0] ?? qp.selectedItems[0];
         if (!item || accepted) {
@@ -233,6 +236,7 @@ export class DocsSearch implements vscode.Disposable {
         }
       });
       qp.onDidHide(() => {
+        hidden = true;
         if (timer) {
           clearTimeout(timer);
         }

@@ -297,7 +297,10 @@ async function main(): Promise<number> {
         await page.keyboard.press('Backspace');
       }
       await page.keyboard.type('roll back beacon firmware', { delay: 15 });
-      // the first row: the new results (deployment.md may also be a lower row of the previous query)
+      // The results of the whole query (the title names it): a row 0 of a query typed halfway could be replaced
+      // as Enter is pressed. Its first row: deployment.md (which may also be a lower row of the previous query).
+      await page.locator('.quick-input-widget .quick-input-title:has-text("for “roll back beacon firmware”")').first()
+        .waitFor({ state: 'visible', timeout: 60_000 });
       await page.locator('.quick-input-list .monaco-list-row[data-index="0"]:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 60_000 });
       await page.keyboard.press('Enter');
       // Enter hides the pick, then opens the file pinned (its preview tab, italic, was already active) with the focus
