@@ -75,10 +75,10 @@ H.it("fidget.nvim (real): shows the server's indexing progress; ragls echoes and
   -- a save re-indexes the file: fidget's window shows that progress too (ragls keeps later ones to the statusline)
   vim.api.nvim_buf_set_lines(0, -1, -1, false, { "", "A line added to re-index the file." })
   vim.cmd("silent write")
-  local shown = H.wait_for(function()
+  -- fidget draws its lines as virtual text
+  local function fidget_text()
     for _, w in ipairs(vim.api.nvim_list_wins()) do
       if vim.api.nvim_win_get_config(w).relative ~= "" then
-        -- fidget draws its lines as virtual text
         local buf, parts = vim.api.nvim_win_get_buf(w), {}
         for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, 0, -1, { details = true })) do
           for _, chunk in ipairs(mark[4].virt_text or {}) do
@@ -91,8 +91,17 @@ H.it("fidget.nvim (real): shows the server's indexing progress; ragls echoes and
         end
       end
     end
-  end, 20000, "fidget's window showing ragls progress")
+  end
+  local shown = H.wait_for(fidget_text, 20000, "fidget's window showing ragls progress")
   H.out("# fidget shows: " .. shown)
+  -- the finished progress: its end message is the outcome, read with the title ("done  ragls: indexing"; it read
+  -- "up to date  ragls: indexing")
+  local finished = H.wait_for(function()
+    local text = fidget_text()
+    return text and text:find("done%s+ragls: indexing") and text
+  end, 20000, "fidget's finished line")
+  H.out("# fidget's last line: " .. finished)
+  H.ok(not finished:find("up to date", 1, true), finished)
   H.screenshot("fidget-progress")
   H.eq({}, vim.tbl_map(function(n) return n.msg end, H.notes_matching("ragls: index")), "no ragls progress notification")
   H.ok(not vim.api.nvim_exec2("messages", { output = true }).output:find("ragls: index", 1, true),

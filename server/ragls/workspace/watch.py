@@ -310,7 +310,7 @@ class IndexWorker:
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
-                    self._set_busy(False, "up to date")  # the work-done progress end message
+                    self._set_busy(False, "done")  # the end message: the outcome of "ragls: indexing"
                     wait = min(wait, 0.1 if _embedding_gated() else TAKEOVER_INTERVAL_S)
                 self._cond.wait(wait)
         return None

@@ -116,8 +116,8 @@ local function render(token, kind)
     return
   end
   shown_at[token] = now
-  -- the end's message when it says more than "done" ("up to date"; older servers: "idle")
-  local plain = { [""] = true, idle = true, ["up to date"] = true }
+  -- the end's message when it says more than "done" (older servers: "up to date", "idle")
+  local plain = { [""] = true, done = true, idle = true, ["up to date"] = true }
   local done_msg = p.message ~= nil and not plain[p.message] and (" — " .. p.message) or ""
   local text = kind == "end" and ("ragls: indexed" .. done_msg) or M.text(p)
   if M.default_notify() then
