@@ -572,13 +572,8 @@ H.it("asked while the server starts: the float opens at once and says so, then s
   local footer = vim.iter(vim.api.nvim_win_get_config(win).footer or {}):map(function(c) return c[1] end):join("")
   H.eq(" r ask again · q stop ", footer, "only the keys that act before the answer")
   -- the question reads as a heading from the first moment: its "## " showed until the placeholder's first refresh
-  local rows = H.with_ui(function()
-    vim.cmd("redraw")
-    return H.screen_text()
-  end)
-  local question_row = vim.iter(rows):find(function(r) return r:find("How long is the frobnicator", 1, true) end)
-  H.ok(question_row and question_row:find("│How long is the frobnicator timeout?", 1, true), "no '## ': "
-    .. tostring(question_row))
+  local rows, at = H.screen_row("How long is the frobnicator")
+  H.ok(rows[at]:find("│How long is the frobnicator timeout?", 1, true), "no '## ': " .. rows[at])
   H.screenshot("neovim-answer-starting")
   local result = H.wait_for(function() return vim.b[buf].ragls_result end, 90000, "the answer once started")
   H.ok(#result.sources > 0, "answered with sources")

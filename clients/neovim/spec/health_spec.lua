@@ -166,12 +166,7 @@ H.it("screenshot: :RagStatus and the statusline while the embedding model loads"
   H.eq(rows, vim.api.nvim_win_get_height(win), "the float is as tall as its text: no empty rows")
   H.eq({ true, "shift:11" }, { vim.wo[win].breakindent, vim.wo[win].breakindentopt }, "wrapped values stay in their column")
   -- The model names read whole on screen: 'linebreak' wrapped the row after a "-" ("BAAI/bge-small-" / "en-v1.5").
-  local screen = H.with_ui(function()
-    vim.cmd("redraw")
-    return H.screen_text()
-  end)
-  local at = vim.iter(ipairs(screen)):find(function(_, r) return r:find("│Embedding  ", 1, true) end)
-  H.ok(at, "the Embedding row: " .. table.concat(screen, "\n"))
+  local screen, at = H.screen_row("│Embedding  ")
   local col = screen[at]:find("sentence-transformers", 1, true)
   H.ok(col and screen[at]:find("sentence-transformers/all-MiniLM-L6-v2 (bundled fallback", 1, true), screen[at])
   H.ok(screen[at + 1]:find("BAAI/bge-small-en-v1.5)", 1, true) == col, "the fallback's model whole, under the value: "

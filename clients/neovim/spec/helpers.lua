@@ -295,6 +295,25 @@ function H.with_ui(fn)
   return result
 end
 
+--- Redraw with a UI attached (|H.with_ui()|) and find the first screen row that holds `needle` (plain text) or for
+--- which `needle(row)` is true. Returns the rows (|H.screen_text()|) and that row's index; fails with the whole
+--- screen when no row matches.
+---@param needle string|fun(row: string): boolean
+---@return string[] rows, integer at
+function H.screen_row(needle)
+  local rows = H.with_ui(function()
+    vim.cmd("redraw")
+    return screen_text()
+  end)
+  local match = type(needle) == "function" and needle or function(r) return r:find(needle, 1, true) ~= nil end
+  local at = vim.iter(ipairs(rows)):find(function(_, r) return match(r) end)
+  if not at then
+    error(("no screen row with %s:\n%s"):format(type(needle) == "string" and vim.inspect(needle) or "that",
+      table.concat(rows, "\n")), 2)
+  end
+  return rows, at
+end
+
 --- Save a screenshot of the screen as it is now (see above). No-op outside the pytest runner.
 ---@param name string
 function H.screenshot(name)

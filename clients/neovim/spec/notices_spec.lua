@@ -108,12 +108,7 @@ H.it(":RagStatus shows the warnings in their rows, in the colour of warnings, an
     H.eq("DiagnosticWarn", hl[1] and hl[1][4].line_hl_group, "the float's warning rows")
   end
   -- a long note wraps under its own text (column 12 in the float), not 11 columns further in
-  local rows = H.with_ui(function()
-    vim.cmd("redraw")
-    return H.screen_text()
-  end)
-  local at = vim.iter(ipairs(rows)):find(function(_, r) return r:find("│Note       setting", 1, true) end)
-  H.ok(at, "the note's row: " .. table.concat(rows, "\n"))
+  local rows, at = H.screen_row("│Note       setting")
   local first = rows[at]:find("setting", 1, true)
   local next_text = rows[at + 1]:find("%S", rows[at]:find("│", 1, true) + #"│")
   H.eq(first, next_text, "the note's second line starts under its first: " .. rows[at] .. "\n" .. rows[at + 1])

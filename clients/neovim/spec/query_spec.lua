@@ -157,12 +157,8 @@ H.it(":RagQuery! under a long heading path: the quickfix line shows the passage,
   local entry = ("%s|%d-%d| %s"):format(rel, first.lnum, first.end_lnum, first.text)
   H.ok(vim.fn.strdisplaywidth(entry) < 2 * vim.o.columns, "two screen lines at most: " .. entry)
   -- The entry's second screen line starts at a word, not inside one ("Click t" / "he banner's Keep mine button")
-  local rows = H.with_ui(function()
-    vim.cmd("redraw")
-    return H.screen_text()
-  end)
-  local at = vim.iter(ipairs(rows)):find(function(_, r) return vim.startswith(r, rel .. "|") end)
-  H.ok(at and rows[at + 1], "the entry on screen:\n" .. table.concat(rows, "\n"))
+  local rows, at = H.screen_row(function(r) return vim.startswith(r, rel .. "|") end)
+  H.ok(rows[at + 1], "the entry's second line on screen:\n" .. table.concat(rows, "\n"))
   local words = {}
   for w in first.text:gmatch("%S+") do
     words[w] = true
