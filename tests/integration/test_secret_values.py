@@ -40,6 +40,7 @@ STRIPE_TEST = "sk_test_51HqLzG2eZvKYlo2C8x7Qm4Rt"
 STRIPE_RESTRICTED = "rk_live_51HqLzG2eZvKYlo2C9y8Wn5Su"
 DB_PASS, POSTGRES_PASSWORD = "pg_Ld93kq", "Wq7ePostgr3s"
 SMTP_PASS = "Mx7rQ2ws"  # a PASS word in a YAML key, a dotted or a camelCase name
+PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD = "hunter2x9", "Tr0ub4dor&3", "CoffeeShop2024"  # stated in prose
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -85,6 +86,11 @@ The mailer's YAML has smtp-pass: {SMTP_PASS}
 
 The deploy listens on port 8443 behind the load balancer.
 """
+KIOSK = f"""# Kiosk
+
+The password for the staging database is {PROSE_PASSWORD}. Log in to the kiosk with the password '{QUOTED_PASSWORD}'
+and set the Wi-Fi password to {WIFI_PASSWORD} before the demo.
+"""
 DOCS = """# Setup
 
 Export `OPENAI_API_KEY=<your key>` and set `password: ${DB_PASSWORD}`; `max_tokens: 1024` caps answers.
@@ -98,11 +104,13 @@ Loops take `pass=1`, `n_pass=1000`, `firstPass: enabled`, `isPass = true`; `auth
 Code names too: `'allPass': 'overEvery'`, `fastPassParams: ChallengeParams`, `newPassLen = (newPassword ? 1 : 0)`.
 A proxy is `scheme://[user:passwd@]proxy.server:port`, e.g. `https://user:password@proxy.example:3128`.
 tox passes variables on with `env 'TOX_OVERRIDE=testenv.pass_env=FOO,BAR' tox c -k pass_env -e py`.
+The password is required. The password is hashed with bcrypt2 before it is stored, and the password is `None` by
+default. The default password is admin. Passwords are case-sensitive; the password is read from PGPASSWORD.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
            CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD,
-           SMTP_PASS)
+           SMTP_PASS, PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD)
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +119,7 @@ def indexed(tmp_path_factory):
     folder.mkdir()
     (folder / "notes.md").write_text(NOTES)
     (folder / "setup.md").write_text(DOCS)
+    (folder / "kiosk.md").write_text(KIOSK)
     index_dir = tmp_path_factory.mktemp("index")
     (folder / "ragls.toml").write_text(f'[index]\npath = "{index_dir.as_posix()}"\n'
                                        f'[embedding]\nmodel_path = "{offline_model_dir().as_posix()}"\n'
@@ -130,7 +139,7 @@ def test_no_secret_value_reaches_any_store(indexed):
         data = path.read_bytes()
         for secret in SECRETS:
             assert secret.encode() not in data, (secret, path)
-    assert ws.status().folders[0].files == 2
+    assert ws.status().folders[0].files == 3
 
 
 def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
@@ -152,6 +161,13 @@ def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
                and "max_tokens: 1024" in h.chunk.text for h in setup)  # placeholders and prose are kept
     names = ws.query("how does tox pass environment variables on", top_k=2).hits  # a list of names after pass_env
     assert any("TOX_OVERRIDE=testenv.pass_env=FOO,BAR'" in h.chunk.text for h in names)
+    settings = ws.query("is the password hashed before it is stored", top_k=2).hits  # prose about passwords stays
+    assert any(h.chunk.path == "setup.md" and "The password is hashed with bcrypt2 before" in h.chunk.text
+               and "the password is `None` by" in h.chunk.text and "The default password is admin." in h.chunk.text
+               and "read from PGPASSWORD." in h.chunk.text for h in settings)
+    [kiosk] = [h for h in ws.query("what is the kiosk password", top_k=3).hits if h.chunk.path == "kiosk.md"]
+    assert f"staging database is {'*' * len(PROSE_PASSWORD)}. Log in" in kiosk.chunk.text
+    assert f"Wi-Fi password to {'*' * len(WIFI_PASSWORD)} before" in kiosk.chunk.text
 
 
 def test_masking_keeps_every_offset():

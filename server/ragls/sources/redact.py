@@ -31,6 +31,12 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
   or a list of them (tox's `testenv.pass_env=FOO,BAR`) or a code expression (`password = os.environ[...]`,
   `get_password()`);
+- a password stated in prose, the value that ends a clause after "password is", "password for the admin account
+  is", "password: ", "set the password to" or "the password" and a quoted value (`the password is hunter2.`,
+  `**Password:** s3cr3t!`, `log in with the password 'Tr0ub4dor&3'`) when it looks like one — letters and digits, a
+  symbol, mixed case inside, or six digits or more — so docs about password settings stay ("the password is
+  required", "is hashed with bcrypt", "The default password is admin.", "is `None` by default"); over the 4,146
+  pages of the dev corpora it masks 3 lines, FastAPI's example credentials ("Password: secret2");
 - the password of a `.netrc` entry (`machine host login user password secret`, one line or several; also
   `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
   password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
@@ -64,7 +70,7 @@ from ragls.core.ir import Document
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 10  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 11  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
@@ -73,7 +79,8 @@ REDACT_VERSION = 10  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI t
 # 9: a Docker/npm `auth` login (base64 `user:password`), a base64 PEM private key (kubeconfig `client-key-data`);
 # 10: gitleaks' provider shapes for Slack app/refresh, Stripe webhook, SendGrid, Twilio, DigitalOcean, Databricks,
 # Shopify, Docker Hub, Linear, Atlassian, Heroku, Postman, Grafana, Vault, Doppler, Sentry, Replicate, Perplexity,
-# xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`
+# xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`; 11: a password
+# stated in prose ("the password is hunter2")
 
 _PROVIDER_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
@@ -110,6 +117,38 @@ _PASSWORD = re.compile(
     r"|(?P<segment>(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?:[_.-][A-Za-z0-9]{1,40}){0,3})"
     r"|(?P<camel>(?-i:[a-z][a-z0-9]{0,39}(?:[A-Z][a-z0-9]{0,39}){0,3}Pass(?:[A-Z][a-z0-9]{0,39}){0,2})))"
     r"[\"']?\]?[ \t]*(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>]{4,})")
+# A password stated in prose: "the password is hunter2", "the admin password for the demo server is `s3cr3t!`", "set
+# the password to CoffeeShop2024", "**Password:** Tr0ub4dor&3", "log in with the password 'Tr0ub4dor&3'". The value
+# (quoted or not) must end its clause and look like a password (`_prose_password`), so docs about password settings
+# stay ("the password is required", "is hashed with bcrypt", "The default password is admin.").
+_PROSE_PASSWORD = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(?:password|passwd|passphrase|passcode)(?![A-Za-z0-9_-])"
+    r"(?:[ \t]+(?:for|of)[ \t]+(?:the[ \t]+|your[ \t]+|an?[ \t]+)?[A-Za-z0-9_.@-]{1,40}(?:[ \t]+[A-Za-z0-9_.@-]{1,40})?"
+    r"(?:[ \t]+(?:user|account|server|database|login))?)?"
+    r"(?:[*_]{0,2}(?:[ \t]+(?:is|was|remains|becomes|(?:is[ \t]+)?set[ \t]+to|to)(?::)?|[ \t]*:)[*_]{0,2}[ \t]+"
+    r"|[ \t]+(?=[\"'`]))"
+    r"(?P<quote>[\"'`]?)(?P<value>[^\s\"'`<>]{4,200})(?P=quote)"
+    # the value ends its clause: the line's end, a sentence's, a comma, or a word that starts another clause
+    r"(?=[.,;:!?)]*(?:[ \t]*$|,|[ \t]+(?:and|or|but|for|on|in|at|to|with|when|if|before|after|until|then|so|\()"
+    r"(?![A-Za-z])"
+    r"|(?<=[.;!?)])[ \t]+[A-Z*_`\"']))",
+    re.MULTILINE)
+_PROSE_SYMBOL = re.compile(r"[!@#$%^&*+=?~|\\/]")
+
+
+def _prose_password(value: str) -> bool:
+    """Whether `value`, stated as a password in prose (`_PROSE_PASSWORD`), looks like one rather than a word of the
+    docs: letters and digits ("hunter2"), a symbol ("s3cr3t!"), mixed case inside ("CoffeeShop"), or six or more
+    digits; never a placeholder, a keyword (`_NOT_A_PASSWORD`), a variable or option name (`PGPASSWORD`,
+    `--password`, `$PASS`) or a path or URL. A quoted value (`'Tr0ub4dor&3'`) needs the same: "`None`" stays."""
+    if (value.lower() in _NOT_A_PASSWORD or value[0] in "-$%{(<[" or "://" in value or _PLACEHOLDER.search(value)
+            or _CODE_OR_NAME.fullmatch(value) or re.search(r"-[a-z]{2,}ed$", value)):  # "PBKDF2-encoded"
+        return False
+    letters, digits = re.search(r"[A-Za-z]", value), re.search(r"[0-9]", value)
+    return bool(letters and digits or _PROSE_SYMBOL.search(value) or re.search(r"[a-z][A-Z]", value)
+                or value.isdigit() and len(value) >= 6)
+
+
 # A .netrc entry's password: `machine host login user password secret` (newlines between tokens allowed).
 # (One `[ \t]*` where no quote or `>` stands: two in a row split a line of spaces every way, quadratic in its length.)
 _NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not "the default login and ...")
@@ -196,6 +235,10 @@ def mask_secrets(text: str) -> tuple[str, int]:
             # mixed case; a camelCase one, code's (`fastPassParams: ChallengeParams`, 'allPass': 'overEvery'), a
             # letter and a digit or a symbol
         put(m.start("value"), m.start("value") + len(value), 0)
+    for m in _PROSE_PASSWORD.finditer(text) if "pass" in low else ():
+        value = m.group("value") if m.group("quote") else m.group("value").rstrip(",;.:!?)")  # "is hunter2."
+        if len(value) >= 4 and _prose_password(value):
+            put(m.start("value"), m.start("value") + len(value), 0)
     netrc = _NETRC.finditer(text) if "password" in low and ("machine" in low or "default" in low) else ()
     for m in (*netrc, *(_CURL_USER.finditer(text) if "curl" in low else ())):
         value = m.group("value")
