@@ -1,6 +1,6 @@
 """The document-kind prior's head on a real index (tantivy + LanceDB + the offline MiniLM; retrieval/search.py
-`_document_priors`): a long changelog has more candidate chunks than the first 2 x top_k + 10 the priors weigh;
-once the head's changelog chunks are demoted, the next ones from below move up into the shown hits, and they are
+`_document_priors`): a long changelog has more candidate chunks than the first 2 x top_k + 10 (at least 30) the
+priors weigh; once the head's changelog chunks are demoted, the next ones from below move up into the shown hits, and they are
 demoted too — no shown changelog chunk keeps its undemoted score (near-copy removal off: the sections are alike)."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from offline_index import indexed_folder
 from ragls.embedding.embed import offline_model_dir
+from ragls.retrieval.search import PAGE_HEAD, prior_head
 from ragls.workspace.rag_workspace import RagWorkspace
 
 pytestmark = pytest.mark.skipif(offline_model_dir() is None, reason="needs ragls[offline]")
 
 WAYS = ("is retried", "waits longer", "backs off", "times out")
-# One release section (~520 characters) per chunk (CHUNKING): 48 changelog chunks, more than twice the head's 20;
+# One release section (~520 characters) per chunk (CHUNKING): 48 changelog chunks, more than the head's 30;
 # 120 sections at the default chunk size made 46 chunks (126 windows to embed): 30 CPU-s for this test, now 8.
 SECTIONS = 48
 CHUNKING = "[chunking]\nchunk_size = 600\n"
@@ -61,9 +62,17 @@ def scores(folder: Path, weight: float | None, top_k: int) -> dict[tuple[str, in
 
 def test_changelog_chunks_lifted_into_the_head_are_demoted_too(folder):
     off = scores(folder, 1.0, 60)  # every candidate, the prior off
-    assert sum(path == "CHANGES.md" for path, _ in off) > 2 * 5 + 10  # more changelog candidates than the head holds
+    assert sum(path == "CHANGES.md" for path, _ in off) > prior_head(5)  # more changelog candidates than the head holds
     shown = scores(folder, None, 5)
     assert next(iter(shown)) == ("uploads.md", 0)
     changes = [key for key in shown if key[0] == "CHANGES.md"]
     assert changes  # demoted, not dropped
     assert all(shown[key] == pytest.approx(0.6 * off[key]) for key in changes)
+
+
+def test_the_first_hits_at_top_k_5_are_those_at_10(folder):
+    # the head is 2 x top_k + 10 but at least top_k 10's 30 (`search.prior_head`): rag/query at its default top_k 5
+    # ranks as `ragls eval` measures at 10
+    assert (prior_head(5), prior_head(10), prior_head(20)) == (PAGE_HEAD, 30, 50)
+    five, ten = scores(folder, None, 5), scores(folder, None, 10)
+    assert list(five.items()) == list(ten.items())[:5]

@@ -66,6 +66,14 @@ Key = tuple[int, str]  # (position of the source in the searched list, chunk id)
 PAGE_HEAD = 30
 
 
+def prior_head(top_k: int) -> int:
+    """How many fused entries the document priors weigh (`_document_priors`): 2 x top_k + 10, at least PAGE_HEAD
+    (top_k 10's), so that the first hits of rag/query at the default top_k 5 are those `ragls eval` measures at 10:
+    with 2 x 5 + 10 = 20 the priors judged repeated lines against fewer pages, and a Traefik question's third hit
+    at top_k 5 was a page its top_k-10 ranking demoted below the tenth place."""
+    return max(PAGE_HEAD, 2 * top_k + 10)
+
+
 def check_query(text: object) -> str:
     """The query text, stripped. Raises InvalidParams for a non-string or an empty/whitespace-only query."""
     return analyse(text).text
@@ -430,7 +438,7 @@ def _has_compounds(chunk, compounds: Sequence[str]) -> bool:
 def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, settings: RetrievalSettings,
                      reference: bool = False) -> list:
     """`fused` with the bookkeeping pages' chunks (changelog, release notes, contributing; doc_kind.py) among the
-    first 2 x top_k + 10 scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
+    first `prior_head(top_k)` scored × `retrieval.meta_page_weight` and without the exact-match bonus (kept when the
     question names a compound identifier), unless the question asks about changes (`fuse.apply_prior`); with
     `reference`, API reference entries among them too × `retrieval.reference_entry_weight` unless the question names
     an identifier (`doc_kind.reference_factors`), stub chunks without the exact-match bonus ×
@@ -444,7 +452,7 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
     pages' chunks among the first `doc_kind.SETTINGS_HEAD` entries of that order (without the exact-match bonus) ×
     `retrieval.settings_page_weight` (`doc_kind.settings_factors`, above 1). Only those
     chunks are looked up (the ones `_materialize` fetches next anyway); a demoted chunk falls among them. With
-    `reference`, the entries a demotion lifts into the first 2 x top_k + 10 from below are weighed in turn, until
+    `reference`, the entries a demotion lifts into that head from below are weighed in turn, until
     that head holds only weighed entries: a 7,129-line changelog has hundreds of candidate chunks, and those below
     the head would otherwise fill the places its demoted chunks left (the repeated lines of a lifted chunk are
     judged against every chunk weighed so far). The abstention evidence's RRF list gets the bookkeeping factor
@@ -461,7 +469,7 @@ def _document_priors(lookup: ChunkLookup, q: Query, fused: list, top_k: int, set
             and quoted == 1.0 and setting == 1.0 and not names) \
             or not fused:
         return fused
-    size = 2 * top_k + 10
+    size = prior_head(top_k)
     weighed: set = set()  # every key whose kinds were weighed
     judged: list = []  # their (key, chunk) pairs without the exact-match bonus: the repeated lines' other pages
     matched = {f.key for f in fused[:size] if f.contributions.get("bonus")}
