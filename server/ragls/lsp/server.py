@@ -22,6 +22,7 @@ import functools
 import importlib
 import json
 import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -168,13 +169,18 @@ class RaglsServer(LanguageServer):
         """The workspace folders: the client's (multi-root; a root URI alone is the first, `on_initialize`) as
         `workspace/didChangeWorkspaceFolders` changed them. Never the server's current directory, and never the
         filesystem root or the home directory unless they hold a ragls.toml: an editor opened on a stray file,
-        or a folder `/` added to the workspace, must not start embedding a whole disk (the other folders stay)."""
+        or a folder `/` added to the workspace, must not start embedding a whole disk (the other folders stay).
+        Nor a folder that does not exist (or is a file): it is named in a warning and nothing is created for it —
+        opening it made an empty index directory in the cache and reported an empty folder."""
         folders = []
         for f in self.workspace.folders.values():
             if not f.uri.lower().startswith("file:"):  # a virtual folder (vscode-vfs://, a remote): not on this disk
                 self._warn_once(f"ragls: not indexing {f.uri} (not a file: folder)")
             elif "\0" in (path := uri_to_path(f.uri)):  # `%00`: no path can hold it (every file call would raise)
                 self._warn_once(f"ragls: not indexing {f.uri} (a NUL character in its path)")
+            elif not os.path.isdir(path):  # nothing to index, and no index directory to make for it
+                why = "not a folder" if os.path.lexists(path) else "no such folder"
+                self._warn_once(f"ragls: not indexing {path} ({why})")
             else:
                 folders.append(Path(path))
         kept = []
