@@ -138,6 +138,9 @@ def test_commit_msg_cli_without_a_model(tmp_path):
     assert out.stdout == "docs: update guide.md\n"
     out = run_cli(str(repo), "--all", "--style", "plain", cwd=tmp_path)
     assert out.stdout.startswith("Update guide.md and core.py\n"), out.stderr
+    (repo / "docs/faq.md").write_text("# FAQ\n", encoding="utf-8")  # one file changed, another added: both said
+    git(repo, "add", "docs/faq.md")
+    assert run_cli(cwd=repo).stdout == "docs: update guide.md, add faq.md\n"
     out = run_cli(str(tmp_path), cwd=tmp_path)
     assert out.returncode == 1 and f"not a git repository: {tmp_path}" in out.stderr
 

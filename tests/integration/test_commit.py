@@ -103,7 +103,7 @@ def test_binary_file_appears_by_name_only(repo, llm):
     assert "IHDR" not in prompt and "\x00" not in prompt and "\nDiff:" not in prompt
     plain = generate_commit_message(repo, settings=settings_for())
     # Images alone are assets, no feature (rule 9) → chore; scope = the shared top directory.
-    assert plain.message == "chore(assets): update icon.png and logo.png"  # one line: git records the files
+    assert plain.message == "chore(assets): add icon.png, update logo.png"  # one line: git records the files
 
 
 def test_latin1_content_and_file_name_are_decoded(repo, llm):
@@ -333,7 +333,7 @@ def test_deterministic_messages_follow_the_path_rules(repo):
     write(repo, "src/extra/util.py", "X = 1\n")
     write(repo, "src/app.py", APP_PY + "\n\nVALUE = 2\n")
     git(repo, "add", ".")
-    assert message() == "feat(src): update app.py and util.py"
+    assert message() == "feat(src): update app.py, add util.py"  # one clause per kind of change, main file first
     git(repo, "commit", "-q", "-m", "feat")
 
     write(repo, "src/app.py", APP_PY)
@@ -360,6 +360,19 @@ def test_deterministic_subject_fits_72_chars(repo):
     result = generate_commit_message(repo, settings=settings_for())
     assert result.message.split("\n")[0] == "feat(pkg): add 6 files"
     assert len(result.files) == 6
+    git(repo, "commit", "-q", "-m", "long names")
+    # files added, changed and removed together: a clause each, names while they fit, then counts
+    write(repo, "pkg/module_0.py", "N = 0\nM = 1\n")
+    write(repo, "pkg/new.py", "N = 9\n")
+    git(repo, "rm", "-q", "pkg/module_1.py")
+    git(repo, "add", ".")
+    assert generate_commit_message(repo, settings=settings_for()).message == \
+        "feat(pkg): remove module_1.py, update module_0.py, add new.py"
+    for i in range(6):
+        write(repo, f"pkg/module_with_a_rather_long_descriptive_name_{i}.py", f"N = {i + 1}\n")
+    git(repo, "add", ".")
+    assert generate_commit_message(repo, settings=settings_for()).message == \
+        "feat(pkg): remove module_1.py, update 7 files, add new.py"
 
 
 def test_first_commit_in_an_empty_repository(tmp_path):
@@ -413,4 +426,4 @@ def test_gitattributes_linguist_generated_is_summarized(repo):
     assert "- generated file added: gen/schema.py (+30)\n" in text
     assert "FIELD_7" not in text and "+USES_SCHEMA = True" in text
     result = generate_commit_message(repo, settings=settings_for())
-    assert result.message == "feat: update app.py and schema.py"  # the hand-written file first
+    assert result.message == "feat: update app.py, add schema.py"  # the hand-written file first

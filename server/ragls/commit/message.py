@@ -481,15 +481,14 @@ def guess_scope(files: list[FileDiff], kind: str | None = None) -> str | None:
     return scope
 
 
+_VERBS = {"added": "add", "deleted": "remove", "renamed": "rename"}  # any other status (modified, ...): "update"
+
+
 def _verb(files: list[FileDiff]) -> str:
-    statuses = {f.status for f in files}
-    if statuses == {"added"}:
-        return "add"
-    if statuses == {"deleted"}:
-        return "remove"
-    if statuses == {"renamed"}:
-        return "rename"
-    return "update"
+    """What was done to `files`: "add", "remove" or "rename" when every one was added, deleted or renamed, else
+    "update"."""
+    verbs = {_VERBS.get(f.status, "update") for f in files}
+    return verbs.pop() if len(verbs) == 1 else "update"
 
 
 def _join(names: list[str], more: int) -> str:
@@ -522,6 +521,11 @@ def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
     ranked = [files[i] for i in order]
     base = [PurePosixPath(f.path).name for f in ranked]
     names = [f.path if base.count(b) > 1 else b for f, b in zip(ranked, base)]
+    groups: dict[str, list[str]] = {}  # verb -> its files' names, main files first; the verbs in their first file's order
+    for f, name in zip(ranked, names):
+        groups.setdefault(_VERBS.get(f.status, "update"), []).append(name)
+    if len(groups) > 1:  # files added beside files changed: say each ("update app.py, add util.py")
+        return _mixed_phrase(groups, prefix)
     for k in range(min(3, len(names)), 0, -1):
         phrase = f"{verb} {_join(names[:k], len(names) - k)}"
         if len(prefix) + len(phrase) <= SUBJECT_MAX:
@@ -529,13 +533,32 @@ def _subject_phrase(files: list[FileDiff], prefix: str) -> str:
     return f"{verb} {len(names)} files" if len(names) > 1 else f"{verb} {names[0]}"
 
 
+def _mixed_phrase(groups: dict[str, list[str]], prefix: str) -> str:
+    """The subject of a change whose files were not all treated alike: one clause per verb, in `groups`' order
+    ("update app.py, add util.py"; "add cli.py and util.py, update app.py, remove old.py"), with as many names as fit
+    in SUBJECT_MAX after `prefix` (up to 3 a verb, then "and N more files"), else each verb's count ("add 4 files,
+    update 2 files"), else the count of them all ("change 6 files")."""
+    def counted(verb: str, names: list[str]) -> str:
+        return f"{verb} {len(names)} files" if len(names) > 1 else f"{verb} {names[0]}"
+
+    for k in range(3, 0, -1):
+        phrase = ", ".join(f"{verb} {_join(names[:k], max(0, len(names) - k))}" for verb, names in groups.items())
+        if len(prefix) + len(phrase) <= SUBJECT_MAX:
+            return phrase
+    phrase = ", ".join(counted(verb, names) for verb, names in groups.items())
+    if len(prefix) + len(phrase) <= SUBJECT_MAX:
+        return phrase
+    return f"change {sum(len(names) for names in groups.values())} files"
+
+
 def deterministic_message(files: list[FileDiff], style: str) -> tuple[str, bool]:
     """A message built from the diff alone; the same files always give the same message. Returns (message,
     truncated) — truncated when more than BODY_MAX_FILES files with new sections had to be left out of the body.
 
     conventional: "type(scope): verb main files" with type from `guess_type` and scope from `guess_scope`;
-    plain: "Verb main files". The verb is add/remove/rename when every file was added/deleted/renamed, else
-    update — one documentation file that gains sections says which ("add Metrics section to configuration.md",
+    plain: "Verb main files". The verb is add/remove/rename when every file was added/deleted/renamed, update when
+    every one was changed; files treated differently get a clause each ("update app.py, add util.py": `_mixed_phrase`)
+    — one documentation file that gains sections says which ("add Metrics section to configuration.md",
     `added_sections`); main files are the text files with the most changed lines (up to 3 names, "and N more files"; "N files"
     when not even one name fits).
     Body: only what the subject leaves out and git's own record of the commit (its files, statuses and line
