@@ -5,6 +5,8 @@ fish-shell's Sphinx pages): before, `ragls search` showed "To install [MacPorts]
 installation](...)", "fish variables are all :ref:`lists <variables-lists>`", "| `d` | Go to definition (**LSP**) |"
 and a grid table's "+------+" borders."""
 
+from dataclasses import replace
+
 from ragls.answer.preview import chunk_preview
 from ragls.core.ir import Chunk, LineSpan
 
@@ -93,3 +95,18 @@ def test_pymdownx_keys_read_as_the_keys_the_page_shows():
     assert [u.sentence for u in units(text)][:2] == [
         "The following example binds the keys `R`, `G`, and `B` to an action.",
         "The theme can be changed at runtime via the Command Palette (`Ctrl+P`) or `Shift+Page Up`."]
+
+
+def test_a_focus_opening_on_the_hits_own_title_does_not_repeat_it():
+    """A hit no word of the query singled out lines of (a closest match) has its whole chunk as focus, its section
+    title first; result lists show the title beside the preview: "Where to go next — Where to go next The ..."."""
+    text = "## Where to go next\n\n- The frobnicator guide explains merging.\n- The FAQ answers questions.\n"
+    chunk = replace(_chunk("README.md", text, first_line=10), title="Quillmark > Where to go next")
+    assert chunk_preview(chunk, _lines(10, 13)) == "The frobnicator guide explains merging. · The FAQ answers questions."
+    assert chunk_preview(chunk, _lines(10, 10)) == "Where to go next"  # a heading alone stays
+    # another section's title inside the focus stays: it is not what the result list shows
+    other = replace(_chunk("README.md", "## Install\n\nRun it.\n\n## Where to go next\n\nRead the guide.\n"),
+                    title="Quillmark > Install")
+    assert chunk_preview(other, _lines(2, 6)) == "Run it. Where to go next Read the guide."
+    other = replace(other, title="Quillmark > Where to go next")  # (not its first heading: nothing dropped)
+    assert chunk_preview(other, _lines(0, 2)) == "Install Run it."

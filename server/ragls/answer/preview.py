@@ -48,8 +48,9 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
     """`chunk`'s lines that `focus` names (file lines within `chunk.span`; None: the chunk's lines from its first
     block that is not a heading) as one line of at most `limit` characters ("…" marks a cut), read as the module
     docstring says: the lines of the chunk's blocks (`blocks.parsed`, memoised: the focus lines were found in the
-    same blocks) — a code block's lines as written, without its fences; a heading's text; no directive or HTML tag
-    line. "" when those lines hold no text."""
+    same blocks) — a code block's lines as written, without its fences; a heading's text, except the chunk's own
+    title's (`chunk.title`'s last heading) opening the lines when text follows it; no directive or HTML tag line. ""
+    when those lines hold no text."""
     lines = chunk.text.split("\n")
     base = chunk.span.start_line
     first, last = (0, len(lines) - 1) if focus is None else (focus.start_line - base, focus.end_line - base)
@@ -81,6 +82,12 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
                 runs[-1][1].append(_unmarked(line, markdown))
             else:
                 runs.append(("prose", [_unmarked(line, markdown)], k))
+    # A focus that opens on the hit's own section title (a hit no word of the query singled out lines of): the title
+    # is what result lists show beside the preview, so not again at its start ("Where to go next — Where to go next
+    # The frobnicator guide ..."). A later heading, or a heading alone, stays.
+    if len(runs) > 1 and found[runs[0][2]].kind == "skip" and chunk.title and \
+            _read(runs[0][1], markdown) == chunk.title.split(" > ")[-1].strip():
+        runs.pop(0)
     if focus is not None and runs and runs[0][0] == "prose" and found[runs[0][2]].kind == "para":
         runs[0] = (runs[0][0], _from_sentence_start(found[runs[0][2]], first, runs[0][1], markdown), runs[0][2])
     # " · " between the items of a list and the rows of a table, which read as one run of words otherwise
