@@ -401,3 +401,31 @@ def test_a_rag_skips_degenerate_text_and_a_file_it_cannot_stat_with_their_reason
         assert indexed(ws, "notes") == [f"{notes}/a/deep/bees.txt"]
     finally:
         ws.close()
+
+
+def test_a_directory_source_lists_what_its_walk_left_out(env):
+    """A RAG's directory source says what its walk left out, as a workspace folder's scan does: a dangling link
+    the include globs take, a link out of the directory, an ignore file too long to apply (all below it left
+    out). Before, the walk's findings were dropped and the RAG just indexed fewer files."""
+    from ragls.sources import walk as walk_mod
+
+    tmp_path, project, notes = env
+    (notes / "a" / "gone.md").symlink_to(notes / "nowhere.md")
+    (tmp_path / "outside.md").write_text("# Outside\n\nNot in the notes.\n")
+    (notes / "a" / "out.md").symlink_to(tmp_path / "outside.md")
+    (notes / "gen").mkdir()
+    (notes / "gen" / ".gitignore").write_text("".join(f"b{i}/\n" for i in range(walk_mod.MAX_IGNORE_PATTERNS + 1)))
+    (notes / "gen" / "c.md").write_text("# C\n\nLeft out with its folder.\n")
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}"]\n')
+    ws = RagWorkspace([project])
+    try:
+        report = ws.index_rag("notes")
+        assert sorted(report.indexed) == [f"{notes}/a/deep/bees.txt", f"{notes}/a/garden.md", f"{notes}/b.md"]
+        skipped = {s.path: s.reason for s in report.skipped}
+        assert skipped[f"{notes}/a/gone.md"] == walk_mod.BROKEN_LINK
+        assert skipped[f"{notes}/a/out.md"] == walk_mod.OUTSIDE_LINK
+        assert skipped[f"{notes}/gen/.gitignore"].startswith(
+            f"ignore file of {walk_mod.MAX_IGNORE_PATTERNS + 1:,} patterns")
+        assert dict(ws.rags.get("notes").index.manifest.skipped()) == skipped
+    finally:
+        ws.close()

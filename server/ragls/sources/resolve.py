@@ -20,7 +20,16 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.walk import OUTSIDE_LINK, SECRET_FILE, VCS_DATA, VCS_DIRS, inside_folder, secret_file, walk
+from ragls.sources.walk import (
+    OUTSIDE_LINK,
+    SECRET_FILE,
+    VCS_DATA,
+    VCS_DIRS,
+    FileFilter,
+    inside_folder,
+    secret_file,
+    walk_with,
+)
 
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -94,11 +103,13 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
         return
     if os.path.isdir(path):
         root = Path(path).resolve()
-        found = walk(root, settings)
+        walker = FileFilter(root, settings)
+        found = walk_with(walker)
         if not found:
             out.skipped.append(Skipped(source, "directory has no file matched by sources.include"))
         for rel in found:
             out.files.setdefault((root / rel).as_posix(), loader)
+        out.skipped += _walk_skips(root, walker, found)
         return
     if os.path.isfile(path):
         if why := _left_out(path, settings):
@@ -107,6 +118,26 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
         return
     out.skipped.append(Skipped(source, f"not found: {path}"))
+
+
+def _walk_skips(root: Path, walker: FileFilter, found: list[str]) -> list[Skipped]:
+    """What the walk of a directory source left out and says why, as a workspace folder's scan lists it
+    (`index.scan`): folders it could not enter ("/notes/private/": "unreadable folder: ..."), links out of the
+    directory, secret files the include globs take, and ignore files it could not apply as written (too many
+    patterns: all below them left out), each under its absolute path; an ignore file that is itself indexed is
+    left to the log. Before, a RAG's directory source dropped them all silently."""
+    def absolute(key: str) -> str:
+        return key if os.path.isabs(key) else f"{root.as_posix()}/{key}"
+
+    skips = [Skipped(absolute("" if rel == "./" else rel).rstrip("/") + "/", why)
+             for rel, why in sorted(walker.unreadable.items()) if rel.endswith("/")]
+    skips += [Skipped(absolute(rel), why) for rel, why in sorted(walker.unreadable.items()) if not rel.endswith("/")]
+    skips += [Skipped(absolute(rel), OUTSIDE_LINK) for rel in walker.outside]
+    skips += [Skipped(absolute(rel), why) for rel, why in sorted(walker.secrets.items())]
+    listed = set(found)
+    skips += [Skipped(absolute(key), why) for key, why in sorted(walker.ignore_problems.items())
+              if key not in listed]
+    return skips
 
 
 def _left_out(path: str, settings: SourcesSettings) -> str | None:
