@@ -429,3 +429,31 @@ def test_a_directory_source_lists_what_its_walk_left_out(env):
         assert dict(ws.rags.get("notes").index.manifest.skipped()) == skipped
     finally:
         ws.close()
+
+
+def test_a_url_source_holding_a_credential_is_not_fetched_and_reaches_no_store(env):
+    """A page's URL is its key (index, rag/status, hits, prompts): a URL source with a password or a token is
+    skipped with the value masked, and the manifest records a digest of the source list, not the list. Before,
+    `http://deploy:<password>@host/page.html` was fetched and its password stored in the manifest, the vectors'
+    rows and every hit's path. Refused before any request: no network needed."""
+    from ragls.sources.resolve import URL_CREDENTIAL
+
+    tmp_path, project, notes = env
+    secret, token = "Zr8wq3Lp9x", "a8F3kQ9zLm2Xw7Rt"
+    write_user_rags(tmp_path, f'[rags.notes]\nsources = ["{notes}/b.md", "https://deploy:{secret}@docs.invalid/a/**",'
+                              f' "https://docs.invalid/b.html?token={token}"]\n')
+    ws = RagWorkspace([project])
+    try:
+        report = ws.index_rag("notes")
+        assert report.indexed == [f"{notes}/b.md"]
+        assert [(s.path, s.reason) for s in report.skipped] == [
+            (f"https://deploy:{'*' * len(secret)}@docs.invalid/a/**", URL_CREDENTIAL),
+            (f"https://docs.invalid/b.html?token={'*' * len(token)}", URL_CREDENTIAL)]
+        rag = ws.rags.get("notes")
+        assert not rag.needs_sync()  # the digest of the list matches: no sync on every open
+        index_dir = rag.index.index_dir
+    finally:
+        ws.close()
+    for path in [p for p in index_dir.rglob("*") if p.is_file()]:
+        data = path.read_bytes()
+        assert secret.encode() not in data and token.encode() not in data, path

@@ -129,7 +129,7 @@ class SourcesRag:
         registry to reopen it as the writer (`RagRegistry.get`)."""
         with self._lock:
             m = self.index.manifest
-            needed = not m.get_meta("last_indexed_at") or m.get_meta("sources") != "\n".join(self.spec.sources)
+            needed = not m.get_meta("last_indexed_at") or m.get_meta("sources") != self._sources_stamp()
             rescan = self._local_only() and time.monotonic() - self._synced_at >= LOCAL_RESCAN_S
             if not self.index.writer and (needed or rescan):
                 self._synced_at = time.monotonic()  # a local-only RAG tries the lock at most once per interval
@@ -181,7 +181,13 @@ class SourcesRag:
     def _synced_sources(self) -> None:
         """Writer, after a sync: record the source list it indexed (`ensure_indexed`, `needs_sync` compare it)."""
         if self.index.writer:
-            self.index.manifest.set_meta("sources", "\n".join(self.spec.sources))
+            self.index.manifest.set_meta("sources", self._sources_stamp())
+
+    def _sources_stamp(self) -> str:
+        """What the manifest records of the source list (`_synced_sources`): a digest of it, never the list — a
+        source may hold a credential (`resolve.URL_CREDENTIAL` keeps such a URL from being fetched; the list still
+        names it)."""
+        return text_hash("\n".join(self.spec.sources))
 
     def _embed(self, report: SyncReport) -> None:
         """The vector phase, batch by batch, until done or the registry closes (the rest waits for next time)."""
@@ -197,7 +203,7 @@ class SourcesRag:
         """True when never indexed, when its source list changed since the last sync, or when it has local files
         only (a cheap stat scan). Web RAGs re-crawl on `rag/rebuild`, `ragls index --rag NAME` or a list change."""
         last = self.index.manifest.get_meta("sources")
-        if not self.index.manifest.get_meta("last_indexed_at") or last != "\n".join(self.spec.sources):
+        if not self.index.manifest.get_meta("last_indexed_at") or last != self._sources_stamp():
             return True
         return self._local_only()
 
