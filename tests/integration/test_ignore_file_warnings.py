@@ -73,3 +73,26 @@ def test_a_nested_one_leaves_out_its_folder_says_so_and_the_warning_goes_when_it
     assert "warning" not in proc.stdout, proc.stdout
     status = json.loads(ragls(env, "status", folder, "--json").stdout)
     assert status["folders"][0]["files"] == 2 and status["errors"] == []
+
+
+def test_an_ignore_file_linked_out_of_the_folder_is_not_read_and_no_line_reaches_status(tmp_path):
+    """A folder is untrusted input: its .gitignore linked to a file out of it (the user's shell history) is not read
+    — its lines would be patterns, and a line too costly to match is quoted in the warning — and says so; a line
+    quoted from an ignore file of the folder passes the secret masker first."""
+    secret = "Zr8wq3Lp9x"
+    (tmp_path / "history").write_text(f"curl -u admin:{secret}*a*b*c*d https://x\nguide.md\n")
+    folder = make(tmp_path / "ws", tmp_path / "index", {
+        "guide.md": "# Guide\n\nThe walrus.\n", "sub/.gitignore": f"password={secret}*a*b*c*d\n",
+        "sub/page.md": "# Page\n\nThe heron.\n"})
+    (folder / ".gitignore").symlink_to(tmp_path / "history")
+    ws = RagWorkspace([folder])
+    try:
+        [report] = ws.index(embed=False)
+    finally:
+        ws.close()
+    assert sorted(report.indexed) == ["guide.md", "sub/page.md"]  # the linked file's "guide.md" line is no rule
+    warnings = {e["path"]: e["message"] for e in status_of(folder).errors if e.get("severity") == "warning"}
+    assert warnings[str(folder / ".gitignore")].endswith(
+        "ignore file is a link out of the folder: not read, its rules are not applied")
+    assert "has more than 3 wildcards" in warnings[str(folder / "sub" / ".gitignore")]
+    assert not [m for m in warnings.values() if secret in m]

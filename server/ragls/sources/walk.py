@@ -33,6 +33,7 @@ from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
 from ragls.core.errors import Skipped
 from ragls.core.uris import key_path, path_key
 from ragls.sources.load import FRAGMENT_EXTENSIONS, read_bytes
+from ragls.sources.redact import mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -288,7 +289,15 @@ class FileFilter:
         if rel_dir not in self._gitignores:
             path = self.folder / rel_dir / GITIGNORE if rel_dir else self.folder / GITIGNORE
             problems: list[str] = []
-            self._gitignores[rel_dir] = _read_ignore_file(path, problems=problems)
+            if (os.path.lexists(path) and inside_folder(self.folder, path) is None
+                    and not getattr(self.settings, "follow_outside_links", False)):
+                # a folder's .gitignore linked to a file out of it (~/.bash_history) is not read: its lines would be
+                # read as patterns and quoted in warnings (a folder is untrusted input)
+                problems.append("ignore file is a link out of the folder: not read, its rules are not applied")
+                log.warning("%s: %s", path, problems[-1])
+                self._gitignores[rel_dir] = None
+            else:
+                self._gitignores[rel_dir] = _read_ignore_file(path, problems=problems)
             if problems:
                 self.ignore_problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
         return self._gitignores[rel_dir]
@@ -433,6 +442,7 @@ def _read_ignore_file(path: Path, everything: str = "*", problems: list[str] | N
     `problems` (when given) as a sentence for rag/status: "ignore file of 5,001 patterns (more than 5,000, each
     matched against every path): everything below its folder is left out"."""
     def problem(message: str) -> None:
+        message = mask_secrets(message)[0]  # it may quote a line of the file
         log.warning("%s: %s", path, message)
         if problems is not None:
             problems.append(message)
