@@ -1,4 +1,4 @@
-"""Globs and ignore files too costly to match fail closed (config/globs.kept_out, sources/walk._read_ignore_file):
+"""Globs and ignore files too costly to match fail closed (config/globs.kept_out, sources/ignore_files.read_ignore_file):
 what the folder's author (or the user) meant to keep out stays out, matched by a wider glob or by leaving out all
 below the ignore file; a glob that would let files in is left out. Real folders, real pathspec."""
 

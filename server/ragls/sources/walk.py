@@ -19,9 +19,7 @@ import errno
 import functools
 import logging
 import os
-import re
 import stat
-import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,10 +28,15 @@ from pathspec import GitIgnoreSpec
 
 from ragls.config.globs import expand_braces, kept_out
 from ragls.config.settings import JUNK_DIRS, SECRET_GLOBS, SourcesSettings
-from ragls.core.errors import Skipped
 from ragls.core.uris import key_path, path_key
-from ragls.sources.load import FRAGMENT_EXTENSIONS, read_bytes
-from ragls.sources.redact import mask_secrets
+from ragls.sources.ignore_files import (  # noqa: F401 - MAX_IGNORE_* re-exported
+    MAX_IGNORE_FILE_BYTES,
+    MAX_IGNORE_PATTERNS,
+    escaped,
+    read_ignore_file,
+    user_ignore_file,
+)
+from ragls.sources.load import FRAGMENT_EXTENSIONS
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ class FileFilter:
         # Secret files the include globs would have taken (`secret_skip_reason`), as index keys -> reason: the
         # indexer lists them as skipped, so rag/status says why `.netrc` is not indexed. Filled by `walk_with`.
         self.secrets: dict[str, str] = {}
-        # Ignore files whose rules could not be applied as written (`_read_ignore_file`: too large or of too many
+        # Ignore files whose rules could not be applied as written (`ignore_files.read_ignore_file`: too large or of too many
         # patterns, so all below them is left out; unreadable or malformed, so their rules are not applied), as
         # index keys (an ignore file above the folder: its absolute path) -> why: the indexer lists each as skipped,
         # so rag/status says why a folder indexes nothing. Filled as the ignore files are read (and cached with them).
@@ -297,7 +300,7 @@ class FileFilter:
                 log.warning("%s: %s", path, problems[-1])
                 self._gitignores[rel_dir] = None
             else:
-                self._gitignores[rel_dir] = _read_ignore_file(path, problems=problems)
+                self._gitignores[rel_dir] = read_ignore_file(path, problems=problems)
             if problems:
                 self.ignore_problems[path_key(f"{rel_dir}/{GITIGNORE}" if rel_dir else GITIGNORE)] = "; ".join(problems)
         return self._gitignores[rel_dir]
@@ -321,7 +324,7 @@ class FileFilter:
                 for base, path in candidates:
                     prefix = root.relative_to(base).as_posix()
                     problems: list[str] = []
-                    spec = _read_ignore_file(path, f"/{_escaped(prefix)}/?*" if prefix != "." else "*", problems)
+                    spec = read_ignore_file(path, f"/{escaped(prefix)}/?*" if prefix != "." else "*", problems)
                     if problems:
                         self.ignore_problems[str(path)] = "; ".join(problems)
                     if spec is not None:
@@ -350,10 +353,6 @@ class FileFilter:
 #: e-mail), git's about the user's copy: never read, in any case of the name (`.GIT` is `.git` on macOS and Windows).
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 VCS_DATA = "version control data (never read)"
-MAX_IGNORE_FILE_BYTES = 5_000_000  # a monorepo's .gitignore is tens of kilobytes
-# Patterns an ignore file may hold: pathspec compiles each into a regular expression and matches a path against
-# every one (20,000 lines: 3.7 CPU-s to compile, 15 ms per path, session 59); real ones hold a few hundred.
-MAX_IGNORE_PATTERNS = 5_000
 
 OUTSIDE_LINK = "symlink to a file outside the indexed folder (sources.follow_outside_links)"
 BROKEN_LINK = "broken symlink: its target does not exist"
@@ -398,85 +397,6 @@ def inside_folder(folder: Path, path: Path) -> str | None:
     except (ValueError, OSError, RuntimeError):
         return None
     return None if rel in ("", ".") else rel
-
-
-def user_ignore_file() -> Path:
-    """The user's own ignore file, which git applies to every repository at the lowest priority: `core.excludesFile`
-    of the user's global git config (`git config --global`: the user's files only, never a repository's), else
-    `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`). A clone's `.gitignore` is its author's; this one lists
-    what the user keeps out of every repository (their notes, their editor's files)."""
-    home, xdg = os.environ.get("HOME"), os.environ.get("XDG_CONFIG_HOME")
-    configs = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home or "~", ".gitconfig"),
-               os.path.join(xdg or os.path.join(home or "~", ".config"), "git", "config")]
-    stamps = []
-    for config in configs:
-        try:
-            stamps.append(os.stat(os.path.expanduser(config)).st_mtime_ns)
-        except OSError:
-            stamps.append(None)
-    return _user_ignore_file(home, xdg, tuple(configs), tuple(stamps))
-
-
-@functools.lru_cache(maxsize=4)
-def _user_ignore_file(home: str | None, xdg: str | None, _configs: tuple, _stamps: tuple) -> Path:
-    """`user_ignore_file` for one environment and one version of the user's git config files (the key)."""
-    try:
-        res = subprocess.run(["git", "config", "--global", "--type=path", "--get", "core.excludesFile"],
-                             capture_output=True, stdin=subprocess.DEVNULL, timeout=10, check=False,
-                             cwd=home or None)
-        named = os.fsdecode(res.stdout).strip() if res.returncode == 0 else ""
-    except (OSError, subprocess.TimeoutExpired):
-        named = ""
-    if named:
-        return Path(named).expanduser()
-    return Path(xdg or Path(home or "~").expanduser() / ".config") / "git" / "ignore"
-
-
-def _read_ignore_file(path: Path, everything: str = "*", problems: list[str] | None = None) -> GitIgnoreSpec | None:
-    """The parsed ignore file at `path`, or None when it is missing, unreadable, no regular file (a FIFO would
-    block the walk, a link to /dev/zero never end: `load.read_bytes`) or malformed. A line with too many
-    wildcards (`globs.glob_problem`) fails closed (`globs.kept_out`). A file larger than MAX_IGNORE_FILE_BYTES or of
-    more than MAX_IGNORE_PATTERNS patterns fails closed too: it becomes the one pattern `everything` (all below its
-    directory; an ignore file above the folder gives "/<folder>/?*": all in the folder, not the folder itself, which
-    would drop the rules above it: `FileFilter._outer_ignores_folder`). Each such problem is logged and appended to
-    `problems` (when given) as a sentence for rag/status: "ignore file of 5,001 patterns (more than 5,000, each
-    matched against every path): everything below its folder is left out"."""
-    def problem(message: str) -> None:
-        message = mask_secrets(message)[0]  # it may quote a line of the file
-        log.warning("%s: %s", path, message)
-        if problems is not None:
-            problems.append(message)
-
-    below = "everything below its folder is left out" if everything == "*" else "every file of the folder is left out"
-    raw = read_bytes(path, path.name, MAX_IGNORE_FILE_BYTES)
-    if isinstance(raw, Skipped):
-        if raw.reason.startswith("too large"):
-            problem(f"ignore file larger than {MAX_IGNORE_FILE_BYTES:,} bytes: {below}")
-            return GitIgnoreSpec.from_lines([everything])
-        if not raw.reason.startswith("vanished"):
-            problem(f"ignore file not read ({raw.reason}): its rules are not applied")
-        return None
-    text = raw[0].decode("utf-8", errors="replace")
-    patterns = sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
-    if patterns > MAX_IGNORE_PATTERNS:
-        problem(f"ignore file of {patterns:,} patterns (more than {MAX_IGNORE_PATTERNS:,}, each matched against every "
-                f"path): {below}")
-        return GitIgnoreSpec.from_lines([everything])
-    # gitignore has no brace sets, but its wildcards cost what an include glob's do (`globs.glob_problem`): a line
-    # that keeps files out is matched by a wider glob, a "!" line that lets some back in is left out
-    kept, messages = kept_out(text.splitlines(), excluding=True, braces=False)
-    for message in messages:
-        problem(f"the line {message}")
-    try:
-        return GitIgnoreSpec.from_lines(kept)
-    except ValueError as exc:  # a malformed pattern must not stop indexing
-        problem(f"malformed ignore file ({exc}): its rules are not applied")
-        return None
-
-
-def _escaped(path: str) -> str:
-    """`path` as a gitignore pattern that matches it literally (`*`, `?`, `[` and backslashes escaped)."""
-    return re.sub(r"([\\*?\[])", r"\\\1", path)
 
 
 def walk(folder: Path, settings: SourcesSettings, index_dir: Path | None = None) -> list[str]:
