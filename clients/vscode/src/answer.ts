@@ -72,6 +72,17 @@ export function createRenderer(): (
     });
     return `<code${self.renderAttrs(tokens[idx])}>${words.join('')}</code>`;
   };
+  // A code block wraps in the narrow side bar (page.ts: `overflow-wrap: anywhere`): a token longer than the line broke
+  // wherever the line ended ("--fields name,firmware_version,last_" / "seen,uptime"). A break may come after a ",",
+  // "|", "=" or "/" inside it (<wbr>: nothing is added to the text copied), so it breaks between its parts first.
+  for (const rule of ['fence', 'code_block'] as const) {
+    const render = md.renderer.rules[rule]!;
+    md.renderer.rules[rule] = (tokens, idx, options, env, self) =>
+      render(tokens, idx, options, env, self).replace(
+        /(<code[^>]*>)([\s\S]*)(<\/code>)/,
+        (_m, open: string, body: string, close: string) => `${open}${body.replace(/([,|=/])(?=[^\s<])/g, '$1<wbr>')}${close}`,
+      );
+  }
   // Links in answers open outside the webview only through VS Code (never navigate the webview itself).
   return (markdown, sources, titles) => {
     known = sources;

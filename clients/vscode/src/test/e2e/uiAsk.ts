@@ -459,6 +459,34 @@ async function main(): Promise<number> {
       if (wide.length) {
         throw new Error(`wider than the view: ${wide.join('; ')}`);
       }
+      // A token longer than a line breaks after a ",", "|", "=" or "/" (answer.ts), not inside a name ("last_" / "seen").
+      const inside: string[] = await block.evaluate((pre) => {
+        const doc = pre.ownerDocument; // (the webview's; this file compiles without the DOM library)
+        const walker = doc.createTreeWalker(pre, 4 /* NodeFilter.SHOW_TEXT */);
+        const out: string[] = [];
+        let before = '';
+        let top: number | undefined;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let i = 0; i < (node.textContent ?? '').length; i++) {
+            const ch = node.textContent![i];
+            const range = doc.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const rect = (range.getClientRects() as ArrayLike<{ top: number }>)[0];
+            if (rect && !/\s/.test(ch)) {
+              if (top !== undefined && Math.round(rect.top) > top && !/[\s,|=/]$/.test(before)) {
+                out.push(`${before.slice(-12)}|${ch}`);
+              }
+              top = Math.round(rect.top);
+            }
+            before += ch;
+          }
+        }
+        return out;
+      });
+      if (inside.length) {
+        throw new Error(`the code block breaks inside a word: ${JSON.stringify(inside)}`);
+      }
       await page.screenshot({ path: join(shots, 'chat-code-block.png') });
     }, page, shots);
     await step('the chat header opens Chat History: each chat by its whole first question, the latest question below', async () => {
