@@ -442,6 +442,22 @@ H.it("a missing server command warns once, only when a :Rag* command is used, ne
   vim.cmd("%bwipeout!")
 end)
 
+H.it(":RagChat with a missing server command: the turn says why, with the install hint (it said '…' for good)", function()
+  vim.cmd.cd(vim.fn.fnameescape(project))
+  vim.cmd.edit(vim.fn.fnameescape(project .. "/one.md"))
+  H.notes = {}
+  local chat = require("ragls.chat")
+  local turn = chat.ask("How long is the frobnicator timeout?")
+  H.eq("error", turn.status, "the turn's status")
+  local text = table.concat(vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false), "\n")
+  H.contains(text, "**Error:** ragls: server command `ragls-not-installed-xyz` not found.")
+  H.contains(text, "python3 -m pip install '/path/to/ragls[offline]'")
+  H.eq(nil, text:find("_…_", 1, true), "no pending placeholder")
+  H.eq(0, #H.notes_matching("not found"), "said in the chat, not besides")
+  vim.cmd("only")
+  vim.cmd("%bwipeout!")
+end)
+
 H.it(":checkhealth ragls reports the missing server as an ERROR with the install hint", function()
   vim.cmd("checkhealth ragls")
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")

@@ -101,14 +101,16 @@ function M.render_lines()
     if body == "" and turn.status == "streaming" then
       body = "_…_"
     end
-    for _, l in ipairs(split_lines(body)) do
+    for _, l in ipairs(body ~= "" and split_lines(body) or {}) do
       table.insert(lines, l)
       line_turn[#lines] = i
     end
+    local gap = body ~= "" and { "" } or {} -- (a turn stopped or failed before any text: no second blank line)
     if turn.status == "cancelled" then
-      vim.list_extend(lines, { "", "_(stopped)_" })
+      vim.list_extend(lines, vim.list_extend(gap, { "_(stopped)_" }))
     elseif turn.status == "error" then
-      vim.list_extend(lines, { "", "**Error:** " .. (turn.error or "request failed"), "_`r` asks it again_" })
+      vim.list_extend(lines, vim.list_extend(gap, { "**Error:** " .. (turn.error or "request failed"),
+        "_`r` asks it again_" }))
     end
     if r and r.sources and #r.sources > 0 then
       -- the cited sources, then those the answer was written from but does not cite (as the :RagAsk float)
@@ -187,8 +189,6 @@ function M.render(reveal)
   end
 end
 
---- Ask the turn under the cursor (else the last one) again, as a new turn.
----@return ragls.ChatTurn|nil
 --- The turn under the cursor (its heading, answer or sources), else the last one; nil in an empty thread.
 ---@return ragls.ChatTurn|nil
 function M.turn_at_cursor()
@@ -204,6 +204,8 @@ function M.turn_at_cursor()
   return t.turns[idx or #t.turns]
 end
 
+--- Ask the turn under the cursor (else the last one) again, as a new turn.
+---@return ragls.ChatTurn|nil
 function M.retry()
   local turn = M.turn_at_cursor()
   return turn and M.ask(turn.question) or nil
@@ -527,6 +529,15 @@ function M.ask(question, opts)
       turn.error = rpc.error_text("rag/ask", err)
       done(err.code == -32800 and "cancelled" or "error")
       M.render()
+    end,
+    on_fail = function(msg) -- no server answers it (none installed, none started): the turn says why, not "…"
+      if finished then
+        return false
+      end
+      turn.error = msg
+      done("error")
+      M.render()
+      return true
     end,
     on_sent = function(client, request_id)
       if finished then -- stopped before the request went out

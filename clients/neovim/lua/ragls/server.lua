@@ -438,8 +438,8 @@ M.when_initialized = when_initialized -- (for tests)
 --- the folder anyway (a running client of another project is used instead, as nothing new is indexed then).
 --- A missing server command is reported once per session (|vim.notify_once|).
 --- `hooks.on_wait(client)`: called when `fn` must wait for the server to start (the answer float opens at once
---- then, saying so); `hooks.on_fail(msg)` returning true: the caller showed why `fn` will never run (no
---- notification then).
+--- then, saying so); `hooks.on_fail(msg)`: `fn` will never run (outside every project, a missing server command, a
+--- start declined or failed) and `msg` says why; returning true, the caller showed it (no notification then).
 ---@param fn fun(client: vim.lsp.Client)
 ---@param hooks? { on_wait?: fun(client: vim.lsp.Client), on_fail?: fun(msg: string): boolean|nil }
 function M.with_client(fn, hooks)
@@ -451,13 +451,15 @@ function M.with_client(fn, hooks)
     return when_initialized(client, fn, hooks)
   end
   if not root then
-    notify(("ragls: not started: %s. Run :RagIndex to index %s anyway, or add a ragls.toml to the project's root.")
-      :format(why, vim.fn.fnamemodify(rootmod.default_folder(bufnr), ":~")), vim.log.levels.WARN)
+    fail(hooks, ("ragls: not started: %s. Run :RagIndex to index %s anyway, or add a ragls.toml to the project's "
+      .. "root."):format(why, vim.fn.fnamemodify(rootmod.default_folder(bufnr), ":~")), vim.log.levels.WARN)
     return
   end
   local ok, err = M.check_cmd()
   if not ok then
-    vim.notify_once(err, vim.log.levels.ERROR, { title = "ragls" })
+    if not (hooks and hooks.on_fail and hooks.on_fail(err) == true) then
+      vim.notify_once(err, vim.log.levels.ERROR, { title = "ragls" })
+    end
     return
   end
   local allowed, declined = rootmod.gate(root, function()
@@ -470,7 +472,7 @@ function M.with_client(fn, hooks)
     when_initialized(c, fn, hooks)
   end)
   if not allowed then
-    notify("ragls: " .. declined, vim.log.levels.INFO)
+    fail(hooks, "ragls: " .. declined, vim.log.levels.INFO)
   end
 end
 
