@@ -62,3 +62,23 @@ def test_a_secret_file_a_source_names_is_not_read(tmp_path):
     assert sorted(s.path.removeprefix(f"{tmp_path}/") for s in r.skipped if s.reason.startswith("secret")) == [
         ".env", ".netrc", "docs/deploy.pem", "docs/notes.md"]  # (docs/*.md's notes.md leads out of docs/: skipped so)
     assert len(resolve_sources([".env", ".net*"], tmp_path, SourcesSettings(exclude_secrets=False)).files) == 2
+
+
+def test_a_glob_match_that_is_no_file_is_skipped_with_its_reason(tmp_path):
+    """A glob source's match that is a dangling link or a FIFO is listed as skipped with the reason a folder's walk
+    gives (before, dropped silently); a folder it matches is no file source and says nothing."""
+    import os
+
+    from ragls.sources.walk import BROKEN_LINK
+
+    (tmp_path / "a.md").write_text("x\n")
+    (tmp_path / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "dir.md").mkdir()
+    r = resolve_sources([f"{tmp_path}/*.md"], tmp_path, SourcesSettings())
+    assert r.files == {f"{tmp_path}/a.md": None}
+    assert [(s.path, s.reason) for s in r.skipped] == [
+        (f"{tmp_path}/gone.md", BROKEN_LINK), (f"{tmp_path}/pipe.md", "not a regular file (a FIFO)")]
+    only_a_folder = resolve_sources([f"{tmp_path}/dir.*"], tmp_path, SourcesSettings())
+    pattern = f"{tmp_path}/dir.*"
+    assert [(s.path, s.reason) for s in only_a_folder.skipped] == [(pattern, f"no file matches {pattern!r}")]

@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,12 +25,15 @@ from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
 from ragls.sources.redact import mask_secrets
 from ragls.sources.walk import (
+    BROKEN_LINK,
+    LINK_LOOP,
     OUTSIDE_LINK,
     SECRET_FILE,
     VCS_DATA,
     VCS_DIRS,
     FileFilter,
     inside_folder,
+    not_regular_reason,
     secret_file,
     walk_with,
 )
@@ -94,9 +99,14 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
     if not os.path.isabs(path):
         path = os.path.join(base_dir, path)
     if _GLOB_CHARS.search(part):
-        matches = {p: _glob_root(pattern) for pattern in expand_braces(path)
-                   for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)}
-        if not matches:
+        found_paths = {p: _glob_root(pattern) for pattern in expand_braces(path)
+                       for p in glob.glob(pattern, recursive=True)}
+        matches = {p: root for p, root in found_paths.items() if os.path.isfile(p)}
+        # a match that is no file nor folder — a dangling link, a FIFO, a device — is said, as a folder's walk says it
+        odd = [Skipped(Path(p).as_posix(), why) for p in sorted(found_paths)
+               if p not in matches and (why := _not_a_file(p)) is not None]
+        out.skipped += odd
+        if not matches and not odd:
             out.skipped.append(Skipped(source, f"no file matches {part!r}"))
         found = set()
         for p, root in matches.items():
@@ -128,6 +138,17 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
             out.files.setdefault(Path(os.path.realpath(path)).as_posix(), loader)
         return
     out.skipped.append(Skipped(source, f"not found: {path}"))
+
+
+def _not_a_file(path: str) -> str | None:
+    """Why a glob match `path` that `os.path.isfile` refuses is not read, or None for a folder (globs match folders
+    too: not a file source): a dangling link or link loop (`BROKEN_LINK`, `LINK_LOOP`), a FIFO, socket or device
+    (`not_regular_reason`)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return BROKEN_LINK if exc.errno == errno.ENOENT else f"{LINK_LOOP}: {exc.strerror or exc}"
+    return None if stat.S_ISDIR(mode) else not_regular_reason(mode)
 
 
 def _walk_skips(root: Path, walker: FileFilter, found: list[str]) -> list[Skipped]:
