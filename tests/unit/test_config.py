@@ -132,3 +132,33 @@ def test_rag_status_names_the_setting_an_old_name_stands_for(tmp_path, monkeypat
         assert not [w for w in ws.warnings if "old name" in w]
     finally:
         ws.close()
+
+
+KEY = "sk-proj-Q7vK2mN9xR4tL8wE1aZ5cB3dF6gH0jYp"
+
+
+@pytest.mark.parametrize("layer", [
+    {"generation": {"api_key_env": KEY}},
+    {"generation": {"api_key_env": "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3sXY"}},  # a name's shape, a key's content
+    {"index": {"qdrant_api_key_env": KEY}},
+])
+def test_a_key_pasted_where_its_variable_is_named_is_refused_and_never_quoted(layer):
+    """`api_key_env = "sk-proj-…"` (the key instead of the variable's name) was read as a name: "no API key; set
+    sk-proj-…" put the key in the logs, rag/status and the answer's error. Now the setting is refused, the value
+    unquoted; a real variable name stays valid. The same rule for rag/models' apiKeyEnv and an attached collection's
+    qdrant.api_key_env."""
+    from ragls.kb.qdrant_attach import QdrantAttach
+    from ragls.lsp.wire import ModelsParams, parse
+
+    with pytest.raises(ConfigError) as err:
+        build_settings(layer)
+    assert "must name an environment variable" in str(err.value) and KEY not in str(err.value)
+    assert "ghp_R4nd0m" not in str(err.value)
+    assert build_settings({"generation": {"api_key_env": "OPENAI_API_KEY_2"}})[0].generation.api_key_env == \
+        "OPENAI_API_KEY_2"
+    with pytest.raises(Exception) as bad:
+        parse(ModelsParams, {"baseUrl": "http://127.0.0.1:1/v1", "apiKeyEnv": KEY})
+    assert "must name an environment variable" in str(bad.value) and KEY not in str(bad.value)
+    with pytest.raises(ConfigError) as attach:
+        QdrantAttach.from_dict({"url": "http://127.0.0.1:6333", "api_key_env": KEY})
+    assert "qdrant.api_key_env must name" in str(attach.value) and KEY not in str(attach.value)

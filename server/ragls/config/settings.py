@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import tomllib
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragls.config.aliases import ALIASES, RENAMED, OldName, did_you_mean, snake_case
 from ragls.config.trust import (  # noqa: F401 - defined where the language server reads them before pydantic loads
@@ -96,6 +96,28 @@ class SourcesSettings(_Section):
     follow_outside_links: bool = False
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_KEY_LIKE = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9]).{20,}")  # mixed case and digits: a key, not a name
+ENV_NAME_PROBLEM = ("must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), not hold the "
+                    "key itself: put the key in an environment variable and name that variable here")
+
+
+def env_var_name(value: str | None) -> str | None:
+    """`value` when it can name an environment variable (`generation.api_key_env`, `index.qdrant_api_key_env`,
+    `rag/models` `apiKeyEnv`, `qdrant.api_key_env` of an attached collection); None stays None. Raises ValueError
+    (ENV_NAME_PROBLEM, which never quotes the value) for anything else — above all a key pasted in place of the
+    name (`sk-proj-…`, `ghp_…`: 20+ characters of mixed case and digits): "no API key; set sk-proj-…" put it in
+    the logs, rag/status and the answer's error."""
+    if value is None:
+        return value
+    if not _ENV_NAME.fullmatch(value) or _KEY_LIKE.fullmatch(value):
+        raise ValueError(ENV_NAME_PROBLEM)
+    return value
+
+
+EnvName = Annotated[str | None, AfterValidator(env_var_name)]
+
+
 class WebSettings(_Section):
     """Fetching URLs and crawling `…/**` sources of named RAGs (sources/web.py). Pages are capped at
     `sources.max_file_bytes`. `delay_s` is the pause between two requests to the same site (politeness; a
@@ -165,7 +187,7 @@ class IndexSettings(_Section):
     backend: Literal["lancedb", "qdrant"] = "lancedb"
     qdrant_location: str | None = None
     qdrant_collection: str | None = None
-    qdrant_api_key_env: str | None = None
+    qdrant_api_key_env: EnvName = None
     qdrant_replication_factor: int = Field(1, ge=1, le=100)  # used when ragls creates the collection on a served cluster
     qdrant_shards: int | None = Field(None, ge=1, le=10_000)
     repo_id: str | None = None
@@ -338,7 +360,7 @@ class GenerationSettings(_Section):
     backend: Literal["auto", "openai", "anthropic", "ollama", "external", "none"] = "auto"
     model: str | None = None
     base_url: str | None = None
-    api_key_env: str | None = None
+    api_key_env: EnvName = None
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     timeout_s: float = Field(60.0, gt=0, le=3600)
     max_context_chars: int = Field(12000, ge=500, le=4_000_000)

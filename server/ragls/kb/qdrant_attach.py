@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ragls.config.settings import env_var_name
 from ragls.core.errors import ConfigError, RequestFailed
 from ragls.core.ir import RagInfo
 from ragls.retrieval.result import RetrievalResult
@@ -76,6 +77,11 @@ class QdrantAttach:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(f"unknown qdrant setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        key_env = data.get("api_key_env")
+        try:
+            env_var_name(key_env if key_env is None or isinstance(key_env, str) else "")
+        except ValueError as exc:
+            raise ConfigError(f"qdrant.api_key_env {exc}") from None
         url = data.get("url") or data.get("location")
         if not isinstance(url, str) or not url:
             raise ConfigError("qdrant.url is required (http://host:6333, a local directory or \":memory:\")")

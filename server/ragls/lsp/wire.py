@@ -13,6 +13,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ragls.answer.extractive import plain_label
 from ragls.answer.preview import chunk_preview
+from ragls.config.settings import EnvName
 from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
 from ragls.core.uris import display_path, key_path, path_to_uri
@@ -117,7 +118,7 @@ def to_wire_passage(p: Passage) -> dict:
 
 class ModelsParams(_Params):
     base_url: str | None = Field(None, alias="baseUrl", min_length=1)
-    api_key_env: str | None = Field(None, alias="apiKeyEnv", min_length=1)
+    api_key_env: EnvName = Field(None, alias="apiKeyEnv", min_length=1)
 
 
 def to_wire_models(found: list) -> dict:
