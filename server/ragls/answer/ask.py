@@ -237,7 +237,7 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
         why = "no passage matched the question"
     elif grade == "insufficient":
         why = "the LLM judged the passages found insufficient, also after a second search with a rewritten query"
-    elif p is not None and p < min_probability:
+    elif p is not None and evidence.refused(min_probability):
         why = _evidence_reason(evidence, question)
     elif sims and evidence is not None and min_probability > 0 and evidence.needed_cosine(floor) > floor:
         why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the "

@@ -78,7 +78,9 @@ focus_coverage and absent_name carried over best: as many near misses as coverag
 fewer answerable questions refused (held out: 1 of 154 against 3), and fewer refused with a context sentence
 appended; the sentence cosine, the rare-term shares, agreement, word co-occurrence in a span of 8-32 tokens and
 adjacent-pair phrases added nothing held out. The query is abstained on when P < `retrieval.abstention_probability`
-(default 0.2, where the fit's operating point was put). The model has no cosine term: the cosine floor
+(default 0.2, where the fit's operating point was put), unless no veto applies and the question's best cosine with
+the top hits' focus sentences reaches PARAPHRASE_COSINE (`Evidence.refused`: a paraphrase the passage means in
+other words; the sentence cosine is computed only for such a question, by `with_absent_meaning`). The model has no cosine term: the cosine floor
 (`retrieval.min_similarity`, `search.abstained` rule 2) still applies, so refit or lower that floor with another
 embedding model. It uses no BM25 score either, so it judges an attached collection alike.
 
@@ -154,6 +156,15 @@ SENTENCE_HITS = 3  # sentence_cosine and absent_meaning: the focus sentences of 
 # abstained Werkzeug 3/6 -> 4/6, MkDocs 3/6 -> 5/6, coverage.py 4/6 -> 5/6, Poetry 4/6 -> 5/6 (the last two blind),
 # no answerable question of 16 corpora refused more.
 ABSENT_MEANING_VETO = 0.08
+# `Evidence.refused`: a question the word model refuses (few of its words together in one focus) is answered when its
+# best cosine with the top hits' focus sentences (`sentence_cosine`, MiniLM: trained on sentence pairs) reaches this
+# and no veto applies — a paraphrase of the passage in other words ("load() gives me back a plain dict, but I want an
+# instance of my User dataclass; where do I hook that in?" against "define a method ... decorate it with
+# post_load"). Over the 22 embedded dev sets the word model alone refused 2 answerable questions with the right page
+# first (focus-sentence cosine 0.55, 0.76), a ranking miss (0.33) and 2 near misses (0.30, 0.33; far-off questions
+# 0.04-0.15, which the far-off floor refuses anyway); 0.5 lies between, and leave-one-corpus-out (bench/history/session-60.md, "Abstention: a paraphrase the
+# passage means") moves no near miss.
+PARAPHRASE_COSINE = 0.5
 
 
 @dataclass(frozen=True)
@@ -187,6 +198,21 @@ class Evidence:
             coefficients = COEFFICIENTS
         z = coefficients["intercept"] + sum(coefficients.get(f, 0.0) * (getattr(self, f) or 0.0) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
+
+    def refused(self, min_probability: float) -> bool:
+        """Whether the calibrated rule refuses (`search.abstained` rule 1): the probability is below
+        `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent all 0) and the
+        question means one of the top hits' focus sentences (`sentence_cosine` >= PARAPHRASE_COSINE: a paraphrase
+        whose words the passage does not repeat). False without a probability (no vector evidence)."""
+        p = self.probability()
+        if p is None or p >= min_probability:
+            return False
+        return not (self.sentence_cosine >= PARAPHRASE_COSINE and not self.vetoed())
+
+    def vetoed(self) -> bool:
+        """Whether a veto applies (a name no chunk holds, a value asked and none stated, words the passages do not
+        mean)."""
+        return bool(self.absent_name or self.value_missing or self.meaning_absent)
 
     def needed_cosine(self, floor: float) -> float:
         """The best cosine a question with this evidence must reach to be answered (`search.abstained` rule 2):
@@ -395,14 +421,20 @@ def lacking_words(stats: Sequence[tuple[int, dict[str, int]]], query: Query, wor
 def with_absent_meaning(evidence: Evidence | None, stats: Sequence[tuple[int, dict[str, int]]], query: Query,
                         hits: Sequence[Hit], embed_query, embed, min_probability: float) -> Evidence | None:
     """`evidence` with `meaning_absent` (1.0 when `absent_meaning`'s delta reaches ABSENT_MEANING_VETO) and
-    `absent_words` set — computed only where it can change the decision: evidence with a probability at or above
-    `min_probability` (`retrieval.abstention_probability`; 0 turns the rule off) and a question word no chunk holds.
-    Costs one query embedding and up to SENTENCE_HITS passage embeddings (memoised by the caller's `embed`)."""
-    if evidence is None or min_probability <= 0:
+    `absent_words` set — computed only where it can change the decision: evidence the calibrated rule does not
+    refuse (`Evidence.refused` at `min_probability`, `retrieval.abstention_probability`; 0 turns the rule off) and a
+    question word no chunk holds. Evidence with a probability below `min_probability` and no veto first gets its
+    `sentence_cosine` (over `hits`, the shown ones): at PARAPHRASE_COSINE or above it is not refused, and the
+    meaning veto is judged as for any answered question. Costs one query embedding and up to SENTENCE_HITS passage
+    embeddings (memoised by the caller's `embed`)."""
+    if evidence is None or min_probability <= 0 or evidence.probability() is None:
         return evidence
-    p = evidence.probability()
-    if p is None or p < min_probability:
-        return evidence
+    if evidence.probability() < min_probability:
+        if evidence.vetoed() or query.vector is None:
+            return evidence
+        evidence = replace(evidence, sentence_cosine=sentence_cosine(query.vector, hits, embed))
+        if evidence.refused(min_probability):
+            return evidence
     found = absent_meaning(stats, query, hits, embed_query, embed)
     if found is None or found[0] < ABSENT_MEANING_VETO:
         return evidence

@@ -95,7 +95,8 @@ def _corrective(indexes, embedder, q, result: RetrievalResult, llm: StepLLM, tra
                       absent=result.evidence.absent_names if result.evidence is not None else ())
     if result.evidence is not None:  # the first round's BM25 scores and meaning veto are not rerun: they carry over
         evidence = replace(evidence, bm25_top=result.evidence.bm25_top,
-                           meaning_absent=result.evidence.meaning_absent, absent_words=result.evidence.absent_words)
+                           meaning_absent=result.evidence.meaning_absent, absent_words=result.evidence.absent_words,
+                           sentence_cosine=result.evidence.sentence_cosine)
     return result.with_(hits=tuple(merged), llm=trace, corrective=trace.grade, evidence=evidence)
 
 

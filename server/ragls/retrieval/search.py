@@ -554,7 +554,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
        that graded them sufficient (`result.corrective == "sufficient"`) is the last word: answer, whatever the
        evidence below says (it read the passages; the evidence only measures them).
     1. With `min_probability` > 0 and the result's `evidence` (with vector evidence): abstain when the
-       calibrated probability that the index answers (retrieval/abstention.py) is below it.
+       calibrated probability that the index answers (retrieval/abstention.py) is below it (`Evidence.refused`:
+       not for a paraphrase whose focus sentence it means, without a veto).
     2. Otherwise, and when rule 1 answers: relevant means any of: the best cosine similarity (of the hits, or
        `result.best_similarity` over all vector candidates) reaches `floor`; or (given the analysed query,
        `result.query`, else `query`) a hit BM25 found contains every content word of the query, literally or by
@@ -570,10 +571,8 @@ def abstained(result: Sequence[Hit], floor: float, query: str | Query | None = N
         return True
     if result.corrective == "sufficient":  # an LLM read the passages: its grade is the last word
         return False
-    if min_probability > 0 and result.evidence is not None:
-        p = result.evidence.probability()
-        if p is not None and p < min_probability:
-            return True
+    if min_probability > 0 and result.evidence is not None and result.evidence.refused(min_probability):
+        return True
     query = result.query or query
     if query is not None and _keyword_match(result, query):
         return False
