@@ -107,14 +107,15 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))
         weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
+        # the section titles a focus never runs over (a small page is one chunk of several sections)
+        headings = frozenset(k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path)))
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
             # lines holding the most query terms (a name in a code block or a table), else the window itself
-            lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window) if terms else None
+            lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window, headings) if terms else None
             out.append(replace(hit, focus=lines or window))  # both within the window
             continue
         best = ranked[0][1]
         u = with_code_after(candidates[best].unit, query)
-        headings = [k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path))]
         first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query,
                                   headings)
         base = hit.chunk.span.start_line
@@ -150,7 +151,7 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
 
 
 def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores: list[float | None], best: int,
-                span: tuple[int, int], query: set[str] | frozenset[str], headings: Sequence[int] = ()
+                span: tuple[int, int], query: set[str] | frozenset[str], headings: frozenset[int] = frozenset()
                 ) -> tuple[int, int]:
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one

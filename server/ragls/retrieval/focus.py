@@ -91,10 +91,11 @@ def context_span(focus: LineSpan | None, window: LineSpan | None) -> LineSpan | 
 
 
 def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str], max_lines: int = MAX_FOCUS_LINES,
-                  within: LineSpan | None = None) -> LineSpan | None:
+                  within: LineSpan | None = None, breaks: frozenset[int] | set[int] = frozenset()) -> LineSpan | None:
     """The lines of `chunk` holding the most distinct `query_stems` (BM25 terms, `analysis.stems`) within
     `max_lines` consecutive lines (default MAX_FOCUS_LINES), ties to the earliest, only among the file lines of
-    `within` when given; None when no line holds any."""
+    `within` when given, and never running over one of `breaks` (0-based chunk lines that open a section: its title;
+    a run may start on one); None when no line holds any."""
     if not query_stems:
         return None
     lines = chunk.text.splitlines()
@@ -110,6 +111,8 @@ def keyword_focus(chunk: Chunk, query_stems: frozenset[str] | set[str], max_line
             continue
         seen: set[str] = set()
         for j in range(i, min(len(lines), i + max_lines)):
+            if j > i and j in breaks:
+                break
             if found[j]:
                 seen |= found[j]
                 cand = (len(seen), -(j - i), i, j)
