@@ -33,6 +33,10 @@ from pathlib import Path
 
 import pytest
 
+# tests/conftest.py `_run_embedding_cache`: the servers these tests start (wire, in-editor, UI) count nothing the
+# model embedded, and each index of clients/vscode/testFixture reuses the vectors of the run's earlier ones.
+SHARED_EMBEDDING_CACHE = True
+
 ROOT = Path(__file__).resolve().parents[2]
 EXT = ROOT / "clients" / "vscode"
 NODE = shutil.which("node")
