@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 from offline_index import extractive_workspace
+from ragls.answer.neighbours import explains
+from ragls.answer.passages import units
 
 FAQ = """Frequently asked questions
 ==========================
@@ -81,3 +83,40 @@ def test_the_next_paragraph_across_a_directive_is_read_with_a_quoted_sentence(ws
                     "the pipeline create them?").text
     assert "thumbnails of the downloaded images. In order to use this feature, you must set `IMAGES_THUMBS`" \
         in answer, answer
+
+
+
+# The need in the paragraph's first sentence, the means in its second: "To <goal>, you can add the following ...:"
+# says what to do in the second person, not in an imperative, and shows it in the block it introduces.
+GUARD = """# Keeping one package manager
+
+When you use the fastpack tool on a project, you don't want others to accidentally
+run a different installer by habit. To prevent people from using other installers,
+you can add the following `preinstall` script to your `package.json`:
+
+```json
+{
+    "scripts": {
+        "preinstall": "npx only-allow fastpack"
+    }
+}
+```
+
+Now, whenever someone runs another installer, they'll get an error instead and
+installation will not proceed. You can still remove the script at any time.
+"""
+
+
+def test_what_you_can_do_after_a_stated_need_is_read_with_it():
+    """"To prevent people from using other installers, you can add the following `preinstall` script ...:" names
+    the means of the need stated before it ("you don't want others to accidentally run a different installer") in
+    words a question asked in the need's words does not use: the sentence is read with the need when that is
+    quoted (`neighbours.explains`), as an imperative one is; a "you can" sentence naming nothing new is not."""
+    found = units(GUARD)
+    need = next(u for u in found if u.sentence.startswith("When you use"))
+    means = next(u for u in found if u.sentence.startswith("To prevent"))
+    assert "npx only-allow fastpack" in means.attached
+    assert explains(need, means, GUARD)
+    after = next(u for u in found if u.sentence.startswith("Now, whenever"))
+    last = next(u for u in found if u.sentence.startswith("You can still"))
+    assert not explains(after, last, GUARD)

@@ -249,7 +249,7 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
       asked in the words of the need, shares none with the means (measured: bench/history/sessions-42-43.md, "The means named
       after the need");
     - or one of the same paragraph that tells the reader what to do (`_REMEDY`: an imperative opens it, alone or
-      after "To <goal>,") and names an identifier `unit` does not: a statement of what happens, then the remedy —
+      after "To <goal>,", or after "you can", "you should", ...) and names an identifier `unit` does not: a statement of what happens, then the remedy —
       "999 is a custom response status code used by some sites to throttle requests." / "Try slowing down the
       crawling speed by using a download delay ... with the `DOWNLOAD_SLOTS` setting:" (measured: bench/history/sessions-44-45.md,
       "The remedy after the statement").
@@ -285,8 +285,13 @@ def explains(unit: Unit, nxt: Unit | None, text: str = "") -> bool:
 _REFERS_BACK = re.compile(r"\b(?:this|these|those|such)\b", re.IGNORECASE)
 # A sentence telling the reader what to do ("Try slowing down the crawling speed by using a download delay ... with
 # the `DOWNLOAD_SLOTS` setting:" after "999 is a custom response status code used by some sites to throttle
-# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,".
-_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that case),\s+)?(?i:try|use|set|pass|add|call|"
+# requests."): an imperative opens it, alone or after "To <goal>," / "Instead," / "Alternatively,", or the same verb
+# after "you can" / "we can" / "you should" ...: "To prevent devs from using other package managers, you can add the
+# following `preinstall` script to your `package.json`:" after "... you don't want others to accidentally run `npm
+# install` or `yarn`." (pnpm's only-allow page; bench/history/session-60.md).
+_REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that case),\s+)?"
+                     r"(?i:(?:you|we)\s+(?:can|may|should|must|need\s+to)\s+(?:also\s+|simply\s+|just\s+)?)?"
+                     r"(?i:try|use|set|pass|add|call|"
                      r"run|enable|disable|configure|specify|install|include|define|provide|change|increase|decrease|"
                      r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b)")
 # Lines a built page does not show between two paragraphs: a reST directive or target (".. setting:: IMAGES_THUMBS",
