@@ -89,3 +89,38 @@ def test_four_short_passages_leave_room_for_a_fifth(ws):
     assert len(bullets) == EXTRACTIVE_MAX_SENTENCES + 1, bullets
     assert sum(len(b) for b in bullets[:EXTRACTIVE_MAX_SENTENCES]) < SHORT_ANSWER_CHARS
     assert "- A range past the end of the archive download gets a `416` status back [1]." in bullets
+
+
+# A sentence announcing the example after it without a ":" ("In the following example, ..."), over a block longer
+# than EXAMPLE_LINES that names nothing the question asks.
+ANNOUNCED = """# Rewriting headers
+
+In the following example, requests are sent on with an extra tracing header while
+responses lose the header that names the server software.
+
+```yaml
+http:
+  middlewares:
+    cleanup:
+      headers:
+        customRequestHeaders:
+          X-Trace: "on"
+        customResponseHeaders:
+          X-Powered-By: ""
+          Server: ""
+```
+"""
+
+
+def test_an_example_the_sentence_announces_is_shown_with_it():
+    """"In the following example, ..." says the block after it shows what it states: the block comes with it in an
+    answer whatever its length (`with_code_after`), as a ":" sentence's does; the focus (no example_lines) does
+    not take it."""
+    from ragls.answer.neighbours import with_code_after
+    from ragls.answer.passages import units
+
+    unit = next(u for u in units(ANNOUNCED) if u.sentence.startswith("In the following example"))
+    assert unit.code_after.count("\n") + 1 > EXAMPLE_LINES
+    shown = with_code_after(unit, {"strip", "respons", "head"}, EXAMPLE_LINES)
+    assert "customResponseHeaders" in shown.attached
+    assert with_code_after(unit, {"strip", "respons", "head"}).attached == ""

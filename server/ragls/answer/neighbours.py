@@ -296,6 +296,10 @@ _REMEDY = re.compile(r"^(?:(?:To [^,]{3,60}|Instead|Alternatively|If so|In that 
                      r"raise|lower|register|override|remove|replace|switch|turn)\s(?!of\b)")
 # Lines a built page does not show between two paragraphs: a reST directive or target (".. setting:: IMAGES_THUMBS",
 # ".. _label:", ".. index:: ...") or a MyST target "(label)=".
+# A sentence announcing the code block after it without ending in ":" ("In the following example, requests are
+# proxied with ...", "The example below sets ...").
+_ANNOUNCES = re.compile(r"\b(?:the following (?:example|snippet|code|configuration)|(?:example|snippet|code|configuration) below)\b",
+                        re.IGNORECASE)
 _NOT_SHOWN = re.compile(r"^\s*(?:\.\.\s+\S|\([\w.:-]+\)=\s*$)")
 
 
@@ -421,13 +425,17 @@ def with_code_after(unit: Unit, query: set[str] | frozenset[str], example_lines:
     says, and its name is often one the question's own words never point at — "How do I lock a view so that only
     signed-in users can open it?" is answered by `@requires('authenticated')` under "Alternatively you might want to
     redirect unauthenticated users to a different page." (measured: bench/history/sessions-38-39.md, "Short examples under an
-    answering sentence"). Never a program's output (`Unit.output`). Otherwise `unit` as it is."""
+    answering sentence"); with `example_lines`, a block of any length when the sentence announces it (`_ANNOUNCES`:
+    "In the following example, requests are proxied with ... and responses are stripped of their
+    `X-Custom-Response-Header` header." over the YAML setting `customResponseHeaders`; bench/history/session-60.md).
+    Never a program's output (`Unit.output`). Otherwise `unit` as it is."""
     if not unit.code_after or unit.attached or unit.output:  # a program's output is not what to do
         return unit
     code = pointed_at(identifier_words(unit.code_after), query)
     own = set(content_words(unit.sentence)) | pointed_at(identifier_words(unit.sentence), query)
     short = code_lines(unit.code_after)
-    example = unit.code_scored and short <= example_lines  # right after the paragraph's last sentence
+    # right after the paragraph's last sentence: a short one, or one the sentence announces ("In the following example, ...")
+    example = unit.code_scored and (short <= example_lines or bool(example_lines and _ANNOUNCES.search(unit.sentence)))
     if not example and not (code and short <= SHORT_CODE_LINES) and (not code - own or not unit.code_scored):
         return unit
     return replace(unit, attached=unit.code_after, block_end=unit.code_end, code_after="")
