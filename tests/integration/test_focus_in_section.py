@@ -1,7 +1,9 @@
-"""A hit's focus (`focusRange`) stays inside one section of its chunk: a small page is one chunk of several
-sections, and the answering sentence's neighbour joined it across the next section's title (a 12-line reST page:
-focus 5-10 over "Usage" / "-----", half of it another section's). Real stores (tantivy, LanceDB, SQLite manifest)
-and the offline all-MiniLM-L6-v2, through `RagWorkspace.query` as every front calls it."""
+"""A hit's focus (`focusRange`) on a small page, one chunk of several sections: a question one section answers is
+focused inside that section; a question whose two parts two sections answer is focused on both, across the
+subsection's title (kept inside one section, 2 focus hits of the 22 dev sets were lost and none gained — an FAQ's
+question and the answer under its "#### Answer" title: bench/history/session-60.md, "Focus across a section
+title"). Real stores (tantivy, LanceDB, SQLite manifest) and the offline all-MiniLM-L6-v2, through
+`RagWorkspace.query` as every front calls it."""
 
 from __future__ import annotations
 
@@ -31,15 +33,21 @@ def page(request, tmp_path_factory):
         yield w, request.param, text
 
 
-@pytest.mark.parametrize(("question", "needle"), [
-    ("where is the config file and how do I run the daemon", "The config file lives"),
-    ("what command starts the daemon and where does the config file live", "The config file lives"),
-    ("which port does the daemon listen on", "listens on port 8080"),
+@pytest.mark.parametrize("question", [
+    "where is the config file and how do I run the daemon",
+    "what command starts the daemon and where does the config file live",
 ])
-def test_the_focus_never_runs_over_a_section_title(page, question, needle):
+def test_a_two_part_question_is_focused_on_both_sections(page, question):
     ws, path, text = page
     hit = next(h for h in ws.query(question, top_k=5).hits if h.chunk.path == path)
     first, last = file_lines(hit.focus)
-    usage = line_of(text, "Usage")
-    assert last < usage or first > usage, (first, last)  # one section's lines: never across the title
-    assert first <= line_of(text, needle) <= last
+    assert first <= line_of(text, "The config file lives") and line_of(text, "Run the serve command") <= last, \
+        (first, last)
+
+
+def test_a_question_one_section_answers_is_focused_inside_it(page):
+    ws, path, text = page
+    hit = next(h for h in ws.query("which port does the daemon listen on", top_k=5).hits if h.chunk.path == path)
+    first, last = file_lines(hit.focus)
+    assert first > line_of(text, "Usage"), (first, last)  # the Usage section's lines only
+    assert first <= line_of(text, "listens on port 8080") <= last

@@ -107,17 +107,16 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
         titled = _titled(hit.chunk.text, candidates, query, is_markdown(hit.chunk.path))
         weighted = [None if x is None else (x + t) * c.weight for x, t, c in zip(scores, titled, candidates)]
         ranked = sorted((-x, i) for i, x in enumerate(weighted) if x is not None)
-        # the section titles a focus never runs over (a small page is one chunk of several sections)
-        headings = frozenset(k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path)))
         if not ranked:  # no passage shares a word with the question (or the chunk is code): the window's
-            # lines holding the most query terms (a name in a code block or a table), else the window itself
+            # lines holding the most query terms (a name in a code block or a table), else the window itself; a run
+            # of lines never goes over a section title (a small page is one chunk of several sections)
+            headings = frozenset(k for k, _ in section_titles(hit.chunk.text, is_markdown(hit.chunk.path)))
             lines = keyword_focus(hit.chunk, terms, FOCUS_SENTENCE_LINES, window, headings) if terms else None
             out.append(replace(hit, focus=lines or window))  # both within the window
             continue
         best = ranked[0][1]
         u = with_code_after(candidates[best].unit, query)
-        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query,
-                                  headings)
+        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
         base = hit.chunk.span.start_line
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
         out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
@@ -151,15 +150,14 @@ def _titled(text: str, candidates: list[Candidate], query: set[str] | frozenset[
 
 
 def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores: list[float | None], best: int,
-                span: tuple[int, int], query: set[str] | frozenset[str], headings: frozenset[int] = frozenset()
-                ) -> tuple[int, int]:
+                span: tuple[int, int], query: set[str] | frozenset[str]) -> tuple[int, int]:
     """The focus lines `span` (0-based chunk lines of passage `candidates[best]`) joined by the passages right
     before and after it (in text order) that answer too — sharing a word with the question and either adding one
     of the question's words the focus does not hold yet, or scoring at least NEIGHBOUR_SHARE of the best score —
-    while the whole spans at most FOCUS_SENTENCE_LINES lines and holds none of the section `headings` (0-based chunk
-    lines, `passages.section_titles`: a focus stays in its section, as `_join_quote` keeps a quote's group; a small
-    page is one chunk of several sections, and the last sentence of one joined the first of the next across its
-    title) — a neighbour after it comes with its sentence and as
+    while the whole spans at most FOCUS_SENTENCE_LINES lines — also across a section title: an FAQ's question
+    joined by the answer under its "#### Answer", an intro by the "## Tools" sentence naming what was asked (kept in
+    the section, 2 focus hits of 22 dev sets were lost and none gained: bench/history/session-60.md, "Focus across
+    a section title") — a neighbour after it comes with its sentence and as
     much of the list or code block it carries as fits (its whole block had to fit, which kept "Usage of netrc file
     can be disabled by setting `trust_env` to `False` in the Requests session:", over an 8-line example, out of a
     focus on the sentence before it saying where the netrc file is read; bench/history/sessions-48-49.md, "Focus: a
@@ -193,8 +191,7 @@ def _neighbours(candidates: list[Candidate], words: list[frozenset[str]], scores
             if b - a + 1 > FOCUS_SENTENCE_LINES and i > hi:  # its sentence, and as much of its block as fits
                 b = max(last, unit.end, min(unit.block_end, a + FOCUS_SENTENCE_LINES - 1))
             new = (words[i] & query) - covered
-            if b - a + 1 <= FOCUS_SENTENCE_LINES and not any(a < k <= b for k in headings) \
-                    and (refers or new or score >= NEIGHBOUR_SHARE * top):
+            if b - a + 1 <= FOCUS_SENTENCE_LINES and (refers or new or score >= NEIGHBOUR_SHARE * top):
                 options.append((-score, i, a, b))
         if not options:
             return first, last
