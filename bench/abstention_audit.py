@@ -7,7 +7,7 @@ Each `<set>=<folder>` indexes the folder with default settings (`RagWorkspace`; 
 and asks every question of bench/questions/<set>.jsonl, of value-probe-<set>.jsonl when there is one, and of
 far-off.jsonl, as `rag/query` does. A row holds every `Evidence` field (retrieval/abstention.py), the absent names,
 the probability, the cosine the far-off floor needs (`needed_cosine`) and the product's decision
-(`search.abstained` at the default settings). Printed: per set, near misses abstained, answerable refused and
+(`relevance.abstained` at the default settings). Printed: per set, near misses abstained, answerable refused and
 far-off abstained; then every near miss answered and every answerable refused with its evidence, so the deciding
 piece can be read off (absent_name / value_missing: the vetoes; p: the focus_coverage model; need: the far-off
 floor). With `--compare`, the questions whose decision changed. Issue 27: near misses abstained >= 4/6 with at most
@@ -51,7 +51,7 @@ def hit_rows(res) -> list[dict]:
 
 
 def collect(name: str, folder: Path, with_hits: bool = False, far_off: bool = True) -> list[dict]:
-    from ragls.retrieval.search import abstained
+    from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([folder])

@@ -20,7 +20,7 @@ is reused) and asked, as `rag/query` does with the probability rule off, every q
   only, never fitted on).
 
 Each row records every `Evidence` field, rule 2's decision alone (`rule2`: cosine floor or keyword match), the
-keyword match (`keyword`), the probability `p` and the checkout's decision `product` (`search.abstained` at the
+keyword match (`keyword`), the probability `p` and the checkout's decision `product` (`relevance.abstained` at the
 default settings). httpx is a check set: never fitted on. Printed, per corpus — answerable refused, near misses
 abstained, far-off abstained (the dev set's own, bench/abstention.py's in halves, the test set): before (rule 1
 or the bare cosine floor, as main had it), then leave-one-corpus-out fits of the far-off floor (`far_line`), the
@@ -158,7 +158,7 @@ def far_line(rows: list[dict], margin: float) -> tuple[float, float]:
 
 def far_off_rule(needed: float, slope: float, floor: float = 0.2):
     """decide(row) -> abstained?: the product as collected, or the far-off line (`far_line`) with the floor as its
-    lower bound, a keyword match exempt (search.abstained rule 2)."""
+    lower bound, a keyword match exempt (relevance.abstained rule 2)."""
     return lambda r: r["before"] or (not r["keyword"] and r["cosine"] < max(floor, needed - slope * r["focus_coverage"]))
 
 
@@ -205,7 +205,7 @@ def main() -> int:
     shipped = 0.2 + FAR_OFF_RAISE
     table(rows, far_off_rule(shipped, FAR_OFF_SLOPE),
           f"After (retrieval/abstention.py: cosine < max(0.2, {shipped:.3f} - {FAR_OFF_SLOPE} x focus_coverage)):")
-    table(rows, lambda r: r["product"], "The product's decision as collected (this checkout's `search.abstained`):")
+    table(rows, lambda r: r["product"], "The product's decision as collected (this checkout's `relevance.abstained`):")
     return 0
 
 

@@ -44,7 +44,7 @@ L2 = 0.01
 def collect(corpus: Path, questions: list[tuple[str, str, bool]], extra=None) -> list[dict]:
     """[{id, kind, answerable, cosine, coverage, agreement, today}] for (id, text, answerable) questions;
     `extra(ws, hits, text)` -> dict adds a probe's own columns to each row (bench/abstention_specificity.py)."""
-    from ragls.retrieval.search import abstained
+    from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])

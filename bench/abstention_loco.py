@@ -90,7 +90,7 @@ def collect(name: str, corpus: Path, extra=None) -> list[dict]:
     cosine-floor / keyword decision); `extra(ws, result, question)` -> dict adds a probe's own columns
     (bench/abstention_cooccur.py)."""
     from ragls.retrieval.abstention import sentence_cosine
-    from ragls.retrieval.search import abstained
+    from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])

@@ -99,7 +99,7 @@ def units(lines: list[str]) -> list[str]:
 
 
 def collect(corpus: Path, questions, per_hit: int, cache: dict) -> list[dict]:
-    from ragls.retrieval.search import abstained
+    from ragls.retrieval.relevance import abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])

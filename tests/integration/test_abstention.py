@@ -442,8 +442,8 @@ def test_the_far_off_floor_rises_as_the_question_words_go_missing():
     cosine; abstention_probability 0 keeps the bare floor."""
     from ragls.answer.ask import abstention_text
     from ragls.core.ir import Chunk, Hit, LineSpan
+    from ragls.retrieval.relevance import abstained
     from ragls.retrieval.result import RetrievalResult
-    from ragls.retrieval.search import abstained
 
     assert Evidence(0.2, 1.0, 0.0, focus_coverage=0.0).needed_cosine(0.2) == pytest.approx(0.31)
     assert Evidence(0.2, 1.0, 0.0, focus_coverage=0.7).needed_cosine(0.2) == 0.2

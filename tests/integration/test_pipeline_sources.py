@@ -20,7 +20,8 @@ from qdrant_client import models
 from ragls.config.trust import trust as trust_folder
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, offline_model_dir
 from ragls.kb.qdrant_attach import CollectionSource
-from ragls.retrieval.search import abstained, search
+from ragls.retrieval.relevance import abstained
+from ragls.retrieval.search import search
 from ragls.retrieval.transforms import Variant
 from ragls.stores.qdrant import close_local, connect
 from ragls.workspace.rag_workspace import RagWorkspace

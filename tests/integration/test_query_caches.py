@@ -10,7 +10,8 @@ import pytest
 from ragls.config.settings import build_settings
 from ragls.embedding.embed import OFFLINE_MODEL_NAME, Embedder, offline_model_dir
 from ragls.index.indexer import FolderIndex
-from ragls.retrieval.search import abstained, search
+from ragls.retrieval.relevance import abstained
+from ragls.retrieval.search import search
 
 MODEL_DIR = offline_model_dir()
 pytestmark = pytest.mark.skipif(MODEL_DIR is None, reason="needs ragls[offline]")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.fuse import NEAR_TIE, Fused, convex_fusion, lexical_tie_break, page_support, reciprocal_rank_fusion
+from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import abstained
 
 
 def test_scores_are_weighted_reciprocal_ranks():

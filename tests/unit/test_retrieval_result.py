@@ -7,8 +7,8 @@ import pytest
 from ragls.core.ir import Chunk, Hit, LineSpan
 from ragls.retrieval.abstention import Evidence
 from ragls.retrieval.llm_steps import LLMTrace
+from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import abstained
 
 NEAR_MISS = Evidence(cosine=0.45, coverage=0.4, agreement=0.0, bm25_top=0.2, focus_coverage=0.35)  # P(answerable) ~ 0.4
 ANSWERED = Evidence(cosine=0.7, coverage=1.0, agreement=1.0, bm25_top=0.8, focus_coverage=1.0)  # P ~ 0.97

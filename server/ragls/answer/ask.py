@@ -35,8 +35,8 @@ from ragls.core.ir import Answer, Hit
 from ragls.llm.chat import ChatModel, ToolCall
 from ragls.retrieval.names import name_phrases, unmentioned_names
 from ragls.retrieval.query import Query, blend
+from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import abstained
 
 # (query text, or the analysed query of a follow-up with borrowed words, `Conversation.search`; k) -> hits; a plain
 # list of hits is judged without evidence
@@ -95,7 +95,7 @@ def ask(
     - `top_k` (default `settings.retrieval.top_k`) hits are retrieved; `extra_hits` (ephemeral documents, already
       ranked by the retrieval pipeline) come first, then the retrieved ones (duplicates by chunk id dropped), at
       most `top_k` (`with_documents`).
-    - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.search.abstained(hits,
+    - Abstains (`abstained=True`, no sources, LLM not called) when `retrieval.relevance.abstained(hits,
       settings.retrieval.min_similarity)`: no hits, or the best cosine `Hit.similarity` below the floor (hits
       without any similarity, e.g. while vectors are pending, count as relevant when BM25 found them). Never
       with `extra_hits`: the user's own documents are relevant by definition; the index's hits are then added
@@ -242,7 +242,7 @@ def abstention_text(hits: list[Hit], floor: float, evidence=None, min_probabilit
     elif sims and evidence is not None and min_probability > 0 and evidence.needed_cosine(floor) > floor:
         why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the "
                f"{evidence.needed_cosine(floor):.2f} needed when only {evidence.focus_coverage:.0%} of its words "
-               "occur together in the best passages)")  # the far-off floor (search.abstained rule 2)
+               "occur together in the best passages)")  # the far-off floor (relevance.abstained rule 2)
     elif sims:
         why = (f"no passage is close enough to the question (best similarity {max(sims):.2f}, below the floor "
                f"{floor:.2f})")

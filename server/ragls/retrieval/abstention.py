@@ -81,7 +81,7 @@ adjacent-pair phrases added nothing held out. The query is abstained on when P <
 (default 0.2, where the fit's operating point was put), unless no veto applies and the question's best cosine with
 the top hits' focus sentences reaches PARAPHRASE_COSINE (`Evidence.refused`: a paraphrase the passage means in
 other words; the sentence cosine is computed only for such a question, by `with_absent_meaning`). The model has no cosine term: the cosine floor
-(`retrieval.min_similarity`, `search.abstained` rule 2) still applies, so refit or lower that floor with another
+(`retrieval.min_similarity`, `relevance.abstained` rule 2) still applies, so refit or lower that floor with another
 embedding model. It uses no BM25 score either, so it judges an attached collection alike.
 
 Far-off questions (nothing to do with the documents) were left out of that fit, and one made of everyday words
@@ -200,7 +200,7 @@ class Evidence:
         return 1.0 / (1.0 + math.exp(-z))
 
     def refused(self, min_probability: float) -> bool:
-        """Whether the calibrated rule refuses (`search.abstained` rule 1): the probability is below
+        """Whether the calibrated rule refuses (`relevance.abstained` rule 1): the probability is below
         `min_probability`, unless no veto applies (absent_name, value_missing, meaning_absent all 0) and the
         question means one of the top hits' focus sentences (`sentence_cosine` >= PARAPHRASE_COSINE: a paraphrase
         whose words the passage does not repeat). False without a probability (no vector evidence)."""
@@ -215,7 +215,7 @@ class Evidence:
         return bool(self.absent_name or self.value_missing or self.meaning_absent)
 
     def needed_cosine(self, floor: float) -> float:
-        """The best cosine a question with this evidence must reach to be answered (`search.abstained` rule 2):
+        """The best cosine a question with this evidence must reach to be answered (`relevance.abstained` rule 2):
         `floor` (`retrieval.min_similarity`, 0.2 for MiniLM) raised by FAR_OFF_RAISE - FAR_OFF_SLOPE x
         focus_coverage while that is positive — 0.31 with no question word in the focus, 0.2 from focus_coverage
         0.62 up. A far-off question ("What is the difference between a mortgage's APR and its interest rate?" on
@@ -229,7 +229,7 @@ class Evidence:
     def most_answerable(parts: Sequence[Evidence | None]) -> Evidence | None:
         """The evidence of several knowledge bases searched for one query, combined: the part most likely to
         answer it (highest `probability()`; a part without a probability — no vector evidence yet — counts as
-        the most likely, so rule 1 of `search.abstained` never abstains on its account). None when `parts` is
+        the most likely, so rule 1 of `relevance.abstained` never abstains on its account). None when `parts` is
         empty or some part has no evidence at all (that knowledge base is judged by the cosine floor alone)."""
         if not parts or any(p is None for p in parts):
             return None

@@ -8,7 +8,7 @@ Order for a question with some step enabled:
 3. the enabled transforms' LLM calls run concurrently; their texts' lists join the question's in one weighted
    RRF (`search(..., variants=...)`); a failed call leaves its transform out;
 4. `retrieval.corrective`: grade, and after an INSUFFICIENT grade a second round (the rewrite searched plainly,
-   merged by RRF, graded again); a final INSUFFICIENT makes `search.abstained` abstain.
+   merged by RRF, graded again); a final INSUFFICIENT makes `relevance.abstained` abstain.
 The returned `RetrievalResult` carries `llm` (an `LLMTrace`: calls per step, failures, the model's texts, skip reason, grade).
 """
 

@@ -5,7 +5,7 @@ Round 1: one call grades the top passages. Its reply starts with SUFFICIENT or I
 grade carries, on its next line, `Query: <a better search query>` (the rewrite is part of the same call).
 Round 2 (only after INSUFFICIENT): the rewritten query is retrieved, its hits are merged into the first ones by
 RRF (`merge_rounds`), and one more call (+1) grades the merged passages. INSUFFICIENT after round 2 is the
-final grade: the question abstains (`search.abstained`) and the nearest passages are listed.
+final grade: the question abstains (`relevance.abstained`) and the nearest passages are listed.
 
 So a question costs 1 call when the first passages suffice and 2 when they do not. An unreadable grade, an
 INSUFFICIENT grade without a query, or a failed call ends the step with the passages retrieved so far (plain

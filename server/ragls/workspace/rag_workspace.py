@@ -32,8 +32,9 @@ from ragls.index.paths import workspace_index_dirs
 from ragls.kb.rags import WORKSPACE, RagInfo, RagRegistry
 from ragls.retrieval.assisted import assisted_search
 from ragls.retrieval.query import analyse
+from ragls.retrieval.relevance import abstained
 from ragls.retrieval.result import RetrievalResult
-from ragls.retrieval.search import SIGNALS, abstained, search
+from ragls.retrieval.search import SIGNALS, search
 from ragls.retrieval.source import FolderSource
 from ragls.workspace.status import Status, workspace_status
 
