@@ -17,6 +17,7 @@ from pathlib import Path
 from ragls.cli.folder import require_folder
 from ragls.core.errors import RaglsError, from_wire_error
 from ragls.core.uris import display_path
+from ragls.sources.convert import EXTRACTED
 
 #: What each indexing phase gives the user, as the terminal shows it, in the words the server's work-done progress
 #: uses (workspace/watch.py, docs/protocol.md: "sections", "meaning search"), not the step's name ("embed windows"
@@ -233,7 +234,7 @@ def where_note(src: dict) -> str:
     """What a rag/query or rag/ask source's line numbers need beside them: " (page 3)" for a PDF's, " (extracted
     text)" when they count the text ragls extracted from an HTML, PDF or DOCX file (`extractedText`), both as
     " (page 3, extracted text)"; else ""."""
-    notes = ([f"page {src['page']}"] if src.get("page") else []) + (["extracted text"] if src.get("extractedText") else [])
+    notes = ([f"page {src['page']}"] if src.get("page") else []) + ([EXTRACTED] if src.get("extractedText") else [])
     return f" ({', '.join(notes)})" if notes else ""
 
 
