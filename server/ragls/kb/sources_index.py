@@ -15,6 +15,7 @@ from ragls.core.errors import RequestFailed, Skipped
 from ragls.embedding.embed import Embedder
 from ragls.index.indexer import FolderIndex, SyncReport
 from ragls.index.scan import VANISHED, load_indexable  # the workspace scan's reading and no-text check
+from ragls.sources.load import os_error_skip
 
 
 @dataclasses.dataclass
@@ -84,8 +85,7 @@ class SourcesIndex(FolderIndex):
             try:
                 st = p.stat()
             except OSError as exc:  # listed a moment ago, now gone or unreachable: skipped with its reason
-                report.skipped.append(Skipped(path, VANISHED if isinstance(exc, FileNotFoundError)
-                                              else f"unreadable: {exc.strerror or exc}"))
+                report.skipped.append(os_error_skip(path, exc, VANISHED))
                 listed.discard(path)
                 continue
             if rec is not None and rec.size == st.st_size and rec.mtime_ns == st.st_mtime_ns:

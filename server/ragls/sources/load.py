@@ -195,6 +195,16 @@ def degenerate_reason(text: str) -> str | None:
     return None
 
 
+def os_error_skip(rel_path: str, exc: OSError, vanished: str = "vanished while reading") -> Skipped:
+    """Why a listed file that raised `exc` when it was stat'ed or read is skipped: `vanished` for a file deleted since
+    it was listed (FileNotFoundError), else "unreadable: <OS error>" (permission denied, I/O error, ...). The one
+    mapping of file errors to skip reasons (readers, loaders, a sources RAG's scan); both reasons start with a
+    `convert.UNSTAMPED` prefix, so the file is read again at the next scan."""
+    if isinstance(exc, FileNotFoundError):
+        return Skipped(rel_path, vanished)
+    return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
+
+
 def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, int] | Skipped:
     """(bytes, mtime_ns) of the regular file `path` within `max_file_bytes`, or Skipped(rel_path, reason): "too
     large (...)", "vanished while reading", "not a regular file" (a FIFO would block open(), a device never ends),
@@ -207,10 +217,8 @@ def read_bytes(path: Path, rel_path: str, max_file_bytes: int) -> tuple[bytes, i
             if st.st_size > max_file_bytes:
                 return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
             data = fh.read(max_file_bytes + 1)
-    except FileNotFoundError:
-        return Skipped(rel_path, "vanished while reading")
     except OSError as exc:
-        return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
+        return os_error_skip(rel_path, exc)
     if len(data) > max_file_bytes:  # it grew while we read it
         return Skipped(rel_path, f"too large ({len(data)} bytes > max_file_bytes {max_file_bytes})")
     return data, st.st_mtime_ns

@@ -26,7 +26,7 @@ from pathlib import Path
 from ragls.core.errors import Skipped
 from ragls.core.hashing import content_hash
 from ragls.core.ir import Document
-from ragls.sources.load import decode_bytes
+from ragls.sources.load import decode_bytes, os_error_skip
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -101,10 +101,8 @@ def load_with(name: str, command: str, folder: Path, rel_path: str, max_file_byt
         if st.st_size > max_file_bytes:
             return Skipped(rel_path, f"too large ({st.st_size} bytes > max_file_bytes {max_file_bytes})")
         data = path.read_bytes()
-    except FileNotFoundError:
-        return Skipped(rel_path, "vanished while reading")
     except OSError as exc:
-        return Skipped(rel_path, f"unreadable: {exc.strerror or exc}")
+        return os_error_skip(rel_path, exc)
     try:
         text = run_loader(name, command, str(path), cwd=Path(folder), timeout_s=timeout_s,
                           max_output_bytes=max_file_bytes)
