@@ -210,3 +210,84 @@ def test_a_sites_crawl_delay_is_bounded_and_a_stop_ends_the_wait():
         httpd.server_close()
     assert crawler._delay == MAX_CRAWL_DELAY_S == 30.0
     assert result.interrupted and [p.final_url.rsplit("/", 2)[-2:] for p in result.pages] == [["docs", ""]]
+
+
+TOKEN, PASSWORD = "a8F3kQ9zLm2Xw7Rt", "Zr8wq3Lp9x"
+
+
+class CredentialSite(BaseHTTPRequestHandler):
+    """A site whose pages link and redirect to URLs holding credentials; `requests` logs (path, Authorization)."""
+
+    requests: ClassVar[list[tuple[str, str | None]]] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        CredentialSite.requests.append((self.path, self.headers.get("authorization")))
+        me = f"127.0.0.1:{self.server.server_address[1]}"
+        if self.path == "/docs/redirect":
+            self.send_response(302)
+            self.send_header("location", f"http://deploy:{PASSWORD}@{me}/docs/c.html")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
+        pages = {"/docs/": page("Docs", "<p>The widget manual.</p><a href='ok.html'>ok</a> "
+                                        f"<a href='a.html?token={TOKEN}'>a</a> "
+                                        f"<a href='http://deploy:{PASSWORD}@{me}/docs/b.html'>b</a> "
+                                        f"<a href='http://{TOKEN}@{me}/docs/b2.html'>b2</a> "
+                                        f"<a href='http://deploy:{PASSWORD}@elsewhere.invalid/docs/'>elsewhere</a> "
+                                        "<a href='redirect'>c</a>"),
+                 "/docs/ok.html": page("OK", "<p>The widget daemon listens on port 7341.</p>")}
+        body = pages.get(self.path.split("?")[0], b"<p>a page reached through a credential</p>")
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_crawled_link_or_redirect_holding_a_credential_is_not_fetched_and_reaches_no_store(tmp_path, monkeypatch,
+                                                                                            caplog):
+    """A crawled page is untrusted input: its links to `?token=…` and `user:password@` URLs of the crawl's own site
+    were fetched (the query token then every chunk's key in the index, rag/status and hits), and a redirect to
+    `user:password@` sent the password as Basic auth. Now, as for a source URL (`resolve.URL_CREDENTIAL`), none is
+    requested, each is listed skipped with its credential masked, and no file of the index nor the log holds it."""
+    from ragls.sources.redact import URL_CREDENTIAL
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), CredentialSite)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    CredentialSite.requests = []
+    site = f"http://127.0.0.1:{httpd.server_address[1]}"
+    monkeypatch.setenv("RAGLS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RAGLS_OFFLINE", "1")
+    monkeypatch.setenv("RAGLS_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "ragls.toml").write_text(
+        f'[rags.widget]\nsources = ["{site}/docs/**"]\nweb = {{ delay_s = 0 }}\n')
+    (tmp_path / "project").mkdir()
+    caplog.set_level("DEBUG")
+    ws = RagWorkspace([tmp_path / "project"])
+    try:
+        report = ws.index_rag("widget")
+        [info] = [r for r in ws.rag_list() if r.name == "widget"]
+        status = repr(info)
+    finally:
+        ws.close()
+        httpd.shutdown()
+        httpd.server_close()
+    me = site.removeprefix("http://")
+    assert sorted(report.indexed) == [f"{site}/docs/", f"{site}/docs/ok.html"]
+    assert sorted((s.path, s.reason) for s in report.skipped) == sorted([
+        (f"{site}/docs/a.html?token={'*' * len(TOKEN)}", URL_CREDENTIAL),
+        (f"http://deploy:{'*' * len(PASSWORD)}@{me}/docs/b.html", URL_CREDENTIAL),
+        (f"http://{'*' * len(TOKEN)}@{me}/docs/b2.html", URL_CREDENTIAL),
+        (f"{site}/docs/redirect", f"redirected to http://deploy:{'*' * len(PASSWORD)}@{me}/docs/c.html: {URL_CREDENTIAL}")])
+    assert sorted(CredentialSite.requests) == [("/docs/", None), ("/docs/ok.html", None), ("/docs/redirect", None),
+                                               ("/robots.txt", None)]
+    stores = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert stores and all(TOKEN.encode() not in p.read_bytes() and PASSWORD.encode() not in p.read_bytes()
+                          for p in stores)
+    assert TOKEN not in status and PASSWORD not in status
+    ours = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("ragls"))  # httpx's are at WARNING
+    assert ours and TOKEN not in ours and PASSWORD not in ours

@@ -273,6 +273,29 @@ def mask_secrets(text: str) -> tuple[str, int]:
     return ("".join(chars) if count else text), count
 
 
+#: Why a URL holding a credential (`url_credential`) is not fetched, a named RAG's source or a link a crawl meets: a
+#: page's URL is its key, stored in the index and shown in rag/status, hits and prompts.
+URL_CREDENTIAL = ("a URL holding a credential is not fetched: every page's URL would carry it into the index, "
+                  "rag/status and prompts; fetch it with a [document_loaders] command that adds the credential")
+
+
+def url_credential(url: str) -> str | None:
+    """`url` with its credentials masked (same length) when it holds one, else None: any user info
+    (`https://user:token@host/`, `https://TOKEN@host/`: a client sends it as Basic auth, so even a placeholder
+    `user:password@` is one) or a secret value `mask_secrets` finds (`?token=…`, `?api_key=…`, a SAS `sig=`,
+    a provider key). A user name is kept when a password follows it, else masked (it may be the token)."""
+    masked, found = mask_secrets(url)
+    scheme, sep, rest = masked.partition("://")
+    if sep:
+        end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
+        if "@" in rest[:end]:
+            userinfo, _, host = rest[:end].rpartition("@")
+            user, colon, password = userinfo.partition(":")
+            userinfo = f"{user}:{MASK * len(password)}" if colon else MASK * len(user)
+            masked, found = f"{scheme}{sep}{userinfo}@{host}{rest[end:]}", found + 1
+    return masked if found else None
+
+
 def mask_document(doc: Document) -> Document:
     """`doc` with its secret values masked (`mask_secrets`); the same object when it holds none. Its content hash
     (change detection) stays that of the file's bytes."""

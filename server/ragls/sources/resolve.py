@@ -5,7 +5,8 @@
 - a directory, walked recursively with the RAG's `[sources]` rules (include globs, .gitignore, junk, secrets);
 - a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`;
 - an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`); one holding a credential
-  (`https://user:password@host/…`, `?token=…`) is skipped with its value masked (`URL_CREDENTIAL`);
+  (`https://user:password@host/…`, `?token=…`: `redact.url_credential`) is skipped with its value masked
+  (`URL_CREDENTIAL`); so is a link a crawl meets (`web.py`);
 - any of these prefixed by a loader name: `pdf:manual.pdf`, `jina:https://…` (`[document_loaders]`, or the
   built-in pdf / docx / html converters).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
-from ragls.sources.redact import mask_secrets
+from ragls.sources.redact import URL_CREDENTIAL, url_credential
 from ragls.sources.walk import (
     BROKEN_LINK,
     LINK_LOOP,
@@ -41,10 +42,6 @@ from ragls.sources.walk import (
 _PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_-]+):(?!//)(.+)$")
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 BUILTIN_LOADERS = ("pdf", "docx", "html")
-# Why a URL source holding a credential (a password, `?token=…`, a SAS `sig=`: what `redact.mask_secrets` masks) is not
-# fetched: a page's URL is its key, stored in the index and shown in rag/status, hits and prompts.
-URL_CREDENTIAL = ("a URL holding a credential is not fetched: every page's URL would carry it into the index, "
-                  "rag/status and prompts; fetch it with a [document_loaders] command that adds the credential")
 
 
 @dataclass
@@ -81,8 +78,8 @@ def resolve_sources(sources: list[str], base_dir: Path, settings: SourcesSetting
         if target.lower().startswith(("http://", "https://")):
             from ragls.sources.web import is_crawl
 
-            masked, secrets = mask_secrets(source)
-            if secrets:  # the URL is every page's key: in the index, rag/status, hits and prompts
+            masked = url_credential(source)
+            if masked is not None:  # the URL is every page's key: in the index, rag/status, hits and prompts
                 out.skipped.append(Skipped(masked, URL_CREDENTIAL))
                 continue
             out.urls[target] = (loader, is_crawl(target))

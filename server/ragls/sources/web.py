@@ -14,6 +14,11 @@ e.g. `llms.txt`) — Markdown and text are indexed as they are, with their own l
 validators (If-None-Match / If-Modified-Since, RFC 9110), so an unchanged page costs one 304 and no conversion;
 its links are taken from the cache. Every failure (HTTP status, timeout, too large, not HTML, disallowed by
 robots.txt, redirected outside the crawl, limit reached, not a page) is a `Skipped` entry with its reason.
+
+A link or redirect to a URL holding a credential (`https://user:token@host/…`, `?token=…`: `redact.url_credential`)
+is never requested, as a source holding one is not (`resolve.py`): a crawled page is untrusted input, and the URL
+would be every chunk's key. A link of the crawl's own site is listed as skipped under its masked form; the raw URL
+reaches no page, cache row, status or log.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from ragls.core.errors import Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import convert_bytes, extension
 from ragls.sources.load import decode_bytes, is_binary, load_text
+from ragls.sources.redact import URL_CREDENTIAL, url_credential
 
 DEFAULT_USER_AGENT = "ragls/0.1 (retrieval-augmented documentation indexer; respects robots.txt)"
 MAX_REDIRECTS = 5
@@ -66,7 +72,8 @@ class FetchError(Exception):
 @dataclass
 class Page:
     """One fetched URL: `url` as requested, `final_url` after redirects; `document` None when `not_modified`
-    (HTTP 304); `links` the absolute, fragment-free link targets of an HTML page; the response validators."""
+    (HTTP 304); `links` the absolute, fragment-free link targets of an HTML page, and `refused` those holding a
+    credential, masked (`redact.url_credential`); the response validators."""
 
     url: str
     final_url: str
@@ -76,6 +83,7 @@ class Page:
     last_modified: str | None = None
     not_modified: bool = False
     content_type: str = ""
+    refused: list[str] = field(default_factory=list)
 
 
 def is_crawl(source: str) -> bool:
@@ -92,8 +100,19 @@ def crawl_root(source: str) -> tuple[str, str]:
 
 
 def _origin(url: str) -> tuple[str, str]:
+    """(scheme, host[:port]) of `url`, lower case, user info dropped."""
     parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
+    return parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower()
+
+
+def _credential_free(links: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(the links holding no credential, the others masked by `redact.url_credential`), in order."""
+    clean: list[str] = []
+    refused: list[str] = []
+    for link in links:
+        masked = url_credential(link)
+        (clean if masked is None else refused).append(link if masked is None else masked)
+    return clean, refused
 
 
 def within(url: str, start: str, prefix: str) -> bool:
@@ -221,7 +240,7 @@ def _address_kind(host: str, resolver: Resolver | None = None) -> str | None:
 
 def _refuse_redirect_inward(resolver: Resolver) -> Callable[[httpx.Response], None]:
     """An httpx response hook (it runs before a redirect is followed): a fetched site is untrusted input, so its
-    redirect may not move the fetch to a link-local address (169.254.169.254: the cloud's instance metadata, with
+    redirect may not move the fetch to a URL holding a credential (`redact.url_credential`), nor to a link-local address (169.254.169.254: the cloud's instance metadata, with
     the machine's credentials) nor, from a host that is not one, to a loopback or private address (the user's own
     services). Host names are resolved for the check with the client's `resolver`, whose answer the connection is
     pinned to (`_PinnedBackend`), so a name cannot answer differently to the connection. The hook raises
@@ -232,6 +251,8 @@ def _refuse_redirect_inward(resolver: Resolver) -> Callable[[httpx.Response], No
         if not location:
             return
         target = response.url.join(location)
+        if (masked := url_credential(str(target))) is not None:
+            raise FetchError(f"redirected to {masked}: {URL_CREDENTIAL}")
         kind = _address_kind(target.host, resolver)
         if kind == "link-local" or (kind is not None and _address_kind(response.url.host, resolver) is None):
             raise FetchError(f"redirected to {target.host}, a {kind} address: not followed")
@@ -332,7 +353,8 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
         raise FetchError(str(exc)) from None
     if not doc.text.strip():
         raise FetchError("no extractable text")
-    return Page(url, final, doc, links, page_etag, page_lm, content_type=ctype)
+    links, refused = _credential_free(links)
+    return Page(url, final, doc, links, page_etag, page_lm, content_type=ctype, refused=refused)
 
 
 class HttpCache:
@@ -519,10 +541,7 @@ class Crawler:
                     links = self._failed(url, exc, result)
             if links is not None:  # failed; a kept page's cached links are still followed
                 if depth < self.max_depth:
-                    for link in links:
-                        if link not in queued and within(link, start, prefix):
-                            queued.add(link)
-                            queue.append((link, depth + 1))
+                    self._follow(links, [], (start, prefix), queued, queue, depth, result)
                 continue
             fetched += 1
             final = page.final_url
@@ -537,9 +556,21 @@ class Crawler:
                 result.unchanged.append(final)
             else:
                 result.pages.append(page)
-            if depth >= self.max_depth:
-                continue
-            for link in page.links:
-                if link not in queued and within(link, start, prefix):
-                    queued.add(link)
-                    queue.append((link, depth + 1))
+            if depth < self.max_depth:
+                self._follow(page.links, page.refused, (start, prefix), queued, queue, depth, result)
+
+    @staticmethod
+    def _follow(links: list[str], refused: list[str], crawl: tuple[str, str], queued: set[str],
+                queue: deque[tuple[str, int]], depth: int, result: CrawlResult) -> None:
+        """Queue the `links` of a page at `depth` that lie within the `crawl` (start URL, path prefix) and are new;
+        a link holding a credential — in `refused` masked, or among `links` from an older cache — is not queued
+        but listed as skipped (masked) when it lies within the crawl, once."""
+        clean, more = _credential_free(links)
+        for link in clean:
+            if link not in queued and within(link, *crawl):
+                queued.add(link)
+                queue.append((link, depth + 1))
+        for masked in (*refused, *more):
+            if masked not in queued and within(masked, *crawl):
+                queued.add(masked)
+                result.skipped.append(Skipped(masked, URL_CREDENTIAL))
