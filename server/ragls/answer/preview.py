@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer.blocks import DEFINITION, LIST_ITEM, TABLE_SEPARATOR, Block, is_markdown, parsed
 from ragls.answer.inline import CODE_SPANS, plain
+from ragls.core.ir import title_headings
 from ragls.sources.convert import CONVERTED_EXTENSIONS, extension
 from ragls.sources.load import kind_for
 
@@ -86,7 +87,7 @@ def chunk_preview(chunk: Chunk, focus: LineSpan | None = None, limit: int = PREV
     # is what result lists show beside the preview, so not again at its start ("Where to go next — Where to go next
     # The frobnicator guide ..."). A later heading, or a heading alone, stays.
     if len(runs) > 1 and found[runs[0][2]].kind == "skip" and chunk.title and \
-            _read(runs[0][1], markdown) == chunk.title.split(" > ")[-1].strip():
+            _read(runs[0][1], markdown) == title_headings(chunk.title)[-1].strip():
         runs.pop(0)
     if focus is not None and runs and runs[0][0] == "prose" and found[runs[0][2]].kind == "para":
         runs[0] = (runs[0][0], _from_sentence_start(found[runs[0][2]], first, runs[0][1], markdown), runs[0][2])

@@ -82,6 +82,20 @@ class Document:
         return [o.start for o in self.origins]
 
 
+HEADING_SEP = " > "  # between the headings of a heading path, `Chunk.title` ("Setup > Retries")
+
+
+def title_headings(title: str) -> list[str]:
+    """The headings of the heading path `title`, outermost first ("Setup > Retries" -> ["Setup", "Retries"]);
+    [] for ""."""
+    return title.split(HEADING_SEP) if title else []
+
+
+def heading_path(names) -> str:
+    """The heading path of `names` (an iterable of headings, outermost first): the inverse of `title_headings`."""
+    return HEADING_SEP.join(names)
+
+
 @dataclass(frozen=True)
 class Chunk:
     """A piece of a document, the unit that is embedded, indexed and retrieved.

@@ -33,7 +33,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from ragls.core.hashing import chunk_id, text_hash
-from ragls.core.ir import Chunk, Document, LineSpan
+from ragls.core.ir import Chunk, Document, LineSpan, heading_path, title_headings
 from ragls.index.front_matter import front_matter_lines, front_matter_title
 from ragls.index.headings import code_titles, heading_text, markdown_parser, text_titles, title_at
 from ragls.index.html_blocks import read_html_blocks
@@ -467,7 +467,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, name))
-            path = " > ".join(n for _, n in stack if n)
+            path = heading_path(n for _, n in stack if n)
             sections.append(_Section(line_offset(first), 0, level, path))
 
     # Allowed breaks: line starts not strictly inside an atomic block.
@@ -511,7 +511,7 @@ def _markdown_pieces(text: str, lines: _Lines, size: int, overlap: int,
 def _group_title(titles: list[str]) -> str:
     """Title of merged sections: the first heading path when the others are its subsections, else the common
     parent path of all of them (merging "A > x" and "A > y" gives "A"), else the first heading path."""
-    paths = [t.split(" > ") for t in titles if t]
+    paths = [title_headings(t) for t in titles if t]
     if not paths:
         return ""
     common = paths[0]
@@ -520,4 +520,4 @@ def _group_title(titles: list[str]) -> str:
         while n < min(len(common), len(p)) and common[n] == p[n]:
             n += 1
         common = common[:n]
-    return " > ".join(common) if common else " > ".join(paths[0])
+    return heading_path(common) if common else heading_path(paths[0])

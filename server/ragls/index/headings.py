@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ragls.core.ir import heading_path
 from ragls.sources.load import markup_extension
 from ragls.sources.rest_include import REST_EXTENSIONS
 
@@ -154,7 +155,7 @@ def heading_paths(text: str, starts: list[int], path: str) -> list[tuple[int, st
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, name))
-        out.append((offset, " > ".join(n for _, n in stack)))
+        out.append((offset, heading_path(n for _, n in stack)))
     return out
 
 

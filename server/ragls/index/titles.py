@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ragls.core.errors import Skipped
-from ragls.core.ir import Chunk, LineSpan
+from ragls.core.ir import HEADING_SEP, Chunk, LineSpan, heading_path, title_headings
 from ragls.core.lru import LRU
 from ragls.core.uris import key_path
 from ragls.index.front_matter import front_matter_title, leading_front_matter
@@ -39,7 +39,7 @@ def focus_title(chunk: Chunk, line: int) -> str:
     if kind == "markdown":
         return _markdown_focus_title(chunk.text, chunk.title, max(0, line - chunk.span.start_line),
                                      front=chunk.span.start_line == 0)
-    if " > " in chunk.title or kind != "text":
+    if HEADING_SEP in chunk.title or kind != "text":
         return chunk.title
     section = chunk.title
     if line > chunk.span.start_line:
@@ -88,7 +88,7 @@ def _file_path(chunk: Chunk, line: int, section: str) -> str | None:
         return None
     paths = _file_paths(chunk.folder, chunk.path)
     at = bisect.bisect_right(paths, (line, "\uffff")) - 1
-    if at < 0 or paths[at][1].rpartition(" > ")[2] != section:
+    if at < 0 or paths[at][1].rpartition(HEADING_SEP)[2] != section:
         return None
     return paths[at][1]
 
@@ -162,7 +162,7 @@ def _markdown_focus_title(text: str, title: str, line: int, front: bool = False)
     headings = [h for h in _markdown_headings(text, front) if h[0] <= line]
     if not headings:
         return _once(title or (front_matter_title(text) if front else ""))
-    prefix = title.split(" > ") if title else []
+    prefix = title_headings(title)
     if headings[0][0] == _first_text_line(text, front) and prefix and prefix[-1] == headings[0][2]:
         prefix = prefix[:-1]  # the title is the first heading's path: its own name comes from the chunk
     stack: list[tuple[int, str]] = []
@@ -170,15 +170,15 @@ def _markdown_focus_title(text: str, title: str, line: int, front: bool = False)
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, name))
-    return _once(" > ".join([*prefix, *(n for _, n in stack if n)]))
+    return _once(heading_path([*prefix, *(n for _, n in stack if n)]))
 
 
 def _once(path: str) -> str:
     """Heading path `path` with a heading that repeats the one above it left out: a page titled by its front matter
     and headed by the same words ("lefthook run" over "## `lefthook run`") read "lefthook run > lefthook run"."""
-    parts = path.split(" > ")
+    parts = title_headings(path)
     kept = [p for i, p in enumerate(parts) if i == 0 or p.casefold() != parts[i - 1].casefold()]
-    return " > ".join(kept)
+    return heading_path(kept)
 
 
 def document_headings(text: str, path: str) -> list[tuple[int, str]]:

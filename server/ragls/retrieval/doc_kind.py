@@ -134,7 +134,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from ragls.core.analysis import STOPWORDS, line_terms, query_words
-from ragls.core.ir import Chunk
+from ragls.core.ir import Chunk, title_headings
 from ragls.retrieval.names import quoted_messages
 from ragls.retrieval.query import CODE_SPAN
 
@@ -221,7 +221,7 @@ def _meta_words(path: str, title: str) -> frozenset[str] | None:
     version or release heading, or a folder of such pages (`changes/`, `contributing/`)."""
     folders, _, name = path.replace("\\", "/").rpartition("/")
     stem = name.rsplit(".", 1)[0]
-    headings = [h for h in title.split(" > ") if h.strip()] if title else []
+    headings = [h for h in title_headings(title) if h.strip()]
     if ((folders and _path_names(folders) & (_POST_FOLDERS | _META_NAMES))
             or _VERSION_FILE.fullmatch(stem) or (_VERSION_IN_NAME.search(stem) and not _MOVING.search(stem))
             or any(_VERSION_HEADING.match(h) or _RELEASE_HEADING.match(h) for h in headings)):
