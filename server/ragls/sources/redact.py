@@ -65,6 +65,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import re
+from collections.abc import Iterator
 
 from ragls.core.ir import Document
 
@@ -166,10 +167,11 @@ _NOT_A_PASSWORD = frozenset({
     "file", "plain", "plaintext", "hash", "type", "field", "fields", "your", "enabled", "disabled"})
 # `os.environ[…`, `get_password(`, `self.password`; `DB_PASSWORD`, `PASSWORD`
 _CODE_OR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[.(\[].*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]+")
+_KEY_NAME = (r"api[_-]?key|secret|token(?!s)|passw(?:or)?d|access[_-]?key|private[_-]?key|account[_-]?key"
+             r"|(?:signing|master|encryption)[_-]?key")
 _ASSIGNMENT = re.compile(
     # Bounded name parts and a start only at a name's start keep it linear on one endless token (see bm25.py).
-    r"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?(?:api[_-]?key|secret|token(?!s)|passw(?:or)?d|access[_-]?key"
-    r"|private[_-]?key|account[_-]?key|(?:signing|master|encryption)[_-]?key)[A-Za-z0-9_]{0,40}[\"']?\]?[ \t]*"
+    rf"(?i)(?<![A-Za-z0-9_])[A-Za-z0-9_]{{0,40}}?(?:{_KEY_NAME})[A-Za-z0-9_]{{0,40}}[\"']?\]?[ \t]*"
     r"(?::|=|:=)[ \t]*[\"']?(?P<value>[^\s\"'`<>;]{12,})")
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>.*?)"
                           r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL)
@@ -194,6 +196,67 @@ def _base64_text(value: str, limit: int = 400) -> str:
         return ""
 
 
+def _netrc_start(text: str, k: int) -> int:
+    """Where a `_NETRC` match whose `machine`/`default` is at `k` may start: the line's start when only
+    `[ \t]*`, one of `"'`>#` and `[ \t]*` stand before it there, else one character before (a quote)."""
+    i = k
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    if i > 0 and text[i - 1] in "\"'`>#":
+        i -= 1
+        while i > 0 and text[i - 1] in " \t":
+            i -= 1
+    return i if i == 0 or text[i - 1] == "\n" else max(k - 1, 0)
+
+
+def _fold(text: str) -> str:
+    """`text` in lower case, of the same length, every character a `(?i)` pattern matches to an ASCII letter being
+    that letter (`re` also folds `ſ` to s, Kelvin's `K` to k, `İ` and `ı` to i; `str.lower` alone turns `İ` into two
+    characters): the keyword searches of `_KEYWORDS` run on it, case-sensitive, so `re` skips to a keyword's first
+    letters instead of trying every branch at every position (10x faster)."""
+    return text.replace("\u0130", "i").lower().replace("\u017f", "s").replace("\u0131", "i")
+
+
+# The rules scanned from a keyword, not at every position (`_scan`): pattern -> (its keyword, searched in the text
+# folded to lower case (`_fold`) or as it is, where a match may start for a keyword at k). Every match of the
+# pattern holds an occurrence of the keyword at most that far from its start. The keywords of `(?i)` patterns are
+# lower case, flat lists of literals (no `(?!s)` after `token`: a superset is safe).
+_KEYWORDS = {
+    _ASSIGNMENT: (re.compile(_KEY_NAME.replace("(?!s)", "").replace(
+        "(?:signing|master|encryption)[_-]?key", "signing[_-]?key|master[_-]?key|encryption[_-]?key")),
+                  True, lambda text, k: k - 40),  # the name's prefix: {0,40}
+    # `(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass`: 4 x 41 before PASS; the camelCase name 160, the plain one 40
+    _PASSWORD: (re.compile(r"pass|pwd"), True, lambda text, k: k - 164),
+    _PROSE_PASSWORD: (re.compile(r"pass"), True, lambda text, k: k),
+    _NETRC: (re.compile(r"machine|default"), False, _netrc_start),
+    _CURL_USER: (re.compile(r"curl"), False, lambda text, k: k),
+    _REGISTRY_AUTH: (re.compile(r"auth"), True, lambda text, k: k - 1),  # `_auth`
+    _AUTH_HEADER: (re.compile(r"authorization|bearer"), True, lambda text, k: k),
+}
+
+
+def _scan(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` (a rule of `_KEYWORDS`) in `text` (`folded`: `_fold(text)`): the very ones
+    `pattern.finditer(text)` yields, in order, found by trying `pattern` only where a match may start before each
+    occurrence of its keyword (each position once). `finditer` tries every position, several alternatives and a
+    bounded name prefix each: 3-4 s on a 1.6 MB minified bundle or one-line JSON at load (session 61; bench/redact.py);
+    this is proportional to the keywords found (tests/unit/test_redact_scan.py checks both agree on generated
+    text)."""
+    hint, on_folded, first = _KEYWORDS[pattern]
+    pos = 0  # no match starts before it
+    for h in hint.finditer(folded if on_folded else text):
+        k = h.start()
+        s = max(pos, first(text, k), 0)
+        while s <= k:
+            m = pattern.match(text, s)
+            if m is None:
+                s += 1
+                continue
+            yield m
+            pos = s = max(m.end(), s + 1)
+        pos = max(pos, k + 1)
+
+
 def _masked(value: str, keep: int = 0) -> str:
     return value[:keep] + "".join(c if c in "\r\n" else MASK for c in value[keep:])
 
@@ -214,17 +277,17 @@ def mask_secrets(text: str) -> tuple[str, int]:
 
     for m in _PRIVATE_KEY.finditer(text):
         put(m.start("body"), m.end("body"), 0)
-    for m in _PEM_BASE64.finditer(text):
+    for m in _PEM_BASE64.finditer(text) if "LS0tLS1CRUdJTi" in text else ():
         if "PRIVATE KEY" in _base64_text(m.group()).split("\n", 1)[0]:
             put(m.start(), m.end(), 0)
-    for m in _ASSIGNMENT.finditer(text):
+    low = _fold(text)  # keywords are searched in it; most rules below run only on text holding theirs
+    for m in _scan(_ASSIGNMENT, text, low):
         value = m.group("value")
         if (_PLACEHOLDER.search(value) or not re.search(r"[A-Za-z]", value) or not re.search(r"[0-9]", value)
                 or value.startswith(("http://", "https://"))):
             continue
         put(m.start("value"), m.end("value"), 0)
-    low = text.lower()  # the rules below run only on text holding their keyword (most documents hold none)
-    for m in _PASSWORD.finditer(text) if "pass" in low or "pwd" in low else ():
+    for m in _scan(_PASSWORD, text, low) if "pass" in low or "pwd" in low else ():
         value = m.group("value").rstrip(",;.)]}")
         if (len(value) < 4 or value.lower() in _NOT_A_PASSWORD or "://" in value or value[0] in "!&*%$("
                 or _PLACEHOLDER.search(value) or all(_CODE_OR_NAME.fullmatch(part) for part in value.split(","))
@@ -235,12 +298,12 @@ def mask_secrets(text: str) -> tuple[str, int]:
             # mixed case; a camelCase one, code's (`fastPassParams: ChallengeParams`, 'allPass': 'overEvery'), a
             # letter and a digit or a symbol
         put(m.start("value"), m.start("value") + len(value), 0)
-    for m in _PROSE_PASSWORD.finditer(text) if "pass" in low else ():
+    for m in _scan(_PROSE_PASSWORD, text, low) if "pass" in low else ():
         value = m.group("value") if m.group("quote") else m.group("value").rstrip(",;.:!?)")  # "is hunter2."
         if len(value) >= 4 and _prose_password(value):
             put(m.start("value"), m.start("value") + len(value), 0)
-    netrc = _NETRC.finditer(text) if "password" in low and ("machine" in low or "default" in low) else ()
-    for m in (*netrc, *(_CURL_USER.finditer(text) if "curl" in low else ())):
+    netrc = _scan(_NETRC, text, low) if "password" in low and ("machine" in low or "default" in low) else ()
+    for m in (*netrc, *(_scan(_CURL_USER, text, low) if "curl" in low else ())):
         value = m.group("value")
         if "start" in m.re.groupindex and m.group("start") is None:  # a netrc entry inside a sentence ("the
             value = value.rstrip(",;.:)]}")  # default login and password fields.") wants a non-letter in it
@@ -255,7 +318,7 @@ def mask_secrets(text: str) -> tuple[str, int]:
         if not (re.search(r"[${}<>%]|^\*+$", value) or value.lower() in _NOT_A_PASSWORD
                 or _PLACEHOLDER.search(value)):
             put(m.start("value"), m.end("value"), 0)
-    for m in _REGISTRY_AUTH.finditer(text) if "auth" in low else ():
+    for m in _scan(_REGISTRY_AUTH, text, low) if "auth" in low else ():
         login = _base64_text(m.group("value"))
         if re.fullmatch(r"[\x20-\x39\x3b-\x7e]{1,200}:[\x20-\x7e]{1,200}", login):
             put(m.start("value"), m.end("value"), 0)
@@ -263,7 +326,7 @@ def mask_secrets(text: str) -> tuple[str, int]:
         put(m.start("value"), m.end("value"), 0)
     for m in _WEBHOOK.finditer(text) if "hooks.slack.com" in low else ():
         put(m.start("value"), m.end("value"), 0)
-    for m in _AUTH_HEADER.finditer(text) if "bearer" in low or "authorization" in low else ():
+    for m in _scan(_AUTH_HEADER, text, low) if "bearer" in low or "authorization" in low else ():
         value = m.group("value")
         if re.search(r"[0-9]", value) and not _PLACEHOLDER.search(value):
             put(m.start("value"), m.end("value"), 0)
