@@ -41,3 +41,41 @@ def test_a_range_never_runs_into_the_next_section():
     assert groups == [[124, 124], [131, 132]]
     _join_quote(groups, 126, 126, headings=[128])
     assert groups == [[124, 126], [131, 132]]
+
+
+def _hit(text: str, start_line: int = 0, start_char: int = 0):
+    from ragls.core.ir import Chunk, Hit, LineSpan
+
+    lines = text.split("\n")
+    span = LineSpan(start_line, start_char, start_line + len(lines) - 1, len(lines[-1]))
+    return Hit(Chunk(id="c", path="docs/deploy.md", text=text, span=span, text_hash="h"), score=1.0)
+
+
+def test_a_quote_starts_at_its_sentence_mid_line():
+    """Each quoted passage's span starts at its sentence (quote_span, wire `quoteRanges`), so a `[n]` lands on the
+    sentence its item quotes: "To roll back" starts after the sentence before it on its line."""
+    from ragls.answer.focus import quote_span
+    from ragls.answer.passages import chunk_units
+
+    text = ("# Deploying\n\nRun `beacon push --canary 5` first: it updates five beacons and waits an hour. If no\n"
+            "beacon reports a fault, run `beacon push --all`. To roll back, run `beacon push --previous`.\n")
+    hit = _hit(text, start_line=10)
+    roll = next(u for u in chunk_units(hit.chunk) if u.sentence.startswith("To roll back"))
+    span = quote_span(hit, roll, roll.line, roll.end)
+    line = text.split("\n")[roll.line]
+    assert (span.start_line, line[span.start_char:]) == (10 + roll.line, "To roll back, run `beacon push --previous`.")
+    wrapped = next(u for u in chunk_units(hit.chunk) if u.sentence.startswith("If no"))  # wraps after "If no"
+    assert text.split("\n")[wrapped.line][quote_span(hit, wrapped, wrapped.line, wrapped.end).start_char:] == "If no"
+    first = next(u for u in chunk_units(hit.chunk) if u.sentence.startswith("Run"))
+    assert quote_span(hit, first, first.line, first.end).start_char == 0
+
+
+def test_a_quote_column_counts_utf16_and_the_chunk_start():
+    """Columns are UTF-16 units (an emoji is two), and on the chunk's first line count from the file line's start
+    (a chunk that starts mid-line)."""
+    from ragls.answer.focus import quote_span
+    from ragls.answer.passages import chunk_units
+
+    hit = _hit("Wave 😀 at the beacon first. Then restart the daemon.", start_line=3, start_char=7)
+    then = next(u for u in chunk_units(hit.chunk) if u.sentence.startswith("Then"))
+    assert quote_span(hit, then, then.line, then.end).start_char == 7 + len("Wave 😀 at the beacon first. ") + 1

@@ -146,6 +146,32 @@ H.it("<CR> on a [n] citation in the answer opens source n", function()
   H.eq((source.focusRange or source.range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line of source [n]")
 end)
 
+H.it("<CR> on a [n] lands on the sentence its answer item quotes, also mid-line after another sentence", function()
+  vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+  local win, buf, result = ask("RagAsk What happens when a merge runs out of time?")
+  local lnum, col
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local s = l:find("%[1%]")
+    if s and l:find("runs out of time", 1, true) and not l:find("^%[%d+%] ") then
+      lnum, col = i, s
+      break
+    end
+  end
+  H.ok(lnum, "the answer quotes the retry sentence with [1]: " .. result.answer)
+  local source = vim.iter(result.sources):find(function(s) return s.n == 1 end)
+  H.ok(type(source.quoteRanges) == "table" and #source.quoteRanges > 1,
+    "the server lists each quote of [1]: " .. vim.inspect(source))
+  vim.api.nvim_win_set_cursor(win, { lnum, col - 1 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq("guide/frobnicator.md", H.rel(vim.api.nvim_buf_get_name(0)), "the file of [1]")
+  local row, col0 = unpack(vim.api.nvim_win_get_cursor(0))
+  H.eq(H.line_of("guide/frobnicator.md", "A merge that runs out of time"), row, "the quoted sentence's line")
+  local line = vim.api.nvim_get_current_line()
+  H.ok(col0 > 0 and vim.startswith(line:sub(col0 + 1), "A merge that runs out of time"),
+    ("the cursor on the quoted sentence, after the one before it: %q at column %d"):format(line, col0))
+  H.ok(row > source.focusRange.start.line + 1, "not the first of the cited lines")
+end)
+
 H.it("<Tab> / <S-Tab> move the cursor from [n] to [n] (citations, then source lines); <CR> there opens it", function()
   local win, buf, result = ask("RagAsk How long is the frobnicator timeout?")
   vim.api.nvim_win_set_cursor(win, { 1, 0 })

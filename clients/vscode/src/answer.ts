@@ -145,15 +145,18 @@ function wordsOf(text: string): Set<string> {
 }
 
 /**
- * The source to open for a `[n]` cited in `quote` (the answer's list item or paragraph holding it). A source an
- * extractive answer quotes at places far apart (`focusRanges`, labelled "path:4-10, 22-27") opens at the place whose
- * lines share the most words with `quote`: `focusRange` is only the first quote's place, so every other item's
- * `[n]` led there. Any other source (or one whose file cannot be read, or no word in common) is returned as it is.
- * Neovim's answer_text.cited_place does the same.
+ * The source to open for a `[n]` cited in `quote` (the answer's list item or paragraph holding it). An extractive
+ * answer's source lists each passage it quotes (`quoteRanges`, from the quoted sentence's first character): the
+ * `[n]` opens at the quote whose text shares the most words with `quote` (ties: the one of fewer words, then the first),
+ * so the cursor lands on the sentence quoted there, not on the first line of the cited lines ("To roll back, run
+ * ..." starts mid-line, after the sentence before it). From an older server, a source quoted at places far apart
+ * (`focusRanges`, labelled "path:4-10, 22-27") opens at the place sharing the most words. Any other source (or one
+ * whose file cannot be read, or no word in common) is returned as it is. Neovim's answer_text.cited_place does the
+ * same.
  */
 export async function citedPlace(source: Source, quote: string): Promise<Source> {
-  const places = source.focusRanges;
-  if (!places || places.length < 2 || !quote) {
+  const places = source.quoteRanges?.length ? source.quoteRanges : source.focusRanges;
+  if (!places || (places.length < 2 && !source.quoteRanges?.length) || !quote) {
     return source;
   }
   let doc: vscode.TextDocument;
@@ -165,16 +168,20 @@ export async function citedPlace(source: Source, quote: string): Promise<Source>
   const wanted = wordsOf(quote.replace(/\[\d+\]/g, ' '));
   let best: Source['range'] | undefined;
   let bestScore = 0;
+  let bestSize = 0;
   for (const place of places) {
     const lines = lineRange(place);
-    const text = doc.getText(new vscode.Range(lines.start.line, 0, Math.min(lines.end.line, doc.lineCount - 1), Number.MAX_SAFE_INTEGER));
+    // From the quote's first character: the sentence before it on that line is not part of it.
+    const words = wordsOf(doc.getText(new vscode.Range(lines.start.line, place.start.character, Math.min(lines.end.line, doc.lineCount - 1), Number.MAX_SAFE_INTEGER)));
     let score = 0;
-    for (const w of wordsOf(text)) {
+    for (const w of words) {
       score += wanted.has(w) ? 1 : 0;
     }
-    if (score > bestScore) {
+    // A tie goes to the place with fewer words: a quote running on over the next one holds that one's words too.
+    if (score > bestScore || (score > 0 && score === bestScore && words.size < bestSize)) {
       best = place;
       bestScore = score;
+      bestSize = words.size;
     }
   }
   return best ? { ...source, focusRange: best } : source;

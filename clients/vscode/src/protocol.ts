@@ -31,6 +31,11 @@ export interface Source {
    * line order (`focusRange` is one of them, where a source entry opens; a `[n]` opens the place its answer item
    * quotes: answer.ts citedPlace); optional, absent with one place. */
   focusRanges?: Range[];
+  /** Newer servers, extractive rag/ask: each passage the answer quotes from this source, in the answer's order,
+   * from the quoted sentence's first character; a `[n]` opens at the one its item quotes (answer.ts citedPlace). */
+  quoteRanges?: Range[];
+  /** Newer servers: the ranges count lines of the text ragls extracted (PDF, HTML, DOCX, web page), not the file's. */
+  extractedText?: true;
 }
 
 /** A `rag/list` entry: the workspace or a named RAG. */

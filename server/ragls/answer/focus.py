@@ -7,6 +7,7 @@ the passages and their scores are the extractive answer's (`answer/extractive.py
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -21,7 +22,7 @@ from ragls.core.analysis import STOPWORDS, stems
 from ragls.core.ir import Hit, LineSpan
 from ragls.retrieval.focus import MAX_FOCUS_LINES, context_span, keyword_focus, line_span
 
-__all__ = ["FOCUS_SENTENCE_LINES", "focus_lines", "quoted_focus", "sentence_focus"]
+__all__ = ["FOCUS_SENTENCE_LINES", "focus_lines", "quote_span", "quoted_focus", "sentence_focus"]
 
 NEIGHBOUR_SHARE = 0.5  # a passage next to the focus scoring this share of it joins it (sentence_focus)
 
@@ -39,6 +40,7 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
     shared words (`sentence_focus`), the passages by meaning: a user following "[2] utils.md:321-322" must find the
     sentence quoted with [2] there."""
     groups: dict[int, list[list[int]]] = {}  # n -> groups of [first, last] 0-based chunk lines, in pick order
+    quotes: dict[int, list[LineSpan]] = {}  # n -> each quoted passage's span (`quote_span`), in pick order
     hits = dict(sources)
     query, _, named = _citation_terms(question)
     for n, unit in picked:
@@ -47,6 +49,7 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
         a, b = focus_lines(hits[n], unit, named, query)
         chunk = hits[n].chunk
         _join_quote(groups.setdefault(n, []), a, b, [k for k, _ in section_titles(chunk.text, is_markdown(chunk.path))])
+        quotes.setdefault(n, []).append(quote_span(hits[n], unit, a, b))
     out: list[tuple[int, Hit]] = []
     for n, hit in sources:
         mine = groups.get(n)
@@ -58,8 +61,43 @@ def quoted_focus(sources: list[tuple[int, Hit]], picked: list[tuple[int, Unit]],
         focus = spans[0]
         window = context_span(focus, hit.window) if hit.window is not None else None  # covers the new focus
         more = tuple(sorted(spans[1:], key=lambda s: s.start_line))
-        out.append((n, replace(hit, focus=focus, window=window, more_focus=more)))
+        out.append((n, replace(hit, focus=focus, window=window, more_focus=more, quotes=tuple(quotes[n]))))
     return out, list(picked)
+
+
+_WORD = re.compile(r"\w+")
+QUOTE_START_WORDS = 3  # the quoted sentence's first words found on its first line place its column (quote_span)
+
+
+def quote_span(hit: Hit, unit: Unit, first: int, last: int) -> LineSpan:
+    """The span of `hit`'s chunk a quote of `unit` cites (0-based chunk lines `first`..`last`, `focus_lines`),
+    starting at the quoted sentence's first character when it starts on `first` after other text (a sentence that
+    follows another on its line: "... to update the rest. To roll back, run"), so a `[n]` puts the cursor on the
+    sentence it quotes. The column is where the sentence's first QUOTE_START_WORDS words (fewer for a shorter
+    sentence) follow each other on that line, word characters only (markup between them, as in "`beacon push`",
+    does not matter); or where its first words end the line (a sentence wrapped right after them); else the line's
+    start, as `line_span` gives it. Columns are UTF-16 units, as every wire position."""
+    span = line_span(hit.chunk, hit.chunk.span.start_line + first, hit.chunk.span.start_line + last)
+    lines = hit.chunk.text.splitlines()
+    if first != unit.line or not 0 <= first < len(lines):
+        return span
+    col = _sentence_column(lines[first], [w.group() for w in _WORD.finditer(unit.sentence)][:QUOTE_START_WORDS])
+    if not col:
+        return span
+    col16 = col + sum(1 for ch in lines[first][:col] if ord(ch) > 0xFFFF)
+    return replace(span, start_char=col16 + (hit.chunk.span.start_char if first == 0 else 0))
+
+
+def _sentence_column(line: str, words: list[str]) -> int:
+    """The index in `line` where `words` (a sentence's first words) start: where all of them follow each other
+    (word tokens only), else where the longest run of their first ones ends the line; 0 when neither."""
+    tokens = list(_WORD.finditer(line))
+    texts = [t.group() for t in tokens]
+    for k in range(len(words), 0, -1):
+        for i in range(len(texts) - k + 1):
+            if texts[i:i + k] == words[:k] and (k == len(words) or i + k == len(texts)):
+                return tokens[i].start()
+    return 0
 
 
 def _join_quote(groups: list[list[int]], a: int, b: int, headings: Sequence[int] = ()) -> None:

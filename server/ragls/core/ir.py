@@ -154,6 +154,11 @@ class Hit:
     # one span of at most `focus.MAX_FOCUS_LINES` lines (`answer/focus.quoted_focus`): the source stays one
     # entry and lists every quoted place (wire `focusRanges`). Empty otherwise.
     more_focus: tuple[LineSpan, ...] = ()
+    # Each passage an extractive answer quotes from the chunk, in the answer's order: its lines as its citation
+    # points at them (`answer/focus.focus_lines`), from the quoted sentence's first character (a sentence starting
+    # mid-line after another), so a `[n]` opens at the sentence its item quotes (`answer/focus.quoted_focus`; wire
+    # `quoteRanges`). Empty otherwise.
+    quotes: tuple[LineSpan, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -168,13 +168,14 @@ def source_uri(chunk: Chunk) -> str:
 
 
 def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpan | None = None,
-                   more_focus: Sequence[LineSpan] = ()) -> dict:
+                   more_focus: Sequence[LineSpan] = (), quotes: Sequence[LineSpan] = ()) -> dict:
     """Source of a chunk: uri (with `#fragment` for a web page's heading that has an id), path, range (in the
     extracted text for converted documents), optional title (of the focus's section, `index.titles.source_title`), `page` (1-based, PDFs), `focusRange` (the
     answering sentence's lines, inside `range`) when `focus` is given and `contextRange` (the window around it,
     widened to cover the focus, `retrieval/focus.context_span`) when `context` is given and differs from the focus;
     with `more_focus` (more quoted places of the chunk, `Hit.more_focus`) `focusRanges`: the focus and those, in line
-    order."""
+    order; with `quotes` (each passage an extractive answer quotes, `Hit.quotes`) `quoteRanges`, unless it is the
+    focus alone."""
     uri = source_uri(chunk)
     if chunk.anchor and uri.startswith(("http://", "https://")) and "#" not in uri:
         uri = f"{uri}#{quote(chunk.anchor, safe='-._~!$&()*+,;=:@')}"
@@ -194,6 +195,8 @@ def to_wire_source(chunk: Chunk, focus: LineSpan | None = None, context: LineSpa
             src["contextRange"] = to_wire_range(context)
         if more_focus:
             src["focusRanges"] = [to_wire_range(r) for r in sorted((focus, *more_focus), key=lambda r: r.start_line)]
+        if quotes and list(quotes) != [focus]:  # where each quote's sentence starts: a [n] opens at its own
+            src["quoteRanges"] = [to_wire_range(r) for r in quotes]
     return src
 
 
@@ -238,7 +241,7 @@ def to_wire_answer(answer: Answer) -> dict:
     are present only when they apply."""
     out = {
         "answer": answer.text,
-        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window, hit.more_focus)}
+        "sources": [{"n": n, **to_wire_source(hit.chunk, hit.focus, hit.window, hit.more_focus, hit.quotes)}
                     for n, hit in answer.sources],
         "citations": [{"n": c.n, "supported": c.supported} for c in answer.citations],
         "model": answer.model,

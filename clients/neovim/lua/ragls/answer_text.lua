@@ -384,30 +384,40 @@ local function words(text)
   return set
 end
 
---- The place a `[n]` leads to. A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`)
---- opens, for a `[n]` in `quote` (|ragls.answer_text.item_text|), at the place whose lines share the most words
---- with it: the extractive answer quotes each place in its own item, and `focusRange` is only the first quote's.
---- Any other source (or no word in common) is returned as it is.
+--- The place a `[n]` leads to. An extractive answer's source lists each passage it quotes (`quoteRanges`, from the
+--- quoted sentence's first character): a `[n]` in `quote` (|ragls.answer_text.item_text|) opens at the quote whose
+--- text shares the most words with it (ties: the one of fewer words, then the first), so the cursor lands on the sentence
+--- quoted there, not on the first of the cited lines ("To roll back, run ..." starts mid-line). From an older
+--- server, a source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`) opens at the place
+--- sharing the most words. Any other source (or no word in common) is returned as it is.
 ---@param source table a rag/ask source
 ---@param quote string the answer's text around the `[n]`
 ---@param read_lines fun(first: integer, last: integer): string[] the source's lines first..last (1-based)
 ---@return table source  a copy with `focusRange` set to the chosen place, or `source`
 function M.cited_place(source, quote, read_lines)
-  local places = source.focusRanges
-  if type(places) ~= "table" or #places < 2 then
+  local quotes = type(source.quoteRanges) == "table" and #source.quoteRanges > 0
+  local places = quotes and source.quoteRanges or source.focusRanges
+  if type(places) ~= "table" or (#places < 2 and not quotes) then
     return source
   end
   local wanted = words(quote:gsub("%[%d+%]", ""))
-  local best, best_score = nil, 0
+  local best, best_score, best_size = nil, 0, 0
   for _, place in ipairs(places) do
     local e = place["end"]
     local last = (e.character == 0 and e.line > place.start.line) and e.line or e.line + 1
-    local score = 0
-    for w in pairs(words(table.concat(read_lines(place.start.line + 1, last), " "))) do
-      score = score + (wanted[w] and 1 or 0)
+    local lines = read_lines(place.start.line + 1, last)
+    local from = place.start.character or 0
+    if from > 0 and lines[1] then -- from the quote's first character: the sentence before it is not part of it
+      local ok, byte = pcall(vim.str_byteindex, lines[1], "utf-16", from, false)
+      lines[1] = lines[1]:sub((ok and byte or 0) + 1)
     end
-    if score > best_score then
-      best, best_score = place, score
+    local score, size = 0, 0
+    for w in pairs(words(table.concat(lines, " "))) do
+      score, size = score + (wanted[w] and 1 or 0), size + 1
+    end
+    -- a tie goes to the place with fewer words: a quote running on over the next one holds that one's words too
+    if score > best_score or (score > 0 and score == best_score and size < best_size) then
+      best, best_score, best_size = place, score, size
     end
   end
   return best and vim.tbl_extend("force", source, { focusRange = best }) or source

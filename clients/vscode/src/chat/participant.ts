@@ -11,6 +11,7 @@
  */
 import * as vscode from 'vscode';
 import { answerBody, sourceLabel, withoutLabel } from '../answer';
+import { focusOf } from '../decorations';
 import { AskDeltaProgress, AskRequest, AskResult, HistoryTurn } from '../protocol';
 import type { ServerManager } from '../server';
 import { registerTools, ToolName } from './tools';
@@ -54,8 +55,9 @@ function historyFromContext(context: any): HistoryTurn[] {
   return out;
 }
 
+/** A source as a chat reference: its cited lines (`focusRange`, else the chunk's range), where the ragls view opens it. */
 function toLocation(source: AskResult['sources'][number]): vscode.Location {
-  const r = source.range;
+  const r = focusOf(source);
   return new vscode.Location(
     vscode.Uri.parse(source.uri),
     new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character),

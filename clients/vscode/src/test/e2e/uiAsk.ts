@@ -279,9 +279,12 @@ async function main(): Promise<number> {
       await page.screenshot({ path: join(shots, 'answer-panel.png') });
     }, page, shots);
 
-    await step('clicking citation [1] opens docs/deployment.md', async () => {
+    await step('clicking citation [1] opens docs/deployment.md on the sentence its item quotes', async () => {
       await webview.locator('.answer a.cite[data-n="1"]').first().click();
       await page.locator('.tabs-container .tab.active:has-text("deployment.md")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      // The first item quotes "To roll back, run `beacon push --previous`.", which starts mid-line 6 (column 45),
+      // after the sentence before it: the cursor is there, not at line 3 where the cited lines 3-6 start.
+      await page.locator('.statusbar-item:has-text("Ln 6, Col 45")').first().waitFor({ state: 'visible', timeout: 30_000 });
       await page.screenshot({ path: join(shots, 'source-opened.png') });
     }, page, shots);
     await step('Search Docs (Ctrl+Alt+D) updates its results as you type and previews the highlighted one', async () => {

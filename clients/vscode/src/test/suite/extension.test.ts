@@ -27,7 +27,7 @@ import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { defaultPython } from '../fixture';
-import { answerBody, citedPlace, sourceLabel } from '../../answer';
+import { answerBody, citedPlace, openSource, sourceLabel } from '../../answer';
 import {
   AskRequest,
   AskResult,
@@ -161,6 +161,27 @@ suite('ragls extension in VS Code', () => {
     assert.equal(await citedPlace(source, ''), source, 'no item text (a source list entry): as the server sent it');
     const one: Source = { ...source, focusRanges: undefined };
     assert.equal(await citedPlace(one, 'Loosen the three housing bolts [1].'), one, 'one place: as the server sent it');
+  });
+
+  test('a [n] lands on the sentence its answer item quotes (quoteRanges), also mid-line after another sentence', async () => {
+    // The real server's extractive answer quotes four sentences of deployment.md for [1], cited as one range
+    // (3-6); "To roll back, run ..." starts mid-line 6. Each item's [1] opens at its own sentence.
+    const result = await api.server.request(AskRequest, { question: 'How do I roll back beacon firmware?' });
+    const source = result.sources.find((s) => s.n === 1 && s.path.endsWith('deployment.md'));
+    assert.ok(source?.quoteRanges && source.quoteRanges.length > 1, JSON.stringify(result.sources));
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(source.uri));
+    for (const [item, sentence] of [
+      ['To roll back, run beacon push --previous [1].', 'To roll back, run `beacon push --previous`.'],
+      ['If no beacon reports a fault, run beacon push --all to update the rest [1].', 'If no beacon reports a fault,'],
+      ['New firmware goes out to the beacon cluster in stages [1].', 'New firmware goes out'],
+    ]) {
+      const place = await citedPlace(source, item);
+      const editor = await openSource(place);
+      assertOpensAt(editor, place);
+      const at = editor!.selection.active;
+      assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith(sentence),
+        `${item} opened at ${at.line + 1}:${at.character + 1}: ${doc.lineAt(at.line).text}`);
+    }
   });
 
   test('a request pending when the server dies says so in words, not as a JSON-RPC code', () => {
