@@ -169,4 +169,68 @@ H.it(":RagQuery! under a long heading path: the quickfix line shows the passage,
   H.screenshot("neovim-query-quickfix")
 end)
 
+H.it("a converted page's source says its lines count extracted text: the answer float, the picker, the quickfix", function()
+  local rel = "guide/pairing.html"
+  vim.fn.writefile({ "<html><head><title>Pairing</title></head><body>", "<h1>Pairing a tablet</h1>",
+    "<p>Open Settings, choose Devices, and scan the pairing code shown on the tablet.",
+    "A pairing code expires after 90 seconds; ask the tablet for a new one when it does.</p>",
+    "</body></html>" }, H.workspace .. "/" .. rel)
+  H.notes = {}
+  vim.cmd("RagRebuild")
+  H.wait_for(function() return H.notes_matching("ragls: indexed 5 files")[1] end, 120000, "the rebuild")
+  local query = "how long is a pairing code valid"
+  local chunks = H.request_sync(client, "rag/query", { query = query, topK = 5 }).result.chunks
+  local hit = vim.iter(chunks):find(function(c) return c.source.path == rel end)
+  H.ok(hit and hit.source.extractedText == true, "the server marks the page's source: " .. vim.inspect(chunks[1]))
+  local entry = require("ragls.picker").format(hit)
+  H.ok(entry:find(rel .. ":%d+[%d‑-]* %(extracted text%)"), "the picker's entry: " .. entry)
+  vim.o.columns, vim.o.lines = 100, 30
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd("RagAsk " .. query)
+  local win = H.wait_for(function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer")
+  local buf = vim.api.nvim_win_get_buf(win)
+  local result = vim.b[buf].ragls_result
+  local source = vim.iter(result.sources):find(function(s) return s.path == rel end)
+  H.ok(source, "the page is a source: " .. vim.inspect(result.sources))
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  H.ok(text:find(("[%d] %s:"):format(source.n, rel), 1, true) and text:find(" (extracted text)", 1, true),
+    "the float's source line says so:\n" .. text)
+  H.screenshot("neovim-answer-extracted-text")
+  vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
+  local item = vim.iter(vim.fn.getqflist()):find(function(i) return i.text:find("^%[" .. source.n .. "%]") end)
+  H.ok(item and item.text:find("(extracted text)", 1, true), "the quickfix item: " .. vim.inspect(item))
+  vim.cmd("cclose")
+end)
+
+H.it("a folder of many unreadable files: :RagRebuild counts them all, :RagStatus lists 50 and says how many more", function()
+  vim.fn.mkdir(H.workspace .. "/blobs", "p")
+  for i = 1, 57 do
+    local f = assert(io.open(("%s/blobs/blob%02d.md"):format(H.workspace, i), "wb"))
+    f:write("x\0\0\0y") -- binary: skipped with its reason
+    f:close()
+  end
+  H.notes = {}
+  vim.cmd("RagRebuild")
+  local note = H.wait_for(function() return H.notes_matching("ragls: indexed ")[1] end, 120000, "the rebuild")
+  H.contains(note.msg, ", 57 skipped (")
+  local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
+  H.eq(50, #status.folders[1].skipped, "the server lists 50")
+  H.eq(7, status.folders[1].skippedMore, "and counts the rest")
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+  vim.cmd("RagStatus")
+  local win = H.wait_for(function() return H.floats()[1] end, 20000, "status float")
+  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  local at = vim.iter(ipairs(lines)):find(function(_, l) return l == "  skipped    57 files:" end)
+  H.ok(at, "the count of every file left out:\n" .. table.concat(lines, "\n"))
+  H.eq("    … and 7 more", lines[at + 51], "the rest counted under the 50 listed")
+  vim.api.nvim_win_close(win, true)
+end)
+
 H.finish()

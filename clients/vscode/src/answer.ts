@@ -105,23 +105,39 @@ export function displayPath(source: Source): string {
 /**
  * "path:12-18" with 1-based lines, as people read them (path as in `displayPath`): the cited lines (`focusRange`,
  * else the chunk's range), as the CLI prints them and where opening the source puts the cursor. A source an
- * extractive answer quotes at places far apart lists them all (`focusRanges`): "path:4-10, 22-27".
+ * extractive answer quotes at places far apart lists them all (`focusRanges`): "path:4-10, 22-27". Lines that need
+ * a note say it after them, as the CLI does (`whereNote`): "manual.pdf:12-14 (page 3, extracted text)".
  */
 export function sourceLabel(source: Source): string {
-  const { path, lines } = sourceLabelParts(source);
-  return `${path}:${lines}`;
+  const { path, lines, note } = sourceLabelParts(source);
+  return `${path}:${lines}${note ? ` (${note})` : ''}`;
 }
 
 /**
- * `sourceLabel`'s two parts: the path, and the lines after its colon ("12-18"; "4-10, 22-27" for a source quoted at
- * places far apart), for a view that lays them out itself (the chat view keeps the lines on one line).
+ * What a source's line numbers need beside them, as the CLI prints it: "page 3" for a PDF's page, "extracted text"
+ * when they count the text ragls extracted from a PDF, HTML or DOCX file or a web page (`extractedText`, newer
+ * servers), not the file's lines; both as "page 3, extracted text"; else "". Neovim's answer_text.where_note.
  */
-export function sourceLabelParts(source: Source): { path: string; lines: string } {
+export function whereNote(source: Source): string {
+  const notes = [
+    ...(typeof source.page === 'number' ? [`page ${source.page}`] : []),
+    ...(source.extractedText === true ? ['extracted text'] : []),
+  ];
+  return notes.join(', ');
+}
+
+/**
+ * `sourceLabel`'s parts: the path, the lines after its colon ("12-18"; "4-10, 22-27" for a source quoted at places
+ * far apart) and the note on them (`whereNote`, "" without one), for a view that lays them out itself (the chat
+ * view keeps the lines on one line).
+ */
+export function sourceLabelParts(source: Source): { path: string; lines: string; note: string } {
   const path = displayPath(source);
+  const note = whereNote(source);
   if (source.focusRanges && source.focusRanges.length > 1) {
-    return { path, lines: source.focusRanges.map(linesOf).join(', ') };
+    return { path, lines: source.focusRanges.map(linesOf).join(', '), note };
   }
-  return { path, lines: linesOf(focusOf(source)) };
+  return { path, lines: linesOf(focusOf(source)), note };
 }
 
 /** "12-18", "12", or "3:1996" for one line entered mid-way: the 1-based lines of a wire range as labels show them. */

@@ -198,7 +198,8 @@ export function rebuildIndex(deps: Deps, folder?: vscode.Uri | string): Promise<
         );
       },
     );
-    const skipped = result.skipped.length ? `, ${result.skipped.length} skipped` : '';
+    const left = result.skipped.length + (result.skippedMore ?? 0); // newer servers list 50, count the rest
+    const skipped = left ? `, ${left} skipped` : '';
     void vscode.window.showInformationMessage(
       `ragls: indexed ${counted(result.files, 'file')}, ${counted(result.chunks, 'section')}${skipped} in ${(result.elapsedMs / 1000).toFixed(1)} s.`,
     );
@@ -233,6 +234,9 @@ export function formatStatus(status: StatusResult): string[] {
     for (const s of f.skipped) {
       lines.push(`    skipped ${s.path}: ${s.reason}`);
     }
+    if (f.skippedMore) { // newer servers list the first 50 files left out and count the rest
+      lines.push(`    skipped … and ${f.skippedMore} more`);
+    }
   }
   for (const note of notes) {
     lines.push(`  note: ${note}`);
@@ -243,6 +247,35 @@ export function formatStatus(status: StatusResult): string[] {
     lines.push(`  error${where}: ${e.message}`);
   }
   return lines;
+}
+
+/** Longest warning a Show Status message shows (`shortWarning`); the output channel has it whole. */
+export const SHORT_WARNING_CHARS = 90;
+
+/**
+ * A status warning as a notification shows it: a folder's path as the folder's name ("/tmp/ws/app: no file here
+ * matches ..." is "app: no file here matches ..."), cut before what it goes on to explain — its first ": " or code
+ * span ("no file here matches sources.include `{globs}`: ragls indexes documentation files by default;
+ * to index others, ... in /tmp/ws/app/ragls.toml (docs/configuration.md)" is "app: no file here matches
+ * sources.include") — and at most SHORT_WARNING_CHARS characters, cut at a word. The whole warning is in the output
+ * channel (formatStatus), which the message's Show Details opens.
+ */
+export function shortWarning(warning: string, status: StatusResult): string {
+  let text = warning;
+  const folders = status.folders.map((f) => vscode.Uri.parse(f.uri).fsPath).sort((a, b) => b.length - a.length);
+  for (const path of folders) {
+    const name = path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+    text = text.split(`${path}/`).join(`${name}/`).split(`${path}: `).join(`${name}: `);
+  }
+  const lead = /^[^\s:]+: /.exec(text)?.[0] ?? ''; // "app: " of a folder's notice
+  const rest = text.slice(lead.length);
+  const cut = [rest.indexOf(': '), rest.indexOf(' `')].filter((i) => i >= 12).sort((a, b) => a - b)[0];
+  text = lead + (cut === undefined ? rest : rest.slice(0, cut));
+  if (text.length > SHORT_WARNING_CHARS) {
+    const head = text.slice(0, SHORT_WARNING_CHARS - 1);
+    text = `${head.slice(0, Math.max(head.lastIndexOf(' '), SHORT_WARNING_CHARS / 2))}…`;
+  }
+  return text.replace(/[\s.;,]+$/, '');
 }
 
 /** "ragls: Show Status": a summary message, details in the output channel. Returns the status. */
@@ -261,11 +294,11 @@ export function showStatus(deps: Deps): Promise<StatusResult | undefined> {
       (status.embeddingSource === 'offline-fallback' ? `; embedding: ${embeddingLabel(status)}` : '') +
       (errors ? `; ${counted(errors, 'error')}` : '') +
       (embeddingLoading(status) ? `; ${EMBEDDING_LOADING_NOTE}` : '');
-    // A warning says what to do in the message itself (the first; the others are in the details).
+    // The first warning in short (what is wrong, where); what to do and the others are in the details.
     const warnings = statusWarnings(status);
-    const more = warnings.length > 1 ? ` (${counted(warnings.length - 1, 'more warning', 'more warnings')} in the details)` : '';
+    const more = warnings.length > 1 ? ` (+${counted(warnings.length - 1, 'more warning', 'more warnings')})` : '';
     const show = warnings.length
-      ? vscode.window.showWarningMessage(`${summary}. ${warnings[0]}${more}`, 'Show Details')
+      ? vscode.window.showWarningMessage(`${summary}. ${shortWarning(warnings[0], status)}${more}; what to do: Show Details.`, 'Show Details')
       : vscode.window.showInformationMessage(summary, 'Show Details');
     // Not awaited: the command returns while the message is still shown.
     void show.then((choice) => {

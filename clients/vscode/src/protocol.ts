@@ -131,7 +131,9 @@ export interface SkippedFile {
 export interface RebuildResult {
   files: number;
   chunks: number;
+  /** Newer servers: the first 50 files left out; `skippedMore` counts the rest. */
   skipped: SkippedFile[];
+  skippedMore?: number;
   elapsedMs: number;
 }
 
@@ -147,7 +149,10 @@ export interface FolderStatus {
   indexPath: string;
   /** false: another process holds the index lock. */
   writer: boolean;
+  /** Newer servers: the first 50 files left out (a folder of thousands of unreadable files); `skippedMore` counts
+   * the rest. */
   skipped: SkippedFile[];
+  skippedMore?: number;
   /** Chunks whose embedding windows are not all embedded yet; null when unknown. */
   pendingWindows?: number | null;
   /** True while the server's embedding model is still loading: pendingVectors then counts every chunk, and search

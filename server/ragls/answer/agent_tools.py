@@ -221,7 +221,8 @@ def status_result(ws, writer_name: str) -> ToolResult:
                         "embedding_loading": f.embedding_loading, "stored_pending_vectors": f.stored_pending_vectors,
                         "last_indexed_at": last, "index_path": str(f.index_path),
                         "this_process_writes": f.writer, "writer_process": f.writer_process,
-                        "skipped": [{"path": p, "reason": r} for p, r in f.skipped]})
+                        "skipped": [{"path": p, "reason": r} for p, r in f.skipped],
+                        **({"skipped_more": f.skipped_more} if f.skipped_more else {})})
     data = {"folders": folders, "embedding_model": status.embedding_model, "store": status.store,
             "generation": status.generation, "errors": status.errors,
             "notices": list(getattr(status, "notices", [])), "pid": os.getpid()}
@@ -241,6 +242,8 @@ def status_result(ws, writer_name: str) -> ToolResult:
         lines.append(f"{f['path']}: {f['files']} files, {f['chunks']} chunks, {f['pending_files']} files queued, "
                      f"{vectors}; {writer}")
         lines += [f"  skipped {s['path']}: {s['reason']}" for s in f["skipped"]]
+        if f.get("skipped_more"):
+            lines.append(f"  ... and {f['skipped_more']} more files skipped")
     gen = status.generation
     answers = gen["backend"] if gen["backend"] != "none" else f"extractive ({no_llm_reason(gen.get('ignored'))})"
     lines.append(f"embedding model: {status.embedding_model}; answers: {answers}"

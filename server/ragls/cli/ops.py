@@ -84,6 +84,8 @@ def cmd_status(args) -> int:
             print(f"embedding:   ~{est / 60:.1f} min for a cold index of {f['chunks']} sections on 2 cores{note}")
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
+        if f.get("skippedMore"):
+            print(f"skipped:     ... and {f['skippedMore']} more files")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     from ragls.answer.extractive import no_llm_reason
 

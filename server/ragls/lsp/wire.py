@@ -265,10 +265,18 @@ def to_wire_answer(answer: Answer) -> dict:
 
 
 def to_wire_rebuild(reports, folders: list[Path], elapsed_ms: float, ws) -> dict:
+    """rag/rebuild result: the workspace's totals, the first `status.SKIPPED_LISTED` files the rebuild left out and
+    `skippedMore`, how many more (present when there are)."""
+    from ragls.workspace.status import SKIPPED_LISTED
+
     files = sum(idx.manifest.file_count() for idx in ws.indexes)
     chunks = sum(idx.manifest.chunk_count() for idx in ws.indexes)
-    skipped = [{"path": display_path(s.path), "reason": s.reason} for r in reports for s in r.skipped]
-    return {"files": files, "chunks": chunks, "skipped": skipped, "elapsedMs": round(elapsed_ms, 1)}
+    left_out = [s for r in reports for s in r.skipped]
+    skipped = [{"path": display_path(s.path), "reason": s.reason} for s in left_out[:SKIPPED_LISTED]]
+    out = {"files": files, "chunks": chunks, "skipped": skipped, "elapsedMs": round(elapsed_ms, 1)}
+    if len(left_out) > len(skipped):
+        out["skippedMore"] = len(left_out) - len(skipped)
+    return out
 
 
 def to_wire_status(status) -> dict:
@@ -285,6 +293,7 @@ def to_wire_status(status) -> dict:
             "lastIndexedAt": iso(f.last_indexed_at),
             "indexPath": str(f.index_path), "writer": f.writer,
             "skipped": [{"path": display_path(p), "reason": r} for p, r in f.skipped],
+            **({"skippedMore": f.skipped_more} if f.skipped_more else {}),  # left out beyond those listed
             **({"writerProcess": f.writer_process} if f.writer_process else {}),
         } for f in status.folders],
         "embeddingModel": status.embedding_model,

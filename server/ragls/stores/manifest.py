@@ -278,8 +278,16 @@ class Manifest:
                 if p not in keep:
                     db.execute("DELETE FROM skipped WHERE path=?", (p,))
 
-    def skipped(self) -> list[tuple[str, str]]:
-        return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+    def skipped(self, limit: int | None = None) -> list[tuple[str, str]]:
+        """(path, reason) of the files the last scan left out, by path; the first `limit` of them when given (a
+        folder of thousands of unreadable files: rag/status lists `status.SKIPPED_LISTED`)."""
+        if limit is None:
+            return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+        return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT ?", (limit,))]
+
+    def skipped_count(self) -> int:
+        """How many files the last scan left out (`skipped`)."""
+        return self.db.execute("SELECT COUNT(*) FROM skipped").fetchone()[0]
 
     # -- journal -------------------------------------------------------------------------------------------
     def journal_add(self, paths: Iterable[str]) -> None:

@@ -12,6 +12,10 @@ from pathlib import Path
 
 from ragls.core.hashing import fingerprint
 
+# Files left out that rag/status (and MCP index_status) lists per folder, the rest counted (`skippedMore`): a folder
+# of 20,000 unreadable files made a 1.8 MB status reply that every client listed whole.
+SKIPPED_LISTED = 50
+
 
 @dataclass
 class FolderStatus:
@@ -25,7 +29,7 @@ class FolderStatus:
     last_indexed_at: float | None
     index_path: Path
     writer: bool
-    skipped: list[tuple[str, str]]
+    skipped: list[tuple[str, str]]  # the first SKIPPED_LISTED files left out (path, reason), by path
     writer_process: dict | None = None  # {pid, role} of the process holding the index lock (None: nobody)
     # Chunks whose embedding windows are not all embedded yet (first vector included); None when unknown.
     pending_windows: int | None = None
@@ -33,6 +37,7 @@ class FolderStatus:
     # vectors): pending_vectors then counts every chunk, stored_pending_vectors is what is really left to embed.
     embedding_loading: bool = False
     stored_pending_vectors: int | None = None  # None: not known (nothing recorded yet)
+    skipped_more: int = 0  # files left out beyond those `skipped` lists (wire `skippedMore`)
 
 
 @dataclass
@@ -58,7 +63,7 @@ def empty_folder_notice(idx) -> str | None:
     ragls indexes documentation files unless `sources.include` says more. None when the folder has files, a skipped
     file, an include warning, has never been indexed (a first scan may still be running), or another process writes
     it. `ragls index` prints it as a warning; rag/status lists it among `notices`."""
-    if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped()
+    if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped_count()
             or not idx.manifest.get_meta("last_indexed_at")):
         return None
     # each glob as a code span: this text also goes into an abstained answer, which is markdown, where a bare
@@ -108,7 +113,8 @@ def workspace_status(ws) -> Status:
             embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
             last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
             writer=not idx.other_writer,
-            skipped=idx.manifest.skipped(), writer_process=idx.writer_process()))
+            skipped=(skipped := idx.manifest.skipped(SKIPPED_LISTED)),
+            skipped_more=idx.manifest.skipped_count() - len(skipped), writer_process=idx.writer_process()))
     gen = ws.settings.generation
     backend = gen.resolved_backend()
     model = None

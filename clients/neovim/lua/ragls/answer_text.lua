@@ -33,6 +33,22 @@ function M.source_location(source, dash)
   return path .. ":" .. M.range_lines(source.focusRange or source.range, dash)
 end
 
+--- What a source's line numbers need beside them, as the CLI prints it: " (page 3)" for a PDF's page, " (extracted
+--- text)" when they count the text ragls extracted from a PDF, HTML or DOCX file or a web page (`extractedText`, newer
+--- servers), not the file's lines; both as " (page 3, extracted text)"; else "".
+---@param source table  PROTOCOL Source
+---@return string
+function M.where_note(source)
+  local notes = {}
+  if type(source.page) == "number" then
+    table.insert(notes, ("page %d"):format(source.page))
+  end
+  if source.extractedText == true then
+    table.insert(notes, "extracted text")
+  end
+  return #notes > 0 and (" (" .. table.concat(notes, ", ") .. ")") or ""
+end
+
 --- `start-end` (1-based, inclusive) of a PROTOCOL Range, `line` for one line, `line:column` for one line entered
 --- mid-way (the column counts UTF-16 units, as the CLI prints it).
 ---@param range table  PROTOCOL Range
@@ -102,12 +118,13 @@ function M.source_entries(result, sources)
   return out
 end
 
---- One line per source: `[n] path:start-end — title`.
+--- One line per source: `[n] path:start-end — title`, with `where_note` after the lines when they need one
+--- (`[n] manual.pdf:12-14 (page 3, extracted text) — Setup`).
 ---@param source table  Source & { n }
 ---@param dash? string  of the range (`source_location`)
 ---@return string
 function M.source_line(source, dash)
-  local line = ("[%d] %s"):format(source.n, M.source_location(source, dash))
+  local line = ("[%d] %s%s"):format(source.n, M.source_location(source, dash), M.where_note(source))
   if source.title and source.title ~= "" then
     line = line .. " — " .. one_line(source.title)
   end

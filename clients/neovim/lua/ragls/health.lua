@@ -210,9 +210,9 @@ function M.check()
     if folder.writer == false then
       health.warn(("%s: index is read-only (another process holds the lock)"):format(where))
     end
-    local skipped = folder.skipped or {}
-    if #skipped > 0 then
-      health.info(("%s: %d skipped files (see :RagStatus)"):format(where, #skipped))
+    local skipped = #(folder.skipped or {}) + (type(folder.skippedMore) == "number" and folder.skippedMore or 0)
+    if skipped > 0 then
+      health.info(("%s: %d skipped files (see :RagStatus)"):format(where, skipped))
     end
   end
   for _, e in ipairs(errors) do

@@ -369,9 +369,10 @@ end
 function M.rebuild()
   rpc.notify("ragls: rebuilding the index…")
   rpc.request("rag/rebuild", { workDoneToken = "ragls-rebuild-" .. vim.uv.hrtime() }, function(result)
-    local skipped = result.skipped or {}
+    -- newer servers list the first 50 files left out and count the rest (`skippedMore`)
+    local skipped = #(result.skipped or {}) + (type(result.skippedMore) == "number" and result.skippedMore or 0)
     rpc.notify(("ragls: indexed %s, %s, %d skipped (%.1f s)"):format(counted(result.files or 0, "file"),
-      counted(result.chunks or 0, "section"), #skipped, (result.elapsedMs or 0) / 1000))
+      counted(result.chunks or 0, "section"), skipped, (result.elapsedMs or 0) / 1000))
   end)
 end
 

@@ -14,6 +14,7 @@ local rpc = require("ragls.rpc")
 local server = require("ragls.server")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
+local where_note = require("ragls.answer_text").where_note
 
 --- The knowledge base(s) of the picker in use (`rag=NAME` on :RagQuery, else |:RagUse|'s choice).
 local picker_rag = nil
@@ -54,7 +55,8 @@ local function results(chunks)
   return vim.tbl_filter(function(c) return not c.ragls_notice end, chunks or {})
 end
 
---- " 64%  path:first-last  Heading" for a rag/query chunk: the percentage (a column of 4, first, so a picker
+--- " 64%  path:first-last  Heading" for a rag/query chunk (" (page 3, extracted text)" after the lines when they
+--- count a converted document's extracted text, answer_text.where_note): the percentage (a column of 4, first, so a picker
 --- narrower than a long heading never cuts it) is its `relevance` (its score's share of the best hit's), left out
 --- when the server sent none ("<1%" for a share under 0.5 %); the raw `score` is never shown (its scale depends on
 --- the fusion and the reranker).
@@ -62,7 +64,7 @@ end
 ---@return string
 function M.format(chunk)
   local s = chunk.source
-  local text = ui.source_location(s)
+  local text = ui.source_location(s) .. where_note(s)
   if s.title and s.title ~= "" then
     text = text .. "  " .. s.title
   end

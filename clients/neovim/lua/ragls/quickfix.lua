@@ -6,6 +6,7 @@
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local one_line = require("ragls.text").one_line
+local where_note = require("ragls.answer_text").where_note
 local split_lines = require("ragls.text").split_lines
 
 local M = {}
@@ -49,7 +50,7 @@ function M.quickfix_sources(question, result)
         lnum = lnum,
         col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
         end_lnum = jump.last_line(range),
-        text = ("[%d]%s"):format(source.n, title),
+        text = ("[%d]%s%s"):format(source.n, where_note(source), title),
       })
     end
   end

@@ -225,10 +225,16 @@ function M.status_lines(status)
     table.insert(lines, "  index      " .. vim.fn.fnamemodify(tostring(nonnil(folder.indexPath) or "?"), ":~")
       .. (folder.writer == false and "  (read-only: another process holds the index lock)" or ""))
     local skipped = folder.skipped or {}
-    if #skipped > 0 then
-      table.insert(lines, ("  skipped    %d file%s:"):format(#skipped, #skipped == 1 and "" or "s"))
+    -- newer servers list the first 50 and count the rest (`skippedMore`): a folder of thousands of unreadable files
+    local more = type(folder.skippedMore) == "number" and folder.skippedMore or 0
+    if #skipped + more > 0 then
+      local total = #skipped + more
+      table.insert(lines, ("  skipped    %d file%s:"):format(total, total == 1 and "" or "s"))
       for _, sk in ipairs(skipped) do
         table.insert(lines, ("    %s — %s"):format(one_line(sk.path), one_line(sk.reason)))
+      end
+      if more > 0 then
+        table.insert(lines, ("    … and %d more"):format(more))
       end
     else
       table.insert(lines, "  skipped    none")

@@ -64,6 +64,7 @@ export function chatPage(webview: vscode.Webview, initial?: ChatPageInitial): st
   details.sources li { margin-bottom: .3em; padding-left: 1.9em; text-indent: -1.9em; }
   details.sources a.source { overflow-wrap: anywhere; }
   details.sources a.source .lines { white-space: nowrap; }
+  details.sources a.source .where-note { color: var(--vscode-descriptionForeground); font-size: .92em; }
   details.sources.uncited summary { color: var(--vscode-descriptionForeground); }
   details.sources .heading { display: block; color: var(--vscode-descriptionForeground); font-size: .92em; text-indent: 0; }
   footer { display: flex; gap: .4em; padding: .5em .6em; border-top: 1px solid var(--vscode-panel-border); }

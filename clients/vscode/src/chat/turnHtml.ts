@@ -101,8 +101,9 @@ export function turnHtml(turn: ChatTurn, ctx: TurnHtmlContext): string {
         const flag = supported.get(s.n) === false ? ' <span class="unsupported">(unsupported)</span>' : '';
         // A narrow side bar wraps the path after a "/" and keeps the lines whole: "deployment.md:12-" above "16"
         // read as line 12.
-        const { path, lines } = sourceLabelParts(s);
-        const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}<span class="lines">:${escapeHtml(lines)}</span>`;
+        const { path, lines, note } = sourceLabelParts(s);
+        const noted = note ? ` <span class="where-note">(${escapeHtml(note)})</span>` : '';
+        const where = `${escapeHtml(path).replace(/\//g, '/<wbr>')}<span class="lines">:${escapeHtml(lines)}</span>${noted}`;
         return `<li><a href="#" class="source" data-n="${s.n}">[${s.n}] ${where}</a>${flag}${title}</li>`;
       })
       .join('');

@@ -643,6 +643,11 @@ async function main(): Promise<number> {
       await item.click(); // runs "ragls: Show Status"
       const toast = page.locator('.notifications-toasts .notification-toast:has-text("no file here matches sources.include")');
       await toast.locator('.monaco-button:has-text("Show Details")').first().waitFor({ state: 'visible', timeout: 60_000 });
+      // In short, the folder by its name: what to set (and the absolute paths) is behind Show Details.
+      const said = (await toast.first().locator('.notification-list-item-message').first().textContent()) ?? '';
+      if (!said.includes('app: no file here matches sources.include; what to do: Show Details') || said.includes('ragls indexes') || said.includes(ws.root)) {
+        throw new Error(`the Show Status message is not short: ${said}`);
+      }
       await page.locator('.part.sidebar').first().hover(); // the item in its own colours, not hovered
       await page.waitForTimeout(500); // the toast slides in
       await page.screenshot({ path: join(shots, 'status-warning-message.png') });

@@ -22,7 +22,7 @@ import { ThreadStore } from '../../chat/thread';
 import { ChatView, PARTIAL_INDEX_NOTE } from '../../chat/view';
 import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
 import { answerInChat, PieceBehind } from '../../chat/participant';
-import { describeError, formatStatus } from '../../commands';
+import { describeError, formatStatus, shortWarning } from '../../commands';
 import { ResponseError } from 'vscode-languageclient/node';
 import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
@@ -148,6 +148,11 @@ suite('ragls extension in VS Code', () => {
     // an extractive answer quoting one chunk at two far places: one label with both (`focusRanges`, line order)
     assert.equal(sourceLabel({ ...at(0, 0, 40, 0), focusRange: at(21, 0, 26, 0).range,
       focusRanges: [at(3, 0, 9, 5).range, at(21, 0, 26, 0).range] }), 'handbook/docs/calibration.md:4-10, 22-26');
+    // lines of a converted document's extracted text, and a PDF's page, said after them as the CLI says it
+    assert.equal(sourceLabel({ ...at(6, 0, 8, 0), extractedText: true }), 'handbook/docs/calibration.md:7-8 (extracted text)');
+    assert.equal(sourceLabel({ ...at(6, 0, 8, 0), page: 3, extractedText: true }),
+      'handbook/docs/calibration.md:7-8 (page 3, extracted text)');
+    assert.equal(sourceLabel({ ...at(6, 0, 8, 0), page: 3 }), 'handbook/docs/calibration.md:7-8 (page 3)');
   });
 
   test('a [n] of a source quoted at two places opens the place its own answer item quotes', async () => {
@@ -1114,6 +1119,12 @@ suite('ragls extension in VS Code', () => {
       const notice = status.notices!.find((n) => n.startsWith(lead))!;
       assert.ok(notice.includes('add their globs to sources.include'), notice);
       assert.deepEqual(statusWarnings(status), [notice]);
+      // Show Status's message says it in short, the folder by its name; the output channel has it whole
+      assert.equal(shortWarning(notice, status), 'app: no file here matches sources.include');
+      assert.equal(shortWarning('/x/ragls.toml is not trusted, so these settings were ignored: generation.backend; trust it', status),
+        '/x/ragls.toml is not trusted, so these settings were ignored');
+      assert.equal(shortWarning(`${join(handbook.uri.fsPath, 'ragls.toml')} is not trusted, so these settings were ignored: x`, status),
+        'handbook/ragls.toml is not trusted, so these settings were ignored');
       // Show Status: its message leads with the warning, the details list it under its folder.
       const shown = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
       assert.equal(shown?.folders.length, 3);
@@ -1127,6 +1138,11 @@ suite('ragls extension in VS Code', () => {
       const at = lines.findIndex((l) => l.startsWith(`  ${app}: 0 files, 0 sections`));
       assert.ok(at > 0, lines.join('\n'));
       assert.equal(lines[at + 1], `    warning: ${notice.slice(app.length + 2)}`);
+      // a newer server lists the first 50 files left out and counts the rest (skippedMore): said under the list
+      const many = formatStatus({ ...status, folders: status.folders.map((f) => f.uri === status.folders[0].uri
+        ? { ...f, skipped: [{ path: 'blob01.md', reason: 'binary' }], skippedMore: 7 } : f) });
+      const listed = many.indexOf('    skipped blob01.md: binary');
+      assert.ok(listed > 0 && many[listed + 1] === '    skipped … and 7 more', many.join('\n'));
       // The other notices are notes. An untrusted folder's notice is one warning (its errors entry of severity
       // 'warning', as newer servers send it), listed once: its ignored LLM settings (generation.ignored) only say
       // why answers are extractive, and it is not counted or listed as an error.
