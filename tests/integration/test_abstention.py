@@ -182,13 +182,13 @@ def test_question_names_judges_each_word_once():
     """A pasted text repeats its words thousands of times: each distinct word is judged once (a clipping is one set
     look-up, not a pass over the vocabulary per word; 8,000 words took 10 s), and the names are those of the text
     said once. A comma series with no "or" (the quadratic case of `_COORDINATED`) gives no listed values."""
-    from ragls.retrieval import names
+    from ragls.retrieval import english, names
 
     once = "Does gevent work with json and Kerberos on my repo? "
     assert names.question_names(once * 2000) == names.question_names(once) == ["gevent", "json", "Kerberos"]
     vocabulary = names._english_words()
     for word in ("repo", "env", "json", "xq", "auth", "gev"):  # the set holds what the pass over the words found
-        assert (word in names._clipping_prefixes(vocabulary)) == \
+        assert (word in english._clipping_prefixes(vocabulary)) == \
             any(w.startswith(word) and len(w) > len(word) + 1 for w in vocabulary)
     assert names._listed_values(", ".join(["json"] * 3000) + "?") == set()
     long_series = ", ".join(f"fmt{i}" for i in range(40)) + ", json, csv or table"
@@ -528,14 +528,14 @@ def test_a_long_lower_case_token_is_judged_without_trying_every_edit(monkeypatch
     """`lowercase_name` tries only the splits and one-letter edits that can reach a WordPiece word (none is longer
     than `_longest`): a pasted 20,000-letter token in a question took every split and ~1,000,000 edits of it (minutes
     of CPU, quadratic). Compounds and typos of real words are judged as before."""
-    from ragls.retrieval import names
+    from ragls.retrieval import english, names
 
-    assert not names.lowercase_name("codebase") and not names.lowercase_name("recieve")  # compound, typo
-    assert names.lowercase_name("gevent")
+    assert not english.lowercase_name("codebase") and not english.lowercase_name("recieve")  # compound, typo
+    assert english.lowercase_name("gevent")
 
     def no_edits(word, vocabulary):
         raise AssertionError(f"edits of a {len(word)}-letter word tried")
 
-    monkeypatch.setattr(names, "_one_edit_from", no_edits)
-    assert names.lowercase_name("q" * 20_000)
+    monkeypatch.setattr(english, "_one_edit_from", no_edits)
+    assert english.lowercase_name("q" * 20_000)
     assert names.question_names("Why does " + "z" * 20_000 + " fail?") == ["z" * 20_000]

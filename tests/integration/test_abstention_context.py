@@ -70,9 +70,9 @@ def test_an_asking_sentence_that_points_back_is_read_with_its_situation(ws, ques
 
 
 def test_a_prefixed_english_word_is_no_name(ws):
-    """"untyped" is un + typed (`names.lowercase_name`: a bound prefix before a dictionary word), not a product name
+    """"untyped" is un + typed (`english.lowercase_name`: a bound prefix before a dictionary word), not a product name
     the docs must mention; main refused this question for "they never mention untyped"."""
-    from ragls.retrieval.names import lowercase_name
+    from ragls.retrieval.english import lowercase_name
 
     assert not any(lowercase_name(w) for w in ("untyped", "unpickle", "deserialize", "reindexing"))
     assert all(lowercase_name(w) for w in ("postgres", "redis", "gevent"))  # post + gres, re + dis: too short a rest
@@ -125,9 +125,9 @@ def test_a_variable_the_users_code_binds_is_no_name(ws):
 
 def test_a_verb_form_of_an_english_clipping_is_no_name():
     """"diffing" is diff (a clipping of difference) + -ing: English word formation, not a product's name
-    (`names.lowercase_name`); main vetoed an answerable Alembic question ("How do I stop it from diffing column
+    (`english.lowercase_name`); main vetoed an answerable Alembic question ("How do I stop it from diffing column
     types?") for it. A name stays a name with an -ing or -ed after it."""
-    from ragls.retrieval.names import lowercase_name
+    from ragls.retrieval.english import lowercase_name
 
     assert not any(lowercase_name(w) for w in ("diffing", "diffed"))
     assert all(lowercase_name(w) for w in ("tokioing", "gevented", "redis", "nginx"))

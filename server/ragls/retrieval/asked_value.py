@@ -203,6 +203,12 @@ _QUESTION_WORD = (r"(?:how|what|which|where|why|when|who|whom|whose|can|could|is
 _TURN = re.compile(r",\s+(?=(?:so |and |but |then )?" + _QUESTION_WORD + r")|\s+[—–-]{1,2}\s+|:\s+(?="
                    + _QUESTION_WORD + r")", re.IGNORECASE)
 _TURN_END = re.compile(_CLAUSE_END.pattern + "|" + _TURN.pattern, re.IGNORECASE)
+# A premise the question opens with: a clause of cause or of a new state of things ("Since the frozen app ignores
+# PYTHONWARNINGS and -W, how do I ...?", "Now that setup.py is deprecated, what replaces ...?") ended by a comma before
+# a question word. It tells the user's situation as a clause before ";" does (`asked_clause`); "As", "When" and "If"
+# open a role, a time or a condition, often what is asked about, and are not read so.
+_PREMISE = re.compile(r"(?:since|because|given\s+that|now\s+that|seeing\s+that)\s+[^,;?]+,\s+(?=" + _QUESTION_WORD + ")",
+                      re.IGNORECASE)
 
 
 def _clauses(text: str, turns: bool = False) -> list[str]:
@@ -220,19 +226,28 @@ def asked_clause(text: str, turns: bool = False) -> str:
     """The asking sentences (`asked_sentences`) without a clause before a ";" when the last clause asks ("?") and
     names a subject of its own: "My WebDAV server needs a PROPFIND request, and there's no requests.propfind(); how
     do I send an arbitrary HTTP method?" asks about sending any method — the clause before the ";" is the user's
-    situation, as a sentence before the question is. The asking sentences themselves when the last clause names no
-    subject ("...; what do I use?", `GENERIC_ASKING`). Where a question's names are read (`abstention.
+    situation, as a sentence before the question is. So is a premise the last clause opens with (`_PREMISE`: "Since
+    the frozen app ignores PYTHONWARNINGS, how do I ...?"). The asking sentences themselves when the last clause
+    names no subject ("...; what do I use?", `GENERIC_ASKING`). Where a question's names are read (`abstention.
     question_names`): a name of its situation the docs lack is no sign the docs miss what it asks. With `turns`, a
     comma, dash or colon before a clause opening with a question word ends the situation too (`_TURN`: "When the
     server bounces me through 30x hops, how can I ...?"): what `abstention.gather`'s focus_coverage also weighs,
     not the name test (measured there only)."""
     asked = asked_sentences(text)
     clauses = [c for c in _clauses(asked, turns) if c.strip()]
-    if len(clauses) < 2 or not clauses[-1].rstrip().endswith("?"):
+    if not clauses or not clauses[-1].rstrip().endswith("?"):
         return asked
-    if all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(clauses[-1])):
+    last = clauses[-1].strip()
+    if (premise := _PREMISE.match(last)) and _names_subject(last[premise.end():]):
+        return last[premise.end():]
+    if len(clauses) < 2 or not _names_subject(last):
         return asked
-    return clauses[-1].strip()
+    return last
+
+
+def _names_subject(clause: str) -> bool:
+    """True when `clause` holds a word that is no stop word and no generic asking word (`GENERIC_ASKING`)."""
+    return not all(w in STOPWORDS or w in GENERIC_ASKING for w in query_words(clause))
 
 
 # A value of a kind that is named, not counted: "What folder does get_app_dir return?", "Which colour is used for

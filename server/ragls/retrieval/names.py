@@ -8,7 +8,6 @@ bench/history/sessions-36-37.md, "Names: the user's own material and the means a
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 
@@ -16,8 +15,8 @@ from ragls.core.analysis import STOPWORDS, stem_set, stems
 from ragls.core.ir import Hit
 from ragls.embedding.vocabulary import wordpiece_words as _english_words
 from ragls.retrieval.asked_value import GENERIC_ASKING, asked_clause, asked_sentences
+from ragls.retrieval.english import HYPHEN_PREFIXES, in_lexicon, lexicon, lowercase_name, participle
 from ragls.retrieval.query import CODE_SPAN
-from ragls.retrieval.word_list import spelling_words
 
 _ONE_IDENTIFIER = re.compile(r"[\w.:/-]+(?:=[\w.\"']*)?(?:\(\))?")
 _TOKEN_EDGES = "\"'()[]{}<>,;:!?*"
@@ -32,7 +31,7 @@ def question_names(text: str) -> list[str]:
     letters and digits mixed (IPv6, http2), an identifier's joints (trust_env, os.path.join, Vec::new, .netrc),
     capitalised but not first in a sentence (Kerberos, Lambda, Prometheus), a command-line option of
     lower-case words joined by "-" (--line-length), or a lower-case word, or a word of a "-" compound, that no
-    English dictionary holds (`lowercase_name`: gevent, nginx, the xdist of pytest-xdist; a sentence's first word
+    English dictionary holds (`english.lowercase_name`: gevent, nginx, the xdist of pytest-xdist; a sentence's first word
     too, lower-cased: "Redis caching?"). Other lower-case prose words — a bare "-" compound too
     (brand-new, thread-safe: a user's prose, whose word may be one the docs never use; a tool's name such as
     cargo-fuzz reads the same, and is a name only in backticks) —, numbers, number patterns with "x" for a digit
@@ -67,7 +66,7 @@ def question_names(text: str) -> list[str]:
         if (token, first) in seen:  # it gave the same names (or none) the first time
             continue
         seen.add((token, first))
-        token = _MODIFIED.sub("", token)  # LaTeX-style, Unix-like, JSON-based: the name is LaTeX, Unix, JSON
+        token = _unmodified(token)  # LaTeX-style, Unix-like, PyInstaller-built: the name is LaTeX, Unix, PyInstaller
         if len(token) < 2 or not any(c.isalpha() for c in token) or _FIRST_PERSON.fullmatch(token) \
                 or _NUMBER_PATTERN.fullmatch(token) \
                 or _VERSION.fullmatch(token) or _USER_LITERAL.fullmatch(token) or token.lower() in assigned \
@@ -99,9 +98,24 @@ _AVOIDED = re.compile(r"\b(?:without|instead\s+of|rather\s+than|(?:don['’]t|do
 
 # A name made an adjective by an English word after "-" (`question_names`): "LaTeX-style formulas", "a Unix-like
 # system", "JSON-based", "S3-compatible storage" name LaTeX, Unix, JSON, S3; the docs write the name, not the compound
-# ("LaTeX-style" as a phrase in no chunk made a question about typesetting LaTeX formulas "never mention LaTeX-style")
-_MODIFIED = re.compile(r"(?<=[^\W_])-(?:style|like|based|compatible|powered|flavou?red|friendly|aware|specific|"
-                       r"enabled|related|only|ish)$", re.IGNORECASE)
+# ("LaTeX-style" as a phrase in no chunk made a question about typesetting LaTeX formulas "never mention LaTeX-style").
+# So does any English past participle after it, in lower case (`english.participle`): "a PyInstaller-built executable",
+# "GitHub-hosted runners", "GPG-signed tags" name PyInstaller, GitHub, GPG ("PyInstaller-built" was refused on
+# PyInstaller's own docs: bench/history/session-61.md, "Abstention: the user's instance of a documented name")
+_MODIFIED = re.compile(r"(?<=[^\W_])-(?:(?i:style|like|based|compatible|powered|flavou?red|friendly|aware|specific|"
+                       r"enabled|related|only|ish)|(?P<participle>[a-z]+))$")
+def _unmodified(token: str) -> str:
+    """`token` without an English word that makes the name before it an adjective (`_MODIFIED`): "LaTeX-style" ->
+    "LaTeX", "PyInstaller-built" -> "PyInstaller"; a lower-case word after "-" only when it is a past participle
+    (`english.participle`) after a word with a capital (a name's form, not an option's or a prose compound's: "--dry-run",
+    "well-known" and "cargo-fuzz" stay whole)."""
+    m = _MODIFIED.search(token)
+    if m is None:
+        return token
+    if m.group("participle") is not None and not (participle(m.group("participle")) and not token.startswith("-")
+                                                  and any(c.isupper() for c in token[:m.start()])):
+        return token
+    return token[:m.start()]
 
 
 # A quotation of three or more words — an error message, an output line, a prompt the user saw ("'int' object is not
@@ -130,8 +144,8 @@ def _literal(m: re.Match) -> bool:
 def _label(quoted: str) -> bool:
     """True when `quoted` is one English word capitalised as a label is ('Uploading', 'Bonus', 'Example': a
     progress bar's text, a folder's name, a call-out's title the user wants), not a name: only its first letter is
-    a capital and its lower-case form is in the English word list (`_lexicon`, `_in_lexicon`)."""
-    return re.fullmatch(r"[A-Z][a-z]+", quoted) is not None and _in_lexicon(quoted.lower(), _lexicon())
+    a capital and its lower-case form is in the English word list (`english.lexicon`, `english.in_lexicon`)."""
+    return re.fullmatch(r"[A-Z][a-z]+", quoted) is not None and in_lexicon(quoted.lower(), lexicon())
 
 
 def quoted_literals(text: str) -> list[str]:
@@ -328,100 +342,6 @@ def _listed_values(prose: str) -> set[str]:
 # A lower-case word or "-" compound of such words (gevent, pytest-xdist, brand-new): prose, unless a word of it is in
 # no English dictionary (`lowercase_name`)
 _LOWER_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
-# British spellings the American word list spells otherwise (serialise/serialize, analyse, colour, centre)
-_BRITISH = ((re.compile(r"is(e|es|ed|ing|ation|ations|er|ers)$"), r"iz\1"), (re.compile(r"ys(e|es|ed|ing)$"), r"yz\1"),
-            (re.compile(r"our(s|ed|ing|ful)?$"), r"or\1"), (re.compile(r"tre(s)?$"), r"ter\1"))
-_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")  # an inflection of a dictionary word (rebooted, tweakers)
-_VERB_ENDINGS = ("ing", "ed")  # `lowercase_name`: a verb's inflection of a word English by its other rules
-CLIPPED_MAX_LENGTH = 4  # `lowercase_name`: a word this short that begins a longer word is a clipping (repo, env)
-TYPO_MIN_LENGTH = 6  # `lowercase_name`: a word this long one edit from a common word, first letter kept, is a typo
-PREFIXED_MIN_REST = 5  # `lowercase_name`: a bound prefix counts before a dictionary word this long (not post + gres)
-
-
-def _in_lexicon(word: str, lexicon: frozenset[str]) -> bool:
-    """True when `word` is in `lexicon` or an inflection of a word in it (`_ENDINGS`: rebooted, tweakers)."""
-    return word in lexicon or any(word.endswith(e) and (word[:-len(e)] in lexicon or word[:-len(e)] + "e" in lexicon)
-                                  for e in _ENDINGS)
-
-
-@functools.cache
-def _lexicon() -> frozenset[str]:
-    """The lower-case words of pyspellchecker's English word list (`SpellChecker(language="en")`: 160,572
-    words and inflections, "verbose", "knead", "printouts", "hundredth", counted in a large corpus of English text
-    and checked against a dictionary, so product names such as gevent, nginx or kubernetes are not in it), with the
-    whole words of the model's WordPiece vocabulary (`_english_words`); the WordPiece words alone when the list
-    cannot be read. Read once per process, on the first lower-case word the WordPiece words lack (the list from
-    its kept copy, `word_list.spelling_words`: ~0.03 CPU-s after the first process's ~0.3-0.4)."""
-    return spelling_words() | _english_words()
-
-
-def _one_edit_from(word: str, vocabulary: frozenset[str]) -> bool:
-    """True when one deletion, insertion, substitution or swap of adjacent letters AFTER the first letter turns
-    `word` into a word of `vocabulary` (Damerau's four typing errors; the first letter is the one people rarely get
-    wrong: Pollock & Zamora 1984, "Automatic spelling correction in scientific and scholarly text", CACM 27(4))."""
-    head, tail = word[0], word[1:]
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    splits = [(tail[:i], tail[i:]) for i in range(len(tail) + 1)]
-    candidates = ({a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-                  | {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters})
-    return any(head + c in vocabulary for c in candidates if head + c != word)
-
-
-def lowercase_name(word: str) -> bool:
-    """True when the lower-case `word` (letters only) names something rather than being English prose: it is in no
-    English dictionary — neither a whole word of the model's WordPiece vocabulary (`_english_words`) nor in
-    pyspellchecker's English word list (`_lexicon`) — and not explained as a spelling of one: a British spelling
-    (`_BRITISH`: serialise), an inflection (`_ENDINGS`: a dictionary word plus -s, -ed, -ing, -er, -ly), a bound
-    prefix (`HYPHEN_PREFIXES`: un, re, de, non, ...) before a dictionary word or its inflection of at least
-    `PREFIXED_MIN_REST` letters (untyped, reindexing; not redis: re + dis, nor postgres: post + gres), a closed
-    compound of two WordPiece words of 3+ letters (subfolder = sub + folder, codebase, flamegraphs), a clipping
-    (`CLIPPED_MAX_LENGTH` letters at most, the start of a longer WordPiece word: repo, diff, env, auth, impl), or, from
-    `TYPO_MIN_LENGTH` letters, a typo one edit from a WordPiece word with its first letter kept (recieve, sesion).
-    gevent, uvloop, nginx, redis, kubernetes, protobuf, xdist are names; a library whose name is also an English
-    word (celery, rayon, clap, alembic, ruff) or a closed compound (hypercorn = hyper + corn, nextest) is not seen.
-    A general dictionary, not one fitted to questions (bench/history/held-out-sets-4-to-6.md, "Lower-case names")."""
-    vocabulary = _english_words()
-    if len(word) < 3 or word in vocabulary:
-        return False
-    lexicon = _lexicon()
-    if word in lexicon or any(rule.search(word) and rule.sub(american, word) in lexicon for rule, american in _BRITISH):
-        return False
-    if _in_lexicon(word, lexicon):
-        return False
-    # a bound prefix on a dictionary word (untyped = un + typed, reindex, deserialize): English word formation
-    if any(word.startswith(p) and len(word) - len(p) >= PREFIXED_MIN_REST and _in_lexicon(word[len(p):], lexicon)
-           for p in HYPHEN_PREFIXES):
-        return False
-    # Only splits and edits that can reach a WordPiece word are tried (none is longer than `_longest`), so a pasted
-    # 10,000-letter token costs linear time, not the quadratic one of every split and every edit of it
-    longest = _longest(vocabulary)
-    if any(word[:i] in vocabulary and word[i:] in vocabulary
-           for i in range(max(3, len(word) - longest), min(len(word) - 2, longest + 1))):
-        return False
-    if len(word) <= CLIPPED_MAX_LENGTH and word in _clipping_prefixes(vocabulary):
-        return False
-    # a verb's -ing / -ed form of a word that is English itself by the rules above (diffing, diffed: diff, a clipping
-    # of difference; repoed): names are nouns, English inflects them only once they are words
-    if any(word.endswith(e) and len(base := word[:-len(e)]) >= 3 and not (lowercase_name(base) and lowercase_name(base + "e"))
-           for e in _VERB_ENDINGS):
-        return False
-    return not (TYPO_MIN_LENGTH <= len(word) <= longest + 1 and _one_edit_from(word, vocabulary))
-
-
-@functools.cache
-def _clipping_prefixes(vocabulary: frozenset[str]) -> frozenset[str]:
-    """Every start of 1 to `CLIPPED_MAX_LENGTH` letters of a word of `vocabulary` at least two letters longer than
-    the start (repo of repository, env of environment): `lowercase_name`'s clippings, looked up in one step instead
-    of a pass over the ~22,000 words per word of the question."""
-    return frozenset(w[:n] for w in vocabulary for n in range(1, min(CLIPPED_MAX_LENGTH, len(w) - 2) + 1))
-
-
-@functools.cache
-def _longest(vocabulary: frozenset[str]) -> int:
-    """The length of the longest word of `vocabulary` (0 when empty)."""
-    return max(map(len, vocabulary), default=0)
-
-
 def name_terms(text: str) -> dict[str, list[str]]:
     """{name: its BM25 terms (`analysis.stems`)} for the names of a question (`question_names`), a name with an
     assigned value by its bare name ("trust_env=False" -> trust, env: the value is the user's); names without
@@ -452,10 +372,6 @@ _USER_LITERAL = re.compile(_HOST + r"(?::\d+)?(?:/\S*)?|[a-zA-Z][\w+.-]*://\S*"
 # are spelled. A name when written as an option or in backticks (`question_names`); judged by its parts, as the
 # docs may write a part closed up with a prefix (multi-threaded / multithreaded)
 _KEBAB = re.compile(r"-*[a-z]+(?:-[a-z]+)+")
-# English bound prefixes written with a hyphen or closed up (multi-threaded / multithreaded, non-blocking): such a
-# part alone is in no chunk of docs that write the closed form, and says nothing about the thing asked for.
-HYPHEN_PREFIXES = frozenset({"anti", "co", "counter", "de", "inter", "intra", "micro", "mid", "multi", "non", "post",
-                             "pre", "pro", "pseudo", "re", "semi", "sub", "super", "un", "ultra"})
 
 
 def _kebab_parts(name: str) -> list[str] | None:
@@ -471,11 +387,30 @@ def closed_compound(name: str) -> list[str]:
     return stems("".join(parts)) if parts else []
 
 
+# A name ending in a run of digits ("_MEI123456", "build1234"): an instance of a family of generated names that the
+# docs may write with an "x" for each digit (`_MEIxxxxxx`, `_MEI{xxxxxx}`), as _NUMBER_PATTERN reads 4xx
+_NUMBERED = re.compile(r"[\W_]*([A-Za-z]{2,})(\d{2,})")
+
+
+def digit_pattern(name: str) -> tuple[list[str], list[str]]:
+    """(the BM25 terms of `name` with its final digits written as as many x's after its letters, those terms
+    closed up) for a name of two letters or more and then two digits or more (`_NUMBERED`; not x86):
+    "_MEI123456" -> (["mei", "xxxxxx"], ["meixxxxxx"]); ([], []) for another name. `absent_names` counts the name as mentioned when the docs
+    write that pattern: a user's temporary folder "_MEI123456" is the docs' "_MEI{xxxxxx}"."""
+    m = _NUMBERED.fullmatch(name)
+    if m is None:
+        return [], []
+    letters, digits = m.group(1).lower(), "x" * len(m.group(2))
+    return stems(f"{letters} {digits}"), stems(letters + digits)
+
+
 def lookup_terms(text: str) -> list[str]:
     """Every BM25 term `absent_names` asks the sources' document frequencies of for the question `text`: its
-    names' terms (`name_terms`) and their closed-up forms (`closed_compound`), each once."""
+    names' terms (`name_terms`), their closed-up forms (`closed_compound`) and a numbered name's pattern
+    (`digit_pattern`), each once."""
     names = name_terms(text)
-    return list(dict.fromkeys([t for ts in names.values() for t in ts] + [t for n in names for t in closed_compound(n)]))
+    return list(dict.fromkeys([t for ts in names.values() for t in ts] + [t for n in names for t in closed_compound(n)]
+                              + [t for n in names for ts in digit_pattern(n) for t in ts]))
 
 
 def everyday_acronym(name: str) -> bool:
@@ -500,7 +435,8 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
     (`checked_*`). A question about NTLM or HTTP/3 asked of documents that never say NTLM or HTTP/3 is one they
     do not answer. An everyday acronym (`everyday_acronym`: RAM, CPU) counts as mentioned: a user's "uses all my
     RAM" names no thing the docs must mention (its word still weighs in the word-level evidence, as a term in no
-    chunk). () without stats."""
+    chunk); so does a numbered name whose pattern the docs write (`digit_pattern`: "_MEI123456" for "_MEI{xxxxxx}").
+    () without stats."""
     if not stats:
         return ()
 
@@ -517,10 +453,19 @@ def absent_names(stats: Sequence[tuple[int, dict[str, int]]], text: str, phrase=
             if not closed and any(p not in HYPHEN_PREFIXES and not placeholder(p) and any(unknown(t) for t in stems(p))
                                   for p in parts):
                 out.append(name)
-        elif any(unknown(t) for t in terms) or (phrase is not None and len(terms) > 1 and _PHRASE_NAME.fullmatch(name)
-                                                 and not phrase(terms)):
+        elif (any(unknown(t) for t in terms) or (phrase is not None and len(terms) > 1 and _PHRASE_NAME.fullmatch(name)
+                                                  and not phrase(terms))) and not _documented_pattern(name, stats, phrase):
             out.append(name)
     return tuple(out)
+
+
+def _documented_pattern(name: str, stats: Sequence[tuple[int, dict[str, int]]], phrase) -> bool:
+    """True when the docs write the numbered `name`'s pattern (`digit_pattern`): its closed-up term in some chunk of
+    `stats`, or its terms as a phrase (`phrase(terms)`, when given)."""
+    spaced, closed = digit_pattern(name)
+    if not spaced:
+        return False
+    return any(dfs.get(t, 0) > 0 for t in closed for _, dfs in stats) or (phrase is not None and bool(phrase(spaced)))
 
 
 def unmentioned_names(text: str, hits: Sequence[Hit]) -> tuple[str, ...]:

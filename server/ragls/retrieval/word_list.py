@@ -1,7 +1,7 @@
 """pyspellchecker's English word list as a set of words, kept on disk once read.
 
 `spelling_words()`: the lower-case alphabetic words of `SpellChecker(language="en")` (160,572 entries: words and
-inflections counted in a large corpus of English text), for `names._lexicon`. Loading the list (gzip, JSON and the
+inflections counted in a large corpus of English text), for `english.lexicon`. Loading the list (gzip, JSON and the
 checker's own set-up) costs ~0.3-0.4 CPU-s in every process that needs it — a server's or CLI's first question with
 a lower-case word BERT's WordPiece vocabulary lacks. The words are written once beside the derived model files
 (`index.paths.models_root`, `english-words-<digest>.txt`, the digest of the list's own file, so another
