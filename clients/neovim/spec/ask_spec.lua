@@ -8,18 +8,7 @@ local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
 
 --- Run :RagAsk (with an optional range prefix) and wait for the finished answer float.
-local function ask(cmd)
-  for _, w in ipairs(H.floats()) do
-    vim.api.nvim_win_close(w, true)
-  end
-  vim.cmd(cmd)
-  local win = H.wait_for(function()
-    local w = H.floats()[1]
-    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
-  end, 60000, "the answer of: " .. cmd)
-  local buf = vim.api.nvim_win_get_buf(win)
-  return win, buf, vim.b[buf].ragls_result
-end
+local ask = H.ask_float
 
 --- A source's line as the float shows it: its range's hyphen the non-breaking one (answer_text.SHOWN_RANGE_DASH).
 local function shown(source)

@@ -193,6 +193,27 @@ function H.floats()
   return wins
 end
 
+--- Close every floating window.
+function H.close_floats()
+  for _, w in ipairs(H.floats()) do
+    vim.api.nvim_win_close(w, true)
+  end
+end
+
+--- Run `cmd` (a :RagAsk) with no float open and wait for its finished answer float; returns its window, buffer and
+--- the rag/ask result it shows.
+---@return integer win, integer buf, table result
+function H.ask_float(cmd)
+  H.close_floats()
+  vim.cmd(cmd)
+  local win = H.wait_for(function()
+    local w = H.floats()[1]
+    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
+  end, 60000, "the answer of: " .. cmd)
+  local buf = vim.api.nvim_win_get_buf(win)
+  return win, buf, vim.b[buf].ragls_result
+end
+
 --- Screenshots. Headless Neovim has no terminal, so a real one is attached for the moment of the shot: Neovim's
 --- own TUI (`nvim --server <this> --remote-ui`) in a pty of the editor's size (no resize). Its output (the
 --- escape sequences a terminal would get, truecolor) is saved to `$RAGLS_TEST_SCREENSHOTS/<name>.ansi`; the pytest

@@ -185,16 +185,7 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   local entry = require("ragls.picker").format(hit)
   H.ok(entry:find(rel .. ":%d+[%d‑-]* %(extracted text%)"), "the picker's entry: " .. entry)
   vim.o.columns, vim.o.lines = 100, 30
-  for _, w in ipairs(H.floats()) do
-    vim.api.nvim_win_close(w, true)
-  end
-  vim.cmd("RagAsk " .. query)
-  local win = H.wait_for(function()
-    local w = H.floats()[1]
-    return w and vim.b[vim.api.nvim_win_get_buf(w)].ragls_result ~= nil and w
-  end, 60000, "the answer")
-  local buf = vim.api.nvim_win_get_buf(win)
-  local result = vim.b[buf].ragls_result
+  local _, buf, result = H.ask_float("RagAsk " .. query)
   local source = vim.iter(result.sources):find(function(s) return s.path == rel end)
   H.ok(source, "the page is a source: " .. vim.inspect(result.sources))
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
@@ -205,6 +196,25 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   local item = vim.iter(vim.fn.getqflist()):find(function(i) return i.text:find("^%[" .. source.n .. "%]") end)
   H.ok(item and item.text:find("(extracted text)", 1, true), "the quickfix item: " .. vim.inspect(item))
   vim.cmd("cclose")
+  -- <CR> on its source line opens the text ragls extracted, whose lines the source counts, not the HTML file
+  local win
+  _, buf, result = H.ask_float("RagAsk " .. query)
+  win = vim.fn.bufwinid(buf)
+  local lnum = vim.iter(ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false))):find(function(_, l)
+    return vim.startswith(l, ("[%d] %s:"):format(source.n, rel))
+  end)
+  vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+  vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  local fname = vim.fs.normalize(vim.uv.fs_realpath(H.workspace .. "/" .. rel) or (H.workspace .. "/" .. rel))
+  local opened = vim.api.nvim_buf_get_name(0)
+  H.ok(opened:find("ragls://extracted/", 1, true) and opened:find(rel, 1, true), "the extracted text: " .. opened)
+  H.eq(false, vim.bo.modifiable, "read-only")
+  H.eq(source.focusRange.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
+  local cited = table.concat(vim.api.nvim_buf_get_lines(0, source.focusRange.start.line,
+    source.focusRange["end"].line + 1, false), " ")
+  H.ok(cited:find("pairing code", 1, true) and not cited:find("<", 1, true),
+    ("the cited lines are the page's text, without its tags: %q (%s)"):format(cited, fname))
+  H.screenshot("neovim-extracted-text-opened")
 end)
 
 H.it("a folder of many unreadable files: :RagRebuild counts them all, :RagStatus lists 50 and says how many more", function()
@@ -221,9 +231,7 @@ H.it("a folder of many unreadable files: :RagRebuild counts them all, :RagStatus
   local status = H.request_sync(client, "rag/status", vim.empty_dict()).result
   H.eq(50, #status.folders[1].skipped, "the server lists 50")
   H.eq(7, status.folders[1].skippedMore, "and counts the rest")
-  for _, w in ipairs(H.floats()) do
-    vim.api.nvim_win_close(w, true)
-  end
+  H.close_floats()
   vim.cmd("RagStatus")
   local win = H.wait_for(function() return H.floats()[1] end, 20000, "status float")
   local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)

@@ -10,6 +10,7 @@ import MarkdownIt from 'markdown-it';
 import * as vscode from 'vscode';
 import { escapeHtml } from './webview';
 import { focusOf, lineRange, revealSource } from './decorations';
+import { sourceDocumentUri } from './extracted';
 import type { AskResult, Source } from './protocol';
 
 /** The longest word of inline code kept on one line (`createRenderer`): a command's words and options. */
@@ -177,7 +178,7 @@ export async function citedPlace(source: Source, quote: string): Promise<Source>
   }
   let doc: vscode.TextDocument;
   try {
-    doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(source.uri));
+    doc = await vscode.workspace.openTextDocument(sourceDocumentUri(source));
   } catch {
     return source;
   }

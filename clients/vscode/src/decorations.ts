@@ -5,6 +5,7 @@
  * The highlight goes away after `HIGHLIGHT_MS`, or when another source is highlighted in that editor.
  */
 import * as vscode from 'vscode';
+import { sourceDocumentUri } from './extracted';
 import type { Range as WireRange, Source } from './protocol';
 
 export const HIGHLIGHT_MS = 4000;
@@ -83,7 +84,8 @@ export interface RevealOptions {
 export async function revealSource(source: Source, opts: RevealOptions = {}): Promise<vscode.TextEditor> {
   const focus = focusOf(source);
   const start = new vscode.Position(focus.start.line, focus.start.character);
-  const editor = await vscode.window.showTextDocument(vscode.Uri.parse(source.uri), {
+  // a converted document (PDF, HTML, DOCX) opens as its extracted text, whose lines the source counts (extracted.ts)
+  const editor = await vscode.window.showTextDocument(sourceDocumentUri(source), {
     selection: new vscode.Range(start, start),
     viewColumn: opts.column ?? vscode.ViewColumn.One,
     preserveFocus: opts.preserveFocus ?? false,

@@ -77,7 +77,8 @@ function M.highlight_range(bufnr, range, ms)
 end
 
 --- Open `source.uri` at `source.range` in `win` (default: the current window). A source with `bufnr` (a
---- selection of an unnamed buffer, see |ragls.remap_selection_sources|) opens that buffer instead.
+--- selection of an unnamed buffer, see |ragls.remap_selection_sources|) opens that buffer instead, and one with
+--- `extractedText` (a PDF, HTML or DOCX file) the buffer of its extracted text (|ragls.extracted|).
 ---@param source table  PROTOCOL Source, or a Source with `bufnr` and no `uri`
 ---@param win? integer
 ---@return boolean jumped
@@ -95,6 +96,10 @@ function M.jump_to_source(source, win)
     vim.notify(("ragls: source %s is not a file"):format(source.path or source.uri), vim.log.levels.WARN,
       { title = "ragls" })
     return false
+  end
+  if source.extractedText == true then -- its lines are those of the text ragls extracted (|ragls.extracted|)
+    local extracted = require("ragls.extracted").buffer(fname)
+    return extracted ~= nil and jump_to_buffer(extracted, range, win)
   end
   -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
   -- blank line, so a source could not be opened from there.

@@ -28,6 +28,7 @@ import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { defaultPython } from '../fixture';
 import { answerBody, citedPlace, openSource, sourceLabel } from '../../answer';
+import { sourceDocumentUri } from '../../extracted';
 import {
   AskRequest,
   AskResult,
@@ -100,7 +101,7 @@ async function invokeTool(name: string, input: object): Promise<string> {
  * whole lines highlighted by the transient decoration. */
 function assertOpensAt(editor: vscode.TextEditor | undefined, source: Source): void {
   assert.ok(editor, 'no editor was opened');
-  assert.equal(editor.document.uri.toString(), vscode.Uri.parse(source.uri).toString());
+  assert.equal(editor.document.uri.toString(), sourceDocumentUri(source).toString());
   const focus = source.focusRange ?? source.range;
   assert.ok(editor.selection.isEmpty, `no selection of the whole chunk; selected: ${JSON.stringify(editor.selection)}`);
   assert.deepEqual(
@@ -187,6 +188,21 @@ suite('ragls extension in VS Code', () => {
       assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith(sentence),
         `${item} opened at ${at.line + 1}:${at.character + 1}: ${doc.lineAt(at.line).text}`);
     }
+  });
+
+  test('a source of extracted text (a PDF, HTML or DOCX file) opens as the text the server extracted', async () => {
+    // The server reads a file as it indexed it (rag/readPassage); the mechanism is the same for any indexed file,
+    // so deployment.md stands in for a converted one here.
+    const uri = vscode.Uri.joinPath(handbook.uri, 'docs', 'deployment.md');
+    const line = (n: number) => ({ line: n, character: 0 });
+    const source: Source = { uri: uri.toString(), path: 'docs/deployment.md', range: { start: line(2), end: line(6) },
+      focusRange: { start: line(5), end: { line: 5, character: 20 } }, extractedText: true };
+    const editor = await openSource(source);
+    assert.ok(editor, 'no editor');
+    assert.equal(editor.document.uri.scheme, 'ragls-extracted', editor.document.uri.toString());
+    assert.equal(editor.document.uri.path, uri.path);
+    assert.ok(editor.document.lineAt(5).text.includes('To roll back, run'), editor.document.getText());
+    assertOpensAt(editor, source);
   });
 
   test('a request pending when the server dies says so in words, not as a JSON-RPC code', () => {

@@ -1,0 +1,71 @@
+---@mod ragls.extracted A converted document's extracted text in a buffer of its own.
+---
+--- The lines of a source with `extractedText` (PROTOCOL: a PDF, HTML or DOCX file, a web page) count the text ragls
+--- extracted from it, not the file's lines: opening the file itself put the cursor on the wrong line of HTML and in
+--- the bytes of a PDF. Such a source opens in a read-only buffer holding that text, as the server reads it
+--- (`rag/readPassage`: the indexer's conversion, secrets masked as in the index), named
+--- `ragls://extracted/<file>`; the cited lines are then the buffer's lines.
+
+local M = {}
+
+--- Lines per `rag/readPassage` request (the server's most), and the most lines a buffer takes.
+local READ_LINES = 400
+local MAX_LINES = 200000
+
+--- The name of the extracted-text buffer of file `fname`.
+---@param fname string
+---@return string
+function M.buffer_name(fname)
+  return "ragls://extracted/" .. fname
+end
+
+--- The buffer holding the extracted text of file `fname` (made and filled once, from the running ragls server that
+--- indexes it); nil, with a warning, when no server can read it.
+---@param fname string
+---@return integer|nil bufnr
+function M.buffer(fname)
+  local name = M.buffer_name(fname)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b) == name and vim.b[b].ragls_extracted then
+      return b
+    end
+  end
+  local client = require("ragls.server").find_client(nil)
+  if not client then
+    vim.notify("ragls: the server is not running; its extracted text of " .. fname .. " cannot be read",
+      vim.log.levels.WARN, { title = "ragls" })
+    return nil
+  end
+  local lines, first = {}, 1
+  while #lines < MAX_LINES do
+    local resp = client:request_sync("rag/readPassage",
+      { path = vim.uri_from_fname(fname), startLine = first, endLine = first + READ_LINES - 1 }, 10000)
+    local r = resp and resp.result
+    if not r then
+      local why = resp and resp.err and resp.err.message or "no answer"
+      vim.notify(("ragls: cannot read the extracted text of %s: %s"):format(fname, why), vim.log.levels.WARN,
+        { title = "ragls" })
+      return nil
+    end
+    if r.endLine >= r.startLine then
+      vim.list_extend(lines, vim.split(r.text, "\n", { plain = true }))
+    end
+    if r.endLine >= r.totalLines or r.endLine < first then
+      break
+    end
+    first = r.endLine + 1
+  end
+  local bufnr = vim.api.nvim_create_buf(true, true)
+  vim.api.nvim_buf_set_name(bufnr, name)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.b[bufnr].ragls_extracted = fname
+  vim.bo[bufnr].buftype = "nofile"
+  vim.bo[bufnr].bufhidden = "hide"
+  vim.bo[bufnr].swapfile = false
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].readonly = true
+  vim.bo[bufnr].filetype = "markdown" -- headings and lists as ragls extracted them
+  return bufnr
+end
+
+return M
