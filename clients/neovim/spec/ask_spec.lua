@@ -415,6 +415,31 @@ H.it("jumping to a source highlights its lines with a transient extmark; :RagLas
   vim.api.nvim_win_close(reopened, true)
 end)
 
+H.it("a source far down a file opens with its lines in view, centred, not on the window's last row", function()
+  local lines = {}
+  for i = 1, 300 do
+    lines[i] = ("line %d of a long page"):format(i)
+  end
+  local buf = vim.api.nvim_create_buf(true, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.cmd("only")
+  local source = { bufnr = buf, path = "[selection]", range = { start = { line = 0, character = 0 },
+    ["end"] = { line = 299, character = 0 } }, focusRange = { start = { line = 199, character = 0 },
+    ["end"] = { line = 204, character = 20 } } }
+  H.ok(jump.jump_to_source(source), "opened")
+  H.eq(200, vim.api.nvim_win_get_cursor(0)[1], "the cursor on the focus's first line")
+  local top, bottom, height = vim.fn.line("w0"), vim.fn.line("w$"), vim.api.nvim_win_get_height(0)
+  H.ok(top <= 200 and bottom >= 205, ("lines 200-205 in view: %d-%d"):format(top, bottom))
+  H.ok(200 - top >= math.floor((height - 6) / 2) - 1, ("centred: the window shows %d-%d of %d rows"):format(top, bottom,
+    height))
+  -- lines already in view: the window does not move
+  vim.fn.winrestview({ topline = 190 })
+  source.focusRange = { start = { line = 194, character = 0 }, ["end"] = { line = 195, character = 0 } }
+  jump.jump_to_source(source)
+  H.eq(190, vim.fn.line("w0"), "no scroll for lines in view")
+  vim.api.nvim_buf_delete(buf, { force = true })
+end)
+
 H.it("<C-o> from a source opened from the answer float brings the answer float back", function()
   vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
   local origin_win, origin_buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()

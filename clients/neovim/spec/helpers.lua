@@ -196,7 +196,9 @@ end
 --- Close every floating window.
 function H.close_floats()
   for _, w in ipairs(H.floats()) do
-    vim.api.nvim_win_close(w, true)
+    if vim.api.nvim_win_is_valid(w) then -- (closing one float can close others: a picker's preview goes with it)
+      vim.api.nvim_win_close(w, true)
+    end
   end
 end
 

@@ -31,8 +31,25 @@ local function jump_to_buffer(bufnr, range, win)
   local ok, col = pcall(vim.str_byteindex, line, "utf-16", range.start.character or 0, false)
   vim.api.nvim_win_set_cursor(0, { lnum, ok and math.min(col, math.max(#line - 1, 0)) or 0 })
   vim.cmd("normal! zv")
+  M.reveal(lnum, math.min(M.last_line(range), vim.api.nvim_buf_line_count(bufnr)))
   M.highlight_range(bufnr, range)
   return true
+end
+
+--- Scroll the current window so that lines `first`..`last` (1-based) are in view, centred when they were not
+--- (as VS Code reveals a source): a source opened in a new buffer had its first line on the window's last row,
+--- and the code the answer quoted under it out of sight. A range taller than the window starts at its top row.
+---@param first integer
+---@param last integer
+function M.reveal(first, last)
+  local view = vim.fn.winsaveview()
+  local top, bottom = vim.fn.line("w0"), vim.fn.line("w$")
+  if first >= top and last <= bottom then
+    return
+  end
+  local height = vim.api.nvim_win_get_height(0)
+  view.topline = math.max(1, first - math.max(0, math.floor((height - (last - first + 1)) / 2)))
+  vim.fn.winrestview(view)
 end
 
 --- Namespace of the transient highlight of cited lines.
