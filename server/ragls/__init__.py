@@ -4,6 +4,7 @@ Data flows one way: sources -> chunks -> embeddings -> stores -> retrieval -> an
 """
 
 import os
+import sys
 
 __version__ = "0.1.0"
 
@@ -12,3 +13,11 @@ __version__ = "0.1.0"
 # HTTPS proxy). Its documented opt-out, read once when ONNX Runtime initialises, so set before any model loads;
 # a user who sets the variable keeps their own value (docs/security.md).
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+# httpx's package `__init__` imports its command-line client (`httpx._main`: click, rich and pygments) whenever those
+# are installed (click comes with huggingface_hub, rich with import-linter): ~0.1 CPU-s in every ragls process that
+# loads the embedding model (fastembed -> huggingface_hub -> httpx), for a command ragls never runs. Marked as not
+# importable before anything imports httpx, httpx falls back to its own stub `httpx.main`; the rest of httpx is
+# unchanged (tests/integration/test_httpx_without_cli.py). Nothing changes once httpx is imported.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", None)
