@@ -162,3 +162,44 @@ def test_a_key_pasted_where_its_variable_is_named_is_refused_and_never_quoted(la
     with pytest.raises(ConfigError) as attach:
         QdrantAttach.from_dict({"url": "http://127.0.0.1:6333", "api_key_env": KEY})
     assert "qdrant.api_key_env must name" in str(attach.value) and KEY not in str(attach.value)
+
+
+@pytest.mark.parametrize("name", ["AzureOpenAIKey2024Prod", "My_Company_OpenAI_Key_V2", "MY_COMPANY_OPENAI_KEY_V2",
+                                  "GitHubToken2024Personal", "Gpt4oMiniApiKeyProd", "GcpVertexAiKeyUsCentral1",
+                                  "LLM_Gateway_Key_2025_Q3", "azure_openai_key_eastus2"])
+def test_a_long_variable_name_mixing_cases_and_digits_is_a_name(name, monkeypatch):
+    """Any 20+ characters of mixed case with a digit were refused as a pasted key: `AzureOpenAIKey2024Prod` could
+    not be named. A name reads as words (`core.key_shapes`), set in the environment or not."""
+    monkeypatch.delenv(name, raising=False)
+    assert build_settings({"generation": {"api_key_env": name}})[0].generation.api_key_env == name
+
+
+@pytest.mark.parametrize("key", ["a8F3kQ9zLm2Xw7RtYp4NcV6b", "f86d081884c7d659a2feaa0c55ad0159",  # random, Azure's hex
+                                 "AKIAIOSFODNN7EXAMPLE", "JBSWY3DPEHPK3PXPJBSWY3DP",  # AWS key id, base32
+                                 "hf_" + "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY", "Q7vK2mN9xR4tL8wE1aZ5cB3dF6gH0jYpA2"])
+def test_a_pasted_key_shaped_like_a_name_is_refused_unless_such_a_variable_is_set(key, monkeypatch):
+    """Keys by their formats (a provider's prefix, hex, base32, random mixed case) are refused and never quoted; a
+    variable of that very name, when set, is one."""
+    monkeypatch.delenv(key, raising=False)
+    with pytest.raises(ConfigError) as err:
+        build_settings({"generation": {"api_key_env": key}})
+    assert "must name an environment variable" in str(err.value) and key not in str(err.value)
+    monkeypatch.setenv(key, "x")
+    assert build_settings({"generation": {"api_key_env": key}})[0].generation.api_key_env == key
+
+
+def test_random_strings_mixing_cases_read_as_words_rarely():
+    """The residual: of random base62 strings mixing cases, few read as words (`_reads_as_words` states the
+    rates); hexadecimal ones never pass as names."""
+    import random
+    import string
+
+    from ragls.core.key_shapes import looks_like_key
+
+    rng = random.Random(61)
+    for length, at_most in ((20, 40), (32, 6)):
+        keys = ["".join(rng.choice(string.ascii_letters + string.digits) for _ in range(length))
+                for _ in range(10_000)]
+        keys = [k for k in keys if not k[0].isdigit() and not k.isupper() and not k.islower()]
+        assert len(keys) > 8_000 and sum(not looks_like_key(k) for k in keys) <= at_most
+    assert all(looks_like_key("f9" + "".join(rng.choice("0123456789abcdef") for _ in range(30))) for _ in range(1_000))

@@ -23,6 +23,7 @@ from ragls.config.trust import (  # noqa: F401 - defined where the language serv
     EDITOR_TRUST_KEY,
 )
 from ragls.core.errors import ConfigError
+from ragls.core.key_shapes import looks_like_key
 
 # Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking. `.rst.inc`:
 # the reST fragments Sphinx pages pull in with `.. include::` (Symfony's form options, QEMU's devices, Borg's command
@@ -97,7 +98,6 @@ class SourcesSettings(_Section):
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-_KEY_LIKE = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9]).{20,}")  # mixed case and digits: a key, not a name
 ENV_NAME_PROBLEM = ("must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), not hold the "
                     "key itself: put the key in an environment variable and name that variable here")
 
@@ -106,11 +106,11 @@ def env_var_name(value: str | None) -> str | None:
     """`value` when it can name an environment variable (`generation.api_key_env`, `index.qdrant_api_key_env`,
     `rag/models` `apiKeyEnv`, `qdrant.api_key_env` of an attached collection); None stays None. Raises ValueError
     (ENV_NAME_PROBLEM, which never quotes the value) for anything else — above all a key pasted in place of the
-    name (`sk-proj-…`, `ghp_…`: 20+ characters of mixed case and digits): "no API key; set sk-proj-…" put it in
-    the logs, rag/status and the answer's error."""
+    name (`ghp_…`, 32 hex digits, random mixed case: `core.key_shapes.looks_like_key`; `AzureOpenAIKey2024Prod` is
+    a name) unless a variable of that name is set: "no API key; set ghp_…" put it in logs, rag/status and errors."""
     if value is None:
         return value
-    if not _ENV_NAME.fullmatch(value) or _KEY_LIKE.fullmatch(value):
+    if not _ENV_NAME.fullmatch(value) or (looks_like_key(value) and value not in os.environ):
         raise ValueError(ENV_NAME_PROBLEM)
     return value
 

@@ -68,6 +68,7 @@ import re
 from collections.abc import Iterator
 
 from ragls.core.ir import Document
+from ragls.core.key_shapes import PROVIDER_KEY as _PROVIDER_KEY
 
 MASK = "*"
 KEEP_PREFIX = 4
@@ -83,28 +84,6 @@ REDACT_VERSION = 11  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI t
 # xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`; 11: a password
 # stated in prose ("the password is hunter2")
 
-_PROVIDER_KEY = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
-    r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
-    r"|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}"
-    r"|gl(?:pat|dt|rt|ptt|cbt|imt|oas|soat|ffct|agent)-[A-Za-z0-9_-]{20,}"
-    r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{20,}"
-    r"|AIza[0-9A-Za-z_-]{35}|GOCSPX-[A-Za-z0-9_-]{24,}"
-    r"|[rs]k_(?:live|test|prod)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9+/=]{24,}"
-    r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}|SK[0-9a-f]{32}"
-    r"|do[opr]_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}(?:-[0-9])?|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"
-    r"|dckr_pat_[A-Za-z0-9_-]{27,}|lin_api_[A-Za-z0-9]{32,}|ATATT3[A-Za-z0-9_=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}"
-    r"|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|hv[sb]\.[A-Za-z0-9_-]{24,}"
-    r"|dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|sntry[su]_[A-Za-z0-9+/=_]{40,}"
-    r"|r8_[A-Za-z0-9]{32,}|pplx-[A-Za-z0-9]{48}|xai-[A-Za-z0-9]{60,}"
-    r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
-    r"|hf_[A-Za-z0-9]{30,}"
-    r"|gsk_[A-Za-z0-9]{40,}"
-    r"|npm_[A-Za-z0-9]{36,}"
-    r"|pypi-[A-Za-z0-9_-]{50,}"
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"  # a JWT: header.payload.signature
-    r")(?![A-Za-z0-9_-])")
 # The credential of an HTTP Authorization header (or a bare "Bearer <token>"), e.g. in a curl example.
 _AUTH_HEADER = re.compile(
     r"(?i)(?:authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token)|(?<![A-Za-z0-9_-])bearer)[ \t]+"
