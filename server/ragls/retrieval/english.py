@@ -109,7 +109,7 @@ def _longest(vocabulary: frozenset[str]) -> int:
     return max(map(len, vocabulary), default=0)
 
 
-# English past participles not ending in "-ed" (`participle`): a fixed list of the common irregular verbs'
+# English past participles not ending in "-ed" (`participle`): those of the common irregular verbs
 _IRREGULAR_PARTICIPLES = frozenset({
     "begun", "bent", "born", "bought", "bound", "broken", "brought", "built", "burnt", "cast", "caught", "chosen",
     "cut", "dealt", "done", "drawn", "driven", "fed", "felt", "found", "frozen", "given", "got", "gotten", "grown",

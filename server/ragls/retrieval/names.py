@@ -99,16 +99,19 @@ _AVOIDED = re.compile(r"\b(?:without|instead\s+of|rather\s+than|(?:don['’]t|do
 # A name made an adjective by an English word after "-" (`question_names`): "LaTeX-style formulas", "a Unix-like
 # system", "JSON-based", "S3-compatible storage" name LaTeX, Unix, JSON, S3; the docs write the name, not the compound
 # ("LaTeX-style" as a phrase in no chunk made a question about typesetting LaTeX formulas "never mention LaTeX-style").
-# So does any English past participle after it, in lower case (`english.participle`): "a PyInstaller-built executable",
-# "GitHub-hosted runners", "GPG-signed tags" name PyInstaller, GitHub, GPG ("PyInstaller-built" was refused on
-# PyInstaller's own docs: bench/history/session-61.md, "Abstention: the user's instance of a documented name")
+# So does any English past participle after it, in lower case (`english.participle`): "a PyInstaller-built
+# executable", "GitHub-hosted runners", "GPG-signed tags" name PyInstaller, GitHub, GPG ("PyInstaller-built" was
+# refused on PyInstaller's own docs: bench/history/session-61.md, "Abstention: the user's instance of a documented
+# name")
 _MODIFIED = re.compile(r"(?<=[^\W_])-(?:(?i:style|like|based|compatible|powered|flavou?red|friendly|aware|specific|"
                        r"enabled|related|only|ish)|(?P<participle>[a-z]+))$")
+
+
 def _unmodified(token: str) -> str:
     """`token` without an English word that makes the name before it an adjective (`_MODIFIED`): "LaTeX-style" ->
     "LaTeX", "PyInstaller-built" -> "PyInstaller"; a lower-case word after "-" only when it is a past participle
-    (`english.participle`) after a word with a capital (a name's form, not an option's or a prose compound's: "--dry-run",
-    "well-known" and "cargo-fuzz" stay whole)."""
+    (`english.participle`) after a word with a capital (a name's form, not an option's or a prose compound's:
+    "--dry-run", "well-known" and "cargo-fuzz" stay whole)."""
     m = _MODIFIED.search(token)
     if m is None:
         return token
