@@ -4,6 +4,8 @@ with nothing else. Real files in a package laid out as ragls is."""
 
 from __future__ import annotations
 
+import json
+
 import ragls
 from ragls.core.hashing import source_digest
 
@@ -89,3 +91,29 @@ def test_the_real_passage_code_has_a_version():
 
     # answer/lead_ins.py imports passages: the lead-ins' texts are embedded ahead too (`answer_sentences`)
     assert sentences_version() == source_digest("ragls.answer.lead_ins") != source_digest("ragls.answer.passages")
+
+
+def test_a_kept_digest_is_read_back_while_the_package_is_unchanged(tmp_path, monkeypatch):
+    """`kept_in`: the digest equals the one computed, is read back from its file while no `.py` file of the package
+    changed (a stored digest under the same key is what it returns: nothing was parsed), and follows an edit of an
+    imported module as the computed one does; a folder it cannot write only costs the computation."""
+    root = fake_package(tmp_path, monkeypatch)
+    kept = tmp_path / "models"
+    first = source_digest("ragls.answer.passages", kept_in=kept)
+    assert first == source_digest("ragls.answer.passages")
+    (stored,) = kept.glob("source-digest-ragls.answer.passages-*.json")
+    record = json.loads(stored.read_text())
+    assert record["digest"] == first
+    stored.write_text(json.dumps({"key": record["key"], "digest": "read back"}))
+    assert source_digest("ragls.answer.passages", kept_in=kept) == "read back"
+    (root / "core" / "unrelated.py").write_text("# changed, imported by nobody: computed again, the same digest\n")
+    assert source_digest("ragls.answer.passages", kept_in=kept) == first
+    (root / "core" / "text.py").write_text("# changed, imported inside a function\n")
+    now = source_digest("ragls.answer.passages", kept_in=kept)
+    assert now == source_digest("ragls.answer.passages") != first
+    assert json.loads(stored.read_text())["digest"] == now
+    monkeypatch.setattr(ragls, "__version__", "2.0")
+    assert source_digest("ragls.answer.passages", kept_in=kept) == source_digest("ragls.answer.passages") != now
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert source_digest("ragls.answer.passages", kept_in=blocked) == source_digest("ragls.answer.passages")
