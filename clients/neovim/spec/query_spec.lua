@@ -96,6 +96,21 @@ H.it("an invalid request is reported with the server's message and the server ke
   H.ok(#again.result.chunks > 0, "results after the error")
 end)
 
+H.it("a search result opens on its answering sentence, mid-line after another; its focus lines highlighted", function()
+  local chunks = H.request_sync(client, "rag/query", { query = "what happens when a merge runs out of time", topK = 5 })
+    .result.chunks
+  local hit = vim.iter(chunks):find(function(c) return c.source.path == "guide/frobnicator.md" end)
+  H.ok(hit and type(hit.source.quoteRanges) == "table", "the server says where the sentence starts: "
+    .. vim.inspect(hit and hit.source))
+  require("ragls.picker").open(hit)
+  local row, col0 = unpack(vim.api.nvim_win_get_cursor(0))
+  H.eq(H.line_of("guide/frobnicator.md", "A merge that runs out of time"), row, "the sentence's line")
+  H.ok(col0 > 0 and vim.startswith(vim.api.nvim_get_current_line():sub(col0 + 1), "A merge that runs out of time"),
+    ("on the sentence: column %d of %q"):format(col0, vim.api.nvim_get_current_line()))
+  local marks = vim.api.nvim_buf_get_extmarks(0, require("ragls.jump").highlight_ns, 0, -1, { details = true })
+  H.eq(hit.source.focusRange.start.line, marks[1] and marks[1][2], "the highlight starts at the focus's first line")
+end)
+
 H.it(":RagStatus shows folders, skipped files and the generation backend in a float; q closes it", function()
   for _, w in ipairs(H.floats()) do
     vim.api.nvim_win_close(w, true)

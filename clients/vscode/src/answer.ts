@@ -172,8 +172,8 @@ function wordsOf(text: string): Set<string> {
  * same.
  */
 export async function citedPlace(source: Source, quote: string): Promise<Source> {
-  const places = source.quoteRanges?.length ? source.quoteRanges : source.focusRanges;
-  if (!places || (places.length < 2 && !source.quoteRanges?.length) || !quote) {
+  const places = (source.quoteRanges?.length ?? 0) > 1 ? source.quoteRanges : source.focusRanges;
+  if (!places || places.length < 2 || !quote) {
     return source;
   }
   let doc: vscode.TextDocument;
@@ -201,7 +201,7 @@ export async function citedPlace(source: Source, quote: string): Promise<Source>
       bestSize = words.size;
     }
   }
-  return best ? { ...source, focusRange: best } : source;
+  return best ? { ...source, focusRange: best, quoteRanges: undefined } : source;
 }
 
 /**

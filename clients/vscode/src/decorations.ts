@@ -78,12 +78,25 @@ export interface RevealOptions {
 }
 
 /**
- * Open `source.uri` with the cursor at the start of its focus lines, revealed in the centre, and highlight those
- * lines (transient). Returns the editor.
+ * Where the cursor goes in a source: the start of the passage that answers (`quoteRanges[0]`, newer servers: the
+ * focus can open with neighbouring sentences joined to it, or the passage start mid-line after another sentence)
+ * when it lies in the focus lines, else the start of the focus lines.
+ */
+export function cursorOf(source: Source): WireRange['start'] {
+  const focus = focusOf(source);
+  const at = source.quoteRanges?.[0]?.start;
+  const last = lineRange(focus).end.line;
+  return at && at.line >= focus.start.line && at.line <= last ? at : focus.start;
+}
+
+/**
+ * Open `source.uri` with the cursor on its answering passage (`cursorOf`), revealed in the centre, and highlight
+ * its focus lines (transient). Returns the editor.
  */
 export async function revealSource(source: Source, opts: RevealOptions = {}): Promise<vscode.TextEditor> {
   const focus = focusOf(source);
-  const start = new vscode.Position(focus.start.line, focus.start.character);
+  const at = cursorOf(source);
+  const start = new vscode.Position(at.line, at.character);
   // a converted document (PDF, HTML, DOCX) opens as its extracted text, whose lines the source counts (extracted.ts)
   const editor = await vscode.window.showTextDocument(sourceDocumentUri(source), {
     selection: new vscode.Range(start, start),

@@ -127,7 +127,8 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
     (`candidate_passages`), plus what the heading of its section adds (`_titled`) — with the code after
     it when the answer shows it (`with_code_after`), narrowed to at most FOCUS_SENTENCE_LINES lines
     (`focus_lines`), then joined by the passages right before and after it that answer too (`_neighbours`) while
-    the whole fits in FOCUS_SENTENCE_LINES lines. The best window (`Hit.best_window`, set here from the incoming
+    the whole fits in FOCUS_SENTENCE_LINES lines; `Hit.quotes` holds that passage alone (`quote_span`, where a
+    source opens) when it is not the whole focus. The best window (`Hit.best_window`, set here from the incoming
     `window`, else `focus`) is kept and the context (`Hit.window`) is widened to cover the focus (`context_span`),
     so calling it again gives the same hits. Hits without a window or focus are returned as they are. `files`: the
     open indexes' file filters by folder (what a page's literalinclude may show, `passages.chunk_units`)."""
@@ -154,10 +155,14 @@ def sentence_focus(hits: Sequence[Hit], question: str, files: FileFilters | None
             continue
         best = ranked[0][1]
         u = with_code_after(candidates[best].unit, query)
-        first, last = _neighbours(candidates, words, weighted, best, focus_lines(hit, u, named, query), query)
+        own = focus_lines(hit, u, named, query)
+        first, last = _neighbours(candidates, words, weighted, best, own, query)
         base = hit.chunk.span.start_line
         focus = line_span(hit.chunk, base + first, base + last)  # its block can run on past the window
-        out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window))
+        # the answering passage itself, where the cursor goes: the neighbours joined to it may start lines earlier
+        quote = quote_span(hit, u, *own)
+        out.append(replace(hit, focus=focus, window=context_span(focus, window), best_window=window,
+                           quotes=() if quote == focus else (quote,)))
     return out
 
 

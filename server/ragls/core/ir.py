@@ -157,7 +157,8 @@ class Hit:
     # Each passage an extractive answer quotes from the chunk, in the answer's order: its lines as its citation
     # points at them (`answer/focus.focus_lines`), from the quoted sentence's first character (a sentence starting
     # mid-line after another), so a `[n]` opens at the sentence its item quotes (`answer/focus.quoted_focus`; wire
-    # `quoteRanges`). Empty otherwise.
+    # `quoteRanges`). Otherwise the answering passage alone when `focus` joined neighbours to it or it starts
+    # mid-line (`answer/focus.sentence_focus`): where the source opens. Empty when it is the whole focus.
     quotes: tuple[LineSpan, ...] = ()
 
 

@@ -205,7 +205,7 @@ def to_wire_chunk(hit: Hit, explain: bool = False, relevance: float | None = Non
     `answer/preview.chunk_preview`); `relevance` (its score's share of the best hit's, `relevance_shares`) is
     sent when given, `signals` and `transforms` only with `explain`."""
     out = {"id": hit.chunk.id, "text": hit.chunk.text, "score": round(hit.score, 6),
-           "source": to_wire_source(hit.chunk, hit.focus, hit.window),
+           "source": to_wire_source(hit.chunk, hit.focus, hit.window, quotes=hit.quotes),
            "preview": chunk_preview(hit.chunk, hit.focus)}
     if relevance is not None:
         out["relevance"] = relevance

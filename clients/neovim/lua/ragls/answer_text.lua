@@ -412,9 +412,9 @@ end
 ---@param read_lines fun(first: integer, last: integer): string[] the source's lines first..last (1-based)
 ---@return table source  a copy with `focusRange` set to the chosen place, or `source`
 function M.cited_place(source, quote, read_lines)
-  local quotes = type(source.quoteRanges) == "table" and #source.quoteRanges > 0
+  local quotes = type(source.quoteRanges) == "table" and #source.quoteRanges > 1
   local places = quotes and source.quoteRanges or source.focusRanges
-  if type(places) ~= "table" or (#places < 2 and not quotes) then
+  if type(places) ~= "table" or #places < 2 then
     return source
   end
   local wanted = words(quote:gsub("%[%d+%]", ""))
@@ -437,7 +437,12 @@ function M.cited_place(source, quote, read_lines)
       best, best_score, best_size = place, score, size
     end
   end
-  return best and vim.tbl_extend("force", source, { focusRange = best }) or source
+  if not best then
+    return source
+  end
+  local place = vim.tbl_extend("force", source, { focusRange = best })
+  place.quoteRanges = nil -- the chosen place is where the cursor goes (|ragls.jump.cursor_of|)
+  return place
 end
 
 --- Local file name of a Source, or nil when it is not a file (a URL, `%%`, a command's output).

@@ -10,12 +10,14 @@ local source_fname = require("ragls.answer_text").source_fname
 
 local M = {}
 
---- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `range`'s start.
+--- Show buffer `bufnr` in `win` (default: the current window) with the cursor at `at` (an LSP position; default
+--- `range`'s start) and `range`'s lines in view and highlighted.
 ---@param bufnr integer
 ---@param range table LSP range
 ---@param win? integer
+---@param at? table LSP position
 ---@return boolean jumped
-local function jump_to_buffer(bufnr, range, win)
+local function jump_to_buffer(bufnr, range, win, at)
   if not vim.api.nvim_buf_is_valid(bufnr) then
     vim.notify("ragls: the buffer of that selection is gone", vim.log.levels.WARN, { title = "ragls" })
     return false
@@ -25,15 +27,32 @@ local function jump_to_buffer(bufnr, range, win)
   end
   vim.cmd("normal! m'") -- <C-o> comes back here
   vim.api.nvim_win_set_buf(0, bufnr)
-  local lnum = math.min(range.start.line + 1, vim.api.nvim_buf_line_count(bufnr))
+  at = at or range.start
+  local lnum = math.min(at.line + 1, vim.api.nvim_buf_line_count(bufnr))
   -- The range's character counts UTF-16 code units (a chunk starting mid-line in a huge one-line file).
   local line = vim.api.nvim_buf_get_lines(bufnr, lnum - 1, lnum, false)[1] or ""
-  local ok, col = pcall(vim.str_byteindex, line, "utf-16", range.start.character or 0, false)
+  local ok, col = pcall(vim.str_byteindex, line, "utf-16", at.character or 0, false)
   vim.api.nvim_win_set_cursor(0, { lnum, ok and math.min(col, math.max(#line - 1, 0)) or 0 })
   vim.cmd("normal! zv")
-  M.reveal(lnum, math.min(M.last_line(range), vim.api.nvim_buf_line_count(bufnr)))
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  M.reveal(math.min(range.start.line + 1, count), math.min(M.last_line(range), count))
   M.highlight_range(bufnr, range)
   return true
+end
+
+--- Where the cursor goes in a source (an LSP position): the start of the passage that answers (`quoteRanges[1]`,
+--- newer servers: the focus can open with neighbouring sentences joined to it, or the passage start mid-line after
+--- another sentence) when it lies in the focus lines, else the start of the focus lines (else of `range`).
+---@param source table PROTOCOL Source
+---@return table position
+function M.cursor_of(source)
+  local focus = source.focusRange or source.range
+  local quote = type(source.quoteRanges) == "table" and source.quoteRanges[1]
+  local at = quote and quote.start
+  if at and at.line >= focus.start.line and at.line + 1 <= M.last_line(focus) then
+    return at
+  end
+  return focus.start
 end
 
 --- Scroll the current window so that lines `first`..`last` (1-based) are in view, centred when they were not
@@ -101,8 +120,9 @@ end
 ---@return boolean jumped
 function M.jump_to_source(source, win)
   local range = source.focusRange or source.range
+  local at = M.cursor_of(source)
   if source.bufnr then
-    return jump_to_buffer(source.bufnr, range, win)
+    return jump_to_buffer(source.bufnr, range, win, at)
   end
   local fname = source_fname(source)
   if not fname then
@@ -116,13 +136,13 @@ function M.jump_to_source(source, win)
   end
   if source.extractedText == true then -- its lines are those of the text ragls extracted (|ragls.extracted|)
     local extracted = require("ragls.extracted").buffer(fname)
-    return extracted ~= nil and jump_to_buffer(extracted, range, win)
+    return extracted ~= nil and jump_to_buffer(extracted, range, win, at)
   end
   -- Not vim.lsp.util.show_document: its tagstack entry expands <cword>, which fails (E348) when the cursor is on a
   -- blank line, so a source could not be opened from there.
   local bufnr = vim.fn.bufadd(fname)
   vim.bo[bufnr].buflisted = true
-  return jump_to_buffer(bufnr, range, win)
+  return jump_to_buffer(bufnr, range, win, at)
 end
 
 --- The text of line `lnum` (1-based) of a source: from its buffer (`bufnr`, or the loaded buffer of `fname`: what

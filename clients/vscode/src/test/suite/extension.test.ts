@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { prompts } from '../../commitMessage';
-import { highlightedRanges, lineRange } from '../../decorations';
+import { cursorOf, highlightedRanges, lineRange, revealSource } from '../../decorations';
 import type { RaglsApi } from '../../extension';
 import type { GitAPI, GitRepository } from '../../git';
 import { chatViewIsServed, type SetupResult } from '../../walkthrough';
@@ -106,7 +106,7 @@ function assertOpensAt(editor: vscode.TextEditor | undefined, source: Source): v
   assert.ok(editor.selection.isEmpty, `no selection of the whole chunk; selected: ${JSON.stringify(editor.selection)}`);
   assert.deepEqual(
     { line: editor.selection.active.line, character: editor.selection.active.character },
-    focus.start,
+    cursorOf(source), // the answering passage's start (quoteRanges), else the focus's
   );
   const lit = highlightedRanges(editor.document.uri);
   assert.equal(lit.length, 1, 'one highlighted range');
@@ -188,6 +188,16 @@ suite('ragls extension in VS Code', () => {
       assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith(sentence),
         `${item} opened at ${at.line + 1}:${at.character + 1}: ${doc.lineAt(at.line).text}`);
     }
+    // A search result too: its focus joins the sentences before the answering one (lines 3-6); the cursor goes to
+    // the answering sentence, the highlight covers the focus.
+    const found = await api.server.request(QueryRequest, { query: 'roll back beacon firmware', topK: 5 });
+    const hit = found.chunks.find((c) => c.source.path.endsWith('deployment.md'));
+    assert.ok(hit?.source.quoteRanges?.length === 1, JSON.stringify(found.chunks.map((c) => c.source)));
+    const editor = await revealSource(hit.source);
+    const at = editor.selection.active;
+    assert.ok(doc.lineAt(at.line).text.slice(at.character).startsWith('To roll back'), `at ${at.line + 1}:${at.character + 1}`);
+    assert.deepEqual(highlightedRanges(editor.document.uri).map((r) => [r.start.line, r.end.line]),
+      [[hit.source.focusRange!.start.line, 5]]);
   });
 
   test('a source of extracted text (a PDF, HTML or DOCX file) opens as the text the server extracted', async () => {
