@@ -81,6 +81,9 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
         client.send({"id": 4, "method": "rag/query", "params": {"query": "exponential backoff"}})
         chunks = client.response(4)["result"]["chunks"]
         assert chunks[0]["source"]["path"] == "guide/retries.md"
+        client.send({"id": 5, "method": "rag/commitMessage", "params": {"repository": "/etc"}})  # a path, no URI
+        assert client.response(5)["error"] == {"code": -32602,  # was -32603 "ValueError" with a traceback
+                                               "message": "repository: not a file URI: /etc (a file:// URI)"}
         popups = [m for m in client.received if m.get("method") == "window/showMessage"]
         assert popups == []
     finally:

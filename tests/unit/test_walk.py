@@ -298,6 +298,17 @@ def test_gitignore_above_the_folder_in_the_same_repo(tmp_path):
     assert walk(tmp_path / "plain" / "inner", settings()) == ["a.md"]
 
 
+def test_a_worktree_whose_git_is_a_file_has_no_ignore_problem(tmp_path):
+    """A git worktree's (or submodule's) `.git` is a file naming its git dir: reading `.git/info/exclude` through it
+    failed with "Not a directory", listed in rag/status and shown as a pop-up at every start."""
+    repo = tmp_path / "wt"
+    make(repo, {".git": "gitdir: /elsewhere/.git/worktrees/wt\n", ".gitignore": "drafts/\n", "docs/a.md": "",
+                "docs/drafts/d.md": ""})
+    f = FileFilter(repo / "docs", settings())
+    assert walk(repo / "docs", settings()) == ["a.md"] and f.reason("drafts/d.md") == f"ignored by {repo / '.gitignore'}"
+    assert f.ignore_problems == {}
+
+
 def test_upper_case_extensions_match_default_includes(tmp_path):
     make(tmp_path, {"NOTES.MD": "x", "docs/README.TXT": "x", "Guide.Rst": "x", "photo.JPG": "x", "MD": "x"})
     assert walk(tmp_path, settings()) == ["Guide.Rst", "NOTES.MD", "docs/README.TXT"]

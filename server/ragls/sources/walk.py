@@ -309,7 +309,9 @@ class FileFilter:
         """(folder path relative to the spec's directory, spec, label) for the ignore files of the enclosing git
         repository that lie outside the folder, lowest priority first: the user's own (`user_ignore_file`), the
         repository's `.git/info/exclude`, the `.gitignore` files above the folder. [] when the folder is not in a
-        repo."""
+        repo. In a git worktree or submodule `.git` is a file (`gitdir: …`): it has no `info/exclude` there, and
+        the one of the git dir it names, outside the folder, is not read (reading it said "ignore file not read
+        (unreadable: Not a directory)" in rag/status and a pop-up at every start, session 61)."""
         if self._outer is None:
             self._outer = []
             root = Path(os.path.realpath(self.folder))
@@ -319,7 +321,9 @@ class FileFilter:
                 repo = next((p for p in root.parents if (p / ".git").exists()), None)
             if repo is not None:
                 chain = [repo, *[p for p in reversed(root.parents) if repo in p.parents]]
-                candidates = [(repo, user_ignore_file()), (repo, repo / ".git" / "info" / "exclude")]
+                candidates = [(repo, user_ignore_file())]
+                if (repo / ".git").is_dir():  # a worktree's or submodule's `.git` is a file naming its git dir
+                    candidates.append((repo, repo / ".git" / "info" / "exclude"))
                 candidates += [(d, d / GITIGNORE) for d in chain if d != root]
                 for base, path in candidates:
                     prefix = root.relative_to(base).as_posix()

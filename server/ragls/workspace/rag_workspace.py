@@ -460,11 +460,15 @@ class RagWorkspace:
             source.close()
 
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
-        """rag/commitMessage for the repository containing the first folder (or `repository`)."""
+        """rag/commitMessage for the repository containing the first folder (or `repository`, a file:// URI;
+        InvalidParams for anything else: `/etc` was an internal error with a traceback)."""
         from ragls.commit.message import generate_commit_message
         from ragls.llm.chat import make_chat_model
 
-        repo = Path(uri_to_path(repository)) if repository else self.folders[0]
+        try:
+            repo = Path(uri_to_path(repository)) if repository else self.folders[0]
+        except ValueError as exc:
+            raise InvalidParams(f"repository: {exc} (a file:// URI)") from None
 
         def conventions(query: str) -> str | None:
             try:
