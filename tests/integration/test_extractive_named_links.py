@@ -3,7 +3,7 @@
 code (`inline._named`), so the sentence naming it is recognised as naming the means (`neighbours.explains`) and is
 read with the sentence it completes; an English compound as a link text ("open-source") stays prose. The later
 sentences of a paragraph that opens by defining a name in code — an object description's body, "`cache_limit`: ..."
-(answer/rest.py) — are led by that name (`labels.paragraph_label`)."""
+(answer/rest.py) — are led by that name (`labels.paragraph_label`), and so are its later paragraphs."""
 
 from __future__ import annotations
 
@@ -43,6 +43,16 @@ CACHE = """Cache settings
    :type: str
 
    The folder the cache writes its files to, relative to the output folder.
+
+.. confval:: cache_max_age
+   :type: int
+
+   How many seconds a cached page stays valid before it is read again.
+
+   If ``None``, every page is compared with its source file on each build,
+   which is slower but never shows a stale page.
+
+   Default: ``None``
 """
 
 
@@ -65,6 +75,24 @@ def test_a_later_sentence_of_an_object_description_is_led_by_its_name(ws):
     """The answering sentence is the second of `cache_limit`'s description, which never repeats the name."""
     answer = ws.ask("What happens to older entries once the cache is full?").text
     assert "`cache_limit`: Older entries are written to disk when the cache is full" in answer, answer
+
+
+def test_a_later_paragraph_of_an_object_description_is_led_by_its_name(ws):
+    """The answering sentence opens the second paragraph of `cache_max_age`'s description (answer/rest.py
+    `_later_paragraphs`): quoted without the name, "If `None`, every page is compared ..." names no setting."""
+    answer = ws.ask("Can the build compare every page with its source file each time, so I never see a stale "
+                    "page?").text
+    assert "`cache_max_age`: If `None`, every page is compared with its source file on each build" in answer, answer
+
+
+def test_an_object_descriptions_paragraphs_are_led_by_its_name_up_to_its_first_block():
+    """Up to three paragraphs of the body, not a "Default:" line (read with the paragraph before it), not a short
+    lead-in ("Example::", read with the paragraph before it) nor what follows the block it introduces."""
+    text = (".. option:: --fast\n\n   Skips the checks.\n\n   It is meant for local runs only.\n\n"
+            "   Default: off\n\n   Example::\n\n      tool --fast\n\n   Later words on something else.\n")
+    found = [u.sentence for u in units(text, markdown=False)]
+    assert found == ["`--fast`: Skips the checks.", "`--fast`: It is meant for local runs only. Default: off Example:",
+                     "Later words on something else."], found
 
 
 def test_link_names_read_as_code_and_english_compounds_as_prose():

@@ -74,8 +74,7 @@ MIN_WORDS = 4  # a passage has at least this many words; a shorter sentence join
 
 # A paragraph that is one emphasised phrase: an inline HTML element ("<i>Experimental</i>") or Markdown emphasis.
 _STATUS = re.compile(r"^\s*(?:<(\w+)[^<>]*>[^<>]+</\1>|\*{1,2}[^*]+\*{1,2}|_{1,2}[^_]+_{1,2})\s*$")
-# "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs' config reference emphasises it)
-_DEFAULT = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
+_DEFAULT = rest.DEFAULT_VALUE  # "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`"
 # A version note: "Added in lefthook `2.0.17`", "New in version 3.2.", "Deprecated since 2.0" (what the page's title
 # names is not what it says)
 _VERSION_NOTE = re.compile(r"^(?:Added|Introduced|New|Changed|Deprecated|Removed)\b[^.]{0,40}?\d")

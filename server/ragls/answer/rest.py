@@ -238,6 +238,9 @@ _ADMONITION = re.compile(r"^([ \t]*)(?:\.\. (?:note|warning|tip|hint|important|c
                          r"(?:[ \t]+\"[^\"]*\")?)[ \t]*(.*)$")
 
 
+# A value's default stated on its own: "Default is ``300``.", "Defaults to None.", "**default**: `gh-pages`" (MkDocs'
+# config reference emphasises it); answer/passages.py reads it with the sentence before it
+DEFAULT_VALUE = re.compile(r"^[*_]{0,2}(?:The )?[Dd]efault(?: value)?[*_]{0,2}(?: is\b|s to\b|:)")
 # A Sphinx object description: ".. py:data:: SESSION_COOKIE_SAMESITE", ".. function:: urlopen(method, url)",
 # ".. confval:: timeout", and the reST domain's ".. rst:directive:: toctree" with its ".. rst:directive:option::
 # maxdepth" and ".. rst:role:: doc" (how Sphinx's and its extensions' docs document their markup) — its indented
@@ -330,9 +333,50 @@ def admonitions(text: str, markdown: bool = False) -> str:
         first = next((k for k in body if lines[k].strip() and not _DEFAULT_LINE.match(lines[k])), None)
         if name and first is not None and not lines[first].lstrip().startswith((":", ".. ", "```", ">>>")) \
                 and len(lines[first]) - len(lines[first].lstrip()) == outer:
+            for k in _later_paragraphs(lines, body, first, outer):
+                lines[k] = f"{m.group(1)}`{name}`: {lines[k].lstrip()}"
             lines[first] = f"{m.group(1)}`{name}`: {lines[first].lstrip()}"
         i += 1
     return "\n".join(lines)
+
+
+def _later_paragraphs(lines: list[str], body: list[int], first: int, outer: int) -> list[int]:
+    """The first lines of the paragraphs of an object description's dedented `body` (line indexes into `lines`,
+    the body's indentation `outer`) after the one opening on line `first`, up to BODY_PARAGRAPHS paragraphs in
+    all, before anything but prose: a line indented deeper (a literal block, a nested directive's body), a
+    directive, a field, a list item, a table, a doctest or a paragraph ending in "::" (it introduces a block). A
+    "Default: x" line is no paragraph of its own here (answer/passages.py reads it with the one before). `admonitions`
+    leads each with the object's name, as it leads the first: Sphinx shows the name above the whole body, and
+    "If ``None``, ``send_file`` tells the browser to use conditional requests ..." (the second paragraph of
+    Flask's ``SEND_FILE_MAX_AGE_DEFAULT``) says nothing without the setting it documents."""
+    out: list[int] = []
+    seen = 1
+    previous = ""
+    for k in body:
+        if k <= first:
+            previous = lines[k] if lines[k].strip() else previous
+            continue
+        line = lines[k]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) != outer or _NOT_PROSE.match(line) or previous.rstrip().endswith("::"):
+            break
+        if k > 0 and not lines[k - 1].strip() and not DEFAULT_VALUE.match(line.lstrip()):
+            alone = k + 1 >= len(lines) or not lines[k + 1].strip()
+            if seen >= BODY_PARAGRAPHS or alone and _LEAD_IN_PARAGRAPH.match(line):
+                break  # "Example::" alone: read with the paragraph before it, whose block it introduces (passages.py)
+            seen += 1
+            out.append(k)
+        previous = line
+    return out
+
+
+BODY_PARAGRAPHS = 3  # the paragraphs of an object description's body led by its name (as passages.LABELLED_BLOCKS)
+# What opens a body's line that is not prose: a directive or comment, a field, a list item, a table border or
+# row, a doctest, a fence.
+_NOT_PROSE = re.compile(r"^[ \t]*(?:\.\. |:[\w -]+:|[-*+] |#\.? |\d+[.)] |[+|=]|>>>|```|~~~)")
+# A short lead-in paragraph ("Example::", "For example:"; at most 8 words, passages.LEAD_IN_MAX_WORDS)
+_LEAD_IN_PARAGRAPH = re.compile(r"^[ \t]*\S+(?:[ \t]+\S+){0,7}:{1,2}[ \t]*$")
 
 
 def _in_html(expression: str) -> bool:
