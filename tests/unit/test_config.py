@@ -203,3 +203,20 @@ def test_random_strings_mixing_cases_read_as_words_rarely():
         keys = [k for k in keys if not k[0].isdigit() and not k.isupper() and not k.islower()]
         assert len(keys) > 8_000 and sum(not looks_like_key(k) for k in keys) <= at_most
     assert all(looks_like_key("f9" + "".join(rng.choice("0123456789abcdef") for _ in range(30))) for _ in range(1_000))
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("http://deploy:Zr8wq3Lp@[::1", "'http://[::1' is not a URL (Invalid IPv6 URL)"),
+    ("http://deploy:Zr@8wq3Lp@gw.example:99999/v1?k=1", "'http://gw.example:99999/v1' is not a URL (Port out of range"),
+    ("ftp://deploy:Zr8wq3Lp@gw.example/v1", "'ftp://gw.example/v1' is not an http(s) URL with a host"),
+    ("localhost:8080", "'localhost:8080' is not an http(s) URL with a host"),
+])
+def test_a_base_url_that_is_no_http_url_is_refused_naming_it_without_its_credential(url, message):
+    """generation.base_url "http://[::1" was accepted, then every rag/ask answered -32603 "ValueError: Invalid IPv6
+    URL" with a traceback (urllib, when the chat client built /models). Now the setting is refused as the file is
+    read, the URL shown without its user info (`uris.display_url`), as rag/models' `baseUrl` is (-32602)."""
+    with pytest.raises(ConfigError) as info:
+        build_settings({"generation": {"base_url": url}}, origin="ragls.toml")
+    assert f"invalid settings in ragls.toml: generation.base_url: {message}" in str(info.value)
+    assert "Zr8wq3Lp" not in str(info.value) and "8wq3Lp" not in str(info.value)
+    assert build_settings({"generation": {"base_url": "https://gw.example/v1?api-version=2"}})[0].generation.base_url

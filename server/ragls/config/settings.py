@@ -24,6 +24,7 @@ from ragls.config.trust import (  # noqa: F401 - defined where the language serv
 )
 from ragls.core.errors import ConfigError
 from ragls.core.key_shapes import looks_like_key
+from ragls.core.uris import http_url
 
 # Documentation types; .pdf and .html/.htm are converted to text (sources/convert.py) before chunking. `.rst.inc`:
 # the reST fragments Sphinx pages pull in with `.. include::` (Symfony's form options, QEMU's devices, Borg's command
@@ -359,7 +360,7 @@ class GenerationSettings(_Section):
 
     backend: Literal["auto", "openai", "anthropic", "ollama", "external", "none"] = "auto"
     model: str | None = None
-    base_url: str | None = None
+    base_url: Annotated[str | None, AfterValidator(http_url)] = None
     api_key_env: EnvName = None
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     timeout_s: float = Field(60.0, gt=0, le=3600)

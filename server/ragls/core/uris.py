@@ -85,10 +85,28 @@ def display_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError:
-        return url.split("@", 1)[-1].split("?", 1)[0] if "://" in url else url
+    except ValueError:  # "http://u:p@ss@[::1/v1?k=…" -> "http://[::1/v1": the authority's last "@" ends the user info
+        scheme, sep, rest = url.partition("://")
+        end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+        return f"{scheme}{sep}{rest[:end].rpartition('@')[2]}{rest[end:].split('?', 1)[0].split('#', 1)[0]}" if sep else url
     if not parts.scheme or not parts.netloc:
         return url
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{host}{f':{port}' if port else ''}{parts.path}"
+
+
+def http_url(url: str | None) -> str | None:
+    """`url` when it is an http(s) URL with a host whose parts parse (`generation.base_url`, `rag/models` `baseUrl`);
+    None stays None. Raises ValueError saying what is wrong, the URL shown by `display_url` (no credentials):
+    "http://[::1" made urllib's "Invalid IPv6 URL" a -32603 with a traceback at the first rag/ask."""
+    if url is None:
+        return url
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or out of range
+    except ValueError as exc:
+        raise ValueError(f"{display_url(url)!r} is not a URL ({exc}); e.g. http://127.0.0.1:8080/v1") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{display_url(url)!r} is not an http(s) URL with a host; e.g. http://127.0.0.1:8080/v1")
+    return url

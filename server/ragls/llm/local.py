@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from ragls.core.errors import RequestFailed
-from ragls.core.uris import display_url
+from ragls.core.uris import display_url, http_url
 
 log = logging.getLogger(__name__)
 
@@ -238,9 +238,10 @@ def models_at(base_url: str, api_key_env: str | None = None, timeout: float = RE
     is never returned or logged. Never raises: a failure is `Probe.error`, naming the URL and what it got."""
     import httpx
 
-    url = under(base_url, "/models")
-    if not url.startswith(("http://", "https://")):
-        return Probe(base_url, error=f"{base_url!r} is not an http(s) URL")
+    try:
+        url = under(http_url(base_url), "/models")
+    except ValueError as exc:
+        return Probe(base_url, error=str(exc))
     env = api_key_env or "OPENAI_API_KEY"
     key = os.environ.get(env) or None
     try:

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ragls.answer.extractive import plain_label
 from ragls.answer.preview import chunk_preview
 from ragls.config.settings import EnvName
 from ragls.core.errors import InvalidParams, invalid_params
 from ragls.core.ir import Answer, Chunk, Hit, LineSpan
-from ragls.core.uris import display_path, key_path, path_to_uri
+from ragls.core.uris import display_path, http_url, key_path, path_to_uri
 from ragls.index.titles import source_title
 from ragls.lsp.plain import to_plain
 from ragls.retrieval.focus import context_span
@@ -117,7 +117,7 @@ def to_wire_passage(p: Passage) -> dict:
 
 
 class ModelsParams(_Params):
-    base_url: str | None = Field(None, alias="baseUrl", min_length=1)
+    base_url: Annotated[str | None, AfterValidator(http_url)] = Field(None, alias="baseUrl", min_length=1)
     api_key_env: EnvName = Field(None, alias="apiKeyEnv", min_length=1)
 
 
