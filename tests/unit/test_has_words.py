@@ -1,4 +1,4 @@
-"""The exact-match test of the pipeline (`search._has_words`: the bonus for BM25's top chunks, the keyword rule of
+"""The exact-match test of the pipeline (`relevance.has_words`: the bonus for BM25's top chunks, the keyword rule of
 abstention) rules chunks out by a substring test before splitting their text; it must answer exactly as the split
 alone: every query word among the text's `query_words`."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ragls.core.analysis import query_words
 from ragls.core.ir import Chunk, LineSpan
-from ragls.retrieval.search import _has_words
+from ragls.retrieval.relevance import has_words
 
 TEXTS = [
     "Use HashMap::new() to create a map; parseHTTPRequest splits the request.",
@@ -28,5 +28,5 @@ def test_has_words_is_the_word_split(text):
     split = set(query_words(f"Notes\n{text}"))
     for q in QUERIES:
         words = set(query_words(q))
-        assert _has_words(chunk, words) == (words <= split), (text, q)
-    assert _has_words(chunk, set(query_words(text)))  # every text holds its own words
+        assert has_words(chunk, words) == (words <= split), (text, q)
+    assert has_words(chunk, set(query_words(text)))  # every text holds its own words
