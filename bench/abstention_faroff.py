@@ -82,7 +82,7 @@ def questions(name: str) -> list[dict]:
 
 def collect(name: str, corpus: Path) -> list[dict]:
     """One row per question asked of `corpus` (module docstring)."""
-    from ragls.retrieval.search import _keyword_match, abstained
+    from ragls.retrieval.relevance import _keyword_match, abstained
     from ragls.workspace.rag_workspace import RagWorkspace
 
     ws = RagWorkspace([corpus], [{"retrieval": {"abstention_probability": 0.0}}])
