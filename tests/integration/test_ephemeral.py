@@ -8,6 +8,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -24,11 +25,14 @@ PAGE = b"""<!doctype html><html><head><title>Retry  guide</title><style>body { c
 
 class _Pages(BaseHTTPRequestHandler):
     inside_hits = 0  # requests that reached /inside.html, a service of this machine
+    paths: ClassVar[list[str]] = []  # every request's path
+
 
     def log_message(self, *args):
         pass
 
     def do_GET(self):
+        _Pages.paths.append(self.path)
         if self.path.startswith("http://"):  # a proxy's request (absolute form): serve the path
             url = urlsplit(self.path)
             if url.path in ("/moved-by-name", "/moved-by-rebinding"):  # a public site moving the fetch to a name
@@ -241,6 +245,23 @@ def test_url_failures(folder, pages):
         load_documents([pages + "/blob"], folder)
     with held_port() as port, pytest.raises(RequestFailed, match=f"cannot fetch http://127.0.0.1:{port}/x"):
         load_documents([f"http://127.0.0.1:{port}/x"], folder, timeout_s=2)  # refused: bound, not listening
+
+
+def test_a_document_url_holding_a_credential_is_not_fetched_nor_quoted(folder, pages, caplog):
+    """A rag/ask document URL is the document's label (prompt, sources, errors): `http://deploy:TOKEN@…/page.html`
+    and `…/page.html?token=…` were fetched (the password sent as Basic auth) and labelled with the credential. Now,
+    as a RAG source or a crawled link (`web.fetch_page`'s one check), nothing is requested and the error masks it."""
+    token = "a8F3kQ9zLm2Xw7Rt"
+    host = pages.removeprefix("http://")
+    _Pages.paths = []
+    caplog.set_level("DEBUG")
+    for url, masked in ((f"http://deploy:{token}@{host}/page.html", f"http://deploy:{'*' * 16}@{host}/page.html"),
+                        (f"{pages}/page.html?token={token}", f"{pages}/page.html?token={'*' * 16}")):
+        with pytest.raises(RequestFailed) as info:
+            load_documents([url], folder, timeout_s=5)
+        assert str(info.value).startswith(f"documents: {masked}: a URL holding a credential is not fetched")
+    assert _Pages.paths == [] and token not in caplog.text
+    assert "three" in load_documents([pages + "/page.html"], folder, timeout_s=5)[0].text
 
 
 def test_html_to_markdown_keeps_headings_and_ids():

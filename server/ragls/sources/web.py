@@ -287,7 +287,11 @@ def fetch_page(url: str, *, client: httpx.Client | None = None, timeout_s: float
     Raises FetchError with the reason: "timed out after N s", "cannot connect: …", "HTTP 404", "too large (…)",
     "not HTML, Markdown or text (type)" (`pages_only`),
     "not a document (type)" for binary content, "too many redirects", "redirected to 169.254.169.254, a link-local
-    address: not followed" (`new_client`), or a converter's error."""
+    address: not followed" (`new_client`), or a converter's error; "<url masked>: a URL holding a credential is not
+    fetched…" (`redact.URL_CREDENTIAL`) before any request: the one check of a source, a crawled link, a redirect
+    and a `rag/ask` document URL, whose label is the URL (prompts, sources, errors)."""
+    if (masked := url_credential(url)) is not None:
+        raise FetchError(f"{masked}: {URL_CREDENTIAL}")
     own = client is None
     client = client or new_client(timeout_s, user_agent)
     headers = {}
