@@ -291,3 +291,48 @@ def test_a_crawled_link_or_redirect_holding_a_credential_is_not_fetched_and_reac
     assert TOKEN not in status and PASSWORD not in status
     ours = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("ragls"))  # httpx's are at WARNING
     assert ours and TOKEN not in ours and PASSWORD not in ours
+
+
+class RobotsRedirectSite(BaseHTTPRequestHandler):
+    """A site whose robots.txt redirects to a URL holding a credential; `requests` logs (path, Authorization)."""
+
+    requests: ClassVar[list[tuple[str, str | None]]] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        RobotsRedirectSite.requests.append((self.path, self.headers.get("authorization")))
+        self.send_response(302 if self.path == "/robots.txt" else 200)
+        if self.path == "/robots.txt":
+            self.send_header("location", f"http://deploy:{PASSWORD}@127.0.0.1:{self.server.server_address[1]}/r.txt")
+        body = b"" if self.path == "/robots.txt" else page("Docs", "<p>The widget manual.</p>")
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_robots_txt_redirecting_to_a_credential_disallows_the_crawl_without_ending_it():
+    """The redirect check raised FetchError out of the robots.txt fetch (only httpx's errors were caught), so such a
+    site ended the whole crawl — a named RAG's sync — with an exception. Now robots.txt counts as unreachable (RFC
+    9309: assume complete disallow): each page is skipped with the reason, the credential masked, nothing sent."""
+    from ragls.sources.web import Crawler, CrawlResult
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), RobotsRedirectSite)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    RobotsRedirectSite.requests = []
+    site = f"http://127.0.0.1:{httpd.server_address[1]}"
+    crawler = Crawler(cache=None, known=lambda url: False, max_bytes=100_000, delay_s=0)
+    result = CrawlResult()
+    try:
+        crawler.crawl(site + "/docs/**", result)
+    finally:
+        crawler.close()
+        httpd.shutdown()
+        httpd.server_close()
+    assert result.pages == [] and RobotsRedirectSite.requests == [("/robots.txt", None)]
+    [skipped] = result.skipped
+    assert skipped.path == site + "/docs/"
+    assert skipped.reason.startswith(f"robots.txt unreachable: redirected to http://deploy:{'*' * len(PASSWORD)}@")
+    assert PASSWORD not in skipped.reason

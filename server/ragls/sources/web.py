@@ -444,7 +444,8 @@ class Crawler:
 
     def _robots_for(self, url: str) -> urllib.robotparser.RobotFileParser | str:
         """The parsed robots.txt of `url`'s origin, or a reason string when the site disallows everything
-        (robots.txt answered 5xx or could not be fetched: RFC 9309 says assume complete disallow)."""
+        (robots.txt answered 5xx or could not be fetched, a redirect refused included: RFC 9309 says assume complete
+        disallow). A robots.txt redirecting to a URL holding a credential ended the whole crawl with FetchError."""
         key = _origin(url)
         if key not in self._robots:
             robots_url = f"{key[0]}://{key[1]}/robots.txt"
@@ -460,7 +461,7 @@ class Crawler:
                     delay = parser.crawl_delay(self.user_agent)
                     if delay:
                         self._delay = max(self._delay, min(float(delay), MAX_CRAWL_DELAY_S))
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, FetchError) as exc:  # FetchError: a redirect refused (`new_client`)
                 result = f"robots.txt unreachable: {exc}"
             self._robots[key] = result
         return self._robots[key]
