@@ -320,3 +320,22 @@ def test_pdf_loader_errors_name_the_file(tmp_path):
         load_documents(["pdf:fake.pdf"], tmp_path)
     with pytest.raises(InvalidParams, match="file not found"):
         load_documents(["pdf:missing.pdf"], tmp_path)
+
+
+def test_documents_matching_more_files_than_the_limit_are_refused_naming_the_glob(folder):
+    """`/**` walked the whole file system (rag/ask: no answer within a minute, the walk going on after the client
+    gave up) and a glob over a large tree read and embedded every file for one request. The walk now stops at
+    MAX_DOCUMENT_FILES + 1 files: InvalidParams naming the glob; an entry given many times is read once."""
+    from ragls.sources.ephemeral import MAX_DOCUMENT_FILES
+
+    for i in range(MAX_DOCUMENT_FILES - 1):  # and b.md
+        (folder / "docs" / "sub" / f"n{i:03}.md").write_text(f"# Note {i}\n")
+    assert len(load_documents(["docs/sub/*.md"], folder)) == MAX_DOCUMENT_FILES
+    with pytest.raises(InvalidParams, match=r"documents: 'docs/\*\*/\*.md' matches more than 200 files; name fewer"):
+        load_documents(["docs/**/*.md"], folder)  # a.md too
+    with pytest.raises(InvalidParams, match=r"documents: more than 200 files; name fewer"):
+        load_documents(["docs/sub/*.md", "docs/a.md"], folder)
+    with pytest.raises(InvalidParams, match=r"documents: '/\*\*' matches more than 200 files"):
+        load_documents(["/**"], folder)
+    [doc] = load_documents(["docs/a.md"] * 20_000, folder)
+    assert doc.text == "# A\n\nalpha text\n"

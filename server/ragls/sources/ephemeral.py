@@ -32,6 +32,10 @@ MAX_FETCH_BYTES = 5_000_000
 MAX_COMMAND_OUTPUT_BYTES = 5_000_000
 _PREFIX = re.compile(r"^([a-z][a-z0-9_-]+):(?!//)(.+)$", re.IGNORECASE)
 _GLOB_CHARS = re.compile(r"[*?\[]")
+#: Most files one request's `documents` load (globs' matches together): each is read and embedded for that request
+#: only. `/**` walked the whole file system (no answer within a minute; the walk went on after the client gave up).
+MAX_DOCUMENT_FILES = 200
+_TOO_MANY = f"more than {MAX_DOCUMENT_FILES} files; name fewer (a narrower glob)"
 def fetch_url(url: str, timeout_s: float = 30, max_bytes: int = MAX_FETCH_BYTES,
               loaders: dict[str, str] | None = None) -> Document:
     """GET `url` (redirects followed; `web.fetch_page`) → Document labelled with the URL. HTML, PDF and DOCX are
@@ -117,10 +121,16 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     lies outside the folder (a planted link `notes.md -> ~/.aws/credentials`, a linked folder) or that is a secret
     file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
     literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
-    binary/too large file."""
+    binary/too large file, and for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there)."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
     if _GLOB_CHARS.search(spec):
-        found = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+        found: list[Path] = []
+        for match in glob.iglob(pattern, recursive=True):
+            if Path(match).is_file():
+                found.append(Path(match))
+                if len(found) > MAX_DOCUMENT_FILES:
+                    raise InvalidParams(f"documents: {spec!r} matches {_TOO_MANY}")
+        found.sort()
         if not found:
             raise InvalidParams(f"documents: no file matches {spec!r} in {folder}")
         paths = [p for p in found if _within_glob(p, pattern, folder)]
@@ -151,14 +161,19 @@ def load_documents(
     "pdf:x" is data, never a command to run (a folder is untrusted input, docs/security.md). `timeout_s` bounds
     each URL fetch and each command; `max_file_bytes` comes from
     `sources.max_file_bytes`. Raises InvalidParams (bad spec, missing file, %% without history, unknown command,
-    unsupported loader) or RequestFailed (fetch failed, command failed or timed out), naming the spec."""
+    unsupported loader, more than MAX_DOCUMENT_FILES files) or RequestFailed (fetch failed, command failed or timed
+    out), naming the spec. An entry given twice is read once."""
     folder = Path(folder)
     docs: list[Document] = []
     seen: set[tuple[str, str]] = set()
+    given: set[str] = set()
     for raw in specs:
         spec = raw.strip() if isinstance(raw, str) else ""
         if not spec:
             raise InvalidParams("documents: empty entry")
+        if spec in given:
+            continue
+        given.add(spec)
         if (folder / spec).is_file():  # a file's own name, whatever it looks like
             found = [_load_path(folder / spec, folder, max_file_bytes, loaders)]
         elif spec == "%%":
@@ -176,6 +191,8 @@ def load_documents(
             if key not in seen:
                 seen.add(key)
                 docs.append(doc)
+        if len(docs) > MAX_DOCUMENT_FILES:
+            raise InvalidParams(f"documents: {_TOO_MANY}")
     return docs
 
 
