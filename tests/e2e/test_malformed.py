@@ -138,6 +138,14 @@ def test_messages_that_are_not_json_rpc_get_errors_and_no_pop_ups(tmp_path):
         assert client.response(8)["result"]["folders"]
         popups = [m for m in client.received if m.get("method") == "window/showMessage"]
         assert popups == []
+        client.send({"id": 10, "method": "shutdown"})
+        assert client.response(10)["result"] is None
+        client.send({"id": 11, "method": "rag/status", "params": {}})  # was never answered: the client waited
+        assert client.response(11, timeout=10)["error"] == {
+            "code": -32600, "message": "Invalid Request: the server is shutting down (shutdown was received); only "
+                                       "exit is handled"}
+        client.send({"method": "exit"})
+        assert client.proc.wait(timeout=30) == 0
     finally:
         client.close()
 

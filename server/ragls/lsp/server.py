@@ -117,10 +117,15 @@ class RaglsProtocol(LanguageServerProtocol):
 
     def handle_message(self, message):
         """Messages that are not JSON-RPC at all (a JSON array, number, string, or an object without "jsonrpc")
-        get -32600 with id null instead of an AttributeError in pygls (which showed the user a pop-up)."""
+        get -32600 with id null instead of an AttributeError in pygls (which showed the user a pop-up); a request
+        after `shutdown` gets -32600 for its id (LSP 3.17), where pygls only logged it and the client waited."""
         if isinstance(message, (dict, list, str, int, float, bool)) or message is None:
             what = type(message).__name__ if message is not None else "null"
             self._answer_invalid_request({}, f"not a JSON-RPC 2.0 message ({what})")
+        if self._shutdown and isinstance(getattr(message, "method", None), str) and message.method != types.EXIT \
+                and getattr(message, "id", None) is not None:  # LSP: InvalidRequest; pygls only logged it
+            self._answer_invalid_request({"id": message.id}, "the server is shutting down (shutdown was received); "
+                                                            "only exit is handled")
         return super().handle_message(message)
 
     def answer_parse_error(self, error: Exception) -> None:
