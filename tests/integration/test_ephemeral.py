@@ -117,6 +117,20 @@ def test_a_glob_follows_no_link_out_of_the_folder_and_reads_no_secret_file(folde
     assert [d.text for d in load_documents([str(other / "*.md")], folder)] == ["outside\n"]
 
 
+def test_a_named_file_of_the_folder_that_links_out_of_it_is_refused(folder, tmp_path_factory):
+    """A planted link named as a file of the folder (`pw.md -> ~/secret.md`) does not read its target into the
+    prompt; the target named itself is read (break61b, session 61: the link was read)."""
+    outside = tmp_path_factory.mktemp("home") / "secret.md"
+    outside.write_text("outside secret\n")
+    (folder / "pw.md").symlink_to(outside)
+    for spec in ("pw.md", str(folder / "pw.md")):
+        with pytest.raises(InvalidParams, match="is a link to a file outside"):
+            load_documents([spec], folder)
+    (folder / "docs" / "same.md").symlink_to(folder / "docs" / "a.md")  # a link within the folder is read
+    assert [d.path for d in load_documents(["docs/same.md"], folder)] == ["docs/a.md"]
+    assert [d.text for d in load_documents([str(outside)], folder)] == ["outside secret\n"]
+
+
 @pytest.mark.parametrize(("spec", "needle"), [
     ("missing.md", "file not found"), ("docs/**/*.rst", "no file matches"), ("docs", "is a directory"),
     ("bin.dat", "binary"), ("epub:manual.epub", "unsupported loader"), ("", "empty"),

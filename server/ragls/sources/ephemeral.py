@@ -87,6 +87,14 @@ def previous_answer(history: list[dict] | None) -> Document:
 
 def _load_path(path: Path, folder: Path, max_file_bytes: int, loaders: dict[str, str] | None = None,
                loader: str | None = None) -> Document:
+    """The file `path` (as the user wrote it, relative paths joined to `folder`) read as a Document, labelled by
+    its path in `folder`, or by its absolute path when it lies outside. InvalidParams (or RequestFailed for a
+    document loader's failure) when it cannot be used, and when it is written as a file of the folder but is a
+    link out of it: a cloned folder's planted `pw.md -> /etc/passwd` named by the user is not its target (read
+    when named itself)."""
+    if _written_inside(str(path), folder) and inside_folder(folder, path) is None:
+        raise InvalidParams(f"documents: {path} is a link to a file outside {folder}; name that file itself to "
+                            "read it")
     try:
         rel = path.resolve().relative_to(folder.resolve()).as_posix()
         result = load_source(folder, rel, max_file_bytes, loaders, loader)
@@ -121,7 +129,8 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     lies outside the folder (a planted link `notes.md -> ~/.aws/credentials`, a linked folder) or that is a secret
     file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
     literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
-    binary/too large file, and for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there)."""
+    binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there), and for a
+    path named in the folder that is a link out of it (its target is read when named itself)."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
     if _GLOB_CHARS.search(spec):
         found: list[Path] = []
@@ -144,6 +153,12 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     if not path.is_file():
         raise InvalidParams(f"documents: file not found: {spec!r} (paths are relative to {folder})")
     return [_load_path(path, folder, max_file_bytes, loaders, loader)]
+
+
+def _written_inside(pattern: str, folder: Path) -> bool:
+    """Whether the path `pattern` lies in `folder` as written (normalised, no link resolved): "docs/a.md" and
+    "<folder>/docs/a.md" do, "/etc/hosts" and "../other/x.md" do not."""
+    return Path(folder) in Path(os.path.normpath(pattern)).parents
 
 
 def load_documents(
