@@ -349,7 +349,41 @@ def test_documents_matching_more_files_than_the_limit_are_refused_naming_the_glo
         load_documents(["docs/**/*.md"], folder)  # a.md too
     with pytest.raises(InvalidParams, match=r"documents: more than 200 files; name fewer"):
         load_documents(["docs/sub/*.md", "docs/a.md"], folder)
-    with pytest.raises(InvalidParams, match=r"documents: '/\*\*' matches more than 200 files"):
+    with pytest.raises(InvalidParams, match=r"documents: '/\*\*' (matches more than 200 files|searches too many)"):
         load_documents(["/**"], folder)
     [doc] = load_documents(["docs/a.md"] * 20_000, folder)
     assert doc.text == "# A\n\nalpha text\n"
+
+
+def test_a_recursive_glob_matching_nothing_in_a_large_tree_is_refused_before_walking_it(tmp_path, monkeypatch):
+    """"/**/*.nomatch" walked the whole file system before answering "no file matches" (the 201-file stop never
+    comes when nothing matches), and a planted link loop (`a -> .`) makes a `**` walk endless. A `**` glob whose
+    walk would visit more than MAX_GLOB_ENTRIES entries is refused, naming the glob; a glob in a folder within the
+    bound reads what it read before."""
+    from ragls.sources import ephemeral
+
+    monkeypatch.setattr(ephemeral, "MAX_GLOB_ENTRIES", 50)
+    deep = tmp_path / "big"
+    for i in range(12):
+        level = deep / "/".join(f"d{j}" for j in range(i + 1))
+        level.mkdir(parents=True)
+        for k in range(4):
+            (level / f"f{k}.txt").write_text("x")
+    (tmp_path / "big" / "d0" / "note.md").write_text("# Deep note\n")
+    with pytest.raises(InvalidParams, match=r"documents: '/\S*big/\*\*/\*\.nomatch' searches too many folders "
+                                            r"\(more than 50 entries\); name a narrower folder"):
+        load_documents([f"{deep}/**/*.nomatch"], tmp_path)
+    with pytest.raises(InvalidParams, match=r"'big/\*\*/zzz' searches too many folders"):
+        load_documents(["big/**/zzz"], tmp_path)
+    (tmp_path / "small" / "sub").mkdir(parents=True)
+    (tmp_path / "small" / "sub" / "a.md").write_text("# A\n")
+    (tmp_path / "small" / "sub" / ".hidden").mkdir()
+    for k in range(60):  # hidden folders are not entered by `**`, nor counted
+        (tmp_path / "small" / "sub" / ".hidden" / f"h{k}.md").write_text("h")
+    [doc] = load_documents(["small/**/*.md"], tmp_path)
+    assert (doc.path, doc.text) == ("small/sub/a.md", "# A\n")
+    with pytest.raises(InvalidParams, match=r"no file matches 'small/\*\*/\*\.nomatch'"):
+        load_documents(["small/**/*.nomatch"], tmp_path)
+    (tmp_path / "small" / "sub" / "loop").symlink_to(tmp_path / "small")  # a link loop: endless without the bound
+    with pytest.raises(InvalidParams, match=r"'small/\*\*/\*\.nomatch' searches too many folders"):
+        load_documents(["small/**/*.nomatch"], tmp_path)
