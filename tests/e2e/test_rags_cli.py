@@ -61,3 +61,35 @@ def test_rag_commands_take_no_folder(env, ws):
     assert "quota.md" in out.split("Sources:")[-1]
     res = json.loads(run(env, "query", "the project readme", "--json", cwd=ws).stdout)  # no --rag: the project
     assert res["chunks"][0]["source"]["path"].endswith("readme.md")  # around the current directory, not the RAG
+
+
+LIST_IMPORTS = """
+import json, sys
+from ragls.cli.app import main
+code = main(["rag", "list", "--json"])
+print(json.dumps({"code": code, "loaded": sorted(m for m in ("lancedb", "fastembed", "onnxruntime") if m in sys.modules)}))
+"""
+
+
+def test_rag_list_reads_config_and_manifests_without_loading_the_vector_stack(env, ws):
+    """`ragls rag list` imported LanceDB and fastembed (about 2.7 CPU-s) only to list the configured RAGs: it opens
+    the indexes read-only as `ragls status` does, and lists the same counts (a fresh process: its imports are
+    checked)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ragls as package
+
+    ragls(env, ws, "rag", "rebuild", "handbook")
+    ragls(env, ws, "index", ws)
+    server = str(Path(package.__file__).resolve().parents[1])  # this checkout's ragls, whatever the cwd
+    proc = subprocess.run([sys.executable, "-c", LIST_IMPORTS], env={**env, "PYTHONPATH": server}, cwd=ws, check=True, capture_output=True,
+                          text=True, timeout=300)
+    *listing, last = proc.stdout.strip().splitlines()
+    assert json.loads(last) == {"code": 0, "loaded": []}
+    entries = {e["name"]: e for e in json.loads("\n".join(listing))}
+    assert [(n, e["files"], e["chunks"], e["pendingVectors"], e["errors"]) for n, e in entries.items()] == [
+        ("workspace", 1, 1, 0, []), ("handbook", 2, 2, 0, [])]
+    assert entries["handbook"]["sources"] == ["../handbook"] and entries["workspace"]["sources"] == [str(ws)]
+    assert entries["handbook"]["lastIndexedAt"] and entries["workspace"]["lastIndexedAt"]

@@ -136,13 +136,16 @@ def _check_name(name: str) -> None:
         raise InvalidParams(f"invalid RAG name {name!r}: use letters, digits, '.', '-', '_' (not 'workspace')")
 
 
-def _open_workspace(path: str):
+def _open_workspace(path: str, read_only: bool = False):
+    """The RagWorkspace of the folder `path` (config warnings to stderr). `read_only` (`ragls rag list`) opens the
+    indexes as `ragls status` does: config and manifests only, neither the embedding model nor LanceDB (about 2.7
+    CPU-s of imports), vector counts as the writer last recorded them. InvalidParams when `path` is no folder."""
     from ragls.workspace.rag_workspace import RagWorkspace
 
     folder = Path(path).expanduser()
     if not folder.is_dir():
         raise InvalidParams(f"not a folder: {folder}")
-    ws = RagWorkspace([folder], on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr))
+    ws = RagWorkspace([folder], on_status=lambda msg: print(f"ragls: {msg}", file=sys.stderr), read_only=read_only)
     for warning in ws.warnings:
         print(f"ragls: warning: {warning}", file=sys.stderr)
     return ws
@@ -158,7 +161,7 @@ def _list(args) -> int:
 
     from ragls.lsp.wire import to_wire_rag
 
-    ws = _open_workspace(args.path)
+    ws = _open_workspace(args.path, read_only=True)  # listing reads config and manifests only
     try:
         entries = [to_wire_rag(info) for info in ws.rag_list()]
     finally:
