@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -139,6 +140,49 @@ async def test_a_root_uri_alone_is_a_workspace_folder_that_folder_changes_keep(r
             await asyncio.sleep(0.2)
         else:
             raise AssertionError("still serving a folder after both were removed")
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 30)
+        await client.stop()
+
+
+@pytest.mark.parametrize(("root_uri", "shown"), [("not a uri", "'not a uri'"), ("file://%00", "'file://%00'"),
+                                                 ("file://server/share", "'file://server/share'")])
+async def test_a_root_uri_that_is_no_file_uri_of_a_folder_is_named_and_the_server_keeps_serving(roots, root_uri,
+                                                                                                  shown):
+    """`initialize` with a rootUri that no folder has ("not a uri"; "file://%00", whose NUL was shown as an invisible
+    folder name; a host ragls would drop): the warning and every request name it, repr'd so control characters show,
+    instead of "no workspace folder is open"; the server keeps serving, and a folder added later is indexed."""
+    from lsprotocol import types
+    from pygls.exceptions import JsonRpcException
+    from pytest_lsp import make_test_lsp_client
+    from ragls.core.uris import path_to_uri
+
+    said = f"rootUri {shown} is not a file:// URI of a folder"
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER_COMMAND, env=server_env(CACHE_DIR))
+    try:
+        await client.initialize_session(types.InitializeParams(
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True)),
+            root_uri=root_uri))
+        with pytest.raises(JsonRpcException, match=re.escape(said)):
+            await request(client, "rag/status", {})
+        for _ in range(100):
+            if any(said in m.message for m in client.messages):
+                break
+            await asyncio.sleep(0.1)
+        assert [m.message for m in client.messages if "rootUri" in m.message] == [f"ragls: {said}"]
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[types.WorkspaceFolder(uri=path_to_uri(roots[0]),
+                                                                                 name="guides")], removed=[])))
+        for _ in range(600):
+            with contextlib.suppress(JsonRpcException):
+                status = await request(client, "rag/status", {})
+                if [f["files"] for f in status["folders"]] == [2] and status["folders"][0]["lastIndexedAt"]:
+                    break
+            await asyncio.sleep(0.2)
+        else:
+            raise AssertionError("the folder added after a bad rootUri is not served")
     finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.shutdown_session(), 30)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import quote, unquote_to_bytes, urlparse, urlsplit
+from urllib.parse import quote, unquote, unquote_to_bytes, urlparse, urlsplit
 
 # A Unicode noncharacter (never assigned, never in a real file name) marking a percent-encoded key; a valid path
 # that happens to start with it is encoded too, so keys and paths correspond one to one.
@@ -75,6 +75,24 @@ def uri_to_path(uri: str) -> str:
     path = os.fsdecode(unquote_to_bytes(parsed.path))
     if len(path) >= 3 and path[0] == "/" and path[2] == ":":
         path = path[1:]  # /c:/x -> c:/x
+    return path
+
+
+def folder_uri_path(uri: str) -> str:
+    """`uri_to_path` of a folder URI a client names (rootUri, a workspace folder), checked. ValueError saying what
+    is wrong when it is not a file:// URI, names a host other than localhost ("file://%00", "file://server/share":
+    `uri_to_path` would drop it and read the rest as a local path), has no absolute path, or holds a NUL (no path
+    can)."""
+    parsed = urlsplit(uri)
+    if parsed.scheme.lower() != "file":
+        raise ValueError("not a file:// URI")
+    if parsed.netloc not in ("", "localhost"):
+        raise ValueError(f"a host {unquote(parsed.netloc)!r} before its path")
+    path = uri_to_path(uri)
+    if "\0" in path:
+        raise ValueError("a NUL character in its path")
+    if not (path.startswith("/") or path[1:3] in (":/", ":\\")):
+        raise ValueError("no absolute path")
     return path
 
 

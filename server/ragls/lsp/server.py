@@ -36,7 +36,7 @@ from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageS
 from ragls import __version__
 from ragls.config.trust import EDITOR_TRUST_CONFIGS_KEY, EDITOR_TRUST_KEY, editor_trust, editor_trusted_configs
 from ragls.core.errors import ConfigError, NotReady, RequestFailed
-from ragls.core.uris import uri_to_path
+from ragls.core.uris import folder_uri_path, uri_to_path
 from ragls.embedding import MODEL_LOADING
 from ragls.lsp.plain import to_plain
 from ragls.lsp.progress import ThreadSafeProgress
@@ -175,6 +175,9 @@ class RaglsServer(LanguageServer):
         self.live: LiveWorkspace | None = None
         self.progress_sender: ThreadSafeProgress | None = None
         self._opening_shown = False  # the first opening began the progress (`_valid_settings`)
+        # Why initialize's rootUri (the only folder named) is no folder: "rootUri 'not a uri' is not a file:// URI of
+        # a folder", warned and said by each request while no folder is open; None when it was one, or not needed.
+        self.root_problem: str | None = None
         self._warned: set[str] = set()
         self._warned_lock = threading.Lock()
 
@@ -187,12 +190,18 @@ class RaglsServer(LanguageServer):
         Nor a folder that does not exist (or is a file): it is named in a warning and nothing is created for it —
         opening it made an empty index directory in the cache and reported an empty folder."""
         folders = []
+        if self.root_problem is not None:
+            self._warn_once(f"ragls: {self.root_problem}")
         for f in self.workspace.folders.values():
             if not f.uri.lower().startswith("file:"):  # a virtual folder (vscode-vfs://, a remote): not on this disk
                 self._warn_once(f"ragls: not indexing {f.uri} (not a file: folder)")
-            elif "\0" in (path := uri_to_path(f.uri)):  # `%00`: no path can hold it (every file call would raise)
-                self._warn_once(f"ragls: not indexing {f.uri} (a NUL character in its path)")
-            elif not os.path.isdir(path):  # nothing to index, and no index directory to make for it
+                continue
+            try:  # `%00` (no path can hold it: every file call would raise), a host, no absolute path
+                path = folder_uri_path(f.uri)
+            except ValueError as exc:
+                self._warn_once(f"ragls: not indexing {f.uri!r} ({exc})")
+                continue
+            if not os.path.isdir(path):  # nothing to index, and no index directory to make for it
                 why = "not a folder" if os.path.lexists(path) else "no such folder"
                 self._warn_once(f"ragls: not indexing {path} ({why})")
             else:
@@ -256,7 +265,8 @@ class RaglsServer(LanguageServer):
         only, then the folders' ragls.toml alone) and the line saying so. An invalid ragls.toml is still an error
         (ConfigError): only the user can fix it, and an open workspace is kept meanwhile."""
         if not folders:
-            raise NoFolderOpen("no workspace folder is open: open a project folder to index its documents")
+            raise NoFolderOpen(f"{self.root_problem or 'no workspace folder is open'}: open a project folder to index "
+                               "its documents")
         if not self._opening_shown:
             # The first thing the opening thread does. Importing the settings (pydantic) and then the workspace
             # holds the GIL for long stretches (~0.4 s of CPU quiet, ~3 s at load 14 on 2 cores): first the event loop
@@ -364,12 +374,17 @@ def on_initialize(ls: RaglsServer, params: types.InitializeParams) -> None:
     ls.editor_trust = editor_trust([ls.init_options])
     ls.editor_trust_configs = editor_trusted_configs([ls.init_options])
     workspace = ls.workspace
-    if not workspace.folders and (workspace.root_uri or "").lower().startswith("file:"):
+    if not workspace.folders and workspace.root_uri:
         # A client that names only a root (rootUri, or the older rootPath) has one workspace folder, that root:
         # a later didChangeWorkspaceFolders adds to it or removes it, as in VS Code and Neovim (which send the
-        # root as workspaceFolders too); without this, the first folder added replaced the root.
-        workspace.add_folder(types.WorkspaceFolder(uri=workspace.root_uri,
-                                                   name=Path(uri_to_path(workspace.root_uri)).name or "/"))
+        # root as workspaceFolders too); without this, the first folder added replaced the root. A root that is no
+        # folder's URI ("not a uri", "file://%00") is named, repr'd so a control character shows.
+        try:
+            name = Path(folder_uri_path(workspace.root_uri)).name or "/"
+        except ValueError:
+            ls.root_problem = f"rootUri {workspace.root_uri!r} is not a file:// URI of a folder"
+        else:
+            workspace.add_folder(types.WorkspaceFolder(uri=workspace.root_uri, name=name))
 
 
 @server.feature(types.INITIALIZED)
