@@ -161,8 +161,9 @@ H.it("snacks.picker stand-in (not the real plugin): live finder, file items at t
   local opts = snacks.opts
   H.eq(true, opts.live, "live: the search goes to the finder as you type")
   H.eq(QUERY, opts.search, "the typed text is the search")
-  -- snacks' "preview" previewer: each item says how, a result as its file ("file") at its pos, a notice as its text
-  H.eq("preview", opts.preview, "each item's own preview")
+  -- snacks' "preview" previewer (wrapped: a result of extracted text previews that text's buffer): each item says
+  -- how, a result as its file ("file") at its pos, a notice as its text
+  H.eq("function", type(opts.preview), "each item's own preview")
   local items = opts.finder({}, { filter = { search = QUERY } })
   H.eq(#direct.chunks, #items, "one item per result")
   local item = items[1]

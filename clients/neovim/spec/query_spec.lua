@@ -208,8 +208,21 @@ H.it("a converted page's source says its lines count extracted text: the answer 
     "the float's source line says so:\n" .. text)
   H.screenshot("neovim-answer-extracted-text")
   vim.api.nvim_feedkeys(vim.keycode("<C-q>"), "mx", false)
-  local item = vim.iter(vim.fn.getqflist()):find(function(i) return i.text:find("^%[" .. source.n .. "%]") end)
+  local qf = vim.fn.getqflist()
+  local idx = vim.iter(ipairs(qf)):find(function(_, i) return i.text:find("^%[" .. source.n .. "%]") end)
+  local item = qf[idx]
   H.ok(item and item.text:find("(extracted text)", 1, true), "the quickfix item: " .. vim.inspect(item))
+  -- the item is in the extracted text, as <CR> opens it: :cc lands on the cited line of the page's text
+  H.ok(vim.api.nvim_buf_get_name(item.bufnr):find("ragls://extracted/", 1, true), vim.api.nvim_buf_get_name(item.bufnr))
+  H.eq(source.focusRange.start.line + 1, item.lnum, "the item's line")
+  vim.cmd("cc " .. idx)
+  H.eq(item.bufnr, vim.api.nvim_get_current_buf(), ":cc opens the extracted text")
+  H.eq(item.lnum, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
+  H.ok(vim.api.nvim_get_current_line():find("pairing code", 1, true), vim.api.nvim_get_current_line())
+  -- so are rag/query's items (:RagQuery!, a picker's <C-q>)
+  local qitem = require("ragls.quickfix").quickfix_items({ hit })[1]
+  H.eq(item.bufnr, qitem.bufnr, "rag/query's item: the same extracted text")
+  H.eq((hit.source.focusRange or hit.source.range).start.line + 1, qitem.lnum, "at the chunk's line")
   vim.cmd("cclose")
   -- <CR> on its source line opens the text ragls extracted, whose lines the source counts, not the HTML file
   local win

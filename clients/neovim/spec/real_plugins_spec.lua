@@ -226,6 +226,103 @@ H.it("fzf-lua (real, with Debian's fzf): the preview's cursor is on the cited li
   vim.cmd("stopinsert")
 end)
 
+H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show the text ragls extracted, at its lines",
+  function()
+    -- The lines of a PDF, HTML or DOCX file's chunk count its extracted text (|ragls.extracted|), not the file's.
+    local rel = "guide/pairing.html"
+    vim.fn.writefile({ "<html><head><title>Pairing</title></head><body>", "<h1>Pairing a tablet</h1>",
+      "<p>Open Settings, choose Devices, and scan the pairing code shown on the tablet.",
+      "A pairing code expires after 90 seconds; ask the tablet for a new one when it does.</p>",
+      "</body></html>" }, vim.fs.joinpath(H.workspace, rel))
+    H.notes = {}
+    vim.cmd("RagRebuild")
+    -- the whole rebuild first: a query during it sees part of the index
+    H.wait_for(function() return H.notes_matching("ragls: indexed 4 files")[1] end, 120000, "the rebuild")
+    local query = "how long is a pairing code valid"
+    local hit = H.wait_for(function()
+      local chunk = (H.request_sync(client, "rag/query", { query = query, topK = 3 }).result or {}).chunks[1]
+      return chunk and chunk.source.path == rel and chunk
+    end, 120000, "the page indexed, its chunk the first result")
+    H.eq(true, hit.source.extractedText, "its lines count extracted text")
+    local at = (hit.source.focusRange or hit.source.range).start.line + 1
+    local text = vim.api.nvim_buf_get_lines(require("ragls.extracted").source_buffer(hit.source), 0, -1, false)
+    H.ok(text[at] and text[at]:find("pairing code", 1, true) and not table.concat(text):find("<", 1, true),
+      ("the cited line of the extracted text: %q in\n%s"):format(text[at], table.concat(text, "\n")))
+    --- The preview window `win` shows the extracted text with the cursor on the cited line (not the HTML file).
+    local seen
+    local function previews_text(win)
+      seen = { lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false),
+        cursor = vim.api.nvim_win_get_cursor(win)[1] }
+      return vim.deep_equal(seen.lines, text) and seen.cursor == at
+    end
+    local function wait_for(f, ms, what) -- saying what the preview showed when it times out
+      local ok, res = pcall(H.wait_for, f, ms, what)
+      H.ok(ok, tostring(res) .. "; the preview showed: " .. vim.inspect(seen))
+      return res
+    end
+    local tele, plenary, snacks_dir, fzf_dir = plugin("telescope.nvim"), plugin("plenary.nvim"),
+      plugin("snacks.nvim"), plugin("fzf-lua")
+    if tele and plenary then
+      config.values.picker = "telescope"
+      vim.o.columns, vim.o.lines = 160, 40
+      reset()
+      vim.cmd("RagQuery " .. query)
+      local picker
+      wait_for(function()
+        for _, b in ipairs(vim.api.nvim_list_bufs()) do
+          if vim.bo[b].filetype == "TelescopePrompt" then
+            picker = require("telescope.actions.state").get_current_picker(b)
+          end
+        end
+        return picker and picker.layout and picker.layout.preview and previews_text(picker.layout.preview.winid)
+      end, 30000, "telescope's preview: the extracted text at the cited line")
+      local buf = vim.api.nvim_win_get_buf(picker.layout.preview.winid)
+      local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, {})
+      H.eq(at - 1, marks[1] and marks[1][2], "the cited line is lit")
+      H.screenshot("telescope-preview-extracted-text")
+      require("telescope.actions").close(picker.prompt_bufnr)
+      vim.cmd("stopinsert")
+    else
+      H.out("# SKIP telescope.nvim / plenary.nvim not found in " .. plugins)
+    end
+    if snacks_dir then
+      config.values.picker = "snacks"
+      reset()
+      vim.cmd("RagQuery " .. query)
+      local sp
+      wait_for(function()
+        sp = Snacks.picker.get()[1]
+        local win = sp and sp.preview and sp.preview.win and sp.preview.win.win
+        return win and vim.api.nvim_win_is_valid(win) and previews_text(win)
+      end, 30000, "snacks' preview: the extracted text at the cited line")
+      H.screenshot("snacks-preview-extracted-text")
+      sp:close()
+      vim.cmd("stopinsert")
+    else
+      H.out("# SKIP snacks.nvim not found in " .. plugins)
+    end
+    if fzf_dir and vim.fn.executable("fzf") == 1 then
+      config.values.picker = "fzf-lua"
+      vim.o.columns, vim.o.lines = 80, 24
+      reset()
+      vim.cmd("RagQuery " .. query)
+      local fzf_win
+      wait_for(function()
+        fzf_win = require("fzf-lua.win").__SELF()
+        return fzf_win and fzf_win.preview_winid and vim.api.nvim_win_is_valid(fzf_win.preview_winid)
+          and previews_text(fzf_win.preview_winid)
+      end, 30000, "fzf-lua's preview: the extracted text at the cited line")
+      local marks = vim.api.nvim_buf_get_extmarks(vim.api.nvim_win_get_buf(fzf_win.preview_winid), jump.highlight_ns,
+        0, -1, {})
+      H.eq(at - 1, marks[1] and marks[1][2], "the cited line is lit")
+      H.screenshot("fzf-lua-preview-extracted-text")
+      vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\027") -- <Esc>: close fzf
+      vim.cmd("stopinsert")
+    else
+      H.out("# SKIP fzf-lua or the fzf binary not found")
+    end
+  end)
+
 --- Stop the running ragls server (the next :RagQuery starts one again); forced: one that has just started may
 --- still be busy opening its workspace.
 local function stop_server()

@@ -64,8 +64,23 @@ function M.buffer(fname)
   vim.bo[bufnr].swapfile = false
   vim.bo[bufnr].modifiable = false
   vim.bo[bufnr].readonly = true
-  vim.bo[bufnr].filetype = "markdown" -- headings and lists as ragls extracted them
+  -- Markdown for an HTML or DOCX file (headings and lists as ragls extracts them), plain text for a PDF's pages
+  vim.bo[bufnr].filetype = fname:lower():match("%.pdf$") and "text" or "markdown"
   return bufnr
+end
+
+--- The buffer a source's cited lines are the lines of when they count extracted text (PROTOCOL Source
+--- `extractedText` on a file): its extracted-text buffer (|M.buffer|), for the quickfix items and picker previews
+--- that |ragls.jump.jump_to_source| would open it in. nil for any other source (its own file or `bufnr`), and (warned)
+--- when no server can read the text.
+---@param source table PROTOCOL Source
+---@return integer|nil bufnr
+function M.source_buffer(source)
+  if source.extractedText ~= true or source.bufnr then
+    return nil
+  end
+  local fname = require("ragls.answer_text").source_fname(source)
+  return fname and M.buffer(fname) or nil
 end
 
 return M

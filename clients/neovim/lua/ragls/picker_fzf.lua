@@ -43,6 +43,13 @@ local function fzf_previewer(chunk_of)
     end
     -- fzf-lua's own parse of a "path:line:col:" entry (it stats the file, declines binary or huge ones)
     local entry = P.super.parse_entry(self, M.fzf_location(chunk), cb)
+    -- a chunk of extracted text (a PDF, HTML or DOCX file) previews the buffer of that text, whose lines it counts
+    local text_buf = type(entry) == "table" and require("ragls.extracted").source_buffer(chunk.source)
+    if text_buf then
+      local lnum, col0 = jump.source_start(vim.tbl_extend("force", chunk.source, { bufnr = text_buf }))
+      entry.bufnr, entry.tick, entry.line, entry.col = text_buf, vim.b[text_buf].changedtick, lnum, col0 + 1
+      entry.content, entry.cmd = nil, nil -- (what fzf-lua made of the file itself: a PDF is "binary")
+    end
     if type(entry) == "table" then
       entry.ragls_range = chunk.source.focusRange or chunk.source.range
       -- titled path:lines, as telescope's preview (fzf-lua's own title of a loaded file is "buf 11: name.md")

@@ -46,7 +46,18 @@ function M.pick(text)
     format = function(item)
       return { { item.text } }
     end,
-    preview = "preview", -- each item says how: "file" for a result, its own text for a notice
+    -- each item says how: "file" for a result, its own text for a notice; a result of extracted text (a PDF, HTML
+    -- or DOCX file) previews the buffer of that text, whose lines it counts (made when first previewed)
+    preview = function(ctx)
+      local item = ctx.item
+      local text_buf = item.chunk and not item.chunk.ragls_notice and not item.buf
+        and require("ragls.extracted").source_buffer(item.chunk.source)
+      if text_buf then
+        local source = vim.tbl_extend("force", item.chunk.source, { bufnr = text_buf })
+        item.buf, item.pos, item.end_pos = text_buf, { jump.source_start(source) }, { jump.source_end(source) }
+      end
+      return Snacks.picker.preview.preview(ctx)
+    end,
     confirm = function(picker, item)
       if item and item.chunk.ragls_notice then
         return -- a notice ("starting the server"): nothing to open, the picker stays

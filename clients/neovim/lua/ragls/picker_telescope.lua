@@ -61,12 +61,16 @@ function M.pick(text)
           return
         end
         local fname = ui.source_fname(chunk.source)
-        local lines = fname and vim.fn.filereadable(fname) == 1 and vim.fn.readfile(fname)
+        -- a chunk of extracted text (a PDF, HTML or DOCX file) previews that text, whose lines it counts
+        local text_buf = require("ragls.extracted").source_buffer(chunk.source)
+        local lines = text_buf and vim.api.nvim_buf_get_lines(text_buf, 0, -1, false)
+          or fname and vim.fn.filereadable(fname) == 1 and vim.fn.readfile(fname)
           or ragls_picker.preview_lines(chunk)
         vim.api.nvim_buf_set_lines(self.state.bufnr, 0, -1, false, lines)
         if fname then
           local bufnr, winid = self.state.bufnr, self.state.winid
-          vim.bo[bufnr].filetype = vim.filetype.match({ filename = fname }) or ""
+          vim.bo[bufnr].filetype = text_buf and vim.bo[text_buf].filetype or vim.filetype.match({ filename = fname })
+            or ""
           local range = chunk.source.focusRange or chunk.source.range
           jump.highlight_range(bufnr, range, 0)
           -- telescope puts this buffer into the preview window in a vim.schedule after define_preview returns;

@@ -3,6 +3,7 @@
 --- Pure rendering, as ragls.ui (with ragls.jump's source positions): LSP positions (0-based lines, UTF-16 characters)
 --- in, 1-based lines and byte columns out.
 
+local extracted = require("ragls.extracted")
 local jump = require("ragls.jump")
 local ui = require("ragls.ui")
 local one_line = require("ragls.text").one_line
@@ -25,7 +26,8 @@ end
 
 --- Every source of a finished answer to the quickfix list ("[n] title", at its cited lines, in answer order), titled
 --- "RagAsk: <question>", and the list opened (`botright copen`, focused). Returns the number of items (0, with a
---- message, for an answer without sources).
+--- message, for an answer without sources). The item of a source whose lines count extracted text (a PDF, HTML or
+--- DOCX file) is in its extracted-text buffer (|ragls.extracted|), as <CR> opens it, not in the file.
 ---@param question string
 ---@param result table|nil rag/ask result
 ---@return integer
@@ -36,17 +38,19 @@ function M.quickfix_sources(question, result)
   end
   local items = {}
   for _, source in ipairs(result.sources) do
-    local fname = not source.bufnr and ui.source_fname(source) or nil
+    local bufnr = source.bufnr or extracted.source_buffer(source)
+    local fname = not bufnr and ui.source_fname(source) or nil
     local title = (source.title and source.title ~= "") and (" " .. one_line(source.title)) or ""
     -- A source quoted at places far apart (`focusRanges`, labelled `path:4-10, 22-27`): an item per place.
     local places = (type(source.focusRanges) == "table" and #source.focusRanges > 1) and source.focusRanges
       or { source.focusRange or source.range }
     for _, range in ipairs(places) do
-      local lnum, col0 = jump.source_start(vim.tbl_extend("force", source, { focusRange = range }), fname)
+      local place = vim.tbl_extend("force", source, { focusRange = range, bufnr = bufnr })
+      local lnum, col0 = jump.source_start(place, fname)
       table.insert(items, {
-        bufnr = source.bufnr,
+        bufnr = bufnr,
         filename = fname,
-        module = not (fname or source.bufnr) and (source.path or source.uri) or nil,
+        module = not (fname or bufnr) and (source.path or source.uri) or nil,
         lnum = lnum,
         col = col0 > 0 and col0 + 1 or 0, -- 1-based bytes; 0: no column (a source at a line's start)
         end_lnum = jump.last_line(range),
@@ -156,14 +160,16 @@ end
 
 --- `path:line:col: title — text` quickfix items for rag/query chunks: the chunk's `preview` (the server's reading
 --- of the focus lines), else the text of the focus lines (the line the item names) when known, else the chunk's
---- first line.
+--- first line. A chunk of extracted text (a PDF, HTML or DOCX file) is an item in its extracted-text buffer
+--- (|ragls.extracted|), whose lines it counts.
 ---@param chunks table[]  PROTOCOL Chunk[]
 ---@return table[] items  for setqflist
 function M.quickfix_items(chunks)
   local items = {}
   for _, chunk in ipairs(chunks) do
-    local source = chunk.source
-    local fname = ui.source_fname(source)
+    local bufnr = extracted.source_buffer(chunk.source)
+    local source = bufnr and vim.tbl_extend("force", chunk.source, { bufnr = bufnr }) or chunk.source
+    local fname = not bufnr and ui.source_fname(source) or nil
     -- The server's preview (PROTOCOL Chunk.preview: the focus lines read as text, not markup); older servers send
     -- none: the focus lines, else the chunk's first line below its heading, as written.
     local preview = type(chunk.preview) == "string" and chunk.preview ~= "" and chunk.preview or nil
@@ -172,13 +178,15 @@ function M.quickfix_items(chunks)
     local title = source.title and source.title ~= "" and one_line(source.title) or nil
     local lnum, col0 = jump.source_start(source, fname)
     table.insert(items, {
+      bufnr = bufnr,
       filename = fname,
-      module = not fname and (source.path or source.uri) or nil,
+      module = not (fname or bufnr) and (source.path or source.uri) or nil,
       lnum = lnum,
       -- A chunk starting at a line's start has no column worth showing ("col 1" on every entry is noise).
       col = col0 > 0 and col0 + 1 or 0,
       end_lnum = jump.last_line(source.focusRange or source.range),
-      text = fit_quickfix_text(title, first and one_line(first), fname or source.path or source.uri or "", lnum,
+      text = fit_quickfix_text(title, first and one_line(first),
+        bufnr and vim.api.nvim_buf_get_name(bufnr) or fname or source.path or source.uri or "", lnum,
         end_lnum_of(source), col0),
       user_data = { score = chunk.score, id = chunk.id },
     })
