@@ -5,7 +5,7 @@
  * The highlight goes away after `HIGHLIGHT_MS`, or when another source is highlighted in that editor.
  */
 import * as vscode from 'vscode';
-import { sourceDocumentUri } from './extracted';
+import { openSourceDocument } from './extracted';
 import type { Range as WireRange, Source } from './protocol';
 
 export const HIGHLIGHT_MS = 4000;
@@ -98,7 +98,7 @@ export async function revealSource(source: Source, opts: RevealOptions = {}): Pr
   const at = cursorOf(source);
   const start = new vscode.Position(at.line, at.character);
   // a converted document (PDF, HTML, DOCX) opens as its extracted text, whose lines the source counts (extracted.ts)
-  const editor = await vscode.window.showTextDocument(sourceDocumentUri(source), {
+  const editor = await vscode.window.showTextDocument(await openSourceDocument(source), {
     selection: new vscode.Range(start, start),
     viewColumn: opts.column ?? vscode.ViewColumn.One,
     preserveFocus: opts.preserveFocus ?? false,

@@ -20,6 +20,25 @@ export function sourceDocumentUri(source: Source): vscode.Uri {
   return source.extractedText === true && uri.scheme === 'file' ? uri.with({ scheme: EXTRACTED_SCHEME }) : uri;
 }
 
+/**
+ * The language of a `ragls-extracted:` document, which VS Code would otherwise take from the file's name (an HTML
+ * page's text opened in HTML mode): Markdown for an HTML or DOCX file (the server extracts their headings as `#`
+ * lines and lists as Markdown; server/ragls/sources/convert.py), plain text for a PDF's pages.
+ */
+export function extractedLanguage(uri: vscode.Uri): string {
+  return /\.pdf$/i.test(uri.path) ? 'plaintext' : 'markdown';
+}
+
+/** The document a source opens in (`sourceDocumentUri`), its extracted text in that text's language. */
+export async function openSourceDocument(source: Source): Promise<vscode.TextDocument> {
+  const doc = await vscode.workspace.openTextDocument(sourceDocumentUri(source));
+  if (doc.uri.scheme !== EXTRACTED_SCHEME) {
+    return doc;
+  }
+  const language = extractedLanguage(doc.uri);
+  return doc.languageId === language ? doc : vscode.languages.setTextDocumentLanguage(doc, language);
+}
+
 /** Serves `ragls-extracted:` documents: the file's extracted text, read from the server in pages. */
 export class ExtractedTextProvider implements vscode.TextDocumentContentProvider {
   constructor(private readonly server: Pick<ServerManager, 'request'>) {}

@@ -28,7 +28,7 @@ import { markdownText, StatusBar, statusWarnings } from '../../status';
 import { escapeHtml } from '../../webview';
 import { defaultPython } from '../fixture';
 import { answerBody, citedPlace, openSource, sourceLabel } from '../../answer';
-import { sourceDocumentUri } from '../../extracted';
+import { extractedLanguage, sourceDocumentUri } from '../../extracted';
 import {
   AskRequest,
   AskResult,
@@ -213,6 +213,16 @@ suite('ragls extension in VS Code', () => {
     assert.equal(editor.document.uri.path, uri.path);
     assert.ok(editor.document.lineAt(5).text.includes('To roll back, run'), editor.document.getText());
     assertOpensAt(editor, source);
+    // in the extracted text's language, not the one of the file's name: Markdown (HTML, DOCX), plain text (PDF).
+    // (deployment.md's name says Markdown too: the page's HTML mode is put on it by hand, and opening it again
+    // gives the text its language back.)
+    assert.equal(editor.document.languageId, 'markdown');
+    await vscode.languages.setTextDocumentLanguage(editor.document, 'html');
+    const again = await openSource(source);
+    assert.equal(again?.document.uri.toString(), editor.document.uri.toString());
+    assert.equal(again?.document.languageId, 'markdown');
+    assert.equal(extractedLanguage(vscode.Uri.parse('ragls-extracted:/docs/page.html')), 'markdown');
+    assert.equal(extractedLanguage(vscode.Uri.parse('ragls-extracted:/docs/manual.PDF')), 'plaintext');
   });
 
   test('a request pending when the server dies says so in words, not as a JSON-RPC code', () => {
