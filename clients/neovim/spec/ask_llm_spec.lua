@@ -65,8 +65,10 @@ H.it("<CR> on [1] in the streamed answer opens source 1", function()
   vim.api.nvim_win_set_cursor(win, { 3, col })
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
   H.eq(result.sources[1].path, H.rel(vim.api.nvim_buf_get_name(0)), "file")
-  H.eq((result.sources[1].focusRange or result.sources[1].range).start.line + 1, vim.api.nvim_win_get_cursor(0)[1],
-    "line (the focus lines when the server sends them)")
+  local src = result.sources[1]
+  local at = (src.quoteRanges and src.quoteRanges[1]) or src.focusRange or src.range
+  H.eq(at.start.line + 1, vim.api.nvim_win_get_cursor(0)[1],
+    "line (the answering passage, else the focus lines, when the server sends them)")
 end)
 
 H.it("closing the float while the answer is pending cancels the request quietly", function()

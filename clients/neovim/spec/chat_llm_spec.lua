@@ -90,7 +90,8 @@ H.it("gs on [1] of the second turn opens the source beside the chat, which stays
   vim.api.nvim_feedkeys("gs", "mx", false)
   H.eq(readme_win, vim.api.nvim_get_current_win(), "the source opened in the window the chat came from")
   H.eq(source.path, H.rel(vim.api.nvim_buf_get_name(0)), "file")
-  local at = source.focusRange or source.range -- the answering lines when narrower than the chunk
+  -- the answering passage (quoteRanges), else the answering lines when narrower than the chunk
+  local at = (source.quoteRanges and source.quoteRanges[1]) or source.focusRange or source.range
   H.eq(at.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "line")
   H.ok(vim.api.nvim_win_is_valid(chat_win), "chat window still open")
   H.eq(chat.thread.buf, vim.api.nvim_win_get_buf(chat_win), "still showing the thread")
