@@ -155,7 +155,8 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
     literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
     binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there), for a `**`
-    glob whose walk would visit more than MAX_GLOB_ENTRIES entries (checked first), and for a path named in the folder that is a link out of it (its target is read when named itself)."""
+    glob whose walk would visit more than MAX_GLOB_ENTRIES entries (checked first), and for a path named in the
+    folder that is a link out of it (its target is read when named itself)."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
     if _GLOB_CHARS.search(spec):
         _check_walk_size(spec, pattern)
