@@ -237,11 +237,18 @@ async function main(): Promise<number> {
         throw new Error('no clickable [1] citation in the answer');
       }
       // In the narrow side bar each source's lines stay on one line ("deployment.md:12-" above "16" read as line 12).
-      const whole: string[] = await webview.locator('section.turn').first().evaluate((turn) =>
-        Array.from(turn.querySelectorAll('details.sources[open] a.source')).map((a: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-          const lines = a.querySelector('.lines');
-          return lines ? `${lines.textContent} on ${lines.getClientRects().length} line(s)` : `${a.textContent}: no lines`;
-        }));
+      // Read once the view is laid out: while an editor opens beside it the webview can have no layout for a moment
+      // (every `.lines` then has 0 client rects: ci61d), so 0 is waited out, 2 or more fails at once.
+      let whole: string[] = [];
+      const laidOut = async (): Promise<boolean> => {
+        whole = await webview.locator('section.turn').first().evaluate((turn) =>
+          Array.from(turn.querySelectorAll('details.sources[open] a.source')).map((a: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+            const lines = a.querySelector('.lines');
+            return lines ? `${lines.textContent} on ${lines.getClientRects().length} line(s)` : `${a.textContent}: no lines`;
+          }));
+        return whole.length > 0 && !whole.some((w) => w.endsWith(' on 0 line(s)'));
+      };
+      await until(page, 'the sources to be laid out', laidOut, 10_000).catch(() => undefined);
       if (!whole.length || whole.some((w) => !w.endsWith(' on 1 line(s)'))) {
         throw new Error(`the sources' lines: ${JSON.stringify(whole)}`);
       }
