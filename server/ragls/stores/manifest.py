@@ -281,9 +281,8 @@ class Manifest:
     def skipped(self, limit: int | None = None) -> list[tuple[str, str]]:
         """(path, reason) of the files the last scan left out, by path; the first `limit` of them when given (a
         folder of thousands of unreadable files: rag/status lists `status.SKIPPED_LISTED`)."""
-        if limit is None:
-            return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
-        return [tuple(r) for r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT ?", (limit,))]
+        rows = self.db.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT ?", (-1 if limit is None else limit,))
+        return [tuple(r) for r in rows]  # SQLite: a negative LIMIT is none
 
     def skipped_count(self) -> int:
         """How many files the last scan left out (`skipped`)."""
