@@ -8,7 +8,7 @@ from ragls.answer.template import (
     pack_context,
     render_prompt,
 )
-from ragls.config.settings import DEFAULT_TEMPLATE
+from ragls.config.prompts import DEFAULT_TEMPLATE
 from ragls.core.ir import Chunk, Hit, LineSpan
 
 
