@@ -96,6 +96,22 @@ def folder_uri_path(uri: str) -> str:
     return path
 
 
+def split_authority(url: str) -> tuple[str, str | None, str, str] | None:
+    """`url` as (scheme, user info, host, rest): the authority follows "://" and ends at the first "/", "?" or "#",
+    as `urllib.parse.urlsplit` ends its netloc; its user info is its text up to the last "@" (None when it holds no
+    "@"), the host (with its port) the text after it; rest is the path, query and fragment. Unlike urlsplit it never
+    raises ("http://[::1" is no valid IPv6 host) and keeps every character (urlsplit drops tabs and newlines), so a
+    caller can mask the user info in place. None when `url` holds no "://". A "\\" inside the authority stays in it
+    (`requests` ends the host there, urllib does not): an "@" after it still marks user info, so either reading's
+    credential is inside the user info returned. "http://u:p@ss@[::1/v1?k" -> ("http", "u:p@ss", "[::1", "/v1?k")."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return None
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    return scheme, (userinfo if at else None), host, rest[end:]
+
+
 def display_url(url: str) -> str:
     """`url` as status lines, errors and logs show it: scheme, host, port and path, without a user name, password,
     query string or fragment, where credentials ride ("https://user:pw@gw.example/v1?api-key=k" ->
@@ -103,10 +119,12 @@ def display_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError:  # "http://u:p@ss@[::1/v1?k=…" -> "http://[::1/v1": the authority's last "@" ends the user info
-        scheme, sep, rest = url.partition("://")
-        end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-        return f"{scheme}{sep}{rest[:end].rpartition('@')[2]}{rest[end:].split('?', 1)[0].split('#', 1)[0]}" if sep else url
+    except ValueError:  # "http://u:p@ss@[::1/v1?k=…" -> "http://[::1/v1": split by hand, user info dropped
+        split = split_authority(url)
+        if split is None:
+            return url
+        scheme, _, host, rest = split
+        return f"{scheme}://{host}{rest.split('?', 1)[0].split('#', 1)[0]}"
     if not parts.scheme or not parts.netloc:
         return url
     host = parts.hostname or ""

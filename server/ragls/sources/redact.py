@@ -69,6 +69,7 @@ from collections.abc import Iterator
 
 from ragls.core.ir import Document
 from ragls.core.key_shapes import PROVIDER_KEY as _PROVIDER_KEY
+from ragls.core.uris import split_authority
 
 MASK = "*"
 KEEP_PREFIX = 4
@@ -325,16 +326,15 @@ def url_credential(url: str) -> str | None:
     """`url` with its credentials masked (same length) when it holds one, else None: any user info
     (`https://user:token@host/`, `https://TOKEN@host/`: a client sends it as Basic auth, so even a placeholder
     `user:password@` is one) or a secret value `mask_secrets` finds (`?token=…`, `?api_key=…`, a SAS `sig=`,
-    a provider key). A user name is kept when a password follows it, else masked (it may be the token)."""
+    a provider key). A user name is kept when a password follows it, else masked (it may be the token). User info
+    is the authority's text up to its last "@" (`core.uris.split_authority`)."""
     masked, found = mask_secrets(url)
-    scheme, sep, rest = masked.partition("://")
-    if sep:
-        end = min((i for i in (rest.find(c) for c in "/?#\\") if i >= 0), default=len(rest))
-        if "@" in rest[:end]:
-            userinfo, _, host = rest[:end].rpartition("@")
-            user, colon, password = userinfo.partition(":")
-            userinfo = f"{user}:{MASK * len(password)}" if colon else MASK * len(user)
-            masked, found = f"{scheme}{sep}{userinfo}@{host}{rest[end:]}", found + 1
+    split = split_authority(masked)
+    if split is not None and split[1] is not None:
+        scheme, userinfo, host, rest = split
+        user, colon, password = userinfo.partition(":")
+        userinfo = f"{user}:{MASK * len(password)}" if colon else MASK * len(user)
+        masked, found = f"{scheme}://{userinfo}@{host}{rest}", found + 1
     return masked if found else None
 
 
