@@ -110,6 +110,10 @@ async def test_commit_message_over_lsp(tmp_path, llm_server):
             ({"repository": path_to_uri(not_repo)}, -32803, f"not a git repository: {not_repo}"),
             ({"repository": path_to_uri(clean)}, -32803, "nothing staged — stage changes or pass staged:false"),
             ({"style": "haiku"}, -32602, "style"),
+            # checked as a workspace folder's URI is (uris.folder_uri_path): a host was dropped (/share was
+            # described), a NUL reached git as "not a git repository"
+            ({"repository": "file://server/share"}, -32602, "a host 'server' before its path"),
+            ({"repository": "file:///x%00y"}, -32602, "repository: 'file:///x%00y': a NUL character in its path"),
         ]:
             with pytest.raises(JsonRpcException) as err:
                 await request(client, "rag/commitMessage", params)

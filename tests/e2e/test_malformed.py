@@ -83,7 +83,7 @@ def test_unreadable_requests_get_errors_and_the_server_keeps_serving(tmp_path):
         assert chunks[0]["source"]["path"] == "guide/retries.md"
         client.send({"id": 5, "method": "rag/commitMessage", "params": {"repository": "/etc"}})  # a path, no URI
         assert client.response(5)["error"] == {"code": -32602,  # was -32603 "ValueError" with a traceback
-                                               "message": "repository: not a file URI: /etc (a file:// URI)"}
+                                               "message": "repository: '/etc': not a file:// URI"}
         client.send({"id": 6, "method": "rag/models", "params": {"baseUrl": "http://[::1"}})  # urllib can't split it
         assert client.response(6)["error"] == {"code": -32602,  # was -32603 "ValueError: Invalid IPv6 URL"
                                                "message": "baseUrl: 'http://[::1' is not a URL (Invalid IPv6 URL); "

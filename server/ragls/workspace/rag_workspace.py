@@ -25,7 +25,7 @@ from ragls.core.analysis import well_formed
 from ragls.core.errors import InvalidParams, RaglsError
 from ragls.core.ir import MAX_QUERY_CHARS, MAX_TOP_K, Answer, Chunk, Hit
 from ragls.core.telemetry import traced
-from ragls.core.uris import uri_to_path
+from ragls.core.uris import folder_uri_path, uri_to_path
 from ragls.embedding.embed import Embedder, pinned_model_note
 from ragls.index.indexer import FolderIndex, ProgressFn, SyncReport
 from ragls.index.paths import workspace_index_dirs
@@ -460,15 +460,17 @@ class RagWorkspace:
             source.close()
 
     def commit_message(self, repository: str | None = None, staged: bool = True, style: str | None = None):
-        """rag/commitMessage for the repository containing the first folder (or `repository`, a file:// URI;
-        InvalidParams for anything else: `/etc` was an internal error with a traceback)."""
+        """rag/commitMessage for the repository containing the first folder (or `repository`, a folder's file://
+        URI, checked as a workspace folder's is: `core.uris.folder_uri_path`). InvalidParams naming the value and
+        the problem for anything else: "repository: '/etc': not a file:// URI" (`/etc` was an internal error with
+        a traceback; `file://server/share` read as /share)."""
         from ragls.commit.message import generate_commit_message
         from ragls.llm.chat import make_chat_model
 
         try:
-            repo = Path(uri_to_path(repository)) if repository else self.folders[0]
+            repo = Path(folder_uri_path(repository)) if repository else self.folders[0]
         except ValueError as exc:
-            raise InvalidParams(f"repository: {exc} (a file:// URI)") from None
+            raise InvalidParams(f"repository: {repository!r}: {exc}") from None
 
         def conventions(query: str) -> str | None:
             try:
