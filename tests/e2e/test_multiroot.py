@@ -117,17 +117,17 @@ async def test_a_root_uri_alone_is_a_workspace_folder_that_folder_changes_keep(r
             root_uri=path_to_uri(guides)))
         assert [f["files"] for f in (await served(["guides"]))["folders"]] == [2]
         change(["file:///tmp/a%00b"], [])  # a NUL in the path: refused with a warning, the root still served
-        missing = guides.parent / "no-such-folder"
+        missing = guides.parent / "no-such\nfolder"  # a newline in its name: shown quoted
         change([path_to_uri(missing)], [])  # a folder that does not exist: said, and no index directory made for it
         change(["file:///"], [])
         change([path_to_uri(other)], [])
         status = await served(["guides", "other"])
         assert sorted(f["files"] for f in status["folders"]) == [1, 2]
-        assert any("not indexing /" in m.message for m in client.messages), client.messages
+        assert any("not indexing '/'" in m.message for m in client.messages), client.messages
         assert any("a NUL character in its path" in m.message for m in client.messages), client.messages
-        assert any(m.message == f"ragls: not indexing {missing} (no such folder)" for m in client.messages)
+        assert any(m.message == f"ragls: not indexing {str(missing)!r} (no such folder)" for m in client.messages)
         assert not missing.exists() and not [d for d in (CACHE_DIR / "indexes").iterdir()
-                                             if d.name.startswith("no-such-folder")]
+                                             if d.name.startswith("no-such")]
         change([], [path_to_uri(guides)])
         assert [f["files"] for f in (await served(["other"]))["folders"]] == [1]
         change([], [path_to_uri(other)])

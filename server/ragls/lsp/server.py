@@ -194,7 +194,7 @@ class RaglsServer(LanguageServer):
             self._warn_once(f"ragls: {self.root_problem}")
         for f in self.workspace.folders.values():
             if not f.uri.lower().startswith("file:"):  # a virtual folder (vscode-vfs://, a remote): not on this disk
-                self._warn_once(f"ragls: not indexing {f.uri} (not a file: folder)")
+                self._warn_once(f"ragls: not indexing {f.uri!r} (not a file: folder)")
                 continue
             try:  # `%00` (no path can hold it: every file call would raise), a host, no absolute path
                 path = folder_uri_path(f.uri)
@@ -203,13 +203,13 @@ class RaglsServer(LanguageServer):
                 continue
             if not os.path.isdir(path):  # nothing to index, and no index directory to make for it
                 why = "not a folder" if os.path.lexists(path) else "no such folder"
-                self._warn_once(f"ragls: not indexing {path} ({why})")
+                self._warn_once(f"ragls: not indexing {path!r} ({why})")
             else:
                 folders.append(Path(path))
         kept = []
         for folder in folders:
             if is_too_broad(folder):
-                self._warn_once(f"ragls: not indexing {folder} (the filesystem root or your home directory); "
+                self._warn_once(f"ragls: not indexing {str(folder)!r} (the filesystem root or your home directory); "
                                 f"open a project folder, or add a ragls.toml there to index it anyway")
             else:
                 kept.append(folder)
