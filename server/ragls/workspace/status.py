@@ -63,7 +63,7 @@ def empty_folder_notice(idx) -> str | None:
     ragls indexes documentation files unless `sources.include` says more. None when the folder has files, a skipped
     file, an include warning, has never been indexed (a first scan may still be running), or another process writes
     it. `ragls index` prints it as a warning; rag/status lists it among `notices`."""
-    if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped_count()
+    if (idx.other_writer or idx.include_warning or idx.ignore_warnings or idx.manifest.file_count() or idx.manifest.skipped(1)
             or not idx.manifest.get_meta("last_indexed_at")):
         return None
     # each glob as a code span: this text also goes into an abstained answer, which is markdown, where a bare
@@ -113,8 +113,9 @@ def workspace_status(ws) -> Status:
             embedding_loading=idx.embedding_loading, stored_pending_vectors=idx.stored_pending_count(),
             last_indexed_at=float(last) if last else None, index_path=idx.index_dir,
             writer=not idx.other_writer,
-            skipped=(skipped := idx.manifest.skipped(SKIPPED_LISTED)),
-            skipped_more=idx.manifest.skipped_count() - len(skipped), writer_process=idx.writer_process()))
+            skipped=(skipped := idx.manifest.skipped(SKIPPED_LISTED)),  # counted only when the list is full
+            skipped_more=idx.manifest.skipped_count() - len(skipped) if len(skipped) == SKIPPED_LISTED else 0,
+            writer_process=idx.writer_process()))
     gen = ws.settings.generation
     backend = gen.resolved_backend()
     model = None
