@@ -358,11 +358,12 @@ def test_documents_matching_more_files_than_the_limit_are_refused_naming_the_glo
 def test_a_recursive_glob_matching_nothing_in_a_large_tree_is_refused_before_walking_it(tmp_path, monkeypatch):
     """"/**/*.nomatch" walked the whole file system before answering "no file matches" (the 201-file stop never
     comes when nothing matches), and a planted link loop (`a -> .`) makes a `**` walk endless. A `**` glob whose
-    walk would visit more than MAX_GLOB_ENTRIES entries is refused, naming the glob; a glob in a folder within the
-    bound reads what it read before."""
-    from ragls.sources import ephemeral
+    walk would visit more than MAX_GLOB_ENTRIES entries is refused, naming the glob, and so is a glob without `**`
+    whose wildcards list as many ("big/*/*/…/*.nomatch"); a glob in a folder within the bound reads what it read
+    before."""
+    from ragls.sources import glob_walk
 
-    monkeypatch.setattr(ephemeral, "MAX_GLOB_ENTRIES", 50)
+    monkeypatch.setattr(glob_walk, "MAX_GLOB_ENTRIES", 50)
     deep = tmp_path / "big"
     for i in range(12):
         level = deep / "/".join(f"d{j}" for j in range(i + 1))
@@ -375,6 +376,13 @@ def test_a_recursive_glob_matching_nothing_in_a_large_tree_is_refused_before_wal
         load_documents([f"{deep}/**/*.nomatch"], tmp_path)
     with pytest.raises(InvalidParams, match=r"'big/\*\*/zzz' searches too many folders"):
         load_documents(["big/**/zzz"], tmp_path)
+    for i in range(30):  # no `**`: a wildcard part lists each folder it reaches (30 + 30 entries here)
+        (tmp_path / "wide" / f"w{i}").mkdir(parents=True)
+        (tmp_path / "wide" / f"w{i}" / "x.txt").write_text("x")
+    with pytest.raises(InvalidParams, match=r"'wide/\*/\*\.nomatch' searches too many folders"):
+        load_documents(["wide/*/*.nomatch"], tmp_path)
+    [doc] = load_documents(["big/d0/*.md"], tmp_path)  # 5 entries listed
+    assert doc.path == "big/d0/note.md"
     (tmp_path / "small" / "sub").mkdir(parents=True)
     (tmp_path / "small" / "sub" / "a.md").write_text("# A\n")
     (tmp_path / "small" / "sub" / ".hidden").mkdir()

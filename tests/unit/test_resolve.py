@@ -82,3 +82,25 @@ def test_a_glob_match_that_is_no_file_is_skipped_with_its_reason(tmp_path):
     only_a_folder = resolve_sources([f"{tmp_path}/dir.*"], tmp_path, SourcesSettings())
     pattern = f"{tmp_path}/dir.*"
     assert [(s.path, s.reason) for s in only_a_folder.skipped] == [(pattern, f"no file matches {pattern!r}")]
+
+
+def test_a_glob_source_whose_walk_is_too_wide_is_skipped_saying_so(tmp_path, monkeypatch):
+    """A named RAG's glob was listed by `glob` without a bound ("/**/*.md", or "/*/*/*/*.md" with no `**`, lists
+    every folder it reaches). Past `glob_walk.MAX_GLOB_ENTRIES` entries, counted part by part as `glob` lists them,
+    the source is skipped with the reason (rag/list, rag/rebuild); within the bound it reads what it read before."""
+    from ragls.sources import glob_walk
+
+    monkeypatch.setattr(glob_walk, "MAX_GLOB_ENTRIES", 20)
+    for i in range(6):
+        for j in range(4):
+            (tmp_path / "wide" / f"d{i}" / f"e{j}").mkdir(parents=True)
+            (tmp_path / "wide" / f"d{i}" / f"e{j}" / "x.txt").write_text("x\n")
+    (tmp_path / "wide" / "d0" / "e0" / "a.md").write_text("# A\n")
+    too_wide = "searches too many folders (more than 20 entries); name a narrower folder"
+    for source in ("wide/**/*.md", "wide/*/*/*.md", "wide/*/e{0,1}/*.md"):  # 6 + 24 + 24-48 entries listed
+        r = resolve_sources([source], tmp_path, SourcesSettings())
+        assert (r.files, [(s.path, s.reason) for s in r.skipped]) == ({}, [(source, f"{source!r} {too_wide}")])
+    # a literal part lists nothing: 6 folders, then d0/e0's 2 entries
+    assert resolve_sources(["wide/d0/*/a.md", "wide/*/e0/a.md"], tmp_path, SourcesSettings()).files == {
+        f"{tmp_path}/wide/d0/e0/a.md": None}
+    assert not resolve_sources(["wide/d0/e0/*"], tmp_path, SourcesSettings()).skipped

@@ -25,21 +25,19 @@ from pathlib import Path
 from ragls.core.errors import InvalidParams, RequestFailed, Skipped
 from ragls.core.ir import Document
 from ragls.sources.convert import load_source
+from ragls.sources.glob_walk import GLOB_CHARS, glob_base, glob_search_problem
 from ragls.sources.load import decode_bytes, load_text
 from ragls.sources.walk import inside_folder, secret_file
 
 MAX_FETCH_BYTES = 5_000_000
 MAX_COMMAND_OUTPUT_BYTES = 5_000_000
 _PREFIX = re.compile(r"^([a-z][a-z0-9_-]+):(?!//)(.+)$", re.IGNORECASE)
-_GLOB_CHARS = re.compile(r"[*?\[]")
 #: Most files one request's `documents` load (globs' matches together): each is read and embedded for that request
 #: only. `/**` walked the whole file system (no answer within a minute; the walk went on after the client gave up).
 MAX_DOCUMENT_FILES = 200
 _TOO_MANY = f"more than {MAX_DOCUMENT_FILES} files; name fewer (a narrower glob)"
-#: Most directory entries (files and folders, hidden folders not entered, as `**` does not) a `**` glob's walk may
-#: visit: "/**/*.nomatch" walked the whole file system before answering "no file matches", and a planted link
-#: loop (`a -> .`) makes the walk endless. Counted from the glob's literal base folder before the glob runs.
-MAX_GLOB_ENTRIES = 100_000
+
+
 def fetch_url(url: str, timeout_s: float = 30, max_bytes: int = MAX_FETCH_BYTES,
               loaders: dict[str, str] | None = None) -> Document:
     """GET `url` (redirects followed; `web.fetch_page`) → Document labelled with the URL. HTML, PDF and DOCX are
@@ -113,36 +111,13 @@ def _load_path(path: Path, folder: Path, max_file_bytes: int, loaders: dict[str,
     return result
 
 
-def _glob_base(pattern: str) -> Path:
-    """The literal folder a glob starts from: its path parts before the first one with a glob character
-    ("/notes/**/*.md": /notes)."""
-    parts = Path(os.path.normpath(pattern)).parts
-    cut = next((i for i, part in enumerate(parts) if _GLOB_CHARS.search(part)), len(parts))
-    return Path(*parts[:cut])
-
-
-def _check_walk_size(spec: str, pattern: str) -> None:
-    """InvalidParams when the `**` glob `pattern` (absolute; `spec` as the user wrote it) would visit more than
-    MAX_GLOB_ENTRIES directory entries below its literal base folder. Walks as `glob` does (links to folders
-    followed, hidden folders not entered) and stops at the bound, so a link loop ends too."""
-    if "**" not in pattern:
-        return
-    seen = 0
-    for _root, dirs, files in os.walk(_glob_base(pattern), followlinks=True):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        seen += len(dirs) + len(files)
-        if seen > MAX_GLOB_ENTRIES:
-            raise InvalidParams(f"documents: {spec!r} searches too many folders (more than {MAX_GLOB_ENTRIES} "
-                                "entries); name a narrower folder")
-
-
 def _within_glob(path: Path, pattern: str, folder: Path) -> bool:
     """Whether glob match `path` is one to read: its real path inside `folder` when `pattern` lies in it, else
     inside the pattern's literal base folder ("/notes/**/*.md": /notes), and no secret file."""
     written = Path(os.path.normpath(pattern))
     base = folder
     if folder not in written.parents:  # as written, not resolved: "docs/vendor/*.md" is in the folder
-        base = _glob_base(pattern)
+        base = glob_base(pattern)
     real = inside_folder(base, path)
     return real is not None and not secret_file(real) and not secret_file(path.name)
 
@@ -154,12 +129,13 @@ def load_files(spec: str, folder: Path, max_file_bytes: int = 2_000_000, loaders
     lies outside the folder (a planted link `notes.md -> ~/.aws/credentials`, a linked folder) or that is a secret
     file (`walk.secret_file`: `*.pem`, `.env*`, ...) is left out; a glob outside the folder is read within its own
     literal base folder. InvalidParams when nothing matches (or only such files), for a directory, or for a
-    binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there), for a `**`
-    glob whose walk would visit more than MAX_GLOB_ENTRIES entries (checked first), and for a path named in the
+    binary/too large file, for a glob matching more than MAX_DOCUMENT_FILES files (the walk stops there), for a glob
+    whose walk would list more than `glob_walk.MAX_GLOB_ENTRIES` entries (checked first), and for a path named in the
     folder that is a link out of it (its target is read when named itself)."""
     pattern = spec if Path(spec).is_absolute() else str(folder / spec)
-    if _GLOB_CHARS.search(spec):
-        _check_walk_size(spec, pattern)
+    if GLOB_CHARS.search(spec):
+        if problem := glob_search_problem([pattern]):  # before `glob` lists folders without a bound
+            raise InvalidParams(f"documents: {spec!r} {problem}")
         found: list[Path] = []
         for match in glob.iglob(pattern, recursive=True):
             if Path(match).is_file():

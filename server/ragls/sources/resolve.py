@@ -3,7 +3,8 @@
 - a file: `~/notes/todo.md`, `/srv/manual.pdf`, `docs/intro.md` (relative to the config file's directory);
 - several files separated by `;`: `a.md;b.md`;
 - a directory, walked recursively with the RAG's `[sources]` rules (include globs, .gitignore, junk, secrets);
-- a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`;
+- a glob with brace sets, `~` expanded: `~/notes/**/*.{md,txt}`; a recursive filename pattern `/srv/**/README.md`
+  (one whose walk would list more than `glob_walk.MAX_GLOB_ENTRIES` entries is skipped, saying so);
 - an http(s) URL (one page) or a crawl `https://docs.example.com/guide/**` (see `web.py`); one holding a credential
   (`https://user:password@host/…`, `?token=…`: `redact.url_credential`) is skipped with its value masked
   (`URL_CREDENTIAL`); so is a link a crawl meets (`web.py`);
@@ -24,6 +25,7 @@ from pathlib import Path
 from ragls.config.globs import expand_braces
 from ragls.config.settings import SourcesSettings
 from ragls.core.errors import Skipped
+from ragls.sources.glob_walk import glob_search_problem
 from ragls.sources.redact import URL_CREDENTIAL, url_credential
 from ragls.sources.walk import (
     BROKEN_LINK,
@@ -96,8 +98,11 @@ def _resolve_path(part: str, loader: str | None, base_dir: Path, settings: Sourc
     if not os.path.isabs(path):
         path = os.path.join(base_dir, path)
     if _GLOB_CHARS.search(part):
-        found_paths = {p: _glob_root(pattern) for pattern in expand_braces(path)
-                       for p in glob.glob(pattern, recursive=True)}
+        patterns = expand_braces(path)
+        if problem := glob_search_problem(patterns):  # before `glob` lists folders without a bound
+            out.skipped.append(Skipped(source, f"{part!r} {problem}"))
+            return
+        found_paths = {p: _glob_root(pattern) for pattern in patterns for p in glob.glob(pattern, recursive=True)}
         matches = {p: root for p, root in found_paths.items() if os.path.isfile(p)}
         # a match that is no file nor folder — a dangling link, a FIFO, a device — is said, as a folder's walk says it
         odd = [Skipped(Path(p).as_posix(), why) for p in sorted(found_paths)
