@@ -267,6 +267,31 @@ H.it("the float's border names its keys; <C-q> sends every source to the quickfi
   H.eq(origin, vim.api.nvim_get_current_win(), "back in the window the question came from")
 end)
 
+H.it(":RagQuery! typed in the answer float: the float goes, the list opens below the window asked from, :cc opens there",
+  function()
+    vim.cmd.edit(vim.fn.fnameescape(vim.fs.joinpath(H.workspace, "README.md")))
+    local origin = vim.api.nvim_get_current_win()
+    local win = ask("RagAsk How long is the frobnicator timeout?")
+    H.eq(win, vim.api.nvim_get_current_win(), "the answer float has the focus")
+    vim.cmd("RagQuery! frobnicator timeout")
+    H.wait_for(function() return vim.bo.buftype == "quickfix" end, 20000, "the quickfix list")
+    H.eq({}, H.floats(), "the answer float closed (it covered the list)")
+    H.screenshot("neovim-query-quickfix-from-answer")
+    local item = vim.fn.getqflist()[1]
+    vim.cmd("cc 1")
+    H.eq(origin, vim.api.nvim_get_current_win(), ":cc opens the result in the window the question came from")
+    H.eq(item.bufnr, vim.api.nvim_get_current_buf(), "the result's file")
+    vim.cmd("cclose")
+    -- a picker's result chosen with the answer float current (a picker opened from it returns there) opens in a
+    -- window of the layout too, not in the float
+    win = ask("RagAsk How long is the frobnicator timeout?")
+    local chunk = H.request_sync(client, "rag/query", { query = "frobnicator timeout" }).result.chunks[1]
+    require("ragls.picker").open(chunk)
+    H.eq({}, H.floats(), "the answer float closed")
+    H.eq(origin, vim.api.nvim_get_current_win(), "opened in the window the question came from")
+    H.eq(chunk.source.path, H.rel(vim.api.nvim_buf_get_name(0)), "the chunk's file")
+  end)
+
 H.it("an answer without sources names only the keys that do something in its border", function()
   local view = answer_float.reopen_answer("Is there a GUI?", { answer = "The docs do not say.", sources = {}, citations = {} })
   local footer = vim.iter(vim.api.nvim_win_get_config(view.win).footer or {}):map(function(c) return c[1] end):join("")

@@ -2,7 +2,7 @@
 -- plugins, which cannot be installed where these tests run. Each stand-in is a minimal Lua module (package.preload)
 -- with only the documented entry points the adapter calls — telescope's `pickers.new(opts, spec):find()`,
 -- `finders.new_dynamic{fn, entry_maker}`, `previewers.new_buffer_previewer{define_preview}`,
--- `actions.select_default:replace`; snacks' `Snacks.picker.pick{finder, format, confirm, actions, live, search}`;
+-- `actions.set.select:replace`; snacks' `Snacks.picker.pick{finder, format, confirm, actions, live, search}`;
 -- fzf-lua's `fzf_live(contents, opts)` — recording what it was given. The test then plays the plugin's part: it
 -- calls the adapter's finder / previewer / actions the way the plugin's docs say the plugin does, and checks the
 -- results against the real ragls server (real index, real file jumps and highlights). What this cannot show is
@@ -23,7 +23,7 @@ local best = direct.chunks[1]
 local best_focus = best.source.focusRange or best.source.range
 
 local STANDIN_MODULES = { "telescope.pickers", "telescope.finders", "telescope.previewers", "telescope.sorters",
-  "telescope.actions", "telescope.actions.state", "snacks", "fzf-lua" }
+  "telescope.actions", "telescope.actions.set", "telescope.actions.state", "snacks", "fzf-lua" }
 
 local function remove_standins()
   for _, name in ipairs(STANDIN_MODULES) do
@@ -80,9 +80,12 @@ local function install_telescope_standin()
   package.preload["telescope.sorters"] = function() return { empty = function() return "empty-sorter" end } end
   package.preload["telescope.actions"] = function()
     return {
-      select_default = { replace = function(_, fn) tele.select_default = fn end },
+      send_selected_to_qflist = { replace = function(_, fn) tele.send_selected = fn end },
       close = function(bufnr) tele.closed = bufnr end,
     }
+  end
+  package.preload["telescope.actions.set"] = function()
+    return { select = { replace = function(_, fn) tele.select = fn end } }
   end
   package.preload["telescope.actions.state"] = function()
     return {
@@ -120,12 +123,12 @@ H.it("telescope stand-in (not the real plugin): dynamic finder, entries, preview
     "preview: at the focus line")
   H.eq(1, #vim.api.nvim_buf_get_extmarks(pbuf, jump.highlight_ns, 0, -1, {}), "preview: lines highlighted")
   vim.api.nvim_win_close(pwin, true)
-  -- Mappings: <CR> (select_default) opens the entry; <C-q> sends the results to quickfix.
+  -- Mappings: <CR> (actions.set.select "default") opens the entry; <C-q> sends the results to quickfix.
   local mapped = {}
   H.eq(true, tele.spec.attach_mappings(42, function(modes, lhs, fn) mapped[lhs] = { modes = modes, fn = fn } end),
     "attach_mappings keeps the default mappings")
   tele.selected = entry
-  tele.select_default()
+  tele.select(42, "default")
   H.eq(42, tele.closed, "the picker is closed first")
   assert_opened("telescope <CR>")
   tele.prompt = QUERY

@@ -243,6 +243,26 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   H.ok(cited:find("pairing code", 1, true) and not cited:find("<", 1, true),
     ("the cited lines are the page's text, without its tags: %q (%s)"):format(cited, fname))
   H.screenshot("neovim-extracted-text-opened")
+  -- a [n] quoting one of two places of the page (quoteRanges) opens at the place whose words it shares, read from
+  -- the extracted text (its lines are the source's), not from the HTML file's lines
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local row = vim.iter(ipairs(lines)):find(function(_, l) return l:find("A pairing code expires", 1, true) end)
+  local second = lines[row]:find("A pairing code expires", 1, true) - 1
+  local first = lines[row]:find("Open Settings", 1, true) - 1
+  local places = { { start = { line = row - 1, character = first }, ["end"] = { line = row - 1, character = second } },
+    { start = { line = row - 1, character = second }, ["end"] = { line = row, character = 0 } } }
+  -- (with the HTML file open in a buffer of its own, and the extracted text's buffer gone: made again)
+  local extracted_buf = vim.api.nvim_get_current_buf()
+  vim.cmd.edit(vim.fn.fnameescape(fname))
+  vim.api.nvim_buf_delete(extracted_buf, { force = true })
+  local answer = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(answer, 0, -1, false, { "A pairing code expires after 90 seconds [1]." })
+  local cited = require("ragls.answer_text").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }),
+    answer, 1)
+  H.eq(places[2], cited.focusRange, "the [n] of the second sentence opens at it")
+  vim.api.nvim_buf_set_lines(answer, 0, -1, false, { "Open Settings and choose Devices [1]." })
+  cited = require("ragls.answer_text").cited_source(vim.tbl_extend("force", source, { quoteRanges = places }), answer, 1)
+  H.eq(places[1], cited.focusRange, "the [n] of the first sentence opens at it")
 end)
 
 H.it("a folder of many unreadable files: :RagRebuild counts them all, :RagStatus lists 50 and says how many more", function()

@@ -260,6 +260,37 @@ H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show th
       H.ok(ok, tostring(res) .. "; the preview showed: " .. vim.inspect(seen))
       return res
     end
+    --- After a picker's split / vertical split / tab key: a new window (of `layout`: "row" for a vertical split,
+    --- "col" for a split, "tab" for a new tab page) shows the extracted-text buffer, the cursor on the cited line;
+    --- the HTML file is not opened.
+    local function opened_in(layout, key, shot)
+      local tabs = #vim.api.nvim_list_tabpages()
+      local state
+      local okw, err = pcall(H.wait_for, function()
+        local buf = vim.api.nvim_get_current_buf()
+        local floating = vim.api.nvim_win_get_config(0).relative ~= ""
+        state = { name = vim.api.nvim_buf_get_name(buf), layout = vim.fn.winlayout()[1],
+          tabs = #vim.api.nvim_list_tabpages(), cursor = vim.api.nvim_win_get_cursor(0)[1], floating = floating }
+        return not floating and vim.b[buf].ragls_extracted ~= nil
+      end, 20000, key .. " opening the result")
+      H.ok(okw, tostring(err) .. "; the current window: " .. vim.inspect(state))
+      H.eq(vim.api.nvim_buf_get_lines(0, 0, -1, false), text, key .. ": the extracted text")
+      H.eq(at, state.cursor, key .. ": the cursor on the cited line")
+      if layout == "tab" then
+        H.ok(state.tabs > 1 or tabs > 1, key .. ": in a new tab page " .. vim.inspect(state))
+      else
+        H.eq(layout, state.layout, key .. ": in a new window beside the old one " .. vim.inspect(vim.fn.winlayout()))
+      end
+      local html = vim.fs.normalize(vim.fs.joinpath(H.workspace, rel))
+      H.eq({}, vim.tbl_filter(function(b)
+        return vim.api.nvim_buf_is_loaded(b) and vim.fs.normalize(vim.api.nvim_buf_get_name(b)) == html
+      end, vim.api.nvim_list_bufs()), key .. ": the HTML file itself not opened")
+      vim.cmd("stopinsert")
+      if shot then
+        H.screenshot(shot)
+      end
+      vim.cmd("silent! tabonly | silent! only")
+    end
     local tele, plenary, snacks_dir, fzf_dir = plugin("telescope.nvim"), plugin("plenary.nvim"),
       plugin("snacks.nvim"), plugin("fzf-lua")
     if tele and plenary then
@@ -280,8 +311,8 @@ H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show th
       local marks = vim.api.nvim_buf_get_extmarks(buf, jump.highlight_ns, 0, -1, {})
       H.eq(at - 1, marks[1] and marks[1][2], "the cited line is lit")
       H.screenshot("telescope-preview-extracted-text")
-      require("telescope.actions").close(picker.prompt_bufnr)
-      vim.cmd("stopinsert")
+      vim.api.nvim_feedkeys(vim.keycode("<C-v>"), "mx", false) -- telescope's vertical split: the extracted text, as <CR> opens it
+      opened_in("row", "telescope's <C-v>", "telescope-vsplit-extracted-text")
     else
       H.out("# SKIP telescope.nvim / plenary.nvim not found in " .. plugins)
     end
@@ -296,8 +327,17 @@ H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show th
         return win and vim.api.nvim_win_is_valid(win) and previews_text(win)
       end, 30000, "snacks' preview: the extracted text at the cited line")
       H.screenshot("snacks-preview-extracted-text")
-      sp:close()
-      vim.cmd("stopinsert")
+      vim.api.nvim_feedkeys(vim.keycode("<C-s>"), "mx", false) -- snacks' split
+      opened_in("col", "snacks' <C-s>", "snacks-split-extracted-text")
+      reset()
+      vim.cmd("RagQuery " .. query)
+      wait_for(function()
+        sp = Snacks.picker.get()[1]
+        local win = sp and sp.preview and sp.preview.win and sp.preview.win.win
+        return win and vim.api.nvim_win_is_valid(win) and previews_text(win)
+      end, 30000, "snacks' preview again")
+      vim.api.nvim_feedkeys(vim.keycode("<C-t>"), "mx", false) -- snacks' tab
+      opened_in("tab", "snacks' <C-t>")
     else
       H.out("# SKIP snacks.nvim not found in " .. plugins)
     end
@@ -316,8 +356,8 @@ H.it("an HTML page's result: telescope's, snacks' and fzf-lua's previews show th
         0, -1, {})
       H.eq(at - 1, marks[1] and marks[1][2], "the cited line is lit")
       H.screenshot("fzf-lua-preview-extracted-text")
-      vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\027") -- <Esc>: close fzf
-      vim.cmd("stopinsert")
+      vim.api.nvim_chan_send(vim.bo[fzf_win.fzf_bufnr].channel, "\022") -- ctrl-v: fzf-lua's vertical split
+      opened_in("row", "fzf-lua's ctrl-v", "fzf-lua-vsplit-extracted-text")
     else
       H.out("# SKIP fzf-lua or the fzf binary not found")
     end

@@ -461,7 +461,9 @@ function M.source_fname(source)
 end
 
 --- `source` for its `[n]` on line `lnum` of the answer in `buf`: at the quoted place the answer item there cites
---- (|ragls.M.cited_place|), read from the source's loaded buffer, else its file.
+--- (|ragls.M.cited_place|), read from the source's loaded buffer, else its file; the places of a source whose lines
+--- count extracted text (a PDF, HTML or DOCX file) are read from that text's buffer (|ragls.extracted|, made when
+--- first needed), never from the raw file, whose lines are others.
 ---@param source table
 ---@param buf integer the answer float's or the chat's buffer
 ---@param lnum integer 1-based
@@ -470,6 +472,12 @@ function M.cited_source(source, buf, lnum)
   local quote = M.item_text(vim.api.nvim_buf_get_lines(buf, 0, -1, false), lnum)
   local bufnr = source.bufnr
   local fname = M.source_fname(source)
+  if not bufnr and fname and source.extractedText == true then
+    return M.cited_place(source, quote, function(first, last)
+      bufnr = bufnr or require("ragls.extracted").source_buffer(source) or false
+      return bufnr and vim.api.nvim_buf_get_lines(bufnr, first - 1, last, false) or {}
+    end)
+  end
   if not bufnr and fname then
     local b = vim.fn.bufnr(fname)
     bufnr = b > 0 and b or nil

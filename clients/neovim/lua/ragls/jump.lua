@@ -24,6 +24,8 @@ local function jump_to_buffer(bufnr, range, win, at)
   end
   if win and vim.api.nvim_win_is_valid(win) then
     vim.api.nvim_set_current_win(win)
+  else -- never into a float (a picker opened from the answer float): a window of the layout
+    require("ragls.ui").leave_float()
   end
   vim.cmd("normal! m'") -- <C-o> comes back here
   vim.api.nvim_win_set_buf(0, bufnr)

@@ -144,10 +144,28 @@ function M.nothing_found(text)
   return ("no docs match “%s”"):format(vim.trim(text))
 end
 
---- Open a chunk chosen in a picker: jump with the transient highlight and remember it for |:RagLast|.
----@param chunk table
-function M.open(chunk)
-  jump.jump_to_source(chunk.source)
+--- The window commands of a picker's "open in a split / vertical split / tab" keys (telescope's <C-x>/<C-v>/<C-t>,
+--- snacks' <C-s>/<C-v>/<C-t>, fzf-lua's ctrl-s/ctrl-v/ctrl-t).
+local SPLIT_COMMANDS = { split = "split", vsplit = "vsplit", tab = "tab split" }
+
+--- Open a chunk chosen in a picker: jump with the transient highlight (|ragls.jump.jump_to_source|: a source of
+--- extracted text opens in the buffer of that text, not the raw HTML, PDF or DOCX file). `how` opens it in a new
+--- window first: "split", "vsplit" or "tab" (the new window is closed again when the source cannot be opened); nil:
+--- in the current window.
+---@param chunk table PROTOCOL Chunk
+---@param how? "split"|"vsplit"|"tab"
+function M.open(chunk, how)
+  ui.leave_float() -- (the picker was opened from the answer float: never into it)
+  local cmd = how and SPLIT_COMMANDS[how]
+  if not (cmd and (chunk.source.bufnr or ui.source_fname(chunk.source))) then -- (a URL opens in the browser)
+    jump.jump_to_source(chunk.source)
+    return
+  end
+  vim.cmd(cmd)
+  local win = vim.api.nvim_get_current_win()
+  if not jump.jump_to_source(chunk.source) and vim.api.nvim_win_is_valid(win) then
+    pcall(vim.api.nvim_win_close, win, false)
+  end
 end
 
 --- Put chunks into the quickfix list and open it (the |:RagQuery!| behaviour).

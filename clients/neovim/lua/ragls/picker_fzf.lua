@@ -95,17 +95,27 @@ function M.pick(text, starting)
       pcall(win.update_main_title, win, nil)
     end
   end
-  local actions = {
-    ["default"] = function(selected)
+  --- fzf-lua's action opening the chosen entry `how` (|ragls.picker.open|).
+  local function opener(how)
+    return function(selected)
       local chunk = selected and by_line[selected[1]]
       if chunk then
-        picker.open(chunk)
+        picker.open(chunk, how)
       end
-    end,
+    end
+  end
+  -- the keys of fzf-lua's own file pickers: ctrl-s / ctrl-v / ctrl-t open in a split / vertical split / tab, alt-q
+  -- sends to quickfix too (ragls' lists are no file pickers: fzf-lua binds none of them there)
+  local actions = {
+    ["default"] = opener(nil),
+    ["ctrl-s"] = opener("split"),
+    ["ctrl-v"] = opener("vsplit"),
+    ["ctrl-t"] = opener("tab"),
     ["ctrl-q"] = function()
       picker.to_quickfix(last_query, last)
     end,
   }
+  actions["alt-q"] = actions["ctrl-q"]
   --- The contents of one query: a function fzf-lua calls with its callback.
   local function contents(q)
     return function(cb)

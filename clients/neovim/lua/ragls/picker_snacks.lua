@@ -6,6 +6,9 @@ local ui = require("ragls.ui")
 
 local M = {}
 
+--- snacks' jump commands (`action.cmd` of its split, vsplit, tab and tabdrop actions) as |ragls.picker.open|'s `how`.
+local SNACKS_SPLITS = { split = "split", vsplit = "vsplit", tab = "tab", tabdrop = "tab" }
+
 --- snacks.nvim picker item `i` of a rag/query chunk: `pos` is {1-based line, 0-based BYTE column} of its cited
 --- lines' start (what snacks' preview, jump and quickfix read), `end_pos` the end of their last line (snacks' preview
 --- lights `pos` to `end_pos`: {last line, 0} left the last cited line unlit), `preview_title` its `path:lines` (as
@@ -30,6 +33,31 @@ end
 function M.pick(text)
   local Snacks = require("snacks")
   local last, last_query = {}, text
+  --- confirm (<CR>), its split, vsplit and tab variants (<C-s>, <C-v>, <C-t>: `action.cmd`) and snacks' jump: the
+  --- chunk opened by ragls_picker.open, in the picker's main window (the one snacks' pick_win chose).
+  local function open(picker, item, action)
+    if item and item.chunk.ragls_notice then
+      return -- a notice ("starting the server"): nothing to open, the picker stays
+    end
+    if vim.fn.mode():sub(1, 1) == "i" then -- (as snacks' jump: the key typed in the prompt leaves insert mode first)
+      vim.cmd.stopinsert()
+      vim.schedule(function() open(picker, item, action) end)
+      return
+    end
+    local main = picker.main
+    picker:close()
+    if not item then
+      return
+    end
+    if main and vim.api.nvim_win_is_valid(main) then
+      vim.api.nvim_set_current_win(main)
+    end
+    ragls_picker.open(item.chunk, SNACKS_SPLITS[action and action.cmd or ""])
+  end
+  local function to_quickfix(picker)
+    picker:close()
+    ragls_picker.to_quickfix(last_query, last)
+  end
   local picker = Snacks.picker.pick({
     title = "RagQuery",
     search = text,
@@ -58,20 +86,13 @@ function M.pick(text)
       end
       return Snacks.picker.preview.preview(ctx)
     end,
-    confirm = function(picker, item)
-      if item and item.chunk.ragls_notice then
-        return -- a notice ("starting the server"): nothing to open, the picker stays
-      end
-      picker:close()
-      if item then
-        ragls_picker.open(item.chunk)
-      end
-    end,
+    confirm = open,
     actions = {
-      ragls_quickfix = function(picker)
-        picker:close()
-        ragls_picker.to_quickfix(last_query, last)
-      end,
+      -- snacks' own jump (<S-CR>: pick a window, then jump; `edit`) and quickfix list (<C-q> in the list) open and
+      -- list a result as ragls does: its `file` is the raw HTML, PDF or DOCX file of a result of extracted text
+      jump = open,
+      ragls_quickfix = to_quickfix,
+      qflist = to_quickfix,
     },
     win = {
       input = { keys = { ["<C-q>"] = { "ragls_quickfix", mode = { "i", "n" } } } },

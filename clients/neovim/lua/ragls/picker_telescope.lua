@@ -6,6 +6,9 @@ local ui = require("ragls.ui")
 
 local M = {}
 
+--- telescope's selection kinds (actions.set.select) as |ragls.picker.open|'s `how`.
+local TELESCOPE_SPLITS = { horizontal = "split", vertical = "vsplit", tab = "tab", ["tab drop"] = "tab" }
+
 --- telescope entry of a rag/query chunk: shown as |ragls.picker|'s `format`, at its cited lines' start: `lnum`,
 --- and `col` in BYTES, 0-based, because telescope's `<C-v>`/`<C-x>`/`<C-t>` (actions.set.edit) hand it to |nvim_win_set_cursor()|
 --- as it is (without a `col` they put the cursor on the line's second byte).
@@ -91,21 +94,35 @@ function M.pick(text)
       end,
     }),
     attach_mappings = function(bufnr, map)
-      actions.select_default:replace(function()
+      -- Every way of opening an entry (<CR>, <C-x>, <C-v>, <C-t>, and the drop variants) goes through
+      -- ragls_picker.open, as <CR> does: telescope's own edit opened `filename`, the raw HTML, PDF or DOCX file of a
+      -- result whose lines count its extracted text.
+      require("telescope.actions.set").select:replace(function(_, kind)
         local entry = state.get_selected_entry()
         if entry and entry.value.ragls_notice then
           return -- a notice ("starting the server"): nothing to open, the picker stays
         end
         actions.close(bufnr)
         if entry then
-          ragls_picker.open(entry.value)
+          ragls_picker.open(entry.value, TELESCOPE_SPLITS[kind])
         end
       end)
-      map({ "i", "n" }, "<C-q>", function()
+      local function to_quickfix()
         local prompt = state.get_current_line()
         actions.close(bufnr)
         -- The results of the prompt as shown (the finder's last call may have been for another prompt).
         ragls_picker.to_quickfix(prompt, prompt == last_query and last or ragls_picker.query_sync(prompt))
+      end
+      map({ "i", "n" }, "<C-q>", to_quickfix)
+      -- <M-q> (telescope: the selected entries to quickfix) lists them as ragls does: extracted text in its buffer
+      actions.send_selected_to_qflist:replace(function()
+        local chosen = vim.tbl_map(function(e) return e.value end, state.get_current_picker(bufnr):get_multi_selection())
+        if #chosen == 0 then
+          return to_quickfix()
+        end
+        local prompt = state.get_current_line()
+        actions.close(bufnr)
+        ragls_picker.to_quickfix(prompt, chosen)
       end)
       return true
     end,

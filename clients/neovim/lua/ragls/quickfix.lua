@@ -20,6 +20,7 @@ local WORD_SLACK = 12
 --- only (a window-local 'linebreak'): "…merge-banners.md|9| … — Click t" / "he banner's Keep mine button" read as
 --- two words. Neovim's own quickfix window wraps at any character.
 local function open_list()
+  ui.leave_float() -- (asked from an answer float: the list opened under it, its entries in it)
   vim.cmd("botright copen")
   vim.api.nvim_set_option_value("linebreak", true, { scope = "local", win = vim.api.nvim_get_current_win() })
 end

@@ -122,6 +122,7 @@ end
 ---@return integer winid
 function M.open_float(lines, opts)
   local fcfg = config.values.float
+  local origin = vim.api.nvim_get_current_win()
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -142,6 +143,7 @@ function M.open_float(lines, opts)
     title = opts.title and (" " .. opts.title .. " ") or nil,
     title_pos = opts.title and "center" or nil,
   })
+  vim.w[win].ragls_float_origin = origin -- (|M.leave_float|)
   M.prose_window(win, buf)
   vim.keymap.set("n", "q", function()
     if vim.api.nvim_win_is_valid(win) then
@@ -149,6 +151,40 @@ function M.open_float(lines, opts)
     end
   end, { buffer = buf, nowait = true, desc = "ragls: close" })
   return buf, win
+end
+
+--- Leave a floating current window for a window of the layout, before a list or a file opens there: one of ragls'
+--- floats (|M.open_float|: the answer, the status) is closed and the window it was opened from made current; any
+--- other float is left open and the previous window (else the tab page's first) made current. Opened from an answer
+--- float, `:RagQuery!`'s quickfix list opened under the float and its entries in it, and a picker's result replaced
+--- the answer in the float. Nothing happens in a window that is not a float. Returns the window made current.
+---@return integer win
+function M.leave_float()
+  local function floating(w)
+    return vim.api.nvim_win_get_config(w).relative ~= ""
+  end
+  local win = vim.api.nvim_get_current_win()
+  if not floating(win) then
+    return win
+  end
+  local origin = vim.w[win].ragls_float_origin
+  local prev = vim.fn.win_getid(vim.fn.winnr("#"))
+  if origin then
+    pcall(vim.api.nvim_win_close, win, true)
+  end
+  for _, w in ipairs({ origin or -1, prev }) do
+    if w > 0 and vim.api.nvim_win_is_valid(w) and not floating(w) then
+      vim.api.nvim_set_current_win(w)
+      return w
+    end
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if not floating(w) then
+      vim.api.nvim_set_current_win(w)
+      return w
+    end
+  end
+  return vim.api.nvim_get_current_win()
 end
 
 -- The quickfix lists (an answer's sources, rag/query results) live in ragls.quickfix; these names stay for callers of
