@@ -38,6 +38,7 @@ from ragls.cli.common import (  # noqa: F401 - shared with cli/ops.py; re-export
 from ragls.core.errors import InvalidParams, RaglsError, error_kind
 from ragls.core.ir import MAX_TOP_K
 from ragls.core.uris import uri_to_path
+from ragls.workspace.status import SKIPPED_LISTED
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -424,8 +425,10 @@ def build_parser() -> argparse.ArgumentParser:
     ix.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
     rb = with_path(sub.add_parser("rebuild", help="drop and rebuild a folder's index"))
     rb.add_argument("-y", "--yes", action="store_true", help="do not ask before many contextual-retrieval LLM calls")
-    with_path(sub.add_parser("status", help="show a folder's index status"), optional=True,
-              default=None)  # default: the project around the current directory (rags.rag_positionals)
+    st = with_path(sub.add_parser("status", help="show a folder's index status"), optional=True,
+                   default=None)  # default: the project around the current directory (rags.rag_positionals)
+    st.add_argument("--all", action="store_true",
+                    help=f"list every skipped file with its reason (without it: the first {SKIPPED_LISTED})")
     # `search`: the word qmd, VectorCode and the editors' "Search Docs" / MCP `search_docs` use for the same thing
     q = with_path(sub.add_parser("query", aliases=["search"], help="search a folder: ranked chunks with file:line"))
     q.add_argument("text", nargs="?",  # `ragls query --rag NAME "text"`: see rags.rag_positionals

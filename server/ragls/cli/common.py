@@ -396,15 +396,15 @@ def skipped_lines(skipped) -> list[str]:
     """`ragls index`'s lines for the files a sync skipped (`SyncReport.skipped`: path and reason), in their order:
     one line per file, but the files of a reason more than SKIPPED_GROUP share on one line, naming the first three
     ("  skipped 53 files (rules/args.md, rules/avoid-implicit.md, ...): symlink to a file outside the indexed folder
-    ..."; ansible-lint's docs/ printed 53 lines of it). `ragls status` lists each."""
+    ..."; ansible-lint's docs/ printed 53 lines of it). `ragls status --all` lists each."""
     by_reason: dict[str, list[str]] = {}
     for s in skipped:
         by_reason.setdefault(one_line(s.reason), []).append(one_line(display_path(s.path)))
     out = []
     for reason, paths in by_reason.items():
         if len(paths) > SKIPPED_GROUP:
-            out.append(f"  skipped {len(paths)} files ({', '.join(paths[:3])}, ...): {reason}; `ragls status` "
-                       "lists them")
+            out.append(f"  skipped {len(paths)} files ({', '.join(paths[:3])}, ...): {reason}; `ragls status "
+                       "--all` lists them")
         else:
             out += [f"  skipped {path}: {reason}" for path in paths]
     return out

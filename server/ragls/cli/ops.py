@@ -63,6 +63,10 @@ def cmd_status(args) -> int:
         for warning in ws.warnings:
             if warning not in shown:
                 print(f"ragls: warning: {warning}", file=sys.stderr)
+    if args.all:  # rag/status lists the first SKIPPED_LISTED: every one, from each folder's manifest
+        for f in wire["folders"]:
+            f["skipped"] = all_skipped(Path(f["indexPath"]))
+            f.pop("skippedMore", None)
     if args.json:
         _print_json(wire)
         return 0
@@ -85,7 +89,7 @@ def cmd_status(args) -> int:
         for s in f["skipped"]:
             print(f"skipped:     {one_line(s['path'])}: {one_line(s['reason'])}")
         if f.get("skippedMore"):
-            print(f"skipped:     ... and {f['skippedMore']} more files")
+            print(f"skipped:     ... and {f['skippedMore']} more files (`ragls status --all` lists them)")
     print(f"model:       {wire['embeddingModel']}   store: {wire['store']}   fingerprint: {wire['fingerprint']}")
     from ragls.answer.extractive import no_llm_reason
 
@@ -106,6 +110,19 @@ def cmd_status(args) -> int:
         label = "warning:" if e.get("severity") == "warning" else "error:"
         print(f"{label:<13}{e['message']}")
     return 0
+
+
+def all_skipped(index_dir: Path) -> list[dict[str, str]]:
+    """Every file the last scan of the index at `index_dir` left out, as rag/status's `skipped` entries
+    ({path, reason}, by path), read from its manifest: `ragls status --all` (rag/status lists the first
+    `status.SKIPPED_LISTED` and counts the rest). Writes nothing."""
+    from ragls.stores.manifest import Manifest
+
+    manifest = Manifest(index_dir / "manifest.sqlite")
+    try:
+        return [{"path": display_path(path), "reason": reason} for path, reason in manifest.skipped()]
+    finally:
+        manifest.close()
 
 
 def _unindexed_folder(args) -> Path | None:
