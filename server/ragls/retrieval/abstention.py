@@ -98,7 +98,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ragls.core.analysis import query_words, stem_set, stems
+from ragls.core.analysis import query_words, stem_set, stems, variant_term
 from ragls.core.ir import Hit
 from ragls.retrieval.asked_value import (
     VALUE_WORDS,
@@ -250,11 +250,28 @@ def term_weights(stats: Sequence[tuple[int, dict[str, int]]], query: Query) -> t
     """({stemmed query term: BM25 IDF over all searched sources}, the largest possible IDF ln(1 + (n + 0.5) / 0.5)
     of a term found nowhere); `stats` holds each source's (chunk count, {term: document frequency})
     (`Source.term_stats`, or the candidate pool's for a source that scores BM25 over its candidates);
-    ({}, 1.0) without sources or terms."""
+    ({}, 1.0) without sources or terms. A term no source holds whose other English spelling's term some source
+    holds (`analysis.variant_term`; `stats` must hold it: `evidence_terms`) is weighed as that term: a question
+    saying "colours" of docs that say "colors" lacks no word, and a passage saying "colors" holds it (BM25 finds
+    either spelling, `stores/bm25.py`). Only then: "local" stays "local", though Snowball stems "localise" to
+    "localis" and "localize" to "local"."""
     if not stats:
         return {}, 1.0
     n = sum(count for count, _ in stats)
-    return {t: idf(sum(dfs.get(t, 0) for _, dfs in stats), n) for t in query.terms}, idf(0, n)
+    weights = {}
+    for t in query.terms:
+        df = sum(dfs.get(t, 0) for _, dfs in stats)
+        other = variant_term(t) if df == 0 else None
+        if other and (other_df := sum(dfs.get(other, 0) for _, dfs in stats)):
+            t, df = other, other_df
+        weights[t] = idf(df, n)
+    return weights, idf(0, n)
+
+
+def evidence_terms(terms: Sequence[str]) -> list[str]:
+    """`terms` and the terms of their other English spellings (`analysis.variant_term`): the terms whose document
+    frequencies `term_weights` reads."""
+    return list(dict.fromkeys([*terms, *(v for t in terms if (v := variant_term(t)))]))
 
 
 def term_coverage(stats: Sequence[tuple[int, dict[str, int]]], query: Query, hits: Sequence[Hit]) -> float:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ragls.answer.focus import sentence_focus
 from ragls.core.ir import Chunk, Hit
-from ragls.retrieval.abstention import gather, with_absent_meaning
+from ragls.retrieval.abstention import evidence_terms, gather, with_absent_meaning
 from ragls.retrieval.dedup import keep_distinct
 from ragls.retrieval.doc_kind import (
     SETTINGS_HEAD,
@@ -340,9 +340,11 @@ def _merge_candidates(sources, per_source: Sequence[Candidates], asked: Sequence
 
 
 def _term_stats(sources, per_source: Sequence[Candidates], q: Query) -> tuple[tuple[int, dict[str, int]], ...]:
-    """Each source's (chunk count, {query term: document frequency}) for the abstention evidence: its pool's when
-    it scored BM25 over its candidates, else its corpus'. Sources without BM25 are left out."""
-    return tuple(c.stats if c.stats is not None else src.term_stats(q.terms)
+    """Each source's (chunk count, {query term or its other spelling's term: document frequency}) for the abstention
+    evidence (`abstention.evidence_terms`): its pool's when it scored BM25 over its candidates, else its corpus'.
+    Sources without BM25 are left out."""
+    terms = evidence_terms(q.terms)  # with their other English spellings' terms (colour / color)
+    return tuple(c.stats if c.stats is not None else src.term_stats(terms)
                  for src, c in zip(sources, per_source) if src.has_bm25 or c.stats is not None)
 
 
