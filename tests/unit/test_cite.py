@@ -148,3 +148,24 @@ def test_a_lead_in_without_content_words_is_checked_with_its_sentence():
     elsewhere = Hit(chunk=Chunk(id="d", path="c.rst", text="Templates render variables with Jinja.\n",
                                 span=LineSpan(0, 0, 1, 0), text_hash="d"), score=1.0)
     assert not check_citations(text, [(2, elsewhere)])[1][0].supported
+
+
+def test_a_bullet_that_is_only_a_lead_in_claims_the_code_block_it_introduces():
+    """An extractive answer's bullet can be a lead-in alone ("- It can be used like this [1]:", restic's backup
+    page): no content word before the marker, none after it up to the line's end, so source [1] — the page the
+    bullet quotes word for word — was listed "citation not supported by this text". The code block it introduces
+    is the claim; the line above (another bullet) is not joined to it."""
+    page = ("Suppose you have a file called ``excludes.txt`` with the following content:\n\n::\n\n    # exclude go-files\n"
+            "    *.go\n\nIt can be used like this:\n\n.. code-block:: console\n\n"
+            "    $ restic -r /srv/restic-repo backup ~/work --exclude=\"*.c\" --exclude-file=excludes.txt\n")
+    text = ("- Please see `restic help backup` for more on each exclude option [2].\n"
+            "- It can be used like this [1]:\n"
+            "  ```\n  $ restic -r /srv/restic-repo backup ~/work --exclude=\"*.c\" --exclude-file=excludes.txt\n  ```\n"
+            "- Suppose you have a file called `excludes.txt` with the following content [1].")
+    at = text.index("[1]:")
+    assert carrying_sentence(text, at, at + 3) == (
+        '$ restic -r /srv/restic-repo backup ~/work --exclude="*.c" --exclude-file=excludes.txt')
+    backup, other = hit(page, title="Excluding files", path="040_backup.rst"), hit("Run restic check weekly.")
+    assert check_citations(text, [(1, backup), (2, other)])[1] == [Citation(2, False), Citation(1, True)]
+    # the code is checked against the cited page: a page without it does not support the bullet
+    assert check_citations(text, [(1, other), (2, backup)])[1] == [Citation(2, True), Citation(1, False)]

@@ -9,7 +9,8 @@ The sentence carrying a marker is the text before it (trailing punctuation, emoj
 previous sentence end (".", "!" or "?" followed
 by whitespace, or a line break), with other markers removed; when that text is a lead-in without content words ("Like this [1]:"), the sentence
 before it on the same line joins it; for a marker that opens a line, or when there are still no content words,
-the text after it up to the next sentence end.
+the text after it up to the next sentence end; and when that is empty too but a fenced code block follows (a
+bullet that is only a lead-in, "- It can be used like this [1]:"), the block's code is what the marker claims.
 
 Support rule (deliberately simple and explainable):
   - content words: the text case-folded, split into runs of letters/digits, minus English stop words and
@@ -45,6 +46,9 @@ _VOWELS = set("aeiouy")
 # Everything after a sentence's last letter or digit on its line: punctuation, emoji (with variation selectors and
 # joiners), symbols, closing quotes and brackets, spaces.
 _TRAILING_DECORATION = re.compile(r"[^\w\n]+$")
+# The fenced code block a lead-in's marker introduces: an optional ":" after the marker, then the fence on the next
+# line (indented under a list item, as extractive answers write it); group 1 is the code.
+_BLOCK_AFTER = re.compile(r"[^\S\n]*:?[^\S\n]*\n[^\S\n]*```[^\n]*\n(.*?)(?:\n[^\S\n]*```|\Z)", re.DOTALL)
 
 
 # Memos (LRU, keyed by the text itself: nothing to invalidate). Every answer checks its citations against whole
@@ -205,14 +209,18 @@ def carrying_sentence(text: str, start: int, end: int) -> str:
     sentence = strip_markers(before[cuts[-1]:]).strip()
     if content_words(sentence):
         return sentence
-    if sentence and len(cuts) > 1 and "\n" not in before[cuts[-2]:cuts[-1]].strip():
-        # a lead-in of stop words only ("Like this [1]:") belongs to the sentence before it on its line
+    if sentence and len(cuts) > 1 and before[cuts[-1] - 1] != "\n":
+        # a lead-in of stop words only ("Like this [1]:") belongs to the sentence before it on its line (never to
+        # the line above: a bullet that is only a lead-in claims the code it introduces, below)
         joined = strip_markers(before[cuts[-2]:]).strip()
         if content_words(joined):
             return joined
     after = text[end:]
     stop = _SENTENCE_END.search(after)
-    return strip_markers(after[: stop.start() if stop else len(after)]).strip()
+    following = strip_markers(after[: stop.start() if stop else len(after)]).strip()
+    if not content_words(following) and (block := _BLOCK_AFTER.match(after)):
+        return block.group(1).strip()
+    return following
 
 
 def check_citations(text: str, sources: list[tuple[int, Hit]]) -> tuple[str, list[Citation]]:
