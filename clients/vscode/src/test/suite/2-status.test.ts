@@ -1,0 +1,132 @@
+/**
+ * In-editor tests, the status bar and Show Status: run inside a real VS Code (code-server) extension host against the real
+ * ragls server, on the two-folder workspace made by ../fixture.ts (handbook/ — a git repository — and notes/), in
+ * the order of the files' names (./helpers.ts holds the waits and the shared first index). Each test runs a
+ * contributed command the way the palette does and checks what the user would see. Waits poll until a deadline;
+ * nothing sleeps for a fixed time.
+ */
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RaglsApi } from '../../extension';
+import { ThreadStore } from '../../chat/thread';
+import { ChatView } from '../../chat/view';
+import { WAITING_FOR_MODEL } from '../../chat/turnHtml';
+import { formatStatus } from '../../commands';
+import { escapeHtml } from '../../webview';
+import { StatusRequest, StatusResult } from '../../protocol';
+import { FIRST_INDEX_MS, activated } from './helpers';
+
+suite('ragls extension in VS Code', () => {
+  let api: RaglsApi;
+  let handbook: vscode.WorkspaceFolder;
+  let notes: vscode.WorkspaceFolder;
+
+  suiteSetup(async function () {
+    // The first index (helpers.activated: once for all files; later files find it done).
+    this.timeout(FIRST_INDEX_MS + 30_000);
+    ({ api, handbook, notes } = await activated());
+  });
+
+  test('status bar shows files and sections and runs Show Status', () => {
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
+    assert.equal(api.status.item.command, 'ragls.showStatus');
+    // who writes answers, in words (it was "generation: none")
+    const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+    assert.ok(tooltip.includes('answers: none (extractive answers, no LLM)'), tooltip);
+  });
+
+  test('Show Status returns both folders of the multi-root workspace', async () => {
+    const status = await vscode.commands.executeCommand<StatusResult>('ragls.showStatus');
+    assert.ok(status, 'Show Status returned nothing');
+    const files = new Map(status.folders.map((f) => [vscode.Uri.parse(f.uri).fsPath, f.files]));
+    assert.equal(files.get(handbook.uri.fsPath), 3);
+    assert.equal(files.get(notes.uri.fsPath), 1);
+    assert.equal(status.generation.backend, 'none');
+  });
+
+  test('the status bar item says the indexing step itself (the hover has it whole)', async () => {
+    // The server's own messages (workspace/watch.py, embedding/embed.py), fed as its work-done progress.
+    const token = 'ragls-test-step';
+    try {
+      api.status.onWorkDoneProgress(token, { kind: 'begin', title: 'ragls: indexing', message: 'loading the embedding model', percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.equal(api.status.step, 'indexing 0% · loading the embedding model', 'the step a waiting chat turn names');
+      // As the server sends it with the fallback model's notice (lsp/server.py): the step alone, the notice in the hover.
+      const notice = 'using the bundled offline embedding model sentence-transformers/all-MiniLM-L6-v2 (ragls\'s default is not downloaded)';
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: `loading the embedding model: ${notice}`, percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · loading the embedding model');
+      assert.ok(String(api.status.item.tooltip).includes(notice), String(api.status.item.tooltip));
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for faster answers 120/894 sections', percentage: 13 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
+      // a report with neither keeps both (it was "ragls: indexing · …" with the percentage gone)
+      api.status.onWorkDoneProgress(token, { kind: 'report' });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 13% · for faster answers 120/894 sections');
+      // the server's longest step, with a big folder's count, whole: the count is what the user watches
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: 'for meaning search in long sections 10400/12000', percentage: 86 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 86% · for meaning search in long sections 10400/12000');
+      const download = 'downloading embedding model BAAI/bge-small-en-v1.5 (first run only)';
+      api.status.onWorkDoneProgress(token, { kind: 'report', message: download, percentage: 0 });
+      assert.equal(api.status.text, '$(sync~spin) ragls: indexing 0% · downloading embedding model…');
+      assert.ok(String(api.status.item.tooltip).includes(download), String(api.status.item.tooltip));
+    } finally {
+      api.status.onWorkDoneProgress(token, { kind: 'end' });
+      await api.server.refreshStatus();
+    }
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
+    assert.equal(api.status.step, undefined, 'no step once ready');
+    // A question asked while the server starts says what it waits for (the item's step), not "Searching your docs…".
+    let step: string | undefined = 'starting the server · 4 s';
+    const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+    const view = new ChatView(api.server, new ThreadStore(memento), String, () => false, () => undefined, () => false,
+      () => undefined, () => step);
+    try {
+      const answer = view.ask('How do I roll back beacon firmware?');
+      assert.ok(view.html.includes('Waiting for ragls: starting the server · 4 s…') && !view.html.includes('Searching your docs'), view.html);
+      step = undefined;
+      const answered = await answer;
+      assert.ok(answered?.answer.includes('beacon push --previous'), `the answer: ${JSON.stringify(answered)}`);
+    } finally {
+      view.dispose();
+    }
+  });
+
+  test('while the embedding model loads, the status bar, Show Status and a waiting answer say so', async () => {
+    // The server's status once the model is ready, then the same folders as a server sends them while its model
+    // still loads (every chunk counted without vectors, storedPendingVectors what is really left).
+    const ready = await api.server.request(StatusRequest, {});
+    assert.ok(ready.folders.every((f) => f.embeddingLoading === false), JSON.stringify(ready.folders));
+    const loading: StatusResult = {
+      ...ready,
+      folders: ready.folders.map((f) => ({ ...f, pendingVectors: f.chunks, embeddingLoading: true, storedPendingVectors: 0 })),
+    };
+    try {
+      api.status.showStatus(loading);
+      assert.match(api.status.text, /^\$\(loading~spin\) ragls: 4 files · \d+ sections · loading model$/);
+      assert.ok(api.status.embeddingLoading, `embeddingLoading is ${api.status.embeddingLoading}`);
+      const tooltip = (api.status.item.tooltip as vscode.MarkdownString).value;
+      assert.ok(tooltip.includes('The embedding model is loading: search uses keywords until it is ready.'), tooltip);
+      assert.ok(!tooltip.includes('without vectors'), tooltip); // not "12 chunk(s) still without vectors"
+      const lines = formatStatus(loading).join('\n');
+      assert.ok(lines.includes('the embedding model is loading: search uses keywords until it is ready; every section is embedded'), lines);
+      assert.ok(!lines.includes('without vectors'), lines);
+      // An answer waits for the model: its turn says so instead of "Searching your docs…".
+      let modelLoading = true;
+      const memento = { get: () => undefined, update: async () => undefined, keys: () => [] } as unknown as vscode.Memento;
+      const view = new ChatView(api.server, new ThreadStore(memento), String, () => false, () => undefined, () => modelLoading);
+      try {
+        const answer = view.ask('How do I roll back beacon firmware?');
+        assert.ok(view.html.includes(escapeHtml(WAITING_FOR_MODEL)) && !view.html.includes('Searching your docs'), view.html);
+        modelLoading = false;
+        const answered = await answer;
+        assert.ok(answered?.answer.includes('beacon push --previous'), `the answer: ${JSON.stringify(answered)}`);
+        assert.ok(!view.html.includes(escapeHtml(WAITING_FOR_MODEL)), view.html);
+      } finally {
+        view.dispose();
+      }
+    } finally {
+      await api.server.refreshStatus();
+    }
+    assert.ok(!api.status.embeddingLoading, `embeddingLoading is ${api.status.embeddingLoading}; the item: ${api.status.text}`);
+    assert.match(api.status.text, /^\$\(book\) ragls: 4 files · \d+ sections$/);
+  });
+});
