@@ -7,6 +7,7 @@ applies `index.path`. Pure functions: nothing here creates a directory.
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from ragls.core.errors import ConfigError
@@ -35,24 +36,32 @@ INDEX_NAME_PREFIX_BYTES = 40  # readable part of an index directory's name; file
 
 
 def readable_prefix(name: str, max_bytes: int = INDEX_NAME_PREFIX_BYTES) -> str:
-    """`name` cut to at most `max_bytes` UTF-8 bytes at a character boundary; undecodable bytes shown as U+FFFD.
-    "数据" * 60 -> the first 13 characters (39 bytes)."""
-    text = os.fsencode(name).decode("utf-8", errors="replace")
+    """`name` cut to at most `max_bytes` UTF-8 bytes at a character boundary; undecodable bytes shown as U+FFFD,
+    control characters as "_" (`_without_controls`). "数据" * 60 -> the first 13 characters (39 bytes)."""
+    text = _without_controls(os.fsencode(name).decode("utf-8", errors="replace"))
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text
     return data[:max_bytes].decode("utf-8", errors="ignore")
 
 
+def _without_controls(name: str) -> str:
+    """`name` with each control character (Unicode category Cc: tab, newline, DEL, …) replaced by "_". LanceDB
+    parses its table paths as object-store paths, which refuse ASCII control characters: a folder named
+    "notes", a tab and "v2" made every command stop with "Failed to parse path '…/indexes/notes%09v2-…/vectors/'"."""
+    return "".join("_" if unicodedata.category(c) == "Cc" else c for c in name)
+
+
 def default_index_dir(folder: Path) -> Path:
     """Per-workspace index folder in the user's cache dir: <cache>/indexes/<prefix>-<hash of the folder path>, the
     prefix being the folder's name cut to `INDEX_NAME_PREFIX_BYTES` bytes, so the name stays far below the
-    255-byte file-name limit however long the folder's name is. An index made before the cut (a longer name that
-    still fits) keeps being used."""
+    255-byte file-name limit however long the folder's name is, its control characters "_". An index made before
+    the cut (a longer name that still fits) keeps being used; one named with a control character never held an
+    index LanceDB could open, and is not."""
     resolved = str(Path(folder).resolve())
     digest = text_hash(resolved)[:12]
     root = cache_root() / "indexes"
-    name = Path(folder).name or "root"
+    name = _without_controls(Path(folder).name) or "root"
     legacy = f"{name}-{digest}"
     if len(os.fsencode(legacy)) <= 255 and (root / legacy).is_dir():
         return root / legacy
