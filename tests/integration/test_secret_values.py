@@ -41,6 +41,7 @@ STRIPE_RESTRICTED = "rk_live_51HqLzG2eZvKYlo2C9y8Wn5Su"
 DB_PASS, POSTGRES_PASSWORD = "pg_Ld93kq", "Wq7ePostgr3s"
 SMTP_PASS = "Mx7rQ2ws"  # a PASS word in a YAML key, a dotted or a camelCase name
 PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD = "hunter2x9", "Tr0ub4dor&3", "CoffeeShop2024"  # stated in prose
+PASSPHRASE = "quiet harbour lantern 42"  # a quoted passphrase with spaces: only "quiet" was masked (session 62)
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -83,6 +84,7 @@ Billing tests use {STRIPE_TEST}; the reporting job reads with {STRIPE_RESTRICTED
 Compose sets DB_PASS={DB_PASS} and
   POSTGRES_PASSWORD: {POSTGRES_PASSWORD}
 The mailer's YAML has smtp-pass: {SMTP_PASS}
+The backup cron job exports BORG_PASSPHRASE='{PASSPHRASE}' first.
 
 The deploy listens on port 8443 behind the load balancer.
 """
@@ -106,11 +108,12 @@ A proxy is `scheme://[user:passwd@]proxy.server:port`, e.g. `https://user:passwo
 tox passes variables on with `env 'TOX_OVERRIDE=testenv.pass_env=FOO,BAR' tox c -k pass_env -e py`.
 The password is required. The password is hashed with bcrypt2 before it is stored, and the password is `None` by
 default. The default password is admin. Passwords are case-sensitive; the password is read from PGPASSWORD.
+restic can run a program for it instead: `RESTIC_PASSWORD_COMMAND='pass show backup/restic'`.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
            CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD,
-           SMTP_PASS, PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD)
+           SMTP_PASS, PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD, PASSPHRASE.split(" ", 1)[1])
 
 
 @pytest.fixture(scope="module")
@@ -186,6 +189,17 @@ def test_a_pass_name_in_any_naming_style_masks_its_value(line):
     masked, count = mask_secrets(line)
     value = line.split("=" if "=" in line else ":", 1)[1].strip(" '\"")
     assert count == 1 and value not in masked and masked.endswith("*" * len(value) + line[len(line.rstrip("'\"")):])
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ('password = "correct horse battery staple"', "correct horse battery staple"),
+    ("export BORG_PASSPHRASE='complicated & long'", "complicated & long"),
+    ('{"user": "bob", "password": "p@ss w0rd!"}', "p@ss w0rd!"),
+])
+def test_a_quoted_passphrase_is_masked_whole(line, value):
+    """A quoted value with spaces is one secret: only its first word was masked ("******* horse battery staple")."""
+    masked, count = mask_secrets(line)
+    assert count == 1 and masked == line.replace(value, "*" * len(value))
 
 
 def test_no_secret_value_reaches_the_llm_prompt(indexed, llm_server):

@@ -27,7 +27,8 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   with a PASS word after a prefix (`DB_PASS`, `SMTP_PASS`, `smtp-pass`, `mail.smtp.pass`, `smtpPass`; a bare
   `PASS:` is a test log's, `pass=1` code; there with a letter and a digit, a symbol or mixed case, so
   `FIRST_PASS: enabled` and `n_pass=1000` stay) any value of 4 or more characters (`password: hunter2`,
-  `POSTGRES_PASSWORD: …`); never a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
+  `POSTGRES_PASSWORD: …`; a quoted one whole, spaces and all: `BORG_PASSPHRASE='complicated & long'`); never the
+  command line of a `*_PASSWORD_COMMAND` / `*_cmd` name (a program that prints it), a placeholder (`<your-key>`, `${KEY}`, `xxxx`, `...`, `your_…`, `changeme`), a
   type or keyword (`password: string`, `required`, `true`), an environment variable's name (`PASSWORD=DB_PASSWORD`)
   or a list of them (tox's `testenv.pass_env=FOO,BAR`) or a code expression (`password = os.environ[...]`,
   `get_password()`);
@@ -73,7 +74,7 @@ from ragls.core.uris import split_authority
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 11  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 12  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
@@ -83,7 +84,8 @@ REDACT_VERSION = 11  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI t
 # 10: gitleaks' provider shapes for Slack app/refresh, Stripe webhook, SendGrid, Twilio, DigitalOcean, Databricks,
 # Shopify, Docker Hub, Linear, Atlassian, Heroku, Postman, Grafana, Vault, Doppler, Sentry, Replicate, Perplexity,
 # xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`; 11: a password
-# stated in prose ("the password is hunter2")
+# stated in prose ("the password is hunter2"); 12: a quoted password with spaces masked whole (`'complicated & long'`
+# showed "& long"), a *_PASSWORD_COMMAND's value (a program) kept
 
 # The credential of an HTTP Authorization header (or a bare "Bearer <token>"), e.g. in a curl example.
 _AUTH_HEADER = re.compile(
@@ -115,6 +117,10 @@ _PROSE_PASSWORD = re.compile(
     r"|(?<=[.;!?)])[ \t]+[A-Z*_`\"']))",
     re.MULTILINE)
 _PROSE_SYMBOL = re.compile(r"[!@#$%^&*+=?~|\\/]")
+# A password name whose value is a program that prints the password (restic's RESTIC_PASSWORD_COMMAND, a
+# `password_cmd`): searched between the name's start and the value.
+_COMMAND_NAME = re.compile(r"(?i)(?:command|cmd)[\"']?\]?[ \t]*(?::|=|:=)")
+_MAX_QUOTED = 200  # the longest quoted passphrase masked whole (`_quoted_end`)
 
 
 def _prose_password(value: str) -> bool:
@@ -165,6 +171,19 @@ _REGISTRY_AUTH = re.compile(r"(?i)(?<![A-Za-z0-9_-])_?auth[\"']?[ \t]*[:=][ \t]*
 # An Azure shared access signature's `sig=` (a storage or Service Bus SAS URL or connection string): it signs access.
 _SAS_SIGNATURE = re.compile(r"(?i)(?<=[?&;])sig=(?P<value>[A-Za-z0-9%+/=]{20,200})")
 _PLACEHOLDER = re.compile(r"(?i)[${}<>]|\.\.\.|xxxx|\*\*\*|your|change_?me|example|placeholder|redacted|dummy")
+
+
+def _quoted_end(text: str, start: int, length: int) -> int:
+    """Where a password value starting at `text[start]` ends: after `length` characters, or, when it opened with a
+    quote and stops at a space before the closing quote on its line (`BORG_PASSPHRASE='complicated & long'`,
+    `password = "correct horse battery staple"`), at that quote (at most `_MAX_QUOTED` characters): the rest of a
+    passphrase is the secret too (only its first word was masked before)."""
+    end = start + length
+    quote = text[start - 1] if start else ""
+    if quote not in ("'", '"') or end >= len(text) or text[end] not in " \t":
+        return end
+    close = text.find(quote, end, min(start + _MAX_QUOTED, len(text)))
+    return close if close > 0 and "\n" not in text[end:close] else end
 
 
 def _base64_text(value: str, limit: int = 400) -> str:
@@ -277,7 +296,9 @@ def mask_secrets(text: str) -> tuple[str, int]:
             continue  # a `*_PASS` name (FIRST_PASS: enabled, n_pass=1000) wants a letter and a digit, a symbol or
             # mixed case; a camelCase one, code's (`fastPassParams: ChallengeParams`, 'allPass': 'overEvery'), a
             # letter and a digit or a symbol
-        put(m.start("value"), m.start("value") + len(value), 0)
+        if _COMMAND_NAME.search(text, m.start(), m.start("value")):
+            continue  # RESTIC_PASSWORD_COMMAND='security find-generic-password …': a program, not the password
+        put(m.start("value"), _quoted_end(text, m.start("value"), len(value)), 0)
     for m in _scan(_PROSE_PASSWORD, text, low) if "pass" in low else ():
         value = m.group("value") if m.group("quote") else m.group("value").rstrip(",;.:!?)")  # "is hunter2."
         if len(value) >= 4 and _prose_password(value):
