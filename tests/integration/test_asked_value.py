@@ -414,3 +414,37 @@ def test_a_number_that_names_a_thing_states_no_value(worker_ws):
     assert value_stated("amount", worker, ["It starts one worker per CPU."], True)
     assert value_stated("amount", ["bodi"], ["A body larger than 100 MB is refused with a 413 response."])
     assert value_stated("amount", ["listen"], ["It listens on 127.0.0.1:8000."], port=True)
+
+
+POOL_DOCS = """# Connection pooling
+
+Good news: keep-alive is 100% automatic within a session. Every request you make through a session reuses an open
+connection to the same host when it finds a free connection, and about 90% of the requests of a typical crawl reuse
+a pooled connection.
+
+Connections are returned to the pool once the response body has been read.
+"""
+
+
+@pytest.fixture(scope="module")
+def keepalive_ws(tmp_path_factory):
+    folder = indexed_folder(tmp_path_factory.mktemp("keepalive"), {"pooling.md": POOL_DOCS}, filler=False,
+                            toml='[generation]\nbackend = "none"\n')
+    w = RagWorkspace([folder])
+    yield w
+    w.close()
+
+
+def test_a_percentage_states_no_duration_and_no_count(keepalive_ws):
+    """"100% automatic" (a figure of speech) and "90% of the requests" measure a share: neither answers "how long"
+    (a duration or a length) nor "how many" (`asked_value._NO_SHARE_Q`); main answered "How long does a Session keep
+    a keep-alive connection open before it closes it?" (a Requests near miss) for "keep-alive is 100% automatic
+    within a session". A question that may ask for a share is still answered by one."""
+    from ragls.retrieval.asked_value import value_missing, value_stated
+
+    miss = keepalive_ws.query("How long does a session keep an idle keep-alive connection open before closing it?")
+    assert miss.hits.evidence.value_missing == 1.0 and miss.abstained, miss.hits.evidence
+    assert value_missing("How many connections does a session keep open per host?", [POOL_DOCS], ["connect"])
+    assert not value_missing("How much of a crawl's traffic reuses a pooled connection?", [POOL_DOCS], ["reus"])
+    assert not value_stated("amount", ["session"], ["Keep-alive is 100% automatic within a session."], share=False)
+    assert value_stated("amount", ["session"], ["A session keeps an idle connection for 30 seconds."], share=False)

@@ -124,6 +124,10 @@ _COUNT_NOISE = re.compile(r"(?<![A-Za-z_])\d[\d,._]*\s*(?:" + _TIME_UNIT + "|" +
 # rebuilding?" is not answered by "serves it on http://localhost:4000, rebuilding a page when you save it")
 _ADDRESS_NUMBER = re.compile(r"(?<=[\w\]]):\d{1,5}\b(?![.:]\d)|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])")
 _PORT_Q = re.compile(r"\bports?\b", re.IGNORECASE)
+# A percentage ("keep-alive is 100% automatic", "99% of users") answers a question asking for a share, never "how
+# long" (a duration or a length), "how many" (a count), "how old" or "how far"
+_PERCENT = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?%")
+_NO_SHARE_Q = re.compile(_LEAD + r"(?:(?:for|in|at|to|up to|by|after)\s+)?how\s+(?:many|long|old|far)\b", re.IGNORECASE)
 _MEASURE_WORD = re.compile(r"\b(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|bytes?|[kKMGT]i?B|timeouts?|"
                            r"expir\w*|ttl|duration|forever|indefinitely)\b", re.IGNORECASE)
 _NONE = re.compile(r"\b(?:None|null)\b")
@@ -379,11 +383,13 @@ def _amount(sentence: str) -> bool:
     return AMOUNT.search(_REFERENCE.sub(" ", sentence)) is not None
 
 
-def _states(kind: str, sentence: str, count: bool = False, port: bool = False) -> bool:
+def _states(kind: str, sentence: str, count: bool = False, port: bool = False, share: bool = True) -> bool:
     """Whether `sentence` states a value of `kind` (`asked_value`); with `count`, one that is a number of things,
     not a duration or a size (`_COUNT_NOISE`); an address's numbers (`_ADDRESS_NUMBER`) are an amount only for a
-    question asking for a `port`."""
+    question asking for a `port`, a percentage (`_PERCENT`) only for one that may ask for a `share`."""
     sentence = _TAG.sub(" ", sentence)
+    if not share:
+        sentence = _PERCENT.sub(" ", sentence)
     if kind in NAMED_VALUES:
         return NAMED_VALUES[kind][1].search(sentence) is not None
     if kind != "default" and not port:
@@ -459,12 +465,15 @@ def _authority(address: re.Match) -> str:
 
 
 def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], count: bool = False,
-                 port: bool = False) -> bool:
+                 port: bool = False, share: bool = True) -> bool:
     """True when some passage states a value of `kind` ("amount" / "default") within `WINDOW` sentences from a
     sentence holding a `subject` term (BM25 terms, `analysis.stems`), in the same block (a list item or field
     ends the window: `_BLOCK_START`); any sentence counts without a subject. With `count` (the question asks how
     many: `asked_count`) a duration or a size is no answer (`_COUNT_NOISE`); a host's port or an IP address
-    (`_ADDRESS_NUMBER`: localhost:4000, 127.0.0.1) is an amount only with `port` (the question asks for one)."""
+    (`_ADDRESS_NUMBER`: localhost:4000, 127.0.0.1) is an amount only with `port` (the question asks for one), a
+    percentage only with `share` (the question does not ask how long, how many, how old or how far: `_NO_SHARE_Q`;
+    "How long does a Session keep a keep-alive connection open?" is not answered by "keep-alive is 100% automatic
+    within a session")."""
     subject = set(subject)
     for passage in passages:
         for block in _BLOCK.split(stated_text(passage)):
@@ -472,7 +481,7 @@ def value_stated(kind: str, subject: Iterable[str], passages: Sequence[str], cou
             for i, s in enumerate(parts):
                 if subject and not (stem_set(s) & subject):
                     continue
-                if any(_states(kind, t, count, port) for t in parts[i:i + WINDOW]):
+                if any(_states(kind, t, count, port, share) for t in parts[i:i + WINDOW]):
                     return True
                 if kind.startswith("default") and _default_scope(parts[max(0, i - DEFAULT_SCOPE):i]) \
                         and (_amount(_TAG.sub(" ", s if kind == "default" or port else _ADDRESS_NUMBER.sub(" ", s)))
@@ -540,8 +549,10 @@ def value_missing(text: str, passages: Sequence[str], subject: Iterable[str] | C
     kind = asked_value(text)
     if kind is None:
         return False
-    port = _PORT_Q.search(asked_sentences(text)) is not None
-    if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text), port):
+    asked = asked_sentences(text)
+    port = _PORT_Q.search(asked) is not None
+    share = _NO_SHARE_Q.search(asked) is None
+    if value_stated(kind, subject() if callable(subject) else subject, passages, asked_count(text), port, share):
         return False
     return kind == "amount" or kind in NAMED_VALUES or not parameter_default(topic() if callable(topic) else topic,
                                                                               passages)
