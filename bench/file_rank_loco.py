@@ -356,10 +356,11 @@ def _features(q: dict, stop: frozenset[str]) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-# Features read from side files beside a list: `<set>.feat` (bench/heading_features.py), `<set>.about`
+# Features read from side files beside a list: `<set>.feat` (bench/heading_features.py, bench/soft_coverage.py), `<set>.about`
 # (bench/page_aboutness.py); bench/history/session-52.md "File Hit@1 misses by cause".
 SIDE_FEATURES = ("qhead", "qhead_rel", "qhead_best", "head", "head_rel", "head_lead", "sent_best", "sent_best_rel",
-                 "page_centroid", "page_mean", "page_top3", "page_near")
+                 "page_centroid", "page_mean", "page_top3", "page_near",
+                 "softcov", "softcov_rel")  # the last two: bench/soft_coverage.py
 FEATURES = (*_KINDS, *(k + "10" for k in _KINDS),
             "count10", "count40", "second", "second30", "second10", "title_share", "file_share", "log_length", "page_cosine", "rrf",
             "def_cover", "def_share", "form_same", "form_other", "role_only", "def_named",
