@@ -91,6 +91,7 @@ class IndexWorker:
         self._stop = threading.Event()
         self._busy = False
         self._writes_since_compact = 0
+        self._embedded_since_release = False  # the model ran for the index since its memory was last given back
         self._next_takeover = 0.0
         self._next_handover_check = 0.0
         self._active: tuple[int, int] | None = None  # (folder, files) of the sync in progress
@@ -269,8 +270,8 @@ class IndexWorker:
             return bool(self._jobs) or self._due(time.monotonic())[0] is not None
 
     def _next(self):
-        """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("open",), ("embed",) or None
-        to stop."""
+        """Wait for the next unit of work: ("job", ...), ("sync", folder, paths), ("open",), ("embed",), ...,
+        ("release",) once the work after an embedding burst is done (`Embedder.release_memory`), or None to stop."""
         with self._cond:
             while not self._stop.is_set():
                 if self._jobs:
@@ -307,6 +308,9 @@ class IndexWorker:
                         return ("compact",)
                     if any(idx.ann_due() for idx in self.ws.indexes):
                         return ("ann",)
+                    if self._embedded_since_release:
+                        self._embedded_since_release = False
+                        return ("release",)
                     if now >= self._next_takeover and any(not idx.writer for idx in self.ws.indexes):
                         self._next_takeover = now + TAKEOVER_INTERVAL_S
                         return ("takeover",)
@@ -347,7 +351,10 @@ class IndexWorker:
                 elif work[0] == "open":
                     self._open_vectors()
                 elif work[0] == "embed":
+                    self._embedded_since_release = True
                     self._embed_one_batch()
+                elif work[0] == "release":  # everything embedded: the model's run memory goes back to the OS
+                    self.ws.embedder.release_memory()
                 elif work[0] == "handover":
                     self._handover()
                 elif work[0] == "ann":
