@@ -232,7 +232,10 @@ H.it("a converted page's source says its lines count extracted text: the answer 
     return vim.startswith(l, ("[%d] %s:"):format(source.n, rel))
   end)
   vim.api.nvim_win_set_cursor(win, { lnum, 0 })
+  vim.cmd("set nowrap nolinebreak") -- a user's settings: the page's paragraphs are wrapped at words all the same
   vim.api.nvim_feedkeys(vim.keycode("<CR>"), "mx", false)
+  H.eq({ true, true }, { vim.wo.wrap, vim.wo.linebreak }, "the extracted text wraps at words")
+  vim.cmd("set wrap")
   local fname = vim.fs.normalize(vim.uv.fs_realpath(H.workspace .. "/" .. rel) or (H.workspace .. "/" .. rel))
   local opened = vim.api.nvim_buf_get_name(0)
   H.ok(opened:find("ragls://extracted/", 1, true) and opened:find(rel, 1, true), "the extracted text: " .. opened)

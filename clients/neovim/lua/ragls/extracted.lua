@@ -66,6 +66,15 @@ function M.buffer(fname)
   vim.bo[bufnr].readonly = true
   -- Markdown for an HTML or DOCX file (headings and lists as ragls extracts them), plain text for a PDF's pages
   vim.bo[bufnr].filetype = fname:lower():match("%.pdf$") and "text" or "markdown"
+  -- A paragraph is one line of the extracted text: wrapped at words in each window showing it (only there: a
+  -- window-local value set while this buffer is in the window stays with it), as VS Code wraps Markdown. With the
+  -- user's 'nowrap' a paragraph ran off the window's edge, and 'wrap' alone cut its words in two.
+  vim.api.nvim_create_autocmd("BufWinEnter", {
+    buffer = bufnr,
+    callback = function()
+      vim.opt_local.wrap, vim.opt_local.linebreak = true, true
+    end,
+  })
   return bufnr
 end
 
