@@ -9,7 +9,8 @@ Layers:
 - in-host: `out/test/e2e/runInHost.js` — code-server + headless Chromium run `src/test/suite/*.test.ts` in the
   extension host; every command against the real server.
 - UI: `out/test/e2e/uiAsk.js` installs the packaged .vsix into code-server, asks through the command palette and
-  saves screenshots to `clients/vscode/test-results/`.
+  saves screenshots to `clients/vscode/test-results/`; `out/test/e2e/uiReload.js` reloads the window over an
+  extracted-text editor.
 
 The first two need node and npm; the last two also need the toolchain from
 `clients/vscode/scripts/setup-test-toolchain.sh` (found through `$RAGLS_TOOLS_DIR/env.sh`, default `.tools/env.sh`),
@@ -225,3 +226,17 @@ def test_ask_through_the_command_palette(built: Path, tmp_path: Path) -> None:
     _assert_tap(result, "UI test")
     for shot in shots:
         assert shot.is_file() and shot.stat().st_size > 10_000, f"no screenshot {shot.name}"
+
+
+@needs_toolchain
+def test_extracted_text_editor_after_a_window_reload(built: Path, tmp_path: Path) -> None:
+    """`out/test/e2e/uiReload.js`: an HTML page's result opened from Search Docs is its extracted text in Markdown,
+    and stays so in the editor VS Code restores after a window reload (it came back in HTML mode)."""
+    assert TOOLCHAIN is not None, MISSING_TOOLCHAIN
+    shot = RESULTS / "extracted-after-reload.png"
+    shot.unlink(missing_ok=True)
+    result = _run([NODE, "out/test/e2e/uiReload.js", str(VSIX), str(tmp_path / "ui")], timeout=600,
+                  RAGLS_TEST_RESULTS=str(RESULTS), **TOOLCHAIN)
+    passed = _assert_tap(result, "UI reload test")
+    assert any("after a window reload" in line for line in passed), result.stdout
+    assert shot.is_file() and shot.stat().st_size > 10_000, "no screenshot extracted-after-reload.png"

@@ -12,7 +12,7 @@ import { ThreadStore } from './chat/thread';
 import { ChatView } from './chat/view';
 import { COMMANDS, describeError, registerCommands } from './commands';
 import { disposeDecorations } from './decorations';
-import { EXTRACTED_SCHEME, ExtractedTextProvider } from './extracted';
+import { EXTRACTED_SCHEME, ExtractedTextFileSystem, keepExtractedLanguage } from './extracted';
 import { PICK_RAGS_COMMAND, RagSelection } from './rags';
 import { DocsSearch } from './search';
 import { ServerManager } from './server';
@@ -44,7 +44,10 @@ export function activate(context: vscode.ExtensionContext): RaglsApi {
   context.subscriptions.push(status.onDidChange(() => chat.statusChanged()));
   manager = server;
   context.subscriptions.push(output, status, server, search, chat, trackEditors(), { dispose: disposeDecorations });
-  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(EXTRACTED_SCHEME, new ExtractedTextProvider(server)));
+  context.subscriptions.push(
+    vscode.workspace.registerFileSystemProvider(EXTRACTED_SCHEME, new ExtractedTextFileSystem(server), { isReadonly: true, isCaseSensitive: true }),
+    keepExtractedLanguage(),
+  );
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(ChatView.viewType, chat, { webviewOptions: { retainContextWhenHidden: true } }),
   );

@@ -39,16 +39,47 @@ export async function openSourceDocument(source: Source): Promise<vscode.TextDoc
   return doc.languageId === language ? doc : vscode.languages.setTextDocumentLanguage(doc, language);
 }
 
-/** Serves `ragls-extracted:` documents: the file's extracted text, read from the server in pages. */
-export class ExtractedTextProvider implements vscode.TextDocumentContentProvider {
+/**
+ * Puts a `ragls-extracted:` document opened without `openSourceDocument` into its text's language
+ * (`extractedLanguage`): an editor VS Code restores after a window reload opens its document itself, in the language
+ * of the file's name (an HTML page's text in HTML mode). Once per document and session, so a language the user picks
+ * for it afterwards stays (a language change closes and opens the document again).
+ */
+export function keepExtractedLanguage(): vscode.Disposable {
+  const seen = new Set<string>();
+  const fix = (doc: vscode.TextDocument): void => {
+    const key = doc.uri.toString();
+    if (doc.uri.scheme !== EXTRACTED_SCHEME || seen.has(key)) {
+      return;
+    }
+    seen.add(key);
+    if (doc.languageId !== extractedLanguage(doc.uri)) {
+      void vscode.languages.setTextDocumentLanguage(doc, extractedLanguage(doc.uri));
+    }
+  };
+  vscode.workspace.textDocuments.forEach(fix);
+  return vscode.workspace.onDidOpenTextDocument(fix);
+}
+
+/**
+ * Serves `ragls-extracted:` documents, read-only: the file's extracted text, read from the server in pages. A file
+ * system (not a text document content provider) so that VS Code keeps their editors over a window reload: it
+ * dropped a content provider's editor, and restores a file system's, activating the extension for it
+ * (`onFileSystem:ragls-extracted`).
+ */
+export class ExtractedTextFileSystem implements vscode.FileSystemProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changed.event;
+
   constructor(private readonly server: Pick<ServerManager, 'request'>) {}
 
-  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+  /** The extracted text as UTF-8 (at most MAX_LINES lines); the server's error when it cannot read the file. */
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
     const path = uri.with({ scheme: 'file' }).toString();
     const lines: string[] = [];
     let first = 1;
-    while (lines.length < MAX_LINES && !token.isCancellationRequested) {
-      const r = await this.server.request(ReadPassageRequest, { path, startLine: first, endLine: first + READ_LINES - 1 }, token);
+    while (lines.length < MAX_LINES) {
+      const r = await this.server.request(ReadPassageRequest, { path, startLine: first, endLine: first + READ_LINES - 1 });
       if (r.endLine >= r.startLine) {
         lines.push(...r.text.split('\n'));
       }
@@ -57,6 +88,35 @@ export class ExtractedTextProvider implements vscode.TextDocumentContentProvider
       }
       first = r.endLine + 1;
     }
-    return lines.join('\n');
+    return new TextEncoder().encode(lines.join('\n'));
+  }
+
+  /** A read-only file, modified "now" (the text is read again whenever VS Code asks: the index may have changed). */
+  stat(): vscode.FileStat {
+    return { type: vscode.FileType.File, ctime: 0, mtime: Date.now(), size: 0, permissions: vscode.FilePermission.Readonly };
+  }
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  readDirectory(): never {
+    throw vscode.FileSystemError.FileNotADirectory();
+  }
+
+  createDirectory(): never {
+    throw vscode.FileSystemError.NoPermissions('the extracted text is read-only');
+  }
+
+  writeFile(): never {
+    throw vscode.FileSystemError.NoPermissions('the extracted text is read-only');
+  }
+
+  delete(): never {
+    throw vscode.FileSystemError.NoPermissions('the extracted text is read-only');
+  }
+
+  rename(): never {
+    throw vscode.FileSystemError.NoPermissions('the extracted text is read-only');
   }
 }

@@ -21,13 +21,11 @@
  * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { EXTENSION_ROOT, makeWorkspace } from '../fixture';
-import { isolatedEnv, launchChromium, PwPage, runCodeServerCli, startCodeServer, toolchainFromEnv } from './codeServer';
+import { join } from 'node:path';
+import { answerInputBox, paletteCommand, quickInputFocused, runMain, step, uiSession, until } from './uiSteps';
 
 const QUESTION = 'How do I roll back beacon firmware?';
 /** Names something the fixture never mentions: ragls abstains (`ragls ask --no-server` on testFixture/handbook says
@@ -38,31 +36,6 @@ const LONG_COMMAND = 'beacon status --cluster lighthouse-north --fields name,fir
 /** The first index: code-server's extension host, the server's start and model load, then 4 files — 40-50 s with the
  * machine at load 12-20 on 2 cores; the wait returns as soon as the status bar shows it. */
 const FIRST_INDEX_TIMEOUT_MS = 240_000;
-
-/** Where code-server keeps its logs (set once the work dir is known), for the diagnostics of a failed step. */
-let userDataDir: string | undefined;
-
-/** The last `count` lines of the ragls output channel (the LSP trace: which requests went out and how they ended),
- * as code-server logs it: `N-ragls.log` in an `output_logging_<time>` folder under `user-data/logs`. */
-function serverLogTail(count: number): string[] {
-  const logs = userDataDir ? join(userDataDir, 'logs') : undefined;
-  if (!logs || !existsSync(logs)) {
-    return [];
-  }
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        walk(path);
-      } else if (/-ragls\.log$/.test(entry.name)) {
-        found.push(path);
-      }
-    }
-  };
-  walk(logs);
-  return found.flatMap((path) => readFileSync(path, 'utf8').split('\n')).filter((line) => line).slice(-count);
-}
 
 /** Pids of the `ragls serve` processes in code-server's process group (`pgid`: it runs detached, its own group):
  * this test's server only, never another one running on the machine. */
@@ -83,114 +56,14 @@ function raglsServers(pgid: number): number[] {
   return found;
 }
 
-async function step(name: string, run: () => Promise<void>, page?: PwPage, shots?: string): Promise<void> {
-  const started = Date.now();
-  try {
-    await run();
-    console.log(`ok - ${name}`);
-    console.log(`#   ${((Date.now() - started) / 1000).toFixed(1)} s`); // how close a loaded machine came to a budget
-  } catch (error) {
-    console.log(`not ok - ${name}`);
-    console.log(`#   ${String(error instanceof Error ? error.message : error).split('\n').slice(0, 8).join('\n#   ')}`);
-    if (page && shots) {
-      await page.screenshot({ path: join(shots, 'failure.png') }).catch(() => undefined);
-      const toasts = await page.locator('.notifications-toasts .notification-list-item-message').allTextContents().catch(() => []);
-      console.log(`#   toasts shown: ${JSON.stringify(toasts)}`);
-      const status = await page.locator('.statusbar-item:has-text("ragls")').allTextContents().catch(() => []);
-      console.log(`#   status bar: ${JSON.stringify(status)}`);
-    }
-    const tail = serverLogTail(40);
-    if (tail.length) {
-      console.log(`#   the ragls output channel, last ${tail.length} lines:\n#     ${tail.join('\n#     ')}`);
-    }
-    throw error;
-  }
-}
-
-/** Run `command` from the command palette: F1, then the palette's input is set to `>command` in one step (typed
- * keys can land before the palette has focus on a loaded machine, or in a quick pick that is still closing) and
- * the command's row is awaited as the focused one (the row Enter runs); a palette that did not take the text is closed and opened again (3 tries). */
-async function paletteCommand(page: PwPage, command: string): Promise<void> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input').first();
-    await input.waitFor({ state: 'visible', timeout: 30_000 });
-    await input.fill(`>${command}`);
-    try {
-      // The focused row, the one Enter runs: until the list is filtered it is another command.
-      await page.locator(`.quick-input-list .monaco-list-row.focused:has-text("${command}")`).first().waitFor({ timeout: 20_000 });
-      return;
-    } catch (error) {
-      lastError = error;
-      await page.keyboard.press('Escape');
-    }
-  }
-  throw lastError;
-}
-
-/** Poll `probe` (every 100 ms) until it is true; fails with `what` after `ms`. */
-async function until(page: PwPage, what: string, probe: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    }
-    await page.waitForTimeout(100);
-  }
-}
-
-/** Wait until the focused element is the quick input's text box (a quick pick or input box a command just
- * opened takes focus a moment after it shows; keys typed before would go to the editor behind it). */
-async function quickInputFocused(page: PwPage): Promise<void> {
-  const input = page.locator('.quick-input-widget input').first();
-  await until(page, 'the quick input to have focus', () => input.evaluate((el) => el === el.ownerDocument.activeElement));
-}
-
-/** Answer the input box of a command whose title is `title`: awaited by its title (the palette that ran the
- * command may still be closing), then the text is set in one step and Enter pressed. */
-async function answerInputBox(page: PwPage, title: string, text: string): Promise<void> {
-  await page.locator(`.quick-input-widget .quick-input-title:has-text("${title}")`).first().waitFor({ state: 'visible', timeout: 30_000 });
-  await page.locator('.quick-input-widget input').first().fill(text);
-  await page.keyboard.press('Enter');
-}
-
 async function main(): Promise<number> {
-  const tools = toolchainFromEnv();
-  if (typeof tools === 'string') {
-    console.error(`uiAsk: ${tools}`);
-    return 2;
-  }
-  const vsix = process.argv[2];
-  if (!vsix) {
-    console.error('usage: node out/test/e2e/uiAsk.js VSIX [WORK_DIR]');
-    return 2;
-  }
-  const dir = resolve(process.argv[3] ?? mkdtempSync(join(tmpdir(), 'ragls-vscode-ui-')));
-  const shots = resolve(process.env.RAGLS_TEST_RESULTS ?? join(EXTENSION_ROOT, 'test-results'));
-  mkdirSync(dir, { recursive: true });
-  mkdirSync(shots, { recursive: true });
-  const ws = makeWorkspace(join(dir, 'ws'));
-  // A command longer than the chat view is wide, in a code block (the step "a code block in an answer wraps").
-  appendFileSync(join(ws.handbook, 'docs', 'deployment.md'), `\n## Checking the firmware version\n\nTo list the firmware version of every beacon, run:\n\n\`\`\`sh\n${LONG_COMMAND}\n\`\`\`\n`);
-  // A staged change for the Source Control step.
-  appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
-  execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
-  const env = isolatedEnv(dir);
-  userDataDir = join(dir, 'user-data'); // codeServer.ts: --user-data-dir
-  const opts = { tools, dir, env };
-  await step('the .vsix installs into code-server', async () => {
-    const out = await runCodeServerCli(opts, ['--install-extension', resolve(vsix)]);
-    if (!/ragls-vscode/.test(out)) {
-      throw new Error(`unexpected install output:\n${out}`);
-    }
-  });
-  const server = await startCodeServer(opts);
-  const browser = await launchChromium(tools, env);
-  try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${server.base}/?workspace=${encodeURIComponent(ws.workspaceFile)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-
+  return uiSession('uiAsk', (ws) => {
+    // A command longer than the chat view is wide, in a code block (the step "a code block in an answer wraps").
+    appendFileSync(join(ws.handbook, 'docs', 'deployment.md'), `\n## Checking the firmware version\n\nTo list the firmware version of every beacon, run:\n\n\`\`\`sh\n${LONG_COMMAND}\n\`\`\`\n`);
+    // A staged change for the Source Control step.
+    appendFileSync(join(ws.handbook, 'docs', 'calibration.md'), '\n## Safety\n\nWear gloves: the brass housing is sharp.\n');
+    execFileSync('git', ['add', 'docs/calibration.md'], { cwd: ws.handbook });
+  }, async ({ page, ws, shots, server }) => {
     await step('while the server starts, the status bar item names the step (not only its hover)', async () => {
       const item = page.locator('.statusbar-item:has-text("ragls: starting the server"), .statusbar-item:has-text("ragls: opening the index"), .statusbar-item:has-text("ragls: indexing")').first();
       await item.waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
@@ -684,18 +557,7 @@ async function main(): Promise<number> {
       }
       await page.screenshot({ path: join(shots, 'extension-page.png') });
     }, page, shots);
-    console.log(`# screenshots in ${shots}`);
-    return 0;
-  } finally {
-    await browser.close().catch(() => undefined);
-    await server.stop();
-  }
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+runMain(main);

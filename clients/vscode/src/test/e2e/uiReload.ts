@@ -1,0 +1,73 @@
+/**
+ * UI end-to-end test of a window reload: installs the packaged .vsix into code-server, opens the fixture workspace
+ * with an HTML page added to it in headless Chromium, opens the page's result from Search Docs (its extracted text:
+ * a `ragls-extracted:` editor in Markdown, extracted.ts), reloads the window and checks that the restored editor is
+ * still that text in Markdown, not HTML (VS Code restores it without the extension's help; screenshot
+ * `extracted-after-reload.png`).
+ *
+ *   node out/test/e2e/uiReload.js VSIX [WORK_DIR]
+ *
+ * Screenshots go to $RAGLS_TEST_RESULTS (default clients/vscode/test-results/). Prints `ok - …` / `not ok - …`
+ * lines; exits 0 only when every step passed. Needs the toolchain variables (codeServer.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PwPage } from './codeServer';
+import { paletteCommand, quickInputFocused, runMain, step, uiSession } from './uiSteps';
+
+/** uiAsk.ts' first index of the fixture (4 files), with one page more. */
+const FIRST_INDEX_TIMEOUT_MS = 240_000;
+const PAGE = [
+  '<html><head><title>Pairing</title></head><body>',
+  '<h1>Pairing a beacon with the tablet</h1>',
+  '<p>Open Settings, choose Devices, and scan the pairing code shown on the tablet.',
+  'A pairing code expires after 90 seconds; ask the tablet for a new one when it does.</p>',
+  '</body></html>',
+].join('\n');
+
+/** The active editor: its tab shows pairing.html, and the status bar names its language `language`. */
+async function pageTextIn(page: PwPage, language: string): Promise<void> {
+  await page.locator('.tabs-container .tab.active:has-text("pairing.html")').first().waitFor({ state: 'visible', timeout: 60_000 });
+  await page.locator(`.statusbar-item[id="status.editor.mode"]:has-text("${language}")`).first()
+    .waitFor({ state: 'visible', timeout: 60_000 });
+  // the text ragls extracted (its heading as a `#` line), not the page's markup
+  const text = ((await page.locator('.editor-group-container.active .view-lines').first().textContent()) ?? '')
+    .replace(/\u00a0/g, ' '); // (the editor draws spaces as no-break spaces)
+  if (!text.includes('Pairing a beacon with the tablet') || text.includes('<h1>')) {
+    throw new Error(`the editor shows ${JSON.stringify(text.slice(0, 300))}`);
+  }
+}
+
+async function main(): Promise<number> {
+  return uiSession('uiReload', (ws) => writeFileSync(join(ws.notes, 'pairing.html'), PAGE), async ({ page, shots }) => {
+    await step('the status bar shows the indexed docs, the HTML page among them', async () => {
+      await page.locator('.statusbar-item:has-text("ragls: 5 files")').first().waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
+    }, page, shots);
+    await step('Search Docs opens the page\'s result as the text ragls extracted, in Markdown', async () => {
+      await page.locator('.monaco-workbench').first().click();
+      await page.keyboard.press('Control+Alt+D');
+      await page.locator('.quick-input-widget .quick-input-title:has-text("ragls")').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await quickInputFocused(page);
+      await page.keyboard.type('how long is a pairing code valid', { delay: 15 });
+      await page.locator('.quick-input-widget .quick-input-title:has-text("for “how long is a pairing code valid”")').first()
+        .waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.quick-input-list .monaco-list-row[data-index="0"]:has-text("pairing.html")').first()
+        .waitFor({ state: 'visible', timeout: 60_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab.active:has-text("pairing.html"):not(:has(.monaco-icon-label.italic))').first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      await pageTextIn(page, 'Markdown');
+    }, page, shots);
+    await step('after a window reload the restored editor is still the extracted text in Markdown, not HTML', async () => {
+      // as a user reloads the window (the workbench saves its editors' state first)
+      await paletteCommand(page, 'Developer: Reload Window');
+      await page.keyboard.press('Enter');
+      await page.locator('.monaco-workbench').first().waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.statusbar-item:has-text("ragls: 5 files")').first().waitFor({ state: 'visible', timeout: FIRST_INDEX_TIMEOUT_MS });
+      await pageTextIn(page, 'Markdown');
+      await page.screenshot({ path: join(shots, 'extracted-after-reload.png') });
+    }, page, shots);
+  });
+}
+
+runMain(main);
