@@ -193,7 +193,7 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
         if hits is not None:
             if settings.relevance_floor:
                 hits = [h for h in hits if h.signals.get("rerank", h.score) >= settings.relevance_floor]
-            hits = _finish(sources, lookup, hits, matches, q, settings, max_context_chars)
+            hits = _finish(sources, lookup, hits, matches, q, settings, max_context_chars, embedder)
             evidence = gather(stats, q, hits[:settings.top_k], best, list(similarity.values()), bm25_top,
                               absent=absent)
             return _count_rerank_calls(RetrievalResult(
@@ -204,13 +204,13 @@ def search(sources: Sequence, embedder: Embedder, query: str | Query, *, setting
     if by_rank is not None:  # convex scores: a page's second passage in the head is evidence for its first
         fused = _page_support(lookup, fused, settings)
     raw = _materialize(lookup, fused, similarity, top_k)
-    hits = _finish(sources, lookup, raw, matches, q, settings, max_context_chars)
+    hits = _finish(sources, lookup, raw, matches, q, settings, max_context_chars, embedder)
     # Evidence is judged on the default top_k hits, so a caller asking for more does not change the decision.
     judged = hits[:settings.top_k]
     if by_rank is not None:
         judged = _evidence_hits(sources, lookup, raw, hits, _materialize(
             lookup, _distinct(by_rank, matches, settings), similarity, settings.top_k), matches, q, settings,
-            max_context_chars)
+            max_context_chars, embedder)
     evidence = gather(stats, q, judged, best, list(similarity.values()), bm25_top, absent=absent,
                       shown=hits[:settings.top_k])
     return _count_rerank_calls(RetrievalResult(
@@ -233,15 +233,15 @@ def _meaning_veto(evidence, stats, q: Query, hits: list[Hit], embedder, settings
 
 
 def _evidence_hits(sources, lookup: ChunkLookup, raw: list[Hit], shown: list[Hit], judged: list[Hit], matches: dict,
-                   q: Query, settings: RetrievalSettings, max_context_chars: int) -> list[Hit]:
+                   q: Query, settings: RetrievalSettings, max_context_chars: int, embedder=None) -> list[Hit]:
     """`judged` (RRF's top hits, unfinished) finished as `_finish` finishes the shown hits: a chunk among the shown
     hits (`raw`, finished as `shown`) is taken from them — the same chunk gets the same window and focus — and
     only the others are focused (their passages scored for the first time)."""
     done = dict(zip((id(h.chunk) for h in raw), shown)) if len(raw) == len(shown) else {}
     rest = _finish(sources, lookup, [h for h in judged if id(h.chunk) not in done], matches, q, settings,
-                   max_context_chars)
+                   max_context_chars, embedder)
     if len(rest) != sum(id(h.chunk) not in done for h in judged):  # parent sections merged: finish them together
-        return _finish(sources, lookup, judged, matches, q, settings, max_context_chars)
+        return _finish(sources, lookup, judged, matches, q, settings, max_context_chars, embedder)
     it = iter(rest)
     return [done[id(h.chunk)] if id(h.chunk) in done else next(it) for h in judged]
 
@@ -381,9 +381,11 @@ def _count_rerank_calls(result: RetrievalResult) -> RetrievalResult:
 
 
 def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Query, settings,
-            max_context_chars: int) -> list[Hit]:
+            max_context_chars: int, embedder=None) -> list[Hit]:
     """Add each hit's context window (best window, else keyword lines) and its focus, the answering sentence in
-    it (`answer/focus.sentence_focus`); with `parent_document`, grow each hit to its section."""
+    it (`answer/focus.sentence_focus`: by the passages' words, and with `embedder` and the query's vector by their
+    meaning too, their sentences embedded through the embedder's memo, which finds the vectors the index's sentence
+    pass stored); with `parent_document`, grow each hit to its section."""
     out = []
     for hit in hits:
         m = matches.get(lookup.key_of.get(id(hit.chunk)))
@@ -392,7 +394,9 @@ def _finish(sources, lookup: ChunkLookup, hits: list[Hit], matches: dict, q: Que
         else:
             window = keyword_focus(hit.chunk, q.focus_terms)
         out.append(replace(hit, focus=window, window=window) if window is not None else hit)
-    out = sentence_focus(out, q.text, file_filters(sources))
+    embed = None if q.vector is None or embedder is None else \
+        getattr(embedder, "embed_memoised", None) or embedder.embed_documents
+    out = sentence_focus(out, q.text, file_filters(sources), embed, q.vector)
     if settings.parent_document:
         from ragls.retrieval.parent import expand_hits
 
