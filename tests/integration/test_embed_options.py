@@ -91,7 +91,7 @@ def test_batches_run_side_by_side_with_the_vectors_of_one_thread():
     assert inner.model.get_session_options().intra_op_num_threads == 1  # each batch on one thread
     inner.model = overlap = _Overlap(inner.model)
     got = two.embed_documents(texts)
-    assert overlap.most == 2  # two batches (of embedding.batch_size 2 texts) in the model at once
+    assert overlap.most == 2  # two batches (of embedding.batch_size texts) in the model at once
     assert got.shape == (11, two.dim) and np.array_equal(got, expected)  # bit for bit, rows in input order
     assert two.texts_embedded == 11
 

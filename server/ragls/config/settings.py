@@ -114,7 +114,7 @@ class EmbeddingSettings(_Section):
     model: str = "BAAI/bge-small-en-v1.5"
     model_path: str | None = None
     max_length: int = Field(512, ge=16, le=8192)  # tokens; texts are truncated to this
-    batch_size: int = Field(2, ge=1, le=1024)  # texts per model call; larger batches are slower on CPU and cost memory
+    batch_size: int = Field(1, ge=1, le=1024)  # texts per model call; larger batches are slower on CPU and cost memory
     threads: int | None = Field(None, ge=1, le=1024)
     offline_fallback: bool = True  # use the bundled all-MiniLM-L6-v2 when the model cannot be downloaded
     # ONNX Runtime execution provider: "auto" (CUDA when available, else CPU — the behaviour before), "cpu", "cuda",

@@ -1,8 +1,8 @@
 """An ONNX Runtime session whose memory arena can be given back between bursts of work.
 
-ONNX Runtime's CPU allocator is an arena: the activations of a run (for MiniLM on 256-token windows, two batches of
-two texts side by side: attention scores of 2 x 12 x 256 x 256 float32 per layer, several such tensors at once)
-come from chunks the arena keeps for the next run, never returning them. After a cold index the arena held ~95 MB
+ONNX Runtime's CPU allocator is an arena: the activations of a run (for MiniLM on 256-token windows, two batches
+side by side: attention scores of 12 x 256 x 256 float32 per text and layer, several such tensors at once)
+come from chunks the arena keeps for the next run, never returning them. After a cold index the arena held ~95 MB (at `embedding.batch_size` 2; ~50 MB at 1)
 that the short texts of later queries never need again (bench/history/session-62.md, "Server memory"). ONNX
 Runtime's run option `memory.enable_memory_arena_shrinkage` frees, at the end of that run, every arena chunk not in
 use (onnxruntime's `RunOptions` config keys; chunks another run is using stay). `Embedder.release_memory` runs one

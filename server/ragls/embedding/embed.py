@@ -230,7 +230,7 @@ def thread_split(threads: int | None) -> tuple[int, int]:
     """(batches run at once, ONNX Runtime intra-op threads of the session) for `embedding.threads` (when None, the
     CPUs this process may run on: `os.sched_getaffinity`, else `os.cpu_count()`): min(SIDE_BY_SIDE, threads)
     batches side by side, each on threads // that many intra-op threads — on 2 CPUs two batches of one thread
-    each. Side by side, two small batches (2 sentences of ~35 tokens, the extractive answer's candidates) keep two
+    each. Side by side, two small batches (sentences of ~35 tokens, the extractive answer's candidates) keep two
     cores busy with no synchronisation between them; ONNX Runtime's intra-op threads split each operator of such
     a batch and spin between operators, which cost ~90 % more process CPU for the same vectors, bit for bit
     (bench/history/session-50.md, "Sentence batches side by side"). Two at most: each batch running holds its activations
