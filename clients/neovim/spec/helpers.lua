@@ -216,6 +216,45 @@ function H.ask_float(cmd)
   return win, buf, vim.b[buf].ragls_result
 end
 
+--- A source's line as the answer float shows it: its range's hyphen the non-breaking one
+--- (answer_text.SHOWN_RANGE_DASH).
+function H.shown_source(source)
+  return require("ragls.ui").source_line(source, require("ragls.answer_text").SHOWN_RANGE_DASH)
+end
+
+--- The line of `buf` that is `text`, or that starts it when the float wrapped it (a source line wider than the
+--- float: answer_text.wrap_source_line, after a "/" of its path or at a space, the rest hanging under it).
+---@return integer? lnum 1-based
+function H.find_line(buf, text)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i, l in ipairs(lines) do
+    if l == text then
+      return i
+    end
+    local joined, j = l, i
+    while l ~= "" and #joined < #text and vim.startswith(text, joined) and (lines[j + 1] or ""):match("^%s+%S") do
+      j = j + 1
+      joined = joined .. (joined:sub(-1) == "/" and "" or " ") .. vim.trim(lines[j])
+    end
+    if j > i and joined == text then
+      return i
+    end
+  end
+end
+
+--- The source of a rag/ask `result` whose range holds the fixture's line stating the frobnicator timeout
+--- ("defaults to 42 seconds" in guide/frobnicator.md), or nil.
+function H.frobnicator_source(result)
+  for _, s in ipairs(result.sources) do
+    if s.path == "guide/frobnicator.md" then
+      local target = H.line_of("guide/frobnicator.md", "defaults to 42 seconds") - 1
+      if s.range.start.line <= target and target <= s.range["end"].line then
+        return s
+      end
+    end
+  end
+end
+
 --- Screenshots. Headless Neovim has no terminal, so a real one is attached for the moment of the shot: Neovim's
 --- own TUI (`nvim --server <this> --remote-ui`) in a pty of the editor's size (no resize). Its output (the
 --- escape sequences a terminal would get, truecolor) is saved to `$RAGLS_TEST_SCREENSHOTS/<name>.ansi`; the pytest
