@@ -1,5 +1,6 @@
--- Plugin pieces that need no server: config validation, root detection, rendering, commit insertion,
--- `$/progress` routing, and the "server not found" path (:RagQuery and :checkhealth).
+-- Plugin pieces that need no server: config validation, commit insertion, `$/progress` routing, the trust
+-- prompt's line, and the "server not found" path (:RagQuery, :RagChat and :checkhealth). Rendering answers and
+-- sources without a server: answer_render_spec.lua.
 local H = dofile(vim.fs.joinpath(vim.fs.dirname(vim.fn.fnamemodify(arg[0], ":p")), "helpers.lua"))
 
 H.load_plugin({ cmd = { "ragls-not-installed-xyz", "serve" } })
@@ -7,10 +8,7 @@ local config = require("ragls.config")
 local rpc = require("ragls.rpc")
 local server = require("ragls.server")
 local trust = require("ragls.trust")
-local jump = require("ragls.jump")
-local answer_float = require("ragls.answer_float")
 local ui = require("ragls.ui")
-local NB = require("ragls.answer_text").SHOWN_RANGE_DASH -- the range hyphen the float and the chat show
 
 H.it("plugin/ragls.lua defines the user commands", function()
   local cmds = vim.api.nvim_get_commands({})
@@ -88,72 +86,6 @@ H.it("keymaps: false → none, true → defaults, table → only the given ones"
   config.set({ cmd = { "ragls-not-installed-xyz", "serve" } })
 end)
 
-local source = {
-  n = 2,
-  uri = "file:///ws/guide/frobnicator.md",
-  path = "guide/frobnicator.md",
-  range = { start = { line = 5, character = 0 }, ["end"] = { line = 10, character = 0 } },
-  title = "Frobnicator timeout",
-}
-
-H.it("sources render as `[n] path:first-last — title` with 1-based inclusive lines", function()
-  H.eq("[2] guide/frobnicator.md:6-10 — Frobnicator timeout", ui.source_line(source), "source line")
-  local one = vim.deepcopy(source)
-  one.range = { start = { line = 3, character = 0 }, ["end"] = { line = 3, character = 12 } }
-  one.title = nil
-  H.eq("[2] guide/frobnicator.md:4", ui.source_line(one), "single line, no title")
-  local focused = vim.deepcopy(source)
-  focused.focusRange = { start = { line = 7, character = 0 }, ["end"] = { line = 8, character = 30 } }
-  H.eq("[2] guide/frobnicator.md:8-9 — Frobnicator timeout", ui.source_line(focused), "the focus lines when known")
-  -- An extractive answer quoting one chunk at two far places: one entry, both places (`focusRanges`, line order).
-  local quoted = vim.deepcopy(focused)
-  quoted.focusRange = { start = { line = 21, character = 0 }, ["end"] = { line = 26, character = 0 } }
-  quoted.focusRanges = { { start = { line = 3, character = 0 }, ["end"] = { line = 9, character = 5 } },
-    quoted.focusRange }
-  H.eq("[2] guide/frobnicator.md:4-10, 22-26 — Frobnicator timeout", ui.source_line(quoted), "every quoted place")
-  H.eq("[2] guide/frobnicator.md:4" .. NB .. "10, 22" .. NB .. "26 — Frobnicator timeout", ui.source_line(quoted, NB),
-    "shown in a wrapped window: each range's hyphen a non-breaking one")
-  local lines = ui.answer_lines("Why?", { answer = "A [2]. B [2].", sources = { quoted }, citations = {} })
-  H.eq(1, #vim.tbl_filter(function(l) return l:find("[2] ", 1, true) == 1 end, lines), "listed once: " ..
-    vim.inspect(lines))
-end)
-
-H.it("a [n] of a source quoted at two places opens the place its own item quotes, not the first quote's", function()
-  local fname = vim.fs.joinpath(H.workspace, "guide", "frobnicator.md")
-  local r = function(a, b, c)
-    return { start = { line = a, character = 0 }, ["end"] = { line = b, character = c } }
-  end
-  local place_a, place_b = r(2, 3, 40), r(13, 14, 30) -- lines 3-4 (what it is), 14-15 (turning it off)
-  local result = { model = "none", elapsedMs = 10, citations = {},
-    answer = "- Set `frobnicator = false` to turn merging off; Quillmark then keeps the newest copy of each note\n"
-      .. "  and moves the older copy to the `.trash` folder [1].\n"
-      .. "- The frobnicator is the Quillmark component that merges edits made on two machines into one note [1].",
-    sources = { { n = 1, path = "guide/frobnicator.md", uri = vim.uri_from_fname(fname), title = "The frobnicator",
-      range = r(0, 15, 0), focusRange = place_a, focusRanges = { place_a, place_b } } } }
-  local origin = vim.api.nvim_get_current_win()
-  local function follow(pattern)
-    local view = answer_float.reopen_answer("What is the frobnicator?", result)
-    local lines = vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)
-    for i, l in ipairs(lines) do
-      local s = l:find(pattern, 1, true)
-      if s then
-        local col = l:find("[1]", s, true)
-        vim.api.nvim_win_set_cursor(view.win, { i, col })
-        answer_float.follow(view.buf)
-        H.eq(origin, vim.api.nvim_get_current_win(), "opened in the window the answer came from")
-        return vim.api.nvim_win_get_cursor(0)[1]
-      end
-    end
-    error("no line with " .. pattern .. ": " .. vim.inspect(lines))
-  end
-  H.eq(14, follow("`.trash` folder [1]"), "[1] on the continuation line of the first item: lines 14-15")
-  H.eq(3, follow("into one note [1]"), "[1] of the second item: lines 3-4")
-  H.eq("- A quote   that goes on [2].", require("ragls.answer_text").item_text(
-    { "Intro.", "", "- A quote", "  that goes on [2].", "- Next [3]." }, 4),
-    "item_text: the list item with its continuation line, not the next item")
-  vim.cmd("bwipeout! " .. vim.fn.bufnr(fname))
-end)
-
 H.it("a ragls.toml Neovim will ask about gets a line saying what allowing it changes, fitting the echo area", function()
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
@@ -180,187 +112,6 @@ H.it("a ragls.toml Neovim will ask about gets a line saying what allowing it cha
   H.eq(trust.trust_context[1], text.longest_fitting(trust.trust_context, 200), "wide: the whole sentence")
   local narrow = text.longest_fitting(trust.trust_context, 50)
   H.ok(narrow and vim.fn.strdisplaywidth(narrow) <= 46, "narrow echo area: a shorter one: " .. tostring(narrow))
-end)
-
-H.it("answer_lines shows abstention, answer, and maps source lines", function()
-  local lines, by_line = ui.answer_lines("How long?", {
-    answer = "It is 42 seconds [2].",
-    sources = { source },
-    abstained = true,
-    model = "none",
-    elapsedMs = 1500,
-  })
-  H.eq("## How long?", lines[1], "heading")
-  local text = table.concat(lines, "\n")
-  -- the answer says why itself ("Not in your docs: ..."): no second note; its sources are the closest matches
-  H.ok(not text:find("Abstained", 1, true), "no second abstention note")
-  H.contains(text, "### Closest matches")
-  H.ok(not text:find("### Sources", 1, true), "sources listed once, as closest matches")
-  local idx
-  for i, l in ipairs(lines) do
-    if l == "[2] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout" then
-      idx = i
-    end
-  end
-  H.ok(idx, "source line present")
-  H.eq(source, by_line[idx], "line maps to its source")
-  H.eq("_no answer (no LLM call) · 1.5 s_", lines[#lines], "footer: an abstention names no model")
-end)
-
-H.it("answer_lines marks a cited source whose text does not support the sentence", function()
-  local other = vim.deepcopy(source)
-  other.n = 3
-  local lines = ui.answer_lines("How long?", {
-    answer = "It is 42 seconds [2]. Bananas are yellow [3].",
-    sources = { source, other },
-    citations = { { n = 2, supported = true }, { n = 3, supported = false } },
-  })
-  local text = table.concat(lines, "\n")
-  H.contains(text, "[2] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout\n")
-  H.contains(text, "[3] guide/frobnicator.md:6" .. NB .. "10 — Frobnicator timeout  (citation not supported by this text)")
-end)
-
-H.it("the chat wraps a source line wider than its window after a '/' of its path, each part the source's", function()
-  -- (Neovim's 'linebreak' broke such a line after any 'breakat' character: "…/x.md:" / "12-16", "x." / "md:12-16")
-  local chat = require("ragls.chat")
-  local path = ("docs/"):rep(12) .. "x.md"
-  local source = { n = 1, path = path, uri = vim.uri_from_fname("/nowhere/" .. path), title = "Rollout",
-    range = { start = { line = 11, character = 0 }, ["end"] = { line = 16, character = 0 } } }
-  chat.thread.turns = {
-    { question = "Where is the rollout?", text = "", status = "done", result = { answer = "In waves [1].",
-      sources = { source }, citations = { { n = 1, supported = true } }, model = "extractive", elapsedMs = 10 } },
-    { question = "And after?", text = "", status = "done", result = { answer = "Nothing [1].", sources = { source },
-      citations = { { n = 1, supported = true } }, model = "extractive", elapsedMs = 10 } },
-  }
-  config.values.chat.layout = "vsplit"
-  local win = chat.open()
-  vim.api.nvim_win_set_width(win, 40)
-  chat.render() -- (WinResized does this in a running Neovim; a headless `-l` script has no main loop)
-  local lines = vim.api.nvim_buf_get_lines(chat.thread.buf, 0, -1, false)
-  local at = vim.iter(ipairs(lines)):find(function(_, l) return vim.startswith(l, "[1] ") end)
-  H.eq({ "[1] docs/docs/docs/docs/docs/docs/docs/", "    docs/docs/docs/docs/docs/x.md:12" .. NB .. "16", "    — Rollout" },
-    { lines[at], lines[at + 1], lines[at + 2] }, "the path after a '/' that fits, the rest hanging under it")
-  for l = at, at + 2 do
-    H.eq(source, chat.thread.line_source[l], "line " .. l .. " is the source's")
-    H.eq(1, chat.thread.line_turn[l], "line " .. l .. " is the first turn's")
-  end
-  H.eq("## And after?", lines[chat.thread.heading_line[2]], "the second turn's heading line, after the wrap")
-  vim.api.nvim_win_close(win, true)
-  config.values.chat.layout = "vsplit"
-  chat.thread.turns = {}
-end)
-
-H.it("citation_at finds the [n] under or nearest the cursor", function()
-  local line = "Merges time out [1] after 42 s [12]."
-  H.eq(1, ui.citation_at(line, 18), "inside [1]")
-  H.eq(12, ui.citation_at(line, 34), "inside [12]")
-  H.eq(12, ui.citation_at(line, 30), "nearest")
-  H.eq(nil, ui.citation_at("no citations", 3), "none")
-end)
-
-H.it("quickfix items: absolute file, 1-based line/col, `title — first line` without repeating the heading", function()
-  local columns = vim.o.columns
-  vim.o.columns = 250 -- room for every text below beside this file's long temporary path (cut to fit: next test)
-  local items = ui.quickfix_items({
-    { id = "c1", score = 0.9, text = "## Frobnicator timeout\n\nEach merge must finish.\nMore.", source = source },
-  })
-  H.eq(1, #items, "one item")
-  H.eq(vim.uri_to_fname(source.uri), items[1].filename, "filename")
-  H.eq(6, items[1].lnum, "lnum")
-  H.eq(0, items[1].col, "no column for a chunk at the start of its line (quickfix shows no 'col 1')")
-  H.eq("Frobnicator timeout — Each merge must finish.", items[1].text, "text")
-  -- The server's title is the heading path; the chunk's own heading is its last part: shown once.
-  local nested = vim.tbl_extend("force", source, { title = "The frobnicator > Frobnicator timeout" })
-  items = ui.quickfix_items({ { id = "c1", score = 0.9, text = "## Frobnicator timeout\n\nEach merge must finish.",
-    source = nested } })
-  H.eq("The frobnicator > Frobnicator timeout — Each merge must finish.", items[1].text, "heading path, heading once")
-  -- reST: a heading line with its underline.
-  items = ui.quickfix_items({ { id = "c2", score = 0.9, text = "Retries\n=======\n\nThree attempts.",
-    source = vim.tbl_extend("force", source, { title = "Guide > Retries" }) } })
-  H.eq("Guide > Retries — Three attempts.", items[1].text, "reST heading skipped")
-  -- With focus lines below the chunk's start: their text, the line the item names (not the chunk's first line).
-  local focused = vim.tbl_extend("force", source, {
-    focusRange = { start = { line = 8, character = 0 }, ["end"] = { line = 9, character = 10 } } })
-  items = ui.quickfix_items({ { id = "c3", score = 0.9, source = focused,
-    text = "## Frobnicator timeout\n\nEach merge must finish.\nThe timeout is\n  42 seconds.\nMore." } })
-  H.eq(9, items[1].lnum, "lnum of the focus")
-  H.eq("Frobnicator timeout — The timeout is 42 seconds.", items[1].text, "the focus lines' text")
-  -- A newer server's preview (the focus lines read as text: a link's label, no emphasis marks) is shown instead.
-  items = ui.quickfix_items({ { id = "c4", score = 0.9, source = focused, preview = "The timeout is 42 seconds (see merging).",
-    text = "## Frobnicator timeout\n\nEach merge must finish.\nThe **timeout** is\n  42 seconds (see [merging](merge.md)).\nMore." } })
-  H.eq("Frobnicator timeout — The timeout is 42 seconds (see merging).", items[1].text, "the server's preview")
-  vim.o.columns = columns
-end)
-
-H.it("quickfix column is a byte column when a chunk starts mid-line in non-ASCII text", function()
-  local path = vim.fn.tempname() .. ".md"
-  local prefix = string.rep("é😀 ", 10) -- per repeat: 4 UTF-16 units, 7 bytes
-  vim.fn.writefile({ "# Title", prefix .. "GIRAFFE and more" }, path)
-  local chunk_source = {
-    uri = vim.uri_from_fname(path), path = "x.md",
-    range = { start = { line = 1, character = 40 }, ["end"] = { line = 1, character = 56 } },
-  }
-  local items = ui.quickfix_items({ { id = "c", score = 1, text = "GIRAFFE and more", source = chunk_source } })
-  H.eq(71, items[1].col, "byte column of GIRAFFE")
-  H.eq("GIRAFFE", vim.fn.readfile(path)[2]:sub(items[1].col, items[1].col + 6), "the chunk's first word")
-  os.remove(path)
-end)
-
-H.it("pickers and RagAsk's quickfix place a mid-line source at its byte column, not its UTF-16 one", function()
-  -- PROTOCOL characters count UTF-16 units ("é😀 " = 4 units, 7 bytes); Neovim's columns are bytes.
-  local path = vim.fn.tempname() .. ".md"
-  local prefix = string.rep("é😀 ", 10)
-  vim.fn.writefile({ "# Title", prefix .. "GIRAFFE and more" }, path)
-  local mid = { start = { line = 1, character = 40 }, ["end"] = { line = 1, character = 56 } }
-  local chunk = { id = "c", score = 1, text = "# Title\n" .. prefix .. "GIRAFFE and more",
-    source = { uri = vim.uri_from_fname(path), path = "x.md", title = "Title",
-      range = { start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 56 } }, focusRange = mid } }
-  H.eq({ 2, 70 }, { jump.source_start(chunk.source) }, "line and 0-based byte column of GIRAFFE")
-  local entry = require("ragls.picker_telescope").telescope_entry(chunk)
-  H.eq({ 2, 70 }, { entry.lnum, entry.col }, "telescope: the focus line, col for nvim_win_set_cursor")
-  H.eq({ 2, 70 }, require("ragls.picker_snacks").snacks_item(1, chunk).pos, "snacks: pos {line, byte col}")
-  H.eq(path .. ":2:71:", require("ragls.picker_fzf").fzf_location(chunk),
-    "fzf-lua: path:line:col (1-based bytes, as grep)")
-  -- Where each lands in the real file: the cursor on the cited word.
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
-  vim.api.nvim_win_set_cursor(0, { entry.lnum, entry.col })
-  H.eq("GIRAFFE", vim.fn.expand("<cword>"), "the cursor at telescope's entry is on the cited word")
-  -- A RagAsk source of a selection (its buffer, no file): the column from the buffer's line.
-  local sel = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(sel, 0, -1, false, { prefix .. "ZEBRA here" })
-  local n = ui.quickfix_sources("q?", { sources = {
-    { n = 1, bufnr = sel, path = "selection", uri = "ragls:selection",
-      range = { start = { line = 0, character = 40 }, ["end"] = { line = 0, character = 50 } } },
-    vim.tbl_extend("force", chunk.source, { n = 2 }) } })
-  H.eq(2, n, "two quickfix items")
-  local qf = vim.fn.getqflist()
-  H.eq({ 71, 71 }, { qf[1].col, qf[2].col }, "quickfix cols: 1-based bytes")
-  H.eq("ZEBRA", vim.api.nvim_buf_get_lines(sel, 0, 1, false)[1]:sub(qf[1].col, qf[1].col + 4), "selection's word")
-  vim.cmd("cclose")
-  vim.cmd("bwipeout! " .. vim.fn.bufnr(path))
-  os.remove(path)
-end)
-
-H.it("quickfix: a source quoted at two places is two items; a long preview stays on one screen line", function()
-  local r = function(a, b, c)
-    return { start = { line = a, character = 0 }, ["end"] = { line = b, character = c } }
-  end
-  local n = ui.quickfix_sources("q?", { sources = {
-    { n = 1, path = "docs/calibration.md", uri = "file:///nowhere/docs/calibration.md", title = "Calibration",
-      range = r(0, 40, 0), focusRange = r(3, 9, 5), focusRanges = { r(3, 9, 5), r(21, 26, 0) } } } })
-  H.eq(2, n, "one item per quoted place")
-  local qf = vim.fn.getqflist()
-  H.eq({ { 4, 10 }, { 22, 26 } }, { { qf[1].lnum, qf[1].end_lnum }, { qf[2].lnum, qf[2].end_lnum } },
-    "the places of the label docs/calibration.md:4-10, 22-26")
-  H.eq({ "[1] Calibration", "[1] Calibration" }, { qf[1].text, qf[2].text }, "both name the source")
-  vim.cmd("cclose")
-  local long = ("The frobnicator merges edits made on two machines into one note. "):rep(4)
-  local items = ui.quickfix_items({ { id = "c", score = 1, text = "# Frob\n\n" .. long,
-    source = { path = "guide/frobnicator.md", uri = "file:///nowhere/guide/frobnicator.md", title = "Frob",
-      range = r(2, 2, 80) } } })
-  local shown = "guide/frobnicator.md|3| " .. items[1].text
-  H.eq(true, vim.fn.strdisplaywidth(shown) < vim.o.columns, "one screen line: " .. shown)
-  H.eq("…", vim.fn.strcharpart(items[1].text, vim.fn.strchars(items[1].text) - 1), "cut text ends in …")
 end)
 
 H.it("insert_commit_message puts the message above the comment lines", function()
@@ -619,26 +370,6 @@ H.it("a server that exits as a file opens (autostart): one notification, naming 
   config.values.cmd = saved
   vim.cmd("silent! %bwipeout!")
   assert(ok, err)
-end)
-
-H.it("<CR> on an answer line without [n] (a code line under a bullet) follows its item's citation", function()
-  local at = require("ragls.answer_text").item_citation
-  local lines = {
-    "- It is also possible to load configuration from a file, for example TOML [2]:",
-    "  ```",
-    "  app.config.from_file(\"config.toml\", load=tomllib.load, text=False)",
-    "  ```",
-    "- Other methods load from individual files [1].",
-    "",
-    "A paragraph wrapped by hand, the first line",
-    "without its citation, which ends the sentence [3]. Then [4].",
-  }
-  H.eq(2, at(lines, 1, 3), "on the bullet's line: its [n]")
-  H.eq(2, at(lines, 3, 5), "a code line under the bullet: the bullet's [n] above")
-  H.eq(1, at(lines, 5, 1), "the next bullet: its own")
-  H.eq(nil, at(lines, 6, 1), "a blank line cites nothing")
-  H.eq(3, at(lines, 7, 1), "a wrapped sentence: the first [n] after it in its paragraph")
-  H.eq(4, at(lines, 8, 58), "on a line with several: the nearest")
 end)
 
 if vim.fn.has("nvim-0.11") == 1 then
