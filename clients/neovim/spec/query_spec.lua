@@ -217,6 +217,7 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   H.eq(source.focusRange.start.line + 1, item.lnum, "the item's line")
   vim.cmd("cc " .. idx)
   H.eq(item.bufnr, vim.api.nvim_get_current_buf(), ":cc opens the extracted text")
+  H.screenshot("neovim-answer-quickfix-extracted-text")
   H.eq(item.lnum, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
   H.ok(vim.api.nvim_get_current_line():find("pairing code", 1, true), vim.api.nvim_get_current_line())
   -- so are rag/query's items (:RagQuery!, a picker's <C-q>)
@@ -239,6 +240,7 @@ H.it("a converted page's source says its lines count extracted text: the answer 
   local fname = vim.fs.normalize(vim.uv.fs_realpath(H.workspace .. "/" .. rel) or (H.workspace .. "/" .. rel))
   local opened = vim.api.nvim_buf_get_name(0)
   H.ok(opened:find("ragls://extracted/", 1, true) and opened:find(rel, 1, true), "the extracted text: " .. opened)
+  H.eq(nil, opened:find("ragls://extracted//", 1, true), "named by its path as shown, not the absolute one: " .. opened)
   H.eq(false, vim.bo.modifiable, "read-only")
   H.eq(source.focusRange.start.line + 1, vim.api.nvim_win_get_cursor(0)[1], "at the cited line")
   local cited = table.concat(vim.api.nvim_buf_get_lines(0, source.focusRange.start.line,

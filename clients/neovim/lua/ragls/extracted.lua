@@ -12,11 +12,13 @@ local M = {}
 local READ_LINES = 400
 local MAX_LINES = 200000
 
---- The name of the extracted-text buffer of file `fname`.
+--- The name of the extracted-text buffer of file `fname`: `ragls://extracted/` and the file's path as Neovim shows
+--- it (relative to the current directory, else to ~), so the quickfix list and the statusline read
+--- "ragls://extracted/guide/pairing.html", not the whole absolute path.
 ---@param fname string
 ---@return string
 function M.buffer_name(fname)
-  return "ragls://extracted/" .. fname
+  return "ragls://extracted/" .. vim.fn.fnamemodify(fname, ":~:.")
 end
 
 --- The buffer holding the extracted text of file `fname` (made and filled once, from the running ragls server that
@@ -24,9 +26,8 @@ end
 ---@param fname string
 ---@return integer|nil bufnr
 function M.buffer(fname)
-  local name = M.buffer_name(fname)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(b) == name and vim.b[b].ragls_extracted then
+    if vim.b[b].ragls_extracted == fname then
       return b
     end
   end
@@ -56,7 +57,10 @@ function M.buffer(fname)
     first = r.endLine + 1
   end
   local bufnr = vim.api.nvim_create_buf(true, true)
-  vim.api.nvim_buf_set_name(bufnr, name)
+  -- (the whole path when a file of the same shown path in another directory has its buffer already)
+  if not pcall(vim.api.nvim_buf_set_name, bufnr, M.buffer_name(fname)) then
+    vim.api.nvim_buf_set_name(bufnr, "ragls://extracted/" .. fname)
+  end
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
   vim.b[bufnr].ragls_extracted = fname
   vim.bo[bufnr].buftype = "nofile"
