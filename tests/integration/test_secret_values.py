@@ -42,6 +42,8 @@ DB_PASS, POSTGRES_PASSWORD = "pg_Ld93kq", "Wq7ePostgr3s"
 SMTP_PASS = "Mx7rQ2ws"  # a PASS word in a YAML key, a dotted or a camelCase name
 PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD = "hunter2x9", "Tr0ub4dor&3", "CoffeeShop2024"  # stated in prose
 PASSPHRASE = "quiet harbour lantern 42"  # a quoted passphrase with spaces: only "quiet" was masked (session 62)
+# passwords on a command line and a bare `key`'s random value (session 62)
+MYSQL_PW, SSHPASS_PW, DOCKER_PW, RANDOM_KEY = "Kq7mysqlPw", "Lz4sshWq", "Dv9rEgPw2", "q8Zr3vLp0XmT7bN2kW9s"
 NOTES = f"""# Deploy notes
 
 Set the keys in the shell before deploying:
@@ -92,6 +94,8 @@ KIOSK = f"""# Kiosk
 
 The password for the staging database is {PROSE_PASSWORD}. Log in to the kiosk with the password '{QUOTED_PASSWORD}'
 and set the Wi-Fi password to {WIFI_PASSWORD} before the demo.
+Its database: `mysql -u kiosk -p{MYSQL_PW} kiosk`, its box: `sshpass -p '{SSHPASS_PW}' ssh -p 2222 kiosk@demo`.
+Images come after `docker login -u kiosk -p {DOCKER_PW} registry.demo`; the app's key = "{RANDOM_KEY}".
 """
 DOCS = """# Setup
 
@@ -109,11 +113,15 @@ tox passes variables on with `env 'TOX_OVERRIDE=testenv.pass_env=FOO,BAR' tox c 
 The password is required. The password is hashed with bcrypt2 before it is stored, and the password is `None` by
 default. The default password is admin. Passwords are case-sensitive; the password is read from PGPASSWORD.
 restic can run a program for it instead: `RESTIC_PASSWORD_COMMAND='pass show backup/restic'`.
+Connect with `mysql -u root -p mydb` (it prompts), `ssh -p 2222 host`, `docker run -p 8080:80 app`, `docker login
+-u me --password-stdin`, `docker login -p PASSWORD`, `mysql -p<password>` or `sshpass -f pwfile ssh -p 2222 host`;
+`sort_key = "created_at_2024_v1"`, `key: MyApp_Key_2024`; `key = "d41d8cd98f00b204e9800998ecf8427e"` is a hash.
 """
 SECRETS = (OPENAI, GITHUB, DB_PASSWORD, PEM_BODY, JWT_PAYLOAD, BEARER, URL_PASSWORD, NPM[4:], PYPI[4:],
            f"password: {SHORT_PASSWORD}", PGP_BODY, AZURE_KEY, WEBHOOK_PATH, NETRC_PASSWORD, NETRC_PASSWORD2,
            CURL_PASSWORD, CURL_PASSWORD2, STRIPE_TEST[4:], STRIPE_RESTRICTED[4:], DB_PASS, POSTGRES_PASSWORD,
-           SMTP_PASS, PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD, PASSPHRASE.split(" ", 1)[1])
+           SMTP_PASS, PROSE_PASSWORD, QUOTED_PASSWORD, WIFI_PASSWORD, PASSPHRASE.split(" ", 1)[1], MYSQL_PW,
+           SSHPASS_PW, DOCKER_PW, RANDOM_KEY)
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +179,7 @@ def test_the_rest_of_the_file_is_indexed_and_cited_at_its_lines(indexed):
     [kiosk] = [h for h in ws.query("what is the kiosk password", top_k=3).hits if h.chunk.path == "kiosk.md"]
     assert f"staging database is {'*' * len(PROSE_PASSWORD)}. Log in" in kiosk.chunk.text
     assert f"Wi-Fi password to {'*' * len(WIFI_PASSWORD)} before" in kiosk.chunk.text
+    assert f"-p{'*' * len(MYSQL_PW)} kiosk`" in kiosk.chunk.text and "ssh -p 2222 kiosk@demo" in kiosk.chunk.text
 
 
 def test_masking_keeps_every_offset():
@@ -200,6 +209,37 @@ def test_a_quoted_passphrase_is_masked_whole(line, value):
     """A quoted value with spaces is one secret: only its first word was masked ("******* horse battery staple")."""
     masked, count = mask_secrets(line)
     assert count == 1 and masked == line.replace(value, "*" * len(value))
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ("mysql -u root -pS3cr3tPw db", "S3cr3tPw"), ("mysqldump --user=app -p'Tr0ub4dor&3' shop", "Tr0ub4dor&3"),
+    ("mysql --password=S3cr3tPw -u root", "S3cr3tPw"), ("sshpass -p S3cr3tPw ssh -p 2222 me@host", "S3cr3tPw"),
+    ("docker login -u me -p S3cr3tPw ghcr.io", "S3cr3tPw"), ("podman login --password S3cr3tPw quay.io", "S3cr3tPw"),
+    ("docker login -u=me -p=S3cr3tPw", "S3cr3tPw"), ("docker login \\\n  -u me \\\n  -p S3cr3tPw reg", "S3cr3tPw"),
+    ("helm registry login ghcr.io -u me -p S3cr3tPw", "S3cr3tPw"), ("redis-cli -a S3cr3tPw ping", "S3cr3tPw"),
+    ("mongosh -u admin -p S3cr3tPw", "S3cr3tPw"), ("ldapsearch -D cn=admin -w S3cr3tPw", "S3cr3tPw"),
+    ("openssl rsa -passin pass:S3cr3tPw -in k.pem", "S3cr3tPw"), ("zip -P S3cr3tPw out.zip f", "S3cr3tPw"),
+    ("curl -u user:S3cr3tPw https://api", "S3cr3tPw"), ("PGPASSWORD=S3cr3tPw psql -h db", "S3cr3tPw"),
+    ('key = "q8Zr3vLp0XmT7bN2kW9s"', "q8Zr3vLp0XmT7bN2kW9s"), ("token: q8zr3vlp0xmt7bn2", "q8zr3vlp0xmt7bn2"),
+    ("clientKey: Hq2Lm9XwZr4Tk7Vb", "Hq2Lm9XwZr4Tk7Vb"),
+])
+def test_a_password_on_a_command_line_and_a_random_key_value_are_masked(line, value):
+    """Shapes a newcomer found unmasked (session 62): a password given to the command whose option takes one, and a
+    generated value of a bare `key` name."""
+    masked, count = mask_secrets(line)
+    assert count == 1 and masked == line.replace(value, "*" * len(value))
+
+
+@pytest.mark.parametrize("line", [
+    "ssh -p 2222 host", "docker run -p 8080:80 app && docker login", "mysql -u root -p mydb", "mysql -p",
+    "mongosh -u admin -p", "mysql --password <your-password>", "mysql -pPASSWORD", "docker login -p $REGISTRY_PW",
+    'docker login -u=me -p="$DOCKER_PASSWORD"', "sshpass -f pwfile ssh -p 2222 host", "python -m http.server -p 80",
+    'sort_key = "created_at_2024_v1"', "key: MyApp_Key_2024", 'key = "d41d8cd98f00b204e9800998ecf8427e"',
+    "hotkey = ctrl+shift+K9x", "key: com.example.MyApp2Key", "primary_key = ObjectId12345678"])
+def test_a_port_option_a_placeholder_and_a_written_key_value_are_kept(line):
+    """`-p` is a port for ssh and docker run; mysql's `-p mydb` prompts; placeholders are the docs' syntax; a key
+    value that is a name, a hash or a path is no secret."""
+    assert mask_secrets(line) == (line, 0)
 
 
 def test_no_secret_value_reaches_the_llm_prompt(indexed, llm_server):

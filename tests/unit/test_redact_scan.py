@@ -24,6 +24,9 @@ FRAGMENTS = [
     "example.com", "CoffeeShop2024", "to", "set", "machine h.example login bob password ", "default login bob password ",
     "machine h.example\n  account x\tpassword ", "curl -u bob:", "curl --user bob:", "curl https://h \\\n  -u bob:",
     "Authorization: Bearer ", "authorization=token ", '"auth": "', "password is ", "password for the admin is ",
+    "key", "KEY", "appKey", "monkey", "mysql", "mysqldump", "mariadb-dump", "sshpass", "docker", "podman", "login",
+    "helm registry", "redis-cli", "mongosh", "ldapsearch", "openssl", "zip", "unzip", "7z", "-p", "-pS3cret", "-p=",
+    "-a", "-w", "-P", "-v", "-passin pass:", "--password", "--pass", "|", "&&", "q8Zr3vLp0XmT7bN2kW9s",
 ]
 
 
@@ -33,8 +36,12 @@ def _texts(seed: int, count: int):
         yield "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(5, 120)))
 
 
-@pytest.mark.parametrize("pattern", list(_KEYWORDS), ids=lambda p: next(k for k, v in vars(redact).items()
-                                                                          if v is p))
+def _rule_name(pattern):
+    commands = [p for p, _words, _back in redact._COMMAND_PASSWORDS]
+    return next((k for k, v in vars(redact).items() if v is pattern), None) or f"command{commands.index(pattern)}"
+
+
+@pytest.mark.parametrize("pattern", list(_KEYWORDS), ids=_rule_name)
 def test_the_keyword_scan_finds_what_finditer_finds(pattern):
     for text in _texts(hash(pattern.pattern) % 1000, 1500):
         expected = [m.span() for m in pattern.finditer(text)]

@@ -42,6 +42,13 @@ every other file. Only high-precision shapes are masked, so documentation stays 
   `default login … password …`; one inside a sentence only with a non-letter in it, so "the default login and
   password fields" stays) and of `curl -u user:password` / `curl --user user:password` (also on a
   backslash-continued line of the command), as gitleaks' `curl-auth-user` rule, unless it is a template (`$PASS`);
+- a password on the command line of a command whose option takes one (`_COMMAND_OPTIONS`): `mysql -pPW` (mariadb,
+  mysqldump, ...; attached only: `mysql -p mydb` prompts), `sshpass -p PW` (before its command: `ssh -p 2222` is a
+  port), `docker login -p PW` / `--password PW` (podman, nerdctl, helm registry, ...), `redis-cli -a`, `mongosh -p`,
+  `ldapsearch -w`, `openssl -passin pass:PW`, `zip -P`, `7z -pPW`; never a placeholder (`-p PASSWORD`, `-p<password>`,
+  `--password $PW`): `-p` is a port for many other commands;
+- a high-entropy value (`_random_key`: mixed case and digits, 3.5+ bits a character) of any name ending in KEY
+  (`key = "q8Zr3vLp0XmT7bN2kW9s"`, `clientKey: …`), as a bare `key` names the docs' own values too (`sort_key`);
 - the body of a `-----BEGIN … PRIVATE KEY-----` block (also PGP's `PRIVATE KEY BLOCK`), and such a block in base64
   (`LS0tLS1CRUdJTi…` decoding to a PRIVATE KEY line: a kubeconfig's `client-key-data`, a Kubernetes secret's
   `tls.key`; a certificate's `client-certificate-data` is public and kept);
@@ -65,6 +72,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import itertools
+import math
 import re
 from collections.abc import Iterator
 
@@ -74,7 +83,7 @@ from ragls.core.uris import split_authority
 
 MASK = "*"
 KEEP_PREFIX = 4
-REDACT_VERSION = 12  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
+REDACT_VERSION = 13  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI tokens, short passwords; 3: PGP
 # private key blocks, Azure AccountKey and signing/master/encryption keys, Slack webhook paths; 4: .netrc and
 # `curl -u` passwords, Stripe test keys, `*_PASS` and passphrase names; 5: `smtp-pass`, `mail.pass`, `smtpPass` names;
 # 6: a URL password that is a placeholder word (`user:passwd@`) is kept (old indexes showed the docs' syntax masked);
@@ -85,7 +94,8 @@ REDACT_VERSION = 12  # 2: JWTs, Authorization headers, URL passwords, npm/PyPI t
 # Shopify, Docker Hub, Linear, Atlassian, Heroku, Postman, Grafana, Vault, Doppler, Sentry, Replicate, Perplexity,
 # xAI, age, Telegram, GitLab's other tokens, Google OAuth client secrets, and an Azure SAS `sig=`; 11: a password
 # stated in prose ("the password is hunter2"); 12: a quoted password with spaces masked whole (`'complicated & long'`
-# showed "& long"), a *_PASSWORD_COMMAND's value (a program) kept
+# showed "& long"), a *_PASSWORD_COMMAND's value (a program) kept; 13: a password on a command line (`mysql -pPW`,
+# `sshpass -p PW`, `docker login -p PW`, ...) and a high-entropy value of any `*key` name (`key = "q8Zr3vLp…"`)
 
 # The credential of an HTTP Authorization header (or a bare "Bearer <token>"), e.g. in a curl example.
 _AUTH_HEADER = re.compile(
@@ -146,6 +156,63 @@ _NETRC = re.compile(  # `start`: the entry begins a line or a quoted string (not
 _CURL_USER = re.compile(
     r"(?<![A-Za-z0-9_.-])curl(?=[ \t])(?:[^\n]{0,400}?\\\r?\n){0,10}?[^\n]{0,400}?[ \t](?:-u[ \t]*|--user(?:=|[ \t]+))"
     r"[\"']?[^\s:\"']{1,200}:(?P<value>[^\s\"']{1,200})")
+# A password given on a command line, tied to the commands whose option takes one (`-p` is a port for ssh, docker
+# run, many servers): (words, reach, command names, what stands between a name and the option, the option). Between: any text of
+# the command (also on backslash-continued lines), never a shell separator `|;&`; sshpass's options only before its
+# command (`sshpass -p PW ssh -p 2222 host`); a registry login's after its `login` word. mysql's `-p`/`--password`
+# take the value attached only (`mysql -p mydb` prompts and names the database); `--password=…` is `_PASSWORD`'s.
+# Each rule: the words one of which its match holds (searched with `in`, then as `_scan`'s keyword) and how far
+# after the match's start at most (`login` after the command and its options: the first, matched atomically as a
+# lookahead's group, else `docker login login …` is quadratic).
+_ARGS = r"(?:[^\n|;&]{0,400}?\\\r?\n){0,10}?[^\n|;&]{0,400}?[ \t]"
+_COMMAND_OPTIONS = (
+    (("mysql", "mariadb"), 0, r"(?:mysql|mariadb)(?:-?(?:dump|admin|import|show|check|binlog|slap))?|mysqlpump",
+     _ARGS, r"-p(?=[^\s])"),
+    (("sshpass",), 0, r"sshpass", r"(?:[ \t]+-(?:[vVhe]|P[ \t]*[^\s]+))*[ \t]+", r"-p[ \t]*"),
+    (("login",), 208, r"docker|podman|nerdctl|buildah|skopeo|finch|oras|helm|crane|regctl",
+     r"(?=(?P<login>[^\n|;&]{0,200}?[ \t]login(?=[ \t])))(?P=login)" + _ARGS, r"(?:-p(?:=|[ \t]*)|--password(?:=|[ \t]+))"),
+    (("redis-cli",), 0, r"redis-cli", _ARGS, r"(?:-a[ \t]*|--pass[ \t]+)"),
+    (("mongo",), 0, r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", _ARGS,
+     r"(?:-p[ \t]*|--password[ \t]+)"),
+    (("ldap",), 0, r"ldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)", _ARGS, r"-w[ \t]*"),
+    (("openssl",), 0, r"openssl", _ARGS, r"-pass(?:in|out)?[ \t]+pass:"),
+    (("zip",), 2, r"zip|unzip", _ARGS, r"-P[ \t]*"),
+    (("7z",), 0, r"7za?|7zz", _ARGS, r"-p(?=[^\s])"),
+)
+_COMMAND_PASSWORDS = tuple(  # (pattern, the words it needs, how far after its start one stands)
+    (re.compile(rf"(?<![A-Za-z0-9_.-])(?:{names})(?=[ \t]){between}{option}[\"']?(?P<value>[^\s\"'`]{{1,200}})"),
+     words, back) for words, back, names, between, option in _COMMAND_OPTIONS)
+# A bare `key` name (`key = "…"`, `client_key: …`, `appKey=…`; any name ending in KEY): only a high-entropy value
+# (`_random_key`), as names like `key: user_id` and `sort_key = "created_at"` are the docs' own.
+_KEY_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]{0,40}?key[\"']?\]?[ \t]*(?::|=|:=)[ \t]*[\"']?"
+    # (a lookahead is atomic: no backtracking into the value, linear on `key=key=…`; Python 3.10 has no `{16,200}+`)
+    r"(?=(?P<value>[A-Za-z0-9+/=_.~-]{16,200}))(?P=value)(?![A-Za-z0-9+/=_.~-])")
+
+
+def _random_key(value: str) -> bool:
+    """Whether `value` looks generated rather than written: 16+ characters with upper and lower case letters and
+    digits, the kind of character (lower, upper, digit, symbol) changing at a third of its characters or more (a
+    random string's change at 6 in 10; `ObjectId12345678` at 2 of 15), at least 3.5 bits of Shannon entropy per
+    character (`q8Zr3vLp0XmT7bN2kW9s` has 4.3; `MyApp_Key_2024` 3.3), no placeholder and no path or dotted name
+    (`com.example.App2Key`); hex (a hash, a key's fingerprint) and one-case values stay."""
+    if (not (re.search(r"[a-z]", value) and re.search(r"[A-Z]", value) and re.search(r"[0-9]", value))
+            or _PLACEHOLDER.search(value) or value.count("/") > 1 or value.count(".") > 1):
+        return False
+    classes = ["a" if c.islower() else "A" if c.isupper() else "0" if c.isdigit() else c for c in value]
+    if sum(a != b for a, b in itertools.pairwise(classes)) < len(value) / 3:
+        return False  # runs of one kind (`ObjectId12345678`): a written name and a number
+    counts = [value.count(c) for c in set(value)]
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts) >= 3.5
+
+
+def _command_password(value: str) -> bool:
+    """Whether `value`, given to a command's password option (`_COMMAND_PASSWORDS`), is one rather than the docs'
+    placeholder (`-p PASSWORD`, `-p<password>`, `--password $PW`, `-p"$(cat pw)"`), another option or a URL."""
+    return not (value[0] in "-$%!`{(<[" or value.lower() in _NOT_A_PASSWORD or _PLACEHOLDER.search(value)
+                or _CODE_OR_NAME.fullmatch(value) or "://" in value)
+
+
 _NOT_A_PASSWORD = frozenset({
     "true", "false", "yes", "no", "on", "off", "null", "none", "nil", "required", "optional", "string", "str",
     "bytes", "int", "bool", "boolean", "text", "secret", "secrets", "password", "passwords", "passwd", "hidden",
@@ -231,6 +298,9 @@ _KEYWORDS = {
     _CURL_USER: (re.compile(r"curl"), False, lambda text, k: k),
     _REGISTRY_AUTH: (re.compile(r"auth"), True, lambda text, k: k - 1),  # `_auth`
     _AUTH_HEADER: (re.compile(r"authorization|bearer"), True, lambda text, k: k),
+    _KEY_VALUE: (re.compile(r"key"), True, lambda text, k: k - 40),  # the name's prefix: {0,40}
+    **{pattern: (re.compile("|".join(words)), False, lambda text, k, back=back: k - back)
+       for pattern, words, back in _COMMAND_PASSWORDS},
 }
 
 
@@ -270,7 +340,7 @@ def mask_secrets(text: str) -> tuple[str, int]:
     def put(start: int, end: int, keep: int) -> None:
         nonlocal count
         masked = _masked(text[start:end], keep)
-        if masked != text[start:end]:
+        if masked != "".join(chars[start:end]):  # not masked by an earlier rule already
             chars[start:end] = masked
             count += 1
 
@@ -312,6 +382,16 @@ def mask_secrets(text: str) -> tuple[str, int]:
                 continue
         if value.lower() not in _NOT_A_PASSWORD and value[0] not in "$%!`" and not _PLACEHOLDER.search(value):
             put(m.start("value"), m.start("value") + len(value), 0)
+    for pattern, words, _back in _COMMAND_PASSWORDS:
+        for m in _scan(pattern, text, low) if any(word in text for word in words) else ():
+            value = m.group("value")
+            if text[m.start("value") - 1] not in "'\"":  # unquoted, a shell's `;`, `|` or `&` ends it
+                value = re.split(r"[;|&]", value, maxsplit=1)[0]
+            if value and _command_password(value):
+                put(m.start("value"), _quoted_end(text, m.start("value"), len(value)), 0)
+    for m in _scan(_KEY_VALUE, text, low) if "key" in low else ():
+        if _random_key(m.group("value")):
+            put(m.start("value"), m.end("value"), 0)
     for m in _URL_PASSWORD.finditer(text):
         value = m.group("value")
         # a template (${DB_PASS}, %s) or the documentation's own placeholder (`scheme://[user:passwd@]proxy:port`,
